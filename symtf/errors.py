@@ -1,0 +1,32 @@
+"""symtf's errors: one small hierarchy rooted at :class:`SymtfError`.
+
+Every message says where (file and key), what was expected and what was found.
+"""
+
+
+class SymtfError(Exception):
+    """Root of symtf's errors."""
+
+
+class SpecError(SymtfError, ValueError):
+    """A derivation file is malformed."""
+
+
+class ExpressionError(SymtfError, ValueError):
+    """An expression could not be parsed or evaluated."""
+
+
+class ShapeError(SymtfError, ValueError):
+    """Two operands have shapes that do not fit together."""
+
+
+class ModelError(SymtfError, ArithmeticError):
+    """A well-formed model cannot be evaluated (e.g. a LayerNorm row of variance 0 with eps 0)."""
+
+
+class LimitError(SymtfError):
+    """Work exceeded a configured time or size budget."""
+
+
+class Undecided(SymtfError):
+    """A certified computation could not decide a sign or a comparison (yet)."""
