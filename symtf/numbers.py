@@ -49,6 +49,7 @@ class Printed:
     text: str
     value: Fraction | None
     decimals: int
+    is_fraction: bool = False
 
     @property
     def is_neg_inf(self) -> bool:
@@ -62,7 +63,7 @@ class Printed:
 
     def with_decimals(self, decimals: int) -> Printed:
         """The same number read at another precision (``1`` among ``0.496`` is ``1.000``)."""
-        return Printed(self.text, self.value, decimals)
+        return Printed(self.text, self.value, decimals, self.is_fraction)
 
 
 @dataclass(frozen=True)
@@ -152,13 +153,15 @@ def parse_printed(text: str, *, where: str = "printed") -> Printed:
     _check_length(s, where)
     if s.replace(" ", "") in _NEG_INF:
         return Printed(s, None, 0)
+    if _FRACTION.match(s):  # an exact fraction such as 5/6: right only if exactly equal
+        return Printed(s, parse_exact(s, where=where), 0, is_fraction=True)
     m = _DECIMAL.match(s)
     if not m:
-        raise SpecError(f"{where}: expected a printed decimal number like 0.496, found {text!r}")
-    if m.group(3):
         raise SpecError(
-            f"{where}: expected a printed decimal without exponent, found {text!r}"
+            f"{where}: expected a printed decimal number like 0.496 (or an exact fraction like 5/6), found {text!r}"
         )
+    if m.group(3):
+        raise SpecError(f"{where}: expected a printed decimal without exponent, found {text!r}")
     _, digits, _ = m.groups()
     decimals = len(digits.partition(".")[2])
     return Printed(s, parse_exact(s, where=where), decimals)

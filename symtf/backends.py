@@ -1,0 +1,426 @@
+"""Number systems the same transformer ops run in.
+
+:mod:`symtf.ops` is written once against the small array interface below (in
+the spirit of the array API's ``xp``), and runs in three number systems:
+
+- :class:`ExactBackend`: SymPy matrices. Exact rationals, exact ``exp``/``sqrt``,
+  or free symbols. This is what people read and what exact decisions rest on.
+- :class:`BallBackend`: python-flint ``arb_mat`` ball arithmetic. Every entry is
+  a certified enclosure of the exact value; milliseconds instead of minutes.
+- :class:`FloatBackend`: numpy float64, a baseline for benchmarks. Not certified.
+
+A backend never guesses: when a ball cannot decide a sign (a ReLU input, an
+argmax), it raises :class:`~symtf.errors.Undecided` and the caller retries at
+higher precision or falls back to exact arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy
+from flint import arb, arb_mat, ctx, fmpq
+
+from symtf.errors import ModelError, Undecided
+
+Scalar = Any
+Mat = Any
+
+
+class ExactBackend:
+    """Exact SymPy arithmetic on ``ImmutableMatrix`` values.
+
+    Closed forms of a whole forward pass grow fast (one logit of a 3-token,
+    one-block model is ~50,000 operations), so entries larger than ``max_ops``
+    are *named*: replaced by a node symbol such as ``l0.ln1[1,2]`` whose exact
+    definition is kept in :attr:`defs`. Values stay exact; they are one-level
+    definitions over earlier steps, a DAG rather than a tree.
+
+    Args:
+        max_ops: Largest entry (in expression nodes) kept inline.
+    """
+
+    name = "exact"
+
+    def __init__(self, max_ops: int = 60) -> None:
+        self.max_ops = max_ops
+        #: Node symbol -> its exact one-level definition.
+        self.defs: dict[sympy.Symbol, sympy.Expr] = {}
+        self._memo: dict[int, dict[sympy.Basic, Any]] = {}
+        self._user: dict[sympy.Symbol, frozenset[sympy.Symbol]] = {}
+
+    def compact(self, name: str, value: Any) -> Any:
+        """Name every entry of a step that is larger than ``max_ops``."""
+        if not isinstance(value, sympy.MatrixBase):
+            return value
+        rows = []
+        for i in range(value.rows):
+            row = []
+            for j in range(value.cols):
+                e = value[i, j]
+                if _larger_than(e, self.max_ops):
+                    node = sympy.Symbol(f"{name}[{i},{j}]", real=True)
+                    self.defs[node] = e
+                    e = node
+                row.append(e)
+            rows.append(row)
+        return sympy.ImmutableMatrix(rows)
+
+    def user_symbols(self, e: sympy.Expr) -> frozenset[sympy.Symbol]:
+        """The free symbols a value depends on, looking through node definitions."""
+        out: set[sympy.Symbol] = set()
+        for s in e.free_symbols:
+            if s in self.defs:
+                if s not in self._user:
+                    self._user[s] = self.user_symbols(self.defs[s])
+                out |= self._user[s]
+            else:
+                out.add(s)
+        return frozenset(out)
+
+    def ball(self, e: sympy.Expr, prec: int) -> Any:
+        """A certified ball for a value (node definitions included)."""
+        from symtf.certify import ball
+
+        return ball(e, prec, defs=self.defs, memo=self._memo.setdefault(prec, {}))
+
+    def closed_form(self, e: sympy.Expr, max_ops: int = 400) -> sympy.Expr | None:
+        """The value with node symbols expanded, or ``None`` if that exceeds ``max_ops``."""
+        for _ in range(64):
+            nodes = [s for s in e.free_symbols if s in self.defs]
+            if not nodes:
+                return e
+            e = e.xreplace({s: self.defs[s] for s in nodes})
+            if _larger_than(e, max_ops):
+                return None
+        return None
+
+    def const(self, x: Fraction | int | sympy.Expr) -> sympy.Expr:
+        """A scalar from an exact number."""
+        if isinstance(x, Fraction):
+            return sympy.Rational(x.numerator, x.denominator)
+        return sympy.sympify(x) if isinstance(x, int) else x
+
+    def matrix(self, m: sympy.MatrixBase) -> sympy.ImmutableMatrix:
+        """A backend matrix from an exact SymPy matrix."""
+        return sympy.ImmutableMatrix(m)
+
+    def shape(self, a: Mat) -> tuple[int, int]:
+        return a.shape
+
+    def entry(self, a: Mat, i: int, j: int) -> sympy.Expr:
+        return a[i, j]
+
+    def from_rows(self, rows: Sequence[Sequence[Scalar]]) -> Mat:
+        return sympy.ImmutableMatrix([list(r) for r in rows])
+
+    def matmul(self, a: Mat, b: Mat) -> Mat:
+        return sympy.ImmutableMatrix(a * b)
+
+    def add(self, a: Mat, b: Mat) -> Mat:
+        return sympy.ImmutableMatrix(a + b)
+
+    def sub(self, a: Mat, b: Mat) -> Mat:
+        return sympy.ImmutableMatrix(a - b)
+
+    def scale(self, a: Mat, s: Scalar) -> Mat:
+        return sympy.ImmutableMatrix(a * s)
+
+    def mul(self, a: Mat, b: Mat) -> Mat:
+        return sympy.ImmutableMatrix(a.multiply_elementwise(b))
+
+    def div(self, a: Mat, b: Mat) -> Mat:
+        return sympy.ImmutableMatrix(a.rows, a.cols, lambda i, j: a[i, j] / b[i, j])
+
+    def transpose(self, a: Mat) -> Mat:
+        return a.T
+
+    def take_rows(self, a: Mat, rows: Sequence[int]) -> Mat:
+        return sympy.ImmutableMatrix([list(a.row(i)) for i in rows])
+
+    def take_cols(self, a: Mat, start: int, stop: int) -> Mat:
+        return sympy.ImmutableMatrix(a[:, start:stop])
+
+    def hstack(self, mats: Sequence[Mat]) -> Mat:
+        return sympy.ImmutableMatrix(sympy.Matrix.hstack(*mats))
+
+    def map(self, a: Mat, fn: Callable[[Scalar], Scalar]) -> Mat:
+        return a.applyfunc(fn)
+
+    def exp(self, x: Scalar) -> Scalar:
+        return sympy.exp(x)
+
+    def sqrt(self, x: Scalar) -> Scalar:
+        return sympy.sqrt(x)
+
+    def erf(self, x: Scalar) -> Scalar:
+        return sympy.erf(x)
+
+    def tanh(self, x: Scalar) -> Scalar:
+        return sympy.tanh(x)
+
+    def sin(self, x: Scalar) -> Scalar:
+        return sympy.sin(x)
+
+    def cos(self, x: Scalar) -> Scalar:
+        return sympy.cos(x)
+
+    def pi(self) -> Scalar:
+        return sympy.pi
+
+    def neg_inf(self) -> Scalar:
+        return sympy.S.NegativeInfinity
+
+    def relu(self, x: Scalar) -> Scalar:
+        if self.user_symbols(x):
+            return sympy.Max(0, x)
+        # Decide the branch on a certified sign, never on Max's structural test.
+        return x if self._sign(x) > 0 else sympy.S.Zero
+
+    def sign(self, x: Scalar) -> int:
+        free = self.user_symbols(x)
+        if free:
+            raise Undecided(f"the sign of {x} depends on the symbols {sorted(map(str, free))}")
+        return self._sign(x)
+
+    def require_nonzero(self, x: Scalar, what: str) -> None:
+        if not self.user_symbols(x) and self._sign(x) == 0:
+            raise ModelError(f"{what} is exactly 0")
+
+    def _sign(self, x: sympy.Expr) -> int:
+        from symtf.certify import exact_sign
+
+        return exact_sign(x, self)
+
+
+def _larger_than(e: sympy.Basic, limit: int) -> bool:
+    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e)))
+
+
+class BallBackend:
+    """Certified ball arithmetic with python-flint at a fixed working precision.
+
+    Args:
+        prec: Working precision in bits.
+    """
+
+    name = "ball"
+
+    def __init__(self, prec: int = 128) -> None:
+        self.prec = prec
+
+    def __enter__(self) -> BallBackend:
+        self._saved = ctx.prec
+        ctx.prec = self.prec
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ctx.prec = self._saved
+
+    def const(self, x: Fraction | int | sympy.Expr) -> arb:
+        if isinstance(x, Fraction):
+            return arb(fmpq(x.numerator, x.denominator))
+        if isinstance(x, int):
+            return arb(x)
+        from symtf.certify import ball
+
+        return ball(x, self.prec)
+
+    def matrix(self, m: sympy.MatrixBase) -> arb_mat:
+        from symtf.certify import ball
+
+        return arb_mat([[ball(e, self.prec) for e in m.row(i)] for i in range(m.rows)])
+
+    def shape(self, a: arb_mat) -> tuple[int, int]:
+        return (a.nrows(), a.ncols())
+
+    def entry(self, a: arb_mat, i: int, j: int) -> arb:
+        return a[i, j]
+
+    def from_rows(self, rows: Sequence[Sequence[arb]]) -> arb_mat:
+        rows = [list(r) for r in rows]
+        return arb_mat(rows) if rows and rows[0] else arb_mat(len(rows), 0)
+
+    def matmul(self, a: arb_mat, b: arb_mat) -> arb_mat:
+        return a * b
+
+    def add(self, a: arb_mat, b: arb_mat) -> arb_mat:
+        return a + b
+
+    def sub(self, a: arb_mat, b: arb_mat) -> arb_mat:
+        return a - b
+
+    def scale(self, a: arb_mat, s: arb) -> arb_mat:
+        return a * s
+
+    def mul(self, a: arb_mat, b: arb_mat) -> arb_mat:
+        return self.from_rows(
+            [
+                [x * y for x, y in zip(ra, rb, strict=True)]
+                for ra, rb in zip(a.tolist(), b.tolist(), strict=True)
+            ]
+        )
+
+    def div(self, a: arb_mat, b: arb_mat) -> arb_mat:
+        return self.from_rows(
+            [
+                [x / y for x, y in zip(ra, rb, strict=True)]
+                for ra, rb in zip(a.tolist(), b.tolist(), strict=True)
+            ]
+        )
+
+    def transpose(self, a: arb_mat) -> arb_mat:
+        return a.transpose()
+
+    def take_rows(self, a: arb_mat, rows: Sequence[int]) -> arb_mat:
+        n = a.ncols()
+        return self.from_rows([[a[i, j] for j in range(n)] for i in rows])
+
+    def take_cols(self, a: arb_mat, start: int, stop: int) -> arb_mat:
+        return self.from_rows([[a[i, j] for j in range(start, stop)] for i in range(a.nrows())])
+
+    def hstack(self, mats: Sequence[arb_mat]) -> arb_mat:
+        n = mats[0].nrows()
+        return self.from_rows([[m[i, j] for m in mats for j in range(m.ncols())] for i in range(n)])
+
+    def map(self, a: arb_mat, fn: Callable[[arb], arb]) -> arb_mat:
+        return self.from_rows([[fn(x) for x in row] for row in a.tolist()])
+
+    def exp(self, x: arb) -> arb:
+        return x.exp()
+
+    def sqrt(self, x: arb) -> arb:
+        return x.sqrt()
+
+    def erf(self, x: arb) -> arb:
+        return x.erf()
+
+    def tanh(self, x: arb) -> arb:
+        return x.tanh()
+
+    def sin(self, x: arb) -> arb:
+        return x.sin()
+
+    def cos(self, x: arb) -> arb:
+        return x.cos()
+
+    def pi(self) -> arb:
+        return arb.pi()
+
+    def neg_inf(self) -> arb:
+        return arb("-inf")
+
+    def relu(self, x: arb) -> arb:
+        if x > 0:
+            return x
+        if x < 0:
+            return arb(0)
+        return x.max(arb(0))  # still an enclosure: the branch is left open
+
+    def sign(self, x: arb) -> int:
+        if x > 0:
+            return 1
+        if x < 0:
+            return -1
+        if x.is_exact() and x.is_zero():
+            return 0
+        raise Undecided(f"the ball {x} contains 0 at {self.prec} bits")
+
+    def require_nonzero(self, x: arb, what: str) -> None:
+        if x.is_exact() and x.is_zero():
+            raise ModelError(f"{what} is exactly 0")
+        if not (x > 0 or x < 0):
+            raise Undecided(f"{what} may be 0 ({x} at {self.prec} bits)")
+
+
+class FloatBackend:
+    """numpy float64: fast, familiar, and not certified (benchmarks only)."""
+
+    name = "float"
+
+    def const(self, x: Fraction | int | sympy.Expr) -> float:
+        return float(x)
+
+    def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
+        return np.array(m.tolist(), dtype=np.float64)
+
+    def shape(self, a: np.ndarray) -> tuple[int, int]:
+        return a.shape
+
+    def entry(self, a: np.ndarray, i: int, j: int) -> float:
+        return float(a[i, j])
+
+    def from_rows(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+        return np.array(rows, dtype=np.float64)
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a @ b
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a - b
+
+    def scale(self, a: np.ndarray, s: float) -> np.ndarray:
+        return a * s
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a * b
+
+    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a / b
+
+    def transpose(self, a: np.ndarray) -> np.ndarray:
+        return a.T
+
+    def take_rows(self, a: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+        return a[list(rows), :]
+
+    def take_cols(self, a: np.ndarray, start: int, stop: int) -> np.ndarray:
+        return a[:, start:stop]
+
+    def hstack(self, mats: Sequence[np.ndarray]) -> np.ndarray:
+        return np.hstack(mats)
+
+    def map(self, a: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
+        return fn(a)  # the scalar functions below are numpy ufuncs: apply to the whole array
+
+    def exp(self, x: Any) -> Any:
+        return np.exp(x)
+
+    def sqrt(self, x: Any) -> Any:
+        return np.sqrt(x)
+
+    def erf(self, x: Any) -> Any:
+        from math import erf
+
+        return np.vectorize(erf)(x)
+
+    def tanh(self, x: Any) -> Any:
+        return np.tanh(x)
+
+    def sin(self, x: Any) -> Any:
+        return np.sin(x)
+
+    def cos(self, x: Any) -> Any:
+        return np.cos(x)
+
+    def pi(self) -> float:
+        return float(np.pi)
+
+    def neg_inf(self) -> float:
+        return float("-inf")
+
+    def relu(self, x: Any) -> Any:
+        return np.maximum(x, 0.0)
+
+    def sign(self, x: float) -> int:
+        return int(np.sign(x))
+
+    def require_nonzero(self, x: Any, what: str) -> None:
+        if np.any(np.asarray(x) == 0):
+            raise ModelError(f"{what} is 0")

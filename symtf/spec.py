@@ -1,0 +1,743 @@
+"""Derivation files: TOML → a frozen, validated :class:`Derivation`.
+
+A derivation file is data only. Nothing in it is executed, evaluated or passed
+to ``sympify``; every number is read from its text into an exact rational, and
+every error names the file, the key, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from symtf.errors import SpecError
+from symtf.numbers import (
+    ROUNDING_MODES,
+    Printed,
+    from_float,
+    parse_exact,
+    parse_printed,
+)
+
+#: Largest matrix a derivation may declare (rows × columns), and largest dimension.
+MAX_ENTRIES = 20_000
+MAX_DIM = 512
+MAX_FILE_BYTES = 2_000_000
+
+_SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
+_LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
+
+ARCHITECTURES = ("decoder", "attention", "none")
+MASKS = ("causal", "none")
+NORMS = ("post", "pre")
+ACTIVATIONS = ("relu", "gelu")
+STANDALONE_OPS = ("layernorm", "relu", "softmax")
+REDUCTIONS = ("max", "min", "sum")
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head's projections, each ``d_model × d_head``."""
+
+    W_Q: sympy.ImmutableMatrix
+    W_K: sympy.ImmutableMatrix
+    W_V: sympy.ImmutableMatrix
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One transformer block's weights."""
+
+    heads: tuple[Head, ...]
+    W_O: sympy.ImmutableMatrix
+    W1: sympy.ImmutableMatrix
+    b1: sympy.ImmutableMatrix
+    W2: sympy.ImmutableMatrix
+    b2: sympy.ImmutableMatrix
+    ln1_gamma: sympy.ImmutableMatrix
+    ln1_beta: sympy.ImmutableMatrix
+    ln2_gamma: sympy.ImmutableMatrix
+    ln2_beta: sympy.ImmutableMatrix
+
+
+@dataclass(frozen=True)
+class Standalone:
+    """A worked operation on a given row, outside the model (``op(input)``)."""
+
+    name: str
+    op: str
+    input: sympy.ImmutableMatrix
+
+
+@dataclass(frozen=True)
+class Model:
+    """Architecture switches and exact weights.
+
+    Attributes:
+        architecture: ``decoder`` (embeddings → blocks → logits), ``attention``
+            (one attention layer and nothing around it) or ``none`` (stand-alone
+            operations only).
+        d_model: Width of the residual stream.
+        n_heads: Heads per layer.
+        d_head: Width of each head (``d_model / n_heads`` unless given).
+        mask: ``causal`` or ``none``.
+        norm: ``post`` (LayerNorm after each residual add) or ``pre``.
+        eps: LayerNorm ε, exact.
+        activation: FFN activation.
+        scale: Attention divisor (``√d_head`` unless given).
+        vocab: Token strings, in id order.
+        embed: ``|vocab| × d_model`` table (``None`` for ``architecture = "attention"``).
+        pos: ``max_seq × d_model`` positional rows, or ``None``.
+        unembed: ``d_model × |vocab|`` projection to logits, or ``None``.
+        layers: Blocks in order.
+        standalone: Worked operations outside the model.
+    """
+
+    architecture: str = "decoder"
+    d_model: int = 0
+    n_heads: int = 1
+    d_head: int = 0
+    mask: str = "causal"
+    norm: str = "post"
+    eps: sympy.Expr = sympy.S.Zero
+    activation: str = "relu"
+    scale: sympy.Expr | None = None
+    vocab: tuple[str, ...] = ()
+    embed: sympy.ImmutableMatrix | None = None
+    pos: sympy.ImmutableMatrix | None = None
+    unembed: sympy.ImmutableMatrix | None = None
+    layers: tuple[Layer, ...] = ()
+    standalone: tuple[Standalone, ...] = ()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Numbers an article printed, and where in the computation they belong.
+
+    Attributes:
+        label: The article's own name for it (unique in the file).
+        where: ``file: claims[i]`` for messages.
+        step: Canonical step, or ``None`` for an expression claim.
+        printed: The printed entries, row by row (a scalar is ``((p,),)``).
+        word: For ``next_token`` and ``rank`` claims, the printed token.
+        row, col, index: Which part of the step is printed.
+        rounding: Rounding mode the article is held to.
+        reduce: ``max``/``min``/``sum`` of the selected entries, or ``None``.
+        rank: For a ``rank`` claim, the position in the ranking (1 = largest).
+        expression: The displayed arithmetic, for an expression claim.
+        stands_for: Literal text → trace reference it stands for.
+        note: Free text.
+    """
+
+    label: str
+    where: str
+    step: str | None
+    printed: tuple[tuple[Printed, ...], ...] = ()
+    word: str | None = None
+    row: int | None = None
+    col: int | None = None
+    index: tuple[int, int] | None = None
+    rounding: str = "half-up"
+    reduce: str | None = None
+    rank: int | None = None
+    expression: str | None = None
+    stands_for: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A worked example: a model, its input and the article's printed claims."""
+
+    path: str
+    title: str
+    source: str
+    model: Model
+    tokens: tuple[int, ...]
+    claims: tuple[Claim, ...]
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+class _Reader:
+    """Typed access to one TOML table, with messages that name file and key."""
+
+    def __init__(self, table: Any, where: str) -> None:
+        if not isinstance(table, dict):
+            raise SpecError(f"{where}: expected a table, found {_kind(table)}")
+        self.table = table
+        self.where = where
+        self.used: set[str] = set()
+
+    def key(self, k: str) -> str:
+        return f"{self.where}.{k}" if self.where else k
+
+    def get(self, k: str, default: Any = None) -> Any:
+        self.used.add(k)
+        return self.table.get(k, default)
+
+    def require(self, k: str) -> Any:
+        self.used.add(k)
+        if k not in self.table:
+            raise SpecError(f"{self.key(k)}: required key is missing")
+        return self.table[k]
+
+    def string(self, k: str, default: str | None = None, *, max_len: int = 2000) -> str | None:
+        v = self.get(k, default)
+        if v is None:
+            return None
+        if not isinstance(v, str):
+            raise SpecError(f"{self.key(k)}: expected a string, found {_kind(v)}")
+        if len(v) > max_len:
+            raise SpecError(f"{self.key(k)}: expected at most {max_len} characters, found {len(v)}")
+        return v
+
+    def choice(self, k: str, options: tuple[str, ...], default: str) -> str:
+        v = self.string(k, default)
+        if v not in options:
+            raise SpecError(f"{self.key(k)}: expected one of {', '.join(options)}, found {v!r}")
+        return v
+
+    def integer(self, k: str, default: int | None = None, *, lo: int = 0, hi: int = MAX_DIM) -> Any:
+        v = self.get(k, default)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise SpecError(f"{self.key(k)}: expected an integer, found {_kind(v)}")
+        if not lo <= v <= hi:
+            raise SpecError(f"{self.key(k)}: expected an integer from {lo} to {hi}, found {v}")
+        return v
+
+    def done(self) -> None:
+        unknown = sorted(set(self.table) - self.used)
+        if unknown:
+            raise SpecError(
+                f"{self.key(unknown[0])}: unknown key (known keys: {', '.join(sorted(self.used))})"
+            )
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list):
+        return f"an array of {len(v)}"
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}" + ("..." if len(v) > 40 else "")
+    return f"{type(v).__name__} {v!r}"[:60]
+
+
+def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
+    """One exact matrix entry."""
+    if isinstance(v, bool):
+        raise SpecError(f"{where}: expected a number, found {v!r}")
+    if isinstance(v, int):
+        if abs(v) > 10**60:
+            raise SpecError(
+                f"{where}: expected a number of at most 60 digits, found a larger integer"
+            )
+        return sympy.Integer(v)
+    if isinstance(v, float):
+        return _rational(from_float(v, where=where))
+    if isinstance(v, str):
+        s = v.strip()
+        if symbols and _SYMBOL.match(s) and s.lower() not in ("nan", "inf", "infinity"):
+            return sympy.Symbol(s, real=True)
+        return _rational(parse_exact(s, where=where))
+    raise SpecError(f"{where}: expected a number, found {_kind(v)}")
+
+
+def _rational(q: Fraction) -> sympy.Rational:
+    return sympy.Rational(q.numerator, q.denominator)
+
+
+def _split_rows(text: str) -> list[list[str]]:
+    """Split a pasted matrix (plain rows, or a LaTeX array/bmatrix body) into cells."""
+    body = _LATEX_ENV.sub(" ", text)
+    body = body.replace("\\left[", "").replace("\\right]", "").replace("\\\\", "\n")
+    rows = []
+    for line in body.splitlines():
+        line = line.strip().strip("|[]").strip()
+        if not line:
+            continue
+        cells = [c for c in re.split(r"[\s,&;]+", line) if c]
+        rows.append(cells)
+    return rows
+
+
+def matrix(
+    v: Any, where: str, *, shape: tuple[int | None, int | None] = (None, None), symbols: bool = True
+) -> sympy.ImmutableMatrix:
+    """Read an exact matrix written as rows text, an array of arrays, or a keyword.
+
+    Args:
+        v: The TOML value.
+        where: ``file: key`` for messages.
+        shape: Expected ``(rows, cols)``; ``None`` leaves a side free.
+        symbols: Whether a bare identifier (``a``) becomes a SymPy symbol.
+    """
+    rows_expected, cols_expected = shape
+    if (
+        isinstance(v, str)
+        and v.strip() == "identity"
+        and (rows_expected is None) != (cols_expected is None)
+    ):
+        rows_expected = cols_expected = rows_expected or cols_expected
+    if isinstance(v, str) and v.strip() in ("identity", "zeros", "ones"):
+        if rows_expected is None or cols_expected is None:
+            raise SpecError(
+                f"{where}: {v.strip()!r} needs a shape the model implies; write the matrix"
+            )
+        if v.strip() == "identity":
+            if rows_expected != cols_expected:
+                raise SpecError(
+                    f"{where}: expected a {rows_expected}x{cols_expected} matrix, "
+                    "found 'identity' (only square matrices can be the identity)"
+                )
+            return sympy.ImmutableMatrix(sympy.eye(rows_expected))
+        fill = 0 if v.strip() == "zeros" else 1
+        return sympy.ImmutableMatrix(
+            rows_expected, cols_expected, [fill] * (rows_expected * cols_expected)
+        )
+    if isinstance(v, str):
+        if len(v) > 400_000:
+            raise SpecError(
+                f"{where}: expected a matrix of at most 400,000 characters, found {len(v)}"
+            )
+        cells = _split_rows(v)
+    elif isinstance(v, list) and all(isinstance(r, list) for r in v):
+        cells = v
+    elif isinstance(v, list):
+        cells = [v]
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        cells = [[v]]
+    else:
+        raise SpecError(
+            f"{where}: expected a matrix (rows text, an array of rows, or 'identity'), found {_kind(v)}"
+        )
+    if not cells or not cells[0]:
+        raise SpecError(f"{where}: expected a matrix, found an empty one")
+    n, m = len(cells), len(cells[0])
+    if n > MAX_DIM or m > MAX_DIM or n * m > MAX_ENTRIES:
+        raise SpecError(
+            f"{where}: expected at most {MAX_DIM} rows and columns and {MAX_ENTRIES} entries, found {n}x{m}"
+        )
+    for i, r in enumerate(cells):
+        if len(r) != m:
+            raise SpecError(f"{where}: ragged matrix: row 0 has {m} entries, row {i} has {len(r)}")
+    if (rows_expected is not None and n != rows_expected) or (
+        cols_expected is not None and m != cols_expected
+    ):
+        exp = f"{rows_expected if rows_expected is not None else 'any'}x{cols_expected if cols_expected is not None else 'any'}"
+        raise SpecError(f"{where}: expected a {exp} matrix, found {n}x{m}")
+    return sympy.ImmutableMatrix(
+        [
+            [_cell(c, f"{where}[{i}][{j}]", symbols=symbols) for j, c in enumerate(r)]
+            for i, r in enumerate(cells)
+        ]
+    )
+
+
+def _printed_rows(v: Any, where: str) -> tuple[tuple[Printed, ...], ...]:
+    if isinstance(v, str):
+        if len(v) > 100_000:
+            raise SpecError(
+                f"{where}: expected printed values of at most 100,000 characters, found {len(v)}"
+            )
+        cells = _split_rows(_join_infinities(v))
+    elif isinstance(v, list) and all(isinstance(r, list) for r in v):
+        cells = v
+    elif isinstance(v, list):
+        cells = [v]
+    else:
+        raise SpecError(f"{where}: expected the printed value(s) as a string, found {_kind(v)}")
+    if not cells or not cells[0]:
+        raise SpecError(f"{where}: expected printed values, found none")
+    m = len(cells[0])
+    out = []
+    for i, r in enumerate(cells):
+        if len(r) != m:
+            raise SpecError(f"{where}: ragged rows: row 0 has {m} entries, row {i} has {len(r)}")
+        out.append(tuple(parse_printed(c, where=f"{where}[{i}][{j}]") for j, c in enumerate(r)))
+    return tuple(out)
+
+
+def _join_infinities(text: str) -> str:
+    # "− ∞" and "-\mathrm{\infty }" must stay one cell.
+    return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)
+
+
+def _vector(v: Any, where: str, d: int, default: int) -> sympy.ImmutableMatrix:
+    if v is None:
+        return sympy.ImmutableMatrix(1, d, [default] * d)
+    if isinstance(v, (int, float, str)) and not (isinstance(v, str) and len(_split_rows(v)) > 1):
+        cells = _split_rows(v) if isinstance(v, str) else [[v]]
+        if isinstance(v, str) and v.strip() in ("zeros", "ones"):
+            return matrix(v, where, shape=(1, d))
+        if len(cells) == 1 and len(cells[0]) == 1:
+            c = _cell(cells[0][0], where, symbols=True)
+            return sympy.ImmutableMatrix(1, d, [c] * d)
+    return matrix(v, where, shape=(1, d))
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def load(path: str | Path) -> Derivation:
+    """Read and validate a derivation file.
+
+    Raises:
+        SpecError: With the file, the key, what was expected and what was found.
+    """
+    p = Path(path)
+    name = str(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise SpecError(f"{name}: cannot read the file ({e.strerror or e})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SpecError(
+            f"{name}: expected a file of at most {MAX_FILE_BYTES} bytes, found {len(raw)}"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(
+            f"{name}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
+        ) from None
+    return loads(text, name)
+
+
+def loads(text: str, name: str = "<string>") -> Derivation:
+    """Validate a derivation given as TOML text; ``name`` is used in messages."""
+    if not text.strip():
+        raise SpecError(
+            f"{name}: expected a derivation (title, [model], [[claims]]), found an empty file"
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{name}: not valid TOML ({e})") from None
+    except RecursionError:
+        raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
+    top = _Reader(data, "")
+    top.where = ""
+    title = top.string("title")
+    if title is None:
+        raise SpecError(f"{name}: title: required key is missing")
+    source = top.string("source", "") or ""
+    top.get("symtf")
+    model = _model(_Reader(top.require("model"), "model"), name)
+    tokens = _tokens(top.get("input"), model, name)
+    claims_raw = top.get("claims", [])
+    if not isinstance(claims_raw, list) or not all(isinstance(c, dict) for c in claims_raw):
+        raise SpecError(
+            f"{name}: claims: expected an array of tables ([[claims]]), found {_kind(claims_raw)}"
+        )
+    claims = tuple(_claim(c, i, name) for i, c in enumerate(claims_raw))
+    seen: dict[str, int] = {}
+    for i, c in enumerate(claims):
+        if c.label in seen:
+            raise SpecError(
+                f"{name}: claims[{i}].label: expected a unique label, found {c.label!r} again "
+                f"(first at claims[{seen[c.label]}])"
+            )
+        seen[c.label] = i
+    _done(top, name)
+    return Derivation(name, title, source, model, tokens, claims)
+
+
+def _done(r: _Reader, name: str) -> None:
+    try:
+        r.done()
+    except SpecError as e:
+        raise SpecError(f"{name}: {e}") from None
+
+
+def _model(r: _Reader, name: str) -> Model:
+    w = f"{name}: model"
+    arch = r.choice("architecture", ARCHITECTURES, "decoder")
+    standalone = _standalone(r.get("standalone", []), name)
+    if arch == "none":
+        _done(r, name)
+        return Model(architecture="none", standalone=standalone)
+    d_model = r.integer("d_model", lo=1)
+    if d_model is None:
+        raise SpecError(f"{w}.d_model: required key is missing")
+    n_heads = r.integer("n_heads", 1, lo=1)
+    if d_model % n_heads and r.get("d_head") is None:
+        raise SpecError(f"{w}.n_heads: expected a divisor of d_model = {d_model}, found {n_heads}")
+    d_head = r.integer("d_head", d_model // n_heads, lo=1)
+    mask = r.choice("mask", MASKS, "causal")
+    norm = r.choice("norm", NORMS, "post")
+    activation = r.choice("activation", ACTIVATIONS, "relu")
+    eps = _cell(r.get("eps", 0), f"{w}.eps", symbols=True)
+    scale_raw = r.get("scale")
+    scale = None if scale_raw is None else _cell(scale_raw, f"{w}.scale", symbols=True)
+    vocab = r.get("vocab", [])
+    if not isinstance(vocab, list) or not all(isinstance(t, str) and t for t in vocab):
+        raise SpecError(f"{w}.vocab: expected an array of non-empty strings, found {_kind(vocab)}")
+    if len(set(vocab)) != len(vocab):
+        raise SpecError(f"{w}.vocab: expected distinct tokens, found a repeated one")
+    if len(vocab) > 5000:
+        raise SpecError(f"{w}.vocab: expected at most 5000 tokens, found {len(vocab)}")
+    V = len(vocab)
+    if arch == "decoder":
+        if not vocab:
+            raise SpecError(f"{w}.vocab: required for a decoder")
+        embed = matrix(r.require("embed"), f"{w}.embed", shape=(V, d_model))
+        unembed_raw = r.get("unembed")
+        unembed = (
+            None if unembed_raw is None else matrix(unembed_raw, f"{w}.unembed", shape=(d_model, V))
+        )
+    else:
+        embed = matrix(r.require("embed"), f"{w}.embed", shape=(None, d_model))
+        unembed = None
+        if vocab and len(vocab) != embed.rows:
+            raise SpecError(
+                f"{w}.vocab: expected {embed.rows} tokens (one per embed row), found {len(vocab)}"
+            )
+    pos_raw = r.get("pos")
+    pos = None if pos_raw is None else matrix(pos_raw, f"{w}.pos", shape=(None, d_model))
+    layers_raw = r.get("layers", [])
+    if not isinstance(layers_raw, list) or not all(isinstance(x, dict) for x in layers_raw):
+        raise SpecError(
+            f"{w}.layers: expected an array of tables ([[model.layers]]), found {_kind(layers_raw)}"
+        )
+    if not layers_raw:
+        raise SpecError(f"{w}.layers: expected at least one [[model.layers]] table, found none")
+    if arch == "attention" and len(layers_raw) != 1:
+        raise SpecError(
+            f"{w}.layers: an attention-only model has exactly one layer, found {len(layers_raw)}"
+        )
+    layers = tuple(
+        _layer(
+            _Reader(x, f"model.layers[{i}]"), name, d_model, n_heads, d_head, full=arch == "decoder"
+        )
+        for i, x in enumerate(layers_raw)
+    )
+    _done(r, name)
+    return Model(
+        arch,
+        d_model,
+        n_heads,
+        d_head,
+        mask,
+        norm,
+        eps,
+        activation,
+        scale,
+        tuple(vocab),
+        embed,
+        pos,
+        unembed,
+        layers,
+        standalone,
+    )
+
+
+def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Layer:
+    w = f"{name}: {r.where}"
+    heads_raw = r.require("heads")
+    if not isinstance(heads_raw, list) or not all(isinstance(x, dict) for x in heads_raw):
+        raise SpecError(f"{w}.heads: expected an array of tables, found {_kind(heads_raw)}")
+    if len(heads_raw) != h:
+        raise SpecError(f"{w}.heads: expected {h} heads (model.n_heads), found {len(heads_raw)}")
+    heads = []
+    for k, hr in enumerate(heads_raw):
+        hrd = _Reader(hr, f"{r.where}.heads[{k}]")
+        hw = f"{name}: {hrd.where}"
+        heads.append(
+            Head(
+                *(matrix(hrd.require(m), f"{hw}.{m}", shape=(d, dh)) for m in ("W_Q", "W_K", "W_V"))
+            )
+        )
+        _done(hrd, name)
+    eye_o = "identity" if h * dh == d else None
+    W_O = matrix(r.get("W_O", eye_o), f"{w}.W_O", shape=(h * dh, d))
+    if full:
+        W1 = matrix(r.get("W1", "identity"), f"{w}.W1", shape=(d, None))
+        hidden = W1.cols
+        b1 = _vector(r.get("b1"), f"{w}.b1", hidden, 0)
+        W2 = matrix(r.get("W2", "identity"), f"{w}.W2", shape=(hidden, d))
+        b2 = _vector(r.get("b2"), f"{w}.b2", d, 0)
+    else:
+        W1 = W2 = sympy.ImmutableMatrix(sympy.eye(d))
+        b1 = b2 = sympy.ImmutableMatrix(1, d, [0] * d)
+    ln = [
+        _vector(r.get(k), f"{w}.{k}", d, 1 if k.endswith("gamma") else 0)
+        for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta")
+    ]
+    _done(r, name)
+    return Layer(tuple(heads), W_O, W1, b1, W2, b2, *ln)
+
+
+def _standalone(raw: Any, name: str) -> tuple[Standalone, ...]:
+    if not isinstance(raw, list) or not all(isinstance(x, dict) for x in raw):
+        raise SpecError(
+            f"{name}: model.standalone: expected an array of tables, found {_kind(raw)}"
+        )
+    out = []
+    names: set[str] = set()
+    for i, x in enumerate(raw):
+        r = _Reader(x, f"model.standalone[{i}]")
+        nm = r.string("name")
+        if nm is None or not _STEP.match(nm) or (nm.startswith(("l", "x")) and nm[1:2].isdigit()):
+            raise SpecError(
+                f"{name}: {r.key('name')}: expected a step name like ln_example, found {nm!r}"
+            )
+        if nm in names:
+            raise SpecError(f"{name}: {r.key('name')}: expected a unique name, found {nm!r} again")
+        names.add(nm)
+        op = r.choice("op", STANDALONE_OPS, "layernorm")
+        inp = matrix(r.require("input"), f"{name}: {r.key('input')}", shape=(None, None))
+        _done(r, name)
+        out.append(Standalone(nm, op, inp))
+    return tuple(out)
+
+
+def _tokens(raw: Any, model: Model, name: str) -> tuple[int, ...]:
+    if model.architecture != "decoder":
+        if raw is not None:
+            r = _Reader(raw, "input")
+            r.get("tokens")
+            r.get("token_ids")
+            _done(r, name)
+        n = model.embed.rows if model.embed is not None else 0
+        return tuple(range(n))
+    if raw is None:
+        raise SpecError(f"{name}: input: required table is missing (input.tokens = [...])")
+    r = _Reader(raw, "input")
+    toks, ids = r.get("tokens"), r.get("token_ids")
+    _done(r, name)
+    if (toks is None) == (ids is None):
+        raise SpecError(f"{name}: input: expected exactly one of tokens or token_ids")
+    if toks is not None:
+        if not isinstance(toks, list) or not toks:
+            raise SpecError(
+                f"{name}: input.tokens: expected a non-empty array of strings, found {_kind(toks)}"
+            )
+        out = []
+        for i, t in enumerate(toks):
+            if t not in model.vocab:
+                raise SpecError(
+                    f"{name}: input.tokens[{i}]: expected a word of model.vocab, found {_kind(t)}"
+                )
+            out.append(model.vocab.index(t))
+    else:
+        if not isinstance(ids, list) or not ids:
+            raise SpecError(
+                f"{name}: input.token_ids: expected a non-empty array, found {_kind(ids)}"
+            )
+        out = []
+        for i, t in enumerate(ids):
+            if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < len(model.vocab):
+                raise SpecError(
+                    f"{name}: input.token_ids[{i}]: expected an id from 0 to {len(model.vocab) - 1}, found {_kind(t)}"
+                )
+            out.append(t)
+    if model.pos is not None and len(out) > model.pos.rows:
+        raise SpecError(
+            f"{name}: input: expected at most {model.pos.rows} tokens (model.pos has that many rows), found {len(out)}"
+        )
+    return tuple(out)
+
+
+def _claim(raw: dict, i: int, name: str) -> Claim:
+    r = _Reader(raw, f"claims[{i}]")
+    where = f"{name}: claims[{i}]"
+    label = r.string("label", max_len=200)
+    if not label:
+        raise SpecError(
+            f"{where}.label: required key is missing (the article's name for these numbers)"
+        )
+    step = r.string("step", max_len=200)
+    expression = r.string("expression", max_len=2000)
+    if (step is None) == (expression is None):
+        raise SpecError(f"{where}: expected exactly one of step or expression")
+    if step is not None and not _STEP.match(step):
+        raise SpecError(f"{where}.step: expected a step name like l0.h0.pattern, found {step!r}")
+    printed_raw = r.require("printed")
+    rank = r.integer("rank", lo=1, hi=10_000)
+    word = None
+    printed: tuple[tuple[Printed, ...], ...] = ()
+    if step == "next_token" or rank is not None:
+        if not isinstance(printed_raw, str) or not printed_raw.strip():
+            raise SpecError(
+                f"{where}.printed: expected a vocabulary word, found {_kind(printed_raw)}"
+            )
+        word = printed_raw.strip()
+    else:
+        printed = _printed_rows(printed_raw, f"{where}.printed")
+    index_raw = r.get("index")
+    index = None
+    if index_raw is not None:
+        if (
+            not isinstance(index_raw, list)
+            or len(index_raw) != 2
+            or not all(
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_DIM
+                for k in index_raw
+            )
+        ):
+            raise SpecError(
+                f"{where}.index: expected [row, column] with whole numbers, found {_kind(index_raw)}"
+            )
+        index = (index_raw[0], index_raw[1])
+    row = r.integer("row", lo=0, hi=MAX_DIM)
+    col = r.integer("col", lo=0, hi=MAX_DIM)
+    if index is not None and (row is not None or col is not None):
+        raise SpecError(f"{where}.index: expected index alone, found it together with row/col")
+    decimals = r.integer("decimals", lo=0, hi=30)
+    rounding = r.choice("rounding", ROUNDING_MODES, "half-up")
+    reduce = r.get("reduce")
+    if reduce is not None and reduce not in REDUCTIONS:
+        raise SpecError(
+            f"{where}.reduce: expected one of {', '.join(REDUCTIONS)}, found {_kind(reduce)}"
+        )
+    stands_raw = r.get("stands_for", {})
+    if not isinstance(stands_raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and len(v) < 200 for k, v in stands_raw.items()
+    ):
+        raise SpecError(
+            f'{where}.stands_for: expected a table of literal = "step[i, j]", found {_kind(stands_raw)}'
+        )
+    note = r.string("note", "") or ""
+    _done(r, name)
+    if printed and decimals is None:
+        decs = {p.decimals for row_ in printed for p in row_ if not (p.is_neg_inf or p.is_fraction)}
+        decimals = max(decs) if decs else 0
+    if printed:
+        printed = tuple(
+            tuple(
+                p.with_decimals(decimals)
+                if not p.is_neg_inf and p.decimals < decimals and "." not in p.text
+                else p
+                for p in row_
+            )
+            for row_ in printed
+        )
+    return Claim(
+        label,
+        where,
+        step,
+        printed,
+        word,
+        row,
+        col,
+        index,
+        rounding,
+        reduce,
+        rank,
+        expression,
+        dict(stands_raw),
+        note,
+    )

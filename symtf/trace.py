@@ -1,0 +1,98 @@
+"""The trace: every named intermediate of one forward pass, in order.
+
+Like micrograd's ``Value`` remembering ``_prev`` and ``_op``, each :class:`Step`
+remembers the steps it was computed from and the formula it applies, so that
+checking, LaTeX and teaching all read the same record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named intermediate.
+
+    Attributes:
+        name: Canonical name (``l0.h0.pattern``).
+        value: A backend matrix, or a tuple of token ids for ``next_token``.
+        inputs: Names of the steps it was computed from.
+        formula: The general formula it applies, in LaTeX.
+        title: A few words for people (``attention weights, head 1``).
+    """
+
+    name: str
+    value: Any
+    inputs: tuple[str, ...] = ()
+    formula: str = ""
+    title: str = ""
+
+
+class Trace(Mapping[str, Step]):
+    """An ordered, read-only mapping from step names to steps.
+
+    Args:
+        steps: The steps in the order they were computed.
+        backend: The number system the values live in.
+    """
+
+    def __init__(self, steps: list[Step], backend: Any) -> None:
+        self._steps = {s.name: s for s in steps}
+        self.backend = backend
+
+    def __getitem__(self, name: str) -> Step:
+        return self._steps[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def value(self, name: str) -> Any:
+        """The value of a step."""
+        return self._steps[name].value
+
+    def shape(self, name: str) -> tuple[int, int] | None:
+        """The shape of a matrix step, or ``None`` for a non-matrix step."""
+        v = self._steps[name].value
+        return None if isinstance(v, tuple) or v is None else self.backend.shape(v)
+
+    def _repr_latex_(self) -> str:
+        from symtf.render.latex import trace_latex
+
+        return trace_latex(self)
+
+
+class TraceBuilder:
+    """Collects steps while a pipeline runs, then freezes them into a :class:`Trace`."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self._steps: list[Step] = []
+        self._names: set[str] = set()
+
+    def add(
+        self,
+        name: str,
+        value: Any,
+        inputs: tuple[str, ...] = (),
+        formula: str = "",
+        title: str = "",
+    ) -> Any:
+        """Record a step and return its value (so pipelines read as assignments)."""
+        if name in self._names:
+            raise ValueError(f"step {name!r} recorded twice")
+        self._names.add(name)
+        compact = getattr(self.backend, "compact", None)
+        if compact is not None:
+            value = compact(name, value)
+        self._steps.append(Step(name, value, inputs, formula, title))
+        return value
+
+    def freeze(self) -> Trace:
+        """The finished, read-only trace."""
+        return Trace(list(self._steps), self.backend)
