@@ -1,0 +1,552 @@
+"""Compare what an article printed with the exact values, and classify each number.
+
+For each printed entry the exact value is located against a few rational
+boundaries (the printed value itself, the ends of its rounding interval) with a
+three-way, certified comparison: balls first, escalating precision, then exact
+arithmetic on that one value. The verdict classes are those of DESIGN.md:
+``exact``, ``rounded``, ``slip``, ``wrong`` and ``undecided``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from flint import arb
+
+from symtf.backends import BallBackend, ExactBackend
+from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.errors import ModelError, SpecError, Undecided
+from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.pipeline import run
+from symtf.spec import Claim, Derivation
+from symtf.trace import Trace
+
+VERDICTS = ("exact", "rounded", "slip", "wrong", "undecided")
+#: Verdicts that make ``symtf check`` exit 1.
+FAILING = ("slip", "wrong")
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict on one printed number.
+
+    Attributes:
+        claim: The claim's label.
+        step: Canonical step, or ``None`` for displayed arithmetic.
+        index: Entry of the step, or ``None`` for a scalar or reduced claim.
+        printed: As printed.
+        expected: Correct rounding at the printed precision (``None`` if undecided).
+        exact: Certified decimal of the exact value (at least 15 significant digits).
+        verdict: One of :data:`VERDICTS`.
+        explanation: Why, in a sentence.
+        value: The exact value as SymPy (for LaTeX); not part of the JSON contract.
+        extra: Further JSON fields (e.g. the readings of an expression claim).
+    """
+
+    claim: str
+    step: str | None
+    index: tuple[int, int] | None
+    printed: str
+    expected: str | None
+    exact: str | None
+    verdict: str
+    explanation: str
+    value: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """All checks of one claim."""
+
+    claim: Claim
+    checks: tuple[Check, ...]
+
+    @property
+    def verdict(self) -> str:
+        """The worst verdict among the claim's entries."""
+        order = {"wrong": 0, "undecided": 1, "slip": 2, "rounded": 3, "exact": 4}
+        return min((c.verdict for c in self.checks), key=order.__getitem__, default="exact")
+
+
+@dataclass(frozen=True)
+class DerivationReport:
+    """The checks of one derivation file."""
+
+    path: str
+    title: str
+    results: tuple[ClaimResult, ...]
+    trace: Trace | None = None
+
+    @property
+    def checks(self) -> list[Check]:
+        """Every check, in file order."""
+        return [c for r in self.results for c in r.checks]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many checks have each verdict."""
+        counts = dict.fromkeys(VERDICTS, 0)
+        for c in self.checks:
+            counts[c.verdict] += 1
+        return counts
+
+
+@dataclass(frozen=True)
+class Report:
+    """The checks of several derivation files."""
+
+    derivations: tuple[DerivationReport, ...]
+
+    @property
+    def failed(self) -> bool:
+        """Whether any printed number is a slip or wrong."""
+        return any(c.verdict in FAILING for d in self.derivations for c in d.checks)
+
+    def _repr_latex_(self) -> str:
+        from symtf.render.latex import report_latex
+
+        return report_latex(self)
+
+
+# ----------------------------------------------------------------------------- values
+
+
+class Quantity:
+    """An exact real number we can enclose in balls and, if need be, handle exactly.
+
+    Args:
+        ball: Ball at a given precision, or ``None`` if not available there.
+        exact: The exact SymPy value and the backend that defines its nodes.
+    """
+
+    def __init__(
+        self,
+        ball: Callable[[int], arb | None],
+        exact: Callable[[], tuple[sympy.Expr, ExactBackend | None]],
+    ) -> None:
+        self._ball = ball
+        self._exact = exact
+
+    def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits (``None`` if it could not be computed)."""
+        return self._ball(prec)
+
+    def exact(self) -> tuple[sympy.Expr, ExactBackend | None]:
+        """The exact value and the backend whose node symbols it may use."""
+        return self._exact()
+
+    def locate(self, b: Fraction) -> int | None:
+        """Certified sign of ``value − b``: -1, 0, 1, or ``None`` if undecided."""
+        e, xp = self.exact()
+        if e.is_Rational:
+            d = Fraction(int(e.p), int(e.q)) - b
+            return (d > 0) - (d < 0)
+        if e.is_infinite:
+            return 1 if e.is_positive else -1
+        for prec in PRECISIONS:
+            x = self.ball(prec)
+            if x is not None:
+                c = compare_ball(x, b)
+                if c is not None:
+                    return c
+        try:
+            return exact_sign(e - sympy.Rational(b.numerator, b.denominator), xp)
+        except (Undecided, TypeError):
+            return None
+
+    def decimal(self) -> str | None:
+        """A certified decimal string of the value, at least 15 significant digits."""
+        e, _ = self.exact()
+        if e.is_Rational:
+            return _rational_decimal(Fraction(int(e.p), int(e.q)))
+        if e.is_infinite:
+            return "-inf" if e.is_negative else "inf"
+        for prec in PRECISIONS:
+            x = self.ball(prec)
+            s = decimal_string(x, 20) if x is not None else None
+            if s is not None:
+                return s
+        return None
+
+    def midpoint(self) -> Fraction | None:
+        """A rational inside the best ball we can get (a guide, never a verdict)."""
+        e, _ = self.exact()
+        if e.is_Rational:
+            return Fraction(int(e.p), int(e.q))
+        x = self.ball(PRECISIONS[-1])
+        if x is None or not x.is_finite():
+            return None
+        man, exp = x.mid().man_exp()
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _rational_decimal(q: Fraction, digits: int = 20) -> str:
+    """A rational as a decimal: exact when it terminates within ``digits``, else truncated + ``…``."""
+    if q == 0:
+        return "0"
+    for n in range(0, 40):
+        if (q * 10**n).denominator == 1:
+            return format_fixed(q, n)
+    sign = "-" if q < 0 else ""
+    a = abs(q)
+    k = 0
+    while Fraction(10) ** (k + 1) <= a:
+        k += 1
+    while Fraction(10) ** k > a:
+        k -= 1
+    decimals = max(digits - 1 - k, 0)
+    t = Fraction(int(a * 10**decimals), 10**decimals)
+    return sign + format_fixed(t, decimals) + "…"
+
+
+class Evaluator:
+    """Lazily computed traces of one derivation: balls at each precision, and exact.
+
+    Args:
+        derivation: The derivation to evaluate.
+    """
+
+    def __init__(self, derivation: Derivation) -> None:
+        self.derivation = derivation
+        self._balls: dict[int, Trace | None] = {}
+        self._exact: Trace | None = None
+
+    def ball_trace(self, prec: int) -> Trace | None:
+        """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""
+        if prec not in self._balls:
+            try:
+                with BallBackend(prec) as xp:
+                    self._balls[prec] = run(self.derivation, xp)
+            except (Undecided, ModelError, TypeError):
+                self._balls[prec] = None  # decided exactly instead
+        return self._balls[prec]
+
+    def exact_trace(self) -> Trace:
+        """The exact forward pass (computed once)."""
+        if self._exact is None:
+            self._exact = run(self.derivation)
+        return self._exact
+
+    def entry(self, step: str, i: int, j: int) -> Quantity:
+        """The quantity at ``step[i, j]``."""
+
+        def ball(prec: int) -> arb | None:
+            t = self.ball_trace(prec)
+            if t is None:
+                e, xp = exact()
+                return xp.ball(e, prec) if xp is not None else None
+            return t.value(step)[i, j]
+
+        def exact() -> tuple[sympy.Expr, ExactBackend | None]:
+            t = self.exact_trace()
+            return t.value(step)[i, j], t.backend
+
+        return Quantity(ball, exact)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def classify(q: Quantity, p: Printed, mode: str = "half-up") -> tuple[str, str | None, str]:
+    """Classify one printed number against an exact quantity.
+
+    Returns:
+        ``(verdict, expected, explanation)``.
+    """
+    if p.is_neg_inf:
+        e, _ = q.exact()
+        if e == sympy.S.NegativeInfinity:
+            return "exact", "-inf", "masked: exactly −∞"
+        return "wrong", None, "printed −∞, but this entry is not masked"
+    c = q.locate(p.value)
+    if c == 0:
+        return "exact", p.text, "equals the exact value"
+    if p.is_fraction:
+        if c is None:
+            return "undecided", None, "cannot decide whether the fraction equals the exact value"
+        return "wrong", None, "the printed fraction is not the exact value"
+    inside = _inside(q, rounding_interval(p, mode))
+    if inside is None:
+        return "undecided", None, "the exact value cannot be separated from a rounding boundary"
+    r = correct_rounding(q, p.decimals, mode)
+    expected = None if r is None else format_fixed(r, p.decimals)
+    if inside:
+        return "rounded", expected or p.text, f"correctly rounded ({mode})"
+    if r is None:
+        return "undecided", None, "the correct rounding cannot be decided"
+    steps = abs(r - p.value) / p.ulp
+    if steps == 1:
+        return (
+            "slip",
+            expected,
+            f"off by one unit in the last place: the exact value rounds to {expected}",
+        )
+    return (
+        "wrong",
+        expected,
+        f"off by {_units(steps)} units in the last place: should be {expected}",
+    )
+
+
+def _units(steps: Fraction) -> str:
+    return str(int(steps)) if steps.denominator == 1 else f"{float(steps):.1f}"
+
+
+def _inside(q: Quantity, iv: Any) -> bool | None:
+    lo = q.locate(iv.lo)
+    if lo is None:
+        return None
+    if lo < 0 or (lo == 0 and not iv.lo_closed):
+        return False
+    hi = q.locate(iv.hi)
+    if hi is None:
+        return None
+    return hi < 0 or (hi == 0 and iv.hi_closed)
+
+
+def correct_rounding(q: Quantity, decimals: int, mode: str = "half-up") -> Fraction | None:
+    """The certified correct rounding of ``q`` to ``decimals`` places, or ``None``."""
+    mid = q.midpoint()
+    if mid is None:
+        return None
+    rmode = "half-up" if mode == "any" else mode
+    guess = round_exact(mid, decimals, rmode)
+    ulp = Fraction(1, 10**decimals)
+    for cand in (guess, guess - ulp, guess + ulp):
+        p = Printed(format_fixed(cand, decimals), cand, decimals)
+        ok = _inside(q, rounding_interval(p, rmode))
+        if ok is None:
+            return None
+        if ok:
+            return cand
+    return None
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def check(derivation: Derivation) -> DerivationReport:
+    """Check every claim of a derivation.
+
+    Raises:
+        SpecError: When a claim names a step that does not exist or does not fit.
+        ModelError: When the model cannot be evaluated on its input.
+    """
+    ev = Evaluator(derivation)
+    t = ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
+    results = []
+    for claim in derivation.claims:
+        if claim.expression is not None:
+            from symtf.displayed import check_expression
+
+            results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
+        else:
+            results.append(ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation))))
+    return DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
+
+
+def _step_or_error(claim: Claim, t: Trace) -> str:
+    step = claim.step
+    assert step is not None
+    if step not in t:
+        close = difflib.get_close_matches(step, list(t), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise SpecError(f"{claim.where}.step: no step {step!r} in this model{hint}")
+    return step
+
+
+def selection(claim: Claim, shape: tuple[int, int]) -> list[list[tuple[int, int]]]:
+    """The entries of a step a claim refers to, as rows of (i, j)."""
+    n, m = shape
+
+    def bound(k: int, size: int, what: str) -> None:
+        if not 0 <= k < size:
+            raise SpecError(
+                f"{claim.where}.{what}: expected 0 to {size - 1} for step {claim.step} of shape {n}x{m}, found {k}"
+            )
+
+    if claim.index is not None:
+        bound(claim.index[0], n, "index")
+        bound(claim.index[1], m, "index")
+        return [[claim.index]]
+    rows = range(n) if claim.row is None else [claim.row]
+    cols = range(m) if claim.col is None else [claim.col]
+    if claim.row is not None:
+        bound(claim.row, n, "row")
+    if claim.col is not None:
+        bound(claim.col, m, "col")
+    return [[(i, j) for j in cols] for i in rows]
+
+
+def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int, int], Printed]]:
+    printed = claim.printed
+    rows, cols = len(printed), len(printed[0])
+    srows, scols = len(sel), len(sel[0])
+    flat_sel = [ij for r in sel for ij in r]
+    flat_p = [p for r in printed for p in r]
+    if (rows, cols) == (srows, scols) or (
+        min(rows, cols) == 1 and min(srows, scols) == 1 and len(flat_p) == len(flat_sel)
+    ):
+        return list(zip(flat_sel, flat_p, strict=True))
+    raise SpecError(
+        f"{claim.where}.printed: expected {srows}x{scols} values for {claim.step}"
+        f"{_where_in_step(claim)}, found {rows}x{cols}"
+    )
+
+
+def _where_in_step(claim: Claim) -> str:
+    if claim.index is not None:
+        return f"[{claim.index[0]}, {claim.index[1]}]"
+    if claim.row is not None:
+        return f" row {claim.row}"
+    if claim.col is not None:
+        return f" column {claim.col}"
+    return ""
+
+
+def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> list[Check]:
+    step = _step_or_error(claim, t)
+    if step == "next_token" or claim.rank is not None:
+        return [_check_word(claim, ev, step, d)]
+    shape = t.shape(step)
+    if shape is None:
+        raise SpecError(f"{claim.where}.step: {step} holds token ids, not numbers")
+    sel = selection(claim, shape)
+    if claim.reduce is not None:
+        if len(claim.printed) != 1 or len(claim.printed[0]) != 1:
+            raise SpecError(
+                f"{claim.where}.printed: expected one value for reduce = {claim.reduce!r}"
+            )
+        q = _reduced(claim.reduce, [ev.entry(step, i, j) for r in sel for (i, j) in r])
+        return [_one(claim, step, None, q, claim.printed[0][0])]
+    return [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
+
+
+def _one(
+    claim: Claim, step: str | None, ij: tuple[int, int] | None, q: Quantity, p: Printed
+) -> Check:
+    verdict, expected, why = classify(q, p, claim.rounding)
+    value, _ = q.exact()
+    return Check(claim.label, step, ij, p.text, expected, q.decimal(), verdict, why, value)
+
+
+def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
+    if how == "sum":
+
+        def ball(prec: int) -> arb | None:
+            bs = [q.ball(prec) for q in qs]
+            return None if any(b is None for b in bs) else sum(bs, arb(0))
+
+        def exact() -> tuple[sympy.Expr, ExactBackend | None]:
+            es = [q.exact() for q in qs]
+            return sympy.Add(*(e for e, _ in es)), es[0][1]
+
+        return Quantity(ball, exact)
+    pick = _extreme(qs, largest=how == "max")
+    return pick
+
+
+def _extreme(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
+    best = qs[0]
+    for q in qs[1:]:
+        c = _cmp(q, best)
+        if c is None:
+            raise Undecided("cannot order the entries to take their extreme")
+        if (c > 0) == largest and c != 0:
+            best = q
+    return best
+
+
+def _cmp(a: Quantity, b: Quantity) -> int | None:
+    ea, xa = a.exact()
+    eb, _ = b.exact()
+    diff = ea - eb
+    if diff.is_Rational:
+        return (diff.p > 0) - (diff.p < 0)
+    for prec in PRECISIONS:
+        x, y = a.ball(prec), b.ball(prec)
+        if x is not None and y is not None:
+            c = compare_ball(x - y, Fraction(0))
+            if c is not None:
+                return c
+    try:
+        return exact_sign(diff, xa)
+    except (Undecided, TypeError):
+        return None
+
+
+def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
+    vocab = d.model.vocab
+    word = claim.word or ""
+    if word not in vocab:
+        raise SpecError(f"{claim.where}.printed: expected a word of model.vocab, found {word!r}")
+    if step == "next_token":
+        source = "logits"
+        rank = 1
+    else:
+        source, rank = step, claim.rank or 1
+    t = ev.exact_trace()
+    n = t.shape(source)[1] if t.shape(source) else 0
+    if rank > n:
+        raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
+    qs = [ev.entry(source, 0, j) for j in range(n)]
+    order = _ranking(qs)
+    if order is None:
+        return Check(
+            claim.label,
+            step,
+            None,
+            word,
+            None,
+            None,
+            "undecided",
+            "the ranking cannot be certified",
+        )
+    groups = order  # list of lists of tied indices, best first
+    seen = 0
+    for g in groups:
+        if seen < rank <= seen + len(g):
+            words = [vocab[k] for k in g]
+            got = words[0]
+            if len(g) > 1:
+                if word in words:
+                    why = f"exact tie between {', '.join(words)}: either is a correct pick"
+                    return Check(claim.label, step, None, word, word, None, "exact", why)
+                why = f"the {_ordinal(rank)} place is an exact tie between {', '.join(words)}"
+                return Check(claim.label, step, None, word, "/".join(words), None, "wrong", why)
+            if got == word:
+                why = f"{word!r} has the {_ordinal(rank)} largest {source} entry"
+                return Check(claim.label, step, None, word, got, None, "exact", why)
+            why = f"the {_ordinal(rank)} largest {source} entry is {got!r}, not {word!r}"
+            return Check(claim.label, step, None, word, got, None, "wrong", why)
+        seen += len(g)
+    raise AssertionError("rank outside the ranking")
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def _ranking(qs: Sequence[Quantity]) -> list[list[int]] | None:
+    """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable."""
+    remaining = list(range(len(qs)))
+    groups: list[list[int]] = []
+    while remaining:
+        best = [remaining[0]]
+        for j in remaining[1:]:
+            c = _cmp(qs[j], qs[best[0]])
+            if c is None:
+                return None
+            if c > 0:
+                best = [j]
+            elif c == 0:
+                best.append(j)
+        groups.append(best)
+        remaining = [j for j in remaining if j not in best]
+    return groups

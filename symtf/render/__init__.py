@@ -1,0 +1,1 @@
+"""Renderers: they read a report or a trace and never compute."""

@@ -1,0 +1,68 @@
+"""Plain-text report for people (its layout may change; use JSON for tools)."""
+
+from __future__ import annotations
+
+from symtf.compare import Check, ClaimResult, DerivationReport, Report
+
+_MARK = {"exact": "ok", "rounded": "ok", "slip": "SLIP", "wrong": "WRONG", "undecided": "??"}
+
+
+def _where(c: Check) -> str:
+    return "" if c.index is None else f"[{c.index[0]}, {c.index[1]}]"
+
+
+def _summary(counts: dict[str, int]) -> str:
+    parts = [f"{n} {k}" for k, n in counts.items() if n]
+    return ", ".join(parts) if parts else "nothing checked"
+
+
+def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
+    """One line for the claim, then one per entry that is not right."""
+    what = r.claim.step if r.claim.step is not None else r.claim.expression or ""
+    counts: dict[str, int] = {}
+    for c in r.checks:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    n = len(r.checks)
+    label = r.claim.label if len(r.claim.label) <= width else r.claim.label[: width - 1] + "…"
+    head = f"  {_MARK[r.verdict]:<5} {label:<{width}} {what:<22} "
+    if n == 1:
+        c = r.checks[0]
+        head += f"{c.printed}: {c.verdict}"
+        if r.verdict in ("exact", "rounded") and c.extra.get("as_displayed"):
+            head += f" — {c.explanation}"
+    else:
+        head += f"{n} numbers: {_summary(counts)}"
+    lines = [head]
+    for c in r.checks:
+        if c.verdict in ("exact", "rounded"):
+            continue
+        lines.append(
+            f"        {_where(c):<8} printed {c.printed}, exact {c.exact or '?'}, "
+            f"correctly rounded {c.expected or '?'}: {c.explanation}"
+        )
+    return lines
+
+
+def derivation_lines(d: DerivationReport) -> list[str]:
+    """The report of one derivation file."""
+    lines = [f"{d.path} — {d.title}"]
+    for r in d.results:
+        lines.extend(claim_lines(r))
+    lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
+    return lines
+
+
+def render(report: Report) -> str:
+    """The whole report as text."""
+    lines: list[str] = []
+    for d in report.derivations:
+        lines.extend(derivation_lines(d))
+        lines.append("")
+    total: dict[str, int] = {}
+    for d in report.derivations:
+        for k, v in d.counts.items():
+            total[k] = total.get(k, 0) + v
+    bad = total.get("slip", 0) + total.get("wrong", 0)
+    verdict = "all printed numbers check out" if not bad else f"{bad} printed number(s) are off"
+    lines.append(f"{len(report.derivations)} derivation(s): {_summary(total)} — {verdict}")
+    return "\n".join(lines) + "\n"
