@@ -172,6 +172,13 @@ class Quantity:
             s = decimal_string(x, 20) if x is not None else None
             if s is not None:
                 return s
+        # A value that sits on a short decimal (a softmax row summing to 1) never
+        # separates from it in balls; exact algebra may show the equality.
+        mid = self.midpoint()
+        if mid is not None:
+            r = round_exact(mid, 15)
+            if self.locate(r) == 0:
+                return _rational_decimal(r)
         return None
 
     def midpoint(self) -> Fraction | None:

@@ -187,6 +187,8 @@ def _attention(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any)
         "heads side by side",
     )
     del n
+    if layer.W_O is None:
+        return cat  # attention alone: the heads are the output
     return t.add(
         f"{p}.attn_out",
         ops.linear(xp, cat, xp.matrix(layer.W_O)),

@@ -57,7 +57,7 @@ class Layer:
     """One transformer block's weights."""
 
     heads: tuple[Head, ...]
-    W_O: sympy.ImmutableMatrix
+    W_O: sympy.ImmutableMatrix | None  # None: attention-only model whose heads are the output
     W1: sympy.ImmutableMatrix
     b1: sympy.ImmutableMatrix
     W2: sympy.ImmutableMatrix
@@ -561,8 +561,12 @@ def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Lay
             )
         )
         _done(hrd, name)
-    eye_o = "identity" if h * dh == d else None
-    W_O = matrix(r.get("W_O", eye_o), f"{w}.W_O", shape=(h * dh, d))
+    W_O_raw = r.get("W_O", "identity" if h * dh == d else None)
+    if W_O_raw is None and full:
+        raise SpecError(
+            f"{w}.W_O: required when n_heads * d_head ({h * dh}) differs from d_model ({d})"
+        )
+    W_O = None if W_O_raw is None else matrix(W_O_raw, f"{w}.W_O", shape=(h * dh, d))
     if full:
         W1 = matrix(r.get("W1", "identity"), f"{w}.W1", shape=(d, None))
         hidden = W1.cols

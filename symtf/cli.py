@@ -1,0 +1,226 @@
+"""The ``symtf`` command line.
+
+Exit codes: 0 nothing wrong, 1 a printed number is wrong or slipped, 2 bad
+input or usage (3 is an internal error, which is a bug worth reporting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from symtf import __version__
+from symtf.errors import LimitError, SymtfError
+
+EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+#: Default per-derivation time budget in seconds.
+DEFAULT_TIMEOUT = 60.0
+
+VERDICT_HELP = """\
+verdicts (for a number printed with n decimals, one unit = 10^-n):
+  exact      the printed value equals the exact value
+  rounded    the printed value is the correct rounding of the exact value
+  slip       off by one unit in the last place (e.g. a sum of rounded terms)
+  wrong      further off
+  undecided  the exact value cannot be separated from a rounding boundary
+Every verdict rests on a certified enclosure (ball arithmetic, then exact
+arithmetic), never on a float that merely looks close.
+
+exit codes: 0 nothing wrong, 1 something slipped or is wrong, 2 bad input or usage
+"""
+
+
+def bundled_derivations() -> list[Path]:
+    """The derivation files shipped with symtf (the ``derivations/`` folder)."""
+    here = Path(__file__).resolve().parent.parent / "derivations"
+    return sorted(here.glob("*.toml"))
+
+
+def _expand(paths: Sequence[str]) -> list[Path]:
+    if not paths:
+        found = bundled_derivations()
+        if not found:
+            raise SymtfError("no bundled derivations found; name a file or folder")
+        return [_short_path(p) for p in found]
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files = sorted(p.glob("*.toml"))
+            if not files:
+                raise SymtfError(f"{raw}: no *.toml derivation files in this folder")
+            out.extend(files)
+        elif p.exists():
+            out.append(p)
+        else:
+            raise SymtfError(f"{raw}: no such file or folder")
+    return out
+
+
+def _short_path(p: Path) -> Path:
+    rel = os.path.relpath(p)
+    return Path(rel) if not rel.startswith("..") else p
+
+
+@contextmanager
+def time_budget(seconds: float | None, what: str) -> Iterator[None]:
+    """Raise :class:`LimitError` if the block runs longer than ``seconds``."""
+    if not seconds or seconds <= 0 or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise LimitError(
+            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
+        )
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _progress(msg: str) -> None:
+    if sys.stderr.isatty():
+        print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``symtf check``: verify every printed number."""
+    from symtf import compare, spec
+    from symtf.render import json as render_json
+    from symtf.render import junit as render_junit
+    from symtf.render import text as render_text
+
+    reports = []
+    for path in _expand(args.paths):
+        _progress(f"checking {path} ...")
+        start = time.perf_counter()
+        with time_budget(args.timeout, str(path)):
+            reports.append(compare.check(spec.load(path)))
+        _progress(f"  done in {time.perf_counter() - start:.2f} s")
+    report = compare.Report(tuple(reports))
+    renderer = {"text": render_text, "json": render_json, "junit": render_junit}[args.format]
+    sys.stdout.write(renderer.render(report))
+    return EXIT_FAIL if report.failed else EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """``symtf explain``: walk through one claim step by step."""
+    from symtf.explain import explain
+
+    with time_budget(args.timeout, args.path):
+        sys.stdout.write(explain(args.path, args.label))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="symtf",
+        description="Check the arithmetic of hand-worked transformer examples exactly.",
+        epilog=VERDICT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"symtf {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "check",
+        help="verify every printed number of derivation files",
+        description="Verify every number a worked example printed; with no PATH, the bundled derivations.",
+        epilog=VERDICT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths", nargs="*", metavar="PATH", help="derivation .toml files or folders of them"
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "junit"),
+        default="text",
+        help="output format (default: text)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time budget per derivation, 0 for none (default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser(
+        "explain",
+        help="explain one claim of a derivation step by step",
+        description="Show how one printed claim is computed: formula, inputs, exact value, verdict.",
+    )
+    p.add_argument("path", metavar="FILE", help="a derivation .toml file")
+    p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    p.set_defaults(func=cmd_explain)
+
+    for name in ("latex", "derive"):
+        module = _command_module(name)
+        if module is not None:
+            module.configure(sub)
+    return parser
+
+
+def _command_module(name: str) -> object | None:
+    import importlib
+
+    try:
+        return importlib.import_module(f"symtf.commands.{name}")
+    except ModuleNotFoundError as e:
+        if e.name == f"symtf.commands.{name}":
+            return None
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args))
+    except SymtfError as e:
+        print(f"symtf: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print("symtf: error: input nested too deeply", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print("symtf: error: input too large for memory", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("symtf: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # a bug: say so plainly, keep the traceback behind a switch
+        if os.environ.get("SYMTF_DEBUG"):
+            raise
+        print(
+            f"symtf: internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in symtf; rerun with SYMTF_DEBUG=1 for the traceback.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

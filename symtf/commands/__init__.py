@@ -1,0 +1,1 @@
+"""Sub-commands beyond ``check`` and ``explain``: each module has ``configure(subparsers)``."""
