@@ -273,7 +273,8 @@ def classify(q: Quantity, p: Printed, mode: str = "half-up") -> tuple[str, str |
         return "wrong", None, "printed −∞, but this entry is not masked"
     c = q.locate(p.value)
     if c == 0:
-        return "exact", p.text, "equals the exact value"
+        shown = p.text if p.is_fraction else format_fixed(p.value, p.decimals)
+        return "exact", shown, "equals the exact value"
     if p.is_fraction:
         if c is None:
             return "undecided", None, "cannot decide whether the fraction equals the exact value"
