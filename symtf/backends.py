@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import sympy
-from flint import arb, arb_mat, ctx, fmpq
+from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 
 from symtf.errors import ModelError, Undecided
 
@@ -200,6 +200,21 @@ def _larger_than(e: sympy.Basic, limit: int) -> bool:
     return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e)))
 
 
+#: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
+_ARB_CACHE: dict[tuple[int, int], tuple[sympy.MatrixBase, arb_mat]] = {}
+
+
+def _to_arb_mat(m: sympy.MatrixBase, prec: int) -> arb_mat:
+    """Exact rationals go through flint's fmpq_mat in C; anything else through certify.ball."""
+    if all(e.is_Rational for e in m):
+        flat = m.to_DM().to_field().to_list_flat()
+        q = fmpq_mat(m.rows, m.cols, [fmpq(int(x.numerator), int(x.denominator)) for x in flat])
+        return arb_mat(q)
+    from symtf.certify import ball
+
+    return arb_mat([[ball(e, prec) for e in m.row(i)] for i in range(m.rows)])
+
+
 class BallBackend:
     """Certified ball arithmetic with python-flint at a fixed working precision.
 
@@ -230,9 +245,16 @@ class BallBackend:
         return ball(x, self.prec)
 
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
-        from symtf.certify import ball
-
-        return arb_mat([[ball(e, self.prec) for e in m.row(i)] for i in range(m.rows)])
+        key = (id(m), self.prec)
+        hit = _ARB_CACHE.get(key)
+        if hit is not None and hit[0] is m:
+            return hit[1]
+        out = _to_arb_mat(m, self.prec)
+        if isinstance(m, sympy.ImmutableMatrix):  # immutable: safe to reuse
+            if len(_ARB_CACHE) > 512:
+                _ARB_CACHE.clear()
+            _ARB_CACHE[key] = (m, out)
+        return out
 
     def shape(self, a: arb_mat) -> tuple[int, int]:
         return (a.nrows(), a.ncols())
