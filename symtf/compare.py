@@ -148,7 +148,7 @@ class Quantity:
             d = Fraction(int(e.p), int(e.q)) - b
             return (d > 0) - (d < 0)
         if e.is_infinite:
-            return 1 if e.is_positive else -1
+            return 1 if e.is_extended_positive else -1
         for prec in PRECISIONS:
             x = self.ball(prec)
             if x is not None:
@@ -166,7 +166,7 @@ class Quantity:
         if e.is_Rational:
             return _rational_decimal(Fraction(int(e.p), int(e.q)))
         if e.is_infinite:
-            return "-inf" if e.is_negative else "inf"
+            return "-inf" if e.is_extended_negative else "inf"
         for prec in PRECISIONS:
             x = self.ball(prec)
             s = decimal_string(x, 20) if x is not None else None

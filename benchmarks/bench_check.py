@@ -1,0 +1,225 @@
+"""Benchmarks for ``symtf check`` and certified evaluation, reported as ratios.
+
+Run:  python benchmarks/bench_check.py [--repeat N]
+
+1. Checking the bundled derivations, end to end in a fresh interpreter
+   (imports included), against a bare ``python -c pass`` in the same run.
+2. Certified evaluation of every intermediate of random rational decoder
+   models (ball arithmetic, 128 bits) against a plain numpy float64 forward
+   pass of the same model in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import sympy
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from symtf.backends import BallBackend, ExactBackend  # noqa: E402
+from symtf.pipeline import run  # noqa: E402
+from symtf.spec import Derivation, Head, Layer, Model  # noqa: E402
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` timings, in seconds (the least disturbed run)."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def bench_bundled(repeat: int) -> None:
+    """Time ``symtf check`` on the bundled derivations, imports included."""
+    check = [
+        sys.executable,
+        "-c",
+        "import sys; from symtf.cli import main; sys.exit(main(['check']))",
+    ]
+    bare = [sys.executable, "-c", "pass"]
+
+    def run_check() -> None:
+        subprocess.run(check, capture_output=True, cwd=ROOT, check=False)
+
+    def run_bare() -> None:
+        subprocess.run(bare, capture_output=True, check=False)
+
+    t_check = best_of(run_check, repeat)
+    t_bare = best_of(run_bare, repeat)
+    print("symtf check (bundled derivations, fresh interpreter, imports included)")
+    print(f"  symtf check        {t_check:8.3f} s")
+    print(f"  python -c pass     {t_bare:8.3f} s   (baseline)")
+    print(f"  ratio              {t_check / t_bare:8.1f} x")
+    print()
+
+
+def _rand(rng: random.Random, rows: int, cols: int) -> sympy.ImmutableMatrix:
+    return sympy.ImmutableMatrix(
+        rows, cols, [sympy.Rational(rng.randint(-9, 9), 10) for _ in range(rows * cols)]
+    )
+
+
+def random_model(seq: int, d: int, layers: int, seed: int = 0) -> Derivation:
+    """A random decoder with rational weights k/10; d_model 6 -> 3 heads, else 4 heads."""
+    rng = random.Random(seed)
+    n_heads = 3 if d % 3 == 0 and d < 16 else 4
+    dh = d // n_heads
+    vocab = tuple(f"t{i}" for i in range(max(seq, 8)))
+    one = sympy.ImmutableMatrix(1, d, [1] * d)
+    zero = sympy.ImmutableMatrix(1, d, [0] * d)
+    blocks = []
+    for _ in range(layers):
+        heads = tuple(
+            Head(_rand(rng, d, dh), _rand(rng, d, dh), _rand(rng, d, dh)) for _ in range(n_heads)
+        )
+        blocks.append(
+            Layer(
+                heads,
+                _rand(rng, d, d),
+                _rand(rng, d, d),
+                _rand(rng, 1, d),
+                _rand(rng, d, d),
+                _rand(rng, 1, d),
+                one,
+                zero,
+                one,
+                zero,
+            )
+        )
+    model = Model(
+        architecture="decoder",
+        d_model=d,
+        n_heads=n_heads,
+        d_head=dh,
+        eps=sympy.Rational(1, 100000),
+        vocab=vocab,
+        embed=_rand(rng, len(vocab), d),
+        pos=_rand(rng, seq, d),
+        unembed=_rand(rng, d, len(vocab)),
+        layers=tuple(blocks),
+    )
+    return Derivation("random", "random", "", model, tuple(range(seq)), ())
+
+
+def prepare(d: Derivation) -> dict:
+    """The model's weights as float64 arrays, converted once (outside the timing)."""
+    m = d.model
+    f = lambda a: np.array(a.tolist(), dtype=np.float64)  # noqa: E731
+    return {
+        "x": f(m.embed)[list(d.tokens)] + f(m.pos)[: len(d.tokens)],
+        "layers": [
+            (
+                [(f(h.W_Q), f(h.W_K), f(h.W_V)) for h in layer.heads],
+                f(layer.W_O),
+                f(layer.W1),
+                f(layer.b1),
+                f(layer.W2),
+                f(layer.b2),
+            )
+            for layer in m.layers
+        ],
+        "unembed": f(m.unembed),
+        "eps": float(m.eps),
+        "scale": float(np.sqrt(m.d_head)),
+    }
+
+
+def numpy_forward(w: dict) -> np.ndarray:
+    """A plain float64 forward pass (picoGPT style), the baseline."""
+    x = w["x"]
+    n = x.shape[0]
+    mask = np.triu(np.full((n, n), -np.inf), 1)
+    eps, scale = w["eps"], w["scale"]
+
+    def ln(v: np.ndarray) -> np.ndarray:
+        mu = v.mean(-1, keepdims=True)
+        return (v - mu) / np.sqrt(v.var(-1, keepdims=True) + eps)
+
+    def softmax(s: np.ndarray) -> np.ndarray:
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+
+    for heads, w_o, w1, b1, w2, b2 in w["layers"]:
+        z = [softmax(x @ wq @ (x @ wk).T / scale + mask) @ (x @ wv) for wq, wk, wv in heads]
+        y = ln(x + np.hstack(z) @ w_o)
+        x = ln(y + np.maximum(y @ w1 + b1, 0) @ w2 + b2)
+    return softmax(x[-1:] @ w["unembed"])
+
+
+def certified(d: Derivation) -> object:
+    """Every intermediate as a certified ball, 128 bits."""
+    with BallBackend(128) as xp:
+        return run(d, xp)
+
+
+def bench_models(repeat: int) -> list[tuple[int, int, int, float, float]]:
+    """Ratio table: certified evaluation / numpy float64."""
+    rows = []
+    print("certified evaluation of every intermediate (balls, 128 bits) vs numpy float64 forward")
+    print(
+        f"  {'seq':>4} {'d_model':>7} {'layers':>6} {'symtf (ms)':>11} {'numpy (ms)':>11} {'ratio':>8}"
+    )
+    for seq in (3, 16, 32):
+        for dm in (6, 64):
+            for layers in (1, 2):
+                d = random_model(seq, dm, layers)
+                # the balls enclose the float64 result
+                probs = certified(d).value("probs")
+                w = prepare(d)
+                ref = numpy_forward(w)
+                assert all(
+                    probs[0, j].contains(ref[0, j])
+                    or abs(float(probs[0, j].mid()) - ref[0, j]) < 1e-9
+                    for j in range(ref.shape[1])
+                )
+                t_ball = best_of(lambda d=d: certified(d), repeat)
+                t_np = best_of(lambda w=w: numpy_forward(w), max(repeat, 20))
+                rows.append((seq, dm, layers, t_ball, t_np))
+                print(
+                    f"  {seq:>4} {dm:>7} {layers:>6} {t_ball * 1e3:>11.2f} {t_np * 1e3:>11.3f} {t_ball / t_np:>8.1f}"
+                )
+    print()
+    return rows
+
+
+def bench_exact(repeat: int) -> None:
+    """Exact SymPy trace of the bundled article vs its ball trace (same run)."""
+    from symtf.spec import load
+
+    d = load(ROOT / "derivations" / "i_love_ai.toml")
+    t_exact = best_of(lambda: run(d, ExactBackend()), repeat)
+    t_ball = best_of(lambda: certified(d), repeat)
+    print("i_love_ai: exact SymPy trace (one-level definitions) vs ball trace")
+    print(
+        f"  exact {t_exact * 1e3:8.1f} ms   balls {t_ball * 1e3:8.2f} ms   ratio {t_exact / t_ball:6.1f} x"
+    )
+    print()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    bench_bundled(args.repeat)
+    bench_exact(args.repeat)
+    rows = bench_models(args.repeat)
+    ratios = [b / n for *_, b, n in rows]
+    print(f"ratio symtf/numpy: median {statistics.median(ratios):.1f} x, max {max(ratios):.1f} x")
+
+
+if __name__ == "__main__":
+    main()
