@@ -35,6 +35,12 @@ def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
     lines = [head]
     for c in r.checks:
         if c.verdict in ("exact", "rounded"):
+            shown = c.extra.get("as_displayed")
+            if n > 1 and shown and shown["verdict"] not in ("exact", "rounded"):
+                lines.append(
+                    f"        {_where(c):<8} note: as displayed it gives {shown['exact']} "
+                    f"({shown['verdict']}); the printed {c.printed} needs the unrounded values"
+                )
             continue
         lines.append(
             f"        {_where(c):<8} printed {c.printed}, exact {c.exact or '?'}, "
