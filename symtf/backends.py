@@ -151,10 +151,19 @@ class ExactBackend:
         return a.applyfunc(fn)
 
     def exp(self, x: Scalar) -> Scalar:
-        return sympy.exp(x)
+        return sympy.exp(self._named(x))
 
     def sqrt(self, x: Scalar) -> Scalar:
-        return sympy.sqrt(x)
+        return sympy.sqrt(self._named(x))
+
+    def _named(self, e: Scalar) -> Scalar:
+        """A large argument gets a node name first: SymPy's ``sqrt``/``exp`` would otherwise
+        query assumptions (evalf) over the whole expression, which takes seconds."""
+        if not isinstance(e, sympy.Basic) or not _larger_than(e, self.max_ops):
+            return e
+        node = sympy.Symbol(f"arg[{len(self.defs)}]", real=True)  # brackets: never a user symbol
+        self.defs[node] = e
+        return node
 
     def erf(self, x: Scalar) -> Scalar:
         return sympy.erf(x)

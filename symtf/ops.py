@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
+
+import sympy
 
 from symtf.errors import ShapeError
 
@@ -63,8 +66,14 @@ def add(xp: Any, a: Mat, b: Mat) -> Mat:
     return xp.add(a, b)
 
 
-def linear(xp: Any, x: Mat, w: Mat, b: Mat | None = None) -> Mat:
-    """``x·W + b``: ``[n, d_in] -> [n, d_out]``; ``b`` is ``[1, d_out]``."""
+def linear(xp: Any, x: Mat, w: Mat, b: Mat | None = None, *, transposed: bool = False) -> Mat:
+    """``x·W + b``: ``[n, d_in] -> [n, d_out]``; ``b`` is ``[1, d_out]``.
+
+    With ``transposed``, ``x·Wᵀ + b`` (the ``W·x`` habit of column-vector
+    articles, read with rows as tokens).
+    """
+    if transposed:
+        w = xp.transpose(w)
     (n, d_in), (d_w, d_out) = xp.shape(x), xp.shape(w)
     _check(d_in == d_w, f"cannot multiply {n}x{d_in} by {d_w}x{d_out}")
     y = xp.matmul(x, w)
@@ -74,8 +83,18 @@ def linear(xp: Any, x: Mat, w: Mat, b: Mat | None = None) -> Mat:
     return xp.add(y, stack_row(xp, b, n))
 
 
-def scores(xp: Any, q: Mat, k: Mat) -> Mat:
-    """Raw attention scores ``Q·Kᵀ``: ``[n, d_k], [m, d_k] -> [n, m]``."""
+def scores(xp: Any, q: Mat, k: Mat, *, transpose_k: bool = True) -> Mat:
+    """Raw attention scores ``Q·Kᵀ``: ``[n, d_k], [m, d_k] -> [n, m]``.
+
+    With ``transpose_k=False``, ``Q·K`` as some articles (wrongly) write it:
+    ``[n, d_k], [m, d_k] -> [n, d_k]``, defined only when ``d_k == m``.
+    """
+    if not transpose_k:
+        _check(
+            xp.shape(q)[1] == xp.shape(k)[0],
+            f"Q·K without transposing K needs d_k == rows of K; found Q {xp.shape(q)}, K {xp.shape(k)}",
+        )
+        return xp.matmul(q, k)
     _check(
         xp.shape(q)[1] == xp.shape(k)[1],
         f"Q of shape {xp.shape(q)} and K of shape {xp.shape(k)} differ in d_k",
@@ -103,6 +122,28 @@ def softmax(xp: Any, s: Mat) -> Mat:
     e = xp.map(s, xp.exp)
     total = row_sum(xp, e)
     return xp.div(e, spread(xp, total, xp.shape(s)[1]))
+
+
+def softmax_columns(xp: Any, s: Mat) -> Mat:
+    """Column-wise softmax (each column sums to 1): ``[n, m] -> [n, m]``."""
+    return xp.transpose(softmax(xp, xp.transpose(s)))
+
+
+def zero_future(xp: Any, a: Mat) -> Mat:
+    """Set every entry above the diagonal to exactly 0: shape unchanged."""
+    n, m = xp.shape(a)
+    zero = xp.const(0)
+    return xp.from_rows(
+        [[xp.entry(a, i, j) if j <= i else zero for j in range(m)] for i in range(n)]
+    )
+
+
+def normalize_rows(xp: Any, a: Mat) -> Mat:
+    """Divide each row by its sum: ``[n, m] -> [n, m]``."""
+    total = row_sum(xp, a)
+    for i in range(xp.shape(a)[0]):
+        xp.require_nonzero(xp.entry(total, i, 0), f"the sum of row {i}")
+    return xp.div(a, spread(xp, total, xp.shape(a)[1]))
 
 
 def attend(xp: Any, pattern: Mat, v: Mat) -> Mat:
@@ -136,8 +177,13 @@ class NormParts:
     out: Mat
 
 
-def layer_norm(xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any) -> NormParts:
+def layer_norm(
+    xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any, *, unbiased: bool = False
+) -> NormParts:
     """LayerNorm of each row: ``(x − μ)/√(σ² + ε)·γ + β``; ``γ``, ``β`` are ``[1, d]``.
+
+    ``[n, d] -> [n, d]``. The variance divides by ``d`` (biased, as every
+    framework does), or by ``d − 1`` with ``unbiased``.
 
     Raises:
         ModelError: When a row's ``σ² + ε`` is exactly 0 (the row is named).
@@ -145,10 +191,11 @@ def layer_norm(xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any) -> NormParts:
     n, d = xp.shape(x)
     _check(xp.shape(gamma) == (1, d), f"gamma of shape {xp.shape(gamma)} does not fit (1, {d})")
     _check(xp.shape(beta) == (1, d), f"beta of shape {xp.shape(beta)} does not fit (1, {d})")
+    _check(not unbiased or d > 1, "the unbiased variance of a single feature is undefined")
     inv_d = 1 / xp.const(d)
     mean = xp.scale(row_sum(xp, x), inv_d)
     centered = xp.sub(x, spread(xp, mean, d))
-    var = xp.scale(row_sum(xp, xp.mul(centered, centered)), inv_d)
+    var = xp.scale(row_sum(xp, xp.mul(centered, centered)), 1 / xp.const(d - 1 if unbiased else d))
     var_eps = xp.add(var, xp.scale(ones(xp, n, 1), eps))
     for i in range(n):
         xp.require_nonzero(xp.entry(var_eps, i, 0), f"the variance + eps of row {i}")
@@ -158,18 +205,143 @@ def layer_norm(xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any) -> NormParts:
     return NormParts(mean, centered, var, std, out)
 
 
+@dataclass(frozen=True)
+class RMSParts:
+    """RMSNorm and its worked pieces.
+
+    Attributes:
+        ms: ``[n, 1]`` mean of the squares of each row.
+        rms: ``[n, 1]`` ``√(ms + ε)``.
+        out: ``[n, d]`` ``γ ∘ x / rms + β``.
+    """
+
+    ms: Mat
+    rms: Mat
+    out: Mat
+
+
+def rms_norm(xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any) -> RMSParts:
+    """RMSNorm of each row: ``x/√(mean(x²) + ε)·γ + β``: ``[n, d] -> [n, d]``.
+
+    ``β`` is 0 in LLaMA-style models; it is kept for symmetry with LayerNorm.
+
+    Raises:
+        ModelError: When a row's ``mean(x²) + ε`` is exactly 0.
+    """
+    n, d = xp.shape(x)
+    _check(xp.shape(gamma) == (1, d), f"gamma of shape {xp.shape(gamma)} does not fit (1, {d})")
+    _check(xp.shape(beta) == (1, d), f"beta of shape {xp.shape(beta)} does not fit (1, {d})")
+    ms = xp.scale(row_sum(xp, xp.mul(x, x)), 1 / xp.const(d))
+    ms_eps = xp.add(ms, xp.scale(ones(xp, n, 1), eps))
+    for i in range(n):
+        xp.require_nonzero(xp.entry(ms_eps, i, 0), f"the mean square + eps of row {i}")
+    rms = xp.map(ms_eps, xp.sqrt)
+    normed = xp.div(x, spread(xp, rms, d))
+    out = xp.add(xp.mul(normed, stack_row(xp, gamma, n)), stack_row(xp, beta, n))
+    return RMSParts(ms, rms, out)
+
+
 def relu(xp: Any, x: Mat) -> Mat:
-    """``max(0, x)`` element-wise, on a certified sign."""
+    """``max(0, x)`` element-wise, on a certified sign: shape unchanged."""
     return xp.map(x, xp.relu)
 
 
 def gelu(xp: Any, x: Mat) -> Mat:
-    """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise."""
+    """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise: shape unchanged."""
     root2 = xp.sqrt(xp.const(2))
     return xp.map(x, lambda t: t / 2 * (1 + xp.erf(t / root2)))
 
 
-ACTIVATIONS = {"relu": relu, "gelu": gelu}
+#: The cubic coefficient of the tanh approximation of GELU (Hendrycks & Gimpel).
+GELU_TANH_C = Fraction(44715, 1_000_000)
+
+
+def gelu_tanh(xp: Any, x: Mat) -> Mat:
+    """GELU's tanh form ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (GPT-2): shape unchanged."""
+    k = xp.sqrt(xp.const(2) / xp.pi())
+    c = xp.const(GELU_TANH_C)
+    return xp.map(x, lambda t: t / 2 * (1 + xp.tanh(k * (t + c * t * t * t))))
+
+
+def silu(xp: Any, x: Mat) -> Mat:
+    """SiLU (swish) ``x·σ(x) = x/(1 + e^{−x})`` element-wise: shape unchanged."""
+    return xp.map(x, lambda t: t / (1 + xp.exp(-t)))
+
+
+def hadamard(xp: Any, a: Mat, b: Mat) -> Mat:
+    """Element-wise product (a gate times what it gates): ``[n, f], [n, f] -> [n, f]``."""
+    _check(xp.shape(a) == xp.shape(b), f"cannot multiply {xp.shape(a)} by {xp.shape(b)} entrywise")
+    return xp.mul(a, b)
+
+
+def swiglu(xp: Any, gate_pre: Mat, up: Mat) -> Mat:
+    """SwiGLU's product ``SiLU(x·W1) ∘ (x·W3)``, given both: ``[n, f], [n, f] -> [n, f]``."""
+    return hadamard(xp, silu(xp, gate_pre), up)
+
+
+#: Element-wise activations by name (``swiglu`` is a gated product, see :func:`swiglu`).
+ACTIVATIONS = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu}
+
+
+def sinusoidal(xp: Any, n: int, d: int, base: Any = 10000) -> Mat:
+    """Sinusoidal positions (Vaswani et al.): ``-> [n, d]``.
+
+    ``P[p, 2i] = sin(p / base^{2i/d})`` and ``P[p, 2i+1] = cos(p / base^{2i/d})``,
+    each an exact ``sin``/``cos`` of an exact angle.
+    """
+    rows = []
+    for p in range(n):
+        row = []
+        for j in range(d):
+            i2 = j - j % 2
+            angle = xp.const(sympy.Integer(p) * _exact(base) ** sympy.Rational(-i2, d))
+            row.append(xp.sin(angle) if j % 2 == 0 else xp.cos(angle))
+        rows.append(row)
+    return xp.from_rows(rows)
+
+
+ROPE_PAIRS = ("adjacent", "halves")
+
+
+def _exact(x: Any) -> sympy.Expr:
+    """An exact SymPy number from an exact one or an int (never from text)."""
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, int):
+        return sympy.Integer(x)
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    raise TypeError(f"expected an exact number, found {type(x).__name__}")
+
+
+def rope(xp: Any, x: Mat, base: Any = 10000, pairs: str = "adjacent", offset: int = 0) -> Mat:
+    """Rotary positions: rotate each pair of features of row ``p`` by ``p·θ_i``: ``[n, d] -> [n, d]``.
+
+    ``θ_i = base^{−2i/d}`` for pair ``i``. Pairs are features ``(2i, 2i+1)``
+    (``adjacent``, RoFormer) or ``(i, i + d/2)`` (``halves``, GPT-NeoX/LLaMA code).
+    Each pair ``(a, b)`` becomes ``(a·cos − b·sin, a·sin + b·cos)``. Row ``p`` is at
+    position ``p + offset``.
+    """
+    n, d = xp.shape(x)
+    _check(d % 2 == 0, f"rotary positions need an even width, found {d}")
+    _check(pairs in ROPE_PAIRS, f"rope pairs must be one of {ROPE_PAIRS}, found {pairs!r}")
+    half = d // 2
+    index = (
+        [(2 * i, 2 * i + 1) for i in range(half)]
+        if pairs == "adjacent"
+        else [(i, i + half) for i in range(half)]
+    )
+    rows = []
+    for p in range(n):
+        row = [xp.const(0)] * d
+        for i, (a, b) in enumerate(index):
+            angle = xp.const(sympy.Integer(p + offset) * _exact(base) ** sympy.Rational(-2 * i, d))
+            c, s = xp.cos(angle), xp.sin(angle)
+            xa, xb = xp.entry(x, p, a), xp.entry(x, p, b)
+            row[a] = xa * c - xb * s
+            row[b] = xa * s + xb * c
+        rows.append(row)
+    return xp.from_rows(rows)
 
 
 def argmax(xp: Any, row: Mat) -> tuple[int, ...]:

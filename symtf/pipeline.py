@@ -7,6 +7,8 @@ in certified balls or float64.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import sympy
@@ -15,18 +17,28 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
-from symtf.spec import Derivation, Layer, Model
+from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace, TraceBuilder
 
 _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
+_RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
+_ACT_TEX = {
+    "relu": r"\max(0, x)",
+    "gelu": r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)",
+    "gelu_tanh": r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)",
+    "silu": r"\frac{x}{1+e^{-x}}",
+}
 
 
-def run(derivation: Derivation, backend: Any = None) -> Trace:
+def run(
+    derivation: Derivation, backend: Any = None, override: Callable[[str, Any], Any] | None = None
+) -> Trace:
     """Run a derivation's model on its input tokens.
 
     Args:
         derivation: A loaded derivation.
         backend: Number system; exact SymPy arithmetic by default.
+        override: Optional ``override(step, value) -> value`` (see :class:`TraceBuilder`).
 
     Raises:
         ModelError: When a step is undefined for these numbers (a zero variance
@@ -34,7 +46,7 @@ def run(derivation: Derivation, backend: Any = None) -> Trace:
         Undecided: (ball backends only) when a sign cannot be decided at this precision.
     """
     xp = backend if backend is not None else ExactBackend()
-    t = TraceBuilder(xp)
+    t = TraceBuilder(xp, override)
     # Numbers must not distribute over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
     with distribute(False):
         _run(xp, t, derivation)
@@ -44,7 +56,11 @@ def run(derivation: Derivation, backend: Any = None) -> Trace:
 def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
     m = derivation.model
     try:
-        if m.architecture == "decoder":
+        if m.architecture == "encoder-decoder":
+            from symtf.seq2seq import run_into
+
+            run_into(xp, t, m)
+        elif m.architecture == "decoder":
             _decoder(xp, t, m, derivation.tokens)
         elif m.architecture == "attention":
             x = t.add("x", xp.matrix(m.embed), (), "X", "input rows")
@@ -73,24 +89,26 @@ def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> Non
         r"E[\text{ids}]",
         "embeddings",
     )
-    if m.pos is not None:
-        pos = t.add("pos", xp.matrix(m.pos[:n, :]), (), "P", "positional rows")
-        x = t.add("x", ops.add(xp, emb, pos), ("embed", "pos"), "X = E + P", "block input")
-    else:
-        x = t.add("x", emb, ("embed",), "X = E", "block input")
+    x = _positions(xp, t, m, emb, n)
     prev = "x"
     for li, layer in enumerate(m.layers):
         x = _block(xp, t, m, layer, f"l{li}", x, prev)
         prev = f"l{li}.resid_post" if m.norm == "pre" else f"l{li}.ln2"
     final = t.add("final", x, (prev,), "", "output of the last block")
-    last = t.add("last", xp.take_rows(final, [n - 1]), ("final",), "h = Y[-1]", "last row")
+    out, out_name = final, "final"
+    if m.final_norm:
+        eps = m.eps if m.lnf_eps is None else m.lnf_eps
+        var = m.variance if m.lnf_variance is None else m.lnf_variance
+        out = _norm(xp, t, m, "ln_f", final, "final", m.lnf_gamma, m.lnf_beta, eps, var)
+        out_name = "ln_f"
+    last = t.add("last", xp.take_rows(out, [n - 1]), (out_name,), "h = Y[-1]", "last row")
     if m.unembed is None:
         return
     logits = t.add(
         "logits",
         ops.linear(xp, last, xp.matrix(m.unembed)),
-        ("last", "unembed"),
-        r"z = h\,W_{\text{vocab}}",
+        ("last",),
+        r"z = h\,E^\top" if m.tied else r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
     )
     t.add(
@@ -110,75 +128,39 @@ def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> Non
     t.add("next_token", pick, ("logits",), r"\arg\max_i z_i", "greedy pick")
 
 
-def _attention(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any) -> Any:
-    """Multi-head attention of ``x``; records heads, concat and ``attn_out``."""
-    n = xp.shape(x)[0]
-    divisor = xp.const(m.scale) if m.scale is not None else xp.sqrt(xp.const(m.d_head))
+def _positions(xp: Any, t: TraceBuilder, m: Model, emb: Any, n: int) -> Any:
+    """Add the positional rows the model asks for; records ``pos`` (if any) and ``x``."""
+    if m.positional in ("given", "learned") and m.pos is not None:
+        what = "learned positional rows" if m.positional == "learned" else "positional rows"
+        pos = t.add("pos", xp.matrix(m.pos[:n, :]), (), "P", what)
+    elif m.positional == "sinusoidal":
+        pos = t.add(
+            "pos",
+            ops.sinusoidal(xp, n, m.d_model, m.pos_base),
+            (),
+            r"P_{p,2i} = \sin\frac{p}{b^{2i/d}},\ P_{p,2i+1} = \cos\frac{p}{b^{2i/d}}",
+            "sinusoidal positions",
+        )
+    else:  # none, or rope (positions enter through Q and K)
+        return t.add("x", emb, ("embed",), "X = E", "block input")
+    return t.add("x", ops.add(xp, emb, pos), ("embed", "pos"), "X = E + P", "block input")
+
+
+def _divisor(xp: Any, m: Model, head: Head) -> Any:
+    if head.scale is not None:
+        return xp.const(head.scale)
+    if m.scale is not None:
+        return xp.const(m.scale)
+    return xp.sqrt(xp.const(m.d_head))
+
+
+def _attention(
+    xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str = "x"
+) -> Any:
+    """Multi-head attention of ``x`` (recorded as step ``src``); records heads, concat and ``attn_out``."""
     heads = []
     for hi, head in enumerate(layer.heads):
-        h = f"{p}.h{hi}"
-        q = t.add(
-            f"{h}.q",
-            ops.linear(xp, x, xp.matrix(head.W_Q)),
-            ("x",),
-            "Q = X W_Q",
-            f"queries, head {hi + 1}",
-        )
-        k = t.add(
-            f"{h}.k",
-            ops.linear(xp, x, xp.matrix(head.W_K)),
-            ("x",),
-            "K = X W_K",
-            f"keys, head {hi + 1}",
-        )
-        v = t.add(
-            f"{h}.v",
-            ops.linear(xp, x, xp.matrix(head.W_V)),
-            ("x",),
-            "V = X W_V",
-            f"values, head {hi + 1}",
-        )
-        s = t.add(
-            f"{h}.scores",
-            ops.scores(xp, q, k),
-            (f"{h}.q", f"{h}.k"),
-            "Q K^\\top",
-            f"raw scores, head {hi + 1}",
-        )
-        d = t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
-        sc = t.add(
-            f"{h}.scaled",
-            ops.scale(xp, s, divisor),
-            (f"{h}.scores", f"{h}.sqrt_dk"),
-            r"S = \frac{Q K^\top}{\sqrt{d_k}}",
-            f"scaled scores, head {hi + 1}",
-        )
-        src = f"{h}.scaled"
-        if m.mask == "causal":
-            sc = t.add(
-                f"{h}.masked",
-                ops.causal_mask(xp, sc),
-                (f"{h}.scaled",),
-                "S + M",
-                f"masked scores, head {hi + 1}",
-            )
-            src = f"{h}.masked"
-        a = t.add(
-            f"{h}.pattern",
-            ops.softmax(xp, sc),
-            (src,),
-            r"A = \operatorname{softmax}(S + M)",
-            f"attention weights, head {hi + 1}",
-        )
-        z = t.add(
-            f"{h}.z",
-            ops.attend(xp, a, v),
-            (f"{h}.pattern", f"{h}.v"),
-            "H = A V",
-            f"head {hi + 1} output",
-        )
-        heads.append(z)
-        del d
+        heads.append(_head(xp, t, m, head, f"{p}.h{hi}", hi, x, src))
     cat = t.add(
         f"{p}.concat",
         ops.concat(xp, heads),
@@ -186,29 +168,170 @@ def _attention(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any)
         r"H = [H_1 \cdots H_h]",
         "heads side by side",
     )
-    del n
     if layer.W_O is None:
         return cat  # attention alone: the heads are the output
+    b_O = None if layer.b_O is None else xp.matrix(layer.b_O)
+    wo = "W_O" in layer.transposed
     return t.add(
         f"{p}.attn_out",
-        ops.linear(xp, cat, xp.matrix(layer.W_O)),
+        ops.linear(xp, cat, xp.matrix(layer.W_O), b_O, transposed=wo),
         (f"{p}.concat",),
-        "O = H W_O",
+        ("O = H W_O^\\top" if wo else "O = H W_O") + (" + b_O" if b_O is not None else ""),
         "attention output",
     )
 
 
+def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: Any, src: str) -> Any:
+    """One head: projections, scores, scale, mask, pattern and output (``z``)."""
+    proj = {}
+    for letter, w, b in (
+        ("q", head.W_Q, head.b_Q),
+        ("k", head.W_K, head.b_K),
+        ("v", head.W_V, head.b_V),
+    ):
+        L = letter.upper()
+        tr = f"W_{L}" in head.transposed
+        formula = (
+            f"{L} = X W_{L}" + ("^\\top" if tr else "") + (f" + b_{L}" if b is not None else "")
+        )
+        proj[letter] = t.add(
+            f"{h}.{letter}",
+            ops.linear(xp, x, xp.matrix(w), None if b is None else xp.matrix(b), transposed=tr),
+            (src,),
+            formula,
+            f"{ {'q': 'queries', 'k': 'keys', 'v': 'values'}[letter] }, head {hi + 1}",
+        )
+    q, k, v = proj["q"], proj["k"], proj["v"]
+    qn, kn = f"{h}.q", f"{h}.k"
+    if m.positional == "rope":
+        for letter in ("q", "k"):
+            rot = t.add(
+                f"{h}.{letter}_rot",
+                ops.rope(xp, proj[letter], m.pos_base, m.rope_pairs),
+                (f"{h}.{letter}",),
+                rf"R_p\,{letter.upper()}_p",
+                f"rotated {'queries' if letter == 'q' else 'keys'}, head {hi + 1}",
+            )
+            if letter == "q":
+                q, qn = rot, f"{h}.q_rot"
+            else:
+                k, kn = rot, f"{h}.k_rot"
+    s = t.add(
+        f"{h}.scores",
+        ops.scores(xp, q, k, transpose_k=head.transpose_k),
+        (qn, kn),
+        "Q K^\\top" if head.transpose_k else "Q K",
+        f"raw scores, head {hi + 1}",
+    )
+    divisor = _divisor(xp, m, head)
+    t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
+    sc = t.add(
+        f"{h}.scaled",
+        ops.scale(xp, s, divisor),
+        (f"{h}.scores", f"{h}.sqrt_dk"),
+        r"S = \frac{Q K^\top}{\sqrt{d_k}}",
+        f"scaled scores, head {hi + 1}",
+    )
+    softmax = ops.softmax_columns if head.softmax_axis == "columns" else ops.softmax
+    sm_tex = r"\operatorname{softmax}" + (
+        "_{\\text{col}}" if head.softmax_axis == "columns" else ""
+    )
+    src_s = f"{h}.scaled"
+    if m.mask == "causal":
+        sc = t.add(
+            f"{h}.masked",
+            ops.causal_mask(xp, sc),
+            (src_s,),
+            "S + M",
+            f"masked scores, head {hi + 1}",
+        )
+        src_s = f"{h}.masked"
+    if m.mask.startswith("causal-after-softmax"):
+        w = t.add(
+            f"{h}.weights",
+            softmax(xp, sc),
+            (src_s,),
+            sm_tex + "(S)",
+            f"unmasked weights, head {hi + 1}",
+        )
+        zeroed = t.add(
+            f"{h}.masked",
+            ops.zero_future(xp, w),
+            (f"{h}.weights",),
+            r"W_{ij} = 0\ (j > i)",
+            f"future weights zeroed, head {hi + 1}",
+        )
+        if m.mask == "causal-after-softmax":
+            a = t.add(
+                f"{h}.pattern",
+                ops.normalize_rows(xp, zeroed),
+                (f"{h}.masked",),
+                r"A_{ij} = W_{ij} / \sum_k W_{ik}",
+                f"attention weights, head {hi + 1}",
+            )
+        else:
+            a = t.add(
+                f"{h}.pattern",
+                zeroed,
+                (f"{h}.masked",),
+                "A = W",
+                f"attention weights, head {hi + 1}",
+            )
+    else:
+        a = t.add(
+            f"{h}.pattern",
+            softmax(xp, sc),
+            (src_s,),
+            "A = " + sm_tex + ("(S + M)" if m.mask == "causal" else "(S)"),
+            f"attention weights, head {hi + 1}",
+        )
+    return t.add(
+        f"{h}.z",
+        ops.attend(xp, a, v),
+        (f"{h}.pattern", f"{h}.v"),
+        "H = A V",
+        f"head {hi + 1} output",
+    )
+
+
 def _norm(
-    xp: Any, t: TraceBuilder, name: str, x: Any, src: str, gamma: Any, beta: Any, eps: Any
+    xp: Any,
+    t: TraceBuilder,
+    m: Model,
+    name: str,
+    x: Any,
+    src: str,
+    gamma: Any,
+    beta: Any,
+    eps: Any,
+    variance: str = "biased",
 ) -> Any:
-    parts = ops.layer_norm(xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps))
+    """The model's norm (LayerNorm or RMSNorm) of ``x``, with its worked pieces."""
+    if m.norm_kind == "rmsnorm":
+        r = ops.rms_norm(xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps))
+        t.add(
+            f"{name}.ms", r.ms, (src,), r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2", "mean squares"
+        )
+        t.add(
+            f"{name}.rms", r.rms, (f"{name}.ms",), r"\sqrt{\overline{x^2} + \varepsilon}", "row RMS"
+        )
+        return t.add(name, r.out, (src, f"{name}.rms"), _RMS, "RMSNorm")
+    unbiased = variance == "unbiased"
+    try:
+        parts = ops.layer_norm(
+            xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps), unbiased=unbiased
+        )
+    except ModelError as e:  # name the step: "l0.ln1: the variance + eps of row 2 is exactly 0"
+        raise ModelError(f"{name}: {e}") from None
     t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
     t.add(f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows")
     t.add(
         f"{name}.var",
         parts.var,
         (f"{name}.centered",),
-        r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
+        r"\sigma^2 = \frac{1}{d-1}\sum_j (x_j-\mu)^2"
+        if unbiased
+        else r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
         "row variances",
     )
     t.add(
@@ -222,10 +345,25 @@ def _norm(
 
 
 def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str) -> Any:
-    eps = m.eps
+    def norm(k: int, y: Any, y_src: str) -> Any:
+        eps = getattr(layer, f"ln{k}_eps")
+        var = getattr(layer, f"ln{k}_variance")
+        return _norm(
+            xp,
+            t,
+            m,
+            f"{p}.ln{k}",
+            y,
+            y_src,
+            getattr(layer, f"ln{k}_gamma"),
+            getattr(layer, f"ln{k}_beta"),
+            m.eps if eps is None else eps,
+            m.variance if var is None else var,
+        )
+
     if m.norm == "pre":
-        a_in = _norm(xp, t, f"{p}.ln1", x, src, layer.ln1_gamma, layer.ln1_beta, eps)
-        attn = _attention_from(xp, t, m, layer, p, a_in, f"{p}.ln1")
+        a_in = norm(1, x, src)
+        attn = _attention(xp, t, m, layer, p, a_in, f"{p}.ln1")
         mid = t.add(
             f"{p}.resid_mid",
             ops.add(xp, x, attn),
@@ -233,10 +371,10 @@ def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src
             "R_1 = X + O",
             "first residual",
         )
-        f_in = _norm(xp, t, f"{p}.ln2", mid, f"{p}.resid_mid", layer.ln2_gamma, layer.ln2_beta, eps)
+        f_in = norm(2, mid, f"{p}.resid_mid")
         f_src = f"{p}.ln2"
     else:
-        attn = _attention_from(xp, t, m, layer, p, x, src)
+        attn = _attention(xp, t, m, layer, p, x, src)
         mid = t.add(
             f"{p}.resid_mid",
             ops.add(xp, x, attn),
@@ -244,29 +382,9 @@ def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src
             "R_1 = X + O",
             "first residual",
         )
-        f_in = _norm(xp, t, f"{p}.ln1", mid, f"{p}.resid_mid", layer.ln1_gamma, layer.ln1_beta, eps)
+        f_in = norm(1, mid, f"{p}.resid_mid")
         f_src = f"{p}.ln1"
-    pre = t.add(
-        f"{p}.ffn_pre",
-        ops.linear(xp, f_in, xp.matrix(layer.W1), xp.matrix(layer.b1)),
-        (f_src,),
-        "Y W_1 + b_1",
-        "FFN pre-activation",
-    )
-    act = t.add(
-        f"{p}.ffn_act",
-        ops.ACTIVATIONS[m.activation](xp, pre),
-        (f"{p}.ffn_pre",),
-        rf"\operatorname{{{m.activation}}}(\cdot)",
-        "FFN activation",
-    )
-    out = t.add(
-        f"{p}.ffn_out",
-        ops.linear(xp, act, xp.matrix(layer.W2), xp.matrix(layer.b2)),
-        (f"{p}.ffn_act",),
-        "F = a W_2 + b_2",
-        "FFN output",
-    )
+    out = _ffn(xp, t, m, layer, p, f_in, f_src)
     post = t.add(
         f"{p}.resid_post",
         ops.add(xp, f_in if m.norm == "post" else mid, out),
@@ -276,31 +394,67 @@ def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src
     )
     if m.norm == "pre":
         return post
-    return _norm(xp, t, f"{p}.ln2", post, f"{p}.resid_post", layer.ln2_gamma, layer.ln2_beta, eps)
+    return norm(2, post, f"{p}.resid_post")
 
 
-def _attention_from(
-    xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str
-) -> Any:
-    del src  # Q, K, V read the block input; their recorded input is "x" by convention
-    return _attention(xp, t, m, layer, p, x)
+def _ffn(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, y: Any, src: str) -> Any:
+    """The feed-forward sublayer; records ``ffn_pre``, (``ffn_up``, ``ffn_gate``), ``ffn_act``, ``ffn_out``."""
+    tr = layer.transposed
+    pre = t.add(
+        f"{p}.ffn_pre",
+        ops.linear(xp, y, xp.matrix(layer.W1), xp.matrix(layer.b1), transposed="W1" in tr),
+        (src,),
+        "Y W_1 + b_1",
+        "FFN pre-activation" if m.activation != "swiglu" else "FFN gate pre-activation",
+    )
+    if m.activation == "swiglu":
+        assert layer.W3 is not None and layer.b3 is not None  # the loader gives swiglu a W3
+        up = t.add(
+            f"{p}.ffn_up",
+            ops.linear(xp, y, xp.matrix(layer.W3), xp.matrix(layer.b3), transposed="W3" in tr),
+            (src,),
+            "Y W_3 + b_3",
+            "FFN up projection",
+        )
+        gate = t.add(
+            f"{p}.ffn_gate", ops.silu(xp, pre), (f"{p}.ffn_pre",), _ACT_TEX["silu"], "SiLU gate"
+        )
+        act = t.add(
+            f"{p}.ffn_act",
+            ops.hadamard(xp, gate, up),
+            (f"{p}.ffn_gate", f"{p}.ffn_up"),
+            r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)",
+            "FFN activation (SwiGLU)",
+        )
+    else:
+        act = t.add(
+            f"{p}.ffn_act",
+            ops.ACTIVATIONS[m.activation](xp, pre),
+            (f"{p}.ffn_pre",),
+            _ACT_TEX[m.activation],
+            "FFN activation",
+        )
+    return t.add(
+        f"{p}.ffn_out",
+        ops.linear(xp, act, xp.matrix(layer.W2), xp.matrix(layer.b2), transposed="W2" in tr),
+        (f"{p}.ffn_act",),
+        "F = a W_2 + b_2",
+        "FFN output",
+    )
 
 
 def _standalone(xp: Any, t: TraceBuilder, m: Model) -> None:
     for s in m.standalone:
         x = t.add(f"{s.name}.input", xp.matrix(s.input), (), "x", f"{s.name} input")
-        if s.op == "layernorm":
+        src = f"{s.name}.input"
+        if s.op in ("layernorm", "rmsnorm"):
             d = xp.shape(x)[1]
             one = sympy.ImmutableMatrix(1, d, [1] * d)
             zero = sympy.ImmutableMatrix(1, d, [0] * d)
-            _norm(xp, t, s.name, x, f"{s.name}.input", one, zero, m.eps)
-        elif s.op == "relu":
-            t.add(s.name, ops.relu(xp, x), (f"{s.name}.input",), r"\max(0, x)", "ReLU")
+            kind = dataclasses.replace(m, norm_kind=s.op)
+            eps = m.eps if s.eps is None else s.eps
+            _norm(xp, t, kind, s.name, x, src, one, zero, eps, s.variance)
+        elif s.op == "softmax":
+            t.add(s.name, ops.softmax(xp, x), (src,), r"\operatorname{softmax}(x)", "softmax")
         else:
-            t.add(
-                s.name,
-                ops.softmax(xp, x),
-                (f"{s.name}.input",),
-                r"\operatorname{softmax}(x)",
-                "softmax",
-            )
+            t.add(s.name, ops.ACTIVATIONS[s.op](xp, x), (src,), _ACT_TEX[s.op], s.op)

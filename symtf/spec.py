@@ -24,6 +24,7 @@ from symtf.numbers import (
     from_float,
     parse_exact,
     parse_printed,
+    toml_float,
 )
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
@@ -35,26 +36,60 @@ _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 
-ARCHITECTURES = ("decoder", "attention", "none")
-MASKS = ("causal", "none")
+ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
+#: Claim kinds checked by symtf.generate (``assert = "..."``).
+ASSERTIONS = ("tokens", "teacher-forcing")
+MASKS = ("causal", "none", "causal-after-softmax", "causal-after-softmax-unnormalized")
 NORMS = ("post", "pre")
-ACTIVATIONS = ("relu", "gelu")
-STANDALONE_OPS = ("layernorm", "relu", "softmax")
+NORM_KINDS = ("layernorm", "rmsnorm")
+VARIANCES = ("biased", "unbiased")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")
+POSITIONALS = ("given", "learned", "sinusoidal", "rope", "none")
+ROPE_PAIRS = ("adjacent", "halves")
+SOFTMAX_AXES = ("rows", "columns")
+HEAD_PROJECTIONS = ("W_Q", "W_K", "W_V")
+LAYER_PROJECTIONS = ("W_O", "W1", "W2", "W3")
+_BASE = sympy.Integer(10000)  # Vaswani et al.'s frequency base
+STANDALONE_OPS = ("layernorm", "rmsnorm", "relu", "softmax", "gelu", "gelu_tanh", "silu")
 REDUCTIONS = ("max", "min", "sum")
 
 
 @dataclass(frozen=True)
 class Head:
-    """One attention head's projections, each ``d_model × d_head``."""
+    """One attention head's projections, each ``d_model × d_head``, and its conventions.
+
+    Attributes:
+        W_Q, W_K, W_V: Projections, ``d_model × d_head``.
+        b_Q, b_K, b_V: Biases, ``1 × d_head``, or ``None`` (no bias).
+        scale: This head's score divisor, overriding the model's (``None``: the model's).
+        transpose_k: ``Q·Kᵀ`` (True, the definition) or ``Q·K`` (False; only
+            when ``d_head`` equals the number of keys).
+        softmax_axis: ``rows`` (each query's weights sum to 1) or ``columns``.
+        transposed: Projections applied as ``x·Wᵀ`` (the ``W·x`` habit); square only.
+    """
 
     W_Q: sympy.ImmutableMatrix
     W_K: sympy.ImmutableMatrix
     W_V: sympy.ImmutableMatrix
+    b_Q: sympy.ImmutableMatrix | None = None
+    b_K: sympy.ImmutableMatrix | None = None
+    b_V: sympy.ImmutableMatrix | None = None
+    scale: sympy.Expr | None = None
+    transpose_k: bool = True
+    softmax_axis: str = "rows"
+    transposed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Layer:
-    """One transformer block's weights."""
+    """One transformer block's weights.
+
+    ``W1``/``b1`` feed the activation (the gate, for SwiGLU), ``W3``/``b3`` are
+    SwiGLU's "up" projection, ``W2``/``b2`` project back to ``d_model``.
+    ``ln1``/``ln2`` are the first and second norm of the block, in execution
+    order; their ``eps``/``variance`` override the model's when not ``None``.
+    ``transposed`` names the layer projections applied as ``x·Wᵀ``.
+    """
 
     heads: tuple[Head, ...]
     W_O: sympy.ImmutableMatrix | None  # None: attention-only model whose heads are the output
@@ -66,15 +101,29 @@ class Layer:
     ln1_beta: sympy.ImmutableMatrix
     ln2_gamma: sympy.ImmutableMatrix
     ln2_beta: sympy.ImmutableMatrix
+    b_O: sympy.ImmutableMatrix | None = None
+    W3: sympy.ImmutableMatrix | None = None
+    b3: sympy.ImmutableMatrix | None = None
+    ln1_eps: sympy.Expr | None = None
+    ln2_eps: sympy.Expr | None = None
+    ln1_variance: str | None = None
+    ln2_variance: str | None = None
+    transposed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Standalone:
-    """A worked operation on a given row, outside the model (``op(input)``)."""
+    """A worked operation on a given row, outside the model (``op(input)``).
+
+    ``eps`` (``None``: the model's) and ``variance`` apply to ``layernorm`` and
+    ``rmsnorm`` only.
+    """
 
     name: str
     op: str
     input: sympy.ImmutableMatrix
+    eps: sympy.Expr | None = None
+    variance: str = "biased"
 
 
 @dataclass(frozen=True)
@@ -88,17 +137,30 @@ class Model:
         d_model: Width of the residual stream.
         n_heads: Heads per layer.
         d_head: Width of each head (``d_model / n_heads`` unless given).
-        mask: ``causal`` or ``none``.
-        norm: ``post`` (LayerNorm after each residual add) or ``pre``.
-        eps: LayerNorm ε, exact.
-        activation: FFN activation.
-        scale: Attention divisor (``√d_head`` unless given).
+        mask: ``causal`` (−∞ above the diagonal before the softmax), ``none``,
+            ``causal-after-softmax`` (softmax of every score, then the future
+            zeroed and each row renormalised) or
+            ``causal-after-softmax-unnormalized`` (zeroed, not renormalised).
+        norm: ``post`` (norm after each residual add) or ``pre`` (before each sublayer).
+        eps: Norm ε, exact (``0`` unless given).
+        activation: ``relu``, ``gelu`` (exact, erf), ``gelu_tanh`` or ``swiglu``.
+        scale: Attention divisor (``√d_head`` unless given; any exact value or a symbol).
         vocab: Token strings, in id order.
         embed: ``|vocab| × d_model`` table (``None`` for ``architecture = "attention"``).
-        pos: ``max_seq × d_model`` positional rows, or ``None``.
-        unembed: ``d_model × |vocab|`` projection to logits, or ``None``.
+        pos: ``max_seq × d_model`` positional rows (``given``/``learned``), or ``None``.
+        unembed: ``d_model × |vocab|`` projection to logits (``embedᵀ`` when tied), or ``None``.
         layers: Blocks in order.
         standalone: Worked operations outside the model.
+        positional: ``given``/``learned`` (the ``pos`` table), ``sinusoidal``,
+            ``rope`` (Q and K rotated per pair) or ``none``.
+        pos_base: Base of the sinusoidal and rotary frequencies (10000).
+        rope_pairs: ``adjacent`` (features 2i, 2i+1) or ``halves`` (i, i + d/2).
+        norm_kind: ``layernorm`` or ``rmsnorm``.
+        variance: ``biased`` (÷ d) or ``unbiased`` (÷ d − 1) LayerNorm variance.
+        final_norm: Whether a last norm (``ln_f``) follows the last block.
+        lnf_gamma, lnf_beta: That norm's ``1 × d_model`` weights.
+        lnf_eps, lnf_variance: That norm's own ε and variance (``None``: the model's).
+        tied: Whether ``unembed`` is the transposed embedding table.
     """
 
     architecture: str = "decoder"
@@ -116,6 +178,17 @@ class Model:
     unembed: sympy.ImmutableMatrix | None = None
     layers: tuple[Layer, ...] = ()
     standalone: tuple[Standalone, ...] = ()
+    positional: str = "given"
+    pos_base: sympy.Expr = _BASE
+    rope_pairs: str = "adjacent"
+    norm_kind: str = "layernorm"
+    variance: str = "biased"
+    final_norm: bool = False
+    lnf_gamma: sympy.ImmutableMatrix | None = None
+    lnf_beta: sympy.ImmutableMatrix | None = None
+    tied: bool = False
+    lnf_eps: sympy.Expr | None = None
+    lnf_variance: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +224,7 @@ class Claim:
     expression: str | None = None
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
+    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
 
 
 @dataclass(frozen=True)
@@ -216,6 +290,20 @@ class _Reader:
         if not lo <= v <= hi:
             raise SpecError(f"{self.key(k)}: expected an integer from {lo} to {hi}, found {v}")
         return v
+
+    def boolean(self, k: str, default: bool) -> bool:
+        v = self.get(k, default)
+        if not isinstance(v, bool):
+            raise SpecError(f"{self.key(k)}: expected true or false, found {_kind(v)}")
+        return v
+
+    def names(self, k: str, options: tuple[str, ...]) -> tuple[str, ...]:
+        v = self.get(k, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) and x in options for x in v):
+            raise SpecError(
+                f"{self.key(k)}: expected an array of names from {', '.join(options)}, found {_kind(v)}"
+            )
+        return tuple(dict.fromkeys(v))
 
     def done(self) -> None:
         unknown = sorted(set(self.table) - self.used)
@@ -423,11 +511,20 @@ def loads(text: str, name: str = "<string>") -> Derivation:
             f"{name}: expected a derivation (title, [model], [[claims]]), found an empty file"
         )
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = tomllib.loads(text, parse_float=toml_float)
+    except ValueError as e:  # TOMLDecodeError, or an integer of more than 4300 digits
         raise SpecError(f"{name}: not valid TOML ({e})") from None
     except RecursionError:
         raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
+    try:
+        return _derivation(data, name)
+    except SpecError as e:  # every message names the file
+        if str(e).startswith(f"{name}: "):
+            raise
+        raise SpecError(f"{name}: {e}") from None
+
+
+def _derivation(data: dict[str, Any], name: str) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
     title = top.string("title")
@@ -435,8 +532,14 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         raise SpecError(f"{name}: title: required key is missing")
     source = top.string("source", "") or ""
     top.get("symtf")
-    model = _model(_Reader(top.require("model"), "model"), name)
-    tokens = _tokens(top.get("input"), model, name)
+    model_raw = top.require("model")
+    if isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
+        from symtf.seq2seq import parse as parse_seq2seq
+
+        model, tokens = parse_seq2seq(top, name)
+    else:
+        model = _model(_Reader(model_raw, "model"), name)
+        tokens = _tokens(top.get("input"), model, name)
     claims_raw = top.get("claims", [])
     if not isinstance(claims_raw, list) or not all(isinstance(c, dict) for c in claims_raw):
         raise SpecError(
@@ -478,10 +581,16 @@ def _model(r: _Reader, name: str) -> Model:
     d_head = r.integer("d_head", d_model // n_heads, lo=1)
     mask = r.choice("mask", MASKS, "causal")
     norm = r.choice("norm", NORMS, "post")
+    norm_kind = r.choice("norm_kind", NORM_KINDS, "layernorm")
+    variance = r.choice("variance", VARIANCES, "biased")
     activation = r.choice("activation", ACTIVATIONS, "relu")
     eps = _cell(r.get("eps", 0), f"{w}.eps", symbols=True)
+    _nonnegative(eps, f"{w}.eps")
+    d_ff = r.integer("d_ff", lo=1)
     scale_raw = r.get("scale")
     scale = None if scale_raw is None else _cell(scale_raw, f"{w}.scale", symbols=True)
+    if scale is not None and scale == 0:
+        raise SpecError(f"{w}.scale: expected a non-zero divisor, found 0")
     vocab = r.get("vocab", [])
     if not isinstance(vocab, list) or not all(isinstance(t, str) and t for t in vocab):
         raise SpecError(f"{w}.vocab: expected an array of non-empty strings, found {_kind(vocab)}")
@@ -507,6 +616,43 @@ def _model(r: _Reader, name: str) -> Model:
             )
     pos_raw = r.get("pos")
     pos = None if pos_raw is None else matrix(pos_raw, f"{w}.pos", shape=(None, d_model))
+    positional = r.choice("positional", POSITIONALS, "none" if pos is None else "given")
+    if positional in ("given", "learned") and pos is None:
+        raise SpecError(f"{w}.pos: required for positional = {positional!r} (the table of rows)")
+    if positional not in ("given", "learned") and pos is not None:
+        raise SpecError(
+            f"{w}.pos: expected no table with positional = {positional!r} (the rows are computed)"
+        )
+    pos_base = _cell(r.get("pos_base", 10000), f"{w}.pos_base", symbols=True)
+    if pos_base.is_Rational and pos_base <= 0:
+        raise SpecError(f"{w}.pos_base: expected a positive number, found {pos_base}")
+    rope_pairs = r.choice("rope_pairs", ROPE_PAIRS, "adjacent")
+    if positional == "rope" and d_head % 2:
+        raise SpecError(f"{w}.d_head: rotary positions need an even d_head, found {d_head}")
+    tied = r.boolean("tie_embeddings", False)
+    if tied:
+        if arch != "decoder":
+            raise SpecError(f"{w}.tie_embeddings: only a decoder has an unembedding to tie")
+        if unembed is not None:
+            raise SpecError(
+                f"{w}.unembed: expected no unembed with tie_embeddings = true (it is embed transposed)"
+            )
+        unembed = sympy.ImmutableMatrix(embed.T)
+    final_norm = r.boolean("final_norm", False)
+    lnf_gamma = _vector(r.get("lnf_gamma"), f"{w}.lnf_gamma", d_model, 1)
+    lnf_beta = _vector(r.get("lnf_beta"), f"{w}.lnf_beta", d_model, 0)
+    lnf_eps_raw = r.get("lnf_eps")
+    lnf_eps = None if lnf_eps_raw is None else _cell(lnf_eps_raw, f"{w}.lnf_eps", symbols=True)
+    if lnf_eps is not None:
+        _nonnegative(lnf_eps, f"{w}.lnf_eps")
+    lnf_variance = (
+        None
+        if r.table.get("lnf_variance") is None
+        else r.choice("lnf_variance", VARIANCES, "biased")
+    )
+    for k in ("lnf_gamma", "lnf_beta", "lnf_eps", "lnf_variance"):
+        if not final_norm and r.table.get(k) is not None:
+            raise SpecError(f"{w}.{k}: given, but final_norm is false")
     layers_raw = r.get("layers", [])
     if not isinstance(layers_raw, list) or not all(isinstance(x, dict) for x in layers_raw):
         raise SpecError(
@@ -520,7 +666,14 @@ def _model(r: _Reader, name: str) -> Model:
         )
     layers = tuple(
         _layer(
-            _Reader(x, f"model.layers[{i}]"), name, d_model, n_heads, d_head, full=arch == "decoder"
+            _Reader(x, f"model.layers[{i}]"),
+            name,
+            d_model,
+            n_heads,
+            d_head,
+            full=arch == "decoder",
+            activation=activation,
+            d_ff=d_ff,
         )
         for i, x in enumerate(layers_raw)
     )
@@ -541,10 +694,43 @@ def _model(r: _Reader, name: str) -> Model:
         unembed,
         layers,
         standalone,
+        positional=positional,
+        pos_base=pos_base,
+        rope_pairs=rope_pairs,
+        norm_kind=norm_kind,
+        variance=variance,
+        final_norm=final_norm,
+        lnf_gamma=lnf_gamma if final_norm else None,
+        lnf_beta=lnf_beta if final_norm else None,
+        tied=tied,
+        lnf_eps=lnf_eps,
+        lnf_variance=lnf_variance,
     )
 
 
-def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Layer:
+def _nonnegative(x: sympy.Expr, where: str) -> None:
+    if x.is_Rational and x < 0:
+        raise SpecError(f"{where}: expected a number >= 0, found {x}")
+
+
+def _square(m: sympy.ImmutableMatrix | None, name: str, where: str) -> None:
+    if m is not None and m.rows != m.cols:
+        raise SpecError(
+            f"{where}.transposed: {name} is {m.rows}x{m.cols}; only a square matrix can be applied as x·Wᵀ"
+        )
+
+
+def _layer(
+    r: _Reader,
+    name: str,
+    d: int,
+    h: int,
+    dh: int,
+    *,
+    full: bool,
+    activation: str = "relu",
+    d_ff: int | None = None,
+) -> Layer:
     w = f"{name}: {r.where}"
     heads_raw = r.require("heads")
     if not isinstance(heads_raw, list) or not all(isinstance(x, dict) for x in heads_raw):
@@ -555,9 +741,33 @@ def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Lay
     for k, hr in enumerate(heads_raw):
         hrd = _Reader(hr, f"{r.where}.heads[{k}]")
         hw = f"{name}: {hrd.where}"
+        W_Q, W_K, W_V = (
+            matrix(hrd.require(m), f"{hw}.{m}", shape=(d, dh)) for m in HEAD_PROJECTIONS
+        )
+        b_Q, b_K, b_V = (
+            None if hrd.get(b) is None else _vector(hrd.get(b), f"{hw}.{b}", dh, 0)
+            for b in ("b_Q", "b_K", "b_V")
+        )
+        scale_raw = hrd.get("scale")
+        head_scale = None if scale_raw is None else _cell(scale_raw, f"{hw}.scale", symbols=True)
+        if head_scale is not None and head_scale == 0:
+            raise SpecError(f"{hw}.scale: expected a non-zero divisor, found 0")
+        transposed = hrd.names("transposed", HEAD_PROJECTIONS)
+        for nm, m in zip(HEAD_PROJECTIONS, (W_Q, W_K, W_V), strict=True):
+            if nm in transposed:
+                _square(m, nm, hw)
         heads.append(
             Head(
-                *(matrix(hrd.require(m), f"{hw}.{m}", shape=(d, dh)) for m in ("W_Q", "W_K", "W_V"))
+                W_Q,
+                W_K,
+                W_V,
+                b_Q,
+                b_K,
+                b_V,
+                head_scale,
+                hrd.boolean("transpose_k", True),
+                hrd.choice("softmax_axis", SOFTMAX_AXES, "rows"),
+                transposed,
             )
         )
         _done(hrd, name)
@@ -567,12 +777,20 @@ def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Lay
             f"{w}.W_O: required when n_heads * d_head ({h * dh}) differs from d_model ({d})"
         )
     W_O = None if W_O_raw is None else matrix(W_O_raw, f"{w}.W_O", shape=(h * dh, d))
+    b_O_raw = r.get("b_O")
+    b_O = None if b_O_raw is None else _vector(b_O_raw, f"{w}.b_O", d, 0)
+    W3 = b3 = None
     if full:
-        W1 = matrix(r.get("W1", "identity"), f"{w}.W1", shape=(d, None))
+        W1 = matrix(r.get("W1", "identity"), f"{w}.W1", shape=(d, d_ff))
         hidden = W1.cols
         b1 = _vector(r.get("b1"), f"{w}.b1", hidden, 0)
         W2 = matrix(r.get("W2", "identity"), f"{w}.W2", shape=(hidden, d))
         b2 = _vector(r.get("b2"), f"{w}.b2", d, 0)
+        if activation == "swiglu":
+            W3 = matrix(r.get("W3", "identity"), f"{w}.W3", shape=(d, hidden))
+            b3 = _vector(r.get("b3"), f"{w}.b3", hidden, 0)
+        elif r.table.get("W3") is not None or r.table.get("b3") is not None:
+            raise SpecError(f"{w}.W3: only a swiglu FFN has a third matrix (model.activation)")
     else:
         W1 = W2 = sympy.ImmutableMatrix(sympy.eye(d))
         b1 = b2 = sympy.ImmutableMatrix(1, d, [0] * d)
@@ -580,8 +798,39 @@ def _layer(r: _Reader, name: str, d: int, h: int, dh: int, *, full: bool) -> Lay
         _vector(r.get(k), f"{w}.{k}", d, 1 if k.endswith("gamma") else 0)
         for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta")
     ]
+    ln_eps = []
+    for k in ("ln1_eps", "ln2_eps"):
+        raw = r.get(k)
+        e = None if raw is None else _cell(raw, f"{w}.{k}", symbols=True)
+        if e is not None:
+            _nonnegative(e, f"{w}.{k}")
+        ln_eps.append(e)
+    ln_var = [
+        None if r.table.get(k) is None else r.choice(k, VARIANCES, "biased")
+        for k in ("ln1_variance", "ln2_variance")
+    ]
+    transposed = r.names("transposed", LAYER_PROJECTIONS)
+    for nm, m in (("W_O", W_O), ("W1", W1), ("W2", W2), ("W3", W3)):
+        if nm in transposed:
+            _square(m, nm, w)
     _done(r, name)
-    return Layer(tuple(heads), W_O, W1, b1, W2, b2, *ln)
+    return Layer(
+        tuple(heads),
+        W_O,
+        W1,
+        b1,
+        W2,
+        b2,
+        *ln,
+        b_O=b_O,
+        W3=W3,
+        b3=b3,
+        ln1_eps=ln_eps[0],
+        ln2_eps=ln_eps[1],
+        ln1_variance=ln_var[0],
+        ln2_variance=ln_var[1],
+        transposed=transposed,
+    )
 
 
 def _standalone(raw: Any, name: str) -> tuple[Standalone, ...]:
@@ -603,8 +852,13 @@ def _standalone(raw: Any, name: str) -> tuple[Standalone, ...]:
         names.add(nm)
         op = r.choice("op", STANDALONE_OPS, "layernorm")
         inp = matrix(r.require("input"), f"{name}: {r.key('input')}", shape=(None, None))
+        eps_raw = r.get("eps")
+        eps = None if eps_raw is None else _cell(eps_raw, f"{name}: {r.key('eps')}", symbols=True)
+        if eps is not None:
+            _nonnegative(eps, f"{name}: {r.key('eps')}")
+        variance = r.choice("variance", VARIANCES, "biased")
         _done(r, name)
-        out.append(Standalone(nm, op, inp))
+        out.append(Standalone(nm, op, inp, eps, variance))
     return tuple(out)
 
 
@@ -665,7 +919,12 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         )
     step = r.string("step", max_len=200)
     expression = r.string("expression", max_len=2000)
-    if (step is None) == (expression is None):
+    assertion = r.string("assert", max_len=40)
+    if assertion is not None and (assertion not in ASSERTIONS or expression is not None):
+        raise SpecError(
+            f"{where}.assert: expected one of {', '.join(ASSERTIONS)} (without expression), found {assertion!r}"
+        )
+    if assertion is None and (step is None) == (expression is None):
         raise SpecError(f"{where}: expected exactly one of step or expression")
     if step is not None and not _STEP.match(step):
         raise SpecError(f"{where}.step: expected a step name like l0.h0.pattern, found {step!r}")
@@ -673,7 +932,7 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
     rank = r.integer("rank", lo=1, hi=10_000)
     word = None
     printed: tuple[tuple[Printed, ...], ...] = ()
-    if step == "next_token" or rank is not None:
+    if step == "next_token" or rank is not None or assertion is not None:
         if not isinstance(printed_raw, str) or not printed_raw.strip():
             raise SpecError(
                 f"{where}.printed: expected a vocabulary word, found {_kind(printed_raw)}"
@@ -744,4 +1003,5 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         expression,
         dict(stands_raw),
         note,
+        assertion,
     )

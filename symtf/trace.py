@@ -7,7 +7,7 @@ checking, LaTeX and teaching all read the same record.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +70,15 @@ class Trace(Mapping[str, Step]):
 class TraceBuilder:
     """Collects steps while a pipeline runs, then freezes them into a :class:`Trace`."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any, override: Callable[[str, Any], Any] | None = None) -> None:
+        """Args:
+        backend: The number system the values live in.
+        override: ``override(name, value)`` may return a replacement value for a step
+            (e.g. the article's printed numbers, to replay its own chain); downstream
+            steps are then computed from the replacement.
+        """
         self.backend = backend
+        self.override = override
         self._steps: list[Step] = []
         self._names: set[str] = set()
 
@@ -87,6 +94,8 @@ class TraceBuilder:
         if name in self._names:
             raise ValueError(f"step {name!r} recorded twice")
         self._names.add(name)
+        if self.override is not None:
+            value = self.override(name, value)
         compact = getattr(self.backend, "compact", None)
         if compact is not None:
             value = compact(name, value)

@@ -1,0 +1,500 @@
+"""Named alternative conventions an article may have followed, as switches on a model.
+
+Articles that get a number "wrong" often computed it correctly under another
+convention: no ``√d_k``, the unbiased variance, a different ε, ``W·x`` instead
+of ``x·W``. Each :class:`Switch` names one such convention, says where in a
+model it can apply (:meth:`Switch.scopes`) and returns a new derivation with it
+applied there (:meth:`Switch.apply`). A switch only sets documented fields of
+the model (a head's ``scale``, a norm's ``eps``, the model's ``mask``, …); the
+pipeline has no special cases for it, and the claims are never touched.
+
+Scopes are step prefixes: ``"l0.h1"`` (a head), ``"l0.ln2"`` (a norm, also
+``"ln_f"`` and stand-alone norms by name), ``"l0.h0.W_Q"``/``"l0.W1"`` (a
+projection), or ``""`` (the whole model).
+
+Example:
+    >>> from symtf.spec import load
+    >>> d = load("derivations/i_love_ai.toml")
+    >>> s = switch("no-sqrt-dk")
+    >>> s.scopes(d)
+    ['l0.h0', 'l0.h1', 'l0.h2']
+    >>> d2 = s.apply(d, "l0.h0")   # head 0 now divides its scores by 1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import sympy
+
+from symtf.errors import SymtfError
+from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
+
+
+class ConventionError(SymtfError, ValueError):
+    """A switch that does not exist, or a scope where it does not apply."""
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One named alternative convention.
+
+    Attributes:
+        name: Short name, e.g. ``no-sqrt-dk``.
+        doc: One line for people.
+        level: ``head``, ``norm``, ``projection`` or ``model`` (what a scope names).
+    """
+
+    name: str
+    doc: str
+    level: str
+    _scopes: Callable[[Derivation], list[str]] = field(repr=False, compare=False)
+    _apply: Callable[[Derivation, str], Derivation] = field(repr=False, compare=False)
+
+    def scopes(self, d: Derivation) -> list[str]:
+        """Where this switch can apply and would change something (``[]`` if nowhere)."""
+        return self._scopes(d)
+
+    def apply(self, d: Derivation, scope: str) -> Derivation:
+        """A new derivation with the switch applied at ``scope``; claims untouched.
+
+        Raises:
+            ConventionError: When the switch does not apply at ``scope``.
+        """
+        where = self.scopes(d)
+        if scope not in where:
+            raise ConventionError(
+                f"{d.path}: {self.name} does not apply at {scope!r} "
+                f"(it applies at: {', '.join(repr(s) for s in where) or 'nowhere in this model'})"
+            )
+        return self._apply(d, scope)
+
+
+# ----------------------------------------------------------------------------- model access
+
+
+def _with_model(d: Derivation, **changes: object) -> Derivation:
+    return dataclasses.replace(d, model=dataclasses.replace(d.model, **changes))
+
+
+def _with_layer(d: Derivation, li: int, **changes: object) -> Derivation:
+    layers = list(d.model.layers)
+    layers[li] = dataclasses.replace(layers[li], **changes)
+    return _with_model(d, layers=tuple(layers))
+
+
+def _with_head(d: Derivation, li: int, hi: int, **changes: object) -> Derivation:
+    heads = list(d.model.layers[li].heads)
+    heads[hi] = dataclasses.replace(heads[hi], **changes)
+    return _with_layer(d, li, heads=tuple(heads))
+
+
+def _has_blocks(m: Model) -> bool:
+    return m.architecture in ("decoder", "attention") and bool(m.layers)
+
+
+def _heads(d: Derivation) -> Iterator[tuple[str, int, int, Head]]:
+    m = d.model
+    if not _has_blocks(m):
+        return
+    for li, layer in enumerate(m.layers):
+        for hi, head in enumerate(layer.heads):
+            yield f"l{li}.h{hi}", li, hi, head
+
+
+def _parse_head(scope: str) -> tuple[int, int]:
+    layer, head = scope.split(".")[:2]
+    return int(layer[1:]), int(head[1:])
+
+
+def _divisor(m: Model, head: Head) -> sympy.Expr:
+    if head.scale is not None:
+        return head.scale
+    if m.scale is not None:
+        return m.scale
+    return sympy.sqrt(m.d_head)
+
+
+def _n_keys(d: Derivation) -> int:
+    m = d.model
+    if m.architecture == "attention" and m.embed is not None:
+        return m.embed.rows
+    return len(d.tokens)
+
+
+# Norms: scope -> (eps, variance, kind) and a setter.
+
+
+@dataclass(frozen=True)
+class _Norm:
+    scope: str
+    eps: sympy.Expr
+    variance: str
+    kind: str
+    width: int
+    set: Callable[..., Derivation]
+
+
+def _norms(d: Derivation) -> list[_Norm]:
+    m = d.model
+    out: list[_Norm] = []
+    if m.architecture == "decoder":
+        for li, layer in enumerate(m.layers):
+            for k in (1, 2):
+                eps = getattr(layer, f"ln{k}_eps")
+                var = getattr(layer, f"ln{k}_variance")
+
+                def setter(
+                    dd: Derivation,
+                    *,
+                    eps: object = None,
+                    variance: object = None,
+                    li: int = li,
+                    k: int = k,
+                ) -> Derivation:
+                    ch: dict[str, object] = {}
+                    if eps is not None:
+                        ch[f"ln{k}_eps"] = eps
+                    if variance is not None:
+                        ch[f"ln{k}_variance"] = variance
+                    return _with_layer(dd, li, **ch)
+
+                out.append(
+                    _Norm(
+                        f"l{li}.ln{k}",
+                        m.eps if eps is None else eps,
+                        m.variance if var is None else var,
+                        m.norm_kind,
+                        m.d_model,
+                        setter,
+                    )
+                )
+        if m.final_norm:
+
+            def set_f(dd: Derivation, *, eps: object = None, variance: object = None) -> Derivation:
+                ch: dict[str, object] = {}
+                if eps is not None:
+                    ch["lnf_eps"] = eps
+                if variance is not None:
+                    ch["lnf_variance"] = variance
+                return _with_model(dd, **ch)
+
+            out.append(
+                _Norm(
+                    "ln_f",
+                    m.eps if m.lnf_eps is None else m.lnf_eps,
+                    m.variance if m.lnf_variance is None else m.lnf_variance,
+                    m.norm_kind,
+                    m.d_model,
+                    set_f,
+                )
+            )
+    for si, s in enumerate(m.standalone):
+        if s.op not in ("layernorm", "rmsnorm"):
+            continue
+
+        def set_s(
+            dd: Derivation, *, eps: object = None, variance: object = None, si: int = si
+        ) -> Derivation:
+            items = list(dd.model.standalone)
+            ch: dict[str, object] = {}
+            if eps is not None:
+                ch["eps"] = eps
+            if variance is not None:
+                ch["variance"] = variance
+            items[si] = dataclasses.replace(items[si], **ch)
+            return _with_model(dd, standalone=tuple(items))
+
+        out.append(
+            _Norm(s.name, m.eps if s.eps is None else s.eps, s.variance, s.op, s.input.cols, set_s)
+        )
+    return out
+
+
+def _norm_at(d: Derivation, scope: str) -> _Norm:
+    for n in _norms(d):
+        if n.scope == scope:
+            return n
+    raise ConventionError(f"{d.path}: no norm {scope!r}")
+
+
+# Projections: scope -> matrix and a setter.
+
+
+def _projections(
+    d: Derivation,
+) -> list[tuple[str, sympy.ImmutableMatrix, Callable[..., Derivation]]]:
+    m = d.model
+    out: list[tuple[str, sympy.ImmutableMatrix, Callable[..., Derivation]]] = []
+    for scope, li, hi, head in _heads(d):
+        for nm in HEAD_PROJECTIONS:
+            if nm in head.transposed:
+                continue
+
+            def set_h(dd: Derivation, li: int = li, hi: int = hi, nm: str = nm) -> Derivation:
+                h = dd.model.layers[li].heads[hi]
+                return _with_head(dd, li, hi, transposed=(*h.transposed, nm))
+
+            out.append((f"{scope}.{nm}", getattr(head, nm), set_h))
+    if m.architecture in ("decoder", "attention"):
+        for li, layer in enumerate(m.layers):
+            names = ("W_O", "W1", "W2", "W3") if m.architecture == "decoder" else ("W_O",)
+            for nm in names:
+                w = getattr(layer, nm)
+                if w is None or nm in layer.transposed:
+                    continue
+
+                def set_l(dd: Derivation, li: int = li, nm: str = nm) -> Derivation:
+                    lay = dd.model.layers[li]
+                    return _with_layer(dd, li, transposed=(*lay.transposed, nm))
+
+                out.append((f"l{li}.{nm}", w, set_l))
+    return out
+
+
+def _transposable(w: sympy.ImmutableMatrix) -> bool:
+    # Square, and not symmetric (an identity or symmetric matrix reads the same both ways).
+    return w.rows == w.cols and w != w.T
+
+
+# ----------------------------------------------------------------------------- switch builders
+
+
+def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr]) -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        m = d.model
+        return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        li, hi = _parse_head(scope)
+        head = d.model.layers[li].heads[hi]
+        return _with_head(d, li, hi, scale=divisor(d.model, head))
+
+    return Switch(name, doc, "head", scopes, apply)
+
+
+def _head_field(name: str, doc: str, fld: str, value: object, extra: Callable[..., bool]) -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        return [s for s, _, _, h in _heads(d) if getattr(h, fld) != value and extra(d, h)]
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        li, hi = _parse_head(scope)
+        return _with_head(d, li, hi, **{fld: value})
+
+    return Switch(name, doc, "head", scopes, apply)
+
+
+def _norm_eps(value: str) -> Switch:
+    eps = sympy.Rational(value)
+
+    def scopes(d: Derivation) -> list[str]:
+        return [n.scope for n in _norms(d) if n.eps != eps]
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        return _norm_at(d, scope).set(d, eps=eps)
+
+    return Switch(
+        f"eps-{value}",
+        f"the norm adds ε = {value} to the variance (per norm)",
+        "norm",
+        scopes,
+        apply,
+    )
+
+
+def _unbiased() -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        return [
+            n.scope
+            for n in _norms(d)
+            if n.kind == "layernorm" and n.variance == "biased" and n.width > 1
+        ]
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        return _norm_at(d, scope).set(d, variance="unbiased")
+
+    return Switch(
+        "unbiased-variance",
+        "LayerNorm divides the squared deviations by d − 1, not d (per norm)",
+        "norm",
+        scopes,
+        apply,
+    )
+
+
+def _model_field(
+    name: str, doc: str, fld: str, value: object, when: Callable[[Model], bool]
+) -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        m = d.model
+        return [""] if _has_blocks(m) and getattr(m, fld) != value and when(m) else []
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        del scope
+        return _with_model(d, **{fld: value})
+
+    return Switch(name, doc, "model", scopes, apply)
+
+
+def _weights_left() -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        out = []
+        projections = [(s, w) for s, w, _ in _projections(d) if _transposable(w)]
+        heads_seen: list[str] = []
+        for s, _ in projections:
+            parts = s.split(".")
+            if len(parts) == 3 and parts[0] + "." + parts[1] not in heads_seen:
+                heads_seen.append(parts[0] + "." + parts[1])
+        for h in heads_seen:
+            out.append(h)
+        out.extend(s for s, _ in projections)
+        return out
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        targets = [
+            (s, set_)
+            for s, w, set_ in _projections(d)
+            if _transposable(w) and (s == scope or s.startswith(scope + ".W_"))
+        ]
+        for _, set_ in targets:
+            d = set_(d)
+        return d
+
+    return Switch(
+        "weights-left",
+        "a projection computed as W·x, i.e. x·Wᵀ (per head or per projection; square, non-symmetric W only)",
+        "projection",
+        scopes,
+        apply,
+    )
+
+
+def _always(*_: object) -> bool:
+    return True
+
+
+def _k_shape_allows(d: Derivation, h: Head) -> bool:
+    return d.model.d_head == _n_keys(d)
+
+
+SWITCHES: tuple[Switch, ...] = (
+    _head_scale(
+        "no-sqrt-dk", "scores are not divided by √d_k (per head)", lambda m, h: sympy.Integer(1)
+    ),
+    _head_scale(
+        "sqrt-dmodel",
+        "scores are divided by √d_model instead of √d_k (per head)",
+        lambda m, h: sympy.sqrt(m.d_model),
+    ),
+    _head_scale(
+        "divide-by-dk",
+        "scores are divided by d_k instead of √d_k (per head)",
+        lambda m, h: sympy.Integer(m.d_head),
+    ),
+    _unbiased(),
+    _norm_eps("1e-5"),
+    _norm_eps("1e-6"),
+    _norm_eps("1e-12"),
+    _model_field(
+        "pre-norm",
+        "each norm comes before its sublayer (x + f(norm(x))), GPT-2 style (model)",
+        "norm",
+        "pre",
+        lambda m: m.architecture == "decoder",
+    ),
+    _model_field(
+        "post-norm",
+        "each norm comes after its residual add (norm(x + f(x))), as in Vaswani et al. (model)",
+        "norm",
+        "post",
+        lambda m: m.architecture == "decoder",
+    ),
+    _model_field(
+        "gelu-tanh",
+        "GELU computed with the tanh approximation (model, when the FFN uses GELU)",
+        "activation",
+        "gelu_tanh",
+        lambda m: m.architecture == "decoder" and m.activation == "gelu",
+    ),
+    _model_field(
+        "gelu-erf",
+        "GELU computed exactly with erf (model, when the FFN uses GELU)",
+        "activation",
+        "gelu",
+        lambda m: m.architecture == "decoder" and m.activation == "gelu_tanh",
+    ),
+    _head_field(
+        "k-not-transposed",
+        "scores computed as Q·K instead of Q·Kᵀ (per head; only when d_k equals the number of keys)",
+        "transpose_k",
+        False,
+        _k_shape_allows,
+    ),
+    _weights_left(),
+    _model_field(
+        "mask-missing",
+        "no causal mask: every token attends to every token (model)",
+        "mask",
+        "none",
+        _always,
+    ),
+    _model_field(
+        "mask-after-softmax",
+        "softmax without the mask, then the future zeroed and each row renormalised (model)",
+        "mask",
+        "causal-after-softmax",
+        lambda m: m.mask == "causal",
+    ),
+    _model_field(
+        "mask-after-softmax-unnormalized",
+        "softmax without the mask, then the future zeroed and rows left unnormalised (model)",
+        "mask",
+        "causal-after-softmax-unnormalized",
+        lambda m: m.mask == "causal",
+    ),
+    _head_field(
+        "softmax-columns",
+        "softmax taken down each column instead of along each row (per head)",
+        "softmax_axis",
+        "columns",
+        _always,
+    ),
+    _model_field(
+        "rope-halves",
+        "rotary pairs are features (i, i + d/2), as in GPT-NeoX/LLaMA code (model, with RoPE, d_head > 2)",
+        "rope_pairs",
+        "halves",
+        lambda m: m.positional == "rope" and m.d_head > 2,
+    ),
+    _model_field(
+        "rope-adjacent",
+        "rotary pairs are features (2i, 2i + 1), as in the RoFormer paper (model, with RoPE, d_head > 2)",
+        "rope_pairs",
+        "adjacent",
+        lambda m: m.positional == "rope" and m.d_head > 2,
+    ),
+)
+
+_BY_NAME = {s.name: s for s in SWITCHES}
+
+
+def switch(name: str) -> Switch:
+    """The switch called ``name``.
+
+    Raises:
+        ConventionError: For an unknown name (with the closest known names).
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_BY_NAME), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ConventionError(
+            f"unknown convention {name!r}{hint} (known: {', '.join(_BY_NAME)})"
+        ) from None
+
+
+__all__ = ["SWITCHES", "ConventionError", "Switch", "switch"]
