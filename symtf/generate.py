@@ -1,0 +1,631 @@
+"""Decoding strategies on exact probabilities: greedy, beam search and sampling filters.
+
+Every decision (an argmax, a beam cut, a top-k or top-p boundary) is a
+certified sign of an exact difference (``xp.sign``). An exact tie is reported,
+never silently broken: a tied greedy pick or beam cut ends decoding with the
+tie recorded; a tie at a top-k or top-p boundary keeps every tied token (as
+Hugging Face's top-k does) and says so in the step's title.
+
+File format::
+
+    [generate]
+    strategy = "greedy"            # "greedy" | "beam" | "sample"
+    max_len = 6                    # decoding steps at most (default: len(input.target) or 10)
+    beam_width = 2                 # beam: hypotheses kept
+    length_penalty = "0.6"         # beam: alpha (0 = plain log-probability)
+    length_penalty_style = "gnmt"  # beam: "gnmt" ((5+L)/6)^alpha | "power" L^alpha
+    temperature = "0.5"            # sample: logits / T
+    top_k = 2                      # sample: keep the k most likely tokens
+    top_p = "0.9"                  # sample: keep the smallest head of mass >= p
+
+Sampling is not deterministic, so for ``sample`` symtf records the exact,
+filtered and renormalised distribution that would be sampled from, and
+continues along ``input.target`` (or, without a target, along the most likely
+token of that distribution).
+
+Step names, for decoding step ``i`` (counting from 0):
+
+- greedy / sample: ``gen.i.dec.…`` (the decoder on one new token, KV cache as
+  keys), ``gen.i.logits``, ``gen.i.probs``, then for sample ``gen.i.temp.logits``,
+  ``gen.i.temp.probs``, ``gen.i.topk.probs``, ``gen.i.topp.probs``; and
+  ``gen.i.token`` (token ids; more than one means an exact tie).
+- beam: for each live hypothesis ``k`` (best first) ``gen.i.bk.tokens``,
+  ``gen.i.bk.dec.…``, ``gen.i.bk.logits``, ``gen.i.bk.probs``,
+  ``gen.i.bk.seqprob`` (prefix probability times each next-token probability);
+  ``gen.i.tie`` when a tie straddles the cut. Finished hypotheses:
+  ``gen.hypj.tokens``, ``gen.hypj.prob``, ``gen.hypj.logprob``, ``gen.hypj.score``
+  (log-probability / length penalty).
+- ``gen.output``: the decoded tokens (without the start token).
+
+Claims about decoding use ``assert``::
+
+    [[claims]]
+    label = "translation"
+    assert = "tokens"              # printed words equal the token ids of `step`
+    step = "gen.output"            # default; also gen.2.token, gen.hyp0.tokens, ...
+    printed = "Los pájaros construyen nidos </s>"
+
+    [[claims]]
+    label = "teacher forcing"
+    assert = "teacher-forcing"     # parallel masked pass == step-by-step decoding
+    printed = "holds"              # "holds" | "fails"
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from symtf import ops
+from symtf.errors import SpecError, Undecided
+from symtf.trace import TraceBuilder
+
+STRATEGIES = ("greedy", "beam", "sample")
+LP_STYLES = ("gnmt", "power")
+MAX_STEPS = 64
+
+Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Decoding settings (``[generate]``)."""
+
+    strategy: str = "greedy"
+    max_len: int = 10
+    beam_width: int = 2
+    length_penalty: sympy.Expr = sympy.S.Zero
+    length_penalty_style: str = "gnmt"
+    temperature: sympy.Expr | None = None
+    top_k: int | None = None
+    top_p: sympy.Expr | None = None
+
+
+def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Generation | None:
+    """Read a ``[generate]`` table (``None`` when absent).
+
+    Raises:
+        SpecError: Naming the file and the key.
+    """
+    from symtf.spec import _cell, _Reader
+
+    if raw is None:
+        return None
+    r = _Reader(raw, "generate")
+    w = f"{name}: generate"
+
+    def wrap(fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except SpecError as e:
+            msg = str(e)
+            raise SpecError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+
+    strategy = wrap(lambda: r.choice("strategy", STRATEGIES, "greedy"))
+    hi = min(MAX_STEPS, max_positions) if max_positions else MAX_STEPS
+    max_len = wrap(lambda: r.integer("max_len", None, lo=1, hi=hi))
+    width = wrap(lambda: r.integer("beam_width", 2, lo=1, hi=16))
+    style = wrap(lambda: r.choice("length_penalty_style", LP_STYLES, "gnmt"))
+    alpha = _cell(r.get("length_penalty", 0), f"{w}.length_penalty", symbols=False)
+    if alpha < 0:
+        raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
+    t_raw = r.get("temperature")
+    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
+    if temp is not None and temp <= 0:
+        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
+    top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
+    p_raw = r.get("top_p")
+    top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
+    if top_p is not None and not 0 < top_p <= 1:
+        raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
+    if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):
+        raise SpecError(
+            f'{w}.strategy: temperature, top_k and top_p need strategy = "sample", found {strategy!r}'
+        )
+    if strategy != "beam" and ("beam_width" in raw or "length_penalty" in raw):
+        raise SpecError(
+            f'{w}.strategy: beam_width and length_penalty need strategy = "beam", found {strategy!r}'
+        )
+    try:
+        r.done()
+    except SpecError as e:
+        raise SpecError(f"{name}: {e}") from None
+    return Generation(strategy, max_len or 0, width, alpha, style, temp, top_k, top_p)
+
+
+# ----------------------------------------------------------------------------- pure pieces
+
+
+def rank(xp: Any, values: Sequence[Any]) -> list[list[int]]:
+    """Indices grouped by exact ties, largest first.
+
+    Raises:
+        Undecided: When two values cannot be ordered.
+    """
+    remaining = list(range(len(values)))
+    groups: list[list[int]] = []
+    while remaining:
+        best = [remaining[0]]
+        for j in remaining[1:]:
+            c = compare(xp, values[j], values[best[0]])
+            if c > 0:
+                best = [j]
+            elif c == 0:
+                best.append(j)
+        groups.append(best)
+        remaining = [j for j in remaining if j not in best]
+    return groups
+
+
+def compare(xp: Any, a: Any, b: Any) -> int:
+    """Certified sign of ``a - b``.
+
+    In exact arithmetic, two values whose balls cannot be separated may still
+    be provably equal (the same one-level definitions under different node
+    names, e.g. two vocabulary columns with identical weights): that is an
+    exact tie, decided by :func:`symtf.seq2seq.equal`.
+
+    Raises:
+        Undecided: When neither a sign nor an equality can be shown.
+    """
+    try:
+        return xp.sign(a - b)
+    except Undecided:
+        if not _exact(xp) or xp.user_symbols(a - b):
+            raise
+        from symtf.seq2seq import equal
+
+        if equal(xp, a, b) is True:
+            return 0
+        raise
+
+
+def row(xp: Any, m: Any) -> list[Any]:
+    """The entries of a ``[1, n]`` row."""
+    return [xp.entry(m, 0, j) for j in range(xp.shape(m)[1])]
+
+
+def renormalise(xp: Any, probs: Any, keep: Sequence[int]) -> Any:
+    """Zero every entry not in ``keep`` and rescale the rest to sum to 1: ``[1, n] -> [1, n]``."""
+    p = row(xp, probs)
+    total = sum((p[j] for j in keep[1:]), p[keep[0]])
+    zero = xp.const(0)
+    return xp.from_rows([[p[j] / total if j in keep else zero for j in range(len(p))]])
+
+
+def top_k(groups: Sequence[Sequence[int]], k: int) -> tuple[list[int], list[int]]:
+    """The ``k`` most likely ids from ranked tie groups.
+
+    Returns:
+        ``(kept, tied)``: kept ids (all of a group straddling the boundary), and
+        that group when it was kept only because of an exact tie.
+    """
+    kept: list[int] = []
+    for g in groups:
+        if len(kept) >= k:
+            break
+        kept.extend(g)
+        if len(kept) > k:
+            return kept, list(g)
+    return kept, []
+
+
+def top_p(
+    xp: Any, probs: Any, groups: Sequence[Sequence[int]], p: Any
+) -> tuple[list[int], list[int]]:
+    """The smallest most-likely head of probability mass ``>= p`` (nucleus).
+
+    A token is kept when the mass of the tokens strictly more likely than it is
+    below ``p``; an exact tie straddling the boundary keeps the whole group.
+
+    Returns:
+        ``(kept, tied)`` as in :func:`top_k`.
+    """
+    vals = row(xp, probs)
+    kept: list[int] = []
+    mass = xp.const(0)
+    for g in groups:
+        q = vals[g[0]]  # equal within a tie group
+        if xp.sign(q) == 0 or xp.sign(mass - p) >= 0:
+            break
+        kept.extend(g)
+        if len(g) > 1 and xp.sign(mass + (len(g) - 1) * q - p) >= 0:
+            return kept, list(g)
+        mass = mass + len(g) * q
+    return kept, []
+
+
+def length_penalty(length: int, alpha: sympy.Expr, style: str) -> sympy.Expr:
+    """The divisor of a hypothesis' log-probability: ``((5+L)/6)^α`` or ``L^α``."""
+    if alpha == 0:
+        return sympy.S.One
+    base = sympy.Rational(5 + length, 6) if style == "gnmt" else sympy.Integer(length)
+    return base**alpha
+
+
+def _log(xp: Any, x: Any) -> Any:
+    if hasattr(xp, "log"):
+        return xp.log(x)
+    if xp.name == "exact":
+        return sympy.log(x)
+    if xp.name == "ball":
+        return x.log()
+    return math.log(x)
+
+
+def _exact(xp: Any) -> bool:
+    return getattr(xp, "name", "") == "exact"
+
+
+# ----------------------------------------------------------------------------- loops
+
+
+def generate(xp: Any, t: TraceBuilder, m: Any, step: Step, state: Any) -> None:
+    """Decode with the model's ``[generate]`` settings, recording every step.
+
+    Args:
+        xp: Number system.
+        t: Where steps are recorded.
+        m: The model (``vocab``, ``start``, ``end``, ``target``, ``generate``).
+        step: ``step(state, token, prefix) -> (logits, probs, state)`` feeds one
+            token and records the decoder's steps under ``prefix``.
+        state: The decoder state before the start token.
+    """
+    g: Generation = m.generate
+    steps = g.max_len or (len(m.target) if m.target else 10)
+    if g.strategy == "beam":
+        _beam(xp, t, m, g, step, state, steps)
+    else:
+        _one_path(xp, t, m, g, step, state, steps)
+
+
+def _one_path(
+    xp: Any, t: TraceBuilder, m: Any, g: Generation, step: Step, state: Any, steps: int
+) -> None:
+    out: list[int] | None = []
+    token = m.start
+    for i in range(steps):
+        p = f"gen.{i}"
+        logits, probs, state = step(state, token, p)
+        try:
+            groups = rank(xp, row(xp, logits))
+        except Undecided:
+            if not _exact(xp):
+                raise
+            t.add(
+                f"{p}.token",
+                None,
+                (f"{p}.logits",),
+                r"\arg\max_i z_i",
+                "undecided: the order cannot be certified (free symbols?)",
+            )
+            out = None
+            break
+        if g.strategy == "sample":
+            src = _filters(xp, t, g, p, logits, probs, groups)
+            if i < len(m.target):
+                pick: tuple[int, ...] = (m.target[i],)
+                how = "followed (input.target)"
+            else:
+                pick = tuple(groups[0])
+                how = "most likely of the sampled distribution"
+                if len(pick) > 1:
+                    how = "exact tie: decoding stops here"
+            t.add(f"{p}.token", pick, (src,), "", how)
+        else:
+            pick = tuple(groups[0])
+            title = "greedy pick" if len(pick) == 1 else "exact tie: decoding stops here"
+            t.add(f"{p}.token", pick, (f"{p}.logits",), r"\arg\max_i z_i", title)
+        if len(pick) != 1:
+            out = None  # not determined: an exact tie
+            break
+        token = pick[0]
+        out.append(token)
+        if token == m.end or (g.strategy == "sample" and m.target and i + 1 >= len(m.target)):
+            break
+    t.add("gen.output", None if out is None else tuple(out), (), "", "decoded tokens")
+
+
+def _filters(
+    xp: Any,
+    t: TraceBuilder,
+    g: Generation,
+    p: str,
+    logits: Any,
+    probs: Any,
+    groups: list[list[int]],
+) -> str:
+    """Temperature, then top-k, then top-p; returns the name of the final distribution.
+
+    Temperature keeps the order of the logits and renormalising keeps the order
+    of the kept tokens, so the ranking of the raw logits serves every filter.
+    """
+    src = f"{p}.probs"
+    if g.temperature is not None:
+        z = t.add(
+            f"{p}.temp.logits",
+            xp.scale(logits, 1 / xp.const(g.temperature)),
+            (f"{p}.logits",),
+            r"z / T",
+            f"logits at temperature {g.temperature}",
+        )
+        probs = t.add(
+            f"{p}.temp.probs",
+            ops.softmax(xp, z),
+            (f"{p}.temp.logits",),
+            r"\operatorname{softmax}(z/T)",
+            "tempered probabilities",
+        )
+        src = f"{p}.temp.probs"
+    if g.top_k is not None:
+        kept, tied = top_k(groups, g.top_k)
+        title = f"top-{g.top_k}, renormalised" + (
+            f" (exact tie at the boundary: all of ids {tied} kept)" if tied else ""
+        )
+        probs = t.add(
+            f"{p}.topk.probs",
+            renormalise(xp, probs, kept),
+            (src,),
+            r"P_i / \sum_{j \in K} P_j",
+            title,
+        )
+        src = f"{p}.topk.probs"
+    if g.top_p is not None:
+        kept, tied = top_p(xp, probs, groups, xp.const(g.top_p))
+        title = f"top-p {g.top_p}, renormalised" + (
+            f" (exact tie at the boundary: all of ids {tied} kept)" if tied else ""
+        )
+        t.add(
+            f"{p}.topp.probs",
+            renormalise(xp, probs, kept),
+            (src,),
+            r"P_i / \sum_{j \in N} P_j",
+            title,
+        )
+        src = f"{p}.topp.probs"
+    return src
+
+
+@dataclass(frozen=True)
+class _Hyp:
+    tokens: tuple[int, ...]
+    prob: Any
+    state: Any
+
+
+def _beam(
+    xp: Any, t: TraceBuilder, m: Any, g: Generation, step: Step, state: Any, steps: int
+) -> None:
+    beams = [_Hyp((), xp.const(1), state)]
+    finished: list[_Hyp] = []
+    V = len(m.vocab)
+    for i in range(steps):
+        cands: list[tuple[int, int, Any]] = []
+        after: list[Any] = []
+        for k, b in enumerate(beams):
+            p = f"gen.{i}.b{k}"
+            t.add(f"{p}.tokens", b.tokens, (), "", f"hypothesis {k + 1}")
+            last = b.tokens[-1] if b.tokens else m.start
+            _, probs, st = step(b.state, last, p)
+            after.append(st)
+            seq = t.add(
+                f"{p}.seqprob",
+                xp.scale(probs, b.prob),
+                (f"{p}.probs",),
+                r"P(y_{<t}) \, P(y_t \mid y_{<t})",
+                "sequence probabilities",
+            )
+            cands.extend((k, v, xp.entry(seq, 0, v)) for v in range(V))
+        width = g.beam_width - len(finished)
+        try:
+            groups = rank(xp, [c[2] for c in cands])
+        except Undecided:
+            if not _exact(xp):
+                raise
+            t.add(
+                f"gen.{i}.tie",
+                None,
+                (),
+                "",
+                "undecided: the order cannot be certified (free symbols?)",
+            )
+            beams = []
+            break
+        chosen: list[int] = []
+        for grp in groups:
+            if len(chosen) >= width:
+                break
+            if len(chosen) + len(grp) > width:
+                tied = tuple(cands[c][1] for c in grp)
+                t.add(
+                    f"gen.{i}.tie", tied, (), "", "exact tie at the beam cut: decoding stops here"
+                )
+                chosen = []
+                beams = []
+                break
+            chosen.extend(grp)
+        if not chosen:
+            break
+        live = []
+        for c in chosen:
+            k, v, prob = cands[c]
+            h = _Hyp((*beams[k].tokens, v), prob, after[k])
+            (finished if v == m.end else live).append(h)
+        beams = live
+        if not beams:
+            break
+    finished.extend(beams)
+    if not finished:
+        t.add("gen.output", None, (), "", "not determined (see gen.*.tie)")
+        return
+    scores = []
+    for j, h in enumerate(finished):
+        p = f"gen.hyp{j}"
+        t.add(f"{p}.tokens", h.tokens, (), "", f"finished hypothesis {j + 1}")
+        t.add(
+            f"{p}.prob",
+            xp.from_rows([[h.prob]]),
+            (),
+            r"\prod_t P(y_t \mid y_{<t})",
+            "sequence probability",
+        )
+        lp = t.add(
+            f"{p}.logprob",
+            xp.from_rows([[_log(xp, h.prob)]]),
+            (f"{p}.prob",),
+            r"\log P(y)",
+            "log-probability",
+        )
+        pen = length_penalty(len(h.tokens), g.length_penalty, g.length_penalty_style)
+        s = t.add(
+            f"{p}.score",
+            xp.from_rows([[xp.entry(lp, 0, 0) / xp.const(pen)]]),
+            (f"{p}.logprob",),
+            r"\log P(y) / \mathrm{lp}(|y|)",
+            f"length-penalised score (alpha {g.length_penalty}, {g.length_penalty_style})",
+        )
+        scores.append(xp.entry(s, 0, 0))
+    try:
+        best = rank(xp, scores)[0]
+    except Undecided:
+        if not _exact(xp):
+            raise
+        t.add(
+            "gen.output", None, (), "", "undecided: the order cannot be certified (free symbols?)"
+        )
+        return
+    if len(best) > 1:
+        t.add("gen.tie", tuple(best), (), "", "exact tie between finished hypotheses")
+        t.add("gen.output", None, (), "", "undetermined: exact tie (see gen.tie)")
+        return
+    t.add(
+        "gen.output",
+        finished[best[0]].tokens,
+        tuple(f"gen.hyp{j}.score" for j in range(len(finished))),
+        "",
+        "best hypothesis",
+    )
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def check_claim(claim: Any, ev: Any, derivation: Any) -> Any:
+    """Check an ``assert`` claim; returns a :class:`symtf.compare.Check`.
+
+    Raises:
+        SpecError: When the claim does not fit this model or trace.
+    """
+    from symtf.compare import Check
+
+    kind = claim.assertion
+    printed = (claim.word or "").strip()
+    if kind == "teacher-forcing":
+        from symtf.seq2seq import Seq2SeqModel, teacher_forcing
+
+        m = derivation.model
+        if not isinstance(m, Seq2SeqModel) or not m.target:
+            raise SpecError(
+                f"{claim.where}.assert: teacher-forcing needs an encoder-decoder model "
+                "with input.target"
+            )
+        said = {"holds": True, "fails": False, "does not hold": False}.get(printed.lower())
+        if said is None:
+            raise SpecError(
+                f'{claim.where}.printed: expected "holds" or "fails", found {printed!r}'
+            )
+        f = teacher_forcing(m)
+        expected = None if f.holds is None else ("holds" if f.holds else "fails")
+        verdict = "undecided" if f.holds is None else "exact" if f.holds == said else "wrong"
+        return Check(
+            claim.label,
+            None,
+            None,
+            printed,
+            expected,
+            None,
+            verdict,
+            f.explanation,
+            extra=_extra(kind),
+        )
+    return _check_tokens(
+        claim, ev, derivation, printed, functools.partial(Check, extra=_extra(kind))
+    )
+
+
+def _extra(kind: str) -> dict[str, str]:
+    # JSON field; also keeps the numeric diagnosis (replays, conventions) off these checks
+    return {"assertion": kind}
+
+
+def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
+    step = claim.step or "gen.output"
+    t = ev.exact_trace()
+    if step not in t:
+        raise SpecError(f"{claim.where}.step: no step {step!r} in this model")
+    value = t.value(step)
+    if value is not None and not isinstance(value, tuple):
+        raise SpecError(f"{claim.where}.step: {step} holds numbers, not token ids")
+    vocab = d.model.vocab
+    words = printed.split()
+    for w in words:
+        if w not in vocab:
+            raise SpecError(f"{claim.where}.printed: expected words of model.vocab, found {w!r}")
+    stops = [
+        n
+        for n in t
+        if n.startswith("gen.") and n.endswith((".tie", ".token")) and _stopped(t.value(n))
+    ]
+    note = ""
+    if stops:
+        s = stops[0]
+        v = t.value(s)
+        note = f"; decoding stopped at {s}: " + (
+            "undecided (depends on symbols)"
+            if v is None
+            else f"exact tie between {', '.join(repr(vocab[k]) for k in v)}"
+        )
+    if value is None:
+        tied = bool(stops) and t.value(stops[0]) is not None
+        verdict = "wrong" if tied else "undecided"
+        return check(
+            claim.label, step, None, printed, None, None, verdict, f"{step} is not determined{note}"
+        )
+    got = [vocab[k] for k in value]
+    if step.endswith(".token") and len(value) > 1:
+        if len(words) == 1 and words[0] in got:
+            why = f"exact tie between {', '.join(got)}: either is a correct pick"
+            return check(claim.label, step, None, printed, printed, None, "exact", why)
+        why = f"exact tie between {', '.join(got)}"
+        return check(claim.label, step, None, printed, "/".join(got), None, "wrong", why)
+    expected = " ".join(got)
+    if words == got:
+        return check(
+            claim.label,
+            step,
+            None,
+            printed,
+            expected,
+            None,
+            "exact",
+            f"{step} is {expected!r}{note}",
+        )
+    return check(
+        claim.label,
+        step,
+        None,
+        printed,
+        expected,
+        None,
+        "wrong",
+        f"{step} is {expected!r}, not {printed!r}{note}",
+    )
+
+
+def _stopped(v: Any) -> bool:
+    return v is None or (isinstance(v, tuple) and len(v) > 1)
