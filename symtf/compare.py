@@ -10,6 +10,7 @@ arithmetic on that one value. The verdict classes are those of DESIGN.md:
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -96,6 +97,11 @@ class DerivationReport:
             counts[c.verdict] += 1
         return counts
 
+    def _repr_latex_(self) -> str:
+        from symtf.render.latex import derivation_report_latex
+
+        return derivation_report_latex(self)
+
 
 @dataclass(frozen=True)
 class Report:
@@ -135,7 +141,10 @@ class Quantity:
 
     def ball(self, prec: int) -> arb | None:
         """A certified ball at ``prec`` bits (``None`` if it could not be computed)."""
-        return self._ball(prec)
+        try:
+            return self._ball(prec)
+        except (Undecided, TypeError):  # free symbols (a symbolic eps), or no enclosure
+            return None
 
     def exact(self) -> tuple[sympy.Expr, ExactBackend | None]:
         """The exact value and the backend whose node symbols it may use."""
@@ -143,13 +152,18 @@ class Quantity:
 
     def locate(self, b: Fraction) -> int | None:
         """Certified sign of ``value − b``: -1, 0, 1, or ``None`` if undecided."""
+        x = self.ball(PRECISIONS[0])
+        if x is not None:
+            c = compare_ball(x, b)
+            if c is not None:
+                return c
         e, xp = self.exact()
         if e.is_Rational:
             d = Fraction(int(e.p), int(e.q)) - b
             return (d > 0) - (d < 0)
         if e.is_infinite:
             return 1 if e.is_extended_positive else -1
-        for prec in PRECISIONS:
+        for prec in PRECISIONS[1:]:
             x = self.ball(prec)
             if x is not None:
                 c = compare_ball(x, b)
@@ -182,11 +196,13 @@ class Quantity:
         return None
 
     def midpoint(self) -> Fraction | None:
-        """A rational inside the best ball we can get (a guide, never a verdict)."""
-        e, _ = self.exact()
-        if e.is_Rational:
-            return Fraction(int(e.p), int(e.q))
-        x = self.ball(PRECISIONS[-1])
+        """A rational inside a ball of the value (a guide, never a verdict)."""
+        x = self.ball(PRECISIONS[0])
+        if x is None or not x.is_finite() or x.rad() > 1e-20:
+            e, _ = self.exact()
+            if e.is_Rational:
+                return Fraction(int(e.p), int(e.q))
+            x = self.ball(PRECISIONS[-1])
         if x is None or not x.is_finite():
             return None
         man, exp = x.mid().man_exp()
@@ -303,6 +319,8 @@ def classify(q: Quantity, p: Printed, mode: str = "half-up") -> tuple[str, str |
 
 
 def _units(steps: Fraction) -> str:
+    if steps >= 10**12:  # str() of a 5000-digit integer raises; its size is what matters
+        return f"about 10^{int(math.log10(steps.numerator) - math.log10(steps.denominator))}"
     return str(int(steps)) if steps.denominator == 1 else f"{float(steps):.1f}"
 
 
@@ -350,13 +368,20 @@ def check(derivation: Derivation) -> DerivationReport:
     t = ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
     for claim in derivation.claims:
-        if claim.expression is not None:
+        if getattr(claim, "assertion", None) is not None:
+            from symtf.generate import check_claim
+
+            results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
+        elif claim.expression is not None:
             from symtf.displayed import check_expression
 
             results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
         else:
             results.append(ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation))))
-    return DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
+    report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
+    from symtf.diagnose import diagnose
+
+    return diagnose(derivation, report, ev)
 
 
 def _step_or_error(claim: Claim, t: Trace) -> str:

@@ -1,0 +1,587 @@
+"""Say why a printed number is off, and where the article's chain first went wrong.
+
+Three explanations are tried, in this order, for every ``slip`` or ``wrong``:
+
+1. **Replay with the article's own numbers.** The step is recomputed from the
+   printed (rounded) values of the steps before it, exactly and with each input
+   widened to its rounding interval. If that reproduces the printed value, the
+   number is ``propagated-rounding`` (all inputs were correctly rounded) or
+   ``inherited`` from an input that is itself off — whose root is reported, so
+   one mistake does not read as twenty.
+2. **Convention search** (for ``wrong``): the step is recomputed under named
+   alternative conventions (:mod:`symtf.conventions`: no ÷√d_k, unbiased
+   variance, …) and under printing conventions (truncation, percentages, a
+   transposed matrix, swapped rows, another head); the smallest set that makes
+   the printed values right is reported with how many entries it explains.
+3. Otherwise the cause is ``unexplained``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import sympy
+from flint import arb, fmpq
+
+from symtf.backends import BallBackend, ExactBackend
+from symtf.compare import (
+    FAILING,
+    Check,
+    ClaimResult,
+    DerivationReport,
+    Evaluator,
+    Quantity,
+    classify,
+)
+from symtf.errors import ModelError, ShapeError, SpecError, SymtfError, Undecided
+from symtf.numbers import Printed
+from symtf.spec import Claim, Derivation
+from symtf.trace import Trace
+
+CAUSES = ("propagated-rounding", "inherited", "convention", "unexplained")
+GOOD = ("exact", "rounded")
+
+Entry = tuple[str, int, int]  # (step, i, j)
+
+
+# ----------------------------------------------------------------------------- the article's numbers
+
+
+def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int], Printed]]:
+    """Every printed entry of every step claim, by step and (i, j); the first print wins."""
+    from symtf.compare import _fit, selection
+
+    out: dict[str, dict[tuple[int, int], Printed]] = {}
+    for c in d.claims:
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        try:
+            pairs = _fit(c, selection(c, shape))
+        except SpecError:
+            continue
+        for ij, p in pairs:
+            if not p.is_neg_inf:
+                out.setdefault(c.step, {}).setdefault(ij, p)
+    return out
+
+
+class _Override:
+    """Replace printed entries of steps (other than ``skip``) by the article's numbers."""
+
+    def __init__(
+        self,
+        printed: dict[str, dict[tuple[int, int], Printed]],
+        skip: str,
+        *,
+        widen: bool = False,
+        nudge: Entry | None = None,
+    ) -> None:
+        self.printed = printed
+        self.skip = skip
+        self.widen = widen
+        self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
+
+    def __call__(self, name: str, value: Any) -> Any:
+        entries = self.printed.get(name)
+        if not entries or name == self.skip or isinstance(value, tuple):
+            return value
+        if isinstance(value, sympy.MatrixBase):
+            m = value.as_mutable()
+            for (i, j), p in entries.items():
+                bump = 1 if self.nudge == (name, i, j) else 0
+                m[i, j] = sympy.Rational(p.value.numerator, p.value.denominator) + bump
+            return sympy.ImmutableMatrix(m)
+        rows = value.tolist()
+        for (i, j), p in entries.items():
+            bump = 1 if self.nudge == (name, i, j) else 0
+            mid = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
+            if self.widen and not p.is_fraction:
+                half = p.ulp / 2
+                mid = arb(mid, arb(fmpq(half.numerator, half.denominator)).upper())
+            rows[i][j] = mid
+        from flint import arb_mat
+
+        return arb_mat(rows)
+
+
+class _Replay(Evaluator):
+    """An evaluator whose runs take the article's printed numbers for other steps."""
+
+    def __init__(self, d: Derivation, override: _Override) -> None:
+        super().__init__(d)
+        self.override = override
+
+    def ball_trace(self, prec: int) -> Trace | None:
+        from symtf.pipeline import run
+
+        if prec not in self._balls:
+            try:
+                with BallBackend(prec) as xp:
+                    self._balls[prec] = run(self.derivation, xp, self.override)
+            except (Undecided, ModelError, ShapeError, TypeError):
+                self._balls[prec] = None
+        return self._balls[prec]
+
+    def exact_trace(self) -> Trace:
+        from symtf.pipeline import run
+
+        if self._exact is None:
+            self._exact = run(self.derivation, ExactBackend(), self.override)
+        return self._exact
+
+
+# ----------------------------------------------------------------------------- graph helpers
+
+
+def _upstream_printed(trace: Trace, step: str, printed: dict[str, Any]) -> list[str]:
+    """Printed steps reached walking back from ``step`` (stopping at each printed one)."""
+    out: list[str] = []
+    seen = {step}
+    frontier = list(trace[step].inputs)
+    while frontier:
+        s = frontier.pop()
+        if s in seen or s not in trace:
+            continue
+        seen.add(s)
+        if s in printed:
+            out.append(s)
+        else:
+            frontier.extend(trace[s].inputs)
+    order = list(trace)
+    return sorted(out, key=order.index)
+
+
+def _downstream(trace: Trace, roots: Iterable[str]) -> set[str]:
+    """The steps computed (directly or not) from any of ``roots``."""
+    hit = set(roots)
+    for name in trace:
+        if any(i in hit for i in trace[name].inputs):
+            hit.add(name)
+    return hit
+
+
+# ----------------------------------------------------------------------------- diagnosis
+
+
+@dataclasses.dataclass
+class _Finding:
+    cause: str
+    explanation: str
+    convention: list[str] = dataclasses.field(default_factory=list)
+    root: dict[str, Any] | None = None
+
+
+def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> DerivationReport:
+    """Add ``cause``, ``convention`` and ``root`` to every check that is not right."""
+    bad = [
+        c
+        for r in report.results
+        for c in r.checks
+        if c.verdict in FAILING and c.step is not None and "assertion" not in c.extra
+    ]
+    expr_bad = [
+        c
+        for r in report.results
+        for c in r.checks
+        if c.verdict in FAILING and c.step is None and "assertion" not in c.extra
+    ]
+    if not bad and not expr_bad:
+        return report
+    trace = ev.exact_trace()
+    printed = printed_values(d, trace)
+    status = _entry_status(report)
+    own = _own_printed(report, trace)
+    findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
+    replays: dict[str, tuple[_Replay, _Replay]] = {}
+    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]] = {}
+
+    # 1. replay each failing step from the article's own numbers
+    for c in bad:
+        if c.index is None:
+            continue
+        if c.step not in replays:
+            replays[c.step] = (
+                _Replay(d, _Override(printed, c.step)),
+                _Replay(d, _Override(printed, c.step, widen=True)),
+            )
+        f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
+        if f is not None:
+            findings[(c.claim, c.index, c.printed)] = f
+
+    # 2. convention search for the rest
+    by_claim: dict[str, list[Check]] = {}
+    for c in bad:
+        if (c.claim, c.index, c.printed) not in findings:
+            by_claim.setdefault(c.claim, []).append(c)
+    claims = {r.claim.label: r for r in report.results}
+    variants: dict[tuple[str, str], Evaluator | None] = {}
+    for label, checks in by_claim.items():
+        f = _search(claims[label], checks, d, ev, trace, variants)
+        for c in checks:
+            findings[(c.claim, c.index, c.printed)] = f or _Finding(
+                "unexplained",
+                "no replay from the printed inputs and no alternative convention reproduces it",
+            )
+
+    # roots: an unexplained or convention finding is its own root; an inherited one
+    # takes the root of the entry it inherits from, so a chain reads as one mistake
+    at: dict[Entry, _Finding] = {}
+    for c in bad:
+        f = findings[(c.claim, c.index, c.printed)]
+        if f.root is None and f.cause != "propagated-rounding":
+            f.root = {"claim": c.claim, "step": c.step, "index": list(c.index) if c.index else None}
+        if c.index is not None:
+            at.setdefault((c.step, *c.index), f)
+    for f in list(findings.values()):
+        seen = 0
+        while f.cause == "inherited" and f.root is not None and seen < 100:
+            up = at.get((f.root["step"], *f.root["index"]))
+            if up is None or up is f or up.root is None or up.root == f.root:
+                break
+            f.root = up.root
+            seen += 1
+
+    # expression claims: the displayed reading tells the cause
+    for c in expr_bad:
+        findings[(c.claim, c.index, c.printed)] = _expression_finding(c)
+
+    results = []
+    for r in report.results:
+        checks = []
+        for c in r.checks:
+            f = findings.get((c.claim, c.index, c.printed))
+            if f is None:
+                checks.append(c)
+                continue
+            extra = dict(c.extra)
+            extra.update(cause=f.cause, convention=f.convention, root=f.root)
+            checks.append(
+                dataclasses.replace(c, explanation=f"{c.explanation}; {f.explanation}", extra=extra)
+            )
+        results.append(ClaimResult(r.claim, tuple(checks)))
+    return dataclasses.replace(report, results=tuple(results))
+
+
+def _own_printed(
+    report: DerivationReport, trace: Trace
+) -> dict[tuple[str, tuple[int, int] | None], Printed]:
+    """(claim label, index) -> the Printed value that claim shows there."""
+    from symtf.compare import _fit, selection
+
+    out: dict[tuple[str, tuple[int, int] | None], Printed] = {}
+    for r in report.results:
+        c = r.claim
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        try:
+            for ij, p in _fit(c, selection(c, shape)):
+                out[(c.label, ij)] = p
+        except SpecError:
+            continue
+    return out
+
+
+def _entry_status(report: DerivationReport) -> dict[Entry, tuple[str, str]]:
+    """(step, i, j) -> (verdict, claim label), first print wins."""
+    out: dict[Entry, tuple[str, str]] = {}
+    for c in report.checks:
+        if c.step is not None and c.index is not None:
+            out.setdefault((c.step, *c.index), (c.verdict, c.claim))
+    return out
+
+
+def _replay_one(
+    c: Check,
+    replays: tuple[_Replay, _Replay],
+    trace: Trace,
+    printed: dict[str, dict[tuple[int, int], Printed]],
+    status: dict[Entry, tuple[str, str]],
+    d: Derivation,
+    own: dict[tuple[str, tuple[int, int] | None], Printed],
+    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]],
+) -> _Finding | None:
+    assert c.step is not None and c.index is not None
+    exact_rp, wide_rp = replays
+    p = own.get((c.claim, c.index))
+    if p is None:
+        return None
+    i, j = c.index
+    q = exact_rp.entry(c.step, i, j)
+    try:
+        verdict = classify(q, p)[0]
+    except (SymtfError, TypeError):
+        return None
+    how = "from the printed inputs"
+    if verdict not in GOOD:
+        wide = wide_rp.ball_trace(128)
+        if wide is None or not _overlaps(wide.value(c.step)[i, j], p):
+            return None
+        how = "from the printed inputs, each anywhere within its rounding interval"
+    key = (c.step, c.index)
+    if key not in relevant:
+        relevant[key] = _find_relevant(c, trace, printed, d)
+    inputs = relevant[key]
+    names = (
+        ", ".join(f"{s}[{a}, {b}] = {pp.text}" for (s, a, b), pp in inputs) or "the printed inputs"
+    )
+    exact = q.decimal()
+    roots = [
+        status[(s, a, b)][1] + f"[{a}, {b}]"
+        for (s, a, b), _ in inputs
+        if (s, a, b) in status and status[(s, a, b)][0] in FAILING
+    ]
+    if roots:
+        first = next(
+            (s, a, b)
+            for (s, a, b), _ in inputs
+            if (s, a, b) in status and status[(s, a, b)][0] in FAILING
+        )
+        return _Finding(
+            "inherited",
+            f"inherited from {roots[0]}: recomputing {how} ({names}) gives {exact}, which prints as {c.printed}",
+            root={"claim": status[first][1], "step": first[0], "index": [first[1], first[2]]},
+        )
+    return _Finding(
+        "propagated-rounding",
+        f"consistent with computing {how} ({names}); that gives {exact}",
+    )
+
+
+def _overlaps(x: arb, p: Printed) -> bool:
+    from symtf.numbers import rounding_interval
+
+    iv = rounding_interval(p)
+    lo = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
+    hi = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
+    return not (x < lo or x > hi)
+
+
+def _find_relevant(
+    c: Check, trace: Trace, printed: dict[str, dict[tuple[int, int], Printed]], d: Derivation
+) -> list[tuple[Entry, Printed]]:
+    """Printed upstream entries this entry depends on (found by nudging each by 1).
+
+    The nearest printed steps are tried first; when the entry does not depend on
+    them (a step computed with its worked pieces, like LayerNorm's), the walk goes
+    one level further up.
+    """
+    assert c.step is not None and c.index is not None
+    i, j = c.index
+    base = _Replay(d, _Override(printed, c.step)).ball_trace(128)
+    if base is None:
+        return []
+    ref = base.value(c.step)[i, j]
+    level = _upstream_printed(trace, c.step, printed)
+    seen: set[str] = set()
+    for _ in range(8):
+        out = []
+        for s in level:
+            seen.add(s)
+            for (a, b), pp in sorted(printed[s].items()):
+                if trace.value(s)[a, b] == sympy.Rational(pp.value.numerator, pp.value.denominator):
+                    continue  # printed exactly: no rounding to blame
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, a, b))).ball_trace(128)
+                if t is None:
+                    continue
+                v = t.value(c.step)[i, j]
+                if not v.overlaps(ref) or abs(float((v - ref).mid())) > 1e-12:
+                    out.append(((s, a, b), pp))
+                if len(out) >= 8:
+                    return out
+        if out:
+            return out
+        level = sorted(
+            {u for s in level for u in _upstream_printed(trace, s, printed)} - seen,
+            key=list(trace).index,
+        )
+        if not level:
+            return []
+    return []
+
+
+def _expression_finding(c: Check) -> _Finding:
+    shown = c.extra.get("as_displayed", {})
+    if shown.get("verdict") in GOOD:
+        return _Finding(
+            "propagated-rounding",
+            "the line is right with the numbers it displays; their rounding moved the result",
+        )
+    return _Finding(
+        "unexplained", "neither the displayed numbers nor the exact values give the printed result"
+    )
+
+
+# ----------------------------------------------------------------------------- convention search
+
+
+def _scope_steps(trace: Trace, scope: str) -> set[str]:
+    if not scope:
+        return set(trace)
+    start = {n for n in trace if n == scope or n.startswith(scope + ".")}
+    return _downstream(trace, start)
+
+
+def _search(
+    result: ClaimResult,
+    checks: list[Check],
+    d: Derivation,
+    ev: Evaluator,
+    trace: Trace,
+    variants: dict[tuple[str, str], Evaluator | None],
+) -> _Finding | None:
+    claim = result.claim
+    step = claim.step
+    assert step is not None
+    failing = {(c.index, c.printed) for c in checks}
+
+    def explains(
+        qfor: Callable[[tuple[int, int]], Quantity | None], mode: str = "half-up"
+    ) -> int | None:
+        """How many failing entries become right; None if any entry of the claim is then off."""
+        n = 0
+        for c in result.checks:
+            if c.index is None:
+                return None
+            q = qfor(c.index)
+            if q is None:
+                return None
+            p = _printed_of(claim, c)
+            try:
+                v = classify(q, p, mode)[0]
+            except (SymtfError, TypeError):
+                return None
+            if v not in GOOD:
+                return None
+            if (c.index, c.printed) in failing:
+                n += 1
+        return n
+
+    candidates: list[tuple[int, list[str], str]] = []
+
+    # printing conventions on the claim itself
+    n = explains(lambda ij: ev.entry(step, *ij), "truncate")
+    if n:
+        candidates.append((n, ["truncation"], "the printed values are truncated, not rounded"))
+    n = explains(lambda ij: _scaled(ev.entry(step, *ij), 100))
+    if n:
+        candidates.append((n, ["percentage"], "the printed values are percentages (×100)"))
+    shape = trace.shape(step)
+    if (
+        shape
+        and shape[0] == shape[1]
+        and claim.index is None
+        and claim.row is None
+        and claim.col is None
+    ):
+        n = explains(lambda ij: ev.entry(step, ij[1], ij[0]))
+        if n:
+            candidates.append((n, ["transposed"], "the printed matrix is the transpose"))
+    if shape and claim.index is None and claim.row is None and claim.col is None and shape[0] > 1:
+        for a, b in itertools.combinations(range(shape[0]), 2):
+            perm = {a: b, b: a}
+            n = explains(lambda ij, perm=perm: ev.entry(step, perm.get(ij[0], ij[0]), ij[1]))
+            if n:
+                candidates.append((n, [f"swapped-rows-{a}-{b}"], f"rows {a} and {b} are swapped"))
+    other = _other_heads(step, trace)
+    for alt in other:
+        n = explains(lambda ij, alt=alt: ev.entry(alt, *ij))
+        if n:
+            candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}"))
+
+    # pipeline conventions
+    try:
+        from symtf.conventions import SWITCHES
+    except ImportError:  # pragma: no cover - conventions ship with symtf
+        SWITCHES = ()
+    for sw in SWITCHES:
+        try:
+            scopes = sw.scopes(d)
+        except SymtfError:
+            continue
+        for scope in scopes:
+            if step not in _scope_steps(trace, scope):
+                continue
+            if (sw.name, scope) not in variants:
+                try:
+                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                except SymtfError:
+                    variants[(sw.name, scope)] = None
+            variant = variants[(sw.name, scope)]
+            if variant is None:
+                continue
+            n = _explains_variant(explains, variant, step)
+            if n:
+                where = f" in {scope}" if scope else ""
+                candidates.append(
+                    (n, [f"{sw.name}" + (f"@{scope}" if scope else "")], f"{sw.doc}{where}")
+                )
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda t: (t[0], -len(t[1])))
+    return _Finding(
+        "convention",
+        f"reproduced under a different convention: {best[2]} (explains {best[0]} of {len(checks)} off entries)",
+        convention=best[1],
+    )
+
+
+def _explains_variant(
+    explains: Callable[..., int | None], variant: Evaluator, step: str
+) -> int | None:
+    try:
+        t = variant.ball_trace(128) or variant.exact_trace()
+    except SymtfError:
+        return None
+    if step not in t:
+        return None
+    return explains(lambda ij: variant.entry(step, *ij))
+
+
+def _printed_of(claim: Claim, c: Check) -> Printed:
+    for row in claim.printed:
+        for p in row:
+            if p.text == c.printed:
+                return p
+    raise AssertionError("printed value not in claim")
+
+
+def _scaled(q: Quantity, k: int) -> Quantity:
+    def ball(prec: int) -> arb | None:
+        b = q.ball(prec)
+        return None if b is None else b * k
+
+    def exact() -> tuple[sympy.Expr, Any]:
+        e, xp = q.exact()
+        return e * k, xp
+
+    return Quantity(ball, exact)
+
+
+def _other_heads(step: str, trace: Trace) -> list[str]:
+    parts = step.split(".")
+    if len(parts) < 3 or not parts[1].startswith("h") or not parts[1][1:].isdigit():
+        return []
+    out = []
+    for name in trace:
+        q = name.split(".")
+        same_place = len(q) == len(parts) and q[0] == parts[0] and q[2:] == parts[2:]
+        if (
+            same_place
+            and q[1] != parts[1]
+            and q[1].startswith("h")
+            and trace.shape(name) == trace.shape(step)
+        ):
+            out.append(name)
+    return out
+
+
+__all__ = ["CAUSES", "diagnose", "printed_values"]
