@@ -1,0 +1,307 @@
+"""Why attention divides by √d_k, and what the division does to softmax.
+
+The moments of ``q·k`` are derived by moment algebra (linearity of expectation,
+independence, zero mean, unit variance) and checked numerically by averaging
+over a concrete zero-mean, unit-variance distribution. The effect on softmax is
+derived for scores ``c·u`` and shown on the "I love AI" article's own scores.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import sympy
+
+from symtf.derive.core import (
+    NUMERIC_DPS,
+    Check,
+    Derivation,
+    Identity,
+    agree,
+    symbol_row,
+)
+from symtf.derive.softmax import softmax_row
+
+#: The worked example whose scores illustrate the effect of the scale.
+ARTICLE = Path(__file__).resolve().parent.parent.parent / "derivations" / "i_love_ai.toml"
+
+C = sympy.Symbol("c", positive=True)
+
+
+class Expect(sympy.Function):
+    """Unevaluated expectation ``E[X]`` (for display; evaluated by :func:`moments`)."""
+
+    def _latex(self, printer: Any) -> str:
+        return r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+
+
+class Variance(sympy.Function):
+    """Unevaluated variance ``Var[X]``."""
+
+    def _latex(self, printer: Any) -> str:
+        return r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
+
+
+def moment(k: int) -> sympy.Expr:
+    """``E[X^k]`` of a zero-mean, unit-variance variable (higher moments stay symbolic)."""
+    if k == 0:
+        return sympy.S.One
+    if k == 1:
+        return sympy.S.Zero
+    if k == 2:
+        return sympy.S.One
+    return sympy.Symbol(f"mu_{k}")
+
+
+def moments(e: sympy.Expr, variables: list[sympy.Symbol]) -> sympy.Expr:
+    """``E[e]`` for a polynomial in independent zero-mean, unit-variance variables.
+
+    Linearity turns ``E`` of a sum into a sum of ``E`` of monomials; independence
+    turns ``E`` of a monomial into the product of the variables' moments.
+    """
+    poly = sympy.Poly(sympy.expand(e), *variables)
+    total = sympy.S.Zero
+    for powers, coeff in poly.terms():
+        term = coeff
+        for k in powers:
+            term *= moment(k)
+        total += term
+    return sympy.expand(total)
+
+
+def variance(e: sympy.Expr, variables: list[sympy.Symbol]) -> sympy.Expr:
+    """``Var[e] = E[e²] − E[e]²`` by :func:`moments`."""
+    return sympy.expand(moments(e**2, variables) - moments(e, variables) ** 2)
+
+
+def dot_variance_textbook(d_k: int) -> sympy.Expr:
+    """Textbook ``Var[q·k] = d_k`` (a sum of d_k independent unit-variance products)."""
+    return sympy.Integer(d_k)
+
+
+def _three_point_average(e: sympy.Expr, variables: list[sympy.Symbol], power: int = 1) -> Any:
+    # E over i.i.d. X with P(±√3) = 1/6, P(0) = 2/3: mean 0, variance 1 (the
+    # three-point Gauss–Hermite rule, which also matches the normal's moments to
+    # the fifth), enumerated exactly at 40 digits.
+    fn = sympy.lambdify(variables, e**power, "mpmath")
+    r3 = mpmath.sqrt(3)
+    support = (
+        (-r3, mpmath.mpf(1) / 6),
+        (mpmath.mpf(0), mpmath.mpf(2) / 3),
+        (r3, mpmath.mpf(1) / 6),
+    )
+    total = mpmath.mpf(0)
+    for combo in itertools.product(support, repeat=len(variables)):
+        weight = mpmath.fprod(w for _, w in combo)
+        total += weight * fn(*[v for v, _ in combo])
+    return total
+
+
+def _moment_checks(
+    kind: str, e: sympy.Expr, variables: list[sympy.Symbol], rhs: sympy.Expr, n: int
+) -> tuple[Any, Any]:
+    def symbolic() -> Check:
+        got = moments(e, variables) if kind == "mean" else variance(e, variables)
+        if kind == "second":
+            got = moments(e**2, variables)
+        ok = sympy.expand(got - rhs) == 0
+        return Check(
+            ok,
+            "moment algebra (linearity, independence, E[x]=0, E[x^2]=1)",
+            "" if ok else f"at d_k = {n}: got {got}, expected {rhs}",
+        )
+
+    def numeric() -> Check:
+        with mpmath.workdps(NUMERIC_DPS):
+            m1 = _three_point_average(e, variables)
+            m2 = _three_point_average(e, variables, 2)
+            got = {"mean": m1, "second": m2, "variance": m2 - m1**2}[kind]
+            want = mpmath.mpf(sympy.N(rhs, NUMERIC_DPS + 5))
+            ok = agree(got, want)
+        return Check(
+            ok,
+            f"exact average over a 3-point zero-mean unit-variance law, mpmath {NUMERIC_DPS} digits",
+            "" if ok else f"at d_k = {n}: {mpmath.nstr(got, 15)} vs {mpmath.nstr(want, 15)}",
+        )
+
+    return symbolic, numeric
+
+
+def entropy(p: sympy.MatrixBase) -> sympy.Expr:
+    """Shannon entropy ``−Σ p log p`` in nats (terms with ``p = 0`` are 0)."""
+    return -sum((pi * sympy.log(pi) for pi in p if pi != 0), sympy.S.Zero)
+
+
+def log_weight_slope(p: sympy.MatrixBase, u: sympy.MatrixBase, i: int) -> sympy.Expr:
+    """Textbook ``∂/∂c log softmax(cu)_i = u_i − Σ_j p_j u_j``."""
+    return u[i] - sum(p[j] * u[j] for j in range(len(u)))
+
+
+def entropy_slope(p: sympy.MatrixBase, u: sympy.MatrixBase, c: sympy.Expr) -> sympy.Expr:
+    """Textbook ``dH/dc = −c·Var_p(u)`` for ``p = softmax(cu)``."""
+    mean = sum(p[j] * u[j] for j in range(len(u)))
+    return -c * (sum(p[j] * u[j] ** 2 for j in range(len(u))) - mean**2)
+
+
+@functools.lru_cache(maxsize=1)
+def article_trace() -> Any:
+    """The exact trace of the "I love AI" article (cached)."""
+    import symtf
+    from symtf.derive import DeriveError
+
+    if not ARTICLE.exists():
+        raise DeriveError(f"the worked example {ARTICLE} is missing")
+    return symtf.run(symtf.load(ARTICLE))
+
+
+def _masked_row(scores: sympy.MatrixBase, i: int, c: sympy.Expr) -> sympy.ImmutableMatrix:
+    return sympy.ImmutableMatrix(
+        1,
+        scores.cols,
+        [c * scores[i, j] if j <= i else sympy.S.NegativeInfinity for j in range(scores.cols)],
+    )
+
+
+def _decimal(e: sympy.Expr, digits: int = 6) -> str:
+    from symtf.certify import ball, decimal_string
+
+    for prec in (128, 256, 512):
+        s = decimal_string(ball(e, prec), digits)
+        if s is not None:
+            return s
+    return "?"
+
+
+def _worked_instance() -> Identity:
+    trace = article_trace()
+    scores = trace.value("l0.h0.scores")
+    scaled = trace.value("l0.h0.scaled")
+    pattern = trace.value("l0.h0.pattern")
+    n = scores.rows
+    root = sympy.sqrt(trace.value("d_head")[0, 0])
+    rows = [softmax_row(_masked_row(scores, i, 1 / root)) for i in range(n)]
+    lhs = sympy.ImmutableMatrix.vstack(*rows)
+    notes = [
+        f"S_1 = Q_1 K_1^T / sqrt({trace.value('d_head')[0, 0]}) from l0.h0.scores, "
+        "causal mask; weights without the division use Q_1 K_1^T itself:"
+    ]
+    for i in range(n):
+        with_scale = softmax_row(_masked_row(scaled, i, sympy.S.One))
+        without = softmax_row(_masked_row(scores, i, sympy.S.One))
+        notes.append(
+            f"row {i + 1}: max weight {_decimal(max_weight(with_scale))} with ÷√d_k, "
+            f"{_decimal(max_weight(without))} without; entropy {_decimal(entropy(with_scale))} "
+            f"vs {_decimal(entropy(without))} nats"
+        )
+    return Identity(
+        "worked-instance",
+        r"A_1 = \operatorname{softmax}\Bigl(\frac{Q_1K_1^{\top}}{\sqrt{2}} + M\Bigr)",
+        "A₁ = softmax(Q₁K₁ᵀ/√2 + M)  (the article's scores)",
+        "the article's scores with c = 1/sqrt(d_k); the same ops as the worked example",
+        lhs,
+        pattern,
+        sized=False,
+        notes=tuple(notes),
+    )
+
+
+def max_weight(p: sympy.MatrixBase) -> sympy.Expr:
+    """The largest weight of an exact row (compared with certified balls)."""
+    from symtf.backends import ExactBackend
+    from symtf.ops import argmax
+
+    xp = ExactBackend()
+    best = argmax(xp, sympy.ImmutableMatrix(p))
+    return p[best[0]]
+
+
+def _steps(n: int | None) -> list[Identity]:
+    assert n is not None
+    q = [sympy.Symbol(f"q_{i + 1}", real=True) for i in range(n)]
+    k = [sympy.Symbol(f"k_{i + 1}", real=True) for i in range(n)]
+    variables = q + k
+    dot = sum(a * b for a, b in zip(q, k, strict=True))
+    d_k = sympy.Integer(n)
+    scaled = dot / sympy.sqrt(d_k)
+    out = []
+    for key, kind, e, rhs, tex, plain, why in (
+        (
+            "mean",
+            "mean",
+            dot,
+            sympy.S.Zero,
+            r"\mathbb{E}[q\cdot k] = \sum_i \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0",
+            "E[q·k] = Σᵢ E[qᵢ]E[kᵢ] = 0",
+            "linearity, then independence of q_i and k_i, then zero mean",
+        ),
+        (
+            "second-moment",
+            "second",
+            dot,
+            d_k,
+            r"\mathbb{E}[(q\cdot k)^2] = \sum_{i,j}\mathbb{E}[q_iq_j]\,\mathbb{E}[k_ik_j] = d_k",
+            "E[(q·k)²] = Σᵢⱼ E[qᵢqⱼ]E[kᵢkⱼ] = d_k",
+            "cross terms vanish by independence and zero mean; E[q_i^2] E[k_i^2] = 1",
+        ),
+        (
+            "variance",
+            "variance",
+            dot,
+            dot_variance_textbook(n),
+            r"\operatorname{Var}[q\cdot k] = \mathbb{E}[(q\cdot k)^2] - \mathbb{E}[q\cdot k]^2 = d_k",
+            "Var[q·k] = E[(q·k)²] − E[q·k]² = d_k",
+            "definition of the variance and the two moments above",
+        ),
+        (
+            "scaled-variance",
+            "variance",
+            scaled,
+            sympy.S.One,
+            r"\operatorname{Var}\Bigl[\frac{q\cdot k}{\sqrt{d_k}}\Bigr] = \frac{d_k}{d_k} = 1",
+            "Var[q·k/√d_k] = d_k/d_k = 1",
+            "Var[aX] = a^2 Var[X] with a = 1/sqrt(d_k)",
+        ),
+    ):
+        lhs = Expect(e if kind != "second" else e**2) if kind != "variance" else Variance(e)
+        symbolic, numeric = _moment_checks(kind, e, variables, rhs, n)
+        out.append(Identity(key, tex, plain, why, lhs, rhs, symbolic=symbolic, numeric=numeric))
+
+    u = symbol_row("u", n)
+    p = softmax_row(C * u)
+    out.append(
+        Identity(
+            "log-weight-slope",
+            r"\frac{\partial}{\partial c}\log \operatorname{softmax}(c\,u)_i = u_i - \sum_j p_j u_j",
+            "∂/∂c log softmax(cu)ᵢ = uᵢ − Σⱼ pⱼuⱼ",
+            "differentiate c u_i - log sum_j exp(c u_j); for the largest u_i this is >= 0, "
+            "so the max weight grows with c",
+            sympy.ImmutableMatrix(1, n, [sympy.Derivative(sympy.log(p[i]), C) for i in range(n)]),
+            sympy.ImmutableMatrix(1, n, [log_weight_slope(p, u, i) for i in range(n)]),
+        )
+    )
+    out.append(
+        Identity(
+            "entropy-slope",
+            r"\frac{dH}{dc} = -c\,\operatorname{Var}_{p}(u),\quad H = -\sum_j p_j\log p_j",
+            "dH/dc = −c·Var_p(u),  H = −Σⱼ pⱼ log pⱼ",
+            "H = log Z - c E_p[u] and d/dc E_p[u] = Var_p(u): larger scores, lower entropy",
+            sympy.Derivative(entropy(p), C),
+            entropy_slope(p, u, C),
+        )
+    )
+    out.append(_worked_instance())
+    return out
+
+
+SCALING = Derivation(
+    name="scaling",
+    title="Why scores are divided by sqrt(d_k)",
+    build=_steps,
+    sizes=(2, 3, 4),
+    size_help="d_k, the width of q and k",
+    min_size=1,
+)
