@@ -1,0 +1,163 @@
+"""``symtf latex``: a worked example as LaTeX lecture notes, optionally compiled to PDF."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from symtf.errors import SymtfError
+
+#: Debian packages that provide everything the generated documents use.
+DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")
+#: Seconds a LaTeX run may take before it is stopped.
+COMPILE_TIMEOUT = 120.0
+
+
+class TexNotFound(SymtfError):
+    """No TeX installation (``latexmk`` or ``pdflatex``) is on the PATH."""
+
+
+class LatexCompileError(RuntimeError):
+    """A generated document did not compile (a bug in the renderer: please report it)."""
+
+
+def _install_hint() -> str:
+    return (
+        "no TeX installation found (need latexmk or pdflatex on the PATH); on Debian/Ubuntu: "
+        f"apt-get install -y --no-install-recommends {' '.join(DEBIAN_PACKAGES)}"
+    )
+
+
+def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Path:
+    """Compile a LaTeX document to ``pdf`` in a temporary directory.
+
+    Uses ``latexmk -pdf`` when available, else ``pdflatex`` twice (for the
+    longtable widths). Runs in non-stop mode and halts on the first error.
+
+    Args:
+        tex: The whole document.
+        pdf: Where to write the PDF.
+        timeout: Seconds allowed per LaTeX run.
+
+    Returns:
+        The path of the PDF.
+
+    Raises:
+        TexNotFound: Neither ``latexmk`` nor ``pdflatex`` is installed.
+        LatexCompileError: LaTeX reported an error (with the log's first error lines).
+    """
+    latexmk, pdflatex = shutil.which("latexmk"), shutil.which("pdflatex")
+    if pdflatex is None:
+        raise TexNotFound(_install_hint())
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
+        src = Path(tmp) / "doc.tex"
+        src.write_text(tex, encoding="utf-8")
+        if latexmk is not None:
+            runs = [
+                [
+                    latexmk,
+                    "-pdf",
+                    "-quiet",
+                    *(f"-pdflatex=pdflatex {' '.join(flags)} %O %S",)[:1],
+                    "doc.tex",
+                ]
+            ]
+        else:
+            runs = [[pdflatex, *flags, "doc.tex"]] * 2
+        for cmd in runs:
+            try:
+                proc = subprocess.run(
+                    cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False
+                )
+            except subprocess.TimeoutExpired:
+                raise LatexCompileError(f"LaTeX ran longer than {timeout:g} s") from None
+            if proc.returncode != 0:
+                raise LatexCompileError(_first_errors(Path(tmp) / "doc.log", proc.stdout))
+        out = Path(tmp) / "doc.pdf"
+        if not out.exists():
+            raise LatexCompileError("LaTeX finished but wrote no PDF")
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out, pdf)
+    return pdf
+
+
+def _first_errors(log: Path, stdout: str) -> str:
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else stdout
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("!") or (" error" in line.lower() and line.count(":") >= 2):
+            return "LaTeX error:\n" + "\n".join(lines[k : k + 8])
+    return "LaTeX failed:\n" + "\n".join(lines[-15:])
+
+
+def cmd_latex(args: argparse.Namespace) -> int:
+    """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
+    from symtf import compare, spec
+    from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
+    from symtf.render.latex import LatexOptions, document
+
+    if args.decimals < 0 or args.decimals > 30:
+        raise SymtfError(f"--decimals: expected 0 to 30, found {args.decimals}")
+    if args.pdf and shutil.which("pdflatex") is None:
+        raise TexNotFound(_install_hint())
+    timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
+    with time_budget(timeout, args.file):
+        derivation = spec.load(args.file)
+        report = compare.check(derivation)
+        opts = LatexOptions(decimals=args.decimals, exact_forms=args.exact_forms)
+        tex = document(report, derivation, opts)
+    out = Path(args.output) if args.output else None
+    if out is None and args.pdf:
+        out = Path(Path(args.file).stem + ".tex")
+    if out is None:
+        sys.stdout.write(tex)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(tex, encoding="utf-8")
+    if args.pdf:
+        assert out is not None
+        pdf = compile_pdf(tex, out.with_suffix(".pdf"))
+        print(f"wrote {out} and {pdf}", file=sys.stderr)
+    elif out is not None:
+        print(f"wrote {out}", file=sys.stderr)
+    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+
+
+def configure(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``latex`` sub-command."""
+    p = subparsers.add_parser(
+        "latex",
+        help="render a derivation as LaTeX lecture notes (optionally a PDF)",
+        description=(
+            "Render a worked example as a standalone LaTeX document: the model, then every step "
+            "(formula, numbers substituted, exact result) with what the article printed and its "
+            "verdict. Exit code 1 when a printed number is wrong or slipped, as for check."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a derivation .toml file")
+    p.add_argument("-o", "--output", metavar="OUT.tex", help="write here (default: stdout)")
+    p.add_argument(
+        "--pdf",
+        action="store_true",
+        help="also compile OUT.pdf beside OUT.tex (needs latexmk or pdflatex)",
+    )
+    p.add_argument(
+        "--decimals",
+        type=int,
+        default=4,
+        metavar="N",
+        help="decimal places shown for values that are not short exact numbers (default: 4)",
+    )
+    p.add_argument(
+        "--exact-forms",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="closed forms: when short (auto, default), whenever they fit (always), or never",
+    )
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    p.set_defaults(func=cmd_latex)

@@ -1,0 +1,1580 @@
+"""LaTeX rendering: a worked example as lecture notes.
+
+The renderer reads a :class:`~symtf.compare.DerivationReport` (verdicts) and its
+:class:`~symtf.trace.Trace` (named exact steps) and lays them out the way a
+handcalcs sheet does: the general formula, the same formula with the numbers
+substituted, the exact result, and beside it what the article printed with its
+verdict. It does no rounding of its own: decimals are certified truncations of
+ball enclosures (``…`` marks an expansion that goes on), and closed forms come
+from :func:`sympy.latex`.
+
+Public entry points:
+
+- :func:`standalone` wraps any LaTeX body in a compilable document with the
+  project preamble (only packages of a basic TeX Live).
+- :func:`document` renders one checked derivation as a whole document.
+- :func:`trace_latex`, :func:`report_latex` and :func:`derivation_report_latex`
+  give math-mode LaTeX for Jupyter's ``_repr_latex_`` (MathJax-safe).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+if TYPE_CHECKING:
+    from symtf.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.spec import Derivation
+    from symtf.trace import Step, Trace
+
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage[margin=2cm]{geometry}
+\usepackage{amsmath}
+\usepackage{amssymb}
+\usepackage{booktabs}
+\usepackage{longtable}
+\usepackage{array}
+\usepackage{xcolor}
+\setcounter{MaxMatrixCols}{20}
+\allowdisplaybreaks
+\renewcommand{\labelitemi}{$\bullet$}
+\setlength{\parindent}{0pt}
+\setlength{\parskip}{0.5ex}
+\newcommand{\symtfok}{\textcolor{green!50!black}{$\checkmark$}}
+\newcommand{\symtfbad}{\textcolor{red!75!black}{$\boldsymbol{\times}$}}
+\newcommand{\symtfslip}{\textcolor{orange!85!black}{$\boldsymbol{\pm}$}}
+\newcommand{\symtfundecided}{\textcolor{gray}{\textbf{?}}}
+\newcommand{\symtfwrong}[1]{\textcolor{red!75!black}{\underline{#1}}}
+\newcommand{\symtfstep}[1]{\hfill{\normalfont\small\texttt{#1}}}
+"""
+
+#: Verdict → LaTeX mark (text mode; macros defined in :data:`PREAMBLE`).
+MARKS = {
+    "exact": r"\symtfok",
+    "rounded": r"\symtfok",
+    "slip": r"\symtfslip",
+    "wrong": r"\symtfbad",
+    "undecided": r"\symtfundecided",
+}
+_GOOD = ("exact", "rounded")
+
+EXACT_FORMS = ("auto", "always", "never")
+
+
+@dataclass(frozen=True)
+class LatexOptions:
+    """How a document is laid out.
+
+    Attributes:
+        decimals: Decimal places shown for values that are not short exact numbers.
+        exact_forms: ``auto`` (closed forms when short), ``always`` (whenever
+            they fit the size budget) or ``never`` (decimals only).
+        max_rows: Matrices with more rows are elided with ``\\vdots``.
+        max_cols: Matrices with more columns are elided with ``\\cdots``.
+    """
+
+    decimals: int = 4
+    exact_forms: str = "auto"
+    max_rows: int = 8
+    max_cols: int = 8
+
+    def __post_init__(self) -> None:
+        if self.exact_forms not in EXACT_FORMS:
+            raise ValueError(
+                f"exact_forms: expected one of {', '.join(EXACT_FORMS)}, found {self.exact_forms!r}"
+            )
+        if not 0 <= self.decimals <= 30:
+            raise ValueError(f"decimals: expected 0 to 30, found {self.decimals}")
+        if self.max_rows < 3 or self.max_cols < 3:
+            raise ValueError("max_rows and max_cols: expected at least 3")
+
+
+# ----------------------------------------------------------------------------- text
+
+# The default (OT1) roman font has no glyph for these; the typewriter font has
+# all of ASCII, so they are taken from it (and survive copy-and-paste from the PDF).
+_SPECIALS = {
+    "\\": r"{\ttfamily\char92}",
+    "{": r"{\ttfamily\char123}",
+    "}": r"{\ttfamily\char125}",
+    "_": r"{\ttfamily\char95}",
+    "^": r"{\ttfamily\char94}",
+    "~": r"{\ttfamily\char126}",
+    "<": r"{\ttfamily\char60}",
+    ">": r"{\ttfamily\char62}",
+    "|": r"{\ttfamily\char124}",
+    '"': r"{\ttfamily\char34}",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"{\ttfamily\char36}",
+}
+
+# Characters the default (OT1) fonts cannot show, as text-mode LaTeX.
+_UNICODE = {
+    "−": "$-$",
+    "–": "--",
+    "—": "---",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "…": r"\ldots{}",
+    "≈": r"$\approx$",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "⋅": r"$\cdot$",
+    "÷": r"$\div$",
+    "√": r"$\surd$",
+    "∞": r"$\infty$",
+    "→": r"$\to$",
+    "←": r"$\leftarrow$",
+    "≤": r"$\le$",
+    "≥": r"$\ge$",
+    "≠": r"$\ne$",
+    "±": r"$\pm$",
+    "∘": r"$\circ$",
+    "ε": r"$\varepsilon$",
+    "σ": r"$\sigma$",
+    "μ": r"$\mu$",
+    "π": r"$\pi$",
+    "ᵀ": r"$^\top$",
+    "²": r"$^2$",
+    "³": r"$^3$",
+    "\u00a0": "~",
+}
+_GREEK = {
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "δ": "delta",
+    "θ": "theta",
+    "λ": "lambda",
+    "τ": "tau",
+    "φ": "phi",
+    "ω": "omega",
+    "Σ": "Sigma",
+    "Δ": "Delta",
+}
+_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~"}
+
+
+def _unicode_char(ch: str) -> str:
+    """A non-ASCII character as LaTeX that compiles with the default fonts."""
+    if ch in _UNICODE:
+        return _UNICODE[ch]
+    if ch in _GREEK:
+        return f"$\\{_GREEK[ch]}$"
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[:1], decomposed[1:]
+    if base.isascii() and base.isalpha() and marks and all(m in _ACCENTS for m in marks):
+        out = base if base not in "ij" else "\\" + base
+        for m in marks:
+            out = f"\\{_ACCENTS[m]}{{{out}}}"
+        return out
+    if ch == "ß":
+        return r"\ss{}"
+    return f"[U+{ord(ch):04X}]"
+
+
+def escape(text: str) -> str:
+    r"""Escape a plain string for LaTeX text mode.
+
+    Every LaTeX special character becomes literal, and characters outside
+    ASCII become commands the default fonts can show (``−`` → ``$-$``,
+    ``é`` → ``\'{e}``), so no input string can break a document.
+
+    Args:
+        text: Any string (titles, labels, paths, explanations).
+
+    Returns:
+        Text-mode LaTeX.
+
+    Example:
+        >>> escape("50% & more")
+        '50\\% \\& more'
+    """
+    out = []
+    for ch in text:
+        if ch in _SPECIALS:
+            out.append(_SPECIALS[ch])
+        elif ch == "\n" or ch == "\t":
+            out.append(" ")
+        elif ord(ch) < 32 or ord(ch) == 127:
+            continue
+        elif ch.isascii():
+            out.append(ch)
+        else:
+            out.append(_unicode_char(ch))
+    return "".join(out)
+
+
+_MATH_SPECIALS = {
+    "\\": r"\backslash ",
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "^": r"{}^\wedge ",
+    "~": r"\sim ",
+}
+
+
+def math_text(text: str) -> str:
+    r"""A plain string as math-mode LaTeX that both LaTeX and MathJax accept.
+
+    Runs of ordinary characters go into ``\text{...}``; specials are written as
+    math symbols outside it (``\_``, ``\%``, ...), because MathJax does not read
+    escapes inside ``\text``.
+
+    Example:
+        >>> math_text("a_b")
+        '\\text{a}\\_\\text{b}'
+    """
+    parts: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            parts.append(r"\text{" + "".join(run) + "}")
+            run.clear()
+
+    for ch in text:
+        if ch in _MATH_SPECIALS:
+            flush()
+            parts.append(_MATH_SPECIALS[ch])
+        elif ch.isascii() and ch.isprintable():
+            run.append(ch)
+        elif ch in "\n\t":
+            run.append(" ")
+        elif not ch.isprintable():
+            continue
+        else:
+            flush()
+            sub = _unicode_char(ch)
+            if sub.startswith("$") and sub.endswith("$"):
+                parts.append("{" + sub[1:-1] + "}")
+            else:
+                parts.append(r"\text{" + sub + "}")
+    flush()
+    return "".join(parts)
+
+
+def standalone(title: str, body: str, *, subtitle: str = "") -> str:
+    """Wrap a LaTeX body in a compilable document with the project preamble.
+
+    Args:
+        title: Plain-text title (escaped here).
+        body: LaTeX body (already LaTeX; not escaped).
+        subtitle: Plain-text line under the title (escaped here), e.g. the source.
+
+    Returns:
+        A complete ``.tex`` document.
+    """
+    author = (
+        "\\author{\\normalsize\\parbox{0.9\\linewidth}{\\centering " + escape(subtitle) + "}}\n"
+        if subtitle
+        else "\\author{}\n"
+    )
+    return (
+        PREAMBLE
+        + "\\title{"
+        + escape(title)
+        + "}\n"
+        + author
+        + "\\date{}\n\\begin{document}\n\\maketitle\n"
+        + body.rstrip("\n")
+        + "\n\\end{document}\n"
+    )
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One value as LaTeX.
+
+    Attributes:
+        approx: Decimal form (exact when ``is_exact``, else a certified truncation with ``…``).
+        is_exact: Whether ``approx`` is the exact value.
+        closed: Exact closed form, when allowed and short enough (``None`` otherwise).
+    """
+
+    approx: str
+    is_exact: bool
+    closed: str | None = None
+
+    def best(self) -> tuple[str, bool]:
+        """The exact form if there is one, else the decimal; and whether it is exact."""
+        if self.is_exact:
+            return self.approx, True
+        if self.closed is not None:
+            return self.closed, True
+        return self.approx, False
+
+
+_AUTO_MAX_CHARS = 48
+# Internal tag: a decimal proved equal to the value (never printed).
+_EXACT_MARK = "\x01"
+#: Widest display line, in rough printed characters, before it is broken.
+_MAX_LINE = 78
+#: Where a long substituted formula may be broken (before an operator).
+_BRK = "\x00"
+_ALWAYS_MAX_CHARS = 600
+
+
+class Numbers:
+    """Turns exact trace values into LaTeX (with a cache per expression).
+
+    Args:
+        backend: The trace's backend (:class:`~symtf.backends.ExactBackend` for exact traces).
+        options: Layout options.
+    """
+
+    def __init__(self, backend: Any, options: LatexOptions) -> None:
+        self.backend = backend
+        self.options = options
+        self._cache: dict[Any, Entry] = {}
+
+    def entry(self, e: Any) -> Entry:
+        """A value as an :class:`Entry`."""
+        key = e if isinstance(e, sympy.Basic) else (type(e).__name__, str(e))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._entry(e)
+            self._cache[key] = hit
+        return hit
+
+    def _entry(self, e: Any) -> Entry:
+        from symtf.compare import _rational_decimal
+
+        if not isinstance(e, sympy.Basic):
+            return self._other(e)
+        if e.is_Rational:
+            q = _fraction(e)
+            text = _rational_decimal(q, 20)
+            if not text.endswith("…") and _decimals_of(text) <= max(self.options.decimals, 6):
+                return Entry(_num(text), True)
+            closed = None if self.options.exact_forms == "never" else sympy.latex(e)
+            return Entry(_num(self._cut(text)), False, closed)
+        if e is sympy.S.NegativeInfinity:
+            return Entry(r"-\infty", True)
+        if e is sympy.S.Infinity:
+            return Entry(r"\infty", True)
+        closed = self._closed(e)
+        approx = self._decimal(e)
+        if approx is not None and approx.endswith(_EXACT_MARK):
+            return Entry(approx.removesuffix(_EXACT_MARK), True)
+        if approx is None:
+            # Depends on free symbols: the symbolic form is the only honest one.
+            return Entry(closed if closed is not None else self._symbolic(e), True)
+        return Entry(approx, False, closed)
+
+    def _other(self, e: Any) -> Entry:
+        from symtf.certify import decimal_string
+
+        try:
+            from flint import arb
+
+            if isinstance(e, arb):
+                s = decimal_string(e, 20)
+                return Entry(_num(self._cut(s)) if s else r"\ast", False)
+        except ImportError:  # pragma: no cover - flint is a dependency
+            pass
+        if isinstance(e, (int, float)):
+            return Entry(_num(f"{e:.{self.options.decimals}f}"), isinstance(e, int))
+        return Entry(math_text(str(e)), False)
+
+    def _closed(self, e: sympy.Expr) -> str | None:
+        mode = self.options.exact_forms
+        if mode == "never":
+            return None
+        closed_form = getattr(self.backend, "closed_form", None)
+        limit_ops = 40 if mode == "auto" else 400
+        cf = closed_form(e, limit_ops) if closed_form is not None else e
+        if cf is None or _has_nodes(cf, self.backend):
+            return None
+        candidates = [cf, *_shorter_forms(cf)]
+        texts = [sympy.latex(c) for c in candidates]
+        text = min(texts, key=len)
+        limit = _AUTO_MAX_CHARS if mode == "auto" else _ALWAYS_MAX_CHARS
+        return text if len(text) <= limit else None
+
+    def _decimal(self, e: sympy.Expr) -> str | None:
+        from symtf.certify import PRECISIONS, decimal_string
+        from symtf.errors import Undecided
+
+        ball = getattr(self.backend, "ball", None)
+        for prec in PRECISIONS:
+            try:
+                if ball is not None:
+                    x = ball(e, prec)
+                else:
+                    from symtf.certify import ball as certify_ball
+
+                    x = certify_ball(e, prec)
+            except (Undecided, TypeError, ValueError, ZeroDivisionError):
+                return None
+            s = decimal_string(x, 20)
+            if s is not None:
+                return _num(self._cut(s))
+        return self._short_exact(e, x)
+
+    def _short_exact(self, e: sympy.Expr, x: Any) -> str | None:
+        """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
+        from fractions import Fraction
+
+        from symtf.certify import exact_zero
+        from symtf.compare import _rational_decimal
+        from symtf.numbers import round_exact
+
+        if not x.is_finite():
+            return None
+        man, exp = x.mid().man_exp()
+        candidate = round_exact(Fraction(int(man)) * Fraction(2) ** int(exp), 15)
+        diff = e - sympy.Rational(candidate.numerator, candidate.denominator)
+        exact = self.backend if hasattr(self.backend, "closed_form") else None
+        try:
+            if exact_zero(diff, exact):
+                return _num(_rational_decimal(candidate, 20)) + _EXACT_MARK
+        except (TypeError, ValueError, RecursionError):
+            return None
+        return None
+
+    def _cut(self, s: str) -> str:
+        """Truncate a certified decimal expansion to the chosen decimal places."""
+        n = self.options.decimals
+        more = s.endswith("…")
+        digits = s.rstrip("…")
+        head, dot, tail = digits.partition(".")
+        if len(tail) <= n:
+            return digits + ("…" if more else "")
+        kept = tail[:n]
+        if not any(c in "123456789" for c in head + kept):
+            # A tiny value: keep n significant digits rather than show 0.000…
+            lead = len(tail) - len(tail.lstrip("0"))
+            kept = tail[: lead + max(n, 1)]
+        return head + dot + kept + ("…" if kept != tail or more else "")
+
+    def _symbolic(self, e: sympy.Expr) -> str:
+        defs = getattr(self.backend, "defs", {})
+        names = {s: _node_latex(s.name) for s in e.free_symbols if s in defs}
+        return sympy.latex(e, symbol_names=names)
+
+
+def _fraction(e: sympy.Rational) -> Any:
+    from fractions import Fraction
+
+    return Fraction(int(e.p), int(e.q))
+
+
+def _decimals_of(text: str) -> int:
+    return len(text.partition(".")[2])
+
+
+def _num(text: str) -> str:
+    """A decimal string as math-mode LaTeX (``…`` → ``\\ldots``)."""
+    if text.endswith("…"):
+        return text[:-1] + r"{\scriptstyle\ldots}"
+    return text
+
+
+def _has_nodes(e: sympy.Basic, backend: Any) -> bool:
+    defs = getattr(backend, "defs", None)
+    return bool(defs) and any(s in defs for s in e.free_symbols)
+
+
+def _node_latex(name: str) -> str:
+    m = re.match(r"^(.*)\[(\d+),(\d+)\]$", name)
+    if not m:
+        return _tt(name)
+    return _tt(m.group(1)) + "_{" + f"{m.group(2)},{m.group(3)}" + "}"
+
+
+def _shorter_forms(e: sympy.Expr) -> list[sympy.Expr]:
+    """Equal, often shorter forms of a softmax entry: e^a / Σ e^b → 1 / Σ e^(b−a)."""
+    num, den = sympy.fraction(e)
+    if not isinstance(num, sympy.exp) or not den.is_Add:
+        return []
+    a = num.args[0]
+    terms = []
+    for t in den.args:
+        if isinstance(t, sympy.exp):
+            terms.append(sympy.exp(t.args[0] - a))
+        elif t.is_Rational:
+            terms.append(t * sympy.exp(-a))
+        else:
+            return []
+    return [1 / sympy.Add(*terms)]
+
+
+# ----------------------------------------------------------------------------- matrices
+
+
+def bmatrix(
+    cells: Sequence[Sequence[str]],
+    max_rows: int = 8,
+    max_cols: int = 8,
+    env: str = "bmatrix",
+) -> str:
+    r"""A matrix of LaTeX cells as ``bmatrix``, eliding the middle past a size.
+
+    Args:
+        cells: Rows of math-mode LaTeX cells.
+        max_rows: More rows than this are elided with ``\vdots``.
+        max_cols: More columns than this are elided with ``\cdots``.
+        env: The amsmath matrix environment.
+
+    Example:
+        >>> bmatrix([["1", "2"], ["3", "4"]])
+        '\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}'
+    """
+    n = len(cells)
+    m = len(cells[0]) if n else 0
+    rows_idx: list[int | None] = (
+        list(range(n)) if n <= max_rows else [*range(max_rows - 2), None, n - 1]
+    )
+    cols_idx: list[int | None] = (
+        list(range(m)) if m <= max_cols else [*range(max_cols - 2), None, m - 1]
+    )
+    lines = []
+    for i in rows_idx:
+        row = []
+        for j in cols_idx:
+            if i is None and j is None:
+                row.append(r"\ddots")
+            elif i is None:
+                row.append(r"\vdots")
+            elif j is None:
+                row.append(r"\cdots")
+            else:
+                row.append(cells[i][j])
+        lines.append(" & ".join(row))
+    return f"\\begin{{{env}}}" + r" \\ ".join(lines) + f"\\end{{{env}}}"
+
+
+def _matrix_cells(value: Any) -> list[list[Any]] | None:
+    if isinstance(value, sympy.MatrixBase):
+        return [[value[i, j] for j in range(value.cols)] for i in range(value.rows)]
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None:
+        rows = tolist()
+        if rows and isinstance(rows[0], list):
+            return rows
+    return None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A value rendered both ways: the best exact form and the decimal form."""
+
+    exact: str | None  # None when some entry has no exact form we may show
+    approx: str
+    approx_is_exact: bool
+    scalar: bool = False
+
+
+def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
+    """Render a matrix (1×1 → a scalar) in its exact and decimal forms."""
+    cells = _matrix_cells(value)
+    if cells is None:
+        e = nums.entry(value)
+        exact, ok = e.best()
+        return Rendered(exact if ok else None, e.approx, e.is_exact, True)
+    entries = [[nums.entry(x) for x in row] for row in _visible(cells, opts)]
+    scalar = len(cells) == 1 and len(cells[0]) == 1
+    approx_is_exact = all(e.is_exact for row in entries for e in row)
+    bests = [[e.best() for e in row] for row in entries]
+    exact_ok = all(ok for row in bests for _, ok in row)
+    full = _restore(cells, entries, opts)
+    approx = _layout([[e.approx for e in row] for row in full], scalar, opts)
+    exact = None
+    if exact_ok:
+        exact = _layout([[e.best()[0] for e in row] for row in full], scalar, opts)
+        if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
+            exact = None if opts.exact_forms != "always" else exact
+    return Rendered(exact, approx, approx_is_exact, scalar)
+
+
+def _visible(cells: list[list[Any]], opts: LatexOptions) -> list[list[Any]]:
+    """Only the cells that survive elision (so hidden cells are never evaluated)."""
+    n, m = len(cells), len(cells[0]) if cells else 0
+    ri = list(range(n)) if n <= opts.max_rows else [*range(opts.max_rows - 2), n - 1]
+    ci = list(range(m)) if m <= opts.max_cols else [*range(opts.max_cols - 2), m - 1]
+    return [[cells[i][j] for j in ci] for i in ri]
+
+
+def _restore(
+    cells: list[list[Any]], visible: list[list[Entry]], opts: LatexOptions
+) -> list[list[Entry]]:
+    """Put visible entries back at their places (elided ones get a placeholder)."""
+    n, m = len(cells), len(cells[0]) if cells else 0
+    ri = list(range(n)) if n <= opts.max_rows else [*range(opts.max_rows - 2), n - 1]
+    ci = list(range(m)) if m <= opts.max_cols else [*range(opts.max_cols - 2), m - 1]
+    blank = Entry("", True)
+    full = [[blank] * m for _ in range(n)]
+    for a, i in enumerate(ri):
+        for b, j in enumerate(ci):
+            full[i][j] = visible[a][b]
+    return full
+
+
+def _layout(cells: list[list[str]], scalar: bool, opts: LatexOptions) -> str:
+    if scalar:
+        return cells[0][0]
+    return bmatrix(cells, opts.max_rows, opts.max_cols)
+
+
+_MATRIX = re.compile(r"\\begin\{([bpv]?matrix)\}((?:(?!\\begin\{).)*?)\\end\{\1\}", re.S)
+
+
+def _visible_width(tex: str) -> int:
+    """A rough count of printed characters in a LaTeX formula (a matrix counts its widest row)."""
+
+    def flat(m: re.Match[str]) -> str:
+        rows = m.group(2).split(r"\\")
+        width = max(sum(_visible_width(c) + 2 for c in r.split("&")) for r in rows)
+        return "x" * width
+
+    prev = None
+    while prev != tex:
+        prev, tex = tex, _MATRIX.sub(flat, tex)
+    t = re.sub(r"\{\\scriptstyle\\ldots\}", "x", tex)
+    t = re.sub(r"\\(?:left|right|quad|;|,|!)", "", t)
+    t = re.sub(r"\\[a-zA-Z]+", "x", t)
+    return len(re.sub(r"[{}^_ ]", "", t))
+
+
+def _too_wide(cells: list[list[str]], opts: LatexOptions) -> bool:
+    if not cells:
+        return False
+    widths = [max(_visible_width(row[j]) for row in cells) for j in range(len(cells[0]))]
+    return sum(widths) + 2 * len(widths) > _MAX_LINE
+
+
+# ----------------------------------------------------------------------------- stages
+
+
+def stage_of(name: str) -> tuple[str, str]:
+    """The stage a step belongs to: ``(key, title)``; steps are grouped by key in trace order.
+
+    Example:
+        >>> stage_of("l0.h1.pattern")
+        ('l0.h1', 'Block 1, head 2: attention')
+    """
+    m = re.match(r"^((?:[A-Za-z_]\w*\.)*?)l(\d+)\.(.+)$", name)
+    if m:
+        prefix, layer, rest = m.group(1), int(m.group(2)), m.group(3)
+        who = _prefix_title(prefix) + f"Block {layer + 1}"
+        base = f"{prefix}l{layer}"
+        h = re.match(r"^(?:(cross|self)\.)?h(\d+)\.", rest)
+        if h:
+            kind = f" {h.group(1)}-attention" if h.group(1) else " attention"
+            key = f"{base}.{h.group(1) + '.' if h.group(1) else ''}h{h.group(2)}"
+            return key, f"{who}, head {int(h.group(2)) + 1}:{kind}"
+        first = rest.split(".")[0]
+        if first in ("concat", "attn_out", "resid_mid"):
+            return f"{base}.mix", f"{who}: heads combined and the first residual"
+        if first == "ln1":
+            return f"{base}.ln1", f"{who}: first LayerNorm"
+        if first == "ln2":
+            return f"{base}.ln2", f"{who}: second LayerNorm"
+        if first.startswith("ffn") or first == "resid_post":
+            return f"{base}.ffn", f"{who}: feed-forward and the second residual"
+        return f"{base}.{first}", f"{who}: {first}"
+    if name in ("tokens", "d_head", "embed", "pos", "x"):
+        return "input", "Input: tokens, embeddings and positions"
+    if name in ("final", "last", "logits", "probs", "next_token"):
+        return "output", "Output: logits and the next word"
+    head = name.split(".")[0]
+    if head != name:
+        return f"other.{head}", f"Worked operation: {head}"
+    return f"other.{name}", f"Worked operation: {name}"
+
+
+def _prefix_title(prefix: str) -> str:
+    parts = [p for p in prefix.split(".") if p]
+    words = {"enc": "Encoder", "dec": "Decoder", "gen": "Generation step"}
+    return "".join(f"{words.get(p, p)} " if p in words else f"{p} " for p in parts) if parts else ""
+
+
+def stages(trace: Trace) -> list[tuple[str, list[str]]]:
+    """Steps grouped into stages, in the order the data flows (trace order)."""
+    out: list[tuple[str, list[str]]] = []
+    keys: list[str] = []
+    for name in trace:
+        key, title = stage_of(name)
+        if keys and keys[-1] == key:
+            out[-1][1].append(name)
+        else:
+            keys.append(key)
+            out.append((title, [name]))
+    return out
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+@dataclass
+class _Context:
+    trace: Trace
+    nums: Numbers
+    opts: LatexOptions
+    derivation: Derivation | None
+    rendered: dict[str, Rendered] = field(default_factory=dict)
+
+    def value(self, name: str) -> Rendered | None:
+        if name not in self.trace:
+            return None
+        if name not in self.rendered:
+            v = self.trace.value(name)
+            if v is None or isinstance(v, tuple):
+                return None
+            self.rendered[name] = render_value(v, self.nums, self.opts)
+        return self.rendered[name]
+
+    def operand(self, name: str) -> tuple[str, bool] | None:
+        """An input step as it appears in a substituted formula (exact form if possible)."""
+        r = self.value(name)
+        if r is None:
+            return None
+        if r.exact is not None:
+            return r.exact, True
+        return r.approx, r.approx_is_exact
+
+    def weight(self, m: sympy.MatrixBase | None, symbol: str) -> tuple[str, bool]:
+        """A weight matrix as substituted (``I_6``, ``\\mathbf{0}``, numbers), or its symbol."""
+        if m is None:
+            return symbol, True
+        if m.rows == m.cols and m == sympy.eye(m.rows):
+            return f"I_{{{m.rows}}}", True
+        if all(x == 0 for x in m):
+            return r"\mathbf{0}", True
+        r = render_value(m, self.nums, self.opts)
+        return (r.exact, True) if r.exact is not None else (r.approx, r.approx_is_exact)
+
+
+def _layer_and_head(name: str) -> tuple[int | None, int | None]:
+    """Block and head of a plain decoder step (``l1.h0.q`` → ``(1, 0)``); prefixed stacks are not read."""
+    m = re.match(r"^l(\d+)\.(?:h(\d+)\.)?", name)
+    if not m:
+        return None, None
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) is not None else None)
+
+
+def _layer(ctx: _Context, name: str) -> Any:
+    li, _ = _layer_and_head(name)
+    d = ctx.derivation
+    if d is None or li is None or d.model.architecture not in ("decoder", "attention"):
+        return None
+    return d.model.layers[li] if li < len(d.model.layers) else None
+
+
+def _head(ctx: _Context, name: str) -> Any:
+    layer = _layer(ctx, name)
+    _, hi = _layer_and_head(name)
+    if layer is None or hi is None or hi >= len(layer.heads):
+        return None
+    return layer.heads[hi]
+
+
+def _standalone_op(ctx: _Context, name: str) -> Any:
+    d = ctx.derivation
+    if d is None:
+        return None
+    return next((s for s in d.model.standalone if s.name == name.split(".")[0]), None)
+
+
+def _norm_params(ctx: _Context, name: str) -> tuple[Any, Any, Any] | None:
+    """(γ, β, ε) of the norm a step belongs to, when the derivation says them; else ``None``."""
+    base = name.rsplit(".", 1)[0] if name.endswith((".std", ".rms", ".mean", ".var")) else name
+    d = ctx.derivation
+    if d is None:
+        return None
+    m = re.fullmatch(r"l(\d+)\.ln([12])", base)
+    if m:
+        layer = _layer(ctx, base)
+        if layer is None:
+            return None
+        k = m.group(2)
+        eps = getattr(layer, f"ln{k}_eps", None)
+        return (
+            getattr(layer, f"ln{k}_gamma"),
+            getattr(layer, f"ln{k}_beta"),
+            d.model.eps if eps is None else eps,
+        )
+    s = _standalone_op(ctx, base)
+    if s is not None and base == s.name:
+        eps = getattr(s, "eps", None)
+        return None, None, d.model.eps if eps is None else eps
+    return None
+
+
+def _join(
+    parts: Sequence[tuple[str, bool] | None], template: Callable[..., str]
+) -> tuple[str, bool] | None:
+    if any(p is None for p in parts):
+        return None
+    texts = [p[0] for p in parts if p is not None]
+    return template(*texts), all(p[1] for p in parts if p is not None)
+
+
+_ACT_NAMES = {
+    "relu": r"\operatorname{ReLU}",
+    "gelu": r"\operatorname{GELU}",
+    "gelu_tanh": r"\operatorname{GELU}_{\tanh}",
+    "silu": r"\operatorname{SiLU}",
+}
+
+
+def _linear(
+    ctx: _Context, x: str, w: Any, w_name: str, b: Any, b_name: str | None, transposed: bool
+) -> tuple[str, bool] | None:
+    """``x W (+ b)`` with the weights written out when the derivation gives them."""
+    parts = [ctx.operand(x), ctx.weight(w, w_name)]
+    t = "^\\top" if transposed else ""
+    if b_name is None:
+        return _join(parts, lambda a, ww: f"{a}{ww}{t}")
+    return _join([*parts, ctx.weight(b, b_name)], lambda a, ww, bb: f"{a}{ww}{t}{_BRK}+ {bb}")
+
+
+def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
+    """The step's formula with the numbers of its inputs written in.
+
+    Only for operations whose recorded formula says exactly what was computed;
+    any other step shows its formula and result without a substituted line.
+    """
+    name, f, ins = step.name, step.formula, step.inputs
+    op = ctx.operand
+    m_qkv = re.fullmatch(r"([QKV]) = X W_\1(\^\\top)?( \+ b_\1)?", f)
+    if m_qkv and len(ins) == 1:
+        head = _head(ctx, name)
+        L = m_qkv.group(1)
+        w = None if head is None else getattr(head, f"W_{L}")
+        b = None if head is None else getattr(head, f"b_{L}")
+        bias = f"b_{L}" if m_qkv.group(3) else None
+        return _linear(ctx, ins[0], w, f"W_{L}", b, bias, bool(m_qkv.group(2)))
+    if f in ("Q K^\\top", "Q K") and len(ins) == 2:
+        t = "^\\top" if f.endswith("top") else ""
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{b}{t}")
+    if f == r"S = \frac{Q K^\top}{\sqrt{d_k}}" and len(ins) == 2:
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"\\frac{{1}}{{{b}}}{a}")
+    if f == "S + M" and len(ins) == 1:
+        shape = ctx.trace.shape(name)
+        if shape is None:
+            return None
+        n, m = shape
+        mask = [["0" if j <= i + (m - n) else r"-\infty" for j in range(m)] for i in range(n)]
+        return _join(
+            [op(ins[0])],
+            lambda a: f"{a}{_BRK}+ {bmatrix(mask, ctx.opts.max_rows, ctx.opts.max_cols)}",
+        )
+    m_sm = re.fullmatch(r"A = (\\operatorname\{softmax\}(?:_\{\\text\{col\}\})?)\((S \+ M|S)\)", f)
+    if m_sm and len(ins) == 1:
+        sm = m_sm.group(1)
+        return _join([op(ins[0])], lambda a: sm + rf"\left({a}\right)")
+    if f in (r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", r"\operatorname{softmax}(x)") and ins:
+        return _join([op(ins[0])], lambda a: rf"\operatorname{{softmax}}\left({a}\right)")
+    if f == "H = A V" and len(ins) == 2:
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{b}")
+    if f == r"H = [H_1 \cdots H_h]" and ins:
+        return _join([op(i) for i in ins], lambda *a: r"\left[\;" + r"\;\; ".join(a) + r"\;\right]")
+    m_o = re.fullmatch(r"O = H W_O(\^\\top)?( \+ b_O)?", f)
+    if m_o and len(ins) == 1:
+        layer = _layer(ctx, name)
+        w = None if layer is None else layer.W_O
+        b = None if layer is None else layer.b_O
+        return _linear(
+            ctx, ins[0], w, "W_O", b, "b_O" if m_o.group(2) else None, bool(m_o.group(1))
+        )
+    if f in ("R_1 = X + O", "R_2 = Y + F", "X = E + P") and len(ins) == 2:
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{_BRK}+ {b}")
+    m_ffn = re.fullmatch(r"(?:F = a|Y) W_([123]) \+ b_\1", f)
+    if m_ffn and len(ins) == 1:
+        k = m_ffn.group(1)
+        layer = _layer(ctx, name)
+        tr = layer is not None and f"W{k}" in getattr(layer, "transposed", ())
+        w = None if layer is None else getattr(layer, f"W{k}")
+        b = None if layer is None else getattr(layer, f"b{k}")
+        return _linear(ctx, ins[0], w, f"W_{k}", b, f"b_{k}", tr)
+    if f == r"\mu = \frac{1}{d}\sum_j x_j" and len(ins) == 1:
+        shape = ctx.trace.shape(ins[0])
+        d = shape[1] if shape else 0
+        return _join(
+            [op(ins[0])], lambda a: rf"\frac{{1}}{{{d}}}\sum_{{j=1}}^{{{d}}} {a}_{{\cdot j}}"
+        )
+    if f == r"x - \mu" and len(ins) == 2:
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{_BRK}- {b}")
+    if f.startswith(r"\sigma^2 = \frac{1}{d") and len(ins) == 1:
+        shape = ctx.trace.shape(ins[0])
+        d = (shape[1] if shape else 0) - (1 if "d-1" in f else 0)
+        n = shape[1] if shape else 0
+        return _join(
+            [op(ins[0])],
+            lambda a: rf"\frac{{1}}{{{d}}}\sum_{{j=1}}^{{{n}}} \left({a}_{{\cdot j}}\right)^2",
+        )
+    if (
+        f in (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{\overline{x^2} + \varepsilon}")
+        and len(ins) == 1
+    ):
+        params = _norm_params(ctx, name)
+        eps = r"\varepsilon" if params is None else sympy.latex(params[2])
+        e = "" if eps == "0" else " + " + eps
+        return _join([op(ins[0])], lambda a: rf"\sqrt{{{a}{e}}}")
+    if f in (_ln_formula(), _RMS_FORMULA) and len(ins) == 2:
+        params = _norm_params(ctx, name)
+        if params is None:
+            return None
+        gamma, beta, _ = params
+        plain = (gamma is None or all(x == 1 for x in gamma)) and (
+            beta is None or all(x == 0 for x in beta)
+        )
+        if plain:
+            return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\oslash {b}")
+        return _join(
+            [op(ins[0]), op(ins[1]), ctx.weight(gamma, r"\gamma"), ctx.weight(beta, r"\beta")],
+            lambda a, b, g, bb: rf"\left({a}\oslash {b}\right){_BRK}\odot {g}{_BRK}+ {bb}",
+        )
+    if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
+        return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\odot {b}")
+    if f in _ACT_LATEX and len(ins) == 1:
+        act = _ACT_NAMES[_ACT_LATEX[f]]
+        return _join([op(ins[0])], lambda a: rf"{act}\left({a}\right)")
+    if f in (r"z = h\,W_{\text{vocab}}", r"z = h\,E^\top") and ins:
+        d = ctx.derivation
+        tied = f.endswith("top")
+        w = None if d is None else (d.model.embed if tied else d.model.unembed)
+        sym = "E" if tied else r"W_{\text{vocab}}"
+        return _linear(ctx, ins[0], w, sym, None, None, tied)
+    return None
+
+
+#: Activation formulas as :mod:`symtf.pipeline` records them → activation name.
+_ACT_LATEX = {
+    r"\max(0, x)": "relu",
+    r"\operatorname{relu}(\cdot)": "relu",
+    r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)": "gelu",
+    r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)": "gelu_tanh",
+    r"\frac{x}{1+e^{-x}}": "silu",
+}
+_RMS_FORMULA = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
+
+
+def _ln_formula() -> str:
+    return r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
+
+
+def _split_formula(formula: str) -> tuple[str, str]:
+    """``"Q = X W_Q"`` → ``("Q", "X W_Q")``; a formula without a top-level ``=`` has no left side."""
+    depth = 0
+    for i, ch in enumerate(formula):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "=" and depth == 0:
+            return formula[:i].strip(), formula[i + 1 :].strip()
+    return "", formula.strip()
+
+
+def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
+    """The lines of a step's display as ``(left, right)`` pairs for ``align*``.
+
+    The right sides start with their relation (``=`` or ``\\approx``).
+    """
+    v = step.value
+    lines: list[tuple[str, str]] = []
+    lhs, rhs = _split_formula(step.formula)
+    if isinstance(v, tuple) or v is None:  # next_token: token ids
+        words = _words(ctx, v)
+        left = lhs or rhs or math_text(step.name)
+        if lhs and rhs:
+            lines.append((left, "= " + rhs))
+        elif rhs:
+            left = rhs
+        lines.append(("" if lines else left, "= " + words))
+        return lines
+    first_left = lhs or rhs or _tt(step.name)
+    if lhs:
+        lines.append((first_left, "= " + rhs))
+    sub = _substitution(ctx, step)
+    r = ctx.value(step.name)
+    if r is None:
+        return lines
+    if sub is not None:
+        rel = "= " if sub[1] else r"\approx "
+        pieces = sub[0].split(_BRK)
+        if _visible_width("".join(pieces)) <= _MAX_LINE - 8 or len(pieces) == 1:
+            lines.append(("", rel + " ".join(pieces)))
+        else:
+            lines.append(("", rel + pieces[0]))
+            lines.extend(("", r"\phantom{=}\quad " + p) for p in pieces[1:])
+    if r.exact is not None and (r.exact != r.approx or r.approx_is_exact):
+        lines.append(("", "= " + r.exact))
+    if not r.approx_is_exact:
+        lines.append(("", r"\approx " + r.approx))
+    if not lhs:
+        # The formula has no left side: it is the left side of the first line.
+        if lines:
+            lines[0] = (first_left, lines[0][1])
+        else:
+            lines.append((first_left, ""))
+    if step.name == "tokens" and ctx.derivation is not None and ctx.derivation.model.vocab:
+        vocab = ctx.derivation.model.vocab
+        toks = ", ".join(math_text(vocab[i]) for i in ctx.derivation.tokens if i < len(vocab))
+        lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)"))
+    return lines
+
+
+def _tt(name: str) -> str:
+    """A step or reference name in typewriter math (``\\mathtt{l0.h0.q}``)."""
+    return (
+        r"\mathtt{" + "".join(_MATH_SPECIALS.get(ch, ch) for ch in name if ch.isprintable()) + "}"
+    )
+
+
+def _words(ctx: _Context, v: Any) -> str:
+    if v is None:
+        return r"\text{(undecided: depends on symbols)}"
+    vocab = ctx.derivation.model.vocab if ctx.derivation is not None else ()
+    parts = []
+    for i in v:
+        parts.append(
+            f"{i}"
+            + (r"\;(\text{``}" + math_text(vocab[i]) + r"\text{''})" if i < len(vocab) else "")
+        )
+    return ", ".join(parts)
+
+
+def _align(lines: list[tuple[str, str]]) -> str:
+    body = " \\\\\n".join(f"{left} &{right}" for left, right in lines)
+    return "\\begin{align*}\n" + body + "\n\\end{align*}\n"
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def _where_in_step(c: ClaimResult) -> str:
+    cl = c.claim
+    if cl.index is not None:
+        return f"entry [{cl.index[0]}, {cl.index[1]}]"
+    if cl.reduce is not None:
+        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
+    if cl.rank is not None:
+        return f"rank {cl.rank}"
+    if cl.row is not None:
+        return f"row {cl.row}"
+    if cl.col is not None:
+        return f"column {cl.col}"
+    return ""
+
+
+def _printed_cell(text: str) -> str:
+    if text.strip().lower() in ("-inf", "-∞", "−∞") or "infty" in text:
+        return r"-\infty"
+    if re.fullmatch(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?|[+-]?\d+/\d+|[+-]?\.\d+", text):
+        return text
+    return math_text(text)
+
+
+def _printed_matrix(result: ClaimResult, opts: LatexOptions) -> str:
+    """What the article printed, shaped as printed; entries that are off are underlined in red."""
+    checks = list(result.checks)
+    printed_rows = result.claim.printed
+    cells: list[list[str]]
+    if printed_rows and sum(len(r) for r in printed_rows) == len(checks):
+        it = iter(checks)
+        cells = [[_mark_printed(next(it)) for _ in row] for row in printed_rows]
+    else:
+        cells = [[_mark_printed(c) for c in checks]]
+    if len(cells) == 1 and len(cells[0]) == 1:
+        return cells[0][0]
+    return bmatrix(cells, opts.max_rows, opts.max_cols)
+
+
+def _mark_printed(c: Check) -> str:
+    cell = _printed_cell(c.printed)
+    if c.verdict in _GOOD:
+        return cell
+    return r"\symtfwrong{" + cell + "}"
+
+
+def _counts_text(checks: Sequence[Check]) -> str:
+    counts: dict[str, int] = {}
+    for c in checks:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+def _verdict_cell(result: ClaimResult) -> str:
+    checks = result.checks
+    mark = MARKS[result.verdict]
+    if len(checks) == 1:
+        c = checks[0]
+        text = f"{mark}~{escape(c.verdict)}"
+        if c.verdict == "rounded" and c.exact:
+            text += r" {\footnotesize(exact " + _exact_text(_short_decimal(c.exact)) + ")}"
+        elif c.verdict not in _GOOD and c.expected:
+            text += ": " + _bold(c.expected)
+        return text
+    text = f"{mark}~{escape(_counts_text(checks))}"
+    return text
+
+
+def _short_decimal(s: str, digits: int = 10) -> str:
+    """A certified decimal string cut to ``digits`` digits (still a truncation, marked ``…``)."""
+    body = s.rstrip("…")
+    count = 0
+    for k, ch in enumerate(body):
+        if ch.isdigit():
+            count += 1
+            if count == digits:
+                return s if k == len(body) - 1 else body[: k + 1] + "…"
+    return s
+
+
+def _bold(s: str) -> str:
+    """A corrected value, in bold (math included)."""
+    return r"\textbf{\boldmath " + _exact_text(s) + "}"
+
+
+def _exact_text(s: str) -> str:
+    """A certified decimal string in text mode (math digits, ``\\ldots``)."""
+    if s in ("inf", "-inf"):
+        return "$" + ("-" if s.startswith("-") else "") + r"\infty$"
+    return "$" + _num(s if len(s) <= 26 else s[:24] + "…") + "$"
+
+
+def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
+    items = []
+    for r in results:
+        for c in r.checks:
+            if c.verdict in _GOOD:
+                continue
+            where = (
+                "" if c.index is None or len(r.checks) == 1 else f" [{c.index[0]}, {c.index[1]}]"
+            )
+            head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
+            if c.expected is not None and c.verdict != "undecided":
+                head += ", correct value " + _bold(c.expected)
+            if c.exact:
+                head += ", exact value " + _exact_text(c.exact)
+            head += ". " + escape(_sentence(c.explanation))
+            items.append(head)
+    return items
+
+
+def _sentence(s: str) -> str:
+    s = s.strip()
+    if not s:
+        return s
+    s = s[0].upper() + s[1:]
+    return s if s.endswith((".", "!", "?")) else s + "."
+
+
+def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
+    rows = []
+    for r in results:
+        where = _where_in_step(r)
+        label = escape(r.claim.label) + (
+            r" {\footnotesize(" + escape(where) + ")}" if where else ""
+        )
+        rows.append(f"{label} & ${_printed_matrix(r, opts)}$ & {_verdict_cell(r)} \\\\")
+    out = (
+        "\\begin{center}\\small\n"
+        "\\begin{tabular}{>{\\raggedright\\arraybackslash}p{0.27\\linewidth} c >{\\raggedright\\arraybackslash}p{0.25\\linewidth}}\n"
+        "\\toprule\nIn the article & Printed & Verdict \\\\\n\\midrule\n"
+        + "\n".join(rows)
+        + "\n\\bottomrule\n\\end{tabular}\n\\end{center}\n"
+    )
+    items = _correction_items(results)
+    if items:
+        out += "\\begin{itemize}\n" + "\n".join(f"\\item {i}" for i in items) + "\n\\end{itemize}\n"
+    return out
+
+
+def _displayed_block(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
+    """Displayed arithmetic: the line as the article wrote it, its verdict and any correction."""
+    parts = ["\\paragraph{Arithmetic as displayed in the article.}\n"]
+    parts.append("\\begin{itemize}\n")
+    for r in results:
+        expr = expression_latex(r.claim.expression or "")
+        printed = _printed_matrix(r, opts)
+        line = rf"\item {MARKS[r.verdict]}~\emph{{{escape(r.claim.label)}}}: \[ {expr} \approx {printed} \]"
+        for c in r.checks:
+            where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1]}: "
+            bits = escape(where + _sentence(c.explanation))
+            if c.verdict not in _GOOD and c.expected is not None:
+                bits += " Correct value " + _bold(c.expected) + "."
+            if len(r.checks) == 1 or c.verdict not in _GOOD:
+                line += "\n" + bits
+        if len(r.checks) > 1 and r.verdict in _GOOD:
+            line += "\n" + escape(f"All {len(r.checks)} entries: {_counts_text(r.checks)}.")
+        parts.append(line + "\n")
+    parts.append("\\end{itemize}\n")
+    return "".join(parts)
+
+
+# ----------------------------------------------------------------------------- expressions
+
+_OPS = {
+    "+": "+",
+    "-": "-",
+    "*": r"\cdot",
+    "/": "/",
+    "@": r"\,",
+    "∘": r"\circ",
+}
+_OP_TEXT = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "÷": r"\div", ".*": r"\odot", "−": "-"}
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
+
+
+def expression_latex(text: str) -> str:
+    r"""A displayed-arithmetic expression as the article wrote it, in math-mode LaTeX.
+
+    Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``); when the
+    text cannot be parsed it is shown verbatim in typewriter type.
+
+    Example:
+        >>> expression_latex("5.652 / 21.372")
+        '5.652 / 21.372'
+    """
+    from symtf import expr as sx
+    from symtf.errors import ExpressionError
+
+    try:
+        parsed = sx.parse(text, where="expression")
+    except (ExpressionError, RecursionError):
+        return _tt(text)
+    try:
+        return _node(parsed.root)
+    except (RecursionError, AttributeError, TypeError):
+        return _tt(text)
+
+
+def _node(n: Any, parent_prec: int = 0) -> str:
+    from symtf import expr as sx
+
+    if isinstance(n, sx.Literal):
+        return n.text
+    if isinstance(n, sx.Superscript):
+        return str(n.value)
+    if isinstance(n, sx.Constant):
+        name = n.name.lower()
+        return {"e": "e", "pi": r"\pi", "π": r"\pi", "inf": r"\infty", "∞": r"\infty"}.get(
+            name, math_text(n.name)
+        )
+    if isinstance(n, sx.Reference):
+        idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
+        return _tt(n.name) + idx
+    if isinstance(n, sx.Unary):
+        inner = _node(n.operand, 3)
+        s = f"{n.op}{inner}"
+        return s if parent_prec == 0 else rf"\left({s}\right)"
+    if isinstance(n, sx.Chain):
+        prec = _PREC.get(n.rest[0].op, 1) if n.rest else 1
+        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec)
+        for link in n.rest:
+            op = _OP_TEXT.get(link.text, _OPS.get(link.op, link.op))
+            s += f" {op} " + _node(link.node, prec + 0.5)
+        return rf"\left({s}\right)" if parent_prec >= prec else s
+    if isinstance(n, sx.Power):
+        base = _node(n.base, 4)
+        return f"{{{base}}}^{{{_node(n.exponent)}}}"
+    if isinstance(n, sx.Transpose):
+        return f"{{{_node(n.operand, 4)}}}^\\top"
+    if isinstance(n, sx.Call):
+        args = [_node(a) for a in n.args]
+        if n.name == "sqrt" and len(args) == 1:
+            return rf"\sqrt{{{args[0]}}}"
+        if n.name in ("exp", "ln", "log", "max", "min"):
+            return rf"\{n.name}\left(" + ", ".join(args) + r"\right)"
+        return rf"\operatorname{{{n.name}}}\left(" + ", ".join(args) + r"\right)"
+    if isinstance(n, sx.Brackets):
+        if n.items and all(isinstance(i, sx.Brackets) for i in n.items):
+            rows = [[_node(x) for x in row.items] for row in n.items]
+            width = max(len(r) for r in rows)
+            rows = [r + [""] * (width - len(r)) for r in rows]
+            return bmatrix(rows)
+        return "[" + ", ".join(_node(x) for x in n.items) + "]"
+    raise TypeError(f"unknown expression node {type(n).__name__}")
+
+
+# ----------------------------------------------------------------------------- documents
+
+
+def _claims_by_step(
+    report: DerivationReport, trace: Trace
+) -> tuple[dict[str, list[ClaimResult]], dict[str, list[ClaimResult]], list[ClaimResult]]:
+    """Step claims by step; displayed-arithmetic claims by the step they belong to; leftovers."""
+    by_step: dict[str, list[ClaimResult]] = {}
+    shown: dict[str, list[ClaimResult]] = {}
+    leftover: list[ClaimResult] = []
+    results = list(report.results)
+    steps_of = [r.claim.step if r.claim.expression is None else None for r in results]
+    for k, r in enumerate(results):
+        cl = r.claim
+        if cl.expression is None:
+            step = cl.step if cl.step in trace else None
+            if step is None:
+                leftover.append(r)
+            else:
+                by_step.setdefault(step, []).append(r)
+            continue
+        after = [s for s in steps_of[k + 1 :] if s is not None and s in trace]
+        before = [s for s in steps_of[:k] if s is not None and s in trace]
+        home = after[0] if after else _expression_home(r, trace)
+        if home is None and before:
+            home = before[-1]
+        if home is None:
+            leftover.append(r)
+        else:
+            shown.setdefault(home, []).append(r)
+    return by_step, shown, leftover
+
+
+def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
+    for ref in r.claim.stands_for.values():
+        name = ref.split("[")[0].strip()
+        if name in trace:
+            return name
+    text = r.claim.expression or ""
+    for name in sorted(trace, key=len, reverse=True):
+        if "." in name and re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", text):
+            return name
+    return None
+
+
+def _step_heading(step: Step) -> str:
+    title = step.title or step.name
+    title = title[0].upper() + title[1:]
+    return "\\subsection*{" + escape(title) + "\\symtfstep{" + escape(step.name) + "}}\n"
+
+
+def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
+    m = d.model
+    rows: list[tuple[str, str]] = [("Architecture", escape(m.architecture))]
+    if m.architecture != "none":
+        rows += [
+            ("$d_{\\text{model}}$", f"${m.d_model}$"),
+            ("Heads $h$", f"${m.n_heads}$"),
+            ("$d_{\\text{head}} = d_k$", f"${m.d_head}$"),
+            (
+                "Attention divisor",
+                f"${sympy.latex(m.scale)}$"
+                if m.scale is not None
+                else f"$\\sqrt{{d_k}} = {sympy.latex(sympy.sqrt(m.d_head))}$",
+            ),
+            ("Mask", escape(m.mask)),
+        ]
+        if m.architecture == "decoder":
+            rows += [
+                ("LayerNorm placement", escape(m.norm) + "-norm"),
+                ("LayerNorm $\\varepsilon$", f"${sympy.latex(m.eps)}$"),
+                ("Activation", escape(m.activation)),
+                ("Blocks", f"${len(m.layers)}$"),
+            ]
+        if m.vocab:
+            rows.append(
+                ("Vocabulary", ", ".join(f"{i}\\,{escape(w)}" for i, w in enumerate(m.vocab)))
+            )
+        if d.tokens and m.vocab:
+            rows.append(
+                (
+                    "Input",
+                    " ".join(escape(m.vocab[i]) for i in d.tokens if i < len(m.vocab))
+                    + f" (ids {', '.join(map(str, d.tokens))})",
+                )
+            )
+
+        def mat(x: sympy.MatrixBase | None) -> str | None:
+            if x is None:
+                return None
+            if x.rows == x.cols and x == sympy.eye(x.rows):
+                return f"$I_{{{x.rows}}}$"
+            r = render_value(x, nums, opts)
+            return "$" + (r.exact if r.exact is not None else r.approx) + "$"
+
+        weights: list[tuple[str, sympy.MatrixBase | None]] = [
+            ("Embeddings $E$", m.embed),
+            ("Positions $P$", m.pos),
+            ("Unembedding $W_{\\text{vocab}}$", m.unembed),
+        ]
+        for li, layer in enumerate(m.layers):
+            b = f"block {li + 1}" if len(m.layers) > 1 else ""
+            for hi, h in enumerate(layer.heads):
+                for nm, w in (("W_Q", h.W_Q), ("W_K", h.W_K), ("W_V", h.W_V)):
+                    weights.append((f"${nm}$, head {hi + 1}" + (f", {b}" if b else ""), w))
+            if m.architecture == "decoder":
+                weights += [
+                    (f"$W_O$ {b}", layer.W_O),
+                    (f"$W_1$ {b}", layer.W1),
+                    (f"$b_1$ {b}", layer.b1),
+                    (f"$W_2$ {b}", layer.W2),
+                    (f"$b_2$ {b}", layer.b2),
+                ]
+        for label, w in weights:
+            t = mat(w)
+            if t is not None:
+                rows.append((label, t))
+    if m.standalone and m.architecture != "decoder":
+        rows.append(("LayerNorm $\\varepsilon$", f"${sympy.latex(m.eps)}$"))
+    for s in m.standalone:
+        r = render_value(s.input, nums, opts)
+        rows.append(
+            (
+                f"Worked {escape(s.op)} \\texttt{{{escape(s.name)}}}",
+                "$" + (r.exact or r.approx) + "$",
+            )
+        )
+    body = "\n".join(f"{a} & {b} \\\\" for a, b in rows)
+    return (
+        "\\section*{The model}\n"
+        "\\begin{longtable}{>{\\raggedright\\arraybackslash}p{0.3\\linewidth} >{\\raggedright\\arraybackslash}p{0.62\\linewidth}}\n"
+        "\\toprule\nSetting & Value \\\\\n\\midrule\n\\endhead\n"
+        + body
+        + "\n\\bottomrule\n\\end{longtable}\n"
+    )
+
+
+def _summary(report: DerivationReport) -> str:
+    counts = report.counts
+    total = sum(counts.values())
+    parts = [f"{n} {k}" for k, n in counts.items() if n]
+    bad = counts.get("slip", 0) + counts.get("wrong", 0)
+    verdict = (
+        "every printed number checks out."
+        if not bad and not counts.get("undecided")
+        else f"{bad} printed number(s) are off; corrections are in bold."
+    )
+    return (
+        "\\paragraph{Summary.} "
+        + escape(f"{total} printed numbers: {', '.join(parts) if parts else 'none'} — {verdict}")
+        + "\n\nMarks: \\symtfok{} right (exact or correctly rounded), \\symtfslip{} off by one unit in "
+        "the last place, \\symtfbad{} wrong, \\symtfundecided{} undecided. Decimals ending in "
+        "$\\ldots$ are certified truncations of the exact value; $=$ is exact, $\\approx$ shows digits.\n\n"
+    )
+
+
+def derivation_body(
+    report: DerivationReport,
+    derivation: Derivation | None = None,
+    options: LatexOptions | None = None,
+) -> str:
+    """The body (no preamble) of one derivation's lecture notes.
+
+    Args:
+        report: The checked derivation (with its exact trace).
+        derivation: The loaded derivation, for the model table and weights; optional.
+        options: Layout options.
+    """
+    opts = options or LatexOptions()
+    trace = report.trace
+    if trace is None:
+        raise ValueError("the report carries no trace; check() the derivation first")
+    nums = Numbers(trace.backend, opts)
+    ctx = _Context(trace, nums, opts, derivation)
+    out = [_summary(report)]
+    if derivation is not None:
+        out.append(_model_table(derivation, opts, nums))
+    by_step, shown, leftover = _claims_by_step(report, trace)
+    for title, names in stages(trace):
+        out.append("\\section{" + escape(title) + "}\n")
+        for name in names:
+            step = trace[name]
+            out.append(_step_heading(step))
+            out.append(_align(step_math(ctx, step)))
+            if name in by_step:
+                out.append(_claims_table(by_step[name], opts))
+            if name in shown:
+                out.append(_displayed_block(shown[name], opts))
+    if leftover:
+        out.append("\\section{Other printed claims}\n")
+        steps = [r for r in leftover if r.claim.expression is None]
+        exprs = [r for r in leftover if r.claim.expression is not None]
+        if steps:
+            out.append(_claims_table(steps, opts))
+        if exprs:
+            out.append(_displayed_block(exprs, opts))
+    return "".join(out)
+
+
+def document(
+    report: DerivationReport,
+    derivation: Derivation | None = None,
+    options: LatexOptions | None = None,
+) -> str:
+    """One checked derivation as a standalone LaTeX document (lecture notes).
+
+    Args:
+        report: The checked derivation (``symtf.compare.check(derivation)``).
+        derivation: The loaded derivation, for the model table, weights and source.
+        options: Layout options.
+    """
+    source = derivation.source if derivation is not None else ""
+    subtitle = f"Source: {source}" if source else f"File: {report.path}"
+    return standalone(report.title, derivation_body(report, derivation, options), subtitle=subtitle)
+
+
+# ----------------------------------------------------------------------------- Jupyter
+
+
+def trace_latex(trace: Trace, options: LatexOptions | None = None) -> str:
+    """A trace as display math (for Jupyter): one aligned line group per step."""
+    opts = options or LatexOptions()
+    ctx = _Context(trace, Numbers(trace.backend, opts), opts, None)
+    blocks = []
+    for name in trace:
+        step = trace[name]
+        lines = step_math(ctx, step)
+        head = [(_tt(name), r"\quad " + math_text(step.title))]
+        blocks.extend(head + lines)
+    body = " \\\\\n".join(f"{a} &{b}" for a, b in blocks)
+    return "$$\\begin{aligned}\n" + body + "\n\\end{aligned}$$"
+
+
+def _report_rows(d: DerivationReport) -> list[str]:
+    rows = []
+    for r in d.results:
+        c0 = r.checks[0] if r.checks else None
+        where = r.claim.step or r.claim.expression or ""
+        if len(r.checks) == 1 and c0 is not None:
+            got = _printed_cell(c0.printed)
+            fix = (
+                ""
+                if c0.verdict in _GOOD or c0.expected is None
+                else r"\to \mathbf{" + _printed_cell(c0.expected) + "}"
+            )
+            summary = math_text(c0.verdict) + (r"\ " + fix if fix else "")
+        else:
+            got = math_text(f"{len(r.checks)} numbers")
+            summary = math_text(_counts_text(r.checks))
+        mark = r"\color{green}{\checkmark}" if r.verdict in _GOOD else r"\color{red}{\times}"
+        rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
+    return rows
+
+
+def derivation_report_latex(d: DerivationReport) -> str:
+    """One derivation's verdicts as display math (for Jupyter)."""
+    head = math_text(d.title)
+    rows = _report_rows(d)
+    return (
+        "$$\\begin{array}{clllll}\n"
+        + f"\\rlap{{{head}}} \\\\\n\\hline\n"
+        + " \\\\\n".join(rows)
+        + "\n\\end{array}$$"
+    )
+
+
+def report_latex(report: Report) -> str:
+    """A report's verdicts as display math (for Jupyter)."""
+    return "\n".join(derivation_report_latex(d) for d in report.derivations)
