@@ -12,6 +12,7 @@ that straddles the other operand; :func:`compare_ball` makes that three-way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -160,33 +161,89 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
         return expr == 0
     if sympy.count_ops(expr) > MAX_EXACT_OPS:
         return False
-    for transform in (sympy.expand, sympy.radsimp, lambda t: sympy.cancel(sympy.together(t))):
+    for transform in (sympy.expand, lambda t: sympy.cancel(sympy.together(t))):
         if transform(expr) == 0:
             return True
-    return sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0
+    if not _radicals_only(expr):
+        # radsimp may call nsimplify, which evaluates exp(10^6) to thousands of digits
+        # with mpmath (minutes); it only helps with square roots anyway.
+        return False
+    return sympy.radsimp(expr) == 0 or sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0
+
+
+def _radicals_only(expr: sympy.Basic) -> bool:
+    """Whether ``expr`` is built from rationals, ``+ ×`` and rational powers alone."""
+    return all(
+        a.is_Rational or a.is_Add or a.is_Mul or (a.is_Pow and a.exp.is_Rational)
+        for a in sympy.preorder_traversal(expr)
+    )
 
 
 def exact_sign(expr: sympy.Expr, exact: Any = None) -> int:
     """The sign of an exact expression, certified.
+
+    Balls of :data:`PRECISIONS` bits come first. A ball that stays wide because
+    the value is huge (``e^9999 − 10^4342``) gets one more try with enough bits
+    for its magnitude (at most :data:`MAX_ADAPTIVE_BITS`), then exact algebra.
 
     Args:
         expr: The expression.
         exact: The :class:`~symtf.backends.ExactBackend` whose node symbols it uses.
 
     Raises:
-        Undecided: When balls up to 1024 bits contain 0 and exact algebra cannot
-            show the expression is 0.
+        Undecided: When no ball excludes 0 and exact algebra cannot show the
+            expression is 0.
     """
     if expr.is_Rational:
         return (expr.p > 0) - (expr.p < 0)
+
+    def enclose(prec: int) -> arb:
+        return exact.ball(expr, prec) if exact is not None else ball(expr, prec)
+
+    b = arb(0)
     for prec in PRECISIONS:
-        b = exact.ball(expr, prec) if exact is not None else ball(expr, prec)
+        b = enclose(prec)
         c = compare_ball(b, Fraction(0))
+        if c is not None:
+            return c
+    wide = _radius_bits(b)
+    if wide is not None and wide > -PRECISIONS[-1] // 2:
+        prec = PRECISIONS[-1] + min(wide + PRECISIONS[-1], MAX_ADAPTIVE_BITS)
+        c = compare_ball(enclose(prec), Fraction(0))
         if c is not None:
             return c
     if exact_zero(expr, exact):
         return 0
-    raise Undecided(f"cannot decide the sign of {expr} (balls of {PRECISIONS[-1]} bits contain 0)")
+    raise Undecided(
+        f"cannot decide the sign of {_brief(expr)} (balls of {PRECISIONS[-1]} bits contain 0)"
+    )
+
+
+#: Most extra bits :func:`exact_sign` spends on a value of huge magnitude.
+MAX_ADAPTIVE_BITS = 1 << 16
+
+
+def _radius_bits(x: arb) -> int | None:
+    """About ``log2`` of a finite ball's radius (``None`` for an infinite ball)."""
+    if not x.is_finite():
+        return None
+    r = x.rad()
+    if r == 0:
+        return None
+    man, exp = arb(r).mid().man_exp()
+    return int(man).bit_length() + int(exp)
+
+
+def _brief(expr: sympy.Basic, limit: int = 200) -> str:
+    """A short text for an expression in a message (never a 5,000-digit number)."""
+    for n, _ in enumerate(sympy.preorder_traversal(expr)):
+        if n > 40:
+            return f"a {type(expr).__name__} of more than 40 nodes"
+    try:
+        text = str(expr)
+    except ValueError:  # an integer beyond str()'s 4300-digit limit
+        return f"a {type(expr).__name__} with very large numbers"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def decimal_string(x: arb, digits: int = 20) -> str | None:
@@ -211,24 +268,50 @@ def decimal_string(x: arb, digits: int = 20) -> str | None:
     return a
 
 
+#: Decimal exponents beyond which a certified decimal is written in scientific notation.
+POSITIONAL_EXPONENTS = 60
+
+
+def _leading_digits(man: int, exp: int, digits: int) -> tuple[int, int, bool]:
+    """The first ``digits`` digits of ``man·2^exp > 0``: ``(n, k, exact)``.
+
+    ``n`` has exactly ``digits`` digits, ``10^k <= man·2^exp < 10^(k+1)`` and
+    ``exact`` tells whether ``n·10^(k−digits+1)`` is the whole value. Integer
+    arithmetic only (shifts and one division): ``e^-1000000`` has a binary
+    exponent of −1.4 million, and Fractions of that size take minutes.
+    """
+    k = math.floor(math.log10(man) + exp * math.log10(2))
+    for _ in range(4):
+        s = digits - 1 - k  # n = floor(man · 2^exp · 10^s)
+        num = man * 10 ** max(s, 0)
+        den = 10 ** max(-s, 0)
+        if exp >= 0:
+            num <<= exp
+        else:
+            den <<= -exp
+        n, rest = divmod(num, den)
+        if n >= 10**digits:
+            k += 1
+        elif n < 10 ** (digits - 1):
+            k -= 1
+        else:
+            return n, k, rest == 0
+    raise ArithmeticError("decimal exponent did not settle")  # pragma: no cover
+
+
 def _truncated(x: arb, digits: int) -> str | None:
-    # x is an exact ball (an endpoint); read it as a rational through its mid.
+    # x is an exact ball (an endpoint); read it as man·2^exp through its mid.
     man, exp = x.mid().man_exp()
-    q = Fraction(int(man)) * (Fraction(2) ** int(exp))
-    if q == 0:
+    man, exp = int(man), int(exp)
+    if man == 0:
         return None
-    sign = "-" if q < 0 else ""
-    q = abs(q)
-    # find the decimal exponent: 10^k <= q < 10^(k+1)
-    k = len(str(int(q))) - 1 if q >= 1 else -len(str(int(1 / q)))
-    while Fraction(10) ** k > q:
-        k -= 1
-    while Fraction(10) ** (k + 1) <= q:
-        k += 1
-    scaled = q / Fraction(10) ** (k - digits + 1)
-    n = int(scaled)
-    exact = scaled == n
-    s = str(n)
+    sign = "-" if man < 0 else ""
+    n, k, exact = _leading_digits(abs(man), exp, digits)
+    more = "" if exact else "…"
+    s = str(n)  # exactly `digits` digits
+    if abs(k) > POSITIONAL_EXPONENTS:  # e^-1000000 is not written with 434,294 zeros
+        mantissa = (s[0] + "." + s[1:]).rstrip("0").rstrip(".")
+        return f"{sign}{mantissa}{more}e{k:+d}"
     point = k + 1
     if point <= 0:
         text = "0." + "0" * (-point) + s
@@ -238,4 +321,4 @@ def _truncated(x: arb, digits: int) -> str | None:
         text = s[:point] + "." + s[point:]
     if "." in text:
         text = text.rstrip("0").rstrip(".")
-    return sign + text + ("" if exact else "…")
+    return sign + text + more

@@ -33,6 +33,11 @@ verdicts (for a number printed with n decimals, one unit = 10^-n):
 Every verdict rests on a certified enclosure (ball arithmetic, then exact
 arithmetic), never on a float that merely looks close.
 
+limits: each derivation gets --timeout seconds (default 60); files over
+2,000,000 bytes, matrices over 512 rows or columns or 20,000 entries, and
+numbers over 80 characters or with a decimal exponent beyond ±60 are refused
+with exit code 2 and a message naming the file and key.
+
 exit codes: 0 nothing wrong, 1 something slipped or is wrong, 2 bad input or usage
 """
 

@@ -128,15 +128,50 @@ def parse_exact(text: str, *, where: str = "value") -> Fraction:
     return -value if sign == "-" else value
 
 
+class TomlFloat(float):
+    """A TOML float that remembers the text it was written as.
+
+    ``tomllib`` turns ``1e-1000000000`` into ``0.0`` and
+    ``0.12345678901234567890`` into the nearest double; reading the written text
+    instead keeps such numbers exact (or refuses them with a message).
+
+    Attributes:
+        text: The float as written in the file (underscores removed).
+    """
+
+    text: str
+
+    def __new__(cls, text: str) -> TomlFloat:
+        """Parse ``text`` as a float but keep the text."""
+        self = super().__new__(cls, text)
+        self.text = text.replace("_", "")
+        return self
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def toml_float(text: str) -> TomlFloat:
+    """``parse_float`` hook for :func:`tomllib.loads` that keeps each float's text."""
+    return TomlFloat(text)
+
+
 def from_float(x: float, *, where: str = "value") -> Fraction:
-    """An exact rational from a TOML float, through its shortest repr (0.1 -> 1/10).
+    """An exact rational from a TOML float.
+
+    A :class:`TomlFloat` is read from the text it was written as; a plain float
+    through its shortest repr (0.1 -> 1/10).
 
     Raises:
-        SpecError: For NaN and infinities.
+        SpecError: For NaN and infinities, and for written text that is not a
+            number :func:`parse_exact` accepts (too long, huge exponent).
     """
-    if not math.isfinite(x):
-        raise SpecError(f"{where}: expected a finite number, found {x!r}")
-    return parse_exact(repr(x), where=where)
+    text = x.text if isinstance(x, TomlFloat) else repr(x)
+    if text.lstrip("+-") in ("inf", "nan") or (
+        not isinstance(x, TomlFloat) and not math.isfinite(x)
+    ):
+        raise SpecError(f"{where}: expected a finite number, found {text}")
+    return parse_exact(text, where=where)
 
 
 def parse_printed(text: str, *, where: str = "printed") -> Printed:
@@ -222,7 +257,18 @@ def format_fixed(x: Fraction, decimals: int) -> str:
         raise ValueError(f"{x} has more than {decimals} decimals")
     n = int(k)
     sign = "-" if n < 0 else ""
-    digits = str(abs(n)).rjust(decimals + 1, "0")
+    digits = _int_text(abs(n)).rjust(decimals + 1, "0")
     if decimals == 0:
         return sign + digits
     return f"{sign}{digits[:-decimals]}.{digits[-decimals:]}"
+
+
+_CHUNK = 10**4000
+
+
+def _int_text(n: int) -> str:
+    """Decimal digits of ``n >= 0``, also beyond Python's 4300-digit ``str(int)`` limit."""
+    if n < _CHUNK:
+        return str(n)
+    high, low = divmod(n, _CHUNK)
+    return _int_text(high) + str(low).rjust(4000, "0")
