@@ -316,7 +316,22 @@ def _norm(
             f"{name}.rms", r.rms, (f"{name}.ms",), r"\sqrt{\overline{x^2} + \varepsilon}", "row RMS"
         )
         return t.add(name, r.out, (src, f"{name}.rms"), _RMS, "RMSNorm")
-    unbiased = variance == "unbiased"
+    return layer_norm_steps(xp, t, name, x, src, gamma, beta, eps, unbiased=variance == "unbiased")
+
+
+def layer_norm_steps(
+    xp: Any,
+    t: TraceBuilder,
+    name: str,
+    x: Any,
+    src: str,
+    gamma: Any,
+    beta: Any,
+    eps: Any,
+    *,
+    unbiased: bool = False,
+) -> Any:
+    """Record LayerNorm of ``x`` as ``name`` with its worked pieces (``.mean`` … ``.std``)."""
     try:
         parts = ops.layer_norm(
             xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps), unbiased=unbiased

@@ -65,6 +65,7 @@ import sympy
 
 from symtf import ops
 from symtf.errors import SpecError
+from symtf.pipeline import layer_norm_steps
 from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix
 from symtf.trace import TraceBuilder
 
@@ -440,24 +441,7 @@ def _inputs(
 def _norm(
     xp: Any, t: TraceBuilder, name: str, x: Any, src: str, gb: tuple[Any, Any], eps: Any
 ) -> Any:
-    parts = ops.layer_norm(xp, x, xp.matrix(gb[0]), xp.matrix(gb[1]), xp.const(eps))
-    t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
-    t.add(f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows")
-    t.add(
-        f"{name}.var",
-        parts.var,
-        (f"{name}.centered",),
-        r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
-        "row variances",
-    )
-    t.add(
-        f"{name}.std",
-        parts.std,
-        (f"{name}.var",),
-        r"\sqrt{\sigma^2 + \varepsilon}",
-        "row deviations",
-    )
-    return t.add(name, parts.out, (f"{name}.centered", f"{name}.std"), _LN, "LayerNorm")
+    return layer_norm_steps(xp, t, name, x, src, gb[0], gb[1], eps)
 
 
 def _attention(
