@@ -376,29 +376,18 @@ def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src
             m.variance if var is None else var,
         )
 
-    if m.norm == "pre":
-        a_in = norm(1, x, src)
-        attn = _attention(xp, t, m, layer, p, a_in, f"{p}.ln1")
-        mid = t.add(
-            f"{p}.resid_mid",
-            ops.add(xp, x, attn),
-            (src, f"{p}.attn_out"),
-            "R_1 = X + O",
-            "first residual",
-        )
-        f_in = norm(2, mid, f"{p}.resid_mid")
-        f_src = f"{p}.ln2"
-    else:
-        attn = _attention(xp, t, m, layer, p, x, src)
-        mid = t.add(
-            f"{p}.resid_mid",
-            ops.add(xp, x, attn),
-            (src, f"{p}.attn_out"),
-            "R_1 = X + O",
-            "first residual",
-        )
-        f_in = norm(1, mid, f"{p}.resid_mid")
-        f_src = f"{p}.ln1"
+    pre = m.norm == "pre"  # pre-norm: LayerNorm before each sub-layer; post-norm: after each add
+    attn = _attention(xp, t, m, layer, p, norm(1, x, src) if pre else x, f"{p}.ln1" if pre else src)
+    mid = t.add(
+        f"{p}.resid_mid",
+        ops.add(xp, x, attn),
+        (src, f"{p}.attn_out"),
+        "R_1 = X + O",
+        "first residual",
+    )
+    k = 2 if pre else 1
+    f_in = norm(k, mid, f"{p}.resid_mid")
+    f_src = f"{p}.ln{k}"
     out = _ffn(xp, t, m, layer, p, f_in, f_src)
     post = t.add(
         f"{p}.resid_post",
