@@ -208,6 +208,59 @@ def bench_exact(repeat: int) -> None:
     print()
 
 
+def bench_diagnosis(repeat: int) -> None:
+    """Checking with the diagnosis (replay, roots, convention search) vs without, same run.
+
+    The bundled articles have only slips; the mutant reprints head 2 of the "I love AI"
+    article without the sqrt(d_k), so the convention search has wrong numbers to explain.
+    """
+    import dataclasses
+
+    from symtf import compare
+    from symtf.conventions import switch
+    from symtf.numbers import Printed, format_fixed
+    from symtf.spec import load
+
+    article = load(ROOT / "derivations" / "i_love_ai.toml")
+    ev = compare.Evaluator(switch("no-sqrt-dk").apply(article, "l0.h1"))
+    claims = []
+    for c in article.claims:
+        if c.step is None or c.word is not None or c.reduce is not None:
+            claims.append(c)
+            continue
+        pairs = compare._fit(c, compare.selection(c, ev.exact_trace().shape(c.step)))
+        new = []
+        for (i, j), p in pairs:
+            r = (
+                None
+                if p.is_neg_inf or p.is_fraction
+                else compare.correct_rounding(ev.entry(c.step, i, j), p.decimals)
+            )
+            new.append(p if r is None else Printed(format_fixed(r, p.decimals), r, p.decimals))
+        cols = len(c.printed[0])
+        claims.append(
+            dataclasses.replace(
+                c, printed=tuple(tuple(new[k : k + cols]) for k in range(0, len(new), cols))
+            )
+        )
+    mutant = dataclasses.replace(
+        article, claims=tuple(claims), path="i_love_ai (head 2 without sqrt d_k)"
+    )
+    cases = [
+        load(ROOT / "derivations" / n) for n in ("i_love_ai.toml", "birds_build_nests.toml")
+    ] + [mutant]
+    print("check with diagnosis vs without (same derivation, same run)")
+    for d in cases:
+        t_with = best_of(lambda d=d: compare.check(d), repeat)
+        t_without = best_of(lambda d=d: compare.check(d, explain=False), repeat)
+        off = sum(c.verdict in ("slip", "wrong") for c in compare.check(d).checks)
+        print(
+            f"  {Path(d.path).name:<40} {off:>3} off   with {t_with:6.2f} s   without {t_without:6.2f} s"
+            f"   ratio {t_with / t_without:5.1f} x"
+        )
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -216,6 +269,7 @@ def main() -> None:
     args = ap.parse_args()
     bench_bundled(args.repeat)
     bench_exact(args.repeat)
+    bench_diagnosis(args.repeat)
     rows = bench_models(args.repeat)
     ratios = [b / n for *_, b, n in rows]
     print(f"ratio symtf/numpy: median {statistics.median(ratios):.1f} x, max {max(ratios):.1f} x")

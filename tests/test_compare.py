@@ -128,3 +128,10 @@ def test_relu_at_an_exact_zero_that_is_not_structural() -> None:
     assert out[0, 0] == 0
     assert out[0, 1] == zero + sp.Rational(1, 10**30)
     assert out[0, 2] == 0
+
+
+def test_far_off_value_is_wrong_even_when_its_rounding_is_out_of_reach() -> None:
+    # e^9999 ~ 10^4342: at 1024 bits its ball is far wider than 0.001, so its correct
+    # rounding at 3 decimals cannot be pinned, yet it is certainly not 1.000.
+    v, e, _ = classify(q(sp.exp(9999)), parse_printed("1.000"))
+    assert (v, e) == ("wrong", None)
