@@ -126,6 +126,67 @@ def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> Non
         else:
             raise
     t.add("next_token", pick, ("logits",), r"\arg\max_i z_i", "greedy pick")
+    if m.generate is not None:
+        _generate(xp, t, m, tokens)
+
+
+class _Prefixed:
+    """Records a nested forward pass under a prefix (``gen.2.dec.l0.h0.pattern``)."""
+
+    def __init__(self, t: TraceBuilder, prefix: str) -> None:
+        self.t, self.prefix = t, prefix
+
+    def add(
+        self,
+        name: str,
+        value: Any,
+        inputs: tuple[str, ...] = (),
+        formula: str = "",
+        title: str = "",
+    ) -> Any:
+        return self.t.add(
+            f"{self.prefix}.{name}",
+            value,
+            tuple(f"{self.prefix}.{i}" for i in inputs),
+            formula,
+            title,
+        )
+
+
+def _generate(xp: Any, t: TraceBuilder, m: Model, prompt: tuple[int, ...]) -> None:
+    """Decode after the prompt with :mod:`symtf.generate`, re-running the decoder each step.
+
+    Every step's forward pass is recorded under ``gen.i.dec``; ``gen.i.logits``,
+    ``gen.i.probs`` and ``gen.i.token`` follow the names used for encoder–decoders.
+    """
+    from types import SimpleNamespace
+
+    from symtf.generate import generate
+
+    def step(ids: tuple[int, ...], token: int, prefix: str) -> tuple[Any, Any, tuple[int, ...]]:
+        ids = (*ids, token)
+        sub = _Prefixed(t, f"{prefix}.dec")
+        _decoder(xp, sub, dataclasses.replace(m, generate=None), ids)  # type: ignore[arg-type]
+        logits = t.add(
+            f"{prefix}.logits",
+            t.value(f"{prefix}.dec.logits"),
+            (f"{prefix}.dec.logits",),
+            r"z = h\,W_{\text{vocab}}",
+            "vocabulary scores",
+        )
+        probs = t.add(
+            f"{prefix}.probs",
+            t.value(f"{prefix}.dec.probs"),
+            (f"{prefix}.dec.probs",),
+            r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
+            "probabilities",
+        )
+        return logits, probs, ids
+
+    view = SimpleNamespace(
+        vocab=m.vocab, start=prompt[-1], end=m.stop, target=(), generate=m.generate
+    )
+    generate(xp, t, view, step, tuple(prompt[:-1]))
 
 
 def _positions(xp: Any, t: TraceBuilder, m: Model, emb: Any, n: int) -> Any:

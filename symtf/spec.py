@@ -7,6 +7,7 @@ every error names the file, the key, what was expected and what was found.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
@@ -189,6 +190,8 @@ class Model:
     tied: bool = False
     lnf_eps: sympy.Expr | None = None
     lnf_variance: str | None = None
+    generate: Any = None  # symtf.generate.Generation: decode after the prompt ([generate])
+    stop: int | None = None  # token id that ends decoding ([generate] stop = "word")
 
 
 @dataclass(frozen=True)
@@ -524,6 +527,39 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         raise SpecError(f"{name}: {e}") from None
 
 
+def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:
+    """A decoder-only model's ``[generate]`` table: decode after the prompt."""
+    if raw is None:
+        return model
+    from symtf.generate import parse_generate
+
+    if model.architecture != "decoder" or (model.unembed is None and not model.tied):
+        raise SpecError(f"{name}: generate: needs a decoder with an unembedding (model.unembed)")
+    if not isinstance(raw, dict):
+        raise SpecError(f"{name}: generate: expected a table, found {_kind(raw)}")
+    raw = dict(raw)
+    stop_word = raw.pop("stop", None)
+    stop = None
+    if stop_word is not None:
+        if stop_word not in model.vocab:
+            raise SpecError(
+                f"{name}: generate.stop: expected a word of model.vocab, found {_kind(stop_word)}"
+            )
+        stop = model.vocab.index(stop_word)
+    room = None
+    if model.pos is not None and model.positional in ("given", "learned"):
+        room = model.pos.rows - len(tokens)
+        if room < 1:
+            raise SpecError(
+                f"{name}: generate: model.pos has {model.pos.rows} rows, no room to generate after "
+                f"{len(tokens)} prompt tokens"
+            )
+    g = parse_generate(raw, name, room)
+    if g is not None and g.strategy == "sample" and g.max_len == 0:
+        raise SpecError(f"{name}: generate.max_len: required for sampling after a prompt")
+    return dataclasses.replace(model, generate=g, stop=stop)
+
+
 def _derivation(data: dict[str, Any], name: str) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
@@ -540,6 +576,7 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
     else:
         model = _model(_Reader(model_raw, "model"), name)
         tokens = _tokens(top.get("input"), model, name)
+        model = _decoder_generation(top.get("generate"), model, tokens, name)
     claims_raw = top.get("claims", [])
     if not isinstance(claims_raw, list) or not all(isinstance(c, dict) for c in claims_raw):
         raise SpecError(

@@ -102,6 +102,13 @@ class TraceBuilder:
         self._steps.append(Step(name, value, inputs, formula, title))
         return value
 
+    def value(self, name: str) -> Any:
+        """The value of a step recorded so far."""
+        for st in reversed(self._steps):
+            if st.name == name:
+                return st.value
+        raise KeyError(name)
+
     def freeze(self) -> Trace:
         """The finished, read-only trace."""
         return Trace(list(self._steps), self.backend)
