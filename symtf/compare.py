@@ -578,18 +578,6 @@ def _ordinal(k: int) -> str:
 
 def _ranking(qs: Sequence[Quantity]) -> list[list[int]] | None:
     """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable."""
-    remaining = list(range(len(qs)))
-    groups: list[list[int]] = []
-    while remaining:
-        best = [remaining[0]]
-        for j in remaining[1:]:
-            c = _cmp(qs[j], qs[best[0]])
-            if c is None:
-                return None
-            if c > 0:
-                best = [j]
-            elif c == 0:
-                best.append(j)
-        groups.append(best)
-        remaining = [j for j in remaining if j not in best]
-    return groups
+    from symtf.ops import tie_groups
+
+    return tie_groups(len(qs), lambda j, k: _cmp(qs[j], qs[k]))

@@ -147,18 +147,8 @@ def rank(xp: Any, values: Sequence[Any]) -> list[list[int]]:
     Raises:
         Undecided: When two values cannot be ordered.
     """
-    remaining = list(range(len(values)))
-    groups: list[list[int]] = []
-    while remaining:
-        best = [remaining[0]]
-        for j in remaining[1:]:
-            c = compare(xp, values[j], values[best[0]])
-            if c > 0:
-                best = [j]
-            elif c == 0:
-                best.append(j)
-        groups.append(best)
-        remaining = [j for j in remaining if j not in best]
+    groups = ops.tie_groups(len(values), lambda j, k: compare(xp, values[j], values[k]))
+    assert groups is not None  # compare raises Undecided rather than returning None
     return groups
 
 

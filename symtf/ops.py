@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -359,3 +359,31 @@ def argmax(xp: Any, row: Mat) -> tuple[int, ...]:
         elif c == 0:
             best.append(j)
     return tuple(best)
+
+
+def tie_groups(n: int, cmp: Callable[[int, int], int | None]) -> list[list[int]] | None:
+    """Indices ``0..n-1`` grouped by exact ties, largest first.
+
+    Args:
+        n: How many values.
+        cmp: ``cmp(j, k)`` is the certified sign of ``value[j] − value[k]``, or ``None``
+            when it cannot be decided.
+
+    Returns:
+        The groups, or ``None`` when some order cannot be decided.
+    """
+    remaining = list(range(n))
+    groups: list[list[int]] = []
+    while remaining:
+        best = [remaining[0]]
+        for j in remaining[1:]:
+            c = cmp(j, best[0])
+            if c is None:
+                return None
+            if c > 0:
+                best = [j]
+            elif c == 0:
+                best.append(j)
+        groups.append(best)
+        remaining = [j for j in remaining if j not in best]
+    return groups
