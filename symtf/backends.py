@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sympy
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from symtf.errors import ModelError, Undecided
 
@@ -372,11 +374,16 @@ class FloatBackend:
 
     name = "float"
 
+    def __init__(self) -> None:
+        import numpy  # imported here: checking never needs it, and it costs ~0.1 s
+
+        self._np = numpy
+
     def const(self, x: Fraction | int | sympy.Expr) -> float:
         return float(x)
 
     def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
-        return np.array(m.tolist(), dtype=np.float64)
+        return self._np.array(m.tolist(), dtype=self._np.float64)
 
     def shape(self, a: np.ndarray) -> tuple[int, int]:
         return a.shape
@@ -385,7 +392,7 @@ class FloatBackend:
         return float(a[i, j])
 
     def from_rows(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
-        return np.array(rows, dtype=np.float64)
+        return self._np.array(rows, dtype=self._np.float64)
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a @ b
@@ -415,43 +422,43 @@ class FloatBackend:
         return a[:, start:stop]
 
     def hstack(self, mats: Sequence[np.ndarray]) -> np.ndarray:
-        return np.hstack(mats)
+        return self._np.hstack(mats)
 
     def map(self, a: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
         return fn(a)  # the scalar functions below are numpy ufuncs: apply to the whole array
 
     def exp(self, x: Any) -> Any:
-        return np.exp(x)
+        return self._np.exp(x)
 
     def sqrt(self, x: Any) -> Any:
-        return np.sqrt(x)
+        return self._np.sqrt(x)
 
     def erf(self, x: Any) -> Any:
         from math import erf
 
-        return np.vectorize(erf)(x)
+        return self._np.vectorize(erf)(x)
 
     def tanh(self, x: Any) -> Any:
-        return np.tanh(x)
+        return self._np.tanh(x)
 
     def sin(self, x: Any) -> Any:
-        return np.sin(x)
+        return self._np.sin(x)
 
     def cos(self, x: Any) -> Any:
-        return np.cos(x)
+        return self._np.cos(x)
 
     def pi(self) -> float:
-        return float(np.pi)
+        return float(self._np.pi)
 
     def neg_inf(self) -> float:
         return float("-inf")
 
     def relu(self, x: Any) -> Any:
-        return np.maximum(x, 0.0)
+        return self._np.maximum(x, 0.0)
 
     def sign(self, x: float) -> int:
-        return int(np.sign(x))
+        return int(self._np.sign(x))
 
     def require_nonzero(self, x: Any, what: str) -> None:
-        if np.any(np.asarray(x) == 0):
+        if self._np.any(self._np.asarray(x) == 0):
             raise ModelError(f"{what} is 0")
