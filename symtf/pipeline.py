@@ -277,14 +277,51 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
                 q, qn = rot, f"{h}.q_rot"
             else:
                 k, kn = rot, f"{h}.k_rot"
+    return attention_steps(
+        xp,
+        t,
+        h,
+        hi,
+        q,
+        k,
+        v,
+        (qn, kn),
+        divisor=_divisor(xp, m, head),
+        mask=m.mask,
+        transpose_k=head.transpose_k,
+        softmax_axis=head.softmax_axis,
+    )
+
+
+def attention_steps(
+    xp: Any,
+    t: TraceBuilder,
+    h: str,
+    hi: int,
+    q: Any,
+    k: Any,
+    v: Any,
+    names: tuple[str, str],
+    *,
+    divisor: Any,
+    mask: str = "causal",
+    transpose_k: bool = True,
+    softmax_axis: str = "rows",
+) -> Any:
+    """Record one head from its projections: scores, scale, mask, pattern and ``z``.
+
+    Args:
+        names: The recorded names of ``q`` and ``k`` (``l0.h0.q`` or ``l0.h0.q_rot``).
+        mask: ``causal``, ``none``, ``causal-after-softmax`` or its unnormalised variant.
+    """
+    qn, kn = names
     s = t.add(
         f"{h}.scores",
-        ops.scores(xp, q, k, transpose_k=head.transpose_k),
+        ops.scores(xp, q, k, transpose_k=transpose_k),
         (qn, kn),
-        "Q K^\\top" if head.transpose_k else "Q K",
+        "Q K^\\top" if transpose_k else "Q K",
         f"raw scores, head {hi + 1}",
     )
-    divisor = _divisor(xp, m, head)
     t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
     sc = t.add(
         f"{h}.scaled",
@@ -293,12 +330,10 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
         r"S = \frac{Q K^\top}{\sqrt{d_k}}",
         f"scaled scores, head {hi + 1}",
     )
-    softmax = ops.softmax_columns if head.softmax_axis == "columns" else ops.softmax
-    sm_tex = r"\operatorname{softmax}" + (
-        "_{\\text{col}}" if head.softmax_axis == "columns" else ""
-    )
+    softmax = ops.softmax_columns if softmax_axis == "columns" else ops.softmax
+    sm_tex = r"\operatorname{softmax}" + ("_{\\text{col}}" if softmax_axis == "columns" else "")
     src_s = f"{h}.scaled"
-    if m.mask == "causal":
+    if mask == "causal":
         sc = t.add(
             f"{h}.masked",
             ops.causal_mask(xp, sc),
@@ -307,7 +342,7 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
             f"masked scores, head {hi + 1}",
         )
         src_s = f"{h}.masked"
-    if m.mask.startswith("causal-after-softmax"):
+    if mask.startswith("causal-after-softmax"):
         w = t.add(
             f"{h}.weights",
             softmax(xp, sc),
@@ -322,7 +357,7 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
             r"W_{ij} = 0\ (j > i)",
             f"future weights zeroed, head {hi + 1}",
         )
-        if m.mask == "causal-after-softmax":
+        if mask == "causal-after-softmax":
             a = t.add(
                 f"{h}.pattern",
                 ops.normalize_rows(xp, zeroed),
@@ -343,7 +378,7 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
             f"{h}.pattern",
             softmax(xp, sc),
             (src_s,),
-            "A = " + sm_tex + ("(S + M)" if m.mask == "causal" else "(S)"),
+            "A = " + sm_tex + ("(S + M)" if mask == "causal" else "(S)"),
             f"attention weights, head {hi + 1}",
         )
     return t.add(

@@ -65,7 +65,7 @@ import sympy
 
 from symtf import ops
 from symtf.errors import SpecError
-from symtf.pipeline import layer_norm_steps
+from symtf.pipeline import attention_steps, layer_norm_steps
 from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix
 from symtf.trace import TraceBuilder
 
@@ -490,45 +490,18 @@ def _attention(
             k = t.add(f"{h}.k", k, (src,), "K = X W_K", f"keys, head {hi + 1}")
             v = t.add(f"{h}.v", v, (src,), "V = X W_V", f"values, head {hi + 1}")
         used.append((k, v))
-        s = t.add(
-            f"{h}.scores",
-            ops.scores(xp, q, k),
-            (f"{h}.q", f"{h}.k"),
-            "Q K^\\top",
-            f"raw scores, head {hi + 1}",
-        )
-        t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
-        sc = t.add(
-            f"{h}.scaled",
-            ops.scale(xp, s, divisor),
-            (f"{h}.scores", f"{h}.sqrt_dk"),
-            r"S = \frac{Q K^\top}{\sqrt{d_k}}",
-            f"scaled scores, head {hi + 1}",
-        )
-        last = f"{h}.scaled"
-        if causal:
-            sc = t.add(
-                f"{h}.masked",
-                ops.causal_mask(xp, sc),
-                (last,),
-                "S + M",
-                f"masked scores, head {hi + 1}",
-            )
-            last = f"{h}.masked"
-        a = t.add(
-            f"{h}.pattern",
-            ops.softmax(xp, sc),
-            (last,),
-            r"A = \operatorname{softmax}(S)",
-            f"attention weights, head {hi + 1}",
-        )
         zs.append(
-            t.add(
-                f"{h}.z",
-                ops.attend(xp, a, v),
-                (f"{h}.pattern", f"{h}.v"),
-                "Z = A V",
-                f"head {hi + 1} output",
+            attention_steps(
+                xp,
+                t,
+                h,
+                hi,
+                q,
+                k,
+                v,
+                (f"{h}.q", f"{h}.k"),
+                divisor=divisor,
+                mask="causal" if causal else "none",
             )
         )
     cat = t.add(
