@@ -222,6 +222,7 @@ def _substitutions(
             replace[lit.pos] = sign * v[i, jj]
         sources[key] = ref
     results = getattr(ev, "_printed_results", {})
+    near = _near_result(claim, trace)
     for lit in parsed.literals:
         if lit.pos in replace or "." not in lit.text:
             continue
@@ -229,7 +230,7 @@ def _substitutions(
             replace[lit.pos] = results[lit.text]
             sources[lit.text] = "an earlier displayed line's exact value"
             continue
-        found = _trace_match(lit, parsed.text, trace)
+        found = _trace_match(lit, parsed.text, trace, near)
         if found is not None:
             name, (i, j), value = found
             replace[lit.pos] = value
@@ -237,32 +238,85 @@ def _substitutions(
     return replace, sources
 
 
-def _trace_match(lit: sx.Literal, text: str, trace: Any) -> tuple[str, tuple[int, int], Any] | None:
-    """The first trace entry whose printed rounding is this literal (sign from the text)."""
+def _near_result(claim: Claim, trace: Any) -> dict[str, int]:
+    """Steps upstream of the step the line's printed result belongs to, by distance.
+
+    A literal in ``0.241*1.1 + 0.285*1.2 = 0.607`` more likely stands for an input of
+    the step printed as 0.607 (``l0.h0.v``) than for an equal number elsewhere. Used
+    only when every trace entry the result could be is the same value.
+    """
+    if not claim.printed or claim.printed[0][0].is_neg_inf or claim.printed[0][0].is_fraction:
+        return {}
+    first = claim.printed[0][0]
+    lit = sx.Literal(0, first.text.lstrip("-"), sympy.Rational(abs(first.value)))
+    hits = _matches(lit, first.text, trace)
+    balls = [b for *_, b in hits]
+    if not hits or any(not a.overlaps(b) for a in balls for b in balls):
+        return {}
+    dist = {hits[0][0]: 0}
+    frontier = [hits[0][0]]
+    for d in range(1, 12):
+        frontier = [i for s in frontier for i in trace[s].inputs if i in trace and i not in dist]
+        for s in frontier:
+            dist[s] = d
+    return dist
+
+
+def _trace_match(
+    lit: sx.Literal, text: str, trace: Any, near: dict[str, int] | None = None
+) -> tuple[str, tuple[int, int], Any] | None:
+    """The trace entry whose printed rounding is this literal (sign from the text).
+
+    Among several, the one nearest upstream of the line's result (``near``) wins, else
+    the first in trace order.
+    """
+    hits = _matches(lit, text, trace)
+    if not hits:
+        return None
+    if near:
+        upstream = [h for h in hits if h[0] in near and near[h[0]] > 0]
+        if upstream:
+            name, ij, e, _ = min(upstream, key=lambda h: near[h[0]])
+            return name, ij, e
+    name, ij, e, _ = hits[0]
+    return name, ij, e
+
+
+def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
+    """Every finite numeric entry of a trace with its 128-bit ball (computed once per trace)."""
+    cached = getattr(trace, "_symtf_entries", None)
+    if cached is None:
+        xp = trace.backend
+        out = []
+        for name in trace:
+            v = trace.value(name)
+            if not isinstance(v, sympy.MatrixBase):
+                continue
+            for i in range(v.rows):
+                for j in range(v.cols):
+                    e = v[i, j]
+                    if e.is_infinite:
+                        continue
+                    try:
+                        out.append((name, (i, j), e, xp.ball(e, PRECISIONS[0])))
+                    except (Undecided, TypeError):
+                        continue
+        trace._symtf_entries = cached = out  # the trace is read-only: a safe cache
+    return cached
+
+
+def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
+    """Every trace entry whose printed rounding is this literal, in trace order."""
     before = text[: lit.pos].rstrip(" (")
     negative = before.endswith(("-", "−"))
     decimals = len(lit.text.partition(".")[2])
-    value = Fraction(lit.text) if "e" not in lit.text.lower() else None
-    if value is None:
-        return None
-    target = Printed(lit.text, -value if negative else value, decimals)
-    iv = rounding_interval(target)
-    xp = trace.backend
-    for name in trace:
-        v = trace.value(name)
-        if not isinstance(v, sympy.MatrixBase):
-            continue
-        for i in range(v.rows):
-            for j in range(v.cols):
-                e = v[i, j]
-                if e.is_infinite:
-                    continue
-                try:
-                    b = xp.ball(e, PRECISIONS[0])
-                except (Undecided, TypeError):
-                    continue
-                lo = compare_ball(b, iv.lo)
-                hi = compare_ball(b, iv.hi)
-                if lo is not None and hi is not None and lo > 0 and hi < 0:
-                    return name, (i, j), (-e if negative else e)
-    return None
+    if "e" in lit.text.lower():
+        return []
+    value = Fraction(lit.text)
+    iv = rounding_interval(Printed(lit.text, -value if negative else value, decimals))
+    out = []
+    for name, ij, e, b in _entries_of(trace):
+        lo, hi = compare_ball(b, iv.lo), compare_ball(b, iv.hi)
+        if lo is not None and hi is not None and lo > 0 and hi < 0:
+            out.append((name, ij, -e if negative else e, b))
+    return out

@@ -97,3 +97,13 @@ def test_json_carries_both_readings(capsys) -> None:
     for c in expr:
         for reading in ("as_displayed", "exact_reading"):
             assert {"exact", "expected", "verdict", "explanation"} <= set(c[reading])
+
+
+def test_literals_are_read_as_inputs_of_the_printed_result() -> None:
+    # The article's AI row of H_1 mixes the values: 0.474*[0,0] + 0.241*[1.1,0.1] + 0.285*[1.2,1.2].
+    # 1.1 and 1.2 occur in X too, but the result 0.607 is H_1[2, 0] = A_1 V_1, so they are V_1's.
+    [report] = symtf.check(symtf.load(BIRDS.parent / "i_love_ai.toml")).derivations
+    [line] = [c for c in report.checks if c.claim == "H_1 AI row, first entry, as written"]
+    assert line.extra["exact_reading"]["stands_for"]["1.1"] == "l0.h0.v[1, 0]"
+    assert line.extra["exact_reading"]["stands_for"]["1.2"] == "l0.h0.v[2, 0]"
+    assert line.extra["exact_reading"]["stands_for"]["0.241"] == "l0.h0.pattern[2, 1]"
