@@ -239,6 +239,10 @@ class Evaluator:
         self.derivation = derivation
         self._balls: dict[int, Trace | None] = {}
         self._exact: Trace | None = None
+        #: Exact readings of displayed lines checked so far, by claim label.
+        self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
+        #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
+        self.printed_results: dict[str, sympy.Expr] = {}
 
     def ball_trace(self, prec: int) -> Trace | None:
         """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""

@@ -134,7 +134,7 @@ def _entries(v: Any) -> list[sympy.Expr]:
 
 def _resolver(trace: Any, derivation: Derivation, ev: Any, claim: Claim) -> Any:
     labels = {c.label: c for c in derivation.claims}
-    done = getattr(ev, "_expression_values", {})
+    done = ev.expression_values
 
     def resolve(name: str, index: tuple[int, ...]) -> Any:
         if name in trace:
@@ -182,12 +182,10 @@ def _claim_value(trace: Any, c: Claim) -> sympy.ImmutableMatrix:
 
 
 def _remember(ev: Any, claim: Claim, value: Any) -> None:
-    if not hasattr(ev, "_expression_values"):
-        ev._expression_values = {}
     m = value if isinstance(value, sympy.MatrixBase) else sympy.ImmutableMatrix([[value]])
-    ev._expression_values[claim.label] = m
+    ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
-        ev.__dict__.setdefault("_printed_results", {}).setdefault(claim.printed[0][0].text, m[0, 0])
+        ev.printed_results.setdefault(claim.printed[0][0].text, m[0, 0])
 
 
 def _substitutions(
@@ -221,7 +219,7 @@ def _substitutions(
         for lit in lits:
             replace[lit.pos] = sign * v[i, jj]
         sources[key] = ref
-    results = getattr(ev, "_printed_results", {})
+    results = ev.printed_results
     near = _near_result(claim, trace)
     for lit in parsed.literals:
         if lit.pos in replace or "." not in lit.text:
