@@ -28,10 +28,10 @@ def check(*derivations: Derivation) -> Report:
 def render(report: Report, fmt: str = "text") -> str:
     """Render a report as ``text`` or ``json``."""
     if fmt == "json":
-        from symtf.render.json import render as render_json
+        from symtf.renderers.json import render as render_json
 
         return render_json(report)
-    from symtf.render.text import render as render_text
+    from symtf.renderers.text import render as render_text
 
     return render_text(report)
 

@@ -103,9 +103,9 @@ def _progress(msg: str) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
     from symtf import compare, spec
-    from symtf.render import json as render_json
-    from symtf.render import junit as render_junit
-    from symtf.render import text as render_text
+    from symtf.renderers import json as render_json
+    from symtf.renderers import junit as render_junit
+    from symtf.renderers import text as render_text
 
     reports = []
     for path in _expand(args.paths):

@@ -98,7 +98,7 @@ class DerivationReport:
         return counts
 
     def _repr_latex_(self) -> str:
-        from symtf.render.latex import derivation_report_latex
+        from symtf.renderers.latex import derivation_report_latex
 
         return derivation_report_latex(self)
 
@@ -115,7 +115,7 @@ class Report:
         return any(c.verdict in FAILING for d in self.derivations for c in d.checks)
 
     def _repr_latex_(self) -> str:
-        from symtf.render.latex import report_latex
+        from symtf.renderers.latex import report_latex
 
         return report_latex(self)
 

@@ -62,7 +62,7 @@ class Trace(Mapping[str, Step]):
         return None if isinstance(v, tuple) or v is None else self.backend.shape(v)
 
     def _repr_latex_(self) -> str:
-        from symtf.render.latex import trace_latex
+        from symtf.renderers.latex import trace_latex
 
         return trace_latex(self)
 

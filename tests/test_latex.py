@@ -22,7 +22,7 @@ import pytest
 
 from symtf import cli, compare, spec
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
-from symtf.render import latex as L
+from symtf.renderers import latex as L
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"

@@ -99,7 +99,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
     """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
     from symtf import compare, spec
     from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
-    from symtf.render.latex import LatexOptions, document
+    from symtf.renderers.latex import LatexOptions, document
 
     if args.decimals < 0 or args.decimals > 30:
         raise SymtfError(f"--decimals: expected 0 to 30, found {args.decimals}")

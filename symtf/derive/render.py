@@ -86,7 +86,7 @@ _UNICODE = {
 
 def latex_text(s: str) -> str:
     """Plain text made safe for LaTeX text mode (specials escaped, a few symbols mapped)."""
-    from symtf.render.latex import escape
+    from symtf.renderers.latex import escape
 
     out = escape(s)
     for k, v in _UNICODE.items():
@@ -152,7 +152,7 @@ def _num(x: str) -> str:
 
 def document(result: Result) -> str:
     """A complete, compilable LaTeX document with the project preamble."""
-    from symtf.render.latex import standalone
+    from symtf.renderers.latex import standalone
 
     body = latex(result)
     if result.at is not None:
