@@ -410,8 +410,10 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
 
 def selection(claim: Claim, shape: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
     """The entries of a step a claim refers to, as rows of (i, j) (full indices for N-D)."""
-    if len(shape) != 2 or getattr(claim, "at", None) is not None or (
-        claim.index is not None and len(claim.index) != 2
+    if (
+        len(shape) != 2
+        or getattr(claim, "at", None) is not None
+        or (claim.index is not None and len(claim.index) != 2)
     ):
         from symtf.graph.claims import selection_nd
 

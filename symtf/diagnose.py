@@ -82,10 +82,12 @@ class _Override:
         *,
         widen: bool = False,
         nudge: Entry | None = None,
+        exact: frozenset[tuple[Any, ...]] = frozenset(),
     ) -> None:
         self.printed = printed
         self.skip = skip
         self.widen = widen
+        self.exact = exact  # entries printed exactly: no rounding interval to widen to
         self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
 
     def __call__(self, name: str, value: Any) -> Any:
@@ -100,7 +102,7 @@ class _Override:
                     new: Any = sympy.Rational(p.value.numerator, p.value.denominator) + bump
                 else:
                     new = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
-                    if self.widen and not p.is_fraction:
+                    if self.widen and not p.is_fraction and (name, *idx) not in self.exact:
                         half = p.ulp / 2
                         new = arb(new, arb(fmpq(half.numerator, half.denominator)).upper())
                 data[value.offset(idx)] = new
@@ -115,7 +117,7 @@ class _Override:
         for (i, j), p in entries.items():
             bump = 1 if self.nudge == (name, i, j) else 0
             mid = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
-            if self.widen and not p.is_fraction:
+            if self.widen and not p.is_fraction and (name, i, j) not in self.exact:
                 half = p.ulp / 2
                 mid = arb(mid, arb(fmpq(half.numerator, half.denominator)).upper())
             rows[i][j] = mid
@@ -210,6 +212,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     trace = ev.exact_trace()
     printed = printed_values(d, trace)
     status = _entry_status(report)
+    exact_entries = frozenset(e for e, (v, _) in status.items() if v == "exact")
     own = _own_printed(report, trace)
     findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
     replays: dict[str, tuple[_Replay, _Replay]] = {}
@@ -222,7 +225,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         if c.step not in replays:
             replays[c.step] = (
                 _Replay(d, _Override(printed, c.step)),
-                _Replay(d, _Override(printed, c.step, widen=True)),
+                _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries)),
             )
         f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
         if f is not None:

@@ -575,7 +575,9 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     source = top.string("source", "") or ""
     top.get("symtf")
     tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
-    model_raw = top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
+    model_raw = (
+        top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
+    )
     if model_raw is None:  # a graph of given tensors and steps only
         model, tokens = Model(architecture="none"), ()
     elif isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":

@@ -66,7 +66,9 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
     recorded = set(t._names) if hasattr(t, "_names") else set()
     for g in tensors:
         if g.name in recorded:
-            raise SpecError(f"{g.where}: a given tensor cannot have the name of the model's step {g.name}")
+            raise SpecError(
+                f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"
+            )
         v = given_value(xp, g)
         rec = t.add(g.name, to_native(xp, v), (), _tex_name(g.name), "given")
         env[g.name] = from_native(xp, rec, v.shape)
@@ -86,7 +88,9 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
 
     for node in steps:
         if node.name in recorded:
-            raise SpecError(f"{node.where}: a step cannot have the name of the model's step {node.name}")
+            raise SpecError(
+                f"{node.where}: a step cannot have the name of the model's step {node.name}"
+            )
         try:
             value = _Interp(xp, lookup).value(node.tree)
         except _Located as e:
@@ -148,7 +152,9 @@ class _Interp:
                 if not isinstance(e, int) or abs(e) > 64:
                     raise _Located(node.pos, f"expected a small integer power in {what}")
                 return Fraction(b) ** e if e < 0 else b**e
-        raise _Located(node.pos, f"expected a number written in the step for {what} (like 2, -1 or [2, 3])")
+        raise _Located(
+            node.pos, f"expected a number written in the step for {what} (like 2, -1 or [2, 3])"
+        )
 
     def static_int(self, node: lang.Node, what: str, lo: int | None = None) -> int:
         v = self.static(node, what)
@@ -194,7 +200,9 @@ class _Interp:
             raise _Located(node.pos, str(e)) from None
         except ZeroDivisionError:
             raise _Located(node.pos, "division by exactly 0") from None
-        raise _Located(getattr(node, "pos", 0), f"unexpected {type(node).__name__}")  # pragma: no cover
+        raise _Located(
+            getattr(node, "pos", 0), f"unexpected {type(node).__name__}"
+        )  # pragma: no cover
 
     def name(self, node: lang.Name) -> Tensor:
         xp = self.xp
@@ -212,7 +220,9 @@ class _Interp:
         }
         if node.name in constants:
             return O.scalar(constants[node.name]())
-        raise _Located(node.pos, f"unknown name {node.name!r}: no given tensor, step or model step has it")
+        raise _Located(
+            node.pos, f"unknown name {node.name!r}: no given tensor, step or model step has it"
+        )
 
     def binary(self, link: lang.Link, a: Tensor, b: Tensor) -> Tensor:
         xp = self.xp
@@ -254,7 +264,10 @@ class _Interp:
                 elif v.ndim == 1:
                     items.append([self.int_of_value(O.scalar(s), it.pos) for s in v.data])
                 else:
-                    raise _Located(it.pos, f"expected an integer or a 1-D tensor of integers as an index, found shape {v.shape}")
+                    raise _Located(
+                        it.pos,
+                        f"expected an integer or a 1-D tensor of integers as an index, found shape {v.shape}",
+                    )
         try:
             return O.index(self.xp, x, items)
         except ShapeError as e:
@@ -294,7 +307,10 @@ class _Interp:
         if not variadic:
             missing = [p for p in params[:required] if p not in bound]
             if missing:
-                raise _Located(node.pos, f"{node.name}: missing argument {missing[0]} (it takes {', '.join(params)})")
+                raise _Located(
+                    node.pos,
+                    f"{node.name}: missing argument {missing[0]} (it takes {', '.join(params)})",
+                )
         del rest
 
         def arg(name: str, default: Any = None) -> Any:
@@ -311,7 +327,9 @@ class _Interp:
         if name in ("concat", "stack"):
             tensors = [self.value(p) for p in parts]
             axis = arg("axis", -1 if name == "concat" else 0)
-            return (O.concat if name == "concat" else O.stack)(xp, tensors, self._int(axis, node, "axis"))
+            return (O.concat if name == "concat" else O.stack)(
+                xp, tensors, self._int(axis, node, "axis")
+            )
         x = arg(params[0])
         unary = {
             "exp": O.exp,
@@ -347,24 +365,43 @@ class _Interp:
                 if "axis" in bound or "keepdims" in bound:
                     raise _Located(node.pos, f"{name}(a, b) is element-wise and takes no axis")
                 return (O.maximum if name == "max" else O.minimum)(xp, x, y)
-            return (O.max_ if name == "max" else O.min_)(xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node))
+            return (O.max_ if name == "max" else O.min_)(
+                xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node)
+            )
         if name in ("sum", "mean"):
             fn = O.sum_ if name == "sum" else O.mean
-            return fn(xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node))
+            return fn(
+                xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node)
+            )
         if name == "argmax":
             ax = arg("axis")
-            return O.argmax(xp, x, None if ax is None else self._int(ax, node, "axis"), self._bool(arg("keepdims", False), node))
+            return O.argmax(
+                xp,
+                x,
+                None if ax is None else self._int(ax, node, "axis"),
+                self._bool(arg("keepdims", False), node),
+            )
         if name in ("var", "std"):
             fn = O.var if name == "var" else O.std
             return fn(
-                xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node),
+                xp,
+                x,
+                self._axis_arg(arg("axis"), node),
+                self._bool(arg("keepdims", False), node),
                 self._bool(arg("unbiased", False), node),
             )
         if name in ("softmax", "log_softmax"):
             fn = O.softmax if name == "softmax" else O.log_softmax
             return fn(xp, x, self._int(arg("axis", -1), node, "axis"))
         if name == "layernorm":
-            return O.layernorm(xp, x, arg("eps"), arg("gamma"), arg("beta"), self._bool(arg("unbiased", False), node))
+            return O.layernorm(
+                xp,
+                x,
+                arg("eps"),
+                arg("gamma"),
+                arg("beta"),
+                self._bool(arg("unbiased", False), node),
+            )
         if name == "rmsnorm":
             return O.rmsnorm(xp, x, arg("eps"), arg("gamma"))
         if name == "masked_fill":
@@ -387,7 +424,9 @@ class _Interp:
             return O.where(xp, x, arg("a"), arg("b"))
         raise _Located(node.pos, f"unknown op {name}")  # pragma: no cover
 
-    def constructor(self, node: lang.Call, parts: list[lang.Node], arg: Callable[..., Any]) -> Tensor:
+    def constructor(
+        self, node: lang.Call, parts: list[lang.Node], arg: Callable[..., Any]
+    ) -> Tensor:
         xp = self.xp
         name = node.name
         if name in ("zeros", "ones"):

@@ -145,7 +145,9 @@ class ListLit:
     items: tuple[Node, ...]
 
 
-Node: TypeAlias = Num | Name | Unary | Chain | Power | Transpose | Slice | Ellipsis_ | Index | Call | ListLit
+Node: TypeAlias = (
+    Num | Name | Unary | Chain | Power | Transpose | Slice | Ellipsis_ | Index | Call | ListLit
+)
 
 
 def error(text: str, where: str, pos: int, message: str) -> ExpressionError:
@@ -189,7 +191,10 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise error(
-                self.text, self.where, pos, f"expected at most {MAX_DEPTH} levels of nesting but found more"
+                self.text,
+                self.where,
+                pos,
+                f"expected at most {MAX_DEPTH} levels of nesting but found more",
             )
 
     def parse(self) -> Node:
@@ -342,7 +347,9 @@ class _Parser:
                     kw = self._advance()
                     self._advance()
                     if any(k == kw.text for k, _ in kwargs):
-                        raise error(self.text, self.where, kw.pos, f"keyword {kw.text!r} given twice")
+                        raise error(
+                            self.text, self.where, kw.pos, f"keyword {kw.text!r} given twice"
+                        )
                     kwargs.append((kw.text, self.expr()))
                 else:
                     if kwargs:
@@ -356,7 +363,11 @@ class _Parser:
         sig = self.functions[key]
         low, high, keys = sig
         if len(args) < low or (high is not None and len(args) > high):
-            wanted = f"{low}" if low == high else (f"{low} to {high}" if high is not None else f"at least {low}")
+            wanted = (
+                f"{low}"
+                if low == high
+                else (f"{low} to {high}" if high is not None else f"at least {low}")
+            )
             raise error(
                 self.text,
                 self.where,
@@ -367,7 +378,10 @@ class _Parser:
             if k not in keys:
                 known = ", ".join(keys) or "none"
                 raise error(
-                    self.text, self.where, node.pos, f"{key} takes no keyword {k!r} (keywords: {known})"
+                    self.text,
+                    self.where,
+                    node.pos,
+                    f"{key} takes no keyword {k!r} (keywords: {known})",
                 )
         return Call(tok.pos, key, tuple(args), tuple(kwargs))
 
@@ -384,9 +398,13 @@ def parse(text: str, functions: dict[str, Any], *, where: str = "step") -> Node:
         ExpressionError: With the column and a caret.
     """
     if not isinstance(text, str):
-        raise ExpressionError(f"{where}: expected the expression as a string but found {type(text).__name__}")
+        raise ExpressionError(
+            f"{where}: expected the expression as a string but found {type(text).__name__}"
+        )
     if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"{where}: expected an expression of at most {MAX_LENGTH} characters but found {len(text)}")
+        raise ExpressionError(
+            f"{where}: expected an expression of at most {MAX_LENGTH} characters but found {len(text)}"
+        )
     return _Parser(text, where, functions).parse()
 
 
@@ -435,10 +453,7 @@ _TEX_OPS = {"+": "+", "-": "-", "*": r"\odot", "∘": r"\odot", "@": r"\,", "/":
 
 def _tex_name(name: str) -> str:
     base, _, rest = name.partition("[")
-    if "." in base or len(base) > 1:
-        core = r"\mathrm{" + base.replace("_", r"\_") + "}"
-    else:
-        core = base
+    core = r"\mathrm{" + base.replace("_", r"\_") + "}" if "." in base or len(base) > 1 else base
     return core + (f"_{{{rest[:-1]}}}" if rest else "")
 
 
@@ -475,7 +490,9 @@ def latex(node: Node, prec: int = 0) -> str:
         case Index():
             return f"{latex(node.operand, 4)}[{', '.join(latex(i) for i in node.items)}]"
         case Call():
-            args = [latex(a) for a in node.args] + [f"\\mathrm{{{k}}}={latex(v)}" for k, v in node.kwargs]
+            args = [latex(a) for a in node.args] + [
+                f"\\mathrm{{{k}}}={latex(v)}" for k, v in node.kwargs
+            ]
             if node.name == "sqrt" and len(args) == 1:
                 return rf"\sqrt{{{args[0]}}}"
             if node.name == "exp" and len(args) == 1:
@@ -505,7 +522,9 @@ def unparse(node: Node) -> str:
         case Transpose():
             return f"{unparse(node.operand)}.T"
         case Slice():
-            parts = [unparse(n) if n is not None else "" for n in (node.start, node.stop, node.step)]
+            parts = [
+                unparse(n) if n is not None else "" for n in (node.start, node.stop, node.step)
+            ]
             return ":".join(parts[:2] if node.step is None else parts)
         case Ellipsis_():
             return "..."

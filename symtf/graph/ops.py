@@ -595,7 +595,10 @@ def log_softmax(xp: Any, x: Tensor, axis: int = -1) -> Tensor:
 def _last_param(xp: Any, p: Tensor, d: int, what: str) -> list[Scalar]:
     if p.size == 1:
         return [p.data[0]] * d
-    _check(p.shape[-1:] == (d,) and p.size == d, f"{what} of shape {_shape(p.shape)} does not fit width {d}")
+    _check(
+        p.shape[-1:] == (d,) and p.size == d,
+        f"{what} of shape {_shape(p.shape)} does not fit width {d}",
+    )
     return list(p.data)
 
 
@@ -875,7 +878,10 @@ def index(xp: Any, x: Tensor, items: Sequence[Any]) -> Tensor:
     for ax, (it, n) in enumerate(zip(items, x.shape, strict=True)):
         if isinstance(it, int):
             k = it + n if it < 0 else it
-            _check(0 <= k < n, f"index {it} is out of range for axis {ax} of size {n} (shape {_shape(x.shape)})")
+            _check(
+                0 <= k < n,
+                f"index {it} is out of range for axis {ax} of size {n} (shape {_shape(x.shape)})",
+            )
             picks.append([k])
         elif isinstance(it, slice):
             ks = list(range(*it.indices(n)))
@@ -887,14 +893,17 @@ def index(xp: Any, x: Tensor, items: Sequence[Any]) -> Tensor:
             ks = []
             for k0 in it:
                 k = k0 + n if k0 < 0 else k0
-                _check(0 <= k < n, f"index {k0} is out of range for axis {ax} of size {n} (shape {_shape(x.shape)})")
+                _check(
+                    0 <= k < n,
+                    f"index {k0} is out of range for axis {ax} of size {n} (shape {_shape(x.shape)})",
+                )
                 ks.append(k)
             picks.append(ks)
             out_shape.append(len(ks))
     data = []
     combos: list[tuple[int, ...]] = [()]
     for ks in picks:
-        combos = [c + (k,) for c in combos for k in ks]
+        combos = [(*c, k) for c in combos for k in ks]
     data = [x.data[x.offset(c)] for c in combos]
     return Tensor(out_shape, data)
 

@@ -51,7 +51,22 @@ OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
     **{
         f: (("x",), 1, False)
         for f in (
-            "exp ln log sqrt abs sin cos tanh sigmoid relu gelu gelu_tanh silu softplus".split()
+            [
+                "exp",
+                "ln",
+                "log",
+                "sqrt",
+                "abs",
+                "sin",
+                "cos",
+                "tanh",
+                "sigmoid",
+                "relu",
+                "gelu",
+                "gelu_tanh",
+                "silu",
+                "softplus",
+            ]
         )
     },
     "max": (("x", "y", "axis", "keepdims"), 1, False),
@@ -86,7 +101,7 @@ OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
 
 def _signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
     out: dict[str, tuple[int, int | None, tuple[str, ...]]] = {}
-    for name, (params, required, variadic) in OPS.items():
+    for name, (params, _required, variadic) in OPS.items():
         if variadic:
             out[name] = (1, None, params[1:])
         else:
@@ -175,7 +190,9 @@ def _entry(v: Any, where: str) -> tuple[sympy.Expr, str, int | None]:
         raise SpecError(f"{where}: expected a number, found {v!r}")
     if isinstance(v, int):
         if abs(v) > 10**60:
-            raise SpecError(f"{where}: expected a number of at most 60 digits, found a larger integer")
+            raise SpecError(
+                f"{where}: expected a number of at most 60 digits, found a larger integer"
+            )
         return sympy.Integer(v), str(v), None
     if isinstance(v, float):
         text = getattr(v, "text", repr(v))
@@ -218,7 +235,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
     if isinstance(raw, dict):
         unknown = sorted(set(raw) - {"shape", "values", "rounded"})
         if unknown:
-            raise SpecError(f"{where}.{unknown[0]}: unknown key (known keys: rounded, shape, values)")
+            raise SpecError(
+                f"{where}.{unknown[0]}: unknown key (known keys: rounded, shape, values)"
+            )
         if "values" not in raw:
             raise SpecError(f"{where}.values: required key is missing")
         rounded = raw.get("rounded", False)
@@ -229,7 +248,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
             if (
                 not isinstance(s, list)
                 or len(s) > MAX_NDIM
-                or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_DIM for n in s)
+                or not all(
+                    isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_DIM for n in s
+                )
             ):
                 raise SpecError(
                     f"{where}.shape: expected up to {MAX_NDIM} sizes from 1 to {MAX_DIM}, found {_kind(s)}"
@@ -265,7 +286,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
     )
 
 
-def _build(name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str) -> GivenTensor:
+def _build(
+    name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str
+) -> GivenTensor:
     if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
         raise SpecError(
             f"{where}: expected at most {MAX_DIM} per dimension and {MAX_ENTRIES} entries, found shape {shape}"
@@ -348,19 +371,27 @@ def _static_int(node: lang.Node, var: str | None, value: int | None) -> int | No
     return None
 
 
-def _substitute(node: lang.Node, var: str | None, value: int | None, families: set[str], ctx: Any) -> lang.Node:
+def _substitute(
+    node: lang.Node, var: str | None, value: int | None, families: set[str], ctx: Any
+) -> lang.Node:
     """Replace the loop variable by its value and ``fam[k]`` by the node name ``fam[k]``."""
     match node:
         case lang.Name():
             if var is not None and node.name == var:
                 return lang.Num(node.pos, str(value), sympy.Integer(value))
             if node.name in families:
-                raise ctx(node.pos, f"{node.name} is a family of steps; name one member, like {node.name}[0]")
+                raise ctx(
+                    node.pos,
+                    f"{node.name} is a family of steps; name one member, like {node.name}[0]",
+                )
             return node
         case lang.Index():
             if isinstance(node.operand, lang.Name) and node.operand.name in families:
                 if len(node.items) != 1:
-                    raise ctx(node.pos, f"expected one index for the family {node.operand.name}, found {len(node.items)}")
+                    raise ctx(
+                        node.pos,
+                        f"expected one index for the family {node.operand.name}, found {len(node.items)}",
+                    )
                 k = _static_int(node.items[0], var, value)
                 if k is None:
                     raise ctx(
@@ -376,7 +407,9 @@ def _substitute(node: lang.Node, var: str | None, value: int | None, families: s
                 tuple(_substitute(i, var, value, families, ctx) for i in node.items),
             )
         case lang.Unary():
-            return lang.Unary(node.pos, node.op, _substitute(node.operand, var, value, families, ctx))
+            return lang.Unary(
+                node.pos, node.op, _substitute(node.operand, var, value, families, ctx)
+            )
         case lang.Chain():
             return lang.Chain(
                 node.pos,
@@ -397,7 +430,10 @@ def _substitute(node: lang.Node, var: str | None, value: int | None, families: s
         case lang.Slice():
             return lang.Slice(
                 node.pos,
-                *(None if n is None else _substitute(n, var, value, families, ctx) for n in (node.start, node.stop, node.step)),
+                *(
+                    None if n is None else _substitute(n, var, value, families, ctx)
+                    for n in (node.start, node.stop, node.step)
+                ),
             )
         case lang.Call():
             return lang.Call(
@@ -407,7 +443,9 @@ def _substitute(node: lang.Node, var: str | None, value: int | None, families: s
                 tuple((k, _substitute(v, var, value, families, ctx)) for k, v in node.kwargs),
             )
         case lang.ListLit():
-            return lang.ListLit(node.pos, tuple(_substitute(i, var, value, families, ctx) for i in node.items))
+            return lang.ListLit(
+                node.pos, tuple(_substitute(i, var, value, families, ctx) for i in node.items)
+            )
     return node
 
 
@@ -430,7 +468,7 @@ def _parse_entry(key: str, raw: Any, file: str, text: str | None) -> _Entry:
     if isinstance(raw, dict):
         if not m_fam:
             raise SpecError(
-                f"{where}: a table defines an unrolled family and needs a key like \"state[t]\"{col}"
+                f'{where}: a table defines an unrolled family and needs a key like "state[t]"{col}'
             )
         base, var = m_fam.groups()
         unknown = sorted(set(raw) - {"expr", var})
@@ -439,7 +477,9 @@ def _parse_entry(key: str, raw: Any, file: str, text: str | None) -> _Entry:
         expr = raw.get("expr")
         rng = raw.get(var)
         if not isinstance(expr, str):
-            raise SpecError(f"{where}.expr: expected the expression as a string, found {_kind(expr)}{col}")
+            raise SpecError(
+                f"{where}.expr: expected the expression as a string, found {_kind(expr)}{col}"
+            )
         if (
             not isinstance(rng, list)
             or len(rng) != 2
@@ -464,7 +504,7 @@ def _parse_entry(key: str, raw: Any, file: str, text: str | None) -> _Entry:
     m_mem = _MEMBER.match(key)
     if m_fam and not m_mem:
         raise SpecError(
-            f"{where}: an unrolled family is written {{ expr = \"...\", {m_fam.group(2)} = [first, last] }}{col}"
+            f'{where}: an unrolled family is written {{ expr = "...", {m_fam.group(2)} = [first, last] }}{col}'
         )
     if not (m_mem or _NAME.match(key)):
         raise SpecError(
@@ -510,7 +550,9 @@ def parse_steps(
     given = {t.name: t for t in tensors}
     for f in families:
         if f in given:
-            raise SpecError(f"{file}: steps.{f}[...]: the family {f} has the name of a given tensor")
+            raise SpecError(
+                f"{file}: steps.{f}[...]: the family {f} has the name of a given tensor"
+            )
     # order: a run of consecutive family entries is interleaved by the loop value
     order: list[tuple[_Entry, int | None]] = []
     k = 0
@@ -529,7 +571,9 @@ def parse_steps(
         if len(order) > MAX_NODES:
             break
     if len(order) > MAX_NODES:
-        raise SpecError(f"{file}: steps: expected at most {MAX_NODES:,} step nodes after unrolling, found more")
+        raise SpecError(
+            f"{file}: steps: expected at most {MAX_NODES:,} step nodes after unrolling, found more"
+        )
 
     nodes: list[StepNode] = []
     first: dict[str, str] = {}
@@ -541,7 +585,9 @@ def parse_steps(
             return SpecError(str(lang.error(e.text, where, pos, message)))
 
         if name in given:
-            raise SpecError(f"{where}: the step {name} has the name of a given tensor{_key_column(text, e.key)}")
+            raise SpecError(
+                f"{where}: the step {name} has the name of a given tensor{_key_column(text, e.key)}"
+            )
         if name in first:
             raise SpecError(
                 f"{where}: duplicate step {name} (first defined by steps.{first[name]}){_key_column(text, e.key)}"
@@ -554,7 +600,7 @@ def parse_steps(
     position = {n.name: i for i, n in enumerate(nodes)}
     refs = {n.name: [r for r in lang.names(n.tree) if r.name not in given] for n in nodes}
     out = []
-    for i, n in enumerate(nodes):
+    for n in nodes:
         inputs: list[str] = []
         for r in lang.names(n.tree):
             nm = r.name
@@ -571,17 +617,35 @@ def parse_steps(
                     if nm == n.name
                     else f"{nm} is defined later, by steps.{later.key}; steps run in file order"
                 )
-                raise SpecError(str(lang.error(n.text if n.key == n.name else n.text, n.where, r.pos, f"{kind}: {detail}")))
+                raise SpecError(
+                    str(
+                        lang.error(
+                            n.text,
+                            n.where,
+                            r.pos,
+                            f"{kind}: {detail}",
+                        )
+                    )
+                )
             if nm in lang.CONSTANTS:
                 continue
             m_mem = _MEMBER.match(nm)
             if m_mem and m_mem.group(1) in families:
                 members = sorted(
-                    (int(_MEMBER.match(x).group(2)) for x in position if _MEMBER.match(x) and _MEMBER.match(x).group(1) == m_mem.group(1))
+                    int(_MEMBER.match(x).group(2))
+                    for x in position
+                    if _MEMBER.match(x) and _MEMBER.match(x).group(1) == m_mem.group(1)
                 )
                 span = f"{members[0]}..{members[-1]}" if members else "none"
                 raise SpecError(
-                    str(lang.error(n.text, n.where, r.pos, f"index out of range: no step {nm} (the family {m_mem.group(1)} has members {span})"))
+                    str(
+                        lang.error(
+                            n.text,
+                            n.where,
+                            r.pos,
+                            f"index out of range: no step {nm} (the family {m_mem.group(1)} has members {span})",
+                        )
+                    )
                 )
             if has_model:
                 inputs.append(nm)  # a template node, checked when the graph is built
@@ -594,7 +658,9 @@ def parse_steps(
     return tuple(out)
 
 
-def _reaches(start: str, target: str, refs: dict[str, list[lang.Name]], position: dict[str, int]) -> bool:
+def _reaches(
+    start: str, target: str, refs: dict[str, list[lang.Name]], position: dict[str, int]
+) -> bool:
     """Whether ``start`` depends (through steps) on ``target``."""
     seen: set[str] = set()
     stack = [start]

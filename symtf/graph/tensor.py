@@ -103,7 +103,7 @@ def all_indices(shape: Sequence[int]) -> list[tuple[int, ...]]:
     """Every index of ``shape`` in row-major order."""
     out: list[tuple[int, ...]] = [()]
     for n in shape:
-        out = [i + (k,) for i in out for k in range(n)]
+        out = [(*i, k) for i in out for k in range(n)]
     return out
 
 
