@@ -29,9 +29,10 @@ STATIC = frozenset({"axes", "shape", "h", "axis", "keepdims", "unbiased", "n", "
 class _Located(Exception):
     """A problem at a column of the step's expression."""
 
-    def __init__(self, pos: int, message: str) -> None:
+    def __init__(self, pos: int, message: str, *, model: bool = False) -> None:
         super().__init__(message)
         self.pos = pos
+        self.model = model  # undefined for these numbers (ModelError), not a bad step
 
 
 def given_value(xp: Any, g: GivenTensor) -> Tensor:
@@ -94,9 +95,10 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
         try:
             value = _Interp(xp, lookup).value(node.tree)
         except _Located as e:
-            raise SpecError(str(lang.error(node.text, node.where, e.pos, str(e)))) from None
-        except ModelError as e:
-            raise ModelError(f"{node.where}: {e}") from None
+            message = str(lang.error(node.text, node.where, e.pos, str(e)))
+            if e.model:  # the pipeline puts the file in front
+                raise ModelError(message.removeprefix(f"{derivation.path}: ")) from None
+            raise SpecError(message) from None
         formula = f"{_tex_name(node.name)} = {lang.latex(node.tree)}"
         rec = t.add(node.name, to_native(xp, value), node.inputs, formula, node.text)
         env[node.name] = from_native(xp, rec, value.shape)
@@ -181,7 +183,13 @@ class _Interp:
                 case lang.Chain():
                     acc = self.value(node.first)
                     for link in node.rest:
-                        acc = self.binary(link, acc, self.value(link.node))
+                        right = self.value(link.node)
+                        try:
+                            acc = self.binary(link, acc, right)
+                        except (ShapeError, IndexError) as e:
+                            raise _Located(link.pos, str(e)) from None
+                        except ModelError as e:
+                            raise _Located(link.pos, str(e), model=True) from None
                     return acc
                 case lang.Power():
                     return O.power(xp, self.value(node.base), self.value(node.exponent))
@@ -199,7 +207,9 @@ class _Interp:
         except (ShapeError, IndexError) as e:
             raise _Located(node.pos, str(e)) from None
         except ZeroDivisionError:
-            raise _Located(node.pos, "division by exactly 0") from None
+            raise _Located(node.pos, "division by exactly 0", model=True) from None
+        except ModelError as e:
+            raise _Located(node.pos, str(e), model=True) from None
         raise _Located(
             getattr(node, "pos", 0), f"unexpected {type(node).__name__}"
         )  # pragma: no cover
