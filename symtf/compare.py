@@ -457,7 +457,7 @@ def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int
 
 def _where_in_step(claim: Claim) -> str:
     if claim.index is not None:
-        return f"[{claim.index[0]}, {claim.index[1]}]"
+        return f"[{', '.join(map(str, claim.index))}]"
     if claim.row is not None:
         return f" row {claim.row}"
     if claim.col is not None:

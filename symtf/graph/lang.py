@@ -451,6 +451,10 @@ _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
 _TEX_OPS = {"+": "+", "-": "-", "*": r"\odot", "∘": r"\odot", "@": r"\,", "/": "/"}
 
 
+def _esc(text: str) -> str:
+    return text.replace("_", r"\_")
+
+
 def _tex_name(name: str) -> str:
     base, _, rest = name.partition("[")
     core = r"\mathrm{" + base.replace("_", r"\_") + "}" if "." in base or len(base) > 1 else base
@@ -476,6 +480,8 @@ def latex(node: Node, prec: int = 0) -> str:
                     s = rf"\frac{{{latex(node.first)}}}{{{latex(link.node)}}}"
                     break
                 op = r"\times" if link.text in ("×", "·") else _TEX_OPS[link.op]
+                if link.op == "*" and (isinstance(link.node, Num) or isinstance(node.first, Num)):
+                    op = r"\cdot"  # a number scales
                 s += f" {op} " + latex(link.node, p + 1)
             return f"\\left({s}\\right)" if p < prec else s
         case Power():
@@ -491,13 +497,14 @@ def latex(node: Node, prec: int = 0) -> str:
             return f"{latex(node.operand, 4)}[{', '.join(latex(i) for i in node.items)}]"
         case Call():
             args = [latex(a) for a in node.args] + [
-                f"\\mathrm{{{k}}}={latex(v)}" for k, v in node.kwargs
+                f"\\mathrm{{{_esc(k)}}}={latex(v)}" for k, v in node.kwargs
             ]
             if node.name == "sqrt" and len(args) == 1:
                 return rf"\sqrt{{{args[0]}}}"
             if node.name == "exp" and len(args) == 1:
                 return rf"e^{{{args[0]}}}"
-            return rf"\operatorname{{{node.name}}}\left({', '.join(args)}\right)"
+            op = node.name.replace("_", r"\_")
+            return rf"\operatorname{{{op}}}\left({', '.join(args)}\right)"
         case ListLit():
             return "[" + ", ".join(latex(i) for i in node.items) + "]"
     raise TypeError(type(node).__name__)  # pragma: no cover
