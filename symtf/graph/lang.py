@@ -34,7 +34,7 @@ from symtf.errors import ExpressionError
 from symtf.expr import MAX_DEPTH, MAX_LENGTH, _error, _literal_value, _Token, _tokenize
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
-_EXTRA = {"...": "...", ":": ":", "=": "="}
+_EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
 #: Names that are constants unless a tensor or step has that name.
 CONSTANTS = ("e", "pi", "π", "inf", "∞", "true", "false")
 
@@ -248,7 +248,7 @@ class _Parser:
         while True:
             if self._is_op("["):
                 node = self.index(node)
-            elif self._is_op("ᵀ"):
+            elif self._is_op("ᵀ", ".T"):
                 node = Transpose(self._advance().pos, node)
             elif self.tok.kind == "sup":
                 tok = self._advance()
