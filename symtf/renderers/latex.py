@@ -1161,7 +1161,9 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
             if c.verdict in _GOOD:
                 continue
             where = (
-                "" if c.index is None or len(r.checks) == 1 else f" [{', '.join(map(str, c.index))}]"
+                ""
+                if c.index is None or len(r.checks) == 1
+                else f" [{', '.join(map(str, c.index))}]"
             )
             head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
             if c.expected is not None and c.verdict != "undecided":
