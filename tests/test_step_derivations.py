@@ -195,3 +195,15 @@ def test_float_and_ball_runs_agree_with_exact(name: str) -> None:
             pairs = ((v[i, j], f[i, j]) for i in range(v.rows) for j in range(v.cols))
         for e, x in pairs:
             assert abs(float(exact.backend.ball(e, 128).mid()) - float(x)) < 1e-9
+
+
+def test_the_readme_example_checks_out(tmp_path: Path) -> None:
+    text = (HERE.parent.parent / "README.md").read_text()
+    start = text.index('title = "Self-attention without projections')
+    path = tmp_path / "readme.toml"
+    path.write_text(text[start : text.index("```", start)])
+    cs = checks(path)
+    assert {c["verdict"] for c in cs} <= {"exact", "rounded"}
+    # by hand: scores = X·Xᵀ = [[2, 1], [1, 2]], masked, ÷√3: row 1 weights 1/(1 + e^{1/√3})
+    w = 1 / (1 + mpmath.exp(1 / mpmath.sqrt(3)))
+    assert agree(next(c for c in cs if c["index"] == [1, 0])["exact"], w)
