@@ -456,13 +456,20 @@ def _search(
     failing = {(c.index, c.printed) for c in checks}
 
     def explains(
-        qfor: Callable[[tuple[int, int]], Quantity | None], mode: str = "half-up"
+        qfor: Callable[[tuple[int, int]], Quantity | None],
+        mode: str = "half-up",
+        rows: set[tuple[int, ...]] | None = None,
     ) -> int | None:
-        """How many failing entries become right; None if any entry of the claim is then off."""
+        """How many failing entries become right; None if any entry of the claim is then off.
+
+        With ``rows``, only the entries of those rows (index without its last part) count.
+        """
         n = 0
         for c in result.checks:
             if c.index is None:
                 return None
+            if rows is not None and tuple(c.index[:-1]) not in rows:
+                continue
             q = qfor(c.index)
             if q is None:
                 return None
@@ -478,6 +485,9 @@ def _search(
         return n
 
     candidates: list[tuple[int, list[str], str]] = []
+    row_candidates: list[tuple[int, list[str], str]] = []
+    user_step = step in {s.name for s in getattr(d, "steps", ())}
+    bad_rows = {tuple(c.index[:-1]) for c in checks if c.index is not None}
 
     # printing conventions on the claim itself
     n = explains(lambda ij: ev.entry(step, *ij), "truncate")
@@ -536,6 +546,20 @@ def _search(
                 candidates.append(
                     (n, [f"{sw.name}" + (f"@{scope}" if scope else "")], f"{sw.doc}{where}")
                 )
+            elif user_step:
+                # A worked example computes row by row: one row may follow another convention.
+                n = _explains_variant(lambda qfor: explains(qfor, rows=bad_rows), variant, step)
+                if n:
+                    shown = ", ".join(", ".join(map(str, r)) for r in sorted(bad_rows))
+                    row_candidates.append(
+                        (
+                            n,
+                            [f"{sw.name}@{scope}"],
+                            f"{sw.doc} in {scope}, for row {shown} of {step} only",
+                        )
+                    )
+    if not candidates:
+        candidates = row_candidates
     if not candidates:
         return None
     best = max(candidates, key=lambda t: (t[0], -len(t[1])))

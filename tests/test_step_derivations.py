@@ -207,3 +207,18 @@ def test_the_readme_example_checks_out(tmp_path: Path) -> None:
     # by hand: scores = X·Xᵀ = [[2, 1], [1, 2]], masked, ÷√3: row 1 weights 1/(1 + e^{1/√3})
     w = 1 / (1 + mpmath.exp(1 / mpmath.sqrt(3)))
     assert agree(next(c for c in cs if c["index"] == [1, 0])["exact"], w)
+
+
+def test_one_row_under_another_convention_is_found_for_that_row() -> None:
+    cs = checks("row_unscaled.toml")
+    row0 = [c for c in cs if c["index"][0] == 0]
+    row1 = [c for c in cs if c["index"][0] == 1]
+    # by hand: row 0 is 1/(1 + e^{1/√2}) and its complement; row 1 was printed as softmax([0, 2])
+    w0 = 1 / (1 + mpmath.exp(1 / mpmath.sqrt(2)))
+    assert agree(row0[0]["exact"], w0) and [c["verdict"] for c in row0] == ["rounded"] * 2
+    assert mpmath.nstr(1 / (1 + mpmath.exp(2)), 4) == "0.1192"  # how row 1 was made
+    for c in row1:
+        assert c["verdict"] == "wrong"
+        assert c["cause"] == "convention"
+        assert c["convention"] == ["no-sqrt-dk@scaled"]
+        assert "row 1" in c["explanation"]

@@ -250,5 +250,6 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
                 return rw.apply(d, scope)
             return sw._apply(d, scope)
 
-        out[k] = dataclasses.replace(sw, _scopes=scopes, _apply=apply)
+        doc = f"{sw.doc[:-1]}, or per step)" if sw.doc.endswith(")") else sw.doc
+        out[k] = dataclasses.replace(sw, doc=doc, _scopes=scopes, _apply=apply)
     return (*out, *extra)
