@@ -14,12 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symtf.errors import SpecError
-from symtf.graph import spec as graph_spec
 from symtf.numbers import (
     ROUNDING_MODES,
     Printed,
@@ -28,6 +27,9 @@ from symtf.numbers import (
     parse_printed,
     toml_float,
 )
+
+if TYPE_CHECKING:  # the step graph is imported only by files that have steps
+    from symtf.graph import spec as graph_spec
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
 MAX_ENTRIES = 20_000
@@ -588,10 +590,15 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         model = _model(_Reader(model_raw, "model"), name)
         tokens = _tokens(top.get("input"), model, name)
         model = _decoder_generation(top.get("generate"), model, tokens, name)
-    tensors = graph_spec.parse_tensors(tensors_raw, name)
-    steps = graph_spec.parse_steps(
-        steps_raw, name, tensors, has_model=model_raw is not None, text=text
-    )
+    tensors: tuple[Any, ...] = ()
+    steps: tuple[Any, ...] = ()
+    if tensors_raw is not None or steps_raw is not None:
+        from symtf.graph import spec as graph_spec
+
+        tensors = graph_spec.parse_tensors(tensors_raw, name)
+        steps = graph_spec.parse_steps(
+            steps_raw, name, tensors, has_model=model_raw is not None, text=text
+        )
     claims_raw = top.get("claims", [])
     if not isinstance(claims_raw, list) or not all(isinstance(c, dict) for c in claims_raw):
         raise SpecError(

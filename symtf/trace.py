@@ -107,6 +107,10 @@ class TraceBuilder:
         self._steps.append(Step(name, value, inputs, formula, title))
         return value
 
+    def __contains__(self, name: object) -> bool:
+        """Whether a step of that name was recorded."""
+        return name in self._names
+
     def value(self, name: str) -> Any:
         """The value of a step recorded so far."""
         for st in reversed(self._steps):

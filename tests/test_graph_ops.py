@@ -10,7 +10,7 @@ must contain it; float64 must match numpy to 1e-10 relative.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -23,8 +23,13 @@ from symtf.backends import BallBackend, ExactBackend, FloatBackend
 from symtf.graph import ops as O
 from symtf.graph.tensor import Tensor
 
-mp = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else mpmath.mp
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _digits() -> Iterator[None]:
+    """50 digits for mpmath inside each test; the global precision is left alone."""
+    with mpmath.workdps(50):
+        yield
+
 
 RNG = random.Random(20261130)
 

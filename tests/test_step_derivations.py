@@ -8,6 +8,7 @@ here with mpmath at 40 digits (never taken from symtf).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
@@ -18,7 +19,15 @@ from symtf.backends import BallBackend, FloatBackend
 from symtf.graph.tensor import Tensor
 
 HERE = Path(__file__).resolve().parent / "steps"
-mpmath.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _digits() -> Iterator[None]:
+    """40 digits for mpmath inside each test; the global precision is left alone."""
+    with mpmath.workdps(40):
+        yield
+
+
 mpf = mpmath.mpf
 
 

@@ -64,9 +64,8 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
     if not tensors and not steps:
         return
     env: dict[str, Tensor] = {}
-    recorded = set(t._names) if hasattr(t, "_names") else set()
     for g in tensors:
-        if g.name in recorded:
+        if g.name in t:
             raise SpecError(
                 f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"
             )
@@ -88,7 +87,7 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
         return v
 
     for node in steps:
-        if node.name in recorded:
+        if node.name in t:
             raise SpecError(
                 f"{node.where}: a step cannot have the name of the model's step {node.name}"
             )

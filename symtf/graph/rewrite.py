@@ -170,7 +170,7 @@ class StepRewrite:
     name: str
     doc: str
     _fn: Callable[[lang.Node, Any], lang.Node | None] = field(repr=False, compare=False)
-    level: str = "step"
+    level: str = "norm"
 
     def rewritten(self, step: StepNode, d: Any) -> lang.Node | None:
         """The step's tree under this convention, or ``None`` if it does not change."""
@@ -203,6 +203,7 @@ STEP_REWRITES: tuple[StepRewrite, ...] = (
         "biased-variance",
         "std/var/layernorm divide the squared deviations by n, not n − 1 (per step)",
         _set_unbiased(False),
+        "norm",  # a scope names the step whose std/var/layernorm changes
     ),
     StepRewrite(
         "no-sqrt-dk", "scores are not divided by √d_k (per step)", _drop_sqrt_division("drop")
