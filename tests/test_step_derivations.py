@@ -231,3 +231,18 @@ def test_one_row_under_another_convention_is_found_for_that_row() -> None:
         assert c["cause"] == "convention"
         assert c["convention"] == ["no-sqrt-dk@scaled"]
         assert "row 1" in c["explanation"]
+
+
+def test_symbols_in_given_tensors_run_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "sym.toml"
+    path.write_text(
+        'title = "s"\n[tensors]\nW = """\na 1\n0 2\n"""\nx = ["1", "3"]\n'
+        '[steps]\ny = "W @ x"\nr = "relu(y - 10)"\n'
+    )
+    import sympy
+
+    t = symtf.run(symtf.load(path))
+    a = sympy.Symbol("a", real=True)
+    assert t.value("y")[0, 0] == a + 3 and t.value("y")[0, 1] == 6
+    assert t.value("r")[0, 1] == 0  # 6 - 10 < 0: a certified branch
+    assert t.value("r")[0, 0] == sympy.Max(0, a - 7)  # undecidable with a symbol: kept symbolic

@@ -148,3 +148,13 @@ def test_the_cli_process_exits_2_without_a_traceback(tmp_path: Path) -> None:
     )
     assert r.returncode == 2
     assert "steps.y" in r.stderr and "column 3" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_branch_on_a_symbol_exits_2_naming_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "sym.toml"
+    path.write_text('title = "s"\n[tensors]\nv = ["a", "1"]\n[steps]\ni = "argmax(v)"\n')
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "steps.i" in err and "symbols ['a']" in err

@@ -24,8 +24,8 @@ from typing import Any
 
 import sympy
 
-from symtf.errors import ModelError, ShapeError
-from symtf.graph.tensor import Tensor, all_indices, from_native
+from symtf.errors import ShapeError
+from symtf.graph.tensor import Tensor, all_indices
 
 Scalar = Any
 
@@ -908,14 +908,7 @@ def index(xp: Any, x: Tensor, items: Sequence[Any]) -> Tensor:
     return Tensor(out_shape, data)
 
 
-def from_recorded(xp: Any, value: Any, shape: tuple[int, ...] | None = None) -> Tensor:
-    """A tensor from a template step's recorded value (see :func:`symtf.graph.tensor.from_native`)."""
-    return from_native(xp, value, shape)
-
-
 __all__ = [
-    "ModelError",
-    "Tensor",
     "add",
     "argmax",
     "bce",
