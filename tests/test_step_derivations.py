@@ -246,3 +246,76 @@ def test_symbols_in_given_tensors_run_exactly(tmp_path: Path) -> None:
     assert t.value("y")[0, 0] == a + 3 and t.value("y")[0, 1] == 6
     assert t.value("r")[0, 1] == 0  # 6 - 10 < 0: a certified branch
     assert t.value("r")[0, 0] == sympy.Max(0, a - 7)  # undecidable with a symbol: kept symbolic
+
+
+def _printed(values: list[mpmath.mpf], digits: int = 4) -> str:
+    from decimal import ROUND_HALF_UP, Decimal
+
+    step = Decimal(1).scaleb(-digits)
+    return " ".join(
+        str(Decimal(mpmath.nstr(v, 40)).quantize(step, rounding=ROUND_HALF_UP)) for v in values
+    )
+
+
+E1 = mpmath.e
+
+
+@pytest.mark.parametrize(
+    ("convention", "tensors", "steps", "step", "printed"),
+    [
+        (
+            "weights-left@y",  # x·Wᵀ by hand: [[1·1+2·2, 1·3+2·4], [0·1+1·2, 0·3+1·4]]
+            'X = """\n1 2\n0 1\n"""\nW = """\n1 2\n3 4\n"""',
+            'y = "X @ W"',
+            "y",
+            '"""\n5 11\n2 4\n"""',
+        ),
+        (
+            "softmax-columns@alpha",  # columns of [[1, 0], [2, 3]]: 1/(1+e), e/(1+e); 1/(1+e³), e³/(1+e³)
+            'S = """\n1 0\n2 3\n"""',
+            'alpha = "softmax(S)"',
+            "alpha",
+            '"""\n0.2689 0.0474\n0.7311 0.9526\n"""',
+        ),
+        (
+            "unbiased-variance@sd",  # √(14/3) for (1, 2, 3, 6)
+            'x = ["1", "2", "3", "6"]',
+            'sd = "std(x)"',
+            "sd",
+            '"2.1602"',
+        ),
+        (
+            "divide-by-dk@scaled",  # softmax([2, 6] / 4) = 1/(1+e), e/(1+e)
+            'S = ["2", "6"]',
+            'scaled = "S / sqrt(4)"\nalpha = "softmax(scaled)"',
+            "alpha",
+            '"0.2689 0.7311"',
+        ),
+    ],
+)
+def test_each_step_convention_is_found(
+    tmp_path: Path, convention: str, tensors: str, steps: str, step: str, printed: str
+) -> None:
+    # the printed numbers, recomputed here under the alternative convention
+    made = {
+        "softmax-columns@alpha": [
+            1 / (1 + E1),
+            1 / (1 + E1**3),
+            E1 / (1 + E1),
+            E1**3 / (1 + E1**3),
+        ],
+        "unbiased-variance@sd": [mpmath.sqrt(mpf(14) / 3)],
+        "divide-by-dk@scaled": [1 / (1 + E1), E1 / (1 + E1)],
+    }
+    if convention in made:
+        assert _printed(made[convention]) == " ".join(printed.strip('"\n').split())
+    path = tmp_path / "c.toml"
+    path.write_text(
+        f'title = "c"\n[tensors]\n{tensors}\n[steps]\n{steps}\n'
+        f'[[claims]]\nlabel = "c"\nstep = "{step}"\nprinted = {printed}\n'
+    )
+    off = [c for c in checks(path) if c["verdict"] in ("slip", "wrong")]
+    assert off
+    for c in off:
+        assert c["cause"] == "convention", c
+        assert c["convention"] == [convention]
