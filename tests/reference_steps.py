@@ -54,7 +54,10 @@ def _zip(a: Tensor, b: Tensor, fn: Callable[[Any, Any], Any]) -> Tensor:
 
 def matmul(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
     """Matrix product of two 2-D lists."""
-    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
+    return [
+        [sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))]
+        for i in range(len(a))
+    ]
 
 
 def transpose(a: list[list[Any]]) -> list[list[Any]]:
@@ -121,11 +124,24 @@ def steps_masked_dropout() -> dict[str, Tensor]:
     scores = matmul(MASKED_Q, transpose(MASKED_K))
     ninf = mpf("-inf")
     masked = [[s if j <= i else ninf for j, s in enumerate(r)] for i, r in enumerate(scores)]
-    scaled = [[M(s) / mp.sqrt(2) if j <= i else ninf for j, s in enumerate(r)] for i, r in enumerate(masked)]
+    scaled = [
+        [M(s) / mp.sqrt(2) if j <= i else ninf for j, s in enumerate(r)]
+        for i, r in enumerate(masked)
+    ]
     alpha = [softmax_row(r) for r in scaled]
-    dropped = [[a * M(k) / M(1 - MASKED_P) for a, k in zip(ar, kr, strict=True)] for ar, kr in zip(alpha, MASKED_KEEP, strict=True)]
+    dropped = [
+        [a * M(k) / M(1 - MASKED_P) for a, k in zip(ar, kr, strict=True)]
+        for ar, kr in zip(alpha, MASKED_KEEP, strict=True)
+    ]
     z = matmul(dropped, _map(MASKED_V, M))
-    return {"scores": scores, "masked": masked, "scaled": scaled, "alpha": alpha, "dropped": dropped, "z": z}
+    return {
+        "scores": scores,
+        "masked": masked,
+        "scaled": scaled,
+        "alpha": alpha,
+        "dropped": dropped,
+        "z": z,
+    }
 
 
 # --- 3. FFN, sigmoid, binary cross-entropy ---------------------------------------------
@@ -155,7 +171,9 @@ def steps_ffn_bce() -> dict[str, Tensor]:
     h = _map(pre, lambda v: max(v, F(0)))
     z = [[r[0] + BCE_B2] for r in matmul(h, BCE_W2)]
     p = [[sigmoid(r[0])] for r in z]
-    loss = -sum(M(y) * mp.log(pr[0]) + M(1 - y) * mp.log(1 - pr[0]) for y, pr in zip(BCE_Y, p, strict=True)) / len(BCE_Y)
+    loss = -sum(
+        M(y) * mp.log(pr[0]) + M(1 - y) * mp.log(1 - pr[0]) for y, pr in zip(BCE_Y, p, strict=True)
+    ) / len(BCE_Y)
     return {"pre": pre, "h": h, "z": z, "p": p, "loss": loss}
 
 
@@ -300,7 +318,7 @@ BATCH_HEADS = 2
 
 def _split(x: list[list[Any]], h: int) -> list[list[list[Any]]]:
     dh = len(x[0]) // h
-    return [[row[j * dh:(j + 1) * dh] for row in x] for j in range(h)]
+    return [[row[j * dh : (j + 1) * dh] for row in x] for j in range(h)]
 
 
 def steps_batch_heads() -> dict[str, Tensor]:
@@ -309,7 +327,10 @@ def steps_batch_heads() -> dict[str, Tensor]:
         qb = _split(matmul(x, BATCH_WQ), BATCH_HEADS)
         kb = _split(matmul(x, BATCH_WK), BATCH_HEADS)
         vb = _split(matmul(x, BATCH_WV), BATCH_HEADS)
-        sb = [_map(matmul(qh, transpose(kh)), lambda e: M(e) / mp.sqrt(2)) for qh, kh in zip(qb, kb, strict=True)]
+        sb = [
+            _map(matmul(qh, transpose(kh)), lambda e: M(e) / mp.sqrt(2))
+            for qh, kh in zip(qb, kb, strict=True)
+        ]
         ab = [[softmax_row(r) for r in sh] for sh in sb]
         zb = [matmul(ah, _map(vh, M)) for ah, vh in zip(ab, vb, strict=True)]
         merged = [[e for j in range(BATCH_HEADS) for e in zb[j][t]] for t in range(len(x))]
@@ -347,7 +368,9 @@ def steps_recurrent_state() -> dict[str, Tensor]:
     for t in range(1, REC_T + 1):
         e = REC_E[REC_TOK[t]]
         state = [M(F(1, 2) * a) + M(F(1, 2)) * M(b) for a, b in zip(e, ctx, strict=True)]
-        w = softmax_row([sum(M(kk) * M(ss) for kk, ss in zip(krow, state, strict=True)) for krow in REC_K])
+        w = softmax_row(
+            [sum(M(kk) * M(ss) for kk, ss in zip(krow, state, strict=True)) for krow in REC_K]
+        )
         ctx = [sum(w[i] * M(REC_V[i][j]) for i in range(len(w))) for j in range(2)]
         out[f"state[{t}]"] = state
         out[f"ctx[{t}]"] = ctx
@@ -378,7 +401,9 @@ def to_fraction(x: Any) -> Fraction:
     """The exact rational value of a Fraction, int or (finite) mpf."""
     if isinstance(x, Fraction | int):
         return Fraction(x)
-    return Fraction(Decimal(mp.nstr(x, DPS, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf)))
+    return Fraction(
+        Decimal(mp.nstr(x, DPS, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf))
+    )
 
 
 def classify(printed: str, x: Any) -> str:

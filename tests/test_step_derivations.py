@@ -29,13 +29,36 @@ STEMS = sorted(ref.REFERENCES)
 # The given numbers each reference uses, by tensor name, to compare with the file.
 GIVEN: dict[str, dict[str, Any]] = {
     "steps_self_attention_noproj": {"X": ref.NOPROJ_X},
-    "steps_masked_dropout": {"Q": ref.MASKED_Q, "K": ref.MASKED_K, "V": ref.MASKED_V, "keep": ref.MASKED_KEEP},
-    "steps_ffn_bce": {"x": ref.BCE_X, "W1": ref.BCE_W1, "b1": ref.BCE_B1, "W2": ref.BCE_W2, "b2": ref.BCE_B2, "y": [[v] for v in ref.BCE_Y]},
+    "steps_masked_dropout": {
+        "Q": ref.MASKED_Q,
+        "K": ref.MASKED_K,
+        "V": ref.MASKED_V,
+        "keep": ref.MASKED_KEEP,
+    },
+    "steps_ffn_bce": {
+        "x": ref.BCE_X,
+        "W1": ref.BCE_W1,
+        "b1": ref.BCE_B1,
+        "W2": ref.BCE_W2,
+        "b2": ref.BCE_B2,
+        "y": [[v] for v in ref.BCE_Y],
+    },
     "steps_layernorm_unbiased": {"x": ref.LN_X},
     "steps_sinusoidal_table": {},
     "steps_rope_one_angle": {"Q": ref.ROPE_Q, "K": ref.ROPE_K},
-    "steps_cross_attention": {"H": ref.CROSS_H, "E": ref.CROSS_E, "W_q": ref.CROSS_WQ, "W_k": ref.CROSS_WK, "W_v": ref.CROSS_WV},
-    "steps_batch_heads": {"X": ref.BATCH_X, "W_Q": ref.BATCH_WQ, "W_K": ref.BATCH_WK, "W_V": ref.BATCH_WV},
+    "steps_cross_attention": {
+        "H": ref.CROSS_H,
+        "E": ref.CROSS_E,
+        "W_q": ref.CROSS_WQ,
+        "W_k": ref.CROSS_WK,
+        "W_v": ref.CROSS_WV,
+    },
+    "steps_batch_heads": {
+        "X": ref.BATCH_X,
+        "W_Q": ref.BATCH_WQ,
+        "W_K": ref.BATCH_WK,
+        "W_V": ref.BATCH_WV,
+    },
     "steps_recurrent_state": {"E": ref.REC_E, "K": ref.REC_K, "V": ref.REC_V, "tok": ref.REC_TOK},
 }
 
@@ -109,7 +132,9 @@ def _decimal(text: str) -> Decimal:
 
 
 @pytest.mark.parametrize("stem", STEMS)
-def test_exact_values_and_verdicts_agree_with_mpmath(stem: str, reports: dict[str, list[dict[str, Any]]]) -> None:
+def test_exact_values_and_verdicts_agree_with_mpmath(
+    stem: str, reports: dict[str, list[dict[str, Any]]]
+) -> None:
     claims = _claims(stem)
     checks = reports[stem]
     assert checks, f"{stem}: no printed number was checked"
@@ -128,19 +153,25 @@ def test_exact_values_and_verdicts_agree_with_mpmath(stem: str, reports: dict[st
                 )
             expected = ref.classify(c["printed"], x)
             if expected != "boundary":
-                assert c["verdict"] == expected, f"{where}: printed {c['printed']}, verdict {c['verdict']}, mpmath says {expected}"
+                assert c["verdict"] == expected, (
+                    f"{where}: printed {c['printed']}, verdict {c['verdict']}, mpmath says {expected}"
+                )
 
 
 def _by(checks: list[dict[str, Any]], label: str, row: int | None = None) -> list[dict[str, Any]]:
     return [c for c in checks if c["claim"] == label and (row is None or c["index"][0] == row)]
 
 
-def test_masked_dropout_finds_the_forgotten_scaling_and_its_descendants(reports: dict[str, list[dict[str, Any]]]) -> None:
+def test_masked_dropout_finds_the_forgotten_scaling_and_its_descendants(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
     checks = reports["steps_masked_dropout"]
     # Everything but row 2 of the weights and what was computed from it is right.
     off = [c for c in checks if c["verdict"] in ("slip", "wrong")]
     assert {(c["claim"], c["index"][0]) for c in off} <= {
-        ("attention weights", 2), ("after dropout", 2), ("output", 2)
+        ("attention weights", 2),
+        ("after dropout", 2),
+        ("output", 2),
     }
     weights = [c for c in _by(checks, "attention weights", 2) if c["verdict"] == "wrong"]
     assert weights, "the unscaled row 2 was not flagged"
@@ -153,7 +184,9 @@ def test_masked_dropout_finds_the_forgotten_scaling_and_its_descendants(reports:
                 assert c["cause"] == "inherited", c
 
 
-def test_layernorm_finds_the_biased_std_and_the_row_divided_by_it(reports: dict[str, list[dict[str, Any]]]) -> None:
+def test_layernorm_finds_the_biased_std_and_the_row_divided_by_it(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
     checks = reports["steps_layernorm_unbiased"]
     (std1,) = _by(checks, "std (n - 1)", 1)
     assert std1["verdict"] == "wrong" and std1["cause"] == "convention", std1
@@ -165,7 +198,9 @@ def test_layernorm_finds_the_biased_std_and_the_row_divided_by_it(reports: dict[
     assert all(c["verdict"] in ("exact", "rounded") for c in _by(checks, "normalised", 0))
 
 
-def test_ffn_bce_loss_is_explained_by_the_rounded_probabilities(reports: dict[str, list[dict[str, Any]]]) -> None:
+def test_ffn_bce_loss_is_explained_by_the_rounded_probabilities(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
     (loss,) = _by(reports["steps_ffn_bce"], "BCE loss")
     # Independently: the loss from the printed 0.724 and 0.444 prints as 0.4550,
     # while the exact loss prints as 0.4552.
@@ -177,8 +212,17 @@ def test_ffn_bce_loss_is_explained_by_the_rounded_probabilities(reports: dict[st
     assert loss["verdict"] == "wrong" and loss["cause"] == "propagated-rounding", loss
 
 
-@pytest.mark.parametrize("stem", [s for s in STEMS if s not in ("steps_masked_dropout", "steps_layernorm_unbiased", "steps_ffn_bce")])
-def test_correct_derivations_have_nothing_off(stem: str, reports: dict[str, list[dict[str, Any]]]) -> None:
+@pytest.mark.parametrize(
+    "stem",
+    [
+        s
+        for s in STEMS
+        if s not in ("steps_masked_dropout", "steps_layernorm_unbiased", "steps_ffn_bce")
+    ],
+)
+def test_correct_derivations_have_nothing_off(
+    stem: str, reports: dict[str, list[dict[str, Any]]]
+) -> None:
     assert all(c["verdict"] in ("exact", "rounded") for c in reports[stem]), [
         c for c in reports[stem] if c["verdict"] not in ("exact", "rounded")
     ]
