@@ -56,6 +56,17 @@ class ExactBackend:
 
     def compact(self, name: str, value: Any) -> Any:
         """Name every entry of a step that is larger than ``max_ops``."""
+        from symtf.graph.tensor import Tensor
+
+        if isinstance(value, Tensor):  # an N-D step: entries named step[b,h,i,j]
+            out = []
+            for idx, e in zip(value.indices(), value.data, strict=True):
+                if isinstance(e, sympy.Basic) and _larger_than(e, self.max_ops):
+                    node = sympy.Symbol(f"{name}[{','.join(map(str, idx))}]", real=True)
+                    self.defs[node] = e
+                    e = node
+                out.append(e)
+            return Tensor(value.shape, out)
         if not isinstance(value, sympy.MatrixBase):
             return value
         rows = []
@@ -169,6 +180,14 @@ class ExactBackend:
 
     def erf(self, x: Scalar) -> Scalar:
         return sympy.erf(x)
+
+    def log(self, x: Scalar) -> Scalar:
+        return sympy.log(self._named(x))
+
+    def abs(self, x: Scalar) -> Scalar:
+        if self.user_symbols(x):
+            return sympy.Abs(x)
+        return x if self._sign(x) >= 0 else -x
 
     def tanh(self, x: Scalar) -> Scalar:
         return sympy.tanh(x)
@@ -331,6 +350,12 @@ class BallBackend:
     def erf(self, x: arb) -> arb:
         return x.erf()
 
+    def log(self, x: arb) -> arb:
+        return x.log()
+
+    def abs(self, x: arb) -> arb:
+        return abs(x)
+
     def tanh(self, x: arb) -> arb:
         return x.tanh()
 
@@ -437,6 +462,12 @@ class FloatBackend:
         from math import erf
 
         return self._np.vectorize(erf)(x)
+
+    def log(self, x: Any) -> Any:
+        return self._np.log(x)
+
+    def abs(self, x: Any) -> Any:
+        return self._np.abs(x)
 
     def tanh(self, x: Any) -> Any:
         return self._np.tanh(x)

@@ -260,19 +260,19 @@ class Evaluator:
             self._exact = run(self.derivation)
         return self._exact
 
-    def entry(self, step: str, i: int, j: int) -> Quantity:
-        """The quantity at ``step[i, j]``."""
+    def entry(self, step: str, *idx: int) -> Quantity:
+        """The quantity at ``step[i, j]`` (or ``step[b, h, i, j]`` for an N-D step)."""
 
         def ball(prec: int) -> arb | None:
             t = self.ball_trace(prec)
             if t is None:
                 e, xp = exact()
                 return xp.ball(e, prec) if xp is not None else None
-            return t.value(step)[i, j]
+            return t.value(step)[idx]
 
         def exact() -> tuple[sympy.Expr, ExactBackend | None]:
             t = self.exact_trace()
-            return t.value(step)[i, j], t.backend
+            return t.value(step)[idx], t.backend
 
         return Quantity(ball, exact)
 
@@ -408,8 +408,16 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
     return step
 
 
-def selection(claim: Claim, shape: tuple[int, int]) -> list[list[tuple[int, int]]]:
-    """The entries of a step a claim refers to, as rows of (i, j)."""
+def selection(claim: Claim, shape: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
+    """The entries of a step a claim refers to, as rows of (i, j) (full indices for N-D)."""
+    if (
+        len(shape) != 2
+        or getattr(claim, "at", None) is not None
+        or (claim.index is not None and len(claim.index) != 2)
+    ):
+        from symtf.graph.claims import selection_nd
+
+        return selection_nd(claim, shape)
     n, m = shape
 
     def bound(k: int, size: int, what: str) -> None:
@@ -449,7 +457,7 @@ def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int
 
 def _where_in_step(claim: Claim) -> str:
     if claim.index is not None:
-        return f"[{claim.index[0]}, {claim.index[1]}]"
+        return f"[{', '.join(map(str, claim.index))}]"
     if claim.row is not None:
         return f" row {claim.row}"
     if claim.col is not None:

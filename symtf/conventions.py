@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from symtf.errors import SymtfError
+from symtf.graph.rewrite import merge_switches
 from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
 
 
@@ -477,6 +478,9 @@ SWITCHES: tuple[Switch, ...] = (
         lambda m: m.positional == "rope" and m.d_head > 2,
     ),
 )
+
+# User steps (symtf.graph) take the same conventions as rewrites of their expressions.
+SWITCHES = merge_switches(SWITCHES)
 
 _BY_NAME = {s.name: s for s in SWITCHES}
 

@@ -37,6 +37,7 @@ from symtf.compare import (
     classify,
 )
 from symtf.errors import ModelError, ShapeError, SpecError, SymtfError, Undecided
+from symtf.graph.tensor import Tensor
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
@@ -81,16 +82,31 @@ class _Override:
         *,
         widen: bool = False,
         nudge: Entry | None = None,
+        exact: frozenset[tuple[Any, ...]] = frozenset(),
     ) -> None:
         self.printed = printed
         self.skip = skip
         self.widen = widen
+        self.exact = exact  # entries printed exactly: no rounding interval to widen to
         self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
 
     def __call__(self, name: str, value: Any) -> Any:
         entries = self.printed.get(name)
         if not entries or name == self.skip or isinstance(value, tuple):
             return value
+        if isinstance(value, Tensor):  # an N-D user step
+            data = list(value.data)
+            for idx, p in entries.items():
+                bump = 1 if self.nudge == (name, *idx) else 0
+                if isinstance(data[0], sympy.Basic):
+                    new: Any = sympy.Rational(p.value.numerator, p.value.denominator) + bump
+                else:
+                    new = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
+                    if self.widen and not p.is_fraction and (name, *idx) not in self.exact:
+                        half = p.ulp / 2
+                        new = arb(new, arb(fmpq(half.numerator, half.denominator)).upper())
+                data[value.offset(idx)] = new
+            return Tensor(value.shape, data)
         if isinstance(value, sympy.MatrixBase):
             m = value.as_mutable()
             for (i, j), p in entries.items():
@@ -101,7 +117,7 @@ class _Override:
         for (i, j), p in entries.items():
             bump = 1 if self.nudge == (name, i, j) else 0
             mid = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
-            if self.widen and not p.is_fraction:
+            if self.widen and not p.is_fraction and (name, i, j) not in self.exact:
                 half = p.ulp / 2
                 mid = arb(mid, arb(fmpq(half.numerator, half.denominator)).upper())
             rows[i][j] = mid
@@ -196,6 +212,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     trace = ev.exact_trace()
     printed = printed_values(d, trace)
     status = _entry_status(report)
+    exact_entries = frozenset(e for e, (v, _) in status.items() if v == "exact")
     own = _own_printed(report, trace)
     findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
     replays: dict[str, tuple[_Replay, _Replay]] = {}
@@ -208,7 +225,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         if c.step not in replays:
             replays[c.step] = (
                 _Replay(d, _Override(printed, c.step)),
-                _Replay(d, _Override(printed, c.step, widen=True)),
+                _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries)),
             )
         f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
         if f is not None:
@@ -314,8 +331,7 @@ def _replay_one(
     p = own.get((c.claim, c.index))
     if p is None:
         return None
-    i, j = c.index
-    q = exact_rp.entry(c.step, i, j)
+    q = exact_rp.entry(c.step, *c.index)
     try:
         verdict = classify(q, p)[0]
     except (SymtfError, TypeError):
@@ -323,7 +339,7 @@ def _replay_one(
     how = "from the printed inputs"
     if verdict not in GOOD:
         wide = wide_rp.ball_trace(128)
-        if wide is None or not _overlaps(wide.value(c.step)[i, j], p):
+        if wide is None or not _overlaps(wide.value(c.step)[c.index], p):
             return None
         how = "from the printed inputs, each anywhere within its rounding interval"
     key = (c.step, c.index)
@@ -331,24 +347,21 @@ def _replay_one(
         relevant[key] = _find_relevant(c, trace, printed, d)
     inputs = relevant[key]
     names = (
-        ", ".join(f"{s}[{a}, {b}] = {pp.text}" for (s, a, b), pp in inputs) or "the printed inputs"
+        ", ".join(f"{e[0]}[{', '.join(map(str, e[1:]))}] = {pp.text}" for e, pp in inputs)
+        or "the printed inputs"
     )
     exact = q.decimal()
     roots = [
-        status[(s, a, b)][1] + f"[{a}, {b}]"
-        for (s, a, b), _ in inputs
-        if (s, a, b) in status and status[(s, a, b)][0] in FAILING
+        status[e][1] + f"[{', '.join(map(str, e[1:]))}]"
+        for e, _ in inputs
+        if e in status and status[e][0] in FAILING
     ]
     if roots:
-        first = next(
-            (s, a, b)
-            for (s, a, b), _ in inputs
-            if (s, a, b) in status and status[(s, a, b)][0] in FAILING
-        )
+        first = next(e for e, _ in inputs if e in status and status[e][0] in FAILING)
         return _Finding(
             "inherited",
             f"inherited from {roots[0]}: recomputing {how} ({names}) gives {exact}, which prints as {c.printed}",
-            root={"claim": status[first][1], "step": first[0], "index": [first[1], first[2]]},
+            root={"claim": status[first][1], "step": first[0], "index": list(first[1:])},
         )
     return _Finding(
         "propagated-rounding",
@@ -375,26 +388,25 @@ def _find_relevant(
     one level further up.
     """
     assert c.step is not None and c.index is not None
-    i, j = c.index
     base = _Replay(d, _Override(printed, c.step)).ball_trace(128)
     if base is None:
         return []
-    ref = base.value(c.step)[i, j]
+    ref = base.value(c.step)[c.index]
     level = _upstream_printed(trace, c.step, printed)
     seen: set[str] = set()
     for _ in range(8):
         out = []
         for s in level:
             seen.add(s)
-            for (a, b), pp in sorted(printed[s].items()):
-                if trace.value(s)[a, b] == sympy.Rational(pp.value.numerator, pp.value.denominator):
+            for ab, pp in sorted(printed[s].items()):
+                if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, a, b))).ball_trace(128)
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab))).ball_trace(128)
                 if t is None:
                     continue
-                v = t.value(c.step)[i, j]
+                v = t.value(c.step)[c.index]
                 if not v.overlaps(ref) or abs(float((v - ref).mid())) > 1e-12:
-                    out.append(((s, a, b), pp))
+                    out.append(((s, *ab), pp))
                 if len(out) >= 8:
                     return out
         if out:

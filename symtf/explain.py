@@ -71,7 +71,7 @@ def explain(path: str, label: str) -> str:
         out.append("")
     out.append("Each printed number:")
     for c in result.checks:
-        where = "" if c.index is None else f"[{c.index[0]}, {c.index[1]}] "
+        where = "" if c.index is None else f"[{', '.join(map(str, c.index))}] "
         out.append(f"  {where}printed {c.printed}")
         if c.value is not None and isinstance(c.value, sympy.Basic):
             out.append(f"      exact value   {_closed(trace, c.value)}")

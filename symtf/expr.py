@@ -358,17 +358,30 @@ def _is_name_char(ch: str) -> bool:
     return _is_name_start(ch) or _is_digit(ch)
 
 
-def _tokenize(text: str, where: str) -> list[_Token]:
+def _tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> list[_Token]:
+    """Split ``text`` into tokens.
+
+    Args:
+        text: The expression.
+        where: Where it came from, for error messages.
+        extra: Further operator spellings -> canonical names, tried first (the step
+            language adds ``...``, ``:`` and ``=``); displayed arithmetic passes none.
+    """
     tokens: list[_Token] = []
     n = len(text)
     i = 0
+    extras = sorted((extra or {}).items(), key=lambda kv: -len(kv[0]))
     while i < n:
         ch = text[i]
         if ch.isspace():
             i += 1
             continue
         nxt = text[i + 1] if i + 1 < n else ""
-        if _is_digit(ch) or (ch == "." and _is_digit(nxt)):
+        spelled = next((kv for kv in extras if text.startswith(kv[0], i)), None)
+        if spelled is not None:
+            tokens.append(_Token("op", spelled[0], i, spelled[1]))
+            i += len(spelled[0])
+        elif _is_digit(ch) or (ch == "." and _is_digit(nxt)):
             j = _scan_number(text, i)
             if j - i > MAX_LITERAL_CHARS:
                 raise _error(

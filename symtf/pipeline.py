@@ -17,6 +17,7 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
+from symtf.graph.evaluate import run_graph
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace, TraceBuilder
 
@@ -66,6 +67,7 @@ def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
             x = t.add("x", xp.matrix(m.embed), (), "X", "input rows")
             _attention(xp, t, m, m.layers[0], "l0", x)
         _standalone(xp, t, m)
+        run_graph(xp, t, derivation)  # given tensors and user steps, after the templates
     except ShapeError as e:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:

@@ -19,6 +19,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import SpecError
+from symtf.graph import spec as graph_spec
 from symtf.numbers import (
     ROUNDING_MODES,
     Printed,
@@ -35,6 +36,7 @@ MAX_FILE_BYTES = 2_000_000
 
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
+_STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
 _LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
@@ -228,6 +230,7 @@ class Claim:
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
+    at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
 
 
 @dataclass(frozen=True)
@@ -240,6 +243,9 @@ class Derivation:
     model: Model
     tokens: tuple[int, ...]
     claims: tuple[Claim, ...]
+    #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
+    tensors: tuple[graph_spec.GivenTensor, ...] = ()
+    steps: tuple[graph_spec.StepNode, ...] = ()
 
 
 # ----------------------------------------------------------------------------- reading
@@ -520,7 +526,7 @@ def loads(text: str, name: str = "<string>") -> Derivation:
     except RecursionError:
         raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
     try:
-        return _derivation(data, name)
+        return _derivation(data, name, text)
     except SpecError as e:  # every message names the file
         if str(e).startswith(f"{name}: "):
             raise
@@ -560,7 +566,7 @@ def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: s
     return dataclasses.replace(model, generate=g, stop=stop)
 
 
-def _derivation(data: dict[str, Any], name: str) -> Derivation:
+def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
     title = top.string("title")
@@ -568,8 +574,13 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
         raise SpecError(f"{name}: title: required key is missing")
     source = top.string("source", "") or ""
     top.get("symtf")
-    model_raw = top.require("model")
-    if isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
+    tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
+    model_raw = (
+        top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
+    )
+    if model_raw is None:  # a graph of given tensors and steps only
+        model, tokens = Model(architecture="none"), ()
+    elif isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
         from symtf.seq2seq import parse as parse_seq2seq
 
         model, tokens = parse_seq2seq(top, name)
@@ -577,6 +588,10 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
         model = _model(_Reader(model_raw, "model"), name)
         tokens = _tokens(top.get("input"), model, name)
         model = _decoder_generation(top.get("generate"), model, tokens, name)
+    tensors = graph_spec.parse_tensors(tensors_raw, name)
+    steps = graph_spec.parse_steps(
+        steps_raw, name, tensors, has_model=model_raw is not None, text=text
+    )
     claims_raw = top.get("claims", [])
     if not isinstance(claims_raw, list) or not all(isinstance(c, dict) for c in claims_raw):
         raise SpecError(
@@ -592,7 +607,7 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
             )
         seen[c.label] = i
     _done(top, name)
-    return Derivation(name, title, source, model, tokens, claims)
+    return Derivation(name, title, source, model, tokens, claims, tensors, steps)
 
 
 def _done(r: _Reader, name: str) -> None:
@@ -963,7 +978,7 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         )
     if assertion is None and (step is None) == (expression is None):
         raise SpecError(f"{where}: expected exactly one of step or expression")
-    if step is not None and not _STEP.match(step):
+    if step is not None and not _STEP_NODE.match(step):
         raise SpecError(f"{where}.step: expected a step name like l0.h0.pattern, found {step!r}")
     printed_raw = r.require("printed")
     rank = r.integer("rank", lo=1, hi=10_000)
@@ -982,16 +997,30 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
     if index_raw is not None:
         if (
             not isinstance(index_raw, list)
-            or len(index_raw) != 2
+            or not 1 <= len(index_raw) <= 4
             or not all(
                 isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_DIM
                 for k in index_raw
             )
         ):
             raise SpecError(
-                f"{where}.index: expected [row, column] with whole numbers, found {_kind(index_raw)}"
+                f"{where}.index: expected [row, column] (or all N indices of an N-D step) with whole numbers, found {_kind(index_raw)}"
             )
-        index = (index_raw[0], index_raw[1])
+        index = tuple(index_raw)
+    at_raw = r.get("at")
+    at = None
+    if at_raw is not None:
+        if (
+            not isinstance(at_raw, list)
+            or not 1 <= len(at_raw) <= 2
+            or not all(
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_DIM for k in at_raw
+            )
+        ):
+            raise SpecError(
+                f"{where}.at: expected the leading indices [b] or [b, h] of a 3-D/4-D step, found {_kind(at_raw)}"
+            )
+        at = tuple(at_raw)
     row = r.integer("row", lo=0, hi=MAX_DIM)
     col = r.integer("col", lo=0, hi=MAX_DIM)
     if index is not None and (row is not None or col is not None):
@@ -1041,4 +1070,5 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         dict(stands_raw),
         note,
         assertion,
+        at,
     )

@@ -56,10 +56,15 @@ class Trace(Mapping[str, Step]):
         """The value of a step."""
         return self._steps[name].value
 
-    def shape(self, name: str) -> tuple[int, int] | None:
-        """The shape of a matrix step, or ``None`` for a non-matrix step."""
+    def shape(self, name: str) -> tuple[int, ...] | None:
+        """The shape of a matrix step (all N axes of a 3-D/4-D step), or ``None`` for a non-matrix step."""
         v = self._steps[name].value
-        return None if isinstance(v, tuple) or v is None else self.backend.shape(v)
+        if isinstance(v, tuple) or v is None:
+            return None
+        nd = getattr(v, "ndim", None)
+        if isinstance(nd, int) and nd > 2 and not hasattr(v, "__array__"):
+            return v.shape  # an N-D step (symtf.graph.tensor.Tensor)
+        return self.backend.shape(v)
 
     def _repr_latex_(self) -> str:
         from symtf.renderers.latex import trace_latex

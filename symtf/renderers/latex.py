@@ -1066,7 +1066,7 @@ def _align(lines: list[tuple[str, str]]) -> str:
 def _where_in_step(c: ClaimResult) -> str:
     cl = c.claim
     if cl.index is not None:
-        return f"entry [{cl.index[0]}, {cl.index[1]}]"
+        return f"entry [{', '.join(map(str, cl.index))}]"
     if cl.reduce is not None:
         return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
     if cl.rank is not None:
@@ -1161,7 +1161,7 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
             if c.verdict in _GOOD:
                 continue
             where = (
-                "" if c.index is None or len(r.checks) == 1 else f" [{c.index[0]}, {c.index[1]}]"
+                "" if c.index is None or len(r.checks) == 1 else f" [{', '.join(map(str, c.index))}]"
             )
             head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
             if c.expected is not None and c.verdict != "undecided":

@@ -8,7 +8,7 @@ _MARK = {"exact": "ok", "rounded": "ok", "slip": "SLIP", "wrong": "WRONG", "unde
 
 
 def _where(c: Check) -> str:
-    return "" if c.index is None else f"[{c.index[0]}, {c.index[1]}]"
+    return "" if c.index is None else f"[{', '.join(map(str, c.index))}]"
 
 
 def _summary(counts: dict[str, int]) -> str:

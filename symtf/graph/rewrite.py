@@ -1,0 +1,254 @@
+"""Conventions as rewrites of user steps: the same names as the model switches.
+
+A user step is a syntax tree, so an alternative convention is a new tree: the
+unbiased variance (``std(x, unbiased=true)``), a division by ``sqrt(...)``
+dropped, a weight operand of ``@`` transposed, the softmax taken down the
+columns. Each :class:`StepRewrite` says at which steps it applies (its scopes are
+step names) and returns a derivation with that one step rewritten; the claims
+are never touched. :mod:`symtf.conventions` merges these into its switches of
+the same name, so diagnosis tries them like any other convention.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from symtf.graph import lang
+from symtf.graph.spec import StepNode
+
+_VARIANCE_OPS = ("std", "var", "layernorm")
+
+
+def _map(node: lang.Node, fn: Callable[[lang.Node], lang.Node | None]) -> lang.Node:
+    """Rebuild ``node`` bottom-up; ``fn`` returns a replacement or ``None`` to keep it."""
+    match node:
+        case lang.Unary():
+            node = lang.Unary(node.pos, node.op, _map(node.operand, fn))
+        case lang.Chain():
+            node = lang.Chain(
+                node.pos,
+                _map(node.first, fn),
+                tuple(lang.Link(k.op, k.text, k.pos, _map(k.node, fn)) for k in node.rest),
+            )
+        case lang.Power():
+            node = lang.Power(node.pos, _map(node.base, fn), _map(node.exponent, fn))
+        case lang.Transpose():
+            node = lang.Transpose(node.pos, _map(node.operand, fn))
+        case lang.Index():
+            node = lang.Index(
+                node.pos, _map(node.operand, fn), tuple(_map(i, fn) for i in node.items)
+            )
+        case lang.Call():
+            node = lang.Call(
+                node.pos,
+                node.name,
+                tuple(_map(a, fn) for a in node.args),
+                tuple((k, _map(v, fn)) for k, v in node.kwargs),
+            )
+        case lang.ListLit():
+            node = lang.ListLit(node.pos, tuple(_map(i, fn) for i in node.items))
+    out = fn(node)
+    return node if out is None else out
+
+
+def _kw(call: lang.Call, key: str, position: int) -> lang.Node | None:
+    for k, v in call.kwargs:
+        if k == key:
+            return v
+    return call.args[position] if len(call.args) > position else None
+
+
+def _with_kw(call: lang.Call, key: str, position: int, value: lang.Node) -> lang.Call:
+    args = list(call.args)
+    if len(args) > position:
+        args[position] = value
+        return lang.Call(call.pos, call.name, tuple(args), call.kwargs)
+    kwargs = (*tuple((k, v) for k, v in call.kwargs if k != key), (key, value))
+    return lang.Call(call.pos, call.name, call.args, kwargs)
+
+
+def _is_true(node: lang.Node | None) -> bool:
+    return isinstance(node, lang.Name) and node.name == "true"
+
+
+_POSITION = {"std": 3, "var": 3, "layernorm": 4}
+
+
+def _set_unbiased(flag: bool) -> Callable[[lang.Node, Any], lang.Node | None]:
+    def fn(node: lang.Node, d: Any) -> lang.Node | None:
+        if (
+            isinstance(node, lang.Call)
+            and node.name in _VARIANCE_OPS
+            and _is_true(_kw(node, "unbiased", _POSITION[node.name])) != flag
+        ):
+            value = lang.Name(node.pos, "true" if flag else "false")
+            return _with_kw(node, "unbiased", _POSITION[node.name], value)
+        return None
+
+    return fn
+
+
+def _drop_sqrt_division(replacement: str) -> Callable[[lang.Node, Any], lang.Node | None]:
+    """``a / sqrt(k)`` → ``a`` (``drop``) or ``a / k`` (``square``)."""
+
+    def fn(node: lang.Node, d: Any) -> lang.Node | None:
+        if not isinstance(node, lang.Chain):
+            return None
+        rest = []
+        changed = False
+        for link in node.rest:
+            if link.op == "/" and isinstance(link.node, lang.Call) and link.node.name == "sqrt":
+                changed = True
+                if replacement == "square":
+                    rest.append(lang.Link("/", "/", link.pos, link.node.args[0]))
+                continue
+            rest.append(link)
+        if not changed:
+            return None
+        return lang.Chain(node.pos, node.first, tuple(rest)) if rest else node.first
+
+    return fn
+
+
+def _square_weights(d: Any) -> dict[str, Any]:
+    """Given square, non-symmetric 2-D tensors (a transposed one is a different matrix)."""
+    out = {}
+    for g in getattr(d, "tensors", ()):
+        if len(g.shape) == 2 and g.shape[0] == g.shape[1] > 1:
+            n = g.shape[0]
+            m = sympy.Matrix(n, n, list(g.values))
+            if m != m.T:
+                out[g.name] = g
+    return out
+
+
+def _transpose_weights(node: lang.Node, d: Any) -> lang.Node | None:
+    if not isinstance(node, lang.Chain):
+        return None
+    weights = _square_weights(d)
+    changed = False
+    rest = []
+    for link in node.rest:
+        if link.op == "@" and isinstance(link.node, lang.Name) and link.node.name in weights:
+            rest.append(
+                lang.Link(link.op, link.text, link.pos, lang.Transpose(link.node.pos, link.node))
+            )
+            changed = True
+        else:
+            rest.append(link)
+    return lang.Chain(node.pos, node.first, tuple(rest)) if changed else None
+
+
+def _softmax_columns(node: lang.Node, d: Any) -> lang.Node | None:
+    if isinstance(node, lang.Call) and node.name == "softmax":
+        axis = _kw(node, "axis", 1)
+        last = axis is None or (
+            isinstance(axis, lang.Unary)
+            and isinstance(axis.operand, lang.Num)
+            and axis.operand.value == 1
+        )
+        if last:
+            minus2 = lang.Unary(node.pos, "-", lang.Num(node.pos, "2", sympy.Integer(2)))
+            return _with_kw(node, "axis", 1, minus2)
+    return None
+
+
+@dataclass(frozen=True)
+class StepRewrite:
+    """One convention as a rewrite of user steps.
+
+    Attributes:
+        name: The convention's name (shared with the model switch of that name).
+        doc: One line for people.
+    """
+
+    name: str
+    doc: str
+    _fn: Callable[[lang.Node, Any], lang.Node | None] = field(repr=False, compare=False)
+    level: str = "step"
+
+    def rewritten(self, step: StepNode, d: Any) -> lang.Node | None:
+        """The step's tree under this convention, or ``None`` if it does not change."""
+        tree = _map(step.tree, lambda n: self._fn(n, d))
+        return None if tree == step.tree else tree
+
+    def scopes(self, d: Any) -> list[str]:
+        """The user steps this convention would change."""
+        return [s.name for s in getattr(d, "steps", ()) if self.rewritten(s, d) is not None]
+
+    def apply(self, d: Any, scope: str) -> Any:
+        """A derivation with step ``scope`` rewritten (claims untouched)."""
+        steps = list(d.steps)
+        for k, s in enumerate(steps):
+            if s.name == scope:
+                tree = self.rewritten(s, d)
+                if tree is not None:
+                    steps[k] = dataclasses.replace(s, tree=tree, text=lang.unparse(tree))
+                return dataclasses.replace(d, steps=tuple(steps))
+        raise KeyError(scope)
+
+
+STEP_REWRITES: tuple[StepRewrite, ...] = (
+    StepRewrite(
+        "unbiased-variance",
+        "std/var/layernorm divide the squared deviations by n − 1, not n (per step)",
+        _set_unbiased(True),
+    ),
+    StepRewrite(
+        "biased-variance",
+        "std/var/layernorm divide the squared deviations by n, not n − 1 (per step)",
+        _set_unbiased(False),
+    ),
+    StepRewrite(
+        "no-sqrt-dk", "scores are not divided by √d_k (per step)", _drop_sqrt_division("drop")
+    ),
+    StepRewrite(
+        "divide-by-dk",
+        "scores are divided by d_k instead of √d_k (per step)",
+        _drop_sqrt_division("square"),
+    ),
+    StepRewrite(
+        "weights-left",
+        "a square weight applied as W·x, i.e. x·Wᵀ (per step)",
+        _transpose_weights,
+    ),
+    StepRewrite(
+        "softmax-columns",
+        "softmax taken down each column instead of along each row (per step)",
+        _softmax_columns,
+    ),
+)
+
+
+def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The model switches with the step rewrites of the same name folded in (new names appended).
+
+    Args:
+        switches: :class:`symtf.conventions.Switch` values (a dataclass with
+            ``_scopes``/``_apply``); their type is not imported here.
+    """
+    out = list(switches)
+    by_name = {s.name: k for k, s in enumerate(out)}
+    extra = []
+    for rw in STEP_REWRITES:
+        k = by_name.get(rw.name)
+        if k is None:
+            extra.append(rw)
+            continue
+        sw = out[k]
+
+        def scopes(d: Any, sw: Any = sw, rw: StepRewrite = rw) -> list[str]:
+            return sw._scopes(d) + rw.scopes(d)
+
+        def apply(d: Any, scope: str, sw: Any = sw, rw: StepRewrite = rw) -> Any:
+            if scope in rw.scopes(d):
+                return rw.apply(d, scope)
+            return sw._apply(d, scope)
+
+        out[k] = dataclasses.replace(sw, _scopes=scopes, _apply=apply)
+    return (*out, *extra)

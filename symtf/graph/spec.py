@@ -1,0 +1,680 @@
+"""``[tensors]`` and ``[steps]`` of a derivation file → frozen data (nothing is computed).
+
+Given tensors are read exactly (decimal strings become rationals, ``-inf``
+stays ``-oo``, a bare name is a symbol). Steps are parsed into syntax trees,
+unrolled families (``"state[t]" = { expr = ..., t = [1, 4] }``) are expanded
+into ordinary nodes ``state[1]`` … in an order that lets families refer to each
+other, and every reference is checked: a forward reference, a cycle, a
+duplicate, or a step named like a function is an error naming the file, the
+step and the column.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from symtf.errors import ExpressionError, SpecError
+from symtf.graph import lang
+from symtf.numbers import parse_exact
+
+#: Largest given tensor (entries), largest dimension, most axes.
+MAX_ENTRIES = 20_000
+MAX_DIM = 512
+MAX_NDIM = 4
+#: Longest unrolled range of one family, and most step nodes in a file.
+MAX_UNROLL = 10_000
+MAX_NODES = 20_000
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_NAME = re.compile(rf"^{_IDENT}(\.{_IDENT})*$")
+_MEMBER = re.compile(rf"^({_IDENT})\[(-?\d+)\]$")
+_FAMILY = re.compile(rf"^({_IDENT})\[({_IDENT})\]$")
+_SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_INF = re.compile(r"^[+-]?(inf|infinity|∞)$", re.IGNORECASE)
+
+#: Op name -> (parameter names, how many are required, whether the first takes every positional).
+OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
+    "transpose": (("x", "axes"), 1, False),
+    "reshape": (("x", "shape"), 2, False),
+    "view": (("x", "shape"), 2, False),
+    "split_heads": (("x", "h"), 2, False),
+    "merge_heads": (("x",), 1, False),
+    "concat": (("parts", "axis"), 1, True),
+    "stack": (("parts", "axis"), 1, True),
+    **{
+        f: (("x",), 1, False)
+        for f in (
+            [
+                "exp",
+                "ln",
+                "log",
+                "sqrt",
+                "abs",
+                "sin",
+                "cos",
+                "tanh",
+                "sigmoid",
+                "relu",
+                "gelu",
+                "gelu_tanh",
+                "silu",
+                "softplus",
+            ]
+        )
+    },
+    "max": (("x", "y", "axis", "keepdims"), 1, False),
+    "min": (("x", "y", "axis", "keepdims"), 1, False),
+    "sum": (("x", "axis", "keepdims"), 1, False),
+    "mean": (("x", "axis", "keepdims"), 1, False),
+    "argmax": (("x", "axis", "keepdims"), 1, False),
+    "var": (("x", "axis", "keepdims", "unbiased"), 1, False),
+    "std": (("x", "axis", "keepdims", "unbiased"), 1, False),
+    "softmax": (("x", "axis"), 1, False),
+    "log_softmax": (("x", "axis"), 1, False),
+    "layernorm": (("x", "eps", "gamma", "beta", "unbiased"), 1, False),
+    "rmsnorm": (("x", "eps", "gamma"), 1, False),
+    "masked_fill": (("x", "mask", "value"), 3, False),
+    "tril": (("x",), 1, False),
+    "triu": (("x",), 1, False),
+    "causal_mask": (("n",), 1, False),
+    "dropout": (("x", "keep_mask", "p"), 3, False),
+    "one_hot": (("ids", "n"), 2, False),
+    "cross_entropy": (("logits", "target"), 2, False),
+    "nll": (("logp", "target"), 2, False),
+    "bce": (("p", "y"), 2, False),
+    "mse": (("a", "b"), 2, False),
+    "sinusoidal": (("n", "d", "base"), 2, False),
+    "rope": (("x", "angles"), 2, False),
+    "where": (("cond", "a", "b"), 3, False),
+    "zeros": (("shape",), 1, True),
+    "ones": (("shape",), 1, True),
+    "eye": (("n",), 1, False),
+}
+
+
+def _signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
+    out: dict[str, tuple[int, int | None, tuple[str, ...]]] = {}
+    for name, (params, _required, variadic) in OPS.items():
+        if variadic:
+            out[name] = (1, None, params[1:])
+        else:
+            out[name] = (0, len(params), params)
+    return out
+
+
+#: For the parser: op -> (fewest positionals, most positionals, keyword names).
+SIGNATURES = _signatures()
+
+
+@dataclass(frozen=True)
+class GivenTensor:
+    """A tensor the article gives.
+
+    Attributes:
+        name: Its name in steps.
+        shape: 0 to 4 dimensions.
+        values: Exact entries, row-major (``Rational``, ``Symbol``, ``oo``/``-oo``).
+        texts: Each entry as written.
+        decimals: Digits after the point of each entry as written (``None``: not a decimal).
+        rounded: Whether the entries are rounded prints (their true values unknown
+            beyond their printed precision).
+        where: ``file: tensors.name`` for messages.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    values: tuple[sympy.Expr, ...]
+    texts: tuple[str, ...]
+    decimals: tuple[int | None, ...]
+    rounded: bool
+    where: str
+
+
+@dataclass(frozen=True)
+class StepNode:
+    """One node of the user's step graph.
+
+    Attributes:
+        name: The node's name (``alpha``, ``state[2]``).
+        text: The expression as written (for a family member, the family's text).
+        tree: Its syntax tree (a family's loop variable replaced by its value).
+        where: ``file: steps.key`` (with ``t = 2`` for a family member), for messages.
+        inputs: Names it reads (given tensors, earlier steps, template nodes).
+        key: The key it was written under in ``[steps]``.
+    """
+
+    name: str
+    text: str
+    tree: lang.Node
+    where: str
+    inputs: tuple[str, ...]
+    key: str
+
+
+# ----------------------------------------------------------------------------- tensors
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list):
+        return f"an array of {len(v)}"
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}"
+    return f"{type(v).__name__} {v!r}"[:60]
+
+
+def _join_infinities(text: str) -> str:
+    return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)
+
+
+def _rows_text(text: str) -> list[list[str]]:
+    rows = []
+    for line in _join_infinities(text).replace("\\\\", "\n").splitlines():
+        line = line.strip().strip("|[]").strip()
+        if line:
+            rows.append([c for c in re.split(r"[\s,&;]+", line) if c])
+    return rows
+
+
+def _entry(v: Any, where: str) -> tuple[sympy.Expr, str, int | None]:
+    """One exact entry, its text and its decimals."""
+    if isinstance(v, bool):
+        raise SpecError(f"{where}: expected a number, found {v!r}")
+    if isinstance(v, int):
+        if abs(v) > 10**60:
+            raise SpecError(
+                f"{where}: expected a number of at most 60 digits, found a larger integer"
+            )
+        return sympy.Integer(v), str(v), None
+    if isinstance(v, float):
+        text = getattr(v, "text", repr(v))
+        v = text
+    if not isinstance(v, str):
+        raise SpecError(f"{where}: expected a number, found {_kind(v)}")
+    s = v.strip().replace("−", "-")
+    if _INF.match(s):
+        return (sympy.S.NegativeInfinity if s.startswith("-") else sympy.oo), s, None
+    if _SYMBOL.match(s) and s.lower() not in ("nan", "infinity"):
+        return sympy.Symbol(s, real=True), s, None
+    q = parse_exact(s, where=where)
+    mant = s.split("e")[0].split("E")[0]
+    decimals = len(mant.partition(".")[2]) if "." in mant and "/" not in s else None
+    return sympy.Rational(q.numerator, q.denominator), s, decimals
+
+
+def _nested_shape(v: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(v, list):
+        return ()
+    if not v:
+        raise SpecError(f"{where}: expected a non-empty array, found an empty one")
+    inner = _nested_shape(v[0], where)
+    for i, x in enumerate(v):
+        if _nested_shape(x, f"{where}[{i}]") != inner:
+            raise SpecError(
+                f"{where}: ragged array: item 0 has shape {inner}, item {i} has {_nested_shape(x, where)}"
+            )
+    return (len(v), *inner)
+
+
+def _flatten(v: Any) -> list[Any]:
+    return [y for x in v for y in _flatten(x)] if isinstance(v, list) else [v]
+
+
+def _given(name: str, raw: Any, file: str) -> GivenTensor:
+    where = f"{file}: tensors.{name}"
+    rounded = False
+    shape: tuple[int, ...] | None = None
+    if isinstance(raw, dict):
+        unknown = sorted(set(raw) - {"shape", "values", "rounded"})
+        if unknown:
+            raise SpecError(
+                f"{where}.{unknown[0]}: unknown key (known keys: rounded, shape, values)"
+            )
+        if "values" not in raw:
+            raise SpecError(f"{where}.values: required key is missing")
+        rounded = raw.get("rounded", False)
+        if not isinstance(rounded, bool):
+            raise SpecError(f"{where}.rounded: expected true or false, found {_kind(rounded)}")
+        s = raw.get("shape")
+        if s is not None:
+            if (
+                not isinstance(s, list)
+                or len(s) > MAX_NDIM
+                or not all(
+                    isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_DIM for n in s
+                )
+            ):
+                raise SpecError(
+                    f"{where}.shape: expected up to {MAX_NDIM} sizes from 1 to {MAX_DIM}, found {_kind(s)}"
+                )
+            shape = tuple(s)
+        raw = raw["values"]
+        if isinstance(raw, str) and shape is not None:
+            cells: list[Any] = [c for r in _rows_text(raw) for c in r]
+            return _build(name, shape, cells, rounded, where)
+        if isinstance(raw, list) and shape is not None:
+            return _build(name, shape, _flatten(raw), rounded, where)
+    if isinstance(raw, str):
+        if len(raw) > 400_000:
+            raise SpecError(f"{where}: expected at most 400,000 characters, found {len(raw)}")
+        rows = _rows_text(raw)
+        if not rows:
+            raise SpecError(f"{where}: expected entries, found none")
+        for i, r in enumerate(rows):
+            if len(r) != len(rows[0]):
+                raise SpecError(
+                    f"{where}: ragged rows: row 0 has {len(rows[0])} entries, row {i} has {len(r)}"
+                )
+        return _build(name, (len(rows), len(rows[0])), [c for r in rows for c in r], rounded, where)
+    if isinstance(raw, list):
+        s = _nested_shape(raw, where)
+        if len(s) > MAX_NDIM:
+            raise SpecError(f"{where}: expected at most {MAX_NDIM} dimensions, found {len(s)}")
+        return _build(name, s, _flatten(raw), rounded, where)
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return _build(name, (), [raw], rounded, where)
+    raise SpecError(
+        f"{where}: expected rows as a string, an array, or a table with values, found {_kind(raw)}"
+    )
+
+
+def _build(
+    name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str
+) -> GivenTensor:
+    if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
+        raise SpecError(
+            f"{where}: expected at most {MAX_DIM} per dimension and {MAX_ENTRIES} entries, found shape {shape}"
+        )
+    if len(cells) != math.prod(shape):
+        raise SpecError(
+            f"{where}: expected {math.prod(shape)} values for shape {list(shape)}, found {len(cells)}"
+        )
+    entries = [_entry(c, f"{where}[{k}]") for k, c in enumerate(cells)]
+    return GivenTensor(
+        name,
+        shape,
+        tuple(e for e, _, _ in entries),
+        tuple(t for _, t, _ in entries),
+        tuple(d for _, _, d in entries),
+        rounded,
+        where,
+    )
+
+
+def parse_tensors(raw: Any, file: str) -> tuple[GivenTensor, ...]:
+    """The ``[tensors]`` table."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise SpecError(f"{file}: tensors: expected a table ([tensors]), found {_kind(raw)}")
+    out = []
+    for name, v in raw.items():
+        if not _NAME.match(name) or "." in name:
+            raise SpecError(
+                f"{file}: tensors.{name}: expected a name of letters, digits and _, found {name!r}"
+            )
+        _not_reserved(name, f"{file}: tensors.{name}")
+        out.append(_given(name, v, file))
+    return tuple(out)
+
+
+def _not_reserved(name: str, where: str, col: str = "") -> None:
+    low = name.lower()
+    if low in OPS or name in ("inf", "true", "false"):  # e and pi may be shadowed (E[tok])
+        what = "an op" if low in OPS else "a constant"
+        raise SpecError(f"{where}: a name cannot be {name!r}, which is {what}{col}")
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+def _key_column(text: str | None, key: str) -> str:
+    """`` (line L, column C)`` of a key in the file text, when it can be found."""
+    if not text:
+        return ""
+    pat = re.compile(r'^[ \t]*("?' + re.escape(key) + r'"?)[ \t]*=', re.MULTILINE)
+    m = pat.search(text)
+    if not m:
+        return ""
+    line = text.count("\n", 0, m.start(1)) + 1
+    col = m.start(1) - (text.rfind("\n", 0, m.start(1)) + 1) + 1
+    return f" (at line {line}, column {col})"
+
+
+def _static_int(node: lang.Node, var: str | None, value: int | None) -> int | None:
+    """An integer index written with literals and the loop variable, or ``None``."""
+    match node:
+        case lang.Num():
+            v = node.value
+            return int(v) if v.is_Integer else None
+        case lang.Name():
+            return value if node.name == var else None
+        case lang.Unary():
+            k = _static_int(node.operand, var, value)
+            return None if k is None else (-k if node.op == "-" else k)
+        case lang.Chain():
+            acc = _static_int(node.first, var, value)
+            for link in node.rest:
+                k = _static_int(link.node, var, value)
+                if acc is None or k is None or link.op not in "+-*":
+                    return None
+                acc = acc + k if link.op == "+" else acc - k if link.op == "-" else acc * k
+            return acc
+    return None
+
+
+def _substitute(
+    node: lang.Node, var: str | None, value: int | None, families: set[str], ctx: Any
+) -> lang.Node:
+    """Replace the loop variable by its value and ``fam[k]`` by the node name ``fam[k]``."""
+    match node:
+        case lang.Name():
+            if var is not None and node.name == var:
+                return lang.Num(node.pos, str(value), sympy.Integer(value))
+            if node.name in families:
+                raise ctx(
+                    node.pos,
+                    f"{node.name} is a family of steps; name one member, like {node.name}[0]",
+                )
+            return node
+        case lang.Index():
+            if isinstance(node.operand, lang.Name) and node.operand.name in families:
+                if len(node.items) != 1:
+                    raise ctx(
+                        node.pos,
+                        f"expected one index for the family {node.operand.name}, found {len(node.items)}",
+                    )
+                k = _static_int(node.items[0], var, value)
+                if k is None:
+                    raise ctx(
+                        node.items[0].pos,
+                        f"expected an integer index of the family {node.operand.name} (written with numbers"
+                        + (f" and {var}" if var else "")
+                        + ")",
+                    )
+                return lang.Name(node.operand.pos, f"{node.operand.name}[{k}]")
+            return lang.Index(
+                node.pos,
+                _substitute(node.operand, var, value, families, ctx),
+                tuple(_substitute(i, var, value, families, ctx) for i in node.items),
+            )
+        case lang.Unary():
+            return lang.Unary(
+                node.pos, node.op, _substitute(node.operand, var, value, families, ctx)
+            )
+        case lang.Chain():
+            return lang.Chain(
+                node.pos,
+                _substitute(node.first, var, value, families, ctx),
+                tuple(
+                    lang.Link(k.op, k.text, k.pos, _substitute(k.node, var, value, families, ctx))
+                    for k in node.rest
+                ),
+            )
+        case lang.Power():
+            return lang.Power(
+                node.pos,
+                _substitute(node.base, var, value, families, ctx),
+                _substitute(node.exponent, var, value, families, ctx),
+            )
+        case lang.Transpose():
+            return lang.Transpose(node.pos, _substitute(node.operand, var, value, families, ctx))
+        case lang.Slice():
+            return lang.Slice(
+                node.pos,
+                *(
+                    None if n is None else _substitute(n, var, value, families, ctx)
+                    for n in (node.start, node.stop, node.step)
+                ),
+            )
+        case lang.Call():
+            return lang.Call(
+                node.pos,
+                node.name,
+                tuple(_substitute(a, var, value, families, ctx) for a in node.args),
+                tuple((k, _substitute(v, var, value, families, ctx)) for k, v in node.kwargs),
+            )
+        case lang.ListLit():
+            return lang.ListLit(
+                node.pos, tuple(_substitute(i, var, value, families, ctx) for i in node.items)
+            )
+    return node
+
+
+@dataclass(frozen=True)
+class _Entry:
+    key: str
+    name: str  # node name, or family base
+    var: str | None
+    lo: int
+    hi: int
+    text: str
+    tree: lang.Node
+    where: str
+
+
+def _parse_entry(key: str, raw: Any, file: str, text: str | None) -> _Entry:
+    where = f"{file}: steps.{key}"
+    col = _key_column(text, key)
+    m_fam = _FAMILY.match(key)
+    if isinstance(raw, dict):
+        if not m_fam:
+            raise SpecError(
+                f'{where}: a table defines an unrolled family and needs a key like "state[t]"{col}'
+            )
+        base, var = m_fam.groups()
+        unknown = sorted(set(raw) - {"expr", var})
+        if unknown:
+            raise SpecError(f"{where}.{unknown[0]}: unknown key (known keys: expr, {var}){col}")
+        expr = raw.get("expr")
+        rng = raw.get(var)
+        if not isinstance(expr, str):
+            raise SpecError(
+                f"{where}.expr: expected the expression as a string, found {_kind(expr)}{col}"
+            )
+        if (
+            not isinstance(rng, list)
+            or len(rng) != 2
+            or not all(isinstance(k, int) and not isinstance(k, bool) for k in rng)
+        ):
+            raise SpecError(
+                f"{where}.{var}: expected the range [first, last] of {var} (inclusive), found {_kind(rng)}{col}"
+            )
+        lo, hi = rng
+        if hi < lo:
+            raise SpecError(f"{where}.{var}: expected first <= last, found [{lo}, {hi}]{col}")
+        if hi - lo + 1 > MAX_UNROLL:
+            raise SpecError(
+                f"{where}.{var}: expected a range of at most {MAX_UNROLL:,} steps, found {hi - lo + 1:,} "
+                f"([{lo}, {hi}]){col}"
+            )
+        _not_reserved(base, where, col)
+        tree = _parse_expr(expr, where)
+        return _Entry(key, base, var, lo, hi, expr, tree, where)
+    if not isinstance(raw, str):
+        raise SpecError(f"{where}: expected an expression as a string, found {_kind(raw)}{col}")
+    m_mem = _MEMBER.match(key)
+    if m_fam and not m_mem:
+        raise SpecError(
+            f'{where}: an unrolled family is written {{ expr = "...", {m_fam.group(2)} = [first, last] }}{col}'
+        )
+    if not (m_mem or _NAME.match(key)):
+        raise SpecError(
+            f"{where}: expected a step name of letters, digits, _ and dots (or name[k]), found {key!r}{col}"
+        )
+    _not_reserved(m_mem.group(1) if m_mem else key, where, col)
+    return _Entry(key, key, None, 0, 0, raw, _parse_expr(raw, where), where)
+
+
+def _parse_expr(text: str, where: str) -> lang.Node:
+    try:
+        return lang.parse(text, SIGNATURES, where=where)
+    except ExpressionError as e:
+        raise SpecError(str(e)) from None
+
+
+def parse_steps(
+    raw: Any,
+    file: str,
+    tensors: tuple[GivenTensor, ...],
+    *,
+    has_model: bool,
+    text: str | None = None,
+) -> tuple[StepNode, ...]:
+    """The ``[steps]`` table, unrolled and checked, in evaluation order.
+
+    Args:
+        raw: The TOML table.
+        file: The file name for messages.
+        tensors: The given tensors.
+        has_model: Whether template nodes exist (names not defined here may be theirs;
+            they are checked when the graph is built).
+        text: The file text, to point at a key's line and column.
+    """
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise SpecError(f"{file}: steps: expected a table ([steps]), found {_kind(raw)}")
+    entries = [_parse_entry(k, v, file, text) for k, v in raw.items()]
+    families = {e.name for e in entries if e.var is not None} | {
+        m.group(1) for e in entries if (m := _MEMBER.match(e.name))
+    }
+    given = {t.name: t for t in tensors}
+    for f in families:
+        if f in given:
+            raise SpecError(
+                f"{file}: steps.{f}[...]: the family {f} has the name of a given tensor"
+            )
+    # order: a run of consecutive family entries is interleaved by the loop value
+    order: list[tuple[_Entry, int | None]] = []
+    k = 0
+    while k < len(entries):
+        e = entries[k]
+        if e.var is None:
+            order.append((e, None))
+            k += 1
+            continue
+        run = [e]
+        while k + len(run) < len(entries) and entries[k + len(run)].var is not None:
+            run.append(entries[k + len(run)])
+        for value in range(min(r.lo for r in run), max(r.hi for r in run) + 1):
+            order.extend((r, value) for r in run if r.lo <= value <= r.hi)
+        k += len(run)
+        if len(order) > MAX_NODES:
+            break
+    if len(order) > MAX_NODES:
+        raise SpecError(
+            f"{file}: steps: expected at most {MAX_NODES:,} step nodes after unrolling, found more"
+        )
+
+    nodes: list[StepNode] = []
+    first: dict[str, str] = {}
+    for e, value in order:
+        name = e.name if value is None else f"{e.name}[{value}]"
+        where = e.where if value is None else f"{e.where} ({e.var} = {value})"
+
+        def ctx(pos: int, message: str, e: _Entry = e, where: str = where) -> SpecError:
+            return SpecError(str(lang.error(e.text, where, pos, message)))
+
+        if name in given:
+            raise SpecError(
+                f"{where}: the step {name} has the name of a given tensor{_key_column(text, e.key)}"
+            )
+        if name in first:
+            raise SpecError(
+                f"{where}: duplicate step {name} (first defined by steps.{first[name]}){_key_column(text, e.key)}"
+            )
+        first[name] = e.key
+        tree = _substitute(e.tree, e.var, value, families, ctx)
+        nodes.append(StepNode(name, e.text, tree, where, (), e.key))
+
+    defined = set(given)
+    position = {n.name: i for i, n in enumerate(nodes)}
+    refs = {n.name: [r for r in lang.names(n.tree) if r.name not in given] for n in nodes}
+    out = []
+    for n in nodes:
+        inputs: list[str] = []
+        for r in lang.names(n.tree):
+            nm = r.name
+            if nm in given or nm in defined:
+                inputs.append(nm)
+                continue
+            if nm in position:
+                later = nodes[position[nm]]
+                kind = "cycle" if _reaches(nm, n.name, refs, position) else "forward reference"
+                detail = (
+                    f"{nm} refers back to {n.name}"
+                    if kind == "cycle" and nm != n.name
+                    else "a step cannot use itself"
+                    if nm == n.name
+                    else f"{nm} is defined later, by steps.{later.key}; steps run in file order"
+                )
+                raise SpecError(
+                    str(
+                        lang.error(
+                            n.text,
+                            n.where,
+                            r.pos,
+                            f"{kind}: {detail}",
+                        )
+                    )
+                )
+            if nm in lang.CONSTANTS:
+                continue
+            m_mem = _MEMBER.match(nm)
+            if m_mem and m_mem.group(1) in families:
+                members = sorted(
+                    int(_MEMBER.match(x).group(2))
+                    for x in position
+                    if _MEMBER.match(x) and _MEMBER.match(x).group(1) == m_mem.group(1)
+                )
+                span = f"{members[0]}..{members[-1]}" if members else "none"
+                raise SpecError(
+                    str(
+                        lang.error(
+                            n.text,
+                            n.where,
+                            r.pos,
+                            f"index out of range: no step {nm} (the family {m_mem.group(1)} has members {span})",
+                        )
+                    )
+                )
+            if has_model:
+                inputs.append(nm)  # a template node, checked when the graph is built
+                continue
+            close = difflib.get_close_matches(nm, sorted(defined | set(position)), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise SpecError(str(lang.error(n.text, n.where, r.pos, f"unknown name {nm!r}{hint}")))
+        defined.add(n.name)
+        out.append(StepNode(n.name, n.text, n.tree, n.where, tuple(dict.fromkeys(inputs)), n.key))
+    return tuple(out)
+
+
+def _reaches(
+    start: str, target: str, refs: dict[str, list[lang.Name]], position: dict[str, int]
+) -> bool:
+    """Whether ``start`` depends (through steps) on ``target``."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        s = stack.pop()
+        if s == target:
+            return True
+        if s in seen or s not in refs:
+            continue
+        seen.add(s)
+        stack.extend(r.name for r in refs[s] if r.name in position)
+    return False
+
+
+def exact_fraction(e: sympy.Expr) -> Fraction | None:
+    """A rational entry as a Fraction (``None`` for symbols and infinities)."""
+    return Fraction(int(e.p), int(e.q)) if e.is_Rational else None

@@ -1,0 +1,150 @@
+"""Bad steps exit 2 with a message naming the file, the step and the column."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symtf.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAD = '''title = "bad steps"
+[tensors]
+X = """
+1 2 3 4
+5 6 7 8
+"""
+v = ["1", "2", "3"]
+[steps]
+'''
+
+CASES = [
+    ("unknown op", 'y = "foo(X)"', "steps.y", "column 1", "unknown op 'foo'"),
+    (
+        "wrong arity",
+        'y = "softmax(X, -1, 2)"',
+        "steps.y",
+        "column 1",
+        "positional argument(s) for softmax but found 3",
+    ),
+    (
+        "wrong arity, too few",
+        'y = "masked_fill(X, X)"',
+        "steps.y",
+        "column 1",
+        "masked_fill: missing argument value",
+    ),
+    (
+        "unknown keyword",
+        'y = "softmax(X, dim=0)"',
+        "steps.y",
+        "column 16",
+        "softmax takes no keyword 'dim'",
+    ),
+    (
+        "shape mismatch",
+        'y = "X @ v"',
+        "steps.y",
+        "column 3",
+        "cannot multiply shapes (2, 4) and (3,)",
+    ),
+    (
+        "broadcast mismatch",
+        'y = "X + v"',
+        "steps.y",
+        "column 3",
+        "shapes (2, 4) and (3,) do not broadcast",
+    ),
+    (
+        "forward reference",
+        'a = "1 + b"\nb = "X"',
+        "steps.a",
+        "column 5",
+        "forward reference: b is defined later",
+    ),
+    ("cycle", 'a = "2 * b"\nb = "a + X"', "steps.a", "column 5", "cycle: b refers back to a"),
+    ("self reference", 'a = "a + X"', "steps.a", "column 1", "a step cannot use itself"),
+    (
+        "duplicate",
+        '"ctx[1]" = "X"\n"ctx[t]" = { expr = "X", t = [1, 2] }',
+        "steps.ctx[t] (t = 1)",
+        "line 10, column 1",
+        "duplicate step ctx[1]",
+    ),
+    ("named ln", 'ln = "X"', "steps.ln", "line 9, column 1", "cannot be 'ln', which is an op"),
+    ("named exp", 'exp = "X"', "steps.exp", "line 9, column 1", "cannot be 'exp', which is an op"),
+    (
+        "index out of range",
+        'y = "X[5]"',
+        "steps.y",
+        "column 2",
+        "index 5 is out of range for axis 0 of size 2",
+    ),
+    (
+        "family index out of range",
+        '"s[t]" = { expr = "s[t-1]", t = [1, 3] }',
+        "steps.s[t] (t = 1)",
+        "column 1",
+        "no step s[0]",
+    ),
+    (
+        "range over 10,000",
+        '"s[t]" = { expr = "X", t = [1, 10001] }',
+        "steps.s[t].t",
+        "line 9, column 1",
+        "at most 10,000 steps, found 10,001",
+    ),
+    ("unknown name", 'y = "X + Xs"', "steps.y", "column 5", "unknown name 'Xs'"),
+    ("syntax", 'y = "X +* 2"', "steps.y", "column 4", "expected"),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "steps", "step", "column", "message"), CASES, ids=[c[0] for c in CASES]
+)
+def test_bad_step_exits_2_naming_file_step_and_column(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    what: str,
+    steps: str,
+    step: str,
+    column: str,
+    message: str,
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(HEAD + steps + "\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err
+    assert f"{step}:" in err
+    assert column in err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_an_undefined_step_exits_2_at_the_op(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "zero.toml"
+    path.write_text(HEAD + 'y = "X / (X - X)"\nz = "layernorm(X - X)"\n')
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "steps.y" in err and "column 3" in err and "exactly 0" in err
+
+
+def test_the_cli_process_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(HEAD + 'y = "X @ v"\n')
+    r = subprocess.run(
+        [sys.executable, "-m", "symtf", "check", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,  # generous: no hang
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert r.returncode == 2
+    assert "steps.y" in r.stderr and "column 3" in r.stderr and "Traceback" not in r.stderr
