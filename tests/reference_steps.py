@@ -191,7 +191,7 @@ def steps_layernorm_unbiased() -> dict[str, Tensor]:
     var = [[sum((v - m[0]) ** 2 for v in r) / (n - 1)] for r, m in zip(LN_X, mu, strict=True)]
     std = [[mp.sqrt(M(v[0]))] for v in var]
     y = [[M(v - m[0]) / s[0] for v in r] for r, m, s in zip(LN_X, mu, std, strict=True)]
-    return {"mu": mu, "var": var, "std": std, "y": y}
+    return {"mu": mu, "variance": var, "sigma": std, "y": y, "normed": y}
 
 
 # --- 5. a sinusoidal positional table on its own ---------------------------------------
