@@ -1,0 +1,445 @@
+"""An independent reference for the bundled step derivations, in plain mpmath.
+
+Nothing here imports symtf or SymPy. Each ``steps_*`` function below rebuilds
+one bundled ``derivations/steps_*.toml`` example from its own copy of the given
+numbers (exact :class:`~fractions.Fraction` values, cross-checked against the
+TOML file by the tests) with list-of-lists arithmetic at :data:`DPS` digits,
+and returns every step the derivation names, keyed by that name.
+
+Tensors are nested Python lists; a scalar step is a bare number. The helpers
+are deliberately the textbook formulas, written out loop by loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from mpmath import mp, mpf
+
+DPS = 60
+"""Working precision in significant decimal digits."""
+
+F = Fraction
+Tensor = Any
+
+
+def M(x: Any) -> mpf:
+    """An mpf from a Fraction, int or mpf (mpmath does not take Fractions directly)."""
+    if isinstance(x, Fraction):
+        return mpf(x.numerator) / x.denominator
+    return mpf(x)
+
+
+def _m(text: str) -> list[list[Fraction]]:
+    """Rows of a matrix written as whitespace-separated decimals."""
+    return [[F(c) for c in line.split()] for line in text.strip().splitlines()]
+
+
+def _v(text: str) -> list[Fraction]:
+    return [F(c) for c in text.split()]
+
+
+def _map(t: Tensor, fn: Callable[[Any], Any]) -> Tensor:
+    return [_map(e, fn) for e in t] if isinstance(t, list) else fn(t)
+
+
+def _zip(a: Tensor, b: Tensor, fn: Callable[[Any, Any], Any]) -> Tensor:
+    if isinstance(a, list) and isinstance(b, list):
+        return [_zip(x, y, fn) for x, y in zip(a, b, strict=True)]
+    return fn(a, b)
+
+
+def matmul(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
+    """Matrix product of two 2-D lists."""
+    return [
+        [sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))]
+        for i in range(len(a))
+    ]
+
+
+def transpose(a: list[list[Any]]) -> list[list[Any]]:
+    return [list(col) for col in zip(*a, strict=True)]
+
+
+def softmax_row(row: list[Any]) -> list[mpf]:
+    """exp(r_i) / Σ exp(r_j), with −∞ entries giving 0."""
+    finite = [M(r) for r in row if not (isinstance(r, mpf) and mp.isinf(r))]
+    top = max(finite)
+    e = [mp.exp(M(r) - top) if not (isinstance(r, mpf) and mp.isinf(r)) else mpf(0) for r in row]
+    s = sum(e)
+    return [x / s for x in e]
+
+
+def sigmoid(z: Any) -> mpf:
+    return 1 / (1 + mp.exp(-M(z)))
+
+
+# --- 1. self-attention with no projections -----------------------------------------
+
+NOPROJ_X = _m("""
+1 0 1 0
+0 2 0 1
+1 1 0 0.5
+""")
+
+
+def steps_self_attention_noproj() -> dict[str, Tensor]:
+    x = NOPROJ_X
+    scores = matmul(x, transpose(x))
+    scaled = _map(scores, lambda s: s / 2)  # ÷ √4
+    alpha = [softmax_row(r) for r in scaled]
+    out = matmul(alpha, _map(x, M))
+    return {"scores": scores, "scaled": scaled, "alpha": alpha, "out": out}
+
+
+# --- 2. given Q, K, V; causal mask before the scaling; dropout -----------------------
+
+MASKED_Q = _m("""
+1 0
+0.5 1
+1 1
+""")
+MASKED_K = _m("""
+1 1
+0 1
+2 0
+""")
+MASKED_V = _m("""
+1 0
+0 2
+1 1
+""")
+MASKED_KEEP = _m("""
+1 1 1
+0 1 1
+1 1 0
+""")
+MASKED_P = F(1, 2)
+
+
+def steps_masked_dropout() -> dict[str, Tensor]:
+    scores = matmul(MASKED_Q, transpose(MASKED_K))
+    ninf = mpf("-inf")
+    masked = [[s if j <= i else ninf for j, s in enumerate(r)] for i, r in enumerate(scores)]
+    scaled = [
+        [M(s) / mp.sqrt(2) if j <= i else ninf for j, s in enumerate(r)]
+        for i, r in enumerate(masked)
+    ]
+    alpha = [softmax_row(r) for r in scaled]
+    dropped = [
+        [a * M(k) / M(1 - MASKED_P) for a, k in zip(ar, kr, strict=True)]
+        for ar, kr in zip(alpha, MASKED_KEEP, strict=True)
+    ]
+    z = matmul(dropped, _map(MASKED_V, M))
+    return {
+        "scores": scores,
+        "masked": masked,
+        "scaled": scaled,
+        "alpha": alpha,
+        "dropped": dropped,
+        "z": z,
+    }
+
+
+# --- 3. FFN, sigmoid, binary cross-entropy ---------------------------------------------
+
+BCE_X = _m("""
+1 -1 0.5
+0 2 1
+""")
+BCE_W1 = _m("""
+0.5 -1 0.25 1
+1 0.5 -0.5 0
+-1 1 1 0.5
+""")
+BCE_B1 = _v("0 0.5 -0.25 0")
+BCE_W2 = _m("""
+1
+-0.5
+0.75
+0.25
+""")
+BCE_B2 = F("-0.1")
+BCE_Y = [F(1), F(0)]
+
+
+def steps_ffn_bce() -> dict[str, Tensor]:
+    pre = [[h + b for h, b in zip(r, BCE_B1, strict=True)] for r in matmul(BCE_X, BCE_W1)]
+    h = _map(pre, lambda v: max(v, F(0)))
+    z = [[r[0] + BCE_B2] for r in matmul(h, BCE_W2)]
+    p = [[sigmoid(r[0])] for r in z]
+    loss = -sum(
+        M(y) * mp.log(pr[0]) + M(1 - y) * mp.log(1 - pr[0]) for y, pr in zip(BCE_Y, p, strict=True)
+    ) / len(BCE_Y)
+    return {"pre": pre, "h": h, "z": z, "p": p, "loss": loss}
+
+
+# --- 4. LayerNorm with the unbiased standard deviation --------------------------------
+
+LN_X = _m("""
+2 4 4 6
+1 0 3 -2
+""")
+
+
+def steps_layernorm_unbiased() -> dict[str, Tensor]:
+    n = len(LN_X[0])
+    mu = [[sum(r) / n] for r in LN_X]
+    var = [[sum((v - m[0]) ** 2 for v in r) / (n - 1)] for r, m in zip(LN_X, mu, strict=True)]
+    std = [[mp.sqrt(M(v[0]))] for v in var]
+    y = [[M(v - m[0]) / s[0] for v in r] for r, m, s in zip(LN_X, mu, std, strict=True)]
+    return {"mu": mu, "variance": var, "sigma": std, "y": y, "normed": y}
+
+
+# --- 5. a sinusoidal positional table on its own ---------------------------------------
+
+
+def steps_sinusoidal_table() -> dict[str, Tensor]:
+    n, d, base = 4, 6, 10000
+    pe = []
+    for p in range(n):
+        row = []
+        for i in range(d // 2):
+            angle = mpf(p) / mpf(base) ** (mpf(2 * i) / d)
+            row += [mp.sin(angle), mp.cos(angle)]
+        pe.append(row)
+    return {"pe": pe}
+
+
+# --- 6. a toy RoPE: every pair turns by 0.1 × position ---------------------------------
+
+ROPE_Q = _m("""
+1 0 0 1
+0.5 0.5 1 0
+1 1 -1 0
+""")
+ROPE_K = _m("""
+0 1 1 0
+1 0 0.5 0.5
+-1 1 0 1
+""")
+
+
+def _rot(x: list[list[Fraction]], step: Fraction) -> list[list[mpf]]:
+    out = []
+    for t, row in enumerate(x):
+        th = M(step) * t
+        c, s = mp.cos(th), mp.sin(th)
+        new = []
+        for i in range(0, len(row), 2):
+            a, b = row[i], row[i + 1]
+            new += [M(a) * c - M(b) * s, M(a) * s + M(b) * c]
+        out.append(new)
+    return out
+
+
+def steps_rope_one_angle() -> dict[str, Tensor]:
+    q_rot = _rot(ROPE_Q, F("0.1"))
+    k_rot = _rot(ROPE_K, F("0.1"))
+    scores = matmul(q_rot, transpose(k_rot))
+    return {"q_rot": q_rot, "k_rot": k_rot, "scores": scores}
+
+
+# --- 7. cross-attention on its own, d_v ≠ d_k -----------------------------------------
+
+CROSS_H = _m("""
+1 0 1
+0 1 -1
+""")
+CROSS_E = _m("""
+1 1 0
+0 1 1
+1 0 1
+""")
+CROSS_WQ = _m("""
+1 0
+0 1
+1 1
+""")
+CROSS_WK = _m("""
+0.5 0
+0 0.5
+1 -1
+""")
+CROSS_WV = _m("""
+1 0 0 1
+0 1 0 -1
+0 0 1 2
+""")
+
+
+def steps_cross_attention() -> dict[str, Tensor]:
+    q = matmul(CROSS_H, CROSS_WQ)
+    k = matmul(CROSS_E, CROSS_WK)
+    v = matmul(CROSS_E, CROSS_WV)
+    scores = matmul(q, transpose(k))
+    a = [softmax_row([M(s) / mp.sqrt(2) for s in r]) for r in scores]
+    c = matmul(a, _map(v, M))
+    return {"q": q, "k": k, "v": v, "scores": scores, "a": a, "c": c}
+
+
+# --- 8. batch × heads, split with view/transpose ---------------------------------------
+
+BATCH_X = [
+    _m("""
+1 0 1 0
+0 1 0 1
+1 1 0 0
+"""),
+    _m("""
+0 0 1 1
+1 -1 0 0
+0.5 0.5 0.5 0.5
+"""),
+]
+BATCH_WQ = _m("""
+1 0 0 0
+0 1 0 0
+0 0 0.5 0
+0 0 0 2
+""")
+BATCH_WK = _m("""
+0 1 0 0
+1 0 0 0
+0 0 1 0
+0 0 1 1
+""")
+BATCH_WV = _m("""
+1 0 0 0
+0 0 1 0
+0 1 0 0
+0 0 0 1
+""")
+BATCH_HEADS = 2
+
+
+def _split(x: list[list[Any]], h: int) -> list[list[list[Any]]]:
+    dh = len(x[0]) // h
+    return [[row[j * dh : (j + 1) * dh] for row in x] for j in range(h)]
+
+
+def steps_batch_heads() -> dict[str, Tensor]:
+    q, k, v, s, a, z, out = [], [], [], [], [], [], []
+    for x in BATCH_X:
+        qb = _split(matmul(x, BATCH_WQ), BATCH_HEADS)
+        kb = _split(matmul(x, BATCH_WK), BATCH_HEADS)
+        vb = _split(matmul(x, BATCH_WV), BATCH_HEADS)
+        sb = [
+            _map(matmul(qh, transpose(kh)), lambda e: M(e) / mp.sqrt(2))
+            for qh, kh in zip(qb, kb, strict=True)
+        ]
+        ab = [[softmax_row(r) for r in sh] for sh in sb]
+        zb = [matmul(ah, _map(vh, M)) for ah, vh in zip(ab, vb, strict=True)]
+        merged = [[e for j in range(BATCH_HEADS) for e in zb[j][t]] for t in range(len(x))]
+        for acc, val in ((q, qb), (k, kb), (v, vb), (s, sb), (a, ab), (z, zb), (out, merged)):
+            acc.append(val)
+    return {"q": q, "k": k, "v": v, "s": s, "a": a, "z": z, "out": out}
+
+
+# --- 9. a recurrent decoder state ------------------------------------------------------
+
+REC_E = _m("""
+1 0
+0 1
+1 1
+-1 0.5
+""")
+REC_K = _m("""
+1 0
+0 1
+1 -1
+""")
+REC_V = _m("""
+2 0
+0 2
+1 1
+""")
+REC_TOK = [2, 0, 3, 1]
+REC_T = 3
+
+
+def steps_recurrent_state() -> dict[str, Tensor]:
+    out: dict[str, Tensor] = {}
+    ctx: list[Any] = [F(0), F(0)]
+    out["ctx[0]"] = ctx
+    for t in range(1, REC_T + 1):
+        e = REC_E[REC_TOK[t]]
+        state = [M(F(1, 2) * a) + M(F(1, 2)) * M(b) for a, b in zip(e, ctx, strict=True)]
+        w = softmax_row(
+            [sum(M(kk) * M(ss) for kk, ss in zip(krow, state, strict=True)) for krow in REC_K]
+        )
+        ctx = [sum(w[i] * M(REC_V[i][j]) for i in range(len(w))) for j in range(2)]
+        out[f"state[{t}]"] = state
+        out[f"ctx[{t}]"] = ctx
+    return out
+
+
+REFERENCES: dict[str, Callable[[], dict[str, Tensor]]] = {
+    "steps_self_attention_noproj": steps_self_attention_noproj,
+    "steps_masked_dropout": steps_masked_dropout,
+    "steps_ffn_bce": steps_ffn_bce,
+    "steps_layernorm_unbiased": steps_layernorm_unbiased,
+    "steps_sinusoidal_table": steps_sinusoidal_table,
+    "steps_rope_one_angle": steps_rope_one_angle,
+    "steps_cross_attention": steps_cross_attention,
+    "steps_batch_heads": steps_batch_heads,
+    "steps_recurrent_state": steps_recurrent_state,
+}
+"""Every bundled step derivation, by file stem."""
+
+
+def evaluate(stem: str) -> dict[str, Tensor]:
+    """The reference values of one derivation's steps, at :data:`DPS` digits."""
+    with mp.workdps(DPS):
+        return REFERENCES[stem]()
+
+
+def to_fraction(x: Any) -> Fraction:
+    """The exact rational value of a Fraction, int or (finite) mpf."""
+    if isinstance(x, Fraction | int):
+        return Fraction(x)
+    return Fraction(
+        Decimal(mp.nstr(x, DPS, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf))
+    )
+
+
+def classify(printed: str, x: Any) -> str:
+    """The verdict DESIGN.md's rule gives a printed decimal for the value ``x``.
+
+    ``u`` is the weight of the last printed digit. ``exact``: printed == x;
+    ``rounded``: printed is the half-up rounding of x (either neighbour on an
+    exact tie); ``slip``: not that, but |printed − x| < u; ``wrong``: |printed − x| ≥ u.
+    ``boundary`` when x is within 1e-40 of a rounding boundary (not decided here).
+    """
+    text = printed.strip().replace("−", "-")
+    if text in ("-inf", "inf"):
+        target = mpf(text)
+        return "exact" if isinstance(x, mpf) and x == target else "wrong"
+    d = Decimal(text)
+    places = max(0, -d.as_tuple().exponent)
+    u = Fraction(1, 10**places)
+    p = Fraction(d)
+    exact_value = isinstance(x, Fraction | int)
+    q = Fraction(x) if exact_value else to_fraction(x)
+    if exact_value and p == q:
+        return "exact"
+    dist = abs(p - q)
+    tol = Fraction(1, 10**40)
+    if not exact_value and (abs(dist - u / 2) < tol or abs(dist - u) < tol or dist < tol):
+        return "boundary"
+    if dist < u / 2 or (exact_value and dist == u / 2):
+        return "rounded"
+    return "slip" if dist < u else "wrong"
+
+
+def fmt(x: Any, places: int) -> str:
+    """Half-up rounding of ``x`` to ``places`` decimals, as an author would print it."""
+    q = Fraction(x) if isinstance(x, Fraction | int) else to_fraction(x)
+    scaled = q * 10**places
+    n = int(abs(scaled) + Fraction(1, 2))
+    sign = "-" if scaled < 0 and n != 0 else ""
+    s = str(n).rjust(places + 1, "0")
+    return f"{sign}{s[:-places]}.{s[-places:]}" if places else f"{sign}{s}"
