@@ -1,0 +1,390 @@
+"""Lay out an exercise: the student sheet and the answer key (LaTeX and HTML), and the
+answer template a student fills in.
+
+Renderers only: every number here was computed and certified in
+:mod:`symtf.teach.exercise`. The HTML pages are self-contained (inline CSS, no
+JavaScript, nothing fetched from the network) and readable on a phone.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from symtf.renderers.latex import escape, standalone
+from symtf.spec import Derivation
+from symtf.teach.exercise import KeyEntry, blanked_cells, hidden_expressions, hidden_reductions
+from symtf.teach.worked import number
+from symtf.trace import Trace
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """Everything a sheet and a key are drawn from."""
+
+    derivation: Derivation
+    trace: Trace
+    key: list[KeyEntry]
+    seed: int
+    fresh: bool
+
+
+# ----------------------------------------------------------------------------- model data
+
+
+def _weights(d: Derivation) -> list[tuple[str, sympy.MatrixBase]]:
+    """The matrices a student needs, named as in the file."""
+    m = d.model
+    out: list[tuple[str, sympy.MatrixBase]] = []
+    if m.embed is not None:
+        out.append(("X (input rows)" if m.architecture == "attention" else "embed", m.embed))
+    if m.pos is not None:
+        out.append(("pos", m.pos))
+    for li, layer in enumerate(m.layers):
+        for hi, head in enumerate(layer.heads):
+            for k in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"):
+                v = getattr(head, k)
+                if v is not None:
+                    out.append((f"l{li}.h{hi}.{k}", v))
+        for k in ("W_O", "b_O", "W1", "b1", "W2", "b2", "W3", "b3"):
+            v = getattr(layer, k, None)
+            if v is not None and (m.architecture == "decoder" or k == "W_O"):
+                out.append((f"l{li}.{k}", v))
+        if m.architecture == "decoder":
+            for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta"):
+                out.append((f"l{li}.{k}", getattr(layer, k)))
+    if m.final_norm and m.lnf_gamma is not None and m.lnf_beta is not None:
+        out.extend([("lnf_gamma", m.lnf_gamma), ("lnf_beta", m.lnf_beta)])
+    if m.unembed is not None:
+        out.append(("unembed", m.unembed))
+    return out
+
+
+def _settings(d: Derivation) -> list[tuple[str, str]]:
+    m = d.model
+    out = [
+        ("architecture", m.architecture),
+        ("d_model", str(m.d_model)),
+        ("heads", str(m.n_heads)),
+        ("d_head", str(m.d_head)),
+        ("mask", m.mask),
+    ]
+    if m.architecture == "decoder":
+        out += [
+            ("norm", f"{m.norm_kind}, {m.norm}-norm, {m.variance} variance"),
+            ("eps", sympy.sstr(m.eps)),
+            ("activation", m.activation),
+        ]
+    out.append(("score divisor", "√d_head" if m.scale is None else sympy.sstr(m.scale)))
+    if m.vocab:
+        out.append(("vocabulary", ", ".join(m.vocab)))
+    if m.architecture == "decoder":
+        out.append(("input", " ".join(m.vocab[i] for i in d.tokens)))
+    return out
+
+
+def _dec(n: int) -> str:
+    return f"{n} decimal" + ("" if n == 1 else "s")
+
+
+def _cell_text(trace: Trace, e: sympy.Expr) -> str:
+    return number(trace, e)[0].text
+
+
+def _cell_tex(trace: Trace, e: sympy.Expr) -> str:
+    return number(trace, e)[0].tex
+
+
+# ----------------------------------------------------------------------------- LaTeX
+
+
+def _tex_table(rows: Sequence[Sequence[str]]) -> str:
+    cols = max(len(r) for r in rows)
+    body = " \\\\\n".join(" & ".join(r) for r in rows)
+    return "\\[\\left[\\begin{array}{" + "r" * cols + "}\n" + body + "\n\\end{array}\\right]\\]\n"
+
+
+def _blank_tex(bid: str) -> str:
+    return r"\fbox{\rule{0pt}{1.6ex}\scriptsize\,\texttt{" + bid + r"}\,}"
+
+
+def _steps_tex(ex: Exercise, *, key: bool) -> str:
+    d, t = ex.derivation, ex.trace
+    blanks = [k.blank for k in ex.key]
+    cells = blanked_cells(blanks, d, t)
+    hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
+    out = []
+    for c in d.claims:
+        if c.assertion is not None:
+            continue
+        head = r"\paragraph{" + escape(c.label) + "}"
+        if c.step is not None and c.step in t:
+            st = t[c.step]
+            head += " " + escape(st.title) + r" \hfill{\small\texttt{" + escape(c.step) + "}}"
+        out.append(head + "\n")
+        if c.label in hidden:
+            out.append(r"\emph{(left out: it would show a blank's value)}" + "\n\n")
+            continue
+        if c.expression is not None:
+            shown = escape(c.expression)
+            res = " ".join(p.text for row in c.printed for p in row)
+            out.append(r"\texttt{" + shown + r"} $=$ " + escape(res) + "\n\n")
+            continue
+        if c.word is not None:
+            out.append(escape(f"printed: {c.word}") + "\n\n")
+            continue
+        rows = []
+        for r_, row in enumerate(c.printed):
+            line = []
+            for k, p in enumerate(row):
+                bid = cells.get((c.label, r_, k))
+                line.append(_blank_tex(bid) if bid else (r"-\infty" if p.is_neg_inf else p.text))
+            rows.append(line)
+        out.append(_tex_table(rows))
+    return "".join(out)
+
+
+def sheet_tex(ex: Exercise) -> str:
+    """The student sheet as a LaTeX document."""
+    d, t = ex.derivation, ex.trace
+    parts = [
+        r"\section*{Instructions}",
+        "Work out each boxed blank by hand from the model below and the numbers before it. "
+        "Give each answer rounded to the decimals asked (half up), and write it into the "
+        r"answer file (\texttt{answers.toml}) under its name.",
+        r"\section*{The model}",
+        r"\begin{itemize}",
+        *[r"\item " + escape(f"{k}: {v}") for k, v in _settings(d)],
+        r"\end{itemize}",
+    ]
+    for name, m in _weights(d):
+        parts.append(r"\paragraph{" + escape(name) + "}")
+        parts.append(
+            _tex_table([[_cell_tex(t, m[i, j]) for j in range(m.cols)] for i in range(m.rows)])
+        )
+    parts.append(r"\section*{The worked example}")
+    parts.append(_steps_tex(ex, key=False))
+    parts.append(r"\section*{Blanks}")
+    parts.append(r"\begin{itemize}")
+    for k in ex.key:
+        b = k.blank
+        parts.append(
+            r"\item \texttt{"
+            + b.id
+            + "}: "
+            + escape(f"{b.label} [{b.index[0]}, {b.index[1]}], ")
+            + escape(k.title)
+            + escape(f" — {_dec(b.decimals)}")
+        )
+    parts.append(r"\end{itemize}")
+    return standalone(f"Exercise: {d.title}", "\n".join(parts), subtitle=_subtitle(ex))
+
+
+def _subtitle(ex: Exercise) -> str:
+    s = ex.derivation.source or ""
+    return (s + (" — " if s else "") + f"seed {ex.seed}").strip()
+
+
+def key_tex(ex: Exercise) -> str:
+    """The answer key as a LaTeX document."""
+    parts = []
+    for k in ex.key:
+        b = k.blank
+        parts.append(
+            r"\subsection*{\texttt{"
+            + b.id
+            + "}: "
+            + escape(f"{b.label} [{b.index[0]}, {b.index[1]}]")
+            + "}"
+        )
+        parts.append(escape(k.title) + r" \hfill{\small\texttt{" + escape(b.step) + "}}\n")
+        lines = []
+        lhs = r"\texttt{" + escape(f"{b.step}[{b.index[0]},{b.index[1]}]") + "}"
+        w = k.worked
+        if w.formula is not None:
+            lines.append(f"{lhs} &= {w.formula.tex}")
+        if w.substituted is not None:
+            lines.append(("&\\approx " if w.approximate else "&= ") + w.substituted.tex)
+        if k.closed_tex is not None:
+            lines.append("&= " + k.closed_tex)
+        if k.exact is not None:
+            exact = k.exact.replace("…", r"\ldots")
+            lines.append(("&\\approx " if "…" in k.exact else "&= ") + exact)
+        if lines and w.formula is None:
+            lines[0] = lhs + " " + lines[0]
+        if lines:
+            parts.append("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n")
+        ans = k.answer if k.answer is not None else "(undecided)"
+        parts.append(
+            r"\textbf{Answer: "
+            + escape(ans)
+            + "}"
+            + escape(f" (the exact value rounded {b.rounding} to {_dec(b.decimals)})")
+            + "\n\n"
+        )
+        if k.printed_verdict not in ("exact", "rounded"):
+            parts.append(
+                escape(f"The derivation printed {b.printed} here: {k.printed_verdict}.") + "\n\n"
+            )
+    title = f"Answer key: {ex.derivation.title}"
+    return standalone(title, "\n".join(parts), subtitle=_subtitle(ex))
+
+
+# ----------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:52rem;margin:auto;
+padding:1rem;line-height:1.45;color:#222}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccc}
+h3{font-size:1rem;margin:1.2rem 0 .3rem}
+.scroll{overflow-x:auto}table.m{border-collapse:collapse;margin:.3rem 0;font-variant-numeric:tabular-nums}
+table.m td{padding:.15rem .5rem;text-align:right;border-left:1px solid #eee;font-family:ui-monospace,monospace}
+.blank{display:inline-block;min-width:3.5rem;border:1.5px solid #333;border-radius:3px;
+text-align:center;font-size:.8rem;color:#555}
+.step{color:#777;font-size:.85rem;font-family:ui-monospace,monospace}
+.work{font-family:ui-monospace,monospace;white-space:pre-wrap;background:#f7f7f7;padding:.4rem .6rem;
+border-radius:4px;overflow-x:auto}
+.answer{font-weight:bold}.note{color:#a33}
+"""
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def _html_table(rows: Sequence[Sequence[str]]) -> str:
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<div class="scroll"><table class="m">{body}</table></div>\n'
+
+
+def sheet_html(ex: Exercise) -> str:
+    """The student sheet as one self-contained HTML page."""
+    d, t = ex.derivation, ex.trace
+    e = html.escape
+    blanks = [k.blank for k in ex.key]
+    cells = blanked_cells(blanks, d, t)
+    hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
+    out = [
+        f"<p>{e(_subtitle(ex))}</p>",
+        "<h2>Instructions</h2><p>Work out each boxed blank by hand from the model below and the "
+        "numbers before it. Give each answer rounded to the decimals asked (half up), and write "
+        "it into the answer file (<code>answers.toml</code>) under its name.</p>",
+        "<h2>The model</h2><ul>",
+    ]
+    out += [f"<li>{e(k)}: {e(v)}</li>" for k, v in _settings(d)]
+    out.append("</ul>")
+    for name, m in _weights(d):
+        out.append(f"<h3>{e(name)}</h3>")
+        out.append(
+            _html_table([[e(_cell_text(t, m[i, j])) for j in range(m.cols)] for i in range(m.rows)])
+        )
+    out.append("<h2>The worked example</h2>")
+    for c in d.claims:
+        if c.assertion is not None:
+            continue
+        step = (
+            f' <span class="step">{e(t[c.step].title)} · {e(c.step)}</span>' if c.step in t else ""
+        )
+        out.append(f"<h3>{e(c.label)}{step}</h3>")
+        if c.label in hidden:
+            out.append("<p><em>(left out: it would show a blank's value)</em></p>")
+            continue
+        if c.expression is not None:
+            res = " ".join(p.text for row in c.printed for p in row)
+            out.append(f"<p><code>{e(c.expression)}</code> = {e(res)}</p>")
+            continue
+        if c.word is not None:
+            out.append(f"<p>printed: {e(c.word)}</p>")
+            continue
+        rows = []
+        for r_, row in enumerate(c.printed):
+            line = []
+            for k, p in enumerate(row):
+                bid = cells.get((c.label, r_, k))
+                line.append(
+                    f'<span class="blank">{bid}</span>'
+                    if bid
+                    else e("−∞" if p.is_neg_inf else p.text)
+                )
+            rows.append(line)
+        out.append(_html_table(rows))
+    out.append("<h2>Blanks</h2><ul>")
+    for k in ex.key:
+        b = k.blank
+        out.append(
+            f"<li><b>{b.id}</b>: {e(b.label)} [{b.index[0]}, {b.index[1]}], {e(k.title)} — "
+            f"{_dec(b.decimals)}</li>"
+        )
+    out.append("</ul>")
+    return _page(f"Exercise: {d.title}", "\n".join(out))
+
+
+def key_html(ex: Exercise) -> str:
+    """The answer key as one self-contained HTML page."""
+    e = html.escape
+    out = [f"<p>{e(_subtitle(ex))}</p>"]
+    for k in ex.key:
+        b = k.blank
+        out.append(
+            f'<h3 id="{b.id}">{b.id}: {e(b.label)} [{b.index[0]}, {b.index[1]}] '
+            f'<span class="step">{e(k.title)} · {e(b.step)}</span></h3>'
+        )
+        lhs = f"{b.step}[{b.index[0]},{b.index[1]}]"
+        lines = []
+        w = k.worked
+        if w.formula is not None:
+            lines.append(f"{lhs} = {w.formula.text}")
+        if w.substituted is not None:
+            lines.append(("  ≈ " if w.approximate else "  = ") + w.substituted.text)
+        if k.closed is not None:
+            lines.append("  = " + k.closed)
+        if k.exact is not None:
+            lines.append(("  ≈ " if "…" in k.exact else "  = ") + k.exact)
+        if lines and w.formula is None:
+            lines[0] = lhs + lines[0]
+        out.append(f'<div class="work">{e(chr(10).join(lines))}</div>')
+        ans = k.answer if k.answer is not None else "(undecided)"
+        out.append(
+            f'<p><span class="answer">Answer: {e(ans)}</span> (the exact value rounded '
+            f"{e(b.rounding)} to {_dec(b.decimals)})</p>"
+        )
+        if k.printed_verdict not in ("exact", "rounded"):
+            out.append(
+                f'<p class="note">The derivation printed {e(b.printed)} here: '
+                f"{e(k.printed_verdict)}.</p>"
+            )
+    return _page(f"Answer key: {ex.derivation.title}", "\n".join(out))
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def answer_template(ex: Exercise, key_file: str) -> str:
+    """The TOML file a student fills in and ``symtf grade`` reads."""
+    lines = [
+        f"# Answers for: {ex.derivation.title}",
+        '# Write each answer as a string with the decimals asked, e.g. b1 = "0.496".',
+        '# Leave a blank empty ("") if you did not work it out.',
+        f"# Graded with: symtf grade {key_file} THIS_FILE",
+        "",
+        'student = ""',
+        "",
+        "[answers]",
+    ]
+    for k in ex.key:
+        b = k.blank
+        note = f"{b.label} [{b.index[0]}, {b.index[1]}], {k.title}, {_dec(b.decimals)}"
+        lines.append(f'{b.id} = ""  # {json.dumps(note, ensure_ascii=False)[1:-1]}')
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["Exercise", "answer_template", "key_html", "key_tex", "sheet_html", "sheet_tex"]
