@@ -243,14 +243,72 @@ def _printed(d: Derivation, trace: Trace, b: Blank) -> Printed:
 _NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?")
 
 
+def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | None:
+    """The entry ``step[i, j]`` merely copies, if it is a copy.
+
+    A kept entry of ``S + M``, a head's output inside the concatenation, the last
+    row, and any one-input step whose entry equals its input's (an identity
+    projection, a ReLU of a positive number).
+    """
+    st = trace[step]
+    ins = st.inputs
+    if st.formula == r"H = [H_1 \cdots H_h]":
+        col = j
+        for h in ins:
+            shape = trace.shape(h)
+            if shape is None:
+                return None
+            if col < shape[1]:
+                return (h, i, col)
+            col -= shape[1]
+        return None
+    if st.formula == "h = Y[-1]" and len(ins) == 1:
+        shape = trace.shape(ins[0])
+        return None if shape is None else (ins[0], shape[0] - 1, j)
+    if len(ins) == 1 and ins[0] in trace and trace.shape(ins[0]) == trace.shape(step):
+        if trace.value(ins[0])[i, j] == trace.value(step)[i, j]:
+            return (ins[0], i, j)
+    return None
+
+
+def covered(
+    d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]
+) -> dict[tuple[str, int, int], str]:
+    """Every printed entry that shows a blank's number, with that blank's id.
+
+    Args:
+        blanks: ``(id, step, (i, j))`` of each blank.
+
+    Returns:
+        ``(step, i, j)`` → blank id: the blanked entries themselves, and printed
+        entries downstream that merely copy one (``S + M`` keeps ``S``; the
+        concatenation repeats each head's output), which would give it away.
+    """
+    out = {(step, *ij): bid for bid, step, ij in blanks}
+    for key in printed_entries(d, trace):
+        if key in out:
+            continue
+        k: tuple[str, int, int] | None = key
+        for _ in range(64):
+            k = _source(trace, *k) if k is not None else None
+            if k is None:
+                break
+            if k in out:
+                out[key] = out[k]
+                break
+    return out
+
+
 def hidden_expressions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
     """Labels of displayed-arithmetic claims that show a blanked number (left off the sheet)."""
     texts: set[str] = set()
     entries = printed_entries(d, trace)
-    for b in blanks:
-        for _, p in entries.get((b.step, *b.index), []):
-            texts.add(p.text.lstrip("+"))
-    refs = {f"{b.step}[{b.index[0]}, {b.index[1]}]" for b in blanks}
+    cov = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
+    for k in cov:
+        for _, p in entries.get(k, []):
+            if p.value is not None and p.value.denominator != 1:  # 0 and 1 are everywhere
+                texts.add(p.text.lstrip("+"))
+    refs = {f"{s}[{i}, {j}]" for (s, i, j) in cov}
     out = set()
     for c in d.claims:
         if c.expression is None:
@@ -266,7 +324,7 @@ def blanked_cells(
     blanks: list[Blank], d: Derivation, trace: Trace
 ) -> dict[tuple[str, int, int], str]:
     """(claim label, row, col of its printed table) -> blank id."""
-    by_entry = {(b.step, *b.index): b.id for b in blanks}
+    by_entry = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
     out: dict[tuple[str, int, int], str] = {}
     for c in d.claims:
         if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
@@ -288,7 +346,7 @@ def blanked_cells(
 
 def hidden_reductions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
     """Labels of reduced claims (``max`` of a step) over a blanked entry."""
-    blanked = {(b.step, *b.index) for b in blanks}
+    blanked = set(covered(d, trace, [(b.id, b.step, b.index) for b in blanks]))
     out = set()
     for c in d.claims:
         if c.reduce is None or c.step is None or c.step not in trace:
