@@ -232,8 +232,9 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--claims",
+        action="append",
         metavar="LABELS",
-        help="comma-separated claim labels (default: those that depend on it)",
+        help="claim labels, comma-separated or repeated (default: the first entries that depend on it)",
     )
     p.add_argument("--points", type=int, default=121, metavar="N", help="plot points (default 121)")
     p.add_argument(
