@@ -265,9 +265,13 @@ def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | N
     if st.formula == "h = Y[-1]" and len(ins) == 1:
         shape = trace.shape(ins[0])
         return None if shape is None else (ins[0], shape[0] - 1, j)
-    if len(ins) == 1 and ins[0] in trace and trace.shape(ins[0]) == trace.shape(step):
-        if trace.value(ins[0])[i, j] == trace.value(step)[i, j]:
-            return (ins[0], i, j)
+    if (
+        len(ins) == 1
+        and ins[0] in trace
+        and trace.shape(ins[0]) == trace.shape(step)
+        and trace.value(ins[0])[i, j] == trace.value(step)[i, j]
+    ):
+        return (ins[0], i, j)
     return None
 
 

@@ -94,9 +94,8 @@ def _redraw_raw(raw: dict[str, Any], d: Derivation, rng: random.Random) -> dict[
     out["model"] = model
     for k in _MODEL_MATS:
         v = getattr(m, k)
-        if k in model and v is not None and not (k == "unembed" and m.tied):
-            if not _structural(v):
-                model[k] = _matrix_text(_draw(v, rng, f"{d.path}: model.{k}"))
+        if k in model and v is not None and not (k == "unembed" and m.tied) and not _structural(v):
+            model[k] = _matrix_text(_draw(v, rng, f"{d.path}: model.{k}"))
     layers = []
     for li, (lraw, layer) in enumerate(zip(raw["model"].get("layers", []), m.layers, strict=True)):
         lr = dict(lraw)

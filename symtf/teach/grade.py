@@ -495,7 +495,7 @@ def _per_step(
 ) -> list[tuple[str, str, dict[str, int]]]:
     out: dict[str, tuple[str, dict[str, int]]] = {}
     for g in graded:
-        label, counts = out.setdefault(g.blank.step, (g.blank.label, {}))
+        _, counts = out.setdefault(g.blank.step, (g.blank.label, {}))
         counts[g.verdict] = counts.get(g.verdict, 0) + 1
     return [(step, label, counts) for step, (label, counts) in out.items()]
 

@@ -26,6 +26,7 @@ unresolved, never guessed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import re
@@ -390,9 +391,8 @@ def isolate(dual: Dual, e: sympy.Expr, c: Fraction, lo: Fraction, hi: Fraction) 
         if g > 0 or g < 0:
             continue  # no root in this cell
         sl, sr = _point_sign(dual, e, left, c), _point_sign(dual, e, right, c)
-        if sl == 0:
-            if not out.roots or out.roots[-1] != (left, left):
-                out.roots.append((left, left))
+        if sl == 0 and (not out.roots or out.roots[-1] != (left, left)):
+            out.roots.append((left, left))
         if (dv > 0 or dv < 0) and sl is not None and sr is not None:
             if sl * sr < 0:
                 out.roots.append(_bisect(dual, e, c, left, right, sl, width * ROOT_TOL))
@@ -445,7 +445,7 @@ def rounding_set(
     cuts.sort()
     edges = [(lo, lo), *cuts, (hi, hi)]
     out = []
-    for (a_lo, a_hi), (b_lo, b_hi) in zip(edges, edges[1:], strict=False):
+    for (a_lo, a_hi), (b_lo, b_hi) in itertools.pairwise(edges):
         if b_lo <= a_hi:
             continue
         mid = (a_hi + b_lo) / 2
@@ -702,7 +702,7 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
 def _dec(q: Fraction, digits: int = 10) -> str:
     if q == 0:
         return "0"
-    k = max(digits - 1 - int(math.floor(math.log10(abs(q)))), 0)
+    k = max(digits - 1 - math.floor(math.log10(abs(q))), 0)
     scale = Fraction(10) ** k
     return (
         format_fixed(Fraction(math.floor(q * scale)) / scale, k)
