@@ -81,10 +81,16 @@ def test_seed_sheet_hides_the_blanks(seed_exercise: Path) -> None:
 
 
 @pytest.mark.skipif(not HAVE_TEX, reason="latexmk/pdflatex not installed")
-def test_seed_pdfs_compile(seed_exercise: Path) -> None:
+def test_seed_pdfs_compile(seed_exercise: Path, tmp_path: Path) -> None:
+    from symtf.commands.teach import compile_pdf
+
     for name in ("sheet", "key"):
         pdf = seed_exercise / f"{name}.pdf"
         assert pdf.exists() and pdf.stat().st_size > 1000
+        log = tmp_path / f"{name}.log"
+        tex = (seed_exercise / f"{name}.tex").read_text()
+        assert compile_pdf(tex, tmp_path / f"{name}.pdf", log=log)
+        assert "Overfull \\hbox" not in log.read_text(errors="replace"), name
     if shutil.which("pdftotext"):
         text = subprocess.run(
             ["pdftotext", str(seed_exercise / "key.pdf"), "-"],
@@ -93,6 +99,26 @@ def test_seed_pdfs_compile(seed_exercise: Path) -> None:
             check=True,
         ).stdout
         assert "Answer: -2.048" in text.replace("−", "-")
+
+
+def test_worked_lines_by_hand() -> None:
+    from symtf import spec
+    from symtf.pipeline import run
+    from symtf.teach.worked import worked
+
+    d = spec.load(SEED)
+    t = run(d)
+    # QK^T[1, 1] for "love": the article's own line 0.1*0.1 + 1.1*1.1.
+    w = worked(t, d, "l0.h0.scores", 1, 1)
+    assert w.substituted is not None and w.substituted.text == "0.1·0.1 + 1.1·1.1"
+    assert not w.approximate
+    # LayerNorm mean of the row 1 0 2 1 1 0 (R_1 for "I").
+    w = worked(t, d, "l0.ln1.mean", 0, 0)
+    assert w.substituted is not None and w.substituted.text == "(1 + 0 + 2 + 1 + 1 + 0) / 6"
+    # A_1[1, 0]: scores 0.6 and 1.22 over sqrt(2) = 0.848528... and 0.862670...
+    w = worked(t, d, "l0.h0.pattern", 1, 0)
+    assert w.substituted is not None and w.approximate
+    assert w.substituted.text == "e^0.848528… / (e^0.848528… + e^0.86267…)"
 
 
 # ----------------------------------------------------------------------------- fresh

@@ -20,8 +20,16 @@ class LatexFailed(SymtfError):
     """A generated sheet did not compile (a bug in the renderer: please report it)."""
 
 
-def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> bool:
+def compile_pdf(
+    tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT, log: Path | None = None
+) -> bool:
     """Compile ``tex`` to ``pdf`` with ``latexmk -pdf -no-shell-escape``.
+
+    Args:
+        tex: The document.
+        pdf: Where to write the PDF.
+        timeout: Seconds allowed.
+        log: Where to copy LaTeX's log (for layout checks), if anywhere.
 
     Returns:
         ``False`` when no TeX is installed (nothing written), ``True`` on success.
@@ -59,6 +67,8 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> boo
             raise LatexFailed(f"{pdf}: LaTeX failed: {first}")
         pdf.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out, pdf)
+        if log is not None and (Path(tmp) / "doc.log").exists():
+            shutil.copyfile(Path(tmp) / "doc.log", log)
     return True
 
 

@@ -195,7 +195,14 @@ def choose(
 
 def _closed(trace: Trace, e: sympy.Expr) -> tuple[str | None, str | None]:
     if e.is_Rational:
-        return None, None  # the decimal says it all
+        q = int(e.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if q == 1:
+            return None, None  # a terminating decimal: the decimal says it all
+        return sympy.sstr(e), sympy.latex(e)
     backend = trace.backend
     closed = backend.closed_form(e, 200) if hasattr(backend, "closed_form") else e
     if closed is None:

@@ -8,8 +8,10 @@ JavaScript, nothing fetched from the network) and readable on a phone.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,52 +39,50 @@ class Exercise:
 
 
 def _weights(d: Derivation) -> list[tuple[str, sympy.MatrixBase]]:
-    """The matrices a student needs, named as in the file."""
-    m = d.model
+    """Every matrix of the model a student needs, named by its path (``layers[0].heads[1].W_Q``).
+
+    Read from the model's fields, so decoders, attention-only and encoder–decoder
+    models are all listed the same way; a tied unembedding is left out (it is the
+    embedding transposed).
+    """
     out: list[tuple[str, sympy.MatrixBase]] = []
-    if m.embed is not None:
-        out.append(("X (input rows)" if m.architecture == "attention" else "embed", m.embed))
-    if m.pos is not None:
-        out.append(("pos", m.pos))
-    for li, layer in enumerate(m.layers):
-        for hi, head in enumerate(layer.heads):
-            for k in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"):
-                v = getattr(head, k)
-                if v is not None:
-                    out.append((f"l{li}.h{hi}.{k}", v))
-        for k in ("W_O", "b_O", "W1", "b1", "W2", "b2", "W3", "b3"):
-            v = getattr(layer, k, None)
-            if v is not None and (m.architecture == "decoder" or k == "W_O"):
-                out.append((f"l{li}.{k}", v))
-        if m.architecture == "decoder":
-            for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta"):
-                out.append((f"l{li}.{k}", getattr(layer, k)))
-    if m.final_norm and m.lnf_gamma is not None and m.lnf_beta is not None:
-        out.extend([("lnf_gamma", m.lnf_gamma), ("lnf_beta", m.lnf_beta)])
-    if m.unembed is not None:
-        out.append(("unembed", m.unembed))
+
+    def walk(obj: object, path: str) -> None:
+        if isinstance(obj, sympy.MatrixBase):
+            out.append((path, obj))
+        elif isinstance(obj, tuple) and obj and all(dataclasses.is_dataclass(x) for x in obj):
+            for k, x in enumerate(obj):
+                walk(x, f"{path}[{k}]")
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            for f in dataclasses.fields(obj):
+                if f.name in ("generate", "standalone"):
+                    continue
+                walk(getattr(obj, f.name), f"{path}.{f.name}" if path else f.name)
+
+    walk(d.model, "")
+    m = d.model
+    if getattr(m, "tied", False):
+        out = [(k, v) for k, v in out if k != "unembed"]
+    for s in getattr(m, "standalone", ()):
+        out.append((f"{s.name} (input)", s.input))
     return out
 
 
 def _settings(d: Derivation) -> list[tuple[str, str]]:
+    """The model's settings (text, numbers and switches), as written in its fields."""
     m = d.model
-    out = [
-        ("architecture", m.architecture),
-        ("d_model", str(m.d_model)),
-        ("heads", str(m.n_heads)),
-        ("d_head", str(m.d_head)),
-        ("mask", m.mask),
-    ]
-    if m.architecture == "decoder":
-        out += [
-            ("norm", f"{m.norm_kind}, {m.norm}-norm, {m.variance} variance"),
-            ("eps", sympy.sstr(m.eps)),
-            ("activation", m.activation),
-        ]
-    out.append(("score divisor", "√d_head" if m.scale is None else sympy.sstr(m.scale)))
-    if m.vocab:
-        out.append(("vocabulary", ", ".join(m.vocab)))
-    if m.architecture == "decoder":
+    out = []
+    for f in dataclasses.fields(m):
+        v = getattr(m, f.name)
+        if f.name in ("vocab", "source_vocab") and v:
+            out.append((f.name, ", ".join(v)))
+        elif isinstance(v, (str, int, bool)) and not isinstance(v, sympy.Basic):
+            out.append((f.name, str(v)))
+        elif isinstance(v, sympy.Expr) and not isinstance(v, sympy.MatrixBase):
+            out.append((f.name, sympy.sstr(v)))
+    if getattr(m, "scale", None) is None and m.architecture != "none":
+        out.append(("score divisor", "√d_head"))
+    if m.architecture == "decoder" and m.vocab:
         out.append(("input", " ".join(m.vocab[i] for i in d.tokens)))
     return out
 
@@ -152,6 +152,7 @@ def sheet_tex(ex: Exercise) -> str:
     """The student sheet as a LaTeX document."""
     d, t = ex.derivation, ex.trace
     parts = [
+        r"\sloppy",
         r"\section*{Instructions}",
         "Work out each boxed blank by hand from the model below and the numbers before it. "
         "Give each answer rounded to the decimals asked (half up), and write it into the "
@@ -189,6 +190,37 @@ def _subtitle(ex: Exercise) -> str:
     return (s + (" — " if s else "") + f"seed {ex.seed}").strip()
 
 
+#: Widest line of working, in rough printed characters, before it is broken.
+_MAX_TEX_LINE = 62
+
+
+def _visible(tex: str) -> int:
+    return len(re.sub(r"\\[A-Za-z]+|[{}_^&]", "", tex))
+
+
+def _break(rel: str, tex: str) -> list[str]:
+    """``rel + tex`` as align lines, broken before a top-level ``+``/``-`` when too wide."""
+    pieces, depth, start = [], 0, 0
+    for k, ch in enumerate(tex):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and tex.startswith((" + ", " - "), k) and k > start:
+            pieces.append(tex[start:k])
+            start = k + 1
+    pieces.append(tex[start:])
+    lines, cur = [], rel + pieces[0]
+    for p in pieces[1:]:
+        if _visible(cur + p) > _MAX_TEX_LINE:
+            lines.append(cur)
+            cur = r"&\quad " + p
+        else:
+            cur += " " + p
+    lines.append(cur)
+    return lines
+
+
 def key_tex(ex: Exercise) -> str:
     """The answer key as a LaTeX document."""
     parts = []
@@ -206,15 +238,18 @@ def key_tex(ex: Exercise) -> str:
         lhs = r"\texttt{" + escape(f"{b.step}[{b.index[0]},{b.index[1]}]") + "}"
         w = k.worked
         if w.formula is not None:
-            lines.append(f"{lhs} &= {w.formula.tex}")
+            first = _break("&= ", w.formula.tex)
+            lines += [lhs + " " + first[0], *first[1:]]
         if w.substituted is not None:
-            lines.append(("&\\approx " if w.approximate else "&= ") + w.substituted.tex)
+            lines += _break("&\\approx " if w.approximate else "&= ", w.substituted.tex)
         if k.closed_tex is not None:
             lines.append("&= " + k.closed_tex)
         if k.exact is not None:
             exact = k.exact.replace("…", r"\ldots")
             lines.append(("&\\approx " if "…" in k.exact else "&= ") + exact)
-        if lines and w.formula is None:
+        if w.formula is None and ex.trace[b.step].formula:
+            lines.insert(0, f"{lhs} &: {ex.trace[b.step].formula}")
+        elif lines and w.formula is None:
             lines[0] = lhs + " " + lines[0]
         if lines:
             parts.append("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n")

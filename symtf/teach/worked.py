@@ -85,7 +85,7 @@ def number(trace: Trace, e: Any) -> tuple[Line, bool]:
 
 
 def _paren(line: Line) -> Line:
-    if line.text.startswith("−"):
+    if line.text.startswith("−") or "/" in line.text:
         return Line(f"({line.tex})", f"({line.text})")
     return line
 
@@ -94,8 +94,14 @@ def _paren(line: Line) -> Line:
 
 
 def short_name(step: str) -> str:
-    """The name of a step inside its layer and head (``l0.h0.q`` → ``q``)."""
-    return re.sub(r"^(?:l\d+\.)?(?:h\d+\.)?", "", step) or step
+    """The name of a step inside its layer and head (``l0.h0.q`` → ``q``,
+    ``gen.3.dec.l0.self.h0.scaled`` → ``scaled``, ``l0.ln1.mean`` → ``ln1.mean``)."""
+    parts = step.split(".")
+    cut = 0
+    for k, p in enumerate(parts[:-1]):
+        if re.fullmatch(r"[lh]\d+|\d+|self|cross|dec|enc|gen", p):
+            cut = k + 1
+    return ".".join(parts[cut:]) or step
 
 
 def ref(step: str, i: int, j: int) -> Line:
@@ -205,16 +211,20 @@ def _softmax(ctx: _Ctx, src: str, i: int, j: int, m: int) -> tuple[Line, Line]:
     if v[i, j] == sympy.S.NegativeInfinity:
         return (
             Line(
-                rf"\frac{{e^{{{ref(src, i, j).tex}}}}}{{{den_f.tex}}}",
+                rf"e^{{{ref(src, i, j).tex}}} \big/ \bigl({den_f.tex}\bigr)",
                 f"e^{ref(src, i, j).text} / ({den_f.text})",
             ),
-            Line(r"\frac{e^{-\infty}}{\cdots} = 0", "e^−∞ / (…) = 0"),
+            Line(r"e^{-\infty} \big/ \bigl(\cdots\bigr) = 0", "e^−∞ / (…) = 0"),
         )
     num_f = ref(src, i, j)
     num_s = ctx.val(src, i, j)
     return (
-        Line(rf"\frac{{e^{{{num_f.tex}}}}}{{{den_f.tex}}}", f"e^{num_f.text} / ({den_f.text})"),
-        Line(rf"\frac{{e^{{{num_s.tex}}}}}{{{den_s.tex}}}", f"e^{num_s.text} / ({den_s.text})"),
+        Line(
+            rf"e^{{{num_f.tex}}} \big/ \bigl({den_f.tex}\bigr)", f"e^{num_f.text} / ({den_f.text})"
+        ),
+        Line(
+            rf"e^{{{num_s.tex}}} \big/ \bigl({den_s.tex}\bigr)", f"e^{num_s.text} / ({den_s.text})"
+        ),
     )
 
 
@@ -366,8 +376,8 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         fs = _join([ref(x, i, c) for c in range(n)], " + ", " + ")
         ss = _join([ctx.val(x, i, c) for c in range(n)], " + ", " + ")
         return (
-            Line(rf"\tfrac{{1}}{{{n}}}\left({fs.tex}\right)", f"({fs.text}) / {n}"),
-            Line(rf"\tfrac{{1}}{{{n}}}\left({ss.tex}\right)", f"({ss.text}) / {n}"),
+            Line(rf"\tfrac{{1}}{{{n}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {n}"),
+            Line(rf"\tfrac{{1}}{{{n}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {n}"),
         )
     if f == r"x - \mu" and len(ins) == 2:
         x, mu = ins
@@ -394,8 +404,8 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
             " + ",
         )
         return (
-            Line(rf"\tfrac{{1}}{{{div}}}\left({fs.tex}\right)", f"({fs.text}) / {div}"),
-            Line(rf"\tfrac{{1}}{{{div}}}\left({ss.tex}\right)", f"({ss.text}) / {div}"),
+            Line(rf"\tfrac{{1}}{{{div}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {div}"),
+            Line(rf"\tfrac{{1}}{{{div}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {div}"),
         )
     if (
         f in (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{\overline{x^2} + \varepsilon}")
@@ -449,12 +459,138 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         tied = f.endswith("top")
         w = model.embed if tied else model.unembed
         return _linear(ctx, ins[0], w, "E" if tied else "W_vocab", None, "", i, j, tied)
+    if f == r"E[\text{ids}]" and len(ins) == 1 and model.embed is not None:
+        tok = d.tokens[i] if i < len(d.tokens) else None
+        if tok is None:
+            return None
+        return (
+            Line(
+                rf"E_{{{tok},{j}}}\ (\text{{row of token {tok}}})",
+                f"E[{tok},{j}] (row of token {tok})",
+            ),
+            ctx.const(model.embed[tok, j]),
+        )
+    if f in _ACT_TEXT and len(ins) == 1:
+        x = ins[0]
+        fx, sx = ref(x, i, j), ctx.val(x, i, j)
+        tex_t, text_t = _ACT_TEXT[f]
+        return (
+            Line(tex_t.replace("#", fx.tex), text_t.replace("#", fx.text)),
+            Line(tex_t.replace("#", sx.tex), text_t.replace("#", sx.text)),
+        )
+    if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
+        g, u = ins
+        return (
+            Line(
+                rf"{ref(g, i, j).tex}\,{ref(u, i, j).tex}",
+                f"{ref(g, i, j).text}·{ref(u, i, j).text}",
+            ),
+            Line(
+                rf"{ctx.val(g, i, j).tex}\cdot {ctx.val(u, i, j).tex}",
+                f"{ctx.val(g, i, j).text}·{ctx.val(u, i, j).text}",
+            ),
+        )
+    if f == r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2" and len(ins) == 1:
+        x = ins[0]
+        n = t.shape(x)[1]
+        fs = _join(
+            [Line(f"{ref(x, i, k).tex}^2", f"{ref(x, i, k).text}²") for k in range(n)], " + ", " + "
+        )
+        ss = _join(
+            [Line(f"{ctx.val(x, i, k).tex}^2", f"{ctx.val(x, i, k).text}²") for k in range(n)],
+            " + ",
+            " + ",
+        )
+        return (
+            Line(rf"\tfrac{{1}}{{{n}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {n}"),
+            Line(rf"\tfrac{{1}}{{{n}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {n}"),
+        )
+    if f == r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta" and len(ins) == 2:
+        x, r = ins
+        params = _norm_params(d, step)
+        fs = Line(
+            rf"{ref(x, i, j).tex} / {ref(r, i, 0).tex}",
+            f"{ref(x, i, j).text} / {ref(r, i, 0).text}",
+        )
+        ss = Line(
+            rf"{ctx.val(x, i, j).tex} / {ctx.val(r, i, 0).tex}",
+            f"{ctx.val(x, i, j).text} / {ctx.val(r, i, 0).text}",
+        )
+        if params is not None and params[0] is not None:
+            g, b = params[0][0, j], params[1][0, j]
+            if g != 1 or b != 0:
+                gv, bv = ctx.const(g), ctx.const(b)
+                fs = Line(
+                    rf"({fs.tex})\,\gamma_{{{j}}} + \beta_{{{j}}}", f"({fs.text})·γ[{j}] + β[{j}]"
+                )
+                ss = Line(
+                    rf"({ss.tex})\cdot {gv.tex} + {bv.tex}", f"({ss.text})·{gv.text} + {bv.text}"
+                )
+        return fs, ss
+    m_rot = re.fullmatch(r"R_p\\,([QK])_p", f)
+    if m_rot and len(ins) == 1:
+        return _rope(ctx, ins[0], i, j)
     if f == "h = Y[-1]" and len(ins) == 1:
         n = t.shape(ins[0])[0]
         return ref(ins[0], n - 1, j), ctx.val(ins[0], n - 1, j)
     if f == "" and len(ins) == 1 and t.shape(ins[0]) == t.shape(step):
         return ref(ins[0], i, j), ctx.val(ins[0], i, j)
     return None
+
+
+#: Element-wise activations as recorded → (LaTeX, text) with ``#`` for the argument.
+_ACT_TEXT = {
+    r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)": (
+        r"\tfrac{#}{2}\bigl(1+\operatorname{erf}(#/\sqrt{2})\bigr)",
+        "#/2·(1 + erf(#/√2))",
+    ),
+    r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)": (
+        r"\tfrac{#}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(# + 0.044715\cdot #^3)\bigr)\bigr)",
+        "#/2·(1 + tanh(√(2/π)·(# + 0.044715·#³)))",
+    ),
+    r"\frac{x}{1+e^{-x}}": (r"\frac{#}{1+e^{-#}}", "# / (1 + e^(−#))"),
+}
+
+
+def _rope(ctx: _Ctx, src: str, p: int, j: int) -> tuple[Line, Line] | None:
+    """A rotated feature: ``(a, b) → (a cos θ − b sin θ, a sin θ + b cos θ)``, ``θ = p·base^(−2i/d)``."""
+    model = ctx.d.model
+    shape = ctx.trace.shape(src)
+    if shape is None:
+        return None
+    d = shape[1]
+    half = d // 2
+    pairs = (
+        [(2 * k, 2 * k + 1) for k in range(half)]
+        if getattr(model, "rope_pairs", "adjacent") == "adjacent"
+        else [(k, k + half) for k in range(half)]
+    )
+    k, (a, b) = next((k, ab) for k, ab in enumerate(pairs) if j in ab)
+    angle = sympy.Integer(p) * model.pos_base ** sympy.Rational(-2 * k, d)
+    th = ctx.const(angle)
+    ra, rb = ref(src, p, a), ref(src, p, b)
+    va, vb = ctx.val(src, p, a), ctx.val(src, p, b)
+    if j == a:
+        return (
+            Line(
+                rf"{ra.tex}\cos\theta - {rb.tex}\sin\theta,\ \theta = {p}\cdot b^{{-{2 * k}/{d}}}",
+                f"{ra.text}·cos θ − {rb.text}·sin θ, θ = {p}·base^(−{2 * k}/{d})",
+            ),
+            Line(
+                rf"{va.tex}\cos {th.tex} - {vb.tex}\sin {th.tex}",
+                f"{va.text}·cos {th.text} − {vb.text}·sin {th.text}",
+            ),
+        )
+    return (
+        Line(
+            rf"{ra.tex}\sin\theta + {rb.tex}\cos\theta,\ \theta = {p}\cdot b^{{-{2 * k}/{d}}}",
+            f"{ra.text}·sin θ + {rb.text}·cos θ, θ = {p}·base^(−{2 * k}/{d})",
+        ),
+        Line(
+            rf"{va.tex}\sin {th.tex} + {vb.tex}\cos {th.tex}",
+            f"{va.text}·sin {th.text} + {vb.text}·cos {th.text}",
+        ),
+    )
 
 
 def worked(trace: Trace, derivation: Derivation, step: str, i: int, j: int) -> Worked:
