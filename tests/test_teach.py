@@ -449,3 +449,84 @@ def test_exercise_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert "matches no printed entry" in capsys.readouterr().err
     assert cli.main(["exercise", str(SEED), "-o", str(tmp_path), "--blank", "100000"]) == 2
+
+
+@pytest.mark.parametrize("name", ["gpt2_block", "llama_block", "rope_toy"])
+def test_fresh_other_models(name: str, tmp_path: Path) -> None:
+    args = ["exercise", str(ROOT / "derivations" / f"{name}.toml"), "-o", str(tmp_path)]
+    assert cli.main([*args, "--fresh", "--seed", "3", "--blank", "4", "--no-pdf"]) == 0
+    assert len(_key(tmp_path)) == 4
+    assert cli.main(["check", str(tmp_path / "derivation.toml")]) == 0
+
+
+def test_fresh_refuses_encoder_decoder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["exercise", str(ROOT / "derivations" / "translation_toy.toml"), "-o", str(tmp_path)]
+    assert cli.main([*args, "--fresh", "--no-pdf"]) == 2
+    assert "encoder-decoder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "printed"),
+    [
+        ("43/200", 6, "0.215000"),  # exact with fewer decimals than printed: padded
+        ("1/16", 3, "0.0625"),  # exact with up to 4 decimals: printed exactly
+        ("1/32", 4, None),  # 0.03125 is a rounding tie at 4 decimals: redrawn
+        ("5/6", 3, "0.833"),
+    ],
+)
+def test_fresh_printed_values(value: str, decimals: int, printed: str | None) -> None:
+    import sympy
+
+    from symtf.compare import Quantity
+    from symtf.teach.fresh import _printed_text
+
+    e = sympy.Rational(value)
+    q = Quantity(lambda prec: None, lambda: (e, None))
+    got = _printed_text(q, decimals, "half-up")
+    assert (got[0] if got else None) == printed
+
+
+def test_whatif_ffn_weight_intervals_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    from symtf.teach.whatif import whatif
+
+    # ffn_pre[0, 2] = w * ln1[0, 2] (W1 is the identity otherwise), so 1.698 is a correct
+    # rounding exactly for w in [1.6975, 1.6985) / ln1[0, 2].
+    r = whatif(
+        SEED, "l0.W1[2,2]=w", Fraction(0), Fraction(3), claims=["ReLU I: input", "ReLU AI: output"]
+    )
+    ln1 = forward(i_love_ai_weights())["l0.ln1"]
+    o = next(o for o in r.outputs if o.label == "ReLU I: input" and o.index == (0, 2))
+    assert len(o.intervals) == 1
+    outer_lo, inner_lo, inner_hi, outer_hi = o.intervals[0]
+    with mp.workdps(50):
+        lo, hi = mpf("1.6975") / ln1[0][2], mpf("1.6985") / ln1[0][2]
+        assert (
+            mpf(outer_lo.numerator) / outer_lo.denominator
+            <= lo
+            <= mpf(inner_lo.numerator) / inner_lo.denominator
+        )
+        assert (
+            mpf(inner_hi.numerator) / inner_hi.denominator
+            <= hi
+            <= mpf(outer_hi.numerator) / outer_hi.denominator
+        )
+        assert abs(mpf(o.derivative.rstrip("…")) - ln1[0][2]) < mpf("1e-14")
+    # ReLU of w * ln1[2, 2] < 0 is 0 for every w >= 0: "0" is right on the whole range.
+    z = next(o for o in r.outputs if o.label == "ReLU AI: output" and o.index == (2, 2))
+    assert z.intervals == [(Fraction(0), Fraction(0), Fraction(3), Fraction(3))]
+    assert (
+        cli.main(
+            [
+                "whatif",
+                str(SEED),
+                "--symbol",
+                "l0.W1[2,2]=w",
+                "--range",
+                "0:3",
+                "--claims",
+                "ReLU AI: output",
+            ]
+        )
+        == 0
+    )
+    assert "for w in [0, 3] (exact ends)" in capsys.readouterr().out

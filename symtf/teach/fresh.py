@@ -126,11 +126,11 @@ def _printed_text(q: Any, decimals: int, rounding: str) -> tuple[str, int] | Non
         return "-inf", decimals
     if e.is_Rational:
         v = Fraction(int(e.p), int(e.q))
-        for n in range(decimals, EXACT_DECIMALS + 1):
+        for n in range(decimals, max(decimals, EXACT_DECIMALS) + 1):
             if (v * 10**n).denominator == 1:
                 return format_fixed(v, n), n
         if (v * 10**decimals * 2).denominator == 1:
-            return None  # exactly halfway at the printed precision
+            return None  # exactly halfway at the printed precision (it has more decimals)
     r = correct_rounding(q, decimals, rounding)
     if r is None:
         return None

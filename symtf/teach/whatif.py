@@ -699,21 +699,26 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
     return files
 
 
-def _dec(q: Fraction, digits: int = 10) -> str:
+def _dec(q: Fraction, digits: int = 10, *, up: bool = False) -> str:
+    """``q`` to ``digits`` significant digits, rounded down (or up), trailing zeros dropped.
+
+    Outer bounds of an interval are written outward (the lower end down, the upper
+    end up), so the printed interval still contains the true one.
+    """
     if q == 0:
         return "0"
     k = max(digits - 1 - math.floor(math.log10(abs(q))), 0)
     scale = Fraction(10) ** k
-    return (
-        format_fixed(Fraction(math.floor(q * scale)) / scale, k)
-        if q > 0
-        else "-" + format_fixed(Fraction(math.floor(-q * scale)) / scale, k)
-    )
+    n = math.ceil(q * scale) if up else math.floor(q * scale)
+    text = format_fixed(Fraction(n) / scale, k)
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _interval_text(iv: tuple[Fraction, Fraction, Fraction, Fraction]) -> str:
     ol, il, ih, oh = iv
-    return f"[{_dec(ol)}, {_dec(oh)}] (each end certified within {_dec(max(il - ol, oh - ih), 3)})"
+    slack = max(il - ol, oh - ih)
+    within = "exact ends" if slack == 0 else f"each end certified within {_dec(slack, 2, up=True)}"
+    return f"[{_dec(ol)}, {_dec(oh, up=True)}] ({within})"
 
 
 def render_text(r: WhatIf) -> str:
