@@ -530,3 +530,12 @@ def test_whatif_ffn_weight_intervals_by_hand(capsys: pytest.CaptureFixture[str])
         == 0
     )
     assert "for w in [0, 3] (exact ends)" in capsys.readouterr().out
+
+
+def test_whatif_negative_range_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["whatif", str(SEED), "--symbol", "l0.h0.W_Q[0,0]=a", "--range", "-1:1.5"]
+    assert cli.main([*args, "--claims", "head 2: love attends to itself"]) == 0
+    out = capsys.readouterr().out
+    assert "range [-1, 3/2]" in out and "does not depend on a" in out
+    assert cli.main([*args[:-1], "2:1"]) == 2
+    assert "LO < HI" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -240,6 +241,8 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--range", default="-2:2", metavar="LO:HI", help="range of the symbol (default -2:2)"
     )
+    # "-2:2" starts with a minus: let it be read as a value, like a negative number.
+    p._negative_number_matcher = re.compile(r"^-\d*\.?\d+(?::-?\d*\.?\d+)?$")
     p.add_argument(
         "--claims",
         action="append",
