@@ -368,6 +368,20 @@ def test_grade_all_right_and_bad_input(
     _write_answers(good, answers)
     key = str(grade_exercise / "key.toml")
     assert cli.main(["grade", key, str(good)]) == 0
+    # A bare TOML number keeps its written digits: 0.7071 (four decimals) is still right.
+    bare = tmp_path / "bare.toml"
+    s1 = to_fraction(forward(i_love_ai_weights())["l0.h0.scaled"][0][0])
+    b1 = next(
+        b["id"]
+        for b in _key(grade_exercise)
+        if b["step"] == "l0.h0.scaled" and b["index"] == [0, 0]
+    )
+    text = good.read_text().replace(f'{b1} = "{answers[b1]}"', f"{b1} = {_ref_rounding(s1, 4)}")
+    bare.write_text(text)
+    capsys.readouterr()
+    assert cli.main(["grade", key, str(bare), "--format", "json"]) == 0
+    got = {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}
+    assert got[b1]["answer"] == _ref_rounding(s1, 4) and got[b1]["verdict"] == "rounded"
     bad = tmp_path / "bad.toml"
     _write_answers(bad, {**answers, "b999": "1"})
     assert cli.main(["grade", key, str(bad)]) == 2

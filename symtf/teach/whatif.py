@@ -52,6 +52,8 @@ MAX_FORMULA_CHARS = 300
 MAX_FORMULA_OPS = 400
 #: Entries followed when no ``--claims`` are given.
 DEFAULT_ENTRIES = 12
+#: Most claims drawn (one panel each) in the plot.
+MAX_PANELS = 8
 #: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
 CELLS = 32
 MIN_CELL = Fraction(1, 2**24)
@@ -670,6 +672,7 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
             groups.setdefault(o.label, []).append(o)
     if not groups:
         return []
+    groups = dict(list(groups.items())[:MAX_PANELS])
     n = len(groups)
     fig, axes = plt.subplots(n, 1, figsize=(7, 2.6 * n), squeeze=False)
     a0 = float(r.weight.value)
