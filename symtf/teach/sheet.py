@@ -72,7 +72,15 @@ def _settings(d: Derivation) -> list[tuple[str, str]]:
     """The model's settings (text, numbers and switches), as written in its fields."""
     m = d.model
     out = []
+    positional = getattr(m, "positional", "")
+    skip = set()
+    if positional not in ("rope", "sinusoidal"):
+        skip.add("pos_base")
+    if positional != "rope":
+        skip.add("rope_pairs")
     for f in dataclasses.fields(m):
+        if f.name in skip:
+            continue
         v = getattr(m, f.name)
         if f.name in ("vocab", "source_vocab") and v:
             out.append((f.name, ", ".join(v)))
