@@ -59,7 +59,9 @@ def main() -> None:
     def key_all() -> None:
         ev = compare.Evaluator(d)
         t = ev.exact_trace()
-        pool = [k for k in E.printed_entries(d, t) if k[0] not in E.NOT_BLANKABLE and t[k[0]].inputs]
+        pool = [
+            k for k in E.printed_entries(d, t) if k[0] not in E.NOT_BLANKABLE and t[k[0]].inputs
+        ]
         E.key(d, ev, E.choose(d, t, count=len(pool)))
 
     def fresh_draw() -> None:
