@@ -1,0 +1,257 @@
+"""``symtf exercise``, ``symtf grade`` and ``symtf whatif``: the teaching commands."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from symtf.errors import SymtfError
+
+#: Seconds a LaTeX run may take before it is stopped.
+COMPILE_TIMEOUT = 120.0
+
+
+class LatexFailed(SymtfError):
+    """A generated sheet did not compile (a bug in the renderer: please report it)."""
+
+
+def compile_pdf(
+    tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT, log: Path | None = None
+) -> bool:
+    """Compile ``tex`` to ``pdf`` with ``latexmk -pdf -no-shell-escape``.
+
+    Args:
+        tex: The document.
+        pdf: Where to write the PDF.
+        timeout: Seconds allowed.
+        log: Where to copy LaTeX's log (for layout checks), if anywhere.
+
+    Returns:
+        ``False`` when no TeX is installed (nothing written), ``True`` on success.
+
+    Raises:
+        LatexFailed: When LaTeX reports an error (with the log's first error line).
+    """
+    latexmk = shutil.which("latexmk")
+    if latexmk is None or shutil.which("pdflatex") is None:
+        return False
+    with tempfile.TemporaryDirectory(prefix="symtf-teach-") as tmp:
+        (Path(tmp) / "doc.tex").write_text(tex, encoding="utf-8")
+        cmd = [
+            latexmk,
+            "-pdf",
+            "-no-shell-escape",
+            "-interaction=nonstopmode",
+            "-halt-on-error",
+            "-quiet",
+            "doc.tex",
+        ]
+        try:
+            proc = subprocess.run(
+                cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise LatexFailed(f"{pdf}: LaTeX ran longer than {timeout:g} s") from None
+        out = Path(tmp) / "doc.pdf"
+        if proc.returncode != 0 or not out.exists():
+            log = Path(tmp) / "doc.log"
+            text = (
+                log.read_text(encoding="utf-8", errors="replace") if log.exists() else proc.stdout
+            )
+            first = next((ln for ln in text.splitlines() if ln.startswith("!")), "see the log")
+            raise LatexFailed(f"{pdf}: LaTeX failed: {first}")
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out, pdf)
+        if log is not None and (Path(tmp) / "doc.log").exists():
+            shutil.copyfile(Path(tmp) / "doc.log", log)
+    return True
+
+
+# ----------------------------------------------------------------------------- exercise
+
+
+def cmd_exercise(args: argparse.Namespace) -> int:
+    """``symtf exercise FILE -o DIR``: a student sheet, an answer key and an answer template."""
+    from symtf import spec
+    from symtf.cli import EXIT_OK, time_budget
+    from symtf.compare import Evaluator
+    from symtf.teach import exercise as E
+    from symtf.teach import sheet as S
+
+    if args.blank is not None and args.blank_steps is not None:
+        raise SymtfError("--blank and --blank-steps: give one of them, not both")
+    src = Path(args.file)
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise SymtfError(f"-o {out}: expected a folder, found a file")
+    with time_budget(args.timeout, args.file):
+        d = spec.load(src)
+        text = src.read_text(encoding="utf-8")
+        if args.fresh:
+            from symtf.teach.fresh import fresh
+
+            text, d = fresh(text, d, args.seed)
+        ev = Evaluator(d)
+        trace = ev.exact_trace()
+        blanks = E.choose(d, trace, count=args.blank, steps=args.blank_steps, seed=args.seed)
+        entries = E.key(d, ev, blanks)
+    ex = S.Exercise(d, trace, entries, args.seed, args.fresh)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "derivation.toml": text,
+        "key.toml": E.as_toml_key(
+            entries,
+            "derivation.toml",
+            hashlib.sha256(text.encode()).hexdigest(),
+            args.seed,
+            args.fresh,
+        ),
+        "answers.toml": S.answer_template(ex, "key.toml"),
+        "sheet.tex": S.sheet_tex(ex),
+        "key.tex": S.key_tex(ex),
+        "sheet.html": S.sheet_html(ex),
+        "key.html": S.key_html(ex),
+    }
+    for name, body in files.items():
+        (out / name).write_text(body, encoding="utf-8")
+    written = list(files)
+    if not args.no_pdf:
+        for name in ("sheet", "key"):
+            if compile_pdf(files[f"{name}.tex"], out / f"{name}.pdf"):
+                written.append(f"{name}.pdf")
+            else:
+                print(
+                    "symtf: no TeX installation (latexmk, pdflatex): PDFs not compiled",
+                    file=sys.stderr,
+                )
+                break
+    print(f"wrote {len(entries)} blanks to {out}/: {', '.join(written)}", file=sys.stderr)
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- grade
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """``symtf grade KEY STUDENT.toml``: grade a student's answers."""
+    from symtf.cli import EXIT_FAIL, EXIT_OK, time_budget
+    from symtf.teach.grade import grade, render_json, render_text
+
+    with time_budget(args.timeout, args.student):
+        result = grade(Path(args.key), Path(args.student))
+    sys.stdout.write(render_json(result) if args.format == "json" else render_text(result))
+    return EXIT_OK if result.all_right else EXIT_FAIL
+
+
+# ----------------------------------------------------------------------------- whatif
+
+
+def cmd_whatif(args: argparse.Namespace) -> int:
+    """``symtf whatif FILE --symbol "l0.h0.W_Q[0,0]=a"``: one weight as a symbol."""
+    from symtf.cli import EXIT_OK, time_budget
+    from symtf.teach.whatif import parse_range, render_text, whatif
+
+    lo, hi = parse_range(args.range)
+    with time_budget(args.timeout, args.file):
+        result = whatif(
+            Path(args.file),
+            args.symbol,
+            lo,
+            hi,
+            claims=args.claims,
+            out=Path(args.output) if args.output else None,
+            points=args.points,
+        )
+    sys.stdout.write(render_text(result))
+    return EXIT_OK
+
+
+def configure(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``exercise``, ``grade`` and ``whatif`` sub-commands."""
+    p = subparsers.add_parser(
+        "exercise",
+        help="a student sheet with blanks, its answer key and an answer template",
+        description=(
+            "Turn a worked example into an exercise: a student sheet (LaTeX, PDF when TeX is "
+            "installed, and a self-contained HTML page) with chosen printed values replaced by "
+            "blanks; an answer key with each blank's worked solution; answers.toml for the "
+            "student; and key.toml, which symtf grade reads."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a derivation .toml file")
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write into")
+    p.add_argument(
+        "--blank", type=int, metavar="N", help="blank N computed entries at random (default 8)"
+    )
+    p.add_argument(
+        "--blank-steps",
+        metavar="PATTERN",
+        help="blank every printed entry of the steps or claim labels matching these comma-separated globs (l0.h0.*,A_1)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed of the random choices (default 0)"
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="new small rational weights with the same structure (seeded); writes derivation.toml",
+    )
+    p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    p.set_defaults(func=cmd_exercise)
+
+    p = subparsers.add_parser(
+        "grade",
+        help="grade a student's answers against an exercise key",
+        description=(
+            "Grade the answers in STUDENT.toml (the answers.toml of symtf exercise, filled in) "
+            "with symtf's verdicts, and say where the student's chain of numbers first went off. "
+            "Exit code 0 when every answer is right, 1 when one is off or missing, 2 for bad input."
+        ),
+    )
+    p.add_argument("key", metavar="KEY", help="the key.toml written by symtf exercise")
+    p.add_argument("student", metavar="STUDENT.toml", help="the student's filled-in answers")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    p.set_defaults(func=cmd_grade)
+
+    p = subparsers.add_parser(
+        "whatif",
+        help="make one weight a symbol: formulas, derivatives, plots, certified intervals",
+        description=(
+            "Replace one weight by a symbol and show how the printed outputs depend on it: a "
+            "closed form when short, a plot over --range, the derivative at the file's value, "
+            "and the certified interval of the symbol in which each printed value is a correct "
+            "rounding."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a derivation .toml file")
+    p.add_argument(
+        "--symbol",
+        required=True,
+        metavar="WEIGHT=NAME",
+        help='the weight and its symbol, e.g. "l0.h0.W_Q[0,0]=a" or "embed[1,2]=e"',
+    )
+    p.add_argument(
+        "--range", default="-2:2", metavar="LO:HI", help="range of the symbol (default -2:2)"
+    )
+    # "-2:2" starts with a minus: let it be read as a value, like a negative number.
+    p._negative_number_matcher = re.compile(r"^-\d*\.?\d+(?::-?\d*\.?\d+)?$")
+    p.add_argument(
+        "--claims",
+        action="append",
+        metavar="LABELS",
+        help="claim labels, comma-separated or repeated (default: the first entries that depend on it)",
+    )
+    p.add_argument("--points", type=int, default=121, metavar="N", help="plot points (default 121)")
+    p.add_argument(
+        "-o", "--output", metavar="DIR", help="write plots (PNG, SVG) and whatif.json here"
+    )
+    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS")
+    p.set_defaults(func=cmd_whatif)

@@ -1,0 +1,407 @@
+"""Exercises: which printed numbers become blanks, and each blank's certified answer.
+
+A blank is one entry of one step (``l0.h0.pattern[1, 0]``). Every place the
+derivation prints that entry is blanked together, so no other table gives the
+answer away; a displayed line of arithmetic that shows one of the blanked
+numbers is left off the sheet for the same reason.
+
+The answer to a blank is the correct rounding of the exact value at the
+printed precision (the article's own printed number may be off: the key says
+so), with the certified decimal, the closed form when it is short, and the
+working of :mod:`symtf.teach.worked`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from symtf.compare import Evaluator, _fit, classify, correct_rounding, selection
+from symtf.errors import SpecError, SymtfError
+from symtf.numbers import Printed, format_fixed
+from symtf.spec import Claim, Derivation
+from symtf.teach.worked import Worked, worked
+from symtf.trace import Trace
+
+#: Steps that are settings or token ids, never blanked.
+NOT_BLANKABLE = ("tokens", "d_head", "next_token")
+#: Longest closed form shown in a key (characters of SymPy's text).
+MAX_CLOSED_CHARS = 120
+
+
+class ExerciseError(SymtfError, ValueError):
+    """The exercise cannot be built as asked (no such step, too many blanks)."""
+
+
+@dataclass(frozen=True)
+class Blank:
+    """One blanked entry.
+
+    Attributes:
+        id: ``b1``, ``b2``, … in the order of the computation.
+        step: The step (``l0.h0.pattern``).
+        index: The entry ``(i, j)``.
+        label: The label of the first claim that prints it.
+        decimals: Decimal places the answer is asked to (the most any print uses).
+        rounding: The rounding rule of that claim.
+        printed: What the derivation prints there (first print).
+        claims: Labels of every claim that prints this entry.
+    """
+
+    id: str
+    step: str
+    index: tuple[int, int]
+    label: str
+    decimals: int
+    rounding: str
+    printed: str
+    claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KeyEntry:
+    """A blank's answer.
+
+    Attributes:
+        blank: The blank.
+        answer: The correct rounding at ``blank.decimals`` places (``None`` if undecidable).
+        exact: Certified decimal of the exact value (≥ 15 significant digits).
+        closed: Exact closed form as SymPy text, when short (else ``None``).
+        closed_tex: The same in LaTeX.
+        printed_verdict: The verdict on what the derivation printed there.
+        worked: Formula and numbers substituted.
+        title: What the step is (``attention weights, head 1``).
+    """
+
+    blank: Blank
+    answer: str | None
+    exact: str | None
+    closed: str | None
+    closed_tex: str | None
+    printed_verdict: str
+    worked: Worked
+    title: str
+
+
+def printed_entries(
+    d: Derivation, trace: Trace
+) -> dict[tuple[str, int, int], list[tuple[Claim, Printed]]]:
+    """Every numeric printed entry of a step claim, by ``(step, i, j)``, in trace order.
+
+    Masked ``-inf`` entries, exact fractions (``5/6``), reduced claims and words are
+    not entries a student fills in, and are left out.
+    """
+    out: dict[tuple[str, int, int], list[tuple[Claim, Printed]]] = {}
+    for c in d.claims:
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        try:
+            pairs = _fit(c, selection(c, shape))
+        except SpecError:
+            continue
+        for (i, j), p in pairs:
+            if p.is_neg_inf or p.is_fraction:
+                continue
+            out.setdefault((c.step, i, j), []).append((c, p))
+    order = {name: k for k, name in enumerate(trace)}
+    return dict(sorted(out.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
+
+
+def _patterns(text: str) -> list[str]:
+    pats = [p.strip() for p in text.split(",") if p.strip()]
+    if not pats:
+        raise ExerciseError(
+            "--blank-steps: expected step names or labels (globs allowed), found none"
+        )
+    return pats
+
+
+def choose(
+    d: Derivation,
+    trace: Trace,
+    *,
+    count: int | None = None,
+    steps: str | None = None,
+    seed: int = 0,
+) -> list[Blank]:
+    """Choose the blanks.
+
+    Args:
+        d: The derivation.
+        trace: Its exact trace.
+        count: Blank this many computed entries, chosen at random (seeded).
+        steps: Comma-separated globs over step names and claim labels
+            (``l0.h0.*``, ``A_1``): blank every entry they print.
+        seed: Seed of the random choice.
+
+    Raises:
+        ExerciseError: When nothing matches, or more blanks are asked than entries exist.
+    """
+    entries = printed_entries(d, trace)
+    if steps is not None:
+        pats = _patterns(steps)
+        keys = [
+            k
+            for k, occ in entries.items()
+            if k[0] not in NOT_BLANKABLE
+            and any(
+                fnmatch.fnmatchcase(k[0], p) or any(fnmatch.fnmatchcase(c.label, p) for c, _ in occ)
+                for p in pats
+            )
+        ]
+        if not keys:
+            known = ", ".join(dict.fromkeys(k[0] for k in entries))
+            raise ExerciseError(
+                f"{d.path}: --blank-steps {steps!r} matches no printed entry (printed steps: {known})"
+            )
+    else:
+        n = 8 if count is None else count
+        # Given data (embeddings, positions) is what students start from: blank computed steps.
+        pool = [k for k in entries if k[0] not in NOT_BLANKABLE and trace[k[0]].inputs]
+        if n < 1:
+            raise ExerciseError(f"--blank: expected at least 1, found {n}")
+        if n > len(pool):
+            raise ExerciseError(
+                f"{d.path}: --blank {n}: only {len(pool)} computed printed entries can be blanked"
+            )
+        chosen = set(random.Random(seed).sample(pool, n))
+        keys = [k for k in entries if k in chosen]
+    blanks = []
+    for n_, k in enumerate(keys, start=1):
+        occ = entries[k]
+        c0, p0 = occ[0]
+        blanks.append(
+            Blank(
+                f"b{n_}",
+                k[0],
+                (k[1], k[2]),
+                c0.label,
+                max(p.decimals for _, p in occ),
+                "half-up" if c0.rounding == "any" else c0.rounding,
+                p0.text,
+                tuple(dict.fromkeys(c.label for c, _ in occ)),
+            )
+        )
+    return blanks
+
+
+def _closed(trace: Trace, e: sympy.Expr) -> tuple[str | None, str | None]:
+    if e.is_Rational:
+        q = int(e.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if q == 1:
+            return None, None  # a terminating decimal: the decimal says it all
+        return sympy.sstr(e), sympy.latex(e)
+    backend = trace.backend
+    closed = backend.closed_form(e, 200) if hasattr(backend, "closed_form") else e
+    if closed is None:
+        return None, None
+    text = sympy.sstr(closed)
+    if len(text) > MAX_CLOSED_CHARS:
+        return None, None
+    return text, sympy.latex(closed)
+
+
+def key(d: Derivation, ev: Evaluator, blanks: list[Blank]) -> list[KeyEntry]:
+    """The certified answer and working of every blank."""
+    trace = ev.exact_trace()
+    out = []
+    for b in blanks:
+        q = ev.entry(b.step, *b.index)
+        r = correct_rounding(q, b.decimals, b.rounding)
+        answer = None if r is None else format_fixed(r, b.decimals)
+        e, _ = q.exact()
+        closed, closed_tex = _closed(trace, e)
+        p = _printed(d, trace, b)
+        verdict = classify(q, p, b.rounding)[0]
+        out.append(
+            KeyEntry(
+                b,
+                answer,
+                q.decimal(),
+                closed,
+                closed_tex,
+                verdict,
+                worked(trace, d, b.step, *b.index),
+                trace[b.step].title,
+            )
+        )
+    return out
+
+
+def _printed(d: Derivation, trace: Trace, b: Blank) -> Printed:
+    for c, p in printed_entries(d, trace).get((b.step, *b.index), []):
+        if c.label == b.label:
+            return p
+    raise AssertionError("a blank without its printed entry")
+
+
+_NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?")
+
+
+def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | None:
+    """The entry ``step[i, j]`` merely copies, if it is a copy.
+
+    A kept entry of ``S + M``, a head's output inside the concatenation, the last
+    row, and any one-input step whose entry equals its input's (an identity
+    projection, a ReLU of a positive number).
+    """
+    st = trace[step]
+    ins = st.inputs
+    if st.formula == r"H = [H_1 \cdots H_h]":
+        col = j
+        for h in ins:
+            shape = trace.shape(h)
+            if shape is None:
+                return None
+            if col < shape[1]:
+                return (h, i, col)
+            col -= shape[1]
+        return None
+    if st.formula == "h = Y[-1]" and len(ins) == 1:
+        shape = trace.shape(ins[0])
+        return None if shape is None else (ins[0], shape[0] - 1, j)
+    if (
+        len(ins) == 1
+        and ins[0] in trace
+        and trace.shape(ins[0]) == trace.shape(step)
+        and trace.value(ins[0])[i, j] == trace.value(step)[i, j]
+    ):
+        return (ins[0], i, j)
+    return None
+
+
+def covered(
+    d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]
+) -> dict[tuple[str, int, int], str]:
+    """Every printed entry that shows a blank's number, with that blank's id.
+
+    Args:
+        blanks: ``(id, step, (i, j))`` of each blank.
+
+    Returns:
+        ``(step, i, j)`` → blank id: the blanked entries themselves, and printed
+        entries downstream that merely copy one (``S + M`` keeps ``S``; the
+        concatenation repeats each head's output), which would give it away.
+    """
+    out = {(step, *ij): bid for bid, step, ij in blanks}
+    for key in printed_entries(d, trace):
+        if key in out:
+            continue
+        k: tuple[str, int, int] | None = key
+        for _ in range(64):
+            k = _source(trace, *k) if k is not None else None
+            if k is None:
+                break
+            if k in out:
+                out[key] = out[k]
+                break
+    return out
+
+
+def hidden_expressions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
+    """Labels of displayed-arithmetic claims that show a blanked number (left off the sheet)."""
+    texts: set[str] = set()
+    entries = printed_entries(d, trace)
+    cov = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
+    for k in cov:
+        for _, p in entries.get(k, []):
+            if p.value is not None and p.value.denominator != 1:  # 0 and 1 are everywhere
+                texts.add(p.text.lstrip("+"))
+    refs = {f"{s}[{i}, {j}]" for (s, i, j) in cov}
+    out = set()
+    for c in d.claims:
+        if c.expression is None:
+            continue
+        shown = {t.replace("−", "-") for t in _NUMBER.findall(c.expression)}
+        shown |= {p.text for row in c.printed for p in row}
+        if shown & texts or set(c.stands_for.values()) & refs:
+            out.add(c.label)
+    return out
+
+
+def blanked_cells(
+    blanks: list[Blank], d: Derivation, trace: Trace
+) -> dict[tuple[str, int, int], str]:
+    """(claim label, row, col of its printed table) -> blank id."""
+    by_entry = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
+    out: dict[tuple[str, int, int], str] = {}
+    for c in d.claims:
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        try:
+            pairs = _fit(c, selection(c, shape))
+        except SpecError:
+            continue
+        cols = len(c.printed[0])
+        for k, ((i, j), _) in enumerate(pairs):
+            bid = by_entry.get((c.step, i, j))
+            if bid is not None:
+                out[(c.label, k // cols, k % cols)] = bid
+    return out
+
+
+def hidden_reductions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
+    """Labels of reduced claims (``max`` of a step) over a blanked entry."""
+    blanked = set(covered(d, trace, [(b.id, b.step, b.index) for b in blanks]))
+    out = set()
+    for c in d.claims:
+        if c.reduce is None or c.step is None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        if any((c.step, i, j) in blanked for row in selection(c, shape) for (i, j) in row):
+            out.add(c.label)
+    return out
+
+
+def as_toml_key(
+    entries: list[KeyEntry], derivation_file: str, digest: str, seed: int, fresh: bool
+) -> str:
+    """The machine-readable answer key that ``symtf grade`` reads."""
+    from symtf.teach.tomlout import dumps
+
+    data: dict[str, Any] = {
+        "symtf_key": 1,
+        "derivation": derivation_file,
+        "sha256": digest,
+        "seed": seed,
+        "fresh": fresh,
+        "blanks": [
+            {
+                "id": k.blank.id,
+                "label": k.blank.label,
+                "step": k.blank.step,
+                "index": list(k.blank.index),
+                "decimals": k.blank.decimals,
+                "rounding": k.blank.rounding,
+                "answer": k.answer or "",
+                "exact": k.exact or "",
+                "printed": k.blank.printed,
+                "printed_verdict": k.printed_verdict,
+            }
+            for k in entries
+        ],
+    }
+    return (
+        "# Answer key written by symtf exercise. symtf grade recomputes every verdict from\n"
+        "# the derivation named below; the answers here are for people to read.\n" + dumps(data)
+    )
+
+
+__all__ = ["Blank", "ExerciseError", "KeyEntry", "choose", "key", "printed_entries"]

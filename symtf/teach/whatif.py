@@ -1,0 +1,814 @@
+"""What if one weight were different? Make it a symbol and follow the outputs.
+
+``whatif("i_love_ai.toml", "l0.h0.W_Q[0,0]=a", -2, 2)`` replaces that weight by
+the real symbol ``a`` and runs the exact pipeline, which works on symbols as on
+numbers. For each chosen printed output it gives:
+
+- the closed form in ``a`` when it is short (exact; ``together``/``cancel`` only,
+  never ``simplify``; a size cap);
+- its value and derivative at the file's own value of the weight, exact when
+  the closed form is short and always as a certified decimal;
+- the values of ``a`` in the range for which the printed number is a correct
+  rounding, with certified endpoints;
+- a plot over the range (matplotlib, PNG and SVG).
+
+Certification. Values and derivatives are enclosed by forward-mode
+differentiation in ball arithmetic (python-flint ``arb``) over the exact
+expression DAG, with ``a`` a point or a whole interval. The roots of
+``value(a) − boundary`` are isolated by subdivision: a cell whose value
+enclosure excludes the boundary holds no root; a cell whose derivative
+enclosure excludes 0 is monotone, so a sign change at its exact rational ends
+proves exactly one root there, narrowed by bisection on exact-point
+evaluations. A cell that cannot be settled within the budget is reported as
+unresolved, never guessed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import sympy
+from flint import arb, ctx, fmpq
+
+from symtf.certify import decimal_string
+from symtf.compare import _fit, selection
+from symtf.errors import SpecError, SymtfError, Undecided
+from symtf.numbers import format_fixed, parse_exact, rounding_interval
+from symtf.spec import Derivation, load
+from symtf.trace import Trace
+
+#: Longest closed form shown (characters of SymPy's text).
+MAX_FORMULA_CHARS = 300
+#: Largest closed form expanded from the step DAG (expression nodes).
+MAX_FORMULA_OPS = 400
+#: Entries followed when no ``--claims`` are given.
+DEFAULT_ENTRIES = 12
+#: Most claims drawn (one panel each) in the plot.
+MAX_PANELS = 8
+#: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
+CELLS = 32
+MIN_CELL = Fraction(1, 2**24)
+#: Width of a root's certified bracket (fraction of the range).
+ROOT_TOL = Fraction(1, 2**44)
+#: Dual evaluations allowed per boundary before cells are left unresolved.
+EVAL_BUDGET = 3000
+
+_SYMBOL = re.compile(
+    r"^\s*(?P<where>[A-Za-z0-9_.]+)\s*\[\s*(?P<i>\d+)\s*,\s*(?P<j>\d+)\s*\]\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+)
+_HEAD_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+_LAYER_KEYS = (
+    "W_O",
+    "b_O",
+    "W1",
+    "b1",
+    "W2",
+    "b2",
+    "W3",
+    "b3",
+    "ln1_gamma",
+    "ln1_beta",
+    "ln2_gamma",
+    "ln2_beta",
+)
+_MODEL_KEYS = ("embed", "pos", "unembed", "lnf_gamma", "lnf_beta")
+
+
+class WhatIfError(SymtfError, ValueError):
+    """The weight or range asked for does not exist or does not fit."""
+
+
+# ----------------------------------------------------------------------------- the weight
+
+
+def parse_range(text: str) -> tuple[Fraction, Fraction]:
+    """``"-2:2"`` → ``(-2, 2)``, exact.
+
+    Raises:
+        WhatIfError: When it is not ``LO:HI`` with ``LO < HI``.
+    """
+    lo_s, sep, hi_s = text.partition(":")
+    if not sep:
+        raise WhatIfError(f"--range: expected LO:HI like -2:2, found {text!r}")
+    try:
+        lo, hi = parse_exact(lo_s, where="--range"), parse_exact(hi_s, where="--range")
+    except SpecError as e:
+        raise WhatIfError(str(e)) from None
+    if not lo < hi:
+        raise WhatIfError(f"--range: expected LO < HI, found {text!r}")
+    return lo, hi
+
+
+def _locate(
+    d: Derivation, where: str
+) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
+    m = d.model
+    if m.architecture not in ("decoder", "attention"):
+        raise WhatIfError(
+            f"{d.path}: whatif supports decoder and attention-only models, found {m.architecture!r}"
+        )
+    mh = re.fullmatch(r"l(\d+)\.h(\d+)\.(\w+)", where)
+    ml = re.fullmatch(r"l(\d+)\.(\w+)", where)
+    if mh and mh.group(3) in _HEAD_KEYS:
+        li, hi, k = int(mh.group(1)), int(mh.group(2)), mh.group(3)
+        if li >= len(m.layers) or hi >= len(m.layers[li].heads):
+            raise WhatIfError(f"--symbol: no head {where.rsplit('.', 1)[0]} in {d.path}")
+        mat = getattr(m.layers[li].heads[hi], k)
+
+        def set_head(new: sympy.ImmutableMatrix) -> Derivation:
+            heads = list(m.layers[li].heads)
+            heads[hi] = dataclasses.replace(heads[hi], **{k: new})
+            layers = list(m.layers)
+            layers[li] = dataclasses.replace(layers[li], heads=tuple(heads))
+            return dataclasses.replace(d, model=dataclasses.replace(m, layers=tuple(layers)))
+
+        setter = set_head
+    elif ml and ml.group(2) in _LAYER_KEYS:
+        li, k = int(ml.group(1)), ml.group(2)
+        if li >= len(m.layers):
+            raise WhatIfError(f"--symbol: no layer l{li} in {d.path}")
+        mat = getattr(m.layers[li], k)
+
+        def set_layer(new: sympy.ImmutableMatrix) -> Derivation:
+            layers = list(m.layers)
+            layers[li] = dataclasses.replace(layers[li], **{k: new})
+            return dataclasses.replace(d, model=dataclasses.replace(m, layers=tuple(layers)))
+
+        setter = set_layer
+    elif where in _MODEL_KEYS:
+        if where == "unembed" and m.tied:
+            raise WhatIfError(
+                "--symbol: unembed is the tied embedding here; make embed[i,j] the symbol"
+            )
+        mat = getattr(m, where)
+
+        def set_model(new: sympy.ImmutableMatrix) -> Derivation:
+            return dataclasses.replace(d, model=dataclasses.replace(m, **{where: new}))
+
+        setter = set_model
+    else:
+        raise WhatIfError(
+            f"--symbol: expected a weight like l0.h0.W_Q, l0.W1, embed or unembed, found {where!r}"
+        )
+    if mat is None:
+        raise WhatIfError(f"--symbol: {where} is not part of this model")
+    return mat, setter
+
+
+@dataclass(frozen=True)
+class Weight:
+    """The weight made a symbol."""
+
+    where: str
+    index: tuple[int, int]
+    symbol: sympy.Symbol
+    value: sympy.Rational
+
+
+def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
+    """The derivation with one weight replaced by a real symbol.
+
+    Raises:
+        WhatIfError: For a malformed ``WEIGHT[i,j]=NAME``, an index out of range, or a
+            weight that is not a number.
+    """
+    m = _SYMBOL.match(text)
+    if not m:
+        raise WhatIfError(
+            f'--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", found {text!r}'
+        )
+    where, i, j, name = m.group("where"), int(m.group("i")), int(m.group("j")), m.group("name")
+    mat, setter = _locate(d, where)
+    if not (i < mat.rows and j < mat.cols):
+        raise WhatIfError(f"--symbol: {where} is {mat.rows}x{mat.cols}; no entry [{i},{j}]")
+    v = mat[i, j]
+    if not v.is_Rational:
+        raise WhatIfError(f"--symbol: {where}[{i},{j}] is {v}, not a number")
+    sym = sympy.Symbol(name, real=True)
+    taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
+    if name in taken:
+        raise WhatIfError(f"--symbol: the name {name!r} is already a symbol of this model")
+    new = mat.as_mutable()
+    new[i, j] = sym
+    return setter(sympy.ImmutableMatrix(new)), Weight(where, (i, j), sym, v)
+
+
+def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
+    m = d.model
+    out = [x for x in (m.embed, m.pos, m.unembed) if x is not None]
+    for layer in m.layers:
+        out += [getattr(layer, k) for k in _LAYER_KEYS if getattr(layer, k, None) is not None]
+        for h in layer.heads:
+            out += [getattr(h, k) for k in _HEAD_KEYS if getattr(h, k) is not None]
+    return out
+
+
+# ----------------------------------------------------------------------------- dual balls
+
+
+def _interval(lo: Fraction, hi: Fraction) -> arb:
+    a = arb(fmpq(lo.numerator, lo.denominator))
+    return a if lo == hi else a.union(arb(fmpq(hi.numerator, hi.denominator)))
+
+
+class Dual:
+    """Forward-mode derivative in ball arithmetic over an exact expression DAG.
+
+    Args:
+        defs: Node symbol → definition (:attr:`ExactBackend.defs`).
+        symbol: The variable.
+    """
+
+    def __init__(self, defs: dict[sympy.Symbol, sympy.Expr], symbol: sympy.Symbol) -> None:
+        self.defs = defs
+        self.symbol = symbol
+        self.calls = 0
+
+    def at(self, e: sympy.Expr, lo: Fraction, hi: Fraction, prec: int = 128) -> tuple[arb, arb]:
+        """Enclosures of the value and the derivative of ``e`` for the symbol in ``[lo, hi]``."""
+        self.calls += 1
+        saved = ctx.prec
+        ctx.prec = prec
+        try:
+            memo: dict[sympy.Basic, tuple[arb, arb]] = {self.symbol: (_interval(lo, hi), arb(1))}
+            return self._d(e, memo)
+        finally:
+            ctx.prec = saved
+
+    def _d(self, e: sympy.Basic, memo: dict[sympy.Basic, tuple[arb, arb]]) -> tuple[arb, arb]:
+        hit = memo.get(e)
+        if hit is not None:
+            return hit
+        zero = arb(0)
+        if e.is_Rational:
+            r = (arb(fmpq(int(e.p), int(e.q))), zero)
+        elif e is sympy.S.Pi:
+            r = (arb.pi(), zero)
+        elif e is sympy.S.Exp1:
+            r = (arb(1).exp(), zero)
+        elif e is sympy.S.NegativeInfinity:
+            r = (arb("-inf"), zero)
+        elif e.is_Symbol:
+            if e not in self.defs:
+                raise Undecided(f"the value depends on another symbol, {e}")
+            r = self._d(self.defs[e], memo)
+        elif e.is_Add:
+            v, dv = arb(0), arb(0)
+            for a in e.args:
+                x, dx = self._d(a, memo)
+                v += x
+                dv += dx
+            r = (v, dv)
+        elif e.is_Mul:
+            v, dv = arb(1), arb(0)
+            for a in e.args:
+                x, dx = self._d(a, memo)
+                v, dv = v * x, dv * x + v * dx
+            r = (v, dv)
+        elif e.is_Pow:
+            base, ex = e.args
+            b, db = self._d(base, memo)
+            if ex.is_Integer:
+                n = int(ex)
+                if n >= 0:
+                    r = (b**n, n * b ** (n - 1) * db if n else zero)
+                else:
+                    p = b ** (-n)
+                    r = (1 / p, n * db / (p * b))
+            elif ex == sympy.S.Half:
+                s = b.sqrt()
+                r = (s, db / (2 * s))
+            elif ex == -sympy.S.Half:
+                s = b.rsqrt()
+                r = (s, -db * s / (2 * b))
+            else:
+                x, dx = self._d(ex, memo)
+                lb = b.log()
+                v = (x * lb).exp()
+                r = (v, v * (dx * lb + x * db / b))
+        elif e.func is sympy.exp:
+            x, dx = self._d(e.args[0], memo)
+            v = x.exp()
+            r = (v, v * dx)
+        elif e.func is sympy.log:
+            x, dx = self._d(e.args[0], memo)
+            r = (x.log(), dx / x)
+        elif e.func is sympy.erf:
+            x, dx = self._d(e.args[0], memo)
+            r = (x.erf(), 2 / arb.pi().sqrt() * (-(x * x)).exp() * dx)
+        elif e.func is sympy.tanh:
+            x, dx = self._d(e.args[0], memo)
+            t = x.tanh()
+            r = (t, (1 - t * t) * dx)
+        elif e.func is sympy.sin:
+            x, dx = self._d(e.args[0], memo)
+            r = (x.sin(), x.cos() * dx)
+        elif e.func is sympy.cos:
+            x, dx = self._d(e.args[0], memo)
+            r = (x.cos(), -x.sin() * dx)
+        elif e.func in (sympy.Max, sympy.Min):
+            items = [self._d(a, memo) for a in e.args]
+            r = items[0]
+            for x in items[1:]:
+                r = _pick(r, x, largest=e.func is sympy.Max)
+        else:
+            raise TypeError(f"cannot differentiate {type(e).__name__}")
+        memo[e] = r
+        return r
+
+
+def _pick(a: tuple[arb, arb], b: tuple[arb, arb], *, largest: bool) -> tuple[arb, arb]:
+    """max/min of two duals; where the branch is not decided, the hull of both slopes
+    (a Clarke derivative: still a valid enclosure for monotonicity)."""
+    diff = a[0] - b[0]
+    if diff > 0:
+        return a if largest else b
+    if diff < 0:
+        return b if largest else a
+    v = a[0].max(b[0]) if largest else a[0].min(b[0])
+    return v, a[1].union(b[1])
+
+
+# ----------------------------------------------------------------------------- roots
+
+
+def _sign(x: arb) -> int | None:
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    if x.is_exact() and x.is_zero():
+        return 0
+    return None
+
+
+@dataclass
+class Isolation:
+    """The roots of ``value(a) − c`` in a range.
+
+    Attributes:
+        roots: Brackets ``(lo, hi)`` each holding exactly one root (``lo == hi``: exact root).
+        unresolved: Cells where no decision was reached.
+    """
+
+    roots: list[tuple[Fraction, Fraction]] = field(default_factory=list)
+    unresolved: list[tuple[Fraction, Fraction]] = field(default_factory=list)
+
+
+def _point_sign(dual: Dual, e: sympy.Expr, a: Fraction, c: Fraction) -> int | None:
+    for prec in (128, 256, 512):
+        v, _ = dual.at(e, a, a, prec)
+        s = _sign(v - arb(fmpq(c.numerator, c.denominator)))
+        if s is not None:
+            return s
+    return None
+
+
+def isolate(dual: Dual, e: sympy.Expr, c: Fraction, lo: Fraction, hi: Fraction) -> Isolation:
+    """Certified isolation of the roots of ``e(a) − c`` for ``a`` in ``[lo, hi]``."""
+    out = Isolation()
+    width = hi - lo
+    cb = arb(fmpq(c.numerator, c.denominator))
+    start = dual.calls
+    stack = [(lo + width * k / CELLS, lo + width * (k + 1) / CELLS) for k in range(CELLS)][::-1]
+    while stack:
+        left, right = stack.pop()
+        if dual.calls - start > EVAL_BUDGET:
+            out.unresolved.append((left, right))
+            continue
+        try:
+            v, dv = dual.at(e, left, right)
+        except (ZeroDivisionError, ValueError):
+            v, dv = arb("nan"), arb("nan")
+        g = v - cb
+        if g > 0 or g < 0:
+            continue  # no root in this cell
+        sl, sr = _point_sign(dual, e, left, c), _point_sign(dual, e, right, c)
+        if sl == 0 and (not out.roots or out.roots[-1] != (left, left)):
+            out.roots.append((left, left))
+        if (dv > 0 or dv < 0) and sl is not None and sr is not None:
+            if sl * sr < 0:
+                out.roots.append(_bisect(dual, e, c, left, right, sl, width * ROOT_TOL))
+            elif sr == 0:
+                out.roots.append((right, right))
+            continue  # monotone: at most one root, found or absent
+        if right - left <= width * MIN_CELL:
+            out.unresolved.append((left, right))
+            continue
+        mid = (left + right) / 2
+        stack.append((mid, right))
+        stack.append((left, mid))
+    return out
+
+
+def _bisect(
+    dual: Dual, e: sympy.Expr, c: Fraction, left: Fraction, right: Fraction, sl: int, tol: Fraction
+) -> tuple[Fraction, Fraction]:
+    while right - left > tol:
+        mid = (left + right) / 2
+        s = _point_sign(dual, e, mid, c)
+        if s is None:
+            break  # the root is within the balls' reach of mid: keep the bracket we have
+        if s == 0:
+            return mid, mid
+        if s == sl:
+            left = mid
+        else:
+            right = mid
+    return left, right
+
+
+def rounding_set(
+    dual: Dual, e: sympy.Expr, printed: Any, mode: str, lo: Fraction, hi: Fraction
+) -> tuple[list[tuple[Fraction, Fraction, Fraction, Fraction]], list[tuple[Fraction, Fraction]]]:
+    """The ``a`` in ``[lo, hi]`` for which ``printed`` is a correct rounding of ``e(a)``.
+
+    Returns:
+        Intervals as ``(outer_lo, inner_lo, inner_hi, outer_hi)``: the true interval
+        contains ``[inner_lo, inner_hi]`` and lies within ``[outer_lo, outer_hi]``;
+        and the cells left unresolved.
+    """
+    iv = rounding_interval(printed, mode)
+    cuts: list[tuple[Fraction, Fraction]] = []
+    unresolved: list[tuple[Fraction, Fraction]] = []
+    for b in (iv.lo, iv.hi):
+        r = isolate(dual, e, b, lo, hi)
+        cuts += r.roots
+        unresolved += r.unresolved
+    cuts.sort()
+    edges = [(lo, lo), *cuts, (hi, hi)]
+    out = []
+    for (a_lo, a_hi), (b_lo, b_hi) in itertools.pairwise(edges):
+        if b_lo <= a_hi:
+            continue
+        mid = (a_hi + b_lo) / 2
+        v, _ = dual.at(e, mid, mid, 256)
+        lo_b = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
+        hi_b = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
+        inside = (v > lo_b or (iv.lo_closed and v >= lo_b)) and (
+            v < hi_b or (iv.hi_closed and v <= hi_b)
+        )
+        if inside:
+            if out and out[-1][3] == a_hi and out[-1][2] >= a_lo:
+                o = out[-1]
+                out[-1] = (o[0], o[1], b_lo, b_hi)
+            else:
+                out.append((a_lo, a_hi, b_lo, b_hi))
+    return out, unresolved
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass
+class Output:
+    """One followed entry."""
+
+    label: str
+    step: str
+    index: tuple[int, int]
+    printed: str | None
+    depends: bool
+    closed: sympy.Expr | None = None
+    value: str | None = None
+    derivative: str | None = None
+    derivative_exact: sympy.Expr | None = None
+    intervals: list[tuple[Fraction, Fraction, Fraction, Fraction]] = field(default_factory=list)
+    unresolved: list[tuple[Fraction, Fraction]] = field(default_factory=list)
+    contains_value: bool | None = None
+    samples: list[tuple[float, float]] = field(default_factory=list)
+
+
+@dataclass
+class WhatIf:
+    """The result of :func:`whatif`."""
+
+    path: str
+    title: str
+    weight: Weight
+    lo: Fraction
+    hi: Fraction
+    outputs: list[Output]
+    plots: list[str]
+    method: str = (
+        "certified subdivision with forward-mode interval derivatives (python-flint arb): a cell "
+        "whose value enclosure excludes the boundary holds no root; a monotone cell whose exact "
+        "ends differ in sign holds exactly one, narrowed by bisection on exact-point evaluations"
+    )
+
+
+def _closed(trace: Trace, e: sympy.Expr) -> sympy.Expr | None:
+    closed = trace.backend.closed_form(e, MAX_FORMULA_OPS)
+    if closed is None:
+        return None
+    if sympy.count_ops(closed) <= 120:
+        shorter = sympy.together(closed)
+        if len(sympy.sstr(shorter)) < len(sympy.sstr(closed)):
+            closed = shorter
+    return closed if len(sympy.sstr(closed)) <= MAX_FORMULA_CHARS else None
+
+
+def _choose(
+    d: Derivation, trace: Trace, labels: list[str] | None, sym: sympy.Symbol
+) -> list[tuple[str, str, tuple[int, int], Any]]:
+    """(label, step, index, printed) of each followed entry."""
+    claims = {c.label: c for c in d.claims}
+    if labels is not None:
+        chosen = []
+        for lab in labels:
+            if lab not in claims:
+                import difflib
+
+                close = difflib.get_close_matches(lab, list(claims), n=3)
+                hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+                raise WhatIfError(f"--claims: no claim labelled {lab!r} in {d.path}{hint}")
+            chosen.append(claims[lab])
+    else:
+        chosen = list(d.claims)
+    out = []
+    backend = trace.backend
+    for c in chosen:
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            if labels is not None:
+                raise WhatIfError(f"--claims: {c.label!r} is not printed numbers of a step")
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        for ij, p in _fit(c, selection(c, shape)):
+            e = trace.value(c.step)[ij]
+            if labels is None and (p.is_neg_inf or sym not in backend.user_symbols(e)):
+                continue
+            out.append((c.label, c.step, ij, p))
+        if labels is None and len(out) >= DEFAULT_ENTRIES:
+            break
+    return out[:DEFAULT_ENTRIES] if labels is None else out
+
+
+def whatif(
+    path: Path,
+    symbol: str,
+    lo: Fraction,
+    hi: Fraction,
+    *,
+    claims: list[str] | None = None,
+    out: Path | None = None,
+    points: int = 121,
+) -> WhatIf:
+    """Follow printed outputs as one weight becomes a symbol (see the module docstring).
+
+    Raises:
+        WhatIfError: For a weight, label or range that does not fit.
+    """
+    from symtf.pipeline import run
+
+    if not 2 <= points <= 2001:
+        raise WhatIfError(f"--points: expected 2 to 2001, found {points}")
+    d0 = load(path)
+    d, w = substitute(d0, symbol)
+    trace = run(d)
+    labels = _labels(claims, d)
+    entries = _choose(d, trace, labels, w.symbol)
+    dual = Dual(trace.backend.defs, w.symbol)
+    a0 = Fraction(int(w.value.p), int(w.value.q))
+    outputs = []
+    for label, step, ij, p in entries:
+        e = trace.value(step)[ij]
+        dep = w.symbol in trace.backend.user_symbols(e)
+        o = Output(label, step, ij, None if p is None or p.is_neg_inf else p.text, dep)
+        if not dep or e == sympy.S.NegativeInfinity:
+            outputs.append(o)
+            continue
+        o.closed = _closed(trace, e)
+        v, dv = _certified(dual, e, a0)
+        o.value, o.derivative = v, dv
+        if o.closed is not None and sympy.count_ops(o.closed) <= 200:
+            der = sympy.diff(o.closed, w.symbol).xreplace({w.symbol: w.value})
+            if not der.has(sympy.Heaviside, sympy.DiracDelta, sympy.Derivative, sympy.Subs):
+                if sympy.count_ops(der) <= 120:
+                    der = min((der, sympy.together(der)), key=lambda x: len(sympy.sstr(x)))
+                if len(sympy.sstr(der)) <= MAX_FORMULA_CHARS:
+                    o.derivative_exact = der
+        if o.printed is not None:
+            claim = next(c for c in d.claims if c.label == label)
+            o.intervals, o.unresolved = rounding_set(dual, e, p, claim.rounding, lo, hi)
+            o.contains_value = (
+                any(ol <= a0 <= oh for ol, il, ih, oh in o.intervals) if o.intervals else False
+            )
+        o.samples = _samples(dual, e, lo, hi, points)
+        outputs.append(o)
+    result = WhatIf(str(path), d0.title, w, lo, hi, outputs, [])
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        result.plots = _plot(result, out)
+        (out / "whatif.json").write_text(render_json(result), encoding="utf-8")
+    return result
+
+
+def _labels(claims: list[str] | None, d: Derivation) -> list[str] | None:
+    if not claims:
+        return None
+    known = {c.label for c in d.claims}
+    out: list[str] = []
+    for raw in claims:
+        if raw in known:
+            out.append(raw)
+        else:
+            out.extend(p.strip() for p in raw.split(",") if p.strip())
+    return out
+
+
+def _certified(dual: Dual, e: sympy.Expr, a0: Fraction) -> tuple[str | None, str | None]:
+    v_s = d_s = None
+    for prec in (128, 256, 512, 1024):
+        try:
+            v, dv = dual.at(e, a0, a0, prec)
+        except (ZeroDivisionError, ValueError, TypeError, Undecided):
+            return None, None
+        v_s = v_s or decimal_string(v, 16)
+        d_s = d_s or decimal_string(dv, 16)
+        if v_s and d_s:
+            break
+    return v_s, d_s
+
+
+def _samples(
+    dual: Dual, e: sympy.Expr, lo: Fraction, hi: Fraction, n: int
+) -> list[tuple[float, float]]:
+    out = []
+    for k in range(n):
+        a = lo + (hi - lo) * k / (n - 1)
+        try:
+            v, _ = dual.at(e, a, a, 64)
+        except (ZeroDivisionError, ValueError, TypeError, Undecided):
+            continue
+        if v.is_finite():
+            out.append((float(a), float(v.mid())))
+    return out
+
+
+def _plot(r: WhatIf, out: Path) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise WhatIfError(
+            "plots need matplotlib: pip install 'symtf[teach]' (or leave out -o for text only)"
+        ) from None
+    groups: dict[str, list[Output]] = {}
+    for o in r.outputs:
+        if o.samples:
+            groups.setdefault(o.label, []).append(o)
+    if not groups:
+        return []
+    groups = dict(list(groups.items())[:MAX_PANELS])
+    n = len(groups)
+    fig, axes = plt.subplots(n, 1, figsize=(7, 2.6 * n), squeeze=False)
+    a0 = float(r.weight.value)
+    name = str(r.weight.symbol)
+    for ax, (label, outs) in zip(axes[:, 0], groups.items(), strict=True):
+        for o in outs:
+            xs, ys = zip(*o.samples, strict=True)
+            ax.plot(xs, ys, label=f"[{o.index[0]}, {o.index[1]}]")
+            for ol, _, _, oh in o.intervals:
+                ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
+        ax.axvline(a0, color="gray", linestyle="--", linewidth=1)
+        ax.set_title(f"{label} ({outs[0].step})", fontsize=10)
+        ax.set_xlabel(
+            f"{name}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
+            fontsize=8,
+        )
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    files = []
+    for ext in ("png", "svg"):
+        p = out / f"whatif.{ext}"
+        fig.savefig(
+            p, dpi=120 if ext == "png" else None, metadata={"Date": None} if ext == "svg" else None
+        )
+        files.append(str(p))
+    plt.close(fig)
+    return files
+
+
+def _dec(q: Fraction, digits: int = 10, *, up: bool = False) -> str:
+    """``q`` to ``digits`` significant digits, rounded down (or up), trailing zeros dropped.
+
+    Outer bounds of an interval are written outward (the lower end down, the upper
+    end up), so the printed interval still contains the true one.
+    """
+    if q == 0:
+        return "0"
+    k = max(digits - 1 - math.floor(math.log10(abs(q))), 0)
+    scale = Fraction(10) ** k
+    n = math.ceil(q * scale) if up else math.floor(q * scale)
+    text = format_fixed(Fraction(n) / scale, k)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _interval_text(iv: tuple[Fraction, Fraction, Fraction, Fraction]) -> str:
+    ol, il, ih, oh = iv
+    slack = max(il - ol, oh - ih)
+    within = "exact ends" if slack == 0 else f"each end certified within {_dec(slack, 2, up=True)}"
+    return f"[{_dec(ol)}, {_dec(oh, up=True)}] ({within})"
+
+
+def render_text(r: WhatIf) -> str:
+    """The result as text."""
+    w = r.weight
+    out = [
+        f"{r.title}",
+        f"{w.where}[{w.index[0]},{w.index[1]}] = {w.symbol} (the file has {w.value}); range [{r.lo}, {r.hi}]",
+        "",
+    ]
+    for o in r.outputs:
+        head = f"{o.label} [{o.index[0]}, {o.index[1]}]  ({o.step})"
+        out.append(head)
+        if not o.depends:
+            out.append(f"  does not depend on {w.symbol}")
+            continue
+        out.append(
+            f"  = {sympy.sstr(o.closed)}"
+            if o.closed is not None
+            else "  closed form: too long to show (see the plot)"
+        )
+        out.append(f"  at {w.symbol} = {w.value}: {o.value or 'not certified'}")
+        d_exact = f"{sympy.sstr(o.derivative_exact)} ≈ " if o.derivative_exact is not None else ""
+        out.append(f"  d/d{w.symbol} at {w.value}: {d_exact}{o.derivative or 'not certified'}")
+        if o.printed is not None:
+            if o.intervals:
+                spans = "; ".join(_interval_text(iv) for iv in o.intervals)
+                out.append(f"  printed {o.printed} is a correct rounding for {w.symbol} in {spans}")
+            else:
+                out.append(
+                    f"  printed {o.printed} is a correct rounding for no {w.symbol} in the range"
+                )
+            if o.unresolved:
+                out.append(
+                    f"  (undecided in {len(o.unresolved)} small cell(s), e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
+                )
+    out += ["", f"roots: {r.method}"]
+    if r.plots:
+        out.append("plots: " + ", ".join(r.plots))
+    return "\n".join(out) + "\n"
+
+
+def render_json(r: WhatIf) -> str:
+    """The result as JSON (exact interval ends as fractions ``p/q``)."""
+
+    def q(x: Fraction) -> str:
+        return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+
+    data = {
+        "file": r.path,
+        "weight": f"{r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]",
+        "symbol": str(r.weight.symbol),
+        "value": str(r.weight.value),
+        "range": [q(r.lo), q(r.hi)],
+        "method": r.method,
+        "outputs": [
+            {
+                "label": o.label,
+                "step": o.step,
+                "index": list(o.index),
+                "printed": o.printed,
+                "depends": o.depends,
+                "closed_form": None if o.closed is None else sympy.sstr(o.closed),
+                "value": o.value,
+                "derivative": o.derivative,
+                "derivative_exact": None
+                if o.derivative_exact is None
+                else sympy.sstr(o.derivative_exact),
+                "intervals": [
+                    {"outer": [q(a), q(d_)], "inner": [q(b), q(c)]} for a, b, c, d_ in o.intervals
+                ],
+                "unresolved": [[q(a), q(b)] for a, b in o.unresolved],
+            }
+            for o in r.outputs
+        ],
+        "plots": r.plots,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+__all__ = [
+    "Dual",
+    "WhatIf",
+    "WhatIfError",
+    "isolate",
+    "parse_range",
+    "render_text",
+    "substitute",
+    "whatif",
+]
