@@ -319,3 +319,52 @@ def test_each_step_convention_is_found(
     for c in off:
         assert c["cause"] == "convention", c
         assert c["convention"] == [convention]
+
+
+def test_diagnosis_on_slices_of_a_4d_step(tmp_path: Path) -> None:
+    """Replay and printing conventions work on the 2-D slices of an N-D step."""
+    text = (HERE / "batch_heads.toml").read_text().split("[[claims]]")[0]
+    # batch 1, head 0: scores = [[4/√2, 0], [0, 0]]; printed to 2 decimals, 2.83 gives
+    # softmax([2.83, 0]) = 0.94429…, printed 0.9443, while the exact weight is 0.94419…
+    s = 4 / mpmath.sqrt(2)
+    assert _printed([s], 2) == "2.83"
+    assert _printed([1 / (1 + mpmath.exp(-mpf("2.83")))]) == "0.9443"
+    assert _printed([1 / (1 + mpmath.exp(-s))]) == "0.9442"
+    # batch 1, head 1: pattern [[0.5, 0.5], [0.3302, 0.6698]], printed transposed
+    text += '''
+[[claims]]
+label = "scores b1 h0"
+step = "scores"
+at = [1, 0]
+printed = """
+2.83 0.00
+0.00 0.00
+"""
+
+[[claims]]
+label = "pattern b1 h0"
+step = "pattern"
+at = [1, 0]
+printed = """
+0.9443 0.0557
+0.5000 0.5000
+"""
+
+[[claims]]
+label = "pattern b1 h1 (transposed)"
+step = "pattern"
+at = [1, 1]
+printed = """
+0.5000 0.3302
+0.5000 0.6698
+"""
+'''
+    path = tmp_path / "bh.toml"
+    path.write_text(text)
+    cs = checks(path)
+    b0 = [c for c in cs if c["claim"] == "pattern b1 h0" and c["verdict"] in ("slip", "wrong")]
+    assert [c["index"] for c in b0] == [[1, 0, 0, 0], [1, 0, 0, 1]]
+    assert all(c["verdict"] == "slip" and c["cause"] == "propagated-rounding" for c in b0)
+    assert "scores[1, 0, 0, 0] = 2.83" in b0[0]["explanation"]
+    tr = [c for c in cs if c["claim"].endswith("(transposed)") and c["verdict"] == "wrong"]
+    assert tr and all(c["cause"] == "convention" and c["convention"] == ["transposed"] for c in tr)
