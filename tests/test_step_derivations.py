@@ -368,3 +368,34 @@ printed = """
     assert "scores[1, 0, 0, 0] = 2.83" in b0[0]["explanation"]
     tr = [c for c in cs if c["claim"].endswith("(transposed)") and c["verdict"] == "wrong"]
     assert tr and all(c["cause"] == "convention" and c["convention"] == ["transposed"] for c in tr)
+
+
+def test_a_given_x_is_the_input_of_the_attention_template(tmp_path: Path) -> None:
+    root = HERE.parent.parent / "derivations" / "rope_toy.toml"
+    text = root.read_text()
+    start = text.index('embed = """')
+    end = text.index('"""', start + 12) + 3
+    block = text[start:end].replace("embed =", "x =", 1)
+    moved = text[:start] + text[end:]
+    moved = moved.replace("[model]", f"[tensors]\n{block}\n\n[model]", 1)
+    moved += '\n[steps]\nxx = "x @ x.T"\n'
+    path = tmp_path / "rope_x.toml"
+    path.write_text(moved)
+    given = checks(path)
+    assert [(c["claim"], c["index"], c["verdict"]) for c in given] == [
+        (c["claim"], c["index"], c["verdict"]) for c in checks(root)
+    ]
+    t = symtf.run(symtf.load(path))
+    assert next(iter(t)) == "x" and t["xx"].inputs == ("x",)
+    # by hand: x = [[1, 0, 1, 0], [0, 1, 0.5, 0.5]]
+    assert t.value("xx").tolist() == [[2, sympy_half()], [sympy_half(), sympy_half() * 3]]
+    both = tmp_path / "both.toml"
+    both.write_text(text.replace("[model]", f"[tensors]\n{block}\n\n[model]", 1))
+    with pytest.raises(symtf.SymtfError, match="given twice"):
+        symtf.load(both)
+
+
+def sympy_half() -> object:
+    import sympy
+
+    return sympy.Rational(1, 2)
