@@ -497,20 +497,23 @@ def _search(
     if n:
         candidates.append((n, ["percentage"], "the printed values are percentages (×100)"))
     shape = trace.shape(step)
+    # on the printed 2-D matrix (the last two axes of an N-D step)
     if (
         shape
-        and shape[0] == shape[1]
+        and shape[-2] == shape[-1]
         and claim.index is None
         and claim.row is None
         and claim.col is None
     ):
-        n = explains(lambda ij: ev.entry(step, ij[1], ij[0]))
+        n = explains(lambda ij: ev.entry(step, *ij[:-2], ij[-1], ij[-2]))
         if n:
             candidates.append((n, ["transposed"], "the printed matrix is the transpose"))
-    if shape and claim.index is None and claim.row is None and claim.col is None and shape[0] > 1:
-        for a, b in itertools.combinations(range(shape[0]), 2):
+    if shape and claim.index is None and claim.row is None and claim.col is None and shape[-2] > 1:
+        for a, b in itertools.combinations(range(shape[-2]), 2):
             perm = {a: b, b: a}
-            n = explains(lambda ij, perm=perm: ev.entry(step, perm.get(ij[0], ij[0]), ij[1]))
+            n = explains(
+                lambda ij, perm=perm: ev.entry(step, *ij[:-2], perm.get(ij[-2], ij[-2]), ij[-1])
+            )
             if n:
                 candidates.append((n, [f"swapped-rows-{a}-{b}"], f"rows {a} and {b} are swapped"))
     other = _other_heads(step, trace)

@@ -580,6 +580,13 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     model_raw = (
         top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
     )
+    tensors: tuple[Any, ...] = ()
+    steps: tuple[Any, ...] = ()
+    if tensors_raw is not None or steps_raw is not None:
+        from symtf.graph import spec as graph_spec
+
+        tensors = graph_spec.parse_tensors(tensors_raw, name)
+        model_raw = graph_spec.given_input(model_raw, tensors, name)  # a given x for attention
     if model_raw is None:  # a graph of given tensors and steps only
         model, tokens = Model(architecture="none"), ()
     elif isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
@@ -590,12 +597,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         model = _model(_Reader(model_raw, "model"), name)
         tokens = _tokens(top.get("input"), model, name)
         model = _decoder_generation(top.get("generate"), model, tokens, name)
-    tensors: tuple[Any, ...] = ()
-    steps: tuple[Any, ...] = ()
-    if tensors_raw is not None or steps_raw is not None:
-        from symtf.graph import spec as graph_spec
-
-        tensors = graph_spec.parse_tensors(tensors_raw, name)
+    if steps_raw is not None:
         steps = graph_spec.parse_steps(
             steps_raw, name, tensors, has_model=model_raw is not None, text=text
         )

@@ -319,3 +319,83 @@ def test_each_step_convention_is_found(
     for c in off:
         assert c["cause"] == "convention", c
         assert c["convention"] == [convention]
+
+
+def test_diagnosis_on_slices_of_a_4d_step(tmp_path: Path) -> None:
+    """Replay and printing conventions work on the 2-D slices of an N-D step."""
+    text = (HERE / "batch_heads.toml").read_text().split("[[claims]]")[0]
+    # batch 1, head 0: scores = [[4/√2, 0], [0, 0]]; printed to 2 decimals, 2.83 gives
+    # softmax([2.83, 0]) = 0.94429…, printed 0.9443, while the exact weight is 0.94419…
+    s = 4 / mpmath.sqrt(2)
+    assert _printed([s], 2) == "2.83"
+    assert _printed([1 / (1 + mpmath.exp(-mpf("2.83")))]) == "0.9443"
+    assert _printed([1 / (1 + mpmath.exp(-s))]) == "0.9442"
+    # batch 1, head 1: pattern [[0.5, 0.5], [0.3302, 0.6698]], printed transposed
+    text += '''
+[[claims]]
+label = "scores b1 h0"
+step = "scores"
+at = [1, 0]
+printed = """
+2.83 0.00
+0.00 0.00
+"""
+
+[[claims]]
+label = "pattern b1 h0"
+step = "pattern"
+at = [1, 0]
+printed = """
+0.9443 0.0557
+0.5000 0.5000
+"""
+
+[[claims]]
+label = "pattern b1 h1 (transposed)"
+step = "pattern"
+at = [1, 1]
+printed = """
+0.5000 0.3302
+0.5000 0.6698
+"""
+'''
+    path = tmp_path / "bh.toml"
+    path.write_text(text)
+    cs = checks(path)
+    b0 = [c for c in cs if c["claim"] == "pattern b1 h0" and c["verdict"] in ("slip", "wrong")]
+    assert [c["index"] for c in b0] == [[1, 0, 0, 0], [1, 0, 0, 1]]
+    assert all(c["verdict"] == "slip" and c["cause"] == "propagated-rounding" for c in b0)
+    assert "scores[1, 0, 0, 0] = 2.83" in b0[0]["explanation"]
+    tr = [c for c in cs if c["claim"].endswith("(transposed)") and c["verdict"] == "wrong"]
+    assert tr and all(c["cause"] == "convention" and c["convention"] == ["transposed"] for c in tr)
+
+
+def test_a_given_x_is_the_input_of_the_attention_template(tmp_path: Path) -> None:
+    root = HERE.parent.parent / "derivations" / "rope_toy.toml"
+    text = root.read_text()
+    start = text.index('embed = """')
+    end = text.index('"""', start + 12) + 3
+    block = text[start:end].replace("embed =", "x =", 1)
+    moved = text[:start] + text[end:]
+    moved = moved.replace("[model]", f"[tensors]\n{block}\n\n[model]", 1)
+    moved += '\n[steps]\nxx = "x @ x.T"\n'
+    path = tmp_path / "rope_x.toml"
+    path.write_text(moved)
+    given = checks(path)
+    assert [(c["claim"], c["index"], c["verdict"]) for c in given] == [
+        (c["claim"], c["index"], c["verdict"]) for c in checks(root)
+    ]
+    t = symtf.run(symtf.load(path))
+    assert next(iter(t)) == "x" and t["xx"].inputs == ("x",)
+    # by hand: x = [[1, 0, 1, 0], [0, 1, 0.5, 0.5]]
+    assert t.value("xx").tolist() == [[2, sympy_half()], [sympy_half(), sympy_half() * 3]]
+    both = tmp_path / "both.toml"
+    both.write_text(text.replace("[model]", f"[tensors]\n{block}\n\n[model]", 1))
+    with pytest.raises(symtf.SymtfError, match="given twice"):
+        symtf.load(both)
+
+
+def sympy_half() -> object:
+    import sympy
+
+    return sympy.Rational(1, 2)

@@ -65,6 +65,9 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
         return
     env: dict[str, Tensor] = {}
     for g in tensors:
+        if g.name == "x" and derivation.model.architecture == "attention" and "x" in t:
+            env["x"] = from_native(xp, t.value("x"))  # the template's input, read from it
+            continue
         if g.name in t:
             raise SpecError(
                 f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"

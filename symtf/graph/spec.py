@@ -333,6 +333,33 @@ def _not_reserved(name: str, where: str, col: str = "") -> None:
         raise SpecError(f"{where}: a name cannot be {name!r}, which is {what}{col}")
 
 
+def given_input(model_raw: Any, tensors: tuple[GivenTensor, ...], file: str) -> Any:
+    """The ``[model]`` table with a given ``x`` as the input rows of ``architecture = "attention"``.
+
+    The attention template starts from ``model.embed``; a given 2-D tensor named ``x``
+    may stand for it (then ``x`` is the template's own input node).
+    """
+    given = {t.name: t for t in tensors}
+    if (
+        not isinstance(model_raw, dict)
+        or model_raw.get("architecture") != "attention"
+        or "x" not in given
+    ):
+        return model_raw
+    x = given["x"]
+    if "embed" in model_raw:
+        raise SpecError(
+            f"{file}: tensors.x: the attention model's input rows are given twice "
+            "(model.embed and tensors.x); keep one"
+        )
+    if len(x.shape) != 2:
+        raise SpecError(
+            f"{x.where}: expected the 2-D input rows of the attention model, found shape {list(x.shape)}"
+        )
+    n, m = x.shape
+    return {**model_raw, "embed": [list(x.texts[i * m : (i + 1) * m]) for i in range(n)]}
+
+
 # ----------------------------------------------------------------------------- steps
 
 
