@@ -350,7 +350,7 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
     r = correct_rounding(x, p, mode)
     expected = None if r is None else r.format(r.value)
     shown = f"; the exact value rounds to {expected}" if expected else ""
-    amount = f"{_abs_units(units)} units" if units else "less than one unit"
+    amount = _amount(units, "less than one unit")
     if slip:
         return Verdict(
             "slip",
@@ -358,7 +358,7 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
             f"not a correct rounding, {amount} in the last place from the exact value{shown}",
             units,
         )
-    amount = f"{_abs_units(units)} units" if units else "at least one unit"
+    amount = _amount(units, "at least one unit")
     return Verdict(
         "wrong",
         expected,
@@ -367,8 +367,19 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
     )
 
 
+def _amount(units: str | None, unknown: str) -> str:
+    if not units:
+        return unknown
+    a = _abs_units(units)
+    return f"{a} unit" if a == "1" else f"{a} units"
+
+
 def _abs_units(units: str) -> str:
-    return units.lstrip("-")
+    """``1.285`` units, ``0.6666…`` (the JSON field keeps every certified digit)."""
+    a = units.lstrip("-")
+    if len(a) > 8 and "e" not in a:
+        a = a[:6].rstrip(".") + "…"
+    return a
 
 
 def correct_rounding(x: Located, p: Printed, mode: str) -> Printed | None:
