@@ -297,7 +297,9 @@ def _base_order(angles: list[sympy.Expr]) -> list[sympy.Expr]:
     return out
 
 
-def _small_combination(a: sympy.Expr, bases: list[sympy.Expr]) -> tuple[tuple[int, int], ...] | None:
+def _small_combination(
+    a: sympy.Expr, bases: list[sympy.Expr]
+) -> tuple[tuple[int, int], ...] | None:
     """``a`` as ``n·b`` or ``n·b + m·b'`` over ``bases`` with small integers, if it is one."""
     m = MAX_ANGLE_MULTIPLE
     for i, b in enumerate(bases):

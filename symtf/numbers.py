@@ -97,7 +97,7 @@ class Printed:
             return max(len(mantissa.lstrip("0")) or len(mantissa), 1)
         if self.value is None or self.value == 0:
             return max(self.decimals, 1)
-        return max(self.decimals + _decade(abs(self.value)) + 1, 1)
+        return max(self.decimals + decade(abs(self.value)) + 1, 1)
 
     def with_decimals(self, decimals: int) -> Printed:
         """The same number read at another precision (``1`` among ``0.496`` is ``1.000``)."""
@@ -121,9 +121,9 @@ class Printed:
         return format_fixed(x, self.decimals)
 
 
-def _decade(a: Fraction) -> int:
+def decade(a: Fraction) -> int:
     """``k`` with ``10^k <= a < 10^(k+1)`` for a rational ``a > 0`` (exact)."""
-    k = len(str(a.numerator)) - len(str(a.denominator))
+    k = math.floor((a.numerator.bit_length() - a.denominator.bit_length()) * math.log10(2))
     while Fraction(10) ** k > a:
         k -= 1
     while Fraction(10) ** (k + 1) <= a:
@@ -135,7 +135,7 @@ def _format_sci(x: Fraction, significant: int, like: str) -> str:
     """``x`` in scientific notation with ``significant`` digits, exponent styled as ``like``."""
     m = re.search(r"([eE])([+-]?)([0-9]+)$", like)
     letter, sign, width = (m.group(1), m.group(2), len(m.group(3))) if m else ("e", "-", 2)
-    k = 0 if x == 0 else _decade(abs(x))
+    k = 0 if x == 0 else decade(abs(x))
     mant = x / Fraction(10) ** k
     decimals = significant - 1
     while (mant * 10**decimals).denominator != 1:  # not on the grid: show every digit it has
@@ -349,7 +349,7 @@ def _is_decade(v: Fraction) -> bool:
     a = abs(v)
     if a == 0:
         return False
-    return a == Fraction(10) ** _decade(a)
+    return a == Fraction(10) ** decade(a)
 
 
 def rounding_interval(p: Printed, mode: str = "nearest") -> Interval:
@@ -476,7 +476,9 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
             if token:
                 raise SpecError(f"{where}: expected ',' or ']' before '[', found {token!r}")
             if len(stack) > MAX_REPR_DEPTH:
-                raise SpecError(f"{where}: expected an array of at most 2 dimensions, found deeper nesting")
+                raise SpecError(
+                    f"{where}: expected an array of at most 2 dimensions, found deeper nesting"
+                )
             new: list = []
             stack[-1].append(new)
             stack.append(new)

@@ -43,7 +43,14 @@ from symtf.certify import (
     to_fmpq,
 )
 from symtf.errors import Undecided
-from symtf.numbers import DEFAULT_ROUNDING, Interval, Printed, format_fixed, rounding_interval
+from symtf.numbers import (
+    DEFAULT_ROUNDING,
+    Interval,
+    Printed,
+    decade,
+    format_fixed,
+    rounding_interval,
+)
 
 #: Every verdict class, best first within "decided".
 VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
@@ -151,7 +158,9 @@ class Located:
         self.infinite = 0
         if self.expr.is_infinite:
             self.infinite = 1 if self.expr.is_extended_positive else -1
-        self.rational = None if self.symbols or self.infinite else exact_rational(self.expr, self.xp)
+        self.rational = (
+            None if self.symbols or self.infinite else exact_rational(self.expr, self.xp)
+        )
         #: Why the last :meth:`sign` call returned ``None``.
         self.reason = ""
 
@@ -400,6 +409,8 @@ def correct_rounding(x: Located, p: Printed, mode: str) -> Printed | None:
                 if k is None:
                     continue
                 decimals = p.significant - 1 - k
+            if abs(decimals) > MAX_EXPECTED_DIGITS:  # e^-10^6 in scientific notation
+                return None
             u = Fraction(10) ** -decimals
             guess = _nearest_multiple(x.rational, guess_ball, u, prec)
             if guess is None:
@@ -423,14 +434,7 @@ def _decade(x: Located, b: arb | None) -> int | None:
     """``floor(log10 |value|)`` if certain at this ball (a guide for the grid of a scientific print)."""
     if x.rational is not None:
         a = abs(x.rational)
-        if a == 0:
-            return 0
-        k = len(str(a.numerator)) - len(str(a.denominator))
-        while Fraction(10) ** k > a:
-            k -= 1
-        while Fraction(10) ** (k + 1) <= a:
-            k += 1
-        return k
+        return 0 if a == 0 else decade(a)
     assert b is not None
     if b.contains(0):
         return None
@@ -512,8 +516,10 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
         pn, pd = sympy.Poly(num, s), sympy.Poly(den, s)
     except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
         return None
-    if pn.degree() > 1 or pd.degree() > 0 or not all(
-        c.is_Rational for c in pn.all_coeffs() + pd.all_coeffs()
+    if (
+        pn.degree() > 1
+        or pd.degree() > 0
+        or not all(c.is_Rational for c in pn.all_coeffs() + pd.all_coeffs())
     ):
         return None  # only a · s + b over a constant is solved here (cheap and exact)
     coeffs = pn.all_coeffs()
