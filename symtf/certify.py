@@ -29,7 +29,7 @@ PRECISIONS = (128, 256, 512, 1024)
 #: Expressions larger than this (in operations) are not handed to exact simplification.
 MAX_EXACT_OPS = 400
 #: Highest precision a verdict escalates to, in bits (about 19,700 decimal digits). A
-#: printed number has at most 80 characters, so only a value that agrees with a
+#: printed number has at most 100 characters, so only a value that agrees with a
 #: rounding boundary to thousands of digits (and cannot be proved equal to it) gets here.
 MAX_BITS = 1 << 16
 #: Largest multiple n for which sin(n·a) is rewritten in sin(a), cos(a) by the zero test.

@@ -37,7 +37,7 @@ arithmetic), never on a float that merely looks close.
 
 limits: each derivation gets --timeout seconds (default 60); files over
 2,000,000 bytes, matrices over 512 rows or columns or 20,000 entries, and
-numbers over 80 characters or with a decimal exponent beyond ±60 are refused
+numbers over 100 characters or with a decimal exponent beyond ±60 are refused
 with exit code 2 and a message naming the file and key.
 
 exit codes: 0 every printed number checks out, 1 something slipped or is wrong

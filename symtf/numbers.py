@@ -23,7 +23,7 @@ from fractions import Fraction
 from symtf.errors import SpecError
 
 #: Longest number text accepted anywhere (a printed value or a weight).
-MAX_NUMBER_CHARS = 80
+MAX_NUMBER_CHARS = 100
 #: Largest decimal exponent accepted (``1e-30`` is fine, ``1e-1000000000`` is not).
 MAX_EXPONENT = 60
 

@@ -597,7 +597,10 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
         raise SpecError(
             f"{name}: claims: expected an array of tables ([[claims]]), found {_kind(claims_raw)}"
         )
-    claims = tuple(_claim(c, i, name) for i, c in enumerate(claims_raw))
+    # A file-wide rounding rule (a claim's own ``rounding`` wins); without one, an exact
+    # tie accepts either neighbour.
+    rounding = top.choice("rounding", ROUNDING_MODES, DEFAULT_ROUNDING)
+    claims = tuple(_claim(c, i, name, rounding) for i, c in enumerate(claims_raw))
     seen: dict[str, int] = {}
     for i, c in enumerate(claims):
         if c.label in seen:
@@ -961,7 +964,7 @@ def _tokens(raw: Any, model: Model, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _claim(raw: dict, i: int, name: str) -> Claim:
+def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDING) -> Claim:
     r = _Reader(raw, f"claims[{i}]")
     where = f"{name}: claims[{i}]"
     label = r.string("label", max_len=200)
@@ -1012,7 +1015,7 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
     if index is not None and (row is not None or col is not None):
         raise SpecError(f"{where}.index: expected index alone, found it together with row/col")
     decimals = r.integer("decimals", lo=0, hi=30)
-    rounding = r.choice("rounding", ROUNDING_MODES, DEFAULT_ROUNDING)
+    rounding = r.choice("rounding", ROUNDING_MODES, rounding_default)
     reduce = r.get("reduce")
     if reduce is not None and reduce not in REDUCTIONS:
         raise SpecError(

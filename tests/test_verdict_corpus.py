@@ -176,7 +176,7 @@ def _claim(step: str, printed: str, extra: str = "index = [0, 0]") -> str:
     return f'[[claims]]\nlabel = "c"\nstep = "{step}"\nprinted = "{printed}"\n{extra}\n'
 
 
-@pytest.mark.parametrize("decimals", [36, 40, 45, 50, 60, 70, 78])
+@pytest.mark.parametrize("decimals", [36, 39, 40, 45, 50, 60, 70, 80])
 def test_no_missed_slip_at_high_precision(decimals: int) -> None:
     # softmax(0, 0, 0) = 1/3; LayerNorm of (0, 0, 3) has std sqrt(2) (mean 1, variance 2).
     third_right, third_other = _mp_digits(mpmath.mpf(1) / 3, decimals)
@@ -334,6 +334,21 @@ def test_non_ascii_digits_are_refused(text: str, name: str) -> None:
 
 def test_unicode_minus_stays_accepted() -> None:
     assert parse_printed("−0.5").value == Fraction(-1, 2)
+
+
+def test_file_level_rounding_rule() -> None:
+    # softmax(0, 0, 0, 0) = 1/4 exactly; printed at 1 decimal 0.25 is a tie between 0.2 and 0.3.
+    base = _standalone("softmax", "0 0 0 0", _claim("op", "0.2"))
+    assert symtf.check(symtf.loads(base)).derivations[0].checks[0].verdict == "rounded"
+    stated = 'rounding = "half-up"\n' + base
+    assert symtf.check(symtf.loads(stated)).derivations[0].checks[0].verdict == "slip"
+    own = _standalone(
+        "softmax", "0 0 0 0", _claim("op", "0.2", 'index = [0, 0]\nrounding = "half-even"')
+    )
+    assert (
+        symtf.check(symtf.loads('rounding = "half-up"\n' + own)).derivations[0].checks[0].verdict
+        == "rounded"
+    )
 
 
 def test_undecided_and_symbolic_exit_status(tmp_path: Path) -> None:
