@@ -238,6 +238,15 @@ def test_trig_zero(expr, zero) -> None:
     assert trig_zero(expr) is zero
 
 
+def test_exact_sign_sees_trig_zeros_and_cancelling_differences() -> None:
+    # ReLU/argmax/reduce branch on exact_sign: sin²1 + cos²1 − 1 is 0 exactly (balls never
+    # show it); 1/(1 + e^-10⁶) − 1 = −e^-10⁶/(1 + e^-10⁶) < 0 needs 1.4 million bits in balls.
+    from symtf.certify import exact_sign
+
+    assert exact_sign(sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1) == 0
+    assert exact_sign(1 / (1 + sympy.exp(-(10**6))) - 1) == -1
+
+
 def test_rope_score_that_is_exactly_175_is_exact() -> None:
     root = Path(__file__).parent.parent / "derivations" / "rope_toy.toml"
     checks = symtf.check(symtf.load(root)).derivations[0].checks
