@@ -457,7 +457,9 @@ def _one(
     value, _ = q.exact()
     extra = {"units_off": v.units_off, **v.extra}
     exact = None if v.verdict == "symbolic" else q.decimal()
-    return Check(claim.label, step, ij, p.text, v.expected, exact, v.verdict, v.explanation, value, extra)
+    return Check(
+        claim.label, step, ij, p.text, v.expected, exact, v.verdict, v.explanation, value, extra
+    )
 
 
 def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
