@@ -508,32 +508,102 @@ def _fraction(r: sympy.Rational) -> Fraction:
     return Fraction(int(r.p), int(r.q))
 
 
+#: Largest degree of a polynomial whose real roots bound a symbolic value's solution set.
+MAX_SOLUTION_DEGREE = 12
+
+
 def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | None:
-    """Where a linear-fractional value ``(a·s + b)/(c·s + d)`` prints as ``p`` (exact), else ``None``."""
+    """Where a rational function ``P(s)/Q(s)`` of one symbol prints as ``p``, or ``None``.
+
+    The critical points are the real roots of ``P − lo·Q``, ``P − hi·Q`` and
+    ``Q`` (``lo``, ``hi`` the ends of the printed number's rounding interval),
+    isolated by SymPy's certified real-root isolation into disjoint rational
+    intervals; between them membership is decided exactly at a rational test
+    point, at them by the interval's closed ends. ``None`` when the value is not
+    such a function with rational coefficients, the degree exceeds
+    :data:`MAX_SOLUTION_DEGREE`, or the roots do not separate.
+    """
+    if len(e.free_symbols) != 1:
+        return None
     (s,) = e.free_symbols
     try:
         num, den = sympy.fraction(sympy.cancel(sympy.together(e)))
-        pn, pd = sympy.Poly(num, s), sympy.Poly(den, s)
+        pn, pd = sympy.Poly(num, s, domain="QQ"), sympy.Poly(den, s, domain="QQ")
     except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
         return None
-    if (
-        pn.degree() > 1
-        or pd.degree() > 0
-        or not all(c.is_Rational for c in pn.all_coeffs() + pd.all_coeffs())
-    ):
-        return None  # only a · s + b over a constant is solved here (cheap and exact)
-    coeffs = pn.all_coeffs()
-    a_s, b_s = (coeffs[0], coeffs[1]) if pn.degree() == 1 else (sympy.S.Zero, coeffs[0])
-    d = _fraction(pd.all_coeffs()[0])
-    a, b = _fraction(a_s) / d, _fraction(b_s) / d
+    if max(pn.degree(), pd.degree()) > MAX_SOLUTION_DEGREE:
+        return None
     iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
-    if a == 0:
-        inside = (iv.lo < b or (iv.lo == b and iv.lo_closed)) and (
-            b < iv.hi or (b == iv.hi and iv.hi_closed)
+    lo_q = sympy.Rational(iv.lo.numerator, iv.lo.denominator)
+    hi_q = sympy.Rational(iv.hi.numerator, iv.hi.denominator)
+    polys = [(pn - pd * lo_q, "lo"), (pn - pd * hi_q, "hi"), (pd, "pole")]
+    eps = Fraction(1, 10**12)
+    for _ in range(4):
+        points = []
+        for poly, kind in polys:
+            if poly.is_zero or poly.degree() <= 0:
+                continue
+            for (a, b), _mult in poly.intervals(eps=sympy.Rational(eps.numerator, eps.denominator)):
+                points.append((_fraction(a), _fraction(b), kind))
+        points.sort()
+        if all(points[k][1] < points[k + 1][0] for k in range(len(points) - 1)):
+            break
+        eps /= 10**6
+    else:
+        return None
+
+    def member(t: Fraction) -> bool:
+        qv = _fraction(pd.eval(sympy.Rational(t.numerator, t.denominator)))
+        x = _fraction(pn.eval(sympy.Rational(t.numerator, t.denominator))) / qv
+        return (iv.lo < x or (x == iv.lo and iv.lo_closed)) and (
+            x < iv.hi or (x == iv.hi and iv.hi_closed)
         )
-        return [{"lo": None, "hi": None, "lo_closed": False, "hi_closed": False}] if inside else []
-    lo, hi = (iv.lo - b) / a, (iv.hi - b) / a
-    lc, hc = iv.lo_closed, iv.hi_closed
-    if a < 0:
-        lo, hi, lc, hc = hi, lo, hc, lc
-    return [{"lo": rational_text(lo), "hi": rational_text(hi), "lo_closed": lc, "hi_closed": hc}]
+
+    # Regions: (−∞, r1), {r1}, (r1, r2), ..., {rm}, (rm, ∞), each inside or not.
+    regions: list[tuple[Any, Any, bool]] = []
+    tests = ([points[0][0] - 1] if points else [Fraction(0)]) + [
+        (points[k][1] + points[k + 1][0]) / 2 for k in range(len(points) - 1)
+    ]
+    if points:
+        tests.append(points[-1][1] + 1)
+    for k, t in enumerate(tests):
+        left = points[k - 1] if k > 0 else None
+        right = points[k] if k < len(points) else None
+        regions.append((left, right, member(t)))
+        if right is not None:
+            at = (right[2] == "lo" and iv.lo_closed) or (right[2] == "hi" and iv.hi_closed)
+            regions.append((right, right, at))
+    out: list[dict[str, Any]] = []
+    for left, right, inside in regions:
+        if not inside:
+            continue
+        lo_closed = left is not None and left is right
+        if out and out[-1]["_right"] is left:
+            out[-1]["_right"] = right
+            out[-1]["hi_closed"] = right is not None and left is right
+            continue
+        out.append({"_left": left, "_right": right, "lo_closed": lo_closed,
+                    "hi_closed": right is not None and left is right})  # fmt: skip
+    return [
+        {
+            "lo": None if r["_left"] is None else _root_text(r["_left"]),
+            "hi": None if r["_right"] is None else _root_text(r["_right"]),
+            "lo_closed": r["lo_closed"],
+            "hi_closed": r["hi_closed"],
+        }
+        for r in out
+    ]
+
+
+def _root_text(root: tuple[Fraction, Fraction, str]) -> str:
+    """A root isolated in ``[a, b]``: exact if ``a == b``, else its certain leading digits and ``…``."""
+    a, b, _ = root
+    if a == b:
+        return rational_text(a)
+    ta, tb = rational_text(a, 12).rstrip("…"), rational_text(b, 12).rstrip("…")
+    common = ""
+    for x, y in zip(ta, tb, strict=False):
+        if x != y:
+            break
+        common += x
+    return (common or ta[:4]) + "…"

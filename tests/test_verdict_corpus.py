@@ -148,6 +148,23 @@ def test_symbolic_value_reports_the_solution_set() -> None:
     ]
 
 
+def test_symbolic_solution_set_of_a_polynomial() -> None:
+    # w² prints as 2.0 for 1.95 <= w² <= 2.05: w in ±[√1.95, √2.05] = ±[1.396424…, 1.431782…].
+    v = decide(quantity(w**2), parse_printed("2.0"))
+    lows = [s["lo"] for s in v.extra["solutions"]]
+    highs = [s["hi"] for s in v.extra["solutions"]]
+    with mpmath.workdps(30):
+        r1, r2 = mpmath.sqrt(mpmath.mpf("1.95")), mpmath.sqrt(mpmath.mpf("2.05"))
+    assert lows[0].startswith(mpmath.nstr(-r2, 8)[:9]) and highs[0].startswith(
+        mpmath.nstr(-r1, 8)[:9]
+    )
+    assert lows[1].startswith(mpmath.nstr(r1, 8)[:8]) and highs[1].startswith(
+        mpmath.nstr(r2, 8)[:8]
+    )
+    # w² + 1 never prints as 0.5.
+    assert decide(quantity(w**2 + 1), parse_printed("0.5")).extra["solutions"] == []
+
+
 # ----------------------------------------------------------------------------- precision
 
 
