@@ -364,7 +364,7 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
         return Verdict(
             "slip",
             expected,
-            f"not a correct rounding, {amount} in the last place from the exact value{shown}",
+            f"within one unit but not a correct rounding: {amount} from the exact value{shown}",
             units,
         )
     amount = _amount(units, "at least one unit")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import mpmath
 import pytest
@@ -24,9 +25,15 @@ from symtf.errors import SpecError
 from symtf.numbers import parse_exact, parse_printed, split_printed
 from symtf.verdict import VERDICTS, decide
 
-mpmath.mp.dps = 250
 R = sympy.Rational
 CORPUS = Path(__file__).parent / "verdict_corpus"
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_at_250_digits() -> Any:
+    """Every independent value of this module is computed with mpmath at 250 digits."""
+    with mpmath.workdps(250):
+        yield
 
 
 def quantity(e: sympy.Expr) -> Quantity:
@@ -89,14 +96,14 @@ def _mp_digits(x: mpmath.mpf, decimals: int) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("expr", "mp"),
     [
-        (sympy.sin(1), mpmath.sin(1)),
-        (sympy.sqrt(2), mpmath.sqrt(2)),
-        (sympy.exp(R(4, 3)) / 7, mpmath.exp(mpmath.mpf(4) / 3) / 7),
+        (sympy.sin(1), lambda: mpmath.sin(1)),
+        (sympy.sqrt(2), lambda: mpmath.sqrt(2)),
+        (sympy.exp(R(4, 3)) / 7, lambda: mpmath.exp(mpmath.mpf(4) / 3) / 7),
     ],
 )
 @pytest.mark.parametrize("decimals", [3, 9, 20])
 def test_irrational_rounded_slip_wrong(expr, mp, decimals) -> None:
-    right, other = _mp_digits(mp, decimals)
+    right, other = _mp_digits(mp(), decimals)
     assert decide(quantity(expr), parse_printed(right)).verdict == "rounded"
     assert decide(quantity(expr), parse_printed(other)).verdict == "slip"
     k, j = (int(t.replace(".", "").replace("-", "")) for t in (right, other))
