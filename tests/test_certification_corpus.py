@@ -36,7 +36,7 @@ HIDDEN_ZERO = sympy.Add(sympy.Pow(1 + ROOT2, 2, evaluate=False), -2 * ROOT2, -3,
 
 CASES = [
     # 993/2000 = 0.4965 exactly, the midpoint between 0.496 and 0.497.
-    # Half-up takes the larger: 0.497 is the rounding, 0.496 one unit off (slip).
+    # Half-up takes the larger: 0.497 is the rounding; 0.496, half a unit away, is a slip.
     (R(993, 2000), "0.497", "half-up", "rounded", "0.497"),
     (R(993, 2000), "0.496", "half-up", "slip", "0.497"),
     # Half-even takes the even last digit 6: the roles swap.
@@ -188,7 +188,7 @@ def test_constant_layernorm_row_with_symbolic_eps() -> None:
 def test_softmax_of_exp_plus_minus_a_million() -> None:
     # softmax(10⁶, 0, −10⁶): p0 = 1/(1 + e^-10⁶ + e^-2·10⁶) is just below 1; p1 ≈ e^-10⁶,
     # p2 ≈ e^-2·10⁶. At 3 decimals 1.000 0.000 0.000 are all roundings, none exact;
-    # 0.999 for p0 is one unit off. The row still sums to exactly 1.
+    # 0.999 for p0 is just under one unit off (a slip). The row still sums to exactly 1.
     row = "1000000 0 -1000000"
     text = _standalone(
         "0",
