@@ -3,8 +3,8 @@
 The rule: a verdict rests on a ball that provably contains the exact value
 (python-flint's Arb), or on exact rational arithmetic. Precision escalates
 128 → 1024 bits; when a ball still straddles a boundary, the exact SymPy value
-is consulted (a bounded zero test that knows sin² + cos² = 1 and the
-angle-addition formulas); verdicts then escalate further, up to
+is consulted (a bounded zero test that knows sin² + cos² = 1, the
+angle-addition formulas and log(ab) = log a + log b); verdicts then escalate further, up to
 :data:`MAX_BITS`; when nothing settles it, the answer is
 :class:`~symtf.errors.Undecided`, never a guess.
 
@@ -184,6 +184,8 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
             return True
     if _has_trig(expr):
         return trig_zero(expr)
+    if any(isinstance(a, sympy.log) for a in sympy.preorder_traversal(expr)):
+        return log_zero(expr)
     if not _radicals_only(expr):
         # radsimp may call nsimplify, which evaluates exp(10^6) to thousands of digits
         # with mpmath (minutes); it only helps with square roots anyway.
@@ -320,6 +322,39 @@ def _small_combination(
                 if k.is_Integer and 0 < abs(int(k)) <= m:
                     return ((i, n), (j, int(k)))
     return None
+
+
+#: Largest integer whose prime factors :func:`log_zero` looks up.
+MAX_LOG_FACTOR = 10**12
+
+
+def log_zero(expr: sympy.Expr) -> bool:
+    """Whether an expression with logarithms of rationals is 0 by ``log(ab) = log a + log b``.
+
+    Each ``log(p/q)`` with ``p, q <= MAX_LOG_FACTOR`` becomes ``Σ e·log(prime)``
+    (the logarithms of distinct primes are linearly independent over ℚ, so the
+    rewriting is a normal form for such sums); the result is expanded. ``True``
+    only when that gives 0.
+
+    Example:
+        >>> log_zero(sympy.log(2) + sympy.log(3) - sympy.log(6))
+        True
+    """
+    rewrite: dict[sympy.Basic, sympy.Expr] = {}
+    for a in sympy.preorder_traversal(expr):
+        if isinstance(a, sympy.log) and a.args[0].is_Rational and a.args[0] > 0:
+            r = a.args[0]
+            if max(abs(int(r.p)), int(r.q)) > MAX_LOG_FACTOR:
+                return False
+            total = sympy.S.Zero
+            for n, sign in ((int(r.p), 1), (int(r.q), -1)):
+                for prime, e in sympy.factorint(n).items():
+                    total += sign * e * sympy.log(sympy.Integer(prime), evaluate=False)
+            rewrite[a] = total
+    if not rewrite:
+        return False
+    body = sympy.expand(expr.xreplace(rewrite))
+    return body == 0 or sympy.cancel(sympy.together(body)) == 0
 
 
 def sign_by_parts(expr: sympy.Expr, exact: Any = None) -> int | None:

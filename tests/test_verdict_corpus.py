@@ -271,6 +271,22 @@ def test_exact_sign_sees_trig_zeros_and_cancelling_differences() -> None:
     assert exact_sign(1 / (1 + sympy.exp(-(10**6))) - 1) == -1
 
 
+def test_log_identities_are_decided() -> None:
+    # log 2 + log 3 − log 6 + 1/2000 is exactly 0.0005, a tie at 3 decimals: either neighbour.
+    e = sympy.log(2) + sympy.log(3) - sympy.log(6) + R(1, 2000)
+    assert decide(quantity(e), parse_printed("0.001")).verdict == "rounded"
+    assert decide(quantity(e), parse_printed("0.001"), "half-even").verdict == "slip"
+
+
+def test_undecided_says_why() -> None:
+    # tanh 1 = (e² − 1)/(e² + 1), an identity outside the zero test's rules: with 1/2000 added
+    # the value sits exactly on the boundary 0.0005 and no ball of up to MAX_BITS separates it.
+    e = sympy.tanh(1) - (sympy.exp(2) - 1) / (sympy.exp(2) + 1) + R(1, 2000)
+    v = decide(quantity(e), parse_printed("0.001"), "half-up")
+    assert v.verdict == "undecided"
+    assert "0.0005" in v.explanation and "beyond the precision cap" in v.explanation
+
+
 def test_rope_score_that_is_exactly_175_is_exact() -> None:
     root = Path(__file__).parent.parent / "derivations" / "rope_toy.toml"
     checks = symtf.check(symtf.load(root)).derivations[0].checks
