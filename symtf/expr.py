@@ -56,7 +56,7 @@ from typing import Any, TypeAlias
 import sympy
 from mpmath.ctx_iv import MPIntervalContext
 
-from symtf.errors import ExpressionError
+from symtf.errors import ExpressionError, Undecided
 
 __all__ = [
     "FUNCTIONS",
@@ -1079,6 +1079,12 @@ class _Evaluator:
             return 1
         if exact.is_negative:
             return -1
+        from symtf.certify import exact_sign  # balls, then the trig/log-aware zero test
+
+        try:
+            return exact_sign(exact)
+        except (Undecided, TypeError):
+            pass
         raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
 
     def exp(self, arg: _Scalar, pos: int) -> _Scalar:

@@ -278,6 +278,19 @@ def test_log_identities_are_decided() -> None:
     assert decide(quantity(e), parse_printed("0.001"), "half-even").verdict == "slip"
 
 
+def test_displayed_relu_and_max_on_an_identity_zero() -> None:
+    # ln 2 + ln 3 − ln 6 = 0 exactly: relu of it is 0, and the max of ln 6 and ln 2 + ln 3
+    # is ln 6 = 1.791759469… (mpmath), 1.792 at 3 decimals.
+    text = (
+        'title = "d"\n[model]\narchitecture = "none"\n'
+        '[[claims]]\nlabel = "r"\nexpression = "relu(ln(2) + ln(3) - ln(6))"\nprinted = "0"\n'
+        '[[claims]]\nlabel = "m"\nexpression = "max(ln(6), ln(2) + ln(3))"\nprinted = "1.792"\n'
+    )
+    assert _mp_digits(mpmath.log(6), 3)[0] == "1.792"
+    checks = symtf.check(symtf.loads(text)).derivations[0].checks
+    assert [c.verdict for c in checks] == ["exact", "rounded"]
+
+
 def test_undecided_says_why() -> None:
     # tanh 1 = (e² − 1)/(e² + 1), an identity outside the zero test's rules: with 1/2000 added
     # the value sits exactly on the boundary 0.0005 and no ball of up to MAX_BITS separates it.
