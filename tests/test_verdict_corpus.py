@@ -421,3 +421,17 @@ def test_undecided_and_symbolic_exit_status(tmp_path: Path) -> None:
     assert r.returncode == 1 and "check out" not in r.stdout.split("—")[-1].split(";")[0]
     r = subprocess.run([*run, "--allow-undecided"], capture_output=True, text=True)
     assert r.returncode == 0
+
+
+def test_json_carries_units_off() -> None:
+    # The seed's −2.049 is a slip: units_off = (printed − exact)/u agrees with its certified exact.
+    from symtf.renderers.json import report_dict
+
+    root = Path(__file__).parent.parent / "derivations" / "i_love_ai.toml"
+    checks = report_dict(symtf.check(symtf.load(root)))["derivations"][0]["checks"]
+    slip = next(c for c in checks if c["printed"] == "-2.049" and c["verdict"] == "slip")
+    units = float(slip["units_off"].rstrip("…"))
+    exact = float(slip["exact"].rstrip("…"))
+    assert abs(units - (-2.049 - exact) / 0.001) < 1e-3 and -1 < units < 0
+    numbers = [c for c in checks if not c["printed"].isalpha()]  # not the predicted words
+    assert numbers and all("units_off" in c for c in numbers)
