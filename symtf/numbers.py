@@ -462,7 +462,8 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
         if "..." in body or "…" in body:
             raise SpecError(_ELIDED.format(where=where))
         return None
-    if body.startswith("[") and "[[" not in body and "," not in body and "\n" in body:
+    compact = re.sub(r"\s+", "", body)
+    if body.startswith("[") and "[[" not in compact and body.count("[") > 1:
         return None  # rows text with a bracket per line: the plain matrix reader handles it
     if "..." in body or "…" in body:
         raise SpecError(_ELIDED.format(where=where))

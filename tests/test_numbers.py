@@ -144,3 +144,20 @@ def test_bad_pasted_arrays_are_refused(text: str) -> None:
 
     with pytest.raises(SpecError, match=r"f\.toml: claims"):
         split_printed(text, "f.toml: claims[0].printed")
+
+
+def test_bracketed_rows_and_wrapped_arrays() -> None:
+    from symtf.numbers import split_printed
+
+    # One bracketed row per line is plain matrix text (read elsewhere), with or without commas.
+    assert split_printed("[0.1, 0.2]\n[0.3, 0.4]", "w") is None
+    assert split_printed("[0.1 0.2]\n[0.3 0.4]", "w") is None
+    # numpy wraps a long 1-D array over lines: still one row.
+    assert split_printed("[0.1 0.2 0.3\n 0.4 0.5]", "w") == (
+        [["0.1", "0.2", "0.3", "0.4", "0.5"]],
+        False,
+    )
+    assert split_printed("[[0.1 0.2]\n [0.3 0.4]]", "w") == (
+        [["0.1", "0.2"], ["0.3", "0.4"]],
+        False,
+    )
