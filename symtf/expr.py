@@ -48,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -361,6 +362,15 @@ def _is_name_char(ch: str) -> bool:
 def _tokenize(text: str, where: str) -> list[_Token]:
     tokens: list[_Token] = []
     n = len(text)
+    for k, c in enumerate(text):  # ٠.٥, ０.５ and 0.৪ are digits to Python, not to an article
+        if not c.isascii() and unicodedata.category(c) == "Nd":
+            raise _error(
+                text,
+                where,
+                k,
+                "expected a number written in ASCII digits 0-9 but found the character "
+                f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})",
+            )
     i = 0
     while i < n:
         ch = text[i]

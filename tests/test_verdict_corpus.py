@@ -389,9 +389,15 @@ def test_non_ascii_digits_are_refused(text: str, name: str) -> None:
         parse_printed(text)
     with pytest.raises(SpecError, match=name):
         parse_exact(text)
-    model = _standalone("softmax", f"0 {text}", "").replace('"0 ', '"0 ')
+    model = _standalone("softmax", f"0 {text}", "")
     with pytest.raises(SpecError, match=name):
         symtf.loads(model)
+    displayed = (
+        'title = "d"\n[model]\narchitecture = "none"\n[[claims]]\nlabel = "c"\n'
+        f'expression = "{text} + 1"\nprinted = "1.5"\n'
+    )
+    with pytest.raises(SpecError, match=name):
+        symtf.check(symtf.loads(displayed))
 
 
 def test_unicode_minus_stays_accepted() -> None:
