@@ -15,6 +15,7 @@ that straddles the other operand; :func:`compare_ball` makes that three-way.
 from __future__ import annotations
 
 import math
+import signal
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -36,6 +37,19 @@ MAX_BITS = 1 << 16
 MAX_ANGLE_MULTIPLE = 16
 #: Most terms the trigonometric zero test expands to before giving up.
 MAX_TRIG_TERMS = 20_000
+
+
+def time_left() -> float | None:
+    """Seconds left of the running ``--timeout`` budget (its ``SIGALRM`` timer), if one runs.
+
+    Precision escalation beyond 1024 bits stops early when the next step would
+    not fit, so one hard number becomes ``undecided`` (with that reason)
+    instead of costing the whole file its budget.
+    """
+    if not hasattr(signal, "getitimer"):
+        return None
+    left, _ = signal.getitimer(signal.ITIMER_REAL)
+    return left if left > 0 else None
 
 
 def ladder(start: int = PRECISIONS[0], cap: int = MAX_BITS) -> Iterator[int]:

@@ -25,6 +25,7 @@ to the cap. The quantity only needs ``ball(prec)`` and ``exact()`` (see
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol
@@ -40,6 +41,7 @@ from symtf.certify import (
     exact_zero,
     ladder,
     sign_by_parts,
+    time_left,
     to_fmpq,
 )
 from symtf.errors import Undecided
@@ -199,10 +201,13 @@ class Located:
         except (TypeError, Undecided, RecursionError):
             pass
         last = None
+        reached = PRECISIONS[-1]
         for prec in ladder(PRECISIONS[-1] * 2, MAX_BITS):
+            start = time.perf_counter()
             c = self._compare(prec, b)
             if c is not None:
                 return c
+            reached = prec
             x = self.ball(prec)
             if x is None:
                 break
@@ -210,10 +215,18 @@ class Located:
             if last is not None and not rad < last:  # more bits no longer help
                 break
             last = rad
+            left = time_left()
+            if left is not None and (time.perf_counter() - start) * 4 > left:
+                self.reason = (
+                    f"the exact value cannot be separated from {_short(b)} by balls of "
+                    f"{reached} bits, and the next precision would not fit in what is left "
+                    "of the --timeout budget (exact algebra could not prove equality)"
+                )
+                return None
         self.reason = (
             f"the exact value cannot be separated from {_short(b)}: balls of up to "
-            f"{MAX_BITS} bits contain it, and exact algebra could not prove equality "
-            "(beyond the precision cap)"
+            f"{reached} bits contain it, and exact algebra could not prove equality "
+            f"(beyond the precision cap of {MAX_BITS} bits)"
         )
         return None
 

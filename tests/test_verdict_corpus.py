@@ -300,6 +300,18 @@ def test_undecided_says_why() -> None:
     assert "0.0005" in v.explanation and "beyond the precision cap" in v.explanation
 
 
+def test_escalation_stops_within_the_timeout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With (almost) no --timeout budget left, escalation stops after the first step beyond
+    # 1024 bits and says so, instead of costing the whole file its budget.
+    import symtf.verdict
+
+    monkeypatch.setattr(symtf.verdict, "time_left", lambda: 1e-9)
+    e = sympy.tanh(1) - (sympy.exp(2) - 1) / (sympy.exp(2) + 1) + R(1, 2000)
+    v = decide(quantity(e), parse_printed("0.001"), "half-up")
+    assert v.verdict == "undecided"
+    assert "2048 bits" in v.explanation and "--timeout" in v.explanation
+
+
 def test_rope_score_that_is_exactly_175_is_exact() -> None:
     root = Path(__file__).parent.parent / "derivations" / "rope_toy.toml"
     checks = symtf.check(symtf.load(root)).derivations[0].checks
