@@ -3,7 +3,9 @@
 The rule: a verdict rests on a ball that provably contains the exact value
 (python-flint's Arb), or on exact rational arithmetic. Precision escalates
 128 → 1024 bits; when a ball still straddles a boundary, the exact SymPy value
-is consulted; when that cannot settle it cheaply, the answer is
+is consulted (a bounded zero test that knows sin² + cos² = 1, the
+angle-addition formulas and log(ab) = log a + log b); verdicts then escalate further, up to
+:data:`MAX_BITS`; when nothing settles it, the answer is
 :class:`~symtf.errors.Undecided`, never a guess.
 
 Note that python-flint's ``<``, ``>`` and ``==`` all return ``False`` for a ball
@@ -13,12 +15,13 @@ that straddles the other operand; :func:`compare_ball` makes that three-way.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import signal
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
 import sympy
-from flint import arb, ctx, fmpq
+from flint import arb, ctx, fmpq, fmpz
 
 from symtf.errors import Undecided
 
@@ -26,6 +29,35 @@ from symtf.errors import Undecided
 PRECISIONS = (128, 256, 512, 1024)
 #: Expressions larger than this (in operations) are not handed to exact simplification.
 MAX_EXACT_OPS = 400
+#: Highest precision a verdict escalates to, in bits (about 19,700 decimal digits). A
+#: printed number has at most 100 characters, so only a value that agrees with a
+#: rounding boundary to thousands of digits (and cannot be proved equal to it) gets here.
+MAX_BITS = 1 << 16
+#: Largest multiple n for which sin(n·a) is rewritten in sin(a), cos(a) by the zero test.
+MAX_ANGLE_MULTIPLE = 16
+#: Most terms the trigonometric zero test expands to before giving up.
+MAX_TRIG_TERMS = 20_000
+
+
+def time_left() -> float | None:
+    """Seconds left of the running ``--timeout`` budget (its ``SIGALRM`` timer), if one runs.
+
+    Precision escalation beyond 1024 bits stops early when the next step would
+    not fit, so one hard number becomes ``undecided`` (with that reason)
+    instead of costing the whole file its budget.
+    """
+    if not hasattr(signal, "getitimer"):
+        return None
+    left, _ = signal.getitimer(signal.ITIMER_REAL)
+    return left if left > 0 else None
+
+
+def ladder(start: int = PRECISIONS[0], cap: int = MAX_BITS) -> Iterator[int]:
+    """Precisions from ``start`` bits, doubling, up to ``cap``."""
+    prec = start
+    while prec <= cap:
+        yield prec
+        prec *= 2
 
 
 def to_fmpq(x: Fraction | sympy.Rational) -> fmpq:
@@ -164,11 +196,210 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
     for transform in (sympy.expand, lambda t: sympy.cancel(sympy.together(t))):
         if transform(expr) == 0:
             return True
+    if _has_trig(expr):
+        return trig_zero(expr)
+    if any(isinstance(a, sympy.log) for a in sympy.preorder_traversal(expr)):
+        return log_zero(expr)
     if not _radicals_only(expr):
         # radsimp may call nsimplify, which evaluates exp(10^6) to thousands of digits
         # with mpmath (minutes); it only helps with square roots anyway.
         return False
     return sympy.radsimp(expr) == 0 or sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0
+
+
+_TRIG = (sympy.sin, sympy.cos, sympy.tan)
+
+
+def _has_trig(expr: sympy.Basic) -> bool:
+    return any(isinstance(a, _TRIG) for a in sympy.preorder_traversal(expr))
+
+
+def trig_zero(expr: sympy.Expr) -> bool:
+    """Whether an expression in sines and cosines is 0 by the Pythagorean and addition laws.
+
+    Each distinct angle ``a`` is written as ``n·b`` for a base angle ``b`` of its
+    class (angles whose ratio is rational, with ``|n| <=``
+    :data:`MAX_ANGLE_MULTIPLE`); ``sin(n·b)`` and ``cos(n·b)`` become
+    polynomials in ``s = sin b`` and ``c = cos b`` (the multiple-angle and
+    angle-addition formulas), ``tan`` becomes ``sin/cos``, and the numerator is
+    reduced modulo ``s² + c² − 1`` (a Gröbner basis by itself: every ``s²``
+    becomes ``1 − c²``). A remainder that expands to 0 proves the expression is
+    0; anything else answers ``False`` (not proved), never a guess. Bounded: at
+    most :data:`MAX_TRIG_TERMS` terms, and never ``simplify``.
+
+    Example:
+        >>> trig_zero(sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1)
+        True
+        >>> trig_zero(sympy.sin(2) - 2 * sympy.sin(1) * sympy.cos(1))
+        True
+    """
+    angles = sorted(
+        {a.args[0] for a in sympy.preorder_traversal(expr) if isinstance(a, _TRIG)},
+        key=sympy.default_sort_key,
+    )
+    bases: list[tuple[sympy.Expr, sympy.Symbol, sympy.Symbol]] = []
+    rewrite: dict[sympy.Basic, sympy.Expr] = {}
+    x, y = sympy.Dummy("x"), sympy.Dummy("y")
+    for a in _base_order(angles):
+        combo = _small_combination(a, [b for b, _, _ in bases])
+        if combo is None:
+            s, c = sympy.Dummy("s"), sympy.Dummy("c")
+            bases.append((a, s, c))
+            combo = ((len(bases) - 1, 1),)
+        angle = sum((n * (x, y)[k] for k, (_, n) in enumerate(combo)), sympy.S.Zero)
+        sub: dict[sympy.Basic, sympy.Expr] = {}
+        for k, (i, _) in enumerate(combo):
+            t = (x, y)[k]
+            sub[sympy.sin(t)] = bases[i][1]
+            sub[sympy.cos(t)] = bases[i][2]
+        sin_a = sympy.expand_trig(sympy.sin(angle)).xreplace(sub)
+        cos_a = sympy.expand_trig(sympy.cos(angle)).xreplace(sub)
+        rewrite[sympy.sin(a)] = sin_a
+        rewrite[sympy.cos(a)] = cos_a
+        rewrite[sympy.tan(a)] = sin_a / cos_a
+    body = expr.xreplace(rewrite)
+    if _has_trig(body):
+        return False
+    num, _ = sympy.fraction(sympy.together(body))
+    num = sympy.expand(num)
+    if num == 0:
+        return True
+    gens = [g for _, s, c in bases for g in (s, c)]
+    try:
+        poly = sympy.Poly(num, *gens, domain="EX")
+    except sympy.PolynomialError:
+        return False
+    if len(poly.terms()) > MAX_TRIG_TERMS:
+        return False
+    squares = {s: 1 - c**2 for _, s, c in bases}
+    total = []
+    for monom, coeff in poly.terms():
+        term = coeff.as_expr()
+        for g, k in zip(gens, monom, strict=True):
+            if g in squares:
+                term *= g ** (k % 2) * squares[g] ** (k // 2)
+            else:
+                term *= g**k
+        total.append(term)
+    rest = sympy.expand(sympy.Add(*total))
+    return rest == 0 or sympy.cancel(sympy.together(rest)) == 0
+
+
+def _base_order(angles: list[sympy.Expr]) -> list[sympy.Expr]:
+    """Angles with, first in each class of rational ratio, the class's common divisor.
+
+    Angles 1 and 2 are multiples of 1; 2/100 and 3/100 of 1/100 (put first when
+    the multiples stay small, so that all of them are polynomials in one sine
+    and cosine).
+    """
+    classes: list[list[sympy.Expr]] = []
+    for a in angles:
+        for cl in classes:
+            if (a / cl[0]).is_Rational:
+                cl.append(a)
+                break
+        else:
+            classes.append([a])
+    out: list[sympy.Expr] = []
+    for cl in classes:
+        ratios = [sympy.Rational(a / cl[0]) for a in cl]
+        g = ratios[0]
+        for r in ratios[1:]:
+            g = sympy.gcd(g, r)
+        base = cl[0] * g
+        if all(abs(r / g) <= MAX_ANGLE_MULTIPLE for r in ratios) and base not in cl:
+            out.append(base)
+        out.extend(sorted(cl, key=lambda t: abs(sympy.Rational(t / cl[0]))))
+    return out
+
+
+def _small_combination(
+    a: sympy.Expr, bases: list[sympy.Expr]
+) -> tuple[tuple[int, int], ...] | None:
+    """``a`` as ``n·b`` or ``n·b + m·b'`` over ``bases`` with small integers, if it is one."""
+    m = MAX_ANGLE_MULTIPLE
+    for i, b in enumerate(bases):
+        n = a / b
+        if n.is_Integer and 0 < abs(int(n)) <= m:
+            return ((i, int(n)),)
+    for i, b in enumerate(bases):
+        if not (a / b).is_Rational:
+            continue
+        for j in range(i + 1, len(bases)):
+            c = bases[j]
+            if not (c / b).is_Rational:
+                continue
+            for n in range(-m, m + 1):
+                if n == 0:
+                    continue
+                k = (a - n * b) / c
+                if k.is_Integer and 0 < abs(int(k)) <= m:
+                    return ((i, n), (j, int(k)))
+    return None
+
+
+#: Largest integer whose prime factors :func:`log_zero` looks up.
+MAX_LOG_FACTOR = 10**12
+
+
+def log_zero(expr: sympy.Expr) -> bool:
+    """Whether an expression with logarithms of rationals is 0 by ``log(ab) = log a + log b``.
+
+    Each ``log(p/q)`` with ``p, q <= MAX_LOG_FACTOR`` becomes ``Σ e·log(prime)``
+    (the logarithms of distinct primes are linearly independent over ℚ, so the
+    rewriting is a normal form for such sums); the result is expanded. ``True``
+    only when that gives 0.
+
+    Example:
+        >>> log_zero(sympy.log(2) + sympy.log(3) - sympy.log(6))
+        True
+    """
+    rewrite: dict[sympy.Basic, sympy.Expr] = {}
+    for a in sympy.preorder_traversal(expr):
+        if isinstance(a, sympy.log) and a.args[0].is_Rational and a.args[0] > 0:
+            r = a.args[0]
+            if max(abs(int(r.p)), int(r.q)) > MAX_LOG_FACTOR:
+                return False
+            total = sympy.S.Zero
+            for n, sign in ((int(r.p), 1), (int(r.q), -1)):
+                for prime, e in sympy.factorint(n).items():
+                    total += sign * e * sympy.log(sympy.Integer(prime), evaluate=False)
+            rewrite[a] = total
+    if not rewrite:
+        return False
+    body = sympy.expand(expr.xreplace(rewrite))
+    return body == 0 or sympy.cancel(sympy.together(body)) == 0
+
+
+def sign_by_parts(expr: sympy.Expr, exact: Any = None) -> int | None:
+    """The sign of ``expr`` from its numerator and denominator over a common denominator.
+
+    ``1/(1 + e^-10⁶) − 1`` is ``−e^-10⁶/(1 + e^-10⁶)``: the difference cancels
+    in balls (it needs 1.4 million bits), but the numerator alone is plainly
+    negative. Bounded like :func:`exact_zero`; ``None`` when it does not help.
+    """
+    if exact is not None:
+        closed = exact.closed_form(expr, MAX_EXACT_OPS)
+        if closed is None:
+            return None
+        expr = closed
+    if sympy.count_ops(expr) > MAX_EXACT_OPS:
+        return None
+    num, den = sympy.fraction(sympy.together(expr))
+    signs = []
+    for part in (sympy.expand(num), den):
+        c = None
+        for prec in PRECISIONS:
+            try:
+                c = compare_ball(ball(part, prec), Fraction(0))
+            except (TypeError, Undecided):
+                return None
+            if c is not None:
+                break
+        if not c:  # undecided, or a zero part (left to exact_zero)
+            return None
+        signs.append(c)
+    return signs[0] * signs[1]
 
 
 def _radicals_only(expr: sympy.Basic) -> bool:
@@ -214,6 +445,9 @@ def exact_sign(expr: sympy.Expr, exact: Any = None) -> int:
             return c
     if exact_zero(expr, exact):
         return 0
+    c = sign_by_parts(expr, exact)
+    if c is not None:
+        return c
     raise Undecided(
         f"cannot decide the sign of {_brief(expr)} (balls of {PRECISIONS[-1]} bits contain 0)"
     )
@@ -299,14 +533,51 @@ def _leading_digits(man: int, exp: int, digits: int) -> tuple[int, int, bool]:
     raise ArithmeticError("decimal exponent did not settle")  # pragma: no cover
 
 
+#: Binary exponents beyond which leading digits come from ball arithmetic, not integers.
+INTEGER_DIGITS_EXPONENT = 1 << 16
+
+
+def _leading_digits_ball(x: arb, digits: int) -> tuple[int, int, bool]:
+    """:func:`_leading_digits` for an exact ``x > 0`` of huge binary exponent.
+
+    The decimal exponent ``k`` is ``floor(log10 x)`` and the digits are
+    ``floor(x·10^(digits−1−k))``, both read from balls whose precision grows
+    with the size of the exponent: the time is independent of how tiny or huge
+    ``x`` is (``e^-10^50`` included). Such an ``x = m·2^e`` is never a short
+    decimal (that needs ``5^|e|`` to divide ``m``), so ``exact`` is False.
+    """
+    saved = ctx.prec
+    man, exp = x.mid().man_exp()
+    base = abs(int(exp)).bit_length()
+    try:
+        ctx.prec = abs(int(man)).bit_length() + 64
+        x = abs(x)  # exact at this precision (python-flint rounds even abs to ctx.prec)
+        for extra in (64, 256, 1024, 4096):
+            ctx.prec = 2 * base + extra + int(digits * 3.33)
+            lg = (x.log() / arb(10).log()).floor()
+            if not lg.is_exact():
+                continue
+            k = int(lg.unique_fmpz())
+            y = (x * arb(10) ** fmpz(digits - 1 - k)).floor()
+            if not y.is_exact():
+                continue
+            # 10^k <= x < 10^(k+1) is certified, so n has exactly `digits` digits.
+            return int(y.unique_fmpz()), k, False
+    finally:
+        ctx.prec = saved
+    raise ArithmeticError("decimal digits did not settle")  # pragma: no cover
+
+
 def _truncated(x: arb, digits: int) -> str | None:
     # x is an exact ball (an endpoint); read it as man·2^exp through its mid.
     man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
     if man == 0:
         return None
     sign = "-" if man < 0 else ""
-    n, k, exact = _leading_digits(abs(man), exp, digits)
+    if abs(int(exp)) > INTEGER_DIGITS_EXPONENT:
+        n, k, exact = _leading_digits_ball(x, digits)
+    else:
+        n, k, exact = _leading_digits(abs(int(man)), int(exp), digits)
     more = "" if exact else "…"
     s = str(n)  # exactly `digits` digits
     if abs(k) > POSITIONAL_EXPONENTS:  # e^-1000000 is not written with 434,294 zeros

@@ -27,18 +27,21 @@ VERDICT_HELP = """\
 verdicts (for a number printed with n decimals, one unit = 10^-n):
   exact      the printed value equals the exact value
   rounded    the printed value is the correct rounding of the exact value
-  slip       off by one unit in the last place (e.g. a sum of rounded terms)
-  wrong      further off
+  slip       not a correct rounding, but less than one unit off (a sum of rounded terms)
+  wrong      one unit or more off: |printed - exact| >= 10^-n
+  symbolic   the value depends on a symbol of the file (shown as an expression)
   undecided  the exact value cannot be separated from a rounding boundary
+             (balls of up to 65,536 bits, then exact algebra, within --timeout)
 Every verdict rests on a certified enclosure (ball arithmetic, then exact
 arithmetic), never on a float that merely looks close.
 
 limits: each derivation gets --timeout seconds (default 60); files over
 2,000,000 bytes, matrices over 512 rows or columns or 20,000 entries, and
-numbers over 80 characters or with a decimal exponent beyond ±60 are refused
+numbers over 100 characters or with a decimal exponent beyond ±60 are refused
 with exit code 2 and a message naming the file and key.
 
-exit codes: 0 nothing wrong, 1 something slipped or is wrong, 2 bad input or usage
+exit codes: 0 every printed number checks out, 1 something slipped or is wrong
+(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage
 """
 
 
@@ -117,7 +120,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = compare.Report(tuple(reports))
     renderer = {"text": render_text, "json": render_json, "junit": render_junit}[args.format]
     sys.stdout.write(renderer.render(report))
-    return EXIT_FAIL if report.failed else EXIT_OK
+    if report.failed:
+        return EXIT_FAIL
+    # 0 means every printed number checks out: one nobody could decide does not.
+    if report.undecided and not getattr(args, "allow_undecided", False):
+        return EXIT_FAIL
+    return EXIT_OK
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -162,6 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"time budget per derivation, 0 for none (default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--allow-undecided",
+        action="store_true",
+        help="exit 0 even when some printed numbers are symbolic or undecided "
+        "(by default they count as failures: exit 1)",
     )
     p.set_defaults(func=cmd_check)
 

@@ -27,9 +27,11 @@ from symtf.pipeline import run
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
-VERDICTS = ("exact", "rounded", "slip", "wrong", "undecided")
+VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
 #: Verdicts that make ``symtf check`` exit 1.
 FAILING = ("slip", "wrong")
+#: Verdicts that decide nothing: ``symtf check`` exits 1 on them unless ``--allow-undecided``.
+NOT_DECIDED = ("symbolic", "undecided")
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class ClaimResult:
     @property
     def verdict(self) -> str:
         """The worst verdict among the claim's entries."""
-        order = {"wrong": 0, "undecided": 1, "slip": 2, "rounded": 3, "exact": 4}
+        order = {"wrong": 0, "undecided": 1, "slip": 2, "symbolic": 3, "rounded": 4, "exact": 5}
         return min((c.verdict for c in self.checks), key=order.__getitem__, default="exact")
 
 
@@ -113,6 +115,11 @@ class Report:
     def failed(self) -> bool:
         """Whether any printed number is a slip or wrong."""
         return any(c.verdict in FAILING for d in self.derivations for c in d.checks)
+
+    @property
+    def undecided(self) -> int:
+        """How many printed numbers are ``symbolic`` or ``undecided`` (checked by nobody)."""
+        return sum(1 for d in self.derivations for c in d.checks if c.verdict in NOT_DECIDED)
 
     def _repr_latex_(self) -> str:
         from symtf.renderers.latex import report_latex
@@ -206,6 +213,8 @@ class Quantity:
         if x is None or not x.is_finite():
             return None
         man, exp = x.mid().man_exp()
+        if abs(int(exp)) > 1 << 16:  # e^-10^50: no Fraction of that size (a guide only)
+            return None
         return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
@@ -280,52 +289,16 @@ class Evaluator:
 # ----------------------------------------------------------------------------- verdicts
 
 
-def classify(q: Quantity, p: Printed, mode: str = "half-up") -> tuple[str, str | None, str]:
-    """Classify one printed number against an exact quantity.
+def classify(q: Quantity, p: Printed, mode: str = "nearest") -> tuple[str, str | None, str]:
+    """Classify one printed number against an exact quantity (see :func:`symtf.verdict.decide`).
 
     Returns:
         ``(verdict, expected, explanation)``.
     """
-    if p.is_neg_inf:
-        e, _ = q.exact()
-        if e == sympy.S.NegativeInfinity:
-            return "exact", "-inf", "masked: exactly −∞"
-        return "wrong", None, "printed −∞, but this entry is not masked"
-    c = q.locate(p.value)
-    if c == 0:
-        shown = p.text if p.is_fraction else format_fixed(p.value, p.decimals)
-        return "exact", shown, "equals the exact value"
-    if p.is_fraction:
-        if c is None:
-            return "undecided", None, "cannot decide whether the fraction equals the exact value"
-        return "wrong", None, "the printed fraction is not the exact value"
-    inside = _inside(q, rounding_interval(p, mode))
-    if inside is None:
-        return "undecided", None, "the exact value cannot be separated from a rounding boundary"
-    r = correct_rounding(q, p.decimals, mode)
-    expected = None if r is None else format_fixed(r, p.decimals)
-    if inside:
-        return "rounded", expected or p.text, f"correctly rounded ({mode})"
-    if r is None:
-        # The correct rounding may be out of reach (a value of 10^4000 at 1024 bits) while
-        # the value is still certainly more than a slip away from what was printed.
-        far = Fraction(3, 2) * p.ulp
-        above, below = q.locate(p.value + far), q.locate(p.value - far)
-        if (above is not None and above > 0) or (below is not None and below < 0):
-            return "wrong", None, "more than one unit in the last place off (certified)"
-        return "undecided", None, "the correct rounding cannot be decided"
-    steps = abs(r - p.value) / p.ulp
-    if steps == 1:
-        return (
-            "slip",
-            expected,
-            f"off by one unit in the last place: the exact value rounds to {expected}",
-        )
-    return (
-        "wrong",
-        expected,
-        f"off by {_units(steps)} units in the last place: should be {expected}",
-    )
+    from symtf.verdict import decide
+
+    v = decide(q, p, mode)
+    return v.verdict, v.expected, v.explanation
 
 
 def _units(steps: Fraction) -> str:
@@ -486,9 +459,15 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
 def _one(
     claim: Claim, step: str | None, ij: tuple[int, int] | None, q: Quantity, p: Printed
 ) -> Check:
-    verdict, expected, why = classify(q, p, claim.rounding)
+    from symtf.verdict import decide
+
+    v = decide(q, p, claim.rounding)
     value, _ = q.exact()
-    return Check(claim.label, step, ij, p.text, expected, q.decimal(), verdict, why, value)
+    extra = {"units_off": v.units_off, **v.extra}
+    exact = None if v.verdict == "symbolic" else q.decimal()
+    return Check(
+        claim.label, step, ij, p.text, v.expected, exact, v.verdict, v.explanation, value, extra
+    )
 
 
 def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:

@@ -67,7 +67,7 @@ def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int
         except SpecError:
             continue
         for ij, p in pairs:
-            if not p.is_neg_inf:
+            if p.value is not None:  # not a printed ±∞
                 out.setdefault(c.step, {}).setdefault(ij, p)
     return out
 
@@ -329,7 +329,7 @@ def _replay_one(
     assert c.step is not None and c.index is not None
     exact_rp, wide_rp = replays
     p = own.get((c.claim, c.index))
-    if p is None:
+    if p is None or p.value is None:  # a printed ±∞ has nothing to replay
         return None
     q = exact_rp.entry(c.step, *c.index)
     try:

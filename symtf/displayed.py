@@ -33,7 +33,8 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
     """
-    from symtf.compare import Check, Quantity, classify
+    from symtf.compare import Check, Quantity
+    from symtf.verdict import decide
 
     where = f"{claim.where}.expression"
     assert claim.expression is not None
@@ -67,8 +68,8 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     checks = []
     for k, (p, a, b) in enumerate(zip(printed, shown_vals, exact_vals, strict=True)):
         qa, qb = quantity(a), quantity(b)
-        va, ea, wa = classify(qa, p, claim.rounding)
-        vb, eb, wb = classify(qb, p, claim.rounding)
+        ra, rb = decide(qa, p, claim.rounding), decide(qb, p, claim.rounding)
+        (va, ea, wa), (vb, eb, wb) = ((r.verdict, r.expected, r.explanation) for r in (ra, rb))
         da, db = qa.decimal(), qb.decimal()
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
@@ -76,6 +77,7 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         index = (0, k) if len(printed) > 1 else None
         extra = {
             "expression": claim.expression,
+            "units_off": (rb if substituted else ra).units_off,
             "as_displayed": {"exact": da, "expected": ea, "verdict": va, "explanation": wa},
             "exact_reading": {
                 "exact": db,

@@ -48,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,7 +57,7 @@ from typing import Any, TypeAlias
 import sympy
 from mpmath.ctx_iv import MPIntervalContext
 
-from symtf.errors import ExpressionError
+from symtf.errors import ExpressionError, Undecided
 
 __all__ = [
     "FUNCTIONS",
@@ -369,6 +370,15 @@ def _tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> 
     """
     tokens: list[_Token] = []
     n = len(text)
+    for k, c in enumerate(text):  # ٠.٥, ０.５ and 0.৪ are digits to Python, not to an article
+        if not c.isascii() and unicodedata.category(c) == "Nd":
+            raise _error(
+                text,
+                where,
+                k,
+                "expected a number written in ASCII digits 0-9 but found the character "
+                f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})",
+            )
     i = 0
     extras = sorted((extra or {}).items(), key=lambda kv: -len(kv[0]))
     while i < n:
@@ -1092,6 +1102,12 @@ class _Evaluator:
             return 1
         if exact.is_negative:
             return -1
+        from symtf.certify import exact_sign  # balls, then the trig/log-aware zero test
+
+        try:
+            return exact_sign(exact)
+        except (Undecided, TypeError):
+            pass
         raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
 
     def exp(self, arg: _Scalar, pos: int) -> _Scalar:

@@ -16,24 +16,32 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from symtf.errors import SpecError
 
 #: Longest number text accepted anywhere (a printed value or a weight).
-MAX_NUMBER_CHARS = 80
+MAX_NUMBER_CHARS = 100
 #: Largest decimal exponent accepted (``1e-30`` is fine, ``1e-1000000000`` is not).
 MAX_EXPONENT = 60
 
-ROUNDING_MODES = ("half-up", "half-even", "truncate", "any")
+ROUNDING_MODES = ("nearest", "half-up", "half-even", "truncate", "any")
+#: The rule when neither the claim nor the file states one: an exact tie accepts either neighbour.
+DEFAULT_ROUNDING = "nearest"
 
-_DECIMAL = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?$")
-_FRACTION = re.compile(r"^([+-]?)(\d+)/(\d+)$")
-_NEG_INF = {"-inf", "-∞", "-\\infty", "-\\mathrm{\\infty}", "-\\mathrm{\\infty }", "-infinity"}
+# [0-9], never \d: Python's \d also matches ٥, ５ and ৪ (a Bengali four that looks like an 8).
+_DECIMAL = re.compile(r"^([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?$")
+_FRACTION = re.compile(r"^([+-]?)([0-9]+)/([0-9]+)$")
+_INF_BODIES = {"inf", "∞", "\\infty", "\\mathrm{\\infty}", "\\mathrm{\\infty }", "infinity"}
+_NEG_INF = {"-" + b for b in _INF_BODIES}
+_POS_INF = _INF_BODIES | {"+" + b for b in _INF_BODIES}
 
 # Characters that look like a minus sign in pasted article text.
 _MINUS_SIGNS = str.maketrans({"−": "-", "–": "-", "‐": "-"})
+#: The only non-ASCII character a number may contain after the minus signs above: ∞.
+_NON_ASCII_OK = frozenset("∞")
 
 
 @dataclass(frozen=True)
@@ -42,28 +50,104 @@ class Printed:
 
     Attributes:
         text: The text exactly as printed (after normalising the minus sign).
-        value: Its exact value, or ``None`` for a printed ``-inf``.
-        decimals: Digits after the decimal point (``0.050`` has 3).
+        value: Its exact value, or ``None`` for a printed infinity.
+        decimals: Decimal places of the printed grid: ``0.050`` has 3, ``42.0%``
+            (0.420) has 3, ``6.3379e-02`` has 6 and ``1.5e+03`` has -2.
+        is_fraction: A printed ``p/q``: right only when exactly equal.
+        style: ``"fixed"``, ``"sci"`` (``6.3379e-02``) or ``"percent"`` (``42.0%``).
+        inf: For a printed infinity, its sign (-1 or +1); 0 for a finite number.
+        shortened: Whether the print may have dropped trailing zeros (numpy's
+            ``1.`` and ``0.54``, or any entry of a pasted array repr), so that a
+            claim's ``decimals`` is its grid.
     """
 
     text: str
     value: Fraction | None
     decimals: int
     is_fraction: bool = False
+    style: str = "fixed"
+    inf: int = 0
+    shortened: bool = False
+
+    @property
+    def is_infinite(self) -> bool:
+        """Whether this is a printed ±∞."""
+        return self.value is None
 
     @property
     def is_neg_inf(self) -> bool:
         """Whether this is a masked entry printed as minus infinity."""
-        return self.value is None
+        return self.value is None and self.inf <= 0
+
+    @property
+    def is_pos_inf(self) -> bool:
+        """Whether this is a printed plus infinity."""
+        return self.value is None and self.inf > 0
 
     @property
     def ulp(self) -> Fraction:
-        """One unit in the last printed place."""
-        return Fraction(1, 10**self.decimals)
+        """One unit in the last printed place (``u`` of DESIGN.md's verdicts)."""
+        return Fraction(10) ** -self.decimals
+
+    @property
+    def significant(self) -> int:
+        """How many significant digits the print shows (at least 1)."""
+        if self.style == "sci":
+            mantissa = re.split(r"[eE]", self.text)[0].lstrip("+-").replace(".", "")
+            return max(len(mantissa.lstrip("0")) or len(mantissa), 1)
+        if self.value is None or self.value == 0:
+            return max(self.decimals, 1)
+        return max(self.decimals + decade(abs(self.value)) + 1, 1)
 
     def with_decimals(self, decimals: int) -> Printed:
         """The same number read at another precision (``1`` among ``0.496`` is ``1.000``)."""
-        return Printed(self.text, self.value, decimals, self.is_fraction)
+        return replace(self, decimals=decimals)
+
+    def format(self, x: Fraction) -> str:
+        """Write a value of this print's grid the way this print is written.
+
+        ``0.497`` for a fixed print with 3 decimals, ``49.7%`` for a percentage,
+        ``4.97e-01`` for a print like ``4.96e-01`` (with another exponent when
+        ``x`` lies in another decade, keeping the number of significant digits).
+        """
+        if x is None:
+            return self.text
+        if self.is_fraction:
+            return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+        if self.style == "percent":
+            return format_fixed(x * 100, self.decimals - 2) + "%"
+        if self.style == "sci":
+            return _format_sci(x, self.significant, self.text)
+        return format_fixed(x, self.decimals)
+
+
+def decade(a: Fraction) -> int:
+    """``k`` with ``10^k <= a < 10^(k+1)`` for a rational ``a > 0`` (exact)."""
+    k = math.floor((a.numerator.bit_length() - a.denominator.bit_length()) * math.log10(2))
+    while Fraction(10) ** k > a:
+        k -= 1
+    while Fraction(10) ** (k + 1) <= a:
+        k += 1
+    return k
+
+
+def _format_sci(x: Fraction, significant: int, like: str) -> str:
+    """``x`` in scientific notation with ``significant`` digits, exponent styled as ``like``."""
+    m = re.search(r"([eE])([+-]?)([0-9]+)$", like)
+    letter, sign, width = (m.group(1), m.group(2), len(m.group(3))) if m else ("e", "-", 2)
+    k = 0 if x == 0 else decade(abs(x))
+    mant = x / Fraction(10) ** k
+    decimals = significant - 1
+    while (mant * 10**decimals).denominator != 1:  # not on the grid: show every digit it has
+        decimals += 1
+        if decimals > significant + 60:
+            mant = Fraction(round(mant * 10**decimals), 10**decimals)
+            break
+    text = format_fixed(mant, decimals)
+    if decimals == 0 and like.split(letter)[0].endswith("."):
+        text += "."
+    exp_sign = "-" if k < 0 else ("+" if sign == "+" or sign == "-" else "")
+    return f"{text}{letter}{exp_sign}{str(abs(k)).rjust(width, '0')}"
 
 
 @dataclass(frozen=True)
@@ -78,6 +162,27 @@ class Interval:
 
 def _normalise(text: str) -> str:
     return text.strip().translate(_MINUS_SIGNS)
+
+
+def check_ascii(text: str, where: str) -> None:
+    """Refuse a number written with non-ASCII digits, separators or signs.
+
+    ``٠.٥``, ``０.５`` and ``0.৪`` (a Bengali four, which looks like an 8) are
+    digits to Python's ``float`` and ``\\d``, but an article's numbers are ASCII;
+    reading them silently would check a number nobody printed. The minus signs
+    U+2212, U+2013 and U+2010 (which articles really print) and ∞ stay accepted.
+
+    Raises:
+        SpecError: Naming the first offending character and its Unicode name.
+    """
+    for ch in text:
+        if ord(ch) < 128 or ch in _NON_ASCII_OK or ch in "−–‐":
+            continue
+        name = unicodedata.name(ch, "unnamed character")
+        raise SpecError(
+            f"{where}: expected a number written in ASCII digits 0-9, found the character "
+            f"{ch!r} (U+{ord(ch):04X} {name}) in {text[:40]!r}"
+        )
 
 
 def _check_length(text: str, where: str) -> None:
@@ -105,6 +210,7 @@ def parse_exact(text: str, *, where: str = "value") -> Fraction:
         raise SpecError(f"{where}: expected a number as a string, found {type(text).__name__}")
     s = _normalise(text)
     _check_length(s, where)
+    check_ascii(s, where)
     m = _FRACTION.match(s)
     if m:
         sign, num, den = m.groups()
@@ -177,50 +283,107 @@ def from_float(x: float, *, where: str = "value") -> Fraction:
 def parse_printed(text: str, *, where: str = "printed") -> Printed:
     """Read a printed value, keeping its precision.
 
+    Accepted: plain decimals (``0.496``, numpy's ``1.``), scientific notation
+    (``6.3379e-02``: the grid is the mantissa's last digit, here 10^-6),
+    percentages (``42.0%`` is 0.420 on a grid of 0.001), exact fractions
+    (``5/6``) and infinities (``-inf``, ``−∞``, ``inf``).
+
     Raises:
-        SpecError: When the text is not a plain decimal number (``%``, ``≈``,
-            thousands separators and fractions are refused: a printed value is
-            what the article shows, as digits).
+        SpecError: When the text is not such a number (``≈``, thousands
+            separators and non-ASCII digits are refused: a printed value is what
+            the article shows, as ASCII digits).
     """
     if not isinstance(text, str):
         raise SpecError(f"{where}: expected the printed value as a string, found {text!r}")
     s = _normalise(text)
     _check_length(s, where)
-    if s.replace(" ", "") in _NEG_INF:
-        return Printed(s, None, 0)
+    check_ascii(s, where)
+    bare = s.replace(" ", "").lower()
+    if bare in _NEG_INF:
+        return Printed(s, None, 0, inf=-1)
+    if bare in _POS_INF:
+        return Printed(s, None, 0, inf=1)
     if _FRACTION.match(s):  # an exact fraction such as 5/6: right only if exactly equal
         return Printed(s, parse_exact(s, where=where), 0, is_fraction=True)
+    if s.endswith("%"):
+        body = s[:-1].rstrip()
+        m = _DECIMAL.match(body)
+        if not m or m.group(3):
+            raise SpecError(
+                f"{where}: expected a percentage like 42.0% (digits, then %), found {text!r}"
+            )
+        decimals = len(m.group(2).partition(".")[2])
+        return Printed(s, parse_exact(body, where=where) / 100, decimals + 2, style="percent")
     m = _DECIMAL.match(s)
     if not m:
         raise SpecError(
-            f"{where}: expected a printed decimal number like 0.496 (or an exact fraction like 5/6), found {text!r}"
+            f"{where}: expected a printed number like 0.496, 6.3379e-02, 42.0% "
+            f"(or an exact fraction like 5/6), found {text!r}"
         )
-    if m.group(3):
-        raise SpecError(f"{where}: expected a printed decimal without exponent, found {text!r}")
-    _, digits, _ = m.groups()
-    decimals = len(digits.partition(".")[2])
-    return Printed(s, parse_exact(s, where=where), decimals)
+    _, digits, exponent = m.groups()
+    mantissa_decimals = len(digits.partition(".")[2])
+    value = parse_exact(s, where=where)
+    if exponent is not None:
+        return Printed(s, value, mantissa_decimals - int(exponent), style="sci")
+    return Printed(s, value, mantissa_decimals, shortened=digits.endswith("."))
 
 
-def rounding_interval(p: Printed, mode: str = "half-up") -> Interval:
+def on_grid(p: Printed, decimals: int, *, stated: bool) -> Printed:
+    """A fixed-point print read on a claim's grid of ``decimals`` places.
+
+    An integer among 3-decimal numbers (``1`` among ``0.496``) and numpy's
+    shortened prints (``1.``, ``0.54`` under ``precision=3``) dropped their
+    trailing zeros: on a 3-decimal grid ``0.`` is 0.000 and cannot pass for
+    0.0021. When the claim states ``decimals`` (``stated``), every shorter
+    fixed-point print is read on that grid.
+    """
+    if p.value is None or p.is_fraction or p.style != "fixed" or p.decimals >= decimals:
+        return p
+    if stated or p.shortened or "." not in p.text:
+        return p.with_decimals(decimals)
+    return p
+
+
+def _is_decade(v: Fraction) -> bool:
+    """Whether ``|v|`` is a power of ten (a scientific print with mantissa ``1.00…``)."""
+    a = abs(v)
+    if a == 0:
+        return False
+    return a == Fraction(10) ** decade(a)
+
+
+def rounding_interval(p: Printed, mode: str = "nearest") -> Interval:
     """The exact values that print as ``p`` under a rounding mode.
 
-    Half-up rounds halves away from zero (school rounding); half-even to the
-    even last digit; truncate chops toward zero; ``any`` accepts all three.
+    ``nearest`` (the default when neither the claim nor the file states a rule)
+    accepts either neighbour of an exact tie; half-up rounds halves away from
+    zero (school rounding); half-even to the even last digit; truncate chops
+    toward zero; ``any`` accepts half-up, half-even and truncation.
+
+    A scientific print whose mantissa is ``1.00…`` sits on a decade boundary:
+    below it the grid is ten times finer, so its interval reaches only a
+    twentieth of a unit toward zero (``1.0000e-01`` is what 0.09999996 rounds
+    to at 5 significant digits, but not 0.099996).
     """
     if p.value is None:
-        raise ValueError("a printed -inf has no rounding interval")
+        raise ValueError("a printed infinity has no rounding interval")
     v, u = p.value, p.ulp
     half = u / 2
+    inner = half / 10 if p.style == "sci" and _is_decade(v) else half  # toward zero
+    below, above = (inner, half) if v > 0 else (half, inner) if v < 0 else (half, half)
+    if mode == "nearest":
+        return Interval(v - below, v + above, True, True)
     if mode == "half-up":
         if v > 0:
-            return Interval(v - half, v + half, True, False)
+            return Interval(v - below, v + above, True, False)
         if v < 0:
-            return Interval(v - half, v + half, False, True)
+            return Interval(v - below, v + above, False, True)
         return Interval(-half, half, False, False)
     if mode == "half-even":
         even = (v / u).numerator % 2 == 0
-        return Interval(v - half, v + half, even, even)
+        lo_even = even if not (p.style == "sci" and _is_decade(v) and v > 0) else True
+        hi_even = even if not (p.style == "sci" and _is_decade(v) and v < 0) else True
+        return Interval(v - below, v + above, lo_even, hi_even)
     if mode == "truncate":
         if v > 0:
             return Interval(v, v + u, True, False)
@@ -229,16 +392,16 @@ def rounding_interval(p: Printed, mode: str = "half-up") -> Interval:
         return Interval(-u, u, False, False)
     if mode == "any":
         if v > 0:
-            return Interval(v - half, v + u, True, False)
+            return Interval(v - below, v + u, True, False)
         if v < 0:
-            return Interval(v - u, v + half, False, True)
+            return Interval(v - u, v + above, False, True)
         return Interval(-u, u, False, False)
     raise ValueError(f"unknown rounding mode {mode!r}; expected one of {', '.join(ROUNDING_MODES)}")
 
 
 def round_exact(x: Fraction, decimals: int, mode: str = "half-up") -> Fraction:
-    """Round an exact rational to ``decimals`` places (``any`` rounds half-up)."""
-    scale = 10**decimals
+    """Round an exact rational to ``decimals`` places (``any`` and ``nearest`` round half-up)."""
+    scale = Fraction(10) ** decimals
     y = x * scale
     if mode == "truncate":
         k = math.trunc(y)
@@ -246,7 +409,7 @@ def round_exact(x: Fraction, decimals: int, mode: str = "half-up") -> Fraction:
         k = round(y)  # Fraction.__round__ rounds half to even, exactly
     else:
         k = math.floor(abs(y) + Fraction(1, 2)) * (1 if y >= 0 else -1)
-    return Fraction(k, scale)
+    return k / scale
 
 
 def format_fixed(x: Fraction, decimals: int) -> str:
@@ -261,6 +424,108 @@ def format_fixed(x: Fraction, decimals: int) -> str:
     if decimals == 0:
         return sign + digits
     return f"{sign}{digits[:-decimals]}.{digits[-decimals:]}"
+
+
+# ----------------------------------------------------------------------------- pasted reprs
+
+_REPR_HEAD = re.compile(
+    r"^(?:<tf\.Tensor:[^\[]*?numpy=)?\s*"
+    r"(?:(?:torch\.)?tensor|(?:np\.|numpy\.)?array|tf\.Tensor)?\s*\(?\s*$"
+)
+_REPR_TAIL = re.compile(
+    r"[\s,)>]*(?:(?:shape|dtype|device|requires_grad|grad_fn|numpy)\s*=\s*"
+    r"(?:\([^()]*\)|<[^<>]*>|[\w.:']+)[\s,)>]*)*"
+)
+#: Deepest nesting of a pasted array (leading dimensions of size 1 are dropped).
+MAX_REPR_DEPTH = 8
+
+
+def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
+    """Cells of a pasted numpy/torch/TF print, or ``None`` for a plain matrix text.
+
+    Reads ``tensor([[0.1385, 0.2379], [0.5, 0.25]])``, ``array([1.  , 0.54 ],
+    dtype=float32)``, ``tf.Tensor([[0.1 0.2] [0.3 0.4]], shape=(2, 2),
+    dtype=float32)``, numpy's ``print`` form ``[[0.1 0.2]\n [0.3 0.4]]`` and
+    one-line nested lists such as ``[[6.3379e-02, 1.0e+00]]``. Leading
+    dimensions of size 1 (a batch of one) are dropped.
+
+    Returns:
+        ``(rows, is_repr)``: the cells, and whether they came from an array
+        print (whose entries are numpy-shortened: the claim's grid applies).
+
+    Raises:
+        SpecError: For an elided print (``...``), unbalanced brackets, ragged or
+            3-D arrays, and text around the array that is not part of a repr.
+    """
+    body = text.strip()
+    if "[" not in body or not (body.startswith("[") or _REPR_HEAD.match(body[: body.index("[")])):
+        if "..." in body or "…" in body:
+            raise SpecError(_ELIDED.format(where=where))
+        return None
+    compact = re.sub(r"\s+", "", body)
+    if body.startswith("[") and "[[" not in compact and body.count("[") > 1:
+        return None  # rows text with a bracket per line: the plain matrix reader handles it
+    if "..." in body or "…" in body:
+        raise SpecError(_ELIDED.format(where=where))
+    head = body[: body.index("[")]
+    is_repr = bool(head.strip()) or "dtype" in body
+    stack: list[list] = [[]]
+    token = ""
+    end = None
+    for k, ch in enumerate(body[len(head) :], start=len(head)):
+        if ch == "[":
+            if token:
+                raise SpecError(f"{where}: expected ',' or ']' before '[', found {token!r}")
+            if len(stack) > MAX_REPR_DEPTH:
+                raise SpecError(
+                    f"{where}: expected an array of at most 2 dimensions, found deeper nesting"
+                )
+            new: list = []
+            stack[-1].append(new)
+            stack.append(new)
+        elif ch == "]":
+            if token:
+                stack[-1].append(token)
+                token = ""
+            if len(stack) == 1:
+                raise SpecError(f"{where}: unbalanced ']' in the pasted array")
+            stack.pop()
+            if len(stack) == 1:
+                end = k + 1
+                break
+        elif ch in ", \t\r\n":
+            if token:
+                stack[-1].append(token)
+                token = ""
+        else:
+            token += ch
+    if end is None:
+        raise SpecError(f"{where}: expected a closing ']' in the pasted array")
+    tail = body[end:]
+    if not _REPR_TAIL.fullmatch(tail):
+        raise SpecError(
+            f"{where}: expected only shape=, dtype=, device= or grad_fn= after the array, "
+            f"found {tail.strip()[:40]!r}"
+        )
+    tree = stack[0][0]
+    while isinstance(tree, list) and len(tree) == 1 and isinstance(tree[0], list):
+        tree = tree[0]  # a batch of one
+    if all(isinstance(x, str) for x in tree):
+        rows = [tree]
+    elif all(isinstance(r, list) and all(isinstance(x, str) for x in r) for r in tree):
+        rows = tree
+    else:
+        raise SpecError(f"{where}: expected an array of at most 2 dimensions, found deeper nesting")
+    if not rows or not rows[0]:
+        raise SpecError(f"{where}: expected printed values, found an empty array")
+    return rows, is_repr
+
+
+_ELIDED = (
+    "{where}: the print is elided ('...'): symtf checks every printed number, so paste the "
+    "whole array (numpy: np.set_printoptions(threshold=sys.maxsize); torch: "
+    "torch.set_printoptions(profile='full'))"
+)
 
 
 _CHUNK = 10**4000

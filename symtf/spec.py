@@ -11,7 +11,7 @@ import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,11 +20,14 @@ import sympy
 
 from symtf.errors import SpecError
 from symtf.numbers import (
+    DEFAULT_ROUNDING,
     ROUNDING_MODES,
     Printed,
     from_float,
+    on_grid,
     parse_exact,
     parse_printed,
+    split_printed,
     toml_float,
 )
 
@@ -225,7 +228,7 @@ class Claim:
     row: int | None = None
     col: int | None = None
     index: tuple[int, int] | None = None
-    rounding: str = "half-up"
+    rounding: str = "nearest"  # an exact tie accepts either neighbour
     reduce: str | None = None
     rank: int | None = None
     expression: str | None = None
@@ -451,7 +454,10 @@ def _printed_rows(v: Any, where: str) -> tuple[tuple[Printed, ...], ...]:
             raise SpecError(
                 f"{where}: expected printed values of at most 100,000 characters, found {len(v)}"
             )
-        cells = _split_rows(_join_infinities(v))
+        pasted = split_printed(v, where)  # a numpy/torch/TF print, or a nested list
+        cells = _split_rows(_join_infinities(v)) if pasted is None else pasted[0]
+        if pasted is not None and pasted[1]:
+            cells = [[_Shortened(c) for c in r] for r in cells]
     elif isinstance(v, list) and all(isinstance(r, list) for r in v):
         cells = v
     elif isinstance(v, list):
@@ -465,8 +471,17 @@ def _printed_rows(v: Any, where: str) -> tuple[tuple[Printed, ...], ...]:
     for i, r in enumerate(cells):
         if len(r) != m:
             raise SpecError(f"{where}: ragged rows: row 0 has {m} entries, row {i} has {len(r)}")
-        out.append(tuple(parse_printed(c, where=f"{where}[{i}][{j}]") for j, c in enumerate(r)))
+        out.append(tuple(_printed_cell(c, f"{where}[{i}][{j}]") for j, c in enumerate(r)))
     return tuple(out)
+
+
+class _Shortened(str):
+    """A cell of a pasted array print: numpy drops its trailing zeros (``0.54`` is ``0.540``)."""
+
+
+def _printed_cell(c: Any, where: str) -> Printed:
+    p = parse_printed(c, where=where)
+    return replace(p, shortened=True) if isinstance(c, _Shortened) else p
 
 
 def _join_infinities(text: str) -> str:
@@ -606,7 +621,10 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         raise SpecError(
             f"{name}: claims: expected an array of tables ([[claims]]), found {_kind(claims_raw)}"
         )
-    claims = tuple(_claim(c, i, name) for i, c in enumerate(claims_raw))
+    # A file-wide rounding rule (a claim's own ``rounding`` wins); without one, an exact
+    # tie accepts either neighbour.
+    rounding = top.choice("rounding", ROUNDING_MODES, DEFAULT_ROUNDING)
+    claims = tuple(_claim(c, i, name, rounding) for i, c in enumerate(claims_raw))
     seen: dict[str, int] = {}
     for i, c in enumerate(claims):
         if c.label in seen:
@@ -970,7 +988,7 @@ def _tokens(raw: Any, model: Model, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _claim(raw: dict, i: int, name: str) -> Claim:
+def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDING) -> Claim:
     r = _Reader(raw, f"claims[{i}]")
     where = f"{name}: claims[{i}]"
     label = r.string("label", max_len=200)
@@ -1035,7 +1053,7 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
     if index is not None and (row is not None or col is not None):
         raise SpecError(f"{where}.index: expected index alone, found it together with row/col")
     decimals = r.integer("decimals", lo=0, hi=30)
-    rounding = r.choice("rounding", ROUNDING_MODES, "half-up")
+    rounding = r.choice("rounding", ROUNDING_MODES, rounding_default)
     reduce = r.get("reduce")
     if reduce is not None and reduce not in REDUCTIONS:
         raise SpecError(
@@ -1050,18 +1068,18 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         )
     note = r.string("note", "") or ""
     _done(r, name)
+    stated = decimals is not None
     if printed and decimals is None:
-        decs = {p.decimals for row_ in printed for p in row_ if not (p.is_neg_inf or p.is_fraction)}
-        decimals = max(decs) if decs else 0
-    if printed:
-        printed = tuple(
-            tuple(
-                p.with_decimals(decimals)
-                if not p.is_neg_inf and p.decimals < decimals and "." not in p.text
-                else p
-                for p in row_
-            )
+        decs = {
+            p.decimals
             for row_ in printed
+            for p in row_
+            if not (p.is_infinite or p.is_fraction) and p.style == "fixed"
+        }
+        decimals = max(decs) if decs else 0
+    if printed:  # a claim's decimals is the grid of integers and numpy's shortened prints
+        printed = tuple(
+            tuple(on_grid(p, decimals, stated=stated) for p in row_) for row_ in printed
         )
     return Claim(
         label,

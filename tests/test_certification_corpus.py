@@ -36,7 +36,7 @@ HIDDEN_ZERO = sympy.Add(sympy.Pow(1 + ROOT2, 2, evaluate=False), -2 * ROOT2, -3,
 
 CASES = [
     # 993/2000 = 0.4965 exactly, the midpoint between 0.496 and 0.497.
-    # Half-up takes the larger: 0.497 is the rounding, 0.496 one unit off (slip).
+    # Half-up takes the larger: 0.497 is the rounding; 0.496, half a unit away, is a slip.
     (R(993, 2000), "0.497", "half-up", "rounded", "0.497"),
     (R(993, 2000), "0.496", "half-up", "slip", "0.497"),
     # Half-even takes the even last digit 6: the roles swap.
@@ -59,7 +59,8 @@ CASES = [
     # The hidden zero itself: printed 0 is exact; -0.000 is the same number.
     (HIDDEN_ZERO, "0", "half-up", "exact", None),
     (HIDDEN_ZERO, "-0.000", "half-up", "exact", None),
-    (HIDDEN_ZERO, "0.001", "half-up", "slip", "0.000"),
+    # 0.001 for an exact 0 is exactly one unit off: |printed − exact| >= u is wrong.
+    (HIDDEN_ZERO, "0.001", "half-up", "wrong", "0.000"),
     # √2 = 1.41421356…: 1.414 rounded, 1.415 a slip, 1.4142 rounded, 1.41 rounded.
     (ROOT2, "1.414", "half-up", "rounded", "1.414"),
     (ROOT2, "1.415", "half-up", "slip", "1.414"),
@@ -100,7 +101,9 @@ def test_relu_at_a_non_structural_exact_zero() -> None:
 
 
 def test_relu_at_a_hidden_zero_in_displayed_arithmetic() -> None:
-    # relu((1+√2)² − 2√2 − 3) is relu(0) = 0: printed 0 is exact, 0.001 a slip.
+    # relu((1+√2)² − 2√2 − 3) is relu(0) = 0: printed 0 is exact, 0.001 exactly one unit
+    # off (wrong). The last value is exactly 0.0005, a tie: with no rounding stated,
+    # either neighbour (0.001 or 0.000) is a correct rounding.
     d = symtf.loads(
         _none_model(
             ("r0", "relu((1+sqrt(2))^2 - 2*sqrt(2) - 3)", "0"),
@@ -110,7 +113,7 @@ def test_relu_at_a_hidden_zero_in_displayed_arithmetic() -> None:
         )
     )
     assert [c.verdict for c in symtf.check(d).derivations[0].checks] == [
-        "exact", "slip", "rounded", "slip",
+        "exact", "wrong", "rounded", "rounded",
     ]  # fmt: skip
 
 
@@ -170,7 +173,7 @@ def test_constant_layernorm_row_with_eps0_exits_2(tmp_path: Path) -> None:
 
 def test_constant_layernorm_row_with_symbolic_eps() -> None:
     # With a symbol ε the row is 0/√ε = 0 exactly; the std √ε has no number to round:
-    # undecided, never a guess and never a crash.
+    # symbolic (reported as an expression), never a guess and never a crash.
     text = _standalone(
         "epsilon",
         "layernorm",
@@ -178,13 +181,14 @@ def test_constant_layernorm_row_with_symbolic_eps() -> None:
         _claim("y", "op", "0 0 0") + _claim("std", "op.std", "0.1") + _claim("mu", "op.mean", "4"),
     )
     checks = symtf.check(symtf.loads(text)).derivations[0].checks
-    assert [c.verdict for c in checks] == ["exact"] * 3 + ["undecided", "exact"]
+    assert [c.verdict for c in checks] == ["exact"] * 3 + ["symbolic", "exact"]
+    assert "sqrt(epsilon)" in checks[3].extra["symbolic_value"]
 
 
 def test_softmax_of_exp_plus_minus_a_million() -> None:
     # softmax(10⁶, 0, −10⁶): p0 = 1/(1 + e^-10⁶ + e^-2·10⁶) is just below 1; p1 ≈ e^-10⁶,
     # p2 ≈ e^-2·10⁶. At 3 decimals 1.000 0.000 0.000 are all roundings, none exact;
-    # 0.999 for p0 is one unit off. The row still sums to exactly 1.
+    # 0.999 for p0 is just under one unit off (a slip). The row still sums to exactly 1.
     row = "1000000 0 -1000000"
     text = _standalone(
         "0",

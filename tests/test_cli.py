@@ -91,9 +91,9 @@ BAD = [
     (('step = "x"', 'step = "l0.h9.pattern"'), "claims[0].step", "no step"),
     (('printed = "1 0\\n0 1"', 'printed = "1 0 0\\n0 1 0"'), "claims[0].printed", "expected 2x2"),
     (
-        ('printed = "1 0\\n0 1"', 'printed = "1 0\\n0 1%"'),
+        ('printed = "1 0\\n0 1"', 'printed = "1 0\\n0 1%%"'),
         "claims[0].printed[1][1]",
-        "expected a printed decimal",
+        "expected a percentage",
     ),
     (('tokens = ["a", "b"]', 'tokens = ["a", "zebra"]'), "input.tokens[1]", "model.vocab"),
 ]

@@ -71,7 +71,8 @@ def test_vector_line_is_checked_entry_by_entry(checks) -> None:
     line = checks["output Birds (displayed sum)"]
     assert [c.index for c in line] == [(0, 0), (0, 1), (0, 2)]
     assert [c.printed for c in line] == ["1.264", "2.207", "1.264"]
-    assert [c.extra["as_displayed"]["verdict"] for c in line] == ["slip", "wrong", "slip"]
+    # As displayed, 1.264 is exactly one unit above 1.263 (|printed − exact| = u): wrong.
+    assert [c.extra["as_displayed"]["verdict"] for c in line] == ["wrong", "wrong", "wrong"]
     assert all(c.verdict == "rounded" for c in line)
     for c, x in zip(line, exact, strict=True):
         assert c.exact.startswith(r3(x)[:7])

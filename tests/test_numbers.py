@@ -121,3 +121,43 @@ def test_format_fixed() -> None:
     assert format_fixed(F(-1, 20), 3) == "-0.050"
     assert format_fixed(F(2), 3) == "2.000"
     assert format_fixed(F(7), 0) == "7"
+
+
+def test_shortened_prints_on_a_stated_grid() -> None:
+    from symtf.numbers import on_grid
+
+    # numpy under precision=3 prints 0.540 as 0.54 and 1.000 as "1.": both on a 0.001 grid.
+    assert on_grid(parse_printed("0.54"), 3, stated=True).ulp == F(1, 1000)
+    assert on_grid(parse_printed("1."), 3, stated=False).ulp == F(1, 1000)
+    # Without a stated grid a hand-written 0.5 keeps its own precision.
+    assert on_grid(parse_printed("0.5"), 3, stated=False).ulp == F(1, 10)
+    # Scientific prints and percentages carry their own grid.
+    assert on_grid(parse_printed("6.3379e-02"), 9, stated=True).ulp == F(1, 10**6)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["tensor([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])", "[[1, 2], [3, 4]", "array([1, 2]) + 1"],
+)
+def test_bad_pasted_arrays_are_refused(text: str) -> None:
+    from symtf.numbers import split_printed
+
+    with pytest.raises(SpecError, match=r"f\.toml: claims"):
+        split_printed(text, "f.toml: claims[0].printed")
+
+
+def test_bracketed_rows_and_wrapped_arrays() -> None:
+    from symtf.numbers import split_printed
+
+    # One bracketed row per line is plain matrix text (read elsewhere), with or without commas.
+    assert split_printed("[0.1, 0.2]\n[0.3, 0.4]", "w") is None
+    assert split_printed("[0.1 0.2]\n[0.3 0.4]", "w") is None
+    # numpy wraps a long 1-D array over lines: still one row.
+    assert split_printed("[0.1 0.2 0.3\n 0.4 0.5]", "w") == (
+        [["0.1", "0.2", "0.3", "0.4", "0.5"]],
+        False,
+    )
+    assert split_printed("[[0.1 0.2]\n [0.3 0.4]]", "w") == (
+        [["0.1", "0.2"], ["0.3", "0.4"]],
+        False,
+    )

@@ -201,13 +201,30 @@ def oracle_round(x: Fraction, n: int) -> Fraction:
     return Fraction(k if x >= 0 else -k, scale)
 
 
-def oracle_verdict(printed: Fraction, n: int, rounded: Fraction, equal: bool) -> str:
-    """DESIGN.md's classes from the correct rounding (half-up) of the exact value."""
+def oracle_verdict(
+    printed: Fraction, n: int, rounded: Fraction, equal: bool, *, within: bool, tie: bool = False
+) -> str:
+    """DESIGN.md's classes: ``rounded`` for the correct rounding (``tie``: the value is a
+    midpoint and no rule is stated, so either neighbour is), ``slip`` when not a correct
+    rounding but ``within`` one unit (|printed − exact| < u), else ``wrong``."""
     if equal:
         return "exact"
-    if rounded == printed:
+    if rounded == printed or tie:
         return "rounded"
-    return "slip" if abs(rounded - printed) * 10**n == 1 else "wrong"
+    return "slip" if within else "wrong"
+
+
+def rational_oracle(printed: Fraction, n: int, x: Fraction, *, stated: bool) -> str:
+    """:func:`oracle_verdict` for a rational exact value ``x`` (half-up when ``stated``)."""
+    units = abs(printed - x) * 10**n
+    return oracle_verdict(
+        printed,
+        n,
+        oracle_round(x, n),
+        printed == x,
+        within=units < 1,
+        tie=not stated and units == Fraction(1, 2),
+    )
 
 
 def fmt(v: Fraction, n: int) -> str:
@@ -275,7 +292,7 @@ def test_verdicts_agree_with_a_rational_oracle(
     p = parse_printed(text)
     verdict, expected, _ = classify(rational_quantity(x, disguise), p, "half-up")
     r = oracle_round(x, n)
-    assert verdict == oracle_verdict(p.value, n, r, p.value == x)
+    assert verdict == rational_oracle(p.value, n, x, stated=True)
     if verdict != "exact":
         assert expected == fmt(r, n)
 
@@ -305,7 +322,12 @@ def test_irrational_verdicts_agree_with_an_integer_oracle(
     printed = sign * (r + Fraction(off, 10**n))
     p = parse_printed(fmt(printed, n))
     verdict, expected, _ = classify(Quantity(lambda prec: ball(e, prec), lambda: (e, None)), p)
-    assert verdict == oracle_verdict(p.value, n, sign * r, equal=False)
+    # |printed − √q| < u by squares: √q > |p| − u and √q < |p| + u (no equality: irrational).
+    a, u = abs(printed), Fraction(1, 10**n)
+    within = (a - u < 0 or q > (a - u) ** 2) and q < (a + u) ** 2 and (printed >= 0) == (sign > 0)
+    if printed == 0:
+        within = q < u**2
+    assert verdict == oracle_verdict(p.value, n, sign * r, equal=False, within=within)
     assert expected == fmt(sign * r, n)
 
 
@@ -357,7 +379,7 @@ def test_end_to_end_verdicts_on_rational_steps(w: tuple, data: st.DataObject) ->
         for j, v in enumerate(row):
             text, n = data.draw(printed_near(v))
             p = parse_printed(text)
-            want.append(oracle_verdict(p.value, n, oracle_round(v, n), p.value == v))
+            want.append(rational_oracle(p.value, n, v, stated=False))
             claims.append(
                 f'[[claims]]\nlabel = "s{i}{j}"\nstep = "l0.h0.scores"\nindex = [{i}, {j}]\nprinted = "{text}"\n'
             )

@@ -26,6 +26,6 @@ def render(report: Report) -> str:
                 ]
                 fail = ET.SubElement(case, "failure", message=f"{len(bad)} number(s) {r.verdict}")
                 fail.text = "\n".join(lines)
-            elif r.verdict == "undecided":
-                ET.SubElement(case, "skipped", message="undecided")
+            elif r.verdict in ("undecided", "symbolic"):
+                ET.SubElement(case, "skipped", message=r.verdict)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

@@ -59,6 +59,7 @@ MARKS = {
     "rounded": r"\symtfok",
     "slip": r"\symtfslip",
     "wrong": r"\symtfbad",
+    "symbolic": r"\symtfundecided",
     "undecided": r"\symtfundecided",
 }
 _GOOD = ("exact", "rounded")
@@ -1455,7 +1456,7 @@ def _summary(report: DerivationReport) -> str:
     bad = counts.get("slip", 0) + counts.get("wrong", 0)
     verdict = (
         "every printed number checks out."
-        if not bad and not counts.get("undecided")
+        if not bad and not counts.get("undecided") and not counts.get("symbolic")
         else f"{bad} printed number(s) are off; corrections are in bold."
     )
     return (

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from symtf.compare import Check, ClaimResult, DerivationReport, Report
 
-_MARK = {"exact": "ok", "rounded": "ok", "slip": "SLIP", "wrong": "WRONG", "undecided": "??"}
+_MARK = {
+    "exact": "ok",
+    "rounded": "ok",
+    "slip": "SLIP",
+    "wrong": "WRONG",
+    "symbolic": "SYM",
+    "undecided": "??",
+}
 
 
 def _where(c: Check) -> str:
@@ -69,6 +76,15 @@ def render(report: Report) -> str:
         for k, v in d.counts.items():
             total[k] = total.get(k, 0) + v
     bad = total.get("slip", 0) + total.get("wrong", 0)
-    verdict = "all printed numbers check out" if not bad else f"{bad} printed number(s) are off"
+    open_ = total.get("symbolic", 0) + total.get("undecided", 0)
+    decided = total.get("exact", 0) + total.get("rounded", 0)
+    if bad:
+        verdict = f"{bad} printed number(s) are off"
+    elif open_ and not decided:
+        verdict = "no printed number could be decided"
+    elif open_:
+        verdict = f"the decided numbers check out; {open_} not decided (symbolic or undecided)"
+    else:
+        verdict = "all printed numbers check out"
     lines.append(f"{len(report.derivations)} derivation(s): {_summary(total)} — {verdict}")
     return "\n".join(lines) + "\n"

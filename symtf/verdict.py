@@ -1,0 +1,622 @@
+"""The verdict rule: one printed number against one exact value.
+
+DESIGN.md "Verdicts", for a printed number whose last digit has weight ``u``:
+
+- ``exact``: the printed value equals the exact value;
+- ``rounded``: it is a correct rounding of the exact value (an exact tie
+  accepts either neighbour unless the claim or file states ``rounding``);
+- ``slip``: not a correct rounding, but ``|printed − exact| < u``;
+- ``wrong``: ``|printed − exact| >= u`` (a printed ±∞ at a finite entry, or a
+  finite number at a masked one, is wrong);
+- ``symbolic``: the value depends on a symbol of the file, so it is reported as
+  an expression (with the symbol's values that print as the printed number,
+  where that is cheap);
+- ``undecided``: the exact value could not be separated from a boundary within
+  :data:`~symtf.certify.MAX_BITS` bits, and exact algebra could not prove it
+  equal to it (the explanation says which boundary).
+
+Every comparison is certified: rationals exactly (also through node
+definitions), everything else with balls whose precision escalates 128 → 1024
+bits, then exact algebra (the trigonometry-aware zero test), then further up
+to the cap. The quantity only needs ``ball(prec)`` and ``exact()`` (see
+:class:`symtf.compare.Quantity`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Protocol
+
+import sympy
+from flint import arb, ctx
+
+from symtf.certify import (
+    MAX_BITS,
+    PRECISIONS,
+    compare_ball,
+    decimal_string,
+    exact_zero,
+    ladder,
+    sign_by_parts,
+    time_left,
+    to_fmpq,
+)
+from symtf.errors import Undecided
+from symtf.numbers import (
+    DEFAULT_ROUNDING,
+    Interval,
+    Printed,
+    decade,
+    format_fixed,
+    rounding_interval,
+)
+
+#: Every verdict class, best first within "decided".
+VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
+#: Verdicts that decide nothing about the printed number.
+UNDECIDED = ("symbolic", "undecided")
+
+
+class QuantityLike(Protocol):
+    """What the rule needs of an exact value."""
+
+    def ball(self, prec: int) -> arb | None: ...
+
+    def exact(self) -> tuple[sympy.Expr, Any]: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict on one printed number.
+
+    Attributes:
+        verdict: One of :data:`VERDICTS`.
+        expected: The correct rounding, written like the print (``None`` if unknown).
+        explanation: Why, in a sentence built from the numbers it states.
+        units_off: Certified ``(printed − exact)/u`` as a decimal string
+            (``"0"`` when exact, ``"inf"``/``"-inf"`` against an infinity).
+        extra: Further JSON fields (``symbolic_value``, ``solutions``).
+    """
+
+    verdict: str
+    expected: str | None
+    explanation: str
+    units_off: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- exact rationals
+
+
+def exact_rational(e: sympy.Expr, xp: Any = None, limit: int = 200_000) -> Fraction | None:
+    """The value as a rational when it is built from rationals by ``+ × ÷`` and integer powers.
+
+    Looks through the node definitions of ``xp`` (an
+    :class:`~symtf.backends.ExactBackend`) without expanding them into one
+    closed form: each node is evaluated once. ``None`` for anything else
+    (a square root, an exponential, a symbol) or beyond ``limit`` nodes.
+    """
+    defs = getattr(xp, "defs", {})
+    memo: dict[sympy.Basic, Fraction | None] = getattr(xp, "_rational_memo", None)
+    if memo is None:
+        memo = {}
+        if xp is not None:
+            with contextlib.suppress(AttributeError):  # a backend without attributes
+                xp._rational_memo = memo
+    budget = [limit]
+
+    def go(t: sympy.Basic) -> Fraction | None:
+        if t in memo:
+            return memo[t]
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        r: Fraction | None
+        if t.is_Rational:
+            r = Fraction(int(t.p), int(t.q))
+        elif t.is_Symbol and t in defs:
+            r = go(defs[t])
+        elif t.is_Add or t.is_Mul:
+            parts = [go(a) for a in t.args]
+            if any(p is None for p in parts):
+                r = None
+            else:
+                r = Fraction(0) if t.is_Add else Fraction(1)
+                for p in parts:
+                    r = r + p if t.is_Add else r * p  # type: ignore[operator]
+        elif t.is_Pow and t.exp.is_Integer and abs(int(t.exp)) <= 64:
+            b = go(t.base)
+            n = int(t.exp)
+            r = None if b is None or (b == 0 and n < 0) else b**n
+        else:
+            r = None
+        memo[t] = r
+        return r
+
+    try:
+        return go(e)
+    except RecursionError:
+        return None
+
+
+# ----------------------------------------------------------------------------- certified location
+
+
+class Located:
+    """An exact value with cached balls, compared with rationals certifiably.
+
+    Args:
+        q: The quantity.
+    """
+
+    def __init__(self, q: QuantityLike) -> None:
+        self.q = q
+        self.expr, self.xp = q.exact()
+        self._balls: dict[int, arb | None] = {}
+        self.symbols = self._symbols()
+        self.infinite = 0
+        if self.expr.is_infinite:
+            self.infinite = 1 if self.expr.is_extended_positive else -1
+        self.rational = (
+            None if self.symbols or self.infinite else exact_rational(self.expr, self.xp)
+        )
+        #: Why the last :meth:`sign` call returned ``None``.
+        self.reason = ""
+
+    def _symbols(self) -> frozenset[sympy.Symbol]:
+        if self.xp is not None and hasattr(self.xp, "user_symbols"):
+            return self.xp.user_symbols(self.expr)
+        return frozenset(self.expr.free_symbols)
+
+    def ball(self, prec: int) -> arb | None:
+        """The quantity's ball at ``prec`` bits (cached)."""
+        if prec not in self._balls:
+            self._balls[prec] = self.q.ball(prec)
+        return self._balls[prec]
+
+    def sign(self, b: Fraction) -> int | None:
+        """Certified sign of ``value − b``, or ``None`` (with :attr:`reason`)."""
+        if self.rational is not None:
+            d = self.rational - b
+            return (d > 0) - (d < 0)
+        if self.infinite:
+            return self.infinite
+        if self.symbols:
+            self.reason = "the value depends on a symbol"
+            return None
+        for prec in PRECISIONS:
+            c = self._compare(prec, b)
+            if c is not None:
+                return c
+        diff = self.expr - sympy.Rational(b.numerator, b.denominator)
+        try:
+            if exact_zero(diff, self.xp):
+                return 0
+            c = sign_by_parts(diff, self.xp)
+            if c is not None:
+                return c
+        except (TypeError, Undecided, RecursionError):
+            pass
+        last = None
+        reached = PRECISIONS[-1]
+        for prec in ladder(PRECISIONS[-1] * 2, MAX_BITS):
+            start = time.perf_counter()
+            c = self._compare(prec, b)
+            if c is not None:
+                return c
+            reached = prec
+            x = self.ball(prec)
+            if x is None:
+                break
+            rad = x.rad()
+            if last is not None and not rad < last:  # more bits no longer help
+                break
+            last = rad
+            left = time_left()
+            if left is not None and (time.perf_counter() - start) * 4 > left:
+                self.reason = (
+                    f"the exact value cannot be separated from {_short(b)} by balls of "
+                    f"{reached} bits, and the next precision would not fit in what is left "
+                    "of the --timeout budget (exact algebra could not prove equality)"
+                )
+                return None
+        self.reason = (
+            f"the exact value cannot be separated from {_short(b)}: balls of up to "
+            f"{reached} bits contain it, and exact algebra could not prove equality "
+            f"(beyond the precision cap of {MAX_BITS} bits)"
+        )
+        return None
+
+    def _compare(self, prec: int, b: Fraction) -> int | None:
+        x = self.ball(prec)
+        if x is None:
+            return None
+        return compare_ball(x, b)
+
+    def inside(self, iv: Interval) -> tuple[bool | None, int | None, int | None]:
+        """Whether the value lies in ``iv``, with the signs against both ends."""
+        lo = self.sign(iv.lo)
+        if lo is None:
+            return None, None, None
+        if lo < 0 or (lo == 0 and not iv.lo_closed):
+            return False, lo, None
+        hi = self.sign(iv.hi)
+        if hi is None:
+            return None, lo, None
+        return hi < 0 or (hi == 0 and iv.hi_closed), lo, hi
+
+    def decimal_hint(self) -> str | None:
+        """A certified decimal of the finite value, if one is at hand."""
+        if self.rational is not None:
+            return rational_text(self.rational)
+        for prec in PRECISIONS:
+            b = self.ball(prec)
+            if b is not None:
+                s = decimal_string(b, 15)
+                if s is not None:
+                    return s
+        return None
+
+    def units(self, v: Fraction, u: Fraction) -> str | None:
+        """Certified ``(v − value)/u`` as a decimal string."""
+        if self.rational is not None:
+            return rational_text((v - self.rational) / u)
+        saved = ctx.prec
+        try:
+            for prec in PRECISIONS:
+                x = self.ball(prec)
+                if x is None or not x.is_finite():
+                    continue
+                ctx.prec = prec
+                d = (arb(to_fmpq(v)) - x) / arb(to_fmpq(u))
+                s = decimal_string(d, 6)
+                if s is not None:
+                    return s
+        finally:
+            ctx.prec = saved
+        return None
+
+
+def rational_text(q: Fraction, digits: int = 20) -> str:
+    """A rational as a decimal: exact when it terminates within ``digits`` places, else ``…``."""
+    if q == 0:
+        return "0"
+    for n in range(digits + 1):
+        if (q * 10**n).denominator == 1:
+            return format_fixed(q, n)
+    a = abs(q)
+    k = len(str(a.numerator)) - len(str(a.denominator))
+    decimals = max(digits - 1 - k, 0)
+    t = Fraction(int(a * 10**decimals), 10**decimals)
+    return ("-" if q < 0 else "") + format_fixed(t, decimals) + "…"
+
+
+def _short(b: Fraction) -> str:
+    return rational_text(b, 30)
+
+
+# ----------------------------------------------------------------------------- the rule
+
+
+def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict:
+    """Classify one printed number against an exact quantity (total: never raises on a value).
+
+    Args:
+        q: The exact value.
+        p: The printed number.
+        mode: The rounding rule (``nearest`` when the file states none).
+    """
+    x = Located(q)
+    if x.symbols:
+        return _symbolic(x, p, mode)
+    if p.is_infinite:
+        if x.infinite and x.infinite == p.inf:
+            what = "masked: exactly −∞" if p.inf < 0 else "exactly +∞"
+            return Verdict("exact", p.text, what, "0")
+        side = "inf" if p.inf > 0 else "-inf"
+        if x.infinite:
+            return Verdict("wrong", None, "printed ∞ of the wrong sign", side)
+        shown = x.decimal_hint()
+        return Verdict(
+            "wrong",
+            None,
+            f"printed {'−' if p.inf < 0 else '+'}∞, but this entry is finite"
+            + ("" if p.inf > 0 else " (not masked)")
+            + (f": its exact value is {shown}" if shown else ""),
+            side,
+        )
+    assert p.value is not None
+    if x.infinite:
+        return Verdict(
+            "wrong",
+            None,
+            f"the exact value is {'−' if x.infinite < 0 else '+'}∞"
+            + (" (a masked entry)" if x.infinite < 0 else ""),
+            "inf" if x.infinite < 0 else "-inf",
+        )
+    c = x.sign(p.value)
+    if c == 0:
+        return Verdict("exact", p.format(p.value), "equals the exact value", "0")
+    if p.is_fraction:
+        if c is None:
+            return Verdict("undecided", None, x.reason)
+        return Verdict("wrong", None, "the printed fraction is not the exact value")
+    u = p.ulp
+    inside, lo, hi = x.inside(rounding_interval(p, mode))
+    if inside is None:
+        return Verdict("undecided", None, x.reason)
+    units = x.units(p.value, u)
+    if inside:
+        tie = lo == 0 or hi == 0
+        if tie and mode == "nearest":
+            other = p.value + u if hi == 0 else p.value - u
+            why = (
+                f"the exact value is a tie between {p.format(min(p.value, other))} and "
+                f"{p.format(max(p.value, other))}: either is a correct rounding"
+            )
+        elif tie:
+            why = f"correctly rounded ({mode}; the exact value is a tie)"
+        else:
+            why = f"correctly rounded ({mode})" if mode != "nearest" else "correctly rounded"
+        return Verdict("rounded", p.format(p.value), why, units)
+    if c is None:
+        return Verdict("undecided", None, x.reason)
+    # Not a correct rounding: a slip when strictly within one unit, else wrong.
+    edge = x.sign(p.value - u) if c < 0 else x.sign(p.value + u)
+    if edge is None:
+        return Verdict("undecided", None, x.reason)
+    slip = edge > 0 if c < 0 else edge < 0
+    r = correct_rounding(x, p, mode)
+    expected = None if r is None else r.format(r.value)
+    shown = f"; the exact value rounds to {expected}" if expected else ""
+    amount = _amount(units, "less than one unit")
+    if slip:
+        return Verdict(
+            "slip",
+            expected,
+            f"within one unit but not a correct rounding: {amount} from the exact value{shown}",
+            units,
+        )
+    amount = _amount(units, "at least one unit")
+    return Verdict(
+        "wrong",
+        expected,
+        f"off by {amount} in the last place{'' if not expected else f': should be {expected}'}",
+        units,
+    )
+
+
+def _amount(units: str | None, unknown: str) -> str:
+    if not units:
+        return unknown
+    a = _abs_units(units)
+    return f"{a} unit" if a == "1" else f"{a} units"
+
+
+def _abs_units(units: str) -> str:
+    """``1.285`` units, ``0.6666…`` (the JSON field keeps every certified digit)."""
+    a = units.lstrip("-")
+    if len(a) > 8 and "e" not in a:
+        a = a[:6].rstrip(".") + "…"
+    return a
+
+
+def correct_rounding(x: Located, p: Printed, mode: str) -> Printed | None:
+    """The certified correct rounding of the value on ``p``'s grid, written like ``p``."""
+    rmode = "half-up" if mode in ("any", "nearest") else mode
+    saved = ctx.prec
+    try:
+        for prec in PRECISIONS:
+            if x.rational is not None:
+                guess_ball = None
+            else:
+                guess_ball = x.ball(prec)
+                if guess_ball is None or not guess_ball.is_finite():
+                    continue
+            decimals = p.decimals
+            if p.style == "sci":
+                k = _decade(x, guess_ball)
+                if k is None:
+                    continue
+                decimals = p.significant - 1 - k
+            if abs(decimals) > MAX_EXPECTED_DIGITS:  # e^-10^6 in scientific notation
+                return None
+            u = Fraction(10) ** -decimals
+            guess = _nearest_multiple(x.rational, guess_ball, u, prec)
+            if guess is None:
+                return None
+            for cand in (guess, guess - u, guess + u):
+                cp = replace(p, text="", value=cand, decimals=decimals, shortened=False)
+                cp = replace(cp, text=cp.format(cand))
+                ok, _, _ = x.inside(rounding_interval(cp, rmode))
+                if ok is None:
+                    return None
+                if ok:
+                    return cp
+            if x.rational is not None:
+                return None
+    finally:
+        ctx.prec = saved
+    return None
+
+
+def _decade(x: Located, b: arb | None) -> int | None:
+    """``floor(log10 |value|)`` if certain at this ball (a guide for the grid of a scientific print)."""
+    if x.rational is not None:
+        a = abs(x.rational)
+        return 0 if a == 0 else decade(a)
+    assert b is not None
+    if b.contains(0):
+        return None
+    lg = (abs(b).log() / arb(10).log()).floor()
+    return int(lg.unique_fmpz()) if lg.is_exact() else None
+
+
+#: Largest correct rounding written out, in decimal digits (a value of 10^4000 gets none).
+MAX_EXPECTED_DIGITS = 200
+
+
+def _nearest_multiple(r: Fraction | None, b: arb | None, u: Fraction, prec: int) -> Fraction | None:
+    """A multiple of ``u`` near the value (a guess, checked by the caller)."""
+    if r is not None:
+        return round(r / u) * u
+    assert b is not None
+    ctx.prec = prec
+    y = b / arb(to_fmpq(u))
+    if not abs(y) < 10**MAX_EXPECTED_DIGITS:
+        return None
+    _, exp = y.mid().man_exp()
+    if int(exp) < -(prec + 64):  # |y| far below 1
+        return Fraction(0)
+    man, e = (y + arb(0.5)).floor().mid().man_exp()
+    return round(Fraction(int(man)) * Fraction(2) ** int(e)) * u
+
+
+# ----------------------------------------------------------------------------- symbols
+
+
+def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
+    """A value that depends on symbols: the expression, and where cheap the symbol's solutions."""
+    closed = x.expr
+    if x.xp is not None and hasattr(x.xp, "closed_form"):
+        closed = x.xp.closed_form(x.expr, 2000)
+    names = ", ".join(sorted(map(str, x.symbols)))
+    extra: dict[str, Any] = {}
+    why = f"depends on {names}"
+    if closed is not None:
+        text = _brief(closed)
+        extra["symbolic_value"] = text
+        why += f": the exact value is {text}"
+        sol = _solutions(closed, p, mode) if not p.is_infinite and len(x.symbols) == 1 else None
+        if sol is not None:
+            extra["solutions"] = sol
+            (sym,) = x.symbols
+            if sol:
+                why += f"; it prints as {p.text} for {sym} in " + " ∪ ".join(
+                    _interval_text(s) for s in sol
+                )
+            else:
+                why += f"; no value of {sym} prints as {p.text}"
+    return Verdict("symbolic", None, why, None, extra)
+
+
+def _brief(e: sympy.Expr, limit: int = 300) -> str:
+    try:
+        text = sympy.sstr(e)
+    except ValueError:
+        return "an expression with very large numbers"
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _interval_text(s: dict[str, Any]) -> str:
+    lo = "(-∞" if s["lo"] is None else ("[" if s["lo_closed"] else "(") + s["lo"]
+    hi = "∞)" if s["hi"] is None else s["hi"] + ("]" if s["hi_closed"] else ")")
+    return f"{lo}, {hi}"
+
+
+def _fraction(r: sympy.Rational) -> Fraction:
+    return Fraction(int(r.p), int(r.q))
+
+
+#: Largest degree of a polynomial whose real roots bound a symbolic value's solution set.
+MAX_SOLUTION_DEGREE = 12
+
+
+def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | None:
+    """Where a rational function ``P(s)/Q(s)`` of one symbol prints as ``p``, or ``None``.
+
+    The critical points are the real roots of ``P − lo·Q``, ``P − hi·Q`` and
+    ``Q`` (``lo``, ``hi`` the ends of the printed number's rounding interval),
+    isolated by SymPy's certified real-root isolation into disjoint rational
+    intervals; between them membership is decided exactly at a rational test
+    point, at them by the interval's closed ends. ``None`` when the value is not
+    such a function with rational coefficients, the degree exceeds
+    :data:`MAX_SOLUTION_DEGREE`, or the roots do not separate.
+    """
+    if len(e.free_symbols) != 1:
+        return None
+    (s,) = e.free_symbols
+    try:
+        num, den = sympy.fraction(sympy.cancel(sympy.together(e)))
+        pn, pd = sympy.Poly(num, s, domain="QQ"), sympy.Poly(den, s, domain="QQ")
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
+        return None
+    if max(pn.degree(), pd.degree()) > MAX_SOLUTION_DEGREE:
+        return None
+    iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
+    lo_q = sympy.Rational(iv.lo.numerator, iv.lo.denominator)
+    hi_q = sympy.Rational(iv.hi.numerator, iv.hi.denominator)
+    polys = [(pn - pd * lo_q, "lo"), (pn - pd * hi_q, "hi"), (pd, "pole")]
+    eps = Fraction(1, 10**12)
+    for _ in range(4):
+        points = []
+        for poly, kind in polys:
+            if poly.is_zero or poly.degree() <= 0:
+                continue
+            for (a, b), _mult in poly.intervals(eps=sympy.Rational(eps.numerator, eps.denominator)):
+                points.append((_fraction(a), _fraction(b), kind))
+        points.sort()
+        if all(points[k][1] < points[k + 1][0] for k in range(len(points) - 1)):
+            break
+        eps /= 10**6
+    else:
+        return None
+
+    def member(t: Fraction) -> bool:
+        qv = _fraction(pd.eval(sympy.Rational(t.numerator, t.denominator)))
+        x = _fraction(pn.eval(sympy.Rational(t.numerator, t.denominator))) / qv
+        return (iv.lo < x or (x == iv.lo and iv.lo_closed)) and (
+            x < iv.hi or (x == iv.hi and iv.hi_closed)
+        )
+
+    # Regions: (−∞, r1), {r1}, (r1, r2), ..., {rm}, (rm, ∞), each inside or not.
+    regions: list[tuple[Any, Any, bool]] = []
+    tests = ([points[0][0] - 1] if points else [Fraction(0)]) + [
+        (points[k][1] + points[k + 1][0]) / 2 for k in range(len(points) - 1)
+    ]
+    if points:
+        tests.append(points[-1][1] + 1)
+    for k, t in enumerate(tests):
+        left = points[k - 1] if k > 0 else None
+        right = points[k] if k < len(points) else None
+        regions.append((left, right, member(t)))
+        if right is not None:
+            at = (right[2] == "lo" and iv.lo_closed) or (right[2] == "hi" and iv.hi_closed)
+            regions.append((right, right, at))
+    out: list[dict[str, Any]] = []
+    for left, right, inside in regions:
+        if not inside:
+            continue
+        lo_closed = left is not None and left is right
+        if out and out[-1]["_right"] is left:
+            out[-1]["_right"] = right
+            out[-1]["hi_closed"] = right is not None and left is right
+            continue
+        out.append({"_left": left, "_right": right, "lo_closed": lo_closed,
+                    "hi_closed": right is not None and left is right})  # fmt: skip
+    return [
+        {
+            "lo": None if r["_left"] is None else _root_text(r["_left"]),
+            "hi": None if r["_right"] is None else _root_text(r["_right"]),
+            "lo_closed": r["lo_closed"],
+            "hi_closed": r["hi_closed"],
+        }
+        for r in out
+    ]
+
+
+def _root_text(root: tuple[Fraction, Fraction, str]) -> str:
+    """A root isolated in ``[a, b]``: exact if ``a == b``, else its certain leading digits and ``…``."""
+    a, b, _ = root
+    if a == b:
+        return rational_text(a)
+    ta, tb = rational_text(a, 12).rstrip("…"), rational_text(b, 12).rstrip("…")
+    common = ""
+    for x, y in zip(ta, tb, strict=False):
+        if x != y:
+            break
+        common += x
+    return (common or ta[:4]) + "…"
