@@ -228,6 +228,8 @@ class Claim:
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
+    computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
+    feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ class Derivation:
     model: Model
     tokens: tuple[int, ...]
     claims: tuple[Claim, ...]
+    computed_in: str | None = None  # the article's float format (symtf.floatsim)
+    rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
 
 
 # ----------------------------------------------------------------------------- reading
@@ -591,8 +595,31 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
                 f"(first at claims[{seen[c.label]}])"
             )
         seen[c.label] = i
+    computed_in = _computed_in(top, "computed_in", name)
+    rounded_inputs = None
+    if top.get("rounded_inputs") is not None:
+        from symtf.rounded import parse_rounded_inputs
+
+        rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
     _done(top, name)
-    return Derivation(name, title, source, model, tokens, claims)
+    return Derivation(
+        name, title, source, model, tokens, claims, computed_in, rounded_inputs
+    )
+
+
+#: Floating-point formats an article's framework may have computed in (symtf.floatsim).
+FLOAT_FORMATS = ("float64", "float32", "float16", "bfloat16")
+
+
+def _computed_in(r: _Reader, key: str, where: str) -> str | None:
+    v = r.get(key)
+    if v is None:
+        return None
+    if v not in FLOAT_FORMATS:
+        raise SpecError(
+            f"{where}: {r.key(key)}: expected one of {', '.join(FLOAT_FORMATS)}, found {_kind(v)}"
+        )
+    return v
 
 
 def _done(r: _Reader, name: str) -> None:
@@ -1011,6 +1038,8 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
             f'{where}.stands_for: expected a table of literal = "step[i, j]", found {_kind(stands_raw)}'
         )
     note = r.string("note", "") or ""
+    computed_in = _computed_in(r, "computed_in", name)
+    feeds = r.boolean("feeds", False)
     _done(r, name)
     if printed and decimals is None:
         decs = {p.decimals for row_ in printed for p in row_ if not (p.is_neg_inf or p.is_fraction)}
@@ -1041,4 +1070,6 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         dict(stands_raw),
         note,
         assertion,
+        computed_in=computed_in,
+        feeds=feeds,
     )
