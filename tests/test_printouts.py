@@ -110,7 +110,7 @@ def test_a_number_outside_the_float32_range_is_still_flagged_with_the_float32_va
     c = off[0]
     assert c.verdict == "wrong"
     assert c.extra["simulated"] == str(np.float32(sm[1, 2]))
-    assert f"float32 run gives {str(np.float32(sm[1, 2]))}" in c.explanation
+    assert f"float32 run gives {np.float32(sm[1, 2])!s}" in c.explanation
     assert "accepted_by" not in c.extra
 
 
