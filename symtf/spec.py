@@ -210,6 +210,9 @@ class Claim:
         rank: For a ``rank`` claim, the position in the ranking (1 = largest).
         expression: The displayed arithmetic, for an expression claim.
         stands_for: Literal text → trace reference it stands for.
+        computed_in: The float format the article computed this claim in, if stated.
+        feeds: Whether this is the printed version later steps used (replay prefers it).
+        match_literals: Whether undeclared literals may be read as exact values.
         note: Free text.
     """
 
@@ -230,6 +233,7 @@ class Claim:
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
     computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
     feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
+    match_literals: bool = True  # False for stands_for = "none" (symtf.displayed)
 
 
 @dataclass(frozen=True)
@@ -602,9 +606,7 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
 
         rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
     _done(top, name)
-    return Derivation(
-        name, title, source, model, tokens, claims, computed_in, rounded_inputs
-    )
+    return Derivation(name, title, source, model, tokens, claims, computed_in, rounded_inputs)
 
 
 #: Floating-point formats an article's framework may have computed in (symtf.floatsim).
@@ -1031,11 +1033,14 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
             f"{where}.reduce: expected one of {', '.join(REDUCTIONS)}, found {_kind(reduce)}"
         )
     stands_raw = r.get("stands_for", {})
+    match_literals = stands_raw != "none"  # "none": every literal stands only for itself
+    if stands_raw == "none":
+        stands_raw = {}
     if not isinstance(stands_raw, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and len(v) < 200 for k, v in stands_raw.items()
     ):
         raise SpecError(
-            f'{where}.stands_for: expected a table of literal = "step[i, j]", found {_kind(stands_raw)}'
+            f'{where}.stands_for: expected a table of literal = "step[i, j]" or "none", found {_kind(stands_raw)}'
         )
     note = r.string("note", "") or ""
     computed_in = _computed_in(r, "computed_in", name)
@@ -1072,4 +1077,5 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         assertion,
         computed_in=computed_in,
         feeds=feeds,
+        match_literals=match_literals,
     )
