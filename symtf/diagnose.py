@@ -51,11 +51,15 @@ Entry = tuple[str, int, int]  # (step, i, j)
 
 
 def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int], Printed]]:
-    """Every printed entry of every step claim, by step and (i, j); the first print wins."""
+    """Every printed entry of every step claim, by step and (i, j).
+
+    When an entry is printed twice, a claim marked ``feeds = true`` wins, else the first.
+    """
     from symtf.compare import _fit, selection
 
     out: dict[str, dict[tuple[int, int], Printed]] = {}
-    for c in d.claims:
+    # a claim marked feeds = true is the print later steps used: it wins whatever the order
+    for c in sorted(d.claims, key=lambda c: not getattr(c, "feeds", False)):
         if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
             continue
         shape = trace.shape(c.step)
@@ -81,15 +85,17 @@ class _Override:
         *,
         widen: bool = False,
         nudge: Entry | None = None,
+        also: frozenset[str] = frozenset(),
     ) -> None:
         self.printed = printed
         self.skip = skip
+        self.also = also  # further steps left as computed (a norm's own worked pieces)
         self.widen = widen
         self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
 
     def __call__(self, name: str, value: Any) -> Any:
         entries = self.printed.get(name)
-        if not entries or name == self.skip or isinstance(value, tuple):
+        if not entries or name == self.skip or name in self.also or isinstance(value, tuple):
             return value
         if isinstance(value, sympy.MatrixBase):
             m = value.as_mutable()
@@ -199,7 +205,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     own = _own_printed(report, trace)
     findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
     replays: dict[str, tuple[_Replay, _Replay]] = {}
-    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]] = {}
+    relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
 
     # 1. replay each failing step from the article's own numbers
     for c in bad:
@@ -211,6 +217,19 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
                 _Replay(d, _Override(printed, c.step, widen=True)),
             )
         f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
+        pieces = _norm_pieces(c.step, printed)
+        if f is None and pieces:
+            # the article may have recomputed the norm's earlier pieces instead of
+            # copying its printed ones: replay from the norm's input alone
+            own_key = f"{c.step}#from-input"
+            if own_key not in replays:
+                replays[own_key] = (
+                    _Replay(d, _Override(printed, c.step, also=pieces)),
+                    _Replay(d, _Override(printed, c.step, widen=True, also=pieces)),
+                )
+            f = _replay_one(
+                c, replays[own_key], trace, printed, status, d, own, relevant, also=pieces
+            )
         if f is not None:
             findings[(c.claim, c.index, c.printed)] = f
 
@@ -268,6 +287,19 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     return dataclasses.replace(report, results=tuple(results))
 
 
+_PIECES = (".mean", ".centered", ".var", ".std", ".ms", ".rms")
+
+
+def _norm_pieces(step: str, printed: dict[str, Any]) -> frozenset[str]:
+    """The printed worked pieces of the norm ``step`` belongs to (``step`` itself excluded)."""
+    norm = step
+    for piece in _PIECES:
+        if step.endswith(piece):
+            norm = step[: -len(piece)]
+    names = {norm, *(norm + piece for piece in _PIECES)} - {step}
+    return frozenset(n for n in names if n in printed and (n != norm or norm != step))
+
+
 def _own_printed(
     report: DerivationReport, trace: Trace
 ) -> dict[tuple[str, tuple[int, int] | None], Printed]:
@@ -291,11 +323,13 @@ def _own_printed(
 
 
 def _entry_status(report: DerivationReport) -> dict[Entry, tuple[str, str]]:
-    """(step, i, j) -> (verdict, claim label), first print wins."""
+    """(step, i, j) -> (verdict, claim label); a ``feeds = true`` claim wins, else the first."""
     out: dict[Entry, tuple[str, str]] = {}
-    for c in report.checks:
-        if c.step is not None and c.index is not None:
-            out.setdefault((c.step, *c.index), (c.verdict, c.claim))
+    results = sorted(report.results, key=lambda r: not getattr(r.claim, "feeds", False))
+    for r in results:
+        for c in r.checks:
+            if c.step is not None and c.index is not None:
+                out.setdefault((c.step, *c.index), (c.verdict, c.claim))
     return out
 
 
@@ -307,7 +341,8 @@ def _replay_one(
     status: dict[Entry, tuple[str, str]],
     d: Derivation,
     own: dict[tuple[str, tuple[int, int] | None], Printed],
-    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]],
+    relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]],
+    also: frozenset[str] = frozenset(),
 ) -> _Finding | None:
     assert c.step is not None and c.index is not None
     exact_rp, wide_rp = replays
@@ -320,20 +355,19 @@ def _replay_one(
         verdict = classify(q, p)[0]
     except (SymtfError, TypeError):
         return None
-    how = "from the printed inputs"
+    span = None
     if verdict not in GOOD:
         wide = wide_rp.ball_trace(128)
         if wide is None or not _overlaps(wide.value(c.step)[i, j], p):
             return None
-        how = "from the printed inputs, each anywhere within its rounding interval"
-    key = (c.step, c.index)
+        span = wide.value(c.step)[i, j]
+    key = (c.step, c.index, also)
     if key not in relevant:
-        relevant[key] = _find_relevant(c, trace, printed, d)
+        relevant[key] = _find_relevant(c, trace, printed, d, also)
     inputs = relevant[key]
-    names = (
-        ", ".join(f"{s}[{a}, {b}] = {pp.text}" for (s, a, b), pp in inputs) or "the printed inputs"
-    )
+    names = ", ".join(f"{s}[{a}, {b}] = {pp.text}" for (s, a, b), pp in inputs)
     exact = q.decimal()
+    gives = _replay_text(names, exact, q, p, span)
     roots = [
         status[(s, a, b)][1] + f"[{a}, {b}]"
         for (s, a, b), _ in inputs
@@ -347,12 +381,37 @@ def _replay_one(
         )
         return _Finding(
             "inherited",
-            f"inherited from {roots[0]}: recomputing {how} ({names}) gives {exact}, which prints as {c.printed}",
+            f"inherited from {roots[0]}: {gives}",
             root={"claim": status[first][1], "step": first[0], "index": [first[1], first[2]]},
         )
-    return _Finding(
-        "propagated-rounding",
-        f"consistent with computing {how} ({names}); that gives {exact}",
+    return _Finding("propagated-rounding", f"consistent with the article's own numbers: {gives}")
+
+
+def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: arb | None) -> str:
+    """What a replay computed, stated only with numbers it computed and how they print.
+
+    Exact replay: "recomputing from the printed inputs (…) gives X, which prints as P".
+    Widened replay: the exact replay's value and how *it* prints, then the certified
+    range over the inputs' rounding intervals, which reaches values printing as P.
+    """
+    from symtf.accept import _outward
+    from symtf.compare import correct_rounding
+    from symtf.numbers import format_fixed
+
+    src = (
+        f"the printed inputs ({names})"
+        if names
+        else "the article's printed values of the earlier steps"
+    )
+    shown = exact if exact is not None else "(a value that cannot be certified)"
+    if span is None:
+        return f"recomputing from {src} gives {shown}, which prints as {p.text}"
+    r = correct_rounding(q, p.decimals) if not p.is_fraction else None
+    prints = f" (which prints as {format_fixed(r, p.decimals)})" if r is not None else ""
+    lo, hi = _outward(span, p.decimals + 3)
+    return (
+        f"recomputing from {src} gives {shown}{prints}; with each input anywhere within its "
+        f"rounding interval the result lies in [{lo}, {hi}], which includes values that print as {p.text}"
     )
 
 
@@ -366,7 +425,11 @@ def _overlaps(x: arb, p: Printed) -> bool:
 
 
 def _find_relevant(
-    c: Check, trace: Trace, printed: dict[str, dict[tuple[int, int], Printed]], d: Derivation
+    c: Check,
+    trace: Trace,
+    printed: dict[str, dict[tuple[int, int], Printed]],
+    d: Derivation,
+    also: frozenset[str] = frozenset(),
 ) -> list[tuple[Entry, Printed]]:
     """Printed upstream entries this entry depends on (found by nudging each by 1).
 
@@ -376,7 +439,7 @@ def _find_relevant(
     """
     assert c.step is not None and c.index is not None
     i, j = c.index
-    base = _Replay(d, _Override(printed, c.step)).ball_trace(128)
+    base = _Replay(d, _Override(printed, c.step, also=also)).ball_trace(128)
     if base is None:
         return []
     ref = base.value(c.step)[i, j]
@@ -389,7 +452,9 @@ def _find_relevant(
             for (a, b), pp in sorted(printed[s].items()):
                 if trace.value(s)[a, b] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, a, b))).ball_trace(128)
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, a, b), also=also)).ball_trace(
+                    128
+                )
                 if t is None:
                     continue
                 v = t.value(c.step)[i, j]
