@@ -266,9 +266,15 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             f.root = up.root
             seen += 1
 
-    # expression claims: the displayed reading tells the cause
+    # expression claims: the displayed reading tells the cause, else a convention may
+    searched: dict[str, _Finding | None] = {}
     for c in expr_bad:
-        findings[(c.claim, c.index, c.printed)] = _expression_finding(c)
+        f = _expression_finding(c)
+        if f.cause == "unexplained":
+            if c.claim not in searched:
+                searched[c.claim] = _search_expression(claims[c.claim], d, variants)
+            f = searched[c.claim] or f
+        findings[(c.claim, c.index, c.printed)] = f
 
     results = []
     for r in report.results:
@@ -486,6 +492,59 @@ def _expression_finding(c: Check) -> _Finding:
 
 
 # ----------------------------------------------------------------------------- convention search
+
+
+def _search_expression(
+    result: ClaimResult, d: Derivation, variants: dict[tuple[str, str], Evaluator | None]
+) -> _Finding | None:
+    """A named convention under which every value of a displayed line is right.
+
+    Only lines that read the model (a step reference, or a literal standing for an
+    entry) can change under a convention; others are left unexplained.
+    """
+    from symtf import expr as sx
+    from symtf.displayed import check_expression
+    from symtf.errors import ExpressionError
+
+    claim = result.claim
+    reads_model = any(c.extra.get("exact_reading", {}).get("stands_for") for c in result.checks)
+    if not reads_model:
+        try:
+            reads_model = bool(sx.parse(claim.expression or "").references)
+        except ExpressionError:
+            return None
+    if not reads_model:
+        return None
+    try:
+        from symtf.conventions import SWITCHES
+    except ImportError:  # pragma: no cover - conventions ship with symtf
+        return None
+    for sw in SWITCHES:
+        try:
+            scopes = sw.scopes(d)
+        except SymtfError:
+            continue
+        for scope in scopes:
+            if (sw.name, scope) not in variants:
+                try:
+                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                except SymtfError:
+                    variants[(sw.name, scope)] = None
+            variant = variants[(sw.name, scope)]
+            if variant is None:
+                continue
+            try:
+                checks = check_expression(claim, variant, variant.derivation)
+            except (SymtfError, TypeError):
+                continue
+            if checks and all(ch.verdict in GOOD for ch in checks):
+                where = f" in {scope}" if scope else ""
+                return _Finding(
+                    "convention",
+                    f"reproduced under a different convention: {sw.doc}{where}",
+                    convention=[sw.name + (f"@{scope}" if scope else "")],
+                )
+    return None
 
 
 def _scope_steps(trace: Trace, scope: str) -> set[str]:
