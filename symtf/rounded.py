@@ -234,7 +234,9 @@ def parse_rounded_inputs(value: Any, raw_model: Any, model: Any, name: str) -> R
                     f"{where}: expected input names of this model (like embed, l0.h0.W_Q), found {n!r}{hint}"
                 )
     else:
-        raise SpecError(f"{where}: expected true or an array of input names, found {value!r}"[:200])
+        from symtf.spec import _kind
+
+        raise SpecError(f"{where}: expected true or an array of input names, found {_kind(value)}")
     out = []
     for n in names:
         raw, values = inputs[n]
