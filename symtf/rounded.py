@@ -25,7 +25,15 @@ some value in that range, saying so. Unmarked inputs stay exact.
 Entry point for other inputs (given tensors of a step graph): build a
 :class:`RoundedInput` with :func:`half_widths` from the tensor's written values and
 pass ``inputs.with_input(...)``; any backend matrix built from that very matrix
-object (``xp.matrix(values)``) then carries the radii.
+object (``xp.matrix(values)``) then carries the radii. For a tensor table
+``[tensors] X = { values = "...", rounded = true }`` read into ``values``::
+
+    from symtf.rounded import RoundedInput, RoundedInputs, half_widths
+
+    item = RoundedInput("X", values, half_widths(raw["values"], values.shape, f"{name}: tensors.X"))
+    rounded_inputs = (derivation_rounded_inputs or RoundedInputs()).with_input(item)
+
+and store the result in ``Derivation.rounded_inputs``; :mod:`symtf.accept` does the rest.
 """
 
 from __future__ import annotations
