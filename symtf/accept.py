@@ -12,9 +12,15 @@ A printed entry that is a ``slip`` or ``wrong`` against the exact value becomes
 ``rounded`` when it is a correct rounding of some value in that enclosure; the
 explanation says so and states the range, and JSON adds ``accepted_by``
 (``computed_in``, ``rounded_inputs`` or both, joined by ``+``) and ``enclosure``
-(``[low, high]``, outward-rounded decimals). A number outside the enclosure keeps
-its verdict and the explanation adds the range and, for a format, the value a
-numpy simulation in that format gives (``simulated`` in JSON).
+(``[low, high]``, outward-rounded decimals).
+
+For a format the enclosure is the step computed from its inputs (their exact
+values, or their ranges over rounded inputs, stored once in the format). A print
+outside it that only the worst-case bound over the whole float computation reaches
+(JSON ``enclosure_whole``) is ``undecided``: that bound compounds worst cases
+through every layer, so it cannot tell a float effect from a slip. Any other print
+keeps its verdict, and the explanation adds the ranges and the value a numpy run in
+that format gives (``simulated`` in JSON).
 
 Entries of step claims are covered; displayed arithmetic and reduced claims
 (``reduce = "sum"``) keep their exact verdicts.
@@ -66,6 +72,7 @@ class _Enclosures:
         self.d = d
         self._enc: dict[str | None, Any] = {}
         self._sim: dict[str, Any] = {}
+        self._step: dict[tuple[str, str], Any] = {}
 
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
@@ -78,6 +85,33 @@ class _Enclosures:
 
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
+
+    def step_enclosure(self, fmt: str, step: str) -> Any:
+        """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
+        key = (fmt, step)
+        if key not in self._step:
+            from symtf.floatsim import enclose_step
+
+            base = self.base()
+            self._step[key] = None if base is None else enclose_step(self.d, fmt, step, base)
+        return self._step[key]
+
+    def base(self) -> Any:
+        """Certified balls of the exact values, or of the ranges over rounded inputs."""
+        if "base" not in self._enc:
+            if self.d.rounded_inputs:
+                self._enc["base"] = self.enclosure(None)
+            else:
+                from symtf.backends import BallBackend
+                from symtf.errors import SymtfError
+                from symtf.pipeline import run
+
+                try:
+                    with BallBackend(128) as xp:
+                        self._enc["base"] = run(self.d, xp)
+                except (SymtfError, TypeError):
+                    self._enc["base"] = None
+        return self._enc["base"]
 
     def simulated(self, fmt: str) -> Any:
         if fmt not in self._sim:
@@ -145,50 +179,89 @@ def _printed_of(claim: Any, text: str) -> Printed | None:
     return None
 
 
-def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any:
-    p = _printed_of(claim, ch.printed)
-    if p is None or p.is_neg_inf or p.is_fraction:
-        return ch
-    t = encs.enclosure(fmt)
-    step, (i, j) = ch.step, ch.index
-    why_parts = []
+def _setting(d: Any, fmt: str | None) -> tuple[str, str]:
+    """The setting in words, and the ``accepted_by`` value."""
+    parts, by = [], []
     if fmt is not None:
-        why_parts.append(f"computed in {fmt}")
+        parts.append(f"computed in {fmt}")
+        by.append("computed_in")
     if d.rounded_inputs:
         names = list(d.rounded_inputs)
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        why_parts.append(f"with {shown} known only to their printed precision")
-    setting = " and ".join(why_parts)
-    by = "+".join(
-        ([] if fmt is None else ["computed_in"]) + (["rounded_inputs"] if d.rounded_inputs else [])
-    )
+        parts.append(f"with {shown} known only to their printed precision")
+        by.append("rounded_inputs")
+    return " and ".join(parts), "+".join(by)
+
+
+def _entry(t: Any, step: str, i: int, j: int) -> arb | None:
     if t is None or step not in t:
+        return None
+    return t.value(step)[i, j]
+
+
+def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any:
+    """Re-classify one slip or wrong entry under the file's settings.
+
+    With ``computed_in``: accepted when the print is a correct rounding of part of what
+    the format gives for this step from its inputs; ``undecided`` when only the
+    worst-case bound over the whole float computation reaches it; otherwise flagged,
+    with both ranges and a numpy run in that format. With rounded inputs alone: the
+    range over the inputs' rounding intervals decides.
+    """
+    p = _printed_of(claim, ch.printed)
+    if p is None or p.is_neg_inf or p.is_fraction:
+        return ch
+    step, (i, j) = ch.step, ch.index
+    setting, by = _setting(d, fmt)
+    chain = _entry(encs.enclosure(fmt), step, i, j)
+    local = _entry(encs.step_enclosure(fmt, step), step, i, j) if fmt is not None else chain
+    if chain is None and local is None:
         return dataclasses.replace(
             ch,
             explanation=f"{ch.explanation}; {setting}, the range of values could not be certified",
         )
-    x = t.value(step)[i, j]
-    meets = _meets(x, p, claim.rounding)
-    if meets is None:
-        return ch
-    lo, hi = _outward(x, p.decimals + 3)
-    sim = _sim_value(encs.simulated(fmt), step, i, j) if fmt is not None else None
+    digits = p.decimals + 3
     extra = dict(ch.extra)
-    extra.update(enclosure=[lo, hi])
     sim_note = ""
-    if sim is not None:
-        extra["simulated"] = sim[0]
-        prints = format_fixed(round_exact(sim[1], p.decimals, "half-up"), p.decimals)
-        sim_note = f"; a numpy {fmt} run gives {sim[0]}, which prints as {prints}"
-    if meets:
-        extra["accepted_by"] = by
+    if fmt is not None:
+        sim = _sim_value(encs.simulated(fmt), step, i, j)
+        if sim is not None:
+            extra["simulated"] = sim[0]
+            prints = format_fixed(round_exact(sim[1], p.decimals, "half-up"), p.decimals)
+            sim_note = f"; a numpy {fmt} run gives {sim[0]}, which prints as {prints}"
+    exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
+    from_inputs = " from its inputs" if fmt is not None else ""
+    if local is not None and _meets(local, p, claim.rounding):
+        lo, hi = _outward(local, digits)
+        extra.update(enclosure=[lo, hi], accepted_by=by)
         why = (
-            f"{setting}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is a correct "
-            f"rounding of part of that range{sim_note}"
-            + (f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else "")
+            f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is "
+            f"a correct rounding of part of that range{sim_note}{exact_note}"
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
-    why = f"{ch.explanation}; {setting}, it lies in [{lo}, {hi}] (certified), which does not print as {p.text} either{sim_note}"
+    parts = []
+    if local is not None:
+        lo, hi = _outward(local, digits)
+        extra["enclosure"] = [lo, hi]
+        parts.append(
+            f"{setting}{from_inputs} it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
+        )
+    if fmt is not None and chain is not None and _meets(chain, p, claim.rounding):
+        clo, chi = _outward(chain, digits)
+        extra["enclosure_whole"] = [clo, chi]
+        why = (
+            f"{ch.explanation}; {'; '.join(parts)}; a worst-case bound on {fmt} rounding over the "
+            f"whole computation, [{clo}, {chi}], includes values that print as {p.text}, so whether "
+            f"{fmt} arithmetic explains it cannot be decided{sim_note}"
+        )
+        return dataclasses.replace(ch, verdict="undecided", explanation=why, extra=extra)
+    if fmt is not None and chain is not None:
+        clo, chi = _outward(chain, digits)
+        extra["enclosure_whole"] = [clo, chi]
+        parts.append(
+            f"even over the whole computation it lies in [{clo}, {chi}], which does not print as {p.text} either"
+        )
+    why = f"{ch.explanation}; {'; '.join(parts)}{sim_note}"
     return dataclasses.replace(ch, explanation=why, extra=extra)
 
 

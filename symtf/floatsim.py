@@ -601,11 +601,44 @@ def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> An
         return None
 
 
+def _as_format(value: Any, fmt: Format) -> Any:
+    """A base-trace value (arb_mat or FMat) as FB balls each rounded once to ``fmt``."""
+    rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()
+    return FMat([[FB(widen(b, fmt), fmt) for b in r] for r in rows])
+
+
+def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 128) -> Any:
+    """What ``fmt`` gives for one step computed from its inputs (``None`` if undecidable).
+
+    Every other step takes its value from ``base`` (a certified ball trace of the exact
+    values, or of ranges over rounded inputs), stored once in the format; only ``step``
+    is computed with the format's rounding. This is the step's own rounding error, not
+    the accumulation through the whole model (see :func:`enclose` for that bound).
+    """
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+
+    f = FORMATS[fmt]
+
+    def override(name: str, value: Any) -> Any:
+        if name == step or name not in base or isinstance(value, tuple) or value is None:
+            return value
+        return _as_format(base.value(name), f)
+
+    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
+    try:
+        with FormatBallBackend(fmt, prec, ties=ties) as xp:
+            return run(derivation, xp, override)
+    except (SymtfError, TypeError, ZeroDivisionError):
+        return None
+
+
 __all__ = [
     "FORMATS",
     "FormatBallBackend",
     "FormatSimBackend",
     "enclose",
+    "enclose_step",
     "round_to_format",
     "simulate",
 ]

@@ -274,3 +274,29 @@ def test_run_with_format_backend_needs_the_same_ops() -> None:
     with FormatBallBackend("float32") as xp:
         t = run(d, xp)
     assert [t.value("s")[0, j] for j in range(3)] == [arb(0), arb(0.25), arb(0)]
+
+
+@pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
+def test_one_step_from_its_inputs_lies_in_the_step_enclosure(fmt: str) -> None:
+    """logits = last · Eᵀ computed by numpy in the format from the stored inputs."""
+    from pathlib import Path
+
+    from symtf.backends import BallBackend
+    from symtf.floatsim import enclose_step
+
+    d = spec.load(Path(__file__).resolve().parent.parent / "derivations" / "i_love_ai.toml")
+    with BallBackend(128) as xp:
+        base = run(d, xp)
+    t = enclose_step(d, fmt, "logits", base)
+    assert t is not None
+    last = np.array([[float(base.value("last")[0, j].mid()) for j in range(d.model.d_model)]])
+    w = np.array([[float(e) for e in d.model.unembed.row(i)] for i in range(d.model.unembed.rows)])
+    r = lambda a: as_fmt(a, fmt)  # noqa: E731
+    if fmt == "bfloat16":  # bfloat16 products accumulate in float32, then round once
+        sim = r(r(last).astype(np.float32) @ r(w).astype(np.float32))
+    else:
+        sim = r(r(last) @ r(w))
+    for j in range(sim.shape[1]):
+        b = t.value("logits")[0, j]
+        assert _contains(b, sim[0, j]), (j, sim[0, j], b)
+        assert float(b.rad()) < 50 * float(FORMATS[fmt].u) * 4  # one step: a few units, not a chain
