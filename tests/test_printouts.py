@@ -375,3 +375,12 @@ def test_seed_slip_is_not_a_float32_effect() -> None:
         lo, _hi = c.extra["enclosure"]
         assert Fraction(lo) > Fraction("-2.0485")  # from its inputs: nowhere near -2.049
         assert "computed in float32 from its inputs it lies in [-2.0483" in c.explanation
+
+
+def test_both_settings_together() -> None:
+    # rounded 4-decimal inputs, and the step computed in float32 from their ranges
+    text = chain(3, given=4, settings='rounded_inputs = true\ncomputed_in = "float32"')
+    report = check(spec.loads(text))
+    assert not any(c.verdict in ("slip", "wrong") for c in report.checks)
+    by = {c.extra.get("accepted_by") for c in report.checks} - {None}
+    assert by == {"computed_in+rounded_inputs"}
