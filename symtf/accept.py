@@ -186,7 +186,8 @@ def _setting(d: Any, fmt: str | None) -> tuple[str, str]:
         parts.append(f"computed in {fmt}")
         by.append("computed_in")
     if d.rounded_inputs:
-        names = list(d.rounded_inputs)
+        ranged = [n for n, r in d.rounded_inputs.items() if any(h for row in r.half for h in row)]
+        names = ranged or list(d.rounded_inputs)
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         parts.append(f"with {shown} known only to their printed precision")
         by.append("rounded_inputs")
@@ -244,7 +245,7 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         lo, hi = _outward(local, digits)
         extra["enclosure"] = [lo, hi]
         parts.append(
-            f"{setting}{from_inputs} it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
+            f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
         )
     if fmt is not None and chain is not None and _meets(chain, p, claim.rounding):
         clo, chi = _outward(chain, digits)

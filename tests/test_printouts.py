@@ -374,7 +374,7 @@ def test_seed_slip_is_not_a_float32_effect() -> None:
         assert c.verdict in ("slip", "undecided") and "accepted_by" not in c.extra
         lo, _hi = c.extra["enclosure"]
         assert Fraction(lo) > Fraction("-2.0485")  # from its inputs: nowhere near -2.049
-        assert "computed in float32 from its inputs it lies in [-2.0483" in c.explanation
+        assert "computed in float32 from its inputs, it lies in [-2.0483" in c.explanation
 
 
 def test_both_settings_together() -> None:
