@@ -384,3 +384,12 @@ def test_both_settings_together() -> None:
     assert not any(c.verdict in ("slip", "wrong") for c in report.checks)
     by = {c.extra.get("accepted_by") for c in report.checks} - {None}
     assert by == {"computed_in+rounded_inputs"}
+
+
+def test_text_report_says_how_many_rest_on_the_setting() -> None:
+    x, sm = float32_table(0)
+    d = spec.loads(softmax_file(x, rows_text(sm, ".8f"), 'computed_in = "float32"'))
+    report = symtf.check(d)
+    n = sum(1 for c in report.derivations[0].checks if c.extra.get("accepted_by"))
+    assert n > 0
+    assert f"{n} of them right only under the file's computed_in" in symtf.render(report, "text")
