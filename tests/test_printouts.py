@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -393,3 +394,41 @@ def test_text_report_says_how_many_rest_on_the_setting() -> None:
     n = sum(1 for c in report.derivations[0].checks if c.extra.get("accepted_by"))
     assert n > 0
     assert f"{n} of them right only under the file's computed_in" in symtf.render(report, "text")
+
+
+def test_rounded_input_ranges_contain_every_choice_of_inputs() -> None:
+    """Any inputs within half a unit of the printed ones give values inside the ranges."""
+    from symtf.rounded import enclose
+
+    text = chain(5, given=2)
+    d = spec.loads(text)
+    t = enclose(d)
+    assert t is not None
+    given = {}
+    for key, name in (("x", "embed"), ("wq", "W_Q"), ("wk", "W_K"), ("wv", "W_V")):
+        m = re.search(name + r' = """\n(.*?)\n"""', text, re.S)
+        given[key] = np.array([[float(v) for v in r.split()] for r in m.group(1).splitlines()])
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        pick = {
+            k: v
+            + (
+                rng.choice([-0.005, 0.005], size=v.shape)
+                if trial % 2
+                else rng.uniform(-0.005, 0.005, v.shape)
+            )
+            for k, v in given.items()
+        }
+        q, k_, v = pick["x"] @ pick["wq"], pick["x"] @ pick["wk"], pick["x"] @ pick["wv"]
+        s = q @ k_.T / np.sqrt(3)
+        a = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)
+        z = a @ v
+        for step, val in (("l0.h0.scaled", s), ("l0.h0.pattern", a), ("l0.h0.z", z)):
+            for i in range(3):
+                for j in range(3):
+                    b = t.value(step)[i, j]
+                    assert float(b.lower()) - 1e-12 <= val[i, j] <= float(b.upper()) + 1e-12, (
+                        step,
+                        i,
+                        j,
+                    )
