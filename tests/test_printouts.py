@@ -432,3 +432,30 @@ def test_rounded_input_ranges_contain_every_choice_of_inputs() -> None:
                         i,
                         j,
                     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_float32_attention_chain_has_no_false_alarm(seed: int) -> None:
+    """A whole attention head in numpy float32, printed at 8 decimals: never slip or wrong."""
+    rng = np.random.default_rng(40 + seed)
+    mats = {k: np.round(rng.normal(size=(3, 3)), 2) for k in ("x", "wq", "wk", "wv")}
+    f = {k: m.astype(np.float32) for k, m in mats.items()}
+    q, k_, v = f["x"] @ f["wq"], f["x"] @ f["wk"], f["x"] @ f["wv"]
+    s = (q @ k_.T) / np.float32(np.sqrt(3.0))
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    a = e / e.sum(axis=1, keepdims=True)
+    z = a @ v
+    text = CHAIN.format(
+        settings='computed_in = "float32"',
+        s=rows_text(s, ".7f"),
+        a=rows_text(a, ".8f"),
+        z=rows_text(z, ".7f"),
+        **{k: rows_text(m, ".2f") for k, m in mats.items()},
+    )
+    report = check(spec.loads(text))
+    counts = Counter(c.verdict for c in report.checks)
+    assert counts["slip"] == counts["wrong"] == 0, counts
+    plain = check(spec.loads(text.replace('computed_in = "float32"', "")))
+    assert sum(c.verdict in ("slip", "wrong") for c in plain.checks) == counts["undecided"] + sum(
+        1 for c in report.checks if c.extra.get("accepted_by")
+    )
