@@ -365,6 +365,9 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
             results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
         else:
             results.append(ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation))))
+    from symtf.accept import accept  # computed_in, rounded_inputs: the article's own setting
+
+    results = accept(derivation, results)
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
     from symtf.diagnose import diagnose
 

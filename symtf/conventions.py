@@ -326,6 +326,22 @@ def _unbiased() -> Switch:
     )
 
 
+def _biased() -> Switch:
+    def scopes(d: Derivation) -> list[str]:
+        return [n.scope for n in _norms(d) if n.kind == "layernorm" and n.variance == "unbiased"]
+
+    def apply(d: Derivation, scope: str) -> Derivation:
+        return _norm_at(d, scope).set(d, variance="biased")
+
+    return Switch(
+        "biased-variance",
+        "LayerNorm divides the squared deviations by d, not d − 1 (per norm)",
+        "norm",
+        scopes,
+        apply,
+    )
+
+
 def _model_field(
     name: str, doc: str, fld: str, value: object, when: Callable[[Model], bool]
 ) -> Switch:
@@ -396,6 +412,7 @@ SWITCHES: tuple[Switch, ...] = (
         lambda m, h: sympy.Integer(m.d_head),
     ),
     _unbiased(),
+    _biased(),
     _norm_eps("1e-5"),
     _norm_eps("1e-6"),
     _norm_eps("1e-12"),

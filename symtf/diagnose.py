@@ -52,11 +52,15 @@ Entry = tuple[str, int, int]  # (step, i, j)
 
 
 def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int], Printed]]:
-    """Every printed entry of every step claim, by step and (i, j); the first print wins."""
+    """Every printed entry of every step claim, by step and (i, j).
+
+    When an entry is printed twice, a claim marked ``feeds = true`` wins, else the first.
+    """
     from symtf.compare import _fit, selection
 
     out: dict[str, dict[tuple[int, int], Printed]] = {}
-    for c in d.claims:
+    # a claim marked feeds = true is the print later steps used: it wins whatever the order
+    for c in sorted(d.claims, key=lambda c: not getattr(c, "feeds", False)):
         if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
             continue
         shape = trace.shape(c.step)
@@ -83,16 +87,18 @@ class _Override:
         widen: bool = False,
         nudge: Entry | None = None,
         exact: frozenset[tuple[Any, ...]] = frozenset(),
+        also: frozenset[str] = frozenset(),
     ) -> None:
         self.printed = printed
         self.skip = skip
+        self.also = also  # further steps left as computed (a norm's own worked pieces)
         self.widen = widen
         self.exact = exact  # entries printed exactly: no rounding interval to widen to
         self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
 
     def __call__(self, name: str, value: Any) -> Any:
         entries = self.printed.get(name)
-        if not entries or name == self.skip or isinstance(value, tuple):
+        if not entries or name == self.skip or name in self.also or isinstance(value, tuple):
             return value
         if isinstance(value, Tensor):  # an N-D user step
             data = list(value.data)
@@ -216,7 +222,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     own = _own_printed(report, trace)
     findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
     replays: dict[str, tuple[_Replay, _Replay]] = {}
-    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]] = {}
+    relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
 
     # 1. replay each failing step from the article's own numbers
     for c in bad:
@@ -228,6 +234,19 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
                 _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries)),
             )
         f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
+        pieces = _norm_pieces(c.step, printed)
+        if f is None and pieces:
+            # the article may have recomputed the norm's earlier pieces instead of
+            # copying its printed ones: replay from the norm's input alone
+            own_key = f"{c.step}#from-input"
+            if own_key not in replays:
+                replays[own_key] = (
+                    _Replay(d, _Override(printed, c.step, also=pieces)),
+                    _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)),
+                )
+            f = _replay_one(
+                c, replays[own_key], trace, printed, status, d, own, relevant, also=pieces
+            )
         if f is not None:
             findings[(c.claim, c.index, c.printed)] = f
 
@@ -264,9 +283,15 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             f.root = up.root
             seen += 1
 
-    # expression claims: the displayed reading tells the cause
+    # expression claims: the displayed reading tells the cause, else a convention may
+    searched: dict[str, _Finding | None] = {}
     for c in expr_bad:
-        findings[(c.claim, c.index, c.printed)] = _expression_finding(c)
+        f = _expression_finding(c)
+        if f.cause == "unexplained":
+            if c.claim not in searched:
+                searched[c.claim] = _search_expression(claims[c.claim], d, variants)
+            f = searched[c.claim] or f
+        findings[(c.claim, c.index, c.printed)] = f
 
     results = []
     for r in report.results:
@@ -283,6 +308,19 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             )
         results.append(ClaimResult(r.claim, tuple(checks)))
     return dataclasses.replace(report, results=tuple(results))
+
+
+_PIECES = (".mean", ".centered", ".var", ".std", ".ms", ".rms")
+
+
+def _norm_pieces(step: str, printed: dict[str, Any]) -> frozenset[str]:
+    """The printed worked pieces of the norm ``step`` belongs to (``step`` itself excluded)."""
+    norm = step
+    for piece in _PIECES:
+        if step.endswith(piece):
+            norm = step[: -len(piece)]
+    names = {norm, *(norm + piece for piece in _PIECES)} - {step}
+    return frozenset(n for n in names if n in printed and (n != norm or norm != step))
 
 
 def _own_printed(
@@ -308,11 +346,13 @@ def _own_printed(
 
 
 def _entry_status(report: DerivationReport) -> dict[Entry, tuple[str, str]]:
-    """(step, i, j) -> (verdict, claim label), first print wins."""
+    """(step, i, j) -> (verdict, claim label); a ``feeds = true`` claim wins, else the first."""
     out: dict[Entry, tuple[str, str]] = {}
-    for c in report.checks:
-        if c.step is not None and c.index is not None:
-            out.setdefault((c.step, *c.index), (c.verdict, c.claim))
+    results = sorted(report.results, key=lambda r: not getattr(r.claim, "feeds", False))
+    for r in results:
+        for c in r.checks:
+            if c.step is not None and c.index is not None:
+                out.setdefault((c.step, *c.index), (c.verdict, c.claim))
     return out
 
 
@@ -324,7 +364,8 @@ def _replay_one(
     status: dict[Entry, tuple[str, str]],
     d: Derivation,
     own: dict[tuple[str, tuple[int, int] | None], Printed],
-    relevant: dict[tuple[str, tuple[int, int]], list[tuple[Entry, Printed]]],
+    relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]],
+    also: frozenset[str] = frozenset(),
 ) -> _Finding | None:
     assert c.step is not None and c.index is not None
     exact_rp, wide_rp = replays
@@ -336,21 +377,19 @@ def _replay_one(
         verdict = classify(q, p)[0]
     except (SymtfError, TypeError):
         return None
-    how = "from the printed inputs"
+    span = None
     if verdict not in GOOD:
         wide = wide_rp.ball_trace(128)
         if wide is None or not _overlaps(wide.value(c.step)[c.index], p):
             return None
-        how = "from the printed inputs, each anywhere within its rounding interval"
-    key = (c.step, c.index)
+        span = wide.value(c.step)[c.index]
+    key = (c.step, c.index, also)
     if key not in relevant:
-        relevant[key] = _find_relevant(c, trace, printed, d)
+        relevant[key] = _find_relevant(c, trace, printed, d, also)
     inputs = relevant[key]
-    names = (
-        ", ".join(f"{e[0]}[{', '.join(map(str, e[1:]))}] = {pp.text}" for e, pp in inputs)
-        or "the printed inputs"
-    )
+    names = ", ".join(f"{e[0]}[{', '.join(map(str, e[1:]))}] = {pp.text}" for e, pp in inputs)
     exact = q.decimal()
+    gives = _replay_text(names, exact, q, p, span)
     roots = [
         status[e][1] + f"[{', '.join(map(str, e[1:]))}]"
         for e, _ in inputs
@@ -360,12 +399,37 @@ def _replay_one(
         first = next(e for e, _ in inputs if e in status and status[e][0] in FAILING)
         return _Finding(
             "inherited",
-            f"inherited from {roots[0]}: recomputing {how} ({names}) gives {exact}, which prints as {c.printed}",
+            f"inherited from {roots[0]}: {gives}",
             root={"claim": status[first][1], "step": first[0], "index": list(first[1:])},
         )
-    return _Finding(
-        "propagated-rounding",
-        f"consistent with computing {how} ({names}); that gives {exact}",
+    return _Finding("propagated-rounding", f"consistent with the article's own numbers: {gives}")
+
+
+def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: arb | None) -> str:
+    """What a replay computed, stated only with numbers it computed and how they print.
+
+    Exact replay: "recomputing from the printed inputs (…) gives X, which prints as P".
+    Widened replay: the exact replay's value and how *it* prints, then the certified
+    range over the inputs' rounding intervals, which reaches values printing as P.
+    """
+    from symtf.accept import _outward
+    from symtf.compare import correct_rounding
+    from symtf.numbers import format_fixed
+
+    src = (
+        f"the printed inputs ({names})"
+        if names
+        else "the article's printed values of the earlier steps"
+    )
+    shown = exact if exact is not None else "(a value that cannot be certified)"
+    if span is None:
+        return f"recomputing from {src} gives {shown}, which prints as {p.text}"
+    r = correct_rounding(q, p.decimals) if not p.is_fraction else None
+    prints = f" (which prints as {format_fixed(r, p.decimals)})" if r is not None else ""
+    lo, hi = _outward(span, p.decimals + 3)
+    return (
+        f"recomputing from {src} gives {shown}{prints}; with each input anywhere within its "
+        f"rounding interval the result lies in [{lo}, {hi}], which includes values that print as {p.text}"
     )
 
 
@@ -379,7 +443,11 @@ def _overlaps(x: arb, p: Printed) -> bool:
 
 
 def _find_relevant(
-    c: Check, trace: Trace, printed: dict[str, dict[tuple[int, int], Printed]], d: Derivation
+    c: Check,
+    trace: Trace,
+    printed: dict[str, dict[tuple[int, int], Printed]],
+    d: Derivation,
+    also: frozenset[str] = frozenset(),
 ) -> list[tuple[Entry, Printed]]:
     """Printed upstream entries this entry depends on (found by nudging each by 1).
 
@@ -388,7 +456,7 @@ def _find_relevant(
     one level further up.
     """
     assert c.step is not None and c.index is not None
-    base = _Replay(d, _Override(printed, c.step)).ball_trace(128)
+    base = _Replay(d, _Override(printed, c.step, also=also)).ball_trace(128)
     if base is None:
         return []
     ref = base.value(c.step)[c.index]
@@ -401,7 +469,7 @@ def _find_relevant(
             for ab, pp in sorted(printed[s].items()):
                 if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab))).ball_trace(128)
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(128)
                 if t is None:
                     continue
                 v = t.value(c.step)[c.index]
@@ -433,6 +501,59 @@ def _expression_finding(c: Check) -> _Finding:
 
 
 # ----------------------------------------------------------------------------- convention search
+
+
+def _search_expression(
+    result: ClaimResult, d: Derivation, variants: dict[tuple[str, str], Evaluator | None]
+) -> _Finding | None:
+    """A named convention under which every value of a displayed line is right.
+
+    Only lines that read the model (a step reference, or a literal standing for an
+    entry) can change under a convention; others are left unexplained.
+    """
+    from symtf import expr as sx
+    from symtf.displayed import check_expression
+    from symtf.errors import ExpressionError
+
+    claim = result.claim
+    reads_model = any(c.extra.get("exact_reading", {}).get("stands_for") for c in result.checks)
+    if not reads_model:
+        try:
+            reads_model = bool(sx.parse(claim.expression or "").references)
+        except ExpressionError:
+            return None
+    if not reads_model:
+        return None
+    try:
+        from symtf.conventions import SWITCHES
+    except ImportError:  # pragma: no cover - conventions ship with symtf
+        return None
+    for sw in SWITCHES:
+        try:
+            scopes = sw.scopes(d)
+        except SymtfError:
+            continue
+        for scope in scopes:
+            if (sw.name, scope) not in variants:
+                try:
+                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                except SymtfError:
+                    variants[(sw.name, scope)] = None
+            variant = variants[(sw.name, scope)]
+            if variant is None:
+                continue
+            try:
+                checks = check_expression(claim, variant, variant.derivation)
+            except (SymtfError, TypeError):
+                continue
+            if checks and all(ch.verdict in GOOD for ch in checks):
+                where = f" in {scope}" if scope else ""
+                return _Finding(
+                    "convention",
+                    f"reproduced under a different convention: {sw.doc}{where}",
+                    convention=[sw.name + (f"@{scope}" if scope else "")],
+                )
+    return None
 
 
 def _scope_steps(trace: Trace, scope: str) -> set[str]:

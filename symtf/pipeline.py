@@ -411,13 +411,22 @@ def _norm(
     """The model's norm (LayerNorm or RMSNorm) of ``x``, with its worked pieces."""
     if m.norm_kind == "rmsnorm":
         r = ops.rms_norm(xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps))
-        t.add(
+        replay = getattr(t, "override", None) is not None
+        ms = t.add(
             f"{name}.ms", r.ms, (src,), r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2", "mean squares"
         )
-        t.add(
-            f"{name}.rms", r.rms, (f"{name}.ms",), r"\sqrt{\overline{x^2} + \varepsilon}", "row RMS"
+        rms_v = r.rms
+        if replay:  # carry the article's printed mean square forward
+            n = xp.shape(x)[0]
+            ms_eps = xp.add(ms, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
+            for i in range(n):
+                xp.require_nonzero(xp.entry(ms_eps, i, 0), f"the mean square + eps of row {i}")
+            rms_v = xp.map(ms_eps, xp.sqrt)
+        rms = t.add(
+            f"{name}.rms", rms_v, (f"{name}.ms",), r"\sqrt{\overline{x^2} + \varepsilon}", "row RMS"
         )
-        return t.add(name, r.out, (src, f"{name}.rms"), _RMS, "RMSNorm")
+        out = _norm_from_std(xp, x, rms, gamma, beta).out if replay else r.out
+        return t.add(name, out, (src, f"{name}.rms"), _RMS, "RMSNorm")
     return layer_norm_steps(xp, t, name, x, src, gamma, beta, eps, unbiased=variance == "unbiased")
 
 
@@ -440,9 +449,16 @@ def layer_norm_steps(
         )
     except ModelError as e:  # name the step: "l0.ln1: the variance + eps of row 2 is exactly 0"
         raise ModelError(f"{name}: {e}") from None
-    t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
-    t.add(f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows")
-    t.add(
+    replay = getattr(t, "override", None) is not None
+    mean = t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
+    if replay:  # a replay may have put the article's printed mean in: carry it forward
+        parts = _norm_from_mean(xp, x, mean, gamma, beta, eps, unbiased)
+    centered = t.add(
+        f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows"
+    )
+    if replay:
+        parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
+    var = t.add(
         f"{name}.var",
         parts.var,
         (f"{name}.centered",),
@@ -451,14 +467,64 @@ def layer_norm_steps(
         else r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
         "row variances",
     )
-    t.add(
+    if replay:
+        parts = _norm_from_var(xp, centered, var, gamma, beta, eps)
+    std = t.add(
         f"{name}.std",
         parts.std,
         (f"{name}.var",),
         r"\sqrt{\sigma^2 + \varepsilon}",
         "row deviations",
     )
+    if replay:
+        parts = _norm_from_std(xp, centered, std, gamma, beta)
     return t.add(name, parts.out, (f"{name}.centered", f"{name}.std"), _LN, "LayerNorm")
+
+
+# A replay (symtf.diagnose) substitutes the article's printed pieces of a LayerNorm; each
+# later piece is then recomputed from the recorded one, as the article would have.
+
+
+def _norm_from_std(xp: Any, centered: Any, std: Any, gamma: Any, beta: Any) -> ops.NormParts:
+    n, d = xp.shape(centered)
+    for i in range(n):
+        xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
+    normed = xp.div(centered, ops.spread(xp, std, d))
+    out = xp.add(
+        xp.mul(normed, ops.stack_row(xp, xp.matrix(gamma), n)),
+        ops.stack_row(xp, xp.matrix(beta), n),
+    )
+    return ops.NormParts(None, centered, None, std, out)
+
+
+def _norm_from_var(
+    xp: Any, centered: Any, var: Any, gamma: Any, beta: Any, eps: Any
+) -> ops.NormParts:
+    n, _ = xp.shape(centered)
+    var_eps = xp.add(var, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
+    for i in range(n):
+        xp.require_nonzero(xp.entry(var_eps, i, 0), f"the variance + eps of row {i}")
+    std = xp.map(var_eps, xp.sqrt)
+    parts = _norm_from_std(xp, centered, std, gamma, beta)
+    return ops.NormParts(None, centered, var, std, parts.out)
+
+
+def _norm_from_centered(
+    xp: Any, centered: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
+) -> ops.NormParts:
+    _, d = xp.shape(centered)
+    sq = ops.row_sum(xp, xp.mul(centered, centered))
+    var = xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
+    return _norm_from_var(xp, centered, var, gamma, beta, eps)
+
+
+def _norm_from_mean(
+    xp: Any, x: Any, mean: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
+) -> ops.NormParts:
+    _, d = xp.shape(x)
+    centered = xp.sub(x, ops.spread(xp, mean, d))
+    parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
+    return ops.NormParts(mean, centered, parts.var, parts.std, parts.out)
 
 
 def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str) -> Any:

@@ -217,6 +217,9 @@ class Claim:
         rank: For a ``rank`` claim, the position in the ranking (1 = largest).
         expression: The displayed arithmetic, for an expression claim.
         stands_for: Literal text → trace reference it stands for.
+        computed_in: The float format the article computed this claim in, if stated.
+        feeds: Whether this is the printed version later steps used (replay prefers it).
+        match_literals: Whether undeclared literals may be read as exact values.
         note: Free text.
     """
 
@@ -236,6 +239,9 @@ class Claim:
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
+    computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
+    feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
+    match_literals: bool = True  # False for stands_for = "none" (symtf.displayed)
 
 
 @dataclass(frozen=True)
@@ -251,6 +257,8 @@ class Derivation:
     #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
     tensors: tuple[graph_spec.GivenTensor, ...] = ()
     steps: tuple[graph_spec.StepNode, ...] = ()
+    computed_in: str | None = None  # the article's float format (symtf.floatsim)
+    rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
 
 
 # ----------------------------------------------------------------------------- reading
@@ -633,8 +641,31 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
                 f"(first at claims[{seen[c.label]}])"
             )
         seen[c.label] = i
+    computed_in = _computed_in(top, "computed_in", name)
+    rounded_inputs = None
+    if top.get("rounded_inputs") is not None:
+        from symtf.rounded import parse_rounded_inputs
+
+        rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
     _done(top, name)
-    return Derivation(name, title, source, model, tokens, claims, tensors, steps)
+    return Derivation(
+        name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs
+    )
+
+
+#: Floating-point formats an article's framework may have computed in (symtf.floatsim).
+FLOAT_FORMATS = ("float64", "float32", "float16", "bfloat16")
+
+
+def _computed_in(r: _Reader, key: str, where: str) -> str | None:
+    v = r.get(key)
+    if v is None:
+        return None
+    if v not in FLOAT_FORMATS:
+        raise SpecError(
+            f"{where}: {r.key(key)}: expected one of {', '.join(FLOAT_FORMATS)}, found {_kind(v)}"
+        )
+    return v
 
 
 def _done(r: _Reader, name: str) -> None:
@@ -1060,13 +1091,18 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
             f"{where}.reduce: expected one of {', '.join(REDUCTIONS)}, found {_kind(reduce)}"
         )
     stands_raw = r.get("stands_for", {})
+    match_literals = stands_raw != "none"  # "none": every literal stands only for itself
+    if stands_raw == "none":
+        stands_raw = {}
     if not isinstance(stands_raw, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and len(v) < 200 for k, v in stands_raw.items()
     ):
         raise SpecError(
-            f'{where}.stands_for: expected a table of literal = "step[i, j]", found {_kind(stands_raw)}'
+            f'{where}.stands_for: expected a table of literal = "step[i, j]" or "none", found {_kind(stands_raw)}'
         )
     note = r.string("note", "") or ""
+    computed_in = _computed_in(r, "computed_in", name)
+    feeds = r.boolean("feeds", False)
     _done(r, name)
     stated = decimals is not None
     if printed and decimals is None:
@@ -1098,4 +1134,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
         note,
         assertion,
         at,
+        computed_in=computed_in,
+        feeds=feeds,
+        match_literals=match_literals,
     )

@@ -159,18 +159,51 @@ def _zero_check(backend: Any, what: str, entries: Sequence[sympy.Expr]) -> tuple
     )
 
 
-def _softmax_of(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[list[sympy.Expr], str]:
+_SOFTMAX_MARKS = ("softmax", "e^{z_i}")
+
+
+def _is_softmax_output(trace: Any, step: str) -> bool:
+    """Whether a step is recorded as the softmax of its (single) input."""
+    st = trace[step]
+    return len(st.inputs) == 1 and any(m in st.formula for m in _SOFTMAX_MARKS)
+
+
+def _softmax_of(
+    trace: Any, step: str, row: list[sympy.Expr], index: int
+) -> tuple[list[sympy.Expr], str, list]:
+    """The softmax weights ``s`` a softmax derivation is evaluated at, and what was taken.
+
+    A softmax output (an attention pattern, ``probs``, a stand-alone softmax) is
+    differentiated with respect to its input: that input row is read and softmaxed,
+    and the result is checked against the step's own row. Any other step is read as
+    the softmax input itself.
+    """
     from symtf.derive.softmax import softmax_row
 
-    if step.endswith("pattern") or step.endswith("probs"):
-        return row, f"s = row of {step} (already softmax weights)"
-    return list(softmax_row(sympy.ImmutableMatrix([row]))), f"s = softmax(row of {step})"
+    if _is_softmax_output(trace, step):
+        src = trace[step].inputs[0]
+        z = list(trace.value(src).row(index))
+        s = list(softmax_row(sympy.ImmutableMatrix([z])))
+        same = [a - b for a, b in zip(s, row, strict=True)]
+        how = f"z = row {index} of {src} (the input of the softmax {step}); s = softmax(z), row {index} of {step}"
+        return s, how, [_zero_check(trace.backend, f"softmax(z) = row {index} of {step}", same)]
+    if step.endswith((".pattern", "probs")):
+        # attention weights renormalised after a mask: already a row of weights
+        return (
+            row,
+            f"s = row {index} of {step} (weights renormalised after the mask, taken as they are)",
+            [],
+        )
+    s = list(softmax_row(sympy.ImmutableMatrix([row])))
+    return s, f"z = row {index} of {step} (taken as the softmax input); s = softmax(z)", []
 
 
-def _softmax_jacobian(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[str, list, list]:
+def _softmax_jacobian(
+    trace: Any, step: str, row: list[sympy.Expr], index: int
+) -> tuple[str, list, list]:
     from symtf.derive.softmax import jacobian
 
-    s, how = _softmax_of(trace, step, row)
+    s, how, same = _softmax_of(trace, step, row, index)
     j = jacobian(s)
     n = len(s)
     xp = trace.backend
@@ -178,16 +211,18 @@ def _softmax_jacobian(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[str
     return (
         how,
         [quantity(xp, "s", sympy.ImmutableMatrix([s])), quantity(xp, "J = diag(s) - s s^T", j)],
-        [_zero_check(xp, "J·1 = 0", sums)],
+        [*same, _zero_check(xp, "J·1 = 0", sums)],
     )
 
 
-def _cross_entropy(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[str, list, list]:
+def _cross_entropy(
+    trace: Any, step: str, row: list[sympy.Expr], index: int
+) -> tuple[str, list, list]:
     from symtf.backends import ExactBackend
     from symtf.derive.softmax import cross_entropy_gradient
     from symtf.ops import argmax
 
-    s, how = _softmax_of(trace, step, row)
+    s, how, same = _softmax_of(trace, step, row, index)
     xp = trace.backend
     picks = argmax(ExactBackend(), sympy.ImmutableMatrix([s])) if not _has_nodes(xp, s) else None
     y = picks[0] if picks else max(range(len(s)), key=lambda i: float(xp.ball(s[i], 128).mid()))
@@ -195,7 +230,7 @@ def _cross_entropy(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[str, l
     return (
         f"{how}; target y = {y} (the largest weight)",
         [quantity(xp, "s", sympy.ImmutableMatrix([s])), quantity(xp, f"dL/dz (y = {y})", g)],
-        [_zero_check(xp, "sum_j dL/dz_j = 0", [sum(g)])],
+        [*same, _zero_check(xp, "sum_j dL/dz_j = 0", [sum(g)])],
     )
 
 
@@ -204,29 +239,87 @@ def _has_nodes(xp: Any, values: Sequence[sympy.Expr]) -> bool:
     return any(s in defs for v in values for s in sympy.sympify(v).free_symbols)
 
 
-def _norm(kind: str) -> Callable[..., tuple[str, list, list]]:
-    def evaluate(trace: Any, step: str, row: list[sympy.Expr], eps: Any) -> tuple[str, list, list]:
-        from symtf.derive.norms import layer_norm_jacobian, rms_norm_jacobian
+_NORM_PIECES = (".mean", ".centered", ".var", ".std", ".ms", ".rms")
 
+
+def _norm_input(trace: Any, step: str, kind: str) -> str | None:
+    """The input of the norm whose output (or worked piece) ``step`` is, or ``None``."""
+    base = step
+    for piece in _NORM_PIECES:
+        if step.endswith(piece) and step[: -len(piece)] in trace:
+            base = step[: -len(piece)]
+    first = f"{base}.mean" if kind == "layernorm" else f"{base}.ms"
+    if first in trace and trace[first].inputs:
+        return trace[first].inputs[0]
+    return None
+
+
+def _norm_settings(spec: Any, norm: str) -> tuple[Any, str]:
+    """The ε and variance of the norm recorded as ``norm`` (the model's by default)."""
+    m = spec.model
+    eps = getattr(m, "eps", 0)
+    variance = getattr(m, "variance", "biased")
+    hit = re.match(r"^l(\d+)\.ln(\d)$", norm)
+    if hit and int(hit.group(1)) < len(getattr(m, "layers", ())):
+        layer = m.layers[int(hit.group(1))]
+        k = hit.group(2)
+        own_eps = getattr(layer, f"ln{k}_eps", None)
+        own_var = getattr(layer, f"ln{k}_variance", None)
+        return (eps if own_eps is None else own_eps), (variance if own_var is None else own_var)
+    if norm == "ln_f":
+        lnf_eps, lnf_var = getattr(m, "lnf_eps", None), getattr(m, "lnf_variance", None)
+        return (eps if lnf_eps is None else lnf_eps), (variance if lnf_var is None else lnf_var)
+    for s in getattr(m, "standalone", ()):
+        if s.name == norm:
+            return (eps if s.eps is None else s.eps), s.variance
+    return eps, variance
+
+
+def _norm(kind: str) -> Callable[..., tuple[str, list, list]]:
+    def evaluate(
+        trace: Any, step: str, row: list[sympy.Expr], spec: Any, index: int
+    ) -> tuple[str, list, list]:
+        from symtf.derive.norms import rms_norm_jacobian
+
+        src = _norm_input(trace, step, kind)
+        if src is not None:
+            norm = _norm_name(trace, step)
+            row = list(trace.value(src).row(index))
+            eps, variance = _norm_settings(spec, norm)
+            took = f"x = row {index} of {src} (the input of the norm {norm})"
+        else:
+            eps, variance = _norm_settings(spec, "")
+            took = f"x = row {index} of {step} (taken as the norm's input)"
+        eps = sympy.sympify(eps)
         n = len(row)
         x = sympy.ImmutableMatrix([row])
         xp = trace.backend
         if kind == "layernorm":
             mean = sum(row) / n
             c = x - sympy.ImmutableMatrix([[mean] * n])
-            sigma = sympy.sqrt(sum(v**2 for v in c) / n + eps)
-            j = layer_norm_jacobian(c / sigma, sigma)
+            m = n - 1 if variance == "unbiased" else n
+            sigma = sympy.sqrt(sum(v**2 for v in c) / m + eps)
+            xhat = c / sigma
+            col = sympy.Matrix(list(xhat))
+            j = sympy.ImmutableMatrix(
+                (sympy.eye(n) - sympy.ones(n, n) / n - col * col.T / m) / sigma
+            )
             kernel = [sum(j[i, k] for k in range(n)) for i in range(n)]
-            label, what = "J = (I - 11^T/n - xh xh^T/n)/sigma", "J·1 = 0"
+            label, what = (
+                f"J = (I - 11^T/n - xh xh^T/{'(n-1)' if m != n else 'n'})/sigma",
+                "J·1 = 0",
+            )
             scale = quantity(xp, "sigma = sqrt(var + eps)", sigma)
+            took += f", eps = {eps}, {variance} variance"
         else:
             r = sympy.sqrt(sum(v**2 for v in row) / n + eps)
             j = rms_norm_jacobian(x / r, r)
             kernel = list(j * x.T - (eps / r**2) * (x / r).T)
             label, what = "J = (I - xh xh^T/n)/r", "J·x = (eps/r^2)·xh"
             scale = quantity(xp, "r = sqrt(mean(x^2) + eps)", r)
+            took += f", eps = {eps}"
         return (
-            f"x = row of {step}, eps = {eps}",
+            took,
             [quantity(xp, "x", x), scale, quantity(xp, label, j)],
             [_zero_check(xp, what, kernel)],
         )
@@ -234,13 +327,39 @@ def _norm(kind: str) -> Callable[..., tuple[str, list, list]]:
     return evaluate
 
 
-def _gelu(trace: Any, step: str, row: list[sympy.Expr]) -> tuple[str, list, list]:
+def _norm_name(trace: Any, step: str) -> str:
+    for piece in _NORM_PIECES:
+        if step.endswith(piece) and step[: -len(piece)] in trace:
+            return step[: -len(piece)]
+    return step
+
+
+def _activation_input(trace: Any, step: str, op: str) -> str | None:
+    """The input of ``step`` when it is recorded as that activation of one input."""
+    st = trace[step]
+    if len(st.inputs) != 1:
+        return None
+    if st.title == op or (st.title == "FFN activation" and step.endswith("ffn_act")):
+        return st.inputs[0]
+    return None
+
+
+def _gelu(
+    trace: Any, step: str, row: list[sympy.Expr], spec: Any, index: int
+) -> tuple[str, list, list]:
     from symtf.derive.gelu import gelu_ops, gelu_prime, gelu_tanh
 
     xp = trace.backend
+    act = getattr(spec.model, "activation", None)
+    src = _activation_input(trace, step, "gelu")
+    if src is not None and (trace[step].title == "gelu" or act in ("gelu", "gelu_tanh")):
+        row = list(trace.value(src).row(index))
+        took = f"x = row {index} of {src} (the input of the activation {step})"
+    else:
+        took = f"x = row {index} of {step} (taken as the activation's input)"
     x = sympy.ImmutableMatrix([row])
     return (
-        f"x = row of {step}",
+        took,
         [
             quantity(xp, "x", x),
             quantity(xp, "GELU(x)", x.applyfunc(gelu_ops)),
@@ -280,13 +399,13 @@ def evaluate(derivation: Any, ref: str) -> AtResult:
     values, index = _row(trace, step, row, ref)
     if derivation.name in ("layernorm-jacobian", "rmsnorm-jacobian"):
         kind = "layernorm" if derivation.name.startswith("layer") else "rms"
-        eps = sympy.sympify(spec.model.eps)
-        how, quantities, checks = _norm(kind)(trace, step, values, eps)
+        how, quantities, checks = _norm(kind)(trace, step, values, spec, index)
+    elif derivation.name == "gelu":
+        how, quantities, checks = _gelu(trace, step, values, spec, index)
     else:
         fn = {
             "softmax-jacobian": _softmax_jacobian,
             "softmax-cross-entropy": _cross_entropy,
-            "gelu": _gelu,
         }[derivation.name]
-        how, quantities, checks = fn(trace, step, values)
-    return AtResult(ref, f"{how} [row {index}]", tuple(quantities), tuple(checks))
+        how, quantities, checks = fn(trace, step, values, index)
+    return AtResult(ref, how, tuple(quantities), tuple(checks))

@@ -62,6 +62,16 @@ def derivation_lines(d: DerivationReport) -> list[str]:
     for r in d.results:
         lines.extend(claim_lines(r))
     lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
+    accepted: dict[str, int] = {}  # accepted only under computed_in / rounded_inputs
+    for c in d.checks:
+        by = c.extra.get("accepted_by")
+        if by:
+            accepted[by] = accepted.get(by, 0) + 1
+    for by, n in accepted.items():
+        lines.append(
+            f"  {n} of them right only under the file's {by.replace('+', ' and ')} "
+            "(the explanations give the certified ranges)"
+        )
     return lines
 
 

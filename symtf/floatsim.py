@@ -1,0 +1,644 @@
+"""What an article's framework can print when it computes in a binary floating-point format.
+
+PyTorch and TensorFlow compute in float32 (or float16/bfloat16); a softmax table
+printed at 8 significant digits is what float32 gives, not the exact value. Two
+number systems run the very same :mod:`symtf.ops`:
+
+- :class:`FormatBallBackend`: a **certified enclosure** of every value the format
+  can produce. Inputs are rounded to the format exactly (round to nearest even,
+  as a framework stores ``0.1``), and every operation's result is widened by the
+  standard model of floating-point arithmetic, ``fl(a∘b) = (a∘b)(1+δ) + η`` with
+  ``|δ| ≤ u`` and ``|η|`` at most half the smallest subnormal, propagated in ball
+  arithmetic through the same ops. Dot products and row sums of length ``n`` are
+  widened by ``γ_n·Σ|a_k b_k|`` (``γ_n = n·u/(1 − n·u)``, Higham, Thm 3.5), which
+  holds for every summation order, blocked or fused. Library functions (``exp``,
+  ``erf``, ``tanh``, ``sin``, ``cos``) are taken to be accurate to
+  :data:`LIBM_ULPS` units in the last place; ``sqrt`` is correctly rounded
+  (IEEE 754). A softmax row covers both the textbook ``e^x / Σ e^x`` and the
+  max-shifted ``e^{x−m} / Σ e^{x−m}`` every framework uses, with the division
+  done either as a quotient or as a product by the reciprocal.
+- :class:`FormatSimBackend`: a **simulation** in that format with numpy
+  (float64/float32/float16; bfloat16 by rounding float32 results to 8 significand
+  bits after each operation), to show the value the format actually gives. It is
+  a guide, never a verdict; tests check it lies inside the enclosure.
+
+Scope: the enclosure covers the op order symtf records (two-pass mean and
+variance, ``x − μ`` divided by the standard deviation). A fused kernel that
+computes LayerNorm as ``x·s + b`` can round differently near the mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from flint import arb, ctx, fmpq
+
+from symtf.errors import ModelError, Undecided
+
+#: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
+LIBM_ULPS = 2
+
+
+@dataclass(frozen=True)
+class Format:
+    """A binary floating-point format.
+
+    Attributes:
+        name: ``float32`` and so on.
+        precision: Significand bits, the implicit bit included (24 for float32).
+        emin: Exponent of the smallest normal number.
+        emax: Exponent of the largest finite number.
+    """
+
+    name: str
+    precision: int
+    emin: int
+    emax: int
+
+    @property
+    def u(self) -> Fraction:
+        """The unit roundoff ``2^−p`` (half an ulp of 1)."""
+        return Fraction(1, 2**self.precision)
+
+    @property
+    def eta(self) -> Fraction:
+        """Half the smallest subnormal: the absolute error of an underflowing result."""
+        return Fraction(1, 2 ** (self.precision - self.emin)) / 2
+
+    @property
+    def max_finite(self) -> Fraction:
+        """The largest finite number."""
+        return (2 - Fraction(1, 2 ** (self.precision - 1))) * Fraction(2) ** self.emax
+
+
+FORMATS: dict[str, Format] = {
+    "float64": Format("float64", 53, -1022, 1023),
+    "float32": Format("float32", 24, -126, 127),
+    "float16": Format("float16", 11, -14, 15),
+    "bfloat16": Format("bfloat16", 8, -126, 127),
+}
+
+
+def round_to_format(q: Fraction, fmt: Format) -> Fraction:
+    """The exact value of ``q`` rounded to nearest (ties to even) in ``fmt``.
+
+    Raises:
+        Undecided: When ``q`` overflows the format.
+    """
+    if q == 0:
+        return Fraction(0)
+    sign = -1 if q < 0 else 1
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, fmt.emin)  # subnormals share the smallest normal's quantum
+    quantum = Fraction(2) ** (e - fmt.precision + 1)
+    n, rest = divmod(a, quantum)
+    n = int(n)
+    if rest * 2 > quantum or (rest * 2 == quantum and n % 2 == 1):
+        n += 1
+    out = n * quantum
+    if out > fmt.max_finite:
+        raise Undecided(f"{q} overflows {fmt.name}")
+    return sign * out
+
+
+def _arb(q: Fraction) -> arb:
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+class FB:
+    """A ball around every value one format can give for a scalar; arithmetic rounds.
+
+    Args:
+        b: The ball.
+        fmt: The format whose rounding every operation adds.
+    """
+
+    __slots__ = ("b", "fmt")
+
+    def __init__(self, b: arb, fmt: Format) -> None:
+        self.b = b
+        self.fmt = fmt
+
+    # every operation: exact ball result, widened by one rounding
+    def _r(self, r: arb, units: int = 1) -> FB:
+        return FB(widen(r, self.fmt, units), self.fmt)
+
+    def _other(self, o: Any) -> arb:
+        if isinstance(o, FB):
+            return o.b
+        if isinstance(o, int):
+            return _arb(round_to_format(Fraction(o), self.fmt))
+        if isinstance(o, Fraction):
+            return _arb(round_to_format(o, self.fmt))
+        raise TypeError(f"cannot combine a {self.fmt.name} ball with {type(o).__name__}")
+
+    def __add__(self, o: Any) -> FB:
+        return self._r(self.b + self._other(o))
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> FB:
+        return self._r(self.b - self._other(o))
+
+    def __rsub__(self, o: Any) -> FB:
+        return self._r(self._other(o) - self.b)
+
+    def __mul__(self, o: Any) -> FB:
+        return self._r(self.b * self._other(o))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Any) -> FB:
+        return self._r(self.b / self._other(o))
+
+    def __rtruediv__(self, o: Any) -> FB:
+        return self._r(self._other(o) / self.b)
+
+    def __neg__(self) -> FB:
+        return FB(-self.b, self.fmt)  # exact
+
+    def __gt__(self, o: Any) -> bool:
+        return bool(self.b > self._other(o))
+
+    def __lt__(self, o: Any) -> bool:
+        return bool(self.b < self._other(o))
+
+    def __repr__(self) -> str:
+        return f"FB({self.b}, {self.fmt.name})"
+
+
+def widen(r: arb, fmt: Format, units: int = 1) -> arb:
+    """``r`` widened by ``units`` roundings of ``fmt`` (relative ``u`` plus the underflow term).
+
+    Raises:
+        Undecided: When the result may overflow the format.
+    """
+    if not r.is_finite():
+        if r.is_exact() and not r.is_nan():
+            return r  # −∞ (a masked score) stays exactly −∞
+        raise Undecided(f"a {fmt.name} value is not finite")
+    if r.abs_upper() > _arb(fmt.max_finite):
+        raise Undecided(f"a value may overflow {fmt.name}")
+    rad = r.abs_upper() * _arb(units * fmt.u) + _arb(units * fmt.eta)
+    return r + arb(0, rad.abs_upper())
+
+
+class FMat:
+    """A matrix of :class:`FB` balls (rows of scalars); ``m[i, j]`` is the ball."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[list[FB]]) -> None:
+        self.rows = rows
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, columns)``."""
+        return (len(self.rows), len(self.rows[0]) if self.rows else 0)
+
+    def __getitem__(self, ij: tuple[int, int]) -> arb:
+        i, j = ij
+        return self.rows[i][j].b
+
+
+class FormatBallBackend:
+    """Certified enclosures of what a floating-point format computes (see the module doc).
+
+    Args:
+        fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
+        prec: Working precision of the balls, in bits.
+        radii: Optional ``id(matrix) -> half-widths`` of inputs known only to their
+            printed precision (see :mod:`symtf.rounded`), added before rounding.
+        ties: Whether an undecidable sign counts as a tie (argmax) instead of raising.
+    """
+
+    name = "format-ball"
+
+    def __init__(
+        self,
+        fmt: str,
+        prec: int = 128,
+        radii: Any = None,
+        *,
+        ties: bool = False,
+    ) -> None:
+        self.fmt = FORMATS[fmt]
+        self.prec = prec
+        self.radii = radii
+        self.ties = ties
+
+    def __enter__(self) -> FormatBallBackend:
+        self._saved = ctx.prec
+        ctx.prec = self.prec
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ctx.prec = self._saved
+
+    # ---- scalars
+    def _stored(self, x: Any) -> FB:
+        """A number as the framework stores it: rounded to the format once."""
+        if isinstance(x, Fraction):
+            return FB(_arb(round_to_format(x, self.fmt)), self.fmt)
+        if isinstance(x, int):
+            return FB(_arb(round_to_format(Fraction(x), self.fmt)), self.fmt)
+        e = sympy.sympify(x)
+        if e.is_Rational:
+            return FB(_arb(round_to_format(Fraction(int(e.p), int(e.q)), self.fmt)), self.fmt)
+        from symtf.certify import ball
+
+        b = ball(e, self.prec)  # TypeError on free symbols: no enclosure
+        return FB(widen(b, self.fmt, 2), self.fmt)  # computed in float64, then cast
+
+    def const(self, x: Fraction | int | sympy.Expr) -> FB:
+        return self._stored(x)
+
+    def matrix(self, m: sympy.MatrixBase) -> FMat:
+        extra = None if self.radii is None else self.radii.lookup(m)
+        rows = []
+        for i in range(m.rows):
+            row = []
+            for j in range(m.cols):
+                if extra is None:
+                    row.append(self._stored(m[i, j]))
+                    continue
+                # an input known to its printed precision: every value in its rounding
+                # interval, each then stored in the format
+                e, half = m[i, j], extra[i][j]
+                if not half:
+                    row.append(self._stored(e))
+                    continue
+                lo = Fraction(int(e.p), int(e.q)) - half
+                hi = Fraction(int(e.p), int(e.q)) + half
+                a = _arb(round_to_format(lo, self.fmt)).union(_arb(round_to_format(hi, self.fmt)))
+                row.append(FB(a, self.fmt))
+            rows.append(row)
+        return FMat(rows)
+
+    def shape(self, a: FMat) -> tuple[int, int]:
+        return a.shape
+
+    def entry(self, a: FMat, i: int, j: int) -> FB:
+        return a.rows[i][j]
+
+    def from_rows(self, rows: Sequence[Sequence[FB]]) -> FMat:
+        return FMat([list(r) for r in rows])
+
+    # ---- matrices
+    def matmul(self, a: FMat, b: FMat) -> FMat:
+        (n, k), (_, m) = a.shape, b.shape
+        g = self._gamma(k)
+        out = []
+        for i in range(n):
+            ra = a.rows[i]
+            row = []
+            for j in range(m):
+                s = arb(0)
+                t = arb(0)
+                for p in range(k):
+                    x, y = ra[p].b, b.rows[p][j].b
+                    s += x * y
+                    t += x.abs_upper() * y.abs_upper()
+                row.append(self._dot(s, t, g, k))
+            out.append(row)
+        return FMat(out)
+
+    def _gamma(self, n: int) -> arb:
+        nu = n * self.fmt.u
+        if nu >= 1:
+            raise Undecided(f"a sum of {n} terms has no {self.fmt.name} error bound")
+        return _arb(nu / (1 - nu))
+
+    def _dot(self, s: arb, t: arb, g: arb, n: int) -> FB:
+        """A sum ``s`` of ``n`` products whose magnitudes sum to at most ``t``."""
+        if not s.is_finite():
+            return FB(widen(s, self.fmt), self.fmt)
+        if s.abs_upper() > _arb(self.fmt.max_finite):
+            raise Undecided(f"a value may overflow {self.fmt.name}")
+        rad = g * t + _arb(2 * n * self.fmt.eta)
+        return FB(s + arb(0, rad.abs_upper()), self.fmt)
+
+    def _each(self, a: FMat, b: FMat, fn: Callable[[FB, FB], FB]) -> FMat:
+        return FMat(
+            [
+                [fn(x, y) for x, y in zip(ra, rb, strict=True)]
+                for ra, rb in zip(a.rows, b.rows, strict=True)
+            ]
+        )
+
+    def add(self, a: FMat, b: FMat) -> FMat:
+        return self._each(a, b, lambda x, y: x + y)
+
+    def sub(self, a: FMat, b: FMat) -> FMat:
+        return self._each(a, b, lambda x, y: x - y)
+
+    def mul(self, a: FMat, b: FMat) -> FMat:
+        return self._each(a, b, lambda x, y: x * y)
+
+    def div(self, a: FMat, b: FMat) -> FMat:
+        return self._each(a, b, lambda x, y: x / y)
+
+    def scale(self, a: FMat, s: FB) -> FMat:
+        return FMat([[x * s for x in r] for r in a.rows])
+
+    def transpose(self, a: FMat) -> FMat:
+        n, m = a.shape
+        return FMat([[a.rows[i][j] for i in range(n)] for j in range(m)])
+
+    def take_rows(self, a: FMat, rows: Sequence[int]) -> FMat:
+        return FMat([list(a.rows[i]) for i in rows])
+
+    def take_cols(self, a: FMat, start: int, stop: int) -> FMat:
+        return FMat([r[start:stop] for r in a.rows])
+
+    def hstack(self, mats: Sequence[FMat]) -> FMat:
+        n = mats[0].shape[0]
+        return FMat([[x for m in mats for x in m.rows[i]] for i in range(n)])
+
+    def map(self, a: FMat, fn: Callable[[FB], FB]) -> FMat:
+        return FMat([[fn(x) for x in r] for r in a.rows])
+
+    # ---- functions
+    def _lib(self, x: FB, f: Callable[[arb], arb], ulps: int = LIBM_ULPS) -> FB:
+        return FB(widen(f(x.b), self.fmt, 2 * ulps), self.fmt)
+
+    def exp(self, x: FB) -> FB:
+        return self._lib(x, arb.exp)
+
+    def sqrt(self, x: FB) -> FB:
+        return FB(widen(x.b.sqrt(), self.fmt), self.fmt)
+
+    def erf(self, x: FB) -> FB:
+        return self._lib(x, arb.erf)
+
+    def tanh(self, x: FB) -> FB:
+        return self._lib(x, arb.tanh)
+
+    def sin(self, x: FB) -> FB:
+        return self._lib(x, arb.sin)
+
+    def cos(self, x: FB) -> FB:
+        return self._lib(x, arb.cos)
+
+    def pi(self) -> FB:
+        return FB(widen(arb.pi(), self.fmt, 2), self.fmt)
+
+    def neg_inf(self) -> FB:
+        return FB(arb("-inf"), self.fmt)
+
+    def relu(self, x: FB) -> FB:
+        if x.b > 0:
+            return x
+        if x.b < 0:
+            return FB(arb(0), self.fmt)
+        return FB(x.b.max(arb(0)).union(arb(0)), self.fmt)
+
+    def sign(self, x: FB) -> int:
+        if x.b > 0:
+            return 1
+        if x.b < 0:
+            return -1
+        if (x.b.is_exact() and x.b.is_zero()) or self.ties:
+            return 0
+        raise Undecided(f"the {self.fmt.name} sign of {x.b} is not certain")
+
+    def require_nonzero(self, x: FB, what: str) -> None:
+        if x.b.is_exact() and x.b.is_zero():
+            raise ModelError(f"{what} is exactly 0")
+        if not (x.b > 0 or x.b < 0):
+            raise Undecided(f"{what} may be 0 in {self.fmt.name}")
+
+    def softmax_rows(self, s: FMat) -> FMat:
+        """Softmax of each row, enclosing the textbook and the max-shifted evaluation."""
+        out = []
+        for row in s.rows:
+            finite = [x.b for x in row if x.b.is_finite()]
+            m = finite[0]
+            for b in finite[1:]:
+                m = m.max(b)
+            forms = []
+            for shift in (None, m):
+                es = []
+                for x in row:
+                    if not x.b.is_finite():
+                        es.append(arb(0))  # e^{−∞} is exactly 0 in every format
+                        continue
+                    arg = x.b if shift is None else widen(x.b - shift, self.fmt)
+                    es.append(widen(arg.exp(), self.fmt, 2 * LIBM_ULPS))
+                total = sum(es, arb(0))
+                t = sum((e.abs_upper() for e in es), arb(0))
+                tot = self._dot(total, t, self._gamma(len(es)), len(es)).b
+                if not (tot > 0):
+                    raise Undecided(f"a softmax denominator may be 0 in {self.fmt.name}")
+                # e / total, or e · fl(1/total): two roundings cover both
+                forms.append([widen(e / tot, self.fmt, 2) for e in es])
+            out.append([FB(a.union(b), self.fmt) for a, b in zip(*forms, strict=True)])
+        return FMat(out)
+
+
+# ----------------------------------------------------------------------------- simulation
+
+
+def _bf16(np: Any, x: Any) -> Any:
+    """Round float32 values to bfloat16 (nearest, ties to even), kept as float32."""
+    a = np.asarray(x, dtype=np.float32)
+    bits = a.view(np.uint32).astype(np.uint64)
+    finite = np.isfinite(a)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = np.where(finite, rounded.astype(np.uint32).view(np.float32), a)
+    return out.astype(np.float32)
+
+
+class FormatSimBackend:
+    """numpy in one format: what the article's framework would print (a guide, not certified).
+
+    Args:
+        fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
+    """
+
+    name = "format-sim"
+
+    def __init__(self, fmt: str) -> None:
+        import numpy
+
+        self.fmt = FORMATS[fmt]
+        self._np = numpy
+        self.dtype = {
+            "float64": numpy.float64,
+            "float32": numpy.float32,
+            "float16": numpy.float16,
+            "bfloat16": numpy.float32,
+        }[fmt]
+
+    def _r(self, a: Any) -> Any:
+        a = self._np.asarray(a).astype(self.dtype)
+        return _bf16(self._np, a) if self.fmt.name == "bfloat16" else a
+
+    def const(self, x: Any) -> Any:
+        return self._r(float(x))[()]
+
+    def matrix(self, m: sympy.MatrixBase) -> Any:
+        return self._r(self._np.array([[float(e) for e in m.row(i)] for i in range(m.rows)]))
+
+    def shape(self, a: Any) -> tuple[int, int]:
+        return a.shape
+
+    def entry(self, a: Any, i: int, j: int) -> Any:
+        return a[i, j]
+
+    def from_rows(self, rows: Sequence[Sequence[Any]]) -> Any:
+        return self._r(self._np.array([[float(x) for x in r] for r in rows]))
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self._r(a @ b)
+
+    def add(self, a: Any, b: Any) -> Any:
+        return self._r(a + b)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return self._r(a - b)
+
+    def scale(self, a: Any, s: Any) -> Any:
+        return self._r(a * s)
+
+    def mul(self, a: Any, b: Any) -> Any:
+        return self._r(a * b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        return self._r(a / b)
+
+    def transpose(self, a: Any) -> Any:
+        return a.T
+
+    def take_rows(self, a: Any, rows: Sequence[int]) -> Any:
+        return a[list(rows), :]
+
+    def take_cols(self, a: Any, start: int, stop: int) -> Any:
+        return a[:, start:stop]
+
+    def hstack(self, mats: Sequence[Any]) -> Any:
+        return self._np.hstack(mats)
+
+    def map(self, a: Any, fn: Callable[[Any], Any]) -> Any:
+        return self._r(fn(a))
+
+    def exp(self, x: Any) -> Any:
+        return self._r(self._np.exp(x))
+
+    def sqrt(self, x: Any) -> Any:
+        return self._r(self._np.sqrt(x))
+
+    def erf(self, x: Any) -> Any:
+        from math import erf
+
+        return self._r(self._np.vectorize(erf)(x))
+
+    def tanh(self, x: Any) -> Any:
+        return self._r(self._np.tanh(x))
+
+    def sin(self, x: Any) -> Any:
+        return self._r(self._np.sin(x))
+
+    def cos(self, x: Any) -> Any:
+        return self._r(self._np.cos(x))
+
+    def pi(self) -> Any:
+        return self._r(self._np.pi)[()]
+
+    def neg_inf(self) -> Any:
+        return self._r(-self._np.inf)[()]
+
+    def relu(self, x: Any) -> Any:
+        return self._np.maximum(x, 0).astype(x.dtype)
+
+    def sign(self, x: Any) -> int:
+        return int(self._np.sign(x))
+
+    def require_nonzero(self, x: Any, what: str) -> None:
+        if self._np.any(self._np.asarray(x) == 0):
+            raise ModelError(f"{what} is 0")
+
+    def softmax_rows(self, s: Any) -> Any:
+        """The max-shifted softmax frameworks use."""
+        np = self._np
+        m = np.max(s, axis=1, keepdims=True)
+        e = self._r(np.exp(self._r(s - m)))
+        return self._r(e / self._r(e.sum(axis=1, keepdims=True)))
+
+
+def simulate(derivation: Any, fmt: str) -> Any:
+    """The derivation's forward pass in ``fmt`` with numpy (``None`` if it cannot run)."""
+    import warnings
+
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return run(derivation, FormatSimBackend(fmt))
+    except (SymtfError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> Any:
+    """The forward pass as certified enclosures of ``fmt`` results (``None`` if undecidable)."""
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+
+    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
+    try:
+        with FormatBallBackend(fmt, prec, radii, ties=ties) as xp:
+            return run(derivation, xp)
+    except (SymtfError, TypeError, ZeroDivisionError):
+        return None
+
+
+def _as_format(value: Any, fmt: Format) -> Any:
+    """A base-trace value (arb_mat or FMat) as FB balls each rounded once to ``fmt``."""
+    rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()
+    return FMat([[FB(widen(b, fmt), fmt) for b in r] for r in rows])
+
+
+def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 128) -> Any:
+    """What ``fmt`` gives for one step computed from its inputs (``None`` if undecidable).
+
+    Every other step takes its value from ``base`` (a certified ball trace of the exact
+    values, or of ranges over rounded inputs), stored once in the format; only ``step``
+    is computed with the format's rounding. This is the step's own rounding error, not
+    the accumulation through the whole model (see :func:`enclose` for that bound).
+    """
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+
+    f = FORMATS[fmt]
+
+    def override(name: str, value: Any) -> Any:
+        if name == step or name not in base or isinstance(value, tuple) or value is None:
+            return value
+        return _as_format(base.value(name), f)
+
+    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
+    try:
+        with FormatBallBackend(fmt, prec, ties=ties) as xp:
+            return run(derivation, xp, override)
+    except (SymtfError, TypeError, ZeroDivisionError):
+        return None
+
+
+__all__ = [
+    "FORMATS",
+    "FormatBallBackend",
+    "FormatSimBackend",
+    "enclose",
+    "enclose_step",
+    "round_to_format",
+    "simulate",
+]

@@ -1,0 +1,324 @@
+"""Inputs known only to their printed precision.
+
+When an article's weights are 4-decimal prints of unrounded values, a number
+recomputed from them may be one unit off without any mistake by the author. A
+derivation file can say so:
+
+```toml
+rounded_inputs = true                       # every model matrix
+rounded_inputs = ["embed", "l0.h0.W_Q"]     # or these, by name
+```
+
+Input names: ``embed``, ``pos``, ``unembed``, ``lnf_gamma``, ``lnf_beta``;
+per layer ``l0.W_O``, ``l0.b_O``, ``l0.W1``, ``l0.b1``, ``l0.W2``, ``l0.b2``,
+``l0.W3``, ``l0.b3``, ``l0.ln1_gamma`` … ``l0.ln2_beta``; per head
+``l0.h0.W_Q`` … ``l0.h0.b_V``; a stand-alone operation's ``NAME.input``.
+
+Each marked entry stands for any value within half a unit of its last printed
+digit (``0.1234`` → ``[0.12335, 0.12345]``; ``1.5e-3`` → ``±5e-5``). Entries
+written without a decimal point (``1``, ``0``, ``identity``, a symbol) stay
+exact. The model then runs in certified balls with those inputs as balls
+(:class:`RoundedBallBackend`), so every value downstream becomes a certified
+range; :mod:`symtf.accept` accepts a printed number that is a correct rounding of
+some value in that range, saying so. Unmarked inputs stay exact.
+
+Entry point for other inputs (given tensors of a step graph): build a
+:class:`RoundedInput` with :func:`half_widths` from the tensor's written values and
+pass ``inputs.with_input(...)``; any backend matrix built from that very matrix
+object (``xp.matrix(values)``) then carries the radii. For a tensor table
+``[tensors] X = { values = "...", rounded = true }`` read into ``values``::
+
+    from symtf.rounded import RoundedInput, RoundedInputs, half_widths
+
+    item = RoundedInput("X", values, half_widths(raw["values"], values.shape, f"{name}: tensors.X"))
+    rounded_inputs = (derivation_rounded_inputs or RoundedInputs()).with_input(item)
+
+and store the result in ``Derivation.rounded_inputs``; :mod:`symtf.accept` does the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from flint import arb, arb_mat, fmpq
+
+from symtf.backends import BallBackend
+from symtf.errors import SpecError
+
+_DECIMAL = re.compile(r"^\s*[+-−]?(\d*)\.(\d*)(?:[eE]([+-]?\d+))?\s*$")
+_SCI_INT = re.compile(r"^\s*[+-−]?\d+[eE]([+-]?\d+)\s*$")
+
+
+def half_width(text: str) -> Fraction:
+    """Half a unit of the last written digit of a number (0 when written without a point).
+
+    ``"0.1234"`` → 1/20000, ``"1.5e-3"`` → 1/20000, ``"2"`` → 0, ``"1e-3"`` → 1/2000.
+    """
+    m = _DECIMAL.match(text)
+    if m:
+        decimals = len(m.group(2)) - int(m.group(3) or 0)
+        return Fraction(1, 2) * Fraction(10) ** (-decimals)
+    m = _SCI_INT.match(text)
+    if m:
+        return Fraction(1, 2) * Fraction(10) ** int(m.group(1))
+    return Fraction(0)
+
+
+def _cell_text(v: Any) -> str:
+    from symtf.numbers import TomlFloat
+
+    if isinstance(v, TomlFloat):
+        return v.text
+    if isinstance(v, bool):
+        return ""
+    if isinstance(v, (int, str)):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    return ""
+
+
+def half_widths(raw: Any, shape: tuple[int, int], where: str) -> tuple[tuple[Fraction, ...], ...]:
+    """Half-widths of every entry of a matrix as written in the file.
+
+    Args:
+        raw: The TOML value the matrix was read from (rows text, array of rows, a
+            number, or a keyword).
+        shape: The matrix's shape (a single written number may fill a row vector).
+        where: ``file: key`` for messages.
+
+    Raises:
+        SpecError: When the written cells do not fit the shape.
+    """
+    from symtf.spec import _join_infinities, _split_rows
+
+    n, m = shape
+    if isinstance(raw, str) and raw.strip() in ("identity", "zeros", "ones"):
+        return tuple(tuple(Fraction(0) for _ in range(m)) for _ in range(n))
+    if isinstance(raw, str):
+        cells = _split_rows(_join_infinities(raw))
+    elif isinstance(raw, list) and all(isinstance(r, list) for r in raw):
+        cells = raw
+    elif isinstance(raw, list):
+        cells = [raw]
+    else:
+        cells = [[raw]]
+    if len(cells) == 1 and len(cells[0]) == 1 and (n, m) != (1, 1):
+        cells = [[cells[0][0]] * m for _ in range(n)]  # one number broadcast over a row vector
+    if len(cells) != n or any(len(r) != m for r in cells):
+        raise SpecError(f"{where}: the written values do not fit its {n}x{m} shape")
+    return tuple(tuple(half_width(_cell_text(c)) for c in r) for r in cells)
+
+
+@dataclass(frozen=True)
+class RoundedInput:
+    """One input known only to its printed precision.
+
+    Attributes:
+        name: Its input name (``l0.h0.W_Q``).
+        values: The exact matrix the model holds (looked up by identity).
+        half: Half-width of each entry (0: exact).
+    """
+
+    name: str
+    values: sympy.ImmutableMatrix
+    half: tuple[tuple[Fraction, ...], ...]
+
+
+class RoundedInputs(Mapping[str, RoundedInput]):
+    """The inputs of a derivation that are known only to their printed precision."""
+
+    def __init__(self, inputs: Sequence[RoundedInput] = ()) -> None:
+        self._by_name = {r.name: r for r in inputs}
+        self._by_id = {id(r.values): r for r in inputs}
+
+    def __getitem__(self, name: str) -> RoundedInput:
+        return self._by_name[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def with_input(self, item: RoundedInput) -> RoundedInputs:
+        """These inputs and one more (the entry point for given tensors)."""
+        return RoundedInputs([*self._by_name.values(), item])
+
+    def lookup(self, m: Any) -> tuple[tuple[Fraction, ...], ...] | None:
+        """The half-widths for a matrix the pipeline is about to use, or ``None``.
+
+        A matrix is found by identity; the positional table is also found when the
+        pipeline takes its first rows (``pos[:n, :]``).
+        """
+        hit = self._by_id.get(id(m))
+        if hit is not None:
+            return hit.half
+        pos = self._by_name.get("pos")
+        if pos is not None and isinstance(m, sympy.MatrixBase):
+            n = m.rows
+            if m.cols == pos.values.cols and n <= pos.values.rows and m == pos.values[:n, :]:
+                return pos.half[:n]
+        return None
+
+
+def _raw_layers(raw_model: Mapping[str, Any]) -> list[dict]:
+    v = raw_model.get("layers", [])
+    return v if isinstance(v, list) else []
+
+
+def model_inputs(raw_model: Mapping[str, Any], model: Any) -> dict[str, tuple[Any, Any]]:
+    """Every named input matrix of a model with the TOML value it was read from."""
+    out: dict[str, tuple[Any, Any]] = {}
+
+    def put(name: str, raw: Any, value: Any) -> None:
+        if value is not None:
+            out[name] = (raw if raw is not None else "identity", value)
+
+    put("embed", raw_model.get("embed"), model.embed)
+    put("pos", raw_model.get("pos"), model.pos)
+    if not model.tied:
+        put("unembed", raw_model.get("unembed"), model.unembed)
+    if model.final_norm:
+        put("lnf_gamma", raw_model.get("lnf_gamma", "ones"), model.lnf_gamma)
+        put("lnf_beta", raw_model.get("lnf_beta", "zeros"), model.lnf_beta)
+    raw_layers = _raw_layers(raw_model)
+    for li, layer in enumerate(model.layers):
+        rl = raw_layers[li] if li < len(raw_layers) and isinstance(raw_layers[li], dict) else {}
+        for k in ("W_O", "b_O", "W1", "b1", "W2", "b2", "W3", "b3"):
+            put(f"l{li}.{k}", rl.get(k), getattr(layer, k))
+        for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta"):
+            put(
+                f"l{li}.{k}",
+                rl.get(k, "ones" if k.endswith("gamma") else "zeros"),
+                getattr(layer, k),
+            )
+        heads = rl.get("heads", [])
+        for hi, head in enumerate(layer.heads):
+            rh = heads[hi] if isinstance(heads, list) and hi < len(heads) else {}
+            for k in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"):
+                put(
+                    f"l{li}.h{hi}.{k}",
+                    rh.get(k) if isinstance(rh, dict) else None,
+                    getattr(head, k),
+                )
+    raw_sa = raw_model.get("standalone", [])
+    for i, s in enumerate(model.standalone):
+        r = raw_sa[i] if isinstance(raw_sa, list) and i < len(raw_sa) else {}
+        put(f"{s.name}.input", r.get("input") if isinstance(r, dict) else None, s.input)
+    return out
+
+
+def parse_rounded_inputs(value: Any, raw_model: Any, model: Any, name: str) -> RoundedInputs | None:
+    """Read the file's ``rounded_inputs`` (``true`` or an array of input names).
+
+    Raises:
+        SpecError: For a value that is not ``true``/``false`` or an array of known names.
+    """
+    if value is None or value is False:
+        return None
+    where = f"{name}: rounded_inputs"
+    if model.architecture == "encoder-decoder":
+        raise SpecError(f"{where}: not available for encoder-decoder models yet")
+    if not isinstance(raw_model, Mapping):
+        return None
+    inputs = model_inputs(raw_model, model)
+    if value is True:
+        names = list(inputs)
+    elif isinstance(value, list) and all(isinstance(x, str) for x in value):
+        names = list(dict.fromkeys(value))
+        for n in names:
+            if n not in inputs:
+                import difflib
+
+                close = difflib.get_close_matches(n, list(inputs), n=3)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                raise SpecError(
+                    f"{where}: expected input names of this model (like embed, l0.h0.W_Q), found {n!r}{hint}"
+                )
+    else:
+        from symtf.spec import _kind
+
+        raise SpecError(f"{where}: expected true or an array of input names, found {_kind(value)}")
+    out = []
+    for n in names:
+        raw, values = inputs[n]
+        out.append(RoundedInput(n, values, half_widths(raw, values.shape, f"{name}: model {n}")))
+    if model.tied and "embed" in names and model.unembed is not None:
+        e = next(r for r in out if r.name == "embed")
+        half_t = tuple(
+            tuple(e.half[j][i] for j in range(len(e.half))) for i in range(len(e.half[0]))
+        )
+        out.append(RoundedInput("unembed", model.unembed, half_t))
+    return RoundedInputs(out)
+
+
+class RoundedBallBackend(BallBackend):
+    """Certified balls in which the marked inputs are balls over their rounding intervals.
+
+    Args:
+        inputs: The inputs known only to their printed precision.
+        prec: Working precision in bits.
+    """
+
+    name = "rounded-ball"
+
+    def __init__(self, inputs: RoundedInputs, prec: int = 128, *, ties: bool = False) -> None:
+        super().__init__(prec)
+        self.inputs = inputs
+        self.ties = ties
+
+    def sign(self, x: arb) -> int:
+        if self.ties and not (x > 0 or x < 0):
+            return 0  # an argmax over ranges: entries that may be equal count as tied
+        return super().sign(x)
+
+    def matrix(self, m: sympy.MatrixBase) -> arb_mat:
+        half = self.inputs.lookup(m)
+        if half is None:
+            return super().matrix(m)
+        base = super().matrix(m).tolist()
+        rows = []
+        for i in range(m.rows):
+            row = []
+            for j in range(m.cols):
+                h = half[i][j]
+                x = base[i][j]
+                row.append(
+                    x + arb(0, arb(fmpq(h.numerator, h.denominator)).abs_upper()) if h else x
+                )
+            rows.append(row)
+        return arb_mat(rows)
+
+
+def enclose(derivation: Any, prec: int = 128) -> Any:
+    """The forward pass with the marked inputs as balls (``None`` if a sign is undecidable)."""
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+
+    inputs = getattr(derivation, "rounded_inputs", None)
+    if not inputs:
+        return None
+    ties = derivation.model.generate is None
+    try:
+        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
+            return run(derivation, xp)
+    except (SymtfError, TypeError, ZeroDivisionError):
+        return None
+
+
+__all__ = [
+    "RoundedBallBackend",
+    "RoundedInput",
+    "RoundedInputs",
+    "enclose",
+    "half_width",
+    "half_widths",
+    "model_inputs",
+    "parse_rounded_inputs",
+]
