@@ -378,6 +378,12 @@ class FormatBallBackend:
     def erf(self, x: FB) -> FB:
         return self._lib(x, arb.erf)
 
+    def log(self, x: FB) -> FB:
+        return self._lib(x, arb.log)
+
+    def abs(self, x: FB) -> FB:
+        return FB(abs(x.b), self.fmt)  # exact
+
     def tanh(self, x: FB) -> FB:
         return self._lib(x, arb.tanh)
 
@@ -542,6 +548,12 @@ class FormatSimBackend:
 
     def tanh(self, x: Any) -> Any:
         return self._r(self._np.tanh(x))
+
+    def log(self, x: Any) -> Any:
+        return self._r(self._np.log(x))
+
+    def abs(self, x: Any) -> Any:
+        return self._np.abs(x)
 
     def sin(self, x: Any) -> Any:
         return self._r(self._np.sin(x))
