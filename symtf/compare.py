@@ -10,7 +10,6 @@ arithmetic on that one value. The verdict classes are those of DESIGN.md:
 from __future__ import annotations
 
 import difflib
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -299,12 +298,6 @@ def classify(q: Quantity, p: Printed, mode: str = "nearest") -> tuple[str, str |
 
     v = decide(q, p, mode)
     return v.verdict, v.expected, v.explanation
-
-
-def _units(steps: Fraction) -> str:
-    if steps >= 10**12:  # str() of a 5000-digit integer raises; its size is what matters
-        return f"about 10^{int(math.log10(steps.numerator) - math.log10(steps.denominator))}"
-    return str(int(steps)) if steps.denominator == 1 else f"{float(steps):.1f}"
 
 
 def _inside(q: Quantity, iv: Any) -> bool | None:
