@@ -34,6 +34,8 @@ MAX_DIM = 512
 MAX_FILE_BYTES = 2_000_000
 
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+#: The step of a draft claim that is not mapped yet.
+UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 
@@ -228,6 +230,12 @@ class Claim:
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
+    source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
+
+    @property
+    def unmapped(self) -> bool:
+        """A draft's claim whose step is not known yet (``step = "?"``)."""
+        return self.step == UNMAPPED
 
 
 @dataclass(frozen=True)
@@ -240,6 +248,7 @@ class Derivation:
     model: Model
     tokens: tuple[int, ...]
     claims: tuple[Claim, ...]
+    draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
 
 
 # ----------------------------------------------------------------------------- reading
@@ -583,6 +592,7 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
             f"{name}: claims: expected an array of tables ([[claims]]), found {_kind(claims_raw)}"
         )
     claims = tuple(_claim(c, i, name) for i, c in enumerate(claims_raw))
+    draft = top.boolean("draft", False)
     seen: dict[str, int] = {}
     for i, c in enumerate(claims):
         if c.label in seen:
@@ -592,7 +602,7 @@ def _derivation(data: dict[str, Any], name: str) -> Derivation:
             )
         seen[c.label] = i
     _done(top, name)
-    return Derivation(name, title, source, model, tokens, claims)
+    return Derivation(name, title, source, model, tokens, claims, draft)
 
 
 def _done(r: _Reader, name: str) -> None:
@@ -963,9 +973,18 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         )
     if assertion is None and (step is None) == (expression is None):
         raise SpecError(f"{where}: expected exactly one of step or expression")
-    if step is not None and not _STEP.match(step):
+    if step is not None and step != UNMAPPED and not _STEP.match(step):
         raise SpecError(f"{where}.step: expected a step name like l0.h0.pattern, found {step!r}")
-    printed_raw = r.require("printed")
+    printed_raw = r.get("printed")
+    if printed_raw is None and expression is not None:
+        # "e^{2.309} \approx 10.068": the value after the last relation is what the article printed.
+        from symtf.latexmath import split_display
+
+        lhs, value = split_display(expression)
+        if value is not None:
+            expression, printed_raw = lhs, value
+    if printed_raw is None:
+        printed_raw = r.require("printed")
     rank = r.integer("rank", lo=1, hi=10_000)
     word = None
     printed: tuple[tuple[Printed, ...], ...] = ()
@@ -1011,6 +1030,7 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
             f'{where}.stands_for: expected a table of literal = "step[i, j]", found {_kind(stands_raw)}'
         )
     note = r.string("note", "") or ""
+    source_line = r.integer("source_line", lo=1, hi=10_000_000)
     _done(r, name)
     if printed and decimals is None:
         decs = {p.decimals for row_ in printed for p in row_ if not (p.is_neg_inf or p.is_fraction)}
@@ -1041,4 +1061,5 @@ def _claim(raw: dict, i: int, name: str) -> Claim:
         dict(stands_raw),
         note,
         assertion,
+        source_line,
     )
