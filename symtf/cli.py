@@ -110,6 +110,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from symtf.renderers import junit as render_junit
     from symtf.renderers import text as render_text
 
+    if getattr(args, "draft", False):
+        return _check_drafts(args)
     reports = []
     for path in _expand(args.paths):
         _progress(f"checking {path} ...")
@@ -126,6 +128,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     if report.undecided and not getattr(args, "allow_undecided", False):
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _check_drafts(args: argparse.Namespace) -> int:
+    """``symtf check --draft``: check what is mapped, list what is not, with suggestions."""
+    from symtf import spec
+    from symtf.draft import check_draft
+    from symtf.renderers import draft as render_draft
+
+    if args.format not in ("text", "json"):
+        raise SymtfError(f"--draft: expected --format text or json, found {args.format}")
+    drafts = []
+    for path in _expand(args.paths):
+        _progress(f"checking draft {path} ...")
+        with time_budget(args.timeout, str(path)):
+            drafts.append(check_draft(spec.load(path)))
+    render = render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
+    sys.stdout.write(render(drafts))
+    return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -177,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 0 even when some printed numbers are symbolic or undecided "
         "(by default they count as failures: exit 1)",
     )
+    p.add_argument(
+        "--draft",
+        action="store_true",
+        help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser(
@@ -189,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive", "teach"):
+    for name in ("latex", "derive", "teach", "extract"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)

@@ -370,6 +370,11 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
 def _step_or_error(claim: Claim, t: Trace) -> str:
     step = claim.step
     assert step is not None
+    if claim.unmapped:
+        raise SpecError(
+            f"{claim.where}.step: expected a step name, found \"?\" (a draft's claim still to map;"
+            " `symtf check --draft` checks the rest and suggests steps)"
+        )
     if step not in t:
         close = difflib.get_close_matches(step, list(t), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -26,6 +26,7 @@ import sympy
 from symtf import expr as sx
 from symtf.certify import PRECISIONS, compare_ball
 from symtf.errors import ExpressionError, SpecError, Undecided
+from symtf.latexmath import parse as parse_expression
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
@@ -44,7 +45,7 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     where = f"{claim.where}.expression"
     assert claim.expression is not None
     try:
-        parsed = sx.parse(claim.expression, where=where)
+        parsed = parse_expression(claim.expression, where=where)
     except ExpressionError as e:
         raise SpecError(str(e)) from None
     trace = ev.exact_trace()

@@ -96,6 +96,8 @@ MAX_LITERAL_EXPONENT = 100
 MAX_DEPTH = 50
 #: Largest ``|y|`` in ``x^y`` (for a base other than ``e``).
 MAX_POWER = 1000
+#: Largest q in an exponent p/q (``\\sqrt[q]{x}``); roots need a non-negative base.
+MAX_ROOT = 16
 #: Largest ``|x|`` in ``exp(x)``.
 MAX_EXP_ARGUMENT = 10_000
 #: No value may exceed ``10**MAX_MAGNITUDE_DIGITS`` in absolute value.
@@ -1134,8 +1136,10 @@ class _Evaluator:
             inner = self.checked(b.args[0], _enclose(b.args[0], self.cache), pos)
             return self.exp(self.mul(inner, exponent, pos), pos)
         y = exponent.exact
-        if not (y.is_Rational and y.q in (1, 2)):
-            raise self.fail(pos, f"expected an integer or half-integer exponent but found {y}")
+        if not (y.is_Rational and y.q <= MAX_ROOT):
+            raise self.fail(
+                pos, f"expected an exponent that is a fraction p/q with q at most {MAX_ROOT} but found {y}"
+            )
         if abs(y) > MAX_POWER:
             raise self.fail(
                 pos, f"expected an exponent of at most {MAX_POWER} in absolute value but found {y}"
@@ -1147,14 +1151,19 @@ class _Evaluator:
                 f"expected a power of at most {MAX_RATIONAL_BITS} bits"
                 " but this one would be longer",
             )
-        sign = self.sign(base, pos, "a base") if y < 0 or y.q == 2 else 1
+        sign = self.sign(base, pos, "a base") if y < 0 or y.q > 1 else 1
         if y < 0 and sign == 0:
             raise self.fail(pos, "expected a non-zero base for a negative exponent but found 0")
-        if y.q == 2 and sign < 0:
+        if y.q > 1 and sign < 0:
             raise self.fail(pos, f"expected a non-negative base for the exponent {y} but found {b}")
         box = None
         if base.box is not None and b not in _INFINITIES:
-            box = base.box ** int(y) if y.q == 1 else _IV.sqrt(abs(base.box)) ** int(y.p)
+            if y.q == 1:
+                box = base.box ** int(y)
+            elif y.q == 2:
+                box = _IV.sqrt(abs(base.box)) ** int(y.p)
+            else:
+                box = abs(base.box) ** (_IV.mpf(int(y.p)) / int(y.q))
             if not _within(box, _SIZE_LIMIT):
                 raise self.fail(
                     pos,

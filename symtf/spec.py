@@ -40,6 +40,8 @@ MAX_DIM = 512
 MAX_FILE_BYTES = 2_000_000
 
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+#: The step of a draft claim that is not mapped yet.
+UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
 _LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
@@ -242,6 +244,12 @@ class Claim:
     computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
     feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.displayed)
+    source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
+
+    @property
+    def unmapped(self) -> bool:
+        """A draft's claim whose step is not known yet (``step = "?"``)."""
+        return self.step == UNMAPPED
 
 
 @dataclass(frozen=True)
@@ -259,6 +267,7 @@ class Derivation:
     steps: tuple[graph_spec.StepNode, ...] = ()
     computed_in: str | None = None  # the article's float format (symtf.floatsim)
     rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
+    draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
 
 
 # ----------------------------------------------------------------------------- reading
@@ -633,6 +642,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     # tie accepts either neighbour.
     rounding = top.choice("rounding", ROUNDING_MODES, DEFAULT_ROUNDING)
     claims = tuple(_claim(c, i, name, rounding) for i, c in enumerate(claims_raw))
+    draft = top.boolean("draft", False)
     seen: dict[str, int] = {}
     for i, c in enumerate(claims):
         if c.label in seen:
@@ -649,7 +659,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
     _done(top, name)
     return Derivation(
-        name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs
+        name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs, draft
     )
 
 
@@ -1036,9 +1046,18 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
         )
     if assertion is None and (step is None) == (expression is None):
         raise SpecError(f"{where}: expected exactly one of step or expression")
-    if step is not None and not _STEP_NODE.match(step):
+    if step is not None and step != UNMAPPED and not _STEP_NODE.match(step):
         raise SpecError(f"{where}.step: expected a step name like l0.h0.pattern, found {step!r}")
-    printed_raw = r.require("printed")
+    printed_raw = r.get("printed")
+    if printed_raw is None and expression is not None:
+        # "e^{2.309} \approx 10.068": the value after the last relation is what the article printed.
+        from symtf.latexmath import split_display
+
+        lhs, value = split_display(expression)
+        if value is not None:
+            expression, printed_raw = lhs, value
+    if printed_raw is None:
+        printed_raw = r.require("printed")
     rank = r.integer("rank", lo=1, hi=10_000)
     word = None
     printed: tuple[tuple[Printed, ...], ...] = ()
@@ -1103,6 +1122,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
     note = r.string("note", "") or ""
     computed_in = _computed_in(r, "computed_in", name)
     feeds = r.boolean("feeds", False)
+    source_line = r.integer("source_line", lo=1, hi=10_000_000)
     _done(r, name)
     stated = decimals is not None
     if printed and decimals is None:
@@ -1137,4 +1157,5 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
         computed_in=computed_in,
         feeds=feeds,
         match_literals=match_literals,
+        source_line=source_line,
     )

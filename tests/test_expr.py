@@ -417,8 +417,9 @@ def test_syntax_errors(text: str, fragment: str) -> None:
         ("ln(0)", "positive logarithm"),
         ("log(-1)", "positive logarithm"),
         ("log(2, 1)", "other than 1"),
-        ("2^(1/3)", "integer or half-integer"),
-        ("2^pi", "integer or half-integer"),
+        ("(-8)^(1/3)", "non-negative base"),
+        ("2^(1/17)", "fraction p/q"),
+        ("2^pi", "fraction p/q"),
         ("2^1001", "at most 1000"),
         ("inf - inf", "undefined"),
         ("0 × ∞", "undefined"),
@@ -609,3 +610,10 @@ def test_the_module_never_names_eval_and_friends() -> None:
         "__import__",
         "S",  # sympy.S(...) is sympify by another name
     }
+
+
+def test_roots_are_exact() -> None:
+    # 8^(1/3) = 2 and 16^(3/4) = 8 by hand; 2^(1/3) stays an exact radical.
+    assert parse("8^(1/3)", where="t").evaluate() == 2
+    assert parse("16^(3/4)", where="t").evaluate() == 8
+    assert parse("2^(1/3)", where="t").evaluate() == sympy.root(2, 3)

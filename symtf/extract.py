@@ -1,0 +1,884 @@
+r"""Find the numbers an article prints, and write them as a draft derivation.
+
+Transcription is the slow part of checking a worked example. This module
+reads an article — Markdown (``.md``), plain text, LaTeX (``.tex``) or a
+Jupyter notebook (``.ipynb``: markdown cells and the plain-text outputs of
+code cells) — and finds:
+
+* every printed matrix, vector and number in its maths (``bmatrix``,
+  ``pmatrix``, ``array`` bodies, bracketed lists ``[0.1, 1.1]``), in Markdown
+  tables, and in notebook outputs (``array([[…]])``, ``tensor([[…]])``), each
+  with its nearest label (``Q_1 =``, a bold name, the variable the code cell
+  printed, or the heading above it) and its source line;
+* every displayed arithmetic line (``5.652 + 5.652 + 10.068 = 21.372``,
+  ``\sqrt{2}\approx 1.414``), as an expression and the value it prints.
+
+:func:`extract` returns :class:`Found` records; :func:`draft_toml` writes them
+as a draft derivation whose claims carry ``step = "?"`` until a person (or
+``symtf check --draft`` suggestions) maps them. The printed strings are kept
+verbatim. Nothing here evaluates anything: the expressions are only parsed
+(safely, by :mod:`symtf.latexmath`) to be sure they are well formed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from symtf import latexmath
+from symtf.errors import ExpressionError, SpecError
+
+__all__ = ["MAX_ARTICLE_BYTES", "Found", "draft_toml", "extract", "extract_text"]
+
+#: Largest article read, in bytes.
+MAX_ARTICLE_BYTES = 5_000_000
+
+_NUMBER = r"[-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(rf"^{_NUMBER}$")
+_INFINITY = re.compile(r"^[-−]\s*(?:\\mathrm\{\\infty\s*\}|\\infty|∞|inf)$")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One printed thing found in an article.
+
+    Attributes:
+        kind: ``"matrix"``, ``"vector"``, ``"number"`` or ``"arithmetic"``.
+        label: The nearest label (``Q_1``, ``A_1``), or ``line N`` when none.
+        line: 1-based line in the article (for a notebook: the line in the
+            cell, with ``cell`` set).
+        rows: The printed strings, verbatim, row by row (one row for a vector
+            or a number; for arithmetic, the printed result).
+        expression: For arithmetic, the expression in symtf's language.
+        latex: For arithmetic, the expression as the article wrote it.
+        cell: For a notebook, the 0-based cell index.
+        context: The source line (trimmed), to show a person.
+    """
+
+    kind: str
+    label: str
+    line: int
+    rows: tuple[tuple[str, ...], ...]
+    expression: str | None = None
+    latex: str | None = None
+    cell: int | None = None
+    context: str = ""
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Rows × columns of the printed values."""
+        return (len(self.rows), len(self.rows[0]) if self.rows else 0)
+
+
+@dataclass
+class _Segment:
+    """A run of maths (or of plain text) and where it starts."""
+
+    text: str
+    line: int
+    math: bool
+    cell: int | None = None
+    heading: str = ""
+    code_name: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# Reading articles into segments
+
+_MATH_SPANS = re.compile(
+    r"\$\$(?P<dd>.+?)\$\$|\\\[(?P<br>.+?)\\\]|\\\((?P<pa>.+?)\\\)|(?<![\\$])\$(?P<d>[^$\n]+?)\$"
+    r"|\\begin\{(?P<env>equation\*?|align\*?|gather\*?|displaymath|math)\}(?P<body>.+?)\\end\{(?P=env)\}",
+    re.S,
+)
+
+
+def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1) -> list[_Segment]:
+    out: list[_Segment] = []
+    heading = ""
+    pos = 0
+    line_starts = [0]
+    for m in re.finditer("\n", text):
+        line_starts.append(m.end())
+
+    def line_of(offset: int) -> int:
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + first_line
+
+    headings = [
+        (m.start(), m.group(1).strip())
+        for m in re.finditer(r"^(?:#+\s*(.+)|\\(?:sub)*section\*?\{(.+?)\})$", text, re.M)
+        if m.group(1) or m.group(2)
+    ]
+    for m in _MATH_SPANS.finditer(text):
+        before = text[pos : m.start()]
+        if before.strip():
+            out.append(_Segment(before, line_of(pos), False, cell))
+        body = next(
+            g
+            for g in (m.group("dd"), m.group("br"), m.group("pa"), m.group("d"), m.group("body"))
+            if g is not None
+        )
+        heading = next((h for start, h in reversed(headings) if start <= m.start()), "")
+        out.append(_Segment(body, line_of(m.start()), True, cell, heading))
+        pos = m.end()
+    if text[pos:].strip():
+        out.append(_Segment(text[pos:], line_of(pos), False, cell))
+    return out
+
+
+def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    try:
+        nb = json.loads(raw)
+        cells = nb["cells"]
+        if not isinstance(cells, list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise SpecError(
+            f"{path}: expected a Jupyter notebook (JSON with a list of cells)"
+        ) from None
+    out: list[_Segment] = []
+    for k, c in enumerate(cells):
+        if not isinstance(c, dict):
+            continue
+        src = c.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        if c.get("cell_type") == "markdown":
+            out.extend(_segments_of_text(src, cell=k))
+        elif c.get("cell_type") == "code":
+            name = _printed_variable(src)
+            for o in c.get("outputs", []) or []:
+                if not isinstance(o, dict):
+                    continue
+                data = (
+                    o.get("data", {})
+                    if o.get("output_type") in ("execute_result", "display_data")
+                    else {}
+                )
+                text = data.get("text/plain") if isinstance(data, dict) else None
+                if text is None and o.get("output_type") == "stream":
+                    text = o.get("text")
+                if text is None:
+                    continue
+                text = "".join(text) if isinstance(text, list) else str(text)
+                seg = _Segment(text, 1, False, k, code_name=name)
+                seg.extra["output"] = "1"
+                out.append(seg)
+    return out
+
+
+def _printed_variable(src: str) -> str | None:
+    """The name a code cell shows: its last line ``A``, ``print(A)`` or ``display(A)``."""
+    lines = [
+        ln.strip()
+        for ln in src.strip().splitlines()
+        if ln.strip() and not ln.strip().startswith("#")
+    ]
+    if not lines:
+        return None
+    last = lines[-1]
+    m = re.fullmatch(r"(?:print|display)\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)", last)
+    if m:
+        return m.group(1) or m.group(2)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*=.*", last)
+    return m.group(1) if m else None
+
+
+# ---------------------------------------------------------------------------
+# Finding printed values
+
+
+def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
+    """Split at separators that are outside braces, brackets and environments."""
+    parts: list[str] = []
+    depth = 0
+    env = 0
+    start = 0
+    i = 0
+    while i < len(text):
+        if text.startswith("\\begin{", i):
+            env += 1
+        elif text.startswith("\\end{", i):
+            env -= 1
+        ch = text[i]
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        elif depth == 0 and env == 0:
+            for sep in seps:
+                if text.startswith(sep, i) and not (
+                    sep.isalpha() is False
+                    and sep.startswith("\\")
+                    and text[i + len(sep) : i + len(sep) + 1].isalpha()
+                ):
+                    parts.append(text[start:i])
+                    start = i + len(sep)
+                    i = start - 1
+                    break
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _numeric_cell(text: str) -> str | None:
+    t = text.strip().replace("\\,", "").replace(" ", "")
+    t = re.sub(r"^\{(.*)\}$", r"\1", t)
+    if _INFINITY.match(t):
+        return "-inf"
+    t = t.replace("−", "-")
+    return t if _NUMBER_RE.match(t) else None
+
+
+def _matrix_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
+    """The rows of a numeric matrix environment or bracketed list, verbatim; else None."""
+    s = piece.strip()
+    s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)
+    s = re.sub(r"\(\s*\d+\s*\\times\s*\d+\s*\)\s*$", "", s).strip()  # (3\times 6) shape notes
+    s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)
+    m = re.fullmatch(r"\\begin\{(\w+)\}(?:\{[^}]*\})?(.*)\\end\{\1\}", s, re.S)
+    if m:
+        rows = []
+        for raw_row in re.split(r"\\\\", m.group(2)):
+            if not raw_row.strip() or raw_row.strip() == "\\hline":
+                continue
+            cells = [_numeric_cell(c) for c in raw_row.replace("\\hline", "").split("&")]
+            if any(c is None for c in cells):
+                return None
+            rows.append(tuple(c for c in cells if c is not None))
+        return tuple(rows) if rows and len({len(r) for r in rows}) == 1 else None
+    m = re.fullmatch(r"\[(.*)\]", s, re.S)
+    if m and "[" not in m.group(1):
+        cells = [_numeric_cell(c) for c in m.group(1).split(",")]
+        if cells and all(c is not None for c in cells):
+            return (tuple(c for c in cells if c is not None),)
+    return None
+
+
+def _label(piece: str) -> str | None:
+    """A label written as maths (``Q_1``, ``S_1+M``, ``h_{\\text{AI}}``), in plain form."""
+    p = piece.strip()
+    if not p or _numeric_cell(p) is not None or "\\begin" in p:
+        return None
+    try:
+        plain = latexmath.to_plain(p, where="label")
+    except ExpressionError:
+        return None
+    return plain if len(plain) <= 60 and not re.search(r"\d\.\d", plain) else None
+
+
+def _is_arithmetic(piece: str) -> bool:
+    """Literals combined by operators or functions (not a bare number, name or matrix)."""
+    if _numeric_cell(piece) is not None or _matrix_rows(piece) is not None:
+        return False
+    try:
+        plain = latexmath.to_plain(piece, where="arithmetic")
+    except ExpressionError:
+        return False
+    if re.search(r"[A-Za-z]", re.sub(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi)\b", "", plain)):
+        return False  # names (Q_1, d_model): symbolic, not displayed arithmetic
+    return bool(re.search(r"\d", plain)) and bool(
+        re.search(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min", plain)
+    )
+
+
+def _math_items(seg: _Segment) -> list[Found]:
+    out: list[Found] = []
+    context = " ".join(seg.text.split())[:200]
+    statements = _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ","))
+    # A comma inside a bracket list is not a separator (the list is one piece); a
+    # top-level comma splits "Q_1=…,K_1=…" into statements.
+    for st in statements:
+        chain = _split_top(st, ("\\approx", "≈", "=", "\\simeq"))
+        if not chain:
+            continue
+        label = _label(chain[0]) if len(chain) > 1 else None
+        last = chain[-1]
+        last_rows = _matrix_rows(last)
+        last_number = _numeric_cell(last)
+        # Displayed arithmetic: every arithmetic piece of the chain against the printed end.
+        if len(chain) > 1 and (last_number is not None or last_rows is not None):
+            printed = last_rows if last_rows is not None else ((last_number,),)
+            for piece in chain[:-1]:
+                if _is_arithmetic(piece):
+                    expression = latexmath.to_plain(piece, where="arithmetic")
+                    try:
+                        latexmath.parse(piece, where="arithmetic")
+                    except ExpressionError:
+                        continue
+                    out.append(
+                        Found(
+                            "arithmetic",
+                            label or f"line {seg.line}",
+                            seg.line,
+                            printed,
+                            expression,
+                            piece,
+                            seg.cell,
+                            context,
+                        )
+                    )
+        for position, piece in enumerate(chain[:-1]):
+            if _is_arithmetic(piece):
+                out.extend(_operand_vectors(piece, label, seg.line, seg.cell, context))
+                if position > 0:  # "… = 0.01 + 1.21 = 1.22": the terms are printed results too
+                    for term in re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", piece):
+                        out.append(
+                            Found(
+                                "number",
+                                f"{label or 'line ' + str(seg.line)} (term)",
+                                seg.line,
+                                ((term,),),
+                                cell=seg.cell,
+                                context=context,
+                            )
+                        )
+            if re.fullmatch(r"\s*\d+\s*/\s*\d+\s*", piece):
+                out.append(
+                    Found(
+                        "number",
+                        label or f"line {seg.line}",
+                        seg.line,
+                        ((piece.replace(" ", ""),),),
+                        cell=seg.cell,
+                        context=context,
+                    )
+                )
+        if len(chain) == 1 and _numeric_cell(chain[0]) is not None:
+            out.append(
+                Found(
+                    "number",
+                    seg.extra.get("prose_label") or f"line {seg.line}",
+                    seg.line,
+                    ((_numeric_cell(chain[0]) or "",),),
+                    cell=seg.cell,
+                    context=context,
+                )
+            )
+        for piece in chain[1:] if len(chain) > 1 else chain:
+            rows = _matrix_rows(piece)
+            if rows is not None:
+                kind = "vector" if len(rows) == 1 and piece.strip().startswith("[") else "matrix"
+                out.append(
+                    Found(
+                        kind,
+                        label or seg.heading or f"line {seg.line}",
+                        seg.line,
+                        rows,
+                        cell=seg.cell,
+                        context=context,
+                    )
+                )
+            elif piece is last and len(chain) > 1 and last_number is not None and label:
+                out.append(
+                    Found(
+                        "number",
+                        label or f"line {seg.line}",
+                        seg.line,
+                        ((last_number,),),
+                        cell=seg.cell,
+                        context=context,
+                    )
+                )
+    return out
+
+
+_WEIGHTED = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:×|\\times|\*|·|\\cdot)?\s*\[[^\[\]]*\]\s*$")
+
+
+def _weights(piece: str) -> tuple[str, ...] | None:
+    """The coefficients of a weighted sum of vectors, ``0.264×[2,2,1] + 0.471×[1,3,1]``."""
+    terms = re.split(r"\s*\+\s*(?![^\[]*\])", piece.strip())
+    if len(terms) < 2:
+        return None
+    coefficients = []
+    for t in terms:
+        m = _WEIGHTED.match(t)
+        if m is None:
+            return None
+        coefficients.append(m.group(1))
+    return tuple(coefficients)
+
+
+def _operand_vectors(
+    piece: str, label: str | None, line: int, cell: int | None, context: str
+) -> list[Found]:
+    """Vectors written out inside displayed arithmetic (``[0,1,1]+[0.1,0.1,0.1]``) are printed too,
+    and so are the weights of a weighted sum (``0.264×[2,2,1] + 0.471×[1,3,1]``)."""
+    out = []
+    weights = _weights(piece)
+    if weights is not None:
+        out.append(
+            Found(
+                "vector",
+                f"{label or 'line ' + str(line)} (weights)",
+                line,
+                (weights,),
+                cell=cell,
+                context=context,
+            )
+        )
+    for m in re.finditer(r"\[[^\[\]]*\]", piece):
+        rows = _matrix_rows(m.group(0))
+        if rows is not None and len(rows[0]) >= 2:
+            out.append(
+                Found(
+                    "vector",
+                    f"{label or 'line ' + str(line)} (operand)",
+                    line,
+                    rows,
+                    cell=cell,
+                    context=context,
+                )
+            )
+    return out
+
+
+_REPR = re.compile(
+    r"(?:(?P<name>[A-Za-z_]\w*)\s*[:=]\s*)?(?P<kind>array|tensor|tf\.Tensor)?\(?\s*(?P<body>\[[\[\]\d\s.,eE+\-−]*\])",
+    re.S,
+)
+
+
+def _text_items(seg: _Segment) -> list[Found]:
+    if seg.extra.get("output"):
+        return _output_items(seg)
+    out: list[Found] = []
+    lines = seg.text.splitlines()
+    k = 0
+    while k < len(lines):
+        if _ascii_blocks(lines[k]):
+            start = k
+            while k < len(lines) and _ascii_blocks(lines[k]):
+                k += 1
+            header = lines[start - 1] if start > 0 else ""
+            out.extend(_ascii_matrices(lines[start:k], header, seg, start))
+            continue
+        if lines[k].strip().startswith("|"):
+            start = k
+            while k < len(lines) and lines[k].strip().startswith("|"):
+                k += 1
+            table = _markdown_table(lines[start:k])
+            if table is not None:
+                label, rows = table
+                line = seg.line + start
+                out.append(
+                    Found(
+                        "matrix",
+                        label or f"line {line}",
+                        line,
+                        rows,
+                        cell=seg.cell,
+                        context=lines[start].strip()[:200],
+                    )
+                )
+            continue
+        out.extend(_line_items(lines[k], seg.line + k, seg))
+        k += 1
+    return out
+
+
+_ASCII_BLOCK = re.compile(r"\|\s*((?:[-−]?\d+(?:\.\d+)?\s+)*[-−]?\d+(?:\.\d+)?)\s*\|")
+
+
+def _ascii_blocks(line: str) -> list[re.Match[str]]:
+    """The ``| 1 0 1 |`` blocks of a line of an ASCII-art matrix (two or more numbers each)."""
+    blocks = list(_ASCII_BLOCK.finditer(line))
+    return [b for b in blocks if len(b.group(1).split()) >= 2] if blocks else []
+
+
+def _ascii_matrices(block: list[str], header: str, seg: _Segment, offset: int) -> list[Found]:
+    """Matrices drawn side by side with ``|`` rules, labelled by ``X =`` before or above them."""
+    per_line = [_ascii_blocks(ln) for ln in block]
+    width = max(len(b) for b in per_line)
+    names = re.findall(r"([A-Za-z_][\w^()]*)\s*=", header) if header.strip().endswith("=") else []
+    out = []
+    for j in range(width):
+        rows = [
+            tuple(c.replace("−", "-") for c in b[j].group(1).split())
+            for b in per_line
+            if len(b) > j
+        ]
+        if not rows or len({len(r) for r in rows}) != 1:
+            continue
+        lead = block[0][: per_line[0][0].start()].strip() if j == 0 and per_line[0] else ""
+        m = re.fullmatch(r"([A-Za-z_][\w^()]*)\s*=", lead)
+        label = m.group(1) if m else (names[j] if j < len(names) else f"line {seg.line + offset}")
+        line = seg.line + offset
+        out.append(
+            Found("matrix", label, line, tuple(rows), cell=seg.cell, context=block[0].strip()[:200])
+        )
+    return out
+
+
+_VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
+
+
+def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
+    """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
+    out: list[Found] = []
+    text = line.strip().lstrip("•*-").strip()
+    if not text:
+        return out
+    context = text[:200]
+    seen_vectors: set[int] = set()
+    for fragment in _fragments(text):
+        label, chain = _plain_chain(fragment)
+        if len(chain) == 1 and label and _numeric_cell(chain[0].rstrip(".:;,")) is not None:
+            value = _numeric_cell(chain[0].rstrip(".:;,")) or ""
+            out.append(Found("number", label, number, ((value,),), cell=seg.cell, context=context))
+            continue
+        if len(chain) < 2:
+            continue
+        last = chain[-1]
+        rows = _matrix_rows(last) if last.startswith("[") else None
+        value = _numeric_cell(last.rstrip(".:;,"))
+        if rows is None and value is None:
+            continue
+        printed = rows if rows is not None else ((value,),)
+        for piece in chain[:-1]:
+            expression = _plain_arithmetic(piece)
+            if expression is not None:
+                out.append(
+                    Found(
+                        "arithmetic",
+                        label or f"line {number}",
+                        number,
+                        printed,
+                        expression,
+                        piece,
+                        seg.cell,
+                        context,
+                    )
+                )
+                out.extend(
+                    _operand_vectors(piece, label or f"line {number}", number, seg.cell, context)
+                )
+        if rows is not None:
+            seen_vectors.add(id(last))
+            out.append(
+                Found(
+                    "vector",
+                    label or f"line {number}",
+                    number,
+                    rows,
+                    cell=seg.cell,
+                    context=context,
+                )
+            )
+        elif label and not any(_plain_arithmetic(p) for p in chain[:-1]):
+            out.append(Found("number", label, number, printed, cell=seg.cell, context=context))
+    if not out:
+        for m in re.finditer(
+            r"(?<![\w.])(\d+\.\d+)(?!\w|\.\d)", text
+        ):  # a decimal in prose ("sums to 1.0")
+            out.append(
+                Found(
+                    "number",
+                    f"line {number}",
+                    number,
+                    ((m.group(1),),),
+                    cell=seg.cell,
+                    context=context,
+                )
+            )
+        for m in _VECTOR_IN_TEXT.finditer(text):
+            rows = _matrix_rows(m.group(0))
+            if rows is not None and len(rows[0]) >= 2:
+                before = text[: m.start()].rstrip()
+                lm = re.search(
+                    r"([A-Za-z_][\w]*)\s*[=:]?$",
+                    before.rstrip("=: ").strip(),
+                )
+                label = lm.group(1) if lm and before.endswith(("=", ":")) else None
+                out.append(
+                    Found(
+                        "vector",
+                        label or f"line {number}",
+                        number,
+                        rows,
+                        cell=seg.cell,
+                        context=context,
+                    )
+                )
+    return out
+
+
+def _fragments(text: str) -> list[str]:
+    """Split prose at top-level commas and semicolons that are followed by a space."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in ",;" and text[i + 1 : i + 2] == " ":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _plain_chain(fragment: str) -> tuple[str | None, list[str]]:
+    """``label: a = b ≈ c`` as the label and the pieces of the chain."""
+    label = None
+    m = re.match(r"^([^:=≈\[\]()]{1,60}):\s+(.*)$", fragment)
+    if m:
+        label, fragment = m.group(1).strip(), m.group(2)
+    pieces = [p.strip() for p in re.split(r"\s*(?:≈|=)\s*", fragment)]
+    pieces = [
+        re.sub(r"\s*\(.*?\)\s*$", "", p)
+        if i == len(pieces) - 1 and not p.startswith(("(", "["))
+        else p
+        for i, p in enumerate(pieces)
+    ]
+    if (
+        pieces
+        and label is None
+        and re.fullmatch(r"[A-Za-z][\w ]{0,40}", pieces[0])
+        and len(pieces) > 1
+    ):
+        words = pieces[0].split()
+        label = pieces[0]
+        pieces = pieces[1:] if len(words) > 0 and not _plain_arithmetic(pieces[0]) else pieces
+        if len(words) > 1:  # "With d_k = 3": prose before a name; keep the name
+            label = words[-1]
+    return label, [p for p in pieces if p]
+
+
+def _plain_arithmetic(piece: str) -> str | None:
+    """The piece as an expression when it is arithmetic on literals, else None."""
+    if _numeric_cell(piece) is not None or not re.search(r"\d", piece):
+        return None
+    if not re.search(r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu)\(", piece, re.I):
+        return None
+    if _matrix_rows(piece) is not None:
+        return None
+    try:
+        expr = latexmath.parse(piece, where="arithmetic")
+    except ExpressionError:
+        return None
+    return None if expr.references else expr.text
+
+
+def _output_items(seg: _Segment) -> list[Found]:
+    """Arrays a code cell printed: ``array([[…]])``, ``tensor([[…]])``, ``tf.Tensor(…)``, or a bare list."""
+    out: list[Found] = []
+    for m in _REPR.finditer(seg.text):
+        rows = _nested_rows(m.group("body"))
+        if rows is None:
+            continue
+        line = seg.line + seg.text.count("\n", 0, m.start())
+        label = m.group("name") or seg.code_name or f"line {line}"
+        kind = "vector" if len(rows) == 1 else "matrix"
+        first = seg.text[m.start() :].splitlines()[0].strip()[:200]
+        out.append(Found(kind, label, line, rows, cell=seg.cell, context=first))
+    return out
+
+
+def _nested_rows(body: str) -> tuple[tuple[str, ...], ...] | None:
+    if "..." in body or "…" in body:
+        return None
+    inner = body.strip()[1:-1].strip()
+    rows = re.findall(r"\[([^\[\]]*)\]", inner) if inner.startswith("[") else [inner]
+    out = []
+    for r in rows:
+        cells = [c.strip() for c in r.replace("\n", " ").split(",") if c.strip()]
+        cells = [_numeric_cell(c) or "" for c in cells]
+        if not cells or not all(cells):
+            return None
+        out.append(tuple(c.rstrip(".") if c.endswith(".") else c for c in cells))
+    return tuple(out) if out and len({len(r) for r in out}) == 1 else None
+
+
+def _markdown_table(block: list[str]) -> tuple[str | None, tuple[tuple[str, ...], ...]] | None:
+    rows = [[c.strip().strip("*") for c in ln.strip().strip("|").split("|")] for ln in block]
+    rows = [r for r in rows if not all(re.fullmatch(r":?-{2,}:?", c) for c in r)]
+    numeric = []
+    label = None
+    for r in rows:
+        cells = [_numeric_cell(c) for c in r]
+        if all(c is not None for c in cells[1:]) and cells[1:] and cells[0] is None:
+            numeric.append(tuple(c for c in cells[1:] if c is not None))
+        elif all(c is not None for c in cells) and cells:
+            numeric.append(tuple(c for c in cells if c is not None))
+        elif label is None:
+            label = r[0] or None
+    if not numeric or len({len(r) for r in numeric}) != 1:
+        return None
+    return label, tuple(numeric)
+
+
+def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[Found]:
+    """Find every printed value in an article's text; see the module docstring.
+
+    Args:
+        text: The article.
+        kind: ``"md"``, ``"txt"``, ``"tex"`` or ``"ipynb"``.
+        path: The article's name, for error messages.
+    """
+    segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    found: list[Found] = []
+    for before, seg in zip([None, *segments[:-1]], segments, strict=True):
+        if seg.math and before is not None and not before.math:
+            words = re.findall(
+                r"[A-Za-z_]+", before.text.splitlines()[-1] if before.text.splitlines() else ""
+            )
+            words = [
+                w
+                for w in words
+                if w.lower()
+                not in {
+                    "is",
+                    "are",
+                    "of",
+                    "the",
+                    "a",
+                    "an",
+                    "so",
+                    "only",
+                    "its",
+                    "gives",
+                    "and",
+                    "was",
+                    "be",
+                }
+            ]
+            if words:
+                seg.extra["prose_label"] = words[-1]
+        found.extend(_math_items(seg) if seg.math else _text_items(seg))
+    return found + _rows_of_arrows(found)
+
+
+def _rows_of_arrows(found: list[Found]) -> list[Found]:
+    """Consecutive lines ``A → B: … ≈ 0.264``, ``A → C: … ≈ 0.264`` print the row of A."""
+    out: list[Found] = []
+    run: list[Found] = []
+
+    def close() -> None:
+        if len(run) >= 2:
+            head = run[0].label.split("→")[0].strip()
+            row = tuple(f.rows[0][0] for f in run)
+            out.append(
+                Found(
+                    "vector",
+                    f"{head} →",
+                    run[0].line,
+                    (row,),
+                    cell=run[0].cell,
+                    context=run[0].context,
+                )
+            )
+        run.clear()
+
+    for f in found:
+        if f.kind == "arithmetic" and "→" in f.label and f.shape == (1, 1):
+            if run and (
+                f.line != run[-1].line + 1 or f.label.split("→")[0] != run[0].label.split("→")[0]
+            ):
+                close()
+            run.append(f)
+        elif not run or f.line != run[-1].line:
+            close()
+    close()
+    return out
+
+
+def extract(path: str | Path) -> list[Found]:
+    """Read an article file (``.md``, ``.txt``, ``.tex``, ``.ipynb``) and find its printed values.
+
+    Raises:
+        SpecError: The file is missing, not a regular file, too large, or not UTF-8.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise SpecError(
+            f"{path}: expected an article file, found {'a folder' if p.is_dir() else 'nothing'}"
+        )
+    with p.open("rb") as fh:
+        raw = fh.read(MAX_ARTICLE_BYTES + 1)
+    if len(raw) > MAX_ARTICLE_BYTES:
+        raise SpecError(f"{path}: expected an article of at most {MAX_ARTICLE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(
+            f"{path}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
+        ) from None
+    suffix = p.suffix.lower().lstrip(".")
+    kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
+    return extract_text(text, kind, path=str(path))
+
+
+# ---------------------------------------------------------------------------
+# Writing a draft derivation
+
+_INPUT_LABEL = re.compile(
+    r"^(?:W|E|emb|embed|embedding|pos|PE|X_?emb|tokens?|vocab|weights?)(?:_|$|\b)", re.I
+)
+
+
+def _toml_string(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _printed(rows: tuple[tuple[str, ...], ...]) -> str:
+    if len(rows) == 1:
+        return _toml_string(" ".join(rows[0]))
+    return '"""\n' + "\n".join(" ".join(r) for r in rows) + '\n"""'
+
+
+def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> str:
+    """A draft derivation holding every found value (steps to be mapped: ``step = "?"``).
+
+    What looks like an input (a label such as ``W_Q``, ``E`` or ``pos``) becomes
+    a given tensor; every other matrix, vector or number becomes a claim; each
+    displayed arithmetic line becomes an expression claim, ready to check.
+    """
+    lines = [
+        f"# Draft derivation extracted by `symtf extract` from {source}.",
+        "# Every printed string is copied verbatim, with its source line. Map each claim's",
+        '# step (step = "?" until then; `symtf check --draft` suggests candidates), then',
+        "# remove `draft = true`.",
+        "",
+        f"title = {_toml_string(title or 'Draft: ' + Path(source).name)}",
+        f"source = {_toml_string(source)}",
+        "draft = true",
+        "",
+        "[model]",
+        'architecture = "none"   # replace with the article\'s model to check step claims',
+        "",
+    ]
+    claims: list[str] = []
+    seen_labels: dict[str, int] = {}
+
+    def unique(label: str) -> str:
+        n = seen_labels.get(label, 0)
+        seen_labels[label] = n + 1
+        return label if n == 0 else f"{label} ({n + 1})"
+
+    for f in found:
+        where = f"line {f.line}" + (f", cell {f.cell}" if f.cell is not None else "")
+        block = ["[[claims]]", f"label = {_toml_string(unique(f.label))}"]
+        if f.kind == "arithmetic":
+            written = " ".join((f.latex or f.expression or "").split())
+            block.append(f"expression = {_toml_string(written)}")
+            if f.expression and f.expression != written:
+                block.append(f"# read as: {f.expression[:300]}")
+        else:
+            block.append('step = "?"')
+        block.append(f"printed = {_printed(f.rows)}")
+        block.append(f"source_line = {f.line}")
+        if f.context:
+            block.append(f"# {where}: {f.context[:160]}")
+        claims.append("\n".join(block))
+    lines += ["\n\n".join(claims), ""]
+    return "\n".join(lines)
