@@ -826,6 +826,12 @@ _INPUT_LABEL = re.compile(
 )
 
 
+def _tensor_name(label: str) -> str | None:
+    """A given-tensor name for a label (``W_Q^((1))`` → ``W_Q_1``), or None."""
+    name = re.sub(r"\W+", "_", label).strip("_")
+    return name if name.isidentifier() and not name[0].isdigit() and len(name) <= 40 else None
+
+
 def _toml_string(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
@@ -858,6 +864,8 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
         "",
     ]
     claims: list[str] = []
+    tensors: list[str] = []
+    tensor_names: set[str] = set()
     seen_labels: dict[str, int] = {}
 
     def unique(label: str) -> str:
@@ -867,6 +875,11 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
 
     for f in found:
         where = f"line {f.line}" + (f", cell {f.cell}" if f.cell is not None else "")
+        name = _tensor_name(f.label)
+        if f.kind in ("matrix", "vector") and name and _INPUT_LABEL.match(name) and name not in tensor_names:
+            tensor_names.add(name)
+            tensors.append(f"{name} = {_printed(f.rows)}   # {where}: {f.label}")
+            continue
         block = ["[[claims]]", f"label = {_toml_string(unique(f.label))}"]
         if f.kind == "arithmetic":
             written = " ".join((f.latex or f.expression or "").split())
@@ -880,5 +893,7 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
         if f.context:
             block.append(f"# {where}: {f.context[:160]}")
         claims.append("\n".join(block))
+    if tensors:
+        lines += ["# What looks like the article's inputs, as given tensors for [steps] to use.", "[tensors]", *tensors, ""]
     lines += ["\n\n".join(claims), ""]
     return "\n".join(lines)
