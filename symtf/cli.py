@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive"):
+    for name in ("latex", "derive", "html"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)

@@ -731,6 +731,18 @@ class _Context:
     opts: LatexOptions
     derivation: Derivation | None
     rendered: dict[str, Rendered] = field(default_factory=dict)
+    #: Step name → what the page calls it (the article's label); steps not in it keep their
+    #: node name only when ``node_names`` is set, else their title.
+    names: dict[str, str] = field(default_factory=dict)
+    node_names: bool = True
+
+    def step_name(self, step: Step) -> str:
+        """A step as math-mode LaTeX for a formula's left side: the article's name for it."""
+        if step.name in self.names:
+            return math_text(self.names[step.name])
+        if self.node_names or not step.title:
+            return _tt(step.name)
+        return math_text(step.title)
 
     def value(self, name: str) -> Rendered | None:
         if name not in self.trace:
@@ -996,14 +1008,14 @@ def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     lhs, rhs = _split_formula(step.formula)
     if isinstance(v, tuple) or v is None:  # next_token: token ids
         words = _words(ctx, v)
-        left = lhs or rhs or math_text(step.name)
+        left = lhs or rhs or ctx.step_name(step)
         if lhs and rhs:
             lines.append((left, "= " + rhs))
         elif rhs:
             left = rhs
         lines.append(("" if lines else left, "= " + words))
         return lines
-    first_left = lhs or rhs or _tt(step.name)
+    first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
         lines.append((first_left, "= " + rhs))
     sub = _substitution(ctx, step)
