@@ -155,7 +155,7 @@ def html(result: Result) -> str:
         marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
         cls = "verdict-ok" if s.ok else "verdict-wrong"
         items.append(
-            f"<li><p>{escape(s.justification)} <span class=\"{cls}\">{marks}</span></p>"
+            f'<li><p>{escape(s.justification)} <span class="{cls}">{marks}</span></p>'
             f'<div class="scroll">{mathml(s.statement, display=True)}</div></li>'
         )
     state = (

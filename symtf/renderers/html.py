@@ -280,7 +280,12 @@ def entries_details(r: ClaimResult, blanks: _Blanks | None = None) -> str:
     )
 
 
-def claims_block(results: Sequence[ClaimResult], opts: HtmlOptions, blanks: _Blanks) -> str:
+def claims_block(
+    results: Sequence[ClaimResult],
+    opts: HtmlOptions,
+    blanks: _Blanks,
+    names: dict[str, str] | None = None,
+) -> str:
     """The article's printed values for one step: label, numbers, verdict, details."""
     from symtf.renderers.latex import expression_latex
 
@@ -296,7 +301,8 @@ def claims_block(results: Sequence[ClaimResult], opts: HtmlOptions, blanks: _Bla
         printed = _printed_grid(r, blanks)
         if cl.expression is not None:
             printed = (
-                f'<div class="scroll">{mathml(expression_latex(cl.expression))} ≈ </div>' + printed
+                f'<div class="scroll">{mathml(expression_latex(cl.expression, names))} ≈ </div>'
+                + printed
             )
         hidden = any(_key(c) in blanks.keys for c in r.checks)
         rows.append(
@@ -427,7 +433,7 @@ def step_block(
         equations(step_lines(ctx, step, hide_result=hide)),
     ]
     if results or shown:
-        out.append(claims_block([*results, *shown], opts, blanks))
+        out.append(claims_block([*results, *shown], opts, blanks, ctx.ref_names()))
     out.append("</section>")
     return "".join(out)
 
@@ -560,7 +566,7 @@ def derivation_sections(
         toc.append("</ol></li>")
     if leftover and opts.steps is None:
         body.append('<h2 id="other">Other printed claims</h2>')
-        body.append(claims_block(leftover, opts, blanks))
+        body.append(claims_block(leftover, opts, blanks, ctx.ref_names()))
         toc.append('<li><a href="#other">Other printed claims</a></li>')
     return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
 

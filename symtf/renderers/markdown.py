@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from symtf.trace import Trace
 
 _GOOD = ("exact", "rounded")
-_MARK = {"exact": "✓", "rounded": "✓", "slip": "± **slip**", "wrong": "✗ **wrong**", "undecided": "?"}
+_MARK = {
+    "exact": "✓",
+    "rounded": "✓",
+    "slip": "± **slip**",
+    "wrong": "✗ **wrong**",
+    "undecided": "?",
+}
 
 
 def cell(text: str) -> str:
@@ -68,7 +74,7 @@ def trace_markdown(trace: Trace) -> str:
         st = trace[name]
         shape = trace.shape(name)
         dims = f"{shape[0]}×{shape[1]}" if shape else ""
-        formula = f"${st.formula.replace('|', r'\vert ')}$" if st.formula else ""
+        formula = "$" + st.formula.replace("|", r"\vert ") + "$" if st.formula else ""
         code = name.replace("`", "'").replace("|", "\\|")
         lines.append(f"| `{code}` | {cell(st.title)} | {dims} | {formula} |")
     return "\n".join(lines) + "\n"
