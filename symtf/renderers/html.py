@@ -81,7 +81,9 @@ white-space:nowrap}
 .symtf .blank{display:inline-block;min-width:4.5em;border-bottom:1.5px solid #1f2328;
 color:var(--muted);font-size:.8em;text-align:center}
 .symtf table{border-collapse:collapse;margin:.3rem 0}
-.symtf table.claims{width:100%}
+.symtf table.claims{width:100%;table-layout:fixed}
+.symtf table.claims th:first-child{width:28%}.symtf table.claims th:nth-child(3){width:30%}
+.symtf table.model th{text-align:left;padding-right:1em;vertical-align:top}
 .symtf table.claims th,.symtf table.claims td{border-top:1px solid var(--line);padding:.35rem .4rem;
 vertical-align:top;text-align:left}
 .symtf table.grid td{padding:.1rem .15rem;text-align:right}
@@ -100,8 +102,13 @@ text-align:left;vertical-align:top}
 .symtf .step{border-left:3px solid var(--line);padding-left:.8rem;margin:1rem 0}
 .symtf .step.has-off{border-left-color:var(--bad)}
 @media (max-width:40rem){.symtf{font-size:15px;padding:0 .6rem 2rem}
-.symtf table.claims th:nth-child(3),.symtf table.claims td:nth-child(3){min-width:7rem}
-.symtf .eq{grid-template-columns:minmax(0,1fr)}.symtf .eq .lhs{text-align:left}}
+.symtf .eq{grid-template-columns:minmax(0,1fr)}.symtf .eq .lhs{text-align:left}
+.symtf table.claims,.symtf table.claims>tbody,.symtf table.claims>tbody>tr,
+.symtf table.claims>tbody>tr>td{display:block;width:auto}
+.symtf table.claims>tbody>tr.head{display:none}
+.symtf table.claims>tbody>tr>td{border-top:none;padding:.1rem .3rem}
+.symtf table.claims>tbody>tr{border-top:1px solid var(--line);padding:.3rem 0}
+.symtf table.claims>tbody>tr.more{border-top:none;padding-top:0}}
 @media print{.symtf details{display:block}.symtf nav.toc{display:none}}
 """
 
@@ -141,7 +148,18 @@ def mathml(tex: str, *, display: bool = False) -> str:
     from latex2mathml.converter import convert
 
     out = convert(_portable(tex), display="block" if display else "inline")
-    return out.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    out = out.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    # latex2mathml copies \text{...} verbatim: a vocabulary word such as "</s>" would
+    # become markup. Token elements hold only text, so escape what is inside them.
+    return _TOKEN.sub(lambda m: f"<{m[1]}{m[2]}>{_text_escape(m[3])}</{m[1]}>", out)
+
+
+_TOKEN = re.compile(r"<(mtext|mi|mo|mn|ms)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
+_BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def _text_escape(text: str) -> str:
+    return _BARE_AMP.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _portable(tex: str) -> str:
@@ -313,7 +331,7 @@ def claims_block(
         if d:
             rows.append(f'<tr class="more"><td colspan="3">{d}</td></tr>')
     return (
-        '<table class="claims"><tr><th>In the article</th><th>Printed</th><th>Verdict</th></tr>'
+        '<table class="claims"><tr class="head"><th>In the article</th><th>Printed</th><th>Verdict</th></tr>'
         + "".join(rows)
         + "</table>"
     )
@@ -489,7 +507,7 @@ def _model_block(d: Derivation) -> str:
             words = " ".join(m.vocab[i] for i in d.tokens if i < len(m.vocab))
             rows.append(("Input", esc(words)))
     body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
-    return f'<table class="claims model">{body}</table>'
+    return f'<table class="model">{body}</table>'
 
 
 def _context(
