@@ -375,6 +375,9 @@ def test_cli_without_tex_names_the_debian_packages(
     assert code == cli.EXIT_BAD_INPUT
     for pkg in DEBIAN_PACKAGES:
         assert pkg in err
+    # The .tex is written all the same: it compiles wherever TeX is installed.
+    assert (tmp_path / "b.tex").read_text(encoding="utf-8").startswith(r"\documentclass")
+    assert "wrote" in err and "b.tex" in err
 
 
 def test_cli_bad_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
