@@ -165,6 +165,11 @@ def _text_escape(text: str) -> str:
 def _portable(tex: str) -> str:
     """Replace the notes' own macros with standard ones the converter knows."""
     tex = tex.replace(r"{\scriptstyle\ldots}", r"\ldots").replace(r"\phantom{=}\quad", r"\quad")
+    # Each matrix in its own fenced group, so its brackets fit it and not its neighbour.
+    for env, left, right in (("bmatrix", "[", "]"), ("pmatrix", "(", ")"), ("vmatrix", "|", "|")):
+        tex = tex.replace(f"\\begin{{{env}}}", f"\\left{left}\\begin{{matrix}}")
+        tex = tex.replace(f"\\end{{{env}}}", f"\\end{{matrix}}\\right{right}")
+    tex = tex.replace(r"-\infty", r"{-\infty}")  # a sign, not a subtraction
     return re.sub(r"\\symtfwrong\{([^{}]*)\}", r"\1", tex)
 
 
