@@ -309,3 +309,82 @@ def test_phone_width_scrolls_matrices_not_the_page(name: str, pages: dict, tmp_p
     png = tmp_path / "phone.png"
     _chromium(["--window-size=390,844", f"--screenshot={png}", f.as_uri()], tmp_path / "p2")
     assert _png_size(png) == (390, 844)
+
+
+HOSTILE = r"""<script>alert(1)</script> & "q" 'a' </s> <b>x</b> {_%&#\} é Жук η"""
+
+
+def test_hostile_text_stays_text(tmp_path: Path) -> None:
+    title = json.dumps(HOSTILE, ensure_ascii=False)
+    f = tmp_path / "hostile.toml"
+    f.write_text(
+        f"""
+title = {title}
+source = {title}
+[model]
+architecture = "attention"
+d_model = 2
+n_heads = 1
+mask = "none"
+vocab = ["</s>", "a&b"]
+embed = "1 0\\n0 1"
+[[model.layers]]
+[[model.layers.heads]]
+W_Q = "identity"
+W_K = "identity"
+W_V = "identity"
+[input]
+tokens = ["</s>", "a&b"]
+[[claims]]
+label = {json.dumps("A " + HOSTILE, ensure_ascii=False)}
+step = "l0.h0.pattern"
+printed = "0.669 0.331\\n0.331 0.669"
+[[claims]]
+label = {json.dumps("sum " + HOSTILE, ensure_ascii=False)}
+expression = "0.5 + 0.25"
+printed = "0.76"
+""",
+        encoding="utf-8",
+    )
+    d = spec.load(f)
+    page = render_html(compare.check(d), d, node_names=True)
+    parsed = _parse(page)
+    assert parsed.errors == [] and parsed.stack == []
+    assert "script" not in parsed.tags and parsed.tags.get("b", 0) == sum(
+        1 for _ in re.finditer(r"<b>", page)
+    )
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    text = "".join(parsed.text)
+    assert "A " + HOSTILE in text
+    assert "</s>" in text  # the vocabulary word, shown as text (in MathML too)
+    # A wrong verdict is marked: 0.5 + 0.25 = 0.75, printed 0.76.
+    assert 'class="v v-wrong"' in page or 'class="v v-slip"' in page
+
+
+def test_symbolic_weights_render(tmp_path: Path) -> None:
+    f = tmp_path / "sym.toml"
+    f.write_text(
+        """
+title = "a symbolic weight"
+[model]
+architecture = "attention"
+d_model = 2
+n_heads = 1
+mask = "none"
+vocab = ["x", "y"]
+embed = "1 0\\n0 1"
+[[model.layers]]
+[[model.layers.heads]]
+W_Q = "a 0\\n0 1"
+W_K = "identity"
+W_V = "identity"
+[input]
+tokens = ["x", "y"]
+""",
+        encoding="utf-8",
+    )
+    d = spec.load(f)
+    page = render_html(compare.check(d), d)
+    parsed = _parse(page)
+    assert parsed.errors == [] and parsed.stack == []
+    assert "<mi>a</mi>" in page  # the symbol survives into the MathML
