@@ -137,6 +137,9 @@ def test_expression_latex(expr: str, expected: str) -> None:
         ("logits", "output"),
         ("ln_example.mean", "other.ln_example"),
         ("dec.l0.cross.h0.pattern", "dec.l0.cross.h0"),
+        ("enc.tokens", "enc.input"),
+        ("gen.0.dec.l0.self.h0.q", "gen.0.dec.l0.self.h0"),
+        ("gen.0.b1.dec.logits", "gen.0.b1.dec.output"),
     ],
 )
 def test_stage_of(name: str, key: str) -> None:

@@ -878,7 +878,7 @@ def stage_of(name: str) -> tuple[str, str]:
         >>> stage_of("l0.h1.pattern")
         ('l0.h1', 'Block 1, head 2: attention')
     """
-    m = re.match(r"^((?:[A-Za-z_]\w*\.)*?)l(\d+)\.(.+)$", name)
+    m = re.match(r"^((?:\w+\.)*?)l(\d+)\.(.+)$", name)
     if m:
         prefix, layer, rest = m.group(1), int(m.group(2)), m.group(3)
         who = _prefix_title(prefix) + f"Block {layer + 1}"
@@ -897,21 +897,60 @@ def stage_of(name: str) -> tuple[str, str]:
             return f"{base}.ln2", f"{who}: second LayerNorm"
         if first.startswith("ffn") or first == "resid_post":
             return f"{base}.ffn", f"{who}: feed-forward and the second residual"
-        return f"{base}.{first}", f"{who}: {first}"
-    if name in ("tokens", "d_head", "embed", "pos", "x"):
+        words = {
+            "self": "self-attention heads combined",
+            "cross": "cross-attention heads combined",
+            "resid_cross": "the cross-attention residual",
+            "ln3": "third LayerNorm",
+        }
+        return f"{base}.{first}", f"{who}: {words.get(first, first)}"
+    if name in _INPUTS:
         return "input", "Input: tokens, embeddings and positions"
-    if name in ("final", "last", "logits", "probs", "next_token"):
+    if name in _OUTPUTS:
         return "output", "Output: logits and the next word"
+    p = re.match(r"^((?:\w+\.)+)(\w+)$", name)
+    if p and _is_stack_prefix(p.group(1)):
+        prefix, last = p.group(1), p.group(2)
+        who = _prefix_title(prefix).strip()
+        if last in _INPUTS:
+            return f"{prefix}input", f"{who}: tokens, embeddings and positions"
+        return f"{prefix}output", f"{who}: output"
     head = name.split(".")[0]
     if head != name:
         return f"other.{head}", f"Worked operation: {head}"
     return f"other.{name}", f"Worked operation: {name}"
 
 
+_INPUTS = ("tokens", "d_head", "embed", "pos", "x")
+_OUTPUTS = ("final", "last", "logits", "probs", "next_token", "out", "token", "output")
+
+
+def _is_stack_prefix(prefix: str) -> bool:
+    """Whether a dotted prefix names an encoder, decoder or generation step (not a user op)."""
+    parts = [x for x in prefix.split(".") if x]
+    return bool(parts) and parts[0] in ("enc", "dec", "gen")
+
+
 def _prefix_title(prefix: str) -> str:
-    parts = [p for p in prefix.split(".") if p]
-    words = {"enc": "Encoder", "dec": "Decoder", "gen": "Generation step"}
-    return "".join(f"{words.get(p, p)} " if p in words else f"{p} " for p in parts) if parts else ""
+    """``gen.0.b1.dec.`` → ``"Generation step 1, beam 2, decoder "``."""
+    parts = [x for x in prefix.split(".") if x]
+    words: list[str] = []
+    k = 0
+    while k < len(parts):
+        part = parts[k]
+        if part == "gen" and k + 1 < len(parts) and parts[k + 1].isdigit():
+            words.append(f"Generation step {int(parts[k + 1]) + 1}")
+            k += 2
+            continue
+        beam = re.fullmatch(r"b(\d+)", part)
+        if beam:
+            words.append(f"beam {int(beam.group(1)) + 1}")
+        else:
+            words.append(
+                {"enc": "Encoder", "dec": "decoder" if words else "Decoder"}.get(part, part)
+            )
+        k += 1
+    return ", ".join(words) + " " if words else ""
 
 
 def stages(trace: Trace) -> list[tuple[str, list[str]]]:
