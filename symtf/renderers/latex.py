@@ -46,6 +46,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \renewcommand{\labelitemi}{$\bullet$}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5ex}
+\setlength{\emergencystretch}{3em}
 \newcommand{\symtfok}{\textcolor{green!50!black}{$\checkmark$}}
 \newcommand{\symtfbad}{\textcolor{red!75!black}{$\boldsymbol{\times}$}}
 \newcommand{\symtfslip}{\textcolor{orange!85!black}{$\boldsymbol{\pm}$}}
