@@ -96,7 +96,7 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
             if st.formula:
                 out.append(f"      {to_text(st.formula)}")
             if st.inputs:
-                came = ", ".join(
+                came = "; ".join(
                     names.get(i, trace[i].title or i) if i in trace else i for i in st.inputs
                 )
                 out.append(f"      from {came}")
