@@ -153,7 +153,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path):
-        sys.stdout.write(explain(args.path, args.label))
+        sys.stdout.write(explain(args.path, args.label, latex=getattr(args, "latex", False)))
     return EXIT_OK
 
 
@@ -211,10 +211,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", metavar="FILE", help="a derivation .toml file")
     p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
+    p.add_argument(
+        "--latex",
+        action="store_true",
+        help="print a LaTeX document of the steps instead of plain text",
+    )
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive", "teach", "extract"):
+    for name in ("latex", "derive", "teach", "extract", "html"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)

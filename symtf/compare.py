@@ -61,6 +61,11 @@ class Check:
     value: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import check_summary
+
+        return check_summary(self)
+
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -74,6 +79,11 @@ class ClaimResult:
         """The worst verdict among the claim's entries."""
         order = {"wrong": 0, "undecided": 1, "slip": 2, "symbolic": 3, "rounded": 4, "exact": 5}
         return min((c.verdict for c in self.checks), key=order.__getitem__, default="exact")
+
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import claim_summary
+
+        return claim_summary(self)
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,21 @@ class DerivationReport:
 
         return derivation_report_latex(self)
 
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import derivation_summary
+
+        return derivation_summary(self)
+
+    def _repr_markdown_(self) -> str:
+        from symtf.renderers.markdown import report_markdown
+
+        return report_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from symtf.renderers.html import report_fragment
+
+        return report_fragment(self)
+
 
 @dataclass(frozen=True)
 class Report:
@@ -124,6 +149,21 @@ class Report:
         from symtf.renderers.latex import report_latex
 
         return report_latex(self)
+
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import report_summary
+
+        return report_summary(self)
+
+    def _repr_markdown_(self) -> str:
+        from symtf.renderers.markdown import report_markdown
+
+        return report_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from symtf.renderers.html import report_fragment
+
+        return report_fragment(self)
 
 
 # ----------------------------------------------------------------------------- values

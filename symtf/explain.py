@@ -7,6 +7,8 @@ each printed number beside its exact value, closed form and verdict.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy
 
 from symtf import compare, spec
@@ -34,16 +36,15 @@ def _chain(trace: Trace, step: str) -> list[str]:
 
 
 def _closed(trace: Trace, e: sympy.Expr) -> str:
+    from symtf.renderers.plain import to_text
+
     closed = trace.backend.closed_form(e, 80) if hasattr(trace.backend, "closed_form") else e
-    return sympy.sstr(closed) if closed is not None else "(long closed form; see the decimal)"
+    if closed is None:
+        return "(long closed form; see the decimal)"
+    return to_text(sympy.latex(closed))
 
 
-def explain(path: str, label: str) -> str:
-    """Explain the claim ``label`` of the derivation at ``path``.
-
-    Raises:
-        SpecError: When the file is malformed or has no claim with that label.
-    """
+def _load(path: str, label: str) -> tuple[spec.Derivation, compare.DerivationReport, Any]:
     d = spec.load(path)
     labels = [c.label for c in d.claims]
     if label not in labels:
@@ -54,17 +55,55 @@ def explain(path: str, label: str) -> str:
         raise SpecError(f"{path}: no claim labelled {label!r}{hint}")
     report = compare.check(d)
     result = next(r for r in report.results if r.claim.label == label)
+    return d, report, result
+
+
+def explain(path: str, label: str, *, latex: bool = False) -> str:
+    """Explain the claim ``label`` of the derivation at ``path``.
+
+    Args:
+        path: The derivation file.
+        label: The claim's label.
+        latex: A compilable LaTeX document (the steps as lecture notes) instead of
+            plain text for a terminal.
+
+    Raises:
+        SpecError: When the file is malformed or has no claim with that label.
+    """
+    d, report, result = _load(path, label)
     trace = report.trace
     assert trace is not None
+    if latex:
+        return _latex(d, report, result, trace)
+    from symtf.renderers.latex import LatexOptions, Numbers
+    from symtf.renderers.plain import to_text, value_text
+    from symtf.renderers.steps import article_names
+
+    names = article_names(report)
+    nums = Numbers(trace.backend, LatexOptions())
     claim = result.claim
     out = [f"{claim.label}  ({d.title})", ""]
     if claim.step is not None:
-        out.append(f"How {claim.step} is computed:")
+        out.append(
+            f"How {names.get(claim.step, trace[claim.step].title or claim.step)} is computed:"
+        )
         for name in _chain(trace, claim.step):
             st = trace[name]
-            formula = f"  {st.formula}" if st.formula else ""
-            came = f"  from {', '.join(st.inputs)}" if st.inputs else ""
-            out.append(f"  {name:<18} {st.title}{formula}{came}")
+            what = st.title or name
+            if name in names:
+                what += f" ({names[name]})"
+            out.append(f"  {what}   [{name}]")
+            if st.formula:
+                out.append(f"      {to_text(st.formula)}")
+            if st.inputs:
+                came = "; ".join(
+                    names.get(i, trace[i].title or i) if i in trace else i for i in st.inputs
+                )
+                out.append(f"      from {came}")
+            if st.value is not None and not isinstance(st.value, tuple):
+                rows = value_text(st.value, nums)
+                out.append(f"      = {rows[0]}")
+                out.extend(f"        {r}" for r in rows[1:])
         out.append("")
     else:
         out.append(f"Displayed arithmetic: {claim.expression}")
@@ -83,3 +122,29 @@ def explain(path: str, label: str) -> str:
             if r:
                 out.append(f"      {reading.replace('_', ' '):<13} {r['exact']} -> {r['verdict']}")
     return "\n".join(out) + "\n"
+
+
+def _latex(d: spec.Derivation, report: compare.DerivationReport, result: Any, trace: Trace) -> str:
+    """The claim's steps as a LaTeX document: the same layout as ``symtf latex --steps``."""
+    from dataclasses import replace
+
+    from symtf.renderers.latex import (
+        LatexOptions,
+        _displayed_block,
+        derivation_body,
+        standalone,
+    )
+
+    claim = result.claim
+    title = f"{claim.label} — {d.title}"
+    if claim.step is None:
+        # Displayed arithmetic has no step of its own: the line, its readings and verdict.
+        return standalone(title, _displayed_block([result], LatexOptions()))
+    chain = _chain(trace, claim.step)
+    opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain))
+    return standalone(title, derivation_body(replace(report, results=(result,)), d, opts))
+
+
+def _glob_literal(name: str) -> str:
+    """A step name as a glob that matches only itself."""
+    return "".join(f"[{ch}]" if ch in "*?[]" else ch for ch in name)

@@ -30,6 +30,12 @@ class Step:
     formula: str = ""
     title: str = ""
 
+    def __repr__(self) -> str:
+        shape = getattr(self.value, "shape", None)
+        dims = f" {shape[0]}×{shape[1]}" if isinstance(shape, tuple) and len(shape) == 2 else ""
+        came = f"; from {', '.join(self.inputs)}" if self.inputs else ""
+        return f"<Step {self.name}{dims}: {self.title or 'no title'}{came}>"
+
 
 class Trace(Mapping[str, Step]):
     """An ordered, read-only mapping from step names to steps.
@@ -70,6 +76,21 @@ class Trace(Mapping[str, Step]):
         from symtf.renderers.latex import trace_latex
 
         return trace_latex(self)
+
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import trace_summary
+
+        return trace_summary(self)
+
+    def _repr_markdown_(self) -> str:
+        from symtf.renderers.markdown import trace_markdown
+
+        return trace_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from symtf.renderers.html import trace_fragment
+
+        return trace_fragment(self)
 
 
 class TraceBuilder:

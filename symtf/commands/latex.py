@@ -13,62 +13,75 @@ from symtf.errors import SymtfError
 
 #: Debian packages that provide everything the generated documents use.
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")
+#: Further Debian packages for documents with non-Latin text (compiled with LuaLaTeX).
+DEBIAN_PACKAGES_UNICODE = ("texlive-luatex", "fonts-dejavu-core")
 #: Seconds a LaTeX run may take before it is stopped.
 COMPILE_TIMEOUT = 120.0
 
 
 class TexNotFound(SymtfError):
-    """No TeX installation (``latexmk`` or ``pdflatex``) is on the PATH."""
+    """No TeX installation (``latexmk`` or the needed engine) is on the PATH."""
 
 
 class LatexCompileError(RuntimeError):
     """A generated document did not compile (a bug in the renderer: please report it)."""
 
 
-def _install_hint() -> str:
+def engine_of(tex: str) -> str:
+    """``lualatex`` for a document with non-Latin text, else ``pdflatex``."""
+    from symtf.renderers.latex import needs_lualatex
+
+    return "lualatex" if needs_lualatex(tex) else "pdflatex"
+
+
+def _install_hint(tex: str = "") -> str:
+    engine = engine_of(tex)
+    packages = DEBIAN_PACKAGES + (DEBIAN_PACKAGES_UNICODE if engine == "lualatex" else ())
+    why = " (the document has non-Latin text)" if engine == "lualatex" else ""
     return (
-        "no TeX installation found (need latexmk or pdflatex on the PATH); on Debian/Ubuntu: "
-        f"apt-get install -y --no-install-recommends {' '.join(DEBIAN_PACKAGES)}"
+        f"no TeX installation found (need {engine} on the PATH{why}); on Debian/Ubuntu: "
+        f"apt-get install -y --no-install-recommends {' '.join(packages)}"
     )
 
 
-def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Path:
+def compile_pdf(
+    tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT, log: Path | None = None
+) -> Path:
     """Compile a LaTeX document to ``pdf`` in a temporary directory.
 
-    Uses ``latexmk -pdf`` when available, else ``pdflatex`` twice (for the
-    longtable widths). Runs in non-stop mode and halts on the first error.
+    Uses ``latexmk`` when available, else the engine twice (for the longtable
+    widths). The engine is pdfLaTeX, or LuaLaTeX for a document that asks for it
+    (see :func:`symtf.renderers.latex.standalone`). Runs in non-stop mode and
+    halts on the first error.
 
     Args:
         tex: The whole document.
         pdf: Where to write the PDF.
         timeout: Seconds allowed per LaTeX run.
+        log: Where to copy LaTeX's log (to look for overfull boxes), if anywhere.
 
     Returns:
         The path of the PDF.
 
     Raises:
-        TexNotFound: Neither ``latexmk`` nor ``pdflatex`` is installed.
+        TexNotFound: The engine is not installed.
         LatexCompileError: LaTeX reported an error (with the log's first error lines).
     """
-    latexmk, pdflatex = shutil.which("latexmk"), shutil.which("pdflatex")
-    if pdflatex is None:
-        raise TexNotFound(_install_hint())
+    engine = engine_of(tex)
+    latexmk, program = shutil.which("latexmk"), shutil.which(engine)
+    if program is None:
+        raise TexNotFound(_install_hint(tex))
     flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
         src = Path(tmp) / "doc.tex"
         src.write_text(tex, encoding="utf-8")
         if latexmk is not None:
+            mode = "-lualatex" if engine == "lualatex" else "-pdf"
             runs = [
-                [
-                    latexmk,
-                    "-pdf",
-                    "-quiet",
-                    *(f"-pdflatex=pdflatex {' '.join(flags)} %O %S",)[:1],
-                    "doc.tex",
-                ]
+                [latexmk, mode, "-quiet", f"-{engine}={engine} {' '.join(flags)} %O %S", "doc.tex"]
             ]
         else:
-            runs = [[pdflatex, *flags, "doc.tex"]] * 2
+            runs = [[program, *flags, "doc.tex"]] * 2
         for cmd in runs:
             try:
                 proc = subprocess.run(
@@ -83,6 +96,9 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Pat
             raise LatexCompileError("LaTeX finished but wrote no PDF")
         pdf.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out, pdf)
+        if log is not None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(Path(tmp) / "doc.log", log)
     return pdf
 
 
@@ -103,13 +119,16 @@ def cmd_latex(args: argparse.Namespace) -> int:
 
     if args.decimals < 0 or args.decimals > 30:
         raise SymtfError(f"--decimals: expected 0 to 30, found {args.decimals}")
-    if args.pdf and shutil.which("pdflatex") is None:
-        raise TexNotFound(_install_hint())
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
     with time_budget(timeout, args.file):
         derivation = spec.load(args.file)
         report = compare.check(derivation)
-        opts = LatexOptions(decimals=args.decimals, exact_forms=args.exact_forms)
+        opts = LatexOptions(
+            decimals=args.decimals,
+            exact_forms=args.exact_forms,
+            steps=getattr(args, "steps", None),
+            node_names=getattr(args, "node_names", False),
+        )
         tex = document(report, derivation, opts)
     out = Path(args.output) if args.output else None
     if out is None and args.pdf:
@@ -121,6 +140,9 @@ def cmd_latex(args: argparse.Namespace) -> int:
         out.write_text(tex, encoding="utf-8")
     if args.pdf:
         assert out is not None
+        if shutil.which(engine_of(tex)) is None:
+            # The .tex is written: it compiles anywhere TeX is installed.
+            raise TexNotFound(f"wrote {out}, but cannot make the PDF: " + _install_hint(tex))
         pdf = compile_pdf(tex, out.with_suffix(".pdf"))
         print(f"wrote {out} and {pdf}", file=sys.stderr)
     elif out is not None:
@@ -144,7 +166,8 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pdf",
         action="store_true",
-        help="also compile OUT.pdf beside OUT.tex (needs latexmk or pdflatex)",
+        help="also compile OUT.pdf beside OUT.tex (needs pdflatex, or lualatex for non-Latin text; "
+        "without TeX the .tex is still written, exit 2)",
     )
     p.add_argument(
         "--decimals",
@@ -158,6 +181,17 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         choices=("auto", "always", "never"),
         default="auto",
         help="closed forms: when short (auto, default), whenever they fit (always), or never",
+    )
+    p.add_argument(
+        "--steps",
+        metavar="PATTERN",
+        help="only steps whose node name, title or claim label matches one of these "
+        "comma-separated globs (e.g. 'A_1,logits' or 'l0.h0.*')",
+    )
+    p.add_argument(
+        "--node-names",
+        action="store_true",
+        help="also show internal node names (l0.h0.pattern) beside the article's labels",
     )
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
     p.set_defaults(func=cmd_latex)

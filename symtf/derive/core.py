@@ -113,6 +113,11 @@ class StepResult:
         """Verified both ways."""
         return self.symbolic.ok and self.numeric.ok
 
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import derive_step_summary
+
+        return derive_step_summary(self)
+
 
 @dataclass(frozen=True)
 class Result:
@@ -141,6 +146,26 @@ class Result:
     def failures(self) -> tuple[StepResult, ...]:
         """The steps that were not verified."""
         return tuple(s for s in self.steps if not s.ok)
+
+    def __repr__(self) -> str:
+        from symtf.renderers.summary import derive_summary
+
+        return derive_summary(self)
+
+    def _repr_latex_(self) -> str:
+        from symtf.derive.render import latex
+
+        return latex(self)
+
+    def _repr_markdown_(self) -> str:
+        from symtf.derive.render import markdown
+
+        return markdown(self)
+
+    def _repr_html_(self) -> str:
+        from symtf.derive.render import html
+
+        return html(self)
 
 
 @dataclass(frozen=True)

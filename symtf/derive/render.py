@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symtf.derive.core import Check, Result, StepResult
+from symtf.renderers.latex import math_text
 
 _TICK, _CROSS = "✓", "✗"
 
@@ -108,40 +109,76 @@ def align_point(statement: str) -> str:
 
 
 def latex(result: Result) -> str:
-    """An ``align`` environment: per step a line of justification, then the statement."""
-    lines = []
+    r"""An ``align`` environment: per step a line of justification, then the numbered statement.
+
+    The fragment is portable: it uses only what amsmath, MathJax 3 and KaTeX all
+    read (``\text``, ``\tag``, ``\notag``, ``\checkmark``), so it can be pasted into
+    a LaTeX document or a web page alike. No ``\intertext`` (MathJax 3 and KaTeX
+    lack it) and no ``\label`` (KaTeX lacks it, and labels clash between pastes).
+    """
+    rows: list[str] = []
     for i, s in enumerate(result.steps, 1):
         where = _sizes(s.sizes)
-        how = f" ({latex_text(where)})" if where else ""
-        lines.append(
-            rf"\intertext{{\small {i}.~{latex_text(s.justification)}{how}"
-            rf"\hfill symbolic ${_m(s.symbolic)}$, numeric ${_m(s.numeric)}$}}"
+        how = f" ({where})" if where else ""
+        rows.append(
+            rf"&{math_text(f'{i}. {s.justification}{how}')}\quad "
+            rf"\text{{symbolic }}{_m(s.symbolic)}\text{{, numeric }}{_m(s.numeric)} \notag"
         )
-        last = i == len(result.steps) and not s.notes
-        end = "" if last else r" \\"
-        lines.append(align_point(s.statement) + rf" \tag{{{i}}}\label{{{_label(result, s)}}}{end}")
-        lines.extend(rf"\intertext{{\footnotesize {latex_text(n)}}}" for n in s.notes)
-    if result.steps and result.steps[-1].notes:
-        lines.append(r"&\notag")
-    return "\\begin{align}\n" + "\n".join(lines) + "\n\\end{align}\n"
+        rows.append(align_point(s.statement) + rf" \tag{{{i}}}")
+        rows.extend(rf"&\quad {math_text(n)} \notag" for n in s.notes)
+    return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
+
+
+def markdown(result: Result) -> str:
+    """The derivation as Markdown with ``$$`` display maths (for notebooks and previews)."""
+    size = _sizes(result.sizes)
+    out = [f"**{result.name}**: {result.title}" + (f" ({size})" if size else ""), ""]
+    for i, s in enumerate(result.steps, 1):
+        marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
+        out.append(f"{i}. {s.justification} — {marks}")
+        out.append("")
+        out.append(f"   $${s.statement}$$")
+        out.append("")
+    out.append("All steps verified both ways." if result.ok else "**Not every step was verified.**")
+    return "\n".join(out) + "\n"
+
+
+def html(result: Result) -> str:
+    """The derivation as an HTML fragment with native MathML (for notebooks)."""
+    from html import escape
+
+    from symtf.renderers.html import CSS, mathml
+
+    size = _sizes(result.sizes)
+    items = []
+    for s in result.steps:
+        marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
+        cls = "verdict-ok" if s.ok else "verdict-wrong"
+        items.append(
+            f'<li><p>{escape(s.justification)} <span class="{cls}">{marks}</span></p>'
+            f'<div class="scroll">{mathml(s.statement, display=True)}</div></li>'
+        )
+    state = (
+        '<p class="verdict-ok">✓ All steps verified both ways.</p>'
+        if result.ok
+        else '<p class="verdict-wrong">✗ Not every step was verified.</p>'
+    )
+    head = f"<h3>{escape(result.name)}: {escape(result.title)}</h3>"
+    head += f'<p class="muted">{escape(size)}</p>' if size else ""
+    return f'<div class="symtf"><style>{CSS}</style>{head}<ol>{"".join(items)}</ol>{state}</div>'
 
 
 def _m(c: Check) -> str:
     return r"\checkmark" if c.ok else r"\times"
 
 
-def _label(result: Result, s: StepResult) -> str:
-    return f"derive:{result.name}:{s.key}".replace("_", "-")
-
-
 def at_latex(at: object) -> str:
-    """The worked evaluation as an ``align*`` of certified decimal matrices."""
-    lines = []
+    """The worked evaluation as an ``align*`` of certified decimal matrices (portable, as :func:`latex`)."""
+    lines = [rf"&{math_text(f'At {at.ref}: {at.description}')}"]  # type: ignore[attr-defined]
     for q in at.quantities:  # type: ignore[attr-defined]
         body = r" \\ ".join(" & ".join(_num(x) for x in row) for row in q.decimals)
-        lines.append(rf"&\text{{{latex_text(q.label)}}} = \begin{{bmatrix}} {body} \end{{bmatrix}}")
-    head = rf"\intertext{{\small At {latex_text(at.ref)}: {latex_text(at.description)}}}"  # type: ignore[attr-defined]
-    return "\\begin{align*}\n" + head + "\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n"
+        lines.append(rf"&{math_text(q.label)} = \begin{{bmatrix}} {body} \end{{bmatrix}}")
+    return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n"
 
 
 def _num(x: str) -> str:

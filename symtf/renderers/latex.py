@@ -19,8 +19,8 @@ Public entry points:
 
 from __future__ import annotations
 
+import functools
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,17 +40,22 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage{longtable}
 \usepackage{array}
 \usepackage{xcolor}
+\usepackage{graphicx}
 \setcounter{MaxMatrixCols}{20}
 \allowdisplaybreaks
 \renewcommand{\labelitemi}{$\bullet$}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5ex}
+\setlength{\emergencystretch}{3em}
 \newcommand{\symtfok}{\textcolor{green!50!black}{$\checkmark$}}
 \newcommand{\symtfbad}{\textcolor{red!75!black}{$\boldsymbol{\times}$}}
 \newcommand{\symtfslip}{\textcolor{orange!85!black}{$\boldsymbol{\pm}$}}
 \newcommand{\symtfundecided}{\textcolor{gray}{\textbf{?}}}
 \newcommand{\symtfwrong}[1]{\textcolor{red!75!black}{\underline{#1}}}
-\newcommand{\symtfstep}[1]{\hfill{\normalfont\small\texttt{#1}}}
+\newsavebox{\symtfbox}
+\newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
+\newcommand{\symtffit}[1]{\symtffitto{\linewidth}{#1}}
+\newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
 """
 
 #: Verdict → LaTeX mark (text mode; macros defined in :data:`PREAMBLE`).
@@ -77,12 +82,16 @@ class LatexOptions:
             they fit the size budget) or ``never`` (decimals only).
         max_rows: Matrices with more rows are elided with ``\\vdots``.
         max_cols: Matrices with more columns are elided with ``\\cdots``.
+        steps: Only the steps matching this pattern (see :func:`symtf.renderers.steps.select`).
+        node_names: Show internal node names (``l0.h0.pattern``) beside the article's labels.
     """
 
     decimals: int = 4
     exact_forms: str = "auto"
     max_rows: int = 8
     max_cols: int = 8
+    steps: str | None = None
+    node_names: bool = False
 
     def __post_init__(self) -> None:
         if self.exact_forms not in EXACT_FORMS:
@@ -149,38 +158,189 @@ _UNICODE = {
     "³": r"$^3$",
     "\u00a0": "~",
 }
-_GREEK = {
-    "α": "alpha",
-    "β": "beta",
-    "γ": "gamma",
-    "δ": "delta",
-    "θ": "theta",
-    "λ": "lambda",
-    "τ": "tau",
-    "φ": "phi",
-    "ω": "omega",
-    "Σ": "Sigma",
-    "Δ": "Delta",
-}
-_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~"}
+
+
+#: Macros a pylatexenc translation may use and still compile with :data:`PREAMBLE`
+#: under pdfLaTeX's default (OT1) fonts; anything else is left as the character
+#: itself, and the document is then made for LuaLaTeX (see :func:`standalone`).
+_SAFE_TEXT_MACROS = frozenset(
+    [
+        "'",
+        "`",
+        "^",
+        '"',
+        "~",
+        "=",
+        ".",
+        "u",
+        "v",
+        "H",
+        "r",
+        "c",
+        "k",
+        "d",
+        "b",
+        "t",
+        "ss",
+        "o",
+        "O",
+        "l",
+        "L",
+        "i",
+        "j",
+        "ae",
+        "AE",
+        "oe",
+        "OE",
+        "aa",
+        "AA",
+    ]
+)
+_SAFE_MATH_MACROS = frozenset(
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "varepsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "vartheta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "pi",
+        "varpi",
+        "rho",
+        "varrho",
+        "sigma",
+        "varsigma",
+        "tau",
+        "upsilon",
+        "phi",
+        "varphi",
+        "chi",
+        "psi",
+        "omega",
+        "Gamma",
+        "Delta",
+        "Theta",
+        "Lambda",
+        "Xi",
+        "Pi",
+        "Sigma",
+        "Upsilon",
+        "Phi",
+        "Psi",
+        "Omega",
+        "sum",
+        "prod",
+        "int",
+        "partial",
+        "nabla",
+        "infty",
+        "cdot",
+        "times",
+        "div",
+        "pm",
+        "mp",
+        "leq",
+        "geq",
+        "neq",
+        "approx",
+        "equiv",
+        "sim",
+        "to",
+        "rightarrow",
+        "leftarrow",
+        "leftrightarrow",
+        "Rightarrow",
+        "Leftarrow",
+        "Leftrightarrow",
+        "mapsto",
+        "in",
+        "notin",
+        "subset",
+        "subseteq",
+        "supset",
+        "supseteq",
+        "cup",
+        "cap",
+        "forall",
+        "exists",
+        "emptyset",
+        "varnothing",
+        "circ",
+        "bullet",
+        "star",
+        "ast",
+        "odot",
+        "oplus",
+        "otimes",
+        "langle",
+        "rangle",
+        "lfloor",
+        "rfloor",
+        "lceil",
+        "rceil",
+        "mathbb",
+        "ell",
+        "hbar",
+        "aleph",
+        "prime",
+        "neg",
+        "wedge",
+        "vee",
+        "perp",
+        "parallel",
+        "propto",
+        "cdots",
+        "ldots",
+        "surd",
+    ]
+)
+_MACRO = re.compile(r"\\([A-Za-z]+|[^A-Za-z])")
+
+
+@functools.cache
+def _encoder() -> Any:
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True, unknown_char_policy="keep", unknown_char_warning=False
+    )
+
+
+def _pylatexenc(ch: str) -> str | None:
+    """``ch`` through pylatexenc, when the result compiles with the default fonts."""
+    out = _encoder().unicode_to_latex(ch)
+    if out == ch or not out.isascii():
+        return None
+    m = re.fullmatch(r"\\ensuremath\{(.*)\}", out)
+    if m:
+        names = _MACRO.findall(m.group(1))
+        return f"${m.group(1)}$" if names and all(n in _SAFE_MATH_MACROS for n in names) else None
+    names = _MACRO.findall(out)
+    return out if all(n in _SAFE_TEXT_MACROS for n in names) else None
 
 
 def _unicode_char(ch: str) -> str:
-    """A non-ASCII character as LaTeX that compiles with the default fonts."""
+    """A non-ASCII character as LaTeX that compiles with the default fonts.
+
+    Known symbols come from a table tuned for the default fonts, then any other
+    character goes through pylatexenc (``η`` → ``$\\eta$``, ``ő`` → ``\\H{o}``).
+    A character with no such form (Cyrillic, Hebrew, CJK) is kept as it is: a
+    document holding one is compiled with LuaLaTeX (see :func:`standalone`).
+    """
     if ch in _UNICODE:
         return _UNICODE[ch]
-    if ch in _GREEK:
-        return f"$\\{_GREEK[ch]}$"
-    decomposed = unicodedata.normalize("NFD", ch)
-    base, marks = decomposed[:1], decomposed[1:]
-    if base.isascii() and base.isalpha() and marks and all(m in _ACCENTS for m in marks):
-        out = base if base not in "ij" else "\\" + base
-        for m in marks:
-            out = f"\\{_ACCENTS[m]}{{{out}}}"
-        return out
-    if ch == "ß":
-        return r"\ss{}"
-    return f"[U+{ord(ch):04X}]"
+    with_lib = _pylatexenc(ch)
+    return with_lib if with_lib is not None else ch
 
 
 def escape(text: str) -> str:
@@ -229,6 +389,10 @@ _MATH_SPECIALS = {
 }
 
 
+#: Punctuation written in ASCII inside ``\text`` (which MathJax and KaTeX read without macros).
+_MATH_TEXT_ASCII = {"–": "-", "—": "-", "‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "}
+
+
 def math_text(text: str) -> str:
     r"""A plain string as math-mode LaTeX that both LaTeX and MathJax accept.
 
@@ -258,19 +422,41 @@ def math_text(text: str) -> str:
             run.append(" ")
         elif not ch.isprintable():
             continue
-        else:
+        elif ch in _MATH_TEXT_ASCII:
+            run.append(_MATH_TEXT_ASCII[ch])
+        elif ch == "…":
             flush()
+            parts.append(r"{\ldots}")
+        else:
             sub = _unicode_char(ch)
             if sub.startswith("$") and sub.endswith("$"):
+                flush()
                 parts.append("{" + sub[1:-1] + "}")
             else:
-                parts.append(r"\text{" + sub + "}")
+                # MathJax and KaTeX read no accent macros inside \text: keep the
+                # character (a document holding one is made for LuaLaTeX).
+                run.append(ch)
     flush()
     return "".join(parts)
 
 
+#: Fonts for a document that holds characters pdfLaTeX's default fonts lack:
+#: Latin Modern (the same look), falling back to DejaVu for Greek, Cyrillic, Hebrew, ...
+UNICODE_FONTS = r"""\usepackage{fontspec}
+\directlua{luaotfload.add_fallback("symtffallback", {"DejaVuSerif:mode=harf;", "DejaVuSans:mode=harf;"})}
+\setmainfont{Latin Modern Roman}[RawFeature={fallback=symtffallback}]
+\setmonofont{Latin Modern Mono}[RawFeature={fallback=symtffallback}]
+"""
+#: The first line of a document that needs LuaLaTeX (read by editors, latexmk and symtf).
+LUALATEX_MAGIC = "% !TEX program = lualatex\n"
+
+
 def standalone(title: str, body: str, *, subtitle: str = "") -> str:
     """Wrap a LaTeX body in a compilable document with the project preamble.
+
+    A document whose text has characters the default pdfLaTeX fonts cannot show
+    (Cyrillic, Hebrew, CJK, ...) starts with :data:`LUALATEX_MAGIC` and loads
+    :data:`UNICODE_FONTS`; every other document is plain pdfLaTeX.
 
     Args:
         title: Plain-text title (escaped here).
@@ -285,9 +471,8 @@ def standalone(title: str, body: str, *, subtitle: str = "") -> str:
         if subtitle
         else "\\author{}\n"
     )
-    return (
-        PREAMBLE
-        + "\\title{"
+    rest = (
+        "\\title{"
         + escape(title)
         + "}\n"
         + author
@@ -295,6 +480,15 @@ def standalone(title: str, body: str, *, subtitle: str = "") -> str:
         + body.rstrip("\n")
         + "\n\\end{document}\n"
     )
+    if rest.isascii():
+        return PREAMBLE + rest
+    first, _, packages = PREAMBLE.partition("\n")
+    return LUALATEX_MAGIC + first + "\n" + UNICODE_FONTS + packages + rest
+
+
+def needs_lualatex(tex: str) -> bool:
+    """Whether a document from :func:`standalone` must be compiled with LuaLaTeX."""
+    return tex.startswith(LUALATEX_MAGIC)
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -428,7 +622,21 @@ class Numbers:
             s = decimal_string(x, 20)
             if s is not None:
                 return _num(self._cut(s))
-        return self._short_exact(e, x)
+        short = self._short_exact(e, x)
+        return short if short is not None else self._near_zero(x)
+
+    def _near_zero(self, x: Any) -> str | None:
+        """A value whose ball holds 0 and that exact algebra could not settle: its size bound.
+
+        Shown as ``±0.0000…`` (the magnitude truncates to zero at the shown decimals; the
+        sign is not known), rather than as a formula in the trace's internal node names.
+        """
+        from flint import arb
+
+        n = self.options.decimals
+        if not x.is_finite() or not bool(abs(x) < arb(10) ** (-n)):
+            return None
+        return r"{\pm}0." + "0" * n + r"{\scriptstyle\ldots}"
 
     def _short_exact(self, e: sympy.Expr, x: Any) -> str | None:
         """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
@@ -672,7 +880,7 @@ def stage_of(name: str) -> tuple[str, str]:
         >>> stage_of("l0.h1.pattern")
         ('l0.h1', 'Block 1, head 2: attention')
     """
-    m = re.match(r"^((?:[A-Za-z_]\w*\.)*?)l(\d+)\.(.+)$", name)
+    m = re.match(r"^((?:\w+\.)*?)l(\d+)\.(.+)$", name)
     if m:
         prefix, layer, rest = m.group(1), int(m.group(2)), m.group(3)
         who = _prefix_title(prefix) + f"Block {layer + 1}"
@@ -691,21 +899,60 @@ def stage_of(name: str) -> tuple[str, str]:
             return f"{base}.ln2", f"{who}: second LayerNorm"
         if first.startswith("ffn") or first == "resid_post":
             return f"{base}.ffn", f"{who}: feed-forward and the second residual"
-        return f"{base}.{first}", f"{who}: {first}"
-    if name in ("tokens", "d_head", "embed", "pos", "x"):
+        words = {
+            "self": "self-attention heads combined",
+            "cross": "cross-attention heads combined",
+            "resid_cross": "the cross-attention residual",
+            "ln3": "third LayerNorm",
+        }
+        return f"{base}.{first}", f"{who}: {words.get(first, first)}"
+    if name in _INPUTS:
         return "input", "Input: tokens, embeddings and positions"
-    if name in ("final", "last", "logits", "probs", "next_token"):
+    if name in _OUTPUTS:
         return "output", "Output: logits and the next word"
+    p = re.match(r"^((?:\w+\.)+)(\w+)$", name)
+    if p and _is_stack_prefix(p.group(1)):
+        prefix, last = p.group(1), p.group(2)
+        who = _prefix_title(prefix).strip()
+        if last in _INPUTS:
+            return f"{prefix}input", f"{who}: tokens, embeddings and positions"
+        return f"{prefix}output", f"{who}: output"
     head = name.split(".")[0]
     if head != name:
         return f"other.{head}", f"Worked operation: {head}"
     return f"other.{name}", f"Worked operation: {name}"
 
 
+_INPUTS = ("tokens", "d_head", "embed", "pos", "x")
+_OUTPUTS = ("final", "last", "logits", "probs", "next_token", "out", "token", "output")
+
+
+def _is_stack_prefix(prefix: str) -> bool:
+    """Whether a dotted prefix names an encoder, decoder or generation step (not a user op)."""
+    parts = [x for x in prefix.split(".") if x]
+    return bool(parts) and parts[0] in ("enc", "dec", "gen")
+
+
 def _prefix_title(prefix: str) -> str:
-    parts = [p for p in prefix.split(".") if p]
-    words = {"enc": "Encoder", "dec": "Decoder", "gen": "Generation step"}
-    return "".join(f"{words.get(p, p)} " if p in words else f"{p} " for p in parts) if parts else ""
+    """``gen.0.b1.dec.`` → ``"Generation step 1, beam 2, decoder "``."""
+    parts = [x for x in prefix.split(".") if x]
+    words: list[str] = []
+    k = 0
+    while k < len(parts):
+        part = parts[k]
+        if part == "gen" and k + 1 < len(parts) and parts[k + 1].isdigit():
+            words.append(f"Generation step {int(parts[k + 1]) + 1}")
+            k += 2
+            continue
+        beam = re.fullmatch(r"b(\d+)", part)
+        if beam:
+            words.append(f"beam {int(beam.group(1)) + 1}")
+        else:
+            words.append(
+                {"enc": "Encoder", "dec": "decoder" if words else "Decoder"}.get(part, part)
+            )
+        k += 1
+    return ", ".join(words) + " " if words else ""
 
 
 def stages(trace: Trace) -> list[tuple[str, list[str]]]:
@@ -732,6 +979,24 @@ class _Context:
     opts: LatexOptions
     derivation: Derivation | None
     rendered: dict[str, Rendered] = field(default_factory=dict)
+    #: Step name → what the page calls it (the article's label); steps not in it keep their
+    #: node name only when ``node_names`` is set, else their title.
+    names: dict[str, str] = field(default_factory=dict)
+    node_names: bool = True
+
+    def ref_names(self) -> dict[str, str]:
+        """What the page calls each step in displayed arithmetic (article name, else title)."""
+        if self.node_names:
+            return {}
+        return {n: self.names.get(n) or self.trace[n].title or n for n in self.trace}
+
+    def step_name(self, step: Step) -> str:
+        """A step as math-mode LaTeX for a formula's left side: the article's name for it."""
+        if step.name in self.names:
+            return math_text(self.names[step.name])
+        if self.node_names or not step.title:
+            return _tt(step.name)
+        return math_text(step.title)
 
     def value(self, name: str) -> Rendered | None:
         if name not in self.trace:
@@ -997,14 +1262,14 @@ def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     lhs, rhs = _split_formula(step.formula)
     if isinstance(v, tuple) or v is None:  # next_token: token ids
         words = _words(ctx, v)
-        left = lhs or rhs or math_text(step.name)
+        left = lhs or rhs or ctx.step_name(step)
         if lhs and rhs:
             lines.append((left, "= " + rhs))
         elif rhs:
             left = rhs
         lines.append(("" if lines else left, "= " + words))
         return lines
-    first_left = lhs or rhs or _tt(step.name)
+    first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
         lines.append((first_left, "= " + rhs))
     sub = _substitution(ctx, step)
@@ -1057,8 +1322,17 @@ def _words(ctx: _Context, v: Any) -> str:
 
 
 def _align(lines: list[tuple[str, str]]) -> str:
+    """Display lines aligned at their relations, shrunk to the line width when wider.
+
+    An ``aligned`` block in a box (rather than ``align*``) so that a matrix wider
+    than the page is scaled to fit instead of running into the margin.
+    """
     body = " \\\\\n".join(f"{left} &{right}" for left, right in lines)
-    return "\\begin{align*}\n" + body + "\n\\end{align*}\n"
+    return (
+        "\\begin{center}\\symtffit{$\\displaystyle\\begin{aligned}\n"
+        + body
+        + "\n\\end{aligned}$}\\end{center}\n"
+    )
 
 
 # ----------------------------------------------------------------------------- claims
@@ -1191,7 +1465,10 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
         label = escape(r.claim.label) + (
             r" {\footnotesize(" + escape(where) + ")}" if where else ""
         )
-        rows.append(f"{label} & ${_printed_matrix(r, opts)}$ & {_verdict_cell(r)} \\\\")
+        printed = _printed_matrix(r, opts)
+        rows.append(
+            f"{label} & \\symtffitto{{0.4\\linewidth}}{{${printed}$}} & {_verdict_cell(r)} \\\\"
+        )
     out = (
         "\\begin{center}\\small\n"
         "\\begin{tabular}{>{\\raggedright\\arraybackslash}p{0.27\\linewidth} c >{\\raggedright\\arraybackslash}p{0.25\\linewidth}}\n"
@@ -1205,14 +1482,19 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     return out
 
 
-def _displayed_block(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
+def _displayed_block(
+    results: Sequence[ClaimResult], opts: LatexOptions, names: dict[str, str] | None = None
+) -> str:
     """Displayed arithmetic: the line as the article wrote it, its verdict and any correction."""
     parts = ["\\paragraph{Arithmetic as displayed in the article.}\n"]
     parts.append("\\begin{itemize}\n")
     for r in results:
-        expr = expression_latex(r.claim.expression or "")
+        expr = expression_latex(r.claim.expression or "", names)
         printed = _printed_matrix(r, opts)
-        line = rf"\item {MARKS[r.verdict]}~\emph{{{escape(r.claim.label)}}}: \[ {expr} \approx {printed} \]"
+        line = (
+            rf"\item {MARKS[r.verdict]}~\emph{{{escape(r.claim.label)}}}:"
+            rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
+        )
         for c in r.checks:
             where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1]}: "
             bits = escape(where + _sentence(c.explanation))
@@ -1241,7 +1523,7 @@ _OP_TEXT = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "÷": r"\div", ".*
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
 
 
-def expression_latex(text: str) -> str:
+def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
     r"""A displayed-arithmetic expression as the article wrote it, in math-mode LaTeX.
 
     Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``); when the
@@ -1259,12 +1541,12 @@ def expression_latex(text: str) -> str:
     except (ExpressionError, RecursionError):
         return _tt(text)
     try:
-        return _node(parsed.root)
+        return _node(parsed.root, 0, names or {})
     except (RecursionError, AttributeError, TypeError):
         return _tt(text)
 
 
-def _node(n: Any, parent_prec: int = 0) -> str:
+def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -> str:
     from symtf import expr as sx
 
     if isinstance(n, sx.Literal):
@@ -1278,25 +1560,26 @@ def _node(n: Any, parent_prec: int = 0) -> str:
         )
     if isinstance(n, sx.Reference):
         idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
-        return _tt(n.name) + idx
+        shown = (names or {}).get(n.name)
+        return (math_text(shown) if shown is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
-        inner = _node(n.operand, 3)
+        inner = _node(n.operand, 3, names)
         s = f"{n.op}{inner}"
         return s if parent_prec == 0 else rf"\left({s}\right)"
     if isinstance(n, sx.Chain):
         prec = _PREC.get(n.rest[0].op, 1) if n.rest else 1
-        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec)
+        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names)
         for link in n.rest:
             op = _OP_TEXT.get(link.text, _OPS.get(link.op, link.op))
-            s += f" {op} " + _node(link.node, prec + 0.5)
+            s += f" {op} " + _node(link.node, prec + 0.5, names)
         return rf"\left({s}\right)" if parent_prec >= prec else s
     if isinstance(n, sx.Power):
-        base = _node(n.base, 4)
-        return f"{{{base}}}^{{{_node(n.exponent)}}}"
+        base = _node(n.base, 4, names)
+        return f"{{{base}}}^{{{_node(n.exponent, 0, names)}}}"
     if isinstance(n, sx.Transpose):
-        return f"{{{_node(n.operand, 4)}}}^\\top"
+        return f"{{{_node(n.operand, 4, names)}}}^\\top"
     if isinstance(n, sx.Call):
-        args = [_node(a) for a in n.args]
+        args = [_node(a, 0, names) for a in n.args]
         if n.name == "sqrt" and len(args) == 1:
             return rf"\sqrt{{{args[0]}}}"
         if n.name in ("exp", "ln", "log", "max", "min"):
@@ -1304,11 +1587,11 @@ def _node(n: Any, parent_prec: int = 0) -> str:
         return rf"\operatorname{{{n.name}}}\left(" + ", ".join(args) + r"\right)"
     if isinstance(n, sx.Brackets):
         if n.items and all(isinstance(i, sx.Brackets) for i in n.items):
-            rows = [[_node(x) for x in row.items] for row in n.items]
+            rows = [[_node(x, 0, names) for x in row.items] for row in n.items]
             width = max(len(r) for r in rows)
             rows = [r + [""] * (width - len(r)) for r in rows]
             return bmatrix(rows)
-        return "[" + ", ".join(_node(x) for x in n.items) + "]"
+        return "[" + ", ".join(_node(x, 0, names) for x in n.items) + "]"
     raise TypeError(f"unknown expression node {type(n).__name__}")
 
 
@@ -1357,10 +1640,15 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
-def _step_heading(step: Step) -> str:
+def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
     title = step.title or step.name
     title = title[0].upper() + title[1:]
-    return "\\subsection*{" + escape(title) + "\\symtfstep{" + escape(step.name) + "}}\n"
+    shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
+    right = escape(shown) if shown else ""
+    if node_names:
+        right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
+    tail = "\\symtfstep{" + right + "}" if right else ""
+    return "\\subsection*{" + escape(title) + tail + "}\n"
 
 
 def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
@@ -1480,26 +1768,37 @@ def derivation_body(
         derivation: The loaded derivation, for the model table and weights; optional.
         options: Layout options.
     """
+    from symtf.renderers.steps import article_names, labels_by_step, select
+
     opts = options or LatexOptions()
     trace = report.trace
     if trace is None:
         raise ValueError("the report carries no trace; check() the derivation first")
     nums = Numbers(trace.backend, opts)
-    ctx = _Context(trace, nums, opts, derivation)
+    names = {} if opts.node_names else article_names(report)
+    ctx = _Context(trace, nums, opts, derivation, names=names, node_names=opts.node_names)
+    labels = labels_by_step(report)
+    refs = ctx.ref_names()
+    chosen = set(select(trace, opts.steps, labels))
     out = [_summary(report)]
-    if derivation is not None:
+    if derivation is not None and opts.steps is None:
         out.append(_model_table(derivation, opts, nums))
     by_step, shown, leftover = _claims_by_step(report, trace)
-    for title, names in stages(trace):
+    for title, names_in_stage in stages(trace):
+        picked = [n for n in names_in_stage if n in chosen]
+        if not picked:
+            continue
         out.append("\\section{" + escape(title) + "}\n")
-        for name in names:
+        for name in picked:
             step = trace[name]
-            out.append(_step_heading(step))
+            out.append(_step_heading(step, labels.get(name, []), opts.node_names))
             out.append(_align(step_math(ctx, step)))
             if name in by_step:
                 out.append(_claims_table(by_step[name], opts))
             if name in shown:
-                out.append(_displayed_block(shown[name], opts))
+                out.append(_displayed_block(shown[name], opts, refs))
+    if opts.steps is not None:
+        leftover = []
     if leftover:
         out.append("\\section{Other printed claims}\n")
         steps = [r for r in leftover if r.claim.expression is None]
@@ -1507,7 +1806,7 @@ def derivation_body(
         if steps:
             out.append(_claims_table(steps, opts))
         if exprs:
-            out.append(_displayed_block(exprs, opts))
+            out.append(_displayed_block(exprs, opts, refs))
     return "".join(out)
 
 

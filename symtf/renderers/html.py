@@ -1,0 +1,718 @@
+"""HTML rendering: a worked example as one self-contained page for readers.
+
+The page needs no JavaScript and fetches nothing: the CSS is inline and the
+mathematics is native MathML (converted from the same LaTeX the lecture notes
+use, with :mod:`latex2mathml`). Every step shows its formula, the numbers
+substituted and the exact result; under it, what the article printed, each
+number coloured and named by its verdict, with the exact value and the
+explanation on hover (``title``) and in a ``<details>`` element.
+
+Like every renderer it only reads: verdicts, exact decimals and explanations
+come from the :class:`~symtf.compare.DerivationReport`, values from its
+:class:`~symtf.trace.Trace`.
+
+Public entry points:
+
+- :func:`render_html` — a whole page (``symtf html``).
+- :func:`report_fragment` and :func:`trace_fragment` — an embeddable
+  ``<div class="symtf">`` with its scoped style (Jupyter's ``_repr_html_``).
+- Pieces to compose other pages (an exercise sheet, an answer key):
+  :func:`mathml`, :func:`step_block`, :func:`claims_block`,
+  :func:`corrections_block`, :data:`CSS` and :class:`HtmlOptions`.
+  ``blanks`` hides chosen printed numbers and the results of the steps they
+  sit on, leaving numbered blanks for a student.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from symtf.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.renderers.latex import _Context
+    from symtf.spec import Derivation
+    from symtf.trace import Step, Trace
+
+#: A printed number to blank out: ``(claim label, index)``; index ``None`` for a scalar claim.
+BlankKey = tuple[str, "tuple[int, int] | None"]
+
+_GOOD = ("exact", "rounded")
+#: Verdict → (symbol, words shown beside it).
+VERDICT_WORDS = {
+    "exact": ("✓", "exact"),
+    "rounded": ("✓", "correctly rounded"),
+    "slip": ("±", "slip: off by one unit in the last place"),
+    "wrong": ("✗", "wrong"),
+    "undecided": ("?", "undecided"),
+}
+
+CSS = """
+.symtf{--ok:#1a7f37;--ok-bg:#e6f4ea;--slip:#9a5b00;--slip-bg:#fff4d6;--bad:#b42318;
+--bad-bg:#fde8e7;--und:#555;--und-bg:#eee;--line:#d0d7de;--muted:#57606a;
+font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1f2328;
+max-width:60rem;margin:0 auto;padding:0 1rem 3rem;overflow-wrap:anywhere}
+.symtf h1{font-size:1.6rem;line-height:1.25;margin:1.2rem 0 .3rem}
+.symtf h2{font-size:1.3rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2rem}
+.symtf h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
+.symtf .muted,.symtf .source{color:var(--muted);font-size:.9rem}
+.symtf code{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:.85em;
+background:#f6f8fa;padding:0 .25em;border-radius:3px;color:var(--muted)}
+.symtf .label{font-weight:600}
+.symtf nav.toc{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:.5rem 1rem}
+.symtf nav.toc ol{margin:.2rem 0;padding-left:1.3rem}
+.symtf nav.toc a{text-decoration:none}
+.symtf .eq{display:grid;grid-template-columns:max-content minmax(0,1fr);column-gap:.4em;
+align-items:center;margin:.4rem 0}
+.symtf .eq .lhs{text-align:right}
+.symtf .scroll,.symtf .eq .rhs{overflow-x:auto;overflow-y:hidden;max-width:100%;padding:.15rem 0}
+.symtf math{font-size:1.05em}
+.symtf math[display=block]{display:block math;margin:0}
+.symtf .v{display:inline-block;padding:0 .3em;border-radius:4px;font-variant-numeric:tabular-nums;
+white-space:nowrap}
+.symtf .v-exact,.symtf .v-rounded{background:var(--ok-bg);color:var(--ok)}
+.symtf .v-slip{background:var(--slip-bg);color:var(--slip);font-weight:600}
+.symtf .v-wrong{background:var(--bad-bg);color:var(--bad);font-weight:600;text-decoration:underline}
+.symtf .v-undecided{background:var(--und-bg);color:var(--und)}
+.symtf .v .fix{color:#1f2328;font-weight:700;margin-left:.25em}
+.symtf .blank{display:inline-block;min-width:4.5em;border-bottom:1.5px solid #1f2328;
+color:var(--muted);font-size:.8em;text-align:center}
+.symtf table{border-collapse:collapse;margin:.3rem 0}
+.symtf table.claims{width:100%;table-layout:fixed}
+.symtf table.claims th:first-child{width:28%}.symtf table.claims th:nth-child(3){width:30%}
+.symtf table.model th{text-align:left;padding-right:1em;vertical-align:top}
+.symtf table.claims th,.symtf table.claims td{border-top:1px solid var(--line);padding:.35rem .4rem;
+vertical-align:top;text-align:left}
+.symtf table.grid td{padding:.1rem .15rem;text-align:right}
+.symtf .verdict-ok{color:var(--ok)}
+.symtf .verdict-slip{color:var(--slip);font-weight:600}
+.symtf .verdict-wrong{color:var(--bad);font-weight:600}
+.symtf .verdict-undecided{color:var(--und)}
+.symtf details{margin:.1rem 0 .3rem}
+.symtf table.claims tr.more td{border-top:none;padding-top:0}
+.symtf details summary{cursor:pointer;color:var(--muted);font-size:.9rem}
+.symtf table.entries{font-size:.85rem}
+.symtf table.entries td,.symtf table.entries th{border-top:1px solid var(--line);padding:.2rem .4rem;
+text-align:left;vertical-align:top}
+.symtf .corrections li{margin:.3rem 0}
+.symtf .legend span{margin-right:.8em}
+.symtf .step{border-left:3px solid var(--line);padding-left:.8rem;margin:1rem 0}
+.symtf .step.has-off{border-left-color:var(--bad)}
+@media (max-width:40rem){.symtf{font-size:15px;padding:0 .6rem 2rem}
+.symtf .eq{grid-template-columns:minmax(0,1fr)}.symtf .eq .lhs{text-align:left}
+.symtf table.claims,.symtf table.claims>tbody,.symtf table.claims>tbody>tr,
+.symtf table.claims>tbody>tr>td{display:block;width:auto}
+.symtf table.claims>tbody>tr.head{display:none}
+.symtf table.claims>tbody>tr>td{border-top:none;padding:.1rem .3rem}
+.symtf table.claims>tbody>tr{border-top:1px solid var(--line);padding:.3rem 0}
+.symtf table.claims>tbody>tr.more{border-top:none;padding-top:0}}
+@media print{.symtf details{display:block}.symtf nav.toc{display:none}}
+"""
+
+
+@dataclass(frozen=True)
+class HtmlOptions:
+    """What the page shows.
+
+    Attributes:
+        steps: A ``--steps`` pattern (see :func:`symtf.renderers.steps.select`), or ``None``.
+        node_names: Show internal node names (``l0.h0.pattern``) beside the article's labels.
+        blanks: Printed numbers to replace by numbered blanks (``(label, index)``);
+            the results of the steps they sit on are hidden too.
+        decimals: Decimal places of values that are not short exact numbers.
+        max_rows: Matrices with more rows are elided.
+        max_cols: Matrices with more columns are elided.
+    """
+
+    steps: str | None = None
+    node_names: bool = False
+    blanks: frozenset[BlankKey] = field(default_factory=frozenset)
+    decimals: int = 4
+    max_rows: int = 8
+    max_cols: int = 8
+
+
+# ----------------------------------------------------------------------------- MathML
+
+
+def mathml(tex: str, *, display: bool = False) -> str:
+    r"""Math-mode LaTeX as native MathML (no ``xmlns``: HTML5 knows ``<math>``).
+
+    Example:
+        >>> mathml(r"\frac{1}{2}").startswith('<math display="inline">')
+        True
+    """
+    from latex2mathml.converter import convert
+
+    out = convert(_portable(tex), display="block" if display else "inline")
+    out = out.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    # latex2mathml copies \text{...} verbatim: a vocabulary word such as "</s>" would
+    # become markup. Token elements hold only text, so escape what is inside them.
+    return _TOKEN.sub(lambda m: f"<{m[1]}{m[2]}>{_text_escape(m[3])}</{m[1]}>", out)
+
+
+_TOKEN = re.compile(r"<(mtext|mi|mo|mn|ms)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
+_BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def _text_escape(text: str) -> str:
+    return _BARE_AMP.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _portable(tex: str) -> str:
+    """Replace the notes' own macros with standard ones the converter knows."""
+    tex = tex.replace(r"{\scriptstyle\ldots}", r"\ldots").replace(r"\phantom{=}\quad", r"\quad")
+    # Each matrix in its own fenced group, so its brackets fit it and not its neighbour.
+    for env, left, right in (("bmatrix", "[", "]"), ("pmatrix", "(", ")"), ("vmatrix", "|", "|")):
+        tex = tex.replace(f"\\begin{{{env}}}", f"\\left{left}\\begin{{matrix}}")
+        tex = tex.replace(f"\\end{{{env}}}", f"\\end{{matrix}}\\right{right}")
+    tex = tex.replace(r"-\infty", r"{-\infty}")  # a sign, not a subtraction
+    return re.sub(r"\\symtfwrong\{([^{}]*)\}", r"\1", tex)
+
+
+def esc(text: str) -> str:
+    """Text made safe for HTML content and attributes."""
+    return html.escape(text, quote=True)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def check_title(c: Check) -> str:
+    """The hover text of one printed number: verdict, exact value, correct rounding, why."""
+    parts = [f"printed {c.printed}", c.verdict]
+    if c.exact is not None:
+        parts.append(f"exact {c.exact}")
+    if c.expected is not None and c.verdict not in _GOOD:
+        parts.append(f"correctly rounded {c.expected}")
+    if c.explanation:
+        parts.append(c.explanation)
+    return " · ".join(parts)
+
+
+def printed_cell(c: Check, *, blank: int | None = None) -> str:
+    """One printed number, coloured by verdict, with the correction after a wrong one."""
+    if blank is not None:
+        return f'<span class="blank" title="blank {blank}">({blank})</span>'
+    cls = f"v v-{c.verdict}"
+    fix = ""
+    if c.verdict not in _GOOD and c.expected is not None and c.verdict != "undecided":
+        fix = f'<span class="fix">→ {esc(c.expected)}</span>'
+    return f'<span class="{cls}" title="{esc(check_title(c))}">{esc(c.printed)}{fix}</span>'
+
+
+def _key(c: Check) -> BlankKey:
+    return (c.claim, c.index)
+
+
+@dataclass
+class _Blanks:
+    """Numbers blanks in page order, so a sheet and its key agree."""
+
+    keys: frozenset[BlankKey]
+    numbers: dict[BlankKey, int] = field(default_factory=dict)
+
+    def number(self, c: Check) -> int | None:
+        k = _key(c)
+        if k not in self.keys:
+            return None
+        if k not in self.numbers:
+            self.numbers[k] = len(self.numbers) + 1
+        return self.numbers[k]
+
+
+def _printed_grid(r: ClaimResult, blanks: _Blanks) -> str:
+    checks = list(r.checks)
+    rows = r.claim.printed
+    if rows and sum(len(x) for x in rows) == len(checks) and len(checks) > 1:
+        it = iter(checks)
+        grid = [[next(it) for _ in row] for row in rows]
+    elif len(checks) == 1:
+        return printed_cell(checks[0], blank=blanks.number(checks[0]))
+    else:
+        grid = [checks]
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{printed_cell(c, blank=blanks.number(c))}</td>" for c in row)
+        + "</tr>"
+        for row in grid
+    )
+    return f'<div class="scroll"><table class="grid">{body}</table></div>'
+
+
+def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
+    """The verdict of a claim in words (and colour): ``slip: correct value -2.048``."""
+    if hidden:
+        return '<span class="muted">to work out</span>'
+    checks = r.checks
+    cls = "verdict-ok" if r.verdict in _GOOD else f"verdict-{r.verdict}"
+    sym, _ = VERDICT_WORDS[r.verdict]
+    if len(checks) == 1:
+        c = checks[0]
+        words = VERDICT_WORDS[c.verdict][1]
+        if c.verdict not in _GOOD and c.expected is not None and c.verdict != "undecided":
+            words += f"; correct value <b>{esc(c.expected)}</b>"
+        elif c.verdict == "rounded" and c.exact:
+            words += f' <span class="muted">(exact {esc(_short(c.exact))})</span>'
+        return f'<span class="{cls}">{sym} {words}</span>'
+    from symtf.renderers.summary import counts_text
+
+    text = f"{len(checks)} numbers: {esc(counts_text(checks))}"
+    return f'<span class="{cls}">{sym} {text}</span>'
+
+
+def _short(s: str, digits: int = 12) -> str:
+    body = s.rstrip("…")
+    n = 0
+    for k, ch in enumerate(body):
+        if ch.isdigit():
+            n += 1
+            if n == digits:
+                return s if k == len(body) - 1 else body[: k + 1] + "…"
+    return s
+
+
+def _where(c: Check) -> str:
+    return "" if c.index is None else f"[{c.index[0]}, {c.index[1]}]"
+
+
+def entries_details(r: ClaimResult, blanks: _Blanks | None = None) -> str:
+    """A ``<details>`` table of every printed number of a claim: exact value, rounding, why."""
+    rows = []
+    for c in r.checks:
+        if blanks is not None and _key(c) in blanks.keys:
+            continue
+        rows.append(
+            "<tr>"
+            f"<td>{esc(_where(c))}</td><td>{printed_cell(c)}</td>"
+            f"<td>{esc(c.exact or '?')}</td><td>{esc(c.expected or '?')}</td>"
+            f"<td>{esc(c.verdict)}: {esc(c.explanation)}</td>"
+            "</tr>"
+        )
+    if not rows:
+        return ""
+    return (
+        "<details><summary>Exact values and explanations</summary>"
+        '<div class="scroll"><table class="entries"><tr><th>entry</th><th>printed</th>'
+        "<th>exact (certified)</th><th>correct rounding</th><th>verdict</th></tr>"
+        + "".join(rows)
+        + "</table></div></details>"
+    )
+
+
+def claims_block(
+    results: Sequence[ClaimResult],
+    opts: HtmlOptions,
+    blanks: _Blanks,
+    names: dict[str, str] | None = None,
+) -> str:
+    """The article's printed values for one step: label, numbers, verdict, details."""
+    from symtf.renderers.latex import expression_latex
+
+    rows = []
+    for r in results:
+        cl = r.claim
+        what = esc(cl.label)
+        if opts.node_names and cl.step is not None:
+            what += f" <code>{esc(cl.step)}</code>"
+        where = _where_in_step(r)
+        if where:
+            what += f' <span class="muted">({esc(where)})</span>'
+        printed = _printed_grid(r, blanks)
+        if cl.expression is not None:
+            printed = (
+                f'<div class="scroll">{mathml(expression_latex(cl.expression, names))} ≈ </div>'
+                + printed
+            )
+        hidden = any(_key(c) in blanks.keys for c in r.checks)
+        rows.append(
+            f'<tr><td class="label">{what}</td><td>{printed}</td>'
+            f"<td>{verdict_text(r, hidden=hidden)}</td></tr>"
+        )
+        d = entries_details(r, blanks)
+        if d:
+            rows.append(f'<tr class="more"><td colspan="3">{d}</td></tr>')
+    return (
+        '<table class="claims"><tr class="head"><th>In the article</th><th>Printed</th><th>Verdict</th></tr>'
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _where_in_step(r: ClaimResult) -> str:
+    cl = r.claim
+    if cl.index is not None:
+        return f"entry [{cl.index[0]}, {cl.index[1]}]"
+    if cl.reduce is not None:
+        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
+    if getattr(cl, "rank", None) is not None:
+        return f"rank {cl.rank}"
+    if cl.row is not None:
+        return f"row {cl.row}"
+    if cl.col is not None:
+        return f"column {cl.col}"
+    return ""
+
+
+def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None) -> str:
+    """Every printed number that is not right, with its correction, linked to its step."""
+    opts = opts or HtmlOptions()
+    items = []
+    for r in report.results:
+        for c in r.checks:
+            if c.verdict in _GOOD or (c.claim, c.index) in opts.blanks:
+                continue
+            target = f' href="#{_anchor(r.claim.step)}"' if r.claim.step else ""
+            fix = (
+                f", correct value <b>{esc(c.expected)}</b>"
+                if c.expected is not None and c.verdict != "undecided"
+                else ""
+            )
+            items.append(
+                f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
+                f"{esc(_where(c))}: printed {printed_cell(c)} — "
+                f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
+                f"{fix}, exact {esc(_short(c.exact or '?', 16))}. {esc(_sentence(c.explanation))}</li>"
+            )
+    if not items:
+        return '<p class="verdict-ok">✓ Every printed number checks out.</p>'
+    return '<ul class="corrections">' + "".join(items) + "</ul>"
+
+
+def _sentence(s: str) -> str:
+    s = s.strip()
+    if not s:
+        return s
+    s = s[0].upper() + s[1:]
+    return s if s.endswith((".", "!", "?")) else s + "."
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+def _anchor(name: str | None) -> str:
+    return "step-" + re.sub(r"[^A-Za-z0-9_-]", "-", name or "")
+
+
+def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[tuple[str, str]]:
+    """The LaTeX lines of a step: formula, numbers substituted, exact result.
+
+    With ``hide_result`` the result is replaced by a question mark (a student's sheet).
+    """
+    from symtf.renderers.latex import _BRK, _split_formula, _substitution, step_math
+
+    if not hide_result:
+        return step_math(ctx, step)
+    lhs, rhs = _split_formula(step.formula)
+    lines: list[tuple[str, str]] = []
+    first_left = lhs or rhs or ctx.step_name(step)
+    if lhs:
+        lines.append((lhs, "= " + rhs))
+    sub = _substitution(ctx, step) if not isinstance(step.value, tuple) else None
+    if sub is not None:
+        lines.append(("" if lines else first_left, "= " + sub[0].replace(_BRK, " ")))
+    lines.append(("" if lines else first_left, r"= 	ext{?}"))
+    return lines
+
+
+def equations(lines: Sequence[tuple[str, str]]) -> str:
+    """Aligned display lines (``left = right``) as MathML in a CSS grid that scrolls when wide."""
+    out = []
+    for left, right in lines:
+        lhs = mathml(left, display=False) if left.strip() else ""
+        rhs = mathml(right, display=False) if right.strip() else ""
+        out.append(
+            f'<div class="eq"><div class="lhs">{lhs}</div><div class="rhs">{rhs}</div></div>'
+        )
+    return "".join(out)
+
+
+def step_block(
+    ctx: _Context,
+    step: Step,
+    results: Sequence[ClaimResult],
+    shown: Sequence[ClaimResult],
+    opts: HtmlOptions,
+    blanks: _Blanks,
+    labels: Sequence[str] = (),
+) -> str:
+    """One step: heading (title and the article's labels), equations, printed values."""
+    title = step.title or step.name
+    title = title[0].upper() + title[1:]
+    head = esc(title)
+    if labels:
+        head += " — " + ", ".join(f'<span class="label">{esc(x)}</span>' for x in labels)
+    if opts.node_names:
+        head += f" <code>{esc(step.name)}</code>"
+    every = [*results, *shown]
+    hide = any(_key(c) in blanks.keys for r in every for c in r.checks)
+    off = any(c.verdict not in _GOOD for r in every for c in r.checks) and not hide
+    out = [
+        f'<section class="step{" has-off" if off else ""}" id="{_anchor(step.name)}">'
+        f"<h3>{head}</h3>",
+        equations(step_lines(ctx, step, hide_result=hide)),
+    ]
+    if results or shown:
+        out.append(claims_block([*results, *shown], opts, blanks, ctx.ref_names()))
+    out.append("</section>")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def _summary_line(report: DerivationReport) -> str:
+    from symtf.renderers.summary import counts_text
+
+    checks = report.checks
+    bad = sum(1 for c in checks if c.verdict in ("slip", "wrong"))
+    und = sum(1 for c in checks if c.verdict == "undecided")
+    verdict = (
+        "every printed number checks out"
+        if not bad and not und
+        else f"{bad} printed number(s) are off" + (f", {und} undecided" if und else "")
+    )
+    return f"{len(checks)} printed numbers: {esc(counts_text(checks))} — {esc(verdict)}."
+
+
+def _legend() -> str:
+    return (
+        '<p class="legend muted">'
+        '<span><span class="v v-exact">0.5</span> right (exact or correctly rounded)</span>'
+        '<span><span class="v v-slip">0.49</span> slip (one unit in the last place)</span>'
+        '<span><span class="v v-wrong">0.4</span> wrong</span>'
+        '<span><span class="v v-undecided">0.1</span> undecided</span>'
+        " Hover over a number for its exact value; decimals ending in … are certified"
+        " truncations of the exact value.</p>"
+    )
+
+
+def _model_block(d: Derivation) -> str:
+    m = d.model
+    rows: list[tuple[str, str]] = [("Architecture", esc(m.architecture))]
+    if m.architecture != "none":
+        rows += [
+            ("d_model", str(m.d_model)),
+            ("Heads", str(m.n_heads)),
+            ("d_head", str(m.d_head)),
+            ("Mask", esc(m.mask)),
+        ]
+        if m.architecture == "decoder":
+            rows += [
+                ("Norm", esc(f"{m.norm}-norm, ε = {m.eps}")),
+                ("Activation", esc(m.activation)),
+                ("Blocks", str(len(m.layers))),
+            ]
+        if m.vocab:
+            rows.append(("Vocabulary", esc(", ".join(f"{i} {w}" for i, w in enumerate(m.vocab)))))
+        if d.tokens and m.vocab:
+            words = " ".join(m.vocab[i] for i in d.tokens if i < len(m.vocab))
+            rows.append(("Input", esc(words)))
+    body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
+    return f'<table class="model">{body}</table>'
+
+
+def _context(
+    report: DerivationReport, derivation: Derivation | None, opts: HtmlOptions
+) -> _Context:
+    from symtf.renderers.latex import LatexOptions, Numbers, _Context
+    from symtf.renderers.steps import article_names
+
+    trace = report.trace
+    if trace is None:
+        raise ValueError("the report carries no trace; check() the derivation first")
+    lopts = LatexOptions(decimals=opts.decimals, max_rows=opts.max_rows, max_cols=opts.max_cols)
+    return _Context(
+        trace,
+        Numbers(trace.backend, lopts),
+        lopts,
+        derivation,
+        names={} if opts.node_names else article_names(report),
+        node_names=opts.node_names,
+    )
+
+
+def derivation_sections(
+    report: DerivationReport,
+    derivation: Derivation | None = None,
+    options: HtmlOptions | None = None,
+) -> tuple[str, str]:
+    """The table of contents and the step sections of one derivation, as HTML.
+
+    Returns:
+        ``(toc, body)``.
+    """
+    from symtf.renderers.latex import _claims_by_step, stage_of
+    from symtf.renderers.steps import labels_by_step, select
+
+    opts = options or HtmlOptions()
+    ctx = _context(report, derivation, opts)
+    trace = ctx.trace
+    labels = labels_by_step(report)
+    chosen = select(trace, opts.steps, labels)
+    by_step, shown, leftover = _claims_by_step(report, trace)
+    blanks = _Blanks(opts.blanks)
+    toc: list[str] = []
+    body: list[str] = []
+    current = None
+    for name in chosen:
+        key, title = stage_of(name)
+        if key != current:
+            if current is not None:
+                toc.append("</ol></li>")
+            current = key
+            sid = "stage-" + re.sub(r"[^A-Za-z0-9_-]", "-", key)
+            body.append(f'<h2 id="{sid}">{esc(title)}</h2>')
+            toc.append(f'<li><a href="#{sid}">{esc(title)}</a><ol>')
+        step = trace[name]
+        entry = esc(step.title or name)
+        if labels.get(name):
+            entry += (
+                " — " + esc(", ".join(labels[name][:3])) + ("…" if len(labels[name]) > 3 else "")
+            )
+        toc.append(f'<li><a href="#{_anchor(name)}">{entry}</a></li>')
+        body.append(
+            step_block(
+                ctx,
+                step,
+                by_step.get(name, []),
+                shown.get(name, []),
+                opts,
+                blanks,
+                labels.get(name, []),
+            )
+        )
+    if current is not None:
+        toc.append("</ol></li>")
+    if leftover and opts.steps is None:
+        body.append('<h2 id="other">Other printed claims</h2>')
+        body.append(claims_block(leftover, opts, blanks, ctx.ref_names()))
+        toc.append('<li><a href="#other">Other printed claims</a></li>')
+    return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
+
+
+def derivation_html(
+    report: DerivationReport,
+    derivation: Derivation | None = None,
+    options: HtmlOptions | None = None,
+) -> str:
+    """One derivation as an HTML fragment: title, summary, corrections, contents, steps."""
+    opts = options or HtmlOptions()
+    source = derivation.source if derivation is not None else ""
+    toc, body = derivation_sections(report, derivation, opts)
+    parts = [f"<h1>{esc(report.title)}</h1>"]
+    parts.append(
+        f'<p class="source">{esc("Source: " + source if source else "File: " + report.path)}</p>'
+    )
+    parts.append(f"<p><b>{_summary_line(report)}</b></p>")
+    parts.append(_legend())
+    parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections_block(report, opts))
+    if derivation is not None:
+        parts.append(
+            "<details><summary>The model</summary>" + _model_block(derivation) + "</details>"
+        )
+    parts.append(toc)
+    parts.append(body)
+    return "".join(parts)
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML document around a body (inline CSS, no scripts, nothing fetched)."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
+        f'<body><main class="symtf">{body}</main></body></html>\n'
+    )
+
+
+def render_html(
+    report: DerivationReport | Report,
+    derivation: Derivation | None = None,
+    *,
+    steps: str | None = None,
+    node_names: bool = False,
+    blanks: Collection[BlankKey] | None = None,
+    options: HtmlOptions | None = None,
+) -> str:
+    """A whole self-contained page for one checked derivation (or several).
+
+    Args:
+        report: ``symtf.compare.check(derivation)``, or a :class:`~symtf.compare.Report`.
+        derivation: The loaded derivation (model table, weights substituted, source).
+        steps: Only the steps matching this pattern (``"A_1,logits"``, ``"l0.h0.*"``).
+        node_names: Show internal node names too.
+        blanks: Printed numbers to replace by numbered blanks, as ``(label, index)``.
+        options: Further layout options (its ``steps``/``node_names``/``blanks`` are
+            overridden by the keyword arguments when those are given).
+
+    Returns:
+        An HTML5 document with inline CSS and MathML; no scripts, no external resources.
+    """
+    opts = options or HtmlOptions()
+    opts = HtmlOptions(
+        steps=steps if steps is not None else opts.steps,
+        node_names=node_names or opts.node_names,
+        blanks=frozenset(blanks) if blanks is not None else opts.blanks,
+        decimals=opts.decimals,
+        max_rows=opts.max_rows,
+        max_cols=opts.max_cols,
+    )
+    reports = getattr(report, "derivations", None)
+    if reports is None:
+        return page(report.title, derivation_html(report, derivation, opts))  # type: ignore[union-attr]
+    bodies = [derivation_html(d, None, opts) for d in reports]
+    title = reports[0].title if len(reports) == 1 else f"{len(reports)} worked examples"
+    return page(title, "<hr>".join(bodies))
+
+
+# ----------------------------------------------------------------------------- Jupyter
+
+
+def _scoped(body: str) -> str:
+    return f'<div class="symtf"><style>{CSS}</style>{body}</div>'
+
+
+def report_fragment(report: DerivationReport | Report, *, max_steps: int | None = None) -> str:
+    """A report for a notebook: summary, corrections and every step, in one ``<div>``."""
+    reports = getattr(report, "derivations", None)
+    if reports is None:
+        reports = (report,)
+    parts = []
+    for d in reports:
+        if d.trace is None:
+            parts.append(f"<h3>{esc(d.title)}</h3><p><b>{_summary_line(d)}</b></p>")
+            parts.append(corrections_block(d))
+            continue
+        parts.append(derivation_html(d, None, HtmlOptions()))
+    return _scoped("".join(parts))
+
+
+def trace_fragment(trace: Trace, *, node_names: bool = True) -> str:
+    """A trace for a notebook: each step's name, formula, substituted numbers and value."""
+    from symtf.renderers.latex import LatexOptions, Numbers, _Context
+
+    lopts = LatexOptions()
+    ctx = _Context(trace, Numbers(trace.backend, lopts), lopts, None, node_names=node_names)
+    parts = [f"<p><b>{len(trace)} steps</b></p>"]
+    for name in trace:
+        step = trace[name]
+        title = esc(step.title or name)
+        parts.append(
+            f'<section class="step" id="{_anchor(name)}"><h3>{title} <code>{esc(name)}</code></h3>'
+            + equations(step_lines(ctx, step))
+            + "</section>"
+        )
+    return _scoped("".join(parts))
+
+
+def value_html(value: Any, ctx: _Context) -> str:
+    """A single value (matrix or scalar) as inline MathML, exact when short."""
+    from symtf.renderers.latex import render_value
+
+    r = render_value(value, ctx.nums, ctx.opts)
+    return mathml(r.exact if r.exact is not None else r.approx)
