@@ -9,7 +9,6 @@ arithmetic on that one value. The verdict classes are those of DESIGN.md:
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -402,9 +401,11 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
     step = claim.step
     assert step is not None
     if step not in t:
-        close = difflib.get_close_matches(step, list(t), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise SpecError(f"{claim.where}.step: no step {step!r} in this model{hint}")
+        from symtf.suggest import hint
+
+        raise SpecError(
+            f"{claim.where}.step: no step {step!r} in this model{hint(step, list(t), steps=True)}"
+        )
     return step
 
 

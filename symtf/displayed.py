@@ -207,7 +207,12 @@ def _substitutions(
             )
         name, i, j = m.group(1), int(m.group(2)), m.group(3)
         if name not in trace:
-            raise SpecError(f"{claim.where}.stands_for.{key}: no step {name!r} in this model")
+            from symtf.suggest import hint
+
+            raise SpecError(
+                f"{claim.where}.stands_for.{key}: no step {name!r} in this model"
+                f"{hint(name, list(trace), steps=True)}"
+            )
         v = trace.value(name)
         if not isinstance(v, sympy.MatrixBase):
             raise SpecError(f"{claim.where}.stands_for.{key}: {name} is not a matrix of numbers")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,13 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Pat
     Uses ``latexmk -pdf`` when available, else ``pdflatex`` twice (for the
     longtable widths). Runs in non-stop mode and halts on the first error.
 
+    Defence in depth beside the escaping of every string from the derivation
+    file: ``-no-shell-escape`` (no ``\\write18``), ``latexmk -norc`` (no
+    ``latexmkrc`` from the user or the working directory), kpathsea's paranoid
+    ``openin_any``/``openout_any`` (no reading or writing outside the
+    temporary directory by absolute or ``..`` paths), all in a fresh temporary
+    directory that is removed afterwards.
+
     Args:
         tex: The whole document.
         pdf: Where to write the PDF.
@@ -53,7 +61,8 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Pat
     latexmk, pdflatex = shutil.which("latexmk"), shutil.which("pdflatex")
     if pdflatex is None:
         raise TexNotFound(_install_hint())
-    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
     with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
         src = Path(tmp) / "doc.tex"
         src.write_text(tex, encoding="utf-8")
@@ -61,6 +70,7 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Pat
             runs = [
                 [
                     latexmk,
+                    "-norc",
                     "-pdf",
                     "-quiet",
                     *(f"-pdflatex=pdflatex {' '.join(flags)} %O %S",)[:1],
@@ -72,7 +82,13 @@ def compile_pdf(tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT) -> Pat
         for cmd in runs:
             try:
                 proc = subprocess.run(
-                    cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False
+                    cmd,
+                    cwd=tmp,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    check=False,
                 )
             except subprocess.TimeoutExpired:
                 raise LatexCompileError(f"LaTeX ran longer than {timeout:g} s") from None
@@ -159,5 +175,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="closed forms: when short (auto, default), whenever they fit (always), or never",
     )
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    from symtf.limits import timeout_seconds
+
+    p.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS")
     p.set_defaults(func=cmd_latex)
