@@ -105,7 +105,7 @@ def _ball(
         b = _ball(base, memo, defs)
         if ex.is_Integer:
             n = int(ex)
-            r = b ** abs(n)
+            r = b ** abs(n) if (b > 0 or b < 0) else _power_near_zero(b, abs(n))
             if n < 0:
                 r = 1 / r
         elif ex == sympy.S.Half:
@@ -131,6 +131,21 @@ def _ball(
         raise TypeError(f"cannot enclose {type(e).__name__} ({e})")
     memo[e] = r
     return r
+
+
+def _power_near_zero(b: arb, n: int) -> arb:
+    """``b**n`` for a ball that contains 0 (python-flint's ``**`` gives nan there)."""
+    if n == 0:
+        return arb(1)
+    base = abs(b) if n % 2 == 0 else b  # an even power of [−r, r] lies in [0, r^n]
+    result = arb(1)
+    while n:
+        if n & 1:
+            result *= base
+        n >>= 1
+        if n:
+            base = base * base
+    return result
 
 
 def compare_ball(x: arb, b: Fraction) -> int | None:

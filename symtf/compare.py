@@ -9,6 +9,7 @@ arithmetic on that one value. The verdict classes are those of DESIGN.md:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -381,16 +382,21 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     t = ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
     for claim in derivation.claims:
-        if getattr(claim, "assertion", None) is not None:
-            from symtf.generate import check_claim
+        try:
+            if getattr(claim, "assertion", None) is not None:
+                from symtf.generate import check_claim
 
-            results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
-        elif claim.expression is not None:
-            from symtf.displayed import check_expression
+                results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
+            elif claim.expression is not None:
+                from symtf.displayed import check_expression
 
-            results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
-        else:
-            results.append(ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation))))
+                results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
+            else:
+                results.append(
+                    ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation)))
+                )
+        except Undecided as e:  # this claim only: the others are still checked
+            results.append(ClaimResult(claim, undecided_claim(claim, str(e), derivation.path)))
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
     from symtf.diagnose import diagnose
 
@@ -471,7 +477,31 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
             raise SpecError(
                 f"{claim.where}.printed: expected one value for reduce = {claim.reduce!r}"
             )
-        q = _reduced(claim.reduce, [ev.entry(step, i, j) for r in sel for (i, j) in r])
+        entries = [(i, j) for r in sel for (i, j) in r]
+        qs = [ev.entry(step, i, j) for (i, j) in entries]
+        try:
+            q = _reduced(claim.reduce, qs)
+        except _Unordered as e:  # a tie or near-tie: enclose the extreme without choosing
+            a, b = entries[e.first], entries[e.second]
+            c = _one(
+                claim,
+                step,
+                None,
+                _extreme_of_all(qs, largest=claim.reduce == "max"),
+                claim.printed[0][0],
+            )
+            if c.verdict != "undecided":
+                return [c]
+            why = (
+                f"reduce = {claim.reduce!r} cannot choose between {step}[{a[0]}, {a[1]}] and "
+                f"{step}[{b[0]}, {b[1]}]: their order cannot be decided"
+            )
+            blocked = _blocked(
+                qs[e.first].exact()[0] - qs[e.second].exact()[0],
+                ev.exact_trace().backend,
+                d.path,
+            )
+            return [dataclasses.replace(c, explanation=blocked or why)]
         return [_one(claim, step, None, q, claim.printed[0][0])]
     return [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
 
@@ -479,9 +509,15 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
 def _one(
     claim: Claim, step: str | None, ij: tuple[int, int] | None, q: Quantity, p: Printed
 ) -> Check:
-    verdict, expected, why = classify(q, p, claim.rounding)
-    value, _ = q.exact()
-    return Check(claim.label, step, ij, p.text, expected, q.decimal(), verdict, why, value)
+    value, xp = q.exact()
+    try:
+        verdict, expected, why = classify(q, p, claim.rounding)
+        exact = q.decimal()
+    except Undecided as e:  # this entry only: the claim's other entries are still checked
+        verdict, expected, why, exact = "undecided", None, f"cannot be decided: {e}", None
+    if verdict == "undecided":
+        why = _blocked(value, xp, _file_of(claim)) or why
+    return Check(claim.label, step, ij, p.text, expected, exact, verdict, why, value)
 
 
 def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
@@ -500,14 +536,42 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
     return pick
 
 
+def _extreme_of_all(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
+    """``max``/``min`` of quantities that cannot all be ordered: enclosed without choosing."""
+    pick = sympy.Max if largest else sympy.Min
+
+    def ball(prec: int) -> arb | None:
+        bs = [q.ball(prec) for q in qs]
+        if any(b is None for b in bs):
+            return None
+        out = bs[0]
+        for b in bs[1:]:
+            out = out.max(b) if largest else out.min(b)
+        return out
+
+    def exact() -> tuple[sympy.Expr, ExactBackend | None]:
+        es = [q.exact() for q in qs]
+        return pick(*(e for e, _ in es), evaluate=False), es[0][1]
+
+    return Quantity(ball, exact)
+
+
+class _Unordered(Undecided):
+    """Two entries of a ``reduce`` whose order cannot be decided (positions in the list)."""
+
+    def __init__(self, first: int, second: int) -> None:
+        super().__init__(f"cannot order entries {first} and {second} to take their extreme")
+        self.first, self.second = first, second
+
+
 def _extreme(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
-    best = qs[0]
-    for q in qs[1:]:
+    best, at = qs[0], 0
+    for k, q in enumerate(qs[1:], start=1):
         c = _cmp(q, best)
         if c is None:
-            raise Undecided("cannot order the entries to take their extreme")
+            raise _Unordered(at, k)
         if (c > 0) == largest and c != 0:
-            best = q
+            best, at = q, k
     return best
 
 
@@ -546,16 +610,14 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     qs = [ev.entry(source, 0, j) for j in range(n)]
     order = _ranking(qs)
     if order is None:
-        return Check(
-            claim.label,
-            step,
-            None,
-            word,
-            None,
-            None,
-            "undecided",
-            "the ranking cannot be certified",
-        )
+        xp = t.backend
+        why = "the ranking cannot be certified"
+        blocked = [b for q in qs for b in _blocked_lines(q.exact()[0], xp)]
+        if blocked:
+            why += f": it depends on the model's branch at {d.path}: " + "; ".join(
+                dict.fromkeys(blocked)
+            )
+        return Check(claim.label, step, None, word, None, None, "undecided", why)
     groups = order  # list of lists of tied indices, best first
     seen = 0
     for g in groups:
@@ -586,3 +648,50 @@ def _ranking(qs: Sequence[Quantity]) -> list[list[int]] | None:
     from symtf.ops import tie_groups
 
     return tie_groups(len(qs), lambda j, k: _cmp(qs[j], qs[k]))
+
+
+# ----------------------------------------------------------------------------- isolation
+
+
+def _blocked_lines(value: Any, xp: Any) -> list[str]:
+    """The undecided branches of the model a value depends on (see ExactBackend.undecided_in)."""
+    undecided_in = getattr(xp, "undecided_in", None)
+    return undecided_in(value) if undecided_in is not None else []
+
+
+def _blocked(value: Any, xp: Any, path: str) -> str | None:
+    """Why a value is undecided when it depends on a branch the model could not take."""
+    lines = _blocked_lines(value, xp)
+    if not lines:
+        return None
+    return f"depends on the model's branch at {path}: " + "; ".join(lines)
+
+
+def _file_of(claim: Claim) -> str:
+    """The derivation file named in a claim's ``where`` (``FILE: claims[3]``)."""
+    return claim.where.rsplit(": claims[", 1)[0]
+
+
+def undecided_claim(claim: Claim, reason: str, path: str) -> tuple[Check, ...]:
+    """An ``undecided`` verdict for every printed entry of a claim that could not be checked.
+
+    Args:
+        claim: The claim.
+        reason: Why it could not be decided (an :class:`~symtf.errors.Undecided` message).
+        path: The derivation file, named in the explanation.
+    """
+    where = claim.where if claim.where.startswith(path) else f"{path}: {claim.where}"
+    why = (
+        f"cannot be decided: {reason}"
+        if reason.startswith(path)
+        else f"{where}: cannot be decided: {reason}"
+    )
+    if claim.word is not None or not claim.printed:
+        return (
+            Check(claim.label, claim.step, None, claim.word or "", None, None, "undecided", why),
+        )
+    return tuple(
+        Check(claim.label, claim.step, None, p.text, None, None, "undecided", why)
+        for row in claim.printed
+        for p in row
+    )

@@ -45,9 +45,9 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     xp = trace.backend
     resolve = _resolver(trace, derivation, ev, claim)
     try:
-        shown = parsed.evaluate(resolve)
+        shown = parsed.evaluate(resolve, backend=xp)
         replace, sources = _substitutions(parsed, claim, trace, derivation, ev)
-        exact = parsed.evaluate(resolve, replace) if replace else shown
+        exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
     _remember(ev, claim, exact)

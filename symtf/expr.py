@@ -56,7 +56,7 @@ from typing import Any, TypeAlias
 import sympy
 from mpmath.ctx_iv import MPIntervalContext
 
-from symtf.errors import ExpressionError
+from symtf.errors import ExpressionError, Undecided
 
 __all__ = [
     "FUNCTIONS",
@@ -736,9 +736,11 @@ class Expression:
         self,
         resolve: Resolver | None = None,
         replace: Mapping[int, Any] | None = None,
+        *,
+        backend: Any = None,
     ) -> sympy.Expr | sympy.ImmutableMatrix:
         """Evaluate exactly; see :func:`evaluate`."""
-        return evaluate(self, resolve, replace)
+        return evaluate(self, resolve, replace, backend=backend)
 
     def __str__(self) -> str:
         return self.text
@@ -907,6 +909,7 @@ class _Evaluator:
     ) -> None:
         self.expression = expression
         self.resolve = resolve
+        self.backend: Any = None  # ExactBackend of the resolved values (node definitions)
         self.cache: dict[Any, Any] = {}
         self.operations = 0
         self.replace: dict[int, _Scalar] = {}
@@ -1073,13 +1076,21 @@ class _Evaluator:
                 return 1
             if (a.box.b < 0) is True:
                 return -1
-        if exact.is_zero:
-            return 0
-        if exact.is_positive:
-            return 1
-        if exact.is_negative:
-            return -1
-        raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
+        from symtf.certify import exact_sign
+
+        free = self.backend.user_symbols(exact) if self.backend is not None else exact.free_symbols
+        if free and not (self.backend is not None and self.backend.undecided_in(exact)):
+            raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
+        try:  # certified: balls, then exact algebra (never SymPy's evalf-based guesses)
+            return exact_sign(exact, self.backend)
+        except (Undecided, TypeError) as e:
+            text = self.expression.text
+            pending = self.backend.undecided_in(exact) if self.backend is not None else []
+            why = "; ".join(pending) if pending else str(e)
+            raise Undecided(
+                f"{self.expression.where}: the sign of {what} at column {pos + 1} of {text!r} "
+                f"cannot be decided ({why})"
+            ) from None
 
     def exp(self, arg: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
@@ -1344,6 +1355,8 @@ def evaluate(
     expression: Expression,
     resolve: Resolver | None = None,
     replace: Mapping[int, Any] | None = None,
+    *,
+    backend: Any = None,
 ) -> sympy.Expr | sympy.ImmutableMatrix:
     """Evaluate a parsed expression exactly.
 
@@ -1355,6 +1368,9 @@ def evaluate(
         replace: Exact values to use instead of some literals, keyed by the
             literal's position (``Literal.pos``); this is how the "upstream"
             reading of displayed arithmetic is computed.
+        backend: The :class:`~symtf.backends.ExactBackend` whose node symbols
+            resolved values may hold; signs (``max``, ``relu``, ``abs``) are
+            then decided through their definitions.
 
     Returns:
         A SymPy scalar, or an ``ImmutableMatrix`` (a bracketed row is 1×n).
@@ -1365,6 +1381,7 @@ def evaluate(
             docstring would be exceeded.
     """
     evaluator = _Evaluator(expression, resolve, replace)
+    evaluator.backend = backend
     try:
         result = evaluator.value(expression.root)
     except ExpressionError:
