@@ -667,3 +667,22 @@ def test_close_steps_prefers_the_same_layer_and_head() -> None:
         "l1.h0.pattern",
     ]
     assert close_steps("zzz", names) == []
+
+
+# ----------------------------------------------------------------------------- baseline
+
+
+def test_bundled_verdicts_match_the_recorded_baseline() -> None:
+    """Isolation, limits and escaping change no verdict of the bundled derivations."""
+    r = run_cli("check", "--format", "json", str(ROOT / "derivations"), timeout=600)
+    assert r.returncode == 1, r.stderr  # the articles' own slips
+    got = {Path(d["path"]).stem: d["checks"] for d in json.loads(r.stdout)["derivations"]}
+    snapshots = sorted((Path(__file__).parent / "snapshots" / "verdicts_v0_1").glob("*.json"))
+    assert snapshots
+    for snap in snapshots:
+        want = json.loads(snap.read_text(encoding="utf-8"))["checks"]
+
+        def key(c: dict) -> tuple:
+            return (c["claim"], c["step"], tuple(c["index"] or ()), c["printed"], c["verdict"])
+
+        assert [key(c) for c in got[snap.stem]] == [key(c) for c in want], snap.stem
