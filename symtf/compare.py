@@ -608,10 +608,15 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
     qs = [ev.entry(source, 0, j) for j in range(n)]
-    order = _ranking(qs)
+    unordered: list[tuple[int, int]] = []
+    order = _ranking(qs, unordered)
     if order is None:
         xp = t.backend
-        why = "the ranking cannot be certified"
+        j, k = unordered[0]
+        why = (
+            f"the ranking cannot be certified: the order of {source}[0, {j}] ({vocab[j]!r}) "
+            f"and {source}[0, {k}] ({vocab[k]!r}) cannot be decided"
+        )
         blocked = [b for q in qs for b in _blocked_lines(q.exact()[0], xp)]
         if blocked:
             why += f": it depends on the model's branch at {d.path}: " + "; ".join(
@@ -643,11 +648,24 @@ def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
 
-def _ranking(qs: Sequence[Quantity]) -> list[list[int]] | None:
-    """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable."""
+def _ranking(
+    qs: Sequence[Quantity], unordered: list[tuple[int, int]] | None = None
+) -> list[list[int]] | None:
+    """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable.
+
+    Args:
+        qs: The values.
+        unordered: When given, receives the pair whose order could not be decided.
+    """
     from symtf.ops import tie_groups
 
-    return tie_groups(len(qs), lambda j, k: _cmp(qs[j], qs[k]))
+    def cmp(j: int, k: int) -> int | None:
+        c = _cmp(qs[j], qs[k])
+        if c is None and unordered is not None:
+            unordered.append((k, j))
+        return c
+
+    return tie_groups(len(qs), cmp)
 
 
 # ----------------------------------------------------------------------------- isolation

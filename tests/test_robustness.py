@@ -129,6 +129,7 @@ def test_an_undecidable_branch_leaves_every_other_claim_checked(zero_is_undecida
             assert "simulated: no test decides this sign" in c.explanation, key
         else:
             assert c.verdict == want, key
+    assert "logits[0, 0] ('a')" in got[("next", None)].explanation  # the pair it cannot order
     shown = got[("displayed relu", None)].explanation
     assert "claims[6].expression" in shown and "column 1" in shown
 
