@@ -122,7 +122,9 @@ def cmd_latex(args: argparse.Namespace) -> int:
     if args.pdf and shutil.which("pdflatex") is None:
         raise TexNotFound(_install_hint())
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
-    with time_budget(timeout, args.file):
+    from symtf.limits import guard
+
+    with time_budget(timeout, args.file), guard(args.file):
         derivation = spec.load(args.file)
         report = compare.check(derivation)
         opts = LatexOptions(decimals=args.decimals, exact_forms=args.exact_forms)
