@@ -46,11 +46,11 @@ BYTES_PER_ENTRY = 1500
 SECONDS_PER_OP = 25e-6
 
 LIMITS_HELP = f"""\
-model limits (checked before evaluation, with an estimate of memory and time):
-at most {MAX_SEQ_LEN} tokens per forward pass (prompt plus generated), {MAX_LAYERS}
-layers, {MAX_HEADS} heads per layer, a vocabulary of {MAX_VOCAB:,} tokens, and an
-estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB of exact values; --timeout
-accepts 0 < SECONDS <= {MAX_TIMEOUT:,.0f}; only regular files are read."""
+model limits, checked before evaluation (a refusal states its estimate of memory
+and time): at most {MAX_SEQ_LEN} tokens per forward pass (prompt plus generated),
+{MAX_LAYERS} layers, {MAX_HEADS} heads per layer, a vocabulary of {MAX_VOCAB:,} tokens, and an
+estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB of exact values. --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
+Only regular files are read (not FIFOs or devices), at most the size cap + 1 byte."""
 
 
 # ----------------------------------------------------------------------------- reading

@@ -454,7 +454,7 @@ def test_help_lists_the_model_limits() -> None:
     assert f"{limits.MAX_LAYERS} layers" in out
     assert f"{limits.MAX_HEADS} heads" in out
     assert f"{limits.MAX_TIMEOUT:,.0f}" in out
-    assert "only regular files" in out
+    assert "Only regular files are read" in out
 
 
 # ----------------------------------------------------------------------------- output hygiene
