@@ -73,6 +73,8 @@ def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:
         raise ModelError(f"{derivation.path}: {e}") from None
+    except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
+        raise Undecided(f"{derivation.path}: {e}") from None
 
 
 def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> None:

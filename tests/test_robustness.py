@@ -248,6 +248,33 @@ def test_a_tie_that_needs_a_trig_identity_does_not_refuse_the_file(tmp_path: Pat
     assert checks["score 1,0 slip"]["verdict"] == "slip"
 
 
+def test_a_displayed_relu_of_a_named_entry_gets_its_verdict(tmp_path: Path) -> None:
+    # l0.ffn_pre and l0.ln1 entries of i_love_ai are named one-level nodes; the displayed
+    # max/relu/abs used to be refused (exit 2) because their sign was never decided.
+    sys.path.insert(0, str(Path(__file__).parent))
+    from reference_model import forward, i_love_ai_weights, round_half_up
+
+    ref = forward(i_love_ai_weights())
+    pre, ln = ref["l0.ffn_pre"][2], ref["l0.ln1"][2]
+    value = max(0, pre[3]) + max(0, pre[2]) + abs(ln[4])
+    text = (ROOT / "derivations" / "i_love_ai.toml").read_text(encoding="utf-8")
+    text += textwrap.dedent(
+        f"""
+        [[claims]]
+        label = "displayed signs"
+        expression = "max(0, l0.ffn_pre[2, 3]) + relu(l0.ffn_pre[2, 2]) + abs(l0.ln1[2, 4])"
+        printed = "{round_half_up(value, 3)}"
+        """
+    )
+    path = tmp_path / "signs.toml"
+    path.write_text(text, encoding="utf-8")
+    r = run_cli("check", "--format", "json", str(path))
+    assert r.returncode == 1, r.stderr  # the article's own slips
+    last = json.loads(r.stdout)["derivations"][0]["checks"][-1]
+    assert last["claim"] == "displayed signs"
+    assert last["verdict"] == "rounded"
+
+
 # ----------------------------------------------------------------------------- reading
 
 
