@@ -153,6 +153,13 @@ def _resolver(trace: Any, derivation: Derivation, ev: Any, claim: Claim) -> Any:
                     "refer only to earlier displayed lines"
                 )
         else:
+            from symtf.suggest import close_steps
+
+            close = close_steps(name, [*trace, *labels])
+            if close:  # otherwise the expression language says it does not know the name
+                raise LookupError(
+                    f"no step or claim called {name!r}; did you mean {' or '.join(close)}?"
+                )
             return None
         if not isinstance(value, sympy.MatrixBase):
             raise SpecError(f"{claim.where}.expression: {name} is not a matrix of numbers")

@@ -57,6 +57,17 @@ def _leaf(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
+def _closest(word: str, candidates: Sequence[str], n: int, cutoff: float = 0.6) -> list[str]:
+    """The candidates most similar to ``word``, keeping only those nearly as close as the best."""
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in candidates), reverse=True
+    )
+    if not scored or scored[0][0] < cutoff:
+        return []
+    best = scored[0][0]
+    return [c for r, c in scored[:n] if r >= cutoff and r >= best - 0.05]
+
+
 def close_steps(name: str, names: Iterable[str], n: int = 3) -> list[str]:
     """Step names a misspelled or article-worded ``name`` most likely means, best first.
 
@@ -80,7 +91,7 @@ def close_steps(name: str, names: Iterable[str], n: int = 3) -> list[str]:
         if prefix:
             add([f"{prefix}.{target}"])
         add(s for s in names if _leaf(s) == target)
-    add(difflib.get_close_matches(name, names, n=n, cutoff=0.6))
+    add(_closest(name, names, n))
     if len(out) < n:
         leaves = sorted({_leaf(s) for s in names})
         for lf in difflib.get_close_matches(word, leaves, n=2, cutoff=0.75):
@@ -93,11 +104,7 @@ def close_steps(name: str, names: Iterable[str], n: int = 3) -> list[str]:
 
 def hint(name: str, candidates: Sequence[str], *, steps: bool = False, n: int = 3) -> str:
     """``"; did you mean X?"`` (or ``""``) for a misspelled name among ``candidates``."""
-    close = (
-        close_steps(name, candidates, n)
-        if steps
-        else difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.6)
-    )
+    close = close_steps(name, candidates, n) if steps else _closest(name, list(candidates), n)
     if not close:
         return "; `symtf steps FILE` lists every step" if steps else ""
     return f"; did you mean {' or '.join(close)}?"

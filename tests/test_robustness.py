@@ -714,3 +714,14 @@ def test_bundled_verdicts_match_the_recorded_baseline() -> None:
             return (c["claim"], c["step"], tuple(c["index"] or ()), c["printed"], c["verdict"])
 
         assert [key(c) for c in got[snap.stem]] == [key(c) for c in want], snap.stem
+
+
+def test_a_misspelled_reference_in_displayed_arithmetic_gets_a_suggestion(tmp_path: Path) -> None:
+    text = RELU_ZERO.read_text(encoding="utf-8")
+    text += '\n[[claims]]\nlabel = "bad ref"\nexpression = "attention_weights[1, 0] * 2"\nprinted = "1"\n'
+    path = tmp_path / "d.toml"
+    path.write_text(text, encoding="utf-8")
+    r = run_cli("check", str(path))
+    assert r.returncode == 2
+    assert "claims[9].expression" in r.stderr
+    assert "did you mean l0.h0.pattern?" in r.stderr
