@@ -73,6 +73,10 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
         why = _explain(claim, p, va, da, vb, db, sources, substituted)
+        pending = xp.undecided_in(value) if verdict == "undecided" else []
+        if pending:  # a branch of the model itself could not be taken: say which
+            file = claim.where.rsplit(": claims[", 1)[0]
+            why += f"; it depends on the model's branch at {file}: " + "; ".join(pending)
         index = (0, k) if len(printed) > 1 else None
         extra = {
             "expression": claim.expression,

@@ -1300,16 +1300,40 @@ class _Evaluator:
             return total
         best = items[0]
         for item in items[1:]:
-            order = self.compare(item, best, pos)
+            try:
+                order = self.compare(item, best, pos)
+            except Undecided:  # enclose the extreme without choosing
+                return self.unordered(name == "max", items, pos)
             if (name == "max" and order > 0) or (name == "min" and order < 0):
                 best = item
         return best
 
+    def unordered(self, largest: bool, items: list[_Scalar], pos: int) -> _Scalar:
+        """``max``/``min`` of values whose order cannot be decided: an unevaluated
+        ``Max``/``Min`` (exact) whose interval is the hull of the extremes."""
+        func = sympy.Max if largest else sympy.Min
+        exact = func(*(i.exact for i in items), evaluate=False)
+        box = None
+        if all(i.box is not None for i in items):
+            pick = max if largest else min
+            lo = pick((i.box.a for i in items), key=_IV.mpf)
+            hi = pick((i.box.b for i in items), key=_IV.mpf)
+            box = _IV.mpf([lo, hi])
+        return _Scalar(exact, box)
+
     def absolute(self, a: _Scalar, pos: int) -> _Scalar:
-        return self.neg_scalar(a, pos) if self.sign(a, pos, "a value") < 0 else a
+        try:
+            negative = self.sign(a, pos, "a value") < 0
+        except Undecided:  # |a| = max(a, −a), enclosed without deciding the sign
+            return self.unordered(True, [a, self.neg_scalar(a, pos)], pos)
+        return self.neg_scalar(a, pos) if negative else a
 
     def relu(self, a: _Scalar, pos: int) -> _Scalar:
-        if self.sign(a, pos, "a value") > 0:
+        try:
+            positive = self.sign(a, pos, "a value") > 0
+        except Undecided:  # max(a, 0), enclosed without deciding the sign
+            return self.unordered(True, [a, self.checked(sympy.Integer(0), None, pos)], pos)
+        if positive:
             return a
         return self.checked(sympy.Integer(0), None, pos)
 

@@ -73,6 +73,7 @@ DECIDED = {
     ("ln2 row 1", (1, 0)): "exact",
     ("ln2 row 1", (1, 1)): "exact",
     ("displayed relu", None): "exact",
+    ("displayed sqrt", None): "exact",  # sqrt(0 + 1)
     ("next", None): "wrong",  # printed "a"; the larger logit is b's
     ("slip", (1, 0)): "slip",  # printed 0.6 for 1/2
 }
@@ -84,6 +85,7 @@ DEPENDENT = {
     ("ln2 row 1", (1, 0)),
     ("ln2 row 1", (1, 1)),
     ("displayed relu", None),
+    ("displayed sqrt", None),
     ("next", None),
 }
 
@@ -130,8 +132,8 @@ def test_an_undecidable_branch_leaves_every_other_claim_checked(zero_is_undecida
         else:
             assert c.verdict == want, key
     assert "logits[0, 0] ('a')" in got[("next", None)].explanation  # the pair it cannot order
-    shown = got[("displayed relu", None)].explanation
-    assert "claims[6].expression" in shown and "column 1" in shown
+    shown = got[("displayed sqrt", None)].explanation  # √ needs the sign of its argument
+    assert "claims[9].expression" in shown and "column 1" in shown
 
 
 def test_an_undecided_claim_is_an_entry_in_every_format(zero_is_undecidable: None) -> None:
@@ -723,5 +725,5 @@ def test_a_misspelled_reference_in_displayed_arithmetic_gets_a_suggestion(tmp_pa
     path.write_text(text, encoding="utf-8")
     r = run_cli("check", str(path))
     assert r.returncode == 2
-    assert "claims[9].expression" in r.stderr
+    assert "claims[10].expression" in r.stderr
     assert "did you mean l0.h0.pattern?" in r.stderr
