@@ -116,11 +116,11 @@ def _ball(
             r = (_ball(ex, memo, defs) * b.log()).exp()
     elif e.func in _FUNCS:
         r = _FUNCS[e.func](_ball(e.args[0], memo, defs))
-    elif e.func in (sympy.Max, sympy.Min):
+    elif isinstance(e, (sympy.Max, sympy.Min)):  # OpenMax/OpenMin too
         items = [_ball(a, memo, defs) for a in e.args]
         r = items[0]
         for x in items[1:]:
-            r = r.max(x) if e.func is sympy.Max else r.min(x)
+            r = r.max(x) if isinstance(e, sympy.Max) else r.min(x)
     elif e.is_Symbol and e in defs:
         r = _ball(defs[e], memo, defs)
     elif e.is_Symbol:
@@ -146,6 +146,43 @@ def _power_near_zero(b: arb, n: int) -> arb:
         if n:
             base = base * base
     return result
+
+
+class _Open:
+    """Printing of :class:`OpenMax`/:class:`OpenMin` as SymPy's own ``Max``/``Min``."""
+
+    _closed: Any
+
+    def _sympystr(self, printer: Any) -> str:
+        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+
+    def _latex(self, printer: Any) -> str:
+        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+
+
+class OpenMax(_Open, sympy.Max):
+    """``max`` of values whose order cannot be decided, kept open: never re-evaluated.
+
+    SymPy's ``Max`` compares its arguments whenever it is rebuilt (``xreplace``,
+    ``expand``), with ``evalf`` at ever higher precision — minutes for values
+    that differ by ``e^-5000``. Balls enclose it like ``Max``.
+    """
+
+    _closed = sympy.Max
+
+    def __new__(cls, *args: Any, **options: Any) -> Any:
+        options["evaluate"] = False
+        return super().__new__(cls, *args, **options)
+
+
+class OpenMin(_Open, sympy.Min):
+    """``min`` of values whose order cannot be decided (see :class:`OpenMax`)."""
+
+    _closed = sympy.Min
+
+    def __new__(cls, *args: Any, **options: Any) -> Any:
+        options["evaluate"] = False
+        return super().__new__(cls, *args, **options)
 
 
 def compare_ball(x: arb, b: Fraction) -> int | None:

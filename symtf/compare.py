@@ -20,7 +20,14 @@ import sympy
 from flint import arb
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.certify import (
+    PRECISIONS,
+    OpenMax,
+    OpenMin,
+    compare_ball,
+    decimal_string,
+    exact_sign,
+)
 from symtf.errors import ModelError, SpecError, Undecided
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.pipeline import run
@@ -538,7 +545,7 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
 
 def _extreme_of_all(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
     """``max``/``min`` of quantities that cannot all be ordered: enclosed without choosing."""
-    pick = sympy.Max if largest else sympy.Min
+    pick = OpenMax if largest else OpenMin
 
     def ball(prec: int) -> arb | None:
         bs = [q.ball(prec) for q in qs]
@@ -551,7 +558,7 @@ def _extreme_of_all(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
 
     def exact() -> tuple[sympy.Expr, ExactBackend | None]:
         es = [q.exact() for q in qs]
-        return pick(*(e for e, _ in es), evaluate=False), es[0][1]
+        return pick(*(e for e, _ in es)), es[0][1]
 
     return Quantity(ball, exact)
 

@@ -1311,8 +1311,10 @@ class _Evaluator:
     def unordered(self, largest: bool, items: list[_Scalar], pos: int) -> _Scalar:
         """``max``/``min`` of values whose order cannot be decided: an unevaluated
         ``Max``/``Min`` (exact) whose interval is the hull of the extremes."""
-        func = sympy.Max if largest else sympy.Min
-        exact = func(*(i.exact for i in items), evaluate=False)
+        from symtf.certify import OpenMax, OpenMin
+
+        func = OpenMax if largest else OpenMin
+        exact = func(*(i.exact for i in items))
         box = None
         if all(i.box is not None for i in items):
             pick = max if largest else min

@@ -155,6 +155,28 @@ def test_an_undecided_claim_is_an_entry_in_every_format(zero_is_undecidable: Non
     assert all("l0.ffn_act[1, 0]" in m for m in skipped.values())
 
 
+def test_a_relu_input_too_close_to_zero_for_any_ball_does_not_refuse_the_file() -> None:
+    # The real case (no simulation): see tests/robust_inputs/relu_tiny.toml.
+    path = INPUTS / "relu_tiny.toml"
+    r = run_cli("check", "--format", "json", str(path), timeout=300)
+    assert r.returncode == 1, r.stderr  # the slip; nothing refused
+    got = {
+        (c["claim"], tuple(c["index"] or ())): c["verdict"]
+        for c in json.loads(r.stdout)["derivations"][0]["checks"]
+    }
+    assert got[("scores", (0, 0))] == got[("scores", (1, 1))] == "exact"
+    assert got[("resid row 1", (1, 0))] == got[("resid row 1", (1, 1))] == "rounded"  # -p, 2 + p
+    # relu(ln1[0, 0]) is exactly 0, but only a sign beyond 1024 bits shows which branch:
+    # its enclosure [0, e^-5000] still certifies the printed 0.000.
+    assert got[("relu row 0", (0, 0))] in ("exact", "rounded")
+    assert got[("relu row 0", (0, 1))] == "rounded"  # (1 - p)/s > 0, far below 0.0005
+    assert got[("relu row 1", (1, 0))] == "exact"  # relu of -(1 + p)/s
+    assert got[("relu row 1", (1, 1))] == "rounded"  # 2/sqrt(5) = 0.8944…
+    assert got[("max of ln1 row 0", ())] == "rounded"
+    assert got[("displayed relu", ())] == "rounded"
+    assert got[("slip", (0, 0))] == "slip"
+
+
 SYMBOLIC = """\
 title = "a ReLU of a symbol"
 [model]
