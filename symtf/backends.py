@@ -41,6 +41,13 @@ class ExactBackend:
     definition is kept in :attr:`defs`. Values stay exact; they are one-level
     definitions over earlier steps, a DAG rather than a tree.
 
+    A branch the model must take on a sign that cannot be decided (a ReLU
+    input, a LayerNorm variance that may be 0) does not stop the pass: the
+    entry becomes a *pending* node (:attr:`undecided`) that no ball encloses,
+    so every value computed from it is reported ``undecided`` with the reason
+    (:meth:`undecided_in`), and every value that does not depend on it is
+    checked as usual.
+
     Args:
         max_ops: Largest entry (in expression nodes) kept inline.
     """
@@ -53,6 +60,27 @@ class ExactBackend:
         self.defs: dict[sympy.Symbol, sympy.Expr] = {}
         self._memo: dict[int, dict[sympy.Basic, Any]] = {}
         self._user: dict[sympy.Symbol, frozenset[sympy.Symbol]] = {}
+        #: Pending node -> why its branch cannot be taken (see :meth:`undecided_in`).
+        self.undecided: dict[sympy.Symbol, str] = {}
+        #: Pending node -> the entry of the step that first held it (``l0.ffn_act[0, 1]``).
+        self.undecided_at: dict[sympy.Symbol, str] = {}
+        self._doubtful: dict[sympy.Expr, str] = {}
+
+    def _pending(self, why: str) -> sympy.Symbol:
+        """A node for a value whose branch cannot be decided; no ball encloses it."""
+        node = sympy.Symbol(f"undecided[{len(self.undecided)}]", real=True)
+        self.undecided[node] = why
+        return node
+
+    def undecided_in(self, e: Any) -> list[str]:
+        """Why a value cannot be decided, one line per undecided branch it depends on.
+
+        Empty when the value depends on no such branch.
+        """
+        if not self.undecided or not isinstance(e, sympy.Basic):
+            return []
+        nodes = sorted((s for s in self.user_symbols(e) if s in self.undecided), key=str)
+        return [f"{self.undecided_at.get(s, str(s))}: {self.undecided[s]}" for s in nodes]
 
     def compact(self, name: str, value: Any) -> Any:
         """Name every entry of a step that is larger than ``max_ops``."""
@@ -74,6 +102,8 @@ class ExactBackend:
             row = []
             for j in range(value.cols):
                 e = value[i, j]
+                if self.undecided and e in self.undecided and e not in self.undecided_at:
+                    self.undecided_at[e] = f"{name}[{i}, {j}]"
                 if _larger_than(e, self.max_ops):
                     node = sympy.Symbol(f"{name}[{i},{j}]", real=True)
                     self.defs[node] = e
@@ -146,6 +176,16 @@ class ExactBackend:
         return sympy.ImmutableMatrix(a.multiply_elementwise(b))
 
     def div(self, a: Mat, b: Mat) -> Mat:
+        if self._doubtful:
+            return sympy.ImmutableMatrix(
+                a.rows,
+                a.cols,
+                lambda i, j: (
+                    self._pending(self._doubtful[b[i, j]])
+                    if b[i, j] in self._doubtful
+                    else a[i, j] / b[i, j]
+                ),
+            )
         return sympy.ImmutableMatrix(a.rows, a.cols, lambda i, j: a[i, j] / b[i, j])
 
     def transpose(self, a: Mat) -> Mat:
@@ -167,6 +207,8 @@ class ExactBackend:
         return sympy.exp(self._named(x))
 
     def sqrt(self, x: Scalar) -> Scalar:
+        if self._doubtful and x in self._doubtful:  # √ of a value that may be 0 feeds a division
+            return self._pending(self._doubtful[x])
         return sympy.sqrt(self._named(x))
 
     def _named(self, e: Scalar) -> Scalar:
@@ -208,16 +250,34 @@ class ExactBackend:
         if self.user_symbols(x):
             return sympy.Max(0, x)
         # Decide the branch on a certified sign, never on Max's structural test.
-        return x if self._sign(x) > 0 else sympy.S.Zero
+        try:
+            positive = self._sign(x) > 0
+        except Undecided as e:
+            return self._pending(f"a ReLU whose input's sign cannot be decided ({e})")
+        return x if positive else sympy.S.Zero
 
     def sign(self, x: Scalar) -> int:
         free = self.user_symbols(x)
+        pending = self.undecided_in(x) if free else []
+        if pending:
+            raise Undecided("; ".join(pending))
         if free:
             raise Undecided(f"the sign of {x} depends on the symbols {sorted(map(str, free))}")
         return self._sign(x)
 
     def require_nonzero(self, x: Scalar, what: str) -> None:
-        if not self.user_symbols(x) and self._sign(x) == 0:
+        if self.user_symbols(x):
+            return
+        try:
+            zero = self._sign(x) == 0
+        except Undecided as e:
+            # Whatever divides by x becomes a pending node: checked claims that need it
+            # are undecided with this reason, the others are unaffected.
+            self._doubtful[x] = (
+                f"cannot decide whether {what} is 0, so dividing by it may be undefined ({e})"
+            )
+            return
+        if zero:
             raise ModelError(f"{what} is exactly 0")
 
     def _sign(self, x: sympy.Expr) -> int:

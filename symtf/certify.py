@@ -137,7 +137,7 @@ def _ball(
         b = _ball(base, memo, defs)
         if ex.is_Integer:
             n = int(ex)
-            r = b ** abs(n)
+            r = b ** abs(n) if (b > 0 or b < 0) else _power_near_zero(b, abs(n))
             if n < 0:
                 r = 1 / r
         elif ex == sympy.S.Half:
@@ -148,11 +148,11 @@ def _ball(
             r = (_ball(ex, memo, defs) * b.log()).exp()
     elif e.func in _FUNCS:
         r = _FUNCS[e.func](_ball(e.args[0], memo, defs))
-    elif e.func in (sympy.Max, sympy.Min):
+    elif isinstance(e, (sympy.Max, sympy.Min)):  # OpenMax/OpenMin too
         items = [_ball(a, memo, defs) for a in e.args]
         r = items[0]
         for x in items[1:]:
-            r = r.max(x) if e.func is sympy.Max else r.min(x)
+            r = r.max(x) if isinstance(e, sympy.Max) else r.min(x)
     elif e.is_Symbol and e in defs:
         r = _ball(defs[e], memo, defs)
     elif e.is_Symbol:
@@ -163,6 +163,58 @@ def _ball(
         raise TypeError(f"cannot enclose {type(e).__name__} ({e})")
     memo[e] = r
     return r
+
+
+def _power_near_zero(b: arb, n: int) -> arb:
+    """``b**n`` for a ball that contains 0 (python-flint's ``**`` gives nan there)."""
+    if n == 0:
+        return arb(1)
+    base = abs(b) if n % 2 == 0 else b  # an even power of [−r, r] lies in [0, r^n]
+    result = arb(1)
+    while n:
+        if n & 1:
+            result *= base
+        n >>= 1
+        if n:
+            base = base * base
+    return result
+
+
+class _Open:
+    """Printing of :class:`OpenMax`/:class:`OpenMin` as SymPy's own ``Max``/``Min``."""
+
+    _closed: Any
+
+    def _sympystr(self, printer: Any) -> str:
+        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+
+    def _latex(self, printer: Any) -> str:
+        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+
+
+class OpenMax(_Open, sympy.Max):
+    """``max`` of values whose order cannot be decided, kept open: never re-evaluated.
+
+    SymPy's ``Max`` compares its arguments whenever it is rebuilt (``xreplace``,
+    ``expand``), with ``evalf`` at ever higher precision — minutes for values
+    that differ by ``e^-5000``. Balls enclose it like ``Max``.
+    """
+
+    _closed = sympy.Max
+
+    def __new__(cls, *args: Any, **options: Any) -> Any:
+        options["evaluate"] = False
+        return super().__new__(cls, *args, **options)
+
+
+class OpenMin(_Open, sympy.Min):
+    """``min`` of values whose order cannot be decided (see :class:`OpenMax`)."""
+
+    _closed = sympy.Min
+
+    def __new__(cls, *args: Any, **options: Any) -> Any:
+        options["evaluate"] = False
+        return super().__new__(cls, *args, **options)
 
 
 def compare_ball(x: arb, b: Fraction) -> int | None:

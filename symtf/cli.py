@@ -17,6 +17,8 @@ from pathlib import Path
 
 from symtf import __version__
 from symtf.errors import LimitError, SymtfError
+from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
+from symtf.renderers.safe import block as _safe_block
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -116,7 +118,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in _expand(args.paths):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
-        with time_budget(args.timeout, str(path)):
+        with time_budget(args.timeout, str(path)), guard(str(path)):
             reports.append(compare.check(spec.load(path)))
         _progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = compare.Report(tuple(reports))
@@ -152,14 +154,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """``symtf explain``: walk through one claim step by step."""
     from symtf.explain import explain
 
-    with time_budget(args.timeout, args.path):
-        sys.stdout.write(explain(args.path, args.label, latex=getattr(args, "latex", False)))
+    with time_budget(args.timeout, args.path), guard(args.path):
+        sys.stdout.write(_safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False))))
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
-    parser = argparse.ArgumentParser(
+    from symtf.suggest import SuggestingParser
+
+    parser = SuggestingParser(
         prog="symtf",
         description="Check the arithmetic of hand-worked transformer examples exactly.",
         epilog=VERDICT_HELP,
@@ -186,10 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=timeout_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"time budget per derivation, 0 for none (default: {DEFAULT_TIMEOUT:g})",
+        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--allow-undecided",
@@ -203,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
     )
     p.set_defaults(func=cmd_check)
+    p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"
 
     p = sub.add_parser(
         "explain",
@@ -216,10 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print a LaTeX document of the steps instead of plain text",
     )
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive", "teach", "extract", "html"):
+    for name in ("latex", "derive", "teach", "extract", "html", "steps"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)
@@ -241,13 +246,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    install_flint_hook()  # a FLINT allocation failure exits 2 naming the file, not abort()
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
         return int(args.func(args))
     except SymtfError as e:
-        print(f"symtf: error: {e}", file=sys.stderr)
+        print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RecursionError:
         print("symtf: error: input nested too deeply", file=sys.stderr)

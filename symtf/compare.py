@@ -9,7 +9,7 @@ arithmetic on that one value. The verdict classes are those of DESIGN.md:
 
 from __future__ import annotations
 
-import difflib
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -19,7 +19,14 @@ import sympy
 from flint import arb
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.certify import (
+    PRECISIONS,
+    OpenMax,
+    OpenMin,
+    compare_ball,
+    decimal_string,
+    exact_sign,
+)
 from symtf.errors import ModelError, SpecError, Undecided
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.pipeline import run
@@ -388,16 +395,21 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     t = ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
     for claim in derivation.claims:
-        if getattr(claim, "assertion", None) is not None:
-            from symtf.generate import check_claim
+        try:
+            if getattr(claim, "assertion", None) is not None:
+                from symtf.generate import check_claim
 
-            results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
-        elif claim.expression is not None:
-            from symtf.displayed import check_expression
+                results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
+            elif claim.expression is not None:
+                from symtf.displayed import check_expression
 
-            results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
-        else:
-            results.append(ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation))))
+                results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
+            else:
+                results.append(
+                    ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation)))
+                )
+        except Undecided as e:  # this claim only: the others are still checked
+            results.append(ClaimResult(claim, undecided_claim(claim, str(e), derivation.path)))
     from symtf.accept import accept  # computed_in, rounded_inputs: the article's own setting
 
     results = accept(derivation, results)
@@ -416,9 +428,11 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
             " `symtf check --draft` checks the rest and suggests steps)"
         )
     if step not in t:
-        close = difflib.get_close_matches(step, list(t), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise SpecError(f"{claim.where}.step: no step {step!r} in this model{hint}")
+        from symtf.suggest import hint
+
+        raise SpecError(
+            f"{claim.where}.step: no step {step!r} in this model{hint(step, list(t), steps=True)}"
+        )
     return step
 
 
@@ -492,7 +506,31 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
             raise SpecError(
                 f"{claim.where}.printed: expected one value for reduce = {claim.reduce!r}"
             )
-        q = _reduced(claim.reduce, [ev.entry(step, i, j) for r in sel for (i, j) in r])
+        entries = [(i, j) for r in sel for (i, j) in r]
+        qs = [ev.entry(step, i, j) for (i, j) in entries]
+        try:
+            q = _reduced(claim.reduce, qs)
+        except _Unordered as e:  # a tie or near-tie: enclose the extreme without choosing
+            a, b = entries[e.first], entries[e.second]
+            c = _one(
+                claim,
+                step,
+                None,
+                _extreme_of_all(qs, largest=claim.reduce == "max"),
+                claim.printed[0][0],
+            )
+            if c.verdict != "undecided":
+                return [c]
+            why = (
+                f"reduce = {claim.reduce!r} cannot choose between {step}[{a[0]}, {a[1]}] and "
+                f"{step}[{b[0]}, {b[1]}]: their order cannot be decided"
+            )
+            blocked = _blocked(
+                qs[e.first].exact()[0] - qs[e.second].exact()[0],
+                ev.exact_trace().backend,
+                d.path,
+            )
+            return [dataclasses.replace(c, explanation=blocked or why)]
         return [_one(claim, step, None, q, claim.printed[0][0])]
     return [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
 
@@ -502,13 +540,18 @@ def _one(
 ) -> Check:
     from symtf.verdict import decide
 
-    v = decide(q, p, claim.rounding)
-    value, _ = q.exact()
-    extra = {"units_off": v.units_off, **v.extra}
-    exact = None if v.verdict == "symbolic" else q.decimal()
-    return Check(
-        claim.label, step, ij, p.text, v.expected, exact, v.verdict, v.explanation, value, extra
-    )
+    value, xp = q.exact()
+    extra: dict[str, Any] = {}
+    try:
+        v = decide(q, p, claim.rounding)
+        verdict, expected, why = v.verdict, v.expected, v.explanation
+        extra = {"units_off": v.units_off, **v.extra}
+        exact = None if v.verdict == "symbolic" else q.decimal()
+    except Undecided as e:  # this entry only: the claim's other entries are still checked
+        verdict, expected, why, exact = "undecided", None, f"cannot be decided: {e}", None
+    if verdict == "undecided":
+        why = _blocked(value, xp, _file_of(claim)) or why
+    return Check(claim.label, step, ij, p.text, expected, exact, verdict, why, value, extra)
 
 
 def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
@@ -527,14 +570,42 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
     return pick
 
 
+def _extreme_of_all(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
+    """``max``/``min`` of quantities that cannot all be ordered: enclosed without choosing."""
+    pick = OpenMax if largest else OpenMin
+
+    def ball(prec: int) -> arb | None:
+        bs = [q.ball(prec) for q in qs]
+        if any(b is None for b in bs):
+            return None
+        out = bs[0]
+        for b in bs[1:]:
+            out = out.max(b) if largest else out.min(b)
+        return out
+
+    def exact() -> tuple[sympy.Expr, ExactBackend | None]:
+        es = [q.exact() for q in qs]
+        return pick(*(e for e, _ in es)), es[0][1]
+
+    return Quantity(ball, exact)
+
+
+class _Unordered(Undecided):
+    """Two entries of a ``reduce`` whose order cannot be decided (positions in the list)."""
+
+    def __init__(self, first: int, second: int) -> None:
+        super().__init__(f"cannot order entries {first} and {second} to take their extreme")
+        self.first, self.second = first, second
+
+
 def _extreme(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
-    best = qs[0]
-    for q in qs[1:]:
+    best, at = qs[0], 0
+    for k, q in enumerate(qs[1:], start=1):
         c = _cmp(q, best)
         if c is None:
-            raise Undecided("cannot order the entries to take their extreme")
+            raise _Unordered(at, k)
         if (c > 0) == largest and c != 0:
-            best = q
+            best, at = q, k
     return best
 
 
@@ -571,18 +642,21 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
     qs = [ev.entry(source, 0, j) for j in range(n)]
-    order = _ranking(qs)
+    unordered: list[tuple[int, int]] = []
+    order = _ranking(qs, unordered)
     if order is None:
-        return Check(
-            claim.label,
-            step,
-            None,
-            word,
-            None,
-            None,
-            "undecided",
-            "the ranking cannot be certified",
+        xp = t.backend
+        j, k = unordered[0]
+        why = (
+            f"the ranking cannot be certified: the order of {source}[0, {j}] ({vocab[j]!r}) "
+            f"and {source}[0, {k}] ({vocab[k]!r}) cannot be decided"
         )
+        blocked = [b for q in qs for b in _blocked_lines(q.exact()[0], xp)]
+        if blocked:
+            why += f": it depends on the model's branch at {d.path}: " + "; ".join(
+                dict.fromkeys(blocked)
+            )
+        return Check(claim.label, step, None, word, None, None, "undecided", why)
     groups = order  # list of lists of tied indices, best first
     seen = 0
     for g in groups:
@@ -608,8 +682,68 @@ def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
 
-def _ranking(qs: Sequence[Quantity]) -> list[list[int]] | None:
-    """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable."""
+def _ranking(
+    qs: Sequence[Quantity], unordered: list[tuple[int, int]] | None = None
+) -> list[list[int]] | None:
+    """Indices grouped by exact ties, largest first; ``None`` if an order is undecidable.
+
+    Args:
+        qs: The values.
+        unordered: When given, receives the pair whose order could not be decided.
+    """
     from symtf.ops import tie_groups
 
-    return tie_groups(len(qs), lambda j, k: _cmp(qs[j], qs[k]))
+    def cmp(j: int, k: int) -> int | None:
+        c = _cmp(qs[j], qs[k])
+        if c is None and unordered is not None:
+            unordered.append((k, j))
+        return c
+
+    return tie_groups(len(qs), cmp)
+
+
+# ----------------------------------------------------------------------------- isolation
+
+
+def _blocked_lines(value: Any, xp: Any) -> list[str]:
+    """The undecided branches of the model a value depends on (see ExactBackend.undecided_in)."""
+    undecided_in = getattr(xp, "undecided_in", None)
+    return undecided_in(value) if undecided_in is not None else []
+
+
+def _blocked(value: Any, xp: Any, path: str) -> str | None:
+    """Why a value is undecided when it depends on a branch the model could not take."""
+    lines = _blocked_lines(value, xp)
+    if not lines:
+        return None
+    return f"depends on the model's branch at {path}: " + "; ".join(lines)
+
+
+def _file_of(claim: Claim) -> str:
+    """The derivation file named in a claim's ``where`` (``FILE: claims[3]``)."""
+    return claim.where.rsplit(": claims[", 1)[0]
+
+
+def undecided_claim(claim: Claim, reason: str, path: str) -> tuple[Check, ...]:
+    """An ``undecided`` verdict for every printed entry of a claim that could not be checked.
+
+    Args:
+        claim: The claim.
+        reason: Why it could not be decided (an :class:`~symtf.errors.Undecided` message).
+        path: The derivation file, named in the explanation.
+    """
+    where = claim.where if claim.where.startswith(path) else f"{path}: {claim.where}"
+    why = (
+        f"cannot be decided: {reason}"
+        if reason.startswith(path)
+        else f"{where}: cannot be decided: {reason}"
+    )
+    if claim.word is not None or not claim.printed:
+        return (
+            Check(claim.label, claim.step, None, claim.word or "", None, None, "undecided", why),
+        )
+    return tuple(
+        Check(claim.label, claim.step, None, p.text, None, None, "undecided", why)
+        for row in claim.printed
+        for p in row
+    )

@@ -52,9 +52,9 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     xp = trace.backend
     resolve = _resolver(trace, derivation, ev, claim)
     try:
-        shown = parsed.evaluate(resolve)
+        shown = parsed.evaluate(resolve, backend=xp)
         replace, sources = _substitutions(parsed, claim, trace, derivation, ev, resolve)
-        exact = parsed.evaluate(resolve, replace) if replace else shown
+        exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
     _remember(ev, claim, exact)
@@ -80,6 +80,10 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
         why = _explain(claim, p, va, da, vb, db, sources, substituted)
+        pending = xp.undecided_in(value) if verdict == "undecided" else []
+        if pending:  # a branch of the model itself could not be taken: say which
+            file = claim.where.rsplit(": claims[", 1)[0]
+            why += f"; it depends on the model's branch at {file}: " + "; ".join(pending)
         index = (0, k) if len(printed) > 1 else None
         extra = {
             "expression": claim.expression,
@@ -161,6 +165,13 @@ def _resolver(trace: Any, derivation: Derivation, ev: Any, claim: Claim) -> Any:
                     "refer only to earlier displayed lines"
                 )
         else:
+            from symtf.suggest import close_steps
+
+            close = close_steps(name, [*trace, *labels])
+            if close:  # otherwise the expression language says it does not know the name
+                raise LookupError(
+                    f"no step or claim called {name!r}; did you mean {' or '.join(close)}?"
+                )
             return None
         if not isinstance(value, sympy.MatrixBase):
             raise SpecError(f"{claim.where}.expression: {name} is not a matrix of numbers")
@@ -220,7 +231,12 @@ def _substitutions(
             )
         name, i, j = m.group(1), int(m.group(2)), m.group(3)
         if name not in trace:
-            raise SpecError(f"{claim.where}.stands_for.{key}: no step {name!r} in this model")
+            from symtf.suggest import hint
+
+            raise SpecError(
+                f"{claim.where}.stands_for.{key}: no step {name!r} in this model"
+                f"{hint(name, list(trace), steps=True)}"
+            )
         v = trace.value(name)
         if not isinstance(v, sympy.MatrixBase):
             raise SpecError(f"{claim.where}.stands_for.{key}: {name} is not a matrix of numbers")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from symtf.backends import BallBackend
 from symtf.compare import FAILING, DerivationReport, check
 from symtf.errors import ModelError, ShapeError, Undecided
+from symtf.locate import Suggestion, suggest
 from symtf.pipeline import run
 from symtf.spec import Claim, Derivation
-from symtf.suggest import Suggestion, suggest
 
 __all__ = ["DraftReport", "Unmapped", "check_draft"]
 

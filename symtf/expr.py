@@ -761,9 +761,11 @@ class Expression:
         self,
         resolve: Resolver | None = None,
         replace: Mapping[int, Any] | None = None,
+        *,
+        backend: Any = None,
     ) -> sympy.Expr | sympy.ImmutableMatrix:
         """Evaluate exactly; see :func:`evaluate`."""
-        return evaluate(self, resolve, replace)
+        return evaluate(self, resolve, replace, backend=backend)
 
     def __str__(self) -> str:
         return self.text
@@ -932,6 +934,7 @@ class _Evaluator:
     ) -> None:
         self.expression = expression
         self.resolve = resolve
+        self.backend: Any = None  # ExactBackend of the resolved values (node definitions)
         self.cache: dict[Any, Any] = {}
         self.operations = 0
         self.replace: dict[int, _Scalar] = {}
@@ -1098,19 +1101,21 @@ class _Evaluator:
                 return 1
             if (a.box.b < 0) is True:
                 return -1
-        if exact.is_zero:
-            return 0
-        if exact.is_positive:
-            return 1
-        if exact.is_negative:
-            return -1
-        from symtf.certify import exact_sign  # balls, then the trig/log-aware zero test
+        from symtf.certify import exact_sign
 
-        try:
-            return exact_sign(exact)
-        except (Undecided, TypeError):
-            pass
-        raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
+        free = self.backend.user_symbols(exact) if self.backend is not None else exact.free_symbols
+        if free and not (self.backend is not None and self.backend.undecided_in(exact)):
+            raise self.fail(pos, f"expected {what} whose sign can be decided but found {exact}")
+        try:  # certified: balls, then exact algebra (never SymPy's evalf-based guesses)
+            return exact_sign(exact, self.backend)
+        except (Undecided, TypeError) as e:
+            text = self.expression.text
+            pending = self.backend.undecided_in(exact) if self.backend is not None else []
+            why = "; ".join(pending) if pending else str(e)
+            raise Undecided(
+                f"{self.expression.where}: the sign of {what} at column {pos + 1} of {text!r} "
+                f"cannot be decided ({why})"
+            ) from None
 
     def exp(self, arg: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
@@ -1327,16 +1332,42 @@ class _Evaluator:
             return total
         best = items[0]
         for item in items[1:]:
-            order = self.compare(item, best, pos)
+            try:
+                order = self.compare(item, best, pos)
+            except Undecided:  # enclose the extreme without choosing
+                return self.unordered(name == "max", items, pos)
             if (name == "max" and order > 0) or (name == "min" and order < 0):
                 best = item
         return best
 
+    def unordered(self, largest: bool, items: list[_Scalar], pos: int) -> _Scalar:
+        """``max``/``min`` of values whose order cannot be decided: an unevaluated
+        ``Max``/``Min`` (exact) whose interval is the hull of the extremes."""
+        from symtf.certify import OpenMax, OpenMin
+
+        func = OpenMax if largest else OpenMin
+        exact = func(*(i.exact for i in items))
+        box = None
+        if all(i.box is not None for i in items):
+            pick = max if largest else min
+            lo = pick((i.box.a for i in items), key=_IV.mpf)
+            hi = pick((i.box.b for i in items), key=_IV.mpf)
+            box = _IV.mpf([lo, hi])
+        return _Scalar(exact, box)
+
     def absolute(self, a: _Scalar, pos: int) -> _Scalar:
-        return self.neg_scalar(a, pos) if self.sign(a, pos, "a value") < 0 else a
+        try:
+            negative = self.sign(a, pos, "a value") < 0
+        except Undecided:  # |a| = max(a, −a), enclosed without deciding the sign
+            return self.unordered(True, [a, self.neg_scalar(a, pos)], pos)
+        return self.neg_scalar(a, pos) if negative else a
 
     def relu(self, a: _Scalar, pos: int) -> _Scalar:
-        if self.sign(a, pos, "a value") > 0:
+        try:
+            positive = self.sign(a, pos, "a value") > 0
+        except Undecided:  # max(a, 0), enclosed without deciding the sign
+            return self.unordered(True, [a, self.checked(sympy.Integer(0), None, pos)], pos)
+        if positive:
             return a
         return self.checked(sympy.Integer(0), None, pos)
 
@@ -1382,6 +1413,8 @@ def evaluate(
     expression: Expression,
     resolve: Resolver | None = None,
     replace: Mapping[int, Any] | None = None,
+    *,
+    backend: Any = None,
 ) -> sympy.Expr | sympy.ImmutableMatrix:
     """Evaluate a parsed expression exactly.
 
@@ -1393,6 +1426,9 @@ def evaluate(
         replace: Exact values to use instead of some literals, keyed by the
             literal's position (``Literal.pos``); this is how the "upstream"
             reading of displayed arithmetic is computed.
+        backend: The :class:`~symtf.backends.ExactBackend` whose node symbols
+            resolved values may hold; signs (``max``, ``relu``, ``abs``) are
+            then decided through their definitions.
 
     Returns:
         A SymPy scalar, or an ``ImmutableMatrix`` (a bracketed row is 1×n).
@@ -1403,6 +1439,7 @@ def evaluate(
             docstring would be exceeded.
     """
     evaluator = _Evaluator(expression, resolve, replace)
+    evaluator.backend = backend
     try:
         result = evaluator.value(expression.root)
     except ExpressionError:

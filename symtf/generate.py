@@ -557,7 +557,11 @@ def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
     step = claim.step or "gen.output"
     t = ev.exact_trace()
     if step not in t:
-        raise SpecError(f"{claim.where}.step: no step {step!r} in this model")
+        from symtf.suggest import hint
+
+        raise SpecError(
+            f"{claim.where}.step: no step {step!r} in this model{hint(step, list(t), steps=True)}"
+        )
     value = t.value(step)
     if value is not None and not isinstance(value, tuple):
         raise SpecError(f"{claim.where}.step: {step} holds numbers, not token ids")

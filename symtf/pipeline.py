@@ -17,6 +17,7 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
+from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace, TraceBuilder
 
@@ -44,7 +45,9 @@ def run(
         ModelError: When a step is undefined for these numbers (a zero variance
             with ε = 0), with the step named.
         Undecided: (ball backends only) when a sign cannot be decided at this precision.
+        LimitError: When the model is too large to evaluate (see :mod:`symtf.limits`).
     """
+    enforce(derivation)  # refuse a model too large to evaluate before evaluating any of it
     xp = backend if backend is not None else ExactBackend()
     t = TraceBuilder(xp, override)
     # Numbers must not distribute over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
@@ -76,6 +79,8 @@ def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:
         raise ModelError(f"{derivation.path}: {e}") from None
+    except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
+        raise Undecided(f"{derivation.path}: {e}") from None
 
 
 def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> None:

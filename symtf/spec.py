@@ -339,8 +339,11 @@ class _Reader:
     def done(self) -> None:
         unknown = sorted(set(self.table) - self.used)
         if unknown:
+            from symtf.suggest import hint
+
             raise SpecError(
-                f"{self.key(unknown[0])}: unknown key (known keys: {', '.join(sorted(self.used))})"
+                f"{self.key(unknown[0])}: unknown key{hint(unknown[0], sorted(self.used))} "
+                f"(known keys: {', '.join(sorted(self.used))})"
             )
 
 
@@ -528,16 +531,11 @@ def load(path: str | Path) -> Derivation:
     Raises:
         SpecError: With the file, the key, what was expected and what was found.
     """
-    p = Path(path)
+    from symtf.limits import read_capped
+
     name = str(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise SpecError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise SpecError(
-            f"{name}: expected a file of at most {MAX_FILE_BYTES} bytes, found {len(raw)}"
-        )
+    # At most MAX_FILE_BYTES + 1 bytes are read; devices and FIFOs are refused unread.
+    raw = read_capped(Path(path), MAX_FILE_BYTES, name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -1,196 +1,129 @@
-"""Suggest the step a printed block of numbers belongs to.
+"""“Did you mean …?” for misspelled step names, TOML keys, sub-commands and names.
 
-A draft written by ``symtf extract`` has claims with ``step = "?"``. This
-module compares each such claim's printed numbers with every node of a trace
-— whole matrices, single rows, single columns and single entries — and ranks
-the places whose values the printed numbers are certified roundings of. A
-suggestion is a reading of the trace, never a computation of the model: the
-caller hands in the trace (ball values) it already has.
-
-The score of a place is the share of its printed numbers that are a correct
-rounding of the certified value there (a ball of the trace's precision lies
-inside the printed number's rounding interval), with half a point for a
-number off by less than one unit in its last place (an article's slip should
-not hide the step it belongs to). Ties are broken by how alike the claim's
-label and the step's name are, then by the order of the trace.
+Articles call the same step by many names: what symtf records as
+``l0.h0.pattern`` is "attention weights", "attn_probs" or "A" elsewhere. A
+misspelling (``l0.h0.patern``) is caught by string similarity (:mod:`difflib`);
+an article's own word (``attention_weights``) by a small table of such words,
+matched against the last part of each step name.
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from symtf.certify import compare_ball
-from symtf.numbers import Printed, rounding_interval
-from symtf.spec import Claim
-from symtf.trace import Trace
+#: Words articles use for a step, mapped to the last part of symtf's step names.
+STEP_WORDS: dict[str, tuple[str, ...]] = {
+    "pattern": (
+        "attention_weights", "attn_weights", "attention_weight", "attention_probs",
+        "attn_probs", "attention_probabilities", "attention_pattern", "attention_matrix",
+        "attention", "attn", "weights", "alpha", "alphas", "a", "softmax_scores",
+    ),
+    "scores": ("attention_scores", "attn_scores", "raw_scores", "qk", "qkt", "logits_attn", "dot"),
+    "scaled": ("scaled_scores", "scaled_attention", "scaled_dot", "s"),
+    "masked": ("masked_scores", "mask", "causal_mask"),
+    "q": ("query", "queries", "q_proj"),
+    "k": ("key", "keys", "k_proj"),
+    "v": ("value", "values", "v_proj"),
+    "z": ("head_output", "head_out", "context", "attention_output_head", "weighted_values", "h"),
+    "concat": ("heads", "concatenated", "multihead", "multi_head"),
+    "attn_out": ("attention_output", "attn_output", "mha", "mha_out", "o", "output_projection"),
+    "resid_mid": ("residual", "residual1", "resid1", "add1", "add_norm"),
+    "resid_post": ("residual2", "resid2", "add2"),
+    "ln1": ("layernorm", "layer_norm", "ln", "norm", "norm1", "layernorm1", "rmsnorm"),
+    "ln2": ("norm2", "layernorm2", "layer_norm2"),
+    "ffn_pre": ("ffn_hidden", "hidden_pre", "pre_activation", "ffn1", "mlp_in", "w1"),
+    "ffn_act": ("ffn", "mlp", "hidden", "relu", "gelu", "activation", "activations"),
+    "ffn_out": ("ffn_output", "mlp_out", "mlp_output", "ffn2", "w2"),
+    "embed": ("embedding", "embeddings", "token_embeddings", "emb", "wte"),
+    "pos": ("positional", "positions", "position", "positional_encoding", "pe", "wpe"),
+    "x": ("input", "inputs", "x0", "block_input"),
+    "probs": ("probabilities", "probability", "softmax", "output_probs", "p", "prediction"),
+    "logits": ("logit", "vocab_scores", "output_logits", "scores_vocab"),
+    "next_token": ("prediction_token", "predicted", "argmax", "next", "output_token"),
+    "sqrt_dk": ("sqrt_d_k", "scale", "scale_factor", "sqrt_d"),
+}  # fmt: skip
 
-__all__ = ["Suggestion", "suggest"]
-
-#: Largest number of suggestions returned per claim.
-TOP = 3
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """One place a claim's printed numbers may come from.
-
-    Attributes:
-        step: The node's name.
-        row, col, index: The part of the node (as a claim would write it).
-        score: Share of printed numbers that match (1.0: all are correct roundings).
-    """
-
-    step: str
-    row: int | None
-    col: int | None
-    index: tuple[int, int] | None
-    score: float
-
-    def toml(self) -> str:
-        """The claim keys that map to this place (``step = "l0.h0.pattern"`` …)."""
-        keys = [f'step = "{self.step}"']
-        if self.row is not None:
-            keys.append(f"row = {self.row}")
-        if self.col is not None:
-            keys.append(f"col = {self.col}")
-        if self.index is not None:
-            keys.append(f"index = [{self.index[0]}, {self.index[1]}]")
-        return ", ".join(keys)
+_WORD_TO_LEAF = {w: leaf for leaf, words in STEP_WORDS.items() for w in words}
 
 
-def _match(value: Any, p: Printed) -> float:
-    """1 if ``p`` is a certified correct rounding of the ball ``value``, ½ if within a unit, else 0."""
-    if p.is_neg_inf:
-        return 1.0 if _is_neg_inf(value) else 0.0
-    try:
-        iv = rounding_interval(p)
-    except (ValueError, ArithmeticError):
-        return 0.0
-    lo, hi = compare_ball(value, iv.lo), compare_ball(value, iv.hi)
-    if lo is not None and hi is not None and lo >= 0 and hi <= 0:
-        return 1.0
-    u = p.ulp
-    below, above = compare_ball(value, p.value - u), compare_ball(value, p.value + u)
-    if below is not None and above is not None and below > 0 and above < 0:
-        return 0.5
-    return 0.0
+def _norm(word: str) -> str:
+    return re.sub(r"[\s\-]+", "_", word.strip()).lower()
 
 
-def _is_neg_inf(value: Any) -> bool:
-    """Whether a ball is minus infinity (a masked entry)."""
-    is_finite = getattr(value, "is_finite", None)
-    return is_finite is not None and not is_finite() and bool(value < 0)
+def _leaf(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
 
 
-def _words(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-# What articles call each canonical step: keyword sets, any one of which fits.
-_NAMES: dict[str, tuple[frozenset[str], ...]] = {
-    kind: tuple(frozenset(ws.split()) for ws in sets)
-    for kind, sets in {
-        "q": ("q", "query", "queries"),
-        "k": ("k", "key", "keys"),
-        "v": ("v", "value", "values"),
-        "scores": ("scores", "score", "qk", "q k"),
-        "scaled": ("s", "scaled"),
-        "masked": ("masked", "mask", "s m"),
-        "pattern": ("a", "attention", "weights", "pattern", "softmax"),
-        "z": ("h", "head output"),
-        "concat": ("h", "concat", "heads"),
-        "attn_out": ("attention output", "o", "w o"),
-        "resid_mid": ("residual", "sum", "r"),
-        "embed": ("emb", "embedding", "embeddings", "x emb"),
-        "pos": ("pos", "position", "positional"),
-        "x": ("x", "input", "sum"),
-        "ffn_pre": ("relu input", "hidden", "pre"),
-        "ffn_act": ("relu output", "activation", "act", "relu"),
-        "ffn_out": ("f", "ffn", "ffn output"),
-        "ln1": ("y", "normalized", "layernorm", "norm"),
-        "ln2": ("y final", "final"),
-        "final": ("final", "output"),
-        "logits": ("z", "logit", "logits"),
-        "probs": ("p", "probability", "probabilities", "probs"),
-    }.items()
-}
-
-
-def _similarity(label: str, step: str) -> float:
-    """How well a claim's label names a step: article vocabulary first, then spelling."""
-    words = set(_words(label).split())
-    kind = step.rsplit(".", 1)[-1]
-    score = 0.0
-    sets = _NAMES.get(kind, ())
-    if sets:
-        best = max((len(ws) for ws in sets if ws <= words), default=0)
-        score += best
-    digits = [int(d) for d in re.findall(r"\d+", label)]
-    head = re.search(r"\bh(\d+)\b", step)
-    if head and digits:
-        h = int(head.group(1))
-        score += 1.0 if h + 1 in digits else 0.5 if h in digits else 0.0
-    return score + difflib.SequenceMatcher(None, _words(label), _words(step)).ratio() / 10
-
-
-def suggest(claim: Claim, trace: Trace, *, top: int = TOP) -> list[Suggestion]:
-    """Rank the places of ``trace`` whose values ``claim``'s printed numbers round.
-
-    Args:
-        claim: A claim with printed numbers (its ``step`` is ignored).
-        trace: A trace whose values are python-flint balls (``BallBackend``).
-        top: How many suggestions to return at most.
-
-    Returns:
-        The best places, best first; only places with a positive score.
-    """
-    printed = claim.printed
-    if not printed:
+def _closest(word: str, candidates: Sequence[str], n: int, cutoff: float = 0.6) -> list[str]:
+    """The candidates most similar to ``word``, keeping only those nearly as close as the best."""
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in candidates), reverse=True
+    )
+    if not scored or scored[0][0] < cutoff:
         return []
-    rows, cols = len(printed), len(printed[0])
-    flat = [p for r in printed for p in r]
-    found: list[tuple[float, float, int, Suggestion]] = []
-    for order, name in enumerate(trace):
-        shape = trace.shape(name)
-        if shape is None:
-            continue
-        n, m = shape
-        value = trace.value(name)
-        places: list[
-            tuple[list[tuple[int, int]], int | None, int | None, tuple[int, int] | None]
-        ] = []
-        if (n, m) == (rows, cols):
-            places.append(([(i, j) for i in range(n) for j in range(m)], None, None, None))
-        if rows == 1 and cols == m and n > 1:
-            places += [([(i, j) for j in range(m)], i, None, None) for i in range(n)]
-        if rows * cols == n and m > 1 and min(rows, cols) == 1:
-            places += [([(i, j) for i in range(n)], None, j, None) for j in range(m)]
-        if rows * cols == 1 and n * m > 1:
-            places += [([(i, j)], None, None, (i, j)) for i in range(n) for j in range(m)]
-        for entries, row, col, index in places:
-            score = sum(
-                _match(value[i, j], p) for (i, j), p in zip(entries, flat, strict=True)
-            ) / len(flat)
-            if score > 0:
-                found.append(
-                    (
-                        score,
-                        _similarity(claim.label, name),
-                        -order,
-                        Suggestion(name, row, col, index, score),
-                    )
-                )
-    found.sort(key=lambda t: (t[0], t[1], t[2]), reverse=True)
-    seen: set[str] = set()
-    out: list[Suggestion] = []
-    for *_, s in found:
-        key = s.toml()
-        if key not in seen:
-            seen.add(key)
-            out.append(s)
-        if len(out) == top:
-            break
-    return out
+    best = scored[0][0]
+    return [c for r, c in scored[:n] if r >= cutoff and r >= best - 0.05]
+
+
+def close_steps(name: str, names: Iterable[str], n: int = 3) -> list[str]:
+    """Step names a misspelled or article-worded ``name`` most likely means, best first.
+
+    Example:
+        >>> close_steps("attention_weights", ["x", "l0.h0.scores", "l0.h0.pattern"])
+        ['l0.h0.pattern']
+    """
+    names = list(names)
+    known = set(names)
+    out: list[str] = []
+
+    def add(cands: Iterable[str]) -> None:
+        for c in cands:
+            if c in known and c not in out:
+                out.append(c)
+
+    prefix, _, leaf = name.rpartition(".")
+    word = _norm(leaf)
+    target = _WORD_TO_LEAF.get(word) or (word if word in STEP_WORDS else None)
+    if target is not None:
+        if prefix:
+            add([f"{prefix}.{target}"])
+        add(s for s in names if _leaf(s) == target)
+    add(_closest(name, names, n))
+    if len(out) < n:
+        leaves = sorted({_leaf(s) for s in names})
+        for lf in difflib.get_close_matches(word, leaves, n=2, cutoff=0.75):
+            with_prefix = f"{prefix}.{lf}" if prefix else None
+            if with_prefix in known:
+                add([with_prefix])
+            add(s for s in names if _leaf(s) == lf)
+    return out[:n]
+
+
+def hint(name: str, candidates: Sequence[str], *, steps: bool = False, n: int = 3) -> str:
+    """``"; did you mean X?"`` (or ``""``) for a misspelled name among ``candidates``."""
+    close = close_steps(name, candidates, n) if steps else _closest(name, list(candidates), n)
+    if not close:
+        return "; `symtf steps FILE` lists every step" if steps else ""
+    return f"; did you mean {' or '.join(close)}?"
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose "invalid choice" errors suggest the closest one.
+
+    Sub-parsers are created with the parent's class, so ``symtf chek`` and
+    ``symtf check --format jsn`` are both answered with a suggestion.
+    """
+
+    _INVALID = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        m = self._INVALID.search(message)
+        if m:
+            choices = [c.strip().strip("'") for c in m.group(2).split(",")]
+            close = difflib.get_close_matches(m.group(1), choices, n=2, cutoff=0.5)
+            if close:
+                message += f"; did you mean {' or '.join(close)}?"
+        super().error(message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,13 @@ def compile_pdf(
     (see :func:`symtf.renderers.latex.standalone`). Runs in non-stop mode and
     halts on the first error.
 
+    Defence in depth beside the escaping of every string from the derivation
+    file: ``-no-shell-escape`` (no ``\\write18``), ``latexmk -norc`` (no
+    ``latexmkrc`` from the user or the working directory), kpathsea's paranoid
+    ``openin_any``/``openout_any`` (no reading or writing outside the
+    temporary directory by absolute or ``..`` paths), all in a fresh temporary
+    directory that is removed afterwards.
+
     Args:
         tex: The whole document.
         pdf: Where to write the PDF.
@@ -71,21 +79,35 @@ def compile_pdf(
     latexmk, program = shutil.which("latexmk"), shutil.which(engine)
     if program is None:
         raise TexNotFound(_install_hint(tex))
-    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
     with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
         src = Path(tmp) / "doc.tex"
         src.write_text(tex, encoding="utf-8")
         if latexmk is not None:
             mode = "-lualatex" if engine == "lualatex" else "-pdf"
             runs = [
-                [latexmk, mode, "-quiet", f"-{engine}={engine} {' '.join(flags)} %O %S", "doc.tex"]
+                [
+                    latexmk,
+                    "-norc",
+                    mode,
+                    "-quiet",
+                    f"-{engine}={engine} {' '.join(flags)} %O %S",
+                    "doc.tex",
+                ]
             ]
         else:
             runs = [[program, *flags, "doc.tex"]] * 2
         for cmd in runs:
             try:
                 proc = subprocess.run(
-                    cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False
+                    cmd,
+                    cwd=tmp,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    check=False,
                 )
             except subprocess.TimeoutExpired:
                 raise LatexCompileError(f"LaTeX ran longer than {timeout:g} s") from None
@@ -120,7 +142,9 @@ def cmd_latex(args: argparse.Namespace) -> int:
     if args.decimals < 0 or args.decimals > 30:
         raise SymtfError(f"--decimals: expected 0 to 30, found {args.decimals}")
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
-    with time_budget(timeout, args.file):
+    from symtf.limits import guard
+
+    with time_budget(timeout, args.file), guard(args.file):
         derivation = spec.load(args.file)
         report = compare.check(derivation)
         opts = LatexOptions(
@@ -193,5 +217,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also show internal node names (l0.h0.pattern) beside the article's labels",
     )
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    from symtf.limits import timeout_seconds
+
+    p.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS")
     p.set_defaults(func=cmd_latex)

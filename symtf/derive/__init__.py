@@ -53,7 +53,11 @@ def get(name: str) -> Derivation:
     """
     reg = _registry()
     if name not in reg:
-        raise DeriveError(f"no derivation called {name!r}; known: {', '.join(reg)}")
+        import difflib
+
+        close = difflib.get_close_matches(name, list(reg), n=2, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise DeriveError(f"no derivation called {name!r}{hint} (known: {', '.join(reg)})")
     return reg[name]
 
 

@@ -7,7 +7,6 @@ the formula on it (node symbols and all) and prints certified decimals.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -93,9 +92,11 @@ def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.E
     from symtf.derive import DeriveError
 
     if step not in trace:
-        close = difflib.get_close_matches(step, list(trace), n=4)
-        hint = f"; similar: {', '.join(close)}" if close else ""
-        raise DeriveError(f"--at {ref}: the worked example has no step {step!r}{hint}")
+        from symtf.suggest import hint
+
+        raise DeriveError(
+            f"--at {ref}: the worked example has no step {step!r}{hint(step, list(trace), steps=True)}"
+        )
     value = trace.value(step)
     if not isinstance(value, sympy.MatrixBase):
         raise DeriveError(f"--at {ref}: step {step!r} is not a matrix")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symtf.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.renderers.safe import line as _safe
 
 _MARK = {
     "exact": "ok",
@@ -25,18 +26,19 @@ def _summary(counts: dict[str, int]) -> str:
 
 def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
     """One line for the claim, then one per entry that is not right."""
-    what = r.claim.step if r.claim.step is not None else r.claim.expression or ""
+    what = _safe(r.claim.step if r.claim.step is not None else r.claim.expression or "")
     counts: dict[str, int] = {}
     for c in r.checks:
         counts[c.verdict] = counts.get(c.verdict, 0) + 1
     n = len(r.checks)
-    label = r.claim.label if len(r.claim.label) <= width else r.claim.label[: width - 1] + "…"
+    label = _safe(r.claim.label)
+    label = label if len(label) <= width else label[: width - 1] + "…"
     head = f"  {_MARK[r.verdict]:<5} {label:<{width}} {what:<22} "
     if n == 1:
         c = r.checks[0]
-        head += f"{c.printed}: {c.verdict}"
+        head += f"{_safe(c.printed)}: {c.verdict}"
         if r.verdict in ("exact", "rounded") and c.extra.get("as_displayed"):
-            head += f" — {c.explanation}"
+            head += f" — {_safe(c.explanation)}"
     else:
         head += f"{n} numbers: {_summary(counts)}"
     lines = [head]
@@ -45,20 +47,20 @@ def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
             shown = c.extra.get("as_displayed")
             if n > 1 and shown and shown["verdict"] not in ("exact", "rounded"):
                 lines.append(
-                    f"        {_where(c):<8} note: as displayed it gives {shown['exact']} "
-                    f"({shown['verdict']}); the printed {c.printed} needs the unrounded values"
+                    f"        {_where(c):<8} note: as displayed it gives {_safe(shown['exact'])} "
+                    f"({shown['verdict']}); the printed {_safe(c.printed)} needs the unrounded values"
                 )
             continue
         lines.append(
-            f"        {_where(c):<8} printed {c.printed}, exact {c.exact or '?'}, "
-            f"correctly rounded {c.expected or '?'}: {c.explanation}"
+            f"        {_where(c):<8} printed {_safe(c.printed)}, exact {_safe(c.exact or '?')}, "
+            f"correctly rounded {_safe(c.expected or '?')}: {_safe(c.explanation)}"
         )
     return lines
 
 
 def derivation_lines(d: DerivationReport) -> list[str]:
     """The report of one derivation file."""
-    lines = [f"{d.path} — {d.title}"]
+    lines = [f"{_safe(d.path)} — {_safe(d.title)}"]
     for r in d.results:
         lines.extend(claim_lines(r))
     lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
