@@ -168,7 +168,10 @@ class Located:
 
     def _symbols(self) -> frozenset[sympy.Symbol]:
         if self.xp is not None and hasattr(self.xp, "user_symbols"):
-            return self.xp.user_symbols(self.expr)
+            # A pending branch node (a sign no test could decide) is not a symbol of the
+            # file: a value depending on it is undecided, not symbolic.
+            pending = getattr(self.xp, "undecided", {})
+            return frozenset(s for s in self.xp.user_symbols(self.expr) if s not in pending)
         return frozenset(self.expr.free_symbols)
 
     def ball(self, prec: int) -> arb | None:
