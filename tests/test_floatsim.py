@@ -257,8 +257,8 @@ def test_every_bundled_model_runs_inside_its_float32_enclosure() -> None:
             continue
         for name in enc:
             v, w = enc.value(name), sim.value(name)
-            if isinstance(v, tuple) or v is None:
-                continue
+            if isinstance(v, tuple) or v is None or len(v.shape) != 2:
+                continue  # words, and N-D user steps (their 2-D slices are claims' business)
             n, m = v.shape
             for i in range(n):
                 for j in range(m):

@@ -154,7 +154,9 @@ def mathml(tex: str, *, display: bool = False) -> str:
     return _TOKEN.sub(lambda m: f"<{m[1]}{m[2]}>{_text_escape(m[3])}</{m[1]}>", out)
 
 
-_TOKEN = re.compile(r"<(mtext|mi|mo|mn|ms)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
+# A self-closing token (``<mo />``, which the converter writes for an empty operator) holds
+# nothing and must not be matched up with the next closing tag.
+_TOKEN = re.compile(r"<(mtext|mi|mo|mn|ms)((?:\s[^>]*?)?)(?<!/)>(.*?)</\1>", re.S)
 _BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
 
 
