@@ -67,7 +67,7 @@ class AtResult:
 
 
 def parse_ref(ref: str) -> tuple[Path, str, int | None]:
-    """Split ``PATH:STEP[ROW]``.
+    """Split ``PATH:STEP[ROW]``; PATH may name a bundled derivation (``i_love_ai``).
 
     Raises:
         DeriveError: When the reference is malformed or the file is missing.
@@ -82,9 +82,17 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
     m = _REF.match(rest.strip())
     if m is None:
         raise DeriveError(f"--at: cannot read the step {rest!r}; expected STEP or STEP[ROW]")
+    from symtf import bundled
+
     p = Path(path)
     if not p.exists():
-        raise DeriveError(f"--at: no such file {path!r}")
+        found = bundled.named(path)
+        if found is None:
+            raise DeriveError(
+                f"--at: no such file {path!r}, nor a bundled derivation "
+                f"(bundled: {', '.join(bundled.names())})"
+            )
+        p = found
     row = m.group("row")
     return p, m.group("step"), int(row) if row is not None else None
 
