@@ -27,6 +27,7 @@ from symtf.numbers import (
     parse_printed,
     toml_float,
 )
+from symtf.toml_lines import line_of, locate
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
 MAX_ENTRIES = 20_000
@@ -228,6 +229,7 @@ class Claim:
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
+    line: int | None = None  # 1-based line of the claim's ``[[claims]]`` header, if it has one
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ class Derivation:
     model: Model
     tokens: tuple[int, ...]
     claims: tuple[Claim, ...]
+    #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.toml_lines.
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -519,12 +523,31 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         raise SpecError(f"{name}: not valid TOML ({e})") from None
     except RecursionError:
         raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
+    lines = locate(text)
     try:
-        return _derivation(data, name)
-    except SpecError as e:  # every message names the file
-        if str(e).startswith(f"{name}: "):
-            raise
-        raise SpecError(f"{name}: {e}") from None
+        d = _derivation(data, name)
+    except SpecError as e:  # every message names the file, and the line where it is known
+        msg = str(e) if str(e).startswith(f"{name}: ") else f"{name}: {e}"
+        raise SpecError(with_line(msg, name, lines)) from None
+    claims = tuple(
+        dataclasses.replace(c, line=line_of(lines, f"claims[{i}]")) for i, c in enumerate(d.claims)
+    )
+    return dataclasses.replace(d, claims=claims, lines=lines)
+
+
+def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
+    """``message`` with ``(line N)`` added when it starts with ``name: KEY`` and KEY has a line.
+
+    Args:
+        message: An error message, ``name: key: what was expected, what was found``.
+        name: The file's name as it starts the message.
+        lines: The file's line map (:func:`symtf.toml_lines.locate`).
+    """
+    prefix = f"{name}: "
+    if not message.startswith(prefix) or re.search(r"\(line \d+\)$", message):
+        return message
+    n = line_of(dict(lines), message[len(prefix) :])
+    return message if n is None else f"{message} (line {n})"
 
 
 def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:

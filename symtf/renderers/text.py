@@ -71,4 +71,7 @@ def render(report: Report) -> str:
     bad = total.get("slip", 0) + total.get("wrong", 0)
     verdict = "all printed numbers check out" if not bad else f"{bad} printed number(s) are off"
     lines.append(f"{len(report.derivations)} derivation(s): {_summary(total)} — {verdict}")
+    if report.errors:
+        names = ", ".join(e.path for e in report.errors)
+        lines.append(f"{len(report.errors)} file(s) could not be checked: {names}")
     return "\n".join(lines) + "\n"

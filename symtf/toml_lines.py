@@ -1,0 +1,128 @@
+"""Line numbers of tables and keys in TOML text (``tomllib`` does not keep them).
+
+A small locator, not a parser: it follows table headers (``[model]``,
+``[[claims]]``, ``[[model.layers.heads]]``) and ``key =`` lines, skipping
+strings, comments and multi-line arrays, and names each place the way symtf's
+messages do: ``claims[3]``, ``claims[3].printed``,
+``model.layers[0].heads[1].W_Q``. Places written inline (``claims = [{...}]``)
+have no line of their own.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BARE = r"[A-Za-z0-9_-]+"
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
+_KEY = rf"(?:{_BARE}|{_QUOTED})"
+_DOTTED = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
+_HEADER = re.compile(rf"^\s*(\[\[|\[)\s*({_DOTTED})\s*(\]\]|\])\s*(?:#.*)?$")
+_ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
+_PART = re.compile(rf"\s*({_KEY})\s*(?:\.|$)")
+_KEY_PATH = re.compile(r"^[A-Za-z_][\w-]*(?:\[\d+\])*(?:\.[A-Za-z_][\w-]*(?:\[\d+\])*)*")
+
+
+def _parts(dotted: str) -> list[str]:
+    out = []
+    for m in _PART.finditer(dotted):
+        k = m.group(1)
+        out.append(k[1:-1] if k[0] in "\"'" else k)
+    return out
+
+
+class _Scanner:
+    """Tracks what a value leaves open at the end of a line: a multi-line string, brackets."""
+
+    def __init__(self) -> None:
+        self.string: str | None = None  # '"""' or "'''" while inside one
+        self.depth = 0
+
+    @property
+    def idle(self) -> bool:
+        return self.string is None and self.depth == 0
+
+    def feed(self, line: str, start: int = 0) -> None:
+        i, n = start, len(line)
+        while i < n:
+            if self.string is not None:
+                end = line.find(self.string, i)
+                if end < 0:
+                    return
+                i = end + 3
+                self.string = None
+                continue
+            c = line[i]
+            if c == "#":
+                return
+            if line.startswith('"""', i) or line.startswith("'''", i):
+                self.string = line[i : i + 3]
+                i += 3
+            elif c == '"':
+                i += 1
+                while i < n and line[i] != '"':
+                    i += 2 if line[i] == "\\" else 1
+                i += 1
+            elif c == "'":
+                end = line.find("'", i + 1)
+                i = n if end < 0 else end + 1
+            else:
+                if c in "[{":
+                    self.depth += 1
+                elif c in "]}":
+                    self.depth = max(self.depth - 1, 0)
+                i += 1
+
+
+def locate(text: str) -> dict[str, int]:
+    """Map each table and key of ``text`` to its 1-based line, named as in messages."""
+    lines: dict[str, int] = {}
+    table: list[str] = []  # concrete path of the current table, e.g. ["model", "layers[0]"]
+    counts: dict[str, int] = {}  # concrete array-of-tables path -> instances so far
+    current: dict[str, str] = {}  # abstract array-of-tables path -> its latest concrete segment
+    scan = _Scanner()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not scan.idle:
+            scan.feed(line)
+            continue
+        header = _HEADER.match(line)
+        if header:
+            parts = _parts(header.group(2))
+            concrete: list[str] = []
+            for k in range(len(parts) - 1):
+                abstract = ".".join(parts[: k + 1])
+                concrete.append(current.get(abstract, parts[k]))
+            last = parts[-1]
+            if header.group(1) == "[[":
+                base = ".".join([*concrete, last])
+                index = counts.get(base, 0)
+                counts[base] = index + 1
+                last = f"{last}[{index}]"
+                current[".".join(parts)] = last
+            table = [*concrete, last]
+            lines.setdefault(".".join(table), number)
+            continue
+        assign = _ASSIGN.match(line)
+        if assign:
+            lines.setdefault(".".join([*table, *_parts(assign.group(1))]), number)
+            scan.feed(line, assign.end())
+        else:
+            scan.feed(line)
+    return lines
+
+
+def line_of(lines: dict[str, int], key: str) -> int | None:
+    """The line of ``key`` or of the nearest enclosing place that has one.
+
+    ``key`` may run past what the locator knows (``claims[3].printed[0][1]``):
+    the longest known prefix answers.
+    """
+    m = _KEY_PATH.match(key)
+    if m is None:
+        return None
+    path = m.group(0)
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
