@@ -151,7 +151,10 @@ def test_json_kind_file_and_line_match_the_toml(bundled_report: Report) -> None:
         raw_claims = tomllib.loads(path.read_text(encoding="utf-8"))["claims"]
         headers = claim_headers(path)
         assert len(headers) == len(raw_claims)
-        by_label = {c["label"]: (expected_kind(c), line) for c, line in zip(raw_claims, headers)}
+        by_label = {
+            c["label"]: (expected_kind(c), line)
+            for c, line in zip(raw_claims, headers, strict=True)
+        }
         for c in d["checks"]:
             assert c["file"] == d["path"]
             assert (c["kind"], c["line"]) == by_label[c["claim"]], c["claim"]
@@ -279,7 +282,7 @@ def test_github_annotates_the_line_of_each_off_number(bundled_report: Report) ->
         if c.verdict in ("slip", "wrong")
     ]
     assert len(out) == len(off) > 0
-    for line, (path, n) in zip(out, off):
+    for line, (path, n) in zip(out, off, strict=True):
         assert line.startswith(f"::error file={github.escape_property(path)},line={n},title=")
 
 
@@ -312,8 +315,7 @@ def test_sarif_of_every_bundled_derivation_validates(bundled_report: Report) -> 
         if c.verdict in ("slip", "wrong", "undecided")
     ]
     got = [
-        (x["locations"][0]["physicalLocation"]["region"]["startLine"], x["ruleId"])
-        for x in results
+        (x["locations"][0]["physicalLocation"]["region"]["startLine"], x["ruleId"]) for x in results
     ]
     assert got == off and got
 
@@ -328,7 +330,10 @@ def test_sarif_with_a_bad_file_and_control_characters_validates(
     sarif_validator().validate(log)
     [bad] = [x for x in log["runs"][0]["results"] if x["ruleId"] == "bad-input"]
     loc = bad["locations"][0]["physicalLocation"]
-    assert loc == {"artifactLocation": {"uri": "broken.toml"}, "region": {"startLine": BAD_KEY_LINE}}
+    assert loc == {
+        "artifactLocation": {"uri": "broken.toml"},
+        "region": {"startLine": BAD_KEY_LINE},
+    }
     weird = json.loads(sarif.render(synthetic("x\x07 y", "slip", line=None)))
     sarif_validator().validate(weird)
     assert weird["runs"][0]["results"][0]["message"]["text"].startswith("x\\x07 y[0, 1]: slip")

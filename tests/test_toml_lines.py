@@ -107,7 +107,12 @@ def test_loaded_claims_know_their_header_line() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "key", "line"),
     [
-        ('printed = "1 0"\n[[claims]]', 'printed = "1 0"\nrow = -1\n[[claims]]', "claims[0].row", 17),
+        (
+            'printed = "1 0"\n[[claims]]',
+            'printed = "1 0"\nrow = -1\n[[claims]]',
+            "claims[0].row",
+            17,
+        ),
         ('W_K = "identity"', 'W_K = "1 2 3"', "model.layers[0].heads[0].W_K", 9),
         ('label = "Y"\n', "", "claims[1].label", 17),
     ],
