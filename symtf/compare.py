@@ -3,7 +3,7 @@
 For each printed entry the exact value is located against a few rational
 boundaries (the printed value itself, the ends of its rounding interval) with a
 three-way, certified comparison: balls first, escalating precision, then exact
-arithmetic on that one value. The verdict classes are those of DESIGN.md:
+arithmetic on that one value. The verdict classes (``symtf check --help`` defines them):
 ``exact``, ``rounded``, ``slip``, ``wrong`` and ``undecided``.
 """
 

@@ -202,7 +202,7 @@ def oracle_round(x: Fraction, n: int) -> Fraction:
 
 
 def oracle_verdict(printed: Fraction, n: int, rounded: Fraction, equal: bool) -> str:
-    """DESIGN.md's classes from the correct rounding (half-up) of the exact value."""
+    """The verdict classes (``symtf check --help``) from the correct rounding (half-up)."""
     if equal:
         return "exact"
     if rounded == printed:
