@@ -72,7 +72,7 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
     Raises:
         DeriveError: When the reference is malformed or the file is missing.
     """
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if ":" not in ref:
         raise DeriveError(
@@ -98,7 +98,7 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
 
 
 def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.Expr], int]:
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if step not in trace:
         close = difflib.get_close_matches(step, list(trace), n=4)
@@ -276,7 +276,7 @@ def evaluate(derivation: Any, ref: str) -> AtResult:
         DeriveError: When the derivation has no worked evaluation or the reference is bad.
     """
     import symtf
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if derivation.name not in SUPPORTED:
         raise DeriveError(

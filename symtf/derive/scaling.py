@@ -151,7 +151,7 @@ def article_trace() -> Any:
     """The exact trace of the "I love AI" article (cached)."""
     import symtf
     from symtf import bundled
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     path = bundled.named(ARTICLE)
     if path is None:
