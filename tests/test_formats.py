@@ -345,3 +345,24 @@ def test_a_file_error_keeps_its_path_in_every_format() -> None:
     assert "dir%20with%20space/b.toml" in sarif.render(report)
     junit_schema().validate(junit.render(report))
     json_validator().validate(json.loads(render_json.render(report)))
+
+
+def test_an_undecided_claim_in_every_format(tmp_path: Path) -> None:
+    from test_pytest_plugin import SYMBOLIC_EPS
+
+    path = tmp_path / "eps.toml"
+    path.write_text(SYMBOLIC_EPS, encoding="utf-8")
+    report = Report((check_file(path),))
+    data = json.loads(render_json.render(report))
+    json_validator().validate(data)
+    # A symbolic eps leaves no decimal to give: null, and said so by the verdict.
+    assert {(c["verdict"], c["exact"]) for c in data["derivations"][0]["checks"]} == {
+        ("undecided", None)
+    }
+    xml = junit.render(report)
+    junit_schema().validate(xml)
+    assert ET.fromstring(xml).find("testsuite").get("skipped") == "1"
+    assert github.render(report).startswith(
+        f"::warning file={github.escape_property(str(path))},line=15,"
+    )
+    sarif_validator().validate(json.loads(sarif.render(report)))

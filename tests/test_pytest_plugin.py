@@ -167,3 +167,32 @@ def test_dotted_labels_keep_their_node_id(repo: pytest.Pytester) -> None:
     (repo.path / "posts" / "tiny.toml").write_text(dotted, encoding="utf-8")
     result = repo.runpytest(*PLUGIN, "--symtf", ".", "-v")
     result.stdout.fnmatch_lines(["posts/tiny.toml::love.love: first row PASSED*"])
+
+
+SYMBOLIC_EPS = """title = "symbolic eps"
+[model]
+d_model = 2
+eps = "e"
+vocab = ["a", "b"]
+embed = "1 0\\n0 1"
+[[model.layers]]
+[[model.layers.heads]]
+W_Q = "identity"
+W_K = "identity"
+W_V = "identity"
+[input]
+tokens = ["a"]
+
+[[claims]]
+label = "norm"
+step = "l0.ln1"
+printed = "1.000 -1.000"
+"""
+
+
+def test_an_undecided_claim_is_skipped(repo: pytest.Pytester) -> None:
+    # With a symbolic eps, (x - mean) / sqrt(var + eps) has no decimal value to round.
+    (repo.path / "posts" / "tiny.toml").write_text(SYMBOLIC_EPS, encoding="utf-8")
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED*norm*undecided*"])
