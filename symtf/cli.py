@@ -15,10 +15,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from symtf import __version__
 from symtf.errors import LimitError, SymtfError
+
+if TYPE_CHECKING:
+    from symtf.compare import DerivationReport
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -142,7 +145,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if report.failed else EXIT_OK
 
 
-def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> Any:
+def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> DerivationReport:
     """Load and check one derivation file within ``timeout`` seconds.
 
     Returns:

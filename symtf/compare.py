@@ -194,8 +194,8 @@ class Quantity:
 
         The whole value when it is a short decimal; otherwise its first digits and ``…``:
         the truncated expansion, or, for a value too close to a short decimal for its
-        expansion to be decided, the nearest 20-digit decimal, certified to lie within
-        one unit of its last digit. ``None`` when neither can be certified.
+        expansion to be decided, a 20-digit decimal the value is certified to lie
+        within one unit of the last digit of. ``None`` when neither can be certified.
         """
         e, _ = self.exact()
         if e.is_Rational:

@@ -59,7 +59,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _is_derivation(config: pytest.Config, file_path: Path) -> bool:
     patterns = config.getini("symtf_files")
     if patterns:
-        rel = file_path.relative_to(config.rootpath).as_posix()
+        try:
+            rel = file_path.relative_to(config.rootpath).as_posix()
+        except ValueError:  # a file outside the rootdir, named on the command line
+            rel = file_path.as_posix()
         return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(file_path.name, p) for p in patterns)
     try:
         if file_path.stat().st_size > _SNIFF_BYTES:
@@ -109,6 +112,7 @@ class DerivationFile(pytest.File):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.derivation: Any = None  # the parsed file, once collected
         self._report: Any = None
         self._error: str | None = None
 

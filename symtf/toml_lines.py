@@ -19,6 +19,8 @@ _DOTTED = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
 _HEADER = re.compile(rf"^\s*(\[\[|\[)\s*({_DOTTED})\s*(\]\]|\])\s*(?:#.*)?$")
 _ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
 _PART = re.compile(rf"\s*({_KEY})\s*(?:\.|$)")
+_SPECIAL = re.compile(r"\"\"\"|'''|[\"'#\[\]{}]")
+_BASIC_REST = re.compile(r'(?:[^"\\]|\\.)*"')  # the rest of a one-line basic string
 _KEY_PATH = re.compile(r"^[A-Za-z_][\w-]*(?:\[\d+\])*(?:\.[A-Za-z_][\w-]*(?:\[\d+\])*)*")
 
 
@@ -42,35 +44,33 @@ class _Scanner:
         return self.string is None and self.depth == 0
 
     def feed(self, line: str, start: int = 0) -> None:
-        i, n = start, len(line)
-        while i < n:
+        i = start
+        while True:
             if self.string is not None:
                 end = line.find(self.string, i)
                 if end < 0:
                     return
                 i = end + 3
                 self.string = None
-                continue
-            c = line[i]
-            if c == "#":
+            m = _SPECIAL.search(line, i)
+            if m is None:
                 return
-            if line.startswith('"""', i) or line.startswith("'''", i):
-                self.string = line[i : i + 3]
-                i += 3
-            elif c == '"':
-                i += 1
-                while i < n and line[i] != '"':
-                    i += 2 if line[i] == "\\" else 1
-                i += 1
-            elif c == "'":
-                end = line.find("'", i + 1)
-                i = n if end < 0 else end + 1
+            tok = m.group(0)
+            i = m.end()
+            if tok == "#":
+                return
+            if tok in ('"""', "'''"):
+                self.string = tok
+            elif tok == '"':
+                end = _BASIC_REST.match(line, i)
+                i = end.end() if end else len(line)
+            elif tok == "'":
+                end = line.find("'", i)
+                i = len(line) if end < 0 else end + 1
+            elif tok in "[{":
+                self.depth += 1
             else:
-                if c in "[{":
-                    self.depth += 1
-                elif c in "]}":
-                    self.depth = max(self.depth - 1, 0)
-                i += 1
+                self.depth = max(self.depth - 1, 0)
 
 
 def locate(text: str) -> dict[str, int]:
