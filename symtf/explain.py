@@ -44,7 +44,9 @@ def explain(path: str, label: str) -> str:
     Raises:
         SpecError: When the file is malformed or has no claim with that label.
     """
-    d = spec.load(path)
+    from symtf import bundled
+
+    d = spec.load(bundled.resolve(path))  # a path, or a bundled example's name
     labels = [c.label for c in d.claims]
     if label not in labels:
         import difflib

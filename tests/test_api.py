@@ -82,3 +82,15 @@ def test_derive_scaling_reads_the_bundled_article(
     scaling.article_trace.cache_clear()
     trace = scaling.article_trace()
     assert "l0.h0.scores" in trace
+
+
+def test_explain_and_latex_take_a_bundled_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "rope_toy", "scores"]) == 0
+    assert "l0.h0.scores" in capsys.readouterr().out
+    assert main(["latex", "rope_toy"]) == 0
+    assert capsys.readouterr().out.startswith("\\documentclass")
+    assert main(["explain", "no_such_example", "scores"]) == 2
+    assert "nor a bundled derivation" in capsys.readouterr().err
