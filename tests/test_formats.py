@@ -366,3 +366,25 @@ def test_an_undecided_claim_in_every_format(tmp_path: Path) -> None:
         f"::warning file={github.escape_property(str(path))},line=15,"
     )
     sarif_validator().validate(json.loads(sarif.render(report)))
+
+
+@pytest.mark.parametrize(
+    ("text", "exact", "truncated"),
+    [
+        ("0.25", "0.25", False),
+        ("-0.33333333333333333333…", "-0.33333333333333333333", True),
+        ("1.2345678901234567890…e-70", "1.2345678901234567890e-70", True),
+        ("4.5e+61", "4.5e+61", False),
+        ("-inf", "-inf", False),
+        (None, None, False),
+    ],
+)
+def test_exact_fields_are_parseable_decimals(
+    text: str | None, exact: str | None, truncated: bool
+) -> None:
+    fields = render_json.exact_fields(text)
+    assert fields == {"exact": exact, "exact_truncated": truncated}
+    if exact is not None:
+        Decimal(exact)
+        decimal_schema = {"$defs": render_json.schema()["$defs"], "$ref": "#/$defs/decimal"}
+        jsonschema.Draft202012Validator(decimal_schema).validate(exact)

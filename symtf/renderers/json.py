@@ -27,8 +27,9 @@ def exact_fields(exact: str | None) -> dict[str, Any]:
     """``exact`` as a parseable decimal and whether it was cut short."""
     if exact is None:
         return {"exact": None, "exact_truncated": False}
-    truncated = exact.endswith(_ELLIPSIS)
-    return {"exact": exact.removesuffix(_ELLIPSIS), "exact_truncated": truncated}
+    # The ellipsis ends the digits: "0.333…", or stands before the exponent: "1.234…e-70".
+    truncated = _ELLIPSIS in exact
+    return {"exact": exact.replace(_ELLIPSIS, ""), "exact_truncated": truncated}
 
 
 def _readings(extra: dict[str, Any]) -> dict[str, Any]:
