@@ -27,7 +27,7 @@ from symtf.numbers import (
     parse_printed,
     toml_float,
 )
-from symtf.toml_lines import line_of, locate
+from symtf.toml_lines import line_of, locate, string_lines
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
 MAX_ENTRIES = 20_000
@@ -230,6 +230,8 @@ class Claim:
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
     line: int | None = None  # 1-based line of the claim's ``[[claims]]`` header, if it has one
+    #: Line of each printed row when the rows could be told apart, else of ``printed =``.
+    printed_lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -530,9 +532,23 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         msg = str(e) if str(e).startswith(f"{name}: ") else f"{name}: {e}"
         raise SpecError(with_line(msg, name, lines)) from None
     claims = tuple(
-        dataclasses.replace(c, line=line_of(lines, f"claims[{i}]")) for i, c in enumerate(d.claims)
+        dataclasses.replace(
+            c, line=line_of(lines, f"claims[{i}]"), printed_lines=_printed_lines(c, i, text, lines)
+        )
+        for i, c in enumerate(d.claims)
     )
     return dataclasses.replace(d, claims=claims, lines=lines)
+
+
+def _printed_lines(claim: Claim, i: int, text: str, lines: Mapping[str, int]) -> tuple[int, ...]:
+    """One line per printed row of a claim, or the line of its ``printed`` key."""
+    key = lines.get(f"claims[{i}].printed")
+    if key is None:
+        return ()
+    per_row = [
+        n for n, part in string_lines(text, key) for _ in _split_rows(_join_infinities(part))
+    ]
+    return tuple(per_row) if per_row and len(per_row) == len(claim.printed) else (key,)
 
 
 def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:

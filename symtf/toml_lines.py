@@ -126,3 +126,37 @@ def line_of(lines: dict[str, int], key: str) -> int | None:
         cut = max(path.rfind("."), path.rfind("["))
         path = path[:cut] if cut > 0 else ""
     return None
+
+
+def string_lines(text: str, line: int) -> list[tuple[int, str]]:
+    """The lines of the string value assigned on ``line``, each with its part of the value.
+
+    For a multi-line string, its lines up to the closing delimiter (the text on
+    the line of the key after the opening delimiter counts too); for a one-line
+    string, the key's line. Anything else (an array, a number) gives ``[]``.
+    The parts are raw text, before TOML resolves escapes.
+    """
+    rows = text.splitlines()
+    if not 1 <= line <= len(rows):
+        return []
+    assign = _ASSIGN.match(rows[line - 1])
+    if assign is None:
+        return []
+    rest = rows[line - 1][assign.end() :].lstrip()
+    for delim in ('"""', "'''"):
+        if not rest.startswith(delim):
+            continue
+        body = rest[3:]
+        end = body.find(delim)
+        if end >= 0:
+            return [(line, body[:end])]
+        out = [(line, body)]
+        for n in range(line + 1, len(rows) + 1):
+            end = rows[n - 1].find(delim)
+            out.append((n, rows[n - 1] if end < 0 else rows[n - 1][:end]))
+            if end >= 0:
+                break
+        return out
+    if rest[:1] in ('"', "'"):
+        return [(line, rest[1:])]
+    return []

@@ -84,6 +84,39 @@ def claim_headers(path: Path) -> list[int]:
     return [i + 1 for i, line in enumerate(lines) if line.strip() == "[[claims]]"]
 
 
+def printed_row_line(path: Path, header: int, position: int) -> int:
+    """The line of a claim's ``position``-th printed value, read off the text by hand.
+
+    The first ``printed`` line after the claim's header; when it only opens a
+    multi-line string, the non-blank lines up to the closing delimiter are the
+    rows, and the row is ``position`` divided by the values per row.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    key = next(n for n in range(header, len(lines) + 1) if lines[n - 1].startswith("printed"))
+    value = lines[key - 1].split("=", 1)[1].strip()
+    if value not in ('"""', "'''"):
+        return key
+    rows = []
+    n = key + 1
+    while lines[n - 1].strip() != value:
+        if lines[n - 1].strip():
+            rows.append(n)
+        n += 1
+    per_row = len(lines[rows[0] - 1].split())
+    return rows[position // per_row]
+
+
+def off_lines(report: Report, verdicts: tuple[str, ...]) -> list[tuple[str, int, str]]:
+    """(file, line of the printed number, verdict) of every check with one of ``verdicts``."""
+    return [
+        (d.path, printed_row_line(Path(d.path), r.claim.line, k), c.verdict)
+        for d in report.derivations
+        for r in d.results
+        for k, c in enumerate(r.checks)
+        if c.verdict in verdicts
+    ]
+
+
 def expected_kind(raw: dict) -> str:
     """The kind of a claim, read from the TOML table itself."""
     if "assert" in raw:
@@ -155,9 +188,12 @@ def test_json_kind_file_and_line_match_the_toml(bundled_report: Report) -> None:
             c["label"]: (expected_kind(c), line)
             for c, line in zip(raw_claims, headers, strict=True)
         }
+        position: dict[str, int] = {}
         for c in d["checks"]:
             assert c["file"] == d["path"]
             assert (c["kind"], c["line"]) == by_label[c["claim"]], c["claim"]
+            k = position[c["claim"]] = position.get(c["claim"], -1) + 1
+            assert c["printed_line"] == printed_row_line(path, c["line"], k), (c["claim"], k)
 
 
 def test_one_bad_file_does_not_hide_the_others(
@@ -219,9 +255,12 @@ def test_junit_of_every_bundled_derivation_validates(bundled_report: Report) -> 
     failures = root.findall(".//failure")
     assert failures and all(f.get("type") in ("slip", "wrong") for f in failures)
     love = bundled.get("i_love_ai")
-    logit_line = claim_headers(love)[
-        [c["label"] for c in tomllib.loads(love.read_text("utf-8"))["claims"]].index("logit math")
+    lines = love.read_text("utf-8").splitlines()
+    header = claim_headers(love)[
+        [c["label"] for c in tomllib.loads("\n".join(lines))["claims"]].index("logit math")
     ]
+    logit_line = printed_row_line(love, header, 0)
+    assert lines[logit_line - 1] == 'printed = "-2.049"'
     messages = [f.get("message") for f in failures]
     assert any(m.startswith(f"{love}:{logit_line}: ") for m in messages), messages
 
@@ -274,15 +313,9 @@ def test_github_annotations_escape_like_the_actions_toolkit() -> None:
 
 def test_github_annotates_the_line_of_each_off_number(bundled_report: Report) -> None:
     out = github.render(bundled_report).splitlines()
-    off = [
-        (d.path, r.claim.line)
-        for d in bundled_report.derivations
-        for r in d.results
-        for c in r.checks
-        if c.verdict in ("slip", "wrong")
-    ]
+    off = off_lines(bundled_report, ("slip", "wrong"))
     assert len(out) == len(off) > 0
-    for line, (path, n) in zip(out, off, strict=True):
+    for line, (path, n, _) in zip(out, off, strict=True):
         assert line.startswith(f"::error file={github.escape_property(path)},line={n},title=")
 
 
@@ -307,13 +340,7 @@ def test_sarif_of_every_bundled_derivation_validates(bundled_report: Report) -> 
     log = json.loads(sarif.render(bundled_report))
     sarif_validator().validate(log)
     results = log["runs"][0]["results"]
-    off = [
-        (r.claim.line, c.verdict)
-        for d in bundled_report.derivations
-        for r in d.results
-        for c in r.checks
-        if c.verdict in ("slip", "wrong", "undecided")
-    ]
+    off = [(n, v) for _, n, v in off_lines(bundled_report, ("slip", "wrong", "undecided"))]
     got = [
         (x["locations"][0]["physicalLocation"]["region"]["startLine"], x["ruleId"]) for x in results
     ]
@@ -363,7 +390,7 @@ def test_an_undecided_claim_in_every_format(tmp_path: Path) -> None:
     junit_schema().validate(xml)
     assert ET.fromstring(xml).find("testsuite").get("skipped") == "1"
     assert github.render(report).startswith(
-        f"::warning file={github.escape_property(str(path))},line=15,"
+        f"::warning file={github.escape_property(str(path))},line=18,"  # printed = "1.000 -1.000"
     )
     sarif_validator().validate(json.loads(sarif.render(report)))
 
@@ -388,3 +415,27 @@ def test_exact_fields_are_parseable_decimals(
         Decimal(exact)
         decimal_schema = {"$defs": render_json.schema()["$defs"], "$ref": "#/$defs/decimal"}
         jsonschema.Draft202012Validator(decimal_schema).validate(exact)
+
+
+def test_an_off_number_is_annotated_on_the_line_of_its_row(tmp_path: Path) -> None:
+    text = BAD.split("[[claims]]")[0] + (
+        '[[claims]]\nlabel = "rows"\nstep = "x"\nprinted = """\n\n1 0\n0 3\n"""\n'
+    )
+    text = text.replace('tokens = ["a"]', 'tokens = ["a", "b"]')
+    path = tmp_path / "rows.toml"
+    path.write_text(text, encoding="utf-8")
+    row_line = text.splitlines().index("0 3") + 1
+    report = Report((check_file(path),))
+    # x is the identity (one-hot embeddings): only x[1, 1], printed 3, is off.
+    [annotation] = github.render(report).splitlines()
+    assert annotation.startswith(
+        f"::error file={github.escape_property(str(path))},line={row_line},"
+    )
+    assert "rows[1, 1]: wrong" in annotation
+    [check] = [
+        c
+        for c in json.loads(render_json.render(report))["derivations"][0]["checks"]
+        if c["verdict"] == "wrong"
+    ]
+    assert check["printed_line"] == row_line
+    assert check["line"] == text.splitlines().index("[[claims]]") + 1

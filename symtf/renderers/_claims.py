@@ -38,18 +38,33 @@ class Located:
         """The derivation file, as it was named."""
         return self.derivation.path
 
+    position: int = 0  # which of the claim's checks, in order (the printed values' order)
+
     @property
     def line(self) -> int | None:
         """The line of the claim's ``[[claims]]`` header, if the file has one."""
         return self.result.claim.line
+
+    @property
+    def printed_line(self) -> int | None:
+        """The line this number was printed on, as closely as the file tells it.
+
+        The line of its row when the rows of ``printed`` are on lines of their own,
+        else the line of ``printed =``, else the claim's header line.
+        """
+        claim = self.result.claim
+        rows = claim.printed_lines
+        if claim.printed and len(rows) == len(claim.printed):
+            return rows[min(self.position // len(claim.printed[0]), len(rows) - 1)]
+        return rows[0] if rows else claim.line
 
 
 def located(report: Report) -> Iterator[Located]:
     """Every check of a report, in file order, with its derivation and claim."""
     for d in report.derivations:
         for r in d.results:
-            for c in r.checks:
-                yield Located(d, r, c)
+            for k, c in enumerate(r.checks):
+                yield Located(d, r, c, k)
 
 
 def where(c: Check) -> str:

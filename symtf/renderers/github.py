@@ -45,7 +45,7 @@ def render(report: Report) -> str:
         else:
             continue
         title = f"symtf: {c.claim} is {c.verdict}"
-        out.append(command(level, one_line(c), file=x.file, line=x.line, title=title))
+        out.append(command(level, one_line(c), file=x.file, line=x.printed_line, title=title))
     for e in report.errors:
         out.append(
             command(

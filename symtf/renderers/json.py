@@ -16,7 +16,7 @@ from typing import Any
 
 from symtf import __version__
 from symtf.compare import Check, ClaimResult, DerivationReport, Report
-from symtf.renderers._claims import kind
+from symtf.renderers._claims import kind, located
 
 #: Version of the JSON contract written by :func:`report_dict`.
 CONTRACT = 1
@@ -42,14 +42,18 @@ def _readings(extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_dict(
-    c: Check, result: ClaimResult | None = None, path: str | None = None
+    c: Check,
+    result: ClaimResult | None = None,
+    path: str | None = None,
+    printed_line: int | None = None,
 ) -> dict[str, Any]:
     """One check as a JSON object.
 
     Args:
         c: The check.
-        result: The claim it belongs to (adds ``kind`` and ``line``).
+        result: The claim it belongs to (adds ``kind``, ``line`` and ``printed_line``).
         path: The derivation file (adds ``file``).
+        printed_line: The line the number was printed on (see ``Located.printed_line``).
     """
     d: dict[str, Any] = {
         "claim": c.claim,
@@ -67,6 +71,7 @@ def check_dict(
         d["file"] = path
     if result is not None:
         d["line"] = result.claim.line
+        d["printed_line"] = printed_line if printed_line is not None else result.claim.line
     d.update(_readings(c.extra))
     return d
 
@@ -76,7 +81,9 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
     return {
         "path": d.path,
         "title": d.title,
-        "checks": [check_dict(c, r, d.path) for r in d.results for c in r.checks],
+        "checks": [
+            check_dict(x.check, x.result, d.path, x.printed_line) for x in located(Report((d,)))
+        ],
         "counts": d.counts,
     }
 

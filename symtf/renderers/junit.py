@@ -5,7 +5,8 @@ reports with: a ``testsuite`` per derivation file (``file``, ``time``,
 ``tests``, ``failures``, ``errors``, ``skipped``), a ``testcase`` per claim
 (``classname`` the file, ``name`` the label) with a ``failure`` for a slip or a
 wrong number and ``skipped`` for an undecided one. That schema gives a test case
-no line attribute, so each failure and skip says ``FILE:LINE`` in its message;
+no line attribute, so each failure and skip says ``FILE:LINE`` (the line the
+number was printed on) in its message;
 times are per file (a file's claims are checked together). A file that could
 not be checked is a suite whose one test case ``load`` fails with type
 ``bad-input`` (the schema has no ``error`` element that CI systems read).
@@ -16,7 +17,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from symtf.compare import FAILING, DerivationReport, Report
-from symtf.renderers._claims import one_line
+from symtf.renderers._claims import Located, one_line
 from symtf.renderers._control import visible
 
 
@@ -46,21 +47,26 @@ def _suite(parent: ET.Element, d: DerivationReport) -> tuple[int, int, int]:
         case = ET.SubElement(
             suite, "testcase", classname=visible(d.path), name=visible(r.claim.label)
         )
-        place = _place(d.path, r.claim.line)
-        bad = [c for c in r.checks if c.verdict in FAILING]
+        checks = [Located(d, r, c, k) for k, c in enumerate(r.checks)]
+        bad = [x for x in checks if x.check.verdict in FAILING]
         if bad:
+            first = bad[0]
             fail = ET.SubElement(
                 case,
                 "failure",
                 type=r.verdict,
-                message=visible(f"{place}: {len(bad)} printed number(s) off: {one_line(bad[0])}"),
+                message=visible(
+                    f"{_place(d.path, first.printed_line)}: {len(bad)} printed number(s) off: "
+                    f"{one_line(first.check)}"
+                ),
             )
-            fail.text = visible("\n".join(f"{place}: {one_line(c)}" for c in bad))
+            fail.text = visible(
+                "\n".join(f"{_place(d.path, x.printed_line)}: {one_line(x.check)}" for x in bad)
+            )
         elif r.verdict == "undecided":
-            open_ = [c for c in r.checks if c.verdict == "undecided"]
-            ET.SubElement(
-                case, "skipped", type="undecided", message=visible(f"{place}: {one_line(open_[0])}")
-            )
+            x = next(x for x in checks if x.check.verdict == "undecided")
+            message = f"{_place(d.path, x.printed_line)}: {one_line(x.check)}"
+            ET.SubElement(case, "skipped", type="undecided", message=visible(message))
     return len(d.results), failures, skipped
 
 

@@ -58,9 +58,9 @@ def report_dict(report: Report) -> dict[str, Any]:
     for x in located(report):
         c = x.check
         if c.verdict in FAILING:
-            results.append(_result(c.verdict, "error", one_line(c), x.file, x.line))
+            results.append(_result(c.verdict, "error", one_line(c), x.file, x.printed_line))
         elif c.verdict == "undecided":
-            results.append(_result("undecided", "warning", one_line(c), x.file, x.line))
+            results.append(_result("undecided", "warning", one_line(c), x.file, x.printed_line))
     for e in report.errors:
         results.append(_result("bad-input", "error", e.error, e.path, error_line(e.error)))
     rules = [
