@@ -531,22 +531,25 @@ def loads(text: str, name: str = "<string>") -> Derivation:
     except SpecError as e:  # every message names the file, and the line where it is known
         msg = str(e) if str(e).startswith(f"{name}: ") else f"{name}: {e}"
         raise SpecError(with_line(msg, name, lines)) from None
+    rows = text.splitlines()
     claims = tuple(
         dataclasses.replace(
-            c, line=line_of(lines, f"claims[{i}]"), printed_lines=_printed_lines(c, i, text, lines)
+            c, line=line_of(lines, f"claims[{i}]"), printed_lines=_printed_lines(c, i, rows, lines)
         )
         for i, c in enumerate(d.claims)
     )
     return dataclasses.replace(d, claims=claims, lines=lines)
 
 
-def _printed_lines(claim: Claim, i: int, text: str, lines: Mapping[str, int]) -> tuple[int, ...]:
+def _printed_lines(
+    claim: Claim, i: int, rows: list[str], lines: Mapping[str, int]
+) -> tuple[int, ...]:
     """One line per printed row of a claim, or the line of its ``printed`` key."""
     key = lines.get(f"claims[{i}].printed")
     if key is None:
         return ()
     per_row = [
-        n for n, part in string_lines(text, key) for _ in _split_rows(_join_infinities(part))
+        n for n, part in string_lines(rows, key) for _ in _split_rows(_join_infinities(part))
     ]
     return tuple(per_row) if per_row and len(per_row) == len(claim.printed) else (key,)
 

@@ -11,6 +11,7 @@ have no line of their own.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _BARE = r"[A-Za-z0-9_-]+"
 _QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
@@ -128,15 +129,18 @@ def line_of(lines: dict[str, int], key: str) -> int | None:
     return None
 
 
-def string_lines(text: str, line: int) -> list[tuple[int, str]]:
+def string_lines(rows: Sequence[str], line: int) -> list[tuple[int, str]]:
     """The lines of the string value assigned on ``line``, each with its part of the value.
 
     For a multi-line string, its lines up to the closing delimiter (the text on
     the line of the key after the opening delimiter counts too); for a one-line
     string, the key's line. Anything else (an array, a number) gives ``[]``.
     The parts are raw text, before TOML resolves escapes.
+
+    Args:
+        rows: The file's lines (``text.splitlines()``, split once for all calls).
+        line: 1-based line of the key.
     """
-    rows = text.splitlines()
     if not 1 <= line <= len(rows):
         return []
     assign = _ASSIGN.match(rows[line - 1])
