@@ -41,15 +41,21 @@ def check(*derivations: Derivation | str | _PathLike[str]) -> Report:
     return Report(tuple(_compare.check(d) for d in loaded))
 
 
+#: Formats of :func:`render` (as ``symtf check --format``).
+FORMATS = ("text", "json", "junit", "github", "sarif")
+
+
 def render(report: Report, fmt: str = "text") -> str:
-    """Render a report as ``text`` or ``json``."""
-    if fmt == "json":
-        from symtf.renderers.json import render as render_json
+    """Render a report as ``text``, ``json`` (contract v1), ``junit``, ``github`` or ``sarif``.
 
-        return render_json(report)
-    from symtf.renderers.text import render as render_text
+    Raises:
+        ValueError: For another format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(FORMATS)}, found {fmt!r}")
+    import importlib
 
-    return render_text(report)
+    return str(importlib.import_module(f"symtf.renderers.{fmt}").render(report))
 
 
 __all__ = [

@@ -27,6 +27,11 @@ def test_render_is_a_function_after_subpackage_imports_and_rich_display() -> Non
     assert symtf.render(report) == first
     assert symtf.render(report) == first
     assert symtf.render(report, "json").startswith("{")
+    assert symtf.render(report, "junit").startswith("<?xml")
+    assert symtf.render(report, "sarif") == symtf.render(report, "sarif")
+    assert symtf.render(report, "github") == ""  # nothing off in rope_toy
+    with pytest.raises(ValueError, match="expected one of text, json"):
+        symtf.render(report, "latex")
 
 
 def test_check_takes_a_derivation_a_path_or_a_bundled_name(
