@@ -557,16 +557,20 @@ def _printed_lines(
 def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
     """``message`` with ``(line N)`` added when it starts with ``name: KEY`` and KEY has a line.
 
+    The note ends the message's first line (a parse error may go on with the
+    expression and a caret under the fault).
+
     Args:
         message: An error message, ``name: key: what was expected, what was found``.
         name: The file's name as it starts the message.
         lines: The file's line map (:func:`symtf.toml_lines.locate`).
     """
     prefix = f"{name}: "
-    if not message.startswith(prefix) or re.search(r"\(line \d+\)$", message):
+    first, newline, rest = message.partition("\n")
+    if not message.startswith(prefix) or re.search(r"\(line \d+\)$", first):
         return message
-    n = line_of(dict(lines), message[len(prefix) :])
-    return message if n is None else f"{message} (line {n})"
+    n = line_of(dict(lines), first[len(prefix) :])
+    return message if n is None else f"{first} (line {n}){newline}{rest}"
 
 
 def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:

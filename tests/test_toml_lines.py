@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import symtf
-from symtf.errors import SpecError
+from symtf.errors import SpecError, SymtfError
 from symtf.toml_lines import line_of, locate
 
 NESTED = '''title = "t"
@@ -124,3 +126,16 @@ def test_spec_errors_name_the_line(old: str, new: str, key: str, line: int) -> N
     msg = str(e.value)
     assert msg.startswith("tiny.toml: ") and key in msg, msg
     assert msg.endswith(f"(line {line})"), msg
+
+
+def test_the_line_ends_the_first_line_of_a_multi_line_message(tmp_path: Path) -> None:
+    from symtf.cli import check_file
+
+    path = tmp_path / "tiny.toml"
+    # An expression naming a later displayed line fails when checked, with a caret diagram.
+    path.write_text(TINY + '[[claims]]\nlabel = "Z"\nexpression = "B + 1"\nprinted = "1"\n')
+    with pytest.raises(SymtfError) as e:
+        check_file(path)
+    first, _, rest = str(e.value).partition("\n")
+    assert first.startswith(f"{path}: claims[2].expression") and first.endswith("(line 23)")
+    assert "^" in rest and "(line" not in rest

@@ -86,6 +86,6 @@ _LINE_SUFFIX = re.compile(r"\(line (\d+)\)$")
 
 
 def error_line(message: str) -> int | None:
-    """The line a bad-input message ends with (``... (line 57)``), if any."""
-    m = _LINE_SUFFIX.search(message)
+    """The line a bad-input message's first line ends with (``... (line 57)``), if any."""
+    m = _LINE_SUFFIX.search(message.partition("\n")[0])
     return int(m.group(1)) if m else None
