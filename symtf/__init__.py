@@ -11,6 +11,9 @@ Typical use::
 
 from __future__ import annotations
 
+from os import PathLike as _PathLike
+from os import fspath as _fspath
+
 __version__ = "0.1.0"
 
 from symtf import compare as _compare
@@ -20,20 +23,39 @@ from symtf.pipeline import run
 from symtf.spec import Derivation, load, loads
 
 
-def check(*derivations: Derivation) -> Report:
-    """Check every printed number of one or more derivations."""
-    return Report(tuple(_compare.check(d) for d in derivations))
+def check(*derivations: Derivation | str | _PathLike[str]) -> Report:
+    """Check every printed number of one or more derivations.
+
+    Args:
+        *derivations: Loaded derivations, paths of derivation files, or names of
+            bundled ones (``"i_love_ai"``).
+
+    Raises:
+        SymtfError: For a file that does not exist or is not a valid derivation.
+    """
+    from symtf import bundled
+
+    loaded = [
+        d if isinstance(d, Derivation) else load(bundled.resolve(_fspath(d))) for d in derivations
+    ]
+    return Report(tuple(_compare.check(d) for d in loaded))
+
+
+#: Formats of :func:`render` (as ``symtf check --format``).
+FORMATS = ("text", "json", "junit", "github", "sarif")
 
 
 def render(report: Report, fmt: str = "text") -> str:
-    """Render a report as ``text`` or ``json``."""
-    if fmt == "json":
-        from symtf.renderers.json import render as render_json
+    """Render a report as ``text``, ``json`` (contract v1), ``junit``, ``github`` or ``sarif``.
 
-        return render_json(report)
-    from symtf.renderers.text import render as render_text
+    Raises:
+        ValueError: For another format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(FORMATS)}, found {fmt!r}")
+    import importlib
 
-    return render_text(report)
+    return str(importlib.import_module(f"symtf.renderers.{fmt}").render(report))
 
 
 __all__ = [

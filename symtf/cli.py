@@ -7,6 +7,7 @@ input or usage (3 is an internal error, which is a bug worth reporting).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -14,11 +15,15 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from symtf import __version__
 from symtf.errors import LimitError, SymtfError
 from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
 from symtf.renderers.safe import block as _safe_block
+
+if TYPE_CHECKING:
+    from symtf.compare import DerivationReport
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -48,9 +53,10 @@ exit codes: 0 every printed number checks out, 1 something slipped or is wrong
 
 
 def bundled_derivations() -> list[Path]:
-    """The derivation files shipped with symtf (the ``derivations/`` folder)."""
-    here = Path(__file__).resolve().parent.parent / "derivations"
-    return sorted(here.glob("*.toml"))
+    """The derivation files shipped with symtf (see :mod:`symtf.bundled`)."""
+    from symtf import bundled
+
+    return bundled.paths()
 
 
 def _expand(paths: Sequence[str]) -> list[Path]:
@@ -70,7 +76,10 @@ def _expand(paths: Sequence[str]) -> list[Path]:
         elif p.exists():
             out.append(p)
         else:
-            raise SymtfError(f"{raw}: no such file or folder")
+            from symtf import bundled
+
+            found = bundled.named(raw)
+            out.append(_short_path(found) if found is not None else p)  # a missing file: its error
     return out
 
 
@@ -107,23 +116,39 @@ def _progress(msg: str) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
-    from symtf import compare, spec
+    from symtf import compare
+    from symtf.renderers import github as render_github
     from symtf.renderers import json as render_json
     from symtf.renderers import junit as render_junit
+    from symtf.renderers import sarif as render_sarif
     from symtf.renderers import text as render_text
 
     if getattr(args, "draft", False):
         return _check_drafts(args)
-    reports = []
+    reports, errors = [], []
     for path in _expand(args.paths):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
-        with time_budget(args.timeout, str(path)), guard(str(path)):
-            reports.append(compare.check(spec.load(path)))
+        try:
+            reports.append(check_file(path, args.timeout))
+        except SymtfError as e:  # one bad file: say so, check the others
+            errors.append(compare.FileError(str(path), str(e)))
+            print(f"symtf: error: {e}", file=sys.stderr)
+            continue
         _progress(f"  done in {time.perf_counter() - start:.2f} s")
-    report = compare.Report(tuple(reports))
-    renderer = {"text": render_text, "json": render_json, "junit": render_junit}[args.format]
+    report = compare.Report(tuple(reports), tuple(errors))
+    if args.format == "text" and not reports:
+        return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
+    renderer = {
+        "text": render_text,
+        "json": render_json,
+        "junit": render_junit,
+        "github": render_github,
+        "sarif": render_sarif,
+    }[args.format]
     sys.stdout.write(renderer.render(report))
+    if errors:
+        return EXIT_BAD_INPUT
     if report.failed:
         return EXIT_FAIL
     # 0 means every printed number checks out: one nobody could decide does not.
@@ -148,6 +173,42 @@ def _check_drafts(args: argparse.Namespace) -> int:
     render = render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
     sys.stdout.write(render(drafts))
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
+
+
+def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> DerivationReport:
+    """Load and check one derivation file within ``timeout`` seconds.
+
+    Returns:
+        Its :class:`~symtf.compare.DerivationReport`.
+
+    Raises:
+        SymtfError: For a bad file, with the file, the key (and its line where
+            known), what was expected and what was found.
+    """
+    from symtf import compare, spec
+
+    name = str(path)
+    derivation = None
+    try:
+        with time_budget(timeout, name):
+            if not Path(path).exists():
+                raise SymtfError(f"{name}: no such file or folder")
+            start = time.perf_counter()
+            with guard(name):
+                derivation = spec.load(path)
+                report = compare.check(derivation)
+            return dataclasses.replace(report, seconds=time.perf_counter() - start)
+    except RecursionError:
+        raise SymtfError(f"{name}: input nested too deeply") from None
+    except SymtfError as e:
+        msg = str(e) if name in str(e) else f"{name}: {e}"
+        if derivation is not None:
+            msg = spec.with_line(msg, name, derivation.lines)
+        try:
+            error = type(e)(msg)
+        except TypeError:  # an error class with its own arguments
+            error = SymtfError(msg)
+        raise error from None
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -184,9 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format",
-        choices=("text", "json", "junit"),
+        choices=("text", "json", "junit", "github", "sarif"),
         default="text",
-        help="output format (default: text)",
+        help="output format: text for people; json (contract v1, schema shipped in the package), "
+        "junit, github (workflow annotations) or sarif (2.1.0) for CI (default: text)",
     )
     p.add_argument(
         "--timeout",

@@ -3,7 +3,7 @@
 For each printed entry the exact value is located against a few rational
 boundaries (the printed value itself, the ends of its rounding interval) with a
 three-way, certified comparison: balls first, escalating precision, then exact
-arithmetic on that one value. The verdict classes are those of DESIGN.md:
+arithmetic on that one value. The verdict classes (``symtf check --help`` defines them):
 ``exact``, ``rounded``, ``slip``, ``wrong`` and ``undecided``.
 """
 
@@ -101,6 +101,7 @@ class DerivationReport:
     title: str
     results: tuple[ClaimResult, ...]
     trace: Trace | None = None
+    seconds: float | None = None  # wall-clock time of the check, when a caller measured it
 
     @property
     def checks(self) -> list[Check]:
@@ -137,10 +138,24 @@ class DerivationReport:
 
 
 @dataclass(frozen=True)
+class FileError:
+    """A derivation file that could not be checked (bad input: exit code 2).
+
+    Attributes:
+        path: The file as named on the command line.
+        error: The message: file, key (and line), what was expected and what was found.
+    """
+
+    path: str
+    error: str
+
+
+@dataclass(frozen=True)
 class Report:
-    """The checks of several derivation files."""
+    """The checks of several derivation files, and the files that could not be checked."""
 
     derivations: tuple[DerivationReport, ...]
+    errors: tuple[FileError, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -228,7 +243,13 @@ class Quantity:
             return None
 
     def decimal(self) -> str | None:
-        """A certified decimal string of the value, at least 15 significant digits."""
+        """A certified decimal string of the value, at least 15 significant digits.
+
+        The whole value when it is a short decimal; otherwise its first digits and ``…``:
+        the truncated expansion, or, for a value too close to a short decimal for its
+        expansion to be decided, a 20-digit decimal the value is certified to lie
+        within one unit of the last digit of. ``None`` when neither can be certified.
+        """
         e, _ = self.exact()
         if e.is_Rational:
             return _rational_decimal(Fraction(int(e.p), int(e.q)))
@@ -246,6 +267,7 @@ class Quantity:
             r = round_exact(mid, 15)
             if self.locate(r) == 0:
                 return _rational_decimal(r)
+            return _near_decimal(self, mid)
         return None
 
     def midpoint(self) -> Fraction | None:
@@ -262,6 +284,19 @@ class Quantity:
         if abs(int(exp)) > 1 << 16:  # e^-10^50: no Fraction of that size (a guide only)
             return None
         return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _near_decimal(q: Quantity, mid: Fraction, digits: int = 20) -> str | None:
+    """``mid`` to ``digits`` significant digits + ``…``, if the value is certainly within one
+    unit of the last digit (a value too close to a short decimal for its digits to be pinned)."""
+    if mid == 0:
+        return None
+    k = math.floor(math.log10(abs(mid.numerator)) - math.log10(mid.denominator))
+    decimals = max(digits - 1 - k, 0)
+    r, unit = round_exact(mid, decimals), Fraction(1, 10**decimals)
+    if q.locate(r - unit) == 1 and q.locate(r + unit) == -1:
+        return format_fixed(r, decimals) + "…"
+    return None
 
 
 def _rational_decimal(q: Fraction, digits: int = 20) -> str:

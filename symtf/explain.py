@@ -45,7 +45,9 @@ def _closed(trace: Trace, e: sympy.Expr) -> str:
 
 
 def _load(path: str, label: str) -> tuple[spec.Derivation, compare.DerivationReport, Any]:
-    d = spec.load(path)
+    from symtf import bundled
+
+    d = spec.load(bundled.resolve(path))  # a path, or a bundled example's name
     labels = [c.label for c in d.claims]
     if label not in labels:
         import difflib

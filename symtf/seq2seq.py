@@ -5,7 +5,7 @@ original transformer: an encoder stack over the source sentence (no mask), and
 a decoder stack whose layers apply masked self-attention, cross-attention
 (queries from the decoder, keys and values from the encoder output) and an FFN.
 
-File format (data only, numbers as in FORMAT.md)::
+File format (data only, numbers as in the README's "Derivation files")::
 
     [model]
     architecture = "encoder-decoder"

@@ -30,6 +30,7 @@ from symtf.numbers import (
     split_printed,
     toml_float,
 )
+from symtf.toml_lines import line_of, locate, string_lines
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     from symtf.graph import spec as graph_spec
@@ -245,6 +246,9 @@ class Claim:
     feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
+    line: int | None = None  # 1-based line of the claim's ``[[claims]]`` header, if it has one
+    #: Line of each printed row when the rows could be told apart, else of ``printed =``.
+    printed_lines: tuple[int, ...] = ()
 
     @property
     def unmapped(self) -> bool:
@@ -268,6 +272,8 @@ class Derivation:
     computed_in: str | None = None  # the article's float format (symtf.floatsim)
     rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
+    #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.toml_lines.
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -557,12 +563,52 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         raise SpecError(f"{name}: not valid TOML ({e})") from None
     except RecursionError:
         raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
+    lines = locate(text)
     try:
-        return _derivation(data, name, text)
-    except SpecError as e:  # every message names the file
-        if str(e).startswith(f"{name}: "):
-            raise
-        raise SpecError(f"{name}: {e}") from None
+        d = _derivation(data, name, text)
+    except SpecError as e:  # every message names the file, and the line where it is known
+        msg = str(e) if str(e).startswith(f"{name}: ") else f"{name}: {e}"
+        raise SpecError(with_line(msg, name, lines)) from None
+    rows = text.splitlines()
+    claims = tuple(
+        dataclasses.replace(
+            c, line=line_of(lines, f"claims[{i}]"), printed_lines=_printed_lines(c, i, rows, lines)
+        )
+        for i, c in enumerate(d.claims)
+    )
+    return dataclasses.replace(d, claims=claims, lines=lines)
+
+
+def _printed_lines(
+    claim: Claim, i: int, rows: list[str], lines: Mapping[str, int]
+) -> tuple[int, ...]:
+    """One line per printed row of a claim, or the line of its ``printed`` key."""
+    key = lines.get(f"claims[{i}].printed")
+    if key is None:
+        return ()
+    per_row = [
+        n for n, part in string_lines(rows, key) for _ in _split_rows(_join_infinities(part))
+    ]
+    return tuple(per_row) if per_row and len(per_row) == len(claim.printed) else (key,)
+
+
+def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
+    """``message`` with ``(line N)`` added when it starts with ``name: KEY`` and KEY has a line.
+
+    The note ends the message's first line (a parse error may go on with the
+    expression and a caret under the fault).
+
+    Args:
+        message: An error message, ``name: key: what was expected, what was found``.
+        name: The file's name as it starts the message.
+        lines: The file's line map (:func:`symtf.toml_lines.locate`).
+    """
+    prefix = f"{name}: "
+    first, newline, rest = message.partition("\n")
+    if not message.startswith(prefix) or re.search(r"\(line \d+\)$", first):
+        return message
+    n = line_of(dict(lines), first[len(prefix) :])
+    return message if n is None else f"{first} (line {n}){newline}{rest}"
 
 
 def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:

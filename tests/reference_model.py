@@ -394,7 +394,7 @@ def _near(x: Number, y: Fraction) -> bool:
 
 
 def classify(printed: str, x: Number, decimals: int | None = None) -> str:
-    """Classify a printed number against its exact value, as DESIGN.md defines.
+    """Classify a printed number against its exact value, by the classes ``symtf check --help`` defines.
 
     With ``ulp`` the unit of the last printed digit (``0.001`` for ``"0.050"``;
     ``10**-decimals`` for a printed integer when ``decimals`` is given):

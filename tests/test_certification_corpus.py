@@ -1,7 +1,7 @@
 """Values that sit where a careless checker guesses: every expected verdict worked by hand.
 
 Each case states its exact value, the printed text and why the verdict follows
-from DESIGN.md's classes (half-up rounding unless stated). None of these may be
+from the verdict classes of ``symtf check --help`` (half-up rounding unless stated). None of these may be
 decided on a float: midpoints are exact, disguised values only separate from a
 boundary with exact algebra, and exp(±10⁶) overflows every double.
 """

@@ -204,7 +204,7 @@ def oracle_round(x: Fraction, n: int) -> Fraction:
 def oracle_verdict(
     printed: Fraction, n: int, rounded: Fraction, equal: bool, *, within: bool, tie: bool = False
 ) -> str:
-    """DESIGN.md's classes: ``rounded`` for the correct rounding (``tie``: the value is a
+    """The verdict classes (``symtf check --help``): ``rounded`` for the correct rounding (``tie``: the value is a
     midpoint and no rule is stated, so either neighbour is), ``slip`` when not a correct
     rounding but ``within`` one unit (|printed − exact| < u), else ``wrong``."""
     if equal:

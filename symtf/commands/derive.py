@@ -21,7 +21,7 @@ examples:
   symtf derive softmax-jacobian
   symtf derive layernorm-jacobian --n 5
   symtf derive gelu --latex --standalone > gelu.tex
-  symtf derive softmax-jacobian --at derivations/i_love_ai.toml:l0.h0.pattern[2]
+  symtf derive softmax-jacobian --at i_love_ai:l0.h0.pattern[2]   (a bundled example by name)
 """
 
 

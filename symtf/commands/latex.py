@@ -135,7 +135,7 @@ def _first_errors(log: Path, stdout: str) -> str:
 
 def cmd_latex(args: argparse.Namespace) -> int:
     """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
-    from symtf import compare, spec
+    from symtf import bundled, compare, spec
     from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
     from symtf.renderers.latex import LatexOptions, document
 
@@ -145,7 +145,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
     from symtf.limits import guard
 
     with time_budget(timeout, args.file), guard(args.file):
-        derivation = spec.load(args.file)
+        derivation = spec.load(bundled.resolve(args.file))  # a path, or a bundled example's name
         report = compare.check(derivation)
         opts = LatexOptions(
             decimals=args.decimals,

@@ -66,12 +66,12 @@ class AtResult:
 
 
 def parse_ref(ref: str) -> tuple[Path, str, int | None]:
-    """Split ``PATH:STEP[ROW]``.
+    """Split ``PATH:STEP[ROW]``; PATH may name a bundled derivation (``i_love_ai``).
 
     Raises:
         DeriveError: When the reference is malformed or the file is missing.
     """
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if ":" not in ref:
         raise DeriveError(
@@ -81,15 +81,23 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
     m = _REF.match(rest.strip())
     if m is None:
         raise DeriveError(f"--at: cannot read the step {rest!r}; expected STEP or STEP[ROW]")
+    from symtf import bundled
+
     p = Path(path)
     if not p.exists():
-        raise DeriveError(f"--at: no such file {path!r}")
+        found = bundled.named(path)
+        if found is None:
+            raise DeriveError(
+                f"--at: no such file {path!r}, nor a bundled derivation "
+                f"(bundled: {', '.join(bundled.names())})"
+            )
+        p = found
     row = m.group("row")
     return p, m.group("step"), int(row) if row is not None else None
 
 
 def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.Expr], int]:
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if step not in trace:
         from symtf.suggest import hint
@@ -388,7 +396,7 @@ def evaluate(derivation: Any, ref: str) -> AtResult:
         DeriveError: When the derivation has no worked evaluation or the reference is bad.
     """
     import symtf
-    from symtf.derive import DeriveError
+    from symtf.derive.core import DeriveError
 
     if derivation.name not in SUPPORTED:
         raise DeriveError(

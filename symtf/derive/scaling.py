@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-from pathlib import Path
 from typing import Any
 
 import mpmath
@@ -26,8 +25,8 @@ from symtf.derive.core import (
 )
 from symtf.derive.softmax import softmax_row
 
-#: The worked example whose scores illustrate the effect of the scale.
-ARTICLE = Path(__file__).resolve().parent.parent.parent / "derivations" / "i_love_ai.toml"
+#: The bundled worked example whose scores illustrate the effect of the scale.
+ARTICLE = "i_love_ai"
 
 C = sympy.Symbol("c", positive=True)
 
@@ -151,11 +150,13 @@ def entropy_slope(p: sympy.MatrixBase, u: sympy.MatrixBase, c: sympy.Expr) -> sy
 def article_trace() -> Any:
     """The exact trace of the "I love AI" article (cached)."""
     import symtf
-    from symtf.derive import DeriveError
+    from symtf import bundled
+    from symtf.derive.core import DeriveError
 
-    if not ARTICLE.exists():
-        raise DeriveError(f"the worked example {ARTICLE} is missing")
-    return symtf.run(symtf.load(ARTICLE))
+    path = bundled.named(ARTICLE)
+    if path is None:
+        raise DeriveError(f"the bundled worked example {ARTICLE} is missing from this installation")
+    return symtf.run(symtf.load(path))
 
 
 def _masked_row(scores: sympy.MatrixBase, i: int, c: sympy.Expr) -> sympy.ImmutableMatrix:

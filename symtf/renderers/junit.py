@@ -1,41 +1,100 @@
-"""JUnit XML: one test case per claim, so CI systems show a post's numbers as tests."""
+"""JUnit XML: one test case per claim, so CI systems show a post's numbers as tests.
+
+The document follows the ``junit-10.xsd`` schema pytest validates its own
+reports with: a ``testsuite`` per derivation file (``file``, ``time``,
+``tests``, ``failures``, ``errors``, ``skipped``), a ``testcase`` per claim
+(``classname`` the file, ``name`` the label) with a ``failure`` for a slip or a
+wrong number and ``skipped`` for an undecided one. That schema gives a test case
+no line attribute, so each failure and skip says ``FILE:LINE`` (the line the
+number was printed on) in its message;
+times are per file (a file's claims are checked together). A file that could
+not be checked is a suite whose one test case ``load`` fails with type
+``bad-input`` (the schema has no ``error`` element that CI systems read).
+"""
 
 from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from symtf.compare import FAILING, Report
-from symtf.renderers.safe import block, line
+from symtf.compare import FAILING, DerivationReport, Report
+from symtf.renderers._claims import Located, one_line
+from symtf.renderers._control import visible
+
+
+def _place(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line is not None else path
+
+
+def _time(seconds: float | None) -> str:
+    return f"{seconds or 0.0:.3f}"
+
+
+def _suite(parent: ET.Element, d: DerivationReport) -> tuple[int, int, int]:
+    failures = sum(1 for r in d.results if r.verdict in FAILING)
+    skipped = sum(1 for r in d.results if r.verdict in ("undecided", "symbolic"))
+    suite = ET.SubElement(
+        parent,
+        "testsuite",
+        name=visible(d.path),
+        tests=str(len(d.results)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+        time=_time(d.seconds),
+        file=visible(d.path),
+    )
+    for r in d.results:
+        case = ET.SubElement(
+            suite, "testcase", classname=visible(d.path), name=visible(r.claim.label)
+        )
+        checks = [Located(d, r, c, k) for k, c in enumerate(r.checks)]
+        bad = [x for x in checks if x.check.verdict in FAILING]
+        if bad:
+            first = bad[0]
+            fail = ET.SubElement(
+                case,
+                "failure",
+                type=r.verdict,
+                message=visible(
+                    f"{_place(d.path, first.printed_line)}: {len(bad)} printed number(s) off: "
+                    f"{one_line(first.check)}"
+                ),
+            )
+            fail.text = visible(
+                "\n".join(f"{_place(d.path, x.printed_line)}: {one_line(x.check)}" for x in bad),
+                keep_newlines=True,
+            )
+        elif r.verdict in ("undecided", "symbolic"):
+            x = next(x for x in checks if x.check.verdict == r.verdict)
+            message = f"{_place(d.path, x.printed_line)}: {one_line(x.check)}"
+            ET.SubElement(case, "skipped", type=r.verdict, message=visible(message))
+    return len(d.results), failures, skipped
 
 
 def render(report: Report) -> str:
     """The report as a JUnit XML document."""
     suites = ET.Element("testsuites", name="symtf")
+    tests = failures = 0
     for d in report.derivations:
-        failures = sum(1 for r in d.results if r.verdict in FAILING)
+        t, f, _ = _suite(suites, d)
+        tests, failures = tests + t, failures + f
+    for e in report.errors:
         suite = ET.SubElement(
             suites,
             "testsuite",
-            name=line(d.path),
-            tests=str(len(d.results)),
-            failures=str(failures),
+            name=visible(e.path),
+            tests="1",
+            failures="1",
+            errors="0",
+            skipped="0",
+            file=visible(e.path),
         )
-        for r in d.results:
-            case = ET.SubElement(
-                suite, "testcase", classname=line(d.path), name=line(r.claim.label)
-            )
-            bad = [c for c in r.checks if c.verdict in FAILING]
-            if bad:
-                lines = [
-                    f"{c.index or ''} printed {c.printed}, exact {c.exact}, expected {c.expected}: "
-                    f"{c.explanation}"
-                    for c in bad
-                ]
-                fail = ET.SubElement(case, "failure", message=f"{len(bad)} number(s) {r.verdict}")
-                fail.text = block("\n".join(lines))
-            elif r.verdict in ("undecided", "symbolic"):
-                why = next((c.explanation for c in r.checks if c.verdict == r.verdict), "")
-                ET.SubElement(
-                    case, "skipped", message=line(f"{r.verdict}: {why}" if why else r.verdict)
-                )
+        case = ET.SubElement(suite, "testcase", classname=visible(e.path), name="load")
+        err = ET.SubElement(case, "failure", type="bad-input", message=visible(e.error))
+        err.text = visible(e.error)
+    suites.set("tests", str(tests + len(report.errors)))
+    suites.set("failures", str(failures + len(report.errors)))
+    suites.set("errors", "0")
+    total = sum(d.seconds or 0.0 for d in report.derivations)
+    suites.set("time", _time(total))
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

@@ -99,4 +99,7 @@ def render(report: Report) -> str:
     else:
         verdict = "all printed numbers check out"
     lines.append(f"{len(report.derivations)} derivation(s): {_summary(total)} — {verdict}")
+    if report.errors:
+        names = ", ".join(e.path for e in report.errors)
+        lines.append(f"{len(report.errors)} file(s) could not be checked: {names}")
     return "\n".join(lines) + "\n"

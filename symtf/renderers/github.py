@@ -1,0 +1,55 @@
+"""GitHub Actions workflow commands: each off number annotates its line of the derivation.
+
+``symtf check --format github`` prints one ``::error`` line per slip or wrong
+number, a ``::warning`` per undecided one and an ``::error`` per file that could
+not be checked; GitHub shows them on the pull request's diff. Values are escaped
+as the Actions toolkit does (``%``, CR and LF in the message; also ``:`` and
+``,`` in properties), and control characters in labels are made visible first.
+"""
+
+from __future__ import annotations
+
+from symtf.compare import FAILING, Report
+from symtf.renderers._claims import error_line, located, one_line
+from symtf.renderers._control import visible
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message, escaped."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value, escaped."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, *, file: str, line: int | None, title: str) -> str:
+    """One workflow command line (``::error file=…,line=…,title=…::message``)."""
+    props = [f"file={escape_property(visible(file))}"]
+    if line is not None:
+        props.append(f"line={line}")
+    props.append(f"title={escape_property(visible(title))}")
+    return f"::{level} {','.join(props)}::{escape_data(visible(message))}"
+
+
+def render(report: Report) -> str:
+    """The off and undecided numbers and the bad files, as workflow commands."""
+    out = []
+    for x in located(report):
+        c = x.check
+        if c.verdict in FAILING:
+            level = "error"
+        elif c.verdict == "undecided":
+            level = "warning"
+        else:
+            continue
+        title = f"symtf: {c.claim} is {c.verdict}"
+        out.append(command(level, one_line(c), file=x.file, line=x.printed_line, title=title))
+    for e in report.errors:
+        out.append(
+            command(
+                "error", e.error, file=e.path, line=error_line(e.error), title="symtf: bad input"
+            )
+        )
+    return "".join(line + "\n" for line in out)

@@ -1,0 +1,84 @@
+"""SARIF 2.1.0: code-scanning results, one per off or undecided number and per bad file.
+
+Each result names a rule (``slip``, ``wrong``, ``undecided``, ``bad-input``),
+a level (``error`` for what makes ``symtf check`` fail, ``warning`` for an
+undecided number) and the derivation file and line of the claim, so a code
+scanning service annotates the line where the number was printed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from symtf import __version__
+from symtf.compare import FAILING, Report
+from symtf.renderers._claims import error_line, located, one_line
+from symtf.renderers._control import visible
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+RULES = (
+    ("slip", "A printed number is one unit in the last place off (not a correct rounding)."),
+    ("wrong", "A printed number is further off than one unit in the last place."),
+    ("undecided", "The exact value cannot be separated from a rounding boundary."),
+    ("bad-input", "A derivation file could not be checked."),
+)
+
+
+def _uri(path: str) -> str:
+    p = Path(path)
+    if p.is_absolute():
+        return p.as_uri()
+    return quote(p.as_posix())
+
+
+def _location(path: str, line: int | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(path)}}
+    if line is not None:
+        physical["region"] = {"startLine": line}
+    return {"physicalLocation": physical}
+
+
+def _result(rule: str, level: str, message: str, path: str, line: int | None) -> dict[str, Any]:
+    return {
+        "ruleId": rule,
+        "ruleIndex": [r for r, _ in RULES].index(rule),
+        "level": level,
+        "message": {"text": visible(message)},
+        "locations": [_location(path, line)],
+    }
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log."""
+    results = []
+    for x in located(report):
+        c = x.check
+        if c.verdict in FAILING:
+            results.append(_result(c.verdict, "error", one_line(c), x.file, x.printed_line))
+        elif c.verdict == "undecided":
+            results.append(_result("undecided", "warning", one_line(c), x.file, x.printed_line))
+    for e in report.errors:
+        results.append(_result("bad-input", "error", e.error, e.path, error_line(e.error)))
+    rules = [
+        {"id": rule, "shortDescription": {"text": text}, "fullDescription": {"text": text}}
+        for rule, text in RULES
+    ]
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "symtf", "version": __version__, "rules": rules}},
+                "results": results,
+            }
+        ],
+    }
+
+
+def render(report: Report) -> str:
+    """The report as SARIF 2.1.0 JSON text."""
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"

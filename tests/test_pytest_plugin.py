@@ -1,0 +1,198 @@
+"""The pytest plugin, run by pytest itself (pytester) in a repository of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from symtf import bundled
+from symtf.cli import main
+
+pytest_plugins = ["pytester"]
+
+# Load this checkout's plugin whether or not an installed symtf registered it already.
+PLUGIN = (
+    "-p",
+    "no:symtf",
+    "-p",
+    "symtf.pytest_plugin",
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+)
+
+DERIVATION = """title = "tiny"
+[model]
+d_model = 2
+vocab = ["a", "b"]
+embed = "1 0\\n0 1"
+[[model.layers]]
+[[model.layers.heads]]
+W_Q = "identity"
+W_K = "identity"
+W_V = "identity"
+[input]
+tokens = ["a", "b"]
+
+[[claims]]
+label = "embedding rows"
+step = "x"
+printed = "1 0\\n0 1"
+
+[[claims]]
+label = "second row, misprinted"
+step = "x"
+row = 1
+printed = "0 3"
+"""
+#: Line of the second [[claims]] header above, counted by hand.
+OFF_LINE = 19
+
+PYPROJECT = """[project]
+name = "blog"
+version = "1"
+
+[tool.pytest.ini_options]
+addopts = "-p no:cacheprovider"
+"""
+
+NOT_A_DERIVATION = '''title = "settings"
+help = """
+[[claims]]
+is how a derivation lists its printed numbers
+"""
+'''
+
+
+@pytest.fixture
+def repo(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".toml", pyproject=PYPROJECT)
+    pytester.makefile(".toml", settings=NOT_A_DERIVATION)
+    (pytester.path / "posts").mkdir()
+    (pytester.path / "posts" / "tiny.toml").write_text(DERIVATION, encoding="utf-8")
+    return pytester
+
+
+def test_collects_only_derivations_in_a_repository_with_pyproject(repo: pytest.Pytester) -> None:
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "--collect-only", "-q")
+    assert result.ret == 0, result.stdout.str()
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == [
+        "posts/tiny.toml::embedding rows",
+        "posts/tiny.toml::second row, misprinted",
+    ]
+
+
+def test_without_the_option_no_toml_is_collected(repo: pytest.Pytester) -> None:
+    result = repo.runpytest(*PLUGIN, ".", "--collect-only", "-q")
+    assert "tiny.toml" not in result.stdout.str()
+
+
+def test_a_failing_claim_shows_one_readable_line(repo: pytest.Pytester) -> None:
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    # The exact value of x[1, 1] is 1 (identity embedding row); printed 3, 2 units off.
+    result.stdout.fnmatch_lines(
+        [
+            "posts/tiny.toml::embedding rows PASSED*",
+            "posts/tiny.toml::second row, misprinted FAILED*",
+            f"*second row, misprinted (tiny.toml:{OFF_LINE})*",
+        ]
+    )
+    assert (
+        "\nsecond row, misprinted[1, 1]: wrong: printed 3, exact 1, correctly rounded 1: "
+        "off by 2 units in the last place: should be 1" in out
+    )
+    assert "Traceback" not in out and "def runtest" not in out
+    assert "misprinted[1, 0]" not in out  # the right entry of the row is not listed
+
+
+def test_k_selects_by_label_words_and_by_underscored_label(repo: pytest.Pytester) -> None:
+    for expr in ("second_row", "second and misprinted", "second_row_misprinted"):
+        result = repo.runpytest(*PLUGIN, "--symtf", ".", "-k", expr)
+        result.assert_outcomes(failed=1, deselected=1)
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "-k", "embedding_rows")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_a_bad_file_is_one_collection_error_with_the_cli_message(
+    repo: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = repo.path / "posts" / "bad.toml"
+    bad.write_text(DERIVATION.replace("row = 1\n", "row = 1\nbogus = 2\n"), encoding="utf-8")
+    assert main(["check", str(bad)]) == 2
+    cli_message = capsys.readouterr().err.strip()
+    assert cli_message.startswith("symtf: error: ") and "claims[1].bogus" in cli_message
+
+    result = repo.runpytest(*PLUGIN, "--symtf", str(bad))
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert cli_message in out
+    assert "Traceback" not in out and "spec.py" not in out
+
+
+def test_checking_happens_in_runtest_within_the_time_limit(repo: pytest.Pytester) -> None:
+    love = repo.path / "posts" / "i_love_ai.toml"
+    love.write_bytes(bundled.get("i_love_ai").read_bytes())
+    repo.makepyprojecttoml(PYPROJECT + 'symtf_timeout = "0.001"\n')
+    collected = repo.runpytest(*PLUGIN, "--symtf", str(love), "--collect-only", "-q")
+    assert collected.ret == 0  # collection only reads the file
+    result = repo.runpytest(*PLUGIN, "--symtf", str(love))
+    out = result.stdout.str()
+    assert "exceeded the time budget of 0.001 s" in out
+    assert result.parseoutcomes().get("failed", 0) > 10 and "passed" not in out.splitlines()[-1]
+
+
+def test_symtf_files_selects_by_pattern(repo: pytest.Pytester) -> None:
+    other = repo.path / "drafts"
+    other.mkdir()
+    (other / "draft.toml").write_text(DERIVATION, encoding="utf-8")
+    repo.makepyprojecttoml(PYPROJECT + 'symtf_files = ["drafts/*.toml"]\n')
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids and all(i.startswith("drafts/draft.toml::") for i in ids)
+
+
+def test_item_location_is_the_claim_line(repo: pytest.Pytester) -> None:
+    items = repo.inline_genitems(*PLUGIN, "--symtf", ".")[0]
+    [off] = [i for i in items if i.name == "second row, misprinted"]
+    path, line, domain = off.reportinfo()
+    assert Path(path).name == "tiny.toml" and line == OFF_LINE - 1  # pytest counts from 0
+    assert domain == f"second row, misprinted (tiny.toml:{OFF_LINE})"
+
+
+def test_dotted_labels_keep_their_node_id(repo: pytest.Pytester) -> None:
+    dotted = DERIVATION.replace("embedding rows", "love.love: first row")
+    (repo.path / "posts" / "tiny.toml").write_text(dotted, encoding="utf-8")
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "-v")
+    result.stdout.fnmatch_lines(["posts/tiny.toml::love.love: first row PASSED*"])
+
+
+SYMBOLIC_EPS = """title = "symbolic eps"
+[model]
+d_model = 2
+eps = "e"
+vocab = ["a", "b"]
+embed = "1 0\\n0 1"
+[[model.layers]]
+[[model.layers.heads]]
+W_Q = "identity"
+W_K = "identity"
+W_V = "identity"
+[input]
+tokens = ["a"]
+
+[[claims]]
+label = "norm"
+step = "l0.ln1"
+printed = "1.000 -1.000"
+"""
+
+
+def test_an_undecided_claim_is_skipped(repo: pytest.Pytester) -> None:
+    # With a symbolic eps, (x - mean) / sqrt(var + eps) has no decimal value to round.
+    (repo.path / "posts" / "tiny.toml").write_text(SYMBOLIC_EPS, encoding="utf-8")
+    result = repo.runpytest(*PLUGIN, "--symtf", ".", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED*norm*undecided*"])
