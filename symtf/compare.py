@@ -10,6 +10,7 @@ arithmetic on that one value. The verdict classes (``symtf check --help`` define
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
