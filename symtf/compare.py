@@ -261,6 +261,8 @@ class Quantity:
                 s = decimal_string(x, 20) if x is not None else None
                 if s is not None:
                     return s
+            if self._exact_value is None:
+                return None  # a value on a short decimal: only the exact trace would tell
         e, _ = self.exact()
         if e.is_Rational:
             return _rational_decimal(Fraction(int(e.p), int(e.q)))
@@ -282,6 +284,12 @@ class Quantity:
 
     def midpoint(self) -> Fraction | None:
         """A rational inside a ball of the value (a guide, never a verdict)."""
+        if self._lazy:  # any enclosure will do; the exact trace is the last resort
+            for prec in (None, *PRECISIONS):  # computed one at a time
+                x = self.fast_ball() if prec is None else self.ball(prec)
+                if x is not None and x.is_finite():
+                    man, exp = x.mid().man_exp()
+                    return Fraction(int(man)) * Fraction(2) ** int(exp)
         x = self.ball(PRECISIONS[0])
         if x is None or not x.is_finite() or x.rad() > 1e-20:
             e, _ = self.exact()

@@ -64,6 +64,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,7 @@ def _float_up(q: Fraction) -> float:
     return f
 
 
+@lru_cache(maxsize=256)
 def gamma(n: int) -> float:
     """A float ``>= γ_n = n·u / (1 − n·u)``."""
     nu = Fraction(n) * Fraction(1, 2**53)
@@ -108,6 +110,7 @@ def gamma(n: int) -> float:
     return _float_up(nu / (1 - nu))
 
 
+@lru_cache(maxsize=256)
 def inv_one_minus_gamma(n: int) -> float:
     """A float ``>= 1 / (1 − γ_n)``."""
     nu = Fraction(n) * Fraction(1, 2**53)
@@ -438,6 +441,15 @@ def _sqrt(a: MR) -> MR:
     return _clean(mid, rad)
 
 
+def _tanh(a: MR) -> MR:
+    """Certified ``tanh`` as ``1 − 2/(e^{2x} + 1)``: ``x`` occurs once, so each step's
+    enclosure (:func:`_exp`, :func:`add`, :func:`div`) bounds the whole range."""
+    two = MR(np.float64(2.0), np.float64(0.0))
+    one = MR(np.float64(1.0), np.float64(0.0))
+    e = _exp(mul(two, a))
+    return add(one, neg(div(two, add(e, one))))
+
+
 def _flint_fill(
     m: np.ndarray,
     rho: np.ndarray,
@@ -599,7 +611,7 @@ class MidradBackend:
         return x.erf() if isinstance(x, arb) else _flint_map(as_mr(x), arb.erf)
 
     def tanh(self, x: Any) -> Any:
-        return x.tanh() if isinstance(x, arb) else _flint_map(as_mr(x), arb.tanh)
+        return x.tanh() if isinstance(x, arb) else _tanh(as_mr(x))
 
     def sin(self, x: Any) -> Any:
         return x.sin() if isinstance(x, arb) else _flint_map(as_mr(x), arb.sin)
