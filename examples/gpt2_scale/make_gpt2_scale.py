@@ -189,7 +189,7 @@ def derivation(w: dict[str, np.ndarray], ids: list[int]) -> str:
             if not _safe(v, 1e-4):
                 continue
             text, note = _fixed(v), ""
-            if (step, i, j) == ("l0.attn_out", 2, 5):  # noqa: SIM114 - two different mistakes
+            if (step, i, j) == ("l0.attn_out", 2, 5):
                 text, note = _fixed(v + 7e-4), "printed 7 units off on purpose"
             elif (step, i, j) == ("l0.ffn_out", 9, 40):
                 text, note = _fixed(v + 1e-4), "printed one unit off on purpose"
