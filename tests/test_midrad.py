@@ -21,6 +21,13 @@ from symtf.midrad import ETA, MR, MidradBackend, add, div, from_rational, gamma,
 F = Fraction
 
 
+@pytest.fixture(autouse=True)
+def _quiet_overflow():
+    """Overflow and inf − inf are expected here (they must give unknown entries)."""
+    with np.errstate(all="ignore"):
+        yield
+
+
 def _inside(exact: Fraction, mid: float, rad: float) -> bool:
     if not (math.isfinite(mid) and math.isfinite(rad)):
         return rad == math.inf  # unknown is allowed; a finite wrong ball is not
@@ -197,3 +204,20 @@ def test_exact_minus_infinity_exponentiates_to_exactly_zero() -> None:
         y = xp.exp(MR(np.array([[-np.inf, 0.0]]), np.zeros((1, 2))))
     assert (y.mid[0, 0], y.rad[0, 0]) == (0.0, 0.0)
     assert y.mid[0, 1] == 1.0 and y.rad[0, 1] < 1e-14
+
+
+def test_inflation_is_at_least_one_float_step() -> None:
+    """up/down replace nextafter: never less than one float step outwards."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [
+            rng.random(2000) * 2.0 ** rng.integers(-1074, 1000, 2000),
+            [0.0, ETA, 2 * ETA, 2.0**-1022, 2.0**-1022 - ETA, 1.0, 2.0 - 2**-52, 2.0**1000],
+            np.nextafter(2.0 ** rng.integers(-1070, 1000, 200).astype(float), 0),
+        ]
+    )
+    from symtf.midrad import down, up
+
+    assert np.all(up(x) >= np.nextafter(x, np.inf))
+    pos = x[x > 0]
+    assert np.all(down(pos) <= np.nextafter(pos, -np.inf))
