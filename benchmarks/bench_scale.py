@@ -24,18 +24,26 @@ held as exact dyadic arrays like weights read from a file):
    (symtf's exact trace); the last three stop at the first size whose run would
    exceed ``--cap`` seconds (predicted from the previous size by the d_model²
    cost of the products). Written as a PNG plot (matplotlib).
+
+BLAS runs on one thread for both sides (override with OPENBLAS_NUM_THREADS).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread for both sides: on a shared 2-core machine a threaded BLAS makes
+# every timing depend on the neighbours' load. Set before numpy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

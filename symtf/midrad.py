@@ -583,6 +583,14 @@ class MidradBackend:
         return MR(np.where(upper, 0.0, a.mid), np.where(upper, 0.0, a.rad))
 
     def matmul(self, a: MR, b: MR) -> MR:
+        # ops.stack_row and ops.spread multiply by a matrix of ones over an inner
+        # dimension of 1: each entry is 1·x, exact, so the product is a copy.
+        if a.mid.shape[1] == 1 and a is self._ones.get(a.mid.shape):
+            n = a.mid.shape[0]
+            return MR(np.repeat(b.mid, n, axis=0), np.repeat(b.rad, n, axis=0))
+        if b.mid.shape[0] == 1 and b is self._ones.get(b.mid.shape):
+            m = b.mid.shape[1]
+            return MR(np.repeat(a.mid, m, axis=1), np.repeat(a.rad, m, axis=1))
         return matmul(a, b)
 
     def add(self, a: MR, b: MR) -> MR:
