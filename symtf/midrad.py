@@ -228,6 +228,8 @@ def from_arb(x: arb) -> tuple[float, float]:
         if r == 0 and math.isinf(m):
             return m, 0.0
         return 0.0, math.inf
+    if not math.isfinite(m):  # beyond the float range: unknown
+        return 0.0, math.inf
     if x.is_exact() and arb(m) == x:
         return m, 0.0
     # |x.mid() − m| <= spacing(m) (the conversion rounds to a neighbour), and the
@@ -238,7 +240,10 @@ def from_arb(x: arb) -> tuple[float, float]:
 
 def from_rational(p: int, q: int) -> tuple[float, float]:
     """A float enclosure of ``p/q`` (exact when ``p/q`` is a float)."""
-    f = p / q  # Python's int/int true division is correctly rounded
+    try:
+        f = p / q  # Python's int/int true division is correctly rounded
+    except OverflowError:
+        return 0.0, math.inf
     if math.isinf(f):
         return 0.0, math.inf
     if Fraction(f) == Fraction(p, q):

@@ -179,17 +179,17 @@ def test_elementary_functions_enclose_mpmath(fn: str) -> None:
     x = MR(np.array([mids]), np.array([rads]))
     with MidradBackend() as xp:
         y = getattr(xp, fn)(x)
-    mpmath.mp.prec = 300
     f = getattr(mpmath, fn)
-    for j, (m, r) in enumerate(zip(mids, rads, strict=True)):
-        ym, yr = float(y.mid[0, j]), float(y.rad[0, j])
-        if yr == math.inf:
-            continue
-        for t in (_mp(m) - _mp(r), _mp(m), _mp(m) + _mp(r)):
-            if fn in ("sqrt", "log") and t <= 0:
+    with mpmath.workprec(300):  # the global precision is left alone
+        for j, (m, r) in enumerate(zip(mids, rads, strict=True)):
+            ym, yr = float(y.mid[0, j]), float(y.rad[0, j])
+            if yr == math.inf:
                 continue
-            v = f(t)
-            assert abs(v - _mp(ym)) <= _mp(yr), (fn, m, r, ym, yr, v)
+            for t in (_mp(m) - _mp(r), _mp(m), _mp(m) + _mp(r)):
+                if fn in ("sqrt", "log") and t <= 0:
+                    continue
+                v = f(t)
+                assert abs(v - _mp(ym)) <= _mp(yr), (fn, m, r, ym, yr, v)
 
 
 def test_exp_is_tight_where_it_is_fast() -> None:
@@ -221,3 +221,17 @@ def test_inflation_is_at_least_one_float_step() -> None:
     assert np.all(up(x) >= np.nextafter(x, np.inf))
     pos = x[x > 0]
     assert np.all(down(pos) <= np.nextafter(pos, -np.inf))
+
+
+def test_conversions_beyond_the_float_range_are_unknown_or_tiny() -> None:
+    from flint import arb
+
+    from symtf.midrad import from_arb
+
+    assert from_rational(10**400, 1)[1] == math.inf
+    assert from_rational(-(10**400), 3)[1] == math.inf
+    m, r = from_rational(1, 10**400)  # below the smallest subnormal: 0 ± eta
+    assert _inside(F(1, 10**400), m, r)
+    assert from_arb(arb(10) ** 400)[1] == math.inf
+    m, r = from_arb(arb(1) / 3)
+    assert _inside(F(1, 3), m, r)
