@@ -434,10 +434,37 @@ def _exp(a: MR) -> MR:
     mid = np.where(fast, mid, np.where(tiny | masked, 0.0, 0.0))
     rad = np.where(fast, rad, np.where(masked, 0.0, np.where(tiny, 2.0**-1060, _INF)))
     rest = ~(fast | tiny | masked)
+    wide = rest & (m >= -740.0) & (m <= 709.0) & (rho <= 709.0)  # finite, and a wide ball
+    if np.any(wide):
+        mid, rad = mid.copy(), rad.copy()
+        mid[wide], rad[wide] = _exp_wide(m[wide], rho[wide])
+        rest &= ~wide
     if np.any(rest):
         mid, rad = mid.copy(), rad.copy()
         _flint_fill(m, rho, mid, rad, rest, arb.exp)
     return _clean(mid, rad)
+
+
+def _exp_wide(m: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``exp`` of wide balls ``m ± ρ`` from three exact points.
+
+    ``e^{m±ρ} = e^m·(cosh ρ ± sinh ρ)``, so every value lies in
+    ``e^m·cosh ρ ± e^m·sinh ρ``. ``e^m``, ``e^ρ`` and ``e^{−ρ}`` are enclosed at
+    the exact floats ``m``, ``ρ``, ``−ρ`` (radius 0, the fast path), ``cosh`` and
+    ``sinh`` follow by certified ``+``, ``−`` and ``×½``, and the radius adds an
+    upper bound of ``|e^m|·|sinh ρ|``.
+    """
+    zero = np.zeros_like(m)
+    e_m = _exp(MR(m, zero))
+    e_p = _exp(MR(rho, zero))
+    e_n = _exp(MR(-rho, zero))
+    half = MR(np.float64(0.5), np.float64(0.0))
+    cosh = mul(add(e_p, e_n), half)
+    sinh = mul(add(e_p, neg(e_n)), half)
+    centre = mul(e_m, cosh)
+    s_up = up(np.abs(sinh.mid) + sinh.rad)
+    m_up = up(np.abs(e_m.mid) + e_m.rad)
+    return centre.mid, up(centre.rad + up(m_up * s_up))
 
 
 def _sqrt(a: MR) -> MR:
@@ -478,7 +505,14 @@ def _flint_fill(
     where: np.ndarray,
     fn: Callable[[arb], arb],
 ) -> None:
-    """Fill the ``where`` entries of ``mid``/``rad`` with python-flint's enclosure of ``fn``."""
+    """Fill the ``where`` entries of ``mid``/``rad`` with python-flint's enclosure of ``fn``.
+
+    Unknown entries (infinite radius, NaN midpoint) stay unknown without a call.
+    """
+    unknown = where & (np.isnan(m) | ~np.isfinite(rho))
+    if np.any(unknown):
+        mid[unknown], rad[unknown] = 0.0, _INF
+        where = where & ~unknown
     saved = ctx.prec
     ctx.prec = FLINT_PREC
     try:
