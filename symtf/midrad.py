@@ -43,10 +43,11 @@ summation, blocked or not, with or without FMA:
    one more, ``γ_n·|Am|·Br``, which is non-negative).
 4. The products ``Ar'·Br'`` and ``|Am|·Br`` of non-negative matrices are
    themselves computed by BLAS: by 2, a real product ``P·Q >= 0`` satisfies
-   ``P·Q <= (fl(P·Q) + n·eta) / (1 − γ_n)``; this is evaluated with ``up`` after
-   each operation and a float constant ``>= 1/(1 − γ_n)``.
+   ``P·Q <= (fl(P·Q) + n·eta) / (1 − γ_n)``.
 
-So ``rad = up(up(R1 + R2) + n·eta)`` with ``R1`` and ``R2`` the bounds of 4
+So ``rad = (fl(R1) + fl(R2) + 3n·eta)·k + eta`` with ``R1``, ``R2`` the BLAS
+products of 4 and ``k >= 1/((1 − γ_n)(1 − u)^3)`` covering the three roundings of
+that line (see :func:`matmul`)
 (``R2`` is skipped when ``Br = 0``, as for weights read from files: one BLAS
 call for the midpoint and one for the radius). The assumption is that of Rump's
 method: the BLAS computes each entry as a sum of products by binary64 additions,
@@ -330,8 +331,8 @@ def matmul(a: MR, b: MR) -> MR:
         z = np.zeros((a.mid.shape[0], b.mid.shape[1]))
         return MR(z, z.copy())
     g = gamma(n)
-    k = inv_one_minus_gamma(n)
-    neta = n * ETA  # exact: a small integer times a power of two
+    k = _product_factor(n)
+    neta3 = 3 * n * ETA  # exact: a small integer times a power of two
     c = a.mid @ b.mid
     am = a.absmid()
     ar_ = up(g * am)
@@ -339,12 +340,25 @@ def matmul(a: MR, b: MR) -> MR:
         ar_ = up(ar_ + a.rad)
     b_exact = not np.any(b.rad)
     br_ = b.absmid() if b_exact else up(b.absmid() + b.rad)
-    r1 = up(up(ar_ @ br_ + neta) * k)
+    p = ar_ @ br_
     if not b_exact:
-        r2 = up(up(am @ b.rad + neta) * k)
-        r1 = up(r1 + r2)
-    r = up(r1 + neta)
+        p = p + am @ b.rad
+    # The error is at most P1 + P2 + n·eta with P_i <= (fl(P_i) + n·eta)/(1 − γ_n), so at
+    # most (fl(P1) + fl(P2) + 3n·eta)/(1 − γ_n). Two more roundings (the sums) and the
+    # product by k lose at most a factor (1 − u)^3, which k covers, and a product that
+    # underflows loses at most eta/2, which the final + eta covers (exactly, when the
+    # result is subnormal).
+    r = (p + neta3) * k + ETA
     return _clean(c, r)
+
+
+@lru_cache(maxsize=256)
+def _product_factor(n: int) -> float:
+    """A float ``>= 1 / ((1 − γ_n)(1 − u)^3)`` (see :func:`matmul`)."""
+    u = Fraction(1, 2**53)
+    nu = Fraction(n) * u
+    g = nu / (1 - nu)
+    return _float_up(1 / ((1 - g) * (1 - u) ** 3))
 
 
 def relu(a: MR) -> MR:
