@@ -57,9 +57,10 @@ not of Strassen-type algorithms or reduced-precision modes).
 Element-wise functions: ``+ − ×  ÷`` and ``sqrt`` are vectorised with the error
 terms above; ``exp`` (the softmax's, the most frequent) by a reduction
 ``x = k·ln2 + s`` and a degree-13 Taylor polynomial with a proven error bound
-(see :func:`_exp`); ``erf``, ``tanh``, ``sin``, ``cos``, ``log`` and every entry
-outside the fast ranges by python-flint on each entry (``arb(mid, rad)``), which
-trusts no libm.
+(see :func:`_exp`), wide balls by ``e^m·(cosh ρ ± sinh ρ)`` from three exact
+points (:func:`_exp_wide`); ``tanh`` as ``1 − 2/(e^{2x} + 1)``; ``erf``, ``sin``,
+``cos``, ``log`` and every entry outside these ranges by python-flint on each
+entry (``arb(mid, rad)``). No libm is trusted.
 """
 
 from __future__ import annotations
