@@ -148,8 +148,9 @@ class ExactBackend:
         return sympy.sympify(x) if isinstance(x, int) else x
 
     def matrix(self, m: sympy.MatrixBase) -> sympy.ImmutableMatrix:
-        """A backend matrix from an exact SymPy matrix."""
-        return sympy.ImmutableMatrix(m)
+        """A backend matrix from an exact SymPy matrix (or weights from a file)."""
+        to_sympy = getattr(m, "to_sympy", None)  # symtf.weights.FileMatrix: the exact path only
+        return to_sympy() if to_sympy is not None else sympy.ImmutableMatrix(m)
 
     def shape(self, a: Mat) -> tuple[int, int]:
         return a.shape
@@ -335,6 +336,11 @@ class BallBackend:
         return ball(x, self.prec)
 
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
+        floats = getattr(m, "float64", None)  # symtf.weights.FileMatrix: exact floats
+        if floats is not None:
+            if m._arb is None:  # exact at every precision
+                m._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
+            return m._arb
         key = (id(m), self.prec)
         hit = _ARB_CACHE.get(key)
         if hit is not None and hit[0] is m:
@@ -468,6 +474,9 @@ class FloatBackend:
         return float(x)
 
     def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
+        floats = getattr(m, "float64", None)  # symtf.weights.FileMatrix
+        if floats is not None:
+            return floats
         return self._np.array(m.tolist(), dtype=self._np.float64)
 
     def shape(self, a: np.ndarray) -> tuple[int, int]:

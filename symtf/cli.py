@@ -46,6 +46,10 @@ limits: each derivation gets --timeout seconds (default 60); files over
 2,000,000 bytes, matrices over 512 rows or columns or 20,000 entries, and
 numbers over 100 characters or with a decimal exponent beyond ±60 are refused
 with exit code 2 and a message naming the file and key.
+Weights read from a file (weights = "model.npz", .npy or .safetensors;
+float16/bfloat16/float32/float64 read as the exact binary values) have their
+own limit: at most 100,000,000 entries in all and 65,536 rows or columns; a
+missing, mistyped or mis-shaped array is exit code 2 naming the file and array.
 
 exit codes: 0 every printed number checks out, 1 something slipped or is wrong
 (or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage

@@ -192,21 +192,65 @@ class Report:
 # ----------------------------------------------------------------------------- values
 
 
+#: The paths a comparison can be decided by, cheapest first (``Check.extra["decided_by"]``).
+DECIDED_BY = ("midrad", *(f"arb{p}" for p in PRECISIONS), "exact")
+
+
 class Quantity:
     """An exact real number we can enclose in balls and, if need be, handle exactly.
 
     Args:
         ball: Ball at a given precision, or ``None`` if not available there.
         exact: The exact SymPy value and the backend that defines its nodes.
+        fast: Optional midpoint–radius enclosure (as a ball), tried before any other.
+        lazy: Whether the exact value is expensive (weights from files): it is then
+            consulted only after every ball precision has failed.
+
+    Attributes:
+        decided_by: The most expensive path any comparison so far needed
+            (one of :data:`DECIDED_BY`), or ``None``.
     """
 
     def __init__(
         self,
         ball: Callable[[int], arb | None],
         exact: Callable[[], tuple[sympy.Expr, ExactBackend | None]],
+        fast: Callable[[], arb | None] | None = None,
+        *,
+        lazy: bool = False,
     ) -> None:
         self._ball = ball
         self._exact = exact
+        self._fast = fast
+        self._lazy = lazy
+        self._exact_value: tuple[sympy.Expr, ExactBackend | None] | None = None
+        self.decided_by: str | None = None
+
+    def _decided(self, how: str) -> None:
+        if self.decided_by is None or DECIDED_BY.index(how) > DECIDED_BY.index(self.decided_by):
+            self.decided_by = how
+
+    def fast_ball(self) -> arb | None:
+        """The midpoint–radius enclosure as a ball, or ``None`` when there is none."""
+        if self._fast is None:
+            return None
+        try:
+            return self._fast()
+        except (Undecided, TypeError):
+            return None
+
+    def exact_if_cheap(self) -> sympy.Expr | None:
+        """The exact value unless computing it would mean an expensive exact trace."""
+        if self._lazy and self._exact_value is None:
+            return None
+        return self.exact()[0]
+
+    def is_neg_inf(self) -> bool:
+        """Whether the value is exactly −∞ (a masked score)."""
+        x = self.fast_ball()
+        if x is not None and not x.is_finite() and x.rad() == 0:
+            return float(x.mid()) == float("-inf")
+        return self.exact()[0] == sympy.S.NegativeInfinity
 
     def ball(self, prec: int) -> arb | None:
         """A certified ball at ``prec`` bits (``None`` if it could not be computed)."""
@@ -217,31 +261,61 @@ class Quantity:
 
     def exact(self) -> tuple[sympy.Expr, ExactBackend | None]:
         """The exact value and the backend whose node symbols it may use."""
-        return self._exact()
+        if self._exact_value is None:
+            self._exact_value = self._exact()
+        return self._exact_value
 
     def locate(self, b: Fraction) -> int | None:
-        """Certified sign of ``value − b``: -1, 0, 1, or ``None`` if undecided."""
+        """Certified sign of ``value − b``: -1, 0, 1, or ``None`` if undecided.
+
+        Paths in order: the midpoint–radius enclosure, balls of 128 bits, the exact
+        value if it is rational (after every ball precision when ``lazy``), balls of
+        256 → 1024 bits, exact arithmetic. :attr:`decided_by` records the path used.
+        """
+        x = self.fast_ball()
+        if x is not None:
+            c = compare_ball(x, b)
+            if c is not None:
+                self._decided("midrad")
+                return c
         x = self.ball(PRECISIONS[0])
         if x is not None:
             c = compare_ball(x, b)
             if c is not None:
+                self._decided(f"arb{PRECISIONS[0]}")
                 return c
-        e, xp = self.exact()
-        if e.is_Rational:
-            d = Fraction(int(e.p), int(e.q)) - b
-            return (d > 0) - (d < 0)
-        if e.is_infinite:
-            return 1 if e.is_extended_positive else -1
+        if not self._lazy:
+            c = self._rational_sign(b)
+            if c is not None:
+                return c
         for prec in PRECISIONS[1:]:
             x = self.ball(prec)
             if x is not None:
                 c = compare_ball(x, b)
                 if c is not None:
+                    self._decided(f"arb{prec}")
                     return c
+        if self._lazy:
+            c = self._rational_sign(b)
+            if c is not None:
+                return c
+        e, xp = self.exact()
+        self._decided("exact")
         try:
             return exact_sign(e - sympy.Rational(b.numerator, b.denominator), xp)
         except (Undecided, TypeError):
             return None
+
+    def _rational_sign(self, b: Fraction) -> int | None:
+        e, _ = self.exact()
+        if e.is_Rational:
+            self._decided("exact")
+            d = Fraction(int(e.p), int(e.q)) - b
+            return (d > 0) - (d < 0)
+        if e.is_infinite:
+            self._decided("exact")
+            return 1 if e.is_extended_positive else -1
+        return None
 
     def decimal(self) -> str | None:
         """A certified decimal string of the value, at least 15 significant digits.
@@ -251,6 +325,19 @@ class Quantity:
         expansion to be decided, a 20-digit decimal the value is certified to lie
         within one unit of the last digit of. ``None`` when neither can be certified.
         """
+        x = self.fast_ball()
+        if x is not None and x.is_exact():
+            s = decimal_string(x, 20)
+            if s is not None and "…" not in s:  # a float value, written out in full
+                return s
+        if self._lazy:
+            for prec in PRECISIONS:
+                x = self.ball(prec)
+                s = decimal_string(x, 20) if x is not None else None
+                if s is not None:
+                    return s
+            if self._exact_value is None:
+                return None  # a value on a short decimal: only the exact trace would tell
         e, _ = self.exact()
         if e.is_Rational:
             return _rational_decimal(Fraction(int(e.p), int(e.q)))
@@ -273,6 +360,12 @@ class Quantity:
 
     def midpoint(self) -> Fraction | None:
         """A rational inside a ball of the value (a guide, never a verdict)."""
+        if self._lazy:  # any enclosure will do; the exact trace is the last resort
+            for prec in (None, *PRECISIONS):  # computed one at a time
+                x = self.fast_ball() if prec is None else self.ball(prec)
+                if x is not None and x.is_finite():
+                    man, exp = x.mid().man_exp()
+                    return Fraction(int(man)) * Fraction(2) ** int(exp)
         x = self.ball(PRECISIONS[0])
         if x is None or not x.is_finite() or x.rad() > 1e-20:
             e, _ = self.exact()
@@ -326,10 +419,19 @@ class Evaluator:
         derivation: The derivation to evaluate.
     """
 
+    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.midrad`).
+    midrad: bool = True
+
     def __init__(self, derivation: Derivation) -> None:
         self.derivation = derivation
         self._balls: dict[int, Trace | None] = {}
         self._exact: Trace | None = None
+        self._midrad: Trace | None = None
+        self._midrad_done = False
+        from symtf.weights import exact_is_expensive
+
+        #: Whether the exact trace is computed only when no ball decides (weights from files).
+        self.lazy_exact = exact_is_expensive(derivation)
         #: Exact readings of displayed lines checked so far, by claim label.
         self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
         #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
@@ -351,8 +453,39 @@ class Evaluator:
             self._exact = run(self.derivation)
         return self._exact
 
+    def midrad_trace(self) -> Trace | None:
+        """The forward pass in midpoint–radius float64 (``None`` if off or undecidable)."""
+        cls = type(self)
+        if not self.midrad or (
+            cls.ball_trace is not Evaluator.ball_trace
+            or cls.exact_trace is not Evaluator.exact_trace
+        ):
+            return None  # a subclass computes its own traces (a replay): the fast one would differ
+        if not self._midrad_done:
+            self._midrad_done = True
+            from symtf.midrad import MidradBackend
+
+            try:
+                with MidradBackend() as xp:
+                    self._midrad = run(self.derivation, xp)
+            except (Undecided, ModelError, TypeError, ValueError, ArithmeticError):
+                self._midrad = None  # decided by balls instead
+        return self._midrad
+
+    def structure(self) -> Trace:
+        """A trace for step names and shapes: the cheapest one that could be computed."""
+        if self.lazy_exact:
+            t = self.midrad_trace() or self.ball_trace(PRECISIONS[0])
+            if t is not None:
+                return t
+        return self.exact_trace()
+
     def entry(self, step: str, *idx: int) -> Quantity:
         """The quantity at ``step[i, j]`` (or ``step[b, h, i, j]`` for an N-D step)."""
+
+        def fast() -> arb | None:
+            t = self.midrad_trace()
+            return None if t is None else t.value(step)[idx]
 
         def ball(prec: int) -> arb | None:
             t = self.ball_trace(prec)
@@ -365,7 +498,7 @@ class Evaluator:
             t = self.exact_trace()
             return t.value(step)[idx], t.backend
 
-        return Quantity(ball, exact)
+        return Quantity(ball, exact, fast, lazy=self.lazy_exact)
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -428,7 +561,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
         ModelError: When the model cannot be evaluated on its input.
     """
     ev = Evaluator(derivation)
-    t = ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
+    t = ev.midrad_trace() or ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
     for claim in derivation.claims:
         try:
@@ -449,6 +582,12 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     from symtf.accept import accept  # computed_in, rounded_inputs: the article's own setting
 
     results = accept(derivation, results)
+    if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
+        from symtf.weights import undiagnosed
+
+        return undiagnosed(
+            DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact)
+        )
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
     from symtf.diagnose import diagnose
 
@@ -576,7 +715,6 @@ def _one(
 ) -> Check:
     from symtf.verdict import decide
 
-    value, xp = q.exact()
     extra: dict[str, Any] = {}
     try:
         v = decide(q, p, claim.rounding)
@@ -585,8 +723,12 @@ def _one(
         exact = None if v.verdict == "symbolic" else q.decimal()
     except Undecided as e:  # this entry only: the claim's other entries are still checked
         verdict, expected, why, exact = "undecided", None, f"cannot be decided: {e}", None
+    value = q.exact_if_cheap()
     if verdict == "undecided":
-        why = _blocked(value, xp, _file_of(claim)) or why
+        full, xp = q.exact()
+        why = _blocked(full, xp, _file_of(claim)) or why
+    if q.decided_by is not None:
+        extra["decided_by"] = q.decided_by
     return Check(claim.label, step, ij, p.text, expected, exact, verdict, why, value, extra)
 
 
@@ -601,7 +743,11 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
             es = [q.exact() for q in qs]
             return sympy.Add(*(e for e, _ in es)), es[0][1]
 
-        return Quantity(ball, exact)
+        def fast() -> arb | None:
+            bs = [q.fast_ball() for q in qs]
+            return None if any(b is None for b in bs) else sum(bs, arb(0))
+
+        return Quantity(ball, exact, fast, lazy=any(q._lazy for q in qs))
     pick = _extreme(qs, largest=how == "max")
     return pick
 
@@ -646,6 +792,22 @@ def _extreme(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
 
 
 def _cmp(a: Quantity, b: Quantity) -> int | None:
+    x, y = a.fast_ball(), b.fast_ball()
+    if x is not None and y is not None:
+        c = compare_ball(x - y, Fraction(0))
+        if c is not None:
+            a._decided("midrad")
+            b._decided("midrad")
+            return c
+    if a._lazy:
+        for prec in PRECISIONS:
+            x, y = a.ball(prec), b.ball(prec)
+            if x is not None and y is not None:
+                c = compare_ball(x - y, Fraction(0))
+                if c is not None:
+                    a._decided(f"arb{prec}")
+                    b._decided(f"arb{prec}")
+                    return c
     ea, xa = a.exact()
     eb, _ = b.exact()
     diff = ea - eb
@@ -673,11 +835,19 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
         rank = 1
     else:
         source, rank = step, claim.rank or 1
-    t = ev.exact_trace()
+    t = ev.structure()
     n = t.shape(source)[1] if t.shape(source) else 0
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
     qs = [ev.entry(source, 0, j) for j in range(n)]
+    unordered: list[tuple[int, int]] = []
+    order = _ranking(qs, unordered)
+    paths = [q.decided_by for q in qs if q.decided_by is not None]
+    extra = {"decided_by": max(paths, key=DECIDED_BY.index)} if paths else {}
+
+    def made(*args: Any) -> Check:  # every check below carries the path that decided it
+        return Check(*args, extra=extra)
+
     unordered: list[tuple[int, int]] = []
     order = _ranking(qs, unordered)
     if order is None:
@@ -702,14 +872,14 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
             if len(g) > 1:
                 if word in words:
                     why = f"exact tie between {', '.join(words)}: either is a correct pick"
-                    return Check(claim.label, step, None, word, word, None, "exact", why)
+                    return made(claim.label, step, None, word, word, None, "exact", why)
                 why = f"the {_ordinal(rank)} place is an exact tie between {', '.join(words)}"
-                return Check(claim.label, step, None, word, "/".join(words), None, "wrong", why)
+                return made(claim.label, step, None, word, "/".join(words), None, "wrong", why)
             if got == word:
                 why = f"{word!r} has the {_ordinal(rank)} largest {source} entry"
-                return Check(claim.label, step, None, word, got, None, "exact", why)
+                return made(claim.label, step, None, word, got, None, "exact", why)
             why = f"the {_ordinal(rank)} largest {source} entry is {got!r}, not {word!r}"
-            return Check(claim.label, step, None, word, got, None, "wrong", why)
+            return made(claim.label, step, None, word, got, None, "wrong", why)
         seen += len(g)
     raise AssertionError("rank outside the ranking")
 

@@ -135,6 +135,8 @@ class _Override:
 class _Replay(Evaluator):
     """An evaluator whose runs take the article's printed numbers for other steps."""
 
+    midrad = False  # the midpoint–radius trace would not see the override
+
     def __init__(self, d: Derivation, override: _Override) -> None:
         super().__init__(d)
         self.override = override

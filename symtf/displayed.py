@@ -97,6 +97,9 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
                 "stands_for": sources,
             },
         }
+        how = (qb if substituted else qa).decided_by
+        if how is not None:
+            extra["decided_by"] = how  # balls or exact: displayed lines have no fast trace
         checks.append(
             Check(claim.label, None, index, p.text, expected, exact_str, verdict, why, value, extra)
         )

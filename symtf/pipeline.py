@@ -132,8 +132,8 @@ def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> Non
     try:
         pick = ops.argmax(xp, logits)
     except Undecided:
-        if isinstance(xp, ExactBackend):
-            pick = None  # depends on free symbols
+        if isinstance(xp, ExactBackend) or getattr(xp, "name", "") == "midrad":
+            pick = None  # depends on free symbols, or the fast enclosure is too wide
         else:
             raise
     t.add("next_token", pick, ("logits",), r"\arg\max_i z_i", "greedy pick")

@@ -11,6 +11,7 @@ import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -39,6 +40,18 @@ if TYPE_CHECKING:  # the step graph is imported only by files that have steps
 MAX_ENTRIES = 20_000
 MAX_DIM = 512
 MAX_FILE_BYTES = 2_000_000
+#: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
+_FILE_WEIGHTS: ContextVar[bool] = ContextVar("symtf_file_weights", default=False)
+
+
+def _max_dim() -> int:
+    """The largest dimension allowed: MAX_DIM, or symtf.weights.MAX_FILE_DIM with a weights file."""
+    if not _FILE_WEIGHTS.get():
+        return MAX_DIM
+    from symtf.weights import MAX_FILE_DIM
+
+    return MAX_FILE_DIM
+
 
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 #: The step of a draft claim that is not mapped yet.
@@ -413,6 +426,11 @@ def matrix(
         symbols: Whether a bare identifier (``a``) becomes a SymPy symbol.
     """
     rows_expected, cols_expected = shape
+    if not isinstance(v, (str, list, int, float, bool, dict)):
+        from symtf.weights import FileArray
+
+        if isinstance(v, FileArray):  # an array of the weights file (symtf.weights)
+            return v.matrix(where, shape)
     if (
         isinstance(v, str)
         and v.strip() == "identity"
@@ -565,7 +583,7 @@ def loads(text: str, name: str = "<string>") -> Derivation:
         raise SpecError(f"{name}: not valid TOML (nested too deeply)") from None
     lines = locate(text)
     try:
-        d = _derivation(data, name, text)
+        d = _with_weights(data, name, text)
     except SpecError as e:  # every message names the file, and the line where it is known
         msg = str(e) if str(e).startswith(f"{name}: ") else f"{name}: {e}"
         raise SpecError(with_line(msg, name, lines)) from None
@@ -644,6 +662,20 @@ def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: s
     return dataclasses.replace(model, generate=g, stop=stop)
 
 
+def _with_weights(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
+    """Fill the model from a ``weights`` file (symtf.weights) if the data names one."""
+    if not isinstance(data, dict) or data.get("weights") is None:
+        return _derivation(data, name, text)
+    from symtf.weights import inject
+
+    inject(data, data["weights"], name)
+    token = _FILE_WEIGHTS.set(True)
+    try:
+        return _derivation(data, name, text)
+    finally:
+        _FILE_WEIGHTS.reset(token)
+
+
 def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
@@ -652,6 +684,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         raise SpecError(f"{name}: title: required key is missing")
     source = top.string("source", "") or ""
     top.get("symtf")
+    top.get("weights")  # read by _with_weights
     tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
     model_raw = (
         top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
@@ -736,13 +769,13 @@ def _model(r: _Reader, name: str) -> Model:
     if arch == "none":
         _done(r, name)
         return Model(architecture="none", standalone=standalone)
-    d_model = r.integer("d_model", lo=1)
+    d_model = r.integer("d_model", lo=1, hi=_max_dim())
     if d_model is None:
         raise SpecError(f"{w}.d_model: required key is missing")
     n_heads = r.integer("n_heads", 1, lo=1)
     if d_model % n_heads and r.get("d_head") is None:
         raise SpecError(f"{w}.n_heads: expected a divisor of d_model = {d_model}, found {n_heads}")
-    d_head = r.integer("d_head", d_model // n_heads, lo=1)
+    d_head = r.integer("d_head", d_model // n_heads, lo=1, hi=_max_dim())
     mask = r.choice("mask", MASKS, "causal")
     norm = r.choice("norm", NORMS, "post")
     norm_kind = r.choice("norm_kind", NORM_KINDS, "layernorm")
@@ -750,7 +783,7 @@ def _model(r: _Reader, name: str) -> Model:
     activation = r.choice("activation", ACTIVATIONS, "relu")
     eps = _cell(r.get("eps", 0), f"{w}.eps", symbols=True)
     _nonnegative(eps, f"{w}.eps")
-    d_ff = r.integer("d_ff", lo=1)
+    d_ff = r.integer("d_ff", lo=1, hi=_max_dim())
     scale_raw = r.get("scale")
     scale = None if scale_raw is None else _cell(scale_raw, f"{w}.scale", symbols=True)
     if scale is not None and scale == 0:
@@ -801,7 +834,7 @@ def _model(r: _Reader, name: str) -> Model:
             raise SpecError(
                 f"{w}.unembed: expected no unembed with tie_embeddings = true (it is embed transposed)"
             )
-        unembed = sympy.ImmutableMatrix(embed.T)
+        unembed = sympy.ImmutableMatrix(embed.T) if isinstance(embed, sympy.MatrixBase) else embed.T
     final_norm = r.boolean("final_norm", False)
     lnf_gamma = _vector(r.get("lnf_gamma"), f"{w}.lnf_gamma", d_model, 1)
     lnf_beta = _vector(r.get("lnf_beta"), f"{w}.lnf_beta", d_model, 0)
@@ -1120,7 +1153,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
             not isinstance(index_raw, list)
             or not 1 <= len(index_raw) <= 4
             or not all(
-                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_DIM
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim()
                 for k in index_raw
             )
         ):
@@ -1135,15 +1168,15 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
             not isinstance(at_raw, list)
             or not 1 <= len(at_raw) <= 2
             or not all(
-                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAX_DIM for k in at_raw
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim() for k in at_raw
             )
         ):
             raise SpecError(
                 f"{where}.at: expected the leading indices [b] or [b, h] of a 3-D/4-D step, found {_kind(at_raw)}"
             )
         at = tuple(at_raw)
-    row = r.integer("row", lo=0, hi=MAX_DIM)
-    col = r.integer("col", lo=0, hi=MAX_DIM)
+    row = r.integer("row", lo=0, hi=_max_dim())
+    col = r.integer("col", lo=0, hi=_max_dim())
     if index is not None and (row is not None or col is not None):
         raise SpecError(f"{where}.index: expected index alone, found it together with row/col")
     decimals = r.integer("decimals", lo=0, hi=30)

@@ -1,0 +1,34 @@
+"""The midpoint–radius fast path changes no verdict on the bundled derivations.
+
+Each derivation is checked twice: with the midrad trace tried first (the default)
+and with the arb_mat path alone. Every verdict, correct rounding, certified
+decimal and explanation must be the same; only ``decided_by`` may differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from symtf import compare, spec
+from symtf.cli import bundled_derivations
+
+
+def _fields(report: compare.DerivationReport) -> list[tuple]:
+    return [
+        (c.claim, c.step, c.index, c.printed, c.verdict, c.expected, c.exact, c.explanation)
+        for c in report.checks
+    ]
+
+
+@pytest.mark.parametrize("path", bundled_derivations(), ids=lambda p: Path(p).stem)
+def test_midrad_verdicts_equal_arb_verdicts(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = spec.load(path)
+    fast = compare.check(d)
+    monkeypatch.setattr(compare.Evaluator, "midrad", False)
+    slow = compare.check(d)
+    assert _fields(fast) == _fields(slow)
+    paths = [c.extra.get("decided_by") for c in fast.checks]
+    assert "midrad" in paths
+    assert "midrad" not in [c.extra.get("decided_by") for c in slow.checks]
