@@ -154,17 +154,52 @@ class Located:
 
     def __init__(self, q: QuantityLike) -> None:
         self.q = q
-        self.expr, self.xp = q.exact()
         self._balls: dict[int, arb | None] = {}
-        self.symbols = self._symbols()
-        self.infinite = 0
-        if self.expr.is_infinite:
-            self.infinite = 1 if self.expr.is_extended_positive else -1
-        self.rational = (
-            None if self.symbols or self.infinite else exact_rational(self.expr, self.xp)
-        )
+        self._expr: sympy.Expr | None = None
+        self.xp: Any = None
         #: Why the last :meth:`sign` call returned ``None``.
         self.reason = ""
+        self.symbols: frozenset[sympy.Symbol] = frozenset()
+        self.infinite = 0
+        self.rational: Fraction | None = None
+        # A value from a weights file (symtf.weights) is decided by floats and balls; its
+        # exact form, an expensive exact trace, is built only if they cannot decide.
+        self._lazy = bool(getattr(q, "_lazy", False)) and getattr(q, "_exact_value", None) is None
+        if self._lazy:
+            x = self._fast()
+            if x is not None and not x.is_finite() and x.rad() == 0:
+                self.infinite = 1 if float(x.mid()) > 0 else -1
+            return
+        self._settle()
+
+    def _settle(self) -> None:
+        """Read the exact value: its symbols, infinity and rational value."""
+        self._expr, self.xp = self.q.exact()
+        self.symbols = self._symbols()
+        if self._expr.is_infinite:
+            self.infinite = 1 if self._expr.is_extended_positive else -1
+        self.rational = (
+            None if self.symbols or self.infinite else exact_rational(self._expr, self.xp)
+        )
+        self._lazy = False
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The exact value (computed on first use for a lazy quantity)."""
+        if self._expr is None:
+            self._settle()
+        assert self._expr is not None
+        return self._expr
+
+    def _fast(self) -> arb | None:
+        fast = getattr(self.q, "fast_ball", None)
+        return fast() if fast is not None else None
+
+    def _path(self, how: str) -> None:
+        """Record which path decided a comparison (symtf.compare.Quantity.decided_by)."""
+        decided = getattr(self.q, "_decided", None)
+        if decided is not None:
+            decided(how)
 
     def _symbols(self) -> frozenset[sympy.Symbol]:
         if self.xp is not None and hasattr(self.xp, "user_symbols"):
@@ -184,16 +219,28 @@ class Located:
         """Certified sign of ``value − b``, or ``None`` (with :attr:`reason`)."""
         if self.rational is not None:
             d = self.rational - b
+            self._path("exact")
             return (d > 0) - (d < 0)
         if self.infinite:
             return self.infinite
         if self.symbols:
             self.reason = "the value depends on a symbol"
             return None
+        x = self._fast()
+        if x is not None:
+            c = compare_ball(x, b)
+            if c is not None:
+                self._path("midrad")
+                return c
         for prec in PRECISIONS:
             c = self._compare(prec, b)
             if c is not None:
+                self._path(f"arb{prec}")
                 return c
+        if self._lazy:  # the balls could not decide: now the exact value is worth building
+            self._settle()
+            return self.sign(b)
+        self._path("exact")
         diff = self.expr - sympy.Rational(b.numerator, b.denominator)
         try:
             if exact_zero(diff, self.xp):
