@@ -17,7 +17,8 @@ The printed numbers come from an independent numpy float64 forward pass (not
 from symtf), rounded to 4 decimals (probabilities to 6). An entry whose float64 value is within 10⁻⁹ of a rounding
 boundary is never printed, since float64 could round it either way. Two numbers
 are printed off on purpose: ``l0.attn_out[2, 5]`` by 7 units in the last place
-(``wrong``) and ``l0.ffn_out[9, 40]`` by one unit (``slip``).
+(``wrong``) and ``l0.ffn_out[9, 40]`` as the other neighbour of its rounding, less
+than one unit from the exact value (``slip``).
 """
 
 from __future__ import annotations
@@ -136,6 +137,14 @@ def _fixed(v: float, decimals: int = 4) -> str:
     return str(q if q != 0 else abs(q))
 
 
+def _other_neighbour(v: float, decimals: int = 4) -> str:
+    """The grid neighbour of ``v`` that is not its rounding: less than one unit away (a slip)."""
+    unit = Decimal(1).scaleb(-decimals)
+    r = Decimal(v).quantize(unit, rounding=ROUND_HALF_UP)
+    other = r + unit if Decimal(v) > r else r - unit
+    return str(other if other != 0 else abs(other))
+
+
 def derivation(w: dict[str, np.ndarray], ids: list[int]) -> str:
     """The derivation's TOML text: the model, the input and the printed claims."""
     ref = forward(w, ids)
@@ -192,7 +201,7 @@ def derivation(w: dict[str, np.ndarray], ids: list[int]) -> str:
             if (step, i, j) == ("l0.attn_out", 2, 5):
                 text, note = _fixed(v + 7e-4), "printed 7 units off on purpose"
             elif (step, i, j) == ("l0.ffn_out", 9, 40):
-                text, note = _fixed(v + 1e-4), "printed one unit off on purpose"
+                text, note = _other_neighbour(v), "printed one unit off on purpose"
             claim(f"{step}[{i}, {j}]", step, text, f"index = [{i}, {j}]", note)
     for step, row in (("l0.h0.pattern", 15), ("l0.h5.pattern", 6), ("l0.h11.scaled", 3)):
         vals = [float(v) for v in ref[step][row]]  # a pattern's future entries are exactly 0
