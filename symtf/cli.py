@@ -137,7 +137,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             reports.append(check_file(path, args.timeout))
         except SymtfError as e:  # one bad file: say so, check the others
             errors.append(compare.FileError(str(path), str(e)))
-            print(f"symtf: error: {e}", file=sys.stderr)
+            print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
             continue
         _progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = compare.Report(tuple(reports), tuple(errors))

@@ -115,6 +115,7 @@ def zero_is_undecidable(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(certify, "exact_sign", oracle)
     monkeypatch.setattr(compare.Evaluator, "ball_trace", lambda self, prec: None)
+    monkeypatch.setattr(compare.Evaluator, "midrad_trace", lambda self: None)
 
 
 def test_an_undecidable_branch_leaves_every_other_claim_checked(zero_is_undecidable: None) -> None:

@@ -34,13 +34,13 @@ def command(level: str, message: str, *, file: str, line: int | None, title: str
 
 
 def render(report: Report) -> str:
-    """The off and undecided numbers and the bad files, as workflow commands."""
+    """The off and not decided (undecided, symbolic) numbers and the bad files, as workflow commands."""
     out = []
     for x in located(report):
         c = x.check
         if c.verdict in FAILING:
             level = "error"
-        elif c.verdict == "undecided":
+        elif c.verdict in ("undecided", "symbolic"):
             level = "warning"
         else:
             continue

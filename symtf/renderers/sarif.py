@@ -24,6 +24,7 @@ RULES = (
     ("slip", "A printed number is one unit in the last place off (not a correct rounding)."),
     ("wrong", "A printed number is further off than one unit in the last place."),
     ("undecided", "The exact value cannot be separated from a rounding boundary."),
+    ("symbolic", "The value depends on a symbol of the file: it is reported as an expression."),
     ("bad-input", "A derivation file could not be checked."),
 )
 
@@ -59,8 +60,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         c = x.check
         if c.verdict in FAILING:
             results.append(_result(c.verdict, "error", one_line(c), x.file, x.printed_line))
-        elif c.verdict == "undecided":
-            results.append(_result("undecided", "warning", one_line(c), x.file, x.printed_line))
+        elif c.verdict in ("undecided", "symbolic"):
+            results.append(_result(c.verdict, "warning", one_line(c), x.file, x.printed_line))
     for e in report.errors:
         results.append(_result("bad-input", "error", e.error, e.path, error_line(e.error)))
     rules = [
