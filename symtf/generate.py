@@ -37,7 +37,8 @@ Step names, for decoding step ``i`` (counting from 0):
   (log-probability / length penalty).
 - ``gen.output``: the decoded tokens (without the start token).
 
-Claims about decoding use ``assert``::
+Claims about decoding use ``assert`` (checked from the trace by :mod:`symtf.assertions`;
+the settings are read by :func:`symtf.spec.parse_generate`)::
 
     [[claims]]
     label = "translation"
@@ -61,81 +62,12 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.errors import SpecError, Undecided
+from symtf.errors import Undecided
+from symtf.spec import Generation
 from symtf.ties import _exact, rank
 from symtf.trace import TraceBuilder
 
-STRATEGIES = ("greedy", "beam", "sample")
-LP_STYLES = ("gnmt", "power")
-MAX_STEPS = 64
-
 Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
-
-
-@dataclass(frozen=True)
-class Generation:
-    """Decoding settings (``[generate]``)."""
-
-    strategy: str = "greedy"
-    max_len: int = 10
-    beam_width: int = 2
-    length_penalty: sympy.Expr = sympy.S.Zero
-    length_penalty_style: str = "gnmt"
-    temperature: sympy.Expr | None = None
-    top_k: int | None = None
-    top_p: sympy.Expr | None = None
-
-
-def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Generation | None:
-    """Read a ``[generate]`` table (``None`` when absent).
-
-    Raises:
-        SpecError: Naming the file and the key.
-    """
-    from symtf.spec import _cell, _Reader
-
-    if raw is None:
-        return None
-    r = _Reader(raw, "generate")
-    w = f"{name}: generate"
-
-    def wrap(fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except SpecError as e:
-            msg = str(e)
-            raise SpecError(msg if msg.startswith(name) else f"{name}: {msg}") from None
-
-    strategy = wrap(lambda: r.choice("strategy", STRATEGIES, "greedy"))
-    hi = min(MAX_STEPS, max_positions) if max_positions else MAX_STEPS
-    max_len = wrap(lambda: r.integer("max_len", None, lo=1, hi=hi))
-    width = wrap(lambda: r.integer("beam_width", 2, lo=1, hi=16))
-    style = wrap(lambda: r.choice("length_penalty_style", LP_STYLES, "gnmt"))
-    alpha = _cell(r.get("length_penalty", 0), f"{w}.length_penalty", symbols=False)
-    if alpha < 0:
-        raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
-    t_raw = r.get("temperature")
-    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
-    if temp is not None and temp <= 0:
-        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
-    top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
-    p_raw = r.get("top_p")
-    top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
-    if top_p is not None and not 0 < top_p <= 1:
-        raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
-    if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):
-        raise SpecError(
-            f'{w}.strategy: temperature, top_k and top_p need strategy = "sample", found {strategy!r}'
-        )
-    if strategy != "beam" and ("beam_width" in raw or "length_penalty" in raw):
-        raise SpecError(
-            f'{w}.strategy: beam_width and length_penalty need strategy = "beam", found {strategy!r}'
-        )
-    try:
-        r.done()
-    except SpecError as e:
-        raise SpecError(f"{name}: {e}") from None
-    return Generation(strategy, max_len or 0, width, alpha, style, temp, top_k, top_p)
 
 
 # ----------------------------------------------------------------------------- pure pieces

@@ -65,7 +65,7 @@ import sympy
 from symtf import ops
 from symtf.blocks import attention_steps, layer_norm_steps
 from symtf.errors import SpecError
-from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix
+from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix, parse_generate
 from symtf.ties import equal
 from symtf.trace import TraceBuilder
 
@@ -163,8 +163,6 @@ def parse(top: _Reader, name: str) -> tuple[Seq2SeqModel, tuple[int, ...]]:
     Raises:
         SpecError: Naming the file and the key.
     """
-    from symtf.generate import parse_generate
-
     r = _Reader(top.require("model"), "model")
     w = f"{name}: model"
     r.get("architecture")

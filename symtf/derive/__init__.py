@@ -14,12 +14,15 @@ Example:
 
 from __future__ import annotations
 
-from symtf.derive.core import Check, Derivation, Identity, Result, StepResult, verify
-from symtf.errors import SymtfError
-
-
-class DeriveError(SymtfError, ValueError):
-    """A derivation was asked for by a wrong name, size or worked-example reference."""
+from symtf.derive.core import (
+    Check,
+    Derivation,
+    DeriveError,
+    Identity,
+    Result,
+    StepResult,
+    verify,
+)
 
 
 def _registry() -> dict[str, Derivation]:

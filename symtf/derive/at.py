@@ -17,7 +17,7 @@ from typing import Any
 import sympy
 
 from symtf.certify import decimal_string
-from symtf.derive.core import Check
+from symtf.derive.core import Check, DeriveError
 
 #: Significant digits shown for certified values.
 DIGITS = 12
@@ -72,8 +72,6 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
     Raises:
         DeriveError: When the reference is malformed or the file is missing.
     """
-    from symtf.derive import DeriveError
-
     if ":" not in ref:
         raise DeriveError(
             f"--at expects PATH:STEP[ROW], e.g. derivations/i_love_ai.toml:l0.h0.pattern[2]; got {ref!r}"
@@ -90,8 +88,6 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
 
 
 def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.Expr], int]:
-    from symtf.derive import DeriveError
-
     if step not in trace:
         close = difflib.get_close_matches(step, list(trace), n=4)
         hint = f"; similar: {', '.join(close)}" if close else ""
@@ -387,7 +383,6 @@ def evaluate(derivation: Any, ref: str) -> AtResult:
         DeriveError: When the derivation has no worked evaluation or the reference is bad.
     """
     import symtf
-    from symtf.derive import DeriveError
 
     if derivation.name not in SUPPORTED:
         raise DeriveError(

@@ -26,6 +26,13 @@ from typing import Any
 import mpmath
 import sympy
 
+from symtf.errors import SymtfError
+
+
+class DeriveError(SymtfError, ValueError):
+    """A derivation was asked for by a wrong name, size or worked-example reference."""
+
+
 #: Working precision of the numeric check, in decimal digits.
 NUMERIC_DPS = 40
 #: Digits the two sides must agree to in the numeric check.
