@@ -296,27 +296,10 @@ class RoundedBallBackend(BallBackend):
         return arb_mat(rows)
 
 
-def enclose(derivation: Any, prec: int = 128) -> Any:
-    """The forward pass with the marked inputs as balls (``None`` if a sign is undecidable)."""
-    from symtf.errors import SymtfError
-    from symtf.pipeline import run
-
-    inputs = getattr(derivation, "rounded_inputs", None)
-    if not inputs:
-        return None
-    ties = derivation.model.generate is None
-    try:
-        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
 __all__ = [
     "RoundedBallBackend",
     "RoundedInput",
     "RoundedInputs",
-    "enclose",
     "half_width",
     "half_widths",
     "model_inputs",
