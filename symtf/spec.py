@@ -30,6 +30,9 @@ from symtf.numbers import (
     split_printed,
     toml_float,
 )
+from symtf.numbers import join_infinities as _join_infinities
+from symtf.numbers import split_rows as _split_rows
+from symtf.numbers import toml_kind as _kind
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     from symtf.graph import spec as graph_spec
@@ -44,7 +47,6 @@ _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
-_LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
 #: Claim kinds checked by symtf.assertions (``assert = "..."``).
@@ -344,16 +346,6 @@ class _Reader:
             )
 
 
-def _kind(v: Any) -> str:
-    if isinstance(v, dict):
-        return "a table"
-    if isinstance(v, list):
-        return f"an array of {len(v)}"
-    if isinstance(v, str):
-        return f"the string {v[:40]!r}" + ("..." if len(v) > 40 else "")
-    return f"{type(v).__name__} {v!r}"[:60]
-
-
 def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
     """One exact matrix entry."""
     if isinstance(v, bool):
@@ -376,20 +368,6 @@ def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
 
 def _rational(q: Fraction) -> sympy.Rational:
     return sympy.Rational(q.numerator, q.denominator)
-
-
-def _split_rows(text: str) -> list[list[str]]:
-    """Split a pasted matrix (plain rows, or a LaTeX array/bmatrix body) into cells."""
-    body = _LATEX_ENV.sub(" ", text)
-    body = body.replace("\\left[", "").replace("\\right]", "").replace("\\\\", "\n")
-    rows = []
-    for line in body.splitlines():
-        line = line.strip().strip("|[]").strip()
-        if not line:
-            continue
-        cells = [c for c in re.split(r"[\s,&;]+", line) if c]
-        rows.append(cells)
-    return rows
 
 
 def matrix(
@@ -499,11 +477,6 @@ class _Shortened(str):
 def _printed_cell(c: Any, where: str) -> Printed:
     p = parse_printed(c, where=where)
     return replace(p, shortened=True) if isinstance(c, _Shortened) else p
-
-
-def _join_infinities(text: str) -> str:
-    # "− ∞" and "-\mathrm{\infty }" must stay one cell.
-    return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)
 
 
 def _vector(v: Any, where: str, d: int, default: int) -> sympy.ImmutableMatrix:
