@@ -77,9 +77,9 @@ class _Enclosures:
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
             if fmt is None:
-                from symtf.rounded import enclose
+                from symtf.floatsim import enclose_rounded
 
-                self._enc[fmt] = enclose(self.d)
+                self._enc[fmt] = enclose_rounded(self.d)
             else:
                 from symtf.floatsim import enclose as fenclose
 

@@ -566,9 +566,9 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     for claim in derivation.claims:
         try:
             if getattr(claim, "assertion", None) is not None:
-                from symtf.generate import check_claim
+                from symtf.assertions import check_claim
 
-                results.append(ClaimResult(claim, (check_claim(claim, ev, derivation),)))
+                results.append(ClaimResult(claim, (check_claim(claim, ev, derivation, Check),)))
             elif claim.expression is not None:
                 from symtf.displayed import check_expression
 

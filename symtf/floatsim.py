@@ -613,6 +613,26 @@ def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> An
         return None
 
 
+def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
+    """The exact forward pass with the ``rounded_inputs`` as balls (``None`` if none or undecidable).
+
+    See :mod:`symtf.rounded`; every value downstream becomes a certified range.
+    """
+    from symtf.errors import SymtfError
+    from symtf.pipeline import run
+    from symtf.rounded import RoundedBallBackend
+
+    inputs = getattr(derivation, "rounded_inputs", None)
+    if not inputs:
+        return None
+    ties = derivation.model.generate is None
+    try:
+        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
+            return run(derivation, xp)
+    except (SymtfError, TypeError, ZeroDivisionError):
+        return None
+
+
 def _as_format(value: Any, fmt: Format) -> Any:
     """A base-trace value (arb_mat or FMat) as FB balls each rounded once to ``fmt``."""
     rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()

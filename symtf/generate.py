@@ -37,7 +37,8 @@ Step names, for decoding step ``i`` (counting from 0):
   (log-probability / length penalty).
 - ``gen.output``: the decoded tokens (without the start token).
 
-Claims about decoding use ``assert``::
+Claims about decoding use ``assert`` (checked from the trace by :mod:`symtf.assertions`;
+the settings are read by :func:`symtf.spec.parse_generate`)::
 
     [[claims]]
     label = "translation"
@@ -53,7 +54,6 @@ Claims about decoding use ``assert``::
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,117 +62,15 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.errors import SpecError, Undecided
+from symtf.errors import Undecided
+from symtf.spec import Generation
+from symtf.ties import _exact, rank
 from symtf.trace import TraceBuilder
-
-STRATEGIES = ("greedy", "beam", "sample")
-LP_STYLES = ("gnmt", "power")
-MAX_STEPS = 64
 
 Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
 
 
-@dataclass(frozen=True)
-class Generation:
-    """Decoding settings (``[generate]``)."""
-
-    strategy: str = "greedy"
-    max_len: int = 10
-    beam_width: int = 2
-    length_penalty: sympy.Expr = sympy.S.Zero
-    length_penalty_style: str = "gnmt"
-    temperature: sympy.Expr | None = None
-    top_k: int | None = None
-    top_p: sympy.Expr | None = None
-
-
-def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Generation | None:
-    """Read a ``[generate]`` table (``None`` when absent).
-
-    Raises:
-        SpecError: Naming the file and the key.
-    """
-    from symtf.spec import _cell, _Reader
-
-    if raw is None:
-        return None
-    r = _Reader(raw, "generate")
-    w = f"{name}: generate"
-
-    def wrap(fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except SpecError as e:
-            msg = str(e)
-            raise SpecError(msg if msg.startswith(name) else f"{name}: {msg}") from None
-
-    strategy = wrap(lambda: r.choice("strategy", STRATEGIES, "greedy"))
-    hi = min(MAX_STEPS, max_positions) if max_positions else MAX_STEPS
-    max_len = wrap(lambda: r.integer("max_len", None, lo=1, hi=hi))
-    width = wrap(lambda: r.integer("beam_width", 2, lo=1, hi=16))
-    style = wrap(lambda: r.choice("length_penalty_style", LP_STYLES, "gnmt"))
-    alpha = _cell(r.get("length_penalty", 0), f"{w}.length_penalty", symbols=False)
-    if alpha < 0:
-        raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
-    t_raw = r.get("temperature")
-    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
-    if temp is not None and temp <= 0:
-        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
-    top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
-    p_raw = r.get("top_p")
-    top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
-    if top_p is not None and not 0 < top_p <= 1:
-        raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
-    if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):
-        raise SpecError(
-            f'{w}.strategy: temperature, top_k and top_p need strategy = "sample", found {strategy!r}'
-        )
-    if strategy != "beam" and ("beam_width" in raw or "length_penalty" in raw):
-        raise SpecError(
-            f'{w}.strategy: beam_width and length_penalty need strategy = "beam", found {strategy!r}'
-        )
-    try:
-        r.done()
-    except SpecError as e:
-        raise SpecError(f"{name}: {e}") from None
-    return Generation(strategy, max_len or 0, width, alpha, style, temp, top_k, top_p)
-
-
 # ----------------------------------------------------------------------------- pure pieces
-
-
-def rank(xp: Any, values: Sequence[Any]) -> list[list[int]]:
-    """Indices grouped by exact ties, largest first.
-
-    Raises:
-        Undecided: When two values cannot be ordered.
-    """
-    groups = ops.tie_groups(len(values), lambda j, k: compare(xp, values[j], values[k]))
-    assert groups is not None  # compare raises Undecided rather than returning None
-    return groups
-
-
-def compare(xp: Any, a: Any, b: Any) -> int:
-    """Certified sign of ``a - b``.
-
-    In exact arithmetic, two values whose balls cannot be separated may still
-    be provably equal (the same one-level definitions under different node
-    names, e.g. two vocabulary columns with identical weights): that is an
-    exact tie, decided by :func:`symtf.seq2seq.equal`.
-
-    Raises:
-        Undecided: When neither a sign nor an equality can be shown.
-    """
-    try:
-        return xp.sign(a - b)
-    except Undecided:
-        if not _exact(xp) or xp.user_symbols(a - b):
-            raise
-        from symtf.seq2seq import equal
-
-        if equal(xp, a, b) is True:
-            return 0
-        raise
 
 
 def row(xp: Any, m: Any) -> list[Any]:
@@ -246,10 +144,6 @@ def _log(xp: Any, x: Any) -> Any:
     if xp.name == "ball":
         return x.log()
     return math.log(x)
-
-
-def _exact(xp: Any) -> bool:
-    return getattr(xp, "name", "") == "exact"
 
 
 # ----------------------------------------------------------------------------- loops
@@ -500,126 +394,3 @@ def _beam(
         "",
         "best hypothesis",
     )
-
-
-# ----------------------------------------------------------------------------- claims
-
-
-def check_claim(claim: Any, ev: Any, derivation: Any) -> Any:
-    """Check an ``assert`` claim; returns a :class:`symtf.compare.Check`.
-
-    Raises:
-        SpecError: When the claim does not fit this model or trace.
-    """
-    from symtf.compare import Check
-
-    kind = claim.assertion
-    printed = (claim.word or "").strip()
-    if kind == "teacher-forcing":
-        from symtf.seq2seq import Seq2SeqModel, teacher_forcing
-
-        m = derivation.model
-        if not isinstance(m, Seq2SeqModel) or not m.target:
-            raise SpecError(
-                f"{claim.where}.assert: teacher-forcing needs an encoder-decoder model "
-                "with input.target"
-            )
-        said = {"holds": True, "fails": False, "does not hold": False}.get(printed.lower())
-        if said is None:
-            raise SpecError(
-                f'{claim.where}.printed: expected "holds" or "fails", found {printed!r}'
-            )
-        f = teacher_forcing(m)
-        expected = None if f.holds is None else ("holds" if f.holds else "fails")
-        verdict = "undecided" if f.holds is None else "exact" if f.holds == said else "wrong"
-        return Check(
-            claim.label,
-            None,
-            None,
-            printed,
-            expected,
-            None,
-            verdict,
-            f.explanation,
-            extra=_extra(kind),
-        )
-    return _check_tokens(
-        claim, ev, derivation, printed, functools.partial(Check, extra=_extra(kind))
-    )
-
-
-def _extra(kind: str) -> dict[str, str]:
-    # JSON field; also keeps the numeric diagnosis (replays, conventions) off these checks
-    return {"assertion": kind}
-
-
-def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
-    step = claim.step or "gen.output"
-    t = ev.exact_trace()
-    if step not in t:
-        from symtf.suggest import hint
-
-        raise SpecError(
-            f"{claim.where}.step: no step {step!r} in this model{hint(step, list(t), steps=True)}"
-        )
-    value = t.value(step)
-    if value is not None and not isinstance(value, tuple):
-        raise SpecError(f"{claim.where}.step: {step} holds numbers, not token ids")
-    vocab = d.model.vocab
-    words = printed.split()
-    for w in words:
-        if w not in vocab:
-            raise SpecError(f"{claim.where}.printed: expected words of model.vocab, found {w!r}")
-    stops = [
-        n
-        for n in t
-        if n.startswith("gen.") and n.endswith((".tie", ".token")) and _stopped(t.value(n))
-    ]
-    note = ""
-    if stops:
-        s = stops[0]
-        v = t.value(s)
-        note = f"; decoding stopped at {s}: " + (
-            "undecided (depends on symbols)"
-            if v is None
-            else f"exact tie between {', '.join(repr(vocab[k]) for k in v)}"
-        )
-    if value is None:
-        tied = bool(stops) and t.value(stops[0]) is not None
-        verdict = "wrong" if tied else "undecided"
-        return check(
-            claim.label, step, None, printed, None, None, verdict, f"{step} is not determined{note}"
-        )
-    got = [vocab[k] for k in value]
-    if step.endswith(".token") and len(value) > 1:
-        if len(words) == 1 and words[0] in got:
-            why = f"exact tie between {', '.join(got)}: either is a correct pick"
-            return check(claim.label, step, None, printed, printed, None, "exact", why)
-        why = f"exact tie between {', '.join(got)}"
-        return check(claim.label, step, None, printed, "/".join(got), None, "wrong", why)
-    expected = " ".join(got)
-    if words == got:
-        return check(
-            claim.label,
-            step,
-            None,
-            printed,
-            expected,
-            None,
-            "exact",
-            f"{step} is {expected!r}{note}",
-        )
-    return check(
-        claim.label,
-        step,
-        None,
-        printed,
-        expected,
-        None,
-        "wrong",
-        f"{step} is {expected!r}, not {printed!r}{note}",
-    )
-
-
-def _stopped(v: Any) -> bool:
-    return v is None or (isinstance(v, tuple) and len(v) > 1)

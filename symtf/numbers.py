@@ -19,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from symtf.errors import SpecError
 
@@ -537,3 +538,38 @@ def _int_text(n: int) -> str:
         return str(n)
     high, low = divmod(n, _CHUNK)
     return _int_text(high) + str(low).rjust(4000, "0")
+
+
+# ----------------------------------------------------------------------------- pasted matrices
+
+_LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
+
+
+def toml_kind(v: Any) -> str:
+    """What a TOML value is, for error messages (``a table``, ``the string 'x'``, ...)."""
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list):
+        return f"an array of {len(v)}"
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}" + ("..." if len(v) > 40 else "")
+    return f"{type(v).__name__} {v!r}"[:60]
+
+
+def split_rows(text: str) -> list[list[str]]:
+    """Split a pasted matrix (plain rows, or a LaTeX array/bmatrix body) into cells."""
+    body = _LATEX_ENV.sub(" ", text)
+    body = body.replace("\\left[", "").replace("\\right]", "").replace("\\\\", "\n")
+    rows = []
+    for line in body.splitlines():
+        line = line.strip().strip("|[]").strip()
+        if not line:
+            continue
+        cells = [c for c in re.split(r"[\s,&;]+", line) if c]
+        rows.append(cells)
+    return rows
+
+
+def join_infinities(text: str) -> str:
+    """Write ``− ∞`` and ``-\\mathrm{\\infty }`` as one cell, ``-inf``."""
+    return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)

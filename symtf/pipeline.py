@@ -16,12 +16,12 @@ from sympy.core.parameters import distribute
 
 from symtf import ops
 from symtf.backends import ExactBackend
+from symtf.blocks import _norm_from_std, attention_steps, layer_norm_steps
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace, TraceBuilder
 
-_LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
 _RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
 _ACT_TEX = {
     "relu": r"\max(0, x)",
@@ -62,7 +62,7 @@ def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
         if m.architecture == "encoder-decoder":
             from symtf.seq2seq import run_into
 
-            run_into(xp, t, m)
+            run_into(xp, t, m, forcing=_claims_forcing(xp, t, derivation))
         elif m.architecture == "decoder":
             _decoder(xp, t, m, derivation.tokens)
         elif m.architecture == "attention":
@@ -162,6 +162,15 @@ class _Prefixed:
             formula,
             title,
         )
+
+
+def _claims_forcing(xp: Any, t: TraceBuilder, derivation: Derivation) -> bool:
+    """Whether this run records ``teacher_forcing``: an exact run (not a replay) whose claims read it."""
+    return (
+        getattr(xp, "name", "") == "exact"
+        and t.override is None
+        and any(getattr(c, "assertion", None) == "teacher-forcing" for c in derivation.claims)
+    )
 
 
 def _generate(xp: Any, t: TraceBuilder, m: Model, prompt: tuple[int, ...]) -> None:
@@ -304,103 +313,6 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
     )
 
 
-def attention_steps(
-    xp: Any,
-    t: TraceBuilder,
-    h: str,
-    hi: int,
-    q: Any,
-    k: Any,
-    v: Any,
-    names: tuple[str, str],
-    *,
-    divisor: Any,
-    mask: str = "causal",
-    transpose_k: bool = True,
-    softmax_axis: str = "rows",
-) -> Any:
-    """Record one head from its projections: scores, scale, mask, pattern and ``z``.
-
-    Args:
-        names: The recorded names of ``q`` and ``k`` (``l0.h0.q`` or ``l0.h0.q_rot``).
-        mask: ``causal``, ``none``, ``causal-after-softmax`` or its unnormalised variant.
-    """
-    qn, kn = names
-    s = t.add(
-        f"{h}.scores",
-        ops.scores(xp, q, k, transpose_k=transpose_k),
-        (qn, kn),
-        "Q K^\\top" if transpose_k else "Q K",
-        f"raw scores, head {hi + 1}",
-    )
-    t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
-    sc = t.add(
-        f"{h}.scaled",
-        ops.scale(xp, s, divisor),
-        (f"{h}.scores", f"{h}.sqrt_dk"),
-        r"S = \frac{Q K^\top}{\sqrt{d_k}}",
-        f"scaled scores, head {hi + 1}",
-    )
-    softmax = ops.softmax_columns if softmax_axis == "columns" else ops.softmax
-    sm_tex = r"\operatorname{softmax}" + ("_{\\text{col}}" if softmax_axis == "columns" else "")
-    src_s = f"{h}.scaled"
-    if mask == "causal":
-        sc = t.add(
-            f"{h}.masked",
-            ops.causal_mask(xp, sc),
-            (src_s,),
-            "S + M",
-            f"masked scores, head {hi + 1}",
-        )
-        src_s = f"{h}.masked"
-    if mask.startswith("causal-after-softmax"):
-        w = t.add(
-            f"{h}.weights",
-            softmax(xp, sc),
-            (src_s,),
-            sm_tex + "(S)",
-            f"unmasked weights, head {hi + 1}",
-        )
-        zeroed = t.add(
-            f"{h}.masked",
-            ops.zero_future(xp, w),
-            (f"{h}.weights",),
-            r"W_{ij} = 0\ (j > i)",
-            f"future weights zeroed, head {hi + 1}",
-        )
-        if mask == "causal-after-softmax":
-            a = t.add(
-                f"{h}.pattern",
-                ops.normalize_rows(xp, zeroed),
-                (f"{h}.masked",),
-                r"A_{ij} = W_{ij} / \sum_k W_{ik}",
-                f"attention weights, head {hi + 1}",
-            )
-        else:
-            a = t.add(
-                f"{h}.pattern",
-                zeroed,
-                (f"{h}.masked",),
-                "A = W",
-                f"attention weights, head {hi + 1}",
-            )
-    else:
-        a = t.add(
-            f"{h}.pattern",
-            softmax(xp, sc),
-            (src_s,),
-            "A = " + sm_tex + ("(S + M)" if mask == "causal" else "(S)"),
-            f"attention weights, head {hi + 1}",
-        )
-    return t.add(
-        f"{h}.z",
-        ops.attend(xp, a, v),
-        (f"{h}.pattern", f"{h}.v"),
-        "H = A V",
-        f"head {hi + 1} output",
-    )
-
-
 def _norm(
     xp: Any,
     t: TraceBuilder,
@@ -433,103 +345,6 @@ def _norm(
         out = _norm_from_std(xp, x, rms, gamma, beta).out if replay else r.out
         return t.add(name, out, (src, f"{name}.rms"), _RMS, "RMSNorm")
     return layer_norm_steps(xp, t, name, x, src, gamma, beta, eps, unbiased=variance == "unbiased")
-
-
-def layer_norm_steps(
-    xp: Any,
-    t: TraceBuilder,
-    name: str,
-    x: Any,
-    src: str,
-    gamma: Any,
-    beta: Any,
-    eps: Any,
-    *,
-    unbiased: bool = False,
-) -> Any:
-    """Record LayerNorm of ``x`` as ``name`` with its worked pieces (``.mean`` … ``.std``)."""
-    try:
-        parts = ops.layer_norm(
-            xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps), unbiased=unbiased
-        )
-    except ModelError as e:  # name the step: "l0.ln1: the variance + eps of row 2 is exactly 0"
-        raise ModelError(f"{name}: {e}") from None
-    replay = getattr(t, "override", None) is not None
-    mean = t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
-    if replay:  # a replay may have put the article's printed mean in: carry it forward
-        parts = _norm_from_mean(xp, x, mean, gamma, beta, eps, unbiased)
-    centered = t.add(
-        f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows"
-    )
-    if replay:
-        parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
-    var = t.add(
-        f"{name}.var",
-        parts.var,
-        (f"{name}.centered",),
-        r"\sigma^2 = \frac{1}{d-1}\sum_j (x_j-\mu)^2"
-        if unbiased
-        else r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
-        "row variances",
-    )
-    if replay:
-        parts = _norm_from_var(xp, centered, var, gamma, beta, eps)
-    std = t.add(
-        f"{name}.std",
-        parts.std,
-        (f"{name}.var",),
-        r"\sqrt{\sigma^2 + \varepsilon}",
-        "row deviations",
-    )
-    if replay:
-        parts = _norm_from_std(xp, centered, std, gamma, beta)
-    return t.add(name, parts.out, (f"{name}.centered", f"{name}.std"), _LN, "LayerNorm")
-
-
-# A replay (symtf.diagnose) substitutes the article's printed pieces of a LayerNorm; each
-# later piece is then recomputed from the recorded one, as the article would have.
-
-
-def _norm_from_std(xp: Any, centered: Any, std: Any, gamma: Any, beta: Any) -> ops.NormParts:
-    n, d = xp.shape(centered)
-    for i in range(n):
-        xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
-    normed = xp.div(centered, ops.spread(xp, std, d))
-    out = xp.add(
-        xp.mul(normed, ops.stack_row(xp, xp.matrix(gamma), n)),
-        ops.stack_row(xp, xp.matrix(beta), n),
-    )
-    return ops.NormParts(None, centered, None, std, out)
-
-
-def _norm_from_var(
-    xp: Any, centered: Any, var: Any, gamma: Any, beta: Any, eps: Any
-) -> ops.NormParts:
-    n, _ = xp.shape(centered)
-    var_eps = xp.add(var, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
-    for i in range(n):
-        xp.require_nonzero(xp.entry(var_eps, i, 0), f"the variance + eps of row {i}")
-    std = xp.map(var_eps, xp.sqrt)
-    parts = _norm_from_std(xp, centered, std, gamma, beta)
-    return ops.NormParts(None, centered, var, std, parts.out)
-
-
-def _norm_from_centered(
-    xp: Any, centered: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
-) -> ops.NormParts:
-    _, d = xp.shape(centered)
-    sq = ops.row_sum(xp, xp.mul(centered, centered))
-    var = xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
-    return _norm_from_var(xp, centered, var, gamma, beta, eps)
-
-
-def _norm_from_mean(
-    xp: Any, x: Any, mean: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
-) -> ops.NormParts:
-    _, d = xp.shape(x)
-    centered = xp.sub(x, ops.spread(xp, mean, d))
-    parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
-    return ops.NormParts(mean, centered, parts.var, parts.std, parts.out)
 
 
 def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str) -> Any:

@@ -95,7 +95,8 @@ def half_widths(raw: Any, shape: tuple[int, int], where: str) -> tuple[tuple[Fra
     Raises:
         SpecError: When the written cells do not fit the shape.
     """
-    from symtf.spec import _join_infinities, _split_rows
+    from symtf.numbers import join_infinities as _join_infinities
+    from symtf.numbers import split_rows as _split_rows
 
     n, m = shape
     if isinstance(raw, str) and raw.strip() in ("identity", "zeros", "ones"):
@@ -242,7 +243,7 @@ def parse_rounded_inputs(value: Any, raw_model: Any, model: Any, name: str) -> R
                     f"{where}: expected input names of this model (like embed, l0.h0.W_Q), found {n!r}{hint}"
                 )
     else:
-        from symtf.spec import _kind
+        from symtf.numbers import toml_kind as _kind
 
         raise SpecError(f"{where}: expected true or an array of input names, found {_kind(value)}")
     out = []
@@ -296,27 +297,10 @@ class RoundedBallBackend(BallBackend):
         return arb_mat(rows)
 
 
-def enclose(derivation: Any, prec: int = 128) -> Any:
-    """The forward pass with the marked inputs as balls (``None`` if a sign is undecidable)."""
-    from symtf.errors import SymtfError
-    from symtf.pipeline import run
-
-    inputs = getattr(derivation, "rounded_inputs", None)
-    if not inputs:
-        return None
-    ties = derivation.model.generate is None
-    try:
-        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
 __all__ = [
     "RoundedBallBackend",
     "RoundedInput",
     "RoundedInputs",
-    "enclose",
     "half_width",
     "half_widths",
     "model_inputs",

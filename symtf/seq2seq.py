@@ -58,15 +58,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import sympy
 
 from symtf import ops
+from symtf.blocks import attention_steps, layer_norm_steps
 from symtf.errors import SpecError
-from symtf.pipeline import attention_steps, layer_norm_steps
-from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix
+from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix, parse_generate
+from symtf.ties import equal
 from symtf.trace import TraceBuilder
 
 ARCHITECTURE = "encoder-decoder"
@@ -163,8 +163,6 @@ def parse(top: _Reader, name: str) -> tuple[Seq2SeqModel, tuple[int, ...]]:
     Raises:
         SpecError: Naming the file and the key.
     """
-    from symtf.generate import parse_generate
-
     r = _Reader(top.require("model"), "model")
     w = f"{name}: model"
     r.get("architecture")
@@ -744,13 +742,16 @@ def forced_input(m: Seq2SeqModel) -> tuple[int, ...]:
     return (m.start, *m.target[:-1])
 
 
-def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel) -> None:
+def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel, *, forcing: bool = False) -> None:
     """The whole encoder–decoder trace: encoder, teacher-forced pass, decoding loop.
 
     Args:
         xp: Number system.
         t: Where the steps are recorded.
         m: The model (with its input and decoding settings).
+        forcing: Also record ``teacher_forcing``, the :class:`Forcing` outcome of
+            comparing the parallel pass with step-by-step decoding (read by
+            ``assert = "teacher-forcing"`` claims); needs ``input.target``.
     """
     from symtf.generate import generate
 
@@ -763,6 +764,14 @@ def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel) -> None:
             return decode(xp, t, m, enc, [token], f"{prefix}.dec", state, prefix)
 
         generate(xp, t, m, step, empty_state(m))
+    if forcing and m.target:
+        t.add(
+            "teacher_forcing",
+            teacher_forcing(m),
+            (),
+            "",
+            "parallel (teacher-forced) pass against step-by-step decoding",
+        )
 
 
 # ----------------------------------------------------------------------------- teacher forcing
@@ -844,84 +853,3 @@ def _approx(xp: Any, e: sympy.Expr) -> str:
         return decimal_string(xp.ball(e, 128), 12) or "?"
     except Exception:  # an enclosure is only shown, never decided on
         return "?"
-
-
-def equal(xp: Any, a: sympy.Expr, b: sympy.Expr, memo: dict | None = None) -> bool | None:
-    """Whether two exact values (over ``xp``'s node symbols) are the same number.
-
-    Returns ``True`` when proved equal, ``False`` when certified different,
-    ``None`` when neither could be shown.
-    """
-    from symtf.certify import PRECISIONS, compare_ball, exact_zero
-    from symtf.errors import Undecided
-
-    memo = {} if memo is None else memo
-    if same_structure(a, b, xp.defs, memo):
-        return True
-    diff = a - b
-    free = xp.user_symbols(diff)
-    defs, expr = xp.defs, diff
-    if free:
-        # Distinct functions of the symbols differ at some rational point; try a few.
-        for k, point in enumerate(((1, 3), (2, 7), (-3, 5))):
-            subs = {
-                s: sympy.Rational(point[0] + i, point[1] + k)
-                for i, s in enumerate(sorted(free, key=str))
-            }
-            sdefs = {n: v.xreplace(subs) for n, v in defs.items()}
-            from symtf.certify import ball
-
-            for prec in PRECISIONS[:2]:
-                try:
-                    c = compare_ball(ball(expr.xreplace(subs), prec, defs=sdefs), Fraction(0))
-                except (Undecided, TypeError, ZeroDivisionError):
-                    c = None
-                if c:
-                    return False
-    else:
-        for prec in PRECISIONS:
-            try:
-                c = compare_ball(xp.ball(expr, prec), Fraction(0))
-            except (Undecided, TypeError):
-                break
-            if c:
-                return False
-    if exact_zero(diff, xp):
-        return True
-    return None
-
-
-def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: dict) -> bool:
-    """Whether two expressions are the same tree once node symbols are unfolded.
-
-    Sums and products are compared as multisets of terms (their argument order
-    depends on node names). Memoised on pairs, so shared sub-DAGs cost once.
-    """
-    if a == b:
-        return True
-    key = (a, b)
-    hit = memo.get(key)
-    if hit is not None:
-        return hit
-    memo[key] = False  # no cycles in a trace, but never loop
-    if a.is_Symbol and a in defs:
-        r = same_structure(defs[a], b, defs, memo)
-    elif b.is_Symbol and b in defs:
-        r = same_structure(a, defs[b], defs, memo)
-    elif a.func != b.func or len(a.args) != len(b.args) or not a.args:
-        r = False
-    elif a.is_Add or a.is_Mul:
-        rest = list(b.args)
-        r = True
-        for x in a.args:
-            for k, y in enumerate(rest):
-                if same_structure(x, y, defs, memo):
-                    del rest[k]
-                    break
-            else:
-                r = False
-                break
-    else:
-        r = all(same_structure(x, y, defs, memo) for x, y in zip(a.args, b.args, strict=True))
-    memo[key] = r
-    return r

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -31,6 +31,9 @@ from symtf.numbers import (
     split_printed,
     toml_float,
 )
+from symtf.numbers import join_infinities as _join_infinities
+from symtf.numbers import split_rows as _split_rows
+from symtf.numbers import toml_kind as _kind
 from symtf.toml_lines import line_of, locate, string_lines
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
@@ -58,10 +61,9 @@ _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
-_LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
-#: Claim kinds checked by symtf.generate (``assert = "..."``).
+#: Claim kinds checked by symtf.assertions (``assert = "..."``).
 ASSERTIONS = ("tokens", "teacher-forcing")
 MASKS = ("causal", "none", "causal-after-softmax", "causal-after-softmax-unnormalized")
 NORMS = ("post", "pre")
@@ -213,7 +215,7 @@ class Model:
     tied: bool = False
     lnf_eps: sympy.Expr | None = None
     lnf_variance: str | None = None
-    generate: Any = None  # symtf.generate.Generation: decode after the prompt ([generate])
+    generate: Any = None  # Generation: decode after the prompt ([generate])
     stop: int | None = None  # token id that ends decoding ([generate] stop = "word")
 
 
@@ -253,7 +255,7 @@ class Claim:
     expression: str | None = None
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
-    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.generate)
+    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.assertions)
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
     computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
     feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
@@ -366,16 +368,6 @@ class _Reader:
             )
 
 
-def _kind(v: Any) -> str:
-    if isinstance(v, dict):
-        return "a table"
-    if isinstance(v, list):
-        return f"an array of {len(v)}"
-    if isinstance(v, str):
-        return f"the string {v[:40]!r}" + ("..." if len(v) > 40 else "")
-    return f"{type(v).__name__} {v!r}"[:60]
-
-
 def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
     """One exact matrix entry."""
     if isinstance(v, bool):
@@ -398,20 +390,6 @@ def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
 
 def _rational(q: Fraction) -> sympy.Rational:
     return sympy.Rational(q.numerator, q.denominator)
-
-
-def _split_rows(text: str) -> list[list[str]]:
-    """Split a pasted matrix (plain rows, or a LaTeX array/bmatrix body) into cells."""
-    body = _LATEX_ENV.sub(" ", text)
-    body = body.replace("\\left[", "").replace("\\right]", "").replace("\\\\", "\n")
-    rows = []
-    for line in body.splitlines():
-        line = line.strip().strip("|[]").strip()
-        if not line:
-            continue
-        cells = [c for c in re.split(r"[\s,&;]+", line) if c]
-        rows.append(cells)
-    return rows
 
 
 def matrix(
@@ -528,11 +506,6 @@ def _printed_cell(c: Any, where: str) -> Printed:
     return replace(p, shortened=True) if isinstance(c, _Shortened) else p
 
 
-def _join_infinities(text: str) -> str:
-    # "− ∞" and "-\mathrm{\infty }" must stay one cell.
-    return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)
-
-
 def _vector(v: Any, where: str, d: int, default: int) -> sympy.ImmutableMatrix:
     if v is None:
         return sympy.ImmutableMatrix(1, d, [default] * d)
@@ -629,12 +602,82 @@ def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
     return message if n is None else f"{first} (line {n}){newline}{rest}"
 
 
+# ----------------------------------------------------------------------------- [generate]
+# Decoding settings, read here so that parsing never imports decoding (symtf.generate).
+
+STRATEGIES = ("greedy", "beam", "sample")
+LP_STYLES = ("gnmt", "power")
+MAX_STEPS = 64
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Decoding settings (``[generate]``)."""
+
+    strategy: str = "greedy"
+    max_len: int = 10
+    beam_width: int = 2
+    length_penalty: sympy.Expr = sympy.S.Zero
+    length_penalty_style: str = "gnmt"
+    temperature: sympy.Expr | None = None
+    top_k: int | None = None
+    top_p: sympy.Expr | None = None
+
+
+def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Generation | None:
+    """Read a ``[generate]`` table (``None`` when absent).
+
+    Raises:
+        SpecError: Naming the file and the key.
+    """
+    if raw is None:
+        return None
+    r = _Reader(raw, "generate")
+    w = f"{name}: generate"
+
+    def wrap(fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except SpecError as e:
+            msg = str(e)
+            raise SpecError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+
+    strategy = wrap(lambda: r.choice("strategy", STRATEGIES, "greedy"))
+    hi = min(MAX_STEPS, max_positions) if max_positions else MAX_STEPS
+    max_len = wrap(lambda: r.integer("max_len", None, lo=1, hi=hi))
+    width = wrap(lambda: r.integer("beam_width", 2, lo=1, hi=16))
+    style = wrap(lambda: r.choice("length_penalty_style", LP_STYLES, "gnmt"))
+    alpha = _cell(r.get("length_penalty", 0), f"{w}.length_penalty", symbols=False)
+    if alpha < 0:
+        raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
+    t_raw = r.get("temperature")
+    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
+    if temp is not None and temp <= 0:
+        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
+    top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
+    p_raw = r.get("top_p")
+    top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
+    if top_p is not None and not 0 < top_p <= 1:
+        raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
+    if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):
+        raise SpecError(
+            f'{w}.strategy: temperature, top_k and top_p need strategy = "sample", found {strategy!r}'
+        )
+    if strategy != "beam" and ("beam_width" in raw or "length_penalty" in raw):
+        raise SpecError(
+            f'{w}.strategy: beam_width and length_penalty need strategy = "beam", found {strategy!r}'
+        )
+    try:
+        r.done()
+    except SpecError as e:
+        raise SpecError(f"{name}: {e}") from None
+    return Generation(strategy, max_len or 0, width, alpha, style, temp, top_k, top_p)
+
+
 def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:
     """A decoder-only model's ``[generate]`` table: decode after the prompt."""
     if raw is None:
         return model
-    from symtf.generate import parse_generate
-
     if model.architecture != "decoder" or (model.unembed is None and not model.tied):
         raise SpecError(f"{name}: generate: needs a decoder with an unembedding (model.unembed)")
     if not isinstance(raw, dict):

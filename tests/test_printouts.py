@@ -398,11 +398,11 @@ def test_text_report_says_how_many_rest_on_the_setting() -> None:
 
 def test_rounded_input_ranges_contain_every_choice_of_inputs() -> None:
     """Any inputs within half a unit of the printed ones give values inside the ranges."""
-    from symtf.rounded import enclose
+    from symtf.floatsim import enclose_rounded
 
     text = chain(5, given=2)
     d = spec.loads(text)
-    t = enclose(d)
+    t = enclose_rounded(d)
     assert t is not None
     given = {}
     for key, name in (("x", "embed"), ("wq", "W_Q"), ("wk", "W_K"), ("wv", "W_V")):

@@ -14,7 +14,15 @@ Example:
 
 from __future__ import annotations
 
-from symtf.derive.core import Check, Derivation, DeriveError, Identity, Result, StepResult, verify
+from symtf.derive.core import (
+    Check,
+    Derivation,
+    DeriveError,
+    Identity,
+    Result,
+    StepResult,
+    verify,
+)
 
 
 def _registry() -> dict[str, Derivation]:

@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symtf.certify import decimal_string
-from symtf.derive.core import Check
+from symtf.derive.core import Check, DeriveError
 
 #: Significant digits shown for certified values.
 DIGITS = 12
@@ -71,8 +71,6 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
     Raises:
         DeriveError: When the reference is malformed or the file is missing.
     """
-    from symtf.derive.core import DeriveError
-
     if ":" not in ref:
         raise DeriveError(
             f"--at expects PATH:STEP[ROW], e.g. derivations/i_love_ai.toml:l0.h0.pattern[2]; got {ref!r}"
@@ -97,8 +95,6 @@ def parse_ref(ref: str) -> tuple[Path, str, int | None]:
 
 
 def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.Expr], int]:
-    from symtf.derive.core import DeriveError
-
     if step not in trace:
         from symtf.suggest import hint
 
@@ -396,7 +392,6 @@ def evaluate(derivation: Any, ref: str) -> AtResult:
         DeriveError: When the derivation has no worked evaluation or the reference is bad.
     """
     import symtf
-    from symtf.derive.core import DeriveError
 
     if derivation.name not in SUPPORTED:
         raise DeriveError(

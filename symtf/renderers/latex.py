@@ -956,10 +956,18 @@ def _prefix_title(prefix: str) -> str:
 
 
 def stages(trace: Trace) -> list[tuple[str, list[str]]]:
-    """Steps grouped into stages, in the order the data flows (trace order)."""
+    """Steps grouped into stages, in the order the data flows (trace order).
+
+    A step that holds a claim's outcome rather than numbers (``teacher_forcing``)
+    is shown with its claim's verdict, not as a stage.
+    """
+    from symtf.seq2seq import Forcing
+
     out: list[tuple[str, list[str]]] = []
     keys: list[str] = []
     for name in trace:
+        if isinstance(trace.value(name), Forcing):
+            continue
         key, title = stage_of(name)
         if keys and keys[-1] == key:
             out[-1][1].append(name)

@@ -1,0 +1,103 @@
+"""One-way data flow: decoding claims read the trace, and the modules form no import cycle here."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import symtf
+from symtf import compare
+from symtf.assertions import check_claim
+
+ROOT = Path(__file__).resolve().parent.parent
+DERIVATIONS = ROOT / "derivations"
+
+
+def _imports() -> dict[str, set[str]]:
+    """symtf module -> symtf modules it imports anywhere (lazy imports too, but not in ``_repr_*``)."""
+    mods: dict[str, set[str]] = {}
+    for p in (ROOT / "symtf").rglob("*.py"):
+        name = ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        tree = ast.parse(p.read_text())
+        display = {
+            id(x)
+            for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef) and f.name.startswith("_repr_")
+            for x in ast.walk(f)
+        }
+        deps: set[str] = set()
+        for n in ast.walk(tree):
+            if id(n) in display:  # Jupyter display hooks may import a renderer
+                continue
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("symtf."):
+                deps.add(n.module)
+            elif isinstance(n, ast.Import):
+                deps |= {a.name for a in n.names if a.name.startswith("symtf.")}
+        mods[name] = deps
+    return mods
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for v in graph.get(todo.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "symtf.pipeline",
+        "symtf.blocks",
+        "symtf.ties",
+        "symtf.rounded",
+        "symtf.floatsim",
+        "symtf.accept",
+        "symtf.assertions",
+        "symtf.derive.at",
+    ],
+)
+def test_module_is_on_no_import_cycle(module: str) -> None:
+    g = _imports()
+    assert module in g
+    assert module not in _reach(g, module)
+
+
+def test_parsing_and_decoding_import_neither_checking_nor_each_other() -> None:
+    g = _imports()
+    assert "symtf.generate" not in g["symtf.spec"]  # the parser reads [generate] itself
+    for m in ("symtf.generate", "symtf.pipeline", "symtf.seq2seq"):
+        assert not {"symtf.compare", "symtf.diagnose", "symtf.accept"} & _reach(g, m)
+
+
+def _translation() -> symtf.Derivation:
+    return symtf.load(DERIVATIONS / "translation_toy.toml")
+
+
+def test_teacher_forcing_claim_reads_the_node_and_runs_no_model(monkeypatch) -> None:
+    d = _translation()
+    ev = compare.Evaluator(d)
+    t = ev.exact_trace()
+    assert t.value("teacher_forcing").holds is True  # the file has a causal decoder mask
+
+    def no_model(*_: object, **__: object) -> None:
+        raise AssertionError("checking ran the model")
+
+    monkeypatch.setattr("symtf.seq2seq.teacher_forcing", no_model)
+    monkeypatch.setattr("symtf.pipeline.run", no_model)
+    claim = next(c for c in d.claims if c.assertion == "teacher-forcing")
+    c = check_claim(claim, ev, d, compare.Check)
+    assert (c.verdict, c.expected) == ("exact", "holds")
+    tokens = next(c for c in d.claims if c.assertion == "tokens")
+    assert check_claim(tokens, ev, d, compare.Check).verdict == "exact"
+
+
+def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
+    d = symtf.load(DERIVATIONS / "beam_toy.toml")
+    assert not any(c.assertion == "teacher-forcing" for c in d.claims)
+    assert "teacher_forcing" not in compare.Evaluator(d).exact_trace()
