@@ -534,31 +534,3 @@ def exact_is_expensive(derivation: Any) -> bool:
     """Whether the derivation holds weights from files too large for SymPy (the exact path is lazy)."""
     model = getattr(derivation, "model", None)
     return model is not None and any(isinstance(m, FileMatrix) for m in _matrices(model))
-
-
-def undiagnosed(report: Any) -> Any:
-    """Mark off numbers of a model with large file weights as not diagnosed.
-
-    The diagnosis (replay from the printed numbers, convention search) re-runs the
-    model many times; it runs on models within the TOML size limit only.
-    """
-    import dataclasses
-
-    from symtf.compare import FAILING, ClaimResult
-
-    results = []
-    for r in report.results:
-        checks = []
-        for c in r.checks:
-            if c.verdict in FAILING and "cause" not in c.extra:
-                extra = dict(c.extra)
-                extra.update(cause="unexplained", convention=[], root=None)
-                c = dataclasses.replace(
-                    c,
-                    explanation=c.explanation
-                    + "; not diagnosed (weights beyond the TOML size limit: no replay or convention search)",
-                    extra=extra,
-                )
-            checks.append(c)
-        results.append(ClaimResult(r.claim, tuple(checks)))
-    return dataclasses.replace(report, results=tuple(results))
