@@ -777,6 +777,13 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         from symtf.rounded import parse_rounded_inputs
 
         rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
+    marked = [g for g in tensors if g.rounded]
+    if marked:  # given tensors known only to their printed precision (symtf.rounded)
+        from symtf.rounded import RoundedInput, RoundedInputs, half_width
+
+        for g in marked:
+            item = RoundedInput(g.name, g.flat, (tuple(half_width(t) for t in g.texts),))
+            rounded_inputs = (rounded_inputs or RoundedInputs()).with_input(item)
     _done(top, name)
     return Derivation(
         name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs, draft

@@ -36,7 +36,14 @@ class _Located(Exception):
 
 
 def given_value(xp: Any, g: GivenTensor) -> Tensor:
-    """A given tensor in the backend's numbers."""
+    """A given tensor in the backend's numbers.
+
+    A tensor marked ``rounded = true`` goes through ``xp.matrix`` as one row, so that a
+    backend for rounded inputs (symtf.rounded) makes each entry its rounding interval.
+    """
+    if g.flat is not None:
+        m = xp.matrix(g.flat)
+        return Tensor(g.shape, [xp.entry(m, 0, k) for k in range(len(g.values))])
     return Tensor(g.shape, [_const(xp, v) for v in g.values])
 
 

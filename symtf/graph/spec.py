@@ -135,6 +135,9 @@ class GivenTensor:
     decimals: tuple[int | None, ...]
     rounded: bool
     where: str
+    #: For a rounded tensor, its values as one 1×N row: the object symtf.rounded knows the
+    #: tensor by (a backend matrix built from it carries the rounding intervals).
+    flat: Any = None
 
 
 @dataclass(frozen=True)
@@ -298,14 +301,21 @@ def _build(
             f"{where}: expected {math.prod(shape)} values for shape {list(shape)}, found {len(cells)}"
         )
     entries = [_entry(c, f"{where}[{k}]") for k, c in enumerate(cells)]
+    values = tuple(e for e, _, _ in entries)
+    if rounded and not all(v.is_Rational for v in values):
+        raise SpecError(
+            f"{where}: expected finite numbers in a tensor marked rounded = true "
+            "(a symbol or an infinity has no rounding interval)"
+        )
     return GivenTensor(
         name,
         shape,
-        tuple(e for e, _, _ in entries),
+        values,
         tuple(t for _, t, _ in entries),
         tuple(d for _, _, d in entries),
         rounded,
         where,
+        sympy.ImmutableMatrix([list(values)]) if rounded else None,
     )
 
 
