@@ -27,18 +27,11 @@ import sympy
 from flint import arb, fmpq
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.compare import (
-    FAILING,
-    Check,
-    ClaimResult,
-    DerivationReport,
-    Evaluator,
-    Quantity,
-    classify,
-)
 from symtf.errors import ModelError, ShapeError, SpecError, SymtfError, Undecided
+from symtf.evaluation import Evaluator, Quantity, classify
 from symtf.graph.tensor import Tensor
 from symtf.numbers import Printed
+from symtf.report import FAILING, Check, ClaimResult, DerivationReport
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
@@ -56,7 +49,7 @@ def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int
 
     When an entry is printed twice, a claim marked ``feeds = true`` wins, else the first.
     """
-    from symtf.compare import _fit, selection
+    from symtf.evaluation import _fit, selection
 
     out: dict[str, dict[tuple[int, int], Printed]] = {}
     # a claim marked feeds = true is the print later steps used: it wins whatever the order
@@ -329,7 +322,7 @@ def _own_printed(
     report: DerivationReport, trace: Trace
 ) -> dict[tuple[str, tuple[int, int] | None], Printed]:
     """(claim label, index) -> the Printed value that claim shows there."""
-    from symtf.compare import _fit, selection
+    from symtf.evaluation import _fit, selection
 
     out: dict[tuple[str, tuple[int, int] | None], Printed] = {}
     for r in report.results:
@@ -415,7 +408,7 @@ def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: a
     range over the inputs' rounding intervals, which reaches values printing as P.
     """
     from symtf.accept import _outward
-    from symtf.compare import correct_rounding
+    from symtf.evaluation import correct_rounding
     from symtf.numbers import format_fixed
 
     src = (

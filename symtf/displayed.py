@@ -39,7 +39,8 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
     """
-    from symtf.compare import Check, Quantity
+    from symtf.evaluation import Quantity
+    from symtf.report import Check
     from symtf.verdict import decide
 
     where = f"{claim.where}.expression"

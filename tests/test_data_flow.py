@@ -68,6 +68,43 @@ def test_module_is_on_no_import_cycle(module: str) -> None:
     assert module not in _reach(g, module)
 
 
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "symtf.evaluation",
+        "symtf.report",
+        "symtf.compare",
+        "symtf.diagnose",
+        "symtf.displayed",
+        "symtf.accept",
+        "symtf.floatsim",
+        "symtf.assertions",
+    ],
+)
+def test_checking_and_diagnosis_are_on_no_import_cycle(module: str) -> None:
+    g = _imports()
+    assert module in g
+    assert module not in _reach(g, module)
+
+
+def test_values_and_results_import_neither_checking_nor_diagnosis() -> None:
+    g = _imports()
+    above = {"symtf.compare", "symtf.diagnose", "symtf.displayed", "symtf.accept"}
+    for m in ("symtf.evaluation", "symtf.report"):
+        assert not above & _reach(g, m), m
+    assert {"symtf.evaluation", "symtf.report"} <= g["symtf.diagnose"]
+    assert "symtf.compare" not in g["symtf.diagnose"] | g["symtf.displayed"]
+
+
+def test_compare_still_names_the_moved_values_and_results() -> None:
+    from symtf import evaluation, report
+
+    for name in ("Evaluator", "Quantity", "selection", "_fit", "classify", "correct_rounding"):
+        assert getattr(compare, name) is getattr(evaluation, name)
+    for name in ("Check", "ClaimResult", "DerivationReport", "Report", "FileError", "FAILING"):
+        assert getattr(compare, name) is getattr(report, name)
+
 def test_parsing_and_decoding_import_neither_checking_nor_each_other() -> None:
     g = _imports()
     assert "symtf.generate" not in g["symtf.spec"]  # the parser reads [generate] itself

@@ -1,0 +1,441 @@
+"""Exact values of a derivation's steps, and where a printed number lies against them.
+
+:class:`Evaluator` computes a derivation's traces lazily (midpoint–radius, balls at each
+precision, exact); :class:`Quantity` is one entry of them, located against rational
+boundaries with certified comparisons. :func:`selection` and :func:`_fit` pair a claim's
+printed numbers with the entries they show.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from flint import arb
+
+from symtf.backends import BallBackend, ExactBackend
+from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.errors import ModelError, SpecError, Undecided
+from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.pipeline import run
+from symtf.spec import Claim, Derivation
+from symtf.trace import Trace
+
+# ----------------------------------------------------------------------------- values
+
+
+#: The paths a comparison can be decided by, cheapest first (``Check.extra["decided_by"]``).
+DECIDED_BY = ("midrad", *(f"arb{p}" for p in PRECISIONS), "exact")
+
+
+class Quantity:
+    """An exact real number we can enclose in balls and, if need be, handle exactly.
+
+    Args:
+        ball: Ball at a given precision, or ``None`` if not available there.
+        exact: The exact SymPy value and the backend that defines its nodes.
+        fast: Optional midpoint–radius enclosure (as a ball), tried before any other.
+        lazy: Whether the exact value is expensive (weights from files): it is then
+            consulted only after every ball precision has failed.
+
+    Attributes:
+        decided_by: The most expensive path any comparison so far needed
+            (one of :data:`DECIDED_BY`), or ``None``.
+    """
+
+    def __init__(
+        self,
+        ball: Callable[[int], arb | None],
+        exact: Callable[[], tuple[sympy.Expr, ExactBackend | None]],
+        fast: Callable[[], arb | None] | None = None,
+        *,
+        lazy: bool = False,
+    ) -> None:
+        self._ball = ball
+        self._exact = exact
+        self._fast = fast
+        self._lazy = lazy
+        self._exact_value: tuple[sympy.Expr, ExactBackend | None] | None = None
+        self.decided_by: str | None = None
+
+    def _decided(self, how: str) -> None:
+        if self.decided_by is None or DECIDED_BY.index(how) > DECIDED_BY.index(self.decided_by):
+            self.decided_by = how
+
+    def fast_ball(self) -> arb | None:
+        """The midpoint–radius enclosure as a ball, or ``None`` when there is none."""
+        if self._fast is None:
+            return None
+        try:
+            return self._fast()
+        except (Undecided, TypeError):
+            return None
+
+    def exact_if_cheap(self) -> sympy.Expr | None:
+        """The exact value unless computing it would mean an expensive exact trace."""
+        if self._lazy and self._exact_value is None:
+            return None
+        return self.exact()[0]
+
+    def is_neg_inf(self) -> bool:
+        """Whether the value is exactly −∞ (a masked score)."""
+        x = self.fast_ball()
+        if x is not None and not x.is_finite() and x.rad() == 0:
+            return float(x.mid()) == float("-inf")
+        return self.exact()[0] == sympy.S.NegativeInfinity
+
+    def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits (``None`` if it could not be computed)."""
+        try:
+            return self._ball(prec)
+        except (Undecided, TypeError):  # free symbols (a symbolic eps), or no enclosure
+            return None
+
+    def exact(self) -> tuple[sympy.Expr, ExactBackend | None]:
+        """The exact value and the backend whose node symbols it may use."""
+        if self._exact_value is None:
+            self._exact_value = self._exact()
+        return self._exact_value
+
+    def locate(self, b: Fraction) -> int | None:
+        """Certified sign of ``value − b``: -1, 0, 1, or ``None`` if undecided.
+
+        Paths in order: the midpoint–radius enclosure, balls of 128 bits, the exact
+        value if it is rational (after every ball precision when ``lazy``), balls of
+        256 → 1024 bits, exact arithmetic. :attr:`decided_by` records the path used.
+        """
+        x = self.fast_ball()
+        if x is not None:
+            c = compare_ball(x, b)
+            if c is not None:
+                self._decided("midrad")
+                return c
+        x = self.ball(PRECISIONS[0])
+        if x is not None:
+            c = compare_ball(x, b)
+            if c is not None:
+                self._decided(f"arb{PRECISIONS[0]}")
+                return c
+        if not self._lazy:
+            c = self._rational_sign(b)
+            if c is not None:
+                return c
+        for prec in PRECISIONS[1:]:
+            x = self.ball(prec)
+            if x is not None:
+                c = compare_ball(x, b)
+                if c is not None:
+                    self._decided(f"arb{prec}")
+                    return c
+        if self._lazy:
+            c = self._rational_sign(b)
+            if c is not None:
+                return c
+        e, xp = self.exact()
+        self._decided("exact")
+        try:
+            return exact_sign(e - sympy.Rational(b.numerator, b.denominator), xp)
+        except (Undecided, TypeError):
+            return None
+
+    def _rational_sign(self, b: Fraction) -> int | None:
+        e, _ = self.exact()
+        if e.is_Rational:
+            self._decided("exact")
+            d = Fraction(int(e.p), int(e.q)) - b
+            return (d > 0) - (d < 0)
+        if e.is_infinite:
+            self._decided("exact")
+            return 1 if e.is_extended_positive else -1
+        return None
+
+    def decimal(self) -> str | None:
+        """A certified decimal string of the value, at least 15 significant digits.
+
+        The whole value when it is a short decimal; otherwise its first digits and ``…``:
+        the truncated expansion, or, for a value too close to a short decimal for its
+        expansion to be decided, a 20-digit decimal the value is certified to lie
+        within one unit of the last digit of. ``None`` when neither can be certified.
+        """
+        x = self.fast_ball()
+        if x is not None and x.is_exact():
+            s = decimal_string(x, 20)
+            if s is not None and "…" not in s:  # a float value, written out in full
+                return s
+        if self._lazy:
+            for prec in PRECISIONS:
+                x = self.ball(prec)
+                s = decimal_string(x, 20) if x is not None else None
+                if s is not None:
+                    return s
+            if self._exact_value is None:
+                return None  # a value on a short decimal: only the exact trace would tell
+        e, _ = self.exact()
+        if e.is_Rational:
+            return _rational_decimal(Fraction(int(e.p), int(e.q)))
+        if e.is_infinite:
+            return "-inf" if e.is_extended_negative else "inf"
+        for prec in PRECISIONS:
+            x = self.ball(prec)
+            s = decimal_string(x, 20) if x is not None else None
+            if s is not None:
+                return s
+        # A value that sits on a short decimal (a softmax row summing to 1) never
+        # separates from it in balls; exact algebra may show the equality.
+        mid = self.midpoint()
+        if mid is not None:
+            r = round_exact(mid, 15)
+            if self.locate(r) == 0:
+                return _rational_decimal(r)
+            return _near_decimal(self, mid)
+        return None
+
+    def midpoint(self) -> Fraction | None:
+        """A rational inside a ball of the value (a guide, never a verdict)."""
+        if self._lazy:  # any enclosure will do; the exact trace is the last resort
+            for prec in (None, *PRECISIONS):  # computed one at a time
+                x = self.fast_ball() if prec is None else self.ball(prec)
+                if x is not None and x.is_finite():
+                    man, exp = x.mid().man_exp()
+                    return Fraction(int(man)) * Fraction(2) ** int(exp)
+        x = self.ball(PRECISIONS[0])
+        if x is None or not x.is_finite() or x.rad() > 1e-20:
+            e, _ = self.exact()
+            if e.is_Rational:
+                return Fraction(int(e.p), int(e.q))
+            x = self.ball(PRECISIONS[-1])
+        if x is None or not x.is_finite():
+            return None
+        man, exp = x.mid().man_exp()
+        if abs(int(exp)) > 1 << 16:  # e^-10^50: no Fraction of that size (a guide only)
+            return None
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _near_decimal(q: Quantity, mid: Fraction, digits: int = 20) -> str | None:
+    """``mid`` to ``digits`` significant digits + ``…``, if the value is certainly within one
+    unit of the last digit (a value too close to a short decimal for its digits to be pinned)."""
+    if mid == 0:
+        return None
+    k = math.floor(math.log10(abs(mid.numerator)) - math.log10(mid.denominator))
+    decimals = max(digits - 1 - k, 0)
+    r, unit = round_exact(mid, decimals), Fraction(1, 10**decimals)
+    if q.locate(r - unit) == 1 and q.locate(r + unit) == -1:
+        return format_fixed(r, decimals) + "…"
+    return None
+
+
+def _rational_decimal(q: Fraction, digits: int = 20) -> str:
+    """A rational as a decimal: exact when it terminates within ``digits``, else truncated + ``…``."""
+    if q == 0:
+        return "0"
+    for n in range(0, 40):
+        if (q * 10**n).denominator == 1:
+            return format_fixed(q, n)
+    sign = "-" if q < 0 else ""
+    a = abs(q)
+    k = 0
+    while Fraction(10) ** (k + 1) <= a:
+        k += 1
+    while Fraction(10) ** k > a:
+        k -= 1
+    decimals = max(digits - 1 - k, 0)
+    t = Fraction(int(a * 10**decimals), 10**decimals)
+    return sign + format_fixed(t, decimals) + "…"
+
+
+class Evaluator:
+    """Lazily computed traces of one derivation: balls at each precision, and exact.
+
+    Args:
+        derivation: The derivation to evaluate.
+    """
+
+    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.midrad`).
+    midrad: bool = True
+
+    def __init__(self, derivation: Derivation) -> None:
+        self.derivation = derivation
+        self._balls: dict[int, Trace | None] = {}
+        self._exact: Trace | None = None
+        self._midrad: Trace | None = None
+        self._midrad_done = False
+        from symtf.weights import exact_is_expensive
+
+        #: Whether the exact trace is computed only when no ball decides (weights from files).
+        self.lazy_exact = exact_is_expensive(derivation)
+        #: Exact readings of displayed lines checked so far, by claim label.
+        self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
+        #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
+        self.printed_results: dict[str, sympy.Expr] = {}
+
+    def ball_trace(self, prec: int) -> Trace | None:
+        """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""
+        if prec not in self._balls:
+            try:
+                with BallBackend(prec) as xp:
+                    self._balls[prec] = run(self.derivation, xp)
+            except (Undecided, ModelError, TypeError):
+                self._balls[prec] = None  # decided exactly instead
+        return self._balls[prec]
+
+    def exact_trace(self) -> Trace:
+        """The exact forward pass (computed once)."""
+        if self._exact is None:
+            self._exact = run(self.derivation)
+        return self._exact
+
+    def midrad_trace(self) -> Trace | None:
+        """The forward pass in midpoint–radius float64 (``None`` if off or undecidable)."""
+        cls = type(self)
+        if not self.midrad or (
+            cls.ball_trace is not Evaluator.ball_trace
+            or cls.exact_trace is not Evaluator.exact_trace
+        ):
+            return None  # a subclass computes its own traces (a replay): the fast one would differ
+        if not self._midrad_done:
+            self._midrad_done = True
+            from symtf.midrad import MidradBackend
+
+            try:
+                with MidradBackend() as xp:
+                    self._midrad = run(self.derivation, xp)
+            except (Undecided, ModelError, TypeError, ValueError, ArithmeticError):
+                self._midrad = None  # decided by balls instead
+        return self._midrad
+
+    def structure(self) -> Trace:
+        """A trace for step names and shapes: the cheapest one that could be computed."""
+        if self.lazy_exact:
+            t = self.midrad_trace() or self.ball_trace(PRECISIONS[0])
+            if t is not None:
+                return t
+        return self.exact_trace()
+
+    def entry(self, step: str, *idx: int) -> Quantity:
+        """The quantity at ``step[i, j]`` (or ``step[b, h, i, j]`` for an N-D step)."""
+
+        def fast() -> arb | None:
+            t = self.midrad_trace()
+            return None if t is None else t.value(step)[idx]
+
+        def ball(prec: int) -> arb | None:
+            t = self.ball_trace(prec)
+            if t is None:
+                e, xp = exact()
+                return xp.ball(e, prec) if xp is not None else None
+            return t.value(step)[idx]
+
+        def exact() -> tuple[sympy.Expr, ExactBackend | None]:
+            t = self.exact_trace()
+            return t.value(step)[idx], t.backend
+
+        return Quantity(ball, exact, fast, lazy=self.lazy_exact)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def classify(q: Quantity, p: Printed, mode: str = "nearest") -> tuple[str, str | None, str]:
+    """Classify one printed number against an exact quantity (see :func:`symtf.verdict.decide`).
+
+    Returns:
+        ``(verdict, expected, explanation)``.
+    """
+    from symtf.verdict import decide
+
+    v = decide(q, p, mode)
+    return v.verdict, v.expected, v.explanation
+
+
+def _inside(q: Quantity, iv: Any) -> bool | None:
+    lo = q.locate(iv.lo)
+    if lo is None:
+        return None
+    if lo < 0 or (lo == 0 and not iv.lo_closed):
+        return False
+    hi = q.locate(iv.hi)
+    if hi is None:
+        return None
+    return hi < 0 or (hi == 0 and iv.hi_closed)
+
+
+def correct_rounding(q: Quantity, decimals: int, mode: str = "half-up") -> Fraction | None:
+    """The certified correct rounding of ``q`` to ``decimals`` places, or ``None``."""
+    mid = q.midpoint()
+    if mid is None:
+        return None
+    rmode = "half-up" if mode == "any" else mode
+    guess = round_exact(mid, decimals, rmode)
+    ulp = Fraction(1, 10**decimals)
+    for cand in (guess, guess - ulp, guess + ulp):
+        p = Printed(format_fixed(cand, decimals), cand, decimals)
+        ok = _inside(q, rounding_interval(p, rmode))
+        if ok is None:
+            return None
+        if ok:
+            return cand
+    return None
+
+
+# ----------------------------------------------------------------------------- claims' entries
+
+
+def selection(claim: Claim, shape: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
+    """The entries of a step a claim refers to, as rows of (i, j) (full indices for N-D)."""
+    if (
+        len(shape) != 2
+        or getattr(claim, "at", None) is not None
+        or (claim.index is not None and len(claim.index) != 2)
+    ):
+        from symtf.graph.claims import selection_nd
+
+        return selection_nd(claim, shape)
+    n, m = shape
+
+    def bound(k: int, size: int, what: str) -> None:
+        if not 0 <= k < size:
+            raise SpecError(
+                f"{claim.where}.{what}: expected 0 to {size - 1} for step {claim.step} of shape {n}x{m}, found {k}"
+            )
+
+    if claim.index is not None:
+        bound(claim.index[0], n, "index")
+        bound(claim.index[1], m, "index")
+        return [[claim.index]]
+    rows = range(n) if claim.row is None else [claim.row]
+    cols = range(m) if claim.col is None else [claim.col]
+    if claim.row is not None:
+        bound(claim.row, n, "row")
+    if claim.col is not None:
+        bound(claim.col, m, "col")
+    return [[(i, j) for j in cols] for i in rows]
+
+
+def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int, int], Printed]]:
+    printed = claim.printed
+    rows, cols = len(printed), len(printed[0])
+    srows, scols = len(sel), len(sel[0])
+    flat_sel = [ij for r in sel for ij in r]
+    flat_p = [p for r in printed for p in r]
+    if (rows, cols) == (srows, scols) or (
+        min(rows, cols) == 1 and min(srows, scols) == 1 and len(flat_p) == len(flat_sel)
+    ):
+        return list(zip(flat_sel, flat_p, strict=True))
+    raise SpecError(
+        f"{claim.where}.printed: expected {srows}x{scols} values for {claim.step}"
+        f"{_where_in_step(claim)}, found {rows}x{cols}"
+    )
+
+
+def _where_in_step(claim: Claim) -> str:
+    if claim.index is not None:
+        return f"[{', '.join(map(str, claim.index))}]"
+    if claim.row is not None:
+        return f" row {claim.row}"
+    if claim.col is not None:
+        return f" column {claim.col}"
+    return ""
