@@ -38,7 +38,7 @@ Step names, for decoding step ``i`` (counting from 0):
 - ``gen.output``: the decoded tokens (without the start token).
 
 Claims about decoding use ``assert`` (checked from the trace by :mod:`symtf.assertions`;
-the settings are read by :func:`symtf.spec.parse_generate`)::
+the settings are read by :func:`symtf.model.parse_generate`)::
 
     [[claims]]
     label = "translation"
@@ -63,7 +63,7 @@ import sympy
 
 from symtf import ops
 from symtf.errors import Undecided
-from symtf.spec import Generation
+from symtf.model import Generation
 from symtf.ties import _exact, rank
 from symtf.trace import TraceBuilder
 

@@ -65,8 +65,9 @@ import sympy
 from symtf import ops
 from symtf.blocks import attention_steps, layer_norm_steps
 from symtf.errors import SpecError
-from symtf.spec import MASKS, NORMS, Head, _cell, _kind, _Reader, _vector, matrix, parse_generate
+from symtf.model import MASKS, NORMS, Head, parse_generate
 from symtf.ties import equal
+from symtf.tomlread import _cell, _kind, _Reader, _vector, matrix
 from symtf.trace import TraceBuilder
 
 ARCHITECTURE = "encoder-decoder"

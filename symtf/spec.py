@@ -10,23 +10,46 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symtf.errors import SpecError
+
+# The model's dataclasses and the typed reader live in symtf.model and symtf.tomlread (so
+# that seq2seq and generate need not import this module); their names stay importable here.
+from symtf.model import (
+    ACTIVATIONS,
+    ARCHITECTURES,
+    HEAD_PROJECTIONS,
+    LAYER_PROJECTIONS,
+    MASKS,
+    NORM_KINDS,
+    NORMS,
+    POSITIONALS,
+    ROPE_PAIRS,
+    SOFTMAX_AXES,
+    STANDALONE_OPS,
+    VARIANCES,
+    Head,
+    Layer,
+    Model,
+    Standalone,
+    parse_generate,
+)
+from symtf.model import LP_STYLES as LP_STYLES
+from symtf.model import MAX_STEPS as MAX_STEPS
+from symtf.model import STRATEGIES as STRATEGIES
+from symtf.model import Generation as Generation
 from symtf.numbers import (
     DEFAULT_ROUNDING,
     ROUNDING_MODES,
     Printed,
-    from_float,
     on_grid,
-    parse_exact,
     parse_printed,
     split_printed,
     toml_float,
@@ -35,13 +58,12 @@ from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
 from symtf.toml_lines import line_of, locate, string_lines
+from symtf.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
+from symtf.tomlread import MAX_ENTRIES as MAX_ENTRIES
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     from symtf.graph import spec as graph_spec
 
-#: Largest matrix a derivation may declare (rows × columns), and largest dimension.
-MAX_ENTRIES = 20_000
-MAX_DIM = 512
 MAX_FILE_BYTES = 2_000_000
 #: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
 _FILE_WEIGHTS: ContextVar[bool] = ContextVar("symtf_file_weights", default=False)
@@ -56,167 +78,14 @@ def _max_dim() -> int:
     return MAX_FILE_DIM
 
 
-_SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 #: The step of a draft claim that is not mapped yet.
 UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
 
-ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
 #: Claim kinds checked by symtf.assertions (``assert = "..."``).
 ASSERTIONS = ("tokens", "teacher-forcing")
-MASKS = ("causal", "none", "causal-after-softmax", "causal-after-softmax-unnormalized")
-NORMS = ("post", "pre")
-NORM_KINDS = ("layernorm", "rmsnorm")
-VARIANCES = ("biased", "unbiased")
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")
-POSITIONALS = ("given", "learned", "sinusoidal", "rope", "none")
-ROPE_PAIRS = ("adjacent", "halves")
-SOFTMAX_AXES = ("rows", "columns")
-HEAD_PROJECTIONS = ("W_Q", "W_K", "W_V")
-LAYER_PROJECTIONS = ("W_O", "W1", "W2", "W3")
-_BASE = sympy.Integer(10000)  # Vaswani et al.'s frequency base
-STANDALONE_OPS = ("layernorm", "rmsnorm", "relu", "softmax", "gelu", "gelu_tanh", "silu")
 REDUCTIONS = ("max", "min", "sum")
-
-
-@dataclass(frozen=True)
-class Head:
-    """One attention head's projections, each ``d_model × d_head``, and its conventions.
-
-    Attributes:
-        W_Q, W_K, W_V: Projections, ``d_model × d_head``.
-        b_Q, b_K, b_V: Biases, ``1 × d_head``, or ``None`` (no bias).
-        scale: This head's score divisor, overriding the model's (``None``: the model's).
-        transpose_k: ``Q·Kᵀ`` (True, the definition) or ``Q·K`` (False; only
-            when ``d_head`` equals the number of keys).
-        softmax_axis: ``rows`` (each query's weights sum to 1) or ``columns``.
-        transposed: Projections applied as ``x·Wᵀ`` (the ``W·x`` habit); square only.
-    """
-
-    W_Q: sympy.ImmutableMatrix
-    W_K: sympy.ImmutableMatrix
-    W_V: sympy.ImmutableMatrix
-    b_Q: sympy.ImmutableMatrix | None = None
-    b_K: sympy.ImmutableMatrix | None = None
-    b_V: sympy.ImmutableMatrix | None = None
-    scale: sympy.Expr | None = None
-    transpose_k: bool = True
-    softmax_axis: str = "rows"
-    transposed: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One transformer block's weights.
-
-    ``W1``/``b1`` feed the activation (the gate, for SwiGLU), ``W3``/``b3`` are
-    SwiGLU's "up" projection, ``W2``/``b2`` project back to ``d_model``.
-    ``ln1``/``ln2`` are the first and second norm of the block, in execution
-    order; their ``eps``/``variance`` override the model's when not ``None``.
-    ``transposed`` names the layer projections applied as ``x·Wᵀ``.
-    """
-
-    heads: tuple[Head, ...]
-    W_O: sympy.ImmutableMatrix | None  # None: attention-only model whose heads are the output
-    W1: sympy.ImmutableMatrix
-    b1: sympy.ImmutableMatrix
-    W2: sympy.ImmutableMatrix
-    b2: sympy.ImmutableMatrix
-    ln1_gamma: sympy.ImmutableMatrix
-    ln1_beta: sympy.ImmutableMatrix
-    ln2_gamma: sympy.ImmutableMatrix
-    ln2_beta: sympy.ImmutableMatrix
-    b_O: sympy.ImmutableMatrix | None = None
-    W3: sympy.ImmutableMatrix | None = None
-    b3: sympy.ImmutableMatrix | None = None
-    ln1_eps: sympy.Expr | None = None
-    ln2_eps: sympy.Expr | None = None
-    ln1_variance: str | None = None
-    ln2_variance: str | None = None
-    transposed: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Standalone:
-    """A worked operation on a given row, outside the model (``op(input)``).
-
-    ``eps`` (``None``: the model's) and ``variance`` apply to ``layernorm`` and
-    ``rmsnorm`` only.
-    """
-
-    name: str
-    op: str
-    input: sympy.ImmutableMatrix
-    eps: sympy.Expr | None = None
-    variance: str = "biased"
-
-
-@dataclass(frozen=True)
-class Model:
-    """Architecture switches and exact weights.
-
-    Attributes:
-        architecture: ``decoder`` (embeddings → blocks → logits), ``attention``
-            (one attention layer and nothing around it) or ``none`` (stand-alone
-            operations only).
-        d_model: Width of the residual stream.
-        n_heads: Heads per layer.
-        d_head: Width of each head (``d_model / n_heads`` unless given).
-        mask: ``causal`` (−∞ above the diagonal before the softmax), ``none``,
-            ``causal-after-softmax`` (softmax of every score, then the future
-            zeroed and each row renormalised) or
-            ``causal-after-softmax-unnormalized`` (zeroed, not renormalised).
-        norm: ``post`` (norm after each residual add) or ``pre`` (before each sublayer).
-        eps: Norm ε, exact (``0`` unless given).
-        activation: ``relu``, ``gelu`` (exact, erf), ``gelu_tanh`` or ``swiglu``.
-        scale: Attention divisor (``√d_head`` unless given; any exact value or a symbol).
-        vocab: Token strings, in id order.
-        embed: ``|vocab| × d_model`` table (``None`` for ``architecture = "attention"``).
-        pos: ``max_seq × d_model`` positional rows (``given``/``learned``), or ``None``.
-        unembed: ``d_model × |vocab|`` projection to logits (``embedᵀ`` when tied), or ``None``.
-        layers: Blocks in order.
-        standalone: Worked operations outside the model.
-        positional: ``given``/``learned`` (the ``pos`` table), ``sinusoidal``,
-            ``rope`` (Q and K rotated per pair) or ``none``.
-        pos_base: Base of the sinusoidal and rotary frequencies (10000).
-        rope_pairs: ``adjacent`` (features 2i, 2i+1) or ``halves`` (i, i + d/2).
-        norm_kind: ``layernorm`` or ``rmsnorm``.
-        variance: ``biased`` (÷ d) or ``unbiased`` (÷ d − 1) LayerNorm variance.
-        final_norm: Whether a last norm (``ln_f``) follows the last block.
-        lnf_gamma, lnf_beta: That norm's ``1 × d_model`` weights.
-        lnf_eps, lnf_variance: That norm's own ε and variance (``None``: the model's).
-        tied: Whether ``unembed`` is the transposed embedding table.
-    """
-
-    architecture: str = "decoder"
-    d_model: int = 0
-    n_heads: int = 1
-    d_head: int = 0
-    mask: str = "causal"
-    norm: str = "post"
-    eps: sympy.Expr = sympy.S.Zero
-    activation: str = "relu"
-    scale: sympy.Expr | None = None
-    vocab: tuple[str, ...] = ()
-    embed: sympy.ImmutableMatrix | None = None
-    pos: sympy.ImmutableMatrix | None = None
-    unembed: sympy.ImmutableMatrix | None = None
-    layers: tuple[Layer, ...] = ()
-    standalone: tuple[Standalone, ...] = ()
-    positional: str = "given"
-    pos_base: sympy.Expr = _BASE
-    rope_pairs: str = "adjacent"
-    norm_kind: str = "layernorm"
-    variance: str = "biased"
-    final_norm: bool = False
-    lnf_gamma: sympy.ImmutableMatrix | None = None
-    lnf_beta: sympy.ImmutableMatrix | None = None
-    tied: bool = False
-    lnf_eps: sympy.Expr | None = None
-    lnf_variance: str | None = None
-    generate: Any = None  # Generation: decode after the prompt ([generate])
-    stop: int | None = None  # token id that ends decoding ([generate] stop = "word")
 
 
 @dataclass(frozen=True)
@@ -294,182 +163,6 @@ class Derivation:
 # ----------------------------------------------------------------------------- reading
 
 
-class _Reader:
-    """Typed access to one TOML table, with messages that name file and key."""
-
-    def __init__(self, table: Any, where: str) -> None:
-        if not isinstance(table, dict):
-            raise SpecError(f"{where}: expected a table, found {_kind(table)}")
-        self.table = table
-        self.where = where
-        self.used: set[str] = set()
-
-    def key(self, k: str) -> str:
-        return f"{self.where}.{k}" if self.where else k
-
-    def get(self, k: str, default: Any = None) -> Any:
-        self.used.add(k)
-        return self.table.get(k, default)
-
-    def require(self, k: str) -> Any:
-        self.used.add(k)
-        if k not in self.table:
-            raise SpecError(f"{self.key(k)}: required key is missing")
-        return self.table[k]
-
-    def string(self, k: str, default: str | None = None, *, max_len: int = 2000) -> str | None:
-        v = self.get(k, default)
-        if v is None:
-            return None
-        if not isinstance(v, str):
-            raise SpecError(f"{self.key(k)}: expected a string, found {_kind(v)}")
-        if len(v) > max_len:
-            raise SpecError(f"{self.key(k)}: expected at most {max_len} characters, found {len(v)}")
-        return v
-
-    def choice(self, k: str, options: tuple[str, ...], default: str) -> str:
-        v = self.string(k, default)
-        if v not in options:
-            raise SpecError(f"{self.key(k)}: expected one of {', '.join(options)}, found {v!r}")
-        return v
-
-    def integer(self, k: str, default: int | None = None, *, lo: int = 0, hi: int = MAX_DIM) -> Any:
-        v = self.get(k, default)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise SpecError(f"{self.key(k)}: expected an integer, found {_kind(v)}")
-        if not lo <= v <= hi:
-            raise SpecError(f"{self.key(k)}: expected an integer from {lo} to {hi}, found {v}")
-        return v
-
-    def boolean(self, k: str, default: bool) -> bool:
-        v = self.get(k, default)
-        if not isinstance(v, bool):
-            raise SpecError(f"{self.key(k)}: expected true or false, found {_kind(v)}")
-        return v
-
-    def names(self, k: str, options: tuple[str, ...]) -> tuple[str, ...]:
-        v = self.get(k, [])
-        if not isinstance(v, list) or not all(isinstance(x, str) and x in options for x in v):
-            raise SpecError(
-                f"{self.key(k)}: expected an array of names from {', '.join(options)}, found {_kind(v)}"
-            )
-        return tuple(dict.fromkeys(v))
-
-    def done(self) -> None:
-        unknown = sorted(set(self.table) - self.used)
-        if unknown:
-            from symtf.suggest import hint
-
-            raise SpecError(
-                f"{self.key(unknown[0])}: unknown key{hint(unknown[0], sorted(self.used))} "
-                f"(known keys: {', '.join(sorted(self.used))})"
-            )
-
-
-def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
-    """One exact matrix entry."""
-    if isinstance(v, bool):
-        raise SpecError(f"{where}: expected a number, found {v!r}")
-    if isinstance(v, int):
-        if abs(v) > 10**60:
-            raise SpecError(
-                f"{where}: expected a number of at most 60 digits, found a larger integer"
-            )
-        return sympy.Integer(v)
-    if isinstance(v, float):
-        return _rational(from_float(v, where=where))
-    if isinstance(v, str):
-        s = v.strip()
-        if symbols and _SYMBOL.match(s) and s.lower() not in ("nan", "inf", "infinity"):
-            return sympy.Symbol(s, real=True)
-        return _rational(parse_exact(s, where=where))
-    raise SpecError(f"{where}: expected a number, found {_kind(v)}")
-
-
-def _rational(q: Fraction) -> sympy.Rational:
-    return sympy.Rational(q.numerator, q.denominator)
-
-
-def matrix(
-    v: Any, where: str, *, shape: tuple[int | None, int | None] = (None, None), symbols: bool = True
-) -> sympy.ImmutableMatrix:
-    """Read an exact matrix written as rows text, an array of arrays, or a keyword.
-
-    Args:
-        v: The TOML value.
-        where: ``file: key`` for messages.
-        shape: Expected ``(rows, cols)``; ``None`` leaves a side free.
-        symbols: Whether a bare identifier (``a``) becomes a SymPy symbol.
-    """
-    rows_expected, cols_expected = shape
-    if not isinstance(v, (str, list, int, float, bool, dict)):
-        from symtf.weights import FileArray
-
-        if isinstance(v, FileArray):  # an array of the weights file (symtf.weights)
-            return v.matrix(where, shape)
-    if (
-        isinstance(v, str)
-        and v.strip() == "identity"
-        and (rows_expected is None) != (cols_expected is None)
-    ):
-        rows_expected = cols_expected = rows_expected or cols_expected
-    if isinstance(v, str) and v.strip() in ("identity", "zeros", "ones"):
-        if rows_expected is None or cols_expected is None:
-            raise SpecError(
-                f"{where}: {v.strip()!r} needs a shape the model implies; write the matrix"
-            )
-        if v.strip() == "identity":
-            if rows_expected != cols_expected:
-                raise SpecError(
-                    f"{where}: expected a {rows_expected}x{cols_expected} matrix, "
-                    "found 'identity' (only square matrices can be the identity)"
-                )
-            return sympy.ImmutableMatrix(sympy.eye(rows_expected))
-        fill = 0 if v.strip() == "zeros" else 1
-        return sympy.ImmutableMatrix(
-            rows_expected, cols_expected, [fill] * (rows_expected * cols_expected)
-        )
-    if isinstance(v, str):
-        if len(v) > 400_000:
-            raise SpecError(
-                f"{where}: expected a matrix of at most 400,000 characters, found {len(v)}"
-            )
-        cells = _split_rows(v)
-    elif isinstance(v, list) and all(isinstance(r, list) for r in v):
-        cells = v
-    elif isinstance(v, list):
-        cells = [v]
-    elif isinstance(v, (int, float)) and not isinstance(v, bool):
-        cells = [[v]]
-    else:
-        raise SpecError(
-            f"{where}: expected a matrix (rows text, an array of rows, or 'identity'), found {_kind(v)}"
-        )
-    if not cells or not cells[0]:
-        raise SpecError(f"{where}: expected a matrix, found an empty one")
-    n, m = len(cells), len(cells[0])
-    if n > MAX_DIM or m > MAX_DIM or n * m > MAX_ENTRIES:
-        raise SpecError(
-            f"{where}: expected at most {MAX_DIM} rows and columns and {MAX_ENTRIES} entries, found {n}x{m}"
-        )
-    for i, r in enumerate(cells):
-        if len(r) != m:
-            raise SpecError(f"{where}: ragged matrix: row 0 has {m} entries, row {i} has {len(r)}")
-    if (rows_expected is not None and n != rows_expected) or (
-        cols_expected is not None and m != cols_expected
-    ):
-        exp = f"{rows_expected if rows_expected is not None else 'any'}x{cols_expected if cols_expected is not None else 'any'}"
-        raise SpecError(f"{where}: expected a {exp} matrix, found {n}x{m}")
-    return sympy.ImmutableMatrix(
-        [
-            [_cell(c, f"{where}[{i}][{j}]", symbols=symbols) for j, c in enumerate(r)]
-            for i, r in enumerate(cells)
-        ]
-    )
-
-
 def _printed_rows(v: Any, where: str) -> tuple[tuple[Printed, ...], ...]:
     if isinstance(v, str):
         if len(v) > 100_000:
@@ -504,19 +197,6 @@ class _Shortened(str):
 def _printed_cell(c: Any, where: str) -> Printed:
     p = parse_printed(c, where=where)
     return replace(p, shortened=True) if isinstance(c, _Shortened) else p
-
-
-def _vector(v: Any, where: str, d: int, default: int) -> sympy.ImmutableMatrix:
-    if v is None:
-        return sympy.ImmutableMatrix(1, d, [default] * d)
-    if isinstance(v, (int, float, str)) and not (isinstance(v, str) and len(_split_rows(v)) > 1):
-        cells = _split_rows(v) if isinstance(v, str) else [[v]]
-        if isinstance(v, str) and v.strip() in ("zeros", "ones"):
-            return matrix(v, where, shape=(1, d))
-        if len(cells) == 1 and len(cells[0]) == 1:
-            c = _cell(cells[0][0], where, symbols=True)
-            return sympy.ImmutableMatrix(1, d, [c] * d)
-    return matrix(v, where, shape=(1, d))
 
 
 # ----------------------------------------------------------------------------- loading
@@ -600,78 +280,6 @@ def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
         return message
     n = line_of(dict(lines), first[len(prefix) :])
     return message if n is None else f"{first} (line {n}){newline}{rest}"
-
-
-# ----------------------------------------------------------------------------- [generate]
-# Decoding settings, read here so that parsing never imports decoding (symtf.generate).
-
-STRATEGIES = ("greedy", "beam", "sample")
-LP_STYLES = ("gnmt", "power")
-MAX_STEPS = 64
-
-
-@dataclass(frozen=True)
-class Generation:
-    """Decoding settings (``[generate]``)."""
-
-    strategy: str = "greedy"
-    max_len: int = 10
-    beam_width: int = 2
-    length_penalty: sympy.Expr = sympy.S.Zero
-    length_penalty_style: str = "gnmt"
-    temperature: sympy.Expr | None = None
-    top_k: int | None = None
-    top_p: sympy.Expr | None = None
-
-
-def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Generation | None:
-    """Read a ``[generate]`` table (``None`` when absent).
-
-    Raises:
-        SpecError: Naming the file and the key.
-    """
-    if raw is None:
-        return None
-    r = _Reader(raw, "generate")
-    w = f"{name}: generate"
-
-    def wrap(fn: Callable[[], Any]) -> Any:
-        try:
-            return fn()
-        except SpecError as e:
-            msg = str(e)
-            raise SpecError(msg if msg.startswith(name) else f"{name}: {msg}") from None
-
-    strategy = wrap(lambda: r.choice("strategy", STRATEGIES, "greedy"))
-    hi = min(MAX_STEPS, max_positions) if max_positions else MAX_STEPS
-    max_len = wrap(lambda: r.integer("max_len", None, lo=1, hi=hi))
-    width = wrap(lambda: r.integer("beam_width", 2, lo=1, hi=16))
-    style = wrap(lambda: r.choice("length_penalty_style", LP_STYLES, "gnmt"))
-    alpha = _cell(r.get("length_penalty", 0), f"{w}.length_penalty", symbols=False)
-    if alpha < 0:
-        raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
-    t_raw = r.get("temperature")
-    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
-    if temp is not None and temp <= 0:
-        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
-    top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
-    p_raw = r.get("top_p")
-    top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
-    if top_p is not None and not 0 < top_p <= 1:
-        raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
-    if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):
-        raise SpecError(
-            f'{w}.strategy: temperature, top_k and top_p need strategy = "sample", found {strategy!r}'
-        )
-    if strategy != "beam" and ("beam_width" in raw or "length_penalty" in raw):
-        raise SpecError(
-            f'{w}.strategy: beam_width and length_penalty need strategy = "beam", found {strategy!r}'
-        )
-    try:
-        r.done()
-    except SpecError as e:
-        raise SpecError(f"{name}: {e}") from None
-    return Generation(strategy, max_len or 0, width, alpha, style, temp, top_k, top_p)
 
 
 def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: str) -> Model:

@@ -60,6 +60,13 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
         "symtf.accept",
         "symtf.assertions",
         "symtf.derive.at",
+        # The parser dispatches to seq2seq's; seq2seq and decoding read through
+        # symtf.tomlread and symtf.model, never back through symtf.spec.
+        "symtf.spec",
+        "symtf.seq2seq",
+        "symtf.generate",
+        "symtf.tomlread",
+        "symtf.model",
     ],
 )
 def test_module_is_on_no_import_cycle(module: str) -> None:
