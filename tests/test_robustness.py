@@ -736,3 +736,21 @@ def test_a_misspelled_reference_in_displayed_arithmetic_gets_a_suggestion(tmp_pa
     assert r.returncode == 2
     assert "claims[10].expression" in r.stderr
     assert "did you mean l0.h0.pattern?" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["html", "i_love_ai"],
+        ["latex", "i_love_ai"],
+        ["exercise", "i_love_ai", "-o", "out"],
+        ["whatif", "i_love_ai", "--symbol", "embed[0,0]=a"],
+    ],
+)
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_every_command_refuses_a_timeout_that_is_not_a_finite_positive_number(
+    argv: list[str], value: str
+) -> None:
+    r = run_cli(*argv, "--timeout", value)
+    assert r.returncode == 2, (argv, value, r.stderr)
+    assert "--timeout" in r.stderr and "Traceback" not in r.stderr

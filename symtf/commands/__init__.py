@@ -1,1 +1,38 @@
-"""Sub-commands beyond ``check`` and ``explain``: each module has ``configure(subparsers)``."""
+"""Sub-commands beyond ``check`` and ``explain``: each module has ``configure(subparsers)``.
+
+The options several sub-commands share are added here once, so that they mean
+the same everywhere (a ``--timeout`` that refuses ``nan`` in one command refuses it
+in all of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def add_timeout(parser: Any, default: float) -> None:
+    """``--timeout SECONDS``: a finite positive budget (see :func:`symtf.limits.timeout_seconds`)."""
+    from symtf.limits import timeout_seconds
+
+    parser.add_argument(
+        "--timeout",
+        type=timeout_seconds,
+        default=default,
+        metavar="SECONDS",
+        help=f"time budget in seconds (default: {default:g})",
+    )
+
+
+def add_page_options(parser: Any) -> None:
+    """``--steps`` and ``--node-names``, shared by the LaTeX notes and the HTML page."""
+    parser.add_argument(
+        "--steps",
+        metavar="PATTERN",
+        help="only steps whose node name, title or claim label matches one of these "
+        "comma-separated globs (e.g. 'A_1,logits' or 'l0.h0.*')",
+    )
+    parser.add_argument(
+        "--node-names",
+        action="store_true",
+        help="also show internal node names (l0.h0.pattern) beside the article's labels",
+    )

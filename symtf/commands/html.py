@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from symtf.commands import add_page_options, add_timeout
+
 
 def cmd_html(args: argparse.Namespace) -> int:
     """``symtf html FILE``: write the page (stdout or ``-o``); exit 1 when a number is off."""
@@ -48,16 +50,6 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE", help="a derivation .toml file")
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
-    p.add_argument(
-        "--steps",
-        metavar="PATTERN",
-        help="only steps whose node name, title or claim label matches one of these "
-        "comma-separated globs (e.g. 'A_1,logits' or 'l0.h0.*')",
-    )
-    p.add_argument(
-        "--node-names",
-        action="store_true",
-        help="also show internal node names (l0.h0.pattern) beside the article's labels",
-    )
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    add_page_options(p)
+    add_timeout(p, 60.0)
     p.set_defaults(func=cmd_html)

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from symtf.commands import add_page_options, add_timeout
 from symtf.errors import SymtfError
 
 #: Debian packages that provide everything the generated documents use.
@@ -206,18 +207,6 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="closed forms: when short (auto, default), whenever they fit (always), or never",
     )
-    p.add_argument(
-        "--steps",
-        metavar="PATTERN",
-        help="only steps whose node name, title or claim label matches one of these "
-        "comma-separated globs (e.g. 'A_1,logits' or 'l0.h0.*')",
-    )
-    p.add_argument(
-        "--node-names",
-        action="store_true",
-        help="also show internal node names (l0.h0.pattern) beside the article's labels",
-    )
-    from symtf.limits import timeout_seconds
-
-    p.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS")
+    add_page_options(p)
+    add_timeout(p, 60.0)
     p.set_defaults(func=cmd_latex)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from symtf.commands import add_timeout
 from symtf.errors import SymtfError
 
 #: Seconds a LaTeX run may take before it is stopped.
@@ -203,7 +204,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         help="new small rational weights with the same structure (seeded); writes derivation.toml",
     )
     p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    add_timeout(p, 120.0)
     p.set_defaults(func=cmd_exercise)
 
     p = subparsers.add_parser(
@@ -218,7 +219,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("key", metavar="KEY", help="the key.toml written by symtf exercise")
     p.add_argument("student", metavar="STUDENT.toml", help="the student's filled-in answers")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    add_timeout(p, 120.0)
     p.set_defaults(func=cmd_grade)
 
     p = subparsers.add_parser(
@@ -253,5 +254,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--output", metavar="DIR", help="write plots (PNG, SVG) and whatif.json here"
     )
-    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS")
+    add_timeout(p, 300.0)
     p.set_defaults(func=cmd_whatif)
