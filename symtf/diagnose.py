@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import sympy
@@ -551,6 +551,35 @@ def _search_expression(
     return None
 
 
+def convention_variants(
+    d: Derivation, trace: Trace, step: str, cache: dict[tuple[str, str], Evaluator | None]
+) -> Iterator[tuple[Any, str, Evaluator]]:
+    """Every named convention switch whose scope reaches ``step``, with its evaluator.
+
+    Yields ``(switch, scope, evaluator)``; evaluators are built once per
+    ``(switch, scope)`` and kept in ``cache`` (``None`` where the switch does not
+    apply to this model), so a caller looping over many steps shares them.
+    """
+    from symtf.conventions import SWITCHES
+
+    for sw in SWITCHES:
+        try:
+            scopes = sw.scopes(d)
+        except SymtfError:
+            continue
+        for scope in scopes:
+            if step not in _scope_steps(trace, scope):
+                continue
+            if (sw.name, scope) not in cache:
+                try:
+                    cache[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                except SymtfError:
+                    cache[(sw.name, scope)] = None
+            variant = cache[(sw.name, scope)]
+            if variant is not None:
+                yield sw, scope, variant
+
+
 def _scope_steps(trace: Trace, scope: str) -> set[str]:
     if not scope:
         return set(trace)
@@ -639,44 +668,25 @@ def _search(
             candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}"))
 
     # pipeline conventions
-    try:
-        from symtf.conventions import SWITCHES
-    except ImportError:  # pragma: no cover - conventions ship with symtf
-        SWITCHES = ()
-    for sw in SWITCHES:
-        try:
-            scopes = sw.scopes(d)
-        except SymtfError:
-            continue
-        for scope in scopes:
-            if step not in _scope_steps(trace, scope):
-                continue
-            if (sw.name, scope) not in variants:
-                try:
-                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
-                except SymtfError:
-                    variants[(sw.name, scope)] = None
-            variant = variants[(sw.name, scope)]
-            if variant is None:
-                continue
-            n = _explains_variant(explains, variant, step)
+    for sw, scope, variant in convention_variants(d, trace, step, variants):
+        n = _explains_variant(explains, variant, step)
+        if n:
+            where = f" in {scope}" if scope else ""
+            candidates.append(
+                (n, [f"{sw.name}" + (f"@{scope}" if scope else "")], f"{sw.doc}{where}")
+            )
+        elif user_step:
+            # A worked example computes row by row: one row may follow another convention.
+            n = _explains_variant(lambda qfor: explains(qfor, rows=bad_rows), variant, step)
             if n:
-                where = f" in {scope}" if scope else ""
-                candidates.append(
-                    (n, [f"{sw.name}" + (f"@{scope}" if scope else "")], f"{sw.doc}{where}")
-                )
-            elif user_step:
-                # A worked example computes row by row: one row may follow another convention.
-                n = _explains_variant(lambda qfor: explains(qfor, rows=bad_rows), variant, step)
-                if n:
-                    shown = ", ".join(", ".join(map(str, r)) for r in sorted(bad_rows))
-                    row_candidates.append(
-                        (
-                            n,
-                            [f"{sw.name}@{scope}"],
-                            f"{sw.doc} in {scope}, for row {shown} of {step} only",
-                        )
+                shown = ", ".join(", ".join(map(str, r)) for r in sorted(bad_rows))
+                row_candidates.append(
+                    (
+                        n,
+                        [f"{sw.name}@{scope}"],
+                        f"{sw.doc} in {scope}, for row {shown} of {step} only",
                     )
+                )
     if not candidates:
         candidates = row_candidates
     if not candidates:

@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from symtf.compare import Evaluator, classify
-from symtf.diagnose import _overlaps, _Override, _Replay, _scope_steps, printed_values
+from symtf.diagnose import (
+    _overlaps,
+    _Override,
+    _Replay,
+    convention_variants,
+    printed_values,
+)
 from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
 from symtf.spec import Derivation, load
@@ -403,50 +409,33 @@ def _conventions(
     groups: dict[tuple[str, int], list[Graded]],
     answers: dict[str, Printed | None],
 ) -> None:
-    from symtf.conventions import SWITCHES
-
     variants: dict[tuple[str, str], Evaluator | None] = {}
     for (step, row), group in groups.items():
         best: tuple[int, str, str] | None = None
-        for sw in SWITCHES:
+        for sw, scope, var in convention_variants(d, trace, step, variants):
             try:
-                scopes = sw.scopes(d)
+                t = var.ball_trace(128) or var.exact_trace()
             except SymtfError:
                 continue
-            for scope in scopes:
-                if step not in _scope_steps(trace, scope):
-                    continue
-                if (sw.name, scope) not in variants:
-                    try:
-                        variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
-                    except SymtfError:
-                        variants[(sw.name, scope)] = None
-                var = variants[(sw.name, scope)]
-                if var is None:
-                    continue
+            if step not in t:
+                continue
+            n = 0
+            for g in group:
+                p = answers[g.blank.id]
+                assert p is not None
                 try:
-                    t = var.ball_trace(128) or var.exact_trace()
-                except SymtfError:
-                    continue
-                if step not in t:
-                    continue
-                n = 0
-                for g in group:
-                    p = answers[g.blank.id]
-                    assert p is not None
-                    try:
-                        ok = (
-                            classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0]
-                            in GOOD
-                        )
-                    except (SymtfError, TypeError):
-                        ok = False
-                    if not ok:
-                        n = -1
-                        break
-                    n += 1
-                if n > 0 and (best is None or n > best[0]):
-                    best = (n, sw.name, scope)
+                    ok = (
+                        classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0]
+                        in GOOD
+                    )
+                except (SymtfError, TypeError):
+                    ok = False
+                if not ok:
+                    n = -1
+                    break
+                n += 1
+            if n > 0 and (best is None or n > best[0]):
+                best = (n, sw.name, scope)
         if best is None:
             continue
         _, name, scope = best
