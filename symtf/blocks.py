@@ -1,9 +1,13 @@
 """Building blocks shared by the decoder and encoder–decoder templates.
 
-One attention head from its projections and one LayerNorm with its worked
-pieces, each recorded step by step into a :class:`~symtf.trace.TraceBuilder`.
-:mod:`symtf.pipeline` and :mod:`symtf.seq2seq` both build on them; this module
-imports neither.
+One attention head from its projections, and one LayerNorm or RMSNorm with
+its worked pieces, each written as nodes of the step graph
+(:class:`~symtf.graph.core.Builder`); nothing is computed here. Each node's op
+is a small function of the backend ``xp``, its inputs' values and its
+parameters, so a convention is a change of one node's parameters
+(``sqrt_dk``'s ``scale``, ``var``'s ``unbiased``, ``std``'s ``eps``, the
+pattern's softmax ``axis``). :mod:`symtf.pipeline` and :mod:`symtf.seq2seq`
+both build on them; this module imports neither.
 """
 
 from __future__ import annotations
@@ -11,201 +15,275 @@ from __future__ import annotations
 from typing import Any
 
 from symtf import ops
-from symtf.errors import ModelError
-from symtf.trace import TraceBuilder
+from symtf.errors import ModelError, ShapeError
+from symtf.graph.core import Builder, same
 
 _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
+_RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
 
 
-def attention_steps(
-    xp: Any,
-    t: TraceBuilder,
+def attention_nodes(
+    b: Builder,
     h: str,
     hi: int,
-    q: Any,
-    k: Any,
-    v: Any,
-    names: tuple[str, str],
+    names: tuple[str, str, str],
     *,
-    divisor: Any,
+    scale: Any,
+    d_head: int,
     mask: str = "causal",
     transpose_k: bool = True,
     softmax_axis: str = "rows",
-) -> Any:
-    """Record one head from its projections: scores, scale, mask, pattern and ``z``.
+) -> str:
+    """Add one head's nodes from its projections: scores, scale, mask, pattern and ``z``.
 
     Args:
-        names: The recorded names of ``q`` and ``k`` (``l0.h0.q`` or ``l0.h0.q_rot``).
+        names: The nodes holding the queries, keys and values (``l0.h0.q`` or ``l0.h0.q_rot``, …).
+        scale: The score divisor, or ``None`` for ``√d_head`` (node ``sqrt_dk``'s parameters).
         mask: ``causal``, ``none``, ``causal-after-softmax`` or its unnormalised variant.
+
+    Returns:
+        The name of the head's output node (``h.z``).
     """
-    qn, kn = names
-    s = t.add(
+    qn, kn, vn = names
+    s = b.add(
         f"{h}.scores",
-        ops.scores(xp, q, k, transpose_k=transpose_k),
+        scores_op,
         (qn, kn),
         "Q K^\\top" if transpose_k else "Q K",
         f"raw scores, head {hi + 1}",
+        transpose_k=transpose_k,
     )
-    t.add(f"{h}.sqrt_dk", xp.from_rows([[divisor]]), (), r"\sqrt{d_k}", "scale divisor")
-    sc = t.add(
+    d = b.add(
+        f"{h}.sqrt_dk", divisor_op, (), r"\sqrt{d_k}", "scale divisor", scale=scale, d_head=d_head
+    )
+    src = b.add(
         f"{h}.scaled",
-        ops.scale(xp, s, divisor),
-        (f"{h}.scores", f"{h}.sqrt_dk"),
+        scaled_op,
+        (s, d),
         r"S = \frac{Q K^\top}{\sqrt{d_k}}",
         f"scaled scores, head {hi + 1}",
     )
-    softmax = ops.softmax_columns if softmax_axis == "columns" else ops.softmax
-    sm_tex = r"\operatorname{softmax}" + ("_{\\text{col}}" if softmax_axis == "columns" else "")
-    src_s = f"{h}.scaled"
+    sm_tex = softmax_tex(softmax_axis)
     if mask == "causal":
-        sc = t.add(
-            f"{h}.masked",
-            ops.causal_mask(xp, sc),
-            (src_s,),
-            "S + M",
-            f"masked scores, head {hi + 1}",
-        )
-        src_s = f"{h}.masked"
+        src = b.add(f"{h}.masked", masked_op, (src,), "S + M", f"masked scores, head {hi + 1}")
     if mask.startswith("causal-after-softmax"):
-        w = t.add(
+        w = b.add(
             f"{h}.weights",
-            softmax(xp, sc),
-            (src_s,),
+            softmax_op,
+            (src,),
             sm_tex + "(S)",
             f"unmasked weights, head {hi + 1}",
+            axis=softmax_axis,
         )
-        zeroed = t.add(
+        zeroed = b.add(
             f"{h}.masked",
-            ops.zero_future(xp, w),
-            (f"{h}.weights",),
+            zero_future_op,
+            (w,),
             r"W_{ij} = 0\ (j > i)",
             f"future weights zeroed, head {hi + 1}",
         )
         if mask == "causal-after-softmax":
-            a = t.add(
+            a = b.add(
                 f"{h}.pattern",
-                ops.normalize_rows(xp, zeroed),
-                (f"{h}.masked",),
+                normalize_rows_op,
+                (zeroed,),
                 r"A_{ij} = W_{ij} / \sum_k W_{ik}",
                 f"attention weights, head {hi + 1}",
             )
         else:
-            a = t.add(
-                f"{h}.pattern",
-                zeroed,
-                (f"{h}.masked",),
-                "A = W",
-                f"attention weights, head {hi + 1}",
-            )
+            a = b.add(f"{h}.pattern", same, (zeroed,), "A = W", f"attention weights, head {hi + 1}")
     else:
-        a = t.add(
+        a = b.add(
             f"{h}.pattern",
-            softmax(xp, sc),
-            (src_s,),
+            softmax_op,
+            (src,),
             "A = " + sm_tex + ("(S + M)" if mask == "causal" else "(S)"),
             f"attention weights, head {hi + 1}",
+            axis=softmax_axis,
         )
-    return t.add(
-        f"{h}.z",
-        ops.attend(xp, a, v),
-        (f"{h}.pattern", f"{h}.v"),
-        "H = A V",
-        f"head {hi + 1} output",
-    )
+    return b.add(f"{h}.z", attend_op, (a, vn), "H = A V", f"head {hi + 1} output")
 
 
-def layer_norm_steps(
-    xp: Any,
-    t: TraceBuilder,
+def softmax_tex(axis: str) -> str:
+    """The LaTeX of a softmax along rows (the definition) or down columns."""
+    return r"\operatorname{softmax}" + ("_{\\text{col}}" if axis == "columns" else "")
+
+
+def scores_op(xp: Any, q: Any, k: Any, *, transpose_k: bool = True) -> Any:
+    """``Q·Kᵀ`` (or ``Q·K``)."""
+    return ops.scores(xp, q, k, transpose_k=transpose_k)
+
+
+def divisor_op(xp: Any, *, scale: Any, d_head: int) -> Any:
+    """The score divisor as a 1×1 matrix: the given scale, or ``√d_head``."""
+    div = xp.const(scale) if scale is not None else xp.sqrt(xp.const(d_head))
+    return xp.from_rows([[div]])
+
+
+def scaled_op(xp: Any, s: Any, d: Any) -> Any:
+    """Scores divided by the 1×1 divisor ``d``."""
+    return ops.scale(xp, s, xp.entry(d, 0, 0))
+
+
+def masked_op(xp: Any, s: Any) -> Any:
+    """Scores with −∞ above the diagonal."""
+    return ops.causal_mask(xp, s)
+
+
+def softmax_op(xp: Any, s: Any, *, axis: str = "rows") -> Any:
+    """Softmax along each row (``rows``) or down each column (``columns``)."""
+    return ops.softmax_columns(xp, s) if axis == "columns" else ops.softmax(xp, s)
+
+
+def zero_future_op(xp: Any, a: Any) -> Any:
+    """Weights with the entries above the diagonal set to 0."""
+    return ops.zero_future(xp, a)
+
+
+def normalize_rows_op(xp: Any, a: Any) -> Any:
+    """Each row divided by its sum."""
+    return ops.normalize_rows(xp, a)
+
+
+def attend_op(xp: Any, a: Any, v: Any) -> Any:
+    """``pattern · V``."""
+    return ops.attend(xp, a, v)
+
+
+def layer_norm_nodes(
+    b: Builder,
     name: str,
-    x: Any,
     src: str,
     gamma: Any,
     beta: Any,
     eps: Any,
     *,
     unbiased: bool = False,
-) -> Any:
-    """Record LayerNorm of ``x`` as ``name`` with its worked pieces (``.mean`` … ``.std``)."""
-    try:
-        parts = ops.layer_norm(
-            xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps), unbiased=unbiased
-        )
-    except ModelError as e:  # name the step: "l0.ln1: the variance + eps of row 2 is exactly 0"
-        raise ModelError(f"{name}: {e}") from None
-    replay = getattr(t, "override", None) is not None
-    mean = t.add(f"{name}.mean", parts.mean, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
-    if replay:  # a replay may have put the article's printed mean in: carry it forward
-        parts = _norm_from_mean(xp, x, mean, gamma, beta, eps, unbiased)
-    centered = t.add(
-        f"{name}.centered", parts.centered, (src, f"{name}.mean"), r"x - \mu", "centred rows"
+) -> str:
+    """Add LayerNorm of node ``src`` as ``name``, with its worked pieces (``.mean`` … ``.std``).
+
+    Each piece is its own node, so a replay that puts the article's printed mean (or
+    variance, or deviation) in carries it forward as the article would have.
+    """
+    mean = b.add(
+        f"{name}.mean", row_mean_op, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means"
     )
-    if replay:
-        parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
-    var = t.add(
+    centered = b.add(f"{name}.centered", centered_op, (src, mean), r"x - \mu", "centred rows")
+    var = b.add(
         f"{name}.var",
-        parts.var,
-        (f"{name}.centered",),
-        r"\sigma^2 = \frac{1}{d-1}\sum_j (x_j-\mu)^2"
-        if unbiased
-        else r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2",
+        variance_op,
+        (centered,),
+        variance_tex(unbiased),
         "row variances",
+        unbiased=unbiased,
     )
-    if replay:
-        parts = _norm_from_var(xp, centered, var, gamma, beta, eps)
-    std = t.add(
+    std = b.add(
         f"{name}.std",
-        parts.std,
-        (f"{name}.var",),
+        root_op,
+        (var,),
         r"\sqrt{\sigma^2 + \varepsilon}",
         "row deviations",
+        eps=eps,
+        where=name,
+        what="the variance + eps",
     )
-    if replay:
-        parts = _norm_from_std(xp, centered, std, gamma, beta)
-    return t.add(name, parts.out, (f"{name}.centered", f"{name}.std"), _LN, "LayerNorm")
-
-
-# A replay (symtf.diagnose) substitutes the article's printed pieces of a LayerNorm; each
-# later piece is then recomputed from the recorded one, as the article would have.
-
-
-def _norm_from_std(xp: Any, centered: Any, std: Any, gamma: Any, beta: Any) -> ops.NormParts:
-    n, d = xp.shape(centered)
-    for i in range(n):
-        xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
-    normed = xp.div(centered, ops.spread(xp, std, d))
-    out = xp.add(
-        xp.mul(normed, ops.stack_row(xp, xp.matrix(gamma), n)),
-        ops.stack_row(xp, xp.matrix(beta), n),
+    return b.add(
+        name, normed_op, (centered, std), _LN, "LayerNorm", gamma=gamma, beta=beta, where=name
     )
-    return ops.NormParts(None, centered, None, std, out)
 
 
-def _norm_from_var(
-    xp: Any, centered: Any, var: Any, gamma: Any, beta: Any, eps: Any
-) -> ops.NormParts:
-    n, _ = xp.shape(centered)
-    var_eps = xp.add(var, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
-    for i in range(n):
-        xp.require_nonzero(xp.entry(var_eps, i, 0), f"the variance + eps of row {i}")
-    std = xp.map(var_eps, xp.sqrt)
-    parts = _norm_from_std(xp, centered, std, gamma, beta)
-    return ops.NormParts(None, centered, var, std, parts.out)
+def rms_norm_nodes(b: Builder, name: str, src: str, gamma: Any, beta: Any, eps: Any) -> str:
+    """Add RMSNorm of node ``src`` as ``name``, with its worked pieces (``.ms``, ``.rms``)."""
+    ms = b.add(
+        f"{name}.ms",
+        mean_square_op,
+        (src,),
+        r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2",
+        "mean squares",
+    )
+    rms = b.add(
+        f"{name}.rms",
+        root_op,
+        (ms,),
+        r"\sqrt{\overline{x^2} + \varepsilon}",
+        "row RMS",
+        eps=eps,
+        where=name,
+        what="the mean square + eps",
+    )
+    return b.add(name, normed_op, (src, rms), _RMS, "RMSNorm", gamma=gamma, beta=beta, where=name)
 
 
-def _norm_from_centered(
-    xp: Any, centered: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
-) -> ops.NormParts:
-    _, d = xp.shape(centered)
+def variance_tex(unbiased: bool) -> str:
+    """The LaTeX of the row variance, dividing by ``d`` or by ``d − 1``."""
+    if unbiased:
+        return r"\sigma^2 = \frac{1}{d-1}\sum_j (x_j-\mu)^2"
+    return r"\sigma^2 = \frac{1}{d}\sum_j (x_j-\mu)^2"
+
+
+def row_mean_op(xp: Any, x: Any) -> Any:
+    """``[n, d] -> [n, 1]``: the mean of each row."""
+    d = xp.shape(x)[1]
+    return xp.scale(ops.row_sum(xp, x), 1 / xp.const(d))
+
+
+def mean_square_op(xp: Any, x: Any) -> Any:
+    """``[n, d] -> [n, 1]``: the mean of the squares of each row."""
+    d = xp.shape(x)[1]
+    return xp.scale(ops.row_sum(xp, xp.mul(x, x)), 1 / xp.const(d))
+
+
+def centered_op(xp: Any, x: Any, mean: Any) -> Any:
+    """Each row minus its mean."""
+    return xp.sub(x, ops.spread(xp, mean, xp.shape(x)[1]))
+
+
+def variance_op(xp: Any, centered: Any, *, unbiased: bool = False) -> Any:
+    """``[n, d] -> [n, 1]``: the squared deviations of each row over ``d`` (or ``d − 1``).
+
+    Raises:
+        ShapeError: The unbiased variance of a single feature.
+    """
+    d = xp.shape(centered)[1]
+    if unbiased and d < 2:
+        raise ShapeError("the unbiased variance of a single feature is undefined")
     sq = ops.row_sum(xp, xp.mul(centered, centered))
-    var = xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
-    return _norm_from_var(xp, centered, var, gamma, beta, eps)
+    return xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
 
 
-def _norm_from_mean(
-    xp: Any, x: Any, mean: Any, gamma: Any, beta: Any, eps: Any, unbiased: bool
-) -> ops.NormParts:
-    _, d = xp.shape(x)
-    centered = xp.sub(x, ops.spread(xp, mean, d))
-    parts = _norm_from_centered(xp, centered, gamma, beta, eps, unbiased)
-    return ops.NormParts(mean, centered, parts.var, parts.std, parts.out)
+def root_op(xp: Any, v: Any, *, eps: Any, where: str, what: str) -> Any:
+    """``√(v + ε)`` of each row.
+
+    Raises:
+        ModelError: When a row's ``v + ε`` is exactly 0 (the norm and the row named).
+    """
+    n = xp.shape(v)[0]
+    v_eps = xp.add(v, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
+    try:
+        for i in range(n):
+            xp.require_nonzero(xp.entry(v_eps, i, 0), f"{what} of row {i}")
+    except ModelError as e:
+        raise ModelError(f"{where}: {e}") from None
+    return xp.map(v_eps, xp.sqrt)
+
+
+def normed_op(xp: Any, centered: Any, std: Any, *, gamma: Any, beta: Any, where: str) -> Any:
+    """``centered / std · γ + β`` row by row; ``γ``, ``β`` are ``1 × d``.
+
+    Raises:
+        ShapeError: A γ or β that does not fit.
+        ModelError: A deviation that is exactly 0 (a replayed printed 0).
+    """
+    n, d = xp.shape(centered)
+    g, bt = xp.matrix(gamma), xp.matrix(beta)
+    if xp.shape(g) != (1, d):
+        raise ShapeError(f"gamma of shape {xp.shape(g)} does not fit (1, {d})")
+    if xp.shape(bt) != (1, d):
+        raise ShapeError(f"beta of shape {xp.shape(bt)} does not fit (1, {d})")
+    try:
+        for i in range(n):
+            xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
+    except ModelError as e:
+        raise ModelError(f"{where}: {e}") from None
+    normed = xp.div(centered, ops.spread(xp, std, d))
+    return xp.add(xp.mul(normed, ops.stack_row(xp, g, n)), ops.stack_row(xp, bt, n))

@@ -106,7 +106,7 @@ class TraceBuilder:
         self.backend = backend
         self.override = override
         self._steps: list[Step] = []
-        self._names: set[str] = set()
+        self._values: dict[str, Any] = {}
 
     def add(
         self,
@@ -117,27 +117,24 @@ class TraceBuilder:
         title: str = "",
     ) -> Any:
         """Record a step and return its value (so pipelines read as assignments)."""
-        if name in self._names:
+        if name in self._values:
             raise ValueError(f"step {name!r} recorded twice")
-        self._names.add(name)
         if self.override is not None:
             value = self.override(name, value)
         compact = getattr(self.backend, "compact", None)
         if compact is not None:
             value = compact(name, value)
         self._steps.append(Step(name, value, inputs, formula, title))
+        self._values[name] = value
         return value
 
     def __contains__(self, name: object) -> bool:
         """Whether a step of that name was recorded."""
-        return name in self._names
+        return name in self._values
 
     def value(self, name: str) -> Any:
         """The value of a step recorded so far."""
-        for st in reversed(self._steps):
-            if st.name == name:
-                return st.value
-        raise KeyError(name)
+        return self._values[name]
 
     def freeze(self) -> Trace:
         """The finished, read-only trace."""
