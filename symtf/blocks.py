@@ -19,6 +19,12 @@ from symtf.errors import ModelError, ShapeError
 from symtf.graph.core import Builder, same
 
 _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
+_ACT_TEX = {
+    "relu": r"\max(0, x)",
+    "gelu": r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)",
+    "gelu_tanh": r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)",
+    "silu": r"\frac{x}{1+e^{-x}}",
+}
 _RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
 
 
@@ -165,9 +171,7 @@ def layer_norm_nodes(
     Each piece is its own node, so a replay that puts the article's printed mean (or
     variance, or deviation) in carries it forward as the article would have.
     """
-    mean = b.add(
-        f"{name}.mean", row_mean_op, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means"
-    )
+    mean = b.add(f"{name}.mean", row_mean_op, (src,), r"\mu = \frac{1}{d}\sum_j x_j", "row means")
     centered = b.add(f"{name}.centered", centered_op, (src, mean), r"x - \mu", "centred rows")
     var = b.add(
         f"{name}.var",
@@ -287,3 +291,8 @@ def normed_op(xp: Any, centered: Any, std: Any, *, gamma: Any, beta: Any, where:
         raise ModelError(f"{where}: {e}") from None
     normed = xp.div(centered, ops.spread(xp, std, d))
     return xp.add(xp.mul(normed, ops.stack_row(xp, g, n)), ops.stack_row(xp, bt, n))
+
+
+def activation_tex(kind: str) -> str:
+    """The LaTeX formula of an activation (``relu``, ``gelu``, ``gelu_tanh``, ``silu``)."""
+    return _ACT_TEX[kind]

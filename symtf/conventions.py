@@ -1,12 +1,18 @@
-"""Named alternative conventions an article may have followed, as switches on a model.
+"""Named alternative conventions an article may have followed, as rewrites of the step graph.
 
 Articles that get a number "wrong" often computed it correctly under another
 convention: no ``√d_k``, the unbiased variance, a different ε, ``W·x`` instead
 of ``x·W``. Each :class:`Switch` names one such convention, says where in a
 model it can apply (:meth:`Switch.scopes`) and returns a new derivation with it
-applied there (:meth:`Switch.apply`). A switch only sets documented fields of
-the model (a head's ``scale``, a norm's ``eps``, the model's ``mask``, …); the
-pipeline has no special cases for it, and the claims are never touched.
+applied there (:meth:`Switch.apply`).
+
+Most conventions are rewrites of graph nodes: the derivation records
+``(name, scope)`` and :func:`symtf.graph.rewrite.apply_rewrites` sets the
+parameters of the template's nodes at that scope (a head's ``sqrt_dk`` scale, a
+norm's ``unbiased`` and ``eps``), or rewrites the user step's expression. Four
+change the template's shape instead (``pre-norm``/``post-norm`` and where the
+mask goes): they set the model's field and the template expands differently.
+The claims are never touched.
 
 Scopes are step prefixes: ``"l0.h1"`` (a head), ``"l0.ln2"`` (a norm, also
 ``"ln_f"`` and stand-alone norms by name), ``"l0.h0.W_Q"``/``"l0.W1"`` (a
@@ -91,6 +97,11 @@ def _with_head(d: Derivation, li: int, hi: int, **changes: object) -> Derivation
     heads = list(d.model.layers[li].heads)
     heads[hi] = dataclasses.replace(heads[hi], **changes)
     return _with_layer(d, li, heads=tuple(heads))
+
+
+def _rewrite(d: Derivation, name: str, scope: str) -> Derivation:
+    """``d`` with the graph rewrite ``name`` at ``scope`` (symtf.graph.rewrite)."""
+    return dataclasses.replace(d, rewrites=(*d.rewrites, (name, scope)))
 
 
 def _has_blocks(m: Model) -> bool:
@@ -270,9 +281,7 @@ def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr
         return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        li, hi = _parse_head(scope)
-        head = d.model.layers[li].heads[hi]
-        return _with_head(d, li, hi, scale=divisor(d.model, head))
+        return _rewrite(d, name, scope)
 
     return Switch(name, doc, "head", scopes, apply)
 
@@ -282,8 +291,7 @@ def _head_field(name: str, doc: str, fld: str, value: object, extra: Callable[..
         return [s for s, _, _, h in _heads(d) if getattr(h, fld) != value and extra(d, h)]
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        li, hi = _parse_head(scope)
-        return _with_head(d, li, hi, **{fld: value})
+        return _rewrite(d, name, scope)
 
     return Switch(name, doc, "head", scopes, apply)
 
@@ -295,7 +303,7 @@ def _norm_eps(value: str) -> Switch:
         return [n.scope for n in _norms(d) if n.eps != eps]
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        return _norm_at(d, scope).set(d, eps=eps)
+        return _rewrite(d, f"eps-{value}", scope)
 
     return Switch(
         f"eps-{value}",
@@ -315,7 +323,7 @@ def _unbiased() -> Switch:
         ]
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        return _norm_at(d, scope).set(d, variance="unbiased")
+        return _rewrite(d, "unbiased-variance", scope)
 
     return Switch(
         "unbiased-variance",
@@ -331,7 +339,7 @@ def _biased() -> Switch:
         return [n.scope for n in _norms(d) if n.kind == "layernorm" and n.variance == "unbiased"]
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        return _norm_at(d, scope).set(d, variance="biased")
+        return _rewrite(d, "biased-variance", scope)
 
     return Switch(
         "biased-variance",
@@ -343,15 +351,25 @@ def _biased() -> Switch:
 
 
 def _model_field(
-    name: str, doc: str, fld: str, value: object, when: Callable[[Model], bool]
+    name: str,
+    doc: str,
+    fld: str,
+    value: object,
+    when: Callable[[Model], bool],
+    *,
+    shape: bool = False,
 ) -> Switch:
+    """A model-wide convention: a rewrite of every node it reaches, or, with ``shape``,
+    a model setting that makes the template expand into a differently shaped graph."""
+
     def scopes(d: Derivation) -> list[str]:
         m = d.model
         return [""] if _has_blocks(m) and getattr(m, fld) != value and when(m) else []
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        del scope
-        return _with_model(d, **{fld: value})
+        if shape:
+            return _with_model(d, **{fld: value})
+        return _rewrite(d, name, scope)
 
     return Switch(name, doc, "model", scopes, apply)
 
@@ -371,14 +389,7 @@ def _weights_left() -> Switch:
         return out
 
     def apply(d: Derivation, scope: str) -> Derivation:
-        targets = [
-            (s, set_)
-            for s, w, set_ in _projections(d)
-            if _transposable(w) and (s == scope or s.startswith(scope + ".W_"))
-        ]
-        for _, set_ in targets:
-            d = set_(d)
-        return d
+        return _rewrite(d, "weights-left", scope)
 
     return Switch(
         "weights-left",
@@ -422,6 +433,7 @@ SWITCHES: tuple[Switch, ...] = (
         "norm",
         "pre",
         lambda m: m.architecture == "decoder",
+        shape=True,
     ),
     _model_field(
         "post-norm",
@@ -429,6 +441,7 @@ SWITCHES: tuple[Switch, ...] = (
         "norm",
         "post",
         lambda m: m.architecture == "decoder",
+        shape=True,
     ),
     _model_field(
         "gelu-tanh",
@@ -458,6 +471,7 @@ SWITCHES: tuple[Switch, ...] = (
         "mask",
         "none",
         _always,
+        shape=True,
     ),
     _model_field(
         "mask-after-softmax",
@@ -465,6 +479,7 @@ SWITCHES: tuple[Switch, ...] = (
         "mask",
         "causal-after-softmax",
         lambda m: m.mask == "causal",
+        shape=True,
     ),
     _model_field(
         "mask-after-softmax-unnormalized",
@@ -472,6 +487,7 @@ SWITCHES: tuple[Switch, ...] = (
         "mask",
         "causal-after-softmax-unnormalized",
         lambda m: m.mask == "causal",
+        shape=True,
     ),
     _head_field(
         "softmax-columns",

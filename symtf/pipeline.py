@@ -1,8 +1,12 @@
-"""Compose :mod:`symtf.ops` into a forward pass that records every step.
+"""The templates, written as nodes of the step graph, and ``run``.
 
-``run(derivation)`` returns an exact :class:`~symtf.trace.Trace`; pass another
-backend (``BallBackend(prec)``, ``FloatBackend()``) to run the very same steps
-in certified balls or float64.
+``build(derivation)`` expands the decoder, attention and encoder–decoder
+settings into nodes with the canonical names (``l0.h0.pattern``, ``ln_f``, …),
+adds the user's given tensors and steps after them, and applies the
+derivation's convention rewrites; nothing is computed while building.
+``run(derivation)`` evaluates that graph and returns an exact
+:class:`~symtf.trace.Trace`; pass another backend (``BallBackend(prec)``,
+``FloatBackend()``) to run the very same nodes in certified balls or float64.
 """
 
 from __future__ import annotations
@@ -16,19 +20,12 @@ from sympy.core.parameters import distribute
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.blocks import _norm_from_std, attention_steps, layer_norm_steps
+from symtf.blocks import _ACT_TEX, attention_nodes, layer_norm_nodes, rms_norm_nodes
 from symtf.errors import ModelError, ShapeError, Undecided
+from symtf.graph.core import Builder, Graph, Live, const, given, same
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace, TraceBuilder
-
-_RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
-_ACT_TEX = {
-    "relu": r"\max(0, x)",
-    "gelu": r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)",
-    "gelu_tanh": r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)",
-    "silu": r"\frac{x}{1+e^{-x}}",
-}
 
 
 def run(
@@ -50,118 +47,127 @@ def run(
     enforce(derivation)  # refuse a model too large to evaluate before evaluating any of it
     xp = backend if backend is not None else ExactBackend()
     t = TraceBuilder(xp, override)
-    # Numbers must not distribute over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
-    with distribute(False):
-        _run(xp, t, derivation)
-    return t.freeze()
-
-
-def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
-    m = derivation.model
+    forcing = _claims_forcing(xp, t, derivation)
     try:
-        if m.architecture == "encoder-decoder":
-            from symtf.seq2seq import run_into
-
-            run_into(xp, t, m, forcing=_claims_forcing(xp, t, derivation))
-        elif m.architecture == "decoder":
-            _decoder(xp, t, m, derivation.tokens)
-        elif m.architecture == "attention":
-            x = t.add("x", xp.matrix(m.embed), (), "X", "input rows")
-            _attention(xp, t, m, m.layers[0], "l0", x)
-        _standalone(xp, t, m)
-        if (
-            derivation.tensors or derivation.steps
-        ):  # given tensors and user steps, after the templates
-            from symtf.graph.evaluate import run_graph
-
-            run_graph(xp, t, derivation)
+        graph = build(derivation, forcing=forcing)
+        # Numbers must not distribute over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
+        with distribute(False):
+            Live(xp, t).run(graph)
     except ShapeError as e:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:
         raise ModelError(f"{derivation.path}: {e}") from None
     except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
         raise Undecided(f"{derivation.path}: {e}") from None
+    return t.freeze()
 
 
-def _decoder(xp: Any, t: TraceBuilder, m: Model, tokens: tuple[int, ...]) -> None:
+def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
+    """The derivation's step graph: template nodes, then given tensors and user steps.
+
+    Args:
+        derivation: A loaded derivation.
+        forcing: Add the encoder–decoder's ``teacher_forcing`` node (a claim reads it).
+
+    Raises:
+        SpecError: A given tensor or step named like a template node.
+    """
+    from symtf.graph.evaluate import step_nodes
+    from symtf.graph.rewrite import apply_rewrites
+
+    m = derivation.model
+    b = Builder()
+    if m.architecture == "encoder-decoder":
+        from symtf.seq2seq import encoder_decoder_nodes
+
+        encoder_decoder_nodes(b, m, forcing=forcing)
+    elif m.architecture == "decoder":
+        decoder_nodes(b, m, derivation.tokens)
+    elif m.architecture == "attention":
+        x = b.add("x", given, (), "X", "input rows", matrix=m.embed)
+        attention_layer(b, m, m.layers[0], "l0", x)
+    standalone_nodes(b, m)
+    graph = Graph([*b.nodes, *step_nodes(derivation, b)])
+    return apply_rewrites(graph, derivation)
+
+
+def decoder_nodes(b: Builder, m: Model, tokens: tuple[int, ...]) -> None:
+    """A decoder-only model on ``tokens``: embeddings, blocks, final norm, vocabulary, decoding."""
     n = len(tokens)
-    t.add("tokens", xp.from_rows([[xp.const(i) for i in tokens]]), (), "", "token ids")
-    t.add(
-        "d_head",
-        xp.from_rows([[xp.const(m.d_head)]]),
-        (),
-        r"d_{\text{head}} = d_{\text{model}}/h",
-        "head width",
+    b.add("tokens", _ids_op, (), "", "token ids", ids=tokens)
+    b.add(
+        "d_head", const, (), r"d_{\text{head}} = d_{\text{model}}/h", "head width", value=m.d_head
     )
-    emb = t.add(
+    b.add(
         "embed",
-        ops.embed(xp, xp.matrix(m.embed), tokens),
-        ("tokens",),
+        _embed_op,
+        (),
         r"E[\text{ids}]",
         "embeddings",
+        shown=("tokens",),
+        table=m.embed,
+        ids=tokens,
     )
-    x = _positions(xp, t, m, emb, n)
-    prev = "x"
+    x = _positions(b, m, n)
     for li, layer in enumerate(m.layers):
-        x = _block(xp, t, m, layer, f"l{li}", x, prev)
-        prev = f"l{li}.resid_post" if m.norm == "pre" else f"l{li}.ln2"
-    final = t.add("final", x, (prev,), "", "output of the last block")
-    out, out_name = final, "final"
+        x = _block(b, m, layer, f"l{li}", x)
+    final = b.add("final", same, (x,), "", "output of the last block")
+    out = final
     if m.final_norm:
         eps = m.eps if m.lnf_eps is None else m.lnf_eps
         var = m.variance if m.lnf_variance is None else m.lnf_variance
-        out = _norm(xp, t, m, "ln_f", final, "final", m.lnf_gamma, m.lnf_beta, eps, var)
-        out_name = "ln_f"
-    last = t.add("last", xp.take_rows(out, [n - 1]), (out_name,), "h = Y[-1]", "last row")
+        out = _norm(b, m, "ln_f", final, m.lnf_gamma, m.lnf_beta, eps, var)
+    last = b.add("last", _last_row_op, (out,), "h = Y[-1]", "last row")
     if m.unembed is None:
         return
-    logits = t.add(
+    logits = b.add(
         "logits",
-        ops.linear(xp, last, xp.matrix(m.unembed)),
-        ("last",),
+        _linear_op,
+        (last,),
         r"z = h\,E^\top" if m.tied else r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
+        w=m.unembed,
     )
-    t.add(
-        "probs",
-        ops.softmax(xp, logits),
-        ("logits",),
-        r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
-        "probabilities",
-    )
+    b.add("probs", _softmax_op, (logits,), r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", "probabilities")
+    b.add("next_token", _argmax_op, (logits,), r"\arg\max_i z_i", "greedy pick")
+    if m.generate is not None:
+        b.unroll("gen", _generate, m=m, prompt=tokens)
+
+
+def _ids_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
+    return xp.from_rows([[xp.const(i) for i in ids]])
+
+
+def _embed_op(xp: Any, *, table: Any, ids: tuple[int, ...]) -> Any:
+    return ops.embed(xp, xp.matrix(table), ids)
+
+
+def _last_row_op(xp: Any, y: Any) -> Any:
+    return xp.take_rows(y, [xp.shape(y)[0] - 1])
+
+
+def _linear_op(xp: Any, x: Any, *, w: Any, bias: Any = None, transposed: bool = False) -> Any:
+    """``x·W (+ b)``, or ``x·Wᵀ (+ b)``; ``W`` and ``b`` are the file's matrices."""
+    b = None if bias is None else xp.matrix(bias)
+    return ops.linear(xp, x, xp.matrix(w), b, transposed=transposed)
+
+
+def _softmax_op(xp: Any, z: Any) -> Any:
+    return ops.softmax(xp, z)
+
+
+def _argmax_op(xp: Any, z: Any) -> Any:
+    """The greedy pick; ``None`` when it depends on free symbols or the fast enclosure is too wide."""
     try:
-        pick = ops.argmax(xp, logits)
+        return ops.argmax(xp, z)
     except Undecided:
         if isinstance(xp, ExactBackend) or getattr(xp, "name", "") == "midrad":
-            pick = None  # depends on free symbols, or the fast enclosure is too wide
-        else:
-            raise
-    t.add("next_token", pick, ("logits",), r"\arg\max_i z_i", "greedy pick")
-    if m.generate is not None:
-        _generate(xp, t, m, tokens)
+            return None
+        raise
 
 
-class _Prefixed:
-    """Records a nested forward pass under a prefix (``gen.2.dec.l0.h0.pattern``)."""
-
-    def __init__(self, t: TraceBuilder, prefix: str) -> None:
-        self.t, self.prefix = t, prefix
-
-    def add(
-        self,
-        name: str,
-        value: Any,
-        inputs: tuple[str, ...] = (),
-        formula: str = "",
-        title: str = "",
-    ) -> Any:
-        return self.t.add(
-            f"{self.prefix}.{name}",
-            value,
-            tuple(f"{self.prefix}.{i}" for i in inputs),
-            formula,
-            title,
-        )
+def _add_op(xp: Any, a: Any, b: Any) -> Any:
+    return ops.add(xp, a, b)
 
 
 def _claims_forcing(xp: Any, t: TraceBuilder, derivation: Derivation) -> bool:
@@ -173,99 +179,101 @@ def _claims_forcing(xp: Any, t: TraceBuilder, derivation: Derivation) -> bool:
     )
 
 
-def _generate(xp: Any, t: TraceBuilder, m: Model, prompt: tuple[int, ...]) -> None:
-    """Decode after the prompt with :mod:`symtf.generate`, re-running the decoder each step.
+def _generate(xp: Any, live: Live, *, m: Model, prompt: tuple[int, ...]) -> None:
+    """Decode after the prompt with :mod:`symtf.generate`, a decoder pass per step.
 
-    Every step's forward pass is recorded under ``gen.i.dec``; ``gen.i.logits``,
-    ``gen.i.probs`` and ``gen.i.token`` follow the names used for encoder–decoders.
+    Every step's pass is built as nodes under ``gen.i.dec`` and evaluated at once;
+    ``gen.i.logits``, ``gen.i.probs`` and ``gen.i.token`` follow the names used
+    for encoder–decoders.
     """
     from types import SimpleNamespace
 
     from symtf.generate import generate
 
+    plain = dataclasses.replace(m, generate=None)
+
     def step(ids: tuple[int, ...], token: int, prefix: str) -> tuple[Any, Any, tuple[int, ...]]:
         ids = (*ids, token)
-        sub = _Prefixed(t, f"{prefix}.dec")
-        _decoder(xp, sub, dataclasses.replace(m, generate=None), ids)  # type: ignore[arg-type]
-        logits = t.add(
+        nodes: list[Any] = []
+        decoder_nodes(Builder(f"{prefix}.dec", nodes), plain, ids)
+        top = Builder(sink=nodes)
+        logits = top.add(
             f"{prefix}.logits",
-            t.value(f"{prefix}.dec.logits"),
+            same,
             (f"{prefix}.dec.logits",),
             r"z = h\,W_{\text{vocab}}",
             "vocabulary scores",
         )
-        probs = t.add(
+        probs = top.add(
             f"{prefix}.probs",
-            t.value(f"{prefix}.dec.probs"),
+            same,
             (f"{prefix}.dec.probs",),
             r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
             "probabilities",
         )
-        return logits, probs, ids
+        live.run(nodes)
+        return live.value(logits), live.value(probs), ids
 
     view = SimpleNamespace(
         vocab=m.vocab, start=prompt[-1], end=m.stop, target=(), generate=m.generate
     )
-    generate(xp, t, view, step, tuple(prompt[:-1]))
+    generate(xp, live, view, step, tuple(prompt[:-1]))
 
 
-def _positions(xp: Any, t: TraceBuilder, m: Model, emb: Any, n: int) -> Any:
-    """Add the positional rows the model asks for; records ``pos`` (if any) and ``x``."""
+def _positions(b: Builder, m: Model, n: int) -> str:
+    """Add the positional rows the model asks for; adds ``pos`` (if any) and ``x``."""
     if m.positional in ("given", "learned") and m.pos is not None:
         what = "learned positional rows" if m.positional == "learned" else "positional rows"
-        pos = t.add("pos", xp.matrix(m.pos[:n, :]), (), "P", what)
+        pos = b.add("pos", given, (), "P", what, matrix=m.pos[:n, :])
     elif m.positional == "sinusoidal":
-        pos = t.add(
+        pos = b.add(
             "pos",
-            ops.sinusoidal(xp, n, m.d_model, m.pos_base),
+            _sinusoidal_op,
             (),
             r"P_{p,2i} = \sin\frac{p}{b^{2i/d}},\ P_{p,2i+1} = \cos\frac{p}{b^{2i/d}}",
             "sinusoidal positions",
+            n=n,
+            d=m.d_model,
+            base=m.pos_base,
         )
     else:  # none, or rope (positions enter through Q and K)
-        return t.add("x", emb, ("embed",), "X = E", "block input")
-    return t.add("x", ops.add(xp, emb, pos), ("embed", "pos"), "X = E + P", "block input")
+        return b.add("x", same, ("embed",), "X = E", "block input")
+    return b.add("x", _add_op, ("embed", pos), "X = E + P", "block input")
 
 
-def _divisor(xp: Any, m: Model, head: Head) -> Any:
-    if head.scale is not None:
-        return xp.const(head.scale)
-    if m.scale is not None:
-        return xp.const(m.scale)
-    return xp.sqrt(xp.const(m.d_head))
+def _sinusoidal_op(xp: Any, *, n: int, d: int, base: Any) -> Any:
+    return ops.sinusoidal(xp, n, d, base)
 
 
-def _attention(
-    xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str = "x"
-) -> Any:
-    """Multi-head attention of ``x`` (recorded as step ``src``); records heads, concat and ``attn_out``."""
-    heads = []
-    for hi, head in enumerate(layer.heads):
-        heads.append(_head(xp, t, m, head, f"{p}.h{hi}", hi, x, src))
-    cat = t.add(
-        f"{p}.concat",
-        ops.concat(xp, heads),
-        tuple(f"{p}.h{i}.z" for i in range(len(heads))),
-        r"H = [H_1 \cdots H_h]",
-        "heads side by side",
+def attention_layer(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
+    """Multi-head attention of node ``src``: heads, ``concat`` and ``attn_out``."""
+    heads = [_head(b, m, head, f"{p}.h{hi}", hi, src) for hi, head in enumerate(layer.heads)]
+    cat = b.add(
+        f"{p}.concat", _concat_op, tuple(heads), r"H = [H_1 \cdots H_h]", "heads side by side"
     )
     if layer.W_O is None:
         return cat  # attention alone: the heads are the output
-    b_O = None if layer.b_O is None else xp.matrix(layer.b_O)
     wo = "W_O" in layer.transposed
-    return t.add(
+    return b.add(
         f"{p}.attn_out",
-        ops.linear(xp, cat, xp.matrix(layer.W_O), b_O, transposed=wo),
-        (f"{p}.concat",),
-        ("O = H W_O^\\top" if wo else "O = H W_O") + (" + b_O" if b_O is not None else ""),
+        _linear_op,
+        (cat,),
+        ("O = H W_O^\\top" if wo else "O = H W_O") + (" + b_O" if layer.b_O is not None else ""),
         "attention output",
+        w=layer.W_O,
+        bias=layer.b_O,
+        transposed=wo,
     )
 
 
-def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: Any, src: str) -> Any:
+def _concat_op(xp: Any, *heads: Any) -> Any:
+    return ops.concat(xp, list(heads))
+
+
+def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
     """One head: projections, scores, scale, mask, pattern and output (``z``)."""
-    proj = {}
-    for letter, w, b in (
+    names = {}
+    for letter, w, bias in (
         ("q", head.W_Q, head.b_Q),
         ("k", head.W_K, head.b_K),
         ("v", head.W_V, head.b_V),
@@ -273,90 +281,70 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
         L = letter.upper()
         tr = f"W_{L}" in head.transposed
         formula = (
-            f"{L} = X W_{L}" + ("^\\top" if tr else "") + (f" + b_{L}" if b is not None else "")
+            f"{L} = X W_{L}" + ("^\\top" if tr else "") + (f" + b_{L}" if bias is not None else "")
         )
-        proj[letter] = t.add(
+        names[letter] = b.add(
             f"{h}.{letter}",
-            ops.linear(xp, x, xp.matrix(w), None if b is None else xp.matrix(b), transposed=tr),
+            _linear_op,
             (src,),
             formula,
             f"{ {'q': 'queries', 'k': 'keys', 'v': 'values'}[letter] }, head {hi + 1}",
+            w=w,
+            bias=bias,
+            transposed=tr,
         )
-    q, k, v = proj["q"], proj["k"], proj["v"]
-    qn, kn = f"{h}.q", f"{h}.k"
     if m.positional == "rope":
         for letter in ("q", "k"):
-            rot = t.add(
+            names[letter] = b.add(
                 f"{h}.{letter}_rot",
-                ops.rope(xp, proj[letter], m.pos_base, m.rope_pairs),
-                (f"{h}.{letter}",),
+                _rope_op,
+                (names[letter],),
                 rf"R_p\,{letter.upper()}_p",
                 f"rotated {'queries' if letter == 'q' else 'keys'}, head {hi + 1}",
+                base=m.pos_base,
+                pairs=m.rope_pairs,
             )
-            if letter == "q":
-                q, qn = rot, f"{h}.q_rot"
-            else:
-                k, kn = rot, f"{h}.k_rot"
-    return attention_steps(
-        xp,
-        t,
+    return attention_nodes(
+        b,
         h,
         hi,
-        q,
-        k,
-        v,
-        (qn, kn),
-        divisor=_divisor(xp, m, head),
+        (names["q"], names["k"], names["v"]),
+        scale=head.scale if head.scale is not None else m.scale,
+        d_head=m.d_head,
         mask=m.mask,
         transpose_k=head.transpose_k,
         softmax_axis=head.softmax_axis,
     )
 
 
+def _rope_op(xp: Any, x: Any, *, base: Any, pairs: str) -> Any:
+    return ops.rope(xp, x, base, pairs)
+
+
 def _norm(
-    xp: Any,
-    t: TraceBuilder,
+    b: Builder,
     m: Model,
     name: str,
-    x: Any,
     src: str,
     gamma: Any,
     beta: Any,
     eps: Any,
     variance: str = "biased",
-) -> Any:
-    """The model's norm (LayerNorm or RMSNorm) of ``x``, with its worked pieces."""
+) -> str:
+    """The model's norm (LayerNorm or RMSNorm) of node ``src``, with its worked pieces."""
     if m.norm_kind == "rmsnorm":
-        r = ops.rms_norm(xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps))
-        replay = getattr(t, "override", None) is not None
-        ms = t.add(
-            f"{name}.ms", r.ms, (src,), r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2", "mean squares"
-        )
-        rms_v = r.rms
-        if replay:  # carry the article's printed mean square forward
-            n = xp.shape(x)[0]
-            ms_eps = xp.add(ms, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
-            for i in range(n):
-                xp.require_nonzero(xp.entry(ms_eps, i, 0), f"the mean square + eps of row {i}")
-            rms_v = xp.map(ms_eps, xp.sqrt)
-        rms = t.add(
-            f"{name}.rms", rms_v, (f"{name}.ms",), r"\sqrt{\overline{x^2} + \varepsilon}", "row RMS"
-        )
-        out = _norm_from_std(xp, x, rms, gamma, beta).out if replay else r.out
-        return t.add(name, out, (src, f"{name}.rms"), _RMS, "RMSNorm")
-    return layer_norm_steps(xp, t, name, x, src, gamma, beta, eps, unbiased=variance == "unbiased")
+        return rms_norm_nodes(b, name, src, gamma, beta, eps)
+    return layer_norm_nodes(b, name, src, gamma, beta, eps, unbiased=variance == "unbiased")
 
 
-def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src: str) -> Any:
-    def norm(k: int, y: Any, y_src: str) -> Any:
+def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
+    def norm(k: int, y_src: str) -> str:
         eps = getattr(layer, f"ln{k}_eps")
         var = getattr(layer, f"ln{k}_variance")
         return _norm(
-            xp,
-            t,
+            b,
             m,
             f"{p}.ln{k}",
-            y,
             y_src,
             getattr(layer, f"ln{k}_gamma"),
             getattr(layer, f"ln{k}_beta"),
@@ -365,88 +353,99 @@ def _block(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, x: Any, src
         )
 
     pre = m.norm == "pre"  # pre-norm: LayerNorm before each sub-layer; post-norm: after each add
-    attn = _attention(xp, t, m, layer, p, norm(1, x, src) if pre else x, f"{p}.ln1" if pre else src)
-    mid = t.add(
-        f"{p}.resid_mid",
-        ops.add(xp, x, attn),
-        (src, f"{p}.attn_out"),
-        "R_1 = X + O",
-        "first residual",
-    )
-    k = 2 if pre else 1
-    f_in = norm(k, mid, f"{p}.resid_mid")
-    f_src = f"{p}.ln{k}"
-    out = _ffn(xp, t, m, layer, p, f_in, f_src)
-    post = t.add(
+    attn = attention_layer(b, m, layer, p, norm(1, src) if pre else src)
+    mid = b.add(f"{p}.resid_mid", _add_op, (src, attn), "R_1 = X + O", "first residual")
+    f_src = norm(2 if pre else 1, mid)
+    out = _ffn(b, m, layer, p, f_src)
+    post = b.add(
         f"{p}.resid_post",
-        ops.add(xp, f_in if m.norm == "post" else mid, out),
-        (f_src if m.norm == "post" else f"{p}.resid_mid", f"{p}.ffn_out"),
+        _add_op,
+        (f_src if m.norm == "post" else mid, out),
         "R_2 = Y + F",
         "second residual",
     )
-    if m.norm == "pre":
+    if pre:
         return post
-    return norm(2, post, f"{p}.resid_post")
+    return norm(2, post)
 
 
-def _ffn(xp: Any, t: TraceBuilder, m: Model, layer: Layer, p: str, y: Any, src: str) -> Any:
-    """The feed-forward sublayer; records ``ffn_pre``, (``ffn_up``, ``ffn_gate``), ``ffn_act``, ``ffn_out``."""
+def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
+    """The feed-forward sublayer: ``ffn_pre``, (``ffn_up``, ``ffn_gate``), ``ffn_act``, ``ffn_out``."""
     tr = layer.transposed
-    pre = t.add(
+    pre = b.add(
         f"{p}.ffn_pre",
-        ops.linear(xp, y, xp.matrix(layer.W1), xp.matrix(layer.b1), transposed="W1" in tr),
+        _linear_op,
         (src,),
         "Y W_1 + b_1",
         "FFN pre-activation" if m.activation != "swiglu" else "FFN gate pre-activation",
+        w=layer.W1,
+        bias=layer.b1,
+        transposed="W1" in tr,
     )
     if m.activation == "swiglu":
         assert layer.W3 is not None and layer.b3 is not None  # the loader gives swiglu a W3
-        up = t.add(
+        up = b.add(
             f"{p}.ffn_up",
-            ops.linear(xp, y, xp.matrix(layer.W3), xp.matrix(layer.b3), transposed="W3" in tr),
+            _linear_op,
             (src,),
             "Y W_3 + b_3",
             "FFN up projection",
+            w=layer.W3,
+            bias=layer.b3,
+            transposed="W3" in tr,
         )
-        gate = t.add(
-            f"{p}.ffn_gate", ops.silu(xp, pre), (f"{p}.ffn_pre",), _ACT_TEX["silu"], "SiLU gate"
+        gate = b.add(
+            f"{p}.ffn_gate", activation_op, (pre,), _ACT_TEX["silu"], "SiLU gate", kind="silu"
         )
-        act = t.add(
+        act = b.add(
             f"{p}.ffn_act",
-            ops.hadamard(xp, gate, up),
-            (f"{p}.ffn_gate", f"{p}.ffn_up"),
+            _hadamard_op,
+            (gate, up),
             r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)",
             "FFN activation (SwiGLU)",
         )
     else:
-        act = t.add(
+        act = b.add(
             f"{p}.ffn_act",
-            ops.ACTIVATIONS[m.activation](xp, pre),
-            (f"{p}.ffn_pre",),
+            activation_op,
+            (pre,),
             _ACT_TEX[m.activation],
             "FFN activation",
+            kind=m.activation,
         )
-    return t.add(
+    return b.add(
         f"{p}.ffn_out",
-        ops.linear(xp, act, xp.matrix(layer.W2), xp.matrix(layer.b2), transposed="W2" in tr),
-        (f"{p}.ffn_act",),
+        _linear_op,
+        (act,),
         "F = a W_2 + b_2",
         "FFN output",
+        w=layer.W2,
+        bias=layer.b2,
+        transposed="W2" in tr,
     )
 
 
-def _standalone(xp: Any, t: TraceBuilder, m: Model) -> None:
+def activation_op(xp: Any, x: Any, *, kind: str) -> Any:
+    """An activation (``relu``, ``gelu``, ``gelu_tanh``, ``silu``) element-wise."""
+    return ops.ACTIVATIONS[kind](xp, x)
+
+
+def _hadamard_op(xp: Any, a: Any, b: Any) -> Any:
+    return ops.hadamard(xp, a, b)
+
+
+def standalone_nodes(b: Builder, m: Model) -> None:
+    """The model's stand-alone steps (a LayerNorm, a softmax, … on a given input)."""
     for s in m.standalone:
-        x = t.add(f"{s.name}.input", xp.matrix(s.input), (), "x", f"{s.name} input")
-        src = f"{s.name}.input"
+        src = b.add(f"{s.name}.input", given, (), "x", f"{s.name} input", matrix=s.input)
         if s.op in ("layernorm", "rmsnorm"):
-            d = xp.shape(x)[1]
+            d = s.input.cols
             one = sympy.ImmutableMatrix(1, d, [1] * d)
             zero = sympy.ImmutableMatrix(1, d, [0] * d)
             kind = dataclasses.replace(m, norm_kind=s.op)
             eps = m.eps if s.eps is None else s.eps
-            _norm(xp, t, kind, s.name, x, src, one, zero, eps, s.variance)
+            _norm(b, kind, s.name, src, one, zero, eps, s.variance)
         elif s.op == "softmax":
-            t.add(s.name, ops.softmax(xp, x), (src,), r"\operatorname{softmax}(x)", "softmax")
+            b.add(s.name, _softmax_op, (src,), r"\operatorname{softmax}(x)", "softmax")
         else:
-            t.add(s.name, ops.ACTIVATIONS[s.op](xp, x), (src,), _ACT_TEX[s.op], s.op)
+            b.add(s.name, activation_op, (src,), _ACT_TEX[s.op], s.op, kind=s.op)

@@ -156,6 +156,9 @@ class Derivation:
     computed_in: str | None = None  # the article's float format (symtf.floatsim)
     rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
+    #: Conventions applied as rewrites of the template's graph nodes: ``(name, scope)``
+    #: pairs (symtf.conventions, symtf.graph.rewrite); never read from a file.
+    rewrites: tuple[tuple[str, str], ...] = ()
     #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.toml_lines.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 

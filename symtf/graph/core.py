@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from symtf.graph.tensor import from_native, to_native
 from symtf.trace import Trace, TraceBuilder
 
 
@@ -54,6 +55,9 @@ class Node:
         title: A few words for people.
         shown: The inputs a reader is shown, when not ``args``.
         unroll: Whether the node emits further nodes when evaluated (decoding).
+        tensors: Whether the op takes and returns N-D
+            :class:`~symtf.graph.tensor.Tensor` values (the user's steps) rather
+            than the backend's matrices; a missing or non-numeric input is ``None``.
     """
 
     name: str
@@ -64,6 +68,7 @@ class Node:
     title: str = ""
     shown: tuple[str, ...] | None = None
     unroll: bool = False
+    tensors: bool = False
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -103,6 +108,11 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<Graph of {len(self.nodes)} nodes>"
+
+    def get(self, name: str) -> Node | None:
+        """The node called ``name``, or ``None``."""
+        k = self._at.get(name)
+        return None if k is None else self.nodes[k]
 
     def names(self) -> list[str]:
         """Every node's name, in order."""
@@ -156,7 +166,10 @@ class Builder:
         shown: tuple[str, ...] | None = None,
         **params: Any,
     ) -> str:
-        """Add node ``name = op(args…)`` and return its name (so templates read as assignments).
+        """Add node ``name = op(args…)`` and return ``name`` (so templates read as assignments).
+
+        Names are local to the builder: its prefix goes in front of ``name``, ``args``
+        and ``shown`` alike, so a template passes the names it got back as arguments.
 
         Raises:
             ValueError: When a node of that name was already added.
@@ -175,7 +188,7 @@ class Builder:
             None if shown is None else tuple(self._full(a) for a in shown),
         )
         self.nodes.append(node)
-        return full
+        return name
 
     def unroll(self, name: str, op: Callable[..., Any], **params: Any) -> None:
         """Add a node that emits and evaluates further nodes when it is evaluated."""
@@ -217,6 +230,7 @@ class Live:
         self.xp = xp
         self.t = t
         self.override = t.override
+        self._shapes: dict[str, tuple[int, ...]] = {}  # a tensor node's true shape
 
     def run(self, nodes: Iterable[Node]) -> None:
         """Evaluate ``nodes`` in order."""
@@ -228,9 +242,23 @@ class Live:
         if node.unroll:
             node.op(self.xp, self, **node.params)
             return None
+        if node.tensors:
+            return self._tensor_node(node)
         values = [self.t.value(a) for a in node.args]
         value = node.op(self.xp, *values, **node.params)
         return self.t.add(node.name, value, node.inputs, node.formula, node.title)
+
+    def _tensor_node(self, node: Node) -> Any:
+        xp = self.xp
+        values = []
+        for a in node.args:
+            v = self.t.value(a) if a in self.t else None
+            ok = v is not None and not isinstance(v, tuple)
+            values.append(from_native(xp, v, self._shapes.get(a)) if ok else None)
+        result = node.op(xp, *values, **node.params)
+        self.t.add(node.name, to_native(xp, result), node.inputs, node.formula, node.title)
+        self._shapes[node.name] = result.shape
+        return result
 
     def add(
         self,

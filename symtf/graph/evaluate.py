@@ -1,16 +1,17 @@
-"""Evaluate the user's step graph in a backend, recording every node in the trace.
+"""The user's given tensors and steps as nodes of the step graph, and their evaluation.
 
-Given tensors and user steps are recorded through the same
-:class:`~symtf.trace.TraceBuilder` as the template nodes, after them: each node
-``name = op(inputs…)`` with its formula (LaTeX from its expression) and inputs.
-A 0-, 1- or 2-D value is recorded as the backend's native matrix (so checking,
-replay and LaTeX read it like any step); what the builder returns (perhaps the
-article's printed numbers, during replay) is what later steps read.
+Each given tensor and each step becomes a :class:`~symtf.graph.core.Node`
+after the template's nodes, with its formula (LaTeX from its expression) and
+the names it reads as inputs. Its op evaluates the step's syntax tree on
+:class:`~symtf.graph.tensor.Tensor` values; the graph's evaluator records a 0-,
+1- or 2-D result as the backend's native matrix (so checking, replay and LaTeX
+read it like any step) and hands later steps what was recorded (perhaps the
+article's printed numbers, during replay) in its true shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from fractions import Fraction
 from typing import Any
 
@@ -19,8 +20,9 @@ import sympy
 from symtf.errors import ModelError, ShapeError, SpecError, Undecided
 from symtf.graph import lang
 from symtf.graph import ops as O
+from symtf.graph.core import Node
 from symtf.graph.spec import OPS, GivenTensor, StepNode
-from symtf.graph.tensor import Tensor, from_native, to_native
+from symtf.graph.tensor import Tensor
 
 #: Parameters read as plain numbers when the graph is built (not backend values).
 STATIC = frozenset({"axes", "shape", "h", "axis", "keepdims", "unbiased", "n", "d", "base"})
@@ -57,8 +59,55 @@ def _const(xp: Any, v: sympy.Expr) -> Any:
     return xp.const(v)
 
 
-def run_graph(xp: Any, t: Any, derivation: Any) -> None:
-    """Record the given tensors and user steps of ``derivation`` into the builder ``t``.
+def step_nodes(derivation: Any, taken: Container[str]) -> list[Node]:
+    """The nodes of ``derivation``'s given tensors and user steps, after the template's.
+
+    Args:
+        derivation: The derivation (``tensors``, ``steps``, ``model``, ``path``).
+        taken: The names the template's nodes already have.
+
+    Raises:
+        SpecError: A given tensor or step with the name of a template node.
+    """
+    tensors: tuple[GivenTensor, ...] = getattr(derivation, "tensors", ())
+    steps: tuple[StepNode, ...] = getattr(derivation, "steps", ())
+    out: list[Node] = []
+    path = str(derivation.path)
+    for g in tensors:
+        if g.name == "x" and derivation.model.architecture == "attention" and "x" in taken:
+            continue  # the template's input, given as a tensor: steps read the template's node
+        if g.name in taken:
+            raise SpecError(
+                f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"
+            )
+        out.append(
+            Node(g.name, _given_op, (), {"given": g}, _tex_name(g.name), "given", tensors=True)
+        )
+    for node in steps:
+        if node.name in taken:
+            raise SpecError(
+                f"{node.where}: a step cannot have the name of the model's step {node.name}"
+            )
+        out.append(
+            Node(
+                node.name,
+                _step_op,
+                node.inputs,
+                {"step": node, "path": path},
+                f"{_tex_name(node.name)} = {lang.latex(node.tree)}",
+                node.text,
+                tensors=True,
+            )
+        )
+    return out
+
+
+def _given_op(xp: Any, *, given: GivenTensor) -> Tensor:
+    return given_value(xp, given)
+
+
+def _step_op(xp: Any, *values: Tensor | None, step: StepNode, path: str) -> Tensor:
+    """Evaluate one user step from the values of the names it reads.
 
     Raises:
         SpecError: A step that does not fit (shapes, an index out of range, an unknown
@@ -66,56 +115,18 @@ def run_graph(xp: Any, t: Any, derivation: Any) -> None:
         ModelError: A step undefined for these numbers (a zero variance with ε = 0).
         Undecided: (balls) a sign that cannot be decided at this precision.
     """
-    tensors: tuple[GivenTensor, ...] = getattr(derivation, "tensors", ())
-    steps: tuple[StepNode, ...] = getattr(derivation, "steps", ())
-    if not tensors and not steps:
-        return
-    env: dict[str, Tensor] = {}
-    for g in tensors:
-        if g.name == "x" and derivation.model.architecture == "attention" and "x" in t:
-            env["x"] = from_native(xp, t.value("x"))  # the template's input, read from it
-            continue
-        if g.name in t:
-            raise SpecError(
-                f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"
-            )
-        v = given_value(xp, g)
-        rec = t.add(g.name, to_native(xp, v), (), _tex_name(g.name), "given")
-        env[g.name] = from_native(xp, rec, v.shape)
-
-    def lookup(name: str) -> Tensor | None:
-        if name in env:
-            return env[name]
-        try:
-            value = t.value(name)
-        except KeyError:
-            return None
-        if isinstance(value, tuple) or value is None:
-            return None
-        v = from_native(xp, value)
-        env[name] = v
-        return v
-
-    for node in steps:
-        if node.name in t:
-            raise SpecError(
-                f"{node.where}: a step cannot have the name of the model's step {node.name}"
-            )
-        try:
-            value = _Interp(xp, lookup).value(node.tree)
-        except _Located as e:
-            message = str(lang.error(node.text, node.where, e.pos, str(e)))
-            if e.model:  # the pipeline puts the file in front
-                raise ModelError(message.removeprefix(f"{derivation.path}: ")) from None
-            raise SpecError(message) from None
-        except Undecided as e:
-            if getattr(xp, "name", "") != "exact":
-                raise  # balls: the caller retries at a higher precision or exactly
-            where = node.where.removeprefix(f"{derivation.path}: ")
-            raise ModelError(f"{where}: {e}") from None
-        formula = f"{_tex_name(node.name)} = {lang.latex(node.tree)}"
-        rec = t.add(node.name, to_native(xp, value), node.inputs, formula, node.text)
-        env[node.name] = from_native(xp, rec, value.shape)
+    env = dict(zip(step.inputs, values, strict=True))
+    try:
+        return _Interp(xp, env.get).value(step.tree)
+    except _Located as e:
+        message = str(lang.error(step.text, step.where, e.pos, str(e)))
+        if e.model:  # the pipeline puts the file in front
+            raise ModelError(message.removeprefix(f"{path}: ")) from None
+        raise SpecError(message) from None
+    except Undecided as e:
+        if getattr(xp, "name", "") != "exact":
+            raise  # balls: the caller retries at a higher precision or exactly
+        raise ModelError(f"{step.where.removeprefix(f'{path}: ')}: {e}") from None
 
 
 def _tex_name(name: str) -> str:
@@ -503,4 +514,4 @@ class _Interp:
         return v
 
 
-__all__ = ["Undecided", "given_value", "run_graph"]
+__all__ = ["Undecided", "given_value", "step_nodes"]

@@ -18,7 +18,9 @@ from typing import Any
 
 import sympy
 
+from symtf.blocks import activation_tex, softmax_tex, variance_tex
 from symtf.graph import lang
+from symtf.graph.core import Graph, Node
 from symtf.graph.spec import StepNode
 
 _VARIANCE_OPS = ("std", "var", "layernorm")
@@ -254,3 +256,152 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
         doc = f"{sw.doc[:-1]}, or per step)" if sw.doc.endswith(")") else sw.doc
         out[k] = dataclasses.replace(sw, doc=doc, _scopes=scopes, _apply=apply)
     return (*out, *extra)
+
+
+# ----------------------------------------------------------------------------- template nodes
+#
+# The templates' nodes carry their conventions as parameters (symtf.blocks,
+# symtf.pipeline): a head's ``sqrt_dk`` node its ``scale``, a norm's ``var`` node
+# ``unbiased`` and its ``std`` (``rms``) node ``eps``, the ``scores`` node
+# ``transpose_k``, the softmax node its ``axis``, a projection ``transposed``, a
+# rotation its ``pairs``, an activation its ``kind``. A convention at a scope sets
+# those parameters on the nodes there, and nothing else.
+
+
+def apply_rewrites(graph: Graph, d: Any) -> Graph:
+    """``graph`` with the derivation's convention rewrites of template nodes applied.
+
+    ``d.rewrites`` holds ``(convention, scope)`` pairs, set by
+    :meth:`symtf.conventions.Switch.apply`; each changes the parameters of the
+    nodes at that scope (see :data:`NODE_REWRITES`).
+
+    Raises:
+        KeyError: A scope with none of the nodes the convention changes.
+    """
+    for name, scope in getattr(d, "rewrites", ()):
+        before = graph
+        graph = NODE_REWRITES[name](graph, scope, d)
+        if graph is before:
+            raise KeyError(f"{name} changes no node at {scope!r}")
+    return graph
+
+
+def _scale(value: Callable[[Any], Any]) -> Callable[[Graph, str, Any], Graph]:
+    def rw(g: Graph, scope: str, d: Any) -> Graph:
+        return g.with_params(f"{scope}.sqrt_dk", scale=value(d.model))
+
+    return rw
+
+
+def _variance(unbiased: bool) -> Callable[[Graph, str, Any], Graph]:
+    def rw(g: Graph, scope: str, d: Any) -> Graph:
+        g = g.with_params(f"{scope}.var", unbiased=unbiased)
+        return g.replace(f"{scope}.var", formula=variance_tex(unbiased))
+
+    return rw
+
+
+def _eps(value: str) -> Callable[[Graph, str, Any], Graph]:
+    def rw(g: Graph, scope: str, d: Any) -> Graph:
+        root = f"{scope}.std" if f"{scope}.std" in g else f"{scope}.rms"
+        return g.with_params(root, eps=sympy.Rational(value))
+
+    return rw
+
+
+def _every(
+    suffix: str, when: Callable[[Node], bool], change: Callable[[Node], dict[str, Any]]
+) -> Callable[[Graph, str, Any], Graph]:
+    """A model-wide rewrite: every node named ``….suffix`` that ``when`` accepts."""
+
+    def rw(g: Graph, scope: str, d: Any) -> Graph:
+        for node in g:
+            if node.name.endswith(suffix) and when(node):
+                g = g.replace(node.name, **change(node))
+        return g
+
+    return rw
+
+
+def _activation(kind: str) -> Callable[[Graph, str, Any], Graph]:
+    old = "gelu_tanh" if kind == "gelu" else "gelu"
+    return _every(
+        ".ffn_act",
+        lambda n: n.params.get("kind") == old,
+        lambda n: {"params": {**n.params, "kind": kind}, "formula": activation_tex(kind)},
+    )
+
+
+def _k_not_transposed(g: Graph, scope: str, d: Any) -> Graph:
+    g = g.with_params(f"{scope}.scores", transpose_k=False)
+    return g.replace(f"{scope}.scores", formula="Q K")
+
+
+def _softmax_columns(g: Graph, scope: str, d: Any) -> Graph:
+    for part in ("weights", "pattern"):  # the softmax is ``weights`` when masking follows it
+        name = f"{scope}.{part}"
+        if name in g and "axis" in g[name].params:
+            node = g[name]
+            tex = node.formula.replace(softmax_tex("rows"), softmax_tex("columns"), 1)
+            return g.replace(name, params={**node.params, "axis": "columns"}, formula=tex)
+    return g
+
+
+#: A projection's scope suffix → the node it feeds (``l0.h0.W_Q`` → ``l0.h0.q``).
+_PROJECTED = {
+    "W_Q": "q",
+    "W_K": "k",
+    "W_V": "v",
+    "W_O": "attn_out",
+    "W1": "ffn_pre",
+    "W2": "ffn_out",
+    "W3": "ffn_up",
+}
+
+
+def _weights_left(g: Graph, scope: str, d: Any) -> Graph:
+    """Transpose the square, non-symmetric weight of one projection, or of every one of a head."""
+    last = scope.rsplit(".", 1)[-1]
+    if last in _PROJECTED:
+        targets = [f"{scope.rsplit('.', 1)[0]}.{_PROJECTED[last]}"]
+    else:
+        targets = [f"{scope}.{x}" for x in ("q", "k", "v")]
+    for name in targets:
+        node = g.get(name)
+        w = None if node is None else node.params.get("w")
+        if w is None or node.params.get("transposed") or w.rows != w.cols or w == w.T:
+            continue
+        left, _, rest = node.formula.partition(" + ")
+        tex = left + "^\\top" + (" + " + rest if rest else "")
+        g = g.replace(name, params={**node.params, "transposed": True}, formula=tex)
+    return g
+
+
+def _rope_pairs(pairs: str) -> Callable[[Graph, str, Any], Graph]:
+    return _every(
+        "_rot",
+        lambda n: "pairs" in n.params,
+        lambda n: {"params": {**n.params, "pairs": pairs}},
+    )
+
+
+#: Each convention that is a change of template nodes' parameters: ``rewrite(graph, scope, d)``.
+#: The norm placement and the mask's place change the template's shape; those are
+#: re-expansions of the template from a model setting (symtf.conventions).
+NODE_REWRITES: dict[str, Callable[[Graph, str, Any], Graph]] = {
+    "no-sqrt-dk": _scale(lambda m: sympy.Integer(1)),
+    "sqrt-dmodel": _scale(lambda m: sympy.sqrt(m.d_model)),
+    "divide-by-dk": _scale(lambda m: sympy.Integer(m.d_head)),
+    "unbiased-variance": _variance(True),
+    "biased-variance": _variance(False),
+    "eps-1e-5": _eps("1e-5"),
+    "eps-1e-6": _eps("1e-6"),
+    "eps-1e-12": _eps("1e-12"),
+    "gelu-tanh": _activation("gelu_tanh"),
+    "gelu-erf": _activation("gelu"),
+    "k-not-transposed": _k_not_transposed,
+    "softmax-columns": _softmax_columns,
+    "weights-left": _weights_left,
+    "rope-halves": _rope_pairs("halves"),
+    "rope-adjacent": _rope_pairs("adjacent"),
+}
