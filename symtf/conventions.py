@@ -87,18 +87,6 @@ def _with_model(d: Derivation, **changes: object) -> Derivation:
     return dataclasses.replace(d, model=dataclasses.replace(d.model, **changes))
 
 
-def _with_layer(d: Derivation, li: int, **changes: object) -> Derivation:
-    layers = list(d.model.layers)
-    layers[li] = dataclasses.replace(layers[li], **changes)
-    return _with_model(d, layers=tuple(layers))
-
-
-def _with_head(d: Derivation, li: int, hi: int, **changes: object) -> Derivation:
-    heads = list(d.model.layers[li].heads)
-    heads[hi] = dataclasses.replace(heads[hi], **changes)
-    return _with_layer(d, li, heads=tuple(heads))
-
-
 def _rewrite(d: Derivation, name: str, scope: str) -> Derivation:
     """``d`` with the graph rewrite ``name`` at ``scope`` (symtf.graph.rewrite)."""
     return dataclasses.replace(d, rewrites=(*d.rewrites, (name, scope)))
@@ -115,11 +103,6 @@ def _heads(d: Derivation) -> Iterator[tuple[str, int, int, Head]]:
     for li, layer in enumerate(m.layers):
         for hi, head in enumerate(layer.heads):
             yield f"l{li}.h{hi}", li, hi, head
-
-
-def _parse_head(scope: str) -> tuple[int, int]:
-    layer, head = scope.split(".")[:2]
-    return int(layer[1:]), int(head[1:])
 
 
 def _divisor(m: Model, head: Head) -> sympy.Expr:
@@ -147,7 +130,6 @@ class _Norm:
     variance: str
     kind: str
     width: int
-    set: Callable[..., Derivation]
 
 
 def _norms(d: Derivation) -> list[_Norm]:
@@ -159,21 +141,6 @@ def _norms(d: Derivation) -> list[_Norm]:
                 eps = getattr(layer, f"ln{k}_eps")
                 var = getattr(layer, f"ln{k}_variance")
 
-                def setter(
-                    dd: Derivation,
-                    *,
-                    eps: object = None,
-                    variance: object = None,
-                    li: int = li,
-                    k: int = k,
-                ) -> Derivation:
-                    ch: dict[str, object] = {}
-                    if eps is not None:
-                        ch[f"ln{k}_eps"] = eps
-                    if variance is not None:
-                        ch[f"ln{k}_variance"] = variance
-                    return _with_layer(dd, li, **ch)
-
                 out.append(
                     _Norm(
                         f"l{li}.ln{k}",
@@ -181,19 +148,9 @@ def _norms(d: Derivation) -> list[_Norm]:
                         m.variance if var is None else var,
                         m.norm_kind,
                         m.d_model,
-                        setter,
                     )
                 )
         if m.final_norm:
-
-            def set_f(dd: Derivation, *, eps: object = None, variance: object = None) -> Derivation:
-                ch: dict[str, object] = {}
-                if eps is not None:
-                    ch["lnf_eps"] = eps
-                if variance is not None:
-                    ch["lnf_variance"] = variance
-                return _with_model(dd, **ch)
-
             out.append(
                 _Norm(
                     "ln_f",
@@ -201,69 +158,37 @@ def _norms(d: Derivation) -> list[_Norm]:
                     m.variance if m.lnf_variance is None else m.lnf_variance,
                     m.norm_kind,
                     m.d_model,
-                    set_f,
                 )
             )
-    for si, s in enumerate(m.standalone):
+    for s in m.standalone:
         if s.op not in ("layernorm", "rmsnorm"):
             continue
 
-        def set_s(
-            dd: Derivation, *, eps: object = None, variance: object = None, si: int = si
-        ) -> Derivation:
-            items = list(dd.model.standalone)
-            ch: dict[str, object] = {}
-            if eps is not None:
-                ch["eps"] = eps
-            if variance is not None:
-                ch["variance"] = variance
-            items[si] = dataclasses.replace(items[si], **ch)
-            return _with_model(dd, standalone=tuple(items))
-
-        out.append(
-            _Norm(s.name, m.eps if s.eps is None else s.eps, s.variance, s.op, s.input.cols, set_s)
-        )
+        out.append(_Norm(s.name, m.eps if s.eps is None else s.eps, s.variance, s.op, s.input.cols))
     return out
-
-
-def _norm_at(d: Derivation, scope: str) -> _Norm:
-    for n in _norms(d):
-        if n.scope == scope:
-            return n
-    raise ConventionError(f"{d.path}: no norm {scope!r}")
 
 
 # Projections: scope -> matrix and a setter.
 
 
-def _projections(
-    d: Derivation,
-) -> list[tuple[str, sympy.ImmutableMatrix, Callable[..., Derivation]]]:
+def _projections(d: Derivation) -> list[tuple[str, sympy.ImmutableMatrix]]:
+    """Every projection not yet transposed, by scope (``l0.h0.W_Q``, ``l0.W1``), with its weight."""
     m = d.model
-    out: list[tuple[str, sympy.ImmutableMatrix, Callable[..., Derivation]]] = []
-    for scope, li, hi, head in _heads(d):
-        for nm in HEAD_PROJECTIONS:
-            if nm in head.transposed:
-                continue
-
-            def set_h(dd: Derivation, li: int = li, hi: int = hi, nm: str = nm) -> Derivation:
-                h = dd.model.layers[li].heads[hi]
-                return _with_head(dd, li, hi, transposed=(*h.transposed, nm))
-
-            out.append((f"{scope}.{nm}", getattr(head, nm), set_h))
+    out: list[tuple[str, sympy.ImmutableMatrix]] = []
+    for scope, _, _, head in _heads(d):
+        out.extend(
+            (f"{scope}.{nm}", getattr(head, nm))
+            for nm in HEAD_PROJECTIONS
+            if nm not in head.transposed
+        )
     if m.architecture in ("decoder", "attention"):
         for li, layer in enumerate(m.layers):
             names = ("W_O", "W1", "W2", "W3") if m.architecture == "decoder" else ("W_O",)
-            for nm in names:
-                w = getattr(layer, nm)
-                if w is None or nm in layer.transposed:
-                    continue
-
-                def set_l(dd: Derivation, li: int = li, nm: str = nm) -> Derivation:
-                    lay = dd.model.layers[li]
-                    return _with_layer(dd, li, transposed=(*lay.transposed, nm))
-
-                out.append((f"l{li}.{nm}", w, set_l))
+            out.extend(
+                (f"l{li}.{nm}", getattr(layer, nm))
+                for nm in names
+                if getattr(layer, nm) is not None and nm not in layer.transposed
+            )
     return out
 
 
@@ -377,7 +302,7 @@ def _model_field(
 def _weights_left() -> Switch:
     def scopes(d: Derivation) -> list[str]:
         out = []
-        projections = [(s, w) for s, w, _ in _projections(d) if _transposable(w)]
+        projections = [(s, w) for s, w in _projections(d) if _transposable(w)]
         heads_seen: list[str] = []
         for s, _ in projections:
             parts = s.split(".")
