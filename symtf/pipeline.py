@@ -16,7 +16,6 @@ from sympy.core.parameters import distribute
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.blocks import _norm_from_std, attention_steps, layer_norm_steps
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
@@ -60,9 +59,12 @@ def _run(xp: Any, t: TraceBuilder, derivation: Derivation) -> None:
     m = derivation.model
     try:
         if m.architecture == "encoder-decoder":
-            from symtf.seq2seq import run_into
+            from symtf.graph.core import Builder, Live
+            from symtf.seq2seq import encoder_decoder_nodes
 
-            run_into(xp, t, m, forcing=_claims_forcing(xp, t, derivation))
+            b = Builder()
+            encoder_decoder_nodes(b, m, forcing=_claims_forcing(xp, t, derivation))
+            Live(xp, t).run(b.nodes)
         elif m.architecture == "decoder":
             _decoder(xp, t, m, derivation.tokens)
         elif m.architecture == "attention":
@@ -297,6 +299,8 @@ def _head(xp: Any, t: TraceBuilder, m: Model, head: Head, h: str, hi: int, x: An
                 q, qn = rot, f"{h}.q_rot"
             else:
                 k, kn = rot, f"{h}.k_rot"
+    from symtf.blocks import attention_steps  # type: ignore[attr-defined]
+
     return attention_steps(
         xp,
         t,
@@ -326,6 +330,8 @@ def _norm(
     variance: str = "biased",
 ) -> Any:
     """The model's norm (LayerNorm or RMSNorm) of ``x``, with its worked pieces."""
+    from symtf.blocks import _norm_from_std, layer_norm_steps  # type: ignore[attr-defined]
+
     if m.norm_kind == "rmsnorm":
         r = ops.rms_norm(xp, x, xp.matrix(gamma), xp.matrix(beta), xp.const(eps))
         replay = getattr(t, "override", None) is not None
