@@ -56,22 +56,22 @@ the KV cache as keys (see :mod:`symtf.generate`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sympy
 
 from symtf import ops
-from symtf.blocks import attention_steps, layer_norm_steps
+from symtf.blocks import attention_nodes, layer_norm_nodes, softmax_op
 from symtf.errors import SpecError
+from symtf.graph.core import Builder, Live, Node, evaluate, given, same
 from symtf.model import MASKS, NORMS, Head, parse_generate
 from symtf.ties import equal
 from symtf.tomlread import _cell, _kind, _Reader, _vector, matrix
 from symtf.trace import TraceBuilder
 
 ARCHITECTURE = "encoder-decoder"
-_LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
 
 
 @dataclass(frozen=True)
@@ -374,6 +374,12 @@ def _decoder_layer(r: _Reader, name: str, d: int, h: int, dh: int) -> DecoderLay
 
 
 # ----------------------------------------------------------------------------- forward pass
+#
+# The template writes nodes into a Builder (nothing is computed while building);
+# every value is computed by a node's op from its inputs' values, so a replay that
+# puts the article's printed numbers into a node flows on to everything after it.
+# The KV cache is nodes too: a decoding step's ``{h}.k`` appends this step's rows
+# to the previous step's ``{h}.k`` node.
 
 
 @dataclass(frozen=True)
@@ -382,23 +388,20 @@ class DecoderState:
 
     Attributes:
         position: Index of the next token (row of ``pos``).
-        cache: Per layer, per head, the ``(K, V)`` rows of every token so far.
+        cache: Per layer, per head, the names of the ``(K, V)`` nodes holding the
+            rows of every token so far (empty before the first token).
     """
 
     position: int
-    cache: tuple[tuple[tuple[Any, Any], ...], ...]
+    cache: tuple[tuple[tuple[str, str], ...], ...]
 
 
 @dataclass(frozen=True)
 class Encoded:
-    """The encoder output and the cross-attention keys and values read from it."""
+    """The names of the encoder output node and of the cross-attention key and value nodes."""
 
-    out: Any
-    cross_kv: tuple[tuple[tuple[Any, Any], ...], ...]  # per decoder layer, per head
-
-
-def _divisor(xp: Any, m: Seq2SeqModel) -> Any:
-    return xp.const(m.scale) if m.scale is not None else xp.sqrt(xp.const(m.d_head))
+    out: str
+    cross_kv: tuple[tuple[tuple[str, str], ...], ...]  # per decoder layer, per head
 
 
 def vstack(xp: Any, mats: Sequence[Any]) -> Any:
@@ -412,221 +415,239 @@ def vstack(xp: Any, mats: Sequence[Any]) -> Any:
     )
 
 
-def _inputs(
-    xp: Any, t: TraceBuilder, p: str, table: Any, pos: Any, ids: Sequence[int], start: int
-) -> Any:
-    """Token ids, embedding rows and positional rows ``start…``: records ``p.tokens/embed/pos/x``."""
-    n = len(ids)
-    t.add(f"{p}.tokens", xp.from_rows([[xp.const(i) for i in ids]]), (), "", "token ids")
-    emb = t.add(
+def tokens_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
+    """The token ids as a ``[1, n]`` row of the backend's numbers."""
+    return xp.from_rows([[xp.const(i) for i in ids]])
+
+
+def embed_op(xp: Any, *, table: Any, ids: tuple[int, ...]) -> Any:
+    """The rows ``ids`` of the embedding ``table`` (a matrix of the file)."""
+    return ops.embed(xp, xp.matrix(table), ids)
+
+
+def add_op(xp: Any, a: Any, b: Any) -> Any:
+    """``a + b`` (positions, residual connections)."""
+    return ops.add(xp, a, b)
+
+
+def linear_op(xp: Any, x: Any, *, W: Any, b: Any = None) -> Any:
+    """``x·W (+ b)`` with the file's ``W`` (and ``b``)."""
+    return ops.linear(xp, x, xp.matrix(W), None if b is None else xp.matrix(b))
+
+
+def append_op(xp: Any, past: Any, x: Any, *, W: Any) -> Any:
+    """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""
+    return vstack(xp, [past, ops.linear(xp, x, xp.matrix(W))])
+
+
+def concat_op(xp: Any, *zs: Any) -> Any:
+    """Heads side by side."""
+    return ops.concat(xp, zs)
+
+
+def activation_op(xp: Any, x: Any, *, activation: str) -> Any:
+    """The FFN's activation, entry by entry."""
+    return ops.ACTIVATIONS[activation](xp, x)
+
+
+def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start: int) -> str:
+    """Token ids, embedding rows and positional rows ``start…``: adds ``p.tokens/embed/pos/x``.
+
+    Returns:
+        The name of the block input node ``p.x``.
+
+    Raises:
+        SpecError: When the positions run past the positional table.
+    """
+    n, ids = len(ids), tuple(ids)
+    tok = b.add(f"{p}.tokens", tokens_op, (), "", "token ids", ids=ids)
+    emb = b.add(
         f"{p}.embed",
-        ops.embed(xp, xp.matrix(table), ids),
-        (f"{p}.tokens",),
+        embed_op,
+        (),
         r"E[\text{ids}]",
         "embeddings",
+        shown=(tok,),
+        table=table,
+        ids=ids,
     )
     if pos is None:
-        return t.add(f"{p}.x", emb, (f"{p}.embed",), "X = E", "block input")
+        return b.add(f"{p}.x", same, (emb,), "X = E", "block input")
     if start + n > pos.rows:
         raise SpecError(
             f"position {start + n - 1} is beyond the {pos.rows} rows of the positional table"
         )
-    prow = t.add(f"{p}.pos", xp.matrix(pos[start : start + n, :]), (), "P", "positional rows")
-    return t.add(
-        f"{p}.x", ops.add(xp, emb, prow), (f"{p}.embed", f"{p}.pos"), "X = E + P", "block input"
-    )
+    prow = b.add(f"{p}.pos", given, (), "P", "positional rows", matrix=pos[start : start + n, :])
+    return b.add(f"{p}.x", add_op, (emb, prow), "X = E + P", "block input")
 
 
-def _norm(
-    xp: Any, t: TraceBuilder, name: str, x: Any, src: str, gb: tuple[Any, Any], eps: Any
-) -> Any:
-    return layer_norm_steps(xp, t, name, x, src, gb[0], gb[1], eps)
+def _norm(b: Builder, name: str, src: str, gb: tuple[Any, Any], eps: Any) -> str:
+    return layer_norm_nodes(b, name, src, gb[0], gb[1], eps)
 
 
 def _attention(
-    xp: Any,
-    t: TraceBuilder,
+    b: Builder,
     m: Seq2SeqModel,
     p: str,
     heads: Sequence[Head],
     W_O: Any,
-    x: Any,
     src: str,
     *,
-    kv: Sequence[tuple[Any, Any]] | None = None,
-    kv_from: Any = None,
-    past: Sequence[tuple[Any, Any]] | None = None,
+    kv: Sequence[tuple[str, str]] | None = None,
+    past: Sequence[tuple[str, str]] | None = None,
     causal: bool = False,
-) -> tuple[Any, tuple[tuple[Any, Any], ...]]:
-    """Multi-head attention of the query rows ``x``.
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Multi-head attention of the query rows ``src``.
 
-    Keys and values are, in order of preference: ``kv`` given per head (cross-attention
-    over the encoder), the rows of ``kv_from`` (parallel self-attention), or the
-    cached ``past`` rows with the rows of ``x`` appended (KV-cached decoding).
+    Keys and values are, in order of preference: the nodes ``kv`` given per head
+    (cross-attention over the encoder), the cached nodes ``past`` with the rows of
+    ``src`` appended (KV-cached decoding), or the rows of ``src`` (self-attention).
 
     Returns:
-        ``attn_out`` and the ``(K, V)`` of every head.
+        The name of ``attn_out`` and the names of every head's ``(K, V)`` nodes.
     """
-    divisor = _divisor(xp, m)
     zs, used = [], []
     for hi, head in enumerate(heads):
         h = f"{p}.h{hi}"
-        q = t.add(
-            f"{h}.q",
-            ops.linear(xp, x, xp.matrix(head.W_Q)),
-            (src,),
-            "Q = X W_Q",
-            f"queries, head {hi + 1}",
-        )
+        q = b.add(f"{h}.q", linear_op, (src,), "Q = X W_Q", f"queries, head {hi + 1}", W=head.W_Q)
         if kv is not None:
             k, v = kv[hi]
+        elif past is not None:  # the cache grows; shown as read from this step's rows
+            pk, pv = past[hi]
+            k = b.add(
+                f"{h}.k",
+                append_op,
+                (pk, src),
+                "K = X W_K",
+                f"keys, head {hi + 1}",
+                shown=(src,),
+                W=head.W_K,
+            )
+            v = b.add(
+                f"{h}.v",
+                append_op,
+                (pv, src),
+                "V = X W_V",
+                f"values, head {hi + 1}",
+                shown=(src,),
+                W=head.W_V,
+            )
         else:
-            base = x if kv_from is None else kv_from
-            k = ops.linear(xp, base, xp.matrix(head.W_K))
-            v = ops.linear(xp, base, xp.matrix(head.W_V))
-            if past is not None:
-                k, v = vstack(xp, [past[hi][0], k]), vstack(xp, [past[hi][1], v])
-            k = t.add(f"{h}.k", k, (src,), "K = X W_K", f"keys, head {hi + 1}")
-            v = t.add(f"{h}.v", v, (src,), "V = X W_V", f"values, head {hi + 1}")
+            k = b.add(f"{h}.k", linear_op, (src,), "K = X W_K", f"keys, head {hi + 1}", W=head.W_K)
+            v = b.add(
+                f"{h}.v", linear_op, (src,), "V = X W_V", f"values, head {hi + 1}", W=head.W_V
+            )
         used.append((k, v))
         zs.append(
-            attention_steps(
-                xp,
-                t,
+            attention_nodes(
+                b,
                 h,
                 hi,
-                q,
-                k,
-                v,
-                (f"{h}.q", f"{h}.k"),
-                divisor=divisor,
+                (q, k, v),
+                scale=m.scale,
+                d_head=m.d_head,
                 mask="causal" if causal else "none",
             )
         )
-    cat = t.add(
-        f"{p}.concat",
-        ops.concat(xp, zs),
-        tuple(f"{p}.h{i}.z" for i in range(len(zs))),
-        r"Z = [Z_1 \cdots Z_h]",
-        "heads side by side",
-    )
-    out = t.add(
-        f"{p}.attn_out",
-        ops.linear(xp, cat, xp.matrix(W_O)),
-        (f"{p}.concat",),
-        "O = Z W_O",
-        "attention output",
-    )
+    cat = b.add(f"{p}.concat", concat_op, tuple(zs), r"Z = [Z_1 \cdots Z_h]", "heads side by side")
+    out = b.add(f"{p}.attn_out", linear_op, (cat,), "O = Z W_O", "attention output", W=W_O)
     return out, tuple(used)
 
 
-def _ffn(xp: Any, t: TraceBuilder, m: Seq2SeqModel, p: str, layer: Any, x: Any, src: str) -> Any:
-    pre = t.add(
+def _ffn(b: Builder, m: Seq2SeqModel, p: str, layer: Any, src: str) -> str:
+    pre = b.add(
         f"{p}.ffn_pre",
-        ops.linear(xp, x, xp.matrix(layer.W1), xp.matrix(layer.b1)),
+        linear_op,
         (src,),
         "Y W_1 + b_1",
         "FFN pre-activation",
+        W=layer.W1,
+        b=layer.b1,
     )
-    act = t.add(
+    act = b.add(
         f"{p}.ffn_act",
-        ops.ACTIVATIONS[m.activation](xp, pre),
-        (f"{p}.ffn_pre",),
+        activation_op,
+        (pre,),
         rf"\operatorname{{{m.activation}}}(\cdot)",
         "FFN activation",
+        activation=m.activation,
     )
-    return t.add(
+    return b.add(
         f"{p}.ffn_out",
-        ops.linear(xp, act, xp.matrix(layer.W2), xp.matrix(layer.b2)),
-        (f"{p}.ffn_act",),
+        linear_op,
+        (act,),
         "F = a W_2 + b_2",
         "FFN output",
+        W=layer.W2,
+        b=layer.b2,
     )
 
 
 def _sublayer(
-    xp: Any,
-    t: TraceBuilder,
+    b: Builder,
     m: Seq2SeqModel,
     p: str,
     resid: str,
     ln: str,
     gb: Any,
-    x: Any,
     src: str,
-    inner: Any,
-) -> tuple[Any, str, Any]:
+    inner: Callable[[str], tuple[str, Any]],
+) -> tuple[str, Any]:
     """Residual sub-layer ``inner`` in the model's norm style.
 
-    ``inner(y, y_name)`` records its steps and returns ``(out, out_name, extra)``.
+    ``inner(y)`` adds its nodes reading node ``y`` and returns ``(out, extra)``.
     Post-norm: ``LN(x + inner(x))``. Pre-norm: ``x + inner(LN(x))``.
 
     Returns:
-        The sub-layer output, its step name and ``inner``'s extra result.
+        The name of the sub-layer's output node and ``inner``'s extra result.
     """
     if m.norm == "pre":
-        y = _norm(xp, t, f"{p}.{ln}", x, src, gb, m.eps)
-        out, out_name, extra = inner(y, f"{p}.{ln}")
-        r = t.add(f"{p}.{resid}", ops.add(xp, x, out), (src, out_name), "X + O", "residual")
-        return r, f"{p}.{resid}", extra
-    out, out_name, extra = inner(x, src)
-    r = t.add(f"{p}.{resid}", ops.add(xp, x, out), (src, out_name), "X + O", "residual")
-    return _norm(xp, t, f"{p}.{ln}", r, f"{p}.{resid}", gb, m.eps), f"{p}.{ln}", extra
+        out, extra = inner(_norm(b, f"{p}.{ln}", src, gb, m.eps))
+        return b.add(f"{p}.{resid}", add_op, (src, out), "X + O", "residual"), extra
+    out, extra = inner(src)
+    r = b.add(f"{p}.{resid}", add_op, (src, out), "X + O", "residual")
+    return _norm(b, f"{p}.{ln}", r, gb, m.eps), extra
 
 
-def encode(xp: Any, t: TraceBuilder, m: Seq2SeqModel) -> Encoded:
-    """Run the encoder on the source and read the cross-attention keys and values.
+def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
+    """Add the encoder over the source and the cross-attention keys and values read from it.
 
-    Records ``enc.*`` and ``dec.l{i}.cross.h{j}.k``/``.v``.
+    Adds ``enc.*`` and ``dec.l{i}.cross.h{j}.k``/``.v``.
     """
-    x = _inputs(xp, t, "enc", m.source_embed, m.source_pos, m.source, 0)
-    src = "enc.x"
+    src = _inputs(b, "enc", m.source_embed, m.source_pos, m.source, 0)
     for li, layer in enumerate(m.encoder):
         p = f"enc.l{li}"
 
-        def attn(
-            y: Any, y_name: str, layer: EncoderLayer = layer, p: str = p
-        ) -> tuple[Any, str, Any]:
-            out, _ = _attention(
-                xp,
-                t,
-                m,
-                p,
-                layer.heads,
-                layer.W_O,
-                y,
-                y_name,
-                kv_from=y,
-                causal=m.encoder_mask == "causal",
-            )
-            return out, f"{p}.attn_out", None
+        def attn(y: str, layer: EncoderLayer = layer, p: str = p) -> tuple[str, Any]:
+            causal = m.encoder_mask == "causal"
+            return _attention(b, m, p, layer.heads, layer.W_O, y, causal=causal)[0], None
 
-        def ffn(
-            y: Any, y_name: str, layer: EncoderLayer = layer, p: str = p
-        ) -> tuple[Any, str, Any]:
-            return _ffn(xp, t, m, p, layer, y, y_name), f"{p}.ffn_out", None
+        def ffn(y: str, layer: EncoderLayer = layer, p: str = p) -> tuple[str, Any]:
+            return _ffn(b, m, p, layer, y), None
 
-        x, src, _ = _sublayer(xp, t, m, p, "resid_mid", "ln1", layer.norms[0], x, src, attn)
-        x, src, _ = _sublayer(xp, t, m, p, "resid_post", "ln2", layer.norms[1], x, src, ffn)
-    out = t.add("enc.out", x, (src,), "", "encoder output")
+        src, _ = _sublayer(b, m, p, "resid_mid", "ln1", layer.norms[0], src, attn)
+        src, _ = _sublayer(b, m, p, "resid_post", "ln2", layer.norms[1], src, ffn)
+    out = b.add("enc.out", same, (src,), "", "encoder output")
     cross = []
     for li, layer in enumerate(m.decoder):
         kvs = []
         for hi, head in enumerate(layer.cross_heads):
             h = f"dec.l{li}.cross.h{hi}"
-            k = t.add(
+            k = b.add(
                 f"{h}.k",
-                ops.linear(xp, out, xp.matrix(head.W_K)),
-                ("enc.out",),
+                linear_op,
+                (out,),
                 "K = H_{enc} W_K",
                 f"cross keys, head {hi + 1}",
+                W=head.W_K,
             )
-            v = t.add(
+            v = b.add(
                 f"{h}.v",
-                ops.linear(xp, out, xp.matrix(head.W_V)),
-                ("enc.out",),
+                linear_op,
+                (out,),
                 "V = H_{enc} W_V",
                 f"cross values, head {hi + 1}",
+                W=head.W_V,
             )
             kvs.append((k, v))
         cross.append(tuple(kvs))
@@ -639,99 +660,72 @@ def empty_state(m: Seq2SeqModel) -> DecoderState:
 
 
 def decode(
-    xp: Any,
-    t: TraceBuilder,
+    b: Builder,
     m: Seq2SeqModel,
     enc: Encoded,
     tokens: Sequence[int],
     p: str = "dec",
     state: DecoderState | None = None,
     out: str | None = None,
-) -> tuple[Any, Any, DecoderState]:
-    """Run the decoder on ``tokens`` and return the logits and probabilities of every row.
+) -> tuple[str, str, DecoderState]:
+    """Add the decoder on ``tokens``, with the logits and probabilities of every row.
 
     With ``state is None`` this is the parallel pass: every row at once, the
     self-attention masked by ``decoder_mask``. With a state it is one step of
     KV-cached decoding: the new rows attend to the cached keys and values and
-    to themselves, and the new state holds the longer cache.
+    to themselves, and the new state names the longer cache.
 
-    Records ``{p}.tokens``, ``{p}.x``, ``{p}.l0.…``, ``{p}.final``, and
+    Adds ``{p}.tokens``, ``{p}.x``, ``{p}.l0.…``, ``{p}.final``, and
     ``{out}.logits``, ``{out}.probs`` (``out`` defaults to ``p``).
 
     Returns:
-        ``(logits, probs, state)``: ``[len(tokens), |vocab|]`` each, and the state after them.
+        ``(logits, probs, state)``: the names of the ``[len(tokens), |vocab|]``
+        nodes, and the state after these tokens.
     """
     cached = state is not None
     start = state.position if cached else 0
-    x = _inputs(xp, t, p, m.embed, m.pos, tokens, start)
-    src = f"{p}.x"
+    src = _inputs(b, p, m.embed, m.pos, tokens, start)
     caches = []
     for li, layer in enumerate(m.decoder):
         lp = f"{p}.l{li}"
-        past = state.cache[li] if cached and state.cache else None
+        past = state.cache[li] if state is not None and state.cache else None
 
         def self_attn(
-            y: Any, y_name: str, layer: DecoderLayer = layer, lp: str = lp, past: Any = past
-        ) -> tuple[Any, str, Any]:
-            if cached:
-                out, kv = _attention(
-                    xp, t, m, f"{lp}.self", layer.self_heads, layer.W_O, y, y_name, past=past
-                )
-            else:
-                out, kv = _attention(
-                    xp,
-                    t,
-                    m,
-                    f"{lp}.self",
-                    layer.self_heads,
-                    layer.W_O,
-                    y,
-                    y_name,
-                    kv_from=y,
-                    causal=m.decoder_mask == "causal",
-                )
-            return out, f"{lp}.self.attn_out", kv
+            y: str, layer: DecoderLayer = layer, lp: str = lp, past: Any = past
+        ) -> tuple[str, Any]:
+            causal = not cached and m.decoder_mask == "causal"
+            return _attention(
+                b, m, f"{lp}.self", layer.self_heads, layer.W_O, y, past=past, causal=causal
+            )
 
         def cross_attn(
-            y: Any, y_name: str, layer: DecoderLayer = layer, lp: str = lp, li: int = li
-        ) -> tuple[Any, str, Any]:
-            out, _ = _attention(
-                xp,
-                t,
-                m,
-                f"{lp}.cross",
-                layer.cross_heads,
-                layer.cross_W_O,
-                y,
-                y_name,
-                kv=enc.cross_kv[li],
-            )
-            return out, f"{lp}.cross.attn_out", None
+            y: str, layer: DecoderLayer = layer, lp: str = lp, li: int = li
+        ) -> tuple[str, Any]:
+            kv = enc.cross_kv[li]
+            out, _ = _attention(b, m, f"{lp}.cross", layer.cross_heads, layer.cross_W_O, y, kv=kv)
+            return out, None
 
-        def ffn(
-            y: Any, y_name: str, layer: DecoderLayer = layer, lp: str = lp
-        ) -> tuple[Any, str, Any]:
-            return _ffn(xp, t, m, lp, layer, y, y_name), f"{lp}.ffn_out", None
+        def ffn(y: str, layer: DecoderLayer = layer, lp: str = lp) -> tuple[str, Any]:
+            return _ffn(b, m, lp, layer, y), None
 
-        x, src, kv = _sublayer(xp, t, m, lp, "resid_mid", "ln1", layer.norms[0], x, src, self_attn)
+        src, kv = _sublayer(b, m, lp, "resid_mid", "ln1", layer.norms[0], src, self_attn)
         caches.append(kv)
-        x, src, _ = _sublayer(
-            xp, t, m, lp, "resid_cross", "ln2", layer.norms[1], x, src, cross_attn
-        )
-        x, src, _ = _sublayer(xp, t, m, lp, "resid_post", "ln3", layer.norms[2], x, src, ffn)
-    t.add(f"{p}.final", x, (src,), "", "decoder output")
+        src, _ = _sublayer(b, m, lp, "resid_cross", "ln2", layer.norms[1], src, cross_attn)
+        src, _ = _sublayer(b, m, lp, "resid_post", "ln3", layer.norms[2], src, ffn)
+    final = b.add(f"{p}.final", same, (src,), "", "decoder output")
     o = out or p
-    logits = t.add(
+    logits = b.add(
         f"{o}.logits",
-        ops.linear(xp, x, xp.matrix(m.unembed)),
-        (f"{p}.final",),
+        linear_op,
+        (final,),
         r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
+        W=m.unembed,
     )
-    probs = t.add(
+    probs = b.add(
         f"{o}.probs",
-        ops.softmax(xp, logits),
-        (f"{o}.logits",),
+        softmax_op,
+        (logits,),
         r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
         "probabilities",
     )
@@ -743,36 +737,69 @@ def forced_input(m: Seq2SeqModel) -> tuple[int, ...]:
     return (m.start, *m.target[:-1])
 
 
-def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel, *, forcing: bool = False) -> None:
-    """The whole encoder–decoder trace: encoder, teacher-forced pass, decoding loop.
+def decoding_op(xp: Any, live: Live, *, model: Seq2SeqModel, enc: Encoded) -> None:
+    """The unroll node's op: decode with :func:`symtf.generate.generate`, one step at a time.
 
-    Args:
-        xp: Number system.
-        t: Where the steps are recorded.
-        m: The model (with its input and decoding settings).
-        forcing: Also record ``teacher_forcing``, the :class:`Forcing` outcome of
-            comparing the parallel pass with step-by-step decoding (read by
-            ``assert = "teacher-forcing"`` claims); needs ``input.target``.
+    Each step adds one KV-cached decoder pass (``gen.i.dec.…``, ``gen.i.logits``,
+    ``gen.i.probs``) as nodes and evaluates them through ``live``; the loop records
+    its decisions (``gen.i.token``, ``gen.output``) with ``live.add``.
     """
     from symtf.generate import generate
 
-    enc = encode(xp, t, m)
+    def step(state: DecoderState, token: int, prefix: str) -> tuple[Any, Any, DecoderState]:
+        nodes: list[Node] = []
+        logits, probs, after = decode(
+            Builder(sink=nodes), model, enc, [token], f"{prefix}.dec", state, prefix
+        )
+        live.run(nodes)
+        return live.value(logits), live.value(probs), after
+
+    generate(xp, live, model, step, empty_state(model))
+
+
+def forcing_op(xp: Any, *, model: Seq2SeqModel) -> Forcing:
+    """The ``teacher_forcing`` node's op: :func:`teacher_forcing` (an exact comparison of its own)."""
+    return teacher_forcing(model)
+
+
+def encoder_decoder_nodes(b: Builder, m: Seq2SeqModel, *, forcing: bool) -> None:
+    """Add the whole encoder–decoder graph to ``b``: encoder, teacher-forced pass, decoding.
+
+    Args:
+        b: Where the nodes go.
+        m: The model (with its input and decoding settings).
+        forcing: Also add ``teacher_forcing``, the :class:`Forcing` outcome of
+            comparing the parallel pass with step-by-step decoding (read by
+            ``assert = "teacher-forcing"`` claims); needs ``input.target``.
+    """
+    enc = encode(b, m)
     if m.target:
-        decode(xp, t, m, enc, forced_input(m))
+        decode(b, m, enc, forced_input(m))
     if m.generate is not None:
-
-        def step(state: DecoderState, token: int, prefix: str) -> tuple[Any, Any, DecoderState]:
-            return decode(xp, t, m, enc, [token], f"{prefix}.dec", state, prefix)
-
-        generate(xp, t, m, step, empty_state(m))
+        b.unroll("gen", decoding_op, model=m, enc=enc)
     if forcing and m.target:
-        t.add(
+        b.add(
             "teacher_forcing",
-            teacher_forcing(m),
+            forcing_op,
             (),
             "",
             "parallel (teacher-forced) pass against step-by-step decoding",
+            model=m,
         )
+
+
+def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel, *, forcing: bool = False) -> None:
+    """Evaluate the whole encoder–decoder graph (:func:`encoder_decoder_nodes`) into ``t``.
+
+    Args:
+        xp: Number system.
+        t: Where the nodes' values are recorded.
+        m: The model (with its input and decoding settings).
+        forcing: Also record ``teacher_forcing`` (see :func:`encoder_decoder_nodes`).
+    """
+    b = Builder()
+    encoder_decoder_nodes(b, m, forcing=forcing)
+    Live(xp, t).run(b.nodes)
 
 
 # ----------------------------------------------------------------------------- teacher forcing
@@ -809,15 +836,15 @@ def teacher_forcing(m: Seq2SeqModel) -> Forcing:
     from symtf.backends import ExactBackend
 
     xp = ExactBackend()
-    t = TraceBuilder(xp)
     tokens = forced_input(m)
+    b = Builder()
+    enc = encode(b, m)
+    decode(b, m, enc, tokens, "tf")
+    state = empty_state(m)
+    for i, tok in enumerate(tokens):
+        _, _, state = decode(b, m, enc, [tok], f"kv.{i}", state)
     with distribute(False):
-        enc = encode(xp, t, m)
-        decode(xp, t, m, enc, tokens, "tf")
-        state = empty_state(m)
-        for i, tok in enumerate(tokens):
-            _, _, state = decode(xp, t, m, enc, [tok], f"kv.{i}", state)
-    tr = t.freeze()
+        tr = evaluate(b.graph(), xp)
     undecided = None
     memo: dict[tuple[Any, Any], bool] = {}
     for i in range(len(tokens)):

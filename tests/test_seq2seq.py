@@ -233,6 +233,86 @@ def test_symbolic_weight_keeps_the_symbol_and_substitutes_to_the_reference() -> 
     assert teacher_forcing(d.model).holds is True
 
 
+# ----------------------------------------------------------------------------- the step graph
+
+GREEDY = '[generate]\nstrategy = "greedy"\nmax_len = 3\n'
+TF_CLAIM = '[[claims]]\nlabel = "tf"\nassert = "teacher-forcing"\nprinted = "holds"\n'
+
+
+def test_building_the_graph_computes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from symtf.graph.core import Builder
+    from symtf.seq2seq import encoder_decoder_nodes
+
+    def boom(*_: object, **__: object) -> None:
+        raise AssertionError("an op ran while building")
+
+    monkeypatch.setattr("symtf.ops.linear", boom)
+    monkeypatch.setattr("symtf.seq2seq.teacher_forcing", boom)
+    m = symtf.loads(model_toml(generate=GREEDY), "t.toml").model
+    b = Builder()
+    encoder_decoder_nodes(b, m, forcing=True)
+    names = [n.name for n in b.nodes]
+    # decoding steps are emitted only when the unroll node is evaluated
+    assert names[-2:] == ["gen", "teacher_forcing"] and b.nodes[-2].unroll
+    assert not any(n.startswith("gen.") for n in names)
+    assert {"enc.out", "dec.l0.cross.h1.v", "dec.probs"} <= set(names)
+    b2 = Builder()
+    encoder_decoder_nodes(b2, m, forcing=False)
+    assert "teacher_forcing" not in b2
+
+
+@pytest.mark.parametrize("generate", [GREEDY, GREEDY.replace('"greedy"', '"beam"\nbeam_width = 2')])
+def test_every_input_names_a_recorded_step(generate: str) -> None:
+    tr = symtf.run(symtf.loads(model_toml(generate=generate, claims=TF_CLAIM), "t.toml"))
+    assert "gen.1.dec.l0.cross.h0.z" in tr or "gen.1.b0.dec.l0.cross.h0.z" in tr
+    for name in tr:
+        for i in tr[name].inputs:
+            assert i in tr, (name, i)
+
+
+def _replay(text: str, values: dict[str, sympy.ImmutableMatrix]) -> symtf.trace.Trace:
+    from symtf.backends import ExactBackend
+
+    def override(name: str, value: object) -> object:
+        return values.get(name, value)
+
+    return symtf.run(symtf.loads(text, "t.toml"), ExactBackend(), override)
+
+
+def _close(tr: symtf.trace.Trace, got: object, want: sympy.MatrixBase) -> None:
+    xp = tr.backend
+    assert got.shape == want.shape  # type: ignore[attr-defined]
+    for i in range(want.rows):
+        for j in range(want.cols):
+            assert _float(got[i, j], xp) == pytest.approx(float(want[i, j]), abs=1e-12)  # type: ignore[index]
+
+
+def test_a_replayed_cache_row_reaches_the_next_decoding_step() -> None:
+    text = model_toml(generate=GREEDY)
+    r = sympy.ImmutableMatrix([[sympy.Rational(3, 7), sympy.Rational(-2, 5)]])
+    tr = _replay(text, {"gen.0.dec.l0.self.h0.k": r})
+    k = tr.value("gen.1.dec.l0.self.h0.k")
+    # the cache: the replayed row of step 0, then this step's row x W_K (post-norm: x is dec.x)
+    w_k = sympy.Matrix(BASE["heads"][0][1])
+    x = tr.value("gen.1.dec.x")
+    mine = sympy.Matrix([[sum(x[0, a] * w_k[a, j] for a in range(4)) for j in range(2)]])
+    _close(tr, k, sympy.Matrix.vstack(r, mine))
+    q = tr.value("gen.1.dec.l0.self.h0.q")
+    _close(
+        tr,
+        tr.value("gen.1.dec.l0.self.h0.scores")[:, 0],
+        sympy.Matrix([[q[0, 0] * r[0, 0] + q[0, 1] * r[0, 1]]]),
+    )
+    plain = symtf.run(symtf.loads(text, "t.toml")).value("gen.1.dec.l0.self.h0.k")
+    assert abs(_float(plain[0, 0], tr.backend) - 3 / 7) > 1e-3  # the replay made a difference
+
+
+def test_a_replayed_decoder_output_reaches_the_logits() -> None:
+    f = sympy.ImmutableMatrix(3, 4, [sympy.Rational(k - 5, 4) for k in range(12)])
+    tr = _replay(model_toml(), {"dec.final": f})
+    _close(tr, tr.value("dec.logits"), f * sympy.Matrix(BASE["unembed"]))
+
+
 # ----------------------------------------------------------------------------- teacher forcing
 
 
