@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from symtf import ops
-from symtf.errors import ModelError, ShapeError
+from symtf.errors import ModelError
 from symtf.graph.core import Builder, same
 
 _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
@@ -227,32 +227,22 @@ def variance_tex(unbiased: bool) -> str:
 
 def row_mean_op(xp: Any, x: Any) -> Any:
     """``[n, d] -> [n, 1]``: the mean of each row."""
-    d = xp.shape(x)[1]
-    return xp.scale(ops.row_sum(xp, x), 1 / xp.const(d))
+    return ops.row_mean(xp, x)
 
 
 def mean_square_op(xp: Any, x: Any) -> Any:
     """``[n, d] -> [n, 1]``: the mean of the squares of each row."""
-    d = xp.shape(x)[1]
-    return xp.scale(ops.row_sum(xp, xp.mul(x, x)), 1 / xp.const(d))
+    return ops.mean_square(xp, x)
 
 
 def centered_op(xp: Any, x: Any, mean: Any) -> Any:
     """Each row minus its mean."""
-    return xp.sub(x, ops.spread(xp, mean, xp.shape(x)[1]))
+    return ops.centre(xp, x, mean)
 
 
 def variance_op(xp: Any, centered: Any, *, unbiased: bool = False) -> Any:
-    """``[n, d] -> [n, 1]``: the squared deviations of each row over ``d`` (or ``d − 1``).
-
-    Raises:
-        ShapeError: The unbiased variance of a single feature.
-    """
-    d = xp.shape(centered)[1]
-    if unbiased and d < 2:
-        raise ShapeError("the unbiased variance of a single feature is undefined")
-    sq = ops.row_sum(xp, xp.mul(centered, centered))
-    return xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
+    """``[n, d] -> [n, 1]``: the squared deviations of each row over ``d`` (or ``d − 1``)."""
+    return ops.row_variance(xp, centered, unbiased=unbiased)
 
 
 def root_op(xp: Any, v: Any, *, eps: Any, where: str, what: str) -> Any:
@@ -261,36 +251,22 @@ def root_op(xp: Any, v: Any, *, eps: Any, where: str, what: str) -> Any:
     Raises:
         ModelError: When a row's ``v + ε`` is exactly 0 (the norm and the row named).
     """
-    n = xp.shape(v)[0]
-    v_eps = xp.add(v, xp.scale(ops.ones(xp, n, 1), xp.const(eps)))
     try:
-        for i in range(n):
-            xp.require_nonzero(xp.entry(v_eps, i, 0), f"{what} of row {i}")
+        return ops.row_root(xp, v, xp.const(eps), what)
     except ModelError as e:
         raise ModelError(f"{where}: {e}") from None
-    return xp.map(v_eps, xp.sqrt)
 
 
 def normed_op(xp: Any, centered: Any, std: Any, *, gamma: Any, beta: Any, where: str) -> Any:
-    """``centered / std · γ + β`` row by row; ``γ``, ``β`` are ``1 × d``.
+    """``centered / std · γ + β`` row by row; ``γ``, ``β`` are the file's ``1 × d`` rows.
 
     Raises:
-        ShapeError: A γ or β that does not fit.
-        ModelError: A deviation that is exactly 0 (a replayed printed 0).
+        ModelError: A deviation that is exactly 0 (a replayed printed 0), the norm named.
     """
-    n, d = xp.shape(centered)
-    g, bt = xp.matrix(gamma), xp.matrix(beta)
-    if xp.shape(g) != (1, d):
-        raise ShapeError(f"gamma of shape {xp.shape(g)} does not fit (1, {d})")
-    if xp.shape(bt) != (1, d):
-        raise ShapeError(f"beta of shape {xp.shape(bt)} does not fit (1, {d})")
     try:
-        for i in range(n):
-            xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
+        return ops.normalise(xp, centered, std, xp.matrix(gamma), xp.matrix(beta))
     except ModelError as e:
         raise ModelError(f"{where}: {e}") from None
-    normed = xp.div(centered, ops.spread(xp, std, d))
-    return xp.add(xp.mul(normed, ops.stack_row(xp, g, n)), ops.stack_row(xp, bt, n))
 
 
 def activation_tex(kind: str) -> str:

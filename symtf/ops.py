@@ -189,32 +189,77 @@ class NormParts:
     out: Mat
 
 
+def row_mean(xp: Any, x: Mat) -> Mat:
+    """``[n, d] -> [n, 1]``: the mean of each row."""
+    return xp.scale(row_sum(xp, x), 1 / xp.const(xp.shape(x)[1]))
+
+
+def mean_square(xp: Any, x: Mat) -> Mat:
+    """``[n, d] -> [n, 1]``: the mean of the squares of each row."""
+    return xp.scale(row_sum(xp, xp.mul(x, x)), 1 / xp.const(xp.shape(x)[1]))
+
+
+def centre(xp: Any, x: Mat, mean: Mat) -> Mat:
+    """Each row of ``x`` minus its entry of the ``[n, 1]`` ``mean``."""
+    return xp.sub(x, spread(xp, mean, xp.shape(x)[1]))
+
+
+def row_variance(xp: Any, centered: Mat, *, unbiased: bool = False) -> Mat:
+    """``[n, d] -> [n, 1]``: squared deviations of each centred row over ``d`` (or ``d − 1``)."""
+    d = xp.shape(centered)[1]
+    _check(not unbiased or d > 1, "the unbiased variance of a single feature is undefined")
+    sq = row_sum(xp, xp.mul(centered, centered))
+    return xp.scale(sq, 1 / xp.const(d - 1 if unbiased else d))
+
+
+def row_root(xp: Any, v: Mat, eps: Any, what: str) -> Mat:
+    """``√(v + ε)`` of each row of the ``[n, 1]`` ``v``.
+
+    Raises:
+        ModelError: When a row's ``v + ε`` is exactly 0 (``what`` and the row named).
+    """
+    n = xp.shape(v)[0]
+    v_eps = xp.add(v, xp.scale(ones(xp, n, 1), eps))
+    for i in range(n):
+        xp.require_nonzero(xp.entry(v_eps, i, 0), f"{what} of row {i}")
+    return xp.map(v_eps, xp.sqrt)
+
+
+def normalise(xp: Any, centered: Mat, std: Mat, gamma: Mat, beta: Mat) -> Mat:
+    """``centered / std · γ + β`` row by row; ``γ``, ``β`` are ``[1, d]``.
+
+    Raises:
+        ModelError: When a row's ``std`` is exactly 0 (a replayed printed 0).
+    """
+    n, d = xp.shape(centered)
+    _check(xp.shape(gamma) == (1, d), f"gamma of shape {xp.shape(gamma)} does not fit (1, {d})")
+    _check(xp.shape(beta) == (1, d), f"beta of shape {xp.shape(beta)} does not fit (1, {d})")
+    for i in range(n):
+        xp.require_nonzero(xp.entry(std, i, 0), f"the deviation of row {i}")
+    normed = xp.div(centered, spread(xp, std, d))
+    return xp.add(xp.mul(normed, stack_row(xp, gamma, n)), stack_row(xp, beta, n))
+
+
 def layer_norm(
     xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any, *, unbiased: bool = False
 ) -> NormParts:
     """LayerNorm of each row: ``(x − μ)/√(σ² + ε)·γ + β``; ``γ``, ``β`` are ``[1, d]``.
 
     ``[n, d] -> [n, d]``. The variance divides by ``d`` (biased, as every
-    framework does), or by ``d − 1`` with ``unbiased``.
+    framework does), or by ``d − 1`` with ``unbiased``. The decoder templates
+    add the same pieces as separate graph nodes (:mod:`symtf.blocks`).
 
     Raises:
         ModelError: When a row's ``σ² + ε`` is exactly 0 (the row is named).
     """
-    n, d = xp.shape(x)
+    d = xp.shape(x)[1]
     _check(xp.shape(gamma) == (1, d), f"gamma of shape {xp.shape(gamma)} does not fit (1, {d})")
     _check(xp.shape(beta) == (1, d), f"beta of shape {xp.shape(beta)} does not fit (1, {d})")
-    _check(not unbiased or d > 1, "the unbiased variance of a single feature is undefined")
-    inv_d = 1 / xp.const(d)
-    mean = xp.scale(row_sum(xp, x), inv_d)
-    centered = xp.sub(x, spread(xp, mean, d))
-    var = xp.scale(row_sum(xp, xp.mul(centered, centered)), 1 / xp.const(d - 1 if unbiased else d))
-    var_eps = xp.add(var, xp.scale(ones(xp, n, 1), eps))
-    for i in range(n):
-        xp.require_nonzero(xp.entry(var_eps, i, 0), f"the variance + eps of row {i}")
-    std = xp.map(var_eps, xp.sqrt)
-    normed = xp.div(centered, spread(xp, std, d))
-    out = xp.add(xp.mul(normed, stack_row(xp, gamma, n)), stack_row(xp, beta, n))
-    return NormParts(mean, centered, var, std, out)
+    mean = row_mean(xp, x)
+    centered = centre(xp, x, mean)
+    var = row_variance(xp, centered, unbiased=unbiased)
+    std = row_root(xp, var, eps, "the variance + eps")
+    return NormParts(mean, centered, var, std, normalise(xp, centered, std, gamma, beta))
 
 
 @dataclass(frozen=True)
@@ -240,17 +285,12 @@ def rms_norm(xp: Any, x: Mat, gamma: Mat, beta: Mat, eps: Any) -> RMSParts:
     Raises:
         ModelError: When a row's ``mean(x²) + ε`` is exactly 0.
     """
-    n, d = xp.shape(x)
+    d = xp.shape(x)[1]
     _check(xp.shape(gamma) == (1, d), f"gamma of shape {xp.shape(gamma)} does not fit (1, {d})")
     _check(xp.shape(beta) == (1, d), f"beta of shape {xp.shape(beta)} does not fit (1, {d})")
-    ms = xp.scale(row_sum(xp, xp.mul(x, x)), 1 / xp.const(d))
-    ms_eps = xp.add(ms, xp.scale(ones(xp, n, 1), eps))
-    for i in range(n):
-        xp.require_nonzero(xp.entry(ms_eps, i, 0), f"the mean square + eps of row {i}")
-    rms = xp.map(ms_eps, xp.sqrt)
-    normed = xp.div(x, spread(xp, rms, d))
-    out = xp.add(xp.mul(normed, stack_row(xp, gamma, n)), stack_row(xp, beta, n))
-    return RMSParts(ms, rms, out)
+    ms = mean_square(xp, x)
+    rms = row_root(xp, ms, eps, "the mean square + eps")
+    return RMSParts(ms, rms, normalise(xp, x, rms, gamma, beta))
 
 
 def relu(xp: Any, x: Mat) -> Mat:

@@ -26,7 +26,7 @@ from mpmath import mp, mpf
 from reference_model import forward, i_love_ai_weights
 
 import symtf
-from symtf import expr, ops, pipeline
+from symtf import blocks, expr, ops
 from symtf.backends import BallBackend, ExactBackend
 from symtf.certify import ball, exact_zero
 from symtf.compare import Quantity, classify
@@ -517,19 +517,23 @@ def _softmax_extra_term(original: Callable[..., Any]) -> Callable[..., Any]:
     return mutant
 
 
-def _layer_norm_unbiased(original: Callable[..., Any]) -> Callable[..., Any]:
-    def mutant(xp: Any, x: Any, gamma: Any, beta: Any, eps: Any, **kw: Any) -> Any:
-        if xp.shape(x)[1] < 2:
-            return original(xp, x, gamma, beta, eps, **kw)
-        return original(xp, x, gamma, beta, eps, unbiased=True)  # divides by n − 1
+def _variance_unbiased(original: Callable[..., Any]) -> Callable[..., Any]:
+    def mutant(xp: Any, centered: Any, **kw: Any) -> Any:
+        if xp.shape(centered)[1] < 2:
+            return original(xp, centered, **kw)
+        return original(xp, centered, unbiased=True)  # divides by n − 1
 
     return mutant
 
 
 MUTANTS = {
     "softmax: extra term in the denominator": (ops, "softmax", _softmax_extra_term),
-    "layer_norm: n − 1 variance": (ops, "layer_norm", _layer_norm_unbiased),
-    "attention: missing √d_k": (pipeline, "_divisor", lambda original: lambda xp, *a: xp.const(1)),
+    "layer_norm: n − 1 variance": (ops, "row_variance", _variance_unbiased),
+    "attention: missing √d_k": (
+        blocks,
+        "divisor_op",
+        lambda original: lambda xp, **kw: xp.from_rows([[xp.const(1)]]),
+    ),
 }
 
 #: The property tests that must catch each mutant (besides the reference comparison).
