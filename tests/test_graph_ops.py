@@ -531,3 +531,41 @@ def test_attention_without_mask_is_permutation_equivariant(trial: int) -> None:
     for i, pi in enumerate(perm):
         for j in range(d):
             assert sympy.simplify(out_p[i, j] - out[pi, j]) == 0
+
+
+# ----------------------------------------------------------------------------- two op libraries
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_template_ops_equal_the_step_ops_exactly(trial: int) -> None:
+    """The templates' 2-D ops (symtf.ops, kept for arb_mat and midpoint–radius speed) and the
+    step ops give the same exact value on the same random rationals, so a template node and a
+    user step written the same way cannot drift apart."""
+    from symtf import ops as T
+
+    xp = ExactBackend()
+    x = rand_array((3, 4))
+    g, b = rand_array((1, 4)), rand_array((1, 4))
+    w = rand_array((4, 2))
+    sx, sg, sb, sw = (sympy.ImmutableMatrix(a.tolist()) for a in (x, g, b, w))
+    tx, tg, tb, tw = (to_tensor(xp, a) for a in (x, g, b, w))
+    eps = Fraction(1, 100)
+    te = O.scalar(xp.const(eps))
+
+    def same(native: Any, t: Tensor) -> None:
+        rows, cols = native.shape
+        assert t.shape == (rows, cols)
+        for k, v in enumerate(t.data):
+            assert sympy.simplify(native[k // cols, k % cols] - v) == 0, (k, native, t.data)
+
+    same(T.softmax(xp, sx), O.softmax(xp, tx, -1))
+    same(T.softmax_columns(xp, sx), O.softmax(xp, tx, 0))
+    for unbiased in (False, True):
+        parts = T.layer_norm(xp, sx, sg, sb, xp.const(eps), unbiased=unbiased)
+        same(parts.out, O.layernorm(xp, tx, te, tg, tb, unbiased))
+    rms = T.rms_norm(xp, sx, sg, sympy.zeros(1, 4), xp.const(eps))
+    same(rms.out, O.rmsnorm(xp, tx, te, tg))
+    same(T.linear(xp, sx, sw), O.matmul(xp, tx, tw))
+    for name in ("relu", "gelu", "gelu_tanh", "silu"):
+        same(T.ACTIVATIONS[name](xp, sx), getattr(O, name)(xp, tx))
+    same(T.sinusoidal(xp, 3, 4, 10000), O.sinusoidal(xp, 3, 4, 10000))
