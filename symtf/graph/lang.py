@@ -342,7 +342,7 @@ class _Parser:
         kwargs: list[tuple[str, Node]] = []
         if not self._is_op(")"):
             while True:
-                nxt = self.tokens[self.i + 1]
+                nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
                 if self.tok.kind == "name" and nxt.kind == "op" and nxt.value == "=":
                     kw = self._advance()
                     self._advance()
