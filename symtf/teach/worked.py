@@ -203,12 +203,7 @@ def _softmax(ctx: _Ctx, src: str, i: int, j: int, m: int) -> tuple[Line, Line]:
     den_f = _join(
         [Line(f"e^{{{ref(src, i, k).tex}}}", f"e^{ref(src, i, k).text}") for k in ks], " + ", " + "
     )
-    den_s = _join(
-        [Line(f"e^{{{ctx.val(src, i, k).tex}}}", f"e^{ctx.val(src, i, k).text}") for k in ks],
-        " + ",
-        " + ",
-    )
-    if v[i, j] == sympy.S.NegativeInfinity:
+    if v[i, j] == sympy.S.NegativeInfinity:  # exactly 0: no value of the row is written in
         return (
             Line(
                 rf"e^{{{ref(src, i, j).tex}}} \big/ \bigl({den_f.tex}\bigr)",
@@ -216,6 +211,11 @@ def _softmax(ctx: _Ctx, src: str, i: int, j: int, m: int) -> tuple[Line, Line]:
             ),
             Line(r"e^{-\infty} \big/ \bigl(\cdots\bigr) = 0", "e^−∞ / (…) = 0"),
         )
+    den_s = _join(
+        [Line(f"e^{{{ctx.val(src, i, k).tex}}}", f"e^{ctx.val(src, i, k).text}") for k in ks],
+        " + ",
+        " + ",
+    )
     num_f = ref(src, i, j)
     num_s = ctx.val(src, i, j)
     return (
