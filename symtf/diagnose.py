@@ -27,8 +27,8 @@ import sympy
 from flint import arb, fmpq
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.errors import ModelError, ShapeError, SpecError, SymtfError, Undecided
-from symtf.evaluation import Evaluator, Quantity, classify
+from symtf.errors import ModelError, ShapeError, SymtfError, Undecided
+from symtf.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.graph.tensor import Tensor
 from symtf.numbers import Printed
 from symtf.report import FAILING, Check, ClaimResult, DerivationReport
@@ -49,20 +49,10 @@ def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int
 
     When an entry is printed twice, a claim marked ``feeds = true`` wins, else the first.
     """
-    from symtf.evaluation import _fit, selection
-
     out: dict[str, dict[tuple[int, int], Printed]] = {}
     # a claim marked feeds = true is the print later steps used: it wins whatever the order
-    for c in sorted(d.claims, key=lambda c: not getattr(c, "feeds", False)):
-        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
-            continue
-        shape = trace.shape(c.step)
-        if shape is None:
-            continue
-        try:
-            pairs = _fit(c, selection(c, shape))
-        except SpecError:
-            continue
+    feeding_first = sorted(d.claims, key=lambda c: not getattr(c, "feeds", False))
+    for c, pairs in step_prints(feeding_first, trace):
         for ij, p in pairs:
             if p.value is not None:  # not a printed ±∞
                 out.setdefault(c.step, {}).setdefault(ij, p)
@@ -322,21 +312,10 @@ def _own_printed(
     report: DerivationReport, trace: Trace
 ) -> dict[tuple[str, tuple[int, int] | None], Printed]:
     """(claim label, index) -> the Printed value that claim shows there."""
-    from symtf.evaluation import _fit, selection
-
     out: dict[tuple[str, tuple[int, int] | None], Printed] = {}
-    for r in report.results:
-        c = r.claim
-        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
-            continue
-        shape = trace.shape(c.step)
-        if shape is None:
-            continue
-        try:
-            for ij, p in _fit(c, selection(c, shape)):
-                out[(c.label, ij)] = p
-        except SpecError:
-            continue
+    for c, pairs in step_prints((r.claim for r in report.results), trace):
+        for ij, p in pairs:
+            out[(c.label, ij)] = p
     return out
 
 

@@ -9,7 +9,7 @@ printed numbers with the entries they show.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -429,6 +429,28 @@ def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int
         f"{claim.where}.printed: expected {srows}x{scols} values for {claim.step}"
         f"{_where_in_step(claim)}, found {rows}x{cols}"
     )
+
+
+def step_prints(
+    claims: Iterable[Claim], trace: Trace
+) -> Iterator[tuple[Claim, list[tuple[tuple[int, int], Printed]]]]:
+    """Each claim that prints entries of a step of ``trace``, with its ``((i, j), printed)`` pairs.
+
+    Claims of a reduction or a word, of a step the trace lacks or has no shape
+    for, and tables that do not fit their step are passed over (checking
+    reports the latter).
+    """
+    for c in claims:
+        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
+            continue
+        shape = trace.shape(c.step)
+        if shape is None:
+            continue
+        try:
+            pairs = _fit(c, selection(c, shape))
+        except SpecError:
+            continue
+        yield c, pairs
 
 
 def _where_in_step(claim: Claim) -> str:

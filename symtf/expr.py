@@ -2,9 +2,9 @@
 
 An article writes ``e^2.309 ≈ 10.068`` or ``5.652 / 21.372 ≈ 0.264``; a
 derivation file copies the left-hand side as an *expression* and this module
-turns it into an exact SymPy value. The text is read by a hand-written
-tokenizer and recursive-descent parser into a small immutable syntax tree;
-nothing is ever handed to ``eval``, ``exec``, ``compile``, ``sympify``,
+turns it into an exact SymPy value. The text is read by the hand-written
+tokenizer and recursive-descent parser of :mod:`symtf.syntax` (shared with the
+step language) into a small immutable syntax tree; nothing is ever handed to ``eval``, ``exec``, ``compile``, ``sympify``,
 ``parse_expr`` or Python's ``ast``.
 
 Language:
@@ -48,7 +48,6 @@ Example:
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -58,6 +57,24 @@ import sympy
 from mpmath.ctx_iv import MPIntervalContext
 
 from symtf.errors import ExpressionError, Undecided
+from symtf.syntax import (
+    MAX_DEPTH,
+    MAX_LENGTH,
+    MAX_LITERAL_CHARS,
+    MAX_LITERAL_EXPONENT,
+    Brackets,
+    Call,
+    Chain,
+    Link,
+    Literal,
+    Parser,
+    Power,
+    Token,
+    Transpose,
+    Unary,
+    check_text,
+    error,
+)
 
 __all__ = [
     "FUNCTIONS",
@@ -86,14 +103,6 @@ __all__ = [
     "parse",
 ]
 
-#: Longest expression accepted, in characters.
-MAX_LENGTH = 2000
-#: Longest number literal accepted, in characters.
-MAX_LITERAL_CHARS = 60
-#: Largest ``|exponent|`` in a literal such as ``1e-3``.
-MAX_LITERAL_EXPONENT = 100
-#: Deepest nesting of parentheses, brackets, calls, signs and powers.
-MAX_DEPTH = 50
 #: Largest ``|y|`` in ``x^y`` (for a base other than ``e``).
 MAX_POWER = 1000
 #: Largest q in an exponent p/q (``\\sqrt[q]{x}``); roots need a non-negative base.
@@ -128,50 +137,12 @@ _CONSTANTS: dict[str, sympy.Expr] = {
     "∞": sympy.oo,
 }
 
-# Single characters that are operators, mapped to their canonical spelling.
-_OPERATORS: dict[str, str] = {
-    "+": "+",
-    "-": "-",
-    "−": "-",
-    "*": "*",
-    "×": "*",
-    "·": "*",
-    "⋅": "*",
-    "/": "/",
-    "÷": "/",
-    "^": "^",
-    "@": "@",
-    "∘": "∘",
-    "(": "(",
-    ")": ")",
-    "[": "[",
-    "]": "]",
-    ",": ",",
-    "√": "√",
-    "ᵀ": "ᵀ",
-}
-_TWO_CHAR_OPERATORS = {"**": "^", ".*": "∘"}
-_SUPERSCRIPT_DIGITS = {ch: str(i) for i, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}
-_SUPERSCRIPT_SIGNS = {"⁻": "-", "⁺": "+"}
-
-
 # ---------------------------------------------------------------------------
-# Syntax tree
+# Syntax tree: the shared nodes of :mod:`symtf.syntax` (``Literal``, ``Unary``,
+# ``Chain``, ``Power``, ``Transpose``, ``Call``, ``Brackets``) and these three.
 
-
-@dataclass(frozen=True, slots=True)
-class Literal:
-    """A number written in the expression.
-
-    Attributes:
-        pos: Offset of its first character in the expression text (0-based).
-        text: The literal exactly as written (``"1.732"``, ``"1e-3"``).
-        value: Its exact value (``Rational(433, 250)``).
-    """
-
-    pos: int
-    text: str
-    value: sympy.Rational
+#: One ``op operand`` link of a :class:`Chain` (the step language calls it ``Link``).
+Operand = Link
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,78 +193,6 @@ class Reference:
         return f"{self.name}[{', '.join(str(i) for i in self.index)}]"
 
 
-@dataclass(frozen=True, slots=True)
-class Unary:
-    """A sign applied to an operand (``op`` is ``"+"`` or ``"-"``)."""
-
-    pos: int
-    op: str
-    operand: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Operand:
-    """One ``op operand`` link of a :class:`Chain`.
-
-    Attributes:
-        op: Canonical operator: ``+ - * / @ ∘``.
-        text: The operator as written (``"×"``, ``"÷"``, ``".*"``).
-        pos: Offset of the operator.
-        node: The right-hand operand.
-    """
-
-    op: str
-    text: str
-    pos: int
-    node: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Chain:
-    """A left-associative run of operators of one precedence, ``a + b - c``.
-
-    Kept flat (not as nested binary nodes) so long sums stay shallow.
-    """
-
-    pos: int
-    first: Node
-    rest: tuple[Operand, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Power:
-    """``base ^ exponent`` (also ``**`` and superscripts)."""
-
-    pos: int
-    base: Node
-    exponent: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Transpose:
-    """The transpose of a matrix (``Aᵀ`` or ``A^T``); a scalar is unchanged."""
-
-    pos: int
-    operand: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """A function call; ``name`` is the canonical lower-case function name."""
-
-    pos: int
-    name: str
-    args: tuple[Node, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Brackets:
-    """A bracketed list ``[a, b, c]``: a row, or a matrix when its items are rows."""
-
-    pos: int
-    items: tuple[Node, ...]
-
-
 Node: TypeAlias = (
     Literal
     | Superscript
@@ -312,416 +211,86 @@ Resolver: TypeAlias = Callable[[str, tuple[int, ...]], Any]
 
 
 # ---------------------------------------------------------------------------
-# Error messages
-
-
-def _show(ch: str) -> str:
-    if ch == "":
-        return "the end of the expression"
-    if ch.isprintable() and not ch.isspace():
-        return f"'{ch}'"
-    return f"U+{ord(ch):04X}"
-
-
-def _error(text: str, where: str, pos: int, message: str) -> ExpressionError:
-    """Build an error naming ``where``, with the text and a caret under ``pos``."""
-    pos = max(0, min(pos, len(text)))
-    start = max(0, pos - 30)
-    end = min(len(text), pos + 30)
-    shown = "".join(ch if ch.isprintable() else "?" for ch in text[start:end])
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if end < len(text) else ""
-    caret = " " * (len(prefix) + pos - start) + "^"
-    return ExpressionError(
-        f"{where}: {message} (at column {pos + 1})\n    {prefix}{shown}{suffix}\n    {caret}"
-    )
-
-
-# ---------------------------------------------------------------------------
-# Tokenizer
-
-
-@dataclass(frozen=True, slots=True)
-class _Token:
-    kind: str  # "num", "name", "op", "sup", "end"
-    text: str
-    pos: int
-    value: str = ""  # canonical operator, or superscript digits
-
-
-def _is_digit(ch: str) -> bool:
-    return "0" <= ch <= "9"
-
-
-def _is_name_start(ch: str) -> bool:
-    return ch == "_" or ("a" <= ch <= "z") or ("A" <= ch <= "Z")
-
-
-def _is_name_char(ch: str) -> bool:
-    return _is_name_start(ch) or _is_digit(ch)
-
-
-def _tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> list[_Token]:
-    """Split ``text`` into tokens.
-
-    Args:
-        text: The expression.
-        where: Where it came from, for error messages.
-        extra: Further operator spellings -> canonical names, tried first (the step
-            language adds ``...``, ``:`` and ``=``); displayed arithmetic passes none.
-    """
-    tokens: list[_Token] = []
-    n = len(text)
-    for k, c in enumerate(text):  # ٠.٥, ０.５ and 0.৪ are digits to Python, not to an article
-        if not c.isascii() and unicodedata.category(c) == "Nd":
-            raise _error(
-                text,
-                where,
-                k,
-                "expected a number written in ASCII digits 0-9 but found the character "
-                f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})",
-            )
-    i = 0
-    extras = sorted((extra or {}).items(), key=lambda kv: -len(kv[0]))
-    while i < n:
-        ch = text[i]
-        if ch.isspace():
-            i += 1
-            continue
-        nxt = text[i + 1] if i + 1 < n else ""
-        spelled = next((kv for kv in extras if text.startswith(kv[0], i)), None)
-        if spelled is not None:
-            tokens.append(_Token("op", spelled[0], i, spelled[1]))
-            i += len(spelled[0])
-        elif _is_digit(ch) or (ch == "." and _is_digit(nxt)):
-            j = _scan_number(text, i)
-            if j - i > MAX_LITERAL_CHARS:
-                raise _error(
-                    text,
-                    where,
-                    i,
-                    f"expected a number of at most {MAX_LITERAL_CHARS} characters"
-                    f" but found one of {j - i}",
-                )
-            tokens.append(_Token("num", text[i:j], i))
-            i = j
-        elif _is_name_start(ch):
-            j = i + 1
-            while j < n and _is_name_char(text[j]):
-                j += 1
-            while j + 1 < n and text[j] == "." and _is_name_char(text[j + 1]):
-                j += 2
-                while j < n and _is_name_char(text[j]):
-                    j += 1
-            tokens.append(_Token("name", text[i:j], i))
-            i = j
-        elif ch + nxt in _TWO_CHAR_OPERATORS:
-            tokens.append(_Token("op", ch + nxt, i, _TWO_CHAR_OPERATORS[ch + nxt]))
-            i += 2
-        elif ch in _OPERATORS:
-            tokens.append(_Token("op", ch, i, _OPERATORS[ch]))
-            i += 1
-        elif ch in ("π", "∞"):
-            tokens.append(_Token("name", ch, i))
-            i += 1
-        elif ch in _SUPERSCRIPT_DIGITS or ch in _SUPERSCRIPT_SIGNS:
-            j = i
-            sign = ""
-            if ch in _SUPERSCRIPT_SIGNS:
-                sign = _SUPERSCRIPT_SIGNS[ch]
-                j += 1
-            digits = ""
-            while j < n and text[j] in _SUPERSCRIPT_DIGITS and len(digits) <= 6:
-                digits += _SUPERSCRIPT_DIGITS[text[j]]
-                j += 1
-            if not digits:
-                raise _error(
-                    text,
-                    where,
-                    j,
-                    "expected a superscript digit after the sign "
-                    f"but found {_show(text[j] if j < n else '')}",
-                )
-            tokens.append(_Token("sup", text[i:j], i, sign + digits))
-            i = j
-        else:
-            raise _error(
-                text,
-                where,
-                i,
-                f"expected a number, a name, an operator or a bracket but found {_show(ch)}",
-            )
-    tokens.append(_Token("end", "", n))
-    return tokens
-
-
-def _scan_number(text: str, i: int) -> int:
-    """Return the end of the number starting at ``i`` (digits, point, exponent)."""
-    n = len(text)
-    j = i
-    while j < n and _is_digit(text[j]):
-        j += 1
-    if j + 1 < n and text[j] == "." and _is_digit(text[j + 1]):
-        j += 1
-        while j < n and _is_digit(text[j]):
-            j += 1
-    if j < n and text[j] in "eE":
-        k = j + 1
-        if k < n and text[k] in "+-":
-            k += 1
-        if k < n and _is_digit(text[k]):
-            while k < n and _is_digit(text[k]):
-                k += 1
-            j = k
-    return j
-
-
-def _literal_value(token: _Token, text: str, where: str) -> sympy.Rational:
-    body = token.text
-    exponent = 0
-    for mark in "eE":
-        if mark in body:
-            body, exp_text = body.split(mark, 1)
-            exponent = int(exp_text)
-            if abs(exponent) > MAX_LITERAL_EXPONENT:
-                raise _error(
-                    text,
-                    where,
-                    token.pos,
-                    f"expected an exponent of at most {MAX_LITERAL_EXPONENT} in absolute value"
-                    f" but found {exp_text} in {token.text}",
-                )
-            break
-    whole, _, frac = body.partition(".")
-    numerator = int((whole or "0") + frac)
-    denominator = 10 ** len(frac)
-    if exponent >= 0:
-        numerator *= 10**exponent
-    else:
-        denominator *= 10 ** (-exponent)
-    return sympy.Rational(numerator, denominator)
-
-
-# ---------------------------------------------------------------------------
 # Parser
 
 
-class _Parser:
+class _Parser(Parser):
+    """Displayed arithmetic on the shared core.
+
+    ``√`` binds tighter than a superscript (``√x²`` is ``(√x)²``); a name is a
+    function, a constant or a reference with an optional integer index; ``^T``
+    is the transpose unless ``[`` or ``(`` follows the ``T``. Every literal and
+    reference is also collected, in order.
+    """
+
     def __init__(self, text: str, where: str) -> None:
-        self.text = text
-        self.where = where
-        self.tokens = _tokenize(text, where)
-        self.i = 0
-        self.depth = 0
+        super().__init__(text, where)
         self.literals: list[Literal] = []
         self.references: list[Reference] = []
 
-    # -- helpers --
-    @property
-    def tok(self) -> _Token:
-        return self.tokens[self.i]
+    def caret_transpose(self) -> bool:
+        nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
+        return super().caret_transpose() and not (nxt.kind == "op" and nxt.value in ("[", "("))
 
-    def _is_op(self, *ops: str) -> bool:
-        return self.tok.kind == "op" and self.tok.value in ops
+    def operand(self) -> Node:
+        return self.radical(self.operand) if self.is_op("√") else self.primary()
 
-    def _advance(self) -> _Token:
-        tok = self.tokens[self.i]
-        if tok.kind != "end":
-            self.i += 1
-        return tok
+    def superscript(self, tok: Token) -> Superscript:
+        return Superscript(tok.pos, tok.text, int(tok.value))
 
-    def _found(self, tok: _Token | None = None) -> str:
-        tok = tok or self.tok
-        if tok.kind == "end":
-            return "the end of the expression"
-        return f"'{tok.text}'"
+    def number(self, tok: Token) -> Literal:
+        literal = super().number(tok)
+        self.literals.append(literal)
+        return literal
 
-    def _fail(self, expected: str, tok: _Token | None = None) -> ExpressionError:
-        tok = tok or self.tok
-        return _error(
-            self.text, self.where, tok.pos, f"expected {expected} but found {self._found(tok)}"
-        )
-
-    def _expect(self, op: str, context: str) -> _Token:
-        if not self._is_op(op):
-            raise self._fail(f"'{op}' {context}")
-        return self._advance()
-
-    def _enter(self, pos: int) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise _error(
-                self.text,
-                self.where,
-                pos,
-                f"expected at most {MAX_DEPTH} levels of nesting but found more",
-            )
-
-    def _leave(self) -> None:
-        self.depth -= 1
-
-    # -- grammar --
-    def parse(self) -> Node:
-        if self.tok.kind == "end":
-            raise self._fail("an expression")
-        node = self._additive()
-        if self.tok.kind != "end":
-            raise self._fail("an operator or the end of the expression")
-        return node
-
-    def _additive(self) -> Node:
-        first = self._multiplicative()
-        rest: list[Operand] = []
-        while self._is_op("+", "-"):
-            op = self._advance()
-            rest.append(Operand(op.value, op.text, op.pos, self._multiplicative()))
-        return Chain(_pos(first), first, tuple(rest)) if rest else first
-
-    def _multiplicative(self) -> Node:
-        first = self._unary()
-        rest: list[Operand] = []
-        while self._is_op("*", "/", "@", "∘"):
-            op = self._advance()
-            rest.append(Operand(op.value, op.text, op.pos, self._unary()))
-        return Chain(_pos(first), first, tuple(rest)) if rest else first
-
-    def _unary(self) -> Node:
-        if self._is_op("+", "-"):
-            op = self._advance()
-            self._enter(op.pos)
-            operand = self._unary()
-            self._leave()
-            return Unary(op.pos, op.value, operand)
-        return self._power()
-
-    def _power(self) -> Node:
-        base = self._postfix()
-        if self._is_op("^"):
-            op = self._advance()
-            nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
-            if (
-                self.tok.kind == "name"
-                and self.tok.text == "T"
-                and not (nxt.kind == "op" and nxt.value in ("[", "("))
-            ):
-                self._advance()
-                return Transpose(op.pos, base)
-            self._enter(op.pos)
-            exponent = self._unary()
-            self._leave()
-            return Power(op.pos, base, exponent)
-        return base
-
-    def _postfix(self) -> Node:
-        node = self._radical()
-        while True:
-            if self.tok.kind == "sup":
-                tok = self._advance()
-                node = Power(tok.pos, node, Superscript(tok.pos, tok.text, int(tok.value)))
-            elif self._is_op("ᵀ"):
-                node = Transpose(self._advance().pos, node)
-            else:
-                return node
-
-    def _radical(self) -> Node:
-        if self._is_op("√"):
-            op = self._advance()
-            self._enter(op.pos)
-            operand = self._radical()
-            self._leave()
-            return Call(op.pos, "sqrt", (operand,))
-        return self._primary()
-
-    def _primary(self) -> Node:
-        tok = self.tok
-        if tok.kind == "num":
-            self._advance()
-            literal = Literal(tok.pos, tok.text, _literal_value(tok, self.text, self.where))
-            self.literals.append(literal)
-            return literal
-        if tok.kind == "name":
-            return self._name()
-        if self._is_op("("):
-            self._advance()
-            self._enter(tok.pos)
-            node = self._additive()
-            self._leave()
-            self._expect(")", f"to close the '(' at column {tok.pos + 1}")
-            return node
-        if self._is_op("["):
-            self._advance()
-            self._enter(tok.pos)
-            items = [self._additive()]
-            while self._is_op(","):
-                self._advance()
-                items.append(self._additive())
-            self._leave()
-            self._expect("]", f"to close the '[' at column {tok.pos + 1}")
-            return Brackets(tok.pos, tuple(items))
-        raise self._fail("a number, a name, '(' or '['")
-
-    def _name(self) -> Node:
-        tok = self._advance()
+    def name(self) -> Node:
+        tok = self.advance()
         name = tok.text
-        if self._is_op("("):
+        if self.is_op("("):
             key = name.lower()
             if key not in FUNCTIONS:
                 known = ", ".join(sorted(FUNCTIONS))
-                raise _error(
+                raise error(
                     self.text,
                     self.where,
                     tok.pos,
                     f"expected a function name ({known}) but found '{name}'",
                 )
-            return self._call(tok, key)
+            return self.call(tok, key)
         if name.lower() in FUNCTIONS and "." not in name:
-            raise self._fail(f"'(' after the function name '{name}'")
+            raise self.fail(f"'(' after the function name '{name}'")
         if name in _CONSTANTS:
             return Constant(tok.pos, name)
         index: tuple[int, ...] = ()
-        if self._is_op("["):
-            index = self._index()
+        if self.is_op("["):
+            index = self.index()
         reference = Reference(tok.pos, name, index)
         self.references.append(reference)
         return reference
 
-    def _call(self, tok: _Token, key: str) -> Call:
-        opening = self._advance()
-        self._enter(opening.pos)
-        args = [self._additive()]
-        while self._is_op(","):
-            self._advance()
-            args.append(self._additive())
-        self._leave()
-        self._expect(")", f"to close the call of {tok.text} at column {tok.pos + 1}")
+    def call(self, tok: Token, key: str) -> Call:
+        opening = self.advance()
+        self.enter(opening.pos)
+        args = self.listed(self.additive)
+        self.leave()
+        self.expect(")", f"to close the call of {tok.text} at column {tok.pos + 1}")
         low, high = FUNCTIONS[key]
-        if len(args) < low or (high is not None and len(args) > high):
-            wanted = (
-                f"{low}"
-                if low == high
-                else (f"{low} or {high}" if high is not None else f"at least {low}")
-            )
-            raise _error(
-                self.text,
-                self.where,
-                tok.pos,
-                f"expected {wanted} argument(s) for {tok.text} but found {len(args)}",
-            )
+        self.check_arity(tok, len(args), low, high, "or", f"argument(s) for {tok.text}")
         return Call(tok.pos, key, tuple(args))
 
-    def _index(self) -> tuple[int, ...]:
-        opening = self._advance()
+    def index(self) -> tuple[int, ...]:
+        opening = self.advance()
         values: list[int] = []
         while True:
             tok = self.tok
             if tok.kind != "num" or not tok.text.isascii() or not tok.text.isdigit():
-                raise self._fail("a non-negative integer index")
-            self._advance()
+                raise self.fail("a non-negative integer index")
+            self.advance()
             values.append(int(tok.text))
-            if self._is_op(","):
-                self._advance()
+            if self.is_op(","):
+                self.advance()
                 continue
-            self._expect("]", f"to close the index opened at column {opening.pos + 1}")
+            self.expect("]", f"to close the index opened at column {opening.pos + 1}")
             return tuple(values)
 
 
@@ -785,16 +354,7 @@ def parse(text: str, *, where: str = "expression") -> Expression:
         ExpressionError: The text is not a string, is too long, or is not a
             well-formed expression; the message shows the place with a caret.
     """
-    if not isinstance(text, str):
-        raise ExpressionError(
-            f"{where}: expected the expression as a string but found {type(text).__name__}"
-        )
-    if len(text) > MAX_LENGTH:
-        raise ExpressionError(
-            f"{where}: expected an expression of at most {MAX_LENGTH} characters"
-            f" but found {len(text)}"
-        )
-    parser = _Parser(text, where)
+    parser = _Parser(check_text(text, where), where)
     root = parser.parse()
     return Expression(text, where, root, tuple(parser.literals), tuple(parser.references))
 
@@ -950,7 +510,7 @@ class _Evaluator:
 
     # -- errors and accounting --
     def fail(self, pos: int, message: str) -> ExpressionError:
-        return _error(self.expression.text, self.expression.where, pos, message)
+        return error(self.expression.text, self.expression.where, pos, message)
 
     def tick(self, pos: int, count: int = 1) -> None:
         self.operations += count

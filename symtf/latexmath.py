@@ -34,6 +34,7 @@ from symtf import expr as sx
 from symtf.errors import ExpressionError
 
 __all__ = [
+    "GREEK_NAMES",
     "MAX_BRACE_DEPTH",
     "MAX_LATEX_LENGTH",
     "looks_like_latex",
@@ -102,39 +103,42 @@ _CONSTANTS = {"pi": "pi", "infty": "inf", "top": "ᵀ", "intercal": "ᵀ", "math
 _MATRICES = {"bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix", "array", "smallmatrix"}
 _RELATIONS = {"approx", "simeq", "eq", "equiv", "doteq"}
 _ELISIONS = {"dots", "cdots", "ldots", "vdots", "ddots"}
-_GREEK = {
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-    "nu",
-    "xi",
-    "rho",
-    "sigma",
-    "tau",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Sigma",
-    "Phi",
-    "Psi",
-    "Omega",
-}
+#: Greek-letter macros read as names (``\\alpha_1`` is the reference ``alpha_1``).
+GREEK_NAMES = frozenset(
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "varepsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "rho",
+        "sigma",
+        "tau",
+        "phi",
+        "varphi",
+        "chi",
+        "psi",
+        "omega",
+        "Gamma",
+        "Delta",
+        "Theta",
+        "Lambda",
+        "Sigma",
+        "Phi",
+        "Psi",
+        "Omega",
+    ]
+)
 _FUNCTION_NAMES = set(sx.FUNCTIONS) | {
     "softmax",
     "sigmoid",
@@ -424,7 +428,7 @@ class _Reader:
             return [self.subscripted(inner)]
         if name in _CONSTANTS:
             return [_CONSTANTS[name]]
-        if name in _GREEK:
+        if name in GREEK_NAMES:
             return [self.subscripted(name)]
         if name == "begin":
             return self.environment()

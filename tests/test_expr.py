@@ -10,15 +10,17 @@ import time
 import tokenize
 from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 import sympy
 from sympy import E, Integer, Rational, exp, log, pi, sqrt
 
-from symtf import expr
+from symtf import expr, syntax
 from symtf.errors import ExpressionError, SymtfError
 from symtf.expr import Expression, Literal, Reference, evaluate, parse
+from symtf.graph import lang
 
 R = Rational
 
@@ -593,8 +595,9 @@ def test_long_sums_do_not_overflow_the_stack() -> None:
     assert value(text) == R(3, 2) - R(3, 2) * 499
 
 
-def test_the_module_never_names_eval_and_friends() -> None:
-    source = Path(expr.__file__).read_text(encoding="utf-8")
+@pytest.mark.parametrize("module", [expr, syntax, lang], ids=lambda m: m.__name__)
+def test_the_module_never_names_eval_and_friends(module: ModuleType) -> None:
+    source = Path(module.__file__).read_text(encoding="utf-8")
     names = {
         tok.string
         for tok in tokenize.generate_tokens(io.StringIO(source).readline)

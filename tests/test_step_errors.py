@@ -99,6 +99,13 @@ CASES = [
     ),
     ("unknown name", 'y = "X + Xs"', "steps.y", "column 5", "unknown name 'Xs'"),
     ("syntax", 'y = "X +* 2"', "steps.y", "column 4", "expected"),
+    (
+        "call left open",
+        'y = "exp("',
+        "steps.y",
+        "column 5",
+        "expected a number, a name, '(' or '[' but found the end of the expression",
+    ),
 ]
 
 

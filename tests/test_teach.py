@@ -121,6 +121,20 @@ def test_worked_lines_by_hand() -> None:
     assert w.substituted.text == "e^0.848528… / (e^0.848528… + e^0.86267…)"
 
 
+def test_a_masked_attention_weight_is_worked_as_exactly_zero() -> None:
+    from symtf import spec
+    from symtf.pipeline import run
+    from symtf.teach.worked import worked
+
+    d = spec.load(ROOT / "derivations" / "gpt2_block.toml")
+    t = run(d)
+    # Causal mask: token 0 cannot see token 1, so its weight is e^−∞ / (…) = 0 exactly,
+    # and no truncated value of the row is written in (the line reads "=", not "≈").
+    w = worked(t, d, "l0.h0.pattern", 0, 1)
+    assert w.substituted is not None and w.substituted.text == "e^−∞ / (…) = 0"
+    assert w.approximate is False
+
+
 # ----------------------------------------------------------------------------- fresh
 
 

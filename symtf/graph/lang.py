@@ -1,9 +1,10 @@
 """The step expression language: ``scores = "Q @ K.T / sqrt(2)"``.
 
-A sibling of :mod:`symtf.expr` (displayed arithmetic): the same tokenizer,
-limits and error messages (a caret under the column), read by a hand-written
-recursive-descent parser into a small immutable syntax tree. Nothing is handed
-to ``eval``, ``exec``, ``sympify`` or ``parse_expr``.
+A sibling of :mod:`symtf.expr` (displayed arithmetic): both are read by the
+tokenizer, limits, error messages (a caret under the column), node classes and
+recursive-descent core of :mod:`symtf.syntax`; this module adds what only steps
+have (indexing and slices, keyword arguments, ``.T``). Nothing is handed to
+``eval``, ``exec``, ``sympify`` or ``parse_expr``.
 
 Grammar, loosest first::
 
@@ -30,22 +31,23 @@ from typing import Any, TypeAlias
 
 import sympy
 
-from symtf.errors import ExpressionError
-from symtf.expr import MAX_DEPTH, MAX_LENGTH, _error, _literal_value, _Token, _tokenize
+from symtf import syntax
+from symtf.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
+from symtf.syntax import Link as Link  # lang.Link: what rewrites build chains from
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
 #: Names that are constants unless a tensor or step has that name.
 CONSTANTS = ("e", "pi", "π", "inf", "∞", "true", "false")
 
+# Nodes shared with displayed arithmetic (:mod:`symtf.syntax`): ``Unary``, ``Chain`` of
+# ``Link``s, ``Power``, ``Transpose``, ``Call`` (with ``kwargs``), and these two by the names
+# this language has always given them.
 
-@dataclass(frozen=True, slots=True)
-class Num:
-    """A number literal (exact)."""
-
-    pos: int
-    text: str
-    value: sympy.Rational
+#: A number literal (exact).
+Num = Literal
+#: ``[2, 3]``: a shape, a list of axes, or a 1-D tensor.
+ListLit = Brackets
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,51 +56,6 @@ class Name:
 
     pos: int
     name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Unary:
-    """``-x`` or ``+x``."""
-
-    pos: int
-    op: str
-    operand: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """One ``op operand`` of a :class:`Chain` (``text`` is the operator as written)."""
-
-    op: str
-    text: str
-    pos: int
-    node: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Chain:
-    """A left-associative run of operators of one precedence, kept flat."""
-
-    pos: int
-    first: Node
-    rest: tuple[Link, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Power:
-    """``base ^ exponent``."""
-
-    pos: int
-    base: Node
-    exponent: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Transpose:
-    """``x.T``, ``xᵀ`` or ``x^T``: the last two axes swapped."""
-
-    pos: int
-    operand: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,207 +84,69 @@ class Index:
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """``name(args, key=value)``; ``name`` is lower case."""
-
-    pos: int
-    name: str
-    args: tuple[Node, ...]
-    kwargs: tuple[tuple[str, Node], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ListLit:
-    """``[2, 3]``: a shape, a list of axes, or a 1-D tensor."""
-
-    pos: int
-    items: tuple[Node, ...]
-
-
 Node: TypeAlias = (
     Num | Name | Unary | Chain | Power | Transpose | Slice | Ellipsis_ | Index | Call | ListLit
 )
 
 
-def error(text: str, where: str, pos: int, message: str) -> ExpressionError:
-    """An error naming ``where`` with the column and a caret."""
-    return _error(text, where, pos, message)
+class _Parser(syntax.Parser):
+    """Steps on the shared core.
 
+    ``√`` takes a whole postfix (``√x²`` is ``√(x²)``); any operand may be
+    indexed (``x[i, 1:3, ...]``); a name is a call of one of ``functions`` (with
+    keyword arguments after the positional ones), ``x.T`` or a plain name.
+    """
 
-class _Parser:
+    EXTRA = _EXTRA
+
     def __init__(self, text: str, where: str, functions: dict[str, Any]) -> None:
-        self.text = text
-        self.where = where
+        super().__init__(text, where)
         self.functions = functions
-        self.tokens = _tokenize(text, where, _EXTRA)
-        self.i = 0
-        self.depth = 0
 
-    @property
-    def tok(self) -> _Token:
-        return self.tokens[self.i]
+    def superscript(self, tok: syntax.Token) -> Num:
+        return Num(tok.pos, tok.text, sympy.Integer(int(tok.value)))
 
-    def _is_op(self, *ops: str) -> bool:
-        return self.tok.kind == "op" and self.tok.value in ops
+    def subscript(self, node: Node) -> Index | None:
+        return self.index(node) if self.is_op("[") else None
 
-    def _advance(self) -> _Token:
-        tok = self.tokens[self.i]
-        if tok.kind != "end":
-            self.i += 1
-        return tok
-
-    def fail(self, expected: str, tok: _Token | None = None) -> ExpressionError:
-        tok = tok or self.tok
-        found = "the end of the expression" if tok.kind == "end" else f"'{tok.text}'"
-        return error(self.text, self.where, tok.pos, f"expected {expected} but found {found}")
-
-    def _expect(self, op: str, context: str) -> _Token:
-        if not self._is_op(op):
-            raise self.fail(f"'{op}' {context}")
-        return self._advance()
-
-    def _enter(self, pos: int) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise error(
-                self.text,
-                self.where,
-                pos,
-                f"expected at most {MAX_DEPTH} levels of nesting but found more",
-            )
-
-    def parse(self) -> Node:
-        if self.tok.kind == "end":
-            raise self.fail("an expression")
-        node = self.expr()
-        if self.tok.kind != "end":
-            raise self.fail("an operator or the end of the expression")
-        return node
-
-    def expr(self) -> Node:
-        first = self.term()
-        rest = []
-        while self._is_op("+", "-"):
-            op = self._advance()
-            rest.append(Link(op.value, op.text, op.pos, self.term()))
-        return Chain(first.pos, first, tuple(rest)) if rest else first
-
-    def term(self) -> Node:
-        first = self.unary()
-        rest = []
-        while self._is_op("*", "/", "@", "∘"):
-            op = self._advance()
-            rest.append(Link(op.value, op.text, op.pos, self.unary()))
-        return Chain(first.pos, first, tuple(rest)) if rest else first
-
-    def unary(self) -> Node:
-        if self._is_op("+", "-"):
-            op = self._advance()
-            self._enter(op.pos)
-            operand = self.unary()
-            self.depth -= 1
-            return Unary(op.pos, op.value, operand)
-        return self.power()
-
-    def power(self) -> Node:
-        base = self.postfix()
-        if self._is_op("^"):
-            op = self._advance()
-            if self.tok.kind == "name" and self.tok.text == "T":
-                self._advance()
-                return Transpose(op.pos, base)
-            self._enter(op.pos)
-            exponent = self.unary()
-            self.depth -= 1
-            return Power(op.pos, base, exponent)
-        return base
-
-    def postfix(self) -> Node:
-        node = self.primary()
-        while True:
-            if self._is_op("["):
-                node = self.index(node)
-            elif self._is_op("ᵀ", ".T"):
-                node = Transpose(self._advance().pos, node)
-            elif self.tok.kind == "sup":
-                tok = self._advance()
-                node = Power(tok.pos, node, Num(tok.pos, tok.text, sympy.Integer(int(tok.value))))
-            elif self.tok.kind == "name" and self.tok.text.startswith("."):
-                raise self.fail("an operator")
-            else:
-                return node
+    def primary(self) -> Node:
+        return self.radical(self.postfix) if self.is_op("√") else super().primary()
 
     def index(self, operand: Node) -> Index:
-        opening = self._advance()
-        self._enter(opening.pos)
-        items = [self.item()]
-        while self._is_op(","):
-            self._advance()
-            items.append(self.item())
-        self.depth -= 1
-        self._expect("]", f"to close the index opened at column {opening.pos + 1}")
+        opening = self.advance()
+        self.enter(opening.pos)
+        items = self.listed(self.item)
+        self.leave()
+        self.expect("]", f"to close the index opened at column {opening.pos + 1}")
         return Index(opening.pos, operand, tuple(items))
 
     def item(self) -> Node:
         tok = self.tok
-        if self._is_op("..."):
-            self._advance()
+        if self.is_op("..."):
+            self.advance()
             return Ellipsis_(tok.pos)
-        start = None if self._is_op(":") else self.expr()
-        if not self._is_op(":"):
+        start = None if self.is_op(":") else self.additive()
+        if not self.is_op(":"):
             assert start is not None
             return start
-        self._advance()
-        stop = None if self._is_op(":", ",", "]") else self.expr()
+        self.advance()
+        stop = None if self.is_op(":", ",", "]") else self.additive()
         step = None
-        if self._is_op(":"):
-            self._advance()
-            step = None if self._is_op(",", "]") else self.expr()
+        if self.is_op(":"):
+            self.advance()
+            step = None if self.is_op(",", "]") else self.additive()
         return Slice(tok.pos, start, stop, step)
 
-    def primary(self) -> Node:
-        tok = self.tok
-        if tok.kind == "num":
-            self._advance()
-            return Num(tok.pos, tok.text, _literal_value(tok, self.text, self.where))
-        if tok.kind == "name":
-            return self.name()
-        if self._is_op("√"):
-            self._advance()
-            self._enter(tok.pos)
-            operand = self.postfix()
-            self.depth -= 1
-            return Call(tok.pos, "sqrt", (operand,), ())
-        if self._is_op("("):
-            self._advance()
-            self._enter(tok.pos)
-            node = self.expr()
-            self.depth -= 1
-            self._expect(")", f"to close the '(' at column {tok.pos + 1}")
-            return node
-        if self._is_op("["):
-            self._advance()
-            self._enter(tok.pos)
-            items = [self.expr()]
-            while self._is_op(","):
-                self._advance()
-                items.append(self.expr())
-            self.depth -= 1
-            self._expect("]", f"to close the '[' at column {tok.pos + 1}")
-            return ListLit(tok.pos, tuple(items))
-        raise self.fail("a number, a name, '(' or '['")
-
     def name(self) -> Node:
-        tok = self._advance()
+        tok = self.advance()
         text = tok.text
-        if self._is_op("("):
+        if self.is_op("("):
             return self.call(tok)
         if text.endswith(".T") and len(text) > 2:
             return Transpose(tok.pos + len(text) - 2, Name(tok.pos, text[:-2]))
         return Name(tok.pos, text)
 
-    def call(self, tok: _Token) -> Call:
+    def call(self, tok: syntax.Token) -> Call:
         key = tok.text.lower()
         if key not in self.functions:
             raise error(
@@ -336,44 +155,32 @@ class _Parser:
                 tok.pos,
                 f"expected an op ({', '.join(sorted(self.functions))}) but found unknown op '{tok.text}'",
             )
-        opening = self._advance()
-        self._enter(opening.pos)
+        opening = self.advance()
+        self.enter(opening.pos)
         args: list[Node] = []
         kwargs: list[tuple[str, Node]] = []
-        if not self._is_op(")"):
+        if not self.is_op(")"):
             while True:
-                nxt = self.tokens[self.i + 1]
+                nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
                 if self.tok.kind == "name" and nxt.kind == "op" and nxt.value == "=":
-                    kw = self._advance()
-                    self._advance()
+                    kw = self.advance()
+                    self.advance()
                     if any(k == kw.text for k, _ in kwargs):
                         raise error(
                             self.text, self.where, kw.pos, f"keyword {kw.text!r} given twice"
                         )
-                    kwargs.append((kw.text, self.expr()))
+                    kwargs.append((kw.text, self.additive()))
                 else:
                     if kwargs:
                         raise self.fail("a keyword argument (positional arguments come first)")
-                    args.append(self.expr())
-                if not self._is_op(","):
+                    args.append(self.additive())
+                if not self.is_op(","):
                     break
-                self._advance()
-        self.depth -= 1
-        self._expect(")", f"to close the call of {tok.text} at column {tok.pos + 1}")
-        sig = self.functions[key]
-        low, high, keys = sig
-        if len(args) < low or (high is not None and len(args) > high):
-            wanted = (
-                f"{low}"
-                if low == high
-                else (f"{low} to {high}" if high is not None else f"at least {low}")
-            )
-            raise error(
-                self.text,
-                self.where,
-                tok.pos,
-                f"expected {wanted} positional argument(s) for {key} but found {len(args)}",
-            )
+                self.advance()
+        self.leave()
+        self.expect(")", f"to close the call of {tok.text} at column {tok.pos + 1}")
+        low, high, keys = self.functions[key]
+        self.check_arity(tok, len(args), low, high, "to", f"positional argument(s) for {key}")
         for k, node in kwargs:
             if k not in keys:
                 known = ", ".join(keys) or "none"
@@ -397,15 +204,7 @@ def parse(text: str, functions: dict[str, Any], *, where: str = "step") -> Node:
     Raises:
         ExpressionError: With the column and a caret.
     """
-    if not isinstance(text, str):
-        raise ExpressionError(
-            f"{where}: expected the expression as a string but found {type(text).__name__}"
-        )
-    if len(text) > MAX_LENGTH:
-        raise ExpressionError(
-            f"{where}: expected an expression of at most {MAX_LENGTH} characters but found {len(text)}"
-        )
-    return _Parser(text, where, functions).parse()
+    return _Parser(syntax.check_text(text, where), where, functions).parse()
 
 
 # ----------------------------------------------------------------------------- tree walks

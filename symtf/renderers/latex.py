@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symtf.latexmath import GREEK_NAMES
+
 if TYPE_CHECKING:
     from symtf.compare import Check, ClaimResult, DerivationReport, Report
     from symtf.spec import Derivation
@@ -196,48 +198,19 @@ _SAFE_TEXT_MACROS = frozenset(
         "AA",
     ]
 )
-_SAFE_MATH_MACROS = frozenset(
+#: Math macros that compile under the default fonts: the Greek letters displayed arithmetic
+#: reads as names, the other Greek forms, and operators and symbols.
+_SAFE_MATH_MACROS = GREEK_NAMES | frozenset(
     [
-        "alpha",
-        "beta",
-        "gamma",
-        "delta",
-        "epsilon",
-        "varepsilon",
-        "zeta",
-        "eta",
-        "theta",
         "vartheta",
-        "iota",
-        "kappa",
-        "lambda",
-        "mu",
-        "nu",
-        "xi",
         "pi",
         "varpi",
-        "rho",
         "varrho",
-        "sigma",
         "varsigma",
-        "tau",
         "upsilon",
-        "phi",
-        "varphi",
-        "chi",
-        "psi",
-        "omega",
-        "Gamma",
-        "Delta",
-        "Theta",
-        "Lambda",
         "Xi",
         "Pi",
-        "Sigma",
         "Upsilon",
-        "Phi",
-        "Psi",
-        "Omega",
         "sum",
         "prod",
         "int",

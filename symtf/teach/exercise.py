@@ -21,8 +21,9 @@ from typing import Any
 
 import sympy
 
-from symtf.compare import Evaluator, _fit, classify, correct_rounding, selection
-from symtf.errors import SpecError, SymtfError
+from symtf.compare import Evaluator, classify, correct_rounding, selection
+from symtf.errors import SymtfError
+from symtf.evaluation import step_prints
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Claim, Derivation
 from symtf.teach.worked import Worked, worked
@@ -97,16 +98,7 @@ def printed_entries(
     not entries a student fills in, and are left out.
     """
     out: dict[tuple[str, int, int], list[tuple[Claim, Printed]]] = {}
-    for c in d.claims:
-        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
-            continue
-        shape = trace.shape(c.step)
-        if shape is None:
-            continue
-        try:
-            pairs = _fit(c, selection(c, shape))
-        except SpecError:
-            continue
+    for c, pairs in step_prints(d.claims, trace):
         for (i, j), p in pairs:
             if p.is_neg_inf or p.is_fraction:
                 continue
@@ -337,16 +329,7 @@ def blanked_cells(
     """(claim label, row, col of its printed table) -> blank id."""
     by_entry = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
     out: dict[tuple[str, int, int], str] = {}
-    for c in d.claims:
-        if c.step is None or c.reduce is not None or c.word is not None or c.step not in trace:
-            continue
-        shape = trace.shape(c.step)
-        if shape is None:
-            continue
-        try:
-            pairs = _fit(c, selection(c, shape))
-        except SpecError:
-            continue
+    for c, pairs in step_prints(d.claims, trace):
         cols = len(c.printed[0])
         for k, ((i, j), _) in enumerate(pairs):
             bid = by_entry.get((c.step, i, j))

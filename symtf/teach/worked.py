@@ -14,10 +14,10 @@ its general formula and no substituted line.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import sympy
 
@@ -144,6 +144,66 @@ def _join(lines: Sequence[Line], tex_sep: str, text_sep: str) -> Line:
     return Line(tex_sep.join(x.tex for x in lines), text_sep.join(x.text for x in lines))
 
 
+#: ``cell(step, i, j)``: how an entry is written, by name (:func:`ref`) or by value.
+Cell: TypeAlias = Callable[[str, int, int], Line]
+
+
+def _both(ctx: _Ctx, build: Callable[[Cell], Line]) -> tuple[Line, Line]:
+    """The formula and the substituted line, when one template writes both.
+
+    ``build(cell)`` writes the line from ``cell``: :func:`ref` gives the formula
+    (``q[1,0]``), :meth:`_Ctx.val` the same line with the numbers in.
+    """
+    return build(ref), build(ctx.val)
+
+
+def _infix(
+    ctx: _Ctx, a: tuple[str, int, int], tex_op: str, text_op: str, b: tuple[str, int, int]
+) -> tuple[Line, Line]:
+    """``a op b`` of two entries (each ``(step, i, j)``)."""
+    return _both(
+        ctx,
+        lambda cell: Line(
+            f"{cell(*a).tex} {tex_op} {cell(*b).tex}", f"{cell(*a).text} {text_op} {cell(*b).text}"
+        ),
+    )
+
+
+def _over(n: int, line: Line) -> Line:
+    """``(line) / n`` as a mean is written."""
+    return Line(rf"\tfrac{{1}}{{{n}}}\bigl({line.tex}\bigr)", f"({line.text}) / {n}")
+
+
+def _sum(cells: Sequence[Line]) -> Line:
+    """``a + b + …``."""
+    return _join(cells, " + ", " + ")
+
+
+def _mean_of_squares(ctx: _Ctx, x: str, i: int, n: int, div: int) -> tuple[Line, Line]:
+    """``(x[i,0]² + … + x[i,n-1]²) / div`` (a variance of centred values, or a mean square)."""
+    return _both(
+        ctx,
+        lambda cell: _over(
+            div, _sum([Line(f"{cell(x, i, k).tex}^2", f"{cell(x, i, k).text}²") for k in range(n)])
+        ),
+    )
+
+
+def _normalized(ctx: _Ctx, step: str, x: str, s: str, i: int, j: int) -> tuple[Line, Line]:
+    """``x[i,j] / s[i,0]``, then ``·γ[j] + β[j]`` when the norm scales or shifts that column."""
+    params = _norm_params(ctx.d, step)
+    fs, ss = _infix(ctx, (x, i, j), "/", "/", (s, i, 0))
+    if params is not None and params[0] is not None:
+        g, b = params[0][0, j], params[1][0, j]
+        if g != 1 or b != 0:
+            gv, bv = ctx.const(g), ctx.const(b)
+            fs = Line(
+                rf"({fs.tex})\,\gamma_{{{j}}} + \beta_{{{j}}}", f"({fs.text})·γ[{j}] + β[{j}]"
+            )
+            ss = Line(rf"({ss.tex})\cdot {gv.tex} + {bv.tex}", f"({ss.text})·{gv.text} + {bv.text}")
+    return fs, ss
+
+
 def _sum_of_products(
     ctx: _Ctx, pairs: list[tuple[Line, Line, Line, Line]], bias: tuple[Line, Line] | None = None
 ) -> tuple[Line, Line]:
@@ -160,7 +220,7 @@ def _sum_of_products(
     if bias is not None:
         f.append(bias[0])
         s.append(bias[1])
-    return _join(f, " + ", " + "), _join(s, " + ", " + ")
+    return _sum(f), _sum(s)
 
 
 def _linear(
@@ -200,32 +260,17 @@ def _linear(
 def _softmax(ctx: _Ctx, src: str, i: int, j: int, m: int) -> tuple[Line, Line]:
     v = ctx.trace.value(src)
     ks = [k for k in range(m) if v[i, k] != sympy.S.NegativeInfinity]
-    den_f = _join(
-        [Line(f"e^{{{ref(src, i, k).tex}}}", f"e^{ref(src, i, k).text}") for k in ks], " + ", " + "
-    )
-    den_s = _join(
-        [Line(f"e^{{{ctx.val(src, i, k).tex}}}", f"e^{ctx.val(src, i, k).text}") for k in ks],
-        " + ",
-        " + ",
-    )
+
+    def exp(cell: Cell, k: int) -> Line:
+        return Line(f"e^{{{cell(src, i, k).tex}}}", f"e^{cell(src, i, k).text}")
+
+    def share(cell: Cell) -> Line:
+        num, den = exp(cell, j), _sum([exp(cell, k) for k in ks])
+        return Line(rf"{num.tex} \big/ \bigl({den.tex}\bigr)", f"{num.text} / ({den.text})")
+
     if v[i, j] == sympy.S.NegativeInfinity:
-        return (
-            Line(
-                rf"e^{{{ref(src, i, j).tex}}} \big/ \bigl({den_f.tex}\bigr)",
-                f"e^{ref(src, i, j).text} / ({den_f.text})",
-            ),
-            Line(r"e^{-\infty} \big/ \bigl(\cdots\bigr) = 0", "e^−∞ / (…) = 0"),
-        )
-    num_f = ref(src, i, j)
-    num_s = ctx.val(src, i, j)
-    return (
-        Line(
-            rf"e^{{{num_f.tex}}} \big/ \bigl({den_f.tex}\bigr)", f"e^{num_f.text} / ({den_f.text})"
-        ),
-        Line(
-            rf"e^{{{num_s.tex}}} \big/ \bigl({den_s.tex}\bigr)", f"e^{num_s.text} / ({den_s.text})"
-        ),
-    )
+        return share(ref), Line(r"e^{-\infty} \big/ \bigl(\cdots\bigr) = 0", "e^−∞ / (…) = 0")
+    return _both(ctx, share)
 
 
 def _layer_head(step: str) -> tuple[int | None, int | None]:
@@ -298,16 +343,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         return _sum_of_products(ctx, pairs)
     if f == r"S = \frac{Q K^\top}{\sqrt{d_k}}" and len(ins) == 2:
         s, r = ins
-        return (
-            Line(
-                rf"{ref(s, i, j).tex} / {ref(r, 0, 0).tex}",
-                f"{ref(s, i, j).text} / {ref(r, 0, 0).text}",
-            ),
-            Line(
-                rf"{ctx.val(s, i, j).tex} / {ctx.val(r, 0, 0).tex}",
-                f"{ctx.val(s, i, j).text} / {ctx.val(r, 0, 0).text}",
-            ),
-        )
+        return _infix(ctx, (s, i, j), "/", "/", (r, 0, 0))
     if f == "S + M" and len(ins) == 1:
         n, m = t.shape(step)
         if j > i + (m - n):
@@ -346,16 +382,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         return _linear(ctx, ins[0], layer.W_O, "W_O", layer.b_O, "b_O", i, j, bool(m_o.group(1)))
     if f in ("R_1 = X + O", "R_2 = Y + F", "X = E + P") and len(ins) == 2:
         a, b = ins
-        return (
-            Line(
-                f"{ref(a, i, j).tex} + {ref(b, i, j).tex}",
-                f"{ref(a, i, j).text} + {ref(b, i, j).text}",
-            ),
-            Line(
-                f"{ctx.val(a, i, j).tex} + {ctx.val(b, i, j).tex}",
-                f"{ctx.val(a, i, j).text} + {ctx.val(b, i, j).text}",
-            ),
-        )
+        return _infix(ctx, (a, i, j), "+", "+", (b, i, j))
     m_ffn = re.fullmatch(r"(?:F = a|Y) W_([123]) \+ b_\1", f)
     if m_ffn and len(ins) == 1 and layer is not None:
         k = m_ffn.group(1)
@@ -373,40 +400,13 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
     if f == r"\mu = \frac{1}{d}\sum_j x_j" and len(ins) == 1:
         x = ins[0]
         n = t.shape(x)[1]
-        fs = _join([ref(x, i, c) for c in range(n)], " + ", " + ")
-        ss = _join([ctx.val(x, i, c) for c in range(n)], " + ", " + ")
-        return (
-            Line(rf"\tfrac{{1}}{{{n}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {n}"),
-            Line(rf"\tfrac{{1}}{{{n}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {n}"),
-        )
+        return _both(ctx, lambda cell: _over(n, _sum([cell(x, i, c) for c in range(n)])))
     if f == r"x - \mu" and len(ins) == 2:
         x, mu = ins
-        return (
-            Line(
-                f"{ref(x, i, j).tex} - {ref(mu, i, 0).tex}",
-                f"{ref(x, i, j).text} − {ref(mu, i, 0).text}",
-            ),
-            Line(
-                f"{ctx.val(x, i, j).tex} - {ctx.val(mu, i, 0).tex}",
-                f"{ctx.val(x, i, j).text} − {ctx.val(mu, i, 0).text}",
-            ),
-        )
+        return _infix(ctx, (x, i, j), "-", "−", (mu, i, 0))
     if f.startswith(r"\sigma^2 = \frac{1}{d") and len(ins) == 1:
-        c = ins[0]
-        n = t.shape(c)[1]
-        div = n - 1 if "d-1" in f else n
-        fs = _join(
-            [Line(f"{ref(c, i, k).tex}^2", f"{ref(c, i, k).text}²") for k in range(n)], " + ", " + "
-        )
-        ss = _join(
-            [Line(f"{ctx.val(c, i, k).tex}^2", f"{ctx.val(c, i, k).text}²") for k in range(n)],
-            " + ",
-            " + ",
-        )
-        return (
-            Line(rf"\tfrac{{1}}{{{div}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {div}"),
-            Line(rf"\tfrac{{1}}{{{div}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {div}"),
-        )
+        n = t.shape(ins[0])[1]
+        return _mean_of_squares(ctx, ins[0], i, n, n - 1 if "d-1" in f else n)
     if (
         f in (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{\overline{x^2} + \varepsilon}")
         and len(ins) == 1
@@ -415,9 +415,8 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         params = _norm_params(d, step.rsplit(".", 1)[0])
         eps = sympy.S.Zero if params is None else params[2]
         if eps == 0:
-            return (
-                Line(rf"\sqrt{{{ref(v, i, 0).tex}}}", f"√{ref(v, i, 0).text}"),
-                Line(rf"\sqrt{{{ctx.val(v, i, 0).tex}}}", f"√{ctx.val(v, i, 0).text}"),
+            return _both(
+                ctx, lambda cell: Line(rf"\sqrt{{{cell(v, i, 0).tex}}}", f"√{cell(v, i, 0).text}")
             )
         e = ctx.const(eps)
         return (
@@ -428,32 +427,12 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
             ),
         )
     if f == r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta" and len(ins) == 2:
-        c, s = ins
-        params = _norm_params(d, step)
-        fs = Line(
-            rf"{ref(c, i, j).tex} / {ref(s, i, 0).tex}",
-            f"{ref(c, i, j).text} / {ref(s, i, 0).text}",
-        )
-        ss = Line(
-            rf"{ctx.val(c, i, j).tex} / {ctx.val(s, i, 0).tex}",
-            f"{ctx.val(c, i, j).text} / {ctx.val(s, i, 0).text}",
-        )
-        if params is not None and params[0] is not None:
-            g, b = params[0][0, j], params[1][0, j]
-            if g != 1 or b != 0:
-                gv, bv = ctx.const(g), ctx.const(b)
-                fs = Line(
-                    rf"({fs.tex})\,\gamma_{{{j}}} + \beta_{{{j}}}", f"({fs.text})·γ[{j}] + β[{j}]"
-                )
-                ss = Line(
-                    rf"({ss.tex})\cdot {gv.tex} + {bv.tex}", f"({ss.text})·{gv.text} + {bv.text}"
-                )
-        return fs, ss
+        return _normalized(ctx, step, ins[0], ins[1], i, j)
     if f in (r"\max(0, x)", r"\operatorname{relu}(\cdot)") and len(ins) == 1:
         x = ins[0]
-        return (
-            Line(rf"\max(0,\ {ref(x, i, j).tex})", f"max(0, {ref(x, i, j).text})"),
-            Line(rf"\max(0,\ {ctx.val(x, i, j).tex})", f"max(0, {ctx.val(x, i, j).text})"),
+        return _both(
+            ctx,
+            lambda cell: Line(rf"\max(0,\ {cell(x, i, j).tex})", f"max(0, {cell(x, i, j).text})"),
         )
     if f in (r"z = h\,W_{\text{vocab}}", r"z = h\,E^\top") and ins:
         tied = f.endswith("top")
@@ -472,61 +451,23 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         )
     if f in _ACT_TEXT and len(ins) == 1:
         x = ins[0]
-        fx, sx = ref(x, i, j), ctx.val(x, i, j)
         tex_t, text_t = _ACT_TEXT[f]
-        return (
-            Line(tex_t.replace("#", fx.tex), text_t.replace("#", fx.text)),
-            Line(tex_t.replace("#", sx.tex), text_t.replace("#", sx.text)),
+        return _both(
+            ctx,
+            lambda cell: Line(
+                tex_t.replace("#", cell(x, i, j).tex), text_t.replace("#", cell(x, i, j).text)
+            ),
         )
     if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
-        g, u = ins
-        return (
-            Line(
-                rf"{ref(g, i, j).tex}\,{ref(u, i, j).tex}",
-                f"{ref(g, i, j).text}·{ref(u, i, j).text}",
-            ),
-            Line(
-                rf"{ctx.val(g, i, j).tex}\cdot {ctx.val(u, i, j).tex}",
-                f"{ctx.val(g, i, j).text}·{ctx.val(u, i, j).text}",
-            ),
+        g, u = ins  # one product, written as _sum_of_products writes each term
+        return _sum_of_products(
+            ctx, [(ref(g, i, j), ctx.val(g, i, j), ref(u, i, j), ctx.val(u, i, j))]
         )
     if f == r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2" and len(ins) == 1:
-        x = ins[0]
-        n = t.shape(x)[1]
-        fs = _join(
-            [Line(f"{ref(x, i, k).tex}^2", f"{ref(x, i, k).text}²") for k in range(n)], " + ", " + "
-        )
-        ss = _join(
-            [Line(f"{ctx.val(x, i, k).tex}^2", f"{ctx.val(x, i, k).text}²") for k in range(n)],
-            " + ",
-            " + ",
-        )
-        return (
-            Line(rf"\tfrac{{1}}{{{n}}}\bigl({fs.tex}\bigr)", f"({fs.text}) / {n}"),
-            Line(rf"\tfrac{{1}}{{{n}}}\bigl({ss.tex}\bigr)", f"({ss.text}) / {n}"),
-        )
+        n = t.shape(ins[0])[1]
+        return _mean_of_squares(ctx, ins[0], i, n, n)
     if f == r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta" and len(ins) == 2:
-        x, r = ins
-        params = _norm_params(d, step)
-        fs = Line(
-            rf"{ref(x, i, j).tex} / {ref(r, i, 0).tex}",
-            f"{ref(x, i, j).text} / {ref(r, i, 0).text}",
-        )
-        ss = Line(
-            rf"{ctx.val(x, i, j).tex} / {ctx.val(r, i, 0).tex}",
-            f"{ctx.val(x, i, j).text} / {ctx.val(r, i, 0).text}",
-        )
-        if params is not None and params[0] is not None:
-            g, b = params[0][0, j], params[1][0, j]
-            if g != 1 or b != 0:
-                gv, bv = ctx.const(g), ctx.const(b)
-                fs = Line(
-                    rf"({fs.tex})\,\gamma_{{{j}}} + \beta_{{{j}}}", f"({fs.text})·γ[{j}] + β[{j}]"
-                )
-                ss = Line(
-                    rf"({ss.tex})\cdot {gv.tex} + {bv.tex}", f"({ss.text})·{gv.text} + {bv.text}"
-                )
-        return fs, ss
+        return _normalized(ctx, step, ins[0], ins[1], i, j)
     m_rot = re.fullmatch(r"R_p\\,([QK])_p", f)
     if m_rot and len(ins) == 1:
         return _rope(ctx, ins[0], i, j)
