@@ -567,3 +567,26 @@ def test_whatif_negative_range_on_the_command_line(capsys: pytest.CaptureFixture
     assert "range [-1, 3/2]" in out and "does not depend on a" in out
     assert cli.main([*args[:-1], "2:1"]) == 2
     assert "LO < HI" in capsys.readouterr().err
+
+
+def test_exercise_on_a_batch_heads_file_is_a_clear_error(tmp_path) -> None:
+    """Entries of 4-D steps (printed with ``at``) are not blanked yet: exit 2 saying so, not a crash."""
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symtf",
+            "exercise",
+            "derivations/steps_batch_heads.toml",
+            "-o",
+            str(tmp_path / "ex"),
+            "--no-pdf",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "cannot be blanked yet" in r.stderr and "Traceback" not in r.stderr

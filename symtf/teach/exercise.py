@@ -95,13 +95,15 @@ def printed_entries(
     """Every numeric printed entry of a step claim, by ``(step, i, j)``, in trace order.
 
     Masked ``-inf`` entries, exact fractions (``5/6``), reduced claims and words are
-    not entries a student fills in, and are left out.
+    not entries a student fills in, and are left out; so are entries of 3-D and 4-D
+    steps (``at = [b, h]``), whose worked lines the sheets do not lay out yet.
     """
     out: dict[tuple[str, int, int], list[tuple[Claim, Printed]]] = {}
     for c, pairs in step_prints(d.claims, trace):
-        for (i, j), p in pairs:
-            if p.is_neg_inf or p.is_fraction:
+        for index, p in pairs:
+            if p.is_neg_inf or p.is_fraction or len(index) != 2:
                 continue
+            i, j = index
             out.setdefault((c.step, i, j), []).append((c, p))
     order = {name: k for k, name in enumerate(trace)}
     return dict(sorted(out.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
@@ -163,6 +165,11 @@ def choose(
         if n > len(pool):
             raise ExerciseError(
                 f"{d.path}: --blank {n}: only {len(pool)} computed printed entries can be blanked"
+                + (
+                    " (entries of 3-D and 4-D steps, printed with at = [...], cannot be blanked yet)"
+                    if any(c.at is not None for c in d.claims)
+                    else ""
+                )
             )
         chosen = set(random.Random(seed).sample(pool, n))
         keys = [k for k in entries if k in chosen]
