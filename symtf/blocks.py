@@ -269,6 +269,42 @@ def normed_op(xp: Any, centered: Any, std: Any, *, gamma: Any, beta: Any, where:
         raise ModelError(f"{where}: {e}") from None
 
 
+def ids_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
+    """Token ids as a ``[1, n]`` row of the backend's numbers."""
+    return xp.from_rows([[xp.const(i) for i in ids]])
+
+
+def embed_op(xp: Any, *, table: Any, ids: tuple[int, ...]) -> Any:
+    """The rows ``ids`` of the file's embedding ``table``."""
+    return ops.embed(xp, xp.matrix(table), ids)
+
+
+def linear_op(xp: Any, x: Any, *, w: Any, bias: Any = None, transposed: bool = False) -> Any:
+    """``x·W (+ b)``, or ``x·Wᵀ (+ b)``; ``W`` and ``b`` are the file's matrices."""
+    b = None if bias is None else xp.matrix(bias)
+    return ops.linear(xp, x, xp.matrix(w), b, transposed=transposed)
+
+
+def add_op(xp: Any, a: Any, b: Any) -> Any:
+    """``a + b`` (positions, residual connections)."""
+    return ops.add(xp, a, b)
+
+
+def concat_op(xp: Any, *heads: Any) -> Any:
+    """Heads side by side."""
+    return ops.concat(xp, list(heads))
+
+
+def activation_op(xp: Any, x: Any, *, kind: str) -> Any:
+    """An activation (``relu``, ``gelu``, ``gelu_tanh``, ``silu``) element-wise."""
+    return ops.ACTIVATIONS[kind](xp, x)
+
+
+def hadamard_op(xp: Any, a: Any, b: Any) -> Any:
+    """Entry-wise product (the SwiGLU gate times the up projection)."""
+    return ops.hadamard(xp, a, b)
+
+
 def activation_tex(kind: str) -> str:
     """The LaTeX formula of an activation (``relu``, ``gelu``, ``gelu_tanh``, ``silu``)."""
     return _ACT_TEX[kind]

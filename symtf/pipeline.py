@@ -20,7 +20,20 @@ from sympy.core.parameters import distribute
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.blocks import _ACT_TEX, attention_nodes, layer_norm_nodes, rms_norm_nodes
+from symtf.blocks import (
+    _ACT_TEX,
+    activation_op,
+    add_op,
+    attention_nodes,
+    concat_op,
+    embed_op,
+    hadamard_op,
+    ids_op,
+    layer_norm_nodes,
+    linear_op,
+    rms_norm_nodes,
+    softmax_op,
+)
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.graph.core import Builder, Graph, Live, const, given, same
 from symtf.limits import enforce
@@ -94,13 +107,13 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
 def decoder_nodes(b: Builder, m: Model, tokens: tuple[int, ...]) -> None:
     """A decoder-only model on ``tokens``: embeddings, blocks, final norm, vocabulary, decoding."""
     n = len(tokens)
-    b.add("tokens", _ids_op, (), "", "token ids", ids=tokens)
+    b.add("tokens", ids_op, (), "", "token ids", ids=tokens)
     b.add(
         "d_head", const, (), r"d_{\text{head}} = d_{\text{model}}/h", "head width", value=m.d_head
     )
     b.add(
         "embed",
-        _embed_op,
+        embed_op,
         (),
         r"E[\text{ids}]",
         "embeddings",
@@ -122,38 +135,20 @@ def decoder_nodes(b: Builder, m: Model, tokens: tuple[int, ...]) -> None:
         return
     logits = b.add(
         "logits",
-        _linear_op,
+        linear_op,
         (last,),
         r"z = h\,E^\top" if m.tied else r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
         w=m.unembed,
     )
-    b.add("probs", _softmax_op, (logits,), r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", "probabilities")
+    b.add("probs", softmax_op, (logits,), r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", "probabilities")
     b.add("next_token", _argmax_op, (logits,), r"\arg\max_i z_i", "greedy pick")
     if m.generate is not None:
         b.unroll("gen", _generate, m=m, prompt=tokens)
 
 
-def _ids_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
-    return xp.from_rows([[xp.const(i) for i in ids]])
-
-
-def _embed_op(xp: Any, *, table: Any, ids: tuple[int, ...]) -> Any:
-    return ops.embed(xp, xp.matrix(table), ids)
-
-
 def _last_row_op(xp: Any, y: Any) -> Any:
     return xp.take_rows(y, [xp.shape(y)[0] - 1])
-
-
-def _linear_op(xp: Any, x: Any, *, w: Any, bias: Any = None, transposed: bool = False) -> Any:
-    """``x·W (+ b)``, or ``x·Wᵀ (+ b)``; ``W`` and ``b`` are the file's matrices."""
-    b = None if bias is None else xp.matrix(bias)
-    return ops.linear(xp, x, xp.matrix(w), b, transposed=transposed)
-
-
-def _softmax_op(xp: Any, z: Any) -> Any:
-    return ops.softmax(xp, z)
 
 
 def _argmax_op(xp: Any, z: Any) -> Any:
@@ -164,10 +159,6 @@ def _argmax_op(xp: Any, z: Any) -> Any:
         if isinstance(xp, ExactBackend) or getattr(xp, "name", "") == "midrad":
             return None
         raise
-
-
-def _add_op(xp: Any, a: Any, b: Any) -> Any:
-    return ops.add(xp, a, b)
 
 
 def _claims_forcing(xp: Any, t: TraceBuilder, derivation: Derivation) -> bool:
@@ -238,7 +229,7 @@ def _positions(b: Builder, m: Model, n: int) -> str:
         )
     else:  # none, or rope (positions enter through Q and K)
         return b.add("x", same, ("embed",), "X = E", "block input")
-    return b.add("x", _add_op, ("embed", pos), "X = E + P", "block input")
+    return b.add("x", add_op, ("embed", pos), "X = E + P", "block input")
 
 
 def _sinusoidal_op(xp: Any, *, n: int, d: int, base: Any) -> Any:
@@ -249,14 +240,14 @@ def attention_layer(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str
     """Multi-head attention of node ``src``: heads, ``concat`` and ``attn_out``."""
     heads = [_head(b, m, head, f"{p}.h{hi}", hi, src) for hi, head in enumerate(layer.heads)]
     cat = b.add(
-        f"{p}.concat", _concat_op, tuple(heads), r"H = [H_1 \cdots H_h]", "heads side by side"
+        f"{p}.concat", concat_op, tuple(heads), r"H = [H_1 \cdots H_h]", "heads side by side"
     )
     if layer.W_O is None:
         return cat  # attention alone: the heads are the output
     wo = "W_O" in layer.transposed
     return b.add(
         f"{p}.attn_out",
-        _linear_op,
+        linear_op,
         (cat,),
         ("O = H W_O^\\top" if wo else "O = H W_O") + (" + b_O" if layer.b_O is not None else ""),
         "attention output",
@@ -264,10 +255,6 @@ def attention_layer(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str
         bias=layer.b_O,
         transposed=wo,
     )
-
-
-def _concat_op(xp: Any, *heads: Any) -> Any:
-    return ops.concat(xp, list(heads))
 
 
 def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
@@ -285,7 +272,7 @@ def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
         )
         names[letter] = b.add(
             f"{h}.{letter}",
-            _linear_op,
+            linear_op,
             (src,),
             formula,
             f"{ {'q': 'queries', 'k': 'keys', 'v': 'values'}[letter] }, head {hi + 1}",
@@ -354,12 +341,12 @@ def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
 
     pre = m.norm == "pre"  # pre-norm: LayerNorm before each sub-layer; post-norm: after each add
     attn = attention_layer(b, m, layer, p, norm(1, src) if pre else src)
-    mid = b.add(f"{p}.resid_mid", _add_op, (src, attn), "R_1 = X + O", "first residual")
+    mid = b.add(f"{p}.resid_mid", add_op, (src, attn), "R_1 = X + O", "first residual")
     f_src = norm(2 if pre else 1, mid)
     out = _ffn(b, m, layer, p, f_src)
     post = b.add(
         f"{p}.resid_post",
-        _add_op,
+        add_op,
         (f_src if m.norm == "post" else mid, out),
         "R_2 = Y + F",
         "second residual",
@@ -374,7 +361,7 @@ def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
     tr = layer.transposed
     pre = b.add(
         f"{p}.ffn_pre",
-        _linear_op,
+        linear_op,
         (src,),
         "Y W_1 + b_1",
         "FFN pre-activation" if m.activation != "swiglu" else "FFN gate pre-activation",
@@ -386,7 +373,7 @@ def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
         assert layer.W3 is not None and layer.b3 is not None  # the loader gives swiglu a W3
         up = b.add(
             f"{p}.ffn_up",
-            _linear_op,
+            linear_op,
             (src,),
             "Y W_3 + b_3",
             "FFN up projection",
@@ -399,7 +386,7 @@ def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
         )
         act = b.add(
             f"{p}.ffn_act",
-            _hadamard_op,
+            hadamard_op,
             (gate, up),
             r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)",
             "FFN activation (SwiGLU)",
@@ -415,7 +402,7 @@ def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
         )
     return b.add(
         f"{p}.ffn_out",
-        _linear_op,
+        linear_op,
         (act,),
         "F = a W_2 + b_2",
         "FFN output",
@@ -423,15 +410,6 @@ def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
         bias=layer.b2,
         transposed="W2" in tr,
     )
-
-
-def activation_op(xp: Any, x: Any, *, kind: str) -> Any:
-    """An activation (``relu``, ``gelu``, ``gelu_tanh``, ``silu``) element-wise."""
-    return ops.ACTIVATIONS[kind](xp, x)
-
-
-def _hadamard_op(xp: Any, a: Any, b: Any) -> Any:
-    return ops.hadamard(xp, a, b)
 
 
 def standalone_nodes(b: Builder, m: Model) -> None:
@@ -446,6 +424,6 @@ def standalone_nodes(b: Builder, m: Model) -> None:
             eps = m.eps if s.eps is None else s.eps
             _norm(b, kind, s.name, src, one, zero, eps, s.variance)
         elif s.op == "softmax":
-            b.add(s.name, _softmax_op, (src,), r"\operatorname{softmax}(x)", "softmax")
+            b.add(s.name, softmax_op, (src,), r"\operatorname{softmax}(x)", "softmax")
         else:
             b.add(s.name, activation_op, (src,), _ACT_TEX[s.op], s.op, kind=s.op)
