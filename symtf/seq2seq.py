@@ -63,7 +63,17 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.blocks import attention_nodes, layer_norm_nodes, softmax_op
+from symtf.blocks import (
+    activation_op,
+    add_op,
+    attention_nodes,
+    concat_op,
+    embed_op,
+    ids_op,
+    layer_norm_nodes,
+    linear_op,
+    softmax_op,
+)
 from symtf.errors import SpecError
 from symtf.graph.core import Builder, Live, Node, evaluate, given, same
 from symtf.model import MASKS, NORMS, Head, parse_generate
@@ -415,39 +425,9 @@ def vstack(xp: Any, mats: Sequence[Any]) -> Any:
     )
 
 
-def tokens_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
-    """The token ids as a ``[1, n]`` row of the backend's numbers."""
-    return xp.from_rows([[xp.const(i) for i in ids]])
-
-
-def embed_op(xp: Any, *, table: Any, ids: tuple[int, ...]) -> Any:
-    """The rows ``ids`` of the embedding ``table`` (a matrix of the file)."""
-    return ops.embed(xp, xp.matrix(table), ids)
-
-
-def add_op(xp: Any, a: Any, b: Any) -> Any:
-    """``a + b`` (positions, residual connections)."""
-    return ops.add(xp, a, b)
-
-
-def linear_op(xp: Any, x: Any, *, W: Any, b: Any = None) -> Any:
-    """``x·W (+ b)`` with the file's ``W`` (and ``b``)."""
-    return ops.linear(xp, x, xp.matrix(W), None if b is None else xp.matrix(b))
-
-
-def append_op(xp: Any, past: Any, x: Any, *, W: Any) -> Any:
+def append_op(xp: Any, past: Any, x: Any, *, w: Any) -> Any:
     """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""
-    return vstack(xp, [past, ops.linear(xp, x, xp.matrix(W))])
-
-
-def concat_op(xp: Any, *zs: Any) -> Any:
-    """Heads side by side."""
-    return ops.concat(xp, zs)
-
-
-def activation_op(xp: Any, x: Any, *, activation: str) -> Any:
-    """The FFN's activation, entry by entry."""
-    return ops.ACTIVATIONS[activation](xp, x)
+    return vstack(xp, [past, ops.linear(xp, x, xp.matrix(w))])
 
 
 def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start: int) -> str:
@@ -460,7 +440,7 @@ def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start:
         SpecError: When the positions run past the positional table.
     """
     n, ids = len(ids), tuple(ids)
-    tok = b.add(f"{p}.tokens", tokens_op, (), "", "token ids", ids=ids)
+    tok = b.add(f"{p}.tokens", ids_op, (), "", "token ids", ids=ids)
     emb = b.add(
         f"{p}.embed",
         embed_op,
@@ -509,7 +489,7 @@ def _attention(
     zs, used = [], []
     for hi, head in enumerate(heads):
         h = f"{p}.h{hi}"
-        q = b.add(f"{h}.q", linear_op, (src,), "Q = X W_Q", f"queries, head {hi + 1}", W=head.W_Q)
+        q = b.add(f"{h}.q", linear_op, (src,), "Q = X W_Q", f"queries, head {hi + 1}", w=head.W_Q)
         if kv is not None:
             k, v = kv[hi]
         elif past is not None:  # the cache grows; shown as read from this step's rows
@@ -521,7 +501,7 @@ def _attention(
                 "K = X W_K",
                 f"keys, head {hi + 1}",
                 shown=(src,),
-                W=head.W_K,
+                w=head.W_K,
             )
             v = b.add(
                 f"{h}.v",
@@ -530,12 +510,12 @@ def _attention(
                 "V = X W_V",
                 f"values, head {hi + 1}",
                 shown=(src,),
-                W=head.W_V,
+                w=head.W_V,
             )
         else:
-            k = b.add(f"{h}.k", linear_op, (src,), "K = X W_K", f"keys, head {hi + 1}", W=head.W_K)
+            k = b.add(f"{h}.k", linear_op, (src,), "K = X W_K", f"keys, head {hi + 1}", w=head.W_K)
             v = b.add(
-                f"{h}.v", linear_op, (src,), "V = X W_V", f"values, head {hi + 1}", W=head.W_V
+                f"{h}.v", linear_op, (src,), "V = X W_V", f"values, head {hi + 1}", w=head.W_V
             )
         used.append((k, v))
         zs.append(
@@ -550,7 +530,7 @@ def _attention(
             )
         )
     cat = b.add(f"{p}.concat", concat_op, tuple(zs), r"Z = [Z_1 \cdots Z_h]", "heads side by side")
-    out = b.add(f"{p}.attn_out", linear_op, (cat,), "O = Z W_O", "attention output", W=W_O)
+    out = b.add(f"{p}.attn_out", linear_op, (cat,), "O = Z W_O", "attention output", w=W_O)
     return out, tuple(used)
 
 
@@ -561,8 +541,8 @@ def _ffn(b: Builder, m: Seq2SeqModel, p: str, layer: Any, src: str) -> str:
         (src,),
         "Y W_1 + b_1",
         "FFN pre-activation",
-        W=layer.W1,
-        b=layer.b1,
+        w=layer.W1,
+        bias=layer.b1,
     )
     act = b.add(
         f"{p}.ffn_act",
@@ -570,7 +550,7 @@ def _ffn(b: Builder, m: Seq2SeqModel, p: str, layer: Any, src: str) -> str:
         (pre,),
         rf"\operatorname{{{m.activation}}}(\cdot)",
         "FFN activation",
-        activation=m.activation,
+        kind=m.activation,
     )
     return b.add(
         f"{p}.ffn_out",
@@ -578,8 +558,8 @@ def _ffn(b: Builder, m: Seq2SeqModel, p: str, layer: Any, src: str) -> str:
         (act,),
         "F = a W_2 + b_2",
         "FFN output",
-        W=layer.W2,
-        b=layer.b2,
+        w=layer.W2,
+        bias=layer.b2,
     )
 
 
@@ -639,7 +619,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
                 (out,),
                 "K = H_{enc} W_K",
                 f"cross keys, head {hi + 1}",
-                W=head.W_K,
+                w=head.W_K,
             )
             v = b.add(
                 f"{h}.v",
@@ -647,7 +627,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
                 (out,),
                 "V = H_{enc} W_V",
                 f"cross values, head {hi + 1}",
-                W=head.W_V,
+                w=head.W_V,
             )
             kvs.append((k, v))
         cross.append(tuple(kvs))
@@ -720,7 +700,7 @@ def decode(
         (final,),
         r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
-        W=m.unembed,
+        w=m.unembed,
     )
     probs = b.add(
         f"{o}.probs",
