@@ -1,6 +1,6 @@
 """Benchmarks for ``symtf check`` and certified evaluation, reported as ratios.
 
-Run:  python benchmarks/bench_check.py [--repeat N]
+Run:  python benchmarks/bench_check.py [--repeat N] [--against OTHER_CHECKOUT]
 
 1. Checking the bundled derivations, end to end in a fresh interpreter
    (imports included), against a bare ``python -c pass`` in the same run.
@@ -12,7 +12,9 @@ Run:  python benchmarks/bench_check.py [--repeat N]
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,6 +64,40 @@ def bench_bundled(repeat: int) -> None:
     print(f"  symtf check        {t_check:8.3f} s")
     print(f"  python -c pass     {t_bare:8.3f} s   (baseline)")
     print(f"  ratio              {t_check / t_bare:8.1f} x")
+    print()
+
+
+def _cpu_of(cmd: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) a child process takes."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, capture_output=True, cwd=ROOT, env=env, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench_against(other: Path, repeat: int) -> None:
+    """``symtf check`` on this tree's bundled derivations, this code against another checkout's.
+
+    Both check the same files (this tree's ``derivations/``); runs alternate so that
+    a change in the machine's load falls on both. CPU time, not wall time, so other
+    work on a shared machine counts less.
+    """
+    files = sorted(str(p) for p in (ROOT / "derivations").glob("*.toml"))
+    code = "import sys; from symtf.cli import main; sys.exit(main(['check', *sys.argv[1:]]))"
+    cmd = [sys.executable, "-c", code, *files]
+    env_this = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env_other = {**os.environ, "PYTHONPATH": str(other.resolve())}
+    this, base = [], []
+    for _ in range(repeat):
+        this.append(_cpu_of(cmd, env_this))
+        base.append(_cpu_of(cmd, env_other))
+    print(f"symtf check on {len(files)} bundled derivations, CPU time, {repeat} alternating runs")
+    print(f"  this tree          best {min(this):7.2f} s   median {statistics.median(this):7.2f} s")
+    print(f"  {str(other)[:18]:<18} best {min(base):7.2f} s   median {statistics.median(base):7.2f} s")
+    print(
+        f"  ratio this/other   best {min(this) / min(base):7.2f}     "
+        f"median {statistics.median(this) / statistics.median(base):7.2f}"
+    )
     print()
 
 
@@ -266,7 +302,17 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="only compare checking the bundled derivations with another checkout's code "
+        "(e.g. a worktree of the previous release)",
+    )
     args = ap.parse_args()
+    if args.against is not None:
+        bench_against(args.against, args.repeat)
+        return
     bench_bundled(args.repeat)
     bench_exact(args.repeat)
     bench_diagnosis(args.repeat)
