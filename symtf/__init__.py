@@ -4,7 +4,8 @@ Typical use::
 
     import symtf
     d = symtf.load("derivations/i_love_ai.toml")
-    trace = symtf.run(d)            # every named step, exact
+    graph = symtf.build(d)          # the step graph: nodes name = op(inputs…)
+    trace = symtf.run(d)            # every node's value, exact
     report = symtf.check(d)         # a certified verdict per printed number
     print(symtf.render(report))
 """
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 from symtf import compare as _compare
 from symtf.compare import Report
 from symtf.errors import SymtfError
-from symtf.pipeline import run
+from symtf.pipeline import build, run
 from symtf.spec import Derivation, load, loads
 
 
@@ -63,6 +64,7 @@ __all__ = [
     "Report",
     "SymtfError",
     "__version__",
+    "build",
     "check",
     "load",
     "loads",

@@ -145,3 +145,12 @@ def test_rewrites_are_recorded_on_the_derivation_not_its_model(ai) -> None:
     assert d2.model == ai.model and d2.claims is ai.claims
     assert d2.rewrites == (("no-sqrt-dk", "l0.h0"),)
     assert dataclasses.replace(d2, rewrites=()) == ai
+
+
+def test_build_is_public_and_its_graph_runs_to_the_same_trace(ai) -> None:
+    """``symtf.build`` gives the graph ``symtf.run`` evaluates: same names, same exact values."""
+    graph = symtf.build(ai)
+    via_graph = evaluate(graph, ExactBackend())
+    via_run = symtf.run(ai)
+    assert list(via_graph) == list(via_run) == graph.names()
+    assert via_graph.value("logits") == via_run.value("logits")
