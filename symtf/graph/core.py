@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sympy.core.parameters import distribute
+
 from symtf.graph.tensor import from_native, to_native
 from symtf.trace import Trace, TraceBuilder
 
@@ -293,7 +295,9 @@ def evaluate(
             value (the article's printed numbers, for replay); later nodes read it.
     """
     t = TraceBuilder(xp, override)
-    Live(xp, t).run(graph)
+    # SymPy must not distribute numbers over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
+    with distribute(False):
+        Live(xp, t).run(graph)
     return t.freeze()
 
 
