@@ -380,3 +380,11 @@ def test_an_empty_operator_token_does_not_swallow_the_markup_after_it() -> None:
     # The converter writes <mo /> for \operatorname; the text escaping must leave it alone.
     out = mathml(r"\mathrm{masked} = \mathrm{scores} + \operatorname{causal\_mask}\left(3\right)")
     assert "&lt;" not in out and out.count("<mrow") == out.count("</mrow>")
+
+
+def test_an_entry_of_a_3d_step_is_named_by_all_its_indices() -> None:
+    # tests/steps/batch_heads.toml claims index = [0, 1, 3] of the 3-D step "merged".
+    d = spec.load(Path(__file__).parent / "steps" / "batch_heads.toml")
+    page = render_html(compare.check(d), d)
+    assert "entry [0, 1, 3]" in page
+    assert "entry [0, 1]" not in page
