@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,19 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # tiny_derivations: the derivation texts of the tests
 
+from _timing import best_of  # noqa: E402
 from tiny_derivations import standalone  # noqa: E402
 
 import symtf  # noqa: E402
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds (the least disturbed run)."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def checker(text: str) -> Callable[[], object]:
