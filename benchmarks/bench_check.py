@@ -18,8 +18,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,19 +26,11 @@ import sympy
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402
+
 from symtf.backends import BallBackend, ExactBackend  # noqa: E402
 from symtf.pipeline import run  # noqa: E402
 from symtf.spec import Derivation, Head, Layer, Model  # noqa: E402
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds (the least disturbed run)."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def bench_bundled(repeat: int) -> None:

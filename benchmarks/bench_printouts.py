@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 from symtf import spec  # noqa: E402
 from symtf.backends import BallBackend  # noqa: E402
@@ -33,16 +32,6 @@ from symtf.errors import SymtfError  # noqa: E402
 from symtf.floatsim import enclose  # noqa: E402
 from symtf.pipeline import run  # noqa: E402
 from symtf.rounded import RoundedBallBackend, parse_rounded_inputs  # noqa: E402
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def _balls(d: spec.Derivation) -> None:

@@ -14,26 +14,16 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402
+
 from symtf import compare, spec  # noqa: E402
 from symtf.renderers import latex, text  # noqa: E402
 from symtf.renderers.html import render_html  # noqa: E402
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds (the least disturbed run)."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from _timing import best_of  # noqa: E402
 
 from symtf import compare, spec  # noqa: E402
 from symtf.teach import exercise as E  # noqa: E402
@@ -33,16 +33,6 @@ from symtf.teach.grade import grade  # noqa: E402
 from symtf.teach.whatif import whatif  # noqa: E402
 
 SEED = ROOT / "derivations" / "i_love_ai.toml"
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -13,44 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # tiny_derivations: the derivation texts of the tests
+
+from _timing import best_of  # noqa: E402
+from tiny_derivations import standalone  # noqa: E402
 
 import symtf  # noqa: E402
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings, in seconds (the least disturbed run)."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
-def standalone(op: str, row: str, claim: str) -> str:
-    """A one-token attention model plus one stand-alone worked operation and one claim."""
-    return f'''title = "bench"
-[model]
-architecture = "attention"
-d_model = 1
-mask = "none"
-embed = "1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "1"
-W_K = "1"
-W_V = "1"
-[[model.standalone]]
-name = "op"
-op = "{op}"
-input = "{row}"
-{claim}'''
 
 
 def checker(text: str) -> Callable[[], object]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import sympy
+from tiny_derivations import standalone, tiny_model
 
 import symtf
 from symtf import ops
@@ -128,25 +129,7 @@ def _none_model(*claims: tuple[str, str, str]) -> str:
 
 def _standalone(eps: str, op: str, row: str, claims: str = "") -> str:
     """A one-token attention model (for eps) plus one stand-alone worked operation."""
-    return f"""title = "standalone"
-[model]
-architecture = "attention"
-d_model = 1
-mask = "none"
-eps = "{eps}"
-embed = "1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "1"
-W_K = "1"
-W_V = "1"
-[[model.standalone]]
-name = "op"
-op = "{op}"
-input = \"\"\"
-{row}
-\"\"\"
-{claims}"""
+    return standalone(op, row, claims, eps=eps)
 
 
 def _claim(label: str, step: str, printed: str, extra: str = "") -> str:
@@ -212,27 +195,15 @@ def _tied_decoder(claims: str) -> str:
     (−1, 2), LayerNorm again (−1, 1). W_vocab's columns for b and c are both
     (0, 1): logits (0, 1, 1), an exact tie between b and c for the largest.
     """
-    return f"""title = "tie"
-[model]
-d_model = 2
-vocab = ["a", "b", "c"]
-embed = \"\"\"
-1 0
-0 1
-1 1
-\"\"\"
-unembed = \"\"\"
-0 0 0
-0 1 1
-\"\"\"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a", "b"]
-{claims}"""
+    return (
+        tiny_model(
+            "tie",
+            vocab=["a", "b", "c"],
+            embed="1 0\n0 1\n1 1\n",
+            unembed="0 0 0\n0 1 1\n",
+        )
+        + claims
+    )
 
 
 def test_tied_logits_and_argmax_ties() -> None:

@@ -8,29 +8,19 @@ import time
 from pathlib import Path
 
 import pytest
+from tiny_derivations import IDENTITY_2, tiny_model
 
 from symtf.cli import main
 
-GOOD = """
-title = "tiny"
-[model]
-d_model = 2
-n_heads = 1
-vocab = ["a", "b"]
-embed = "1 0\\n0 1"
-unembed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "1 0\\n0 1"
-W_K = "1 0\\n0 1"
-W_V = "1 0\\n0 1"
-[input]
-tokens = ["a", "b"]
-[[claims]]
+GOOD = (
+    "\n"
+    + tiny_model(n_heads=1, unembed=IDENTITY_2, W_Q=IDENTITY_2, W_K=IDENTITY_2, W_V=IDENTITY_2)
+    + """[[claims]]
 label = "X"
 step = "x"
 printed = "1 0\\n0 1"
 """
+)
 
 
 def write(tmp_path: Path, text: str, name: str = "d.toml") -> Path:

@@ -20,6 +20,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 import xmlschema
+from tiny_derivations import tiny_model
 
 from symtf import bundled
 from symtf.cli import check_file, main
@@ -31,19 +32,9 @@ from symtf.spec import Claim
 SCHEMAS = Path(__file__).parent / "schemas"
 ROOT = Path(__file__).resolve().parent.parent
 
-BAD = """title = "bad"
-[model]
-d_model = 2
-vocab = ["a", "b"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a"]
-
+BAD = (
+    tiny_model("bad", tokens=["a"])
+    + """
 [[claims]]
 label = "x"
 step = "x"
@@ -55,6 +46,7 @@ step = "x"
 printed = "1 0"
 decimalz = 3
 """
+)
 #: Line of the misspelled key in BAD, counted by hand.
 BAD_KEY_LINE = 23
 

@@ -2,7 +2,8 @@
 
 Cross-checked against an independent numpy float64 decoder written here: it
 reads the weights of a loaded derivation as plain float arrays and recomputes
-everything (forward pass, decoding loops, filters) without symtf.
+everything (forward pass, decoding loops, filters) without symtf; softmax and
+LayerNorm are those of test_seq2seq's numpy reference.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
-from test_seq2seq import BASE, model_toml
+from test_seq2seq import BASE, _ln, _softmax, model_toml
 
 import symtf
 from symtf.backends import BallBackend, ExactBackend
@@ -25,16 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _np(m: sympy.MatrixBase) -> np.ndarray:
     return np.array([[float(sympy.Rational(e)) for e in m.row(i)] for i in range(m.rows)])
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _ln(x: np.ndarray) -> np.ndarray:
-    mu = x.mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True))
 
 
 class NumpyDecoder:

@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tiny_derivations import tiny_model
 
 from symtf import cli, compare, spec
 from symtf.renderers.html import HtmlOptions, mathml, render_html
@@ -315,27 +316,20 @@ HOSTILE = r"""<script>alert(1)</script> & "q" 'a' </s> <b>x</b> {_%&#\} é Жу�
 
 
 def test_hostile_text_stays_text(tmp_path: Path) -> None:
-    title = json.dumps(HOSTILE, ensure_ascii=False)
+    words = ["</s>", "a&b"]
+    model = tiny_model(
+        HOSTILE,
+        source=HOSTILE,
+        architecture="attention",
+        n_heads=1,
+        mask="none",
+        vocab=words,
+        tokens=words,
+    )
     f = tmp_path / "hostile.toml"
     f.write_text(
-        f"""
-title = {title}
-source = {title}
-[model]
-architecture = "attention"
-d_model = 2
-n_heads = 1
-mask = "none"
-vocab = ["</s>", "a&b"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["</s>", "a&b"]
-[[claims]]
+        model
+        + f"""[[claims]]
 label = {json.dumps("A " + HOSTILE, ensure_ascii=False)}
 step = "l0.h0.pattern"
 printed = "0.669 0.331\\n0.331 0.669"
@@ -364,23 +358,15 @@ printed = "0.76"
 def test_symbolic_weights_render(tmp_path: Path) -> None:
     f = tmp_path / "sym.toml"
     f.write_text(
-        """
-title = "a symbolic weight"
-[model]
-architecture = "attention"
-d_model = 2
-n_heads = 1
-mask = "none"
-vocab = ["x", "y"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "a 0\\n0 1"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["x", "y"]
-""",
+        tiny_model(
+            "a symbolic weight",
+            architecture="attention",
+            n_heads=1,
+            mask="none",
+            vocab=["x", "y"],
+            W_Q="a 0\n0 1",
+            tokens=["x", "y"],
+        ),
         encoding="utf-8",
     )
     d = spec.load(f)
@@ -394,3 +380,11 @@ def test_an_empty_operator_token_does_not_swallow_the_markup_after_it() -> None:
     # The converter writes <mo /> for \operatorname; the text escaping must leave it alone.
     out = mathml(r"\mathrm{masked} = \mathrm{scores} + \operatorname{causal\_mask}\left(3\right)")
     assert "&lt;" not in out and out.count("<mrow") == out.count("</mrow>")
+
+
+def test_an_entry_of_a_3d_step_is_named_by_all_its_indices() -> None:
+    # tests/steps/batch_heads.toml claims index = [0, 1, 3] of the 3-D step "merged".
+    d = spec.load(Path(__file__).parent / "steps" / "batch_heads.toml")
+    page = render_html(compare.check(d), d)
+    assert "entry [0, 1, 3]" in page
+    assert "entry [0, 1]" not in page

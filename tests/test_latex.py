@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tiny_derivations import tiny_model
 
 from symtf import cli, compare, spec
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
@@ -259,28 +260,21 @@ def test_jupyter_reprs_are_display_math() -> None:
 
 
 def _hostile_toml() -> str:
-    title = json.dumps(HOSTILE, ensure_ascii=False)
-    source = json.dumps("src_" + HOSTILE, ensure_ascii=False)
     label1 = json.dumps("label " + HOSTILE, ensure_ascii=False)
     label2 = json.dumps("line {_%&#\\} " + HOSTILE, ensure_ascii=False)
-    return f"""
-title = {title}
-source = {source}
-[model]
-architecture = "attention"
-d_model = 2
-n_heads = 1
-mask = "none"
-vocab = ["a_b", "c%d"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a_b", "c%d"]
-[[claims]]
+    words = ["a_b", "c%d"]
+    model = tiny_model(
+        HOSTILE,
+        source="src_" + HOSTILE,
+        architecture="attention",
+        n_heads=1,
+        mask="none",
+        vocab=words,
+        tokens=words,
+    )
+    return (
+        model
+        + f"""[[claims]]
 label = {label1}
 step = "l0.h0.pattern"
 row = 0
@@ -290,6 +284,7 @@ label = {label2}
 expression = "0.5 + 0.25"
 printed = "0.76"
 """
+    )
 
 
 def test_hostile_title_and_labels_are_escaped(tmp_path: Path) -> None:

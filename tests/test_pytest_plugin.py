@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tiny_derivations import tiny_model
 
 from symtf import bundled
 from symtf.cli import main
@@ -21,19 +22,9 @@ PLUGIN = (
     "ignore::pytest.PytestAssertRewriteWarning",
 )
 
-DERIVATION = """title = "tiny"
-[model]
-d_model = 2
-vocab = ["a", "b"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a", "b"]
-
+DERIVATION = (
+    tiny_model()
+    + """
 [[claims]]
 label = "embedding rows"
 step = "x"
@@ -45,6 +36,7 @@ step = "x"
 row = 1
 printed = "0 3"
 """
+)
 #: Line of the second [[claims]] header above, counted by hand.
 OFF_LINE = 19
 
@@ -169,25 +161,15 @@ def test_dotted_labels_keep_their_node_id(repo: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["posts/tiny.toml::love.love: first row PASSED*"])
 
 
-SYMBOLIC_EPS = """title = "symbolic eps"
-[model]
-d_model = 2
-eps = "e"
-vocab = ["a", "b"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a"]
-
+SYMBOLIC_EPS = (
+    tiny_model("symbolic eps", eps="e", tokens=["a"])
+    + """
 [[claims]]
 label = "norm"
 step = "l0.ln1"
 printed = "1.000 -1.000"
 """
+)
 
 
 def test_an_undecided_claim_is_skipped(repo: pytest.Pytester) -> None:

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from tiny_derivations import tiny_model
 
 from symtf import certify, compare, limits, spec
 from symtf.cli import main
@@ -224,24 +225,18 @@ def test_a_reduce_that_cannot_order_its_entries_is_undecided_alone(tmp_path: Pat
     assert "depends on a" in largest["explanation"]
 
 
-TRIG = """\
-title = "sin^2 + cos^2 on the diagonal of the scores"
-[model]
-d_model = 2
-n_heads = 1
-mask = "none"
-positional = "sinusoidal"
-vocab = ["a"]
-embed = "0 0"
-unembed = "1\\n1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a", "a", "a"]
-[[claims]]
+TRIG = (
+    tiny_model(
+        "sin^2 + cos^2 on the diagonal of the scores",
+        n_heads=1,
+        mask="none",
+        positional="sinusoidal",
+        vocab=["a"],
+        embed="0 0",
+        unembed="1\n1",
+        tokens=["a", "a", "a"],
+    )
+    + """[[claims]]
 label = "largest score"
 step = "l0.h0.scores"
 reduce = "max"
@@ -257,6 +252,7 @@ step = "l0.h0.scores"
 index = [1, 0]
 printed = "{cos1_slip}"
 """
+)
 
 
 def test_a_tie_that_needs_a_trig_identity_does_not_refuse_the_file(tmp_path: Path) -> None:

@@ -21,43 +21,19 @@ v = ["1", "2", "3"]
 [steps]
 '''
 
+
+def _y(what: str, expr: str, column: int, message: str) -> tuple[str, str, str, str, str]:
+    """A case whose one step ``y = "expr"`` is refused at ``steps.y``, at ``column``."""
+    return (what, f'y = "{expr}"', "steps.y", f"column {column}", message)
+
+
 CASES = [
-    ("unknown op", 'y = "foo(X)"', "steps.y", "column 1", "unknown op 'foo'"),
-    (
-        "wrong arity",
-        'y = "softmax(X, -1, 2)"',
-        "steps.y",
-        "column 1",
-        "positional argument(s) for softmax but found 3",
-    ),
-    (
-        "wrong arity, too few",
-        'y = "masked_fill(X, X)"',
-        "steps.y",
-        "column 1",
-        "masked_fill: missing argument value",
-    ),
-    (
-        "unknown keyword",
-        'y = "softmax(X, dim=0)"',
-        "steps.y",
-        "column 16",
-        "softmax takes no keyword 'dim'",
-    ),
-    (
-        "shape mismatch",
-        'y = "X @ v"',
-        "steps.y",
-        "column 3",
-        "cannot multiply shapes (2, 4) and (3,)",
-    ),
-    (
-        "broadcast mismatch",
-        'y = "X + v"',
-        "steps.y",
-        "column 3",
-        "shapes (2, 4) and (3,) do not broadcast",
-    ),
+    _y("unknown op", "foo(X)", 1, "unknown op 'foo'"),
+    _y("wrong arity", "softmax(X, -1, 2)", 1, "positional argument(s) for softmax but found 3"),
+    _y("wrong arity, too few", "masked_fill(X, X)", 1, "masked_fill: missing argument value"),
+    _y("unknown keyword", "softmax(X, dim=0)", 16, "softmax takes no keyword 'dim'"),
+    _y("shape mismatch", "X @ v", 3, "cannot multiply shapes (2, 4) and (3,)"),
+    _y("broadcast mismatch", "X + v", 3, "shapes (2, 4) and (3,) do not broadcast"),
     (
         "forward reference",
         'a = "1 + b"\nb = "X"',
@@ -76,13 +52,7 @@ CASES = [
     ),
     ("named ln", 'ln = "X"', "steps.ln", "line 9, column 1", "cannot be 'ln', which is an op"),
     ("named exp", 'exp = "X"', "steps.exp", "line 9, column 1", "cannot be 'exp', which is an op"),
-    (
-        "index out of range",
-        'y = "X[5]"',
-        "steps.y",
-        "column 2",
-        "index 5 is out of range for axis 0 of size 2",
-    ),
+    _y("index out of range", "X[5]", 2, "index 5 is out of range for axis 0 of size 2"),
     (
         "family index out of range",
         '"s[t]" = { expr = "s[t-1]", t = [1, 3] }',
@@ -97,13 +67,12 @@ CASES = [
         "line 9, column 1",
         "at most 10,000 steps, found 10,001",
     ),
-    ("unknown name", 'y = "X + Xs"', "steps.y", "column 5", "unknown name 'Xs'"),
-    ("syntax", 'y = "X +* 2"', "steps.y", "column 4", "expected"),
-    (
+    _y("unknown name", "X + Xs", 5, "unknown name 'Xs'"),
+    _y("syntax", "X +* 2", 4, "expected"),
+    _y(
         "call left open",
-        'y = "exp("',
-        "steps.y",
-        "column 5",
+        "exp(",
+        5,
         "expected a number, a name, '(' or '[' but found the end of the expression",
     ),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tiny_derivations import tiny_model
 
 import symtf
 from symtf.errors import SpecError, SymtfError
@@ -78,19 +79,11 @@ def test_inline_claims_get_the_line_of_their_array() -> None:
     assert line_of(lines, "claims[1].label") == 2
 
 
-TINY = """title = "tiny"
-[model]
-d_model = 2
-vocab = ["a", "b"]
-embed = "1 0\\n0 1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "identity"
-W_K = "identity"
-W_V = "identity"
-[input]
-tokens = ["a"]
-[[claims]]
+# tiny_model writes one key a line: title, [model], 3 keys, 2 headers, 3 weights, [input],
+# tokens; the first [[claims]] header is line 13.
+TINY = (
+    tiny_model(tokens=["a"])
+    + """[[claims]]
 label = "X"
 step = "x"
 printed = "1 0"
@@ -99,6 +92,7 @@ label = "Y"
 step = "x"
 printed = "1 0"
 """
+)
 
 
 def test_loaded_claims_know_their_header_line() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import mpmath
 import pytest
 import sympy
+from tiny_derivations import standalone
 
 import symtf
 from symtf.certify import ball, trig_zero
@@ -175,27 +176,6 @@ def test_symbolic_solution_set_of_a_polynomial() -> None:
 # ----------------------------------------------------------------------------- precision
 
 
-def _standalone(op: str, row: str, claims: str) -> str:
-    return f'''title = "standalone"
-[model]
-architecture = "attention"
-d_model = 1
-mask = "none"
-embed = "1"
-[[model.layers]]
-[[model.layers.heads]]
-W_Q = "1"
-W_K = "1"
-W_V = "1"
-[[model.standalone]]
-name = "op"
-op = "{op}"
-input = """
-{row}
-"""
-{claims}'''
-
-
 def _claim(step: str, printed: str, extra: str = "index = [0, 0]") -> str:
     return f'[[claims]]\nlabel = "c"\nstep = "{step}"\nprinted = "{printed}"\n{extra}\n'
 
@@ -205,12 +185,12 @@ def test_no_missed_slip_at_high_precision(decimals: int) -> None:
     # softmax(0, 0, 0) = 1/3; LayerNorm of (0, 0, 3) has std sqrt(2) (mean 1, variance 2).
     third_right, third_other = _mp_digits(mpmath.mpf(1) / 3, decimals)
     root_right, root_other = _mp_digits(mpmath.sqrt(2), decimals)
-    text = _standalone(
+    text = standalone(
         "softmax", "0 0 0", _claim("op", third_right) + _claim("op", third_other)
     ).replace('label = "c"', 'label = "third"', 1)
     checks = symtf.check(symtf.loads(text.replace('label = "c"', 'label = "c2"'))).derivations[0]
     assert [c.verdict for c in checks.checks] == ["rounded", "slip"]
-    text = _standalone("layernorm", "0 0 3", _claim("op.std", root_right, "row = 0"))
+    text = standalone("layernorm", "0 0 3", _claim("op.std", root_right, "row = 0"))
     text += _claim("op.std", root_other, "row = 0").replace('"c"', '"c2"')
     checks = symtf.check(symtf.loads(text)).derivations[0].checks
     assert [c.verdict for c in checks] == ["rounded", "slip"]
@@ -340,7 +320,7 @@ def test_pasted_reprs_are_read_as_printed_values() -> None:
     for cell, e in zip(cells, exact, strict=True):  # each float32 print is the 4-decimal rounding
         assert Fraction(cell) == Fraction(_mp_digits(e, 4)[0])
     body = pasted.replace("\n", " ")
-    text = _standalone("softmax", "0 1 2 3", _claim("op", body, "row = 0"))
+    text = standalone("softmax", "0 1 2 3", _claim("op", body, "row = 0"))
     checks = symtf.check(symtf.loads(text)).derivations[0].checks
     assert [c.verdict for c in checks] == ["rounded"] * 4
     torch_style = "tensor([[" + ", ".join(_mp_digits(e, 4)[0] for e in exact) + "]])"
@@ -351,7 +331,7 @@ def test_pasted_reprs_are_read_as_printed_values() -> None:
     )
     for body in (torch_style, tf_style):
         checks = symtf.check(
-            symtf.loads(_standalone("softmax", "0 1 2 3", _claim("op", body, "row = 0")))
+            symtf.loads(standalone("softmax", "0 1 2 3", _claim("op", body, "row = 0")))
         )
         assert [c.verdict for c in checks.derivations[0].checks] == ["rounded"] * 4
 
@@ -361,7 +341,7 @@ def test_shortened_prints_use_the_claims_decimals() -> None:
     # "0." at decimals 3 is 0.000 and must not pass for 0.00223 (2.2 units off): wrong.
     exact = _softmax_row_mp([0, mpmath.mpf("-6.1")])
     assert _mp_digits(exact[1], 3)[0] == "0.002"
-    text = _standalone("softmax", "0 -6.1", _claim("op", "1. 0.", "row = 0\ndecimals = 3"))
+    text = standalone("softmax", "0 -6.1", _claim("op", "1. 0.", "row = 0\ndecimals = 3"))
     checks = symtf.check(symtf.loads(text)).derivations[0].checks
     # "1." is 1.000, which is 2.24 units above 0.99776…: wrong as well.
     assert [c.verdict for c in checks] == ["wrong", "wrong"]
@@ -370,7 +350,7 @@ def test_shortened_prints_use_the_claims_decimals() -> None:
 def test_elided_print_is_an_error() -> None:
     with pytest.raises(SpecError, match="elided"):
         symtf.loads(
-            _standalone(
+            standalone(
                 "softmax", "0 1 2 3", _claim("op", "tensor([0.0321, ..., 0.6439])", "row = 0")
             )
         )
@@ -381,7 +361,7 @@ def test_nested_list_with_e_notation() -> None:
     cells = [mpmath.nstr(e, 5, min_fixed=1, max_fixed=0) for e in exact]
     text = "[[" + ", ".join(cells) + "]]"
     assert "e" in text
-    checks = symtf.check(symtf.loads(_standalone("softmax", "0 1", _claim("op", text, "row = 0"))))
+    checks = symtf.check(symtf.loads(standalone("softmax", "0 1", _claim("op", text, "row = 0"))))
     assert [c.verdict for c in checks.derivations[0].checks] == ["rounded"] * 2
 
 
@@ -401,7 +381,7 @@ def test_non_ascii_digits_are_refused(text: str, name: str) -> None:
         parse_printed(text)
     with pytest.raises(SpecError, match=name):
         parse_exact(text)
-    model = _standalone("softmax", f"0 {text}", "")
+    model = standalone("softmax", f"0 {text}", "")
     with pytest.raises(SpecError, match=name):
         symtf.loads(model)
     displayed = (
@@ -418,11 +398,11 @@ def test_unicode_minus_stays_accepted() -> None:
 
 def test_file_level_rounding_rule() -> None:
     # softmax(0, 0, 0, 0) = 1/4 exactly; printed at 1 decimal 0.25 is a tie between 0.2 and 0.3.
-    base = _standalone("softmax", "0 0 0 0", _claim("op", "0.2"))
+    base = standalone("softmax", "0 0 0 0", _claim("op", "0.2"))
     assert symtf.check(symtf.loads(base)).derivations[0].checks[0].verdict == "rounded"
     stated = 'rounding = "half-up"\n' + base
     assert symtf.check(symtf.loads(stated)).derivations[0].checks[0].verdict == "slip"
-    own = _standalone(
+    own = standalone(
         "softmax", "0 0 0 0", _claim("op", "0.2", 'index = [0, 0]\nrounding = "half-even"')
     )
     assert (
@@ -433,7 +413,7 @@ def test_file_level_rounding_rule() -> None:
 
 def test_undecided_and_symbolic_exit_status(tmp_path: Path) -> None:
     path = tmp_path / "sym.toml"
-    path.write_text(_standalone("relu", "w", _claim("op", "0.5")))
+    path.write_text(standalone("relu", "w", _claim("op", "0.5")))
     run = [sys.executable, "-m", "symtf", "check", str(path)]
     r = subprocess.run(run, capture_output=True, text=True)
     assert r.returncode == 1 and "check out" not in r.stdout.split("—")[-1].split(";")[0]

@@ -31,6 +31,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
+
 if TYPE_CHECKING:
     from symtf.compare import Check, ClaimResult, DerivationReport, Report
     from symtf.renderers.latex import _Context
@@ -227,15 +229,9 @@ class _Blanks:
 
 
 def _printed_grid(r: ClaimResult, blanks: _Blanks) -> str:
-    checks = list(r.checks)
-    rows = r.claim.printed
-    if rows and sum(len(x) for x in rows) == len(checks) and len(checks) > 1:
-        it = iter(checks)
-        grid = [[next(it) for _ in row] for row in rows]
-    elif len(checks) == 1:
-        return printed_cell(checks[0], blank=blanks.number(checks[0]))
-    else:
-        grid = [checks]
+    if len(r.checks) == 1:
+        return printed_cell(r.checks[0], blank=blanks.number(r.checks[0]))
+    grid = printed_grid(r)
     body = "".join(
         "<tr>"
         + "".join(f"<td>{printed_cell(c, blank=blanks.number(c))}</td>" for c in row)
@@ -258,23 +254,12 @@ def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
         if c.verdict not in _GOOD and c.expected is not None and c.verdict != "undecided":
             words += f"; correct value <b>{esc(c.expected)}</b>"
         elif c.verdict == "rounded" and c.exact:
-            words += f' <span class="muted">(exact {esc(_short(c.exact))})</span>'
+            words += f' <span class="muted">(exact {esc(short_decimal(c.exact, 12))})</span>'
         return f'<span class="{cls}">{sym} {words}</span>'
     from symtf.renderers.summary import counts_text
 
     text = f"{len(checks)} numbers: {esc(counts_text(checks))}"
     return f'<span class="{cls}">{sym} {text}</span>'
-
-
-def _short(s: str, digits: int = 12) -> str:
-    body = s.rstrip("…")
-    n = 0
-    for k, ch in enumerate(body):
-        if ch.isdigit():
-            n += 1
-            if n == digits:
-                return s if k == len(body) - 1 else body[: k + 1] + "…"
-    return s
 
 
 def _where(c: Check) -> str:
@@ -320,7 +305,7 @@ def claims_block(
         what = esc(cl.label)
         if opts.node_names and cl.step is not None:
             what += f" <code>{esc(cl.step)}</code>"
-        where = _where_in_step(r)
+        where = where_in_step(r)
         if where:
             what += f' <span class="muted">({esc(where)})</span>'
         printed = _printed_grid(r, blanks)
@@ -344,21 +329,6 @@ def claims_block(
     )
 
 
-def _where_in_step(r: ClaimResult) -> str:
-    cl = r.claim
-    if cl.index is not None:
-        return f"entry [{cl.index[0]}, {cl.index[1]}]"
-    if cl.reduce is not None:
-        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
-    if getattr(cl, "rank", None) is not None:
-        return f"rank {cl.rank}"
-    if cl.row is not None:
-        return f"row {cl.row}"
-    if cl.col is not None:
-        return f"column {cl.col}"
-    return ""
-
-
 def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None) -> str:
     """Every printed number that is not right, with its correction, linked to its step."""
     opts = opts or HtmlOptions()
@@ -377,19 +347,11 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
                 f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
                 f"{esc(_where(c))}: printed {printed_cell(c)} — "
                 f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
-                f"{fix}, exact {esc(_short(c.exact or '?', 16))}. {esc(_sentence(c.explanation))}</li>"
+                f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}</li>"
             )
     if not items:
         return '<p class="verdict-ok">✓ Every printed number checks out.</p>'
     return '<ul class="corrections">' + "".join(items) + "</ul>"
-
-
-def _sentence(s: str) -> str:
-    s = s.strip()
-    if not s:
-        return s
-    s = s[0].upper() + s[1:]
-    return s if s.endswith((".", "!", "?")) else s + "."
 
 
 # ----------------------------------------------------------------------------- steps

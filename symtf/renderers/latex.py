@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symtf.latexmath import GREEK_NAMES
+from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
     from symtf.compare import Check, ClaimResult, DerivationReport, Report
@@ -1319,21 +1320,6 @@ def _align(lines: list[tuple[str, str]]) -> str:
 # ----------------------------------------------------------------------------- claims
 
 
-def _where_in_step(c: ClaimResult) -> str:
-    cl = c.claim
-    if cl.index is not None:
-        return f"entry [{', '.join(map(str, cl.index))}]"
-    if cl.reduce is not None:
-        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
-    if cl.rank is not None:
-        return f"rank {cl.rank}"
-    if cl.row is not None:
-        return f"row {cl.row}"
-    if cl.col is not None:
-        return f"column {cl.col}"
-    return ""
-
-
 def _printed_cell(text: str) -> str:
     if text.strip().lower() in ("-inf", "-∞", "−∞") or "infty" in text:
         return r"-\infty"
@@ -1344,14 +1330,7 @@ def _printed_cell(text: str) -> str:
 
 def _printed_matrix(result: ClaimResult, opts: LatexOptions) -> str:
     """What the article printed, shaped as printed; entries that are off are underlined in red."""
-    checks = list(result.checks)
-    printed_rows = result.claim.printed
-    cells: list[list[str]]
-    if printed_rows and sum(len(r) for r in printed_rows) == len(checks):
-        it = iter(checks)
-        cells = [[_mark_printed(next(it)) for _ in row] for row in printed_rows]
-    else:
-        cells = [[_mark_printed(c) for c in checks]]
+    cells = [[_mark_printed(c) for c in row] for row in printed_grid(result)]
     if len(cells) == 1 and len(cells[0]) == 1:
         return cells[0][0]
     return bmatrix(cells, opts.max_rows, opts.max_cols)
@@ -1378,24 +1357,12 @@ def _verdict_cell(result: ClaimResult) -> str:
         c = checks[0]
         text = f"{mark}~{escape(c.verdict)}"
         if c.verdict == "rounded" and c.exact:
-            text += r" {\footnotesize(exact " + _exact_text(_short_decimal(c.exact)) + ")}"
+            text += r" {\footnotesize(exact " + _exact_text(short_decimal(c.exact, 10)) + ")}"
         elif c.verdict not in _GOOD and c.expected:
             text += ": " + _bold(c.expected)
         return text
     text = f"{mark}~{escape(_counts_text(checks))}"
     return text
-
-
-def _short_decimal(s: str, digits: int = 10) -> str:
-    """A certified decimal string cut to ``digits`` digits (still a truncation, marked ``…``)."""
-    body = s.rstrip("…")
-    count = 0
-    for k, ch in enumerate(body):
-        if ch.isdigit():
-            count += 1
-            if count == digits:
-                return s if k == len(body) - 1 else body[: k + 1] + "…"
-    return s
 
 
 def _bold(s: str) -> str:
@@ -1426,23 +1393,15 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
                 head += ", correct value " + _bold(c.expected)
             if c.exact:
                 head += ", exact value " + _exact_text(c.exact)
-            head += ". " + escape(_sentence(c.explanation))
+            head += ". " + escape(sentence(c.explanation))
             items.append(head)
     return items
-
-
-def _sentence(s: str) -> str:
-    s = s.strip()
-    if not s:
-        return s
-    s = s[0].upper() + s[1:]
-    return s if s.endswith((".", "!", "?")) else s + "."
 
 
 def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     rows = []
     for r in results:
-        where = _where_in_step(r)
+        where = where_in_step(r)
         label = escape(r.claim.label) + (
             r" {\footnotesize(" + escape(where) + ")}" if where else ""
         )
@@ -1478,7 +1437,7 @@ def _displayed_block(
         )
         for c in r.checks:
             where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1]}: "
-            bits = escape(where + _sentence(c.explanation))
+            bits = escape(where + sentence(c.explanation))
             if c.verdict not in _GOOD and c.expected is not None:
                 bits += " Correct value " + _bold(c.expected) + "."
             if len(r.checks) == 1 or c.verdict not in _GOOD:

@@ -1,0 +1,84 @@
+"""Wording and layout the article renderers share (private to symtf.renderers).
+
+The HTML page and the LaTeX article say the same things about a claim: where in its
+step the printed numbers are, a certified decimal cut short, an explanation as a
+sentence, the checks laid out as the article printed them. Each renderer escapes and
+marks up the result in its own way. Nothing here decides or changes a verdict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from symtf.compare import Check, ClaimResult
+
+
+def where_in_step(result: ClaimResult) -> str:
+    """Which part of its step a claim printed: ``entry [0, 1]``, ``max of row 2``, ``rank 3``.
+
+    Args:
+        result: The checked claim.
+
+    Returns:
+        The words, or ``""`` when the claim printed the whole step.
+    """
+    cl = result.claim
+    if cl.index is not None:
+        return f"entry [{', '.join(map(str, cl.index))}]"
+    if cl.reduce is not None:
+        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
+    if cl.rank is not None:
+        return f"rank {cl.rank}"
+    if cl.row is not None:
+        return f"row {cl.row}"
+    if cl.col is not None:
+        return f"column {cl.col}"
+    return ""
+
+
+def short_decimal(s: str, digits: int) -> str:
+    """A certified decimal string cut to ``digits`` digits (still a truncation, marked ``…``).
+
+    Args:
+        s: The decimal, possibly already ending in ``…``.
+        digits: How many digits to keep (signs, points and exponents do not count).
+
+    Returns:
+        ``s`` itself when it has no more digits than that, else its cut, ending in ``…``.
+    """
+    body = s.rstrip("…")
+    count = 0
+    for k, ch in enumerate(body):
+        if ch.isdigit():
+            count += 1
+            if count == digits:
+                return s if k == len(body) - 1 else body[: k + 1] + "…"
+    return s
+
+
+def sentence(s: str) -> str:
+    """An explanation as a sentence: capital first letter, a full stop at the end."""
+    s = s.strip()
+    if not s:
+        return s
+    s = s[0].upper() + s[1:]
+    return s if s.endswith((".", "!", "?")) else s + "."
+
+
+def printed_grid(result: ClaimResult) -> list[list[Check]]:
+    """The checks of a claim in the rows the article printed them in.
+
+    Args:
+        result: The checked claim.
+
+    Returns:
+        One row of checks a printed row when the printed rows hold exactly one number a
+        check; otherwise a single row of all the checks.
+    """
+    checks = list(result.checks)
+    rows = result.claim.printed
+    if rows and sum(len(row) for row in rows) == len(checks):
+        it = iter(checks)
+        return [[next(it) for _ in row] for row in rows]
+    return [checks]
