@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# pytester's in-process runs drop the modules first imported inside them, and numpy
+# cannot be imported twice in one process: import it here, before any inner run.
+import numpy  # noqa: F401
 import pytest
 from tiny_derivations import tiny_model
 
