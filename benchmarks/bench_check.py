@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from _timing import best_of  # noqa: E402
 
 from symtf.backends import BallBackend, ExactBackend  # noqa: E402
-from symtf.pipeline import run  # noqa: E402
+from symtf.graph.pipeline import run  # noqa: E402
 from symtf.spec import Derivation, Head, Layer, Model  # noqa: E402
 
 
@@ -242,8 +242,8 @@ def bench_diagnosis(repeat: int) -> None:
     """
     import dataclasses
 
-    from symtf import compare
-    from symtf.conventions import switch
+    from symtf.checking import compare
+    from symtf.graph.conventions import switch
     from symtf.numbers import Printed, format_fixed
     from symtf.spec import load
 

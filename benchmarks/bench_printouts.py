@@ -4,7 +4,7 @@ Run:  python benchmarks/bench_printouts.py [--repeat N]
 
 For every bundled derivation, in the same run:
 
-1. the certified float32 enclosure of every intermediate (:mod:`symtf.floatsim`)
+1. the certified float32 enclosure of every intermediate (:mod:`symtf.checking.floatsim`)
    against the plain certified ball pass (128 bits) of the same model;
 2. the pass with every input as a ball over its rounding interval
    (:mod:`symtf.rounded`) against the same plain ball pass;
@@ -27,10 +27,10 @@ from _timing import best_of  # noqa: E402
 
 from symtf import spec  # noqa: E402
 from symtf.backends import BallBackend  # noqa: E402
-from symtf.compare import check  # noqa: E402
+from symtf.checking.compare import check  # noqa: E402
+from symtf.checking.floatsim import enclose  # noqa: E402
 from symtf.errors import SymtfError  # noqa: E402
-from symtf.floatsim import enclose  # noqa: E402
-from symtf.pipeline import run  # noqa: E402
+from symtf.graph.pipeline import run  # noqa: E402
 from symtf.rounded import RoundedBallBackend, parse_rounded_inputs  # noqa: E402
 
 

@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from _timing import best_of  # noqa: E402
 
-from symtf import compare, spec  # noqa: E402
+from symtf import spec  # noqa: E402
+from symtf.checking import compare  # noqa: E402
 from symtf.renderers import latex, text  # noqa: E402
 from symtf.renderers.html import render_html  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 Run:  python benchmarks/bench_teach.py [--repeat N]
 
-Baseline: ``symtf.compare.check`` of the seed derivation (``i_love_ai.toml``).
+Baseline: ``symtf.checking.compare.check`` of the seed derivation (``i_love_ai.toml``).
 Measured against it, in one process:
 
 1. the answer key of every computed printed entry (343 blanks: certified
@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from _timing import best_of  # noqa: E402
 
-from symtf import compare, spec  # noqa: E402
+from symtf import spec  # noqa: E402
+from symtf.checking import compare  # noqa: E402
 from symtf.teach import exercise as E  # noqa: E402
 from symtf.teach.fresh import fresh  # noqa: E402
 from symtf.teach.grade import grade  # noqa: E402

@@ -17,10 +17,10 @@ from os import fspath as _fspath
 
 __version__ = "0.1.0"
 
-from symtf import compare as _compare
-from symtf.compare import Report
+from symtf.checking import compare as _compare
+from symtf.checking.compare import Report
 from symtf.errors import SymtfError
-from symtf.pipeline import build, run
+from symtf.graph.pipeline import build, run
 from symtf.spec import Derivation, load, loads
 
 

@@ -84,7 +84,7 @@ class ExactBackend:
 
     def compact(self, name: str, value: Any) -> Any:
         """Name every entry of a step that is larger than ``max_ops``."""
-        from symtf.graph.tensor import Tensor
+        from symtf.tensor import Tensor
 
         if isinstance(value, Tensor):  # an N-D step: entries named step[b,h,i,j]
             out = []
@@ -149,7 +149,7 @@ class ExactBackend:
 
     def matrix(self, m: sympy.MatrixBase) -> sympy.ImmutableMatrix:
         """A backend matrix from an exact SymPy matrix (or weights from a file)."""
-        to_sympy = getattr(m, "to_sympy", None)  # symtf.weights.FileMatrix: the exact path only
+        to_sympy = getattr(m, "to_sympy", None)  # symtf.spec.weights.FileMatrix: the exact path only
         return to_sympy() if to_sympy is not None else sympy.ImmutableMatrix(m)
 
     def shape(self, a: Mat) -> tuple[int, int]:
@@ -336,7 +336,7 @@ class BallBackend:
         return ball(x, self.prec)
 
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
-        floats = getattr(m, "float64", None)  # symtf.weights.FileMatrix: exact floats
+        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix: exact floats
         if floats is not None:
             if m._arb is None:  # exact at every precision
                 m._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
@@ -474,7 +474,7 @@ class FloatBackend:
         return float(x)
 
     def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
-        floats = getattr(m, "float64", None)  # symtf.weights.FileMatrix
+        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix
         if floats is not None:
             return floats
         return self._np.array(m.tolist(), dtype=self._np.float64)

@@ -23,7 +23,7 @@ from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, ti
 from symtf.renderers.safe import block as _safe_block
 
 if TYPE_CHECKING:
-    from symtf.compare import DerivationReport
+    from symtf.checking.compare import DerivationReport
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -120,7 +120,7 @@ def _progress(msg: str) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
-    from symtf import compare
+    from symtf.checking import compare
     from symtf.renderers import github as render_github
     from symtf.renderers import json as render_json
     from symtf.renderers import junit as render_junit
@@ -164,7 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_drafts(args: argparse.Namespace) -> int:
     """``symtf check --draft``: check what is mapped, list what is not, with suggestions."""
     from symtf import spec
-    from symtf.draft import check_draft
+    from symtf.checking.draft import check_draft
     from symtf.renderers import draft as render_draft
 
     if args.format not in ("text", "json"):
@@ -183,13 +183,14 @@ def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> Der
     """Load and check one derivation file within ``timeout`` seconds.
 
     Returns:
-        Its :class:`~symtf.compare.DerivationReport`.
+        Its :class:`~symtf.checking.compare.DerivationReport`.
 
     Raises:
         SymtfError: For a bad file, with the file, the key (and its line where
             known), what was expected and what was found.
     """
-    from symtf import compare, spec
+    from symtf import spec
+    from symtf.checking import compare
 
     name = str(path)
     derivation = None

@@ -11,7 +11,8 @@ from typing import Any
 
 import sympy
 
-from symtf import compare, spec
+from symtf import spec
+from symtf.checking import compare
 from symtf.errors import SpecError
 from symtf.trace import Trace
 

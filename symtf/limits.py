@@ -212,7 +212,7 @@ def estimate(model: Any, tokens: tuple[int, ...]) -> tuple[Estimate, int]:
     """The cost of evaluating a model on its input, and the longest sequence it runs over.
 
     Args:
-        model: A loaded :class:`~symtf.model.Model` (or encoder–decoder model).
+        model: A loaded :class:`~symtf.spec.model.Model` (or encoder–decoder model).
         tokens: The prompt's token ids (decoders).
     """
     d = int(getattr(model, "d_model", 0) or 0)

@@ -585,7 +585,7 @@ class MidradBackend:
     def matrix(self, m: Any) -> MR:
         """A weight matrix: exact floats from files, or a SymPy matrix's entries enclosed."""
         arr = getattr(m, "float64", None)
-        if arr is not None:  # symtf.weights.FileMatrix: exact dyadic floats
+        if arr is not None:  # symtf.spec.weights.FileMatrix: exact dyadic floats
             cached = getattr(m, "_midrad", None)
             if cached is None:
                 cached = m._midrad = MR(arr, np.zeros_like(arr))

@@ -126,7 +126,7 @@ def causal_mask(xp: Any, s: Mat) -> Mat:
 def softmax(xp: Any, s: Mat) -> Mat:
     """Row-wise softmax; −∞ entries get exactly 0: ``[n, m] -> [n, m]``."""
     special = getattr(xp, "softmax_rows", None)
-    if special is not None:  # a floating-point format: its own evaluation order (symtf.floatsim)
+    if special is not None:  # a floating-point format: its own evaluation order (symtf.checking.floatsim)
         return special(s)
     e = xp.map(s, xp.exp)
     total = row_sum(xp, e)
@@ -247,7 +247,7 @@ def layer_norm(
 
     ``[n, d] -> [n, d]``. The variance divides by ``d`` (biased, as every
     framework does), or by ``d − 1`` with ``unbiased``. The decoder templates
-    add the same pieces as separate graph nodes (:mod:`symtf.blocks`).
+    add the same pieces as separate graph nodes (:mod:`symtf.graph.blocks`).
 
     Raises:
         ModelError: When a row's ``σ² + ε`` is exactly 0 (the row is named).

@@ -72,7 +72,7 @@ def _is_derivation(config: pytest.Config, file_path: Path) -> bool:
         return False
     if not _CLAIMS.search(text):
         return False
-    from symtf.toml_lines import locate
+    from symtf.spec.toml_lines import locate
 
     lines = locate(text)  # a [[claims]] inside a string is not a table
     return "claims[0]" in lines or "claims" in lines
@@ -158,7 +158,7 @@ class ClaimItem(pytest.Item):
         self.extra_keyword_matches.add(_KEYWORD_GAP.sub("_", claim.label).strip("_"))
 
     def runtest(self) -> None:
-        from symtf.compare import FAILING
+        from symtf.checking.compare import FAILING
 
         assert isinstance(self.parent, DerivationFile)
         report = self.parent.report()

@@ -19,7 +19,7 @@ digit (``0.1234`` → ``[0.12335, 0.12345]``; ``1.5e-3`` → ``±5e-5``). Entrie
 written without a decimal point (``1``, ``0``, ``identity``, a symbol) stay
 exact. The model then runs in certified balls with those inputs as balls
 (:class:`RoundedBallBackend`), so every value downstream becomes a certified
-range; :mod:`symtf.accept` accepts a printed number that is a correct rounding of
+range; :mod:`symtf.checking.accept` accepts a printed number that is a correct rounding of
 some value in that range, saying so. Unmarked inputs stay exact.
 
 Entry point for other inputs (given tensors of a step graph): build a
@@ -33,7 +33,7 @@ object (``xp.matrix(values)``) then carries the radii. For a tensor table
     item = RoundedInput("X", values, half_widths(raw["values"], values.shape, f"{name}: tensors.X"))
     rounded_inputs = (derivation_rounded_inputs or RoundedInputs()).with_input(item)
 
-and store the result in ``Derivation.rounded_inputs``; :mod:`symtf.accept` does the rest.
+and store the result in ``Derivation.rounded_inputs``; :mod:`symtf.checking.accept` does the rest.
 """
 
 from __future__ import annotations

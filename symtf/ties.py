@@ -1,8 +1,8 @@
 """Exact ties: certified ordering of exact values, and proved equality.
 
 A leaf of the package (it imports only :mod:`symtf.ops`, :mod:`symtf.certify`
-and :mod:`symtf.errors`), shared by decoding (:mod:`symtf.generate`) and the
-encoder–decoder's teacher-forcing comparison (:mod:`symtf.seq2seq`).
+and :mod:`symtf.errors`), shared by decoding (:mod:`symtf.graph.generate`) and the
+encoder–decoder's teacher-forcing comparison (:mod:`symtf.graph.seq2seq`).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class Trace(Mapping[str, Step]):
             return None
         nd = getattr(v, "ndim", None)
         if isinstance(nd, int) and nd > 2 and not hasattr(v, "__array__"):
-            return v.shape  # an N-D step (symtf.graph.tensor.Tensor)
+            return v.shape  # an N-D step (symtf.tensor.Tensor)
         return self.backend.shape(v)
 
     def _repr_latex_(self) -> str:

@@ -15,7 +15,7 @@ from test_arch import OPTIONS, assert_agree, exact_values, make_toml, ref_forwar
 
 import symtf
 from symtf.backends import BallBackend
-from symtf.conventions import SWITCHES, ConventionError, switch
+from symtf.graph.conventions import SWITCHES, ConventionError, switch
 from symtf.spec import Derivation
 
 I_LOVE_AI = "derivations/i_love_ai.toml"

@@ -20,7 +20,7 @@ import symtf
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.certify import ball
-from symtf.compare import Quantity, classify
+from symtf.checking.compare import Quantity, classify
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed
 

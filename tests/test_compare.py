@@ -9,7 +9,7 @@ import sympy as sp
 
 import symtf
 from symtf.certify import ball
-from symtf.compare import Quantity, classify, correct_rounding
+from symtf.checking.compare import Quantity, classify, correct_rounding
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed
 

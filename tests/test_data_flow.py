@@ -8,34 +8,44 @@ from pathlib import Path
 import pytest
 
 import symtf
-from symtf import compare
-from symtf.assertions import check_claim
+from symtf.checking import compare
+from symtf.checking.assertions import check_claim
 
 ROOT = Path(__file__).resolve().parent.parent
 DERIVATIONS = ROOT / "derivations"
 
 
-def _imports() -> dict[str, set[str]]:
-    """symtf module -> symtf modules it imports anywhere (lazy imports too, but not in ``_repr_*``)."""
+def _imports(hooks: tuple[str, ...] = ("_repr_",)) -> dict[str, set[str]]:
+    """symtf module -> symtf modules it imports anywhere (lazy imports too).
+
+    ``from symtf.checking import compare`` counts as an import of ``symtf.checking.compare``.
+    Imports inside functions named with one of ``hooks`` (display hooks such as Jupyter's
+    ``_repr_html_``) are left out, and so is the package ``symtf`` itself (the API facade).
+    """
+    files = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in (ROOT / "symtf").rglob("*.py")
+    }
     mods: dict[str, set[str]] = {}
-    for p in (ROOT / "symtf").rglob("*.py"):
-        name = ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for name, p in files.items():
         tree = ast.parse(p.read_text())
         display = {
             id(x)
             for f in ast.walk(tree)
-            if isinstance(f, ast.FunctionDef) and f.name.startswith("_repr_")
+            if isinstance(f, ast.FunctionDef) and f.name.startswith(hooks)
             for x in ast.walk(f)
         }
         deps: set[str] = set()
         for n in ast.walk(tree):
-            if id(n) in display:  # Jupyter display hooks may import a renderer
+            if id(n) in display:
                 continue
-            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("symtf."):
-                deps.add(n.module)
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.split(".")[0] == "symtf":
+                for a in n.names:
+                    full = f"{n.module}.{a.name}"
+                    deps.add(full if full in files else n.module)
             elif isinstance(n, ast.Import):
                 deps |= {a.name for a in n.names if a.name.startswith("symtf.")}
-        mods[name] = deps
+        mods[name] = deps - {"symtf", name}
     return mods
 
 
@@ -52,21 +62,21 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
 @pytest.mark.parametrize(
     "module",
     [
-        "symtf.pipeline",
-        "symtf.blocks",
+        "symtf.graph.pipeline",
+        "symtf.graph.blocks",
         "symtf.ties",
         "symtf.rounded",
-        "symtf.floatsim",
-        "symtf.accept",
-        "symtf.assertions",
+        "symtf.checking.floatsim",
+        "symtf.checking.accept",
+        "symtf.checking.assertions",
         "symtf.derive.at",
         # The parser dispatches to seq2seq's; seq2seq and decoding read through
-        # symtf.tomlread and symtf.model, never back through symtf.spec.
-        "symtf.spec",
-        "symtf.seq2seq",
-        "symtf.generate",
-        "symtf.tomlread",
-        "symtf.model",
+        # symtf.spec.tomlread and symtf.spec.model, never back through symtf.spec.
+        "symtf.spec.derivation",
+        "symtf.graph.seq2seq",
+        "symtf.graph.generate",
+        "symtf.spec.tomlread",
+        "symtf.spec.model",
     ],
 )
 def test_module_is_on_no_import_cycle(module: str) -> None:
@@ -79,14 +89,14 @@ def test_module_is_on_no_import_cycle(module: str) -> None:
 @pytest.mark.parametrize(
     "module",
     [
-        "symtf.evaluation",
-        "symtf.report",
-        "symtf.compare",
-        "symtf.diagnose",
-        "symtf.displayed",
-        "symtf.accept",
-        "symtf.floatsim",
-        "symtf.assertions",
+        "symtf.checking.evaluation",
+        "symtf.checking.report",
+        "symtf.checking.compare",
+        "symtf.checking.diagnose",
+        "symtf.checking.displayed",
+        "symtf.checking.accept",
+        "symtf.checking.floatsim",
+        "symtf.checking.assertions",
     ],
 )
 def test_checking_and_diagnosis_are_on_no_import_cycle(module: str) -> None:
@@ -97,15 +107,15 @@ def test_checking_and_diagnosis_are_on_no_import_cycle(module: str) -> None:
 
 def test_values_and_results_import_neither_checking_nor_diagnosis() -> None:
     g = _imports()
-    above = {"symtf.compare", "symtf.diagnose", "symtf.displayed", "symtf.accept"}
-    for m in ("symtf.evaluation", "symtf.report"):
+    above = {"symtf.checking.compare", "symtf.checking.diagnose", "symtf.checking.displayed", "symtf.checking.accept"}
+    for m in ("symtf.checking.evaluation", "symtf.checking.report"):
         assert not above & _reach(g, m), m
-    assert {"symtf.evaluation", "symtf.report"} <= g["symtf.diagnose"]
-    assert "symtf.compare" not in g["symtf.diagnose"] | g["symtf.displayed"]
+    assert {"symtf.checking.evaluation", "symtf.checking.report"} <= g["symtf.checking.diagnose"]
+    assert "symtf.checking.compare" not in g["symtf.checking.diagnose"] | g["symtf.checking.displayed"]
 
 
 def test_compare_still_names_the_moved_values_and_results() -> None:
-    from symtf import evaluation, report
+    from symtf.checking import evaluation, report
 
     for name in ("Evaluator", "Quantity", "selection", "_fit", "classify", "correct_rounding"):
         assert getattr(compare, name) is getattr(evaluation, name)
@@ -114,9 +124,9 @@ def test_compare_still_names_the_moved_values_and_results() -> None:
 
 def test_parsing_and_decoding_import_neither_checking_nor_each_other() -> None:
     g = _imports()
-    assert "symtf.generate" not in g["symtf.spec"]  # the parser reads [generate] itself
-    for m in ("symtf.generate", "symtf.pipeline", "symtf.seq2seq"):
-        assert not {"symtf.compare", "symtf.diagnose", "symtf.accept"} & _reach(g, m)
+    assert "symtf.graph.generate" not in g["symtf.spec.derivation"]  # the parser reads [generate] itself
+    for m in ("symtf.graph.generate", "symtf.graph.pipeline", "symtf.graph.seq2seq"):
+        assert not {"symtf.checking.compare", "symtf.checking.diagnose", "symtf.checking.accept"} & _reach(g, m)
 
 
 def _translation() -> symtf.Derivation:
@@ -132,8 +142,8 @@ def test_teacher_forcing_claim_reads_the_node_and_runs_no_model(monkeypatch) -> 
     def no_model(*_: object, **__: object) -> None:
         raise AssertionError("checking ran the model")
 
-    monkeypatch.setattr("symtf.seq2seq.teacher_forcing", no_model)
-    monkeypatch.setattr("symtf.pipeline.run", no_model)
+    monkeypatch.setattr("symtf.graph.seq2seq.teacher_forcing", no_model)
+    monkeypatch.setattr("symtf.graph.pipeline.run", no_model)
     claim = next(c for c in d.claims if c.assertion == "teacher-forcing")
     c = check_claim(claim, ev, d, compare.Check)
     assert (c.verdict, c.expected) == ("exact", "holds")
@@ -145,3 +155,63 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
     d = symtf.load(DERIVATIONS / "beam_toy.toml")
     assert not any(c.assertion == "teacher-forcing" for c in d.claims)
     assert "teacher_forcing" not in compare.Evaluator(d).exact_trace()
+
+
+# ----------------------------------------------------------------------------- the stages
+# DESIGN.md's data flow, one package per stage: spec/ (TOML → frozen Derivation) → graph/
+# (templates, user steps and conventions as one graph, evaluated into a Trace) → check/
+# (claims → verdicts). Renderers, formula derivations and teaching read the stages; the
+# CLI, the pytest plugin, the explanation of a claim and the sub-commands sit on top.
+# Every other top-level module is a leaf: it imports only leaves.
+STAGES = ("symtf.spec", "symtf.graph", "symtf.checking")
+READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
+TOP = ("symtf.cli", "symtf.pytest_plugin", "symtf.__main__", "symtf.explain", "symtf.commands")
+#: Display hooks: a report or a trace may describe itself through a renderer.
+DISPLAY = ("_repr_", "__repr__")
+
+
+def _rank(module: str) -> int:
+    """0 leaf, 1 spec, 2 graph, 3 check, 4 readers, 5 top."""
+
+    def within(pkgs: tuple[str, ...]) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in pkgs)
+
+    if module == "symtf" or within(TOP):
+        return 5
+    if within(READERS):
+        return 4
+    for i, stage in enumerate(STAGES, start=1):
+        if within((stage,)):
+            return i
+    return 0
+
+
+def test_each_stage_imports_only_earlier_stages_and_leaves() -> None:
+    g = _imports(DISPLAY)
+    for stage in STAGES:
+        assert any(m.startswith(stage + ".") for m in g), stage
+    wrong = sorted(
+        f"{m} -> {d}" for m, deps in g.items() for d in deps if _rank(d) > _rank(m)
+    )
+    assert not wrong, "imports against the data flow:\n" + "\n".join(wrong)
+
+
+def test_spec_modules_never_import_through_their_own_package() -> None:
+    g = _imports()
+    assert not [m for m, deps in g.items() if m.startswith("symtf.spec.") and "symtf.spec" in deps]
+
+
+def test_symtf_has_no_import_cycle() -> None:
+    g = _imports()
+    for m in g:
+        assert m not in _reach(g, m), m
+
+
+def test_the_api_names_stay_where_the_readme_puts_them() -> None:
+    from symtf.spec import Derivation as D
+    from symtf.spec import load as spec_load
+
+    assert callable(symtf.check) and symtf.load is spec_load and symtf.Derivation is D
+    assert symtf.run.__module__ == "symtf.graph.pipeline" and callable(symtf.render)
+    function = symtf.check  # the API function over the symtf.checking package
+    assert function.__module__ == "symtf"

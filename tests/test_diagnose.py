@@ -15,9 +15,9 @@ import pytest
 import sympy as sp
 
 import symtf
-from symtf.compare import Evaluator, correct_rounding
-from symtf.conventions import switch
-from symtf.diagnose import _Override
+from symtf.checking.compare import Evaluator, correct_rounding
+from symtf.checking.diagnose import _Override
+from symtf.graph.conventions import switch
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Derivation
 
@@ -41,7 +41,7 @@ def regenerate(original: Derivation, ev: Evaluator, only: set[str] | None = None
         ):
             claims.append(c)
             continue
-        from symtf.compare import _fit, selection
+        from symtf.checking.compare import _fit, selection
 
         t = ev.exact_trace()
         pairs = _fit(c, selection(c, t.shape(c.step)))
@@ -99,7 +99,7 @@ def test_altered_early_entry_is_the_root(article) -> None:
     class Altered(Evaluator):
         def ball_trace(self, prec):
             from symtf.backends import BallBackend
-            from symtf.pipeline import run
+            from symtf.graph.pipeline import run
 
             if prec not in self._balls:
                 with BallBackend(prec) as xp:
@@ -107,7 +107,7 @@ def test_altered_early_entry_is_the_root(article) -> None:
             return self._balls[prec]
 
         def exact_trace(self):
-            from symtf.pipeline import run
+            from symtf.graph.pipeline import run
 
             if self._exact is None:
                 self._exact = run(self.derivation, None, _Override(printed, ""))

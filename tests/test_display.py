@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import symtf
-from symtf import compare, derive, spec
+from symtf import derive, spec
+from symtf.checking import compare
 from symtf.renderers import summary
 
 ROOT = Path(__file__).resolve().parent.parent

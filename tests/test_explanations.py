@@ -21,7 +21,7 @@ import pytest
 
 import symtf
 from symtf import spec
-from symtf.compare import check
+from symtf.checking.compare import check
 from symtf.numbers import format_fixed, parse_printed, round_exact, rounding_interval
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,10 +17,9 @@ import pytest
 import sympy
 from sympy import E, Integer, Rational, exp, log, pi, sqrt
 
-from symtf import expr, syntax
+from symtf import expr, lang, syntax
 from symtf.errors import ExpressionError, SymtfError
 from symtf.expr import Expression, Literal, Reference, evaluate, parse
-from symtf.graph import lang
 
 R = Rational
 

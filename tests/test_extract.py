@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import symtf
-from symtf.draft import check_draft
+from symtf.checking.draft import check_draft
 from symtf.extract import Found, draft_toml, extract, extract_text
 
 ROOT = Path(__file__).resolve().parent.parent

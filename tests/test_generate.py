@@ -17,7 +17,7 @@ from test_seq2seq import BASE, _ln, _softmax, model_toml
 
 import symtf
 from symtf.backends import BallBackend, ExactBackend
-from symtf.generate import length_penalty, rank, renormalise, top_k, top_p
+from symtf.graph.generate import length_penalty, rank, renormalise, top_k, top_p
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,9 +13,9 @@ import sympy
 
 import symtf
 from symtf.backends import ExactBackend
-from symtf.conventions import switch
+from symtf.graph.conventions import switch
 from symtf.graph.core import Builder, Graph, Node, const, evaluate, same
-from symtf.pipeline import build
+from symtf.graph.pipeline import build
 from symtf.spec import loads
 
 I_LOVE_AI = "derivations/i_love_ai.toml"

@@ -21,7 +21,7 @@ import sympy
 
 from symtf.backends import BallBackend, ExactBackend, FloatBackend
 from symtf.graph import ops as O
-from symtf.graph.tensor import Tensor
+from symtf.tensor import Tensor
 
 
 @pytest.fixture(autouse=True)

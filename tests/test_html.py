@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from tiny_derivations import tiny_model
 
-from symtf import cli, compare, spec
+from symtf import cli, spec
+from symtf.checking import compare
 from symtf.renderers.html import HtmlOptions, mathml, render_html
 
 ROOT = Path(__file__).resolve().parent.parent

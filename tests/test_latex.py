@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from tiny_derivations import tiny_model
 
-from symtf import cli, compare, spec
+from symtf import cli, spec
+from symtf.checking import compare
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
 from symtf.renderers import latex as L
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from symtf import cli, compare, spec
+from symtf import cli, spec
+from symtf.checking import compare
 from symtf.commands.latex import compile_pdf, engine_of
 from symtf.renderers import latex as L
 

@@ -13,7 +13,7 @@ import mpmath
 
 import symtf
 from symtf import spec
-from symtf.compare import check
+from symtf.checking.compare import check
 
 ROOT = Path(__file__).resolve().parent.parent / "derivations"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from symtf import compare, spec
+from symtf import spec
+from symtf.checking import compare
 from symtf.cli import bundled_derivations
 
 

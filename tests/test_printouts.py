@@ -24,7 +24,7 @@ import pytest
 
 import symtf
 from symtf import spec
-from symtf.compare import check
+from symtf.checking.compare import check
 from symtf.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -398,7 +398,7 @@ def test_text_report_says_how_many_rest_on_the_setting() -> None:
 
 def test_rounded_input_ranges_contain_every_choice_of_inputs() -> None:
     """Any inputs within half a unit of the printed ones give values inside the ranges."""
-    from symtf.floatsim import enclose_rounded
+    from symtf.checking.floatsim import enclose_rounded
 
     text = chain(5, given=2)
     d = spec.loads(text)

@@ -26,11 +26,12 @@ from mpmath import mp, mpf
 from reference_model import forward, i_love_ai_weights
 
 import symtf
-from symtf import blocks, expr, ops
+from symtf import expr, ops
 from symtf.backends import BallBackend, ExactBackend
 from symtf.certify import ball, exact_zero
-from symtf.compare import Quantity, classify
+from symtf.checking.compare import Quantity, classify
 from symtf.errors import ModelError, SymtfError
+from symtf.graph import blocks
 from symtf.numbers import parse_printed
 
 DERIVATIONS = Path(__file__).parent.parent / "derivations"

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from tiny_derivations import tiny_model
 
-from symtf import certify, compare, limits, spec
+from symtf import certify, limits, spec
+from symtf.checking import compare
 from symtf.cli import main
 from symtf.errors import Undecided
 from symtf.renderers import json as render_json

@@ -16,7 +16,7 @@ import symtf
 from symtf.backends import BallBackend
 from symtf.certify import ball
 from symtf.errors import SpecError
-from symtf.seq2seq import equal, teacher_forcing
+from symtf.graph.seq2seq import equal, teacher_forcing
 
 # ----------------------------------------------------------------------------- an independent reference
 
@@ -241,13 +241,13 @@ TF_CLAIM = '[[claims]]\nlabel = "tf"\nassert = "teacher-forcing"\nprinted = "hol
 
 def test_building_the_graph_computes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     from symtf.graph.core import Builder
-    from symtf.seq2seq import encoder_decoder_nodes
+    from symtf.graph.seq2seq import encoder_decoder_nodes
 
     def boom(*_: object, **__: object) -> None:
         raise AssertionError("an op ran while building")
 
     monkeypatch.setattr("symtf.ops.linear", boom)
-    monkeypatch.setattr("symtf.seq2seq.teacher_forcing", boom)
+    monkeypatch.setattr("symtf.graph.seq2seq.teacher_forcing", boom)
     m = symtf.loads(model_toml(generate=GREEDY), "t.toml").model
     b = Builder()
     encoder_decoder_nodes(b, m, forcing=True)

@@ -16,7 +16,7 @@ import pytest
 
 import symtf
 from symtf.backends import BallBackend, FloatBackend
-from symtf.graph.tensor import Tensor
+from symtf.tensor import Tensor
 
 HERE = Path(__file__).resolve().parent / "steps"
 

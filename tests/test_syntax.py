@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 from sympy import Integer, Rational
 
-from symtf import expr
+from symtf import expr, lang
 from symtf.errors import ExpressionError
-from symtf.graph import lang
-from symtf.graph.spec import SIGNATURES
+from symtf.spec.steps import SIGNATURES
 
 
 def _displayed(text: str) -> Any:

@@ -103,7 +103,7 @@ def test_seed_pdfs_compile(seed_exercise: Path, tmp_path: Path) -> None:
 
 def test_worked_lines_by_hand() -> None:
     from symtf import spec
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
     from symtf.teach.worked import worked
 
     d = spec.load(SEED)
@@ -123,7 +123,7 @@ def test_worked_lines_by_hand() -> None:
 
 def test_a_masked_attention_weight_is_worked_as_exactly_zero() -> None:
     from symtf import spec
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
     from symtf.teach.worked import worked
 
     d = spec.load(ROOT / "derivations" / "gpt2_block.toml")
@@ -505,7 +505,7 @@ def test_fresh_refuses_encoder_decoder(tmp_path: Path, capsys: pytest.CaptureFix
 def test_fresh_printed_values(value: str, decimals: int, printed: str | None) -> None:
     import sympy
 
-    from symtf.compare import Quantity
+    from symtf.checking.compare import Quantity
     from symtf.teach.fresh import _printed_text
 
     e = sympy.Rational(value)

@@ -9,7 +9,7 @@ from tiny_derivations import tiny_model
 
 import symtf
 from symtf.errors import SpecError, SymtfError
-from symtf.toml_lines import line_of, locate
+from symtf.spec.toml_lines import line_of, locate
 
 NESTED = '''title = "t"
 note = """

@@ -21,10 +21,10 @@ from tiny_derivations import standalone
 
 import symtf
 from symtf.certify import ball, trig_zero
-from symtf.compare import Quantity
+from symtf.checking.compare import Quantity
+from symtf.checking.verdict import VERDICTS, decide
 from symtf.errors import SpecError
 from symtf.numbers import parse_exact, parse_printed, split_printed
-from symtf.verdict import VERDICTS, decide
 
 R = sympy.Rational
 CORPUS = Path(__file__).parent / "verdict_corpus"
@@ -283,9 +283,9 @@ def test_undecided_says_why() -> None:
 def test_escalation_stops_within_the_timeout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # With (almost) no --timeout budget left, escalation stops after the first step beyond
     # 1024 bits and says so, instead of costing the whole file its budget.
-    import symtf.verdict
+    from symtf.checking import verdict as verdict_module
 
-    monkeypatch.setattr(symtf.verdict, "time_left", lambda: 1e-9)
+    monkeypatch.setattr(verdict_module, "time_left", lambda: 1e-9)
     e = sympy.tanh(1) - (sympy.exp(2) - 1) / (sympy.exp(2) + 1) + R(1, 2000)
     v = decide(quantity(e), parse_printed("0.001"), "half-up")
     assert v.verdict == "undecided"

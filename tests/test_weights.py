@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 import sympy
 
-from symtf import compare, spec, weights
+from symtf import spec
+from symtf.checking import compare
 from symtf.cli import main
 from symtf.errors import SpecError
+from symtf.spec import weights
 
 HEAD = """
 title = "tiny, weights from a file"

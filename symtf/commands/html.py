@@ -11,7 +11,8 @@ from symtf.commands import add_page_options, add_timeout
 
 def cmd_html(args: argparse.Namespace) -> int:
     """``symtf html FILE``: write the page (stdout or ``-o``); exit 1 when a number is off."""
-    from symtf import compare, spec
+    from symtf import spec
+    from symtf.checking import compare
     from symtf.cli import EXIT_FAIL, EXIT_OK, time_budget
     from symtf.renderers.html import render_html
 

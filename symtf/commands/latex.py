@@ -136,7 +136,8 @@ def _first_errors(log: Path, stdout: str) -> str:
 
 def cmd_latex(args: argparse.Namespace) -> int:
     """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
-    from symtf import bundled, compare, spec
+    from symtf import bundled, spec
+    from symtf.checking import compare
     from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
     from symtf.renderers.latex import LatexOptions, document
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from sympy.core.parameters import distribute
 
-from symtf.graph.tensor import from_native, to_native
+from symtf.tensor import from_native, to_native
 from symtf.trace import Trace, TraceBuilder
 
 
@@ -58,7 +58,7 @@ class Node:
         shown: The inputs a reader is shown, when not ``args``.
         unroll: Whether the node emits further nodes when evaluated (decoding).
         tensors: Whether the op takes and returns N-D
-            :class:`~symtf.graph.tensor.Tensor` values (the user's steps) rather
+            :class:`~symtf.tensor.Tensor` values (the user's steps) rather
             than the backend's matrices; a missing or non-numeric input is ``None``.
     """
 

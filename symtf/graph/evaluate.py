@@ -3,7 +3,7 @@
 Each given tensor and each step becomes a :class:`~symtf.graph.core.Node`
 after the template's nodes, with its formula (LaTeX from its expression) and
 the names it reads as inputs. Its op evaluates the step's syntax tree on
-:class:`~symtf.graph.tensor.Tensor` values; the graph's evaluator records a 0-,
+:class:`~symtf.tensor.Tensor` values; the graph's evaluator records a 0-,
 1- or 2-D result as the backend's native matrix (so checking, replay and LaTeX
 read it like any step) and hands later steps what was recorded (perhaps the
 article's printed numbers, during replay) in its true shape.
@@ -17,12 +17,12 @@ from typing import Any
 
 import sympy
 
+from symtf import lang
 from symtf.errors import ModelError, ShapeError, SpecError, Undecided
-from symtf.graph import lang
 from symtf.graph import ops as O
 from symtf.graph.core import Node
-from symtf.graph.spec import OPS, GivenTensor, StepNode
-from symtf.graph.tensor import Tensor
+from symtf.spec.steps import OPS, GivenTensor, StepNode
+from symtf.tensor import Tensor
 
 #: Parameters read as plain numbers when the graph is built (not backend values).
 STATIC = frozenset({"axes", "shape", "h", "axis", "keepdims", "unbiased", "n", "d", "base"})

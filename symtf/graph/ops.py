@@ -25,7 +25,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import ShapeError
-from symtf.graph.tensor import Tensor, all_indices
+from symtf.tensor import Tensor, all_indices
 
 Scalar = Any
 

@@ -5,7 +5,7 @@ unbiased variance (``std(x, unbiased=true)``), a division by ``sqrt(...)``
 dropped, a weight operand of ``@`` transposed, the softmax taken down the
 columns. Each :class:`StepRewrite` says at which steps it applies (its scopes are
 step names) and returns a derivation with that one step rewritten; the claims
-are never touched. :mod:`symtf.conventions` merges these into its switches of
+are never touched. :mod:`symtf.graph.conventions` merges these into its switches of
 the same name, so diagnosis tries them like any other convention.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 
 import sympy
 
-from symtf.blocks import activation_tex, softmax_tex, variance_tex
-from symtf.graph import lang
+from symtf import lang
+from symtf.graph.blocks import activation_tex, softmax_tex, variance_tex
 from symtf.graph.core import Graph, Node
-from symtf.graph.spec import StepNode
+from symtf.spec.steps import StepNode
 
 _VARIANCE_OPS = ("std", "var", "layernorm")
 
@@ -232,7 +232,7 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
     """The model switches with the step rewrites of the same name folded in (new names appended).
 
     Args:
-        switches: :class:`symtf.conventions.Switch` values (a dataclass with
+        switches: :class:`symtf.graph.conventions.Switch` values (a dataclass with
             ``_scopes``/``_apply``); their type is not imported here.
     """
     out = list(switches)
@@ -260,8 +260,8 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
 
 # ----------------------------------------------------------------------------- template nodes
 #
-# The templates' nodes carry their conventions as parameters (symtf.blocks,
-# symtf.pipeline): a head's ``sqrt_dk`` node its ``scale``, a norm's ``var`` node
+# The templates' nodes carry their conventions as parameters (symtf.graph.blocks,
+# symtf.graph.pipeline): a head's ``sqrt_dk`` node its ``scale``, a norm's ``var`` node
 # ``unbiased`` and its ``std`` (``rms``) node ``eps``, the ``scores`` node
 # ``transpose_k``, the softmax node its ``axis``, a projection ``transposed``, a
 # rotation its ``pairs``, an activation its ``kind``. A convention at a scope sets
@@ -272,7 +272,7 @@ def apply_rewrites(graph: Graph, d: Any) -> Graph:
     """``graph`` with the derivation's convention rewrites of template nodes applied.
 
     ``d.rewrites`` holds ``(convention, scope)`` pairs, set by
-    :meth:`symtf.conventions.Switch.apply`; each changes the parameters of the
+    :meth:`symtf.graph.conventions.Switch.apply`; each changes the parameters of the
     nodes at that scope (see :data:`NODE_REWRITES`).
 
     Raises:
@@ -387,7 +387,7 @@ def _rope_pairs(pairs: str) -> Callable[[Graph, str, Any], Graph]:
 
 #: Each convention that is a change of template nodes' parameters: ``rewrite(graph, scope, d)``.
 #: The norm placement and the mask's place change the template's shape; those are
-#: re-expansions of the template from a model setting (symtf.conventions).
+#: re-expansions of the template from a model setting (symtf.graph.conventions).
 NODE_REWRITES: dict[str, Callable[[Graph, str, Any], Graph]] = {
     "no-sqrt-dk": _scale(lambda m: sympy.Integer(1)),
     "sqrt-dmodel": _scale(lambda m: sympy.sqrt(m.d_model)),

@@ -1,6 +1,6 @@
 """LaTeX rendering: a worked example as lecture notes.
 
-The renderer reads a :class:`~symtf.compare.DerivationReport` (verdicts) and its
+The renderer reads a :class:`~symtf.checking.compare.DerivationReport` (verdicts) and its
 :class:`~symtf.trace.Trace` (named exact steps) and lays them out the way a
 handcalcs sheet does: the general formula, the same formula with the numbers
 substituted, the exact result, and beside it what the article printed with its
@@ -31,7 +31,7 @@ from symtf.latexmath import GREEK_NAMES
 from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
-    from symtf.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
     from symtf.spec import Derivation
     from symtf.trace import Step, Trace
 
@@ -524,7 +524,7 @@ class Numbers:
         return hit
 
     def _entry(self, e: Any) -> Entry:
-        from symtf.compare import _rational_decimal
+        from symtf.checking.compare import _rational_decimal
 
         if not isinstance(e, sympy.Basic):
             return self._other(e)
@@ -617,7 +617,7 @@ class Numbers:
         from fractions import Fraction
 
         from symtf.certify import exact_zero
-        from symtf.compare import _rational_decimal
+        from symtf.checking.compare import _rational_decimal
         from symtf.numbers import round_exact
 
         if not x.is_finite():
@@ -935,7 +935,7 @@ def stages(trace: Trace) -> list[tuple[str, list[str]]]:
     A step that holds a claim's outcome rather than numbers (``teacher_forcing``)
     is shown with its claim's verdict, not as a stage.
     """
-    from symtf.seq2seq import Forcing
+    from symtf.graph.seq2seq import Forcing
 
     out: list[tuple[str, list[str]]] = []
     keys: list[str] = []
@@ -1206,7 +1206,7 @@ def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
     return None
 
 
-#: Activation formulas as :mod:`symtf.pipeline` records them → activation name.
+#: Activation formulas as :mod:`symtf.graph.pipeline` records them → activation name.
 _ACT_LATEX = {
     r"\max(0, x)": "relu",
     r"\operatorname{relu}(\cdot)": "relu",
@@ -1758,7 +1758,7 @@ def document(
     """One checked derivation as a standalone LaTeX document (lecture notes).
 
     Args:
-        report: The checked derivation (``symtf.compare.check(derivation)``).
+        report: The checked derivation (``symtf.checking.compare.check(derivation)``).
         derivation: The loaded derivation, for the model table, weights and source.
         options: Layout options.
     """

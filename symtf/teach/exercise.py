@@ -21,9 +21,9 @@ from typing import Any
 
 import sympy
 
-from symtf.compare import Evaluator, classify, correct_rounding, selection
+from symtf.checking.compare import Evaluator, classify, correct_rounding, selection
+from symtf.checking.evaluation import step_prints
 from symtf.errors import SymtfError
-from symtf.evaluation import step_prints
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Claim, Derivation
 from symtf.teach.worked import Worked, worked

@@ -27,7 +27,7 @@ from typing import Any
 
 import sympy
 
-from symtf.compare import Evaluator, _fit, correct_rounding, selection
+from symtf.checking.compare import Evaluator, _fit, correct_rounding, selection
 from symtf.errors import ModelError, SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, toml_float
 from symtf.spec import Derivation, loads
@@ -160,7 +160,7 @@ def _claims(
             continue
         sel = selection(c, shape)
         if c.reduce is not None:
-            from symtf.compare import _reduced
+            from symtf.checking.compare import _reduced
 
             try:
                 q = _reduced(c.reduce, [ev.entry(c.step, i, j) for row in sel for (i, j) in row])
@@ -206,7 +206,7 @@ def _claims(
 
 def _word(c: Any, ev: Evaluator, d: Derivation) -> str | None:
     """The word at the claim's rank, or ``None`` when a tie reaches that rank."""
-    from symtf.compare import _ranking
+    from symtf.checking.compare import _ranking
 
     source = "logits" if c.step == "next_token" else c.step
     rank = 1 if c.step == "next_token" else (c.rank or 1)

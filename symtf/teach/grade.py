@@ -2,7 +2,7 @@
 
 Every answer is classified with symtf's verdicts against the exact value
 (``0.487`` and ``0.4870`` are both right; a slip is a slip). An answer that is
-off is then explained the way :mod:`symtf.diagnose` explains an article:
+off is then explained the way :mod:`symtf.checking.diagnose` explains an article:
 
 1. **Replay from the student's own numbers.** The step is recomputed from what
    the student saw on the sheet and what they wrote in their earlier blanks. If
@@ -11,7 +11,7 @@ off is then explained the way :mod:`symtf.diagnose` explains an article:
    answers were right, ``propagated-rounding`` (they computed from rounded
    numbers).
 2. **Convention search.** The step is recomputed under the alternative
-   conventions of :mod:`symtf.conventions` (no ÷√d_k, unbiased variance, …);
+   conventions of :mod:`symtf.graph.conventions` (no ÷√d_k, unbiased variance, …);
    a convention that reproduces every off answer in the row is reported
    ("your A_1 row 2 used the unscaled scores").
 3. Otherwise the cause is ``unexplained``.
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from symtf.compare import Evaluator, classify
-from symtf.diagnose import (
+from symtf.checking.compare import Evaluator, classify
+from symtf.checking.diagnose import (
     _overlaps,
     _Override,
     _Replay,

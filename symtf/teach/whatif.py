@@ -40,7 +40,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from symtf.certify import decimal_string
-from symtf.compare import _fit, selection
+from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
 from symtf.spec import Derivation, load
@@ -569,7 +569,7 @@ def whatif(
     Raises:
         WhatIfError: For a weight, label or range that does not fit.
     """
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
 
     if not 2 <= points <= 2001:
         raise WhatIfError(f"--points: expected 2 to 2001, found {points}")

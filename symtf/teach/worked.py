@@ -7,7 +7,7 @@ shape, ``QKᵀ[1,1] = q[1,0]·k[1,0] + q[1,1]·k[1,1]``, then
 The substituted numbers are the exact values of the inputs when they are
 short decimals or fractions, else certified truncations marked ``…`` (and the
 line then reads ``≈``). Which operation a step applies is read from the
-formula :mod:`symtf.pipeline` records; a step this module does not know gets
+formula :mod:`symtf.graph.pipeline` records; a step this module does not know gets
 its general formula and no substituted line.
 """
 

@@ -25,30 +25,30 @@ from symtf.certify import (
     compare_ball,
     exact_sign,
 )
-from symtf.errors import SpecError, Undecided
 
 # The values and the result types live below this module (one-way data flow); they are
 # imported from here too, so they stay re-exported under their old names.
-from symtf.evaluation import DECIDED_BY as DECIDED_BY
-from symtf.evaluation import Evaluator as Evaluator
-from symtf.evaluation import Quantity as Quantity
-from symtf.evaluation import _fit as _fit
-from symtf.evaluation import _inside as _inside
-from symtf.evaluation import _near_decimal as _near_decimal
-from symtf.evaluation import _rational_decimal as _rational_decimal
-from symtf.evaluation import _where_in_step as _where_in_step
-from symtf.evaluation import classify as classify
-from symtf.evaluation import correct_rounding as correct_rounding
-from symtf.evaluation import selection as selection
+from symtf.checking.evaluation import DECIDED_BY as DECIDED_BY
+from symtf.checking.evaluation import Evaluator as Evaluator
+from symtf.checking.evaluation import Quantity as Quantity
+from symtf.checking.evaluation import _fit as _fit
+from symtf.checking.evaluation import _inside as _inside
+from symtf.checking.evaluation import _near_decimal as _near_decimal
+from symtf.checking.evaluation import _rational_decimal as _rational_decimal
+from symtf.checking.evaluation import _where_in_step as _where_in_step
+from symtf.checking.evaluation import classify as classify
+from symtf.checking.evaluation import correct_rounding as correct_rounding
+from symtf.checking.evaluation import selection as selection
+from symtf.checking.report import FAILING as FAILING
+from symtf.checking.report import NOT_DECIDED as NOT_DECIDED
+from symtf.checking.report import VERDICTS as VERDICTS
+from symtf.checking.report import Check as Check
+from symtf.checking.report import ClaimResult as ClaimResult
+from symtf.checking.report import DerivationReport as DerivationReport
+from symtf.checking.report import FileError as FileError
+from symtf.checking.report import Report as Report
+from symtf.errors import SpecError, Undecided
 from symtf.numbers import Printed
-from symtf.report import FAILING as FAILING
-from symtf.report import NOT_DECIDED as NOT_DECIDED
-from symtf.report import VERDICTS as VERDICTS
-from symtf.report import Check as Check
-from symtf.report import ClaimResult as ClaimResult
-from symtf.report import DerivationReport as DerivationReport
-from symtf.report import FileError as FileError
-from symtf.report import Report as Report
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
@@ -60,7 +60,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
 
     Args:
         derivation: The derivation.
-        explain: Diagnose every slip or wrong number (see :mod:`symtf.diagnose`).
+        explain: Diagnose every slip or wrong number (see :mod:`symtf.checking.diagnose`).
 
     Raises:
         SpecError: When a claim names a step that does not exist or does not fit.
@@ -72,11 +72,11 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     for claim in derivation.claims:
         try:
             if getattr(claim, "assertion", None) is not None:
-                from symtf.assertions import check_claim
+                from symtf.checking.assertions import check_claim
 
                 results.append(ClaimResult(claim, (check_claim(claim, ev, derivation, Check),)))
             elif claim.expression is not None:
-                from symtf.displayed import check_expression
+                from symtf.checking.displayed import check_expression
 
                 results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
             else:
@@ -85,7 +85,9 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
                 )
         except Undecided as e:  # this claim only: the others are still checked
             results.append(ClaimResult(claim, undecided_claim(claim, str(e), derivation.path)))
-    from symtf.accept import accept  # computed_in, rounded_inputs: the article's own setting
+    from symtf.checking.accept import (
+        accept,  # computed_in, rounded_inputs: the article's own setting
+    )
 
     results = accept(derivation, results)
     if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
@@ -93,7 +95,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
             DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact)
         )
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
-    from symtf.diagnose import diagnose
+    from symtf.checking.diagnose import diagnose
 
     return diagnose(derivation, report, ev) if explain else report
 
@@ -184,7 +186,7 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
 def _one(
     claim: Claim, step: str | None, ij: tuple[int, int] | None, q: Quantity, p: Printed
 ) -> Check:
-    from symtf.verdict import decide
+    from symtf.checking.verdict import decide
 
     extra: dict[str, Any] = {}
     try:

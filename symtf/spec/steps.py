@@ -20,8 +20,8 @@ from typing import Any
 
 import sympy
 
+from symtf import lang
 from symtf.errors import ExpressionError, SpecError
-from symtf.graph import lang
 from symtf.numbers import parse_exact
 
 #: Largest given tensor (entries), largest dimension, most axes.

@@ -1,8 +1,8 @@
 """Claims about decoding (``assert = "tokens" | "teacher-forcing"``), read from the trace.
 
-Decoding (:mod:`symtf.generate`) records ``gen.…`` steps and, when a claim asks
+Decoding (:mod:`symtf.graph.generate`) records ``gen.…`` steps and, when a claim asks
 for it, the encoder–decoder pipeline records ``teacher_forcing``
-(:func:`symtf.seq2seq.teacher_forcing`); checking only reads those steps.
+(:func:`symtf.graph.seq2seq.teacher_forcing`); checking only reads those steps.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from symtf.errors import SpecError
-from symtf.seq2seq import Seq2SeqModel
+from symtf.spec.seq2seq import Seq2SeqModel
 
 
 def check_claim(claim: Any, ev: Any, derivation: Any, make_check: Callable[..., Any]) -> Any:
@@ -23,7 +23,7 @@ def check_claim(claim: Any, ev: Any, derivation: Any, make_check: Callable[..., 
         ev: The evaluator whose exact trace holds the decoding steps and
             ``teacher_forcing`` (recorded by the pipeline when a claim asks for it).
         derivation: The derivation (its model's vocabulary and target).
-        make_check: The result type, :class:`symtf.compare.Check`.
+        make_check: The result type, :class:`symtf.checking.compare.Check`.
 
     Raises:
         SpecError: When the claim does not fit this model or trace.

@@ -9,7 +9,7 @@ Three explanations are tried, in this order, for every ``slip`` or ``wrong``:
    ``inherited`` from an input that is itself off — whose root is reported, so
    one mistake does not read as twenty.
 2. **Convention search** (for ``wrong``): the step is recomputed under named
-   alternative conventions (:mod:`symtf.conventions`: no ÷√d_k, unbiased
+   alternative conventions (:mod:`symtf.graph.conventions`: no ÷√d_k, unbiased
    variance, …) and under printing conventions (truncation, percentages, a
    transposed matrix, swapped rows, another head); the smallest set that makes
    the printed values right is reported with how many entries it explains.
@@ -27,12 +27,12 @@ import sympy
 from flint import arb, fmpq
 
 from symtf.backends import BallBackend, ExactBackend
+from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
+from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
 from symtf.errors import ModelError, ShapeError, SymtfError, Undecided
-from symtf.evaluation import Evaluator, Quantity, classify, step_prints
-from symtf.graph.tensor import Tensor
 from symtf.numbers import Printed
-from symtf.report import FAILING, Check, ClaimResult, DerivationReport
 from symtf.spec import Claim, Derivation
+from symtf.tensor import Tensor
 from symtf.trace import Trace
 
 CAUSES = ("propagated-rounding", "inherited", "convention", "unexplained")
@@ -125,7 +125,7 @@ class _Replay(Evaluator):
         self.override = override
 
     def ball_trace(self, prec: int) -> Trace | None:
-        from symtf.pipeline import run
+        from symtf.graph.pipeline import run
 
         if prec not in self._balls:
             try:
@@ -136,7 +136,7 @@ class _Replay(Evaluator):
         return self._balls[prec]
 
     def exact_trace(self) -> Trace:
-        from symtf.pipeline import run
+        from symtf.graph.pipeline import run
 
         if self._exact is None:
             self._exact = run(self.derivation, ExactBackend(), self.override)
@@ -386,8 +386,8 @@ def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: a
     Widened replay: the exact replay's value and how *it* prints, then the certified
     range over the inputs' rounding intervals, which reaches values printing as P.
     """
-    from symtf.accept import _outward
-    from symtf.evaluation import correct_rounding
+    from symtf.checking.accept import _outward
+    from symtf.checking.evaluation import correct_rounding
     from symtf.numbers import format_fixed
 
     src = (
@@ -486,7 +486,7 @@ def _search_expression(
     entry) can change under a convention; others are left unexplained.
     """
     from symtf import expr as sx
-    from symtf.displayed import check_expression
+    from symtf.checking.displayed import check_expression
     from symtf.errors import ExpressionError
 
     claim = result.claim
@@ -499,7 +499,7 @@ def _search_expression(
     if not reads_model:
         return None
     try:
-        from symtf.conventions import SWITCHES
+        from symtf.graph.conventions import SWITCHES
     except ImportError:  # pragma: no cover - conventions ship with symtf
         return None
     for sw in SWITCHES:
@@ -539,7 +539,7 @@ def convention_variants(
     ``(switch, scope)`` and kept in ``cache`` (``None`` where the switch does not
     apply to this model), so a caller looping over many steps shares them.
     """
-    from symtf.conventions import SWITCHES
+    from symtf.graph.conventions import SWITCHES
 
     for sw in SWITCHES:
         try:

@@ -1,7 +1,7 @@
 """Typed reading of TOML tables, and exact cells, vectors and matrices.
 
-Shared by the parsers of derivation files (:mod:`symtf.spec`, :mod:`symtf.seq2seq`
-and the ``[generate]`` reader in :mod:`symtf.model`). Nothing read is executed or
+Shared by the parsers of derivation files (:mod:`symtf.spec`, :mod:`symtf.spec.seq2seq`
+and the ``[generate]`` reader in :mod:`symtf.spec.model`). Nothing read is executed or
 passed to ``sympify``; every error names the file, the key, what was expected and
 what was found.
 """
@@ -137,9 +137,9 @@ def matrix(
     """
     rows_expected, cols_expected = shape
     if not isinstance(v, (str, list, int, float, bool, dict)):
-        from symtf.weights import FileArray
+        from symtf.spec.weights import FileArray
 
-        if isinstance(v, FileArray):  # an array of the weights file (symtf.weights)
+        if isinstance(v, FileArray):  # an array of the weights file (symtf.spec.weights)
             return v.matrix(where, shape)
     if (
         isinstance(v, str)

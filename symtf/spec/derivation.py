@@ -19,10 +19,22 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symtf.errors import SpecError
+from symtf.numbers import (
+    DEFAULT_ROUNDING,
+    ROUNDING_MODES,
+    Printed,
+    on_grid,
+    parse_printed,
+    split_printed,
+    toml_float,
+)
+from symtf.numbers import join_infinities as _join_infinities
+from symtf.numbers import split_rows as _split_rows
+from symtf.numbers import toml_kind as _kind
 
-# The model's dataclasses and the typed reader live in symtf.model and symtf.tomlread (so
+# The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
 # that seq2seq and generate need not import this module); their names stay importable here.
-from symtf.model import (
+from symtf.spec.model import (
     ACTIVATIONS,
     ARCHITECTURES,
     HEAD_PROJECTIONS,
@@ -41,28 +53,16 @@ from symtf.model import (
     Standalone,
     parse_generate,
 )
-from symtf.model import LP_STYLES as LP_STYLES
-from symtf.model import MAX_STEPS as MAX_STEPS
-from symtf.model import STRATEGIES as STRATEGIES
-from symtf.model import Generation as Generation
-from symtf.numbers import (
-    DEFAULT_ROUNDING,
-    ROUNDING_MODES,
-    Printed,
-    on_grid,
-    parse_printed,
-    split_printed,
-    toml_float,
-)
-from symtf.numbers import join_infinities as _join_infinities
-from symtf.numbers import split_rows as _split_rows
-from symtf.numbers import toml_kind as _kind
-from symtf.toml_lines import line_of, locate, string_lines
-from symtf.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
-from symtf.tomlread import MAX_ENTRIES as MAX_ENTRIES
+from symtf.spec.model import LP_STYLES as LP_STYLES
+from symtf.spec.model import MAX_STEPS as MAX_STEPS
+from symtf.spec.model import STRATEGIES as STRATEGIES
+from symtf.spec.model import Generation as Generation
+from symtf.spec.toml_lines import line_of, locate, string_lines
+from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
+from symtf.spec.tomlread import MAX_ENTRIES as MAX_ENTRIES
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
-    from symtf.graph import spec as graph_spec
+    import symtf.spec.steps as graph_spec
 
 MAX_FILE_BYTES = 2_000_000
 #: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
@@ -70,10 +70,10 @@ _FILE_WEIGHTS: ContextVar[bool] = ContextVar("symtf_file_weights", default=False
 
 
 def _max_dim() -> int:
-    """The largest dimension allowed: MAX_DIM, or symtf.weights.MAX_FILE_DIM with a weights file."""
+    """The largest dimension allowed: MAX_DIM, or symtf.spec.weights.MAX_FILE_DIM with a weights file."""
     if not _FILE_WEIGHTS.get():
         return MAX_DIM
-    from symtf.weights import MAX_FILE_DIM
+    from symtf.spec.weights import MAX_FILE_DIM
 
     return MAX_FILE_DIM
 
@@ -83,7 +83,7 @@ UNMAPPED = "?"
 _STEP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 _STEP_NODE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*(\[-?\d+\])?$")  # also state[2]
 
-#: Claim kinds checked by symtf.assertions (``assert = "..."``).
+#: Claim kinds checked by symtf.checking.assertions (``assert = "..."``).
 ASSERTIONS = ("tokens", "teacher-forcing")
 REDUCTIONS = ("max", "min", "sum")
 
@@ -124,11 +124,11 @@ class Claim:
     expression: str | None = None
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
-    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.assertions)
+    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
-    computed_in: str | None = None  # the article's float format for this claim (symtf.floatsim)
-    feeds: bool = False  # the printed version later steps used (symtf.diagnose replay)
-    match_literals: bool = True  # False for stands_for = "none" (symtf.displayed)
+    computed_in: str | None = None  # the article's float format for this claim (symtf.checking.floatsim)
+    feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
+    match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
     line: int | None = None  # 1-based line of the claim's ``[[claims]]`` header, if it has one
     #: Line of each printed row when the rows could be told apart, else of ``printed =``.
@@ -153,13 +153,13 @@ class Derivation:
     #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
     tensors: tuple[graph_spec.GivenTensor, ...] = ()
     steps: tuple[graph_spec.StepNode, ...] = ()
-    computed_in: str | None = None  # the article's float format (symtf.floatsim)
+    computed_in: str | None = None  # the article's float format (symtf.checking.floatsim)
     rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
     #: Conventions applied as rewrites of the template's graph nodes: ``(name, scope)``
-    #: pairs (symtf.conventions, symtf.graph.rewrite); never read from a file.
+    #: pairs (symtf.graph.conventions, symtf.graph.rewrite); never read from a file.
     rewrites: tuple[tuple[str, str], ...] = ()
-    #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.toml_lines.
+    #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.spec.toml_lines.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -275,7 +275,7 @@ def with_line(message: str, name: str, lines: Mapping[str, int]) -> str:
     Args:
         message: An error message, ``name: key: what was expected, what was found``.
         name: The file's name as it starts the message.
-        lines: The file's line map (:func:`symtf.toml_lines.locate`).
+        lines: The file's line map (:func:`symtf.spec.toml_lines.locate`).
     """
     prefix = f"{name}: "
     first, newline, rest = message.partition("\n")
@@ -317,10 +317,10 @@ def _decoder_generation(raw: Any, model: Model, tokens: tuple[int, ...], name: s
 
 
 def _with_weights(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
-    """Fill the model from a ``weights`` file (symtf.weights) if the data names one."""
+    """Fill the model from a ``weights`` file (symtf.spec.weights) if the data names one."""
     if not isinstance(data, dict) or data.get("weights") is None:
         return _derivation(data, name, text)
-    from symtf.weights import inject
+    from symtf.spec.weights import inject
 
     inject(data, data["weights"], name)
     token = _FILE_WEIGHTS.set(True)
@@ -346,14 +346,14 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     tensors: tuple[Any, ...] = ()
     steps: tuple[Any, ...] = ()
     if tensors_raw is not None or steps_raw is not None:
-        from symtf.graph import spec as graph_spec
+        import symtf.spec.steps as graph_spec
 
         tensors = graph_spec.parse_tensors(tensors_raw, name)
         model_raw = graph_spec.given_input(model_raw, tensors, name)  # a given x for attention
     if model_raw is None:  # a graph of given tensors and steps only
         model, tokens = Model(architecture="none"), ()
     elif isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
-        from symtf.seq2seq import parse as parse_seq2seq
+        from symtf.spec.seq2seq import parse as parse_seq2seq
 
         model, tokens = parse_seq2seq(top, name)
     else:
@@ -401,7 +401,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     )
 
 
-#: Floating-point formats an article's framework may have computed in (symtf.floatsim).
+#: Floating-point formats an article's framework may have computed in (symtf.checking.floatsim).
 FLOAT_FORMATS = ("float64", "float32", "float16", "bfloat16")
 
 

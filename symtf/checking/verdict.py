@@ -19,7 +19,7 @@ Every comparison is certified: rationals exactly (also through node
 definitions), everything else with balls whose precision escalates 128 → 1024
 bits, then exact algebra (the trigonometry-aware zero test), then further up
 to the cap. The quantity only needs ``ball(prec)`` and ``exact()`` (see
-:class:`symtf.compare.Quantity`).
+:class:`symtf.checking.compare.Quantity`).
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class Located:
         self.symbols: frozenset[sympy.Symbol] = frozenset()
         self.infinite = 0
         self.rational: Fraction | None = None
-        # A value from a weights file (symtf.weights) is decided by floats and balls; its
+        # A value from a weights file (symtf.spec.weights) is decided by floats and balls; its
         # exact form, an expensive exact trace, is built only if they cannot decide.
         self._lazy = bool(getattr(q, "_lazy", False)) and getattr(q, "_exact_value", None) is None
         if self._lazy:
@@ -196,7 +196,7 @@ class Located:
         return fast() if fast is not None else None
 
     def _path(self, how: str) -> None:
-        """Record which path decided a comparison (symtf.compare.Quantity.decided_by)."""
+        """Record which path decided a comparison (symtf.checking.compare.Quantity.decided_by)."""
         decided = getattr(self.q, "_decided", None)
         if decided is not None:
             decided(how)

@@ -1,6 +1,6 @@
 """What a check found: the verdict on each printed number, per claim, per file, per run.
 
-The result types of :func:`symtf.compare.check` and the verdict classes. They hold
+The result types of :func:`symtf.checking.compare.check` and the verdict classes. They hold
 values; they compute none (``symtf check --help`` defines the verdict classes).
 """
 

@@ -2,7 +2,7 @@
 
 A draft (``draft = true``, written by ``symtf extract``) holds claims whose
 step is ``"?"``. :func:`check_draft` checks every other claim as
-:func:`symtf.compare.check` does — displayed arithmetic first of all — and
+:func:`symtf.checking.compare.check` does — displayed arithmetic first of all — and
 lists the unmapped claims, most valuable first (the ones with the most printed
 numbers), each with the places of the trace its numbers fit
 (:func:`symtf.suggest.suggest`).
@@ -14,10 +14,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from symtf.backends import BallBackend
-from symtf.compare import FAILING, DerivationReport, check
+from symtf.checking.compare import FAILING, DerivationReport, check
+from symtf.checking.locate import Suggestion, suggest
 from symtf.errors import ModelError, ShapeError, Undecided
-from symtf.locate import Suggestion, suggest
-from symtf.pipeline import run
+from symtf.graph.pipeline import run
 from symtf.spec import Claim, Derivation
 
 __all__ = ["DraftReport", "Unmapped", "check_draft"]

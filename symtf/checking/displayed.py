@@ -34,14 +34,14 @@ _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*
 
 
 def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any, ...]:
-    """Check one expression claim; returns its :class:`~symtf.compare.Check` entries.
+    """Check one expression claim; returns its :class:`~symtf.checking.compare.Check` entries.
 
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
     """
-    from symtf.evaluation import Quantity
-    from symtf.report import Check
-    from symtf.verdict import decide
+    from symtf.checking.evaluation import Quantity
+    from symtf.checking.report import Check
+    from symtf.checking.verdict import decide
 
     where = f"{claim.where}.expression"
     assert claim.expression is not None

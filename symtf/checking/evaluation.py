@@ -19,8 +19,8 @@ from flint import arb
 from symtf.backends import BallBackend, ExactBackend
 from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
 from symtf.errors import ModelError, SpecError, Undecided
+from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
-from symtf.pipeline import run
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
@@ -263,7 +263,7 @@ class Evaluator:
         self._exact: Trace | None = None
         self._midrad: Trace | None = None
         self._midrad_done = False
-        from symtf.weights import exact_is_expensive
+        from symtf.spec.weights import exact_is_expensive
 
         #: Whether the exact trace is computed only when no ball decides (weights from files).
         self.lazy_exact = exact_is_expensive(derivation)
@@ -340,12 +340,12 @@ class Evaluator:
 
 
 def classify(q: Quantity, p: Printed, mode: str = "nearest") -> tuple[str, str | None, str]:
-    """Classify one printed number against an exact quantity (see :func:`symtf.verdict.decide`).
+    """Classify one printed number against an exact quantity (see :func:`symtf.checking.verdict.decide`).
 
     Returns:
         ``(verdict, expected, explanation)``.
     """
-    from symtf.verdict import decide
+    from symtf.checking.verdict import decide
 
     v = decide(q, p, mode)
     return v.verdict, v.expected, v.explanation
@@ -391,7 +391,7 @@ def selection(claim: Claim, shape: tuple[int, ...]) -> list[list[tuple[int, ...]
         or getattr(claim, "at", None) is not None
         or (claim.index is not None and len(claim.index) != 2)
     ):
-        from symtf.graph.claims import selection_nd
+        from symtf.checking.claims import selection_nd
 
         return selection_nd(claim, shape)
     n, m = shape

@@ -19,7 +19,8 @@ import sympy
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.blocks import (
+from symtf.errors import ModelError, ShapeError, Undecided
+from symtf.graph.blocks import (
     _ACT_TEX,
     activation_op,
     add_op,
@@ -33,7 +34,6 @@ from symtf.blocks import (
     rms_norm_nodes,
     softmax_op,
 )
-from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.graph.core import Builder, Graph, Live, const, evaluate, given, same
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
@@ -85,7 +85,7 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
     m = derivation.model
     b = Builder()
     if m.architecture == "encoder-decoder":
-        from symtf.seq2seq import encoder_decoder_nodes
+        from symtf.graph.seq2seq import encoder_decoder_nodes
 
         encoder_decoder_nodes(b, m, forcing=forcing)
     elif m.architecture == "decoder":
@@ -165,7 +165,7 @@ def _claims_forcing(xp: Any, override: Any, derivation: Derivation) -> bool:
 
 
 def _generate(xp: Any, live: Live, *, m: Model, prompt: tuple[int, ...]) -> None:
-    """Decode after the prompt with :mod:`symtf.generate`, a decoder pass per step.
+    """Decode after the prompt with :mod:`symtf.graph.generate`, a decoder pass per step.
 
     Every step's pass is built as nodes under ``gen.i.dec`` and evaluated at once;
     ``gen.i.logits``, ``gen.i.probs`` and ``gen.i.token`` follow the names used
@@ -173,7 +173,7 @@ def _generate(xp: Any, live: Live, *, m: Model, prompt: tuple[int, ...]) -> None
     """
     from types import SimpleNamespace
 
-    from symtf.generate import generate
+    from symtf.graph.generate import generate
 
     plain = dataclasses.replace(m, generate=None)
 

@@ -37,8 +37,8 @@ Step names, for decoding step ``i`` (counting from 0):
   (log-probability / length penalty).
 - ``gen.output``: the decoded tokens (without the start token).
 
-Claims about decoding use ``assert`` (checked from the trace by :mod:`symtf.assertions`;
-the settings are read by :func:`symtf.model.parse_generate`)::
+Claims about decoding use ``assert`` (checked from the trace by :mod:`symtf.checking.assertions`;
+the settings are read by :func:`symtf.spec.model.parse_generate`)::
 
     [[claims]]
     label = "translation"
@@ -63,7 +63,7 @@ import sympy
 
 from symtf import ops
 from symtf.errors import Undecided
-from symtf.model import Generation
+from symtf.spec.model import Generation
 from symtf.ties import _exact, rank
 from symtf.trace import TraceBuilder
 

@@ -590,7 +590,7 @@ def simulate(derivation: Any, fmt: str) -> Any:
     import warnings
 
     from symtf.errors import SymtfError
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
 
     try:
         with warnings.catch_warnings():
@@ -603,7 +603,7 @@ def simulate(derivation: Any, fmt: str) -> Any:
 def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> Any:
     """The forward pass as certified enclosures of ``fmt`` results (``None`` if undecidable)."""
     from symtf.errors import SymtfError
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
 
     ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
     try:
@@ -619,7 +619,7 @@ def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
     See :mod:`symtf.rounded`; every value downstream becomes a certified range.
     """
     from symtf.errors import SymtfError
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
     from symtf.rounded import RoundedBallBackend
 
     inputs = getattr(derivation, "rounded_inputs", None)
@@ -648,7 +648,7 @@ def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 12
     the accumulation through the whole model (see :func:`enclose` for that bound).
     """
     from symtf.errors import SymtfError
-    from symtf.pipeline import run
+    from symtf.graph.pipeline import run
 
     f = FORMATS[fmt]
 

@@ -6,7 +6,7 @@ its worked pieces, each written as nodes of the step graph
 is a small function of the backend ``xp``, its inputs' values and its
 parameters, so a convention is a change of one node's parameters
 (``sqrt_dk``'s ``scale``, ``var``'s ``unbiased``, ``std``'s ``eps``, the
-pattern's softmax ``axis``). :mod:`symtf.pipeline` and :mod:`symtf.seq2seq`
+pattern's softmax ``axis``). :mod:`symtf.graph.pipeline` and :mod:`symtf.graph.seq2seq`
 both build on them; this module imports neither.
 """
 

@@ -4,7 +4,7 @@ Two settings of a derivation file widen what a printed number may correctly be:
 
 - ``computed_in = "float32"`` (file or claim; also ``float16``, ``bfloat16``,
   ``float64``): the framework computed in that format. The value it can give is
-  enclosed with a certified a-priori error bound (:mod:`symtf.floatsim`).
+  enclosed with a certified a-priori error bound (:mod:`symtf.checking.floatsim`).
 - ``rounded_inputs``: some inputs are known only to their printed precision; the
   value becomes a certified range over their rounding intervals (:mod:`symtf.rounded`).
 
@@ -77,11 +77,11 @@ class _Enclosures:
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
             if fmt is None:
-                from symtf.floatsim import enclose_rounded
+                from symtf.checking.floatsim import enclose_rounded
 
                 self._enc[fmt] = enclose_rounded(self.d)
             else:
-                from symtf.floatsim import enclose as fenclose
+                from symtf.checking.floatsim import enclose as fenclose
 
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
@@ -90,7 +90,7 @@ class _Enclosures:
         """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
         key = (fmt, step)
         if key not in self._step:
-            from symtf.floatsim import enclose_step
+            from symtf.checking.floatsim import enclose_step
 
             base = self.base()
             self._step[key] = None if base is None else enclose_step(self.d, fmt, step, base)
@@ -104,7 +104,7 @@ class _Enclosures:
             else:
                 from symtf.backends import BallBackend
                 from symtf.errors import SymtfError
-                from symtf.pipeline import run
+                from symtf.graph.pipeline import run
 
                 try:
                     with BallBackend(128) as xp:
@@ -115,7 +115,7 @@ class _Enclosures:
 
     def simulated(self, fmt: str) -> Any:
         if fmt not in self._sim:
-            from symtf.floatsim import simulate
+            from symtf.checking.floatsim import simulate
 
             self._sim[fmt] = simulate(self.d, fmt)
         return self._sim[fmt]
@@ -142,7 +142,7 @@ def accept(d: Any, results: list[Any]) -> list[Any]:
 
     Args:
         d: The derivation.
-        results: Its :class:`~symtf.compare.ClaimResult` list, in file order.
+        results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
 
     Returns:
         The results with each explained entry re-classified (others unchanged).

@@ -1,8 +1,8 @@
 """The model a derivation describes: frozen dataclasses and the vocabularies of its switches.
 
 Also the ``[generate]`` decoding settings and their reader, kept here so that
-parsing (:mod:`symtf.spec`, :mod:`symtf.seq2seq`) and decoding
-(:mod:`symtf.generate`) share them without importing each other.
+parsing (:mod:`symtf.spec`, :mod:`symtf.spec.seq2seq`) and decoding
+(:mod:`symtf.graph.generate`) share them without importing each other.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import SpecError
-from symtf.tomlread import _cell, _Reader
+from symtf.spec.tomlread import _cell, _Reader
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
 MASKS = ("causal", "none", "causal-after-softmax", "causal-after-softmax-unnormalized")
@@ -171,7 +171,7 @@ class Model:
 
 
 # ----------------------------------------------------------------------------- [generate]
-# Decoding settings, read here so that parsing never imports decoding (symtf.generate).
+# Decoding settings, read here so that parsing never imports decoding (symtf.graph.generate).
 
 STRATEGIES = ("greedy", "beam", "sample")
 LP_STYLES = ("gnmt", "power")
