@@ -269,6 +269,72 @@ def normed_op(xp: Any, centered: Any, std: Any, *, gamma: Any, beta: Any, where:
         raise ModelError(f"{where}: {e}") from None
 
 
+def ffn_nodes(
+    b: Builder, p: str, src: str, layer: Any, activation: str, transposed: tuple[str, ...] = ()
+) -> str:
+    """Add the feed-forward sublayer of node ``src``: ``ffn_pre``, (``ffn_up``, ``ffn_gate``),
+    ``ffn_act``, ``ffn_out``.
+
+    Args:
+        layer: Anything with the file's ``W1``, ``b1``, ``W2``, ``b2`` (and ``W3``, ``b3``
+            for SwiGLU).
+        activation: ``relu``, ``gelu``, ``gelu_tanh``, ``silu`` or ``swiglu``.
+        transposed: The weights applied as ``x·Wᵀ`` (``W1``, ``W2``, ``W3``).
+    """
+    tr = transposed
+    pre = b.add(
+        f"{p}.ffn_pre",
+        linear_op,
+        (src,),
+        "Y W_1 + b_1",
+        "FFN pre-activation" if activation != "swiglu" else "FFN gate pre-activation",
+        w=layer.W1,
+        bias=layer.b1,
+        transposed="W1" in tr,
+    )
+    if activation == "swiglu":
+        assert layer.W3 is not None and layer.b3 is not None  # the loader gives swiglu a W3
+        up = b.add(
+            f"{p}.ffn_up",
+            linear_op,
+            (src,),
+            "Y W_3 + b_3",
+            "FFN up projection",
+            w=layer.W3,
+            bias=layer.b3,
+            transposed="W3" in tr,
+        )
+        gate = b.add(
+            f"{p}.ffn_gate", activation_op, (pre,), _ACT_TEX["silu"], "SiLU gate", kind="silu"
+        )
+        act = b.add(
+            f"{p}.ffn_act",
+            hadamard_op,
+            (gate, up),
+            r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)",
+            "FFN activation (SwiGLU)",
+        )
+    else:
+        act = b.add(
+            f"{p}.ffn_act",
+            activation_op,
+            (pre,),
+            _ACT_TEX[activation],
+            "FFN activation",
+            kind=activation,
+        )
+    return b.add(
+        f"{p}.ffn_out",
+        linear_op,
+        (act,),
+        "F = a W_2 + b_2",
+        "FFN output",
+        w=layer.W2,
+        bias=layer.b2,
+        transposed="W2" in tr,
+    )
+
+
 def ids_op(xp: Any, *, ids: tuple[int, ...]) -> Any:
     """Token ids as a ``[1, n]`` row of the backend's numbers."""
     return xp.from_rows([[xp.const(i) for i in ids]])

@@ -27,7 +27,7 @@ from symtf.graph.blocks import (
     attention_nodes,
     concat_op,
     embed_op,
-    hadamard_op,
+    ffn_nodes,
     ids_op,
     layer_norm_nodes,
     linear_op,
@@ -337,7 +337,7 @@ def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
     attn = attention_layer(b, m, layer, p, norm(1, src) if pre else src)
     mid = b.add(f"{p}.resid_mid", add_op, (src, attn), "R_1 = X + O", "first residual")
     f_src = norm(2 if pre else 1, mid)
-    out = _ffn(b, m, layer, p, f_src)
+    out = ffn_nodes(b, p, f_src, layer, m.activation, layer.transposed)
     post = b.add(
         f"{p}.resid_post",
         add_op,
@@ -348,62 +348,6 @@ def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
     if pre:
         return post
     return norm(2, post)
-
-
-def _ffn(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
-    """The feed-forward sublayer: ``ffn_pre``, (``ffn_up``, ``ffn_gate``), ``ffn_act``, ``ffn_out``."""
-    tr = layer.transposed
-    pre = b.add(
-        f"{p}.ffn_pre",
-        linear_op,
-        (src,),
-        "Y W_1 + b_1",
-        "FFN pre-activation" if m.activation != "swiglu" else "FFN gate pre-activation",
-        w=layer.W1,
-        bias=layer.b1,
-        transposed="W1" in tr,
-    )
-    if m.activation == "swiglu":
-        assert layer.W3 is not None and layer.b3 is not None  # the loader gives swiglu a W3
-        up = b.add(
-            f"{p}.ffn_up",
-            linear_op,
-            (src,),
-            "Y W_3 + b_3",
-            "FFN up projection",
-            w=layer.W3,
-            bias=layer.b3,
-            transposed="W3" in tr,
-        )
-        gate = b.add(
-            f"{p}.ffn_gate", activation_op, (pre,), _ACT_TEX["silu"], "SiLU gate", kind="silu"
-        )
-        act = b.add(
-            f"{p}.ffn_act",
-            hadamard_op,
-            (gate, up),
-            r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)",
-            "FFN activation (SwiGLU)",
-        )
-    else:
-        act = b.add(
-            f"{p}.ffn_act",
-            activation_op,
-            (pre,),
-            _ACT_TEX[m.activation],
-            "FFN activation",
-            kind=m.activation,
-        )
-    return b.add(
-        f"{p}.ffn_out",
-        linear_op,
-        (act,),
-        "F = a W_2 + b_2",
-        "FFN output",
-        w=layer.W2,
-        bias=layer.b2,
-        transposed="W2" in tr,
-    )
 
 
 def standalone_nodes(b: Builder, m: Model) -> None:

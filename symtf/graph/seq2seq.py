@@ -32,11 +32,11 @@ import sympy
 from symtf import ops
 from symtf.errors import SpecError
 from symtf.graph.blocks import (
-    activation_op,
     add_op,
     attention_nodes,
     concat_op,
     embed_op,
+    ffn_nodes,
     ids_op,
     layer_norm_nodes,
     linear_op,
@@ -199,35 +199,6 @@ def _attention(
     return out, tuple(used)
 
 
-def _ffn(b: Builder, m: Seq2SeqModel, p: str, layer: Any, src: str) -> str:
-    pre = b.add(
-        f"{p}.ffn_pre",
-        linear_op,
-        (src,),
-        "Y W_1 + b_1",
-        "FFN pre-activation",
-        w=layer.W1,
-        bias=layer.b1,
-    )
-    act = b.add(
-        f"{p}.ffn_act",
-        activation_op,
-        (pre,),
-        rf"\operatorname{{{m.activation}}}(\cdot)",
-        "FFN activation",
-        kind=m.activation,
-    )
-    return b.add(
-        f"{p}.ffn_out",
-        linear_op,
-        (act,),
-        "F = a W_2 + b_2",
-        "FFN output",
-        w=layer.W2,
-        bias=layer.b2,
-    )
-
-
 def _sublayer(
     b: Builder,
     m: Seq2SeqModel,
@@ -268,7 +239,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
             return _attention(b, m, p, layer.heads, layer.W_O, y, causal=causal)[0], None
 
         def ffn(y: str, layer: EncoderLayer = layer, p: str = p) -> tuple[str, Any]:
-            return _ffn(b, m, p, layer, y), None
+            return ffn_nodes(b, p, y, layer, m.activation), None
 
         src, _ = _sublayer(b, m, p, "resid_mid", "ln1", layer.norms[0], src, attn)
         src, _ = _sublayer(b, m, p, "resid_post", "ln2", layer.norms[1], src, ffn)
@@ -351,7 +322,7 @@ def decode(
             return out, None
 
         def ffn(y: str, layer: DecoderLayer = layer, lp: str = lp) -> tuple[str, Any]:
-            return _ffn(b, m, lp, layer, y), None
+            return ffn_nodes(b, lp, y, layer, m.activation), None
 
         src, kv = _sublayer(b, m, lp, "resid_mid", "ln1", layer.norms[0], src, self_attn)
         caches.append(kv)

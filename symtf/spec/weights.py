@@ -59,8 +59,10 @@ MAX_HEADER_BYTES = 100_000_000
 #: Weights files with at most this many entries in all become SymPy matrices (the TOML cap).
 SMALL_ENTRIES = 20_000
 
-_MODEL_NAMES = ("embed", "pos", "unembed", "lnf_gamma", "lnf_beta")
-_LAYER_NAMES = (
+#: Every matrix a model may give, by where it sits: the names a weights file may use
+#: (``l0.h1.W_Q``), also the matrices ``symtf whatif`` can make symbolic.
+MODEL_MATRICES = ("embed", "pos", "unembed", "lnf_gamma", "lnf_beta")
+LAYER_MATRICES = (
     "W_O",
     "b_O",
     "W1",
@@ -74,11 +76,11 @@ _LAYER_NAMES = (
     "ln2_gamma",
     "ln2_beta",
 )
-_HEAD_NAMES = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+HEAD_MATRICES = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
 _CANONICAL = re.compile(
-    r"^(?:(?P<model>" + "|".join(_MODEL_NAMES) + r")"
-    r"|l(?P<layer>\d{1,4})\.(?:(?P<lname>" + "|".join(_LAYER_NAMES) + r")"
-    r"|h(?P<head>\d{1,4})\.(?P<hname>" + "|".join(_HEAD_NAMES) + r")))$"
+    r"^(?:(?P<model>" + "|".join(MODEL_MATRICES) + r")"
+    r"|l(?P<layer>\d{1,4})\.(?:(?P<lname>" + "|".join(LAYER_MATRICES) + r")"
+    r"|h(?P<head>\d{1,4})\.(?P<hname>" + "|".join(HEAD_MATRICES) + r")))$"
 )
 
 _NPY_DTYPES = {"<f2": "float16", "<f4": "float32", "<f8": "float64"}
@@ -523,10 +525,10 @@ def _matrices(model: Any) -> Iterator[Any]:
     for f in ("embed", "pos", "unembed", "lnf_gamma", "lnf_beta"):
         yield getattr(model, f, None)
     for layer in getattr(model, "layers", ()):
-        for f in _LAYER_NAMES:
+        for f in LAYER_MATRICES:
             yield getattr(layer, f, None)
         for head in layer.heads:
-            for f in _HEAD_NAMES:
+            for f in HEAD_MATRICES:
                 yield getattr(head, f, None)
 
 

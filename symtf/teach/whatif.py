@@ -44,6 +44,7 @@ from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
 from symtf.spec import Derivation, load
+from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
 
 #: Longest closed form shown (characters of SymPy's text).
@@ -65,22 +66,6 @@ EVAL_BUDGET = 3000
 _SYMBOL = re.compile(
     r"^\s*(?P<where>[A-Za-z0-9_.]+)\s*\[\s*(?P<i>\d+)\s*,\s*(?P<j>\d+)\s*\]\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
 )
-_HEAD_KEYS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
-_LAYER_KEYS = (
-    "W_O",
-    "b_O",
-    "W1",
-    "b1",
-    "W2",
-    "b2",
-    "W3",
-    "b3",
-    "ln1_gamma",
-    "ln1_beta",
-    "ln2_gamma",
-    "ln2_beta",
-)
-_MODEL_KEYS = ("embed", "pos", "unembed", "lnf_gamma", "lnf_beta")
 
 
 class WhatIfError(SymtfError, ValueError):
@@ -118,7 +103,7 @@ def _locate(
         )
     mh = re.fullmatch(r"l(\d+)\.h(\d+)\.(\w+)", where)
     ml = re.fullmatch(r"l(\d+)\.(\w+)", where)
-    if mh and mh.group(3) in _HEAD_KEYS:
+    if mh and mh.group(3) in HEAD_MATRICES:
         li, hi, k = int(mh.group(1)), int(mh.group(2)), mh.group(3)
         if li >= len(m.layers) or hi >= len(m.layers[li].heads):
             raise WhatIfError(f"--symbol: no head {where.rsplit('.', 1)[0]} in {d.path}")
@@ -132,7 +117,7 @@ def _locate(
             return dataclasses.replace(d, model=dataclasses.replace(m, layers=tuple(layers)))
 
         setter = set_head
-    elif ml and ml.group(2) in _LAYER_KEYS:
+    elif ml and ml.group(2) in LAYER_MATRICES:
         li, k = int(ml.group(1)), ml.group(2)
         if li >= len(m.layers):
             raise WhatIfError(f"--symbol: no layer l{li} in {d.path}")
@@ -144,7 +129,7 @@ def _locate(
             return dataclasses.replace(d, model=dataclasses.replace(m, layers=tuple(layers)))
 
         setter = set_layer
-    elif where in _MODEL_KEYS:
+    elif where in MODEL_MATRICES:
         if where == "unembed" and m.tied:
             raise WhatIfError(
                 "--symbol: unembed is the tied embedding here; make embed[i,j] the symbol"
@@ -206,9 +191,9 @@ def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
     m = d.model
     out = [x for x in (m.embed, m.pos, m.unembed) if x is not None]
     for layer in m.layers:
-        out += [getattr(layer, k) for k in _LAYER_KEYS if getattr(layer, k, None) is not None]
+        out += [getattr(layer, k) for k in LAYER_MATRICES if getattr(layer, k, None) is not None]
         for h in layer.heads:
-            out += [getattr(h, k) for k in _HEAD_KEYS if getattr(h, k) is not None]
+            out += [getattr(h, k) for k in HEAD_MATRICES if getattr(h, k) is not None]
     return out
 
 
