@@ -231,7 +231,6 @@ class Live:
     def __init__(self, xp: Any, t: TraceBuilder) -> None:
         self.xp = xp
         self.t = t
-        self.override = t.override
         self._shapes: dict[str, tuple[int, ...]] = {}  # a tensor node's true shape
 
     def run(self, nodes: Iterable[Node]) -> None:

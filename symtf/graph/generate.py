@@ -63,9 +63,9 @@ import sympy
 
 from symtf import ops
 from symtf.errors import Undecided
+from symtf.graph.core import Live
 from symtf.spec.model import Generation
 from symtf.ties import _exact, rank
-from symtf.trace import TraceBuilder
 
 Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
 
@@ -149,12 +149,13 @@ def _log(xp: Any, x: Any) -> Any:
 # ----------------------------------------------------------------------------- loops
 
 
-def generate(xp: Any, t: TraceBuilder, m: Any, step: Step, state: Any) -> None:
+def generate(xp: Any, t: Live, m: Any, step: Step, state: Any) -> None:
     """Decode with the model's ``[generate]`` settings, recording every step.
 
     Args:
         xp: Number system.
-        t: Where steps are recorded.
+        t: The evaluation under way: decisions are recorded with ``t.add``, and the
+            ``step`` callback evaluates each decoder pass as graph nodes through it.
         m: The model (``vocab``, ``start``, ``end``, ``target``, ``generate``).
         step: ``step(state, token, prefix) -> (logits, probs, state)`` feeds one
             token and records the decoder's steps under ``prefix``.
@@ -169,7 +170,7 @@ def generate(xp: Any, t: TraceBuilder, m: Any, step: Step, state: Any) -> None:
 
 
 def _one_path(
-    xp: Any, t: TraceBuilder, m: Any, g: Generation, step: Step, state: Any, steps: int
+    xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int
 ) -> None:
     out: list[int] | None = []
     token = m.start
@@ -217,7 +218,7 @@ def _one_path(
 
 def _filters(
     xp: Any,
-    t: TraceBuilder,
+    t: Live,
     g: Generation,
     p: str,
     logits: Any,
@@ -283,7 +284,7 @@ class _Hyp:
 
 
 def _beam(
-    xp: Any, t: TraceBuilder, m: Any, g: Generation, step: Step, state: Any, steps: int
+    xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int
 ) -> None:
     beams = [_Hyp((), xp.const(1), state)]
     finished: list[_Hyp] = []

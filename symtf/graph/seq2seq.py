@@ -46,7 +46,6 @@ from symtf.graph.core import Builder, Live, Node, evaluate, given, same
 from symtf.spec.model import Head
 from symtf.spec.seq2seq import DecoderLayer, EncoderLayer, Seq2SeqModel
 from symtf.ties import equal
-from symtf.trace import TraceBuilder
 
 # ----------------------------------------------------------------------------- forward pass
 #
@@ -402,20 +401,6 @@ def encoder_decoder_nodes(b: Builder, m: Seq2SeqModel, *, forcing: bool) -> None
             "parallel (teacher-forced) pass against step-by-step decoding",
             model=m,
         )
-
-
-def run_into(xp: Any, t: TraceBuilder, m: Seq2SeqModel, *, forcing: bool = False) -> None:
-    """Evaluate the whole encoder–decoder graph (:func:`encoder_decoder_nodes`) into ``t``.
-
-    Args:
-        xp: Number system.
-        t: Where the nodes' values are recorded.
-        m: The model (with its input and decoding settings).
-        forcing: Also record ``teacher_forcing`` (see :func:`encoder_decoder_nodes`).
-    """
-    b = Builder()
-    encoder_decoder_nodes(b, m, forcing=forcing)
-    Live(xp, t).run(b.nodes)
 
 
 # ----------------------------------------------------------------------------- teacher forcing
