@@ -1,6 +1,11 @@
-"""Conventions as rewrites of user steps: the same names as the model switches.
+"""Conventions as rewrites of the step graph: of template nodes' parameters and of user steps.
 
-A user step is a syntax tree, so an alternative convention is a new tree: the
+Template nodes (:data:`NODE_REWRITES`): a convention at a scope sets parameters
+of the nodes there (a head's ``sqrt_dk`` scale, a norm's ``unbiased`` and
+``eps``, a projection's ``transposed``); :func:`apply_rewrites` applies the ones
+a derivation records when its graph is built.
+
+User steps: a user step is a syntax tree, so an alternative convention is a new tree: the
 unbiased variance (``std(x, unbiased=true)``), a division by ``sqrt(...)``
 dropped, a weight operand of ``@`` transposed, the softmax taken down the
 columns. Each :class:`StepRewrite` says at which steps it applies (its scopes are
