@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from symtf.errors import SymtfError
-from symtf.graph.rewrite import merge_switches
+from symtf.graph.rewrite import merge_switches, with_rewrite
 from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
 
 
@@ -59,7 +59,10 @@ class Switch:
     doc: str
     level: str
     _scopes: Callable[[Derivation], list[str]] = field(repr=False, compare=False)
-    _apply: Callable[[Derivation, str], Derivation] = field(repr=False, compare=False)
+    #: How it applies, when not as the graph rewrite of its name (symtf.graph.rewrite).
+    _apply: Callable[[Derivation, str], Derivation] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def scopes(self, d: Derivation) -> list[str]:
         """Where this switch can apply and would change something (``[]`` if nowhere)."""
@@ -77,7 +80,9 @@ class Switch:
                 f"{d.path}: {self.name} does not apply at {scope!r} "
                 f"(it applies at: {', '.join(repr(s) for s in where) or 'nowhere in this model'})"
             )
-        return self._apply(d, scope)
+        if self._apply is not None:
+            return self._apply(d, scope)
+        return with_rewrite(d, self.name, scope)
 
 
 # ----------------------------------------------------------------------------- model access
@@ -85,11 +90,6 @@ class Switch:
 
 def _with_model(d: Derivation, **changes: object) -> Derivation:
     return dataclasses.replace(d, model=dataclasses.replace(d.model, **changes))
-
-
-def _rewrite(d: Derivation, name: str, scope: str) -> Derivation:
-    """``d`` with the graph rewrite ``name`` at ``scope`` (symtf.graph.rewrite)."""
-    return dataclasses.replace(d, rewrites=(*d.rewrites, (name, scope)))
 
 
 def _has_blocks(m: Model) -> bool:
@@ -205,20 +205,14 @@ def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr
         m = d.model
         return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, name, scope)
-
-    return Switch(name, doc, "head", scopes, apply)
+    return Switch(name, doc, "head", scopes)
 
 
 def _head_field(name: str, doc: str, fld: str, value: object, extra: Callable[..., bool]) -> Switch:
     def scopes(d: Derivation) -> list[str]:
         return [s for s, _, _, h in _heads(d) if getattr(h, fld) != value and extra(d, h)]
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, name, scope)
-
-    return Switch(name, doc, "head", scopes, apply)
+    return Switch(name, doc, "head", scopes)
 
 
 def _norm_eps(value: str) -> Switch:
@@ -227,15 +221,11 @@ def _norm_eps(value: str) -> Switch:
     def scopes(d: Derivation) -> list[str]:
         return [n.scope for n in _norms(d) if n.eps != eps]
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, f"eps-{value}", scope)
-
     return Switch(
         f"eps-{value}",
         f"the norm adds ε = {value} to the variance (per norm)",
         "norm",
         scopes,
-        apply,
     )
 
 
@@ -247,15 +237,11 @@ def _unbiased() -> Switch:
             if n.kind == "layernorm" and n.variance == "biased" and n.width > 1
         ]
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, "unbiased-variance", scope)
-
     return Switch(
         "unbiased-variance",
         "LayerNorm divides the squared deviations by d − 1, not d (per norm)",
         "norm",
         scopes,
-        apply,
     )
 
 
@@ -263,15 +249,11 @@ def _biased() -> Switch:
     def scopes(d: Derivation) -> list[str]:
         return [n.scope for n in _norms(d) if n.kind == "layernorm" and n.variance == "unbiased"]
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, "biased-variance", scope)
-
     return Switch(
         "biased-variance",
         "LayerNorm divides the squared deviations by d, not d − 1 (per norm)",
         "norm",
         scopes,
-        apply,
     )
 
 
@@ -291,12 +273,10 @@ def _model_field(
         m = d.model
         return [""] if _has_blocks(m) and getattr(m, fld) != value and when(m) else []
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        if shape:
-            return _with_model(d, **{fld: value})
-        return _rewrite(d, name, scope)
+    def reshape(d: Derivation, scope: str) -> Derivation:
+        return _with_model(d, **{fld: value})
 
-    return Switch(name, doc, "model", scopes, apply)
+    return Switch(name, doc, "model", scopes, reshape if shape else None)
 
 
 def _weights_left() -> Switch:
@@ -313,15 +293,11 @@ def _weights_left() -> Switch:
         out.extend(s for s, _ in projections)
         return out
 
-    def apply(d: Derivation, scope: str) -> Derivation:
-        return _rewrite(d, "weights-left", scope)
-
     return Switch(
         "weights-left",
         "a projection computed as W·x, i.e. x·Wᵀ (per head or per projection; square, non-symmetric W only)",
         "projection",
         scopes,
-        apply,
     )
 
 

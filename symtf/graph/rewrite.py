@@ -256,7 +256,9 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
         def apply(d: Any, scope: str, sw: Any = sw, rw: StepRewrite = rw) -> Any:
             if scope in rw.scopes(d):
                 return rw.apply(d, scope)
-            return sw._apply(d, scope)
+            if sw._apply is not None:
+                return sw._apply(d, scope)
+            return with_rewrite(d, sw.name, scope)
 
         doc = f"{sw.doc[:-1]}, or per step)" if sw.doc.endswith(")") else sw.doc
         out[k] = dataclasses.replace(sw, doc=doc, _scopes=scopes, _apply=apply)
@@ -271,6 +273,11 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
 # ``transpose_k``, the softmax node its ``axis``, a projection ``transposed``, a
 # rotation its ``pairs``, an activation its ``kind``. A convention at a scope sets
 # those parameters on the nodes there, and nothing else.
+
+
+def with_rewrite(d: Any, name: str, scope: str) -> Any:
+    """``d`` recording the rewrite of template nodes ``name`` at ``scope`` (claims untouched)."""
+    return dataclasses.replace(d, rewrites=(*d.rewrites, (name, scope)))
 
 
 def apply_rewrites(graph: Graph, d: Any) -> Graph:
