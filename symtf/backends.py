@@ -26,6 +26,7 @@ from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 if TYPE_CHECKING:
     import numpy as np
 
+from symtf.certify import ball_sign
 from symtf.errors import ModelError, Undecided
 
 Scalar = Any
@@ -445,13 +446,7 @@ class BallBackend:
         return x.max(arb(0))  # still an enclosure: the branch is left open
 
     def sign(self, x: arb) -> int:
-        if x > 0:
-            return 1
-        if x < 0:
-            return -1
-        if x.is_exact() and x.is_zero():
-            return 0
-        raise Undecided(f"the ball {x} contains 0 at {self.prec} bits")
+        return ball_sign(x, f"at {self.prec} bits")
 
     def require_nonzero(self, x: arb, what: str) -> None:
         if x.is_exact() and x.is_zero():

@@ -532,6 +532,22 @@ def _brief(expr: sympy.Basic, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def ball_sign(x: arb, where: str) -> int:
+    """The certified sign of a ball: 1, −1, or 0 for an exact 0.
+
+    Raises:
+        Undecided: When the ball contains 0 without being exactly 0 (``where`` says
+            which arithmetic, e.g. ``at 128 bits``).
+    """
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    if x.is_exact() and x.is_zero():
+        return 0
+    raise Undecided(f"the ball {x} contains 0 {where}")
+
+
 def decimal_string(x: arb, digits: int = 20) -> str | None:
     """The value of a ball to ``digits`` significant digits, if the ball pins them.
 

@@ -75,7 +75,8 @@ import numpy as np
 import sympy
 from flint import arb, ctx, fmpq
 
-from symtf.errors import ModelError, Undecided
+from symtf.certify import ball_sign
+from symtf.errors import ModelError
 
 #: Unit roundoff of binary64, round-to-nearest.
 U = 2.0**-53
@@ -718,13 +719,7 @@ class MidradBackend:
         return relu(as_mr(x))
 
     def sign(self, x: arb) -> int:
-        if x > 0:
-            return 1
-        if x < 0:
-            return -1
-        if x.is_exact() and x.is_zero():
-            return 0
-        raise Undecided(f"the ball {x} contains 0 (midpoint–radius)")
+        return ball_sign(x, "(midpoint–radius)")
 
     def require_nonzero(self, x: arb, what: str) -> None:
         """An exact 0 is an error; a ball that merely contains 0 is not.
