@@ -1,11 +1,23 @@
 """The stable JSON contract (fields may be added, never renamed).
 
 Version 1 is described by the JSON Schema ``symtf/schemas/report-v1.schema.json``
-(shipped in the package, :func:`schema` reads it). Every ``exact`` is a decimal
-``decimal.Decimal`` parses (``-inf`` for a masked entry); a value whose decimal
-expansion goes on is cut after at least 15 significant digits and flagged by
-``exact_truncated``. ``exact`` is null only where there is no number: a word or
-token claim, or (rarely) a value no certified decimal could be found for.
+(shipped in the package, :func:`schema` reads it); every field written here is
+declared there.
+
+Two kinds of field carry numbers:
+
+- *Decimal fields* (``exact``, ``printed_value``, ``expected_value``,
+  ``units_off``, the ends of ``enclosure`` and of ``solutions``) are strings
+  ``decimal.Decimal`` parses (``-inf``/``inf`` for an infinity). A value whose
+  decimal expansion goes on is cut after its leading digits and flagged by the
+  field's ``…_truncated`` companion: the value then lies within one unit of the
+  last digit shown (beyond it for ``units_off``, whose six digits are certain).
+- *Text fields* ``printed`` and ``expected`` keep the article's notation:
+  ``42.0%``, ``5/6``, ``-inf`` or ``−∞`` stay as written, so that a report can
+  quote the article. Their values are ``printed_value`` and ``expected_value``.
+
+``exact`` is null only where there is no number: a word or token claim, or
+(rarely) a value no certified decimal could be found for.
 """
 
 from __future__ import annotations
@@ -16,6 +28,9 @@ from typing import Any
 
 from symtf import __version__
 from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.checking.verdict import rational_text
+from symtf.errors import SymtfError
+from symtf.numbers import format_fixed, parse_printed
 from symtf.renderers._claims import kind, located
 
 #: Version of the JSON contract written by :func:`report_dict`.
@@ -23,21 +38,69 @@ CONTRACT = 1
 _ELLIPSIS = "…"
 
 
+def decimal_fields(name: str, text: str | None) -> dict[str, Any]:
+    """``name`` as a parseable decimal and ``name_truncated``: whether it was cut short.
+
+    The checks write a value that goes on with an ellipsis, which ends the digits
+    (``0.333…``) or stands before the exponent (``1.234…e-70``); JSON drops it
+    and says so in the flag.
+    """
+    if text is None:
+        return {name: None, f"{name}_truncated": False}
+    return {name: text.replace(_ELLIPSIS, ""), f"{name}_truncated": _ELLIPSIS in text}
+
+
 def exact_fields(exact: str | None) -> dict[str, Any]:
     """``exact`` as a parseable decimal and whether it was cut short."""
-    if exact is None:
-        return {"exact": None, "exact_truncated": False}
-    # The ellipsis ends the digits: "0.333…", or stands before the exponent: "1.234…e-70".
-    truncated = _ELLIPSIS in exact
-    return {"exact": exact.replace(_ELLIPSIS, ""), "exact_truncated": truncated}
+    return decimal_fields("exact", exact)
 
 
-def _readings(extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(extra)
-    for key in ("as_displayed", "exact_reading"):
-        reading = out.get(key)
-        if isinstance(reading, dict) and "exact" in reading:
-            out[key] = {**reading, **exact_fields(reading["exact"])}
+def value_of_print(text: str | None) -> str | None:
+    """The value of a printed number (``42.0%``, ``5/6``, ``−∞``) as a decimal, or ``None``.
+
+    A fraction whose decimal goes on keeps 20 significant digits and an ellipsis
+    (see :func:`decimal_fields`).
+    """
+    if text is None:
+        return None
+    try:
+        p = parse_printed(text)
+    except SymtfError:
+        return None
+    if p.value is None:
+        return "-inf" if p.is_neg_inf else "inf"
+    if p.is_fraction:
+        return rational_text(p.value)
+    if p.style == "sci":  # the printed mantissa's digits and its exponent
+        mantissa, _, exponent = p.text.lower().partition("e")
+        return f"{mantissa.lstrip('+').rstrip('.')}e{int(exponent)}"
+    return format_fixed(p.value, max(p.decimals, 0))
+
+
+def _value_fields(c: Check, number: bool) -> dict[str, Any]:
+    printed = value_of_print(c.printed) if number else None
+    expected = value_of_print(c.expected) if number else None
+    return {
+        **decimal_fields("printed_value", printed),
+        **decimal_fields("expected_value", expected),
+    }
+
+
+def _extra_fields(extra: dict[str, Any]) -> dict[str, Any]:
+    """The checks' further fields, with every decimal in them made parseable."""
+    out: dict[str, Any] = {}
+    for key, value in extra.items():
+        if key in ("as_displayed", "exact_reading") and isinstance(value, dict):
+            out[key] = {**value, **exact_fields(value.get("exact"))}
+        elif key == "units_off":
+            out.update(decimal_fields("units_off", value))
+        elif key == "solutions" and isinstance(value, list):
+            out[key] = [
+                {**s, **decimal_fields("lo", s.get("lo")), **decimal_fields("hi", s.get("hi"))}
+                for s in value
+            ]
+        else:
+            out[key] = value
     return out
 
 
@@ -55,6 +118,7 @@ def check_dict(
         path: The derivation file (adds ``file``).
         printed_line: The line the number was printed on (see ``Located.printed_line``).
     """
+    claim_kind = kind(result) if result is not None else None
     d: dict[str, Any] = {
         "claim": c.claim,
         "step": c.step,
@@ -62,17 +126,18 @@ def check_dict(
         "printed": c.printed,
         "expected": c.expected,
         **exact_fields(c.exact),
+        **_value_fields(c, claim_kind in ("number", "expression", None)),
         "verdict": c.verdict,
         "explanation": c.explanation,
     }
-    if result is not None:
-        d["kind"] = kind(result)
+    if claim_kind is not None:
+        d["kind"] = claim_kind
     if path is not None:
         d["file"] = path
     if result is not None:
         d["line"] = result.claim.line
         d["printed_line"] = printed_line if printed_line is not None else result.claim.line
-    d.update(_readings(c.extra))
+    d.update(_extra_fields(c.extra))
     return d
 
 

@@ -1,0 +1,238 @@
+"""The JSON contract, field by field: every field written is declared, every decimal parses.
+
+The shipped schema stays open (a later version may add fields, and a reader of
+version 1 must accept them). Here it is closed: every object of the schema gets
+``additionalProperties: false``, so a field the code writes but the schema does
+not declare fails. Every field the schema declares a decimal must parse with
+:class:`decimal.Decimal`, in the report of every bundled derivation and of
+small files made to reach the fields the bundled ones never write (a symbol's
+solution set, float32 enclosures, percentages, fractions, infinities).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from symtf import bundled
+from symtf.checking.compare import Report
+from symtf.checking.diagnose import CAUSES
+from symtf.checking.evaluation import DECIDED_BY
+from symtf.cli import check_file
+from symtf.renderers import json as render_json
+
+DECIMAL_REFS = {"#/$defs/decimal", "#/$defs/optional_decimal", "#/$defs/exact"}
+
+SYMBOL = """title = "one weight as a symbol"
+[tensors]
+w = "w"
+[steps]
+y = "2 * w + 0.1"
+[[claims]]
+label = "y"
+step = "y"
+printed = "0.5"
+"""
+
+FLOAT32 = """title = "a float32 softmax"
+computed_in = "float32"
+[model]
+architecture = "none"
+[[model.standalone]]
+name = "sm"
+op = "softmax"
+input = "0.1 0.2 0.3"
+[[claims]]
+label = "P"
+step = "sm"
+printed = "0.30060959 0.33222081 0.36716959"
+"""
+
+NOTATIONS = """title = "numbers in every notation"
+[tensors]
+x = "1 -2 0.5 5"
+M = "0 -inf"
+[steps]
+third = "x / 3"
+[[claims]]
+label = "fractions"
+step = "third"
+printed = "1/3 -2/3 1/6 5/3"
+[[claims]]
+label = "percent and scientific"
+step = "x"
+printed = "100.0% -2.000e+00 5.0e-01 5"
+[[claims]]
+label = "masked"
+step = "M"
+printed = "0 −∞"
+[[claims]]
+label = "off"
+step = "third"
+printed = "0.334 -0.667 0.166 1.667"
+"""
+
+
+def closed(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with ``additionalProperties: false`` on every object that lists properties."""
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "properties" in node and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(out)
+    return out
+
+
+def decimal_paths(schema: dict[str, Any]) -> set[tuple[str, ...]]:
+    """Paths (object keys, ``*`` for array items) of every field the schema calls a decimal."""
+    defs = schema["$defs"]
+    found: set[tuple[str, ...]] = set()
+
+    def walk(node: Any, path: tuple[str, ...], depth: int) -> None:
+        if depth > 12 or not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if ref in DECIMAL_REFS:
+            found.add(path)
+            return
+        if ref:
+            walk(defs[ref.rsplit("/", 1)[1]], path, depth + 1)
+        for key in ("oneOf", "anyOf", "allOf"):
+            for sub in node.get(key, []):
+                walk(sub, path, depth + 1)
+        for name, sub in node.get("properties", {}).items():
+            walk(sub, (*path, name), depth + 1)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], (*path, "*"), depth + 1)
+
+    walk(schema, (), 0)
+    return found
+
+
+def values_at(data: Any, path: tuple[str, ...]) -> Iterator[Any]:
+    """Every value in ``data`` at ``path`` (``*`` walks an array)."""
+    if not path:
+        yield data
+        return
+    head, rest = path[0], path[1:]
+    if head == "*" and isinstance(data, list):
+        for item in data:
+            yield from values_at(item, rest)
+    elif isinstance(data, dict) and head in data:
+        yield from values_at(data[head], rest)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """JSON reports: every bundled derivation, and the files above."""
+    folder = tmp_path_factory.mktemp("contract")
+    paths = list(bundled.paths())
+    for name, text in (("symbol", SYMBOL), ("float32", FLOAT32), ("notations", NOTATIONS)):
+        (folder / f"{name}.toml").write_text(text, encoding="utf-8")
+        paths.append(folder / f"{name}.toml")
+    report = Report(tuple(check_file(p) for p in paths))
+    data = json.loads(render_json.render(report))
+    return {Path(d["path"]).stem: d for d in data["derivations"]}
+
+
+def all_checks(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for d in reports.values() for c in d["checks"]]
+
+
+def test_the_small_files_reach_the_rare_fields(reports: dict[str, dict[str, Any]]) -> None:
+    fields = {f for c in all_checks(reports) for f in c}
+    rare = {"solutions", "symbolic_value", "enclosure", "accepted_by", "simulated", "root"}
+    assert rare <= fields, rare - fields
+    assert any(c["printed_value_truncated"] for c in reports["notations"]["checks"])
+
+
+def test_every_written_field_is_declared(reports: dict[str, dict[str, Any]]) -> None:
+    validator = jsonschema.Draft202012Validator(closed(render_json.schema()))
+    for stem, d in reports.items():
+        whole = {"symtf": "0", "contract": 1, "derivations": [d], "errors": []}
+        errors = [e.message for e in validator.iter_errors(whole)]
+        assert not errors, (stem, errors[:3])
+
+
+def test_the_closed_schema_refuses_an_undeclared_field(reports: dict[str, dict[str, Any]]) -> None:
+    d = copy.deepcopy(reports["i_love_ai"])
+    d["checks"][0]["units_of"] = "0"
+    whole = {"symtf": "0", "contract": 1, "derivations": [d], "errors": []}
+    assert not jsonschema.Draft202012Validator(closed(render_json.schema())).is_valid(whole)
+
+
+def test_every_decimal_field_parses(reports: dict[str, dict[str, Any]]) -> None:
+    paths = decimal_paths(render_json.schema())
+    expected = {"exact", "printed_value", "expected_value", "units_off", "simulated"}
+    assert {p[-1] for p in paths if len(p) == 5} >= expected
+    seen: dict[tuple[str, ...], int] = {}
+    for path in paths:
+        for value in values_at({"derivations": list(reports.values())}, path):
+            if value is None:
+                continue
+            assert isinstance(value, str) and "…" not in value, (path, value)
+            Decimal(value)  # raises on anything that is not a decimal
+            seen[path] = seen.get(path, 0) + 1
+    for name in ("exact", "printed_value", "expected_value", "units_off"):
+        assert seen[("derivations", "*", "checks", "*", name)] > 1000, name
+    assert seen[("derivations", "*", "checks", "*", "solutions", "*", "lo")] >= 1
+
+
+def test_units_off_is_a_decimal_of_the_distance(reports: dict[str, dict[str, Any]]) -> None:
+    # (printed − exact)/u from the fields themselves: within a unit of the truncation.
+    n = 0
+    for c in reports["i_love_ai"]["checks"]:
+        if c["kind"] != "number" or c["exact"] in (None, "-inf") or "/" in c["printed"]:
+            continue
+        printed = Decimal(c["printed_value"])
+        ulp = Decimal(1).scaleb(printed.as_tuple().exponent)
+        units = (printed - Decimal(c["exact"])) / ulp
+        slack = Decimal("1e-6") + (Decimal(1).scaleb(Decimal(c["exact"]).as_tuple().exponent) / ulp)
+        assert abs(units - Decimal(c["units_off"])) <= slack, c
+        n += 1
+    assert n > 400
+
+
+def test_printed_values_are_the_prints_read_independently(
+    reports: dict[str, dict[str, Any]],
+) -> None:
+    by_label = {}
+    for c in reports["notations"]["checks"]:
+        by_label.setdefault(c["claim"], []).append(c)
+    fractions = by_label["fractions"]
+    assert [c["printed"] for c in fractions] == ["1/3", "-2/3", "1/6", "5/3"]
+    for c in fractions:
+        value = Fraction(c["printed"])
+        assert c["printed_value_truncated"] is True
+        assert abs(Fraction(Decimal(c["printed_value"])) - value) < Fraction(1, 10**18)
+        assert c["verdict"] == "exact" and c["expected"] == c["printed"]
+    mixed = by_label["percent and scientific"]
+    assert [c["printed_value"] for c in mixed] == ["1.000", "-2.000e0", "5.0e-1", "5"]
+    assert [c["printed_value_truncated"] for c in mixed] == [False] * 4
+    masked = by_label["masked"]
+    assert [c["printed_value"] for c in masked] == ["0", "-inf"]
+    off = {tuple(c["index"]): c for c in by_label["off"]}
+    assert off[(0, 0)]["expected"] == "0.333" and off[(0, 0)]["expected_value"] == "0.333"
+
+
+def test_the_enums_are_the_codes(reports: dict[str, dict[str, Any]]) -> None:
+    props = render_json.schema()["$defs"]["check"]["properties"]
+    assert props["decided_by"]["enum"] == list(DECIDED_BY)
+    assert [c for c in props["cause"]["enum"] if c is not None] == list(CAUSES)
+    assert {c.get("decided_by") for c in all_checks(reports)} - {None} <= set(DECIDED_BY)
