@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
+#: What a FILE argument may be, for every command's help.
+FILE_HELP = "a derivation .toml file, or the name of a bundled one (i_love_ai)"
+
 #: Default per-derivation time budget in seconds.
 DEFAULT_TIMEOUT = 60.0
 
@@ -63,20 +66,31 @@ def bundled_derivations() -> list[Path]:
     return bundled.paths()
 
 
-def _expand(paths: Sequence[str]) -> list[Path]:
+def _expand(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Path]:
+    """The derivation files named by ``paths``: files, bundled names, and folders searched.
+
+    A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
+    its ``*.toml`` files that hold claims are derivations, the others (a
+    ``pyproject.toml``) are added to ``skipped``.
+    """
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
         return [_short_path(p) for p in found]
+    from symtf.spec.discover import derivation_files
+
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = sorted(p.glob("*.toml"))
+            files, others = derivation_files(p)
             if not files:
-                raise SymtfError(f"{raw}: no *.toml derivation files in this folder")
+                what = f" ({len(others)} other TOML file(s) hold no [[claims]])" if others else ""
+                raise SymtfError(f"{raw}: no derivation files in this folder or below{what}")
             out.extend(files)
+            if skipped is not None:
+                skipped.extend(others)
         elif p.exists():
             out.append(p)
         else:
@@ -85,6 +99,22 @@ def _expand(paths: Sequence[str]) -> list[Path]:
             found = bundled.named(raw)
             out.append(_short_path(found) if found is not None else p)  # a missing file: its error
     return out
+
+
+def resolve_bundled_file(args: argparse.Namespace) -> None:
+    """Let a command's FILE argument name a bundled derivation (``symtf html i_love_ai``).
+
+    A FILE that does not exist but is the name of a bundled example becomes that
+    example's path, so every command takes the names ``check`` takes.
+    """
+    from symtf import bundled
+
+    for attr in ("file", "path"):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and not Path(value).exists():
+            found = bundled.named(value)
+            if found is not None:
+                setattr(args, attr, str(_short_path(found)))
 
 
 def _short_path(p: Path) -> Path:
@@ -130,7 +160,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if getattr(args, "draft", False):
         return _check_drafts(args)
     reports, errors = [], []
-    for path in _expand(args.paths):
+    skipped: list[Path] = []
+    for path in _expand(args.paths, skipped):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
@@ -140,7 +171,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
             continue
         _progress(f"  done in {time.perf_counter() - start:.2f} s")
-    report = compare.Report(tuple(reports), tuple(errors))
+    report = compare.Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
     if args.format == "text" and not reports:
         return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
     renderer = {
@@ -246,7 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "paths", nargs="*", metavar="PATH", help="derivation .toml files or folders of them"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="derivation .toml files, names of bundled ones, or folders: searched with their "
+        "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and counted)",
     )
     p.add_argument(
         "--format",
@@ -281,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="explain one claim of a derivation step by step",
         description="Show how one printed claim is computed: formula, inputs, exact value, verdict.",
     )
-    p.add_argument("path", metavar="FILE", help="a derivation .toml file")
+    p.add_argument("path", metavar="FILE", help=FILE_HELP)
     p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
     p.add_argument(
         "--latex",
@@ -314,6 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     install_flint_hook()  # a FLINT allocation failure exits 2 naming the file, not abort()
+    resolve_bundled_file(args)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

@@ -27,11 +27,8 @@ from typing import Any
 
 import pytest
 
-_CLAIMS = re.compile(r"^\s*\[\[\s*claims\s*\]\]|^\s*claims\s*=", re.MULTILINE)
 #: Runs of characters that ``-k`` cannot spell (it reads words of ``\w:+-.[]\\/``).
 _KEYWORD_GAP = re.compile(r"[^\w:+\-.\[\]\\/]+")
-#: Files larger than this are not sniffed for ``[[claims]]`` (symtf refuses them anyway).
-_SNIFF_BYTES = 2_000_000
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,18 +61,9 @@ def _is_derivation(config: pytest.Config, file_path: Path) -> bool:
         except ValueError:  # a file outside the rootdir, named on the command line
             rel = file_path.as_posix()
         return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(file_path.name, p) for p in patterns)
-    try:
-        if file_path.stat().st_size > _SNIFF_BYTES:
-            return False
-        text = file_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    if not _CLAIMS.search(text):
-        return False
-    from symtf.spec.toml_lines import locate
+    from symtf.spec.discover import is_derivation_file
 
-    lines = locate(text)  # a [[claims]] inside a string is not a table
-    return "claims[0]" in lines or "claims" in lines
+    return is_derivation_file(file_path)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

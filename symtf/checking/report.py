@@ -131,10 +131,17 @@ class FileError:
 
 @dataclass(frozen=True)
 class Report:
-    """The checks of several derivation files, and the files that could not be checked."""
+    """The checks of several derivation files, and the files that could not be checked.
+
+    Attributes:
+        derivations: One report per derivation file checked.
+        errors: The files that could not be checked.
+        skipped: TOML files a folder search found that are not derivations (no claims).
+    """
 
     derivations: tuple[DerivationReport, ...]
     errors: tuple[FileError, ...] = ()
+    skipped: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:

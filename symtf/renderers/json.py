@@ -160,6 +160,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "contract": CONTRACT,
         "derivations": [derivation_dict(d) for d in report.derivations],
         "errors": [{"path": e.path, "error": e.error} for e in report.errors],
+        "skipped": list(report.skipped),
     }
 
 

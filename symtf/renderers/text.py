@@ -102,4 +102,7 @@ def render(report: Report) -> str:
     if report.errors:
         names = ", ".join(e.path for e in report.errors)
         lines.append(f"{len(report.errors)} file(s) could not be checked: {names}")
+    if report.skipped:
+        names = ", ".join(report.skipped[:5]) + (", …" if len(report.skipped) > 5 else "")
+        lines.append(f"{len(report.skipped)} other TOML file(s) skipped (no [[claims]]): {names}")
     return "\n".join(lines) + "\n"

@@ -206,13 +206,20 @@ def _printed_cell(c: Any, where: str) -> Printed:
 
 
 def load(path: str | Path) -> Derivation:
-    """Read and validate a derivation file.
+    """Read and validate a derivation file, or the bundled derivation of that name.
+
+    Args:
+        path: A derivation file; a name such as ``"i_love_ai"`` that is no file
+            here reads the bundled example of that name.
 
     Raises:
         SpecError: With the file, the key, what was expected and what was found.
     """
+    from symtf import bundled
     from symtf.limits import read_capped
 
+    if not Path(path).exists():
+        path = bundled.named(str(path)) or path
     name = str(path)
     # At most MAX_FILE_BYTES + 1 bytes are read; devices and FIFOs are refused unread.
     raw = read_capped(Path(path), MAX_FILE_BYTES, name)
