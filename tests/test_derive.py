@@ -372,7 +372,7 @@ def test_latex_compiles(tmp_path: Path) -> None:
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=600,
         )
         assert proc.returncode == 0, proc.stdout[-2000:]
         assert (tmp_path / f"{name}.pdf").exists()

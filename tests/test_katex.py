@@ -52,7 +52,7 @@ def _node(script: str, fragments: list[str]) -> list[dict[str, object]]:
         input=json.dumps(fragments),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         check=True,
     )
     return json.loads(proc.stdout)

@@ -119,7 +119,7 @@ def test_the_cli_process_exits_2_without_a_traceback(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,  # generous: no hang
+        timeout=600,  # generous: no hang
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert r.returncode == 2
