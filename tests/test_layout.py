@@ -18,7 +18,7 @@ import pytest
 
 from symtf import cli, spec
 from symtf.checking import compare
-from symtf.commands.latex import compile_pdf, engine_of
+from symtf.commands.latex import compile_pdf, engine_of, missing_tex
 from symtf.renderers import latex as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,8 +31,9 @@ needs_tex = pytest.mark.skipif(
     reason="pdflatex not installed (set SYMTF_REQUIRE_TEX=1 to fail instead)",
 )
 needs_lualatex = pytest.mark.skipif(
-    (shutil.which("lualatex") is None or shutil.which("pdftotext") is None) and not REQUIRE,
-    reason="lualatex/pdftotext not installed (texlive-luatex; SYMTF_REQUIRE_TEX=1 to fail instead)",
+    (missing_tex("lualatex") is not None or shutil.which("pdftotext") is None) and not REQUIRE,
+    reason=f"{missing_tex('lualatex') or 'pdftotext'} not installed "
+    "(texlive-luatex, poppler-utils; SYMTF_REQUIRE_TEX=1 to fail instead)",
 )
 
 
@@ -54,6 +55,8 @@ def test_overfull_reader_finds_a_real_overflow(tmp_path: Path) -> None:
 def test_no_overfull_box_in_any_bundled_pdf(path: Path, tmp_path: Path) -> None:
     d = spec.load(path)
     tex = L.document(compare.check(d), d)
+    if missing_tex(engine_of(tex)) is not None and not REQUIRE:
+        pytest.skip(f"{missing_tex(engine_of(tex))} not installed")
     compile_pdf(tex, tmp_path / "notes.pdf", log=tmp_path / "notes.log", timeout=300)
     boxes = overfull((tmp_path / "notes.log").read_text(encoding="utf-8", errors="replace"))
     assert boxes == [], boxes[:5]
@@ -134,6 +137,48 @@ def test_non_latin_labels_compile_and_read_back(tmp_path: Path) -> None:
         assert word in text, word
     log = (tmp_path / "u.log").read_text(encoding="utf-8", errors="replace")
     assert "Missing character" not in log
+
+
+def test_latin_accents_stay_with_pdflatex() -> None:
+    # "pájaros" is Latin text: pdfLaTeX sets it with T1 fonts; LuaLaTeX is for other scripts.
+    d = spec.load(ROOT / "derivations" / "translation_toy.toml")
+    tex = L.document(compare.check(d), d)
+    assert "pájaros" in tex
+    assert engine_of(tex) == "pdflatex" and not tex.startswith(L.LUALATEX_MAGIC)
+    assert r"\usepackage[T1]{fontenc}" in tex and "fontspec" not in tex
+    assert engine_of(L.standalone("Łódź, Ærø, naïve — «ça»", "x")) == "pdflatex"
+    assert engine_of(L.standalone("Łódź and Весы", "x")) == "lualatex"
+
+
+@needs_tex
+def test_latin_accents_compile_with_pdflatex_and_read_back(tmp_path: Path) -> None:
+    if shutil.which("pdftotext") is None and not REQUIRE:
+        pytest.skip("pdftotext not installed")
+    d = spec.load(ROOT / "derivations" / "translation_toy.toml")
+    pdf = compile_pdf(L.document(compare.check(d), d), tmp_path / "t.pdf", log=tmp_path / "t.log")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    assert "Los pájaros construyen nidos" in text
+    assert "Missing character" not in (tmp_path / "t.log").read_text(errors="replace")
+
+
+def test_lualatex_without_its_packages_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # texlive-latex-base ships lualatex but not luaotfload.sty: exit 2 with what to install.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, body in (("lualatex", "exit 0"), ("kpsewhich", "exit 1")):
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    f = tmp_path / "unicode.toml"
+    f.write_text(UNICODE_TOML, encoding="utf-8")
+    out = tmp_path / "u.tex"
+    assert missing_tex("lualatex") == "fontspec.sty and luaotfload.sty for lualatex"
+    assert cli.main(["latex", str(f), "-o", str(out), "--pdf"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert out.exists() and "luaotfload.sty" in err and "texlive-luatex" in err
+    assert "internal error" not in err
 
 
 def test_pdf_without_the_engine_still_writes_the_tex(

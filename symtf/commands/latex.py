@@ -30,19 +30,47 @@ class LatexCompileError(RuntimeError):
 
 
 def engine_of(tex: str) -> str:
-    """``lualatex`` for a document with non-Latin text, else ``pdflatex``."""
+    """``lualatex`` for a document with text pdfLaTeX cannot set, else ``pdflatex``."""
     from symtf.renderers.latex import needs_lualatex
 
     return "lualatex" if needs_lualatex(tex) else "pdflatex"
 
 
-def _install_hint(tex: str = "") -> str:
+#: LaTeX packages a LuaLaTeX document loads that a TeX installation may lack
+#: (Debian's texlive-latex-base ships lualatex, but not luaotfload.sty).
+LUALATEX_PACKAGES = ("fontspec.sty", "luaotfload.sty")
+
+
+def missing_tex(engine: str) -> str | None:
+    """What of ``engine`` (``pdflatex`` or ``lualatex``) is not installed, or ``None``.
+
+    For LuaLaTeX, the program alone is not enough: :data:`LUALATEX_PACKAGES` must be
+    found by ``kpsewhich`` too.
+    """
+    if shutil.which(engine) is None:
+        return f"{engine} on the PATH"
+    if engine != "lualatex":
+        return None
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich is None:
+        return "kpsewhich (to find fontspec.sty and luaotfload.sty)"
+    try:
+        found = subprocess.run(
+            [kpsewhich, *LUALATEX_PACKAGES], capture_output=True, text=True, timeout=60
+        ).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        found = []
+    lacking = [p for p in LUALATEX_PACKAGES if not any(f.endswith("/" + p) for f in found)]
+    return f"{' and '.join(lacking)} for lualatex" if lacking else None
+
+
+def _install_hint(tex: str = "", missing: str | None = None) -> str:
     engine = engine_of(tex)
     packages = DEBIAN_PACKAGES + (DEBIAN_PACKAGES_UNICODE if engine == "lualatex" else ())
-    why = " (the document has non-Latin text)" if engine == "lualatex" else ""
+    why = " (the document has text pdfLaTeX cannot set)" if engine == "lualatex" else ""
     return (
-        f"no TeX installation found (need {engine} on the PATH{why}); on Debian/Ubuntu: "
-        f"apt-get install -y --no-install-recommends {' '.join(packages)}"
+        f"no TeX installation found (need {missing or engine + ' on the PATH'}{why}); "
+        f"on Debian/Ubuntu: apt-get install -y --no-install-recommends {' '.join(packages)}"
     )
 
 
@@ -78,8 +106,9 @@ def compile_pdf(
     """
     engine = engine_of(tex)
     latexmk, program = shutil.which("latexmk"), shutil.which(engine)
-    if program is None:
-        raise TexNotFound(_install_hint(tex))
+    missing = missing_tex(engine)
+    if program is None or missing is not None:
+        raise TexNotFound(_install_hint(tex, missing))
     flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
     with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
@@ -166,9 +195,12 @@ def cmd_latex(args: argparse.Namespace) -> int:
         out.write_text(tex, encoding="utf-8")
     if args.pdf:
         assert out is not None
-        if shutil.which(engine_of(tex)) is None:
+        missing = missing_tex(engine_of(tex))
+        if missing is not None:
             # The .tex is written: it compiles anywhere TeX is installed.
-            raise TexNotFound(f"wrote {out}, but cannot make the PDF: " + _install_hint(tex))
+            raise TexNotFound(
+                f"wrote {out}, but cannot make the PDF: {_install_hint(tex, missing)}"
+            )
         pdf = compile_pdf(tex, out.with_suffix(".pdf"))
         print(f"wrote {out} and {pdf}", file=sys.stderr)
     elif out is not None:
@@ -187,7 +219,9 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "verdict. Exit code 1 when a printed number is wrong or slipped, as for check."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one")
+    p.add_argument(
+        "file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one"
+    )
     p.add_argument("-o", "--output", metavar="OUT.tex", help="write here (default: stdout)")
     p.add_argument(
         "--pdf",

@@ -424,13 +424,31 @@ UNICODE_FONTS = r"""\usepackage{fontspec}
 #: The first line of a document that needs LuaLaTeX (read by editors, latexmk and symtf).
 LUALATEX_MAGIC = "% !TEX program = lualatex\n"
 
+#: Characters beyond ASCII that pdfLaTeX sets with T1 fonts and UTF-8 input: the
+#: letters of Latin-1 and Latin Extended-A that LaTeX's ``t1enc.dfu`` declares,
+#: and the quotes, dashes and guillemets of European text.
+T1_TEXT = frozenset(
+    "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ"
+    "ĀāĂăĄąĆćĈĉĊċČčĎďĐđĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİıĲĳĴĵĶķĹĺĻļĽľŁłŃńŅņŇňŊŋ"
+    "ŌōŎŏŐőŒœŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžȘșȚț"
+    "¡¿«»‘’‚“”„‹›–—\u00a0"
+)
+#: What a pdfLaTeX document with characters of :data:`T1_TEXT` loads (Latin Modern
+#: where the ``lmodern`` package is installed, else the EC fonts of the same design).
+T1_FONTS = r"""\usepackage[T1]{fontenc}
+\usepackage[utf8]{inputenc}
+\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}
+"""
+
 
 def standalone(title: str, body: str, *, subtitle: str = "") -> str:
     """Wrap a LaTeX body in a compilable document with the project preamble.
 
-    A document whose text has characters the default pdfLaTeX fonts cannot show
-    (Cyrillic, Hebrew, CJK, ...) starts with :data:`LUALATEX_MAGIC` and loads
-    :data:`UNICODE_FONTS`; every other document is plain pdfLaTeX.
+    A document that is all ASCII is plain pdfLaTeX; one whose other characters
+    are Latin letters and punctuation of :data:`T1_TEXT` (``pájaros``, ``Łódź``)
+    is pdfLaTeX with T1 fonts and UTF-8 input (:data:`T1_FONTS`). A document with
+    characters pdfLaTeX cannot set (Greek text, Cyrillic, Hebrew, CJK, ...)
+    starts with :data:`LUALATEX_MAGIC` and loads :data:`UNICODE_FONTS`.
 
     Args:
         title: Plain-text title (escaped here).
@@ -457,6 +475,8 @@ def standalone(title: str, body: str, *, subtitle: str = "") -> str:
     if rest.isascii():
         return PREAMBLE + rest
     first, _, packages = PREAMBLE.partition("\n")
+    if all(ch.isascii() or ch in T1_TEXT for ch in rest):
+        return first + "\n" + T1_FONTS + packages + rest
     return LUALATEX_MAGIC + first + "\n" + UNICODE_FONTS + packages + rest
 
 
