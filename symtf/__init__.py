@@ -3,7 +3,7 @@
 Typical use::
 
     import symtf
-    d = symtf.load("derivations/i_love_ai.toml")
+    d = symtf.load("i_love_ai")       # a file, or a bundled example by name
     graph = symtf.build(d)          # the step graph: nodes name = op(inputs…)
     trace = symtf.run(d)            # every node's value, exact
     report = symtf.check(d)         # a certified verdict per printed number
@@ -12,10 +12,14 @@ Typical use::
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
 from os import PathLike as _PathLike
 from os import fspath as _fspath
 
-__version__ = "0.1.0"
+try:  # pyproject.toml is the one place the version is written
+    __version__ = _metadata.version("symtf")
+except _metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 from symtf.checking import compare as _compare
 from symtf.checking.compare import Report

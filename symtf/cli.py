@@ -23,7 +23,7 @@ from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, ti
 from symtf.renderers.safe import block as _safe_block
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import DerivationReport
+    from symtf.checking.compare import DerivationReport, FileError, Report
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -66,19 +66,23 @@ def bundled_derivations() -> list[Path]:
     return bundled.paths()
 
 
-def _expand(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Path]:
+def _expand(
+    paths: Sequence[str], skipped: list[Path] | None = None, *, only_derivations: bool = False
+) -> list[Path]:
     """The derivation files named by ``paths``: files, bundled names, and folders searched.
 
     A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
     its ``*.toml`` files that hold claims are derivations, the others (a
-    ``pyproject.toml``) are added to ``skipped``.
+    ``pyproject.toml``) are added to ``skipped``. With ``only_derivations``, a
+    file named directly is held to the same rule (a pre-commit hook names every
+    changed ``*.toml``).
     """
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
         return [_short_path(p) for p in found]
-    from symtf.spec.discover import derivation_files
+    from symtf.spec.discover import derivation_files, is_derivation_file
 
     out: list[Path] = []
     for raw in paths:
@@ -92,6 +96,10 @@ def _expand(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Pat
             if skipped is not None:
                 skipped.extend(others)
         elif p.exists():
+            if only_derivations and not is_derivation_file(p):
+                if skipped is not None:
+                    skipped.append(p)
+                continue
             out.append(p)
         else:
             from symtf import bundled
@@ -144,7 +152,9 @@ def time_budget(seconds: float | None, what: str) -> Iterator[None]:
 
 
 def _progress(msg: str) -> None:
-    if sys.stderr.isatty():
+    from symtf.commands import QUIET
+
+    if sys.stderr.isatty() and not QUIET.get():
         print(msg, file=sys.stderr, flush=True)
 
 
@@ -161,7 +171,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _check_drafts(args)
     reports, errors = [], []
     skipped: list[Path] = []
-    for path in _expand(args.paths, skipped):
+    only = getattr(args, "only_derivations", False)
+    for path in _expand(args.paths, skipped, only_derivations=only):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
@@ -172,8 +183,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         _progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = compare.Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
-    if args.format == "text" and not reports:
+    if args.format == "text" and not reports and errors:
         return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
+    if args.format == "text" and getattr(args, "quiet", False):
+        sys.stdout.write(render_text.render(report, quiet=True))
+        return _check_exit(report, errors, args)
     renderer = {
         "text": render_text,
         "json": render_json,
@@ -182,6 +196,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         "sarif": render_sarif,
     }[args.format]
     sys.stdout.write(renderer.render(report))
+    return _check_exit(report, errors, args)
+
+
+def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
+    """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
     if errors:
         return EXIT_BAD_INPUT
     if report.failed:
@@ -205,7 +224,9 @@ def _check_drafts(args: argparse.Namespace) -> int:
         _progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
-    render = render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
+    render = (
+        render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
+    )
     sys.stdout.write(render(drafts))
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
@@ -252,7 +273,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        sys.stdout.write(_safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False))))
+        sys.stdout.write(
+            _safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False)))
+        )
     return EXIT_OK
 
 
@@ -304,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(by default they count as failures: exit 1)",
     )
     p.add_argument(
+        "--only-derivations",
+        action="store_true",
+        help="skip a file named here that holds no [[claims]], as a folder search does "
+        "(for a pre-commit hook, which names every changed *.toml)",
+    )
+    p.add_argument(
         "--draft",
         action="store_true",
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
@@ -330,7 +359,70 @@ def build_parser() -> argparse.ArgumentParser:
         module = _command_module(name)
         if module is not None:
             module.configure(sub)
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh, fish, tcsh)",
+        description="Print a tab-completion script for symtf's commands and options.",
+        epilog=COMPLETION_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell")
+    p.set_defaults(func=cmd_completion)
+    _add_quiet(parser, sub)
     return parser
+
+
+#: Shells ``symtf completion`` writes a script for.
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "tcsh")
+
+COMPLETION_HELP = """\
+install (once; a new shell then completes symtf's commands, options and files):
+  bash:  symtf completion bash > ~/.local/share/bash-completion/completions/symtf
+  zsh:   symtf completion zsh > ~/.zfunc/_symtf   (with fpath+=~/.zfunc before compinit)
+  fish:  symtf completion fish > ~/.config/fish/completions/symtf.fish
+  tcsh:  symtf completion tcsh > ~/.symtf.completion.csh && echo 'source ~/.symtf.completion.csh' >> ~/.tcshrc
+"""
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """``symtf completion SHELL``: the completion script, made by shtab from this parser.
+
+    The script is static: pressing TAB runs the shell's own code, never Python.
+    Arguments shown as ``FILE``, ``PATH``, ``ARTICLE`` or ending in ``.toml`` complete
+    file names; the others complete their choices.
+    """
+    import shtab
+
+    parser = build_parser()
+    for action in _all_actions(parser):
+        metavar = str(action.metavar or "")
+        if action.choices is None and (
+            metavar in ("FILE", "PATH", "ARTICLE", "KEY", "DIR") or "." in metavar
+        ):
+            action.complete = shtab.FILE  # type: ignore[attr-defined]
+    sys.stdout.write(shtab.complete(parser, shell=args.shell))
+    return EXIT_OK
+
+
+def _all_actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for command in set(action.choices.values()):
+                yield from _all_actions(command)
+
+
+def _add_quiet(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction) -> None:
+    """``-q``/``--quiet`` before or after the command (``symtf -q check``, ``symtf check -q``)."""
+    what = (
+        "print less: no progress or 'wrote ...' notes; check's text report shows only "
+        "the numbers that are off and the summary (errors and warnings are always printed)"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help=what)
+    for command in set(sub.choices.values()):
+        command.add_argument(
+            "-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help=what
+        )
 
 
 def _command_module(name: str) -> object | None:
@@ -350,6 +442,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     install_flint_hook()  # a FLINT allocation failure exits 2 naming the file, not abort()
     resolve_bundled_file(args)
+    from symtf.commands import QUIET
+
+    QUIET.set(bool(getattr(args, "quiet", False)))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

@@ -11,17 +11,22 @@ from pathlib import Path
 
 import pytest
 
+import symtf
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the symtf under test was imported from (a checkout, or an installed wheel):
+#: child processes import the same one.
+SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 NOTEBOOK = ROOT / "examples" / "checking.ipynb"
 
 
 def test_example_notebook_runs_and_displays_html(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The kernel imports this checkout's symtf, whatever is installed.
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    # The kernel imports the symtf under test: this checkout's, or the installed wheel's.
+    monkeypatch.setenv("PYTHONPATH", SYMTF_HOME)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nbclient.NotebookClient(
         nb,

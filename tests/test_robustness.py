@@ -23,6 +23,7 @@ import pytest
 from cpu_time import MARGIN, CpuClock
 from tiny_derivations import tiny_model
 
+import symtf
 from symtf import certify, limits, spec
 from symtf.checking import compare
 from symtf.cli import main
@@ -34,6 +35,9 @@ from symtf.renderers import text as render_text
 from symtf.suggest import close_steps
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the symtf under test was imported from (a checkout, or an installed wheel):
+#: child processes import the same one.
+SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 INPUTS = Path(__file__).resolve().parent / "robust_inputs"
 RELU_ZERO = INPUTS / "relu_zero.toml"
 #: CPU seconds a refusal may take: interpreter start-up (about 1.5 s) and the refusal
@@ -45,7 +49,7 @@ REFUSE_CPU_SECONDS = 1.5 + MARGIN * 0.3
 def run_cli(
     *args: str, cwd: Path | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SYMTF_DEBUG": ""}
+    env = {**os.environ, "PYTHONPATH": SYMTF_HOME, "SYMTF_DEBUG": ""}
     return subprocess.run(
         [sys.executable, "-m", "symtf", *args],
         capture_output=True,
@@ -390,7 +394,7 @@ def test_ten_thousand_tokens_are_refused_quickly_and_small(tmp_path: Path) -> No
     path = tmp_path / "long.toml"
     path.write_text(_decoder(10_000), encoding="utf-8")
     assert path.stat().st_size < limits.MAX_SEQ_LEN * 1000  # a small file, a huge pass
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": SYMTF_HOME}
     out = subprocess.run(
         [sys.executable, "-c", _MEASURE, sys.executable, "-m", "symtf", "check", str(path)],
         capture_output=True,
@@ -489,7 +493,7 @@ print("not reached")
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and the FLINT library path")
 def test_a_flint_allocation_failure_exits_2_naming_the_file() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": SYMTF_HOME}
     r = subprocess.run(
         [sys.executable, "-c", _FLINT_OOM], capture_output=True, text=True, timeout=600, env=env
     )

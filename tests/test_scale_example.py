@@ -16,7 +16,12 @@ from pathlib import Path
 
 import pytest
 
+import symtf
+
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the symtf under test was imported from (a checkout, or an installed wheel):
+#: child processes import the same one.
+SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 EXAMPLE = ROOT / "examples" / "gpt2_scale"
 
 
@@ -38,7 +43,7 @@ def test_the_script_writes_the_shipped_derivation(generated: Path) -> None:
 
 
 def test_the_scale_example_checks(generated: Path) -> None:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": SYMTF_HOME, "PATH": "/usr/bin:/bin"}
     r = subprocess.run(
         [sys.executable, "-m", "symtf", "check", "--format", "json", "gpt2_scale.toml"],
         cwd=generated,

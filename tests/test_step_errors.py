@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
+import symtf
 from symtf.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the symtf under test was imported from (a checkout, or an installed wheel):
+#: child processes import the same one.
+SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 HEAD = '''title = "bad steps"
 [tensors]
 X = """
@@ -120,7 +124,7 @@ def test_the_cli_process_exits_2_without_a_traceback(tmp_path: Path) -> None:
         text=True,
         cwd=ROOT,
         timeout=600,  # generous: no hang
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": SYMTF_HOME, "PATH": "/usr/bin:/bin"},
     )
     assert r.returncode == 2
     assert "steps.y" in r.stderr and "column 3" in r.stderr and "Traceback" not in r.stderr

@@ -7,7 +7,21 @@ in all of them).
 
 from __future__ import annotations
 
+import sys
+from contextvars import ContextVar
 from typing import Any
+
+#: Whether ``-q``/``--quiet`` was given: notes and progress are not printed.
+QUIET: ContextVar[bool] = ContextVar("symtf_quiet", default=False)
+
+
+def note(message: str) -> None:
+    """Tell the user what was done (``wrote page.html``) on stderr, unless ``--quiet``.
+
+    Errors and warnings are printed whatever ``--quiet`` says; this is for the rest.
+    """
+    if not QUIET.get():
+        print(message, file=sys.stderr, flush=True)
 
 
 def add_timeout(parser: Any, default: float) -> None:

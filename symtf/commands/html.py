@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout
+from symtf.commands import add_page_options, add_timeout, note
 
 
 def cmd_html(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def cmd_html(args: argparse.Namespace) -> int:
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")
-        print(f"wrote {out}", file=sys.stderr)
+        note(f"wrote {out}")
     else:
         sys.stdout.write(page)
     return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout
+from symtf.commands import add_page_options, add_timeout, note
 from symtf.errors import SymtfError
 
 #: Debian packages that provide everything the generated documents use.
@@ -202,9 +202,9 @@ def cmd_latex(args: argparse.Namespace) -> int:
                 f"wrote {out}, but cannot make the PDF: {_install_hint(tex, missing)}"
             )
         pdf = compile_pdf(tex, out.with_suffix(".pdf"))
-        print(f"wrote {out} and {pdf}", file=sys.stderr)
+        note(f"wrote {out} and {pdf}")
     elif out is not None:
-        print(f"wrote {out}", file=sys.stderr)
+        note(f"wrote {out}")
     return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
 
 

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from symtf.commands import add_timeout
+from symtf.commands import add_timeout, note
 from symtf.errors import SymtfError
 
 #: Seconds a LaTeX run may take before it is stopped.
@@ -132,7 +132,7 @@ def cmd_exercise(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 break
-    print(f"wrote {len(entries)} blanks to {out}/: {', '.join(written)}", file=sys.stderr)
+    note(f"wrote {len(entries)} blanks to {out}/: {', '.join(written)}")
     return EXIT_OK
 
 

@@ -58,11 +58,12 @@ def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
     return lines
 
 
-def derivation_lines(d: DerivationReport) -> list[str]:
-    """The report of one derivation file."""
+def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
+    """The report of one derivation file (``quiet``: only the claims that are not right)."""
     lines = [f"{_safe(d.path)} — {_safe(d.title)}"]
     for r in d.results:
-        lines.extend(claim_lines(r))
+        if not quiet or r.verdict not in ("exact", "rounded"):
+            lines.extend(claim_lines(r))
     lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
     accepted: dict[str, int] = {}  # accepted only under computed_in / rounded_inputs
     for c in d.checks:
@@ -77,11 +78,19 @@ def derivation_lines(d: DerivationReport) -> list[str]:
     return lines
 
 
-def render(report: Report) -> str:
-    """The whole report as text."""
+def render(report: Report, *, quiet: bool = False) -> str:
+    """The whole report as text.
+
+    Args:
+        report: The report.
+        quiet: Only the derivations and claims with a number that is not right,
+            then the summary (``symtf check --quiet``).
+    """
     lines: list[str] = []
     for d in report.derivations:
-        lines.extend(derivation_lines(d))
+        if quiet and all(c.verdict in ("exact", "rounded") for c in d.checks):
+            continue
+        lines.extend(derivation_lines(d, quiet=quiet))
         lines.append("")
     total: dict[str, int] = {}
     for d in report.derivations:
@@ -90,7 +99,9 @@ def render(report: Report) -> str:
     bad = total.get("slip", 0) + total.get("wrong", 0)
     open_ = total.get("symbolic", 0) + total.get("undecided", 0)
     decided = total.get("exact", 0) + total.get("rounded", 0)
-    if bad:
+    if not report.derivations:
+        verdict = "no derivation file to check"
+    elif bad:
         verdict = f"{bad} printed number(s) are off"
     elif open_ and not decided:
         verdict = "no printed number could be decided"

@@ -1,0 +1,118 @@
+"""The command line's small things: --quiet, shell completion and one version everywhere."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import symtf
+from symtf.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quiet_check_shows_only_what_is_off(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "rope_toy", "steps_ffn_bce"]) == 1
+    loud = capsys.readouterr().out
+    assert main(["check", "-q", "rope_toy", "steps_ffn_bce"]) == 1
+    quiet = capsys.readouterr().out
+    assert "rope_toy" in loud and "rope_toy" not in quiet  # all right: left out
+    assert "WRONG BCE loss" in quiet and "  ok  " not in quiet
+    assert quiet.splitlines()[-1] == loud.splitlines()[-1]  # the same summary
+    assert main(["-q", "check", "rope_toy"]) == 0  # before the command too
+    assert capsys.readouterr().out.startswith("1 derivation(s):")
+
+
+def test_quiet_drops_the_notes_not_the_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "p.html"
+    assert main(["html", "rope_toy", "-o", str(page)]) == 0
+    assert capsys.readouterr().err == f"wrote {page}\n"
+    assert main(["html", "rope_toy", "-o", str(page), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["html", "-q", str(tmp_path / "missing.toml")]) == 2
+    assert "missing.toml" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+def test_bash_completion_completes_commands_options_and_choices(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "symtf.bash"
+    script.write_text(capsys.readouterr().out, encoding="utf-8")
+
+    def complete(*words: str) -> list[str]:
+        line = " ".join(("symtf", *words))
+        probe = (
+            f"source {script}; COMP_WORDS=(symtf {' '.join(repr(w) for w in words)}); "
+            f"COMP_CWORD={len(words)}; COMP_LINE={line!r}; COMP_POINT={len(line)}; "
+            f"_shtab_symtf symtf {words[-1]!r} {(('symtf',) + words)[-2]!r}; "
+            'printf "%s\\n" "${COMPREPLY[@]}"'
+        )
+        r = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=600)
+        return r.stdout.split()
+
+    assert complete("ch") == ["check"]
+    assert "--format" in complete("check", "--fo")
+    assert complete("check", "--format", "") == ["text", "json", "junit", "github", "sarif"]
+    assert "html" in complete("") and "completion" in complete("")
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish", "tcsh"])
+def test_completion_scripts_for_other_shells(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", shell]) == 0
+    out = capsys.readouterr().out
+    assert "check" in out and "--format" in out
+
+
+def test_completion_needs_a_known_shell(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["completion", "cmd.exe"])
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_one_version_everywhere() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert symtf.__version__ == project["version"]
+    out = subprocess.run(
+        [sys.executable, "-m", "symtf", "--version"], capture_output=True, text=True, timeout=600
+    ).stdout
+    assert out.strip() == f"symtf {project['version']}"
+    written = [
+        p.relative_to(ROOT)
+        for p in (ROOT / "symtf").rglob("*.py")
+        if re.search(r"__version__\s*=\s*[\"']", p.read_text(encoding="utf-8"))
+    ]
+    assert written == [], f"a version written by hand in {written}"
+
+
+def test_the_changelog_has_this_version_or_unreleased() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "keepachangelog.com" in text
+    heads = re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
+    assert heads and heads[0] in ("Unreleased", symtf.__version__), heads
+    for section in re.findall(r"^### (\w+)", text, re.MULTILINE):
+        assert section in {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+def test_the_metadata_has_classifiers_and_urls() -> None:
+    from importlib import metadata
+
+    meta = metadata.metadata("symtf")
+    classifiers = meta.get_all("Classifier") or []
+    assert "Framework :: Pytest" in classifiers
+    assert any(c.startswith("Programming Language :: Python :: 3.") for c in classifiers)
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Changelog", "Source"} <= set(urls)
+    requires = " ".join(meta.get_all("Requires-Dist") or [])
+    for module in ("sympy", "numpy", "python-flint", "mpmath", "shtab"):
+        assert module in requires, module
