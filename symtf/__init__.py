@@ -1,6 +1,6 @@
 """symtf: check the arithmetic of hand-worked transformer examples exactly.
 
-Typical use::
+Typical use:
 
     import symtf
     d = symtf.load("i_love_ai")       # a file, or a bundled example by name
