@@ -51,7 +51,9 @@ def test_a_command_takes_a_bundled_name(
         assert sheet == (ROOT / "derivations" / "rope_toy.toml").read_text(encoding="utf-8")
 
 
-def test_a_file_of_that_name_comes_first(elsewhere: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_of_that_name_comes_first(
+    elsewhere: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A file called rope_toy in the folder is what the user means, not the bundled example.
     shutil.copy(ROOT / "derivations" / "steps_ffn_bce.toml", elsewhere / "rope_toy")
     assert main(["steps", "rope_toy", "--format", "json"]) == 0

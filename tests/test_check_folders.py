@@ -58,7 +58,9 @@ def test_check_dot_in_a_project(
     assert code in (0, 1), err
     assert "pyproject.toml" not in err
     assert "2 derivation(s):" in out
-    assert "2 other TOML file(s) skipped (no [[claims]]): posts/2024/notes.toml, pyproject.toml" in out
+    assert (
+        "2 other TOML file(s) skipped (no [[claims]]): posts/2024/notes.toml, pyproject.toml" in out
+    )
     assert "hidden.toml" not in out
 
 

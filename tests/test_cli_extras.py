@@ -54,7 +54,7 @@ def test_bash_completion_completes_commands_options_and_choices(
         probe = (
             f"source {script}; COMP_WORDS=(symtf {' '.join(repr(w) for w in words)}); "
             f"COMP_CWORD={len(words)}; COMP_LINE={line!r}; COMP_POINT={len(line)}; "
-            f"_shtab_symtf symtf {words[-1]!r} {(('symtf',) + words)[-2]!r}; "
+            f"_shtab_symtf symtf {words[-1]!r} {('symtf', *words)[-2]!r}; "
             'printf "%s\\n" "${COMPREPLY[@]}"'
         )
         r = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=600)
@@ -67,7 +67,9 @@ def test_bash_completion_completes_commands_options_and_choices(
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish", "tcsh"])
-def test_completion_scripts_for_other_shells(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_completion_scripts_for_other_shells(
+    shell: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["completion", shell]) == 0
     out = capsys.readouterr().out
     assert "check" in out and "--format" in out

@@ -49,7 +49,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one")
+    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
     add_page_options(p)
     add_timeout(p, 60.0)

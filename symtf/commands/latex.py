@@ -219,9 +219,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "verdict. Exit code 1 when a printed number is wrong or slipped, as for check."
         ),
     )
-    p.add_argument(
-        "file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one"
-    )
+    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument("-o", "--output", metavar="OUT.tex", help="write here (default: stdout)")
     p.add_argument(
         "--pdf",

@@ -145,7 +145,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "`step` can use, its shape, what it is, and the labels of the claims on it."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one")
+    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )

@@ -185,7 +185,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "student; and key.toml, which symtf grade reads."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one")
+    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write into")
     p.add_argument(
         "--blank", type=int, metavar="N", help="blank N computed entries at random (default 8)"
@@ -232,7 +232,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "rounding."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation .toml file, or the name of a bundled one")
+    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument(
         "--symbol",
         required=True,

@@ -19,7 +19,17 @@ from symtf.spec.derivation import MAX_FILE_BYTES
 _CLAIMS = re.compile(r"^\s*\[\[\s*claims\s*\]\]|^\s*claims\s*=", re.MULTILINE)
 
 #: Folders a search does not enter (pytest's default ``norecursedirs``).
-SKIPPED_FOLDERS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+SKIPPED_FOLDERS = (
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+)
 
 
 def is_derivation_file(path: Path) -> bool:
