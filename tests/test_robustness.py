@@ -40,9 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 INPUTS = Path(__file__).resolve().parent / "robust_inputs"
 RELU_ZERO = INPUTS / "relu_zero.toml"
-#: CPU seconds a refusal may take: interpreter start-up (about 1.5 s) and the refusal
-#: itself (well under 0.3 s on a quiet machine) with ten times the margin. A hang is
-#: caught by the subprocess timeout instead.
+#: CPU seconds a refusal may take: interpreter start-up (about 1 s) and the refusal
+#: itself (about 0.3 s for 10,000 tokens or a model too large to hold) with ten times
+#: the margin. A hang is caught by the subprocess timeout instead.
 REFUSE_CPU_SECONDS = 1.5 + MARGIN * 0.3
 
 
