@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from symtf.derive.core import (
     Check,
     Derivation,
@@ -96,8 +98,22 @@ def run(name: str, n: int | None = None, at: str | None = None) -> Result:
         from symtf.derive.at import evaluate
 
         worked = evaluate(d, at)
-    steps = verify(d, sizes)
-    return Result(d.name, d.title, sizes, steps, worked)
+    proved = prove(d)
+    steps = verify(d, sizes, {r.proof.key: r for r in proved})
+    return Result(d.name, d.title, sizes, steps, worked, d.size_help)
+
+
+def prove(d: Derivation) -> tuple[Any, ...]:
+    """Check the derivation's proofs for every size (none when it has none).
+
+    Returns:
+        One :class:`symtf.derive.proof.ProofResult` per proof, in order.
+    """
+    if d.proofs is None:
+        return ()
+    from symtf.derive.proof import check_all
+
+    return check_all(d.proofs())
 
 
 __all__ = [
@@ -109,5 +125,6 @@ __all__ = [
     "StepResult",
     "get",
     "names",
+    "prove",
     "run",
 ]

@@ -282,7 +282,17 @@ class Normalizer:
         return self._norm(e, dict(self.ctx.ranges))
 
     def equal(self, a: Any, b: Any) -> bool:
-        """Whether ``a`` and ``b`` are shown equal (sound; ``False`` may mean unknown)."""
+        """Whether ``a`` and ``b`` are shown equal (sound; ``False`` may mean unknown).
+
+        When derivatives are carried out, a definition that depends on a
+        variable differentiated on either side is unfolded on both sides, so
+        ``∂Z/∂x_j`` and ``Z`` are compared in the same terms.
+        """
+        a, b = sympy.sympify(a), sympy.sympify(b)
+        if "differentiate" in self.caps:
+            for v in {v for e in (a, b) for d in e.atoms(sympy.Derivative) for v in d.variables}:
+                a = self.ctx.unfold(a, only_if_depends_on=v)
+                b = self.ctx.unfold(b, only_if_depends_on=v)
         d = sympy.expand(self.normal(a) - self.normal(b))
         if d == 0:
             return True
@@ -397,7 +407,11 @@ class Normalizer:
             ]
             done = False
             for d in deltas:
-                keep, drop = sorted(d.args, key=sympy.default_sort_key)
+                # Keep the index that is not bound by a sum being built (a
+                # Dummy), so that δ_{ik} s_k and δ_{ik} s_i meet in one form.
+                keep, drop = sorted(
+                    d.args, key=lambda a: (isinstance(a, sympy.Dummy), sympy.default_sort_key(a))
+                )
                 others = [f for f in factors if f is not d]
                 if any(drop in self.free(f) for f in others):
                     rest = self.unprotect(sympy.Mul(*others)).xreplace({drop: keep})

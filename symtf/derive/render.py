@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symtf.derive.core import Check, Result, StepResult
+from symtf.derive.words import latex_math, latex_text, plain
 from symtf.renderers.latex import math_text
 
 _TICK, _CROSS = "✓", "✗"
@@ -17,18 +18,35 @@ def _mark(c: Check) -> str:
     return _TICK if c.ok else _CROSS
 
 
+def status(result: Result) -> str:
+    """``proved for all n``, or what is only checked, in a few words."""
+    if not any(s.sized for s in result.steps):
+        return "proved (no size involved)" if result.proved else "not proved"
+    if result.proved:
+        return "proved for all n"
+    top = max((s.checked_up_to or 0) for s in result.steps)
+    return f"checked for n ≤ {top}"
+
+
+def _checked_range(s: StepResult) -> str:
+    known = sorted(n for n in s.sizes if n is not None)
+    if len(known) > 1 and known == list(range(known[0], known[-1] + 1)):
+        return f"n = {known[0]}…{known[-1]}"
+    return "n = " + ", ".join(map(str, known))
+
+
 def text(result: Result) -> str:
-    """The derivation for the terminal: each step, why it holds, and how it was verified."""
+    """The derivation for the terminal: each statement, its proof, and its checks."""
     head = f"{result.name}: {result.title}"
-    size = _sizes(result.sizes)
-    lines = [head + (f"  ({size})" if size else ""), ""]
+    lines = [head, f"  {status(result)}" + _size_note(result), ""]
     for i, s in enumerate(result.steps, 1):
         lines.append(f"{i:2d}. {s.plain}")
-        lines.append(f"    step {s.key}: {s.justification}")
+        lines.append(f"    {plain(s.justification)}")
+        lines.extend(_proof_text(s))
         where = _sizes(s.sizes)
-        suffix = f"  [{where}]" if where else ""
-        for label, c in (("symbolic", s.symbolic), ("numeric ", s.numeric)):
-            lines.append(f"    {_mark(c)} {label} {c.method}{suffix}")
+        suffix = f" at {where}" if where else ""
+        for label, c in (("exact", s.symbolic), ("numeric", s.numeric)):
+            lines.append(f"    {_mark(c)} {label}{suffix}: {c.method}")
             if not c.ok:
                 lines.append(f"      {c.detail}")
         lines.extend(f"      {note}" for note in s.notes)
@@ -37,17 +55,58 @@ def text(result: Result) -> str:
         lines.extend(_at_text(result.at))
     failed = result.failures
     if result.ok:
-        lines.append(f"All {len(result.steps)} steps verified both ways.")
+        proved = sum(1 for s in result.steps if s.proved)
+        lines.append(
+            f"All {len(result.steps)} statements verified; {proved} of them proved"
+            + (" for every n." if any(s.sized for s in result.steps) else ".")
+        )
     else:
         names = ", ".join(f"{s.key} ({_what(s)})" for s in failed)
         at_bad = result.at is not None and not result.at.ok
         if failed:
             lines.append(
-                f"FAILED: {len(failed)} of {len(result.steps)} steps not verified: {names}"
+                f"FAILED: {len(failed)} of {len(result.steps)} statements not verified: {names}"
             )
         if at_bad:
             lines.append("FAILED: a property did not hold at the worked example")
     return "\n".join(lines) + "\n"
+
+
+def _size_note(result: Result) -> str:
+    size = _sizes(result.sizes)
+    if not size:
+        return ""
+    help_ = f" ({result.size_help})" if result.size_help else ""
+    return f"; also checked exactly at {size}{help_}"
+
+
+def _proof_text(s: StepResult) -> list[str]:
+    from symtf.derive.printing import text as show
+
+    if s.proof is None:
+        if s.sized:
+            return [f"    – checked for {_checked_range(s)}, not proved for every n"]
+        return []
+    r = s.proof
+    head = "✓ proved for every n" if r.ok else "✗ proof for every n FAILED"
+    where = plain(r.proof.where)
+    out = [f"    {head}" + (f", {where}" if where else "") + ":"]
+    rows = [("  " + show(r.proof.lhs), "")]
+    for sc in r.steps:
+        why = sc.rule.name
+        if sc.step.note:
+            why += f" ({plain(sc.step.note)})"
+        elif sc.rule.formula is not None:
+            why += f": {sc.rule.formula.plain}"
+        rows.append((("= " if sc.check.ok else "≠ ") + show(sc.step.after), why))
+        if not sc.check.ok:
+            rows.append(("  ✗ " + sc.check.detail, ""))
+    width = min(max(len(a) for a, _ in rows), 60)
+    for a, why in rows:
+        out.append(f"        {a.ljust(width)}   {why}".rstrip())
+    if not r.closes.ok:
+        out.append(f"        ✗ {r.closes.detail}")
+    return out
 
 
 def _what(s: StepResult) -> str:

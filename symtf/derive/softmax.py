@@ -11,6 +11,9 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import Derivation, Identity, derivative_matrix, symbol_row
+from symtf.derive.index import Context
+from symtf.derive.proof import Proof, Step
+from symtf.derive.words import m, words
 
 
 def softmax_row(x: sympy.MatrixBase) -> sympy.ImmutableMatrix:
@@ -51,7 +54,11 @@ def _jacobian_steps(n: int | None) -> list[Identity]:
             "entries",
             r"\frac{\partial s_i}{\partial x_j} = s_i\,(\delta_{ij} - s_j)",
             "∂sᵢ/∂xⱼ = sᵢ(δᵢⱼ − sⱼ)",
-            "quotient rule on s_i = exp(x_i) / sum_k exp(x_k), differentiating ops.softmax",
+            words(
+                "the quotient rule on ",
+                m(r"s_i = e^{x_i} / \sum_k e^{x_k}", "sᵢ = e^{xᵢ}/Σₖ e^{xₖ}"),
+                ", differentiating symtf's own softmax",
+            ),
             d,
             sympy.ImmutableMatrix(n, n, lambda a, b: jacobian_entry(s, a, b)),
         ),
@@ -59,7 +66,11 @@ def _jacobian_steps(n: int | None) -> list[Identity]:
             "matrix-form",
             r"J = \operatorname{diag}(s) - s\,s^{\top}",
             "J = diag(s) − s sᵀ",
-            "the delta term is the diagonal, the product term the outer product",
+            words(
+                "the ",
+                m(r"\delta_{ij}", "δᵢⱼ"),
+                " term is the diagonal, the product term the outer product",
+            ),
             d,
             j,
         ),
@@ -67,7 +78,11 @@ def _jacobian_steps(n: int | None) -> list[Identity]:
             "rows-sum-to-zero",
             r"J\,\mathbf{1} = 0",
             "J·1 = 0",
-            "the outputs sum to 1 for every x, so the derivative of their sum is 0",
+            words(
+                "the outputs sum to 1 for every ",
+                m("x", "x"),
+                ", so the derivative of their sum is 0",
+            ),
             d * ones,
             sympy.zeros(n, 1),
         ),
@@ -75,7 +90,14 @@ def _jacobian_steps(n: int | None) -> list[Identity]:
             "symmetric",
             r"J = J^{\top}",
             "J = Jᵀ",
-            "s_i s_j is symmetric in i and j, and so is the diagonal",
+            words(
+                m("s_i s_j", "sᵢsⱼ"),
+                " is symmetric in ",
+                m("i", "i"),
+                " and ",
+                m("j", "j"),
+                ", and so is the diagonal",
+            ),
             d,
             d.T,
         ),
@@ -83,7 +105,12 @@ def _jacobian_steps(n: int | None) -> list[Identity]:
             "singular",
             r"\det J = 0 \quad (\mathbf{1} \in \ker J)",
             "det J = 0  (1 is in the null space)",
-            "a nonzero vector, 1, is mapped to 0; checked on the simplex sum_i s_i = 1",
+            words(
+                "a nonzero vector, ",
+                m(r"\mathbf{1}", "1"),
+                ", is mapped to 0; checked on the simplex ",
+                m(r"\sum_i s_i = 1", "Σᵢ sᵢ = 1"),
+            ),
             sympy.ImmutableMatrix([[jacobian(simplex).det(method="berkowitz")]]),
             sympy.ImmutableMatrix([[0]]),
         ),
@@ -104,7 +131,7 @@ def _cross_entropy_steps(n: int | None) -> list[Identity]:
             "log-sum-exp",
             r"-\log \operatorname{softmax}(z)_y = -z_y + \log \sum_j e^{z_j}",
             "−log softmax(z)_y = −z_y + log Σⱼ e^{z_j}",
-            "log of a quotient, and log(exp(z_y)) = z_y",
+            words("the logarithm of a quotient, and ", m(r"\log e^{z_y} = z_y", "log e^{z_y} = z_y")),
             sympy.ImmutableMatrix([losses]),
             sympy.ImmutableMatrix([[-z[y] + lse for y in range(n)]]),
         ),
@@ -113,7 +140,18 @@ def _cross_entropy_steps(n: int | None) -> list[Identity]:
             r"\frac{\partial}{\partial z}\bigl(-\log \operatorname{softmax}(z)_y\bigr)"
             r" = \operatorname{softmax}(z) - \operatorname{onehot}(y)",
             "∂/∂z (−log softmax(z)_y) = softmax(z) − onehot(y)",
-            "differentiate the log-sum-exp form: d/dz_j log sum_k exp(z_k) = s_j (row y: target y)",
+            words(
+                "differentiate the log-sum-exp form: ",
+                m(
+                    r"\partial_{z_j} \log \sum_k e^{z_k} = s_j",
+                    "∂/∂zⱼ log Σₖ e^{zₖ} = sⱼ",
+                ),
+                " (row ",
+                m("y", "y"),
+                ": target ",
+                m("y", "y"),
+                ")",
+            ),
             grad,
             textbook,
         ),
@@ -121,7 +159,7 @@ def _cross_entropy_steps(n: int | None) -> list[Identity]:
             "gradient-sums-to-zero",
             r"\sum_j \frac{\partial L}{\partial z_j} = 0",
             "Σⱼ ∂L/∂zⱼ = 0",
-            "softmax is unchanged by adding a constant to every z_j",
+            words("softmax is unchanged by adding a constant to every ", m("z_j", "zⱼ")),
             sympy.ImmutableMatrix([[sum(grad[0, j] for j in range(n))]]),
             sympy.ImmutableMatrix([[0]]),
         ),
@@ -129,7 +167,11 @@ def _cross_entropy_steps(n: int | None) -> list[Identity]:
             "hessian",
             r"\frac{\partial^2 L}{\partial z\,\partial z^{\top}} = \operatorname{diag}(s) - s\,s^{\top}",
             "∂²L/∂z∂zᵀ = diag(s) − s sᵀ",
-            "the onehot term is constant, so the Hessian is the softmax Jacobian (for any y)",
+            words(
+                "the one-hot term is constant, so the Hessian is the softmax Jacobian (for any ",
+                m("y", "y"),
+                ")",
+            ),
             hessian,
             jacobian(s),
         ),
@@ -143,6 +185,7 @@ SOFTMAX_JACOBIAN = Derivation(
     sizes=(2, 3, 4),
     size_help="length of the softmax row",
     min_size=2,
+    proofs=lambda: _jacobian_proofs(),
 )
 
 SOFTMAX_CROSS_ENTROPY = Derivation(
@@ -153,3 +196,121 @@ SOFTMAX_CROSS_ENTROPY = Derivation(
     size_help="number of classes",
     min_size=2,
 )
+
+
+# --------------------------------------------------------------------------- every n
+
+N = sympy.Symbol("n", integer=True, positive=True)
+I_, J_, K_ = sympy.symbols("i j k", integer=True)
+X = sympy.IndexedBase("x", real=True)
+S = sympy.IndexedBase("s", positive=True)
+Z = sympy.Symbol("Z", positive=True)
+
+
+def general_context() -> Context:
+    """``s_i = e^{x_i}/Z`` and ``Z = Σ_k e^{x_k}``, for ``i, j`` in ``1 … n``."""
+    return Context(
+        ranges={I_: (1, N), J_: (1, N)},
+        definitions={
+            S: sympy.Lambda(I_, sympy.exp(X[I_]) / Z),
+            Z: sympy.Sum(sympy.exp(X[K_]), (K_, 1, N)),
+        },
+    )
+
+
+SOFTMAX_WHERE = words(
+    "where ",
+    m(r"s_i = e^{x_i}/Z", "sᵢ = e^{xᵢ}/Z"),
+    " and ",
+    m(r"Z = \sum_{k=1}^{n} e^{x_k}", "Z = Σ_{k=1}^{n} e^{xₖ}"),
+    ", for ",
+    m(r"i, j \in \{1, \dots, n\}", "i, j ∈ {1, …, n}"),
+)
+
+
+def jacobian_general(i: sympy.Expr, j: sympy.Expr) -> sympy.Expr:
+    """``∂s_i/∂x_j = s_i(δ_ij − s_j)`` in index notation."""
+    return S[i] * (sympy.KroneckerDelta(i, j) - S[j])
+
+
+def _jacobian_proofs() -> list[Proof]:
+    ctx = general_context()
+    d = sympy.KroneckerDelta
+    e_i, e_j = sympy.exp(X[I_]), sympy.exp(X[J_])
+    dz = sympy.Derivative(Z, X[J_])
+    entries = Proof(
+        "entries",
+        sympy.Derivative(S[I_], X[J_]),
+        jacobian_general(I_, J_),
+        ctx,
+        (
+            Step("definition", sympy.Derivative(e_i / Z, X[J_])),
+            Step("quotient-rule", (sympy.Derivative(e_i, X[J_]) * Z - e_i * dz) / Z**2),
+            Step("chain-rule", (e_i * d(I_, J_) * Z - e_i * dz) / Z**2),
+            Step(
+                "sum-rule",
+                (e_i * d(I_, J_) * Z - e_i * sympy.Sum(sympy.exp(X[K_]) * d(K_, J_), (K_, 1, N)))
+                / Z**2,
+            ),
+            Step("delta-sifting", (e_i * d(I_, J_) * Z - e_i * e_j) / Z**2),
+            Step("algebra", e_i / Z * d(I_, J_) - (e_i / Z) * (e_j / Z)),
+            Step("definition", S[I_] * d(I_, J_) - S[I_] * S[J_]),
+            Step("algebra", jacobian_general(I_, J_)),
+        ),
+        SOFTMAX_WHERE,
+    )
+    jac = sympy.IndexedBase("J")
+    matrix = Proof(
+        "matrix-form",
+        sympy.Derivative(S[I_], X[J_]),
+        S[I_] * d(I_, J_) - S[I_] * S[J_],
+        ctx,
+        (
+            Step("lemma", jacobian_general(I_, J_), lemma="entries"),
+            Step(
+                "algebra",
+                S[I_] * d(I_, J_) - S[I_] * S[J_],
+                words(
+                    m(r"\operatorname{diag}(s)_{ij} = s_i\delta_{ij}", "diag(s)_ij = sᵢδᵢⱼ"),
+                    ", ",
+                    m(r"(s s^{\top})_{ij} = s_i s_j", "(s sᵀ)_ij = sᵢsⱼ"),
+                ),
+            ),
+        ),
+        SOFTMAX_WHERE,
+    )
+    del jac
+    row = sympy.Sum(sympy.Derivative(S[I_], X[J_]), (J_, 1, N))
+    rows = Proof(
+        "rows-sum-to-zero",
+        row,
+        sympy.S.Zero,
+        ctx,
+        (
+            Step("lemma", sympy.Sum(jacobian_general(I_, J_), (J_, 1, N)), lemma="entries"),
+            Step(
+                "linearity",
+                S[I_] * sympy.Sum(d(I_, J_), (J_, 1, N)) - S[I_] * sympy.Sum(S[J_], (J_, 1, N)),
+            ),
+            Step("delta-sifting", S[I_] - S[I_] * sympy.Sum(S[J_], (J_, 1, N))),
+            Step("sums-to-one", sympy.S.Zero),
+        ),
+        SOFTMAX_WHERE,
+    )
+    symmetric = Proof(
+        "symmetric",
+        sympy.Derivative(S[I_], X[J_]),
+        sympy.Derivative(S[J_], X[I_]),
+        ctx,
+        (
+            Step("lemma", jacobian_general(I_, J_), lemma="entries"),
+            Step(
+                "algebra",
+                S[J_] * d(J_, I_) - S[J_] * S[I_],
+                words(m(r"\delta_{ij} s_i = \delta_{ij} s_j", "δᵢⱼsᵢ = δᵢⱼsⱼ")),
+            ),
+            Step("lemma", sympy.Derivative(S[J_], X[I_]), lemma="entries"),
+        ),
+        SOFTMAX_WHERE,
+    )
+    return [entries, matrix, rows, symmetric]
