@@ -16,6 +16,9 @@ from flint import arb, ctx, fmpq
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import NUMERIC_DPS, Check, Derivation, Identity
+from symtf.derive.index import Context
+from symtf.derive.proof import Proof, Step
+from symtf.derive.words import m, words
 
 X = sympy.Symbol("x", real=True)
 _T = sympy.Symbol("t", real=True)
@@ -210,8 +213,65 @@ def _steps(n: int | None) -> list[Identity]:
     ]
 
 
+# --------------------------------------------------------------------------- the steps
+
+def _gelu_proofs() -> list[Proof]:
+    ctx = Context()
+    x = X
+    erf_form = x / 2 * (1 + sympy.erf(x / sympy.sqrt(2)))
+    definition = Proof(
+        "definition",
+        gelu_ops(x),
+        x * big_phi_integral(x),
+        ctx,
+        (
+            Step("algebra", erf_form, words("symtf's GELU")),
+            Step("integration", x * big_phi_integral(x)),
+        ),
+        words(m(r"\Phi(x) = \int_{-\infty}^{x} \varphi(t)\,dt", "Φ(x) = ∫_{−∞}^{x} φ(t) dt"), ", ",
+              m(r"\varphi(t) = e^{-t^2/2}/\sqrt{2\pi}", "φ(t) = e^{−t²/2}/√(2π)")),
+    )
+    derivative = Proof(
+        "derivative",
+        sympy.Derivative(gelu_ops(x), x),
+        gelu_prime(x),
+        ctx,
+        (
+            Step("algebra", sympy.Derivative(erf_form, x)),
+            Step(
+                "product-rule",
+                (1 + sympy.erf(x / sympy.sqrt(2))) / 2
+                + x / 2 * sympy.Derivative(sympy.erf(x / sympy.sqrt(2)), x),
+            ),
+            Step(
+                "chain-rule",
+                (1 + sympy.erf(x / sympy.sqrt(2))) / 2
+                + x / 2 * 2 / sympy.sqrt(sympy.pi) * sympy.exp(-(x**2) / 2) / sympy.sqrt(2),
+                words(m(r"\operatorname{erf}'(u) = \tfrac{2}{\sqrt\pi} e^{-u^2}", "erf′(u) = 2e^{−u²}/√π")),
+            ),
+            Step("algebra", gelu_prime(x)),
+        ),
+        words(m(r"\Phi(x) = \tfrac12\bigl(1 + \operatorname{erf}(x/\sqrt2)\bigr)", "Φ(x) = (1 + erf(x/√2))/2"), ", ",
+              m(r"\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}", "φ(x) = e^{−x²/2}/√(2π)")),
+    )
+    u = sympy.sqrt(2 / sympy.pi) * (x + A * x**3)
+    sigmoid = Proof(
+        "tanh-sigmoid",
+        gelu_tanh(x),
+        gelu_sigmoid(x),
+        ctx,
+        (
+            Step("tanh-exp", x / 2 * (1 + (1 - sympy.exp(-2 * u)) / (1 + sympy.exp(-2 * u)))),
+            Step("algebra", gelu_sigmoid(x)),
+        ),
+        words(m(r"u = \sqrt{2/\pi}\,(x + 0.044715\,x^3)", "u = √(2/π)(x + 0.044715x³)")),
+    )
+    return [definition, derivative, sigmoid]
+
+
 GELU = Derivation(
     name="gelu",
     title="GELU, its derivative and the tanh approximation",
     build=_steps,
+    proofs=lambda: _gelu_proofs(),
 )

@@ -25,9 +25,10 @@ The rewrites, and the capability each needs:
   independent of each other.
 - ``moments``: ``E[q_a] = 0``, ``E[q_a²] = 1`` and ``E[q_a q_b] = δ_{ab}`` for a
   family of independent zero-mean unit-variance entries.
-- ``trig``: sines and cosines rewritten as complex exponentials.
-- ``mask``: ``Σ_{k=a}^{b} [k ≤ t] f_k = Σ_{k=a}^{t} f_k`` for ``a ≤ t ≤ b``, and
-  ``e^{x + m(k, t)} = [k ≤ t]e^{x}`` for the causal mask ``m``.
+- ``trig``: sines, cosines and ``tanh`` rewritten as exponentials.
+- always: ``erfc(x) = 1 − erf(x)``.
+- ``mask``: ``e^{x + m(k, t)} = [k ≤ t]e^{x}`` for the causal mask ``m``.
+- ``restrict``: ``Σ_{k=a}^{b} [k ≤ t] f_k = Σ_{k=a}^{t} f_k`` for ``a ≤ t ≤ b``.
 - ``log``: logarithms of products and powers split (all arguments positive).
 - ``integrate``: a definite ``Integral`` is carried out by SymPy.
 
@@ -56,6 +57,7 @@ CAPABILITIES = frozenset(
         "moments",
         "trig",
         "mask",
+        "restrict",
         "log",
         "integrate",
     }
@@ -184,9 +186,9 @@ class Context:
         if bases:
             e = e.replace(
                 lambda a: isinstance(a, sympy.Indexed) and a.base in bases,
-                lambda a: bases[a.base](*a.indices),
+                lambda a: _apply(bases[a.base], a.indices),
             )
-        return e.xreplace(plain) if plain else e
+        return e.xreplace({k: _fresh_bound(v) for k, v in plain.items()}) if plain else e
 
     def _depends(self, name: sympy.Basic, target: sympy.Basic) -> bool:
         if isinstance(target, sympy.Indexed):
@@ -215,6 +217,26 @@ class Context:
                 if f.base == e.base:
                     return f
         return None
+
+
+def _fresh_bound(e: sympy.Basic) -> sympy.Basic:
+    """``e`` with every bound index renamed afresh, so substituting into it captures nothing."""
+    sums = [s for s in sympy.preorder_traversal(e) if isinstance(s, sympy.Sum)]
+    if not sums:
+        return e
+    names = {v: sympy.Dummy(v.name, integer=True) for s in sums for v, _, _ in s.limits}
+    return e.xreplace(names)
+
+
+def _apply(definition: sympy.Basic, indices: tuple[sympy.Basic, ...]) -> sympy.Basic:
+    """A definition applied to indices, without capturing them in its own sums."""
+    if isinstance(definition, sympy.Lambda):
+        variables = definition.variables
+        body = _fresh_bound(definition.expr)
+        if len(variables) != len(indices):
+            raise ValueError(f"{definition} takes {len(variables)} indices, given {len(indices)}")
+        return body.xreplace(dict(zip(variables, indices, strict=True)))
+    return definition
 
 
 def _is_bound_name(s: sympy.Symbol) -> bool:
@@ -247,6 +269,20 @@ class Normalizer:
         self._atoms: dict[sympy.Basic, sympy.Symbol] = {}
         self._objects: dict[sympy.Symbol, sympy.Basic] = {}
         self._free: dict[sympy.Symbol, frozenset[sympy.Basic]] = {}
+        # Variables differentiated anywhere in the comparison under way.
+        self._variables: set[sympy.Basic] = set()
+
+    def _unfold_outside(self, e: sympy.Basic) -> sympy.Basic:
+        """Unfold the definitions that depend on a differentiated variable, outside derivatives.
+
+        A derivative keeps its variable (``∂L/∂S_ij`` differentiates with respect
+        to ``S_ij`` itself) and unfolds its own result (:meth:`_derivative`).
+        """
+        held = {d: sympy.Dummy("D") for d in e.atoms(sympy.Derivative)}
+        out = e.xreplace(held)
+        for v in self._variables:
+            out = self.ctx.unfold(out, only_if_depends_on=v)
+        return out.xreplace({v: k for k, v in held.items()})
 
     # ------------------------------------------------------------ placeholders
 
@@ -259,7 +295,10 @@ class Normalizer:
             got = sympy.Dummy(f"P{len(self._atoms)}")
             self._atoms[obj] = got
             self._objects[got] = obj
-            self._free[got] = frozenset(obj.free_symbols)
+            # A derivative's variables are not free in SymPy's sense, but an
+            # index in them is: ∂L/∂S_{ak} depends on k.
+            held = {s for d in obj.atoms(sympy.Derivative) for v in d.variables for s in v.free_symbols}
+            self._free[got] = frozenset(obj.free_symbols | held)
         return got
 
     def unprotect(self, e: sympy.Basic) -> sympy.Basic:
@@ -289,10 +328,17 @@ class Normalizer:
         ``∂Z/∂x_j`` and ``Z`` are compared in the same terms.
         """
         a, b = sympy.sympify(a), sympy.sympify(b)
+        if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
+            if not (isinstance(a, sympy.MatrixBase) and isinstance(b, sympy.MatrixBase)):
+                return False
+            if a.shape != b.shape:
+                return False
+            return all(self.equal(x, y) for x, y in zip(a, b, strict=True))
         if "differentiate" in self.caps:
-            for v in {v for e in (a, b) for d in e.atoms(sympy.Derivative) for v in d.variables}:
-                a = self.ctx.unfold(a, only_if_depends_on=v)
-                b = self.ctx.unfold(b, only_if_depends_on=v)
+            self._variables = {
+                v for e in (a, b) for d in e.atoms(sympy.Derivative) for v in d.variables
+            }
+            a, b = self._unfold_outside(a), self._unfold_outside(b)
         d = sympy.expand(self.normal(a) - self.normal(b))
         if d == 0:
             return True
@@ -318,7 +364,12 @@ class Normalizer:
         if isinstance(e, sympy.Pow):
             return self._pow(e, ranges)
         if isinstance(e, sympy.KroneckerDelta):
-            return sympy.KroneckerDelta(*[self._norm(a, ranges) for a in e.args])
+            a, b = (self._norm(x, ranges) for x in e.args)
+            if "sift" in self.caps and b in ranges and self._within(a, *ranges[b], ranges) is False:
+                return sympy.S.Zero
+            if "sift" in self.caps and a in ranges and self._within(b, *ranges[a], ranges) is False:
+                return sympy.S.Zero
+            return sympy.KroneckerDelta(a, b)
         if isinstance(e, sympy.Sum):
             return self._sum(e, ranges)
         if isinstance(e, sympy.Derivative):
@@ -330,6 +381,11 @@ class Normalizer:
             return self._expect(self._norm(e.args[0], ranges), ranges)
         if isinstance(e, sympy.Integral) and "integrate" in self.caps:
             return self._norm(e.doit(), ranges)
+        if isinstance(e, sympy.erfc):
+            return self._norm(1 - sympy.erf(e.args[0]), ranges)
+        if isinstance(e, sympy.tanh) and "trig" in self.caps:
+            g = sympy.exp(-2 * e.args[0])
+            return self._norm((1 - g) / (1 + g), ranges)
         if isinstance(e, sympy.sin | sympy.cos) and "trig" in self.caps:
             return self._norm(e.rewrite(sympy.exp), ranges)
         if isinstance(e, sympy.exp):
@@ -372,6 +428,9 @@ class Normalizer:
             coeff, rest = term.as_coeff_Mul()
             if coeff.is_Integer and rest != 1:
                 out *= self.protect(sympy.exp(self.unprotect(rest))) ** coeff
+            elif coeff.is_Rational and coeff < 0:
+                # e^{-a} is 1/e^{a}: one generator for both signs.
+                out *= self.protect(sympy.exp(self.unprotect(-term))) ** -1
             else:
                 out *= self.protect(sympy.exp(self.unprotect(term)))
         return out
@@ -452,7 +511,7 @@ class Normalizer:
                 total += c * (hi - lo + 1)
                 continue
             done = self._sift(dep, k, lo, hi, ranges) if "sift" in self.caps else None
-            if done is None and "mask" in self.caps:
+            if done is None and "restrict" in self.caps:
                 done = self._restrict(dep, k, lo, hi, ranges)
             if done is not None:
                 total += c * done
@@ -513,6 +572,8 @@ class Normalizer:
 
     def _within(self, j: sympy.Basic, lo: sympy.Expr, hi: sympy.Expr, ranges: dict) -> bool | None:
         """Whether ``lo ≤ j ≤ hi`` follows from the ranges: True, False, or None (unknown)."""
+        if _positive(lo - j) or _positive(j - hi):
+            return False
         if j.is_Integer:
             jl = jh = j
         elif j in ranges:
@@ -562,7 +623,11 @@ class Normalizer:
             return self.protect(sympy.Derivative(inner, *e.variable_count))
         for v, _ in e.variable_count:
             expr = self.ctx.unfold(expr, only_if_depends_on=v)
-        return self._norm(sympy.diff(expr, *e.variable_count), ranges)
+        out = sympy.diff(expr, *e.variable_count)
+        for v in self._variables:
+            out = self._unfold_outside(out) if out.has(sympy.Derivative) else out
+            out = self.ctx.unfold(out, only_if_depends_on=v)
+        return self._norm(out, ranges)
 
     # ------------------------------------------------------------ expectations
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 import sympy
 
 from symtf.derive.core import Derivation, Identity
+from symtf.derive.index import Context
+from symtf.derive.proof import Proof, Step
+from symtf.derive.words import m, words
 
 P, K, W = sympy.symbols("p k omega", real=True)
 M_, N_, T_ = sympy.symbols("m n t", real=True)
@@ -150,6 +153,173 @@ def _rope_steps(n: int | None) -> list[Identity]:
     ]
 
 
+# --------------------------------------------------------------------------- every n
+
+H = sympy.Symbol("h", integer=True, positive=True)
+I_ = sympy.Symbol("i", integer=True)
+OMEGA = sympy.IndexedBase("omega", positive=True)
+THETA = sympy.IndexedBase("theta", positive=True)
+QV = sympy.IndexedBase("q", real=True)
+KV = sympy.IndexedBase("k", real=True)
+
+
+def pairs_context() -> Context:
+    """Pair ``i`` of ``h`` frequency pairs (``d = 2h``), ``i = 0 … h − 1``."""
+    return Context(ranges={I_: (0, H - 1)})
+
+
+PAIRS_WHERE = words(
+    "for every pair ",
+    m(r"i \in \{0, \dots, h - 1\}", "i ∈ {0, …, h − 1}"),
+    " of a width ",
+    m(r"d = 2h", "d = 2h"),
+    ", with any frequencies ",
+    m(r"\omega_i", "ωᵢ"),
+)
+
+
+def _pe_pair(pos: sympy.Expr) -> sympy.ImmutableMatrix:
+    return sympy.ImmutableMatrix([sympy.sin(pos * OMEGA[I_]), sympy.cos(pos * OMEGA[I_])])
+
+
+def _sinusoidal_proofs() -> list[Proof]:
+    ctx = pairs_context()
+    w = OMEGA[I_]
+    sp, cp, sk, ck = sympy.sin(P * w), sympy.cos(P * w), sympy.sin(K * w), sympy.cos(K * w)
+    vector = Proof(
+        "whole-vector",
+        _pe_pair(P + K),
+        pe_shift(K * w) * _pe_pair(P),
+        ctx,
+        (
+            Step("angle-addition", sympy.ImmutableMatrix([sp * ck + cp * sk, cp * ck - sp * sk])),
+            Step(
+                "algebra",
+                pe_shift(K * w) * _pe_pair(P),
+                words("a rotation of ", m(r"(\sin p\omega_i, \cos p\omega_i)", "(sin pωᵢ, cos pωᵢ)")),
+            ),
+        ),
+        PAIRS_WHERE,
+    )
+    term = sympy.sin((P + K) * w) * sp + sympy.cos((P + K) * w) * cp
+    dot = sympy.Sum(term, (I_, 0, H - 1))
+    position = Proof(
+        "independent-of-position",
+        sympy.Derivative(dot, P),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step("angle-addition", sympy.Derivative(sympy.Sum(ck, (I_, 0, H - 1)), P)),
+            Step("differentiation", sympy.S.Zero, words("no term depends on ", m("p", "p"))),
+        ),
+        words(
+            m(r"PE(p)^{\top} PE(p') = \sum_{i=0}^{h-1} \bigl(\sin p\omega_i \sin p'\omega_i"
+              r" + \cos p\omega_i \cos p'\omega_i\bigr)", "PE(p)·PE(p′) = Σᵢ (sin pωᵢ sin p′ωᵢ + cos pωᵢ cos p′ωᵢ)"),
+            ", for any width ",
+            m(r"d = 2h", "d = 2h"),
+        ),
+    )
+    return [vector, position]
+
+
+def _rope_score(m_: sympy.Expr, n_: sympy.Expr) -> sympy.Expr:
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    cm, sm, cn, sn = sympy.cos(m_ * t), sympy.sin(m_ * t), sympy.cos(n_ * t), sympy.sin(n_ * t)
+    return sympy.Sum(
+        (cm * q0 - sm * q1) * (cn * k0 - sn * k1) + (sm * q0 + cm * q1) * (sn * k0 + cn * k1),
+        (I_, 0, H - 1),
+    )
+
+
+def _rope_relative(delta: sympy.Expr) -> sympy.Expr:
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    c, s = sympy.cos(delta * t), sympy.sin(delta * t)
+    return sympy.Sum(q0 * (c * k0 - s * k1) + q1 * (s * k0 + c * k1), (I_, 0, H - 1))
+
+
+ROPE_WHERE = words(
+    m(
+        r"(R_m q)^{\top}(R_n k) = \sum_{i=0}^{h-1} (R(m\theta_i) q^{(i)})^{\top} R(n\theta_i) k^{(i)}",
+        "(R_m q)·(R_n k) = Σᵢ (R(mθᵢ)q⁽ⁱ⁾)·(R(nθᵢ)k⁽ⁱ⁾)",
+    ),
+    " with ",
+    m(r"q^{(i)} = (q_{2i}, q_{2i+1})", "q⁽ⁱ⁾ = (q₂ᵢ, q₂ᵢ₊₁)"),
+    ", for any width ",
+    m(r"d = 2h", "d = 2h"),
+)
+
+
+def _rope_proofs() -> list[Proof]:
+    ctx = pairs_context()
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    cm, sm, cn, sn = sympy.cos(M_ * t), sympy.sin(M_ * t), sympy.cos(N_ * t), sympy.sin(N_ * t)
+    grouped = sympy.Sum(
+        (q0 * k0 + q1 * k1) * (cm * cn + sm * sn) + (q1 * k0 - q0 * k1) * (cm * sn - sm * cn),
+        (I_, 0, H - 1),
+    )
+    rel = Proof(
+        "relative-score",
+        _rope_score(M_, N_),
+        _rope_relative(N_ - M_),
+        ctx,
+        (
+            Step("algebra", grouped),
+            Step(
+                "angle-addition",
+                sympy.Sum(
+                    (q0 * k0 + q1 * k1) * sympy.cos((N_ - M_) * t)
+                    + (q1 * k0 - q0 * k1) * sympy.sin((N_ - M_) * t),
+                    (I_, 0, H - 1),
+                ),
+            ),
+            Step("algebra", _rope_relative(N_ - M_)),
+        ),
+        ROPE_WHERE,
+    )
+    score = _rope_score(M_, N_)
+    invariant = Proof(
+        "shift-invariant",
+        sympy.Derivative(score, M_) + sympy.Derivative(score, N_),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step(
+                "lemma",
+                sympy.Derivative(_rope_relative(N_ - M_), M_)
+                + sympy.Derivative(_rope_relative(N_ - M_), N_),
+                lemma="relative-score",
+            ),
+            Step(
+                "chain-rule",
+                sympy.S.Zero,
+                words(
+                    m(r"\partial_m f(n - m) = -\partial_n f(n - m)", "∂ₘ f(n − m) = −∂ₙ f(n − m)"),
+                ),
+            ),
+        ),
+        ROPE_WHERE,
+    )
+    shift = Proof(
+        "shift",
+        _rope_score(M_ + T_, N_ + T_),
+        score,
+        ctx,
+        (
+            Step(
+                "angle-addition",
+                _rope_relative(N_ - M_),
+                words(m(r"(n + t) - (m + t) = n - m", "(n + t) − (m + t) = n − m")),
+            ),
+            Step("angle-addition", score),
+        ),
+        ROPE_WHERE,
+    )
+    return [rel, invariant, shift]
+
+
 SINUSOIDAL_RELATIVE = Derivation(
     name="sinusoidal-relative",
     title="Sinusoidal encodings: a shift is a rotation",
@@ -157,6 +327,7 @@ SINUSOIDAL_RELATIVE = Derivation(
     sizes=(2,),
     size_help="number of frequency pairs (d_model = 2n)",
     min_size=1,
+    proofs=lambda: _sinusoidal_proofs(),
 )
 
 ROPE_RELATIVE = Derivation(
@@ -166,4 +337,5 @@ ROPE_RELATIVE = Derivation(
     sizes=(1, 2),
     size_help="number of rotated pairs (d = 2n)",
     min_size=1,
+    proofs=lambda: _rope_proofs(),
 )

@@ -75,6 +75,11 @@ RULES: dict[str, Rule] = {
             "(f∘g)′ = (f′∘g)·g′",
         ),
         _rule(
+            "differentiation",
+            "differentiation, deltas summed out",
+            ["differentiate", "sift"],
+        ),
+        _rule(
             "sum-rule",
             "derivative of a sum",
             ["differentiate"],
@@ -123,6 +128,12 @@ RULES: dict[str, Rule] = {
             "E[qᵢqⱼ] = δᵢⱼ",
         ),
         _rule(
+            "variance-scaling",
+            "scaling a variance",
+            tex=r"\operatorname{Var}[aX] = a^2 \operatorname{Var}[X]",
+            plain="Var[aX] = a²·Var[X]",
+        ),
+        _rule(
             "variance",
             "definition of the variance",
             tex=r"\operatorname{Var}[X] = \mathbb{E}[X^2] - \mathbb{E}[X]^2",
@@ -136,6 +147,13 @@ RULES: dict[str, Rule] = {
             "sin(a+b) = sin a cos b + cos a sin b",
         ),
         _rule(
+            "tanh-exp",
+            "tanh as exponentials",
+            ["trig"],
+            r"\tanh u = \frac{1 - e^{-2u}}{1 + e^{-2u}}",
+            "tanh u = (1 − e^{−2u})/(1 + e^{−2u})",
+        ),
+        _rule(
             "causal-mask",
             "the causal mask",
             ["mask"],
@@ -145,7 +163,7 @@ RULES: dict[str, Rule] = {
         _rule(
             "restrict-range",
             "restricting the range",
-            ["mask"],
+            ["restrict"],
             r"\textstyle\sum_{s=1}^{n} [s \le t] f_s = \sum_{s=1}^{t} f_s",
             "Σ_{s=1}^{n} [s ≤ t] fₛ = Σ_{s=1}^{t} fₛ",
         ),

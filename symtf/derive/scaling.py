@@ -23,26 +23,15 @@ from symtf.derive.core import (
     agree,
     symbol_row,
 )
+from symtf.derive.index import Context, Expect, Family, Variance
+from symtf.derive.proof import Proof, Step
 from symtf.derive.softmax import softmax_row
+from symtf.derive.words import m, words
 
 #: The bundled worked example whose scores illustrate the effect of the scale.
 ARTICLE = "i_love_ai"
 
 C = sympy.Symbol("c", positive=True)
-
-
-class Expect(sympy.Function):
-    """Unevaluated expectation ``E[X]`` (for display; evaluated by :func:`moments`)."""
-
-    def _latex(self, printer: Any) -> str:
-        return r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
-
-
-class Variance(sympy.Function):
-    """Unevaluated variance ``Var[X]``."""
-
-    def _latex(self, printer: Any) -> str:
-        return r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
 
 
 def moment(k: int) -> sympy.Expr:
@@ -298,6 +287,187 @@ def _steps(n: int | None) -> list[Identity]:
     return out
 
 
+# --------------------------------------------------------------------------- every n
+
+D = sympy.Symbol("d_k", integer=True, positive=True)
+N = sympy.Symbol("n", integer=True, positive=True)
+I_, J_, K_ = sympy.symbols("i j k", integer=True)
+QF = sympy.IndexedBase("q", real=True)
+KF = sympy.IndexedBase("k", real=True)
+U = sympy.IndexedBase("u", real=True)
+P = sympy.IndexedBase("p", positive=True)
+ZC = sympy.Symbol("Z", positive=True)
+
+
+def moments_context() -> Context:
+    """``q`` and ``k``: independent families of independent zero-mean unit-variance entries."""
+    return Context(families=(Family(QF), Family(KF)))
+
+
+MOMENTS_WHERE = words(
+    "where ",
+    m(r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i", "q·k = Σ_{i=1}^{d_k} qᵢkᵢ"),
+    " and the ",
+    m(r"q_i, k_j", "qᵢ, kⱼ"),
+    " are independent with mean 0 and variance 1",
+)
+
+
+def _dot() -> sympy.Expr:
+    return sympy.Sum(QF[I_] * KF[I_], (I_, 1, D))
+
+
+def _moment_proofs() -> list[Proof]:
+    ctx = moments_context()
+    dot = _dot()
+    d = sympy.KroneckerDelta
+    mean = Proof(
+        "mean",
+        Expect(dot),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step("expectation-linearity", sympy.Sum(Expect(QF[I_] * KF[I_]), (I_, 1, D))),
+            Step("independence", sympy.Sum(Expect(QF[I_]) * Expect(KF[I_]), (I_, 1, D))),
+            Step("moments", sympy.S.Zero),
+        ),
+        MOMENTS_WHERE,
+    )
+    double = sympy.Sum(QF[I_] * KF[I_] * QF[J_] * KF[J_], (J_, 1, D), (I_, 1, D))
+    second = Proof(
+        "second-moment",
+        Expect(dot**2),
+        D,
+        ctx,
+        (
+            Step("algebra", Expect(double), words("a square of a sum is a double sum")),
+            Step(
+                "expectation-linearity",
+                sympy.Sum(Expect(QF[I_] * QF[J_] * KF[I_] * KF[J_]), (J_, 1, D), (I_, 1, D)),
+            ),
+            Step(
+                "independence",
+                sympy.Sum(
+                    Expect(QF[I_] * QF[J_]) * Expect(KF[I_] * KF[J_]), (J_, 1, D), (I_, 1, D)
+                ),
+            ),
+            Step("moments", sympy.Sum(d(I_, J_) * d(I_, J_), (J_, 1, D), (I_, 1, D))),
+            Step("delta-sifting", sympy.Sum(1, (I_, 1, D))),
+            Step("algebra", D),
+        ),
+        MOMENTS_WHERE,
+    )
+    variance = Proof(
+        "variance",
+        Variance(dot),
+        D,
+        ctx,
+        (
+            Step("variance", Expect(dot**2) - Expect(dot) ** 2),
+            Step("lemma", D - Expect(dot) ** 2, lemma="second-moment"),
+            Step("lemma", D, lemma="mean"),
+        ),
+        MOMENTS_WHERE,
+    )
+    scaled = Proof(
+        "scaled-variance",
+        Variance(dot / sympy.sqrt(D)),
+        sympy.S.One,
+        ctx,
+        (
+            Step("variance-scaling", Variance(dot) / D),
+            Step("lemma", sympy.S.One, lemma="variance"),
+        ),
+        MOMENTS_WHERE,
+    )
+    return [mean, second, variance, scaled]
+
+
+def sharpness_context() -> Context:
+    """``p_i = e^{c u_i}/Z``, ``Z = Σ_k e^{c u_k}``, for ``i`` in ``1 … n``."""
+    return Context(
+        ranges={I_: (1, N), J_: (1, N)},
+        definitions={
+            P: sympy.Lambda(I_, sympy.exp(C * U[I_]) / ZC),
+            ZC: sympy.Sum(sympy.exp(C * U[K_]), (K_, 1, N)),
+        },
+    )
+
+
+SHARPNESS_WHERE = words(
+    "where ",
+    m(r"p_i = e^{c u_i}/Z", "pᵢ = e^{c uᵢ}/Z"),
+    " and ",
+    m(r"Z = \sum_{k=1}^{n} e^{c u_k}", "Z = Σ_{k=1}^{n} e^{c uₖ}"),
+    ", for ",
+    m(r"i \in \{1, \dots, n\}", "i ∈ {1, …, n}"),
+)
+
+
+def _sharpness_proofs() -> list[Proof]:
+    ctx = sharpness_context()
+    pu = sympy.Sum(P[J_] * U[J_], (J_, 1, N))
+    slope = Proof(
+        "log-weight-slope",
+        sympy.Derivative(sympy.log(P[I_]), C),
+        U[I_] - pu,
+        ctx,
+        (
+            Step("definition", sympy.Derivative(sympy.log(sympy.exp(C * U[I_]) / ZC), C)),
+            Step("log-rules", sympy.Derivative(C * U[I_] - sympy.log(ZC), C)),
+            Step("chain-rule", U[I_] - sympy.Derivative(ZC, C) / ZC),
+            Step(
+                "sum-rule", U[I_] - sympy.Sum(U[J_] * sympy.exp(C * U[J_]), (J_, 1, N)) / ZC
+            ),
+            Step("definition", U[I_] - pu),
+        ),
+        SHARPNESS_WHERE,
+    )
+    h = -sympy.Sum(P[J_] * sympy.log(P[J_]), (J_, 1, N))
+    var_p = sympy.Sum(P[J_] * U[J_] ** 2, (J_, 1, N)) - pu**2
+    entropy_ = Proof(
+        "entropy-slope",
+        sympy.Derivative(h, C),
+        -C * var_p,
+        ctx,
+        (
+            Step(
+                "definition",
+                sympy.Derivative(
+                    -sympy.Sum(P[J_] * sympy.log(sympy.exp(C * U[J_]) / ZC), (J_, 1, N)), C
+                ),
+            ),
+            Step(
+                "log-rules",
+                sympy.Derivative(
+                    -sympy.Sum(P[J_] * (C * U[J_] - sympy.log(ZC)), (J_, 1, N)), C
+                ),
+            ),
+            Step(
+                "linearity",
+                sympy.Derivative(-C * pu + sympy.log(ZC) * sympy.Sum(P[J_], (J_, 1, N)), C),
+            ),
+            Step("sums-to-one", sympy.Derivative(-C * pu + sympy.log(ZC), C)),
+            Step(
+                "product-rule",
+                -pu - C * sympy.Derivative(pu, C) + sympy.Derivative(sympy.log(ZC), C),
+            ),
+            Step(
+                "differentiation",
+                -pu - C * sympy.Sum(U[J_] * P[J_] * (U[J_] - pu), (J_, 1, N)) + pu,
+                words(
+                    m(r"\partial p_j/\partial c = p_j(u_j - \textstyle\sum_k p_k u_k)", "∂pⱼ/∂c = pⱼ(uⱼ − Σₖ pₖuₖ)"),
+                    ", ",
+                    m(r"\partial \log Z/\partial c = \textstyle\sum_k p_k u_k", "∂log Z/∂c = Σₖ pₖuₖ"),
+                ),
+            ),
+            Step("linearity", -C * var_p),
+        ),
+        SHARPNESS_WHERE,
+    )
+    return [slope, entropy_]
+
+
 SCALING = Derivation(
     name="scaling",
     title="Why scores are divided by sqrt(d_k)",
@@ -305,4 +475,5 @@ SCALING = Derivation(
     sizes=(2, 3, 4),
     size_help="d_k, the width of q and k",
     min_size=1,
+    proofs=lambda: [*_moment_proofs(), *_sharpness_proofs()],
 )

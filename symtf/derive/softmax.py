@@ -195,6 +195,7 @@ SOFTMAX_CROSS_ENTROPY = Derivation(
     sizes=(2, 3, 4),
     size_help="number of classes",
     min_size=2,
+    proofs=lambda: _cross_entropy_proofs(),
 )
 
 
@@ -233,11 +234,37 @@ def jacobian_general(i: sympy.Expr, j: sympy.Expr) -> sympy.Expr:
     return S[i] * (sympy.KroneckerDelta(i, j) - S[j])
 
 
+def quotient_steps(
+    s: sympy.IndexedBase,
+    x: sympy.IndexedBase,
+    z: sympy.Symbol,
+    i: sympy.Symbol,
+    j: sympy.Symbol,
+    k: sympy.Symbol,
+    n: sympy.Expr,
+) -> list[Step]:
+    """The chain from ``∂/∂x_j (e^{x_i}/Z)`` to ``s_i(δ_ij − s_j)``, ``Z = Σ_k e^{x_k}``."""
+    d = sympy.KroneckerDelta
+    e_i, e_j = sympy.exp(x[i]), sympy.exp(x[j])
+    dz = sympy.Derivative(z, x[j])
+    return [
+        Step("quotient-rule", (sympy.Derivative(e_i, x[j]) * z - e_i * dz) / z**2),
+        Step("chain-rule", (e_i * d(i, j) * z - e_i * dz) / z**2),
+        Step(
+            "sum-rule",
+            (e_i * d(i, j) * z - e_i * sympy.Sum(sympy.exp(x[k]) * d(k, j), (k, 1, n))) / z**2,
+        ),
+        Step("delta-sifting", (e_i * d(i, j) * z - e_i * e_j) / z**2),
+        Step("algebra", e_i / z * d(i, j) - (e_i / z) * (e_j / z)),
+        Step("definition", s[i] * d(i, j) - s[i] * s[j]),
+        Step("algebra", s[i] * (d(i, j) - s[j])),
+    ]
+
+
 def _jacobian_proofs() -> list[Proof]:
     ctx = general_context()
     d = sympy.KroneckerDelta
-    e_i, e_j = sympy.exp(X[I_]), sympy.exp(X[J_])
-    dz = sympy.Derivative(Z, X[J_])
+    e_i = sympy.exp(X[I_])
     entries = Proof(
         "entries",
         sympy.Derivative(S[I_], X[J_]),
@@ -245,21 +272,10 @@ def _jacobian_proofs() -> list[Proof]:
         ctx,
         (
             Step("definition", sympy.Derivative(e_i / Z, X[J_])),
-            Step("quotient-rule", (sympy.Derivative(e_i, X[J_]) * Z - e_i * dz) / Z**2),
-            Step("chain-rule", (e_i * d(I_, J_) * Z - e_i * dz) / Z**2),
-            Step(
-                "sum-rule",
-                (e_i * d(I_, J_) * Z - e_i * sympy.Sum(sympy.exp(X[K_]) * d(K_, J_), (K_, 1, N)))
-                / Z**2,
-            ),
-            Step("delta-sifting", (e_i * d(I_, J_) * Z - e_i * e_j) / Z**2),
-            Step("algebra", e_i / Z * d(I_, J_) - (e_i / Z) * (e_j / Z)),
-            Step("definition", S[I_] * d(I_, J_) - S[I_] * S[J_]),
-            Step("algebra", jacobian_general(I_, J_)),
+            *quotient_steps(S, X, Z, I_, J_, K_, N),
         ),
         SOFTMAX_WHERE,
     )
-    jac = sympy.IndexedBase("J")
     matrix = Proof(
         "matrix-form",
         sympy.Derivative(S[I_], X[J_]),
@@ -279,7 +295,6 @@ def _jacobian_proofs() -> list[Proof]:
         ),
         SOFTMAX_WHERE,
     )
-    del jac
     row = sympy.Sum(sympy.Derivative(S[I_], X[J_]), (J_, 1, N))
     rows = Proof(
         "rows-sum-to-zero",
@@ -314,3 +329,107 @@ def _jacobian_proofs() -> list[Proof]:
         SOFTMAX_WHERE,
     )
     return [entries, matrix, rows, symmetric]
+
+
+ZZ = sympy.IndexedBase("z", real=True)
+Y_ = sympy.Symbol("y", integer=True)
+
+
+def cross_entropy_context() -> Context:
+    """``s_j = e^{z_j}/Z``, ``Z = Σ_k e^{z_k}``, target ``y`` and ``i, j`` in ``1 … n``."""
+    return Context(
+        ranges={I_: (1, N), J_: (1, N), Y_: (1, N)},
+        definitions={
+            S: sympy.Lambda(I_, sympy.exp(ZZ[I_]) / Z),
+            Z: sympy.Sum(sympy.exp(ZZ[K_]), (K_, 1, N)),
+        },
+    )
+
+
+CROSS_ENTROPY_WHERE = words(
+    "where ",
+    m(r"s_j = e^{z_j}/Z", "sⱼ = e^{zⱼ}/Z"),
+    " and ",
+    m(r"Z = \sum_{k=1}^{n} e^{z_k}", "Z = Σ_{k=1}^{n} e^{zₖ}"),
+    ", for a target ",
+    m(r"y", "y"),
+    " and ",
+    m(r"i, j \in \{1, \dots, n\}", "i, j ∈ {1, …, n}"),
+)
+
+
+def cross_entropy_gradient_general(j: sympy.Expr, y: sympy.Expr) -> sympy.Expr:
+    """``∂(−log s_y)/∂z_j = s_j − δ_{jy}`` in index notation."""
+    return S[j] - sympy.KroneckerDelta(j, y)
+
+
+def _cross_entropy_proofs() -> list[Proof]:
+    ctx = cross_entropy_context()
+    d = sympy.KroneckerDelta
+    loss = -sympy.log(S[Y_])
+    lse = -ZZ[Y_] + sympy.log(Z)
+    log_sum_exp = Proof(
+        "log-sum-exp",
+        loss,
+        lse,
+        ctx,
+        (
+            Step("definition", -sympy.log(sympy.exp(ZZ[Y_]) / Z)),
+            Step("log-rules", lse),
+        ),
+        CROSS_ENTROPY_WHERE,
+    )
+    dz = sympy.Derivative(Z, ZZ[J_])
+    gradient = Proof(
+        "gradient",
+        sympy.Derivative(loss, ZZ[J_]),
+        cross_entropy_gradient_general(J_, Y_),
+        ctx,
+        (
+            Step("lemma", sympy.Derivative(lse, ZZ[J_]), lemma="log-sum-exp"),
+            Step("chain-rule", -d(Y_, J_) + dz / Z),
+            Step("sum-rule", -d(Y_, J_) + sympy.Sum(sympy.exp(ZZ[K_]) * d(K_, J_), (K_, 1, N)) / Z),
+            Step("delta-sifting", -d(Y_, J_) + sympy.exp(ZZ[J_]) / Z),
+            Step("definition", cross_entropy_gradient_general(J_, Y_)),
+        ),
+        CROSS_ENTROPY_WHERE,
+    )
+    total = Proof(
+        "gradient-sums-to-zero",
+        sympy.Sum(sympy.Derivative(loss, ZZ[J_]), (J_, 1, N)),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step(
+                "lemma",
+                sympy.Sum(cross_entropy_gradient_general(J_, Y_), (J_, 1, N)),
+                lemma="gradient",
+            ),
+            Step("linearity", sympy.Sum(S[J_], (J_, 1, N)) - sympy.Sum(d(J_, Y_), (J_, 1, N))),
+            Step("delta-sifting", sympy.Sum(S[J_], (J_, 1, N)) - 1),
+            Step("sums-to-one", sympy.S.Zero),
+        ),
+        CROSS_ENTROPY_WHERE,
+    )
+    hessian = Proof(
+        "hessian",
+        sympy.Derivative(loss, ZZ[I_], ZZ[J_]),
+        jacobian_general(I_, J_),
+        ctx,
+        (
+            Step(
+                "differentiation",
+                sympy.Derivative(cross_entropy_gradient_general(I_, Y_), ZZ[J_]),
+                words("the gradient above, differentiated again"),
+            ),
+            Step(
+                "sum-rule",
+                sympy.Derivative(S[I_], ZZ[J_]),
+                words("the ", m(r"\delta_{iy}", "δᵢ_y"), " term is constant"),
+            ),
+            Step("definition", sympy.Derivative(sympy.exp(ZZ[I_]) / Z, ZZ[J_])),
+            *quotient_steps(S, ZZ, Z, I_, J_, K_, N),
+        ),
+        CROSS_ENTROPY_WHERE,
+    )
+    return [log_sum_exp, gradient, total, hessian]
