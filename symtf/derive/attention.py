@@ -91,7 +91,13 @@ def _backward_steps(n: int | None) -> list[Identity]:
                 "dV",
                 r"\frac{\partial L}{\partial V} = A^{\top}\,dO",
                 "∂L/∂V = Aᵀ dO",
-                "O = A V is linear in V; L = <dO, O>",
+                words(
+                    m("O = AV", "O = AV"),
+                    " is linear in ",
+                    m("V", "V"),
+                    "; ",
+                    m(r"L = \langle dO, O\rangle", "L = ⟨dO, O⟩"),
+                ),
                 gradient(loss, v),
                 grad_v(a, d_o),
             ),
@@ -99,7 +105,14 @@ def _backward_steps(n: int | None) -> list[Identity]:
                 "dA",
                 r"\frac{\partial L}{\partial A} = dO\,V^{\top}",
                 "∂L/∂A = dO Vᵀ",
-                "O = A V is linear in A (A free here)",
+                words(
+                    m("O = AV", "O = AV"),
+                    " is linear in ",
+                    m("A", "A"),
+                    " (",
+                    m("A", "A"),
+                    " free here)",
+                ),
                 gradient(pairing(d_o, a_free * v), a_free),
                 grad_a(d_o, v),
             ),
@@ -107,7 +120,15 @@ def _backward_steps(n: int | None) -> list[Identity]:
                 "dS",
                 r"\frac{\partial L}{\partial S} = A \circ \bigl(dA - \operatorname{rowsum}(dA \circ A)\bigr)",
                 "∂L/∂S = A ∘ (dA − rowsum(dA ∘ A))",
-                "softmax Jacobian diag(a) - a a^T applied to each row (S and dA free here)",
+                words(
+                    "the softmax Jacobian ",
+                    m(r"\operatorname{diag}(a) - a a^{\top}", "diag(a) − a aᵀ"),
+                    " applied to each row (",
+                    m("S", "S"),
+                    " and ",
+                    m("dA", "dA"),
+                    " free here)",
+                ),
                 gradient(pairing(d_a_free, a_of_s), s_free),
                 grad_s(a_of_s, d_a_free),
             ),
@@ -115,7 +136,10 @@ def _backward_steps(n: int | None) -> list[Identity]:
                 "dQ",
                 r"\frac{\partial L}{\partial Q} = \frac{dS\,K}{\sqrt{d}}",
                 "∂L/∂Q = dS K/√d",
-                "S = Q K^T / sqrt(d); chain rule through the whole forward pass",
+                words(
+                    m(r"S = QK^{\top}/\sqrt{d}", "S = QKᵀ/√d"),
+                    "; the chain rule through the whole forward pass",
+                ),
                 gradient(loss, q),
                 grad_q(d_s_full, k),
             ),
@@ -123,7 +147,10 @@ def _backward_steps(n: int | None) -> list[Identity]:
                 "dK",
                 r"\frac{\partial L}{\partial K} = \frac{dS^{\top} Q}{\sqrt{d}}",
                 "∂L/∂K = dSᵀ Q/√d",
-                "S^T = K Q^T / sqrt(d); chain rule through the whole forward pass",
+                words(
+                    m(r"S^{\top} = KQ^{\top}/\sqrt{d}", "Sᵀ = KQᵀ/√d"),
+                    "; the chain rule through the whole forward pass",
+                ),
                 gradient(loss, k),
                 grad_k(d_s_full, q),
             ),
@@ -158,8 +185,13 @@ def _parallel_steps(n: int | None) -> list[Identity]:
             r"\operatorname{softmax}\Bigl(\frac{QK^{\top}}{\sqrt{d}} + M\Bigr)V\Big|_t"
             r" = \operatorname{softmax}\Bigl(\frac{q_t K_{\le t}^{\top}}{\sqrt{d}}\Bigr)V_{\le t}",
             "row t of softmax(QKᵀ/√d + M)V = softmax(q_t K_{≤t}ᵀ/√d) V_{≤t}",
-            "the mask gives exp(-oo) = 0 weight to every position after t, which is exactly "
-            "leaving it out of the cache",
+            words(
+                "the mask gives weight ",
+                m(r"e^{-\infty} = 0", "e^{−∞} = 0"),
+                " to every position after ",
+                m("t", "t"),
+                ", which is exactly leaving it out of the cache",
+            ),
             parallel,
             stepwise,
         ),
@@ -167,7 +199,7 @@ def _parallel_steps(n: int | None) -> list[Identity]:
             "no-future-dependence",
             r"\frac{\partial O_t}{\partial (q_s, k_s, v_s)} = 0 \quad (s > t)",
             "∂O_t/∂(q_s, k_s, v_s) = 0 for s > t",
-            "teacher forcing computes every row at once, yet no row reads a later position",
+            words("teacher forcing computes every row at once, yet no row reads a later position"),
             sympy.ImmutableMatrix(1, len(future), future)
             if future
             else sympy.ImmutableMatrix([[0]]),
@@ -205,7 +237,9 @@ def attention_context(causal: bool) -> Context:
     return Context(
         ranges={A_: (1, N), I_: (1, N), J_: (1, N), R_: (1, N), T_: (1, N), B_: (1, D)},
         definitions={
-            SB: sympy.Lambda((I_, J_), sympy.Sum(QB[I_, C_] * KB[J_, C_], (C_, 1, D)) / sympy.sqrt(D)),
+            SB: sympy.Lambda(
+                (I_, J_), sympy.Sum(QB[I_, C_] * KB[J_, C_], (C_, 1, D)) / sympy.sqrt(D)
+            ),
             AB: sympy.Lambda(
                 (I_, J_),
                 sympy.exp(SB[I_, J_] + mask(J_, I_))
@@ -234,8 +268,11 @@ def attention_where(causal: bool) -> Words:
         ", ",
         m(
             rf"A_{{ij}} = e^{{S_{{ij}}{mask}}} / \sum_k e^{{S_{{ik}}{mask_k}}}",
-            "A_ij = e^{S_ij" + (" + M_ij" if causal else "") + "}/Σₖ e^{S_ik"
-            + (" + M_ik" if causal else "") + "}",
+            "A_ij = e^{S_ij"
+            + (" + M_ij" if causal else "")
+            + "}/Σₖ e^{S_ik"
+            + (" + M_ik" if causal else "")
+            + "}",
         ),
         ", ",
         m(r"S_{ij} = \sum_c Q_{ic} K_{jc} / \sqrt{d}", "S_ij = Σ_c Q_ic K_jc/√d"),
@@ -254,7 +291,14 @@ def attention_where(causal: bool) -> Words:
         m(r"1, \dots, d", "1 … d"),
     )
     if causal:
-        out += words(", and ", m(r"M_{ij} = 0", "M_ij = 0"), " for ", m(r"j \le i", "j ≤ i"), ", else ", m(r"-\infty", "−∞"))
+        out += words(
+            ", and ",
+            m(r"M_{ij} = 0", "M_ij = 0"),
+            " for ",
+            m(r"j \le i", "j ≤ i"),
+            ", else ",
+            m(r"-\infty", "−∞"),
+        )
     return out
 
 
@@ -333,7 +377,9 @@ def _backward_proofs(causal: bool) -> list[Proof]:
         (
             Step(
                 "sum-rule",
-                sympy.Sum(HB[I_, J_] * sympy.Derivative(AB[I_, J_], SB[R_, T_]), (J_, 1, N), (I_, 1, N)),
+                sympy.Sum(
+                    HB[I_, J_] * sympy.Derivative(AB[I_, J_], SB[R_, T_]), (J_, 1, N), (I_, 1, N)
+                ),
             ),
             Step(
                 "differentiation",
@@ -342,7 +388,8 @@ def _backward_proofs(causal: bool) -> list[Proof]:
             ),
             Step(
                 "delta-sifting",
-                HB[R_, T_] * AB[R_, T_] - AB[R_, T_] * sympy.Sum(HB[R_, J_] * AB[R_, J_], (J_, 1, N)),
+                HB[R_, T_] * AB[R_, T_]
+                - AB[R_, T_] * sympy.Sum(HB[R_, J_] * AB[R_, J_], (J_, 1, N)),
             ),
             Step("algebra", rhs_s),
         ),
@@ -414,7 +461,12 @@ def _backward_proofs(causal: bool) -> list[Proof]:
                     Step(
                         "differentiation",
                         explicit,
-                        words(m(r"\partial L/\partial S = dS", "∂L/∂S = dS"), ", as for ", m("dS", "dS"), " above"),
+                        words(
+                            m(r"\partial L/\partial S = dS", "∂L/∂S = dS"),
+                            ", as for ",
+                            m("dS", "dS"),
+                            " above",
+                        ),
                     ),
                     Step("definition", rhs),
                 ),
@@ -445,7 +497,9 @@ def causal_context() -> Context:
     return Context(
         ranges={T_: (1, N), C_: (1, D), B_: (1, D), U_: (T_ + 1, N)},
         definitions={
-            SB: sympy.Lambda((I_, J_), sympy.Sum(QB[I_, K_] * KB[J_, K_], (K_, 1, D)) / sympy.sqrt(D)),
+            SB: sympy.Lambda(
+                (I_, J_), sympy.Sum(QB[I_, K_] * KB[J_, K_], (K_, 1, D)) / sympy.sqrt(D)
+            ),
             AB: sympy.Lambda(
                 (I_, J_),
                 sympy.exp(SB[I_, J_] + CausalMask(J_, I_))
@@ -488,9 +542,9 @@ def stepwise_general(t: sympy.Expr, c: sympy.Expr) -> sympy.Expr:
 
 def _parallel_proofs() -> list[Proof]:
     ctx = causal_context()
-    masked = sympy.Sum(sympy.exp(SB[T_, S_] + CausalMask(S_, T_)) * VB[S_, C_], (S_, 1, N)) / sympy.Sum(
-        sympy.exp(SB[T_, K_] + CausalMask(K_, T_)), (K_, 1, N)
-    )
+    masked = sympy.Sum(
+        sympy.exp(SB[T_, S_] + CausalMask(S_, T_)) * VB[S_, C_], (S_, 1, N)
+    ) / sympy.Sum(sympy.exp(SB[T_, K_] + CausalMask(K_, T_)), (K_, 1, N))
     kept = sympy.Sum(Upto(S_, T_) * sympy.exp(SB[T_, S_]) * VB[S_, C_], (S_, 1, N)) / sympy.Sum(
         Upto(K_, T_) * sympy.exp(SB[T_, K_]), (K_, 1, N)
     )
@@ -505,7 +559,12 @@ def _parallel_proofs() -> list[Proof]:
             Step(
                 "restrict-range",
                 stepwise_general(T_, C_),
-                words("which is row ", m("t", "t"), " computed from the cache of positions ", m(r"s \le t", "s ≤ t")),
+                words(
+                    "which is row ",
+                    m("t", "t"),
+                    " computed from the cache of positions ",
+                    m(r"s \le t", "s ≤ t"),
+                ),
             ),
         ),
         CAUSAL_WHERE,

@@ -40,6 +40,7 @@ function in independent generators: sound.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -190,21 +191,34 @@ class Context:
             )
         return e.xreplace({k: _fresh_bound(v) for k, v in plain.items()}) if plain else e
 
+    @functools.cached_property
+    def _direct(self) -> dict[sympy.Basic, frozenset[sympy.Basic]]:
+        """The names (bases and symbols) each definition mentions directly."""
+        out = {}
+        for name, body in self.definitions.items():
+            if isinstance(body, sympy.Lambda):
+                body = body.expr
+            out[name] = frozenset(
+                {a.base for a in body.atoms(sympy.Indexed)}
+                | {d.expr for d in body.atoms(sympy.Derivative) if d.expr in self.definitions}
+                | body.free_symbols
+            )
+        return out
+
     def _depends(self, name: sympy.Basic, target: sympy.Basic) -> bool:
+        """Whether ``name``, unfolded (with ``target`` kept), mentions ``target``."""
         if isinstance(target, sympy.Indexed):
             target = target.base
-        body = self.definitions[name]
-        others = [n for n in self.definitions if n != target]
-        for _ in range(32):
-            new = self._unfold_once(body, others)
-            if new == body:
-                break
-            body = new
-        if isinstance(body, sympy.Lambda):
-            body = body.expr
-        if isinstance(target, sympy.IndexedBase):
-            return any(a.base == target for a in body.atoms(sympy.Indexed))
-        return target in body.free_symbols
+        seen, todo = set(), [name]
+        while todo:
+            cur = todo.pop()
+            for dep in self._direct.get(cur, ()):
+                if dep == target:
+                    return True
+                if dep in self.definitions and dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        return False
 
     def unfold_all(self, e: sympy.Basic) -> sympy.Basic:
         """``e`` with every definition unfolded."""
@@ -271,6 +285,7 @@ class Normalizer:
         self._free: dict[sympy.Symbol, frozenset[sympy.Basic]] = {}
         # Variables differentiated anywhere in the comparison under way.
         self._variables: set[sympy.Basic] = set()
+        self._memo: dict[Any, sympy.Expr] = {}
 
     def _unfold_outside(self, e: sympy.Basic) -> sympy.Basic:
         """Unfold the definitions that depend on a differentiated variable, outside derivatives.
@@ -297,7 +312,9 @@ class Normalizer:
             self._objects[got] = obj
             # A derivative's variables are not free in SymPy's sense, but an
             # index in them is: ∂L/∂S_{ak} depends on k.
-            held = {s for d in obj.atoms(sympy.Derivative) for v in d.variables for s in v.free_symbols}
+            held = {
+                s for d in obj.atoms(sympy.Derivative) for v in d.variables for s in v.free_symbols
+            }
             self._free[got] = frozenset(obj.free_symbols | held)
         return got
 
@@ -335,9 +352,9 @@ class Normalizer:
                 return False
             return all(self.equal(x, y) for x, y in zip(a, b, strict=True))
         if "differentiate" in self.caps:
-            self._variables = {
-                v for e in (a, b) for d in e.atoms(sympy.Derivative) for v in d.variables
-            }
+            variables = {v for e in (a, b) for d in e.atoms(sympy.Derivative) for v in d.variables}
+            if variables != self._variables:
+                self._variables, self._memo = variables, {}
             a, b = self._unfold_outside(a), self._unfold_outside(b)
         d = sympy.expand(self.normal(a) - self.normal(b))
         if d == 0:
@@ -351,6 +368,17 @@ class Normalizer:
     # ------------------------------------------------------------ recursion
 
     def _norm(self, e: sympy.Basic, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+        if e.is_Atom and not ("define" in self.caps and self._defined(e)):
+            return e
+        # The same subexpression recurs (each e^{S_ij} in every sum): memoise on
+        # it and the ranges of the indices it mentions.
+        key = (e, tuple(sorted(((k, v) for k, v in ranges.items() if e.has(k)), key=str)))
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = self._norm_uncached(e, ranges)
+        return got
+
+    def _norm_uncached(self, e: sympy.Basic, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
         if "define" in self.caps and self._defined(e):
             return self._norm(self.ctx.unfold(e), ranges)
         if e.is_Atom or isinstance(e, sympy.Indexed | sympy.IndexedBase):

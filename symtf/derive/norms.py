@@ -80,8 +80,17 @@ def _layer_norm_steps(n: int | None) -> list[Identity]:
                 rf"\Bigl(I - \frac{{\mathbf{{1}}\mathbf{{1}}^{{\top}}}}{{n}}"
                 rf" - \frac{{\hat x\hat x^{{\top}}}}{{n}}\Bigr){where}",
                 "∂y/∂x = (1/σ)(I − 11ᵀ/n − x̂x̂ᵀ/n)" + plain_where,
-                "y = c/sigma with dc/dx = I - 11^T/n and dsigma/dx_j = c_j/(n sigma), "
-                "differentiating ops.layer_norm",
+                words(
+                    m(r"y = c/\sigma", "y = c/σ"),
+                    " with ",
+                    m(
+                        r"\partial c/\partial x = I - \mathbf{1}\mathbf{1}^{\top}/n",
+                        "∂c/∂x = I − 11ᵀ/n",
+                    ),
+                    " and ",
+                    m(r"\partial\sigma/\partial x_j = c_j/(n\sigma)", "∂σ/∂xⱼ = cⱼ/(nσ)"),
+                    ", differentiating symtf's own LayerNorm",
+                ),
                 d,
                 j,
             )
@@ -91,7 +100,14 @@ def _layer_norm_steps(n: int | None) -> list[Identity]:
                 f"{tag}kills-ones",
                 r"J\,\mathbf{1} = 0" + where,
                 "J·1 = 0" + plain_where,
-                "adding a constant to every x_i changes neither x - mu nor sigma",
+                words(
+                    "adding a constant to every ",
+                    m("x_i", "xᵢ"),
+                    " changes neither ",
+                    m(r"x - \mu", "x − μ"),
+                    " nor ",
+                    m(r"\sigma", "σ"),
+                ),
                 d * ones,
                 sympy.zeros(n, 1),
             )
@@ -102,7 +118,14 @@ def _layer_norm_steps(n: int | None) -> list[Identity]:
                     f"{tag}kills-xhat",
                     r"J\,\hat x = 0" + where,
                     "J·x̂ = 0" + plain_where,
-                    "scaling x - mu leaves y unchanged when eps = 0",
+                    words(
+                        "scaling ",
+                        m(r"x - \mu", "x − μ"),
+                        " leaves ",
+                        m("y", "y"),
+                        " unchanged when ",
+                        m(r"\varepsilon = 0", "ε = 0"),
+                    ),
                     d * xhat.T,
                     sympy.zeros(n, 1),
                 )
@@ -113,7 +136,14 @@ def _layer_norm_steps(n: int | None) -> list[Identity]:
                     "xhat-leak",
                     r"J\,\hat x = \frac{\varepsilon}{\sigma^{3}}\,\hat x" + where,
                     "J·x̂ = (ε/σ³)·x̂" + plain_where,
-                    "|xhat|^2 = n var/(var + eps), so only eps/sigma^2 of xhat survives",
+                    words(
+                        m(r"\lVert\hat x\rVert^2 = n v/(v + \varepsilon)", "‖x̂‖² = nv/(v + ε)"),
+                        ", so only ",
+                        m(r"\varepsilon/\sigma^2", "ε/σ²"),
+                        " of ",
+                        m(r"\hat x", "x̂"),
+                        " survives",
+                    ),
                     d * xhat.T,
                     eps / sigma**3 * xhat.T,
                 )
@@ -123,7 +153,7 @@ def _layer_norm_steps(n: int | None) -> list[Identity]:
                 f"{tag}symmetric",
                 r"J = J^{\top}" + where,
                 "J = Jᵀ" + plain_where,
-                "every term of the textbook form is symmetric",
+                words("every term of the textbook form is symmetric"),
                 d,
                 d.T,
             )
@@ -148,7 +178,12 @@ def _rms_norm_steps(n: int | None) -> list[Identity]:
                 r"\ r = \sqrt{\tfrac{1}{n}\textstyle\sum_i x_i^2 + \varepsilon},\ \hat x = x/r"
                 + where,
                 "∂y/∂x = (1/r)(I − x̂x̂ᵀ/n), r = √(mean(x²) + ε), x̂ = x/r" + plain_where,
-                "quotient rule on y = x/r with dr/dx_j = x_j/(n r)",
+                words(
+                    "the quotient rule on ",
+                    m("y = x/r", "y = x/r"),
+                    " with ",
+                    m(r"\partial r/\partial x_j = x_j/(n r)", "∂r/∂xⱼ = xⱼ/(nr)"),
+                ),
                 d,
                 rms_norm_jacobian(xhat, rms),
             )
@@ -159,7 +194,17 @@ def _rms_norm_steps(n: int | None) -> list[Identity]:
                 f"{tag}radial",
                 (r"J\,x = 0" if tag else r"J\,x = \frac{\varepsilon}{r^{2}}\,\hat x") + where,
                 ("J·x = 0" if tag else "J·x = (ε/r²)·x̂") + plain_where,
-                "scaling x scales r by the same factor when eps = 0; eps breaks that",
+                words(
+                    "scaling ",
+                    m("x", "x"),
+                    " scales ",
+                    m("r", "r"),
+                    " by the same factor when ",
+                    m(r"\varepsilon = 0", "ε = 0"),
+                    "; ",
+                    m(r"\varepsilon", "ε"),
+                    " breaks that",
+                ),
                 d * x.T,
                 leak,
             )
@@ -169,7 +214,7 @@ def _rms_norm_steps(n: int | None) -> list[Identity]:
                 f"{tag}symmetric",
                 r"J = J^{\top}" + where,
                 "J = Jᵀ" + plain_where,
-                "identity minus an outer product of xhat with itself",
+                words("the identity minus an outer product of ", m(r"\hat x", "x̂"), " with itself"),
                 d,
                 d.T,
             )
@@ -192,7 +237,9 @@ Q = sympy.Symbol("q", nonnegative=True)
 
 
 def _eps_where(eps: sympy.Expr) -> Words:
-    return words(m(r"\varepsilon > 0", "ε > 0")) if eps != 0 else words(m(r"\varepsilon = 0", "ε = 0"))
+    return (
+        words(m(r"\varepsilon > 0", "ε > 0")) if eps != 0 else words(m(r"\varepsilon = 0", "ε = 0"))
+    )
 
 
 def layer_norm_context(eps: sympy.Expr) -> Context:
@@ -249,7 +296,8 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
             Step("quotient-rule", (sympy.Derivative(c_i, X[J_]) * SIGMA - c_i * dsig) / SIGMA**2),
             Step(
                 "sum-rule",
-                ((d(I_, J_) - sympy.Sum(d(K_, J_), (K_, 1, N)) / N) * SIGMA - c_i * dsig) / SIGMA**2,
+                ((d(I_, J_) - sympy.Sum(d(K_, J_), (K_, 1, N)) / N) * SIGMA - c_i * dsig)
+                / SIGMA**2,
             ),
             Step("delta-sifting", ((d(I_, J_) - 1 / N) * SIGMA - c_i * dsig) / SIGMA**2),
             Step("chain-rule", ((d(I_, J_) - 1 / N) * SIGMA - c_i * dv / (2 * SIGMA)) / SIGMA**2),
@@ -273,7 +321,9 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
             Step(
                 "definition",
                 ((d(I_, J_) - 1 / N) * SIGMA - c_i * c_j / (N * SIGMA)) / SIGMA**2,
-                words("the centred values sum to 0: ", m(r"\sum_k (x_k - \mu) = 0", "Σₖ (xₖ − μ) = 0")),
+                words(
+                    "the centred values sum to 0: ", m(r"\sum_k (x_k - \mu) = 0", "Σₖ (xₖ − μ) = 0")
+                ),
             ),
             Step("algebra", (d(I_, J_) - 1 / N - (c_i / SIGMA) * (c_j / SIGMA) / N) / SIGMA),
             Step("definition", layer_norm_jacobian_general(I_, J_)),
@@ -291,7 +341,9 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
             ctx,
             (
                 Step(
-                    "lemma", sympy.Sum(layer_norm_jacobian_general(I_, J_), (J_, 1, N)), lemma=jac.key
+                    "lemma",
+                    sympy.Sum(layer_norm_jacobian_general(I_, J_), (J_, 1, N)),
+                    lemma=jac.key,
                 ),
                 Step(
                     "linearity",
@@ -301,7 +353,9 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
                 Step(
                     "definition",
                     sympy.S.Zero,
-                    words("the normalised values sum to 0: ", m(r"\sum_j \hat x_j = 0", "Σⱼ x̂ⱼ = 0")),
+                    words(
+                        "the normalised values sum to 0: ", m(r"\sum_j \hat x_j = 0", "Σⱼ x̂ⱼ = 0")
+                    ),
                 ),
             ),
             where,
@@ -324,7 +378,11 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
                 ),
                 Step(
                     "linearity",
-                    (sympy.Sum(d(I_, K_) * XHAT[K_], (K_, 1, N)) - k_sum / N - XHAT[I_] * sq_sum / N)
+                    (
+                        sympy.Sum(d(I_, K_) * XHAT[K_], (K_, 1, N))
+                        - k_sum / N
+                        - XHAT[I_] * sq_sum / N
+                    )
                     / SIGMA,
                 ),
                 Step("delta-sifting", (XHAT[I_] - k_sum / N - XHAT[I_] * sq_sum / N) / SIGMA),

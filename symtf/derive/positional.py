@@ -72,7 +72,9 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             r" = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
             r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
             "[sin((p+k)ω), cos((p+k)ω)]ᵀ = [[cos kω, sin kω], [−sin kω, cos kω]]·[sin pω, cos pω]ᵀ",
-            "angle-addition formulas for sin and cos",
+            words(
+                "the angle-addition formulas for ", m(r"\sin", "sin"), " and ", m(r"\cos", "cos")
+            ),
             pair,
             shifted,
             sized=False,
@@ -81,7 +83,7 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             "is-rotation",
             r"R(k\omega)^{\top} R(k\omega) = I,\quad \det R(k\omega) = 1",
             "R(kω)ᵀR(kω) = I, det R(kω) = 1",
-            "cos^2 + sin^2 = 1: a rotation, not a stretch",
+            words(m(r"\cos^2 + \sin^2 = 1", "cos² + sin² = 1"), ": a rotation, not a stretch"),
             sympy.ImmutableMatrix.vstack(
                 pe_shift(K * W).T * pe_shift(K * W),
                 sympy.ImmutableMatrix([[pe_shift(K * W).det(), 0]]),
@@ -94,7 +96,12 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             r"PE(p + k) = \operatorname{blockdiag}_i R(k\omega_i)\,PE(p),"
             r"\quad \omega_i = 10000^{-2i/d}",
             "PE(p + k) = blockdiag_i R(kωᵢ)·PE(p),  ωᵢ = 10000^(−2i/d)",
-            "the pair rotation for every frequency; the matrix depends on k, not on p",
+            words(
+                "the pair rotation for every frequency; the matrix depends on ",
+                m("k", "k"),
+                ", not on ",
+                m("p", "p"),
+            ),
             sinusoidal(P + K, d),
             full * sinusoidal(P, d),
         ),
@@ -102,7 +109,12 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             "independent-of-position",
             r"\frac{\partial}{\partial p}\Bigl(PE(p+k)^{\top} PE(p)\Bigr) = 0",
             "∂/∂p (PE(p+k)·PE(p)) = 0",
-            "PE(p+k).PE(p) = sum_i cos(k omega_i): a function of the offset k alone",
+            words(
+                m(r"PE(p+k)^{\top} PE(p) = \sum_i \cos k\omega_i", "PE(p+k)·PE(p) = Σᵢ cos kωᵢ"),
+                ": a function of the offset ",
+                m("k", "k"),
+                " alone",
+            ),
             sympy.Derivative((sinusoidal(P + K, d).T * sinusoidal(P, d))[0, 0], P),
             sympy.S.Zero,
         ),
@@ -120,7 +132,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "rotations-compose",
             r"R(m\theta)^{\top} R(n\theta) = R((n - m)\theta)",
             "R(mθ)ᵀR(nθ) = R((n − m)θ)",
-            "rotations of the plane compose by adding angles",
+            words("rotations of the plane compose by adding angles"),
             rotation(M_ * W).T * rotation(N_ * W),
             rotation((N_ - M_) * W),
             sized=False,
@@ -129,7 +141,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "relative-score",
             r"(R_m q)^{\top}(R_n k) = q^{\top} R_{n-m}\, k",
             "(R_m q)·(R_n k) = qᵀ R_{n−m} k",
-            "block by block, the rotations compose; only n - m is left",
+            words("block by block, the rotations compose; only ", m("n - m", "n − m"), " is left"),
             sympy.ImmutableMatrix([[score]]),
             q.T * relative_rotation(N_ - M_, d) * k,
         ),
@@ -138,7 +150,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             r"\Bigl(\frac{\partial}{\partial m} + \frac{\partial}{\partial n}\Bigr)"
             r"(R_m q)^{\top}(R_n k) = 0",
             "(∂/∂m + ∂/∂n)(R_m q)·(R_n k) = 0",
-            "moving both positions together does not change the score",
+            words("moving both positions together does not change the score"),
             sympy.Derivative(score, M_) + sympy.Derivative(score, N_),
             sympy.S.Zero,
         ),
@@ -146,7 +158,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "shift",
             r"(R_{m+t} q)^{\top}(R_{n+t} k) = (R_m q)^{\top}(R_n k)",
             "(R_{m+t} q)·(R_{n+t} k) = (R_m q)·(R_n k)",
-            "the same statement for a finite shift t",
+            words("the same statement for a finite shift ", m("t", "t")),
             (rope(q, M_ + T_).T * rope(k, N_ + T_))[0, 0],
             score,
         ),
@@ -196,7 +208,9 @@ def _sinusoidal_proofs() -> list[Proof]:
             Step(
                 "algebra",
                 pe_shift(K * w) * _pe_pair(P),
-                words("a rotation of ", m(r"(\sin p\omega_i, \cos p\omega_i)", "(sin pωᵢ, cos pωᵢ)")),
+                words(
+                    "a rotation of ", m(r"(\sin p\omega_i, \cos p\omega_i)", "(sin pωᵢ, cos pωᵢ)")
+                ),
             ),
         ),
         PAIRS_WHERE,
@@ -213,8 +227,11 @@ def _sinusoidal_proofs() -> list[Proof]:
             Step("differentiation", sympy.S.Zero, words("no term depends on ", m("p", "p"))),
         ),
         words(
-            m(r"PE(p)^{\top} PE(p') = \sum_{i=0}^{h-1} \bigl(\sin p\omega_i \sin p'\omega_i"
-              r" + \cos p\omega_i \cos p'\omega_i\bigr)", "PE(p)·PE(p′) = Σᵢ (sin pωᵢ sin p′ωᵢ + cos pωᵢ cos p′ωᵢ)"),
+            m(
+                r"PE(p)^{\top} PE(p') = \sum_{i=0}^{h-1} \bigl(\sin p\omega_i \sin p'\omega_i"
+                r" + \cos p\omega_i \cos p'\omega_i\bigr)",
+                "PE(p)·PE(p′) = Σᵢ (sin pωᵢ sin p′ωᵢ + cos pωᵢ cos p′ωᵢ)",
+            ),
             ", for any width ",
             m(r"d = 2h", "d = 2h"),
         ),

@@ -31,8 +31,16 @@ def _index_glue(indices: tuple[sympy.Basic, ...]) -> str:
     return "" if simple else ","
 
 
+def _positive_first(terms: list[sympy.Basic]) -> list[sympy.Basic]:
+    """``x_i − μ`` rather than ``−μ + x_i``: terms with a minus sign go last, in order."""
+    return sorted(terms, key=lambda t: t.could_extract_minus_sign())
+
+
 class IndexLatexPrinter(LatexPrinter):
     """SymPy's LaTeX printer with index notation written the textbook way."""
+
+    def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[sympy.Basic]:
+        return _positive_first(super()._as_ordered_terms(expr, order))
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
         # Indexed prints itself (``_latex``) before any printer method is asked.
@@ -64,6 +72,9 @@ class IndexLatexPrinter(LatexPrinter):
 
 class IndexStrPrinter(StrPrinter):
     """A Unicode printer for the terminal: ``σ``, ``δ_ij``, ``Σ_{k=1}^{n}``, ``∂s_i/∂x_j``."""
+
+    def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[sympy.Basic]:
+        return _positive_first(super()._as_ordered_terms(expr, order))
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
         if isinstance(expr, sympy.Indexed):
@@ -144,7 +155,7 @@ def tex_lines(e: Any, width: int) -> list[str]:
         return [whole]
     lines: list[str] = []
     current = ""
-    for term in e.as_ordered_terms():
+    for term in _positive_first(e.as_ordered_terms()):
         coeff = term.as_coeff_Mul()[0]
         negative = coeff.is_Number and coeff < 0
         body = tex(-term if negative else term)

@@ -65,7 +65,11 @@ RULES: dict[str, Rule] = {
             "(f/g)′ = (f′g − fg′)/g²",
         ),
         _rule(
-            "product-rule", "product rule", ["differentiate"], r"(fg)' = f'g + fg'", "(fg)′ = f′g + fg′"
+            "product-rule",
+            "product rule",
+            ["differentiate"],
+            r"(fg)' = f'g + fg'",
+            "(fg)′ = f′g + fg′",
         ),
         _rule(
             "chain-rule",

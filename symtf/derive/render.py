@@ -19,13 +19,15 @@ def _mark(c: Check) -> str:
 
 
 def status(result: Result) -> str:
-    """``proved for all n``, or what is only checked, in a few words."""
-    if not any(s.sized for s in result.steps):
+    """``proved for all n``, or up to which size the rest is only checked, in a few words."""
+    sized = [s for s in result.steps if s.sized]
+    if not sized:
         return "proved (no size involved)" if result.proved else "not proved"
     if result.proved:
         return "proved for all n"
-    top = max((s.checked_up_to or 0) for s in result.steps)
-    return f"checked for n ≤ {top}"
+    top = max(s.checked_up_to or 0 for s in result.steps)
+    proved = sum(1 for s in result.steps if s.proved)
+    return f"checked for n ≤ {top} ({proved} of {len(result.steps)} statements proved for all n)"
 
 
 def _checked_range(s: StepResult) -> str:
@@ -131,61 +133,99 @@ def _at_text(at: object) -> list[str]:
 
 # ----------------------------------------------------------------------------- LaTeX
 
-_UNICODE = {
-    "…": r"\ldots{}",
-    "√": r"$\surd$",
-    "÷": r"$\div$",
-    "−": "-",
-    "ε": r"$\varepsilon$",
-    "·": r"$\cdot$",
-    "∘": r"$\circ$",
-    "≤": r"$\le$",
-    "≥": r"$\ge$",
-}
+#: Visible characters of a proof line's expression, and of its rule, before a break.
+EXPR_WIDTH = 46
+RULE_WIDTH = 34
 
 
-def latex_text(s: str) -> str:
-    """Plain text made safe for LaTeX text mode (specials escaped, a few symbols mapped)."""
-    from symtf.renderers.latex import escape
+def latex_blocks(result: Result) -> list[str]:
+    r"""Each statement as display blocks: the statement and its status, then its proof.
 
-    out = escape(s)
-    for k, v in _UNICODE.items():
-        out = out.replace(k, v)
-    return "".join(ch if ord(ch) < 128 else "?" for ch in out)
-
-
-def align_point(statement: str) -> str:
-    """The statement with ``&`` before its first top-level ``=`` (or at the start)."""
-    depth = 0
-    for i, ch in enumerate(statement):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "=" and depth == 0:
-            return statement[:i] + "&" + statement[i:]
-    return "&" + statement
+    A block is one ``align*`` environment, which amsmath, MathJax 3 and KaTeX all
+    read, so each can be pasted into a document or between display delimiters
+    on a web page. Proofs read like a textbook: the expression, ``=`` the next
+    one, with the rule that justifies it beside it; long expressions are cut at
+    a top-level ``+`` or ``−``. Words are escaped by construction
+    (:func:`symtf.derive.words.latex_math`); no ``\intertext`` or ``\label``.
+    """
+    blocks = []
+    for i, s in enumerate(result.steps, 1):
+        rows = [rf"&	extbf{{{i}.}}\quad {s.statement}"]
+        rows.append(rf"&\qquad {latex_math(s.justification)}")
+        rows.append(rf"&\qquad {_status_math(s)}")
+        rows.extend(rf"&\qquad {math_text(n)}" for n in s.notes)
+        blocks.append(_align(rows))
+        if s.proof is not None:
+            where = s.proof.proof.where
+            head = [rf"&\qquad {latex_math(where)}"] if where else []
+            blocks.append(_align(head + proof_rows(s.proof)))
+    return blocks
 
 
 def latex(result: Result) -> str:
-    r"""An ``align`` environment: per step a line of justification, then the numbered statement.
+    """The derivation as portable display blocks (see :func:`latex_blocks`)."""
+    return "\n".join(latex_blocks(result))
 
-    The fragment is portable: it uses only what amsmath, MathJax 3 and KaTeX all
-    read (``\text``, ``\tag``, ``\notag``, ``\checkmark``), so it can be pasted into
-    a LaTeX document or a web page alike. No ``\intertext`` (MathJax 3 and KaTeX
-    lack it) and no ``\label`` (KaTeX lacks it, and labels clash between pastes).
-    """
-    rows: list[str] = []
-    for i, s in enumerate(result.steps, 1):
-        where = _sizes(s.sizes)
-        how = f" ({where})" if where else ""
-        rows.append(
-            rf"&{math_text(f'{i}. {s.justification}{how}')}\quad "
-            rf"\text{{symbolic }}{_m(s.symbolic)}\text{{, numeric }}{_m(s.numeric)} \notag"
+
+def _align(rows: list[str]) -> str:
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n"
+
+
+def _status_math(s: StepResult) -> str:
+    parts = []
+    if s.proof is not None:
+        parts.append(
+            r"\text{proved for every } n\ \checkmark"
+            if s.proof.ok
+            else r"\text{proof for every } n \text{ failed}\ \times"
         )
-        rows.append(align_point(s.statement) + rf" \tag{{{i}}}")
-        rows.extend(rf"&\quad {math_text(n)} \notag" for n in s.notes)
-    return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
+    elif s.sized:
+        parts.append(math_text(f"checked for {_checked_range(s)}, not proved for every n"))
+    where = _sizes(s.sizes)
+    at = f" at {where}" if where else ""
+    parts.append(math_text(f"exact{at} ") + _m(s.symbolic))
+    parts.append(math_text("numeric ") + _m(s.numeric))
+    return r";\ ".join(parts)
+
+
+def _rule_tex(sc: object) -> str:
+    from symtf.renderers.latex import _visible_width
+
+    rule = sc.rule  # type: ignore[attr-defined]
+    step = sc.step  # type: ignore[attr-defined]
+    name = math_text(rule.name)
+    if step.note:
+        extra = r"\textstyle " + latex_math(step.note)
+    elif rule.formula is not None:
+        extra = r"\textstyle " + rule.formula.latex
+    else:
+        extra = ""
+    mark = "" if sc.check.ok else r"\ \times"  # type: ignore[attr-defined]
+    if extra and _visible_width(rule.name + extra) <= RULE_WIDTH:
+        return rf"{name}\text{{: }}{extra}{mark}"
+    if extra:
+        return rf"{name}{mark} \\ &&& {extra}"
+    return name + mark
+
+
+def proof_rows(r: object) -> list[str]:
+    """The proof's chain as ``align*`` rows: ``lhs &= e_1 && rule`` and so on."""
+    from symtf.derive.printing import tex, tex_lines
+
+    proof = r.proof  # type: ignore[attr-defined]
+    rows = []
+    first = True
+    for sc in r.steps:  # type: ignore[attr-defined]
+        lines = tex_lines(sc.step.after, EXPR_WIDTH)
+        rel = "=" if sc.check.ok else r"\neq"
+        lead = tex(proof.lhs) if first else ""
+        first = False
+        rule = _rule_tex(sc)
+        rows.append(rf"{lead} &{rel} {lines[0]} && {rule}")
+        rows.extend(rf"&\qquad {line}" for line in lines[1:])
+    if not r.closes.ok:  # type: ignore[attr-defined]
+        rows.append(rf"&{math_text(r.closes.detail)}")  # type: ignore[attr-defined]
+    return rows
 
 
 def markdown(result: Result) -> str:
@@ -194,7 +234,7 @@ def markdown(result: Result) -> str:
     out = [f"**{result.name}**: {result.title}" + (f" ({size})" if size else ""), ""]
     for i, s in enumerate(result.steps, 1):
         marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
-        out.append(f"{i}. {s.justification} — {marks}")
+        out.append(f"{i}. {plain(s.justification)} — {marks}")
         out.append("")
         out.append(f"   $${s.statement}$$")
         out.append("")
@@ -214,7 +254,7 @@ def html(result: Result) -> str:
         marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
         cls = "verdict-ok" if s.ok else "verdict-wrong"
         items.append(
-            f'<li><p>{escape(s.justification)} <span class="{cls}">{marks}</span></p>'
+            f'<li><p>{escape(plain(s.justification))} <span class="{cls}">{marks}</span></p>'
             f'<div class="scroll">{mathml(s.statement, display=True)}</div></li>'
         )
     state = (
@@ -247,10 +287,54 @@ def _num(x: str) -> str:
 
 
 def document(result: Result) -> str:
-    """A complete, compilable LaTeX document with the project preamble."""
-    from symtf.renderers.latex import standalone
+    """A complete, compilable LaTeX document: per statement the claim, its status and its proof.
 
-    body = latex(result)
+    Words run as paragraphs (they wrap); mathematics is displayed, and each
+    proof is an ``align*`` of checked steps.
+    """
+    from symtf.renderers.latex import escape, standalone
+
+    head = f"{status(result)}{_size_note(result)}."
+    parts = [escape(head[:1].upper() + head[1:]).replace(" n ", " $n$ ") + "\n"]
+    for i, s in enumerate(result.steps, 1):
+        parts.append(f"\\subsection*{{{i}.\\quad {escape(_key_title(s.key))}}}")
+        parts.append(f"\\[ {s.statement} \\]")
+        text = latex_text(s.justification)
+        parts.append(text[:1].upper() + text[1:] + ". " + _status_text(s))
+        parts.extend(escape(n) + "\\par" for n in s.notes)
+        if s.proof is not None:
+            where = latex_text(s.proof.proof.where)
+            parts.append(f"\\par\\smallskip\\emph{{Proof}}{', ' + where if where else ''}:")
+            parts.append(_align(proof_rows(s.proof)).rstrip())
+    body = "\n\n".join(parts) + "\n"
     if result.at is not None:
         body += at_latex(result.at)
     return standalone(f"{result.name}: {result.title}", body)
+
+
+def _key_title(key: str) -> str:
+    tag, _, rest = key.rpartition(":")
+    words_ = rest.replace("-", " ")
+    if tag == "eps0":
+        words_ += " (ε = 0)"
+    elif tag:
+        words_ += f" ({tag})"
+    return words_[:1].upper() + words_[1:]
+
+
+def _status_text(s: StepResult) -> str:
+    marks = {True: "\\symtfok", False: "\\symtfbad"}
+    parts = []
+    if s.proof is not None:
+        parts.append(
+            f"Proved for every $n$ {marks[True]}"
+            if s.proof.ok
+            else f"Proof for every $n$ failed {marks[False]}"
+        )
+    elif s.sized:
+        parts.append(f"Checked for {_checked_range(s)}, not proved for every $n$")
+    where = _sizes(s.sizes)
+    at = f" at ${where}$" if where else ""
+    parts.append(f"exact{at} {marks[s.symbolic.ok]}")
+    parts.append(f"numeric {marks[s.numeric.ok]}")
+    return "; ".join(parts) + "."

@@ -191,7 +191,11 @@ def _worked_instance() -> Identity:
         "worked-instance",
         r"A_1 = \operatorname{softmax}\Bigl(\frac{Q_1K_1^{\top}}{\sqrt{2}} + M\Bigr)",
         "A₁ = softmax(Q₁K₁ᵀ/√2 + M)  (the article's scores)",
-        "the article's scores with c = 1/sqrt(d_k); the same ops as the worked example",
+        words(
+            "the article's scores with ",
+            m(r"c = 1/\sqrt{d_k}", "c = 1/√d_k"),
+            "; the same ops as the worked example",
+        ),
         lhs,
         pattern,
         sized=False,
@@ -226,7 +230,13 @@ def _steps(n: int | None) -> list[Identity]:
             sympy.S.Zero,
             r"\mathbb{E}[q\cdot k] = \sum_i \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0",
             "E[q·k] = Σᵢ E[qᵢ]E[kᵢ] = 0",
-            "linearity, then independence of q_i and k_i, then zero mean",
+            words(
+                "linearity, then independence of ",
+                m("q_i", "qᵢ"),
+                " and ",
+                m("k_i", "kᵢ"),
+                ", then zero mean",
+            ),
         ),
         (
             "second-moment",
@@ -235,7 +245,10 @@ def _steps(n: int | None) -> list[Identity]:
             d_k,
             r"\mathbb{E}[(q\cdot k)^2] = \sum_{i,j}\mathbb{E}[q_iq_j]\,\mathbb{E}[k_ik_j] = d_k",
             "E[(q·k)²] = Σᵢⱼ E[qᵢqⱼ]E[kᵢkⱼ] = d_k",
-            "cross terms vanish by independence and zero mean; E[q_i^2] E[k_i^2] = 1",
+            words(
+                "cross terms vanish by independence and zero mean; ",
+                m(r"\mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1", "E[qᵢ²]E[kᵢ²] = 1"),
+            ),
         ),
         (
             "variance",
@@ -244,7 +257,7 @@ def _steps(n: int | None) -> list[Identity]:
             dot_variance_textbook(n),
             r"\operatorname{Var}[q\cdot k] = \mathbb{E}[(q\cdot k)^2] - \mathbb{E}[q\cdot k]^2 = d_k",
             "Var[q·k] = E[(q·k)²] − E[q·k]² = d_k",
-            "definition of the variance and the two moments above",
+            words("the definition of the variance and the two moments above"),
         ),
         (
             "scaled-variance",
@@ -253,7 +266,11 @@ def _steps(n: int | None) -> list[Identity]:
             sympy.S.One,
             r"\operatorname{Var}\Bigl[\frac{q\cdot k}{\sqrt{d_k}}\Bigr] = \frac{d_k}{d_k} = 1",
             "Var[q·k/√d_k] = d_k/d_k = 1",
-            "Var[aX] = a^2 Var[X] with a = 1/sqrt(d_k)",
+            words(
+                m(r"\operatorname{Var}[aX] = a^2\operatorname{Var}[X]", "Var[aX] = a²Var[X]"),
+                " with ",
+                m(r"a = 1/\sqrt{d_k}", "a = 1/√d_k"),
+            ),
         ),
     ):
         lhs = Expect(e if kind != "second" else e**2) if kind != "variance" else Variance(e)
@@ -267,8 +284,16 @@ def _steps(n: int | None) -> list[Identity]:
             "log-weight-slope",
             r"\frac{\partial}{\partial c}\log \operatorname{softmax}(c\,u)_i = u_i - \sum_j p_j u_j",
             "∂/∂c log softmax(cu)ᵢ = uᵢ − Σⱼ pⱼuⱼ",
-            "differentiate c u_i - log sum_j exp(c u_j); for the largest u_i this is >= 0, "
-            "so the max weight grows with c",
+            words(
+                "differentiate ",
+                m(r"c u_i - \log \sum_j e^{c u_j}", "c uᵢ − log Σⱼ e^{c uⱼ}"),
+                "; for the largest ",
+                m("u_i", "uᵢ"),
+                " this is ",
+                m(r"\ge 0", "≥ 0"),
+                ", so the largest weight grows with ",
+                m("c", "c"),
+            ),
             sympy.ImmutableMatrix(1, n, [sympy.Derivative(sympy.log(p[i]), C) for i in range(n)]),
             sympy.ImmutableMatrix(1, n, [log_weight_slope(p, u, i) for i in range(n)]),
         )
@@ -278,7 +303,15 @@ def _steps(n: int | None) -> list[Identity]:
             "entropy-slope",
             r"\frac{dH}{dc} = -c\,\operatorname{Var}_{p}(u),\quad H = -\sum_j p_j\log p_j",
             "dH/dc = −c·Var_p(u),  H = −Σⱼ pⱼ log pⱼ",
-            "H = log Z - c E_p[u] and d/dc E_p[u] = Var_p(u): larger scores, lower entropy",
+            words(
+                m(r"H = \log Z - c\,\mathbb{E}_p[u]", "H = log Z − c E_p[u]"),
+                " and ",
+                m(
+                    r"\tfrac{d}{dc}\mathbb{E}_p[u] = \operatorname{Var}_p(u)",
+                    "d/dc E_p[u] = Var_p(u)",
+                ),
+                ": larger scores, lower entropy",
+            ),
             sympy.Derivative(entropy(p), C),
             entropy_slope(p, u, C),
         )
@@ -416,9 +449,7 @@ def _sharpness_proofs() -> list[Proof]:
             Step("definition", sympy.Derivative(sympy.log(sympy.exp(C * U[I_]) / ZC), C)),
             Step("log-rules", sympy.Derivative(C * U[I_] - sympy.log(ZC), C)),
             Step("chain-rule", U[I_] - sympy.Derivative(ZC, C) / ZC),
-            Step(
-                "sum-rule", U[I_] - sympy.Sum(U[J_] * sympy.exp(C * U[J_]), (J_, 1, N)) / ZC
-            ),
+            Step("sum-rule", U[I_] - sympy.Sum(U[J_] * sympy.exp(C * U[J_]), (J_, 1, N)) / ZC),
             Step("definition", U[I_] - pu),
         ),
         SHARPNESS_WHERE,
@@ -439,9 +470,7 @@ def _sharpness_proofs() -> list[Proof]:
             ),
             Step(
                 "log-rules",
-                sympy.Derivative(
-                    -sympy.Sum(P[J_] * (C * U[J_] - sympy.log(ZC)), (J_, 1, N)), C
-                ),
+                sympy.Derivative(-sympy.Sum(P[J_] * (C * U[J_] - sympy.log(ZC)), (J_, 1, N)), C),
             ),
             Step(
                 "linearity",
@@ -456,9 +485,15 @@ def _sharpness_proofs() -> list[Proof]:
                 "differentiation",
                 -pu - C * sympy.Sum(U[J_] * P[J_] * (U[J_] - pu), (J_, 1, N)) + pu,
                 words(
-                    m(r"\partial p_j/\partial c = p_j(u_j - \textstyle\sum_k p_k u_k)", "∂pⱼ/∂c = pⱼ(uⱼ − Σₖ pₖuₖ)"),
+                    m(
+                        r"\partial p_j/\partial c = p_j(u_j - \textstyle\sum_k p_k u_k)",
+                        "∂pⱼ/∂c = pⱼ(uⱼ − Σₖ pₖuₖ)",
+                    ),
                     ", ",
-                    m(r"\partial \log Z/\partial c = \textstyle\sum_k p_k u_k", "∂log Z/∂c = Σₖ pₖuₖ"),
+                    m(
+                        r"\partial \log Z/\partial c = \textstyle\sum_k p_k u_k",
+                        "∂log Z/∂c = Σₖ pₖuₖ",
+                    ),
                 ),
             ),
             Step("linearity", -C * var_p),

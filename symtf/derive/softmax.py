@@ -131,7 +131,9 @@ def _cross_entropy_steps(n: int | None) -> list[Identity]:
             "log-sum-exp",
             r"-\log \operatorname{softmax}(z)_y = -z_y + \log \sum_j e^{z_j}",
             "−log softmax(z)_y = −z_y + log Σⱼ e^{z_j}",
-            words("the logarithm of a quotient, and ", m(r"\log e^{z_y} = z_y", "log e^{z_y} = z_y")),
+            words(
+                "the logarithm of a quotient, and ", m(r"\log e^{z_y} = z_y", "log e^{z_y} = z_y")
+            ),
             sympy.ImmutableMatrix([losses]),
             sympy.ImmutableMatrix([[-z[y] + lse for y in range(n)]]),
         ),
