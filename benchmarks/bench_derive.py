@@ -55,7 +55,11 @@ def main() -> None:
     base = best_of(lambda: fixed("softmax-jacobian", 3), args.repeat)
     print(f"baseline: softmax-jacobian checked at n = 3: {base:.3f} s")
     for name, big in (("softmax-jacobian", 7), ("layernorm-jacobian", 6)):
-        small = base if name == "softmax-jacobian" else best_of(lambda: fixed(name, 3), args.repeat)
+        small = (
+            base
+            if name == "softmax-jacobian"
+            else best_of(lambda name=name: fixed(name, 3), args.repeat)
+        )
         large = best_of(lambda name=name, big=big: fixed(name, big), args.repeat)
         print(f"{name:22s} n = {big} / n = 3: {large / small:7.1f}×")
     for name in derive.names():
