@@ -174,7 +174,9 @@ def _check_drafts(args: argparse.Namespace) -> int:
         _progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
-    render = render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
+    render = (
+        render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
+    )
     sys.stdout.write(render(drafts))
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
@@ -221,7 +223,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        sys.stdout.write(_safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False))))
+        sys.stdout.write(
+            _safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False)))
+        )
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import Derivation, Identity, gradient, symbol_matrix
-from symtf.derive.index import CausalMask, Context, Upto
+from symtf.derive.index import CausalMask, Context, Upto, instantiate
 from symtf.derive.proof import Proof, Step
 from symtf.derive.words import Words, m, words
 
@@ -609,3 +609,30 @@ CAUSAL_PARALLEL = Derivation(
     min_size=1,
     proofs=lambda: _parallel_proofs(),
 )
+
+
+def attention_gradients_at(
+    q: sympy.MatrixBase,
+    k: sympy.MatrixBase,
+    v: sympy.MatrixBase,
+    g: sympy.MatrixBase,
+    causal: bool = False,
+) -> dict[str, sympy.ImmutableMatrix]:
+    """The proved ``dQ``, ``dK``, ``dV`` of ``L = ⟨G, softmax(QKᵀ/√d [+ M])V⟩``, exactly.
+
+    The general formulas (proved for every ``n`` and ``d``) at these entries:
+    ``n × d`` matrices ``q``, ``k``, ``v`` and the upstream gradient ``g``.
+    """
+    n, d = q.shape
+    ctx = attention_context(causal)
+    arrays = {QB: q, KB: k, VB: v, GB: g}
+    out = {}
+    for key, general in (("dQ", grad_q_general), ("dK", grad_k_general), ("dV", grad_v_general)):
+        out[key] = sympy.ImmutableMatrix(
+            n,
+            d,
+            lambda a, b, general=general: instantiate(
+                general(A_, B_), ctx, {N: n, D: d}, arrays, {A_: a + 1, B_: b + 1}
+            ),
+        )
+    return out

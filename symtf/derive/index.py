@@ -72,8 +72,9 @@ class Expect(sympy.Function):
 
     nargs = 1
 
-    def _latex(self, printer: Any) -> str:
-        return r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        tex = r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+        return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
         return "E[" + printer._print(self.args[0]) + "]"
@@ -84,8 +85,9 @@ class Variance(sympy.Function):
 
     nargs = 1
 
-    def _latex(self, printer: Any) -> str:
-        return r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        tex = r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
+        return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
         return "Var[" + printer._print(self.args[0]) + "]"
@@ -104,9 +106,9 @@ class Upto(sympy.Function):
             return sympy.S.One
         return None
 
-    def _latex(self, printer: Any) -> str:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         k, t = (printer._print(a) for a in self.args)
-        return rf"[{k} \le {t}]"
+        return rf"[{k} \le {t}]" + (f"^{{{exp}}}" if exp else "")
 
     def _sympystr(self, printer: Any) -> str:
         k, t = (printer._print(a) for a in self.args)
@@ -124,9 +126,9 @@ class CausalMask(sympy.Function):
             return sympy.S.Zero if k <= t else sympy.S.NegativeInfinity
         return None
 
-    def _latex(self, printer: Any) -> str:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         k, t = (printer._print(a) for a in self.args)
-        return rf"M_{{{t}{k}}}"
+        return rf"M_{{{t}{k}}}" + (f"^{{{exp}}}" if exp else "")
 
     def _sympystr(self, printer: Any) -> str:
         k, t = (printer._print(a) for a in self.args)
@@ -734,3 +736,45 @@ def _nonneg(e: sympy.Expr) -> bool:
 
 def _positive(e: sympy.Expr) -> bool:
     return bool(sympy.sympify(e).is_positive)
+
+
+def instantiate(
+    expr: sympy.Basic,
+    context: Context,
+    sizes: Mapping[sympy.Symbol, int],
+    arrays: Mapping[sympy.IndexedBase, Any],
+    indices: Mapping[sympy.Symbol, int] | None = None,
+    *,
+    first: int = 1,
+) -> sympy.Expr:
+    """A general formula at concrete sizes, indices and entries: an exact SymPy value.
+
+    Args:
+        expr: An expression in index notation (definitions allowed).
+        context: Its definitions.
+        sizes: Each size symbol's value (``{n: 3}``).
+        arrays: Each indexed base's entries: a sequence (one index) or a
+            matrix (two), indexed from ``first``.
+        indices: Each free index's value.
+        first: The index of the first entry (1 for ``x_1 … x_n``).
+
+    Raises:
+        ValueError: When an entry is outside the array given.
+    """
+    e = context.unfold_all(sympy.sympify(expr))
+    e = e.xreplace({**dict(sizes), **dict(indices or {})})
+    e = e.doit()
+
+    def entry(a: sympy.Indexed) -> sympy.Expr:
+        values = arrays[a.base]
+        at = [int(i) - first for i in a.indices]
+        if any(i < 0 for i in at):
+            raise ValueError(f"{a} is outside the entries given")
+        if len(at) == 1:
+            return sympy.sympify(values[at[0]])
+        return sympy.sympify(values[at[0], at[1]])
+
+    return e.replace(
+        lambda a: isinstance(a, sympy.Indexed) and a.base in arrays and a.indices[0].is_Integer,
+        entry,
+    )

@@ -7,6 +7,7 @@ same backend operations (symtf's ops have no RMSNorm step of their own).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import sympy
@@ -15,7 +16,7 @@ from sympy.core.parameters import distribute
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import Derivation, Identity, derivative_matrix, symbol_row
-from symtf.derive.index import Context
+from symtf.derive.index import Context, instantiate
 from symtf.derive.proof import Proof, Step
 from symtf.derive.words import Words, m, words
 
@@ -549,3 +550,30 @@ RMSNORM_JACOBIAN = Derivation(
     min_size=1,
     proofs=_both(_rms_norm_proofs),
 )
+
+
+def _jacobian_at(
+    general: Any, context: Context, x: Sequence[sympy.Rational]
+) -> sympy.ImmutableMatrix:
+    n = len(x)
+    return sympy.ImmutableMatrix(
+        n,
+        n,
+        lambda a, b: instantiate(
+            general(I_, J_), context, {N: n}, {X: list(x)}, {I_: a + 1, J_: b + 1}
+        ),
+    )
+
+
+def layer_norm_jacobian_at(
+    x: Sequence[sympy.Rational], eps: sympy.Expr = EPS
+) -> sympy.ImmutableMatrix:
+    """The proved LayerNorm Jacobian ``(δ_ij − 1/n − x̂_i x̂_j/n)/σ`` exactly at a row ``x``."""
+    return _jacobian_at(layer_norm_jacobian_general, layer_norm_context(eps), x)
+
+
+def rms_norm_jacobian_at(
+    x: Sequence[sympy.Rational], eps: sympy.Expr = EPS
+) -> sympy.ImmutableMatrix:
+    """The proved RMSNorm Jacobian ``(δ_ij − x̂_i x̂_j/n)/r`` exactly at a row ``x``."""
+    return _jacobian_at(rms_norm_jacobian_general, rms_norm_context(eps), x)

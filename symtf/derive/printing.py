@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy
@@ -133,7 +134,7 @@ class IndexStrPrinter(StrPrinter):
 
 def tex(e: Any) -> str:
     """LaTeX of an expression in index notation."""
-    return IndexLatexPrinter().doprint(sympy.sympify(e))
+    return IndexLatexPrinter({"fold_func_brackets": True}).doprint(sympy.sympify(e))
 
 
 def text(e: Any) -> str:
@@ -143,30 +144,92 @@ def text(e: Any) -> str:
 
 
 def tex_lines(e: Any, width: int) -> list[str]:
-    """LaTeX of ``e`` cut at top-level ``+``/``−`` into lines of about ``width`` characters.
+    r"""LaTeX of ``e`` broken into lines of about ``width`` visible characters.
 
-    A single term longer than ``width`` stays on a line of its own.
+    A sum of terms breaks between terms; a long factor of a product, the body
+    of a long ``Σ`` and the numerator of a long fraction break inside
+    ``\Bigl( … \Bigr)`` (which, unlike ``\left``/``\right``, may span lines).
+    What cannot be broken (one long symbol, a matrix) stays on one line.
     """
+    return _lines(sympy.sympify(e), width)
+
+
+_NAMED = re.compile(r"\\(sin|cos|tan|tanh|log|exp|det|operatorname\{(\w+)\})")
+
+
+def _vis(t: str) -> int:
+    """Visible width, counting a named operator (``\\cos``) by its letters."""
     from symtf.renderers.latex import _visible_width
 
-    e = sympy.sympify(e)
+    return _visible_width(_NAMED.sub(lambda m: m.group(2) or m.group(1), t))
+
+
+def _wrap(prefix: str, body: list[str]) -> list[str]:
+    if len(body) == 1:
+        return [rf"{prefix}\left({body[0]}\right)"]
+    return [rf"{prefix}\Bigl({body[0]}", *body[1:-1], rf"{body[-1]}\Bigr)"]
+
+
+def _lines(e: sympy.Basic, width: int) -> list[str]:
     whole = tex(e)
-    if _visible_width(whole) <= width or not isinstance(e, sympy.Add):
+    if _vis(whole) <= width:
         return [whole]
+    if isinstance(e, sympy.Add):
+        return _add_lines(e, width)
+    if isinstance(e, sympy.Sum):
+        marker = sympy.Symbol("BODYMARK")
+        prefix = tex(sympy.Sum(marker, *e.limits)).replace("BODYMARK", "").rstrip()
+        body = e.function
+        lines = _lines(body, max(width - _vis(prefix), 12))
+        if isinstance(body, sympy.Add) or len(lines) > 1:
+            return _wrap(prefix + " ", lines)
+        return [f"{prefix} {lines[0]}"]
+    if isinstance(e, sympy.Derivative) and len(e.variable_count) == 1:
+        (v, count), body = e.variable_count[0], e.expr
+        power = "" if count == 1 else f"^{{{count}}}"
+        prefix = rf"\frac{{\partial{power}}}{{\partial {tex(v)}{power}}}"
+        return _wrap(prefix, _lines(body, max(width - 4, 12)))
+    if isinstance(e, sympy.Mul):
+        num, den = sympy.fraction(e)
+        if den != 1 and _vis(tex(num)) > width // 2:
+            prefix = rf"\frac{{1}}{{{tex(den)}}}"
+            return _wrap(prefix, _lines(num, max(width - _vis(prefix), 12)))
+        factors = list(e.args)
+        widest = max(factors, key=lambda f: _vis(tex(f)))
+        rest = sympy.Mul(*[f for f in factors if f is not widest])
+        if isinstance(widest, sympy.Add | sympy.Sum | sympy.Derivative):
+            prefix = "" if rest == 1 else ("-" if rest == -1 else tex(rest))
+            if isinstance(rest, sympy.Add):
+                prefix = rf"\left({prefix}\right)"
+            inner = _lines(widest, max(width - _vis(prefix), 12))
+            if isinstance(widest, sympy.Add):
+                return _wrap(prefix, inner)
+            return [f"{prefix} {inner[0]}", *inner[1:]]
+    return [whole]
+
+
+def _add_lines(e: sympy.Add, width: int) -> list[str]:
     lines: list[str] = []
     current = ""
     for term in _positive_first(e.as_ordered_terms()):
-        coeff = term.as_coeff_Mul()[0]
-        negative = coeff.is_Number and coeff < 0
-        body = tex(-term if negative else term)
-        if isinstance(-term if negative else term, sympy.Add):
-            body = rf"\left({body}\right)"
-        piece = ("- " if negative else ("+ " if current or lines else "")) + body
-        if current and _visible_width(current + piece) > width:
+        negative = term.could_extract_minus_sign()
+        body = -term if negative else term
+        sign = "- " if negative else ("+ " if current or lines else "")
+        sub = _lines(body, width - 2)
+        if isinstance(body, sympy.Add):
+            sub = _wrap("", sub)
+        sub[0] = sign + sub[0]
+        if len(sub) == 1 and (not current or _vis(current + sub[0]) <= width):
+            current = f"{current} {sub[0]}".strip()
+            continue
+        if current:
             lines.append(current)
-            current = piece
+            current = ""
+        if len(sub) == 1:
+            current = sub[0]
         else:
-            current = f"{current} {piece}".strip()
+            lines.extend(sub[:-1])
+            current = sub[-1]
     if current:
         lines.append(current)
     return lines

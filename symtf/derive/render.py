@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from symtf.derive.core import Check, Result, StepResult
 from symtf.derive.words import latex_math, latex_text, plain
 from symtf.renderers.latex import math_text
@@ -133,9 +135,18 @@ def _at_text(at: object) -> list[str]:
 
 # ----------------------------------------------------------------------------- LaTeX
 
-#: Visible characters of a proof line's expression, and of its rule, before a break.
-EXPR_WIDTH = 46
-RULE_WIDTH = 34
+#: Visible characters of a proof line's expression before it is broken, and of
+#: a rule with its formula before the formula goes on a line of its own.
+EXPR_WIDTH = 66
+RULE_WIDTH = 56
+#: A left side wider than this starts the chain on a line of its own.
+LHS_WIDTH = 26
+
+
+def _visible(tex: str) -> int:
+    from symtf.derive.printing import _vis
+
+    return _vis(tex)
 
 
 def latex_blocks(result: Result) -> list[str]:
@@ -180,15 +191,21 @@ def _status_math(s: StepResult) -> str:
             else r"\text{proof for every } n \text{ failed}\ \times"
         )
     elif s.sized:
-        parts.append(math_text(f"checked for {_checked_range(s)}, not proved for every n"))
-    where = _sizes(s.sizes)
-    at = f" at {where}" if where else ""
-    parts.append(math_text(f"exact{at} ") + _m(s.symbolic))
-    parts.append(math_text("numeric ") + _m(s.numeric))
+        parts.append(r"\text{checked for } " + _sizes_tex(s) + r"\text{, not proved for every } n")
+    at = r"\text{ at } " + _sizes_tex(s) if s.sized else ""
+    parts.append(r"\text{exact}" + at + r"\ " + _m(s.symbolic))
+    parts.append(r"\text{numeric}\ " + _m(s.numeric))
     return r";\ ".join(parts)
 
 
-def _rule_tex(sc: object) -> str:
+def _sizes_tex(s: StepResult) -> str:
+    known = sorted(n for n in s.sizes if n is not None)
+    if len(known) > 2 and known == list(range(known[0], known[-1] + 1)):
+        return rf"n = {known[0]}, \dots, {known[-1]}"
+    return "n = " + ", ".join(map(str, known))
+
+
+def _rule_rows(sc: object) -> list[str]:
     from symtf.renderers.latex import _visible_width
 
     rule = sc.rule  # type: ignore[attr-defined]
@@ -200,28 +217,31 @@ def _rule_tex(sc: object) -> str:
         extra = r"\textstyle " + rule.formula.latex
     else:
         extra = ""
-    mark = "" if sc.check.ok else r"\ \times"  # type: ignore[attr-defined]
+    mark = "" if sc.check.ok else r"\ \times\ " + math_text(sc.check.detail)  # type: ignore[attr-defined]
+    lead = r"&\qquad \triangleright\ "
     if extra and _visible_width(rule.name + extra) <= RULE_WIDTH:
-        return rf"{name}\text{{: }}{extra}{mark}"
+        return [rf"{lead}{name}\text{{: }}{extra}{mark}"]
     if extra:
-        return rf"{name}{mark} \\ &&& {extra}"
-    return name + mark
+        return [rf"{lead}{name}{mark}", rf"&\qquad\phantom{{\triangleright}}\ \ {extra}"]
+    return [lead + name + mark]
 
 
 def proof_rows(r: object) -> list[str]:
-    """The proof's chain as ``align*`` rows: ``lhs &= e_1 && rule`` and so on."""
-    from symtf.derive.printing import tex, tex_lines
+    """The proof as ``align*`` rows: the expression; then each rule, and the result it gives."""
+    from symtf.derive.printing import tex_lines
 
     proof = r.proof  # type: ignore[attr-defined]
-    rows = []
-    first = True
+    lhs = tex_lines(proof.lhs, EXPR_WIDTH)
+    if len(lhs) == 1 and _visible(lhs[0]) <= LHS_WIDTH:
+        rows = [rf"{lhs[0]} &"]
+    else:
+        # A long left side goes where the right sides go, so it may break.
+        rows = [rf"&\phantom{{=}} {lhs[0]}", *(rf"&\qquad {line}" for line in lhs[1:])]
     for sc in r.steps:  # type: ignore[attr-defined]
+        rows.extend(_rule_rows(sc))
         lines = tex_lines(sc.step.after, EXPR_WIDTH)
         rel = "=" if sc.check.ok else r"\neq"
-        lead = tex(proof.lhs) if first else ""
-        first = False
-        rule = _rule_tex(sc)
-        rows.append(rf"{lead} &{rel} {lines[0]} && {rule}")
+        rows.append(rf"&{rel} {lines[0]}")
         rows.extend(rf"&\qquad {line}" for line in lines[1:])
     if not r.closes.ok:  # type: ignore[attr-defined]
         rows.append(rf"&{math_text(r.closes.detail)}")  # type: ignore[attr-defined]
@@ -295,7 +315,8 @@ def document(result: Result) -> str:
     from symtf.renderers.latex import escape, standalone
 
     head = f"{status(result)}{_size_note(result)}."
-    parts = [escape(head[:1].upper() + head[1:]).replace(" n ", " $n$ ") + "\n"]
+    head = escape(head[:1].upper() + head[1:])
+    parts = [re.sub(r"\bn\b", "$n$", head) + "\n"]
     for i, s in enumerate(result.steps, 1):
         parts.append(f"\\subsection*{{{i}.\\quad {escape(_key_title(s.key))}}}")
         parts.append(f"\\[ {s.statement} \\]")
@@ -315,6 +336,8 @@ def document(result: Result) -> str:
 def _key_title(key: str) -> str:
     tag, _, rest = key.rpartition(":")
     words_ = rest.replace("-", " ")
+    if len(words_) <= 3:
+        return words_ + (f" ({tag})" if tag else "")
     if tag == "eps0":
         words_ += " (ε = 0)"
     elif tag:

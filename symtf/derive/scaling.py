@@ -176,14 +176,14 @@ def _worked_instance() -> Identity:
     rows = [softmax_row(_masked_row(scores, i, 1 / root)) for i in range(n)]
     lhs = sympy.ImmutableMatrix.vstack(*rows)
     notes = [
-        f"S_1 = Q_1 K_1^T / sqrt({trace.value('d_head')[0, 0]}) from l0.h0.scores, "
-        "causal mask; weights without the division use Q_1 K_1^T itself:"
+        f"the scores of l0.h0.scores divided by √{trace.value('d_head')[0, 0]}, with the causal "
+        "mask; without the division the weights use the scores themselves:"
     ]
     for i in range(n):
         with_scale = softmax_row(_masked_row(scaled, i, sympy.S.One))
         without = softmax_row(_masked_row(scores, i, sympy.S.One))
         notes.append(
-            f"row {i + 1}: max weight {_decimal(max_weight(with_scale))} with ÷√d_k, "
+            f"row {i + 1}: largest weight {_decimal(max_weight(with_scale))} with the division, "
             f"{_decimal(max_weight(without))} without; entropy {_decimal(entropy(with_scale))} "
             f"vs {_decimal(entropy(without))} nats"
         )

@@ -5,13 +5,15 @@ Both differentiate :func:`symtf.ops.softmax` itself, run on a row of symbols.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy
 from sympy.core.parameters import distribute
 
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import Derivation, Identity, derivative_matrix, symbol_row
-from symtf.derive.index import Context
+from symtf.derive.index import Context, instantiate
 from symtf.derive.proof import Proof, Step
 from symtf.derive.words import m, words
 
@@ -450,3 +452,40 @@ def _cross_entropy_proofs() -> list[Proof]:
         CROSS_ENTROPY_WHERE,
     )
     return [log_sum_exp, gradient, total, hessian]
+
+
+def jacobian_at(x: Sequence[sympy.Rational]) -> sympy.ImmutableMatrix:
+    """The proved ``∂s_i/∂x_j = s_i(δ_ij − s_j)`` evaluated exactly at a row ``x``.
+
+    The general formula (the one the proof establishes for every ``n``) at
+    ``n = len(x)``: a value to compare with any other gradient of softmax.
+    """
+    n = len(x)
+    ctx = general_context()
+    return sympy.ImmutableMatrix(
+        n,
+        n,
+        lambda a, b: instantiate(
+            jacobian_general(I_, J_), ctx, {N: n}, {X: list(x)}, {I_: a + 1, J_: b + 1}
+        ),
+    )
+
+
+def cross_entropy_gradient_at(z: Sequence[sympy.Rational], y: int) -> sympy.ImmutableMatrix:
+    """The proved ``∂(−log softmax(z)_y)/∂z_j = s_j − δ_jy`` at a row ``z`` (``y`` from 0), as a row."""
+    n = len(z)
+    ctx = cross_entropy_context()
+    return sympy.ImmutableMatrix(
+        1,
+        n,
+        [
+            instantiate(
+                cross_entropy_gradient_general(J_, Y_),
+                ctx,
+                {N: n},
+                {ZZ: list(z)},
+                {J_: j + 1, Y_: y + 1},
+            )
+            for j in range(n)
+        ],
+    )
