@@ -46,7 +46,7 @@ def text(result: Result) -> str:
     for i, s in enumerate(result.steps, 1):
         lines.append(f"{i:2d}. {s.plain}")
         lines.append(f"    {plain(s.justification)}")
-        lines.extend(_proof_text(s))
+        lines.extend(_proof_text(s, _numbers(result)))
         where = _sizes(s.sizes)
         suffix = f" at {where}" if where else ""
         for label, c in (("exact", s.symbolic), ("numeric", s.numeric)):
@@ -84,7 +84,7 @@ def _size_note(result: Result) -> str:
     return f"; also checked exactly at {size}{help_}"
 
 
-def _proof_text(s: StepResult) -> list[str]:
+def _proof_text(s: StepResult, numbers: dict[str, int]) -> list[str]:
     from symtf.derive.printing import text as show
 
     if s.proof is None:
@@ -97,7 +97,7 @@ def _proof_text(s: StepResult) -> list[str]:
     out = [f"    {head}" + (f", {where}" if where else "") + ":"]
     rows = [("  " + show(r.proof.lhs), "")]
     for sc in r.steps:
-        why = sc.rule.name
+        why = _rule_name(sc, numbers)
         if sc.step.note:
             why += f" ({plain(sc.step.note)})"
         elif sc.rule.formula is not None:
@@ -138,7 +138,7 @@ def _at_text(at: object) -> list[str]:
 #: Visible characters of a proof line's expression before it is broken, and of
 #: a rule with its formula before the formula goes on a line of its own.
 EXPR_WIDTH = 66
-RULE_WIDTH = 56
+RULE_WIDTH = 44
 #: A left side wider than this starts the chain on a line of its own.
 LHS_WIDTH = 26
 
@@ -169,8 +169,12 @@ def latex_blocks(result: Result) -> list[str]:
         if s.proof is not None:
             where = s.proof.proof.where
             head = [rf"&\qquad {latex_math(where)}"] if where else []
-            blocks.append(_align(head + proof_rows(s.proof)))
+            blocks.append(_align(head + proof_rows(s.proof, _numbers(result))))
     return blocks
+
+
+def _numbers(result: Result) -> dict[str, int]:
+    return {s.key: i for i, s in enumerate(result.steps, 1)}
 
 
 def latex(result: Result) -> str:
@@ -205,44 +209,85 @@ def _sizes_tex(s: StepResult) -> str:
     return "n = " + ", ".join(map(str, known))
 
 
-def _rule_rows(sc: object) -> list[str]:
-    from symtf.renderers.latex import _visible_width
+#: Visible characters of the left side, the widest line and the widest rule
+#: together, past which rules go on rows of their own instead of beside the lines.
+SIDE_BY_SIDE = 80
 
+
+def _rule_name(sc: object, numbers: dict[str, int]) -> str:
+    """The rule's name; a lemma says which statement it uses (``statement 1 above``)."""
+    rule = sc.rule  # type: ignore[attr-defined]
+    lemma = sc.step.lemma  # type: ignore[attr-defined]
+    if rule.key == "lemma" and lemma in numbers:
+        return f"by statement {numbers[lemma]} above"
+    return rule.name
+
+
+def _rule_parts(sc: object, numbers: dict[str, int]) -> tuple[str, str]:
+    """The rule's name (with a failure mark) and its formula or note, as math-mode LaTeX."""
     rule = sc.rule  # type: ignore[attr-defined]
     step = sc.step  # type: ignore[attr-defined]
-    name = math_text(rule.name)
+    name = math_text(_rule_name(sc, numbers))
+    if not sc.check.ok:  # type: ignore[attr-defined]
+        name += r"\ \times\ " + math_text(sc.check.detail)  # type: ignore[attr-defined]
     if step.note:
         extra = r"\textstyle " + latex_math(step.note)
     elif rule.formula is not None:
         extra = r"\textstyle " + rule.formula.latex
     else:
         extra = ""
-    mark = "" if sc.check.ok else r"\ \times\ " + math_text(sc.check.detail)  # type: ignore[attr-defined]
-    lead = r"&\qquad \triangleright\ "
-    if extra and _visible_width(rule.name + extra) <= RULE_WIDTH:
-        return [rf"{lead}{name}\text{{: }}{extra}{mark}"]
-    if extra:
-        return [rf"{lead}{name}{mark}", rf"&\qquad\phantom{{\triangleright}}\ \ {extra}"]
-    return [lead + name + mark]
+    return name, extra
 
 
-def proof_rows(r: object) -> list[str]:
-    """The proof as ``align*`` rows: the expression; then each rule, and the result it gives."""
+def _rule_lines(sc: object, width: int, numbers: dict[str, int]) -> list[str]:
+    name, extra = _rule_parts(sc, numbers)
+    if not extra:
+        return [name]
+    if _visible(name + extra) <= width:
+        return [rf"{name}\text{{: }}{extra}"]
+    return [name, extra]
+
+
+def proof_rows(r: object, numbers: dict[str, int] | None = None) -> list[str]:
+    """The proof as ``align*`` rows: the expression, then each rule and the result it gives.
+
+    When the lines and the rules fit side by side, each rule stands beside its
+    result (``lhs &= e_1 && ▹ rule``); otherwise the rule takes a row of its
+    own before the result, so no line is wider than the longest expression.
+    """
     from symtf.derive.printing import tex_lines
 
     proof = r.proof  # type: ignore[attr-defined]
+    steps = r.steps  # type: ignore[attr-defined]
     lhs = tex_lines(proof.lhs, EXPR_WIDTH)
-    if len(lhs) == 1 and _visible(lhs[0]) <= LHS_WIDTH:
-        rows = [rf"{lhs[0]} &"]
+    results = [tex_lines(sc.step.after, EXPR_WIDTH) for sc in steps]
+    rules = [_rule_lines(sc, RULE_WIDTH, numbers or {}) for sc in steps]
+    rels = ["=" if sc.check.ok else r"\neq" for sc in steps]
+    short_lhs = len(lhs) == 1 and _visible(lhs[0]) <= LHS_WIDTH
+    widest = max(_visible(line) for lines in results for line in lines)
+    widest_rule = max(_visible(line) for lines in rules for line in lines)
+    side = short_lhs and _visible(lhs[0]) + widest + widest_rule + 4 <= SIDE_BY_SIDE
+    mark = r"\triangleright\ "
+    rows: list[str] = []
+    if side:
+        for k, (lines, rule, rel) in enumerate(zip(results, rules, rels, strict=True)):
+            lead = lhs[0] if k == 0 else ""
+            rows.append(rf"{lead} &{rel} {lines[0]} && {mark}{rule[0]}")
+            extra = [rf"&&& \phantom{{{mark}}}{x}" for x in rule[1:]]
+            for n, line in enumerate(lines[1:]):
+                rows.append(rf"&\qquad {line}" + (extra.pop(0)[1:] if extra and n == 0 else ""))
+            rows.extend(extra)
     else:
-        # A long left side goes where the right sides go, so it may break.
-        rows = [rf"&\phantom{{=}} {lhs[0]}", *(rf"&\qquad {line}" for line in lhs[1:])]
-    for sc in r.steps:  # type: ignore[attr-defined]
-        rows.extend(_rule_rows(sc))
-        lines = tex_lines(sc.step.after, EXPR_WIDTH)
-        rel = "=" if sc.check.ok else r"\neq"
-        rows.append(rf"&{rel} {lines[0]}")
-        rows.extend(rf"&\qquad {line}" for line in lines[1:])
+        if short_lhs:
+            rows.append(rf"{lhs[0]} &")
+        else:
+            rows.append(rf"&\phantom{{=}} {lhs[0]}")
+            rows.extend(rf"&\qquad {line}" for line in lhs[1:])
+        for lines, rule, rel in zip(results, rules, rels, strict=True):
+            rows.append(rf"&\qquad {mark}{rule[0]}")
+            rows.extend(rf"&\qquad \phantom{{{mark}}}{x}" for x in rule[1:])
+            rows.append(rf"&{rel} {lines[0]}")
+            rows.extend(rf"&\qquad {line}" for line in lines[1:])
     if not r.closes.ok:  # type: ignore[attr-defined]
         rows.append(rf"&{math_text(r.closes.detail)}")  # type: ignore[attr-defined]
     return rows
@@ -326,7 +371,7 @@ def document(result: Result) -> str:
         if s.proof is not None:
             where = latex_text(s.proof.proof.where)
             parts.append(f"\\par\\smallskip\\emph{{Proof}}{', ' + where if where else ''}:")
-            parts.append(_align(proof_rows(s.proof)).rstrip())
+            parts.append(_align(proof_rows(s.proof, _numbers(result))).rstrip())
     body = "\n\n".join(parts) + "\n"
     if result.at is not None:
         body += at_latex(result.at)
