@@ -294,36 +294,32 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
         ctx,
         (
             Step("definition", sympy.Derivative(c_i / SIGMA, X[J_])),
-            Step("quotient-rule", (sympy.Derivative(c_i, X[J_]) * SIGMA - c_i * dsig) / SIGMA**2),
+            Step("quotient-rule", sympy.Derivative(c_i, X[J_]) / SIGMA - c_i * dsig / SIGMA**2),
             Step(
                 "sum-rule",
-                ((d(I_, J_) - sympy.Sum(d(K_, J_), (K_, 1, N)) / N) * SIGMA - c_i * dsig)
-                / SIGMA**2,
+                (d(I_, J_) - sympy.Sum(d(K_, J_), (K_, 1, N)) / N) / SIGMA - c_i * dsig / SIGMA**2,
             ),
-            Step("delta-sifting", ((d(I_, J_) - 1 / N) * SIGMA - c_i * dsig) / SIGMA**2),
-            Step("chain-rule", ((d(I_, J_) - 1 / N) * SIGMA - c_i * dv / (2 * SIGMA)) / SIGMA**2),
+            Step("delta-sifting", (d(I_, J_) - 1 / N) / SIGMA - c_i * dsig / SIGMA**2),
+            Step("chain-rule", (d(I_, J_) - 1 / N) / SIGMA - c_i * dv / (2 * SIGMA**3)),
             Step(
                 "sum-rule",
-                (
-                    (d(I_, J_) - 1 / N) * SIGMA
-                    - c_i
-                    * sympy.Sum(
-                        (X[K_] - MU) * (d(K_, J_) - sympy.Sum(d(M_, J_), (M_, 1, N)) / N),
-                        (K_, 1, N),
-                    )
-                    / (N * SIGMA)
-                )
-                / SIGMA**2,
+                (d(I_, J_) - 1 / N) / SIGMA
+                - c_i
+                / (N * SIGMA**3)
+                * sympy.Sum(
+                    (X[K_] - MU) * (d(K_, J_) - sympy.Sum(d(M_, J_), (M_, 1, N)) / N), (K_, 1, N)
+                ),
             ),
             Step(
                 "delta-sifting",
-                ((d(I_, J_) - 1 / N) * SIGMA - c_i * (c_j - centred / N) / (N * SIGMA)) / SIGMA**2,
+                (d(I_, J_) - 1 / N) / SIGMA - c_i / (N * SIGMA**3) * (c_j - centred / N),
             ),
             Step(
                 "definition",
-                ((d(I_, J_) - 1 / N) * SIGMA - c_i * c_j / (N * SIGMA)) / SIGMA**2,
+                (d(I_, J_) - 1 / N) / SIGMA - c_i * c_j / (N * SIGMA**3),
                 words(
-                    "the centred values sum to 0: ", m(r"\sum_k (x_k - \mu) = 0", "Σₖ (xₖ − μ) = 0")
+                    "the centred values sum to 0: ",
+                    m(r"\sum_k (x_k - \mu) = 0", "Σₖ (xₖ − μ) = 0"),
                 ),
             ),
             Step("algebra", (d(I_, J_) - 1 / N - (c_i / SIGMA) * (c_j / SIGMA) / N) / SIGMA),
@@ -463,16 +459,13 @@ def _rms_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
         ctx,
         (
             Step("definition", sympy.Derivative(X[I_] / R, X[J_])),
-            Step("quotient-rule", (sympy.Derivative(X[I_], X[J_]) * R - X[I_] * dr) / R**2),
-            Step(
-                "chain-rule",
-                (d(I_, J_) * R - X[I_] * sympy.Derivative(Q, X[J_]) / (2 * R)) / R**2,
-            ),
+            Step("quotient-rule", sympy.Derivative(X[I_], X[J_]) / R - X[I_] * dr / R**2),
+            Step("chain-rule", d(I_, J_) / R - X[I_] * sympy.Derivative(Q, X[J_]) / (2 * R**3)),
             Step(
                 "sum-rule",
-                (d(I_, J_) * R - X[I_] * sympy.Sum(X[K_] * d(K_, J_), (K_, 1, N)) / (N * R)) / R**2,
+                d(I_, J_) / R - X[I_] * sympy.Sum(X[K_] * d(K_, J_), (K_, 1, N)) / (N * R**3),
             ),
-            Step("delta-sifting", (d(I_, J_) * R - X[I_] * X[J_] / (N * R)) / R**2),
+            Step("delta-sifting", d(I_, J_) / R - X[I_] * X[J_] / (N * R**3)),
             Step("algebra", (d(I_, J_) - (X[I_] / R) * (X[J_] / R) / N) / R),
             Step("definition", rms_norm_jacobian_general(I_, J_)),
         ),

@@ -400,7 +400,7 @@ def _status_text(s: StepResult) -> str:
             else f"Proof for every $n$ failed {marks[False]}"
         )
     elif s.sized:
-        parts.append(f"Checked for {_checked_range(s)}, not proved for every $n$")
+        parts.append(f"Checked for ${_sizes_tex(s)}$, not proved for every $n$")
     where = _sizes(s.sizes)
     at = f" at ${where}$" if where else ""
     parts.append(f"exact{at} {marks[s.symbolic.ok]}")
