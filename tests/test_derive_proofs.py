@@ -376,13 +376,18 @@ def test_the_overfull_check_can_fail(tmp_path: Path) -> None:
     assert "Overfull" in _compile(standalone("wide", wide), tmp_path)
 
 
-@pytest.mark.parametrize("name", list(SMALL))
+@pytest.mark.parametrize("name", [*SMALL, "softmax-jacobian at its default sizes"])
 def test_every_derivation_document_compiles_without_overfull_boxes(
     name: str, tmp_path: Path
 ) -> None:
     if shutil.which("latexmk") is None:
         pytest.skip("latexmk is not installed")
-    log = _compile(render.document(run(name)), tmp_path)
+    from symtf.renderers.latex import needs_lualatex
+
+    result = run(name) if name in SMALL else derive.run("softmax-jacobian")
+    doc = render.document(result)
+    assert not needs_lualatex(doc), "a derivation document is plain pdfLaTeX"
+    log = _compile(doc, tmp_path)
     boxes = re.findall(r"^(Overfull \\[hv]box.*)$", log, flags=re.M)
     assert boxes == [], boxes
     assert "! " not in log

@@ -397,25 +397,28 @@ def _layer_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
             where,
         )
     )
-    out.append(
-        Proof(
-            f"{tag}symmetric",
-            sympy.Derivative(Y[I_], X[J_]),
-            sympy.Derivative(Y[J_], X[I_]),
-            ctx,
-            (
-                Step("lemma", layer_norm_jacobian_general(I_, J_), lemma=jac.key),
-                Step(
-                    "lemma",
-                    sympy.Derivative(Y[J_], X[I_]),
-                    words("the right side is symmetric in ", m("i", "i"), " and ", m("j", "j")),
-                    lemma=jac.key,
-                ),
-            ),
-            where,
-        )
-    )
+    out.append(_symmetric(jac, layer_norm_jacobian_general(I_, J_), tag))
     return out
+
+
+def _symmetric(jac: Proof, formula: sympy.Expr, tag: str) -> Proof:
+    """``∂y_i/∂x_j = ∂y_j/∂x_i`` from the proved Jacobian ``formula``, symmetric in i, j."""
+    return Proof(
+        f"{tag}symmetric",
+        sympy.Derivative(Y[I_], X[J_]),
+        sympy.Derivative(Y[J_], X[I_]),
+        jac.context,
+        (
+            Step("lemma", formula, lemma=jac.key),
+            Step(
+                "lemma",
+                sympy.Derivative(Y[J_], X[I_]),
+                words("the right side is symmetric in ", m("i", "i"), " and ", m("j", "j")),
+                lemma=jac.key,
+            ),
+        ),
+        jac.where,
+    )
 
 
 def rms_norm_context(eps: sympy.Expr) -> Context:
@@ -501,22 +504,7 @@ def _rms_norm_proofs(eps: sympy.Expr, tag: str) -> list[Proof]:
         ),
         where,
     )
-    symmetric = Proof(
-        f"{tag}symmetric",
-        sympy.Derivative(Y[I_], X[J_]),
-        sympy.Derivative(Y[J_], X[I_]),
-        ctx,
-        (
-            Step("lemma", rms_norm_jacobian_general(I_, J_), lemma=jac.key),
-            Step(
-                "lemma",
-                sympy.Derivative(Y[J_], X[I_]),
-                words("the right side is symmetric in ", m("i", "i"), " and ", m("j", "j")),
-                lemma=jac.key,
-            ),
-        ),
-        where,
-    )
+    symmetric = _symmetric(jac, rms_norm_jacobian_general(I_, J_), tag)
     return [jac, radial, symmetric]
 
 

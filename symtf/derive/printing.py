@@ -37,17 +37,21 @@ def _positive_first(terms: list[sympy.Basic]) -> list[sympy.Basic]:
     return sorted(terms, key=lambda t: t.could_extract_minus_sign())
 
 
-class IndexLatexPrinter(LatexPrinter):
-    """SymPy's LaTeX printer with index notation written the textbook way."""
+class _IndexOrder:
+    """Positive terms first, and entries printed by the printer, not by ``Indexed`` itself."""
 
     def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[sympy.Basic]:
-        return _positive_first(super()._as_ordered_terms(expr, order))
+        return _positive_first(super()._as_ordered_terms(expr, order))  # type: ignore[misc]
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
-        # Indexed prints itself (``_latex``) before any printer method is asked.
+        # Indexed prints itself (``_latex``, ``_sympystr``) before any printer method is asked.
         if isinstance(expr, sympy.Indexed):
-            return self._print_Indexed(expr)
-        return super()._print(expr, **kwargs)
+            return self._print_Indexed(expr)  # type: ignore[attr-defined]
+        return super()._print(expr, **kwargs)  # type: ignore[misc]
+
+
+class IndexLatexPrinter(_IndexOrder, LatexPrinter):
+    """SymPy's LaTeX printer with index notation written the textbook way."""
 
     def _print_Indexed(self, expr: sympy.Indexed) -> str:
         base = self._print(sympy.Symbol(expr.base.name))
@@ -71,16 +75,8 @@ class IndexLatexPrinter(LatexPrinter):
         return super()._print_Derivative(expr)
 
 
-class IndexStrPrinter(StrPrinter):
+class IndexStrPrinter(_IndexOrder, StrPrinter):
     """A Unicode printer for the terminal: ``σ``, ``δ_ij``, ``Σ_{k=1}^{n}``, ``∂s_i/∂x_j``."""
-
-    def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[sympy.Basic]:
-        return _positive_first(super()._as_ordered_terms(expr, order))
-
-    def _print(self, expr: Any, **kwargs: Any) -> str:
-        if isinstance(expr, sympy.Indexed):
-            return self._print_Indexed(expr)
-        return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
         name = expr.name
