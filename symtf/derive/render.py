@@ -161,7 +161,7 @@ def latex_blocks(result: Result) -> list[str]:
     """
     blocks = []
     for i, s in enumerate(result.steps, 1):
-        rows = [rf"&	extbf{{{i}.}}\quad {s.statement}"]
+        rows = [rf"&\textbf{{{i}.}}\quad {s.statement}"]
         rows.append(rf"&\qquad {latex_math(s.justification)}")
         rows.append(rf"&\qquad {_status_math(s)}")
         rows.extend(rf"&\qquad {math_text(n)}" for n in s.notes)
