@@ -703,8 +703,7 @@ class _Evaluator:
         y = exponent.exact
         if not (y.is_Rational and y.q <= MAX_ROOT):
             raise self.fail(
-                pos,
-                f"expected an exponent that is a fraction p/q with q at most {MAX_ROOT} but found {y}",
+                pos, f"expected an exponent that is a fraction p/q with q at most {MAX_ROOT} but found {y}"
             )
         if abs(y) > MAX_POWER:
             raise self.fail(

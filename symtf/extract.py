@@ -876,12 +876,7 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
     for f in found:
         where = f"line {f.line}" + (f", cell {f.cell}" if f.cell is not None else "")
         name = _tensor_name(f.label)
-        if (
-            f.kind in ("matrix", "vector")
-            and name
-            and _INPUT_LABEL.match(name)
-            and name not in tensor_names
-        ):
+        if f.kind in ("matrix", "vector") and name and _INPUT_LABEL.match(name) and name not in tensor_names:
             tensor_names.add(name)
             tensors.append(f"{name} = {_printed(f.rows)}   # {where}: {f.label}")
             continue
@@ -899,11 +894,6 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
             block.append(f"# {where}: {f.context[:160]}")
         claims.append("\n".join(block))
     if tensors:
-        lines += [
-            "# What looks like the article's inputs, as given tensors for [steps] to use.",
-            "[tensors]",
-            *tensors,
-            "",
-        ]
+        lines += ["# What looks like the article's inputs, as given tensors for [steps] to use.", "[tensors]", *tensors, ""]
     lines += ["\n\n".join(claims), ""]
     return "\n".join(lines)

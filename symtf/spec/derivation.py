@@ -124,13 +124,9 @@ class Claim:
     expression: str | None = None
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
-    assertion: str | None = (
-        None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
-    )
+    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
-    computed_in: str | None = (
-        None  # the article's float format for this claim (symtf.checking.floatsim)
-    )
+    computed_in: str | None = None  # the article's float format for this claim (symtf.checking.floatsim)
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
@@ -401,17 +397,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
             rounded_inputs = (rounded_inputs or RoundedInputs()).with_input(item)
     _done(top, name)
     return Derivation(
-        name,
-        title,
-        source,
-        model,
-        tokens,
-        claims,
-        tensors,
-        steps,
-        computed_in,
-        rounded_inputs,
-        draft,
+        name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs, draft
     )
 
 
@@ -843,8 +829,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
             not isinstance(at_raw, list)
             or not 1 <= len(at_raw) <= 2
             or not all(
-                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim()
-                for k in at_raw
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim() for k in at_raw
             )
         ):
             raise SpecError(

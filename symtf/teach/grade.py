@@ -424,7 +424,10 @@ def _conventions(
                 p = answers[g.blank.id]
                 assert p is not None
                 try:
-                    ok = classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0] in GOOD
+                    ok = (
+                        classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0]
+                        in GOOD
+                    )
                 except (SymtfError, TypeError):
                     ok = False
                 if not ok:
