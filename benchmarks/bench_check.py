@@ -83,7 +83,9 @@ def bench_against(other: Path, repeat: int) -> None:
         base.append(_cpu_of(cmd, env_other))
     print(f"symtf check on {len(files)} bundled derivations, CPU time, {repeat} alternating runs")
     print(f"  this tree          best {min(this):7.2f} s   median {statistics.median(this):7.2f} s")
-    print(f"  {str(other)[:18]:<18} best {min(base):7.2f} s   median {statistics.median(base):7.2f} s")
+    print(
+        f"  {str(other)[:18]:<18} best {min(base):7.2f} s   median {statistics.median(base):7.2f} s"
+    )
     print(
         f"  ratio this/other   best {min(this) / min(base):7.2f}     "
         f"median {statistics.median(this) / statistics.median(base):7.2f}"

@@ -150,7 +150,9 @@ class ExactBackend:
 
     def matrix(self, m: sympy.MatrixBase) -> sympy.ImmutableMatrix:
         """A backend matrix from an exact SymPy matrix (or weights from a file)."""
-        to_sympy = getattr(m, "to_sympy", None)  # symtf.spec.weights.FileMatrix: the exact path only
+        to_sympy = getattr(
+            m, "to_sympy", None
+        )  # symtf.spec.weights.FileMatrix: the exact path only
         return to_sympy() if to_sympy is not None else sympy.ImmutableMatrix(m)
 
     def shape(self, a: Mat) -> tuple[int, int]:

@@ -65,10 +65,11 @@ def test_derive_result_displays() -> None:
     r = derive.run("softmax-jacobian", n=2)
     assert repr(r) == (
         "<derive softmax-jacobian — The softmax Jacobian: "
-        f"all {len(r.steps)} steps verified symbolically and numerically at n = 2>"
+        f"all {len(r.steps)} steps verified symbolically and numerically at n = 2; "
+        f"4 of {len(r.steps)} proved for every n>"
     )
     assert repr(r.steps[0]).startswith("<derive step ") and "verified>" in repr(r.steps[0])
-    assert r._repr_latex_().startswith("\\begin{align}")
+    assert r._repr_latex_().startswith("\\begin{align*}")
     md = r._repr_markdown_()
     assert md.count("$$") == 2 * len(r.steps)
     html = r._repr_html_()

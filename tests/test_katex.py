@@ -85,10 +85,9 @@ def test_every_derive_fragment_renders_in_katex_and_mathjax(fragments: dict[str,
     # each is what a page would put between display delimiters.
     pieces = []
     for name, tex in fragments.items():
-        for env in tex.split("\\end{align}\n")[:-1]:
-            pieces.append((name, env + "\\end{align}"))
-        if "\\begin{align*}" in tex:
-            pieces.append((name, tex[tex.index("\\begin{align*}") :]))
+        blocks = [b + "\\end{align*}" for b in tex.split("\\end{align*}") if b.strip()]
+        assert blocks and all(b.lstrip().startswith("\\begin{align*}") for b in blocks), name
+        pieces.extend((name, b.strip()) for b in blocks)
     for render_with in (katex, mathjax):
         results = render_with([p for _, p in pieces])
         bad = [(n, r["error"]) for (n, _), r in zip(pieces, results, strict=True) if not r["ok"]]
@@ -104,4 +103,8 @@ def test_fragments_hold_no_non_portable_macros(fragments: dict[str, str]) -> Non
 def test_cli_fragment_renders(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["derive", "gelu", "--latex"]) == 0
     out = capsys.readouterr().out
-    assert katex([out])[0]["ok"] and mathjax([out])[0]["ok"]
+    # One display block per statement and per proof, each for its own delimiters.
+    blocks = [b + "\\end{align*}" for b in out.split("\\end{align*}") if b.strip()]
+    assert len(blocks) >= 4
+    for render_with in (katex, mathjax):
+        assert all(r["ok"] for r in render_with(blocks)), render_with.__name__

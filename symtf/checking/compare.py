@@ -129,7 +129,7 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
     assert step is not None
     if claim.unmapped:
         raise SpecError(
-            f"{claim.where}.step: expected a step name, found \"?\" (a draft's claim still to map;"
+            f'{claim.where}.step: expected a step name, found "?" (a draft\'s claim still to map;'
             " `symtf check --draft` checks the rest and suggests steps)"
         )
     if step not in t:

@@ -227,7 +227,9 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             if own_key not in replays:
                 replays[own_key] = (
                     _Replay(d, _Override(printed, c.step, also=pieces)),
-                    _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)),
+                    _Replay(
+                        d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)
+                    ),
                 )
             f = _replay_one(
                 c, replays[own_key], trace, printed, status, d, own, relevant, also=pieces
@@ -443,7 +445,9 @@ def _find_relevant(
             for ab, pp in sorted(printed[s].items()):
                 if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(128)
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(
+                    128
+                )
                 if t is None:
                     continue
                 v = t.value(c.step)[c.index]

@@ -9,10 +9,15 @@ from typing import Any
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 DESCRIPTION = """\
-Derive a formula step by step and verify every step two ways: symbolically
-(the difference of the two sides cancels to 0) and numerically (mpmath at 40
-digits at a random rational point, derivatives by central finite differences,
-agreeing to 25 digits). Exit 0 only when every step is verified both ways.
+Derive a formula and prove it for every size n: each statement has a proof in
+index notation (sums over an index, Kronecker deltas), a chain of steps each
+checked under the rule it names (quotient rule, delta sifting, linearity,
+independence...). Independently, every statement is checked at fixed sizes
+(n = 2, 3, 4 by default): exactly (the difference of the two sides cancels to 0)
+and numerically (mpmath at 40 digits at a random rational point, derivatives by
+central finite differences, agreeing to 25 digits). A statement without a
+proof says "checked for n = 2…4, not proved". Exit 0 only when every proof and
+every check passed; 1 when one failed.
 """
 
 EPILOG = """\
@@ -35,7 +40,11 @@ def configure(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", nargs="?", metavar="NAME", help="the derivation (see --list)")
-    p.add_argument("--list", action="store_true", help="list the derivations and exit")
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the derivations, each marked proved for all n or checked for n ≤ k (runs the proofs)",
+    )
     p.add_argument("--n", type=int, metavar="N", help="verify at this size only")
     p.add_argument("--latex", action="store_true", help="emit a LaTeX align environment")
     p.add_argument(
@@ -57,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
     from symtf.derive import render
 
     if args.list:
-        for name in derive.names():
+        names = derive.names()
+        for i, name in enumerate(names, 1):
+            print(f"symtf: checking the proofs of {name} ({i}/{len(names)})", file=sys.stderr)
             d = derive.get(name)
-            sizes = f"  [n = {', '.join(map(str, d.sizes))}: {d.size_help}]" if d.sizes else ""
-            sys.stdout.write(f"{name:24s}{d.title}{sizes}\n")
+            size = f"  [n: {d.size_help}]" if d.sizes else ""
+            sys.stdout.write(f"{name:24s}{derive.status(name):58s}{d.title}{size}\n")
+            sys.stdout.flush()
         return EXIT_OK
     if not args.name:
         raise derive.DeriveError(

@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from symtf.derive.core import (
     Check,
     Derivation,
@@ -96,8 +98,49 @@ def run(name: str, n: int | None = None, at: str | None = None) -> Result:
         from symtf.derive.at import evaluate
 
         worked = evaluate(d, at)
-    steps = verify(d, sizes)
-    return Result(d.name, d.title, sizes, steps, worked)
+    proved = prove(d)
+    steps = verify(d, sizes, {r.proof.key: r for r in proved})
+    return Result(d.name, d.title, sizes, steps, worked, d.size_help)
+
+
+def status(name: str) -> str:
+    """``proved for all n`` or ``checked for n ≤ k (…)``, found by running the proofs.
+
+    The proofs for every size are checked; a statement that involves no size is
+    checked exactly (that is its proof); the rest are only checked at the
+    derivation's default sizes when it is run, which this does not do.
+    """
+    from symtf.derive.core import symbolic_check
+
+    d = get(name)
+    proved = {r.proof.key for r in prove(d) if r.ok}
+    first = d.sizes[0] if d.sizes else None
+    total = done = 0
+    for ident in d.build(first):
+        total += 1
+        if ident.key in proved:
+            done += 1
+        elif not ident.sized or d.sizes is None:
+            check = ident.symbolic() if ident.symbolic is not None else symbolic_check(ident, None)
+            done += check.ok
+    if d.sizes is None:
+        return "proved (no size involved)" if done == total else "not proved"
+    if done == total:
+        return "proved for all n"
+    return f"checked for n ≤ {max(d.sizes)} ({done} of {total} statements proved for all n)"
+
+
+def prove(d: Derivation) -> tuple[Any, ...]:
+    """Check the derivation's proofs for every size (none when it has none).
+
+    Returns:
+        One :class:`symtf.derive.proof.ProofResult` per proof, in order.
+    """
+    if d.proofs is None:
+        return ()
+    from symtf.derive.proof import check_all
+
+    return check_all(d.proofs())
 
 
 __all__ = [
@@ -109,5 +152,7 @@ __all__ = [
     "StepResult",
     "get",
     "names",
+    "prove",
     "run",
+    "status",
 ]

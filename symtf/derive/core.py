@@ -19,13 +19,14 @@ from __future__ import annotations
 import functools
 import random
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
 import sympy
 
+from symtf.derive.words import Words
 from symtf.errors import SymtfError
 
 
@@ -64,7 +65,7 @@ class Identity:
         key: Short stable name of the step (``rows-sum-to-zero``).
         statement: The claim in LaTeX (one relation, e.g. ``J\\mathbf{1} = 0``).
         plain: The same claim in plain Unicode for the terminal.
-        justification: One line, plain ASCII, saying why it holds.
+        justification: Why it holds, in words and maths (:mod:`symtf.derive.words`).
         lhs: SymPy scalar or matrix; may contain unevaluated ``Derivative``.
         rhs: SymPy scalar or matrix of the same shape.
         symbolic: A replacement symbolic (or certified) check, if cancellation
@@ -78,7 +79,7 @@ class Identity:
     key: str
     statement: str
     plain: str
-    justification: str
+    justification: Words
     lhs: Any
     rhs: Any
     symbolic: Callable[[], Check] | None = None
@@ -95,30 +96,50 @@ class StepResult:
         key: Short stable name of the step.
         statement: LaTeX statement.
         plain: Unicode statement.
-        justification: One-line reason.
+        justification: Why it holds, in words and maths.
         lhs: Left side at the first size verified.
         rhs: Right side at the first size verified.
         sizes: The sizes ``n`` it was verified at (``(None,)`` when not sized).
         symbolic: Outcome of the symbolic (or certified) check over all sizes.
         numeric: Outcome of the numeric check over all sizes.
         notes: Extra lines (worked values).
+        proof: The checked proof for every size, if the statement has one.
     """
 
     key: str
     statement: str
     plain: str
-    justification: str
+    justification: Words
     lhs: Any
     rhs: Any
     sizes: tuple[int | None, ...]
     symbolic: Check
     numeric: Check
     notes: tuple[str, ...] = ()
+    proof: Any = None
 
     @property
     def ok(self) -> bool:
-        """Verified both ways."""
-        return self.symbolic.ok and self.numeric.ok
+        """Verified both ways at the sizes checked, and its proof (if any) checked."""
+        return self.symbolic.ok and self.numeric.ok and (self.proof is None or self.proof.ok)
+
+    @property
+    def sized(self) -> bool:
+        """Whether the statement depends on a size ``n``."""
+        return any(n is not None for n in self.sizes)
+
+    @property
+    def proved(self) -> bool:
+        """Proved for every size: by a checked proof, or exactly when no size is involved."""
+        if self.proof is not None:
+            return bool(self.proof.ok)
+        return not self.sized and self.symbolic.ok
+
+    @property
+    def checked_up_to(self) -> int | None:
+        """The largest size it was checked at (``None`` when not sized)."""
+        known = [n for n in self.sizes if n is not None]
+        return max(known) if known else None
 
     def __repr__(self) -> str:
         from symtf.renderers.summary import derive_step_summary
@@ -136,6 +157,7 @@ class Result:
         sizes: The sizes ``n`` it was run at (``(None,)`` when not sized).
         steps: The verified steps, in order.
         at: A worked evaluation (see :mod:`symtf.derive.at`), if asked for.
+        size_help: What ``n`` means.
     """
 
     name: str
@@ -143,11 +165,22 @@ class Result:
     sizes: tuple[int | None, ...]
     steps: tuple[StepResult, ...]
     at: Any = None
+    size_help: str = ""
 
     @property
     def ok(self) -> bool:
-        """Every step verified both ways (and the worked evaluation, if any, passed)."""
+        """Every step verified (and every proof checked, and the worked evaluation passed)."""
         return all(s.ok for s in self.steps) and (self.at is None or self.at.ok)
+
+    @property
+    def proved(self) -> bool:
+        """Every statement proved for every size."""
+        return bool(self.steps) and all(s.proved for s in self.steps)
+
+    @property
+    def unproved(self) -> tuple[StepResult, ...]:
+        """The statements only checked at fixed sizes."""
+        return tuple(s for s in self.steps if not s.proved)
 
     @property
     def failures(self) -> tuple[StepResult, ...]:
@@ -188,6 +221,8 @@ class Derivation:
         min_size: Smallest meaningful ``n``.
         at: ``at(trace, derivation, step, row)`` evaluates the formula at a
             worked example's values, or ``None`` when unsupported.
+        proofs: ``proofs()`` returns the proofs for every size
+            (:class:`symtf.derive.proof.Proof`), each keyed by the step it proves.
     """
 
     name: str
@@ -197,13 +232,22 @@ class Derivation:
     size_help: str = ""
     min_size: int = 1
     at: Callable[..., Any] | None = field(default=None, compare=False)
+    proofs: Callable[[], Sequence[Any]] | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- verification
 
 
-def verify(derivation: Derivation, sizes: Sequence[int | None]) -> tuple[StepResult, ...]:
-    """Build and verify every step at every size, merging a step's sizes."""
+def verify(
+    derivation: Derivation, sizes: Sequence[int | None], proofs: Mapping[str, Any] | None = None
+) -> tuple[StepResult, ...]:
+    """Build and verify every step at every size, merging a step's sizes.
+
+    Args:
+        derivation: The derivation.
+        sizes: The sizes to check at.
+        proofs: Checked proofs by step key, attached to the steps they prove.
+    """
     order: list[str] = []
     merged: dict[str, dict[str, Any]] = {}
     for n in sizes:
@@ -243,6 +287,7 @@ def verify(derivation: Derivation, sizes: Sequence[int | None]) -> tuple[StepRes
                 symbolic=_merge(e["sym"]),
                 numeric=_merge(e["num"]),
                 notes=ident.notes,
+                proof=(proofs or {}).get(key),
             )
         )
     return tuple(out)
@@ -287,13 +332,23 @@ def symbolic_check(ident: Identity, n: int | None) -> Check:
             f"shapes differ{_at(n)}: {_shape(ident.lhs)} and {_shape(ident.rhs)}",
         )
     for (where, a), (_, b) in zip(_entries(ident.lhs), _entries(ident.rhs), strict=True):
-        diff = sympy.sympify(a).doit() - sympy.sympify(b).doit()
+        diff = carried_out(sympy.sympify(a)) - carried_out(sympy.sympify(b))
         if not is_zero(diff):
             shown = sympy.sstr(diff)
             if len(shown) > 120:
                 shown = shown[:117] + "..."
             return Check(False, method, f"entry{where} does not cancel{_at(n)}: {shown}")
     return Check(True, method)
+
+
+@functools.lru_cache(maxsize=4096)
+def carried_out(e: sympy.Expr) -> sympy.Expr:
+    """``e.doit()``, remembered: the steps of a derivation share their derivatives."""
+    if not e.has(sympy.Derivative, sympy.Integral):
+        return e
+    if isinstance(e, sympy.Add | sympy.Mul):
+        return e.func(*[carried_out(a) for a in e.args])
+    return e.doit()
 
 
 def is_zero(e: sympy.Expr) -> bool:
@@ -309,8 +364,8 @@ def is_zero(e: sympy.Expr) -> bool:
     if e.has(sympy.log):
         e = sympy.expand_log(e, force=True)
     for transform in (
-        sympy.expand,
         lambda t: sympy.cancel(sympy.together(t)),
+        sympy.expand,
         lambda t: sympy.cancel(sympy.expand(t, power_exp=True)),
     ):
         if transform(e) == 0:

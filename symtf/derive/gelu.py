@@ -16,6 +16,9 @@ from flint import arb, ctx, fmpq
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.derive.core import NUMERIC_DPS, Check, Derivation, Identity
+from symtf.derive.index import Context
+from symtf.derive.proof import Proof, Step
+from symtf.derive.words import m, words
 
 X = sympy.Symbol("x", real=True)
 _T = sympy.Symbol("t", real=True)
@@ -167,7 +170,10 @@ def _gap_step() -> Identity:
         "tanh-gap",
         r"\max_{|x| \le 6}\bigl|\mathrm{GELU}(x) - \mathrm{GELU}_{\tanh}(x)\bigr| \in [L, U]",
         "max_{|x|≤6} |GELU(x) − GELU_tanh(x)| ∈ [L, U]",
-        "certified ball arithmetic on every piece; the two curves agree to about 5e-4",
+        words(
+            "certified ball arithmetic on every piece; the two curves agree to about ",
+            m(r"5 \cdot 10^{-4}", "5·10⁻⁴"),
+        ),
         sympy.Abs(gelu_ops(X) - gelu_tanh(X)),
         sympy.Symbol("[L, U]"),
         symbolic=certified,
@@ -185,7 +191,14 @@ def _steps(n: int | None) -> list[Identity]:
             r"\mathrm{GELU}(x) = x\,\Phi(x) = x\int_{-\infty}^{x}\frac{e^{-t^2/2}}{\sqrt{2\pi}}\,dt"
             r" = \frac{x}{2}\Bigl(1 + \operatorname{erf}\frac{x}{\sqrt 2}\Bigr)",
             "GELU(x) = x·Φ(x) = x/2·(1 + erf(x/√2))",
-            "integrate the normal density: Phi(x) = (1 + erf(x/sqrt 2))/2 (ops.gelu)",
+            words(
+                "integrate the normal density: ",
+                m(
+                    r"\Phi(x) = \tfrac12\bigl(1 + \operatorname{erf}(x/\sqrt2)\bigr)",
+                    "Φ(x) = (1 + erf(x/√2))/2",
+                ),
+                " (symtf's own GELU)",
+            ),
             g,
             x * big_phi_integral(x),
         ),
@@ -193,7 +206,7 @@ def _steps(n: int | None) -> list[Identity]:
             "derivative",
             r"\mathrm{GELU}'(x) = \Phi(x) + x\,\varphi(x)",
             "GELU′(x) = Φ(x) + x·φ(x)",
-            "product rule, with Phi' = phi",
+            words("the product rule, with ", m(r"\Phi' = \varphi", "Φ′ = φ")),
             sympy.Derivative(g, x),
             gelu_prime(x),
         ),
@@ -202,7 +215,10 @@ def _steps(n: int | None) -> list[Identity]:
             r"\frac{x}{2}\Bigl(1 + \tanh u\Bigr) = \frac{x}{1 + e^{-2u}},"
             r"\quad u = \sqrt{2/\pi}\,(x + 0.044715\,x^3)",
             "x/2·(1 + tanh u) = x·σ(2u),  u = √(2/π)(x + 0.044715x³)",
-            "(1 + tanh u)/2 = 1/(1 + exp(-2u)): the tanh form is a sigmoid gate",
+            words(
+                m(r"\tfrac12(1 + \tanh u) = 1/(1 + e^{-2u})", "(1 + tanh u)/2 = 1/(1 + e^{−2u})"),
+                ": the tanh form is a sigmoid gate",
+            ),
             gelu_tanh(x),
             gelu_sigmoid(x),
         ),
@@ -210,8 +226,80 @@ def _steps(n: int | None) -> list[Identity]:
     ]
 
 
+# --------------------------------------------------------------------------- the steps
+
+
+def _gelu_proofs() -> list[Proof]:
+    ctx = Context()
+    x = X
+    erf_form = x / 2 * (1 + sympy.erf(x / sympy.sqrt(2)))
+    definition = Proof(
+        "definition",
+        gelu_ops(x),
+        x * big_phi_integral(x),
+        ctx,
+        (
+            Step("algebra", erf_form, words("symtf's GELU")),
+            Step("integration", x * big_phi_integral(x)),
+        ),
+        words(
+            m(r"\Phi(x) = \int_{-\infty}^{x} \varphi(t)\,dt", "Φ(x) = ∫_{−∞}^{x} φ(t) dt"),
+            ", ",
+            m(r"\varphi(t) = e^{-t^2/2}/\sqrt{2\pi}", "φ(t) = e^{−t²/2}/√(2π)"),
+        ),
+    )
+    derivative = Proof(
+        "derivative",
+        sympy.Derivative(gelu_ops(x), x),
+        gelu_prime(x),
+        ctx,
+        (
+            Step("algebra", sympy.Derivative(erf_form, x)),
+            Step(
+                "product-rule",
+                (1 + sympy.erf(x / sympy.sqrt(2))) / 2
+                + x / 2 * sympy.Derivative(sympy.erf(x / sympy.sqrt(2)), x),
+            ),
+            Step(
+                "chain-rule",
+                (1 + sympy.erf(x / sympy.sqrt(2))) / 2
+                + x / 2 * 2 / sympy.sqrt(sympy.pi) * sympy.exp(-(x**2) / 2) / sympy.sqrt(2),
+                words(
+                    m(
+                        r"\operatorname{erf}'(u) = \tfrac{2}{\sqrt\pi} e^{-u^2}",
+                        "erf′(u) = 2e^{−u²}/√π",
+                    )
+                ),
+            ),
+            Step("algebra", gelu_prime(x)),
+        ),
+        words(
+            m(
+                r"\Phi(x) = \tfrac12\bigl(1 + \operatorname{erf}(x/\sqrt2)\bigr)",
+                "Φ(x) = (1 + erf(x/√2))/2",
+            ),
+            ", ",
+            m(r"\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}", "φ(x) = e^{−x²/2}/√(2π)"),
+        ),
+    )
+    u = sympy.sqrt(2 / sympy.pi) * (x + A * x**3)
+    sigmoid = Proof(
+        "tanh-sigmoid",
+        gelu_tanh(x),
+        gelu_sigmoid(x),
+        ctx,
+        (
+            Step("tanh-exp", x / 2 * (1 + (1 - sympy.exp(-2 * u)) / (1 + sympy.exp(-2 * u)))),
+            Step("algebra", gelu_sigmoid(x)),
+        ),
+        words(m(r"u = \sqrt{2/\pi}\,(x + 0.044715\,x^3)", "u = √(2/π)(x + 0.044715x³)")),
+    )
+    return [definition, derivative, sigmoid]
+
+
 GELU = Derivation(
     name="gelu",
     title="GELU, its derivative and the tanh approximation",
     build=_steps,
+    proofs=lambda: _gelu_proofs(),
 )

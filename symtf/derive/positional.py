@@ -11,6 +11,9 @@ from __future__ import annotations
 import sympy
 
 from symtf.derive.core import Derivation, Identity
+from symtf.derive.index import Context
+from symtf.derive.proof import Proof, Step
+from symtf.derive.words import m, words
 
 P, K, W = sympy.symbols("p k omega", real=True)
 M_, N_, T_ = sympy.symbols("m n t", real=True)
@@ -69,7 +72,9 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             r" = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
             r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}",
             "[sin((p+k)ω), cos((p+k)ω)]ᵀ = [[cos kω, sin kω], [−sin kω, cos kω]]·[sin pω, cos pω]ᵀ",
-            "angle-addition formulas for sin and cos",
+            words(
+                "the angle-addition formulas for ", m(r"\sin", "sin"), " and ", m(r"\cos", "cos")
+            ),
             pair,
             shifted,
             sized=False,
@@ -78,7 +83,7 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             "is-rotation",
             r"R(k\omega)^{\top} R(k\omega) = I,\quad \det R(k\omega) = 1",
             "R(kω)ᵀR(kω) = I, det R(kω) = 1",
-            "cos^2 + sin^2 = 1: a rotation, not a stretch",
+            words(m(r"\cos^2 + \sin^2 = 1", "cos² + sin² = 1"), ": a rotation, not a stretch"),
             sympy.ImmutableMatrix.vstack(
                 pe_shift(K * W).T * pe_shift(K * W),
                 sympy.ImmutableMatrix([[pe_shift(K * W).det(), 0]]),
@@ -91,7 +96,12 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             r"PE(p + k) = \operatorname{blockdiag}_i R(k\omega_i)\,PE(p),"
             r"\quad \omega_i = 10000^{-2i/d}",
             "PE(p + k) = blockdiag_i R(kωᵢ)·PE(p),  ωᵢ = 10000^(−2i/d)",
-            "the pair rotation for every frequency; the matrix depends on k, not on p",
+            words(
+                "the pair rotation for every frequency; the matrix depends on ",
+                m("k", "k"),
+                ", not on ",
+                m("p", "p"),
+            ),
             sinusoidal(P + K, d),
             full * sinusoidal(P, d),
         ),
@@ -99,7 +109,12 @@ def _sinusoidal_steps(n: int | None) -> list[Identity]:
             "independent-of-position",
             r"\frac{\partial}{\partial p}\Bigl(PE(p+k)^{\top} PE(p)\Bigr) = 0",
             "∂/∂p (PE(p+k)·PE(p)) = 0",
-            "PE(p+k).PE(p) = sum_i cos(k omega_i): a function of the offset k alone",
+            words(
+                m(r"PE(p+k)^{\top} PE(p) = \sum_i \cos k\omega_i", "PE(p+k)·PE(p) = Σᵢ cos kωᵢ"),
+                ": a function of the offset ",
+                m("k", "k"),
+                " alone",
+            ),
             sympy.Derivative((sinusoidal(P + K, d).T * sinusoidal(P, d))[0, 0], P),
             sympy.S.Zero,
         ),
@@ -117,7 +132,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "rotations-compose",
             r"R(m\theta)^{\top} R(n\theta) = R((n - m)\theta)",
             "R(mθ)ᵀR(nθ) = R((n − m)θ)",
-            "rotations of the plane compose by adding angles",
+            words("rotations of the plane compose by adding angles"),
             rotation(M_ * W).T * rotation(N_ * W),
             rotation((N_ - M_) * W),
             sized=False,
@@ -126,7 +141,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "relative-score",
             r"(R_m q)^{\top}(R_n k) = q^{\top} R_{n-m}\, k",
             "(R_m q)·(R_n k) = qᵀ R_{n−m} k",
-            "block by block, the rotations compose; only n - m is left",
+            words("block by block, the rotations compose; only ", m("n - m", "n − m"), " is left"),
             sympy.ImmutableMatrix([[score]]),
             q.T * relative_rotation(N_ - M_, d) * k,
         ),
@@ -135,7 +150,7 @@ def _rope_steps(n: int | None) -> list[Identity]:
             r"\Bigl(\frac{\partial}{\partial m} + \frac{\partial}{\partial n}\Bigr)"
             r"(R_m q)^{\top}(R_n k) = 0",
             "(∂/∂m + ∂/∂n)(R_m q)·(R_n k) = 0",
-            "moving both positions together does not change the score",
+            words("moving both positions together does not change the score"),
             sympy.Derivative(score, M_) + sympy.Derivative(score, N_),
             sympy.S.Zero,
         ),
@@ -143,11 +158,183 @@ def _rope_steps(n: int | None) -> list[Identity]:
             "shift",
             r"(R_{m+t} q)^{\top}(R_{n+t} k) = (R_m q)^{\top}(R_n k)",
             "(R_{m+t} q)·(R_{n+t} k) = (R_m q)·(R_n k)",
-            "the same statement for a finite shift t",
+            words("the same statement for a finite shift ", m("t", "t")),
             (rope(q, M_ + T_).T * rope(k, N_ + T_))[0, 0],
             score,
         ),
     ]
+
+
+# --------------------------------------------------------------------------- every n
+
+H = sympy.Symbol("h", integer=True, positive=True)
+I_ = sympy.Symbol("i", integer=True)
+OMEGA = sympy.IndexedBase("omega", positive=True)
+THETA = sympy.IndexedBase("theta", positive=True)
+QV = sympy.IndexedBase("q", real=True)
+KV = sympy.IndexedBase("k", real=True)
+
+
+def pairs_context() -> Context:
+    """Pair ``i`` of ``h`` frequency pairs (``d = 2h``), ``i = 0 … h − 1``."""
+    return Context(ranges={I_: (0, H - 1)})
+
+
+PAIRS_WHERE = words(
+    "for every pair ",
+    m(r"i \in \{0, \dots, h - 1\}", "i ∈ {0, …, h − 1}"),
+    " of a width ",
+    m(r"d = 2h", "d = 2h"),
+    ", with any frequencies ",
+    m(r"\omega_i", "ωᵢ"),
+)
+
+
+def _pe_pair(pos: sympy.Expr) -> sympy.ImmutableMatrix:
+    return sympy.ImmutableMatrix([sympy.sin(pos * OMEGA[I_]), sympy.cos(pos * OMEGA[I_])])
+
+
+def _sinusoidal_proofs() -> list[Proof]:
+    ctx = pairs_context()
+    w = OMEGA[I_]
+    sp, cp, sk, ck = sympy.sin(P * w), sympy.cos(P * w), sympy.sin(K * w), sympy.cos(K * w)
+    vector = Proof(
+        "whole-vector",
+        _pe_pair(P + K),
+        pe_shift(K * w) * _pe_pair(P),
+        ctx,
+        (
+            Step("angle-addition", sympy.ImmutableMatrix([sp * ck + cp * sk, cp * ck - sp * sk])),
+            Step(
+                "algebra",
+                pe_shift(K * w) * _pe_pair(P),
+                words(
+                    "a rotation of ", m(r"(\sin p\omega_i, \cos p\omega_i)", "(sin pωᵢ, cos pωᵢ)")
+                ),
+            ),
+        ),
+        PAIRS_WHERE,
+    )
+    term = sympy.sin((P + K) * w) * sp + sympy.cos((P + K) * w) * cp
+    dot = sympy.Sum(term, (I_, 0, H - 1))
+    position = Proof(
+        "independent-of-position",
+        sympy.Derivative(dot, P),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step("angle-addition", sympy.Derivative(sympy.Sum(ck, (I_, 0, H - 1)), P)),
+            Step("differentiation", sympy.S.Zero, words("no term depends on ", m("p", "p"))),
+        ),
+        words(
+            m(
+                r"PE(p)^{\top} PE(p') = \sum_{i=0}^{h-1} \bigl(\sin p\omega_i \sin p'\omega_i"
+                r" + \cos p\omega_i \cos p'\omega_i\bigr)",
+                "PE(p)·PE(p′) = Σᵢ (sin pωᵢ sin p′ωᵢ + cos pωᵢ cos p′ωᵢ)",
+            ),
+            ", for any width ",
+            m(r"d = 2h", "d = 2h"),
+        ),
+    )
+    return [vector, position]
+
+
+def _rope_score(m_: sympy.Expr, n_: sympy.Expr) -> sympy.Expr:
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    cm, sm, cn, sn = sympy.cos(m_ * t), sympy.sin(m_ * t), sympy.cos(n_ * t), sympy.sin(n_ * t)
+    return sympy.Sum(
+        (cm * q0 - sm * q1) * (cn * k0 - sn * k1) + (sm * q0 + cm * q1) * (sn * k0 + cn * k1),
+        (I_, 0, H - 1),
+    )
+
+
+def _rope_relative(delta: sympy.Expr) -> sympy.Expr:
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    c, s = sympy.cos(delta * t), sympy.sin(delta * t)
+    return sympy.Sum(q0 * (c * k0 - s * k1) + q1 * (s * k0 + c * k1), (I_, 0, H - 1))
+
+
+ROPE_WHERE = words(
+    m(
+        r"(R_m q)^{\top}(R_n k) = \sum_{i=0}^{h-1} (R(m\theta_i) q^{(i)})^{\top} R(n\theta_i) k^{(i)}",
+        "(R_m q)·(R_n k) = Σᵢ (R(mθᵢ)q⁽ⁱ⁾)·(R(nθᵢ)k⁽ⁱ⁾)",
+    ),
+    " with ",
+    m(r"q^{(i)} = (q_{2i}, q_{2i+1})", "q⁽ⁱ⁾ = (q₂ᵢ, q₂ᵢ₊₁)"),
+    ", for any width ",
+    m(r"d = 2h", "d = 2h"),
+)
+
+
+def _rope_proofs() -> list[Proof]:
+    ctx = pairs_context()
+    t = THETA[I_]
+    q0, q1, k0, k1 = QV[2 * I_], QV[2 * I_ + 1], KV[2 * I_], KV[2 * I_ + 1]
+    cm, sm, cn, sn = sympy.cos(M_ * t), sympy.sin(M_ * t), sympy.cos(N_ * t), sympy.sin(N_ * t)
+    grouped = sympy.Sum(
+        (q0 * k0 + q1 * k1) * (cm * cn + sm * sn) + (q1 * k0 - q0 * k1) * (cm * sn - sm * cn),
+        (I_, 0, H - 1),
+    )
+    rel = Proof(
+        "relative-score",
+        _rope_score(M_, N_),
+        _rope_relative(N_ - M_),
+        ctx,
+        (
+            Step("algebra", grouped),
+            Step(
+                "angle-addition",
+                sympy.Sum(
+                    (q0 * k0 + q1 * k1) * sympy.cos((N_ - M_) * t)
+                    + (q1 * k0 - q0 * k1) * sympy.sin((N_ - M_) * t),
+                    (I_, 0, H - 1),
+                ),
+            ),
+            Step("algebra", _rope_relative(N_ - M_)),
+        ),
+        ROPE_WHERE,
+    )
+    score = _rope_score(M_, N_)
+    invariant = Proof(
+        "shift-invariant",
+        sympy.Derivative(score, M_) + sympy.Derivative(score, N_),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step(
+                "lemma",
+                sympy.Derivative(_rope_relative(N_ - M_), M_)
+                + sympy.Derivative(_rope_relative(N_ - M_), N_),
+                lemma="relative-score",
+            ),
+            Step(
+                "chain-rule",
+                sympy.S.Zero,
+                words(
+                    m(r"\partial_m f(n - m) = -\partial_n f(n - m)", "∂ₘ f(n − m) = −∂ₙ f(n − m)"),
+                ),
+            ),
+        ),
+        ROPE_WHERE,
+    )
+    shift = Proof(
+        "shift",
+        _rope_score(M_ + T_, N_ + T_),
+        score,
+        ctx,
+        (
+            Step(
+                "angle-addition",
+                _rope_relative(N_ - M_),
+                words(m(r"(n + t) - (m + t) = n - m", "(n + t) − (m + t) = n − m")),
+            ),
+            Step("angle-addition", score),
+        ),
+        ROPE_WHERE,
+    )
+    return [rel, invariant, shift]
 
 
 SINUSOIDAL_RELATIVE = Derivation(
@@ -157,6 +344,7 @@ SINUSOIDAL_RELATIVE = Derivation(
     sizes=(2,),
     size_help="number of frequency pairs (d_model = 2n)",
     min_size=1,
+    proofs=lambda: _sinusoidal_proofs(),
 )
 
 ROPE_RELATIVE = Derivation(
@@ -166,4 +354,5 @@ ROPE_RELATIVE = Derivation(
     sizes=(1, 2),
     size_help="number of rotated pairs (d = 2n)",
     min_size=1,
+    proofs=lambda: _rope_proofs(),
 )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from symtf.derive.core import Check, Result, StepResult
+from symtf.derive.words import latex_math, latex_text, plain
 from symtf.renderers.latex import math_text
 
 _TICK, _CROSS = "✓", "✗"
@@ -17,18 +20,37 @@ def _mark(c: Check) -> str:
     return _TICK if c.ok else _CROSS
 
 
+def status(result: Result) -> str:
+    """``proved for all n``, or up to which size the rest is only checked, in a few words."""
+    sized = [s for s in result.steps if s.sized]
+    if not sized:
+        return "proved (no size involved)" if result.proved else "not proved"
+    if result.proved:
+        return "proved for all n"
+    top = max(s.checked_up_to or 0 for s in result.steps)
+    proved = sum(1 for s in result.steps if s.proved)
+    return f"checked for n ≤ {top} ({proved} of {len(result.steps)} statements proved for all n)"
+
+
+def _checked_range(s: StepResult) -> str:
+    known = sorted(n for n in s.sizes if n is not None)
+    if len(known) > 1 and known == list(range(known[0], known[-1] + 1)):
+        return f"n = {known[0]}…{known[-1]}"
+    return "n = " + ", ".join(map(str, known))
+
+
 def text(result: Result) -> str:
-    """The derivation for the terminal: each step, why it holds, and how it was verified."""
+    """The derivation for the terminal: each statement, its proof, and its checks."""
     head = f"{result.name}: {result.title}"
-    size = _sizes(result.sizes)
-    lines = [head + (f"  ({size})" if size else ""), ""]
+    lines = [head, f"  {status(result)}" + _size_note(result), ""]
     for i, s in enumerate(result.steps, 1):
         lines.append(f"{i:2d}. {s.plain}")
-        lines.append(f"    step {s.key}: {s.justification}")
+        lines.append(f"    {plain(s.justification)}")
+        lines.extend(_proof_text(s, _numbers(result)))
         where = _sizes(s.sizes)
-        suffix = f"  [{where}]" if where else ""
-        for label, c in (("symbolic", s.symbolic), ("numeric ", s.numeric)):
-            lines.append(f"    {_mark(c)} {label} {c.method}{suffix}")
+        suffix = f" at {where}" if where else ""
+        for label, c in (("exact", s.symbolic), ("numeric", s.numeric)):
+            lines.append(f"    {_mark(c)} {label}{suffix}: {c.method}")
             if not c.ok:
                 lines.append(f"      {c.detail}")
         lines.extend(f"      {note}" for note in s.notes)
@@ -37,17 +59,58 @@ def text(result: Result) -> str:
         lines.extend(_at_text(result.at))
     failed = result.failures
     if result.ok:
-        lines.append(f"All {len(result.steps)} steps verified both ways.")
+        proved = sum(1 for s in result.steps if s.proved)
+        lines.append(
+            f"All {len(result.steps)} statements verified; {proved} of them proved"
+            + (" for every n." if any(s.sized for s in result.steps) else ".")
+        )
     else:
         names = ", ".join(f"{s.key} ({_what(s)})" for s in failed)
         at_bad = result.at is not None and not result.at.ok
         if failed:
             lines.append(
-                f"FAILED: {len(failed)} of {len(result.steps)} steps not verified: {names}"
+                f"FAILED: {len(failed)} of {len(result.steps)} statements not verified: {names}"
             )
         if at_bad:
             lines.append("FAILED: a property did not hold at the worked example")
     return "\n".join(lines) + "\n"
+
+
+def _size_note(result: Result) -> str:
+    size = _sizes(result.sizes)
+    if not size:
+        return ""
+    help_ = f" ({result.size_help})" if result.size_help else ""
+    return f"; also checked exactly at {size}{help_}"
+
+
+def _proof_text(s: StepResult, numbers: dict[str, int]) -> list[str]:
+    from symtf.derive.printing import text as show
+
+    if s.proof is None:
+        if s.sized:
+            return [f"    – checked for {_checked_range(s)}, not proved for every n"]
+        return []
+    r = s.proof
+    head = "✓ proved for every n" if r.ok else "✗ proof for every n FAILED"
+    where = plain(r.proof.where)
+    out = [f"    {head}" + (f", {where}" if where else "") + ":"]
+    rows = [("  " + show(r.proof.lhs), "")]
+    for sc in r.steps:
+        why = _rule_name(sc, numbers)
+        if sc.step.note:
+            why += f" ({plain(sc.step.note)})"
+        elif sc.rule.formula is not None:
+            why += f": {sc.rule.formula.plain}"
+        rows.append((("= " if sc.check.ok else "≠ ") + show(sc.step.after), why))
+        if not sc.check.ok:
+            rows.append(("  ✗ " + sc.check.detail, ""))
+    width = min(max(len(a) for a, _ in rows), 60)
+    for a, why in rows:
+        out.append(f"        {a.ljust(width)}   {why}".rstrip())
+    if not r.closes.ok:
+        out.append(f"        ✗ {r.closes.detail}")
+    return out
 
 
 def _what(s: StepResult) -> str:
@@ -72,61 +135,162 @@ def _at_text(at: object) -> list[str]:
 
 # ----------------------------------------------------------------------------- LaTeX
 
-_UNICODE = {
-    "…": r"\ldots{}",
-    "√": r"$\surd$",
-    "÷": r"$\div$",
-    "−": "-",
-    "ε": r"$\varepsilon$",
-    "·": r"$\cdot$",
-    "∘": r"$\circ$",
-    "≤": r"$\le$",
-    "≥": r"$\ge$",
-}
+#: Visible characters of a proof line's expression before it is broken, and of
+#: a rule with its formula before the formula goes on a line of its own.
+EXPR_WIDTH = 66
+RULE_WIDTH = 44
+#: A left side wider than this starts the chain on a line of its own.
+LHS_WIDTH = 26
 
 
-def latex_text(s: str) -> str:
-    """Plain text made safe for LaTeX text mode (specials escaped, a few symbols mapped)."""
-    from symtf.renderers.latex import escape
+def _visible(tex: str) -> int:
+    from symtf.derive.printing import _vis
 
-    out = escape(s)
-    for k, v in _UNICODE.items():
-        out = out.replace(k, v)
-    return "".join(ch if ord(ch) < 128 else "?" for ch in out)
+    return _vis(tex)
 
 
-def align_point(statement: str) -> str:
-    """The statement with ``&`` before its first top-level ``=`` (or at the start)."""
-    depth = 0
-    for i, ch in enumerate(statement):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "=" and depth == 0:
-            return statement[:i] + "&" + statement[i:]
-    return "&" + statement
+def latex_blocks(result: Result) -> list[str]:
+    r"""Each statement as display blocks: the statement and its status, then its proof.
+
+    A block is one ``align*`` environment, which amsmath, MathJax 3 and KaTeX all
+    read, so each can be pasted into a document or between display delimiters
+    on a web page. Proofs read like a textbook: the expression, ``=`` the next
+    one, with the rule that justifies it beside it; long expressions are cut at
+    a top-level ``+`` or ``−``. Words are escaped by construction
+    (:func:`symtf.derive.words.latex_math`); no ``\intertext`` or ``\label``.
+    """
+    blocks = []
+    for i, s in enumerate(result.steps, 1):
+        rows = [rf"&\textbf{{{i}.}}\quad {s.statement}"]
+        rows.append(rf"&\qquad {latex_math(s.justification)}")
+        rows.append(rf"&\qquad {_status_math(s)}")
+        rows.extend(rf"&\qquad {math_text(n)}" for n in s.notes)
+        blocks.append(_align(rows))
+        if s.proof is not None:
+            where = s.proof.proof.where
+            head = [rf"&\qquad {latex_math(where)}"] if where else []
+            blocks.append(_align(head + proof_rows(s.proof, _numbers(result))))
+    return blocks
+
+
+def _numbers(result: Result) -> dict[str, int]:
+    return {s.key: i for i, s in enumerate(result.steps, 1)}
 
 
 def latex(result: Result) -> str:
-    r"""An ``align`` environment: per step a line of justification, then the numbered statement.
+    """The derivation as portable display blocks (see :func:`latex_blocks`)."""
+    return "\n".join(latex_blocks(result))
 
-    The fragment is portable: it uses only what amsmath, MathJax 3 and KaTeX all
-    read (``\text``, ``\tag``, ``\notag``, ``\checkmark``), so it can be pasted into
-    a LaTeX document or a web page alike. No ``\intertext`` (MathJax 3 and KaTeX
-    lack it) and no ``\label`` (KaTeX lacks it, and labels clash between pastes).
-    """
-    rows: list[str] = []
-    for i, s in enumerate(result.steps, 1):
-        where = _sizes(s.sizes)
-        how = f" ({where})" if where else ""
-        rows.append(
-            rf"&{math_text(f'{i}. {s.justification}{how}')}\quad "
-            rf"\text{{symbolic }}{_m(s.symbolic)}\text{{, numeric }}{_m(s.numeric)} \notag"
+
+def _align(rows: list[str]) -> str:
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n"
+
+
+def _status_math(s: StepResult) -> str:
+    parts = []
+    if s.proof is not None:
+        parts.append(
+            r"\text{proved for every } n\ \checkmark"
+            if s.proof.ok
+            else r"\text{proof for every } n \text{ failed}\ \times"
         )
-        rows.append(align_point(s.statement) + rf" \tag{{{i}}}")
-        rows.extend(rf"&\quad {math_text(n)} \notag" for n in s.notes)
-    return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
+    elif s.sized:
+        parts.append(r"\text{checked for } " + _sizes_tex(s) + r"\text{, not proved for every } n")
+    at = r"\text{ at } " + _sizes_tex(s) if s.sized else ""
+    parts.append(r"\text{exact}" + at + r"\ " + _m(s.symbolic))
+    parts.append(r"\text{numeric}\ " + _m(s.numeric))
+    return r";\ ".join(parts)
+
+
+def _sizes_tex(s: StepResult) -> str:
+    known = sorted(n for n in s.sizes if n is not None)
+    if len(known) > 2 and known == list(range(known[0], known[-1] + 1)):
+        return rf"n = {known[0]}, \dots, {known[-1]}"
+    return "n = " + ", ".join(map(str, known))
+
+
+#: Visible characters of the left side, the widest line and the widest rule
+#: together, past which rules go on rows of their own instead of beside the lines.
+SIDE_BY_SIDE = 80
+
+
+def _rule_name(sc: object, numbers: dict[str, int]) -> str:
+    """The rule's name; a lemma says which statement it uses (``statement 1 above``)."""
+    rule = sc.rule  # type: ignore[attr-defined]
+    lemma = sc.step.lemma  # type: ignore[attr-defined]
+    if rule.key == "lemma" and lemma in numbers:
+        return f"by statement {numbers[lemma]} above"
+    return rule.name
+
+
+def _rule_parts(sc: object, numbers: dict[str, int]) -> tuple[str, str]:
+    """The rule's name (with a failure mark) and its formula or note, as math-mode LaTeX."""
+    rule = sc.rule  # type: ignore[attr-defined]
+    step = sc.step  # type: ignore[attr-defined]
+    name = math_text(_rule_name(sc, numbers))
+    if not sc.check.ok:  # type: ignore[attr-defined]
+        name += r"\ \times\ " + math_text(sc.check.detail)  # type: ignore[attr-defined]
+    if step.note:
+        extra = r"\textstyle " + latex_math(step.note)
+    elif rule.formula is not None:
+        extra = r"\textstyle " + rule.formula.latex
+    else:
+        extra = ""
+    return name, extra
+
+
+def _rule_lines(sc: object, width: int, numbers: dict[str, int]) -> list[str]:
+    name, extra = _rule_parts(sc, numbers)
+    if not extra:
+        return [name]
+    if _visible(name + extra) <= width:
+        return [rf"{name}\text{{: }}{extra}"]
+    return [name, extra]
+
+
+def proof_rows(r: object, numbers: dict[str, int] | None = None) -> list[str]:
+    """The proof as ``align*`` rows: the expression, then each rule and the result it gives.
+
+    When the lines and the rules fit side by side, each rule stands beside its
+    result (``lhs &= e_1 && ▹ rule``); otherwise the rule takes a row of its
+    own before the result, so no line is wider than the longest expression.
+    """
+    from symtf.derive.printing import tex_lines
+
+    proof = r.proof  # type: ignore[attr-defined]
+    steps = r.steps  # type: ignore[attr-defined]
+    lhs = tex_lines(proof.lhs, EXPR_WIDTH)
+    results = [tex_lines(sc.step.after, EXPR_WIDTH) for sc in steps]
+    rules = [_rule_lines(sc, RULE_WIDTH, numbers or {}) for sc in steps]
+    rels = ["=" if sc.check.ok else r"\neq" for sc in steps]
+    short_lhs = len(lhs) == 1 and _visible(lhs[0]) <= LHS_WIDTH
+    widest = max(_visible(line) for lines in results for line in lines)
+    widest_rule = max(_visible(line) for lines in rules for line in lines)
+    side = short_lhs and _visible(lhs[0]) + widest + widest_rule + 4 <= SIDE_BY_SIDE
+    mark = r"\triangleright\ "
+    rows: list[str] = []
+    if side:
+        for k, (lines, rule, rel) in enumerate(zip(results, rules, rels, strict=True)):
+            lead = lhs[0] if k == 0 else ""
+            rows.append(rf"{lead} &{rel} {lines[0]} && {mark}{rule[0]}")
+            extra = [rf"&&& \phantom{{{mark}}}{x}" for x in rule[1:]]
+            for n, line in enumerate(lines[1:]):
+                rows.append(rf"&\qquad {line}" + (extra.pop(0)[1:] if extra and n == 0 else ""))
+            rows.extend(extra)
+    else:
+        if short_lhs:
+            rows.append(rf"{lhs[0]} &")
+        else:
+            rows.append(rf"&\phantom{{=}} {lhs[0]}")
+            rows.extend(rf"&\qquad {line}" for line in lhs[1:])
+        for lines, rule, rel in zip(results, rules, rels, strict=True):
+            rows.append(rf"&\qquad {mark}{rule[0]}")
+            rows.extend(rf"&\qquad \phantom{{{mark}}}{x}" for x in rule[1:])
+            rows.append(rf"&{rel} {lines[0]}")
+            rows.extend(rf"&\qquad {line}" for line in lines[1:])
+    if not r.closes.ok:  # type: ignore[attr-defined]
+        rows.append(rf"&{math_text(r.closes.detail)}")  # type: ignore[attr-defined]
+    return rows
 
 
 def markdown(result: Result) -> str:
@@ -135,7 +299,7 @@ def markdown(result: Result) -> str:
     out = [f"**{result.name}**: {result.title}" + (f" ({size})" if size else ""), ""]
     for i, s in enumerate(result.steps, 1):
         marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
-        out.append(f"{i}. {s.justification} — {marks}")
+        out.append(f"{i}. {plain(s.justification)} — {marks}")
         out.append("")
         out.append(f"   $${s.statement}$$")
         out.append("")
@@ -155,7 +319,7 @@ def html(result: Result) -> str:
         marks = f"symbolic {_mark(s.symbolic)}, numeric {_mark(s.numeric)}"
         cls = "verdict-ok" if s.ok else "verdict-wrong"
         items.append(
-            f'<li><p>{escape(s.justification)} <span class="{cls}">{marks}</span></p>'
+            f'<li><p>{escape(plain(s.justification))} <span class="{cls}">{marks}</span></p>'
             f'<div class="scroll">{mathml(s.statement, display=True)}</div></li>'
         )
     state = (
@@ -188,10 +352,57 @@ def _num(x: str) -> str:
 
 
 def document(result: Result) -> str:
-    """A complete, compilable LaTeX document with the project preamble."""
-    from symtf.renderers.latex import standalone
+    """A complete, compilable LaTeX document: per statement the claim, its status and its proof.
 
-    body = latex(result)
+    Words run as paragraphs (they wrap); mathematics is displayed, and each
+    proof is an ``align*`` of checked steps.
+    """
+    from symtf.renderers.latex import escape, standalone
+
+    head = f"{status(result)}{_size_note(result)}."
+    head = escape(head[:1].upper() + head[1:])
+    parts = [re.sub(r"\bn\b", "$n$", head) + "\n"]
+    for i, s in enumerate(result.steps, 1):
+        parts.append(f"\\subsection*{{{i}.\\quad {escape(_key_title(s.key))}}}")
+        parts.append(f"\\[ {s.statement} \\]")
+        text = latex_text(s.justification)
+        parts.append(text[:1].upper() + text[1:] + ". " + _status_text(s))
+        parts.extend(escape(n) + "\\par" for n in s.notes)
+        if s.proof is not None:
+            where = latex_text(s.proof.proof.where)
+            parts.append(f"\\par\\smallskip\\emph{{Proof}}{', ' + where if where else ''}:")
+            parts.append(_align(proof_rows(s.proof, _numbers(result))).rstrip())
+    body = "\n\n".join(parts) + "\n"
     if result.at is not None:
         body += at_latex(result.at)
     return standalone(f"{result.name}: {result.title}", body)
+
+
+def _key_title(key: str) -> str:
+    tag, _, rest = key.rpartition(":")
+    words_ = rest.replace("-", " ")
+    if len(words_) <= 3:
+        return words_ + (f" ({tag})" if tag else "")
+    if tag == "eps0":
+        words_ += " (ε = 0)"
+    elif tag:
+        words_ += f" ({tag})"
+    return words_[:1].upper() + words_[1:]
+
+
+def _status_text(s: StepResult) -> str:
+    marks = {True: "\\symtfok", False: "\\symtfbad"}
+    parts = []
+    if s.proof is not None:
+        parts.append(
+            f"Proved for every $n$ {marks[True]}"
+            if s.proof.ok
+            else f"Proof for every $n$ failed {marks[False]}"
+        )
+    elif s.sized:
+        parts.append(f"Checked for ${_sizes_tex(s)}$, not proved for every $n$")
+    where = _sizes(s.sizes)
+    at = f" at ${where}$" if where else ""
+    parts.append(f"exact{at} {marks[s.symbolic.ok]}")
+    parts.append(f"numeric {marks[s.numeric.ok]}")
+    return "; ".join(parts) + "."

@@ -23,26 +23,15 @@ from symtf.derive.core import (
     agree,
     symbol_row,
 )
+from symtf.derive.index import Context, Expect, Family, Variance
+from symtf.derive.proof import Proof, Step
 from symtf.derive.softmax import softmax_row
+from symtf.derive.words import m, words
 
 #: The bundled worked example whose scores illustrate the effect of the scale.
 ARTICLE = "i_love_ai"
 
 C = sympy.Symbol("c", positive=True)
-
-
-class Expect(sympy.Function):
-    """Unevaluated expectation ``E[X]`` (for display; evaluated by :func:`moments`)."""
-
-    def _latex(self, printer: Any) -> str:
-        return r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
-
-
-class Variance(sympy.Function):
-    """Unevaluated variance ``Var[X]``."""
-
-    def _latex(self, printer: Any) -> str:
-        return r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
 
 
 def moment(k: int) -> sympy.Expr:
@@ -187,14 +176,14 @@ def _worked_instance() -> Identity:
     rows = [softmax_row(_masked_row(scores, i, 1 / root)) for i in range(n)]
     lhs = sympy.ImmutableMatrix.vstack(*rows)
     notes = [
-        f"S_1 = Q_1 K_1^T / sqrt({trace.value('d_head')[0, 0]}) from l0.h0.scores, "
-        "causal mask; weights without the division use Q_1 K_1^T itself:"
+        f"the scores of l0.h0.scores divided by √{trace.value('d_head')[0, 0]}, with the causal "
+        "mask; without the division the weights use the scores themselves:"
     ]
     for i in range(n):
         with_scale = softmax_row(_masked_row(scaled, i, sympy.S.One))
         without = softmax_row(_masked_row(scores, i, sympy.S.One))
         notes.append(
-            f"row {i + 1}: max weight {_decimal(max_weight(with_scale))} with ÷√d_k, "
+            f"row {i + 1}: largest weight {_decimal(max_weight(with_scale))} with the division, "
             f"{_decimal(max_weight(without))} without; entropy {_decimal(entropy(with_scale))} "
             f"vs {_decimal(entropy(without))} nats"
         )
@@ -202,7 +191,11 @@ def _worked_instance() -> Identity:
         "worked-instance",
         r"A_1 = \operatorname{softmax}\Bigl(\frac{Q_1K_1^{\top}}{\sqrt{2}} + M\Bigr)",
         "A₁ = softmax(Q₁K₁ᵀ/√2 + M)  (the article's scores)",
-        "the article's scores with c = 1/sqrt(d_k); the same ops as the worked example",
+        words(
+            "the article's scores with ",
+            m(r"c = 1/\sqrt{d_k}", "c = 1/√d_k"),
+            "; the same ops as the worked example",
+        ),
         lhs,
         pattern,
         sized=False,
@@ -237,7 +230,13 @@ def _steps(n: int | None) -> list[Identity]:
             sympy.S.Zero,
             r"\mathbb{E}[q\cdot k] = \sum_i \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0",
             "E[q·k] = Σᵢ E[qᵢ]E[kᵢ] = 0",
-            "linearity, then independence of q_i and k_i, then zero mean",
+            words(
+                "linearity, then independence of ",
+                m("q_i", "qᵢ"),
+                " and ",
+                m("k_i", "kᵢ"),
+                ", then zero mean",
+            ),
         ),
         (
             "second-moment",
@@ -246,7 +245,10 @@ def _steps(n: int | None) -> list[Identity]:
             d_k,
             r"\mathbb{E}[(q\cdot k)^2] = \sum_{i,j}\mathbb{E}[q_iq_j]\,\mathbb{E}[k_ik_j] = d_k",
             "E[(q·k)²] = Σᵢⱼ E[qᵢqⱼ]E[kᵢkⱼ] = d_k",
-            "cross terms vanish by independence and zero mean; E[q_i^2] E[k_i^2] = 1",
+            words(
+                "cross terms vanish by independence and zero mean; ",
+                m(r"\mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] = 1", "E[qᵢ²]E[kᵢ²] = 1"),
+            ),
         ),
         (
             "variance",
@@ -255,7 +257,7 @@ def _steps(n: int | None) -> list[Identity]:
             dot_variance_textbook(n),
             r"\operatorname{Var}[q\cdot k] = \mathbb{E}[(q\cdot k)^2] - \mathbb{E}[q\cdot k]^2 = d_k",
             "Var[q·k] = E[(q·k)²] − E[q·k]² = d_k",
-            "definition of the variance and the two moments above",
+            words("the definition of the variance and the two moments above"),
         ),
         (
             "scaled-variance",
@@ -264,7 +266,11 @@ def _steps(n: int | None) -> list[Identity]:
             sympy.S.One,
             r"\operatorname{Var}\Bigl[\frac{q\cdot k}{\sqrt{d_k}}\Bigr] = \frac{d_k}{d_k} = 1",
             "Var[q·k/√d_k] = d_k/d_k = 1",
-            "Var[aX] = a^2 Var[X] with a = 1/sqrt(d_k)",
+            words(
+                m(r"\operatorname{Var}[aX] = a^2\operatorname{Var}[X]", "Var[aX] = a²Var[X]"),
+                " with ",
+                m(r"a = 1/\sqrt{d_k}", "a = 1/√d_k"),
+            ),
         ),
     ):
         lhs = Expect(e if kind != "second" else e**2) if kind != "variance" else Variance(e)
@@ -278,8 +284,16 @@ def _steps(n: int | None) -> list[Identity]:
             "log-weight-slope",
             r"\frac{\partial}{\partial c}\log \operatorname{softmax}(c\,u)_i = u_i - \sum_j p_j u_j",
             "∂/∂c log softmax(cu)ᵢ = uᵢ − Σⱼ pⱼuⱼ",
-            "differentiate c u_i - log sum_j exp(c u_j); for the largest u_i this is >= 0, "
-            "so the max weight grows with c",
+            words(
+                "differentiate ",
+                m(r"c u_i - \log \sum_j e^{c u_j}", "c uᵢ − log Σⱼ e^{c uⱼ}"),
+                "; for the largest ",
+                m("u_i", "uᵢ"),
+                " this is ",
+                m(r"\ge 0", "≥ 0"),
+                ", so the largest weight grows with ",
+                m("c", "c"),
+            ),
             sympy.ImmutableMatrix(1, n, [sympy.Derivative(sympy.log(p[i]), C) for i in range(n)]),
             sympy.ImmutableMatrix(1, n, [log_weight_slope(p, u, i) for i in range(n)]),
         )
@@ -289,13 +303,204 @@ def _steps(n: int | None) -> list[Identity]:
             "entropy-slope",
             r"\frac{dH}{dc} = -c\,\operatorname{Var}_{p}(u),\quad H = -\sum_j p_j\log p_j",
             "dH/dc = −c·Var_p(u),  H = −Σⱼ pⱼ log pⱼ",
-            "H = log Z - c E_p[u] and d/dc E_p[u] = Var_p(u): larger scores, lower entropy",
+            words(
+                m(r"H = \log Z - c\,\mathbb{E}_p[u]", "H = log Z − c E_p[u]"),
+                " and ",
+                m(
+                    r"\tfrac{d}{dc}\mathbb{E}_p[u] = \operatorname{Var}_p(u)",
+                    "d/dc E_p[u] = Var_p(u)",
+                ),
+                ": larger scores, lower entropy",
+            ),
             sympy.Derivative(entropy(p), C),
             entropy_slope(p, u, C),
         )
     )
     out.append(_worked_instance())
     return out
+
+
+# --------------------------------------------------------------------------- every n
+
+D = sympy.Symbol("d_k", integer=True, positive=True)
+N = sympy.Symbol("n", integer=True, positive=True)
+I_, J_, K_ = sympy.symbols("i j k", integer=True)
+QF = sympy.IndexedBase("q", real=True)
+KF = sympy.IndexedBase("k", real=True)
+U = sympy.IndexedBase("u", real=True)
+P = sympy.IndexedBase("p", positive=True)
+ZC = sympy.Symbol("Z", positive=True)
+
+
+def moments_context() -> Context:
+    """``q`` and ``k``: independent families of independent zero-mean unit-variance entries."""
+    return Context(families=(Family(QF), Family(KF)))
+
+
+MOMENTS_WHERE = words(
+    "where ",
+    m(r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i", "q·k = Σ_{i=1}^{d_k} qᵢkᵢ"),
+    " and the ",
+    m(r"q_i, k_j", "qᵢ, kⱼ"),
+    " are independent with mean 0 and variance 1",
+)
+
+
+def _dot() -> sympy.Expr:
+    return sympy.Sum(QF[I_] * KF[I_], (I_, 1, D))
+
+
+def _moment_proofs() -> list[Proof]:
+    ctx = moments_context()
+    dot = _dot()
+    d = sympy.KroneckerDelta
+    mean = Proof(
+        "mean",
+        Expect(dot),
+        sympy.S.Zero,
+        ctx,
+        (
+            Step("expectation-linearity", sympy.Sum(Expect(QF[I_] * KF[I_]), (I_, 1, D))),
+            Step("independence", sympy.Sum(Expect(QF[I_]) * Expect(KF[I_]), (I_, 1, D))),
+            Step("moments", sympy.S.Zero),
+        ),
+        MOMENTS_WHERE,
+    )
+    double = sympy.Sum(QF[I_] * KF[I_] * QF[J_] * KF[J_], (J_, 1, D), (I_, 1, D))
+    second = Proof(
+        "second-moment",
+        Expect(dot**2),
+        D,
+        ctx,
+        (
+            Step("algebra", Expect(double), words("a square of a sum is a double sum")),
+            Step(
+                "expectation-linearity",
+                sympy.Sum(Expect(QF[I_] * QF[J_] * KF[I_] * KF[J_]), (J_, 1, D), (I_, 1, D)),
+            ),
+            Step(
+                "independence",
+                sympy.Sum(
+                    Expect(QF[I_] * QF[J_]) * Expect(KF[I_] * KF[J_]), (J_, 1, D), (I_, 1, D)
+                ),
+            ),
+            Step("moments", sympy.Sum(d(I_, J_) * d(I_, J_), (J_, 1, D), (I_, 1, D))),
+            Step("delta-sifting", sympy.Sum(1, (I_, 1, D))),
+            Step("algebra", D),
+        ),
+        MOMENTS_WHERE,
+    )
+    variance = Proof(
+        "variance",
+        Variance(dot),
+        D,
+        ctx,
+        (
+            Step("variance", Expect(dot**2) - Expect(dot) ** 2),
+            Step("lemma", D - Expect(dot) ** 2, lemma="second-moment"),
+            Step("lemma", D, lemma="mean"),
+        ),
+        MOMENTS_WHERE,
+    )
+    scaled = Proof(
+        "scaled-variance",
+        Variance(dot / sympy.sqrt(D)),
+        sympy.S.One,
+        ctx,
+        (
+            Step("variance-scaling", Variance(dot) / D),
+            Step("lemma", sympy.S.One, lemma="variance"),
+        ),
+        MOMENTS_WHERE,
+    )
+    return [mean, second, variance, scaled]
+
+
+def sharpness_context() -> Context:
+    """``p_i = e^{c u_i}/Z``, ``Z = Σ_k e^{c u_k}``, for ``i`` in ``1 … n``."""
+    return Context(
+        ranges={I_: (1, N), J_: (1, N)},
+        definitions={
+            P: sympy.Lambda(I_, sympy.exp(C * U[I_]) / ZC),
+            ZC: sympy.Sum(sympy.exp(C * U[K_]), (K_, 1, N)),
+        },
+    )
+
+
+SHARPNESS_WHERE = words(
+    "where ",
+    m(r"p_i = e^{c u_i}/Z", "pᵢ = e^{c uᵢ}/Z"),
+    " and ",
+    m(r"Z = \sum_{k=1}^{n} e^{c u_k}", "Z = Σ_{k=1}^{n} e^{c uₖ}"),
+    ", for ",
+    m(r"i \in \{1, \dots, n\}", "i ∈ {1, …, n}"),
+)
+
+
+def _sharpness_proofs() -> list[Proof]:
+    ctx = sharpness_context()
+    pu = sympy.Sum(P[J_] * U[J_], (J_, 1, N))
+    slope = Proof(
+        "log-weight-slope",
+        sympy.Derivative(sympy.log(P[I_]), C),
+        U[I_] - pu,
+        ctx,
+        (
+            Step("definition", sympy.Derivative(sympy.log(sympy.exp(C * U[I_]) / ZC), C)),
+            Step("log-rules", sympy.Derivative(C * U[I_] - sympy.log(ZC), C)),
+            Step("chain-rule", U[I_] - sympy.Derivative(ZC, C) / ZC),
+            Step("sum-rule", U[I_] - sympy.Sum(U[J_] * sympy.exp(C * U[J_]), (J_, 1, N)) / ZC),
+            Step("definition", U[I_] - pu),
+        ),
+        SHARPNESS_WHERE,
+    )
+    h = -sympy.Sum(P[J_] * sympy.log(P[J_]), (J_, 1, N))
+    var_p = sympy.Sum(P[J_] * U[J_] ** 2, (J_, 1, N)) - pu**2
+    entropy_ = Proof(
+        "entropy-slope",
+        sympy.Derivative(h, C),
+        -C * var_p,
+        ctx,
+        (
+            Step(
+                "definition",
+                sympy.Derivative(
+                    -sympy.Sum(P[J_] * sympy.log(sympy.exp(C * U[J_]) / ZC), (J_, 1, N)), C
+                ),
+            ),
+            Step(
+                "log-rules",
+                sympy.Derivative(-sympy.Sum(P[J_] * (C * U[J_] - sympy.log(ZC)), (J_, 1, N)), C),
+            ),
+            Step(
+                "linearity",
+                sympy.Derivative(-C * pu + sympy.log(ZC) * sympy.Sum(P[J_], (J_, 1, N)), C),
+            ),
+            Step("sums-to-one", sympy.Derivative(-C * pu + sympy.log(ZC), C)),
+            Step(
+                "product-rule",
+                -pu - C * sympy.Derivative(pu, C) + sympy.Derivative(sympy.log(ZC), C),
+            ),
+            Step(
+                "differentiation",
+                -pu - C * sympy.Sum(U[J_] * P[J_] * (U[J_] - pu), (J_, 1, N)) + pu,
+                words(
+                    m(
+                        r"\partial p_j/\partial c = p_j(u_j - \textstyle\sum_k p_k u_k)",
+                        "∂pⱼ/∂c = pⱼ(uⱼ − Σₖ pₖuₖ)",
+                    ),
+                    ", ",
+                    m(
+                        r"\partial \log Z/\partial c = \textstyle\sum_k p_k u_k",
+                        "∂log Z/∂c = Σₖ pₖuₖ",
+                    ),
+                ),
+            ),
+            Step("linearity", -C * var_p),
+        ),
+        SHARPNESS_WHERE,
+    )
+    return [slope, entropy_]
 
 
 SCALING = Derivation(
@@ -305,4 +510,5 @@ SCALING = Derivation(
     sizes=(2, 3, 4),
     size_help="d_k, the width of q and k",
     min_size=1,
+    proofs=lambda: [*_moment_proofs(), *_sharpness_proofs()],
 )

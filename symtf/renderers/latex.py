@@ -360,6 +360,10 @@ _MATH_SPECIALS = {
     "$": r"\$",
     "^": r"{}^\wedge ",
     "~": r"\sim ",
+    # The text font has no glyph for these (they print as ¡, ¿ and —): as maths.
+    "<": "<",
+    ">": ">",
+    "|": r"\vert ",
 }
 
 

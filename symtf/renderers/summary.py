@@ -134,7 +134,11 @@ def derive_summary(result: Any) -> str:
     size = f" at n = {', '.join(sizes)}" if sizes else ""
     n = len(result.steps)
     if result.ok:
-        state = f"all {n} steps verified symbolically and numerically{size}"
+        proved = sum(1 for s in result.steps if s.proved)
+        state = (
+            f"all {n} steps verified symbolically and numerically{size}; "
+            f"{proved} of {n} proved for every n"
+        )
     else:
         bad = ", ".join(s.key for s in result.failures)
         state = f"{len(result.failures)} of {n} steps NOT verified{size}: {bad}"
