@@ -335,7 +335,8 @@ def _student(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def _write_answers(path: Path, answers: dict[str, str]) -> None:
     path.write_text(
-        'student = "Ada"\n[answers]\n' + "".join(f'{k} = "{v}"\n' for k, v in answers.items())
+        'student = "Ada"\n[answers]\n'
+        + "".join(f'{json.dumps(k)} = "{v}"\n' for k, v in answers.items())
     )
 
 
@@ -390,19 +391,21 @@ def test_grade_all_right_and_bad_input(
         for b in _key(grade_exercise)
         if b["step"] == "l0.h0.scaled" and b["index"] == [0, 0]
     )
-    text = good.read_text().replace(f'{b1} = "{answers[b1]}"', f"{b1} = {_ref_rounding(s1, 4)}")
+    text = good.read_text().replace(
+        f'{json.dumps(b1)} = "{answers[b1]}"', f"{json.dumps(b1)} = {_ref_rounding(s1, 4)}"
+    )
     bare.write_text(text)
     capsys.readouterr()
     assert cli.main(["grade", key, str(bare), "--format", "json"]) == 0
     got = {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}
     assert got[b1]["answer"] == _ref_rounding(s1, 4) and got[b1]["verdict"] == "rounded"
     bad = tmp_path / "bad.toml"
-    _write_answers(bad, {**answers, "b999": "1"})
+    _write_answers(bad, {**answers, "?999": "1"})
     assert cli.main(["grade", key, str(bad)]) == 2
-    assert "b999" in capsys.readouterr().err
-    _write_answers(bad, {**answers, "b1": "about 0.7"})
+    assert '"?999"' in capsys.readouterr().err
+    _write_answers(bad, {**answers, "?1": "about 0.7"})
     assert cli.main(["grade", key, str(bad)]) == 2
-    assert "answers.b1" in capsys.readouterr().err
+    assert 'answers."?1"' in capsys.readouterr().err
     tampered = tmp_path / "t"
     shutil.copytree(grade_exercise, tampered)
     (tampered / "derivation.toml").write_text(
