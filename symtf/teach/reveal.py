@@ -68,14 +68,34 @@ def _entry_of(s: sympy.Symbol) -> Entry:
 
 @dataclass
 class _Level:
-    """One node's output entries as expressions of its inputs' entries."""
+    """One node's output entries as expressions of its inputs' entries.
 
-    cells: list[list[sympy.Expr]] | None  # None: the op did not evaluate on symbols
+    Attributes:
+        cells: The expressions (``None``: the op did not evaluate on symbols).
+        zeros: The input symbols whose value is exactly 0 here.
+    """
+
+    cells: list[list[sympy.Expr]] | None
+    zeros: frozenset[sympy.Symbol] = frozenset()
 
     def deps(self, i: int, j: int) -> frozenset[Entry] | None:
+        """The input entries ``[i, j]`` moves with, at these inputs.
+
+        An input that only multiplies an input equal to 0 does not count: with
+        ``v = 0``, ``a·v + b·w`` tells nothing about ``a`` (but still about ``v``).
+        """
         if self.cells is None:
             return None
-        return frozenset(_entry_of(s) for s in self.cells[i][j].free_symbols)
+        cell = self.cells[i][j]
+        free = cell.free_symbols
+        zeros = self.zeros & free
+        if not zeros:
+            return frozenset(_entry_of(s) for s in free)
+        out = set(cell.xreplace({z: sympy.S.Zero for z in zeros}).free_symbols)
+        for z in zeros:
+            if z in cell.xreplace({y: sympy.S.Zero for y in zeros if y != z}).free_symbols:
+                out.add(z)
+        return frozenset(_entry_of(s) for s in out)
 
 
 @dataclass
@@ -90,6 +110,7 @@ class Relations:
     graph: Graph
     trace: Trace
     _levels: dict[str, _Level] = field(default_factory=dict)
+    _copies: dict[Entry, frozenset[Entry]] = field(default_factory=dict)
     _consumers: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -130,7 +151,15 @@ class Relations:
     def level(self, name: str) -> _Level:
         """``name``'s entries as expressions in symbols for its inputs' entries (cached)."""
         if name not in self._levels:
-            self._levels[name] = _Level(self._evaluate(name))
+            zeros = frozenset(
+                _symbol(a, i, j)
+                for a in self.args(name)
+                if isinstance(v := self.trace.value(a), sympy.MatrixBase)
+                for i in range(v.rows)
+                for j in range(v.cols)
+                if v[i, j] == 0
+            )
+            self._levels[name] = _Level(self._evaluate(name), zeros)
         return self._levels[name]
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
@@ -207,11 +236,11 @@ class Relations:
         if lvl.cells is None:
             return None
         cell = lvl.cells[e[1]][e[2]]
-        deps = list(cell.free_symbols)
+        deps = lvl.deps(e[1], e[2]) or frozenset()
         if len(deps) != 1:
             return None
-        src = _entry_of(deps[0])
-        if cell == deps[0] or self._same_value(e, src):
+        (src,) = deps
+        if cell == _symbol(*src) or self._same_value(e, src):
             return src
         return None
 
@@ -230,8 +259,15 @@ class Relations:
         vb = self.trace.value(b[0])[b[1], b[2]]
         return va == vb or chase(va) == chase(vb)
 
-    def copies_of(self, e: Entry) -> set[Entry]:
-        """The copy class of ``e``: every entry joined to it by copies, either way."""
+    def copies_of(self, e: Entry) -> frozenset[Entry]:
+        """The copy class of ``e``: every entry joined to it by copies, either way (cached)."""
+        if e not in self._copies:
+            cls = frozenset(self._copy_class(e))
+            for x in cls:
+                self._copies[x] = cls
+        return self._copies[e]
+
+    def _copy_class(self, e: Entry) -> set[Entry]:
         seen = {e}
         todo = [e]
         while todo:
@@ -261,7 +297,7 @@ class Relations:
         s = _symbol(*x)
         for i, row in enumerate(lvl.cells):
             for j, cell in enumerate(row):
-                if s in cell.free_symbols:
+                if s in cell.free_symbols and x in (lvl.deps(i, j) or ()):
                     yield (step, i, j)
 
     def readers(self, x: Entry) -> Iterator[tuple[Entry, frozenset[Entry] | None]]:
@@ -275,16 +311,23 @@ class Relations:
             for y in self._outputs_reading(c, x, shape):
                 yield y, (self.deps(y) if exact else None)
 
+    def is_constant(self, e: Entry) -> bool:
+        """Whether ``e`` does not move with its step's inputs (a masked weight's 0)."""
+        return self.deps(e) == frozenset() and bool(self.args(e[0]))
+
     def is_given_entry(self, e: Entry) -> bool:
         """Whether ``e`` is one of the file's numbers or a setting, or a copy of one."""
         return any(self.is_given(x[0]) for x in self.copies_of(e))
 
     # ------------------------------------------------------------------ constraints
 
-    def constraints(self, e: Entry) -> list[frozenset[Entry]]:
+    def constraints(self, e: Entry) -> list[tuple[frozenset[Entry], int]]:
         """The relations among ``e``'s step's entries, whatever its inputs, that involve ``e``.
 
-        Each is the set of entries one equation ties together (``e`` among them).
+        Returns:
+            ``(group, k)`` pairs: ``k`` independent equations tie the entries of ``group``
+            (``e`` among them) together, so ``k`` of them follow from the others (a
+            softmax row: one; a LayerNorm row with ε = 0: two, its sum and its squares).
         """
         step, i, j = e
         shape = self.shape(step)
@@ -296,52 +339,55 @@ class Relations:
         col = frozenset((step, k, j) for k in range(n))
         op = node.op
         if op is blocks.softmax_op:
-            return [col if node.params.get("axis") == "columns" else row]
+            return [(col if node.params.get("axis") == "columns" else row, 1)]
         if op in (blocks.normalize_rows_op, blocks.centered_op):
-            return [row]
+            return [(row, 1)]
         if op is blocks.normed_op:
-            return self._norm_constraints(node, e, n, m)
+            return self._norm_constraints(node, e, m)
         if op is blocks.linear_op:
             return self._linear_constraints(node, e, m)
-        if op is blocks.zero_future_op:
-            return []
         if node.tensors:
             return self._sum_constraints(e, n, m)
         return []
 
-    def _norm_constraints(self, node: Node, e: Entry, n: int, m: int) -> list[frozenset[Entry]]:
+    def _norm_constraints(self, node: Node, e: Entry, m: int) -> list[tuple[frozenset[Entry], int]]:
         step, i, _ = e
         gamma = node.params["gamma"]
         live = frozenset((step, i, k) for k in range(m) if gamma[0, k] != 0)
         if e not in live:
             return []
-        src = node.args[0]
-        src_node = self._node(src)
-        centred = src_node is not None and src_node.op is blocks.centered_op
-        if centred:
-            return [live]  # sum_k (y_k - beta_k)/gamma_k = 0
-        eps = self._eps(node)
-        return [live] if eps == 0 else []  # RMSNorm, eps = 0: sum_k ((y_k - beta_k)/gamma_k)^2 = d
-
-    def _eps(self, node: Node) -> Any:
+        src = self._node(node.args[0])
+        centred = src is not None and src.op is blocks.centered_op
         std = self._node(node.args[1]) if len(node.args) > 1 else None
-        return None if std is None else std.params.get("eps")
+        no_eps = std is not None and std.params.get("eps") == 0
+        # LayerNorm: sum_k (y_k - beta_k)/gamma_k = 0; with eps = 0 the squares sum to d too.
+        # RMSNorm with eps = 0: the squares sum to d.
+        k = int(centred) + int(no_eps)
+        return [(live, k)] if k else []
 
-    def _linear_constraints(self, node: Node, e: Entry, m: int) -> list[frozenset[Entry]]:
-        step, i, j = e
-        w = sympy.Matrix(ExactBackend().matrix(node.params["w"]))
-        if node.params.get("transposed"):
-            w = w.T
-        if w.cols != m or w.cols <= w.rank():
+    def _linear_constraints(
+        self, node: Node, e: Entry, m: int
+    ) -> list[tuple[frozenset[Entry], int]]:
+        """The row of ``x·W`` when ``W`` has more columns than rank (dependent columns).
+
+        :meth:`determined_by` asks whether ``e``'s column of ``W`` is in the span of the
+        known entries' columns.
+        """
+        step, i, _ = e
+        w = self._weight(node)
+        if w is None or w.cols != m or w.cols <= w.rank():
             return []
-        out = []
-        for v in w.nullspace():  # sum_k v_k y_k = sum_k v_k b_k for every input
-            if v[j] != 0:
-                out.append(frozenset((step, i, k) for k in range(m) if v[k] != 0))
-        return out
+        return [(frozenset((step, i, k) for k in range(m)), w.cols - w.rank())]
 
-    def _sum_constraints(self, e: Entry, n: int, m: int) -> list[frozenset[Entry]]:
-        """A user step's rows or columns whose sum is the same for every input."""
+    def _weight(self, node: Node) -> sympy.Matrix | None:
+        if node.op is not blocks.linear_op:
+            return None
+        w = sympy.Matrix(ExactBackend().matrix(node.params["w"]))
+        return w.T if node.params.get("transposed") else w
+
+    def _sum_constraints(self, e: Entry, n: int, m: int) -> list[tuple[frozenset[Entry], int]]:
+        """A user step's rows or columns whose sum (and sum of squares) is the same for
+        every input (a softmax, a LayerNorm)."""
         lvl = self.level(e[0])
         if lvl.cells is None:
             return []
@@ -351,12 +397,39 @@ class Relations:
             [((step, i, k), lvl.cells[i][k]) for k in range(m)],
             [((step, k, j), lvl.cells[k][j]) for k in range(n)],
         ):
-            total = sum((c for _, c in cells), sympy.S.Zero)
-            if total.free_symbols and sympy.cancel(sympy.together(total)).free_symbols:
+            if len(cells) < 2:
                 continue
-            if len(cells) > 1:
-                out.append(frozenset(x for x, _ in cells))
+            k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero)) for p in (1, 2))
+            if k:
+                out.append((frozenset(x for x, _ in cells), k))
         return out
+
+    def determined_by(self, e: Entry, group: frozenset[Entry], k: int, known: set[Entry]) -> bool:
+        """Whether the ``known`` entries of a group of ``k`` equations give ``e``.
+
+        Equations on sums leave ``k`` entries to follow from the rest; a linear map's row
+        gives ``e`` when its column of ``W`` is in the span of the known entries' columns.
+        """
+        node = self._node(e[0])
+        w = None if node is None else self._weight(node)
+        if w is None:
+            return len(group - known) <= k
+        cols = [c for (_, _, c) in sorted((group - {e}) & known)]
+        if not cols:
+            return False
+        basis = w[:, cols]
+        return basis.rank() == basis.row_join(w[:, e[2]]).rank()
+
+
+def _constant(total: sympy.Expr) -> bool:
+    """Whether an expression of the inputs' symbols is the same number for all of them."""
+    if not total.free_symbols:
+        return True
+    num, den = sympy.fraction(sympy.together(total))
+    num = sympy.expand(num)
+    if not num.free_symbols:
+        return num == 0 or not sympy.expand(den).free_symbols
+    return not sympy.cancel(num / sympy.expand(den)).free_symbols
 
 
 @dataclass(frozen=True)
@@ -400,12 +473,10 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
     hidden: set[Entry] = set()
 
     def visible(x: Entry) -> bool:
+        # On the sheet: printed, one of the file's numbers, or a copy of either.
         if x in boxes or x in hidden:
             return False
-        if x in shown or rel.is_given(x[0]):
-            return True
-        src = rel.copy_source(x)
-        return src is not None and visible(src)
+        return any(y not in hidden and (y in shown or rel.is_given(y[0])) for y in rel.copies_of(x))
 
     for _bid, cls in classes:
         for x in sorted(cls):
@@ -416,12 +487,18 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
                     hidden.update(rel.copies_of(y))
     for _bid, cls in classes:
         for x in sorted(cls):
-            for group in rel.constraints(x):
+            for group, k in rel.constraints(x):
                 if any(g != x and g in cls for g in group):
                     continue  # a copy of the blank itself: already hidden
-                rest = [g for g in group if g not in cls]
-                if rest and all(visible(g) for g in rest):
-                    hidden.update(rel.copies_of(max(rest, key=lambda g: (g in shown, g))))
+                while True:
+                    # An entry that moves with no input (a masked 0) is known anyway.
+                    rest = [g for g in group if g != x and not rel.is_constant(g)]
+                    known = {g for g in rest if visible(g)}
+                    known |= {g for g in group if g != x and rel.is_constant(g)}
+                    droppable = [g for g in rest if g in known]
+                    if not droppable or not rel.determined_by(x, group, k, known):
+                        break  # (nothing to drop: the blank is a constant, such as a first row's 1)
+                    hidden.update(rel.copies_of(max(droppable, key=lambda g: (g in shown, g))))
     return Hiding(boxes, frozenset(hidden - set(boxes)), frozenset(given_ids))
 
 
