@@ -593,3 +593,85 @@ def test_exercise_on_a_batch_heads_file_is_a_clear_error(tmp_path) -> None:
     )
     assert r.returncode == 2, r.stderr
     assert "cannot be blanked yet" in r.stderr and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- grading rules
+
+
+def _grade_json(key: Path, answers: dict[str, str], tmp_path: Path, capsys) -> tuple[int, dict]:
+    path = tmp_path / "answers.toml"
+    _write_answers(path, answers)
+    capsys.readouterr()
+    code = cli.main(["grade", str(key), str(path), "--format", "json"])
+    return code, {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}
+
+
+def test_grade_trailing_zeros_right_and_too_few_decimals_incomplete(
+    grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = forward(i_love_ai_weights())
+    blanks = [b for b in _key(grade_exercise) if b["decimals"] == 3]
+    value = {b["id"]: ref[b["step"]][b["index"][0]][b["index"][1]] for b in blanks}
+    right = {bid: _ref_rounding(v, 3) for bid, v in value.items()}
+    # A blank whose 4-decimal rounding does not end in 0: its 3-decimal answer with a
+    # trailing zero is not a correct 4-decimal rounding, but it is the answer asked for.
+    padded = next(bid for bid, v in value.items() if not _ref_rounding(v, 4).endswith("0"))
+    # A blank whose 2-decimal rounding is right: given to 2 decimals, it is incomplete.
+    short = next(bid for bid in value if bid != padded)
+    answers = {**right, padded: right[padded] + "0", short: _ref_rounding(value[short], 2)}
+    assert answers[padded] != _ref_rounding(value[padded], 4)
+    code, got = _grade_json(grade_exercise / "key.toml", answers, tmp_path, capsys)
+    assert got[padded]["verdict"] == "rounded", got[padded]
+    assert got[padded]["answer"] == right[padded] + "0"
+    assert got[short]["verdict"] == "incomplete", got[short]
+    assert got[short]["explanation"].startswith("incomplete: give 3 decimals")
+    assert code == 1  # incomplete is not right
+    # Two trailing zeros, and a value right to 4 decimals (not zeros), are right too.
+    answers = {**right, padded: right[padded] + "00", short: _ref_rounding(value[short], 4)}
+    code, got = _grade_json(grade_exercise / "key.toml", answers, tmp_path, capsys)
+    assert code == 0 and got[padded]["verdict"] == got[short]["verdict"] == "rounded"
+    # A short answer that is off even at its own precision is graded as what it is.
+    x = to_fraction(value[short])
+    off = Fraction(_ref_rounding(x, 2)) + Fraction(5, 100)
+    code, got = _grade_json(
+        grade_exercise / "key.toml", {**right, short: f"{float(off):.2f}"}, tmp_path, capsys
+    )
+    assert got[short]["verdict"] == "wrong"
+
+
+def test_grade_reads_blank_names_and_old_keys(
+    grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = forward(i_love_ai_weights())
+    blanks = _key(grade_exercise)
+    assert all(re.fullmatch(r"\?\d+", b["id"]) for b in blanks)
+    right = {
+        b["id"]: _ref_rounding(ref[b["step"]][b["index"][0]][b["index"][1]], 3) for b in blanks
+    }
+    # "1", "blank 2" and "?3" name the blanks ?1, ?2, ?3.
+    names = {"?1": "1", "?2": "blank 2"}
+    code, got = _grade_json(
+        grade_exercise / "key.toml",
+        {names.get(k, k): v for k, v in right.items()},
+        tmp_path,
+        capsys,
+    )
+    assert code == 0 and set(got) == set(right)
+    # Two names for one blank are an error.
+    code = cli.main(["grade", str(grade_exercise / "key.toml"), str(_dup(tmp_path, right))])
+    assert code == 2 and "a second answer" in capsys.readouterr().err
+    # A key written with b1, b2, … ids (before blanks were named ?1) still grades.
+    old = tmp_path / "old"
+    shutil.copytree(grade_exercise, old)
+    text = (old / "key.toml").read_text()
+    (old / "key.toml").write_text(re.sub(r'id = "\?(\d+)"', r'id = "b\1"', text))
+    code, got = _grade_json(
+        old / "key.toml", {"b" + k[1:]: v for k, v in right.items()}, tmp_path, capsys
+    )
+    assert code == 0 and set(got) == {"b" + k[1:] for k in right}
+
+
+def _dup(tmp_path: Path, right: dict[str, str]) -> Path:
+    path = tmp_path / "dup.toml"
+    _write_answers(path, {**right, "1": right["?1"]})
+    return path

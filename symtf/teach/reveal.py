@@ -321,13 +321,11 @@ class Relations:
 
     # ------------------------------------------------------------------ constraints
 
-    def constraints(self, e: Entry) -> list[tuple[frozenset[Entry], int]]:
+    def constraints(self, e: Entry) -> list[Constraint]:
         """The relations among ``e``'s step's entries, whatever its inputs, that involve ``e``.
 
-        Returns:
-            ``(group, k)`` pairs: ``k`` independent equations tie the entries of ``group``
-            (``e`` among them) together, so ``k`` of them follow from the others (a
-            softmax row: one; a LayerNorm row with ε = 0: two, its sum and its squares).
+        A softmax row gives one entry from the others; a LayerNorm row with ε = 0 two
+        (its sum and its squares); a row of ``x·W`` whatever ``W``'s columns span.
         """
         step, i, j = e
         shape = self.shape(step)
@@ -339,18 +337,18 @@ class Relations:
         col = frozenset((step, k, j) for k in range(n))
         op = node.op
         if op is blocks.softmax_op:
-            return [(col if node.params.get("axis") == "columns" else row, 1)]
+            return [Constraint(col if node.params.get("axis") == "columns" else row, 1)]
         if op in (blocks.normalize_rows_op, blocks.centered_op):
-            return [(row, 1)]
+            return [Constraint(row, 1)]
         if op is blocks.normed_op:
             return self._norm_constraints(node, e, m)
         if op is blocks.linear_op:
             return self._linear_constraints(node, e, m)
         if node.tensors:
-            return self._sum_constraints(e, n, m)
+            return self._step_constraints(e, n, m)
         return []
 
-    def _norm_constraints(self, node: Node, e: Entry, m: int) -> list[tuple[frozenset[Entry], int]]:
+    def _norm_constraints(self, node: Node, e: Entry, m: int) -> list[Constraint]:
         step, i, _ = e
         gamma = node.params["gamma"]
         live = frozenset((step, i, k) for k in range(m) if gamma[0, k] != 0)
@@ -363,35 +361,29 @@ class Relations:
         # LayerNorm: sum_k (y_k - beta_k)/gamma_k = 0; with eps = 0 the squares sum to d too.
         # RMSNorm with eps = 0: the squares sum to d.
         k = int(centred) + int(no_eps)
-        return [(live, k)] if k else []
+        return [Constraint(live, k)] if k else []
 
-    def _linear_constraints(
-        self, node: Node, e: Entry, m: int
-    ) -> list[tuple[frozenset[Entry], int]]:
-        """The row of ``x·W`` when ``W`` has more columns than rank (dependent columns).
-
-        :meth:`determined_by` asks whether ``e``'s column of ``W`` is in the span of the
-        known entries' columns.
-        """
+    def _linear_constraints(self, node: Node, e: Entry, m: int) -> list[Constraint]:
+        """The row of ``x·W`` when ``W`` has dependent columns: entry ``k``'s gradient in
+        ``x`` is column ``k`` of ``W``."""
         step, i, _ = e
-        w = self._weight(node)
-        if w is None or w.cols != m or w.cols <= w.rank():
-            return []
-        return [(frozenset((step, i, k) for k in range(m)), w.cols - w.rank())]
-
-    def _weight(self, node: Node) -> sympy.Matrix | None:
-        if node.op is not blocks.linear_op:
-            return None
         w = sympy.Matrix(ExactBackend().matrix(node.params["w"]))
-        return w.T if node.params.get("transposed") else w
+        if node.params.get("transposed"):
+            w = w.T
+        if w.cols != m or w.cols <= w.rank():
+            return []
+        grads = {(step, i, k): w[:, k].T for k in range(m)}
+        return [Constraint(frozenset(grads), w.cols - w.rank(), grads)]
 
-    def _sum_constraints(self, e: Entry, n: int, m: int) -> list[tuple[frozenset[Entry], int]]:
+    def _step_constraints(self, e: Entry, n: int, m: int) -> list[Constraint]:
         """A user step's rows or columns whose sum (and sum of squares) is the same for
-        every input (a softmax, a LayerNorm)."""
+        every input (a softmax, a LayerNorm), or that are linear with dependent gradients
+        (a product with the file's matrix)."""
         lvl = self.level(e[0])
         if lvl.cells is None:
             return []
         step, i, j = e
+        fixed = self._given_values(step)
         out = []
         for cells in (
             [((step, i, k), lvl.cells[i][k]) for k in range(m)],
@@ -399,26 +391,71 @@ class Relations:
         ):
             if len(cells) < 2:
                 continue
+            group = frozenset(x for x, _ in cells)
             k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero)) for p in (1, 2))
             if k:
-                out.append((frozenset(x for x, _ in cells), k))
+                out.append(Constraint(group, k))
+                continue
+            grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
+            if grads is not None:
+                rank = sympy.Matrix.vstack(*grads.values()).rank()
+                if rank < len(cells):
+                    out.append(Constraint(group, len(cells) - rank, grads))
         return out
 
-    def determined_by(self, e: Entry, group: frozenset[Entry], k: int, known: set[Entry]) -> bool:
-        """Whether the ``known`` entries of a group of ``k`` equations give ``e``.
+    def _given_values(self, step: str) -> dict[sympy.Symbol, sympy.Expr]:
+        """The symbols of a step's inputs that are the file's numbers, with their values."""
+        out = {}
+        for a in self.args(step):
+            v = self.trace.value(a)
+            if self.is_given(a) and isinstance(v, sympy.MatrixBase):
+                out |= {_symbol(a, i, j): v[i, j] for i in range(v.rows) for j in range(v.cols)}
+        return out
 
-        Equations on sums leave ``k`` entries to follow from the rest; a linear map's row
-        gives ``e`` when its column of ``W`` is in the span of the known entries' columns.
-        """
-        node = self._node(e[0])
-        w = None if node is None else self._weight(node)
-        if w is None:
-            return len(group - known) <= k
-        cols = [c for (_, _, c) in sorted((group - {e}) & known)]
-        if not cols:
+
+@dataclass(frozen=True)
+class Constraint:
+    """Equations that tie a group of one step's entries together, whatever the inputs.
+
+    Attributes:
+        group: The entries.
+        k: How many of them follow from the others.
+        grads: For linear equations, each entry's gradient in the step's inputs: an entry
+            follows from known ones when its gradient is in the span of theirs.
+    """
+
+    group: frozenset[Entry]
+    k: int
+    grads: dict[Entry, sympy.Matrix] | None = None
+
+    def determined(self, e: Entry, known: set[Entry]) -> bool:
+        """Whether the ``known`` entries of the group give ``e``."""
+        if self.grads is None:
+            return len(self.group - known) <= self.k
+        basis = [self.grads[x] for x in sorted((self.group - {e}) & known)]
+        if not basis:
             return False
-        basis = w[:, cols]
-        return basis.rank() == basis.row_join(w[:, e[2]]).rank()
+        b = sympy.Matrix.vstack(*basis)
+        return b.rank() == b.col_join(self.grads[e]).rank()
+
+
+def _linear_gradients(
+    cells: list[tuple[Entry, sympy.Expr]],
+) -> dict[Entry, sympy.Matrix] | None:
+    """Each cell's coefficients in the symbols, when every cell is linear in them."""
+    syms = sorted(set().union(*(c.free_symbols for _, c in cells)), key=str)
+    if not syms:
+        return None
+    out = {}
+    for x, c in cells:
+        try:
+            poly = sympy.Poly(c, *syms)
+        except sympy.PolynomialError:
+            return None
+        if poly.total_degree() > 1 or not all(v.is_Rational for v in poly.coeffs()):
+            return None
+        out[x] = sympy.Matrix([[poly.coeff_monomial(s) for s in syms]])
+    return out
 
 
 def _constant(total: sympy.Expr) -> bool:
@@ -487,7 +524,8 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
                     hidden.update(rel.copies_of(y))
     for _bid, cls in classes:
         for x in sorted(cls):
-            for group, k in rel.constraints(x):
+            for con in rel.constraints(x):
+                group = con.group
                 if any(g != x and g in cls for g in group):
                     continue  # a copy of the blank itself: already hidden
                 while True:
@@ -496,7 +534,7 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
                     known = {g for g in rest if visible(g)}
                     known |= {g for g in group if g != x and rel.is_constant(g)}
                     droppable = [g for g in rest if g in known]
-                    if not droppable or not rel.determined_by(x, group, k, known):
+                    if not droppable or not con.determined(x, known):
                         break  # (nothing to drop: the blank is a constant, such as a first row's 1)
                     hidden.update(rel.copies_of(max(droppable, key=lambda g: (g in shown, g))))
     return Hiding(boxes, frozenset(hidden - set(boxes)), frozenset(given_ids))
