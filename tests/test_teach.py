@@ -675,3 +675,63 @@ def _dup(tmp_path: Path, right: dict[str, str]) -> Path:
     path = tmp_path / "dup.toml"
     _write_answers(path, {**right, "1": right["?1"]})
     return path
+
+
+# ----------------------------------------------------------------------------- grid worksheet
+
+
+def test_grid_worksheet_lays_products_out_and_compiles(tmp_path: Path) -> None:
+    from symtf import spec
+    from symtf.checking.compare import Evaluator
+    from symtf.teach import exercise as E
+    from symtf.teach import sheet as S
+    from symtf.teach.grid import grid_tex, panels
+
+    # A label with every LaTeX special: the worksheet escapes it when it writes it.
+    text = SEED.read_text().replace('label = "A_1"', 'label = "A_1 & {50%} \\\\ #$^~_"', 1)
+    src = tmp_path / "special.toml"
+    src.write_text(text)
+    d = spec.load(src)
+    ev = Evaluator(d)
+    trace = ev.exact_trace()
+    blanks = E.choose(d, trace, steps="l0.h0.q,l0.h0.pattern")
+    ex = S.Exercise(d, trace, E.key(d, ev, blanks), 0, False)
+    by_title = {p.title.split(" — ")[0]: p for p in panels(ex)}
+    # Q_1 = X W_Q: X to the left, W_Q (head 1, read from the file) above, Q_1 where they meet.
+    q = by_title["Q_1"]
+    raw = tomllib.loads(text)["model"]["layers"][0]["heads"][0]["W_Q"].split()
+    assert q.top is not None and q.left is not None
+    assert [c.text for row in q.top.cells for c in row] == raw
+    assert len(q.left.cells) == len(q.result.cells) == 3  # rows of X meet rows of Q
+    assert q.top.width == q.result.width == 2  # columns of W_Q meet columns of Q
+    assert {c.kind for row in q.result.cells for c in row} == {"blank"}
+    a = next(p for t, p in by_title.items() if t.startswith("A_1"))
+    assert a.left is None and [c.text for row in a.result.cells for c in row if c.kind == "blank"]
+    tex = grid_tex(ex, paper="letter")
+    from symtf.renderers.latex import escape
+
+    assert "letterpaper" in tex and escape("A_1 & {50%} \\ #$^~_") in tex
+    if not HAVE_TEX:
+        return
+    from symtf.commands.teach import compile_pdf
+
+    log = tmp_path / "grid.log"
+    assert compile_pdf(tex, tmp_path / "grid.pdf", log=log)
+    assert "Overfull \\hbox" not in log.read_text(errors="replace")
+    if shutil.which("pdftotext"):
+        out = subprocess.run(
+            ["pdftotext", str(tmp_path / "grid.pdf"), "-"], capture_output=True, text=True
+        ).stdout
+        for b in blanks:
+            assert b.id in out
+        assert "A_1 & {50%}" in out
+
+
+def test_exercise_layout_grid_on_the_command_line(tmp_path: Path) -> None:
+    args = ["exercise", str(SEED), "-o", str(tmp_path), "--blank", "4", "--layout", "grid"]
+    assert cli.main([*args, "--no-pdf"]) == 0
+    tex = (tmp_path / "sheet.tex").read_text()
+    assert "a4paper" in tex and r"\begin{tabular}" in tex and r"\blankid{?1}" in tex
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*args, "--paper", "legal"])
+    assert exit_.value.code == 2

@@ -38,9 +38,13 @@ import sympy
 
 from symtf.backends import ExactBackend
 from symtf.graph import blocks
-from symtf.graph.core import Graph, Node
+from symtf.graph.core import Graph, Node, const, given
 from symtf.tensor import Tensor, from_native, to_native
 from symtf.trace import Trace
+
+#: Ops whose values are the file's numbers or its settings: embeddings, given tensors and
+#: positions, token ids, head width and score divisor.
+_FILE_OPS = (given, const, blocks.embed_op, blocks.ids_op, blocks.divisor_op)
 
 #: An entry of a 2-D step: ``(step, i, j)``.
 Entry = tuple[str, int, int]
@@ -139,8 +143,14 @@ class Relations:
         return (s[0], s[1]) if s is not None and len(s) == 2 else None
 
     def is_given(self, name: str) -> bool:
-        """Whether a step holds the file's numbers or a setting (it reads no other step)."""
-        return not self.args(name)
+        """Whether a step holds the file's numbers or a setting (the sheet's model section).
+
+        A step computed from settings alone (a sinusoidal table) is not given.
+        """
+        node = self._node(name)
+        if node is None:
+            return not self.trace[name].inputs
+        return not node.args and (node.op in _FILE_OPS or "given" in node.params)
 
     def consumers(self, name: str) -> list[str]:
         """The steps that read ``name``."""
