@@ -35,7 +35,7 @@ _FONT = r"\footnotesize"
 
 @dataclass(frozen=True)
 class GridCell:
-    """A cell of a grid: ``number`` (text), ``blank`` (id), ``hidden`` or ``empty``."""
+    """A cell of a grid: ``number`` (text), ``blank`` (id), ``hidden``, ``neg-inf`` or ``empty``."""
 
     kind: str
     text: str = ""
@@ -126,6 +126,8 @@ def panels(ex: Exercise) -> list[Panel]:
                     row.append(GridCell("blank", cov[k]) if cov[k] else GridCell("hidden"))
                 elif k in entries:
                     row.append(GridCell("number", entries[k][0][1].text))
+                elif t.value(step)[i, j] == sympy.S.NegativeInfinity:
+                    row.append(GridCell("neg-inf"))  # a masked score (the sheet prints it)
                 elif rel.is_given(step):
                     row.append(_exact_cell(t, t.value(step)[i, j]))
                 else:
@@ -191,6 +193,11 @@ def _weight_grid(trace: object, w: object, transposed: bool, name: str) -> Grid:
 # ----------------------------------------------------------------------------- LaTeX
 
 
+def _text(s: str) -> str:
+    """Plain text for the worksheet (escaped; ``--`` kept as two hyphens, not a dash)."""
+    return "-{}-".join(escape(part) for part in s.split("--"))
+
+
 def _cell_tex(c: GridCell) -> str:
     if c.kind == "number":
         return "$" + c.text.replace("-", "-") + "$"
@@ -198,6 +205,8 @@ def _cell_tex(c: GridCell) -> str:
         return r"\cellcolor{yellow!18}\blankid{" + escape(c.text) + "}"
     if c.kind == "hidden":
         return r"\cellcolor{black!28}"
+    if c.kind == "neg-inf":
+        return r"$-\infty$"
     return ""
 
 
@@ -230,7 +239,7 @@ def _panel_tex(p: Panel) -> str:
     width = _cell_width(grids)
     head = (
         r"\panelhead{"
-        + escape(p.title)
+        + _text(p.title)
         + "}{"
         + (("$" + p.formula + "$") if p.formula else "")
         + "}"
@@ -292,10 +301,10 @@ def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
     settings = "; ".join(f"{k}: {v}" for k, v in _settings(d))
     intro = (
         r"{\Large\textbf{"
-        + escape(f"Worksheet: {d.title}")
+        + _text(f"Worksheet: {d.title}")
         + r"}}\par\smallskip"
         + r"{\small "
-        + escape(_subtitle(ex))
+        + _text(_subtitle(ex))
         + r"}\par\medskip"
         + r"\small Fill in each shaded cell by hand (its name is in its corner), rounded to the "
         r"decimals listed at the end, and write your answers into \texttt{answers.toml}. "
@@ -303,7 +312,7 @@ def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
         r"A grey cell is left out because it would give a blank away; an empty white cell "
         r"is one the worked example does not print.\par\smallskip"
         + r"{\footnotesize "
-        + escape(settings)
+        + _text(settings)
         + r"}\par\bigskip"
         + "\n"
     )
@@ -312,7 +321,7 @@ def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
         r"\item[\colorbox{yellow!18}{\strut "
         + escape(k.blank.id)
         + "}] "
-        + escape(
+        + _text(
             f"{where_words(k.blank.label, k.blank.index)}: {k.title} — {_dec(k.blank.decimals)}"
         )
         + "\n"
