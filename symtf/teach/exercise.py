@@ -53,6 +53,7 @@ class Blank:
         rounding: The rounding rule of that claim.
         printed: What the derivation prints there (first print).
         claims: Labels of every claim that prints this entry.
+        cell: Where ``label``'s printed table shows it: ``(row, column, rows, columns)``.
     """
 
     id: str
@@ -63,6 +64,7 @@ class Blank:
     rounding: str
     printed: str
     claims: tuple[str, ...]
+    cell: tuple[int, int, int, int] = (0, 0, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,14 @@ def choose(
     for n_, k in enumerate(keys, start=1):
         occ = entries[k]
         c0, p0 = occ[0]
+        cell = (0, 0, 1, 1)
+        for _, pairs in step_prints([c0], trace):
+            at = [ij for ij, _ in pairs].index((k[1], k[2]))
+            rows, cols = len(c0.printed), len(c0.printed[0])
+            if len(pairs) == rows * cols:
+                cell = (at // cols, at % cols, rows, cols)
+            else:  # a one-row table printing a column of the step
+                cell = (0, at, 1, len(pairs))
         blanks.append(
             Blank(
                 blank_id(n_),
@@ -203,6 +213,7 @@ def choose(
                 "half-up" if c0.rounding == "any" else c0.rounding,
                 p0.text,
                 tuple(dict.fromkeys(c.label for c, _ in occ)),
+                cell,
             )
         )
     return blanks
@@ -262,6 +273,7 @@ def _closed(trace: Trace, e: sympy.Expr) -> tuple[str | None, str | None]:
 def key(d: Derivation, ev: Evaluator, blanks: list[Blank]) -> list[KeyEntry]:
     """The certified answer and working of every blank."""
     trace = ev.exact_trace()
+    labels = step_labels(d)
     out = []
     for b in blanks:
         q = ev.entry(b.step, *b.index)
@@ -279,10 +291,21 @@ def key(d: Derivation, ev: Evaluator, blanks: list[Blank]) -> list[KeyEntry]:
                 closed,
                 closed_tex,
                 verdict,
-                worked(trace, d, b.step, *b.index),
+                worked(trace, d, b.step, *b.index, names=labels),
                 trace[b.step].title,
             )
         )
+    return out
+
+
+def step_labels(d: Derivation) -> dict[str, str]:
+    """Each step's label: the first claim that prints all of it (not a row or an entry)."""
+    out: dict[str, str] = {}
+    for c in d.claims:
+        if c.step is None or c.expression is not None or c.reduce is not None or c.word:
+            continue
+        if c.row is None and c.col is None and c.index is None and c.at is None:
+            out.setdefault(c.step, c.label)
     return out
 
 

@@ -23,7 +23,13 @@ import sympy
 
 from symtf.graph import blocks
 from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS, escape, math_text
-from symtf.teach.exercise import NOT_BLANKABLE, covered, printed_entries, relations
+from symtf.teach.exercise import (
+    NOT_BLANKABLE,
+    covered,
+    printed_entries,
+    relations,
+    step_labels,
+)
 from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, where_words
 from symtf.teach.worked import number
 
@@ -80,17 +86,6 @@ class Panel:
 # ----------------------------------------------------------------------------- panels
 
 
-def _labels(ex: Exercise) -> dict[str, str]:
-    """Each step's label: the claim that prints all of it (else the step's title is used)."""
-    whole: dict[str, str] = {}
-    for c in ex.derivation.claims:
-        if c.step is None or c.expression is not None or c.reduce is not None or c.word:
-            continue
-        if c.row is None and c.col is None and c.index is None and c.at is None:
-            whole.setdefault(c.step, c.label)
-    return whole
-
-
 #: The weight a linear step multiplies by, by the step's canonical name.
 _WEIGHTS = {
     "q": "W_Q",
@@ -110,7 +105,7 @@ def panels(ex: Exercise) -> list[Panel]:
     rel = relations(d, t)
     entries = printed_entries(d, t)
     cov = covered(d, t, [(k.blank.id, k.blank.step, k.blank.index) for k in ex.key])
-    labels = _labels(ex)
+    labels = step_labels(d)
     steps = list(dict.fromkeys(s for s, _, _ in entries))
 
     def grid_of(step: str, name: str) -> Grid | None:
@@ -321,9 +316,7 @@ def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
         r"\item[\colorbox{yellow!18}{\strut "
         + escape(k.blank.id)
         + "}] "
-        + _text(
-            f"{where_words(k.blank.label, k.blank.index)}: {k.title} — {_dec(k.blank.decimals)}"
-        )
+        + _text(f"{where_words(k.blank)}: {k.title} — {_dec(k.blank.decimals)}")
         + "\n"
         for k in ex.key
     )

@@ -19,7 +19,13 @@ import sympy
 
 from symtf.renderers.latex import escape, standalone
 from symtf.spec import Derivation
-from symtf.teach.exercise import KeyEntry, blanked_cells, hidden_expressions, hidden_reductions
+from symtf.teach.exercise import (
+    Blank,
+    KeyEntry,
+    blanked_cells,
+    hidden_expressions,
+    hidden_reductions,
+)
 from symtf.teach.worked import number
 from symtf.trace import Trace
 
@@ -192,9 +198,15 @@ def _cell_tex(trace: Trace, e: sympy.Expr) -> str:
     return number(trace, e)[0].tex
 
 
-def where_words(label: str, index: tuple[int, int]) -> str:
-    """An entry in a reader's words: ``A_1, row 3, column 1`` (rows and columns from 1)."""
-    return f"{label}, row {index[0] + 1}, column {index[1] + 1}"
+def where_words(b: Blank) -> str:
+    """Where a blank is, in a reader's words: ``A_1, row 3, column 1`` (counted from 1,
+    in the table that prints it), ``X sum AI: result, entry 2`` (a one-row table)."""
+    r, k, rows, cols = b.cell
+    if rows == 1 and cols == 1:
+        return b.label
+    if rows == 1 or cols == 1:
+        return f"{b.label}, entry {max(r, k) + 1}"
+    return f"{b.label}, row {r + 1}, column {k + 1}"
 
 
 @dataclass(frozen=True)
@@ -363,7 +375,7 @@ def sheet_tex(ex: Exercise) -> str:
             r"\item "
             + blank_tex(b.id)
             + " "
-            + escape(f"{where_words(b.label, b.index)}: {k.title} — {_dec(b.decimals)}")
+            + escape(f"{where_words(b)}: {k.title} — {_dec(b.decimals)}")
         )
     parts.append(r"\end{itemize}")
     return standalone(f"Exercise: {d.title}", "\n".join(parts), subtitle=_subtitle(ex))
@@ -405,11 +417,15 @@ def _break(rel: str, tex: str) -> list[str]:
     return lines
 
 
-def entry_tex(label: str, index: tuple[int, int]) -> str:
-    """An entry of a labelled table as math: the label as text, rows and columns from 1."""
+def entry_tex(b: Blank) -> str:
+    """A blank's entry as math: its table's label as text, the place counted from 1."""
     from symtf.renderers.latex import math_text
 
-    return "{" + math_text(label) + "}_{" + f"{index[0] + 1},{index[1] + 1}" + "}"
+    r, k, rows, cols = b.cell
+    if rows == 1 and cols == 1:
+        return "{" + math_text(b.label) + "}"
+    at = f"{max(r, k) + 1}" if rows == 1 or cols == 1 else f"{r + 1},{k + 1}"
+    return "{" + math_text(b.label) + "}_{" + at + "}"
 
 
 def key_tex(ex: Exercise) -> str:
@@ -417,12 +433,10 @@ def key_tex(ex: Exercise) -> str:
     parts = []
     for k in ex.key:
         b = k.blank
-        parts.append(
-            r"\subsection*{" + escape(b.id) + ": " + escape(where_words(b.label, b.index)) + "}"
-        )
+        parts.append(r"\subsection*{" + escape(b.id) + ": " + escape(where_words(b)) + "}")
         parts.append(escape(k.title) + "\n")
         lines = []
-        lhs = entry_tex(b.label, b.index)
+        lhs = entry_tex(b)
         w = k.worked
         if w.formula is not None:
             first = _break("&= ", w.formula.tex)
@@ -542,7 +556,7 @@ def sheet_html(ex: Exercise) -> str:
     for k in ex.key:
         b = k.blank
         out.append(
-            f'<li><span class="blank">{e(b.id)}</span> {e(where_words(b.label, b.index))}: '
+            f'<li><span class="blank">{e(b.id)}</span> {e(where_words(b))}: '
             f"{e(k.title)} — {_dec(b.decimals)}</li>"
         )
     out.append("</ul>")
@@ -561,13 +575,13 @@ def key_html(ex: Exercise) -> str:
     for k in ex.key:
         b = k.blank
         out.append(
-            f'<h3 id="{anchor(b.id)}">{e(b.id)}: {e(where_words(b.label, b.index))} '
+            f'<h3 id="{anchor(b.id)}">{e(b.id)}: {e(where_words(b))} '
             f'<span class="step">{e(k.title)}</span></h3>'
         )
         formula = ex.trace[b.step].formula
         if formula:
             out.append(f'<p class="formula">{_math(formula)}</p>')
-        lhs = f"{b.label}[{b.index[0] + 1},{b.index[1] + 1}]"
+        lhs = where_words(b)
         lines = []
         w = k.worked
         if w.formula is not None:
@@ -612,7 +626,7 @@ def answer_template(ex: Exercise, key_file: str) -> str:
     ]
     for k in ex.key:
         b = k.blank
-        note = f"{where_words(b.label, b.index)} ({k.title}), {_dec(b.decimals)}"
+        note = f"{where_words(b)} ({k.title}), {_dec(b.decimals)}"
         lines.append(f'{json.dumps(b.id)} = ""  # {json.dumps(note, ensure_ascii=False)[1:-1]}')
     return "\n".join(lines) + "\n"
 
