@@ -37,6 +37,7 @@ from typing import Any
 import sympy
 
 from symtf.backends import ExactBackend
+from symtf.errors import SymtfError
 from symtf.graph import blocks
 from symtf.graph.core import Graph, Node, const, given
 from symtf.tensor import Tensor, from_native, to_native
@@ -198,14 +199,8 @@ class Relations:
                 out = self._tensor_op(xp, node, mats)
             else:
                 out = node.op(xp, *mats, **node.params)
-        except _SYMBOLIC_FAILURES:
+        except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
             return None
-        except Exception as e:  # symtf's own errors: an undecidable sign, a model error
-            from symtf.errors import SymtfError
-
-            if isinstance(e, SymtfError):
-                return None
-            raise
         if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
             return None
         return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
@@ -228,15 +223,6 @@ class Relations:
     def deps(self, e: Entry) -> frozenset[Entry] | None:
         """The input entries ``e`` depends on (``None``: not known, take every input entry)."""
         return self.level(e[0]).deps(e[1], e[2])
-
-    def dense_deps(self, e: Entry) -> frozenset[Entry]:
-        """Every entry of every input of ``e``'s step (when the exact ones are not known)."""
-        out = set()
-        for a in self.args(e[0]):
-            shape = self.shape(a)
-            if shape is not None:
-                out |= {(a, i, j) for i in range(shape[0]) for j in range(shape[1])}
-        return frozenset(out)
 
     # ------------------------------------------------------------------ copies
 
