@@ -381,7 +381,7 @@ def _read(ex: S.Exercise, tables: dict[str, list[str | None]], texts: dict[str, 
         for ((i, j), _), cell in zip(pairs, cells, strict=True):
             if _number(cell) is not None and len((i, j)) == 2:
                 visible.add((c.step, i, j))
-    shown = {lab for lab in tables if not texts.get(lab, "").startswith("(left out")}
+    shown = {lab for lab in tables if "(left out" not in texts.get(lab, "")}
     lines = {lab: t for lab, t in texts.items() if by_label[lab].expression is not None}
     return Sheet(d, [k.blank for k in ex.key], visible, shown, lines)
 
