@@ -335,7 +335,8 @@ def _student(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def _write_answers(path: Path, answers: dict[str, str]) -> None:
     path.write_text(
-        'student = "Ada"\n[answers]\n' + "".join(f'{k} = "{v}"\n' for k, v in answers.items())
+        'student = "Ada"\n[answers]\n'
+        + "".join(f'{json.dumps(k)} = "{v}"\n' for k, v in answers.items())
     )
 
 
@@ -390,19 +391,21 @@ def test_grade_all_right_and_bad_input(
         for b in _key(grade_exercise)
         if b["step"] == "l0.h0.scaled" and b["index"] == [0, 0]
     )
-    text = good.read_text().replace(f'{b1} = "{answers[b1]}"', f"{b1} = {_ref_rounding(s1, 4)}")
+    text = good.read_text().replace(
+        f'{json.dumps(b1)} = "{answers[b1]}"', f"{json.dumps(b1)} = {_ref_rounding(s1, 4)}"
+    )
     bare.write_text(text)
     capsys.readouterr()
     assert cli.main(["grade", key, str(bare), "--format", "json"]) == 0
     got = {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}
     assert got[b1]["answer"] == _ref_rounding(s1, 4) and got[b1]["verdict"] == "rounded"
     bad = tmp_path / "bad.toml"
-    _write_answers(bad, {**answers, "b999": "1"})
+    _write_answers(bad, {**answers, "?999": "1"})
     assert cli.main(["grade", key, str(bad)]) == 2
-    assert "b999" in capsys.readouterr().err
-    _write_answers(bad, {**answers, "b1": "about 0.7"})
+    assert '"?999"' in capsys.readouterr().err
+    _write_answers(bad, {**answers, "?1": "about 0.7"})
     assert cli.main(["grade", key, str(bad)]) == 2
-    assert "answers.b1" in capsys.readouterr().err
+    assert 'answers."?1"' in capsys.readouterr().err
     tampered = tmp_path / "t"
     shutil.copytree(grade_exercise, tampered)
     (tampered / "derivation.toml").write_text(
@@ -590,3 +593,145 @@ def test_exercise_on_a_batch_heads_file_is_a_clear_error(tmp_path) -> None:
     )
     assert r.returncode == 2, r.stderr
     assert "cannot be blanked yet" in r.stderr and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- grading rules
+
+
+def _grade_json(key: Path, answers: dict[str, str], tmp_path: Path, capsys) -> tuple[int, dict]:
+    path = tmp_path / "answers.toml"
+    _write_answers(path, answers)
+    capsys.readouterr()
+    code = cli.main(["grade", str(key), str(path), "--format", "json"])
+    return code, {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}
+
+
+def test_grade_trailing_zeros_right_and_too_few_decimals_incomplete(
+    grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = forward(i_love_ai_weights())
+    blanks = [b for b in _key(grade_exercise) if b["decimals"] == 3]
+    value = {b["id"]: ref[b["step"]][b["index"][0]][b["index"][1]] for b in blanks}
+    right = {bid: _ref_rounding(v, 3) for bid, v in value.items()}
+    # A blank whose 4-decimal rounding does not end in 0: its 3-decimal answer with a
+    # trailing zero is not a correct 4-decimal rounding, but it is the answer asked for.
+    padded = next(bid for bid, v in value.items() if not _ref_rounding(v, 4).endswith("0"))
+    # A blank whose 2-decimal rounding is right: given to 2 decimals, it is incomplete.
+    short = next(bid for bid in value if bid != padded)
+    answers = {**right, padded: right[padded] + "0", short: _ref_rounding(value[short], 2)}
+    assert answers[padded] != _ref_rounding(value[padded], 4)
+    code, got = _grade_json(grade_exercise / "key.toml", answers, tmp_path, capsys)
+    assert got[padded]["verdict"] == "rounded", got[padded]
+    assert got[padded]["answer"] == right[padded] + "0"
+    assert got[short]["verdict"] == "incomplete", got[short]
+    assert got[short]["explanation"].startswith("incomplete: give 3 decimals")
+    assert code == 1  # incomplete is not right
+    # Two trailing zeros, and a value right to 4 decimals (not zeros), are right too.
+    answers = {**right, padded: right[padded] + "00", short: _ref_rounding(value[short], 4)}
+    code, got = _grade_json(grade_exercise / "key.toml", answers, tmp_path, capsys)
+    assert code == 0 and got[padded]["verdict"] == got[short]["verdict"] == "rounded"
+    # A short answer that is off even at its own precision is graded as what it is.
+    x = to_fraction(value[short])
+    off = Fraction(_ref_rounding(x, 2)) + Fraction(5, 100)
+    code, got = _grade_json(
+        grade_exercise / "key.toml", {**right, short: f"{float(off):.2f}"}, tmp_path, capsys
+    )
+    assert got[short]["verdict"] == "wrong"
+
+
+def test_grade_reads_blank_names_and_old_keys(
+    grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = forward(i_love_ai_weights())
+    blanks = _key(grade_exercise)
+    assert all(re.fullmatch(r"\?\d+", b["id"]) for b in blanks)
+    right = {
+        b["id"]: _ref_rounding(ref[b["step"]][b["index"][0]][b["index"][1]], 3) for b in blanks
+    }
+    # "1", "blank 2" and "?3" name the blanks ?1, ?2, ?3.
+    names = {"?1": "1", "?2": "blank 2"}
+    code, got = _grade_json(
+        grade_exercise / "key.toml",
+        {names.get(k, k): v for k, v in right.items()},
+        tmp_path,
+        capsys,
+    )
+    assert code == 0 and set(got) == set(right)
+    # Two names for one blank are an error.
+    code = cli.main(["grade", str(grade_exercise / "key.toml"), str(_dup(tmp_path, right))])
+    assert code == 2 and "a second answer" in capsys.readouterr().err
+    # A key written with b1, b2, … ids (before blanks were named ?1) still grades.
+    old = tmp_path / "old"
+    shutil.copytree(grade_exercise, old)
+    text = (old / "key.toml").read_text()
+    (old / "key.toml").write_text(re.sub(r'id = "\?(\d+)"', r'id = "b\1"', text))
+    code, got = _grade_json(
+        old / "key.toml", {"b" + k[1:]: v for k, v in right.items()}, tmp_path, capsys
+    )
+    assert code == 0 and set(got) == {"b" + k[1:] for k in right}
+
+
+def _dup(tmp_path: Path, right: dict[str, str]) -> Path:
+    path = tmp_path / "dup.toml"
+    _write_answers(path, {**right, "1": right["?1"]})
+    return path
+
+
+# ----------------------------------------------------------------------------- grid worksheet
+
+
+def test_grid_worksheet_lays_products_out_and_compiles(tmp_path: Path) -> None:
+    from symtf import spec
+    from symtf.checking.compare import Evaluator
+    from symtf.teach import exercise as E
+    from symtf.teach import sheet as S
+    from symtf.teach.grid import grid_tex, panels
+
+    # A label with every LaTeX special: the worksheet escapes it when it writes it.
+    text = SEED.read_text().replace('label = "A_1"', 'label = "A_1 & {50%} \\\\ #$^~_"', 1)
+    src = tmp_path / "special.toml"
+    src.write_text(text)
+    d = spec.load(src)
+    ev = Evaluator(d)
+    trace = ev.exact_trace()
+    blanks = E.choose(d, trace, steps="l0.h0.q,l0.h0.pattern")
+    ex = S.Exercise(d, trace, E.key(d, ev, blanks), 0, False)
+    by_title = {p.title.split(" — ")[0]: p for p in panels(ex)}
+    # Q_1 = X W_Q: X to the left, W_Q (head 1, read from the file) above, Q_1 where they meet.
+    q = by_title["Q_1"]
+    raw = tomllib.loads(text)["model"]["layers"][0]["heads"][0]["W_Q"].split()
+    assert q.top is not None and q.left is not None
+    assert [c.text for row in q.top.cells for c in row] == raw
+    assert len(q.left.cells) == len(q.result.cells) == 3  # rows of X meet rows of Q
+    assert q.top.width == q.result.width == 2  # columns of W_Q meet columns of Q
+    assert {c.kind for row in q.result.cells for c in row} == {"blank"}
+    a = next(p for t, p in by_title.items() if t.startswith("A_1"))
+    assert a.left is None and [c.text for row in a.result.cells for c in row if c.kind == "blank"]
+    tex = grid_tex(ex, paper="letter")
+    from symtf.renderers.latex import escape
+
+    assert "letterpaper" in tex and escape("A_1 & {50%} \\ #$^~_") in tex
+    if not HAVE_TEX:
+        return
+    from symtf.commands.teach import compile_pdf
+
+    log = tmp_path / "grid.log"
+    assert compile_pdf(tex, tmp_path / "grid.pdf", log=log)
+    assert "Overfull \\hbox" not in log.read_text(errors="replace")
+    if shutil.which("pdftotext"):
+        out = subprocess.run(
+            ["pdftotext", str(tmp_path / "grid.pdf"), "-"], capture_output=True, text=True
+        ).stdout
+        for b in blanks:
+            assert b.id in out
+        assert "A_1 & {50%}" in out
+
+
+def test_exercise_layout_grid_on_the_command_line(tmp_path: Path) -> None:
+    args = ["exercise", str(SEED), "-o", str(tmp_path), "--blank", "4", "--layout", "grid"]
+    assert cli.main([*args, "--no-pdf"]) == 0
+    tex = (tmp_path / "sheet.tex").read_text()
+    assert "a4paper" in tex and r"\begin{tabular}" in tex and r"\blankid{?1}" in tex
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*args, "--paper", "legal"])
+    assert exit_.value.code == 2

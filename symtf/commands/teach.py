@@ -44,9 +44,11 @@ def compile_pdf(
         return False
     with tempfile.TemporaryDirectory(prefix="symtf-teach-") as tmp:
         (Path(tmp) / "doc.tex").write_text(tex, encoding="utf-8")
+        from symtf.renderers.latex import needs_lualatex
+
         cmd = [
             latexmk,
-            "-pdf",
+            "-lualatex" if needs_lualatex(tex) else "-pdf",
             "-no-shell-escape",
             "-interaction=nonstopmode",
             "-halt-on-error",
@@ -114,7 +116,7 @@ def cmd_exercise(args: argparse.Namespace) -> int:
             args.fresh,
         ),
         "answers.toml": S.answer_template(ex, "key.toml"),
-        "sheet.tex": S.sheet_tex(ex),
+        "sheet.tex": S.sheet_tex(ex) if args.layout == "list" else _grid(ex, args.paper),
         "key.tex": S.key_tex(ex),
         "sheet.html": S.sheet_html(ex),
         "key.html": S.key_html(ex),
@@ -134,6 +136,12 @@ def cmd_exercise(args: argparse.Namespace) -> int:
                 break
     note(f"wrote {len(entries)} blanks to {out}/: {', '.join(written)}")
     return EXIT_OK
+
+
+def _grid(ex: object, paper: str) -> str:
+    from symtf.teach.grid import grid_tex
+
+    return grid_tex(ex, paper=paper)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- grade
@@ -202,6 +210,19 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "--fresh",
         action="store_true",
         help="new small rational weights with the same structure (seeded); writes derivation.toml",
+    )
+    p.add_argument(
+        "--layout",
+        choices=("list", "grid"),
+        default="list",
+        help=(
+            "sheet.tex/sheet.pdf as the worked example's tables in order (list, the default) or "
+            "as a printable grid worksheet: matrix products laid out for multiplying, empty "
+            "grids to fill (grid)"
+        ),
+    )
+    p.add_argument(
+        "--paper", choices=("a4", "letter"), default="a4", help="paper of the grid worksheet"
     )
     p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
     add_timeout(p, 120.0)

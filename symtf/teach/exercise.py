@@ -26,6 +26,7 @@ from symtf.checking.evaluation import step_prints
 from symtf.errors import SymtfError
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Claim, Derivation
+from symtf.teach.reveal import Hiding, Relations, hide
 from symtf.teach.worked import Worked, worked
 from symtf.trace import Trace
 
@@ -44,7 +45,7 @@ class Blank:
     """One blanked entry.
 
     Attributes:
-        id: ``b1``, ``b2``, … in the order of the computation.
+        id: ``?1``, ``?2``, … in the order of the computation.
         step: The step (``l0.h0.pattern``).
         index: The entry ``(i, j)``.
         label: The label of the first claim that prints it.
@@ -52,6 +53,7 @@ class Blank:
         rounding: The rounding rule of that claim.
         printed: What the derivation prints there (first print).
         claims: Labels of every claim that prints this entry.
+        cell: Where ``label``'s printed table shows it: ``(row, column, rows, columns)``.
     """
 
     id: str
@@ -62,6 +64,7 @@ class Blank:
     rounding: str
     printed: str
     claims: tuple[str, ...]
+    cell: tuple[int, int, int, int] = (0, 0, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -140,9 +143,16 @@ def choose(
         ExerciseError: When nothing matches, or more blanks are asked than entries exist.
     """
     entries = printed_entries(d, trace)
+    rel = relations(d, trace)
+
+    def computed(k: tuple[str, int, int]) -> bool:
+        # Given numbers (embeddings, positions, settings, and copies of them) are what
+        # students start from: only entries something computes can be blanks.
+        return k[0] not in NOT_BLANKABLE and not rel.is_given_entry(k)
+
     if steps is not None:
         pats = _patterns(steps)
-        keys = [
+        matched = [
             k
             for k, occ in entries.items()
             if k[0] not in NOT_BLANKABLE
@@ -151,35 +161,51 @@ def choose(
                 for p in pats
             )
         ]
-        if not keys:
+        if not matched:
             known = ", ".join(dict.fromkeys(k[0] for k in entries))
             raise ExerciseError(
                 f"{d.path}: --blank-steps {steps!r} matches no printed entry (printed steps: {known})"
             )
+        keys = [k for k in matched if computed(k)]
+        if not keys:
+            raise ExerciseError(
+                f"{d.path}: --blank-steps {steps!r} matches only given numbers "
+                "(the file's weights, embeddings or settings, or copies of them): nothing to work out"
+            )
+        keys = _one_per_class(rel, keys, None)
     else:
         n = 8 if count is None else count
-        # Given data (embeddings, positions) is what students start from: blank computed steps.
-        pool = [k for k in entries if k[0] not in NOT_BLANKABLE and trace[k[0]].inputs]
         if n < 1:
             raise ExerciseError(f"--blank: expected at least 1, found {n}")
-        if n > len(pool):
+        pool = [k for k in entries if computed(k)]
+        rng = random.Random(seed)
+        order = rng.sample(pool, len(pool))
+        chosen = _one_per_class(rel, order, list(entries), limit=n)
+        if len(chosen) < n:
             raise ExerciseError(
-                f"{d.path}: --blank {n}: only {len(pool)} computed printed entries can be blanked"
+                f"{d.path}: --blank {n}: only {len(chosen)} computed printed entries can be blanked"
                 + (
                     " (entries of 3-D and 4-D steps, printed with at = [...], cannot be blanked yet)"
                     if any(c.at is not None for c in d.claims)
                     else ""
                 )
             )
-        chosen = set(random.Random(seed).sample(pool, n))
-        keys = [k for k in entries if k in chosen]
+        keys = [k for k in entries if k in set(chosen)]
     blanks = []
     for n_, k in enumerate(keys, start=1):
         occ = entries[k]
         c0, p0 = occ[0]
+        cell = (0, 0, 1, 1)
+        for _, pairs in step_prints([c0], trace):
+            at = [ij for ij, _ in pairs].index((k[1], k[2]))
+            rows, cols = len(c0.printed), len(c0.printed[0])
+            if len(pairs) == rows * cols:
+                cell = (at // cols, at % cols, rows, cols)
+            else:  # a one-row table printing a column of the step
+                cell = (0, at, 1, len(pairs))
         blanks.append(
             Blank(
-                f"b{n_}",
+                blank_id(n_),
                 k[0],
                 (k[1], k[2]),
                 c0.label,
@@ -187,9 +213,41 @@ def choose(
                 "half-up" if c0.rounding == "any" else c0.rounding,
                 p0.text,
                 tuple(dict.fromkeys(c.label for c, _ in occ)),
+                cell,
             )
         )
     return blanks
+
+
+def blank_id(n: int) -> str:
+    """The name of the ``n``-th blank (``?1``): a box no weight or bias is named like."""
+    return f"?{n}"
+
+
+def _one_per_class(
+    rel: Relations,
+    keys: list[tuple[str, int, int]],
+    printed: list[tuple[str, int, int]] | None,
+    limit: int | None = None,
+) -> list[tuple[str, int, int]]:
+    """One blank per copy class among ``keys`` (the first), up to ``limit``.
+
+    With ``printed``, a class (a head's entry, its place in the concatenation, an
+    identity projection of it) is asked at its first printed entry in the order of the
+    computation, where it is computed rather than copied.
+    """
+    out: list[tuple[str, int, int]] = []
+    taken: set[tuple[str, int, int]] = set()
+    at = {k: n for n, k in enumerate(printed or ())}
+    for k in keys:
+        if limit is not None and len(out) >= limit:
+            break
+        if k in taken:
+            continue
+        cls = rel.copies_of(k)
+        taken |= cls
+        out.append(k if not at else min((x for x in cls if x in at), key=at.__getitem__, default=k))
+    return out
 
 
 def _closed(trace: Trace, e: sympy.Expr) -> tuple[str | None, str | None]:
@@ -215,6 +273,7 @@ def _closed(trace: Trace, e: sympy.Expr) -> tuple[str | None, str | None]:
 def key(d: Derivation, ev: Evaluator, blanks: list[Blank]) -> list[KeyEntry]:
     """The certified answer and working of every blank."""
     trace = ev.exact_trace()
+    labels = step_labels(d)
     out = []
     for b in blanks:
         q = ev.entry(b.step, *b.index)
@@ -232,10 +291,21 @@ def key(d: Derivation, ev: Evaluator, blanks: list[Blank]) -> list[KeyEntry]:
                 closed,
                 closed_tex,
                 verdict,
-                worked(trace, d, b.step, *b.index),
+                worked(trace, d, b.step, *b.index, names=labels),
                 trace[b.step].title,
             )
         )
+    return out
+
+
+def step_labels(d: Derivation) -> dict[str, str]:
+    """Each step's label: the first claim that prints all of it (not a row or an entry)."""
+    out: dict[str, str] = {}
+    for c in d.claims:
+        if c.step is None or c.expression is not None or c.reduce is not None or c.word:
+            continue
+        if c.row is None and c.col is None and c.index is None and c.at is None:
+            out.setdefault(c.step, c.label)
     return out
 
 
@@ -248,65 +318,48 @@ def _printed(d: Derivation, trace: Trace, b: Blank) -> Printed:
 
 _NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?")
 
+#: Relations of the traces seen last (the graph is rebuilt only for a new trace).
+_RELATIONS: dict[int, tuple[Trace, Relations]] = {}
 
-def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | None:
-    """The entry ``step[i, j]`` merely copies, if it is a copy.
 
-    A kept entry of ``S + M``, a head's output inside the concatenation, the last
-    row, and any one-input step whose entry equals its input's (an identity
-    projection, a ReLU of a positive number).
+def relations(d: Derivation, trace: Trace) -> Relations:
+    """The relations between ``trace``'s entries, read from ``d``'s step graph (cached)."""
+    hit = _RELATIONS.get(id(trace))
+    if hit is not None and hit[0] is trace:
+        return hit[1]
+    from symtf.graph.pipeline import build
+
+    rel = Relations(build(d), trace)
+    if len(_RELATIONS) >= 4:
+        _RELATIONS.pop(next(iter(_RELATIONS)))
+    _RELATIONS[id(trace)] = (trace, rel)
+    return rel
+
+
+def hiding(d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]) -> Hiding:
+    """What the sheet leaves out for these blanks (see :mod:`symtf.teach.reveal`).
+
+    Args:
+        blanks: ``(id, step, (i, j))`` of each blank.
     """
-    st = trace[step]
-    ins = st.inputs
-    if st.formula == r"H = [H_1 \cdots H_h]":
-        col = j
-        for h in ins:
-            shape = trace.shape(h)
-            if shape is None:
-                return None
-            if col < shape[1]:
-                return (h, i, col)
-            col -= shape[1]
-        return None
-    if st.formula == "h = Y[-1]" and len(ins) == 1:
-        shape = trace.shape(ins[0])
-        return None if shape is None else (ins[0], shape[0] - 1, j)
-    if (
-        len(ins) == 1
-        and ins[0] in trace
-        and trace.shape(ins[0]) == trace.shape(step)
-        and trace.value(ins[0])[i, j] == trace.value(step)[i, j]
-    ):
-        return (ins[0], i, j)
-    return None
+    printed = list(printed_entries(d, trace))
+    return hide(relations(d, trace), [(bid, (s, *ij)) for bid, s, ij in blanks], printed)
 
 
 def covered(
     d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]
 ) -> dict[tuple[str, int, int], str]:
-    """Every printed entry that shows a blank's number, with that blank's id.
+    """Every entry the sheet leaves out: blank boxes by their id, hidden entries by ``""``.
 
     Args:
         blanks: ``(id, step, (i, j))`` of each blank.
 
     Returns:
-        ``(step, i, j)`` → blank id: the blanked entries themselves, and printed
-        entries downstream that merely copy one (``S + M`` keeps ``S``; the
-        concatenation repeats each head's output), which would give it away.
+        ``(step, i, j)`` → blank id: each blank and its copies (a concatenation repeats each
+        head, ``S + M`` keeps ``S``, either way), and ``""`` for each entry that would
+        give a blank away in one step (a ReLU output, a softmax row's last entry).
     """
-    out = {(step, *ij): bid for bid, step, ij in blanks}
-    for key in printed_entries(d, trace):
-        if key in out:
-            continue
-        k: tuple[str, int, int] | None = key
-        for _ in range(64):
-            k = _source(trace, *k) if k is not None else None
-            if k is None:
-                break
-            if k in out:
-                out[key] = out[k]
-                break
-    return out
+    return hiding(d, trace, blanks).covered()
 
 
 def hidden_expressions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
@@ -333,7 +386,7 @@ def hidden_expressions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[
 def blanked_cells(
     blanks: list[Blank], d: Derivation, trace: Trace
 ) -> dict[tuple[str, int, int], str]:
-    """(claim label, row, col of its printed table) -> blank id."""
+    """(claim label, row, col of its printed table) -> blank id (``""``: hidden, no blank)."""
     by_entry = covered(d, trace, [(b.id, b.step, b.index) for b in blanks])
     out: dict[tuple[str, int, int], str] = {}
     for c, pairs in step_prints(d.claims, trace):
@@ -346,14 +399,23 @@ def blanked_cells(
 
 
 def hidden_reductions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
-    """Labels of reduced claims (``max`` of a step) over a blanked entry."""
+    """Labels of claims left off whole: a reduction (``max``, ``sum`` of a step) over an
+    entry left out, and a table of a 3-D/4-D step read from a step that holds one."""
     blanked = set(covered(d, trace, [(b.id, b.step, b.index) for b in blanks]))
+    steps = {s for s, _, _ in blanked}
+    rel = relations(d, trace)
     out = set()
     for c in d.claims:
-        if c.reduce is None or c.step is None or c.step not in trace:
+        if c.step is None or c.step not in trace:
             continue
         shape = trace.shape(c.step)
         if shape is None:
+            continue
+        if len(shape) != 2 or c.at is not None:
+            if c.step in steps or any(a in steps for a in rel.args(c.step)):
+                out.add(c.label)
+            continue
+        if c.reduce is None:
             continue
         if any((c.step, i, j) in blanked for row in selection(c, shape) for (i, j) in row):
             out.add(c.label)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +84,8 @@ class Graded:
     Attributes:
         blank: The blank.
         answer: What the student wrote (``None``: left empty).
-        verdict: ``exact``, ``rounded``, ``slip``, ``wrong``, ``undecided`` or ``missing``.
+        verdict: ``exact``, ``rounded``, ``slip``, ``wrong``, ``undecided``, ``incomplete``
+            (right, to fewer decimals than asked) or ``missing``.
         expected: The correct rounding at the student's precision.
         explanation: Why, in a sentence.
         cause: For an off answer: ``propagated-rounding``, ``inherited``, ``convention``
@@ -208,6 +210,22 @@ def read_key(path: Path) -> tuple[Derivation, list[KeyBlank], dict[str, Any]]:
     return d, blanks, data
 
 
+def _answer_key(name: str) -> str:
+    """``answers.NAME`` as TOML writes it (quoted unless it is a bare key)."""
+    bare = name and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in name)
+    return f"answers.{name}" if bare else f"answers.{json.dumps(name, ensure_ascii=False)}"
+
+
+def _blank_named(name: str, ids: list[str]) -> str | None:
+    """The blank id an answer's name means: the id itself, or ``1``/``blank 1`` for ``?1``."""
+    if name in ids:
+        return name
+    m = re.fullmatch(r"(?:blank\s*)?\??\s*(\d+)", name.strip(), re.I)
+    if m is not None and f"?{int(m[1])}" in ids:
+        return f"?{int(m[1])}"
+    return None
+
+
 def read_answers(path: Path, blanks: list[KeyBlank]) -> tuple[str, dict[str, Printed | None]]:
     """Read a student's answer file: ``(student name, blank id -> answer or None)``.
 
@@ -220,17 +238,22 @@ def read_answers(path: Path, blanks: list[KeyBlank]) -> tuple[str, dict[str, Pri
         raise SpecError(f"{path}: student: expected a string, found {type(student).__name__}")
     answers = data.get("answers")
     if not isinstance(answers, dict):
-        raise SpecError(f'{path}: answers: expected a table [answers] with b1 = "…" lines')
+        raise SpecError(f'{path}: answers: expected a table [answers] with "?1" = "…" lines')
     ids = [b.id for b in blanks]
-    unknown = sorted(set(answers) - set(ids))
-    if unknown:
-        raise SpecError(
-            f"{path}: answers.{unknown[0]}: no such blank in the key (blanks: {', '.join(ids)})"
-        )
+    by_name = {}
+    for name in answers:
+        bid = _blank_named(str(name), ids)
+        if bid is None:
+            raise SpecError(
+                f"{path}: {_answer_key(name)}: no such blank in the key (blanks: {', '.join(ids)})"
+            )
+        if bid in by_name:
+            raise SpecError(f"{path}: {_answer_key(name)}: a second answer to blank {bid}")
+        by_name[bid] = answers[name]
     out: dict[str, Printed | None] = {}
     for b in blanks:
-        v = answers.get(b.id, "")
-        where = f"{path}: answers.{b.id}"
+        v = by_name.get(b.id, "")
+        where = f"{path}: {_answer_key(b.id)}"
         if hasattr(v, "text"):  # a TOML float, read from its text (0.4870 keeps its zero)
             v = v.text
         elif isinstance(v, int) and not isinstance(v, bool):
@@ -250,6 +273,26 @@ def read_answers(path: Path, blanks: list[KeyBlank]) -> tuple[str, dict[str, Pri
 
 
 # ----------------------------------------------------------------------------- grading
+
+
+def at_asked_precision(p: Printed, decimals: int) -> Printed:
+    """An answer with its trailing zeros beyond the asked decimals dropped.
+
+    ``0.5950`` for a 3-decimal blank is read as ``0.595``: zeros add no digits the
+    answer was asked for. Digits that are not zeros are kept (``0.5952`` is graded
+    at 4 decimals).
+    """
+    text = p.text
+    if p.decimals <= decimals or not re.fullmatch(r"[+-]?\d*\.\d+", text):
+        return p
+    keep = len(text)
+    extra = p.decimals - decimals
+    while extra > 0 and text[keep - 1] == "0":
+        keep -= 1
+        extra -= 1
+    if keep == len(text):
+        return p
+    return parse_printed(text[:keep].rstrip("."), where="answer")
 
 
 def _ancestors(trace: Trace, step: str) -> set[str]:
@@ -288,10 +331,15 @@ def grade(key_path: Path, student_path: Path) -> GradeResult:
         if p is None:
             graded.append(Graded(b, None, "missing", b.answer, "left empty"))
             continue
-        verdict, expected, why = classify(ev.entry(b.step, *b.index), p, b.rounding)
+        asked = at_asked_precision(p, b.decimals)
+        answers[b.id] = asked
+        verdict, expected, why = classify(ev.entry(b.step, *b.index), asked, b.rounding)
         g = Graded(b, p.text, verdict, expected, why)
-        if p.decimals < b.decimals and verdict == "rounded":
-            g.notes.append(f"{p.decimals} decimals given, {b.decimals} asked")
+        if p.decimals < b.decimals and verdict in GOOD:
+            g.verdict = "incomplete"
+            g.explanation = (
+                f"incomplete: give {b.decimals} decimals ({p.text} is right to {p.decimals})"
+            )
         graded.append(g)
     _diagnose(d, ev, trace, graded, answers)
     first = _first_off(trace, graded)
@@ -424,10 +472,7 @@ def _conventions(
                 p = answers[g.blank.id]
                 assert p is not None
                 try:
-                    ok = (
-                        classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0]
-                        in GOOD
-                    )
+                    ok = classify(var.entry(step, *g.blank.index), p, g.blank.rounding)[0] in GOOD
                 except (SymtfError, TypeError):
                     ok = False
                 if not ok:
@@ -518,7 +563,9 @@ def render_text(r: GradeResult) -> str:
     out.append(
         f"{len(r.graded)} blanks: {right} right"
         + "".join(
-            f", {total[v]} {v}" for v in ("slip", "wrong", "undecided", "missing") if total.get(v)
+            f", {total[v]} {v}"
+            for v in ("slip", "wrong", "undecided", "incomplete", "missing")
+            if total.get(v)
         )
     )
     if r.first_off:

@@ -19,7 +19,13 @@ import sympy
 
 from symtf.renderers.latex import escape, standalone
 from symtf.spec import Derivation
-from symtf.teach.exercise import KeyEntry, blanked_cells, hidden_expressions, hidden_reductions
+from symtf.teach.exercise import (
+    Blank,
+    KeyEntry,
+    blanked_cells,
+    hidden_expressions,
+    hidden_reductions,
+)
 from symtf.teach.worked import number
 from symtf.trace import Trace
 
@@ -38,33 +44,118 @@ class Exercise:
 # ----------------------------------------------------------------------------- model data
 
 
-def _weights(d: Derivation) -> list[tuple[str, sympy.MatrixBase]]:
-    """Every matrix of the model a student needs, named by its path (``layers[0].heads[1].W_Q``).
+#: Model fields as symbols (LaTeX), for the sheet's "The model" section.
+_FIELD_TEX = {
+    "embed": r"E",
+    "pos": r"P",
+    "unembed": r"W_{\text{vocab}}",
+    "W_Q": "W_Q",
+    "W_K": "W_K",
+    "W_V": "W_V",
+    "b_Q": "b_Q",
+    "b_K": "b_K",
+    "b_V": "b_V",
+    "W_O": "W_O",
+    "b_O": "b_O",
+    "W1": "W_1",
+    "b1": "b_1",
+    "W2": "W_2",
+    "b2": "b_2",
+    "W3": "W_3",
+    "b3": "b_3",
+    "ln1_gamma": r"\gamma_1",
+    "ln1_beta": r"\beta_1",
+    "ln2_gamma": r"\gamma_2",
+    "ln2_beta": r"\beta_2",
+    "lnf_gamma": r"\gamma_f",
+    "lnf_beta": r"\beta_f",
+}
+#: What each field is, in words.
+_FIELD_WORDS = {
+    "embed": "embeddings",
+    "pos": "positional rows",
+    "unembed": "unembedding",
+    "W_O": "output projection",
+    "b_O": "output bias",
+    "W1": "FFN, first layer",
+    "b1": "FFN, first bias",
+    "W2": "FFN, second layer",
+    "b2": "FFN, second bias",
+    "W3": "FFN, up projection",
+    "b3": "FFN, up bias",
+}
+
+
+@dataclass(frozen=True)
+class Named:
+    """A matrix on the sheet with its symbol (LaTeX) and words."""
+
+    tex: str
+    words: str
+    matrix: sympy.MatrixBase
+
+
+def _field_tex(name: str) -> str:
+    from symtf.renderers.latex import math_text
+
+    return _FIELD_TEX.get(name) or math_text(name)
+
+
+def _weights(d: Derivation) -> list[Named]:
+    """Every matrix of the model a student needs, with its symbol (``W_Q``, head 1).
 
     Read from the model's fields, so decoders, attention-only and encoder–decoder
     models are all listed the same way; a tied unembedding is left out (it is the
-    embedding transposed).
+    embedding transposed). The file's given tensors (for its own steps) follow.
     """
-    out: list[tuple[str, sympy.MatrixBase]] = []
+    out: list[Named] = []
 
-    def walk(obj: object, path: str) -> None:
+    def walk(obj: object, where: list[str], name: str) -> None:
         if isinstance(obj, sympy.MatrixBase):
-            out.append((path, obj))
+            words = ", ".join([*where, _FIELD_WORDS.get(name, "")]).strip(", ")
+            out.append(Named(_field_tex(name), words, obj))
         elif isinstance(obj, tuple) and obj and all(dataclasses.is_dataclass(x) for x in obj):
             for k, x in enumerate(obj):
-                walk(x, f"{path}[{k}]")
+                kind = "head" if name == "heads" else "layer" if name == "layers" else name
+                many = len(obj) > 1 or kind == "head"
+                walk(x, [*where, f"{kind} {k + 1}"] if many else where, "")
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             for f in dataclasses.fields(obj):
                 if f.name in ("generate", "standalone"):
                     continue
-                walk(getattr(obj, f.name), f"{path}.{f.name}" if path else f.name)
+                walk(getattr(obj, f.name), where, f.name)
 
-    walk(d.model, "")
     m = d.model
+    walk(m, [], "")
     if getattr(m, "tied", False):
-        out = [(k, v) for k, v in out if k != "unembed"]
+        out = [w for w in out if w.tex != _FIELD_TEX["unembed"]]
     for s in getattr(m, "standalone", ()):
-        out.append((f"{s.name} (input)", s.input))
+        out.append(Named(_field_tex(s.name), "input", s.input))
+    for g in getattr(d, "tensors", ()):
+        if len(g.shape) > 2:
+            continue  # a 3-D/4-D tensor: listed by its 2-D slices below
+        cols = g.shape[-1] if g.shape else 1
+        rows = len(g.values) // cols if cols else 0
+        out.append(Named(_field_tex(g.name), "given", sympy.Matrix(rows, cols, list(g.values))))
+    for g in getattr(d, "tensors", ()):
+        if len(g.shape) > 2:
+            cols = g.shape[-1]
+            rows = g.shape[-2]
+            per = rows * cols
+            for k in range(len(g.values) // per):
+                lead = []
+                rest = k
+                for size in reversed(g.shape[:-2]):
+                    lead.append(rest % size)
+                    rest //= size
+                at = ", ".join(str(x) for x in reversed(lead))
+                out.append(
+                    Named(
+                        _field_tex(g.name) + f"[{at}]",
+                        "given",
+                        sympy.Matrix(rows, cols, list(g.values[k * per : (k + 1) * per])),
+                    )
+                )
     return out
 
 
@@ -107,6 +198,93 @@ def _cell_tex(trace: Trace, e: sympy.Expr) -> str:
     return number(trace, e)[0].tex
 
 
+def where_words(b: Blank) -> str:
+    """Where a blank is, in a reader's words: ``A_1, row 3, column 1`` (counted from 1,
+    in the table that prints it), ``X sum AI: result, entry 2`` (a one-row table)."""
+    r, k, rows, cols = b.cell
+    if rows == 1 and cols == 1:
+        return b.label
+    if rows == 1 or cols == 1:
+        return f"{b.label}, entry {max(r, k) + 1}"
+    return f"{b.label}, row {r + 1}, column {k + 1}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a printed table on the sheet.
+
+    Attributes:
+        kind: ``number``, ``blank`` (a box to fill in), ``hidden`` (left out, because it
+            would give a blank away) or ``neg-inf`` (a masked score).
+        text: The printed number, or the blank's id.
+    """
+
+    kind: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One claim as the sheet shows it.
+
+    Attributes:
+        label: The article's label.
+        title: What its step is (``attention weights, head 1``), or ``""``.
+        formula: The step's formula in LaTeX, or ``""``.
+        rows: Its table (``None`` when it is not a table).
+        text: What it shows instead of a table (a word, a line of arithmetic), or ``""``.
+        left_out: Whether it is left off whole (it would show a blank's value).
+    """
+
+    label: str
+    title: str
+    formula: str
+    rows: list[list[Cell]] | None
+    text: str = ""
+    left_out: bool = False
+
+
+def shown_claims(ex: Exercise) -> list[Shown]:
+    """Every claim of the worked example as the student sheet shows it."""
+    d, t = ex.derivation, ex.trace
+    blanks = [k.blank for k in ex.key]
+    cells = blanked_cells(blanks, d, t)
+    hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
+    out = []
+    for c in d.claims:
+        if c.assertion is not None:
+            continue
+        st = t[c.step] if c.step is not None and c.step in t else None
+        title = st.title if st is not None else ""
+        formula = st.formula if st is not None else ""
+        if c.label in hidden:
+            out.append(Shown(c.label, title, formula, None, left_out=True))
+            continue
+        if c.expression is not None:
+            res = " ".join(p.text for row in c.printed for p in row)
+            out.append(Shown(c.label, title, "", None, f"{c.expression} = {res}"))
+            continue
+        if c.word is not None:
+            out.append(Shown(c.label, title, formula, None, f"printed: {c.word}"))
+            continue
+        rows = []
+        for r_, row in enumerate(c.printed):
+            line = []
+            for k, p in enumerate(row):
+                bid = cells.get((c.label, r_, k))
+                if bid:
+                    line.append(Cell("blank", bid))
+                elif bid is not None:
+                    line.append(Cell("hidden"))
+                elif p.is_neg_inf:
+                    line.append(Cell("neg-inf"))
+                else:
+                    line.append(Cell("number", p.text))
+            rows.append(line)
+        out.append(Shown(c.label, title, formula, rows))
+    return out
+
+
 # ----------------------------------------------------------------------------- LaTeX
 
 
@@ -116,44 +294,57 @@ def _tex_table(rows: Sequence[Sequence[str]]) -> str:
     return "\\[\\left[\\begin{array}{" + "r" * cols + "}\n" + body + "\n\\end{array}\\right]\\]\n"
 
 
-def _blank_tex(bid: str) -> str:
-    return r"\fbox{\rule{0pt}{1.6ex}\scriptsize\,\texttt{" + bid + r"}\,}"
+def blank_tex(bid: str) -> str:
+    """A blank's box in LaTeX (text or math mode)."""
+    return r"\fbox{\rule{0pt}{1.6ex}\scriptsize\," + escape(bid) + r"\,}"
 
 
-def _steps_tex(ex: Exercise, *, key: bool) -> str:
-    d, t = ex.derivation, ex.trace
-    blanks = [k.blank for k in ex.key]
-    cells = blanked_cells(blanks, d, t)
-    hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
+#: A cell left out because it would give a blank away (LaTeX, math mode).
+HIDDEN_TEX = r"\textcolor{gray}{\blacksquare}"
+
+
+def cell_tex(cell: Cell) -> str:
+    """One table cell in LaTeX math mode."""
+    if cell.kind == "blank":
+        return blank_tex(cell.text)
+    if cell.kind == "hidden":
+        return HIDDEN_TEX
+    if cell.kind == "neg-inf":
+        return r"-\infty"
+    return cell.text
+
+
+def _formula_tex(formula: str) -> str:
+    return r"\(\displaystyle " + formula + r"\)" if formula else ""
+
+
+def _steps_tex(ex: Exercise) -> str:
     out = []
-    for c in d.claims:
-        if c.assertion is not None:
-            continue
-        head = r"\paragraph{" + escape(c.label) + "}"
-        if c.step is not None and c.step in t:
-            st = t[c.step]
-            head += " " + escape(st.title) + r" \hfill{\small\texttt{" + escape(c.step) + "}}"
+    for s in shown_claims(ex):
+        head = r"\paragraph{" + escape(s.label) + "}"
+        if s.title:
+            head += " " + escape(s.title)
+        if s.formula:
+            head += r"\hfill " + _formula_tex(s.formula)
         out.append(head + "\n")
-        if c.label in hidden:
+        if s.left_out:
             out.append(r"\emph{(left out: it would show a blank's value)}" + "\n\n")
-            continue
-        if c.expression is not None:
-            shown = escape(c.expression)
-            res = " ".join(p.text for row in c.printed for p in row)
-            out.append(r"\texttt{" + shown + r"} $=$ " + escape(res) + "\n\n")
-            continue
-        if c.word is not None:
-            out.append(escape(f"printed: {c.word}") + "\n\n")
-            continue
-        rows = []
-        for r_, row in enumerate(c.printed):
-            line = []
-            for k, p in enumerate(row):
-                bid = cells.get((c.label, r_, k))
-                line.append(_blank_tex(bid) if bid else (r"-\infty" if p.is_neg_inf else p.text))
-            rows.append(line)
-        out.append(_tex_table(rows))
+        elif s.rows is None:
+            out.append(escape(s.text) + "\n\n")
+        else:
+            out.append(_tex_table([[cell_tex(c) for c in row] for row in s.rows]))
     return "".join(out)
+
+
+def _instructions(html_: bool) -> str:
+    code = "<code>answers.toml</code>" if html_ else r"\texttt{answers.toml}"
+    gray = '<span class="hidden"></span>' if html_ else "$" + HIDDEN_TEX + "$"
+    return (
+        "Work out each boxed blank by hand from the model below and the numbers before it. "
+        "Give each answer rounded to the decimals asked (half up), and write it into the "
+        f"answer file ({code}) under its name. A grey cell {gray} is left out because it "
+        "would give a blank away: work it out too if you need it."
+    )
 
 
 def sheet_tex(ex: Exercise) -> str:
@@ -162,32 +353,29 @@ def sheet_tex(ex: Exercise) -> str:
     parts = [
         r"\sloppy",
         r"\section*{Instructions}",
-        "Work out each boxed blank by hand from the model below and the numbers before it. "
-        "Give each answer rounded to the decimals asked (half up), and write it into the "
-        r"answer file (\texttt{answers.toml}) under its name.",
+        _instructions(False),
         r"\section*{The model}",
         r"\begin{itemize}",
         *[r"\item " + escape(f"{k}: {v}") for k, v in _settings(d)],
         r"\end{itemize}",
     ]
-    for name, m in _weights(d):
-        parts.append(r"\paragraph{" + escape(name) + "}")
+    for w in _weights(d):
+        m = w.matrix
+        parts.append(r"\paragraph{\(" + w.tex + r"\)} " + escape(w.words))
         parts.append(
             _tex_table([[_cell_tex(t, m[i, j]) for j in range(m.cols)] for i in range(m.rows)])
         )
     parts.append(r"\section*{The worked example}")
-    parts.append(_steps_tex(ex, key=False))
+    parts.append(_steps_tex(ex))
     parts.append(r"\section*{Blanks}")
     parts.append(r"\begin{itemize}")
     for k in ex.key:
         b = k.blank
         parts.append(
-            r"\item \texttt{"
-            + b.id
-            + "}: "
-            + escape(f"{b.label} [{b.index[0]}, {b.index[1]}], ")
-            + escape(k.title)
-            + escape(f" — {_dec(b.decimals)}")
+            r"\item "
+            + blank_tex(b.id)
+            + " "
+            + escape(f"{where_words(b)}: {k.title} — {_dec(b.decimals)}")
         )
     parts.append(r"\end{itemize}")
     return standalone(f"Exercise: {d.title}", "\n".join(parts), subtitle=_subtitle(ex))
@@ -229,21 +417,26 @@ def _break(rel: str, tex: str) -> list[str]:
     return lines
 
 
+def entry_tex(b: Blank) -> str:
+    """A blank's entry as math: its table's label as text, the place counted from 1."""
+    from symtf.renderers.latex import math_text
+
+    r, k, rows, cols = b.cell
+    if rows == 1 and cols == 1:
+        return "{" + math_text(b.label) + "}"
+    at = f"{max(r, k) + 1}" if rows == 1 or cols == 1 else f"{r + 1},{k + 1}"
+    return "{" + math_text(b.label) + "}_{" + at + "}"
+
+
 def key_tex(ex: Exercise) -> str:
     """The answer key as a LaTeX document."""
     parts = []
     for k in ex.key:
         b = k.blank
-        parts.append(
-            r"\subsection*{\texttt{"
-            + b.id
-            + "}: "
-            + escape(f"{b.label} [{b.index[0]}, {b.index[1]}]")
-            + "}"
-        )
-        parts.append(escape(k.title) + r" \hfill{\small\texttt{" + escape(b.step) + "}}\n")
+        parts.append(r"\subsection*{" + escape(b.id) + ": " + escape(where_words(b)) + "}")
+        parts.append(escape(k.title) + "\n")
         lines = []
-        lhs = r"\texttt{" + escape(f"{b.step}[{b.index[0]},{b.index[1]}]") + "}"
+        lhs = entry_tex(b)
         w = k.worked
         if w.formula is not None:
             first = _break("&= ", w.formula.tex)
@@ -256,7 +449,8 @@ def key_tex(ex: Exercise) -> str:
             exact = k.exact.replace("…", r"\ldots")
             lines.append(("&\\approx " if "…" in k.exact else "&= ") + exact)
         if w.formula is None and ex.trace[b.step].formula:
-            lines.insert(0, f"{lhs} &: {ex.trace[b.step].formula}")
+            lines.insert(0, r"&\text{from } " + ex.trace[b.step].formula)
+            lines[0] = lhs + " " + lines[0]
         elif lines and w.formula is None:
             lines[0] = lhs + " " + lines[0]
         if lines:
@@ -288,7 +482,10 @@ h3{font-size:1rem;margin:1.2rem 0 .3rem}
 table.m td{padding:.15rem .5rem;text-align:right;border-left:1px solid #eee;font-family:ui-monospace,monospace}
 .blank{display:inline-block;min-width:3.5rem;border:1.5px solid #333;border-radius:3px;
 text-align:center;font-size:.8rem;color:#555}
-.step{color:#777;font-size:.85rem;font-family:ui-monospace,monospace}
+.hidden{display:inline-block;min-width:3.5rem;height:1em;background:#ccc;border-radius:3px;
+vertical-align:middle}
+.step{color:#666;font-size:.9rem;font-weight:normal}
+.formula{margin:.2rem 0 .3rem 0}
 .work{font-family:ui-monospace,monospace;white-space:pre-wrap;background:#f7f7f7;padding:.4rem .6rem;
 border-radius:4px;overflow-x:auto}
 .answer{font-weight:bold}.note{color:#a33}
@@ -309,66 +506,66 @@ def _html_table(rows: Sequence[Sequence[str]]) -> str:
     return f'<div class="scroll"><table class="m">{body}</table></div>\n'
 
 
+def cell_html(cell: Cell) -> str:
+    """One table cell in HTML."""
+    if cell.kind == "blank":
+        return f'<span class="blank">{html.escape(cell.text)}</span>'
+    if cell.kind == "hidden":
+        return '<span class="hidden" title="left out: it would give a blank away"></span>'
+    if cell.kind == "neg-inf":
+        return "−∞"
+    return html.escape(cell.text)
+
+
+def _math(tex: str) -> str:
+    from symtf.renderers.html import mathml
+
+    return mathml(tex)
+
+
 def sheet_html(ex: Exercise) -> str:
     """The student sheet as one self-contained HTML page."""
     d, t = ex.derivation, ex.trace
     e = html.escape
-    blanks = [k.blank for k in ex.key]
-    cells = blanked_cells(blanks, d, t)
-    hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
     out = [
         f"<p>{e(_subtitle(ex))}</p>",
-        "<h2>Instructions</h2><p>Work out each boxed blank by hand from the model below and the "
-        "numbers before it. Give each answer rounded to the decimals asked (half up), and write "
-        "it into the answer file (<code>answers.toml</code>) under its name.</p>",
+        f"<h2>Instructions</h2><p>{_instructions(True)}</p>",
         "<h2>The model</h2><ul>",
     ]
     out += [f"<li>{e(k)}: {e(v)}</li>" for k, v in _settings(d)]
     out.append("</ul>")
-    for name, m in _weights(d):
-        out.append(f"<h3>{e(name)}</h3>")
+    for w in _weights(d):
+        m = w.matrix
+        out.append(f'<h3>{_math(w.tex)} <span class="step">{e(w.words)}</span></h3>')
         out.append(
             _html_table([[e(_cell_text(t, m[i, j])) for j in range(m.cols)] for i in range(m.rows)])
         )
     out.append("<h2>The worked example</h2>")
-    for c in d.claims:
-        if c.assertion is not None:
-            continue
-        step = (
-            f' <span class="step">{e(t[c.step].title)} · {e(c.step)}</span>' if c.step in t else ""
-        )
-        out.append(f"<h3>{e(c.label)}{step}</h3>")
-        if c.label in hidden:
+    for s in shown_claims(ex):
+        title = f' <span class="step">{e(s.title)}</span>' if s.title else ""
+        out.append(f"<h3>{e(s.label)}{title}</h3>")
+        if s.formula:
+            out.append(f'<p class="formula">{_math(s.formula)}</p>')
+        if s.left_out:
             out.append("<p><em>(left out: it would show a blank's value)</em></p>")
-            continue
-        if c.expression is not None:
-            res = " ".join(p.text for row in c.printed for p in row)
-            out.append(f"<p><code>{e(c.expression)}</code> = {e(res)}</p>")
-            continue
-        if c.word is not None:
-            out.append(f"<p>printed: {e(c.word)}</p>")
-            continue
-        rows = []
-        for r_, row in enumerate(c.printed):
-            line = []
-            for k, p in enumerate(row):
-                bid = cells.get((c.label, r_, k))
-                line.append(
-                    f'<span class="blank">{bid}</span>'
-                    if bid
-                    else e("−∞" if p.is_neg_inf else p.text)
-                )
-            rows.append(line)
-        out.append(_html_table(rows))
+        elif s.rows is None:
+            out.append(f"<p><code>{e(s.text)}</code></p>")
+        else:
+            out.append(_html_table([[cell_html(c) for c in row] for row in s.rows]))
     out.append("<h2>Blanks</h2><ul>")
     for k in ex.key:
         b = k.blank
         out.append(
-            f"<li><b>{b.id}</b>: {e(b.label)} [{b.index[0]}, {b.index[1]}], {e(k.title)} — "
-            f"{_dec(b.decimals)}</li>"
+            f'<li><span class="blank">{e(b.id)}</span> {e(where_words(b))}: '
+            f"{e(k.title)} — {_dec(b.decimals)}</li>"
         )
     out.append("</ul>")
     return _page(f"Exercise: {d.title}", "\n".join(out))
+
+
+def anchor(bid: str) -> str:
+    """The HTML id of a blank's section in the key (``?1`` → ``blank-1``)."""
+    return "blank-" + re.sub(r"[^A-Za-z0-9_-]", "", bid)
 
 
 def key_html(ex: Exercise) -> str:
@@ -378,10 +575,13 @@ def key_html(ex: Exercise) -> str:
     for k in ex.key:
         b = k.blank
         out.append(
-            f'<h3 id="{b.id}">{b.id}: {e(b.label)} [{b.index[0]}, {b.index[1]}] '
-            f'<span class="step">{e(k.title)} · {e(b.step)}</span></h3>'
+            f'<h3 id="{anchor(b.id)}">{e(b.id)}: {e(where_words(b))} '
+            f'<span class="step">{e(k.title)}</span></h3>'
         )
-        lhs = f"{b.step}[{b.index[0]},{b.index[1]}]"
+        formula = ex.trace[b.step].formula
+        if formula:
+            out.append(f'<p class="formula">{_math(formula)}</p>')
+        lhs = where_words(b)
         lines = []
         w = k.worked
         if w.formula is not None:
@@ -413,9 +613,10 @@ def key_html(ex: Exercise) -> str:
 
 def answer_template(ex: Exercise, key_file: str) -> str:
     """The TOML file a student fills in and ``symtf grade`` reads."""
+    first = ex.key[0].blank.id if ex.key else "?1"
     lines = [
         f"# Answers for: {ex.derivation.title}",
-        '# Write each answer as a string with the decimals asked, e.g. b1 = "0.496".',
+        f'# Write each answer as a string with the decimals asked, e.g. "{first}" = "0.496".',
         '# Leave a blank empty ("") if you did not work it out.',
         f"# Graded with: symtf grade {key_file} THIS_FILE",
         "",
@@ -425,9 +626,20 @@ def answer_template(ex: Exercise, key_file: str) -> str:
     ]
     for k in ex.key:
         b = k.blank
-        note = f"{b.label} [{b.index[0]}, {b.index[1]}], {k.title}, {_dec(b.decimals)}"
-        lines.append(f'{b.id} = ""  # {json.dumps(note, ensure_ascii=False)[1:-1]}')
+        note = f"{where_words(b)} ({k.title}), {_dec(b.decimals)}"
+        lines.append(f'{json.dumps(b.id)} = ""  # {json.dumps(note, ensure_ascii=False)[1:-1]}')
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Exercise", "answer_template", "key_html", "key_tex", "sheet_html", "sheet_tex"]
+__all__ = [
+    "Cell",
+    "Exercise",
+    "Shown",
+    "answer_template",
+    "key_html",
+    "key_tex",
+    "sheet_html",
+    "sheet_tex",
+    "shown_claims",
+    "where_words",
+]

@@ -124,10 +124,26 @@ def _tex_name(n: str) -> str:
 
 
 class _Ctx:
-    def __init__(self, trace: Trace, d: Derivation) -> None:
+    def __init__(self, trace: Trace, d: Derivation, names: dict[str, str] | None = None) -> None:
         self.trace = trace
         self.d = d
         self.approx = False
+        self.names = names
+
+    def ref(self, step: str, i: int, j: int) -> Line:
+        """An entry reference: ``q[1,0]``; with names, counted from 1 and under the
+        article's label where it has one (``S_1`` row 2, column 1 as ``S_1[2,1]``)."""
+        if self.names is None:
+            return ref(step, i, j)
+        label = self.names.get(step)
+        if label is None:
+            n = short_name(step)
+            return Line(rf"\mathrm{{{_tex_name(n)}}}_{{{i + 1},{j + 1}}}", f"{n}[{i + 1},{j + 1}]")
+        from symtf.renderers.latex import math_text
+
+        return Line(
+            "{" + math_text(label) + "}_{" + f"{i + 1},{j + 1}" + "}", f"{label}[{i + 1},{j + 1}]"
+        )
 
     def val(self, step: str, i: int, j: int) -> Line:
         line, exact = number(self.trace, self.trace.value(step)[i, j])
@@ -154,7 +170,7 @@ def _both(ctx: _Ctx, build: Callable[[Cell], Line]) -> tuple[Line, Line]:
     ``build(cell)`` writes the line from ``cell``: :func:`ref` gives the formula
     (``q[1,0]``), :meth:`_Ctx.val` the same line with the numbers in.
     """
-    return build(ref), build(ctx.val)
+    return build(ctx.ref), build(ctx.val)
 
 
 def _infix(
@@ -245,7 +261,7 @@ def _linear(
         wi = (j, k) if transposed else (k, j)
         pairs.append(
             (
-                ref(src, i, k),
+                ctx.ref(src, i, k),
                 ctx.val(src, i, k),
                 Line(rf"{_tex_weight(wname)}_{{{wi[0]},{wi[1]}}}", f"{wname}[{wi[0]},{wi[1]}]"),
                 ctx.const(wk),
@@ -333,9 +349,9 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         n = t.shape(q)[1]
         pairs = [
             (
-                ref(q, i, c),
+                ctx.ref(q, i, c),
                 ctx.val(q, i, c),
-                ref(k, j, c) if f.endswith("top") else ref(k, c, j),
+                ctx.ref(k, j, c) if f.endswith("top") else ctx.ref(k, c, j),
                 ctx.val(k, j, c) if f.endswith("top") else ctx.val(k, c, j),
             )
             for c in range(n)
@@ -350,7 +366,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
             return Line(
                 r"-\infty\ (\text{masked: a later token})", "−∞ (masked: a later token)"
             ), Line(r"-\infty", "−∞")
-        return ref(ins[0], i, j), ctx.val(ins[0], i, j)
+        return ctx.ref(ins[0], i, j), ctx.val(ins[0], i, j)
     if (
         f.startswith("A = \\operatorname{softmax}(")
         or f
@@ -364,7 +380,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         a, v = ins
         m = t.shape(a)[1]
         pairs = [
-            (ref(a, i, c), ctx.val(a, i, c), ref(v, c, j), ctx.val(v, c, j))
+            (ctx.ref(a, i, c), ctx.val(a, i, c), ctx.ref(v, c, j), ctx.val(v, c, j))
             for c in range(m)
             if t.value(a)[i, c] != 0
         ]
@@ -374,7 +390,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         for h in ins:
             w = t.shape(h)[1]
             if col < w:
-                return ref(h, i, col), ctx.val(h, i, col)
+                return ctx.ref(h, i, col), ctx.val(h, i, col)
             col -= w
         return None
     m_o = re.fullmatch(r"O = H W_O(\^\\top)?( \+ b_O)?", f)
@@ -420,7 +436,9 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
             )
         e = ctx.const(eps)
         return (
-            Line(rf"\sqrt{{{ref(v, i, 0).tex} + \varepsilon}}", f"√({ref(v, i, 0).text} + ε)"),
+            Line(
+                rf"\sqrt{{{ctx.ref(v, i, 0).tex} + \varepsilon}}", f"√({ctx.ref(v, i, 0).text} + ε)"
+            ),
             Line(
                 rf"\sqrt{{{ctx.val(v, i, 0).tex} + {e.tex}}}",
                 f"√({ctx.val(v, i, 0).text} + {e.text})",
@@ -461,7 +479,7 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
     if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
         g, u = ins  # one product, written as _sum_of_products writes each term
         return _sum_of_products(
-            ctx, [(ref(g, i, j), ctx.val(g, i, j), ref(u, i, j), ctx.val(u, i, j))]
+            ctx, [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))]
         )
     if f == r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2" and len(ins) == 1:
         n = t.shape(ins[0])[1]
@@ -473,9 +491,9 @@ def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
         return _rope(ctx, ins[0], i, j)
     if f == "h = Y[-1]" and len(ins) == 1:
         n = t.shape(ins[0])[0]
-        return ref(ins[0], n - 1, j), ctx.val(ins[0], n - 1, j)
+        return ctx.ref(ins[0], n - 1, j), ctx.val(ins[0], n - 1, j)
     if f == "" and len(ins) == 1 and t.shape(ins[0]) == t.shape(step):
-        return ref(ins[0], i, j), ctx.val(ins[0], i, j)
+        return ctx.ref(ins[0], i, j), ctx.val(ins[0], i, j)
     return None
 
 
@@ -509,7 +527,7 @@ def _rope(ctx: _Ctx, src: str, p: int, j: int) -> tuple[Line, Line] | None:
     k, (a, b) = next((k, ab) for k, ab in enumerate(pairs) if j in ab)
     angle = sympy.Integer(p) * model.pos_base ** sympy.Rational(-2 * k, d)
     th = ctx.const(angle)
-    ra, rb = ref(src, p, a), ref(src, p, b)
+    ra, rb = ctx.ref(src, p, a), ctx.ref(src, p, b)
     va, vb = ctx.val(src, p, a), ctx.val(src, p, b)
     if j == a:
         return (
@@ -534,9 +552,21 @@ def _rope(ctx: _Ctx, src: str, p: int, j: int) -> tuple[Line, Line] | None:
     )
 
 
-def worked(trace: Trace, derivation: Derivation, step: str, i: int, j: int) -> Worked:
-    """The working for ``step[i, j]`` (never raises: an unknown step gets no lines)."""
-    ctx = _Ctx(trace, derivation)
+def worked(
+    trace: Trace,
+    derivation: Derivation,
+    step: str,
+    i: int,
+    j: int,
+    names: dict[str, str] | None = None,
+) -> Worked:
+    """The working for ``step[i, j]`` (never raises: an unknown step gets no lines).
+
+    Args:
+        names: Labels to name entries by (``l0.h0.scaled`` → ``S_1``); with it, every
+            entry is counted from 1 (steps without a label keep their short names).
+    """
+    ctx = _Ctx(trace, derivation, names)
     try:
         pair = _entry(ctx, step, i, j)
     except (KeyError, IndexError, TypeError, AttributeError):

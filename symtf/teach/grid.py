@@ -1,0 +1,338 @@
+"""The student sheet as a printable grid worksheet, in the style of AI by Hand.
+
+Each printed step gets a panel with its formula. A matrix product is laid out in
+space for multiplying: the left operand to the left, the right operand above, and
+the result grid where their rows and columns meet, so a row of the left and a
+column of the top are read off in line with the cell they make. Every other step
+shows its inputs' grids, then the result's. A blank is an empty, shaded cell with
+its name in a corner; a cell left out because it would give a blank away is grey;
+an entry the worked example does not print is an empty white cell.
+
+A renderer only: what is hidden was decided in :mod:`symtf.teach.exercise`, the
+numbers were computed and certified there. Every label is escaped when it is
+written (:func:`symtf.renderers.latex.escape`); numbers and formulas come from the
+step graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from symtf.graph import blocks
+from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS, escape, math_text
+from symtf.teach.exercise import (
+    NOT_BLANKABLE,
+    covered,
+    printed_entries,
+    relations,
+    step_labels,
+)
+from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, where_words
+from symtf.teach.worked import number
+
+#: Paper sizes for ``--paper``.
+PAPERS = ("a4", "letter")
+#: Widest grid, in columns, laid out at full size (wider grids are scaled to the page).
+_FONT = r"\footnotesize"
+
+
+@dataclass(frozen=True)
+class GridCell:
+    """A cell of a grid: ``number`` (text), ``blank`` (id), ``hidden``, ``neg-inf`` or ``empty``."""
+
+    kind: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A matrix as the worksheet draws it."""
+
+    name: str  # LaTeX (math mode)
+    cells: list[list[GridCell]]
+
+    @property
+    def width(self) -> int:
+        return max((len(r) for r in self.cells), default=0)
+
+    def transposed(self, name: str) -> Grid:
+        rows, cols = len(self.cells), self.width
+        return Grid(name, [[self.cells[i][j] for i in range(rows)] for j in range(cols)])
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One step of the worksheet.
+
+    Attributes:
+        title: The claim labels and what the step is, as text.
+        formula: The step's formula (LaTeX).
+        result: The step's grid.
+        left, top: For a product, the operands (left times top).
+        inputs: For any other step, its inputs' grids.
+    """
+
+    title: str
+    formula: str
+    result: Grid
+    left: Grid | None = None
+    top: Grid | None = None
+    inputs: tuple[Grid, ...] = ()
+
+
+# ----------------------------------------------------------------------------- panels
+
+
+#: The weight a linear step multiplies by, by the step's canonical name.
+_WEIGHTS = {
+    "q": "W_Q",
+    "k": "W_K",
+    "v": "W_V",
+    "attn_out": "W_O",
+    "ffn_pre": "W_1",
+    "ffn_up": "W_3",
+    "ffn_out": "W_2",
+    "logits": r"W_{\text{vocab}}",
+}
+
+
+def panels(ex: Exercise) -> list[Panel]:
+    """The worksheet's panels: one for each step the worked example prints, in order."""
+    d, t = ex.derivation, ex.trace
+    rel = relations(d, t)
+    entries = printed_entries(d, t)
+    cov = covered(d, t, [(k.blank.id, k.blank.step, k.blank.index) for k in ex.key])
+    labels = step_labels(d)
+    steps = list(dict.fromkeys(s for s, _, _ in entries))
+
+    def grid_of(step: str, name: str) -> Grid | None:
+        shape = rel.shape(step)
+        if shape is None:
+            return None
+        rows = []
+        for i in range(shape[0]):
+            row = []
+            for j in range(shape[1]):
+                k = (step, i, j)
+                if k in cov:
+                    row.append(GridCell("blank", cov[k]) if cov[k] else GridCell("hidden"))
+                elif k in entries:
+                    row.append(GridCell("number", entries[k][0][1].text))
+                elif t.value(step)[i, j] == sympy.S.NegativeInfinity:
+                    row.append(GridCell("neg-inf"))  # a masked score (the sheet prints it)
+                elif rel.is_given(step):
+                    row.append(_exact_cell(t, t.value(step)[i, j]))
+                else:
+                    row.append(GridCell("empty"))
+            rows.append(row)
+        return Grid(name, rows)
+
+    def name_of(step: str) -> str:
+        return math_text(labels.get(step) or t[step].title or step)
+
+    out = []
+    for step in steps:
+        node = rel.graph.get(step)
+        result = grid_of(step, name_of(step))
+        if result is None or rel.is_given(step) or step in NOT_BLANKABLE:
+            continue  # the file's numbers and settings: operands, not steps to work
+        title = labels.get(step, "")
+        if t[step].title and t[step].title != title:
+            title += (" — " if title else "") + t[step].title
+        formula = t[step].formula
+        args = [a for a in (node.args if node is not None else ()) if a in t]
+        op = None if node is None else node.op
+        if op is blocks.linear_op and len(args) == 1:
+            left = grid_of(args[0], name_of(args[0]))
+            w = _weight_grid(
+                t,
+                node.params["w"],
+                bool(node.params.get("transposed")),
+                _WEIGHTS.get(step.rsplit(".", 1)[-1], "W"),
+            )
+            if left is not None:
+                out.append(Panel(title, formula, result, left=left, top=w))
+                continue
+        if op is blocks.scores_op and len(args) == 2:
+            q, k = (grid_of(a, name_of(a)) for a in args)
+            if q is not None and k is not None:
+                top = k.transposed(k.name + r"^\top") if node.params.get("transpose_k", True) else k
+                out.append(Panel(title, formula, result, left=q, top=top))
+                continue
+        if op is blocks.attend_op and len(args) == 2:
+            a, v = (grid_of(x, name_of(x)) for x in args)
+            if a is not None and v is not None:
+                out.append(Panel(title, formula, result, left=a, top=v))
+                continue
+        inputs = tuple(
+            g for a in args if (g := grid_of(a, name_of(a))) is not None and g.width <= 12
+        )
+        out.append(Panel(title, formula, result, inputs=inputs))
+    return out
+
+
+def _exact_cell(trace: object, e: sympy.Expr) -> GridCell:
+    return GridCell("number", number(trace, e)[0].text.replace("−", "-"))
+
+
+def _weight_grid(trace: object, w: object, transposed: bool, name: str) -> Grid:
+    m = sympy.Matrix(w.to_sympy() if hasattr(w, "to_sympy") else w)
+    if transposed:
+        m, name = m.T, name + r"^\top"
+    return Grid(name, [[_exact_cell(trace, m[i, j]) for j in range(m.cols)] for i in range(m.rows)])
+
+
+# ----------------------------------------------------------------------------- LaTeX
+
+
+def _text(s: str) -> str:
+    """Plain text for the worksheet (escaped; ``--`` kept as two hyphens, not a dash)."""
+    return "-{}-".join(escape(part) for part in s.split("--"))
+
+
+def _cell_tex(c: GridCell) -> str:
+    if c.kind == "number":
+        return "$" + c.text.replace("-", "-") + "$"
+    if c.kind == "blank":
+        return r"\cellcolor{yellow!18}\blankid{" + escape(c.text) + "}"
+    if c.kind == "hidden":
+        return r"\cellcolor{black!28}"
+    if c.kind == "neg-inf":
+        return r"$-\infty$"
+    return ""
+
+
+def _grid_tex(g: Grid, width: str) -> str:
+    cols = g.width
+    spec = "|" + ("C{" + width + "}|") * cols
+    body = "".join(" & ".join(_cell_tex(c) for c in row) + r" \\\hline" + "\n" for row in g.cells)
+    return r"\begin{tabular}[t]{" + spec + "}\\hline\n" + body + r"\end{tabular}"
+
+
+def _named(g: Grid, width: str, *, below: bool = False) -> str:
+    """A grid with its name above it (or below, for the top operand)."""
+    name = r"\footnotesize$" + g.name + "$"
+    grid = _grid_tex(g, width)
+    if below:
+        return r"\begin{tabular}[b]{@{}c@{}}" + grid + r"\\[2pt]" + name + r"\end{tabular}"
+    return r"\begin{tabular}[t]{@{}c@{}}" + name + r"\\[2pt]" + grid + r"\end{tabular}"
+
+
+def _cell_width(grids: Sequence[Grid]) -> str:
+    longest = max(
+        (len(c.text) for g in grids for row in g.cells for c in row if c.kind == "number"),
+        default=4,
+    )
+    return f"{max(0.85, 0.17 * longest + 0.3):.2f}cm"
+
+
+def _panel_tex(p: Panel) -> str:
+    grids = [p.result, *(g for g in (p.left, p.top) if g is not None), *p.inputs]
+    width = _cell_width(grids)
+    head = (
+        r"\panelhead{"
+        + _text(p.title)
+        + "}{"
+        + (("$" + p.formula + "$") if p.formula else "")
+        + "}"
+    )
+    if p.left is not None and p.top is not None:
+        # The product: the top operand over the result, the left operand beside it.
+        body = (
+            r"\begin{tabular}{@{}r@{\hspace{6pt}}l@{}}"
+            + "\n & "
+            + _named(p.top, width, below=True)
+            + r"\\[4pt]"
+            + "\n"
+            + _grid_tex(p.left, width)
+            + " & "
+            + _grid_tex(p.result, width)
+            + r"\\[2pt]"
+            + "\n\\footnotesize$"
+            + p.left.name
+            + "$ & \\footnotesize$= "
+            + p.result.name
+            + "$\n\\end{tabular}"
+        )
+    else:
+        parts = [_named(g, width) for g in p.inputs]
+        arrow = r"\quad$\rightarrow$\quad " if parts else ""
+        body = r"\hspace{6pt}".join(parts) + arrow + _named(p.result, width)
+    return (
+        r"\begin{minipage}{\linewidth}"
+        + head
+        + "\n\\medskip\n\\centering\n\\symtffitwidth{"
+        + body
+        + "}\n\\end{minipage}\n\\par\\vspace{14pt}\n"
+    )
+
+
+_PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage[%(paper)s,margin=1.8cm]{geometry}
+\usepackage{amsmath}
+\usepackage{array}
+\usepackage[table]{xcolor}
+\usepackage{graphicx}
+\setlength{\parindent}{0pt}
+\setlength{\tabcolsep}{2pt}
+\renewcommand{\arraystretch}{1.55}
+\newcolumntype{C}[1]{>{\centering\arraybackslash\footnotesize}p{#1}}
+\newcommand{\blankid}[1]{\makebox[0pt][l]{\raisebox{1.1ex}{\hspace{-0.9ex}\tiny\textcolor{black!70}{#1}}}}
+\newcommand{\panelhead}[2]{\textbf{#1}\hfill #2\par}
+\newsavebox{\symtfgridbox}
+\newcommand{\symtffitwidth}[1]{\sbox{\symtfgridbox}{#1}\ifdim\wd\symtfgridbox>\linewidth\resizebox{\linewidth}{!}{\usebox{\symtfgridbox}}\else\usebox{\symtfgridbox}\fi}
+\pagestyle{plain}
+"""
+
+
+def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
+    """The grid worksheet as a LaTeX document (``paper``: ``a4`` or ``letter``)."""
+    if paper not in PAPERS:
+        raise ValueError(f"paper: expected one of {', '.join(PAPERS)}, found {paper!r}")
+    d = ex.derivation
+    settings = "; ".join(f"{k}: {v}" for k, v in _settings(d))
+    intro = (
+        r"{\Large\textbf{"
+        + _text(f"Worksheet: {d.title}")
+        + r"}}\par\smallskip"
+        + r"{\small "
+        + _text(_subtitle(ex))
+        + r"}\par\medskip"
+        + r"\small Fill in each shaded cell by hand (its name is in its corner), rounded to the "
+        r"decimals listed at the end, and write your answers into \texttt{answers.toml}. "
+        r"In a product, each cell is the row to its left times the column above it. "
+        r"A grey cell is left out because it would give a blank away; an empty white cell "
+        r"is one the worked example does not print.\par\smallskip"
+        + r"{\footnotesize "
+        + _text(settings)
+        + r"}\par\bigskip"
+        + "\n"
+    )
+    body = [intro, *(_panel_tex(p) for p in panels(ex))]
+    items = "".join(
+        r"\item[\colorbox{yellow!18}{\strut "
+        + escape(k.blank.id)
+        + "}] "
+        + _text(f"{where_words(k.blank)}: {k.title} — {_dec(k.blank.decimals)}")
+        + "\n"
+        for k in ex.key
+    )
+    body.append(
+        r"\begin{minipage}{\linewidth}\textbf{Blanks}\begin{itemize}\setlength{\itemsep}{0pt}"
+        + "\n"
+        + items
+        + r"\end{itemize}\end{minipage}"
+        + "\n"
+    )
+    doc = "\\begin{document}\n" + "".join(body) + "\\end{document}\n"
+    pre = _PREAMBLE % {"paper": "a4paper" if paper == "a4" else "letterpaper"}
+    if (pre + doc).isascii():
+        return pre + doc
+    first, _, rest = pre.partition("\n")
+    return LUALATEX_MAGIC + first + "\n" + UNICODE_FONTS + rest + doc
+
+
+__all__ = ["PAPERS", "Grid", "GridCell", "Panel", "grid_tex", "panels"]

@@ -1,0 +1,539 @@
+"""What on a sheet would give a blank away, read from the step graph.
+
+A blank is one entry of one step. Printing it anywhere else, or printing a
+number from which one step of the computation recovers it, gives the answer
+away. Every relation here is read from a node of the step graph
+(:mod:`symtf.graph`): its op, evaluated once on symbols standing for its
+inputs' entries, says which input entries each output entry depends on; the
+op itself (softmax, LayerNorm, a linear map) says which constraints its
+outputs satisfy whatever the inputs are.
+
+Three kinds of giveaway are hidden:
+
+* **copies** — an output entry that is one input entry unchanged (a
+  concatenation, a renaming node, a transpose, an identity projection, a
+  ReLU of a positive number), in either direction and along chains of copies:
+  every entry of the blank's copy class is shown as the blank;
+* **inverses** — an output entry that depends on the blank, all of whose
+  other inputs are on the sheet (``S/√d_k`` gives ``S``; ``max(0, x) = 0``
+  gives the sign of ``x``; a row's printed mean gives its one missing entry);
+* **constraints** — an output row that satisfies a relation whatever the
+  inputs (a softmax row sums to 1, a centred or LayerNorm row to 0, the
+  columns of a wide linear map are dependent): when the blank is the one
+  entry of such a relation missing from the sheet, one more entry of it is
+  hidden.
+
+"Determines in one step" is one equation of one node in which the blank is
+the only quantity the sheet does not show. Chains of such steps through
+entries that are themselves hidden are not followed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from symtf.backends import ExactBackend
+from symtf.errors import SymtfError
+from symtf.graph import blocks
+from symtf.graph.core import Graph, Node, const, given
+from symtf.tensor import Tensor, from_native, to_native
+from symtf.trace import Trace
+
+#: Ops whose values are the file's numbers or its settings: embeddings, given tensors and
+#: positions, token ids, head width and score divisor.
+_FILE_OPS = (given, const, blocks.embed_op, blocks.ids_op, blocks.divisor_op)
+
+#: An entry of a 2-D step: ``(step, i, j)``.
+Entry = tuple[str, int, int]
+
+#: Exceptions an op may raise on symbolic inputs (a sign it cannot decide, a shape it
+#: cannot read): the node's relations are then taken to be dense.
+_SYMBOLIC_FAILURES = (
+    ArithmeticError,
+    AttributeError,
+    IndexError,
+    LookupError,
+    TypeError,
+    ValueError,
+)
+
+
+def _symbol(step: str, i: int, j: int) -> sympy.Symbol:
+    return sympy.Symbol(f"{step}\x00{i}\x00{j}", real=True)
+
+
+def _entry_of(s: sympy.Symbol) -> Entry:
+    step, i, j = s.name.split("\x00")
+    return step, int(i), int(j)
+
+
+@dataclass
+class _Level:
+    """One node's output entries as expressions of its inputs' entries.
+
+    Attributes:
+        cells: The expressions (``None``: the op did not evaluate on symbols).
+        zeros: The input symbols whose value is exactly 0 here.
+    """
+
+    cells: list[list[sympy.Expr]] | None
+    zeros: frozenset[sympy.Symbol] = frozenset()
+
+    def deps(self, i: int, j: int) -> frozenset[Entry] | None:
+        """The input entries ``[i, j]`` moves with, at these inputs.
+
+        An input that only multiplies an input equal to 0 does not count: with
+        ``v = 0``, ``a·v + b·w`` tells nothing about ``a`` (but still about ``v``).
+        """
+        if self.cells is None:
+            return None
+        cell = self.cells[i][j]
+        free = cell.free_symbols
+        zeros = self.zeros & free
+        if not zeros:
+            return frozenset(_entry_of(s) for s in free)
+        out = set(cell.xreplace({z: sympy.S.Zero for z in zeros}).free_symbols)
+        for z in zeros:
+            if z in cell.xreplace({y: sympy.S.Zero for y in zeros if y != z}).free_symbols:
+                out.add(z)
+        return frozenset(_entry_of(s) for s in out)
+
+
+@dataclass
+class Relations:
+    """The relations between the entries of a derivation's steps.
+
+    Args:
+        graph: The derivation's step graph (:func:`symtf.graph.pipeline.build`).
+        trace: Its exact trace.
+    """
+
+    graph: Graph
+    trace: Trace
+    _levels: dict[str, _Level] = field(default_factory=dict)
+    _copies: dict[Entry, frozenset[Entry]] = field(default_factory=dict)
+    _consumers: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in self.trace:
+            for a in self.args(name):
+                self._consumers.setdefault(a, []).append(name)
+
+    # ------------------------------------------------------------------ structure
+
+    def _node(self, name: str) -> Node | None:
+        n = self.graph.get(name)
+        return None if n is None or n.unroll else n
+
+    def args(self, name: str) -> tuple[str, ...]:
+        """The steps a step's value is computed from (the graph's args; the trace's inputs
+        for nodes emitted while decoding)."""
+        n = self._node(name)
+        args = n.args if n is not None else self.trace[name].inputs
+        return tuple(a for a in args if a in self.trace)
+
+    def shape(self, name: str) -> tuple[int, int] | None:
+        """The shape of a 2-D step, else ``None``."""
+        if name not in self.trace:
+            return None
+        s = self.trace.shape(name)
+        return (s[0], s[1]) if s is not None and len(s) == 2 else None
+
+    def is_given(self, name: str) -> bool:
+        """Whether a step holds the file's numbers or a setting (the sheet's model section).
+
+        A step computed from settings alone (a sinusoidal table) is not given.
+        """
+        node = self._node(name)
+        if node is None:
+            return not self.trace[name].inputs
+        return not node.args and (node.op in _FILE_OPS or "given" in node.params)
+
+    def consumers(self, name: str) -> list[str]:
+        """The steps that read ``name``."""
+        return self._consumers.get(name, [])
+
+    # ------------------------------------------------------------------ one level
+
+    def level(self, name: str) -> _Level:
+        """``name``'s entries as expressions in symbols for its inputs' entries (cached)."""
+        if name not in self._levels:
+            zeros = frozenset(
+                _symbol(a, i, j)
+                for a in self.args(name)
+                if isinstance(v := self.trace.value(a), sympy.MatrixBase)
+                for i in range(v.rows)
+                for j in range(v.cols)
+                if v[i, j] == 0
+            )
+            self._levels[name] = _Level(self._evaluate(name), zeros)
+        return self._levels[name]
+
+    def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
+        node = self._node(name)
+        if node is None or self.shape(name) is None:
+            return None
+        mats = []
+        for a in node.args:
+            v = self.trace.value(a)
+            if not isinstance(v, sympy.MatrixBase):
+                return None
+            mats.append(
+                sympy.ImmutableMatrix(
+                    v.rows,
+                    v.cols,
+                    lambda i, j, a=a, v=v: (
+                        v[i, j]
+                        if v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
+                        else _symbol(a, i, j)
+                    ),
+                )
+            )
+        xp = ExactBackend(max_ops=10**9)
+        try:
+            if node.tensors:
+                out = self._tensor_op(xp, node, mats)
+            else:
+                out = node.op(xp, *mats, **node.params)
+        except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
+            return None
+        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
+            return None
+        return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
+
+    @staticmethod
+    def _tensor_op(xp: Any, node: Node, mats: list[sympy.ImmutableMatrix]) -> Any:
+        """A user step on symbols; a one-row input is tried as 2-D, then as a vector."""
+        attempts = [[None] * len(mats), [(m.cols,) if m.rows == 1 else None for m in mats]]
+        last: Exception | None = None
+        for shapes in attempts:
+            try:
+                values = [from_native(xp, m, s) for m, s in zip(mats, shapes, strict=True)]
+                result = node.op(xp, *values, **node.params)
+                return to_native(xp, result) if isinstance(result, Tensor) else result
+            except _SYMBOLIC_FAILURES as e:
+                last = e
+        assert last is not None
+        raise last
+
+    def deps(self, e: Entry) -> frozenset[Entry] | None:
+        """The input entries ``e`` depends on (``None``: not known, take every input entry)."""
+        return self.level(e[0]).deps(e[1], e[2])
+
+    # ------------------------------------------------------------------ copies
+
+    def copy_source(self, e: Entry) -> Entry | None:
+        """The one input entry ``e`` equals, if ``e`` is a copy of it."""
+        lvl = self.level(e[0])
+        if lvl.cells is None:
+            return None
+        cell = lvl.cells[e[1]][e[2]]
+        deps = lvl.deps(e[1], e[2]) or frozenset()
+        if len(deps) != 1:
+            return None
+        (src,) = deps
+        if cell == _symbol(*src) or self._same_value(e, src):
+            return src
+        return None
+
+    def _same_value(self, a: Entry, b: Entry) -> bool:
+        defs = getattr(self.trace.backend, "defs", {})
+
+        def chase(x: sympy.Expr) -> sympy.Expr:
+            for _ in range(64):
+                if isinstance(x, sympy.Symbol) and x in defs:
+                    x = defs[x]
+                else:
+                    break
+            return x
+
+        va = self.trace.value(a[0])[a[1], a[2]]
+        vb = self.trace.value(b[0])[b[1], b[2]]
+        return va == vb or chase(va) == chase(vb)
+
+    def copies_of(self, e: Entry) -> frozenset[Entry]:
+        """The copy class of ``e``: every entry joined to it by copies, either way (cached)."""
+        if e not in self._copies:
+            cls = frozenset(self._copy_class(e))
+            for x in cls:
+                self._copies[x] = cls
+        return self._copies[e]
+
+    def _copy_class(self, e: Entry) -> set[Entry]:
+        seen = {e}
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            linked: list[Entry] = []
+            src = self.copy_source(x)
+            if src is not None:
+                linked.append(src)
+            for c in self.consumers(x[0]):
+                shape = self.shape(c)
+                if shape is None:
+                    continue
+                for y in self._outputs_reading(c, x, shape):
+                    if self.copy_source(y) == x:
+                        linked.append(y)
+            for y in linked:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return seen
+
+    def _outputs_reading(self, step: str, x: Entry, shape: tuple[int, int]) -> Iterator[Entry]:
+        lvl = self.level(step)
+        if lvl.cells is None:
+            yield from ((step, i, j) for i in range(shape[0]) for j in range(shape[1]))
+            return
+        s = _symbol(*x)
+        for i, row in enumerate(lvl.cells):
+            for j, cell in enumerate(row):
+                if s in cell.free_symbols and x in (lvl.deps(i, j) or ()):
+                    yield (step, i, j)
+
+    def readers(self, x: Entry) -> Iterator[tuple[Entry, frozenset[Entry] | None]]:
+        """Every entry computed from ``x`` in one step, with its other inputs (``None``:
+        the exact inputs are not known)."""
+        for c in self.consumers(x[0]):
+            shape = self.shape(c)
+            if shape is None:
+                continue
+            exact = self.level(c).cells is not None
+            for y in self._outputs_reading(c, x, shape):
+                yield y, (self.deps(y) if exact else None)
+
+    def is_constant(self, e: Entry) -> bool:
+        """Whether ``e`` does not move with its step's inputs (a masked weight's 0)."""
+        return self.deps(e) == frozenset() and bool(self.args(e[0]))
+
+    def is_given_entry(self, e: Entry) -> bool:
+        """Whether ``e`` is one of the file's numbers or a setting, or a copy of one."""
+        return any(self.is_given(x[0]) for x in self.copies_of(e))
+
+    # ------------------------------------------------------------------ constraints
+
+    def constraints(self, e: Entry) -> list[Constraint]:
+        """The relations among ``e``'s step's entries, whatever its inputs, that involve ``e``.
+
+        A softmax row gives one entry from the others; a LayerNorm row with ε = 0 two
+        (its sum and its squares); a row of ``x·W`` whatever ``W``'s columns span.
+        """
+        step, i, j = e
+        shape = self.shape(step)
+        node = self._node(step)
+        if shape is None or node is None:
+            return []
+        n, m = shape
+        row = frozenset((step, i, k) for k in range(m))
+        col = frozenset((step, k, j) for k in range(n))
+        op = node.op
+        if op is blocks.softmax_op:
+            return [Constraint(col if node.params.get("axis") == "columns" else row, 1)]
+        if op in (blocks.normalize_rows_op, blocks.centered_op):
+            return [Constraint(row, 1)]
+        if op is blocks.normed_op:
+            return self._norm_constraints(node, e, m)
+        if op is blocks.linear_op:
+            return self._linear_constraints(node, e, m)
+        if node.tensors:
+            return self._step_constraints(e, n, m)
+        return []
+
+    def _norm_constraints(self, node: Node, e: Entry, m: int) -> list[Constraint]:
+        step, i, _ = e
+        gamma = node.params["gamma"]
+        live = frozenset((step, i, k) for k in range(m) if gamma[0, k] != 0)
+        if e not in live:
+            return []
+        src = self._node(node.args[0])
+        centred = src is not None and src.op is blocks.centered_op
+        std = self._node(node.args[1]) if len(node.args) > 1 else None
+        no_eps = std is not None and std.params.get("eps") == 0
+        # LayerNorm: sum_k (y_k - beta_k)/gamma_k = 0; with eps = 0 the squares sum to d too.
+        # RMSNorm with eps = 0: the squares sum to d.
+        k = int(centred) + int(no_eps)
+        return [Constraint(live, k)] if k else []
+
+    def _linear_constraints(self, node: Node, e: Entry, m: int) -> list[Constraint]:
+        """The row of ``x·W`` when ``W`` has dependent columns: entry ``k``'s gradient in
+        ``x`` is column ``k`` of ``W``."""
+        step, i, _ = e
+        w = sympy.Matrix(ExactBackend().matrix(node.params["w"]))
+        if node.params.get("transposed"):
+            w = w.T
+        if w.cols != m or w.cols <= w.rank():
+            return []
+        grads = {(step, i, k): w[:, k].T for k in range(m)}
+        return [Constraint(frozenset(grads), w.cols - w.rank(), grads)]
+
+    def _step_constraints(self, e: Entry, n: int, m: int) -> list[Constraint]:
+        """A user step's rows or columns whose sum (and sum of squares) is the same for
+        every input (a softmax, a LayerNorm), or that are linear with dependent gradients
+        (a product with the file's matrix)."""
+        lvl = self.level(e[0])
+        if lvl.cells is None:
+            return []
+        step, i, j = e
+        fixed = self._given_values(step)
+        out = []
+        for cells in (
+            [((step, i, k), lvl.cells[i][k]) for k in range(m)],
+            [((step, k, j), lvl.cells[k][j]) for k in range(n)],
+        ):
+            if len(cells) < 2:
+                continue
+            group = frozenset(x for x, _ in cells)
+            k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero)) for p in (1, 2))
+            if k:
+                out.append(Constraint(group, k))
+                continue
+            grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
+            if grads is not None:
+                rank = sympy.Matrix.vstack(*grads.values()).rank()
+                if rank < len(cells):
+                    out.append(Constraint(group, len(cells) - rank, grads))
+        return out
+
+    def _given_values(self, step: str) -> dict[sympy.Symbol, sympy.Expr]:
+        """The symbols of a step's inputs that are the file's numbers, with their values."""
+        out = {}
+        for a in self.args(step):
+            v = self.trace.value(a)
+            if self.is_given(a) and isinstance(v, sympy.MatrixBase):
+                out |= {_symbol(a, i, j): v[i, j] for i in range(v.rows) for j in range(v.cols)}
+        return out
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """Equations that tie a group of one step's entries together, whatever the inputs.
+
+    Attributes:
+        group: The entries.
+        k: How many of them follow from the others.
+        grads: For linear equations, each entry's gradient in the step's inputs: an entry
+            follows from known ones when its gradient is in the span of theirs.
+    """
+
+    group: frozenset[Entry]
+    k: int
+    grads: dict[Entry, sympy.Matrix] | None = None
+
+    def determined(self, e: Entry, known: set[Entry]) -> bool:
+        """Whether the ``known`` entries of the group give ``e``."""
+        if self.grads is None:
+            return len(self.group - known) <= self.k
+        basis = [self.grads[x] for x in sorted((self.group - {e}) & known)]
+        if not basis:
+            return False
+        b = sympy.Matrix.vstack(*basis)
+        return b.rank() == b.col_join(self.grads[e]).rank()
+
+
+def _linear_gradients(
+    cells: list[tuple[Entry, sympy.Expr]],
+) -> dict[Entry, sympy.Matrix] | None:
+    """Each cell's coefficients in the symbols, when every cell is linear in them."""
+    syms = sorted(set().union(*(c.free_symbols for _, c in cells)), key=str)
+    if not syms:
+        return None
+    out = {}
+    for x, c in cells:
+        try:
+            poly = sympy.Poly(c, *syms)
+        except sympy.PolynomialError:
+            return None
+        if poly.total_degree() > 1 or not all(v.is_Rational for v in poly.coeffs()):
+            return None
+        out[x] = sympy.Matrix([[poly.coeff_monomial(s) for s in syms]])
+    return out
+
+
+def _constant(total: sympy.Expr) -> bool:
+    """Whether an expression of the inputs' symbols is the same number for all of them."""
+    if not total.free_symbols:
+        return True
+    num, den = sympy.fraction(sympy.together(total))
+    num = sympy.expand(num)
+    if not num.free_symbols:
+        return num == 0 or not sympy.expand(den).free_symbols
+    return not sympy.cancel(num / sympy.expand(den)).free_symbols
+
+
+@dataclass(frozen=True)
+class Hiding:
+    """What a sheet leaves out.
+
+    Attributes:
+        boxes: Every entry shown as a blank, with its blank's id (the blank and its copies).
+        hidden: Entries left out because they would give a blank away in one step.
+        given: Blank ids whose value is one of the file's numbers (nothing to work out).
+    """
+
+    boxes: dict[Entry, str]
+    hidden: frozenset[Entry]
+    given: frozenset[str] = frozenset()
+
+    def covered(self) -> dict[Entry, str]:
+        """Every entry left off the sheet: blank boxes by id, hidden entries by ``""``."""
+        return {**{e: "" for e in self.hidden}, **self.boxes}
+
+
+def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[Entry]) -> Hiding:
+    """Decide what the sheet leaves out so that no blank can be read off it.
+
+    Args:
+        rel: The derivation's relations.
+        blanks: ``(id, entry)`` of each blank.
+        printed: Every entry the sheet would print (the claims' tables).
+    """
+    shown = set(printed)
+    boxes: dict[Entry, str] = {}
+    given_ids = set()
+    classes: list[tuple[str, set[Entry]]] = []
+    for bid, e in blanks:
+        cls = rel.copies_of(e)
+        classes.append((bid, cls))
+        if any(rel.is_given(x[0]) for x in cls):
+            given_ids.add(bid)
+        for x in cls:
+            boxes.setdefault(x, bid)
+    hidden: set[Entry] = set()
+
+    def visible(x: Entry) -> bool:
+        # On the sheet: printed, one of the file's numbers, or a copy of either.
+        if x in boxes or x in hidden:
+            return False
+        return any(y not in hidden and (y in shown or rel.is_given(y[0])) for y in rel.copies_of(x))
+
+    for _bid, cls in classes:
+        for x in sorted(cls):
+            for y, others in rel.readers(x):
+                if y in cls or not visible(y):
+                    continue
+                if others is None or all(o in cls or visible(o) for o in others):
+                    hidden.update(rel.copies_of(y))
+    for _bid, cls in classes:
+        for x in sorted(cls):
+            for con in rel.constraints(x):
+                group = con.group
+                if any(g != x and g in cls for g in group):
+                    continue  # a copy of the blank itself: already hidden
+                while True:
+                    # An entry that moves with no input (a masked 0) is known anyway.
+                    rest = [g for g in group if g != x and not rel.is_constant(g)]
+                    known = {g for g in rest if visible(g)}
+                    known |= {g for g in group if g != x and rel.is_constant(g)}
+                    droppable = [g for g in rest if g in known]
+                    if not droppable or not con.determined(x, known):
+                        break  # (nothing to drop: the blank is a constant, such as a first row's 1)
+                    hidden.update(rel.copies_of(max(droppable, key=lambda g: (g in shown, g))))
+    return Hiding(boxes, frozenset(hidden - set(boxes)), frozenset(given_ids))
+
+
+__all__ = ["Entry", "Hiding", "Relations", "hide"]

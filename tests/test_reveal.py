@@ -1,0 +1,182 @@
+"""What a sheet leaves out around a blank, on cases worked by hand.
+
+The constructed derivation has x = [[1, -2, 1.5], [3, 0, 1]] and W whose third
+column is the sum of the first two, so (by hand):
+
+    pre = 2x              = [[2, -4, 3], [6, 0, 2]]
+    h   = relu(pre - 1)   = [[1, 0, 2], [5, 0, 1]]     (h[0, 1] = 0 says pre[0, 1] < 1)
+    t   = preᵀ            (t[1, 0] is pre[0, 1] unchanged)
+    a   = softmax(pre)    (each row sums to 1)
+    mu  = row means of pre = [[1/3], [8/3]]             (mu[0] and two entries give the third)
+    z   = pre·W           = [[2, -4, -2], [6, 0, 6]]   (z[:, 2] = z[:, 0] + z[:, 1])
+
+The softmax values printed in the file are computed here with mpmath.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mpmath import mp, mpf
+from reference_model import forward, i_love_ai_weights
+
+from symtf import spec
+from symtf.checking.compare import Evaluator
+from symtf.teach import exercise as E
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _softmax_rows(rows: list[list[int]]) -> str:
+    out = []
+    with mp.workdps(40):
+        for r in rows:
+            e = [mp.exp(mpf(v)) for v in r]
+            out.append(" ".join(mp.nstr(v / sum(e), 3, strip_zeros=False) for v in e))
+    return "\n".join(out)
+
+
+def _derivation() -> spec.Derivation:
+    text = f'''
+title = "constructed"
+source = "tests/test_reveal.py"
+
+[tensors]
+x = """
+1 -2 1.5
+3 0 1
+"""
+W = """
+1 0 1
+0 1 1
+0 0 0
+"""
+
+[steps]
+pre = "x * 2"
+h = "relu(pre - 1)"
+t = "pre.T"
+a = "softmax(pre, axis=-1)"
+mu = "mean(pre, axis=-1, keepdims=true)"
+z = "pre @ W"
+
+[[claims]]
+label = "pre"
+step = "pre"
+printed = """
+2 -4 3
+6 0 2
+"""
+
+[[claims]]
+label = "h"
+step = "h"
+printed = """
+1 0 2
+5 0 1
+"""
+
+[[claims]]
+label = "t"
+step = "t"
+printed = """
+2 6
+-4 0
+3 2
+"""
+
+[[claims]]
+label = "a"
+step = "a"
+printed = """
+{_softmax_rows([[2, -4, 3], [6, 0, 2]])}
+"""
+
+[[claims]]
+label = "mu"
+step = "mu"
+printed = """
+0.333
+2.667
+"""
+
+[[claims]]
+label = "z"
+step = "z"
+printed = """
+2 -4 -2
+6 0 6
+"""
+'''
+    return spec.loads(text, "constructed.toml")
+
+
+@pytest.fixture(scope="module")
+def built() -> tuple[spec.Derivation, object]:
+    d = _derivation()
+    return d, Evaluator(d).exact_trace()
+
+
+def _hide(built, step: str, ij: tuple[int, int]) -> tuple[set, set]:
+    d, trace = built
+    h = E.hiding(d, trace, [("?1", step, ij)])
+    printed = set(E.printed_entries(d, trace))
+    return {e for e in h.boxes if e in printed}, {e for e in h.hidden if e in printed}
+
+
+def test_a_blank_is_boxed_in_its_copies_and_hidden_where_one_step_undoes_it(built) -> None:
+    boxes, hidden = _hide(built, "pre", (0, 1))
+    # The transpose prints pre[0, 1] unchanged.
+    assert boxes == {("pre", 0, 1), ("t", 1, 0)}
+    assert hidden == {
+        ("h", 0, 1),  # relu(pre[0, 1] - 1) = 0 gives its sign
+        ("a", 0, 0),  # each softmax weight of row 0, with pre[0, 0] and pre[0, 2] shown
+        ("a", 0, 1),
+        ("a", 0, 2),
+        ("mu", 0, 0),  # 3·mu[0] − 2 − 3
+        ("z", 0, 1),  # pre[0, 1]·W[1, 1]
+        ("z", 0, 2),  # pre[0, 0] + pre[0, 1]
+    }
+
+
+def test_a_softmax_row_keeps_two_entries_out(built) -> None:
+    # a[1, 0] = 1 − a[1, 1] − a[1, 2]: one more entry of the row is left out.
+    assert _hide(built, "a", (1, 0)) == ({("a", 1, 0)}, {("a", 1, 2)})
+
+
+def test_dependent_columns_of_a_product(built) -> None:
+    # z[0, 2] = z[0, 0] + z[0, 1]: one of them is left out, and one is enough.
+    assert _hide(built, "z", (0, 2)) == ({("z", 0, 2)}, {("z", 0, 1)})
+
+
+def test_concatenated_heads_either_way_and_a_relu_of_a_copy() -> None:
+    # i_love_ai: W_O and W_1 are identities, so H (the heads side by side) is O, and
+    # the FFN pre-activation is the LayerNorm output.
+    d = spec.load(ROOT / "derivations" / "i_love_ai.toml")
+    trace = Evaluator(d).exact_trace()
+    for blank in (("l0.concat", (1, 3)), ("l0.h1.z", (1, 1))):
+        cov = E.covered(d, trace, [("?1", *blank)])
+        assert {k for k, v in cov.items() if v == "?1"} >= {
+            ("l0.h1.z", 1, 1),
+            ("l0.concat", 1, 3),
+            ("l0.attn_out", 1, 3),
+        }
+    # LN1 row 3, column 3 is negative (mpmath: -0.2531…): its ReLU prints 0.
+    assert forward(i_love_ai_weights())["l0.ln1"][2][2] < 0
+    cov = E.covered(d, trace, [("?1", "l0.ln1", (2, 2))])
+    assert cov[("l0.ffn_pre", 2, 2)] == "?1"  # Y·I: a copy
+    assert cov[("l0.ffn_act", 2, 2)] == ""  # max(0, y) = 0: left out, it gives the sign
+    # A positive one is copied by the ReLU: boxed there too.
+    assert forward(i_love_ai_weights())["l0.ln1"][1][2] > 0
+    cov = E.covered(d, trace, [("?1", "l0.ln1", (1, 2))])
+    assert cov[("l0.ffn_act", 1, 2)] == "?1"
+
+
+def test_given_numbers_are_not_blanks() -> None:
+    d = spec.load(ROOT / "derivations" / "i_love_ai.toml")
+    trace = Evaluator(d).exact_trace()
+    with pytest.raises(E.ExerciseError, match="only given numbers"):
+        E.choose(d, trace, steps="X_emb")  # the embedding rows are the file's table
+    chosen = E.choose(d, trace, count=40, seed=3)
+    assert not {b.step for b in chosen} & {"embed", "pos", "tokens", "d_head"}
