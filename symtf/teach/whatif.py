@@ -43,6 +43,7 @@ from symtf.certify import decimal_string
 from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
+from symtf.renderers.safe import line
 from symtf.spec import Derivation, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
@@ -669,10 +670,12 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
             for ol, _, _, oh in o.intervals:
                 ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
         ax.axvline(a0, color="gray", linestyle="--", linewidth=1)
-        ax.set_title(f"{label} ({outs[0].step})", fontsize=10)
+        # Labels are text from the file: no mathtext ($…$), no control characters in the SVG.
+        ax.set_title(f"{line(label)} ({outs[0].step})", fontsize=10, parse_math=False)
         ax.set_xlabel(
-            f"{name}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
+            f"{line(name)}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
             fontsize=8,
+            parse_math=False,
         )
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
