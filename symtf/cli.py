@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from symtf import __version__
+from symtf import __version__, files
+from symtf.commands import add_allow_path
 from symtf.errors import LimitError, SymtfError
 from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
 from symtf.renderers.safe import block as _safe_block
@@ -63,27 +64,29 @@ def bundled_derivations() -> list[Path]:
     return bundled.paths()
 
 
-def _expand(paths: Sequence[str]) -> list[Path]:
+def _expand(paths: Sequence[str]) -> list[tuple[Path, Path | None]]:
+    """The derivation files to check, each with the folder it was found in (``None``: named)."""
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
-        return [_short_path(p) for p in found]
-    out: list[Path] = []
+        return [(_short_path(p), None) for p in found]
+    out: list[tuple[Path, Path | None]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = sorted(p.glob("*.toml"))
-            if not files:
+            found_here = sorted(p.glob("*.toml"))
+            if not found_here:
                 raise SymtfError(f"{raw}: no *.toml derivation files in this folder")
-            out.extend(files)
+            out.extend((f, p) for f in found_here)
         elif p.exists():
-            out.append(p)
+            out.append((p, None))
         else:
             from symtf import bundled
 
             found = bundled.named(raw)
-            out.append(_short_path(found) if found is not None else p)  # a missing file: its error
+            # A missing file: its own error when it is checked.
+            out.append((_short_path(found) if found is not None else p, None))
     return out
 
 
@@ -130,11 +133,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if getattr(args, "draft", False):
         return _check_drafts(args)
     reports, errors = [], []
-    for path in _expand(args.paths):
+    for path, folder in _expand(args.paths):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
-            reports.append(check_file(path, args.timeout))
+            reports.append(check_file(path, args.timeout, folder=folder))
         except SymtfError as e:  # one bad file: say so, check the others
             errors.append(compare.FileError(str(path), str(e)))
             print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
@@ -170,7 +173,9 @@ def _check_drafts(args: argparse.Namespace) -> int:
     if args.format not in ("text", "json"):
         raise SymtfError(f"--draft: expected --format text or json, found {args.format}")
     drafts = []
-    for path in _expand(args.paths):
+    for path, folder in _expand(args.paths):
+        if folder is not None:
+            files.within(path.name, folder, str(path), place=f"the folder {folder}")
         _progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
@@ -179,8 +184,13 @@ def _check_drafts(args: argparse.Namespace) -> int:
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
 
-def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> DerivationReport:
+def check_file(
+    path: Path | str, timeout: float | None = DEFAULT_TIMEOUT, *, folder: Path | None = None
+) -> DerivationReport:
     """Load and check one derivation file within ``timeout`` seconds.
+
+    ``folder``: the folder the file was found in (``symtf check DIR``); a file there that is
+    a link to somewhere outside it is refused, like any file a derivation names.
 
     Returns:
         Its :class:`~symtf.checking.compare.DerivationReport`.
@@ -198,6 +208,8 @@ def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> Der
         with time_budget(timeout, name):
             if not Path(path).exists():
                 raise SymtfError(f"{name}: no such file or folder")
+            if folder is not None:
+                files.within(Path(path).name, folder, name, place=f"the folder {folder}")
             start = time.perf_counter()
             with guard(name):
                 derivation = spec.load(path)
@@ -273,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
     )
+    add_allow_path(p)
     p.set_defaults(func=cmd_check)
     p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"
 
@@ -289,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a LaTeX document of the steps instead of plain text",
     )
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    add_allow_path(p)
     p.set_defaults(func=cmd_explain)
 
     for name in ("latex", "derive", "teach", "extract", "html", "steps"):
@@ -318,7 +332,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return int(args.func(args))
+        with files.allow_paths(getattr(args, "allow_path", None) or ()):
+            return int(args.func(args))
     except SymtfError as e:
         print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT

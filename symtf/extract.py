@@ -798,21 +798,10 @@ def extract(path: str | Path) -> list[Found]:
     Raises:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
     """
+    from symtf import files
+
     p = Path(path)
-    if not p.is_file():
-        raise SpecError(
-            f"{path}: expected an article file, found {'a folder' if p.is_dir() else 'nothing'}"
-        )
-    with p.open("rb") as fh:
-        raw = fh.read(MAX_ARTICLE_BYTES + 1)
-    if len(raw) > MAX_ARTICLE_BYTES:
-        raise SpecError(f"{path}: expected an article of at most {MAX_ARTICLE_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SpecError(
-            f"{path}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
-        ) from None
+    text = files.read_text(p, MAX_ARTICLE_BYTES, name=str(path), what="an article")
     suffix = p.suffix.lower().lstrip(".")
     kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
     return extract_text(text, kind, path=str(path))

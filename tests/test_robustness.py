@@ -15,12 +15,13 @@ import random
 import subprocess
 import sys
 import textwrap
-import time
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
+from limited import run_symtf
 from tiny_derivations import tiny_model
 
 from symtf import certify, limits, spec
@@ -302,44 +303,48 @@ def test_a_displayed_relu_of_a_named_entry_gets_its_verdict(tmp_path: Path) -> N
 # ----------------------------------------------------------------------------- reading
 
 
-def _assert_refused(r: subprocess.CompletedProcess, path: Path, words: str, seconds: float) -> None:
+def _assert_refused(r: Any, path: Path, words: str) -> None:
+    """Refused with exit 2 naming the file; for a limited run, within REFUSE_SECONDS of CPU."""
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("symtf: error: ")
     assert str(path) in r.stderr
     assert words in r.stderr
     assert "Traceback" not in r.stderr
-    assert seconds < REFUSE_SECONDS
+    cpu = getattr(r, "cpu_seconds", None)
+    assert cpu is None or cpu < REFUSE_SECONDS, f"{cpu:.1f} s of CPU time"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.toml"
     os.mkfifo(fifo)
-    start = time.perf_counter()
-    r = run_cli("check", str(fifo), timeout=60)
-    _assert_refused(r, fifo, "FIFO", time.perf_counter() - start)
+    # A read that waited for a writer would use no CPU: the safety net would end it (a failure).
+    r = run_symtf("check", str(fifo), wall_safety=120)
+    _assert_refused(r, fifo, "FIFO")
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_a_symlink_to_dev_zero_is_refused_unread(tmp_path: Path) -> None:
     link = tmp_path / "zero.toml"
     link.symlink_to("/dev/zero")
-    start = time.perf_counter()
-    r = run_cli("check", str(link), timeout=60)
-    _assert_refused(r, link, "character device", time.perf_counter() - start)
+    r = run_symtf("check", str(link), memory_mb=1500)
+    _assert_refused(r, link, "character device")
+    assert r.peak_mb is not None and r.peak_mb < 400  # nothing drained
 
 
 def test_a_folder_given_as_a_file_is_refused(tmp_path: Path) -> None:
     r = run_cli("explain", str(tmp_path), "X")
-    _assert_refused(r, tmp_path, "directory", 0.0)
+    _assert_refused(r, tmp_path, "folder")
 
 
-def test_read_capped_reads_at_most_one_byte_past_the_cap(tmp_path: Path) -> None:
+def test_the_reader_reads_at_most_the_cap(tmp_path: Path) -> None:
+    from symtf import files
+
     p = tmp_path / "d.toml"
     p.write_bytes(b"x" * 100)
-    assert limits.read_capped(p, 100) == b"x" * 100
-    with pytest.raises(spec.SpecError, match="at most 99 bytes, found 100"):
-        limits.read_capped(p, 99)
+    assert files.read_bytes(p, 100) == b"x" * 100
+    with pytest.raises(spec.SpecError, match="at most 99 bytes, found 100 bytes"):
+        files.read_bytes(p, 99)
 
 
 # ----------------------------------------------------------------------------- model size
@@ -372,14 +377,14 @@ def _decoder(n_tokens: int, *, d: int = 4, heads: int = 1, layers: int = 1, voca
     return "\n".join(out) + "\n"
 
 
-#: Runs one command and prints its exit code, stderr and peak RSS (kB) as JSON.
+#: Runs one command and prints its exit code, stderr, CPU seconds and peak RSS (kB) as JSON.
 _MEASURE = """
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
+import json, resource, subprocess, sys
 r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"code": r.returncode, "stderr": r.stderr,
-                  "seconds": time.perf_counter() - start,
-                  "maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+                  "seconds": use.ru_utime + use.ru_stime,
+                  "maxrss_kb": use.ru_maxrss}))
 """
 
 
@@ -412,18 +417,16 @@ def test_too_many_layers_are_refused_before_evaluation(tmp_path: Path) -> None:
     text = _decoder(2, d=2, layers=n)
     path = tmp_path / "deep.toml"
     path.write_text(text, encoding="utf-8")
-    r = run_cli("check", str(path))
-    _assert_refused(
-        r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}", 0
-    )
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}")
 
 
 def test_too_many_heads_are_refused_before_evaluation(tmp_path: Path) -> None:
     n = limits.MAX_HEADS + 1
     path = tmp_path / "wide.toml"
     path.write_text(_decoder(2, d=n, heads=n), encoding="utf-8")
-    r = run_cli("check", str(path))
-    _assert_refused(r, path, f"model.n_heads: expected at most {limits.MAX_HEADS} heads", 0)
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, f"model.n_heads: expected at most {limits.MAX_HEADS} heads")
 
 
 def test_a_model_too_large_in_memory_is_refused_with_its_estimate(tmp_path: Path) -> None:
@@ -431,9 +434,8 @@ def test_a_model_too_large_in_memory_is_refused_with_its_estimate(tmp_path: Path
     # entries per head and layer add up to tens of GB of exact values.
     path = tmp_path / "big.toml"
     path.write_text(_decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=8), encoding="utf-8")
-    start = time.perf_counter()
-    r = run_cli("check", str(path))
-    _assert_refused(r, path, "too large to evaluate exactly", time.perf_counter() - start)
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, "too large to evaluate exactly")
     assert "GB" in r.stderr
 
 

@@ -36,3 +36,16 @@ def add_page_options(parser: Any) -> None:
         action="store_true",
         help="also show internal node names (l0.h0.pattern) beside the article's labels",
     )
+
+
+def add_allow_path(parser: Any) -> None:
+    """``--allow-path DIR``: a folder besides the derivation's own that its files may be read from."""
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the derivation read files (weights) inside DIR too; by default it reads only "
+        "files inside its own folder (no absolute paths, no escape through '..' or links); "
+        "may be repeated",
+    )

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from symtf.commands import add_allow_path
+
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 DESCRIPTION = """\
@@ -48,6 +50,7 @@ def configure(subparsers: Any) -> None:
         metavar="FILE:STEP[ROW]",
         help="also evaluate the formula exactly at a worked example's row",
     )
+    add_allow_path(p)
     p.set_defaults(func=run)
 
 

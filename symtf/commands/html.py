@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout
+from symtf.commands import add_allow_path, add_page_options, add_timeout
 
 
 def cmd_html(args: argparse.Namespace) -> int:
@@ -53,4 +53,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
     add_page_options(p)
     add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_html)

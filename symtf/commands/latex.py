@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout
+from symtf.commands import add_allow_path, add_page_options, add_timeout
 from symtf.errors import SymtfError
 
 #: Debian packages that provide everything the generated documents use.
@@ -210,4 +210,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     )
     add_page_options(p)
     add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_latex)

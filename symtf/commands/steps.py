@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from symtf.commands import add_allow_path
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")
 
 
@@ -150,4 +152,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     p.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS")
+    add_allow_path(p)
     p.set_defaults(func=cmd_steps)

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from symtf.commands import add_timeout
+from symtf.commands import add_allow_path, add_timeout
 from symtf.errors import SymtfError
 
 #: Seconds a LaTeX run may take before it is stopped.
@@ -79,7 +79,7 @@ def compile_pdf(
 
 def cmd_exercise(args: argparse.Namespace) -> int:
     """``symtf exercise FILE -o DIR``: a student sheet, an answer key and an answer template."""
-    from symtf import spec
+    from symtf import files, spec
     from symtf.checking.compare import Evaluator
     from symtf.cli import EXIT_OK, time_budget
     from symtf.teach import exercise as E
@@ -92,8 +92,8 @@ def cmd_exercise(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise SymtfError(f"-o {out}: expected a folder, found a file")
     with time_budget(args.timeout, args.file):
-        d = spec.load(src)
-        text = src.read_text(encoding="utf-8")
+        text = files.read_text(src, spec.MAX_FILE_BYTES, what="a derivation")
+        d = spec.loads(text, str(src))
         if args.fresh:
             from symtf.teach.fresh import fresh
 
@@ -205,6 +205,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
     add_timeout(p, 120.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_exercise)
 
     p = subparsers.add_parser(
@@ -220,6 +221,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("student", metavar="STUDENT.toml", help="the student's filled-in answers")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_timeout(p, 120.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_grade)
 
     p = subparsers.add_parser(
@@ -255,4 +257,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "-o", "--output", metavar="DIR", help="write plots (PNG, SVG) and whatif.json here"
     )
     add_timeout(p, 300.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_whatif)
