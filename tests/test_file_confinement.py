@@ -299,3 +299,44 @@ def test_a_derivation_too_large_states_the_cap_and_its_unit(tmp_path: Path) -> N
     r = run_symtf("check", str(big))
     assert r.returncode == 2
     assert str(big) in r.stderr and "at most 2,000,000 bytes (2 MB)" in r.stderr
+
+
+# ----------------------------------------------------------------------------- hostile weights
+
+
+def _npy_with_header(path: Path, shape: str, data: bytes = b"") -> None:
+    header = f"{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    path.write_bytes(
+        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data
+    )
+
+
+@pytest.mark.parametrize("shape", ["(-2, -3)", "(-1, 2)", "(2, -1)", "(0, 2)", "(2, 2, 2)", "()"])
+def test_npy_shapes_that_are_not_matrices_are_refused(
+    shape: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    _npy_with_header(tmp_path / "embed.npy", shape, b"\x00" * 64)
+    code, out = _check(capsys, str(_derivation(tmp_path, "embed.npy")))
+    assert code == 2, out
+    assert "'embed'" in out and "shape" in out and "internal error" not in out
+
+
+def test_an_npz_zip_bomb_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
+    import zipfile
+
+    # 72 MB of zeros (a 3000 x 3000 float64 array) deflate to a few hundred kB.
+    bomb = tmp_path / "w.npz"
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (3000, 3000), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z, z.open("embed.npy", "w") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+        chunk = b"\x00" * (1 << 20)
+        for _ in range(72_000_000 // len(chunk) + 1):
+            f.write(chunk)
+    assert bomb.stat().st_size < 1_000_000
+    r = run_symtf("check", str(_derivation(tmp_path, "w.npz")), memory_mb=1500)
+    assert r.returncode == 2, r.stderr
+    assert "w.npz" in r.stderr and "zip bomb" in r.stderr and "bytes" in r.stderr
+    # Inflating it would take 72 MB, and 72 MB more as float64: it was never inflated.
+    assert r.peak_mb is not None and r.peak_mb < 170, r.peak_mb
