@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -153,7 +153,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         "github": render_github,
         "sarif": render_sarif,
     }[args.format]
-    sys.stdout.write(renderer.render(report))
+    files.write_stdout(renderer.render(report))
     if errors:
         return EXIT_BAD_INPUT
     if report.failed:
@@ -180,7 +180,7 @@ def _check_drafts(args: argparse.Namespace) -> int:
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
     render = render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
-    sys.stdout.write(render(drafts))
+    files.write_stdout(render(drafts))
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
 
@@ -233,7 +233,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        sys.stdout.write(_safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False))))
+        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
+    files.write_stdout(_safe_block(text))
     return EXIT_OK
 
 
@@ -323,6 +324,39 @@ def _command_module(name: str) -> object | None:
         raise
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (temporary folders and files are removed), then exit.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` keeps
+    the work going.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def _signals_unwind() -> Iterator[None]:
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated` (main thread only)."""
+    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {}
+    try:
+        for sig in wanted:
+            previous[sig] = signal.signal(sig, _terminate)
+    except ValueError:  # not the main thread: leave the signals alone
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -332,31 +366,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        with files.allow_paths(getattr(args, "allow_path", None) or ()):
-            return int(args.func(args))
+        with _signals_unwind(), files.allow_paths(getattr(args, "allow_path", None) or ()):
+            code = int(args.func(args))
+            _flush_stdout()
+            return code
     except SymtfError as e:
-        print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
+        _say(f"symtf: error: {_safe_block(e)}")
         return EXIT_BAD_INPUT
     except RecursionError:
-        print("symtf: error: input nested too deeply", file=sys.stderr)
+        _say("symtf: error: input nested too deeply")
         return EXIT_BAD_INPUT
     except MemoryError:
-        print("symtf: error: input too large for memory", file=sys.stderr)
+        _say("symtf: error: input too large for memory")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("symtf: interrupted", file=sys.stderr)
+        _say("symtf: interrupted")
         return 130
-    except BrokenPipeError:
+    except Terminated as t:
+        _say(f"symtf: terminated by {signal.Signals(t.signum).name}")
+        return 128 + t.signum
+    except BrokenPipeError:  # the reader left (| head): what it read was all it wanted
+        files.discard_stdout()
         return EXIT_OK
     except Exception as e:  # a bug: say so plainly, keep the traceback behind a switch
         if os.environ.get("SYMTF_DEBUG"):
             raise
-        print(
-            f"symtf: internal error: {type(e).__name__}: {e}\n"
-            "This is a bug in symtf; rerun with SYMTF_DEBUG=1 for the traceback.",
-            file=sys.stderr,
+        _say(
+            f"symtf: internal error: {type(e).__name__}: {_safe_block(e)}\n"
+            "This is a bug in symtf; rerun with SYMTF_DEBUG=1 for the traceback."
         )
         return EXIT_INTERNAL
+
+
+def _flush_stdout() -> None:
+    """Flush what a command wrote; a full device is an error naming standard output."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        files.discard_stdout()
+        raise files.OutputError(f"standard output: cannot write ({e.strerror or e})") from None
+
+
+def _say(message: str) -> None:
+    """A message on standard error (nothing more can be done when that fails too)."""
+    with suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -454,6 +454,12 @@ def write_stdout(text: str) -> None:
         raise OutputError(f"standard output: cannot write ({e.strerror or e})") from None
 
 
+def progress(message: str) -> None:
+    """A note for the user on standard error (``wrote out.html``); a closed stderr is ignored."""
+    with contextlib.suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
+
+
 def discard_stdout() -> None:
     """Point standard output at ``/dev/null``, so that what is still buffered cannot fail at exit."""
     with contextlib.suppress(OSError, ValueError):
@@ -588,6 +594,7 @@ __all__ = [
     "discard_stdout",
     "folder_of",
     "open_binary",
+    "progress",
     "read_bytes",
     "read_text",
     "size_text",

@@ -66,11 +66,35 @@ class Ran:
         return self.stdout + self.stderr
 
 
-def _limits(cpu_seconds: float, memory_mb: int) -> None:
+#: Capabilities that let root ignore file permissions (DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER).
+_OVERRIDES = (1, 2, 3)
+
+
+def _limits(
+    cpu_seconds: float, memory_mb: int, file_bytes: int | None, honour_permissions: bool
+) -> None:
     cpu = max(1, int(cpu_seconds))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     mem = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    if file_bytes is not None:  # a write past this size fails with EFBIG: a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    if honour_permissions and os.geteuid() == 0:
+        drop_permission_overrides()
+
+
+def drop_permission_overrides() -> None:
+    """Make file permissions apply to this process (and what it runs) even as root.
+
+    Drops the override capabilities from the bounding set, so the ``exec`` that follows
+    leaves them out: a read-only folder is then read-only for root too.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in _OVERRIDES:
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
 
 
 def run_symtf(
@@ -82,6 +106,8 @@ def run_symtf(
     stdout: int | None = subprocess.PIPE,
     wall_safety: float = 600,
     env: dict[str, str] | None = None,
+    file_bytes: int | None = None,
+    honour_permissions: bool = False,
 ) -> Ran:
     """``symtf ARGS`` in a fresh interpreter under CPU-time and address-space limits.
 
@@ -94,14 +120,12 @@ def run_symtf(
         stdout: Its standard output (default: captured); a file descriptor to redirect.
         wall_safety: Seconds after which a child that blocks is killed (a hang, not a limit).
         env: Extra environment variables.
+        file_bytes: ``RLIMIT_FSIZE``: writes past this size fail as on a full disk.
+        honour_permissions: Run without root's permission overrides (read-only means read-only).
     """
-    environment = {
-        **os.environ,
-        "SYMTF_DEBUG": "",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        **(env or {}),
-    }
+    environment = child_environment(**(env or {}))
+    if file_bytes is not None:  # CPython would rename a .pyc cut short by the limit into place
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, *args],
         stdin=stdin,
@@ -109,7 +133,7 @@ def run_symtf(
         stderr=subprocess.PIPE,
         cwd=cwd,
         env=environment,
-        preexec_fn=lambda: _limits(cpu_seconds, memory_mb),
+        preexec_fn=lambda: _limits(cpu_seconds, memory_mb, file_bytes, honour_permissions),
         timeout=wall_safety,
         check=False,
     )
@@ -124,4 +148,15 @@ def run_symtf(
     return Ran(proc.returncode, out, err, peak, cpu)
 
 
-__all__ = ["Ran", "run_symtf"]
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment :func:`run_symtf` gives its child, for tests that start symtf themselves."""
+    return {
+        **os.environ,
+        "SYMTF_DEBUG": "",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        **extra,
+    }
+
+
+__all__ = ["Ran", "child_environment", "drop_permission_overrides", "run_symtf"]

@@ -611,7 +611,7 @@ def test_latex_runs_without_shell_escape_in_a_temporary_folder(
             "which",
             lambda name, w=which: w if name == "latexmk" else "/usr/bin/pdflatex",
         )
-        monkeypatch.setattr(cmd.subprocess, "run", fake_run)
+        monkeypatch.setattr(cmd, "_run", fake_run)
         cmd.compile_pdf("\\documentclass{article}", tmp_path / "out.pdf")
         assert calls
         for argv, cwd, env in calls:

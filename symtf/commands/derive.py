@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from symtf import files
 from symtf.commands import add_allow_path
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         for name in derive.names():
             d = derive.get(name)
             sizes = f"  [n = {', '.join(map(str, d.sizes))}: {d.size_help}]" if d.sizes else ""
-            sys.stdout.write(f"{name:24s}{d.title}{sizes}\n")
+            files.write_stdout(f"{name:24s}{d.title}{sizes}\n")
         return EXIT_OK
     if not args.name:
         raise derive.DeriveError(
@@ -79,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
             out = render.latex(result)
             if result.at is not None:
                 out += render.at_latex(result.at)
-        sys.stdout.write(out)
+        files.write_stdout(out)
     else:
-        sys.stdout.write(render.text(result))
+        files.write_stdout(render.text(result))
     if not result.ok:
         for s in result.failures:
             print(f"symtf: step {s.key!r} of {result.name} was not verified", file=sys.stderr)

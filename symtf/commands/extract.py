@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """\
@@ -44,6 +42,7 @@ def configure(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symtf extract``; returns the exit code."""
+    from symtf import files
     from symtf.extract import draft_toml, extract
 
     found = extract(args.article)
@@ -70,13 +69,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = draft_toml(found, source=args.article, title=args.title)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        files.write_text(args.output, text)
         arithmetic = sum(f.kind == "arithmetic" for f in found)
-        print(
+        files.progress(
             f"{args.output}: {len(found)} printed item(s), {arithmetic} displayed arithmetic line(s);"
-            f" next: symtf check --draft {args.output}",
-            file=sys.stderr,
+            f" next: symtf check --draft {args.output}"
         )
     else:
-        sys.stdout.write(text)
+        files.write_stdout(text)
     return 0

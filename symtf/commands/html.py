@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
+from symtf import files
 from symtf.commands import add_allow_path, add_page_options, add_timeout
 
 
@@ -21,12 +20,10 @@ def cmd_html(args: argparse.Namespace) -> int:
         report = compare.check(derivation)
         page = render_html(report, derivation, steps=args.steps, node_names=args.node_names)
     if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-        print(f"wrote {out}", file=sys.stderr)
+        files.write_text(args.output, page)
+        files.progress(f"wrote {args.output}")
     else:
-        sys.stdout.write(page)
+        files.write_stdout(page)
     return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
 
 

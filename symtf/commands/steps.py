@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
+from symtf import files
 from symtf.commands import add_allow_path
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")
@@ -131,7 +131,7 @@ def cmd_steps(args: argparse.Namespace) -> int:
         d = spec.load(args.file)
         infos = steps(d)
     render = render_json if args.format == "json" else render_text
-    sys.stdout.write(render(d.path, d.title, infos))
+    files.write_stdout(render(d.path, d.title, infos))
     return EXIT_OK
 
 

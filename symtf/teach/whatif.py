@@ -39,6 +39,7 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq
 
+from symtf import files
 from symtf.certify import decimal_string
 from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
@@ -593,10 +594,10 @@ def whatif(
         o.samples = _samples(dual, e, lo, hi, points)
         outputs.append(o)
     result = WhatIf(str(path), d0.title, w, lo, hi, outputs, [])
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        result.plots = _plot(result, out)
-        (out / "whatif.json").write_text(render_json(result), encoding="utf-8")
+    if out is not None:  # the plots and the JSON appear together, or not at all
+        with files.OutputFolder(out) as folder:
+            result.plots = _plot(result, folder)
+            folder.write_text("whatif.json", render_json(result))
     return result
 
 
@@ -642,7 +643,7 @@ def _samples(
     return out
 
 
-def _plot(r: WhatIf, out: Path) -> list[str]:
+def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
     try:
         import matplotlib
 
@@ -679,15 +680,24 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
         )
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    files = []
-    for ext in ("png", "svg"):
-        p = out / f"whatif.{ext}"
-        fig.savefig(
-            p, dpi=120 if ext == "png" else None, metadata={"Date": None} if ext == "svg" else None
-        )
-        files.append(str(p))
-    plt.close(fig)
-    return files
+    written = []
+    try:
+        for ext in ("png", "svg"):
+            name = f"whatif.{ext}"
+            try:
+                fig.savefig(
+                    out.path(name),
+                    dpi=120 if ext == "png" else None,
+                    metadata={"Date": None} if ext == "svg" else None,
+                )
+            except OSError as e:
+                raise files.OutputError(
+                    f"{out.final(name)}: cannot write the file ({e.strerror or e})"
+                ) from None
+            written.append(str(out.final(name)))
+    finally:
+        plt.close(fig)
+    return written
 
 
 def _dec(q: Fraction, digits: int = 10, *, up: bool = False) -> str:
