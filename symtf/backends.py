@@ -132,11 +132,15 @@ class ExactBackend:
         return ball(e, prec, defs=self.defs, memo=self._memo.setdefault(prec, {}))
 
     def closed_form(self, e: sympy.Expr, max_ops: int = 400) -> sympy.Expr | None:
-        """The value with node symbols expanded, or ``None`` if that exceeds ``max_ops``."""
+        """The value with node symbols expanded, or ``None`` if that exceeds ``max_ops``.
+
+        Also ``None`` for a value holding a number too long to write out (``100000**1000``
+        has 5,001 digits): such a value is shown as a certified decimal instead.
+        """
         for _ in range(64):
             nodes = [s for s in e.free_symbols if s in self.defs]
             if not nodes:
-                return e
+                return None if _has_long_number(e) else e
             e = e.xreplace({s: self.defs[s] for s in nodes})
             if _larger_than(e, max_ops):
                 return None
@@ -289,7 +293,20 @@ class ExactBackend:
 
 
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
-    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e)))
+    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e))) or _has_long_number(e)
+
+
+#: Longest integer (numerator or denominator) a closed form may write out, in bits
+#: (about 1,000 decimal digits; Python refuses to print an int of more than 4,300).
+MAX_CLOSED_FORM_BITS = 3322
+
+
+def _has_long_number(e: sympy.Basic) -> bool:
+    """Whether ``e`` holds a rational whose numerator or denominator is too long to show."""
+    return any(
+        abs(a.p).bit_length() > MAX_CLOSED_FORM_BITS or a.q.bit_length() > MAX_CLOSED_FORM_BITS
+        for a in e.atoms(sympy.Rational)
+    )
 
 
 #: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
