@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from symtf import __version__, files
 from symtf.commands import add_allow_path
-from symtf.errors import LimitError, SymtfError
+from symtf.errors import BudgetExpired, LimitError, SymtfError
 from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
 from symtf.renderers.safe import block as _safe_block
 
@@ -97,20 +97,28 @@ def _short_path(p: Path) -> Path:
 
 @contextmanager
 def time_budget(seconds: float | None, what: str) -> Iterator[None]:
-    """Raise :class:`LimitError` if the block runs longer than ``seconds``."""
+    """Raise :class:`LimitError` if the block runs longer than ``seconds`` (wall-clock time).
+
+    The timer raises :class:`~symtf.errors.BudgetExpired`, which no ``except Exception``
+    or ``except SymtfError`` catches, and raises it again every second should anything
+    swallow it; it becomes a ``LimitError`` naming ``what`` here, where the block ends.
+    """
     if not seconds or seconds <= 0 or not hasattr(signal, "SIGALRM"):
         yield
         return
 
     def expired(signum: int, frame: object) -> None:
-        raise LimitError(
-            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
-        )
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        raise BudgetExpired(what)
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except BudgetExpired:
+        raise LimitError(
+            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
+        ) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -382,6 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("symtf: interrupted")
         return 130
+    except BudgetExpired:  # a budget outside any time_budget block: cannot happen, but say so
+        _say("symtf: error: exceeded the time budget (raise it with --timeout)")
+        return EXIT_BAD_INPUT
     except Terminated as t:
         _say(f"symtf: terminated by {signal.Signals(t.signum).name}")
         return 128 + t.signum

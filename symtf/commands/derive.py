@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from symtf import files
-from symtf.commands import add_allow_path
+from symtf.commands import add_allow_path, add_timeout
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -52,6 +52,7 @@ def configure(subparsers: Any) -> None:
         help="also evaluate the formula exactly at a worked example's row",
     )
     add_allow_path(p)
+    add_timeout(p, 60.0)
     p.set_defaults(func=run)
 
 
@@ -72,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.standalone and not args.latex:
         raise derive.DeriveError("--standalone goes with --latex")
-    result = derive.run(args.name, n=args.n, at=args.at)
+    from symtf.cli import time_budget
+    from symtf.limits import guard
+
+    with time_budget(getattr(args, "timeout", 60.0), f"derive {args.name}"), guard(args.name):
+        result = derive.run(args.name, n=args.n, at=args.at)
     if args.latex:
         if args.standalone:
             out = render.document(result)

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from symtf.commands import add_timeout
+
 DESCRIPTION = """\
 Read an article (Markdown .md, plain text, LaTeX .tex, or a Jupyter notebook
 .ipynb: its markdown cells and the outputs of its code cells), find every
@@ -37,15 +39,19 @@ def configure(subparsers: Any) -> None:
         help="a draft derivation (default) or the found values as JSON",
     )
     p.add_argument("--title", help="the draft's title (default: from the file name)")
+    add_timeout(p, 60.0)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symtf extract``; returns the exit code."""
     from symtf import files
+    from symtf.cli import time_budget
     from symtf.extract import draft_toml, extract
+    from symtf.limits import guard
 
-    found = extract(args.article)
+    with time_budget(getattr(args, "timeout", 60.0), args.article), guard(args.article):
+        found = extract(args.article)
     if args.format == "json":
         text = (
             json.dumps(

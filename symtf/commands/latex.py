@@ -203,6 +203,12 @@ def cmd_latex(args: argparse.Namespace) -> int:
             node_names=getattr(args, "node_names", False),
         )
         tex = document(report, derivation, opts)
+        _write_notes(args, tex)
+    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+
+
+def _write_notes(args: argparse.Namespace, tex: str) -> None:
+    """The .tex to stdout or ``-o``, and its PDF with ``--pdf`` (inside the time budget)."""
     out = Path(args.output) if args.output else None
     if out is None and args.pdf:
         out = Path(Path(args.file).stem + ".tex")
@@ -215,11 +221,10 @@ def cmd_latex(args: argparse.Namespace) -> int:
         if shutil.which(engine_of(tex)) is None:
             # The .tex is written: it compiles anywhere TeX is installed.
             raise TexNotFound(f"wrote {out}, but cannot make the PDF: " + _install_hint(tex))
-        pdf = compile_pdf(tex, out.with_suffix(".pdf"))
+        pdf = compile_pdf(tex, out.with_suffix(".pdf"))  # the budget's timer stops it too
         files.progress(f"wrote {out} and {pdf}")
     elif out is not None:
         files.progress(f"wrote {out}")
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
 
 
 def configure(subparsers: argparse._SubParsersAction) -> None:

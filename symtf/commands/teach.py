@@ -174,7 +174,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         help="new small rational weights with the same structure (seeded); writes derivation.toml",
     )
     p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
-    add_timeout(p, 120.0)
+    add_timeout(p, 60.0)
     add_allow_path(p)
     p.set_defaults(func=cmd_exercise)
 
@@ -190,7 +190,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("key", metavar="KEY", help="the key.toml written by symtf exercise")
     p.add_argument("student", metavar="STUDENT.toml", help="the student's filled-in answers")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    add_timeout(p, 120.0)
+    add_timeout(p, 60.0)
     add_allow_path(p)
     p.set_defaults(func=cmd_grade)
 
@@ -226,6 +226,6 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--output", metavar="DIR", help="write plots (PNG, SVG) and whatif.json here"
     )
-    add_timeout(p, 300.0)
+    add_timeout(p, 60.0)
     add_allow_path(p)
     p.set_defaults(func=cmd_whatif)

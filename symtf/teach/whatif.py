@@ -55,6 +55,8 @@ MAX_FORMULA_CHARS = 300
 MAX_FORMULA_OPS = 400
 #: Entries followed when no ``--claims`` are given.
 DEFAULT_ENTRIES = 12
+#: Most printed entries ``--claims`` may ask to follow (each costs a certified root search).
+MAX_ENTRIES = 200
 #: Most claims drawn (one panel each) in the plot.
 MAX_PANELS = 8
 #: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
@@ -511,7 +513,7 @@ def _choose(
     claims = {c.label: c for c in d.claims}
     if labels is not None:
         chosen = []
-        for lab in labels:
+        for lab in dict.fromkeys(labels):  # a label named twice is followed once
             if lab not in claims:
                 import difflib
 
@@ -536,6 +538,11 @@ def _choose(
             if labels is None and (p.is_neg_inf or sym not in backend.user_symbols(e)):
                 continue
             out.append((c.label, c.step, ij, p))
+            if len(out) > MAX_ENTRIES:
+                raise WhatIfError(
+                    f"--claims: the claims named print more than {MAX_ENTRIES} entries; "
+                    f"whatif follows at most {MAX_ENTRIES} (name fewer claims)"
+                )
         if labels is None and len(out) >= DEFAULT_ENTRIES:
             break
     return out[:DEFAULT_ENTRIES] if labels is None else out
