@@ -84,12 +84,18 @@ class ExactBackend:
         return [f"{self.undecided_at.get(s, str(s))}: {self.undecided[s]}" for s in nodes]
 
     def compact(self, name: str, value: Any) -> Any:
-        """Name every entry of a step that is larger than ``max_ops``."""
+        """Name every entry of a step that is larger than ``max_ops``.
+
+        Raises:
+            ModelError: For an entry that is undefined (NaN: ``∞ − ∞``, ``0 · ∞``,
+                ``∞ / ∞``), naming the step and the entry.
+        """
         from symtf.tensor import Tensor
 
         if isinstance(value, Tensor):  # an N-D step: entries named step[b,h,i,j]
             out = []
             for idx, e in zip(value.indices(), value.data, strict=True):
+                _defined(e, name, idx)
                 if isinstance(e, sympy.Basic) and _larger_than(e, self.max_ops):
                     node = sympy.Symbol(f"{name}[{','.join(map(str, idx))}]", real=True)
                     self.defs[node] = e
@@ -103,6 +109,7 @@ class ExactBackend:
             row = []
             for j in range(value.cols):
                 e = value[i, j]
+                _defined(e, name, (i, j))
                 if self.undecided and e in self.undecided and e not in self.undecided_at:
                     self.undecided_at[e] = f"{name}[{i}, {j}]"
                 if _larger_than(e, self.max_ops):
@@ -290,6 +297,15 @@ class ExactBackend:
         from symtf.certify import exact_sign
 
         return exact_sign(x, self)
+
+
+def _defined(e: Any, name: str, index: tuple[int, ...]) -> None:
+    if e is sympy.S.NaN:
+        where = ", ".join(map(str, index))
+        raise ModelError(
+            f"{name}[{where}]: the value is undefined (NaN: ∞ − ∞, 0 · ∞ or ∞ / ∞ in exact "
+            "arithmetic); an infinity among the inputs reaches an operation that has no value for it"
+        )
 
 
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
