@@ -455,7 +455,13 @@ def write_stdout(text: str) -> None:
 
 
 def progress(message: str) -> None:
-    """A note for the user on standard error (``wrote out.html``); a closed stderr is ignored."""
+    """A note for the user on standard error (``wrote out.html``); a closed stderr is ignored.
+
+    Control and reordering characters (a file named with an escape sequence) are spelled
+    out as Python writes them.
+    """
+    if not message.isprintable():
+        message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
     with contextlib.suppress(OSError, ValueError):
         print(message, file=sys.stderr, flush=True)
 
