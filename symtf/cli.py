@@ -1,7 +1,8 @@
 """The ``symtf`` command line.
 
 Exit codes: 0 nothing wrong, 1 a printed number is wrong or slipped, 2 bad
-input or usage (3 is an internal error, which is a bug worth reporting).
+input or usage, 3 an internal error (a bug to report: no input may reach it),
+130 after SIGINT, 143 after SIGTERM (129 after SIGHUP).
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ own limit: at most 100,000,000 entries in all and 65,536 rows or columns; a
 missing, mistyped or mis-shaped array is exit code 2 naming the file and array.
 
 exit codes: 0 every printed number checks out, 1 something slipped or is wrong
-(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage
+(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage (also
+a write that failed), 3 internal error: a bug to report (SYMTF_DEBUG=1 shows the
+traceback); 130 after Ctrl-C, 143 after SIGTERM
+
+files: a derivation reads only files inside its own folder (--allow-path DIR for
+others); every output is written whole or not at all
 """
 
 
