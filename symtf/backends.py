@@ -84,12 +84,18 @@ class ExactBackend:
         return [f"{self.undecided_at.get(s, str(s))}: {self.undecided[s]}" for s in nodes]
 
     def compact(self, name: str, value: Any) -> Any:
-        """Name every entry of a step that is larger than ``max_ops``."""
+        """Name every entry of a step that is larger than ``max_ops``.
+
+        Raises:
+            ModelError: For an entry that is undefined (NaN: ``∞ − ∞``, ``0 · ∞``,
+                ``∞ / ∞``), naming the step and the entry.
+        """
         from symtf.tensor import Tensor
 
         if isinstance(value, Tensor):  # an N-D step: entries named step[b,h,i,j]
             out = []
             for idx, e in zip(value.indices(), value.data, strict=True):
+                _defined(e, name, idx)
                 if isinstance(e, sympy.Basic) and _larger_than(e, self.max_ops):
                     node = sympy.Symbol(f"{name}[{','.join(map(str, idx))}]", real=True)
                     self.defs[node] = e
@@ -103,6 +109,7 @@ class ExactBackend:
             row = []
             for j in range(value.cols):
                 e = value[i, j]
+                _defined(e, name, (i, j))
                 if self.undecided and e in self.undecided and e not in self.undecided_at:
                     self.undecided_at[e] = f"{name}[{i}, {j}]"
                 if _larger_than(e, self.max_ops):
@@ -132,11 +139,15 @@ class ExactBackend:
         return ball(e, prec, defs=self.defs, memo=self._memo.setdefault(prec, {}))
 
     def closed_form(self, e: sympy.Expr, max_ops: int = 400) -> sympy.Expr | None:
-        """The value with node symbols expanded, or ``None`` if that exceeds ``max_ops``."""
+        """The value with node symbols expanded, or ``None`` if that exceeds ``max_ops``.
+
+        Also ``None`` for a value holding a number too long to write out (``100000**1000``
+        has 5,001 digits): such a value is shown as a certified decimal instead.
+        """
         for _ in range(64):
             nodes = [s for s in e.free_symbols if s in self.defs]
             if not nodes:
-                return e
+                return None if _has_long_number(e) else e
             e = e.xreplace({s: self.defs[s] for s in nodes})
             if _larger_than(e, max_ops):
                 return None
@@ -290,8 +301,30 @@ class ExactBackend:
         return exact_sign(x, self)
 
 
+def _defined(e: Any, name: str, index: tuple[int, ...]) -> None:
+    if e is sympy.S.NaN:
+        where = ", ".join(map(str, index))
+        raise ModelError(
+            f"{name}[{where}]: the value is undefined (NaN: ∞ − ∞, 0 · ∞ or ∞ / ∞ in exact "
+            "arithmetic); an infinity among the inputs reaches an operation that has no value for it"
+        )
+
+
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
-    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e)))
+    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e))) or _has_long_number(e)
+
+
+#: Longest integer (numerator or denominator) a closed form may write out, in bits
+#: (about 1,000 decimal digits; Python refuses to print an int of more than 4,300).
+MAX_CLOSED_FORM_BITS = 3322
+
+
+def _has_long_number(e: sympy.Basic) -> bool:
+    """Whether ``e`` holds a rational whose numerator or denominator is too long to show."""
+    return any(
+        abs(a.p).bit_length() > MAX_CLOSED_FORM_BITS or a.q.bit_length() > MAX_CLOSED_FORM_BITS
+        for a in e.atoms(sympy.Rational)
+    )
 
 
 #: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.

@@ -245,6 +245,15 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
         return expr == 0
     if sympy.count_ops(expr) > MAX_EXACT_OPS:
         return False
+    try:
+        return _algebra_zero(expr)
+    except (OverflowError, ValueError):
+        # Coefficients beyond what the polynomial code can hold (exp(10^60 x) gives
+        # FLINT's "exponent too large"): no cheap proof, which is not a disproof.
+        return False
+
+
+def _algebra_zero(expr: sympy.Expr) -> bool:
     for transform in (sympy.expand, lambda t: sympy.cancel(sympy.together(t))):
         if transform(expr) == 0:
             return True

@@ -1,7 +1,8 @@
 """The ``symtf`` command line.
 
 Exit codes: 0 nothing wrong, 1 a printed number is wrong or slipped, 2 bad
-input or usage (3 is an internal error, which is a bug worth reporting).
+input or usage, 3 an internal error (a bug to report: no input may reach it),
+130 after SIGINT, 143 after SIGTERM (129 after SIGHUP).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from symtf import __version__
-from symtf.errors import LimitError, SymtfError
+from symtf import __version__, files
+from symtf.commands import add_allow_path
+from symtf.errors import BudgetExpired, LimitError, SymtfError
 from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
 from symtf.renderers.safe import block as _safe_block
 
@@ -55,7 +57,12 @@ own limit: at most 100,000,000 entries in all and 65,536 rows or columns; a
 missing, mistyped or mis-shaped array is exit code 2 naming the file and array.
 
 exit codes: 0 every printed number checks out, 1 something slipped or is wrong
-(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage
+(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage (also
+a write that failed), 3 internal error: a bug to report (SYMTF_DEBUG=1 shows the
+traceback); 130 after Ctrl-C, 143 after SIGTERM
+
+files: a derivation reads only files inside its own folder (--allow-path DIR for
+others); every output is written whole or not at all
 """
 
 
@@ -68,31 +75,32 @@ def bundled_derivations() -> list[Path]:
 
 def _expand(
     paths: Sequence[str], skipped: list[Path] | None = None, *, only_derivations: bool = False
-) -> list[Path]:
-    """The derivation files named by ``paths``: files, bundled names, and folders searched.
+) -> list[tuple[Path, Path | None]]:
+    """The derivation files named by ``paths``, each with the folder it was found in.
 
     A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
     its ``*.toml`` files that hold claims are derivations, the others (a
     ``pyproject.toml``) are added to ``skipped``. With ``only_derivations``, a
     file named directly is held to the same rule (a pre-commit hook names every
-    changed ``*.toml``).
+    changed ``*.toml``). The folder is ``None`` for a file named directly; a file
+    found in a folder must lie inside it (a link out of it is refused on its own).
     """
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
-        return [_short_path(p) for p in found]
+        return [(_short_path(p), None) for p in found]
     from symtf.spec.discover import derivation_files, is_derivation_file
 
-    out: list[Path] = []
+    out: list[tuple[Path, Path | None]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files, others = derivation_files(p)
-            if not files:
+            found_here, others = derivation_files(p)
+            if not found_here:
                 what = f" ({len(others)} other TOML file(s) hold no [[claims]])" if others else ""
                 raise SymtfError(f"{raw}: no derivation files in this folder or below{what}")
-            out.extend(files)
+            out.extend((f, p) for f in found_here)
             if skipped is not None:
                 skipped.extend(others)
         elif p.exists():
@@ -100,12 +108,13 @@ def _expand(
                 if skipped is not None:
                     skipped.append(p)
                 continue
-            out.append(p)
+            out.append((p, None))
         else:
             from symtf import bundled
 
             found = bundled.named(raw)
-            out.append(_short_path(found) if found is not None else p)  # a missing file: its error
+            # A missing file: its own error when it is checked.
+            out.append((_short_path(found) if found is not None else p, None))
     return out
 
 
@@ -132,20 +141,28 @@ def _short_path(p: Path) -> Path:
 
 @contextmanager
 def time_budget(seconds: float | None, what: str) -> Iterator[None]:
-    """Raise :class:`LimitError` if the block runs longer than ``seconds``."""
+    """Raise :class:`LimitError` if the block runs longer than ``seconds`` (wall-clock time).
+
+    The timer raises :class:`~symtf.errors.BudgetExpired`, which no ``except Exception``
+    or ``except SymtfError`` catches, and raises it again every second should anything
+    swallow it; it becomes a ``LimitError`` naming ``what`` here, where the block ends.
+    """
     if not seconds or seconds <= 0 or not hasattr(signal, "SIGALRM"):
         yield
         return
 
     def expired(signum: int, frame: object) -> None:
-        raise LimitError(
-            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
-        )
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        raise BudgetExpired(what)
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except BudgetExpired:
+        raise LimitError(
+            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
+        ) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -172,11 +189,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     reports, errors = [], []
     skipped: list[Path] = []
     only = getattr(args, "only_derivations", False)
-    for path in _expand(args.paths, skipped, only_derivations=only):
+    for path, folder in _expand(args.paths, skipped, only_derivations=only):
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
-            reports.append(check_file(path, args.timeout))
+            reports.append(check_file(path, args.timeout, folder=folder))
         except SymtfError as e:  # one bad file: say so, check the others
             errors.append(compare.FileError(str(path), str(e)))
             print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
@@ -195,7 +212,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         "github": render_github,
         "sarif": render_sarif,
     }[args.format]
-    sys.stdout.write(renderer.render(report))
+    files.write_stdout(renderer.render(report))
     return _check_exit(report, errors, args)
 
 
@@ -220,19 +237,26 @@ def _check_drafts(args: argparse.Namespace) -> int:
     if args.format not in ("text", "json"):
         raise SymtfError(f"--draft: expected --format text or json, found {args.format}")
     drafts = []
-    for path in _expand(args.paths):
+    for path, folder in _expand(args.paths):
+        if folder is not None:
+            files.within(os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}")
         _progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
     render = (
         render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
     )
-    sys.stdout.write(render(drafts))
+    files.write_stdout(render(drafts))
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
 
-def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> DerivationReport:
+def check_file(
+    path: Path | str, timeout: float | None = DEFAULT_TIMEOUT, *, folder: Path | None = None
+) -> DerivationReport:
     """Load and check one derivation file within ``timeout`` seconds.
+
+    ``folder``: the folder the file was found in (``symtf check DIR``); a file there that is
+    a link to somewhere outside it is refused, like any file a derivation names.
 
     Returns:
         Its :class:`~symtf.checking.compare.DerivationReport`.
@@ -250,6 +274,8 @@ def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> Der
         with time_budget(timeout, name):
             if not Path(path).exists():
                 raise SymtfError(f"{name}: no such file or folder")
+            if folder is not None:
+                files.within(os.path.relpath(path, folder), folder, name, place=f"the folder {folder}")
             start = time.perf_counter()
             with guard(name):
                 derivation = spec.load(path)
@@ -273,9 +299,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        sys.stdout.write(
-            _safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False)))
-        )
+        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
+    files.write_stdout(_safe_block(text))
     return EXIT_OK
 
 
@@ -337,6 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
     )
+    add_allow_path(p)
     p.set_defaults(func=cmd_check)
     p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"
 
@@ -353,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a LaTeX document of the steps instead of plain text",
     )
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    add_allow_path(p)
     p.set_defaults(func=cmd_explain)
 
     for name in ("latex", "derive", "teach", "extract", "html", "steps"):
@@ -436,6 +463,39 @@ def _command_module(name: str) -> object | None:
         raise
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (temporary folders and files are removed), then exit.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` keeps
+    the work going.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def _signals_unwind() -> Iterator[None]:
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated` (main thread only)."""
+    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {}
+    try:
+        for sig in wanted:
+            previous[sig] = signal.signal(sig, _terminate)
+    except ValueError:  # not the main thread: leave the signals alone
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -449,30 +509,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return int(args.func(args))
+        with _signals_unwind(), files.allow_paths(getattr(args, "allow_path", None) or ()):
+            code = int(args.func(args))
+            _flush_stdout()
+            return code
     except SymtfError as e:
-        print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
+        _say(f"symtf: error: {_safe_block(e)}")
         return EXIT_BAD_INPUT
     except RecursionError:
-        print("symtf: error: input nested too deeply", file=sys.stderr)
+        _say("symtf: error: input nested too deeply")
         return EXIT_BAD_INPUT
     except MemoryError:
-        print("symtf: error: input too large for memory", file=sys.stderr)
+        _say("symtf: error: input too large for memory")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("symtf: interrupted", file=sys.stderr)
+        _say("symtf: interrupted")
         return 130
-    except BrokenPipeError:
+    except BudgetExpired:  # a budget outside any time_budget block: cannot happen, but say so
+        _say("symtf: error: exceeded the time budget (raise it with --timeout)")
+        return EXIT_BAD_INPUT
+    except Terminated as t:
+        _say(f"symtf: terminated by {signal.Signals(t.signum).name}")
+        return 128 + t.signum
+    except BrokenPipeError:  # the reader left (| head): what it read was all it wanted
+        files.discard_stdout()
         return EXIT_OK
     except Exception as e:  # a bug: say so plainly, keep the traceback behind a switch
         if os.environ.get("SYMTF_DEBUG"):
             raise
-        print(
-            f"symtf: internal error: {type(e).__name__}: {e}\n"
-            "This is a bug in symtf; rerun with SYMTF_DEBUG=1 for the traceback.",
-            file=sys.stderr,
+        _say(
+            f"symtf: internal error: {type(e).__name__}: {_safe_block(e)}\n"
+            "This is a bug in symtf; rerun with SYMTF_DEBUG=1 for the traceback."
         )
         return EXIT_INTERNAL
+
+
+def _flush_stdout() -> None:
+    """Flush what a command wrote; a full device is an error naming standard output."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        files.discard_stdout()
+        raise files.OutputError(f"standard output: cannot write ({e.strerror or e})") from None
+
+
+def _say(message: str) -> None:
+    """A message on standard error (nothing more can be done when that fails too)."""
+    with suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,3 +30,12 @@ class LimitError(SymtfError):
 
 class Undecided(SymtfError):
     """A certified computation could not decide a sign or a comparison (yet)."""
+
+
+class BudgetExpired(BaseException):
+    """The time budget (``--timeout``) ran out: raised by the timer, turned into a LimitError.
+
+    Not a :class:`SymtfError` and not even an ``Exception``, so that no ``except``
+    meant for a failed computation (which falls back to another method and goes on)
+    can swallow it and keep the work going past the budget.
+    """

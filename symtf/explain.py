@@ -117,7 +117,7 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         out.append(f"  {where}printed {c.printed}")
         if c.value is not None and isinstance(c.value, sympy.Basic):
             out.append(f"      exact value   {_closed(trace, c.value)}")
-        out.append(f"      certified     {c.exact}")
+        out.append(f"      certified     {c.exact if c.exact is not None else '(no certified decimal found)'}")
         out.append(f"      rounds to     {c.expected}")
         out.append(f"      verdict       {c.verdict}: {c.explanation}")
         for reading in ("as_displayed", "exact_reading"):

@@ -22,6 +22,7 @@ verbatim. Nothing here evaluates anything: the expressions are only parsed
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -135,43 +136,104 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
     return out
 
 
+#: Cell types of the Jupyter notebook format (nbformat 4); raw cells hold nothing to read.
+_CELL_TYPES = ("markdown", "code", "raw")
+#: Output types of a code cell; only the first three print values.
+_OUTPUT_TYPES = ("execute_result", "display_data", "stream", "error")
+
+
+def _kind_of(v: object) -> str:
+    names = {
+        dict: "a table (object)",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }
+    return names.get(type(v), "null" if v is None else f"a {type(v).__name__}")
+
+
+def _notebook_text(v: object, where: str) -> str:
+    """A notebook string field: a string, or a list of strings (lines)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return "".join(v)
+    if isinstance(v, list):
+        bad = next(x for x in v if not isinstance(x, str))
+        raise SpecError(
+            f"{where}: expected a string or a list of strings, found a list holding {_kind_of(bad)}"
+        )
+    raise SpecError(f"{where}: expected a string or a list of strings, found {_kind_of(v)}")
+
+
 def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+
+    Raises:
+        SpecError: For anything that is not a notebook, naming the cell and the field.
+    """
     try:
         nb = json.loads(raw)
-        cells = nb["cells"]
-        if not isinstance(cells, list):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, RecursionError):
         raise SpecError(
-            f"{path}: expected a Jupyter notebook (JSON with a list of cells)"
+            f"{path}: expected a Jupyter notebook (JSON), found text that is not JSON"
         ) from None
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        found = "no 'cells' list" if isinstance(nb, dict) else _kind_of(nb)
+        raise SpecError(
+            f"{path}: expected a Jupyter notebook (JSON with a list of cells), found {found}"
+        )
     out: list[_Segment] = []
     for k, c in enumerate(cells):
+        where = f"{path}: cells[{k}]"
         if not isinstance(c, dict):
-            continue
-        src = c.get("source", "")
-        src = "".join(src) if isinstance(src, list) else str(src)
-        if c.get("cell_type") == "markdown":
+            raise SpecError(f"{where}: expected a cell (a JSON object), found {_kind_of(c)}")
+        kind = c.get("cell_type")
+        if kind not in _CELL_TYPES:
+            raise SpecError(
+                f"{where}.cell_type: expected one of {', '.join(_CELL_TYPES)}, found {kind!r:.60}"
+            )
+        src = _notebook_text(c.get("source", ""), f"{where}.source")
+        if kind == "markdown":
             out.extend(_segments_of_text(src, cell=k))
-        elif c.get("cell_type") == "code":
-            name = _printed_variable(src)
-            for o in c.get("outputs", []) or []:
-                if not isinstance(o, dict):
-                    continue
-                data = (
-                    o.get("data", {})
-                    if o.get("output_type") in ("execute_result", "display_data")
-                    else {}
-                )
-                text = data.get("text/plain") if isinstance(data, dict) else None
-                if text is None and o.get("output_type") == "stream":
-                    text = o.get("text")
-                if text is None:
-                    continue
-                text = "".join(text) if isinstance(text, list) else str(text)
-                seg = _Segment(text, 1, False, k, code_name=name)
-                seg.extra["output"] = "1"
-                out.append(seg)
+        elif kind == "code":
+            out.extend(_code_outputs(c, k, where, _printed_variable(src)))
+    return out
+
+
+def _code_outputs(c: dict, k: int, where: str, name: str | None) -> list[_Segment]:
+    outputs = c.get("outputs", [])
+    if outputs is None:
+        return []
+    if not isinstance(outputs, list):
+        raise SpecError(f"{where}.outputs: expected a list of outputs, found {_kind_of(outputs)}")
+    out = []
+    for n, o in enumerate(outputs):
+        at = f"{where}.outputs[{n}]"
+        if not isinstance(o, dict):
+            raise SpecError(f"{at}: expected an output (a JSON object), found {_kind_of(o)}")
+        kind = o.get("output_type")
+        if kind not in _OUTPUT_TYPES:
+            raise SpecError(
+                f"{at}.output_type: expected one of {', '.join(_OUTPUT_TYPES)}, found {kind!r:.60}"
+            )
+        if kind == "stream":
+            text = _notebook_text(o.get("text", ""), f"{at}.text")
+        elif kind == "error":
+            continue
+        else:
+            data = o.get("data", {})
+            if not isinstance(data, dict):
+                raise SpecError(f"{at}.data: expected a table of formats, found {_kind_of(data)}")
+            if data.get("text/plain") is None:
+                continue
+            text = _notebook_text(data["text/plain"], f"{at}.data.text/plain")
+        seg = _Segment(text, 1, False, k, code_name=name)
+        seg.extra["output"] = "1"
+        out.append(seg)
     return out
 
 
@@ -727,7 +789,8 @@ def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[F
     """
     segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
     found: list[Found] = []
-    for before, seg in zip([None, *segments[:-1]], segments, strict=True):
+    for k, seg in enumerate(segments):
+        before = segments[k - 1] if k else None
         if seg.math and before is not None and not before.math:
             words = re.findall(
                 r"[A-Za-z_]+", before.text.splitlines()[-1] if before.text.splitlines() else ""
@@ -798,21 +861,10 @@ def extract(path: str | Path) -> list[Found]:
     Raises:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
     """
+    from symtf import files
+
     p = Path(path)
-    if not p.is_file():
-        raise SpecError(
-            f"{path}: expected an article file, found {'a folder' if p.is_dir() else 'nothing'}"
-        )
-    with p.open("rb") as fh:
-        raw = fh.read(MAX_ARTICLE_BYTES + 1)
-    if len(raw) > MAX_ARTICLE_BYTES:
-        raise SpecError(f"{path}: expected an article of at most {MAX_ARTICLE_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SpecError(
-            f"{path}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
-        ) from None
+    text = files.read_text(p, MAX_ARTICLE_BYTES, name=str(path), what="an article")
     suffix = p.suffix.lower().lstrip(".")
     kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
     return extract_text(text, kind, path=str(path))
@@ -826,6 +878,7 @@ _INPUT_LABEL = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # labels repeat: a long article asks for the same few
 def _tensor_name(label: str) -> str | None:
     """A given-tensor name for a label (``W_Q^((1))`` → ``W_Q_1``), or None."""
     name = re.sub(r"\W+", "_", label).strip("_")
@@ -833,6 +886,8 @@ def _tensor_name(label: str) -> str | None:
 
 
 def _toml_string(s: str) -> str:
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'  # nothing to escape (the common case, fast)
     return json.dumps(s, ensure_ascii=False)
 
 
@@ -876,7 +931,12 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
     for f in found:
         where = f"line {f.line}" + (f", cell {f.cell}" if f.cell is not None else "")
         name = _tensor_name(f.label)
-        if f.kind in ("matrix", "vector") and name and _INPUT_LABEL.match(name) and name not in tensor_names:
+        if (
+            f.kind in ("matrix", "vector")
+            and name
+            and _INPUT_LABEL.match(name)
+            and name not in tensor_names
+        ):
             tensor_names.add(name)
             tensors.append(f"{name} = {_printed(f.rows)}   # {where}: {f.label}")
             continue
@@ -894,6 +954,11 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
             block.append(f"# {where}: {f.context[:160]}")
         claims.append("\n".join(block))
     if tensors:
-        lines += ["# What looks like the article's inputs, as given tensors for [steps] to use.", "[tensors]", *tensors, ""]
+        lines += [
+            "# What looks like the article's inputs, as given tensors for [steps] to use.",
+            "[tensors]",
+            *tensors,
+            "",
+        ]
     lines += ["\n\n".join(claims), ""]
     return "\n".join(lines)

@@ -19,7 +19,6 @@ import glob
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from symtf.errors import LimitError, SpecError
+from symtf.errors import LimitError
 
 #: Longest token sequence a forward pass may run over (prompt plus generated tokens).
 MAX_SEQ_LEN = 512
@@ -51,81 +50,6 @@ and time): at most {MAX_SEQ_LEN} tokens per forward pass (prompt plus generated)
 {MAX_LAYERS} layers, {MAX_HEADS} heads per layer, a vocabulary of {MAX_VOCAB:,} tokens, and an
 estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB of exact values. --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
 Only regular files are read (not FIFOs or devices), at most the size cap + 1 byte."""
-
-
-# ----------------------------------------------------------------------------- reading
-
-
-def read_capped(path: str | Path, cap: int, name: str | None = None) -> bytes:
-    """The bytes of a regular file of at most ``cap`` bytes, reading at most ``cap + 1``.
-
-    Devices, FIFOs, sockets and directories are refused before they are opened
-    (and checked again on the open descriptor, which is opened non-blocking so
-    that a FIFO swapped in meanwhile cannot hang the read).
-
-    Args:
-        path: The file (symbolic links are followed, then judged by what they name).
-        cap: The largest size accepted, in bytes.
-        name: How to name the file in messages (default: ``path`` as given).
-
-    Raises:
-        SpecError: Naming the file, when it is missing, unreadable, not a
-            regular file, or larger than ``cap``.
-    """
-    name = str(path) if name is None else name
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise SpecError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    _regular(st.st_mode, name)
-    _small(st.st_size, cap, name)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as e:
-        raise SpecError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    try:
-        st = os.fstat(fd)
-        _regular(st.st_mode, name)
-        _small(st.st_size, cap, name)
-        chunks, total = [], 0
-        while total <= cap:
-            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    except OSError as e:
-        raise SpecError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    finally:
-        os.close(fd)
-    if total > cap:  # grew while we read it
-        raise SpecError(f"{name}: expected a file of at most {cap} bytes, found more")
-    return b"".join(chunks)
-
-
-def _regular(mode: int, name: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = (
-        "a directory"
-        if stat.S_ISDIR(mode)
-        else "a FIFO (named pipe)"
-        if stat.S_ISFIFO(mode)
-        else "a character device"
-        if stat.S_ISCHR(mode)
-        else "a block device"
-        if stat.S_ISBLK(mode)
-        else "a socket"
-        if stat.S_ISSOCK(mode)
-        else "not a regular file"
-    )
-    raise SpecError(f"{name}: expected a regular file, found {kind}")
-
-
-def _small(size: int, cap: int, name: str) -> None:
-    if size > cap:
-        raise SpecError(f"{name}: expected a file of at most {cap} bytes, found {size}")
 
 
 # ----------------------------------------------------------------------------- options

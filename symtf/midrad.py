@@ -697,6 +697,13 @@ class MidradBackend:
     def tanh(self, x: Any) -> Any:
         return x.tanh() if isinstance(x, arb) else _tanh(as_mr(x))
 
+    def abs(self, x: Any) -> Any:
+        """``|x|``: the same radius around ``|mid|`` (``||x| - |m|| <= |x - m|``; ``|m|`` is exact)."""
+        if isinstance(x, arb):
+            return abs(x)
+        m = as_mr(x)
+        return MR(np.abs(m.mid), m.rad.copy())
+
     def sin(self, x: Any) -> Any:
         return x.sin() if isinstance(x, arb) else _flint_map(as_mr(x), arb.sin)
 

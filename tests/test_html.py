@@ -24,7 +24,7 @@ from tiny_derivations import tiny_model
 
 from symtf import cli, spec
 from symtf.checking import compare
-from symtf.renderers.html import HtmlOptions, mathml, render_html
+from symtf.renderers.html import CSP, HtmlOptions, mathml, render_html
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted((ROOT / "derivations").glob("*.toml"))
@@ -45,6 +45,9 @@ CHROMIUM_FLAGS = (
     # own requests would still be logged (and fail), which is what the test looks for.
     "--host-resolver-rules=MAP * ~NOTFOUND",
 )
+
+#: The Content-Security-Policy every page carries (no script, no fetch; inline style only).
+CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
 
 needs_browser = pytest.mark.skipif(
     CHROMIUM is None and os.environ.get("SYMTF_REQUIRE_BROWSER") != "1",
@@ -124,6 +127,7 @@ def test_page_is_self_contained_and_well_formed(name: str, pages: dict) -> None:
         and parsed.tags.get("mtable", 0) + parsed.tags.get("mfrac", 0) > 0
     )
     assert "viewport" in page and "@media (max-width" in page
+    assert page.count(CSP_META) == 1 and page.index(CSP_META) < page.index("<style>")
     assert parsed.tags.get("details", 0) > 0 and parsed.tags.get("nav", 0) == 1
 
 
@@ -284,6 +288,10 @@ def test_page_in_headless_chromium(name: str, pages: dict, tmp_path: Path) -> No
     assert page_requests(net) == []
     dom = _chromium(["--dump-dom", html_file.as_uri()], tmp_path / "profile2").stdout
     assert dom.count("<math") >= 3
+    # Nothing ran (the title is the page's own) and nothing was added to the page.
+    title = re.search(r"<title>(.*?)</title>", page, re.S)
+    assert title is not None and f"<title>{title.group(1)}</title>" in dom
+    assert not re.search(r"<(script|img|iframe|link|object|embed)\b", dom)
     text = re.sub(r"<[^>]+>", " ", dom)
     for c in report.checks:
         if c.verdict in ("slip", "wrong") and c.expected is not None:
@@ -303,7 +311,9 @@ def test_phone_width_scrolls_matrices_not_the_page(name: str, pages: dict, tmp_p
         "String(document.documentElement.scrollWidth - window.innerWidth))</script>"
     )
     f = tmp_path / "phone.html"
-    f.write_text(page.replace("</body>", probe + "</body>"), encoding="utf-8")
+    # The page's CSP would block the probe: this copy goes without it.
+    probed = page.replace(CSP_META, "").replace("</body>", probe + "</body>")
+    f.write_text(probed, encoding="utf-8")
     dom = _chromium(["--window-size=390,844", "--dump-dom", f.as_uri()], tmp_path / "p").stdout
     m = re.search(r'data-overflow="(-?\d+)"', dom)
     assert m is not None, dom[-500:]

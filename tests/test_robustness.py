@@ -18,9 +18,10 @@ import textwrap
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
-from cpu_time import MARGIN, CpuClock
+from limited import run_symtf
 from tiny_derivations import tiny_model
 
 import symtf
@@ -41,9 +42,10 @@ SYMTF_HOME = str(Path(symtf.__file__).resolve().parent.parent)
 INPUTS = Path(__file__).resolve().parent / "robust_inputs"
 RELU_ZERO = INPUTS / "relu_zero.toml"
 #: CPU seconds a refusal may take: interpreter start-up (about 1 s) and the refusal
-#: itself (about 0.3 s for 10,000 tokens or a model too large to hold) with ten times
-#: the margin. A hang is caught by the subprocess timeout instead.
-REFUSE_CPU_SECONDS = 1.5 + MARGIN * 0.3
+#: itself (about 0.3 s for 10,000 tokens or a model too large to hold), with a wide
+#: margin. CPU time, not the wall clock: the machine is shared. A hang is caught by the
+#: subprocess timeout instead.
+REFUSE_SECONDS = 5.0
 
 
 def run_cli(
@@ -308,44 +310,48 @@ def test_a_displayed_relu_of_a_named_entry_gets_its_verdict(tmp_path: Path) -> N
 # ----------------------------------------------------------------------------- reading
 
 
-def _assert_refused(r: subprocess.CompletedProcess, path: Path, words: str, seconds: float) -> None:
+def _assert_refused(r: Any, path: Path, words: str) -> None:
+    """Refused with exit 2 naming the file; for a limited run, within REFUSE_SECONDS of CPU."""
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("symtf: error: ")
     assert str(path) in r.stderr
     assert words in r.stderr
     assert "Traceback" not in r.stderr
-    assert seconds < REFUSE_CPU_SECONDS, f"{seconds:.1f} s of CPU"
+    cpu = getattr(r, "cpu_seconds", None)
+    assert cpu is None or cpu < REFUSE_SECONDS, f"{cpu:.1f} s of CPU time"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.toml"
     os.mkfifo(fifo)
-    with CpuClock() as clock:
-        r = run_cli("check", str(fifo))  # waiting for a writer would hang until the timeout
-    _assert_refused(r, fifo, "FIFO", clock.seconds)
+    # A read that waited for a writer would use no CPU: the safety net would end it (a failure).
+    r = run_symtf("check", str(fifo), wall_safety=120)
+    _assert_refused(r, fifo, "FIFO")
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_a_symlink_to_dev_zero_is_refused_unread(tmp_path: Path) -> None:
     link = tmp_path / "zero.toml"
     link.symlink_to("/dev/zero")
-    with CpuClock() as clock:
-        r = run_cli("check", str(link))
-    _assert_refused(r, link, "character device", clock.seconds)
+    r = run_symtf("check", str(link), memory_mb=1500)
+    _assert_refused(r, link, "character device")
+    assert r.peak_mb is not None and r.peak_mb < 400  # nothing drained
 
 
 def test_a_folder_given_as_a_file_is_refused(tmp_path: Path) -> None:
     r = run_cli("explain", str(tmp_path), "X")
-    _assert_refused(r, tmp_path, "directory", 0.0)
+    _assert_refused(r, tmp_path, "folder")
 
 
-def test_read_capped_reads_at_most_one_byte_past_the_cap(tmp_path: Path) -> None:
+def test_the_reader_reads_at_most_the_cap(tmp_path: Path) -> None:
+    from symtf import files
+
     p = tmp_path / "d.toml"
     p.write_bytes(b"x" * 100)
-    assert limits.read_capped(p, 100) == b"x" * 100
-    with pytest.raises(spec.SpecError, match="at most 99 bytes, found 100"):
-        limits.read_capped(p, 99)
+    assert files.read_bytes(p, 100) == b"x" * 100
+    with pytest.raises(spec.SpecError, match="at most 99 bytes, found 100 bytes"):
+        files.read_bytes(p, 99)
 
 
 # ----------------------------------------------------------------------------- model size
@@ -382,10 +388,10 @@ def _decoder(n_tokens: int, *, d: int = 4, heads: int = 1, layers: int = 1, voca
 _MEASURE = """
 import json, resource, subprocess, sys
 r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"code": r.returncode, "stderr": r.stderr,
-                  "cpu_seconds": usage.ru_utime + usage.ru_stime,
-                  "maxrss_kb": usage.ru_maxrss}))
+                  "seconds": use.ru_utime + use.ru_stime,
+                  "maxrss_kb": use.ru_maxrss}))
 """
 
 
@@ -409,7 +415,7 @@ def test_ten_thousand_tokens_are_refused_quickly_and_small(tmp_path: Path) -> No
     assert "input.tokens" in m["stderr"]
     assert f"at most {limits.MAX_SEQ_LEN} tokens" in m["stderr"] and "found 10000" in m["stderr"]
     assert "GB" in m["stderr"]  # the estimate of memory
-    assert m["cpu_seconds"] < REFUSE_CPU_SECONDS, m["cpu_seconds"]
+    assert m["seconds"] < REFUSE_SECONDS, m["seconds"]
     assert m["maxrss_kb"] < 1_000_000  # under 1 GB
 
 
@@ -418,18 +424,16 @@ def test_too_many_layers_are_refused_before_evaluation(tmp_path: Path) -> None:
     text = _decoder(2, d=2, layers=n)
     path = tmp_path / "deep.toml"
     path.write_text(text, encoding="utf-8")
-    r = run_cli("check", str(path))
-    _assert_refused(
-        r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}", 0
-    )
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}")
 
 
 def test_too_many_heads_are_refused_before_evaluation(tmp_path: Path) -> None:
     n = limits.MAX_HEADS + 1
     path = tmp_path / "wide.toml"
     path.write_text(_decoder(2, d=n, heads=n), encoding="utf-8")
-    r = run_cli("check", str(path))
-    _assert_refused(r, path, f"model.n_heads: expected at most {limits.MAX_HEADS} heads", 0)
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, f"model.n_heads: expected at most {limits.MAX_HEADS} heads")
 
 
 def test_a_model_too_large_in_memory_is_refused_with_its_estimate(tmp_path: Path) -> None:
@@ -437,9 +441,8 @@ def test_a_model_too_large_in_memory_is_refused_with_its_estimate(tmp_path: Path
     # entries per head and layer add up to tens of GB of exact values.
     path = tmp_path / "big.toml"
     path.write_text(_decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=8), encoding="utf-8")
-    with CpuClock() as clock:
-        r = run_cli("check", str(path))
-    _assert_refused(r, path, "too large to evaluate exactly", clock.seconds)
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, "too large to evaluate exactly")
     assert "GB" in r.stderr
 
 
@@ -615,7 +618,7 @@ def test_latex_runs_without_shell_escape_in_a_temporary_folder(
             "which",
             lambda name, w=which: w if name == "latexmk" else "/usr/bin/pdflatex",
         )
-        monkeypatch.setattr(cmd.subprocess, "run", fake_run)
+        monkeypatch.setattr(cmd, "_run", fake_run)
         cmd.compile_pdf("\\documentclass{article}", tmp_path / "out.pdf")
         assert calls
         for argv, cwd, env in calls:

@@ -260,11 +260,14 @@ def test_nan_and_typo_and_duplicate_exit_2(tmp_path, capsys) -> None:
 def test_only_regular_files_are_read(tmp_path, capsys) -> None:
     (tmp_path / "dir.npz").mkdir()
     p = _write(tmp_path, W, 'weights = "dir.npz"')
-    _exit2(tmp_path, capsys, p, "dir.npz", "not a regular file")
-    if os.path.exists("/dev/zero"):
+    _exit2(tmp_path, capsys, p, "dir.npz", "a regular file", "found a folder")
+    os.mkfifo(tmp_path / "pipe.npz")
+    p = _write(tmp_path, W, 'weights = "pipe.npz"')
+    _exit2(tmp_path, capsys, p, "pipe.npz", "a regular file", "found a FIFO")
+    if os.path.exists("/dev/zero"):  # a link out of the folder is refused before it is looked at
         (tmp_path / "zero.npz").symlink_to("/dev/zero")
         p = _write(tmp_path, W, 'weights = "zero.npz"')
-        _exit2(tmp_path, capsys, p, "zero.npz", "not a regular file")
+        _exit2(tmp_path, capsys, p, "zero.npz", "symbolic link", "--allow-path")
     p = _write(tmp_path, W, 'weights = "absent.npz"')
     _exit2(tmp_path, capsys, p, "absent.npz")
     p = _write(tmp_path, W, 'weights = "w.txt"')

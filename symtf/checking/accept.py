@@ -121,14 +121,14 @@ class _Enclosures:
         return self._sim[fmt]
 
 
-def _sim_value(sim: Any, step: str, i: int, j: int) -> tuple[str, Fraction] | None:
+def _sim_value(sim: Any, step: str, index: tuple[int, ...]) -> tuple[str, Fraction] | None:
     """The simulated entry as printed by numpy, and its exact binary value."""
     import math
 
     if sim is None or step not in sim:
         return None
     try:
-        v = sim.value(step)[i, j]
+        v = sim.value(step)[tuple(index)]
         f = float(v)
     except (IndexError, TypeError, ValueError):
         return None
@@ -194,10 +194,16 @@ def _setting(d: Any, fmt: str | None) -> tuple[str, str]:
     return " and ".join(parts), "+".join(by)
 
 
-def _entry(t: Any, step: str, i: int, j: int) -> arb | None:
+def _entry(t: Any, step: str, index: tuple[int, ...]) -> arb | None:
+    """One entry of a step in an enclosure trace, by its full index (2-D, 3-D or 4-D)."""
     if t is None or step not in t:
         return None
-    return t.value(step)[i, j]
+    try:
+        x = t.value(step)[tuple(index)]
+    except (IndexError, TypeError, KeyError, ValueError):
+        return None
+    x = getattr(x, "b", x)  # an entry of an N-D step of a format trace is an FB ball
+    return x if isinstance(x, arb) else None
 
 
 def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any:
@@ -212,10 +218,10 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     p = _printed_of(claim, ch.printed)
     if p is None or p.is_neg_inf or p.is_fraction:
         return ch
-    step, (i, j) = ch.step, ch.index
+    step, index = ch.step, tuple(ch.index)
     setting, by = _setting(d, fmt)
-    chain = _entry(encs.enclosure(fmt), step, i, j)
-    local = _entry(encs.step_enclosure(fmt, step), step, i, j) if fmt is not None else chain
+    chain = _entry(encs.enclosure(fmt), step, index)
+    local = _entry(encs.step_enclosure(fmt, step), step, index) if fmt is not None else chain
     if chain is None and local is None:
         return dataclasses.replace(
             ch,
@@ -225,7 +231,7 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     extra = dict(ch.extra)
     sim_note = ""
     if fmt is not None:
-        sim = _sim_value(encs.simulated(fmt), step, i, j)
+        sim = _sim_value(encs.simulated(fmt), step, index)
         if sim is not None:
             extra["simulated"] = sim[0]
             prints = format_fixed(round_exact(sim[1], p.decimals, "half-up"), p.decimals)

@@ -27,7 +27,7 @@ from symtf import expr as sx
 from symtf.certify import PRECISIONS, compare_ball
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.latexmath import parse as parse_expression
-from symtf.numbers import Printed, rounding_interval
+from symtf.numbers import Printed, format_fixed, rounding_interval
 from symtf.spec import Claim, Derivation
 
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*$")
@@ -310,8 +310,11 @@ def _result_entries(claim: Claim, trace: Any) -> list[tuple[str, tuple[int, int]
     if not claim.printed or claim.printed[0][0].is_neg_inf or claim.printed[0][0].is_fraction:
         return []
     first = claim.printed[0][0]
-    lit = sx.Literal(0, first.text.lstrip("-"), sympy.Rational(abs(first.value)))
-    return _matches(lit, first.text, trace)
+    text = first.text.lstrip("-")
+    if first.style == "percent":  # 4.3% is the literal 0.043, on the grid of its digits
+        text = format_fixed(abs(first.value), first.decimals)
+    lit = sx.Literal(0, text, sympy.Rational(abs(first.value)))
+    return _matches(lit, text, trace)
 
 
 def _lineage(step: str, trace: Any) -> dict[str, int]:
@@ -378,7 +381,10 @@ def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[in
     decimals = len(lit.text.partition(".")[2])
     if "e" in lit.text.lower():
         return []
-    value = Fraction(lit.text)
+    try:
+        value = Fraction(lit.text)
+    except ValueError:  # not a plain decimal literal: it stands for nothing in the trace
+        return []
     iv = rounding_interval(Printed(lit.text, -value if negative else value, decimals))
     out = []
     for name, ij, e, b in _entries_of(trace):

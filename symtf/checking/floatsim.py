@@ -634,7 +634,11 @@ def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
 
 
 def _as_format(value: Any, fmt: Format) -> Any:
-    """A base-trace value (arb_mat or FMat) as FB balls each rounded once to ``fmt``."""
+    """A base-trace value (arb_mat, FMat or an N-D Tensor) as FB balls rounded once to ``fmt``."""
+    from symtf.tensor import Tensor
+
+    if isinstance(value, Tensor):  # a 3-D/4-D step (or a 0-D/1-D one) of a [steps] graph
+        return value.map(lambda b: b if isinstance(b, FB) else FB(widen(b, fmt), fmt))
     rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()
     return FMat([[FB(widen(b, fmt), fmt) for b in r] for r in rows])
 

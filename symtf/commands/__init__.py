@@ -7,7 +7,6 @@ in all of them).
 
 from __future__ import annotations
 
-import sys
 from contextvars import ContextVar
 from typing import Any
 
@@ -21,7 +20,9 @@ def note(message: str) -> None:
     Errors and warnings are printed whatever ``--quiet`` says; this is for the rest.
     """
     if not QUIET.get():
-        print(message, file=sys.stderr, flush=True)
+        from symtf import files
+
+        files.progress(message)
 
 
 def add_timeout(parser: Any, default: float) -> None:
@@ -49,4 +50,17 @@ def add_page_options(parser: Any) -> None:
         "--node-names",
         action="store_true",
         help="also show internal node names (l0.h0.pattern) beside the article's labels",
+    )
+
+
+def add_allow_path(parser: Any) -> None:
+    """``--allow-path DIR``: a folder besides the derivation's own that its files may be read from."""
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let the derivation read files (weights) inside DIR too; by default it reads only "
+        "files inside its own folder (no absolute paths, no escape through '..' or links); "
+        "may be repeated",
     )

@@ -6,6 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from symtf import files
+from symtf.commands import add_allow_path, add_timeout
+
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 DESCRIPTION = """\
@@ -57,6 +60,8 @@ def configure(subparsers: Any) -> None:
         metavar="FILE:STEP[ROW]",
         help="also evaluate the formula exactly at a worked example's row",
     )
+    add_allow_path(p)
+    add_timeout(p, 60.0)
     p.set_defaults(func=run)
 
 
@@ -71,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"symtf: checking the proofs of {name} ({i}/{len(names)})", file=sys.stderr)
             d = derive.get(name)
             size = f"  [n: {d.size_help}]" if d.sizes else ""
-            sys.stdout.write(f"{name:24s}{derive.status(name):58s}{d.title}{size}\n")
-            sys.stdout.flush()
+            files.write_stdout(f"{name:24s}{derive.status(name):58s}{d.title}{size}\n")
         return EXIT_OK
     if not args.name:
         raise derive.DeriveError(
@@ -80,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.standalone and not args.latex:
         raise derive.DeriveError("--standalone goes with --latex")
-    result = derive.run(args.name, n=args.n, at=args.at)
+    from symtf.cli import time_budget
+    from symtf.limits import guard
+
+    with time_budget(getattr(args, "timeout", 60.0), f"derive {args.name}"), guard(args.name):
+        result = derive.run(args.name, n=args.n, at=args.at)
     if args.latex:
         if args.standalone:
             out = render.document(result)
@@ -88,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
             out = render.latex(result)
             if result.at is not None:
                 out += render.at_latex(result.at)
-        sys.stdout.write(out)
+        files.write_stdout(out)
     else:
-        sys.stdout.write(render.text(result))
+        files.write_stdout(render.text(result))
     if not result.ok:
         for s in result.failures:
             print(f"symtf: step {s.key!r} of {result.name} was not verified", file=sys.stderr)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
+
+from symtf.commands import add_timeout
 
 DESCRIPTION = """\
 Read an article (Markdown .md, plain text, LaTeX .tex, or a Jupyter notebook
@@ -39,14 +39,19 @@ def configure(subparsers: Any) -> None:
         help="a draft derivation (default) or the found values as JSON",
     )
     p.add_argument("--title", help="the draft's title (default: from the file name)")
+    add_timeout(p, 60.0)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symtf extract``; returns the exit code."""
+    from symtf import files
+    from symtf.cli import time_budget
     from symtf.extract import draft_toml, extract
+    from symtf.limits import guard
 
-    found = extract(args.article)
+    with time_budget(getattr(args, "timeout", 60.0), args.article), guard(args.article):
+        found = extract(args.article)
     if args.format == "json":
         text = (
             json.dumps(
@@ -70,13 +75,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = draft_toml(found, source=args.article, title=args.title)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        files.write_text(args.output, text)
         arithmetic = sum(f.kind == "arithmetic" for f in found)
-        print(
+        files.progress(
             f"{args.output}: {len(found)} printed item(s), {arithmetic} displayed arithmetic line(s);"
-            f" next: symtf check --draft {args.output}",
-            file=sys.stderr,
+            f" next: symtf check --draft {args.output}"
         )
     else:
-        sys.stdout.write(text)
+        files.write_stdout(text)
     return 0

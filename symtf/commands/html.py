@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout, note
+from symtf import files
+from symtf.commands import add_allow_path, add_page_options, add_timeout, note
 
 
 def cmd_html(args: argparse.Namespace) -> int:
@@ -21,12 +20,10 @@ def cmd_html(args: argparse.Namespace) -> int:
         report = compare.check(derivation)
         page = render_html(report, derivation, steps=args.steps, node_names=args.node_names)
     if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-        note(f"wrote {out}")
+        files.write_text(args.output, page)
+        note(f"wrote {args.output}")
     else:
-        sys.stdout.write(page)
+        files.write_stdout(page)
     return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
 
 
@@ -53,4 +50,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
     add_page_options(p)
     add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_html)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import shutil
+import signal
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from symtf.commands import add_page_options, add_timeout, note
+from symtf import files
+from symtf.commands import add_allow_path, add_page_options, add_timeout, note
 from symtf.errors import SymtfError
+from symtf.renderers.safe import line as safe_line
 
 #: Debian packages that provide everything the generated documents use.
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")
@@ -25,8 +29,12 @@ class TexNotFound(SymtfError):
     """No TeX installation (``latexmk`` or the needed engine) is on the PATH."""
 
 
-class LatexCompileError(RuntimeError):
-    """A generated document did not compile (a bug in the renderer: please report it)."""
+class LatexCompileError(SymtfError):
+    """A generated document did not compile; the message holds the log's first error line."""
+
+
+#: Largest PDF or log copied out of a LaTeX run, in bytes.
+MAX_OUTPUT_BYTES = 500_000_000
 
 
 def engine_of(tex: str) -> str:
@@ -102,7 +110,8 @@ def compile_pdf(
 
     Raises:
         TexNotFound: The engine is not installed.
-        LatexCompileError: LaTeX reported an error (with the log's first error lines).
+        LatexCompileError: LaTeX reported an error (with the log's first error line).
+        OutputError: The PDF (or the log) could not be written.
     """
     engine = engine_of(tex)
     latexmk, program = shutil.which("latexmk"), shutil.which(engine)
@@ -111,6 +120,8 @@ def compile_pdf(
         raise TexNotFound(_install_hint(tex, missing))
     flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
+    # Removed on every way out: an error, an interrupt, SIGTERM (symtf.cli raises it as an
+    # exception) or the time budget; the LaTeX processes are stopped first (_run).
     with tempfile.TemporaryDirectory(prefix="symtf-latex-") as tmp:
         src = Path(tmp) / "doc.tex"
         src.write_text(tex, encoding="utf-8")
@@ -130,37 +141,73 @@ def compile_pdf(
             runs = [[program, *flags, "doc.tex"]] * 2
         for cmd in runs:
             try:
-                proc = subprocess.run(
-                    cmd,
-                    cwd=tmp,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                    check=False,
-                )
+                proc = _run(cmd, cwd=tmp, env=env, timeout=timeout)
             except subprocess.TimeoutExpired:
-                raise LatexCompileError(f"LaTeX ran longer than {timeout:g} s") from None
+                raise LatexCompileError(
+                    f"{pdf}: {engine} ran longer than {timeout:g} s; no PDF written"
+                ) from None
             if proc.returncode != 0:
-                raise LatexCompileError(_first_errors(Path(tmp) / "doc.log", proc.stdout))
+                raise LatexCompileError(
+                    f"{pdf}: {engine} failed, no PDF written: "
+                    + first_error(Path(tmp) / "doc.log", proc.stdout)
+                )
         out = Path(tmp) / "doc.pdf"
         if not out.exists():
-            raise LatexCompileError("LaTeX finished but wrote no PDF")
-        pdf.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out, pdf)
+            raise LatexCompileError(f"{pdf}: {engine} finished but wrote no PDF")
+        files.write_bytes(pdf, files.read_bytes(out, MAX_OUTPUT_BYTES, what="a PDF"))
         if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(Path(tmp) / "doc.log", log)
+            files.write_bytes(log, files.read_bytes(Path(tmp) / "doc.log", MAX_OUTPUT_BYTES))
     return pdf
 
 
-def _first_errors(log: Path, stdout: str) -> str:
-    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else stdout
+def _run(
+    cmd: list[str], *, cwd: str, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess:
+    """Run one LaTeX command in its own process group; on any way out, stop the whole group.
+
+    latexmk starts the engine as its own child: stopping latexmk alone would leave the
+    engine writing into a folder that is being removed.
+    """
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, "")
+
+
+#: An error line of a LaTeX log: ``! message`` or, with -file-line-error, ``./doc.tex:12: message``.
+_ERROR_LINE = re.compile(r"^(?:!|(?:\./)?[^:\s]+\.tex:\d+:)\s*(.*\S)")
+
+
+def first_error(log: Path, stdout: str = "") -> str:
+    """The first error line of a LaTeX log (with its ``l.N`` context line when there is one)."""
+    try:
+        text = files.read_text(log, MAX_OUTPUT_BYTES, what="a LaTeX log")
+    except SymtfError:
+        text = stdout
     lines = text.splitlines()
     for k, line in enumerate(lines):
-        if line.startswith("!") or (" error" in line.lower() and line.count(":") >= 2):
-            return "LaTeX error:\n" + "\n".join(lines[k : k + 8])
-    return "LaTeX failed:\n" + "\n".join(lines[-15:])
+        m = _ERROR_LINE.match(line)
+        if m and "==> Fatal error occurred" not in line:
+            where = next((x.strip() for x in lines[k + 1 : k + 6] if x.startswith("l.")), "")
+            return safe_line(m.group(1)) + (f" (at {safe_line(where[:80])})" if where else "")
+    tail = [x for x in lines if x.strip()][-1:] or ["no log"]
+    return safe_line(tail[0][:200])
 
 
 def cmd_latex(args: argparse.Namespace) -> int:
@@ -185,14 +232,19 @@ def cmd_latex(args: argparse.Namespace) -> int:
             node_names=getattr(args, "node_names", False),
         )
         tex = document(report, derivation, opts)
+        _write_notes(args, tex)
+    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+
+
+def _write_notes(args: argparse.Namespace, tex: str) -> None:
+    """The .tex to stdout or ``-o``, and its PDF with ``--pdf`` (inside the time budget)."""
     out = Path(args.output) if args.output else None
     if out is None and args.pdf:
         out = Path(Path(args.file).stem + ".tex")
     if out is None:
-        sys.stdout.write(tex)
+        files.write_stdout(tex)
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(tex, encoding="utf-8")
+        files.write_text(out, tex)
     if args.pdf:
         assert out is not None
         missing = missing_tex(engine_of(tex))
@@ -201,11 +253,10 @@ def cmd_latex(args: argparse.Namespace) -> int:
             raise TexNotFound(
                 f"wrote {out}, but cannot make the PDF: {_install_hint(tex, missing)}"
             )
-        pdf = compile_pdf(tex, out.with_suffix(".pdf"))
+        pdf = compile_pdf(tex, out.with_suffix(".pdf"))  # the budget's timer stops it too
         note(f"wrote {out} and {pdf}")
     elif out is not None:
         note(f"wrote {out}")
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
 
 
 def configure(subparsers: argparse._SubParsersAction) -> None:
@@ -242,4 +293,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     )
     add_page_options(p)
     add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_latex)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
+
+from symtf import files
+from symtf.commands import add_allow_path
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")
 
@@ -129,7 +131,7 @@ def cmd_steps(args: argparse.Namespace) -> int:
         d = spec.load(args.file)
         infos = steps(d)
     render = render_json if args.format == "json" else render_text
-    sys.stdout.write(render(d.path, d.title, infos))
+    files.write_stdout(render(d.path, d.title, infos))
     return EXIT_OK
 
 
@@ -150,4 +152,5 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     p.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS")
+    add_allow_path(p)
     p.set_defaults(func=cmd_steps)

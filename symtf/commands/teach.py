@@ -6,73 +6,41 @@ import argparse
 import hashlib
 import re
 import shutil
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-from symtf.commands import add_timeout, note
+from symtf import files
+from symtf.commands import add_allow_path, add_timeout, note
 from symtf.errors import SymtfError
 
 #: Seconds a LaTeX run may take before it is stopped.
 COMPILE_TIMEOUT = 120.0
 
 
-class LatexFailed(SymtfError):
-    """A generated sheet did not compile (a bug in the renderer: please report it)."""
-
-
 def compile_pdf(
     tex: str, pdf: Path, *, timeout: float = COMPILE_TIMEOUT, log: Path | None = None
 ) -> bool:
-    """Compile ``tex`` to ``pdf`` with ``latexmk -pdf -no-shell-escape``.
+    """Compile a sheet or key to ``pdf`` (see :func:`symtf.commands.latex.compile_pdf`).
 
     Args:
         tex: The document.
         pdf: Where to write the PDF.
-        timeout: Seconds allowed.
+        timeout: Seconds allowed per LaTeX run.
         log: Where to copy LaTeX's log (for layout checks), if anywhere.
 
     Returns:
         ``False`` when no TeX is installed (nothing written), ``True`` on success.
 
     Raises:
-        LatexFailed: When LaTeX reports an error (with the log's first error line).
+        LatexCompileError: When LaTeX reports an error (with the log's first error line).
     """
-    latexmk = shutil.which("latexmk")
-    if latexmk is None or shutil.which("pdflatex") is None:
-        return False
-    with tempfile.TemporaryDirectory(prefix="symtf-teach-") as tmp:
-        (Path(tmp) / "doc.tex").write_text(tex, encoding="utf-8")
-        from symtf.renderers.latex import needs_lualatex
+    from symtf.commands import latex
 
-        cmd = [
-            latexmk,
-            "-lualatex" if needs_lualatex(tex) else "-pdf",
-            "-no-shell-escape",
-            "-interaction=nonstopmode",
-            "-halt-on-error",
-            "-quiet",
-            "doc.tex",
-        ]
-        try:
-            proc = subprocess.run(
-                cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
-            raise LatexFailed(f"{pdf}: LaTeX ran longer than {timeout:g} s") from None
-        out = Path(tmp) / "doc.pdf"
-        if proc.returncode != 0 or not out.exists():
-            log = Path(tmp) / "doc.log"
-            text = (
-                log.read_text(encoding="utf-8", errors="replace") if log.exists() else proc.stdout
-            )
-            first = next((ln for ln in text.splitlines() if ln.startswith("!")), "see the log")
-            raise LatexFailed(f"{pdf}: LaTeX failed: {first}")
-        pdf.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out, pdf)
-        if log is not None and (Path(tmp) / "doc.log").exists():
-            shutil.copyfile(Path(tmp) / "doc.log", log)
+    if shutil.which("latexmk") is None and shutil.which(latex.engine_of(tex)) is None:
+        return False
+    try:
+        latex.compile_pdf(tex, pdf, timeout=timeout, log=log)
+    except latex.TexNotFound:
+        return False
     return True
 
 
@@ -94,8 +62,8 @@ def cmd_exercise(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise SymtfError(f"-o {out}: expected a folder, found a file")
     with time_budget(args.timeout, args.file):
-        d = spec.load(src)
-        text = src.read_text(encoding="utf-8")
+        text = files.read_text(src, spec.MAX_FILE_BYTES, what="a derivation")
+        d = spec.loads(text, str(src))
         if args.fresh:
             from symtf.teach.fresh import fresh
 
@@ -104,36 +72,36 @@ def cmd_exercise(args: argparse.Namespace) -> int:
         trace = ev.exact_trace()
         blanks = E.choose(d, trace, count=args.blank, steps=args.blank_steps, seed=args.seed)
         entries = E.key(d, ev, blanks)
-    ex = S.Exercise(d, trace, entries, args.seed, args.fresh)
-    out.mkdir(parents=True, exist_ok=True)
-    files = {
-        "derivation.toml": text,
-        "key.toml": E.as_toml_key(
-            entries,
-            "derivation.toml",
-            hashlib.sha256(text.encode()).hexdigest(),
-            args.seed,
-            args.fresh,
-        ),
-        "answers.toml": S.answer_template(ex, "key.toml"),
-        "sheet.tex": S.sheet_tex(ex) if args.layout == "list" else _grid(ex, args.paper),
-        "key.tex": S.key_tex(ex),
-        "sheet.html": S.sheet_html(ex),
-        "key.html": S.key_html(ex),
-    }
-    for name, body in files.items():
-        (out / name).write_text(body, encoding="utf-8")
-    written = list(files)
-    if not args.no_pdf:
-        for name in ("sheet", "key"):
-            if compile_pdf(files[f"{name}.tex"], out / f"{name}.pdf"):
-                written.append(f"{name}.pdf")
-            else:
-                print(
-                    "symtf: no TeX installation (latexmk, pdflatex): PDFs not compiled",
-                    file=sys.stderr,
-                )
-                break
+        ex = S.Exercise(d, trace, entries, args.seed, args.fresh)
+        texts = {
+            "derivation.toml": text,
+            "key.toml": E.as_toml_key(
+                entries,
+                "derivation.toml",
+                hashlib.sha256(text.encode()).hexdigest(),
+                args.seed,
+                args.fresh,
+            ),
+            "answers.toml": S.answer_template(ex, "key.toml"),
+            "sheet.tex": S.sheet_tex(ex) if args.layout == "list" else _grid(ex, args.paper),
+            "key.tex": S.key_tex(ex),
+            "sheet.html": S.sheet_html(ex),
+            "key.html": S.key_html(ex),
+        }
+        # The whole set appears at the end, or nothing does (an error, Ctrl-C, SIGTERM).
+        with files.OutputFolder(out) as folder:
+            for name, body in texts.items():
+                folder.write_text(name, body)
+            written = list(texts)
+            if not args.no_pdf:
+                for name in ("sheet", "key"):
+                    if compile_pdf(texts[f"{name}.tex"], folder.path(f"{name}.pdf")):
+                        written.append(f"{name}.pdf")
+                    else:
+                        files.progress(
+                            "symtf: no TeX installation (latexmk, pdflatex): PDFs not compiled"
+                        )
+                        break
     note(f"wrote {len(entries)} blanks to {out}/: {', '.join(written)}")
     return EXIT_OK
 
@@ -154,7 +122,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     with time_budget(args.timeout, args.student):
         result = grade(Path(args.key), Path(args.student))
-    sys.stdout.write(render_json(result) if args.format == "json" else render_text(result))
+    files.write_stdout(render_json(result) if args.format == "json" else render_text(result))
     return EXIT_OK if result.all_right else EXIT_FAIL
 
 
@@ -177,7 +145,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
             out=Path(args.output) if args.output else None,
             points=args.points,
         )
-    sys.stdout.write(render_text(result))
+    files.write_stdout(render_text(result))
     return EXIT_OK
 
 
@@ -225,7 +193,8 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "--paper", choices=("a4", "letter"), default="a4", help="paper of the grid worksheet"
     )
     p.add_argument("--no-pdf", action="store_true", help="do not compile PDFs")
-    add_timeout(p, 120.0)
+    add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_exercise)
 
     p = subparsers.add_parser(
@@ -240,7 +209,8 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("key", metavar="KEY", help="the key.toml written by symtf exercise")
     p.add_argument("student", metavar="STUDENT.toml", help="the student's filled-in answers")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    add_timeout(p, 120.0)
+    add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_grade)
 
     p = subparsers.add_parser(
@@ -275,5 +245,6 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-o", "--output", metavar="DIR", help="write plots (PNG, SVG) and whatif.json here"
     )
-    add_timeout(p, 300.0)
+    add_timeout(p, 60.0)
+    add_allow_path(p)
     p.set_defaults(func=cmd_whatif)

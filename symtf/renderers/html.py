@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -143,27 +144,68 @@ class HtmlOptions:
 def mathml(tex: str, *, display: bool = False) -> str:
     r"""Math-mode LaTeX as native MathML (no ``xmlns``: HTML5 knows ``<math>``).
 
+    The converter builds an element tree; this module writes that tree out
+    itself (:func:`_serialize`), escaping every text and attribute value as it
+    goes, so text from a derivation file (a vocabulary word ``</mtext><script>``)
+    can only ever be text. LaTeX the converter cannot read is shown as text.
+
     Example:
         >>> mathml(r"\frac{1}{2}").startswith('<math display="inline">')
         True
+        >>> mathml(r"\text{</mtext><b>}")
+        '<math display="inline"><mrow><mtext>&lt;/mtext&gt;&lt;b&gt;</mtext></mrow></math>'
     """
-    from latex2mathml.converter import convert
+    from latex2mathml.converter import convert_to_element
 
-    out = convert(_portable(tex), display="block" if display else "inline")
-    out = out.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
-    # latex2mathml copies \text{...} verbatim: a vocabulary word such as "</s>" would
-    # become markup. Token elements hold only text, so escape what is inside them.
-    return _TOKEN.sub(lambda m: f"<{m[1]}{m[2]}>{_text_escape(m[3])}</{m[1]}>", out)
-
-
-# A self-closing token (``<mo />``, which the converter writes for an empty operator) holds
-# nothing and must not be matched up with the next closing tag.
-_TOKEN = re.compile(r"<(mtext|mi|mo|mn|ms)((?:\s[^>]*?)?)(?<!/)>(.*?)</\1>", re.S)
-_BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
+    mode = "block" if display else "inline"
+    try:
+        root = convert_to_element(_portable(tex), display=mode)
+    except Exception:  # the converter's own errors are plain Exceptions: show the source
+        return f'<math display="{mode}"><mtext>{_text(tex)}</mtext></math>'
+    root.attrib.pop("xmlns", None)
+    return _serialize(root)
 
 
-def _text_escape(text: str) -> str:
-    return _BARE_AMP.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+#: Character references the converter writes into its tree's text (``&#x0003C;``).
+_CHAR_REF = re.compile(r"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
+#: Element and attribute names as the converter writes them; anything else is dropped.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}\Z")
+
+
+def _text(s: str) -> str:
+    """Tree text as HTML: the converter's character references decoded, then all escaped."""
+
+    def char(m: re.Match[str]) -> str:
+        n = int(m[1], 16) if m[1] is not None else int(m[2])
+        return chr(n) if 0 < n <= 0x10FFFF and not 0xD800 <= n <= 0xDFFF else ""
+
+    decoded = _CHAR_REF.sub(char, s)
+    if not decoded.isprintable():  # no control characters or lone surrogates in a page
+        decoded = "".join(ch for ch in decoded if ch in "\t\n" or not _control(ch))
+    return html.escape(decoded, quote=True)
+
+
+def _control(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff")
+
+
+def _serialize(root: Any) -> str:
+    """An element tree as markup, every text and attribute value escaped (no recursion)."""
+    out: list[str] = []
+    todo: list[tuple[Any, bool]] = [(root, False)]
+    while todo:
+        el, closing = todo.pop()
+        tag = el.tag if isinstance(el.tag, str) and _NAME.match(el.tag) else "mrow"
+        if closing:
+            out.append(f"</{tag}>{_text(el.tail or '')}")
+            continue
+        attrs = "".join(
+            f' {k}="{_text(str(v))}"' for k, v in el.attrib.items() if _NAME.match(str(k))
+        )
+        out.append(f"<{tag}{attrs}>{_text(el.text or '')}")
+        todo.append((el, True))
+        todo.extend((child, False) for child in reversed(list(el)))
+    return "".join(out)
 
 
 def _portable(tex: str) -> str:
@@ -583,13 +625,26 @@ def derivation_html(
     return "".join(parts)
 
 
+#: The page's Content-Security-Policy: a second wall behind the escaping. The browser
+#: runs no script and fetches nothing, whatever the markup says; only the inline style
+#: and ``data:`` images are allowed.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def head(title: str, css: str) -> str:
+    """The ``<head>`` of every page symtf writes: charset, the CSP first, viewport, title, style."""
+    return (
+        '<head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{css}</style></head>"
+    )
+
+
 def page(title: str, body: str) -> str:
     """A whole HTML document around a body (inline CSS, no scripts, nothing fetched)."""
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
+        f'<!DOCTYPE html>\n<html lang="en">{head(title, CSS)}\n'
         f'<body><main class="symtf">{body}</main></body></html>\n'
     )
 

@@ -303,6 +303,13 @@ def _pylatexenc(ch: str) -> str | None:
     return out if all(n in _SAFE_TEXT_MACROS for n in names) else None
 
 
+#: Characters LuaTeX refuses in its input: U+FFFD is what it writes itself for an
+#: invalid byte ("String contains an invalid utf-8 sequence"), and noncharacters.
+_TEX_REFUSES = frozenset(
+    "\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0))
+)
+
+
 def _unicode_char(ch: str) -> str:
     """A non-ASCII character as LaTeX that compiles with the default fonts.
 
@@ -313,6 +320,8 @@ def _unicode_char(ch: str) -> str:
     """
     if ch in _UNICODE:
         return _UNICODE[ch]
+    if ch in _TEX_REFUSES:
+        return "?"
     with_lib = _pylatexenc(ch)
     return with_lib if with_lib is not None else ch
 

@@ -74,7 +74,9 @@ def trace_markdown(trace: Trace) -> str:
         st = trace[name]
         shape = trace.shape(name)
         dims = f"{shape[0]}×{shape[1]}" if shape else ""
-        formula = "$" + st.formula.replace("|", r"\vert ") + "$" if st.formula else ""
+        # No raw < or > in the maths: a Markdown renderer would read them as HTML first.
+        tex = st.formula.replace("|", r"\vert ").replace("<", r"\lt ").replace(">", r"\gt ")
+        formula = f"${tex}$" if st.formula else ""
         code = name.replace("`", "'").replace("|", "\\|")
         lines.append(f"| `{code}` | {cell(st.title)} | {dims} | {formula} |")
     return "\n".join(lines) + "\n"

@@ -215,21 +215,13 @@ def load(path: str | Path) -> Derivation:
     Raises:
         SpecError: With the file, the key, what was expected and what was found.
     """
-    from symtf import bundled
-    from symtf.limits import read_capped
+    from symtf import bundled, files
 
     if not Path(path).exists():
         path = bundled.named(str(path)) or path
     name = str(path)
-    # At most MAX_FILE_BYTES + 1 bytes are read; devices and FIFOs are refused unread.
-    raw = read_capped(Path(path), MAX_FILE_BYTES, name)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SpecError(
-            f"{name}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
-        ) from None
-    return loads(text, name)
+    # At most MAX_FILE_BYTES are read; devices and FIFOs are refused unread.
+    return loads(files.read_text(path, MAX_FILE_BYTES, name=name, what="a derivation"), name)
 
 
 def loads(text: str, name: str = "<string>") -> Derivation:

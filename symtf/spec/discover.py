@@ -37,11 +37,12 @@ def is_derivation_file(path: Path) -> bool:
 
     A file that cannot be read, or is larger than a derivation may be, is not one.
     """
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES or not path.is_file():
-            return False
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    from symtf import files
+    from symtf.errors import SpecError
+
+    try:  # the one capped reader: a FIFO or a device named *.toml is not waited on
+        text = files.read_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    except SpecError:
         return False
     if not _CLAIMS.search(text):
         return False
@@ -63,12 +64,22 @@ def toml_files(folder: Path) -> list[Path]:
 def derivation_files(folder: Path) -> tuple[list[Path], list[Path]]:
     """The derivation files under ``folder`` (subfolders too), and the other TOML files.
 
+    A file that is a symbolic link out of ``folder`` counts as a derivation without
+    being read, so that checking it refuses it by name.
+
     Returns:
         ``(derivations, skipped)``, each sorted by path.
     """
     derivations: list[Path] = []
     skipped: list[Path] = []
+    root = os.path.realpath(folder)
     for path in toml_files(folder):
+        real = os.path.realpath(path)
+        if os.path.commonpath([root, real]) != root:
+            # A link out of the folder is not read, not even sniffed: it is checked, and
+            # refused on its own as a file outside the folder.
+            derivations.append(path)
+            continue
         (derivations if is_derivation_file(path) else skipped).append(path)
     return derivations, skipped
 

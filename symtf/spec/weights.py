@@ -34,9 +34,7 @@ little-endian data); it needs no package and reads bfloat16, which numpy lacks.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 import struct
 import zipfile
 from collections.abc import Iterator
@@ -48,12 +46,19 @@ from typing import IO, Any
 import numpy as np
 import sympy
 
+from symtf import files
 from symtf.errors import SpecError
 
 #: Most entries all arrays of one weights file may have together.
 MAX_FILE_ENTRIES = 10**8
 #: Largest dimension (rows, columns, d_model, …) a derivation with a weights file may have.
 MAX_FILE_DIM = 1 << 16
+#: Largest weights file, in bytes (100,000,000 float64 entries and their headers).
+MAX_WEIGHTS_BYTES = 1_000_000_000
+#: Largest total a .npz archive may declare for its members, in bytes, when they are
+#: compressed more than :data:`MAX_ZIP_RATIO` to one (a zip bomb is refused unopened).
+MAX_ZIP_INFLATED = 64_000_000
+MAX_ZIP_RATIO = 100
 #: Largest safetensors JSON header, in bytes.
 MAX_HEADER_BYTES = 100_000_000
 #: Weights files with at most this many entries in all become SymPy matrices (the TOML cap).
@@ -203,18 +208,11 @@ class FileArray:
 # ----------------------------------------------------------------------------- reading files
 
 
-def _open_regular(path: Path, shown: str) -> IO[bytes]:
-    """Open a regular file for reading (no device, FIFO or folder), or raise SpecError."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise SpecError(f"weights: cannot read {shown} ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise SpecError(f"weights: {shown} is not a regular file")
-    try:
-        return open(path, "rb")
-    except OSError as e:
-        raise SpecError(f"weights: cannot read {shown} ({e.strerror or e})") from None
+def _open(path: Path, shown: str, roots: tuple[str, ...] | None) -> Any:
+    """Open a weights file through the one reader (a regular file of at most the cap)."""
+    return files.open_binary(
+        path, MAX_WEIGHTS_BYTES, name=f"weights: {shown}", what="a weights file", roots=roots
+    )
 
 
 class _Budget:
@@ -239,7 +237,7 @@ class _Budget:
 
 
 def _check_shape(shown: str, name: str, shape: tuple[int, ...]) -> None:
-    if len(shape) not in (1, 2) or 0 in shape:
+    if len(shape) not in (1, 2) or any(k <= 0 for k in shape):
         raise SpecError(
             f"weights: {shown}, array {name!r}: expected a 1-D or 2-D array with entries, "
             f"found shape {'x'.join(map(str, shape)) or '()'}"
@@ -268,16 +266,26 @@ def _read_npy(f: IO[bytes], shown: str, name: str, budget: _Budget) -> np.ndarra
             shape, fortran, dtype = fmt.read_array_header_2_0(f)
         else:
             raise ValueError(f"unknown .npy version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError) as e:
-        raise SpecError(f"weights: {shown}, array {name!r}: not a .npy array ({e})") from None
-    dt = np.dtype(dtype)
+    except SpecError:
+        raise
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, MemoryError, RecursionError):
+        # numpy's messages quote the bytes it found: say what is wrong, never what is there.
+        raise SpecError(
+            f"weights: {shown}, array {name!r}: not a .npy array (no valid .npy magic and header)"
+        ) from None
+    try:
+        dt = np.dtype(dtype)
+        shape = tuple(int(k) for k in shape)
+    except (TypeError, ValueError):
+        raise SpecError(
+            f"weights: {shown}, array {name!r}: not a .npy array (bad header)"
+        ) from None
     key = dt.newbyteorder("<").str if dt.byteorder == ">" else dt.str
     if key not in _NPY_DTYPES and dt.str not in (">f2", ">f4", ">f8"):
         raise SpecError(
             f"weights: {shown}, array {name!r}: expected float16, bfloat16, float32 or float64, "
-            f"found {dt}"
+            f"found {str(dt)[:40]}"
         )
-    shape = tuple(int(k) for k in shape)
     _check_shape(shown, name, shape)
     budget.take(name, shape)
     count = int(np.prod(shape))
@@ -288,19 +296,25 @@ def _read_npy(f: IO[bytes], shown: str, name: str, budget: _Budget) -> np.ndarra
     return _finite(shown, name, a.astype(np.float64))
 
 
-def _read_npz(path: Path, shown: str, wanted: set[str] | None) -> tuple[dict[str, np.ndarray], int]:
+def _read_npz(
+    path: Path, shown: str, wanted: set[str] | None, roots: tuple[str, ...] | None = None
+) -> tuple[dict[str, np.ndarray], int]:
     budget = _Budget(shown)
     out: dict[str, np.ndarray] = {}
-    with _open_regular(path, shown) as raw:
+    with _open(path, shown, roots) as raw:
         try:
             z = zipfile.ZipFile(raw)
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise SpecError(f"weights: {shown}: not a .npz archive ({e})") from None
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+            raise SpecError(
+                f"weights: {shown}: not a .npz archive (no valid zip directory)"
+            ) from None
         with z:
-            for info in z.infolist():
+            members = z.infolist()
+            _check_archive(shown, members, wanted)
+            for info in members:
                 if not info.filename.endswith(".npy"):
                     raise SpecError(
-                        f"weights: {shown}: expected only .npy members, found {info.filename!r}"
+                        f"weights: {shown}: expected only .npy members, found {info.filename[:80]!r}"
                     )
                 name = info.filename[:-4]
                 if wanted is not None and name not in wanted:
@@ -308,36 +322,83 @@ def _read_npz(path: Path, shown: str, wanted: set[str] | None) -> tuple[dict[str
                 try:
                     with z.open(info) as f:
                         out[name] = _read_npy(f, shown, name, budget)  # type: ignore[arg-type]
-                except (zipfile.BadZipFile, OSError, EOFError) as e:
-                    raise SpecError(f"weights: {shown}, array {name!r}: unreadable ({e})") from None
+                except SpecError:
+                    raise
+                except (
+                    zipfile.BadZipFile,
+                    OSError,
+                    EOFError,
+                    ValueError,
+                    NotImplementedError,
+                    RuntimeError,
+                ) as e:
+                    why = "encrypted" if isinstance(e, RuntimeError) else "a damaged member"
+                    raise SpecError(
+                        f"weights: {shown}, array {name!r}: unreadable ({why})"
+                    ) from None
     return out, budget.total
 
 
-def _read_npy_file(path: Path, shown: str) -> tuple[dict[str, np.ndarray], int]:
+def _check_archive(shown: str, members: list[zipfile.ZipInfo], wanted: set[str] | None) -> None:
+    """Refuse an archive by what its directory declares, before anything is decompressed.
+
+    Python's reader never inflates a member past its declared size, so the
+    declared sizes bound the work: at most :data:`MAX_WEIGHTS_BYTES` in all, and
+    at most :data:`MAX_ZIP_INFLATED` for members compressed more than
+    :data:`MAX_ZIP_RATIO` to one (real weights barely compress; a zip bomb does).
+    """
+    if len(members) > 100_000:
+        raise SpecError(
+            f"weights: {shown}: expected at most 100,000 arrays, found {len(members):,}"
+        )
+    chosen = [m for m in members if wanted is None or m.filename.removesuffix(".npy") in wanted]
+    inflated = sum(m.file_size for m in chosen)
+    packed = sum(m.compress_size for m in chosen)
+    if inflated > MAX_WEIGHTS_BYTES:
+        raise SpecError(
+            f"weights: {shown}: the archive's arrays would take {files.size_text(inflated)} "
+            f"once decompressed; the limit is {files.size_text(MAX_WEIGHTS_BYTES)}"
+        )
+    if inflated > MAX_ZIP_INFLATED and inflated > MAX_ZIP_RATIO * max(packed, 1):
+        raise SpecError(
+            f"weights: {shown}: the archive declares {files.size_text(inflated)} of arrays in "
+            f"{files.size_text(packed)} (compressed more than {MAX_ZIP_RATIO} to 1, like a zip "
+            f"bomb); refused unopened (the limit for such archives is "
+            f"{files.size_text(MAX_ZIP_INFLATED)} decompressed)"
+        )
+
+
+def _read_npy_file(
+    path: Path, shown: str, roots: tuple[str, ...] | None = None
+) -> tuple[dict[str, np.ndarray], int]:
     budget = _Budget(shown)
-    name = path.stem
-    with _open_regular(path, shown) as f:
+    name = Path(shown).stem or path.stem
+    with _open(path, shown, roots) as f:
         return {name: _read_npy(f, shown, name, budget)}, budget.total
 
 
 def _read_safetensors(
-    path: Path, shown: str, wanted: set[str] | None
+    path: Path, shown: str, wanted: set[str] | None, roots: tuple[str, ...] | None = None
 ) -> tuple[dict[str, np.ndarray], int]:
     budget = _Budget(shown)
     out: dict[str, np.ndarray] = {}
-    with _open_regular(path, shown) as f:
-        size = os.fstat(f.fileno()).st_size
+    with _open(path, shown, roots) as f:
+        size = f.seek(0, 2)
+        f.seek(0)
         head = f.read(8)
         if len(head) != 8:
             raise SpecError(f"weights: {shown}: not a .safetensors file (shorter than 8 bytes)")
         (n,) = struct.unpack("<Q", head)
         if n > MAX_HEADER_BYTES or 8 + n > size:
-            raise SpecError(f"weights: {shown}: not a .safetensors file (header length {n})")
+            raise SpecError(
+                f"weights: {shown}: not a .safetensors file (its header length does not fit the "
+                f"file; at most {files.size_text(MAX_HEADER_BYTES)})"
+            )
         try:
             header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise SpecError(
-                f"weights: {shown}: the .safetensors header is not JSON ({e})"
+                f"weights: {shown}: the .safetensors header is not UTF-8 JSON"
             ) from None
         if not isinstance(header, dict):
             raise SpecError(f"weights: {shown}: the .safetensors header is not a JSON object")
@@ -387,7 +448,10 @@ def _read_safetensors(
 
 
 def read_weights(
-    path: Path, shown: str, wanted: set[str] | None = None
+    path: Path,
+    shown: str,
+    wanted: set[str] | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> tuple[dict[str, np.ndarray], int]:
     """Read the arrays of a weights file as float64 (exact values).
 
@@ -395,6 +459,7 @@ def read_weights(
         path: The file.
         shown: How messages name it.
         wanted: Names to read (``None``: all).
+        roots: Folders the file must lie in once opened (see :func:`symtf.files.within`).
 
     Returns:
         The arrays by name, and how many entries they have in all.
@@ -402,13 +467,13 @@ def read_weights(
     Raises:
         SpecError: Naming the file (and the array) for anything unreadable, mistyped or too large.
     """
-    suffix = path.suffix.lower()
+    suffix = Path(shown).suffix.lower() or path.suffix.lower()  # the name as written
     if suffix == ".npz":
-        return _read_npz(path, shown, wanted)
+        return _read_npz(path, shown, wanted, roots)
     if suffix == ".npy":
-        return _read_npy_file(path, shown)
+        return _read_npy_file(path, shown, roots)
     if suffix == ".safetensors":
-        return _read_safetensors(path, shown, wanted)
+        return _read_safetensors(path, shown, wanted, roots)
     raise SpecError(
         f"weights: {shown}: expected a .npz, .npy or .safetensors file, found {suffix or 'no suffix'!r}"
     )
@@ -428,11 +493,12 @@ def inject(data: dict[str, Any], raw: Any, name: str) -> None:
         SpecError: Naming the derivation, the weights file and the array.
     """
     file, mapping = _weights_table(raw, name)
-    base = Path(name).parent if name and not name.startswith("<") else Path(".")
-    path = base / file
+    key = "weights.file" if isinstance(raw, dict) else "weights"
+    # Relative to the derivation's folder, and inside it (or a --allow-path folder).
+    path, roots = files.within(file, files.folder_of(name), key)
     shown = file
     wanted = set(mapping.values()) if mapping else None
-    arrays, total = read_weights(path, shown, wanted)
+    arrays, total = read_weights(path, shown, wanted, roots)
     if mapping:
         missing = [f for f in mapping.values() if f not in arrays]
         if missing:

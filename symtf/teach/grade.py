@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from symtf import files
 from symtf.checking.compare import Evaluator, classify
 from symtf.checking.diagnose import (
     _overlaps,
@@ -40,7 +41,7 @@ from symtf.checking.diagnose import (
 )
 from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
-from symtf.spec import Derivation, load
+from symtf.spec import MAX_FILE_BYTES, Derivation, loads
 from symtf.trace import Trace
 
 GOOD = ("exact", "rounded")
@@ -132,21 +133,22 @@ class GradeResult:
 # ----------------------------------------------------------------------------- reading
 
 
+#: Largest key or answer file, in bytes (the derivation's own cap).
+MAX_ANSWER_BYTES = MAX_FILE_BYTES
+
+
 def _read_toml(path: Path, what: str) -> dict[str, Any]:
+    text = files.read_text(path, MAX_ANSWER_BYTES, name=str(path), what=what)
+    return _parse_toml(text, path)
+
+
+def _parse_toml(text: str, path: Path) -> dict[str, Any]:
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
-    if len(raw) > 2_000_000:
-        raise SpecError(f"{path}: expected a {what} of at most 2,000,000 bytes, found {len(raw)}")
-    try:
-        return tomllib.loads(raw.decode("utf-8"), parse_float=toml_float)
-    except UnicodeDecodeError as e:
-        raise SpecError(
-            f"{path}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
-        ) from None
+        return tomllib.loads(text, parse_float=toml_float)
     except ValueError as e:
         raise SpecError(f"{path}: not valid TOML ({e})") from None
+    except RecursionError:
+        raise SpecError(f"{path}: not valid TOML (nested too deeply)") from None
 
 
 def read_key(path: Path) -> tuple[Derivation, list[KeyBlank], dict[str, Any]]:
@@ -155,7 +157,7 @@ def read_key(path: Path) -> tuple[Derivation, list[KeyBlank], dict[str, Any]]:
     Raises:
         SpecError: When the key is malformed, or its derivation is missing or changed.
     """
-    data = _read_toml(path, "key")
+    data = _read_toml(path, "an exercise key")
     if data.get("symtf_key") != 1:
         raise SpecError(
             f"{path}: symtf_key: expected 1 (a key written by symtf exercise), found {data.get('symtf_key')!r}"
@@ -170,17 +172,25 @@ def read_key(path: Path) -> tuple[Derivation, list[KeyBlank], dict[str, Any]]:
     ):
         raise SpecError(f"{path}: derivation: expected a file name beside the key, found {dname!r}")
     dpath = path.parent / dname
-    try:
-        text = dpath.read_bytes()
-    except OSError as e:
-        raise SpecError(f"{path}: derivation: cannot read {dpath} ({e.strerror or e})") from None
+    try:  # beside the key, for real: a link out of the key's folder is refused
+        real, roots = files.within(dname, files.folder_of(path), "derivation")
+    except SpecError as e:
+        raise SpecError(f"{path}: {e}") from None
+    # Read once, capped like any derivation; the digest and the parse see the same bytes.
+    text = files.read_bytes(real, MAX_FILE_BYTES, name=str(dpath), what="a derivation", roots=roots)
     digest = data.get("sha256")
     if digest != hashlib.sha256(text).hexdigest():
         raise SpecError(
             f"{path}: sha256: {dpath} is not the derivation this key was written for "
             "(it was changed after symtf exercise wrote the key)"
         )
-    d = load(dpath)
+    try:
+        source = text.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(
+            f"{dpath}: expected UTF-8 text, found an undecodable byte at offset {e.start}"
+        ) from None
+    d = loads(source, str(dpath))
     blanks_raw = data.get("blanks")
     if not isinstance(blanks_raw, list) or not all(isinstance(b, dict) for b in blanks_raw):
         raise SpecError(f"{path}: blanks: expected an array of tables ([[blanks]])")
@@ -232,7 +242,7 @@ def read_answers(path: Path, blanks: list[KeyBlank]) -> tuple[str, dict[str, Pri
     Raises:
         SpecError: For an unknown blank name or an answer that is not a plain decimal.
     """
-    data = _read_toml(path, "answer file")
+    data = _read_toml(path, "an answer file")
     student = data.get("student", "")
     if not isinstance(student, str):
         raise SpecError(f"{path}: student: expected a string, found {type(student).__name__}")

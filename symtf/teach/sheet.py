@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from symtf.renderers.html import head
 from symtf.renderers.latex import escape, standalone
 from symtf.spec import Derivation
 from symtf.teach.exercise import (
@@ -494,9 +495,7 @@ border-radius:4px;overflow-x:auto}
 
 def _page(title: str, body: str) -> str:
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f'<!DOCTYPE html>\n<html lang="en">\n{head(title, _CSS)}\n<body>\n'
         f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n"
     )
 

@@ -39,10 +39,12 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq
 
+from symtf import files
 from symtf.certify import decimal_string
 from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
+from symtf.renderers.safe import line
 from symtf.spec import Derivation, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
@@ -53,6 +55,8 @@ MAX_FORMULA_CHARS = 300
 MAX_FORMULA_OPS = 400
 #: Entries followed when no ``--claims`` are given.
 DEFAULT_ENTRIES = 12
+#: Most printed entries ``--claims`` may ask to follow (each costs a certified root search).
+MAX_ENTRIES = 200
 #: Most claims drawn (one panel each) in the plot.
 MAX_PANELS = 8
 #: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
@@ -509,7 +513,7 @@ def _choose(
     claims = {c.label: c for c in d.claims}
     if labels is not None:
         chosen = []
-        for lab in labels:
+        for lab in dict.fromkeys(labels):  # a label named twice is followed once
             if lab not in claims:
                 import difflib
 
@@ -534,6 +538,11 @@ def _choose(
             if labels is None and (p.is_neg_inf or sym not in backend.user_symbols(e)):
                 continue
             out.append((c.label, c.step, ij, p))
+            if len(out) > MAX_ENTRIES:
+                raise WhatIfError(
+                    f"--claims: the claims named print more than {MAX_ENTRIES} entries; "
+                    f"whatif follows at most {MAX_ENTRIES} (name fewer claims)"
+                )
         if labels is None and len(out) >= DEFAULT_ENTRIES:
             break
     return out[:DEFAULT_ENTRIES] if labels is None else out
@@ -592,10 +601,10 @@ def whatif(
         o.samples = _samples(dual, e, lo, hi, points)
         outputs.append(o)
     result = WhatIf(str(path), d0.title, w, lo, hi, outputs, [])
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        result.plots = _plot(result, out)
-        (out / "whatif.json").write_text(render_json(result), encoding="utf-8")
+    if out is not None:  # the plots and the JSON appear together, or not at all
+        with files.OutputFolder(out) as folder:
+            result.plots = _plot(result, folder)
+            folder.write_text("whatif.json", render_json(result))
     return result
 
 
@@ -641,7 +650,7 @@ def _samples(
     return out
 
 
-def _plot(r: WhatIf, out: Path) -> list[str]:
+def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
     try:
         import matplotlib
 
@@ -669,22 +678,33 @@ def _plot(r: WhatIf, out: Path) -> list[str]:
             for ol, _, _, oh in o.intervals:
                 ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
         ax.axvline(a0, color="gray", linestyle="--", linewidth=1)
-        ax.set_title(f"{label} ({outs[0].step})", fontsize=10)
+        # Labels are text from the file: no mathtext ($…$), no control characters in the SVG.
+        ax.set_title(f"{line(label)} ({outs[0].step})", fontsize=10, parse_math=False)
         ax.set_xlabel(
-            f"{name}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
+            f"{line(name)}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
             fontsize=8,
+            parse_math=False,
         )
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    files = []
-    for ext in ("png", "svg"):
-        p = out / f"whatif.{ext}"
-        fig.savefig(
-            p, dpi=120 if ext == "png" else None, metadata={"Date": None} if ext == "svg" else None
-        )
-        files.append(str(p))
-    plt.close(fig)
-    return files
+    written = []
+    try:
+        for ext in ("png", "svg"):
+            name = f"whatif.{ext}"
+            try:
+                fig.savefig(
+                    out.path(name),
+                    dpi=120 if ext == "png" else None,
+                    metadata={"Date": None} if ext == "svg" else None,
+                )
+            except OSError as e:
+                raise files.OutputError(
+                    f"{out.final(name)}: cannot write the file ({e.strerror or e})"
+                ) from None
+            written.append(str(out.final(name)))
+    finally:
+        plt.close(fig)
+    return written
 
 
 def _dec(q: Fraction, digits: int = 10, *, up: bool = False) -> str:
