@@ -218,15 +218,31 @@ class OpenMin(_Open, sympy.Min):
 
 
 def compare_ball(x: arb, b: Fraction) -> int | None:
-    """Three-way comparison of a ball with a rational: -1, 0, 1, or ``None`` if undecided."""
+    """Three-way comparison of a ball with a rational: -1, 0, 1, or ``None`` if undecided.
+
+    flint compares with a rational by rounding it to the working precision: at the default
+    53 bits a 17-digit boundary such as ``0.4929313592373927`` becomes a ball wider than the
+    gap to a value known to 128 bits. The comparison runs at the ball's own accuracy (plus a
+    margin), so a finer ball is never left undecided by the rounding of the boundary.
+    """
     q = to_fmpq(b)
-    if x > q:
-        return 1
-    if x < q:
-        return -1
-    if x.is_exact() and x == q:
-        return 0
+    with ctx.workprec(_comparison_bits(x)):
+        if x > q:
+            return 1
+        if x < q:
+            return -1
+        if x.is_exact() and x == q:
+            return 0
     return None
+
+
+def _comparison_bits(x: arb) -> int:
+    """Working precision that represents a rational at least as finely as ``x`` is known."""
+    if not x.is_finite():
+        return ctx.prec
+    man, _ = x.mid().man_exp()
+    accuracy = x.rel_accuracy_bits() if x.rad() != 0 else 0
+    return max(ctx.prec, min(max(int(man).bit_length(), accuracy), 2 * MAX_BITS) + 64)
 
 
 def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:

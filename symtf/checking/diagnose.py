@@ -227,7 +227,9 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             if own_key not in replays:
                 replays[own_key] = (
                     _Replay(d, _Override(printed, c.step, also=pieces)),
-                    _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)),
+                    _Replay(
+                        d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)
+                    ),
                 )
             f = _replay_one(
                 c, replays[own_key], trace, printed, status, d, own, relevant, also=pieces
@@ -408,12 +410,11 @@ def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: a
 
 
 def _overlaps(x: arb, p: Printed) -> bool:
+    from symtf.certify import compare_ball
     from symtf.numbers import rounding_interval
 
     iv = rounding_interval(p)
-    lo = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
-    hi = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
-    return not (x < lo or x > hi)
+    return not (compare_ball(x, iv.lo) == -1 or compare_ball(x, iv.hi) == 1)
 
 
 def _find_relevant(
@@ -443,7 +444,9 @@ def _find_relevant(
             for ab, pp in sorted(printed[s].items()):
                 if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(128)
+                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(
+                    128
+                )
                 if t is None:
                     continue
                 v = t.value(c.step)[c.index]

@@ -569,9 +569,16 @@ def along(xp: Any, x: Tensor, axis: int, fn: Callable[[list[Scalar]], list[Scala
 
 
 def softmax(xp: Any, x: Tensor, axis: int = -1) -> Tensor:
-    """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0."""
+    """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0.
+
+    A backend that models how a framework computes it (a floating-point format, which
+    may shift by the maximum first) provides ``softmax_row`` and is asked instead.
+    """
+    framework = getattr(xp, "softmax_row", None)
 
     def one(vs: list[Scalar]) -> list[Scalar]:
+        if framework is not None:
+            return framework(vs)
         es = [xp.exp(v) for v in vs]
         total = _total(xp, es)
         xp.require_nonzero(total, "the softmax denominator (every entry is −∞)")
