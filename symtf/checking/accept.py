@@ -172,12 +172,13 @@ def _repr_text(x: Fraction, fmt: Any) -> str:
     return f"{body}e{'-' if k < 0 else '+'}{abs(k):02d}"
 
 
-def accept(d: Any, results: list[Any]) -> list[Any]:
+def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
     """Apply the file's ``computed_in`` and ``rounded_inputs`` to slips and wrong numbers.
 
     Args:
         d: The derivation.
         results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
+        ev: The derivation's evaluator (resolves the references of displayed lines).
 
     Returns:
         The results with each explained entry re-classified (others unchanged).
@@ -193,6 +194,9 @@ def accept(d: Any, results: list[Any]) -> list[Any]:
     for r in results:
         c = r.claim
         fmt = getattr(c, "computed_in", None) or d.computed_in
+        if c.expression is not None and fmt is not None and ev is not None:
+            out.append(_line(r, d, fmt, ev))
+            continue
         if (fmt is None and not d.rounded_inputs) or c.step is None or c.reduce is not None:
             out.append(r)
             continue
@@ -326,6 +330,87 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         )
     why = f"{ch.explanation}; {'; '.join(parts)}{sim_note}"
     return dataclasses.replace(ch, explanation=why, extra=extra)
+
+
+def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
+    """A displayed line computed in ``fmt`` as written: each slip or wrong value of it that
+    the format's certified range, or a numpy run of the line in that format, prints."""
+    from symtf.checking.displayed import _resolver
+    from symtf.checking.floatsim import (
+        FORMATS,
+        FormatBallBackend,
+        FormatSimBackend,
+        float_line,
+        line_entries,
+        simulated_print,
+    )
+    from symtf.errors import ExpressionError, SymtfError, Undecided
+    from symtf.latexmath import parse as parse_expression
+
+    claim = result.claim
+    if not any(ch.verdict in FAILING for ch in result.checks):
+        return result
+    try:
+        parsed = parse_expression(claim.expression, where=claim.where)
+        resolve = _resolver(ev.exact_trace(), d, ev, claim)
+        with FormatBallBackend(fmt) as xp:
+            balls = [getattr(b, "b", b) for b in line_entries(float_line(parsed, resolve, xp))]
+        sims = line_entries(float_line(parsed, resolve, FormatSimBackend(fmt)))
+    except (SymtfError, ExpressionError, Undecided, TypeError, ValueError, ZeroDivisionError):
+        return result
+    printed = [p for row in claim.printed for p in row]
+    if not (len(balls) == len(sims) == len(printed) == len(result.checks)):
+        return result
+    checks = []
+    for ch, p, b, v in zip(result.checks, printed, balls, sims, strict=True):
+        if ch.verdict not in FAILING or p.is_infinite or p.is_fraction:
+            checks.append(ch)
+            continue
+        extra = dict(ch.extra)
+        digits = p.decimals + 3
+        lo, hi = _outward(b, digits) if b.is_finite() else ("-inf", "inf")
+        x = arb(fmpq(*_ratio(float(v)))) if _finite(v) else None
+        text = _repr_text(Fraction(float(v)), FORMATS[fmt]) if x is not None else str(v)
+        how = simulated_print(float(v), p, FORMATS[fmt]) if x is not None else None
+        exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
+        extra.update(enclosure=[lo, hi], simulated=text)
+        if how is not None and b.contains(x):
+            extra["accepted_by"] = "computed_in"
+            why = (
+                f"computed in {fmt} as written, the line gives {text} (a numpy {fmt} run), and "
+                f"{p.text} is {how}; every {fmt} evaluation of it lies in [{lo}, {hi}] "
+                f"(certified){exact_note}"
+            )
+            checks.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
+        elif _meets(b, p, claim.rounding):
+            extra["accepted_by"] = "computed_in"
+            why = (
+                f"computed in {fmt} as written, the line lies in [{lo}, {hi}] (certified), and "
+                f"{p.text} is a correct rounding of part of that range; a numpy {fmt} run gives "
+                f"{text}{exact_note}"
+            )
+            checks.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
+        else:
+            why = (
+                f"{ch.explanation}; computed in {fmt} as written, the line lies in [{lo}, {hi}] "
+                f"(certified), which does not print as {p.text}; a numpy {fmt} run gives {text}"
+            )
+            checks.append(dataclasses.replace(ch, explanation=why, extra=extra))
+    return dataclasses.replace(result, checks=tuple(checks))
+
+
+def _finite(v: Any) -> bool:
+    import math
+
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _ratio(f: float) -> tuple[int, int]:
+    q = Fraction(f)
+    return q.numerator, q.denominator
 
 
 def _printing_run(

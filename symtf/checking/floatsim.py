@@ -961,3 +961,130 @@ __all__ = [
     "simulate",
     "simulated_print",
 ]
+
+
+# ----------------------------------------------------------------------------- displayed lines
+
+
+def float_line(parsed: Any, resolve: Any, xp: Any) -> Any:
+    """A displayed line (:mod:`symtf.expr`) computed in a format, as written.
+
+    Each literal is stored in the format, each operation rounds (``xp`` is a
+    :class:`FormatBallBackend`, whose scalars enclose every result, or a
+    :class:`FormatSimBackend`, which computes one). References are resolved exactly by
+    ``resolve`` and stored once. Returns a scalar, or rows (lists) of scalars.
+
+    Raises:
+        Undecided: A sign that cannot be decided in balls (``max``, ``relu``).
+        TypeError: A construct a float line does not cover.
+    """
+    from symtf import syntax as sx
+
+    def value(node: Any) -> Any:
+        if isinstance(node, sx.Literal):
+            return xp.const(Fraction(node.text))
+        if isinstance(node, sx.Unary):
+            v = value(node.operand)
+            return v if node.op == "+" else each(v, lambda a: -a)
+        if isinstance(node, sx.Chain):
+            out = value(node.first)
+            for link in node.rest:
+                out = binary(link.op, out, value(link.node))
+            return out
+        if isinstance(node, sx.Power):
+            base, exponent = node.base, value(node.exponent)
+            if _is_e(base):
+                return each(exponent, xp.exp)
+            return each(value(base), lambda a: a**exponent)
+        if isinstance(node, sx.Transpose):
+            v = value(node.operand)
+            return [list(r) for r in zip(*v, strict=True)] if isinstance(v, list) else v
+        if isinstance(node, sx.Call):
+            return call(node.name, [value(a) for a in node.args])
+        if isinstance(node, sx.Brackets):
+            items = [value(i) for i in node.items]
+            if all(not isinstance(i, list) for i in items):
+                return [items]
+            return [r for i in items for r in i]
+        name = type(node).__name__
+        if name == "Superscript":
+            return xp.const(Fraction(node.value))
+        if name == "Constant":
+            return xp.const(sympy.E if node.name == "e" else sympy.pi)
+        if name == "Reference":
+            return stored(resolve(node.name, node.index))
+        raise TypeError(f"a float line has no {name}")
+
+    def stored(v: Any) -> Any:
+        if isinstance(v, sympy.MatrixBase):
+            return [[xp.const(e) for e in v.row(i)] for i in range(v.rows)]
+        return xp.const(v)
+
+    def each(v: Any, f: Callable[[Any], Any]) -> Any:
+        return [[f(a) for a in r] for r in v] if isinstance(v, list) else f(v)
+
+    def both(a: Any, b: Any, f: Callable[[Any, Any], Any]) -> Any:
+        if isinstance(a, list) and isinstance(b, list):
+            return [
+                [f(x, y) for x, y in zip(ra, rb, strict=True)] for ra, rb in zip(a, b, strict=True)
+            ]
+        if isinstance(a, list):
+            return each(a, lambda x: f(x, b))
+        if isinstance(b, list):
+            return each(b, lambda y: f(a, y))
+        return f(a, b)
+
+    def matmul(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
+        out = []
+        for ra in a:
+            row = []
+            for j in range(len(b[0])):
+                total = ra[0] * b[0][j]
+                for k in range(1, len(ra)):
+                    total = total + ra[k] * b[k][j]
+                row.append(total)
+            out.append(row)
+        return out
+
+    def binary(op: str, a: Any, b: Any) -> Any:
+        if op == "+":
+            return both(a, b, lambda x, y: x + y)
+        if op == "-":
+            return both(a, b, lambda x, y: x - y)
+        if op == "/":
+            return both(a, b, lambda x, y: x / y)
+        if op == "∘":
+            return both(a, b, lambda x, y: x * y)
+        if isinstance(a, list) and isinstance(b, list):
+            return matmul(a, b)
+        return both(a, b, lambda x, y: x * y)
+
+    def call(name: str, args: list[Any]) -> Any:
+        fns = {"sqrt": xp.sqrt, "exp": xp.exp, "ln": xp.log, "abs": xp.abs, "relu": xp.relu}
+        if name in fns:
+            return each(args[0], fns[name])
+        if name == "log":
+            v = each(args[0], xp.log)
+            return v if len(args) == 1 else both(v, xp.log(args[1]), lambda x, y: x / y)
+        items = [x for a in args for x in line_entries(a)]
+        if name == "sum":
+            total = items[0]
+            for x in items[1:]:
+                total = total + x
+            return total
+        best = items[0]
+        for x in items[1:]:
+            d = xp.sign(x - best)
+            if (name == "max" and d > 0) or (name == "min" and d < 0):
+                best = x
+        return best
+
+    def _is_e(node: Any) -> bool:
+        return type(node).__name__ == "Constant" and node.name == "e"
+
+    return value(parsed.root)
+
+
+def line_entries(v: Any) -> list[Any]:
+    """The values of :func:`float_line`'s result, row-major."""
+    return [x for r in v for x in r] if isinstance(v, list) else [v]
