@@ -836,8 +836,14 @@ def sinusoidal(xp: Any, n: int, d: int, base: Any = 10000) -> Tensor:
     return Tensor((n, d), out)
 
 
-def rope(xp: Any, x: Tensor, angles: Tensor) -> Tensor:
-    """Rotate pairs ``(2i, 2i+1)`` of row ``t`` by ``angles[t, i]``: ``(..., n, d), (n, d/2) -> (..., n, d)``."""
+def rope(
+    xp: Any, x: Tensor, angles: Tensor, cos: Tensor | None = None, sin: Tensor | None = None
+) -> Tensor:
+    """Rotate pairs ``(2i, 2i+1)`` of row ``t`` by ``angles[t, i]``: ``(..., n, d), (n, d/2) -> (..., n, d)``.
+
+    ``cos`` and ``sin``, when given, are the tables of ``cos(angles)`` and ``sin(angles)``
+    to rotate with (an article's printed tables), in place of computing them.
+    """
     _check(x.ndim >= 2, f"rope needs (..., n, d), found {_shape(x.shape)}")
     n, d = x.shape[-2:]
     _check(d % 2 == 0, f"rope needs an even width, found {d}")
@@ -845,7 +851,18 @@ def rope(xp: Any, x: Tensor, angles: Tensor) -> Tensor:
         angles.shape == (n, d // 2),
         f"angles of shape {_shape(angles.shape)} do not fit x of shape {_shape(x.shape)}: expected {_shape((n, d // 2))}",
     )
-    cs = [(xp.cos(a), xp.sin(a)) for a in angles.data]
+    for table, what in ((cos, "cos"), (sin, "sin")):
+        _check(
+            table is None or table.size == angles.size,
+            f"a {what} table of shape {_shape(table.shape) if table is not None else ''} does not fit angles of shape {_shape(angles.shape)}",
+        )
+    cs = [
+        (
+            xp.cos(a) if cos is None else cos.data[k],
+            xp.sin(a) if sin is None else sin.data[k],
+        )
+        for k, a in enumerate(angles.data)
+    ]
     out = list(x.data)
     for idx in all_indices(x.shape[:-1]):
         t = idx[-1]

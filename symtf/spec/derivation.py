@@ -168,6 +168,9 @@ class Derivation:
     rewrites: tuple[tuple[str, str], ...] = ()
     #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.spec.toml_lines.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    #: Inputs written with a decimal point, by the name ``rounded_inputs`` would give them
+    #: (symtf.checking.causes asks whether their rounding explains an off number).
+    written_inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -443,7 +446,34 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         computed_in,
         rounded_inputs,
         draft,
+        written_inputs=_written_inputs(model_raw, model, tensors, name),
     )
+
+
+def _written_inputs(
+    model_raw: Any, model: Model, tensors: tuple[Any, ...], name: str
+) -> dict[str, Any]:
+    """Every input written with a decimal point (what ``rounded_inputs`` could name), for the
+    diagnosis: a model input as its :class:`~symtf.rounded.RoundedInput`, a given tensor as ``None``."""
+    from symtf.rounded import half_width, parse_rounded_inputs
+
+    out: dict[str, Any] = {}
+    if isinstance(model_raw, dict) and model.architecture in ("decoder", "attention", "none"):
+        try:
+            inputs, _ = parse_rounded_inputs(True, model_raw, model, name)
+        except SpecError:
+            inputs = None
+        for n, item in (inputs or {}).items():
+            if any(h for row in item.half for h in row):
+                out[n] = item
+    for g in tensors:
+        if (
+            not g.rounded
+            and any(half_width(t) for t in g.texts)
+            and all(v.is_Rational or v.is_infinite for v in g.values)
+        ):
+            out[g.name] = None
+    return out
 
 
 def _is_word(v: Any) -> bool:

@@ -91,7 +91,7 @@ OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
     "bce": (("p", "y"), 2, False),
     "mse": (("a", "b"), 2, False),
     "sinusoidal": (("n", "d", "base"), 2, False),
-    "rope": (("x", "angles"), 2, False),
+    "rope": (("x", "angles", "cos", "sin"), 2, False),
     "where": (("cond", "a", "b"), 3, False),
     "zeros": (("shape",), 1, True),
     "ones": (("shape",), 1, True),
@@ -271,7 +271,7 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
         rows = _rows_text(raw)
         if not rows:
             raise SpecError(f"{where}: expected entries, found none")
-        if len(rows) == 1 and len(rows[0]) == 1 and "\n" not in raw.strip():
+        if len(rows) == 1 and len(rows[0]) == 1 and "\n" not in raw:
             return _build(name, (), rows[0], rounded, where)  # "1.2": a scalar, like 1.2
         for i, r in enumerate(rows):
             if len(r) != len(rows[0]):
