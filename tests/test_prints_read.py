@@ -393,3 +393,34 @@ printed = "1 0"
         SpecError, match=r"W_O: expected a 4x2 matrix, found 2x4; this is the transpose"
     ):
         spec.loads(text)
+
+
+def test_explain_keeps_the_exponent_of_a_tiny_entry(tmp_path: Path) -> None:
+    import mpmath
+
+    with mpmath.workdps(30):
+        tiny = mpmath.exp(-(10**9)) / (mpmath.exp(-(10**9)) + 1 + mpmath.exp(0.5))
+        exponent = int(mpmath.floor(mpmath.log10(tiny)))
+        mantissa = str(mpmath.floor(tiny / mpmath.mpf(10) ** exponent * 10**4) / 10**4)[:6]
+    text = """title = "tiny"
+[tensors]
+x = ["-1e9", "0", "0.5"]
+[steps]
+p = "softmax(x)"
+[[claims]]
+label = "p"
+step = "p"
+printed = "0.000 0.378 0.622"
+"""
+    f = tmp_path / "tiny.toml"
+    f.write_text(text)
+    r = subprocess.run(
+        [sys.executable, "-m", "symtf", "explain", str(f), "p"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.strip().startswith("= [")]
+    assert f"[{mantissa}…×10^({exponent})" in rows[-1], rows  # p's row, after x's
