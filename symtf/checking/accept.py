@@ -374,21 +374,21 @@ def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
         how = simulated_print(float(v), p, FORMATS[fmt]) if x is not None else None
         exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
         extra.update(enclosure=[lo, hi], simulated=text)
+        why = None
         if how is not None and b.contains(x):
-            extra["accepted_by"] = "computed_in"
             why = (
                 f"computed in {fmt} as written, the line gives {text} (a numpy {fmt} run), and "
                 f"{p.text} is {how}; every {fmt} evaluation of it lies in [{lo}, {hi}] "
                 f"(certified){exact_note}"
             )
-            checks.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
         elif _meets(b, p, claim.rounding):
-            extra["accepted_by"] = "computed_in"
             why = (
                 f"computed in {fmt} as written, the line lies in [{lo}, {hi}] (certified), and "
                 f"{p.text} is a correct rounding of part of that range; a numpy {fmt} run gives "
                 f"{text}{exact_note}"
             )
+        if why is not None:
+            extra["accepted_by"] = "computed_in"
             checks.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
         else:
             why = (

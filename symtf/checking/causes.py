@@ -65,7 +65,9 @@ class Cause:
 # ----------------------------------------------------------------------------- the step's table
 
 
-def _exact(ev: Evaluator, step: str) -> slips.Exact:
+def exact_balls(ev: Evaluator, step: str) -> slips.Exact:
+    """The exact value of any entry of ``step`` as a 128-bit certified ball (cached), for
+    :mod:`symtf.checking.slips`; ``None`` where it cannot be enclosed."""
     cache: dict[Index, arb | None] = {}
 
     def exact(idx: Index) -> arb | None:
@@ -93,15 +95,10 @@ def table_causes(
     result: ClaimResult, checks: Iterable[Check], ev: Evaluator, trace: Trace
 ) -> list[Cause]:
     """Slips of a claim's whole table: truncated throughout, swapped rows or columns, transposed."""
-    step = result.claim.step
-    assert step is not None
-    shape = trace.shape(step)
-    checks = [c for c in checks if c.index is not None]
-    if shape is None or not checks:
+    table = _table(result, checks, ev, trace)
+    if table is None:
         return []
-    exact = _exact(ev, step)
-    own = _claim_printed(result)
-    texts = _texts(result)
+    _, shape, checks, exact, own, texts = table
     # truncated throughout: every off entry truncates to its print and none was rounded up
     cut = [
         slips.truncation(own[tuple(c.index)], exact(tuple(c.index)), texts.get(tuple(c.index)))
@@ -136,15 +133,10 @@ def entry_causes(
         trace: The exact trace (shapes).
         printed: Every printed entry of every step (:func:`symtf.checking.diagnose.printed_values`).
     """
-    step = result.claim.step
-    assert step is not None
-    shape = trace.shape(step)
-    checks = [c for c in checks if c.index is not None]
-    if shape is None or not checks:
+    table = _table(result, checks, ev, trace)
+    if table is None:
         return []
-    exact = _exact(ev, step)
-    own = _claim_printed(result)
-    texts = _texts(result)
+    step, shape, checks, exact, own, texts = table
     everything = {tuple(k): v for k, v in printed.get(step, {}).items()}
     everything.update(own)
     out = []
@@ -157,6 +149,22 @@ def entry_causes(
         if s is not None:
             out.append(Cause(s.cause, (idx,), s.text, extra={"slip": s.detail} if s.detail else {}))
     return out
+
+
+def _table(
+    result: ClaimResult, checks: Iterable[Check], ev: Evaluator, trace: Trace
+) -> (
+    tuple[str, tuple[int, ...], list[Check], slips.Exact, dict[Index, Printed], dict[Index, str]]
+    | None
+):
+    """A step claim's step, shape, off checks, exact balls, printed entries and exact texts."""
+    step = result.claim.step
+    assert step is not None
+    shape = trace.shape(step)
+    off = [c for c in checks if c.index is not None]
+    if shape is None or not off:
+        return None
+    return step, shape, off, exact_balls(ev, step), _claim_printed(result), _texts(result)
 
 
 def _texts(result: ClaimResult) -> dict[Index, str]:
@@ -603,6 +611,7 @@ __all__ = [
     "contradicted_inputs",
     "entries_text",
     "entry_causes",
+    "exact_balls",
     "line_slip",
     "replay_derivation",
     "replay_trace",

@@ -164,20 +164,9 @@ class _Replay(Evaluator):
 
 def _upstream_printed(trace: Trace, step: str, printed: dict[str, Any]) -> list[str]:
     """Printed steps reached walking back from ``step`` (stopping at each printed one)."""
-    out: list[str] = []
-    seen = {step}
-    frontier = list(trace[step].inputs)
-    while frontier:
-        s = frontier.pop()
-        if s in seen or s not in trace:
-            continue
-        seen.add(s)
-        if s in printed:
-            out.append(s)
-        else:
-            frontier.extend(trace[s].inputs)
-    order = list(trace)
-    return sorted(out, key=order.index)
+    from symtf.checking.causes import upstream_printed
+
+    return upstream_printed(trace, step, printed)
 
 
 def _downstream(trace: Trace, roots: Iterable[str]) -> set[str]:

@@ -518,15 +518,14 @@ def _row_match(row: _Row, trace: Any, lineage: dict[str, int]) -> tuple[str, int
 def _prints_as(e: Any, lit: sx.Literal, sign: int, trace: Any) -> bool:
     if e.is_infinite or "e" in lit.text.lower():
         return False
+    from symtf.checking.slips import prints_as
+
     decimals = len(lit.text.partition(".")[2])
-    value = Fraction(lit.text) * sign
-    iv = rounding_interval(Printed(lit.text, value, decimals))
     try:
         b = trace.backend.ball(e, PRECISIONS[0])
     except (Undecided, TypeError):
         return False
-    lo, hi = compare_ball(b, iv.lo), compare_ball(b, iv.hi)
-    return lo is not None and hi is not None and lo >= 0 and hi <= 0
+    return prints_as(b, Printed(lit.text, Fraction(lit.text) * sign, decimals))
 
 
 def _anchored(

@@ -484,15 +484,16 @@ def _is_word(v: Any) -> bool:
 
 
 def _words(raw: Any, where: str) -> tuple[str, ...]:
-    """A step file's ``vocab``: the words a claim on a score vector or an argmax may print."""
+    """A ``vocab``: the model's tokens, or a step file's words a claim on a score vector or an
+    argmax may print."""
     if raw is None:
         return ()
     if not isinstance(raw, list) or not all(isinstance(t, str) and t for t in raw):
         raise SpecError(f"{where}: expected an array of non-empty strings, found {_kind(raw)}")
     if len(set(raw)) != len(raw):
-        raise SpecError(f"{where}: expected distinct words, found a repeated one")
+        raise SpecError(f"{where}: expected distinct tokens, found a repeated one")
     if len(raw) > 5000:
-        raise SpecError(f"{where}: expected at most 5000 words, found {len(raw)}")
+        raise SpecError(f"{where}: expected at most 5000 tokens, found {len(raw)}")
     return tuple(raw)
 
 
@@ -556,13 +557,7 @@ def _model(r: _Reader, name: str) -> Model:
     scale = None if scale_raw is None else _cell(scale_raw, f"{w}.scale", symbols=True)
     if scale is not None and scale == 0:
         raise SpecError(f"{w}.scale: expected a non-zero divisor, found 0")
-    vocab = r.get("vocab", [])
-    if not isinstance(vocab, list) or not all(isinstance(t, str) and t for t in vocab):
-        raise SpecError(f"{w}.vocab: expected an array of non-empty strings, found {_kind(vocab)}")
-    if len(set(vocab)) != len(vocab):
-        raise SpecError(f"{w}.vocab: expected distinct tokens, found a repeated one")
-    if len(vocab) > 5000:
-        raise SpecError(f"{w}.vocab: expected at most 5000 tokens, found {len(vocab)}")
+    vocab = list(_words(r.get("vocab", []), f"{w}.vocab"))
     V = len(vocab)
     if arch == "decoder":
         if not vocab:

@@ -422,17 +422,9 @@ def _follows(
 
 def _step_exact(ev: Evaluator, step: str) -> Any:
     """The exact value of any entry of ``step`` as a certified ball (for symtf.checking.slips)."""
-    cache: dict[tuple[int, ...], Any] = {}
+    from symtf.checking.causes import exact_balls
 
-    def exact(idx: tuple[int, ...]) -> Any:
-        if idx not in cache:
-            try:
-                cache[idx] = ev.entry(step, *idx).ball(128)
-            except (SymtfError, IndexError, TypeError):
-                cache[idx] = None
-        return cache[idx]
-
-    return exact
+    return exact_balls(ev, step)
 
 
 def _table_slips(
