@@ -250,7 +250,7 @@ def parse_rounded_inputs(
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 shown = ", ".join(known[:6]) + (", …" if len(known) > 6 else "")
                 raise SpecError(
-                    f"{where}: expected names of this file's inputs ({shown or 'none'}), "
+                    f"{where}: expected input names of this file ({shown or 'none'}), "
                     f"found {n!r}{hint}"
                 )
     else:
