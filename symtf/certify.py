@@ -14,8 +14,10 @@ that straddles the other operand; :func:`compare_ball` makes that three-way.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
+import time
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -218,15 +220,31 @@ class OpenMin(_Open, sympy.Min):
 
 
 def compare_ball(x: arb, b: Fraction) -> int | None:
-    """Three-way comparison of a ball with a rational: -1, 0, 1, or ``None`` if undecided."""
+    """Three-way comparison of a ball with a rational: -1, 0, 1, or ``None`` if undecided.
+
+    flint compares with a rational by rounding it to the working precision: at the default
+    53 bits a 17-digit boundary such as ``0.4929313592373927`` becomes a ball wider than the
+    gap to a value known to 128 bits. The comparison runs at the ball's own accuracy (plus a
+    margin), so a finer ball is never left undecided by the rounding of the boundary.
+    """
     q = to_fmpq(b)
-    if x > q:
-        return 1
-    if x < q:
-        return -1
-    if x.is_exact() and x == q:
-        return 0
+    with ctx.workprec(_comparison_bits(x)):
+        if x > q:
+            return 1
+        if x < q:
+            return -1
+        if x.is_exact() and x == q:
+            return 0
     return None
+
+
+def _comparison_bits(x: arb) -> int:
+    """Working precision that represents a rational at least as finely as ``x`` is known."""
+    if not x.is_finite():
+        return ctx.prec
+    man, _ = x.mid().man_exp()
+    accuracy = x.rel_accuracy_bits() if x.rad() != 0 else 0
+    return max(ctx.prec, min(max(int(man).bit_length(), accuracy), 2 * MAX_BITS) + 64)
 
 
 def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
@@ -239,21 +257,24 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
     if exact is not None:
         closed = exact.closed_form(expr, MAX_EXACT_OPS)
         if closed is None:
-            return False
+            # too large written out: the zero may be an identity of the node's own small
+            # expression, whatever its inputs' values (cos 2x − cos²x + sin²x)
+            return node_identity_zero(expr, exact)
         expr = closed
     if expr.is_Rational:
         return expr == 0
     if sympy.count_ops(expr) > MAX_EXACT_OPS:
         return False
     try:
-        return _algebra_zero(expr)
+        return _zero(expr) or _zero_by_identities(expr)
     except (OverflowError, ValueError):
         # Coefficients beyond what the polynomial code can hold (exp(10^60 x) gives
         # FLINT's "exponent too large"): no cheap proof, which is not a disproof.
         return False
 
 
-def _algebra_zero(expr: sympy.Expr) -> bool:
+def _zero(expr: sympy.Expr) -> bool:
+    """The cheap zero tests: expansion, cancellation, trigonometry, logarithms, radicals."""
     for transform in (sympy.expand, lambda t: sympy.cancel(sympy.together(t))):
         if transform(expr) == 0:
             return True
@@ -266,6 +287,120 @@ def _algebra_zero(expr: sympy.Expr) -> bool:
         # with mpmath (minutes); it only helps with square roots anyway.
         return False
     return sympy.radsimp(expr) == 0 or sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0
+
+
+#: Wall-clock seconds SymPy's identity rewrites (``expand_log``, ``trigsimp``) may take
+#: on one value before the zero test gives up (never a verdict: only a proof or nothing).
+IDENTITY_SECONDS = 1.0
+#: Levels of node definitions written out around a value for :func:`node_identity_zero`.
+MAX_IDENTITY_LEVELS = 4
+
+
+class _Capped(Exception):
+    """Raised inside :func:`_time_cap` when its seconds are up."""
+
+
+@contextlib.contextmanager
+def _time_cap(seconds: float) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` (with :class:`_Capped`), keeping any outer timer.
+
+    Uses ``SIGALRM``; where it is not available (another thread, Windows) the block runs
+    uncapped, bounded only by the size limits of its callers. An outer ``--timeout`` timer
+    that would fire first is left to fire.
+    """
+    import threading
+
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+    left, _ = signal.getitimer(signal.ITIMER_REAL)
+    if left and left <= seconds:
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise _Capped
+
+    start = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if left:  # the outer budget, less the time spent here
+            signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - start), 1e-3))
+
+
+def _zero_by_identities(expr: sympy.Expr) -> bool:
+    """``ln a + ln b − ln ab`` and trigonometric identities, by SymPy's own rewrites.
+
+    ``expand_log`` (which splits ``ln(ab)`` only for positive ``a``, ``b``) and
+    ``trigsimp``, each under :data:`IDENTITY_SECONDS`; ``True`` only when one gives 0.
+    """
+    has_log = any(isinstance(a, sympy.log) for a in sympy.preorder_traversal(expr))
+    if not has_log and not _has_trig(expr):
+        return False
+    try:
+        with _time_cap(IDENTITY_SECONDS):
+            if has_log:
+                logs = sympy.expand(sympy.expand_log(expr, force=False))
+                if logs == 0 or _zero(logs):
+                    return True
+            if _has_trig(expr) and sympy.expand(sympy.trigsimp(expr)) == 0:
+                return True
+    except (_Capped, RecursionError, ValueError, TypeError, NotImplementedError):
+        return False
+    return False
+
+
+def node_identity_zero(expr: sympy.Expr, exact: Any) -> bool:
+    """Whether a value is 0 by an identity of its nodes' small expressions.
+
+    The node definitions around ``expr`` are written out one level at a time (at most
+    :data:`MAX_IDENTITY_LEVELS`); the nodes still unexpanded become free real symbols,
+    positive or negative where their certified ball says so. A zero proved for every
+    value of those symbols (``cos 2x − cos²x + sin²x`` for any real ``x``; ``ln(ab) −
+    ln a − ln b`` for positive ``a``, ``b``) is a zero of the value. ``False`` means not
+    proved, never a verdict.
+    """
+    defs = getattr(exact, "defs", None)
+    if not defs:
+        return False
+    e = expr
+    for level in range(MAX_IDENTITY_LEVELS + 1):
+        nodes = [s for s in e.free_symbols if s in defs]
+        if not nodes:
+            return False  # written out whole it was too large: nothing smaller to try
+        if level:
+            e = e.xreplace({s: defs[s] for s in nodes})
+            nodes = [s for s in e.free_symbols if s in defs]
+        if sympy.count_ops(e) > MAX_EXACT_OPS:
+            return False
+        generic = e.xreplace({s: _opaque(s, exact) for s in nodes})
+        try:
+            if _zero(generic) or _zero_by_identities(generic):
+                return True
+        except (TypeError, ValueError, RecursionError, Undecided):
+            continue
+    return False
+
+
+def _opaque(s: sympy.Symbol, exact: Any) -> sympy.Dummy:
+    """A free real symbol for a node, with the sign its certified ball proves."""
+    try:
+        b = exact.ball(s, PRECISIONS[0])
+    except (Undecided, TypeError, ValueError):
+        return sympy.Dummy(real=True)
+    if b > 0:
+        return sympy.Dummy(positive=True)
+    if b < 0:
+        return sympy.Dummy(negative=True)
+    return sympy.Dummy(real=True)
 
 
 _TRIG = (sympy.sin, sympy.cos, sympy.tan)

@@ -297,6 +297,11 @@ def parse_printed(text: str, *, where: str = "printed") -> Printed:
     if not isinstance(text, str):
         raise SpecError(f"{where}: expected the printed value as a string, found {text!r}")
     s = _normalise(text)
+    grouped = s.replace(GROUPING, ",")
+    if GROUPING in s and _THOUSANDS.match(grouped):  # 163,009,536 (digits grouped by three)
+        return replace(parse_printed(s.replace(GROUPING, ""), where=where), text=grouped)
+    if _THOUSANDS.match(s):
+        return replace(parse_printed(s.replace(",", ""), where=where), text=s)
     _check_length(s, where)
     check_ascii(s, where)
     bare = s.replace(" ", "").lower()
@@ -439,6 +444,13 @@ _REPR_TAIL = re.compile(
 )
 #: Deepest nesting of a pasted array (leading dimensions of size 1 are dropped).
 MAX_REPR_DEPTH = 8
+_REPR_SCALAR = re.compile(
+    r"^(?:<tf\.Tensor:[^()]*?numpy=)?\s*"
+    r"(?:(?:torch\.)?tensor|(?:np\.|numpy\.)?(?:array|float(?:16|32|64)|bfloat16)|tf\.Tensor)"
+    r"\(\s*([^\s,()\[\]]+)\s*"
+    r"(?:,\s*(?:shape|dtype|device|requires_grad|grad_fn)\s*=\s*(?:\([^()]*\)|<[^<>]*>|[\w.:']+)\s*)*"
+    r"\)\s*>?$"
+)
 
 
 def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
@@ -459,6 +471,9 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
             3-D arrays, and text around the array that is not part of a repr.
     """
     body = text.strip()
+    scalar = _REPR_SCALAR.match(body)
+    if scalar is not None:  # a 0-d print: tensor(0.0430), np.float64(0.25), tf.Tensor(1.5, …)
+        return [[scalar.group(1)]], True
     if "[" not in body or not (body.startswith("[") or _REPR_HEAD.match(body[: body.index("[")])):
         if "..." in body or "…" in body:
             raise SpecError(_ELIDED.format(where=where))
@@ -469,7 +484,8 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
     if "..." in body or "…" in body:
         raise SpecError(_ELIDED.format(where=where))
     head = body[: body.index("[")]
-    is_repr = bool(head.strip()) or "dtype" in body
+    # numpy's print form separates entries by spaces only: its entries are shortened too
+    is_repr = bool(head.strip()) or "dtype" in body or "," not in body
     stack: list[list] = [[]]
     token = ""
     end = None
@@ -479,7 +495,8 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
                 raise SpecError(f"{where}: expected ',' or ']' before '[', found {token!r}")
             if len(stack) > MAX_REPR_DEPTH:
                 raise SpecError(
-                    f"{where}: expected an array of at most 2 dimensions, found deeper nesting"
+                    f"{where}: expected an array of at most {MAX_REPR_DEPTH} dimensions, "
+                    "found deeper nesting"
                 )
             new: list = []
             stack[-1].append(new)
@@ -511,15 +528,30 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
     tree = stack[0][0]
     while isinstance(tree, list) and len(tree) == 1 and isinstance(tree[0], list):
         tree = tree[0]  # a batch of one
-    if all(isinstance(x, str) for x in tree):
-        rows = [tree]
-    elif all(isinstance(r, list) and all(isinstance(x, str) for x in r) for r in tree):
-        rows = tree
-    else:
-        raise SpecError(f"{where}: expected an array of at most 2 dimensions, found deeper nesting")
+    rows = _last_axis_rows(tree, where)
     if not rows or not rows[0]:
         raise SpecError(f"{where}: expected printed values, found an empty array")
     return rows, is_repr
+
+
+def _last_axis_rows(tree: Any, where: str) -> list[list[str]]:
+    """The rows of a nested print along its last axis, in row-major order (3-D, 4-D: the
+    2-D slices one after the other, as :func:`symtf.checking.claims.selection_nd` reads
+    them)."""
+
+    def shape(t: Any) -> tuple[int, ...]:
+        if isinstance(t, str):
+            return ()
+        inner = {shape(x) for x in t}
+        if len(inner) != 1:
+            raise SpecError(f"{where}: expected a regular array, found ragged nesting")
+        return (len(t), *inner.pop())
+
+    def rows(t: list[Any]) -> list[list[str]]:
+        return [t] if all(isinstance(x, str) for x in t) else [r for x in t for r in rows(x)]
+
+    shape(tree)
+    return rows(tree)
 
 
 _ELIDED = (
@@ -541,6 +573,76 @@ def _int_text(n: int) -> str:
 
 
 # ----------------------------------------------------------------------------- pasted matrices
+
+_THOUSANDS = re.compile(r"^([+\-−]?)([0-9]{1,3}(?:,[0-9]{3})+)(\.[0-9]+)?$")
+
+
+#: Stands for a digit-grouping comma inside one cell while a table is split at commas.
+GROUPING = "_"
+
+
+def protect_thousands_separators(text: str) -> str:
+    """``163,009,536`` kept as one cell: commas that group digits by three are not separators.
+
+    Only a whole token (between spaces) of one to three digits followed by groups of three
+    reads so; ``0.5,0.25`` and Python's ``[1, 234]`` keep their commas. The grouping
+    commas become :data:`GROUPING`, which :func:`parse_printed` reads back.
+    """
+    out = []
+    for token in re.split(r"(\s+)", text):
+        m = _THOUSANDS.match(token)
+        out.append(token.replace(",", GROUPING) if m else token)
+    return "".join(out)
+
+
+def is_label(cell: str) -> bool:
+    """Whether a table cell is a label (``I``, ``(query→)``, ``Birds``), not a number.
+
+    A label holds a letter or a sign no number has (an arrow, a colon, brackets); a cell
+    of digits, signs, points and exponents is a number, or a typo that must be reported
+    (``0.4.9``), never dropped. ``inf``, ``∞`` and ``nan`` are not labels.
+    """
+    bare = cell.strip().lower().lstrip("+-−")
+    if bare in ("inf", "infinity", "∞", "nan", "\\infty") or not bare:
+        return False
+    if re.fullmatch(r"[0-9.eE+\-−%/_,]+", bare):  # _ and ,: digits grouped by three
+        return False
+    if any(unicodedata.category(ch) == "Nd" for ch in cell if ord(ch) > 127):
+        return False  # a non-ASCII digit: check_ascii names it
+    return any(ch.isalpha() or not (ch.isdigit() or ch in ".+-−%/_,") for ch in bare)
+
+
+def strip_labels(rows: list[list[str]], where: str) -> list[list[str]]:
+    """A pasted table without its header row(s) and leading row labels.
+
+    ``(query→)  I  love`` over ``I 1.0 0.0`` and ``love 0.496 0.504`` reads as the
+    numbers alone. Rows of labels only are headers; a row's leading labels are its
+    label. A label anywhere else is an error that says so.
+
+    Raises:
+        SpecError: For a label among the numbers, or a table with no numbers.
+    """
+    rows = [[c for c in r if c not in ("|", "||")] for r in rows]
+    body = [r for r in rows if r and not all(is_label(c) or set(c) <= set("-:=") for c in r)]
+    out = []
+    for r in body:
+        k = 0
+        while k < len(r) and is_label(r[k]):
+            k += 1
+        rest = r[k:]
+        for c in rest:
+            if is_label(c):
+                raise SpecError(
+                    f"{where}: expected a printed number, found the label {c!r} among the numbers "
+                    "(a table's header row and row labels are read only before the numbers)"
+                )
+        out.append(rest)
+    if not out or not any(out):
+        first = next((c for r in rows for c in r if is_label(c)), None)
+        found = f"only labels such as {first!r}" if first else "none"
+        raise SpecError(f"{where}: expected printed values, found {found}")
+    return out
+
 
 _LATEX_ENV = re.compile(r"\\(begin|end)\{(b|p|v|V)?(matrix|array)\}(\{[^}]*\})?")
 

@@ -215,37 +215,52 @@ def model_inputs(raw_model: Mapping[str, Any], model: Any) -> dict[str, tuple[An
     return out
 
 
-def parse_rounded_inputs(value: Any, raw_model: Any, model: Any, name: str) -> RoundedInputs | None:
+def parse_rounded_inputs(
+    value: Any, raw_model: Any, model: Any, name: str, tensors: Sequence[str] = ()
+) -> tuple[RoundedInputs | None, frozenset[str]]:
     """Read the file's ``rounded_inputs`` (``true`` or an array of input names).
 
+    Args:
+        tensors: The names of the file's given tensors (``[tensors]``), which may be
+            named too (``true`` marks them all).
+
+    Returns:
+        The model's inputs known to their printed precision, and the given tensors named.
+
     Raises:
-        SpecError: For a value that is not ``true``/``false`` or an array of known names.
+        SpecError: For a value that is not ``true``/``false`` or an array of known names
+            (an unknown name gets the closest known ones).
     """
     if value is None or value is False:
-        return None
+        return None, frozenset()
     where = f"{name}: rounded_inputs"
     if model.architecture == "encoder-decoder":
         raise SpecError(f"{where}: not available for encoder-decoder models yet")
-    if not isinstance(raw_model, Mapping):
-        return None
-    inputs = model_inputs(raw_model, model)
+    inputs = model_inputs(raw_model, model) if isinstance(raw_model, Mapping) else {}
+    known = [*inputs, *tensors]
     if value is True:
-        names = list(inputs)
+        names = list(known)
     elif isinstance(value, list) and all(isinstance(x, str) for x in value):
         names = list(dict.fromkeys(value))
         for n in names:
-            if n not in inputs:
+            if n not in known:
                 import difflib
 
-                close = difflib.get_close_matches(n, list(inputs), n=3)
+                close = difflib.get_close_matches(n, known, n=3)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
+                shown = ", ".join(known[:6]) + (", …" if len(known) > 6 else "")
                 raise SpecError(
-                    f"{where}: expected input names of this model (like embed, l0.h0.W_Q), found {n!r}{hint}"
+                    f"{where}: expected input names of this file ({shown or 'none'}), "
+                    f"found {n!r}{hint}"
                 )
     else:
         from symtf.numbers import toml_kind as _kind
 
         raise SpecError(f"{where}: expected true or an array of input names, found {_kind(value)}")
+    given = frozenset(n for n in names if n in tensors and n not in inputs)
+    names = [n for n in names if n in inputs]
+    if not names:
+        return None, given
     out = []
     for n in names:
         raw, values = inputs[n]
@@ -256,7 +271,7 @@ def parse_rounded_inputs(value: Any, raw_model: Any, model: Any, name: str) -> R
             tuple(e.half[j][i] for j in range(len(e.half))) for i in range(len(e.half[0]))
         )
         out.append(RoundedInput("unembed", model.unembed, half_t))
-    return RoundedInputs(out)
+    return RoundedInputs(out), given
 
 
 class RoundedBallBackend(BallBackend):

@@ -48,6 +48,8 @@ class Trace(Mapping[str, Step]):
     def __init__(self, steps: list[Step], backend: Any) -> None:
         self._steps = {s.name: s for s in steps}
         self.backend = backend
+        #: The true shape of each user step (a 0-D step is recorded as 1×1, a 1-D one as a row).
+        self.true_shapes: dict[str, tuple[int, ...]] = {}
 
     def __getitem__(self, name: str) -> Step:
         return self._steps[name]
@@ -71,6 +73,10 @@ class Trace(Mapping[str, Step]):
         if isinstance(nd, int) and nd > 2 and not hasattr(v, "__array__"):
             return v.shape  # an N-D step (symtf.tensor.Tensor)
         return self.backend.shape(v)
+
+    def true_shape(self, name: str) -> tuple[int, ...] | None:
+        """The step's shape as written: ``()`` for a scalar, ``(n,)`` for a vector."""
+        return self.true_shapes.get(name, self.shape(name))
 
     def _repr_latex_(self) -> str:
         from symtf.renderers.latex import trace_latex

@@ -104,7 +104,7 @@ def _at(tensor: Any, index: list[int]) -> Any:
 
 def _reference_entry(stem: str, check: dict[str, Any], claim: dict[str, Any]) -> Any:
     value = ref.evaluate(stem)[check["step"]]
-    index = list(check["index"])
+    index = list(check["index"] or [])  # a scalar step's check has no index
     lead = list(claim.get("at", []))
     depth = 0
     probe = value

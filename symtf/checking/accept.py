@@ -32,7 +32,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 
@@ -46,7 +46,10 @@ def _fraction(x: arb) -> Fraction:
 
 def _outward(x: arb, decimals: int) -> tuple[str, str]:
     """``x``'s ends as decimals rounded outward at ``decimals`` places."""
-    lo, hi = _fraction(x.lower()), _fraction(x.upper())
+    from symtf.certify import _comparison_bits
+
+    with ctx.workprec(_comparison_bits(x)):  # the ends as finely as the ball is known
+        lo, hi = _fraction(x.lower()), _fraction(x.upper())
     step = Fraction(1, 10**decimals)
     lo_r = (lo / step).__floor__() * step
     hi_r = -((-hi / step).__floor__()) * step
@@ -55,14 +58,15 @@ def _outward(x: arb, decimals: int) -> tuple[str, str]:
 
 def _meets(x: arb, p: Printed, mode: str) -> bool | None:
     """Whether the ball ``x`` meets the rounding interval of ``p`` (``None``: no ball)."""
+    from symtf.certify import compare_ball
+
     if x is None or not x.is_finite():
         return None
     iv = rounding_interval(p, "half-up" if mode == "any" else mode)
-    lo = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
-    hi = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
-    below_hi = x.lower() < hi or (iv.hi_closed and not (x.lower() > hi))
-    above_lo = x.upper() > lo or (iv.lo_closed and not (x.upper() < lo))
-    return bool(below_hi and above_lo)
+    # certified: the ball lies wholly below the interval's low end or wholly above its high
+    # end; a ball that only touches an open end counts as meeting it (the enclosure is an
+    # over-approximation either way)
+    return not (compare_ball(x, iv.lo) == -1 or compare_ball(x, iv.hi) == 1)
 
 
 class _Enclosures:
@@ -113,36 +117,68 @@ class _Enclosures:
                     self._enc["base"] = None
         return self._enc["base"]
 
-    def simulated(self, fmt: str) -> Any:
-        if fmt not in self._sim:
+    def run_step_enclosure(self, fmt: str, softmax: str, step: str) -> Any:
+        """The format's result for ``step`` computed from a numpy run's own inputs."""
+        key = (f"{fmt}:{softmax}", step)
+        if key not in self._step:
+            from symtf.checking.floatsim import enclose_step
+
+            sim = self.simulated(fmt, softmax)
+            self._step[key] = None if sim is None else enclose_step(self.d, fmt, step, sim)
+        return self._step[key]
+
+    def simulated(self, fmt: str, softmax: str = "shifted") -> Any:
+        """A numpy run in ``fmt`` (softmax max-shifted, or textbook), computed once."""
+        key = f"{fmt}:{softmax}"
+        if key not in self._sim:
             from symtf.checking.floatsim import simulate
 
-            self._sim[fmt] = simulate(self.d, fmt)
-        return self._sim[fmt]
+            self._sim[key] = simulate(self.d, fmt, softmax)
+        return self._sim[key]
 
 
-def _sim_value(sim: Any, step: str, index: tuple[int, ...]) -> tuple[str, Fraction] | None:
-    """The simulated entry as printed by numpy, and its exact binary value."""
-    import math
+def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction] | None:
+    """The simulated entry as its shortest repr in the format, and its exact binary value."""
+    from symtf.checking.floatsim import FORMATS, _float_value
 
     if sim is None or step not in sim:
         return None
     try:
-        v = sim.value(step)[tuple(index)]
-        f = float(v)
+        v = sim.value(step)[idx]
     except (IndexError, TypeError, ValueError):
         return None
-    if not math.isfinite(f):
+    x = _float_value(v)
+    if x is None:
         return None
-    return str(v), Fraction(f)
+    fmt = getattr(sim.backend, "fmt", FORMATS["float64"])
+    return _repr_text(x, fmt), x
 
 
-def accept(d: Any, results: list[Any]) -> list[Any]:
+def _repr_text(x: Fraction, fmt: Any) -> str:
+    """``x`` written with its shortest round-trip digits, as Python and numpy print a scalar."""
+    from symtf.checking.floatsim import shortest_repr
+    from symtf.numbers import decade
+
+    if fmt.name == "float64":
+        return repr(float(x))
+    value, digits = shortest_repr(x, fmt)
+    if value == 0:
+        return "0.0"
+    k = decade(abs(value))
+    if -5 <= k < 16:
+        text = format_fixed(value, max(digits - 1 - k, 0))
+        return text if "." in text else text + ".0"
+    body = format_fixed(value / Fraction(10) ** k, digits - 1)
+    return f"{body}e{'-' if k < 0 else '+'}{abs(k):02d}"
+
+
+def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
     """Apply the file's ``computed_in`` and ``rounded_inputs`` to slips and wrong numbers.
 
     Args:
         d: The derivation.
         results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
+        ev: The derivation's evaluator (resolves the references of displayed lines).
 
     Returns:
         The results with each explained entry re-classified (others unchanged).
@@ -158,6 +194,9 @@ def accept(d: Any, results: list[Any]) -> list[Any]:
     for r in results:
         c = r.claim
         fmt = getattr(c, "computed_in", None) or d.computed_in
+        if c.expression is not None and fmt is not None and ev is not None:
+            out.append(_line(r, d, fmt, ev))
+            continue
         if (fmt is None and not d.rounded_inputs) or c.step is None or c.reduce is not None:
             out.append(r)
             continue
@@ -210,18 +249,20 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     """Re-classify one slip or wrong entry under the file's settings.
 
     With ``computed_in``: accepted when the print is a correct rounding of part of what
-    the format gives for this step from its inputs; ``undecided`` when only the
-    worst-case bound over the whole float computation reaches it; otherwise flagged,
-    with both ranges and a numpy run in that format. With rounded inputs alone: the
-    range over the inputs' rounding intervals decides.
+    the format gives for this step from its inputs, or when a numpy run of the whole
+    computation in that format prints it (its shortest round-trip repr, or its digits at
+    the printed precision) and that run's value lies in the certified range of every
+    result of the format; ``undecided`` when only that worst-case range reaches it;
+    otherwise flagged, with both ranges and the numpy run. With rounded inputs alone:
+    the range over the inputs' rounding intervals decides.
     """
     p = _printed_of(claim, ch.printed)
     if p is None or p.is_neg_inf or p.is_fraction:
         return ch
-    step, index = ch.step, tuple(ch.index)
+    step, idx = ch.step, tuple(ch.index)
     setting, by = _setting(d, fmt)
-    chain = _entry(encs.enclosure(fmt), step, index)
-    local = _entry(encs.step_enclosure(fmt, step), step, index) if fmt is not None else chain
+    chain = _entry(encs.enclosure(fmt), step, idx)
+    local = _entry(encs.step_enclosure(fmt, step), step, idx) if fmt is not None else chain
     if chain is None and local is None:
         return dataclasses.replace(
             ch,
@@ -230,11 +271,12 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     digits = p.decimals + 3
     extra = dict(ch.extra)
     sim_note = ""
+    sim = None
     if fmt is not None:
-        sim = _sim_value(encs.simulated(fmt), step, index)
+        sim = _sim_value(encs.simulated(fmt), step, idx)
         if sim is not None:
             extra["simulated"] = sim[0]
-            prints = format_fixed(round_exact(sim[1], p.decimals, "half-up"), p.decimals)
+            prints = p.format(round_exact(sim[1], p.decimals, "half-up"))
             sim_note = f"; a numpy {fmt} run gives {sim[0]}, which prints as {prints}"
     exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
     from_inputs = " from its inputs" if fmt is not None else ""
@@ -244,6 +286,26 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         why = (
             f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is "
             f"a correct rounding of part of that range{sim_note}{exact_note}"
+        )
+        return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
+    run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
+    if run is not None:
+        text, how, own = run
+        extra.update(accepted_by=by, simulated=text)
+        if own is None:
+            clo, chi = _outward(chain, digits)
+            extra["enclosure_whole"] = [clo, chi]
+            where = f"that value lies in [{clo}, {chi}], the certified range of every {fmt} result of the computation"
+        else:
+            olo, ohi = _outward(own, digits)
+            extra["enclosure"] = [olo, ohi]
+            where = (
+                f"computed in {fmt} from that run's own inputs, this step lies in [{olo}, {ohi}] "
+                "(certified), which holds it"
+            )
+        why = (
+            f"{setting}: a numpy {fmt} run of the whole computation gives {text}, and {p.text} is "
+            f"{how}; {where}{exact_note}"
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     parts = []
@@ -270,6 +332,124 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         )
     why = f"{ch.explanation}; {'; '.join(parts)}{sim_note}"
     return dataclasses.replace(ch, explanation=why, extra=extra)
+
+
+def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
+    """A displayed line computed in ``fmt`` as written: each slip or wrong value of it that
+    the format's certified range, or a numpy run of the line in that format, prints."""
+    from symtf.checking.displayed import _resolver
+    from symtf.checking.floatsim import (
+        FORMATS,
+        FormatBallBackend,
+        FormatSimBackend,
+        float_line,
+        line_entries,
+        simulated_print,
+    )
+    from symtf.errors import ExpressionError, SymtfError, Undecided
+    from symtf.latexmath import parse as parse_expression
+
+    claim = result.claim
+    if not any(ch.verdict in FAILING for ch in result.checks):
+        return result
+    try:
+        parsed = parse_expression(claim.expression, where=claim.where)
+        resolve = _resolver(ev.exact_trace(), d, ev, claim)
+        with FormatBallBackend(fmt) as xp:
+            balls = [getattr(b, "b", b) for b in line_entries(float_line(parsed, resolve, xp))]
+        sims = line_entries(float_line(parsed, resolve, FormatSimBackend(fmt)))
+    except (SymtfError, ExpressionError, Undecided, TypeError, ValueError, ZeroDivisionError):
+        return result
+    printed = [p for row in claim.printed for p in row]
+    if not (len(balls) == len(sims) == len(printed) == len(result.checks)):
+        return result
+    checks = []
+    for ch, p, b, v in zip(result.checks, printed, balls, sims, strict=True):
+        if ch.verdict not in FAILING or p.is_infinite or p.is_fraction:
+            checks.append(ch)
+            continue
+        extra = dict(ch.extra)
+        digits = p.decimals + 3
+        lo, hi = _outward(b, digits) if b.is_finite() else ("-inf", "inf")
+        x = arb(fmpq(*_ratio(float(v)))) if _finite(v) else None
+        text = _repr_text(Fraction(float(v)), FORMATS[fmt]) if x is not None else str(v)
+        how = simulated_print(float(v), p, FORMATS[fmt]) if x is not None else None
+        exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
+        extra.update(enclosure=[lo, hi], simulated=text)
+        why = None
+        if how is not None and b.contains(x):
+            why = (
+                f"computed in {fmt} as written, the line gives {text} (a numpy {fmt} run), and "
+                f"{p.text} is {how}; every {fmt} evaluation of it lies in [{lo}, {hi}] "
+                f"(certified){exact_note}"
+            )
+        elif _meets(b, p, claim.rounding):
+            why = (
+                f"computed in {fmt} as written, the line lies in [{lo}, {hi}] (certified), and "
+                f"{p.text} is a correct rounding of part of that range; a numpy {fmt} run gives "
+                f"{text}{exact_note}"
+            )
+        if why is not None:
+            extra["accepted_by"] = "computed_in"
+            checks.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
+        else:
+            why = (
+                f"{ch.explanation}; computed in {fmt} as written, the line lies in [{lo}, {hi}] "
+                f"(certified), which does not print as {p.text}; a numpy {fmt} run gives {text}"
+            )
+            checks.append(dataclasses.replace(ch, explanation=why, extra=extra))
+    return dataclasses.replace(result, checks=tuple(checks))
+
+
+def _finite(v: Any) -> bool:
+    import math
+
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _ratio(f: float) -> tuple[int, int]:
+    q = Fraction(f)
+    return q.numerator, q.denominator
+
+
+def _printing_run(
+    encs: _Enclosures,
+    fmt: str,
+    step: str,
+    idx: tuple[int, ...],
+    p: Printed,
+    chain: arb | None,
+) -> tuple[str, str, arb | None] | None:
+    """A numpy run in ``fmt`` that prints ``p``, inside a certified range of the format.
+
+    The range is ``chain`` (every result of the whole computation) or, when that does
+    not hold the run's value, the step computed in ``fmt`` from the run's own inputs.
+    Returns the run's value (its shortest repr), how it gives ``p`` and the step's range
+    (``None`` when ``chain`` held it), or ``None``. The softmax is tried max-shifted (as
+    frameworks compute it) and textbook.
+    """
+    from symtf.checking.floatsim import FORMATS, simulated_print
+
+    for softmax in ("shifted", "textbook"):
+        sim = _sim_value(encs.simulated(fmt, softmax), step, idx)
+        if sim is None:
+            continue
+        text, x = sim
+        how = simulated_print(x, p, FORMATS[fmt])
+        if how is None:
+            continue
+        point = arb(fmpq(x.numerator, x.denominator))
+        if chain is not None and chain.is_finite() and chain.contains(point):
+            return text, how, None
+        # no certified range over the whole computation holds it (the worst case of a
+        # short format compounds past it): certify the last step from the run's own inputs
+        own = _entry(encs.run_step_enclosure(fmt, softmax, step), step, idx)
+        if own is not None and own.is_finite() and own.contains(point):
+            return text, how, own
+    return None
 
 
 __all__ = ["accept"]

@@ -3,7 +3,8 @@
 A 1-D step is recorded as one row, so ``index = [k]`` means entry ``(0, k)``.
 A 3-D/4-D step prints 2-D slices: ``at = [b]`` or ``at = [b, h]`` picks the
 leading indices, then ``row``/``col`` work as for a matrix; ``index`` may give
-all N indices of a single entry.
+all N indices of a single entry. Without any of them the claim prints the whole
+step, its slices' rows one after the other (a pasted 3-D/4-D print).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def selection_nd(claim: Any, shape: tuple[int, ...]) -> list[list[tuple[int, ...
         return [[idx]]
     if len(shape) == 2:
         raise SpecError(f"{where}.at: only a 3-D or 4-D step takes at; {step} has shape {shown}")
+    if at is None and claim.row is None and claim.col is None:
+        # the whole step, as a 3-D/4-D print shows it: each 2-D slice's rows in turn
+        from symtf.tensor import all_indices
+
+        lead = all_indices(shape[:-1])
+        return [[(*r, j) for j in range(shape[-1])] for r in lead]
     if at is None or len(at) != len(shape) - 2:
         raise SpecError(
             f"{where}.at: expected the {len(shape) - 2} leading indices of step {step} of shape {shown} "

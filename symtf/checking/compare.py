@@ -89,7 +89,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
         accept,  # computed_in, rounded_inputs: the article's own setting
     )
 
-    results = accept(derivation, results)
+    results = accept(derivation, results, ev)
     if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
         return _undiagnosed(
             DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact)
@@ -143,7 +143,7 @@ def _step_or_error(claim: Claim, t: Trace) -> str:
 
 def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> list[Check]:
     step = _step_or_error(claim, t)
-    if step == "next_token" or claim.rank is not None:
+    if step == "next_token" or claim.rank is not None or claim.word is not None:
         return [_check_word(claim, ev, step, d)]
     shape = t.shape(step)
     if shape is None:
@@ -180,7 +180,20 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
             )
             return [dataclasses.replace(c, explanation=blocked or why)]
         return [_one(claim, step, None, q, claim.printed[0][0])]
-    return [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
+    true = t.true_shape(step)
+    checks = [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
+    if true is not None and len(true) < 2:  # a vector or a scalar step: its own index
+        checks = [_true_index(c, true) for c in checks]
+    return checks
+
+
+def _true_index(c: Check, true: tuple[int, ...]) -> Check:
+    """``[k]`` for entry ``(0, k)`` of a 1-D step, ``null`` for a scalar: the JSON ``index``."""
+    if c.index is None:
+        return c
+    extra = dict(c.extra)
+    extra["index"] = [c.index[-1]] if len(true) == 1 else None
+    return dataclasses.replace(c, extra=extra)
 
 
 def _one(
@@ -302,13 +315,16 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     vocab = d.model.vocab
     word = claim.word or ""
     if word not in vocab:
-        raise SpecError(f"{claim.where}.printed: expected a word of model.vocab, found {word!r}")
+        where = "model.vocab" if d.model.architecture != "none" else "vocab"
+        raise SpecError(f"{claim.where}.printed: expected a word of {where}, found {word!r}")
     if step == "next_token":
         source = "logits"
         rank = 1
     else:
         source, rank = step, claim.rank or 1
     t = ev.structure()
+    if claim.rank is None and step != "next_token" and t.shape(source) == (1, 1):
+        return _check_id_word(claim, ev, step, vocab)
     n = t.shape(source)[1] if t.shape(source) else 0
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
@@ -355,6 +371,23 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
             return made(claim.label, step, None, word, got, None, "wrong", why)
         seen += len(g)
     raise AssertionError("rank outside the ranking")
+
+
+def _check_id_word(claim: Claim, ev: Evaluator, step: str, vocab: tuple[str, ...]) -> Check:
+    """A word printed for a step that holds one token id (an ``argmax`` of a user step)."""
+    value = ev.exact_trace().value(step)[0, 0]
+    word = claim.word or ""
+    if not (value.is_Integer and 0 <= int(value) < len(vocab)):
+        raise SpecError(
+            f"{claim.where}.printed: {step} holds {value}, not a token id of the vocabulary "
+            f"(0 to {len(vocab) - 1}): print a number, or claim the scores with rank = 1"
+        )
+    got = vocab[int(value)]
+    if got == word:
+        why = f"{step} is token id {int(value)}, {word!r}"
+        return Check(claim.label, step, None, word, got, None, "exact", why)
+    why = f"{step} is token id {int(value)}, {got!r}, not {word!r}"
+    return Check(claim.label, step, None, word, got, None, "wrong", why)
 
 
 def _ordinal(k: int) -> str:

@@ -19,7 +19,6 @@ Three explanations are tried, in this order, for every ``slip`` or ``wrong``:
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -35,7 +34,24 @@ from symtf.spec import Claim, Derivation
 from symtf.tensor import Tensor
 from symtf.trace import Trace
 
-CAUSES = ("propagated-rounding", "inherited", "convention", "unexplained")
+CAUSES = (
+    "propagated-rounding",
+    "inherited",
+    "convention",
+    "rounded-inputs",
+    "truncation",
+    "decimal-shift",
+    "digit-transposition",
+    "sign-flip",
+    "copied-neighbour",
+    "swapped-rows",
+    "swapped-columns",
+    "transposed",
+    "transposed-operand",
+    "unexplained",
+)
+#: Causes that are not a mistake of the article: no root is named for them.
+NOT_MISTAKES = ("propagated-rounding", "rounded-inputs")
 GOOD = ("exact", "rounded")
 
 Entry = tuple[str, int, int]  # (step, i, j)
@@ -148,20 +164,9 @@ class _Replay(Evaluator):
 
 def _upstream_printed(trace: Trace, step: str, printed: dict[str, Any]) -> list[str]:
     """Printed steps reached walking back from ``step`` (stopping at each printed one)."""
-    out: list[str] = []
-    seen = {step}
-    frontier = list(trace[step].inputs)
-    while frontier:
-        s = frontier.pop()
-        if s in seen or s not in trace:
-            continue
-        seen.add(s)
-        if s in printed:
-            out.append(s)
-        else:
-            frontier.extend(trace[s].inputs)
-    order = list(trace)
-    return sorted(out, key=order.index)
+    from symtf.checking.causes import upstream_printed
+
+    return upstream_printed(trace, step, printed)
 
 
 def _downstream(trace: Trace, roots: Iterable[str]) -> set[str]:
@@ -182,6 +187,8 @@ class _Finding:
     explanation: str
     convention: list[str] = dataclasses.field(default_factory=list)
     root: dict[str, Any] | None = None
+    #: Printed input entries a convention for this step alone was not computed from.
+    not_from: list[str] | None = None
 
 
 def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> DerivationReport:
@@ -202,6 +209,10 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         return report
     trace = ev.exact_trace()
     printed = printed_values(d, trace)
+    from symtf.checking.causes import replay_derivation, replay_trace
+
+    d_all, d = d, replay_derivation(d, printed)  # rope() reads the article's cos/sin tables
+    trace_all, trace = trace, replay_trace(trace, d)
     status = _entry_status(report)
     exact_entries = frozenset(e for e, (v, _) in status.items() if v == "exact")
     own = _own_printed(report, trace)
@@ -244,12 +255,27 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             by_claim.setdefault(c.claim, []).append(c)
     claims = {r.claim.label: r for r in report.results}
     variants: dict[tuple[str, str], Evaluator | None] = {}
+    rounded_cache: dict[frozenset[str], Any] = {}
     for label, checks in by_claim.items():
-        f = _search(claims[label], checks, d, ev, trace, variants)
+        # a table printed with a slip (truncated, rows or columns swapped, transposed) is the
+        # simpler reading when a convention would give the same numbers
+        table = _table_cause(claims[label], checks, ev, trace_all)
+        if table is not None:
+            for c in checks:
+                findings[(c.claim, c.index, c.printed)] = table[c.index]
+            continue
+        f = _search(claims[label], checks, d_all, ev, trace_all, variants, printed)
+        if f is not None:
+            for c in checks:
+                findings[(c.claim, c.index, c.printed)] = f
+            continue
+        # a reader's slip, an operand transposed, rounded inputs (symtf.checking.causes)
+        found = _further_causes(claims[label], checks, d_all, ev, trace_all, printed, rounded_cache)
         for c in checks:
-            findings[(c.claim, c.index, c.printed)] = f or _Finding(
+            findings[(c.claim, c.index, c.printed)] = found.get(c.index) or _Finding(
                 "unexplained",
-                "no replay from the printed inputs and no alternative convention reproduces it",
+                "no replay from the printed inputs, no alternative convention and no slip in "
+                "the writing reproduces it",
             )
 
     # roots: an unexplained or convention finding is its own root; an inherited one
@@ -257,7 +283,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     at: dict[Entry, _Finding] = {}
     for c in bad:
         f = findings[(c.claim, c.index, c.printed)]
-        if f.root is None and f.cause != "propagated-rounding":
+        if f.root is None and f.cause not in NOT_MISTAKES:
             f.root = {"claim": c.claim, "step": c.step, "index": list(c.index) if c.index else None}
         if c.index is not None:
             at.setdefault((c.step, *c.index), f)
@@ -276,8 +302,10 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         f = _expression_finding(c)
         if f.cause == "unexplained":
             if c.claim not in searched:
-                searched[c.claim] = _search_expression(claims[c.claim], d, variants)
-            f = searched[c.claim] or f
+                searched[c.claim] = _search_expression(claims[c.claim], d_all, variants)
+            f = searched[c.claim] or _line_slip(c, claims[c.claim].claim, ev, d_all) or f
+        if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
+            f.root = {"claim": c.claim, "step": None, "index": None}
         findings[(c.claim, c.index, c.printed)] = f
 
     results = []
@@ -290,11 +318,68 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
                 continue
             extra = dict(c.extra)
             extra.update(cause=f.cause, convention=f.convention, root=f.root)
+            if f.not_from:
+                extra["not_from"] = f.not_from
             checks.append(
                 dataclasses.replace(c, explanation=f"{c.explanation}; {f.explanation}", extra=extra)
             )
         results.append(ClaimResult(r.claim, tuple(checks)))
     return dataclasses.replace(report, results=tuple(results))
+
+
+def _further_causes(
+    result: ClaimResult,
+    checks: list[Check],
+    d: Derivation,
+    ev: Evaluator,
+    trace: Trace,
+    printed: dict[str, dict[tuple[int, int], Printed]],
+    rounded_cache: dict[frozenset[str], Any],
+) -> dict[tuple[int, ...] | None, _Finding]:
+    """Causes for off entries no replay or convention reproduces (symtf.checking.causes)."""
+    from symtf.checking import causes
+
+    out: dict[tuple[int, ...] | None, _Finding] = {}
+
+    def take(found: causes.Cause | None) -> None:
+        if found is None:
+            return
+        f = _Finding(found.cause, found.text, convention=list(found.convention))
+        for idx in found.entries:
+            out.setdefault(idx, f)
+
+    # an operand transposed (the whole claim), then single entries, then rounded inputs
+    take(causes.transposed_operand(result, checks, d, trace))
+    rest = [c for c in checks if c.index not in out]
+    for found in causes.entry_causes(result, rest, ev, trace, printed) if rest else ():
+        take(found)
+    rest = [c for c in checks if c.index not in out]
+    if rest:
+        take(causes.rounded_inputs_cause(d, result, rest, rounded_cache))
+    return out
+
+
+def _table_cause(
+    result: ClaimResult, checks: list[Check], ev: Evaluator, trace: Trace
+) -> dict[tuple[int, ...] | None, _Finding] | None:
+    """Slips of the whole printed table that reproduce every off entry of the claim, by entry."""
+    from symtf.checking.causes import table_causes
+
+    out: dict[tuple[int, ...] | None, _Finding] = {}
+    for found in table_causes(result, checks, ev, trace):
+        f = _Finding(found.cause, found.text)
+        for idx in found.entries:
+            out[idx] = f
+    if not out or any(c.index not in out for c in checks):
+        return None
+    return out
+
+
+def _line_slip(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:
+    from symtf.checking.causes import line_slip
+
+    found = line_slip(c, claim, ev, d)
+    return None if found is None else _Finding(found.cause, found.text)
 
 
 _PIECES = (".mean", ".centered", ".var", ".std", ".ms", ".rms")
@@ -410,12 +495,11 @@ def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: a
 
 
 def _overlaps(x: arb, p: Printed) -> bool:
+    from symtf.certify import compare_ball
     from symtf.numbers import rounding_interval
 
     iv = rounding_interval(p)
-    lo = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
-    hi = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
-    return not (x < lo or x > hi)
+    return not (compare_ball(x, iv.lo) == -1 or compare_ball(x, iv.hi) == 1)
 
 
 def _find_relevant(
@@ -577,6 +661,7 @@ def _search(
     ev: Evaluator,
     trace: Trace,
     variants: dict[tuple[str, str], Evaluator | None],
+    printed: dict[str, dict[tuple[int, int], Printed]] | None = None,
 ) -> _Finding | None:
     claim = result.claim
     step = claim.step
@@ -612,43 +697,26 @@ def _search(
                 n += 1
         return n
 
-    candidates: list[tuple[int, list[str], str]] = []
-    row_candidates: list[tuple[int, list[str], str]] = []
+    # (explained, convention names, doc, variant evaluator or None, rows or None)
+    candidates: list[tuple[int, list[str], str, Evaluator | None, set[tuple[int, ...]] | None]] = []
+    row_candidates: list[
+        tuple[int, list[str], str, Evaluator | None, set[tuple[int, ...]] | None]
+    ] = []
     user_step = step in {s.name for s in getattr(d, "steps", ())}
     bad_rows = {tuple(c.index[:-1]) for c in checks if c.index is not None}
 
-    # printing conventions on the claim itself
-    n = explains(lambda ij: ev.entry(step, *ij), "truncate")
-    if n:
-        candidates.append((n, ["truncation"], "the printed values are truncated, not rounded"))
+    # printing conventions on the claim itself (the reader's slips in the writing down,
+    # truncation, swapped rows, a transposed table, come after: symtf.checking.causes)
     n = explains(lambda ij: _scaled(ev.entry(step, *ij), 100))
     if n:
-        candidates.append((n, ["percentage"], "the printed values are percentages (×100)"))
-    shape = trace.shape(step)
-    # on the printed 2-D matrix (the last two axes of an N-D step)
-    if (
-        shape
-        and shape[-2] == shape[-1]
-        and claim.index is None
-        and claim.row is None
-        and claim.col is None
-    ):
-        n = explains(lambda ij: ev.entry(step, *ij[:-2], ij[-1], ij[-2]))
-        if n:
-            candidates.append((n, ["transposed"], "the printed matrix is the transpose"))
-    if shape and claim.index is None and claim.row is None and claim.col is None and shape[-2] > 1:
-        for a, b in itertools.combinations(range(shape[-2]), 2):
-            perm = {a: b, b: a}
-            n = explains(
-                lambda ij, perm=perm: ev.entry(step, *ij[:-2], perm.get(ij[-2], ij[-2]), ij[-1])
-            )
-            if n:
-                candidates.append((n, [f"swapped-rows-{a}-{b}"], f"rows {a} and {b} are swapped"))
+        candidates.append(
+            (n, ["percentage"], "the printed values are percentages (×100)", None, None)
+        )
     other = _other_heads(step, trace)
     for alt in other:
         n = explains(lambda ij, alt=alt: ev.entry(alt, *ij))
         if n:
-            candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}"))
+            candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}", None, None))
 
     # pipeline conventions
     for sw, scope, variant in convention_variants(d, trace, step, variants):
@@ -656,7 +724,13 @@ def _search(
         if n:
             where = f" in {scope}" if scope else ""
             candidates.append(
-                (n, [f"{sw.name}" + (f"@{scope}" if scope else "")], f"{sw.doc}{where}")
+                (
+                    n,
+                    [f"{sw.name}" + (f"@{scope}" if scope else "")],
+                    f"{sw.doc}{where}",
+                    variant,
+                    None,
+                )
             )
         elif user_step:
             # A worked example computes row by row: one row may follow another convention.
@@ -668,18 +742,62 @@ def _search(
                         n,
                         [f"{sw.name}@{scope}"],
                         f"{sw.doc} in {scope}, for row {shown} of {step} only",
+                        variant,
+                        bad_rows,
                     )
                 )
     if not candidates:
         candidates = row_candidates
     if not candidates:
         return None
-    best = max(candidates, key=lambda t: (t[0], -len(t[1])))
-    return _Finding(
+    return _consistent_convention(candidates, checks, ev, trace, step, printed)
+
+
+def _consistent_convention(
+    candidates: list[tuple[int, list[str], str, Evaluator | None, set[tuple[int, ...]] | None]],
+    checks: list[Check],
+    ev: Evaluator,
+    trace: Trace,
+    step: str,
+    printed: dict[str, dict[tuple[int, int], Printed]] | None,
+) -> _Finding:
+    """The best convention that contradicts none of the step's printed inputs.
+
+    A convention that would make a printed input wrong (the biased variance, where the
+    article's printed variance divides by d − 1) is offered only if no other explains as
+    much, and then for this step alone, naming the inputs it was not computed from.
+    """
+    from symtf.checking.causes import contradicted_inputs, entries_text
+
+    ranked = sorted(candidates, key=lambda t: (-t[0], len(t[1])))
+    first = None
+    for n, names, doc, variant, rows in ranked:
+        against = (
+            []
+            if variant is None or printed is None
+            else contradicted_inputs(ev, variant, trace, step, printed, rows)
+        )
+        if not against:
+            return _Finding(
+                "convention",
+                f"reproduced under a different convention: {doc} (explains {n} of {len(checks)} off entries)",
+                convention=names,
+            )
+        if first is None:
+            first = (n, names, doc, against)
+    assert first is not None
+    n, names, doc, against = first
+    inputs = sorted({s for s, _, _ in against}, key=list(trace).index)
+    verb = "does" if len(against) == 1 else "do"
+    f = _Finding(
         "convention",
-        f"reproduced under a different convention: {best[2]} (explains {best[0]} of {len(checks)} off entries)",
-        convention=best[1],
+        f"reproduced if {step} was computed as if {doc} (explains {n} of {len(checks)} off "
+        f"entries); but the printed {entries_text(against)} {verb} not follow that convention, "
+        f"so {step} was not computed from the article's {', '.join(inputs)}",
+        convention=names,
     )
+    f.not_from = [f"{s}[{', '.join(map(str, idx))}]" for s, idx, _ in against]
+    return f
 
 
 def _explains_variant(

@@ -18,6 +18,7 @@ says which reading holds, so hidden precision is told apart from an error.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -27,10 +28,13 @@ from symtf import expr as sx
 from symtf.certify import PRECISIONS, compare_ball
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.latexmath import parse as parse_expression
-from symtf.numbers import Printed, format_fixed, rounding_interval
+from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
-_REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*$")
+_REF = re.compile(
+    r"^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\[\d+\])?)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*$"
+)
+_BARE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\[\d+\])?)\s*$")
 
 
 def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any, ...]:
@@ -127,7 +131,7 @@ def _explain(
     if vb in good:
         return f"{shown}, which does not give {p.text}; {exact}, so the article carried unrounded values (hidden precision)"
     if va in good:
-        return f"{shown}, consistent with computing from the rounded inputs; {exact}, so {p.text} is a {vb}"
+        return f"{shown}, consistent with computing from the rounded inputs; {exact}, so {p.text} is {'a slip' if vb == 'slip' else vb}"
     return f"{shown}; {exact}: neither reading gives {p.text}"
 
 
@@ -179,14 +183,24 @@ def _resolver(trace: Any, derivation: Derivation, ev: Any, claim: Claim) -> Any:
             return None
         if not isinstance(value, sympy.MatrixBase):
             raise SpecError(f"{claim.where}.expression: {name} is not a matrix of numbers")
+        true = trace.true_shape(name) if name in trace else value.shape
         try:
+            if len(index) == 1 and true is not None and len(true) == 1:
+                if not 0 <= index[0] < true[0]:
+                    raise IndexError
+                return value[0, index[0]]  # a vector step: its entry
             if len(index) == 2:
+                if not (0 <= index[0] < value.rows and 0 <= index[1] < value.cols):
+                    raise IndexError
                 return value[index[0], index[1]]
             if len(index) == 1:
+                if not 0 <= index[0] < value.rows:
+                    raise IndexError
                 return sympy.ImmutableMatrix(value.row(index[0]))
         except IndexError:
             raise SpecError(
-                f"{claim.where}.expression: {name}{list(index)} is outside its shape {value.shape}"
+                f"{claim.where}.expression: {name}{list(index)} is outside its shape "
+                f"{tuple(true) if true is not None else value.shape}"
             ) from None
         return value if value.shape != (1, 1) else value[0, 0]
 
@@ -209,6 +223,122 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
     ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
         ev.printed_results.setdefault(claim.printed[0][0].text, m[0, 0])
+    elif claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == len(m):
+        # a vector result: a later line may repeat it as a bracketed literal
+        key = _row_key(p.text for p in claim.printed[0])
+        ev.printed_results.setdefault(key, sympy.ImmutableMatrix([list(m)]))
+
+
+def _row_key(texts: Any) -> str:
+    """A bracketed row of literals as one key: ``[1.0,4.0,0.0]`` (signs kept, spaces dropped)."""
+    return "[" + ",".join(t.replace("−", "-").strip() for t in texts) + "]"
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A bracketed row of number literals in a displayed line, ``[1.0, -4.0, 0.0]``.
+
+    Attributes:
+        literals: Its literals, in order.
+        signs: The sign written before each (``-1`` for ``-4.0``).
+        key: Its text as :func:`_row_key` writes it.
+    """
+
+    literals: tuple[sx.Literal, ...]
+    signs: tuple[int, ...]
+    key: str
+
+
+def _rows_of(parsed: sx.Expression) -> list[_Row]:
+    """Every bracketed row whose items are all number literals (perhaps signed)."""
+    out: list[_Row] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, sx.Brackets):
+            lits, signs = [], []
+            for item in node.items:
+                sign = 1
+                while isinstance(item, sx.Unary):
+                    sign = -sign if item.op == "-" else sign
+                    item = item.operand
+                if not isinstance(item, sx.Literal):
+                    break
+                lits.append(item)
+                signs.append(sign)
+            else:
+                if len(lits) > 1:
+                    texts = [
+                        ("-" if g < 0 else "") + lit.text
+                        for lit, g in zip(lits, signs, strict=True)
+                    ]
+                    out.append(_Row(tuple(lits), tuple(signs), _row_key(texts)))
+                    return
+        for child in _children(node):
+            walk(child)
+
+    walk(parsed.root)
+    return out
+
+
+def _children(node: Any) -> list[Any]:
+    out: list[Any] = []
+    for name in getattr(node, "__slots__", ()):
+        v = getattr(node, name, None)
+        if isinstance(v, tuple):
+            out.extend(x for x in v if hasattr(x, "__slots__") and not isinstance(x, str))
+        elif hasattr(v, "__slots__") and not isinstance(v, (str, int)):
+            out.append(v)
+    return out
+
+
+def _reference_value(ref: str, trace: Any, where: str) -> Any:
+    """The exact value ``stands_for`` names: ``step[i, j]``, ``vec[k]``, ``step[i]`` (a row)
+    or a bare step (a scalar or a vector).
+
+    Raises:
+        SpecError: For a reference of another form, an unknown step or an index outside it.
+    """
+    m = _REF.match(ref) or _BARE.match(ref)
+    if m is not None and m.group(1) not in trace and ref.strip() in trace:
+        m = _BARE.match(ref)  # a family member such as h[1], named whole
+    if not m:
+        raise SpecError(
+            f"{where}: expected a reference like l0.h0.scaled[0, 2], h[1] or a step name, found {ref!r}"
+        )
+    name = m.group(1)
+    if name not in trace:
+        from symtf.suggest import hint
+
+        raise SpecError(
+            f"{where}: no step {name!r} in this model{hint(name, list(trace), steps=True)}"
+        )
+    v = trace.value(name)
+    if not isinstance(v, sympy.MatrixBase):
+        raise SpecError(f"{where}: {name} is not a matrix of numbers")
+    true = trace.true_shape(name) or v.shape
+    idx = [int(g) for g in m.groups()[1:] if g is not None]
+    try:
+        if not idx:
+            if v.shape == (1, 1):
+                return v[0, 0]
+            if v.rows == 1:
+                return sympy.ImmutableMatrix(v)
+            raise SpecError(
+                f"{where}: {name} has shape {tuple(true)}; name an entry or a row ({name}[0])"
+            )
+        if len(idx) == 1 and len(true) == 1:
+            if not 0 <= idx[0] < v.cols:
+                raise IndexError
+            return v[0, idx[0]]
+        if len(idx) == 1:
+            if not 0 <= idx[0] < v.rows:
+                raise IndexError
+            return sympy.ImmutableMatrix(v.row(idx[0]))
+        if not (0 <= idx[0] < v.rows and 0 <= idx[1] < v.cols):
+            raise IndexError
+        return v[idx[0], idx[1]]
+    except IndexError:
+        raise SpecError(f"{where}: {ref} is outside {name}'s shape {tuple(true)}") from None
 
 
 def _substitutions(
@@ -219,64 +349,231 @@ def _substitutions(
     ev: Any,
     resolve: Any = None,
 ) -> tuple[dict[int, Any], dict[str, str]]:
-    """Which literals stand for which exact values: declared, repeated results, then trace entries."""
+    """Which literals stand for which exact values: declared, repeated results, then trace entries.
+
+    A bracketed row of literals (``[1.0, 4.0, 0.0]``) is read as a whole: a row of a step
+    or an earlier line's vector result. The step the line computes is found from its
+    printed result, or, when that result is off, as the step one of whose entries the
+    line equals once its literals are read along that step's lineage.
+    """
     replace: dict[int, Any] = {}
     sources: dict[str, str] = {}
+    rows = _rows_of(parsed)
     for key, ref in claim.stands_for.items():
+        where = f"{claim.where}.stands_for.{key}"
+        if key.strip().startswith("["):
+            row = next((r for r in rows if r.key == _row_key(_split_key(key))), None)
+            if row is None:
+                raise SpecError(
+                    f"{claim.where}.stands_for: no literal {key!r} in {claim.expression!r}"
+                )
+            value = _reference_value(ref, trace, where)
+            entries = list(value) if isinstance(value, sympy.MatrixBase) else [value]
+            if len(entries) != len(row.literals):
+                raise SpecError(
+                    f"{where}: {ref} has {len(entries)} entries, the row {key} has {len(row.literals)}"
+                )
+            for lit, sign, e in zip(row.literals, row.signs, entries, strict=True):
+                replace[lit.pos] = sign * e
+            sources[key] = ref
+            continue
         sign = -1 if key.strip()[:1] in ("-", "−") else 1
         text = key.strip().lstrip("-−").strip()
         lits = parsed.literals_with_text(text)
         if not lits:
             raise SpecError(f"{claim.where}.stands_for: no literal {key!r} in {claim.expression!r}")
-        m = _REF.match(ref)
-        if not m:
-            raise SpecError(
-                f"{claim.where}.stands_for.{key}: expected a reference like l0.h0.scaled[0, 2], found {ref!r}"
-            )
-        name, i, j = m.group(1), int(m.group(2)), m.group(3)
-        if name not in trace:
-            from symtf.suggest import hint
-
-            raise SpecError(
-                f"{claim.where}.stands_for.{key}: no step {name!r} in this model"
-                f"{hint(name, list(trace), steps=True)}"
-            )
-        v = trace.value(name)
-        if not isinstance(v, sympy.MatrixBase):
-            raise SpecError(f"{claim.where}.stands_for.{key}: {name} is not a matrix of numbers")
-        jj = int(j) if j is not None else 0
-        if not (0 <= i < v.rows and 0 <= jj < v.cols):
-            raise SpecError(
-                f"{claim.where}.stands_for.{key}: {ref} is outside {name}'s shape {v.shape}"
-            )
+        value = _reference_value(ref, trace, where)
+        if isinstance(value, sympy.MatrixBase):
+            raise SpecError(f"{where}: {ref} is a row of {len(value)} entries, {key} one number")
         for lit in lits:
-            replace[lit.pos] = sign * v[i, jj]
+            replace[lit.pos] = sign * value
         sources[key] = ref
     if not getattr(claim, "match_literals", True):
         return replace, sources
     results = ev.printed_results
-    for lit in parsed.literals:
-        if lit.pos in replace or "." not in lit.text:
-            continue
-        if lit.text in results:
-            replace[lit.pos] = results[lit.text]
-            sources[lit.text] = "an earlier displayed line's exact value"
+    for row in rows:
+        if row.key in results and not any(lit.pos in replace for lit in row.literals):
+            for lit, sign, e in zip(row.literals, row.signs, results[row.key], strict=True):
+                replace[lit.pos] = sign * e
+            sources[row.key.replace(",", ", ")] = "an earlier displayed line's exact value"
+    in_rows = {lit.pos for row in rows for lit in row.literals}
+    _earlier_results(parsed, results, replace, sources, skip=in_rows)
     # the step the line computes: an entry its printed result rounds to, which the line
     # then computes exactly once its literals are read as that step's inputs
+    found = None
     for step, _ij, entry, _ball in _result_entries(claim, trace):
-        lineage = _lineage(step, trace)
-        more, more_sources = dict(replace), dict(sources)
-        for lit in parsed.literals:
-            if lit.pos in more or "." not in lit.text:
-                continue
-            found = _trace_match(lit, parsed.text, trace, lineage)
-            if found is not None:
-                name, (i, j), value = found
-                more[lit.pos] = value
-                more_sources[lit.text] = f"{name}[{i}, {j}]"
-        if len(more) > len(replace) and _computes(parsed, resolve, more, entry, trace):
-            return more, more_sources
+        along = _read_along(parsed, rows, trace, _lineage(step, trace), replace, sources)
+        if along is not None and _computes(parsed, resolve, along[0], entry, trace):
+            found = along
+            break
+    if (
+        found is None
+    ):  # a line whose printed result is off: the step it computes is the one it equals
+        found = _anchored(parsed, rows, trace, replace, sources, resolve)
+    replace, sources = found if found is not None else (replace, sources)
+    _earlier_results(parsed, results, replace, sources)  # numbers of rows read no other way
     return replace, sources
+
+
+def _earlier_results(
+    parsed: sx.Expression,
+    results: dict[str, Any],
+    replace: dict[int, Any],
+    sources: dict[str, str],
+    skip: set[int] | frozenset[int] = frozenset(),
+) -> None:
+    """Read literals that repeat an earlier displayed line's printed result as its exact value."""
+    for lit in parsed.literals:
+        if lit.pos in replace or lit.pos in skip or "." not in lit.text:
+            continue
+        if lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
+            replace[lit.pos] = results[lit.text]
+            sources[lit.text] = "an earlier displayed line's exact value"
+        elif _negated(lit, parsed.text) and "-" + lit.text in results:
+            # "−0.5878" was an earlier line's result: the literal is its magnitude
+            replace[lit.pos] = -results["-" + lit.text]
+            sources["-" + lit.text] = "an earlier displayed line's exact value"
+
+
+def _split_key(key: str) -> list[str]:
+    return [c for c in re.split(r"[\s,]+", key.strip().strip("[]")) if c]
+
+
+def _negated(lit: sx.Literal, text: str) -> bool:
+    """Whether a unary minus applies to the literal (``-0.487``, ``(−0.5)``, ``x + -1``).
+
+    A minus after an operand (``0.3090 − 0.8968``) is a subtraction: the literal is the
+    positive number subtracted.
+    """
+    before = text[: lit.pos].rstrip(" (")
+    if not before.endswith(("-", "−")):
+        return False
+    rest = before[:-1].rstrip()
+    return not rest or not (rest[-1].isalnum() or rest[-1] in ".)]²³⁴⁵⁶⁷⁸⁹⁰¹ᵀ_")
+
+
+def _read_along(
+    parsed: sx.Expression,
+    rows: list[_Row],
+    trace: Any,
+    lineage: dict[str, int],
+    replace: dict[int, Any],
+    sources: dict[str, str],
+) -> tuple[dict[int, Any], dict[str, str]] | None:
+    """The literals read as entries (rows first, then single numbers) of ``lineage``'s steps.
+
+    ``None`` when no further literal is read.
+    """
+    more, more_sources = dict(replace), dict(sources)
+    for row in rows:
+        if any(lit.pos in more for lit in row.literals):
+            continue
+        if not any("." in lit.text for lit in row.literals):
+            continue  # [2, 2, 1], like the integer 2, stands for itself
+        hit = _row_match(row, trace, lineage)
+        if hit is not None:
+            name, i, values = hit
+            for lit, sign, e in zip(row.literals, row.signs, values, strict=True):
+                more[lit.pos] = sign * e
+            more_sources[row.key.replace(",", ", ")] = _row_ref(trace, name, i)
+    for lit in parsed.literals:
+        if lit.pos in more or "." not in lit.text:
+            continue
+        found = _trace_match(lit, parsed.text, trace, lineage)
+        if found is not None:
+            name, (i, j), value = found
+            more[lit.pos] = value
+            more_sources[lit.text] = _entry_ref(trace, name, i, j)
+    return (more, more_sources) if len(more) > len(replace) else None
+
+
+def _entry_ref(trace: Any, name: str, i: int, j: int) -> str:
+    true = trace.true_shape(name)
+    if true is not None and len(true) <= 1:
+        return name if not true else f"{name}[{j}]"
+    return f"{name}[{i}, {j}]"
+
+
+def _row_ref(trace: Any, name: str, i: int) -> str:
+    true = trace.true_shape(name)
+    return name if true is not None and len(true) == 1 else f"{name}[{i}]"
+
+
+def _row_match(row: _Row, trace: Any, lineage: dict[str, int]) -> tuple[str, int, list[Any]] | None:
+    """A row of a lineage step whose every entry prints as the row's signed literals (the
+    nearest step first): its name, row and entries."""
+    for name in sorted(lineage, key=lambda n: lineage[n]):
+        v = trace.value(name)
+        if not isinstance(v, sympy.MatrixBase) or v.cols != len(row.literals):
+            continue
+        for i in range(v.rows):
+            if all(
+                _prints_as(v[i, j], lit, sign, trace)
+                for j, (lit, sign) in enumerate(zip(row.literals, row.signs, strict=True))
+            ):
+                return name, i, [v[i, j] for j in range(v.cols)]
+    return None
+
+
+def _prints_as(e: Any, lit: sx.Literal, sign: int, trace: Any) -> bool:
+    if e.is_infinite or "e" in lit.text.lower():
+        return False
+    from symtf.checking.slips import prints_as
+
+    decimals = len(lit.text.partition(".")[2])
+    try:
+        b = trace.backend.ball(e, PRECISIONS[0])
+    except (Undecided, TypeError):
+        return False
+    return prints_as(b, Printed(lit.text, Fraction(lit.text) * sign, decimals))
+
+
+def _anchored(
+    parsed: sx.Expression,
+    rows: list[_Row],
+    trace: Any,
+    replace: dict[int, Any],
+    sources: dict[str, str],
+    resolve: Any,
+) -> tuple[dict[int, Any], dict[str, str]] | None:
+    """The reading along the lineage of the step one of whose entries the line equals.
+
+    Tried for the steps whose inputs hold an entry or a row that one of the line's
+    literals prints, in trace order: the first step whose entry the line then equals
+    exactly (a guide on balls, as :func:`_computes`) is the step the line computes.
+    """
+    if resolve is None:
+        return None
+    touched: set[str] = set()
+    for lit in parsed.literals:
+        if lit.pos not in replace and "." in lit.text:
+            touched.update(name for name, *_ in _matches(lit, parsed.text, trace))
+    if not touched:
+        return None
+    xp = trace.backend
+    for step in trace:
+        lineage = _lineage(step, trace)
+        if not touched & set(lineage):
+            continue
+        found = _read_along(parsed, rows, trace, lineage, replace, sources)
+        v = trace.value(step)
+        if found is None or not isinstance(v, sympy.MatrixBase):
+            continue
+        try:
+            first = _entries(parsed.evaluate(resolve, found[0]))[0]
+            line = xp.ball(first, PRECISIONS[0])
+        except (ExpressionError, Undecided, TypeError):
+            continue
+        for e in v:
+            if e.is_infinite:
+                continue
+            try:
+                b = xp.ball(e, PRECISIONS[0])
+            except (Undecided, TypeError):
+                continue
+            if b.overlaps(line) and _computes(parsed, resolve, found[0], e, trace):
+                return found
+    return None
 
 
 def _computes(
@@ -307,14 +604,9 @@ def _computes(
 
 def _result_entries(claim: Claim, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
     """Trace entries the line's first printed value is a rounding of (candidates for its step)."""
-    if not claim.printed or claim.printed[0][0].is_neg_inf or claim.printed[0][0].is_fraction:
+    if not claim.printed or claim.printed[0][0].is_infinite or claim.printed[0][0].is_fraction:
         return []
-    first = claim.printed[0][0]
-    text = first.text.lstrip("-")
-    if first.style == "percent":  # 4.3% is the literal 0.043, on the grid of its digits
-        text = format_fixed(abs(first.value), first.decimals)
-    lit = sx.Literal(0, text, sympy.Rational(abs(first.value)))
-    return _matches(lit, text, trace)
+    return _entries_in(rounding_interval(claim.printed[0][0]), trace)
 
 
 def _lineage(step: str, trace: Any) -> dict[str, int]:
@@ -375,9 +667,9 @@ def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
 
 
 def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
-    """Every trace entry whose printed rounding is this literal, in trace order."""
-    before = text[: lit.pos].rstrip(" (")
-    negative = before.endswith(("-", "−"))
+    """Every trace entry whose printed rounding is this literal, in trace order (a literal
+    under a unary minus prints a negative entry)."""
+    negative = _negated(lit, text)
     decimals = len(lit.text.partition(".")[2])
     if "e" in lit.text.lower():
         return []
@@ -386,9 +678,14 @@ def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[in
     except ValueError:  # not a plain decimal literal: it stands for nothing in the trace
         return []
     iv = rounding_interval(Printed(lit.text, -value if negative else value, decimals))
+    return [(name, ij, -e if negative else e, b) for name, ij, e, b in _entries_in(iv, trace)]
+
+
+def _entries_in(iv: Any, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
+    """Every trace entry certainly inside the interval ``iv`` (its ends excluded), in order."""
     out = []
     for name, ij, e, b in _entries_of(trace):
         lo, hi = compare_ball(b, iv.lo), compare_ball(b, iv.hi)
         if lo is not None and hi is not None and lo > 0 and hi < 0:
-            out.append((name, ij, -e if negative else e, b))
+            out.append((name, ij, e, b))
     return out

@@ -130,6 +130,50 @@ class FB:
     def _r(self, r: arb, units: int = 1) -> FB:
         return FB(widen(r, self.fmt, units), self.fmt)
 
+    def _inf(self, a: arb, b: arb, op: str) -> FB | None:
+        """IEEE 754's exact result when an operand is ±∞ (a masked score), else ``None``.
+
+        flint turns ``−∞ + 1`` into the indeterminate ``[+/- inf]``; a format computes
+        ``−∞`` exactly, and ``x/∞`` is 0.
+
+        Raises:
+            Undecided: For ∞ − ∞, 0 × ∞ and ∞/∞, or a sign that is not certain.
+        """
+        ia, ib = _infinity(a), _infinity(b)
+        if not ia and not ib:
+            return None
+        if op in ("+", "-"):
+            ib = -ib if op == "-" else ib
+            if ia and ib and ia != ib:
+                raise Undecided(f"∞ − ∞ in {self.fmt.name}")
+            return FB(arb("inf") if (ia or ib) > 0 else arb("-inf"), self.fmt)
+        if op == "/" and ib:
+            if ia:
+                raise Undecided(f"∞/∞ in {self.fmt.name}")
+            return FB(arb(0), self.fmt)
+        other = b if ia else a
+        sign = 1 if other > 0 else -1 if other < 0 else 0
+        if not sign:
+            raise Undecided(f"∞ times a value whose sign is not certain in {self.fmt.name}")
+        s = (ia or ib) * sign
+        return FB(arb("inf") if s > 0 else arb("-inf"), self.fmt)
+
+    def _op(self, a: arb, b: arb, op: str) -> FB:
+        special = self._inf(a, b, op)
+        if special is not None:
+            return special
+        if op == "+":
+            return self._r(a + b)
+        if op == "-":
+            return self._r(a - b)
+        if op == "*":
+            return self._r(a * b)
+        return self._r(a / b)
+
+    def unique_fmpz(self) -> Any:
+        """The integer the ball certainly holds, or ``None`` (an index computed in a step)."""
+        return self.b.unique_fmpz()
+
     def _other(self, o: Any) -> arb:
         if isinstance(o, FB):
             return o.b
@@ -140,29 +184,46 @@ class FB:
         raise TypeError(f"cannot combine a {self.fmt.name} ball with {type(o).__name__}")
 
     def __add__(self, o: Any) -> FB:
-        return self._r(self.b + self._other(o))
+        return self._op(self.b, self._other(o), "+")
 
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> FB:
-        return self._r(self.b - self._other(o))
+        return self._op(self.b, self._other(o), "-")
 
     def __rsub__(self, o: Any) -> FB:
-        return self._r(self._other(o) - self.b)
+        return self._op(self._other(o), self.b, "-")
 
     def __mul__(self, o: Any) -> FB:
-        return self._r(self.b * self._other(o))
+        return self._op(self.b, self._other(o), "*")
 
     __rmul__ = __mul__
 
     def __truediv__(self, o: Any) -> FB:
-        return self._r(self.b / self._other(o))
+        return self._op(self.b, self._other(o), "/")
 
     def __rtruediv__(self, o: Any) -> FB:
-        return self._r(self._other(o) / self.b)
+        return self._op(self._other(o), self.b, "/")
 
     def __neg__(self) -> FB:
         return FB(-self.b, self.fmt)  # exact
+
+    def __pow__(self, o: Any) -> FB:
+        """``x ** y`` as numpy computes it: ``x·x`` for 2, ``sqrt`` for 1/2, ``1/x`` for −1
+        (one rounding each), otherwise the library ``pow`` (within :data:`LIBM_ULPS`)."""
+        y = self._other(o)
+        n = y.unique_fmpz() if y.is_exact() else None
+        if n is not None and int(n) in (0, 1):
+            return FB(arb(1), self.fmt) if int(n) == 0 else self
+        if n is not None and int(n) in (2, -1):
+            return self._r(self.b * self.b if int(n) == 2 else 1 / self.b)
+        if y.is_exact() and y == arb(0.5):
+            return self._r(self.b.sqrt())
+        if n is not None:
+            return self._r(self.b ** int(n), 2 * LIBM_ULPS)
+        if not self.b > 0:
+            raise Undecided(f"a {self.fmt.name} power of a base that may not be positive")
+        return self._r((self.b.log() * y).exp(), 2 * LIBM_ULPS)
 
     def __gt__(self, o: Any) -> bool:
         return bool(self.b > self._other(o))
@@ -172,6 +233,13 @@ class FB:
 
     def __repr__(self) -> str:
         return f"FB({self.b}, {self.fmt.name})"
+
+
+def _infinity(x: arb) -> int:
+    """+1 or −1 for an exact ±∞, 0 for anything else."""
+    if x.is_finite() or not x.is_exact() or x.is_nan():
+        return 0
+    return 1 if float(x.mid()) > 0 else -1
 
 
 def widen(r: arb, fmt: Format, units: int = 1) -> arb:
@@ -423,30 +491,33 @@ class FormatBallBackend:
 
     def softmax_rows(self, s: FMat) -> FMat:
         """Softmax of each row, enclosing the textbook and the max-shifted evaluation."""
-        out = []
-        for row in s.rows:
-            finite = [x.b for x in row if x.b.is_finite()]
-            m = finite[0]
-            for b in finite[1:]:
-                m = m.max(b)
-            forms = []
-            for shift in (None, m):
-                es = []
-                for x in row:
-                    if not x.b.is_finite():
-                        es.append(arb(0))  # e^{−∞} is exactly 0 in every format
-                        continue
-                    arg = x.b if shift is None else widen(x.b - shift, self.fmt)
-                    es.append(widen(arg.exp(), self.fmt, 2 * LIBM_ULPS))
-                total = sum(es, arb(0))
-                t = sum((e.abs_upper() for e in es), arb(0))
-                tot = self._dot(total, t, self._gamma(len(es)), len(es)).b
-                if not (tot > 0):
-                    raise Undecided(f"a softmax denominator may be 0 in {self.fmt.name}")
-                # e / total, or e · fl(1/total): two roundings cover both
-                forms.append([widen(e / tot, self.fmt, 2) for e in es])
-            out.append([FB(a.union(b), self.fmt) for a, b in zip(*forms, strict=True)])
-        return FMat(out)
+        return FMat([self.softmax_row(row) for row in s.rows])
+
+    def softmax_row(self, row: Sequence[FB]) -> list[FB]:
+        """Softmax of one row (a user step's softmax along an axis), both evaluations."""
+        finite = [x.b for x in row if x.b.is_finite()]
+        if not finite:
+            raise ModelError("the softmax denominator is 0 (every entry is −∞)")
+        m = finite[0]
+        for b in finite[1:]:
+            m = m.max(b)
+        forms = []
+        for shift in (None, m):
+            es = []
+            for x in row:
+                if not x.b.is_finite():
+                    es.append(arb(0))  # e^{−∞} is exactly 0 in every format
+                    continue
+                arg = x.b if shift is None else widen(x.b - shift, self.fmt)
+                es.append(widen(arg.exp(), self.fmt, 2 * LIBM_ULPS))
+            total = sum(es, arb(0))
+            t = sum((e.abs_upper() for e in es), arb(0))
+            tot = self._dot(total, t, self._gamma(len(es)), len(es)).b
+            if not (tot > 0):
+                raise Undecided(f"a softmax denominator may be 0 in {self.fmt.name}")
+            # e / total, or e · fl(1/total): two roundings cover both
+            forms.append([widen(e / tot, self.fmt, 2) for e in es])
+        return [FB(a.union(b), self.fmt) for a, b in zip(*forms, strict=True)]
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -462,20 +533,82 @@ def _bf16(np: Any, x: Any) -> Any:
     return out.astype(np.float32)
 
 
+class _BF16:
+    """A bfloat16 scalar (kept as a float32) whose every operation rounds to bfloat16.
+
+    float32 has more than 2·8 + 2 significand bits, so an operation done in float32 and
+    then rounded to bfloat16 is the correctly rounded bfloat16 result.
+    """
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any) -> None:
+        import numpy
+
+        self.v = _bf16(numpy, v)[()]
+
+    @staticmethod
+    def _of(o: Any) -> Any:
+        return o.v if isinstance(o, _BF16) else o
+
+    def __add__(self, o: Any) -> _BF16:
+        return _BF16(self.v + _BF16(self._of(o)).v)
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> _BF16:
+        return _BF16(self.v - _BF16(self._of(o)).v)
+
+    def __rsub__(self, o: Any) -> _BF16:
+        return _BF16(_BF16(self._of(o)).v - self.v)
+
+    def __mul__(self, o: Any) -> _BF16:
+        return _BF16(self.v * _BF16(self._of(o)).v)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Any) -> _BF16:
+        return _BF16(self.v / _BF16(self._of(o)).v)
+
+    def __rtruediv__(self, o: Any) -> _BF16:
+        return _BF16(_BF16(self._of(o)).v / self.v)
+
+    def __neg__(self) -> _BF16:
+        return _BF16(-self.v)
+
+    def __pow__(self, o: Any) -> _BF16:
+        return _BF16(self.v ** _BF16(self._of(o)).v)
+
+    def __gt__(self, o: Any) -> bool:
+        return bool(self.v > self._of(o))
+
+    def __lt__(self, o: Any) -> bool:
+        return bool(self.v < self._of(o))
+
+    def __float__(self) -> float:
+        return float(self.v)
+
+    def __repr__(self) -> str:
+        return f"bfloat16({float(self.v)!r})"
+
+
 class FormatSimBackend:
     """numpy in one format: what the article's framework would print (a guide, not certified).
 
     Args:
         fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
+        softmax: ``shifted`` (``e^{x−max}``, as frameworks compute it) or ``textbook``
+            (``e^x / Σ e^x``, as a hand-written numpy line does).
     """
 
     name = "format-sim"
 
-    def __init__(self, fmt: str) -> None:
+    def __init__(self, fmt: str, softmax: str = "shifted") -> None:
         import numpy
 
         self.fmt = FORMATS[fmt]
         self._np = numpy
+        self.softmax = softmax
         self.dtype = {
             "float64": numpy.float64,
             "float32": numpy.float32,
@@ -487,8 +620,17 @@ class FormatSimBackend:
         a = self._np.asarray(a).astype(self.dtype)
         return _bf16(self._np, a) if self.fmt.name == "bfloat16" else a
 
+    def _scalar(self, v: Any) -> Any:
+        """One entry of a user step: a numpy scalar, or a rounding bfloat16 scalar."""
+        return _BF16(v) if self.fmt.name == "bfloat16" else self._r(v)[()]
+
+    def _fn(self, fn: Callable[[Any], Any], x: Any) -> Any:
+        if isinstance(x, _BF16):
+            return _BF16(fn(x.v))
+        return self._r(fn(x))
+
     def const(self, x: Any) -> Any:
-        return self._r(float(x))[()]
+        return self._scalar(float(x))
 
     def matrix(self, m: sympy.MatrixBase) -> Any:
         return self._r(self._np.array([[float(e) for e in m.row(i)] for i in range(m.rows)]))
@@ -497,7 +639,7 @@ class FormatSimBackend:
         return a.shape
 
     def entry(self, a: Any, i: int, j: int) -> Any:
-        return a[i, j]
+        return _BF16(a[i, j]) if self.fmt.name == "bfloat16" else a[i, j]
 
     def from_rows(self, rows: Sequence[Sequence[Any]]) -> Any:
         return self._r(self._np.array([[float(x) for x in r] for r in rows]))
@@ -512,7 +654,7 @@ class FormatSimBackend:
         return self._r(a - b)
 
     def scale(self, a: Any, s: Any) -> Any:
-        return self._r(a * s)
+        return self._r(a * _BF16._of(s))
 
     def mul(self, a: Any, b: Any) -> Any:
         return self._r(a * b)
@@ -536,57 +678,68 @@ class FormatSimBackend:
         return self._r(fn(a))
 
     def exp(self, x: Any) -> Any:
-        return self._r(self._np.exp(x))
+        return self._fn(self._np.exp, x)
 
     def sqrt(self, x: Any) -> Any:
-        return self._r(self._np.sqrt(x))
+        return self._fn(self._np.sqrt, x)
 
     def erf(self, x: Any) -> Any:
         from math import erf
 
-        return self._r(self._np.vectorize(erf)(x))
+        return self._fn(self._np.vectorize(erf), x)
 
     def tanh(self, x: Any) -> Any:
-        return self._r(self._np.tanh(x))
+        return self._fn(self._np.tanh, x)
 
     def log(self, x: Any) -> Any:
-        return self._r(self._np.log(x))
+        return self._fn(self._np.log, x)
 
     def abs(self, x: Any) -> Any:
-        return self._np.abs(x)
+        return self._fn(self._np.abs, x)
 
     def sin(self, x: Any) -> Any:
-        return self._r(self._np.sin(x))
+        return self._fn(self._np.sin, x)
 
     def cos(self, x: Any) -> Any:
-        return self._r(self._np.cos(x))
+        return self._fn(self._np.cos, x)
 
     def pi(self) -> Any:
-        return self._r(self._np.pi)[()]
+        return self._scalar(self._np.pi)
 
     def neg_inf(self) -> Any:
-        return self._r(-self._np.inf)[()]
+        return self._scalar(-self._np.inf)
 
     def relu(self, x: Any) -> Any:
+        if isinstance(x, _BF16):
+            return _BF16(max(x.v, 0))
         return self._np.maximum(x, 0).astype(x.dtype)
 
     def sign(self, x: Any) -> int:
-        return int(self._np.sign(x))
+        return int(self._np.sign(_BF16._of(x)))
 
     def require_nonzero(self, x: Any, what: str) -> None:
-        if self._np.any(self._np.asarray(x) == 0):
+        if self._np.any(self._np.asarray(_BF16._of(x)) == 0):
             raise ModelError(f"{what} is 0")
 
     def softmax_rows(self, s: Any) -> Any:
-        """The max-shifted softmax frameworks use."""
+        """The max-shifted softmax frameworks use, or the textbook one (see ``softmax``)."""
         np = self._np
-        m = np.max(s, axis=1, keepdims=True)
-        e = self._r(np.exp(self._r(s - m)))
+        shift = np.max(s, axis=1, keepdims=True) if self.softmax == "shifted" else 0
+        e = self._r(np.exp(self._r(s - shift)))
         return self._r(e / self._r(e.sum(axis=1, keepdims=True)))
 
+    def softmax_row(self, row: Sequence[Any]) -> list[Any]:
+        """A user step's softmax along an axis, computed like :meth:`softmax_rows`."""
+        out = self.softmax_rows(self._r(self._np.array([[float(x) for x in row]])))
+        return [self.entry(out, 0, j) for j in range(len(row))]
 
-def simulate(derivation: Any, fmt: str) -> Any:
-    """The derivation's forward pass in ``fmt`` with numpy (``None`` if it cannot run)."""
+
+def simulate(derivation: Any, fmt: str, softmax: str = "shifted") -> Any:
+    """The derivation's forward pass in ``fmt`` with numpy (``None`` if it cannot run).
+
+    Args:
+        softmax: How the softmax is computed (see :class:`FormatSimBackend`).
+    """
     import warnings
 
     from symtf.errors import SymtfError
@@ -595,9 +748,93 @@ def simulate(derivation: Any, fmt: str) -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return run(derivation, FormatSimBackend(fmt))
+            return run(derivation, FormatSimBackend(fmt, softmax))
     except (SymtfError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+def _float_value(v: Any) -> Fraction | None:
+    """A simulated entry's exact binary value (``None`` for ±∞ or NaN)."""
+    import math
+
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return Fraction(f) if math.isfinite(f) else None
+
+
+def neighbours(x: Fraction, fmt: Format) -> tuple[Fraction, Fraction]:
+    """The numbers of ``fmt`` just below and just above ``x`` (a number of ``fmt``)."""
+    a = abs(x)
+    if a == 0:
+        q = Fraction(2) ** (fmt.emin - fmt.precision + 1)
+        return -q, q
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, fmt.emin)
+    q = Fraction(2) ** (e - fmt.precision + 1)
+    below = q / 2 if a == Fraction(2) ** e and e > fmt.emin else q
+    lo, hi = a - below, a + q
+    return (lo, hi) if x > 0 else (-hi, -lo)
+
+
+def shortest_repr(x: Fraction, fmt: Format) -> tuple[Fraction, int]:
+    """The shortest decimal that reads back as ``x`` in ``fmt``, and its significant digits.
+
+    What Python's ``repr`` and numpy's ``str`` print for a float64/float32/float16
+    scalar (Steele & White's "shortest uniquely identifying" digits): among the decimals
+    with the fewest significant digits that round to ``x`` (ties to even), the one
+    nearest ``x``, and of two equally near the one with an even last digit.
+    """
+    from symtf.numbers import decade
+
+    if x == 0:
+        return Fraction(0), 1
+    lo, hi = neighbours(x, fmt)
+    m_lo, m_hi = (lo + x) / 2, (x + hi) / 2
+    odd = _significand_odd(x, fmt)
+    k = decade(abs(x))
+    for digits in range(1, 40):
+        unit = Fraction(10) ** (k - digits + 1)
+        down = (x / unit).__floor__() * unit
+        found = []
+        for c in (down, down + unit):
+            inside = m_lo < c < m_hi or (not odd and c in (m_lo, m_hi))
+            if inside:
+                found.append(c)
+        if found:
+            # the nearest; of two equally near, the one whose last digit is even (as Python's
+            # repr and numpy's Dragon4 choose)
+            return min(found, key=lambda c: (abs(c - x), int(c / unit) % 2)), digits
+    return x, 40  # pragma: no cover - every binary number has a finite decimal
+
+
+def _significand_odd(x: Fraction, fmt: Format) -> bool:
+    _, hi = neighbours(x, fmt)
+    q = hi - x  # the quantum above x
+    return (abs(x) / q).numerator % 2 == 1
+
+
+def simulated_print(v: Any, p: Any, fmt: Format) -> str | None:
+    """How a simulated ``fmt`` value ``v`` accounts for the printed number ``p``, or ``None``.
+
+    ``"its shortest round-trip repr"`` when ``p`` is the value Python/numpy print for
+    the scalar; ``"its digits at the printed precision"`` when ``v`` itself rounds to
+    ``p`` on ``p``'s grid (numpy's array print: the binary value rounded to 8 decimals).
+    """
+    from symtf.numbers import rounding_interval
+
+    x = _float_value(v)
+    if x is None or p.value is None or p.is_fraction:
+        return None
+    if shortest_repr(x, fmt)[0] == p.value:
+        return "its shortest round-trip repr"
+    iv = rounding_interval(p, "nearest")
+    if iv.lo <= x <= iv.hi:
+        return "its digits at the printed precision"
+    return None
 
 
 def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> Any:
@@ -634,22 +871,60 @@ def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
 
 
 def _as_format(value: Any, fmt: Format) -> Any:
-    """A base-trace value (arb_mat, FMat or an N-D Tensor) as FB balls rounded once to ``fmt``."""
+    """A base-trace value (arb_mat, FMat, a numpy run's array, or an N-D tensor of balls
+    or floats) as FB balls each rounded once to ``fmt``."""
     from symtf.tensor import Tensor
 
-    if isinstance(value, Tensor):  # a 3-D/4-D step (or a 0-D/1-D one) of a [steps] graph
-        return value.map(lambda b: b if isinstance(b, FB) else FB(widen(b, fmt), fmt))
+    def stored(b: Any) -> FB:
+        if isinstance(b, FB):
+            return FB(widen(b.b, fmt), fmt)
+        if not isinstance(b, arb):  # a numpy run's value: its exact binary number
+            b = arb(float(b))
+        return FB(widen(b, fmt), fmt)
+
+    if isinstance(value, Tensor):
+        return Tensor(value.shape, [stored(b) for b in value.data])
     rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()
-    return FMat([[FB(widen(b, fmt), fmt) for b in r] for r in rows])
+    return FMat([[stored(b) for b in r] for r in rows])
+
+
+class _Reached(Exception):
+    """Raised by :func:`enclose_step` once its step is computed: nothing later is needed."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("step computed")
+        self.value = value
+
+
+class StepEnclosure:
+    """The one step :func:`enclose_step` computed, read like a trace (``in``, ``value``)."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name = name
+        self._value = value
+
+    def __contains__(self, name: object) -> bool:
+        return name == self.name
+
+    def value(self, name: str) -> Any:
+        """The step's value (only its own name is held)."""
+        if name != self.name:
+            raise KeyError(name)
+        return self._value
 
 
 def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 128) -> Any:
     """What ``fmt`` gives for one step computed from its inputs (``None`` if undecidable).
 
     Every other step takes its value from ``base`` (a certified ball trace of the exact
-    values, or of ranges over rounded inputs), stored once in the format; only ``step``
-    is computed with the format's rounding. This is the step's own rounding error, not
-    the accumulation through the whole model (see :func:`enclose` for that bound).
+    values, or of ranges over rounded inputs, or a numpy run in the format), stored once
+    in the format; only ``step`` is computed with the format's rounding. This is the
+    step's own rounding error, not the accumulation through the whole model (see
+    :func:`enclose` for that bound). The evaluation stops at ``step``: what comes after
+    it (a decoding that branches on its widened values) cannot make it undecidable.
+
+    Returns:
+        A :class:`StepEnclosure`, or ``None``.
     """
     from symtf.errors import SymtfError
     from symtf.graph.pipeline import run
@@ -657,16 +932,21 @@ def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 12
     f = FORMATS[fmt]
 
     def override(name: str, value: Any) -> Any:
-        if name == step or name not in base or isinstance(value, tuple) or value is None:
+        if name == step:
+            raise _Reached(value)
+        if name not in base or isinstance(value, tuple) or value is None:
             return value
         return _as_format(base.value(name), f)
 
     ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
     try:
         with FormatBallBackend(fmt, prec, ties=ties) as xp:
-            return run(derivation, xp, override)
+            run(derivation, xp, override)
+    except _Reached as done:
+        return StepEnclosure(step, done.value)
     except (SymtfError, TypeError, ZeroDivisionError):
         return None
+    return None
 
 
 __all__ = [
@@ -675,6 +955,136 @@ __all__ = [
     "FormatSimBackend",
     "enclose",
     "enclose_step",
+    "neighbours",
     "round_to_format",
+    "shortest_repr",
     "simulate",
+    "simulated_print",
 ]
+
+
+# ----------------------------------------------------------------------------- displayed lines
+
+
+def float_line(parsed: Any, resolve: Any, xp: Any) -> Any:
+    """A displayed line (:mod:`symtf.expr`) computed in a format, as written.
+
+    Each literal is stored in the format, each operation rounds (``xp`` is a
+    :class:`FormatBallBackend`, whose scalars enclose every result, or a
+    :class:`FormatSimBackend`, which computes one). References are resolved exactly by
+    ``resolve`` and stored once. Returns a scalar, or rows (lists) of scalars.
+
+    Raises:
+        Undecided: A sign that cannot be decided in balls (``max``, ``relu``).
+        TypeError: A construct a float line does not cover.
+    """
+    from symtf import syntax as sx
+
+    def value(node: Any) -> Any:
+        if isinstance(node, sx.Literal):
+            return xp.const(Fraction(node.text))
+        if isinstance(node, sx.Unary):
+            v = value(node.operand)
+            return v if node.op == "+" else each(v, lambda a: -a)
+        if isinstance(node, sx.Chain):
+            out = value(node.first)
+            for link in node.rest:
+                out = binary(link.op, out, value(link.node))
+            return out
+        if isinstance(node, sx.Power):
+            base, exponent = node.base, value(node.exponent)
+            if _is_e(base):
+                return each(exponent, xp.exp)
+            return each(value(base), lambda a: a**exponent)
+        if isinstance(node, sx.Transpose):
+            v = value(node.operand)
+            return [list(r) for r in zip(*v, strict=True)] if isinstance(v, list) else v
+        if isinstance(node, sx.Call):
+            return call(node.name, [value(a) for a in node.args])
+        if isinstance(node, sx.Brackets):
+            items = [value(i) for i in node.items]
+            if all(not isinstance(i, list) for i in items):
+                return [items]
+            return [r for i in items for r in i]
+        name = type(node).__name__
+        if name == "Superscript":
+            return xp.const(Fraction(node.value))
+        if name == "Constant":
+            return xp.const(sympy.E if node.name == "e" else sympy.pi)
+        if name == "Reference":
+            return stored(resolve(node.name, node.index))
+        raise TypeError(f"a float line has no {name}")
+
+    def stored(v: Any) -> Any:
+        if isinstance(v, sympy.MatrixBase):
+            return [[xp.const(e) for e in v.row(i)] for i in range(v.rows)]
+        return xp.const(v)
+
+    def each(v: Any, f: Callable[[Any], Any]) -> Any:
+        return [[f(a) for a in r] for r in v] if isinstance(v, list) else f(v)
+
+    def both(a: Any, b: Any, f: Callable[[Any, Any], Any]) -> Any:
+        if isinstance(a, list) and isinstance(b, list):
+            return [
+                [f(x, y) for x, y in zip(ra, rb, strict=True)] for ra, rb in zip(a, b, strict=True)
+            ]
+        if isinstance(a, list):
+            return each(a, lambda x: f(x, b))
+        if isinstance(b, list):
+            return each(b, lambda y: f(a, y))
+        return f(a, b)
+
+    def matmul(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
+        out = []
+        for ra in a:
+            row = []
+            for j in range(len(b[0])):
+                total = ra[0] * b[0][j]
+                for k in range(1, len(ra)):
+                    total = total + ra[k] * b[k][j]
+                row.append(total)
+            out.append(row)
+        return out
+
+    def binary(op: str, a: Any, b: Any) -> Any:
+        if op == "+":
+            return both(a, b, lambda x, y: x + y)
+        if op == "-":
+            return both(a, b, lambda x, y: x - y)
+        if op == "/":
+            return both(a, b, lambda x, y: x / y)
+        if op == "∘":
+            return both(a, b, lambda x, y: x * y)
+        if isinstance(a, list) and isinstance(b, list):
+            return matmul(a, b)
+        return both(a, b, lambda x, y: x * y)
+
+    def call(name: str, args: list[Any]) -> Any:
+        fns = {"sqrt": xp.sqrt, "exp": xp.exp, "ln": xp.log, "abs": xp.abs, "relu": xp.relu}
+        if name in fns:
+            return each(args[0], fns[name])
+        if name == "log":
+            v = each(args[0], xp.log)
+            return v if len(args) == 1 else both(v, xp.log(args[1]), lambda x, y: x / y)
+        items = [x for a in args for x in line_entries(a)]
+        if name == "sum":
+            total = items[0]
+            for x in items[1:]:
+                total = total + x
+            return total
+        best = items[0]
+        for x in items[1:]:
+            d = xp.sign(x - best)
+            if (name == "max" and d > 0) or (name == "min" and d < 0):
+                best = x
+        return best
+
+    def _is_e(node: Any) -> bool:
+        return type(node).__name__ == "Constant" and node.name == "e"
+
+    return value(parsed.root)
+
+
+def line_entries(v: Any) -> list[Any]:
+    """The values of :func:`float_line`'s result, row-major."""
+    return [x for r in v for x in r] if isinstance(v, list) else [v]

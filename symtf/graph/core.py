@@ -294,10 +294,13 @@ def evaluate(
             value (the article's printed numbers, for replay); later nodes read it.
     """
     t = TraceBuilder(xp, override)
+    live = Live(xp, t)
     # SymPy must not distribute numbers over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
     with distribute(False):
-        Live(xp, t).run(graph)
-    return t.freeze()
+        live.run(graph)
+    trace = t.freeze()
+    trace.true_shapes = dict(live._shapes)  # a 0-D or 1-D user step is recorded as a matrix
+    return trace
 
 
 __all__ = ["Builder", "Graph", "Live", "Node", "const", "evaluate", "given", "same"]

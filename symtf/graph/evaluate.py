@@ -448,7 +448,7 @@ class _Interp:
         if name == "mse":
             return O.mse(xp, x, arg("b"))
         if name == "rope":
-            return O.rope(xp, x, arg("angles"))
+            return O.rope(xp, x, arg("angles"), arg("cos"), arg("sin"))
         if name == "where":
             return O.where(xp, x, arg("a"), arg("b"))
         raise _Located(node.pos, f"unknown op {name}")  # pragma: no cover

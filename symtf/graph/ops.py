@@ -569,9 +569,16 @@ def along(xp: Any, x: Tensor, axis: int, fn: Callable[[list[Scalar]], list[Scala
 
 
 def softmax(xp: Any, x: Tensor, axis: int = -1) -> Tensor:
-    """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0."""
+    """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0.
+
+    A backend that models how a framework computes it (a floating-point format, which
+    may shift by the maximum first) provides ``softmax_row`` and is asked instead.
+    """
+    framework = getattr(xp, "softmax_row", None)
 
     def one(vs: list[Scalar]) -> list[Scalar]:
+        if framework is not None:
+            return framework(vs)
         es = [xp.exp(v) for v in vs]
         total = _total(xp, es)
         xp.require_nonzero(total, "the softmax denominator (every entry is −∞)")
@@ -829,8 +836,14 @@ def sinusoidal(xp: Any, n: int, d: int, base: Any = 10000) -> Tensor:
     return Tensor((n, d), out)
 
 
-def rope(xp: Any, x: Tensor, angles: Tensor) -> Tensor:
-    """Rotate pairs ``(2i, 2i+1)`` of row ``t`` by ``angles[t, i]``: ``(..., n, d), (n, d/2) -> (..., n, d)``."""
+def rope(
+    xp: Any, x: Tensor, angles: Tensor, cos: Tensor | None = None, sin: Tensor | None = None
+) -> Tensor:
+    """Rotate pairs ``(2i, 2i+1)`` of row ``t`` by ``angles[t, i]``: ``(..., n, d), (n, d/2) -> (..., n, d)``.
+
+    ``cos`` and ``sin``, when given, are the tables of ``cos(angles)`` and ``sin(angles)``
+    to rotate with (an article's printed tables), in place of computing them.
+    """
     _check(x.ndim >= 2, f"rope needs (..., n, d), found {_shape(x.shape)}")
     n, d = x.shape[-2:]
     _check(d % 2 == 0, f"rope needs an even width, found {d}")
@@ -838,7 +851,18 @@ def rope(xp: Any, x: Tensor, angles: Tensor) -> Tensor:
         angles.shape == (n, d // 2),
         f"angles of shape {_shape(angles.shape)} do not fit x of shape {_shape(x.shape)}: expected {_shape((n, d // 2))}",
     )
-    cs = [(xp.cos(a), xp.sin(a)) for a in angles.data]
+    for table, what in ((cos, "cos"), (sin, "sin")):
+        _check(
+            table is None or table.size == angles.size,
+            f"a {what} table of shape {_shape(table.shape) if table is not None else ''} does not fit angles of shape {_shape(angles.shape)}",
+        )
+    cs = [
+        (
+            xp.cos(a) if cos is None else cos.data[k],
+            xp.sin(a) if sin is None else sin.data[k],
+        )
+        for k, a in enumerate(angles.data)
+    ]
     out = list(x.data)
     for idx in all_indices(x.shape[:-1]):
         t = idx[-1]

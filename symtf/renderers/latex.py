@@ -667,7 +667,14 @@ class Numbers:
         return None
 
     def _cut(self, s: str) -> str:
-        """Truncate a certified decimal expansion to the chosen decimal places."""
+        """Truncate a certified decimal expansion to the chosen decimal places.
+
+        A value written in scientific notation (``4.7175…e-434294483``) keeps its exponent:
+        the mantissa is cut, the power of ten stays.
+        """
+        m = re.match(r"^(.*?)([eE][+-]?\d+)$", s)
+        if m:
+            return self._cut(m.group(1)) + m.group(2)
         n = self.options.decimals
         more = s.endswith("…")
         digits = s.rstrip("…")
@@ -698,7 +705,10 @@ def _decimals_of(text: str) -> int:
 
 
 def _num(text: str) -> str:
-    """A decimal string as math-mode LaTeX (``…`` → ``\\ldots``)."""
+    """A decimal string as math-mode LaTeX (``…`` → ``\\ldots``, ``e-7`` → ``\\times 10^{-7}``)."""
+    m = re.match(r"^(.*?)[eE]([+-]?\d+)$", text)
+    if m:
+        return _num(m.group(1)) + r"\times 10^{" + str(int(m.group(2))) + "}"
     if text.endswith("…"):
         return text[:-1] + r"{\scriptstyle\ldots}"
     return text

@@ -23,9 +23,12 @@ from symtf.numbers import (
     DEFAULT_ROUNDING,
     ROUNDING_MODES,
     Printed,
+    is_label,
     on_grid,
     parse_printed,
+    protect_thousands_separators,
     split_printed,
+    strip_labels,
     toml_float,
 )
 from symtf.numbers import join_infinities as _join_infinities
@@ -124,9 +127,13 @@ class Claim:
     expression: str | None = None
     stands_for: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
-    assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
+    assertion: str | None = (
+        None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
+    )
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
-    computed_in: str | None = None  # the article's float format for this claim (symtf.checking.floatsim)
+    computed_in: str | None = (
+        None  # the article's float format for this claim (symtf.checking.floatsim)
+    )
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
@@ -161,6 +168,9 @@ class Derivation:
     rewrites: tuple[tuple[str, str], ...] = ()
     #: Line of each table and key in the file (``claims[3].printed`` -> 170), see symtf.spec.toml_lines.
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    #: Inputs written with a decimal point, by the name ``rounded_inputs`` would give them
+    #: (symtf.checking.causes asks whether their rounding explains an off number).
+    written_inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -173,7 +183,12 @@ def _printed_rows(v: Any, where: str) -> tuple[tuple[Printed, ...], ...]:
                 f"{where}: expected printed values of at most 100,000 characters, found {len(v)}"
             )
         pasted = split_printed(v, where)  # a numpy/torch/TF print, or a nested list
-        cells = _split_rows(_join_infinities(v)) if pasted is None else pasted[0]
+        if pasted is None:  # rows text, perhaps a table with labels and 1,234 groupings
+            cells = strip_labels(
+                _split_rows(_join_infinities(protect_thousands_separators(v))), where
+            )
+        else:
+            cells = pasted[0]
         if pasted is not None and pasted[1]:
             cells = [[_Shortened(c) for c in r] for r in cells]
     elif isinstance(v, list) and all(isinstance(r, list) for r in v):
@@ -198,6 +213,11 @@ class _Shortened(str):
 
 
 def _printed_cell(c: Any, where: str) -> Printed:
+    if isinstance(c, str) and is_label(c):
+        raise SpecError(
+            f"{where}: expected a printed number, found the label {c!r} (a table's header row and "
+            "row labels are read only before the numbers)"
+        )
     p = parse_printed(c, where=where)
     return replace(p, shortened=True) if isinstance(c, _Shortened) else p
 
@@ -339,8 +359,16 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     top.get("symtf")
     top.get("weights")  # read by _with_weights
     tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
+    raw_claims = data.get("claims")
+    arithmetic_only = (
+        isinstance(raw_claims, list)
+        and bool(raw_claims)
+        and all(isinstance(c, dict) and "step" not in c and "assert" not in c for c in raw_claims)
+    )  # displayed arithmetic alone reads no model
     model_raw = (
-        top.require("model") if tensors_raw is None and steps_raw is None else top.get("model")
+        top.require("model")
+        if tensors_raw is None and steps_raw is None and not arithmetic_only
+        else top.get("model")
     )
     tensors: tuple[Any, ...] = ()
     steps: tuple[Any, ...] = ()
@@ -349,8 +377,11 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
 
         tensors = graph_spec.parse_tensors(tensors_raw, name)
         model_raw = graph_spec.given_input(model_raw, tensors, name)  # a given x for attention
+    vocab_raw = top.get("vocab")
+    if vocab_raw is not None and model_raw is not None:
+        raise SpecError(f"{name}: vocab: give the words in model.vocab when the file has a [model]")
     if model_raw is None:  # a graph of given tensors and steps only
-        model, tokens = Model(architecture="none"), ()
+        model, tokens = Model(architecture="none", vocab=_words(vocab_raw, f"{name}: vocab")), ()
     elif isinstance(model_raw, dict) and model_raw.get("architecture") == "encoder-decoder":
         from symtf.spec.seq2seq import parse as parse_seq2seq
 
@@ -386,7 +417,14 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     if top.get("rounded_inputs") is not None:
         from symtf.rounded import parse_rounded_inputs
 
-        rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
+        rounded_inputs, named = parse_rounded_inputs(
+            top.get("rounded_inputs"), model_raw, model, name, tuple(g.name for g in tensors)
+        )
+        # a given tensor named in rounded_inputs is marked as if it said rounded = true
+        tensors = tuple(
+            dataclasses.replace(g, rounded=True) if g.name in named else g for g in tensors
+        )
+        tensors = tuple(_flat(g) for g in tensors)
     marked = [g for g in tensors if g.rounded]
     if marked:  # given tensors known only to their printed precision (symtf.rounded)
         from symtf.rounded import RoundedInput, RoundedInputs, half_width
@@ -396,8 +434,78 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
             rounded_inputs = (rounded_inputs or RoundedInputs()).with_input(item)
     _done(top, name)
     return Derivation(
-        name, title, source, model, tokens, claims, tensors, steps, computed_in, rounded_inputs, draft
+        name,
+        title,
+        source,
+        model,
+        tokens,
+        claims,
+        tensors,
+        steps,
+        computed_in,
+        rounded_inputs,
+        draft,
+        written_inputs=_written_inputs(model_raw, model, tensors, name),
     )
+
+
+def _written_inputs(
+    model_raw: Any, model: Model, tensors: tuple[Any, ...], name: str
+) -> dict[str, Any]:
+    """Every input written with a decimal point (what ``rounded_inputs`` could name), for the
+    diagnosis: a model input as its :class:`~symtf.rounded.RoundedInput`, a given tensor as ``None``."""
+    from symtf.rounded import half_width, parse_rounded_inputs
+
+    out: dict[str, Any] = {}
+    if isinstance(model_raw, dict) and model.architecture in ("decoder", "attention", "none"):
+        try:
+            inputs, _ = parse_rounded_inputs(True, model_raw, model, name)
+        except SpecError:
+            inputs = None
+        for n, item in (inputs or {}).items():
+            if any(h for row in item.half for h in row):
+                out[n] = item
+    for g in tensors:
+        if (
+            not g.rounded
+            and any(half_width(t) for t in g.texts)
+            and all(v.is_Rational or v.is_infinite for v in g.values)
+        ):
+            out[g.name] = None
+    return out
+
+
+def _is_word(v: Any) -> bool:
+    """A printed value that is one vocabulary word (``"cat"``), not a number or a table."""
+    if not isinstance(v, str) or len(v.split()) != 1 or split_printed(v, "printed") is not None:
+        return False
+    return is_label(v.strip()) and not v.strip().startswith(("(", "[", "tensor", "array"))
+
+
+def _words(raw: Any, where: str) -> tuple[str, ...]:
+    """A ``vocab``: the model's tokens, or a step file's words a claim on a score vector or an
+    argmax may print."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(t, str) and t for t in raw):
+        raise SpecError(f"{where}: expected an array of non-empty strings, found {_kind(raw)}")
+    if len(set(raw)) != len(raw):
+        raise SpecError(f"{where}: expected distinct tokens, found a repeated one")
+    if len(raw) > 5000:
+        raise SpecError(f"{where}: expected at most 5000 tokens, found {len(raw)}")
+    return tuple(raw)
+
+
+def _flat(g: Any) -> Any:
+    """A given tensor marked rounded, with the 1×N row its rounding intervals are known by."""
+    if not g.rounded or g.flat is not None:
+        return g
+    if not all(v.is_Rational or v.is_infinite for v in g.values):
+        raise SpecError(
+            f"{g.where}: expected numbers in a tensor named in rounded_inputs "
+            "(a symbol has no rounding interval)"
+        )
+    return dataclasses.replace(g, flat=sympy.ImmutableMatrix([list(g.values)]))
 
 
 #: Floating-point formats an article's framework may have computed in (symtf.checking.floatsim).
@@ -448,13 +556,7 @@ def _model(r: _Reader, name: str) -> Model:
     scale = None if scale_raw is None else _cell(scale_raw, f"{w}.scale", symbols=True)
     if scale is not None and scale == 0:
         raise SpecError(f"{w}.scale: expected a non-zero divisor, found 0")
-    vocab = r.get("vocab", [])
-    if not isinstance(vocab, list) or not all(isinstance(t, str) and t for t in vocab):
-        raise SpecError(f"{w}.vocab: expected an array of non-empty strings, found {_kind(vocab)}")
-    if len(set(vocab)) != len(vocab):
-        raise SpecError(f"{w}.vocab: expected distinct tokens, found a repeated one")
-    if len(vocab) > 5000:
-        raise SpecError(f"{w}.vocab: expected at most 5000 tokens, found {len(vocab)}")
+    vocab = list(_words(r.get("vocab", []), f"{w}.vocab"))
     V = len(vocab)
     if arch == "decoder":
         if not vocab:
@@ -798,7 +900,12 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
     rank = r.integer("rank", lo=1, hi=10_000)
     word = None
     printed: tuple[tuple[Printed, ...], ...] = ()
-    if step == "next_token" or rank is not None or assertion is not None:
+    if (
+        step == "next_token"
+        or rank is not None
+        or assertion is not None
+        or (step is not None and _is_word(printed_raw))
+    ):
         if not isinstance(printed_raw, str) or not printed_raw.strip():
             raise SpecError(
                 f"{where}.printed: expected a vocabulary word, found {_kind(printed_raw)}"
@@ -828,7 +935,8 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
             not isinstance(at_raw, list)
             or not 1 <= len(at_raw) <= 2
             or not all(
-                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim() for k in at_raw
+                isinstance(k, int) and not isinstance(k, bool) and 0 <= k < _max_dim()
+                for k in at_raw
             )
         ):
             raise SpecError(

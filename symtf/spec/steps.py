@@ -91,7 +91,7 @@ OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
     "bce": (("p", "y"), 2, False),
     "mse": (("a", "b"), 2, False),
     "sinusoidal": (("n", "d", "base"), 2, False),
-    "rope": (("x", "angles"), 2, False),
+    "rope": (("x", "angles", "cos", "sin"), 2, False),
     "where": (("cond", "a", "b"), 3, False),
     "zeros": (("shape",), 1, True),
     "ones": (("shape",), 1, True),
@@ -271,6 +271,8 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
         rows = _rows_text(raw)
         if not rows:
             raise SpecError(f"{where}: expected entries, found none")
+        if len(rows) == 1 and len(rows[0]) == 1 and "\n" not in raw:
+            return _build(name, (), rows[0], rounded, where)  # "1.2": a scalar, like 1.2
         for i, r in enumerate(rows):
             if len(r) != len(rows[0]):
                 raise SpecError(
@@ -302,10 +304,10 @@ def _build(
         )
     entries = [_entry(c, f"{where}[{k}]") for k, c in enumerate(cells)]
     values = tuple(e for e, _, _ in entries)
-    if rounded and not all(v.is_Rational for v in values):
+    if rounded and not all(v.is_Rational or v.is_infinite for v in values):
         raise SpecError(
-            f"{where}: expected finite numbers in a tensor marked rounded = true "
-            "(a symbol or an infinity has no rounding interval)"
+            f"{where}: expected numbers in a tensor marked rounded = true "
+            "(a symbol has no rounding interval; -inf and inf stay exact)"
         )
     return GivenTensor(
         name,

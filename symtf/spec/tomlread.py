@@ -193,7 +193,13 @@ def matrix(
         cols_expected is not None and m != cols_expected
     ):
         exp = f"{rows_expected if rows_expected is not None else 'any'}x{cols_expected if cols_expected is not None else 'any'}"
-        raise SpecError(f"{where}: expected a {exp} matrix, found {n}x{m}")
+        hint = ""
+        if (m, n) == (rows_expected, cols_expected):
+            hint = (
+                f"; this is the transpose of the expected shape: symtf multiplies x·W, so write "
+                f"the {m} rows of Wᵀ (the article may use W·x)"
+            )
+        raise SpecError(f"{where}: expected a {exp} matrix, found {n}x{m}{hint}")
     return sympy.ImmutableMatrix(
         [
             [_cell(c, f"{where}[{i}][{j}]", symbols=symbols) for j, c in enumerate(r)]

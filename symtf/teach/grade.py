@@ -14,7 +14,11 @@ off is then explained the way :mod:`symtf.checking.diagnose` explains an article
    conventions of :mod:`symtf.graph.conventions` (no ÷√d_k, unbiased variance, …);
    a convention that reproduces every off answer in the row is reported
    ("your A_1 row 2 used the unscaled scores").
-3. Otherwise the cause is ``unexplained``.
+3. **A slip in the writing** (:mod:`symtf.checking.slips`, shared with the
+   diagnosis of articles): rows or columns swapped, a table transposed, a row
+   truncated instead of rounded (before the conventions), then a single answer with
+   its sign flipped, its decimal point off, two digits swapped or a neighbour's value.
+4. Otherwise the cause is ``unexplained``.
 
 The first answer, in the order of the computation, whose cause is not
 ``inherited`` is where the student's chain first went off.
@@ -89,8 +93,10 @@ class Graded:
             (right, to fewer decimals than asked) or ``missing``.
         expected: The correct rounding at the student's precision.
         explanation: Why, in a sentence.
-        cause: For an off answer: ``propagated-rounding``, ``inherited``, ``convention``
-            or ``unexplained``.
+        cause: For an off answer: ``propagated-rounding``, ``inherited``, ``convention``,
+            a slip in the writing (``sign-flip``, ``decimal-shift``, ``digit-transposition``,
+            ``copied-neighbour``, ``truncation``, ``swapped-rows``, ``swapped-columns``,
+            ``transposed``; see :mod:`symtf.checking.slips`) or ``unexplained``.
         root: The blank id an inherited mistake comes from.
         convention: The convention that reproduces it.
     """
@@ -394,6 +400,7 @@ def _diagnose(
     numbers = _sheet_numbers(d, trace, graded, answers)
     replays: dict[str, tuple[_Replay, _Replay]] = {}
     by_step_row: dict[tuple[str, int], list[Graded]] = {}
+    deferred: list[Graded] = []
     for g in off:
         b = g.blank
         if b.step not in replays:
@@ -410,40 +417,157 @@ def _diagnose(
         except (SymtfError, TypeError):
             v = "undecided"
         consistent = v in GOOD
+        wide_only = False
         if not consistent:
             wide = wide_rp.ball_trace(128)
-            consistent = wide is not None and _overlaps(
+            consistent = wide_only = wide is not None and _overlaps(
                 wide.value(b.step)[b.index[0], b.index[1]], p
             )
+        if wide_only:
+            # only inputs at the edges of their rounding reach it: a slip that gives the
+            # answer exactly (a row truncated) is named first, this is kept for the rest
+            deferred.append(g)
+            by_step_row.setdefault((b.step, b.index[0]), []).append(g)
+            continue
         if consistent:
-            anc = _ancestors(trace, b.step)
-            earlier = [
-                h
-                for h in graded
-                if h.blank.step in anc
-                and h.verdict in ("slip", "wrong")
-                and _depends(d, numbers, b, h.blank)
-            ]
-            if earlier:
-                root = earlier[0]
-                g.cause, g.root = "inherited", root.root or root.blank.id
-                g.explanation += (
-                    f"; but it follows from your own earlier numbers: the mistake came in at "
-                    f"{root.blank.id} ({root.blank.label} [{root.blank.index[0]}, {root.blank.index[1]}])"
-                )
-            else:
-                g.cause = "propagated-rounding"
-                g.explanation += "; it follows from the rounded numbers you worked from"
+            _follows(g, d, numbers, trace, graded)
             continue
         by_step_row.setdefault((b.step, b.index[0]), []).append(g)
+    _table_slips(ev, trace, by_step_row, answers, graded)  # rows/columns swapped, transposed
+    for g in deferred:
+        if g.cause is None:
+            _follows(g, d, numbers, trace, graded)
     _conventions(d, trace, by_step_row, answers)
+    _entry_slips(ev, trace, by_step_row, answers, numbers)
     for group in by_step_row.values():
         for g in group:
             if g.cause is None:
                 g.cause = "unexplained"
                 g.explanation += (
-                    "; no replay from your earlier numbers and no alternative convention gives it"
+                    "; no replay from your earlier numbers, no alternative convention and no "
+                    "slip in the writing gives it"
                 )
+
+
+def _follows(
+    g: Graded,
+    d: Derivation,
+    numbers: dict[str, dict[tuple[int, int], Printed]],
+    trace: Trace,
+    graded: list[Graded],
+) -> None:
+    """An answer that follows from the student's own numbers: inherited, or their rounding."""
+    b = g.blank
+    anc = _ancestors(trace, b.step)
+    earlier = [
+        h
+        for h in graded
+        if h.blank.step in anc
+        and h.verdict in ("slip", "wrong")
+        and _depends(d, numbers, b, h.blank)
+    ]
+    if earlier:
+        root = earlier[0]
+        g.cause, g.root = "inherited", root.root or root.blank.id
+        g.explanation += (
+            f"; but it follows from your own earlier numbers: the mistake came in at "
+            f"{root.blank.id} ({root.blank.label} [{root.blank.index[0]}, {root.blank.index[1]}])"
+        )
+    else:
+        g.cause = "propagated-rounding"
+        g.explanation += "; it follows from the rounded numbers you worked from"
+
+
+def _step_exact(ev: Evaluator, step: str) -> Any:
+    """The exact value of any entry of ``step`` as a certified ball (for symtf.checking.slips)."""
+    from symtf.checking.causes import exact_balls
+
+    return exact_balls(ev, step)
+
+
+def _table_slips(
+    ev: Evaluator,
+    trace: Trace,
+    groups: dict[tuple[str, int], list[Graded]],
+    answers: dict[str, Printed | None],
+    graded: list[Graded],
+) -> None:
+    """Name a step's answers written with its rows or columns swapped, or transposed, or truncated."""
+    from symtf.checking import slips
+
+    by_step: dict[str, list[Graded]] = {}
+    for (step, _), group in groups.items():
+        by_step.setdefault(step, []).extend(g for g in group if g.cause is None)
+    for step, off in by_step.items():
+        shape = trace.shape(step)
+        if not off or shape is None:
+            continue
+        exact = _step_exact(ev, step)
+        written = {  # every answer the student gave in this step, right or not
+            g.blank.index: answers[g.blank.id]
+            for g in graded
+            if g.blank.step == step and answers[g.blank.id] is not None
+        }
+        found = slips.table_slip(written, exact, shape, [g.blank.index for g in off])
+        if found is not None:
+            for g in off:
+                g.cause = found.cause
+                g.explanation += f"; {_words(found)}"
+            continue
+        # a student works row by row: a row truncated throughout, the others rounded
+        for row in sorted({g.blank.index[0] for g in off}):
+            in_row = [g for g in off if g.blank.index[0] == row]
+            cut = [slips.truncation(answers[g.blank.id], exact(g.blank.index)) for g in in_row]
+            mine = {k: v for k, v in written.items() if k[0] == row}
+            if len(in_row) > 1 and all(cut) and slips.truncated_throughout(mine, exact):
+                for g, t in zip(in_row, cut, strict=True):
+                    g.cause = "truncation"
+                    g.explanation += f"; {_words(t)}"
+
+
+def _entry_slips(
+    ev: Evaluator,
+    trace: Trace,
+    groups: dict[tuple[str, int], list[Graded]],
+    answers: dict[str, Printed | None],
+    numbers: dict[str, dict[tuple[int, int], Printed]],
+) -> None:
+    """Name a single answer written with a slip: a sign, the decimal point, two digits, a copy."""
+    from symtf.checking import slips
+
+    for (step, row), group in groups.items():
+        shape = trace.shape(step)
+        if shape is None:
+            continue
+        exact = _step_exact(ev, step)
+        # the row's numbers: truncation is named when the rest of the row is consistent with it
+        seen = {tuple(k): v for k, v in numbers.get(step, {}).items() if k[0] == row}
+        for g in group:
+            p = answers[g.blank.id]
+            if g.cause is not None or p is None:
+                continue
+            found = slips.entry_slip(g.blank.index, p, exact, shape, seen)
+            if found is not None:
+                g.cause = found.cause
+                g.explanation += f"; {_words(found)}"
+
+
+#: What a slip in the writing was, in a student's words (then the slip's own numbers).
+_SLIP_WORDS = {
+    "sign-flip": "you flipped the sign",
+    "decimal-shift": "your decimal point is off",
+    "digit-transposition": "you swapped two digits",
+    "copied-neighbour": "you wrote the value of a neighbouring entry",
+    "truncation": "you truncated instead of rounding",
+    "swapped-rows": "you swapped two rows",
+    "swapped-columns": "you swapped two columns",
+    "transposed": "you wrote the table transposed",
+}
+
+
+def _words(found: Any) -> str:
+    text = found.text.removeprefix("truncated, not rounded: ")
+    return f"{_SLIP_WORDS.get(found.cause, found.cause)}: {text}"
 
 
 def _depends(
