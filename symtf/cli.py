@@ -87,6 +87,13 @@ def _expand(paths: Sequence[str]) -> list[Path]:
     return out
 
 
+def _is_article(path: Path) -> bool:
+    """An article or notebook (``.md``, ``.ipynb``, ``.tex``, ``.txt``): drafted, then checked."""
+    from symtf.commands.draft import is_article
+
+    return is_article(path)
+
+
 def _short_path(p: Path) -> Path:
     rel = os.path.relpath(p)
     return Path(rel) if not rel.startswith("..") else p
@@ -134,7 +141,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
-            reports.append(check_file(path, args.timeout))
+            if _is_article(path):
+                from symtf.commands.draft import check_article
+
+                reports.append(check_article(path, args.timeout))
+            else:
+                reports.append(check_file(path, args.timeout))
         except SymtfError as e:  # one bad file: say so, check the others
             errors.append(compare.FileError(str(path), str(e)))
             print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
@@ -240,13 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "check",
-        help="verify every printed number of derivation files",
-        description="Verify every number a worked example printed; with no PATH, the bundled derivations.",
+        help="verify every printed number of derivation files, articles or notebooks",
+        description="Verify every number a worked example printed; with no PATH, the bundled derivations. "
+        "An article or notebook is read as it stands: its derivation is inferred (see symtf draft) and checked.",
         epilog=VERDICT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "paths", nargs="*", metavar="PATH", help="derivation .toml files or folders of them"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="derivation .toml files or folders of them; an article or notebook (.md, .txt, "
+        ".tex, .ipynb) is drafted and checked as it stands, with each verdict at its own line",
     )
     p.add_argument(
         "--format",
@@ -291,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive", "teach", "extract", "html", "steps"):
+    for name in ("latex", "derive", "teach", "extract", "draft", "html", "steps"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)
