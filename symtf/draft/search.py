@@ -274,6 +274,10 @@ class Search:
         self.dims = article.dims
         self._xp: BallBackend | None = None
         self._memo: dict[Expr, np.ndarray | None] = {}
+        self._unary_memo: dict[Any, list[Expr]] = {}
+        self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
+        self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
+        self._binary_memo: dict[Any, list[tuple[Expr, tuple[int, int]]]] = {}
         self._next = 0
         self._equations: dict[str, list[set[str]]] = {}
         #: For each displayed line (by key): literal → (known, row, column) it stands for.
@@ -305,7 +309,7 @@ class Search:
             return (cell if cell is not None else -1, line)
 
         printed = self._printed_opaque(Translator)
-        with BallBackend(PREC) as xp:
+        with BallBackend(PREC) as xp, np.errstate(all="ignore"):
             self._xp = xp
             k = 0
             translator = Translator(self._shape_of)
@@ -722,9 +726,13 @@ class Search:
         if tier == 0:
             yield from (Ref(k.key) for k in ks if fits(k.shape))
             return
+        sig = (n, m, whole_only)
         if tier == 1:
             for k in ks:
-                yield from self._unary(Ref(k.key), k.shape, fits)
+                key = (k.key, sig)
+                if key not in self._unary_memo:
+                    self._unary_memo[key] = list(self._unary(Ref(k.key), k.shape, fits))
+                yield from self._unary_memo[key]
             for e, _shape in self._pairs(ks, fits):
                 yield e
             yield from self._joins(ks, fits, n, m)
@@ -736,14 +744,35 @@ class Search:
         products = list(self._pairs(ks, lambda s: True, products_only=True))
         for e, s in products:
             if fits(s):
-                yield from self._unary(e, s, fits, cheap=False)
+                key2 = (e, sig)
+                if key2 not in self._unary_memo:
+                    self._unary_memo[key2] = list(self._unary(e, s, fits, cheap=False))
+                yield from self._unary_memo[key2]
+        by_rows: dict[int, list[tuple[Expr, tuple[int, int]]]] = {}
+        by_cols: dict[int, list[tuple[Expr, tuple[int, int]]]] = {}
+        by_shape: dict[tuple[int, int], list[Expr]] = {}
+        for e, s in products:
+            by_rows.setdefault(s[0], []).append((e, s))
+            by_cols.setdefault(s[1], []).append((e, s))
+            by_shape.setdefault(s, []).append(e)
+        known_rows: dict[int, list[Known]] = {}
         for k in ks:
-            for e, s in products:
-                for f, fs in self._binary(Ref(k.key), k.shape, e, s, products_only=True):
-                    if fits(fs):
-                        yield f
-                if fits(s) and k.shape == s:
-                    yield call("add", Ref(k.key), e)
+            known_rows.setdefault(k.shape[0], []).append(k)
+        for k in ks:
+            r, c = k.shape
+            for e, s in by_rows.get(c, []):  # k @ (a @ b)
+                if fits((r, s[1])):
+                    yield self._made("matmul", Ref(k.key), e)
+            for e, s in by_cols.get(c, []):  # k @ (a @ b).T
+                if fits((r, s[0])):
+                    yield self._made("matmul", Ref(k.key), self._made("T", e))
+            if fits(k.shape):
+                for e in by_shape.get(k.shape, []):  # k + (a @ b): a residual
+                    yield self._made("add", Ref(k.key), e)
+        for e, s in products:  # (a @ b) @ k
+            for k in known_rows.get(s[1], []):
+                if fits((s[0], k.shape[1])):
+                    yield self._made("matmul", e, Ref(k.key))
         projections = [
             (e, s)
             for e, s in products
@@ -767,14 +796,24 @@ class Search:
         for k in ks:
             by_cols.setdefault(k.shape[1], []).append(k)
             by_rows.setdefault(k.shape[0], []).append(k)
+        made = self._pair_memo
+
+        def mk(op: str, a: int, b: int, transpose: bool = False) -> Call:
+            key = (op, a, b, transpose)
+            e = made.get(key)
+            if e is None:
+                rhs: Expr = call("T", Ref(b)) if transpose else Ref(b)
+                e = made[key] = call(op, Ref(a), rhs)
+            return e
+
         for a in ks:
             ra, ca = a.shape
             for b in by_rows.get(ca, []):  # a @ b
                 if fits((ra, b.shape[1])):
-                    yield call("matmul", Ref(a.key), Ref(b.key)), (ra, b.shape[1])
+                    yield mk("matmul", a.key, b.key), (ra, b.shape[1])
             for b in by_cols.get(ca, []):  # a @ b.T
                 if fits((ra, b.shape[0])):
-                    yield call("matmul", Ref(a.key), call("T", Ref(b.key))), (ra, b.shape[0])
+                    yield mk("matmul", a.key, b.key, True), (ra, b.shape[0])
             if not fits(a.shape):
                 continue
             for b in ks:
@@ -785,14 +824,20 @@ class Search:
                     continue
                 if products_only:
                     if b.shape == a.shape and b.key < a.key:
-                        yield call("add", Ref(a.key), Ref(b.key)), shape
+                        yield mk("add", a.key, b.key), shape
                     continue
-                if b.shape == a.shape and b.key > a.key:
-                    pass  # a + b once, in one order
-                else:
-                    yield call("add", Ref(a.key), Ref(b.key)), shape
-                yield call("sub", Ref(a.key), Ref(b.key)), shape
-                yield call("mul", Ref(a.key), Ref(b.key)), shape
+                if not (b.shape == a.shape and b.key > a.key):  # a + b once, in one order
+                    yield mk("add", a.key, b.key), shape
+                yield mk("sub", a.key, b.key), shape
+                yield mk("mul", a.key, b.key), shape
+
+    def _made(self, op: str, *args: Expr) -> Call:
+        """``call(op, *args)``, built once per search (candidates recur for every printing)."""
+        key = (op, args)
+        e = self._made_memo.get(key)
+        if e is None:
+            e = self._made_memo[key] = call(op, *args)
+        return e
 
     def _weight_like(self, key: int) -> bool:
         return any(re.match(r"^W", label) for label in self.known[key].labels)
@@ -851,8 +896,25 @@ class Search:
                     for j in range(m // w):
                         yield call("index", x, cols=(j * w, (j + 1) * w))
 
-    @staticmethod
     def _binary(
+        self,
+        a: Expr,
+        sa: tuple[int, int],
+        b: Expr,
+        sb: tuple[int, int],
+        *,
+        products_only: bool = False,
+    ) -> list[tuple[Expr, tuple[int, int]]]:
+        key = (a, b, sa, sb, products_only)
+        found = self._binary_memo.get(key)
+        if found is None:
+            found = self._binary_memo[key] = list(
+                self._binary_all(a, sa, b, sb, products_only=products_only)
+            )
+        return found
+
+    @staticmethod
+    def _binary_all(
         a: Expr, sa: tuple[int, int], b: Expr, sb: tuple[int, int], *, products_only: bool = False
     ) -> Iterator[tuple[Expr, tuple[int, int]]]:
         if sa[1] == sb[0]:
@@ -905,16 +967,28 @@ class Search:
 
     # -- screening and certification --
     def _value(self, e: Expr) -> np.ndarray | None:
-        if e in self._memo:
-            return self._memo[e]
+        """A candidate's float64 pre-filter value (shared sub-candidates computed once)."""
+        if isinstance(e, Ref):
+            return self.known[e.key].value
+        memo = self._memo
+        if e in memo:
+            return memo[e]
         try:
-            v = screen(e, {k: x.value for k, x in self.known.items()})
+            v = screen(e, _Values(self.known), self._inner)
             v = np.atleast_2d(v) if v.ndim < 2 else v
             if v.ndim != 2:
                 v = None
-        except (ValueError, ArithmeticError, TypeError, IndexError, KeyError):
+        except (ValueError, ArithmeticError, TypeError, IndexError, KeyError, _NoValue):
             v = None
-        self._memo[e] = v
+        memo[e] = v
+        return v
+
+    def _inner(self, e: Expr) -> np.ndarray:
+        if isinstance(e, Num):
+            return np.array(float(e.text))
+        v = self._value(e)
+        if v is None:
+            raise _NoValue
         return v
 
     def _screen(
@@ -1280,6 +1354,20 @@ class Search:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+class _NoValue(Exception):
+    """A sub-candidate with no float value (its shapes do not fit)."""
+
+
+class _Values:
+    """Known tensors' float values by key, read without copying the dictionary."""
+
+    def __init__(self, known: dict[int, Known]) -> None:
+        self.known = known
+
+    def __getitem__(self, key: int) -> np.ndarray:
+        return self.known[key].value
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30

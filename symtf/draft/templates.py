@@ -16,6 +16,7 @@ evaluated again in certified balls through the step language itself.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -60,13 +61,30 @@ class Num:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Call:
     """One op applied to inputs: ``Call("softmax", (x,), {"axis": -1})``."""
 
     op: str
     args: tuple[Expr, ...]
     params: tuple[tuple[str, Any], ...] = ()
+    _hash: int = field(default=0, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # candidates are dictionary keys by the thousand: hash a tree once
+        object.__setattr__(self, "_hash", hash((self.op, self.args, self.params)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Call)
+            and self._hash == other._hash
+            and self.op == other.op
+            and self.args == other.args
+            and self.params == other.params
+        )
 
     @property
     def kw(self) -> dict[str, Any]:
@@ -74,12 +92,18 @@ class Call:
         return dict(self.params)
 
 
+def _hashable(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
 Expr = Ref | Var | Num | Call
 
 
 def call(op: str, *args: Expr, **params: Any) -> Call:
     """``call("softmax", x, axis=-1)``."""
-    return Call(op, tuple(args), tuple(sorted(params.items())))
+    return Call(op, tuple(args), tuple(sorted((k, _hashable(v)) for k, v in params.items())))
 
 
 # ----------------------------------------------------------------------------- the op table
@@ -141,8 +165,11 @@ def _reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return run
 
 
+@functools.cache
 def _causal(n: int) -> np.ndarray:
-    return np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)
+    out = np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)
+    out.flags.writeable = False
+    return out
 
 
 def _index(
@@ -268,22 +295,35 @@ def render(e: Expr, names: Mapping[int, str]) -> str:
     return out
 
 
-def screen(e: Expr, values: Mapping[int, np.ndarray]) -> np.ndarray:
-    """The candidate in float64 (a pre-filter only; see the module docstring)."""
+def screen(
+    e: Expr, values: Mapping[int, np.ndarray], inner: Callable[[Expr], np.ndarray] | None = None
+) -> np.ndarray:
+    """The candidate in float64 (a pre-filter only; see the module docstring).
+
+    Args:
+        e: The candidate.
+        values: Known tensors' float values by key.
+        inner: How to get an argument's value (a cache of shared sub-candidates);
+            by default computed here.
+    """
     if isinstance(e, Ref):
         return values[e.key]
     if isinstance(e, Num):
         return np.array(float(e.text))
-    args = [screen(a, values) for a in e.args]
+    if isinstance(e, Var):
+        raise KeyError(e.name)
+    get = inner or (lambda a: screen(a, values))
+    args = [get(a) for a in e.args]
     params = {k: v for k, v in e.params if k != "where"}
     if e.op == "causal_mask":
         return _causal(params["n"])
+    if e.op == "ones" or e.op == "zeros":
+        return OPS[e.op].screen(tuple(params["shape"]))
     if e.op in ("index",):
         return _index(args[0], params.get("rows"), params.get("cols"))
     if "eps" in params:
         params["eps"] = float(params["eps"])
-    with np.errstate(all="ignore"):
-        return np.asarray(OPS[e.op].screen(*args, **params), dtype=float)
+    return np.asarray(OPS[e.op].screen(*args, **params), dtype=float)
 
 
 def inputs(e: Expr) -> set[int]:
