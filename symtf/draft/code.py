@@ -24,6 +24,7 @@ unless its value is printed, in which case the print gives it (rounded).
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -73,30 +74,44 @@ class Block:
         return f"line {self.first_line + line - 1}"
 
 
-def _string_lines(raw: str) -> Callable[[str], int]:
-    """A finder of the file line of each JSON string, searched in order from a cursor."""
-    starts = [0] + [m.end() for m in re.finditer("\n", raw)]
-    cursor = [0]
+class _Finder:
+    """The file line of each JSON string of a notebook, searched from a position.
 
-    def find(s: str) -> int:
-        needle = json.dumps(s, ensure_ascii=False)[1:-1]
-        at = raw.find(needle, cursor[0]) if needle else -1
-        if at < 0:
-            needle = json.dumps(s)[1:-1]
-            at = raw.find(needle, cursor[0]) if needle else -1
-        if at < 0:
-            return 0
-        cursor[0] = at + max(1, len(needle))
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= at:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
+    A cell's keys may come in any order (nbformat writes ``outputs`` before
+    ``source``), so each run of strings (a cell's source, one output) is searched
+    from where the cell starts, and the cell ends after the last string found.
+    """
 
-    return find
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self.starts = [0] + [m.end() for m in re.finditer("\n", raw)]
+        self.cell = 0  # where the current cell's strings are searched from
+        self.end = 0  # the furthest string found in the current cell
+
+    def run(self, strings: list[str]) -> list[int]:
+        """The lines of consecutive strings (0 where one is not found)."""
+        at = self.cell
+        out = []
+        for s in strings:
+            line, after = self._find(s, at)
+            if line:
+                at = after
+                self.end = max(self.end, after)
+            out.append(line)
+        return out
+
+    def next_cell(self) -> None:
+        """Strings searched from now on belong to the next cell."""
+        self.cell = max(self.cell, self.end)
+
+    def _find(self, s: str, start: int) -> tuple[int, int]:
+        for needle in (json.dumps(s, ensure_ascii=False)[1:-1], json.dumps(s)[1:-1]):
+            if not needle:
+                continue
+            at = self.raw.find(needle, start)
+            if at >= 0:
+                return bisect.bisect_right(self.starts, at), at + len(needle)
+        return 0, start
 
 
 def cell_lines(text: str) -> dict[int, list[int]]:
@@ -105,22 +120,27 @@ def cell_lines(text: str) -> dict[int, list[int]]:
         cells = json.loads(text).get("cells", [])
     except (ValueError, AttributeError):
         return {}
-    find = _string_lines(text)
+    find = _Finder(text)
     out: dict[int, list[int]] = {}
     for k, c in enumerate(cells if isinstance(cells, list) else []):
         if not isinstance(c, dict):
             continue
-        out[k] = [find(x) for x in _lines_of(c.get("source", ""))]
+        out[k] = find.run(_lines_of(c.get("source", "")))
         for o in c.get("outputs", []) or []:
             if isinstance(o, dict):
-                raw = (
-                    o.get("text")
-                    if o.get("output_type") == "stream"
-                    else (o.get("data") or {}).get("text/plain", "")
-                )
-                for x in _lines_of(raw or ""):
-                    find(x)
+                find.run(_lines_of(_output_text(o)[0]))
+        find.next_cell()
     return out
+
+
+def _output_text(o: dict[str, Any]) -> tuple[Any, str]:
+    """An output's text and kind: ``stream`` (prints) or ``result`` (the shown value)."""
+    if o.get("output_type") == "stream":
+        return o.get("text", ""), "stream"
+    if o.get("output_type") in ("execute_result", "display_data"):
+        data = o.get("data", {})
+        return (data.get("text/plain", "") if isinstance(data, dict) else ""), "result"
+    return "", ""
 
 
 def without_code(text: str, kind: str) -> str:
@@ -165,34 +185,26 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
             raise SpecError(
                 f"{path}: expected a Jupyter notebook (JSON with a list of cells)"
             ) from None
-        find = _string_lines(text)
+        find = _Finder(text)
         out = []
         for k, c in enumerate(cells):
             if not isinstance(c, dict):
                 continue
             src = _lines_of(c.get("source", ""))
-            first = find(src[0]) if src else 0
-            for line in src[1:]:
-                find(line)
-            if c.get("cell_type") != "code":
-                continue
+            src_lines = find.run(src)
             outputs = []
             for o in c.get("outputs", []) or []:
                 if not isinstance(o, dict):
                     continue
-                if o.get("output_type") == "stream":
-                    raw, what = o.get("text", ""), "stream"
-                elif o.get("output_type") in ("execute_result", "display_data"):
-                    data = o.get("data", {})
-                    raw, what = (
-                        (data.get("text/plain", "") if isinstance(data, dict) else ""),
-                        "result",
-                    )
-                else:
+                raw, what = _output_text(o)
+                if not what:
                     continue
                 lines = _lines_of(raw)
-                outputs.append(Output("".join(lines), tuple(find(x) for x in lines), what))
-            out.append(Block(k, "".join(src), first, tuple(outputs)))
+                outputs.append(Output("".join(lines), tuple(find.run(lines)), what))
+            find.next_cell()
+            if c.get("cell_type") == "code":
+                first = next((n for n in src_lines if n), 0)
+                out.append(Block(k, "".join(src), first, tuple(outputs)))
         return out
     return _fenced(text)
 
@@ -825,6 +837,8 @@ class Translator:
                 raise _Untranslated(f"{dotted} reads or writes files and is not translated")
             if (mod, fname) in _ARRAY_MAKERS and node.args:
                 return self._tensor(node)
+            if fname == "Parameter" and node.args:  # nn.Parameter(t): the tensor t
+                return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
                 return call(fname, shape=self._shape_args(node.args))
             if fname == "eye" and node.args:
@@ -937,10 +951,8 @@ class Translator:
     def _inline_call(self, f: _Function, node: ast.Call) -> Expr:
         if self._inline >= MAX_INLINE:
             raise _Untranslated("functions nested too deeply to inline")
-        if (
-            len(node.args) > len(f.params)
-            or (node.keywords
-            and any(k.arg not in f.params for k in node.keywords))
+        if len(node.args) > len(f.params) or (
+            node.keywords and any(k.arg not in f.params for k in node.keywords)
         ):
             raise _Untranslated("a call that does not match its function's parameters")
         saved = (dict(self.names), dict(self.consts), dict(self.opaque))
@@ -1399,6 +1411,11 @@ class Translator:
                 yield Shown(None, label, rows, tuple(rlines), cell, grid, shortened, why, opaque)
                 continue
             name = expr.name if isinstance(expr, Var) else None
+            if name is not None and name in self.opaque and name not in self.names.values():
+                yield Shown(
+                    None, label, rows, tuple(rlines), cell, grid, shortened, self.opaque[name], name
+                )
+                continue  # its printed value stands for it from here on
             if name is None:
                 name = self._fresh("shown")
                 yield Step(name, expr, f"{self._block.where(1) if self._block else ''}", label)
@@ -1469,10 +1486,17 @@ def _num_text(v: Any) -> str:
 
 
 def _targets(stmt: ast.stmt) -> list[str]:
+    """The variables a statement assigns, or changes in place (``x[i] = …``)."""
     names = []
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.append(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.append(base.id)
     return names
 
 

@@ -89,8 +89,16 @@ class _Labels:
 
 def _names(search: Search) -> dict[int, str]:
     """A step name for every known tensor: its first proper label, else where it came from."""
-    taken: set[str] = {k.fixed for k in search.known.values() if k.fixed}
-    out: dict[int, str] = {k.key: k.fixed for k in search.known.values() if k.fixed}
+    taken: set[str] = set()
+    out: dict[int, str] = {}
+    for key in sorted(search.known):  # a notebook's names first, versioned where one is reused
+        k = search.known[key]
+        if k.fixed:
+            name, i = k.fixed, 2
+            while name in taken:
+                name, i = f"{k.fixed}_{i}", i + 1
+            taken.add(name)
+            out[key] = name
     for key in sorted(search.known):
         k = search.known[key]
         if k.fixed:
@@ -213,7 +221,7 @@ def compose(article: Article, search: Search) -> Composed:
                 *_placement(o.placement, names),
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
-                f"source_line = {p.line}",
+                *_line(p.line),
                 f"# line {p.line}: {o.note}" if o.note else "",
             ]
             claims.append((p.key, [b for b in block if b]))
@@ -226,7 +234,7 @@ def compose(article: Article, search: Search) -> Composed:
                             f"label = {_s(label(_claim_label(p), p.line))}",
                             *_placement(extra, names),
                             f"printed = {_rows(p.rows)}",
-                            f"source_line = {p.line}",
+                            *_line(p.line),
                         ],
                     )
                 )
@@ -240,7 +248,7 @@ def compose(article: Article, search: Search) -> Composed:
             'step = "?"',
             f"printed = {_rows(p.rows)}",
             *([f"decimals = {p.decimals}"] if p.decimals is not None else []),
-            f"source_line = {p.line}",
+            *_line(p.line),
             f"# line {p.line}: {o.note}",
         ]
         for c in candidates:
@@ -256,6 +264,11 @@ def compose(article: Article, search: Search) -> Composed:
             text += f"#   line {u.line}: {u.text[:120]}: {u.reason.splitlines()[0][:200]}\n"
     out.toml = text
     return out
+
+
+def _line(line: int) -> list[str]:
+    """``source_line = N`` when the line is known."""
+    return [f"source_line = {line}"] if line >= 1 else []
 
 
 def _claim_label(p: Printing) -> str:
@@ -338,7 +351,7 @@ def _display_claims(
                         f"label = {_s(label(d.label + ' (result)', d.line))}",
                         *_placement(result.placement, names),
                         f"printed = {_rows(d.rows)}",
-                        f"source_line = {d.line}",
+                        *_line(d.line),
                         f"# line {d.line}: {result.note}",
                     ],
                 )
@@ -352,7 +365,7 @@ def _display_claims(
                         f"label = {_s(label(d.label + ' (product)', d.line))}",
                         f"expression = {_s(text)}",
                         f"printed = {_s(printed)}",
-                        f"source_line = {d.line}",
+                        *_line(d.line),
                         f"# line {d.line}: a term of the dot product written out",
                     ],
                 )
@@ -389,7 +402,7 @@ def _sums(article: Article, outcomes: list[Outcome], label: _Labels) -> list[tup
                     f"label = {_s(label(p.label + ' (of the lines above)', p.line))}",
                     f"expression = {_s(expression)}",
                     f"printed = {_s(p.rows[0][0])}",
-                    f"source_line = {p.line}",
+                    *_line(p.line),
                     f"# line {p.line}: the sum of the {len(run)} results printed just above",
                 ],
             )

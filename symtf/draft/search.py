@@ -463,28 +463,77 @@ class Search:
         if t is None:
             self.outcomes[key] = Outcome(p, "unmapped", note="its numbers cannot be read")
             return
-        found = self._find(p, t) if p.size > 1 or e.name else None
+        if e.name and e.name in self.var_keys:
+            direct = self._direct(p, t, self.var_keys[e.name])
+            if direct is not None:
+                self.outcomes[key] = direct
+                return
+        found = self._find(p, t) if p.size > 1 else None
         if isinstance(found, tuple):
             self.outcomes[key] = self._accept(p, *found)
-            return
         if e.opaque and p.size > 1:
+            # later steps read the printed value (rounded) of what the code draws or fills in
             given = self._given(p, t, rounded=True)
-            assert given.placement is not None
+            if given.placement is None:
+                self.outcomes.setdefault(key, given)
+                return
             g = self.known[given.placement.known]
             g.fixed = e.opaque
             self.var_keys[e.opaque] = g.key
-            self.outcomes[key] = Outcome(
-                p,
-                "given",
-                given.placement,
-                f"printed value of {e.opaque}, which the code draws at random",
-            )
+            if key not in self.outcomes:
+                self.outcomes[key] = Outcome(
+                    p, "given", given.placement, f"the printed value of {e.opaque} (not translated)"
+                )
             self._retry()
             return
-        note = e.reason or "the translated code does not give these values"
-        if e.name:
+        if key in self.outcomes:
+            return
+        if e.name and e.name not in self.var_keys:
+            note = f"{e.label}: depends on code that is not translated"
+        elif e.name:
             note = f"{e.label}: the translated step gives other values (its translation may be off)"
+        else:
+            note = e.reason or "the translated code does not give these values"
         self.outcomes[key] = Outcome(p, "unmapped", note=note)
+
+    def _direct(self, p: Printing, t: Target, key: int) -> Outcome | None:
+        """A print of a translated value: mapped to it when its certified values reproduce the
+        printed entries (all, or all but a few within one unit), else None."""
+        k = self.known[key]
+        values = list(k.ball.data)
+        flat = [c for r in t.printed for c in r]
+        if len(values) != len(flat):
+            return None
+        rounded = k.rounded or self._rounded_lineage(key)
+        verdicts = [_certified(x, c) for x, c in zip(values, flat, strict=True)]
+        if any(v is None for v in verdicts):
+            return None
+        slips = sum(v == "slip" for v in verdicts)
+        if slips and rounded:
+            return (
+                None  # within one unit of a value computed from rounded prints: not a slip to flag
+            )
+        if slips > max(1, len(flat) // 8):
+            return None
+        note = (
+            f"the value the code prints: certified values reproduce the {len(flat)} printed entries"
+        )
+        if slips:
+            note += f" ({slips} within one unit)"
+        k.labels.append(p.label)
+        return Outcome(p, "mapped", Placement(key), note)
+
+    def _lineage_keys(self, key: int) -> set[int]:
+        """Every known tensor a step is computed from."""
+        out: set[int] = set()
+        todo = [key]
+        while todo:
+            e = self.known[todo.pop()].expr
+            for k in inputs(e) if e is not None else ():
+                if k not in out:
+                    out.add(k)
+                    todo.append(k)
+        return out
 
     def _displays(self) -> None:
         """For each displayed line: the entries its literals stand for, and the entry it computes."""
@@ -1133,7 +1182,10 @@ class Search:
             return None
         n, m = t.shape
         rows = ball.shape[0]
-        rounded = any(self.known[k].rounded for k in inputs(c.expr))
+        # A printed input is read as printed: the check then sees these very values. Where one
+        # is known only to its digits, an entry within one unit may be its rounding, not a
+        # slip, so such a step is accepted only when it reproduces every entry.
+        rounded = any(self.known[k].rounded or self._rounded_lineage(k) for k in inputs(c.expr))
         if c.place == "whole":
             if tuple(ball.shape) != (n, m):
                 return None
@@ -1147,11 +1199,15 @@ class Search:
         flat = [p for r in t.printed for p in r]
         slips = 0
         for x, p in zip(entries, flat, strict=True):
-            verdict = _certified(x, p, rounded)
-            if verdict is None:
+            verdict = _certified(x, p)
+            if verdict is None or (verdict == "slip" and rounded):
                 return None
             slips += verdict == "slip"
         return ball if slips == c.slip else None
+
+    def _rounded_lineage(self, key: int) -> bool:
+        """Whether a known tensor is computed from an input known only to its printed digits."""
+        return any(self.known[k].rounded for k in self._lineage_keys(key))
 
     def _ball(self, e: Expr) -> Tensor | None:
         keys = sorted(inputs(e))
@@ -1173,6 +1229,8 @@ class Search:
         if p.role in ("operand", "weights", "result", "before", "after", "term") or p.shape[0] == 1:
             return Outcome(p, "unmapped", note="no step of the known tensors reproduces it")
         given = self._given(p, t, rounded=True)
+        if given.placement is None:
+            return given
         return Outcome(
             p,
             "unmapped",
@@ -1181,16 +1239,23 @@ class Search:
         )
 
     def _given(self, p: Printing, t: Target, *, rounded: bool) -> Outcome:
+        """A given tensor from a printing (``rounded``: its entries are known to their digits).
+
+        A rounded printing with an infinite entry gives none (a derivation cannot state
+        its rounding): the outcome then has no placement.
+        """
         xp = self._xp
         assert xp is not None
+        if rounded and any(c.value is None for r in t.printed for c in r):
+            return Outcome(
+                p, "unmapped", None, "printed with an infinity: not usable as a rounded input"
+            )
         vals = []
         for r in t.printed:
             for c in r:
                 if c.value is None:
                     vals.append(xp.neg_inf() if c.is_neg_inf else -xp.neg_inf())
-                elif rounded and c.decimals > 0:
-                    vals.append(arb(_mid(c.value), _mid(c.ulp / 2)))
-                else:
+                else:  # as printed: the value the check reads (rounded = true widens it there)
                     vals.append(xp.const(c.value))
         ball = Tensor(t.shape, vals)
         self._next += 1
@@ -1260,7 +1325,6 @@ class Search:
         if context is None:
             return None
         key, row = context
-        x = self.known[key]
         every = kinds == ["sum"] and re.search(r"\b(?:each|every|all)\b[^.]*\brows?\b", words)
         for kind in kinds:
             for unbiased in (False, True) if kind in ("var", "std") else (False,):
@@ -1277,9 +1341,7 @@ class Search:
                 ball = self._ball(expr)
                 if ball is None:
                     continue
-                if any(
-                    _certified(ball.data[r], t.printed[0][0], x.rounded) != "full" for r in rows
-                ):
+                if any(_certified(ball.data[r], t.printed[0][0]) != "full" for r in rows):
                     continue
                 found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
                     expr, ball, p, f"its entry {row} is the printed {kind}"
@@ -1348,7 +1410,7 @@ class Search:
         key, i, j = hits[0]
         p = Printing(d.key, "number", d.label, "result", d.rows, (d.line,), d.cell, d.context)
         x = self.known[key].ball.data[i * self.known[key].shape[1] + j]
-        if _certified(x, t.printed[0][0], False) is None:
+        if _certified(x, t.printed[0][0]) is None:
             return None
         return Outcome(p, "mapped", Placement(key, index=(i, j)), "the entry the line computes")
 
@@ -1368,6 +1430,7 @@ class _Values:
 
     def __getitem__(self, key: int) -> np.ndarray:
         return self.known[key].value
+
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30
@@ -1512,7 +1575,7 @@ def _mids(t: Tensor) -> np.ndarray:
     return np.array(vals, dtype=float).reshape(_shape2(tuple(t.shape)))
 
 
-def _certified(x: Any, p: Printed, rounded: bool) -> str | None:
+def _certified(x: Any, p: Printed) -> str | None:
     """``full`` if the ball is certified to print as ``p``, ``slip`` if within one unit, else None."""
     if p.value is None:
         if isinstance(x, arb) and not x.is_finite() and ((x < 0) == p.is_neg_inf):
@@ -1527,8 +1590,6 @@ def _certified(x: Any, p: Printed, rounded: bool) -> str | None:
     lo, hi = compare_ball(x, iv.lo), compare_ball(x, iv.hi)
     if lo is not None and hi is not None and lo >= 0 and hi <= 0:
         return "full"
-    if rounded and not (x < _mid(iv.lo) or x > _mid(iv.hi)):
-        return "full"  # some value in the range of the rounded inputs prints so
     u = p.ulp
     below, above = compare_ball(x, p.value - u), compare_ball(x, p.value + u)
     if below is not None and above is not None and below > 0 and above < 0:
