@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):
         drafting.append(_cpu(lambda: draft_file(article)))
         checking.append(_cpu(lambda: check(hand)))
-        both.append(_cpu(lambda: check_article(article, None)))
+        both.append(_cpu(lambda: check_article(article)))
     d, c, b = min(drafting), min(checking), min(both)
     print(f"article      {article.name}")
     print(f"draft        {d * 1000:8.1f} ms CPU (best of {args.repeat})")

@@ -144,7 +144,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             if _is_article(path):
                 from symtf.commands.draft import check_article
 
-                reports.append(check_article(path, args.timeout))
+                with time_budget(args.timeout, str(path)):
+                    reports.append(check_article(path))
             else:
                 reports.append(check_file(path, args.timeout))
         except SymtfError as e:  # one bad file: say so, check the others

@@ -813,7 +813,7 @@ def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[F
     """
     segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
     found: list[Found] = []
-    for before, seg in zip([None, *segments[:-1]], segments, strict=True):
+    for before, seg in zip([None, *segments[:-1]] if segments else [], segments, strict=True):
         if seg.math and before is not None and not before.math:
             words = re.findall(
                 r"[A-Za-z_]+", before.text.splitlines()[-1] if before.text.splitlines() else ""

@@ -180,6 +180,20 @@ BIRDS_LINES: dict[str, int | None] = {
 }
 
 
+#: Expression claims of the transcriptions that write out a statement of the prose (the
+#: article displays no such arithmetic): "Its variance is 0.472, so σ ≈ 0.687", "each row
+#: sums to 1.0". The draft checks those numbers, but not as displayed lines.
+PROSE = {
+    "LN1 I: sigma from the displayed variance",
+    "LN1 I: normalized, as written",
+    "H_1 AI row, first entry, as written",
+    "H_1 AI row, second entry, as written",
+    "row sum Birds",
+    "row sum build",
+    "row sum nests",
+}
+
+
 def printed_strings(claim: dict[str, Any]) -> list[str]:
     """A transcription claim's printed strings, in order (a word claim's word)."""
     printed = claim.get("printed", "")

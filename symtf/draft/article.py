@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from symtf import latexmath
+from symtf.draft.names import ident
 from symtf.errors import ExpressionError
 from symtf.extract import Found, extract_text, statements
 
 __all__ = ["Article", "Display", "Equation", "Printing", "ident", "read_article"]
+
 
 #: Roles a printing may have on a displayed line (from extract's label suffixes).
 ROLES = ("operand", "weights", "term", "before", "after")
@@ -126,30 +128,6 @@ class Article:
     def printing(self, key: int) -> Printing:
         """The printing with this key."""
         return next(p for p in self.printings if p.key == key)
-
-
-_SYNTHETIC = re.compile(r"^(?:line \d+.*|\[.*|.*\(\d+\))$")
-_RESERVED = {"e", "pi", "inf", "true", "false", "T"}
-
-
-def ident(label: str) -> str | None:
-    """An ASCII step name for an article label (``W_Q^((1))`` → ``W_Q_1``), or None.
-
-    Labels that name nothing (``line 91``, a bracketed list) give None.
-    """
-    text = label.strip()
-    if not text or _SYNTHETIC.match(text) or len(text) > 40:
-        return None
-    text = text.replace("ᵀ", "T").replace("^T", "T")
-    name = re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")
-    name = re.sub(r"_+", "_", name)
-    if not name or not re.match(r"^[A-Za-z_]", name):
-        return None
-    from symtf.spec.steps import OPS  # the op names a step may not take
-
-    if name.lower() in OPS or name in _RESERVED:
-        name += "_"
-    return name
 
 
 def _role(label: str) -> tuple[str, str]:
@@ -354,7 +332,14 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     ordered = sorted(
         [*printings, *runs], key=lambda p: (p.parts[0] - 0.5 if p.parts else p.key, -len(p.parts))
     )
-    title = next((ln.strip().lstrip("# ") for ln in text.splitlines() if ln.strip()), "")
+    title = next(
+        (
+            ln.strip().lstrip("# ")
+            for ln in prose.splitlines()
+            if ln.strip() and not ln.lstrip().startswith(("```", "~~~"))
+        ),
+        "",
+    )
     if kind == "ipynb":
         title = Path(path).stem
     return Article(

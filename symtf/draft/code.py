@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symtf.draft.frameworks import METHODS, MODULES, Translation, lookup
+from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.errors import SpecError
 from symtf.numbers import split_printed
@@ -66,6 +67,13 @@ class Block:
     text: str
     first_line: int  # the file line of its first line
     outputs: tuple[Output, ...] = ()
+    lines: tuple[int, ...] = ()  # the file line of each of its lines, where known
+
+    def file_line(self, line: int) -> int:
+        """The file line of the block's ``line`` (1-based)."""
+        if 1 <= line <= len(self.lines) and self.lines[line - 1]:
+            return self.lines[line - 1]
+        return self.first_line + line - 1 if self.first_line else 0
 
     def where(self, line: int) -> str:
         """``cell 3, line 2`` (notebooks) or ``line 42`` (a block in an article)."""
@@ -204,7 +212,7 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
             find.next_cell()
             if c.get("cell_type") == "code":
                 first = next((n for n in src_lines if n), 0)
-                out.append(Block(k, "".join(src), first, tuple(outputs)))
+                out.append(Block(k, "".join(src), first, tuple(outputs), tuple(src_lines)))
         return out
     return _fenced(text)
 
@@ -251,9 +259,11 @@ def _fenced(text: str) -> list[Block]:
 
 
 def code_lines(text: str) -> set[int]:
-    """Article lines inside fenced code blocks (and their fences), which are not prose."""
+    """Article lines of fenced Python blocks and of the output blocks right after them
+    (fences included): the code translation reads them, not the prose reader."""
     lines = text.splitlines()
     inside: set[int] = set()
+    code = False
     k = 0
     while k < len(lines):
         m = _FENCE.match(lines[k])
@@ -266,6 +276,11 @@ def code_lines(text: str) -> set[int]:
             j += 1
         if lang in ("python", "py", "python3", "ipython", "pycon"):
             inside.update(range(k + 1, j + 2))
+            code = True
+        elif lang in ("", "text", "output", "console", "plaintext", "txt") and code:
+            inside.update(range(k + 1, j + 2))
+        else:
+            code = False
         k = j + 1
     return inside
 
@@ -394,6 +409,8 @@ class Translator:
         self._events: list[Any] = []
         #: Variables with no translated value whose printed value a later print gives.
         self.printed_opaque: set[str] = set()
+        #: Each variable's last assigned expression (idioms such as a mask built before use).
+        self.defs: dict[str, ast.expr] = {}
 
     # -- walking --
     def events(self, code: list[Block]) -> Iterator[Any]:
@@ -416,13 +433,35 @@ class Translator:
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                     self._import(stmt)
             last = body[-1] if body else None
+            comments = _comment_outputs(block)
             for stmt in body:
                 self._events = []
                 shown = self._statement(stmt, is_last=stmt is last)
                 yield from self._events
+                after = comments.get(getattr(stmt, "end_lineno", 0) or 0)
+                if after is not None:
+                    # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
+                    items = shown[1] if shown is not None else self._assigned(stmt)
+                    if items:
+                        yield from self._match(items, [after])
+                    continue
                 if shown is not None:
                     prints.append(shown)
             yield from self._outputs(block, prints)
+
+    def _assigned(self, stmt: ast.stmt) -> list[Any]:
+        """What a comment under an assignment shows: the value just assigned."""
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            name = stmt.targets[0].id
+            if name in self.names:
+                return [("value", Var(self.names[name]), name, None, None)]
+            if name in self.opaque:
+                return [("value", None, name, None, json.dumps([self.opaque[name], name]))]
+        return []
 
     def _emit(self, event: Any) -> None:
         self._events.append(event)
@@ -571,6 +610,7 @@ class Translator:
             self.names.pop(name, None)
             self.opaque.pop(name, None)
             return
+        self.defs[name] = value
         literal = self._literal(value)
         if literal is not None:
             values, shape, f32 = literal
@@ -590,8 +630,6 @@ class Translator:
         self.opaque.pop(name, None)
 
     def _fresh(self, name: str) -> str:
-        from symtf.draft.article import ident
-
         base = ident(name) or "v"
         out, k = base, 2
         while out in self.taken:
@@ -637,7 +675,7 @@ class Translator:
             dotted = self._dotted(v.func)
             if dotted in ("print", "display", "IPython.display.display"):
                 how = "print" if dotted == "print" else "display"
-                return (how, [x for a in v.args for x in self._shown_args(a)])
+                return (how, self._noted(stmt, [x for a in v.args for x in self._shown_args(a)]))
             if dotted and dotted.endswith("set_printoptions"):
                 for kw in v.keywords:
                     if kw.arg == "precision":
@@ -662,11 +700,20 @@ class Translator:
                 )
                 return None
         if is_last and not isinstance(v, ast.Constant):
-            return ("last", self._shown_args(v))
+            return ("last", self._noted(stmt, self._shown_args(v)))
         self._emit(
             Note(self._where(stmt), self._source(stmt), "an expression statement is not translated")
         )
         return None
+
+    def _noted(self, stmt: ast.stmt, items: list[Any]) -> list[Any]:
+        """A printed value that cannot be translated is also a note on its statement."""
+        for kind, expr, _label, _d, why in items:
+            if kind == "value" and expr is None and why:
+                reason = json.loads(why)[0]
+                self._emit(Note(self._where(stmt), self._source(stmt), reason))
+                break
+        return items
 
     def _shown_args(
         self, node: ast.expr
@@ -836,7 +883,11 @@ class Translator:
             if dotted and _IO.search(dotted):
                 raise _Untranslated(f"{dotted} reads or writes files and is not translated")
             if (mod, fname) in _ARRAY_MAKERS and node.args:
-                return self._tensor(node)
+                if self._literal(node) is not None:
+                    return self._tensor(node)
+                if mod in ("torch", "tensorflow", "jax.numpy"):
+                    self.float32 = True  # torch.tensor(x): x stored as float32
+                return self._expr(node.args[0])  # an array made from a variable: its values
             if fname == "Parameter" and node.args:  # nn.Parameter(t): the tensor t
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
@@ -906,6 +957,17 @@ class Translator:
     def _causal_size(self, mask: ast.expr) -> int | None:
         """The size n of a causal mask written as a comparison with a triangle of ones."""
         node = mask
+        for _ in range(4):  # a mask named on an earlier line: its definition
+            if isinstance(node, ast.Name) and node.id in self.defs:
+                node = self.defs[node.id]
+            elif (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Name)
+                and node.left.id in self.defs
+            ):
+                node = ast.Compare(self.defs[node.left.id], node.ops, node.comparators)
+            else:
+                break
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -916,8 +978,14 @@ class Translator:
             node = node.value
 
         def tri(n: ast.expr) -> tuple[str, int] | None:
-            if isinstance(n, ast.Name) and n.id in self.names:
-                return None
+            if isinstance(n, ast.Name) and n.id in self.defs:
+                n = self.defs[n.id]
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "bool"
+            ):
+                n = n.func.value
             if not isinstance(n, ast.Call):
                 return None
             d = self._dotted(n.func) or ""
@@ -1034,6 +1102,8 @@ class Translator:
         self_node: ast.expr | None = None,
     ) -> Expr:
         named: dict[str, ast.expr] = {}
+        if t.op == "reshape" and len(args) > 1 and self_expr is not None:
+            args = [ast.Tuple(list(args), ast.Load())]  # x.view(1, 2, 2): the shape as positionals
         for k, a in zip(t.args, args, strict=False):
             named[k] = a
         if len(args) > len(t.args):
@@ -1176,9 +1246,24 @@ class Translator:
         return call("transpose", x, axes=perm)
 
     def _ndim(self, x: Expr) -> int | None:
+        """The rank of a translated expression, from its inputs' shapes and its op."""
         if isinstance(x, Var):
             shape = self.shape_of(x.name)
             return len(shape) if shape is not None else None
+        if isinstance(x, Call) and x.op == "reshape":
+            return len(x.kw["shape"])
+        if isinstance(x, Call) and x.op in (
+            "T",
+            "transpose",
+            "softmax",
+            "layernorm",
+            "exp",
+            "relu",
+        ):
+            return self._ndim(x.args[0])
+        if isinstance(x, Call) and x.op == "matmul":
+            ranks = [self._ndim(a) for a in x.args]
+            return None if None in ranks else max(r for r in ranks if r is not None)
         names = variables(x)
         if isinstance(x, Call) and x.op in ("add", "sub", "mul", "div", "neg") and names:
             ranks = [self._ndim(a) for a in x.args if not isinstance(a, Num)]
@@ -1383,9 +1468,37 @@ class Translator:
                 yield from self._match(items, [_join(g)])
         elif len(printed) == 1 and stream:
             yield from self._match(printed[0][1], [_join(g) for g in stream])
+        else:
+            yield from self._unmatched(stream)
         if len(shown) == len(results):
             for (_, items), o in zip(shown, results, strict=True):
                 yield from self._match(items, [_join(g) for g in _groups(o)])
+        else:
+            yield from self._unmatched([g for o in results for g in _groups(o)])
+
+    def _unmatched(self, groups: list[list[tuple[str, int]]]) -> Iterator[Shown]:
+        """Printed values that cannot be told apart by print: searched like prose printings."""
+        cell = self._block.cell if self._block else None
+        for g in groups:
+            text, lines = _join(g)
+            for rows, rlines, style in _values(text, lines):
+                if len(rows) * len(rows[0]) < 2:
+                    continue
+                grid = (
+                    self.np_precision
+                    if style == "numpy" and _fixed(rows)
+                    else (self.torch_precision if style == "torch" and _fixed(rows) else None)
+                )
+                yield Shown(
+                    None,
+                    "output",
+                    rows,
+                    tuple(rlines),
+                    cell,
+                    grid,
+                    style == "numpy",
+                    "a print not told apart from the others",
+                )
 
     def _match(self, items: list[Any], texts: list[tuple[str, list[int]]]) -> Iterator[Any]:
         values = [a for a in items if a[0] == "value"]
@@ -1501,6 +1614,42 @@ def _targets(stmt: ast.stmt) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- reading prints
+
+
+_PRINTED = re.compile(r"^\s*(?:tensor\(|array\(|tf\.Tensor\(|\[|-?\d)")
+
+
+def _fixed(rows: tuple[tuple[str, ...], ...]) -> bool:
+    return all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
+
+
+def _comment_outputs(block: Block) -> dict[int, tuple[str, list[int]]]:
+    """Printed values written as comments right under a statement (``# tensor([[…]])``).
+
+    Keyed by the block line the comment follows; the text is the comment without its ``#``.
+    """
+    lines = block.text.splitlines()
+    out: dict[int, tuple[str, list[int]]] = {}
+    k = 0
+    while k < len(lines):
+        stripped = lines[k].strip()
+        if (
+            not stripped.startswith("#")
+            or k == 0
+            or not lines[k - 1].strip()
+            or lines[k - 1].strip().startswith("#")
+        ):
+            k += 1
+            continue
+        start = k
+        texts: list[str] = []
+        while k < len(lines) and lines[k].strip().startswith("#"):
+            texts.append(re.sub(r"\s+#.*$", "", re.sub(r"^\s*#\s?", "", lines[k])))
+            k += 1
+        text = "\n".join(texts)
+        if _PRINTED.match(text) and re.search(r"\d", text):
+            out[start] = (text, [block.file_line(start + 1 + i) for i in range(len(texts))])
+    return out
 
 
 def _groups(o: Output) -> list[list[tuple[str, int]]]:

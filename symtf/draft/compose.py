@@ -183,6 +183,8 @@ def compose(article: Article, search: Search) -> Composed:
             head.append(f"#   {n.where}: {n.source[:100]}: {n.reason[:160]}")
         head.append("")
     body: list[str] = []
+    if not given and not steps:  # displayed arithmetic only: a derivation with no model
+        body += ["[model]", 'architecture = "none"', ""]
     if given:
         body.append("[tensors]")
         for k in sorted(given, key=lambda k: k.key):

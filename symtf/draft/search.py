@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -309,7 +310,10 @@ class Search:
             return (cell if cell is not None else -1, line)
 
         printed = self._printed_opaque(Translator)
-        with BallBackend(PREC) as xp, np.errstate(all="ignore"):
+        with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter(
+                "ignore", RuntimeWarning
+            )  # the float pre-filter's empty reductions
             self._xp = xp
             k = 0
             translator = Translator(self._shape_of)
