@@ -333,6 +333,14 @@ class Shown:
     opaque: str | None = None  # a variable whose value only this print gives
 
 
+def _without_magics(text: str) -> str:
+    """IPython's ``%magic`` and ``!shell`` lines as blank lines (same line numbers): they are
+    not Python, and they are never run."""
+    return "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n")
+    )
+
+
 class _Untranslated(Exception):
     """A construct with no translation (the message says which)."""
 
@@ -417,9 +425,9 @@ class Translator:
         """Every event of the blocks in order: Given, Step, Note and Shown records."""
         for block in code:
             self._block = block
-            self._src = block.text
+            self._src = _without_magics(block.text)
             try:
-                tree = ast.parse(block.text)
+                tree = ast.parse(self._src)
             except (SyntaxError, ValueError) as e:
                 yield Note(
                     block.where(getattr(e, "lineno", 1) or 1),
@@ -471,7 +479,10 @@ class Translator:
         return self._block.where(getattr(node, "lineno", 1))
 
     def _source(self, node: ast.AST) -> str:
-        text = ast.get_source_segment(self._src, node) or ""
+        try:  # a node of an earlier cell (an inlined function, a mask's definition) has no text here
+            text = ast.get_source_segment(self._src, node) or ""
+        except (IndexError, ValueError):
+            text = ""
         return " ".join(text.split())[:160]
 
     def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:

@@ -241,7 +241,13 @@ def compose(article: Article, search: Search) -> Composed:
                     )
                 )
             continue
-        # unmapped: a claim to map by hand
+        # unmapped: a claim to map by hand (when its printed strings read as numbers)
+        if parse_target(p.rows, p.decimals) is None:
+            text = " ".join(" ".join(r) for r in p.rows)
+            out.unread.append(
+                Unread(p.label, p.line, text, "its printed values are not all numbers")
+            )
+            continue
         candidates = tuple(render(c, names) for c in o.candidates)
         out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
         block = [
