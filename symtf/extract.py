@@ -26,6 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from symtf import latexmath
 from symtf.errors import ExpressionError, SpecError
@@ -36,6 +37,7 @@ __all__ = [
     "draft_toml",
     "extract",
     "extract_text",
+    "notebook_cells",
     "read_article_text",
     "statements",
 ]
@@ -143,7 +145,12 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
     return out
 
 
-def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+def notebook_cells(raw: str, path: str) -> list[Any]:
+    """A Jupyter notebook's cells (read as JSON only).
+
+    Raises:
+        SpecError: The text is not JSON with a list of cells.
+    """
     try:
         nb = json.loads(raw)
         cells = nb["cells"]
@@ -153,6 +160,11 @@ def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
         raise SpecError(
             f"{path}: expected a Jupyter notebook (JSON with a list of cells)"
         ) from None
+    return cells
+
+
+def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    cells = notebook_cells(raw, path)
     out: list[_Segment] = []
     for k, c in enumerate(cells):
         if not isinstance(c, dict):

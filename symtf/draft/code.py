@@ -35,6 +35,7 @@ from symtf.draft.frameworks import METHODS, MODULES, Translation, lookup
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.errors import SpecError
+from symtf.extract import notebook_cells
 from symtf.numbers import split_printed
 
 __all__ = ["Block", "Given", "Note", "Output", "Shown", "Step", "Translator", "blocks"]
@@ -184,15 +185,7 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
         SpecError: A notebook that is not JSON with a list of cells.
     """
     if kind == "ipynb":
-        try:
-            nb = json.loads(text)
-            cells = nb["cells"]
-            if not isinstance(cells, list):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise SpecError(
-                f"{path}: expected a Jupyter notebook (JSON with a list of cells)"
-            ) from None
+        cells = notebook_cells(text, path)
         find = _Finder(text)
         out = []
         for k, c in enumerate(cells):
@@ -220,68 +213,65 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)[^\n]*$")
 
 
-def _fenced(text: str) -> list[Block]:
-    """Fenced ```python blocks of a Markdown article, each with the plain fences after it."""
+_PYTHON = ("python", "py", "python3", "ipython", "pycon")
+_PLAIN = ("", "text", "output", "console", "plaintext", "txt")
+
+
+def _fences(text: str) -> list[tuple[str, int, int, list[str]]]:
+    """Every fenced block: its language, the lines of its fences (1-based), and its body."""
     lines = text.splitlines()
-    found: list[tuple[str, int, list[str]]] = []
+    found = []
     k = 0
     while k < len(lines):
         m = _FENCE.match(lines[k])
         if not m:
             k += 1
             continue
-        fence, lang = m.group(2), m.group(3).lower()
-        body = []
         j = k + 1
-        while j < len(lines) and not lines[j].strip().startswith(fence[:3]):
-            body.append(lines[j])
+        while j < len(lines) and not lines[j].strip().startswith(m.group(2)[:3]):
             j += 1
-        found.append((lang, k + 2, body))
+        found.append((m.group(3).lower(), k + 1, j + 1, lines[k + 1 : j]))
         k = j + 1
-    out: list[Block] = []
-    for i, (lang, first, body) in enumerate(found):
-        if lang not in ("python", "py", "python3", "ipython", "pycon"):
+    return found
+
+
+def _code_and_outputs(
+    text: str,
+) -> list[tuple[tuple[str, int, int, list[str]], list[tuple[str, int, int, list[str]]]]]:
+    """Each fenced Python block with the plain blocks right after it (what it printed)."""
+    found = _fences(text)
+    out = []
+    for i, block in enumerate(found):
+        if block[0] not in _PYTHON:
             continue
         outputs = []
-        for lang2, first2, body2 in found[i + 1 :]:
-            if lang2 in ("python", "py", "python3", "ipython", "pycon"):
+        for later in found[i + 1 :]:
+            if later[0] not in _PLAIN:
                 break
-            if lang2 in ("", "text", "output", "console", "plaintext", "txt"):
-                outputs.append(
-                    Output(
-                        "\n".join(body2) + "\n", tuple(range(first2, first2 + len(body2))), "stream"
-                    )
-                )
-            else:
-                break
-        out.append(Block(None, "\n".join(body) + "\n", first, tuple(outputs)))
+            outputs.append(later)
+        out.append((block, outputs))
+    return out
+
+
+def _fenced(text: str) -> list[Block]:
+    """Fenced ```python blocks of a Markdown article, each with the plain fences after it."""
+    out: list[Block] = []
+    for (_lang, start, _end, body), outputs in _code_and_outputs(text):
+        printed = tuple(
+            Output("\n".join(b) + "\n", tuple(range(s + 1, s + 1 + len(b))), "stream")
+            for _l, s, _e, b in outputs
+        )
+        out.append(Block(None, "\n".join(body) + "\n", start + 1, printed))
     return out
 
 
 def code_lines(text: str) -> set[int]:
     """Article lines of fenced Python blocks and of the output blocks right after them
     (fences included): the code translation reads them, not the prose reader."""
-    lines = text.splitlines()
     inside: set[int] = set()
-    code = False
-    k = 0
-    while k < len(lines):
-        m = _FENCE.match(lines[k])
-        if not m:
-            k += 1
-            continue
-        lang = m.group(3).lower()
-        j = k + 1
-        while j < len(lines) and not lines[j].strip().startswith(m.group(2)[:3]):
-            j += 1
-        if lang in ("python", "py", "python3", "ipython", "pycon"):
-            inside.update(range(k + 1, j + 2))
-            code = True
-        elif lang in ("", "text", "output", "console", "plaintext", "txt") and code:
-            inside.update(range(k + 1, j + 2))
-        else:
-            code = False
-        k = j + 1
+    for (_lang, start, end, _body), outputs in _code_and_outputs(text):
+        for _l, s, e, _b in [(_lang, start, end, _body), *outputs]:
+            inside.update(range(s, e + 1))
     return inside
 
 

@@ -62,7 +62,7 @@ from symtf.draft.templates import (
 )
 from symtf.errors import ExpressionError, SymtfError, Undecided
 from symtf.graph.evaluate import evaluate_text
-from symtf.numbers import Printed, on_grid, parse_printed, rounding_interval
+from symtf.numbers import Printed, claim_grid, on_grid, parse_printed, rounding_interval
 from symtf.tensor import Tensor
 
 __all__ = ["Known", "Outcome", "Placement", "Search", "parse_target"]
@@ -126,13 +126,7 @@ def parse_target(rows: tuple[tuple[str, ...], ...], decimals: int | None = None)
         return None
     stated = decimals is not None
     if decimals is None:
-        decs = {
-            p.decimals
-            for r in cells
-            for p in r
-            if not (p.is_infinite or p.is_fraction) and p.style == "fixed"
-        }
-        decimals = max(decs) if decs else 0
+        decimals = claim_grid(cells)
     cells = [[on_grid(p, decimals, stated=stated) for p in r] for r in cells]
     vals = np.array(
         [[float(p.value) if p.value is not None else p.inf * math.inf for p in r] for r in cells]
