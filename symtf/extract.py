@@ -124,7 +124,7 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
         return lo + first_line
 
     headings = [
-        (m.start(), m.group(1).strip())
+        (m.start(), (m.group(1) or m.group(2)).strip())
         for m in re.finditer(r"^(?:#+\s*(.+)|\\(?:sub)*section\*?\{(.+?)\})$", text, re.M)
         if m.group(1) or m.group(2)
     ]
@@ -261,6 +261,7 @@ def _numeric_cell(text: str) -> str | None:
 def _matrix_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
     """The rows of a numeric matrix environment or bracketed list, verbatim; else None."""
     s = piece.strip()
+    s = re.sub(r"(\\end\{\w+\}|\])\s*[.,;:]$", r"\1", s)  # "…\end{bmatrix}." ends a sentence
     s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)
     s = re.sub(r"\(\s*\d+\s*\\times\s*\d+\s*\)\s*$", "", s).strip()  # (3\times 6) shape notes
     s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)

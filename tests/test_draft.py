@@ -496,3 +496,29 @@ def test_a_matrix_no_step_explains_is_left_unchecked_never_flagged() -> None:
     )
     assert all(c.verdict in ("exact", "rounded") for c in report.checks)
     assert {u.label for u in d.unmapped} >= {"Y", "Z"}
+
+
+def test_lecture_notes_in_latex_are_read_like_any_article(tmp_path: Path) -> None:
+    tex = tmp_path / "notes.tex"
+    tex.write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\section{Attention weights}\n"
+        "The scores of the first query are\n"
+        "\\[ S = \\begin{bmatrix} 1 & 2 & 1 & 0 \\end{bmatrix} \\]\n"
+        "and their softmax is\n"
+        "\\[ A = \\begin{bmatrix} 0.1966 & 0.5344 & 0.1966 & 0.0723 \\end{bmatrix}. \\]\n"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    mpmath.mp.dps = 50
+    e = [mpmath.e**x for x in (1, 2, 1, 0)]
+    rounded = [int(mpmath.nint(v / mpmath.fsum(e) * 10**4)) for v in e]
+    assert rounded == [1966, 5344, 1966, 723]  # the printed A is softmax(S) to 4 decimals
+    report = check_article(tex)
+    assert report.title == "Attention weights"
+    assert [(c.printed, c.verdict) for c in report.checks] == [
+        ("0.1966", "rounded"),
+        ("0.5344", "rounded"),
+        ("0.1966", "rounded"),
+        ("0.0723", "rounded"),
+    ]
+    assert {r.claim.source_line for r in report.results} == {7}

@@ -342,6 +342,9 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     )
     if kind == "ipynb":
         title = Path(path).stem
+    elif kind == "tex":
+        m = re.search(r"\\title\{([^{}]+)\}|\\(?:sub)*section\*?\{([^{}]+)\}", text)
+        title = (m.group(1) or m.group(2)) if m else Path(path).stem
     return Article(
         path,
         kind,
