@@ -134,8 +134,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from symtf.renderers import sarif as render_sarif
     from symtf.renderers import text as render_text
 
-    if getattr(args, "draft", False):
-        return _check_drafts(args)
+    if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
+        return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
     reports, errors = [], []
     for path in _expand(args.paths):
         _progress(f"checking {path} ...")
