@@ -735,7 +735,11 @@ class Search:
             lineage |= self.known[k].aliases | self.known[k].lineage
         if isinstance(expr, Call) and expr.op == "matmul" and isinstance(expr.args[1], Ref):
             aliases |= _product_alias(self.known[expr.args[1].key].labels)
-        where = f"{p.label} (line {p.line})" if p.label else f"line {p.line}"
+        where = (
+            f"{p.label} (line {p.line})"
+            if p.label and not p.label.startswith("line ")
+            else f"line {p.line}"
+        )
         labels = [p.label] if whole and p.role in ("", "result") else []
         k = Known(
             key, value, ball, expr, labels, aliases, lineage, p.line, matched=f"{where}: {note}"
