@@ -134,6 +134,13 @@ def resolve_bundled_file(args: argparse.Namespace) -> None:
                 setattr(args, attr, str(_short_path(found)))
 
 
+def _is_article(path: Path) -> bool:
+    """An article or notebook (``.md``, ``.ipynb``, ``.tex``, ``.txt``): drafted, then checked."""
+    from symtf.commands.draft import is_article
+
+    return is_article(path)
+
+
 def _short_path(p: Path) -> Path:
     rel = os.path.relpath(p)
     return Path(rel) if not rel.startswith("..") else p
@@ -184,8 +191,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from symtf.renderers import sarif as render_sarif
     from symtf.renderers import text as render_text
 
-    if getattr(args, "draft", False):
-        return _check_drafts(args)
+    if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
+        return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
     reports, errors = [], []
     skipped: list[Path] = []
     only = getattr(args, "only_derivations", False)
@@ -193,7 +200,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         _progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
-            reports.append(check_file(path, args.timeout, folder=folder))
+            if _is_article(path):
+                from symtf.commands.draft import check_article
+
+                with time_budget(args.timeout, str(path)):
+                    reports.append(check_article(path))
+            else:
+                reports.append(check_file(path, args.timeout, folder=folder))
         except SymtfError as e:  # one bad file: say so, check the others
             errors.append(compare.FileError(str(path), str(e)))
             print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
@@ -319,8 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "check",
-        help="verify every printed number of derivation files",
-        description="Verify every number a worked example printed; with no PATH, the bundled derivations.",
+        help="verify every printed number of derivation files, articles or notebooks",
+        description="Verify every number a worked example printed; with no PATH, the bundled derivations. "
+        "An article or notebook is read as it stands: its derivation is inferred (see symtf draft) and checked.",
         epilog=VERDICT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -329,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="PATH",
         help="derivation .toml files, names of bundled ones, or folders: searched with their "
-        "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and counted)",
+        "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and "
+        "counted); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
+        "it stands, with each verdict at its own line",
     )
     p.add_argument(
         "--format",
@@ -382,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_allow_path(p)
     p.set_defaults(func=cmd_explain)
 
-    for name in ("latex", "derive", "teach", "extract", "html", "steps"):
+    for name in ("latex", "derive", "teach", "extract", "draft", "html", "steps"):
         module = _command_module(name)
         if module is not None:
             module.configure(sub)

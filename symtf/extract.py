@@ -27,11 +27,21 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from symtf import latexmath
 from symtf.errors import ExpressionError, SpecError
 
-__all__ = ["MAX_ARTICLE_BYTES", "Found", "draft_toml", "extract", "extract_text"]
+__all__ = [
+    "MAX_ARTICLE_BYTES",
+    "Found",
+    "draft_toml",
+    "extract",
+    "extract_text",
+    "notebook_cells",
+    "read_article_text",
+    "statements",
+]
 
 #: Largest article read, in bytes.
 MAX_ARTICLE_BYTES = 5_000_000
@@ -115,7 +125,7 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
         return lo + first_line
 
     headings = [
-        (m.start(), m.group(1).strip())
+        (m.start(), (m.group(1) or m.group(2)).strip())
         for m in re.finditer(r"^(?:#+\s*(.+)|\\(?:sub)*section\*?\{(.+?)\})$", text, re.M)
         if m.group(1) or m.group(2)
     ]
@@ -168,11 +178,11 @@ def _notebook_text(v: object, where: str) -> str:
     raise SpecError(f"{where}: expected a string or a list of strings, found {_kind_of(v)}")
 
 
-def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
-    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+def notebook_cells(raw: str, path: str) -> list[Any]:
+    """A Jupyter notebook's cells (read as JSON only, never run).
 
     Raises:
-        SpecError: For anything that is not a notebook, naming the cell and the field.
+        SpecError: The text is not JSON with a list of cells.
     """
     try:
         nb = json.loads(raw)
@@ -186,6 +196,16 @@ def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
         raise SpecError(
             f"{path}: expected a Jupyter notebook (JSON with a list of cells), found {found}"
         )
+    return cells
+
+
+def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+
+    Raises:
+        SpecError: For anything that is not a notebook, naming the cell and the field.
+    """
+    cells = notebook_cells(raw, path)
     out: list[_Segment] = []
     for k, c in enumerate(cells):
         where = f"{path}: cells[{k}]"
@@ -303,6 +323,7 @@ def _numeric_cell(text: str) -> str | None:
 def _matrix_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
     """The rows of a numeric matrix environment or bracketed list, verbatim; else None."""
     s = piece.strip()
+    s = re.sub(r"(\\end\{\w+\}|\])\s*[.,;:]$", r"\1", s)  # "…\end{bmatrix}." ends a sentence
     s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)
     s = re.sub(r"\(\s*\d+\s*\\times\s*\d+\s*\)\s*$", "", s).strip()  # (3\times 6) shape notes
     s = re.sub(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$", "", s)
@@ -358,11 +379,37 @@ def _math_items(seg: _Segment) -> list[Found]:
     statements = _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ","))
     # A comma inside a bracket list is not a separator (the list is one piece); a
     # top-level comma splits "Q_1=…,K_1=…" into statements.
+    widths = {
+        len(rows[0])
+        for st in statements
+        for piece in _split_top(st, ("=",))[1:]
+        if (rows := _matrix_rows(piece)) is not None and len(rows) == 1
+    }
     for st in statements:
+        # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
+        st = _IMPLICIT_SCALE.sub(r"\1\\times[", st)
+        arrow = _arrow_items(st, seg, context)
+        if arrow:  # "[0.243, -1.213] \\to [0.243, 0]": a row before and after an element-wise step
+            out.extend(arrow)
+            continue
         chain = _split_top(st, ("\\approx", "≈", "=", "\\simeq"))
         if not chain:
             continue
         label = _label(chain[0]) if len(chain) > 1 else None
+        if len(chain) > 1 and all(_numeric_cell(p) is not None for p in chain):
+            # "1.190 = 1.190": a number repeated as the result of a one-term sum
+            for piece in chain:
+                out.append(
+                    Found(
+                        "number",
+                        seg.extra.get("prose_label") or f"line {seg.line}",
+                        seg.line,
+                        ((_numeric_cell(piece) or "",),),
+                        cell=seg.cell,
+                        context=context,
+                    )
+                )
+            continue
         last = chain[-1]
         last_rows = _matrix_rows(last)
         last_number = _numeric_cell(last)
@@ -389,6 +436,9 @@ def _math_items(seg: _Segment) -> list[Found]:
                         )
                     )
         for position, piece in enumerate(chain[:-1]):
+            if not _is_arithmetic(piece) and "[" in piece and re.search(r"[A-Za-z]", piece):
+                # "[1,0,1,0,0,0]W_Q^{(1)}": a printed row multiplied by a named matrix
+                out.extend(_operand_vectors(piece, label, seg.line, seg.cell, context))
             if _is_arithmetic(piece):
                 out.extend(_operand_vectors(piece, label, seg.line, seg.cell, context))
                 if position > 0:  # "… = 0.01 + 1.21 = 1.22": the terms are printed results too
@@ -427,6 +477,8 @@ def _math_items(seg: _Segment) -> list[Found]:
             )
         for piece in chain[1:] if len(chain) > 1 else chain:
             rows = _matrix_rows(piece)
+            if rows is None and len(widths) == 1:
+                rows = _dotted(piece, next(iter(widths)))
             if rows is not None:
                 kind = "vector" if len(rows) == 1 and piece.strip().startswith("[") else "matrix"
                 out.append(
@@ -451,6 +503,53 @@ def _math_items(seg: _Segment) -> list[Found]:
                     )
                 )
     return out
+
+
+_DOTTED = re.compile(
+    r"^\[\s*([^,\[\]]+?)\s*,\s*(?:\\[lc]?dots|\\dotsc|…|\.\.\.)\s*,\s*([^,\[\]]+?)\s*\]$"
+)
+
+
+def _dotted(piece: str, width: int) -> tuple[tuple[str, ...], ...] | None:
+    """``[0.1, \\dots, 0.1]`` beside vectors of ``width`` entries: ``width`` copies of 0.1.
+
+    Only a constant run is filled in (its first and last entries are one number), and
+    only when every other vector of the statement list has that one width.
+    """
+    m = _DOTTED.match(piece.strip())
+    if m is None:
+        return None
+    first, last = _numeric_cell(m.group(1)), _numeric_cell(m.group(2))
+    if first is None or first != last:
+        return None
+    return ((first,) * width,)
+
+
+_IMPLICIT_SCALE = re.compile(r"(?<![\w.^_{}\]])(\d+\.\d+)\s*\[")
+_ARROWS = ("\\to", "\\rightarrow", "\\mapsto", "→", "\\longrightarrow")
+
+
+def _arrow_items(statement: str, seg: _Segment, context: str) -> list[Found]:
+    """``[a, b] \\to [c, d]``: every side is a printed vector (a row before and after a step)."""
+    sides = _split_top(statement, _ARROWS)
+    if len(sides) < 2:
+        return []
+    rows = [_matrix_rows(s) for s in sides]
+    if any(r is None or len(r) != 1 for r in rows):
+        return []
+    label = seg.extra.get("prose_label") or f"line {seg.line}"
+    return [
+        Found(
+            "vector",
+            f"{label} ({'before' if k == 0 else 'after'})",
+            seg.line,
+            r,
+            cell=seg.cell,
+            context=context,
+        )
+        for k, r in enumerate(rows)
+        if r is not None
+    ]
 
 
 _WEIGHTED = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:×|\\times|\*|·|\\cdot)?\s*\[[^\[\]]*\]\s*$")
@@ -821,6 +920,30 @@ def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[F
     return found + _rows_of_arrows(found)
 
 
+def statements(
+    text: str, kind: str = "md", *, path: str = "<text>"
+) -> list[tuple[int, int | None, str]]:
+    """Every maths statement of an article, for readers of its equations.
+
+    Returns ``(line, cell, text)`` for each top-level statement of a maths span
+    (``S_1 = \\frac{Q_1K_1^T}{\\sqrt{2}} = …``) and for each line of plain text,
+    in the article's order. Nothing is parsed beyond splitting.
+    """
+    segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    out: list[tuple[int, int | None, str]] = []
+    for seg in segments:
+        if seg.extra.get("output"):
+            continue
+        if seg.math:
+            for st in _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ",")):
+                out.append((seg.line, seg.cell, st))
+        else:
+            for k, line in enumerate(seg.text.splitlines()):
+                if line.strip():
+                    out.append((seg.line + k, seg.cell, line.strip()))
+    return out
+
+
 def _rows_of_arrows(found: list[Found]) -> list[Found]:
     """Consecutive lines ``A → B: … ≈ 0.264``, ``A → C: … ≈ 0.264`` print the row of A."""
     out: list[Found] = []
@@ -855,8 +978,8 @@ def _rows_of_arrows(found: list[Found]) -> list[Found]:
     return out
 
 
-def extract(path: str | Path) -> list[Found]:
-    """Read an article file (``.md``, ``.txt``, ``.tex``, ``.ipynb``) and find its printed values.
+def read_article_text(path: str | Path) -> str:
+    """An article file's text: a regular UTF-8 file of at most :data:`MAX_ARTICLE_BYTES`.
 
     Raises:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
@@ -864,8 +987,22 @@ def extract(path: str | Path) -> list[Found]:
     from symtf import files
 
     p = Path(path)
-    text = files.read_text(p, MAX_ARTICLE_BYTES, name=str(path), what="an article")
-    suffix = p.suffix.lower().lstrip(".")
+    if p.is_dir():
+        raise SpecError(f"{path}: expected an article file, found a folder")
+    if not p.exists():
+        raise SpecError(f"{path}: expected an article file, found nothing")
+    return files.read_text(p, MAX_ARTICLE_BYTES, name=str(path), what="an article")
+
+
+def extract(path: str | Path) -> list[Found]:
+    """Read an article file (``.md``, ``.txt``, ``.tex``, ``.ipynb``) and find its printed values.
+
+    Raises:
+        SpecError: The file is missing, not a regular file, too large, or not UTF-8.
+    """
+
+    text = read_article_text(path)
+    suffix = Path(path).suffix.lower().lstrip(".")
     kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
     return extract_text(text, kind, path=str(path))
 

@@ -194,6 +194,9 @@ def split_display(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+_DIGITS = frozenset("0123456789")
+
+
 def _tokenize(text: str, where: str) -> list[_Tok]:
     toks: list[_Tok] = []
     i, n = 0, len(text)
@@ -211,8 +214,9 @@ def _tokenize(text: str, where: str) -> list[_Tok]:
                 raise _fail(text, where, i, "a LaTeX command after the backslash")
             toks.append(_Tok("cmd", m.group(1), i))
             i += len(m.group(0))
-        elif ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
-            m = re.match(r"\d*\.?\d+|\d+\.?", text[i:])
+        elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
+            # ASCII digits only: "²".isdigit() is true, but it is no number to read here
+            m = re.match(r"[0-9]*\.?[0-9]+|[0-9]+\.?", text[i:])
             assert m is not None
             toks.append(_Tok("num", m.group(0), i))
             i += len(m.group(0))

@@ -675,3 +675,21 @@ def split_rows(text: str) -> list[list[str]]:
 def join_infinities(text: str) -> str:
     """Write ``− ∞`` and ``-\\mathrm{\\infty }`` as one cell, ``-inf``."""
     return re.sub(r"[-−]\s*\\mathrm\{\\infty\s*\}|[-−]\s*\\infty|[-−]\s*∞", "-inf", text)
+
+
+def claim_grid(printed: Any) -> int:
+    """The grid of a claim's printed numbers: the most decimals of its fixed-point entries.
+
+    An integer printed among ``0.496`` is read on that grid (``1`` is ``1.000``);
+    infinities, fractions, percentages and scientific prints do not set it.
+
+    Args:
+        printed: Rows of :class:`Printed`.
+    """
+    decs = {
+        p.decimals
+        for row in printed
+        for p in row
+        if not (p.is_infinite or p.is_fraction) and p.style == "fixed"
+    }
+    return max(decs) if decs else 0

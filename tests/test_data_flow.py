@@ -162,8 +162,10 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
 # (templates, user steps and conventions as one graph, evaluated into a Trace) → check/
 # (claims → verdicts). Renderers, formula derivations and teaching read the stages; the
 # CLI, the pytest plugin, the explanation of a claim and the sub-commands sit on top.
+# draft/ writes an article's derivation as text for spec/ to read; its search evaluates
+# candidate steps through graph/, so among the imports it comes after graph/.
 # Every other top-level module is a leaf: it imports only leaves.
-STAGES = ("symtf.spec", "symtf.graph", "symtf.checking")
+STAGES = ("symtf.spec", "symtf.graph", "symtf.draft", "symtf.checking")
 READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
 TOP = ("symtf.cli", "symtf.pytest_plugin", "symtf.__main__", "symtf.explain", "symtf.commands")
 #: Display hooks: a report or a trace may describe itself through a renderer.
@@ -171,15 +173,15 @@ DISPLAY = ("_repr_", "__repr__")
 
 
 def _rank(module: str) -> int:
-    """0 leaf, 1 spec, 2 graph, 3 check, 4 readers, 5 top."""
+    """0 leaf, 1 spec, 2 graph, 3 draft, 4 check, 5 readers, 6 top."""
 
     def within(pkgs: tuple[str, ...]) -> bool:
         return any(module == p or module.startswith(p + ".") for p in pkgs)
 
     if module == "symtf" or within(TOP):
-        return 5
+        return 6
     if within(READERS):
-        return 4
+        return 5
     for i, stage in enumerate(STAGES, start=1):
         if within((stage,)):
             return i

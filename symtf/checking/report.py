@@ -81,6 +81,10 @@ class DerivationReport:
     results: tuple[ClaimResult, ...]
     trace: Trace | None = None
     seconds: float | None = None  # wall-clock time of the check, when a caller measured it
+    #: The article checked as it stands (its claims' lines are then the article's lines).
+    article: str | None = None
+    #: For an article: what the draft could not check (symtf.draft.Unmapped and Unread).
+    unchecked: tuple[Any, ...] = ()
 
     @property
     def checks(self) -> list[Check]:

@@ -18,10 +18,10 @@ from typing import Any
 import sympy
 
 from symtf import lang
-from symtf.errors import ModelError, ShapeError, SpecError, Undecided
+from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph import ops as O
 from symtf.graph.core import Node
-from symtf.spec.steps import OPS, GivenTensor, StepNode
+from symtf.spec.steps import OPS, SIGNATURES, GivenTensor, StepNode
 from symtf.tensor import Tensor
 
 #: Parameters read as plain numbers when the graph is built (not backend values).
@@ -515,3 +515,28 @@ class _Interp:
 
 
 __all__ = ["Undecided", "given_value", "step_nodes"]
+
+
+def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str = "step") -> Tensor:
+    """Evaluate one step expression on named tensors, as a derivation's step would be.
+
+    Args:
+        xp: The backend (exact, balls, …).
+        text: The step's expression in the step language.
+        values: The tensors its names refer to.
+        where: For messages.
+
+    Raises:
+        SpecError: The expression does not parse or does not fit the tensors.
+        ModelError: It is undefined for these numbers.
+        Undecided: (balls) a sign that cannot be decided at this precision.
+    """
+    try:
+        tree = lang.parse(text, SIGNATURES, where=where)
+    except ExpressionError as e:
+        raise SpecError(str(e)) from None
+    try:
+        return _Interp(xp, values.get).value(tree)
+    except _Located as e:
+        message = str(lang.error(text, where, e.pos, str(e)))
+        raise (ModelError(message) if e.model else SpecError(message)) from None

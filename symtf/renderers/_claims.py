@@ -35,15 +35,23 @@ class Located:
 
     @property
     def file(self) -> str:
-        """The derivation file, as it was named."""
-        return self.derivation.path
+        """The derivation file, as it was named; for an article checked as it stands, the article."""
+        return self.derivation.article or self.derivation.path
 
     position: int = 0  # which of the claim's checks, in order (the printed values' order)
 
     @property
     def line(self) -> int | None:
-        """The line of the claim's ``[[claims]]`` header, if the file has one."""
+        """The line of the claim's ``[[claims]]`` header, if the file has one (for an article
+        checked as it stands, the article line the number was printed on)."""
+        if self.derivation.article is not None:
+            return self.result.claim.source_line
         return self.result.claim.line
+
+    @property
+    def source_line(self) -> int | None:
+        """The article line the number was printed on, when the claim records it."""
+        return self.result.claim.source_line
 
     @property
     def printed_line(self) -> int | None:
@@ -53,6 +61,8 @@ class Located:
         else the line of ``printed =``, else the claim's header line.
         """
         claim = self.result.claim
+        if self.derivation.article is not None:
+            return claim.source_line
         rows = claim.printed_lines
         if claim.printed and len(rows) == len(claim.printed):
             return rows[min(self.position // len(claim.printed[0]), len(rows) - 1)]

@@ -109,6 +109,7 @@ def check_dict(
     result: ClaimResult | None = None,
     path: str | None = None,
     printed_line: int | None = None,
+    line: int | None = None,
 ) -> dict[str, Any]:
     """One check as a JSON object.
 
@@ -117,6 +118,7 @@ def check_dict(
         result: The claim it belongs to (adds ``kind``, ``line`` and ``printed_line``).
         path: The derivation file (adds ``file``).
         printed_line: The line the number was printed on (see ``Located.printed_line``).
+        line: The claim's line where it is not the claim's own (an article's claims).
     """
     claim_kind = kind(result) if result is not None else None
     d: dict[str, Any] = {
@@ -135,21 +137,48 @@ def check_dict(
     if path is not None:
         d["file"] = path
     if result is not None:
-        d["line"] = result.claim.line
-        d["printed_line"] = printed_line if printed_line is not None else result.claim.line
+        d["line"] = line if line is not None else result.claim.line
+        d["printed_line"] = printed_line if printed_line is not None else d["line"]
+        if result.claim.source_line is not None:
+            d["source_line"] = result.claim.source_line
     d.update(_extra_fields(c.extra))
     return d
 
 
 def derivation_dict(d: DerivationReport) -> dict[str, Any]:
     """One derivation file's checks."""
-    return {
+    out: dict[str, Any] = {
         "path": d.path,
         "title": d.title,
         "checks": [
-            check_dict(x.check, x.result, d.path, x.printed_line) for x in located(Report((d,)))
+            check_dict(x.check, x.result, x.file, x.printed_line, x.line)
+            for x in located(Report((d,)))
         ],
         "counts": d.counts,
+    }
+    if d.article is not None:
+        out["article"] = d.article
+        out["unchecked"] = [_unchecked(u) for u in d.unchecked]
+    return out
+
+
+def _unchecked(u: Any) -> dict[str, Any]:
+    """A printed claim an article's draft could not check: no step explains it, or unreadable."""
+    if hasattr(u, "reason"):
+        return {
+            "claim": u.label,
+            "source_line": u.line,
+            "why": "unread",
+            "text": u.text,
+            "reason": u.reason,
+        }
+    return {
+        "claim": u.label,
+        "source_line": u.line,
+        "why": "unmapped",
+        "numbers": u.size,
+        "reason": u.note,
+        "candidates": list(u.candidates),
     }
 
 

@@ -24,9 +24,15 @@ def _summary(counts: dict[str, int]) -> str:
     return ", ".join(parts) if parts else "nothing checked"
 
 
-def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
-    """One line for the claim, then one per entry that is not right."""
+def claim_lines(r: ClaimResult, width: int = 28, *, article: bool = False) -> list[str]:
+    """One line for the claim, then one per entry that is not right.
+
+    For an article checked as it stands, each claim starts with the article line
+    it was printed on.
+    """
     what = _safe(r.claim.step if r.claim.step is not None else r.claim.expression or "")
+    if article:
+        what = f"line {r.claim.source_line}" if r.claim.source_line else what
     counts: dict[str, int] = {}
     for c in r.checks:
         counts[c.verdict] = counts.get(c.verdict, 0) + 1
@@ -59,12 +65,21 @@ def claim_lines(r: ClaimResult, width: int = 28) -> list[str]:
 
 
 def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
-    """The report of one derivation file (``quiet``: only the claims that are not right)."""
-    lines = [f"{_safe(d.path)} — {_safe(d.title)}"]
-    for r in d.results:
-        if not quiet or r.verdict not in ("exact", "rounded"):
-            lines.extend(claim_lines(r))
+    """The report of one derivation file, or of an article checked as it stands.
+
+    ``quiet``: only the claims that are not right (an article keeps its line list).
+    """
+    if d.article is not None:
+        lines = [f"{_safe(d.article)} — {_safe(d.title)} (derivation inferred from the article)"]
+        lines.extend(article_lines(d))
+    else:
+        lines = [f"{_safe(d.path)} — {_safe(d.title)}"]
+        for r in d.results:
+            if not quiet or r.verdict not in ("exact", "rounded"):
+                lines.extend(claim_lines(r))
     lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
+    if d.article is not None:
+        lines.extend(unchecked_lines(d))
     accepted: dict[str, int] = {}  # accepted only under computed_in / rounded_inputs
     for c in d.checks:
         by = c.extra.get("accepted_by")
@@ -76,6 +91,67 @@ def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
             "(the explanations give the certified ranges)"
         )
     return lines
+
+
+def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
+    """An article checked as it stands: one line per article line, then the numbers that are off."""
+    order = {"wrong": 0, "undecided": 1, "slip": 2, "symbolic": 3, "rounded": 4, "exact": 5}
+    by_line: dict[int, list[ClaimResult]] = {}
+    for r in d.results:
+        by_line.setdefault(r.claim.source_line or 0, []).append(r)
+    out = []
+    for line in sorted(by_line):
+        results = by_line[line]
+        checks = [c for r in results for c in r.checks]
+        worst = min((c.verdict for c in checks), key=order.__getitem__, default="exact")
+        counts: dict[str, int] = {}
+        for c in checks:
+            counts[c.verdict] = counts.get(c.verdict, 0) + 1
+        label = _safe(results[0].claim.label)
+        label = label if len(label) <= width else label[: width - 1] + "…"
+        where = f"line {line}" if line else "—"
+        head = f"  {_MARK[worst]:<5} {where:<10} {label:<{width}} "
+        head += (
+            f"{_safe(checks[0].printed)}: {checks[0].verdict}"
+            if len(checks) == 1
+            else f"{len(checks)} numbers: {_summary(counts)}"
+        )
+        out.append(head)
+        for r in results:
+            for c in r.checks:
+                if c.verdict in ("exact", "rounded"):
+                    continue
+                what = (
+                    _safe(r.claim.expression)
+                    if r.claim.expression
+                    else f"{_safe(r.claim.label)}{_where(c)}"
+                )
+                out.append(
+                    f"        {what}: printed {_safe(c.printed)}, exact {_safe(c.exact or '?')}, "
+                    f"correctly rounded {_safe(c.expected or '?')}: {_safe(c.explanation)}"
+                )
+    return out
+
+
+def unchecked_lines(d: DerivationReport) -> list[str]:
+    """What an article's draft could not check: claims no step explains, lines it cannot read."""
+    unmapped = [u for u in d.unchecked if not hasattr(u, "reason")]
+    unread = [u for u in d.unchecked if hasattr(u, "reason")]
+    out = []
+    if unmapped:
+        n = sum(u.size for u in unmapped)
+        out.append(
+            f"  not checked: {n} printed number(s) in {len(unmapped)} claim(s) no step explains"
+            ' (`symtf draft` writes them with step = "?" to map by hand):'
+        )
+        for u in unmapped:
+            out.append(f"    line {u.line}: {_safe(u.label)} ({u.size} number(s)): {_safe(u.note)}")
+    if unread:
+        out.append(f"  not read: {len(unread)} claim(s):")
+        for u in unread:
+            reason = _safe(u.reason.splitlines()[0])
+            out.append(f"    line {u.line}: {_safe(u.text[:80])}: {reason}")
+    return out
 
 
 def render(report: Report, *, quiet: bool = False) -> str:

@@ -23,6 +23,7 @@ from symtf.numbers import (
     DEFAULT_ROUNDING,
     ROUNDING_MODES,
     Printed,
+    claim_grid,
     is_label,
     on_grid,
     parse_printed,
@@ -971,13 +972,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
     _done(r, name)
     stated = decimals is not None
     if printed and decimals is None:
-        decs = {
-            p.decimals
-            for row_ in printed
-            for p in row_
-            if not (p.is_infinite or p.is_fraction) and p.style == "fixed"
-        }
-        decimals = max(decs) if decs else 0
+        decimals = claim_grid(printed)
     if printed:  # a claim's decimals is the grid of integers and numpy's shortened prints
         printed = tuple(
             tuple(on_grid(p, decimals, stated=stated) for p in row_) for row_ in printed

@@ -1,0 +1,172 @@
+"""``symtf draft``: infer an article's derivation; and ``symtf check ARTICLE`` on top of it.
+
+``symtf draft post.md -o post.toml`` writes the derivation the draft infers
+(given tensors, steps with a comment on what each matched, claims with their
+article lines; ``step = "?"`` for what no step explains) for a person to review
+and edit. :func:`check_article` drafts and checks in one run, and reports every
+verdict at the article's own line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Read an article or notebook as it stands (Markdown .md, plain text .txt, LaTeX
+.tex, Jupyter .ipynb) and write the derivation it implies: the printed inputs as
+given tensors, the step behind each printed matrix (found by a search whose
+certified values reproduce the printed entries at their printed precision;
+notebook code translated from its syntax tree, never run), and a claim for
+every printed number with its article line. What no step explains stays
+step = "?" with the best candidates in a comment. Then:
+
+  symtf check post.toml        # after reviewing and editing
+  symtf check post.md          # draft and check in one run
+"""
+
+#: Most claims dropped, one at a time, before an article's check gives up.
+MAX_DROPPED = 200
+
+
+def configure(subparsers: Any) -> None:
+    """Add the ``draft`` sub-command."""
+    p = subparsers.add_parser(
+        "draft",
+        help="infer an article's or notebook's derivation and write it for review",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("article", metavar="ARTICLE", help="a .md, .txt, .tex or .ipynb file")
+    p.add_argument(
+        "-o", "--output", metavar="FILE.toml", help="write the derivation here (default: stdout)"
+    )
+    p.set_defaults(func=run)
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A reader sees the old file or the new one, never a half-written one.
+
+    Raises:
+        SymtfError: The folder is missing or not writable.
+    """
+    from symtf.errors import SymtfError
+
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise SymtfError(f"{path}: no such folder {folder}")
+    if target.is_dir():
+        raise SymtfError(f"{path}: is a folder; name a file to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise SymtfError(f"{path}: cannot write in {folder} ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise SymtfError(f"{path}: cannot write the file ({e.strerror or e})") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``symtf draft``; returns the exit code."""
+    from symtf.draft import draft_file
+
+    if sys.stderr.isatty():
+        print(f"drafting {args.article} ...", file=sys.stderr, flush=True)
+    draft = draft_file(args.article)
+    if args.output:
+        write_atomic(args.output, draft.toml)
+        unmapped = sum(u.size for u in draft.unmapped)
+        print(
+            f"{args.output}: {draft.steps} step(s) inferred in {draft.seconds:.1f} s; "
+            f'{len(draft.unmapped)} claim(s) ({unmapped} printed number(s)) left with step = "?", '
+            f"{len(draft.unread)} unreadable; next: symtf check {args.output}",
+            file=sys.stderr,
+        )
+    else:
+        sys.stdout.write(draft.toml)
+    return 0
+
+
+def is_article(path: str | Path) -> bool:
+    """Whether ``symtf check`` drafts this file before checking it (by its suffix)."""
+    from symtf.draft import ARTICLE_SUFFIXES
+
+    return Path(path).suffix.lower() in ARTICLE_SUFFIXES
+
+
+def check_article(path: str | Path) -> Any:
+    """Draft an article and check the draft in one run (the caller sets the time budget).
+
+    The report's lines are the article's (``DerivationReport.article``); what the
+    draft could not check is listed in ``DerivationReport.unchecked``. A claim the
+    check cannot read is left out with its reason, and the others are checked.
+
+    Raises:
+        SymtfError: The article cannot be read (missing, too large, not UTF-8, not a
+            notebook), naming the file.
+    """
+    from symtf import spec
+    from symtf.checking import compare
+    from symtf.draft import Unread, draft_file
+    from symtf.errors import SpecError
+    from symtf.limits import guard
+
+    name = str(path)
+    start = time.perf_counter()
+    with guard(name):
+        draft = draft_file(path)
+        derivation = spec.loads(draft.toml, name)
+        claims = [c for c in derivation.claims if not c.unmapped]
+        unread = list(draft.unread)
+        for _ in range(MAX_DROPPED):
+            try:
+                report = compare.check(dataclasses.replace(derivation, claims=tuple(claims)))
+                break
+            except SpecError as e:  # one claim the check cannot read: say so, check the rest
+                bad = _claim_of(str(e), claims)
+                if bad is None:
+                    raise
+                claims.remove(bad)
+                text = bad.expression or bad.step or ""
+                unread.append(Unread(bad.label, bad.source_line or 0, text, _reason(str(e), name)))
+        else:
+            raise SpecError(f"{name}: more than {MAX_DROPPED} claims could not be read")
+    return dataclasses.replace(
+        report,
+        article=name,
+        unchecked=(*draft.unmapped, *unread),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _claim_of(message: str, claims: list[Any]) -> Any:
+    """The claim an error message names (``FILE: claims[7].expression: …``)."""
+    m = re.search(r"claims\[(\d+)\]", message)
+    if m is None:
+        return None
+    where = f"claims[{m.group(1)}]"
+    return next((c for c in claims if c.where.endswith(where)), None)
+
+
+def _reason(message: str, name: str) -> str:
+    text = message.removeprefix(f"{name}: ")
+    return re.sub(r"^claims\[\d+\]\.?\w*: ", "", text)

@@ -1,0 +1,105 @@
+"""Stage 0, draft: an article or notebook as it stands → a derivation (text), never run.
+
+- :mod:`symtf.draft.article`: the article's printings, displayed lines, equations and
+  stated sizes (read by :mod:`symtf.extract`; nothing computed).
+- :mod:`symtf.draft.templates`: candidate steps as ``(op, params, inputs)`` trees and
+  their step-language text.
+- :mod:`symtf.draft.search`: the step behind each printed matrix, certified in balls.
+- :mod:`symtf.draft.code`: notebook cells and fenced Python read with ``ast`` and
+  translated onto the step language's ops (:mod:`symtf.draft.frameworks` is the table).
+- :mod:`symtf.draft.compose`: all of it written as a derivation file.
+
+:func:`draft_file` and :func:`draft_text` are the entry points; the result's ``toml``
+is checked by the ordinary pipeline (``symtf.spec.loads`` then ``symtf.check``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from symtf.draft.compose import Composed, Unmapped, Unread
+
+__all__ = [
+    "ARTICLE_SUFFIXES",
+    "Draft",
+    "Unmapped",
+    "Unread",
+    "article_kind",
+    "draft_file",
+    "draft_text",
+]
+
+#: Files ``symtf check`` drafts before checking.
+ARTICLE_SUFFIXES = (".md", ".markdown", ".ipynb", ".tex", ".txt")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An article's inferred derivation and what could not be inferred.
+
+    Attributes:
+        path: The article.
+        toml: The derivation, as text (``symtf.spec.loads`` reads it).
+        unread: Printed claims the draft cannot read, with reasons.
+        unmapped: Printings no step explains (``step = "?"`` claims).
+        printed: Printed numbers found in the article.
+        inputs: Of them, those that define the article's given tensors.
+        steps: Steps inferred.
+        seconds: How long drafting took.
+    """
+
+    path: str
+    toml: str
+    unread: tuple[Unread, ...]
+    unmapped: tuple[Unmapped, ...]
+    printed: int
+    inputs: int
+    steps: int
+    seconds: float
+
+
+def article_kind(path: str | Path) -> str:
+    """``md``, ``tex``, ``ipynb`` or ``txt`` from a file name."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return (
+        {"markdown": "md"}.get(suffix, suffix)
+        if suffix in ("md", "markdown", "tex", "ipynb")
+        else "txt"
+    )
+
+
+def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
+    """Draft the derivation of an article given as text (see the package docstring)."""
+    from symtf.draft.article import read_article
+    from symtf.draft.compose import compose
+    from symtf.draft.search import Search
+
+    start = time.perf_counter()
+    article = read_article(text, kind, path=path)
+    search = Search(article)
+    search.run()
+    composed: Composed = compose(article, search)
+    return Draft(
+        path,
+        composed.toml,
+        tuple(composed.unread),
+        tuple(composed.unmapped),
+        composed.printed,
+        composed.inputs,
+        composed.steps,
+        time.perf_counter() - start,
+    )
+
+
+def draft_file(path: str | Path) -> Draft:
+    """Draft the derivation of an article file (``.md``, ``.txt``, ``.tex``, ``.ipynb``).
+
+    Raises:
+        SpecError: The file is missing, not a regular file, too large, or not UTF-8.
+    """
+    from symtf.extract import read_article_text
+
+    text = read_article_text(path)
+    return draft_text(text, article_kind(path), path=str(path))

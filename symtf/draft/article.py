@@ -1,0 +1,365 @@
+"""An article read for drafting: its printings, displayed lines, equations and settings.
+
+Nothing here computes. The printed numbers come from :mod:`symtf.extract`
+(verbatim strings with their lines); this module groups them the way a reader
+does before looking for the steps:
+
+- a **printing** is one printed matrix, vector or number, with its label and the
+  article line of each row, and its *role* on a displayed line (an operand of
+  ``[1, 0] + [0.1, 0.1] = [1.1, 0.1]``, its result, the weights of a weighted
+  sum, the row before or after ``\\to``);
+- a **run** stacks the rows an article prints one per line (``• I: [...]``,
+  ``• love: [...]``) into the matrix they are rows of, so that the search can
+  find the step of the whole matrix; the rows keep their own lines;
+- an **equation** is a symbolic line (``S_1 = Q_1K_1^T/\\sqrt{2}``, ``R_1 = X + O``)
+  read only for the names it relates, which rank the candidates;
+- **dims** are the small integers the article states (``d_k = 2``, ``\\sqrt{3}``),
+  the scales a softmax may divide by.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from symtf import latexmath
+from symtf.draft.names import ident
+from symtf.errors import ExpressionError
+from symtf.extract import Found, extract_text, statements
+
+__all__ = ["Article", "Display", "Equation", "Printing", "ident", "read_article"]
+
+
+#: Roles a printing may have on a displayed line (from extract's label suffixes).
+ROLES = ("operand", "weights", "term", "before", "after")
+#: Lines between two rows of a run (a blank line may separate them).
+RUN_GAP = 2
+#: Runs are numbered from here (printings and displayed lines are numbered from 1).
+RUN_KEYS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Printing:
+    """A printed matrix, vector or number, or a run of printed rows.
+
+    Attributes:
+        key: Its place in the article's order (runs come right after their last row).
+        kind: ``"matrix"``, ``"vector"`` or ``"number"``.
+        label: The nearest label, as extract found it (without the role suffix).
+        role: ``""`` or one of :data:`ROLES`, or ``"result"`` (the printed end of a
+            displayed line).
+        rows: The printed strings, row by row.
+        lines: The article line of each row.
+        cell: A notebook cell, if any.
+        context: The source line, trimmed.
+        parts: For a run, the keys of the printings it stacks (one per row).
+    """
+
+    key: int
+    kind: str
+    label: str
+    role: str
+    rows: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...]
+    cell: int | None = None
+    context: str = ""
+    parts: tuple[int, ...] = ()
+    #: The grid of a print that drops trailing zeros (numpy's ``0.54`` at 8 decimals).
+    decimals: int | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Rows × columns."""
+        return (len(self.rows), len(self.rows[0]) if self.rows else 0)
+
+    @property
+    def line(self) -> int:
+        """The line of the first row."""
+        return self.lines[0]
+
+    @property
+    def size(self) -> int:
+        """How many printed numbers."""
+        return sum(len(r) for r in self.rows)
+
+
+@dataclass(frozen=True)
+class Display:
+    """A displayed arithmetic line: the expression as written and what it prints."""
+
+    key: int
+    label: str
+    line: int
+    rows: tuple[tuple[str, ...], ...]
+    expression: str
+    latex: str
+    cell: int | None = None
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class Equation:
+    """A symbolic equation: the name it defines and the names it is made of."""
+
+    line: int
+    lhs: str
+    names: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Article:
+    """What drafting reads from an article (frozen; nothing computed)."""
+
+    path: str
+    kind: str
+    title: str
+    printings: tuple[Printing, ...]
+    displays: tuple[Display, ...]
+    equations: tuple[Equation, ...]
+    dims: tuple[int, ...]
+    text: str = field(repr=False, default="")
+    #: Code cells or fenced Python blocks (symtf.draft.code.Block), translated, never run.
+    code: tuple[Any, ...] = ()
+
+    def printing(self, key: int) -> Printing:
+        """The printing with this key."""
+        return next(p for p in self.printings if p.key == key)
+
+
+def _role(label: str) -> tuple[str, str]:
+    m = re.match(r"^(.*) \((" + "|".join(ROLES) + r")\)(?: \(\d+\))?$", label)
+    return (m.group(1), m.group(2)) if m else (label, "")
+
+
+def _printings(found: list[Found]) -> tuple[list[Printing], list[Display]]:
+    """Printings and displayed lines from extract's records, with duplicates dropped."""
+    displays: list[Display] = []
+    printings: list[Printing] = []
+    by_line: dict[tuple[int | None, int], list[Found]] = {}
+    for f in found:
+        by_line.setdefault((f.cell, f.line), []).append(f)
+    key = 0
+    seen: set[tuple[int | None, int, str, tuple[tuple[str, ...], ...]]] = set()
+    for f in found:
+        key += 1
+        if f.kind == "arithmetic":
+            displays.append(
+                Display(
+                    key,
+                    f.label,
+                    f.line,
+                    f.rows,
+                    f.expression or "",
+                    f.latex or f.expression or "",
+                    f.cell,
+                    f.context,
+                )
+            )
+            continue
+        label, role = _role(f.label)
+        same_line = by_line[(f.cell, f.line)]
+        results = {
+            g.rows for g in same_line if g.kind == "arithmetic"
+        }  # what the line's arithmetic prints
+        if f.kind == "number":
+            text = f.rows[0][0]
+            inside = any(
+                g is not f
+                and g.kind in ("vector", "matrix")
+                and any(text == c for r in g.rows for c in r)
+                for g in same_line
+            )
+            if inside or f.rows in results:
+                continue  # an entry of a vector on its line, or a displayed line's result
+        if f.kind == "vector" and not role and f.rows in results:
+            role = "result"
+        ident_key = (f.cell, f.line, role, f.rows)
+        if ident_key in seen and role in ("", "result"):
+            continue
+        seen.add(ident_key)
+        printings.append(
+            Printing(key, f.kind, label, role, f.rows, (f.line,) * len(f.rows), f.cell, f.context)
+        )
+    return printings, displays
+
+
+def _runs(printings: list[Printing]) -> list[Printing]:
+    """Rows printed one per line, grouped into the matrices they are rows of.
+
+    Two one-row printings belong to one run when they have the same width and role,
+    the same place among that role's printings on their lines, and lines at most
+    :data:`RUN_GAP` apart. The operands of one displayed line of two or more
+    vectors also stack into a matrix (``0.474·[0, 0] + 0.241·[1.1, 0.1] + …``).
+    """
+    rows = [p for p in printings if p.kind == "vector" and len(p.rows) == 1]
+    slot: dict[int, tuple[str, int]] = {}
+    count: dict[tuple[int | None, int, str], int] = {}
+    for p in rows:
+        k = (p.cell, p.line, p.role)
+        slot[p.key] = (p.role, count.get(k, 0))
+        count[k] = count.get(k, 0) + 1
+    out: list[Printing] = []
+    open_runs: dict[tuple[str, int, int], list[Printing]] = {}
+
+    def close(run: list[Printing]) -> None:
+        if len(run) < 2 or len({p.rows for p in run}) == 1:
+            return  # one row printed again is not a matrix
+        labels = {p.label for p in run}
+        label = labels.pop() if len(labels) == 1 else ""
+        out.append(
+            Printing(
+                RUN_KEYS + len(out),
+                "matrix",
+                label,
+                run[0].role,
+                tuple(p.rows[0] for p in run),
+                tuple(p.line for p in run),
+                run[0].cell,
+                run[0].context,
+                tuple(p.key for p in run),
+            )
+        )
+
+    for p in rows:
+        role, place = slot[p.key]
+        k = (role, place, len(p.rows[0]))
+        run = open_runs.get(k)
+        if run and (p.cell != run[-1].cell or not 0 < p.line - run[-1].line <= RUN_GAP):
+            close(run)
+            run = None
+        if run is None:
+            open_runs[k] = [p]
+        else:
+            run.append(p)
+    for run in open_runs.values():
+        close(run)
+    # the operands of one displayed line, stacked
+    groups: dict[tuple[int | None, int], list[Printing]] = {}
+    for p in rows:
+        if p.role == "operand":
+            groups.setdefault((p.cell, p.line), []).append(p)
+    for (cell, line), group in groups.items():
+        widths = {len(p.rows[0]) for p in group}
+        if len(group) >= 2 and len(widths) == 1:
+            out.append(
+                Printing(
+                    RUN_KEYS + len(out),
+                    "matrix",
+                    group[0].label,
+                    "operands",
+                    tuple(p.rows[0] for p in group),
+                    (line,) * len(group),
+                    cell,
+                    group[0].context,
+                    tuple(p.key for p in group),
+                )
+            )
+    return out
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\^\(\(\d+\)\))?")
+_FUNCTIONS = {
+    "sqrt", "exp", "ln", "log", "max", "min", "sum", "relu", "softmax", "frac", "text",
+    "mathrm", "left", "right", "cdot", "times", "top", "T", "e", "pi", "ReLU", "LayerNorm",
+    "FFN", "Attention", "GELU", "mathbf", "operatorname",
+}  # fmt: skip
+
+
+def _equations(text: str, kind: str, path: str) -> list[Equation]:
+    """Symbolic equations: ``lhs = expression of names``, read only for their names."""
+    out: list[Equation] = []
+    for line, _cell, st in statements(text, kind, path=path):
+        if "=" not in st or len(st) > 400:
+            continue
+        pieces = [p.strip() for p in re.split(r"=|\\approx|≈", st)]
+        try:
+            lhs = latexmath.to_plain(pieces[0], where="label")
+        except ExpressionError:
+            continue
+        if not re.fullmatch(r"[A-Za-z][\w^()]*(?:\s*\+\s*[A-Za-z]\w*)?", lhs):
+            continue
+        for piece in pieces[1:]:
+            if "\\begin" in piece or not re.search(r"[A-Za-z]", piece):
+                continue
+            try:
+                plain = latexmath.to_plain(piece, where="equation")
+            except ExpressionError:
+                continue
+            names = tuple(
+                n
+                for n in _NAME.findall(plain.replace("ᵀ", ""))
+                if n not in _FUNCTIONS and not re.fullmatch(r"d_?\w*", n)
+            )
+            if names and not re.search(r"\d\.\d", plain):
+                out.append(Equation(line, lhs, names, plain))
+    return out
+
+
+_DIM = re.compile(
+    r"(?:\bd_?\{?(?:k|q|v|h|head|model|\\text\{(?:head|model)\})\}?\s*=\s*|\\sqrt\{|√|sqrt\()\s*(\d{1,4})\b"
+)
+
+
+def _dims(text: str) -> list[int]:
+    """Small integers the article states as sizes (``d_k = 2``) or takes square roots of."""
+    dims = {int(m.group(1)) for m in _DIM.finditer(text)}
+    return sorted(d for d in dims if 1 <= d <= 4096)
+
+
+def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
+    """Read an article's text (``kind``: ``md``, ``txt``, ``tex`` or ``ipynb``).
+
+    Raises:
+        SpecError: A notebook that is not JSON with a list of cells.
+    """
+    from symtf.draft.code import Block, blocks, cell_lines, without_code
+
+    code: list[Block] = blocks(text, kind, path) if kind in ("ipynb", "md") else []
+    prose = without_code(text, kind) if code or kind == "ipynb" else text
+    found = extract_text(prose, kind, path=path)
+    if kind == "ipynb":  # a markdown cell's lines → the notebook file's lines
+        lines = cell_lines(text)
+        found = [dataclasses.replace(f, line=_file_line(lines, f.cell, f.line)) for f in found]
+    found.sort(
+        key=lambda f: (f.cell if f.cell is not None else -1, f.line)
+    )  # stable: a line's order stays
+    printings, displays = _printings(found)
+    runs = _runs(printings)
+    ordered = sorted(
+        [*printings, *runs], key=lambda p: (p.parts[0] - 0.5 if p.parts else p.key, -len(p.parts))
+    )
+    title = next(
+        (
+            ln.strip().lstrip("# ")
+            for ln in prose.splitlines()
+            if ln.strip() and not ln.lstrip().startswith(("```", "~~~"))
+        ),
+        "",
+    )
+    if kind == "ipynb":
+        title = Path(path).stem
+    elif kind == "tex":
+        m = re.search(r"\\title\{([^{}]+)\}|\\(?:sub)*section\*?\{([^{}]+)\}", text)
+        title = (m.group(1) or m.group(2)) if m else Path(path).stem
+    return Article(
+        path,
+        kind,
+        title[:120],
+        tuple(ordered),
+        tuple(displays),
+        tuple(_equations(prose, kind, path)),
+        tuple(_dims(prose)),
+        text,
+        tuple(code),
+    )
+
+
+def _file_line(lines: dict[int, list[int]], cell: int | None, line: int) -> int:
+    if cell is None or cell not in lines or not lines[cell]:
+        return line
+    src = lines[cell]
+    return src[min(max(line, 1), len(src)) - 1] or line

@@ -1,0 +1,418 @@
+"""Write what the search found as a derivation: given tensors, steps and claims.
+
+The draft is ordinary derivation text (:mod:`symtf.spec`), so it is checked by
+the ordinary pipeline and can be saved, edited and checked again. Each step
+carries a comment saying what it matched; each claim its article line
+(``source_line``); a printing no step explains is a claim with ``step = "?"``
+and its best candidates in a comment. Displayed arithmetic becomes expression
+claims; a literal that repeats an entry printed shortly before *stands for*
+that entry (``e^{2.309}`` after the row ``[1.732, 1.732, 2.309]``), so the line
+is also checked with the unrounded value.
+
+A claim that cannot be read (an expression the parser refuses) is left out
+with its reason (:class:`Unread`); every other claim is still checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from symtf import latexmath
+from symtf.draft.article import Article, Display, Printing, ident
+from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
+from symtf.draft.templates import Call, Expr, render
+from symtf.errors import ExpressionError
+
+__all__ = ["Composed", "Unread", "compose"]
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A printed claim the draft cannot read, and why."""
+
+    label: str
+    line: int
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A printing no step explains (its claim has ``step = "?"``)."""
+
+    label: str
+    line: int
+    size: int
+    note: str
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass
+class Composed:
+    """The draft as text, and what it could not infer."""
+
+    toml: str
+    unread: list[Unread] = field(default_factory=list)
+    unmapped: list[Unmapped] = field(default_factory=list)
+    printed: int = 0  # printed numbers found in the article
+    inputs: int = 0  # of them, the ones that define given tensors
+    steps: int = 0
+    claims: int = 0
+
+
+def _s(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _rows(rows: tuple[tuple[str, ...], ...]) -> str:
+    if len(rows) == 1:
+        return _s(" ".join(rows[0]))
+    return '"""\n' + "\n".join(" ".join(r) for r in rows) + '\n"""'
+
+
+class _Labels:
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def __call__(self, label: str, line: int) -> str:
+        base = label.strip() or f"line {line}"
+        out = base if base not in self.seen else f"{base} (line {line})"
+        k = 2
+        while out in self.seen:
+            out = f"{base} (line {line}, {k})"
+            k += 1
+        self.seen.add(out)
+        return out
+
+
+def _names(search: Search) -> dict[int, str]:
+    """A step name for every known tensor: its first proper label, else where it came from."""
+    taken: set[str] = set()
+    out: dict[int, str] = {}
+    for key in sorted(search.known):  # a notebook's names first, versioned where one is reused
+        k = search.known[key]
+        if k.fixed:
+            name, i = k.fixed, 2
+            while name in taken:
+                name, i = f"{k.fixed}_{i}", i + 1
+            taken.add(name)
+            out[key] = name
+    for key in sorted(search.known):
+        k = search.known[key]
+        if k.fixed:
+            continue
+        name = next((n for n in (ident(x) for x in k.labels) if n and n not in taken), None)
+        if name is None:
+            base = f"{_family(k.expr)}_{k.line}" if k.expr is not None else f"input_{k.line}"
+            name, i = base, 2
+            while name in taken:
+                name, i = f"{base}_{i}", i + 1
+        taken.add(name)
+        out[key] = name
+    return out
+
+
+def _family(e: Expr) -> str:
+    """A name for a step by what it computes (``scores``, ``weights``, ``norm`` …)."""
+    if not isinstance(e, Call):
+        return "t"
+    inner = e.args[0] if e.args else None
+    if e.op == "softmax":
+        return "weights"
+    if e.op == "div" and isinstance(inner, Call) and inner.op == "matmul":
+        return "scaled"
+    if e.op == "matmul":
+        if isinstance(e.args[1], Call) and e.args[1].op == "T":
+            return "scores"
+        return "product"
+    names = {
+        "add": "sum", "sub": "diff", "mul": "prod", "layernorm": "norm", "rmsnorm": "norm",
+        "centered": "centered", "concat": "concat", "index": "part", "mean": "mean",
+        "var": "var", "std": "std", "sum": "total", "max": "largest", "causal_mask": "mask",
+    }  # fmt: skip
+    return names.get(e.op, e.op)
+
+
+def _placement(pl: Placement, names: dict[int, str]) -> list[str]:
+    keys = [f"step = {_s(names[pl.known])}"]
+    if pl.row is not None:
+        keys.append(f"row = {pl.row}")
+    if pl.col is not None:
+        keys.append(f"col = {pl.col}")
+    if pl.index is not None:
+        keys.append(f"index = [{pl.index[0]}, {pl.index[1]}]")
+    return keys
+
+
+def _dot_terms(d: Display, terms: list[Printing]) -> list[tuple[str, str, Printing]]:
+    """``[a₁, a₂]·[b₁, b₂] = t₁ + t₂``: each printed term tᵢ is the product aᵢ·bᵢ."""
+    m = re.fullmatch(r"\s*\[([^\[\]]*)\]\s*(?:\\cdot|·|\\times|×)\s*\[([^\[\]]*)\]\s*", d.latex)
+    if not m:
+        return []
+    a = [x.strip() for x in m.group(1).split(",")]
+    b = [x.strip() for x in m.group(2).split(",")]
+    if len(a) != len(b) or len(terms) != len(a):
+        return []
+    return [(f"{x}*{y}", t.rows[0][0], t) for x, y, t in zip(a, b, terms, strict=True)]
+
+
+def compose(article: Article, search: Search) -> Composed:
+    """The draft derivation of an article, from the search's outcomes."""
+    names = _names(search)
+    out = Composed("")
+    label = _Labels()
+    given = [k for k in search.known.values() if k.expr is None]
+    steps = [k for k in search.known.values() if k.expr is not None]
+    head = [
+        f"# Derivation drafted by `symtf draft` from {article.path}.",
+        "# Every printed string is copied verbatim, with its article line (source_line).",
+        "# Steps were inferred: each says what it matched. Claims no step explains have",
+        '# step = "?" with the best candidates tried; map them by hand, then check again.',
+        "",
+        f"title = {_s(article.title or 'Draft: ' + article.path)}",
+        f"source = {_s(article.path)}",
+    ]
+    if search.float32:
+        head.append('computed_in = "float32"   # the code\'s tensors are float32')
+    head.append("")
+    if search.notes:
+        head.append("# Code not translated (what depends on it is not checked):")
+        for n in search.notes:
+            head.append(f"#   {n.where}: {n.source[:100]}: {n.reason[:160]}")
+        head.append("")
+    body: list[str] = []
+    if not given and not steps:  # displayed arithmetic only: a derivation with no model
+        body += ["[model]", 'architecture = "none"', ""]
+    if given:
+        body.append("[tensors]")
+        for k in sorted(given, key=lambda k: k.key):
+            body.extend(_given(k, names[k.key]))
+        body.append("")
+    if steps:
+        body.append("[steps]")
+        for k in sorted(steps, key=lambda k: k.key):
+            assert k.expr is not None
+            body.append(f"# {k.matched}")
+            body.append(f"{names[k.key]} = {_s(render(k.expr, names))}")
+        body.append("")
+    everything = sorted(
+        [*article.printings, *search.extra],
+        key=lambda p: (p.cell if p.cell is not None else -1, p.line),
+    )
+    outcomes = [search.outcomes[p.key] for p in everything if p.key in search.outcomes]
+    claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
+    claims.extend(_display_claims(article, search, outcomes, names, label, out))
+    summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
+    for o in outcomes:
+        p = o.printing
+        if p.parts:
+            continue  # a run: its rows are claimed one by one
+        if p.key in summed:
+            out.printed += p.size
+            continue
+        out.printed += p.size
+        if o.status == "given" or (o.status == "covered" and o.placement is None):
+            out.inputs += p.size
+            continue
+        if o.status in ("mapped", "covered") and o.placement is not None:
+            block = [
+                "[[claims]]",
+                f"label = {_s(label(_claim_label(p), p.line))}",
+                *_placement(o.placement, names),
+                f"printed = {_rows(p.rows)}",
+                f"decimals = {p.decimals}" if p.decimals is not None else "",
+                *_line(p.line),
+                f"# line {p.line}: {o.note}" if o.note else "",
+            ]
+            claims.append((p.key, [b for b in block if b]))
+            for extra in o.also:
+                claims.append(
+                    (
+                        p.key,
+                        [
+                            "[[claims]]",
+                            f"label = {_s(label(_claim_label(p), p.line))}",
+                            *_placement(extra, names),
+                            f"printed = {_rows(p.rows)}",
+                            *_line(p.line),
+                        ],
+                    )
+                )
+            continue
+        # unmapped: a claim to map by hand (when its printed strings read as numbers)
+        if parse_target(p.rows, p.decimals) is None:
+            text = " ".join(" ".join(r) for r in p.rows)
+            out.unread.append(
+                Unread(p.label, p.line, text, "its printed values are not all numbers")
+            )
+            continue
+        candidates = tuple(render(c, names) for c in o.candidates)
+        out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
+        block = [
+            "[[claims]]",
+            f"label = {_s(label(_claim_label(p), p.line))}",
+            'step = "?"',
+            f"printed = {_rows(p.rows)}",
+            *([f"decimals = {p.decimals}"] if p.decimals is not None else []),
+            *_line(p.line),
+            f"# line {p.line}: {o.note}",
+        ]
+        for c in candidates:
+            block.append(f"#   candidate: {c}")
+        claims.append((p.key, block))
+    claims.sort(key=lambda c: c[0])
+    out.claims = len(claims)
+    out.steps = len(steps)
+    text = "\n".join(head + body) + "\n" + "\n\n".join("\n".join(b) for _, b in claims) + "\n"
+    if out.unread:
+        text += "\n# Printed claims that could not be read (left out):\n"
+        for u in out.unread:
+            text += f"#   line {u.line}: {u.text[:120]}: {u.reason.splitlines()[0][:200]}\n"
+    out.toml = text
+    return out
+
+
+def _line(line: int) -> list[str]:
+    """``source_line = N`` when the line is known."""
+    return [f"source_line = {line}"] if line >= 1 else []
+
+
+def _claim_label(p: Printing) -> str:
+    base = p.label.strip()
+    if p.role in ("operand", "weights", "term", "before", "after"):
+        return f"{base} ({p.role})"
+    return base
+
+
+def _given(k: Known, name: str) -> list[str]:
+    if k.flat:  # an array literal of the code, in its own shape
+        lines = [f"# {k.matched}"]
+        if len(k.nd_shape) == 2:
+            lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
+        elif len(k.nd_shape) == 1:
+            lines.append(f"{name} = [{', '.join(_s(v) for v in k.flat)}]")
+        else:
+            shape = ", ".join(str(n) for n in (k.nd_shape or (1,)))
+            lines.append(f"{name} = {{ shape = [{shape}], values = {_s(' '.join(k.flat))} }}")
+        return lines
+    lines = [
+        f"# line {k.line}: given"
+        + (" (entries known to their printed digits)" if k.rounded else "")
+    ]
+    if k.rounded:
+        values = " ".join(" ".join(r) for r in k.rows)
+        n, m = len(k.rows), len(k.rows[0])
+        lines.append(f"{name} = {{ shape = [{n}, {m}], values = {_s(values)}, rounded = true }}")
+    else:
+        lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
+    return lines
+
+
+def _display_claims(
+    article: Article,
+    search: Search,
+    outcomes: list[Outcome],
+    names: dict[int, str],
+    label: _Labels,
+    out: Composed,
+) -> list[tuple[int, list[str]]]:
+    claims: list[tuple[int, list[str]]] = []
+    terms_by_line: dict[tuple[int | None, int], list[Printing]] = {}
+    for o in outcomes:
+        if o.printing.role == "term":
+            terms_by_line.setdefault((o.printing.cell, o.printing.line), []).append(o.printing)
+    for d in article.displays:
+        expression = " ".join(d.latex.split())
+        try:
+            latexmath.parse(expression, where="expression")
+        except ExpressionError as e:
+            out.unread.append(Unread(d.label, d.line, expression, str(e)))
+            continue
+        if parse_target(d.rows) is None:
+            out.unread.append(
+                Unread(d.label, d.line, expression, "its printed value cannot be read")
+            )
+            continue
+        sources = search.sources.get(d.key, {})
+        block = [
+            "[[claims]]",
+            f"label = {_s(label(d.label, d.line))}",
+            f"expression = {_s(expression)}",
+            f"printed = {_rows(d.rows)}",
+        ]
+        if sources:
+            pairs = ", ".join(
+                f"{_s(k)} = {_s(f'{names[key]}[{i}, {j}]')}" for k, (key, i, j) in sources.items()
+            )
+            block.append(f"stands_for = {{ {pairs} }}")
+        block.append(f"source_line = {d.line}")
+        claims.append((d.key, block))
+        result = search.results.get(d.key)
+        if result is not None and result.placement is not None:
+            claims.append(
+                (
+                    d.key,
+                    [
+                        "[[claims]]",
+                        f"label = {_s(label(d.label + ' (result)', d.line))}",
+                        *_placement(result.placement, names),
+                        f"printed = {_rows(d.rows)}",
+                        *_line(d.line),
+                        f"# line {d.line}: {result.note}",
+                    ],
+                )
+            )
+        for text, printed, term in _dot_terms(d, terms_by_line.get((d.cell, d.line), [])):
+            claims.append(
+                (
+                    term.key,
+                    [
+                        "[[claims]]",
+                        f"label = {_s(label(d.label + ' (product)', d.line))}",
+                        f"expression = {_s(text)}",
+                        f"printed = {_s(printed)}",
+                        *_line(d.line),
+                        f"# line {d.line}: a term of the dot product written out",
+                    ],
+                )
+            )
+    return claims
+
+
+_SUM_LABEL = re.compile(r"^(?:sum|total|denominator|the sum)$", re.I)
+
+
+def _sums(article: Article, outcomes: list[Outcome], label: _Labels) -> list[tuple[int, list[str]]]:
+    """``Sum = 21.372`` right after the terms it adds, each on a displayed line of its own."""
+    out = []
+    for o in outcomes:
+        p = o.printing
+        if p.size != 1 or not _SUM_LABEL.match(p.label.strip()):
+            continue
+        before = [d for d in article.displays if d.cell == p.cell and 0 < p.line - d.line <= 6]
+        before.sort(key=lambda d: d.line)
+        run: list[Display] = []
+        for d in before:  # consecutive one-number lines just above
+            if run and d.line - run[-1].line > 2:
+                run = []
+            if len(d.rows) == 1 and len(d.rows[0]) == 1:
+                run.append(d)
+        if len(run) < 2 or p.line - run[-1].line > 3:
+            continue
+        expression = " + ".join(d.rows[0][0] for d in run)
+        out.append(
+            (
+                p.key,
+                [
+                    "[[claims]]",
+                    f"label = {_s(label(p.label + ' (of the lines above)', p.line))}",
+                    f"expression = {_s(expression)}",
+                    f"printed = {_s(p.rows[0][0])}",
+                    *_line(p.line),
+                    f"# line {p.line}: the sum of the {len(run)} results printed just above",
+                ],
+            )
+        )
+    return out

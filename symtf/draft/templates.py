@@ -1,0 +1,360 @@
+"""Candidate steps as data: ``(op, params, inputs)`` trees, rendered to step-language text.
+
+The search (:mod:`symtf.draft.search`) builds candidates from these trees; the
+code translation (:mod:`symtf.draft.code`) builds the same trees from a
+notebook's calls. Each op is named as the step language names it today
+(``matmul`` renders ``a @ b``, ``softmax`` renders ``softmax(x, axis=-1)``), with
+its parameters as a mapping, so that the op table :data:`OPS` is the one place
+that knows how an op is written. When the op registry (``symtf.ops``) names the
+ops, :func:`render` reads its spelling from there.
+
+Each op also has a float64 *pre-filter* (:attr:`Op.screen`): a numpy
+computation used only to discard candidates that are nowhere near the printed
+numbers. No verdict and no acceptance rests on it: a kept candidate is
+evaluated again in certified balls through the step language itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "OPS",
+    "Call",
+    "Expr",
+    "Num",
+    "Ref",
+    "Var",
+    "bind",
+    "inputs",
+    "render",
+    "screen",
+    "size",
+    "variables",
+]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A known tensor, by its key (names are given when the draft is written)."""
+
+    key: int
+
+
+@dataclass(frozen=True)
+class Var:
+    """A notebook variable, before the tensor it names is known (the code translation's leaves)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Num:
+    """A number literal, exactly as written in a step (``2``, ``1e-05``)."""
+
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class Call:
+    """One op applied to inputs: ``Call("softmax", (x,), {"axis": -1})``."""
+
+    op: str
+    args: tuple[Expr, ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    _hash: int = field(default=0, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # candidates are dictionary keys by the thousand: hash a tree once
+        object.__setattr__(self, "_hash", hash((self.op, self.args, self.params)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Call)
+            and self._hash == other._hash
+            and self.op == other.op
+            and self.args == other.args
+            and self.params == other.params
+        )
+
+    @property
+    def kw(self) -> dict[str, Any]:
+        """The parameters as a dict."""
+        return dict(self.params)
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+Expr = Ref | Var | Num | Call
+
+
+def call(op: str, *args: Expr, **params: Any) -> Call:
+    """``call("softmax", x, axis=-1)``."""
+    return Call(op, tuple(args), tuple(sorted((k, _hashable(v)) for k, v in params.items())))
+
+
+# ----------------------------------------------------------------------------- the op table
+
+
+@dataclass(frozen=True)
+class Op:
+    """How one op is written in a step and pre-filtered in float64.
+
+    Attributes:
+        text: A format: ``{0}``, ``{1}`` … the inputs, ``{*}`` all of them comma-separated,
+            ``{name}`` a parameter; ``{kw}`` the keyword parameters that differ from
+            ``defaults``, written ``, name=value``.
+        prec: Binding strength of the result: 1 ``+ -``, 2 ``* / @``, 3 postfix, 4 atom.
+        screen: The float64 pre-filter: inputs and parameters → an array.
+        defaults: Parameter values not written.
+        needs: How strongly each input must bind (parenthesised below that).
+    """
+
+    text: str
+    prec: int
+    screen: Callable[..., np.ndarray]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    needs: tuple[int, ...] = (0,)
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(x - m)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _layernorm(x: np.ndarray, eps: float = 0.0, unbiased: bool = False) -> np.ndarray:
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True, ddof=1 if unbiased else 0)
+    return (x - mu) / np.sqrt(var + eps)
+
+
+def _rmsnorm(x: np.ndarray, eps: float = 0.0) -> np.ndarray:
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    erf = np.vectorize(math.erf, otypes=[float])
+    return x / 2 * (1 + erf(x / math.sqrt(2)))
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    return x / 2 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def _reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    def run(x: np.ndarray, axis: int = -1, keepdims: bool = False, unbiased: bool = False) -> Any:
+        if fn in (np.var, np.std):
+            return fn(x, axis=axis, keepdims=keepdims, ddof=1 if unbiased else 0)
+        return fn(x, axis=axis, keepdims=keepdims)
+
+    return run
+
+
+@functools.cache
+def _causal(n: int) -> np.ndarray:
+    out = np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)
+    out.flags.writeable = False
+    return out
+
+
+def _index(
+    x: np.ndarray, rows: tuple[int, int] | None = None, cols: tuple[int, int] | None = None
+) -> Any:
+    r = slice(*rows) if rows else slice(None)
+    c = slice(*cols) if cols else slice(None)
+    return x[r, c]
+
+
+def _centered(x: np.ndarray) -> np.ndarray:
+    return x - x.mean(axis=-1, keepdims=True)
+
+
+OPS: dict[str, Op] = {
+    "matmul": Op("{0} @ {1}", 2, np.matmul, needs=(2, 3)),
+    "add": Op("{0} + {1}", 1, np.add, needs=(1, 2)),
+    "sub": Op("{0} - {1}", 1, np.subtract, needs=(1, 2)),
+    "mul": Op("{0} * {1}", 2, np.multiply, needs=(2, 3)),
+    "div": Op("{0} / {1}", 2, np.divide, needs=(2, 3)),
+    "T": Op("{0}.T", 3, lambda x: np.swapaxes(x, -1, -2), needs=(4,)),
+    "sqrt": Op("sqrt({0})", 4, np.sqrt),
+    "exp": Op("exp({0})", 4, np.exp),
+    "relu": Op("relu({0})", 4, lambda x: np.maximum(x, 0.0)),
+    "gelu": Op("gelu({0})", 4, _gelu),
+    "gelu_tanh": Op("gelu_tanh({0})", 4, _gelu_tanh),
+    "sigmoid": Op("sigmoid({0})", 4, lambda x: 1 / (1 + np.exp(-x))),
+    "tanh": Op("tanh({0})", 4, np.tanh),
+    "silu": Op("silu({0})", 4, lambda x: x / (1 + np.exp(-x))),
+    "softmax": Op("softmax({0}{kw})", 4, _softmax, {"axis": None}),
+    "layernorm": Op("layernorm({0}{kw})", 4, _layernorm, {"eps": 0, "unbiased": False}),
+    "rmsnorm": Op("rmsnorm({0}{kw})", 4, _rmsnorm, {"eps": 0}),
+    "mean": Op("mean({0}{kw})", 4, _reduce(np.mean), {"keepdims": False}),
+    "var": Op("var({0}{kw})", 4, _reduce(np.var), {"keepdims": False, "unbiased": False}),
+    "std": Op("std({0}{kw})", 4, _reduce(np.std), {"keepdims": False, "unbiased": False}),
+    "sum": Op("sum({0}{kw})", 4, _reduce(np.sum), {"keepdims": False}),
+    "max": Op("max({0}{kw})", 4, _reduce(np.max), {"keepdims": False}),
+    "causal_mask": Op("causal_mask({n})", 4, _causal, needs=()),
+    "concat": Op("concat({*}{kw})", 4, lambda *xs, axis=-1: np.concatenate(xs, axis=axis)),
+    "index": Op("{0}[{where}]", 3, _index, needs=(4,)),
+    "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, _centered),
+    # ops the code translation writes (their pre-filters are never needed by the search)
+    "neg": Op("-{0}", 2, np.negative, needs=(3,)),
+    "pow": Op("{0} ^ {1}", 3, np.power, needs=(4, 3)),
+    "log": Op("ln({0})", 4, np.log),
+    "abs": Op("abs({0})", 4, np.abs),
+    "sin": Op("sin({0})", 4, np.sin),
+    "cos": Op("cos({0})", 4, np.cos),
+    "softplus": Op("softplus({0})", 4, lambda x: np.log1p(np.exp(x))),
+    "log_softmax": Op(
+        "log_softmax({0}{kw})", 4, lambda x, axis=-1: np.log(_softmax(x, axis)), {"axis": None}
+    ),
+    "min": Op("min({0}{kw})", 4, _reduce(np.min), {"keepdims": False}),
+    "maximum": Op("max({0}, {1})", 4, np.maximum),
+    "minimum": Op("min({0}, {1})", 4, np.minimum),
+    "transpose": Op(
+        "transpose({0}{kw})", 4, lambda x, axes=None: np.transpose(x, axes), {"axes": None}
+    ),
+    "reshape": Op("reshape({0}, {shape})", 4, lambda x, shape: np.reshape(x, shape)),
+    "stack": Op("stack({*}{kw})", 4, lambda *xs, axis=0: np.stack(xs, axis=axis), {"axis": 0}),
+    "tril": Op("tril({0})", 4, np.tril),
+    "triu": Op("triu({0})", 4, np.triu),
+    "ones": Op("ones({shape})", 4, lambda shape: np.ones(shape), needs=()),
+    "zeros": Op("zeros({shape})", 4, lambda shape: np.zeros(shape), needs=()),
+    "eye": Op("eye({n})", 4, np.eye, needs=()),
+    "masked_fill": Op("masked_fill({0}, {1}, {2})", 4, lambda x, m, v: np.where(m != 0, v, x)),
+    "where": Op("where({0}, {1}, {2})", 4, lambda c, a, b: np.where(c != 0, a, b)),
+    "getitem": Op("{0}[{index}]", 3, lambda x, index: x, needs=(4,)),
+}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _where(params: Mapping[str, Any]) -> str:
+    rows, cols = params.get("rows"), params.get("cols")
+    r = f"{rows[0]}:{rows[1]}" if rows else ":"
+    return r if not cols else f"{r}, {cols[0]}:{cols[1]}"
+
+
+def _prec(e: Expr) -> int:
+    if isinstance(e, Call):
+        return OPS[e.op].prec
+    if isinstance(e, Num) and e.text.startswith("-"):
+        return 1
+    return 4
+
+
+def render(e: Expr, names: Mapping[int, str]) -> str:
+    """The step-language text of a candidate; ``names`` maps known keys to step names."""
+    if isinstance(e, Ref):
+        return names[e.key]
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Num):
+        return e.text
+    op = OPS[e.op]
+    needs = op.needs
+    args = []
+    for k, a in enumerate(e.args):
+        need = needs[min(k, len(needs) - 1)] if needs else 0
+        text = render(a, names)
+        args.append(f"({text})" if _prec(a) < need else text)
+    params = e.kw
+    kw = "".join(
+        f", {k}={_value(v)}"
+        for k, v in e.params
+        if k not in ("n", "rows", "cols", "shape", "index") and op.defaults.get(k, object()) != v
+    )
+    out = op.text.replace("{*}", ", ".join(args)).replace("{kw}", kw)
+    out = out.replace("{where}", _where(params))
+    for key in ("n", "shape", "index"):
+        if key in params:
+            value = params[key]
+            out = out.replace("{" + key + "}", value if key == "index" else _value(value))
+    for k, a in enumerate(args):
+        out = out.replace("{" + str(k) + "}", a)
+    return out
+
+
+def screen(
+    e: Expr, values: Mapping[int, np.ndarray], inner: Callable[[Expr], np.ndarray] | None = None
+) -> np.ndarray:
+    """The candidate in float64 (a pre-filter only; see the module docstring).
+
+    Args:
+        e: The candidate.
+        values: Known tensors' float values by key.
+        inner: How to get an argument's value (a cache of shared sub-candidates);
+            by default computed here.
+    """
+    if isinstance(e, Ref):
+        return values[e.key]
+    if isinstance(e, Num):
+        return np.array(float(e.text))
+    if isinstance(e, Var):
+        raise KeyError(e.name)
+    get = inner or (lambda a: screen(a, values))
+    args = [get(a) for a in e.args]
+    params = {k: v for k, v in e.params if k != "where"}
+    if e.op == "causal_mask":
+        return _causal(params["n"])
+    if e.op == "ones" or e.op == "zeros":
+        return OPS[e.op].screen(tuple(params["shape"]))
+    if e.op in ("index",):
+        return _index(args[0], params.get("rows"), params.get("cols"))
+    if "eps" in params:
+        params["eps"] = float(params["eps"])
+    return np.asarray(OPS[e.op].screen(*args, **params), dtype=float)
+
+
+def inputs(e: Expr) -> set[int]:
+    """The known tensors a candidate reads."""
+    if isinstance(e, Ref):
+        return {e.key}
+    if isinstance(e, (Num, Var)):
+        return set()
+    return set().union(*(inputs(a) for a in e.args)) if e.args else set()
+
+
+def variables(e: Expr) -> set[str]:
+    """The notebook variables a translated expression reads."""
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, Call):
+        return set().union(*(variables(a) for a in e.args)) if e.args else set()
+    return set()
+
+
+def bind(e: Expr, keys: Mapping[str, int]) -> Expr:
+    """A translated expression with its variables replaced by the known tensors they name."""
+    if isinstance(e, Var):
+        return Ref(keys[e.name])
+    if isinstance(e, Call):
+        return Call(e.op, tuple(bind(a, keys) for a in e.args), e.params)
+    return e
+
+
+def size(e: Expr) -> int:
+    """How many ops a candidate applies (its simplicity)."""
+    if isinstance(e, Call):
+        return 1 + sum(size(a) for a in e.args)
+    return 0

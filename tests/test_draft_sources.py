@@ -1,0 +1,176 @@
+"""Public worked examples, checked as they stand (``tests/draft_sources/SOURCES.md``).
+
+Every expected value here is recomputed with mpmath at 50 digits from the
+inputs as the source prints them (transcribed by hand into this file), or read
+off the source by a person; never taken from the draft. Two properties hold for
+every source: no printed number is flagged unless mpmath confirms it is off,
+and a number the draft cannot explain is left unchecked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from symtf.commands.draft import check_article
+
+SOURCES = Path(__file__).resolve().parent / "draft_sources"
+mpmath.mp.dps = 50
+
+
+def _checks(name: str) -> list[tuple[int | None, str, str, str | None]]:
+    """(article line, printed, verdict, cause) of every check of a source."""
+    report = check_article(SOURCES / name)
+    return [
+        (r.claim.source_line, c.printed, c.verdict, c.extra.get("cause"))
+        for r in report.results
+        for c in r.checks
+    ]
+
+
+def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
+    """Whether ``printed`` is a correct rounding of ``x`` at its own digits (ties: either)."""
+    decimals = len(printed.partition(".")[2])
+    unit = mpmath.mpf(10) ** -decimals
+    return abs(mpmath.mpf(printed) - x) <= unit / 2
+
+
+def _off(checks: list[tuple]) -> list[tuple]:
+    return [c for c in checks if c[2] not in ("exact", "rounded")]
+
+
+# "Your journey starts with one step", as ch03 of Build a Large Language Model prints it
+INPUTS = [
+    ["0.43", "0.15", "0.89"],
+    ["0.55", "0.87", "0.66"],
+    ["0.57", "0.85", "0.64"],
+    ["0.22", "0.58", "0.33"],
+    ["0.77", "0.25", "0.10"],
+    ["0.05", "0.80", "0.55"],
+]
+
+
+@pytest.fixture(scope="module")
+def rasbt() -> list[tuple]:
+    return _checks("rasbt_ch03.ipynb")
+
+
+def test_rasbt_attention_weights_and_context_vectors_agree_with_mpmath(rasbt: list[tuple]) -> None:
+    x = mpmath.matrix([[mpmath.mpf(v) for v in row] for row in INPUTS])
+    scores = x * x.T
+    weights = mpmath.matrix(6, 6)
+    for i in range(6):
+        row = [mpmath.e ** scores[i, j] for j in range(6)]
+        for j in range(6):
+            weights[i, j] = row[j] / mpmath.fsum(row)
+    context = weights * x
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in rasbt:
+        by_line.setdefault(c[0], []).append(c)
+    # the notebook prints the 6×6 scores (line 571), their softmax (640), the contexts (702)
+    for line, value in ((571, scores), (640, weights), (702, context)):
+        got = by_line[line]
+        expected = [value[i, j] for i in range(value.rows) for j in range(value.cols)]
+        assert len(got) == len(expected)
+        for (_, printed, verdict, _), x_ in zip(got, expected, strict=True):
+            assert verdict in ("exact", "rounded") and _rounds_to(x_, printed), (line, printed)
+
+
+def test_rasbt_is_checked_without_a_false_alarm(rasbt: list[tuple]) -> None:
+    assert _off(rasbt) == []
+    assert len(rasbt) >= 200
+
+
+def test_rkiitb_truncates_one_normalised_value_and_the_draft_says_so() -> None:
+    checks = _checks("rkiitb_layer_norm_snippet.ipynb")
+    values = [mpmath.mpf(v) for v in (1, 2, 3, 4, 5, 6, 7, 0)]
+    mean = mpmath.fsum(values) / 8
+    std = mpmath.sqrt(mpmath.fsum((v - mean) ** 2 for v in values) / 8)
+    assert mean == mpmath.mpf("3.5") and _rounds_to(std, "2.29")
+    # (7 - 3.5) / 2.29 = 1.5283…: the article prints 1.52 (a truncation), not 1.53
+    assert not _rounds_to((7 - mean) / mpmath.mpf("2.29"), "1.52")
+    off = _off(checks)
+    assert [(printed, verdict) for _, printed, verdict, _ in off] == [("1.52", "slip")]
+    assert all(
+        _rounds_to((1 - mean) / mpmath.mpf("2.29"), p) for _, p, _, _ in checks if p == "-1.09"
+    )
+
+
+def test_snowch_divides_by_a_rounded_root_and_the_draft_says_which_lines_carry_it() -> None:
+    checks = _checks("snowch_L03_snippet.md")
+    r2 = mpmath.sqrt(2)
+    off = {(printed, verdict, cause) for _, printed, verdict, cause in _off(checks)}
+    # 10/1.41 = 7.092… prints as 7.09 as displayed, but the scaled score 10/√2 = 7.071… is 7.07
+    assert _rounds_to(10 / mpmath.mpf("1.41"), "7.09") and not _rounds_to(10 / r2, "7.09")
+    assert abs(10 / r2 - mpmath.mpf("7.09")) >= mpmath.mpf("0.01")
+    assert off == {
+        ("7.09", "wrong", "propagated-rounding"),
+        ("4.96", "wrong", "propagated-rounding"),
+    }
+    # 5/1.41 = 3.546… would print 3.55; the article's 3.54 is 5/√2 = 3.5355… rounded: no alarm
+    assert not _rounds_to(5 / mpmath.mpf("1.41"), "3.54") and _rounds_to(5 / r2, "3.54")
+    assert ("3.54", "rounded") in {(p, v) for _, p, v, _ in checks}
+
+
+def test_ankitath_scores_are_the_dot_products_with_the_query() -> None:
+    checks = _checks("ankitath_self_attention_snippet.ipynb")
+    x = [
+        [mpmath.mpf(v) for v in row]
+        for row in (["0.2", "0.1", "0.5"], ["0.9", "0.1", "0.3"], ["0.4", "0.8", "0.2"])
+    ]
+    scores = [mpmath.fsum(a * b for a, b in zip(x[2], row, strict=True)) for row in x]
+    got = {p for _, p, v, _ in checks if v in ("exact", "rounded")}
+    assert {"0.2600", "0.5000", "0.8400"} <= got
+    assert all(
+        _rounds_to(s, p) for s, p in zip(scores, ("0.2600", "0.5000", "0.8400"), strict=True)
+    )
+    assert _off(checks) == []
+
+
+def test_mystic_numpy_standard_deviations_at_numpys_seventeen_digits() -> None:
+    checks = _checks("mystic_layer_norm_snippet.ipynb")
+    got = {p: v for _, p, v, _ in checks}
+    assert _rounds_to(mpmath.sqrt(mpmath.mpf(5) / 4), "1.118033988749895")
+    assert _rounds_to(mpmath.sqrt(mpmath.mpf(5) / 3), "1.2909944487358056")
+    assert got["1.118033988749895"] == "rounded" and got["1.2909944487358056"] == "rounded"
+    assert _off(checks) == []
+
+
+def test_an_illustrative_post_is_left_unchecked_not_flagged() -> None:
+    report = check_article(SOURCES / "gaurav_self_attention.md")
+    assert all(c.verdict in ("exact", "rounded") for c in report.checks)
+    assert sum(u.size for u in report.unchecked if hasattr(u, "size")) >= 20  # said, not hidden
+
+
+def test_rsnemmen_scores_from_a_printed_random_input_agree_with_mpmath() -> None:
+    """The input is drawn at random, but printed: the query's scores are checked from the print."""
+    printed = [
+        ["0.86379499", "0.93042748", "0.82149658"],
+        ["0.11288872", "0.23407153", "0.26185969"],
+        ["0.79451453", "0.63626262", "0.39415654"],
+        ["0.59248056", "0.70135167", "0.51830873"],
+    ]
+    x = [[mpmath.mpf(v) for v in row] for row in printed]
+    scores = [mpmath.fsum(a * b for a, b in zip(row, x[1], strict=True)) for row in x]
+    checks = _checks("rsnemmen_attention_snippet.ipynb")
+    assert _off(checks) == []
+    got = [(p, v) for _, p, v, _ in checks]
+    assert [p for p, _ in got] == ["0.53041613", "0.13610384", "0.3418364", "0.36677499"]
+    # numpy prints 8 digits at most and drops trailing zeros (0.3418364 is 0.34183640)
+    assert all(
+        abs(s - mpmath.mpf(p)) <= mpmath.mpf("5e-9") for s, (p, _) in zip(scores, got, strict=True)
+    )
+
+
+def test_every_fixture_is_listed_with_its_licence() -> None:
+    listed = (SOURCES / "SOURCES.md").read_text(encoding="utf-8")
+    files = Counter(
+        p.name
+        for p in SOURCES.iterdir()
+        if p.suffix in (".ipynb", ".md") and p.name != "SOURCES.md"
+    )
+    for name in files:
+        assert f"`{name}`" in listed, name
