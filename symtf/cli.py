@@ -218,7 +218,7 @@ def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> Der
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """``symtf explain``: walk through one claim step by step."""
-    from symtf.explain import explain
+    from symtf.commands.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
         sys.stdout.write(_safe_block(explain(args.path, args.label, latex=getattr(args, "latex", False))))

@@ -126,7 +126,7 @@ def causal_mask(xp: Any, s: Mat) -> Mat:
 def softmax(xp: Any, s: Mat) -> Mat:
     """Row-wise softmax; −∞ entries get exactly 0: ``[n, m] -> [n, m]``."""
     special = getattr(xp, "softmax_rows", None)
-    if special is not None:  # a floating-point format: its own evaluation order (symtf.checking.floatsim)
+    if special is not None:  # a floating-point format: its own evaluation order (symtf.checking.framework)
         return special(s)
     e = xp.map(s, xp.exp)
     total = row_sum(xp, e)

@@ -19,7 +19,7 @@ from tiny_derivations import standalone, tiny_model
 import symtf
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.certify import ball
+from symtf.backends.certify import ball
 from symtf.checking.compare import Quantity, classify
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 import symtf
-from symtf.certify import ball
+from symtf.backends.certify import ball
 from symtf.checking.compare import Quantity, classify, correct_rounding
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed

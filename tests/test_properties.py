@@ -26,12 +26,13 @@ from mpmath import mp, mpf
 from reference_model import forward, i_love_ai_weights
 
 import symtf
-from symtf import expr, ops
+from symtf import ops
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import ball, exact_zero
+from symtf.backends.certify import ball, exact_zero
 from symtf.checking.compare import Quantity, classify
 from symtf.errors import ModelError, SymtfError
 from symtf.graph import blocks
+from symtf.language import expr
 from symtf.numbers import parse_printed
 
 DERIVATIONS = Path(__file__).parent.parent / "derivations"

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from tiny_derivations import tiny_model
 
-from symtf import certify, limits, spec
+from symtf import limits, spec
+from symtf.backends import certify
 from symtf.checking import compare
 from symtf.cli import main
 from symtf.errors import Undecided

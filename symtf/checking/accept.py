@@ -4,9 +4,9 @@ Two settings of a derivation file widen what a printed number may correctly be:
 
 - ``computed_in = "float32"`` (file or claim; also ``float16``, ``bfloat16``,
   ``float64``): the framework computed in that format. The value it can give is
-  enclosed with a certified a-priori error bound (:mod:`symtf.checking.floatsim`).
+  enclosed with a certified a-priori error bound (:mod:`symtf.checking.framework`).
 - ``rounded_inputs``: some inputs are known only to their printed precision; the
-  value becomes a certified range over their rounding intervals (:mod:`symtf.rounded`).
+  value becomes a certified range over their rounding intervals (:mod:`symtf.backends.rounded`).
 
 A printed entry that is a ``slip`` or ``wrong`` against the exact value becomes
 ``rounded`` when it is a correct rounding of some value in that enclosure; the
@@ -77,11 +77,11 @@ class _Enclosures:
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
             if fmt is None:
-                from symtf.checking.floatsim import enclose_rounded
+                from symtf.checking.framework import enclose_rounded
 
                 self._enc[fmt] = enclose_rounded(self.d)
             else:
-                from symtf.checking.floatsim import enclose as fenclose
+                from symtf.checking.framework import enclose as fenclose
 
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
@@ -90,7 +90,7 @@ class _Enclosures:
         """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
         key = (fmt, step)
         if key not in self._step:
-            from symtf.checking.floatsim import enclose_step
+            from symtf.checking.framework import enclose_step
 
             base = self.base()
             self._step[key] = None if base is None else enclose_step(self.d, fmt, step, base)
@@ -115,7 +115,7 @@ class _Enclosures:
 
     def simulated(self, fmt: str) -> Any:
         if fmt not in self._sim:
-            from symtf.checking.floatsim import simulate
+            from symtf.checking.framework import simulate
 
             self._sim[fmt] = simulate(self.d, fmt)
         return self._sim[fmt]

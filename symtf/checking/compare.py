@@ -18,7 +18,7 @@ import sympy
 from flint import arb
 
 from symtf.backends import ExactBackend
-from symtf.certify import (
+from symtf.backends.certify import (
     PRECISIONS,
     OpenMax,
     OpenMin,

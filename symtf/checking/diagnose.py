@@ -485,9 +485,9 @@ def _search_expression(
     Only lines that read the model (a step reference, or a literal standing for an
     entry) can change under a convention; others are left unexplained.
     """
-    from symtf import expr as sx
     from symtf.checking.displayed import check_expression
     from symtf.errors import ExpressionError
+    from symtf.language import expr as sx
 
     claim = result.claim
     reads_model = any(c.extra.get("exact_reading", {}).get("stands_for") for c in result.checks)

@@ -23,10 +23,10 @@ from typing import Any
 
 import sympy
 
-from symtf import expr as sx
-from symtf.certify import PRECISIONS, compare_ball
+from symtf.backends.certify import PRECISIONS, compare_ball
 from symtf.errors import ExpressionError, SpecError, Undecided
-from symtf.latexmath import parse as parse_expression
+from symtf.language import expr as sx
+from symtf.language.latexmath import parse as parse_expression
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 

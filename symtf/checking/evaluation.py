@@ -17,7 +17,7 @@ import sympy
 from flint import arb
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.backends.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
 from symtf.errors import ModelError, SpecError, Undecided
 from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
@@ -254,7 +254,7 @@ class Evaluator:
         derivation: The derivation to evaluate.
     """
 
-    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.midrad`).
+    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.backends.midrad`).
     midrad: bool = True
 
     def __init__(self, derivation: Derivation) -> None:
@@ -298,7 +298,7 @@ class Evaluator:
             return None  # a subclass computes its own traces (a replay): the fast one would differ
         if not self._midrad_done:
             self._midrad_done = True
-            from symtf.midrad import MidradBackend
+            from symtf.backends.midrad import MidradBackend
 
             try:
                 with MidradBackend() as xp:

@@ -12,7 +12,7 @@ DESIGN.md "Verdicts", for a printed number whose last digit has weight ``u``:
   an expression (with the symbol's values that print as the printed number,
   where that is cheap);
 - ``undecided``: the exact value could not be separated from a boundary within
-  :data:`~symtf.certify.MAX_BITS` bits, and exact algebra could not prove it
+  :data:`~symtf.backends.certify.MAX_BITS` bits, and exact algebra could not prove it
   equal to it (the explanation says which boundary).
 
 Every comparison is certified: rationals exactly (also through node
@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import sympy
 from flint import arb, ctx
 
-from symtf.certify import (
+from symtf.backends.certify import (
     MAX_BITS,
     PRECISIONS,
     compare_ball,

@@ -168,7 +168,7 @@ def _masked_row(scores: sympy.MatrixBase, i: int, c: sympy.Expr) -> sympy.Immuta
 
 
 def _decimal(e: sympy.Expr, digits: int = 6) -> str:
-    from symtf.certify import ball, decimal_string
+    from symtf.backends.certify import ball, decimal_string
 
     for prec in (128, 256, 512):
         s = decimal_string(ball(e, prec), digits)

@@ -17,10 +17,10 @@ from typing import Any
 
 import sympy
 
-from symtf import lang
 from symtf.errors import ModelError, ShapeError, SpecError, Undecided
 from symtf.graph import ops as O
 from symtf.graph.core import Node
+from symtf.language import lang
 from symtf.spec.steps import OPS, GivenTensor, StepNode
 from symtf.tensor import Tensor
 
@@ -41,7 +41,7 @@ def given_value(xp: Any, g: GivenTensor) -> Tensor:
     """A given tensor in the backend's numbers.
 
     A tensor marked ``rounded = true`` goes through ``xp.matrix`` as one row, so that a
-    backend for rounded inputs (symtf.rounded) makes each entry its rounding interval.
+    backend for rounded inputs (symtf.backends.rounded) makes each entry its rounding interval.
     """
     if g.flat is not None:
         m = xp.matrix(g.flat)

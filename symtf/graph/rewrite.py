@@ -23,9 +23,9 @@ from typing import Any
 
 import sympy
 
-from symtf import lang
 from symtf.graph.blocks import activation_tex, softmax_tex, variance_tex
 from symtf.graph.core import Graph, Node
+from symtf.language import lang
 from symtf.spec.steps import StepNode
 
 _VARIANCE_OPS = ("std", "var", "layernorm")

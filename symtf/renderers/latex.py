@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symtf.latexmath import GREEK_NAMES
+from symtf.language.latexmath import GREEK_NAMES
 from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
@@ -549,7 +549,7 @@ class Numbers:
         return Entry(approx, False, closed)
 
     def _other(self, e: Any) -> Entry:
-        from symtf.certify import decimal_string
+        from symtf.backends.certify import decimal_string
 
         try:
             from flint import arb
@@ -579,7 +579,7 @@ class Numbers:
         return text if len(text) <= limit else None
 
     def _decimal(self, e: sympy.Expr) -> str | None:
-        from symtf.certify import PRECISIONS, decimal_string
+        from symtf.backends.certify import PRECISIONS, decimal_string
         from symtf.errors import Undecided
 
         ball = getattr(self.backend, "ball", None)
@@ -588,7 +588,7 @@ class Numbers:
                 if ball is not None:
                     x = ball(e, prec)
                 else:
-                    from symtf.certify import ball as certify_ball
+                    from symtf.backends.certify import ball as certify_ball
 
                     x = certify_ball(e, prec)
             except (Undecided, TypeError, ValueError, ZeroDivisionError):
@@ -616,7 +616,7 @@ class Numbers:
         """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
         from fractions import Fraction
 
-        from symtf.certify import exact_zero
+        from symtf.backends.certify import exact_zero
         from symtf.checking.compare import _rational_decimal
         from symtf.numbers import round_exact
 
@@ -1473,8 +1473,8 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
         >>> expression_latex("5.652 / 21.372")
         '5.652 / 21.372'
     """
-    from symtf import expr as sx
     from symtf.errors import ExpressionError
+    from symtf.language import expr as sx
 
     try:
         parsed = sx.parse(text, where="expression")
@@ -1487,7 +1487,7 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
 
 
 def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -> str:
-    from symtf import expr as sx
+    from symtf.language import expr as sx
 
     if isinstance(n, sx.Literal):
         return n.text

@@ -126,7 +126,7 @@ class Claim:
     note: str = ""
     assertion: str | None = None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
-    computed_in: str | None = None  # the article's float format for this claim (symtf.checking.floatsim)
+    computed_in: str | None = None  # the article's float format for this claim (symtf.checking.framework)
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
@@ -153,8 +153,8 @@ class Derivation:
     #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
     tensors: tuple[graph_spec.GivenTensor, ...] = ()
     steps: tuple[graph_spec.StepNode, ...] = ()
-    computed_in: str | None = None  # the article's float format (symtf.checking.floatsim)
-    rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
+    computed_in: str | None = None  # the article's float format (symtf.checking.framework)
+    rounded_inputs: Any = None  # symtf.backends.rounded.RoundedInputs: inputs known to their print only
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
     #: Conventions applied as rewrites of the template's graph nodes: ``(name, scope)``
     #: pairs (symtf.graph.conventions, symtf.graph.rewrite); never read from a file.
@@ -385,12 +385,12 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     computed_in = _computed_in(top, "computed_in", name)
     rounded_inputs = None
     if top.get("rounded_inputs") is not None:
-        from symtf.rounded import parse_rounded_inputs
+        from symtf.backends.rounded import parse_rounded_inputs
 
         rounded_inputs = parse_rounded_inputs(top.get("rounded_inputs"), model_raw, model, name)
     marked = [g for g in tensors if g.rounded]
-    if marked:  # given tensors known only to their printed precision (symtf.rounded)
-        from symtf.rounded import RoundedInput, RoundedInputs, half_width
+    if marked:  # given tensors known only to their printed precision (symtf.backends.rounded)
+        from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
 
         for g in marked:
             item = RoundedInput(g.name, g.flat, (tuple(half_width(t) for t in g.texts),))
@@ -401,7 +401,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     )
 
 
-#: Floating-point formats an article's framework may have computed in (symtf.checking.floatsim).
+#: Floating-point formats an article's framework may have computed in (symtf.checking.framework).
 FLOAT_FORMATS = ("float64", "float32", "float16", "bfloat16")
 
 
@@ -789,7 +789,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
     printed_raw = r.get("printed")
     if printed_raw is None and expression is not None:
         # "e^{2.309} \approx 10.068": the value after the last relation is what the article printed.
-        from symtf.latexmath import split_display
+        from symtf.language.latexmath import split_display
 
         lhs, value = split_display(expression)
         if value is not None:

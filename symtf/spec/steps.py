@@ -20,8 +20,8 @@ from typing import Any
 
 import sympy
 
-from symtf import lang
 from symtf.errors import ExpressionError, SpecError
+from symtf.language import lang
 from symtf.numbers import parse_exact
 
 #: Largest given tensor (entries), largest dimension, most axes.
@@ -135,7 +135,7 @@ class GivenTensor:
     decimals: tuple[int | None, ...]
     rounded: bool
     where: str
-    #: For a rounded tensor, its values as one 1×N row: the object symtf.rounded knows the
+    #: For a rounded tensor, its values as one 1×N row: the object symtf.backends.rounded knows the
     #: tensor by (a backend matrix built from it carries the rounding intervals).
     flat: Any = None
 

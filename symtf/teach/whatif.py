@@ -39,7 +39,7 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq
 
-from symtf.certify import decimal_string
+from symtf.backends.certify import decimal_string
 from symtf.checking.compare import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval

@@ -21,7 +21,7 @@ from typing import Any, TypeAlias
 
 import sympy
 
-from symtf.certify import decimal_string
+from symtf.backends.certify import decimal_string
 from symtf.spec import Derivation
 from symtf.trace import Trace
 

@@ -215,7 +215,7 @@ class FormatBallBackend:
         fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
         prec: Working precision of the balls, in bits.
         radii: Optional ``id(matrix) -> half-widths`` of inputs known only to their
-            printed precision (see :mod:`symtf.rounded`), added before rounding.
+            printed precision (see :mod:`symtf.backends.rounded`), added before rounding.
         ties: Whether an undecidable sign counts as a tie (argmax) instead of raising.
     """
 
@@ -252,7 +252,7 @@ class FormatBallBackend:
         e = sympy.sympify(x)
         if e.is_Rational:
             return FB(_arb(round_to_format(Fraction(int(e.p), int(e.q)), self.fmt)), self.fmt)
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         b = ball(e, self.prec)  # TypeError on free symbols: no enclosure
         return FB(widen(b, self.fmt, 2), self.fmt)  # computed in float64, then cast
@@ -585,92 +585,16 @@ class FormatSimBackend:
         return self._r(e / self._r(e.sum(axis=1, keepdims=True)))
 
 
-def simulate(derivation: Any, fmt: str) -> Any:
-    """The derivation's forward pass in ``fmt`` with numpy (``None`` if it cannot run)."""
-    import warnings
-
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return run(derivation, FormatSimBackend(fmt))
-    except (SymtfError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
-def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> Any:
-    """The forward pass as certified enclosures of ``fmt`` results (``None`` if undecidable)."""
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
-    try:
-        with FormatBallBackend(fmt, prec, radii, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
-def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
-    """The exact forward pass with the ``rounded_inputs`` as balls (``None`` if none or undecidable).
-
-    See :mod:`symtf.rounded`; every value downstream becomes a certified range.
-    """
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-    from symtf.rounded import RoundedBallBackend
-
-    inputs = getattr(derivation, "rounded_inputs", None)
-    if not inputs:
-        return None
-    ties = derivation.model.generate is None
-    try:
-        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
-def _as_format(value: Any, fmt: Format) -> Any:
+def as_format(value: Any, fmt: Format) -> Any:
     """A base-trace value (arb_mat or FMat) as FB balls each rounded once to ``fmt``."""
     rows = [[x.b for x in r] for r in value.rows] if isinstance(value, FMat) else value.tolist()
     return FMat([[FB(widen(b, fmt), fmt) for b in r] for r in rows])
-
-
-def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 128) -> Any:
-    """What ``fmt`` gives for one step computed from its inputs (``None`` if undecidable).
-
-    Every other step takes its value from ``base`` (a certified ball trace of the exact
-    values, or of ranges over rounded inputs), stored once in the format; only ``step``
-    is computed with the format's rounding. This is the step's own rounding error, not
-    the accumulation through the whole model (see :func:`enclose` for that bound).
-    """
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    f = FORMATS[fmt]
-
-    def override(name: str, value: Any) -> Any:
-        if name == step or name not in base or isinstance(value, tuple) or value is None:
-            return value
-        return _as_format(base.value(name), f)
-
-    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
-    try:
-        with FormatBallBackend(fmt, prec, ties=ties) as xp:
-            return run(derivation, xp, override)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
 
 
 __all__ = [
     "FORMATS",
     "FormatBallBackend",
     "FormatSimBackend",
-    "enclose",
-    "enclose_step",
+    "as_format",
     "round_to_format",
-    "simulate",
 ]

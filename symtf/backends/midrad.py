@@ -75,7 +75,7 @@ import numpy as np
 import sympy
 from flint import arb, ctx, fmpq
 
-from symtf.certify import ball_sign
+from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError
 
 #: Unit roundoff of binary64, round-to-nearest.
@@ -579,7 +579,7 @@ class MidradBackend:
             return arb(fmpq(x.numerator, x.denominator))
         if isinstance(x, int):
             return arb(x)
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         return ball(x, FLINT_PREC)
 
@@ -747,7 +747,7 @@ def _sympy_to_mr(m: sympy.MatrixBase) -> MR:
             if isinstance(e, sympy.Rational):
                 mid[i, j], rad[i, j] = from_rational(int(e.p), int(e.q))
             else:
-                from symtf.certify import ball
+                from symtf.backends.certify import ball
 
                 mid[i, j], rad[i, j] = from_arb(ball(e, FLINT_PREC))
     return _clean(mid, rad)

@@ -1,8 +1,8 @@
 """The step expression language: ``scores = "Q @ K.T / sqrt(2)"``.
 
-A sibling of :mod:`symtf.expr` (displayed arithmetic): both are read by the
+A sibling of :mod:`symtf.language.expr` (displayed arithmetic): both are read by the
 tokenizer, limits, error messages (a caret under the column), node classes and
-recursive-descent core of :mod:`symtf.syntax`; this module adds what only steps
+recursive-descent core of :mod:`symtf.language.syntax`; this module adds what only steps
 have (indexing and slices, keyword arguments, ``.T``). Nothing is handed to
 ``eval``, ``exec``, ``sympify`` or ``parse_expr``.
 
@@ -31,16 +31,16 @@ from typing import Any, TypeAlias
 
 import sympy
 
-from symtf import syntax
-from symtf.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
-from symtf.syntax import Link as Link  # lang.Link: what rewrites build chains from
+from symtf.language import syntax
+from symtf.language.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
+from symtf.language.syntax import Link as Link  # lang.Link: what rewrites build chains from
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
 #: Names that are constants unless a tensor or step has that name.
 CONSTANTS = ("e", "pi", "π", "inf", "∞", "true", "false")
 
-# Nodes shared with displayed arithmetic (:mod:`symtf.syntax`): ``Unary``, ``Chain`` of
+# Nodes shared with displayed arithmetic (:mod:`symtf.language.syntax`): ``Unary``, ``Chain`` of
 # ``Link``s, ``Power``, ``Transpose``, ``Call`` (with ``kwargs``), and these two by the names
 # this language has always given them.
 

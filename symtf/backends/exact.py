@@ -26,7 +26,7 @@ from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 if TYPE_CHECKING:
     import numpy as np
 
-from symtf.certify import ball_sign
+from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError, Undecided
 
 Scalar = Any
@@ -127,7 +127,7 @@ class ExactBackend:
 
     def ball(self, e: sympy.Expr, prec: int) -> Any:
         """A certified ball for a value (node definitions included)."""
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         return ball(e, prec, defs=self.defs, memo=self._memo.setdefault(prec, {}))
 
@@ -150,7 +150,9 @@ class ExactBackend:
 
     def matrix(self, m: sympy.MatrixBase) -> sympy.ImmutableMatrix:
         """A backend matrix from an exact SymPy matrix (or weights from a file)."""
-        to_sympy = getattr(m, "to_sympy", None)  # symtf.spec.weights.FileMatrix: the exact path only
+        to_sympy = getattr(
+            m, "to_sympy", None
+        )  # symtf.spec.weights.FileMatrix: the exact path only
         return to_sympy() if to_sympy is not None else sympy.ImmutableMatrix(m)
 
     def shape(self, a: Mat) -> tuple[int, int]:
@@ -283,7 +285,7 @@ class ExactBackend:
             raise ModelError(f"{what} is exactly 0")
 
     def _sign(self, x: sympy.Expr) -> int:
-        from symtf.certify import exact_sign
+        from symtf.backends.certify import exact_sign
 
         return exact_sign(x, self)
 
@@ -302,7 +304,7 @@ def _to_arb_mat(m: sympy.MatrixBase, prec: int) -> arb_mat:
         flat = m.to_DM().to_field().to_list_flat()
         q = fmpq_mat(m.rows, m.cols, [fmpq(int(x.numerator), int(x.denominator)) for x in flat])
         return arb_mat(q)
-    from symtf.certify import ball
+    from symtf.backends.certify import ball
 
     return arb_mat([[ball(e, prec) for e in m.row(i)] for i in range(m.rows)])
 
@@ -332,7 +334,7 @@ class BallBackend:
             return arb(fmpq(x.numerator, x.denominator))
         if isinstance(x, int):
             return arb(x)
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         return ball(x, self.prec)
 
