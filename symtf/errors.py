@@ -30,3 +30,19 @@ class LimitError(SymtfError):
 
 class Undecided(SymtfError):
     """A certified computation could not decide a sign or a comparison (yet)."""
+
+
+class Unsupported(Undecided):
+    """A backend cannot run an op at all; evaluation escalates to the next certified backend.
+
+    Attributes:
+        op: The op's name.
+        backend: The backend's name.
+        reason: Why, for people (``no float32 error model for sort``).
+    """
+
+    def __init__(self, op: str, backend: str, reason: str) -> None:
+        super().__init__(f"{op} cannot run in the {backend} backend: {reason}")
+        self.op = op
+        self.backend = backend
+        self.reason = reason

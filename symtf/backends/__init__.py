@@ -6,6 +6,10 @@
 - :class:`FloatBackend`: numpy float64, not certified.
 """
 
-from symtf.backends.exact import BallBackend, ExactBackend, FloatBackend
+from symtf.backends.ball import BallBackend
+from symtf.backends.base import BaseBackend
+from symtf.backends.exact import ExactBackend
+from symtf.backends.float64 import FloatBackend
+from symtf.backends.protocol import Backend
 
-__all__ = ["BallBackend", "ExactBackend", "FloatBackend"]
+__all__ = ["Backend", "BallBackend", "BaseBackend", "ExactBackend", "FloatBackend"]

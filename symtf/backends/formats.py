@@ -37,6 +37,7 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq
 
+from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
 
 #: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
@@ -208,7 +209,7 @@ class FMat:
         return self.rows[i][j].b
 
 
-class FormatBallBackend:
+class FormatBallBackend(BaseBackend):
     """Certified enclosures of what a floating-point format computes (see the module doc).
 
     Args:
@@ -220,6 +221,7 @@ class FormatBallBackend:
     """
 
     name = "format-ball"
+    certified = True  # of what the format computes, not of the exact value
 
     def __init__(
         self,
@@ -462,7 +464,7 @@ def _bf16(np: Any, x: Any) -> Any:
     return out.astype(np.float32)
 
 
-class FormatSimBackend:
+class FormatSimBackend(BaseBackend):
     """numpy in one format: what the article's framework would print (a guide, not certified).
 
     Args:

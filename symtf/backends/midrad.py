@@ -75,6 +75,7 @@ import numpy as np
 import sympy
 from flint import arb, ctx, fmpq
 
+from symtf.backends.base import BaseBackend
 from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError
 
@@ -374,6 +375,17 @@ def relu(a: MR) -> MR:
     return _clean(mid, rad)
 
 
+def absolute(a: MR) -> MR:
+    """``|x|``: balls away from 0 keep their radius (sign flipped), straddling ones ``[0, hi]``."""
+    pos = a.mid >= a.rad
+    neg_ = a.mid <= -a.rad
+    hi = up(np.abs(a.mid) + a.rad)
+    half = up(hi * 0.5)  # [0, hi] ⊂ [half ± half]
+    mid = np.where(pos, a.mid, np.where(neg_, -a.mid, half))
+    rad = np.where(pos | neg_, a.rad, up(half + ETA))
+    return _clean(mid, rad)
+
+
 # ----------------------------------------------------------------------------- elementary functions
 
 # ln 2 = C1 + C2 + δ with C1 of 32 significant bits (k·C1 is exact for |k| < 2^21).
@@ -550,7 +562,7 @@ def _flint_map(a: MR, fn: Callable[[arb], arb]) -> MR:
 # ----------------------------------------------------------------------------- the backend
 
 
-class MidradBackend:
+class MidradBackend(BaseBackend):
     """Midpoint–radius float64 arithmetic, certified (see the module docstring).
 
     Signs that a ball cannot decide raise :class:`~symtf.errors.Undecided`, so a
@@ -558,6 +570,7 @@ class MidradBackend:
     """
 
     name = "midrad"
+    certified = True
 
     def __init__(self) -> None:
         self._ones: dict[tuple[int, int], MR] = {}
@@ -637,6 +650,13 @@ class MidradBackend:
         upper = np.triu(np.ones((n, m), dtype=bool), 1)
         return MR(np.where(upper, 0.0, a.mid), np.where(upper, 0.0, a.rad))
 
+    def fill_above(self, a: MR, value: Any) -> MR:
+        """Exactly ``value`` (−∞ or 0) above the diagonal, vectorised."""
+        v = as_mr(value)
+        n, m = a.mid.shape
+        upper = np.triu(np.ones((n, m), dtype=bool), 1)
+        return MR(np.where(upper, v.mid, a.mid), np.where(upper, v.rad, a.rad))
+
     def matmul(self, a: MR, b: MR) -> MR:
         # ops.stack_row and ops.spread multiply by a matrix of ones over an inner
         # dimension of 1: each entry is 1·x, exact, so the product is a copy.
@@ -708,6 +728,9 @@ class MidradBackend:
 
     def neg_inf(self) -> arb:
         return arb("-inf")
+
+    def abs(self, x: Any) -> Any:
+        return abs(x) if isinstance(x, arb) else absolute(as_mr(x))
 
     def relu(self, x: Any) -> Any:
         if isinstance(x, arb):
