@@ -1,14 +1,16 @@
 """The trace: every named intermediate of one forward pass, in order.
 
 Like micrograd's ``Value`` remembering ``_prev`` and ``_op``, each :class:`Step`
-remembers the steps it was computed from and the formula it applies, so that
-checking, LaTeX and teaching all read the same record.
+remembers the steps it was computed from, the registry op that computed it and
+that op's parameters, and the formula it shows, so that checking, LaTeX and
+teaching all read the same record (and learn what ran from ``op``, never by
+reading the formula).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -22,6 +24,10 @@ class Step:
         inputs: Names of the steps it was computed from.
         formula: The general formula it applies, in LaTeX.
         title: A few words for people (``attention weights, head 1``).
+        op: The name of the registry op that computed it (:mod:`symtf.ops`;
+            ``step`` for a user step's expression, ``decide`` for a decoding decision).
+        params: That op's parameters (a weight matrix, ``unbiased``, ``eps`` …).
+        labels: The symbols the formula is written with (``w`` → ``W_Q``).
     """
 
     name: str
@@ -29,6 +35,9 @@ class Step:
     inputs: tuple[str, ...] = ()
     formula: str = ""
     title: str = ""
+    op: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    labels: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __repr__(self) -> str:
         shape = getattr(self.value, "shape", None)
@@ -115,6 +124,10 @@ class TraceBuilder:
         inputs: tuple[str, ...] = (),
         formula: str = "",
         title: str = "",
+        *,
+        op: str = "",
+        params: Mapping[str, Any] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> Any:
         """Record a step and return its value (so pipelines read as assignments)."""
         if name in self._values:
@@ -124,7 +137,9 @@ class TraceBuilder:
         compact = getattr(self.backend, "compact", None)
         if compact is not None:
             value = compact(name, value)
-        self._steps.append(Step(name, value, inputs, formula, title))
+        self._steps.append(
+            Step(name, value, inputs, formula, title, op, params or {}, labels or {})
+        )
         self._values[name] = value
         return value
 

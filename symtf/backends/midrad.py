@@ -3,8 +3,8 @@
 A matrix is a pair ``(mid, rad)`` of float64 arrays, ``rad >= 0``, meaning that
 every exact entry lies in ``[mid - rad, mid + rad]`` (an entry with ``mid = -inf``
 and ``rad = 0`` is exactly −∞, the causal mask; ``rad = inf`` means "unknown").
-:class:`MidradBackend` implements the ``xp`` interface of :mod:`symtf.ops`, so
-the pipeline's steps run on it unchanged; scalars (``const``, ``entry``) are
+:class:`MidradBackend` implements the backend protocol
+(:mod:`symtf.backends.protocol`), so every op of the registry runs on it unchanged; scalars (``const``, ``entry``) are
 python-flint balls, as in :class:`~symtf.backends.BallBackend`.
 
 Rounding model. numpy's ``+ - * /``, ``sqrt`` and ``ldexp`` on float64 are IEEE
@@ -632,23 +632,11 @@ class MidradBackend(BaseBackend):
         return MR(mid, rad)
 
     def ones(self, rows: int, cols: int) -> MR:
-        """A matrix of exact ones (a vectorised :func:`symtf.ops.ones`)."""
+        """A matrix of exact ones, kept for the products that spread rows and columns."""
         hit = self._ones.get((rows, cols))
         if hit is None:
             hit = self._ones[(rows, cols)] = MR(np.ones((rows, cols)), np.zeros((rows, cols)))
         return hit
-
-    def causal_mask(self, s: MR) -> MR:
-        """Exactly −∞ above the diagonal (a vectorised :func:`symtf.ops.causal_mask`)."""
-        n, m = s.mid.shape
-        upper = np.triu(np.ones((n, m), dtype=bool), 1)
-        return MR(np.where(upper, -_INF, s.mid), np.where(upper, 0.0, s.rad))
-
-    def zero_future(self, a: MR) -> MR:
-        """Exactly 0 above the diagonal (a vectorised :func:`symtf.ops.zero_future`)."""
-        n, m = a.mid.shape
-        upper = np.triu(np.ones((n, m), dtype=bool), 1)
-        return MR(np.where(upper, 0.0, a.mid), np.where(upper, 0.0, a.rad))
 
     def fill_above(self, a: MR, value: Any) -> MR:
         """Exactly ``value`` (−∞ or 0) above the diagonal, vectorised."""
@@ -658,8 +646,8 @@ class MidradBackend(BaseBackend):
         return MR(np.where(upper, v.mid, a.mid), np.where(upper, v.rad, a.rad))
 
     def matmul(self, a: MR, b: MR) -> MR:
-        # ops.stack_row and ops.spread multiply by a matrix of ones over an inner
-        # dimension of 1: each entry is 1·x, exact, so the product is a copy.
+        # Rows and columns are spread (symtf.ops.array.expand) as products with a matrix of
+        # ones over an inner dimension of 1: each entry is 1·x, exact, so the product is a copy.
         if a.mid.shape[1] == 1 and a is self._ones.get(a.mid.shape):
             n = a.mid.shape[0]
             return MR(np.repeat(b.mid, n, axis=0), np.repeat(b.rad, n, axis=0))

@@ -213,10 +213,10 @@ def _worked_instance() -> Identity:
 def max_weight(p: sympy.MatrixBase) -> sympy.Expr:
     """The largest weight of an exact row (compared with certified balls)."""
     from symtf.backends import ExactBackend
-    from symtf.ops import argmax
+    from symtf.ops import largest
 
     xp = ExactBackend()
-    best = argmax(xp, sympy.ImmutableMatrix(p))
+    best = largest(xp, list(p))
     return p[best[0]]
 
 

@@ -258,7 +258,7 @@ def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | N
     """
     st = trace[step]
     ins = st.inputs
-    if st.formula == r"H = [H_1 \cdots H_h]":
+    if st.op == "concat":
         col = j
         for h in ins:
             shape = trace.shape(h)
@@ -268,7 +268,7 @@ def _source(trace: Trace, step: str, i: int, j: int) -> tuple[str, int, int] | N
                 return (h, i, col)
             col -= shape[1]
         return None
-    if st.formula == "h = Y[-1]" and len(ins) == 1:
+    if st.op == "last_row" and len(ins) == 1:
         shape = trace.shape(ins[0])
         return None if shape is None else (ins[0], shape[0] - 1, j)
     if (
