@@ -54,9 +54,20 @@ class Trace(Mapping[str, Step]):
         backend: The number system the values live in.
     """
 
-    def __init__(self, steps: list[Step], backend: Any) -> None:
+    def __init__(
+        self,
+        steps: list[Step],
+        backend: Any,
+        *,
+        nodes: Mapping[str, Any] | None = None,
+        shapes: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> None:
         self._steps = {s.name: s for s in steps}
         self.backend = backend
+        #: Step name -> the graph node that computed it (what a later evaluation compares).
+        self.nodes: Mapping[str, Any] = nodes or {}
+        #: Step name -> its true shape (a 1-D step is recorded as one row).
+        self.true_shapes: Mapping[str, tuple[int, ...]] = shapes or {}
 
     def __getitem__(self, name: str) -> Step:
         return self._steps[name]
@@ -116,6 +127,8 @@ class TraceBuilder:
         self.override = override
         self._steps: list[Step] = []
         self._values: dict[str, Any] = {}
+        self.nodes: dict[str, Any] = {}
+        self.shapes: dict[str, tuple[int, ...]] = {}
 
     def add(
         self,
@@ -143,6 +156,14 @@ class TraceBuilder:
         self._values[name] = value
         return value
 
+    def record(self, step: Step) -> Any:
+        """Record a step as it is (taken unchanged from an earlier evaluation) and return its value."""
+        if step.name in self._values:
+            raise ValueError(f"step {step.name!r} recorded twice")
+        self._steps.append(step)
+        self._values[step.name] = step.value
+        return step.value
+
     def __contains__(self, name: object) -> bool:
         """Whether a step of that name was recorded."""
         return name in self._values
@@ -153,4 +174,4 @@ class TraceBuilder:
 
     def freeze(self) -> Trace:
         """The finished, read-only trace."""
-        return Trace(list(self._steps), self.backend)
+        return Trace(list(self._steps), self.backend, nodes=self.nodes, shapes=self.shapes)

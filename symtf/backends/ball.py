@@ -172,6 +172,9 @@ class BallBackend(BaseBackend):
             return arb(0)
         return x.max(arb(0))  # still an enclosure: the branch is left open
 
+    def is_zero(self, x: arb) -> bool:
+        return bool(x.is_exact() and x.is_zero())
+
     def sign(self, x: arb) -> int:
         return ball_sign(x, f"at {self.prec} bits")
 

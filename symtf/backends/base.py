@@ -116,6 +116,12 @@ class BaseBackend(ABC):
         if self.sign(x) == 0:
             raise ModelError(f"{what} is exactly 0")
 
+    def is_zero(self, x: Any) -> bool:
+        try:
+            return bool(x == 0)
+        except (TypeError, ValueError):
+            return False
+
     def abs(self, x: Any) -> Any:
         return x if self.sign(x) >= 0 else -x
 

@@ -8,7 +8,8 @@ values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
@@ -55,6 +56,25 @@ class ExactBackend(BaseBackend):
         #: Pending node -> the entry of the step that first held it (``l0.ffn_act[0, 1]``).
         self.undecided_at: dict[sympy.Symbol, str] = {}
         self._doubtful: dict[sympy.Expr, str] = {}
+        self._tag = ""
+        self._evaluations = 0
+        self._ones: dict[tuple[int, int], sympy.ImmutableMatrix] = {}
+
+    @contextmanager
+    def apart(self) -> Iterator[ExactBackend]:
+        """Evaluate again in this backend, the new steps' entries named apart.
+
+        A replay or a convention's variant reuses this backend's values (whose node
+        symbols it defines); the entries it computes anew are named ``step~k[i,j]``,
+        so they never redefine the symbols the earlier values use.
+        """
+        saved = self._tag
+        self._evaluations += 1
+        self._tag = f"~{self._evaluations}"
+        try:
+            yield self
+        finally:
+            self._tag = saved
 
     def _pending(self, why: str) -> sympy.Symbol:
         """A node for a value whose branch cannot be decided; no ball encloses it."""
@@ -80,7 +100,7 @@ class ExactBackend(BaseBackend):
             out = []
             for idx, e in zip(value.indices(), value.data, strict=True):
                 if isinstance(e, sympy.Basic) and _larger_than(e, self.max_ops):
-                    node = sympy.Symbol(f"{name}[{','.join(map(str, idx))}]", real=True)
+                    node = sympy.Symbol(f"{name}{self._tag}[{','.join(map(str, idx))}]", real=True)
                     self.defs[node] = e
                     e = node
                 out.append(e)
@@ -95,7 +115,7 @@ class ExactBackend(BaseBackend):
                 if self.undecided and e in self.undecided and e not in self.undecided_at:
                     self.undecided_at[e] = f"{name}[{i}, {j}]"
                 if _larger_than(e, self.max_ops):
-                    node = sympy.Symbol(f"{name}[{i},{j}]", real=True)
+                    node = sympy.Symbol(f"{name}{self._tag}[{i},{j}]", real=True)
                     self.defs[node] = e
                     e = node
                 row.append(e)
@@ -153,7 +173,29 @@ class ExactBackend(BaseBackend):
     def from_rows(self, rows: Sequence[Sequence[Scalar]]) -> Mat:
         return sympy.ImmutableMatrix([list(r) for r in rows])
 
+    def ones(self, rows: int, cols: int) -> Mat:
+        """A matrix of exact ones, kept so that products with it are recognised."""
+        hit = self._ones.get((rows, cols))
+        if hit is None:
+            hit = self._ones[(rows, cols)] = sympy.ImmutableMatrix(rows, cols, [1] * (rows * cols))
+        return hit
+
     def matmul(self, a: Mat, b: Mat) -> Mat:
+        # A row sum (a product with a column of ones), a column sum, a row or column spread
+        # along a matrix of ones: each entry is the Add of the entries (x·1 is x), written
+        # directly; SymPy's general product builds the very same expressions, slower.
+        if b is self._ones.get(b.shape):
+            n, k = a.shape
+            if b.cols == 1:
+                return sympy.ImmutableMatrix(n, 1, [sympy.Add(*a.row(i)) for i in range(n)])
+            if k == 1:
+                return sympy.ImmutableMatrix(n, b.cols, lambda i, j: a[i, 0])
+        if a is self._ones.get(a.shape):
+            n, m = b.shape
+            if a.rows == 1:
+                return sympy.ImmutableMatrix(1, m, [sympy.Add(*b.col(j)) for j in range(m)])
+            if n == 1:
+                return sympy.ImmutableMatrix(a.rows, m, lambda i, j: b[0, j])
         return sympy.ImmutableMatrix(a * b)
 
     def add(self, a: Mat, b: Mat) -> Mat:
@@ -166,6 +208,8 @@ class ExactBackend(BaseBackend):
         return sympy.ImmutableMatrix(a * s)
 
     def mul(self, a: Mat, b: Mat) -> Mat:
+        if a is b:  # squares (a variance): x**2 is what x*x gives, built without Mul's search
+            return sympy.ImmutableMatrix(a.rows, a.cols, [e**2 for e in a])
         return sympy.ImmutableMatrix(a.multiply_elementwise(b))
 
     def div(self, a: Mat, b: Mat) -> Mat:

@@ -29,9 +29,10 @@ computes LayerNorm as ``x·s + b`` can round differently near the mean.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 import sympy
@@ -209,6 +210,19 @@ class FMat:
         return self.rows[i][j].b
 
 
+def _softmax_kernel(xp: Any, x: Any, *, axis: int = -1) -> Any:
+    """The registry's ``softmax`` as the format computes it, along the rows of a matrix.
+
+    Other cases (a tensor of more axes, another axis) return ``NotImplemented`` and run
+    the op's own computation; a softmax down the columns is the rows' of the transpose.
+    """
+    from symtf.tensor import Tensor
+
+    if x.ndim != 2 or axis not in (-1, 1) or not x.has_native():
+        return NotImplemented
+    return Tensor.wrap(xp, xp.softmax_rows(x.native(xp)), x.shape)
+
+
 class FormatBallBackend(BaseBackend):
     """Certified enclosures of what a floating-point format computes (see the module doc).
 
@@ -222,6 +236,8 @@ class FormatBallBackend(BaseBackend):
 
     name = "format-ball"
     certified = True  # of what the format computes, not of the exact value
+    #: The format's own evaluation order of a softmax (max-shifted, or not; see softmax_rows).
+    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
 
     def __init__(
         self,
@@ -408,6 +424,9 @@ class FormatBallBackend(BaseBackend):
             return FB(arb(0), self.fmt)
         return FB(x.b.max(arb(0)).union(arb(0)), self.fmt)
 
+    def is_zero(self, x: FB) -> bool:
+        return bool(x.b.is_exact() and x.b.is_zero())
+
     def sign(self, x: FB) -> int:
         if x.b > 0:
             return 1
@@ -472,6 +491,8 @@ class FormatSimBackend(BaseBackend):
     """
 
     name = "format-sim"
+    #: A framework's max-shifted softmax (see softmax_rows).
+    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
 
     def __init__(self, fmt: str) -> None:
         import numpy

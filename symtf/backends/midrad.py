@@ -729,6 +729,9 @@ class MidradBackend(BaseBackend):
             return x.max(arb(0))
         return relu(as_mr(x))
 
+    def is_zero(self, x: arb) -> bool:
+        return bool(x.is_exact() and x.is_zero())
+
     def sign(self, x: arb) -> int:
         return ball_sign(x, "(midpoint–radius)")
 

@@ -67,6 +67,10 @@ class Backend(Protocol):
         """Raise ``ModelError`` naming ``what`` when ``x`` is exactly 0."""
         ...
 
+    def is_zero(self, x: Scalar) -> bool:
+        """Whether ``x`` is 0 as it stands (an exact zero, not one that needs proving)."""
+        ...
+
     # ---- scalar functions; each also maps a whole matrix when given one (see ``map``)
     def exp(self, x: Any) -> Any:
         """``e^x``."""

@@ -68,8 +68,9 @@ def _meets(x: arb, p: Printed, mode: str) -> bool | None:
 class _Enclosures:
     """Traces of one derivation under its settings, computed once each."""
 
-    def __init__(self, d: Any) -> None:
+    def __init__(self, d: Any, ev: Any = None) -> None:
         self.d = d
+        self.ev = ev  # the check's evaluator: its ball trace is the base, computed once
         self._enc: dict[str | None, Any] = {}
         self._sim: dict[str, Any] = {}
         self._step: dict[tuple[str, str], Any] = {}
@@ -101,6 +102,8 @@ class _Enclosures:
         if "base" not in self._enc:
             if self.d.rounded_inputs:
                 self._enc["base"] = self.enclosure(None)
+            elif self.ev is not None:
+                self._enc["base"] = self.ev.ball_trace(128)
             else:
                 from symtf.backends import BallBackend
                 from symtf.errors import SymtfError
@@ -137,12 +140,14 @@ def _sim_value(sim: Any, step: str, i: int, j: int) -> tuple[str, Fraction] | No
     return str(v), Fraction(f)
 
 
-def accept(d: Any, results: list[Any]) -> list[Any]:
+def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
     """Apply the file's ``computed_in`` and ``rounded_inputs`` to slips and wrong numbers.
 
     Args:
         d: The derivation.
         results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
+        ev: The check's :class:`~symtf.checking.evaluation.Evaluator`, whose traces are
+            reused.
 
     Returns:
         The results with each explained entry re-classified (others unchanged).
@@ -153,7 +158,7 @@ def accept(d: Any, results: list[Any]) -> list[Any]:
         and not any(getattr(r.claim, "computed_in", None) for r in results)
     ):
         return results
-    encs = _Enclosures(d)
+    encs = _Enclosures(d, ev)
     out = []
     for r in results:
         c = r.claim

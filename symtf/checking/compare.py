@@ -89,7 +89,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
         accept,  # computed_in, rounded_inputs: the article's own setting
     )
 
-    results = accept(derivation, results)
+    results = accept(derivation, results, ev)
     if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
         return _undiagnosed(
             DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact)

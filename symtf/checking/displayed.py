@@ -23,7 +23,7 @@ from typing import Any
 
 import sympy
 
-from symtf.backends.certify import PRECISIONS, compare_ball
+from symtf.backends.certify import PRECISIONS, to_fmpq
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
 from symtf.language.latexmath import parse as parse_expression
@@ -380,9 +380,9 @@ def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[in
         return []
     value = Fraction(lit.text)
     iv = rounding_interval(Printed(lit.text, -value if negative else value, decimals))
+    lo, hi = to_fmpq(iv.lo), to_fmpq(iv.hi)  # once per literal, not once per entry
     out = []
     for name, ij, e, b in _entries_of(trace):
-        lo, hi = compare_ball(b, iv.lo), compare_ball(b, iv.hi)
-        if lo is not None and hi is not None and lo > 0 and hi < 0:
+        if b > lo and b < hi:  # certified: the whole ball inside the open interval
             out.append((name, ij, -e if negative else e, b))
     return out

@@ -66,23 +66,28 @@ def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 12
 
     Every other step takes its value from ``base`` (a certified ball trace of the exact
     values, or of ranges over rounded inputs), stored once in the format; only ``step``
-    is computed with the format's rounding. This is the step's own rounding error, not
-    the accumulation through the whole model (see :func:`enclose` for that bound).
+    is computed with the format's rounding (and only what it reads is looked at). This
+    is the step's own rounding error, not the accumulation through the whole model (see
+    :func:`enclose` for that bound).
     """
     from symtf.errors import SymtfError
+    from symtf.graph.core import Reuse
     from symtf.graph.pipeline import run
 
     f = FORMATS[fmt]
 
-    def override(name: str, value: Any) -> Any:
-        if name == step or name not in base or isinstance(value, tuple) or value is None:
-            return value
-        return as_format(base.value(name), f)
+    def given(name: str) -> Any:
+        if name == step or name not in base:
+            return None
+        value = base.value(name)
+        if isinstance(value, tuple) or value is None:
+            return None
+        return as_format(value, f)
 
     ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
     try:
         with FormatBallBackend(fmt, prec, ties=ties) as xp:
-            return run(derivation, xp, override)
+            return run(derivation, xp, reuse=Reuse(base, given=given, take=False), needed={step})
     except (SymtfError, TypeError, ZeroDivisionError):
         return None
 

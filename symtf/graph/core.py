@@ -36,7 +36,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -255,6 +256,69 @@ class Builder:
         return Graph(self.nodes)
 
 
+#: How many graphs were evaluated (``graph:BACKEND``, ``replay:BACKEND`` for an evaluation
+#: that reused an earlier one) and how many nodes were computed, reused or skipped.
+#: Benchmarks read it; :func:`reset_counts` starts afresh.
+COUNTS: Counter[str] = Counter()
+
+
+def reset_counts() -> Counter[str]:
+    """The counts so far, and zero them."""
+    out = Counter(COUNTS)
+    COUNTS.clear()
+    return out
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What an evaluation may take, unchanged, from an earlier one in the same backend.
+
+    A node is taken from ``base`` when ``base`` computed a node of that name with the
+    same op, arguments and parameters, every argument was itself taken, and it is not
+    ``fresh``; everything downstream of a change is computed again.
+
+    Attributes:
+        base: The earlier trace (same backend).
+        fresh: Nodes computed again although their definition is the same (the ones
+            an override replaces: replayed printed values).
+        given: ``given(name)`` hands in a node's value without computing it, or ``None``.
+        take: Whether unchanged nodes are taken from ``base`` (``False`` when ``base`` is
+            another backend's trace, read only through ``given``).
+    """
+
+    base: Trace
+    fresh: frozenset[str] = frozenset()
+    given: Callable[[str], Any] | None = None
+    take: bool = True
+
+
+def _same_params(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    if a is b:
+        return True
+    if a.keys() != b.keys():
+        return False
+    for k, x in a.items():
+        y = b[k]
+        if x is y:
+            continue
+        try:
+            if type(x) is not type(y) or not bool(x == y):
+                return False
+        except Exception:  # an array compared entry by entry: not the same object, so compute
+            return False
+    return True
+
+
+def _same_node(a: Any, b: Node) -> bool:
+    return a is b or (
+        isinstance(a, Node)
+        and a.op is b.op
+        and a.args == b.args
+        and a.unroll == b.unroll
+        and _same_params(a.params, b.params)
+    )
+
+
 class Live:
     """Evaluates nodes as they come, recording each into a trace builder.
 
@@ -264,10 +328,19 @@ class Live:
     builder does.
     """
 
-    def __init__(self, xp: Any, t: TraceBuilder) -> None:
+    def __init__(
+        self,
+        xp: Any,
+        t: TraceBuilder,
+        reuse: Reuse | None = None,
+        keep: Collection[str] | None = None,
+    ) -> None:
         self.xp = xp
         self.t = t
-        self._shapes: dict[str, tuple[int, ...]] = {}  # a tensor node's true shape
+        self.reuse = reuse
+        self.keep = keep  # only these nodes are evaluated (what the asked-for steps read)
+        self._shapes = t.shapes  # a tensor node's true shape
+        self._taken: set[str] = set()
 
     def run(self, nodes: Iterable[Node]) -> None:
         """Evaluate ``nodes`` in order."""
@@ -279,7 +352,16 @@ class Live:
         if node.unroll:
             node.op(self.xp, self, **node.params)
             return None
+        if self.keep is not None and node.name not in self.keep:
+            COUNTS["nodes skipped"] += 1
+            return None
+        if self.reuse is not None:
+            taken = self._take(node)
+            if taken is not None:
+                return taken[0]
         xp = self.xp
+        COUNTS["nodes computed"] += 1
+        self.t.nodes[node.name] = node
         values: list[Any] = [self.tensor(a) for a in node.args]
         if getattr(node.op, "variadic", None) is not None:
             values = [values]  # one argument takes every input (concat's heads)
@@ -299,6 +381,37 @@ class Live:
             params=node.params,
             labels=node.labels,
         )
+
+    def _take(self, node: Node) -> tuple[Any] | None:
+        """The node's value from the earlier evaluation (wrapped), or ``None`` to compute it."""
+        reuse = self.reuse
+        assert reuse is not None
+        if reuse.given is not None:
+            v = reuse.given(node.name)
+            if v is not None:
+                base_step = reuse.base[node.name]
+                self.t.record(dataclasses.replace(base_step, value=v))
+                if node.name in reuse.base.true_shapes:
+                    self._shapes[node.name] = reuse.base.true_shapes[node.name]
+                COUNTS["nodes given"] += 1
+                return (v,)
+        base = reuse.base
+        if (
+            not reuse.take
+            or node.name in reuse.fresh
+            or node.name not in base
+            or not _same_node(base.nodes.get(node.name), node)
+            or not all(a in self._taken for a in node.args)
+        ):
+            return None
+        step = base[node.name]
+        self.t.record(step)
+        self.t.nodes[node.name] = base.nodes[node.name]
+        if node.name in base.true_shapes:
+            self._shapes[node.name] = base.true_shapes[node.name]
+        self._taken.add(node.name)
+        COUNTS["nodes reused"] += 1
+        return (step.value,)
 
     def tensor(self, name: str) -> Any:
         """The value recorded for ``name`` as a tensor of its true shape (``None`` if not numbers)."""
@@ -338,6 +451,9 @@ def evaluate(
     graph: Graph | Iterable[Node],
     xp: Any,
     override: Callable[[str, Any], Any] | None = None,
+    *,
+    reuse: Reuse | None = None,
+    needed: Collection[str] | None = None,
 ) -> Trace:
     """Evaluate every node of ``graph`` in backend ``xp``.
 
@@ -346,12 +462,36 @@ def evaluate(
         xp: The number system.
         override: ``override(name, value)`` may return a replacement for a node's
             value (the article's printed numbers, for replay); later nodes read it.
+        reuse: An earlier evaluation in the same backend whose unchanged nodes are
+            taken as they are (only what is downstream of a change is computed).
+        needed: Evaluate only what these nodes are computed from (and them); the
+            trace then holds just those nodes.
     """
+    nodes = graph.nodes if isinstance(graph, Graph) else tuple(graph)
+    keep = _upstream(nodes, needed) if needed is not None else None
+    COUNTS[("replay:" if reuse is not None else "graph:") + str(getattr(xp, "name", "?"))] += 1
     t = TraceBuilder(xp, override)
     # SymPy must not distribute numbers over sums (2*(a+b) -> 2a+2b): it multiplies sizes.
     with distribute(False):
-        Live(xp, t).run(graph)
+        Live(xp, t, reuse, keep).run(nodes)
     return t.freeze()
+
+
+def _upstream(nodes: Iterable[Node], needed: Collection[str]) -> set[str] | None:
+    """The names of ``needed`` and of every node they are computed from (``None`` when a
+    needed name is emitted while evaluating, such as a decoding step's)."""
+    by_name = {n.name: n for n in nodes}
+    if any(n not in by_name for n in needed) or any(n.unroll for n in by_name.values()):
+        return None
+    out: set[str] = set()
+    todo = list(needed)
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out.add(n)
+        todo.extend(by_name[n].args)
+    return out
 
 
 def _numbers(xp: Any, v: Any) -> bool:
@@ -365,4 +505,4 @@ def _numbers(xp: Any, v: Any) -> bool:
     return True
 
 
-__all__ = ["Builder", "Graph", "Live", "Node", "evaluate"]
+__all__ = ["COUNTS", "Builder", "Graph", "Live", "Node", "Reuse", "evaluate", "reset_counts"]

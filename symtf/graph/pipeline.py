@@ -12,7 +12,7 @@ derivation's convention rewrites; nothing is computed while building.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import sympy
@@ -21,14 +21,19 @@ from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes, rms_norm_nodes
-from symtf.graph.core import Builder, Graph, Live, evaluate
+from symtf.graph.core import Builder, Graph, Live, Reuse, evaluate
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace
 
 
 def run(
-    derivation: Derivation, backend: Any = None, override: Callable[[str, Any], Any] | None = None
+    derivation: Derivation,
+    backend: Any = None,
+    override: Callable[[str, Any], Any] | None = None,
+    *,
+    reuse: Reuse | None = None,
+    needed: Collection[str] | None = None,
 ) -> Trace:
     """Run a derivation's model on its input tokens.
 
@@ -36,6 +41,9 @@ def run(
         derivation: A loaded derivation.
         backend: Number system; exact SymPy arithmetic by default.
         override: Optional ``override(step, value) -> value`` (see :class:`TraceBuilder`).
+        reuse: An earlier trace in the same backend whose unchanged nodes are taken
+            as they are (:class:`~symtf.graph.core.Reuse`).
+        needed: Evaluate only what these steps are computed from.
 
     Raises:
         ModelError: When a step is undefined for these numbers (a zero variance
@@ -47,13 +55,30 @@ def run(
     xp = backend if backend is not None else ExactBackend()
     forcing = _claims_forcing(xp, override, derivation)
     try:
-        return evaluate(build(derivation, forcing=forcing), xp, override)
+        return evaluate(graph_of(derivation, forcing), xp, override, reuse=reuse, needed=needed)
     except ShapeError as e:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:
         raise ModelError(f"{derivation.path}: {e}") from None
     except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
         raise Undecided(f"{derivation.path}: {e}") from None
+
+
+#: Graphs already built, by the derivation object they were built from (kept while it lives).
+_GRAPHS: dict[tuple[int, bool], tuple[Derivation, Graph]] = {}
+
+
+def graph_of(derivation: Derivation, forcing: bool = False) -> Graph:
+    """The derivation's graph, built once per derivation object (it is frozen)."""
+    key = (id(derivation), forcing)
+    hit = _GRAPHS.get(key)
+    if hit is not None and hit[0] is derivation:
+        return hit[1]
+    graph = build(derivation, forcing=forcing)
+    if len(_GRAPHS) > 64:
+        _GRAPHS.clear()
+    _GRAPHS[key] = (derivation, graph)
+    return graph
 
 
 def build(derivation: Derivation, *, forcing: bool = False) -> Graph:

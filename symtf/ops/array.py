@@ -142,9 +142,9 @@ def _spread(xp: Any, t: Tensor, rows: int, cols: int) -> Any:
 
 
 def generic(xp: Any, fn: Callable[..., Scalar], *args: Tensor) -> Tensor:
-    """``fn`` entry by entry on the backend's scalars, with numpy broadcasting."""
-    sized = [t for t in args if not _scalar_like(t)]
-    if len(sized) != len(args) and sized:
+    """``fn`` entry by entry on the backend's scalars, with numpy broadcasting (a one-entry
+    operand mixes with a larger one like a scalar)."""
+    if any(t.size > 1 for t in args):
         args = tuple(Tensor((), t.data) if _scalar_like(t) else t for t in args)
     shape = broadcast_shape(*(t.shape for t in args))
     bs = [broadcast_to(t, shape) for t in args]

@@ -490,11 +490,10 @@ def broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 def elementwise_shape(*shapes: Sequence[int] | None) -> tuple[int, ...]:
-    """The broadcast shape, a one-entry operand mixing with any shape like a scalar."""
+    """The broadcast shape, a one-entry operand mixing with a larger one like a scalar."""
     given = [tuple(s) for s in shapes if s is not None]
-    sized = [s for s in given if not (_size(s) == 1 and len(s) > 0)]
-    if len(sized) != len(given) and sized:
-        given = [*sized, ()]
+    if any(_size(s) > 1 for s in given):
+        given = [() if _size(s) == 1 else s for s in given]
     return broadcast_shape(*given)
 
 
