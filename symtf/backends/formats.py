@@ -12,7 +12,7 @@ number systems run the very same :mod:`symtf.ops`:
   arithmetic through the same ops. Dot products and row sums of length ``n`` are
   widened by ``γ_n·Σ|a_k b_k|`` (``γ_n = n·u/(1 − n·u)``, Higham, Thm 3.5), which
   holds for every summation order, blocked or fused. Library functions (``exp``,
-  ``erf``, ``tanh``, ``sin``, ``cos``) are taken to be accurate to
+  ``erf``, ``tanh``, ``sin``, ``cos``, ``pow``) are taken to be accurate to
   :data:`LIBM_ULPS` units in the last place; ``sqrt`` is correctly rounded
   (IEEE 754). A softmax row covers both the textbook ``e^x / Σ e^x`` and the
   max-shifted ``e^{x−m} / Σ e^{x−m}`` every framework uses, with the division
@@ -165,6 +165,13 @@ class FB:
 
     def __neg__(self) -> FB:
         return FB(-self.b, self.fmt)  # exact
+
+    def __pow__(self, o: Any) -> FB:
+        # one libm ``pow`` call: within LIBM_ULPS units in the last place
+        return self._r(self.b ** self._other(o), 2 * LIBM_ULPS)
+
+    def __rpow__(self, o: Any) -> FB:
+        return self._r(self._other(o) ** self.b, 2 * LIBM_ULPS)
 
     def __gt__(self, o: Any) -> bool:
         return bool(self.b > self._other(o))
