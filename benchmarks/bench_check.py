@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import sympy
 
+from symtf.checking.evaluation import Evaluator, _fit, correct_rounding, selection
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -312,19 +314,19 @@ def bench_diagnosis(repeat: int) -> None:
     from symtf.spec import load
 
     article = load(ROOT / "derivations" / "i_love_ai.toml")
-    ev = compare.Evaluator(switch("no-sqrt-dk").apply(article, "l0.h1"))
+    ev = Evaluator(switch("no-sqrt-dk").apply(article, "l0.h1"))
     claims = []
     for c in article.claims:
         if c.step is None or c.word is not None or c.reduce is not None:
             claims.append(c)
             continue
-        pairs = compare._fit(c, compare.selection(c, ev.exact_trace().shape(c.step)))
+        pairs = _fit(c, selection(c, ev.exact_trace().shape(c.step)))
         new = []
         for (i, j), p in pairs:
             r = (
                 None
                 if p.is_neg_inf or p.is_fraction
-                else compare.correct_rounding(ev.entry(c.step, i, j), p.decimals)
+                else correct_rounding(ev.entry(c.step, i, j), p.decimals)
             )
             new.append(p if r is None else Printed(format_fixed(r, p.decimals), r, p.decimals))
         cols = len(c.printed[0])

@@ -18,7 +18,7 @@ from os import fspath as _fspath
 __version__ = "0.1.0"
 
 from symtf.checking import compare as _compare
-from symtf.checking.compare import Report
+from symtf.checking.report import Report
 from symtf.errors import SymtfError
 from symtf.graph.pipeline import build, run
 from symtf.spec import Derivation, load, loads

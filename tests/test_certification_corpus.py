@@ -20,7 +20,7 @@ import symtf
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.backends.certify import ball
-from symtf.checking.compare import Quantity, classify
+from symtf.checking.evaluation import Quantity, classify
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed
 

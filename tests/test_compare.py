@@ -9,7 +9,7 @@ import sympy as sp
 
 import symtf
 from symtf.backends.certify import ball
-from symtf.checking.compare import Quantity, classify, correct_rounding
+from symtf.checking.evaluation import Quantity, classify, correct_rounding
 from symtf.errors import ModelError
 from symtf.numbers import parse_printed
 

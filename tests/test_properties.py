@@ -30,7 +30,7 @@ import symtf
 from symtf import ops
 from symtf.backends import BallBackend, ExactBackend
 from symtf.backends.certify import ball, exact_zero
-from symtf.checking.compare import Quantity, classify
+from symtf.checking.evaluation import Quantity, classify
 from symtf.errors import ModelError, SymtfError
 from symtf.language import expr
 from symtf.numbers import parse_printed

@@ -21,7 +21,7 @@ from tiny_derivations import standalone
 
 import symtf
 from symtf.backends.certify import ball, trig_zero
-from symtf.checking.compare import Quantity
+from symtf.checking.evaluation import Quantity
 from symtf.checking.verdict import VERDICTS, decide
 from symtf.errors import SpecError
 from symtf.numbers import parse_exact, parse_printed, split_printed

@@ -145,7 +145,7 @@ def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
 
     Args:
         d: The derivation.
-        results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
+        results: Its :class:`~symtf.checking.report.ClaimResult` list, in file order.
         ev: The check's :class:`~symtf.checking.evaluation.Evaluator`, whose traces are
             reused.
 

@@ -34,7 +34,7 @@ _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*
 
 
 def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any, ...]:
-    """Check one expression claim; returns its :class:`~symtf.checking.compare.Check` entries.
+    """Check one expression claim; returns its :class:`~symtf.checking.report.Check` entries.
 
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.

@@ -19,7 +19,7 @@ Every comparison is certified: rationals exactly (also through node
 definitions), everything else with balls whose precision escalates 128 → 1024
 bits, then exact algebra (the trigonometry-aware zero test), then further up
 to the cap. The quantity only needs ``ball(prec)`` and ``exact()`` (see
-:class:`symtf.checking.compare.Quantity`).
+:class:`symtf.checking.evaluation.Quantity`).
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ class Located:
         return fast() if fast is not None else None
 
     def _path(self, how: str) -> None:
-        """Record which path decided a comparison (symtf.checking.compare.Quantity.decided_by)."""
+        """Record which path decided a comparison (symtf.checking.evaluation.Quantity.decided_by)."""
         decided = getattr(self.q, "_decided", None)
         if decided is not None:
             decided(how)

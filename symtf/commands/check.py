@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from symtf.cli import DEFAULT_TIMEOUT
 from symtf.errors import SymtfError
 
 if TYPE_CHECKING:
@@ -110,8 +111,8 @@ def _check_drafts(args: argparse.Namespace) -> int:
     return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
 
 
-def check_file(path: Path | str, timeout: float | None = None) -> DerivationReport:
-    """Load and check one derivation file within ``timeout`` seconds (default: the CLI's).
+def check_file(path: Path | str, timeout: float | None = DEFAULT_TIMEOUT) -> DerivationReport:
+    """Load and check one derivation file within ``timeout`` seconds (``None``: no budget).
 
     Returns:
         Its :class:`~symtf.checking.report.DerivationReport`.
@@ -122,11 +123,9 @@ def check_file(path: Path | str, timeout: float | None = None) -> DerivationRepo
     """
     from symtf import spec
     from symtf.checking import compare
-    from symtf.cli import DEFAULT_TIMEOUT, time_budget
+    from symtf.cli import time_budget
     from symtf.limits import guard
 
-    if timeout is None:
-        timeout = DEFAULT_TIMEOUT
     name = str(path)
     derivation = None
     try:
@@ -153,7 +152,6 @@ def check_file(path: Path | str, timeout: float | None = None) -> DerivationRepo
 
 def configure(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``check`` sub-command."""
-    from symtf.cli import DEFAULT_TIMEOUT
     from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, timeout_seconds
 
     p = subparsers.add_parser(

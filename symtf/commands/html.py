@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from symtf.checking.report import Report
 from symtf.commands import add_page_options, add_timeout
 
 
@@ -27,7 +28,7 @@ def cmd_html(args: argparse.Namespace) -> int:
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(page)
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+    return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
 def configure(subparsers: argparse._SubParsersAction) -> None:

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from symtf.checking.report import Report
 from symtf.commands import add_page_options, add_timeout
 from symtf.errors import SymtfError
 
@@ -173,7 +174,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
         print(f"wrote {out} and {pdf}", file=sys.stderr)
     elif out is not None:
         print(f"wrote {out}", file=sys.stderr)
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+    return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
 def configure(subparsers: argparse._SubParsersAction) -> None:

@@ -21,4 +21,5 @@ It reads :mod:`symtf.spec` and the leaf modules, never :mod:`symtf.checking`.
   switches.
 - :mod:`symtf.graph.seq2seq`: Encoder–decoder transformers: the parallel pass and KV-cached
   decoding.
+- :mod:`symtf.graph.ties`: Exact ties: certified ordering of exact values, and proved equality.
 """

@@ -63,9 +63,9 @@ import sympy
 from symtf import ops
 from symtf.errors import Undecided
 from symtf.graph.core import Live
+from symtf.graph.ties import _exact, rank
 from symtf.spec.model import Generation
 from symtf.tensor import Tensor
-from symtf.ties import _exact, rank
 
 Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
 

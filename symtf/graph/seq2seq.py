@@ -33,10 +33,10 @@ from symtf import ops
 from symtf.errors import SpecError
 from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes
 from symtf.graph.core import Builder, Live, Node, evaluate
+from symtf.graph.ties import equal
 from symtf.ops.core import Op, Param
 from symtf.spec.model import Head
 from symtf.spec.seq2seq import DecoderLayer, EncoderLayer, Seq2SeqModel
-from symtf.ties import equal
 
 # ----------------------------------------------------------------------------- forward pass
 #

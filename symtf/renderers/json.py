@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from symtf import __version__
-from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.renderers._claims import kind, located
 
 #: Version of the JSON contract written by :func:`report_dict`.

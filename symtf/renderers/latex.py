@@ -1,6 +1,6 @@
 """LaTeX rendering: a worked example as lecture notes.
 
-The renderer reads a :class:`~symtf.checking.compare.DerivationReport` (verdicts) and its
+The renderer reads a :class:`~symtf.checking.report.DerivationReport` (verdicts) and its
 :class:`~symtf.trace.Trace` (named exact steps) and lays them out the way a
 handcalcs sheet does: the general formula, the same formula with the numbers
 substituted, the exact result, and beside it what the article printed with its
@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symtf.checking.report import DerivationReport
 from symtf.language.latexmath import GREEK_NAMES
 from symtf.ops import BREAK, Substitution
 from symtf.ops import get as get_op
 from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
     from symtf.spec import Derivation
     from symtf.trace import Step, Trace
 
@@ -526,7 +527,7 @@ class Numbers:
         return hit
 
     def _entry(self, e: Any) -> Entry:
-        from symtf.checking.compare import _rational_decimal
+        from symtf.checking.evaluation import _rational_decimal
 
         if not isinstance(e, sympy.Basic):
             return self._other(e)
@@ -619,7 +620,7 @@ class Numbers:
         from fractions import Fraction
 
         from symtf.backends.certify import exact_zero
-        from symtf.checking.compare import _rational_decimal
+        from symtf.checking.evaluation import _rational_decimal
         from symtf.numbers import round_exact
 
         if not x.is_finite():

@@ -53,13 +53,8 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
-from symtf.spec.model import LP_STYLES as LP_STYLES
-from symtf.spec.model import MAX_STEPS as MAX_STEPS
-from symtf.spec.model import STRATEGIES as STRATEGIES
-from symtf.spec.model import Generation as Generation
 from symtf.spec.toml_lines import line_of, locate, string_lines
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
-from symtf.spec.tomlread import MAX_ENTRIES as MAX_ENTRIES
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     import symtf.spec.steps as graph_spec

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from symtf.checking.compare import Evaluator, classify
 from symtf.checking.diagnose import (
     _overlaps,
     _Override,
@@ -37,6 +36,7 @@ from symtf.checking.diagnose import (
     convention_variants,
     printed_values,
 )
+from symtf.checking.evaluation import Evaluator, classify
 from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
 from symtf.spec import Derivation, load

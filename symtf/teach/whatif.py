@@ -40,7 +40,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from symtf.backends.certify import decimal_string
-from symtf.checking.compare import _fit, selection
+from symtf.checking.evaluation import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
 from symtf.spec import Derivation, load
