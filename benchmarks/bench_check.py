@@ -2,6 +2,8 @@
 
 Run:  python benchmarks/bench_check.py [--repeat N] [--against OTHER_CHECKOUT]
 
+0. How many graph and node evaluations checking each bundled derivation takes.
+
 1. Checking the bundled derivations, end to end in a fresh interpreter
    (imports included), against a bare ``python -c pass`` in the same run.
 2. Certified evaluation of every intermediate of random rational decoder
@@ -22,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import sympy
+
+from symtf.checking.evaluation import Evaluator, _fit, correct_rounding, selection
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -65,31 +69,91 @@ def _cpu_of(cmd: list[str], env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench_against(other: Path, repeat: int) -> None:
-    """``symtf check`` on this tree's bundled derivations, this code against another checkout's.
+#: The two source-article derivations, held to a fraction of a bare scientific import.
+ARTICLES = ("i_love_ai", "birds_build_nests")
+BARE = [sys.executable, "-c", "import sympy, flint, numpy"]
 
-    Both check the same files (this tree's ``derivations/``); runs alternate so that
-    a change in the machine's load falls on both. CPU time, not wall time, so other
-    work on a shared machine counts less.
+
+def _child_env(tree: Path, cache: str) -> dict[str, str]:
+    """An environment running ``tree``'s symtf, bytecode cached under ``cache`` (both trees
+    alike, whatever the caller's PYTHONDONTWRITEBYTECODE)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(tree.resolve()), "PYTHONPYCACHEPREFIX": cache}
+
+
+def bench_against(other: Path, repeat: int) -> None:
+    """``symtf check`` of each bundled derivation, this code against another checkout's.
+
+    Both check the same files (this tree's ``derivations/``), each file in a fresh
+    interpreter; runs alternate so that a change in the machine's load falls on both.
+    CPU time, not wall time, so other work on a shared machine counts less. The two
+    source articles are also timed against a bare ``import sympy, flint, numpy`` in
+    the same loop.
     """
-    files = sorted(str(p) for p in (ROOT / "derivations").glob("*.toml"))
+    import tempfile
+
     code = "import sys; from symtf.cli import main; sys.exit(main(['check', *sys.argv[1:]]))"
-    cmd = [sys.executable, "-c", code, *files]
-    env_this = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env_other = {**os.environ, "PYTHONPATH": str(other.resolve())}
-    this, base = [], []
-    for _ in range(repeat):
-        this.append(_cpu_of(cmd, env_this))
-        base.append(_cpu_of(cmd, env_other))
-    print(f"symtf check on {len(files)} bundled derivations, CPU time, {repeat} alternating runs")
-    print(f"  this tree          best {min(this):7.2f} s   median {statistics.median(this):7.2f} s")
+    files = sorted((ROOT / "derivations").glob("*.toml"))
+    with tempfile.TemporaryDirectory() as cache:
+        envs = {
+            "this": _child_env(ROOT, f"{cache}/this"),
+            "other": _child_env(other, f"{cache}/other"),
+        }
+        for env in envs.values():  # compile once, untimed
+            subprocess.run(
+                [sys.executable, "-c", code, str(files[0])], capture_output=True, env=env
+            )
+        print(f"symtf check, one derivation per fresh interpreter, CPU time, median of {repeat}")
+        print(f"  {'derivation':30s} {'this':>8s} {str(other)[-12:]:>12s} {'ratio':>7s}")
+        slower = []
+        for f in files:
+            this, base, bare = [], [], []
+            for _ in range(repeat):
+                this.append(_cpu_of([sys.executable, "-c", code, str(f)], envs["this"]))
+                base.append(_cpu_of([sys.executable, "-c", code, str(f)], envs["other"]))
+                if f.stem in ARTICLES:
+                    bare.append(_cpu_of(BARE, envs["this"]))
+            t, b = statistics.median(this), statistics.median(base)
+            note = ""
+            if f.stem in ARTICLES:
+                note = (
+                    f"   {t / statistics.median(bare):.2f} x a bare import of sympy, flint, numpy"
+                )
+            if t > b * 1.05:
+                slower.append(f.stem)
+            print(f"  {f.stem:30s} {t:7.2f}s {b:11.2f}s {t / b:7.2f}{note}")
+        print(f"  slower than {other} by more than 5%: {', '.join(slower) or 'none'}")
+    print()
+
+
+def bench_evaluations() -> None:
+    """How many graph and node evaluations checking each bundled derivation takes.
+
+    A graph evaluation is one pass of the derivation's graph in one backend; a replay of
+    the article's printed numbers or a convention's variant evaluates only what it
+    changes and takes the rest from the pass it starts from.
+    """
+    from symtf.checking.compare import check
+    from symtf.graph.core import reset_counts
+    from symtf.spec import load
+
+    print("graph and node evaluations per check (this tree)")
     print(
-        f"  {str(other)[:18]:<18} best {min(base):7.2f} s   median {statistics.median(base):7.2f} s"
+        f"  {'derivation':30s} {'graphs':>6s} {'partial':>7s} {'nodes':>6s} {'reused':>6s} "
+        f"{'skipped':>7s}  graphs by backend"
     )
-    print(
-        f"  ratio this/other   best {min(this) / min(base):7.2f}     "
-        f"median {statistics.median(this) / statistics.median(base):7.2f}"
-    )
+    for f in sorted((ROOT / "derivations").glob("*.toml")):
+        d = load(f)
+        reset_counts()
+        check(d)
+        c = reset_counts()
+        full = {k.split(":")[1]: v for k, v in c.items() if k.startswith("graph:")}
+        partial = sum(v for k, v in c.items() if k.startswith("replay:"))
+        by = ", ".join(f"{k} {v}" for k, v in sorted(full.items()))
+        print(
+            f"  {f.stem:30s} {sum(full.values()):6d} {partial:7d} {c['nodes computed']:6d} "
+            f"{c['nodes reused']:6d} {c['nodes skipped']:7d}  {by}"
+        )
     print()
 
 
@@ -250,19 +314,19 @@ def bench_diagnosis(repeat: int) -> None:
     from symtf.spec import load
 
     article = load(ROOT / "derivations" / "i_love_ai.toml")
-    ev = compare.Evaluator(switch("no-sqrt-dk").apply(article, "l0.h1"))
+    ev = Evaluator(switch("no-sqrt-dk").apply(article, "l0.h1"))
     claims = []
     for c in article.claims:
         if c.step is None or c.word is not None or c.reduce is not None:
             claims.append(c)
             continue
-        pairs = compare._fit(c, compare.selection(c, ev.exact_trace().shape(c.step)))
+        pairs = _fit(c, selection(c, ev.exact_trace().shape(c.step)))
         new = []
         for (i, j), p in pairs:
             r = (
                 None
                 if p.is_neg_inf or p.is_fraction
-                else compare.correct_rounding(ev.entry(c.step, i, j), p.decimals)
+                else correct_rounding(ev.entry(c.step, i, j), p.decimals)
             )
             new.append(p if r is None else Printed(format_fixed(r, p.decimals), r, p.decimals))
         cols = len(c.printed[0])
@@ -304,7 +368,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.against is not None:
         bench_against(args.against, args.repeat)
+        bench_evaluations()
         return
+    bench_evaluations()
     bench_bundled(args.repeat)
     bench_exact(args.repeat)
     bench_diagnosis(args.repeat)

@@ -4,10 +4,10 @@ Run:  python benchmarks/bench_printouts.py [--repeat N]
 
 For every bundled derivation, in the same run:
 
-1. the certified float32 enclosure of every intermediate (:mod:`symtf.checking.floatsim`)
+1. the certified float32 enclosure of every intermediate (:mod:`symtf.checking.framework`)
    against the plain certified ball pass (128 bits) of the same model;
 2. the pass with every input as a ball over its rounding interval
-   (:mod:`symtf.rounded`) against the same plain ball pass;
+   (:mod:`symtf.backends.rounded`) against the same plain ball pass;
 3. ``check`` of a 4×6 float32 softmax table with ``computed_in = "float32"``
    against the same file without it.
 """
@@ -27,11 +27,11 @@ from _timing import best_of  # noqa: E402
 
 from symtf import spec  # noqa: E402
 from symtf.backends import BallBackend  # noqa: E402
+from symtf.backends.rounded import RoundedBallBackend, parse_rounded_inputs  # noqa: E402
 from symtf.checking.compare import check  # noqa: E402
-from symtf.checking.floatsim import enclose  # noqa: E402
+from symtf.checking.framework import enclose  # noqa: E402
 from symtf.errors import SymtfError  # noqa: E402
 from symtf.graph.pipeline import run  # noqa: E402
-from symtf.rounded import RoundedBallBackend, parse_rounded_inputs  # noqa: E402
 
 
 def _balls(d: spec.Derivation) -> None:

@@ -23,6 +23,7 @@ from _timing import best_of  # noqa: E402
 
 from symtf import spec  # noqa: E402
 from symtf.checking import compare  # noqa: E402
+from symtf.checking.report import Report  # noqa: E402
 from symtf.renderers import latex, text  # noqa: E402
 from symtf.renderers.html import render_html  # noqa: E402
 
@@ -38,7 +39,7 @@ def main() -> None:
         base = best_of(lambda d=d: compare.check(d), args.repeat)
         report = compare.check(d)
         row = {
-            "text": best_of(lambda r=report: text.render(compare.Report((r,))), args.repeat),
+            "text": best_of(lambda r=report: text.render(Report((r,))), args.repeat),
             "html": best_of(lambda r=report, d=d: render_html(r, d), args.repeat),
             "latex": best_of(lambda r=report, d=d: latex.document(r, d), args.repeat),
         }

@@ -49,9 +49,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from symtf.backends import BallBackend, ExactBackend  # noqa: E402
-from symtf.certify import compare_ball  # noqa: E402
+from symtf.backends.certify import compare_ball  # noqa: E402
+from symtf.backends.midrad import MidradBackend  # noqa: E402
 from symtf.graph.pipeline import run  # noqa: E402
-from symtf.midrad import MidradBackend  # noqa: E402
 from symtf.spec import Derivation, Head, Layer, Model  # noqa: E402
 from symtf.spec.weights import FileMatrix  # noqa: E402
 

@@ -28,6 +28,7 @@ from _timing import best_of  # noqa: E402
 
 from symtf import spec  # noqa: E402
 from symtf.checking import compare  # noqa: E402
+from symtf.checking.evaluation import Evaluator  # noqa: E402
 from symtf.teach import exercise as E  # noqa: E402
 from symtf.teach.fresh import fresh  # noqa: E402
 from symtf.teach.grade import grade  # noqa: E402
@@ -48,7 +49,7 @@ def main() -> None:
         compare.check(spec.load(SEED))
 
     def key_all() -> None:
-        ev = compare.Evaluator(d)
+        ev = Evaluator(d)
         t = ev.exact_trace()
         pool = [
             k for k in E.printed_entries(d, t) if k[0] not in E.NOT_BLANKABLE and t[k[0]].inputs

@@ -22,7 +22,7 @@ except _metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
 from symtf.checking import compare as _compare
-from symtf.checking.compare import Report
+from symtf.checking.report import Report
 from symtf.errors import SymtfError
 from symtf.graph.pipeline import build, run
 from symtf.spec import Derivation, load, loads

@@ -8,63 +8,28 @@ input or usage, 3 an internal error (a bug to report: no input may reach it),
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import signal
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from symtf import __version__, files
-from symtf.commands import add_allow_path
 from symtf.errors import BudgetExpired, LimitError, SymtfError
-from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, guard, install_flint_hook, timeout_seconds
+from symtf.limits import install_flint_hook
 from symtf.renderers.safe import block as _safe_block
-
-if TYPE_CHECKING:
-    from symtf.checking.compare import DerivationReport, FileError, Report
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 #: What a FILE argument may be, for every command's help.
 FILE_HELP = "a derivation .toml file, or the name of a bundled one (i_love_ai)"
 
+#: The sub-commands, one module each in :mod:`symtf.commands`, in the order ``--help`` lists them.
+COMMANDS = ("check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps")
+
 #: Default per-derivation time budget in seconds.
 DEFAULT_TIMEOUT = 60.0
-
-VERDICT_HELP = """\
-verdicts (for a number printed with n decimals, one unit = 10^-n):
-  exact      the printed value equals the exact value
-  rounded    the printed value is the correct rounding of the exact value
-  slip       not a correct rounding, but less than one unit off (a sum of rounded terms)
-  wrong      one unit or more off: |printed - exact| >= 10^-n
-  symbolic   the value depends on a symbol of the file (shown as an expression)
-  undecided  the exact value cannot be separated from a rounding boundary
-             (balls of up to 65,536 bits, then exact algebra, within --timeout)
-Every verdict rests on a certified enclosure (ball arithmetic, then exact
-arithmetic), never on a float that merely looks close.
-
-limits: each derivation gets --timeout seconds (default 60); files over
-2,000,000 bytes, matrices over 512 rows or columns or 20,000 entries, and
-numbers over 100 characters or with a decimal exponent beyond ±60 are refused
-with exit code 2 and a message naming the file and key.
-Weights read from a file (weights = "model.npz", .npy or .safetensors;
-float16/bfloat16/float32/float64 read as the exact binary values) have their
-own limit: at most 100,000,000 entries in all and 65,536 rows or columns; a
-missing, mistyped or mis-shaped array is exit code 2 naming the file and array.
-
-exit codes: 0 every printed number checks out, 1 something slipped or is wrong
-(or is symbolic/undecided, unless --allow-undecided), 2 bad input or usage (also
-a write that failed), 3 internal error: a bug to report (SYMTF_DEBUG=1 shows the
-traceback); 130 after Ctrl-C, 143 after SIGTERM
-
-files: a derivation reads only files inside its own folder (--allow-path DIR for
-others); every output is written whole or not at all
-"""
-
 
 def bundled_derivations() -> list[Path]:
     """The derivation files shipped with symtf (see :mod:`symtf.bundled`)."""
@@ -73,7 +38,7 @@ def bundled_derivations() -> list[Path]:
     return bundled.paths()
 
 
-def _expand(
+def expand(
     paths: Sequence[str], skipped: list[Path] | None = None, *, only_derivations: bool = False
 ) -> list[tuple[Path, Path | None]]:
     """The derivation files named by ``paths``, each with the folder it was found in.
@@ -175,146 +140,12 @@ def time_budget(seconds: float | None, what: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _progress(msg: str) -> None:
+def progress(msg: str) -> None:
+    """A progress line on stderr, when a person is watching (and not ``--quiet``)."""
     from symtf.commands import QUIET
 
     if sys.stderr.isatty() and not QUIET.get():
         print(msg, file=sys.stderr, flush=True)
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    """``symtf check``: verify every printed number."""
-    from symtf.checking import compare
-    from symtf.renderers import github as render_github
-    from symtf.renderers import json as render_json
-    from symtf.renderers import junit as render_junit
-    from symtf.renderers import sarif as render_sarif
-    from symtf.renderers import text as render_text
-
-    if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
-        return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
-    reports, errors = [], []
-    skipped: list[Path] = []
-    only = getattr(args, "only_derivations", False)
-    for path, folder in _expand(args.paths, skipped, only_derivations=only):
-        _progress(f"checking {path} ...")
-        start = time.perf_counter()
-        try:
-            if _is_article(path):
-                from symtf.commands.draft import check_article
-
-                with time_budget(args.timeout, str(path)):
-                    reports.append(check_article(path))
-            else:
-                reports.append(check_file(path, args.timeout, folder=folder))
-        except SymtfError as e:  # one bad file: say so, check the others
-            errors.append(compare.FileError(str(path), str(e)))
-            print(f"symtf: error: {_safe_block(e)}", file=sys.stderr)
-            continue
-        _progress(f"  done in {time.perf_counter() - start:.2f} s")
-    report = compare.Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
-    if args.format == "text" and not reports and errors:
-        return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
-    if args.format == "text" and getattr(args, "quiet", False):
-        sys.stdout.write(render_text.render(report, quiet=True))
-        return _check_exit(report, errors, args)
-    renderer = {
-        "text": render_text,
-        "json": render_json,
-        "junit": render_junit,
-        "github": render_github,
-        "sarif": render_sarif,
-    }[args.format]
-    files.write_stdout(renderer.render(report))
-    return _check_exit(report, errors, args)
-
-
-def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
-    """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
-    if errors:
-        return EXIT_BAD_INPUT
-    if report.failed:
-        return EXIT_FAIL
-    # 0 means every printed number checks out: one nobody could decide does not.
-    if report.undecided and not getattr(args, "allow_undecided", False):
-        return EXIT_FAIL
-    return EXIT_OK
-
-
-def _check_drafts(args: argparse.Namespace) -> int:
-    """``symtf check --draft``: check what is mapped, list what is not, with suggestions."""
-    from symtf import spec
-    from symtf.checking.draft import check_draft
-    from symtf.renderers import draft as render_draft
-
-    if args.format not in ("text", "json"):
-        raise SymtfError(f"--draft: expected --format text or json, found {args.format}")
-    drafts = []
-    for path, folder in _expand(args.paths):
-        if folder is not None:
-            files.within(os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}")
-        _progress(f"checking draft {path} ...")
-        with time_budget(args.timeout, str(path)):
-            drafts.append(check_draft(spec.load(path)))
-    render = (
-        render_draft.render_json_draft if args.format == "json" else render_draft.render_text_draft
-    )
-    files.write_stdout(render(drafts))
-    return EXIT_FAIL if any(d.failed for d in drafts) else EXIT_OK
-
-
-def check_file(
-    path: Path | str, timeout: float | None = DEFAULT_TIMEOUT, *, folder: Path | None = None
-) -> DerivationReport:
-    """Load and check one derivation file within ``timeout`` seconds.
-
-    ``folder``: the folder the file was found in (``symtf check DIR``); a file there that is
-    a link to somewhere outside it is refused, like any file a derivation names.
-
-    Returns:
-        Its :class:`~symtf.checking.compare.DerivationReport`.
-
-    Raises:
-        SymtfError: For a bad file, with the file, the key (and its line where
-            known), what was expected and what was found.
-    """
-    from symtf import spec
-    from symtf.checking import compare
-
-    name = str(path)
-    derivation = None
-    try:
-        with time_budget(timeout, name):
-            if not Path(path).exists():
-                raise SymtfError(f"{name}: no such file or folder")
-            if folder is not None:
-                files.within(os.path.relpath(path, folder), folder, name, place=f"the folder {folder}")
-            start = time.perf_counter()
-            with guard(name):
-                derivation = spec.load(path)
-                report = compare.check(derivation)
-            return dataclasses.replace(report, seconds=time.perf_counter() - start)
-    except RecursionError:
-        raise SymtfError(f"{name}: input nested too deeply") from None
-    except SymtfError as e:
-        msg = str(e) if name in str(e) else f"{name}: {e}"
-        if derivation is not None:
-            msg = spec.with_line(msg, name, derivation.lines)
-        try:
-            error = type(e)(msg)
-        except TypeError:  # an error class with its own arguments
-            error = SymtfError(msg)
-        raise error from None
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    """``symtf explain``: walk through one claim step by step."""
-    from symtf.explain import explain
-
-    with time_budget(args.timeout, args.path), guard(args.path):
-        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
-    files.write_stdout(_safe_block(text))
-    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -324,81 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = SuggestingParser(
         prog="symtf",
         description="Check the arithmetic of hand-worked transformer examples exactly.",
-        epilog=VERDICT_HELP,
+        epilog=getattr(_command_module("check"), "VERDICT_HELP", None),  # what verdicts mean
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"symtf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser(
-        "check",
-        help="verify every printed number of derivation files, articles or notebooks",
-        description="Verify every number a worked example printed; with no PATH, the bundled derivations. "
-        "An article or notebook is read as it stands: its derivation is inferred (see symtf draft) and checked.",
-        epilog=VERDICT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="derivation .toml files, names of bundled ones, or folders: searched with their "
-        "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and "
-        "counted); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
-        "it stands, with each verdict at its own line",
-    )
-    p.add_argument(
-        "--format",
-        choices=("text", "json", "junit", "github", "sarif"),
-        default="text",
-        help="output format: text for people; json (contract v1, schema shipped in the package), "
-        "junit, github (workflow annotations) or sarif (2.1.0) for CI (default: text)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=timeout_seconds,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: {DEFAULT_TIMEOUT:g})",
-    )
-    p.add_argument(
-        "--allow-undecided",
-        action="store_true",
-        help="exit 0 even when some printed numbers are symbolic or undecided "
-        "(by default they count as failures: exit 1)",
-    )
-    p.add_argument(
-        "--only-derivations",
-        action="store_true",
-        help="skip a file named here that holds no [[claims]], as a folder search does "
-        "(for a pre-commit hook, which names every changed *.toml)",
-    )
-    p.add_argument(
-        "--draft",
-        action="store_true",
-        help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
-    )
-    add_allow_path(p)
-    p.set_defaults(func=cmd_check)
-    p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"
-
-    p = sub.add_parser(
-        "explain",
-        help="explain one claim of a derivation step by step",
-        description="Show how one printed claim is computed: formula, inputs, exact value, verdict.",
-    )
-    p.add_argument("path", metavar="FILE", help=FILE_HELP)
-    p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
-    p.add_argument(
-        "--latex",
-        action="store_true",
-        help="print a LaTeX document of the steps instead of plain text",
-    )
-    p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    add_allow_path(p)
-    p.set_defaults(func=cmd_explain)
-
-    for name in ("latex", "derive", "teach", "extract", "draft", "html", "steps"):
+    for name in COMMANDS:
         module = _command_module(name)
         if module is not None:
             module.configure(sub)

@@ -39,3 +39,19 @@ class BudgetExpired(BaseException):
     meant for a failed computation (which falls back to another method and goes on)
     can swallow it and keep the work going past the budget.
     """
+
+
+class Unsupported(Undecided):
+    """A backend cannot run an op at all; evaluation escalates to the next certified backend.
+
+    Attributes:
+        op: The op's name.
+        backend: The backend's name.
+        reason: Why, for people (``no float32 error model for sort``).
+    """
+
+    def __init__(self, op: str, backend: str, reason: str) -> None:
+        super().__init__(f"{op} cannot run in the {backend} backend: {reason}")
+        self.op = op
+        self.backend = backend
+        self.reason = reason

@@ -17,7 +17,7 @@ code cells) — and finds:
 as a draft derivation whose claims carry ``step = "?"`` until a person (or
 ``symtf check --draft`` suggestions) maps them. The printed strings are kept
 verbatim. Nothing here evaluates anything: the expressions are only parsed
-(safely, by :mod:`symtf.latexmath`) to be sure they are well formed.
+(safely, by :mod:`symtf.language.latexmath`) to be sure they are well formed.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from symtf import latexmath
 from symtf.errors import ExpressionError, SpecError
+from symtf.language import latexmath
 
 __all__ = [
     "MAX_ARTICLE_BYTES",

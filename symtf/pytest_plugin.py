@@ -125,7 +125,7 @@ class DerivationFile(pytest.File):
     def report(self) -> Any:
         """The derivation's report, checked once within the time budget."""
         if self._report is None and self._error is None:
-            from symtf.cli import check_file
+            from symtf.commands.check import check_file
             from symtf.errors import SymtfError
 
             try:
@@ -146,7 +146,7 @@ class ClaimItem(pytest.Item):
         self.extra_keyword_matches.add(_KEYWORD_GAP.sub("_", claim.label).strip("_"))
 
     def runtest(self) -> None:
-        from symtf.checking.compare import FAILING
+        from symtf.checking.report import FAILING
 
         assert isinstance(self.parent, DerivationFile)
         report = self.parent.report()

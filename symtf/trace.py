@@ -1,14 +1,16 @@
 """The trace: every named intermediate of one forward pass, in order.
 
 Like micrograd's ``Value`` remembering ``_prev`` and ``_op``, each :class:`Step`
-remembers the steps it was computed from and the formula it applies, so that
-checking, LaTeX and teaching all read the same record.
+remembers the steps it was computed from, the registry op that computed it and
+that op's parameters, and the formula it shows, so that checking, LaTeX and
+teaching all read the same record (and learn what ran from ``op``, never by
+reading the formula).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -22,6 +24,10 @@ class Step:
         inputs: Names of the steps it was computed from.
         formula: The general formula it applies, in LaTeX.
         title: A few words for people (``attention weights, head 1``).
+        op: The name of the registry op that computed it (:mod:`symtf.ops`;
+            ``step`` for a user step's expression, ``decide`` for a decoding decision).
+        params: That op's parameters (a weight matrix, ``unbiased``, ``eps`` …).
+        labels: The symbols the formula is written with (``w`` → ``W_Q``).
     """
 
     name: str
@@ -29,6 +35,9 @@ class Step:
     inputs: tuple[str, ...] = ()
     formula: str = ""
     title: str = ""
+    op: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    labels: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __repr__(self) -> str:
         shape = getattr(self.value, "shape", None)
@@ -45,11 +54,20 @@ class Trace(Mapping[str, Step]):
         backend: The number system the values live in.
     """
 
-    def __init__(self, steps: list[Step], backend: Any) -> None:
+    def __init__(
+        self,
+        steps: list[Step],
+        backend: Any,
+        *,
+        nodes: Mapping[str, Any] | None = None,
+        shapes: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> None:
         self._steps = {s.name: s for s in steps}
         self.backend = backend
-        #: The true shape of each user step (a 0-D step is recorded as 1×1, a 1-D one as a row).
-        self.true_shapes: dict[str, tuple[int, ...]] = {}
+        #: Step name -> the graph node that computed it (what a later evaluation compares).
+        self.nodes: Mapping[str, Any] = nodes or {}
+        #: Step name -> its true shape (a 0-D step is recorded as 1×1, a 1-D one as a row).
+        self.true_shapes: Mapping[str, tuple[int, ...]] = shapes or {}
 
     def __getitem__(self, name: str) -> Step:
         return self._steps[name]
@@ -113,6 +131,8 @@ class TraceBuilder:
         self.override = override
         self._steps: list[Step] = []
         self._values: dict[str, Any] = {}
+        self.nodes: dict[str, Any] = {}
+        self.shapes: dict[str, tuple[int, ...]] = {}
 
     def add(
         self,
@@ -121,6 +141,10 @@ class TraceBuilder:
         inputs: tuple[str, ...] = (),
         formula: str = "",
         title: str = "",
+        *,
+        op: str = "",
+        params: Mapping[str, Any] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> Any:
         """Record a step and return its value (so pipelines read as assignments)."""
         if name in self._values:
@@ -130,9 +154,19 @@ class TraceBuilder:
         compact = getattr(self.backend, "compact", None)
         if compact is not None:
             value = compact(name, value)
-        self._steps.append(Step(name, value, inputs, formula, title))
+        self._steps.append(
+            Step(name, value, inputs, formula, title, op, params or {}, labels or {})
+        )
         self._values[name] = value
         return value
+
+    def record(self, step: Step) -> Any:
+        """Record a step as it is (taken unchanged from an earlier evaluation) and return its value."""
+        if step.name in self._values:
+            raise ValueError(f"step {step.name!r} recorded twice")
+        self._steps.append(step)
+        self._values[step.name] = step.value
+        return step.value
 
     def __contains__(self, name: object) -> bool:
         """Whether a step of that name was recorded."""
@@ -144,4 +178,4 @@ class TraceBuilder:
 
     def freeze(self) -> Trace:
         """The finished, read-only trace."""
-        return Trace(list(self._steps), self.backend)
+        return Trace(list(self._steps), self.backend, nodes=self.nodes, shapes=self.shapes)

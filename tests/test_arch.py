@@ -18,7 +18,7 @@ import sympy
 from mpmath import mp, mpf
 
 import symtf
-from symtf.certify import ball
+from symtf.backends.certify import ball
 from symtf.errors import SpecError
 from symtf.spec import Derivation, Model
 

@@ -6,7 +6,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symtf.certify import ball, compare_ball, decimal_string, exact_sign, exact_zero
+from symtf.backends.certify import ball, compare_ball, decimal_string, exact_sign, exact_zero
 from symtf.errors import Undecided
 
 CASES = [

@@ -15,8 +15,8 @@ import pytest
 import sympy as sp
 
 import symtf
-from symtf.checking.compare import Evaluator, correct_rounding
 from symtf.checking.diagnose import _Override
+from symtf.checking.evaluation import Evaluator, correct_rounding
 from symtf.graph.conventions import switch
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Derivation
@@ -41,7 +41,7 @@ def regenerate(original: Derivation, ev: Evaluator, only: set[str] | None = None
         ):
             claims.append(c)
             continue
-        from symtf.checking.compare import _fit, selection
+        from symtf.checking.evaluation import _fit, selection
 
         t = ev.exact_trace()
         pairs = _fit(c, selection(c, t.shape(c.step)))

@@ -10,6 +10,7 @@ import pytest
 import symtf
 from symtf import derive, spec
 from symtf.checking import compare
+from symtf.checking.report import DerivationReport, Report
 from symtf.renderers import summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,17 +18,17 @@ SEED = ROOT / "derivations" / "i_love_ai.toml"
 
 
 @pytest.fixture(scope="module")
-def seed() -> compare.DerivationReport:
+def seed() -> DerivationReport:
     return compare.check(spec.load(SEED))
 
 
 @pytest.fixture(scope="module")
-def everything() -> compare.Report:
+def everything() -> Report:
     paths = sorted((ROOT / "derivations").glob("*.toml"))
-    return compare.Report(tuple(compare.check(spec.load(p)) for p in paths))
+    return Report(tuple(compare.check(spec.load(p)) for p in paths))
 
 
-def test_report_repr_is_a_summary_with_the_off_numbers(everything: compare.Report) -> None:
+def test_report_repr_is_a_summary_with_the_off_numbers(everything: Report) -> None:
     text = repr(everything)
     assert len(text) < 4000  # the default dataclass repr was 74-221 KB
     assert text.startswith(f"<Report of {len(everything.derivations)} derivation(s)")
@@ -39,7 +40,7 @@ def test_report_repr_is_a_summary_with_the_off_numbers(everything: compare.Repor
         assert f"… and {len(off) - summary.MAX_OFF} more off" in text
 
 
-def test_seed_repr_names_its_slip(seed: compare.DerivationReport) -> None:
+def test_seed_repr_names_its_slip(seed: DerivationReport) -> None:
     text = repr(seed)
     assert len(text) < 2000
     # The article's slip: logits[0, 5] printed -2.049, correctly rounded -2.048.
@@ -47,7 +48,7 @@ def test_seed_repr_names_its_slip(seed: compare.DerivationReport) -> None:
     assert "549 printed numbers" in text
 
 
-def test_claim_check_and_trace_reprs_are_one_liners(seed: compare.DerivationReport) -> None:
+def test_claim_check_and_trace_reprs_are_one_liners(seed: DerivationReport) -> None:
     a1 = next(r for r in seed.results if r.claim.label == "A_1")
     assert repr(a1) == "<ClaimResult 'A_1' (l0.h0.pattern): rounded, 9 numbers: 4 exact, 5 rounded>"
     c = a1.checks[3]  # row 1, column 0: printed 0.496
@@ -76,7 +77,7 @@ def test_derive_result_displays() -> None:
     assert html.count("<math") == len(r.steps) and "<script" not in html
 
 
-def test_markdown_display(seed: compare.DerivationReport) -> None:
+def test_markdown_display(seed: DerivationReport) -> None:
     md = seed._repr_markdown_()
     assert "| claim | step | printed | verdict |" in md
     assert "± **slip** → -2.048" in md
@@ -88,19 +89,19 @@ def test_markdown_display(seed: compare.DerivationReport) -> None:
     assert "| `l0.h0.pattern` | attention weights, head 1 | 3×3 |" in tmd
 
 
-def test_html_displays_share_the_page_renderer(seed: compare.DerivationReport) -> None:
+def test_html_displays_share_the_page_renderer(seed: DerivationReport) -> None:
     frag = seed._repr_html_()
     assert frag.startswith('<div class="symtf"><style>') and frag.endswith("</div>")
     assert "<math" in frag and "<script" not in frag and not re.search(r"https?://", frag)
     assert 'class="v v-slip"' in frag and "-2.048" in frag
-    report = compare.Report((seed,))
+    report = Report((seed,))
     assert report._repr_html_().count('<div class="symtf">') == 1
     tfrag = seed.trace._repr_html_()  # type: ignore[union-attr]
     assert tfrag.count('<section class="step"') == len(seed.trace)  # type: ignore[arg-type]
 
 
-def test_render_is_still_a_function_after_every_display(seed: compare.DerivationReport) -> None:
-    report = compare.Report((seed,))
+def test_render_is_still_a_function_after_every_display(seed: DerivationReport) -> None:
+    report = Report((seed,))
     first = symtf.render(report)
     for display in ("_repr_html_", "_repr_markdown_", "_repr_latex_", "__repr__"):
         getattr(report, display)()

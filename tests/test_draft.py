@@ -49,8 +49,8 @@ needs_articles = pytest.mark.skipif(
 )
 
 
-def _json(report: symtf.checking.compare.DerivationReport) -> dict:
-    from symtf.checking.compare import Report
+def _json(report: symtf.checking.report.DerivationReport) -> dict:
+    from symtf.checking.report import Report
 
     return json.loads(render_json.render(Report((report,))))["derivations"][0]
 
@@ -69,7 +69,7 @@ def birds() -> dict:
 
 def _hand(name: str) -> tuple[list[dict], list[dict]]:
     """A transcription's claims (TOML) and its checks (JSON)."""
-    from symtf.checking.compare import Report
+    from symtf.checking.report import Report
 
     path = ROOT / "derivations" / name
     claims = tomllib.loads(path.read_text(encoding="utf-8"))["claims"]
@@ -225,7 +225,7 @@ def test_check_on_an_article_reports_at_its_own_lines(
 def test_github_annotations_and_sarif_point_at_the_article(tmp_path: Path) -> None:
     post = tmp_path / "post.md"
     post.write_text(SLIPPED, encoding="utf-8")
-    from symtf.checking.compare import Report
+    from symtf.checking.report import Report
 
     report = Report((check_article(post),))
     gh = render_github.render(report)

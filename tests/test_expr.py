@@ -1,4 +1,4 @@
-"""Tests for the safe expression language in :mod:`symtf.expr`."""
+"""Tests for the safe expression language in :mod:`symtf.language.expr`."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import sympy
 from cpu_time import CpuClock
 from sympy import E, Integer, Rational, exp, log, pi, sqrt
 
-from symtf import expr, lang, syntax
 from symtf.errors import ExpressionError, SymtfError
-from symtf.expr import Expression, Literal, Reference, evaluate, parse
+from symtf.language import expr, lang, syntax
+from symtf.language.expr import Expression, Literal, Reference, evaluate, parse
 
 #: CPU seconds a hostile or random expression may take to parse and evaluate: they take
 #: milliseconds; the budget is ten times a slow 0.1 s.

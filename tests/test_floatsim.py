@@ -16,7 +16,8 @@ import sympy
 from flint import arb
 
 from symtf import spec
-from symtf.checking.floatsim import FORMATS, FormatBallBackend, enclose, round_to_format
+from symtf.backends.formats import FORMATS, FormatBallBackend, round_to_format
+from symtf.checking.framework import enclose
 from symtf.errors import Undecided
 from symtf.graph.pipeline import run
 
@@ -246,7 +247,7 @@ def test_every_bundled_model_runs_inside_its_float32_enclosure() -> None:
     """symtf's own numpy simulation is a guide; it must never leave the certified enclosure."""
     from pathlib import Path
 
-    from symtf.checking.floatsim import simulate
+    from symtf.checking.framework import simulate
 
     root = Path(__file__).resolve().parent.parent / "derivations"
     checked = 0
@@ -282,7 +283,7 @@ def test_one_step_from_its_inputs_lies_in_the_step_enclosure(fmt: str) -> None:
     from pathlib import Path
 
     from symtf.backends import BallBackend
-    from symtf.checking.floatsim import enclose_step
+    from symtf.checking.framework import enclose_step
 
     d = spec.load(Path(__file__).resolve().parent.parent / "derivations" / "i_love_ai.toml")
     with BallBackend(128) as xp:

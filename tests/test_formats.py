@@ -23,8 +23,9 @@ import xmlschema
 from tiny_derivations import tiny_model
 
 from symtf import bundled
-from symtf.checking.compare import Check, ClaimResult, DerivationReport, FileError, Report
-from symtf.cli import check_file, main
+from symtf.checking.report import Check, ClaimResult, DerivationReport, FileError, Report
+from symtf.cli import main
+from symtf.commands.check import check_file
 from symtf.renderers import github, junit, sarif
 from symtf.renderers import json as render_json
 from symtf.spec import Claim

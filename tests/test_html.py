@@ -24,6 +24,7 @@ from tiny_derivations import tiny_model
 
 from symtf import cli, spec
 from symtf.checking import compare
+from symtf.checking.report import DerivationReport
 from symtf.renderers.html import CSP, HtmlOptions, mathml, render_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ def _parse(page: str) -> _Balance:
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, tuple[str, compare.DerivationReport]]:
+def pages() -> dict[str, tuple[str, DerivationReport]]:
     out = {}
     for path in BUNDLED:
         d = spec.load(path)

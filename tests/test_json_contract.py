@@ -23,9 +23,9 @@ import jsonschema
 import pytest
 
 from symtf import bundled
-from symtf.checking.compare import Report
 from symtf.checking.diagnose import CAUSES
 from symtf.checking.evaluation import DECIDED_BY
+from symtf.checking.report import Report
 from symtf.cli import check_file
 from symtf.renderers import json as render_json
 

@@ -23,6 +23,7 @@ from tiny_derivations import tiny_model
 
 from symtf import cli, spec
 from symtf.checking import compare
+from symtf.checking.report import DerivationReport, Report
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
 from symtf.renderers import latex as L
 
@@ -40,7 +41,7 @@ needs_tex = pytest.mark.skipif(
 HOSTILE = r"""A_b 100% & #1 \ {x} $y$ ^~ <t> | "q" — é ∞"""
 
 
-def _checked(name: str) -> tuple[spec.Derivation, compare.DerivationReport]:
+def _checked(name: str) -> tuple[spec.Derivation, DerivationReport]:
     d = spec.load(_path(name))
     return d, compare.check(d)
 
@@ -249,7 +250,7 @@ def test_jupyter_reprs_are_display_math() -> None:
     for out in (
         report.trace._repr_latex_(),
         report._repr_latex_(),
-        compare.Report((report,))._repr_latex_(),
+        Report((report,))._repr_latex_(),
     ):
         assert out.startswith("$$") and out.endswith("$$")
         assert out.count("{") == out.count("}")

@@ -15,9 +15,9 @@ import pytest
 import sympy
 from cpu_time import MARGIN, CpuClock
 
-from symtf import expr as sx
-from symtf import latexmath as L
 from symtf.errors import ExpressionError
+from symtf.language import expr as sx
+from symtf.language import latexmath as L
 
 CASES = [
     (r"e^{2.309}", "e^2.309"),

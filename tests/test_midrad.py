@@ -16,7 +16,18 @@ import mpmath
 import numpy as np
 import pytest
 
-from symtf.midrad import ETA, MR, MidradBackend, add, div, from_rational, gamma, matmul, mul, relu
+from symtf.backends.midrad import (
+    ETA,
+    MR,
+    MidradBackend,
+    add,
+    div,
+    from_rational,
+    gamma,
+    matmul,
+    mul,
+    relu,
+)
 
 F = Fraction
 
@@ -216,7 +227,7 @@ def test_inflation_is_at_least_one_float_step() -> None:
             np.nextafter(2.0 ** rng.integers(-1070, 1000, 200).astype(float), 0),
         ]
     )
-    from symtf.midrad import down, up
+    from symtf.backends.midrad import down, up
 
     assert np.all(up(x) >= np.nextafter(x, np.inf))
     pos = x[x > 0]
@@ -226,7 +237,7 @@ def test_inflation_is_at_least_one_float_step() -> None:
 def test_conversions_beyond_the_float_range_are_unknown_or_tiny() -> None:
     from flint import arb
 
-    from symtf.midrad import from_arb
+    from symtf.backends.midrad import from_arb
 
     assert from_rational(10**400, 1)[1] == math.inf
     assert from_rational(-(10**400), 3)[1] == math.inf

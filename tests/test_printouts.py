@@ -299,7 +299,7 @@ def test_unknown_input_name_is_a_clear_error() -> None:
 def test_half_widths_from_written_digits() -> None:
     from fractions import Fraction
 
-    from symtf.rounded import half_width
+    from symtf.backends.rounded import half_width
 
     assert half_width("0.1234") == Fraction(1, 20000)
     assert half_width("-1.50") == Fraction(1, 200)
@@ -398,7 +398,7 @@ def test_text_report_says_how_many_rest_on_the_setting() -> None:
 
 def test_rounded_input_ranges_contain_every_choice_of_inputs() -> None:
     """Any inputs within half a unit of the printed ones give values inside the ranges."""
-    from symtf.checking.floatsim import enclose_rounded
+    from symtf.checking.framework import enclose_rounded
 
     text = chain(5, given=2)
     d = spec.loads(text)

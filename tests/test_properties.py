@@ -12,6 +12,7 @@ Hypothesis runs derandomized (the same examples on every run) with no deadline.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -26,12 +27,12 @@ from mpmath import mp, mpf
 from reference_model import forward, i_love_ai_weights
 
 import symtf
-from symtf import expr, ops
+from symtf import ops
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import ball, exact_zero
-from symtf.checking.compare import Quantity, classify
+from symtf.backends.certify import ball, exact_zero
+from symtf.checking.evaluation import Quantity, classify
 from symtf.errors import ModelError, SymtfError
-from symtf.graph import blocks
+from symtf.language import expr
 from symtf.numbers import parse_printed
 
 DERIVATIONS = Path(__file__).parent.parent / "derivations"
@@ -107,7 +108,7 @@ def test_softmax_rows_sum_to_exactly_one(m: list[list[Fraction]], data: st.DataO
             if j != keep and data.draw(st.booleans()):
                 s[i, j] = -sympy.oo
     xp = ExactBackend()
-    p = ops.softmax(xp, sympy.ImmutableMatrix(s))
+    p = ops.on_matrices(ops.softmax, xp, sympy.ImmutableMatrix(s))
     for i in range(p.rows):
         total = sympy.Add(*p.row(i))
         assert sympy.cancel(sympy.together(total)) == 1
@@ -115,7 +116,7 @@ def test_softmax_rows_sum_to_exactly_one(m: list[list[Fraction]], data: st.DataO
             if s[i, j] == -sympy.oo:
                 assert p[i, j] == 0
     with BallBackend(128) as bx:  # balls certify the same: every row sum contains 1
-        pb = ops.softmax(bx, bx.matrix(sympy.ImmutableMatrix(s)))
+        pb = ops.on_matrices(ops.softmax, bx, bx.matrix(sympy.ImmutableMatrix(s)))
         for i in range(p.rows):
             assert sum((pb[i, j] for j in range(p.cols)), start=bx.const(0)).contains(1)
 
@@ -126,9 +127,9 @@ def test_layernorm_eps0_has_mean_exactly_0_and_variance_exactly_1(m: list[list[F
     assume(all(len(set(r)) > 1 for r in m))
     xp = ExactBackend()
     d = len(m[0])
-    parts = ops.layer_norm(xp, to_sympy(m), sympy.ones(1, d), sympy.zeros(1, d), sympy.S.Zero)
+    out = _layer_norm(xp, to_sympy(m), sympy.S.Zero)
     for i in range(len(m)):
-        row = list(parts.out.row(i))
+        row = list(out.row(i))
         mean = sympy.Add(*row) / d
         var = sympy.Add(*((e - mean) ** 2 for e in row)) / d
         assert sympy.expand(sympy.radsimp(mean)) == 0
@@ -144,18 +145,31 @@ def test_constant_row_with_eps0_is_a_model_error_naming_the_row(
     m[i] = [m[i][0]] * len(m[i])
     for k in range(i):  # earlier rows vary, so row i is the first bad one
         assume(len(set(m[k])) > 1)
-    d = len(m[0])
     with pytest.raises(ModelError, match=rf"row {i}\b"):
-        ops.layer_norm(ExactBackend(), to_sympy(m), sympy.ones(1, d), sympy.zeros(1, d), 0)
+        _layer_norm(ExactBackend(), to_sympy(m), 0)
+
+
+def _layer_norm(xp: Any, x: Any, eps: Any) -> Any:
+    """LayerNorm of each row with γ = 1, β = 0: the registry's worked pieces, as templates chain them."""
+    d = x.cols
+    mu = ops.on_matrices(ops.mean, xp, x, axis=-1, keepdims=True)
+    centered = ops.on_matrices(ops.sub, xp, x, mu)
+    var = ops.on_matrices(ops.mean_square, xp, centered)
+    std = ops.on_matrices(ops.norm_root, xp, var, eps=eps)
+    return ops.on_matrices(
+        ops.normalize, xp, centered, std, gamma=sympy.ones(1, d), beta=sympy.zeros(1, d)
+    )
 
 
 def _attention(xp: Any, x: Any, wq: Any, wk: Any, wv: Any, *, causal: bool) -> Any:
     """One exact head built from symtf.ops, scaled by √d_k."""
-    q, k, v = ops.linear(xp, x, wq), ops.linear(xp, x, wk), ops.linear(xp, x, wv)
-    s = ops.scale(xp, ops.scores(xp, q, k), xp.sqrt(xp.const(xp.shape(wq)[1])))
+    q, k, v = (ops.on_matrices(ops.linear, xp, x, w=w) for w in (wq, wk, wv))
+    s = ops.on_matrices(ops.matmul, xp, q, k, transpose_b=True)
+    d = sympy.ImmutableMatrix([[xp.sqrt(xp.const(wq.cols))]])
+    s = ops.on_matrices(ops.scale, xp, s, d)
     if causal:
-        s = ops.causal_mask(xp, s)
-    return ops.attend(xp, ops.softmax(xp, s), v), v
+        s = ops.on_matrices(ops.mask_future, xp, s)
+    return ops.on_matrices(ops.matmul, xp, ops.on_matrices(ops.softmax, xp, s), v), v
 
 
 head_weights = st.integers(1, 3).flatmap(
@@ -509,32 +523,36 @@ def test_bundled_i_love_ai_matches_the_independent_reference() -> None:
 # ----------------------------------------------------------------------------- mutants
 
 
-def _softmax_extra_term(original: Callable[..., Any]) -> Callable[..., Any]:
-    def mutant(xp: Any, s: Any) -> Any:
-        e = xp.map(s, xp.exp)
-        total = xp.add(ops.row_sum(xp, e), ops.ones(xp, xp.shape(s)[0], 1))  # + e^0
-        return xp.div(e, ops.spread(xp, total, xp.shape(s)[1]))
+def _softmax_extra_term(original: ops.Op) -> ops.Op:
+    from symtf.ops.array import apply, total
+    from symtf.ops.elementwise import add, quotient
 
-    return mutant
+    def mutant(xp: Any, s: Any, *, axis: int = -1) -> Any:
+        e = apply(xp, s, xp.exp)
+        t = add(xp, total(xp, e, axis, keepdims=True), ops.scalar(xp.const(1)))  # + e^0
+        return quotient(xp, e, t)
+
+    return dataclasses.replace(original, compute=mutant)
 
 
-def _variance_unbiased(original: Callable[..., Any]) -> Callable[..., Any]:
+def _variance_unbiased(original: ops.Op) -> ops.Op:
     def mutant(xp: Any, centered: Any, **kw: Any) -> Any:
-        if xp.shape(centered)[1] < 2:
-            return original(xp, centered, **kw)
-        return original(xp, centered, unbiased=True)  # divides by n − 1
+        if centered.shape[-1] < 2:
+            return original.compute(xp, centered, **kw)
+        return original.compute(xp, centered, **{**kw, "unbiased": True})  # divides by n − 1
 
-    return mutant
+    return dataclasses.replace(original, compute=mutant)
 
 
+def _no_divisor(original: ops.Op) -> ops.Op:
+    return dataclasses.replace(original, compute=lambda xp, **kw: ops.const.compute(xp, value=1))
+
+
+#: Each mutant replaces one registry op (the templates look their ops up when they build).
 MUTANTS = {
     "softmax: extra term in the denominator": (ops, "softmax", _softmax_extra_term),
-    "layer_norm: n − 1 variance": (ops, "row_variance", _variance_unbiased),
-    "attention: missing √d_k": (
-        blocks,
-        "divisor_op",
-        lambda original: lambda xp, **kw: xp.from_rows([[xp.const(1)]]),
-    ),
+    "layer_norm: n − 1 variance": (ops, "mean_square", _variance_unbiased),
+    "attention: missing √d_k": (ops, "divisor", _no_divisor),
 }
 
 #: The property tests that must catch each mutant (besides the reference comparison).

@@ -25,8 +25,11 @@ from limited import run_symtf
 from tiny_derivations import tiny_model
 
 import symtf
-from symtf import certify, limits, spec
+from symtf import limits, spec
+from symtf.backends import certify
 from symtf.checking import compare
+from symtf.checking.evaluation import Evaluator
+from symtf.checking.report import Check, DerivationReport, Report
 from symtf.cli import main
 from symtf.errors import Undecided
 from symtf.renderers import json as render_json
@@ -100,7 +103,7 @@ DEPENDENT = {
 }
 
 
-def _verdicts(report: compare.DerivationReport) -> dict[tuple[str, object], compare.Check]:
+def _verdicts(report: DerivationReport) -> dict[tuple[str, object], Check]:
     return {(c.claim, c.index): c for c in report.checks}
 
 
@@ -124,8 +127,8 @@ def zero_is_undecidable(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(expr, exact)  # type: ignore[arg-type]
 
     monkeypatch.setattr(certify, "exact_sign", oracle)
-    monkeypatch.setattr(compare.Evaluator, "ball_trace", lambda self, prec: None)
-    monkeypatch.setattr(compare.Evaluator, "midrad_trace", lambda self: None)
+    monkeypatch.setattr(Evaluator, "ball_trace", lambda self, prec: None)
+    monkeypatch.setattr(Evaluator, "midrad_trace", lambda self: None)
 
 
 def test_an_undecidable_branch_leaves_every_other_claim_checked(zero_is_undecidable: None) -> None:
@@ -148,7 +151,7 @@ def test_an_undecidable_branch_leaves_every_other_claim_checked(zero_is_undecida
 
 
 def test_an_undecided_claim_is_an_entry_in_every_format(zero_is_undecidable: None) -> None:
-    report = compare.Report((compare.check(spec.load(RELU_ZERO)),))
+    report = Report((compare.check(spec.load(RELU_ZERO)),))
     doc = json.loads(render_json.render(report))
     checks = doc["derivations"][0]["checks"]
     undecided = [c for c in checks if c["verdict"] == "undecided"]

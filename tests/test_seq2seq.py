@@ -14,7 +14,7 @@ import sympy
 
 import symtf
 from symtf.backends import BallBackend
-from symtf.certify import ball
+from symtf.backends.certify import ball
 from symtf.errors import SpecError
 from symtf.graph.seq2seq import equal, teacher_forcing
 

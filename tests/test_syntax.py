@@ -1,4 +1,4 @@
-"""Both expression languages read through :mod:`symtf.syntax`: one set of limits and messages."""
+"""Both expression languages read through :mod:`symtf.language.syntax`: one set of limits and messages."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sympy import Integer, Rational
 
-from symtf import expr, lang
 from symtf.errors import ExpressionError
+from symtf.language import expr, lang
 from symtf.spec.steps import SIGNATURES
 
 

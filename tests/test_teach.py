@@ -508,7 +508,7 @@ def test_fresh_refuses_encoder_decoder(tmp_path: Path, capsys: pytest.CaptureFix
 def test_fresh_printed_values(value: str, decimals: int, printed: str | None) -> None:
     import sympy
 
-    from symtf.checking.compare import Quantity
+    from symtf.checking.evaluation import Quantity
     from symtf.teach.fresh import _printed_text
 
     e = sympy.Rational(value)

@@ -123,7 +123,7 @@ def test_spec_errors_name_the_line(old: str, new: str, key: str, line: int) -> N
 
 
 def test_the_line_ends_the_first_line_of_a_multi_line_message(tmp_path: Path) -> None:
-    from symtf.cli import check_file
+    from symtf.commands.check import check_file
 
     path = tmp_path / "tiny.toml"
     # An expression naming a later displayed line fails when checked, with a caret diagram.

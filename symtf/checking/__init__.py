@@ -23,7 +23,7 @@ reports, it never imports them (except in the display hooks ``__repr__`` and
   left to map.
 - :mod:`symtf.checking.evaluation`: Exact values of a derivation's steps, and where a printed
   number lies against them.
-- :mod:`symtf.checking.floatsim`: What an article's framework can print when it computes in a
+- :mod:`symtf.checking.framework`: The forward pass as an article's framework computes it, in a
   binary floating-point format.
 - :mod:`symtf.checking.locate`: Locate a draft claim's printed numbers in a trace: which step
   they belong to.

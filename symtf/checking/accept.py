@@ -4,9 +4,9 @@ Two settings of a derivation file widen what a printed number may correctly be:
 
 - ``computed_in = "float32"`` (file or claim; also ``float16``, ``bfloat16``,
   ``float64``): the framework computed in that format. The value it can give is
-  enclosed with a certified a-priori error bound (:mod:`symtf.checking.floatsim`).
+  enclosed with a certified a-priori error bound (:mod:`symtf.checking.framework`).
 - ``rounded_inputs``: some inputs are known only to their printed precision; the
-  value becomes a certified range over their rounding intervals (:mod:`symtf.rounded`).
+  value becomes a certified range over their rounding intervals (:mod:`symtf.backends.rounded`).
 
 A printed entry that is a ``slip`` or ``wrong`` against the exact value becomes
 ``rounded`` when it is a correct rounding of some value in that enclosure; the
@@ -46,7 +46,7 @@ def _fraction(x: arb) -> Fraction:
 
 def _outward(x: arb, decimals: int) -> tuple[str, str]:
     """``x``'s ends as decimals rounded outward at ``decimals`` places."""
-    from symtf.certify import _comparison_bits
+    from symtf.backends.certify import _comparison_bits
 
     with ctx.workprec(_comparison_bits(x)):  # the ends as finely as the ball is known
         lo, hi = _fraction(x.lower()), _fraction(x.upper())
@@ -58,7 +58,7 @@ def _outward(x: arb, decimals: int) -> tuple[str, str]:
 
 def _meets(x: arb, p: Printed, mode: str) -> bool | None:
     """Whether the ball ``x`` meets the rounding interval of ``p`` (``None``: no ball)."""
-    from symtf.certify import compare_ball
+    from symtf.backends.certify import compare_ball
 
     if x is None or not x.is_finite():
         return None
@@ -72,8 +72,9 @@ def _meets(x: arb, p: Printed, mode: str) -> bool | None:
 class _Enclosures:
     """Traces of one derivation under its settings, computed once each."""
 
-    def __init__(self, d: Any) -> None:
+    def __init__(self, d: Any, ev: Any = None) -> None:
         self.d = d
+        self.ev = ev  # the check's evaluator: its ball trace is the base, computed once
         self._enc: dict[str | None, Any] = {}
         self._sim: dict[str, Any] = {}
         self._step: dict[tuple[str, str], Any] = {}
@@ -81,11 +82,11 @@ class _Enclosures:
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
             if fmt is None:
-                from symtf.checking.floatsim import enclose_rounded
+                from symtf.checking.framework import enclose_rounded
 
                 self._enc[fmt] = enclose_rounded(self.d)
             else:
-                from symtf.checking.floatsim import enclose as fenclose
+                from symtf.checking.framework import enclose as fenclose
 
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
@@ -94,7 +95,7 @@ class _Enclosures:
         """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
         key = (fmt, step)
         if key not in self._step:
-            from symtf.checking.floatsim import enclose_step
+            from symtf.checking.framework import enclose_step
 
             base = self.base()
             self._step[key] = None if base is None else enclose_step(self.d, fmt, step, base)
@@ -105,6 +106,8 @@ class _Enclosures:
         if "base" not in self._enc:
             if self.d.rounded_inputs:
                 self._enc["base"] = self.enclosure(None)
+            elif self.ev is not None:
+                self._enc["base"] = self.ev.ball_trace(128)
             else:
                 from symtf.backends import BallBackend
                 from symtf.errors import SymtfError
@@ -121,7 +124,7 @@ class _Enclosures:
         """The format's result for ``step`` computed from a numpy run's own inputs."""
         key = (f"{fmt}:{softmax}", step)
         if key not in self._step:
-            from symtf.checking.floatsim import enclose_step
+            from symtf.checking.framework import enclose_step
 
             sim = self.simulated(fmt, softmax)
             self._step[key] = None if sim is None else enclose_step(self.d, fmt, step, sim)
@@ -131,7 +134,7 @@ class _Enclosures:
         """A numpy run in ``fmt`` (softmax max-shifted, or textbook), computed once."""
         key = f"{fmt}:{softmax}"
         if key not in self._sim:
-            from symtf.checking.floatsim import simulate
+            from symtf.checking.framework import simulate
 
             self._sim[key] = simulate(self.d, fmt, softmax)
         return self._sim[key]
@@ -139,7 +142,7 @@ class _Enclosures:
 
 def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction] | None:
     """The simulated entry as its shortest repr in the format, and its exact binary value."""
-    from symtf.checking.floatsim import FORMATS, _float_value
+    from symtf.backends.formats import FORMATS, _float_value
 
     if sim is None or step not in sim:
         return None
@@ -156,7 +159,7 @@ def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction
 
 def _repr_text(x: Fraction, fmt: Any) -> str:
     """``x`` written with its shortest round-trip digits, as Python and numpy print a scalar."""
-    from symtf.checking.floatsim import shortest_repr
+    from symtf.backends.formats import shortest_repr
     from symtf.numbers import decade
 
     if fmt.name == "float64":
@@ -177,8 +180,9 @@ def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
 
     Args:
         d: The derivation.
-        results: Its :class:`~symtf.checking.compare.ClaimResult` list, in file order.
-        ev: The derivation's evaluator (resolves the references of displayed lines).
+        results: Its :class:`~symtf.checking.report.ClaimResult` list, in file order.
+        ev: The check's :class:`~symtf.checking.evaluation.Evaluator`, whose traces are
+            reused.
 
     Returns:
         The results with each explained entry re-classified (others unchanged).
@@ -189,7 +193,7 @@ def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
         and not any(getattr(r.claim, "computed_in", None) for r in results)
     ):
         return results
-    encs = _Enclosures(d)
+    encs = _Enclosures(d, ev)
     out = []
     for r in results:
         c = r.claim
@@ -337,8 +341,7 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
 def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
     """A displayed line computed in ``fmt`` as written: each slip or wrong value of it that
     the format's certified range, or a numpy run of the line in that format, prints."""
-    from symtf.checking.displayed import _resolver
-    from symtf.checking.floatsim import (
+    from symtf.backends.formats import (
         FORMATS,
         FormatBallBackend,
         FormatSimBackend,
@@ -346,8 +349,9 @@ def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
         line_entries,
         simulated_print,
     )
+    from symtf.checking.displayed import _resolver
     from symtf.errors import ExpressionError, SymtfError, Undecided
-    from symtf.latexmath import parse as parse_expression
+    from symtf.language.latexmath import parse as parse_expression
 
     claim = result.claim
     if not any(ch.verdict in FAILING for ch in result.checks):
@@ -431,7 +435,7 @@ def _printing_run(
     (``None`` when ``chain`` held it), or ``None``. The softmax is tried max-shifted (as
     frameworks compute it) and textbook.
     """
-    from symtf.checking.floatsim import FORMATS, simulated_print
+    from symtf.backends.formats import FORMATS, simulated_print
 
     for softmax in ("shifted", "textbook"):
         sim = _sim_value(encs.simulated(fmt, softmax), step, idx)

@@ -23,7 +23,7 @@ def check_claim(claim: Any, ev: Any, derivation: Any, make_check: Callable[..., 
         ev: The evaluator whose exact trace holds the decoding steps and
             ``teacher_forcing`` (recorded by the pipeline when a claim asks for it).
         derivation: The derivation (its model's vocabulary and target).
-        make_check: The result type, :class:`symtf.checking.compare.Check`.
+        make_check: The result type, :class:`symtf.checking.report.Check`.
 
     Raises:
         SpecError: When the claim does not fit this model or trace.

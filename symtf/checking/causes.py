@@ -179,7 +179,7 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
     """
     from symtf.checking.displayed import _entries, _resolver
     from symtf.errors import ExpressionError
-    from symtf.latexmath import parse as parse_expression
+    from symtf.language.latexmath import parse as parse_expression
 
     p = next((q for row in claim.printed for q in row if q.text == c.printed), None)
     if p is None or p.value is None:
@@ -231,7 +231,7 @@ def replay_derivation(d: Derivation, printed: Mapping[str, Any]) -> Derivation:
     ``cos 0.01 = 0.999`` carries into the rotated row); replay then passes them to ``rope``
     as its ``cos``/``sin`` tables.
     """
-    from symtf import lang
+    from symtf.language import lang
 
     steps = getattr(d, "steps", ())
     tables: dict[tuple[str, str], str] = {}
@@ -283,7 +283,7 @@ def _with_tables(
     node: Any, tables: Mapping[tuple[str, str], str], order: Mapping[str, int], at: int
 ) -> Any:
     """``node`` with each ``rope(x, A)`` given the printed ``cos(A)``/``sin(A)`` steps before it."""
-    from symtf import lang
+    from symtf.language import lang
 
     if isinstance(node, lang.Call) and node.name == "rope" and len(node.args) >= 2:
         angles = node.args[1]
@@ -327,7 +327,7 @@ def _with_tables(
 
 
 def _table_names(node: Any) -> list[Any]:
-    from symtf import lang
+    from symtf.language import lang
 
     out = []
     if isinstance(node, lang.Call) and node.name == "rope":
@@ -417,7 +417,7 @@ def transposed_operand(
     Offered when the rewritten step makes every printed entry of the claim right; only
     the step itself is rewritten, so its printed inputs keep their values.
     """
-    from symtf import lang
+    from symtf.language import lang
 
     step = result.claim.step
     node = next((s for s in getattr(d, "steps", ()) if s.name == step), None)
@@ -462,7 +462,7 @@ def _all_right(result: ClaimResult, ev: Evaluator, step: str) -> bool:
 
 def _toggled(tree: Any, trace: Trace) -> Iterable[tuple[Any, str]]:
     """Each variant of ``tree`` with one square named ``@`` operand transposed or un-transposed."""
-    from symtf import lang
+    from symtf.language import lang
 
     def square(name: str) -> bool:
         if name not in trace:
@@ -502,7 +502,7 @@ def _toggled(tree: Any, trace: Trace) -> Iterable[tuple[Any, str]]:
 
 
 def _flip(part: Any, square: Any) -> tuple[Any, str] | None:
-    from symtf import lang
+    from symtf.language import lang
 
     if isinstance(part, lang.Name) and square(part.name):
         return lang.Transpose(part.pos, part), f"{part.name}ᵀ in place of {part.name}"
@@ -517,7 +517,7 @@ def _flip(part: Any, square: Any) -> tuple[Any, str] | None:
 
 
 def _replace_child(node: Any, name: str, old: Any, new: Any) -> Any:
-    from symtf import lang
+    from symtf.language import lang
 
     value = getattr(node, name)
     if isinstance(value, tuple):
@@ -559,7 +559,7 @@ def rounded_inputs_cause(
 
     def explains(names: frozenset[str]) -> bool:
         if names not in cache:
-            from symtf.checking.floatsim import enclose_rounded
+            from symtf.checking.framework import enclose_rounded
 
             cache[names] = enclose_rounded(with_rounded(d, names))
         t = cache[names]
@@ -591,7 +591,7 @@ def rounded_inputs_cause(
 
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
     """The derivation with these inputs (model inputs or given tensors) known to their print only."""
-    from symtf.rounded import RoundedInput, RoundedInputs, half_width
+    from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
 
     names = set(names)
     written = getattr(d, "written_inputs", None) or {}

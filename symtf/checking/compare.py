@@ -18,35 +18,15 @@ import sympy
 from flint import arb
 
 from symtf.backends import ExactBackend
-from symtf.certify import (
+from symtf.backends.certify import (
     PRECISIONS,
     OpenMax,
     OpenMin,
     compare_ball,
     exact_sign,
 )
-
-# The values and the result types live below this module (one-way data flow); they are
-# imported from here too, so they stay re-exported under their old names.
-from symtf.checking.evaluation import DECIDED_BY as DECIDED_BY
-from symtf.checking.evaluation import Evaluator as Evaluator
-from symtf.checking.evaluation import Quantity as Quantity
-from symtf.checking.evaluation import _fit as _fit
-from symtf.checking.evaluation import _inside as _inside
-from symtf.checking.evaluation import _near_decimal as _near_decimal
-from symtf.checking.evaluation import _rational_decimal as _rational_decimal
-from symtf.checking.evaluation import _where_in_step as _where_in_step
-from symtf.checking.evaluation import classify as classify
-from symtf.checking.evaluation import correct_rounding as correct_rounding
-from symtf.checking.evaluation import selection as selection
-from symtf.checking.report import FAILING as FAILING
-from symtf.checking.report import NOT_DECIDED as NOT_DECIDED
-from symtf.checking.report import VERDICTS as VERDICTS
-from symtf.checking.report import Check as Check
-from symtf.checking.report import ClaimResult as ClaimResult
-from symtf.checking.report import DerivationReport as DerivationReport
-from symtf.checking.report import FileError as FileError
-from symtf.checking.report import Report as Report
+from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity, _fit, selection
+from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
 from symtf.errors import SpecError, Undecided
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation

@@ -25,10 +25,9 @@ from typing import Any
 import sympy
 from flint import arb, fmpq
 
-from symtf.backends import BallBackend, ExactBackend
 from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
-from symtf.errors import ModelError, ShapeError, SymtfError, Undecided
+from symtf.errors import SymtfError
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
 from symtf.tensor import Tensor
@@ -95,6 +94,10 @@ class _Override:
         self.exact = exact  # entries printed exactly: no rounding interval to widen to
         self.nudge = nudge  # add 1 to this entry, to find which inputs an output depends on
 
+    def touches(self) -> frozenset[str]:
+        """The steps whose values this override changes (the evaluation computes them again)."""
+        return frozenset(n for n in self.printed if n != self.skip and n not in self.also)
+
     def __call__(self, name: str, value: Any) -> Any:
         entries = self.printed.get(name)
         if not entries or name == self.skip or name in self.also or isinstance(value, tuple):
@@ -131,32 +134,13 @@ class _Override:
         return arb_mat(rows)
 
 
-class _Replay(Evaluator):
-    """An evaluator whose runs take the article's printed numbers for other steps."""
+def _replay(ev: Evaluator, d: Derivation, override: _Override, step: str) -> Evaluator:
+    """An evaluator of ``step`` with the article's printed numbers put in for other steps.
 
-    midrad = False  # the midpoint–radius trace would not see the override
-
-    def __init__(self, d: Derivation, override: _Override) -> None:
-        super().__init__(d)
-        self.override = override
-
-    def ball_trace(self, prec: int) -> Trace | None:
-        from symtf.graph.pipeline import run
-
-        if prec not in self._balls:
-            try:
-                with BallBackend(prec) as xp:
-                    self._balls[prec] = run(self.derivation, xp, self.override)
-            except (Undecided, ModelError, ShapeError, TypeError):
-                self._balls[prec] = None
-        return self._balls[prec]
-
-    def exact_trace(self) -> Trace:
-        from symtf.graph.pipeline import run
-
-        if self._exact is None:
-            self._exact = run(self.derivation, ExactBackend(), self.override)
-        return self._exact
+    It starts from ``ev``'s traces: only the steps downstream of a printed value, on the
+    way to ``step``, are computed again.
+    """
+    return Evaluator(d, base=ev, override=override, fresh=override.touches(), needed={step})
 
 
 # ----------------------------------------------------------------------------- graph helpers
@@ -217,7 +201,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     exact_entries = frozenset(e for e, (v, _) in status.items() if v == "exact")
     own = _own_printed(report, trace)
     findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
-    replays: dict[str, tuple[_Replay, _Replay]] = {}
+    replays: dict[str, tuple[Evaluator, Evaluator]] = {}
     relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
 
     # 1. replay each failing step from the article's own numbers
@@ -226,8 +210,8 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             continue
         if c.step not in replays:
             replays[c.step] = (
-                _Replay(d, _Override(printed, c.step)),
-                _Replay(d, _Override(printed, c.step, widen=True, exact=exact_entries)),
+                _replay(ev, d, _Override(printed, c.step), c.step),
+                _replay(ev, d, _Override(printed, c.step, widen=True, exact=exact_entries), c.step),
             )
         f = _replay_one(c, replays[c.step], trace, printed, status, d, own, relevant)
         pieces = _norm_pieces(c.step, printed)
@@ -237,9 +221,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             own_key = f"{c.step}#from-input"
             if own_key not in replays:
                 replays[own_key] = (
-                    _Replay(d, _Override(printed, c.step, also=pieces)),
-                    _Replay(
-                        d, _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces)
+                    _replay(ev, d, _Override(printed, c.step, also=pieces), c.step),
+                    _replay(
+                        ev,
+                        d,
+                        _Override(printed, c.step, widen=True, exact=exact_entries, also=pieces),
+                        c.step,
                     ),
                 )
             f = _replay_one(
@@ -302,7 +289,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         f = _expression_finding(c)
         if f.cause == "unexplained":
             if c.claim not in searched:
-                searched[c.claim] = _search_expression(claims[c.claim], d_all, variants)
+                searched[c.claim] = _search_expression(claims[c.claim], d_all, variants, ev)
             f = searched[c.claim] or _line_slip(c, claims[c.claim].claim, ev, d_all) or f
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
             f.root = {"claim": c.claim, "step": None, "index": None}
@@ -419,7 +406,7 @@ def _entry_status(report: DerivationReport) -> dict[Entry, tuple[str, str]]:
 
 def _replay_one(
     c: Check,
-    replays: tuple[_Replay, _Replay],
+    replays: tuple[Evaluator, Evaluator],
     trace: Trace,
     printed: dict[str, dict[tuple[int, int], Printed]],
     status: dict[Entry, tuple[str, str]],
@@ -446,7 +433,7 @@ def _replay_one(
         span = wide.value(c.step)[c.index]
     key = (c.step, c.index, also)
     if key not in relevant:
-        relevant[key] = _find_relevant(c, trace, printed, d, also)
+        relevant[key] = _find_relevant(c, trace, printed, d, exact_rp, also)
     inputs = relevant[key]
     names = ", ".join(f"{e[0]}[{', '.join(map(str, e[1:]))}] = {pp.text}" for e, pp in inputs)
     exact = q.decimal()
@@ -495,7 +482,7 @@ def _replay_text(names: str, exact: str | None, q: Quantity, p: Printed, span: a
 
 
 def _overlaps(x: arb, p: Printed) -> bool:
-    from symtf.certify import compare_ball
+    from symtf.backends.certify import compare_ball
     from symtf.numbers import rounding_interval
 
     iv = rounding_interval(p)
@@ -507,6 +494,7 @@ def _find_relevant(
     trace: Trace,
     printed: dict[str, dict[tuple[int, int], Printed]],
     d: Derivation,
+    replay: Evaluator,
     also: frozenset[str] = frozenset(),
 ) -> list[tuple[Entry, Printed]]:
     """Printed upstream entries this entry depends on (found by nudging each by 1).
@@ -516,7 +504,7 @@ def _find_relevant(
     one level further up.
     """
     assert c.step is not None and c.index is not None
-    base = _Replay(d, _Override(printed, c.step, also=also)).ball_trace(128)
+    base = replay.ball_trace(128)  # the replay from the printed numbers, nothing nudged
     if base is None:
         return []
     ref = base.value(c.step)[c.index]
@@ -529,9 +517,10 @@ def _find_relevant(
             for ab, pp in sorted(printed[s].items()):
                 if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
                     continue  # printed exactly: no rounding to blame
-                t = _Replay(d, _Override(printed, c.step, nudge=(s, *ab), also=also)).ball_trace(
-                    128
-                )
+                nudged = _Override(printed, c.step, nudge=(s, *ab), also=also)
+                t = Evaluator(
+                    d, base=replay, override=nudged, fresh={s}, needed={c.step}
+                ).ball_trace(128)
                 if t is None:
                     continue
                 v = t.value(c.step)[c.index]
@@ -566,16 +555,19 @@ def _expression_finding(c: Check) -> _Finding:
 
 
 def _search_expression(
-    result: ClaimResult, d: Derivation, variants: dict[tuple[str, str], Evaluator | None]
+    result: ClaimResult,
+    d: Derivation,
+    variants: dict[tuple[str, str], Evaluator | None],
+    base: Evaluator | None = None,
 ) -> _Finding | None:
     """A named convention under which every value of a displayed line is right.
 
     Only lines that read the model (a step reference, or a literal standing for an
     entry) can change under a convention; others are left unexplained.
     """
-    from symtf import expr as sx
     from symtf.checking.displayed import check_expression
     from symtf.errors import ExpressionError
+    from symtf.language import expr as sx
 
     claim = result.claim
     reads_model = any(c.extra.get("exact_reading", {}).get("stands_for") for c in result.checks)
@@ -598,7 +590,7 @@ def _search_expression(
         for scope in scopes:
             if (sw.name, scope) not in variants:
                 try:
-                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope), base=base)
                 except SymtfError:
                     variants[(sw.name, scope)] = None
             variant = variants[(sw.name, scope)]
@@ -619,7 +611,11 @@ def _search_expression(
 
 
 def convention_variants(
-    d: Derivation, trace: Trace, step: str, cache: dict[tuple[str, str], Evaluator | None]
+    d: Derivation,
+    trace: Trace,
+    step: str,
+    cache: dict[tuple[str, str], Evaluator | None],
+    base: Evaluator | None = None,
 ) -> Iterator[tuple[Any, str, Evaluator]]:
     """Every named convention switch whose scope reaches ``step``, with its evaluator.
 
@@ -639,7 +635,7 @@ def convention_variants(
                 continue
             if (sw.name, scope) not in cache:
                 try:
-                    cache[(sw.name, scope)] = Evaluator(sw.apply(d, scope))
+                    cache[(sw.name, scope)] = Evaluator(sw.apply(d, scope), base=base)
                 except SymtfError:
                     cache[(sw.name, scope)] = None
             variant = cache[(sw.name, scope)]
@@ -719,7 +715,7 @@ def _search(
             candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}", None, None))
 
     # pipeline conventions
-    for sw, scope, variant in convention_variants(d, trace, step, variants):
+    for sw, scope, variant in convention_variants(d, trace, step, variants, ev):
         n = _explains_variant(explains, variant, step)
         if n:
             where = f" in {scope}" if scope else ""

@@ -24,10 +24,10 @@ from typing import Any
 
 import sympy
 
-from symtf import expr as sx
-from symtf.certify import PRECISIONS, compare_ball
+from symtf.backends.certify import PRECISIONS, to_fmpq
 from symtf.errors import ExpressionError, SpecError, Undecided
-from symtf.latexmath import parse as parse_expression
+from symtf.language import expr as sx
+from symtf.language.latexmath import parse as parse_expression
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
@@ -38,7 +38,7 @@ _BARE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\[\d+\])?)\s*$")
 
 
 def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any, ...]:
-    """Check one expression claim; returns its :class:`~symtf.checking.compare.Check` entries.
+    """Check one expression claim; returns its :class:`~symtf.checking.report.Check` entries.
 
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
@@ -683,9 +683,9 @@ def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[in
 
 def _entries_in(iv: Any, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
     """Every trace entry certainly inside the interval ``iv`` (its ends excluded), in order."""
+    lo, hi = to_fmpq(iv.lo), to_fmpq(iv.hi)  # once per interval, not once per entry
     out = []
     for name, ij, e, b in _entries_of(trace):
-        lo, hi = compare_ball(b, iv.lo), compare_ball(b, iv.hi)
-        if lo is not None and hi is not None and lo > 0 and hi < 0:
+        if b > lo and b < hi:  # certified: the whole ball inside the open interval
             out.append((name, ij, e, b))
     return out

@@ -14,8 +14,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from symtf.backends import BallBackend
-from symtf.checking.compare import FAILING, DerivationReport, check
+from symtf.checking.compare import check
 from symtf.checking.locate import Suggestion, suggest
+from symtf.checking.report import FAILING, DerivationReport
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.graph.pipeline import run
 from symtf.spec import Claim, Derivation

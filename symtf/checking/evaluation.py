@@ -17,8 +17,9 @@ import sympy
 from flint import arb
 
 from symtf.backends import BallBackend, ExactBackend
-from symtf.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
-from symtf.errors import ModelError, SpecError, Undecided
+from symtf.backends.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.errors import ModelError, ShapeError, SpecError, Undecided
+from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.spec import Claim, Derivation
@@ -248,17 +249,39 @@ def _rational_decimal(q: Fraction, digits: int = 20) -> str:
 
 
 class Evaluator:
-    """Lazily computed traces of one derivation: balls at each precision, and exact.
+    """Lazily computed traces of one derivation: midpoint–radius, balls at each precision, exact.
+
+    Each trace is one evaluation of the derivation's graph in one backend. An evaluator
+    made ``from`` another (a replay of the article's printed numbers, a convention's
+    variant) computes only what differs from the other's traces in the same backend,
+    and takes every unchanged node from them.
 
     Args:
         derivation: The derivation to evaluate.
+        base: The evaluator whose traces this one's start from (``None``: from scratch).
+        override: ``override(step, value)`` puts the article's printed numbers in.
+        fresh: The steps ``override`` changes (computed again, whatever ``base`` has).
+        needed: Evaluate only what these steps are computed from.
     """
 
-    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.midrad`).
+    #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.backends.midrad`);
+    #: never for a replay, whose printed numbers are put into exact and ball values.
     midrad: bool = True
 
-    def __init__(self, derivation: Derivation) -> None:
+    def __init__(
+        self,
+        derivation: Derivation,
+        *,
+        base: Evaluator | None = None,
+        override: Callable[[str, Any], Any] | None = None,
+        fresh: Iterable[str] = (),
+        needed: Iterable[str] | None = None,
+    ) -> None:
         self.derivation = derivation
+        self.base = base
+        self.override = override
+        self.fresh = frozenset(fresh)
+        self.needed = None if needed is None else frozenset(needed)
         self._balls: dict[int, Trace | None] = {}
         self._exact: Trace | None = None
         self._midrad: Trace | None = None
@@ -272,37 +295,54 @@ class Evaluator:
         #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
         self.printed_results: dict[str, sympy.Expr] = {}
 
+    def _run(self, xp: Any, base: Trace | None) -> Trace:
+        reuse = Reuse(base, self.fresh) if base is not None else None
+        return run(self.derivation, xp, self.override, reuse=reuse, needed=self.needed)
+
     def ball_trace(self, prec: int) -> Trace | None:
         """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""
         if prec not in self._balls:
+            base = self.base.ball_trace(prec) if self.base is not None else None
             try:
                 with BallBackend(prec) as xp:
-                    self._balls[prec] = run(self.derivation, xp)
-            except (Undecided, ModelError, TypeError):
+                    self._balls[prec] = self._run(xp, base)
+            except (Undecided, ModelError, ShapeError, TypeError):
                 self._balls[prec] = None  # decided exactly instead
         return self._balls[prec]
 
     def exact_trace(self) -> Trace:
-        """The exact forward pass (computed once)."""
+        """The exact forward pass (computed once).
+
+        From a base, it runs in the base's exact backend (whose node definitions the
+        base's values use), its own new nodes named apart.
+        """
         if self._exact is None:
-            self._exact = run(self.derivation)
+            base = self.base.exact_trace() if self.base is not None else None
+            if base is None:
+                self._exact = run(self.derivation, ExactBackend(), self.override)
+            else:
+                with base.backend.apart():
+                    self._exact = self._run(base.backend, base)
         return self._exact
 
     def midrad_trace(self) -> Trace | None:
         """The forward pass in midpoint–radius float64 (``None`` if off or undecidable)."""
         cls = type(self)
-        if not self.midrad or (
-            cls.ball_trace is not Evaluator.ball_trace
+        if (
+            not self.midrad
+            or self.override is not None
+            or cls.ball_trace is not Evaluator.ball_trace
             or cls.exact_trace is not Evaluator.exact_trace
         ):
-            return None  # a subclass computes its own traces (a replay): the fast one would differ
+            return None  # a replay, or a subclass computing its own traces: the fast one would differ
         if not self._midrad_done:
             self._midrad_done = True
-            from symtf.midrad import MidradBackend
+            from symtf.backends.midrad import MidradBackend
 
+            base = self.base.midrad_trace() if self.base is not None else None
             try:
                 with MidradBackend() as xp:
-                    self._midrad = run(self.derivation, xp)
+                    self._midrad = self._run(xp, base)
             except (Undecided, ModelError, TypeError, ValueError, ArithmeticError):
                 self._midrad = None  # decided by balls instead
         return self._midrad

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from symtf.certify import compare_ball
+from symtf.backends.certify import compare_ball
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim
 from symtf.trace import Trace

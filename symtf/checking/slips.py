@@ -27,7 +27,7 @@ from typing import Any
 
 from flint import arb, ctx, fmpq
 
-from symtf.certify import _comparison_bits, compare_ball, decimal_string
+from symtf.backends.certify import _comparison_bits, compare_ball, decimal_string
 from symtf.numbers import Printed, rounding_interval
 
 Index = tuple[int, ...]

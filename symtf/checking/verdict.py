@@ -12,14 +12,14 @@ DESIGN.md "Verdicts", for a printed number whose last digit has weight ``u``:
   an expression (with the symbol's values that print as the printed number,
   where that is cheap);
 - ``undecided``: the exact value could not be separated from a boundary within
-  :data:`~symtf.certify.MAX_BITS` bits, and exact algebra could not prove it
+  :data:`~symtf.backends.certify.MAX_BITS` bits, and exact algebra could not prove it
   equal to it (the explanation says which boundary).
 
 Every comparison is certified: rationals exactly (also through node
 definitions), everything else with balls whose precision escalates 128 → 1024
 bits, then exact algebra (the trigonometry-aware zero test), then further up
 to the cap. The quantity only needs ``ball(prec)`` and ``exact()`` (see
-:class:`symtf.checking.compare.Quantity`).
+:class:`symtf.checking.evaluation.Quantity`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import sympy
 from flint import arb, ctx
 
-from symtf.certify import (
+from symtf.backends.certify import (
     MAX_BITS,
     PRECISIONS,
     compare_ball,
@@ -196,7 +196,7 @@ class Located:
         return fast() if fast is not None else None
 
     def _path(self, how: str) -> None:
-        """Record which path decided a comparison (symtf.checking.compare.Quantity.decided_by)."""
+        """Record which path decided a comparison (symtf.checking.evaluation.Quantity.decided_by)."""
         decided = getattr(self.q, "_decided", None)
         if decided is not None:
             decided(how)

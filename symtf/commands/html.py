@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from symtf import files
+from symtf.checking.report import Report
 from symtf.commands import add_allow_path, add_page_options, add_timeout, note
 
 
@@ -24,7 +25,7 @@ def cmd_html(args: argparse.Namespace) -> int:
         note(f"wrote {args.output}")
     else:
         files.write_stdout(page)
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+    return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
 def configure(subparsers: argparse._SubParsersAction) -> None:

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from symtf import files
+from symtf.checking.report import Report
 from symtf.commands import add_allow_path, add_page_options, add_timeout, note
 from symtf.errors import SymtfError
 from symtf.renderers.safe import line as safe_line
@@ -233,7 +234,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
         )
         tex = document(report, derivation, opts)
         _write_notes(args, tex)
-    return EXIT_FAIL if compare.Report((report,)).failed else EXIT_OK
+    return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
 def _write_notes(args: argparse.Namespace, tex: str) -> None:

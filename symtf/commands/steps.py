@@ -50,7 +50,7 @@ def steps(derivation: Any) -> list[StepInfo]:
     The forward pass runs once (certified balls, or exact values when a ball
     cannot decide a branch); no claim is checked.
     """
-    from symtf.checking.compare import Evaluator
+    from symtf.checking.evaluation import Evaluator
 
     ev = Evaluator(derivation)
     trace = ev.ball_trace(128) or ev.exact_trace()

@@ -50,7 +50,7 @@ def compile_pdf(
 def cmd_exercise(args: argparse.Namespace) -> int:
     """``symtf exercise FILE -o DIR``: a student sheet, an answer key and an answer template."""
     from symtf import spec
-    from symtf.checking.compare import Evaluator
+    from symtf.checking.evaluation import Evaluator
     from symtf.cli import EXIT_OK, time_budget
     from symtf.teach import exercise as E
     from symtf.teach import sheet as S

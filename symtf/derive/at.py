@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from symtf.certify import decimal_string
+from symtf.backends.certify import decimal_string
 from symtf.derive.core import Check, DeriveError
 
 #: Significant digits shown for certified values.
@@ -164,13 +164,15 @@ def _zero_check(backend: Any, what: str, entries: Sequence[sympy.Expr]) -> tuple
     )
 
 
-_SOFTMAX_MARKS = ("softmax", "e^{z_i}")
-
-
 def _is_softmax_output(trace: Any, step: str) -> bool:
-    """Whether a step is recorded as the softmax of its (single) input."""
+    """Whether the trace recorded a step as the softmax of its (single) input (or as a
+    renaming of one, like a decoding step's ``probs``)."""
     st = trace[step]
-    return len(st.inputs) == 1 and any(m in st.formula for m in _SOFTMAX_MARKS)
+    if len(st.inputs) != 1:
+        return False
+    if st.op == "identity" and st.inputs[0] in trace:
+        return _is_softmax_output(trace, st.inputs[0])
+    return st.op == "softmax"
 
 
 def _softmax_of(
@@ -225,11 +227,11 @@ def _cross_entropy(
 ) -> tuple[str, list, list]:
     from symtf.backends import ExactBackend
     from symtf.derive.softmax import cross_entropy_gradient
-    from symtf.ops import argmax
+    from symtf.ops import largest
 
     s, how, same = _softmax_of(trace, step, row, index)
     xp = trace.backend
-    picks = argmax(ExactBackend(), sympy.ImmutableMatrix([s])) if not _has_nodes(xp, s) else None
+    picks = largest(ExactBackend(), list(s)) if not _has_nodes(xp, s) else None
     y = picks[0] if picks else max(range(len(s)), key=lambda i: float(xp.ball(s[i], 128).mid()))
     g = cross_entropy_gradient(s, y)
     return (

@@ -1,8 +1,8 @@
 """Backpropagation through attention, and why masked attention is causal.
 
-Attention here is symtf's own forward pass: :func:`symtf.ops.scores`,
-:func:`~symtf.ops.scale`, :func:`~symtf.ops.causal_mask`,
-:func:`~symtf.ops.softmax` and :func:`~symtf.ops.attend` on symbolic Q, K, V.
+Attention here is symtf's own forward pass, the registry's ops
+(:func:`symtf.ops.matmul`, :func:`~symtf.ops.scale`, :func:`~symtf.ops.mask_future`,
+:func:`~symtf.ops.softmax`) on symbolic Q, K, V.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ def attention(
     """``(A, O)`` with ``A = softmax(QKᵀ/√d [+ M])`` and ``O = A V``, by :mod:`symtf.ops`."""
     xp = ExactBackend(max_ops=10**9)
     with distribute(False):
-        s = ops.scale(xp, ops.scores(xp, q, k), sympy.sqrt(q.cols))
+        scores = ops.on_matrices(ops.matmul, xp, q, k, transpose_b=True)
+        s = ops.on_matrices(ops.scale, xp, scores, sympy.ImmutableMatrix([[sympy.sqrt(q.cols)]]))
         if causal:
-            s = ops.causal_mask(xp, s)
-        a = ops.softmax(xp, s)
-        return a, ops.attend(xp, a, v)
+            s = ops.on_matrices(ops.mask_future, xp, s)
+        a = ops.on_matrices(ops.softmax, xp, s)
+        return a, ops.on_matrices(ops.matmul, xp, a, v)
 
 
 def pairing(g: sympy.MatrixBase, o: sympy.MatrixBase) -> sympy.Expr:
@@ -83,8 +84,8 @@ def _backward_steps(n: int | None) -> list[Identity]:
         loss = pairing(d_o, o)
         # dA and dS are stated for A and S as free variables (upstream gradients
         # free too), so each link of the chain is checked on its own.
-        s_in = ops.causal_mask(ExactBackend(), s_free) if causal else s_free
-        a_of_s = ops.softmax(ExactBackend(max_ops=10**9), s_in)
+        s_in = ops.on_matrices(ops.mask_future, ExactBackend(), s_free) if causal else s_free
+        a_of_s = ops.on_matrices(ops.softmax, ExactBackend(max_ops=10**9), s_in)
         d_s_full = grad_s(a, grad_a(d_o, v))
         steps = [
             (

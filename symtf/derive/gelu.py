@@ -31,7 +31,7 @@ PIECES = 12_000
 
 def gelu_ops(x: sympy.Expr) -> sympy.Expr:
     """GELU by :func:`symtf.ops.gelu`."""
-    return ops.gelu(ExactBackend(), sympy.ImmutableMatrix([[x]]))[0, 0]
+    return ops.on_matrices(ops.gelu, ExactBackend(), sympy.ImmutableMatrix([[x]]))[0, 0]
 
 
 def phi(x: sympy.Expr) -> sympy.Expr:

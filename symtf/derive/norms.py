@@ -1,13 +1,15 @@
 """The Jacobians of LayerNorm and RMSNorm.
 
-LayerNorm is :func:`symtf.ops.layer_norm` itself (γ = 1, β = 0), run on a row
-of symbols, with ε symbolic and with ε = 0. RMSNorm is written here with the
-same backend operations (symtf's ops have no RMSNorm step of their own).
+LayerNorm is symtf's own, the registry's worked pieces (``mean``, ``x − μ``,
+``mean_square``, ``norm_root``, ``normalize``) with γ = 1, β = 0, run on a row of
+symbols, with ε symbolic and with ε = 0; RMSNorm the same pieces without the
+centring.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
@@ -23,28 +25,43 @@ from symtf.derive.words import Words, m, words
 EPS = sympy.Symbol("varepsilon", positive=True)
 
 
-def layer_norm_row(x: sympy.MatrixBase, eps: sympy.Expr) -> ops.NormParts:
-    """LayerNorm of a ``1 × n`` row with γ = 1, β = 0, by :func:`symtf.ops.layer_norm`."""
+@dataclass(frozen=True)
+class NormParts:
+    """LayerNorm of a row and the worked pieces: ``mean``, ``centered``, ``var``, ``std``, ``out``."""
+
+    mean: Any
+    centered: Any
+    var: Any
+    std: Any
+    out: Any
+
+
+def layer_norm_row(x: sympy.MatrixBase, eps: sympy.Expr) -> NormParts:
+    """LayerNorm of a ``1 × n`` row with γ = 1, β = 0, by the registry's worked pieces."""
     xp = ExactBackend(max_ops=10**9)
     n = x.cols
+    one, zero = sympy.ImmutableMatrix(1, n, [1] * n), sympy.ImmutableMatrix(1, n, [0] * n)
     with distribute(False):
-        return ops.layer_norm(
-            xp,
-            sympy.ImmutableMatrix(x),
-            sympy.ImmutableMatrix(1, n, [1] * n),
-            sympy.ImmutableMatrix(1, n, [0] * n),
-            eps,
-        )
+        row = sympy.ImmutableMatrix(x)
+        mean = ops.on_matrices(ops.mean, xp, row, axis=-1, keepdims=True)
+        centered = ops.on_matrices(ops.sub, xp, row, mean)
+        var = ops.on_matrices(ops.mean_square, xp, centered)
+        std = ops.on_matrices(ops.norm_root, xp, var, eps=eps)
+        out = ops.on_matrices(ops.normalize, xp, centered, std, gamma=one, beta=zero)
+        return NormParts(mean, centered, var, std, out)
 
 
 def rms_norm_row(x: sympy.MatrixBase, eps: sympy.Expr) -> tuple[Any, Any]:
     """RMSNorm of a ``1 × n`` row with gain 1: ``(x / rms, rms)``, ``rms = √(mean(x²) + ε)``."""
     xp = ExactBackend(max_ops=10**9)
     n = x.cols
+    one, zero = sympy.ImmutableMatrix(1, n, [1] * n), sympy.ImmutableMatrix(1, n, [0] * n)
     with distribute(False):
-        ms = xp.scale(ops.row_sum(xp, xp.mul(x, x)), 1 / xp.const(n))
-        rms = xp.sqrt(xp.entry(ms, 0, 0) + eps)
-        return xp.scale(x, 1 / rms), rms
+        row = sympy.ImmutableMatrix(x)
+        ms = ops.on_matrices(ops.mean_square, xp, row)
+        rms = ops.on_matrices(ops.norm_root, xp, ms, eps=eps)
+        out = ops.on_matrices(ops.normalize, xp, row, rms, gamma=one, beta=zero)
+        return out, rms[0, 0]
 
 
 def layer_norm_jacobian(xhat: sympy.MatrixBase, sigma: sympy.Expr) -> sympy.ImmutableMatrix:

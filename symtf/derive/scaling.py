@@ -157,7 +157,7 @@ def _masked_row(scores: sympy.MatrixBase, i: int, c: sympy.Expr) -> sympy.Immuta
 
 
 def _decimal(e: sympy.Expr, digits: int = 6) -> str:
-    from symtf.certify import ball, decimal_string
+    from symtf.backends.certify import ball, decimal_string
 
     for prec in (128, 256, 512):
         s = decimal_string(ball(e, prec), digits)
@@ -206,10 +206,10 @@ def _worked_instance() -> Identity:
 def max_weight(p: sympy.MatrixBase) -> sympy.Expr:
     """The largest weight of an exact row (compared with certified balls)."""
     from symtf.backends import ExactBackend
-    from symtf.ops import argmax
+    from symtf.ops import largest
 
     xp = ExactBackend()
-    best = argmax(xp, sympy.ImmutableMatrix(p))
+    best = largest(xp, list(p))
     return p[best[0]]
 
 

@@ -21,7 +21,7 @@ from symtf.derive.words import m, words
 def softmax_row(x: sympy.MatrixBase) -> sympy.ImmutableMatrix:
     """``softmax`` of a ``1 × n`` row, by :func:`symtf.ops.softmax`."""
     with distribute(False):
-        return ops.softmax(ExactBackend(), sympy.ImmutableMatrix(x))
+        return ops.on_matrices(ops.softmax, ExactBackend(), sympy.ImmutableMatrix(x))
 
 
 def jacobian_entry(s: sympy.MatrixBase, i: int, j: int) -> sympy.Expr:

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from symtf import latexmath
 from symtf.draft.names import ident
 from symtf.errors import ExpressionError
 from symtf.extract import Found, extract_text, statements
+from symtf.language import latexmath
 
 __all__ = ["Article", "Display", "Equation", "Printing", "ident", "read_article"]
 

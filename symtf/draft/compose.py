@@ -19,11 +19,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from symtf import latexmath
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError
+from symtf.language import latexmath
 
 __all__ = ["Composed", "Unread", "compose"]
 

@@ -43,9 +43,8 @@ from typing import Any
 import numpy as np
 from flint import arb
 
-from symtf import latexmath
 from symtf.backends import BallBackend
-from symtf.certify import compare_ball
+from symtf.backends.certify import compare_ball
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.templates import (
     Call,
@@ -62,6 +61,7 @@ from symtf.draft.templates import (
 )
 from symtf.errors import ExpressionError, SymtfError, Undecided
 from symtf.graph.evaluate import evaluate_text
+from symtf.language import latexmath
 from symtf.numbers import Printed, claim_grid, on_grid, parse_printed, rounding_interval
 from symtf.tensor import Tensor
 

@@ -1,12 +1,13 @@
-"""The user's given tensors and steps as nodes of the step graph, and their evaluation.
+"""The user's given tensors and steps as nodes of the step graph, and how a step is evaluated.
 
-Each given tensor and each step becomes a :class:`~symtf.graph.core.Node`
-after the template's nodes, with its formula (LaTeX from its expression) and
-the names it reads as inputs. Its op evaluates the step's syntax tree on
-:class:`~symtf.tensor.Tensor` values; the graph's evaluator records a 0-,
-1- or 2-D result as the backend's native matrix (so checking, replay and LaTeX
-read it like any step) and hands later steps what was recorded (perhaps the
-article's printed numbers, during replay) in its true shape.
+Each given tensor becomes a node of the registry's ``given`` op, and each step a
+node of :data:`STEP`, whose parameter is the step's syntax tree. A step is
+evaluated by walking its tree: every operator and every call is a registry op
+(:mod:`symtf.ops`), bound by the op's signature and run on
+:class:`~symtf.tensor.Tensor` values. The same walk on shapes alone
+(:func:`step_shape`) is the step's shape rule, run before anything is
+evaluated, so a shape error names the step and the column before any number
+is computed.
 """
 
 from __future__ import annotations
@@ -15,17 +16,13 @@ from collections.abc import Callable, Container
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
-from symtf import lang
+from symtf import ops
 from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Undecided
-from symtf.graph import ops as O
 from symtf.graph.core import Node
-from symtf.spec.steps import OPS, SIGNATURES, GivenTensor, StepNode
+from symtf.language import lang
+from symtf.ops.core import Op, ParamError
+from symtf.spec.steps import GivenTensor, StepNode
 from symtf.tensor import Tensor
-
-#: Parameters read as plain numbers when the graph is built (not backend values).
-STATIC = frozenset({"axes", "shape", "h", "axis", "keepdims", "unbiased", "n", "d", "base"})
 
 
 class _Located(Exception):
@@ -37,26 +34,13 @@ class _Located(Exception):
         self.model = model  # undefined for these numbers (ModelError), not a bad step
 
 
+class _Unknown(Exception):
+    """A shape that depends on the values (a slice bound computed from a tensor)."""
+
+
 def given_value(xp: Any, g: GivenTensor) -> Tensor:
-    """A given tensor in the backend's numbers.
-
-    A tensor marked ``rounded = true`` goes through ``xp.matrix`` as one row, so that a
-    backend for rounded inputs (symtf.rounded) makes each entry its rounding interval.
-    """
-    if g.flat is not None:
-        m = xp.matrix(g.flat)
-        return Tensor(g.shape, [xp.entry(m, 0, k) for k in range(len(g.values))])
-    return Tensor(g.shape, [_const(xp, v) for v in g.values])
-
-
-def _const(xp: Any, v: sympy.Expr) -> Any:
-    if v is sympy.S.NegativeInfinity:
-        return xp.neg_inf()
-    if v is sympy.oo:
-        return -xp.neg_inf()
-    if v.is_Rational:
-        return xp.const(Fraction(int(v.p), int(v.q)))
-    return xp.const(v)
+    """A given tensor in the backend's numbers (the registry's ``given`` op)."""
+    return ops.given(xp, value=g)
 
 
 def step_nodes(derivation: Any, taken: Container[str]) -> list[Node]:
@@ -80,9 +64,7 @@ def step_nodes(derivation: Any, taken: Container[str]) -> list[Node]:
             raise SpecError(
                 f"{g.where}: a given tensor cannot have the name of the model's step {g.name}"
             )
-        out.append(
-            Node(g.name, _given_op, (), {"given": g}, _tex_name(g.name), "given", tensors=True)
-        )
+        out.append(Node(g.name, ops.given, (), {"value": g}, _tex_name(g.name), "given"))
     for node in steps:
         if node.name in taken:
             raise SpecError(
@@ -91,124 +73,128 @@ def step_nodes(derivation: Any, taken: Container[str]) -> list[Node]:
         out.append(
             Node(
                 node.name,
-                _step_op,
+                STEP,
                 node.inputs,
                 {"step": node, "path": path},
                 f"{_tex_name(node.name)} = {lang.latex(node.tree)}",
                 node.text,
-                tensors=True,
             )
         )
     return out
 
 
-def _given_op(xp: Any, *, given: GivenTensor) -> Tensor:
-    return given_value(xp, given)
-
-
-def _step_op(xp: Any, *values: Tensor | None, step: StepNode, path: str) -> Tensor:
-    """Evaluate one user step from the values of the names it reads.
-
-    Raises:
-        SpecError: A step that does not fit (shapes, an index out of range, an unknown
-            name), naming the file, the step and the column.
-        ModelError: A step undefined for these numbers (a zero variance with ε = 0).
-        Undecided: (balls) a sign that cannot be decided at this precision.
-    """
-    env = dict(zip(step.inputs, values, strict=True))
+def _located(step: StepNode, path: str, run: Callable[[], Any]) -> Any:
+    """``run()``, a problem at a column re-raised naming the file, the step and the column."""
     try:
-        return _Interp(xp, env.get).value(step.tree)
+        return run()
     except _Located as e:
         message = str(lang.error(step.text, step.where, e.pos, str(e)))
         if e.model:  # the pipeline puts the file in front
             raise ModelError(message.removeprefix(f"{path}: ")) from None
         raise SpecError(message) from None
+
+
+def _step_compute(xp: Any, *values: Tensor | None, step: StepNode, path: str) -> Tensor:
+    """Evaluate one user step from the values of the names it reads.
+
+    Raises:
+        SpecError: A step that does not fit (an index out of range, an unknown name),
+            naming the file, the step and the column.
+        ModelError: A step undefined for these numbers (a zero variance with ε = 0).
+        Undecided: (balls) a sign that cannot be decided at this precision.
+    """
+    env = dict(zip(step.inputs, values, strict=True))
+    try:
+        return _located(step, path, lambda: _Values(xp, env.get).walk(step.tree))
     except Undecided as e:
         if getattr(xp, "name", "") != "exact":
             raise  # balls: the caller retries at a higher precision or exactly
         raise ModelError(f"{step.where.removeprefix(f'{path}: ')}: {e}") from None
 
 
+def step_shape(*shapes: Any, step: StepNode, path: str) -> tuple[int, ...] | None:
+    """The shape of a user step from the shapes of the names it reads (``None``: not known
+    before evaluating, as when a slice bound is computed from a tensor).
+
+    Raises:
+        SpecError: Shapes that do not fit, naming the file, the step, the column and the shapes.
+    """
+    if any(s is None for s in shapes):
+        return None
+    env = dict(zip(step.inputs, shapes, strict=True))
+    try:
+        return _located(step, path, lambda: _Shapes(env.get).walk(step.tree))
+    except _Unknown:
+        return None
+
+
+#: The op of a user step: its expression, walked over the registry's ops.
+STEP = Op(
+    "step",
+    "language",
+    (ops.Param("inputs"),),
+    _step_compute,
+    step_shape,
+    tex="",
+    text="a step's expression over the registry's ops",
+    public=False,
+)
+
+
 def _tex_name(name: str) -> str:
     return lang.latex(lang.Name(0, name))
 
 
-class _Interp:
-    """Evaluates one step's syntax tree to a :class:`Tensor`."""
+def _size(shape: tuple[int, ...]) -> int:
+    n = 1
+    for k in shape:
+        n *= k
+    return n
 
-    def __init__(self, xp: Any, lookup: Callable[[str], Tensor | None]) -> None:
-        self.xp = xp
+
+class _Walk:
+    """A step's syntax tree walked over the registry's ops, on values or on shapes."""
+
+    def __init__(self, lookup: Callable[[str], Any]) -> None:
         self.lookup = lookup
 
-    # -- numbers the graph needs as plain Python values --
-    def static(self, node: lang.Node, what: str) -> Any:
-        match node:
-            case lang.Num():
-                v = node.value
-                return int(v) if v.is_Integer else Fraction(int(v.p), int(v.q))
-            case lang.Name() if node.name in ("true", "false"):
-                return node.name == "true"
-            case lang.Name() if node.name in ("None", "none"):
-                return None
-            case lang.Unary():
-                v = self.static(node.operand, what)
-                return -v if node.op == "-" else v
-            case lang.ListLit():
-                return [self.static(i, what) for i in node.items]
-            case lang.Chain():
-                acc = self.static(node.first, what)
-                for link in node.rest:
-                    k = self.static(link.node, what)
-                    if link.op == "+":
-                        acc = acc + k
-                    elif link.op == "-":
-                        acc = acc - k
-                    elif link.op in ("*", "∘"):
-                        acc = acc * k
-                    elif link.op == "/":
-                        if k == 0:
-                            raise _Located(link.pos, f"division by zero in {what}")
-                        acc = Fraction(acc) / k
-                        if acc.denominator == 1:
-                            acc = int(acc)
-                    else:
-                        raise _Located(link.pos, f"expected a plain number for {what}")
-                return acc
-            case lang.Power():
-                b, e = self.static(node.base, what), self.static(node.exponent, what)
-                if not isinstance(e, int) or abs(e) > 64:
-                    raise _Located(node.pos, f"expected a small integer power in {what}")
-                return Fraction(b) ** e if e < 0 else b**e
-        raise _Located(
-            node.pos, f"expected a number written in the step for {what} (like 2, -1 or [2, 3])"
-        )
+    # what differs between values and shapes
+    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
+        raise NotImplementedError
 
-    def static_int(self, node: lang.Node, what: str, lo: int | None = None) -> int:
-        v = self.static(node, what)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise _Located(node.pos, f"expected an integer for {what}, found {v}")
-        if lo is not None and v < lo:
-            raise _Located(node.pos, f"expected {what} of at least {lo}, found {v}")
-        if abs(v) > 100_000:
-            raise _Located(node.pos, f"expected {what} of at most 100000, found {v}")
-        return v
+    def number(self, value: Any) -> Any:
+        raise NotImplementedError
 
-    # -- values --
-    def value(self, node: lang.Node) -> Tensor:
-        xp = self.xp
+    def constant(self, name: str) -> Any:
+        raise NotImplementedError
+
+    def shape(self, v: Any) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def int_of_value(self, v: Any, pos: int) -> int:
+        raise NotImplementedError
+
+    def ints_of_value(self, v: Any, pos: int) -> list[int]:
+        raise NotImplementedError
+
+    def bound_of_value(self, v: Any, pos: int) -> int:
+        return self.int_of_value(v, pos)
+
+    # the walk
+    def walk(self, node: lang.Node) -> Any:
         try:
             match node:
                 case lang.Num():
-                    return O.scalar(xp.const(Fraction(int(node.value.p), int(node.value.q))))
+                    return self.number(node.value)
                 case lang.Name():
                     return self.name(node)
                 case lang.Unary():
-                    v = self.value(node.operand)
-                    return O.neg(xp, v) if node.op == "-" else v
+                    v = self.walk(node.operand)
+                    return self.apply(ops.neg, [v], {}) if node.op == "-" else v
                 case lang.Chain():
-                    acc = self.value(node.first)
+                    acc = self.walk(node.first)
                     for link in node.rest:
-                        right = self.value(link.node)
+                        right = self.walk(link.node)
                         try:
                             acc = self.binary(link, acc, right)
                         except (ShapeError, IndexError) as e:
@@ -217,16 +203,17 @@ class _Interp:
                             raise _Located(link.pos, str(e), model=True) from None
                     return acc
                 case lang.Power():
-                    return O.power(xp, self.value(node.base), self.value(node.exponent))
+                    return self.apply(
+                        ops.power, [self.walk(node.base), self.walk(node.exponent)], {}
+                    )
                 case lang.Transpose():
-                    return O.T(xp, self.value(node.operand))
+                    return self.apply(ops.T, [self.walk(node.operand)], {})
                 case lang.Index():
                     return self.index(node)
                 case lang.Call():
                     return self.call(node)
                 case lang.ListLit():
-                    items = [self.value(i) for i in node.items]
-                    return O.stack(xp, items, 0)
+                    return self.apply(ops.stack, [[self.walk(i) for i in node.items]], {"axis": 0})
                 case lang.Slice() | lang.Ellipsis_():
                     raise _Located(node.pos, "a slice or ... can only appear inside an index")
         except (ShapeError, IndexError) as e:
@@ -235,51 +222,36 @@ class _Interp:
             raise _Located(node.pos, "division by exactly 0", model=True) from None
         except ModelError as e:
             raise _Located(node.pos, str(e), model=True) from None
+        except ParamError as e:
+            raise _Located(getattr(e.where, "pos", node.pos), str(e)) from None
         raise _Located(
             getattr(node, "pos", 0), f"unexpected {type(node).__name__}"
         )  # pragma: no cover
 
-    def name(self, node: lang.Name) -> Tensor:
-        xp = self.xp
+    def name(self, node: lang.Name) -> Any:
         v = self.lookup(node.name)
         if v is not None:
             return v
-        constants = {
-            "e": lambda: xp.exp(xp.const(1)),
-            "pi": xp.pi,
-            "π": xp.pi,
-            "inf": lambda: -xp.neg_inf(),
-            "∞": lambda: -xp.neg_inf(),
-            "true": lambda: xp.const(1),
-            "false": lambda: xp.const(0),
-        }
-        if node.name in constants:
-            return O.scalar(constants[node.name]())
+        if node.name in lang.CONSTANTS:
+            return self.constant(node.name)
         raise _Located(
             node.pos, f"unknown name {node.name!r}: no given tensor, step or model step has it"
         )
 
-    def binary(self, link: lang.Link, a: Tensor, b: Tensor) -> Tensor:
-        xp = self.xp
+    def binary(self, link: lang.Link, a: Any, b: Any) -> Any:
         op = link.op
+        sa, sb = self.shape(a), self.shape(b)
         if op == "*" and link.text in ("×", "·", "⋅"):
-            op = "@" if a.size > 1 and b.size > 1 and a.ndim >= 1 and b.ndim >= 1 else "*"
-        if op == "+":
-            return O.add(xp, a, b)
-        if op == "-":
-            return O.sub(xp, a, b)
-        if op in ("*", "∘"):
-            return O.mul(xp, a, b)
-        if op == "/":
-            return O.div(xp, a, b)
-        if op == "@":
-            if a.ndim == 0 or b.ndim == 0:
-                raise _Located(link.pos, "@ needs two tensors; use * to scale")
-            return O.matmul(xp, a, b)
-        raise _Located(link.pos, f"unknown operator {link.text}")  # pragma: no cover
+            op = "@" if _size(sa) > 1 and _size(sb) > 1 and sa and sb else "*"
+        if op == "@" and (not sa or not sb):
+            raise _Located(link.pos, "@ needs two tensors; use * to scale")
+        fn = _BINARY.get(op)
+        if fn is None:  # pragma: no cover - the parser knows only these
+            raise _Located(link.pos, f"unknown operator {link.text}")
+        return self.apply(fn, [a, b], {})
 
-    def index(self, node: lang.Index) -> Tensor:
-        x = self.value(node.operand)
+    def index(self, node: lang.Index) -> Any:
+        x = self.walk(node.operand)
         items: list[Any] = []
         for it in node.items:
             if isinstance(it, lang.Ellipsis_):
@@ -293,228 +265,143 @@ class _Interp:
                     raise _Located(it.pos, "a slice step cannot be 0")
                 items.append(slice(*parts))
             else:
-                v = self.value(it)
-                if v.ndim == 0:
+                v = self.walk(it)
+                s = self.shape(v)
+                if len(s) == 0:
                     items.append(self.int_of_value(v, it.pos))
-                elif v.ndim == 1:
-                    items.append([self.int_of_value(O.scalar(s), it.pos) for s in v.data])
+                elif len(s) == 1:
+                    items.append(self.ints_of_value(v, it.pos))
                 else:
                     raise _Located(
                         it.pos,
-                        f"expected an integer or a 1-D tensor of integers as an index, found shape {v.shape}",
+                        f"expected an integer or a 1-D tensor of integers as an index, found shape {s}",
                     )
         try:
-            return O.index(self.xp, x, items)
+            return self.apply(ops.index, [x], {"items": items})
         except ShapeError as e:
             raise _Located(node.pos, str(e)) from None
 
     def int_of(self, node: lang.Node, what: str) -> int:
         try:
-            return self.static_int(node, what)
-        except _Located:
-            return self.int_of_value(self.value(node), node.pos)
+            v = lang.static_value(node, what)
+        except lang.NotStatic:
+            return self.bound_of_value(self.walk(node), node.pos)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise _Located(node.pos, f"expected an integer for {what}, found {v}")
+        if abs(v) > 100_000:
+            raise _Located(node.pos, f"expected {what} of at most 100000, found {v}")
+        return v
+
+    def call(self, node: lang.Call) -> Any:
+        op = ops.get(node.name)
+        bound = op.bind(node.args, node.kwargs)
+        args: list[Any] = []
+        params: dict[str, Any] = {}
+        for p in op.step_params:
+            if p.name not in bound:
+                if p.is_tensor:
+                    args.append(None)
+                continue
+            given = bound[p.name]
+            if p.is_tensor:
+                if p.name == op.variadic:
+                    args.append([self.walk(n) for n in given])
+                else:
+                    args.append(self.walk(given))
+                continue
+            params[p.name] = self.static(op, p, given)
+        return self.apply(op, args, params)
+
+    def static(self, op: Op, p: ops.Param, given: Any) -> Any:
+        """A plain parameter written in the step (checked when the file was read)."""
+        what = f"{op.name}({p.name}=…)"
+        try:
+            if p.name == op.variadic:  # zeros(2, 3), ones([2, 3])
+                dims: list[Any] = []
+                for n in given:
+                    v = lang.static_value(n, what)
+                    dims.extend(v if isinstance(v, list) else [v])
+                return p.check(op.name, dims)
+            return p.check(op.name, lang.static_value(given, what))
+        except lang.NotStatic as e:
+            raise _Located(e.pos, str(e)) from None
+        except ValueError as e:  # ParamError: the value does not fit the parameter
+            where = given[0] if isinstance(given, list) and given else given
+            raise _Located(getattr(where, "pos", 0), str(e)) from None
+
+
+class _Values(_Walk):
+    def __init__(self, xp: Any, lookup: Callable[[str], Tensor | None]) -> None:
+        super().__init__(lookup)
+        self.xp = xp
+
+    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
+        return op(self.xp, *args, **params)
+
+    def number(self, value: Any) -> Tensor:
+        return ops.scalar(self.xp.const(Fraction(int(value.p), int(value.q))))
+
+    def constant(self, name: str) -> Tensor:
+        xp = self.xp
+        make = {
+            "e": lambda: xp.exp(xp.const(1)),
+            "pi": xp.pi,
+            "π": xp.pi,
+            "inf": lambda: -xp.neg_inf(),
+            "∞": lambda: -xp.neg_inf(),
+            "true": lambda: xp.const(1),
+            "false": lambda: xp.const(0),
+        }
+        return ops.scalar(make[name]())
+
+    def shape(self, v: Any) -> tuple[int, ...]:
+        return v.shape
 
     def int_of_value(self, v: Tensor, pos: int) -> int:
         if v.size != 1:
             raise _Located(pos, f"expected one integer, found shape {v.shape}")
-        k = O.as_int(v.data[0])
+        k = ops.as_int(v.item())
         if k is None:
-            raise _Located(pos, f"expected an integer index, found {v.data[0]}")
+            raise _Located(pos, f"expected an integer index, found {v.item()}")
         return k
 
-    # -- calls --
-    def call(self, node: lang.Call) -> Tensor:
-        xp = self.xp
-        params, required, variadic = OPS[node.name]
-        bound: dict[str, lang.Node] = {}
-        parts: list[lang.Node] = list(node.args) if variadic else []
-        if not variadic:
-            bound.update(zip(params, node.args, strict=False))
-        for k, v in node.kwargs:
-            if k in bound:
-                raise _Located(v.pos, f"{node.name}: {k} given twice")
-            bound[k] = v
-        if not variadic:
-            missing = [p for p in params[:required] if p not in bound]
-            if missing:
-                raise _Located(
-                    node.pos,
-                    f"{node.name}: missing argument {missing[0]} (it takes {', '.join(params)})",
-                )
-
-        def arg(name: str, default: Any = None) -> Any:
-            if name not in bound:
-                return default
-            n = bound[name]
-            if name in STATIC:
-                return self.static(n, f"{node.name}({name}=…)")
-            return self.value(n)
-
-        name = node.name
-        if name in ("zeros", "ones", "eye", "causal_mask", "sinusoidal"):
-            return self.constructor(node, parts, arg)
-        if name in ("concat", "stack"):
-            tensors = [self.value(p) for p in parts]
-            axis = arg("axis", -1 if name == "concat" else 0)
-            return (O.concat if name == "concat" else O.stack)(
-                xp, tensors, self._int(axis, node, "axis")
-            )
-        x = arg(params[0])
-        unary = {
-            "exp": O.exp,
-            "ln": O.log,
-            "log": O.log,
-            "sqrt": O.sqrt,
-            "abs": O.absolute,
-            "sin": O.sin,
-            "cos": O.cos,
-            "tanh": O.tanh,
-            "sigmoid": O.sigmoid,
-            "relu": O.relu,
-            "gelu": O.gelu,
-            "gelu_tanh": O.gelu_tanh,
-            "silu": O.silu,
-            "softplus": O.softplus,
-            "merge_heads": O.merge_heads,
-            "tril": O.tril,
-            "triu": O.triu,
-        }
-        if name in unary:
-            return unary[name](xp, x)
-        if name == "transpose":
-            axes = arg("axes")
-            return O.transpose(xp, x, None if axes is None else self._ints(axes, node, "axes"))
-        if name in ("reshape", "view"):
-            return O.reshape(xp, x, self._ints(arg("shape"), node, "shape"))
-        if name == "split_heads":
-            return O.split_heads(xp, x, self._int(arg("h"), node, "h"))
-        if name in ("max", "min"):
-            y = arg("y")
-            if y is not None:
-                if "axis" in bound or "keepdims" in bound:
-                    raise _Located(node.pos, f"{name}(a, b) is element-wise and takes no axis")
-                return (O.maximum if name == "max" else O.minimum)(xp, x, y)
-            return (O.max_ if name == "max" else O.min_)(
-                xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node)
-            )
-        if name in ("sum", "mean"):
-            fn = O.sum_ if name == "sum" else O.mean
-            return fn(
-                xp, x, self._axis_arg(arg("axis"), node), self._bool(arg("keepdims", False), node)
-            )
-        if name == "argmax":
-            ax = arg("axis")
-            return O.argmax(
-                xp,
-                x,
-                None if ax is None else self._int(ax, node, "axis"),
-                self._bool(arg("keepdims", False), node),
-            )
-        if name in ("var", "std"):
-            fn = O.var if name == "var" else O.std
-            return fn(
-                xp,
-                x,
-                self._axis_arg(arg("axis"), node),
-                self._bool(arg("keepdims", False), node),
-                self._bool(arg("unbiased", False), node),
-            )
-        if name in ("softmax", "log_softmax"):
-            fn = O.softmax if name == "softmax" else O.log_softmax
-            return fn(xp, x, self._int(arg("axis", -1), node, "axis"))
-        if name == "layernorm":
-            return O.layernorm(
-                xp,
-                x,
-                arg("eps"),
-                arg("gamma"),
-                arg("beta"),
-                self._bool(arg("unbiased", False), node),
-            )
-        if name == "rmsnorm":
-            return O.rmsnorm(xp, x, arg("eps"), arg("gamma"))
-        if name == "masked_fill":
-            return O.masked_fill(xp, x, arg("mask"), arg("value"))
-        if name == "dropout":
-            return O.dropout(xp, x, arg("keep_mask"), arg("p"))
-        if name == "one_hot":
-            return O.one_hot(xp, x, self._int(arg("n"), node, "n", 1))
-        if name == "cross_entropy":
-            return O.cross_entropy(xp, x, arg("target"))
-        if name == "nll":
-            return O.nll(xp, x, arg("target"))
-        if name == "bce":
-            return O.bce(xp, x, arg("y"))
-        if name == "mse":
-            return O.mse(xp, x, arg("b"))
-        if name == "rope":
-            return O.rope(xp, x, arg("angles"), arg("cos"), arg("sin"))
-        if name == "where":
-            return O.where(xp, x, arg("a"), arg("b"))
-        raise _Located(node.pos, f"unknown op {name}")  # pragma: no cover
-
-    def constructor(
-        self, node: lang.Call, parts: list[lang.Node], arg: Callable[..., Any]
-    ) -> Tensor:
-        xp = self.xp
-        name = node.name
-        if name in ("zeros", "ones"):
-            dims: list[Any] = []
-            for p in parts:
-                v = self.static(p, f"{name}(shape)")
-                dims.extend(v if isinstance(v, list) else [v])
-            shape = self._ints(dims, node, "shape")
-            if any(n < 1 for n in shape) or len(shape) > 4:
-                raise _Located(node.pos, f"{name}: expected 1 to 4 positive sizes, found {shape}")
-            self._size(shape, node)
-            return (O.zeros if name == "zeros" else O.ones)(xp, shape)
-        n = self._int(arg("n"), node, "n", 1)
-        if name == "eye":
-            self._size((n, n), node)
-            return O.eye(xp, n)
-        if name == "causal_mask":
-            self._size((n, n), node)
-            return O.causal_mask(xp, n)
-        d = self._int(arg("d"), node, "d", 1)
-        self._size((n, d), node)
-        base = arg("base", 10000)
-        if isinstance(base, bool) or not isinstance(base, (int, Fraction)) or base <= 0:
-            raise _Located(node.pos, f"sinusoidal: expected a positive base, found {base}")
-        return O.sinusoidal(xp, n, d, base)
-
-    def _size(self, shape: Any, node: lang.Node) -> None:
-        total = 1
-        for k in shape:
-            total *= k
-        if total > 20_000:
-            raise _Located(node.pos, f"expected at most 20000 entries, found shape {tuple(shape)}")
-
-    def _int(self, v: Any, node: lang.Node, what: str, lo: int | None = None) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise _Located(node.pos, f"{node.name}: expected an integer {what}, found {v}")
-        if lo is not None and v < lo:
-            raise _Located(node.pos, f"{node.name}: expected {what} of at least {lo}, found {v}")
-        if abs(v) > 100_000:
-            raise _Located(node.pos, f"{node.name}: expected {what} of at most 100000, found {v}")
-        return v
-
-    def _ints(self, v: Any, node: lang.Node, what: str) -> list[int]:
-        if not isinstance(v, list):
-            v = [v]
-        return [self._int(k, node, what) for k in v]
-
-    def _axis_arg(self, v: Any, node: lang.Node) -> Any:
-        if v is None:
-            return None
-        return self._ints(v, node, "axis") if isinstance(v, list) else self._int(v, node, "axis")
-
-    def _bool(self, v: Any, node: lang.Node) -> bool:
-        if not isinstance(v, bool):
-            raise _Located(node.pos, f"{node.name}: expected true or false, found {v}")
-        return v
+    def ints_of_value(self, v: Tensor, pos: int) -> list[int]:
+        return [self.int_of_value(ops.scalar(s), pos) for s in v.data]
 
 
-__all__ = ["Undecided", "given_value", "step_nodes"]
+class _Shapes(_Walk):
+    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
+        return op.shape(*args, **params)
+
+    def number(self, value: Any) -> tuple[int, ...]:
+        return ()
+
+    def constant(self, name: str) -> tuple[int, ...]:
+        return ()
+
+    def shape(self, v: Any) -> tuple[int, ...]:
+        return tuple(v)
+
+    def int_of_value(self, v: Any, pos: int) -> int:
+        if _size(tuple(v)) != 1:
+            raise _Located(pos, f"expected one integer, found shape {tuple(v)}")
+        return 0  # an integer index drops its axis; its range is checked on the values
+
+    def ints_of_value(self, v: Any, pos: int) -> list[int]:
+        return [0] * _size(tuple(v))
+
+    def bound_of_value(self, v: Any, pos: int) -> int:
+        raise _Unknown  # a slice bound computed from a tensor: the shape needs its value
+
+
+_BINARY: dict[str, Op] = {
+    "+": ops.add,
+    "-": ops.sub,
+    "*": ops.mul,
+    "∘": ops.mul,
+    "/": ops.div,
+    "@": ops.matmul,
+}
 
 
 def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str = "step") -> Tensor:
@@ -532,11 +419,14 @@ def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str =
         Undecided: (balls) a sign that cannot be decided at this precision.
     """
     try:
-        tree = lang.parse(text, SIGNATURES, where=where)
+        tree = lang.parse(text, ops.public_signatures(), where=where)
     except ExpressionError as e:
         raise SpecError(str(e)) from None
     try:
-        return _Interp(xp, values.get).value(tree)
+        return _Values(xp, values.get).walk(tree)
     except _Located as e:
         message = str(lang.error(text, where, e.pos, str(e)))
         raise (ModelError(message) if e.model else SpecError(message)) from None
+
+
+__all__ = ["STEP", "Undecided", "evaluate_text", "given_value", "step_nodes", "step_shape"]

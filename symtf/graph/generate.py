@@ -54,7 +54,6 @@ the settings are read by :func:`symtf.spec.model.parse_generate`)::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,13 +63,19 @@ import sympy
 from symtf import ops
 from symtf.errors import Undecided
 from symtf.graph.core import Live
+from symtf.graph.ties import _exact, rank
 from symtf.spec.model import Generation
-from symtf.ties import _exact, rank
+from symtf.tensor import Tensor
 
 Step = Callable[[Any, int, str], tuple[Any, Any, Any]]
 
 
 # ----------------------------------------------------------------------------- pure pieces
+
+
+def _row(xp: Any, m: Any) -> Any:
+    """A recorded ``[1, n]`` matrix as a tensor (the ops' values)."""
+    return m if isinstance(m, Tensor) else Tensor.wrap(xp, m)
 
 
 def row(xp: Any, m: Any) -> list[Any]:
@@ -136,16 +141,6 @@ def length_penalty(length: int, alpha: sympy.Expr, style: str) -> sympy.Expr:
     return base**alpha
 
 
-def _log(xp: Any, x: Any) -> Any:
-    if hasattr(xp, "log"):
-        return xp.log(x)
-    if xp.name == "exact":
-        return sympy.log(x)
-    if xp.name == "ball":
-        return x.log()
-    return math.log(x)
-
-
 # ----------------------------------------------------------------------------- loops
 
 
@@ -188,6 +183,7 @@ def _one_path(
                 (f"{p}.logits",),
                 r"\arg\max_i z_i",
                 "undecided: the order cannot be certified (free symbols?)",
+                op="greedy",
             )
             out = None
             break
@@ -205,7 +201,7 @@ def _one_path(
         else:
             pick = tuple(groups[0])
             title = "greedy pick" if len(pick) == 1 else "exact tie: decoding stops here"
-            t.add(f"{p}.token", pick, (f"{p}.logits",), r"\arg\max_i z_i", title)
+            t.add(f"{p}.token", pick, (f"{p}.logits",), r"\arg\max_i z_i", title, op="greedy")
         if len(pick) != 1:
             out = None  # not determined: an exact tie
             break
@@ -234,17 +230,19 @@ def _filters(
     if g.temperature is not None:
         z = t.add(
             f"{p}.temp.logits",
-            xp.scale(logits, 1 / xp.const(g.temperature)),
+            ops.mul(xp, _row(xp, logits), ops.scalar(1 / xp.const(g.temperature))),
             (f"{p}.logits",),
             r"z / T",
             f"logits at temperature {g.temperature}",
+            op="mul",
         )
         probs = t.add(
             f"{p}.temp.probs",
-            ops.softmax(xp, z),
+            ops.softmax(xp, _row(xp, z)),
             (f"{p}.temp.logits",),
             r"\operatorname{softmax}(z/T)",
             "tempered probabilities",
+            op="softmax",
         )
         src = f"{p}.temp.probs"
     if g.top_k is not None:
@@ -258,6 +256,7 @@ def _filters(
             (src,),
             r"P_i / \sum_{j \in K} P_j",
             title,
+            op="renormalise",
         )
         src = f"{p}.topk.probs"
     if g.top_p is not None:
@@ -271,6 +270,7 @@ def _filters(
             (src,),
             r"P_i / \sum_{j \in N} P_j",
             title,
+            op="renormalise",
         )
         src = f"{p}.topp.probs"
     return src
@@ -300,10 +300,11 @@ def _beam(
             after.append(st)
             seq = t.add(
                 f"{p}.seqprob",
-                xp.scale(probs, b.prob),
+                ops.mul(xp, _row(xp, probs), ops.scalar(b.prob)),
                 (f"{p}.probs",),
                 r"P(y_{<t}) \, P(y_t \mid y_{<t})",
                 "sequence probabilities",
+                op="mul",
             )
             cands.extend((k, v, xp.entry(seq, 0, v)) for v in range(V))
         width = g.beam_width - len(finished)
@@ -361,10 +362,11 @@ def _beam(
         )
         lp = t.add(
             f"{p}.logprob",
-            xp.from_rows([[_log(xp, h.prob)]]),
+            xp.from_rows([[xp.log(h.prob)]]),
             (f"{p}.prob",),
             r"\log P(y)",
             "log-probability",
+            op="log",
         )
         pen = length_penalty(len(h.tokens), g.length_penalty, g.length_penalty_style)
         s = t.add(
@@ -373,6 +375,7 @@ def _beam(
             (f"{p}.logprob",),
             r"\log P(y) / \mathrm{lp}(|y|)",
             f"length-penalised score (alpha {g.length_penalty}, {g.length_penalty_style})",
+            op="div",
         )
         scores.append(xp.entry(s, 0, 0))
     try:

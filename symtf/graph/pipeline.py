@@ -12,7 +12,7 @@ derivation's convention rewrites; nothing is computed while building.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import sympy
@@ -20,28 +20,20 @@ import sympy
 from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
-from symtf.graph.blocks import (
-    _ACT_TEX,
-    activation_op,
-    add_op,
-    attention_nodes,
-    concat_op,
-    embed_op,
-    ffn_nodes,
-    ids_op,
-    layer_norm_nodes,
-    linear_op,
-    rms_norm_nodes,
-    softmax_op,
-)
-from symtf.graph.core import Builder, Graph, Live, const, evaluate, given, same
+from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes, rms_norm_nodes
+from symtf.graph.core import Builder, Graph, Live, Reuse, evaluate
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.trace import Trace
 
 
 def run(
-    derivation: Derivation, backend: Any = None, override: Callable[[str, Any], Any] | None = None
+    derivation: Derivation,
+    backend: Any = None,
+    override: Callable[[str, Any], Any] | None = None,
+    *,
+    reuse: Reuse | None = None,
+    needed: Collection[str] | None = None,
 ) -> Trace:
     """Run a derivation's model on its input tokens.
 
@@ -49,6 +41,9 @@ def run(
         derivation: A loaded derivation.
         backend: Number system; exact SymPy arithmetic by default.
         override: Optional ``override(step, value) -> value`` (see :class:`TraceBuilder`).
+        reuse: An earlier trace in the same backend whose unchanged nodes are taken
+            as they are (:class:`~symtf.graph.core.Reuse`).
+        needed: Evaluate only what these steps are computed from.
 
     Raises:
         ModelError: When a step is undefined for these numbers (a zero variance
@@ -60,13 +55,30 @@ def run(
     xp = backend if backend is not None else ExactBackend()
     forcing = _claims_forcing(xp, override, derivation)
     try:
-        return evaluate(build(derivation, forcing=forcing), xp, override)
+        return evaluate(graph_of(derivation, forcing), xp, override, reuse=reuse, needed=needed)
     except ShapeError as e:
         raise ShapeError(f"{derivation.path}: {e}") from None
     except ModelError as e:
         raise ModelError(f"{derivation.path}: {e}") from None
     except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
         raise Undecided(f"{derivation.path}: {e}") from None
+
+
+#: Graphs already built, by the derivation object they were built from (kept while it lives).
+_GRAPHS: dict[tuple[int, bool], tuple[Derivation, Graph]] = {}
+
+
+def graph_of(derivation: Derivation, forcing: bool = False) -> Graph:
+    """The derivation's graph, built once per derivation object (it is frozen)."""
+    key = (id(derivation), forcing)
+    hit = _GRAPHS.get(key)
+    if hit is not None and hit[0] is derivation:
+        return hit[1]
+    graph = build(derivation, forcing=forcing)
+    if len(_GRAPHS) > 64:
+        _GRAPHS.clear()
+    _GRAPHS[key] = (derivation, graph)
+    return graph
 
 
 def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
@@ -77,7 +89,9 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
         forcing: Add the encoder–decoder's ``teacher_forcing`` node (a claim reads it).
 
     Raises:
-        SpecError: A given tensor or step named like a template node.
+        SpecError: A given tensor or step named like a template node, or a step whose
+            shapes do not fit (file, step and column named).
+        ShapeError: A template node whose shapes do not fit.
     """
     from symtf.graph.evaluate import step_nodes
     from symtf.graph.rewrite import apply_rewrites
@@ -91,23 +105,29 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
     elif m.architecture == "decoder":
         decoder_nodes(b, m, derivation.tokens)
     elif m.architecture == "attention":
-        x = b.add("x", given, (), "X", "input rows", matrix=m.embed)
+        x = b.add("x", ops.given, (), "X", "input rows", value=m.embed)
         attention_layer(b, m, m.layers[0], "l0", x)
     standalone_nodes(b, m)
-    graph = Graph([*b.nodes, *step_nodes(derivation, b)])
-    return apply_rewrites(graph, derivation)
+    graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
+    graph.shapes()  # every shape rule before anything is evaluated: errors name both shapes
+    return graph
 
 
 def decoder_nodes(b: Builder, m: Model, tokens: tuple[int, ...]) -> None:
     """A decoder-only model on ``tokens``: embeddings, blocks, final norm, vocabulary, decoding."""
     n = len(tokens)
-    b.add("tokens", ids_op, (), "", "token ids", ids=tokens)
+    b.add("tokens", ops.ids, (), "", "token ids", ids=tokens)
     b.add(
-        "d_head", const, (), r"d_{\text{head}} = d_{\text{model}}/h", "head width", value=m.d_head
+        "d_head",
+        ops.const,
+        (),
+        r"d_{\text{head}} = d_{\text{model}}/h",
+        "head width",
+        value=m.d_head,
     )
     b.add(
         "embed",
-        embed_op,
+        ops.embed,
         (),
         r"E[\text{ids}]",
         "embeddings",
@@ -118,41 +138,37 @@ def decoder_nodes(b: Builder, m: Model, tokens: tuple[int, ...]) -> None:
     x = _positions(b, m, n)
     for li, layer in enumerate(m.layers):
         x = _block(b, m, layer, f"l{li}", x)
-    final = b.add("final", same, (x,), "", "output of the last block")
+    final = b.add("final", ops.identity, (x,), "", "output of the last block")
     out = final
     if m.final_norm:
         eps = m.eps if m.lnf_eps is None else m.lnf_eps
         var = m.variance if m.lnf_variance is None else m.lnf_variance
         out = _norm(b, m, "ln_f", final, m.lnf_gamma, m.lnf_beta, eps, var)
-    last = b.add("last", _last_row_op, (out,), "h = Y[-1]", "last row")
+    last = b.add("last", ops.last_row, (out,), title="last row")
     if m.unembed is None:
         return
     logits = b.add(
         "logits",
-        linear_op,
+        ops.linear,
         (last,),
-        r"z = h\,E^\top" if m.tied else r"z = h\,W_{\text{vocab}}",
-        "vocabulary scores",
+        title="vocabulary scores",
+        labels=(
+            {"out": "z", "x": "h", "w": "E", "tight": "1", "tied": "1"}
+            if m.tied
+            else {"out": "z", "x": "h", "w": r"W_{\text{vocab}}", "w_text": "W_vocab", "tight": "1"}
+        ),
         w=m.unembed,
     )
-    b.add("probs", softmax_op, (logits,), r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", "probabilities")
-    b.add("next_token", _argmax_op, (logits,), r"\arg\max_i z_i", "greedy pick")
+    b.add(
+        "probs",
+        ops.softmax,
+        (logits,),
+        r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
+        "probabilities",
+    )
+    b.add("next_token", ops.greedy, (logits,), title="greedy pick")
     if m.generate is not None:
         b.unroll("gen", _generate, m=m, prompt=tokens)
-
-
-def _last_row_op(xp: Any, y: Any) -> Any:
-    return xp.take_rows(y, [xp.shape(y)[0] - 1])
-
-
-def _argmax_op(xp: Any, z: Any) -> Any:
-    """The greedy pick; ``None`` when it depends on free symbols or the fast enclosure is too wide."""
-    try:
-        return ops.argmax(xp, z)
-    except Undecided:
-        if isinstance(xp, ExactBackend) or getattr(xp, "name", "") == "midrad":
-            return None
-        raise
 
 
 def _claims_forcing(xp: Any, override: Any, derivation: Derivation) -> bool:
@@ -184,14 +200,14 @@ def _generate(xp: Any, live: Live, *, m: Model, prompt: tuple[int, ...]) -> None
         top = Builder(sink=nodes)
         logits = top.add(
             f"{prefix}.logits",
-            same,
+            ops.identity,
             (f"{prefix}.dec.logits",),
             r"z = h\,W_{\text{vocab}}",
             "vocabulary scores",
         )
         probs = top.add(
             f"{prefix}.probs",
-            same,
+            ops.identity,
             (f"{prefix}.dec.probs",),
             r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
             "probabilities",
@@ -209,42 +225,37 @@ def _positions(b: Builder, m: Model, n: int) -> str:
     """Add the positional rows the model asks for; adds ``pos`` (if any) and ``x``."""
     if m.positional in ("given", "learned") and m.pos is not None:
         what = "learned positional rows" if m.positional == "learned" else "positional rows"
-        pos = b.add("pos", given, (), "P", what, matrix=m.pos[:n, :])
+        pos = b.add("pos", ops.given, (), "P", what, value=m.pos[:n, :])
     elif m.positional == "sinusoidal":
         pos = b.add(
             "pos",
-            _sinusoidal_op,
+            ops.sinusoidal,
             (),
-            r"P_{p,2i} = \sin\frac{p}{b^{2i/d}},\ P_{p,2i+1} = \cos\frac{p}{b^{2i/d}}",
-            "sinusoidal positions",
+            title="sinusoidal positions",
             n=n,
             d=m.d_model,
             base=m.pos_base,
         )
     else:  # none, or rope (positions enter through Q and K)
-        return b.add("x", same, ("embed",), "X = E", "block input")
-    return b.add("x", add_op, ("embed", pos), "X = E + P", "block input")
-
-
-def _sinusoidal_op(xp: Any, *, n: int, d: int, base: Any) -> Any:
-    return ops.sinusoidal(xp, n, d, base)
+        return b.add("x", ops.identity, ("embed",), "X = E", "block input")
+    return b.add("x", ops.add, ("embed", pos), "X = E + P", "block input")
 
 
 def attention_layer(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
     """Multi-head attention of node ``src``: heads, ``concat`` and ``attn_out``."""
     heads = [_head(b, m, head, f"{p}.h{hi}", hi, src) for hi, head in enumerate(layer.heads)]
     cat = b.add(
-        f"{p}.concat", concat_op, tuple(heads), r"H = [H_1 \cdots H_h]", "heads side by side"
+        f"{p}.concat", ops.concat, tuple(heads), r"H = [H_1 \cdots H_h]", "heads side by side"
     )
     if layer.W_O is None:
         return cat  # attention alone: the heads are the output
     wo = "W_O" in layer.transposed
     return b.add(
         f"{p}.attn_out",
-        linear_op,
+        ops.linear,
         (cat,),
-        ("O = H W_O^\\top" if wo else "O = H W_O") + (" + b_O" if layer.b_O is not None else ""),
-        "attention output",
+        title="attention output",
+        labels={"out": "O", "x": "H", "w": "W_O", "b": "b_O"},
         w=layer.W_O,
         bias=layer.b_O,
         transposed=wo,
@@ -260,28 +271,24 @@ def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
         ("v", head.W_V, head.b_V),
     ):
         L = letter.upper()
-        tr = f"W_{L}" in head.transposed
-        formula = (
-            f"{L} = X W_{L}" + ("^\\top" if tr else "") + (f" + b_{L}" if bias is not None else "")
-        )
         names[letter] = b.add(
             f"{h}.{letter}",
-            linear_op,
+            ops.linear,
             (src,),
-            formula,
-            f"{ {'q': 'queries', 'k': 'keys', 'v': 'values'}[letter] }, head {hi + 1}",
+            title=f"{ {'q': 'queries', 'k': 'keys', 'v': 'values'}[letter] }, head {hi + 1}",
+            labels={"out": L, "x": "X", "w": f"W_{L}", "b": f"b_{L}"},
             w=w,
             bias=bias,
-            transposed=tr,
+            transposed=f"W_{L}" in head.transposed,
         )
     if m.positional == "rope":
         for letter in ("q", "k"):
             names[letter] = b.add(
                 f"{h}.{letter}_rot",
-                _rope_op,
+                ops.rope,
                 (names[letter],),
-                rf"R_p\,{letter.upper()}_p",
-                f"rotated {'queries' if letter == 'q' else 'keys'}, head {hi + 1}",
+                title=f"rotated {'queries' if letter == 'q' else 'keys'}, head {hi + 1}",
+                labels={"x": letter.upper()},
                 base=m.pos_base,
                 pairs=m.rope_pairs,
             )
@@ -296,10 +303,6 @@ def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
         transpose_k=head.transpose_k,
         softmax_axis=head.softmax_axis,
     )
-
-
-def _rope_op(xp: Any, x: Any, *, base: Any, pairs: str) -> Any:
-    return ops.rope(xp, x, base, pairs)
 
 
 def _norm(
@@ -335,12 +338,12 @@ def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
 
     pre = m.norm == "pre"  # pre-norm: LayerNorm before each sub-layer; post-norm: after each add
     attn = attention_layer(b, m, layer, p, norm(1, src) if pre else src)
-    mid = b.add(f"{p}.resid_mid", add_op, (src, attn), "R_1 = X + O", "first residual")
+    mid = b.add(f"{p}.resid_mid", ops.add, (src, attn), "R_1 = X + O", "first residual")
     f_src = norm(2 if pre else 1, mid)
     out = ffn_nodes(b, p, f_src, layer, m.activation, layer.transposed)
     post = b.add(
         f"{p}.resid_post",
-        add_op,
+        ops.add,
         (f_src if m.norm == "post" else mid, out),
         "R_2 = Y + F",
         "second residual",
@@ -353,7 +356,7 @@ def _block(b: Builder, m: Model, layer: Layer, p: str, src: str) -> str:
 def standalone_nodes(b: Builder, m: Model) -> None:
     """The model's stand-alone steps (a LayerNorm, a softmax, … on a given input)."""
     for s in m.standalone:
-        src = b.add(f"{s.name}.input", given, (), "x", f"{s.name} input", matrix=s.input)
+        src = b.add(f"{s.name}.input", ops.given, (), "x", f"{s.name} input", value=s.input)
         if s.op in ("layernorm", "rmsnorm"):
             d = s.input.cols
             one = sympy.ImmutableMatrix(1, d, [1] * d)
@@ -362,6 +365,6 @@ def standalone_nodes(b: Builder, m: Model) -> None:
             eps = m.eps if s.eps is None else s.eps
             _norm(b, kind, s.name, src, one, zero, eps, s.variance)
         elif s.op == "softmax":
-            b.add(s.name, softmax_op, (src,), r"\operatorname{softmax}(x)", "softmax")
+            b.add(s.name, ops.softmax, (src,), r"\operatorname{softmax}(x)", "softmax")
         else:
-            b.add(s.name, activation_op, (src,), _ACT_TEX[s.op], s.op, kind=s.op)
+            b.add(s.name, ops.get(s.op), (src,), title=s.op)

@@ -23,12 +23,18 @@ from typing import Any
 
 import sympy
 
-from symtf import lang
-from symtf.graph.blocks import activation_tex, softmax_tex, variance_tex
+from symtf import ops
 from symtf.graph.core import Graph, Node
+from symtf.language import lang
 from symtf.spec.steps import StepNode
 
-_VARIANCE_OPS = ("std", "var", "layernorm")
+#: The step ops that take ``unbiased``, and where it stands among their arguments.
+_POSITION = {
+    name: [p.name for p in op.step_params].index("unbiased")
+    for name, op in ops.REGISTRY.items()
+    if op.public and op.param("unbiased") is not None
+}
+_VARIANCE_OPS = tuple(_POSITION)
 
 
 def _map(node: lang.Node, fn: Callable[[lang.Node], lang.Node | None]) -> lang.Node:
@@ -81,9 +87,6 @@ def _with_kw(call: lang.Call, key: str, position: int, value: lang.Node) -> lang
 
 def _is_true(node: lang.Node | None) -> bool:
     return isinstance(node, lang.Name) and node.name == "true"
-
-
-_POSITION = {"std": 3, "var": 3, "layernorm": 4}
 
 
 def _set_unbiased(flag: bool) -> Callable[[lang.Node, Any], lang.Node | None]:
@@ -151,9 +154,12 @@ def _transpose_weights(node: lang.Node, d: Any) -> lang.Node | None:
     return lang.Chain(node.pos, node.first, tuple(rest)) if changed else None
 
 
+_SOFTMAX_AXIS = [p.name for p in ops.softmax.step_params].index("axis")
+
+
 def _softmax_columns(node: lang.Node, d: Any) -> lang.Node | None:
     if isinstance(node, lang.Call) and node.name == "softmax":
-        axis = _kw(node, "axis", 1)
+        axis = _kw(node, "axis", _SOFTMAX_AXIS)
         last = axis is None or (
             isinstance(axis, lang.Unary)
             and isinstance(axis.operand, lang.Num)
@@ -161,7 +167,7 @@ def _softmax_columns(node: lang.Node, d: Any) -> lang.Node | None:
         )
         if last:
             minus2 = lang.Unary(node.pos, "-", lang.Num(node.pos, "2", sympy.Integer(2)))
-            return _with_kw(node, "axis", 1, minus2)
+            return _with_kw(node, "axis", _SOFTMAX_AXIS, minus2)
     return None
 
 
@@ -267,12 +273,13 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
 
 # ----------------------------------------------------------------------------- template nodes
 #
-# The templates' nodes carry their conventions as parameters (symtf.graph.blocks,
-# symtf.graph.pipeline): a head's ``sqrt_dk`` node its ``scale``, a norm's ``var`` node
-# ``unbiased`` and its ``std`` (``rms``) node ``eps``, the ``scores`` node
-# ``transpose_k``, the softmax node its ``axis``, a projection ``transposed``, a
-# rotation its ``pairs``, an activation its ``kind``. A convention at a scope sets
-# those parameters on the nodes there, and nothing else.
+# The templates' nodes carry their conventions as parameters of their registry ops
+# (symtf.graph.blocks, symtf.graph.pipeline): a head's ``sqrt_dk`` node its ``scale``, a
+# norm's ``var`` node ``unbiased`` and its ``std`` (``rms``) node ``eps``, the ``scores``
+# node ``transpose_b``, the softmax node its ``axis``, a projection ``transposed``, a
+# rotation its ``pairs``; an activation is its op. A convention at a scope sets those
+# parameters (or that op) on the nodes there, and nothing else: each node's formula
+# follows from its op and parameters.
 
 
 def with_rewrite(d: Any, name: str, scope: str) -> Any:
@@ -307,8 +314,7 @@ def _scale(value: Callable[[Any], Any]) -> Callable[[Graph, str, Any], Graph]:
 
 def _variance(unbiased: bool) -> Callable[[Graph, str, Any], Graph]:
     def rw(g: Graph, scope: str, d: Any) -> Graph:
-        g = g.with_params(f"{scope}.var", unbiased=unbiased)
-        return g.replace(f"{scope}.var", formula=variance_tex(unbiased))
+        return g.with_params(f"{scope}.var", unbiased=unbiased)
 
     return rw
 
@@ -339,23 +345,20 @@ def _activation(kind: str) -> Callable[[Graph, str, Any], Graph]:
     old = "gelu_tanh" if kind == "gelu" else "gelu"
     return _every(
         ".ffn_act",
-        lambda n: n.params.get("kind") == old,
-        lambda n: {"params": {**n.params, "kind": kind}, "formula": activation_tex(kind)},
+        lambda n: getattr(n.op, "name", None) == old,
+        lambda n: {"op": ops.get(kind)},
     )
 
 
 def _k_not_transposed(g: Graph, scope: str, d: Any) -> Graph:
-    g = g.with_params(f"{scope}.scores", transpose_k=False)
-    return g.replace(f"{scope}.scores", formula="Q K")
+    return g.with_params(f"{scope}.scores", transpose_b=False)
 
 
 def _softmax_columns(g: Graph, scope: str, d: Any) -> Graph:
     for part in ("weights", "pattern"):  # the softmax is ``weights`` when masking follows it
         name = f"{scope}.{part}"
-        if name in g and "axis" in g[name].params:
-            node = g[name]
-            tex = node.formula.replace(softmax_tex("rows"), softmax_tex("columns"), 1)
-            return g.replace(name, params={**node.params, "axis": "columns"}, formula=tex)
+        if name in g and g[name].op is ops.softmax:
+            return g.with_params(name, axis=-2)
     return g
 
 
@@ -383,9 +386,7 @@ def _weights_left(g: Graph, scope: str, d: Any) -> Graph:
         w = None if node is None else node.params.get("w")
         if w is None or node.params.get("transposed") or w.rows != w.cols or w == w.T:
             continue
-        left, _, rest = node.formula.partition(" + ")
-        tex = left + "^\\top" + (" + " + rest if rest else "")
-        g = g.replace(name, params={**node.params, "transposed": True}, formula=tex)
+        g = g.with_params(name, transposed=True)
     return g
 
 

@@ -31,21 +31,12 @@ import sympy
 
 from symtf import ops
 from symtf.errors import SpecError
-from symtf.graph.blocks import (
-    add_op,
-    attention_nodes,
-    concat_op,
-    embed_op,
-    ffn_nodes,
-    ids_op,
-    layer_norm_nodes,
-    linear_op,
-    softmax_op,
-)
-from symtf.graph.core import Builder, Live, Node, evaluate, given, same
+from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes
+from symtf.graph.core import Builder, Live, Node, evaluate
+from symtf.graph.ties import equal
+from symtf.ops.core import Op, Param
 from symtf.spec.model import Head
 from symtf.spec.seq2seq import DecoderLayer, EncoderLayer, Seq2SeqModel
-from symtf.ties import equal
 
 # ----------------------------------------------------------------------------- forward pass
 #
@@ -78,22 +69,6 @@ class Encoded:
     cross_kv: tuple[tuple[tuple[str, str], ...], ...]  # per decoder layer, per head
 
 
-def vstack(xp: Any, mats: Sequence[Any]) -> Any:
-    """Rows of several matrices one under another: ``[n1, d], [n2, d] -> [n1+n2, d]``."""
-    return xp.from_rows(
-        [
-            [xp.entry(a, i, j) for j in range(xp.shape(a)[1])]
-            for a in mats
-            for i in range(xp.shape(a)[0])
-        ]
-    )
-
-
-def append_op(xp: Any, past: Any, x: Any, *, w: Any) -> Any:
-    """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""
-    return vstack(xp, [past, ops.linear(xp, x, xp.matrix(w))])
-
-
 def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start: int) -> str:
     """Token ids, embedding rows and positional rows ``start…``: adds ``p.tokens/embed/pos/x``.
 
@@ -104,10 +79,10 @@ def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start:
         SpecError: When the positions run past the positional table.
     """
     n, ids = len(ids), tuple(ids)
-    tok = b.add(f"{p}.tokens", ids_op, (), "", "token ids", ids=ids)
+    tok = b.add(f"{p}.tokens", ops.ids, (), "", "token ids", ids=ids)
     emb = b.add(
         f"{p}.embed",
-        embed_op,
+        ops.embed,
         (),
         r"E[\text{ids}]",
         "embeddings",
@@ -116,13 +91,13 @@ def _inputs(b: Builder, p: str, table: Any, pos: Any, ids: Sequence[int], start:
         ids=ids,
     )
     if pos is None:
-        return b.add(f"{p}.x", same, (emb,), "X = E", "block input")
+        return b.add(f"{p}.x", ops.identity, (emb,), "X = E", "block input")
     if start + n > pos.rows:
         raise SpecError(
             f"position {start + n - 1} is beyond the {pos.rows} rows of the positional table"
         )
-    prow = b.add(f"{p}.pos", given, (), "P", "positional rows", matrix=pos[start : start + n, :])
-    return b.add(f"{p}.x", add_op, (emb, prow), "X = E + P", "block input")
+    prow = b.add(f"{p}.pos", ops.given, (), "P", "positional rows", value=pos[start : start + n, :])
+    return b.add(f"{p}.x", ops.add, (emb, prow), "X = E + P", "block input")
 
 
 def _norm(b: Builder, name: str, src: str, gb: tuple[Any, Any], eps: Any) -> str:
@@ -153,14 +128,14 @@ def _attention(
     zs, used = [], []
     for hi, head in enumerate(heads):
         h = f"{p}.h{hi}"
-        q = b.add(f"{h}.q", linear_op, (src,), "Q = X W_Q", f"queries, head {hi + 1}", w=head.W_Q)
+        q = b.add(f"{h}.q", ops.linear, (src,), "Q = X W_Q", f"queries, head {hi + 1}", w=head.W_Q)
         if kv is not None:
             k, v = kv[hi]
         elif past is not None:  # the cache grows; shown as read from this step's rows
             pk, pv = past[hi]
             k = b.add(
                 f"{h}.k",
-                append_op,
+                ops.kv_append,
                 (pk, src),
                 "K = X W_K",
                 f"keys, head {hi + 1}",
@@ -169,7 +144,7 @@ def _attention(
             )
             v = b.add(
                 f"{h}.v",
-                append_op,
+                ops.kv_append,
                 (pv, src),
                 "V = X W_V",
                 f"values, head {hi + 1}",
@@ -177,9 +152,9 @@ def _attention(
                 w=head.W_V,
             )
         else:
-            k = b.add(f"{h}.k", linear_op, (src,), "K = X W_K", f"keys, head {hi + 1}", w=head.W_K)
+            k = b.add(f"{h}.k", ops.linear, (src,), "K = X W_K", f"keys, head {hi + 1}", w=head.W_K)
             v = b.add(
-                f"{h}.v", linear_op, (src,), "V = X W_V", f"values, head {hi + 1}", w=head.W_V
+                f"{h}.v", ops.linear, (src,), "V = X W_V", f"values, head {hi + 1}", w=head.W_V
             )
         used.append((k, v))
         zs.append(
@@ -193,8 +168,8 @@ def _attention(
                 mask="causal" if causal else "none",
             )
         )
-    cat = b.add(f"{p}.concat", concat_op, tuple(zs), r"Z = [Z_1 \cdots Z_h]", "heads side by side")
-    out = b.add(f"{p}.attn_out", linear_op, (cat,), "O = Z W_O", "attention output", w=W_O)
+    cat = b.add(f"{p}.concat", ops.concat, tuple(zs), r"Z = [Z_1 \cdots Z_h]", "heads side by side")
+    out = b.add(f"{p}.attn_out", ops.linear, (cat,), "O = Z W_O", "attention output", w=W_O)
     return out, tuple(used)
 
 
@@ -218,9 +193,9 @@ def _sublayer(
     """
     if m.norm == "pre":
         out, extra = inner(_norm(b, f"{p}.{ln}", src, gb, m.eps))
-        return b.add(f"{p}.{resid}", add_op, (src, out), "X + O", "residual"), extra
+        return b.add(f"{p}.{resid}", ops.add, (src, out), "X + O", "residual"), extra
     out, extra = inner(src)
-    r = b.add(f"{p}.{resid}", add_op, (src, out), "X + O", "residual")
+    r = b.add(f"{p}.{resid}", ops.add, (src, out), "X + O", "residual")
     return _norm(b, f"{p}.{ln}", r, gb, m.eps), extra
 
 
@@ -242,7 +217,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
 
         src, _ = _sublayer(b, m, p, "resid_mid", "ln1", layer.norms[0], src, attn)
         src, _ = _sublayer(b, m, p, "resid_post", "ln2", layer.norms[1], src, ffn)
-    out = b.add("enc.out", same, (src,), "", "encoder output")
+    out = b.add("enc.out", ops.identity, (src,), "", "encoder output")
     cross = []
     for li, layer in enumerate(m.decoder):
         kvs = []
@@ -250,7 +225,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
             h = f"dec.l{li}.cross.h{hi}"
             k = b.add(
                 f"{h}.k",
-                linear_op,
+                ops.linear,
                 (out,),
                 "K = H_{enc} W_K",
                 f"cross keys, head {hi + 1}",
@@ -258,7 +233,7 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
             )
             v = b.add(
                 f"{h}.v",
-                linear_op,
+                ops.linear,
                 (out,),
                 "V = H_{enc} W_V",
                 f"cross values, head {hi + 1}",
@@ -327,11 +302,11 @@ def decode(
         caches.append(kv)
         src, _ = _sublayer(b, m, lp, "resid_cross", "ln2", layer.norms[1], src, cross_attn)
         src, _ = _sublayer(b, m, lp, "resid_post", "ln3", layer.norms[2], src, ffn)
-    final = b.add(f"{p}.final", same, (src,), "", "decoder output")
+    final = b.add(f"{p}.final", ops.identity, (src,), "", "decoder output")
     o = out or p
     logits = b.add(
         f"{o}.logits",
-        linear_op,
+        ops.linear,
         (final,),
         r"z = h\,W_{\text{vocab}}",
         "vocabulary scores",
@@ -339,7 +314,7 @@ def decode(
     )
     probs = b.add(
         f"{o}.probs",
-        softmax_op,
+        ops.softmax,
         (logits,),
         r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
         "probabilities",
@@ -372,9 +347,23 @@ def decoding_op(xp: Any, live: Live, *, model: Seq2SeqModel, enc: Encoded) -> No
     generate(xp, live, model, step, empty_state(model))
 
 
-def forcing_op(xp: Any, *, model: Seq2SeqModel) -> Forcing:
-    """The ``teacher_forcing`` node's op: :func:`teacher_forcing` (an exact comparison of its own)."""
+def _forcing(xp: Any, *, model: Seq2SeqModel) -> Forcing:
+    """:func:`teacher_forcing` of the model (an exact comparison of its own)."""
     return teacher_forcing(model)
+
+
+#: The ``teacher_forcing`` node's op: the outcome of :func:`teacher_forcing`, not a tensor.
+TEACHER_FORCING = Op(
+    "teacher_forcing",
+    "decoding",
+    (Param("model", "value"),),
+    _forcing,
+    lambda **_: (),
+    tex="",
+    text="the parallel pass against step-by-step decoding",
+    public=False,
+    tensor_out=False,
+)
 
 
 def encoder_decoder_nodes(b: Builder, m: Seq2SeqModel, *, forcing: bool) -> None:
@@ -395,7 +384,7 @@ def encoder_decoder_nodes(b: Builder, m: Seq2SeqModel, *, forcing: bool) -> None
     if forcing and m.target:
         b.add(
             "teacher_forcing",
-            forcing_op,
+            TEACHER_FORCING,
             (),
             "",
             "parallel (teacher-forced) pass against step-by-step decoding",
@@ -474,7 +463,7 @@ def teacher_forcing(m: Seq2SeqModel) -> Forcing:
 
 
 def _approx(xp: Any, e: sympy.Expr) -> str:
-    from symtf.certify import decimal_string
+    from symtf.backends.certify import decimal_string
 
     if xp.user_symbols(e):
         return str(xp.closed_form(e) or e)

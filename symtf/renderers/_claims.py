@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 
 #: The kinds of claim, as the JSON contract names them.
 KINDS = ("number", "word", "tokens", "expression")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import Check, ClaimResult
+    from symtf.checking.report import Check, ClaimResult
 
 
 def where_in_step(result: ClaimResult) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from symtf.checking.compare import Report
 from symtf.checking.draft import DraftReport
+from symtf.checking.report import Report
 from symtf.renderers import json as render_json
 from symtf.renderers import text as render_text
 

@@ -9,7 +9,7 @@ as the Actions toolkit does (``%``, CR and LF in the message; also ``:`` and
 
 from __future__ import annotations
 
-from symtf.checking.compare import FAILING, Report
+from symtf.checking.report import FAILING, Report
 from symtf.renderers._claims import error_line, located, one_line
 from symtf.renderers._control import visible
 

@@ -8,7 +8,7 @@ number coloured and named by its verdict, with the exact value and the
 explanation on hover (``title``) and in a ``<details>`` element.
 
 Like every renderer it only reads: verdicts, exact decimals and explanations
-come from the :class:`~symtf.checking.compare.DerivationReport`, values from its
+come from the :class:`~symtf.checking.report.DerivationReport`, values from its
 :class:`~symtf.trace.Trace`.
 
 Public entry points:
@@ -32,10 +32,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from symtf.checking.report import DerivationReport, Report
 from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
     from symtf.renderers.latex import _Context
     from symtf.spec import Derivation
     from symtf.trace import Step, Trace
@@ -661,7 +662,7 @@ def render_html(
     """A whole self-contained page for one checked derivation (or several).
 
     Args:
-        report: ``symtf.checking.compare.check(derivation)``, or a :class:`~symtf.checking.compare.Report`.
+        report: ``symtf.checking.compare.check(derivation)``, or a :class:`~symtf.checking.report.Report`.
         derivation: The loaded derivation (model table, weights substituted, source).
         steps: Only the steps matching this pattern (``"A_1,logits"``, ``"l0.h0.*"``).
         node_names: Show internal node names too.

@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 from symtf import __version__
-from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.checking.verdict import rational_text
 from symtf.errors import SymtfError
 from symtf.numbers import format_fixed, parse_printed

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from symtf.checking.compare import FAILING, DerivationReport, Report
+from symtf.checking.report import FAILING, DerivationReport, Report
 from symtf.renderers._claims import Located, one_line
 from symtf.renderers._control import visible
 

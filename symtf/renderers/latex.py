@@ -1,6 +1,6 @@
 """LaTeX rendering: a worked example as lecture notes.
 
-The renderer reads a :class:`~symtf.checking.compare.DerivationReport` (verdicts) and its
+The renderer reads a :class:`~symtf.checking.report.DerivationReport` (verdicts) and its
 :class:`~symtf.trace.Trace` (named exact steps) and lays them out the way a
 handcalcs sheet does: the general formula, the same formula with the numbers
 substituted, the exact result, and beside it what the article printed with its
@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symtf.latexmath import GREEK_NAMES
+from symtf.checking.report import DerivationReport
+from symtf.language.latexmath import GREEK_NAMES
+from symtf.ops import BREAK, Substitution
+from symtf.ops import get as get_op
 from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+    from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
     from symtf.spec import Derivation
     from symtf.trace import Step, Trace
 
@@ -530,7 +533,7 @@ _EXACT_MARK = "\x01"
 #: Widest display line, in rough printed characters, before it is broken.
 _MAX_LINE = 78
 #: Where a long substituted formula may be broken (before an operator).
-_BRK = "\x00"
+_BRK = BREAK
 _ALWAYS_MAX_CHARS = 600
 
 
@@ -557,7 +560,7 @@ class Numbers:
         return hit
 
     def _entry(self, e: Any) -> Entry:
-        from symtf.checking.compare import _rational_decimal
+        from symtf.checking.evaluation import _rational_decimal
 
         if not isinstance(e, sympy.Basic):
             return self._other(e)
@@ -582,7 +585,7 @@ class Numbers:
         return Entry(approx, False, closed)
 
     def _other(self, e: Any) -> Entry:
-        from symtf.certify import decimal_string
+        from symtf.backends.certify import decimal_string
 
         try:
             from flint import arb
@@ -612,7 +615,7 @@ class Numbers:
         return text if len(text) <= limit else None
 
     def _decimal(self, e: sympy.Expr) -> str | None:
-        from symtf.certify import PRECISIONS, decimal_string
+        from symtf.backends.certify import PRECISIONS, decimal_string
         from symtf.errors import Undecided
 
         ball = getattr(self.backend, "ball", None)
@@ -621,7 +624,7 @@ class Numbers:
                 if ball is not None:
                     x = ball(e, prec)
                 else:
-                    from symtf.certify import ball as certify_ball
+                    from symtf.backends.certify import ball as certify_ball
 
                     x = certify_ball(e, prec)
             except (Undecided, TypeError, ValueError, ZeroDivisionError):
@@ -649,8 +652,8 @@ class Numbers:
         """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
         from fractions import Fraction
 
-        from symtf.certify import exact_zero
-        from symtf.checking.compare import _rational_decimal
+        from symtf.backends.certify import exact_zero
+        from symtf.checking.evaluation import _rational_decimal
         from symtf.numbers import round_exact
 
         if not x.is_finite():
@@ -1054,214 +1057,46 @@ class _Context:
         return (r.exact, True) if r.exact is not None else (r.approx, r.approx_is_exact)
 
 
-def _layer_and_head(name: str) -> tuple[int | None, int | None]:
-    """Block and head of a plain decoder step (``l1.h0.q`` → ``(1, 0)``); prefixed stacks are not read."""
-    m = re.match(r"^l(\d+)\.(?:h(\d+)\.)?", name)
-    if not m:
-        return None, None
-    return int(m.group(1)), (int(m.group(2)) if m.group(2) is not None else None)
+def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
+    """The step's formula with the numbers of its inputs written in, and whether it is exact.
 
-
-def _layer(ctx: _Context, name: str) -> Any:
-    li, _ = _layer_and_head(name)
-    d = ctx.derivation
-    if d is None or li is None or d.model.architecture not in ("decoder", "attention"):
+    It is the worked substitution of the op the trace recorded for the step
+    (:mod:`symtf.ops`), written with the inputs' values and the op's parameters (the
+    file's weights); an op without one, or a step whose inputs are not shown as
+    numbers, shows its formula and result without a substituted line.
+    """
+    try:
+        op = get_op(step.op)
+    except KeyError:
         return None
-    return d.model.layers[li] if li < len(d.model.layers) else None
-
-
-def _head(ctx: _Context, name: str) -> Any:
-    layer = _layer(ctx, name)
-    _, hi = _layer_and_head(name)
-    if layer is None or hi is None or hi >= len(layer.heads):
+    if op.substitute is None:
         return None
-    return layer.heads[hi]
-
-
-def _standalone_op(ctx: _Context, name: str) -> Any:
-    d = ctx.derivation
-    if d is None:
+    ins = step.inputs
+    if op.variadic is None and len(ins) != len(op.tensor_args):
         return None
-    return next((s for s in d.model.standalone if s.name == name.split(".")[0]), None)
-
-
-def _norm_params(ctx: _Context, name: str) -> tuple[Any, Any, Any] | None:
-    """(γ, β, ε) of the norm a step belongs to, when the derivation says them; else ``None``."""
-    base = name.rsplit(".", 1)[0] if name.endswith((".std", ".rms", ".mean", ".var")) else name
-    d = ctx.derivation
-    if d is None:
-        return None
-    m = re.fullmatch(r"l(\d+)\.ln([12])", base)
-    if m:
-        layer = _layer(ctx, base)
-        if layer is None:
-            return None
-        k = m.group(2)
-        eps = getattr(layer, f"ln{k}_eps", None)
-        return (
-            getattr(layer, f"ln{k}_gamma"),
-            getattr(layer, f"ln{k}_beta"),
-            d.model.eps if eps is None else eps,
-        )
-    s = _standalone_op(ctx, base)
-    if s is not None and base == s.name:
-        eps = getattr(s, "eps", None)
-        return None, None, d.model.eps if eps is None else eps
-    return None
-
-
-def _join(
-    parts: Sequence[tuple[str, bool] | None], template: Callable[..., str]
-) -> tuple[str, bool] | None:
+    parts = [ctx.operand(i) for i in ins]
     if any(p is None for p in parts):
         return None
-    texts = [p[0] for p in parts if p is not None]
-    return template(*texts), all(p[1] for p in parts if p is not None)
+    exact = [all(p[1] for p in parts if p is not None)]
 
+    def value(name: str, transposed: bool) -> str:
+        m = step.params.get(name)
+        tex, ok = ctx.weight(m.T if transposed and m is not None else m, name)
+        exact[0] = exact[0] and ok
+        return tex
 
-_ACT_NAMES = {
-    "relu": r"\operatorname{ReLU}",
-    "gelu": r"\operatorname{GELU}",
-    "gelu_tanh": r"\operatorname{GELU}_{\tanh}",
-    "silu": r"\operatorname{SiLU}",
-}
-
-
-def _linear(
-    ctx: _Context, x: str, w: Any, w_name: str, b: Any, b_name: str | None, transposed: bool
-) -> tuple[str, bool] | None:
-    """``x W (+ b)`` with the weights written out when the derivation gives them."""
-    parts = [ctx.operand(x), ctx.weight(w, w_name)]
-    t = "^\\top" if transposed else ""
-    if b_name is None:
-        return _join(parts, lambda a, ww: f"{a}{ww}{t}")
-    return _join([*parts, ctx.weight(b, b_name)], lambda a, ww, bb: f"{a}{ww}{t}{_BRK}+ {bb}")
-
-
-def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
-    """The step's formula with the numbers of its inputs written in.
-
-    Only for operations whose recorded formula says exactly what was computed;
-    any other step shows its formula and result without a substituted line.
-    """
-    name, f, ins = step.name, step.formula, step.inputs
-    op = ctx.operand
-    m_qkv = re.fullmatch(r"([QKV]) = X W_\1(\^\\top)?( \+ b_\1)?", f)
-    if m_qkv and len(ins) == 1:
-        head = _head(ctx, name)
-        L = m_qkv.group(1)
-        w = None if head is None else getattr(head, f"W_{L}")
-        b = None if head is None else getattr(head, f"b_{L}")
-        bias = f"b_{L}" if m_qkv.group(3) else None
-        return _linear(ctx, ins[0], w, f"W_{L}", b, bias, bool(m_qkv.group(2)))
-    if f in ("Q K^\\top", "Q K") and len(ins) == 2:
-        t = "^\\top" if f.endswith("top") else ""
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{b}{t}")
-    if f == r"S = \frac{Q K^\top}{\sqrt{d_k}}" and len(ins) == 2:
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"\\frac{{1}}{{{b}}}{a}")
-    if f == "S + M" and len(ins) == 1:
-        shape = ctx.trace.shape(name)
-        if shape is None:
-            return None
-        n, m = shape
-        mask = [["0" if j <= i + (m - n) else r"-\infty" for j in range(m)] for i in range(n)]
-        return _join(
-            [op(ins[0])],
-            lambda a: f"{a}{_BRK}+ {bmatrix(mask, ctx.opts.max_rows, ctx.opts.max_cols)}",
-        )
-    m_sm = re.fullmatch(r"A = (\\operatorname\{softmax\}(?:_\{\\text\{col\}\})?)\((S \+ M|S)\)", f)
-    if m_sm and len(ins) == 1:
-        sm = m_sm.group(1)
-        return _join([op(ins[0])], lambda a: sm + rf"\left({a}\right)")
-    if f in (r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}", r"\operatorname{softmax}(x)") and ins:
-        return _join([op(ins[0])], lambda a: rf"\operatorname{{softmax}}\left({a}\right)")
-    if f == "H = A V" and len(ins) == 2:
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{b}")
-    if f == r"H = [H_1 \cdots H_h]" and ins:
-        return _join([op(i) for i in ins], lambda *a: r"\left[\;" + r"\;\; ".join(a) + r"\;\right]")
-    m_o = re.fullmatch(r"O = H W_O(\^\\top)?( \+ b_O)?", f)
-    if m_o and len(ins) == 1:
-        layer = _layer(ctx, name)
-        w = None if layer is None else layer.W_O
-        b = None if layer is None else layer.b_O
-        return _linear(
-            ctx, ins[0], w, "W_O", b, "b_O" if m_o.group(2) else None, bool(m_o.group(1))
-        )
-    if f in ("R_1 = X + O", "R_2 = Y + F", "X = E + P") and len(ins) == 2:
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{_BRK}+ {b}")
-    m_ffn = re.fullmatch(r"(?:F = a|Y) W_([123]) \+ b_\1", f)
-    if m_ffn and len(ins) == 1:
-        k = m_ffn.group(1)
-        layer = _layer(ctx, name)
-        tr = layer is not None and f"W{k}" in getattr(layer, "transposed", ())
-        w = None if layer is None else getattr(layer, f"W{k}")
-        b = None if layer is None else getattr(layer, f"b{k}")
-        return _linear(ctx, ins[0], w, f"W_{k}", b, f"b_{k}", tr)
-    if f == r"\mu = \frac{1}{d}\sum_j x_j" and len(ins) == 1:
-        shape = ctx.trace.shape(ins[0])
-        d = shape[1] if shape else 0
-        return _join(
-            [op(ins[0])], lambda a: rf"\frac{{1}}{{{d}}}\sum_{{j=1}}^{{{d}}} {a}_{{\cdot j}}"
-        )
-    if f == r"x - \mu" and len(ins) == 2:
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: f"{a}{_BRK}- {b}")
-    if f.startswith(r"\sigma^2 = \frac{1}{d") and len(ins) == 1:
-        shape = ctx.trace.shape(ins[0])
-        d = (shape[1] if shape else 0) - (1 if "d-1" in f else 0)
-        n = shape[1] if shape else 0
-        return _join(
-            [op(ins[0])],
-            lambda a: rf"\frac{{1}}{{{d}}}\sum_{{j=1}}^{{{n}}} \left({a}_{{\cdot j}}\right)^2",
-        )
-    if (
-        f in (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{\overline{x^2} + \varepsilon}")
-        and len(ins) == 1
-    ):
-        params = _norm_params(ctx, name)
-        eps = r"\varepsilon" if params is None else sympy.latex(params[2])
-        e = "" if eps == "0" else " + " + eps
-        return _join([op(ins[0])], lambda a: rf"\sqrt{{{a}{e}}}")
-    if f in (_ln_formula(), _RMS_FORMULA) and len(ins) == 2:
-        params = _norm_params(ctx, name)
-        if params is None:
-            return None
-        gamma, beta, _ = params
-        plain = (gamma is None or all(x == 1 for x in gamma)) and (
-            beta is None or all(x == 0 for x in beta)
-        )
-        if plain:
-            return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\oslash {b}")
-        return _join(
-            [op(ins[0]), op(ins[1]), ctx.weight(gamma, r"\gamma"), ctx.weight(beta, r"\beta")],
-            lambda a, b, g, bb: rf"\left({a}\oslash {b}\right){_BRK}\odot {g}{_BRK}+ {bb}",
-        )
-    if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
-        return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\odot {b}")
-    if f in _ACT_LATEX and len(ins) == 1:
-        act = _ACT_NAMES[_ACT_LATEX[f]]
-        return _join([op(ins[0])], lambda a: rf"{act}\left({a}\right)")
-    if f in (r"z = h\,W_{\text{vocab}}", r"z = h\,E^\top") and ins:
-        d = ctx.derivation
-        tied = f.endswith("top")
-        w = None if d is None else (d.model.embed if tied else d.model.unembed)
-        sym = "E" if tied else r"W_{\text{vocab}}"
-        return _linear(ctx, ins[0], w, sym, None, None, tied)
-    return None
-
-
-#: Activation formulas as :mod:`symtf.graph.pipeline` records them → activation name.
-_ACT_LATEX = {
-    r"\max(0, x)": "relu",
-    r"\operatorname{relu}(\cdot)": "relu",
-    r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)": "gelu",
-    r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)": "gelu_tanh",
-    r"\frac{x}{1+e^{-x}}": "silu",
-}
-_RMS_FORMULA = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
-
-
-def _ln_formula() -> str:
-    return r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
+    sub = Substitution(
+        args=[p[0] for p in parts if p is not None],
+        params=step.params,
+        labels=step.labels,
+        shapes=[ctx.trace.shape(i) for i in ins],
+        shape=ctx.trace.shape(step.name),
+        value=value,
+        matrix=lambda rows: bmatrix(rows, ctx.opts.max_rows, ctx.opts.max_cols),
+        latex=sympy.latex,
+    )
+    tex = op.substitute(sub)
+    return None if tex is None else (tex, exact[0])
 
 
 def _split_formula(formula: str) -> tuple[str, str]:
@@ -1516,8 +1351,8 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
         >>> expression_latex("5.652 / 21.372")
         '5.652 / 21.372'
     """
-    from symtf import expr as sx
     from symtf.errors import ExpressionError
+    from symtf.language import expr as sx
 
     try:
         parsed = sx.parse(text, where="expression")
@@ -1530,7 +1365,7 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
 
 
 def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -> str:
-    from symtf import expr as sx
+    from symtf.language import expr as sx
 
     if isinstance(n, sx.Literal):
         return n.text

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from symtf.renderers.summary import check_line, counts_text
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import DerivationReport, Report
+    from symtf.checking.report import DerivationReport, Report
     from symtf.trace import Trace
 
 _GOOD = ("exact", "rounded")

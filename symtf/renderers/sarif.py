@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from symtf import __version__
-from symtf.checking.compare import FAILING, Report
+from symtf.checking.report import FAILING, Report
 from symtf.renderers._claims import error_line, located, one_line
 from symtf.renderers._control import visible
 

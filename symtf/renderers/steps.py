@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from symtf.errors import SpecError
 
 if TYPE_CHECKING:
-    from symtf.checking.compare import DerivationReport
+    from symtf.checking.report import DerivationReport
     from symtf.trace import Trace
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
+from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.renderers.safe import line as _safe
 
 _MARK = {

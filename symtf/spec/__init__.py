@@ -22,21 +22,10 @@ each other by their own names, never through the package.
   as exact dyadic rationals.
 """
 
-from symtf.spec.derivation import (
-    HEAD_PROJECTIONS,
-    MAX_DIM,
-    MAX_ENTRIES,
-    MAX_FILE_BYTES,
-    Claim,
-    Derivation,
-    Head,
-    Layer,
-    Model,
-    SpecError,
-    load,
-    loads,
-    with_line,
-)
+from symtf.errors import SpecError
+from symtf.spec.derivation import MAX_FILE_BYTES, Claim, Derivation, load, loads, with_line
+from symtf.spec.model import HEAD_PROJECTIONS, Head, Layer, Model
+from symtf.spec.tomlread import MAX_DIM, MAX_ENTRIES
 
 __all__ = [
     "HEAD_PROJECTIONS",

@@ -57,13 +57,8 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
-from symtf.spec.model import LP_STYLES as LP_STYLES
-from symtf.spec.model import MAX_STEPS as MAX_STEPS
-from symtf.spec.model import STRATEGIES as STRATEGIES
-from symtf.spec.model import Generation as Generation
 from symtf.spec.toml_lines import line_of, locate, string_lines
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
-from symtf.spec.tomlread import MAX_ENTRIES as MAX_ENTRIES
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     import symtf.spec.steps as graph_spec
@@ -132,9 +127,8 @@ class Claim:
         None  # ``assert = "tokens" | "teacher-forcing"`` (symtf.checking.assertions)
     )
     at: tuple[int, ...] | None = None  # leading indices of a 3-D/4-D step (the 2-D slice printed)
-    computed_in: str | None = (
-        None  # the article's float format for this claim (symtf.checking.floatsim)
-    )
+    #: The article's float format for this claim (symtf.checking.framework).
+    computed_in: str | None = None
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
@@ -161,8 +155,8 @@ class Derivation:
     #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
     tensors: tuple[graph_spec.GivenTensor, ...] = ()
     steps: tuple[graph_spec.StepNode, ...] = ()
-    computed_in: str | None = None  # the article's float format (symtf.checking.floatsim)
-    rounded_inputs: Any = None  # symtf.rounded.RoundedInputs: inputs known to their print only
+    computed_in: str | None = None  # the article's float format (symtf.checking.framework)
+    rounded_inputs: Any = None  # symtf.backends.rounded.RoundedInputs: inputs known to their print only
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
     #: Conventions applied as rewrites of the template's graph nodes: ``(name, scope)``
     #: pairs (symtf.graph.conventions, symtf.graph.rewrite); never read from a file.
@@ -416,7 +410,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     computed_in = _computed_in(top, "computed_in", name)
     rounded_inputs = None
     if top.get("rounded_inputs") is not None:
-        from symtf.rounded import parse_rounded_inputs
+        from symtf.backends.rounded import parse_rounded_inputs
 
         rounded_inputs, named = parse_rounded_inputs(
             top.get("rounded_inputs"), model_raw, model, name, tuple(g.name for g in tensors)
@@ -427,8 +421,8 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         )
         tensors = tuple(_flat(g) for g in tensors)
     marked = [g for g in tensors if g.rounded]
-    if marked:  # given tensors known only to their printed precision (symtf.rounded)
-        from symtf.rounded import RoundedInput, RoundedInputs, half_width
+    if marked:  # given tensors known only to their printed precision (symtf.backends.rounded)
+        from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
 
         for g in marked:
             item = RoundedInput(g.name, g.flat, (tuple(half_width(t) for t in g.texts),))
@@ -454,8 +448,8 @@ def _written_inputs(
     model_raw: Any, model: Model, tensors: tuple[Any, ...], name: str
 ) -> dict[str, Any]:
     """Every input written with a decimal point (what ``rounded_inputs`` could name), for the
-    diagnosis: a model input as its :class:`~symtf.rounded.RoundedInput`, a given tensor as ``None``."""
-    from symtf.rounded import half_width, parse_rounded_inputs
+    diagnosis: a model input as its :class:`~symtf.backends.rounded.RoundedInput`, a given tensor as ``None``."""
+    from symtf.backends.rounded import half_width, parse_rounded_inputs
 
     out: dict[str, Any] = {}
     if isinstance(model_raw, dict) and model.architecture in ("decoder", "attention", "none"):
@@ -509,7 +503,7 @@ def _flat(g: Any) -> Any:
     return dataclasses.replace(g, flat=sympy.ImmutableMatrix([list(g.values)]))
 
 
-#: Floating-point formats an article's framework may have computed in (symtf.checking.floatsim).
+#: Floating-point formats an article's framework may have computed in (symtf.checking.framework).
 FLOAT_FORMATS = ("float64", "float32", "float16", "bfloat16")
 
 
@@ -891,7 +885,7 @@ def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDIN
     printed_raw = r.get("printed")
     if printed_raw is None and expression is not None:
         # "e^{2.309} \approx 10.068": the value after the last relation is what the article printed.
-        from symtf.latexmath import split_display
+        from symtf.language.latexmath import split_display
 
         lhs, value = split_display(expression)
         if value is not None:

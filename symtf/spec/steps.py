@@ -20,9 +20,12 @@ from typing import Any
 
 import sympy
 
-from symtf import lang
 from symtf.errors import ExpressionError, SpecError
+from symtf.language import lang
 from symtf.numbers import parse_exact
+from symtf.ops import get as get_op
+from symtf.ops import public_signatures
+from symtf.ops.core import ParamError
 
 #: Largest given tensor (entries), largest dimension, most axes.
 MAX_ENTRIES = 20_000
@@ -39,78 +42,9 @@ _FAMILY = re.compile(rf"^({_IDENT})\[({_IDENT})\]$")
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 _INF = re.compile(r"^[+-]?(inf|infinity|∞)$", re.IGNORECASE)
 
-#: Op name -> (parameter names, how many are required, whether the first takes every positional).
-OPS: dict[str, tuple[tuple[str, ...], int, bool]] = {
-    "transpose": (("x", "axes"), 1, False),
-    "reshape": (("x", "shape"), 2, False),
-    "view": (("x", "shape"), 2, False),
-    "split_heads": (("x", "h"), 2, False),
-    "merge_heads": (("x",), 1, False),
-    "concat": (("parts", "axis"), 1, True),
-    "stack": (("parts", "axis"), 1, True),
-    **{
-        f: (("x",), 1, False)
-        for f in (
-            [
-                "exp",
-                "ln",
-                "log",
-                "sqrt",
-                "abs",
-                "sin",
-                "cos",
-                "tanh",
-                "sigmoid",
-                "relu",
-                "gelu",
-                "gelu_tanh",
-                "silu",
-                "softplus",
-            ]
-        )
-    },
-    "max": (("x", "y", "axis", "keepdims"), 1, False),
-    "min": (("x", "y", "axis", "keepdims"), 1, False),
-    "sum": (("x", "axis", "keepdims"), 1, False),
-    "mean": (("x", "axis", "keepdims"), 1, False),
-    "argmax": (("x", "axis", "keepdims"), 1, False),
-    "var": (("x", "axis", "keepdims", "unbiased"), 1, False),
-    "std": (("x", "axis", "keepdims", "unbiased"), 1, False),
-    "softmax": (("x", "axis"), 1, False),
-    "log_softmax": (("x", "axis"), 1, False),
-    "layernorm": (("x", "eps", "gamma", "beta", "unbiased"), 1, False),
-    "rmsnorm": (("x", "eps", "gamma"), 1, False),
-    "masked_fill": (("x", "mask", "value"), 3, False),
-    "tril": (("x",), 1, False),
-    "triu": (("x",), 1, False),
-    "causal_mask": (("n",), 1, False),
-    "dropout": (("x", "keep_mask", "p"), 3, False),
-    "one_hot": (("ids", "n"), 2, False),
-    "cross_entropy": (("logits", "target"), 2, False),
-    "nll": (("logp", "target"), 2, False),
-    "bce": (("p", "y"), 2, False),
-    "mse": (("a", "b"), 2, False),
-    "sinusoidal": (("n", "d", "base"), 2, False),
-    "rope": (("x", "angles", "cos", "sin"), 2, False),
-    "where": (("cond", "a", "b"), 3, False),
-    "zeros": (("shape",), 1, True),
-    "ones": (("shape",), 1, True),
-    "eye": (("n",), 1, False),
-}
-
-
-def _signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
-    out: dict[str, tuple[int, int | None, tuple[str, ...]]] = {}
-    for name, (params, _required, variadic) in OPS.items():
-        if variadic:
-            out[name] = (1, None, params[1:])
-        else:
-            out[name] = (0, len(params), params)
-    return out
-
-
-#: For the parser: op -> (fewest positionals, most positionals, keyword names).
-SIGNATURES = _signatures()
+#: For the parser: every op a step may call -> (fewest positionals, most positionals, keyword
+#: names), read from the op registry (aliases such as ``ln`` and ``view`` included).
+SIGNATURES = public_signatures()  # as registered when symtf is imported; parsing reads it afresh
 
 
 @dataclass(frozen=True)
@@ -135,7 +69,7 @@ class GivenTensor:
     decimals: tuple[int | None, ...]
     rounded: bool
     where: str
-    #: For a rounded tensor, its values as one 1×N row: the object symtf.rounded knows the
+    #: For a rounded tensor, its values as one 1×N row: the object symtf.backends.rounded knows the
     #: tensor by (a backend matrix built from it carries the rounding intervals).
     flat: Any = None
 
@@ -340,8 +274,9 @@ def parse_tensors(raw: Any, file: str) -> tuple[GivenTensor, ...]:
 
 def _not_reserved(name: str, where: str, col: str = "") -> None:
     low = name.lower()
-    if low in OPS or name in ("inf", "true", "false"):  # e and pi may be shadowed (E[tok])
-        what = "an op" if low in OPS else "a constant"
+    ops = public_signatures()
+    if low in ops or name in ("inf", "true", "false"):  # e and pi may be shadowed (E[tok])
+        what = "an op" if low in ops else "a constant"
         raise SpecError(f"{where}: a name cannot be {name!r}, which is {what}{col}")
 
 
@@ -555,9 +490,50 @@ def _parse_entry(key: str, raw: Any, file: str, text: str | None) -> _Entry:
 
 def _parse_expr(text: str, where: str) -> lang.Node:
     try:
-        return lang.parse(text, SIGNATURES, where=where)
+        tree = lang.parse(text, public_signatures(), where=where)
     except ExpressionError as e:
         raise SpecError(str(e)) from None
+    _check_calls(tree, text, where)
+    return tree
+
+
+def _check_calls(tree: lang.Node, text: str, where: str) -> None:
+    """Every call's arguments against its op's signature, and every plain setting's type.
+
+    A missing argument, one given twice, or a setting that is not what the op takes
+    (``softmax(x, axis=true)``) is an error naming the file, the step and the column,
+    before anything is computed.
+
+    Raises:
+        SpecError: At the offending argument's column.
+    """
+    for node in lang.walk(tree):
+        if not isinstance(node, lang.Call):
+            continue
+        op = get_op(node.name)
+        try:
+            bound = op.bind(node.args, node.kwargs)
+            for p in op.step_params:
+                if p.is_tensor or p.name not in bound:
+                    continue
+                given = bound[p.name]
+                what = f"{op.name}({p.name}=…)"
+                if p.name == op.variadic:
+                    dims: list[Any] = []
+                    for n in given:
+                        v = lang.static_value(n, what)
+                        dims.extend(v if isinstance(v, list) else [v])
+                    p.check(op.name, dims)
+                else:
+                    try:
+                        p.check(op.name, lang.static_value(given, what))
+                    except ParamError as e:
+                        raise ParamError(str(e), given) from None
+        except lang.NotStatic as e:
+            raise SpecError(str(lang.error(text, where, e.pos, str(e)))) from None
+        except ParamError as e:
+            pos = getattr(e.where, "pos", node.pos)
+            raise SpecError(str(lang.error(text, where, pos, str(e)))) from None
 
 
 def parse_steps(

@@ -23,7 +23,7 @@ most :data:`MAX_FILE_ENTRIES` entries in all) before any data is read.
 
 Small weights (at most the TOML limits, 20,000 entries) become SymPy matrices
 like typed ones. Larger ones stay :class:`FileMatrix` arrays: the certified
-path runs them in midpoint–radius float64 (:mod:`symtf.midrad`) and balls, and
+path runs them in midpoint–radius float64 (:mod:`symtf.backends.midrad`) and balls, and
 the exact SymPy path is taken only if a verdict needs it.
 
 The ``.safetensors`` reader is this module's own (the format is an 8-byte

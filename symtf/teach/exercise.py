@@ -21,8 +21,7 @@ from typing import Any
 
 import sympy
 
-from symtf.checking.compare import Evaluator, classify, correct_rounding, selection
-from symtf.checking.evaluation import step_prints
+from symtf.checking.evaluation import Evaluator, classify, correct_rounding, selection, step_prints
 from symtf.errors import SymtfError
 from symtf.numbers import Printed, format_fixed
 from symtf.spec import Claim, Derivation

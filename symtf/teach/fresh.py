@@ -27,7 +27,7 @@ from typing import Any
 
 import sympy
 
-from symtf.checking.compare import Evaluator, _fit, correct_rounding, selection
+from symtf.checking.evaluation import Evaluator, _fit, correct_rounding, selection
 from symtf.errors import ModelError, SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, toml_float
 from symtf.spec import Derivation, loads

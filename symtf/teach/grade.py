@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from symtf import files
-from symtf.checking.compare import Evaluator, classify
 from symtf.checking.diagnose import (
     _overlaps,
     _Override,
-    _Replay,
+    _replay,
     convention_variants,
     printed_values,
 )
+from symtf.checking.evaluation import Evaluator, classify
 from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
 from symtf.spec import MAX_FILE_BYTES, Derivation, loads
@@ -398,15 +398,15 @@ def _diagnose(
     if not off:
         return
     numbers = _sheet_numbers(d, trace, graded, answers)
-    replays: dict[str, tuple[_Replay, _Replay]] = {}
+    replays: dict[str, tuple[Evaluator, Evaluator]] = {}
     by_step_row: dict[tuple[str, int], list[Graded]] = {}
     deferred: list[Graded] = []
     for g in off:
         b = g.blank
         if b.step not in replays:
             replays[b.step] = (
-                _Replay(d, _Override(numbers, b.step)),
-                _Replay(d, _Override(numbers, b.step, widen=True)),
+                _replay(ev, d, _Override(numbers, b.step), b.step),
+                _replay(ev, d, _Override(numbers, b.step, widen=True), b.step),
             )
         exact_rp, wide_rp = replays[b.step]
         p = answers[b.id]
@@ -437,7 +437,7 @@ def _diagnose(
     for g in deferred:
         if g.cause is None:
             _follows(g, d, numbers, trace, graded)
-    _conventions(d, trace, by_step_row, answers)
+    _conventions(d, trace, by_step_row, answers, ev)
     _entry_slips(ev, trace, by_step_row, answers, numbers)
     for group in by_step_row.values():
         for g in group:
@@ -571,13 +571,18 @@ def _words(found: Any) -> str:
 
 
 def _depends(
-    d: Derivation, numbers: dict[str, dict[tuple[int, int], Printed]], b: KeyBlank, on: KeyBlank
+    d: Derivation,
+    numbers: dict[str, dict[tuple[int, int], Printed]],
+    b: KeyBlank,
+    on: KeyBlank,
+    replay: Evaluator,
 ) -> bool:
     """Whether ``b``'s entry, replayed from the student's numbers, moves when ``on``'s does."""
-    base = _Replay(d, _Override(numbers, b.step)).ball_trace(128)
-    nudged = _Replay(
-        d, _Override(numbers, b.step, nudge=(on.step, on.index[0], on.index[1]))
-    ).ball_trace(128)
+    base = replay.ball_trace(128)
+    nudge = _Override(numbers, b.step, nudge=(on.step, on.index[0], on.index[1]))
+    nudged = Evaluator(d, base=replay, override=nudge, fresh={on.step}, needed={b.step}).ball_trace(
+        128
+    )
     if base is None or nudged is None:
         return True  # cannot tell: keep the earlier mistake as a candidate
     x = base.value(b.step)[b.index[0], b.index[1]]
@@ -590,11 +595,12 @@ def _conventions(
     trace: Trace,
     groups: dict[tuple[str, int], list[Graded]],
     answers: dict[str, Printed | None],
+    ev: Evaluator,
 ) -> None:
     variants: dict[tuple[str, str], Evaluator | None] = {}
     for (step, row), group in groups.items():
         best: tuple[int, str, str] | None = None
-        for sw, scope, var in convention_variants(d, trace, step, variants):
+        for sw, scope, var in convention_variants(d, trace, step, variants, ev):
             try:
                 t = var.ball_trace(128) or var.exact_trace()
             except SymtfError:

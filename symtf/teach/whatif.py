@@ -40,8 +40,8 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from symtf import files
-from symtf.certify import decimal_string
-from symtf.checking.compare import _fit, selection
+from symtf.backends.certify import decimal_string
+from symtf.checking.evaluation import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
 from symtf.renderers.safe import line

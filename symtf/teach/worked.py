@@ -6,9 +6,10 @@ shape, ``QKᵀ[1,1] = q[1,0]·k[1,0] + q[1,1]·k[1,1]``, then
 
 The substituted numbers are the exact values of the inputs when they are
 short decimals or fractions, else certified truncations marked ``…`` (and the
-line then reads ``≈``). Which operation a step applies is read from the
-formula :mod:`symtf.graph.pipeline` records; a step this module does not know gets
-its general formula and no substituted line.
+line then reads ``≈``). Which operation a step applies is the op the trace
+recorded (:mod:`symtf.ops`), with its parameters (the file's weights, ε, the
+rotary pairing); a step of an op this module has no working for gets its
+general formula and no substituted line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, TypeAlias
 
 import sympy
 
-from symtf.certify import decimal_string
+from symtf.backends.certify import decimal_string
 from symtf.spec import Derivation
 from symtf.trace import Trace
 
@@ -205,12 +206,13 @@ def _mean_of_squares(ctx: _Ctx, x: str, i: int, n: int, div: int) -> tuple[Line,
     )
 
 
-def _normalized(ctx: _Ctx, step: str, x: str, s: str, i: int, j: int) -> tuple[Line, Line]:
+def _normalized(
+    ctx: _Ctx, gamma: Any, beta: Any, x: str, s: str, i: int, j: int
+) -> tuple[Line, Line]:
     """``x[i,j] / s[i,0]``, then ``·γ[j] + β[j]`` when the norm scales or shifts that column."""
-    params = _norm_params(ctx.d, step)
     fs, ss = _infix(ctx, (x, i, j), "/", "/", (s, i, 0))
-    if params is not None and params[0] is not None:
-        g, b = params[0][0, j], params[1][0, j]
+    if gamma is not None and beta is not None:
+        g, b = gamma[0, j], beta[0, j]
         if g != 1 or b != 0:
             gv, bv = ctx.const(g), ctx.const(b)
             fs = Line(
@@ -289,231 +291,227 @@ def _softmax(ctx: _Ctx, src: str, i: int, j: int, m: int) -> tuple[Line, Line]:
     return _both(ctx, share)
 
 
-def _layer_head(step: str) -> tuple[int | None, int | None]:
-    m = re.match(r"^l(\d+)\.(?:h(\d+)\.)?", step)
-    if not m:
-        return None, None
-    return int(m.group(1)), (int(m.group(2)) if m.group(2) is not None else None)
+Entry = tuple[Line, Line]
 
 
-def _norm_params(d: Derivation, base: str) -> tuple[Any, Any, Any] | None:
-    m = re.fullmatch(r"l(\d+)\.ln([12])", base)
-    model = d.model
-    if m and model.architecture == "decoder":
-        layer = model.layers[int(m.group(1))]
-        k = m.group(2)
-        eps = getattr(layer, f"ln{k}_eps")
-        return (
-            getattr(layer, f"ln{k}_gamma"),
-            getattr(layer, f"ln{k}_beta"),
-            model.eps if eps is None else eps,
+def _linear_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    p, lab = st.params, st.labels
+    w, transposed = p["w"], bool(p.get("transposed"))
+    if lab.get("tied"):  # x·Eᵀ: written with the entries of the embedding table E
+        w, transposed = w.T, True
+    wname = lab.get("w_text", lab.get("w", "W"))
+    bname = lab.get("b", "b")
+    return _linear(ctx, st.inputs[0], w, wname, p.get("bias"), bname, i, j, transposed)
+
+
+def _matmul_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    t = ctx.trace
+    a, b = st.inputs
+    tb = bool(st.params.get("transpose_b"))
+    n = t.shape(a)[1]
+    skip = "skip_zero_terms" in st.labels  # an attention pattern's masked weights: left out
+    pairs = [
+        (
+            ctx.ref(a, i, c),
+            ctx.val(a, i, c),
+            ctx.ref(b, j, c) if tb else ctx.ref(b, c, j),
+            ctx.val(b, j, c) if tb else ctx.val(b, c, j),
         )
-    if base == "ln_f" and model.final_norm:
-        return (
-            model.lnf_gamma,
-            model.lnf_beta,
-            model.eps if model.lnf_eps is None else model.lnf_eps,
+        for c in range(n)
+        if not (skip and t.value(a)[i, c] == 0)
+    ]
+    return _sum_of_products(ctx, pairs)
+
+
+def _mask_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    n, m = ctx.trace.shape(st.name)
+    if j > i + (m - n):
+        return Line(r"-\infty\ (\text{masked: a later token})", "−∞ (masked: a later token)"), Line(
+            r"-\infty", "−∞"
         )
-    for s in model.standalone:
-        if s.name == base:
-            return None, None, model.eps if s.eps is None else s.eps
+    src = st.inputs[0]
+    return ctx.ref(src, i, j), ctx.val(src, i, j)
+
+
+def _softmax_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    if st.params.get("axis", -1) != -1 or ("x" in st.labels and "out" not in st.labels):
+        return None  # down the columns, or the weights before a mask: no row-wise working
+    src = st.inputs[0]
+    return _softmax(ctx, src, i, j, ctx.trace.shape(src)[1])
+
+
+def _concat_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    col = j
+    for h in st.inputs:
+        w = ctx.trace.shape(h)[1]
+        if col < w:
+            return ctx.ref(h, i, col), ctx.val(h, i, col)
+        col -= w
     return None
 
 
-def _entry(ctx: _Ctx, step: str, i: int, j: int) -> tuple[Line, Line] | None:
-    t, d = ctx.trace, ctx.d
-    st = t[step]
-    f, ins = st.formula, st.inputs
-    li, hi = _layer_head(step)
-    model = d.model
-    layer = model.layers[li] if li is not None and li < len(model.layers) else None
-    head = (
-        layer.heads[hi] if layer is not None and hi is not None and hi < len(layer.heads) else None
-    )
-    m_qkv = re.fullmatch(r"([QKV]) = X W_\1(\^\\top)?( \+ b_\1)?", f)
-    if m_qkv and len(ins) == 1 and head is not None:
-        L = m_qkv.group(1)
-        return _linear(
-            ctx,
-            ins[0],
-            getattr(head, f"W_{L}"),
-            f"W_{L}",
-            getattr(head, f"b_{L}"),
-            f"b_{L}",
-            i,
-            j,
-            bool(m_qkv.group(2)),
-        )
-    if f in ("Q K^\\top", "Q K") and len(ins) == 2:
-        q, k = ins
-        n = t.shape(q)[1]
-        pairs = [
-            (
-                ctx.ref(q, i, c),
-                ctx.val(q, i, c),
-                ctx.ref(k, j, c) if f.endswith("top") else ctx.ref(k, c, j),
-                ctx.val(k, j, c) if f.endswith("top") else ctx.val(k, c, j),
-            )
-            for c in range(n)
-        ]
-        return _sum_of_products(ctx, pairs)
-    if f == r"S = \frac{Q K^\top}{\sqrt{d_k}}" and len(ins) == 2:
-        s, r = ins
-        return _infix(ctx, (s, i, j), "/", "/", (r, 0, 0))
-    if f == "S + M" and len(ins) == 1:
-        n, m = t.shape(step)
-        if j > i + (m - n):
-            return Line(
-                r"-\infty\ (\text{masked: a later token})", "−∞ (masked: a later token)"
-            ), Line(r"-\infty", "−∞")
-        return ctx.ref(ins[0], i, j), ctx.val(ins[0], i, j)
-    if (
-        f.startswith("A = \\operatorname{softmax}(")
-        or f
-        in (
-            r"P_i = \frac{e^{z_i}}{\sum_j e^{z_j}}",
-            r"\operatorname{softmax}(x)",
-        )
-    ) and len(ins) == 1:
-        return _softmax(ctx, ins[0], i, j, t.shape(ins[0])[1])
-    if f == "H = A V" and len(ins) == 2:
-        a, v = ins
-        m = t.shape(a)[1]
-        pairs = [
-            (ctx.ref(a, i, c), ctx.val(a, i, c), ctx.ref(v, c, j), ctx.val(v, c, j))
-            for c in range(m)
-            if t.value(a)[i, c] != 0
-        ]
-        return _sum_of_products(ctx, pairs)
-    if f == r"H = [H_1 \cdots H_h]" and ins:
-        col = j
-        for h in ins:
-            w = t.shape(h)[1]
-            if col < w:
-                return ctx.ref(h, i, col), ctx.val(h, i, col)
-            col -= w
-        return None
-    m_o = re.fullmatch(r"O = H W_O(\^\\top)?( \+ b_O)?", f)
-    if m_o and len(ins) == 1 and layer is not None:
-        return _linear(ctx, ins[0], layer.W_O, "W_O", layer.b_O, "b_O", i, j, bool(m_o.group(1)))
-    if f in ("R_1 = X + O", "R_2 = Y + F", "X = E + P") and len(ins) == 2:
-        a, b = ins
-        return _infix(ctx, (a, i, j), "+", "+", (b, i, j))
-    m_ffn = re.fullmatch(r"(?:F = a|Y) W_([123]) \+ b_\1", f)
-    if m_ffn and len(ins) == 1 and layer is not None:
-        k = m_ffn.group(1)
-        return _linear(
-            ctx,
-            ins[0],
-            getattr(layer, f"W{k}"),
-            f"W_{k}",
-            getattr(layer, f"b{k}"),
-            f"b_{k}",
-            i,
-            j,
-            f"W{k}" in layer.transposed,
-        )
-    if f == r"\mu = \frac{1}{d}\sum_j x_j" and len(ins) == 1:
-        x = ins[0]
-        n = t.shape(x)[1]
-        return _both(ctx, lambda cell: _over(n, _sum([cell(x, i, c) for c in range(n)])))
-    if f == r"x - \mu" and len(ins) == 2:
-        x, mu = ins
-        return _infix(ctx, (x, i, j), "-", "−", (mu, i, 0))
-    if f.startswith(r"\sigma^2 = \frac{1}{d") and len(ins) == 1:
-        n = t.shape(ins[0])[1]
-        return _mean_of_squares(ctx, ins[0], i, n, n - 1 if "d-1" in f else n)
-    if (
-        f in (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{\overline{x^2} + \varepsilon}")
-        and len(ins) == 1
-    ):
-        v = ins[0]
-        params = _norm_params(d, step.rsplit(".", 1)[0])
-        eps = sympy.S.Zero if params is None else params[2]
-        if eps == 0:
-            return _both(
-                ctx, lambda cell: Line(rf"\sqrt{{{cell(v, i, 0).tex}}}", f"√{cell(v, i, 0).text}")
-            )
-        e = ctx.const(eps)
-        return (
-            Line(
-                rf"\sqrt{{{ctx.ref(v, i, 0).tex} + \varepsilon}}", f"√({ctx.ref(v, i, 0).text} + ε)"
-            ),
-            Line(
-                rf"\sqrt{{{ctx.val(v, i, 0).tex} + {e.tex}}}",
-                f"√({ctx.val(v, i, 0).text} + {e.text})",
-            ),
-        )
-    if f == r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta" and len(ins) == 2:
-        return _normalized(ctx, step, ins[0], ins[1], i, j)
-    if f in (r"\max(0, x)", r"\operatorname{relu}(\cdot)") and len(ins) == 1:
-        x = ins[0]
+def _infix_entry(tex: str, text: str) -> Callable[[_Ctx, Any, int, int], Entry | None]:
+    def entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+        a, b = st.inputs
+        bi, bj = (i, 0) if ctx.trace.shape(b)[1] == 1 else (i, j)  # a column broadcast
+        return _infix(ctx, (a, i, j), tex, text, (b, bi, bj))
+
+    return entry
+
+
+def _scale_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    s, r = st.inputs
+    return _infix(ctx, (s, i, j), "/", "/", (r, 0, 0))
+
+
+def _mean_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    x = st.inputs[0]
+    n = ctx.trace.shape(x)[1]
+    return _both(ctx, lambda cell: _over(n, _sum([cell(x, i, c) for c in range(n)])))
+
+
+def _mean_square_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    x = st.inputs[0]
+    n = ctx.trace.shape(x)[1]
+    return _mean_of_squares(ctx, x, i, n, n - 1 if st.params.get("unbiased") else n)
+
+
+def _root_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    v = st.inputs[0]
+    eps = st.params.get("eps", 0)
+    if eps == 0:
         return _both(
-            ctx,
-            lambda cell: Line(rf"\max(0,\ {cell(x, i, j).tex})", f"max(0, {cell(x, i, j).text})"),
+            ctx, lambda cell: Line(rf"\sqrt{{{cell(v, i, 0).tex}}}", f"√{cell(v, i, 0).text}")
         )
-    if f in (r"z = h\,W_{\text{vocab}}", r"z = h\,E^\top") and ins:
-        tied = f.endswith("top")
-        w = model.embed if tied else model.unembed
-        return _linear(ctx, ins[0], w, "E" if tied else "W_vocab", None, "", i, j, tied)
-    if f == r"E[\text{ids}]" and len(ins) == 1 and model.embed is not None:
-        tok = d.tokens[i] if i < len(d.tokens) else None
-        if tok is None:
-            return None
-        return (
-            Line(
-                rf"E_{{{tok},{j}}}\ (\text{{row of token {tok}}})",
-                f"E[{tok},{j}] (row of token {tok})",
-            ),
-            ctx.const(model.embed[tok, j]),
-        )
-    if f in _ACT_TEXT and len(ins) == 1:
-        x = ins[0]
-        tex_t, text_t = _ACT_TEXT[f]
+    e = ctx.const(eps)
+    return (
+        Line(rf"\sqrt{{{ctx.ref(v, i, 0).tex} + \varepsilon}}", f"√({ctx.ref(v, i, 0).text} + ε)"),
+        Line(
+            rf"\sqrt{{{ctx.val(v, i, 0).tex} + {e.tex}}}",
+            f"√({ctx.val(v, i, 0).text} + {e.text})",
+        ),
+    )
+
+
+def _normalize_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    x, s = st.inputs
+    return _normalized(ctx, st.params.get("gamma"), st.params.get("beta"), x, s, i, j)
+
+
+def _relu_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    x = st.inputs[0]
+    return _both(
+        ctx,
+        lambda cell: Line(rf"\max(0,\ {cell(x, i, j).tex})", f"max(0, {cell(x, i, j).text})"),
+    )
+
+
+#: Element-wise activations by op → (LaTeX, text) with ``#`` for the argument.
+_ACT_TEXT = {
+    "gelu": (
+        r"\tfrac{#}{2}\bigl(1+\operatorname{erf}(#/\sqrt{2})\bigr)",
+        "#/2·(1 + erf(#/√2))",
+    ),
+    "gelu_tanh": (
+        r"\tfrac{#}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(# + 0.044715\cdot #^3)\bigr)\bigr)",
+        "#/2·(1 + tanh(√(2/π)·(# + 0.044715·#³)))",
+    ),
+    "silu": (r"\frac{#}{1+e^{-#}}", "# / (1 + e^(−#))"),
+}
+
+
+def _activation_entry(op: str) -> Callable[[_Ctx, Any, int, int], Entry | None]:
+    tex_t, text_t = _ACT_TEXT[op]
+
+    def entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+        x = st.inputs[0]
         return _both(
             ctx,
             lambda cell: Line(
                 tex_t.replace("#", cell(x, i, j).tex), text_t.replace("#", cell(x, i, j).text)
             ),
         )
-    if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
-        g, u = ins  # one product, written as _sum_of_products writes each term
-        return _sum_of_products(
-            ctx, [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))]
-        )
-    if f == r"\overline{x^2} = \frac{1}{d}\sum_j x_j^2" and len(ins) == 1:
-        n = t.shape(ins[0])[1]
-        return _mean_of_squares(ctx, ins[0], i, n, n)
-    if f == r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta" and len(ins) == 2:
-        return _normalized(ctx, step, ins[0], ins[1], i, j)
-    m_rot = re.fullmatch(r"R_p\\,([QK])_p", f)
-    if m_rot and len(ins) == 1:
-        return _rope(ctx, ins[0], i, j)
-    if f == "h = Y[-1]" and len(ins) == 1:
-        n = t.shape(ins[0])[0]
-        return ctx.ref(ins[0], n - 1, j), ctx.val(ins[0], n - 1, j)
-    if f == "" and len(ins) == 1 and t.shape(ins[0]) == t.shape(step):
-        return ctx.ref(ins[0], i, j), ctx.val(ins[0], i, j)
-    return None
+
+    return entry
 
 
-#: Element-wise activations as recorded → (LaTeX, text) with ``#`` for the argument.
-_ACT_TEXT = {
-    r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)": (
-        r"\tfrac{#}{2}\bigl(1+\operatorname{erf}(#/\sqrt{2})\bigr)",
-        "#/2·(1 + erf(#/√2))",
-    ),
-    r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)": (
-        r"\tfrac{#}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(# + 0.044715\cdot #^3)\bigr)\bigr)",
-        "#/2·(1 + tanh(√(2/π)·(# + 0.044715·#³)))",
-    ),
-    r"\frac{x}{1+e^{-x}}": (r"\frac{#}{1+e^{-#}}", "# / (1 + e^(−#))"),
+def _embed_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    ids, table = st.params["ids"], st.params["table"]
+    if i >= len(ids):
+        return None
+    tok = ids[i]
+    return (
+        Line(
+            rf"E_{{{tok},{j}}}\ (\text{{row of token {tok}}})",
+            f"E[{tok},{j}] (row of token {tok})",
+        ),
+        ctx.const(table[tok, j]),
+    )
+
+
+def _product_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    g, u = st.inputs  # one product, written as _sum_of_products writes each term
+    return _sum_of_products(ctx, [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))])
+
+
+def _rope_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    return _rope(ctx, st.inputs[0], i, j, st.params.get("pairs", "adjacent"), st.params["base"])
+
+
+def _last_row_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    y = st.inputs[0]
+    n = ctx.trace.shape(y)[0]
+    return ctx.ref(y, n - 1, j), ctx.val(y, n - 1, j)
+
+
+def _identity_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
+    x = st.inputs[0]
+    if ctx.trace.shape(x) != ctx.trace.shape(st.name):
+        return None
+    return ctx.ref(x, i, j), ctx.val(x, i, j)
+
+
+#: The working of one entry, by the op the trace recorded (each takes ``(ctx, step, i, j)``).
+_ENTRIES: dict[str, Callable[[_Ctx, Any, int, int], Entry | None]] = {
+    "linear": _linear_entry,
+    "matmul": _matmul_entry,
+    "scale": _scale_entry,
+    "mask_future": _mask_entry,
+    "softmax": _softmax_entry,
+    "concat": _concat_entry,
+    "add": _infix_entry("+", "+"),
+    "sub": _infix_entry("-", "−"),
+    "mean": _mean_entry,
+    "mean_square": _mean_square_entry,
+    "norm_root": _root_entry,
+    "normalize": _normalize_entry,
+    "relu": _relu_entry,
+    "gelu": _activation_entry("gelu"),
+    "gelu_tanh": _activation_entry("gelu_tanh"),
+    "silu": _activation_entry("silu"),
+    "embed": _embed_entry,
+    "mul": _product_entry,
+    "rope": _rope_entry,
+    "last_row": _last_row_entry,
+    "identity": _identity_entry,
 }
 
+#: How many inputs each working reads (a step recorded with other inputs gets none).
+_ARITY = {"matmul": 2, "scale": 2, "add": 2, "sub": 2, "mul": 2, "normalize": 2}
 
-def _rope(ctx: _Ctx, src: str, p: int, j: int) -> tuple[Line, Line] | None:
+
+def _entry(ctx: _Ctx, step: str, i: int, j: int) -> Entry | None:
+    st = ctx.trace[step]
+    fn = _ENTRIES.get(st.op)
+    if fn is None or (len(st.inputs) != _ARITY.get(st.op, 1) and st.op != "concat"):
+        return None
+    if st.op == "concat" and not st.inputs:
+        return None
+    return fn(ctx, st, i, j)
+
+
+def _rope(ctx: _Ctx, src: str, p: int, j: int, pairing: str, base: Any) -> tuple[Line, Line] | None:
     """A rotated feature: ``(a, b) → (a cos θ − b sin θ, a sin θ + b cos θ)``, ``θ = p·base^(−2i/d)``."""
-    model = ctx.d.model
     shape = ctx.trace.shape(src)
     if shape is None:
         return None
@@ -521,11 +519,11 @@ def _rope(ctx: _Ctx, src: str, p: int, j: int) -> tuple[Line, Line] | None:
     half = d // 2
     pairs = (
         [(2 * k, 2 * k + 1) for k in range(half)]
-        if getattr(model, "rope_pairs", "adjacent") == "adjacent"
+        if pairing == "adjacent"
         else [(k, k + half) for k in range(half)]
     )
     k, (a, b) = next((k, ab) for k, ab in enumerate(pairs) if j in ab)
-    angle = sympy.Integer(p) * model.pos_base ** sympy.Rational(-2 * k, d)
+    angle = sympy.Integer(p) * sympy.sympify(base) ** sympy.Rational(-2 * k, d)
     th = ctx.const(angle)
     ra, rb = ctx.ref(src, p, a), ctx.ref(src, p, b)
     va, vb = ctx.val(src, p, a), ctx.val(src, p, b)

@@ -1,39 +1,28 @@
-"""Number systems the same transformer ops run in.
+"""Exact SymPy arithmetic: the number system people read and exact decisions rest on.
 
-:mod:`symtf.ops` is written once against the small array interface below (in
-the spirit of the array API's ``xp``), and runs in three number systems:
-
-- :class:`ExactBackend`: SymPy matrices. Exact rationals, exact ``exp``/``sqrt``,
-  or free symbols. This is what people read and what exact decisions rest on.
-- :class:`BallBackend`: python-flint ``arb_mat`` ball arithmetic. Every entry is
-  a certified enclosure of the exact value; milliseconds instead of minutes.
-- :class:`FloatBackend`: numpy float64, a baseline for benchmarks. Not certified.
-
-A backend never guesses: when a ball cannot decide a sign (a ReLU input, an
-argmax), it raises :class:`~symtf.errors.Undecided` and the caller retries at
-higher precision or falls back to exact arithmetic.
+Exact rationals, exact ``exp``/``sqrt``, or free symbols, as a DAG of named
+one-level definitions (:class:`ExactBackend`). It implements the
+:class:`~symtf.backends.protocol.Backend` protocol with SymPy ``ImmutableMatrix``
+values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
-from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 
-if TYPE_CHECKING:
-    import numpy as np
-
-from symtf.certify import ball_sign
+from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
 
 Scalar = Any
 Mat = Any
 
 
-class ExactBackend:
+class ExactBackend(BaseBackend):
     """Exact SymPy arithmetic on ``ImmutableMatrix`` values.
 
     Closed forms of a whole forward pass grow fast (one logit of a 3-token,
@@ -54,6 +43,7 @@ class ExactBackend:
     """
 
     name = "exact"
+    certified = True
 
     def __init__(self, max_ops: int = 60) -> None:
         self.max_ops = max_ops
@@ -66,6 +56,25 @@ class ExactBackend:
         #: Pending node -> the entry of the step that first held it (``l0.ffn_act[0, 1]``).
         self.undecided_at: dict[sympy.Symbol, str] = {}
         self._doubtful: dict[sympy.Expr, str] = {}
+        self._tag = ""
+        self._evaluations = 0
+        self._ones: dict[tuple[int, int], sympy.ImmutableMatrix] = {}
+
+    @contextmanager
+    def apart(self) -> Iterator[ExactBackend]:
+        """Evaluate again in this backend, the new steps' entries named apart.
+
+        A replay or a convention's variant reuses this backend's values (whose node
+        symbols it defines); the entries it computes anew are named ``step~k[i,j]``,
+        so they never redefine the symbols the earlier values use.
+        """
+        saved = self._tag
+        self._evaluations += 1
+        self._tag = f"~{self._evaluations}"
+        try:
+            yield self
+        finally:
+            self._tag = saved
 
     def _pending(self, why: str) -> sympy.Symbol:
         """A node for a value whose branch cannot be decided; no ball encloses it."""
@@ -97,7 +106,7 @@ class ExactBackend:
             for idx, e in zip(value.indices(), value.data, strict=True):
                 _defined(e, name, idx)
                 if isinstance(e, sympy.Basic) and _larger_than(e, self.max_ops):
-                    node = sympy.Symbol(f"{name}[{','.join(map(str, idx))}]", real=True)
+                    node = sympy.Symbol(f"{name}{self._tag}[{','.join(map(str, idx))}]", real=True)
                     self.defs[node] = e
                     e = node
                 out.append(e)
@@ -113,7 +122,7 @@ class ExactBackend:
                 if self.undecided and e in self.undecided and e not in self.undecided_at:
                     self.undecided_at[e] = f"{name}[{i}, {j}]"
                 if _larger_than(e, self.max_ops):
-                    node = sympy.Symbol(f"{name}[{i},{j}]", real=True)
+                    node = sympy.Symbol(f"{name}{self._tag}[{i},{j}]", real=True)
                     self.defs[node] = e
                     e = node
                 row.append(e)
@@ -134,7 +143,7 @@ class ExactBackend:
 
     def ball(self, e: sympy.Expr, prec: int) -> Any:
         """A certified ball for a value (node definitions included)."""
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         return ball(e, prec, defs=self.defs, memo=self._memo.setdefault(prec, {}))
 
@@ -175,7 +184,29 @@ class ExactBackend:
     def from_rows(self, rows: Sequence[Sequence[Scalar]]) -> Mat:
         return sympy.ImmutableMatrix([list(r) for r in rows])
 
+    def ones(self, rows: int, cols: int) -> Mat:
+        """A matrix of exact ones, kept so that products with it are recognised."""
+        hit = self._ones.get((rows, cols))
+        if hit is None:
+            hit = self._ones[(rows, cols)] = sympy.ImmutableMatrix(rows, cols, [1] * (rows * cols))
+        return hit
+
     def matmul(self, a: Mat, b: Mat) -> Mat:
+        # A row sum (a product with a column of ones), a column sum, a row or column spread
+        # along a matrix of ones: each entry is the Add of the entries (x·1 is x), written
+        # directly; SymPy's general product builds the very same expressions, slower.
+        if b is self._ones.get(b.shape):
+            n, k = a.shape
+            if b.cols == 1:
+                return sympy.ImmutableMatrix(n, 1, [sympy.Add(*a.row(i)) for i in range(n)])
+            if k == 1:
+                return sympy.ImmutableMatrix(n, b.cols, lambda i, j: a[i, 0])
+        if a is self._ones.get(a.shape):
+            n, m = b.shape
+            if a.rows == 1:
+                return sympy.ImmutableMatrix(1, m, [sympy.Add(*b.col(j)) for j in range(m)])
+            if n == 1:
+                return sympy.ImmutableMatrix(a.rows, m, lambda i, j: b[0, j])
         return sympy.ImmutableMatrix(a * b)
 
     def add(self, a: Mat, b: Mat) -> Mat:
@@ -188,6 +219,8 @@ class ExactBackend:
         return sympy.ImmutableMatrix(a * s)
 
     def mul(self, a: Mat, b: Mat) -> Mat:
+        if a is b:  # squares (a variance): x**2 is what x*x gives, built without Mul's search
+            return sympy.ImmutableMatrix(a.rows, a.cols, [e**2 for e in a])
         return sympy.ImmutableMatrix(a.multiply_elementwise(b))
 
     def div(self, a: Mat, b: Mat) -> Mat:
@@ -296,7 +329,7 @@ class ExactBackend:
             raise ModelError(f"{what} is exactly 0")
 
     def _sign(self, x: sympy.Expr) -> int:
-        from symtf.certify import exact_sign
+        from symtf.backends.certify import exact_sign
 
         return exact_sign(x, self)
 
@@ -327,268 +360,4 @@ def _has_long_number(e: sympy.Basic) -> bool:
     )
 
 
-#: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
-_ARB_CACHE: dict[tuple[int, int], tuple[sympy.MatrixBase, arb_mat]] = {}
-
-
-def _to_arb_mat(m: sympy.MatrixBase, prec: int) -> arb_mat:
-    """Exact rationals go through flint's fmpq_mat in C; anything else through certify.ball."""
-    if all(e.is_Rational for e in m):
-        flat = m.to_DM().to_field().to_list_flat()
-        q = fmpq_mat(m.rows, m.cols, [fmpq(int(x.numerator), int(x.denominator)) for x in flat])
-        return arb_mat(q)
-    from symtf.certify import ball
-
-    return arb_mat([[ball(e, prec) for e in m.row(i)] for i in range(m.rows)])
-
-
-class BallBackend:
-    """Certified ball arithmetic with python-flint at a fixed working precision.
-
-    Args:
-        prec: Working precision in bits.
-    """
-
-    name = "ball"
-
-    def __init__(self, prec: int = 128) -> None:
-        self.prec = prec
-
-    def __enter__(self) -> BallBackend:
-        self._saved = ctx.prec
-        ctx.prec = self.prec
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        ctx.prec = self._saved
-
-    def const(self, x: Fraction | int | sympy.Expr) -> arb:
-        if isinstance(x, Fraction):
-            return arb(fmpq(x.numerator, x.denominator))
-        if isinstance(x, int):
-            return arb(x)
-        from symtf.certify import ball
-
-        return ball(x, self.prec)
-
-    def matrix(self, m: sympy.MatrixBase) -> arb_mat:
-        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix: exact floats
-        if floats is not None:
-            if m._arb is None:  # exact at every precision
-                m._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
-            return m._arb
-        key = (id(m), self.prec)
-        hit = _ARB_CACHE.get(key)
-        if hit is not None and hit[0] is m:
-            return hit[1]
-        out = _to_arb_mat(m, self.prec)
-        if isinstance(m, sympy.ImmutableMatrix):  # immutable: safe to reuse
-            if len(_ARB_CACHE) > 512:
-                _ARB_CACHE.clear()
-            _ARB_CACHE[key] = (m, out)
-        return out
-
-    def shape(self, a: arb_mat) -> tuple[int, int]:
-        return (a.nrows(), a.ncols())
-
-    def entry(self, a: arb_mat, i: int, j: int) -> arb:
-        return a[i, j]
-
-    def from_rows(self, rows: Sequence[Sequence[arb]]) -> arb_mat:
-        rows = [list(r) for r in rows]
-        return arb_mat(rows) if rows and rows[0] else arb_mat(len(rows), 0)
-
-    def matmul(self, a: arb_mat, b: arb_mat) -> arb_mat:
-        return a * b
-
-    def add(self, a: arb_mat, b: arb_mat) -> arb_mat:
-        return a + b
-
-    def sub(self, a: arb_mat, b: arb_mat) -> arb_mat:
-        return a - b
-
-    def scale(self, a: arb_mat, s: arb) -> arb_mat:
-        return a * s
-
-    def mul(self, a: arb_mat, b: arb_mat) -> arb_mat:
-        return self.from_rows(
-            [
-                [x * y for x, y in zip(ra, rb, strict=True)]
-                for ra, rb in zip(a.tolist(), b.tolist(), strict=True)
-            ]
-        )
-
-    def div(self, a: arb_mat, b: arb_mat) -> arb_mat:
-        return self.from_rows(
-            [
-                [x / y for x, y in zip(ra, rb, strict=True)]
-                for ra, rb in zip(a.tolist(), b.tolist(), strict=True)
-            ]
-        )
-
-    def transpose(self, a: arb_mat) -> arb_mat:
-        return a.transpose()
-
-    def take_rows(self, a: arb_mat, rows: Sequence[int]) -> arb_mat:
-        n = a.ncols()
-        return self.from_rows([[a[i, j] for j in range(n)] for i in rows])
-
-    def take_cols(self, a: arb_mat, start: int, stop: int) -> arb_mat:
-        return self.from_rows([[a[i, j] for j in range(start, stop)] for i in range(a.nrows())])
-
-    def hstack(self, mats: Sequence[arb_mat]) -> arb_mat:
-        n = mats[0].nrows()
-        return self.from_rows([[m[i, j] for m in mats for j in range(m.ncols())] for i in range(n)])
-
-    def map(self, a: arb_mat, fn: Callable[[arb], arb]) -> arb_mat:
-        return self.from_rows([[fn(x) for x in row] for row in a.tolist()])
-
-    def exp(self, x: arb) -> arb:
-        return x.exp()
-
-    def sqrt(self, x: arb) -> arb:
-        return x.sqrt()
-
-    def erf(self, x: arb) -> arb:
-        return x.erf()
-
-    def log(self, x: arb) -> arb:
-        return x.log()
-
-    def abs(self, x: arb) -> arb:
-        return abs(x)
-
-    def tanh(self, x: arb) -> arb:
-        return x.tanh()
-
-    def sin(self, x: arb) -> arb:
-        return x.sin()
-
-    def cos(self, x: arb) -> arb:
-        return x.cos()
-
-    def pi(self) -> arb:
-        return arb.pi()
-
-    def neg_inf(self) -> arb:
-        return arb("-inf")
-
-    def relu(self, x: arb) -> arb:
-        if x > 0:
-            return x
-        if x < 0:
-            return arb(0)
-        return x.max(arb(0))  # still an enclosure: the branch is left open
-
-    def sign(self, x: arb) -> int:
-        return ball_sign(x, f"at {self.prec} bits")
-
-    def require_nonzero(self, x: arb, what: str) -> None:
-        if x.is_exact() and x.is_zero():
-            raise ModelError(f"{what} is exactly 0")
-        if not (x > 0 or x < 0):
-            raise Undecided(f"{what} may be 0 ({x} at {self.prec} bits)")
-
-
-class FloatBackend:
-    """numpy float64: fast, familiar, and not certified (benchmarks only)."""
-
-    name = "float"
-
-    def __init__(self) -> None:
-        import numpy  # imported here: checking never needs it, and it costs ~0.1 s
-
-        self._np = numpy
-
-    def const(self, x: Fraction | int | sympy.Expr) -> float:
-        return float(x)
-
-    def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
-        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix
-        if floats is not None:
-            return floats
-        return self._np.array(m.tolist(), dtype=self._np.float64)
-
-    def shape(self, a: np.ndarray) -> tuple[int, int]:
-        return a.shape
-
-    def entry(self, a: np.ndarray, i: int, j: int) -> float:
-        return float(a[i, j])
-
-    def from_rows(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
-        return self._np.array(rows, dtype=self._np.float64)
-
-    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a @ b
-
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a + b
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a - b
-
-    def scale(self, a: np.ndarray, s: float) -> np.ndarray:
-        return a * s
-
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a * b
-
-    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a / b
-
-    def transpose(self, a: np.ndarray) -> np.ndarray:
-        return a.T
-
-    def take_rows(self, a: np.ndarray, rows: Sequence[int]) -> np.ndarray:
-        return a[list(rows), :]
-
-    def take_cols(self, a: np.ndarray, start: int, stop: int) -> np.ndarray:
-        return a[:, start:stop]
-
-    def hstack(self, mats: Sequence[np.ndarray]) -> np.ndarray:
-        return self._np.hstack(mats)
-
-    def map(self, a: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
-        return fn(a)  # the scalar functions below are numpy ufuncs: apply to the whole array
-
-    def exp(self, x: Any) -> Any:
-        return self._np.exp(x)
-
-    def sqrt(self, x: Any) -> Any:
-        return self._np.sqrt(x)
-
-    def erf(self, x: Any) -> Any:
-        from math import erf
-
-        return self._np.vectorize(erf)(x)
-
-    def log(self, x: Any) -> Any:
-        return self._np.log(x)
-
-    def abs(self, x: Any) -> Any:
-        return self._np.abs(x)
-
-    def tanh(self, x: Any) -> Any:
-        return self._np.tanh(x)
-
-    def sin(self, x: Any) -> Any:
-        return self._np.sin(x)
-
-    def cos(self, x: Any) -> Any:
-        return self._np.cos(x)
-
-    def pi(self) -> float:
-        return float(self._np.pi)
-
-    def neg_inf(self) -> float:
-        return float("-inf")
-
-    def relu(self, x: Any) -> Any:
-        return self._np.maximum(x, 0.0)
-
-    def sign(self, x: float) -> int:
-        return int(self._np.sign(x))
-
-    def require_nonzero(self, x: Any, what: str) -> None:
-        if self._np.any(self._np.asarray(x) == 0):
-            raise ModelError(f"{what} is 0")
+__all__ = ["ExactBackend"]

@@ -3,7 +3,7 @@
 An article writes ``e^2.309 ≈ 10.068`` or ``5.652 / 21.372 ≈ 0.264``; a
 derivation file copies the left-hand side as an *expression* and this module
 turns it into an exact SymPy value. The text is read by the hand-written
-tokenizer and recursive-descent parser of :mod:`symtf.syntax` (shared with the
+tokenizer and recursive-descent parser of :mod:`symtf.language.syntax` (shared with the
 step language) into a small immutable syntax tree; nothing is ever handed to ``eval``, ``exec``, ``compile``, ``sympify``,
 ``parse_expr`` or Python's ``ast``.
 
@@ -57,7 +57,7 @@ import sympy
 from mpmath.ctx_iv import MPIntervalContext
 
 from symtf.errors import ExpressionError, Undecided
-from symtf.syntax import (
+from symtf.language.syntax import (
     MAX_DEPTH,
     MAX_LENGTH,
     MAX_LITERAL_CHARS,
@@ -138,7 +138,7 @@ _CONSTANTS: dict[str, sympy.Expr] = {
 }
 
 # ---------------------------------------------------------------------------
-# Syntax tree: the shared nodes of :mod:`symtf.syntax` (``Literal``, ``Unary``,
+# Syntax tree: the shared nodes of :mod:`symtf.language.syntax` (``Literal``, ``Unary``,
 # ``Chain``, ``Power``, ``Transpose``, ``Call``, ``Brackets``) and these three.
 
 #: One ``op operand`` link of a :class:`Chain` (the step language calls it ``Link``).
@@ -661,7 +661,7 @@ class _Evaluator:
                 return 1
             if (a.box.b < 0) is True:
                 return -1
-        from symtf.certify import exact_sign
+        from symtf.backends.certify import exact_sign
 
         free = self.backend.user_symbols(exact) if self.backend is not None else exact.free_symbols
         if free and not (self.backend is not None and self.backend.undecided_in(exact)):
@@ -703,7 +703,8 @@ class _Evaluator:
         y = exponent.exact
         if not (y.is_Rational and y.q <= MAX_ROOT):
             raise self.fail(
-                pos, f"expected an exponent that is a fraction p/q with q at most {MAX_ROOT} but found {y}"
+                pos,
+                f"expected an exponent that is a fraction p/q with q at most {MAX_ROOT} but found {y}",
             )
         if abs(y) > MAX_POWER:
             raise self.fail(
@@ -903,7 +904,7 @@ class _Evaluator:
     def unordered(self, largest: bool, items: list[_Scalar], pos: int) -> _Scalar:
         """``max``/``min`` of values whose order cannot be decided: an unevaluated
         ``Max``/``Min`` (exact) whose interval is the hull of the extremes."""
-        from symtf.certify import OpenMax, OpenMin
+        from symtf.backends.certify import OpenMax, OpenMin
 
         func = OpenMax if largest else OpenMin
         exact = func(*(i.exact for i in items))

@@ -3,8 +3,8 @@
 A matrix is a pair ``(mid, rad)`` of float64 arrays, ``rad >= 0``, meaning that
 every exact entry lies in ``[mid - rad, mid + rad]`` (an entry with ``mid = -inf``
 and ``rad = 0`` is exactly −∞, the causal mask; ``rad = inf`` means "unknown").
-:class:`MidradBackend` implements the ``xp`` interface of :mod:`symtf.ops`, so
-the pipeline's steps run on it unchanged; scalars (``const``, ``entry``) are
+:class:`MidradBackend` implements the backend protocol
+(:mod:`symtf.backends.protocol`), so every op of the registry runs on it unchanged; scalars (``const``, ``entry``) are
 python-flint balls, as in :class:`~symtf.backends.BallBackend`.
 
 Rounding model. numpy's ``+ - * /``, ``sqrt`` and ``ldexp`` on float64 are IEEE
@@ -75,7 +75,8 @@ import numpy as np
 import sympy
 from flint import arb, ctx, fmpq
 
-from symtf.certify import ball_sign
+from symtf.backends.base import BaseBackend
+from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError
 
 #: Unit roundoff of binary64, round-to-nearest.
@@ -374,6 +375,17 @@ def relu(a: MR) -> MR:
     return _clean(mid, rad)
 
 
+def absolute(a: MR) -> MR:
+    """``|x|``: balls away from 0 keep their radius (sign flipped), straddling ones ``[0, hi]``."""
+    pos = a.mid >= a.rad
+    neg_ = a.mid <= -a.rad
+    hi = up(np.abs(a.mid) + a.rad)
+    half = up(hi * 0.5)  # [0, hi] ⊂ [half ± half]
+    mid = np.where(pos, a.mid, np.where(neg_, -a.mid, half))
+    rad = np.where(pos | neg_, a.rad, up(half + ETA))
+    return _clean(mid, rad)
+
+
 # ----------------------------------------------------------------------------- elementary functions
 
 # ln 2 = C1 + C2 + δ with C1 of 32 significant bits (k·C1 is exact for |k| < 2^21).
@@ -550,7 +562,7 @@ def _flint_map(a: MR, fn: Callable[[arb], arb]) -> MR:
 # ----------------------------------------------------------------------------- the backend
 
 
-class MidradBackend:
+class MidradBackend(BaseBackend):
     """Midpoint–radius float64 arithmetic, certified (see the module docstring).
 
     Signs that a ball cannot decide raise :class:`~symtf.errors.Undecided`, so a
@@ -558,6 +570,7 @@ class MidradBackend:
     """
 
     name = "midrad"
+    certified = True
 
     def __init__(self) -> None:
         self._ones: dict[tuple[int, int], MR] = {}
@@ -579,7 +592,7 @@ class MidradBackend:
             return arb(fmpq(x.numerator, x.denominator))
         if isinstance(x, int):
             return arb(x)
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         return ball(x, FLINT_PREC)
 
@@ -619,27 +632,22 @@ class MidradBackend:
         return MR(mid, rad)
 
     def ones(self, rows: int, cols: int) -> MR:
-        """A matrix of exact ones (a vectorised :func:`symtf.ops.ones`)."""
+        """A matrix of exact ones, kept for the products that spread rows and columns."""
         hit = self._ones.get((rows, cols))
         if hit is None:
             hit = self._ones[(rows, cols)] = MR(np.ones((rows, cols)), np.zeros((rows, cols)))
         return hit
 
-    def causal_mask(self, s: MR) -> MR:
-        """Exactly −∞ above the diagonal (a vectorised :func:`symtf.ops.causal_mask`)."""
-        n, m = s.mid.shape
-        upper = np.triu(np.ones((n, m), dtype=bool), 1)
-        return MR(np.where(upper, -_INF, s.mid), np.where(upper, 0.0, s.rad))
-
-    def zero_future(self, a: MR) -> MR:
-        """Exactly 0 above the diagonal (a vectorised :func:`symtf.ops.zero_future`)."""
+    def fill_above(self, a: MR, value: Any) -> MR:
+        """Exactly ``value`` (−∞ or 0) above the diagonal, vectorised."""
+        v = as_mr(value)
         n, m = a.mid.shape
         upper = np.triu(np.ones((n, m), dtype=bool), 1)
-        return MR(np.where(upper, 0.0, a.mid), np.where(upper, 0.0, a.rad))
+        return MR(np.where(upper, v.mid, a.mid), np.where(upper, v.rad, a.rad))
 
     def matmul(self, a: MR, b: MR) -> MR:
-        # ops.stack_row and ops.spread multiply by a matrix of ones over an inner
-        # dimension of 1: each entry is 1·x, exact, so the product is a copy.
+        # Rows and columns are spread (symtf.ops.array.expand) as products with a matrix of
+        # ones over an inner dimension of 1: each entry is 1·x, exact, so the product is a copy.
         if a.mid.shape[1] == 1 and a is self._ones.get(a.mid.shape):
             n = a.mid.shape[0]
             return MR(np.repeat(b.mid, n, axis=0), np.repeat(b.rad, n, axis=0))
@@ -697,13 +705,6 @@ class MidradBackend:
     def tanh(self, x: Any) -> Any:
         return x.tanh() if isinstance(x, arb) else _tanh(as_mr(x))
 
-    def abs(self, x: Any) -> Any:
-        """``|x|``: the same radius around ``|mid|`` (``||x| - |m|| <= |x - m|``; ``|m|`` is exact)."""
-        if isinstance(x, arb):
-            return abs(x)
-        m = as_mr(x)
-        return MR(np.abs(m.mid), m.rad.copy())
-
     def sin(self, x: Any) -> Any:
         return x.sin() if isinstance(x, arb) else _flint_map(as_mr(x), arb.sin)
 
@@ -716,6 +717,9 @@ class MidradBackend:
     def neg_inf(self) -> arb:
         return arb("-inf")
 
+    def abs(self, x: Any) -> Any:
+        return abs(x) if isinstance(x, arb) else absolute(as_mr(x))
+
     def relu(self, x: Any) -> Any:
         if isinstance(x, arb):
             if x > 0:
@@ -724,6 +728,9 @@ class MidradBackend:
                 return arb(0)
             return x.max(arb(0))
         return relu(as_mr(x))
+
+    def is_zero(self, x: arb) -> bool:
+        return bool(x.is_exact() and x.is_zero())
 
     def sign(self, x: arb) -> int:
         return ball_sign(x, "(midpoint–radius)")
@@ -754,7 +761,7 @@ def _sympy_to_mr(m: sympy.MatrixBase) -> MR:
             if isinstance(e, sympy.Rational):
                 mid[i, j], rad[i, j] = from_rational(int(e.p), int(e.q))
             else:
-                from symtf.certify import ball
+                from symtf.backends.certify import ball
 
                 mid[i, j], rad[i, j] = from_arb(ball(e, FLINT_PREC))
     return _clean(mid, rad)

@@ -1,8 +1,8 @@
 """The syntax shared by symtf's two expression languages.
 
 People write two small languages into derivation files: displayed arithmetic
-(:mod:`symtf.expr`, ``e^2.309`` or ``5.652 / 21.372``) and steps
-(:mod:`symtf.lang`, ``softmax(Q @ K.T / sqrt(2))``). Both are split into
+(:mod:`symtf.language.expr`, ``e^2.309`` or ``5.652 / 21.372``) and steps
+(:mod:`symtf.language.lang`, ``softmax(Q @ K.T / sqrt(2))``). Both are split into
 tokens by :func:`tokenize`, held to the same limits, reported with the same
 message (where, what was expected, what was found, the column and a caret) and
 read by the same hand-written precedence-climbing :class:`Parser` into the same

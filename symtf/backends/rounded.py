@@ -28,7 +28,7 @@ pass ``inputs.with_input(...)``; any backend matrix built from that very matrix
 object (``xp.matrix(values)``) then carries the radii. For a tensor table
 ``[tensors] X = { values = "...", rounded = true }`` read into ``values``::
 
-    from symtf.rounded import RoundedInput, RoundedInputs, half_widths
+    from symtf.backends.rounded import RoundedInput, RoundedInputs, half_widths
 
     item = RoundedInput("X", values, half_widths(raw["values"], values.shape, f"{name}: tensors.X"))
     rounded_inputs = (derivation_rounded_inputs or RoundedInputs()).with_input(item)

@@ -7,12 +7,14 @@ each printed number beside its exact value, closed form and verdict.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 import sympy
 
-from symtf import spec
+from symtf import files, spec
 from symtf.checking import compare
+from symtf.checking.report import DerivationReport
 from symtf.errors import SpecError
 from symtf.trace import Trace
 
@@ -45,7 +47,7 @@ def _closed(trace: Trace, e: sympy.Expr) -> str:
     return to_text(sympy.latex(closed))
 
 
-def _load(path: str, label: str) -> tuple[spec.Derivation, compare.DerivationReport, Any]:
+def _load(path: str, label: str) -> tuple[spec.Derivation, DerivationReport, Any]:
     from symtf import bundled
 
     d = spec.load(bundled.resolve(path))  # a path, or a bundled example's name
@@ -127,7 +129,7 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def _latex(d: spec.Derivation, report: compare.DerivationReport, result: Any, trace: Trace) -> str:
+def _latex(d: spec.Derivation, report: DerivationReport, result: Any, trace: Trace) -> str:
     """The claim's steps as a LaTeX document: the same layout as ``symtf latex --steps``."""
     from dataclasses import replace
 
@@ -151,3 +153,38 @@ def _latex(d: spec.Derivation, report: compare.DerivationReport, result: Any, tr
 def _glob_literal(name: str) -> str:
     """A step name as a glob that matches only itself."""
     return "".join(f"[{ch}]" if ch in "*?[]" else ch for ch in name)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """``symtf explain``: walk through one claim step by step."""
+    from symtf.cli import EXIT_OK, time_budget
+    from symtf.limits import guard
+    from symtf.renderers.safe import block as safe_block
+
+    with time_budget(args.timeout, args.path), guard(args.path):
+        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
+    files.write_stdout(safe_block(text))
+    return EXIT_OK
+
+
+def configure(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``explain`` sub-command."""
+    from symtf.cli import DEFAULT_TIMEOUT, FILE_HELP
+    from symtf.commands import add_allow_path
+    from symtf.limits import timeout_seconds
+
+    p = subparsers.add_parser(
+        "explain",
+        help="explain one claim of a derivation step by step",
+        description="Show how one printed claim is computed: formula, inputs, exact value, verdict.",
+    )
+    p.add_argument("path", metavar="FILE", help=FILE_HELP)
+    p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
+    p.add_argument(
+        "--latex",
+        action="store_true",
+        help="print a LaTeX document of the steps instead of plain text",
+    )
+    p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    add_allow_path(p)
+    p.set_defaults(func=cmd_explain)

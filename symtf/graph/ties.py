@@ -1,8 +1,8 @@
 """Exact ties: certified ordering of exact values, and proved equality.
 
-A leaf of the package (it imports only :mod:`symtf.ops`, :mod:`symtf.certify`
-and :mod:`symtf.errors`), shared by decoding (:mod:`symtf.graph.generate`) and the
-encoder–decoder's teacher-forcing comparison (:mod:`symtf.graph.seq2seq`).
+It imports only :mod:`symtf.ops`, :mod:`symtf.backends.certify` and
+:mod:`symtf.errors`; decoding (:mod:`symtf.graph.generate`) and the
+encoder–decoder's teacher-forcing comparison (:mod:`symtf.graph.seq2seq`) share it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.certify import PRECISIONS, ball, compare_ball, exact_zero
+from symtf.backends.certify import PRECISIONS, ball, compare_ball, exact_zero
 from symtf.errors import Undecided
 
 

@@ -12,7 +12,7 @@ number systems run the very same :mod:`symtf.ops`:
   arithmetic through the same ops. Dot products and row sums of length ``n`` are
   widened by ``γ_n·Σ|a_k b_k|`` (``γ_n = n·u/(1 − n·u)``, Higham, Thm 3.5), which
   holds for every summation order, blocked or fused. Library functions (``exp``,
-  ``erf``, ``tanh``, ``sin``, ``cos``) are taken to be accurate to
+  ``erf``, ``tanh``, ``sin``, ``cos``, ``pow``) are taken to be accurate to
   :data:`LIBM_ULPS` units in the last place; ``sqrt`` is correctly rounded
   (IEEE 754). A softmax row covers both the textbook ``e^x / Σ e^x`` and the
   max-shifted ``e^{x−m} / Σ e^{x−m}`` every framework uses, with the division
@@ -29,14 +29,16 @@ computes LayerNorm as ``x·s + b`` can round differently near the mean.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 import sympy
 from flint import arb, ctx, fmpq
 
+from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
 
 #: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
@@ -225,6 +227,9 @@ class FB:
             raise Undecided(f"a {self.fmt.name} power of a base that may not be positive")
         return self._r((self.b.log() * y).exp(), 2 * LIBM_ULPS)
 
+    def __rpow__(self, o: Any) -> FB:
+        return self._r(self._other(o) ** self.b, 2 * LIBM_ULPS)
+
     def __gt__(self, o: Any) -> bool:
         return bool(self.b > self._other(o))
 
@@ -276,18 +281,34 @@ class FMat:
         return self.rows[i][j].b
 
 
-class FormatBallBackend:
+def _softmax_kernel(xp: Any, x: Any, *, axis: int = -1) -> Any:
+    """The registry's ``softmax`` as the format computes it, along the rows of a matrix.
+
+    Other cases (a tensor of more axes, another axis) return ``NotImplemented`` and run
+    the op's own computation; a softmax down the columns is the rows' of the transpose.
+    """
+    from symtf.tensor import Tensor
+
+    if x.ndim != 2 or axis not in (-1, 1) or not x.has_native():
+        return NotImplemented
+    return Tensor.wrap(xp, xp.softmax_rows(x.native(xp)), x.shape)
+
+
+class FormatBallBackend(BaseBackend):
     """Certified enclosures of what a floating-point format computes (see the module doc).
 
     Args:
         fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
         prec: Working precision of the balls, in bits.
         radii: Optional ``id(matrix) -> half-widths`` of inputs known only to their
-            printed precision (see :mod:`symtf.rounded`), added before rounding.
+            printed precision (see :mod:`symtf.backends.rounded`), added before rounding.
         ties: Whether an undecidable sign counts as a tie (argmax) instead of raising.
     """
 
     name = "format-ball"
+    certified = True  # of what the format computes, not of the exact value
+    #: The format's own evaluation order of a softmax (max-shifted, or not; see softmax_rows).
+    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
 
     def __init__(
         self,
@@ -320,7 +341,7 @@ class FormatBallBackend:
         e = sympy.sympify(x)
         if e.is_Rational:
             return FB(_arb(round_to_format(Fraction(int(e.p), int(e.q)), self.fmt)), self.fmt)
-        from symtf.certify import ball
+        from symtf.backends.certify import ball
 
         b = ball(e, self.prec)  # TypeError on free symbols: no enclosure
         return FB(widen(b, self.fmt, 2), self.fmt)  # computed in float64, then cast
@@ -474,6 +495,9 @@ class FormatBallBackend:
             return FB(arb(0), self.fmt)
         return FB(x.b.max(arb(0)).union(arb(0)), self.fmt)
 
+    def is_zero(self, x: FB) -> bool:
+        return bool(x.b.is_exact() and x.b.is_zero())
+
     def sign(self, x: FB) -> int:
         if x.b > 0:
             return 1
@@ -592,7 +616,7 @@ class _BF16:
         return f"bfloat16({float(self.v)!r})"
 
 
-class FormatSimBackend:
+class FormatSimBackend(BaseBackend):
     """numpy in one format: what the article's framework would print (a guide, not certified).
 
     Args:
@@ -602,6 +626,8 @@ class FormatSimBackend:
     """
 
     name = "format-sim"
+    #: A framework's max-shifted softmax (see softmax_rows).
+    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
 
     def __init__(self, fmt: str, softmax: str = "shifted") -> None:
         import numpy
@@ -733,26 +759,6 @@ class FormatSimBackend:
         out = self.softmax_rows(self._r(self._np.array([[float(x) for x in row]])))
         return [self.entry(out, 0, j) for j in range(len(row))]
 
-
-def simulate(derivation: Any, fmt: str, softmax: str = "shifted") -> Any:
-    """The derivation's forward pass in ``fmt`` with numpy (``None`` if it cannot run).
-
-    Args:
-        softmax: How the softmax is computed (see :class:`FormatSimBackend`).
-    """
-    import warnings
-
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return run(derivation, FormatSimBackend(fmt, softmax))
-    except (SymtfError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return None
-
-
 def _float_value(v: Any) -> Fraction | None:
     """A simulated entry's exact binary value (``None`` for ±∞ or NaN)."""
     import math
@@ -837,40 +843,7 @@ def simulated_print(v: Any, p: Any, fmt: Format) -> str | None:
     return None
 
 
-def enclose(derivation: Any, fmt: str, radii: Any = None, prec: int = 128) -> Any:
-    """The forward pass as certified enclosures of ``fmt`` results (``None`` if undecidable)."""
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
-    try:
-        with FormatBallBackend(fmt, prec, radii, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
-def enclose_rounded(derivation: Any, prec: int = 128) -> Any:
-    """The exact forward pass with the ``rounded_inputs`` as balls (``None`` if none or undecidable).
-
-    See :mod:`symtf.rounded`; every value downstream becomes a certified range.
-    """
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-    from symtf.rounded import RoundedBallBackend
-
-    inputs = getattr(derivation, "rounded_inputs", None)
-    if not inputs:
-        return None
-    ties = derivation.model.generate is None
-    try:
-        with RoundedBallBackend(inputs, prec, ties=ties) as xp:
-            return run(derivation, xp)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-
-
-def _as_format(value: Any, fmt: Format) -> Any:
+def as_format(value: Any, fmt: Format) -> Any:
     """A base-trace value (arb_mat, FMat, a numpy run's array, or an N-D tensor of balls
     or floats) as FB balls each rounded once to ``fmt``."""
     from symtf.tensor import Tensor
@@ -888,77 +861,14 @@ def _as_format(value: Any, fmt: Format) -> Any:
     return FMat([[stored(b) for b in r] for r in rows])
 
 
-class _Reached(Exception):
-    """Raised by :func:`enclose_step` once its step is computed: nothing later is needed."""
-
-    def __init__(self, value: Any) -> None:
-        super().__init__("step computed")
-        self.value = value
-
-
-class StepEnclosure:
-    """The one step :func:`enclose_step` computed, read like a trace (``in``, ``value``)."""
-
-    def __init__(self, name: str, value: Any) -> None:
-        self.name = name
-        self._value = value
-
-    def __contains__(self, name: object) -> bool:
-        return name == self.name
-
-    def value(self, name: str) -> Any:
-        """The step's value (only its own name is held)."""
-        if name != self.name:
-            raise KeyError(name)
-        return self._value
-
-
-def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 128) -> Any:
-    """What ``fmt`` gives for one step computed from its inputs (``None`` if undecidable).
-
-    Every other step takes its value from ``base`` (a certified ball trace of the exact
-    values, or of ranges over rounded inputs, or a numpy run in the format), stored once
-    in the format; only ``step`` is computed with the format's rounding. This is the
-    step's own rounding error, not the accumulation through the whole model (see
-    :func:`enclose` for that bound). The evaluation stops at ``step``: what comes after
-    it (a decoding that branches on its widened values) cannot make it undecidable.
-
-    Returns:
-        A :class:`StepEnclosure`, or ``None``.
-    """
-    from symtf.errors import SymtfError
-    from symtf.graph.pipeline import run
-
-    f = FORMATS[fmt]
-
-    def override(name: str, value: Any) -> Any:
-        if name == step:
-            raise _Reached(value)
-        if name not in base or isinstance(value, tuple) or value is None:
-            return value
-        return _as_format(base.value(name), f)
-
-    ties = derivation.model.generate is None and derivation.model.architecture != "encoder-decoder"
-    try:
-        with FormatBallBackend(fmt, prec, ties=ties) as xp:
-            run(derivation, xp, override)
-    except _Reached as done:
-        return StepEnclosure(step, done.value)
-    except (SymtfError, TypeError, ZeroDivisionError):
-        return None
-    return None
-
-
 __all__ = [
     "FORMATS",
     "FormatBallBackend",
     "FormatSimBackend",
-    "enclose",
-    "enclose_step",
+    "as_format",
     "neighbours",
     "round_to_format",
     "shortest_repr",
-    "simulate",
     "simulated_print",
 ]
 
@@ -967,7 +877,7 @@ __all__ = [
 
 
 def float_line(parsed: Any, resolve: Any, xp: Any) -> Any:
-    """A displayed line (:mod:`symtf.expr`) computed in a format, as written.
+    """A displayed line (:mod:`symtf.language.expr`) computed in a format, as written.
 
     Each literal is stored in the format, each operation rounds (``xp`` is a
     :class:`FormatBallBackend`, whose scalars enclose every result, or a
@@ -978,7 +888,7 @@ def float_line(parsed: Any, resolve: Any, xp: Any) -> Any:
         Undecided: A sign that cannot be decided in balls (``max``, ``relu``).
         TypeError: A construct a float line does not cover.
     """
-    from symtf import syntax as sx
+    from symtf.language import syntax as sx
 
     def value(node: Any) -> Any:
         if isinstance(node, sx.Literal):

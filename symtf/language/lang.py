@@ -1,8 +1,8 @@
 """The step expression language: ``scores = "Q @ K.T / sqrt(2)"``.
 
-A sibling of :mod:`symtf.expr` (displayed arithmetic): both are read by the
+A sibling of :mod:`symtf.language.expr` (displayed arithmetic): both are read by the
 tokenizer, limits, error messages (a caret under the column), node classes and
-recursive-descent core of :mod:`symtf.syntax`; this module adds what only steps
+recursive-descent core of :mod:`symtf.language.syntax`; this module adds what only steps
 have (indexing and slices, keyword arguments, ``.T``). Nothing is handed to
 ``eval``, ``exec``, ``sympify`` or ``parse_expr``.
 
@@ -27,20 +27,21 @@ tensors, earlier steps, template nodes (``l0.h0.pattern``) and the constants
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, TypeAlias
 
 import sympy
 
-from symtf import syntax
-from symtf.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
-from symtf.syntax import Link as Link  # lang.Link: what rewrites build chains from
+from symtf.language import syntax
+from symtf.language.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
+from symtf.language.syntax import Link as Link  # lang.Link: what rewrites build chains from
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
 #: Names that are constants unless a tensor or step has that name.
 CONSTANTS = ("e", "pi", "π", "inf", "∞", "true", "false")
 
-# Nodes shared with displayed arithmetic (:mod:`symtf.syntax`): ``Unary``, ``Chain`` of
+# Nodes shared with displayed arithmetic (:mod:`symtf.language.syntax`): ``Unary``, ``Chain`` of
 # ``Link``s, ``Power``, ``Transpose``, ``Call`` (with ``kwargs``), and these two by the names
 # this language has always given them.
 
@@ -207,6 +208,73 @@ def parse(text: str, functions: dict[str, Any], *, where: str = "step") -> Node:
     return _Parser(syntax.check_text(text, where), where, functions).parse()
 
 
+# ----------------------------------------------------------------------------- plain values
+
+
+class NotStatic(ValueError):
+    """A part of a step that is not a number written in it (where a setting needs one).
+
+    Attributes:
+        pos: Offset of the part in the expression.
+    """
+
+    def __init__(self, pos: int, message: str) -> None:
+        super().__init__(message)
+        self.pos = pos
+
+
+def static_value(node: Node, what: str) -> Any:
+    """A setting written in a step as plain numbers: an int, a Fraction, ``true``/``false``,
+    ``none``, a list of them, or arithmetic of them (``2*3``, ``-1``, ``1/2``).
+
+    Args:
+        what: What the value is for (``softmax(axis=…)``), for messages.
+
+    Raises:
+        NotStatic: When the part is not written with plain numbers (the column is kept).
+    """
+    match node:
+        case Num():
+            v = node.value
+            return int(v) if v.is_Integer else Fraction(int(v.p), int(v.q))
+        case Name() if node.name in ("true", "false"):
+            return node.name == "true"
+        case Name() if node.name in ("None", "none"):
+            return None
+        case Unary():
+            v = static_value(node.operand, what)
+            return -v if node.op == "-" else v
+        case ListLit():
+            return [static_value(i, what) for i in node.items]
+        case Chain():
+            acc = static_value(node.first, what)
+            for link in node.rest:
+                k = static_value(link.node, what)
+                if link.op == "+":
+                    acc = acc + k
+                elif link.op == "-":
+                    acc = acc - k
+                elif link.op in ("*", "∘"):
+                    acc = acc * k
+                elif link.op == "/":
+                    if k == 0:
+                        raise NotStatic(link.pos, f"division by zero in {what}")
+                    acc = Fraction(acc) / k
+                    if acc.denominator == 1:
+                        acc = int(acc)
+                else:
+                    raise NotStatic(link.pos, f"expected a plain number for {what}")
+            return acc
+        case Power():
+            b, e = static_value(node.base, what), static_value(node.exponent, what)
+            if not isinstance(e, int) or abs(e) > 64:
+                raise NotStatic(node.pos, f"expected a small integer power in {what}")
+            return Fraction(b) ** e if e < 0 else b**e
+    raise NotStatic(
+        node.pos, f"expected a number written in the step for {what} (like 2, -1 or [2, 3])"
+    )
+
+
 # ----------------------------------------------------------------------------- tree walks
 
 
@@ -230,6 +298,17 @@ def children(node: Node) -> list[Node]:
         case ListLit():
             return list(node.items)
     return []
+
+
+def walk(node: Node) -> list[Node]:
+    """Every node of the tree, parents before children, left to right."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(reversed(children(n)))
+    return out
 
 
 def names(node: Node) -> list[Name]:

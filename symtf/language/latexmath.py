@@ -1,10 +1,10 @@
 r"""Read the maths articles write in LaTeX as symtf's safe expression language.
 
 An article displays ``e^{2.309}\approx 10.068`` or
-``\frac{5.652}{21.372}``; :mod:`symtf.expr` reads ``e^2.309`` and
+``\frac{5.652}{21.372}``; :mod:`symtf.language.expr` reads ``e^2.309`` and
 ``5.652 / 21.372``. This module is a front end onto that same parser: it
 tokenizes the LaTeX, rewrites the handful of constructions articles use into
-the plain language, and hands the result to :func:`symtf.expr.parse`, so the
+the plain language, and hands the result to :func:`symtf.language.expr.parse`, so the
 syntax tree, the limits and the exact evaluation are the ones every other
 expression gets. Nothing is executed: an unknown command (``\input``,
 ``\def``, ``\catcode``) is an error, never a macro.
@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from symtf import expr as sx
 from symtf.errors import ExpressionError
+from symtf.language import expr as sx
 
 __all__ = [
     "GREEK_NAMES",
@@ -638,7 +638,7 @@ def to_plain(text: str, *, where: str = "expression") -> str:
 
 
 def parse(text: str, *, where: str = "expression") -> sx.Expression:
-    """Parse LaTeX (or plain) maths into the same :class:`symtf.expr.Expression` as :func:`symtf.expr.parse`.
+    """Parse LaTeX (or plain) maths into the same :class:`symtf.language.expr.Expression` as :func:`symtf.language.expr.parse`.
 
     The expression keeps the plain rewriting as its text, so literals are
     matched and errors are shown on what symtf actually read.

@@ -1,0 +1,122 @@
+"""numpy float64: fast, familiar and not certified (benchmarks and cross-checks only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+if TYPE_CHECKING:
+    import numpy as np
+
+from symtf.backends.base import BaseBackend
+from symtf.errors import ModelError
+
+
+class FloatBackend(BaseBackend):
+    """numpy float64: fast, familiar, and not certified (benchmarks only)."""
+
+    name = "float"
+
+    def __init__(self) -> None:
+        import numpy  # imported here: checking never needs it, and it costs ~0.1 s
+
+        self._np = numpy
+
+    def const(self, x: Fraction | int | sympy.Expr) -> float:
+        return float(x)
+
+    def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
+        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix
+        if floats is not None:
+            return floats
+        return self._np.array(m.tolist(), dtype=self._np.float64)
+
+    def shape(self, a: np.ndarray) -> tuple[int, int]:
+        return a.shape
+
+    def entry(self, a: np.ndarray, i: int, j: int) -> float:
+        return float(a[i, j])
+
+    def from_rows(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+        return self._np.array(rows, dtype=self._np.float64)
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a @ b
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a - b
+
+    def scale(self, a: np.ndarray, s: float) -> np.ndarray:
+        return a * s
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a * b
+
+    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a / b
+
+    def transpose(self, a: np.ndarray) -> np.ndarray:
+        return a.T
+
+    def take_rows(self, a: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+        return a[list(rows), :]
+
+    def take_cols(self, a: np.ndarray, start: int, stop: int) -> np.ndarray:
+        return a[:, start:stop]
+
+    def hstack(self, mats: Sequence[np.ndarray]) -> np.ndarray:
+        return self._np.hstack(mats)
+
+    def map(self, a: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
+        return fn(a)  # the scalar functions below are numpy ufuncs: apply to the whole array
+
+    def exp(self, x: Any) -> Any:
+        return self._np.exp(x)
+
+    def sqrt(self, x: Any) -> Any:
+        return self._np.sqrt(x)
+
+    def erf(self, x: Any) -> Any:
+        from math import erf
+
+        return self._np.vectorize(erf)(x)
+
+    def log(self, x: Any) -> Any:
+        return self._np.log(x)
+
+    def abs(self, x: Any) -> Any:
+        return self._np.abs(x)
+
+    def tanh(self, x: Any) -> Any:
+        return self._np.tanh(x)
+
+    def sin(self, x: Any) -> Any:
+        return self._np.sin(x)
+
+    def cos(self, x: Any) -> Any:
+        return self._np.cos(x)
+
+    def pi(self) -> float:
+        return float(self._np.pi)
+
+    def neg_inf(self) -> float:
+        return float("-inf")
+
+    def relu(self, x: Any) -> Any:
+        return self._np.maximum(x, 0.0)
+
+    def sign(self, x: float) -> int:
+        return int(self._np.sign(x))
+
+    def require_nonzero(self, x: Any, what: str) -> None:
+        if self._np.any(self._np.asarray(x) == 0):
+            raise ModelError(f"{what} is 0")
+
+
+__all__ = ["FloatBackend"]

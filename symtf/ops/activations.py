@@ -1,0 +1,113 @@
+"""Activations: ReLU on a certified sign, exact GELU (erf), GELU's tanh form, SiLU.
+
+Each is one scalar formula in the backend's functions, mapped over the whole
+matrix at once where the backend can (:func:`~symtf.ops.array.apply`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from symtf.ops.array import apply
+from symtf.ops.core import Param, Substitution, define, same_shape
+from symtf.ops.elementwise import mul
+from symtf.tensor import Tensor
+
+X = Param("x")
+
+#: The cubic coefficient of the tanh approximation of GELU (Hendrycks & Gimpel).
+GELU_TANH_C = Fraction(44715, 1_000_000)
+
+
+def _named(op: str) -> Any:
+    def sub(s: Substitution) -> str:
+        return rf"{op}\left({s.args[0]}\right)"
+
+    return sub
+
+
+def _relu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    from symtf.ops.array import generic
+
+    return (generic(xp, lambda gi, xi: gi if xp.sign(xi) > 0 else xp.const(0), g, x),)
+
+
+@define(
+    "relu",
+    "activations",
+    (X,),
+    shape=same_shape,
+    tex=r"\max(0, x)",
+    text="max(0, x) on a certified sign",
+    shapes="unchanged",
+    substitute=_named(r"\operatorname{ReLU}"),
+    vjp=_relu_vjp,
+)
+def relu(xp: Any, x: Tensor) -> Tensor:
+    """``max(0, x)`` element-wise, on a certified sign."""
+    return apply(xp, x, xp.relu)
+
+
+def _gelu(xp: Any) -> Any:
+    root2 = xp.sqrt(xp.const(2))
+    return lambda t: t / 2 * (1 + xp.erf(t / root2))
+
+
+@define(
+    "gelu",
+    "activations",
+    (X,),
+    shape=same_shape,
+    tex=r"\tfrac{x}{2}\bigl(1+\operatorname{erf}(x/\sqrt{2})\bigr)",
+    text="x/2·(1+erf(x/√2))",
+    shapes="unchanged",
+    substitute=_named(r"\operatorname{GELU}"),
+)
+def gelu(xp: Any, x: Tensor) -> Tensor:
+    """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise."""
+    return apply(xp, x, _gelu(xp))
+
+
+def _gelu_tanh(xp: Any) -> Any:
+    k = xp.sqrt(xp.const(2) / xp.pi())
+    c = xp.const(GELU_TANH_C)
+    return lambda t: t / 2 * (1 + xp.tanh(k * (t + c * t * t * t)))
+
+
+@define(
+    "gelu_tanh",
+    "activations",
+    (X,),
+    shape=same_shape,
+    tex=r"\tfrac{x}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(x+0.044715x^3)\bigr)\bigr)",
+    text="x/2·(1+tanh(√(2/π)(x+0.044715x³)))",
+    shapes="unchanged",
+    substitute=_named(r"\operatorname{GELU}_{\tanh}"),
+)
+def gelu_tanh(xp: Any, x: Tensor) -> Tensor:
+    """GELU's tanh form ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (GPT-2)."""
+    return apply(xp, x, _gelu_tanh(xp))
+
+
+@define(
+    "silu",
+    "activations",
+    (X,),
+    shape=same_shape,
+    tex=r"\frac{x}{1+e^{-x}}",
+    text="x/(1+e⁻ˣ)",
+    shapes="unchanged",
+    substitute=_named(r"\operatorname{SiLU}"),
+)
+def silu(xp: Any, x: Tensor) -> Tensor:
+    """SiLU (swish) ``x·σ(x) = x/(1 + e^{−x})`` element-wise."""
+    return apply(xp, x, lambda t: t / (1 + xp.exp(-t)))
+
+
+#: The element-wise activations a template's FFN may use, by name.
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
+
+_ = mul
+
+__all__ = ["ACTIVATIONS", "GELU_TANH_C", "gelu", "gelu_tanh", "relu", "silu"]

@@ -1,0 +1,342 @@
+"""The few array operations every op is written with: a native 2-D path and an N-D one.
+
+An op's computation combines tensors with these functions, never with a
+backend's matrices directly. When every operand has at most two axes, each runs
+as the backend's own matrix operation (a float64 BLAS product for
+midpoint–radius, an ``arb_mat`` product for balls, a SymPy matrix for exact
+values): a row sum is the product with a column of ones, a column broadcast the
+product with a row of ones, exactly as a hand-written 2-D template would do
+it. Otherwise they work entry by entry on the backend's scalars. Either way the
+result is a :class:`~symtf.tensor.Tensor` of numpy's shape.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from symtf.ops.core import axes_of, axis_of, broadcast_shape, check, elementwise_shape, fmt
+from symtf.tensor import Tensor, all_indices, matrix_shape
+
+Scalar = Any
+
+
+# ----------------------------------------------------------------------------- making tensors
+
+
+def num(xp: Any, x: Any) -> Scalar:
+    """A backend scalar from an int, a Fraction or an exact SymPy number (±∞ included)."""
+    if isinstance(x, sympy.Basic) and x.is_infinite:
+        return xp.neg_inf() if x.is_extended_negative else -xp.neg_inf()
+    if isinstance(x, sympy.Rational):
+        return xp.const(Fraction(int(x.p), int(x.q)))
+    return xp.const(x)
+
+
+def scalar(x: Scalar) -> Tensor:
+    """A 0-D tensor."""
+    return Tensor((), [x])
+
+
+def tensor(xp: Any, values: Any) -> Tensor:
+    """A tensor from nested lists of ints, Fractions or SymPy numbers (tests and constants)."""
+
+    def shape_of(v: Any) -> tuple[int, ...]:
+        return (len(v), *shape_of(v[0])) if isinstance(v, list) else ()
+
+    def flat(v: Any) -> list[Any]:
+        return [y for x in v for y in flat(x)] if isinstance(v, list) else [v]
+
+    return Tensor(shape_of(values), [num(xp, x) for x in flat(values)])
+
+
+def full(xp: Any, shape: Sequence[int], value: Any) -> Tensor:
+    """A tensor of one value."""
+    v = num(xp, value)
+    return Tensor(shape, [v] * math.prod(shape))
+
+
+def wrap(xp: Any, m: Any, shape: Sequence[int]) -> Tensor:
+    """A tensor over the backend matrix ``m``."""
+    return Tensor(shape, native=m, xp=xp)
+
+
+def nat(xp: Any, t: Tensor) -> Any:
+    """The backend matrix of a tensor of at most two axes."""
+    return t.native(xp)
+
+
+def is_2d(*ts: Tensor) -> bool:
+    """Whether every tensor has at most two axes (the native path)."""
+    return all(t.ndim <= 2 for t in ts)
+
+
+def expand(xp: Any, m: Any, rows: int, cols: int) -> Any:
+    """A ``rows × cols`` backend matrix from ``m`` broadcast along its size-1 axes.
+
+    A column is repeated across by the product with a row of ones, a row down by the
+    product of a column of ones with it (each entry ``1·x``, exact), a single entry by
+    scaling a matrix of ones.
+    """
+    n, k = xp.shape(m)
+    if (n, k) == (rows, cols):
+        return m
+    if (n, k) == (1, 1):
+        return xp.scale(xp.ones(rows, cols), xp.entry(m, 0, 0))
+    if k == 1 and n == rows:
+        return xp.matmul(m, xp.ones(1, cols))
+    if n == 1 and k == cols:
+        return xp.matmul(xp.ones(rows, 1), m)
+    raise ValueError(f"cannot broadcast {n}x{k} to {rows}x{cols}")  # shape rules prevent it
+
+
+def _scalar_like(t: Tensor) -> bool:
+    return t.size == 1 and t.ndim > 0
+
+
+# ----------------------------------------------------------------------------- element-wise
+
+
+def apply(xp: Any, x: Tensor, fn: Callable[[Scalar], Scalar]) -> Tensor:
+    """``fn`` on every entry; ``fn`` is written with the backend's scalar functions.
+
+    On the native path the backend maps the whole matrix (the midpoint–radius and
+    numpy backends hand ``fn`` the whole array, whose functions are vectorised).
+    """
+    if x.ndim <= 2 and x.has_native():
+        return wrap(xp, xp.map(nat(xp, x), fn), x.shape)
+    return Tensor(x.shape, [fn(v) for v in x.data])
+
+
+def binary(
+    xp: Any,
+    a: Tensor,
+    b: Tensor,
+    mat: Callable[[Any, Any], Any] | None,
+    fn: Callable[[Scalar, Scalar], Scalar],
+) -> Tensor:
+    """``fn`` entry by entry with numpy broadcasting (a one-entry operand mixes like a scalar).
+
+    ``mat(A, B)`` is the backend's matrix operation on two matrices of the output's
+    2-D shape, used when both operands have at most two axes and one of them is a
+    native matrix; a single number is spread over the shape as a scaled matrix of ones.
+    """
+    shape = elementwise_shape(a.shape, b.shape)
+    if mat is not None and len(shape) <= 2 and (a.has_native() or b.has_native()):
+        ms = matrix_shape(shape)
+        assert ms is not None
+        if (a.ndim <= 2 or a.size == 1) and (b.ndim <= 2 or b.size == 1):
+            n, m = ms
+            return wrap(xp, mat(_spread(xp, a, n, m), _spread(xp, b, n, m)), shape)
+    return generic(xp, fn, a, b)
+
+
+def _spread(xp: Any, t: Tensor, rows: int, cols: int) -> Any:
+    if t.size == 1 and not t.has_native():
+        return xp.scale(xp.ones(rows, cols), t.item())
+    return expand(xp, nat(xp, t.reshape(()) if t.ndim > 2 else t), rows, cols)
+
+
+def generic(xp: Any, fn: Callable[..., Scalar], *args: Tensor) -> Tensor:
+    """``fn`` entry by entry on the backend's scalars, with numpy broadcasting (a one-entry
+    operand mixes with a larger one like a scalar)."""
+    if any(t.size > 1 for t in args):
+        args = tuple(Tensor((), t.data) if _scalar_like(t) else t for t in args)
+    shape = broadcast_shape(*(t.shape for t in args))
+    bs = [broadcast_to(t, shape) for t in args]
+    return Tensor(shape, [fn(*xs) for xs in zip(*(t.data for t in bs), strict=True)])
+
+
+def broadcast_to(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``t`` repeated along its size-1 (or missing) leading axes: ``-> shape``."""
+    if t.shape == shape:
+        return t
+    lead = len(shape) - t.ndim
+    check(lead >= 0, f"cannot broadcast shape {fmt(t.shape)} to {fmt(shape)}")
+    src = t.shape
+    data = t.data
+    out = []
+    for idx in all_indices(shape):
+        sub = tuple(0 if src[k] == 1 else idx[lead + k] for k in range(len(src)))
+        out.append(data[t.offset(sub)] if src else data[0])
+    return Tensor(shape, out)
+
+
+def unbroadcast(xp: Any, g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum the cotangent ``g`` back to an operand's ``shape`` (the VJP of a broadcast)."""
+    if g.shape == shape:
+        return g
+    if math.prod(shape) == 1:
+        return total(xp, g).reshape(shape)
+    lead = g.ndim - len(shape)
+    axes = list(range(lead)) + [
+        lead + k for k, n in enumerate(shape) if n == 1 and g.shape[lead + k] != 1
+    ]
+    return total(xp, g, axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def add_all(xp: Any, values: Sequence[Scalar]) -> Scalar:
+    """The sum of backend scalars (one SymPy ``Add`` in exact arithmetic)."""
+    if xp.name == "exact":
+        return sympy.Add(*values)
+    out = values[0]
+    for v in values[1:]:
+        out = out + v
+    return out
+
+
+def reduce(
+    xp: Any,
+    x: Tensor,
+    fn: Callable[[list[Scalar]], Scalar],
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+) -> Tensor:
+    """Reduce the entries along ``axis`` (default: all) with ``fn(list) -> scalar``."""
+    axes = axes_of(axis, x.ndim)
+    kept = [k for k in range(x.ndim) if k not in axes]
+    out_shape = tuple(x.shape[k] for k in kept)
+    groups: dict[tuple[int, ...], list[Scalar]] = {i: [] for i in all_indices(out_shape)}
+    for idx, v in zip(all_indices(x.shape), x.data, strict=True):
+        groups[tuple(idx[k] for k in kept)].append(v)
+    data = [fn(groups[i]) for i in all_indices(out_shape)]
+    if keepdims:
+        out_shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
+    return Tensor(out_shape, data)
+
+
+def reduced_shape(
+    shape: Sequence[int], axis: int | Sequence[int] | None, keepdims: bool
+) -> tuple[int, ...]:
+    """The shape after reducing ``axis`` (kept as 1 with ``keepdims``)."""
+    axes = axes_of(axis, len(shape))
+    if keepdims:
+        return tuple(1 if k in axes else n for k, n in enumerate(shape))
+    return tuple(n for k, n in enumerate(shape) if k not in axes)
+
+
+def total(
+    xp: Any, x: Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False
+) -> Tensor:
+    """The sum along ``axis`` (default: all).
+
+    Natively: a 2-D sum along the last axis is the product with a column of ones,
+    along the first the product of a row of ones with it.
+    """
+    shape = reduced_shape(x.shape, axis, keepdims)
+    if x.ndim <= 2 and x.has_native():
+        m = nat(xp, x)
+        n, k = xp.shape(m)
+        axes = axes_of(axis, x.ndim) if x.ndim else []
+        along = {x.ndim - 1 - a for a in axes}  # 0: the matrix's columns (last axis), 1: rows
+        if x.ndim == 1:
+            along = {0} if axes else set()
+        if 0 in along:
+            m = xp.matmul(m, xp.ones(k, 1))
+        if 1 in along:
+            m = xp.matmul(xp.ones(1, n), m)
+        return wrap(xp, m, shape)
+    return reduce(xp, x, lambda vs: add_all(xp, vs), axis, keepdims)
+
+
+def along(xp: Any, x: Tensor, axis: int, fn: Callable[[list[Scalar]], list[Scalar]]) -> Tensor:
+    """Apply ``fn(vector) -> vector`` (same length) to every vector along ``axis``."""
+    check(x.ndim >= 1, "expected a tensor with at least one axis, found a scalar")
+    ax = axis_of(axis, x.ndim)
+    others = [k for k in range(x.ndim) if k != ax]
+    data = x.data
+    out = list(data)
+    for rest in all_indices(tuple(x.shape[k] for k in others)):
+        offs = []
+        for i in range(x.shape[ax]):
+            idx = list(rest)
+            idx.insert(ax, i)
+            offs.append(x.offset(idx))
+        for o, v in zip(offs, fn([data[o] for o in offs]), strict=True):
+            out[o] = v
+    return Tensor(x.shape, out)
+
+
+def each_row(xp: Any, x: Tensor, fn: Callable[[Scalar, int], None]) -> None:
+    """Call ``fn(entry, i)`` on each entry of a column of values (a check, say)."""
+    if x.ndim <= 2 and x.has_native():
+        m = nat(xp, x)
+        n, k = xp.shape(m)
+        for i in range(n):
+            for j in range(k):
+                fn(xp.entry(m, i, j), i * k + j)
+        return
+    for i, v in enumerate(x.data):
+        fn(v, i)
+
+
+# ----------------------------------------------------------------------------- integers
+
+
+def as_int(v: Any) -> int | None:
+    """The integer a backend scalar certainly holds, or ``None``."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, sympy.Basic):
+        return int(v) if v.is_Integer else None
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    unique = getattr(v, "unique_fmpz", None)
+    if unique is not None:
+        z = unique()
+        return None if z is None else int(z)
+    inner = getattr(v, "b", None)  # a float format's ball
+    if inner is not None and hasattr(inner, "unique_fmpz"):
+        return as_int(inner)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if f.is_integer() else None
+
+
+def exact(x: Any) -> sympy.Expr:
+    """An exact SymPy number from an exact one, an int or a Fraction (never from text)."""
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("expected an exact number, found a bool")
+    if isinstance(x, int):
+        return sympy.Integer(x)
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    raise TypeError(f"expected an exact number, found {type(x).__name__}")
+
+
+__all__ = [
+    "add_all",
+    "along",
+    "apply",
+    "as_int",
+    "binary",
+    "broadcast_to",
+    "each_row",
+    "exact",
+    "expand",
+    "full",
+    "generic",
+    "is_2d",
+    "nat",
+    "num",
+    "reduce",
+    "reduced_shape",
+    "scalar",
+    "tensor",
+    "total",
+    "unbroadcast",
+    "wrap",
+]

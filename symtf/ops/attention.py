@@ -1,0 +1,304 @@
+"""Attention's pieces: softmax, masks above the diagonal, row normalisation, masked fills.
+
+The softmax is written once: ``e^x`` over its sum along the axis. On a 2-D
+tensor along the rows that is a native map of ``exp``, the product with a column
+of ones and a division; a backend whose format computes it another way (a
+framework's max-shifted float32 softmax) says so through its kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtf.ops.array import apply, as_int, each_row, generic, nat, total, wrap
+from symtf.ops.core import Param, Substitution, axis_of, check, define, elementwise_shape, fmt
+from symtf.ops.elementwise import mul, quotient, sub
+from symtf.ops.shape import swap_last
+from symtf.tensor import Tensor
+
+X = Param("x")
+_SOFTMAX = r"\operatorname{softmax}"
+
+
+def _axis_shape(x: Any, *, axis: int = -1) -> tuple[int, ...]:
+    check(len(x) >= 1, "softmax needs at least one axis")
+    axis_of(axis, len(x))
+    return tuple(x)
+
+
+def softmax_tex(axis: int) -> str:
+    """The LaTeX name of a softmax along the last axis (the definition) or down columns."""
+    return _SOFTMAX + ("_{\\text{col}}" if axis in (-2, 0) else "")
+
+
+def _softmax_display(params: Any, labels: Any) -> str:
+    if "formula" in labels:
+        return labels["formula"]
+    name = softmax_tex(params.get("axis", -1))
+    out, arg = labels.get("out"), labels.get("x")
+    if arg is None:
+        return name + "(x)"
+    return (f"{out} = " if out else "") + f"{name}({arg})"
+
+
+def _softmax_sub(s: Substitution) -> str | None:
+    if "out" in s.labels:  # ``A = softmax(S + M)``: the node's own softmax, rows or columns
+        name = softmax_tex(s.params.get("axis", -1))
+    elif "x" in s.labels:  # unmasked weights, before the mask: shown without numbers
+        return None
+    else:
+        name = _SOFTMAX
+    return name + rf"\left({s.args[0]}\right)"
+
+
+def _softmax_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, axis: int = -1
+) -> tuple[Any, ...]:
+    gy = mul(xp, g, output)
+    return (sub(xp, gy, mul(xp, output, total(xp, gy, axis, keepdims=True))),)
+
+
+@define(
+    "softmax",
+    "attention",
+    (X, Param("axis", "int", -1)),
+    shape=_axis_shape,
+    tex=r"\frac{e^{x_i}}{\sum_j e^{x_j}}",
+    text="e^{xᵢ}/Σⱼe^{xⱼ}; −∞ gives exactly 0",
+    shapes="unchanged",
+    display=_softmax_display,
+    substitute=_softmax_sub,
+    vjp=_softmax_vjp,
+)
+def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
+    """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0.
+
+    Down the columns of a 2-D tensor it is the softmax of the transpose, transposed.
+
+    Raises:
+        ModelError: When every entry along the axis is −∞ (the denominator is 0).
+    """
+    ax = axis_of(axis, x.ndim)
+    if x.ndim == 2 and ax == 0 and x.has_native():
+        return swap_last(xp, softmax(xp, swap_last(xp, x), axis=-1))
+    e = apply(xp, x, xp.exp)
+    s = total(xp, e, ax, keepdims=True)
+    each_row(
+        xp, s, lambda v, i: xp.require_nonzero(v, "the softmax denominator (every entry is −∞)")
+    )
+    return quotient(xp, e, s)
+
+
+@define(
+    "log_softmax",
+    "attention",
+    (X, Param("axis", "int", -1)),
+    shape=_axis_shape,
+    tex=r"x_i - \ln \sum_j e^{x_j}",
+    text="xᵢ − ln Σⱼ e^{xⱼ}",
+    shapes="unchanged",
+)
+def log_softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
+    """``x_i − ln Σ_j e^{x_j}`` along ``axis``."""
+    s = total(xp, apply(xp, x, xp.exp), axis, keepdims=True)
+    each_row(
+        xp, s, lambda v, i: xp.require_nonzero(v, "the softmax denominator (every entry is −∞)")
+    )
+    return sub(xp, x, apply(xp, s, xp.log))
+
+
+# ----------------------------------------------------------------------------- above the diagonal
+
+
+def _square_ish(s: Any) -> tuple[int, ...]:
+    check(len(s) == 2, f"expected a matrix of scores, found shape {fmt(s)}")
+    return tuple(s)
+
+
+def _mask_sub(s: Substitution) -> str | None:
+    shape = s.shape
+    if shape is None:
+        return None
+    n, m = shape
+    mask = [["0" if j <= i + (m - n) else r"-\infty" for j in range(m)] for i in range(n)]
+    from symtf.ops.core import BREAK
+
+    return f"{s.args[0]}{BREAK}+ {s.matrix(mask)}"
+
+
+@define(
+    "mask_future",
+    "attention",
+    (Param("s"),),
+    shape=_square_ish,
+    tex="S + M",
+    text="−∞ above the diagonal (token i sees tokens ≤ i)",
+    shapes="unchanged",
+    public=False,
+    substitute=_mask_sub,
+)
+def mask_future(xp: Any, s: Tensor) -> Tensor:
+    """Scores with every entry above the diagonal set to −∞ (the causal mask)."""
+    return wrap(xp, xp.fill_above(nat(xp, s), xp.neg_inf()), s.shape)
+
+
+@define(
+    "zero_future",
+    "attention",
+    (Param("a"),),
+    shape=_square_ish,
+    tex=r"W_{ij} = 0\ (j > i)",
+    text="0 above the diagonal",
+    shapes="unchanged",
+    public=False,
+)
+def zero_future(xp: Any, a: Tensor) -> Tensor:
+    """Weights with every entry above the diagonal set to exactly 0."""
+    return wrap(xp, xp.fill_above(nat(xp, a), xp.const(0)), a.shape)
+
+
+@define(
+    "normalize_rows",
+    "attention",
+    (Param("a"),),
+    shape=_square_ish,
+    tex=r"A_{ij} = W_{ij} / \sum_k W_{ik}",
+    text="each row over its sum",
+    shapes="unchanged",
+    public=False,
+)
+def normalize_rows(xp: Any, a: Tensor) -> Tensor:
+    """Divide each row by its sum.
+
+    Raises:
+        ModelError: When a row sums to exactly 0 (the row is named).
+    """
+    s = total(xp, a, -1, keepdims=True)
+    each_row(xp, s, lambda v, i: xp.require_nonzero(v, f"the sum of row {i}"))
+    return quotient(xp, a, s)
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+def _nonzero(xp: Any, v: Any) -> bool:
+    return xp.sign(v) != 0
+
+
+def _where_shape(cond: Any, a: Any, b: Any) -> tuple[int, ...]:
+    return elementwise_shape(cond, a, b)
+
+
+@define(
+    "where",
+    "attention",
+    (Param("cond"), Param("a"), Param("b")),
+    shape=_where_shape,
+    tex=r"\begin{cases} a & c \ne 0 \\ b & c = 0 \end{cases}",
+    text="a where cond ≠ 0, else b",
+    shapes="broadcast",
+)
+def where(xp: Any, cond: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """``a`` where ``cond ≠ 0`` (a certified test), else ``b`` (broadcast)."""
+    return generic(xp, lambda c, x, y: x if _nonzero(xp, c) else y, cond, a, b)
+
+
+def _masked_fill_shape(x: Any, mask: Any, value: Any) -> tuple[int, ...]:
+    out = elementwise_shape(mask, value, x)
+    check(
+        out == tuple(x),
+        f"mask of shape {fmt(mask)} does not fit x of shape {fmt(x)}",
+    )
+    return out
+
+
+@define(
+    "masked_fill",
+    "attention",
+    (X, Param("mask"), Param("value")),
+    shape=_masked_fill_shape,
+    tex=r"\begin{cases} v & m \ne 0 \\ x & m = 0 \end{cases}",
+    text="value where mask ≠ 0 (a certified test), else x",
+    shapes="shape of x",
+)
+def masked_fill(xp: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    """``value`` where ``mask ≠ 0``, else ``x`` (broadcast to ``x``'s shape)."""
+    return where.compute(xp, mask, value, x)
+
+
+def _tri_shape(x: Any) -> tuple[int, ...]:
+    check(len(x) >= 2, f"expected at least 2 axes, found shape {fmt(x)}")
+    return tuple(x)
+
+
+def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
+    zero = xp.const(0)
+    return Tensor(
+        x.shape,
+        [v if keep(i[-2], i[-1]) else zero for i, v in zip(x.indices(), x.data, strict=True)],
+    )
+
+
+@define(
+    "tril",
+    "attention",
+    (X,),
+    shape=_tri_shape,
+    tex=r"x_{ij}\,[j \le i]",
+    text="zero above the diagonal of the last two axes",
+    shapes="unchanged",
+)
+def tril(xp: Any, x: Tensor) -> Tensor:
+    """Zero above the diagonal of the last two axes."""
+    return _triangle(xp, x, lambda i, j: j <= i)
+
+
+@define(
+    "triu",
+    "attention",
+    (X,),
+    shape=_tri_shape,
+    tex=r"x_{ij}\,[j \ge i]",
+    text="zero below the diagonal of the last two axes",
+    shapes="unchanged",
+)
+def triu(xp: Any, x: Tensor) -> Tensor:
+    """Zero below the diagonal of the last two axes."""
+    return _triangle(xp, x, lambda i, j: j >= i)
+
+
+def _causal_shape(*, n: int) -> tuple[int, ...]:
+    check(n * n <= 20_000, f"expected at most 20000 entries, found shape {(n, n)}")
+    return (n, n)
+
+
+@define(
+    "causal_mask",
+    "attention",
+    (Param("n", "int", lo=1),),
+    shape=_causal_shape,
+    tex=r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}",
+    text="0 on and below the diagonal, −∞ above (added to scores)",
+    shapes="(n, n)",
+)
+def causal_mask(xp: Any, *, n: int) -> Tensor:
+    """The additive causal mask: ``(n, n)``, 0 on and below the diagonal, −∞ above."""
+    zero, ninf = xp.const(0), xp.neg_inf()
+    return Tensor((n, n), [zero if j <= i else ninf for i in range(n) for j in range(n)])
+
+
+_ = as_int
+
+__all__ = [
+    "causal_mask",
+    "log_softmax",
+    "mask_future",
+    "masked_fill",
+    "normalize_rows",
+    "softmax",
+    "softmax_tex",
+    "tril",
+    "triu",
+    "where",
+    "zero_future",
+]

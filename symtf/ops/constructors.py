@@ -1,0 +1,195 @@
+"""Tensors made from nothing but settings: constants, the file's numbers, token ids, masks.
+
+A template's inputs (``given``: a matrix of the file; ``const``: ``d_head``;
+``ids``: the token ids) and the constructors a step may call (``zeros``,
+``ones``, ``eye``, ``one_hot``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from symtf.ops.array import as_int, full, num, wrap
+from symtf.ops.core import Param, check, define
+from symtf.tensor import Tensor
+
+#: Most entries a constructor may make.
+MAX_ENTRIES = 20_000
+
+
+def _filled_shape(*, shape: Any) -> tuple[int, ...]:
+    dims = list(shape)
+    check(
+        all(n >= 1 for n in dims) and 1 <= len(dims) <= 4,
+        f"expected 1 to 4 positive sizes, found {dims}",
+    )
+    check(
+        math.prod(dims) <= MAX_ENTRIES,
+        f"expected at most {MAX_ENTRIES} entries, found shape {tuple(dims)}",
+    )
+    return tuple(dims)
+
+
+def _filled(name: str, value: int) -> Any:
+    def compute(xp: Any, *, shape: Any) -> Tensor:
+        return full(xp, list(shape), value)
+
+    compute.__doc__ = f"Exact {name}: ``-> shape``."
+    return define(
+        name,
+        "constructors",
+        (Param("shape", "ints"),),
+        shape=_filled_shape,
+        tex=r"\mathbf{" + str(value) + "}",
+        text=f"a tensor of {name}",
+        shapes="→ shape",
+        variadic="shape",
+    )(compute)
+
+
+zeros = _filled("zeros", 0)
+ones = _filled("ones", 1)
+
+
+def _eye_shape(*, n: int) -> tuple[int, ...]:
+    check(n * n <= MAX_ENTRIES, f"expected at most {MAX_ENTRIES} entries, found shape {(n, n)}")
+    return (n, n)
+
+
+@define(
+    "eye",
+    "constructors",
+    (Param("n", "int", lo=1),),
+    shape=_eye_shape,
+    tex="I_n",
+    text="the identity",
+    shapes="(n, n)",
+)
+def eye(xp: Any, *, n: int) -> Tensor:
+    """The identity: ``-> (n, n)``."""
+    one, zero = xp.const(1), xp.const(0)
+    return Tensor((n, n), [one if i == j else zero for i in range(n) for j in range(n)])
+
+
+def _one_hot_shape(ids: Any, *, n: int) -> tuple[int, ...]:
+    return (*ids, n)
+
+
+@define(
+    "one_hot",
+    "constructors",
+    (Param("ids"), Param("n", "int", lo=1)),
+    shape=_one_hot_shape,
+    tex=r"[\,i = \mathrm{id}\,]",
+    text="1 at each id",
+    shapes="ids.shape + (n,)",
+)
+def one_hot(xp: Any, ids: Tensor, *, n: int) -> Tensor:
+    """``ids -> ids.shape + (n,)``: 1 at each id, 0 elsewhere."""
+    from symtf.errors import ShapeError
+
+    one, zero = xp.const(1), xp.const(0)
+    out = []
+    for v in ids.data:
+        k = as_int(v)
+        if k is None:
+            raise ShapeError(f"one_hot: expected an integer, found {v}")
+        check(0 <= k < n, f"one_hot: id {k} is outside 0..{n - 1}")
+        out.extend(one if j == k else zero for j in range(n))
+    return Tensor((*ids.shape, n), out)
+
+
+# ----------------------------------------------------------------------------- a template's inputs
+
+
+def _given_shape(*, value: Any) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if shape is not None else ()
+
+
+def _given_display(params: Any, labels: Any) -> str:
+    return labels.get("formula", "X")
+
+
+@define(
+    "given",
+    "constructors",
+    (Param("value", "value", doc="a matrix of the file, or a given tensor of [tensors]"),),
+    shape=_given_shape,
+    tex="X",
+    text="numbers given by the file",
+    shapes="as given",
+    public=False,
+    display=_given_display,
+)
+def given(xp: Any, *, value: Any) -> Tensor:
+    """Numbers the file gives, in the backend's numbers.
+
+    A matrix (weights, embeddings) goes through the backend's ``matrix``; a given tensor
+    of ``[tensors]`` is built entry by entry, except one marked ``rounded = true``,
+    which goes through ``matrix`` as one row so that a backend for rounded inputs makes
+    each entry its rounding interval.
+    """
+    if getattr(value, "texts", None) is None:  # a matrix of the file
+        return wrap(xp, xp.matrix(value), value.shape)
+    values = value.values
+    if value.flat is not None:
+        m = xp.matrix(value.flat)
+        return Tensor(value.shape, [xp.entry(m, 0, k) for k in range(len(values))])
+    return Tensor(value.shape, [num(xp, v) for v in values])
+
+
+@define(
+    "const",
+    "constructors",
+    (Param("value", "value"),),
+    shape=lambda *, value: (1, 1),
+    tex="c",
+    text="a number",
+    shapes="(1, 1)",
+    public=False,
+    display=lambda params, labels: labels.get("formula", ""),
+)
+def const(xp: Any, *, value: Any) -> Tensor:
+    """A 1×1 constant in the backend's numbers (``d_head``, a token id)."""
+    return wrap(xp, xp.from_rows([[xp.const(value)]]), (1, 1))
+
+
+@define(
+    "ids",
+    "constructors",
+    (Param("ids", "value"),),
+    shape=lambda *, ids: (1, len(ids)),
+    tex="",
+    text="token ids",
+    shapes="(1, n)",
+    public=False,
+)
+def ids(xp: Any, *, ids: Any) -> Tensor:
+    """Token ids as a ``[1, n]`` row of the backend's numbers."""
+    return wrap(xp, xp.from_rows([[xp.const(i) for i in ids]]), (1, len(ids)))
+
+
+def _divisor_display(params: Any, labels: Any) -> str:
+    return r"\sqrt{d_k}"
+
+
+@define(
+    "divisor",
+    "constructors",
+    (Param("scale", "value", None, doc="the file's scale, or √d_head"), Param("d_head", "value")),
+    shape=lambda *, scale=None, d_head: (1, 1),
+    tex=r"\sqrt{d_k}",
+    text="√d_k, or the given scale",
+    shapes="(1, 1)",
+    public=False,
+    display=_divisor_display,
+)
+def divisor(xp: Any, *, scale: Any = None, d_head: int) -> Tensor:
+    """The score divisor as a 1×1 matrix: the given scale, or ``√d_head``."""
+    d = xp.const(scale) if scale is not None else xp.sqrt(xp.const(d_head))
+    return wrap(xp, xp.from_rows([[d]]), (1, 1))
+
+
+__all__ = ["MAX_ENTRIES", "const", "divisor", "eye", "given", "ids", "one_hot", "ones", "zeros"]

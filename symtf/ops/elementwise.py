@@ -1,0 +1,401 @@
+"""Arithmetic and element-wise functions: ``+ − × ÷ ^``, ``exp``, ``log``, ``sqrt``, ``abs``, …
+
+Each is written once on the backend's scalars (:func:`~symtf.ops.array.apply`,
+:func:`~symtf.ops.array.binary`); on a 2-D operand the backend maps or combines
+the whole matrix at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from symtf.errors import ShapeError
+from symtf.ops.array import apply, binary, each_row, generic, nat, unbroadcast, wrap
+from symtf.ops.core import BREAK, Param, Substitution, define, elementwise_shape, same_shape
+from symtf.tensor import Tensor
+
+X = Param("x")
+A, B = Param("a"), Param("b")
+
+#: Largest ``|y|`` in ``x ^ y`` for an exact rational ``y``.
+MAX_POWER = 1000
+
+
+def _two(a: Any, b: Any) -> tuple[int, ...]:
+    return elementwise_shape(a, b)
+
+
+def _infix(sym: str) -> Any:
+    def sub(s: Substitution) -> str:
+        return f"{s.args[0]}{BREAK}{sym} {s.args[1]}"
+
+    return sub
+
+
+def _labelled(default: str) -> Any:
+    """A node's formula: ``out = a <op> b`` with the node's labels, or the op's own formula."""
+
+    def display(params: Any, labels: Any) -> str:
+        return labels.get("formula", default)
+
+    return display
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+
+def _add_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return unbroadcast(xp, g, a.shape), unbroadcast(xp, g, b.shape)
+
+
+@define(
+    "add",
+    "elementwise",
+    (A, B),
+    shape=_two,
+    tex="a + b",
+    text="a + b",
+    shapes="broadcast",
+    public=False,
+    spelling="a + b",
+    display=_labelled("a + b"),
+    substitute=_infix("+"),
+    vjp=_add_vjp,
+)
+def add(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a + b``, element-wise with broadcasting (residual connections, positions)."""
+    return binary(xp, a, b, xp.add, lambda x, y: x + y)
+
+
+def _sub_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return unbroadcast(xp, g, a.shape), unbroadcast(xp, neg(xp, g), b.shape)
+
+
+@define(
+    "sub",
+    "elementwise",
+    (A, B),
+    shape=_two,
+    tex="a - b",
+    text="a − b",
+    shapes="broadcast",
+    public=False,
+    spelling="a - b",
+    display=_labelled("a - b"),
+    substitute=_infix("-"),
+    vjp=_sub_vjp,
+)
+def sub(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a − b``, element-wise with broadcasting (a row minus its mean)."""
+    return binary(xp, a, b, xp.sub, lambda x, y: x - y)
+
+
+def _mul_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return unbroadcast(xp, mul(xp, g, b), a.shape), unbroadcast(xp, mul(xp, g, a), b.shape)
+
+
+def times(xp: Any, x: Tensor, c: Any) -> Tensor:
+    """Every entry of ``x`` times the backend scalar ``c`` (natively the backend's ``scale``)."""
+    if x.ndim <= 2 and x.has_native():
+        return wrap(xp, xp.scale(nat(xp, x), c), x.shape)
+    return Tensor(x.shape, [v * c for v in x.data])
+
+
+@define(
+    "mul",
+    "elementwise",
+    (A, B),
+    shape=_two,
+    tex=r"a \odot b",
+    text="a ∘ b",
+    shapes="broadcast",
+    public=False,
+    spelling="a * b; a ∘ b; a .* b",
+    display=_labelled(r"a \odot b"),
+    substitute=_infix(r"\odot"),
+    vjp=_mul_vjp,
+)
+def mul(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a ∘ b``, element-wise with broadcasting; a single number scales the other operand
+    (natively the backend's ``scale``)."""
+    shape = _two(a.shape, b.shape)
+    if a.size == 1 and b.size != 1 and b.ndim <= 2 and b.has_native():
+        return times(xp, b, a.item()).reshape(shape)
+    if b.size == 1 and a.size != 1 and a.ndim <= 2 and a.has_native():
+        return times(xp, a, b.item()).reshape(shape)
+    return binary(xp, a, b, xp.mul, lambda x, y: x * y)
+
+
+def _div_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    ga = div(xp, g, b)
+    gb = neg(xp, mul(xp, ga, output))
+    return unbroadcast(xp, ga, a.shape), unbroadcast(xp, gb, b.shape)
+
+
+@define(
+    "div",
+    "elementwise",
+    (A, B),
+    shape=_two,
+    tex=r"\frac{a}{b}",
+    text="a / b",
+    shapes="broadcast",
+    public=False,
+    spelling="a / b; a ÷ b",
+    display=_labelled(r"\frac{a}{b}"),
+    substitute=_infix(r"\oslash"),
+    vjp=_div_vjp,
+)
+def div(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a ÷ b``, element-wise with broadcasting.
+
+    Raises:
+        ModelError: When a divisor is exactly 0.
+    """
+
+    each_row(xp, b, lambda v, i: xp.require_nonzero(v, "a divisor"))
+    return quotient(xp, a, b)
+
+
+def quotient(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a ÷ b`` for a divisor already known to be nonzero (ops that checked it themselves)."""
+    return binary(xp, a, b, xp.div, lambda x, y: x / y)
+
+
+def _power_shape(a: Any, b: Any) -> tuple[int, ...]:
+    return elementwise_shape(a, b)
+
+
+def _pow_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # d(a^b)/da = b·a^(b−1); d(a^b)/db = a^b·ln a (a > 0)
+    ga = mul(xp, g, generic(xp, lambda x, y: y * x ** (y - 1), a, b))
+    gb = mul(xp, g, generic(xp, lambda y, x: y * xp.log(x), output, a))
+    return unbroadcast(xp, ga, a.shape), unbroadcast(xp, gb, b.shape)
+
+
+@define(
+    "pow",
+    "elementwise",
+    (A, B),
+    shape=_power_shape,
+    tex="a^{b}",
+    text="a ^ b",
+    shapes="broadcast",
+    public=False,
+    spelling="a ^ b; a ** b",
+    vjp=_pow_vjp,
+)
+def power(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """``a ^ b``, element-wise with broadcasting (exact rational exponents up to 1000)."""
+
+    def one(x: Any, y: Any) -> Any:
+        if isinstance(y, sympy.Rational) and abs(y) > MAX_POWER:
+            raise ShapeError(f"expected an exponent of at most {MAX_POWER}, found {y}")
+        if isinstance(y, sympy.Rational) and y < 0:
+            xp.require_nonzero(x, "the base of a negative power")
+        return x**y
+
+    return generic(xp, one, a, b)
+
+
+def _neg_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (neg(xp, g),)
+
+
+@define(
+    "neg",
+    "elementwise",
+    (X,),
+    shape=same_shape,
+    tex="-x",
+    text="−x",
+    shapes="unchanged",
+    public=False,
+    spelling="-x",
+    vjp=_neg_vjp,
+)
+def neg(xp: Any, x: Tensor) -> Tensor:
+    """``−x``."""
+    return apply(xp, x, lambda v: -v)
+
+
+# ----------------------------------------------------------------------------- functions
+
+
+def _unary(
+    name: str,
+    tex: str,
+    text: str,
+    fn_of: Any,
+    vjp: Any = None,
+    aliases: tuple[str, ...] = (),
+    doc: str = "",
+) -> Any:
+    """Define the element-wise function ``name`` whose scalar form is ``fn_of(xp)``."""
+
+    def compute(xp: Any, x: Tensor) -> Tensor:
+        return apply(xp, x, fn_of(xp))
+
+    compute.__doc__ = doc
+    return define(
+        name,
+        "elementwise",
+        (X,),
+        shape=same_shape,
+        tex=tex,
+        text=text,
+        shapes="unchanged",
+        aliases=aliases,
+        vjp=vjp,
+        doc=doc,
+    )(compute)
+
+
+def _exp_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (mul(xp, g, output),)
+
+
+def _log_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (div(xp, g, x),)
+
+
+def _sqrt_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (div(xp, g, times(xp, output, xp.const(2))),)
+
+
+def _sin_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (mul(xp, g, cos(xp, x)),)
+
+
+def _cos_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (neg(xp, mul(xp, g, sin(xp, x))),)
+
+
+def _tanh_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (mul(xp, g, apply(xp, output, lambda t: 1 - t * t)),)
+
+
+def _sigmoid_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    return (mul(xp, g, apply(xp, output, lambda s: s * (1 - s))),)
+
+
+def _log_of(xp: Any) -> Any:
+    def one(v: Any) -> Any:
+        xp.require_nonzero(v, "the argument of ln")
+        return xp.log(v)
+
+    return one
+
+
+def _log_compute(xp: Any, x: Tensor) -> Tensor:
+    return Tensor(x.shape, [_log_of(xp)(v) for v in x.data])
+
+
+exp = _unary(
+    "exp",
+    r"e^{x}",
+    "eˣ",
+    lambda xp: xp.exp,
+    _exp_vjp,
+    doc="``e^x`` element-wise (``e^{−∞} = 0`` exactly).",
+)
+log = define(
+    "log",
+    "elementwise",
+    (X,),
+    shape=same_shape,
+    tex=r"\ln x",
+    text="ln x",
+    shapes="unchanged",
+    aliases=("ln",),
+    vjp=_log_vjp,
+    doc="Natural logarithm element-wise (ln 0 is an error).",
+)(_log_compute)
+sqrt = _unary("sqrt", r"\sqrt{x}", "√x", lambda xp: xp.sqrt, _sqrt_vjp, doc="``√x`` element-wise.")
+absolute = _unary(
+    "abs",
+    r"\lvert x\rvert",
+    "|x|",
+    lambda xp: xp.abs,
+    doc="``|x|`` element-wise, on a certified sign.",
+)
+sin = _unary("sin", r"\sin x", "sin x", lambda xp: xp.sin, _sin_vjp, doc="``sin x`` element-wise.")
+cos = _unary("cos", r"\cos x", "cos x", lambda xp: xp.cos, _cos_vjp, doc="``cos x`` element-wise.")
+tanh = _unary(
+    "tanh", r"\tanh x", "tanh x", lambda xp: xp.tanh, _tanh_vjp, doc="``tanh x`` element-wise."
+)
+sigmoid = _unary(
+    "sigmoid",
+    r"\frac{1}{1+e^{-x}}",
+    "1/(1+e⁻ˣ)",
+    lambda xp: lambda t: 1 / (1 + xp.exp(-t)),
+    _sigmoid_vjp,
+    doc="``σ(x) = 1/(1 + e^{−x})`` element-wise.",
+)
+softplus = _unary(
+    "softplus",
+    r"\ln(1+e^{x})",
+    "ln(1+eˣ)",
+    lambda xp: lambda t: xp.log(1 + xp.exp(t)),
+    lambda xp, g, x, *, output: (mul(xp, g, sigmoid(xp, x)),),
+    doc="``ln(1 + e^x)`` element-wise.",
+)
+
+
+def _dropout_shape(x: Any, keep_mask: Any, p: Any) -> tuple[int, ...]:
+    from symtf.ops.core import check, fmt
+
+    check(_size(p) == 1, f"p must be a single number, found shape {fmt(p)}")
+    return elementwise_shape(x, keep_mask)
+
+
+def _size(s: Any) -> int:
+    n = 1
+    for k in s:
+        n *= k
+    return n
+
+
+@define(
+    "dropout",
+    "elementwise",
+    (X, Param("keep_mask"), Param("p")),
+    shape=_dropout_shape,
+    tex=r"rac{x \odot m}{1-p}",
+    text="x · keep_mask / (1 − p)",
+    shapes="broadcast",
+)
+def dropout(xp: Any, x: Tensor, keep_mask: Tensor, p: Tensor) -> Tensor:
+    """Inverted dropout with a given mask: ``x · keep_mask / (1 − p)`` (broadcast).
+
+    Raises:
+        ModelError: When ``p`` is exactly 1 (dropout keeps nothing).
+    """
+    keep = 1 - p.item()
+    xp.require_nonzero(keep, "1 - p (dropout keeps nothing)")
+    return generic(xp, lambda a, m: a * m / keep, x, keep_mask)
+
+
+__all__ = [
+    "MAX_POWER",
+    "absolute",
+    "add",
+    "cos",
+    "div",
+    "dropout",
+    "exp",
+    "log",
+    "mul",
+    "neg",
+    "power",
+    "quotient",
+    "sigmoid",
+    "sin",
+    "softplus",
+    "sqrt",
+    "sub",
+    "tanh",
+    "times",
+]

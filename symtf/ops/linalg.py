@@ -1,0 +1,219 @@
+"""Matrix products: ``a @ b`` (batched, numpy's rules), a linear layer, a scale by a divisor.
+
+A 2-D product is one native product of the backend (BLAS for midpoint–radius,
+``arb_mat`` for balls); batched and 1-D operands follow numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from symtf.ops.array import broadcast_to, nat, wrap
+from symtf.ops.core import BREAK, Param, Substitution, broadcast_shape, check, define, fmt
+from symtf.ops.elementwise import add, mul, times
+from symtf.tensor import Tensor
+
+
+def _matmul_shape(a: Any, b: Any, *, transpose_b: bool = False) -> tuple[int, ...]:
+    if not a or not b:
+        return broadcast_shape(a, b)  # a one-entry operand scales the other
+    if transpose_b:
+        check(len(b) >= 2, f"cannot transpose the 1-D operand {fmt(b)}")
+        b = (*b[:-2], b[-1], b[-2])
+    a2 = (1, *a) if len(a) == 1 else tuple(a)
+    b2 = (*b, 1) if len(b) == 1 else tuple(b)
+    (n, k), (k2, m) = a2[-2:], b2[-2:]
+    check(
+        k == k2,
+        f"cannot multiply shapes {fmt(a)} and {fmt(b)}: {k} ≠ {k2} (inner dimensions)",
+    )
+    batch = broadcast_shape(a2[:-2], b2[:-2])
+    shape: tuple[int, ...] = (*batch, n, m)
+    if len(b) == 1:
+        shape = shape[:-1]
+    if len(a) == 1:
+        shape = (*shape[:-2], shape[-1]) if len(b) > 1 else shape[:-1]
+    return shape
+
+
+def _matmul_display(params: Any, labels: Any) -> str:
+    out = labels.get("out")
+    body = f"{labels.get('a', 'A')} {labels.get('b', 'B')}" + (
+        r"^\top" if params.get("transpose_b") else ""
+    )
+    return f"{out} = {body}" if out else body
+
+
+def _matmul_sub(s: Substitution) -> str:
+    t = r"^\top" if s.params.get("transpose_b") else ""
+    return f"{s.args[0]}{s.args[1]}{t}"
+
+
+def _matmul_vjp(
+    xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor, transpose_b: bool = False
+) -> tuple[Any, ...]:
+    from symtf.ops.array import unbroadcast
+    from symtf.ops.shape import swap_last
+
+    if a.ndim == 0 or b.ndim == 0:
+        return unbroadcast(xp, mul(xp, g, b), a.shape), unbroadcast(xp, mul(xp, g, a), b.shape)
+    bb = swap_last(xp, b) if transpose_b else b
+    a2 = a.reshape((1, *a.shape)) if a.ndim == 1 else a
+    b2 = bb.reshape((*bb.shape, 1)) if bb.ndim == 1 else bb
+    g2 = g.reshape((*a2.shape[:-1], b2.shape[-1])) if g.ndim < max(a2.ndim, b2.ndim) else g
+    ga = matmul(xp, g2, swap_last(xp, b2))
+    gb = matmul(xp, swap_last(xp, a2), g2)
+    ga = unbroadcast(xp, ga, a2.shape).reshape(a.shape)
+    gb = unbroadcast(xp, gb, b2.shape).reshape(bb.shape)
+    return ga, swap_last(xp, gb) if transpose_b else gb
+
+
+@define(
+    "matmul",
+    "linalg",
+    (Param("a"), Param("b"), Param("transpose_b", "bool", False)),
+    shape=_matmul_shape,
+    tex=r"(AB)_{ij} = \sum_k A_{ik} B_{kj}",
+    text="Σₖ aᵢₖ bₖⱼ",
+    shapes="(…, n, k) @ (…, k, m) → (…, n, m); 1-D operands are vectors",
+    public=False,
+    spelling="a @ b; a × b",
+    display=_matmul_display,
+    substitute=_matmul_sub,
+    vjp=_matmul_vjp,
+)
+def matmul(xp: Any, a: Tensor, b: Tensor, *, transpose_b: bool = False) -> Tensor:
+    """``a @ b`` as numpy (``a @ bᵀ`` with ``transpose_b``); a one-entry operand scales the other."""
+    if a.ndim == 0 or b.ndim == 0:
+        return mul(xp, a, b)
+    if a.ndim <= 2 and b.ndim == 2:
+        bm = nat(xp, b)
+        if transpose_b:
+            bm = xp.transpose(bm)
+        am = nat(xp, a)  # a 1-D ``a`` is one row
+        out = xp.matmul(am, bm)
+        return wrap(xp, out, _matmul_shape(a.shape, b.shape, transpose_b=transpose_b))
+    if transpose_b:
+        from symtf.ops.shape import swap_last
+
+        b = swap_last(xp, b)
+    a2 = a.reshape((1, *a.shape)) if a.ndim == 1 else a
+    b2 = b.reshape((*b.shape, 1)) if b.ndim == 1 else b
+    (n, k), (_, m) = a2.shape[-2:], b2.shape[-2:]
+    batch = broadcast_shape(a2.shape[:-2], b2.shape[:-2])
+    a3 = broadcast_to(a2, (*batch, n, k))
+    b3 = broadcast_to(b2, (*batch, k, m))
+    out: list[Any] = []
+    da, db = a3.data, b3.data
+    for bi in range(math.prod(batch)):
+        ra = da[bi * n * k : (bi + 1) * n * k]
+        rb = db[bi * k * m : (bi + 1) * k * m]
+        prod = xp.matmul(
+            xp.from_rows([list(ra[i * k : (i + 1) * k]) for i in range(n)]),
+            xp.from_rows([list(rb[i * m : (i + 1) * m]) for i in range(k)]),
+        )
+        out.extend(xp.entry(prod, i, j) for i in range(n) for j in range(m))
+    return Tensor(_matmul_shape(a.shape, b.shape), out)
+
+
+# ----------------------------------------------------------------------------- a layer
+
+
+def _linear_shape(x: Any, *, w: Any, bias: Any = None, transposed: bool = False) -> tuple[int, ...]:
+    rows, cols = (w.cols, w.rows) if transposed else (w.rows, w.cols)
+    check(len(x) == 2, f"a linear layer needs rows of features, found shape {fmt(x)}")
+    n, d_in = x
+    check(d_in == rows, f"cannot multiply {n}x{d_in} by {rows}x{cols}")
+    if bias is not None:
+        check(
+            tuple(bias.shape) == (1, cols),
+            f"bias of shape {tuple(bias.shape)} does not fit (1, {cols})",
+        )
+    return (n, cols)
+
+
+def _linear_display(params: Any, labels: Any) -> str:
+    out, x, w = labels.get("out"), labels.get("x", "X"), labels.get("w", "W")
+    t = r"^\top" if params.get("transposed") or labels.get("tied") else ""
+    b = f" + {labels.get('b', 'b')}" if params.get("bias") is not None else ""
+    body = f"{x} {w}{t}{b}" if not labels.get("tight") else f"{x}\\,{w}{t}{b}"
+    return f"{out} = {body}" if out else body
+
+
+def _linear_sub(s: Substitution) -> str:
+    if s.labels.get("tied"):  # the embedding table, transposed (its transpose is ``w``)
+        return f"{s.args[0]}{s.value('w', True)}^\\top"
+    t = r"^\top" if s.params.get("transposed") else ""
+    body = f"{s.args[0]}{s.value('w', False)}{t}"
+    if s.params.get("bias") is None:
+        return body
+    return f"{body}{BREAK}+ {s.value('bias', False)}"
+
+
+@define(
+    "linear",
+    "linalg",
+    (
+        Param("x"),
+        Param("w", "value", doc="the file's weight matrix"),
+        Param("bias", "value", None, doc="the file's 1 × d_out bias row"),
+        Param("transposed", "bool", False, doc="x·Wᵀ (the W·x habit)"),
+    ),
+    shape=_linear_shape,
+    tex=r"x W + b",
+    text="x·W + b",
+    shapes="(n, d_in) → (n, d_out)",
+    public=False,
+    display=_linear_display,
+    substitute=_linear_sub,
+)
+def linear(xp: Any, x: Tensor, *, w: Any, bias: Any = None, transposed: bool = False) -> Tensor:
+    """``x·W + b`` (or ``x·Wᵀ + b``) with the file's weights: ``[n, d_in] -> [n, d_out]``."""
+    wm = xp.matrix(w)
+    if transposed:
+        wm = xp.transpose(wm)
+    y = xp.matmul(nat(xp, x), wm)
+    shape = (x.shape[0], xp.shape(y)[1])
+    if bias is None:
+        return wrap(xp, y, shape)
+    return add(xp, wrap(xp, y, shape), wrap(xp, xp.matrix(bias), (1, shape[1])))
+
+
+# ----------------------------------------------------------------------------- a divisor
+
+
+def _scale_shape(s: Any, d: Any) -> tuple[int, ...]:
+    if d is not None:
+        check(math.prod(d) == 1, f"the divisor must be a single number, found shape {fmt(d)}")
+    return tuple(s)
+
+
+def _scale_sub(s: Substitution) -> str:
+    return f"\\frac{{1}}{{{s.args[1]}}}{s.args[0]}"
+
+
+@define(
+    "scale",
+    "linalg",
+    (Param("s"), Param("d")),
+    shape=_scale_shape,
+    tex=r"\frac{S}{d}",
+    text="S / d",
+    shapes="(n, m), () → (n, m)",
+    public=False,
+    display=lambda params, labels: labels.get("formula", r"\frac{S}{d}"),
+    substitute=_scale_sub,
+)
+def scale(xp: Any, s: Tensor, d: Tensor) -> Tensor:
+    """Every entry of ``s`` times ``1/d`` for the single number ``d`` (the attention scale).
+
+    Raises:
+        ModelError: When ``d`` is exactly 0.
+    """
+    divisor = d.item()
+    xp.require_nonzero(divisor, "the attention scale divisor")
+    return times(xp, s, 1 / divisor)
+
+
+__all__ = ["linear", "matmul", "scale"]

@@ -1,0 +1,128 @@
+"""Losses: cross-entropy and negative log-likelihood over target ids, binary cross-entropy, MSE."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtf.errors import ShapeError
+from symtf.ops.array import add_all, as_int, generic, scalar
+from symtf.ops.attention import log_softmax
+from symtf.ops.core import Param, check, define, elementwise_shape, fmt
+from symtf.ops.reductions import mean
+from symtf.tensor import Tensor
+
+
+def _int(v: Any, what: str) -> int:
+    k = as_int(v)
+    if k is None:
+        raise ShapeError(f"{what}: expected an integer, found {v}")
+    return k
+
+
+def _rows(shape: Any) -> tuple[int, int]:
+    check(len(shape) in (1, 2), f"expected (vocab,) or (n, vocab), found {fmt(shape)}")
+    return (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
+
+
+def _nll_shape(logp: Any, target: Any) -> tuple[int, ...]:
+    n, _ = _rows(logp)
+    size = 1
+    for k in target:
+        size *= k
+    check(
+        size == n or (size == 1 and len(target) == 0),
+        f"expected {n} target ids (one per row), found shape {fmt(target)}",
+    )
+    return ()
+
+
+def _targets(target: Tensor, rows: int, width: int) -> list[int]:
+    ids = [_int(v, "target") for v in target.data]
+    if len(ids) == 1 and rows > 1 and target.ndim == 0:
+        ids = ids * rows
+    for k in ids:
+        check(0 <= k < width, f"target {k} is outside 0..{width - 1}")
+    return ids
+
+
+@define(
+    "nll",
+    "losses",
+    (Param("logp"), Param("target")),
+    shape=_nll_shape,
+    tex=r"-\frac{1}{n}\sum_r \log p_{r, t_r}",
+    text="mean over rows of −logp[row, target]",
+    shapes="(V,) or (n, V), int or (n,) → ()",
+)
+def nll(xp: Any, logp: Tensor, target: Tensor) -> Tensor:
+    """Mean over rows of ``−logp[row, target]``: ``(n, V), (n,) -> ()``."""
+    n, v = _rows(logp.shape)
+    ids = _targets(target, n, v)
+    data = logp.data
+    picked = [data[i * v + k] for i, k in enumerate(ids)]
+    return scalar(-add_all(xp, picked) / xp.const(n))
+
+
+@define(
+    "cross_entropy",
+    "losses",
+    (Param("logits"), Param("target")),
+    shape=_nll_shape,
+    tex=r"-\frac{1}{n}\sum_r \log \operatorname{softmax}(z_r)_{t_r}",
+    text="mean over rows of −log_softmax(logits)[row, target]",
+    shapes="(V,) or (n, V), int or (n,) → ()",
+)
+def cross_entropy(xp: Any, logits: Tensor, target: Tensor) -> Tensor:
+    """Mean over rows of ``−log_softmax(logits)[row, target]``: ``(n, V), (n,) -> ()``."""
+    return nll.compute(xp, log_softmax(xp, logits, axis=-1), target)
+
+
+def _pair_loss_shape(a: Any, b: Any) -> tuple[int, ...]:
+    elementwise_shape(a, b)
+    return ()
+
+
+def _nonzero(xp: Any, v: Any) -> bool:
+    return xp.sign(v) != 0
+
+
+@define(
+    "bce",
+    "losses",
+    (Param("p"), Param("y")),
+    shape=_pair_loss_shape,
+    tex=r"-\overline{y \ln p + (1-y)\ln(1-p)}",
+    text="mean of −(y ln p + (1−y) ln(1−p))",
+    shapes="broadcast → ()",
+)
+def bce(xp: Any, p: Tensor, y: Tensor) -> Tensor:
+    """Mean of ``−(y ln p + (1 − y) ln(1 − p))`` (broadcast) ``-> ()``."""
+
+    def one(a: Any, t: Any) -> Any:
+        terms = []
+        if _nonzero(xp, t):
+            xp.require_nonzero(a, "p in bce (ln 0)")
+            terms.append(t * xp.log(a))
+        if _nonzero(xp, 1 - t):
+            xp.require_nonzero(1 - a, "1 - p in bce (ln 0)")
+            terms.append((1 - t) * xp.log(1 - a))
+        return -add_all(xp, terms) if terms else xp.const(0)
+
+    return mean(xp, generic(xp, one, p, y))
+
+
+@define(
+    "mse",
+    "losses",
+    (Param("a"), Param("b")),
+    shape=_pair_loss_shape,
+    tex=r"\overline{(a-b)^2}",
+    text="mean of (a − b)²",
+    shapes="broadcast → ()",
+)
+def mse(xp: Any, a: Tensor, b: Tensor) -> Tensor:
+    """Mean of ``(a − b)²`` (broadcast) ``-> ()``."""
+    return mean(xp, generic(xp, lambda x, y: (x - y) * (x - y), a, b))
+
+
+__all__ = ["bce", "cross_entropy", "mse", "nll"]

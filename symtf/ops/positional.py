@@ -1,0 +1,176 @@
+"""Positions: the sinusoidal table of Vaswani et al., and rotary positions (RoPE).
+
+Every angle is exact (``p / base^{2i/d}``) and every ``sin``/``cos`` the
+backend's own enclosure of it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from symtf.ops.array import exact
+from symtf.ops.core import Param, check, define, fmt
+from symtf.tensor import Tensor, all_indices
+
+#: How the features of a row are paired for a rotation.
+ROPE_PAIRS = ("adjacent", "halves")
+
+
+def _base_ok(base: Any) -> None:
+    check(
+        not isinstance(base, bool)
+        and isinstance(base, (int, Fraction, sympy.Rational))
+        and base > 0,
+        f"sinusoidal: expected a positive base, found {base}",
+    )
+
+
+def _sin_shape(*, n: int, d: int, base: Any = 10000) -> tuple[int, ...]:
+    _base_ok(base)
+    check(n * d <= 20_000, f"expected at most 20000 entries, found shape {(n, d)}")
+    return (n, d)
+
+
+@define(
+    "sinusoidal",
+    "positional",
+    (Param("n", "int", lo=1), Param("d", "int", lo=1), Param("base", "number", 10000)),
+    shape=_sin_shape,
+    tex=r"P_{p,2i} = \sin\frac{p}{b^{2i/d}},\ P_{p,2i+1} = \cos\frac{p}{b^{2i/d}}",
+    text="PE[p,2i] = sin(p/base^{2i/d}), PE[p,2i+1] = cos(same), exact",
+    shapes="(n, d)",
+)
+def sinusoidal(xp: Any, *, n: int, d: int, base: Any = 10000) -> Tensor:
+    """Sinusoidal positions: ``P[p, 2i] = sin(p / base^{2i/d})``, ``P[p, 2i+1] = cos(…)``."""
+    b = exact(base)
+    out = []
+    for p in range(n):
+        for j in range(d):
+            angle = xp.const(sympy.Integer(p) * b ** sympy.Rational(-(j - j % 2), d))
+            out.append(xp.sin(angle) if j % 2 == 0 else xp.cos(angle))
+    return Tensor((n, d), out)
+
+
+def _pairs(d: int, pairs: str) -> list[tuple[int, int]]:
+    half = d // 2
+    if pairs == "adjacent":
+        return [(2 * i, 2 * i + 1) for i in range(half)]
+    return [(i, i + half) for i in range(half)]
+
+
+def _rope_shape(
+    x: Any,
+    angles: Any = None,
+    cos: Any = None,
+    sin: Any = None,
+    *,
+    base: Any = 10000,
+    pairs: str = "adjacent",
+    offset: int = 0,
+) -> tuple[int, ...]:
+    check(
+        len(x) >= 2 if angles is not None else len(x) == 2,
+        f"rope needs (..., n, d), found {fmt(x)}",
+    )
+    n, d = x[-2:]
+    check(d % 2 == 0, f"rope needs an even width, found {d}")
+    check(pairs in ROPE_PAIRS, f"rope pairs must be one of {ROPE_PAIRS}, found {pairs!r}")
+    if angles is not None:
+        check(
+            tuple(angles) == (n, d // 2),
+            f"angles of shape {fmt(angles)} do not fit x of shape {fmt(x)}: expected {fmt((n, d // 2))}",
+        )
+    for table, what in ((cos, "cos"), (sin, "sin")):
+        if table is None:
+            continue
+        check(angles is not None, f"a {what} table goes with angles: rope(x, angles, {what}=…)")
+        size = 1
+        for k in table:
+            size *= k
+        check(
+            size == n * (d // 2),
+            f"a {what} table of shape {fmt(table)} does not fit angles of shape {fmt((n, d // 2))}",
+        )
+    return tuple(x)
+
+
+def _rope_display(params: Any, labels: Any) -> str:
+    letter = labels.get("x", "X")
+    return rf"R_p\,{letter}_p"
+
+
+@define(
+    "rope",
+    "positional",
+    (
+        Param("x"),
+        Param("angles", "tensor", None, doc="(n, d/2); default p·base^(−2i/d)"),
+        Param("cos", "tensor", None, doc="a printed table of cos(angles) to rotate with"),
+        Param("sin", "tensor", None, doc="a printed table of sin(angles) to rotate with"),
+        Param("base", "value", 10000),
+        Param("pairs", "value", "adjacent", doc="adjacent (2i, 2i+1) or halves (i, i + d/2)"),
+        Param("offset", "value", 0),
+    ),
+    shape=_rope_shape,
+    tex=r"R_p\,x_p",
+    text="pair (2i, 2i+1) of row t turned by angles[t, i]",
+    shapes="(…, n, d), (n, d/2) → (…, n, d)",
+    display=_rope_display,
+)
+def rope(
+    xp: Any,
+    x: Tensor,
+    angles: Tensor | None = None,
+    cos: Tensor | None = None,
+    sin: Tensor | None = None,
+    *,
+    base: Any = 10000,
+    pairs: str = "adjacent",
+    offset: int = 0,
+) -> Tensor:
+    """Rotary positions: rotate each pair of features of row ``p`` by its angle.
+
+    Pairs are ``(2i, 2i+1)`` (``adjacent``, RoFormer) or ``(i, i + d/2)`` (``halves``,
+    GPT-NeoX/LLaMA code); pair ``(a, b)`` becomes ``(a·cos − b·sin, a·sin + b·cos)``.
+    The angle of pair ``i`` in row ``p`` is ``angles[p, i]``, by default
+    ``(p + offset)·base^{−2i/d}``. ``cos`` and ``sin``, when given, are tables of
+    ``cos(angles)`` and ``sin(angles)`` to rotate with (an article's printed tables), in
+    place of computing them.
+    """
+    n, d = x.shape[-2:]
+    index = _pairs(d, pairs)
+    if angles is None:
+        b = exact(base)
+        cs = [
+            (xp.cos(a), xp.sin(a))
+            for a in (
+                xp.const(sympy.Integer(p + offset) * b ** sympy.Rational(-2 * i, d))
+                for p in range(n)
+                for i in range(d // 2)
+            )
+        ]
+    else:
+        cs = [
+            (
+                xp.cos(a) if cos is None else cos.data[k],
+                xp.sin(a) if sin is None else sin.data[k],
+            )
+            for k, a in enumerate(angles.data)
+        ]
+    data = x.data
+    out = list(data)
+    for idx in all_indices(x.shape[:-1]):
+        t = idx[-1]
+        start = x.offset((*idx, 0))
+        for i, (a, b_) in enumerate(index):
+            c, s = cs[t * (d // 2) + i]
+            xa, xb = data[start + a], data[start + b_]
+            out[start + a] = xa * c - xb * s
+            out[start + b_] = xa * s + xb * c
+    return Tensor(x.shape, out)
+
+
+__all__ = ["ROPE_PAIRS", "rope", "sinusoidal"]

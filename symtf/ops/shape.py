@@ -1,0 +1,458 @@
+"""Moving entries around: transpose, reshape, heads, concatenation, indexing, embedding rows.
+
+Nothing is computed here: entries are copied. A 2-D transpose, a selection of
+rows and heads side by side stay native matrix operations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from symtf.ops.array import nat, wrap
+from symtf.ops.core import Param, Substitution, axis_of, check, define, fmt
+from symtf.tensor import Tensor, all_indices
+
+X = Param("x")
+
+
+def _perm(axes: Sequence[int] | None, nd: int) -> list[int]:
+    perm = list(reversed(range(nd))) if axes is None else [axis_of(a, nd) for a in axes]
+    check(
+        sorted(perm) == list(range(nd)),
+        f"axes {list(axes or [])} are not a permutation of {nd} axes",
+    )
+    return perm
+
+
+def _transpose_shape(x: Any, *, axes: Sequence[int] | None = None) -> tuple[int, ...]:
+    return tuple(x[p] for p in _perm(axes, len(x)))
+
+
+def _permute(xp: Any, x: Tensor, perm: list[int]) -> Tensor:
+    nd = x.ndim
+    if nd == 2 and perm == [1, 0] and x.has_native():
+        return wrap(xp, xp.transpose(nat(xp, x)), (x.shape[1], x.shape[0]))
+    if perm == list(range(nd)):
+        return x
+    shape = tuple(x.shape[p] for p in perm)
+    data = x.data
+    out = []
+    for idx in all_indices(shape):
+        src = [0] * nd
+        for k, p in enumerate(perm):
+            src[p] = idx[k]
+        out.append(data[x.offset(src)])
+    return Tensor(shape, out)
+
+
+def _transpose_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, axes: Sequence[int] | None = None
+) -> tuple[Any, ...]:
+    perm = _perm(axes, x.ndim)
+    inverse = [perm.index(k) for k in range(x.ndim)]
+    return (_permute(xp, g, inverse),)
+
+
+@define(
+    "transpose",
+    "shape",
+    (X, Param("axes", "ints", None)),
+    shape=_transpose_shape,
+    tex=r"x^\top",
+    text="permute axes (default: reverse)",
+    shapes="any",
+    vjp=_transpose_vjp,
+)
+def transpose(xp: Any, x: Tensor, *, axes: Sequence[int] | None = None) -> Tensor:
+    """Permute axes as numpy; no ``axes`` reverses them."""
+    return _permute(xp, x, _perm(axes, x.ndim))
+
+
+def swap_last(xp: Any, x: Tensor) -> Tensor:
+    """``x.T``: the last two axes swapped (a 0- or 1-D tensor unchanged)."""
+    if x.ndim < 2:
+        return x
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return _permute(xp, x, perm)
+
+
+def _t_shape(x: Any) -> tuple[int, ...]:
+    x = tuple(x)
+    return x if len(x) < 2 else (*x[:-2], x[-1], x[-2])
+
+
+@define(
+    "T",
+    "shape",
+    (X,),
+    shape=_t_shape,
+    tex=r"x^\top",
+    text="x.T: the last two axes swapped",
+    shapes="(…, n, m) → (…, m, n)",
+    public=False,
+    spelling="x.T; xᵀ; x^T",
+    vjp=lambda xp, g, x, *, output: (swap_last(xp, g),),
+)
+def T(xp: Any, x: Tensor) -> Tensor:
+    """``x.T``: swap the last two axes (a 0- or 1-D tensor is unchanged)."""
+    return swap_last(xp, x)
+
+
+def _reshape_target(size: int, shape: Sequence[int], src: Sequence[int]) -> list[int]:
+    shape = list(shape)
+    check(shape.count(-1) <= 1, f"at most one -1 in a shape, found {shape}")
+    check(all(n >= 1 or n == -1 for n in shape), f"expected positive sizes, found {shape}")
+    if -1 in shape:
+        rest = math.prod(n for n in shape if n != -1)
+        check(rest > 0 and size % rest == 0, f"cannot view shape {fmt(src)} as {shape}")
+        shape[shape.index(-1)] = size // rest
+    check(
+        math.prod(shape) == size,
+        f"cannot view shape {fmt(src)} ({size} entries) as {fmt(shape)}",
+    )
+    return shape
+
+
+def _reshape_shape(x: Any, *, shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(_reshape_target(math.prod(x), shape, x))
+
+
+@define(
+    "reshape",
+    "shape",
+    (X, Param("shape", "ints")),
+    shape=_reshape_shape,
+    tex=r"\operatorname{reshape}(x)",
+    text="same entries, row-major; -1 once",
+    shapes="any → shape",
+    aliases=("view",),
+    vjp=lambda xp, g, x, *, output, shape: (g.reshape(x.shape),),
+)
+def reshape(xp: Any, x: Tensor, *, shape: Sequence[int]) -> Tensor:
+    """``reshape``/``view``: the same entries in another shape; ``-1`` once stands for the rest."""
+    return x.reshape(_reshape_target(x.size, shape, x.shape))
+
+
+def _split_shape(x: Any, *, h: int) -> tuple[int, ...]:
+    check(len(x) >= 2, f"split_heads needs (..., s, d), found {fmt(x)}")
+    *lead, s, d = x
+    check(h >= 1 and d % h == 0, f"cannot split width {d} into {h} heads")
+    return (*lead, h, s, d // h)
+
+
+@define(
+    "split_heads",
+    "shape",
+    (X, Param("h", "int", lo=1)),
+    shape=_split_shape,
+    tex=r"\operatorname{split}_h(x)",
+    text="view (…, s, h, d/h), swap the middle axes",
+    shapes="(…, s, d) → (…, h, s, d/h)",
+)
+def split_heads(xp: Any, x: Tensor, *, h: int) -> Tensor:
+    """Split the last axis into heads: ``(..., s, d) -> (..., h, s, d/h)``."""
+    *lead, s, d = x.shape
+    y = x.reshape([*lead, s, h, d // h])
+    nd = y.ndim
+    return _permute(xp, y, [*range(nd - 3), nd - 2, nd - 3, nd - 1])
+
+
+def _merge_shape(x: Any) -> tuple[int, ...]:
+    check(len(x) >= 3, f"merge_heads needs (..., h, s, dh), found {fmt(x)}")
+    *lead, h, s, dh = x
+    return (*lead, s, h * dh)
+
+
+@define(
+    "merge_heads",
+    "shape",
+    (X,),
+    shape=_merge_shape,
+    tex=r"\operatorname{merge}(x)",
+    text="inverse of split_heads",
+    shapes="(…, h, s, dh) → (…, s, h·dh)",
+)
+def merge_heads(xp: Any, x: Tensor) -> Tensor:
+    """Heads side by side: ``(..., h, s, dh) -> (..., s, h·dh)``."""
+    nd = x.ndim
+    *lead, h, s, dh = x.shape
+    y = _permute(xp, x, [*range(nd - 3), nd - 2, nd - 3, nd - 1])
+    return y.reshape([*lead, s, h * dh])
+
+
+# ----------------------------------------------------------------------------- joining
+
+
+def _concat_shape(parts: Sequence[Any], *, axis: int = -1) -> tuple[int, ...]:
+    check(len(parts) >= 1, "concat needs at least one tensor")
+    first = tuple(parts[0])
+    nd = len(first)
+    check(nd >= 1, "cannot concatenate scalars; use stack")
+    ax = axis_of(axis, nd)
+    for p in parts[1:]:
+        check(
+            len(p) == nd and all(p[k] == first[k] for k in range(nd) if k != ax),
+            f"cannot concatenate shapes {fmt(first)} and {fmt(p)} along axis {axis}",
+        )
+    shape = list(first)
+    shape[ax] = sum(p[ax] for p in parts)
+    return tuple(shape)
+
+
+def _concat_display(params: Any, labels: Any) -> str:
+    return labels.get("formula", r"[x_1 \cdots x_k]")
+
+
+def _concat_sub(s: Substitution) -> str:
+    return r"\left[\;" + r"\;\; ".join(s.args) + r"\;\right]"
+
+
+@define(
+    "concat",
+    "shape",
+    (Param("parts"), Param("axis", "int", -1)),
+    shape=_concat_shape,
+    tex=r"[x_1 \cdots x_k]",
+    text="join along an existing axis",
+    shapes="equal except along axis",
+    variadic="parts",
+    display=_concat_display,
+    substitute=_concat_sub,
+)
+def concat(xp: Any, parts: Sequence[Tensor], *, axis: int = -1) -> Tensor:
+    """Join along an existing axis: all shapes equal except along ``axis`` (heads side by side)."""
+    shape = _concat_shape([p.shape for p in parts], axis=axis)
+    nd = len(shape)
+    ax = axis_of(axis, nd)
+    if nd == 2 and ax == 1 and all(p.ndim == 2 for p in parts):
+        return wrap(xp, xp.hstack([nat(xp, p) for p in parts]), shape)
+    out = []
+    for idx in all_indices(shape):
+        k = idx[ax]
+        for p in parts:
+            if k < p.shape[ax]:
+                out.append(p[(*idx[:ax], k, *idx[ax + 1 :])])
+                break
+            k -= p.shape[ax]
+    return Tensor(shape, out)
+
+
+def _stack_shape(parts: Sequence[Any], *, axis: int = 0) -> tuple[int, ...]:
+    check(len(parts) >= 1, "stack needs at least one tensor")
+    first = tuple(parts[0])
+    for p in parts[1:]:
+        check(tuple(p) == first, f"cannot stack shapes {fmt(first)} and {fmt(p)}")
+    ax = axis_of(axis, len(first) + 1)
+    return (*first[:ax], len(parts), *first[ax:])
+
+
+@define(
+    "stack",
+    "shape",
+    (Param("parts"), Param("axis", "int", 0)),
+    shape=_stack_shape,
+    tex=r"\operatorname{stack}(x_1, \ldots, x_k)",
+    text="join along a new axis",
+    shapes="k × shape → shape with k inserted at axis",
+    variadic="parts",
+)
+def stack(xp: Any, parts: Sequence[Tensor], *, axis: int = 0) -> Tensor:
+    """Join along a new axis: ``k × shape -> shape with k inserted at axis``."""
+    nd = parts[0].ndim + 1
+    ax = axis_of(axis, nd)
+    expanded = [p.reshape((*p.shape[:ax], 1, *p.shape[ax:])) for p in parts]
+    return concat.compute(xp, expanded, axis=ax)
+
+
+# ----------------------------------------------------------------------------- indexing
+
+
+def _index_plan(
+    shape: Sequence[int], items: Sequence[Any]
+) -> tuple[list[list[int] | None], list[int]]:
+    """For each axis the positions it keeps (``None``: every one) and the result's shape.
+
+    ``items`` holds ints, ``slice`` objects, ``...`` and lists of ints (one 1-D integer
+    tensor), as numpy's basic indexing.
+    """
+    items = list(items)
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    check(n_ell <= 1, "at most one ... in an index")
+    used = len(items) - n_ell
+    check(used <= len(shape), f"too many indices ({used}) for a tensor of shape {fmt(shape)}")
+    if n_ell:
+        k = items.index(Ellipsis)
+        items[k : k + 1] = [slice(None)] * (len(shape) - used)
+    items += [slice(None)] * (len(shape) - len(items))
+    picks: list[list[int] | None] = []
+    out_shape: list[int] = []
+    arrays = 0
+    for ax, (it, n) in enumerate(zip(items, shape, strict=True)):
+        if isinstance(it, int):
+            k = it + n if it < 0 else it
+            check(
+                0 <= k < n,
+                f"index {it} is out of range for axis {ax} of size {n} (shape {fmt(shape)})",
+            )
+            picks.append([k])
+        elif isinstance(it, slice):
+            ks = list(range(*it.indices(n)))
+            picks.append(None if ks == list(range(n)) else ks)
+            out_shape.append(len(ks))
+        else:  # a list of ints (from a 1-D integer tensor)
+            arrays += 1
+            check(arrays == 1, "at most one tensor of indices in an index")
+            ks = []
+            for k0 in it:
+                k = k0 + n if k0 < 0 else k0
+                check(
+                    0 <= k < n,
+                    f"index {k0} is out of range for axis {ax} of size {n} (shape {fmt(shape)})",
+                )
+                ks.append(k)
+            picks.append(ks)
+            out_shape.append(len(ks))
+    return picks, out_shape
+
+
+def _index_shape(x: Any, *, items: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(_index_plan(x, items)[1])
+
+
+@define(
+    "index",
+    "shape",
+    (X, Param("items", "value")),
+    shape=_index_shape,
+    tex="x[i]",
+    text="x[i, 1:3, ..., -1]: ints, slices, ..., one 1-D tensor of ints",
+    shapes="numpy's basic indexing",
+    public=False,
+    spelling="x[i, 1:3, ..., -1]; E[ids]",
+)
+def index(xp: Any, x: Tensor, *, items: Sequence[Any]) -> Tensor:
+    """numpy basic indexing: ints (negative from the end), ``slice``, ``...``, one list of ints.
+
+    Rows of a 2-D tensor picked whole stay one native selection of rows.
+
+    Raises:
+        ShapeError: For an index out of range (the index, the axis and the shape).
+    """
+    picks, out_shape = _index_plan(x.shape, items)
+    if x.ndim == 2 and picks[1] is None and picks[0] is not None and x.has_native():
+        rows = picks[0]
+        m = xp.take_rows(nat(xp, x), rows)
+        return wrap(xp, m, out_shape)
+    full = [list(range(n)) if p is None else p for p, n in zip(picks, x.shape, strict=True)]
+    combos: list[tuple[int, ...]] = [()]
+    for ks in full:
+        combos = [(*c, k) for c in combos for k in ks]
+    data = x.data
+    return Tensor(out_shape, [data[x.offset(c)] for c in combos])
+
+
+# ----------------------------------------------------------------------------- rows of a table
+
+
+def _embed_shape(*, table: Any, ids: Sequence[int]) -> tuple[int, ...]:
+    n = table.rows
+    for t in ids:
+        check(0 <= t < n, f"token id {t} is outside the embedding table of {n} rows")
+    return (len(ids), table.cols)
+
+
+@define(
+    "embed",
+    "shape",
+    (Param("table", "value"), Param("ids", "value")),
+    shape=_embed_shape,
+    tex=r"E[\text{ids}]",
+    text="E[ids]: the rows of the embedding table",
+    shapes="[vocab, d] → [seq, d]",
+    public=False,
+)
+def embed(xp: Any, *, table: Any, ids: Sequence[int]) -> Tensor:
+    """Look up embedding rows: ``[vocab, d] -> [seq, d]``."""
+    m = xp.take_rows(xp.matrix(table), list(ids))
+    return wrap(xp, m, (len(ids), table.cols))
+
+
+def _last_row_shape(y: Any) -> tuple[int, ...]:
+    check(len(y) == 2, f"expected rows, found shape {fmt(y)}")
+    return (1, y[1])
+
+
+@define(
+    "last_row",
+    "shape",
+    (Param("y"),),
+    shape=_last_row_shape,
+    tex="h = Y[-1]",
+    text="the last row",
+    shapes="(n, d) → (1, d)",
+    public=False,
+)
+def last_row(xp: Any, y: Tensor) -> Tensor:
+    """The last row, kept 2-D: ``[n, d] -> [1, d]``."""
+    m = nat(xp, y)
+    return wrap(xp, xp.take_rows(m, [xp.shape(m)[0] - 1]), (1, y.shape[1]))
+
+
+def _append_shape(past: Any, x: Any, *, w: Any) -> tuple[int, ...]:
+    check(len(x) == 2 and x[1] == w.rows, f"cannot multiply {fmt(x)} by {w.rows}x{w.cols}")
+    return (past[0] + x[0], w.cols)
+
+
+@define(
+    "kv_append",
+    "shape",
+    (Param("past"), Param("x"), Param("w", "value")),
+    shape=_append_shape,
+    tex="K = X W_K",
+    text="the cached rows, then x·W under them",
+    shapes="(n1, d), (n2, d_in) → (n1 + n2, d)",
+    public=False,
+    display=lambda params, labels: labels.get("formula", "K = X W_K"),
+)
+def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
+    """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""
+    new = xp.matmul(nat(xp, x), xp.matrix(w))
+    out = xp.vstack([nat(xp, past), new])
+    return wrap(xp, out, (past.shape[0] + x.shape[0], xp.shape(new)[1]))
+
+
+@define(
+    "identity",
+    "shape",
+    (X,),
+    shape=lambda x: tuple(x),
+    tex="",
+    text="the input unchanged",
+    shapes="unchanged",
+    public=False,
+    display=lambda params, labels: labels.get("formula", ""),
+    vjp=lambda xp, g, x, *, output: (g,),
+)
+def identity(xp: Any, x: Tensor) -> Tensor:
+    """The input unchanged (a node that renames: ``final`` for the last block's output)."""
+    return x
+
+
+__all__ = [
+    "T",
+    "concat",
+    "embed",
+    "identity",
+    "index",
+    "kv_append",
+    "last_row",
+    "merge_heads",
+    "reshape",
+    "split_heads",
+    "stack",
+    "swap_last",
+    "transpose",
+]
