@@ -26,7 +26,7 @@ from symtf import bundled
 from symtf.checking.diagnose import CAUSES
 from symtf.checking.evaluation import DECIDED_BY
 from symtf.checking.report import Report
-from symtf.cli import check_file
+from symtf.commands.check import check_file
 from symtf.renderers import json as render_json
 
 DECIMAL_REFS = {"#/$defs/decimal", "#/$defs/optional_decimal", "#/$defs/exact"}

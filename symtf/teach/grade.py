@@ -430,13 +430,13 @@ def _diagnose(
             by_step_row.setdefault((b.step, b.index[0]), []).append(g)
             continue
         if consistent:
-            _follows(g, d, numbers, trace, graded)
+            _follows(g, d, numbers, trace, graded, exact_rp)
             continue
         by_step_row.setdefault((b.step, b.index[0]), []).append(g)
     _table_slips(ev, trace, by_step_row, answers, graded)  # rows/columns swapped, transposed
     for g in deferred:
         if g.cause is None:
-            _follows(g, d, numbers, trace, graded)
+            _follows(g, d, numbers, trace, graded, replays[g.blank.step][0])
     _conventions(d, trace, by_step_row, answers, ev)
     _entry_slips(ev, trace, by_step_row, answers, numbers)
     for group in by_step_row.values():
@@ -455,8 +455,12 @@ def _follows(
     numbers: dict[str, dict[tuple[int, int], Printed]],
     trace: Trace,
     graded: list[Graded],
+    replay: Evaluator,
 ) -> None:
-    """An answer that follows from the student's own numbers: inherited, or their rounding."""
+    """An answer that follows from the student's own numbers: inherited, or their rounding.
+
+    ``replay``: the evaluator of the answer's step from the student's numbers.
+    """
     b = g.blank
     anc = _ancestors(trace, b.step)
     earlier = [
@@ -464,7 +468,7 @@ def _follows(
         for h in graded
         if h.blank.step in anc
         and h.verdict in ("slip", "wrong")
-        and _depends(d, numbers, b, h.blank)
+        and _depends(d, numbers, b, h.blank, replay)
     ]
     if earlier:
         root = earlier[0]

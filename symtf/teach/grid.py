@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.graph import blocks
 from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS, escape, math_text
 from symtf.teach.exercise import (
     NOT_BLANKABLE,
@@ -144,8 +143,8 @@ def panels(ex: Exercise) -> list[Panel]:
             title += (" — " if title else "") + t[step].title
         formula = t[step].formula
         args = [a for a in (node.args if node is not None else ()) if a in t]
-        op = None if node is None else node.op
-        if op is blocks.linear_op and len(args) == 1:
+        op = None if node is None else getattr(node.op, "name", None)
+        if op == "linear" and len(args) == 1:
             left = grid_of(args[0], name_of(args[0]))
             w = _weight_grid(
                 t,
@@ -156,13 +155,13 @@ def panels(ex: Exercise) -> list[Panel]:
             if left is not None:
                 out.append(Panel(title, formula, result, left=left, top=w))
                 continue
-        if op is blocks.scores_op and len(args) == 2:
+        if op == "matmul" and len(args) == 2 and step.endswith(".scores"):
             q, k = (grid_of(a, name_of(a)) for a in args)
             if q is not None and k is not None:
-                top = k.transposed(k.name + r"^\top") if node.params.get("transpose_k", True) else k
+                top = k.transposed(k.name + r"^\top") if node.params.get("transpose_b") else k
                 out.append(Panel(title, formula, result, left=q, top=top))
                 continue
-        if op is blocks.attend_op and len(args) == 2:
+        if op == "matmul" and len(args) == 2:
             a, v = (grid_of(x, name_of(x)) for x in args)
             if a is not None and v is not None:
                 out.append(Panel(title, formula, result, left=a, top=v))

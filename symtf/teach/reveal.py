@@ -38,14 +38,13 @@ import sympy
 
 from symtf.backends import ExactBackend
 from symtf.errors import SymtfError
-from symtf.graph import blocks
-from symtf.graph.core import Graph, Node, const, given
+from symtf.graph.core import Graph, Node
 from symtf.tensor import Tensor, from_native, to_native
 from symtf.trace import Trace
 
 #: Ops whose values are the file's numbers or its settings: embeddings, given tensors and
 #: positions, token ids, head width and score divisor.
-_FILE_OPS = (given, const, blocks.embed_op, blocks.ids_op, blocks.divisor_op)
+_FILE_OPS = frozenset({"given", "const", "embed", "ids", "divisor"})
 
 #: An entry of a 2-D step: ``(step, i, j)``.
 Entry = tuple[str, int, int]
@@ -151,7 +150,7 @@ class Relations:
         node = self._node(name)
         if node is None:
             return not self.trace[name].inputs
-        return not node.args and (node.op in _FILE_OPS or "given" in node.params)
+        return not node.args and (_op_name(node) in _FILE_OPS or "given" in node.params)
 
     def consumers(self, name: str) -> list[str]:
         """The steps that read ``name``."""
@@ -195,10 +194,7 @@ class Relations:
             )
         xp = ExactBackend(max_ops=10**9)
         try:
-            if node.tensors:
-                out = self._tensor_op(xp, node, mats)
-            else:
-                out = node.op(xp, *mats, **node.params)
+            out = self._tensor_op(xp, node, mats)
         except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
             return None
         if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
@@ -207,12 +203,16 @@ class Relations:
 
     @staticmethod
     def _tensor_op(xp: Any, node: Node, mats: list[sympy.ImmutableMatrix]) -> Any:
-        """A user step on symbols; a one-row input is tried as 2-D, then as a vector."""
+        """A node's op on symbols; a one-row input is tried as 2-D, then as a vector."""
         attempts = [[None] * len(mats), [(m.cols,) if m.rows == 1 else None for m in mats]]
         last: Exception | None = None
         for shapes in attempts:
             try:
-                values = [from_native(xp, m, s) for m, s in zip(mats, shapes, strict=True)]
+                values: list[Any] = [
+                    from_native(xp, m, s) for m, s in zip(mats, shapes, strict=True)
+                ]
+                if getattr(node.op, "variadic", None) is not None:
+                    values = [values]  # one argument takes every input (concat's heads)
                 result = node.op(xp, *values, **node.params)
                 return to_native(xp, result) if isinstance(result, Tensor) else result
             except _SYMBOLIC_FAILURES as e:
@@ -331,18 +331,31 @@ class Relations:
         n, m = shape
         row = frozenset((step, i, k) for k in range(m))
         col = frozenset((step, k, j) for k in range(n))
-        op = node.op
-        if op is blocks.softmax_op:
-            return [Constraint(col if node.params.get("axis") == "columns" else row, 1)]
-        if op in (blocks.normalize_rows_op, blocks.centered_op):
+        op = _op_name(node)
+        if op == "softmax":
+            return [Constraint(col if node.params.get("axis", -1) in (0, -2) else row, 1)]
+        if op == "normalize_rows" or self._centred(node):
             return [Constraint(row, 1)]
-        if op is blocks.normed_op:
+        if op == "normalize":
             return self._norm_constraints(node, e, m)
-        if op is blocks.linear_op:
+        if op == "linear":
             return self._linear_constraints(node, e, m)
-        if node.tensors:
+        if op == "step":
             return self._step_constraints(e, n, m)
         return []
+
+    def _centred(self, node: Node | None) -> bool:
+        """Whether ``node`` is ``x − mean(x)`` along the rows (LayerNorm's centred rows)."""
+        if node is None or _op_name(node) != "sub" or len(node.args) != 2:
+            return False
+        mean = self._node(node.args[1])
+        return (
+            mean is not None
+            and _op_name(mean) == "mean"
+            and mean.args == (node.args[0],)
+            and mean.params.get("axis") == -1
+            and bool(mean.params.get("keepdims"))
+        )
 
     def _norm_constraints(self, node: Node, e: Entry, m: int) -> list[Constraint]:
         step, i, _ = e
@@ -351,7 +364,7 @@ class Relations:
         if e not in live:
             return []
         src = self._node(node.args[0])
-        centred = src is not None and src.op is blocks.centered_op
+        centred = self._centred(src)
         std = self._node(node.args[1]) if len(node.args) > 1 else None
         no_eps = std is not None and std.params.get("eps") == 0
         # LayerNorm: sum_k (y_k - beta_k)/gamma_k = 0; with eps = 0 the squares sum to d too.
@@ -452,6 +465,11 @@ def _linear_gradients(
             return None
         out[x] = sympy.Matrix([[poly.coeff_monomial(s) for s in syms]])
     return out
+
+
+def _op_name(node: Node) -> str:
+    """The registry name of the op a node computes (``softmax``, ``step`` for a user step)."""
+    return str(getattr(node.op, "name", ""))
 
 
 def _constant(total: sympy.Expr) -> bool:
