@@ -331,7 +331,6 @@ def test_bfloat16_run_of_a_chain_is_accepted_as_the_runs_value() -> None:
     shown = [f"{s[t]:.4f}" for t in (4, 8, 12)]  # torch's print of a bfloat16 tensor
     report = check(spec.loads(_short_recurrence("bfloat16", shown)))
     assert all(c.verdict in GOOD for c in report.checks), [c.explanation for c in report.checks]
-    assert any(
-        "a numpy bfloat16 run of the whole computation gives" in c.explanation
-        for c in report.checks
-    )
+    # Each print is the run's value: accepted either from the step's own certified range
+    # or as the run's value inside the range of every result, and the run is named.
+    assert all("a numpy bfloat16 run" in c.explanation for c in report.checks)

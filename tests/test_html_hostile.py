@@ -110,6 +110,10 @@ def _decoder(port: int) -> str:
         'W_Q = "identity"\nW_K = "identity"\nW_V = "identity"\n'
         f"[input]\ntokens = {toml_value(words)}\n"
         + claims
+        # a computed step (x·xᵀ of one-hot rows), so the exercise sheet has blanks to make
+        + f"[[claims]]\nlabel = {toml_value('scores ' + hostile[2])}\n"
+        f'step = "l0.h0.scores"\nrow = 0\n'
+        f'printed = "{" ".join("1" if j == 0 else "0" for j in range(n))}"\n'
         + f"[[claims]]\nlabel = {toml_value('next ' + hostile[1])}\n"
         f'step = "next_token"\nprinted = {toml_value(words[5])}\n'
         + f"[[claims]]\nlabel = {toml_value('sum ' + hostile[0])}\n"

@@ -11,9 +11,9 @@ _RESERVED = {"e", "pi", "inf", "true", "false", "T"}
 
 
 def _ops() -> frozenset[str]:
-    from symtf.spec.steps import OPS  # the op names a step may not take
+    from symtf.ops import public_signatures  # the op names a step may not take
 
-    return frozenset(OPS)
+    return frozenset(public_signatures())
 
 
 def ident(label: str) -> str | None:
