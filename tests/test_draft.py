@@ -15,6 +15,7 @@ import os
 import socket
 import tomllib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
@@ -32,6 +33,14 @@ from symtf.renderers import json as render_json
 from symtf.renderers import sarif as render_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision() -> Iterator[None]:
+    """Tests that raise mpmath's precision leave the global one as they found it."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
 
 
 def _article(name: str) -> Path | None:
@@ -178,7 +187,7 @@ def test_the_second_articles_unrounded_literals_stand_for_the_scaled_scores(bird
     # e^2.309 is 10.064…, which does not print as 10.068; e^(4/√3) does
     nests = e[130]
     assert nests["as_displayed"]["verdict"] == "wrong" and nests["verdict"] == "rounded"
-    mpmath.mp.dps = 50
+    mpmath.mp.dps = 50  # restored by the _mp_precision fixture
     assert (
         abs(mpmath.mpf(nests["exact"]) - mpmath.e ** (4 / mpmath.sqrt(3))) < mpmath.mpf(10) ** -15
     )
@@ -509,7 +518,7 @@ def test_lecture_notes_in_latex_are_read_like_any_article(tmp_path: Path) -> Non
         "\\end{document}\n",
         encoding="utf-8",
     )
-    mpmath.mp.dps = 50
+    mpmath.mp.dps = 50  # restored by the _mp_precision fixture
     e = [mpmath.e**x for x in (1, 2, 1, 0)]
     rounded = [int(mpmath.nint(v / mpmath.fsum(e) * 10**4)) for v in e]
     assert rounded == [1966, 5344, 1966, 723]  # the printed A is softmax(S) to 4 decimals

@@ -10,6 +10,7 @@ and a number the draft cannot explain is left unchecked.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
@@ -18,7 +19,13 @@ import pytest
 from symtf.commands.draft import check_article
 
 SOURCES = Path(__file__).resolve().parent / "draft_sources"
-mpmath.mp.dps = 50
+
+
+@pytest.fixture(autouse=True)
+def _fifty_digits() -> Iterator[None]:
+    """mpmath at 50 digits for these tests only (the global precision is left alone)."""
+    with mpmath.workdps(50):
+        yield
 
 
 def _checks(name: str) -> list[tuple[int | None, str, str, str | None]]:

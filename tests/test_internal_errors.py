@@ -9,6 +9,7 @@ case is built (hand arithmetic, numpy in float32, mpmath), never from symtf.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,6 +24,14 @@ from symtf import cli
 
 #: Exit codes a user may see; 3 is a bug.
 USER_CODES = (0, 1, 2)
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision() -> Iterator[None]:
+    """Tests that raise mpmath's precision leave the global one as they found it."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
 
 
 def _write(tmp: Path, name: str, text: str) -> Path:
@@ -46,7 +55,7 @@ def test_a_percentage_printed_for_displayed_arithmetic(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     # softmax([0.25, 0.75])[0] = 1 / (1 + e^0.5): 37.754…%, printed to one decimal as 37.8%.
-    mpmath.mp.dps = 40
+    mpmath.mp.dps = 40  # restored by the _mp_precision fixture
     share = 1 / (1 + mpmath.e ** mpmath.mpf("0.5"))
     assert mpmath.nstr(share * 100, 3) == "37.8"
     p = _write(
