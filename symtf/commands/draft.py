@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from symtf.commands import add_timeout
 
 DESCRIPTION = """\
 Read an article or notebook as it stands (Markdown .md, plain text .txt, LaTeX
@@ -48,61 +47,30 @@ def configure(subparsers: Any) -> None:
     p.add_argument(
         "-o", "--output", metavar="FILE.toml", help="write the derivation here (default: stdout)"
     )
+    add_timeout(p, 60.0)
     p.set_defaults(func=run)
-
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
-
-    A reader sees the old file or the new one, never a half-written one.
-
-    Raises:
-        SymtfError: The folder is missing or not writable.
-    """
-    from symtf.errors import SymtfError
-
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise SymtfError(f"{path}: no such folder {folder}")
-    if target.is_dir():
-        raise SymtfError(f"{path}: is a folder; name a file to write")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise SymtfError(f"{path}: cannot write in {folder} ({e.strerror or e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise SymtfError(f"{path}: cannot write the file ({e.strerror or e})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symtf draft``; returns the exit code."""
+    from symtf import files
+    from symtf.cli import progress, time_budget
+    from symtf.commands import note
     from symtf.draft import draft_file
 
-    if sys.stderr.isatty():
-        print(f"drafting {args.article} ...", file=sys.stderr, flush=True)
-    draft = draft_file(args.article)
+    progress(f"drafting {args.article} ...")
+    with time_budget(getattr(args, "timeout", 60.0), str(args.article)):
+        draft = draft_file(args.article)
     if args.output:
-        write_atomic(args.output, draft.toml)
+        files.write_text(args.output, draft.toml)  # whole or not at all
         unmapped = sum(u.size for u in draft.unmapped)
-        print(
+        note(
             f"{args.output}: {draft.steps} step(s) inferred in {draft.seconds:.1f} s; "
             f'{len(draft.unmapped)} claim(s) ({unmapped} printed number(s)) left with step = "?", '
-            f"{len(draft.unread)} unreadable; next: symtf check {args.output}",
-            file=sys.stderr,
+            f"{len(draft.unread)} unreadable; next: symtf check {args.output}"
         )
     else:
-        sys.stdout.write(draft.toml)
+        files.write_stdout(draft.toml)
     return 0
 
 
