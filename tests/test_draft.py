@@ -302,7 +302,11 @@ def test_draft_writes_atomically_and_replaces_the_old_file(tmp_path: Path) -> No
         "post.toml",
     ]  # no temp file left
     spec.load(out)
-    assert main(["draft", str(post), "-o", str(tmp_path / "no" / "such" / "x.toml")]) == 2
+    # -o into a folder that does not exist yet makes it, as every command's -o does
+    assert main(["draft", str(post), "-o", str(tmp_path / "new" / "x.toml")]) == 0
+    assert (tmp_path / "new" / "x.toml").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+    # -o under a regular file cannot be written: exit 2
+    assert main(["draft", str(post), "-o", str(post / "x.toml")]) == 2
 
 
 def test_draft_of_a_missing_or_binary_article_is_a_clear_error(
