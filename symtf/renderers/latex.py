@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symtf.latexmath import GREEK_NAMES
-from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
+from symtf.renderers._wording import (
+    depends_words,
+    printed_grid,
+    sentence,
+    short_decimal,
+    symbolic_detail,
+    where_in_step,
+)
 
 if TYPE_CHECKING:
     from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
@@ -54,6 +61,8 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newcommand{\symtfbad}{\textcolor{red!75!black}{$\boldsymbol{\times}$}}
 \newcommand{\symtfslip}{\textcolor{orange!85!black}{$\boldsymbol{\pm}$}}
 \newcommand{\symtfundecided}{\textcolor{gray}{\textbf{?}}}
+\newcommand{\symtfsymbolic}{\textcolor{blue!65!black}{$\boldsymbol{f}$}}
+\newcommand{\symtfdepends}[1]{\textcolor{blue!65!black}{#1}}
 \newcommand{\symtfwrong}[1]{\textcolor{red!75!black}{\underline{#1}}}
 \newsavebox{\symtfbox}
 \newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
@@ -67,7 +76,7 @@ MARKS = {
     "rounded": r"\symtfok",
     "slip": r"\symtfslip",
     "wrong": r"\symtfbad",
-    "symbolic": r"\symtfundecided",
+    "symbolic": r"\symtfsymbolic",
     "undecided": r"\symtfundecided",
 }
 _GOOD = ("exact", "rounded")
@@ -305,9 +314,7 @@ def _pylatexenc(ch: str) -> str | None:
 
 #: Characters LuaTeX refuses in its input: U+FFFD is what it writes itself for an
 #: invalid byte ("String contains an invalid utf-8 sequence"), and noncharacters.
-_TEX_REFUSES = frozenset(
-    "\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0))
-)
+_TEX_REFUSES = frozenset("\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0)))
 
 
 def _unicode_char(ch: str) -> str:
@@ -1383,6 +1390,8 @@ def _mark_printed(c: Check) -> str:
     cell = _printed_cell(c.printed)
     if c.verdict in _GOOD:
         return cell
+    if c.verdict == "symbolic":  # its own colour: a value that depends on a symbol is no error
+        return r"\symtfdepends{" + cell + "}"
     return r"\symtfwrong{" + cell + "}"
 
 
@@ -1398,13 +1407,16 @@ def _verdict_cell(result: ClaimResult) -> str:
     mark = MARKS[result.verdict]
     if len(checks) == 1:
         c = checks[0]
-        text = f"{mark}~{escape(c.verdict)}"
+        text = f"{mark}~{escape(c.verdict if c.verdict != 'symbolic' else depends_words(c))}"
         if c.verdict == "rounded" and c.exact:
             text += r" {\footnotesize(exact " + _exact_text(short_decimal(c.exact, 10)) + ")}"
         elif c.verdict not in _GOOD and c.expected:
             text += ": " + _bold(c.expected)
         return text
     text = f"{mark}~{escape(_counts_text(checks))}"
+    depends = sorted({s for c in checks for s in c.extra.get("depends_on") or ()})
+    if depends:
+        text += r" \symtfdepends{(" + escape("depend on " + ", ".join(depends)) + ")}"
     return text
 
 
@@ -1432,7 +1444,13 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
                 else f" [{', '.join(map(str, c.index))}]"
             )
             head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
-            if c.expected is not None and c.verdict != "undecided":
+            if c.verdict == "symbolic" and not c.extra.get("as_displayed"):
+                detail = sentence(symbolic_detail(c))
+                items.append(
+                    head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + escape(detail)
+                )
+                continue
+            if c.expected is not None and c.verdict not in ("undecided", "symbolic"):
                 head += ", correct value " + _bold(c.expected)
             if c.exact:
                 head += ", exact value " + _exact_text(c.exact)
@@ -1725,16 +1743,23 @@ def _summary(report: DerivationReport) -> str:
     total = sum(counts.values())
     parts = [f"{n} {k}" for k, n in counts.items() if n]
     bad = counts.get("slip", 0) + counts.get("wrong", 0)
+    symbolic = counts.get("symbolic", 0)
     verdict = (
         "every printed number checks out."
-        if not bad and not counts.get("undecided") and not counts.get("symbolic")
+        if not bad and not counts.get("undecided") and not symbolic
+        else "every decided number checks out."
+        if not bad and not counts.get("undecided")
         else f"{bad} printed number(s) are off; corrections are in bold."
     )
+    if symbolic:
+        verdict += f" {symbolic} depend on the file's symbols."
     return (
         "\\paragraph{Summary.} "
         + escape(f"{total} printed numbers: {', '.join(parts) if parts else 'none'} — {verdict}")
         + "\n\nMarks: \\symtfok{} right (exact or correctly rounded), \\symtfslip{} off by one unit in "
-        "the last place, \\symtfbad{} wrong, \\symtfundecided{} undecided. Decimals ending in "
+        "the last place, \\symtfbad{} wrong, "
+        + ("\\symtfsymbolic{} depends on a symbol, " if symbolic else "")
+        + "\\symtfundecided{} undecided. Decimals ending in "
         "$\\ldots$ are certified truncations of the exact value; $=$ is exact, $\\approx$ shows digits.\n\n"
     )
 
@@ -1843,7 +1868,13 @@ def _report_rows(d: DerivationReport) -> list[str]:
         else:
             got = math_text(f"{len(r.checks)} numbers")
             summary = math_text(_counts_text(r.checks))
-        mark = r"\color{green}{\checkmark}" if r.verdict in _GOOD else r"\color{red}{\times}"
+        mark = (
+            r"\color{green}{\checkmark}"
+            if r.verdict in _GOOD
+            else r"\color{blue}{f}"
+            if r.verdict == "symbolic"
+            else r"\color{red}{\times}"
+        )
         rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
     return rows
 
