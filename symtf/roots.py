@@ -24,6 +24,7 @@ the second entry of a step costs little more than its own nodes.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import time
 from collections import OrderedDict
@@ -222,10 +223,19 @@ class Budget:
     Args:
         evaluations: Dual evaluations allowed.
         seconds: Wall-clock seconds allowed (``None``: only the ``--timeout`` budget's reserve).
+        min_cell: The finest cell, as a fraction of the range: near a pole the enclosures
+            stay wide however small the cell, and each halving below this only costs.
     """
 
-    def __init__(self, evaluations: int = EVAL_BUDGET, seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        evaluations: int = EVAL_BUDGET,
+        seconds: float | None = None,
+        min_cell: Fraction = MIN_CELL,
+    ) -> None:
         self.evaluations = evaluations
+        #: The finest cell split, as a fraction of the range (below it a cell is unresolved).
+        self.min_cell = min_cell
         self.deadline = None if seconds is None else time.perf_counter() + seconds
         #: Why the search stopped early ("" while it has not).
         self.spent = ""
@@ -314,10 +324,13 @@ def isolate_all(
     width = hi - lo
     start = dual.calls
     everyone = tuple(range(len(cs)))
-    stack = [(lo + width * k / CELLS, lo + width * (k + 1) / CELLS, everyone) for k in range(CELLS)]
-    stack.reverse()
-    while stack:
-        left, right, ks = stack.pop()
+    # Widest cells first: the budget is spread over the whole range, so a pole or a
+    # near-tangency that needs endless splitting leaves only its own neighbourhood undecided.
+    heap = [(-width / CELLS, lo + width * k / CELLS, everyone) for k in range(CELLS)]
+    heapq.heapify(heap)
+    while heap:
+        neg, left, ks = heapq.heappop(heap)
+        right = left - neg
         if budget.exhausted(dual.calls - start):
             for k in ks:
                 outs[k].unresolved.append((left, right))
@@ -330,22 +343,25 @@ def isolate_all(
                 continue  # no root of this boundary in this cell
             out, c = outs[k], cs[k]
             sl, sr = point_sign(dual, e, left, c), point_sign(dual, e, right, c)
-            if sl == 0 and (not out.roots or out.roots[-1] != (left, left)):
+            if sl == 0 and (left, left) not in out.roots:
                 out.roots.append((left, left))
             if (dv > 0 or dv < 0) and sl is not None and sr is not None:
                 if sl * sr < 0:
                     out.roots.append(_bisect(dual, e, c, left, right, sl, width * ROOT_TOL))
-                elif sr == 0:
+                elif sr == 0 and (right, right) not in out.roots:
                     out.roots.append((right, right))
                 continue  # monotone: at most one root, found or absent
-            if right - left <= width * MIN_CELL:
+            if right - left <= width * budget.min_cell:
                 out.unresolved.append((left, right))
                 continue
             open_ks.append(k)
         if open_ks:
             mid = (left + right) / 2
-            stack.append((mid, right, tuple(open_ks)))
-            stack.append((left, mid, tuple(open_ks)))
+            heapq.heappush(heap, (neg / 2, left, tuple(open_ks)))
+            heapq.heappush(heap, (neg / 2, mid, tuple(open_ks)))
+    for out in outs:  # found in order of width: sorted by position for the caller
+        out.roots.sort()
+        out.unresolved.sort()
     return outs
 
 

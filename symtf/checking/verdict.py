@@ -539,6 +539,8 @@ def _nearest_multiple(r: Fraction | None, b: arb | None, u: Fraction, prec: int)
 SHORT_FORM_OPS = 150
 #: Where a symbol's values are searched when its value is not a rational function of it.
 SEARCH_RANGE = (Fraction(-10), Fraction(10))
+#: The finest cell of that search, as a fraction of the range (20 · 2^-18 ≈ 7.6e-5 wide).
+SEARCH_CELL = Fraction(1, 2**18)
 
 
 def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
@@ -678,7 +680,7 @@ def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str,
     iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
     lo, hi = SEARCH_RANGE
     try:
-        found = roots.rounding_set(dual, x.expr, iv, lo, hi)
+        found = roots.rounding_set(dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL))
     except (TypeError, Undecided, RecursionError):
         return None
     out: dict[str, Any] = {

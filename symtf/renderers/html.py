@@ -334,16 +334,18 @@ def entries_details(r: ClaimResult, blanks: _Blanks | None = None) -> str:
     for c in r.checks:
         if blanks is not None and _key(c) in blanks.keys:
             continue
-        rows.append(
-            "<tr>"
-            f"<td>{esc(_where(c))}</td><td>{printed_cell(c)}</td>"
-            f"<td>{esc(c.exact or '?')}</td><td>{esc(c.expected or '?')}</td>"
-            f"<td>{esc(c.verdict)}: {esc(c.explanation)}</td>"
-            if c.verdict != "symbolic"
-            else f'<td colspan="2" class="verdict-symbolic">{esc(depends_words(c))}</td>'
-            f"<td>{esc(symbolic_detail(c) if not c.extra.get('as_displayed') else c.explanation)}</td>"
-            "</tr>"
-        )
+        if c.verdict == "symbolic":  # no decimal, no rounding: what it depends on, and where
+            detail = c.explanation if c.extra.get("as_displayed") else symbolic_detail(c)
+            known = (
+                f'<td colspan="2" class="verdict-symbolic">{esc(depends_words(c))}</td>'
+                f"<td>{esc(detail)}</td>"
+            )
+        else:
+            known = (
+                f"<td>{esc(c.exact or '?')}</td><td>{esc(c.expected or '?')}</td>"
+                f"<td>{esc(c.verdict)}: {esc(c.explanation)}</td>"
+            )
+        rows.append(f"<tr><td>{esc(_where(c))}</td><td>{printed_cell(c)}</td>{known}</tr>")
     if not rows:
         return ""
     return (

@@ -518,7 +518,7 @@ def render_text(r: WhatIf) -> str:
                 )
             if o.unresolved:
                 out.append(
-                    f"  (undecided in {len(o.unresolved)} small cell(s), e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
+                    f"  (undecided in {len(o.unresolved)} stretch(es), no interval claimed across one; e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
                 )
     out += ["", f"roots: {r.method}"]
     if r.plots:
