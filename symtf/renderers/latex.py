@@ -61,13 +61,16 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newcommand{\symtfbad}{\textcolor{red!75!black}{$\boldsymbol{\times}$}}
 \newcommand{\symtfslip}{\textcolor{orange!85!black}{$\boldsymbol{\pm}$}}
 \newcommand{\symtfundecided}{\textcolor{gray}{\textbf{?}}}
-\newcommand{\symtfsymbolic}{\textcolor{blue!65!black}{$\boldsymbol{f}$}}
-\newcommand{\symtfdepends}[1]{\textcolor{blue!65!black}{#1}}
 \newcommand{\symtfwrong}[1]{\textcolor{red!75!black}{\underline{#1}}}
 \newsavebox{\symtfbox}
 \newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
 \newcommand{\symtffit}[1]{\symtffitto{\linewidth}{#1}}
 \newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
+"""
+
+#: Marks of a value that depends on a symbol: added to the preamble of a document that uses them.
+SYMBOLIC_MACROS = r"""\newcommand{\symtfsymbolic}{\textcolor{blue!65!black}{$\boldsymbol{f}$}}
+\newcommand{\symtfdepends}[1]{\textcolor{blue!65!black}{#1}}
 """
 
 #: Verdict → LaTeX mark (text mode; macros defined in :data:`PREAMBLE`).
@@ -492,9 +495,12 @@ def standalone(title: str, body: str, *, subtitle: str = "") -> str:
         + body.rstrip("\n")
         + "\n\\end{document}\n"
     )
+    preamble = PREAMBLE
+    if "\\symtfsymbolic" in body or "\\symtfdepends" in body:
+        preamble += SYMBOLIC_MACROS
     if rest.isascii():
-        return PREAMBLE + rest
-    first, _, packages = PREAMBLE.partition("\n")
+        return preamble + rest
+    first, _, packages = preamble.partition("\n")
     if all(ch.isascii() or ch in T1_TEXT for ch in rest):
         return first + "\n" + T1_FONTS + packages + rest
     return LUALATEX_MAGIC + first + "\n" + UNICODE_FONTS + packages + rest
