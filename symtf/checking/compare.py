@@ -186,7 +186,7 @@ def _one(
         v = decide(q, p, claim.rounding)
         verdict, expected, why = v.verdict, v.expected, v.explanation
         extra = {"units_off": v.units_off, **v.extra}
-        exact = None if v.verdict == "symbolic" else q.decimal()
+        exact = None if v.verdict == "symbolic" else v.decimal or q.decimal()
     except Undecided as e:  # this entry only: the claim's other entries are still checked
         verdict, expected, why, exact = "undecided", None, f"cannot be decided: {e}", None
     value = q.exact_if_cheap()

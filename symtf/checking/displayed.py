@@ -81,10 +81,17 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         qa, qb = quantity(a), quantity(b)
         ra, rb = decide(qa, p, claim.rounding), decide(qb, p, claim.rounding)
         (va, ea, wa), (vb, eb, wb) = ((r.verdict, r.expected, r.explanation) for r in (ra, rb))
-        da, db = qa.decimal(), qb.decimal()
+        da, db = ra.decimal or qa.decimal(), rb.decimal or qb.decimal()
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
         why = _explain(claim, p, va, da, vb, db, sources, substituted)
+        symbolic = rb if substituted else ra
+        if symbolic.cancels:
+            why += (
+                f" ({symbolic.cancels} cancels: the value is the same for every {symbolic.cancels})"
+            )
+        if symbolic.verdict == "symbolic":  # what it depends on, never worded as an error
+            why = _explain_symbolic(claim, p, va, da, sources, substituted, symbolic.explanation)
         pending = xp.undecided_in(value) if verdict == "undecided" else []
         if pending:  # a branch of the model itself could not be taken: say which
             file = claim.where.rsplit(": claims[", 1)[0]
@@ -102,6 +109,8 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
                 "stands_for": sources,
             },
         }
+        if symbolic.verdict == "symbolic":
+            extra.update(symbolic.extra)
         how = (qb if substituted else qa).decided_by
         if how is not None:
             extra["decided_by"] = how  # balls or exact: displayed lines have no fast trace
@@ -133,6 +142,25 @@ def _explain(
     if va in good:
         return f"{shown}, consistent with computing from the rounded inputs; {exact}, so {p.text} is {'a slip' if vb == 'slip' else vb}"
     return f"{shown}; {exact}: neither reading gives {p.text}"
+
+
+def _explain_symbolic(
+    claim: Claim,
+    p: Printed,
+    va: str,
+    da: str | None,
+    sources: dict[str, str],
+    substituted: bool,
+    depends: str,
+) -> str:
+    """A displayed line whose value depends on a symbol: what it depends on, and where it prints."""
+    if not substituted or da is None:
+        return f"as displayed, {claim.expression} {depends}"
+    shown = f"as displayed, {claim.expression} = {_short(da)}"
+    if va in ("exact", "rounded"):
+        shown += ", consistent with computing from the rounded inputs"
+    stands = ", ".join(f"{k} = {v}" for k, v in sources.items())
+    return f"{shown}; with the values the literals stand for ({stands}) it {depends}"
 
 
 def _word(v: str) -> str:

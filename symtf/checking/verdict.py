@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import sympy
 from flint import arb, ctx
+from sympy.polys.polyerrors import CoercionFailed
 
 from symtf.backends.certify import (
     MAX_BITS,
@@ -79,6 +80,9 @@ class Verdict:
         units_off: Certified ``(printed − exact)/u`` as a decimal string
             (``"0"`` when exact, ``"inf"``/``"-inf"`` against an infinity).
         extra: Further JSON fields (``symbolic_value``, ``solutions``).
+        decimal: A certified decimal of the value the verdict found when the quantity
+            cannot give one itself (a symbol that cancels), else ``None``.
+        cancels: The symbol that cancels from the value, if one does.
     """
 
     verdict: str
@@ -86,6 +90,8 @@ class Verdict:
     explanation: str
     units_off: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    decimal: str | None = None
+    cancels: str | None = None
 
 
 # ----------------------------------------------------------------------------- exact rationals
@@ -528,29 +534,202 @@ def _nearest_multiple(r: Fraction | None, b: arb | None, u: Fraction, prec: int)
 # ----------------------------------------------------------------------------- symbols
 
 
+#: Largest closed form written out for a symbolic value (expression operations); a longer
+#: value is written as its named node and that node's one-level definition.
+SHORT_FORM_OPS = 150
+#: Where a symbol's values are searched when its value is not a rational function of it.
+SEARCH_RANGE = (Fraction(-10), Fraction(10))
+#: The finest cell of that search, as a fraction of the range (20 · 2^-18 ≈ 7.6e-5 wide).
+SEARCH_CELL = Fraction(1, 2**18)
+
+
 def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
-    """A value that depends on symbols: the expression, and where cheap the symbol's solutions."""
-    closed = x.expr
-    if x.xp is not None and hasattr(x.xp, "closed_form"):
-        closed = x.xp.closed_form(x.expr, 2000)
+    """A value that depends on symbols: its expression and, for one symbol, its solution set.
+
+    The solution set is the certified set of the symbol's values for which the
+    print is a correct rounding: exact over all reals for a rational function
+    with rational coefficients (:func:`_solutions`), else certified by
+    subdivision over :data:`SEARCH_RANGE` (:mod:`symtf.roots`), never through
+    a closed form of the whole DAG.
+    """
     names = ", ".join(sorted(map(str, x.symbols)))
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"depends_on": sorted(map(str, x.symbols))}
     why = f"depends on {names}"
-    if closed is not None:
-        text = _brief(closed)
-        extra["symbolic_value"] = text
-        why += f": the exact value is {text}"
-        sol = _solutions(closed, p, mode) if not p.is_infinite and len(x.symbols) == 1 else None
-        if sol is not None:
-            extra["solutions"] = sol
-            (sym,) = x.symbols
-            if sol:
-                why += f"; it prints as {p.text} for {sym} in " + " ∪ ".join(
-                    _interval_text(s) for s in sol
-                )
-            else:
-                why += f"; no value of {sym} prints as {p.text}"
+    closed = _short_form(x)
+    text = _brief(closed) if closed is not None else _named_form(x)
+    extra["symbolic_value"] = text
+    why += f": the exact value is {text}"
+    if p.is_infinite or len(x.symbols) != 1:
+        return Verdict("symbolic", None, why, None, extra)
+    (sym,) = x.symbols
+    constant = _cancelled(closed, sym, p, mode) if closed is not None else None
+    if constant is not None:
+        return constant
+    sol = _solutions(closed, p, mode) if closed is not None and _rational_in(closed, sym) else None
+    if sol is not None:
+        extra["solutions"] = sol
+        if sol:
+            why += f"; it prints as {p.text} for {sym} in " + " ∪ ".join(
+                _interval_text(s) for s in sol
+            )
+        else:
+            why += f"; no value of {sym} prints as {p.text}"
+        return Verdict("symbolic", None, why, None, extra)
+    found = _searched(x, sym, p, mode)
+    if found is not None:
+        extra.update(found)
+        why += _searched_text(found, sym, p)
     return Verdict("symbolic", None, why, None, extra)
+
+
+class _Closed:
+    """A closed-form value with no symbols, as a quantity for :func:`decide`."""
+
+    def __init__(self, e: sympy.Expr) -> None:
+        self.e = e
+
+    def ball(self, prec: int) -> arb | None:
+        from symtf.backends.certify import ball
+
+        try:
+            return ball(self.e, prec)
+        except (TypeError, ValueError, ZeroDivisionError, Undecided):
+            return None
+
+    def exact(self) -> tuple[sympy.Expr, Any]:
+        return self.e, None
+
+
+def _cancelled(e: sympy.Expr, sym: sympy.Symbol, p: Printed, mode: str) -> Verdict | None:
+    """The verdict on a value in which the symbol cancels (its derivative is exactly 0), or ``None``.
+
+    ``e^(a+2)/(2e^(a+2) + e^(a+3))`` is ``1/(2 + e)`` for every ``a``: the print is
+    then decided like any number, and the explanation says that the symbol cancels.
+    """
+    try:
+        if not exact_zero(sympy.diff(e, sym)):
+            return None
+        value = e.xreplace({sym: sympy.Integer(0)})
+    except (TypeError, ValueError, Undecided, RecursionError):
+        return None
+    if value.free_symbols or not value.is_finite:
+        return None
+    v = decide(_Closed(value), p, mode)
+    if v.verdict in UNDECIDED:
+        return None
+    why = f"{v.explanation} ({sym} cancels: the value is the same for every {sym})"
+    decimal = Located(_Closed(value)).decimal_hint()
+    return replace(v, explanation=why, decimal=decimal, cancels=str(sym))
+
+
+def _short_form(x: Located) -> sympy.Expr | None:
+    """The value with its nodes expanded, if that stays short (else ``None``)."""
+    if x.xp is None or not hasattr(x.xp, "closed_form"):
+        return x.expr if sympy.count_ops(x.expr) <= SHORT_FORM_OPS else None
+    if _expanded_size(x.expr, x.xp.defs, {}, SHORT_FORM_OPS * 4) > SHORT_FORM_OPS * 4:
+        return None  # expanding it would build (and simplify) a large tree first
+    closed = x.xp.closed_form(x.expr, SHORT_FORM_OPS)
+    if closed is None:
+        return None
+    return closed if len(sympy.sstr(closed)) <= 300 else None
+
+
+def _expanded_size(
+    e: sympy.Basic, defs: dict[sympy.Symbol, sympy.Expr], memo: dict[sympy.Basic, int], cap: int
+) -> int:
+    """Tree size of ``e`` with its nodes expanded, counted without building it (capped)."""
+    if e in memo:
+        return memo[e]
+    if e.is_Symbol and e in defs:
+        n = _expanded_size(defs[e], defs, memo, cap)
+    else:
+        n = 1
+        for a in e.args:
+            n += _expanded_size(a, defs, memo, cap)
+            if n > cap:
+                break
+    memo[e] = n = min(n, cap + 1)
+    return n
+
+
+def _named_form(x: Located) -> str:
+    """A long value as the DAG writes it: its node and that node's one-level definition."""
+    defs = getattr(x.xp, "defs", {})
+    e = x.expr
+    if e.is_Symbol and e in defs:
+        return _brief(sympy.Eq(e, defs[e], evaluate=False))
+    return _brief(e)
+
+
+def _rational_in(e: sympy.Expr, s: sympy.Symbol) -> bool:
+    """Whether ``e`` is built from rationals and ``s`` by ``+ × ÷`` and integer powers."""
+    for t in sympy.preorder_traversal(e):
+        if t.is_Rational or t == s or t.is_Add or t.is_Mul:
+            continue
+        if t.is_Pow and t.exp.is_Integer:
+            continue
+        return False
+    return True
+
+
+def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str, Any] | None:
+    """The certified set of ``sym`` in :data:`SEARCH_RANGE` where ``p`` is a correct rounding."""
+    from symtf import roots
+
+    dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
+    iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
+    lo, hi = SEARCH_RANGE
+    try:
+        found = roots.rounding_set(dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL))
+    except (TypeError, Undecided, RecursionError):
+        return None
+    out: dict[str, Any] = {
+        "solutions": [_piece_fields(piece) for piece in found.pieces],
+        "solutions_range": [rational_text(lo), rational_text(hi)],
+        "solutions_unresolved": [[_exact_text(a), _exact_text(b)] for a, b in found.unresolved],
+    }
+    if found.stopped:
+        out["solutions_stopped"] = found.stopped
+    return out
+
+
+def _exact_text(q: Fraction) -> str:
+    """A search edge as an exact decimal (edges are dyadic: the range's ends halved)."""
+    return rational_text(q, 400)
+
+
+def _piece_fields(piece: Any) -> dict[str, Any]:
+    """One interval of a searched set as JSON fields (ends, and how each is known)."""
+    kinds = {"root": "root", "unresolved": "unresolved", "range": "search-range"}
+    out: dict[str, Any] = {}
+    for side, edge in (("lo", piece.left), ("hi", piece.right)):
+        at = edge.hi if side == "lo" else edge.lo
+        if edge.kind == "root" and edge.lo != edge.hi:
+            out[side] = _root_text((edge.lo, edge.hi, ""))
+        else:
+            out[side] = rational_text(at, 30)
+        out[f"{side}_closed"] = edge.kind != "root" or edge.closed
+        out[f"{side}_end"] = kinds[edge.kind]
+        out[f"{side}_within"] = [_exact_text(edge.lo), _exact_text(edge.hi)]
+    return out
+
+
+def _searched_text(found: dict[str, Any], sym: sympy.Symbol, p: Printed) -> str:
+    lo, hi = found["solutions_range"]
+    sols = found["solutions"]
+    if sols:
+        text = f"; it prints as {p.text} for {sym} in " + " ∪ ".join(
+            _interval_text(s) for s in sols
+        )
+    else:
+        text = f"; no {sym} is certified to print as {p.text}"
+    text += f" (searched {sym} in [{lo}, {hi}]"
+    cells = found["solutions_unresolved"]
+    if cells:
+        text += f"; {len(cells)} stretch(es) undecided"
+        if found.get("solutions_stopped"):
+            text += f": {found['solutions_stopped']}"
+    return text + ")"
 
 
 def _brief(e: sympy.Expr, limit: int = 300) -> str:
@@ -564,7 +743,15 @@ def _brief(e: sympy.Expr, limit: int = 300) -> str:
 def _interval_text(s: dict[str, Any]) -> str:
     lo = "(-∞" if s["lo"] is None else ("[" if s["lo_closed"] else "(") + s["lo"]
     hi = "∞)" if s["hi"] is None else s["hi"] + ("]" if s["hi_closed"] else ")")
-    return f"{lo}, {hi}"
+    ends = [
+        f"{'lower' if side == 'lo' else 'upper'} end {_END_WORDS[s[side + '_end']]}"
+        for side in ("lo", "hi")
+        if s.get(side + "_end", "root") != "root"
+    ]
+    return f"{lo}, {hi}" + (f" ({'; '.join(ends)})" if ends else "")
+
+
+_END_WORDS = {"unresolved": "not certain", "search-range": "at the search range's end"}
 
 
 def _fraction(r: sympy.Rational) -> Fraction:
@@ -592,7 +779,7 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
     try:
         num, den = sympy.fraction(sympy.cancel(sympy.together(e)))
         pn, pd = sympy.Poly(num, s, domain="QQ"), sympy.Poly(den, s, domain="QQ")
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError, CoercionFailed):
         return None
     if max(pn.degree(), pd.degree()) > MAX_SOLUTION_DEGREE:
         return None

@@ -119,9 +119,17 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         out.append(f"  {where}printed {c.printed}")
         if c.value is not None and isinstance(c.value, sympy.Basic):
             out.append(f"      exact value   {_closed(trace, c.value)}")
-        out.append(f"      certified     {c.exact if c.exact is not None else '(no certified decimal found)'}")
-        out.append(f"      rounds to     {c.expected}")
-        out.append(f"      verdict       {c.verdict}: {c.explanation}")
+        if c.verdict == "symbolic":  # no decimal and no rounding: what it depends on, and where
+            from symtf.renderers._wording import depends_words, symbolic_detail
+
+            out.append(f"      {depends_words(c)}")
+            out.append(f"      verdict       symbolic: {symbolic_detail(c)}")
+        else:
+            out.append(
+                f"      certified     {c.exact if c.exact is not None else '(no certified decimal found)'}"
+            )
+            out.append(f"      rounds to     {c.expected}")
+            out.append(f"      verdict       {c.verdict}: {c.explanation}")
         for reading in ("as_displayed", "exact_reading"):
             r = c.extra.get(reading)
             if r:

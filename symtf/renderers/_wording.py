@@ -82,3 +82,22 @@ def printed_grid(result: ClaimResult) -> list[list[Check]]:
         it = iter(checks)
         return [[next(it) for _ in row] for row in rows]
     return [checks]
+
+
+def depends_words(check: Check) -> str:
+    """``depends on a`` for a value that depends on the file's symbols (never an error's words).
+
+    Args:
+        check: A check whose verdict is ``symbolic``.
+    """
+    names = check.extra.get("depends_on") or []
+    return f"depends on {', '.join(names)}" if names else "depends on a symbol"
+
+
+def symbolic_detail(check: Check) -> str:
+    """What a symbolic check's explanation adds to :func:`depends_words`: its value and set."""
+    head = depends_words(check)
+    text = check.explanation
+    if text.startswith(head):
+        text = text[len(head) :].lstrip(": ")
+    return text

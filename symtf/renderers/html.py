@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from symtf.checking.report import DerivationReport, Report
-from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
+from symtf.renderers._wording import (
+    depends_words,
+    printed_grid,
+    sentence,
+    short_decimal,
+    symbolic_detail,
+    where_in_step,
+)
 
 if TYPE_CHECKING:
     from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
@@ -51,12 +58,15 @@ VERDICT_WORDS = {
     "rounded": ("✓", "correctly rounded"),
     "slip": ("±", "slip: off by one unit in the last place"),
     "wrong": ("✗", "wrong"),
+    "symbolic": ("ƒ", "depends on a symbol"),
     "undecided": ("?", "undecided"),
 }
+#: Verdicts that are neither right nor off: no correction is shown, no step is marked as off.
+_OPEN = ("symbolic", "undecided")
 
 CSS = """
 .symtf{--ok:#1a7f37;--ok-bg:#e6f4ea;--slip:#9a5b00;--slip-bg:#fff4d6;--bad:#b42318;
---bad-bg:#fde8e7;--und:#555;--und-bg:#eee;--line:#d0d7de;--muted:#57606a;
+--bad-bg:#fde8e7;--und:#555;--und-bg:#eee;--sym:#1f4e9e;--sym-bg:#e7eefb;--line:#d0d7de;--muted:#57606a;
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1f2328;
 max-width:60rem;margin:0 auto;padding:0 1rem 3rem;overflow-wrap:anywhere}
 .symtf h1{font-size:1.6rem;line-height:1.25;margin:1.2rem 0 .3rem}
@@ -81,6 +91,7 @@ white-space:nowrap}
 .symtf .v-slip{background:var(--slip-bg);color:var(--slip);font-weight:600}
 .symtf .v-wrong{background:var(--bad-bg);color:var(--bad);font-weight:600;text-decoration:underline}
 .symtf .v-undecided{background:var(--und-bg);color:var(--und)}
+.symtf .v-symbolic{background:var(--sym-bg);color:var(--sym);font-style:italic}
 .symtf .v .fix{color:#1f2328;font-weight:700;margin-left:.25em}
 .symtf .blank{display:inline-block;min-width:4.5em;border-bottom:1.5px solid #1f2328;
 color:var(--muted);font-size:.8em;text-align:center}
@@ -95,6 +106,7 @@ vertical-align:top;text-align:left}
 .symtf .verdict-slip{color:var(--slip);font-weight:600}
 .symtf .verdict-wrong{color:var(--bad);font-weight:600}
 .symtf .verdict-undecided{color:var(--und)}
+.symtf .verdict-symbolic{color:var(--sym)}
 .symtf details{margin:.1rem 0 .3rem}
 .symtf table.claims tr.more td{border-top:none;padding-top:0}
 .symtf details summary{cursor:pointer;color:var(--muted);font-size:.9rem}
@@ -246,7 +258,7 @@ def printed_cell(c: Check, *, blank: int | None = None) -> str:
         return f'<span class="blank" title="blank {blank}">({blank})</span>'
     cls = f"v v-{c.verdict}"
     fix = ""
-    if c.verdict not in _GOOD and c.expected is not None and c.verdict != "undecided":
+    if c.verdict not in _GOOD and c.expected is not None and c.verdict not in _OPEN:
         fix = f'<span class="fix">→ {esc(c.expected)}</span>'
     return f'<span class="{cls}" title="{esc(check_title(c))}">{esc(c.printed)}{fix}</span>'
 
@@ -293,8 +305,8 @@ def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
     sym, _ = VERDICT_WORDS[r.verdict]
     if len(checks) == 1:
         c = checks[0]
-        words = VERDICT_WORDS[c.verdict][1]
-        if c.verdict not in _GOOD and c.expected is not None and c.verdict != "undecided":
+        words = esc(_words(c))
+        if c.verdict not in _GOOD and c.expected is not None and c.verdict not in _OPEN:
             words += f"; correct value <b>{esc(c.expected)}</b>"
         elif c.verdict == "rounded" and c.exact:
             words += f' <span class="muted">(exact {esc(short_decimal(c.exact, 12))})</span>'
@@ -302,7 +314,15 @@ def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
     from symtf.renderers.summary import counts_text
 
     text = f"{len(checks)} numbers: {esc(counts_text(checks))}"
+    depends = sorted({s for c in checks for s in c.extra.get("depends_on") or ()})
+    if depends:
+        text += f" ({esc('depend on ' + ', '.join(depends))})"
     return f'<span class="{cls}">{sym} {text}</span>'
+
+
+def _words(c: Check) -> str:
+    """The verdict in words: ``depends on a`` for a value that depends on the file's symbols."""
+    return depends_words(c) if c.verdict == "symbolic" else VERDICT_WORDS[c.verdict][1]
 
 
 def _where(c: Check) -> str:
@@ -315,13 +335,18 @@ def entries_details(r: ClaimResult, blanks: _Blanks | None = None) -> str:
     for c in r.checks:
         if blanks is not None and _key(c) in blanks.keys:
             continue
-        rows.append(
-            "<tr>"
-            f"<td>{esc(_where(c))}</td><td>{printed_cell(c)}</td>"
-            f"<td>{esc(c.exact or '?')}</td><td>{esc(c.expected or '?')}</td>"
-            f"<td>{esc(c.verdict)}: {esc(c.explanation)}</td>"
-            "</tr>"
-        )
+        if c.verdict == "symbolic":  # no decimal, no rounding: what it depends on, and where
+            detail = c.explanation if c.extra.get("as_displayed") else symbolic_detail(c)
+            known = (
+                f'<td colspan="2" class="verdict-symbolic">{esc(depends_words(c))}</td>'
+                f"<td>{esc(detail)}</td>"
+            )
+        else:
+            known = (
+                f"<td>{esc(c.exact or '?')}</td><td>{esc(c.expected or '?')}</td>"
+                f"<td>{esc(c.verdict)}: {esc(c.explanation)}</td>"
+            )
+        rows.append(f"<tr><td>{esc(_where(c))}</td><td>{printed_cell(c)}</td>{known}</tr>")
     if not rows:
         return ""
     return (
@@ -378,8 +403,8 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
     items = []
     for r in report.results:
         for c in r.checks:
-            if c.verdict in _GOOD or (c.claim, c.index) in opts.blanks:
-                continue
+            if c.verdict in _GOOD or c.verdict == "symbolic" or (c.claim, c.index) in opts.blanks:
+                continue  # a value that depends on a symbol is not a correction
             target = f' href="#{_anchor(r.claim.step)}"' if r.claim.step else ""
             fix = (
                 f", correct value <b>{esc(c.expected)}</b>"
@@ -392,6 +417,13 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
                 f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
                 f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}</li>"
             )
+    symbolic = sum(1 for c in report.checks if c.verdict == "symbolic")
+    if not items and symbolic:
+        return (
+            '<p class="verdict-ok">✓ Every decided number checks out; '
+            f'<span class="verdict-symbolic">{symbolic} depend on the file\'s symbols</span> '
+            "(see their steps).</p>"
+        )
     if not items:
         return '<p class="verdict-ok">✓ Every printed number checks out.</p>'
     return '<ul class="corrections">' + "".join(items) + "</ul>"
@@ -456,7 +488,7 @@ def step_block(
         head += f" <code>{esc(step.name)}</code>"
     every = [*results, *shown]
     hide = any(_key(c) in blanks.keys for r in every for c in r.checks)
-    off = any(c.verdict not in _GOOD for r in every for c in r.checks) and not hide
+    off = any(c.verdict not in (*_GOOD, "symbolic") for r in every for c in r.checks) and not hide
     out = [
         f'<section class="step{" has-off" if off else ""}" id="{_anchor(step.name)}">'
         f"<h3>{head}</h3>",
@@ -477,20 +509,31 @@ def _summary_line(report: DerivationReport) -> str:
     checks = report.checks
     bad = sum(1 for c in checks if c.verdict in ("slip", "wrong"))
     und = sum(1 for c in checks if c.verdict == "undecided")
+    sym = sum(1 for c in checks if c.verdict == "symbolic")
     verdict = (
         "every printed number checks out"
+        if not bad and not und and not sym
+        else "every decided number checks out"
         if not bad and not und
         else f"{bad} printed number(s) are off" + (f", {und} undecided" if und else "")
     )
+    if sym:
+        verdict += f"; {sym} depend on the file's symbols"
     return f"{len(checks)} printed numbers: {esc(counts_text(checks))} — {esc(verdict)}."
 
 
-def _legend() -> str:
+def _legend(symbolic: bool = False) -> str:
+    depends = (
+        '<span><span class="v v-symbolic">0.3</span> depends on a symbol (its value is an expression)</span>'
+        if symbolic
+        else ""
+    )
     return (
         '<p class="legend muted">'
         '<span><span class="v v-exact">0.5</span> right (exact or correctly rounded)</span>'
         '<span><span class="v v-slip">0.49</span> slip (one unit in the last place)</span>'
         '<span><span class="v v-wrong">0.4</span> wrong</span>'
+        f"{depends}"
         '<span><span class="v v-undecided">0.1</span> undecided</span>'
         " Hover over a number for its exact value; decimals ending in … are certified"
         " truncations of the exact value.</p>"
@@ -615,7 +658,7 @@ def derivation_html(
         f'<p class="source">{esc("Source: " + source if source else "File: " + report.path)}</p>'
     )
     parts.append(f"<p><b>{_summary_line(report)}</b></p>")
-    parts.append(_legend())
+    parts.append(_legend(any(c.verdict == "symbolic" for c in report.checks)))
     parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections_block(report, opts))
     if derivation is not None:
         parts.append(

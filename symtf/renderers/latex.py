@@ -31,7 +31,14 @@ from symtf.checking.report import DerivationReport
 from symtf.language.latexmath import GREEK_NAMES
 from symtf.ops import BREAK, Substitution
 from symtf.ops import get as get_op
-from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
+from symtf.renderers._wording import (
+    depends_words,
+    printed_grid,
+    sentence,
+    short_decimal,
+    symbolic_detail,
+    where_in_step,
+)
 
 if TYPE_CHECKING:
     from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
@@ -64,13 +71,18 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
 """
 
+#: Marks of a value that depends on a symbol: added to the preamble of a document that uses them.
+SYMBOLIC_MACROS = r"""\newcommand{\symtfsymbolic}{\textcolor{blue!65!black}{$\boldsymbol{f}$}}
+\newcommand{\symtfdepends}[1]{\textcolor{blue!65!black}{#1}}
+"""
+
 #: Verdict → LaTeX mark (text mode; macros defined in :data:`PREAMBLE`).
 MARKS = {
     "exact": r"\symtfok",
     "rounded": r"\symtfok",
     "slip": r"\symtfslip",
     "wrong": r"\symtfbad",
-    "symbolic": r"\symtfundecided",
+    "symbolic": r"\symtfsymbolic",
     "undecided": r"\symtfundecided",
 }
 _GOOD = ("exact", "rounded")
@@ -308,9 +320,7 @@ def _pylatexenc(ch: str) -> str | None:
 
 #: Characters LuaTeX refuses in its input: U+FFFD is what it writes itself for an
 #: invalid byte ("String contains an invalid utf-8 sequence"), and noncharacters.
-_TEX_REFUSES = frozenset(
-    "\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0))
-)
+_TEX_REFUSES = frozenset("\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0)))
 
 
 def _unicode_char(ch: str) -> str:
@@ -488,9 +498,12 @@ def standalone(title: str, body: str, *, subtitle: str = "") -> str:
         + body.rstrip("\n")
         + "\n\\end{document}\n"
     )
+    preamble = PREAMBLE
+    if "\\symtfsymbolic" in body or "\\symtfdepends" in body:
+        preamble += SYMBOLIC_MACROS
     if rest.isascii():
-        return PREAMBLE + rest
-    first, _, packages = PREAMBLE.partition("\n")
+        return preamble + rest
+    first, _, packages = preamble.partition("\n")
     if all(ch.isascii() or ch in T1_TEXT for ch in rest):
         return first + "\n" + T1_FONTS + packages + rest
     return LUALATEX_MAGIC + first + "\n" + UNICODE_FONTS + packages + rest
@@ -1218,6 +1231,8 @@ def _mark_printed(c: Check) -> str:
     cell = _printed_cell(c.printed)
     if c.verdict in _GOOD:
         return cell
+    if c.verdict == "symbolic":  # its own colour: a value that depends on a symbol is no error
+        return r"\symtfdepends{" + cell + "}"
     return r"\symtfwrong{" + cell + "}"
 
 
@@ -1233,13 +1248,16 @@ def _verdict_cell(result: ClaimResult) -> str:
     mark = MARKS[result.verdict]
     if len(checks) == 1:
         c = checks[0]
-        text = f"{mark}~{escape(c.verdict)}"
+        text = f"{mark}~{escape(c.verdict if c.verdict != 'symbolic' else depends_words(c))}"
         if c.verdict == "rounded" and c.exact:
             text += r" {\footnotesize(exact " + _exact_text(short_decimal(c.exact, 10)) + ")}"
         elif c.verdict not in _GOOD and c.expected:
             text += ": " + _bold(c.expected)
         return text
     text = f"{mark}~{escape(_counts_text(checks))}"
+    depends = sorted({s for c in checks for s in c.extra.get("depends_on") or ()})
+    if depends:
+        text += r" \symtfdepends{(" + escape("depend on " + ", ".join(depends)) + ")}"
     return text
 
 
@@ -1267,7 +1285,13 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
                 else f" [{', '.join(map(str, c.index))}]"
             )
             head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
-            if c.expected is not None and c.verdict != "undecided":
+            if c.verdict == "symbolic" and not c.extra.get("as_displayed"):
+                detail = sentence(symbolic_detail(c))
+                items.append(
+                    head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + escape(detail)
+                )
+                continue
+            if c.expected is not None and c.verdict not in ("undecided", "symbolic"):
                 head += ", correct value " + _bold(c.expected)
             if c.exact:
                 head += ", exact value " + _exact_text(c.exact)
@@ -1560,16 +1584,23 @@ def _summary(report: DerivationReport) -> str:
     total = sum(counts.values())
     parts = [f"{n} {k}" for k, n in counts.items() if n]
     bad = counts.get("slip", 0) + counts.get("wrong", 0)
+    symbolic = counts.get("symbolic", 0)
     verdict = (
         "every printed number checks out."
-        if not bad and not counts.get("undecided") and not counts.get("symbolic")
+        if not bad and not counts.get("undecided") and not symbolic
+        else "every decided number checks out."
+        if not bad and not counts.get("undecided")
         else f"{bad} printed number(s) are off; corrections are in bold."
     )
+    if symbolic:
+        verdict += f" {symbolic} depend on the file's symbols."
     return (
         "\\paragraph{Summary.} "
         + escape(f"{total} printed numbers: {', '.join(parts) if parts else 'none'} — {verdict}")
         + "\n\nMarks: \\symtfok{} right (exact or correctly rounded), \\symtfslip{} off by one unit in "
-        "the last place, \\symtfbad{} wrong, \\symtfundecided{} undecided. Decimals ending in "
+        "the last place, \\symtfbad{} wrong, "
+        + ("\\symtfsymbolic{} depends on a symbol, " if symbolic else "")
+        + "\\symtfundecided{} undecided. Decimals ending in "
         "$\\ldots$ are certified truncations of the exact value; $=$ is exact, $\\approx$ shows digits.\n\n"
     )
 
@@ -1678,7 +1709,13 @@ def _report_rows(d: DerivationReport) -> list[str]:
         else:
             got = math_text(f"{len(r.checks)} numbers")
             summary = math_text(_counts_text(r.checks))
-        mark = r"\color{green}{\checkmark}" if r.verdict in _GOOD else r"\color{red}{\times}"
+        mark = (
+            r"\color{green}{\checkmark}"
+            if r.verdict in _GOOD
+            else r"\color{blue}{f}"
+            if r.verdict == "symbolic"
+            else r"\color{red}{\times}"
+        )
         rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
     return rows
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
+from symtf.renderers._wording import depends_words, symbolic_detail
 from symtf.renderers.safe import line as _safe
 
 _MARK = {
@@ -57,11 +58,20 @@ def claim_lines(r: ClaimResult, width: int = 28, *, article: bool = False) -> li
                     f"({shown['verdict']}); the printed {_safe(c.printed)} needs the unrounded values"
                 )
             continue
-        lines.append(
-            f"        {_where(c):<8} printed {_safe(c.printed)}, exact {_safe(c.exact or '?')}, "
-            f"correctly rounded {_safe(c.expected or '?')}: {_safe(c.explanation)}"
-        )
+        lines.append(f"        {_where(c):<8} {_entry_text(c)}")
     return lines
+
+
+def _entry_text(c: Check) -> str:
+    """A number that is not right: its exact value and correct rounding, or what it depends on."""
+    if c.verdict == "symbolic" and c.extra.get("as_displayed"):
+        return f"printed {_safe(c.printed)}: {_safe(c.explanation)}"
+    if c.verdict == "symbolic":
+        return f"printed {_safe(c.printed)}, {depends_words(c)}: {_safe(symbolic_detail(c))}"
+    return (
+        f"printed {_safe(c.printed)}, exact {_safe(c.exact or '?')}, "
+        f"correctly rounded {_safe(c.expected or '?')}: {_safe(c.explanation)}"
+    )
 
 
 def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
@@ -126,10 +136,7 @@ def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
                     if r.claim.expression
                     else f"{_safe(r.claim.label)}{_where(c)}"
                 )
-                out.append(
-                    f"        {what}: printed {_safe(c.printed)}, exact {_safe(c.exact or '?')}, "
-                    f"correctly rounded {_safe(c.expected or '?')}: {_safe(c.explanation)}"
-                )
+                out.append(f"        {what}: {_entry_text(c)}")
     return out
 
 

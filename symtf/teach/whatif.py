@@ -26,7 +26,6 @@ unresolved, never guessed.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 import re
@@ -37,14 +36,14 @@ from pathlib import Path
 from typing import Any
 
 import sympy
-from flint import arb, ctx, fmpq
 
-from symtf import files
+from symtf import files, roots
 from symtf.backends.certify import decimal_string
 from symtf.checking.evaluation import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, parse_exact, rounding_interval
 from symtf.renderers.safe import line
+from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
@@ -59,13 +58,6 @@ DEFAULT_ENTRIES = 12
 MAX_ENTRIES = 200
 #: Most claims drawn (one panel each) in the plot.
 MAX_PANELS = 8
-#: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
-CELLS = 32
-MIN_CELL = Fraction(1, 2**24)
-#: Width of a root's certified bracket (fraction of the range).
-ROOT_TOL = Fraction(1, 2**44)
-#: Dual evaluations allowed per boundary before cells are left unresolved.
-EVAL_BUDGET = 3000
 
 _SYMBOL = re.compile(
     r"^\s*(?P<where>[A-Za-z0-9_.]+)\s*\[\s*(?P<i>\d+)\s*,\s*(?P<j>\d+)\s*\]\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
@@ -201,219 +193,7 @@ def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
     return out
 
 
-# ----------------------------------------------------------------------------- dual balls
-
-
-def _interval(lo: Fraction, hi: Fraction) -> arb:
-    a = arb(fmpq(lo.numerator, lo.denominator))
-    return a if lo == hi else a.union(arb(fmpq(hi.numerator, hi.denominator)))
-
-
-class Dual:
-    """Forward-mode derivative in ball arithmetic over an exact expression DAG.
-
-    Args:
-        defs: Node symbol → definition (:attr:`ExactBackend.defs`).
-        symbol: The variable.
-    """
-
-    def __init__(self, defs: dict[sympy.Symbol, sympy.Expr], symbol: sympy.Symbol) -> None:
-        self.defs = defs
-        self.symbol = symbol
-        self.calls = 0
-
-    def at(self, e: sympy.Expr, lo: Fraction, hi: Fraction, prec: int = 128) -> tuple[arb, arb]:
-        """Enclosures of the value and the derivative of ``e`` for the symbol in ``[lo, hi]``."""
-        self.calls += 1
-        saved = ctx.prec
-        ctx.prec = prec
-        try:
-            memo: dict[sympy.Basic, tuple[arb, arb]] = {self.symbol: (_interval(lo, hi), arb(1))}
-            return self._d(e, memo)
-        finally:
-            ctx.prec = saved
-
-    def _d(self, e: sympy.Basic, memo: dict[sympy.Basic, tuple[arb, arb]]) -> tuple[arb, arb]:
-        hit = memo.get(e)
-        if hit is not None:
-            return hit
-        zero = arb(0)
-        if e.is_Rational:
-            r = (arb(fmpq(int(e.p), int(e.q))), zero)
-        elif e is sympy.S.Pi:
-            r = (arb.pi(), zero)
-        elif e is sympy.S.Exp1:
-            r = (arb(1).exp(), zero)
-        elif e is sympy.S.NegativeInfinity:
-            r = (arb("-inf"), zero)
-        elif e.is_Symbol:
-            if e not in self.defs:
-                raise Undecided(f"the value depends on another symbol, {e}")
-            r = self._d(self.defs[e], memo)
-        elif e.is_Add:
-            v, dv = arb(0), arb(0)
-            for a in e.args:
-                x, dx = self._d(a, memo)
-                v += x
-                dv += dx
-            r = (v, dv)
-        elif e.is_Mul:
-            v, dv = arb(1), arb(0)
-            for a in e.args:
-                x, dx = self._d(a, memo)
-                v, dv = v * x, dv * x + v * dx
-            r = (v, dv)
-        elif e.is_Pow:
-            base, ex = e.args
-            b, db = self._d(base, memo)
-            if ex.is_Integer:
-                n = int(ex)
-                if n >= 0:
-                    r = (b**n, n * b ** (n - 1) * db if n else zero)
-                else:
-                    p = b ** (-n)
-                    r = (1 / p, n * db / (p * b))
-            elif ex == sympy.S.Half:
-                s = b.sqrt()
-                r = (s, db / (2 * s))
-            elif ex == -sympy.S.Half:
-                s = b.rsqrt()
-                r = (s, -db * s / (2 * b))
-            else:
-                x, dx = self._d(ex, memo)
-                lb = b.log()
-                v = (x * lb).exp()
-                r = (v, v * (dx * lb + x * db / b))
-        elif e.func is sympy.exp:
-            x, dx = self._d(e.args[0], memo)
-            v = x.exp()
-            r = (v, v * dx)
-        elif e.func is sympy.log:
-            x, dx = self._d(e.args[0], memo)
-            r = (x.log(), dx / x)
-        elif e.func is sympy.erf:
-            x, dx = self._d(e.args[0], memo)
-            r = (x.erf(), 2 / arb.pi().sqrt() * (-(x * x)).exp() * dx)
-        elif e.func is sympy.tanh:
-            x, dx = self._d(e.args[0], memo)
-            t = x.tanh()
-            r = (t, (1 - t * t) * dx)
-        elif e.func is sympy.sin:
-            x, dx = self._d(e.args[0], memo)
-            r = (x.sin(), x.cos() * dx)
-        elif e.func is sympy.cos:
-            x, dx = self._d(e.args[0], memo)
-            r = (x.cos(), -x.sin() * dx)
-        elif e.func in (sympy.Max, sympy.Min):
-            items = [self._d(a, memo) for a in e.args]
-            r = items[0]
-            for x in items[1:]:
-                r = _pick(r, x, largest=e.func is sympy.Max)
-        else:
-            raise TypeError(f"cannot differentiate {type(e).__name__}")
-        memo[e] = r
-        return r
-
-
-def _pick(a: tuple[arb, arb], b: tuple[arb, arb], *, largest: bool) -> tuple[arb, arb]:
-    """max/min of two duals; where the branch is not decided, the hull of both slopes
-    (a Clarke derivative: still a valid enclosure for monotonicity)."""
-    diff = a[0] - b[0]
-    if diff > 0:
-        return a if largest else b
-    if diff < 0:
-        return b if largest else a
-    v = a[0].max(b[0]) if largest else a[0].min(b[0])
-    return v, a[1].union(b[1])
-
-
 # ----------------------------------------------------------------------------- roots
-
-
-def _sign(x: arb) -> int | None:
-    if x > 0:
-        return 1
-    if x < 0:
-        return -1
-    if x.is_exact() and x.is_zero():
-        return 0
-    return None
-
-
-@dataclass
-class Isolation:
-    """The roots of ``value(a) − c`` in a range.
-
-    Attributes:
-        roots: Brackets ``(lo, hi)`` each holding exactly one root (``lo == hi``: exact root).
-        unresolved: Cells where no decision was reached.
-    """
-
-    roots: list[tuple[Fraction, Fraction]] = field(default_factory=list)
-    unresolved: list[tuple[Fraction, Fraction]] = field(default_factory=list)
-
-
-def _point_sign(dual: Dual, e: sympy.Expr, a: Fraction, c: Fraction) -> int | None:
-    for prec in (128, 256, 512):
-        v, _ = dual.at(e, a, a, prec)
-        s = _sign(v - arb(fmpq(c.numerator, c.denominator)))
-        if s is not None:
-            return s
-    return None
-
-
-def isolate(dual: Dual, e: sympy.Expr, c: Fraction, lo: Fraction, hi: Fraction) -> Isolation:
-    """Certified isolation of the roots of ``e(a) − c`` for ``a`` in ``[lo, hi]``."""
-    out = Isolation()
-    width = hi - lo
-    cb = arb(fmpq(c.numerator, c.denominator))
-    start = dual.calls
-    stack = [(lo + width * k / CELLS, lo + width * (k + 1) / CELLS) for k in range(CELLS)][::-1]
-    while stack:
-        left, right = stack.pop()
-        if dual.calls - start > EVAL_BUDGET:
-            out.unresolved.append((left, right))
-            continue
-        try:
-            v, dv = dual.at(e, left, right)
-        except (ZeroDivisionError, ValueError):
-            v, dv = arb("nan"), arb("nan")
-        g = v - cb
-        if g > 0 or g < 0:
-            continue  # no root in this cell
-        sl, sr = _point_sign(dual, e, left, c), _point_sign(dual, e, right, c)
-        if sl == 0 and (not out.roots or out.roots[-1] != (left, left)):
-            out.roots.append((left, left))
-        if (dv > 0 or dv < 0) and sl is not None and sr is not None:
-            if sl * sr < 0:
-                out.roots.append(_bisect(dual, e, c, left, right, sl, width * ROOT_TOL))
-            elif sr == 0:
-                out.roots.append((right, right))
-            continue  # monotone: at most one root, found or absent
-        if right - left <= width * MIN_CELL:
-            out.unresolved.append((left, right))
-            continue
-        mid = (left + right) / 2
-        stack.append((mid, right))
-        stack.append((left, mid))
-    return out
-
-
-def _bisect(
-    dual: Dual, e: sympy.Expr, c: Fraction, left: Fraction, right: Fraction, sl: int, tol: Fraction
-) -> tuple[Fraction, Fraction]:
-    while right - left > tol:
-        mid = (left + right) / 2
-        s = _point_sign(dual, e, mid, c)
-        if s is None:
-            break  # the root is within the balls' reach of mid: keep the bracket we have
-        if s == 0:
-            return mid, mid
-        if s == sl:
-            left = mid
-        else:
-            right = mid
-    return left, right
 
 
 def rounding_set(
@@ -423,36 +203,13 @@ def rounding_set(
 
     Returns:
         Intervals as ``(outer_lo, inner_lo, inner_hi, outer_hi)``: the true interval
-        contains ``[inner_lo, inner_hi]`` and lies within ``[outer_lo, outer_hi]``;
-        and the cells left unresolved.
+        contains ``[inner_lo, inner_hi]``, and an end at a root lies within
+        ``[outer_lo, inner_lo]`` (``[inner_hi, outer_hi]``); no interval is claimed
+        across a cell left unresolved, which is listed too.
     """
-    iv = rounding_interval(printed, mode)
-    cuts: list[tuple[Fraction, Fraction]] = []
-    unresolved: list[tuple[Fraction, Fraction]] = []
-    for b in (iv.lo, iv.hi):
-        r = isolate(dual, e, b, lo, hi)
-        cuts += r.roots
-        unresolved += r.unresolved
-    cuts.sort()
-    edges = [(lo, lo), *cuts, (hi, hi)]
-    out = []
-    for (a_lo, a_hi), (b_lo, b_hi) in itertools.pairwise(edges):
-        if b_lo <= a_hi:
-            continue
-        mid = (a_hi + b_lo) / 2
-        v, _ = dual.at(e, mid, mid, 256)
-        lo_b = arb(fmpq(iv.lo.numerator, iv.lo.denominator))
-        hi_b = arb(fmpq(iv.hi.numerator, iv.hi.denominator))
-        inside = (v > lo_b or (iv.lo_closed and v >= lo_b)) and (
-            v < hi_b or (iv.hi_closed and v <= hi_b)
-        )
-        if inside:
-            if out and out[-1][3] == a_hi and out[-1][2] >= a_lo:
-                o = out[-1]
-                out[-1] = (o[0], o[1], b_lo, b_hi)
-            else:
-                out.append((a_lo, a_hi, b_lo, b_hi))
-    return out, unresolved
+    found = roots.rounding_set(dual, e, rounding_interval(printed, mode), lo, hi)
+    spans = [(p.left.lo, p.left.hi, p.right.lo, p.right.hi) for p in found.pieces]
+    return spans, found.unresolved
 
 
 # ----------------------------------------------------------------------------- results
@@ -761,7 +518,7 @@ def render_text(r: WhatIf) -> str:
                 )
             if o.unresolved:
                 out.append(
-                    f"  (undecided in {len(o.unresolved)} small cell(s), e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
+                    f"  (undecided in {len(o.unresolved)} stretch(es), no interval claimed across one; e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
                 )
     out += ["", f"roots: {r.method}"]
     if r.plots:
