@@ -99,13 +99,6 @@ def resolve_bundled_file(args: argparse.Namespace) -> None:
                 setattr(args, attr, str(_short_path(found)))
 
 
-def _is_article(path: Path) -> bool:
-    """An article or notebook (``.md``, ``.ipynb``, ``.tex``, ``.txt``): drafted, then checked."""
-    from symtf.commands.draft import is_article
-
-    return is_article(path)
-
-
 def _short_path(p: Path) -> Path:
     rel = os.path.relpath(p)
     return Path(rel) if not rel.startswith("..") else p

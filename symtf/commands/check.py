@@ -59,7 +59,8 @@ others); every output is written whole or not at all
 def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
     from symtf.checking.report import FileError, Report
-    from symtf.cli import EXIT_BAD_INPUT, _is_article, expand, progress, time_budget
+    from symtf.cli import EXIT_BAD_INPUT, expand, progress, time_budget
+    from symtf.commands.draft import is_article as _is_article
     from symtf.renderers import github as render_github
     from symtf.renderers import json as render_json
     from symtf.renderers import junit as render_junit
