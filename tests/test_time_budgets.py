@@ -29,7 +29,8 @@ GRACE = 15
 def _commands() -> list[str]:
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return sorted(sub.choices)
+    # `completion` prints a fixed script and reads nothing: there is no work to budget.
+    return sorted(c for c in sub.choices if c != "completion")
 
 
 @pytest.mark.parametrize("command", _commands())
