@@ -37,7 +37,15 @@ finally:
     except Exception:
         pass
     use = resource.getrusage(resource.RUSAGE_SELF)
-    sys.stderr.write(f"\\n{_PEAK}{{use.ru_maxrss}} {{use.ru_utime + use.ru_stime}}\\n")
+    # VmHWM: the peak of this image alone. ru_maxrss keeps, across exec, the RSS of the
+    # forked parent (a pytest worker of 500 MB), which is not this command's memory.
+    peak = use.ru_maxrss
+    try:
+        with open("/proc/self/status") as status:
+            peak = next(int(ln.split()[1]) for ln in status if ln.startswith("VmHWM:"))
+    except (OSError, StopIteration, ValueError):
+        pass
+    sys.stderr.write(f"\\n{_PEAK}{{peak}} {{use.ru_utime + use.ru_stime}}\\n")
     sys.stderr.flush()
 sys.exit(code)
 """
