@@ -754,10 +754,6 @@ class FormatSimBackend(BaseBackend):
         e = self._r(np.exp(self._r(s - shift)))
         return self._r(e / self._r(e.sum(axis=1, keepdims=True)))
 
-    def softmax_row(self, row: Sequence[Any]) -> list[Any]:
-        """A user step's softmax along an axis, computed like :meth:`softmax_rows`."""
-        out = self.softmax_rows(self._r(self._np.array([[float(x) for x in row]])))
-        return [self.entry(out, 0, j) for j in range(len(row))]
 
 def _float_value(v: Any) -> Fraction | None:
     """A simulated entry's exact binary value (``None`` for ±∞ or NaN)."""
