@@ -482,7 +482,7 @@ _COMMIT_SIGNALS = {signal.SIGINT, signal.SIGTERM} | (
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Hold the interrupting signals for a short block (they are delivered after it)."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
@@ -572,7 +572,7 @@ class OutputFolder:
             if (self.folder / name).is_dir() and not (self.folder / name).is_symlink():
                 raise OutputError(f"{self.folder / name}: cannot write the file (it is a folder)")
         mask = _umask()
-        with _signals_held():
+        with signals_held():
             for name in self.names:
                 staged = self._staging / name
                 if not staged.exists():

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from symtf import files
@@ -169,26 +170,45 @@ def _run(
     latexmk starts the engine as its own child: stopping latexmk alone would leave the
     engine writing into a folder that is being removed.
     """
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
+    proc: subprocess.Popen[str] | None = None
     try:
+        # An interrupt landing inside Popen (after the fork, before it returns) would leave
+        # the child running with no handle to stop it: the signals wait until it is known.
+        with files.signals_held():
+            proc = subprocess.Popen(
+                cmd,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+            )
         out, _ = proc.communicate(timeout=timeout)
     except BaseException:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.kill()
-        proc.wait()
+        if proc is not None:
+            _stop_group(proc)
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, "")
+
+
+def _stop_group(proc: subprocess.Popen[str]) -> None:
+    """Kill a LaTeX process group and wait (briefly) until none of its processes is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.kill()
+    proc.wait()
+    # The engine is latexmk's child: once latexmk is reaped, it is no longer ours to wait
+    # for, so poll its group until the kernel has finished it (an unreaped zombie of a
+    # container without an init keeps the group alive; give up after a second).
+    for _ in range(100):
+        try:
+            os.killpg(proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
 
 
 #: An error line of a LaTeX log: ``! message`` or, with -file-line-error, ``./doc.tex:12: message``.
