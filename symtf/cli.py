@@ -252,7 +252,9 @@ def _check_drafts(args: argparse.Namespace) -> int:
     drafts = []
     for path, folder in _expand(args.paths):
         if folder is not None:
-            files.within(os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}")
+            files.within(
+                os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}"
+            )
         _progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
@@ -288,7 +290,9 @@ def check_file(
             if not Path(path).exists():
                 raise SymtfError(f"{name}: no such file or folder")
             if folder is not None:
-                files.within(os.path.relpath(path, folder), folder, name, place=f"the folder {folder}")
+                files.within(
+                    os.path.relpath(path, folder), folder, name, place=f"the folder {folder}"
+                )
             start = time.perf_counter()
             with guard(name):
                 derivation = spec.load(path)
@@ -312,7 +316,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.explain import explain
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
+        text = explain(
+            args.path,
+            args.label,
+            latex=getattr(args, "latex", False),
+            node_names=getattr(args, "node_names", False),
+        )
     files.write_stdout(_safe_block(text))
     return EXIT_OK
 
@@ -393,6 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--latex",
         action="store_true",
         help="print a LaTeX document of the steps instead of plain text",
+    )
+    p.add_argument(
+        "--node-names",
+        action="store_true",
+        help="also show internal node names (l0.h0.pattern) beside the article's labels",
     )
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     add_allow_path(p)

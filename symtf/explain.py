@@ -61,7 +61,7 @@ def _load(path: str, label: str) -> tuple[spec.Derivation, compare.DerivationRep
     return d, report, result
 
 
-def explain(path: str, label: str, *, latex: bool = False) -> str:
+def explain(path: str, label: str, *, latex: bool = False, node_names: bool = False) -> str:
     """Explain the claim ``label`` of the derivation at ``path``.
 
     Args:
@@ -69,6 +69,8 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         label: The claim's label.
         latex: A compilable LaTeX document (the steps as lecture notes) instead of
             plain text for a terminal.
+        node_names: Also show internal node names (``l0.h0.pattern``) beside the
+            article's labels; by default the text speaks only the article's names.
 
     Raises:
         SpecError: When the file is malformed or has no claim with that label.
@@ -77,31 +79,29 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
     trace = report.trace
     assert trace is not None
     if latex:
-        return _latex(d, report, result, trace)
+        return _latex(d, report, result, trace, node_names)
+    from symtf.checking.wording import Names, place
     from symtf.renderers.latex import LatexOptions, Numbers
     from symtf.renderers.plain import to_text, value_text
     from symtf.renderers.steps import article_names
 
     names = article_names(report)
+    said = Names(d.claims, trace)
     nums = Numbers(trace.backend, LatexOptions())
     claim = result.claim
     out = [f"{claim.label}  ({d.title})", ""]
     if claim.step is not None:
-        out.append(
-            f"How {names.get(claim.step, trace[claim.step].title or claim.step)} is computed:"
-        )
+        out.append(f"How {said.step(claim.step)} is computed:")
         for name in _chain(trace, claim.step):
             st = trace[name]
-            what = st.title or name
-            if name in names:
+            what = st.title or said.step(name)
+            if name in names and names[name] != what:
                 what += f" ({names[name]})"
-            out.append(f"  {what}   [{name}]")
+            out.append(f"  {what}   [{name}]" if node_names else f"  {what}")
             if st.formula:
                 out.append(f"      {to_text(st.formula)}")
             if st.inputs:
-                came = "; ".join(
-                    names.get(i, trace[i].title or i) if i in trace else i for i in st.inputs
-                )
+                came = "; ".join(said.step(i) if i in trace else i for i in st.inputs)
                 out.append(f"      from {came}")
             if st.value is not None and not isinstance(st.value, tuple):
                 rows = value_text(st.value, nums)
@@ -110,24 +110,57 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         out.append("")
     else:
         out.append(f"Displayed arithmetic: {claim.expression}")
+        out.extend(_operands(result, said, node_names))
         out.append("")
     out.append("Each printed number:")
+    shape = trace.true_shape(claim.step) if claim.step in trace else None
     for c in result.checks:
-        where = "" if c.index is None else f"[{', '.join(map(str, c.index))}] "
+        if c.index is None:
+            where = ""
+        else:
+            where = place(c.index, shape) + (
+                f" [{', '.join(map(str, c.index))}]" if node_names else ""
+            )
+            where += ": "
         out.append(f"  {where}printed {c.printed}")
         if c.value is not None and isinstance(c.value, sympy.Basic):
             out.append(f"      exact value   {_closed(trace, c.value)}")
-        out.append(f"      certified     {c.exact if c.exact is not None else '(no certified decimal found)'}")
+        out.append(
+            f"      certified     {c.exact if c.exact is not None else '(no certified decimal found)'}"
+        )
         out.append(f"      rounds to     {c.expected}")
         out.append(f"      verdict       {c.verdict}: {c.explanation}")
         for reading in ("as_displayed", "exact_reading"):
             r = c.extra.get(reading)
             if r:
-                out.append(f"      {reading.replace('_', ' '):<13} {r['exact']} -> {r['verdict']}")
+                title = "as displayed" if reading == "as_displayed" else "unrounded"
+                out.append(f"      {title:<13} {r['exact']} -> {r['verdict']}")
     return "\n".join(out) + "\n"
 
 
-def _latex(d: spec.Derivation, report: compare.DerivationReport, result: Any, trace: Trace) -> str:
+def _operands(result: Any, said: Any, node_names: bool) -> list[str]:
+    """Where a displayed line's numbers come from, and the line with them unrounded."""
+    reading = next(
+        (c.extra["exact_reading"] for c in result.checks if "exact_reading" in c.extra), None
+    )
+    if not reading or not reading.get("stands_for"):
+        return []
+    out = ["", "Its numbers, unrounded:"]
+    for text, ref in reading["stands_for"].items():
+        words = said.reference(ref) if ref not in said.labels else ref
+        out.append(f"  {text} is {words}" + (f"   [{ref}]" if node_names and ref != words else ""))
+    if reading.get("unrounded"):
+        out.append(f"  {reading['unrounded']} = {reading['exact']}")
+    return out
+
+
+def _latex(
+    d: spec.Derivation,
+    report: compare.DerivationReport,
+    result: Any,
+    trace: Trace,
+    node_names: bool = False,
+) -> str:
     """The claim's steps as a LaTeX document: the same layout as ``symtf latex --steps``."""
     from dataclasses import replace
 
@@ -144,7 +177,7 @@ def _latex(d: spec.Derivation, report: compare.DerivationReport, result: Any, tr
         # Displayed arithmetic has no step of its own: the line, its readings and verdict.
         return standalone(title, _displayed_block([result], LatexOptions()))
     chain = _chain(trace, claim.step)
-    opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain))
+    opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain), node_names=node_names)
     return standalone(title, derivation_body(replace(report, results=(result,)), d, opts))
 
 

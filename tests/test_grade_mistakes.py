@@ -126,7 +126,7 @@ def test_grade_names_the_mistake(
         answers[ids[entry]] = value
     student = tmp_path / "student.toml"
     student.write_text(
-        'student = "Ada"\n[answers]\n' + "".join(f'{k} = "{v}"\n' for k, v in answers.items())
+        'student = "Ada"\n[answers]\n' + "".join(f'"{k}" = "{v}"\n' for k, v in answers.items())
     )
     assert cli.main(["grade", str(exercise / "key.toml"), str(student), "--format", "json"]) == 1
     graded = {a["id"]: a for a in json.loads(capsys.readouterr().out)["answers"]}

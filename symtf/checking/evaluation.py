@@ -271,6 +271,8 @@ class Evaluator:
         self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
         #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
         self.printed_results: dict[str, sympy.Expr] = {}
+        #: Printed result text of those lines -> the label of the line that printed it.
+        self.printed_labels: dict[str, str] = {}
 
     def ball_trace(self, prec: int) -> Trace | None:
         """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""
