@@ -27,8 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symtf.checking.wording import place
 from symtf.latexmath import GREEK_NAMES
-from symtf.renderers._wording import printed_grid, sentence, short_decimal, where_in_step
+from symtf.renderers._wording import (
+    also_text,
+    once_each,
+    printed_grid,
+    sentence,
+    short_decimal,
+    where_in_step,
+)
 
 if TYPE_CHECKING:
     from symtf.checking.compare import Check, ClaimResult, DerivationReport, Report
@@ -305,9 +313,7 @@ def _pylatexenc(ch: str) -> str | None:
 
 #: Characters LuaTeX refuses in its input: U+FFFD is what it writes itself for an
 #: invalid byte ("String contains an invalid utf-8 sequence"), and noncharacters.
-_TEX_REFUSES = frozenset(
-    "\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0))
-)
+_TEX_REFUSES = frozenset("\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0)))
 
 
 def _unicode_char(ch: str) -> str:
@@ -1422,22 +1428,18 @@ def _exact_text(s: str) -> str:
 
 def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
     items = []
-    for r in results:
-        for c in r.checks:
-            if c.verdict in _GOOD:
-                continue
-            where = (
-                ""
-                if c.index is None or len(r.checks) == 1
-                else f" [{', '.join(map(str, c.index))}]"
-            )
-            head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
-            if c.expected is not None and c.verdict != "undecided":
-                head += ", correct value " + _bold(c.expected)
-            if c.exact:
-                head += ", exact value " + _exact_text(c.exact)
-            head += ". " + escape(sentence(c.explanation))
-            items.append(head)
+    off = [(r, c) for r in results for c in r.checks if c.verdict not in _GOOD]
+    for r, c, also in once_each(off):
+        where = "" if c.index is None or len(r.checks) == 1 else f", {place(c.index, None)}"
+        head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
+        if c.expected is not None and c.verdict != "undecided":
+            head += ", correct value " + _bold(c.expected)
+        if c.exact:
+            head += ", exact value " + _exact_text(c.exact)
+        head += ". " + escape(sentence(c.explanation))
+        if also:
+            head += " " + escape(also_text(also))
+        items.append(head)
     return items
 
 
@@ -1479,8 +1481,8 @@ def _displayed_block(
             rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
         )
         for c in r.checks:
-            where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1]}: "
-            bits = escape(where + sentence(c.explanation))
+            where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1] + 1}: "
+            bits = _prose(where + sentence(c.explanation), r.claim.expression or "", c, names)
             if c.verdict not in _GOOD and c.expected is not None:
                 bits += " Correct value " + _bold(c.expected) + "."
             if len(r.checks) == 1 or c.verdict not in _GOOD:
@@ -1490,6 +1492,43 @@ def _displayed_block(
         parts.append(line + "\n")
     parts.append("\\end{itemize}\n")
     return "".join(parts)
+
+
+def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -> str:
+    r"""An explanation of a displayed line, with the line itself typeset as maths.
+
+    The explanation is plain text; the places where it quotes the line (as written, or
+    with its unrounded operands), each followed by ``= value``, are rendered by
+    :func:`expression_latex`, and everything else is escaped. The text is split at
+    those known strings, never searched for markup.
+    """
+    reading = c.extra.get("exact_reading") or {}
+    pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
+    if reading.get("unrounded"):
+        subs = {int(o["position"]): str(o["unrounded"]) for o in reading.get("operands", ())}
+        pieces.insert(0, (str(reading["unrounded"]), subs))
+    out, k = [], 0
+    number = re.compile(r" = (\(?-?[0-9][0-9.]*(?:e-?[0-9]+)?…?\)?|\(undecided\))")
+    while k < len(text):
+        hits = [(text.find(p, k), p, subs) for p, subs in pieces if p]
+        hits = [h for h in hits if h[0] >= 0]
+        if not hits:
+            break
+        at, p, subs = min(hits, key=lambda h: (h[0], -len(h[1])))
+        end = at + len(p)
+        m = number.match(text, end)
+        maths = expression_latex(expression, names, subs)
+        if m is not None:
+            value = m.group(1)
+            shown = (
+                escape(value) if value.startswith("(undecided") else value.replace("…", r"\ldots")
+            )
+            maths += " = " + shown
+            end = m.end()
+        out += [escape(text[k:at]), f"${maths}$"]
+        k = end
+    out.append(escape(text[k:]))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -1506,11 +1545,15 @@ _OP_TEXT = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "÷": r"\div", ".*
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
 
 
-def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
+def expression_latex(
+    text: str, names: dict[str, str] | None = None, literals: dict[int, str] | None = None
+) -> str:
     r"""A displayed-arithmetic expression as the article wrote it, in math-mode LaTeX.
 
-    Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``); when the
-    text cannot be parsed it is shown verbatim in typewriter type.
+    Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``), or, with
+    ``literals`` (position in ``text`` → digits), show those digits instead: the line
+    with its unrounded operands. When the text cannot be parsed it is shown verbatim
+    in typewriter type.
 
     Example:
         >>> expression_latex("5.652 / 21.372")
@@ -1524,15 +1567,28 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
     except (ExpressionError, RecursionError):
         return _tt(text)
     try:
-        return _node(parsed.root, 0, names or {})
+        return _node(parsed.root, 0, names or {}, literals)
     except (RecursionError, AttributeError, TypeError):
         return _tt(text)
 
 
-def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -> str:
+def _node(
+    n: Any,
+    parent_prec: float = 0,
+    names: dict[str, str] | None = None,
+    literals: dict[int, str] | None = None,
+) -> str:
     from symtf import expr as sx
 
     if isinstance(n, sx.Literal):
+        if literals and n.pos in literals:  # its unrounded value's digits (… marks a cut)
+            digits = literals[n.pos]
+            cut = digits.endswith("…")
+            digits = digits.rstrip("…")
+            if not re.fullmatch(r"[-+]?[0-9.eE+-]+", digits):
+                return n.text
+            shown = digits + (r"\ldots" if cut else "")
+            return shown if not digits.startswith("-") else rf"\left({shown}\right)"
         return n.text
     if isinstance(n, sx.Superscript):
         return str(n.value)
@@ -1546,23 +1602,23 @@ def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -
         shown = (names or {}).get(n.name)
         return (math_text(shown) if shown is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
-        inner = _node(n.operand, 3, names)
+        inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
         return s if parent_prec == 0 else rf"\left({s}\right)"
     if isinstance(n, sx.Chain):
         prec = _PREC.get(n.rest[0].op, 1) if n.rest else 1
-        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names)
+        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names, literals)
         for link in n.rest:
             op = _OP_TEXT.get(link.text, _OPS.get(link.op, link.op))
-            s += f" {op} " + _node(link.node, prec + 0.5, names)
+            s += f" {op} " + _node(link.node, prec + 0.5, names, literals)
         return rf"\left({s}\right)" if parent_prec >= prec else s
     if isinstance(n, sx.Power):
-        base = _node(n.base, 4, names)
-        return f"{{{base}}}^{{{_node(n.exponent, 0, names)}}}"
+        base = _node(n.base, 4, names, literals)
+        return f"{{{base}}}^{{{_node(n.exponent, 0, names, literals)}}}"
     if isinstance(n, sx.Transpose):
-        return f"{{{_node(n.operand, 4, names)}}}^\\top"
+        return f"{{{_node(n.operand, 4, names, literals)}}}^\\top"
     if isinstance(n, sx.Call):
-        args = [_node(a, 0, names) for a in n.args]
+        args = [_node(a, 0, names, literals) for a in n.args]
         if n.name == "sqrt" and len(args) == 1:
             return rf"\sqrt{{{args[0]}}}"
         if n.name in ("exp", "ln", "log", "max", "min"):
@@ -1570,11 +1626,11 @@ def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -
         return rf"\operatorname{{{n.name}}}\left(" + ", ".join(args) + r"\right)"
     if isinstance(n, sx.Brackets):
         if n.items and all(isinstance(i, sx.Brackets) for i in n.items):
-            rows = [[_node(x, 0, names) for x in row.items] for row in n.items]
+            rows = [[_node(x, 0, names, literals) for x in row.items] for row in n.items]
             width = max(len(r) for r in rows)
             rows = [r + [""] * (width - len(r)) for r in rows]
             return bmatrix(rows)
-        return "[" + ", ".join(_node(x, 0, names) for x in n.items) + "]"
+        return "[" + ", ".join(_node(x, 0, names, literals) for x in n.items) + "]"
     raise TypeError(f"unknown expression node {type(n).__name__}")
 
 
