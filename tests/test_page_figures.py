@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from mpmath import mp
+from reference_model import forward, i_love_ai_weights
 
 from symtf.cli import main
 from symtf.renderers.charts import sharpness
@@ -132,3 +133,42 @@ def test_a_students_sheet_has_no_pictures_of_its_answers(tmp_path: Path) -> None
     assert _run(args) == 0
     for page in out.glob("*.html"):
         assert "<svg" not in page.read_text(encoding="utf-8") or page.name.startswith("key")
+
+
+@pytest.fixture(scope="module")
+def ila_notes(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("notes") / "ila.tex"
+    _run(["latex", "i_love_ai", "-o", str(out), "-q"])
+    return out.read_text(encoding="utf-8")
+
+
+def test_labels_that_are_symbols_are_typeset_as_maths(ila_notes: str) -> None:
+    assert r"$Q_{1}\,K_{1}^{\top}$" in ila_notes
+    assert r"Q{\ttfamily\char95}1" not in ila_notes
+    assert r"$H_{1}$ AI row: weights" in ila_notes  # the words stay text
+
+
+def test_a_rational_entry_is_shown_as_its_fraction(ila_notes: str) -> None:
+    # the first centred entry of LayerNorm 1 is exactly 1/6 (mpmath, from the weights)
+    ref = forward(i_love_ai_weights())["l0.ln1.centered"][0][0]
+    assert abs(ref - mp.mpf(1) / 6) < mp.mpf(10) ** -12
+    assert r"\frac{1}{6}" in ila_notes and "0.1666{" not in ila_notes
+
+
+def test_row_division_and_softmax_are_written_in_usual_notation(
+    ila_notes: str, birds_notes: str
+) -> None:
+    assert r"\oslash" not in ila_notes + birds_notes
+    assert r"\operatorname{diag}" in ila_notes  # each row over its own deviation
+    assert r"\frac{e^{s_{ij}}}{\sum_k e^{s_{ik}}}" in birds_notes
+    # an italic label then its colon, with no italic correction to read as a space
+    assert r"{\itshape softmax denominator, Birds row}:" in birds_notes
+
+
+def test_a_label_reaches_latex_only_through_its_grammar() -> None:
+    from symtf.renderers.latex import label_tex
+
+    assert label_tex("K^T") == r"$K^{\top}$"
+    hostile = label_tex(r"x_1 \input{/etc/passwd} $y$")
+    assert r"\input" not in hostile and "$y$" not in hostile
+    assert hostile.startswith("$x_{1}$ ")

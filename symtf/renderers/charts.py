@@ -1,7 +1,8 @@
 """Inline SVG charts for the HTML page: attention heatmaps and softmax sharpness.
 
-Both are plain SVG elements written here, with every piece of text escaped as it is
-placed, so the page needs no script and fetches nothing (its CSP allows inline SVG).
+Both are inline SVG elements (in HTML they need no namespace URL), written here with
+every piece of text escaped as it is placed, so the page needs no script and fetches
+nothing (its CSP allows inline SVG).
 Colours and curves come from float approximations of the trace's exact values: they
 are pictures, never verdicts; the numbers printed in the cells are the certified
 values rounded to the page's decimals.
@@ -51,7 +52,7 @@ def heatmap_svg(
     width = max(LEFT + CELL * m + 10, 8 + 8 * len(title))
     height = TOP + CELL * n + 10
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{width}" '
+        f'<svg class="heatmap" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{esc(title)}"><title>{esc(title)}</title>',
         f'<text x="4" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
@@ -144,7 +145,7 @@ def sharpness_svg(rows: Sequence[Sequence[float]], sqrt_dk: float, title: str) -
         )
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="sharpness" width="{w}" height="{h}" '
+        f'<svg class="sharpness" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>',

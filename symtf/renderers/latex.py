@@ -515,11 +515,18 @@ class Entry:
         approx: Decimal form (exact when ``is_exact``, else a certified truncation with ``…``).
         is_exact: Whether ``approx`` is the exact value.
         closed: Exact closed form, when allowed and short enough (``None`` otherwise).
+        fraction: Whether ``closed`` is a short fraction (``\frac{1}{6}``), shown even
+            among decimals: a rational value is written exactly where it is short.
     """
 
     approx: str
     is_exact: bool
     closed: str | None = None
+    fraction: bool = False
+
+    def shown(self) -> str:
+        """What a row of decimals shows: a short fraction exactly, else the decimal."""
+        return self.closed if self.fraction and self.closed is not None else self.approx
 
     def best(self) -> tuple[str, bool]:
         """The exact form if there is one, else the decimal; and whether it is exact."""
@@ -573,7 +580,8 @@ class Numbers:
             if not text.endswith("…") and _decimals_of(text) <= max(self.options.decimals, 6):
                 return Entry(_num(text), True)
             closed = None if self.options.exact_forms == "never" else sympy.latex(e)
-            return Entry(_num(self._cut(text)), False, closed)
+            short = closed is not None and q.denominator <= 99 and abs(q.numerator) < 10**4
+            return Entry(_num(self._cut(text)), False, closed, short)
         if e is sympy.S.NegativeInfinity:
             return Entry(r"-\infty", True)
         if e is sympy.S.Infinity:
@@ -815,6 +823,15 @@ class Rendered:
     scalar: bool = False
 
 
+def _rows(ctx: Any, name: str) -> int:
+    """How many rows a step's value has (1 for a scalar or an unknown step)."""
+    try:
+        v = ctx.trace.value(name)
+    except (KeyError, AttributeError):
+        return 1
+    return int(getattr(v, "rows", 1))
+
+
 def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
     """Render a matrix (1×1 → a scalar) in its exact and decimal forms."""
     cells = _matrix_cells(value)
@@ -824,11 +841,11 @@ def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
         return Rendered(exact if ok else None, e.approx, e.is_exact, True)
     entries = [[nums.entry(x) for x in row] for row in _visible(cells, opts)]
     scalar = len(cells) == 1 and len(cells[0]) == 1
-    approx_is_exact = all(e.is_exact for row in entries for e in row)
+    approx_is_exact = all(e.is_exact or e.fraction for row in entries for e in row)
     bests = [[e.best() for e in row] for row in entries]
     exact_ok = all(ok for row in bests for _, ok in row)
     full = _restore(cells, entries, opts)
-    approx = _layout([[e.approx for e in row] for row in full], scalar, opts)
+    approx = _layout([[e.shown() for e in row] for row in full], scalar, opts)
     exact = None
     if exact_ok:
         exact = _layout([[e.best()[0] for e in row] for row in full], scalar, opts)
@@ -1235,11 +1252,19 @@ def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
         plain = (gamma is None or all(x == 1 for x in gamma)) and (
             beta is None or all(x == 0 for x in beta)
         )
+        # each row divided by its own deviation: diag(σ)⁻¹ (x − μ), or a plain fraction
+        by_row = _rows(ctx, ins[1]) > 1
+
+        def divide(a: str, b: str) -> str:
+            if by_row:
+                return rf"\operatorname{{diag}}\left({b}\right)^{{-1}}{_BRK}{a}"
+            return rf"\frac{{{a}}}{{{b}}}"
+
         if plain:
-            return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\oslash {b}")
+            return _join([op(ins[0]), op(ins[1])], divide)
         return _join(
             [op(ins[0]), op(ins[1]), ctx.weight(gamma, r"\gamma"), ctx.weight(beta, r"\beta")],
-            lambda a, b, g, bb: rf"\left({a}\oslash {b}\right){_BRK}\odot {g}{_BRK}+ {bb}",
+            lambda a, b, g, bb: rf"\left({divide(a, b)}\right){_BRK}\odot {g}{_BRK}+ {bb}",
         )
     if f == r"\operatorname{SiLU}(Y W_1) \odot (Y W_3)" and len(ins) == 2:
         return _join([op(ins[0]), op(ins[1])], lambda a, b: rf"{a}{_BRK}\odot {b}")
@@ -1283,6 +1308,12 @@ def _split_formula(formula: str) -> tuple[str, str]:
     return "", formula.strip()
 
 
+#: An attention pattern's formula (row-wise softmax of the scores, masked or not).
+_SOFTMAX_ROWS = re.compile(r"A = \\operatorname\{softmax\}\((S \+ M|S)\)")
+#: Its entries written out: each exponential over its row's sum of exponentials.
+_SOFTMAX_WRITTEN = r"= \left[\frac{e^{s_{ij}}}{\sum_k e^{s_{ik}}}\right]_{ij}"
+
+
 def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     """The lines of a step's display as ``(left, right)`` pairs for ``align*``.
 
@@ -1303,6 +1334,9 @@ def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
         lines.append((first_left, "= " + rhs))
+        if _SOFTMAX_ROWS.fullmatch(step.formula or ""):
+            # the softmax written out, entry by entry, as the worked key writes it
+            lines.append(("", _SOFTMAX_WRITTEN))
     sub = _substitution(ctx, step)
     r = ctx.value(step.name)
     if r is None:
@@ -1431,7 +1465,7 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
     off = [(r, c) for r in results for c in r.checks if c.verdict not in _GOOD]
     for r, c, also in once_each(off):
         where = "" if c.index is None or len(r.checks) == 1 else f", {place(c.index, None)}"
-        head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
+        head = rf"{MARKS[c.verdict]}~{{\itshape {label_tex(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
         if c.expected is not None and c.verdict != "undecided":
             head += ", correct value " + _bold(c.expected)
         if c.exact:
@@ -1447,7 +1481,7 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     rows = []
     for r in results:
         where = where_in_step(r)
-        label = escape(r.claim.label) + (
+        label = label_tex(r.claim.label) + (
             r" {\footnotesize(" + escape(where) + ")}" if where else ""
         )
         printed = _printed_matrix(r, opts)
@@ -1477,7 +1511,7 @@ def _displayed_block(
         expr = expression_latex(r.claim.expression or "", names)
         printed = _printed_matrix(r, opts)
         line = (
-            rf"\item {MARKS[r.verdict]}~\emph{{{escape(r.claim.label)}}}:"
+            rf"\item {MARKS[r.verdict]}~{{\itshape {label_tex(r.claim.label)}}}:"
             rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
         )
         for c in r.checks:
@@ -1679,11 +1713,50 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
+#: A word of a label that is a maths symbol: a letter or two with a subscript, maybe
+#: transposed (``A_1``, ``K_1^T``, ``d_k``, ``W_{Q}``), or a transposed capital (``K^T``).
+_MATH_WORD = re.compile(
+    r"(?P<base>[A-Za-z]{1,2})(?:_(?P<sub>\{[A-Za-z0-9]{1,3}\}|[A-Za-z0-9]{1,3}))?"
+    r"(?P<top>\^(?:T|\{T\}|\{\\top\}))?"
+)
+
+
+def label_tex(label: str) -> str:
+    r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
+
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{	op}$`` (one formula when every word is
+    a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
+    against a small grammar of symbols and rebuilt from its parts; nothing else of the
+    label reaches LaTeX unescaped.
+    """
+    words = label.split(" ")
+    out: list[tuple[bool, str]] = []
+    for w in words:
+        lead = len(w) - len(w.lstrip("("))
+        core = w[lead:].rstrip("),:;.")
+        tail = w[lead + len(core) :]
+        m = _MATH_WORD.fullmatch(core)
+        if m is None or (m.group("sub") is None and m.group("top") is None):
+            out.append((False, escape(w)))
+            continue
+        tex = m.group("base")
+        if m.group("sub") is not None:
+            tex += "_{" + m.group("sub").strip("{}") + "}"
+        if m.group("top") is not None:
+            tex += r"^{\top}"
+        out.append((True, escape(w[:lead]) + "$" + tex + "$" + escape(tail)))
+    if all(is_math for is_math, _ in out) and all(
+        _MATH_WORD.fullmatch(w) for w in words
+    ):  # a product of symbols: one formula, thin spaces between its factors
+        return "$" + r"\,".join(t.strip("$") for _, t in out) + "$"
+    return " ".join(t for _, t in out)
+
+
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
     title = step.title or step.name
     title = title[0].upper() + title[1:]
     shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
-    right = escape(shown) if shown else ""
+    right = label_tex(shown) if shown else ""
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
     tail = "\\symtfstep{" + right + "}" if right else ""
