@@ -52,13 +52,17 @@ def heatmap_svg(
     width = max(LEFT + CELL * m + 10, 8 + 8 * len(title))
     height = TOP + CELL * n + 10
     out = [
-        f'<svg class="heatmap" width="{width}" '
+        f'<svg class="heatmap" style="max-width:100%;height:auto" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{esc(title)}"><title>{esc(title)}</title>',
         f'<text x="4" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<text x="{LEFT + CELL * m / 2:.0f}" y="32" font-size="11" text-anchor="middle" '
         f'fill="#555">key (attended to)</text>',
     ]
+    out.append(
+        f'<text x="{LEFT - 8}" y="{TOP - 8}" font-size="11" text-anchor="end" '
+        f'fill="#555">query</text>'
+    )
     for j, c in enumerate(cols):
         x = LEFT + CELL * j + CELL / 2
         out.append(
@@ -145,7 +149,7 @@ def sharpness_svg(rows: Sequence[Sequence[float]], sqrt_dk: float, title: str) -
         )
 
     out = [
-        f'<svg class="sharpness" width="{w}" height="{h}" '
+        f'<svg class="sharpness" style="max-width:100%;height:auto" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>',
