@@ -90,6 +90,7 @@ def explain(path: str, label: str, *, latex: bool = False, node_names: bool = Fa
     nums = Numbers(trace.backend, LatexOptions())
     claim = result.claim
     out = [f"{claim.label}  ({d.title})", ""]
+    own = {t.name for t in d.tensors} | {st.name for st in d.steps}
     if claim.step is not None:
         out.append(f"How {said.step(claim.step)} is computed:")
         for name in _chain(trace, claim.step):
@@ -97,11 +98,16 @@ def explain(path: str, label: str, *, latex: bool = False, node_names: bool = Fa
             what = st.title or said.step(name)
             if name in names and names[name] != what:
                 what += f" ({names[name]})"
-            out.append(f"  {what}   [{name}]" if node_names else f"  {what}")
+            # a name the file's author chose (a given tensor, a user step) is theirs to
+            # read; a template's node names (l0.h0.pattern) only on request
+            shown = node_names or name in own
+            out.append(f"  {what}   [{name}]" if shown else f"  {what}")
             if st.formula:
                 out.append(f"      {to_text(st.formula)}")
             if st.inputs:
-                came = "; ".join(said.step(i) if i in trace else i for i in st.inputs)
+                came = "; ".join(
+                    i if i in own or i not in trace else said.step(i) for i in st.inputs
+                )
                 out.append(f"      from {came}")
             if st.value is not None and not isinstance(st.value, tuple):
                 rows = value_text(st.value, nums)
