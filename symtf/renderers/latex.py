@@ -1257,7 +1257,7 @@ def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
 
         def divide(a: str, b: str) -> str:
             if by_row:
-                return rf"\operatorname{{diag}}\left({b}\right)^{{-1}}{_BRK}{a}"
+                return rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}"
             return rf"\frac{{{a}}}{{{b}}}"
 
         if plain:
@@ -1497,7 +1497,12 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     )
     items = _correction_items(results)
     if items:
-        out += "\\begin{itemize}\n" + "\n".join(f"\\item {i}" for i in items) + "\n\\end{itemize}\n"
+        # long certified decimals and labels cannot be hyphenated: let the lines go loose
+        out += (
+            "\\begin{itemize}\\sloppy\n"
+            + "\n".join(f"\\item {i}" for i in items)
+            + "\n\\end{itemize}\n"
+        )
     return out
 
 
@@ -1506,7 +1511,7 @@ def _displayed_block(
 ) -> str:
     """Displayed arithmetic: the line as the article wrote it, its verdict and any correction."""
     parts = ["\\paragraph{Arithmetic as displayed in the article.}\n"]
-    parts.append("\\begin{itemize}\n")
+    parts.append("\\begin{itemize}\\sloppy\n")
     for r in results:
         expr = expression_latex(r.claim.expression or "", names)
         printed = _printed_matrix(r, opts)
