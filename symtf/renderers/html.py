@@ -624,6 +624,8 @@ def _floats(trace: Trace, name: str) -> list[list[float]] | None:
 
     import sympy
 
+    from symtf.errors import SymtfError
+
     value = trace.value(name)
     if not isinstance(value, sympy.MatrixBase):
         return None
@@ -638,7 +640,9 @@ def _floats(trace: Trace, name: str) -> list[list[float]] | None:
                 continue
             try:
                 row.append(float(xp.ball(e, 64).mid()))
-            except (AttributeError, TypeError, ValueError, ArithmeticError):
+            except (SymtfError, AttributeError, TypeError, ValueError, ArithmeticError):
+                return None  # a symbol or an undecidable entry: no picture
+            if not math.isfinite(row[-1]):
                 return None
         out.append(row)
     return out
