@@ -294,6 +294,8 @@ class Evaluator:
         self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
         #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
         self.printed_results: dict[str, sympy.Expr] = {}
+        #: Printed result text of those lines -> the label of the line that printed it.
+        self.printed_labels: dict[str, str] = {}
 
     def _run(self, xp: Any, base: Trace | None) -> Trace:
         reuse = Reuse(base, self.fresh) if base is not None else None
