@@ -200,6 +200,8 @@ def test_blanks_hide_the_numbers_and_the_step_results() -> None:
     assert ">0.504<" not in step and "0.5035" not in step  # neither the answer nor the result
     assert "to work out" in step
     assert ">0.496<" in step  # the other printed numbers stay
+    # the hidden result reads "= ?" (not the letters of a mangled \text command)
+    assert "<mo>=</mo><mtext>?</mtext>" in step and "<mi>x</mi><mi>t</mi>" not in step
 
 
 def test_cli_writes_the_page_and_exits_1_for_the_seed(tmp_path: Path) -> None:

@@ -467,7 +467,7 @@ def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[
     sub = _substitution(ctx, step) if not isinstance(step.value, tuple) else None
     if sub is not None:
         lines.append(("" if lines else first_left, "= " + sub[0].replace(_BRK, " ")))
-    lines.append(("" if lines else first_left, r"= 	ext{?}"))
+    lines.append(("" if lines else first_left, r"= \text{?}"))
     return lines
 
 

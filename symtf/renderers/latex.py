@@ -1574,7 +1574,7 @@ _MATH_WORD = re.compile(
 def label_tex(label: str) -> str:
     r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
 
-    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{	op}$`` (one formula when every word is
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{\top}$`` (one formula when every word is
     a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
     against a small grammar of symbols and rebuilt from its parts; nothing else of the
     label reaches LaTeX unescaped.
