@@ -115,6 +115,7 @@ vertical-align:top;text-align:left}
 .symtf details{margin:.1rem 0 .3rem}
 .symtf table.claims tr.more td{border-top:none;padding-top:0}
 .symtf details summary{cursor:pointer;color:var(--muted);font-size:.9rem}
+.symtf details.reveal>summary{color:var(--accent,#1a5fb4);font-weight:600}
 .symtf table.entries{font-size:.85rem}
 .symtf table.entries td,.symtf table.entries th{border-top:1px solid var(--line);padding:.2rem .4rem;
 text-align:left;vertical-align:top}
@@ -146,6 +147,10 @@ class HtmlOptions:
         decimals: Decimal places of values that are not short exact numbers.
         max_rows: Matrices with more rows are elided.
         max_cols: Matrices with more columns are elided.
+        reveal: Step by step for a reader working along: each step shows its formula,
+            and its numbers, result and verdicts open one step at a time (a
+            ``<details>`` per step, no script); the list of numbers that are off is
+            folded away too, so the page gives nothing away before it is asked.
     """
 
     steps: str | None = None
@@ -154,6 +159,7 @@ class HtmlOptions:
     decimals: int = 4
     max_rows: int = 8
     max_cols: int = 8
+    reveal: bool = False
 
 
 # ----------------------------------------------------------------------------- MathML
@@ -446,6 +452,11 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
 # ----------------------------------------------------------------------------- steps
 
 
+def _revealed(summary: str, inner: str) -> str:
+    """``inner`` folded away behind ``summary`` (a fixed phrase of this module)."""
+    return f'<details class="reveal"><summary>{esc(summary)}</summary>{inner}</details>'
+
+
 def _anchor(name: str | None) -> str:
     return "step-" + re.sub(r"[^A-Za-z0-9_-]", "-", name or "")
 
@@ -503,13 +514,23 @@ def step_block(
     every = [*results, *shown]
     hide = any(_key(c) in blanks.keys for r in every for c in r.checks)
     off = any(c.verdict not in (*_GOOD, "symbolic") for r in every for c in r.checks) and not hide
-    out = [
-        f'<section class="step{" has-off" if off else ""}" id="{_anchor(step.name)}">'
-        f"<h3>{head}</h3>",
-        equations(step_lines(ctx, step, hide_result=hide)),
-    ]
-    if results or shown:
-        out.append(claims_block([*results, *shown], opts, blanks, ctx.ref_names()))
+    lines = step_lines(ctx, step, hide_result=hide)
+    table = claims_block([*results, *shown], opts, blanks, ctx.ref_names()) if every else ""
+    # a reader working along first sees the formula, the off marker waits with the answer
+    mark = " has-off" if off and not opts.reveal else ""
+    out = [f'<section class="step{mark}" id="{_anchor(step.name)}"><h3>{head}</h3>']
+    from symtf.renderers.latex import _split_formula
+
+    general = bool(_split_formula(step.formula)[0])  # the first line is the formula, no numbers
+    if opts.reveal and general and len(lines) > 1:
+        out += [
+            equations(lines[:1]),
+            _revealed("Work it out, then show the numbers", equations(lines[1:]) + table),
+        ]
+    elif opts.reveal:  # no general formula of its own: every line holds the answer
+        out.append(_revealed("Work it out, then show the value", equations(lines) + table))
+    else:
+        out += [equations(lines), table]
     out.append("</section>")
     return "".join(out)
 
@@ -650,12 +671,16 @@ def derivation_sections(
             )
         )
         if not opts.blanks:  # a student's sheet keeps its answers: no pictures of them
-            body.append(attention_figures(trace, name, derivation, labels.get(name, [])))
+            figures = attention_figures(trace, name, derivation, labels.get(name, []))
+            if figures and opts.reveal:  # a picture of the weights is their answer too
+                figures = _revealed("Show the picture", figures)
+            body.append(figures)
     if current is not None:
         toc.append("</ol></li>")
     if leftover and opts.steps is None:
         body.append('<h2 id="other">Other printed claims</h2>')
-        body.append(claims_block(leftover, opts, blanks, ctx.ref_names()))
+        table = claims_block(leftover, opts, blanks, ctx.ref_names())
+        body.append(_revealed("Show the numbers", table) if opts.reveal else table)
         toc.append('<li><a href="#other">Other printed claims</a></li>')
     return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
 
@@ -755,7 +780,10 @@ def derivation_html(
     )
     parts.append(f"<p><b>{_summary_line(report)}</b></p>")
     parts.append(_legend(any(c.verdict == "symbolic" for c in report.checks)))
-    parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections_block(report, opts))
+    corrections = corrections_block(report, opts)
+    if opts.reveal:  # the answers wait until the reader has worked the steps
+        corrections = _revealed("Show them (after working the steps)", corrections)
+    parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections)
     if derivation is not None:
         parts.append(
             "<details><summary>The model</summary>" + _model_block(derivation) + "</details>"
@@ -820,6 +848,7 @@ def render_html(
         decimals=opts.decimals,
         max_rows=opts.max_rows,
         max_cols=opts.max_cols,
+        reveal=opts.reveal,
     )
     reports = getattr(report, "derivations", None)
     if reports is None:
