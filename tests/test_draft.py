@@ -445,6 +445,16 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
             "p",
             "e_in / sum(e_in, axis=-1, keepdims=true)",
         ),
+        (
+            "import tensorflow as tf\nq = tf.convert_to_tensor([[1.0, 0.0]])\nk = tf.constant([[1.0, 2.0]])\ns = tf.matmul(q, k, transpose_b=True)",
+            "s",
+            "q @ k.T",
+        ),
+        (
+            "import tensorflow as tf\nq = tf.constant([[1.0, 0.0]])\nk = tf.constant([[1.0, 2.0]])\ns = tf.matmul(q, k, transpose_a=True)",
+            "s",
+            "q.T @ k",
+        ),
     ],
 )
 def test_framework_code_becomes_steps(code: str, step: str, expected: str) -> None:
