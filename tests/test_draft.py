@@ -304,7 +304,9 @@ def test_draft_writes_atomically_and_replaces_the_old_file(tmp_path: Path) -> No
     spec.load(out)
     # -o into a folder that does not exist yet makes it, as every command's -o does
     assert main(["draft", str(post), "-o", str(tmp_path / "new" / "x.toml")]) == 0
-    assert (tmp_path / "new" / "x.toml").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+    assert (tmp_path / "new" / "x.toml").read_text(encoding="utf-8") == out.read_text(
+        encoding="utf-8"
+    )
     # -o under a regular file cannot be written: exit 2
     assert main(["draft", str(post), "-o", str(post / "x.toml")]) == 2
 
