@@ -85,6 +85,20 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     return diagnose(derivation, report, ev) if explain else report
 
 
+def check_traced(derivation: Derivation) -> DerivationReport:
+    """:func:`check`, with the exact trace every step's exact value is shown from (notes, pages).
+
+    A model whose exact values would not fit is refused first, before it is checked.
+
+    Raises:
+        LimitError: When the model's exact values would exceed the memory limit.
+    """
+    from symtf.limits import enforce
+
+    enforce(derivation)
+    return traced(check(derivation), derivation)
+
+
 def traced(report: DerivationReport, derivation: Derivation) -> DerivationReport:
     """The report with its exact trace, for what shows every step's exact value (notes, pages).
 

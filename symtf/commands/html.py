@@ -18,7 +18,7 @@ def cmd_html(args: argparse.Namespace) -> int:
 
     with time_budget(args.timeout, args.file):
         derivation = spec.load(args.file)
-        report = compare.traced(compare.check(derivation), derivation)
+        report = compare.check_traced(derivation)
         page = render_html(
             report,
             derivation,

@@ -245,7 +245,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
 
     with time_budget(timeout, args.file), guard(args.file):
         derivation = spec.load(bundled.resolve(args.file))  # a path, or a bundled example's name
-        report = compare.traced(compare.check(derivation), derivation)
+        report = compare.check_traced(derivation)
         opts = LatexOptions(
             decimals=args.decimals,
             exact_forms=args.exact_forms,
