@@ -216,6 +216,10 @@ class _Walk:
                     return self.apply(ops.stack, [[self.walk(i) for i in node.items]], {"axis": 0})
                 case lang.Slice() | lang.Ellipsis_():
                     raise _Located(node.pos, "a slice or ... can only appear inside an index")
+                case lang.Word():
+                    raise _Located(
+                        node.pos, f"a quoted word ({node.text!r}) can only be a setting's value"
+                    )
         except (ShapeError, IndexError) as e:
             raise _Located(node.pos, str(e)) from None
         except ZeroDivisionError:
@@ -402,6 +406,13 @@ _BINARY: dict[str, Op] = {
     "/": ops.div,
     "@": ops.matmul,
 }
+# ``//``, ``%`` and the comparisons: each op's spelling (``a // b``) names its operator
+_BINARY.update(
+    {
+        op.spelling.split()[1]: op
+        for op in (ops.floordiv, ops.mod, ops.lt, ops.le, ops.gt, ops.ge, ops.eq, ops.ne)
+    }
+)
 
 
 def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str = "step") -> Tensor:

@@ -20,7 +20,7 @@ X = Param("x")
 A, B = Param("a"), Param("b")
 
 #: Largest ``|y|`` in ``x ^ y`` for an exact rational ``y``.
-MAX_POWER = 1000
+MAX_POWER = 1_000_000
 
 
 def _two(a: Any, b: Any) -> tuple[int, ...]:
