@@ -606,6 +606,100 @@ def _given_case() -> st.SearchStrategy[Case]:
     return _rows().map(lambda a: Case([], {"value": _matrix(a)}))
 
 
+# ----------------------------------------------------------------------------- rounding
+# written with Python's own exact Fraction arithmetic (round() on a Fraction rounds half to
+# even, // and % keep the divisor's sign), independent of symtf
+
+
+def _exact_of(fn: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """``fn`` on Fractions (or −∞), entry by entry with broadcasting, as mpmath numbers."""
+
+    def one(*vs: Any) -> Any:
+        if any(isinstance(v, mpmath.mpf) for v in vs):  # moved by a central difference
+            vs = tuple(
+                v if isinstance(v, mpmath.mpf) else mp(np.array(v, dtype=object))[()] for v in vs
+            )
+        out = fn(*vs)
+        if isinstance(out, (float, mpmath.mpf)):
+            return mpmath.mpf(out)
+        out = Fraction(out)
+        return mpmath.mpf(out.numerator) / out.denominator
+
+    return vec(one)
+
+
+def _half_up(q: Fraction, d: int) -> Fraction:
+    s = Fraction(10) ** d
+    m = math.floor(abs(q) * s + Fraction(1, 2))
+    return (1 if q >= 0 else -1) * Fraction(m) / s
+
+
+def _round_ref(c: Case) -> np.ndarray:
+    d, mode = c.params["decimals"], c.params["mode"]
+
+    def one(q: Any) -> Any:
+        if isinstance(q, float):
+            return q
+        if isinstance(q, mpmath.mpf):  # away from a tie (central differences): the nearest
+            return mpmath.nint(q * 10**d) / mpmath.mpf(10) ** d
+        return round(q, d) if mode == "half_even" else _half_up(q, d)
+
+    return _exact_of(one)(c.tensors[0])
+
+
+def _round_case() -> st.SearchStrategy[Case]:
+    halves = st.builds(lambda n: Fraction(2 * n + 1, 2), st.integers(-4, 3))
+    values = st.one_of(_frac(), halves, st.just(INF))
+    return st.tuples(
+        shapes(0, 3).flatmap(lambda s: array(s, values)),
+        st.sampled_from([0, 0, 1, -1]),
+        st.sampled_from(["half_even", "half_up"]),
+    ).map(lambda t: Case([t[0]], {"decimals": t[1], "mode": t[2]}))
+
+
+def _keep_inf(fn: Callable[[Fraction], Any]) -> Callable[[Case], np.ndarray]:
+    return lambda c: _exact_of(lambda q: q if isinstance(q, float) else fn(q))(c.tensors[0])
+
+
+def _unary_inf(fn: Callable[[Fraction], Any], keep: bool = True) -> Reference:
+    """An op on Fractions and −∞ (kept as it is when ``keep``)."""
+    return Reference(
+        shapes(0, 3)
+        .flatmap(lambda s: array(s, st.one_of(_frac(), st.just(INF))))
+        .map(lambda a: Case([a])),
+        _keep_inf(fn) if keep else lambda c: _exact_of(fn)(c.tensors[0]),
+    )
+
+
+def _clip_case() -> st.SearchStrategy[Case]:
+    def case(s: tuple[int, ...]) -> st.SearchStrategy[Case]:
+        bound = st.one_of(st.none(), array(()), array(s))
+        return st.tuples(array(s), bound, bound).map(lambda t: Case(list(t)))
+
+    return shapes(0, 2).flatmap(case)
+
+
+def _clip_ref(c: Case) -> np.ndarray:
+    x, lo, hi = c.tensors
+    lo = np.array(-math.inf, dtype=object) if lo is None else lo
+    hi = np.array(math.inf, dtype=object) if hi is None else hi
+    if x.size != 1:  # a one-entry bound mixes like a scalar
+        lo = lo.reshape(()) if lo.size == 1 else lo
+        hi = hi.reshape(()) if hi.size == 1 else hi
+    return _exact_of(lambda v, a, b: min(max(v, a), b))(x, lo, hi)
+
+
+def _exact_binary(
+    fn: Callable[[Any, Any], Any], nonzero_b: bool = False, inf: bool = False
+) -> Reference:
+    values = st.one_of(_frac(), st.just(INF)) if inf else None
+    values_b = _frac().filter(lambda x: x != 0) if nonzero_b else values
+    return Reference(
+        _broadcast_pair(values_b).map(lambda ab: Case([ab[0], ab[1]])),
+        lambda c: _exact_of(fn)(*mix(c.tensors[0], c.tensors[1])),
+    )
+
+
 REFERENCES: dict[str, Reference] = {
     # elementwise
     "add": _binary(lambda a, b: a + b),
@@ -625,6 +719,24 @@ REFERENCES: dict[str, Reference] = {
     "tanh": _unary(tanh),
     "sigmoid": _unary(_sigmoid),
     "softplus": _unary(lambda x: log(1 + exp(x))),
+    # rounding
+    "round": Reference(_round_case(), _round_ref),
+    "floor": _unary_inf(math.floor),
+    "ceil": _unary_inf(math.ceil),
+    "trunc": _unary_inf(math.trunc),
+    "sign": _unary_inf(lambda q: (q > 0) - (q < 0), keep=False),
+    "clip": Reference(_clip_case(), _clip_ref),
+    "floordiv": _exact_binary(lambda a, b: math.floor(a / b), nonzero_b=True),
+    "mod": _exact_binary(
+        lambda a, b: a % b if isinstance(a / b, Fraction) else a - b * math.floor(a / b),
+        nonzero_b=True,
+    ),
+    "lt": _exact_binary(lambda a, b: int(a < b), inf=True),
+    "le": _exact_binary(lambda a, b: int(a <= b), inf=True),
+    "gt": _exact_binary(lambda a, b: int(a > b), inf=True),
+    "ge": _exact_binary(lambda a, b: int(a >= b), inf=True),
+    "eq": _exact_binary(lambda a, b: int(a == b), inf=True),
+    "ne": _exact_binary(lambda a, b: int(a != b), inf=True),
     "dropout": Reference(
         shapes(0, 2)
         .flatmap(
