@@ -1,6 +1,7 @@
 """The op registry: every op symtf computes, each defined once.
 
-One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.activations`,
+One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.rounding`,
+:mod:`~symtf.ops.activations`,
 :mod:`~symtf.ops.linalg`, :mod:`~symtf.ops.reductions`, :mod:`~symtf.ops.attention`,
 :mod:`~symtf.ops.norms`, :mod:`~symtf.ops.shape`, :mod:`~symtf.ops.losses`,
 :mod:`~symtf.ops.positional`, :mod:`~symtf.ops.constructors`). Each op

@@ -159,7 +159,7 @@ def round_of(xp: Any, v: Any, mode: str = "half_even") -> Any:
     if side != 0:
         return _integer(xp, f + 1 if side > 0 else f)
     # a tie: to the even neighbour, or away from zero
-    up = f % 2 == 1 if mode == "half_even" else f >= 0
+    up = f % 2 == 1 if mode in ("half_even", "half-even") else f >= 0
     return _integer(xp, f + 1 if up else f)
 
 
@@ -202,12 +202,17 @@ def _round_shape(x: Any, *, decimals: int = 0, mode: str = "half_even") -> tuple
     (
         X,
         Param("decimals", "int", 0, hi=MAX_DECIMALS, doc="digits after the point"),
-        Param("mode", "choice", "half_even", choices=("half_even", "half_up")),
+        Param(
+            "mode",
+            "choice",
+            "half_even",
+            choices=("half_even", "half_up", "half-even", "half-up"),  # as a claim's rounding
+        ),
     ),
     shape=_round_shape,
     tex=r"\operatorname{round}(x)",
     text="nearest integer (of x·10^decimals, over 10^decimals); ties to even, or away from 0 "
-    "with mode=half_up",
+    "with mode='half_up'",
     shapes="unchanged",
     vjp=_zero_vjp,
 )
