@@ -719,6 +719,15 @@ REFERENCES: dict[str, Reference] = {
     "tanh": _unary(tanh),
     "sigmoid": _unary(_sigmoid),
     "softplus": _unary(lambda x: log(1 + exp(x))),
+    # logarithms
+    "log2": _unary(lambda x: log(x) / mpmath.log(2), _pos()),
+    "log10": _unary(vec(mpmath.log10), _pos()),
+    "log1p": _unary(vec(mpmath.log1p), _frac(0, 3)),
+    "expm1": _unary(vec(mpmath.expm1)),
+    "logsumexp": Reference(
+        _axis_case(0, st.one_of(_frac(), _frac(), st.just(INF))),
+        _reduce(lambda x, axis, keepdims: log(exp(x).sum(axis=axis, keepdims=keepdims))),
+    ),
     # rounding
     "round": Reference(_round_case(), _round_ref),
     "floor": _unary_inf(math.floor),

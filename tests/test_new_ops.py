@@ -217,3 +217,28 @@ def test_the_new_ops_are_in_the_readme_table() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     for spelled in ("`a // b`", "`a % b`", "`a <= b`", "`a != b`", "`round(x, decimals=0"):
         assert spelled in readme, spelled
+
+
+def test_logarithms_are_exact_on_powers_of_their_base_and_certified_elsewhere(
+    tmp_path: Path, capsys: Any
+) -> None:
+    steps = {
+        "a": "log2(abs(x) * 8)",  # 8·|x|: 20, 4, 4, 12, 20, 2.4, 58
+        "b": "log10(i * 10 + 10) - log1p(i * 10 + 9) / log(10)",  # exactly 0
+        "c": "expm1(log1p(x / 10))",  # x / 10 again
+        "d": "logsumexp(x)",
+    }
+    with mpmath.workdps(60):
+        a = [mpmath.log(abs(mpmath.mpf(v)) * 8, 2) for v in X]
+        d = mpmath.log(sum(mpmath.exp(mpmath.mpf(v)) for v in X))
+    claims = {
+        "a": [mpmath.nstr(v, 12) for v in a],
+        "b": [0] * 7,
+        "c": [q / 10 for q in XQ],
+        "d": [mpmath.nstr(d, 12)],
+    }
+    code, checks = _check(tmp_path, steps, claims, capsys)
+    assert code == 0, [c for c in checks if c["verdict"] not in ("exact", "rounded")]
+    by = [(c["claim"], c["index"], c["verdict"]) for c in checks]
+    assert ("a", [0, 1], "exact") in by  # log2(4) = 2 exactly
+    assert {v for n, _, v in by if n in ("b", "c")} == {"exact"}

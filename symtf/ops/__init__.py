@@ -1,7 +1,7 @@
 """The op registry: every op symtf computes, each defined once.
 
 One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.rounding`,
-:mod:`~symtf.ops.activations`,
+:mod:`~symtf.ops.logarithms`, :mod:`~symtf.ops.activations`,
 :mod:`~symtf.ops.linalg`, :mod:`~symtf.ops.reductions`, :mod:`~symtf.ops.attention`,
 :mod:`~symtf.ops.norms`, :mod:`~symtf.ops.shape`, :mod:`~symtf.ops.losses`,
 :mod:`~symtf.ops.positional`, :mod:`~symtf.ops.constructors`). Each op
@@ -67,6 +67,7 @@ from symtf.ops.elementwise import (
     tanh,
 )
 from symtf.ops.linalg import linear, matmul, scale
+from symtf.ops.logarithms import expm1, log1p, log2, log10, logsumexp
 from symtf.ops.losses import bce, cross_entropy, mse, nll
 from symtf.ops.norms import layernorm, norm_root, normalize, rmsnorm
 from symtf.ops.positional import ROPE_PAIRS, rope, sinusoidal
@@ -159,6 +160,7 @@ __all__ = [
     "embed",
     "eq",
     "exp",
+    "expm1",
     "eye",
     "floor",
     "floordiv",
@@ -180,7 +182,11 @@ __all__ = [
     "le",
     "linear",
     "log",
+    "log1p",
+    "log2",
+    "log10",
     "log_softmax",
+    "logsumexp",
     "lt",
     "mask_future",
     "masked_fill",
