@@ -700,6 +700,23 @@ def _exact_binary(
     )
 
 
+def _py_arange(start: Fraction, stop: Fraction | None, step: Fraction) -> list[Fraction]:
+    """numpy's arange on Fractions, written out: start, start + step, … short of stop."""
+    if stop is None:
+        start, stop = Fraction(0), start
+    out, x = [], start
+    while (x < stop) if step > 0 else (x > stop):
+        out.append(x)
+        x += step
+    return out
+
+
+def _tri_case() -> st.SearchStrategy[Case]:
+    return st.tuples(shapes(2, 3).flatmap(array), st.one_of(st.none(), st.integers(-3, 3))).map(
+        lambda t: Case([t[0]], {} if t[1] is None else {"diagonal": t[1]})
+    )
+
+
 REFERENCES: dict[str, Reference] = {
     # elementwise
     "add": _binary(lambda a, b: a + b),
@@ -914,10 +931,10 @@ REFERENCES: dict[str, Reference] = {
         lambda c: np.where(c.tensors[1] != 0, mp(c.tensors[2]), mp(c.tensors[0])),
     ),
     "tril": Reference(
-        shapes(2, 3).flatmap(array).map(lambda a: Case([a])), lambda c: np.tril(mp(c.tensors[0]))
+        _tri_case(), lambda c: np.tril(mp(c.tensors[0]), c.params.get("diagonal", 0))
     ),
     "triu": Reference(
-        shapes(2, 3).flatmap(array).map(lambda a: Case([a])), lambda c: np.triu(mp(c.tensors[0]))
+        _tri_case(), lambda c: np.triu(mp(c.tensors[0]), c.params.get("diagonal", 0))
     ),
     "causal_mask": Reference(
         st.integers(1, 4).map(lambda n: Case([], {"n": n})),
@@ -976,6 +993,38 @@ REFERENCES: dict[str, Reference] = {
     "ones": Reference(
         shapes(1, 3).map(lambda s: Case([], {"shape": list(s)})),
         lambda c: np.full(c.params["shape"], mpmath.mpf(1), dtype=object),
+    ),
+    "full": Reference(
+        st.tuples(shapes(1, 3), array((), st.one_of(_frac(), st.just(INF)))).map(
+            lambda t: Case([t[1]], {"shape": list(t[0])})
+        ),
+        lambda c: np.full(c.params["shape"], mp(c.tensors[0])[()], dtype=object),
+    ),
+    "arange": Reference(
+        st.tuples(
+            _frac(-3, 3),
+            st.one_of(st.none(), _frac(-3, 3)),
+            st.sampled_from([Fraction(1), Fraction(1, 2), Fraction(-1, 3), Fraction(2)]),
+        )
+        .filter(
+            lambda t: (
+                math.ceil(
+                    ((t[1] if t[1] is not None else t[0]) - (t[0] if t[1] is not None else 0))
+                    / t[2]
+                )
+                >= 1
+            )
+        )
+        .map(lambda t: Case([], {"start": t[0], "stop": t[1], "step": t[2]})),
+        lambda c: mp(
+            np.array(
+                [
+                    Fraction(x)
+                    for x in _py_arange(c.params["start"], c.params["stop"], c.params["step"])
+                ],
+                dtype=object,
+            )
+        ),
     ),
     "eye": Reference(
         st.integers(1, 4).map(lambda n: Case([], {"n": n})),

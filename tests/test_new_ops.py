@@ -242,3 +242,79 @@ def test_logarithms_are_exact_on_powers_of_their_base_and_certified_elsewhere(
     by = [(c["claim"], c["index"], c["verdict"]) for c in checks]
     assert ("a", [0, 1], "exact") in by  # log2(4) = 2 exactly
     assert {v for n, _, v in by if n in ("b", "c")} == {"exact"}
+
+
+A = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+
+
+def _eval(text: str, **values: Any) -> Any:
+    from symtf.graph.evaluate import evaluate_text
+
+    xp = ExactBackend()
+    env = {k: tensor(xp, v) for k, v in values.items()}
+    out = evaluate_text(xp, text, env)
+    return out.shape, [int(v) if v.is_Integer else Fraction(int(v.p), int(v.q)) for v in out.data]
+
+
+def _np(a: Any) -> tuple[tuple[int, ...], list[Any]]:
+    import numpy as np
+
+    arr = np.asarray(a)
+    return arr.shape, [
+        Fraction(x).limit_denominator() if isinstance(x, float) else int(x)
+        for x in arr.flatten().tolist()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "numpy"),
+    [
+        ("a[idx, targ]", lambda a, i, t: a[i, t]),
+        ("a[:, None]", lambda a, i, t: a[:, None]),
+        ("a[None, 1]", lambda a, i, t: a[None, 1]),
+        ("a[idx, 1:]", lambda a, i, t: a[i, 1:]),
+        ("a[idx][:, None, 0]", lambda a, i, t: a[i][:, None, 0]),
+        ("a[[[0, 2], [1, 1]]]", lambda a, i, t: a[[[0, 2], [1, 1]]]),
+        ("a[idx[:, None], targ[None, :]]", lambda a, i, t: a[i[:, None], t[None, :]]),
+        ("a[..., None, -1]", lambda a, i, t: a[..., None, -1]),
+        ("triu(a, diagonal=1)", lambda a, i, t: __import__("numpy").triu(a, 1)),
+        ("tril(a, diagonal=-1)", lambda a, i, t: __import__("numpy").tril(a, -1)),
+        ("arange(1, 3, 0.5)", lambda a, i, t: __import__("numpy").arange(1, 3, 0.5)),
+        (
+            "arange(4)[:, None] * arange(3)",
+            lambda a, i, t: __import__("numpy").outer(range(4), range(3)),
+        ),
+        ("full([2, 3], 7) - a[0]", lambda a, i, t: 7 - __import__("numpy").tile(a[0], (2, 1))),
+    ],
+)
+def test_indexing_and_constructors_agree_with_numpy(text: str, numpy: Any) -> None:
+    import numpy as np
+
+    a, idx, targ = np.array(A), np.array([0, 2, 2]), np.array([1, 0, 2])
+    assert _eval(text, a=A, idx=[0, 2, 2], targ=[1, 0, 2]) == _np(numpy(a, idx, targ))
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        ("a[idx, [0, 1]]", "shapes (1, 3) and (2,) do not broadcast together"),
+        ("a[idx, [0, 3, 1]]", "index 3 is out of range for axis 1 of size 3"),
+        ("arange(2, 1)", "arange: expected at least one entry from 2 to 1 by 1"),
+        ("arange(0, 1, 0)", "arange: expected a step that is not 0"),
+        ("full([2], a)", "expected a single number as the value, found shape (3, 3)"),
+        ("triu(a, diagonal=0.5)", "triu: expected an integer diagonal, found 1/2"),
+    ],
+)
+def test_bad_indices_and_constructor_settings_are_exit_2(
+    tmp_path: Path, capsys: Any, step: str, message: str
+) -> None:
+    p = tmp_path / "d.toml"
+    p.write_text(
+        'title = "t"\n[tensors]\na = """\n1 2 3\n4 5 6\n7 8 9\n"""\nidx = "0 2 2"\n'
+        f"[steps]\nbad = {json.dumps(step)}\n"
+    )
+    code = main(["check", str(p)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "d.toml" in err and "steps.bad" in err and "(at column" in err, err
+    assert message in err, err

@@ -21,6 +21,7 @@ from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Und
 from symtf.graph.core import Node
 from symtf.language import lang
 from symtf.ops.core import Op, ParamError
+from symtf.ops.shape import Ints
 from symtf.spec.steps import GivenTensor, StepNode
 from symtf.tensor import Tensor
 
@@ -214,7 +215,7 @@ class _Walk:
                     return self.call(node)
                 case lang.ListLit():
                     return self.apply(ops.stack, [[self.walk(i) for i in node.items]], {"axis": 0})
-                case lang.Slice() | lang.Ellipsis_():
+                case lang.Slice() | lang.Ellipsis_() | lang.NewAxis():
                     raise _Located(node.pos, "a slice or ... can only appear inside an index")
                 case lang.Word():
                     raise _Located(
@@ -260,6 +261,8 @@ class _Walk:
         for it in node.items:
             if isinstance(it, lang.Ellipsis_):
                 items.append(Ellipsis)
+            elif isinstance(it, lang.NewAxis):
+                items.append(None)
             elif isinstance(it, lang.Slice):
                 parts = [
                     None if p is None else self.int_of(p, "a slice bound")
@@ -275,11 +278,8 @@ class _Walk:
                     items.append(self.int_of_value(v, it.pos))
                 elif len(s) == 1:
                     items.append(self.ints_of_value(v, it.pos))
-                else:
-                    raise _Located(
-                        it.pos,
-                        f"expected an integer or a 1-D tensor of integers as an index, found shape {s}",
-                    )
+                else:  # a tensor of indices of any shape: a gather
+                    items.append(Ints(tuple(s), tuple(self.ints_of_value(v, it.pos))))
         try:
             return self.apply(ops.index, [x], {"items": items})
         except ShapeError as e:

@@ -15,7 +15,7 @@ Grammar, loosest first::
     power   := postfix ('^' unary | '^T')?         # right-associative
     postfix := primary ('[' items ']' | 'ᵀ' | superscript)*
     primary := number | name | name '(' args ')' | '(' expr ')' | '[' expr, ... ']' | '√' primary
-    items   := item (',' item)*      item := expr | expr? ':' expr? (':' expr?)? | '...'
+    items   := item (',' item)*      item := expr | expr? ':' expr? (':' expr?)? | '...' | 'None'
     args    := arg (',' arg)*        arg := expr | name '=' expr
 
 ``x.T`` is the transpose (a dotted name ending in ``.T``); ``//`` and ``%`` are
@@ -97,6 +97,13 @@ class Slice:
 
 
 @dataclass(frozen=True, slots=True)
+class NewAxis:
+    """``None`` inside an index (``x[:, None]``): a new axis of length 1, as numpy's."""
+
+    pos: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ellipsis_:
     """``...`` inside an index."""
 
@@ -122,6 +129,7 @@ Node: TypeAlias = (
     | Transpose
     | Slice
     | Ellipsis_
+    | NewAxis
     | Index
     | Call
     | ListLit
@@ -189,6 +197,10 @@ class _Parser(syntax.Parser):
         if self.is_op("..."):
             self.advance()
             return Ellipsis_(tok.pos)
+        after = self.tokens[self.i + 1] if tok.kind != "end" else tok
+        if tok.kind == "name" and tok.text in ("None", "none") and after.value in (",", "]"):
+            self.advance()
+            return NewAxis(tok.pos)
         start = None if self.is_op(":") else self.additive()
         if not self.is_op(":"):
             assert start is not None
@@ -455,6 +467,8 @@ def latex(node: Node, prec: int = 0) -> str:
             return r"\text{" + _esc(node.text) + "}"
         case Ellipsis_():
             return r"\ldots"
+        case NewAxis():
+            return r"\mathrm{None}"
         case Index():
             return f"{latex(node.operand, 4)}[{', '.join(latex(i) for i in node.items)}]"
         case Call():
@@ -499,6 +513,8 @@ def unparse(node: Node) -> str:
             return repr(node.text)
         case Ellipsis_():
             return "..."
+        case NewAxis():
+            return "None"
         case Index():
             return f"{unparse(node.operand)}[{', '.join(unparse(i) for i in node.items)}]"
         case Call():

@@ -37,7 +37,18 @@ from symtf.ops.attention import (
     where,
     zero_future,
 )
-from symtf.ops.constructors import const, divisor, eye, given, ids, one_hot, ones, zeros
+from symtf.ops.constructors import (
+    arange,
+    const,
+    divisor,
+    eye,
+    full_,
+    given,
+    ids,
+    one_hot,
+    ones,
+    zeros,
+)
 from symtf.ops.core import (
     BREAK,
     REGISTRY,
@@ -144,6 +155,7 @@ __all__ = [
     "T",
     "absolute",
     "add",
+    "arange",
     "argmax",
     "as_int",
     "bce",
@@ -165,6 +177,7 @@ __all__ = [
     "floor",
     "floordiv",
     "full",
+    "full_",
     "ge",
     "gelu",
     "gelu_tanh",
