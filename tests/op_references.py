@@ -711,6 +711,25 @@ def _py_arange(start: Fraction, stop: Fraction | None, step: Fraction) -> list[F
     return out
 
 
+def _along_case(extra: Callable[[tuple[int, ...]], Any] | None = None) -> st.SearchStrategy[Case]:
+    """A tensor of one to three axes (ties and −∞ among its entries) and an axis of it."""
+
+    def case(s: tuple[int, ...]) -> st.SearchStrategy[Case]:
+        values = st.one_of(_frac(), _frac(), st.just(INF))
+        more = extra(s) if extra is not None else st.just({})
+        return st.tuples(array(s, values), st.integers(-len(s), len(s) - 1), more).map(
+            lambda t: Case([t[0]], {"axis": t[1], **t[2]})
+        )
+
+    return shapes(1, 3).flatmap(case)
+
+
+def _stable_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """numpy's stable argsort (equal entries by index), of −x for a descending order."""
+    keys = mp(x)
+    return np.argsort(-keys if descending else keys, axis=axis, kind="stable")
+
+
 def _tri_case() -> st.SearchStrategy[Case]:
     return st.tuples(shapes(2, 3).flatmap(array), st.one_of(st.none(), st.integers(-3, 3))).map(
         lambda t: Case([t[0]], {} if t[1] is None else {"diagonal": t[1]})
@@ -1024,6 +1043,42 @@ REFERENCES: dict[str, Reference] = {
                 ],
                 dtype=object,
             )
+        ),
+    ),
+    # ordering
+    "cumsum": Reference(
+        _along_case(), lambda c: np.cumsum(mp(c.tensors[0]), axis=c.params["axis"])
+    ),
+    "cumprod": Reference(
+        _along_case(), lambda c: np.cumprod(mp(c.tensors[0]), axis=c.params["axis"])
+    ),
+    "sort": Reference(
+        _along_case(lambda s: st.booleans().map(lambda d: {"descending": d})),
+        lambda c: np.take_along_axis(
+            mp(c.tensors[0]),
+            _stable_order(c.tensors[0], c.params["axis"], c.params["descending"]),
+            c.params["axis"],
+        ),
+    ),
+    "argsort": Reference(
+        _along_case(lambda s: st.booleans().map(lambda d: {"descending": d})),
+        lambda c: _stable_order(c.tensors[0], c.params["axis"], c.params["descending"]),
+        integer=True,
+    ),
+    "topk": Reference(
+        _along_case(
+            lambda s: st.tuples(st.integers(1, min(s)), st.booleans()).map(
+                lambda t: {"k": t[0], "largest": t[1]}
+            )
+        ).filter(lambda c: c.params["k"] <= c.tensors[0].shape[c.params["axis"]]),
+        lambda c: np.take(
+            np.take_along_axis(
+                mp(c.tensors[0]),
+                _stable_order(c.tensors[0], c.params["axis"], c.params["largest"]),
+                c.params["axis"],
+            ),
+            range(c.params["k"]),
+            axis=c.params["axis"],
         ),
     ),
     "eye": Reference(

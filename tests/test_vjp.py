@@ -47,6 +47,10 @@ SMOOTH = {
     ),
     "floordiv": lambda c: _off_integers(_ratios(c)),
     "mod": lambda c: _off_integers(_ratios(c)),
+    # a sort's gradient is a permutation of g: where no two entries are equal
+    "sort": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
+    "topk": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
+    "argsort": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
     **{
         name: (lambda c: all(a != b for a in c.tensors[0].flat for b in c.tensors[1].flat))
         for name in ("lt", "le", "gt", "ge", "eq", "ne")

@@ -1,7 +1,8 @@
 """The op registry: every op symtf computes, each defined once.
 
 One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.rounding`,
-:mod:`~symtf.ops.logarithms`, :mod:`~symtf.ops.activations`,
+:mod:`~symtf.ops.logarithms`, :mod:`~symtf.ops.ordering`,
+:mod:`~symtf.ops.activations`,
 :mod:`~symtf.ops.linalg`, :mod:`~symtf.ops.reductions`, :mod:`~symtf.ops.attention`,
 :mod:`~symtf.ops.norms`, :mod:`~symtf.ops.shape`, :mod:`~symtf.ops.losses`,
 :mod:`~symtf.ops.positional`, :mod:`~symtf.ops.constructors`). Each op
@@ -81,6 +82,7 @@ from symtf.ops.linalg import linear, matmul, scale
 from symtf.ops.logarithms import expm1, log1p, log2, log10, logsumexp
 from symtf.ops.losses import bce, cross_entropy, mse, nll
 from symtf.ops.norms import layernorm, norm_root, normalize, rmsnorm
+from symtf.ops.ordering import argsort, cumprod, cumsum, sort, topk
 from symtf.ops.positional import ROPE_PAIRS, rope, sinusoidal
 from symtf.ops.reductions import (
     argmax,
@@ -157,6 +159,7 @@ __all__ = [
     "add",
     "arange",
     "argmax",
+    "argsort",
     "as_int",
     "bce",
     "causal_mask",
@@ -166,6 +169,8 @@ __all__ = [
     "const",
     "cos",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
     "div",
     "divisor",
     "dropout",
@@ -238,6 +243,7 @@ __all__ = [
     "softmax",
     "softmax_tex",
     "softplus",
+    "sort",
     "split_heads",
     "sqrt",
     "stack",
@@ -247,6 +253,7 @@ __all__ = [
     "tanh",
     "tensor",
     "tie_groups",
+    "topk",
     "transpose",
     "tril",
     "triu",
