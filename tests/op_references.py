@@ -730,6 +730,26 @@ def _stable_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return np.argsort(-keys if descending else keys, axis=axis, kind="stable")
 
 
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.broadcast_arrays(a, b)
+    dot = (a * b).sum(axis=-1)
+    den = sqrt((a * a).sum(axis=-1)) * sqrt((b * b).sum(axis=-1))
+    eps = mpmath.mpf(10) ** -8
+    return np.asarray(dot / vec(lambda d: max(d, eps))(den), dtype=object)
+
+
+def _kl(c: Case) -> np.ndarray:
+    logq, p = mix(mp(c.tensors[0]), mp(c.tensors[1]))
+    logq, p = np.broadcast_arrays(logq, p)
+    terms = vec(lambda lq, t: mpmath.mpf(0) if t == 0 else t * (mpmath.log(t) - lq))(logq, p)
+    r = c.params["reduction"]
+    if r == "none":
+        return terms
+    total_ = terms.sum()
+    n = terms.size if r == "mean" else (terms.shape[0] if terms.ndim and r == "batchmean" else 1)
+    return np.asarray(total_ / n, dtype=object)
+
+
 def _tri_case() -> st.SearchStrategy[Case]:
     return st.tuples(shapes(2, 3).flatmap(array), st.one_of(st.none(), st.integers(-3, 3))).map(
         lambda t: Case([t[0]], {} if t[1] is None else {"diagonal": t[1]})
@@ -1080,6 +1100,36 @@ REFERENCES: dict[str, Reference] = {
             range(c.params["k"]),
             axis=c.params["axis"],
         ),
+    ),
+    # similarity
+    "norm": Reference(
+        _axis_case(
+            1,
+        ).flatmap(
+            lambda c: st.sampled_from([1, 2, 3]).map(
+                lambda o: Case(c.tensors, {**c.params, "ord": o})
+            )
+        ),
+        lambda c: np.asarray(
+            (vec(abs)(mp(c.tensors[0])) ** c.params["ord"]).sum(
+                axis=c.params["axis"], keepdims=c.params["keepdims"]
+            )
+            ** (mpmath.mpf(1) / c.params["ord"]),
+            dtype=object,
+        ),
+    ),
+    "cosine_similarity": Reference(
+        _broadcast_pair()
+        .filter(lambda ab: len(np.broadcast_shapes(*(t.shape for t in mix(ab[0], ab[1])))) >= 1)
+        .map(lambda ab: Case([ab[0], ab[1]], {"axis": -1})),
+        lambda c: _cosine(*mix(mp(c.tensors[0]), mp(c.tensors[1]))),
+    ),
+    "kl_div": Reference(
+        st.tuples(
+            shapes(0, 2).flatmap(lambda s: st.tuples(array(s), array(s, _frac(0, 1)))),
+            st.sampled_from(["mean", "batchmean", "sum", "none"]),
+        ).map(lambda t: Case([t[0][0], t[0][1]], {"reduction": t[1]})),
+        _kl,
     ),
     "eye": Reference(
         st.integers(1, 4).map(lambda n: Case([], {"n": n})),

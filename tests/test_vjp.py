@@ -47,6 +47,9 @@ SMOOTH = {
     ),
     "floordiv": lambda c: _off_integers(_ratios(c)),
     "mod": lambda c: _off_integers(_ratios(c)),
+    # kl_div's gradient in the target is ln p + 1 − log q: −∞ at p = 0; |x| at 0 for norm
+    "kl_div": lambda c: all(x > 0 for x in c.tensors[1].flat),
+    "norm": lambda c: all(x != 0 for x in c.tensors[0].flat),
     # a sort's gradient is a permutation of g: where no two entries are equal
     "sort": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
     "topk": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,

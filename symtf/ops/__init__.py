@@ -1,7 +1,7 @@
 """The op registry: every op symtf computes, each defined once.
 
 One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.rounding`,
-:mod:`~symtf.ops.logarithms`, :mod:`~symtf.ops.ordering`,
+:mod:`~symtf.ops.logarithms`, :mod:`~symtf.ops.ordering`, :mod:`~symtf.ops.similarity`,
 :mod:`~symtf.ops.activations`,
 :mod:`~symtf.ops.linalg`, :mod:`~symtf.ops.reductions`, :mod:`~symtf.ops.attention`,
 :mod:`~symtf.ops.norms`, :mod:`~symtf.ops.shape`, :mod:`~symtf.ops.losses`,
@@ -127,6 +127,7 @@ from symtf.ops.shape import (
     stack,
     transpose,
 )
+from symtf.ops.similarity import cosine_similarity, kl_div, norm
 
 
 def on_matrices(op: Op, xp: Any, *matrices: Any, **params: Any) -> Any:
@@ -168,6 +169,7 @@ __all__ = [
     "concat",
     "const",
     "cos",
+    "cosine_similarity",
     "cross_entropy",
     "cumprod",
     "cumsum",
@@ -193,6 +195,7 @@ __all__ = [
     "identity",
     "ids",
     "index",
+    "kl_div",
     "kv_append",
     "largest",
     "last_row",
@@ -220,6 +223,7 @@ __all__ = [
     "ne",
     "neg",
     "nll",
+    "norm",
     "norm_root",
     "normalize",
     "normalize_rows",
