@@ -446,26 +446,7 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     return out
 
 
-#: Known leaks, kept visible: with mu blanked, a shown y = x − mu entry and its x give mu
-#: back (the reveal rules miss the broadcast column of a user step). strict: the mark
-#: fails the day the leak is fixed, so it cannot outlive it.
-KNOWN_LEAKS = {("steps_layernorm_unbiased", 7), ("steps_layernorm_unbiased", 16)}
-CASES = [
-    pytest.param(
-        p,
-        seed,
-        id=f"{p.stem}-{seed}",
-        marks=[
-            pytest.mark.xfail(
-                strict=True, reason="known leak: y = x − mu with mu broadcast along the row"
-            )
-        ]
-        if (p.stem, seed) in KNOWN_LEAKS
-        else [],
-    )
-    for p in DERIVATIONS
-    for seed in SEEDS
-]
+CASES = [pytest.param(p, seed, id=f"{p.stem}-{seed}") for p in DERIVATIONS for seed in SEEDS]
 
 
 @pytest.mark.parametrize(("path", "seed"), CASES)

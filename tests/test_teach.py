@@ -364,8 +364,8 @@ def test_grade_classes_and_first_wrong_step(
         elif exp == "slip":
             assert a["verdict"] == "slip", a
     first = result["first_off"]
-    assert "l0.h0.pattern[2, " in first and "unscaled" in first
-    assert "S_1 row 2 is right" in first
+    assert "A_1, row 3" in first and "unscaled" in first and "l0." not in first
+    assert "S_1, row 3 is right" in first  # the third row (index 2), counted from 1
     assert cli.main(["grade", str(grade_exercise / "key.toml"), str(student)]) == 1
     text = capsys.readouterr().out
     assert "A_1 row 2 used the unscaled scores" in text
