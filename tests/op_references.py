@@ -788,7 +788,7 @@ REFERENCES: dict[str, Reference] = {
     "round": Reference(_round_case(), _round_ref),
     "floor": _unary_inf(math.floor),
     "ceil": _unary_inf(math.ceil),
-    "trunc": _unary_inf(math.trunc),
+    "trunc": _unary_inf(lambda q: math.floor(q) if q >= 0 else math.ceil(q)),
     "sign": _unary_inf(lambda q: (q > 0) - (q < 0), keep=False),
     "clip": Reference(_clip_case(), _clip_ref),
     "floordiv": _exact_binary(lambda a, b: math.floor(a / b), nonzero_b=True),
