@@ -606,6 +606,156 @@ def _given_case() -> st.SearchStrategy[Case]:
     return _rows().map(lambda a: Case([], {"value": _matrix(a)}))
 
 
+# ----------------------------------------------------------------------------- rounding
+# written with Python's own exact Fraction arithmetic (round() on a Fraction rounds half to
+# even, // and % keep the divisor's sign), independent of symtf
+
+
+def _exact_of(fn: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """``fn`` on Fractions (or −∞), entry by entry with broadcasting, as mpmath numbers."""
+
+    def one(*vs: Any) -> Any:
+        if any(isinstance(v, mpmath.mpf) for v in vs):  # moved by a central difference
+            vs = tuple(
+                v if isinstance(v, mpmath.mpf) else mp(np.array(v, dtype=object))[()] for v in vs
+            )
+        out = fn(*vs)
+        if isinstance(out, (float, mpmath.mpf)):
+            return mpmath.mpf(out)
+        out = Fraction(out)
+        return mpmath.mpf(out.numerator) / out.denominator
+
+    return vec(one)
+
+
+def _half_up(q: Fraction, d: int) -> Fraction:
+    s = Fraction(10) ** d
+    m = math.floor(abs(q) * s + Fraction(1, 2))
+    return (1 if q >= 0 else -1) * Fraction(m) / s
+
+
+def _round_ref(c: Case) -> np.ndarray:
+    d, mode = c.params["decimals"], c.params["mode"]
+
+    def one(q: Any) -> Any:
+        if isinstance(q, float):
+            return q
+        if isinstance(q, mpmath.mpf):  # away from a tie (central differences): the nearest
+            return mpmath.nint(q * 10**d) / mpmath.mpf(10) ** d
+        return round(q, d) if mode == "half_even" else _half_up(q, d)
+
+    return _exact_of(one)(c.tensors[0])
+
+
+def _round_case() -> st.SearchStrategy[Case]:
+    halves = st.builds(lambda n: Fraction(2 * n + 1, 2), st.integers(-4, 3))
+    values = st.one_of(_frac(), halves, st.just(INF))
+    return st.tuples(
+        shapes(0, 3).flatmap(lambda s: array(s, values)),
+        st.sampled_from([0, 0, 1, -1]),
+        st.sampled_from(["half_even", "half_up"]),
+    ).map(lambda t: Case([t[0]], {"decimals": t[1], "mode": t[2]}))
+
+
+def _keep_inf(fn: Callable[[Fraction], Any]) -> Callable[[Case], np.ndarray]:
+    return lambda c: _exact_of(lambda q: q if isinstance(q, float) else fn(q))(c.tensors[0])
+
+
+def _unary_inf(fn: Callable[[Fraction], Any], keep: bool = True) -> Reference:
+    """An op on Fractions and −∞ (kept as it is when ``keep``)."""
+    return Reference(
+        shapes(0, 3)
+        .flatmap(lambda s: array(s, st.one_of(_frac(), st.just(INF))))
+        .map(lambda a: Case([a])),
+        _keep_inf(fn) if keep else lambda c: _exact_of(fn)(c.tensors[0]),
+    )
+
+
+def _clip_case() -> st.SearchStrategy[Case]:
+    def case(s: tuple[int, ...]) -> st.SearchStrategy[Case]:
+        bound = st.one_of(st.none(), array(()), array(s))
+        return st.tuples(array(s), bound, bound).map(lambda t: Case(list(t)))
+
+    return shapes(0, 2).flatmap(case)
+
+
+def _clip_ref(c: Case) -> np.ndarray:
+    x, lo, hi = c.tensors
+    lo = np.array(-math.inf, dtype=object) if lo is None else lo
+    hi = np.array(math.inf, dtype=object) if hi is None else hi
+    if x.size != 1:  # a one-entry bound mixes like a scalar
+        lo = lo.reshape(()) if lo.size == 1 else lo
+        hi = hi.reshape(()) if hi.size == 1 else hi
+    return _exact_of(lambda v, a, b: min(max(v, a), b))(x, lo, hi)
+
+
+def _exact_binary(
+    fn: Callable[[Any, Any], Any], nonzero_b: bool = False, inf: bool = False
+) -> Reference:
+    values = st.one_of(_frac(), st.just(INF)) if inf else None
+    values_b = _frac().filter(lambda x: x != 0) if nonzero_b else values
+    return Reference(
+        _broadcast_pair(values_b).map(lambda ab: Case([ab[0], ab[1]])),
+        lambda c: _exact_of(fn)(*mix(c.tensors[0], c.tensors[1])),
+    )
+
+
+def _py_arange(start: Fraction, stop: Fraction | None, step: Fraction) -> list[Fraction]:
+    """numpy's arange on Fractions, written out: start, start + step, … short of stop."""
+    if stop is None:
+        start, stop = Fraction(0), start
+    out, x = [], start
+    while (x < stop) if step > 0 else (x > stop):
+        out.append(x)
+        x += step
+    return out
+
+
+def _along_case(extra: Callable[[tuple[int, ...]], Any] | None = None) -> st.SearchStrategy[Case]:
+    """A tensor of one to three axes (ties and −∞ among its entries) and an axis of it."""
+
+    def case(s: tuple[int, ...]) -> st.SearchStrategy[Case]:
+        values = st.one_of(_frac(), _frac(), st.just(INF))
+        more = extra(s) if extra is not None else st.just({})
+        return st.tuples(array(s, values), st.integers(-len(s), len(s) - 1), more).map(
+            lambda t: Case([t[0]], {"axis": t[1], **t[2]})
+        )
+
+    return shapes(1, 3).flatmap(case)
+
+
+def _stable_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """numpy's stable argsort (equal entries by index), of −x for a descending order."""
+    keys = mp(x)
+    return np.argsort(-keys if descending else keys, axis=axis, kind="stable")
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.broadcast_arrays(a, b)
+    dot = (a * b).sum(axis=-1)
+    den = sqrt((a * a).sum(axis=-1)) * sqrt((b * b).sum(axis=-1))
+    eps = mpmath.mpf(10) ** -8
+    return np.asarray(dot / vec(lambda d: max(d, eps))(den), dtype=object)
+
+
+def _kl(c: Case) -> np.ndarray:
+    logq, p = mix(mp(c.tensors[0]), mp(c.tensors[1]))
+    logq, p = np.broadcast_arrays(logq, p)
+    terms = vec(lambda lq, t: mpmath.mpf(0) if t == 0 else t * (mpmath.log(t) - lq))(logq, p)
+    r = c.params["reduction"]
+    if r == "none":
+        return terms
+    total_ = terms.sum()
+    n = terms.size if r == "mean" else (terms.shape[0] if terms.ndim and r == "batchmean" else 1)
+    return np.asarray(total_ / n, dtype=object)
+
+
+def _tri_case() -> st.SearchStrategy[Case]:
+    return st.tuples(shapes(2, 3).flatmap(array), st.one_of(st.none(), st.integers(-3, 3))).map(
+        lambda t: Case([t[0]], {} if t[1] is None else {"diagonal": t[1]})
+    )
+
+
 REFERENCES: dict[str, Reference] = {
     # elementwise
     "add": _binary(lambda a, b: a + b),
@@ -625,6 +775,33 @@ REFERENCES: dict[str, Reference] = {
     "tanh": _unary(tanh),
     "sigmoid": _unary(_sigmoid),
     "softplus": _unary(lambda x: log(1 + exp(x))),
+    # logarithms
+    "log2": _unary(lambda x: log(x) / mpmath.log(2), _pos()),
+    "log10": _unary(vec(mpmath.log10), _pos()),
+    "log1p": _unary(vec(mpmath.log1p), _frac(0, 3)),
+    "expm1": _unary(vec(mpmath.expm1)),
+    "logsumexp": Reference(
+        _axis_case(0, st.one_of(_frac(), _frac(), st.just(INF))),
+        _reduce(lambda x, axis, keepdims: log(exp(x).sum(axis=axis, keepdims=keepdims))),
+    ),
+    # rounding
+    "round": Reference(_round_case(), _round_ref),
+    "floor": _unary_inf(math.floor),
+    "ceil": _unary_inf(math.ceil),
+    "trunc": _unary_inf(lambda q: math.floor(q) if q >= 0 else math.ceil(q)),
+    "sign": _unary_inf(lambda q: (q > 0) - (q < 0), keep=False),
+    "clip": Reference(_clip_case(), _clip_ref),
+    "floordiv": _exact_binary(lambda a, b: math.floor(a / b), nonzero_b=True),
+    "mod": _exact_binary(
+        lambda a, b: a % b if isinstance(a / b, Fraction) else a - b * math.floor(a / b),
+        nonzero_b=True,
+    ),
+    "lt": _exact_binary(lambda a, b: int(a < b), inf=True),
+    "le": _exact_binary(lambda a, b: int(a <= b), inf=True),
+    "gt": _exact_binary(lambda a, b: int(a > b), inf=True),
+    "ge": _exact_binary(lambda a, b: int(a >= b), inf=True),
+    "eq": _exact_binary(lambda a, b: int(a == b), inf=True),
+    "ne": _exact_binary(lambda a, b: int(a != b), inf=True),
     "dropout": Reference(
         shapes(0, 2)
         .flatmap(
@@ -793,10 +970,10 @@ REFERENCES: dict[str, Reference] = {
         lambda c: np.where(c.tensors[1] != 0, mp(c.tensors[2]), mp(c.tensors[0])),
     ),
     "tril": Reference(
-        shapes(2, 3).flatmap(array).map(lambda a: Case([a])), lambda c: np.tril(mp(c.tensors[0]))
+        _tri_case(), lambda c: np.tril(mp(c.tensors[0]), c.params.get("diagonal", 0))
     ),
     "triu": Reference(
-        shapes(2, 3).flatmap(array).map(lambda a: Case([a])), lambda c: np.triu(mp(c.tensors[0]))
+        _tri_case(), lambda c: np.triu(mp(c.tensors[0]), c.params.get("diagonal", 0))
     ),
     "causal_mask": Reference(
         st.integers(1, 4).map(lambda n: Case([], {"n": n})),
@@ -855,6 +1032,104 @@ REFERENCES: dict[str, Reference] = {
     "ones": Reference(
         shapes(1, 3).map(lambda s: Case([], {"shape": list(s)})),
         lambda c: np.full(c.params["shape"], mpmath.mpf(1), dtype=object),
+    ),
+    "full": Reference(
+        st.tuples(shapes(1, 3), array((), st.one_of(_frac(), st.just(INF)))).map(
+            lambda t: Case([t[1]], {"shape": list(t[0])})
+        ),
+        lambda c: np.full(c.params["shape"], mp(c.tensors[0])[()], dtype=object),
+    ),
+    "arange": Reference(
+        st.tuples(
+            _frac(-3, 3),
+            st.one_of(st.none(), _frac(-3, 3)),
+            st.sampled_from([Fraction(1), Fraction(1, 2), Fraction(-1, 3), Fraction(2)]),
+        )
+        .filter(
+            lambda t: (
+                math.ceil(
+                    ((t[1] if t[1] is not None else t[0]) - (t[0] if t[1] is not None else 0))
+                    / t[2]
+                )
+                >= 1
+            )
+        )
+        .map(lambda t: Case([], {"start": t[0], "stop": t[1], "step": t[2]})),
+        lambda c: mp(
+            np.array(
+                [
+                    Fraction(x)
+                    for x in _py_arange(c.params["start"], c.params["stop"], c.params["step"])
+                ],
+                dtype=object,
+            )
+        ),
+    ),
+    # ordering
+    "cumsum": Reference(
+        _along_case(), lambda c: np.cumsum(mp(c.tensors[0]), axis=c.params["axis"])
+    ),
+    "cumprod": Reference(
+        _along_case(), lambda c: np.cumprod(mp(c.tensors[0]), axis=c.params["axis"])
+    ),
+    "sort": Reference(
+        _along_case(lambda s: st.booleans().map(lambda d: {"descending": d})),
+        lambda c: np.take_along_axis(
+            mp(c.tensors[0]),
+            _stable_order(c.tensors[0], c.params["axis"], c.params["descending"]),
+            c.params["axis"],
+        ),
+    ),
+    "argsort": Reference(
+        _along_case(lambda s: st.booleans().map(lambda d: {"descending": d})),
+        lambda c: _stable_order(c.tensors[0], c.params["axis"], c.params["descending"]),
+        integer=True,
+    ),
+    "topk": Reference(
+        _along_case(
+            lambda s: st.tuples(st.integers(1, min(s)), st.booleans()).map(
+                lambda t: {"k": t[0], "largest": t[1]}
+            )
+        ).filter(lambda c: c.params["k"] <= c.tensors[0].shape[c.params["axis"]]),
+        lambda c: np.take(
+            np.take_along_axis(
+                mp(c.tensors[0]),
+                _stable_order(c.tensors[0], c.params["axis"], c.params["largest"]),
+                c.params["axis"],
+            ),
+            range(c.params["k"]),
+            axis=c.params["axis"],
+        ),
+    ),
+    # similarity
+    "norm": Reference(
+        _axis_case(
+            1,
+        ).flatmap(
+            lambda c: st.sampled_from([1, 2, 3]).map(
+                lambda o: Case(c.tensors, {**c.params, "ord": o})
+            )
+        ),
+        lambda c: np.asarray(
+            (vec(abs)(mp(c.tensors[0])) ** c.params["ord"]).sum(
+                axis=c.params["axis"], keepdims=c.params["keepdims"]
+            )
+            ** (mpmath.mpf(1) / c.params["ord"]),
+            dtype=object,
+        ),
+    ),
+    "cosine_similarity": Reference(
+        _broadcast_pair()
+        .filter(lambda ab: len(np.broadcast_shapes(*(t.shape for t in mix(ab[0], ab[1])))) >= 1)
+        .map(lambda ab: Case([ab[0], ab[1]], {"axis": -1})),
+        lambda c: _cosine(*mix(mp(c.tensors[0]), mp(c.tensors[1]))),
+    ),
+    "kl_div": Reference(
+        st.tuples(
+            shapes(0, 2).flatmap(lambda s: st.tuples(array(s), array(s, _frac(0, 1)))),
+            st.sampled_from(["mean", "batchmean", "sum", "none"]),
+        ).map(lambda t: Case([t[0][0], t[0][1]], {"reduction": t[1]})),
+        _kl,
     ),
     "eye": Reference(
         st.integers(1, 4).map(lambda n: Case([], {"n": n})),

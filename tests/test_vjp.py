@@ -29,7 +29,45 @@ SMOOTH = {
     "relu": lambda c: all(x != 0 for x in c.tensors[0].flat),
     "pow": lambda c: all(x > 0 for x in c.tensors[0].flat),
     "sqrt": lambda c: all(x > 0 for x in c.tensors[0].flat),
+    # the ops whose value jumps: away from their jumps (where the derivative is 0, or
+    # for clip and % the derivative of the piece the value lies on)
+    "round": lambda c: all(
+        (x * Fraction(10) ** c.params["decimals"] * 2).denominator != 1 for x in c.tensors[0].flat
+    ),
+    "floor": lambda c: _off_integers(c.tensors[0]),
+    "ceil": lambda c: _off_integers(c.tensors[0]),
+    "trunc": lambda c: _off_integers(c.tensors[0]),
+    "sign": lambda c: all(x != 0 for x in c.tensors[0].flat),
+    "clip": lambda c: all(
+        x != v
+        for bound in c.tensors[1:]
+        if bound is not None
+        for x in c.tensors[0].flat
+        for v in bound.flat
+    ),
+    "floordiv": lambda c: _off_integers(_ratios(c)),
+    "mod": lambda c: _off_integers(_ratios(c)),
+    # kl_div's gradient in the target is ln p + 1 − log q: −∞ at p = 0; |x| at 0 for norm
+    "kl_div": lambda c: all(x > 0 for x in c.tensors[1].flat),
+    "norm": lambda c: all(x != 0 for x in c.tensors[0].flat),
+    # a sort's gradient is a permutation of g: where no two entries are equal
+    "sort": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
+    "topk": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
+    "argsort": lambda c: len(set(c.tensors[0].flat)) == c.tensors[0].size,
+    **{
+        name: (lambda c: all(a != b for a in c.tensors[0].flat for b in c.tensors[1].flat))
+        for name in ("lt", "le", "gt", "ge", "eq", "ne")
+    },
 }
+
+
+def _off_integers(a: Any) -> bool:
+    return all(Fraction(x).denominator != 1 for x in np.asarray(a, dtype=object).flat)
+
+
+def _ratios(c: Case) -> np.ndarray:
+    a, b = (np.asarray(t, dtype=object) for t in c.tensors)
+    return np.asarray([x / y for x in a.flat for y in b.flat], dtype=object)
 
 
 def _finite(c: Case) -> bool:

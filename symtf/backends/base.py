@@ -125,6 +125,10 @@ class BaseBackend(ABC):
     def abs(self, x: Any) -> Any:
         return x if self.sign(x) >= 0 else -x
 
+    def power(self, x: Scalar, n: int) -> Scalar:
+        """``x`` to the integer power ``n`` (``n ≠ 0`` when ``x`` may be 0)."""
+        return x**n
+
     def relu(self, x: Any) -> Any:
         return x if self.sign(x) > 0 else self.const(0)
 

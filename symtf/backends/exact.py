@@ -162,6 +162,18 @@ class ExactBackend(BaseBackend):
                 return None
         return None
 
+    def power(self, x: Scalar, n: int) -> Scalar:
+        """``x ** n``, exactly: a rational whose power would exceed :data:`MAX_POWER_BITS`
+        (``0.999 ** 1000000``) is kept as a node whose definition is the power unevaluated,
+        so that balls enclose it (flint's power) without writing out its digits."""
+        if isinstance(x, sympy.Rational) and x not in (0, 1, -1):
+            bits = abs(n) * max(abs(int(x.p)).bit_length(), int(x.q).bit_length())
+            if bits > MAX_POWER_BITS:
+                node = sympy.Symbol(f"pow{self._tag}[{len(self.defs)}]", real=True)
+                self.defs[node] = sympy.Pow(x, sympy.Integer(n), evaluate=False)
+                return node
+        return x ** sympy.Integer(n)
+
     def const(self, x: Fraction | int | sympy.Expr) -> sympy.Expr:
         """A scalar from an exact number."""
         if isinstance(x, Fraction):
@@ -346,6 +358,10 @@ def _defined(e: Any, name: str, index: tuple[int, ...]) -> None:
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
     return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e))) or _has_long_number(e)
 
+
+#: Largest exact power of a rational written out, in bits of its numerator or denominator
+#: (about 39,000 digits); a larger one is a node that balls enclose.
+MAX_POWER_BITS = 1 << 17
 
 #: Longest integer (numerator or denominator) a closed form may write out, in bits
 #: (about 1,000 decimal digits; Python refuses to print an int of more than 4,300).

@@ -108,6 +108,10 @@ class Backend(Protocol):
         """``max(0, x)``, on a certified sign."""
         ...
 
+    def power(self, x: Scalar, n: int) -> Scalar:
+        """``x`` to the integer power ``n`` (exact, or a node balls enclose when too long)."""
+        ...
+
     # ---- matrices
     def matrix(self, m: Any) -> Mat:
         """A backend matrix from an exact SymPy matrix (or weights read from a file)."""

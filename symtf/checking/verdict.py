@@ -348,10 +348,20 @@ def rational_text(q: Fraction, digits: int = 20) -> str:
         if (q * 10**n).denominator == 1:
             return format_fixed(q, n)
     a = abs(q)
-    k = len(str(a.numerator)) - len(str(a.denominator))
+    k = _digits(a.numerator) - _digits(a.denominator)
     decimals = max(digits - 1 - k, 0)
     t = Fraction(int(a * 10**decimals), 10**decimals)
     return ("-" if q < 0 else "") + format_fixed(t, decimals) + "…"
+
+
+def _digits(n: int) -> int:
+    """How many decimal digits ``n > 0`` has (``str`` refuses ints of more than 4300)."""
+    k = max(1, int((n.bit_length() - 1) * 0.30102999566398120) + 1)
+    while k > 1 and 10 ** (k - 1) > n:
+        k -= 1
+    while 10**k <= n:
+        k += 1
+    return k
 
 
 def _short(b: Fraction) -> str:

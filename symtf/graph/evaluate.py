@@ -21,6 +21,7 @@ from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Und
 from symtf.graph.core import Node
 from symtf.language import lang
 from symtf.ops.core import Op, ParamError
+from symtf.ops.shape import Ints
 from symtf.spec.steps import GivenTensor, StepNode
 from symtf.tensor import Tensor
 
@@ -214,8 +215,12 @@ class _Walk:
                     return self.call(node)
                 case lang.ListLit():
                     return self.apply(ops.stack, [[self.walk(i) for i in node.items]], {"axis": 0})
-                case lang.Slice() | lang.Ellipsis_():
+                case lang.Slice() | lang.Ellipsis_() | lang.NewAxis():
                     raise _Located(node.pos, "a slice or ... can only appear inside an index")
+                case lang.Word():
+                    raise _Located(
+                        node.pos, f"a quoted word ({node.text!r}) can only be a setting's value"
+                    )
         except (ShapeError, IndexError) as e:
             raise _Located(node.pos, str(e)) from None
         except ZeroDivisionError:
@@ -256,6 +261,8 @@ class _Walk:
         for it in node.items:
             if isinstance(it, lang.Ellipsis_):
                 items.append(Ellipsis)
+            elif isinstance(it, lang.NewAxis):
+                items.append(None)
             elif isinstance(it, lang.Slice):
                 parts = [
                     None if p is None else self.int_of(p, "a slice bound")
@@ -271,11 +278,8 @@ class _Walk:
                     items.append(self.int_of_value(v, it.pos))
                 elif len(s) == 1:
                     items.append(self.ints_of_value(v, it.pos))
-                else:
-                    raise _Located(
-                        it.pos,
-                        f"expected an integer or a 1-D tensor of integers as an index, found shape {s}",
-                    )
+                else:  # a tensor of indices of any shape: a gather
+                    items.append(Ints(tuple(s), tuple(self.ints_of_value(v, it.pos))))
         try:
             return self.apply(ops.index, [x], {"items": items})
         except ShapeError as e:
@@ -402,6 +406,13 @@ _BINARY: dict[str, Op] = {
     "/": ops.div,
     "@": ops.matmul,
 }
+# ``//``, ``%`` and the comparisons: each op's spelling (``a // b``) names its operator
+_BINARY.update(
+    {
+        op.spelling.split()[1]: op
+        for op in (ops.floordiv, ops.mod, ops.lt, ops.le, ops.gt, ops.ge, ops.eq, ops.ne)
+    }
+)
 
 
 def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str = "step") -> Tensor:

@@ -8,16 +8,20 @@ have (indexing and slices, keyword arguments, ``.T``). Nothing is handed to
 
 Grammar, loosest first::
 
-    expr    := term (('+' | '-') term)*
-    term    := unary (('*' | '/' | '@' | '∘' | '×' | '·' | '÷') unary)*
+    expr    := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?    # one comparison: 0/1
+    sum     := term (('+' | '-') term)*
+    term    := unary (('*' | '/' | '//' | '%' | '@' | '∘' | '×' | '·' | '÷') unary)*
     unary   := ('+' | '-') unary | power
     power   := postfix ('^' unary | '^T')?         # right-associative
     postfix := primary ('[' items ']' | 'ᵀ' | superscript)*
     primary := number | name | name '(' args ')' | '(' expr ')' | '[' expr, ... ']' | '√' primary
-    items   := item (',' item)*      item := expr | expr? ':' expr? (':' expr?)? | '...'
+    items   := item (',' item)*      item := expr | expr? ':' expr? (':' expr?)? | '...' | 'None'
     args    := arg (',' arg)*        arg := expr | name '=' expr
 
-``x.T`` is the transpose (a dotted name ending in ``.T``); ``*`` is element-wise
+``x.T`` is the transpose (a dotted name ending in ``.T``); ``//`` and ``%`` are
+Python's floor division and remainder (the sign of the divisor); a comparison gives
+1 where it holds and 0 elsewhere (``where(x < 0, 0, x)``) and does not chain
+(``a < b < c`` is an error: write ``(a < b) * (b < c)``); ``*`` is element-wise
 (numpy), ``×``/``·`` are the matrix product between two tensors and scale with a
 scalar, ``@`` is the matrix product, ``∘``/``.*`` element-wise. Names are given
 tensors, earlier steps, template nodes (``l0.h0.pattern``) and the constants
@@ -37,7 +41,22 @@ from symtf.language.syntax import Brackets, Call, Chain, Literal, Power, Transpo
 from symtf.language.syntax import Link as Link  # lang.Link: what rewrites build chains from
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
-_EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
+_EXTRA = {
+    "...": "...",
+    ":": ":",
+    "=": "=",
+    ".T": ".T",
+    "//": "//",
+    "%": "%",
+    "<=": "<=",
+    ">=": ">=",
+    "==": "==",
+    "!=": "!=",
+    "<": "<",
+    ">": ">",
+}
+#: The comparison operators (each gives 0/1; they do not chain).
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 #: Names that are constants unless a tensor or step has that name.
 CONSTANTS = ("e", "pi", "π", "inf", "∞", "true", "false")
 
@@ -60,6 +79,14 @@ class Name:
 
 
 @dataclass(frozen=True, slots=True)
+class Word:
+    """A quoted word, the value of a setting with named choices (``mode='half_up'``)."""
+
+    pos: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Slice:
     """``start:stop:step`` inside an index (each part optional)."""
 
@@ -67,6 +94,13 @@ class Slice:
     start: Node | None
     stop: Node | None
     step: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewAxis:
+    """``None`` inside an index (``x[:, None]``): a new axis of length 1, as numpy's."""
+
+    pos: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +120,19 @@ class Index:
 
 
 Node: TypeAlias = (
-    Num | Name | Unary | Chain | Power | Transpose | Slice | Ellipsis_ | Index | Call | ListLit
+    Num
+    | Name
+    | Word
+    | Unary
+    | Chain
+    | Power
+    | Transpose
+    | Slice
+    | Ellipsis_
+    | NewAxis
+    | Index
+    | Call
+    | ListLit
 )
 
 
@@ -99,10 +145,31 @@ class _Parser(syntax.Parser):
     """
 
     EXTRA = _EXTRA
+    WORDS = True
 
     def __init__(self, text: str, where: str, functions: dict[str, Any]) -> None:
         super().__init__(text, where)
         self.functions = functions
+
+    def additive(self) -> Node:
+        """A sum, or one comparison of two sums (``a + b < c``)."""
+        left = super().additive()
+        if not self.is_op(*COMPARISONS):
+            return left
+        op = self.advance()
+        right = super().additive()
+        if self.is_op(*COMPARISONS):
+            raise error(
+                self.text,
+                self.where,
+                self.tok.pos,
+                "expected one comparison but found a chain of them; write (a < b) * (b < c)",
+            )
+        return Chain(left.pos, left, (Link(op.value, op.text, op.pos, right),))
+
+    def multiplicative(self) -> Node:
+        """``a * b / c // d % e @ f ∘ g``."""
+        return self._chain(self.unary, ("*", "/", "//", "%", "@", "∘"))
 
     def superscript(self, tok: syntax.Token) -> Num:
         return Num(tok.pos, tok.text, sympy.Integer(int(tok.value)))
@@ -111,6 +178,10 @@ class _Parser(syntax.Parser):
         return self.index(node) if self.is_op("[") else None
 
     def primary(self) -> Node:
+        tok = self.tok
+        if tok.kind == "word":
+            self.advance()
+            return Word(tok.pos, tok.value)
         return self.radical(self.postfix) if self.is_op("√") else super().primary()
 
     def index(self, operand: Node) -> Index:
@@ -126,6 +197,10 @@ class _Parser(syntax.Parser):
         if self.is_op("..."):
             self.advance()
             return Ellipsis_(tok.pos)
+        after = self.tokens[self.i + 1] if tok.kind != "end" else tok
+        if tok.kind == "name" and tok.text in ("None", "none") and after.value in (",", "]"):
+            self.advance()
+            return NewAxis(tok.pos)
         start = None if self.is_op(":") else self.additive()
         if not self.is_op(":"):
             assert start is not None
@@ -225,7 +300,8 @@ class NotStatic(ValueError):
 
 def static_value(node: Node, what: str) -> Any:
     """A setting written in a step as plain numbers: an int, a Fraction, ``true``/``false``,
-    ``none``, a list of them, or arithmetic of them (``2*3``, ``-1``, ``1/2``).
+    ``none``, a quoted word (``'half_up'``: its text), a list of them, or arithmetic of
+    them (``2*3``, ``-1``, ``1/2``).
 
     Args:
         what: What the value is for (``softmax(axis=…)``), for messages.
@@ -241,6 +317,8 @@ def static_value(node: Node, what: str) -> Any:
             return node.name == "true"
         case Name() if node.name in ("None", "none"):
             return None
+        case Word():
+            return node.text
         case Unary():
             v = static_value(node.operand, what)
             return -v if node.op == "-" else v
@@ -325,8 +403,24 @@ def names(node: Node) -> list[Name]:
 
 # ----------------------------------------------------------------------------- LaTeX
 
-_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
-_TEX_OPS = {"+": "+", "-": "-", "*": r"\odot", "∘": r"\odot", "@": r"\,", "/": "/"}
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2, "//": 2, "%": 2}
+_PREC.update(dict.fromkeys(COMPARISONS, 0))
+_TEX_OPS = {
+    "+": "+",
+    "-": "-",
+    "*": r"\odot",
+    "∘": r"\odot",
+    "@": r"\,",
+    "/": "/",
+    "//": r"\mathbin{//}",
+    "%": r"\bmod",
+    "<": "<",
+    "<=": r"\le",
+    ">": ">",
+    ">=": r"\ge",
+    "==": "=",
+    "!=": r"\ne",
+}
 
 
 def _esc(text: str) -> str:
@@ -369,8 +463,12 @@ def latex(node: Node, prec: int = 0) -> str:
         case Slice():
             parts = [latex(n) if n is not None else "" for n in (node.start, node.stop, node.step)]
             return ":".join(parts[:2] if node.step is None else parts)
+        case Word():
+            return r"\text{" + _esc(node.text) + "}"
         case Ellipsis_():
             return r"\ldots"
+        case NewAxis():
+            return r"\mathrm{None}"
         case Index():
             return f"{latex(node.operand, 4)}[{', '.join(latex(i) for i in node.items)}]"
         case Call():
@@ -411,8 +509,12 @@ def unparse(node: Node) -> str:
                 unparse(n) if n is not None else "" for n in (node.start, node.stop, node.step)
             ]
             return ":".join(parts[:2] if node.step is None else parts)
+        case Word():
+            return repr(node.text)
         case Ellipsis_():
             return "..."
+        case NewAxis():
+            return "None"
         case Index():
             return f"{unparse(node.operand)}[{', '.join(unparse(i) for i in node.items)}]"
         case Call():

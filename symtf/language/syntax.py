@@ -41,6 +41,7 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_LITERAL_CHARS",
     "MAX_LITERAL_EXPONENT",
+    "MAX_WORD",
     "Brackets",
     "Call",
     "Chain",
@@ -66,6 +67,8 @@ MAX_LITERAL_CHARS = 60
 MAX_LITERAL_EXPONENT = 100
 #: Deepest nesting of parentheses, brackets, calls, signs and powers.
 MAX_DEPTH = 50
+#: Longest quoted word (a setting's value in a step: ``mode='half_up'``).
+MAX_WORD = 40
 
 # Single characters that are operators, mapped to their canonical spelling.
 _OPERATORS: dict[str, str] = {
@@ -273,7 +276,9 @@ def _is_name_char(ch: str) -> bool:
     return _is_name_start(ch) or _is_digit(ch)
 
 
-def tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> list[Token]:
+def tokenize(
+    text: str, where: str, extra: Mapping[str, str] | None = None, *, words: bool = False
+) -> list[Token]:
     """Split ``text`` into tokens, ending with an ``end`` token.
 
     Args:
@@ -281,6 +286,8 @@ def tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> l
         where: Where it came from, for error messages.
         extra: Further operator spellings -> canonical names, tried first (the step
             language adds ``...``, ``:``, ``=`` and ``.T``); displayed arithmetic passes none.
+        words: Whether a quoted word (``'half_up'`` or ``"half_up"``: letters, digits,
+            ``_`` and ``-``) is a token of kind ``word`` (a setting's value in a step).
 
     Raises:
         ExpressionError: A character that starts no token, a non-ASCII digit, a
@@ -309,6 +316,20 @@ def tokenize(text: str, where: str, extra: Mapping[str, str] | None = None) -> l
         if spelled is not None:
             tokens.append(Token("op", spelled[0], i, spelled[1]))
             i += len(spelled[0])
+        elif words and ch in "'\"":
+            j = i + 1
+            while j < n and j - i <= MAX_WORD and (_is_name_char(text[j]) or text[j] == "-"):
+                j += 1
+            if j >= n or text[j] != ch or j == i + 1:
+                raise error(
+                    text,
+                    where,
+                    i,
+                    f"expected a quoted word of at most {MAX_WORD} letters, digits, _ or - "
+                    f"closed by {ch} but found {_show(text[j] if j < n else '')}",
+                )
+            tokens.append(Token("word", text[i : j + 1], i, text[i + 1 : j]))
+            i = j + 1
         elif _is_digit(ch) or (ch == "." and _is_digit(nxt)):
             j = _scan_number(text, i)
             if j - i > MAX_LITERAL_CHARS:
@@ -446,11 +467,13 @@ class Parser:
 
     #: Further operator spellings for :func:`tokenize`.
     EXTRA: ClassVar[Mapping[str, str]] = {}
+    #: Whether quoted words are tokens (see :func:`tokenize`).
+    WORDS: ClassVar[bool] = False
 
     def __init__(self, text: str, where: str) -> None:
         self.text = text
         self.where = where
-        self.tokens = tokenize(text, where, self.EXTRA)
+        self.tokens = tokenize(text, where, self.EXTRA, words=self.WORDS)
         self.i = 0
         self.depth = 0
 

@@ -226,7 +226,11 @@ def masked_fill(xp: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     return where.compute(xp, mask, value, x)
 
 
-def _tri_shape(x: Any) -> tuple[int, ...]:
+#: ``diagonal=k``: the k-th diagonal (0 the main one, k > 0 above it, k < 0 below), as torch.
+DIAGONAL = Param("diagonal", "int", 0, doc="k > 0 above the main diagonal, k < 0 below")
+
+
+def _tri_shape(x: Any, *, diagonal: int = 0) -> tuple[int, ...]:
     check(len(x) >= 2, f"expected at least 2 axes, found shape {fmt(x)}")
     return tuple(x)
 
@@ -242,29 +246,29 @@ def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
 @define(
     "tril",
     "attention",
-    (X,),
+    (X, DIAGONAL),
     shape=_tri_shape,
-    tex=r"x_{ij}\,[j \le i]",
-    text="zero above the diagonal of the last two axes",
+    tex=r"x_{ij}\,[j \le i + k]",
+    text="zero above the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
 )
-def tril(xp: Any, x: Tensor) -> Tensor:
-    """Zero above the diagonal of the last two axes."""
-    return _triangle(xp, x, lambda i, j: j <= i)
+def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
+    """Zero above the ``diagonal``-th diagonal of the last two axes (``j > i + diagonal``)."""
+    return _triangle(xp, x, lambda i, j: j <= i + diagonal)
 
 
 @define(
     "triu",
     "attention",
-    (X,),
+    (X, DIAGONAL),
     shape=_tri_shape,
-    tex=r"x_{ij}\,[j \ge i]",
-    text="zero below the diagonal of the last two axes",
+    tex=r"x_{ij}\,[j \ge i + k]",
+    text="zero below the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
 )
-def triu(xp: Any, x: Tensor) -> Tensor:
-    """Zero below the diagonal of the last two axes."""
-    return _triangle(xp, x, lambda i, j: j >= i)
+def triu(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
+    """Zero below the ``diagonal``-th diagonal of the last two axes (``j < i + diagonal``)."""
+    return _triangle(xp, x, lambda i, j: j >= i + diagonal)
 
 
 def _causal_shape(*, n: int) -> tuple[int, ...]:

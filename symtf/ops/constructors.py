@@ -2,12 +2,13 @@
 
 A template's inputs (``given``: a matrix of the file; ``const``: ``d_head``;
 ``ids``: the token ids) and the constructors a step may call (``zeros``,
-``ones``, ``eye``, ``one_hot``).
+``ones``, ``full``, ``arange``, ``eye``, ``one_hot``).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from symtf.ops.array import as_int, full, num, wrap
@@ -50,6 +51,70 @@ def _filled(name: str, value: int) -> Any:
 
 zeros = _filled("zeros", 0)
 ones = _filled("ones", 1)
+
+
+def _full_shape(value: Any, *, shape: Any) -> tuple[int, ...]:
+    check(
+        value is None or math.prod(value) == 1,
+        f"expected a single number as the value, found shape {tuple(value or ())}",
+    )
+    return _filled_shape(shape=shape)
+
+
+def _full_vjp(xp: Any, g: Tensor, value: Tensor, *, output: Tensor, shape: Any) -> tuple[Any, ...]:
+    from symtf.ops.array import total
+
+    return (total(xp, g).reshape(value.shape),)
+
+
+@define(
+    "full",
+    "constructors",
+    (Param("shape", "ints"), Param("value")),
+    shape=_full_shape,
+    tex=r"c\,\mathbf{1}",
+    text="a tensor of one value (a number or a one-entry tensor: full([2, 3], -inf))",
+    shapes="→ shape",
+    vjp=_full_vjp,
+)
+def full_(xp: Any, value: Tensor, *, shape: Any) -> Tensor:
+    """Every entry ``value`` (a one-entry tensor): ``-> shape``."""
+    v = value.item()
+    return Tensor(tuple(shape), [v] * math.prod(shape))
+
+
+def _arange_count(start: Any, stop: Any, step: Any) -> tuple[Any, Any, int]:
+    if stop is None:
+        start, stop = 0, start
+    check(step != 0, "arange: expected a step that is not 0")
+    count = max(0, math.ceil(Fraction(stop - start) / Fraction(step)))
+    check(count >= 1, f"arange: expected at least one entry from {start} to {stop} by {step}")
+    check(count <= MAX_ENTRIES, f"expected at most {MAX_ENTRIES} entries, found {count}")
+    return start, stop, count
+
+
+def _arange_shape(*, start: Any, stop: Any = None, step: Any = 1) -> tuple[int, ...]:
+    return (_arange_count(start, stop, step)[2],)
+
+
+@define(
+    "arange",
+    "constructors",
+    (
+        Param("start", "number"),
+        Param("stop", "number", None),
+        Param("step", "number", 1),
+    ),
+    shape=_arange_shape,
+    tex=r"(a, a + s, \ldots)",
+    text="start, start + step, … up to but not including stop (arange(n): 0 … n − 1), exact",
+    shapes="(⌈(stop − start)/step⌉,)",
+    vjp=lambda xp, g, *, output, **_: (),
+)
+def arange(xp: Any, *, start: Any, stop: Any = None, step: Any = 1) -> Tensor:
+    """``start, start + step, …`` below ``stop`` (``arange(n)``: ``0 … n − 1``), exact."""
+    first, _, count = _arange_count(start, stop, step)
+    return Tensor((count,), [num(xp, Fraction(first) + k * Fraction(step)) for k in range(count)])
 
 
 def _eye_shape(*, n: int) -> tuple[int, ...]:

@@ -19,8 +19,10 @@ from symtf.tensor import Tensor
 X = Param("x")
 A, B = Param("a"), Param("b")
 
-#: Largest ``|y|`` in ``x ^ y`` for an exact rational ``y``.
-MAX_POWER = 1000
+#: Largest ``|y|`` in ``x ^ y`` for an exact integer ``y``.
+MAX_POWER = 1_000_000
+#: Largest ``|y|`` in ``x ^ y`` for an exact rational ``y`` that is not an integer.
+MAX_ROOT_POWER = 1000
 
 
 def _two(a: Any, b: Any) -> tuple[int, ...]:
@@ -188,14 +190,19 @@ def _pow_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     vjp=_pow_vjp,
 )
 def power(xp: Any, a: Tensor, b: Tensor) -> Tensor:
-    """``a ^ b``, element-wise with broadcasting (exact rational exponents up to 1000)."""
+    """``a ^ b``, element-wise with broadcasting (exact integer exponents up to 10⁶, other
+    rational exponents up to 1000)."""
 
     def one(x: Any, y: Any) -> Any:
-        if isinstance(y, sympy.Rational) and abs(y) > MAX_POWER:
-            raise ShapeError(f"expected an exponent of at most {MAX_POWER}, found {y}")
-        if isinstance(y, sympy.Rational) and y < 0:
+        if not isinstance(y, sympy.Rational):
+            return x**y
+        limit = MAX_POWER if y.is_Integer else MAX_ROOT_POWER
+        if abs(y) > limit:
+            what = "an integer exponent" if y.is_Integer else "a fractional exponent"
+            raise ShapeError(f"expected {what} of at most {limit}, found {y}")
+        if y < 0:
             xp.require_nonzero(x, "the base of a negative power")
-        return x**y
+        return xp.power(x, int(y)) if y.is_Integer else x**y
 
     return generic(xp, one, a, b)
 
@@ -380,6 +387,7 @@ def dropout(xp: Any, x: Tensor, keep_mask: Tensor, p: Tensor) -> Tensor:
 
 __all__ = [
     "MAX_POWER",
+    "MAX_ROOT_POWER",
     "absolute",
     "add",
     "cos",

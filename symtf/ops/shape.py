@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from symtf.ops.array import nat, wrap
@@ -270,52 +271,108 @@ def stack(xp: Any, parts: Sequence[Tensor], *, axis: int = 0) -> Tensor:
 # ----------------------------------------------------------------------------- indexing
 
 
-def _index_plan(
-    shape: Sequence[int], items: Sequence[Any]
-) -> tuple[list[list[int] | None], list[int]]:
-    """For each axis the positions it keeps (``None``: every one) and the result's shape.
+@dataclass(frozen=True)
+class Ints:
+    """A tensor of integer indices of any shape inside an index (``E[ids]`` with 2-D ids).
 
-    ``items`` holds ints, ``slice`` objects, ``...`` and lists of ints (one 1-D integer
-    tensor), as numpy's basic indexing.
+    A 1-D one may also be given as a plain list of ints.
     """
+
+    shape: tuple[int, ...]
+    values: tuple[int, ...]
+
+
+def _index_items(shape: Sequence[int], items: Sequence[Any]) -> list[Any]:
+    """``items`` with ``...`` expanded and slices added for the axes not named."""
     items = list(items)
     n_ell = sum(1 for it in items if it is Ellipsis)
     check(n_ell <= 1, "at most one ... in an index")
-    used = len(items) - n_ell
+    used = sum(1 for it in items if it is not Ellipsis and it is not None)
     check(used <= len(shape), f"too many indices ({used}) for a tensor of shape {fmt(shape)}")
     if n_ell:
         k = items.index(Ellipsis)
         items[k : k + 1] = [slice(None)] * (len(shape) - used)
-    items += [slice(None)] * (len(shape) - len(items))
-    picks: list[list[int] | None] = []
+        return items
+    return items + [slice(None)] * (len(shape) - used)
+
+
+def _in_range(k0: int, ax: int, n: int, shape: Sequence[int]) -> int:
+    k = k0 + n if k0 < 0 else k0
+    check(0 <= k < n, f"index {k0} is out of range for axis {ax} of size {n} (shape {fmt(shape)})")
+    return k
+
+
+def _index_plan(shape: Sequence[int], items: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """numpy's indexing as a plan: one entry per output axis, and the result's shape.
+
+    ``items`` holds ints, ``slice`` objects, ``...``, ``None`` (a new axis of 1) and
+    tensors of integer indices (:class:`Ints`, or a list of ints for a 1-D one). As in
+    numpy, several index tensors (and the ints beside them) broadcast together, and
+    their axes stand where the first of them is when they are adjacent, else in front.
+    Each plan entry is ``("axis", source axis, positions)``, ``("new",)`` or
+    ``("gather", (source axes, index tensors broadcast), the gather's shape)``.
+    """
+    items = _index_items(shape, items)
+    arrays = [isinstance(it, (list, tuple, Ints)) for it in items]
+    advanced = [
+        k for k, it in enumerate(items) if arrays[k] or (any(arrays) and isinstance(it, int))
+    ]
+    plan: list[Any] = []
     out_shape: list[int] = []
-    arrays = 0
-    for ax, (it, n) in enumerate(zip(items, shape, strict=True)):
-        if isinstance(it, int):
-            k = it + n if it < 0 else it
-            check(
-                0 <= k < n,
-                f"index {it} is out of range for axis {ax} of size {n} (shape {fmt(shape)})",
-            )
-            picks.append([k])
-        elif isinstance(it, slice):
+    ax = 0
+    gather: list[tuple[int, Ints]] = []
+    for k, it in enumerate(items):
+        if it is None:
+            plan.append(("new",))
+            out_shape.append(1)
+            continue
+        n = shape[ax]
+        if k in advanced:
+            if isinstance(it, int):
+                idx = Ints((), (_in_range(it, ax, n, shape),))
+            else:
+                raw = it if isinstance(it, Ints) else Ints((len(it),), tuple(it))
+                idx = Ints(raw.shape, tuple(_in_range(v, ax, n, shape) for v in raw.values))
+            gather.append((ax, idx))
+            if k == advanced[0]:
+                plan.append(("gather",))  # filled in below, once every index tensor is known
+        elif isinstance(it, int):
+            plan.append(("fixed", ax, _in_range(it, ax, n, shape)))
+        else:
             ks = list(range(*it.indices(n)))
-            picks.append(None if ks == list(range(n)) else ks)
+            plan.append(("axis", ax, ks))
             out_shape.append(len(ks))
-        else:  # a list of ints (from a 1-D integer tensor)
-            arrays += 1
-            check(arrays == 1, "at most one tensor of indices in an index")
-            ks = []
-            for k0 in it:
-                k = k0 + n if k0 < 0 else k0
-                check(
-                    0 <= k < n,
-                    f"index {k0} is out of range for axis {ax} of size {n} (shape {fmt(shape)})",
-                )
-                ks.append(k)
-            picks.append(ks)
-            out_shape.append(len(ks))
-    return picks, out_shape
+        ax += 1
+    if gather:
+        from symtf.ops.core import broadcast_shape
+
+        b = broadcast_shape(*(g.shape for _, g in gather))
+        adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+        at = plan.index(("gather",))
+        entry = ("gather", gather, b)
+        if adjacent:
+            plan[at] = entry
+        else:
+            del plan[at]
+            plan.insert(0, entry)
+        sizes = [
+            len(p[2]) if p[0] == "axis" else 1 if p[0] == "new" else None
+            for p in plan
+            if p[0] != "fixed"
+        ]
+        out_shape = []
+        for size in sizes:
+            out_shape.extend(b if size is None else [size])
+    return plan, out_shape
+
+
+def _gathered(idx: Ints, b: tuple[int, ...], at: tuple[int, ...]) -> int:
+    """The entry of the index tensor ``idx`` broadcast to ``b``, at ``at``."""
+    lead = len(b) - len(idx.shape)
+    off = 0
+    for k, n in enumerate(idx.shape):
+        off = off * n + (0 if n == 1 else at[lead + k])
+    return idx.values[off]
 
 
 def _index_shape(x: Any, *, items: Sequence[Any]) -> tuple[int, ...]:
@@ -328,30 +385,61 @@ def _index_shape(x: Any, *, items: Sequence[Any]) -> tuple[int, ...]:
     (X, Param("items", "value")),
     shape=_index_shape,
     tex="x[i]",
-    text="x[i, 1:3, ..., -1]: ints, slices, ..., one 1-D tensor of ints",
-    shapes="numpy's basic indexing",
+    text="x[i, 1:3, ..., None, -1]: ints, slices, ..., None (a new axis), tensors of ints "
+    "(gather: a[idx, targ])",
+    shapes="numpy's indexing",
     public=False,
-    spelling="x[i, 1:3, ..., -1]; E[ids]",
+    spelling="x[i, 1:3, ..., -1]; x[:, None]; E[ids]; a[idx, targ]",
 )
 def index(xp: Any, x: Tensor, *, items: Sequence[Any]) -> Tensor:
-    """numpy basic indexing: ints (negative from the end), ``slice``, ``...``, one list of ints.
+    """numpy indexing: ints (negative from the end), ``slice``, ``...``, ``None`` and tensors of
+    integer indices, several of them broadcast together (``a[idx, targ]`` gathers one entry
+    per pair).
 
     Rows of a 2-D tensor picked whole stay one native selection of rows.
 
     Raises:
         ShapeError: For an index out of range (the index, the axis and the shape).
     """
-    picks, out_shape = _index_plan(x.shape, items)
-    if x.ndim == 2 and picks[1] is None and picks[0] is not None and x.has_native():
-        rows = picks[0]
-        m = xp.take_rows(nat(xp, x), rows)
-        return wrap(xp, m, out_shape)
-    full = [list(range(n)) if p is None else p for p, n in zip(picks, x.shape, strict=True)]
-    combos: list[tuple[int, ...]] = [()]
-    for ks in full:
-        combos = [(*c, k) for c in combos for k in ks]
+    plan, out_shape = _index_plan(x.shape, items)
+    rows = _whole_rows(plan, x)
+    if rows is not None:
+        return wrap(xp, xp.take_rows(nat(xp, x), rows), out_shape)
     data = x.data
-    return Tensor(out_shape, [data[x.offset(c)] for c in combos])
+    out = []
+    for at in all_indices(tuple(out_shape)):
+        src = [0] * x.ndim
+        k = 0
+        for p in plan:
+            if p[0] == "fixed":
+                src[p[1]] = p[2]
+            elif p[0] == "axis":
+                src[p[1]] = p[2][at[k]]
+                k += 1
+            elif p[0] == "new":
+                k += 1
+            else:
+                b = p[2]
+                here = tuple(at[k : k + len(b)])
+                for ax, idx in p[1]:
+                    src[ax] = _gathered(idx, b, here)
+                k += len(b)
+        out.append(data[x.offset(src)])
+    return Tensor(out_shape, out)
+
+
+def _whole_rows(plan: list[Any], x: Tensor) -> list[int] | None:
+    """The rows picked when a 2-D tensor's rows are picked whole (a native selection)."""
+    if x.ndim != 2 or not x.has_native() or len(plan) != 2:
+        return None
+    first, second = plan
+    if second[0] != "axis" or second[2] != list(range(x.shape[1])):
+        return None
+    if first[0] == "axis":
+        return first[2]
+    if first[0] == "gather" and len(first[2]) == 1 and len(first[1]) == 1:
+        return list(first[1][0][1].values)
+    return None
 
 
 # ----------------------------------------------------------------------------- rows of a table
@@ -442,6 +530,7 @@ def identity(xp: Any, x: Tensor) -> Tensor:
 
 
 __all__ = [
+    "Ints",
     "T",
     "concat",
     "embed",

@@ -64,9 +64,7 @@ def markdown(steps: bool) -> str:
         in_steps = op.public or bool(op.spelling)
         if in_steps != steps:
             continue
-        rows.append(
-            f"| {call(op)} | {_cell(op.text)} | {_cell(op.shapes)} | {backends_of(op)} |"
-        )
+        rows.append(f"| {call(op)} | {_cell(op.text)} | {_cell(op.shapes)} | {backends_of(op)} |")
     return "\n".join(rows)
 
 
