@@ -33,8 +33,14 @@ from typing import Any, TypeAlias
 import sympy
 
 from symtf.language import syntax
-from symtf.language.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
-from symtf.language.syntax import Link as Link  # lang.Link: what rewrites build chains from
+from symtf.language.syntax import Brackets, Literal, Power, Unary, error
+
+# Re-exported: lang.Call, lang.Chain and lang.Transpose are this language's nodes too, and
+# lang.Link is what rewrites build chains from.
+from symtf.language.syntax import Call as Call
+from symtf.language.syntax import Chain as Chain
+from symtf.language.syntax import Link as Link
+from symtf.language.syntax import Transpose as Transpose
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}
