@@ -312,14 +312,15 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
     qs = [ev.entry(source, 0, j) for j in range(n)]
+    unordered: list[tuple[int, int]] = []
+    order = _ranking(qs, unordered)  # decides the quantities: each records its path
     paths = [q.decided_by for q in qs if q.decided_by is not None]
     extra = {"decided_by": max(paths, key=DECIDED_BY.index)} if paths else {}
 
-    made = functools.partial(
-        Check, extra=extra
-    )  # every check below carries the path that decided it
+    # every check below carries the path that decided it
+    made = functools.partial(Check, extra=extra)
 
-    unordered: list[tuple[int, int]] = []
+    unordered = []
     order = _ranking(qs, unordered)
     if order is None:
         xp = t.backend

@@ -33,14 +33,18 @@ from typing import Any, TypeAlias
 import sympy
 
 from symtf.language import syntax
-from symtf.language.syntax import Brackets, Literal, Power, Unary, error
+from symtf.language.syntax import Brackets, Literal
 
-# Re-exported: lang.Call, lang.Chain and lang.Transpose are this language's nodes too, and
-# lang.Link is what rewrites build chains from.
+# Re-exported: the nodes shared with displayed arithmetic are this language's nodes too
+# (lang.Call, lang.Chain, ...), lang.Link is what rewrites build chains from, and
+# lang.error raises a positioned syntax error.
 from symtf.language.syntax import Call as Call
 from symtf.language.syntax import Chain as Chain
 from symtf.language.syntax import Link as Link
+from symtf.language.syntax import Power as Power
 from symtf.language.syntax import Transpose as Transpose
+from symtf.language.syntax import Unary as Unary
+from symtf.language.syntax import error as error
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {"...": "...", ":": ":", "=": "=", ".T": ".T"}

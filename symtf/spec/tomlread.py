@@ -163,6 +163,7 @@ def matrix(
         return sympy.ImmutableMatrix(
             rows_expected, cols_expected, [fill] * (rows_expected * cols_expected)
         )
+    cells: list[list[Any]]
     if isinstance(v, str):
         if len(v) > 400_000:
             raise SpecError(
