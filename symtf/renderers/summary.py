@@ -10,11 +10,13 @@ one line, and the rest are counted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# Read by field only (duck-typed), so that the objects these summaries describe can call
+# Imported for the types only, so that the objects these summaries describe can call
 # them from their own ``__repr__`` without an import running the other way.
-Check = ClaimResult = DerivationReport = Report = Trace = Any
+if TYPE_CHECKING:
+    from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
+    from symtf.trace import Trace
 
 #: Off numbers named in a summary before the rest are only counted.
 MAX_OFF = 8
