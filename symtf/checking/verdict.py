@@ -426,7 +426,7 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
         return Verdict("undecided", None, x.reason)
     slip = edge > 0 if c < 0 else edge < 0
     r = correct_rounding(x, p, mode)
-    expected = None if r is None else r.format(cast(Fraction, r.value))
+    expected = None if r is None else r.format(r.value)
     shown = f"; the exact value rounds to {expected}" if expected else ""
     if slip:
         amount = _amount(units, "less than one")
