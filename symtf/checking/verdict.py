@@ -244,7 +244,11 @@ class Located:
                 self._path(f"arb{prec}")
                 return c
         if self._lazy:  # the balls could not decide: now the exact value is worth building
-            self._settle()
+            try:
+                self._settle()
+            except Undecided as e:  # out of reach (a model too large for exact values)
+                self.reason = str(e)
+                return None
             return self.sign(b)
         self._path("exact")
         diff = self.expr - sympy.Rational(b.numerator, b.denominator)

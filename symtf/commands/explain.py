@@ -58,7 +58,7 @@ def _load(path: str, label: str) -> tuple[spec.Derivation, DerivationReport, Any
         close = difflib.get_close_matches(label, labels, n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise SpecError(f"{path}: no claim labelled {label!r}{hint}")
-    report = compare.check(d)
+    report = compare.traced(compare.check(d), d)
     result = next(r for r in report.results if r.claim.label == label)
     return d, report, result
 

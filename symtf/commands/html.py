@@ -18,7 +18,7 @@ def cmd_html(args: argparse.Namespace) -> int:
 
     with time_budget(args.timeout, args.file):
         derivation = spec.load(args.file)
-        report = compare.check(derivation)
+        report = compare.traced(compare.check(derivation), derivation)
         page = render_html(
             report,
             derivation,
