@@ -686,7 +686,7 @@ def claim_grid(printed: Any) -> int:
     Args:
         printed: Rows of :class:`Printed`.
     """
-    decs = {
+    decs: set[int] = {
         p.decimals
         for row in printed
         for p in row

@@ -297,13 +297,13 @@ def _with_tables(
         if isinstance(angles, lang.Name):
             extra = []
             for fn in ("cos", "sin"):
-                name = tables.get((fn, angles.name))
-                if name is not None and fn not in given and order.get(name, at) < at:
-                    extra.append((fn, lang.Name(node.pos, name)))
+                table = tables.get((fn, angles.name))
+                if table is not None and fn not in given and order.get(table, at) < at:
+                    extra.append((fn, lang.Name(node.pos, table)))
             if extra:
                 return dataclasses.replace(node, kwargs=(*node.kwargs, *extra))
     changed = False
-    fields = {}
+    fields: dict[str, Any] = {}
     for name in getattr(node, "__slots__", ()):
         value = getattr(node, name, None)
         if isinstance(value, tuple):

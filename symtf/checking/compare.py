@@ -429,7 +429,8 @@ def _ranking(
 def _blocked_lines(value: Any, xp: Any) -> list[str]:
     """The undecided branches of the model a value depends on (see ExactBackend.undecided_in)."""
     undecided_in = getattr(xp, "undecided_in", None)
-    return undecided_in(value) if undecided_in is not None else []
+    lines: list[str] = undecided_in(value) if undecided_in is not None else []
+    return lines
 
 
 def _blocked(value: Any, xp: Any, path: str) -> str | None:

@@ -260,7 +260,7 @@ class Located:
                 return c
         except (TypeError, Undecided, RecursionError):
             pass
-        last = None
+        last: arb | None = None
         reached = PRECISIONS[-1]
         for prec in ladder(PRECISIONS[-1] * 2, MAX_BITS):
             start = time.perf_counter()

@@ -114,8 +114,8 @@ def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.E
         raise DeriveError(
             f"--at {ref}: row {row} is outside step {step!r} (rows 0..{value.rows - 1})"
         )
-    row %= value.rows
-    return list(value.row(row)), row
+    index: int = row % value.rows
+    return list(value.row(index)), index
 
 
 def _decimal(backend: Any, e: sympy.Expr) -> str:

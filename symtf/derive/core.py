@@ -315,7 +315,8 @@ def _entries(value: Any) -> list[tuple[str, Any]]:
 
 
 def _shape(value: Any) -> tuple[int, int]:
-    return value.shape if isinstance(value, sympy.MatrixBase) else (1, 1)
+    shape: tuple[int, int] = value.shape if isinstance(value, sympy.MatrixBase) else (1, 1)
+    return shape
 
 
 def _at(n: int | None) -> str:

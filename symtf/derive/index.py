@@ -76,7 +76,7 @@ class Expect(sympy.Function):
     nargs = 1
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+        tex = r"\mathbb{E}\left[" + str(printer._print(self.args[0])) + r"\right]"
         return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
@@ -89,7 +89,7 @@ class Variance(sympy.Function):
     nargs = 1
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
+        tex = r"\operatorname{Var}\left[" + str(printer._print(self.args[0])) + r"\right]"
         return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
@@ -589,7 +589,7 @@ class Normalizer:
             orders: Iterable[tuple[sympy.Symbol, ...]] = [tuple(variables)]
         else:
             orders = itertools.permutations(variables)
-        best = None
+        best: tuple[str, sympy.Expr] | None = None
         for order in orders:
             names = {v: bound_symbol(first + t) for t, v in enumerate(order)}
             lims = sorted(

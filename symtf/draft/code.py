@@ -1362,7 +1362,7 @@ class Translator:
         v = self._const(node)
         if isinstance(v, bool) or not isinstance(v, int):
             raise _Untranslated(f"{self._source(node)} is not a whole number")
-        return v
+        return int(v)
 
     def _int_or_none(self, node: ast.expr) -> int | None:
         try:

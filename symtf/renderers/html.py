@@ -642,7 +642,7 @@ def derivation_sections(
     blanks = _Blanks(opts.blanks)
     toc: list[str] = []
     body: list[str] = []
-    current = None
+    current: str | None = None
     for name in chosen:
         key, title = stage_of(name)
         if key != current:
