@@ -11,14 +11,19 @@ import argparse
 import os
 import signal
 import sys
+import types
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from symtf import __version__, files
 from symtf.errors import BudgetExpired, LimitError, SymtfError
 from symtf.limits import install_flint_hook
 from symtf.renderers.safe import block as _safe_block
+
+if TYPE_CHECKING:  # the parser is imported when it is built
+    from symtf.suggest import SuggestingParser
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -30,6 +35,7 @@ COMMANDS = ("check", "explain", "latex", "derive", "teach", "extract", "draft", 
 
 #: Default per-derivation time budget in seconds.
 DEFAULT_TIMEOUT = 60.0
+
 
 def bundled_derivations() -> list[Path]:
     """The derivation files shipped with symtf (see :mod:`symtf.bundled`)."""
@@ -77,9 +83,9 @@ def expand(
         else:
             from symtf import bundled
 
-            found = bundled.named(raw)
+            named = bundled.named(raw)
             # A missing file: its own error when it is checked.
-            out.append((_short_path(found) if found is not None else p, None))
+            out.append((_short_path(named) if named is not None else p, None))
     return out
 
 
@@ -210,7 +216,9 @@ def _all_actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
                 yield from _all_actions(command)
 
 
-def _add_quiet(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction) -> None:
+def _add_quiet(
+    parser: argparse.ArgumentParser, sub: argparse._SubParsersAction[SuggestingParser]
+) -> None:
     """``-q``/``--quiet`` before or after the command (``symtf -q check``, ``symtf check -q``)."""
     what = (
         "print less: no progress or 'wrote ...' notes; check's text report shows only "
@@ -223,7 +231,7 @@ def _add_quiet(parser: argparse.ArgumentParser, sub: argparse._SubParsersAction)
         )
 
 
-def _command_module(name: str) -> object | None:
+def _command_module(name: str) -> types.ModuleType | None:
     import importlib
 
     try:

@@ -27,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import latexmath
@@ -224,7 +224,7 @@ def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
     return out
 
 
-def _code_outputs(c: dict, k: int, where: str, name: str | None) -> list[_Segment]:
+def _code_outputs(c: dict[str, Any], k: int, where: str, name: str | None) -> list[_Segment]:
     outputs = c.get("outputs", [])
     if outputs is None:
         return []
@@ -415,7 +415,8 @@ def _math_items(seg: _Segment) -> list[Found]:
         last_number = _numeric_cell(last)
         # Displayed arithmetic: every arithmetic piece of the chain against the printed end.
         if len(chain) > 1 and (last_number is not None or last_rows is not None):
-            printed = last_rows if last_rows is not None else ((last_number,),)
+            # one of the two is set
+            printed = last_rows if last_rows is not None else ((cast(str, last_number),),)
             for piece in chain[:-1]:
                 if _is_arithmetic(piece):
                     expression = latexmath.to_plain(piece, where="arithmetic")
@@ -701,10 +702,13 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
             continue
         last = chain[-1]
         rows = _matrix_rows(last) if last.startswith("[") else None
-        value = _numeric_cell(last.rstrip(".:;,"))
-        if rows is None and value is None:
+        end = _numeric_cell(last.rstrip(".:;,"))
+        if rows is not None:
+            printed = rows
+        elif end is not None:
+            printed = ((end,),)
+        else:
             continue
-        printed = rows if rows is not None else ((value,),)
         for piece in chain[:-1]:
             expression = _plain_arithmetic(piece)
             if expression is not None:

@@ -104,7 +104,7 @@ class Printed:
         """The same number read at another precision (``1`` among ``0.496`` is ``1.000``)."""
         return replace(self, decimals=decimals)
 
-    def format(self, x: Fraction) -> str:
+    def format(self, x: Fraction | None) -> str:
         """Write a value of this print's grid the way this print is written.
 
         ``0.497`` for a fixed print with 3 decimals, ``49.7%`` for a percentage,
@@ -486,7 +486,7 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
     head = body[: body.index("[")]
     # numpy's print form separates entries by spaces only: its entries are shortened too
     is_repr = bool(head.strip()) or "dtype" in body or "," not in body
-    stack: list[list] = [[]]
+    stack: list[list[Any]] = [[]]  # the open rows; an entry is a cell's text or a row
     token = ""
     end = None
     for k, ch in enumerate(body[len(head) :], start=len(head)):
@@ -498,7 +498,7 @@ def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
                     f"{where}: expected an array of at most {MAX_REPR_DEPTH} dimensions, "
                     "found deeper nesting"
                 )
-            new: list = []
+            new: list[Any] = []
             stack[-1].append(new)
             stack.append(new)
         elif ch == "]":
@@ -686,7 +686,7 @@ def claim_grid(printed: Any) -> int:
     Args:
         printed: Rows of :class:`Printed`.
     """
-    decs = {
+    decs: set[int] = {
         p.decimals
         for row in printed
         for p in row

@@ -153,8 +153,8 @@ class Dual:
         elif isinstance(e, (sympy.Max, sympy.Min)):
             items = [self._d(a, memo) for a in e.args]
             r = items[0]
-            for x in items[1:]:
-                r = _pick(r, x, largest=isinstance(e, sympy.Max))
+            for item in items[1:]:
+                r = _pick(r, item, largest=isinstance(e, sympy.Max))
         else:
             raise TypeError(f"cannot differentiate {type(e).__name__}")
         memo[e] = r

@@ -89,8 +89,10 @@ class Trace(Mapping[str, Step]):
             return None
         nd = getattr(v, "ndim", None)
         if isinstance(nd, int) and nd > 2 and not hasattr(v, "__array__"):
-            return v.shape  # an N-D step (symtf.tensor.Tensor)
-        return self.backend.shape(v)
+            nd_shape: tuple[int, ...] = v.shape  # an N-D step (symtf.tensor.Tensor)
+            return nd_shape
+        shape: tuple[int, ...] | None = self.backend.shape(v)
+        return shape
 
     def true_shape(self, name: str) -> tuple[int, ...] | None:
         """The step's shape as written: ``()`` for a scalar, ``(n,)`` for a vector."""

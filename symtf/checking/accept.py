@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from flint import arb, ctx, fmpq
 
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.spec import Claim
 
 FAILING = ("slip", "wrong")
 
@@ -214,7 +215,7 @@ def accept(d: Any, results: list[Any], ev: Any = None) -> list[Any]:
     return out
 
 
-def _printed_of(claim: Any, text: str) -> Printed | None:
+def _printed_of(claim: Claim, text: str) -> Printed | None:
     for row in claim.printed:
         for p in row:
             if p.text == text:
@@ -296,8 +297,8 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     if run is not None:
         text, how, own = run
         extra.update(accepted_by=by, simulated=text)
-        if own is None:
-            clo, chi = _outward(chain, digits)
+        if own is None:  # chain held the run's value
+            clo, chi = _outward(cast(arb, chain), digits)
             extra["enclosure_whole"] = [clo, chi]
             where = f"that value lies in [{clo}, {chi}], the certified range of every {fmt} result of the computation"
         else:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import sympy
 from flint import arb
@@ -92,6 +92,11 @@ def _claim_printed(result: ClaimResult) -> dict[Index, Printed]:
     return out
 
 
+def _index(c: Check) -> tuple[int, ...]:
+    """An off check's index (:func:`_table` keeps only checks of an entry)."""
+    return tuple(cast(tuple[int, ...], c.index))
+
+
 def table_causes(
     result: ClaimResult, checks: Iterable[Check], ev: Evaluator, trace: Trace
 ) -> list[Cause]:
@@ -102,19 +107,19 @@ def table_causes(
     _, shape, checks, exact, own, texts = table
     # truncated throughout: every off entry truncates to its print and none was rounded up
     cut = [
-        slips.truncation(own[tuple(c.index)], exact(tuple(c.index)), texts.get(tuple(c.index)))
+        slips.truncation(own[_index(c)], exact(_index(c)), texts.get(_index(c)))
         for c in checks
-        if tuple(c.index) in own
+        if _index(c) in own
     ]
     if cut and all(cut) and len(cut) == len(checks) and slips.truncated_throughout(own, exact):
         return [
-            Cause("truncation", (tuple(c.index),), t.text)
+            Cause("truncation", (_index(c),), t.text)
             for c, t in zip(checks, cut, strict=True)
             if t is not None
         ]
-    table = slips.table_slip(own, exact, shape, [tuple(c.index) for c in checks])
-    if table is not None:
-        return [Cause(table.cause, table.entries, table.text, extra={"slip": table.detail})]
+    slip = slips.table_slip(own, exact, shape, [_index(c) for c in checks])
+    if slip is not None:
+        return [Cause(slip.cause, slip.entries, slip.text, extra={"slip": slip.detail})]
     return []
 
 
@@ -142,7 +147,7 @@ def entry_causes(
     everything.update(own)
     out = []
     for c in checks:
-        idx = tuple(c.index)
+        idx = _index(c)
         p = own.get(idx)
         if p is None:
             continue
@@ -292,13 +297,13 @@ def _with_tables(
         if isinstance(angles, lang.Name):
             extra = []
             for fn in ("cos", "sin"):
-                name = tables.get((fn, angles.name))
-                if name is not None and fn not in given and order.get(name, at) < at:
-                    extra.append((fn, lang.Name(node.pos, name)))
+                table = tables.get((fn, angles.name))
+                if table is not None and fn not in given and order.get(table, at) < at:
+                    extra.append((fn, lang.Name(node.pos, table)))
             if extra:
                 return dataclasses.replace(node, kwargs=(*node.kwargs, *extra))
     changed = False
-    fields = {}
+    fields: dict[str, Any] = {}
     for name in getattr(node, "__slots__", ()):
         value = getattr(node, name, None)
         if isinstance(value, tuple):
@@ -330,7 +335,7 @@ def _with_tables(
 def _table_names(node: Any) -> list[Any]:
     from symtf.language import lang
 
-    out = []
+    out: list[Any] = []
     if isinstance(node, lang.Call) and node.name == "rope":
         out.extend(v for k, v in node.kwargs if k in ("cos", "sin") and isinstance(v, lang.Name))
     for name in getattr(node, "__slots__", ()):
@@ -378,7 +383,7 @@ def contradicted_inputs(
     With ``rows`` (the step's rows a convention explains), an input with as many rows as
     the step is checked in those rows only.
     """
-    out = []
+    out: list[tuple[str, tuple[int, ...], Printed]] = []
     n = trace.shape(step)
     for s in upstream_printed(trace, step, printed):
         shape = trace.shape(s)
@@ -386,7 +391,7 @@ def contradicted_inputs(
             rows is not None and shape is not None and n is not None and shape[:-1] == n[:-1]
         )
         for idx, p in sorted(printed[s].items()):
-            if same_rows and tuple(idx[:-1]) not in rows:
+            if same_rows and rows is not None and tuple(idx[:-1]) not in rows:
                 continue
             try:
                 before = classify(ev.entry(s, *idx), p)[0]
@@ -424,7 +429,7 @@ def transposed_operand(
 
     step = result.claim.step
     node = next((s for s in getattr(d, "steps", ()) if s.name == step), None)
-    if node is None or not checks:
+    if node is None or step is None or not checks:
         return None
     for tree, what in _toggled(node.tree, trace):
         variant = dataclasses.replace(

@@ -10,9 +10,10 @@ arithmetic on that one value. The verdict classes (``symtf check --help`` define
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import sympy
 from flint import arb
@@ -213,7 +214,7 @@ def _true_index(c: Check, true: tuple[int, ...]) -> Check:
 
 
 def _one(
-    claim: Claim, step: str | None, ij: tuple[int, int] | None, q: Quantity, p: Printed
+    claim: Claim, step: str | None, ij: tuple[int, ...] | None, q: Quantity, p: Printed
 ) -> Check:
     from symtf.checking.verdict import decide
 
@@ -243,7 +244,7 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
 
         def ball(prec: int) -> arb | None:
             bs = [q.ball(prec) for q in qs]
-            return None if any(b is None for b in bs) else sum(bs, arb(0))
+            return None if any(b is None for b in bs) else sum(cast(list[arb], bs), arb(0))
 
         def exact() -> tuple[sympy.Expr, ExactBackend | None]:
             es = [q.exact() for q in qs]
@@ -251,7 +252,7 @@ def _reduced(how: str, qs: Sequence[Quantity]) -> Quantity:
 
         def fast() -> arb | None:
             bs = [q.fast_ball() for q in qs]
-            return None if any(b is None for b in bs) else sum(bs, arb(0))
+            return None if any(b is None for b in bs) else sum(cast(list[arb], bs), arb(0))
 
         return Quantity(ball, exact, fast, lazy=any(q._lazy for q in qs))
     pick = _extreme(qs, largest=how == "max")
@@ -266,8 +267,9 @@ def _extreme_of_all(qs: Sequence[Quantity], *, largest: bool) -> Quantity:
         bs = [q.ball(prec) for q in qs]
         if any(b is None for b in bs):
             return None
-        out = bs[0]
-        for b in bs[1:]:
+        balls = cast(list[arb], bs)
+        out = balls[0]
+        for b in balls[1:]:
             out = out.max(b) if largest else out.min(b)
         return out
 
@@ -318,7 +320,7 @@ def _cmp(a: Quantity, b: Quantity) -> int | None:
     eb, _ = b.exact()
     diff = ea - eb
     if diff.is_Rational:
-        return (diff.p > 0) - (diff.p < 0)
+        return int((diff.p > 0) - (diff.p < 0))
     for prec in PRECISIONS:
         x, y = a.ball(prec), b.ball(prec)
         if x is not None and y is not None:
@@ -345,19 +347,20 @@ def _check_word(claim: Claim, ev: Evaluator, step: str, d: Derivation) -> Check:
     t = ev.structure()
     if claim.rank is None and step != "next_token" and t.shape(source) == (1, 1):
         return _check_id_word(claim, ev, step, vocab)
-    n = t.shape(source)[1] if t.shape(source) else 0
+    shape = t.shape(source)
+    n = shape[1] if shape else 0
     if rank > n:
         raise SpecError(f"{claim.where}.rank: expected 1 to {n}, found {rank}")
     qs = [ev.entry(source, 0, j) for j in range(n)]
     unordered: list[tuple[int, int]] = []
-    order = _ranking(qs, unordered)
+    order = _ranking(qs, unordered)  # decides the quantities: each records its path
     paths = [q.decided_by for q in qs if q.decided_by is not None]
     extra = {"decided_by": max(paths, key=DECIDED_BY.index)} if paths else {}
 
-    def made(*args: Any) -> Check:  # every check below carries the path that decided it
-        return Check(*args, extra=extra)
+    # every check below carries the path that decided it
+    made = functools.partial(Check, extra=extra)
 
-    unordered: list[tuple[int, int]] = []
+    unordered = []
     order = _ranking(qs, unordered)
     if order is None:
         xp = t.backend
@@ -440,7 +443,8 @@ def _ranking(
 def _blocked_lines(value: Any, xp: Any) -> list[str]:
     """The undecided branches of the model a value depends on (see ExactBackend.undecided_in)."""
     undecided_in = getattr(xp, "undecided_in", None)
-    return undecided_in(value) if undecided_in is not None else []
+    lines: list[str] = undecided_in(value) if undecided_in is not None else []
+    return lines
 
 
 def _blocked(value: Any, xp: Any, path: str) -> str | None:

@@ -19,8 +19,10 @@ Three explanations are tried, in this order, for every ``slip`` or ``wrong``:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 import sympy
 from flint import arb, fmpq
@@ -54,25 +56,31 @@ CAUSES = (
 NOT_MISTAKES = ("propagated-rounding", "rounded-inputs")
 GOOD = ("exact", "rounded")
 
-Entry = tuple[str, int, int]  # (step, i, j)
+Entry = tuple[str, *tuple[int, ...]]  # (step, *index): (step, i, j) for a matrix
 
 
 # ----------------------------------------------------------------------------- the article's numbers
 
 
-def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, int], Printed]]:
+def printed_values(d: Derivation, trace: Trace) -> dict[str, dict[tuple[int, ...], Printed]]:
     """Every printed entry of every step claim, by step and (i, j).
 
     When an entry is printed twice, a claim marked ``feeds = true`` wins, else the first.
     """
-    out: dict[str, dict[tuple[int, int], Printed]] = {}
+    out: dict[str, dict[tuple[int, ...], Printed]] = {}
     # a claim marked feeds = true is the print later steps used: it wins whatever the order
     feeding_first = sorted(d.claims, key=lambda c: not getattr(c, "feeds", False))
     for c, pairs in step_prints(feeding_first, trace):
         for ij, p in pairs:
             if p.value is not None:  # not a printed ±∞
-                out.setdefault(c.step, {}).setdefault(ij, p)
+                # step_prints yields only claims of a step
+                out.setdefault(cast(str, c.step), {}).setdefault(ij, p)
     return out
+
+
+def _finite(p: Printed) -> Fraction:
+    """The value of a print :func:`printed_values` kept (it keeps no printed ±∞)."""
+    return cast(Fraction, p.value)
 
 
 class _Override:
@@ -80,7 +88,7 @@ class _Override:
 
     def __init__(
         self,
-        printed: dict[str, dict[tuple[int, int], Printed]],
+        printed: dict[str, dict[tuple[int, ...], Printed]],
         skip: str,
         *,
         widen: bool = False,
@@ -108,9 +116,9 @@ class _Override:
             for idx, p in entries.items():
                 bump = 1 if self.nudge == (name, *idx) else 0
                 if isinstance(data[0], sympy.Basic):
-                    new: Any = sympy.Rational(p.value.numerator, p.value.denominator) + bump
+                    new: Any = sympy.Rational(_finite(p).numerator, _finite(p).denominator) + bump
                 else:
-                    new = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
+                    new = arb(fmpq(_finite(p).numerator, _finite(p).denominator)) + bump
                     if self.widen and not p.is_fraction and (name, *idx) not in self.exact:
                         half = p.ulp / 2
                         new = arb(new, arb(fmpq(half.numerator, half.denominator)).upper())
@@ -120,12 +128,12 @@ class _Override:
             m = value.as_mutable()
             for (i, j), p in entries.items():
                 bump = 1 if self.nudge == (name, i, j) else 0
-                m[i, j] = sympy.Rational(p.value.numerator, p.value.denominator) + bump
+                m[i, j] = sympy.Rational(_finite(p).numerator, _finite(p).denominator) + bump
             return sympy.ImmutableMatrix(m)
         rows = value.tolist()
         for (i, j), p in entries.items():
             bump = 1 if self.nudge == (name, i, j) else 0
-            mid = arb(fmpq(p.value.numerator, p.value.denominator)) + bump
+            mid = arb(fmpq(_finite(p).numerator, _finite(p).denominator)) + bump
             if self.widen and not p.is_fraction and (name, i, j) not in self.exact:
                 half = p.ulp / 2
                 mid = arb(mid, arb(fmpq(half.numerator, half.denominator)).upper())
@@ -201,13 +209,13 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     status = _entry_status(report)
     exact_entries = frozenset(e for e, (v, _) in status.items() if v == "exact")
     own = _own_printed(report, trace)
-    findings: dict[tuple[str, tuple[int, int] | None, str], _Finding] = {}
+    findings: dict[tuple[str, tuple[int, ...] | None, str], _Finding] = {}
     replays: dict[str, tuple[Evaluator, Evaluator]] = {}
     relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
 
     # 1. replay each failing step from the article's own numbers
     for c in bad:
-        if c.index is None:
+        if c.index is None or c.step is None:
             continue
         if c.step not in replays:
             replays[c.step] = (
@@ -273,7 +281,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         f = findings[(c.claim, c.index, c.printed)]
         if f.root is None and f.cause not in NOT_MISTAKES:
             f.root = {"claim": c.claim, "step": c.step, "index": list(c.index) if c.index else None}
-        if c.index is not None:
+        if c.index is not None and c.step is not None:
             at.setdefault((c.step, *c.index), f)
     for f in list(findings.values()):
         seen = 0
@@ -321,7 +329,7 @@ def _further_causes(
     d: Derivation,
     ev: Evaluator,
     trace: Trace,
-    printed: dict[str, dict[tuple[int, int], Printed]],
+    printed: dict[str, dict[tuple[int, ...], Printed]],
     rounded_cache: dict[frozenset[str], Any],
 ) -> dict[tuple[int, ...] | None, _Finding]:
     """Causes for off entries no replay or convention reproduces (symtf.checking.causes)."""
@@ -385,9 +393,9 @@ def _norm_pieces(step: str, printed: dict[str, Any]) -> frozenset[str]:
 
 def _own_printed(
     report: DerivationReport, trace: Trace
-) -> dict[tuple[str, tuple[int, int] | None], Printed]:
+) -> dict[tuple[str, tuple[int, ...] | None], Printed]:
     """(claim label, index) -> the Printed value that claim shows there."""
-    out: dict[tuple[str, tuple[int, int] | None], Printed] = {}
+    out: dict[tuple[str, tuple[int, ...] | None], Printed] = {}
     for c, pairs in step_prints((r.claim for r in report.results), trace):
         for ij, p in pairs:
             out[(c.label, ij)] = p
@@ -409,10 +417,10 @@ def _replay_one(
     c: Check,
     replays: tuple[Evaluator, Evaluator],
     trace: Trace,
-    printed: dict[str, dict[tuple[int, int], Printed]],
+    printed: dict[str, dict[tuple[int, ...], Printed]],
     status: dict[Entry, tuple[str, str]],
     d: Derivation,
-    own: dict[tuple[str, tuple[int, int] | None], Printed],
+    own: dict[tuple[str, tuple[int, ...] | None], Printed],
     relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]],
     also: frozenset[str] = frozenset(),
 ) -> _Finding | None:
@@ -490,7 +498,7 @@ def _overlaps(x: arb, p: Printed) -> bool:
 def _find_relevant(
     c: Check,
     trace: Trace,
-    printed: dict[str, dict[tuple[int, int], Printed]],
+    printed: dict[str, dict[tuple[int, ...], Printed]],
     d: Derivation,
     replay: Evaluator,
     also: frozenset[str] = frozenset(),
@@ -509,11 +517,13 @@ def _find_relevant(
     level = _upstream_printed(trace, c.step, printed)
     seen: set[str] = set()
     for _ in range(8):
-        out = []
+        out: list[tuple[Entry, Printed]] = []
         for s in level:
             seen.add(s)
             for ab, pp in sorted(printed[s].items()):
-                if trace.value(s)[ab] == sympy.Rational(pp.value.numerator, pp.value.denominator):
+                if trace.value(s)[ab] == sympy.Rational(
+                    _finite(pp).numerator, _finite(pp).denominator
+                ):
                     continue  # printed exactly: no rounding to blame
                 nudged = _Override(printed, c.step, nudge=(s, *ab), also=also)
                 t = Evaluator(
@@ -655,7 +665,7 @@ def _search(
     ev: Evaluator,
     trace: Trace,
     variants: dict[tuple[str, str], Evaluator | None],
-    printed: dict[str, dict[tuple[int, int], Printed]] | None = None,
+    printed: dict[str, dict[tuple[int, ...], Printed]] | None = None,
 ) -> _Finding | None:
     claim = result.claim
     step = claim.step
@@ -663,7 +673,7 @@ def _search(
     failing = {(c.index, c.printed) for c in checks}
 
     def explains(
-        qfor: Callable[[tuple[int, int]], Quantity | None],
+        qfor: Callable[[tuple[int, ...]], Quantity | None],
         mode: str = "half-up",
         rows: set[tuple[int, ...]] | None = None,
     ) -> int | None:
@@ -709,7 +719,7 @@ def _search(
         )
     other = _other_heads(step, trace)
     for alt in other:
-        n = explains(lambda ij, alt=alt: ev.entry(alt, *ij))
+        n = explains(functools.partial(_entry_of, ev, alt))
         if n:
             candidates.append(
                 (n, [f"head-{alt}"], f"these are the values of {said.step(alt)}", None, None)
@@ -756,7 +766,7 @@ def _consistent_convention(
     ev: Evaluator,
     trace: Trace,
     step: str,
-    printed: dict[str, dict[tuple[int, int], Printed]] | None,
+    printed: dict[str, dict[tuple[int, ...], Printed]] | None,
     said: Names,
 ) -> _Finding:
     """The best convention that contradicts none of the step's printed inputs.
@@ -829,6 +839,11 @@ def _scaled(q: Quantity, k: int) -> Quantity:
         return e * k, xp
 
     return Quantity(ball, exact)
+
+
+def _entry_of(ev: Evaluator, step: str, ij: tuple[int, ...]) -> Quantity:
+    """``ev``'s quantity at ``step[i, j]``."""
+    return ev.entry(step, *ij)
 
 
 def _other_heads(step: str, trace: Trace) -> list[str]:

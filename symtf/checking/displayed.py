@@ -139,7 +139,7 @@ def _explain(
     db: str | None,
     words: dict[str, str],
     substituted: bool,
-    operands: tuple[str, str],
+    operands: tuple[str, str, list[dict[str, Any]]],
 ) -> str:
     """The claim's explanation in the article's words.
 

@@ -87,7 +87,7 @@ class Quantity:
         x = self.fast_ball()
         if x is not None and not x.is_finite() and x.rad() == 0:
             return float(x.mid()) == float("-inf")
-        return self.exact()[0] == sympy.S.NegativeInfinity
+        return bool(self.exact()[0] == sympy.S.NegativeInfinity)
 
     def ball(self, prec: int) -> arb | None:
         """A certified ball at ``prec`` bits (``None`` if it could not be computed)."""
@@ -347,7 +347,9 @@ class Evaluator:
             or cls.ball_trace is not Evaluator.ball_trace
             or cls.exact_trace is not Evaluator.exact_trace
         ):
-            return None  # a replay, or a subclass computing its own traces: the fast one would differ
+            return (
+                None  # a replay, or a subclass computing its own traces: the fast one would differ
+            )
         if not self._midrad_done:
             self._midrad_done = True
             from symtf.backends.midrad import MidradBackend
@@ -380,7 +382,8 @@ class Evaluator:
             if t is None:
                 e, xp = exact()
                 return xp.ball(e, prec) if xp is not None else None
-            return t.value(step)[idx]
+            b: arb | None = t.value(step)[idx]
+            return b
 
         def exact() -> tuple[sympy.Expr, ExactBackend | None]:
             t = self.exact_trace()
@@ -480,7 +483,7 @@ def selection(claim: Claim, shape: tuple[int, ...]) -> list[list[tuple[int, ...]
     return [[(i, j) for j in cols] for i in rows]
 
 
-def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int, int], Printed]]:
+def _fit(claim: Claim, sel: list[list[tuple[int, ...]]]) -> list[tuple[tuple[int, ...], Printed]]:
     printed = claim.printed
     rows, cols = len(printed), len(printed[0])
     srows, scols = len(sel), len(sel[0])
@@ -498,7 +501,7 @@ def _fit(claim: Claim, sel: list[list[tuple[int, int]]]) -> list[tuple[tuple[int
 
 def step_prints(
     claims: Iterable[Claim], trace: Trace
-) -> Iterator[tuple[Claim, list[tuple[tuple[int, int], Printed]]]]:
+) -> Iterator[tuple[Claim, list[tuple[tuple[int, ...], Printed]]]]:
     """Each claim that prints entries of a step of ``trace``, with its ``((i, j), printed)`` pairs.
 
     Claims of a reduction or a word, of a step the trace lacks or has no shape

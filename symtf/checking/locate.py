@@ -20,7 +20,8 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from symtf.backends.certify import compare_ball
 from symtf.numbers import Printed, rounding_interval
@@ -72,8 +73,8 @@ def _match(value: Any, p: Printed) -> float:
     lo, hi = compare_ball(value, iv.lo), compare_ball(value, iv.hi)
     if lo is not None and hi is not None and lo >= 0 and hi <= 0:
         return 1.0
-    u = p.ulp
-    below, above = compare_ball(value, p.value - u), compare_ball(value, p.value + u)
+    u, v = p.ulp, cast(Fraction, p.value)  # finite: rounding_interval accepted it
+    below, above = compare_ball(value, v - u), compare_ball(value, v + u)
     if below is not None and above is not None and below > 0 and above < 0:
         return 0.5
     return 0.0

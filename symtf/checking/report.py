@@ -38,7 +38,7 @@ class Check:
 
     claim: str
     step: str | None
-    index: tuple[int, int] | None
+    index: tuple[int, ...] | None
     printed: str
     expected: str | None
     exact: str | None

@@ -28,10 +28,10 @@ import contextlib
 import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import sympy
-from flint import arb, ctx
+from flint import arb, ctx, fmpz
 from sympy.polys.polyerrors import CoercionFailed
 
 from symtf.backends.certify import (
@@ -106,7 +106,7 @@ def exact_rational(e: sympy.Expr, xp: Any = None, limit: int = 200_000) -> Fract
     (a square root, an exponential, a symbol) or beyond ``limit`` nodes.
     """
     defs = getattr(xp, "defs", {})
-    memo: dict[sympy.Basic, Fraction | None] = getattr(xp, "_rational_memo", None)
+    memo: dict[sympy.Basic, Fraction | None] | None = getattr(xp, "_rational_memo", None)
     if memo is None:
         memo = {}
         if xp is not None:
@@ -260,7 +260,7 @@ class Located:
                 return c
         except (TypeError, Undecided, RecursionError):
             pass
-        last = None
+        last: arb | None = None
         reached = PRECISIONS[-1]
         for prec in ladder(PRECISIONS[-1] * 2, MAX_BITS):
             start = time.perf_counter()
@@ -528,7 +528,7 @@ def _decade(x: Located, b: arb | None) -> int | None:
     if b.contains(0):
         return None
     lg = (abs(b).log() / arb(10).log()).floor()
-    return int(lg.unique_fmpz()) if lg.is_exact() else None
+    return int(cast(fmpz, lg.unique_fmpz())) if lg.is_exact() else None
 
 
 #: Largest correct rounding written out, in decimal digits (a value of 10^4000 gets none).
@@ -692,12 +692,18 @@ def _rational_in(e: sympy.Expr, s: sympy.Symbol) -> bool:
     return True
 
 
+def _point(p: Printed) -> Interval:
+    """A printed fraction's one-point interval (a printed ``p/q`` is always finite)."""
+    v = cast(Fraction, p.value)
+    return Interval(v, v, True, True)
+
+
 def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str, Any] | None:
     """The certified set of ``sym`` in :data:`SEARCH_RANGE` where ``p`` is a correct rounding."""
     from symtf import roots
 
     dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
-    iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
+    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     lo, hi = SEARCH_RANGE
     try:
         found = roots.rounding_set(dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL))
@@ -754,7 +760,7 @@ def _searched_text(found: dict[str, Any], sym: sympy.Symbol, p: Printed) -> str:
 
 def _brief(e: sympy.Expr, limit: int = 300) -> str:
     try:
-        text = sympy.sstr(e)
+        text: str = sympy.sstr(e)
     except ValueError:
         return "an expression with very large numbers"
     return text if len(text) <= limit else text[:limit] + "…"
@@ -803,7 +809,7 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
         return None
     if max(pn.degree(), pd.degree()) > MAX_SOLUTION_DEGREE:
         return None
-    iv = rounding_interval(p, mode) if not p.is_fraction else Interval(p.value, p.value, True, True)
+    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     lo_q = sympy.Rational(iv.lo.numerator, iv.lo.denominator)
     hi_q = sympy.Rational(iv.hi.numerator, iv.hi.denominator)
     polys = [(pn - pd * lo_q, "lo"), (pn - pd * hi_q, "hi"), (pd, "pole")]

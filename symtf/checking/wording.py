@@ -71,7 +71,8 @@ class Names:
         if t is None or step not in t:
             return None
         try:
-            return t.true_shape(step) or t.shape(step)
+            shape: Sequence[int] | None = t.true_shape(step) or t.shape(step)
+            return shape
         except (AttributeError, KeyError, TypeError):
             return None
 

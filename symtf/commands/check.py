@@ -132,7 +132,9 @@ def _check_drafts(args: argparse.Namespace) -> int:
     drafts = []
     for path, folder in expand(args.paths):
         if folder is not None:
-            files.within(os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}")
+            files.within(
+                os.path.relpath(path, folder), folder, str(path), place=f"the folder {folder}"
+            )
         progress(f"checking draft {path} ...")
         with time_budget(args.timeout, str(path)):
             drafts.append(check_draft(spec.load(path)))
@@ -170,7 +172,9 @@ def check_file(
             if not Path(path).exists():
                 raise SymtfError(f"{name}: no such file or folder")
             if folder is not None:
-                files.within(os.path.relpath(path, folder), folder, name, place=f"the folder {folder}")
+                files.within(
+                    os.path.relpath(path, folder), folder, name, place=f"the folder {folder}"
+                )
             start = time.perf_counter()
             with guard(name):
                 derivation = spec.load(path)
@@ -189,7 +193,7 @@ def check_file(
         raise error from None
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``check`` sub-command."""
     from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, timeout_seconds
 

@@ -28,7 +28,7 @@ def _chain(trace: Trace, step: str) -> list[str]:
     seen: set[str] = set()
     frontier = [step]
     for _ in range(MAX_DEPTH):
-        nxt = []
+        nxt: list[str] = []
         for s in frontier:
             if s in seen or s not in trace:
                 continue
@@ -217,7 +217,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``explain`` sub-command."""
     from symtf.cli import DEFAULT_TIMEOUT, FILE_HELP
     from symtf.commands import add_allow_path

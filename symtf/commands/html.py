@@ -34,7 +34,7 @@ def cmd_html(args: argparse.Namespace) -> int:
     return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``html`` sub-command."""
     p = subparsers.add_parser(
         "html",

@@ -164,7 +164,7 @@ def compile_pdf(
 
 def _run(
     cmd: list[str], *, cwd: str, env: dict[str, str], timeout: float
-) -> subprocess.CompletedProcess:
+) -> subprocess.CompletedProcess[str]:
     """Run one LaTeX command in its own process group; on any way out, stop the whole group.
 
     latexmk starts the engine as its own child: stopping latexmk alone would leave the
@@ -280,7 +280,7 @@ def _write_notes(args: argparse.Namespace, tex: str) -> None:
         note(f"wrote {out}")
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``latex`` sub-command."""
     p = subparsers.add_parser(
         "latex",

@@ -36,7 +36,7 @@ class StepInfo:
     """
 
     name: str
-    shape: tuple[int, int] | None
+    shape: tuple[int, ...] | None
     title: str
     formula: str
     inputs: tuple[str, ...]
@@ -135,7 +135,7 @@ def cmd_steps(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``steps`` sub-command."""
     from symtf.limits import timeout_seconds
 

@@ -155,7 +155,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def configure(subparsers: argparse._SubParsersAction) -> None:
+def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``exercise``, ``grade`` and ``whatif`` sub-commands."""
     p = subparsers.add_parser(
         "exercise",

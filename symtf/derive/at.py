@@ -114,8 +114,8 @@ def _row(trace: Any, step: str, row: int | None, ref: str) -> tuple[list[sympy.E
         raise DeriveError(
             f"--at {ref}: row {row} is outside step {step!r} (rows 0..{value.rows - 1})"
         )
-    row %= value.rows
-    return list(value.row(row)), row
+    index: int = row % value.rows
+    return list(value.row(index)), index
 
 
 def _decimal(backend: Any, e: sympy.Expr) -> str:
@@ -172,12 +172,12 @@ def _is_softmax_output(trace: Any, step: str) -> bool:
         return False
     if st.op == "identity" and st.inputs[0] in trace:
         return _is_softmax_output(trace, st.inputs[0])
-    return st.op == "softmax"
+    return bool(st.op == "softmax")
 
 
 def _softmax_of(
     trace: Any, step: str, row: list[sympy.Expr], index: int
-) -> tuple[list[sympy.Expr], str, list]:
+) -> tuple[list[sympy.Expr], str, list[tuple[str, Check]]]:
     """The softmax weights ``s`` a softmax derivation is evaluated at, and what was taken.
 
     A softmax output (an attention pattern, ``probs``, a stand-alone softmax) is
@@ -207,7 +207,7 @@ def _softmax_of(
 
 def _softmax_jacobian(
     trace: Any, step: str, row: list[sympy.Expr], index: int
-) -> tuple[str, list, list]:
+) -> tuple[str, list[Quantity], list[tuple[str, Check]]]:
     from symtf.derive.softmax import jacobian
 
     s, how, same = _softmax_of(trace, step, row, index)
@@ -224,7 +224,7 @@ def _softmax_jacobian(
 
 def _cross_entropy(
     trace: Any, step: str, row: list[sympy.Expr], index: int
-) -> tuple[str, list, list]:
+) -> tuple[str, list[Quantity], list[tuple[str, Check]]]:
     from symtf.backends import ExactBackend
     from symtf.derive.softmax import cross_entropy_gradient
     from symtf.ops import largest
@@ -257,7 +257,8 @@ def _norm_input(trace: Any, step: str, kind: str) -> str | None:
             base = step[: -len(piece)]
     first = f"{base}.mean" if kind == "layernorm" else f"{base}.ms"
     if first in trace and trace[first].inputs:
-        return trace[first].inputs[0]
+        name: str = trace[first].inputs[0]
+        return name
     return None
 
 
@@ -282,10 +283,10 @@ def _norm_settings(spec: Any, norm: str) -> tuple[Any, str]:
     return eps, variance
 
 
-def _norm(kind: str) -> Callable[..., tuple[str, list, list]]:
+def _norm(kind: str) -> Callable[..., tuple[str, list[Quantity], list[tuple[str, Check]]]]:
     def evaluate(
         trace: Any, step: str, row: list[sympy.Expr], spec: Any, index: int
-    ) -> tuple[str, list, list]:
+    ) -> tuple[str, list[Quantity], list[tuple[str, Check]]]:
         from symtf.derive.norms import rms_norm_jacobian
 
         src = _norm_input(trace, step, kind)
@@ -347,13 +348,14 @@ def _activation_input(trace: Any, step: str, op: str) -> str | None:
     if len(st.inputs) != 1:
         return None
     if st.title == op or (st.title == "FFN activation" and step.endswith("ffn_act")):
-        return st.inputs[0]
+        name: str = st.inputs[0]
+        return name
     return None
 
 
 def _gelu(
     trace: Any, step: str, row: list[sympy.Expr], spec: Any, index: int
-) -> tuple[str, list, list]:
+) -> tuple[str, list[Quantity], list[tuple[str, Check]]]:
     from symtf.derive.gelu import gelu_ops, gelu_prime, gelu_tanh
 
     xp = trace.backend

@@ -255,9 +255,9 @@ def verify(
             entry = merged.get(ident.key)
             if entry is not None and not ident.sized:
                 continue
-            sym = _run_check(ident.symbolic, lambda i=ident, n=n: symbolic_check(i, n))
+            sym = _run_check(ident.symbolic, functools.partial(symbolic_check, ident, n))
             num = _run_check(
-                ident.numeric, lambda i=ident, n=n: numeric_check(i, n, derivation.name)
+                ident.numeric, functools.partial(numeric_check, ident, n, derivation.name)
             )
             if entry is None:
                 order.append(ident.key)
@@ -315,7 +315,8 @@ def _entries(value: Any) -> list[tuple[str, Any]]:
 
 
 def _shape(value: Any) -> tuple[int, int]:
-    return value.shape if isinstance(value, sympy.MatrixBase) else (1, 1)
+    shape: tuple[int, int] = value.shape if isinstance(value, sympy.MatrixBase) else (1, 1)
+    return shape
 
 
 def _at(n: int | None) -> str:
@@ -435,7 +436,7 @@ def _basic(v: Any) -> sympy.Basic:
 def agree(x: Any, y: Any, digits: int = AGREE_DIGITS) -> bool:
     """Whether two mpmath numbers agree to ``digits`` digits (relative to max(1, |x|, |y|))."""
     scale = max(mpmath.mpf(1), abs(x), abs(y))
-    return abs(x - y) <= mpmath.mpf(10) ** (-digits) * scale
+    return bool(abs(x - y) <= mpmath.mpf(10) ** (-digits) * scale)
 
 
 def numeric_value(e: Any, point: dict[sympy.Symbol, sympy.Rational]) -> Any:
@@ -455,7 +456,8 @@ def numeric_value(e: Any, point: dict[sympy.Symbol, sympy.Rational]) -> Any:
 
 @functools.lru_cache(maxsize=1024)
 def _lambdify(syms: tuple[sympy.Symbol, ...], e: sympy.Expr) -> Callable[..., Any]:
-    return sympy.lambdify(syms, e, "mpmath", dummify=True)
+    fn: Callable[..., Any] = sympy.lambdify(syms, e, "mpmath", dummify=True)
+    return fn
 
 
 def _mpf(q: sympy.Rational) -> Any:

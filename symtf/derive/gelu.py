@@ -122,7 +122,7 @@ def _sci(q: Fraction, up: bool, digits: int = 5) -> str:
 
 
 def _gap_step() -> Identity:
-    result: dict[str, Any] = {}
+    result: dict[str, tuple[Fraction, Fraction, Fraction]] = {}
 
     def bounds() -> tuple[Fraction, Fraction, Fraction]:
         if "b" not in result:

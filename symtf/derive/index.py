@@ -44,11 +44,14 @@ import functools
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
 #: Capabilities a rule may grant (see the module docstring).
+#: The range ``(lo, hi)`` of each bound summation index.
+Ranges = dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]]
+
 CAPABILITIES = frozenset(
     {
         "differentiate",
@@ -73,11 +76,11 @@ class Expect(sympy.Function):
     nargs = 1
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+        tex = r"\mathbb{E}\left[" + str(printer._print(self.args[0])) + r"\right]"
         return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
-        return "E[" + printer._print(self.args[0]) + "]"
+        return "E[" + str(printer._print(self.args[0])) + "]"
 
 
 class Variance(sympy.Function):
@@ -86,11 +89,11 @@ class Variance(sympy.Function):
     nargs = 1
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\operatorname{Var}\left[" + printer._print(self.args[0]) + r"\right]"
+        tex = r"\operatorname{Var}\left[" + str(printer._print(self.args[0])) + r"\right]"
         return f"{tex}^{{{exp}}}" if exp else tex
 
     def _sympystr(self, printer: Any) -> str:
-        return "Var[" + printer._print(self.args[0]) + "]"
+        return "Var[" + str(printer._print(self.args[0])) + "]"
 
 
 class Upto(sympy.Function):
@@ -361,7 +364,7 @@ class Normalizer:
         d = sympy.expand(self.normal(a) - self.normal(b))
         if d == 0:
             return True
-        return sympy.cancel(sympy.together(d)) == 0
+        return bool(sympy.cancel(sympy.together(d)) == 0)
 
     def shown(self, e: sympy.Basic) -> sympy.Basic:
         """The normal form with placeholders replaced (for messages)."""
@@ -369,7 +372,7 @@ class Normalizer:
 
     # ------------------------------------------------------------ recursion
 
-    def _norm(self, e: sympy.Basic, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _norm(self, e: sympy.Basic, ranges: Ranges) -> sympy.Expr:
         if e.is_Atom and not ("define" in self.caps and self._defined(e)):
             return e
         # The same subexpression recurs (each e^{S_ij} in every sum): memoise on
@@ -380,7 +383,7 @@ class Normalizer:
             got = self._memo[key] = self._norm_uncached(e, ranges)
         return got
 
-    def _norm_uncached(self, e: sympy.Basic, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _norm_uncached(self, e: sympy.Basic, ranges: Ranges) -> sympy.Expr:
         if "define" in self.caps and self._defined(e):
             return self._norm(self.ctx.unfold(e), ranges)
         if e.is_Atom or isinstance(e, sympy.Indexed | sympy.IndexedBase):
@@ -434,7 +437,7 @@ class Normalizer:
             return e.base in self.ctx.definitions
         return isinstance(e, sympy.Symbol) and e in self.ctx.definitions
 
-    def _pow(self, e: sympy.Pow, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _pow(self, e: sympy.Pow, ranges: Ranges) -> sympy.Expr:
         base = self._norm(e.base, ranges)
         exp = self._norm(e.exp, ranges)
         if isinstance(base, sympy.KroneckerDelta) and exp.is_positive:
@@ -445,7 +448,7 @@ class Normalizer:
             return base**exp
         return self.protect(self.unprotect(base) ** self.unprotect(exp))
 
-    def _exp(self, e: sympy.exp, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _exp(self, e: sympy.exp, ranges: Ranges) -> sympy.Expr:
         arg = self._norm(e.args[0], ranges)
         if "mask" in self.caps:
             masks = [m for m in self.unprotect(arg).atoms(CausalMask)]
@@ -465,7 +468,7 @@ class Normalizer:
                 out *= self.protect(sympy.exp(self.unprotect(term)))
         return out
 
-    def _log(self, e: sympy.log, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _log(self, e: sympy.log, ranges: Ranges) -> sympy.Expr:
         arg = self._norm(e.args[0], ranges)
         total = sympy.S.Zero
         factors = sympy.Mul.make_args(sympy.factor_terms(arg)) if arg.is_Add else [arg]
@@ -482,7 +485,7 @@ class Normalizer:
                 total += power * self.protect(sympy.log(obj))
         return sympy.expand(total)
 
-    def _delta_canon(self, e: sympy.Expr, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _delta_canon(self, e: sympy.Expr, ranges: Ranges) -> sympy.Expr:
         """``δ_{ab} f(b) = δ_{ab} f(a)`` term by term, keeping the smaller name."""
         out = []
         changed = False
@@ -513,7 +516,7 @@ class Normalizer:
 
     # ------------------------------------------------------------ sums
 
-    def _sum(self, e: sympy.Sum, ranges: dict[sympy.Symbol, Any]) -> sympy.Expr:
+    def _sum(self, e: sympy.Sum, ranges: Ranges) -> sympy.Expr:
         body, limits = e.function, list(e.limits)
         # Sum(f, (i, ...), (j, ...)) is Σ_j Σ_i f: the first limit is innermost.
         for k, lo, hi in limits[:-1]:
@@ -527,13 +530,14 @@ class Normalizer:
         return self._sum_terms(b, fresh, lo, hi, ranges)
 
     def _sum_terms(
-        self, b: sympy.Expr, k: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, ranges: dict
+        self, b: sympy.Expr, k: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, ranges: Ranges
     ) -> sympy.Expr:
         total = sympy.S.Zero
         inner = dict(ranges)
         inner[k] = (lo, hi)
         for term in sympy.Add.make_args(b):
-            coeff, dep = [], []
+            coeff: list[sympy.Expr] = []
+            dep: list[sympy.Expr] = []
             for f in sympy.Mul.make_args(term):
                 (dep if k in self.free(f) else coeff).append(f)
             c = sympy.Mul(*coeff)
@@ -585,7 +589,7 @@ class Normalizer:
             orders: Iterable[tuple[sympy.Symbol, ...]] = [tuple(variables)]
         else:
             orders = itertools.permutations(variables)
-        best = None
+        best: tuple[str, sympy.Expr] | None = None
         for order in orders:
             names = {v: bound_symbol(first + t) for t, v in enumerate(order)}
             lims = sorted(
@@ -600,7 +604,9 @@ class Normalizer:
         assert best is not None
         return self.protect(best[1])
 
-    def _within(self, j: sympy.Basic, lo: sympy.Expr, hi: sympy.Expr, ranges: dict) -> bool | None:
+    def _within(
+        self, j: sympy.Basic, lo: sympy.Expr, hi: sympy.Expr, ranges: Ranges
+    ) -> bool | None:
         """Whether ``lo ≤ j ≤ hi`` follows from the ranges: True, False, or None (unknown)."""
         if _positive(lo - j) or _positive(j - hi):
             return False
@@ -616,7 +622,9 @@ class Normalizer:
             return False
         return None
 
-    def _sift(self, dep: list, k: sympy.Symbol, lo: Any, hi: Any, ranges: dict) -> Any:
+    def _sift(
+        self, dep: list[sympy.Expr], k: sympy.Symbol, lo: Any, hi: Any, ranges: Ranges
+    ) -> Any:
         for f in dep:
             if not isinstance(f, sympy.KroneckerDelta) or k not in f.args:
                 continue
@@ -631,7 +639,9 @@ class Normalizer:
                 return self._norm(rest.xreplace({k: other}), ranges)
         return None
 
-    def _restrict(self, dep: list, k: sympy.Symbol, lo: Any, hi: Any, ranges: dict) -> Any:
+    def _restrict(
+        self, dep: list[sympy.Expr], k: sympy.Symbol, lo: Any, hi: Any, ranges: Ranges
+    ) -> Any:
         for f in dep:
             obj = self.unprotect(f)
             if not isinstance(obj, Upto) or obj.args[0] != k or k in obj.args[1].free_symbols:
@@ -646,7 +656,7 @@ class Normalizer:
 
     # ------------------------------------------------------------ derivatives
 
-    def _derivative(self, e: sympy.Derivative, ranges: dict) -> sympy.Expr:
+    def _derivative(self, e: sympy.Derivative, ranges: Ranges) -> sympy.Expr:
         expr = e.expr
         if "differentiate" not in self.caps:
             inner = self.unprotect(self._norm(expr, ranges))
@@ -665,16 +675,17 @@ class Normalizer:
         obj = self.unprotect(e)
         return any(self.ctx.family_of(a) is not None for a in obj.atoms(sympy.Indexed))
 
-    def _expect(self, arg: sympy.Expr, ranges: dict) -> sympy.Expr:
+    def _expect(self, arg: sympy.Expr, ranges: Ranges) -> sympy.Expr:
         total = sympy.S.Zero
         for term in sympy.Add.make_args(arg):
-            const, rand = [], []
+            const: list[sympy.Expr] = []
+            rand: list[sympy.Expr] = []
             for f in sympy.Mul.make_args(term):
                 (rand if self._random(f) else const).append(f)
             total += sympy.Mul(*const) * self._expect_product(rand, ranges)
         return sympy.expand(total)
 
-    def _expect_product(self, factors: list, ranges: dict) -> sympy.Expr:
+    def _expect_product(self, factors: list[sympy.Expr], ranges: Ranges) -> sympy.Expr:
         if not factors:
             return sympy.S.One
         # Products of sums become one nested sum with E inside (linearity).
@@ -692,10 +703,10 @@ class Normalizer:
                 return self._norm(sympy.Sum(Expect(term * inner), (fresh, lo, hi)), ranges)
         monomial = self.unprotect(sympy.Mul(*factors))
         if "independence" in self.caps:
-            groups: dict[sympy.Basic, list] = {}
+            groups: dict[sympy.Basic, list[sympy.Expr]] = {}
             for f in sympy.Mul.make_args(monomial):
                 fams = {self.ctx.family_of(a) for a in f.atoms(sympy.Indexed)} - {None}
-                key = next(iter(fams)).base if len(fams) == 1 else None
+                key = cast(Family, next(iter(fams))).base if len(fams) == 1 else None
                 groups.setdefault(key, []).append(f)
             if None not in groups and len(groups) > 1:
                 out = sympy.S.One
@@ -704,7 +715,7 @@ class Normalizer:
                 return out
         return self._expect_monomial(monomial, ranges)
 
-    def _expect_monomial(self, m: sympy.Expr, ranges: dict) -> sympy.Expr:
+    def _expect_monomial(self, m: sympy.Expr, ranges: Ranges) -> sympy.Expr:
         if "moments" in self.caps:
             got = self._moment(m)
             if got is not None:
@@ -716,7 +727,7 @@ class Normalizer:
         if not all(isinstance(b, sympy.Indexed) for b in powers):
             return None
         fams = {self.ctx.family_of(b) for b in powers}
-        if len(fams) != 1 or None in fams or not next(iter(fams)).standard:
+        if len(fams) != 1 or None in fams or not cast(Family, next(iter(fams))).standard:
             return None
         items = sorted(powers.items(), key=lambda kv: sympy.default_sort_key(kv[0]))
         if len(items) == 1 and items[0][1] == 1:

@@ -46,8 +46,8 @@ class _IndexOrder:
     def _print(self, expr: Any, **kwargs: Any) -> str:
         # Indexed prints itself (``_latex``, ``_sympystr``) before any printer method is asked.
         if isinstance(expr, sympy.Indexed):
-            return self._print_Indexed(expr)  # type: ignore[attr-defined]
-        return super()._print(expr, **kwargs)  # type: ignore[misc]
+            return str(self._print_Indexed(expr))  # type: ignore[attr-defined]
+        return str(super()._print(expr, **kwargs))  # type: ignore[misc]
 
 
 class IndexLatexPrinter(_IndexOrder, LatexPrinter):
@@ -72,14 +72,14 @@ class IndexLatexPrinter(_IndexOrder, LatexPrinter):
             if isinstance(e, sympy.Add):
                 inner = rf"\left({inner}\right)"
             return rf"\frac{{\partial}}{{\partial {self._print(v)}}} {inner}"
-        return super()._print_Derivative(expr)
+        return str(super()._print_Derivative(expr))
 
 
 class IndexStrPrinter(_IndexOrder, StrPrinter):
     """A Unicode printer for the terminal: ``σ``, ``δ_ij``, ``Σ_{k=1}^{n}``, ``∂s_i/∂x_j``."""
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        name = expr.name
+        name: str = expr.name
         if name.endswith("hat") and len(name) == 4:
             return name[0] + "\u0302"
         return _GREEK.get(name, name)
@@ -118,7 +118,7 @@ class IndexStrPrinter(_IndexOrder, StrPrinter):
             return f"√({self._print(expr.base)})"
         if expr.exp == -sympy.S.Half:
             return f"1/√({self._print(expr.base)})"
-        out = super()._print_Pow(expr, rational)
+        out: str = super()._print_Pow(expr, rational)
         return out.replace("**", "^")
 
     def _print_Infinity(self, expr: Any) -> str:
@@ -130,12 +130,13 @@ class IndexStrPrinter(_IndexOrder, StrPrinter):
 
 def tex(e: Any) -> str:
     """LaTeX of an expression in index notation."""
-    return IndexLatexPrinter({"fold_func_brackets": True}).doprint(sympy.sympify(e))
+    out: str = IndexLatexPrinter({"fold_func_brackets": True}).doprint(sympy.sympify(e))
+    return out
 
 
 def text(e: Any) -> str:
     """Unicode of an expression in index notation."""
-    out = IndexStrPrinter().doprint(sympy.sympify(e))
+    out: str = IndexStrPrinter().doprint(sympy.sympify(e))
     return out.replace("*", "·").replace(" - ", " − ")
 
 

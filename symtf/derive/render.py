@@ -220,7 +220,8 @@ def _rule_name(sc: object, numbers: dict[str, int]) -> str:
     lemma = sc.step.lemma  # type: ignore[attr-defined]
     if rule.key == "lemma" and lemma in numbers:
         return f"by statement {numbers[lemma]} above"
-    return rule.name
+    name: str = rule.name
+    return name
 
 
 def _rule_parts(sc: object, numbers: dict[str, int]) -> tuple[str, str]:

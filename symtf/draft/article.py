@@ -226,13 +226,13 @@ def _runs(printings: list[Printing]) -> list[Printing]:
 
     for p in rows:
         role, place = slot[p.key]
-        k = (role, place, len(p.rows[0]))
-        run = open_runs.get(k)
+        run_key = (role, place, len(p.rows[0]))
+        run = open_runs.get(run_key)
         if run and (p.cell != run[-1].cell or not 0 < p.line - run[-1].line <= RUN_GAP):
             close(run)
             run = None
         if run is None:
-            open_runs[k] = [p]
+            open_runs[run_key] = [p]
         else:
             run.append(p)
     for run in open_runs.values():

@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from symtf.draft.frameworks import METHODS, MODULES, Translation, lookup
 from symtf.draft.names import ident
@@ -822,10 +822,10 @@ class Translator:
                     ast.MatMult: "matmul",
                     ast.Pow: "pow",
                 }
-                name = ops.get(type(op))
-                if name is None:
+                op_name = ops.get(type(op))
+                if op_name is None:
                     raise _Untranslated(f"the operator {type(op).__name__} is not translated")
-                return call(name, self._operand(a), self._operand(b))
+                return call(op_name, self._operand(a), self._operand(b))
             case ast.Attribute(value=x, attr="T" | "mT"):
                 return call("T", self._expr(x))
             case ast.Attribute(value=x, attr=attr) if attr in _IDENTITY_METHODS:
@@ -1258,7 +1258,7 @@ class Translator:
         ndim = self._ndim(x)
         if ndim is None:
             raise _Untranslated("a transpose of a tensor of unknown rank")
-        a, b = d0 % ndim, d1 % ndim
+        a, b = cast(int, d0) % ndim, cast(int, d1) % ndim  # transpose(dim0, dim1) names both
         if {a, b} == {ndim - 1, ndim - 2}:
             return call("T", x)
         perm = list(range(ndim))
@@ -1381,7 +1381,7 @@ class Translator:
         v = self._const(node)
         if isinstance(v, bool) or not isinstance(v, int):
             raise _Untranslated(f"{self._source(node)} is not a whole number")
-        return v
+        return int(v)
 
     def _int_or_none(self, node: ast.expr) -> int | None:
         try:

@@ -103,12 +103,14 @@ def _names(search: Search) -> dict[int, str]:
         k = search.known[key]
         if k.fixed:
             continue
-        name = next((n for n in (ident(x) for x in k.labels) if n and n not in taken), None)
-        if name is None:
+        labelled = next((n for n in (ident(x) for x in k.labels) if n and n not in taken), None)
+        if labelled is None:
             base = f"{_family(k.expr)}_{k.line}" if k.expr is not None else f"input_{k.line}"
             name, i = base, 2
             while name in taken:
                 name, i = f"{base}_{i}", i + 1
+        else:
+            name = labelled
         taken.add(name)
         out[key] = name
     return out

@@ -35,7 +35,7 @@ import itertools
 import math
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -108,7 +108,7 @@ class Target:
     @property
     def shape(self) -> tuple[int, int]:
         """Rows × columns."""
-        return self.values.shape  # type: ignore[return-value]
+        return self.values.shape
 
     @property
     def informative(self) -> int:
@@ -188,7 +188,7 @@ class Known:
     @property
     def shape(self) -> tuple[int, int]:
         """Rows × columns."""
-        return self.value.shape  # type: ignore[return-value]
+        return self.value.shape
 
     @property
     def matrix(self) -> bool:
@@ -741,11 +741,11 @@ class Search:
             else f"line {p.line}"
         )
         labels = [p.label] if whole and p.role in ("", "result") else []
-        k = Known(
+        known = Known(
             key, value, ball, expr, labels, aliases, lineage, p.line, matched=f"{where}: {note}"
         )
-        self.known[key] = k
-        return k
+        self.known[key] = known
+        return known
 
     def text(self, e: Expr) -> str:
         """A candidate's step text with the names known so far (for notes)."""
@@ -1024,6 +1024,7 @@ class Search:
         memo = self._memo
         if e in memo:
             return memo[e]
+        v: np.ndarray | None
         try:
             v = screen(e, _Values(self.known), self._inner)
             v = np.atleast_2d(v) if v.ndim < 2 else v
@@ -1082,19 +1083,19 @@ class Search:
             size_ = t.values.size
             ok = np.nonzero(n_full + n_near == size_)[0]
             n_fin = max(1, int(finite.sum()))
-            for i in ok:
-                e, place, where, wv = items[i]
+            for at in ok:
+                e, place, where, wv = items[at]
                 base = self._rank(e, tier, p)
                 rank = (
                     base[0],
                     base[1],
-                    -int(n_exact[i]) / n_fin,
+                    -int(n_exact[at]) / n_fin,
                     *base[2:],
                     place != "whole",
                     where,
                 )
                 out.append(
-                    _Candidate(e, tier, rank, place, where, wv, int(n_full[i]), int(n_near[i]))
+                    _Candidate(e, tier, rank, place, where, wv, int(n_full[at]), int(n_near[at]))
                 )
         return out
 
@@ -1188,6 +1189,7 @@ class Search:
         # is known only to its digits, an entry within one unit may be its rounding, not a
         # slip, so such a step is accepted only when it reproduces every entry.
         rounded = any(self.known[k].rounded or self._rounded_lineage(k) for k in inputs(c.expr))
+        entries: Sequence[Any]
         if c.place == "whole":
             if tuple(ball.shape) != (n, m):
                 return None

@@ -20,7 +20,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -134,26 +134,31 @@ def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
     e = np.exp(x - m)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    out: np.ndarray = e / np.sum(e, axis=axis, keepdims=True)
+    return out
 
 
 def _layernorm(x: np.ndarray, eps: float = 0.0, unbiased: bool = False) -> np.ndarray:
     mu = x.mean(axis=-1, keepdims=True)
     var = x.var(axis=-1, keepdims=True, ddof=1 if unbiased else 0)
-    return (x - mu) / np.sqrt(var + eps)
+    out: np.ndarray = (x - mu) / np.sqrt(var + eps)
+    return out
 
 
 def _rmsnorm(x: np.ndarray, eps: float = 0.0) -> np.ndarray:
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    out: np.ndarray = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     erf = np.vectorize(math.erf, otypes=[float])
-    return x / 2 * (1 + erf(x / math.sqrt(2)))
+    out: np.ndarray = x / 2 * (1 + erf(x / math.sqrt(2)))
+    return out
 
 
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:
-    return x / 2 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    out: np.ndarray = x / 2 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return out
 
 
 def _reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -174,14 +179,22 @@ def _causal(n: int) -> np.ndarray:
 
 def _index(
     x: np.ndarray, rows: tuple[int, int] | None = None, cols: tuple[int, int] | None = None
-) -> Any:
+) -> np.ndarray:
     r = slice(*rows) if rows else slice(None)
     c = slice(*cols) if cols else slice(None)
-    return x[r, c]
+    out: np.ndarray = x[r, c]
+    return out
+
+
+def _select(c: np.ndarray, a: Any, b: Any) -> np.ndarray:
+    """``a`` where ``c`` is non-zero, else ``b``."""
+    out: np.ndarray = np.where(c != 0, a, b)
+    return out
 
 
 def _centered(x: np.ndarray) -> np.ndarray:
-    return x - x.mean(axis=-1, keepdims=True)
+    out: np.ndarray = x - x.mean(axis=-1, keepdims=True)
+    return out
 
 
 OPS: dict[str, Op] = {
@@ -235,8 +248,8 @@ OPS: dict[str, Op] = {
     "ones": Op("ones({shape})", 4, lambda shape: np.ones(shape), needs=()),
     "zeros": Op("zeros({shape})", 4, lambda shape: np.zeros(shape), needs=()),
     "eye": Op("eye({n})", 4, np.eye, needs=()),
-    "masked_fill": Op("masked_fill({0}, {1}, {2})", 4, lambda x, m, v: np.where(m != 0, v, x)),
-    "where": Op("where({0}, {1}, {2})", 4, lambda c, a, b: np.where(c != 0, a, b)),
+    "masked_fill": Op("masked_fill({0}, {1}, {2})", 4, lambda x, m, v: _select(m, v, x)),
+    "where": Op("where({0}, {1}, {2})", 4, _select),
     "getitem": Op("{0}[{index}]", 3, lambda x, index: x, needs=(4,)),
 }
 
@@ -290,13 +303,19 @@ def render(e: Expr, names: Mapping[int, str]) -> str:
         if key in params:
             value = params[key]
             out = out.replace("{" + key + "}", value if key == "index" else _value(value))
-    for k, a in enumerate(args):
-        out = out.replace("{" + str(k) + "}", a)
+    for k, shown in enumerate(args):
+        out = out.replace("{" + str(k) + "}", shown)
     return out
 
 
+class Values(Protocol):
+    """Known tensors' float values, read by key."""
+
+    def __getitem__(self, key: int, /) -> np.ndarray: ...
+
+
 def screen(
-    e: Expr, values: Mapping[int, np.ndarray], inner: Callable[[Expr], np.ndarray] | None = None
+    e: Expr, values: Values, inner: Callable[[Expr], np.ndarray] | None = None
 ) -> np.ndarray:
     """The candidate in float64 (a pre-filter only; see the module docstring).
 

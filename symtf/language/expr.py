@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import sympy
 from mpmath.ctx_iv import MPIntervalContext
@@ -71,6 +71,7 @@ from symtf.language.syntax import (
     Power,
     Token,
     Transpose,
+    Tree,
     Unary,
     check_text,
     error,
@@ -232,7 +233,7 @@ class _Parser(Parser):
         nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
         return super().caret_transpose() and not (nxt.kind == "op" and nxt.value in ("[", "("))
 
-    def operand(self) -> Node:
+    def operand(self) -> Tree:
         return self.radical(self.operand) if self.is_op("√") else self.primary()
 
     def superscript(self, tok: Token) -> Superscript:
@@ -294,7 +295,7 @@ class _Parser(Parser):
             return tuple(values)
 
 
-def _pos(node: Node) -> int:
+def _pos(node: Tree) -> int:
     return node.pos
 
 
@@ -355,7 +356,7 @@ def parse(text: str, *, where: str = "expression") -> Expression:
             well-formed expression; the message shows the place with a caret.
     """
     parser = _Parser(check_text(text, where), where)
-    root = parser.parse()
+    root = cast(Node, parser.parse())  # this parser builds only displayed-arithmetic nodes
     return Expression(text, where, root, tuple(parser.literals), tuple(parser.references))
 
 
@@ -574,7 +575,7 @@ class _Evaluator:
         return self._external_scalar(value, pos, what)
 
     # -- dispatch --
-    def value(self, node: Node) -> _Value:
+    def value(self, node: Tree) -> _Value:
         match node:
             case Literal():
                 if node.pos in self.replace:

@@ -32,13 +32,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import sympy
 
 from symtf.language import syntax
-from symtf.language.syntax import Brackets, Call, Chain, Literal, Power, Transpose, Unary, error
-from symtf.language.syntax import Link as Link  # lang.Link: what rewrites build chains from
+from symtf.language.syntax import Brackets, Literal, Tree
+
+# Re-exported: the nodes shared with displayed arithmetic are this language's nodes too
+# (lang.Call, lang.Chain, ...), lang.Link is what rewrites build chains from, and
+# lang.error raises a positioned syntax error.
+from symtf.language.syntax import Call as Call
+from symtf.language.syntax import Chain as Chain
+from symtf.language.syntax import Link as Link
+from symtf.language.syntax import Power as Power
+from symtf.language.syntax import Transpose as Transpose
+from symtf.language.syntax import Unary as Unary
+from symtf.language.syntax import error as error
 
 #: Extra operator spellings of the step language (tried before the displayed ones).
 _EXTRA = {
@@ -91,9 +101,9 @@ class Slice:
     """``start:stop:step`` inside an index (each part optional)."""
 
     pos: int
-    start: Node | None
-    stop: Node | None
-    step: Node | None
+    start: Tree | None
+    stop: Tree | None
+    step: Tree | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +125,8 @@ class Index:
     """``x[i, :, 1:3, ...]``."""
 
     pos: int
-    operand: Node
-    items: tuple[Node, ...]
+    operand: Tree
+    items: tuple[Tree, ...]
 
 
 Node: TypeAlias = (
@@ -151,7 +161,7 @@ class _Parser(syntax.Parser):
         super().__init__(text, where)
         self.functions = functions
 
-    def additive(self) -> Node:
+    def additive(self) -> Tree:
         """A sum, or one comparison of two sums (``a + b < c``)."""
         left = super().additive()
         if not self.is_op(*COMPARISONS):
@@ -167,24 +177,24 @@ class _Parser(syntax.Parser):
             )
         return Chain(left.pos, left, (Link(op.value, op.text, op.pos, right),))
 
-    def multiplicative(self) -> Node:
+    def multiplicative(self) -> Tree:
         """``a * b / c // d % e @ f ∘ g``."""
         return self._chain(self.unary, ("*", "/", "//", "%", "@", "∘"))
 
     def superscript(self, tok: syntax.Token) -> Num:
         return Num(tok.pos, tok.text, sympy.Integer(int(tok.value)))
 
-    def subscript(self, node: Node) -> Index | None:
+    def subscript(self, node: Tree) -> Index | None:
         return self.index(node) if self.is_op("[") else None
 
-    def primary(self) -> Node:
+    def primary(self) -> Tree:
         tok = self.tok
         if tok.kind == "word":
             self.advance()
             return Word(tok.pos, tok.value)
         return self.radical(self.postfix) if self.is_op("√") else super().primary()
 
-    def index(self, operand: Node) -> Index:
+    def index(self, operand: Tree) -> Index:
         opening = self.advance()
         self.enter(opening.pos)
         items = self.listed(self.item)
@@ -192,7 +202,7 @@ class _Parser(syntax.Parser):
         self.expect("]", f"to close the index opened at column {opening.pos + 1}")
         return Index(opening.pos, operand, tuple(items))
 
-    def item(self) -> Node:
+    def item(self) -> Tree:
         tok = self.tok
         if self.is_op("..."):
             self.advance()
@@ -213,7 +223,7 @@ class _Parser(syntax.Parser):
             step = None if self.is_op(",", "]") else self.additive()
         return Slice(tok.pos, start, stop, step)
 
-    def name(self) -> Node:
+    def name(self) -> Tree:
         tok = self.advance()
         text = tok.text
         if self.is_op("("):
@@ -233,8 +243,8 @@ class _Parser(syntax.Parser):
             )
         opening = self.advance()
         self.enter(opening.pos)
-        args: list[Node] = []
-        kwargs: list[tuple[str, Node]] = []
+        args: list[Tree] = []
+        kwargs: list[tuple[str, Tree]] = []
         if not self.is_op(")"):
             while True:
                 nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
@@ -280,7 +290,8 @@ def parse(text: str, functions: dict[str, Any], *, where: str = "step") -> Node:
     Raises:
         ExpressionError: With the column and a caret.
     """
-    return _Parser(syntax.check_text(text, where), where, functions).parse()
+    tree = _Parser(syntax.check_text(text, where), where, functions).parse()
+    return cast(Node, tree)  # this parser builds only step-language nodes
 
 
 # ----------------------------------------------------------------------------- plain values
@@ -298,7 +309,7 @@ class NotStatic(ValueError):
         self.pos = pos
 
 
-def static_value(node: Node, what: str) -> Any:
+def static_value(node: Tree, what: str) -> Any:
     """A setting written in a step as plain numbers: an int, a Fraction, ``true``/``false``,
     ``none``, a quoted word (``'half_up'``: its text), a list of them, or arithmetic of
     them (``2*3``, ``-1``, ``1/2``).
@@ -356,7 +367,7 @@ def static_value(node: Node, what: str) -> Any:
 # ----------------------------------------------------------------------------- tree walks
 
 
-def children(node: Node) -> list[Node]:
+def children(node: Tree) -> list[Tree]:
     """The direct sub-expressions of a node."""
     match node:
         case Unary():
@@ -378,9 +389,9 @@ def children(node: Node) -> list[Node]:
     return []
 
 
-def walk(node: Node) -> list[Node]:
+def walk(node: Tree) -> list[Tree]:
     """Every node of the tree, parents before children, left to right."""
-    out: list[Node] = []
+    out: list[Tree] = []
     stack = [node]
     while stack:
         n = stack.pop()
@@ -389,7 +400,7 @@ def walk(node: Node) -> list[Node]:
     return out
 
 
-def names(node: Node) -> list[Name]:
+def names(node: Tree) -> list[Name]:
     """Every name referenced, in order (without recursion limits beyond the parse depth)."""
     out: list[Name] = []
     stack = [node]
@@ -433,7 +444,7 @@ def _tex_name(name: str) -> str:
     return core + (f"_{{{rest[:-1]}}}" if rest else "")
 
 
-def latex(node: Node, prec: int = 0) -> str:
+def latex(node: Tree, prec: int = 0) -> str:
     """The formula of a step in LaTeX (for people; never parsed back)."""
     match node:
         case Num():
@@ -486,7 +497,7 @@ def latex(node: Node, prec: int = 0) -> str:
     raise TypeError(type(node).__name__)  # pragma: no cover
 
 
-def unparse(node: Node) -> str:
+def unparse(node: Tree) -> str:
     """The expression as text again (for messages and rewritten steps)."""
     match node:
         case Num():

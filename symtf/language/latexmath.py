@@ -418,18 +418,19 @@ class _Reader:
                 raise self.fail(f"an argument after \\{name}")
             return [_NAMED_FUNCTIONS[name], "(", *self.atom(), ")"]
         if name in _OPERATORS:
-            if _OPERATORS[name] is None:
+            op = _OPERATORS[name]
+            if op is None:
                 raise self.fail(f"an operator symtf evaluates, not \\{name}")
-            return [_OPERATORS[name]]
+            return [op]
         if name in _NAME_WRAPPERS:
-            inner = self.plain_group()
-            if inner in ("T", "ᵀ"):
+            plain = self.plain_group()
+            if plain in ("T", "ᵀ"):
                 return ["ᵀ"]
-            if re.fullmatch(r"\d+(\.\d+)?", inner):
-                return [inner]
-            if not inner:
+            if re.fullmatch(r"\d+(\.\d+)?", plain):
+                return [plain]
+            if not plain:
                 return []
-            return [self.subscripted(inner)]
+            return [self.subscripted(plain)]
         if name in _CONSTANTS:
             return [_CONSTANTS[name]]
         if name in GREEK_NAMES:

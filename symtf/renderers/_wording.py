@@ -106,6 +106,8 @@ def symbolic_detail(check: Check) -> str:
     if text.startswith(head):
         text = text[len(head) :].lstrip(": ")
     return text
+
+
 def once_each(
     pairs: list[tuple[ClaimResult, Check]],
 ) -> list[tuple[ClaimResult, Check, list[str]]]:

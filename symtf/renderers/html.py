@@ -30,7 +30,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from symtf.checking.report import DerivationReport, Report
 from symtf.checking.wording import place
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from symtf.trace import Step, Trace
 
 #: A printed number to blank out: ``(claim label, index)``; index ``None`` for a scalar claim.
-BlankKey = tuple[str, "tuple[int, int] | None"]
+BlankKey = tuple[str, "tuple[int, ...] | None"]
 
 _GOOD = ("exact", "rounded")
 #: Verdict → (symbol, words shown beside it).
@@ -642,7 +642,7 @@ def derivation_sections(
     blanks = _Blanks(opts.blanks)
     toc: list[str] = []
     body: list[str] = []
-    current = None
+    current: str | None = None
     for name in chosen:
         key, title = stage_of(name)
         if key != current:
@@ -851,8 +851,9 @@ def render_html(
         reveal=opts.reveal,
     )
     reports = getattr(report, "derivations", None)
-    if reports is None:
-        return page(report.title, derivation_html(report, derivation, opts))  # type: ignore[union-attr]
+    if reports is None:  # one derivation's report
+        one = cast(DerivationReport, report)
+        return page(one.title, derivation_html(one, derivation, opts))
     bodies = [derivation_html(d, None, opts) for d in reports]
     title = reports[0].title if len(reports) == 1 else f"{len(reports)} worked examples"
     return page(title, "<hr>".join(bodies))
@@ -867,9 +868,9 @@ def _scoped(body: str) -> str:
 
 def report_fragment(report: DerivationReport | Report, *, max_steps: int | None = None) -> str:
     """A report for a notebook: summary, corrections and every step, in one ``<div>``."""
-    reports = getattr(report, "derivations", None)
-    if reports is None:
-        reports = (report,)
+    reports: Sequence[DerivationReport] | None = getattr(report, "derivations", None)
+    if reports is None:  # one derivation's report
+        reports = (cast(DerivationReport, report),)
     parts = []
     for d in reports:
         if d.trace is None:

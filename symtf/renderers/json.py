@@ -201,4 +201,5 @@ def render(report: Report) -> str:
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of :func:`report_dict`'s output."""
     text = resources.files("symtf").joinpath("schemas/report-v1.schema.json").read_text("utf-8")
-    return json.loads(text)
+    out: dict[str, Any] = json.loads(text)
+    return out

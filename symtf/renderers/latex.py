@@ -23,7 +23,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy
 
@@ -718,7 +718,8 @@ class Numbers:
     def _symbolic(self, e: sympy.Expr) -> str:
         defs = getattr(self.backend, "defs", {})
         names = {s: _node_latex(s.name) for s in e.free_symbols if s in defs}
-        return sympy.latex(e, symbol_names=names)
+        text: str = sympy.latex(e, symbol_names=names)
+        return text
 
 
 def _fraction(e: sympy.Rational) -> Any:
@@ -743,7 +744,9 @@ def _num(text: str) -> str:
 
 def _has_nodes(e: sympy.Basic, backend: Any) -> bool:
     defs = getattr(backend, "defs", None)
-    return bool(defs) and any(s in defs for s in e.free_symbols)
+    if not defs:
+        return False
+    return any(s in defs for s in e.free_symbols)
 
 
 def _node_latex(name: str) -> str:
@@ -820,7 +823,7 @@ def _matrix_cells(value: Any) -> list[list[Any]] | None:
         return [[value[i, j] for j in range(value.cols)] for i in range(value.rows)]
     tolist = getattr(value, "tolist", None)
     if tolist is not None:
-        rows = tolist()
+        rows: list[list[Any]] = tolist()
         if rows and isinstance(rows[0], list):
             return rows
     return None
@@ -838,6 +841,7 @@ class Rendered:
 
 def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
     """Render a matrix (1×1 → a scalar) in its exact and decimal forms."""
+    exact: str | None
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
@@ -1388,6 +1392,7 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
     """
     reading = c.extra.get("exact_reading") or {}
     pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
+    subs: dict[int, str] | None
     if reading.get("unrounded"):
         subs = {int(o["position"]): str(o["unrounded"]) for o in reading.get("operands", ())}
         pieces.insert(0, (str(reading["unrounded"]), subs))
@@ -1483,8 +1488,8 @@ def _node(
         )
     if isinstance(n, sx.Reference):
         idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
-        shown = (names or {}).get(n.name)
-        return (math_text(shown) if shown is not None else _tt(n.name)) + idx
+        given = (names or {}).get(n.name)
+        return (math_text(given) if given is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
         inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
@@ -1510,7 +1515,10 @@ def _node(
         return rf"\operatorname{{{n.name}}}\left(" + ", ".join(args) + r"\right)"
     if isinstance(n, sx.Brackets):
         if n.items and all(isinstance(i, sx.Brackets) for i in n.items):
-            rows = [[_node(x, 0, names, literals) for x in row.items] for row in n.items]
+            rows = [
+                [_node(x, 0, names, literals) for x in cast(sx.Brackets, row).items]
+                for row in n.items
+            ]
             width = max(len(r) for r in rows)
             rows = [r + [""] * (width - len(r)) for r in rows]
             return bmatrix(rows)

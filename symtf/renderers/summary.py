@@ -9,12 +9,76 @@ one line, and the rest are counted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
-# Read by field only (duck-typed), so that the objects these summaries describe can call
-# them from their own ``__repr__`` without an import running the other way.
-Check = ClaimResult = DerivationReport = Report = Trace = Any
+# Read by field only (duck-typed, the fields below), so that the objects these summaries
+# describe can call them from their own ``__repr__`` without an import running the other way.
+
+
+class Check(Protocol):
+    """A checked number (:class:`symtf.checking.report.Check`)."""
+
+    @property
+    def claim(self) -> str: ...
+    @property
+    def index(self) -> tuple[int, ...] | None: ...
+    @property
+    def printed(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def exact(self) -> str | None: ...
+    @property
+    def expected(self) -> str | None: ...
+
+
+class _Claim(Protocol):
+    @property
+    def label(self) -> str: ...
+    @property
+    def step(self) -> str | None: ...
+    @property
+    def expression(self) -> str | None: ...
+
+
+class ClaimResult(Protocol):
+    """A claim's checks (:class:`symtf.checking.report.ClaimResult`)."""
+
+    @property
+    def claim(self) -> _Claim: ...
+    @property
+    def checks(self) -> Sequence[Check]: ...
+    @property
+    def verdict(self) -> str: ...
+
+
+class DerivationReport(Protocol):
+    """One file's report (:class:`symtf.checking.report.DerivationReport`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def checks(self) -> Sequence[Check]: ...
+
+
+class Report(Protocol):
+    """Several files' reports (:class:`symtf.checking.report.Report`)."""
+
+    @property
+    def derivations(self) -> Sequence[DerivationReport]: ...
+
+
+class Trace(Protocol):
+    """A computation's steps (:class:`symtf.trace.Trace`)."""
+
+    @property
+    def backend(self) -> Any: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def shape(self, name: str) -> tuple[int, ...] | None: ...
+
 
 #: Off numbers named in a summary before the rest are only counted.
 MAX_OFF = 8

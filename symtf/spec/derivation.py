@@ -62,6 +62,7 @@ from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
 
 if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     import symtf.spec.steps as graph_spec
+    from symtf.spec.seq2seq import Seq2SeqModel
 
 MAX_FILE_BYTES = 2_000_000
 #: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
@@ -156,7 +157,9 @@ class Derivation:
     tensors: tuple[graph_spec.GivenTensor, ...] = ()
     steps: tuple[graph_spec.StepNode, ...] = ()
     computed_in: str | None = None  # the article's float format (symtf.checking.framework)
-    rounded_inputs: Any = None  # symtf.backends.rounded.RoundedInputs: inputs known to their print only
+    rounded_inputs: Any = (
+        None  # symtf.backends.rounded.RoundedInputs: inputs known to their print only
+    )
     draft: bool = False  # ``draft = true``: written by ``symtf extract``, steps still to map
     #: Conventions applied as rewrites of the template's graph nodes: ``(name, scope)``
     #: pairs (symtf.graph.conventions, symtf.graph.rewrite); never read from a file.
@@ -366,6 +369,8 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         else top.get("model")
     )
     tensors: tuple[Any, ...] = ()
+    model: Model | Seq2SeqModel
+    tokens: tuple[int, ...]
     steps: tuple[Any, ...] = ()
     if tensors_raw is not None or steps_raw is not None:
         import symtf.spec.steps as graph_spec
@@ -432,7 +437,9 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         name,
         title,
         source,
-        model,
+        # An encoder-decoder model is read through Model's fields (architecture, vocab,
+        # layers): Derivation.model keeps Model's type while symtf.graph relies on it.
+        model,  # type: ignore[arg-type]
         tokens,
         claims,
         tensors,
@@ -445,7 +452,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
 
 
 def _written_inputs(
-    model_raw: Any, model: Model, tensors: tuple[Any, ...], name: str
+    model_raw: Any, model: Model | Seq2SeqModel, tensors: tuple[Any, ...], name: str
 ) -> dict[str, Any]:
     """Every input written with a decimal point (what ``rounded_inputs`` could name), for the
     diagnosis: a model input as its :class:`~symtf.backends.rounded.RoundedInput`, a given tensor as ``None``."""
@@ -515,7 +522,7 @@ def _computed_in(r: _Reader, key: str, where: str) -> str | None:
         raise SpecError(
             f"{where}: {r.key(key)}: expected one of {', '.join(FLOAT_FORMATS)}, found {_kind(v)}"
         )
-    return v
+    return str(v)
 
 
 def _done(r: _Reader, name: str) -> None:
@@ -753,11 +760,11 @@ def _layer(
         for k in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta")
     ]
     ln_eps = []
-    for k in ("ln1_eps", "ln2_eps"):
-        raw = r.get(k)
-        e = None if raw is None else _cell(raw, f"{w}.{k}", symbols=True)
+    for key in ("ln1_eps", "ln2_eps"):
+        raw = r.get(key)
+        e = None if raw is None else _cell(raw, f"{w}.{key}", symbols=True)
         if e is not None:
-            _nonnegative(e, f"{w}.{k}")
+            _nonnegative(e, f"{w}.{key}")
         ln_eps.append(e)
     ln_var = [
         None if r.table.get(k) is None else r.choice(k, VARIANCES, "biased")
@@ -775,7 +782,10 @@ def _layer(
         b1,
         W2,
         b2,
-        *ln,
+        ln[0],
+        ln[1],
+        ln[2],
+        ln[3],
         b_O=b_O,
         W3=W3,
         b3=b3,
@@ -863,7 +873,9 @@ def _tokens(raw: Any, model: Model, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _claim(raw: dict, i: int, name: str, rounding_default: str = DEFAULT_ROUNDING) -> Claim:
+def _claim(
+    raw: dict[str, Any], i: int, name: str, rounding_default: str = DEFAULT_ROUNDING
+) -> Claim:
     r = _Reader(raw, f"claims[{i}]")
     where = f"{name}: claims[{i}]"
     label = r.string("label", max_len=200)

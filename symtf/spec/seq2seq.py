@@ -48,8 +48,9 @@ import sympy
 
 from symtf import ops
 from symtf.errors import SpecError
-from symtf.spec.model import MASKS, NORMS, Head, parse_generate
-from symtf.spec.tomlread import _cell, _kind, _Reader, _vector, matrix
+from symtf.numbers import toml_kind as _kind
+from symtf.spec.model import MASKS, NORMS, Head, Layer, Standalone, parse_generate
+from symtf.spec.tomlread import _cell, _Reader, _vector, matrix
 
 ARCHITECTURE = "encoder-decoder"
 
@@ -119,8 +120,8 @@ class Seq2SeqModel:
     source: tuple[int, ...]
     target: tuple[int, ...]
     generate: Any = None
-    layers: tuple = ()
-    standalone: tuple = ()
+    layers: tuple[Layer, ...] = ()
+    standalone: tuple[Standalone, ...] = ()
 
     @property
     def mask(self) -> str:
@@ -260,7 +261,7 @@ def _words(v: Any, where: str) -> tuple[str, ...]:
 
 
 def _word_id(word: str | None, vocab: Sequence[str], where: str) -> int:
-    if word not in vocab:
+    if word is None or word not in vocab:
         raise SpecError(f"{where}: expected a word of model.vocab, found {_kind(word)}")
     return list(vocab).index(word)
 
@@ -280,7 +281,7 @@ def _ids(v: Any, n: int, where: str) -> tuple[int, ...]:
     return tuple(v)
 
 
-def _tables(v: Any, where: str, how: str) -> list[dict]:
+def _tables(v: Any, where: str, how: str) -> list[dict[str, Any]]:
     if v is None:
         raise SpecError(f"{where}: expected at least one {how} table, found none")
     if not isinstance(v, list) or not v or not all(isinstance(x, dict) for x in v):

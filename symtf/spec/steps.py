@@ -16,12 +16,13 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import lang
+from symtf.language.syntax import Tree
 from symtf.numbers import parse_exact
 from symtf.ops import get as get_op
 from symtf.ops import public_signatures
@@ -323,7 +324,7 @@ def _key_column(text: str | None, key: str) -> str:
     return f" (at line {line}, column {col})"
 
 
-def _static_int(node: lang.Node, var: str | None, value: int | None) -> int | None:
+def _static_int(node: Tree, var: str | None, value: int | None) -> int | None:
     """An integer index written with literals and the loop variable, or ``None``."""
     match node:
         case lang.Num():
@@ -346,7 +347,7 @@ def _static_int(node: lang.Node, var: str | None, value: int | None) -> int | No
 
 
 def _substitute(
-    node: lang.Node, var: str | None, value: int | None, families: set[str], ctx: Any
+    node: Tree, var: str | None, value: int | None, families: set[str], ctx: Any
 ) -> lang.Node:
     """Replace the loop variable by its value and ``fam[k]`` by the node name ``fam[k]``."""
     match node:
@@ -420,7 +421,7 @@ def _substitute(
             return lang.ListLit(
                 node.pos, tuple(_substitute(i, var, value, families, ctx) for i in node.items)
             )
-    return node
+    return cast(lang.Node, node)  # the step parser builds only step-language nodes
 
 
 @dataclass(frozen=True)
@@ -580,8 +581,8 @@ def parse_steps(
         run = [e]
         while k + len(run) < len(entries) and entries[k + len(run)].var is not None:
             run.append(entries[k + len(run)])
-        for value in range(min(r.lo for r in run), max(r.hi for r in run) + 1):
-            order.extend((r, value) for r in run if r.lo <= value <= r.hi)
+        for at in range(min(r.lo for r in run), max(r.hi for r in run) + 1):
+            order.extend((r, at) for r in run if r.lo <= at <= r.hi)
         k += len(run)
         if len(order) > MAX_NODES:
             break
@@ -647,9 +648,9 @@ def parse_steps(
             m_mem = _MEMBER.match(nm)
             if m_mem and m_mem.group(1) in families:
                 members = sorted(
-                    int(_MEMBER.match(x).group(2))
+                    int(mx.group(2))
                     for x in position
-                    if _MEMBER.match(x) and _MEMBER.match(x).group(1) == m_mem.group(1)
+                    if (mx := _MEMBER.match(x)) and mx.group(1) == m_mem.group(1)
                 )
                 span = f"{members[0]}..{members[-1]}" if members else "none"
                 raise SpecError(

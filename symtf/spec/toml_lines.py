@@ -63,8 +63,8 @@ class _Scanner:
             if tok in ('"""', "'''"):
                 self.string = tok
             elif tok == '"':
-                end = _BASIC_REST.match(line, i)
-                i = end.end() if end else len(line)
+                rest = _BASIC_REST.match(line, i)
+                i = rest.end() if rest else len(line)
             elif tok == "'":
                 end = line.find("'", i)
                 i = len(line) if end < 0 else end + 1

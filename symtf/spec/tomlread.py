@@ -163,6 +163,7 @@ def matrix(
         return sympy.ImmutableMatrix(
             rows_expected, cols_expected, [fill] * (rows_expected * cols_expected)
         )
+    cells: list[list[Any]]
     if isinstance(v, str):
         if len(v) > 400_000:
             raise SpecError(
@@ -212,7 +213,7 @@ def _vector(v: Any, where: str, d: int, default: int) -> sympy.ImmutableMatrix:
     if v is None:
         return sympy.ImmutableMatrix(1, d, [default] * d)
     if isinstance(v, (int, float, str)) and not (isinstance(v, str) and len(_split_rows(v)) > 1):
-        cells = _split_rows(v) if isinstance(v, str) else [[v]]
+        cells: list[list[Any]] = _split_rows(v) if isinstance(v, str) else [[v]]
         if isinstance(v, str) and v.strip() in ("zeros", "ones"):
             return matrix(v, where, shape=(1, d))
         if len(cells) == 1 and len(cells[0]) == 1:

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 import sympy
@@ -122,15 +122,15 @@ class FileMatrix:
 
     @property
     def rows(self) -> int:
-        return self.float64.shape[0]
+        return int(self.float64.shape[0])
 
     @property
     def cols(self) -> int:
-        return self.float64.shape[1]
+        return int(self.float64.shape[1])
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.float64.shape  # type: ignore[return-value]
+        return cast(tuple[int, int], self.float64.shape)  # a weights array is 2-D
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, tuple) and all(isinstance(k, (int, np.integer)) for k in key):
@@ -321,7 +321,7 @@ def _read_npz(
                     continue
                 try:
                     with z.open(info) as f:
-                        out[name] = _read_npy(f, shown, name, budget)  # type: ignore[arg-type]
+                        out[name] = _read_npy(f, shown, name, budget)
                 except SpecError:
                     raise
                 except (

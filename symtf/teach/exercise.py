@@ -17,7 +17,7 @@ import fnmatch
 import random
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
@@ -106,7 +106,8 @@ def printed_entries(
             if p.is_neg_inf or p.is_fraction or len(index) != 2:
                 continue
             i, j = index
-            out.setdefault((c.step, i, j), []).append((c, p))
+            # step_prints yields only claims of a step
+            out.setdefault((cast(str, c.step), i, j), []).append((c, p))
     order = {name: k for k, name in enumerate(trace)}
     return dict(sorted(out.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
 
@@ -391,7 +392,7 @@ def blanked_cells(
     for c, pairs in step_prints(d.claims, trace):
         cols = len(c.printed[0])
         for k, ((i, j), _) in enumerate(pairs):
-            bid = by_entry.get((c.step, i, j))
+            bid = by_entry.get((cast(str, c.step), i, j))  # a claim of a step
             if bid is not None:
                 out[(c.label, k // cols, k % cols)] = bid
     return out

@@ -67,7 +67,7 @@ def _num(e: sympy.Expr) -> str:
 def _structural(m: sympy.MatrixBase) -> bool:
     if all(x == 0 for x in m) or all(x == 1 for x in m):
         return True
-    return m.rows == m.cols and m == sympy.eye(m.rows)
+    return bool(m.rows == m.cols and m == sympy.eye(m.rows))
 
 
 def _draw(m: sympy.MatrixBase, rng: random.Random, where: str) -> sympy.ImmutableMatrix:
@@ -155,6 +155,8 @@ def _claims(
             new["printed"] = word
             out.append(new)
             continue
+        if c.step is None:  # the rest are step claims: each names its step
+            continue
         shape = trace.shape(c.step)
         if shape is None:
             continue
@@ -175,13 +177,14 @@ def _claims(
             continue
         pairs = _fit(c, sel)
         cols = len(c.printed[0])
-        texts = []
+        texts: list[tuple[str, int]] = []
+        rational = True  # every printed fraction's entry is still rational
         for (i, j), p in pairs:
             q = ev.entry(c.step, i, j)
             if p.is_fraction:
                 e, _ = q.exact()
                 if not e.is_Rational:
-                    texts = None
+                    rational = False
                     break
                 texts.append((f"{e.p}/{e.q}" if e.q != 1 else str(e.p), 0))
                 continue
@@ -189,7 +192,7 @@ def _claims(
             if got is None:
                 return None
             texts.append(got)
-        if texts is None:
+        if not rational:
             continue
         width = max(n for _, n in texts)
         cells = [

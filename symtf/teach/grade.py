@@ -32,7 +32,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from symtf import files
 from symtf.checking.diagnose import (
@@ -371,7 +371,7 @@ def grade(key_path: Path, student_path: Path) -> GradeResult:
 
 def _sheet_numbers(
     d: Derivation, trace: Trace, graded: list[Graded], answers: dict[str, Printed | None]
-) -> dict[str, dict[tuple[int, int], Printed]]:
+) -> dict[str, dict[tuple[int, ...], Printed]]:
     """The numbers the student worked from: the sheet's printed values and their own answers."""
     from symtf.teach.exercise import covered
 
@@ -453,7 +453,7 @@ def _diagnose(
 def _follows(
     g: Graded,
     d: Derivation,
-    numbers: dict[str, dict[tuple[int, int], Printed]],
+    numbers: dict[str, dict[tuple[int, ...], Printed]],
     trace: Trace,
     graded: list[Graded],
     replay: Evaluator,
@@ -508,10 +508,12 @@ def _table_slips(
         if not off or shape is None:
             continue
         exact = _step_exact(ev, step)
-        written = {  # every answer the student gave in this step, right or not
-            g.blank.index: answers[g.blank.id]
+        written: dict[
+            tuple[int, ...], Printed
+        ] = {  # every answer the student gave in this step, right or not
+            g.blank.index: a
             for g in graded
-            if g.blank.step == step and answers[g.blank.id] is not None
+            if g.blank.step == step and (a := answers[g.blank.id]) is not None
         }
         found = slips.table_slip(written, exact, shape, [g.blank.index for g in off])
         if found is not None:
@@ -522,8 +524,12 @@ def _table_slips(
         # a student works row by row: a row truncated throughout, the others rounded
         for row in sorted({g.blank.index[0] for g in off}):
             in_row = [g for g in off if g.blank.index[0] == row]
-            cut = [slips.truncation(answers[g.blank.id], exact(g.blank.index)) for g in in_row]
-            mine = {k: v for k, v in written.items() if k[0] == row}
+            # a blank off its step is an answered one (grade checks each answer first)
+            cut = [
+                slips.truncation(cast(Printed, answers[g.blank.id]), exact(g.blank.index))
+                for g in in_row
+            ]
+            mine: dict[tuple[int, ...], Printed] = {k: v for k, v in written.items() if k[0] == row}
             if len(in_row) > 1 and all(cut) and slips.truncated_throughout(mine, exact):
                 for g, t in zip(in_row, cut, strict=True):
                     g.cause = "truncation"
@@ -535,7 +541,7 @@ def _entry_slips(
     trace: Trace,
     groups: dict[tuple[str, int], list[Graded]],
     answers: dict[str, Printed | None],
-    numbers: dict[str, dict[tuple[int, int], Printed]],
+    numbers: dict[str, dict[tuple[int, ...], Printed]],
 ) -> None:
     """Name a single answer written with a slip: a sign, the decimal point, two digits, a copy."""
     from symtf.checking import slips
@@ -577,7 +583,7 @@ def _words(found: Any) -> str:
 
 def _depends(
     d: Derivation,
-    numbers: dict[str, dict[tuple[int, int], Printed]],
+    numbers: dict[str, dict[tuple[int, ...], Printed]],
     b: KeyBlank,
     on: KeyBlank,
     replay: Evaluator,

@@ -31,6 +31,7 @@ from symtf.teach.exercise import (
 )
 from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, where_words
 from symtf.teach.worked import number
+from symtf.trace import Trace
 
 #: Paper sizes for ``--paper``.
 PAPERS = ("a4", "letter")
@@ -144,7 +145,7 @@ def panels(ex: Exercise) -> list[Panel]:
         formula = t[step].formula
         args = [a for a in (node.args if node is not None else ()) if a in t]
         op = None if node is None else getattr(node.op, "name", None)
-        if op == "linear" and len(args) == 1:
+        if op == "linear" and node is not None and len(args) == 1:
             left = grid_of(args[0], name_of(args[0]))
             w = _weight_grid(
                 t,
@@ -155,7 +156,7 @@ def panels(ex: Exercise) -> list[Panel]:
             if left is not None:
                 out.append(Panel(title, formula, result, left=left, top=w))
                 continue
-        if op == "matmul" and len(args) == 2:
+        if op == "matmul" and node is not None and len(args) == 2:
             # laid out for multiplying: the left operand beside, the right one above it
             # (transposed when the op multiplies by its transpose, as the scores Q Kᵀ do)
             a, b = (grid_of(x, name_of(x)) for x in args)
@@ -170,11 +171,11 @@ def panels(ex: Exercise) -> list[Panel]:
     return out
 
 
-def _exact_cell(trace: object, e: sympy.Expr) -> GridCell:
+def _exact_cell(trace: Trace, e: sympy.Expr) -> GridCell:
     return GridCell("number", number(trace, e)[0].text.replace("−", "-"))
 
 
-def _weight_grid(trace: object, w: object, transposed: bool, name: str) -> Grid:
+def _weight_grid(trace: Trace, w: object, transposed: bool, name: str) -> Grid:
     m = sympy.Matrix(w.to_sympy() if hasattr(w, "to_sympy") else w)
     if transposed:
         m, name = m.T, name + r"^\top"

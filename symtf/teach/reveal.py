@@ -231,7 +231,10 @@ class Relations:
     @staticmethod
     def _tensor_op(xp: Any, node: Node, mats: list[sympy.ImmutableMatrix]) -> Any:
         """A node's op on symbols; a one-row input is tried as 2-D, then as a vector."""
-        attempts = [[None] * len(mats), [(m.cols,) if m.rows == 1 else None for m in mats]]
+        attempts: list[list[tuple[int] | None]] = [
+            [None] * len(mats),
+            [(m.cols,) if m.rows == 1 else None for m in mats],
+        ]
         last: Exception | None = None
         for shapes in attempts:
             try:
@@ -280,7 +283,7 @@ class Relations:
 
         va = self.trace.value(a[0])[a[1], a[2]]
         vb = self.trace.value(b[0])[b[1], b[2]]
-        return va == vb or chase(va) == chase(vb)
+        return bool(va == vb or chase(va) == chase(vb))
 
     def copies_of(self, e: Entry) -> frozenset[Entry]:
         """The copy class of ``e``: every entry joined to it by copies, either way (cached)."""
@@ -441,7 +444,7 @@ class Relations:
 
     def _given_values(self, step: str) -> dict[sympy.Symbol, sympy.Expr]:
         """The symbols of a step's inputs that are the file's numbers, with their values."""
-        out = {}
+        out: dict[sympy.Symbol, sympy.Expr] = {}
         for a in self.args(step):
             v = self.trace.value(a)
             if self.is_given(a) and isinstance(v, sympy.MatrixBase):
@@ -472,7 +475,7 @@ class Constraint:
         if not basis:
             return False
         b = sympy.Matrix.vstack(*basis)
-        return b.rank() == b.col_join(self.grads[e]).rank()
+        return bool(b.rank() == b.col_join(self.grads[e]).rank())
 
 
 def _linear_gradients(
@@ -540,7 +543,7 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
     shown = set(printed)
     boxes: dict[Entry, str] = {}
     given_ids = set()
-    classes: list[tuple[str, set[Entry]]] = []
+    classes: list[tuple[str, frozenset[Entry]]] = []
     for bid, e in blanks:
         cls = rel.copies_of(e)
         classes.append((bid, cls))

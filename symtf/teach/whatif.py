@@ -41,7 +41,7 @@ from symtf import files, roots
 from symtf.backends.certify import decimal_string
 from symtf.checking.evaluation import _fit, selection
 from symtf.errors import SpecError, SymtfError, Undecided
-from symtf.numbers import format_fixed, parse_exact, rounding_interval
+from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, load
@@ -221,7 +221,7 @@ class Output:
 
     label: str
     step: str
-    index: tuple[int, int]
+    index: tuple[int, ...]
     printed: str | None
     depends: bool
     closed: sympy.Expr | None = None
@@ -265,7 +265,7 @@ def _closed(trace: Trace, e: sympy.Expr) -> sympy.Expr | None:
 
 def _choose(
     d: Derivation, trace: Trace, labels: list[str] | None, sym: sympy.Symbol
-) -> list[tuple[str, str, tuple[int, int], Any]]:
+) -> list[tuple[str, str, tuple[int, ...], Printed]]:
     """(label, step, index, printed) of each followed entry."""
     claims = {c.label: c for c in d.claims}
     if labels is not None:

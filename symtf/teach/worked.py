@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import sympy
 
@@ -79,10 +79,10 @@ def number(trace: Trace, e: Any) -> tuple[Line, bool]:
         x = backend.ball(e, 128) if hasattr(backend, "ball") else None
     except Exception:  # a symbol or an unsupported function: no number to show
         x = None
-    s = decimal_string(x, 6) if x is not None else None
-    if s is None:
+    shown = decimal_string(x, 6) if x is not None else None
+    if shown is None:
         return Line(r"\ldots", "…"), False
-    return Line(s.replace("…", r"\ldots"), s.replace("-", "−")), "…" not in s
+    return Line(shown.replace("…", r"\ldots"), shown.replace("-", "−")), "…" not in shown
 
 
 def _paren(line: Line) -> Line:
@@ -241,6 +241,11 @@ def _sum_of_products(
     return _sum(f), _sum(s)
 
 
+def _shape(trace: Trace, step: str) -> tuple[int, ...]:
+    """The shape of a step worked entry by entry here (each is a matrix step)."""
+    return cast(tuple[int, ...], trace.shape(step))
+
+
 def _linear(
     ctx: _Ctx,
     src: str,
@@ -308,7 +313,7 @@ def _matmul_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     t = ctx.trace
     a, b = st.inputs
     tb = bool(st.params.get("transpose_b"))
-    n = t.shape(a)[1]
+    n = _shape(t, a)[1]
     skip = "skip_zero_terms" in st.labels  # an attention pattern's masked weights: left out
     pairs = [
         (
@@ -324,7 +329,7 @@ def _matmul_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 
 
 def _mask_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
-    n, m = ctx.trace.shape(st.name)
+    n, m = _shape(ctx.trace, st.name)
     if j > i + (m - n):
         return Line(r"-\infty\ (\text{masked: a later token})", "−∞ (masked: a later token)"), Line(
             r"-\infty", "−∞"
@@ -337,13 +342,13 @@ def _softmax_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     if st.params.get("axis", -1) != -1 or ("x" in st.labels and "out" not in st.labels):
         return None  # down the columns, or the weights before a mask: no row-wise working
     src = st.inputs[0]
-    return _softmax(ctx, src, i, j, ctx.trace.shape(src)[1])
+    return _softmax(ctx, src, i, j, _shape(ctx.trace, src)[1])
 
 
 def _concat_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     col = j
     for h in st.inputs:
-        w = ctx.trace.shape(h)[1]
+        w = _shape(ctx.trace, h)[1]
         if col < w:
             return ctx.ref(h, i, col), ctx.val(h, i, col)
         col -= w
@@ -353,7 +358,7 @@ def _concat_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 def _infix_entry(tex: str, text: str) -> Callable[[_Ctx, Any, int, int], Entry | None]:
     def entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
         a, b = st.inputs
-        bi, bj = (i, 0) if ctx.trace.shape(b)[1] == 1 else (i, j)  # a column broadcast
+        bi, bj = (i, 0) if _shape(ctx.trace, b)[1] == 1 else (i, j)  # a column broadcast
         return _infix(ctx, (a, i, j), tex, text, (b, bi, bj))
 
     return entry
@@ -366,13 +371,13 @@ def _scale_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 
 def _mean_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     x = st.inputs[0]
-    n = ctx.trace.shape(x)[1]
+    n = _shape(ctx.trace, x)[1]
     return _both(ctx, lambda cell: _over(n, _sum([cell(x, i, c) for c in range(n)])))
 
 
 def _mean_square_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     x = st.inputs[0]
-    n = ctx.trace.shape(x)[1]
+    n = _shape(ctx.trace, x)[1]
     return _mean_of_squares(ctx, x, i, n, n - 1 if st.params.get("unbiased") else n)
 
 
@@ -451,7 +456,9 @@ def _embed_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 
 def _product_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     g, u = st.inputs  # one product, written as _sum_of_products writes each term
-    return _sum_of_products(ctx, [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))])
+    return _sum_of_products(
+        ctx, [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))]
+    )
 
 
 def _rope_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
@@ -460,7 +467,7 @@ def _rope_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 
 def _last_row_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     y = st.inputs[0]
-    n = ctx.trace.shape(y)[0]
+    n = _shape(ctx.trace, y)[0]
     return ctx.ref(y, n - 1, j), ctx.val(y, n - 1, j)
 
 
