@@ -213,7 +213,9 @@ def mutated(draw: Any, source: str, at_least: int = 0) -> str:
         elif how == "insert-line":
             key = draw(st.one_of(st.from_regex(r"[a-z_]{1,10}", fullmatch=True), text))
             value = draw(st.one_of(st.just(toml_str(draw(text))), number, matrix()))
-            lines.insert(k, f"{toml_str(key) if not re.fullmatch(r'[a-z_]+', key) else key} = {value}")
+            lines.insert(
+                k, f"{toml_str(key) if not re.fullmatch(r'[a-z_]+', key) else key} = {value}"
+            )
             out = "\n".join(lines)
         elif how == "replace-char" and out:
             i = draw(st.integers(0, len(out) - 1))
@@ -277,9 +279,15 @@ def claim(draw: Any, steps: list[str], rows: int = 2, cols: int = 2) -> str:
             lines.append(f"printed = {draw(matrix(rows, cols) if shape == 'full' else matrix())}")
     for key, value in (
         ("decimals", st.integers(-2, 12).map(str)),
-        ("rounding", st.sampled_from(["half-up", "half-even", "truncate", "any", "up"]).map(toml_str)),
+        (
+            "rounding",
+            st.sampled_from(["half-up", "half-even", "truncate", "any", "up"]).map(toml_str),
+        ),
         ("reduce", st.sampled_from(["max", "min", "sum"]).map(toml_str)),
-        ("computed_in", st.sampled_from(["float32", "float16", "bfloat16", "float64", "int8"]).map(toml_str)),
+        (
+            "computed_in",
+            st.sampled_from(["float32", "float16", "bfloat16", "float64", "int8"]).map(toml_str),
+        ),
         ("feeds", st.sampled_from(["true", "false"])),
         ("at", st.sampled_from(["[0]", "[1, 0]", "[-1]", '["a"]'])),
     ):
@@ -306,24 +314,34 @@ def expression(draw: Any, names: list[str], depth: int = 0) -> str:
         b = draw(expression(names, depth + 1))
         return f"{a} {draw(st.sampled_from(['+', '-', '*', '/', '×', '÷', '·', '−']))} {b}"
     if form == "call":
-        return f"{draw(st.sampled_from(['exp', 'ln', 'sqrt', 'max', 'sum', 'log', 'softmax']))}({a})"
+        return (
+            f"{draw(st.sampled_from(['exp', 'ln', 'sqrt', 'max', 'sum', 'log', 'softmax']))}({a})"
+        )
     if form == "pow":
         return f"{a}^{draw(st.sampled_from(['2', '0.5', '-1', '1000', '9**9']))}"
     if form == "latex":
         return draw(
-            st.sampled_from([f"\\frac{{{a}}}{{2}}", f"e^{{{a}}}", f"\\sqrt{{{a}}}", f"\\left({a}\\right)"])
+            st.sampled_from(
+                [f"\\frac{{{a}}}{{2}}", f"e^{{{a}}}", f"\\sqrt{{{a}}}", f"\\left({a}\\right)"]
+            )
         )
     return f"({a})"
 
 
 def _identity(n: int) -> str:
-    return '"""\n' + "\n".join(" ".join("1" if i == j else "0" for j in range(n)) for i in range(n)) + '\n"""'
+    return (
+        '"""\n'
+        + "\n".join(" ".join("1" if i == j else "0" for j in range(n)) for i in range(n))
+        + '\n"""'
+    )
 
 
 @st.composite
 def template_derivation(draw: Any) -> str:
     """A decoder or attention model written key by key, with claims."""
-    arch = draw(st.sampled_from(["decoder", "decoder", "attention", "none", "encoder-decoder", "mlp"]))
+    arch = draw(
+        st.sampled_from(["decoder", "decoder", "attention", "none", "encoder-decoder", "mlp"])
+    )
     d = draw(st.sampled_from([1, 2, 2, 3, 4]))
     heads = draw(st.sampled_from([1, 1, 2, 3]))
     vocab = draw(st.lists(label, min_size=2, max_size=4, unique=True))
@@ -332,7 +350,9 @@ def template_derivation(draw: Any) -> str:
     if draw(st.booleans()):
         lines.append(f"source = {toml_str(draw(text))}")
     if draw(st.integers(0, 5)) == 0:
-        lines.append(f"computed_in = {toml_str(draw(st.sampled_from(['float32', 'bfloat16', 'x'])))}")
+        lines.append(
+            f"computed_in = {toml_str(draw(st.sampled_from(['float32', 'bfloat16', 'x'])))}"
+        )
     if draw(st.integers(0, 5)) == 0:
         which = draw(st.sampled_from(["true", '["embed"]', '["nope"]']))
         lines.append(f"rounded_inputs = {which}")
@@ -364,7 +384,10 @@ def template_derivation(draw: Any) -> str:
             for w in ("W_Q", "W_K", "W_V"):
                 value = draw(st.sampled_from(['"identity"', draw(matrix(d, dh))]))
                 lines.append(f"{w} = {value}")
-    lines += ["[input]", f"tokens = {json.dumps([draw(st.sampled_from(vocab)) for _ in range(n_tok)], ensure_ascii=False)}"]
+    lines += [
+        "[input]",
+        f"tokens = {json.dumps([draw(st.sampled_from(vocab)) for _ in range(n_tok)], ensure_ascii=False)}",
+    ]
     if arch == "decoder" and draw(st.integers(0, 4)) == 0:
         lines += ["[generate]", f"max_len = {draw(st.integers(-1, 4))}", 'strategy = "greedy"']
     for _ in range(draw(st.integers(0, 3))):
@@ -374,7 +397,10 @@ def template_derivation(draw: Any) -> str:
 
 _SMALL_EXAMPLES = sorted(
     p
-    for p in [*ROOT.joinpath("derivations").glob("*.toml"), *ROOT.joinpath("tests", "steps").glob("*.toml")]
+    for p in [
+        *ROOT.joinpath("derivations").glob("*.toml"),
+        *ROOT.joinpath("tests", "steps").glob("*.toml"),
+    ]
     if p.stat().st_size < 2500
 )
 
@@ -429,7 +455,9 @@ def step_expression(draw: Any, names: list[str], depth: int = 0) -> str:
         return f"({draw(step_expression(names, depth + 1))})"
     op = draw(st.sampled_from(sorted(sigs)))
     fewest, most, keywords = sigs[op]
-    positional = draw(st.integers(fewest, min(most if most is not None else fewest + 3, fewest + 3)))
+    positional = draw(
+        st.integers(fewest, min(most if most is not None else fewest + 3, fewest + 3))
+    )
     params = list(keywords)
     args = []
     for k in range(positional):
@@ -451,7 +479,10 @@ def given_tensor(draw: Any, name: str) -> str:
     ndim = draw(st.sampled_from([0, 1, 1, 2, 2, 2, 3, 4]))
     shape = [draw(st.integers(1, 3)) for _ in range(ndim)]
     size = int(np.prod(shape)) if shape else 1
-    values = [draw(st.one_of(decimal(), decimal(), st.sampled_from(["-inf", "inf", "0"]))) for _ in range(size)]
+    values = [
+        draw(st.one_of(decimal(), decimal(), st.sampled_from(["-inf", "inf", "0"])))
+        for _ in range(size)
+    ]
     if ndim == 1:
         return f"{name} = {json.dumps(values, ensure_ascii=False)}"
     if ndim == 2:
@@ -465,7 +496,11 @@ def given_tensor(draw: Any, name: str) -> str:
 @st.composite
 def step_program(draw: Any) -> str:
     """A derivation of given tensors and steps (no model), with claims on its steps."""
-    tensors = draw(st.lists(st.sampled_from(["X", "W", "b", "M", "K", "y"]), min_size=1, max_size=4, unique=True))
+    tensors = draw(
+        st.lists(
+            st.sampled_from(["X", "W", "b", "M", "K", "y"]), min_size=1, max_size=4, unique=True
+        )
+    )
     lines = [f"title = {toml_str(draw(text))}", "[tensors]"]
     lines += [draw(given_tensor(t)) for t in tensors]
     lines.append("[steps]")
@@ -474,7 +509,9 @@ def step_program(draw: Any) -> str:
         step = f"s{i}"
         expr = draw(step_expression(names))
         if draw(st.integers(0, 9)) == 0:
-            lines.append(f'"{step}[t]" = {{ expr = {toml_str(expr)}, t = [1, {draw(st.sampled_from(["2", "3", "10001"]))}] }}')
+            lines.append(
+                f'"{step}[t]" = {{ expr = {toml_str(expr)}, t = [1, {draw(st.sampled_from(["2", "3", "10001"]))}] }}'
+            )
             names.append(f"{step}[1]")
         else:
             lines.append(f"{step} = {toml_str(expr)}")
@@ -493,9 +530,13 @@ def article_block(draw: Any, kind: str) -> str:
     m = draw(st.integers(1, 3))
     nums = [[draw(decimal()) for _ in range(m)] for _ in range(n)]
     form = draw(
-        st.sampled_from(["prose", "arith", "bmatrix", "list", "table", "ascii", "heading", "hostile", "tensor"])
+        st.sampled_from(
+            ["prose", "arith", "bmatrix", "list", "table", "ascii", "heading", "hostile", "tensor"]
+        )
     )
-    name = draw(st.sampled_from(["Q", "K", "W_Q", "A_1", "scores", "E", "x", "\\alpha", draw(label)]))
+    name = draw(
+        st.sampled_from(["Q", "K", "W_Q", "A_1", "scores", "E", "x", "\\alpha", draw(label)])
+    )
     if form == "prose":
         return f"The {draw(text)} is {nums[0][0]} and then {draw(text)}."
     if form == "arith":
@@ -513,7 +554,10 @@ def article_block(draw: Any, kind: str) -> str:
         head = "| " + " | ".join(f"c{j}" for j in range(m)) + " |\n|" + "---|" * m
         return head + "\n" + "\n".join("| " + " | ".join(r) + " |" for r in nums)
     if form == "ascii":
-        return "\n".join(f"{name if i == 0 else ' ' * len(name)} | " + " ".join(r) + " |" for i, r in enumerate(nums))
+        return "\n".join(
+            f"{name if i == 0 else ' ' * len(name)} | " + " ".join(r) + " |"
+            for i, r in enumerate(nums)
+        )
     if form == "tensor":
         return f"tensor([{', '.join('[' + ', '.join(r) + ']' for r in nums)}])"
     if form == "heading":
@@ -544,7 +588,9 @@ def article(draw: Any) -> tuple[str, str]:
                     "source": draw(st.sampled_from(["A", "print(A)", "x = 1", "display(W)", ""])),
                     "outputs": [
                         {
-                            "output_type": draw(st.sampled_from(["execute_result", "display_data", "stream"])),
+                            "output_type": draw(
+                                st.sampled_from(["execute_result", "display_data", "stream"])
+                            ),
                             "data": {"text/plain": b},
                             "text": b,
                             "name": "stdout",
@@ -553,7 +599,9 @@ def article(draw: Any) -> tuple[str, str]:
                 }
             )
     if draw(st.integers(0, 4)) == 0:  # a cell of the wrong shape
-        cells.insert(0, draw(st.sampled_from([1, "x", None, [], {"cell_type": "code", "source": 3}])))
+        cells.insert(
+            0, draw(st.sampled_from([1, "x", None, [], {"cell_type": "code", "source": 3}]))
+        )
     return kind, draw(mutated(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5})))
 
 
@@ -564,7 +612,9 @@ def article(draw: Any) -> tuple[str, str]:
 def answers(draw: Any, blanks: list[str]) -> str:
     """An answer file for an exercise with these blank ids."""
     lines = [f"student = {draw(st.sampled_from([toml_str(draw(text)), '3', '[1]']))}"]
-    table = draw(st.sampled_from(["[answers]", "[answers]", "[answers]", "answers = 1", "[answer]"]))
+    table = draw(
+        st.sampled_from(["[answers]", "[answers]", "[answers]", "answers = 1", "[answer]"])
+    )
     lines.append(table)
     for b in blanks:
         if draw(st.integers(0, 4)) == 0:
@@ -573,14 +623,20 @@ def answers(draw: Any, blanks: list[str]) -> str:
             st.one_of(
                 decimal().map(toml_str),
                 st.sampled_from(_ODD_NUMBERS).map(toml_str),
-                decimal().map(lambda s: s.replace("−", "-") if re.fullmatch(r"-?\d+(\.\d+)?", s.replace("−", "-")) else "1"),
+                decimal().map(
+                    lambda s: (
+                        s.replace("−", "-")
+                        if re.fullmatch(r"-?\d+(\.\d+)?", s.replace("−", "-"))
+                        else "1"
+                    )
+                ),
                 st.sampled_from(["[1, 2]", "{ a = 1 }", "true", "1979-05-27", '""']),
                 text.map(toml_str),
             )
         )
         lines.append(f"{b} = {value}")
     if draw(st.integers(0, 4)) == 0:
-        lines.append(f"{draw(st.sampled_from(['b99', 'x', 'b1']))} = \"0.5\"")
+        lines.append(f'{draw(st.sampled_from(["b99", "x", "b1"]))} = "0.5"')
     return draw(mutated("\n".join(lines) + "\n"))
 
 
@@ -606,11 +662,28 @@ def npy(draw: Any, name: str = "embed") -> bytes:
                 st.floats(-4, 4, width=32), st.sampled_from([float("nan"), float("inf"), 1e300])
             )
             vals = draw(st.lists(entry, min_size=8, max_size=8))
-            a = np.array(vals[: int(np.prod(shape))] if shape else vals[0]).astype(dtype).reshape(shape)
+            a = (
+                np.array(vals[: int(np.prod(shape))] if shape else vals[0])
+                .astype(dtype)
+                .reshape(shape)
+            )
         buf = BytesIO()
         np.save(buf, a, allow_pickle=True)
         return buf.getvalue()
-    shape = draw(st.sampled_from(["(2, 2)", "(-2, -3)", "(-1, 2)", "(0, 2)", "(100000, 100000)", "(2**40,)", "'x'", "(2, 2, 2, 2, 2)"]))
+    shape = draw(
+        st.sampled_from(
+            [
+                "(2, 2)",
+                "(-2, -3)",
+                "(-1, 2)",
+                "(0, 2)",
+                "(100000, 100000)",
+                "(2**40,)",
+                "'x'",
+                "(2, 2, 2, 2, 2)",
+            ]
+        )
+    )
     descr = draw(st.sampled_from(["'<f8'", "'<f4'", "'<U4'", "[('a', '<f8')]", "'float32'", "1"]))
     header = f"{{'descr': {descr}, 'fortran_order': {draw(st.sampled_from(['False', 'True', '1']))}, 'shape': {shape}, }}"
     data = b"\x00" * draw(st.sampled_from([0, 8, 32, 1000]))
@@ -626,11 +699,27 @@ def npz(draw: Any) -> bytes:
     method = draw(st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))
     with zipfile.ZipFile(buf, "w", method) as z:
         for _ in range(draw(st.integers(0, 3))):
-            member = draw(st.sampled_from(["embed.npy", "l0.h0.W_Q.npy", "x.npy", "embed.txt", "../embed.npy", "dir/", "embed"]))
+            member = draw(
+                st.sampled_from(
+                    [
+                        "embed.npy",
+                        "l0.h0.W_Q.npy",
+                        "x.npy",
+                        "embed.txt",
+                        "../embed.npy",
+                        "dir/",
+                        "embed",
+                    ]
+                )
+            )
             z.writestr(member, draw(npy()))
         if draw(st.integers(0, 5)) == 0:  # a small bomb: 20 MB of zeros declared for one array
             with z.open("bomb.npy", "w") as f:
-                f.write(_npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2500, 1000), }", b""))
+                f.write(
+                    _npy_bytes(
+                        "{'descr': '<f8', 'fortran_order': False, 'shape': (2500, 1000), }", b""
+                    )
+                )
                 f.write(b"\x00" * 20_000_000)
     raw = buf.getvalue()
     if draw(st.integers(0, 5)) == 0:
@@ -642,7 +731,11 @@ def npz(draw: Any) -> bytes:
 def safetensors(draw: Any) -> bytes:
     entries: dict[str, Any] = {}
     data = b""
-    for name in draw(st.lists(st.sampled_from(["embed", "l0.h0.W_Q", "wte", "__metadata__"]), max_size=3, unique=True)):
+    for name in draw(
+        st.lists(
+            st.sampled_from(["embed", "l0.h0.W_Q", "wte", "__metadata__"]), max_size=3, unique=True
+        )
+    ):
         if name == "__metadata__":
             entries[name] = {"format": "pt"}
             continue
@@ -731,7 +824,9 @@ class Sandbox:
             env=env,
         )
 
-    def run(self, argv: list[str], cwd: Path, *, cpu: int = CPU_LIMIT, wall: float = 600) -> Outcome:
+    def run(
+        self, argv: list[str], cwd: Path, *, cpu: int = CPU_LIMIT, wall: float = 600
+    ) -> Outcome:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         req = {"argv": argv, "cwd": str(cwd), "cpu": cpu, "mem_mb": MEMORY_LIMIT_MB, "wall": wall}
         self.proc.stdin.write(json.dumps(req) + "\n")
@@ -740,7 +835,16 @@ class Sandbox:
         if not line:
             raise RuntimeError("the fuzz server died")
         d = json.loads(line)
-        return Outcome(argv, d["code"], d["signal"], d["cpu"], d["peak_mb"], d["stdout"], d["stderr"], d["hung"])
+        return Outcome(
+            argv,
+            d["code"],
+            d["signal"],
+            d["cpu"],
+            d["peak_mb"],
+            d["stdout"],
+            d["stderr"],
+            d["hung"],
+        )
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -752,9 +856,13 @@ def assert_user_outcome(o: Outcome, what: str = "") -> None:
     """Exit 0, 1 or 2 within the limits, with no traceback and no internal error."""
     where = f"{' '.join(o.argv)[:300]}\n{what[:3000]}"
     assert not o.hung, f"hung (no CPU used, killed by the safety net): {where}"
-    assert o.signal is None, f"killed by signal {o.signal} (24 = the CPU limit): {where}\n{o.stderr[-1500:]}"
+    assert o.signal is None, (
+        f"killed by signal {o.signal} (24 = the CPU limit): {where}\n{o.stderr[-1500:]}"
+    )
     assert o.code in (0, 1, 2), f"exit {o.code}: {where}\n{o.stderr[-2000:]}"
-    assert "Traceback" not in o.stderr and "internal error" not in o.stderr, f"{where}\n{o.stderr[-3000:]}"
+    assert "Traceback" not in o.stderr and "internal error" not in o.stderr, (
+        f"{where}\n{o.stderr[-3000:]}"
+    )
     assert o.peak_mb < PEAK_LIMIT_MB, f"peak memory {o.peak_mb:.0f} MB: {where}"
     if o.code == 2:
         assert o.stderr.startswith(("symtf: error: ", "usage: ")) or "symtf: error: " in o.stderr, (

@@ -86,7 +86,6 @@ def test_module_is_on_no_import_cycle(module: str) -> None:
     assert module not in _reach(g, module)
 
 
-
 @pytest.mark.parametrize(
     "module",
     [
@@ -108,18 +107,31 @@ def test_checking_and_diagnosis_are_on_no_import_cycle(module: str) -> None:
 
 def test_values_and_results_import_neither_checking_nor_diagnosis() -> None:
     g = _imports()
-    above = {"symtf.checking.compare", "symtf.checking.diagnose", "symtf.checking.displayed", "symtf.checking.accept"}
+    above = {
+        "symtf.checking.compare",
+        "symtf.checking.diagnose",
+        "symtf.checking.displayed",
+        "symtf.checking.accept",
+    }
     for m in ("symtf.checking.evaluation", "symtf.checking.report"):
         assert not above & _reach(g, m), m
     assert {"symtf.checking.evaluation", "symtf.checking.report"} <= g["symtf.checking.diagnose"]
-    assert "symtf.checking.compare" not in g["symtf.checking.diagnose"] | g["symtf.checking.displayed"]
+    assert (
+        "symtf.checking.compare" not in g["symtf.checking.diagnose"] | g["symtf.checking.displayed"]
+    )
 
 
 def test_parsing_and_decoding_import_neither_checking_nor_each_other() -> None:
     g = _imports()
-    assert "symtf.graph.generate" not in g["symtf.spec.derivation"]  # the parser reads [generate] itself
+    assert (
+        "symtf.graph.generate" not in g["symtf.spec.derivation"]
+    )  # the parser reads [generate] itself
     for m in ("symtf.graph.generate", "symtf.graph.pipeline", "symtf.graph.seq2seq"):
-        assert not {"symtf.checking.compare", "symtf.checking.diagnose", "symtf.checking.accept"} & _reach(g, m)
+        assert not {
+            "symtf.checking.compare",
+            "symtf.checking.diagnose",
+            "symtf.checking.accept",
+        } & _reach(g, m)
 
 
 def _translation() -> symtf.Derivation:
@@ -160,7 +172,13 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
 # Every other top-level module is a leaf: it imports only leaves.
 STAGES = ("symtf.spec", "symtf.graph", "symtf.draft", "symtf.checking")
 READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
-TOP = ("symtf.cli", "symtf.pytest_plugin", "symtf.__main__", "symtf.commands.explain", "symtf.commands")
+TOP = (
+    "symtf.cli",
+    "symtf.pytest_plugin",
+    "symtf.__main__",
+    "symtf.commands.explain",
+    "symtf.commands",
+)
 #: Display hooks: a report or a trace may describe itself through a renderer.
 DISPLAY = ("_repr_", "__repr__")
 
@@ -185,9 +203,7 @@ def test_each_stage_imports_only_earlier_stages_and_leaves() -> None:
     g = _imports(DISPLAY)
     for stage in STAGES:
         assert any(m.startswith(stage + ".") for m in g), stage
-    wrong = sorted(
-        f"{m} -> {d}" for m, deps in g.items() for d in deps if _rank(d) > _rank(m)
-    )
+    wrong = sorted(f"{m} -> {d}" for m, deps in g.items() for d in deps if _rank(d) > _rank(m))
     assert not wrong, "imports against the data flow:\n" + "\n".join(wrong)
 
 

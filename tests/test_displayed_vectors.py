@@ -78,9 +78,7 @@ printed = "[0.93, 3.46, 0.77]"
     # [1.853, 6.91, 1.53] / 2 = [0.9265, 3.455, 0.765]: ties at two decimals, either neighbour
     assert [c.verdict for c in half] == ["rounded", "rounded", "rounded"]
     # the literal row repeats the line "the sum, displayed": its label is the source
-    assert half[0].extra["exact_reading"]["stands_for"] == {
-        "[2.0, 7.0, 1.5]": "the sum, displayed"
-    }
+    assert half[0].extra["exact_reading"]["stands_for"] == {"[2.0, 7.0, 1.5]": "the sum, displayed"}
 
 
 def test_a_negative_result_is_picked_up_by_the_next_line() -> None:

@@ -107,9 +107,7 @@ def test_the_grammar_reads_the_op_table() -> None:
 
 @FUZZ
 @given(data=st.data())
-def test_fuzz_template_derivations(
-    data: st.DataObject, sandbox: Sandbox, scratch: Path
-) -> None:
+def test_fuzz_template_derivations(data: st.DataObject, sandbox: Sandbox, scratch: Path) -> None:
     text = data.draw(template_derivation().flatmap(mutated), label="derivation")
     command = data.draw(st.sampled_from(DERIVATION_COMMANDS), label="command")
     with _Case(scratch) as folder:

@@ -47,8 +47,17 @@ def test_the_scale_example_checks(generated: Path) -> None:
     r = subprocess.run(
         # the budget is wall-clock time: on a loaded machine the default 60 s is not this
         # test's subject (its verdicts are), so it gets the same bound as the hang guard
-        [sys.executable, "-m", "symtf", "check", "--timeout", "600", "--format", "json",
-         "gpt2_scale.toml"],
+        [
+            sys.executable,
+            "-m",
+            "symtf",
+            "check",
+            "--timeout",
+            "600",
+            "--format",
+            "json",
+            "gpt2_scale.toml",
+        ],
         cwd=generated,
         capture_output=True,
         text=True,

@@ -29,7 +29,11 @@ PARSERS = [
 # (text, message, column): what each language must say, worked out by hand.
 BAD = [
     ("1" * 61, "expected a number of at most 60 characters but found one of 61", 1),
-    ("2 * 3e101", "expected an exponent of at most 100 in absolute value but found 101 in 3e101", 5),
+    (
+        "2 * 3e101",
+        "expected an exponent of at most 100 in absolute value but found 101 in 3e101",
+        5,
+    ),
     ("(" * 51 + "1" + ")" * 51, "expected at most 50 levels of nesting but found more", 51),
     ("-" * 51 + "1", "expected at most 50 levels of nesting but found more", 51),
     ("1 $ 2", "expected a number, a name, an operator or a bracket but found '$'", 3),

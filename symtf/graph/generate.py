@@ -164,9 +164,7 @@ def generate(xp: Any, t: Live, m: Any, step: Step, state: Any) -> None:
         _one_path(xp, t, m, g, step, state, steps)
 
 
-def _one_path(
-    xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int
-) -> None:
+def _one_path(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int) -> None:
     out: list[int] | None = []
     token = m.start
     for i in range(steps):
@@ -283,9 +281,7 @@ class _Hyp:
     state: Any
 
 
-def _beam(
-    xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int
-) -> None:
+def _beam(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int) -> None:
     beams = [_Hyp((), xp.const(1), state)]
     finished: list[_Hyp] = []
     V = len(m.vocab)
