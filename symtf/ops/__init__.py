@@ -36,6 +36,7 @@ from symtf.ops.attention import (
     where,
     zero_future,
 )
+from symtf.ops.autodiff import grad, jacobian
 from symtf.ops.constructors import const, divisor, eye, given, ids, one_hot, ones, zeros
 from symtf.ops.core import (
     BREAK,
@@ -145,10 +146,12 @@ __all__ = [
     "gelu_tanh",
     "get",
     "given",
+    "grad",
     "greedy",
     "identity",
     "ids",
     "index",
+    "jacobian",
     "kv_append",
     "largest",
     "last_row",
