@@ -343,6 +343,12 @@ def _shape_of(t: Any) -> Any:
     return t.shape
 
 
+def zero_vjp(xp: Any, g: Any, *tensors: Any, output: Any, **params: Any) -> tuple[Any, ...]:
+    """The VJP of an op whose value is piecewise constant in its tensor arguments, or has
+    none (an index, a mask, ``argmax``, ``one_hot``, a constant): no cotangent for any."""
+    return (None,) * len(tensors)
+
+
 # ----------------------------------------------------------------------------- the registry
 
 _REGISTRY: dict[str, Op] = {}
@@ -546,4 +552,5 @@ __all__ = [
     "register",
     "register_graph_op",
     "same_shape",
+    "zero_vjp",
 ]
