@@ -450,6 +450,15 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
 #: back (the reveal rules miss the broadcast column of a user step). strict: the mark
 #: fails the day the leak is fixed, so it cannot outlive it.
 KNOWN_LEAKS = {("steps_layernorm_unbiased", 7), ("steps_layernorm_unbiased", 16)}
+#: Derivations with grad/jacobian steps: the reveal rules take a gradient's rows and
+#: columns as dense with two relations each instead of deriving them, and a sheet of the
+#: Adam example takes minutes (the constraint search on its user steps), so their sheets
+#: are not swept yet.
+GRADIENT_SHEETS = {
+    "steps_attention_backward",
+    "steps_layernorm_backward",
+    "steps_softmax_ce_sgd_adam",
+}
 CASES = [
     pytest.param(
         p,
@@ -461,6 +470,8 @@ CASES = [
             )
         ]
         if (p.stem, seed) in KNOWN_LEAKS
+        else [pytest.mark.skip(reason="sheets of gradient steps are not swept yet")]
+        if p.stem in GRADIENT_SHEETS
         else [],
     )
     for p in DERIVATIONS
