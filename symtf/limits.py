@@ -43,12 +43,33 @@ MAX_TIMEOUT = 86_400.0
 #: Calibration of the estimate (exact SymPy values plus their balls).
 BYTES_PER_ENTRY = 1500
 SECONDS_PER_OP = 25e-6
+#: Bytes per stored entry and seconds per multiply–add of each backend, by its name: exact
+#: SymPy values (with their cached balls), Python-level balls of 128–1024 bits, and the
+#: float64 passes (a midpoint and a radius, or one float, in numpy arrays).
+COSTS: dict[str, tuple[int, float]] = {
+    "exact": (BYTES_PER_ENTRY, SECONDS_PER_OP),
+    "ball": (200, 2e-6),
+    "format-ball": (200, 2e-6),
+    "midrad": (16, 5e-9),
+    "float": (8, 2e-9),
+    "format-sim": (8, 1e-7),
+}
+#: How a refusal names each backend's pass.
+_PASS_WORDS = {
+    "exact": "exactly",
+    "ball": "even in certified balls",
+    "format-ball": "even in certified balls",
+    "midrad": "even in float64 midpoint–radius enclosures",
+    "float": "even in float64",
+    "format-sim": "even in a simulated number format",
+}
 
 LIMITS_HELP = f"""\
 model limits, checked before evaluation (a refusal states its estimate of memory
 and time): at most {MAX_SEQ_LEN} tokens per forward pass (prompt plus generated),
 {MAX_LAYERS} layers, {MAX_HEADS} heads per layer, a vocabulary of {MAX_VOCAB:,} tokens, and an
-estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB of exact values. --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
+estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB for the pass that runs (a model too large for exact values
+is checked by its float64 enclosures alone). --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
 Only regular files are read (not FIFOs or devices), at most the size cap + 1 byte."""
 
 
@@ -88,16 +109,21 @@ class Estimate:
 
     entries: int
     ops: int
+    backend: str = "exact"
 
     @property
     def bytes(self) -> int:
-        """Estimated memory of the exact values, in bytes."""
-        return self.entries * BYTES_PER_ENTRY
+        """Estimated memory of the pass's values in its backend, in bytes."""
+        return self.entries * COSTS.get(self.backend, COSTS["exact"])[0]
 
     @property
     def seconds(self) -> float:
-        """Estimated time of the exact forward pass, in seconds."""
-        return (self.entries + self.ops) * SECONDS_PER_OP
+        """Estimated time of the pass in its backend, in seconds."""
+        return (self.entries + self.ops) * COSTS.get(self.backend, COSTS["exact"])[1]
+
+    def within(self) -> bool:
+        """Whether the pass fits the memory limit."""
+        return self.bytes <= MAX_ESTIMATED_BYTES
 
     def describe(self) -> str:
         """``about 15 GB and 2 h`` — the estimate in words."""
@@ -170,8 +196,24 @@ def estimate(model: Any, tokens: tuple[int, ...]) -> tuple[Estimate, int]:
     return Estimate(entries, ops), n + gen_steps
 
 
-def enforce(derivation: Any) -> None:
-    """Refuse a model too large to evaluate, before any of it is evaluated.
+def exact_out_of_reach(derivation: Any) -> bool:
+    """Whether an exact pass of the derivation's model would be refused for its size.
+
+    Such a model is checked by its certified float and ball passes alone, and its exact
+    values are built only where those cannot decide (and refused there).
+    """
+    m = getattr(derivation, "model", None)
+    if m is None or m.architecture == "none":
+        return False
+    return not estimate(m, derivation.tokens)[0].within()
+
+
+def enforce(derivation: Any, backend: Any = None) -> None:
+    """Refuse a model too large to evaluate in ``backend``, before any of it is evaluated.
+
+    The caps on tokens, layers, heads and vocabulary hold for every backend; the memory
+    estimate is the backend's own (:data:`COSTS`), so a model whose exact values would
+    not fit can still run in midpoint–radius float64.
 
     Raises:
         LimitError: Naming the file and the key, with the estimate of memory and time.
@@ -180,7 +222,10 @@ def enforce(derivation: Any) -> None:
     name = derivation.path
     if m.architecture == "none":
         return
-    est, seq = estimate(m, derivation.tokens)
+    kind = str(getattr(backend, "name", "exact"))
+    kind = kind if kind in COSTS else "exact"
+    exact, seq = estimate(m, derivation.tokens)
+    est = Estimate(exact.entries, exact.ops, kind)
     why = f"(a forward pass would take {est.describe()})"
     heads = int(getattr(m, "n_heads", 1) or 1)
     if m.architecture == "encoder-decoder":
@@ -208,9 +253,10 @@ def enforce(derivation: Any) -> None:
         raise LimitError(
             f"{name}: model.vocab: expected at most {MAX_VOCAB} tokens, found {len(m.vocab)}"
         )
-    if est.bytes > MAX_ESTIMATED_BYTES:
+    if not est.within():
         raise LimitError(
-            f"{name}: model: too large to evaluate exactly: {seq} tokens, {n_layers} layers, "
+            f"{name}: model: too large to evaluate {_PASS_WORDS[kind]}: {seq} tokens, "
+            f"{n_layers} layers, "
             f"{heads} heads of width {m.d_head}, d_model {m.d_model} would take "
             f"{est.describe()} (the limit is {_size(MAX_ESTIMATED_BYTES)})"
         )

@@ -94,7 +94,9 @@ def test_explain_and_latex_take_a_bundled_name(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["explain", "rope_toy", "scores"]) == 0
-    assert "l0.h0.scores" in capsys.readouterr().out
+    assert "How scores is computed" in capsys.readouterr().out
+    assert main(["explain", "rope_toy", "scores", "--node-names"]) == 0
+    assert "[l0.h0.scores]" in capsys.readouterr().out
     assert main(["latex", "rope_toy"]) == 0
     assert capsys.readouterr().out.startswith("\\documentclass")
     assert main(["explain", "no_such_example", "scores"]) == 2

@@ -71,7 +71,8 @@ def test_rope_replay_uses_the_printed_cosine() -> None:
     report = check(spec.load(ROOT / "tests" / "causes" / "rope_cos_table.toml"))
     rotated = [c for c in report.checks if c.claim == "rotated"]
     assert all(c.extra["root"]["claim"] == "cos 0.01" for c in rotated)
-    assert all("c[0, 0] = 0.999" in c.explanation for c in rotated)
+    # named as the file names it: the claim's label, not the node c[0, 0]
+    assert all("(cos 0.01 = 0.999)" in c.explanation for c in rotated)
 
 
 def test_the_biased_std_does_not_contradict_the_printed_variance() -> None:
@@ -81,8 +82,10 @@ def test_the_biased_std_does_not_contradict_the_printed_variance() -> None:
     (c,) = [c for c in report.checks if c.claim == "std (n - 1)" and c.verdict == "wrong"]
     assert c.extra["cause"] == "convention"
     assert c.extra["not_from"] == ["variance[1, 0]"]
-    assert "variance[1, 0] = 4.333 does not follow that convention" in c.explanation
-    assert "sigma was not computed from the article's variance" in c.explanation
+    # variance[1, 0] is the second entry of the claim "variance (n - 1)"; sigma is "std (n - 1)"
+    assert "variance (n - 1), entry 2 = 4.333 does not follow that convention" in c.explanation
+    assert "std (n - 1) was not computed from the article's variance (n - 1)" in c.explanation
+    assert "variance[" not in c.explanation and "sigma" not in c.explanation
 
 
 def test_a_forgotten_scale_in_one_softmax_row_keeps_the_printed_scaled_scores() -> None:

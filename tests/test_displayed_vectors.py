@@ -77,8 +77,9 @@ printed = "[0.93, 3.46, 0.77]"
     half = _by_claim(text)["half the sum"]
     # [1.853, 6.91, 1.53] / 2 = [0.9265, 3.455, 0.765]: ties at two decimals, either neighbour
     assert [c.verdict for c in half] == ["rounded", "rounded", "rounded"]
+    # the literal row repeats the line "the sum, displayed": its label is the source
     assert half[0].extra["exact_reading"]["stands_for"] == {
-        "[2.0, 7.0, 1.5]": "an earlier displayed line's exact value"
+        "[2.0, 7.0, 1.5]": "the sum, displayed"
     }
 
 

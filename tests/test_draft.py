@@ -304,7 +304,9 @@ def test_draft_writes_atomically_and_replaces_the_old_file(tmp_path: Path) -> No
     spec.load(out)
     # -o into a folder that does not exist yet makes it, as every command's -o does
     assert main(["draft", str(post), "-o", str(tmp_path / "new" / "x.toml")]) == 0
-    assert (tmp_path / "new" / "x.toml").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+    assert (tmp_path / "new" / "x.toml").read_text(encoding="utf-8") == out.read_text(
+        encoding="utf-8"
+    )
     # -o under a regular file cannot be written: exit 2
     assert main(["draft", str(post), "-o", str(post / "x.toml")]) == 2
 
@@ -445,6 +447,16 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
             "p",
             "e_in / sum(e_in, axis=-1, keepdims=true)",
         ),
+        (
+            "import tensorflow as tf\nq = tf.convert_to_tensor([[1.0, 0.0]])\nk = tf.constant([[1.0, 2.0]])\ns = tf.matmul(q, k, transpose_b=True)",
+            "s",
+            "q @ k.T",
+        ),
+        (
+            "import tensorflow as tf\nq = tf.constant([[1.0, 0.0]])\nk = tf.constant([[1.0, 2.0]])\ns = tf.matmul(q, k, transpose_a=True)",
+            "s",
+            "q.T @ k",
+        ),
     ],
 )
 def test_framework_code_becomes_steps(code: str, step: str, expected: str) -> None:
@@ -489,6 +501,44 @@ def test_a_printed_random_matrix_stands_for_itself_in_the_steps_after_it() -> No
 
 
 # ----------------------------------------------------------------------------- no false alarm
+
+
+def test_a_displayed_result_no_code_step_gives_is_checked_by_its_line_not_listed_unchecked(
+    tmp_path: Path,
+) -> None:
+    """``0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]`` under code that never computes it."""
+    cells = [
+        {
+            "cell_type": "code",
+            "source": "import torch\nvalues = torch.tensor([[1., 2., 3.], [2., 8., 0.]])\nprint(values)",
+            "metadata": {},
+            "execution_count": 1,
+            "outputs": [
+                {
+                    "output_type": "stream",
+                    "name": "stdout",
+                    "text": ["tensor([[1., 2., 3.],\n", "        [2., 8., 0.]])\n"],
+                }
+            ],
+        },
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": "Each value times its weight:\n```\n"
+            "1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]\n2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]\n```\n",
+        },
+    ]
+    path = tmp_path / "weighted.ipynb"
+    path.write_text(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+        encoding="utf-8",
+    )
+    report = check_article(path)
+    printed = Counter((c.printed, c.verdict) for c in report.checks)
+    # 0.0·1 = 0.0 … and 0.5·2 = 1.0, 0.5·8 = 4.0, 0.5·0 = 0.0: each result entry is exact
+    assert printed[("1.0", "exact")] == 1 and printed[("4.0", "exact")] == 1
+    assert printed[("0.0", "exact")] == 4
+    assert list(report.unchecked) == []
 
 
 def test_a_matrix_no_step_explains_is_left_unchecked_never_flagged() -> None:

@@ -39,8 +39,12 @@ def _checks(name: str) -> list[tuple[int | None, str, str, str | None]]:
 
 
 def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    """Whether ``printed`` is a correct rounding of ``x`` at its own digits (ties: either)."""
-    decimals = len(printed.partition(".")[2])
+    """Whether ``printed`` is a correct rounding of ``x`` at its own digits (ties: either).
+
+    ``6.3379e-02`` (scientific notation) has its digits in the mantissa.
+    """
+    mantissa, _, exponent = printed.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
     unit = mpmath.mpf(10) ** -decimals
     return abs(mpmath.mpf(printed) - x) <= unit / 2
 
@@ -170,6 +174,89 @@ def test_rsnemmen_scores_from_a_printed_random_input_agree_with_mpmath() -> None
     assert all(
         abs(s - mpmath.mpf(p)) <= mpmath.mpf("5e-9") for s, (p, _) in zip(scores, got, strict=True)
     )
+
+
+# "Illustrated: Self-Attention" as the notebook writes it: three inputs and three 4×3 weights
+ILLUSTRATED_X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]
+ILLUSTRATED_W = {
+    "key": [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+    "query": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+    "value": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+}
+#: The weights the notebook writes "for readability" in place of the softmax (PyTorch and TF)
+ILLUSTRATED_ROUGH = [["0.0", "0.5", "0.5"], ["0.0", "1.0", "0.0"], ["0.0", "0.9", "0.1"]]
+ILLUSTRATED = "mortenson_illustrated_attention_snippet.ipynb"
+
+
+def _illustrated() -> dict[str, mpmath.matrix]:
+    x = mpmath.matrix(ILLUSTRATED_X)
+    q, k, v = (x * mpmath.matrix(ILLUSTRATED_W[n]) for n in ("query", "key", "value"))
+    scores = q * k.T
+    soft = mpmath.matrix(3, 3)
+    for i in range(3):
+        row = [mpmath.e ** scores[i, j] for j in range(3)]
+        for j in range(3):
+            soft[i, j] = row[j] / mpmath.fsum(row)
+    rough = mpmath.matrix([[mpmath.mpf(w) for w in r] for r in ILLUSTRATED_ROUGH])
+    return {"scores": scores, "softmax": soft, "outputs": rough * v}
+
+
+@pytest.fixture(scope="module")
+def illustrated() -> tuple[list[tuple], list]:
+    report = check_article(SOURCES / ILLUSTRATED)
+    checks = [
+        (r.claim.source_line, c.printed, c.verdict, c.extra.get("cause"))
+        for r in report.results
+        for c in r.checks
+    ]
+    return checks, list(report.unchecked)
+
+
+def _flat(m: mpmath.matrix) -> list[mpmath.mpf]:
+    return [m[i, j] for i in range(m.rows) for j in range(m.cols)]
+
+
+def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(
+    illustrated: tuple[list[tuple], list],
+) -> None:
+    checks, _ = illustrated
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    want = _illustrated()
+    # the scores printed by PyTorch (line 263) and TensorFlow (610); PyTorch's softmax in
+    # scientific notation (299); the outputs of the rounded weights, PyTorch (424)
+    for line, key in ((263, "scores"), (610, "scores"), (299, "softmax"), (424, "outputs")):
+        got = by_line[line]
+        expected = _flat(want[key])
+        assert len(got) == len(expected), line
+        for (_, printed, verdict, _), x in zip(got, expected, strict=True):
+            assert verdict in ("exact", "rounded") and _rounds_to(x, printed), (line, printed)
+    assert [p for _, p, _, _ in by_line[299]][:2] == ["6.3379e-02", "4.6831e-01"]
+
+
+def test_illustrated_float32_prints_are_left_unchecked_not_flagged(
+    illustrated: tuple[list[tuple], list],
+) -> None:
+    """TensorFlow prints float32 to 8 significant digits, past what float32 carries."""
+    checks, unchecked = illustrated
+    want = _illustrated()
+    # line 646: 8.8053685e-01 where the softmax is 0.88053690…; line 712: 7.7999997 for 7.8
+    assert not _rounds_to(want["softmax"][2, 1], "8.8053685e-01")
+    assert _rounds_to(want["softmax"][0, 0], "6.3378938e-02")
+    assert want["outputs"][2, 1] == mpmath.mpf("7.8") and not _rounds_to(
+        want["outputs"][2, 1], "7.7999997"
+    )
+    lines = {u.line: u.size for u in unchecked}
+    assert lines[646] == 9 and lines[712] == 9
+    assert not {646, 712} & {c[0] for c in checks}
+    assert _off(checks) == []
+
+
+def test_illustrated_coverage(illustrated: tuple[list[tuple], list]) -> None:
+    checks, unchecked = illustrated
+    left = sum(u.size for u in unchecked)
+    assert len(checks) >= 360 and len(checks) / (len(checks) + left) >= 0.94
 
 
 def test_every_fixture_is_listed_with_its_licence() -> None:

@@ -200,6 +200,8 @@ def test_blanks_hide_the_numbers_and_the_step_results() -> None:
     assert ">0.504<" not in step and "0.5035" not in step  # neither the answer nor the result
     assert "to work out" in step
     assert ">0.496<" in step  # the other printed numbers stay
+    # the hidden result reads "= ?" (not the letters of a mangled \text command)
+    assert "<mo>=</mo><mtext>?</mtext>" in step and "<mi>x</mi><mi>t</mi>" not in step
 
 
 def test_cli_writes_the_page_and_exits_1_for_the_seed(tmp_path: Path) -> None:
@@ -398,5 +400,34 @@ def test_an_entry_of_a_3d_step_is_named_by_all_its_indices() -> None:
     # tests/steps/batch_heads.toml claims index = [0, 1, 3] of the 3-D step "merged".
     d = spec.load(Path(__file__).parent / "steps" / "batch_heads.toml")
     page = render_html(compare.check(d), d)
-    assert "entry [0, 1, 3]" in page
-    assert "entry [0, 1]" not in page
+    assert "entry (1, 2, 4)" in page  # counted from 1, as a reader counts
+    assert "entry (1, 2)" not in page
+
+
+def _outside_details(page: str) -> str:
+    """The page's text with every ``<details>`` element cut out (nesting followed)."""
+    out, depth, k = [], 0, 0
+    for m in re.finditer(r"<(/?)details\b[^>]*>", page):
+        if depth == 0:
+            out.append(page[k : m.start()])
+        depth += -1 if m.group(1) else 1
+        k = m.end()
+    out.append(page[k:])
+    return "".join(out)
+
+
+def test_reveal_shows_each_formula_and_folds_its_numbers_away(tmp_path: Path) -> None:
+    out = tmp_path / "along.html"
+    assert cli.main(["html", str(SEED), "--reveal", "-o", str(out)]) == 1
+    page = out.read_text(encoding="utf-8")
+    assert "<script" not in page
+    sections = re.findall(r'<section class="step[^"]*" id="step-[^"]+">.*?</section>', page, re.S)
+    assert sections and all('<details class="reveal">' in s for s in sections)
+    bare = _outside_details(page[page.index('id="corrections"') :])  # after the legend
+    # A_1 printed 0.496 and 0.504 (the seed's hand-worked attention weights); the slip
+    # -2.049: none of them, and no verdict, shows before the reader opens a step
+    for printed in (">0.496<", ">0.504<", "-2.049", "verdict-slip", "verdict-ok"):
+        assert printed not in bare, printed
+    assert "softmax" in bare  # but every formula does
+    plain = cli.main(["html", str(SEED), "-o", str(tmp_path / "plain.html")])
+    assert plain == 1 and ">0.504<" in _outside_details((tmp_path / "plain.html").read_text())

@@ -203,8 +203,15 @@ def _ran(dom: str) -> bool:
 
 
 def _injected(dom: str) -> list[str]:
-    """Elements in the live DOM that only a payload could have made."""
-    return re.findall(r"<(?:script|img|iframe|svg|image|link|b style)\b[^>]*>", dom)
+    """Elements in the live DOM that only a payload could have made.
+
+    The page draws its own figures as inline SVG (``<svg class="heatmap">``,
+    ``<svg class="sharpness">``, with no event attribute): any other ``<svg>``, or one
+    carrying an ``on…`` attribute, came from a payload.
+    """
+    found = re.findall(r"<(?:script|img|iframe|svg|image|link|b style)\b[^>]*>", dom)
+    ours = re.compile(r'<svg class="(?:heatmap|sharpness)" (?![^>]*\son\w+=)[^>]*>')
+    return [tag for tag in found if not ours.fullmatch(tag)]
 
 
 @pytest.fixture(scope="module")

@@ -219,8 +219,8 @@ def test_every_step_and_every_claim_is_in_the_document(
         if re.match(r"(l\d+|enc|dec|gen)\.", step):  # a template's internal node name
             assert "\\texttt{" + L.escape(step) + "}" not in tex, f"node name {step} on the page"
             assert "\\mathtt{" + step + "}" not in tex, f"node name {step} in a formula"
-    for r in report.results:
-        assert L.escape(r.claim.label) in tex, r.claim.label
+    for r in report.results:  # a label's maths symbols typeset as maths (X_emb: $X_{emb}$)
+        assert L.label_tex(r.claim.label) in tex, r.claim.label
     assert tex.count(r"\symtfwrong{") >= sum(
         1 for c in report.checks if c.verdict in ("slip", "wrong")
     )

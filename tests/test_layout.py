@@ -68,7 +68,8 @@ def test_latex_steps_selects_and_names_by_article(capsys: pytest.CaptureFixture[
     assert code == cli.EXIT_FAIL
     heads = re.findall(r"\\subsection\*\{([^\n]*)\}\n", tex)
     assert len(heads) == 2, heads
-    assert heads[0].startswith("Attention weights, head 1") and "A{\\ttfamily\\char95}1" in heads[0]
+    # the label A_1 is a symbol: typeset as maths, not as typewriter text
+    assert heads[0].startswith("Attention weights, head 1") and "$A_{1}$" in heads[0]
     assert "l0.h0.pattern" not in tex and "The model" not in tex
     assert r"\textbf{\boldmath $-2.048$}" in tex  # the seed's correction is on the page
 

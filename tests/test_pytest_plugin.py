@@ -97,7 +97,7 @@ def test_a_failing_claim_shows_one_readable_line(repo: pytest.Pytester) -> None:
     )
     assert (
         "\nsecond row, misprinted[1, 1]: wrong: printed 3, exact 1, correctly rounded 1: "
-        "off by 2 units in the last place: should be 1" in out
+        "off by 2 in the last digit: should be 1" in out
     )
     assert "Traceback" not in out and "def runtest" not in out
     assert "misprinted[1, 0]" not in out  # the right entry of the row is not listed

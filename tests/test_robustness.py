@@ -428,7 +428,9 @@ def test_too_many_layers_are_refused_before_evaluation(tmp_path: Path) -> None:
     path = tmp_path / "deep.toml"
     path.write_text(text, encoding="utf-8")
     r = run_symtf("check", str(path))
-    _assert_refused(r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}")
+    _assert_refused(
+        r, path, f"model.layers: expected at most {limits.MAX_LAYERS} layers, found {n}"
+    )
 
 
 def test_too_many_heads_are_refused_before_evaluation(tmp_path: Path) -> None:
@@ -439,14 +441,92 @@ def test_too_many_heads_are_refused_before_evaluation(tmp_path: Path) -> None:
     _assert_refused(r, path, f"model.n_heads: expected at most {limits.MAX_HEADS} heads")
 
 
-def test_a_model_too_large_in_memory_is_refused_with_its_estimate(tmp_path: Path) -> None:
+def _fixed(text: str, decimals: int) -> str:
+    """A decimal string correctly rounded (half to even) to ``decimals`` places."""
+    from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+
+    if text == "0":
+        return text
+    with localcontext() as ctx:
+        ctx.prec = 80
+        return str(Decimal(text).quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_EVEN))
+
+
+def _pattern_row(text: str, i: int) -> list[str]:
+    """Row ``i`` of layer 1's first attention pattern, by mpmath at 60 digits.
+
+    The model of :func:`_decoder` has no positions and d_head = d_model / n_heads: the
+    causal softmax of ``x_i W_Q · x_j W_K / √d_head`` over the first ``i + 1`` tokens.
+    """
+    import mpmath
+
+    d = tomllib.loads(text)
+    m = d["model"]
+    heads = int(m["n_heads"])
+
+    def mat(rows: str) -> list[list[mpmath.mpf]]:
+        return [[mpmath.mpf(x) for x in r.split()] for r in rows.strip().splitlines()]
+
+    with mpmath.workdps(60):
+        E, head = mat(m["embed"]), m["layers"][0]["heads"][0]
+        WQ, WK = mat(head["W_Q"]), mat(head["W_K"])
+        X = [E[m["vocab"].index(t)] for t in d["input"]["tokens"]]
+        dh = len(WQ[0])
+
+        def proj(x: list[mpmath.mpf], W: list[list[mpmath.mpf]]) -> list[mpmath.mpf]:
+            return [mpmath.fsum(x[k] * W[k][c] for k in range(len(x))) for c in range(dh)]
+
+        q = proj(X[i], WQ)
+        s = [
+            mpmath.fsum(a * b for a, b in zip(q, proj(X[j], WK), strict=True)) / mpmath.sqrt(dh)
+            for j in range(i + 1)
+        ]
+        e = [mpmath.exp(x) for x in s]
+        total = mpmath.fsum(e)
+        row = [mpmath.nstr(x / total, 50, min_fixed=-99, max_fixed=99) for x in e]
+    assert heads >= 1
+    return row + ["0"] * (len(X) - i - 1)
+
+
+def test_a_model_too_large_for_exact_values_is_checked_by_its_certified_passes(
+    tmp_path: Path,
+) -> None:
     # 512 tokens, 4 heads and 8 layers keep every single cap, but the 4·512² attention
-    # entries per head and layer add up to tens of GB of exact values.
+    # entries per head and layer add up to tens of GB of exact values: the float64
+    # enclosures decide the printed weights instead.
+    text = _decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=8)
+    row4 = [_fixed(x, 4) for x in _pattern_row(text, 3)]
     path = tmp_path / "big.toml"
-    path.write_text(_decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=8), encoding="utf-8")
-    r = run_symtf("check", str(path))
+    claim = '[[claims]]\nlabel = "weights of token 4"\nstep = "l0.h0.pattern"\nrow = 3\n'
+    path.write_text(text + claim + f'printed = "{" ".join(row4)}"\n', encoding="utf-8")
+    r = run_symtf("check", str(path), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    checks = json.loads(r.stdout)["derivations"][0]["checks"]
+    assert len(checks) == limits.MAX_SEQ_LEN
+    assert {c["verdict"] for c in checks} <= {"exact", "rounded"}
+    # what shows every exact value is still refused, with the estimate
+    r = run_symtf("html", str(path), "-o", str(tmp_path / "big.html"))
     _assert_refused(r, path, "too large to evaluate exactly")
-    assert "GB" in r.stderr
+    assert "GB" in r.stderr and not (tmp_path / "big.html").exists()
+
+
+def test_a_number_only_exact_values_could_decide_is_undecided_when_they_are_out_of_reach(
+    tmp_path: Path,
+) -> None:
+    # 30 correct digits: no float64 enclosure is that narrow, and the model's exact
+    # values would not fit in memory; the other entries are still decided.
+    text = _decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=8)
+    exact = _pattern_row(text, 3)
+    row = [_fixed(exact[0], 30), *(_fixed(x, 4) for x in exact[1:])]
+    path = tmp_path / "big.toml"
+    claim = '[[claims]]\nlabel = "weights of token 4"\nstep = "l0.h0.pattern"\nrow = 3\n'
+    path.write_text(text + claim + f'printed = "{" ".join(row)}"\n', encoding="utf-8")
+    r = run_symtf("check", str(path), "--format", "json")
+    assert r.returncode == 1, r.stderr  # an undecided number is not a pass
+    first, *rest = json.loads(r.stdout)["derivations"][0]["checks"]
+    assert first["verdict"] == "undecided", first
+    assert "out of reach" in first["explanation"] and "GB" in first["explanation"]
+    assert {c["verdict"] for c in rest} <= {"exact", "rounded"}
 
 
 def test_the_bundled_derivations_fit_the_limits_with_room() -> None:

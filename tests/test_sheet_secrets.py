@@ -446,10 +446,6 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     return out
 
 
-#: Known leaks, kept visible: with mu blanked, a shown y = x − mu entry and its x give mu
-#: back (the reveal rules miss the broadcast column of a user step). strict: the mark
-#: fails the day the leak is fixed, so it cannot outlive it.
-KNOWN_LEAKS = {("steps_layernorm_unbiased", 7), ("steps_layernorm_unbiased", 16)}
 #: Derivations with grad/jacobian steps: the reveal rules take a gradient's rows and
 #: columns as dense with two relations each instead of deriving them, and a sheet of the
 #: Adam example takes minutes (the constraint search on its user steps), so their sheets
@@ -464,13 +460,7 @@ CASES = [
         p,
         seed,
         id=f"{p.stem}-{seed}",
-        marks=[
-            pytest.mark.xfail(
-                strict=True, reason="known leak: y = x − mu with mu broadcast along the row"
-            )
-        ]
-        if (p.stem, seed) in KNOWN_LEAKS
-        else [pytest.mark.skip(reason="sheets of gradient steps are not swept yet")]
+        marks=[pytest.mark.skip(reason="sheets of gradient steps are not swept yet")]
         if p.stem in GRADIENT_SHEETS
         else [],
     )

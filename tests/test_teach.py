@@ -364,8 +364,8 @@ def test_grade_classes_and_first_wrong_step(
         elif exp == "slip":
             assert a["verdict"] == "slip", a
     first = result["first_off"]
-    assert "l0.h0.pattern[2, " in first and "unscaled" in first
-    assert "S_1 row 2 is right" in first
+    assert "A_1, row 3" in first and "unscaled" in first and "l0." not in first
+    assert "S_1, row 3 is right" in first  # the third row (index 2), counted from 1
     assert cli.main(["grade", str(grade_exercise / "key.toml"), str(student)]) == 1
     text = capsys.readouterr().out
     assert "A_1 row 2 used the unscaled scores" in text
@@ -735,3 +735,15 @@ def test_exercise_layout_grid_on_the_command_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli.main([*args, "--paper", "legal"])
     assert exit_.value.code == 2
+
+
+def test_whatif_with_two_symbols_is_refused_naming_both(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # only one weight is varied at a time: two --symbol flags once kept the last silently
+    code = cli.main(
+        ["whatif", str(SEED), "--symbol", "l0.h0.W_Q[0,0]=a", "--symbol", "embed[0,0]=b"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "'l0.h0.W_Q[0,0]=a'" in err and "'embed[0,0]=b'" in err and "found 2" in err

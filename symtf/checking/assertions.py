@@ -104,7 +104,14 @@ def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
         tied = bool(stops) and t.value(stops[0]) is not None
         verdict = "wrong" if tied else "undecided"
         return check(
-            claim.label, step, None, printed, None, None, verdict, f"{step} is not determined{note}"
+            claim.label,
+            step,
+            None,
+            printed,
+            None,
+            None,
+            verdict,
+            f"{_said(step, claim)} is not determined{note}",
         )
     got = [vocab[k] for k in value]
     if step.endswith(".token") and len(value) > 1:
@@ -123,7 +130,7 @@ def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
             expected,
             None,
             "exact",
-            f"{step} is {expected!r}{note}",
+            f"{_said(step, claim)} is {expected!r}{note}",
         )
     return check(
         claim.label,
@@ -133,8 +140,13 @@ def _check_tokens(claim: Any, ev: Any, d: Any, printed: str, check: Any) -> Any:
         expected,
         None,
         "wrong",
-        f"{step} is {expected!r}, not {printed!r}{note}",
+        f"{_said(step, claim)} is {expected!r}, not {printed!r}{note}",
     )
+
+
+def _said(step: str, claim: Any) -> str:
+    """The decoded step as the reader knows it: the claim's label (its node name is data)."""
+    return claim.label or step
 
 
 def _stopped(v: Any) -> bool:

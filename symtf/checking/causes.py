@@ -33,6 +33,7 @@ from flint import arb
 from symtf.checking import slips
 from symtf.checking.evaluation import Evaluator, classify
 from symtf.checking.report import Check, ClaimResult
+from symtf.checking.wording import Names
 from symtf.errors import SymtfError
 from symtf.numbers import Printed
 from symtf.spec import Derivation
@@ -399,9 +400,11 @@ def contradicted_inputs(
     return out
 
 
-def entries_text(entries: list[tuple[str, tuple[int, ...], Printed]], limit: int = 4) -> str:
-    """``variance[1, 0] = 4.333, …`` for an explanation."""
-    shown = [f"{s}[{', '.join(map(str, idx))}] = {p.text}" for s, idx, p in entries[:limit]]
+def entries_text(
+    entries: list[tuple[str, tuple[int, ...], Printed]], names: Names, limit: int = 4
+) -> str:
+    """``variance, row 2 = 4.333, …`` for an explanation, in the article's names."""
+    shown = [f"{names.entry(s, idx)} = {p.text}" for s, idx, p in entries[:limit]]
     more = f" and {len(entries) - limit} more" if len(entries) > limit else ""
     return ", ".join(shown) + more
 

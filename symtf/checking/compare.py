@@ -71,8 +71,13 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
 
     results = accept(derivation, results, ev)
     if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
+        why = (
+            "a model too large for exact values"
+            if ev.exact_refused
+            else "weights beyond the TOML size limit"
+        )
         return _undiagnosed(
-            DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact)
+            DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact), why
         )
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
     from symtf.checking.diagnose import diagnose
@@ -80,11 +85,28 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     return diagnose(derivation, report, ev) if explain else report
 
 
-def _undiagnosed(report: DerivationReport) -> DerivationReport:
+def traced(report: DerivationReport, derivation: Derivation) -> DerivationReport:
+    """The report with its exact trace, for what shows every step's exact value (notes, pages).
+
+    A model checked by its certified passes alone (weights from files, or exact values
+    beyond the memory limit) has none yet: it is computed here, or refused.
+
+    Raises:
+        LimitError: When the model's exact values would exceed the memory limit.
+    """
+    if report.trace is not None:
+        return report
+    from symtf.graph.pipeline import run
+
+    return dataclasses.replace(report, trace=run(derivation, ExactBackend()))
+
+
+def _undiagnosed(report: DerivationReport, why: str) -> DerivationReport:
     """Mark off numbers of a model with large file weights as not diagnosed.
 
     The diagnosis (replay from the printed numbers, convention search) re-runs the
-    model many times; it runs on models within the TOML size limit only.
+    model many times, exactly; it runs on models within the TOML size limit whose exact
+    values fit in memory. ``why``: which of the two the model is beyond, in words.
     """
     results = []
     for r in report.results:
@@ -96,7 +118,7 @@ def _undiagnosed(report: DerivationReport) -> DerivationReport:
                 c = dataclasses.replace(
                     c,
                     explanation=c.explanation
-                    + "; not diagnosed (weights beyond the TOML size limit: no replay or convention search)",
+                    + f"; not diagnosed ({why}: no replay or convention search)",
                     extra=extra,
                 )
             checks.append(c)
@@ -191,8 +213,12 @@ def _one(
         verdict, expected, why, exact = "undecided", None, f"cannot be decided: {e}", None
     value = q.exact_if_cheap()
     if verdict == "undecided":
-        full, xp = q.exact()
-        why = _blocked(full, xp, _file_of(claim)) or why
+        try:
+            full, xp = q.exact()
+        except Undecided:  # no exact value to say more from (out of reach)
+            pass
+        else:
+            why = _blocked(full, xp, _file_of(claim)) or why
     if q.decided_by is not None:
         extra["decided_by"] = q.decided_by
     return Check(claim.label, step, ij, p.text, expected, exact, verdict, why, value, extra)

@@ -27,6 +27,7 @@ from flint import arb, fmpq
 
 from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
+from symtf.checking.wording import Names
 from symtf.errors import SymtfError
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
@@ -261,8 +262,8 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         for c in checks:
             findings[(c.claim, c.index, c.printed)] = found.get(c.index) or _Finding(
                 "unexplained",
-                "no replay from the printed inputs, no alternative convention and no slip in "
-                "the writing reproduces it",
+                "not reproduced by recomputing from the article's own printed numbers, by "
+                "any common alternative convention, or by a slip in writing it down",
             )
 
     # roots: an unexplained or convention finding is its own root; an inherited one
@@ -435,14 +436,11 @@ def _replay_one(
     if key not in relevant:
         relevant[key] = _find_relevant(c, trace, printed, d, exact_rp, also)
     inputs = relevant[key]
-    names = ", ".join(f"{e[0]}[{', '.join(map(str, e[1:]))}] = {pp.text}" for e, pp in inputs)
+    said = Names(d.claims, trace)
+    names = ", ".join(f"{said.entry(e[0], e[1:])} = {pp.text}" for e, pp in inputs)
     exact = q.decimal()
     gives = _replay_text(names, exact, q, p, span)
-    roots = [
-        status[e][1] + f"[{', '.join(map(str, e[1:]))}]"
-        for e, _ in inputs
-        if e in status and status[e][0] in FAILING
-    ]
+    roots = [said.entry(e[0], e[1:]) for e, _ in inputs if e in status and status[e][0] in FAILING]
     if roots:
         first = next(e for e, _ in inputs if e in status and status[e][0] in FAILING)
         return _Finding(
@@ -601,7 +599,7 @@ def _search_expression(
             except (SymtfError, TypeError):
                 continue
             if checks and all(ch.verdict in GOOD for ch in checks):
-                where = f" in {scope}" if scope else ""
+                where = f" in {Names(d.claims).scope(scope)}" if scope else ""
                 return _Finding(
                     "convention",
                     f"reproduced under a different convention: {sw.doc}{where}",
@@ -699,6 +697,7 @@ def _search(
         tuple[int, list[str], str, Evaluator | None, set[tuple[int, ...]] | None]
     ] = []
     user_step = step in {s.name for s in getattr(d, "steps", ())}
+    said = Names(d.claims, trace)
     bad_rows = {tuple(c.index[:-1]) for c in checks if c.index is not None}
 
     # printing conventions on the claim itself (the reader's slips in the writing down,
@@ -712,13 +711,15 @@ def _search(
     for alt in other:
         n = explains(lambda ij, alt=alt: ev.entry(alt, *ij))
         if n:
-            candidates.append((n, [f"head-{alt}"], f"these are the values of {alt}", None, None))
+            candidates.append(
+                (n, [f"head-{alt}"], f"these are the values of {said.step(alt)}", None, None)
+            )
 
     # pipeline conventions
     for sw, scope, variant in convention_variants(d, trace, step, variants, ev):
         n = _explains_variant(explains, variant, step)
         if n:
-            where = f" in {scope}" if scope else ""
+            where = f" in {said.scope(scope)}" if scope else ""
             candidates.append(
                 (
                     n,
@@ -732,12 +733,12 @@ def _search(
             # A worked example computes row by row: one row may follow another convention.
             n = _explains_variant(lambda qfor: explains(qfor, rows=bad_rows), variant, step)
             if n:
-                shown = ", ".join(", ".join(map(str, r)) for r in sorted(bad_rows))
+                shown = ", ".join(", ".join(str(k + 1) for k in r) for r in sorted(bad_rows))
                 row_candidates.append(
                     (
                         n,
                         [f"{sw.name}@{scope}"],
-                        f"{sw.doc} in {scope}, for row {shown} of {step} only",
+                        f"{sw.doc} in {said.scope(scope)}, for row {shown} of {said.step(step)} only",
                         variant,
                         bad_rows,
                     )
@@ -746,7 +747,7 @@ def _search(
         candidates = row_candidates
     if not candidates:
         return None
-    return _consistent_convention(candidates, checks, ev, trace, step, printed)
+    return _consistent_convention(candidates, checks, ev, trace, step, printed, said)
 
 
 def _consistent_convention(
@@ -756,6 +757,7 @@ def _consistent_convention(
     trace: Trace,
     step: str,
     printed: dict[str, dict[tuple[int, int], Printed]] | None,
+    said: Names,
 ) -> _Finding:
     """The best convention that contradicts none of the step's printed inputs.
 
@@ -787,9 +789,10 @@ def _consistent_convention(
     verb = "does" if len(against) == 1 else "do"
     f = _Finding(
         "convention",
-        f"reproduced if {step} was computed as if {doc} (explains {n} of {len(checks)} off "
-        f"entries); but the printed {entries_text(against)} {verb} not follow that convention, "
-        f"so {step} was not computed from the article's {', '.join(inputs)}",
+        f"reproduced if {said.step(step)} was computed as if {doc} (explains {n} of "
+        f"{len(checks)} off entries); but the printed {entries_text(against, said)} {verb} not "
+        f"follow that convention, so {said.step(step)} was not computed from the article's "
+        f"{', '.join(said.step(s) for s in inputs)}",
         convention=names,
     )
     f.not_from = [f"{s}[{', '.join(map(str, idx))}]" for s, idx, _ in against]

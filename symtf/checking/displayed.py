@@ -25,11 +25,15 @@ from typing import Any
 import sympy
 
 from symtf.backends.certify import PRECISIONS, to_fmpq
+from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
 from symtf.language.latexmath import parse as parse_expression
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
+
+#: The source of a literal repeating an earlier line's result whose label is not known.
+_EARLIER = "an earlier line"
 
 _REF = re.compile(
     r"^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\[\d+\])?)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*$"
@@ -76,6 +80,11 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     def quantity(e: sympy.Expr) -> Any:
         return Quantity(lambda prec: xp.ball(e, prec), lambda: (e, xp))
 
+    names = Names(derivation.claims, trace)
+    labels = {c.label for c in derivation.claims}
+    words = {k: v if v in labels else names.reference(v) for k, v in sources.items()}
+    operands = _unrounded(parsed, replace, quantity, names, labels)
+
     checks = []
     for k, (p, a, b) in enumerate(zip(printed, shown_vals, exact_vals, strict=True)):
         qa, qb = quantity(a), quantity(b)
@@ -84,14 +93,14 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         da, db = ra.decimal or qa.decimal(), rb.decimal or qb.decimal()
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
-        why = _explain(claim, p, va, da, vb, db, sources, substituted)
+        why = _explain(claim, p, va, da, vb, db, words, substituted, operands)
         symbolic = rb if substituted else ra
         if symbolic.cancels:
             why += (
                 f" ({symbolic.cancels} cancels: the value is the same for every {symbolic.cancels})"
             )
         if symbolic.verdict == "symbolic":  # what it depends on, never worded as an error
-            why = _explain_symbolic(claim, p, va, da, sources, substituted, symbolic.explanation)
+            why = _explain_symbolic(claim, p, va, da, words, substituted, symbolic.explanation)
         pending = xp.undecided_in(value) if verdict == "undecided" else []
         if pending:  # a branch of the model itself could not be taken: say which
             file = claim.where.rsplit(": claims[", 1)[0]
@@ -107,6 +116,7 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
                 "verdict": vb,
                 "explanation": wb,
                 "stands_for": sources,
+                **({"unrounded": operands[1], "operands": operands[2]} if substituted else {}),
             },
         }
         if symbolic.verdict == "symbolic":
@@ -127,13 +137,22 @@ def _explain(
     da: str | None,
     vb: str,
     db: str | None,
-    sources: dict[str, str],
+    words: dict[str, str],
     substituted: bool,
+    operands: tuple[str, str],
 ) -> str:
-    shown = f"as displayed, {claim.expression} = {_short(da)}"
+    """The claim's explanation in the article's words.
+
+    ``words`` maps each literal that stands for an unrounded value to the article's name
+    for it; ``operands`` is the line as written with references in words, and the line
+    with every such literal replaced by its unrounded value.
+    """
+    written, unrounded, _ = operands
+    shown = f"as displayed, {written} = {_short(da)}"
     if not substituted:
         return f"{shown}: {_word(va)}"
-    exact = f"with the values the literals stand for ({', '.join(f'{k} = {v}' for k, v in sources.items())}) it is {_short(db)}"
+    which = "; ".join(f"{k} is {v}" for k, v in words.items())
+    exact = f"with the unrounded values ({which}) it is {unrounded} = {_short(db)}"
     good = ("exact", "rounded")
     if va in good and vb in good:
         return f"{shown} and {exact}: both readings give {p.text}"
@@ -161,6 +180,51 @@ def _explain_symbolic(
         shown += ", consistent with computing from the rounded inputs"
     stands = ", ".join(f"{k} = {v}" for k, v in sources.items())
     return f"{shown}; with the values the literals stand for ({stands}) it {depends}"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*(?:\s*\[[^\]]*\])?")
+
+
+def _unrounded(
+    parsed: sx.Expression, replace: dict[int, Any], quantity: Any, names: Names, labels: set[str]
+) -> tuple[str, str, list[dict[str, Any]]]:
+    """The line with references in the article's words, and with its unrounded operands.
+
+    Returns the two texts and, for each literal read as an unrounded value, its position
+    in the parsed text, its text and the value's certified digits.
+
+    A reference to a step (``sum(l0.h0.pattern[0])``) is written as the article names it
+    (``sum(pattern Birds row)``); the second text also writes each literal that stands
+    for an unrounded value as that value's certified digits (``5.652233…``).
+    """
+    text = parsed.text
+    spans: list[tuple[int, int, str, str]] = []  # start, end, as written, unrounded
+    used: list[dict[str, Any]] = []
+    for ref in parsed.references:
+        m = _NAME.match(text, ref.pos)
+        if m is None or ref.name in labels:
+            continue
+        said = names.reference(str(ref)) if ref.index else names.step(ref.name)
+        bare = text[ref.pos - 1 : ref.pos] == "(" and text[m.end() : m.end() + 1] == ")"
+        spans.append((ref.pos, m.end(), said if bare or not ref.index else f"({said})", ""))
+    for lit in parsed.literals:
+        if lit.pos in replace:
+            value = replace[lit.pos]
+            digits = _short(quantity(sympy.sympify(value)).decimal())
+            used.append({"position": lit.pos, "literal": lit.text, "unrounded": digits})
+            if digits.startswith("-"):
+                digits = f"({digits})"
+            spans.append((lit.pos, lit.pos + len(lit.text), lit.text, digits))
+    written, unrounded, last = [], [], 0
+    for start, end, said, digits in sorted(spans):
+        if start < last:
+            continue
+        written += [text[last:start], said]
+        unrounded += [text[last:start], digits or said]
+        last = end
+    written.append(text[last:])
+    unrounded.append(text[last:])
+    return "".join(written), "".join(unrounded), used
 
 
 def _word(v: str) -> str:
@@ -251,10 +315,12 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
     ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
         ev.printed_results.setdefault(claim.printed[0][0].text, m[0, 0])
+        ev.printed_labels.setdefault(claim.printed[0][0].text, claim.label)
     elif claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == len(m):
         # a vector result: a later line may repeat it as a bracketed literal
         key = _row_key(p.text for p in claim.printed[0])
         ev.printed_results.setdefault(key, sympy.ImmutableMatrix([list(m)]))
+        ev.printed_labels.setdefault(key, claim.label)
 
 
 def _row_key(texts: Any) -> str:
@@ -423,9 +489,9 @@ def _substitutions(
         if row.key in results and not any(lit.pos in replace for lit in row.literals):
             for lit, sign, e in zip(row.literals, row.signs, results[row.key], strict=True):
                 replace[lit.pos] = sign * e
-            sources[row.key.replace(",", ", ")] = "an earlier displayed line's exact value"
+            sources[row.key.replace(",", ", ")] = ev.printed_labels.get(row.key, _EARLIER)
     in_rows = {lit.pos for row in rows for lit in row.literals}
-    _earlier_results(parsed, results, replace, sources, skip=in_rows)
+    _earlier_results(parsed, results, replace, sources, ev.printed_labels, skip=in_rows)
     # the step the line computes: an entry its printed result rounds to, which the line
     # then computes exactly once its literals are read as that step's inputs
     found = None
@@ -439,7 +505,9 @@ def _substitutions(
     ):  # a line whose printed result is off: the step it computes is the one it equals
         found = _anchored(parsed, rows, trace, replace, sources, resolve)
     replace, sources = found if found is not None else (replace, sources)
-    _earlier_results(parsed, results, replace, sources)  # numbers of rows read no other way
+    _earlier_results(
+        parsed, results, replace, sources, ev.printed_labels
+    )  # numbers of rows read no other way
     return replace, sources
 
 
@@ -448,19 +516,23 @@ def _earlier_results(
     results: dict[str, Any],
     replace: dict[int, Any],
     sources: dict[str, str],
+    labels: dict[str, str],
     skip: set[int] | frozenset[int] = frozenset(),
 ) -> None:
-    """Read literals that repeat an earlier displayed line's printed result as its exact value."""
+    """Read literals that repeat an earlier displayed line's printed result as its exact value.
+
+    The source of such a literal is that line's label (``labels``: printed text → label).
+    """
     for lit in parsed.literals:
         if lit.pos in replace or lit.pos in skip or "." not in lit.text:
             continue
         if lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
             replace[lit.pos] = results[lit.text]
-            sources[lit.text] = "an earlier displayed line's exact value"
+            sources[lit.text] = labels.get(lit.text, _EARLIER)
         elif _negated(lit, parsed.text) and "-" + lit.text in results:
             # "−0.5878" was an earlier line's result: the literal is its magnitude
             replace[lit.pos] = -results["-" + lit.text]
-            sources["-" + lit.text] = "an earlier displayed line's exact value"
+            sources["-" + lit.text] = labels.get("-" + lit.text, _EARLIER)
 
 
 def _split_key(key: str) -> list[str]:

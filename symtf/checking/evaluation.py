@@ -16,9 +16,10 @@ from typing import Any
 import sympy
 from flint import arb
 
+from symtf import limits
 from symtf.backends import BallBackend, ExactBackend
 from symtf.backends.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
-from symtf.errors import ModelError, ShapeError, SpecError, Undecided
+from symtf.errors import LimitError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
@@ -286,14 +287,19 @@ class Evaluator:
         self._exact: Trace | None = None
         self._midrad: Trace | None = None
         self._midrad_done = False
+        from symtf.limits import exact_out_of_reach
         from symtf.spec.weights import exact_is_expensive
 
-        #: Whether the exact trace is computed only when no ball decides (weights from files).
-        self.lazy_exact = exact_is_expensive(derivation)
+        #: Whether the exact trace is computed only when no ball decides: weights from
+        #: files, or a model whose exact values would exceed the memory limit.
+        self.exact_refused = exact_out_of_reach(derivation)
+        self.lazy_exact = self.exact_refused or exact_is_expensive(derivation)
         #: Exact readings of displayed lines checked so far, by claim label.
         self.expression_values: dict[str, sympy.ImmutableMatrix] = {}
         #: Printed result text of those lines -> its exact reading (for later lines that repeat it).
         self.printed_results: dict[str, sympy.Expr] = {}
+        #: Printed result text of those lines -> the label of the line that printed it.
+        self.printed_labels: dict[str, str] = {}
 
     def _run(self, xp: Any, base: Trace | None) -> Trace:
         reuse = Reuse(base, self.fresh) if base is not None else None
@@ -306,8 +312,8 @@ class Evaluator:
             try:
                 with BallBackend(prec) as xp:
                     self._balls[prec] = self._run(xp, base)
-            except (Undecided, ModelError, ShapeError, TypeError):
-                self._balls[prec] = None  # decided exactly instead
+            except (Undecided, ModelError, ShapeError, TypeError, LimitError):
+                self._balls[prec] = None  # decided exactly instead (or the balls do not fit)
         return self._balls[prec]
 
     def exact_trace(self) -> Trace:
@@ -317,6 +323,13 @@ class Evaluator:
         base's values use), its own new nodes named apart.
         """
         if self._exact is None:
+            if self.exact_refused:  # each number the enclosures left open stays undecided
+                try:
+                    limits.enforce(self.derivation)
+                except LimitError as e:
+                    raise ExactRefused(
+                        f"the certified enclosures cannot decide it, and {_unfiled(e, self.derivation)}"
+                    ) from None
             base = self.base.exact_trace() if self.base is not None else None
             if base is None:
                 self._exact = run(self.derivation, ExactBackend(), self.override)
@@ -374,6 +387,18 @@ class Evaluator:
             return t.value(step)[idx], t.backend
 
         return Quantity(ball, exact, fast, lazy=self.lazy_exact)
+
+
+class ExactRefused(Undecided):
+    """An exact value out of reach: the model's exact pass would exceed the memory limit."""
+
+
+def _unfiled(e: LimitError, derivation: Derivation) -> str:
+    """A refusal's words without the leading ``file: model:`` (the verdict names the file)."""
+    text = str(e)
+    for head in (f"{derivation.path}: ", "model: "):
+        text = text.removeprefix(head)
+    return "its exact value is out of reach: the model is " + text
 
 
 # ----------------------------------------------------------------------------- verdicts

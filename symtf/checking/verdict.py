@@ -244,7 +244,11 @@ class Located:
                 self._path(f"arb{prec}")
                 return c
         if self._lazy:  # the balls could not decide: now the exact value is worth building
-            self._settle()
+            try:
+                self._settle()
+            except Undecided as e:  # out of reach (a model too large for exact values)
+                self.reason = str(e)
+                return None
             return self.sign(b)
         self._path("exact")
         diff = self.expr - sympy.Rational(b.numerator, b.denominator)
@@ -428,36 +432,42 @@ def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict
     r = correct_rounding(x, p, mode)
     expected = None if r is None else r.format(r.value)
     shown = f"; the exact value rounds to {expected}" if expected else ""
-    amount = _amount(units, "less than one unit")
     if slip:
+        amount = _amount(units, "less than one")
         return Verdict(
             "slip",
             expected,
-            f"within one unit but not a correct rounding: {amount} from the exact value{shown}",
+            f"not a correct rounding, though within one in the last digit: "
+            f"{amount} of the last digit from the exact value{shown}",
             units,
         )
-    amount = _amount(units, "at least one unit")
+    amount = _amount(units, "at least one")
     return Verdict(
         "wrong",
         expected,
-        f"off by {amount} in the last place{'' if not expected else f': should be {expected}'}",
+        f"off by {amount} in the last digit{'' if not expected else f': should be {expected}'}",
         units,
     )
 
 
 def _amount(units: str | None, unknown: str) -> str:
+    """How far off, in the printed number's last digit, in words: ``about 0.6``, ``about 279``.
+
+    ``units`` is the certified ``(printed − exact)/u``; it is rounded to two significant
+    digits (an integer from 10 up), and the JSON field keeps every certified digit.
+    """
     if not units:
         return unknown
-    a = _abs_units(units)
-    return f"{a} unit" if a == "1" else f"{a} units"
-
-
-def _abs_units(units: str) -> str:
-    """``1.285`` units, ``0.6666…`` (the JSON field keeps every certified digit)."""
-    a = units.lstrip("-")
-    if len(a) > 8 and "e" not in a:
-        a = a[:6].rstrip(".") + "…"
-    return a
+    try:
+        a = abs(Fraction(units.rstrip("…")))
+    except (ValueError, ZeroDivisionError):
+        return unknown
+    if a >= 10:
+        return f"about {round(a)}"
+    shown = f"{float(a):.2g}"
+    if "e" in shown:
+        return "a tiny fraction"
+    return shown if Fraction(shown) == a else f"about {shown}"
 
 
 def correct_rounding(x: Located, p: Printed, mode: str) -> Printed | None:

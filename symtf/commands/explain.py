@@ -58,12 +58,12 @@ def _load(path: str, label: str) -> tuple[spec.Derivation, DerivationReport, Any
         close = difflib.get_close_matches(label, labels, n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise SpecError(f"{path}: no claim labelled {label!r}{hint}")
-    report = compare.check(d)
+    report = compare.traced(compare.check(d), d)
     result = next(r for r in report.results if r.claim.label == label)
     return d, report, result
 
 
-def explain(path: str, label: str, *, latex: bool = False) -> str:
+def explain(path: str, label: str, *, latex: bool = False, node_names: bool = False) -> str:
     """Explain the claim ``label`` of the derivation at ``path``.
 
     Args:
@@ -71,6 +71,8 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         label: The claim's label.
         latex: A compilable LaTeX document (the steps as lecture notes) instead of
             plain text for a terminal.
+        node_names: Also show internal node names (``l0.h0.pattern``) beside the
+            article's labels; by default the text speaks only the article's names.
 
     Raises:
         SpecError: When the file is malformed or has no claim with that label.
@@ -79,30 +81,34 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
     trace = report.trace
     assert trace is not None
     if latex:
-        return _latex(d, report, result, trace)
+        return _latex(d, report, result, trace, node_names)
+    from symtf.checking.wording import Names, place
     from symtf.renderers.latex import LatexOptions, Numbers
     from symtf.renderers.plain import to_text, value_text
     from symtf.renderers.steps import article_names
 
     names = article_names(report)
+    said = Names(d.claims, trace)
     nums = Numbers(trace.backend, LatexOptions())
     claim = result.claim
     out = [f"{claim.label}  ({d.title})", ""]
+    own = {t.name for t in d.tensors} | {st.name for st in d.steps}
     if claim.step is not None:
-        out.append(
-            f"How {names.get(claim.step, trace[claim.step].title or claim.step)} is computed:"
-        )
+        out.append(f"How {said.step(claim.step)} is computed:")
         for name in _chain(trace, claim.step):
             st = trace[name]
-            what = st.title or name
-            if name in names:
+            what = st.title or said.step(name)
+            if name in names and names[name] != what:
                 what += f" ({names[name]})"
-            out.append(f"  {what}   [{name}]")
+            # a name the file's author chose (a given tensor, a user step) is theirs to
+            # read; a template's node names (l0.h0.pattern) only on request
+            shown = node_names or name in own
+            out.append(f"  {what}   [{name}]" if shown else f"  {what}")
             if st.formula:
                 out.append(f"      {to_text(st.formula)}")
             if st.inputs:
                 came = "; ".join(
-                    names.get(i, trace[i].title or i) if i in trace else i for i in st.inputs
+                    i if i in own or i not in trace else said.step(i) for i in st.inputs
                 )
                 out.append(f"      from {came}")
             if st.value is not None and not isinstance(st.value, tuple):
@@ -112,10 +118,18 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         out.append("")
     else:
         out.append(f"Displayed arithmetic: {claim.expression}")
+        out.extend(_operands(result, said, node_names))
         out.append("")
     out.append("Each printed number:")
+    shape = trace.true_shape(claim.step) if claim.step in trace else None
     for c in result.checks:
-        where = "" if c.index is None else f"[{', '.join(map(str, c.index))}] "
+        if c.index is None:
+            where = ""
+        else:
+            where = place(c.index, shape) + (
+                f" [{', '.join(map(str, c.index))}]" if node_names else ""
+            )
+            where += ": "
         out.append(f"  {where}printed {c.printed}")
         if c.value is not None and isinstance(c.value, sympy.Basic):
             out.append(f"      exact value   {_closed(trace, c.value)}")
@@ -133,11 +147,34 @@ def explain(path: str, label: str, *, latex: bool = False) -> str:
         for reading in ("as_displayed", "exact_reading"):
             r = c.extra.get(reading)
             if r:
-                out.append(f"      {reading.replace('_', ' '):<13} {r['exact']} -> {r['verdict']}")
+                title = "as displayed" if reading == "as_displayed" else "unrounded"
+                out.append(f"      {title:<13} {r['exact']} -> {r['verdict']}")
     return "\n".join(out) + "\n"
 
 
-def _latex(d: spec.Derivation, report: DerivationReport, result: Any, trace: Trace) -> str:
+def _operands(result: Any, said: Any, node_names: bool) -> list[str]:
+    """Where a displayed line's numbers come from, and the line with them unrounded."""
+    reading = next(
+        (c.extra["exact_reading"] for c in result.checks if "exact_reading" in c.extra), None
+    )
+    if not reading or not reading.get("stands_for"):
+        return []
+    out = ["", "Its numbers, unrounded:"]
+    for text, ref in reading["stands_for"].items():
+        words = said.reference(ref) if ref not in said.labels else ref
+        out.append(f"  {text} is {words}" + (f"   [{ref}]" if node_names and ref != words else ""))
+    if reading.get("unrounded"):
+        out.append(f"  {reading['unrounded']} = {reading['exact']}")
+    return out
+
+
+def _latex(
+    d: spec.Derivation,
+    report: DerivationReport,
+    result: Any,
+    trace: Trace,
+    node_names: bool = False,
+) -> str:
     """The claim's steps as a LaTeX document: the same layout as ``symtf latex --steps``."""
     from dataclasses import replace
 
@@ -154,7 +191,7 @@ def _latex(d: spec.Derivation, report: DerivationReport, result: Any, trace: Tra
         # Displayed arithmetic has no step of its own: the line, its readings and verdict.
         return standalone(title, _displayed_block([result], LatexOptions()))
     chain = _chain(trace, claim.step)
-    opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain))
+    opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain), node_names=node_names)
     return standalone(title, derivation_body(replace(report, results=(result,)), d, opts))
 
 
@@ -170,7 +207,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from symtf.renderers.safe import block as safe_block
 
     with time_budget(args.timeout, args.path), guard(args.path):
-        text = explain(args.path, args.label, latex=getattr(args, "latex", False))
+        text = explain(
+            args.path,
+            args.label,
+            latex=getattr(args, "latex", False),
+            node_names=getattr(args, "node_names", False),
+        )
     files.write_stdout(safe_block(text))
     return EXIT_OK
 
@@ -192,6 +234,11 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
         "--latex",
         action="store_true",
         help="print a LaTeX document of the steps instead of plain text",
+    )
+    p.add_argument(
+        "--node-names",
+        action="store_true",
+        help="also show internal node names (l0.h0.pattern) beside the article's labels",
     )
     p.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     add_allow_path(p)

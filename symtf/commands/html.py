@@ -14,12 +14,18 @@ def cmd_html(args: argparse.Namespace) -> int:
     from symtf import spec
     from symtf.checking import compare
     from symtf.cli import EXIT_FAIL, EXIT_OK, time_budget
-    from symtf.renderers.html import render_html
+    from symtf.renderers.html import HtmlOptions, render_html
 
     with time_budget(args.timeout, args.file):
         derivation = spec.load(args.file)
-        report = compare.check(derivation)
-        page = render_html(report, derivation, steps=args.steps, node_names=args.node_names)
+        report = compare.traced(compare.check(derivation), derivation)
+        page = render_html(
+            report,
+            derivation,
+            steps=args.steps,
+            node_names=args.node_names,
+            options=HtmlOptions(reveal=args.reveal),
+        )
     if args.output:
         files.write_text(args.output, page)
         note(f"wrote {args.output}")
@@ -44,12 +50,19 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
             "examples:\n"
             "  symtf html derivations/i_love_ai.toml -o i_love_ai.html\n"
             "  symtf html derivations/i_love_ai.toml --steps 'A_1,logit*' -o attention.html\n"
+            "  symtf html derivations/i_love_ai.toml --reveal -o work-along.html\n"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
     add_page_options(p)
+    p.add_argument(
+        "--reveal",
+        action="store_true",
+        help="step by step: each step shows its formula, and its numbers and verdicts open "
+        "when the reader asks (a details element per step, no JavaScript)",
+    )
     add_timeout(p, 60.0)
     add_allow_path(p)
     p.set_defaults(func=cmd_html)

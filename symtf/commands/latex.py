@@ -245,7 +245,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
 
     with time_budget(timeout, args.file), guard(args.file):
         derivation = spec.load(bundled.resolve(args.file))  # a path, or a bundled example's name
-        report = compare.check(derivation)
+        report = compare.traced(compare.check(derivation), derivation)
         opts = LatexOptions(
             decimals=args.decimals,
             exact_forms=args.exact_forms,

@@ -134,11 +134,17 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     from symtf.cli import EXIT_OK, time_budget
     from symtf.teach.whatif import parse_range, render_text, whatif
 
+    if len(args.symbol) > 1:  # several at once is not built: say so, never keep just one
+        shown = ", ".join(repr(s) for s in args.symbol)
+        raise SymtfError(
+            f"--symbol: expected one weight to vary, found {len(args.symbol)} ({shown}); "
+            "run whatif once per symbol"
+        )
     lo, hi = parse_range(args.range)
     with time_budget(args.timeout, args.file):
         result = whatif(
             Path(args.file),
-            args.symbol,
+            args.symbol[0],
             lo,
             hi,
             claims=args.claims,
@@ -227,6 +233,7 @@ def configure(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--symbol",
         required=True,
+        action="append",
         metavar="WEIGHT=NAME",
         help='the weight and its symbol, e.g. "l0.h0.W_Q[0,0]=a" or "embed[1,2]=e"',
     )

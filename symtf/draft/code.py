@@ -360,6 +360,7 @@ _ARRAY_MAKERS = {
     ("torch", "FloatTensor"),
     ("tensorflow", "constant"),
     ("tensorflow", "Variable"),
+    ("tensorflow", "convert_to_tensor"),
 }
 _RANDOM = re.compile(
     r"(?:^|\.)(?:rand\w*|normal|uniform|randint|permutation|shuffle|xavier\w*|kaiming\w*|init\w*)$"
@@ -895,6 +896,8 @@ class Translator:
                 return call(fname, shape=self._shape_args(node.args))
             if fname == "eye" and node.args:
                 return call("eye", n=self._int(node.args[0]))
+            if fname == "matmul" and mod == "tensorflow" and len(node.args) == 2:
+                return self._tf_matmul(node)
             if fname == "masked_fill" and len(node.args) == 3:
                 return self._masked_fill(self._expr(node.args[0]), node.args[1], node.args[2])
             if _RANDOM.search(fname):
@@ -1091,6 +1094,22 @@ class Translator:
         if m.kind == "GELU":
             return call("gelu_tanh" if m.settings.get("approximate") == "tanh" else "gelu", x)
         return call(MODULES[m.kind].op, x)
+
+    def _tf_matmul(self, node: ast.Call) -> Expr:
+        """``tf.matmul(a, b, transpose_a=…, transpose_b=…)``: a matmul of the (transposed) operands."""
+        flags = {"transpose_a": False, "transpose_b": False}
+        for kw in node.keywords:
+            if kw.arg not in flags or not (
+                isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)
+            ):
+                raise _Untranslated(f"the argument {kw.arg}= of matmul is not translated")
+            flags[kw.arg] = kw.value.value
+        a, b = (self._operand(x) for x in node.args)
+        if flags["transpose_a"]:
+            a = call("T", a)
+        if flags["transpose_b"]:
+            b = call("T", b)
+        return call("matmul", a, b)
 
     def _apply(
         self,

@@ -203,7 +203,8 @@ def compose(article: Article, search: Search) -> Composed:
     )
     outcomes = [search.outcomes[p.key] for p in everything if p.key in search.outcomes]
     claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
-    claims.extend(_display_claims(article, search, outcomes, names, label, out))
+    shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]] = set()
+    claims.extend(_display_claims(article, search, outcomes, names, label, out, shown))
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
     for o in outcomes:
         p = o.printing
@@ -248,6 +249,8 @@ def compose(article: Article, search: Search) -> Composed:
                 Unread(p.label, p.line, text, "its printed values are not all numbers")
             )
             continue
+        if p.role == "result" and (p.cell, p.line, p.rows) in shown:
+            continue  # no step of the code gives it, but its displayed line's claim checks it
         candidates = tuple(render(c, names) for c in o.candidates)
         out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
         block = [
@@ -317,7 +320,9 @@ def _display_claims(
     names: dict[int, str],
     label: _Labels,
     out: Composed,
+    shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]],
 ) -> list[tuple[int, list[str]]]:
+    """The claims of the displayed lines; ``shown`` gets the (cell, line, rows) each one checks."""
     claims: list[tuple[int, list[str]]] = []
     terms_by_line: dict[tuple[int | None, int], list[Printing]] = {}
     for o in outcomes:
@@ -349,6 +354,7 @@ def _display_claims(
             block.append(f"stands_for = {{ {pairs} }}")
         block.append(f"source_line = {d.line}")
         claims.append((d.key, block))
+        shown.add((d.cell, d.line, d.rows))
         result = search.results.get(d.key)
         if result is not None and result.placement is not None:
             claims.append(

@@ -51,8 +51,8 @@ def run(
         Undecided: (ball backends only) when a sign cannot be decided at this precision.
         LimitError: When the model is too large to evaluate (see :mod:`symtf.limits`).
     """
-    enforce(derivation)  # refuse a model too large to evaluate before evaluating any of it
     xp = backend if backend is not None else ExactBackend()
+    enforce(derivation, xp)  # refuse a model too large for this backend before evaluating it
     forcing = _claims_forcing(xp, override, derivation)
     try:
         return evaluate(graph_of(derivation, forcing), xp, override, reuse=reuse, needed=needed)

@@ -148,10 +148,14 @@ def _plain(m: Any, one: int) -> bool:
 def _normalize_sub(s: Substitution) -> str | None:
     gamma, beta = s.params.get("gamma"), s.params.get("beta")
     a, b = s.args
+    # each row divided by its own deviation: diag(σ)⁻¹ (x − μ), or a plain fraction
+    std = s.shapes[1] if len(s.shapes) > 1 else None
+    by_row = std is not None and len(std) >= 1 and std[0] > 1
+    divided = rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}" if by_row else rf"\frac{{{a}}}{{{b}}}"
     if _plain(gamma, 1) and _plain(beta, 0):
-        return rf"{a}{BREAK}\oslash {b}"
+        return divided
     g, bb = s.value("gamma", False), s.value("beta", False)
-    return rf"\left({a}\oslash {b}\right){BREAK}\odot {g}{BREAK}+ {bb}"
+    return rf"\left({divided}\right){BREAK}\odot {g}{BREAK}+ {bb}"
 
 
 _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"

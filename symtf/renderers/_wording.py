@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 
 def where_in_step(result: ClaimResult) -> str:
-    """Which part of its step a claim printed: ``entry [0, 1]``, ``max of row 2``, ``rank 3``.
+    """Which part of its step a claim printed: ``row 1, column 2``, ``max of row 2``, ``rank 3``.
+
+    Rows, columns and entries count from 1, as a reader counts them.
 
     Args:
         result: The checked claim.
@@ -25,15 +27,18 @@ def where_in_step(result: ClaimResult) -> str:
     """
     cl = result.claim
     if cl.index is not None:
-        return f"entry [{', '.join(map(str, cl.index))}]"
+        idx = tuple(cl.index)
+        if len(idx) == 2:
+            return f"row {idx[0] + 1}, column {idx[1] + 1}"
+        return f"entry ({', '.join(str(k + 1) for k in idx)})"
     if cl.reduce is not None:
-        return f"{cl.reduce} of " + (f"row {cl.row}" if cl.row is not None else "the entries")
+        return f"{cl.reduce} of " + (f"row {cl.row + 1}" if cl.row is not None else "the entries")
     if cl.rank is not None:
         return f"rank {cl.rank}"
     if cl.row is not None:
-        return f"row {cl.row}"
+        return f"row {cl.row + 1}"
     if cl.col is not None:
-        return f"column {cl.col}"
+        return f"column {cl.col + 1}"
     return ""
 
 
@@ -101,3 +106,32 @@ def symbolic_detail(check: Check) -> str:
     if text.startswith(head):
         text = text[len(head) :].lstrip(": ")
     return text
+def once_each(
+    pairs: list[tuple[ClaimResult, Check]],
+) -> list[tuple[ClaimResult, Check, list[str]]]:
+    """Numbers that are off, each listed once, with every other place it appears.
+
+    Two checks are the same printed number when they print the same text for the same
+    certified exact value (``logit math`` and the logits row ``z`` both printing
+    ``-2.049`` for −2.04837…, and the displayed line that computes it): the first is
+    kept, the labels of the others are returned beside it.
+    """
+    out: list[tuple[ClaimResult, Check, list[str]]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for r, c in pairs:
+        key = (c.printed, short_decimal(c.exact, 15)) if c.exact else None
+        if key is not None and key in seen:
+            also = out[seen[key]][2]
+            if r.claim.label not in also and r.claim.label != out[seen[key]][0].claim.label:
+                also.append(r.claim.label)
+            continue
+        if key is not None:
+            seen[key] = len(out)
+        out.append((r, c, []))
+    return out
+
+
+def also_text(labels: list[str]) -> str:
+    """``The same number is printed as z and logit math, as written.``"""
+    shown = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    return f"The same number also appears as {shown}."

@@ -33,8 +33,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from symtf.checking.report import DerivationReport, Report
+from symtf.checking.wording import place
+from symtf.renderers._wording import (
+    also_text as _also,
+)
 from symtf.renderers._wording import (
     depends_words,
+    once_each,
     printed_grid,
     sentence,
     short_decimal,
@@ -56,7 +61,7 @@ _GOOD = ("exact", "rounded")
 VERDICT_WORDS = {
     "exact": ("✓", "exact"),
     "rounded": ("✓", "correctly rounded"),
-    "slip": ("±", "slip: off by one unit in the last place"),
+    "slip": ("±", "slip: less than one in the last digit off, but not a correct rounding"),
     "wrong": ("✗", "wrong"),
     "symbolic": ("ƒ", "depends on a symbol"),
     "undecided": ("?", "undecided"),
@@ -110,6 +115,7 @@ vertical-align:top;text-align:left}
 .symtf details{margin:.1rem 0 .3rem}
 .symtf table.claims tr.more td{border-top:none;padding-top:0}
 .symtf details summary{cursor:pointer;color:var(--muted);font-size:.9rem}
+.symtf details.reveal>summary{color:var(--accent,#1a5fb4);font-weight:600}
 .symtf table.entries{font-size:.85rem}
 .symtf table.entries td,.symtf table.entries th{border-top:1px solid var(--line);padding:.2rem .4rem;
 text-align:left;vertical-align:top}
@@ -141,6 +147,10 @@ class HtmlOptions:
         decimals: Decimal places of values that are not short exact numbers.
         max_rows: Matrices with more rows are elided.
         max_cols: Matrices with more columns are elided.
+        reveal: Step by step for a reader working along: each step shows its formula,
+            and its numbers, result and verdicts open one step at a time (a
+            ``<details>`` per step, no script); the list of numbers that are off is
+            folded away too, so the page gives nothing away before it is asked.
     """
 
     steps: str | None = None
@@ -149,6 +159,7 @@ class HtmlOptions:
     decimals: int = 4
     max_rows: int = 8
     max_cols: int = 8
+    reveal: bool = False
 
 
 # ----------------------------------------------------------------------------- MathML
@@ -326,7 +337,8 @@ def _words(c: Check) -> str:
 
 
 def _where(c: Check) -> str:
-    return "" if c.index is None else f"[{c.index[0]}, {c.index[1]}]"
+    """An entry's place, counted from 1 as a reader counts (``row 1, column 6``)."""
+    return "" if c.index is None else place(c.index, None)
 
 
 def entries_details(r: ClaimResult, blanks: _Blanks | None = None) -> str:
@@ -401,22 +413,30 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
     """Every printed number that is not right, with its correction, linked to its step."""
     opts = opts or HtmlOptions()
     items = []
-    for r in report.results:
-        for c in r.checks:
-            if c.verdict in _GOOD or c.verdict == "symbolic" or (c.claim, c.index) in opts.blanks:
-                continue  # a value that depends on a symbol is not a correction
-            target = f' href="#{_anchor(r.claim.step)}"' if r.claim.step else ""
-            fix = (
-                f", correct value <b>{esc(c.expected)}</b>"
-                if c.expected is not None and c.verdict != "undecided"
-                else ""
-            )
-            items.append(
-                f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
-                f"{esc(_where(c))}: printed {printed_cell(c)} — "
-                f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
-                f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}</li>"
-            )
+    off = [
+        (r, c)
+        for r in report.results
+        for c in r.checks
+        # a value that depends on a symbol is not a correction
+        if c.verdict not in _GOOD
+        and c.verdict != "symbolic"
+        and (c.claim, c.index) not in opts.blanks
+    ]
+    for r, c, also in once_each(off):
+        target = f' href="#{_anchor(r.claim.step)}"' if r.claim.step else ""
+        fix = (
+            f", correct value <b>{esc(c.expected)}</b>"
+            if c.expected is not None and c.verdict != "undecided"
+            else ""
+        )
+        items.append(
+            f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
+            f"{esc(', ' + _where(c) if c.index is not None else '')}: printed {printed_cell(c)} — "
+            f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
+            f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}"
+            + (f" {esc(_also(also))}" if also else "")
+            + "</li>"
+        )
     symbolic = sum(1 for c in report.checks if c.verdict == "symbolic")
     if not items and symbolic:
         return (
@@ -430,6 +450,11 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
 
 
 # ----------------------------------------------------------------------------- steps
+
+
+def _revealed(summary: str, inner: str) -> str:
+    """``inner`` folded away behind ``summary`` (a fixed phrase of this module)."""
+    return f'<details class="reveal"><summary>{esc(summary)}</summary>{inner}</details>'
 
 
 def _anchor(name: str | None) -> str:
@@ -453,7 +478,7 @@ def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[
     sub = _substitution(ctx, step) if not isinstance(step.value, tuple) else None
     if sub is not None:
         lines.append(("" if lines else first_left, "= " + sub[0].replace(_BRK, " ")))
-    lines.append(("" if lines else first_left, r"= 	ext{?}"))
+    lines.append(("" if lines else first_left, r"= \text{?}"))
     return lines
 
 
@@ -489,13 +514,23 @@ def step_block(
     every = [*results, *shown]
     hide = any(_key(c) in blanks.keys for r in every for c in r.checks)
     off = any(c.verdict not in (*_GOOD, "symbolic") for r in every for c in r.checks) and not hide
-    out = [
-        f'<section class="step{" has-off" if off else ""}" id="{_anchor(step.name)}">'
-        f"<h3>{head}</h3>",
-        equations(step_lines(ctx, step, hide_result=hide)),
-    ]
-    if results or shown:
-        out.append(claims_block([*results, *shown], opts, blanks, ctx.ref_names()))
+    lines = step_lines(ctx, step, hide_result=hide)
+    table = claims_block([*results, *shown], opts, blanks, ctx.ref_names()) if every else ""
+    # a reader working along first sees the formula, the off marker waits with the answer
+    mark = " has-off" if off and not opts.reveal else ""
+    out = [f'<section class="step{mark}" id="{_anchor(step.name)}"><h3>{head}</h3>']
+    from symtf.renderers.latex import _split_formula
+
+    general = bool(_split_formula(step.formula)[0])  # the first line is the formula, no numbers
+    if opts.reveal and general and len(lines) > 1:
+        out += [
+            equations(lines[:1]),
+            _revealed("Work it out, then show the numbers", equations(lines[1:]) + table),
+        ]
+    elif opts.reveal:  # no general formula of its own: every line holds the answer
+        out.append(_revealed("Work it out, then show the value", equations(lines) + table))
+    else:
+        out += [equations(lines), table]
     out.append("</section>")
     return "".join(out)
 
@@ -531,7 +566,7 @@ def _legend(symbolic: bool = False) -> str:
     return (
         '<p class="legend muted">'
         '<span><span class="v v-exact">0.5</span> right (exact or correctly rounded)</span>'
-        '<span><span class="v v-slip">0.49</span> slip (one unit in the last place)</span>'
+        '<span><span class="v v-slip">0.49</span> slip (less than one in the last digit off)</span>'
         '<span><span class="v v-wrong">0.4</span> wrong</span>'
         f"{depends}"
         '<span><span class="v v-undecided">0.1</span> undecided</span>'
@@ -635,13 +670,99 @@ def derivation_sections(
                 labels.get(name, []),
             )
         )
+        if not opts.blanks:  # a student's sheet keeps its answers: no pictures of them
+            figures = attention_figures(trace, name, derivation, labels.get(name, []))
+            if figures and opts.reveal:  # a picture of the weights is their answer too
+                figures = _revealed("Show the picture", figures)
+            body.append(figures)
     if current is not None:
         toc.append("</ol></li>")
     if leftover and opts.steps is None:
         body.append('<h2 id="other">Other printed claims</h2>')
-        body.append(claims_block(leftover, opts, blanks, ctx.ref_names()))
+        table = claims_block(leftover, opts, blanks, ctx.ref_names())
+        body.append(_revealed("Show the numbers", table) if opts.reveal else table)
         toc.append('<li><a href="#other">Other printed claims</a></li>')
     return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
+
+
+def _floats(trace: Trace, name: str) -> list[list[float]] | None:
+    """A step's entries as floats (for a picture only; ``-inf`` for a masked entry)."""
+    import math
+
+    import sympy
+
+    from symtf.errors import SymtfError
+
+    value = trace.value(name)
+    if not isinstance(value, sympy.MatrixBase):
+        return None
+    xp = trace.backend
+    out = []
+    for i in range(value.rows):
+        row = []
+        for j in range(value.cols):
+            e = value[i, j]
+            if e is sympy.S.NegativeInfinity:
+                row.append(-math.inf)
+                continue
+            try:
+                row.append(float(xp.ball(e, 64).mid()))
+            except (SymtfError, AttributeError, TypeError, ValueError, ArithmeticError):
+                return None  # a symbol or an undecidable entry: no picture
+            if not math.isfinite(row[-1]):
+                return None
+        out.append(row)
+    return out
+
+
+def attention_figures(
+    trace: Trace, name: str, derivation: Derivation | None, labels: Sequence[str] = ()
+) -> str:
+    """After an attention pattern step: its heatmap and the softmax sharpness of its scores.
+
+    The heatmap labels rows (queries) and columns (keys) with the input's tokens; the
+    sharpness plot recomputes the softmax of the step's raw scores (masked entries kept
+    out) for divisors around the article's √d_k. Empty for any other step.
+    """
+    import math
+
+    from symtf.renderers.charts import heatmap_svg, sharpness_svg
+
+    if not name.endswith(".pattern") or name not in trace:
+        return ""
+    weights = _floats(trace, name)
+    if not weights:
+        return ""
+    words = _token_words(derivation, len(weights))
+    keys = _token_words(derivation, len(weights[0]))
+    title = trace[name].title or (labels[0] if labels else name)
+    cells = [[f"{w:.3f}" for w in row] for row in weights]
+    figs = [heatmap_svg(weights, cells, words, keys, title[:1].upper() + title[1:])]
+    base = name.removesuffix(".pattern")
+    scores, masked = _floats(trace, base + ".scores"), None
+    if base + ".masked" in trace:
+        masked = _floats(trace, base + ".masked")
+    root = _floats(trace, base + ".sqrt_dk") if base + ".sqrt_dk" in trace else None
+    if scores and root and root[0] and root[0][0] > 0:
+        if masked is not None and len(masked) == len(scores):
+            scores = [
+                [s if m != -math.inf else -math.inf for s, m in zip(sr, mr, strict=True)]
+                for sr, mr in zip(scores, masked, strict=True)
+            ]
+        figs.append(
+            sharpness_svg(scores, root[0][0], "Softmax sharpness of these scores against √d_k")
+        )
+    return '<figure class="charts">' + "".join(figs) + "</figure>"
+
+
+def _token_words(derivation: Derivation | None, n: int) -> list[str]:
+    """The input's tokens as words (vocabulary), or positions 1…n when there are none."""
+    if derivation is not None:
+        vocab = getattr(derivation.model, "vocab", None) or ()
+        ids = getattr(derivation, "tokens", None) or ()
+        if len(ids) == n and all(isinstance(t, int) and 0 <= t < len(vocab) for t in ids):
+            return [str(vocab[t]) for t in ids]
+    return [str(k + 1) for k in range(n)]
 
 
 def derivation_html(
@@ -659,7 +780,10 @@ def derivation_html(
     )
     parts.append(f"<p><b>{_summary_line(report)}</b></p>")
     parts.append(_legend(any(c.verdict == "symbolic" for c in report.checks)))
-    parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections_block(report, opts))
+    corrections = corrections_block(report, opts)
+    if opts.reveal:  # the answers wait until the reader has worked the steps
+        corrections = _revealed("Show them (after working the steps)", corrections)
+    parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections)
     if derivation is not None:
         parts.append(
             "<details><summary>The model</summary>" + _model_block(derivation) + "</details>"
@@ -724,6 +848,7 @@ def render_html(
         decimals=opts.decimals,
         max_rows=opts.max_rows,
         max_cols=opts.max_cols,
+        reveal=opts.reveal,
     )
     reports = getattr(report, "derivations", None)
     if reports is None:

@@ -28,11 +28,14 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symtf.checking.report import DerivationReport
+from symtf.checking.wording import place
 from symtf.language.latexmath import GREEK_NAMES
 from symtf.ops import BREAK, Substitution
 from symtf.ops import get as get_op
 from symtf.renderers._wording import (
+    also_text,
     depends_words,
+    once_each,
     printed_grid,
     sentence,
     short_decimal,
@@ -525,11 +528,18 @@ class Entry:
         approx: Decimal form (exact when ``is_exact``, else a certified truncation with ``…``).
         is_exact: Whether ``approx`` is the exact value.
         closed: Exact closed form, when allowed and short enough (``None`` otherwise).
+        fraction: Whether ``closed`` is a short fraction (``\frac{1}{6}``), shown even
+            among decimals: a rational value is written exactly where it is short.
     """
 
     approx: str
     is_exact: bool
     closed: str | None = None
+    fraction: bool = False
+
+    def shown(self) -> str:
+        """What a row of decimals shows: a short fraction exactly, else the decimal."""
+        return self.closed if self.fraction and self.closed is not None else self.approx
 
     def best(self) -> tuple[str, bool]:
         """The exact form if there is one, else the decimal; and whether it is exact."""
@@ -583,7 +593,8 @@ class Numbers:
             if not text.endswith("…") and _decimals_of(text) <= max(self.options.decimals, 6):
                 return Entry(_num(text), True)
             closed = None if self.options.exact_forms == "never" else sympy.latex(e)
-            return Entry(_num(self._cut(text)), False, closed)
+            short = closed is not None and q.denominator <= 99 and abs(q.numerator) < 10**4
+            return Entry(_num(self._cut(text)), False, closed, short)
         if e is sympy.S.NegativeInfinity:
             return Entry(r"-\infty", True)
         if e is sympy.S.Infinity:
@@ -834,11 +845,11 @@ def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
         return Rendered(exact if ok else None, e.approx, e.is_exact, True)
     entries = [[nums.entry(x) for x in row] for row in _visible(cells, opts)]
     scalar = len(cells) == 1 and len(cells[0]) == 1
-    approx_is_exact = all(e.is_exact for row in entries for e in row)
+    approx_is_exact = all(e.is_exact or e.fraction for row in entries for e in row)
     bests = [[e.best() for e in row] for row in entries]
     exact_ok = all(ok for row in bests for _, ok in row)
     full = _restore(cells, entries, opts)
-    approx = _layout([[e.approx for e in row] for row in full], scalar, opts)
+    approx = _layout([[e.shown() for e in row] for row in full], scalar, opts)
     exact = None
     if exact_ok:
         exact = _layout([[e.best()[0] for e in row] for row in full], scalar, opts)
@@ -1125,6 +1136,18 @@ def _split_formula(formula: str) -> tuple[str, str]:
     return "", formula.strip()
 
 
+#: A row-wise softmax of attention scores, entry by entry: each exponential over its
+#: row's sum of exponentials.
+_SOFTMAX_WRITTEN = r"= \left[\frac{e^{s_{ij}}}{\sum_k e^{s_{ik}}}\right]_{ij}"
+
+
+def _softmax_of_scores(step: Step) -> bool:
+    """Whether a step is an attention pattern: a softmax along the rows of scores ``S``."""
+    if step.op != "softmax" or step.params.get("axis", -1) != -1:
+        return False
+    return "out" in step.labels and str(step.labels.get("x", "")).startswith("S")
+
+
 def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     """The lines of a step's display as ``(left, right)`` pairs for ``align*``.
 
@@ -1145,6 +1168,9 @@ def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
         lines.append((first_left, "= " + rhs))
+        if _softmax_of_scores(step):
+            # the softmax written out, entry by entry, as the worked key writes it
+            lines.append(("", _SOFTMAX_WRITTEN))
     sub = _substitution(ctx, step)
     r = ctx.value(step.name)
     if r is None:
@@ -1275,28 +1301,24 @@ def _exact_text(s: str) -> str:
 
 def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
     items = []
-    for r in results:
-        for c in r.checks:
-            if c.verdict in _GOOD:
-                continue
-            where = (
-                ""
-                if c.index is None or len(r.checks) == 1
-                else f" [{', '.join(map(str, c.index))}]"
+    off = [(r, c) for r in results for c in r.checks if c.verdict not in _GOOD]
+    for r, c, also in once_each(off):
+        where = "" if c.index is None or len(r.checks) == 1 else f", {place(c.index, None)}"
+        head = rf"{MARKS[c.verdict]}~{{\itshape {label_tex(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
+        if c.verdict == "symbolic" and not c.extra.get("as_displayed"):
+            detail = sentence(symbolic_detail(c))
+            items.append(
+                head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + escape(detail)
             )
-            head = rf"{MARKS[c.verdict]}~\emph{{{escape(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
-            if c.verdict == "symbolic" and not c.extra.get("as_displayed"):
-                detail = sentence(symbolic_detail(c))
-                items.append(
-                    head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + escape(detail)
-                )
-                continue
-            if c.expected is not None and c.verdict not in ("undecided", "symbolic"):
-                head += ", correct value " + _bold(c.expected)
-            if c.exact:
-                head += ", exact value " + _exact_text(c.exact)
-            head += ". " + escape(sentence(c.explanation))
-            items.append(head)
+            continue
+        if c.expected is not None and c.verdict not in ("undecided", "symbolic"):
+            head += ", correct value " + _bold(c.expected)
+        if c.exact:
+            head += ", exact value " + _exact_text(c.exact)
+        head += ". " + escape(sentence(c.explanation))
+        if also:
+            head += " " + escape(also_text(also))
+        items.append(head)
     return items
 
 
@@ -1304,7 +1326,7 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     rows = []
     for r in results:
         where = where_in_step(r)
-        label = escape(r.claim.label) + (
+        label = label_tex(r.claim.label) + (
             r" {\footnotesize(" + escape(where) + ")}" if where else ""
         )
         printed = _printed_matrix(r, opts)
@@ -1320,7 +1342,12 @@ def _claims_table(results: Sequence[ClaimResult], opts: LatexOptions) -> str:
     )
     items = _correction_items(results)
     if items:
-        out += "\\begin{itemize}\n" + "\n".join(f"\\item {i}" for i in items) + "\n\\end{itemize}\n"
+        # long certified decimals and labels cannot be hyphenated: let the lines go loose
+        out += (
+            "\\begin{itemize}\\sloppy\n"
+            + "\n".join(f"\\item {i}" for i in items)
+            + "\n\\end{itemize}\n"
+        )
     return out
 
 
@@ -1329,17 +1356,17 @@ def _displayed_block(
 ) -> str:
     """Displayed arithmetic: the line as the article wrote it, its verdict and any correction."""
     parts = ["\\paragraph{Arithmetic as displayed in the article.}\n"]
-    parts.append("\\begin{itemize}\n")
+    parts.append("\\begin{itemize}\\sloppy\n")
     for r in results:
         expr = expression_latex(r.claim.expression or "", names)
         printed = _printed_matrix(r, opts)
         line = (
-            rf"\item {MARKS[r.verdict]}~\emph{{{escape(r.claim.label)}}}:"
+            rf"\item {MARKS[r.verdict]}~{{\itshape {label_tex(r.claim.label)}}}:"
             rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
         )
         for c in r.checks:
-            where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1]}: "
-            bits = escape(where + sentence(c.explanation))
+            where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1] + 1}: "
+            bits = _prose(where + sentence(c.explanation), r.claim.expression or "", c, names)
             if c.verdict not in _GOOD and c.expected is not None:
                 bits += " Correct value " + _bold(c.expected) + "."
             if len(r.checks) == 1 or c.verdict not in _GOOD:
@@ -1349,6 +1376,43 @@ def _displayed_block(
         parts.append(line + "\n")
     parts.append("\\end{itemize}\n")
     return "".join(parts)
+
+
+def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -> str:
+    r"""An explanation of a displayed line, with the line itself typeset as maths.
+
+    The explanation is plain text; the places where it quotes the line (as written, or
+    with its unrounded operands), each followed by ``= value``, are rendered by
+    :func:`expression_latex`, and everything else is escaped. The text is split at
+    those known strings, never searched for markup.
+    """
+    reading = c.extra.get("exact_reading") or {}
+    pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
+    if reading.get("unrounded"):
+        subs = {int(o["position"]): str(o["unrounded"]) for o in reading.get("operands", ())}
+        pieces.insert(0, (str(reading["unrounded"]), subs))
+    out, k = [], 0
+    number = re.compile(r" = (\(?-?[0-9][0-9.]*(?:e-?[0-9]+)?…?\)?|\(undecided\))")
+    while k < len(text):
+        hits = [(text.find(p, k), p, subs) for p, subs in pieces if p]
+        hits = [h for h in hits if h[0] >= 0]
+        if not hits:
+            break
+        at, p, subs = min(hits, key=lambda h: (h[0], -len(h[1])))
+        end = at + len(p)
+        m = number.match(text, end)
+        maths = expression_latex(expression, names, subs)
+        if m is not None:
+            value = m.group(1)
+            shown = (
+                escape(value) if value.startswith("(undecided") else value.replace("…", r"\ldots")
+            )
+            maths += " = " + shown
+            end = m.end()
+        out += [escape(text[k:at]), f"${maths}$"]
+        k = end
+    out.append(escape(text[k:]))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -1365,11 +1429,15 @@ _OP_TEXT = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "÷": r"\div", ".*
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
 
 
-def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
+def expression_latex(
+    text: str, names: dict[str, str] | None = None, literals: dict[int, str] | None = None
+) -> str:
     r"""A displayed-arithmetic expression as the article wrote it, in math-mode LaTeX.
 
-    Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``); when the
-    text cannot be parsed it is shown verbatim in typewriter type.
+    Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``), or, with
+    ``literals`` (position in ``text`` → digits), show those digits instead: the line
+    with its unrounded operands. When the text cannot be parsed it is shown verbatim
+    in typewriter type.
 
     Example:
         >>> expression_latex("5.652 / 21.372")
@@ -1383,15 +1451,28 @@ def expression_latex(text: str, names: dict[str, str] | None = None) -> str:
     except (ExpressionError, RecursionError):
         return _tt(text)
     try:
-        return _node(parsed.root, 0, names or {})
+        return _node(parsed.root, 0, names or {}, literals)
     except (RecursionError, AttributeError, TypeError):
         return _tt(text)
 
 
-def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -> str:
+def _node(
+    n: Any,
+    parent_prec: float = 0,
+    names: dict[str, str] | None = None,
+    literals: dict[int, str] | None = None,
+) -> str:
     from symtf.language import expr as sx
 
     if isinstance(n, sx.Literal):
+        if literals and n.pos in literals:  # its unrounded value's digits (… marks a cut)
+            digits = literals[n.pos]
+            cut = digits.endswith("…")
+            digits = digits.rstrip("…")
+            if not re.fullmatch(r"[-+]?[0-9.eE+-]+", digits):
+                return n.text
+            shown = digits + (r"\ldots" if cut else "")
+            return shown if not digits.startswith("-") else rf"\left({shown}\right)"
         return n.text
     if isinstance(n, sx.Superscript):
         return str(n.value)
@@ -1405,23 +1486,23 @@ def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -
         shown = (names or {}).get(n.name)
         return (math_text(shown) if shown is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
-        inner = _node(n.operand, 3, names)
+        inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
         return s if parent_prec == 0 else rf"\left({s}\right)"
     if isinstance(n, sx.Chain):
         prec = _PREC.get(n.rest[0].op, 1) if n.rest else 1
-        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names)
+        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names, literals)
         for link in n.rest:
             op = _OP_TEXT.get(link.text, _OPS.get(link.op, link.op))
-            s += f" {op} " + _node(link.node, prec + 0.5, names)
+            s += f" {op} " + _node(link.node, prec + 0.5, names, literals)
         return rf"\left({s}\right)" if parent_prec >= prec else s
     if isinstance(n, sx.Power):
-        base = _node(n.base, 4, names)
-        return f"{{{base}}}^{{{_node(n.exponent, 0, names)}}}"
+        base = _node(n.base, 4, names, literals)
+        return f"{{{base}}}^{{{_node(n.exponent, 0, names, literals)}}}"
     if isinstance(n, sx.Transpose):
-        return f"{{{_node(n.operand, 4, names)}}}^\\top"
+        return f"{{{_node(n.operand, 4, names, literals)}}}^\\top"
     if isinstance(n, sx.Call):
-        args = [_node(a, 0, names) for a in n.args]
+        args = [_node(a, 0, names, literals) for a in n.args]
         if n.name == "sqrt" and len(args) == 1:
             return rf"\sqrt{{{args[0]}}}"
         if n.name in ("exp", "ln", "log", "max", "min"):
@@ -1429,11 +1510,11 @@ def _node(n: Any, parent_prec: float = 0, names: dict[str, str] | None = None) -
         return rf"\operatorname{{{n.name}}}\left(" + ", ".join(args) + r"\right)"
     if isinstance(n, sx.Brackets):
         if n.items and all(isinstance(i, sx.Brackets) for i in n.items):
-            rows = [[_node(x, 0, names) for x in row.items] for row in n.items]
+            rows = [[_node(x, 0, names, literals) for x in row.items] for row in n.items]
             width = max(len(r) for r in rows)
             rows = [r + [""] * (width - len(r)) for r in rows]
             return bmatrix(rows)
-        return "[" + ", ".join(_node(x, 0, names) for x in n.items) + "]"
+        return "[" + ", ".join(_node(x, 0, names, literals) for x in n.items) + "]"
     raise TypeError(f"unknown expression node {type(n).__name__}")
 
 
@@ -1482,11 +1563,50 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
+#: A word of a label that is a maths symbol: a letter or two with a subscript, maybe
+#: transposed (``A_1``, ``K_1^T``, ``d_k``, ``W_{Q}``), or a transposed capital (``K^T``).
+_MATH_WORD = re.compile(
+    r"(?P<base>[A-Za-z]{1,2})(?:_(?P<sub>\{[A-Za-z0-9]{1,3}\}|[A-Za-z0-9]{1,3}))?"
+    r"(?P<top>\^(?:T|\{T\}|\{\\top\}))?"
+)
+
+
+def label_tex(label: str) -> str:
+    r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
+
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{\top}$`` (one formula when every word is
+    a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
+    against a small grammar of symbols and rebuilt from its parts; nothing else of the
+    label reaches LaTeX unescaped.
+    """
+    words = label.split(" ")
+    out: list[tuple[bool, str]] = []
+    for w in words:
+        lead = len(w) - len(w.lstrip("("))
+        core = w[lead:].rstrip("),:;.")
+        tail = w[lead + len(core) :]
+        m = _MATH_WORD.fullmatch(core)
+        if m is None or (m.group("sub") is None and m.group("top") is None):
+            out.append((False, escape(w)))
+            continue
+        tex = m.group("base")
+        if m.group("sub") is not None:
+            tex += "_{" + m.group("sub").strip("{}") + "}"
+        if m.group("top") is not None:
+            tex += r"^{\top}"
+        out.append((True, escape(w[:lead]) + "$" + tex + "$" + escape(tail)))
+    if all(is_math for is_math, _ in out) and all(
+        _MATH_WORD.fullmatch(w) for w in words
+    ):  # a product of symbols: one formula, thin spaces between its factors
+        return "$" + r"\,".join(t.strip("$") for _, t in out) + "$"
+    return " ".join(t for _, t in out)
+
+
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
     title = step.title or step.name
     title = title[0].upper() + title[1:]
     shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
-    right = escape(shown) if shown else ""
+    right = label_tex(shown) if shown else ""
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
     tail = "\\symtfstep{" + right + "}" if right else ""

@@ -43,6 +43,7 @@ from symtf.checking.diagnose import (
     printed_values,
 )
 from symtf.checking.evaluation import Evaluator, classify
+from symtf.checking.wording import place
 from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
 from symtf.spec import MAX_FILE_BYTES, Derivation, loads
@@ -444,8 +445,8 @@ def _diagnose(
             if g.cause is None:
                 g.cause = "unexplained"
                 g.explanation += (
-                    "; no replay from your earlier numbers, no alternative convention and no "
-                    "slip in the writing gives it"
+                    "; recomputing from your own earlier numbers does not give it, nor does "
+                    "any common alternative convention or a slip in writing it down"
                 )
 
 
@@ -475,7 +476,7 @@ def _follows(
         g.cause, g.root = "inherited", root.root or root.blank.id
         g.explanation += (
             f"; but it follows from your own earlier numbers: the mistake came in at "
-            f"{root.blank.id} ({root.blank.label} [{root.blank.index[0]}, {root.blank.index[1]}])"
+            f"{root.blank.id} ({_at(root.blank)})"
         )
     else:
         g.cause = "propagated-rounding"
@@ -657,15 +658,20 @@ def _first_off(trace: Trace, graded: list[Graded]) -> str | None:
     text = ""
     if right_before:
         last = right_before[-1].blank
-        text = f"your {last.label} row {last.index[0]} is right; "
+        text = f"your {last.label}, row {last.index[0] + 1} is right; "
     what = {
-        "convention": f"your {b.label} row {b.index[0]} {_CONVENTION_WORDS.get((root.convention or '').split('@')[0], 'followed another convention')}",
-        "propagated-rounding": f"your {b.label} [{b.index[0]}, {b.index[1]}] is off only by the rounding of the numbers you used",
+        "convention": f"your {b.label}, row {b.index[0] + 1} {_CONVENTION_WORDS.get((root.convention or '').split('@')[0], 'followed another convention')}",
+        "propagated-rounding": f"your {_at(b)} is off only by the rounding of the numbers you used",
     }.get(
         root.cause or "",
-        f"your {b.label} [{b.index[0]}, {b.index[1]}] is {root.verdict} (should be {root.expected})",
+        f"your {_at(b)} is {root.verdict} (should be {root.expected})",
     )
-    return f"first off at {b.id} ({b.step}[{b.index[0]}, {b.index[1]}]): {text}{what}"
+    return f"first off at {b.id} ({_at(b)}): {text}{what}"
+
+
+def _at(b: Any) -> str:
+    """A blank's place in the article's words: ``A_1, row 3, column 1``."""
+    return f"{b.label}, {place(b.index, None)}"
 
 
 def _per_step(
@@ -687,7 +693,7 @@ def render_text(r: GradeResult) -> str:
     out = [f"Grading {who}", f"  against {r.key}: {r.title}", ""]
     for g in r.graded:
         b = g.blank
-        where = f"{b.label} [{b.index[0]}, {b.index[1]}]"
+        where = _at(b)
         ans = g.answer if g.answer is not None else "—"
         out.append(f"  {b.id:<4} {where:<34} {ans:>10}  {g.verdict}")
         if not g.right:

@@ -155,16 +155,13 @@ def panels(ex: Exercise) -> list[Panel]:
             if left is not None:
                 out.append(Panel(title, formula, result, left=left, top=w))
                 continue
-        if op == "matmul" and len(args) == 2 and step.endswith(".scores"):
-            q, k = (grid_of(a, name_of(a)) for a in args)
-            if q is not None and k is not None:
-                top = k.transposed(k.name + r"^\top") if node.params.get("transpose_b") else k
-                out.append(Panel(title, formula, result, left=q, top=top))
-                continue
         if op == "matmul" and len(args) == 2:
-            a, v = (grid_of(x, name_of(x)) for x in args)
-            if a is not None and v is not None:
-                out.append(Panel(title, formula, result, left=a, top=v))
+            # laid out for multiplying: the left operand beside, the right one above it
+            # (transposed when the op multiplies by its transpose, as the scores Q Kᵀ do)
+            a, b = (grid_of(x, name_of(x)) for x in args)
+            if a is not None and b is not None:
+                top = b.transposed(b.name + r"^\top") if node.params.get("transpose_b") else b
+                out.append(Panel(title, formula, result, left=a, top=top))
                 continue
         inputs = tuple(
             g for a in args if (g := grid_of(a, name_of(a))) is not None and g.width <= 12

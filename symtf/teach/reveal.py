@@ -84,16 +84,22 @@ class _Level:
 
     cells: list[list[sympy.Expr]] | None
     zeros: frozenset[sympy.Symbol] = frozenset()
+    point: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
 
     def deps(self, i: int, j: int) -> frozenset[Entry] | None:
         """The input entries ``[i, j]`` moves with, at these inputs.
 
         An input that only multiplies an input equal to 0 does not count: with
         ``v = 0``, ``a·v + b·w`` tells nothing about ``a`` (but still about ``v``).
+        Nor does one that multiplies a factor equal to 0 at these inputs: a centred
+        entry ``(x − μ)/σ`` that is 0 ties ``x`` to ``μ`` whatever ``σ`` is.
         """
         if self.cells is None:
             return None
         cell = self.cells[i][j]
+        zero_factor = self._zero_factor(cell)
+        if zero_factor is not None:
+            return frozenset(_entry_of(s) for s in zero_factor.free_symbols)
         free = cell.free_symbols
         zeros = self.zeros & free
         if not zeros:
@@ -103,6 +109,20 @@ class _Level:
             if z in cell.xreplace({y: sympy.S.Zero for y in zeros if y != z}).free_symbols:
                 out.add(z)
         return frozenset(_entry_of(s) for s in out)
+
+    def _zero_factor(self, cell: sympy.Expr) -> sympy.Expr | None:
+        """The one factor of a product that is exactly 0 at these inputs, if there is one."""
+        factors = sympy.Mul.make_args(cell)
+        if len(factors) < 2 or not self.point:
+            return None
+        found = [
+            f
+            for f in factors
+            if f.free_symbols
+            and not (f.is_Pow and f.exp.is_negative)  # a divisor is never 0 here
+            and f.xreplace(self.point).is_zero is True
+        ]
+        return found[0] if len(found) == 1 else None
 
 
 @dataclass
@@ -172,7 +192,14 @@ class Relations:
                 for j in range(v.cols)
                 if v[i, j] == 0
             )
-            self._levels[name] = _Level(self._evaluate(name), zeros)
+            point = {
+                _symbol(a, i, j): v[i, j]
+                for a in self.args(name)
+                if isinstance(v := self.trace.value(a), sympy.MatrixBase)
+                for i in range(v.rows)
+                for j in range(v.cols)
+            }
+            self._levels[name] = _Level(self._evaluate(name), zeros, point)
         return self._levels[name]
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
