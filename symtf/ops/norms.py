@@ -151,7 +151,9 @@ def _normalize_sub(s: Substitution) -> str | None:
     # each row divided by its own deviation: diag(σ)⁻¹ (x − μ), or a plain fraction
     std = s.shapes[1] if len(s.shapes) > 1 else None
     by_row = std is not None and len(std) >= 1 and std[0] > 1
-    divided = rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}" if by_row else rf"\frac{{{a}}}{{{b}}}"
+    divided = (
+        rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}" if by_row else rf"\frac{{{a}}}{{{b}}}"
+    )
     if _plain(gamma, 1) and _plain(beta, 0):
         return divided
     g, bb = s.value("gamma", False), s.value("beta", False)
