@@ -377,6 +377,159 @@ def steps_recurrent_state() -> dict[str, Tensor]:
     return out
 
 
+# --- backward passes: gradients by the textbook formulas, loop by loop ---------------------
+
+ATTB_Q = _m("""
+0.2 -0.4
+0.6 0.1
+-0.3 0.5
+""")
+ATTB_K = _m("""
+0.5 0.3
+-0.2 0.8
+0.4 -0.6
+""")
+ATTB_V = _m("""
+1.0 -0.5
+0.3 0.7
+-0.8 0.2
+""")
+ATTB_DO = _m("""
+0.1 -0.2
+-0.3 0.4
+0.5 0.2
+""")
+
+
+def steps_attention_backward() -> dict[str, Tensor]:
+    """Q, K, V → S = QKᵀ/√2 → A = softmax(S) → O = AV, and back from dO."""
+    root = mp.sqrt(2)
+    s = [[M(x) / root for x in r] for r in matmul(ATTB_Q, transpose(ATTB_K))]
+    a = [softmax_row(r) for r in s]
+    o = matmul(a, [[M(x) for x in r] for r in ATTB_V])
+    d_o = [[M(x) for x in r] for r in ATTB_DO]
+    dv = matmul(transpose(a), d_o)
+    da = matmul(d_o, transpose([[M(x) for x in r] for r in ATTB_V]))
+    ds = [
+        [ai[j] * (dai[j] - sum(ai[k] * dai[k] for k in range(len(ai)))) for j in range(len(ai))]
+        for ai, dai in zip(a, da, strict=True)
+    ]
+    dq = [[x / root for x in r] for r in matmul(ds, [[M(x) for x in r] for r in ATTB_K])]
+    dk = [[x / root for x in r] for r in matmul(transpose(ds), [[M(x) for x in r] for r in ATTB_Q])]
+    loss = sum(x * y for ro, rd in zip(o, d_o, strict=True) for x, y in zip(ro, rd, strict=True))
+    return {"S": s, "A": a, "O": o, "L": loss, "dV": dv, "dA": da, "dS": ds, "dQ": dq, "dK": dk}
+
+
+LNB_X = _m("""
+1.0 2.0 -1.0 0.5
+0.3 -0.7 1.5 2.1
+""")
+LNB_GAMMA = _v("1.5 0.5 -1.0 2.0")
+LNB_BETA = _v("0.1 0.0 -0.2 0.3")
+LNB_G = _m("""
+0.2 -0.1 0.4 0.3
+-0.5 0.6 0.1 -0.2
+""")
+LNB_EPS = F(1, 100000)
+
+
+def steps_layernorm_backward() -> dict[str, Tensor]:
+    """LayerNorm over each row, and back: dγ = Σ G·x̂, dβ = Σ G, dx = (dx̂ − mean dx̂ − x̂·mean(dx̂·x̂))/σ."""
+    d = len(LNB_X[0])
+    out: dict[str, Tensor] = {"mu": [], "xc": [], "sigma2": [], "xhat": [], "y": [], "dxhat": []}
+    dx, dgamma, dbeta = [], [mpf(0)] * d, [mpf(0)] * d
+    loss = mpf(0)
+    for row, g in zip(LNB_X, LNB_G, strict=True):
+        mu = sum(M(v) for v in row) / d
+        xc = [M(v) - mu for v in row]
+        var = sum(c * c for c in xc) / d
+        sigma = mp.sqrt(var + M(LNB_EPS))
+        xhat = [c / sigma for c in xc]
+        y = [h * M(gm) + M(b) for h, gm, b in zip(xhat, LNB_GAMMA, LNB_BETA, strict=True)]
+        dxhat = [M(gi) * M(gm) for gi, gm in zip(g, LNB_GAMMA, strict=True)]
+        m1 = sum(dxhat) / d
+        m2 = sum(a * h for a, h in zip(dxhat, xhat, strict=True)) / d
+        dx.append([(a - m1 - h * m2) / sigma for a, h in zip(dxhat, xhat, strict=True)])
+        for j in range(d):
+            dgamma[j] += M(g[j]) * xhat[j]
+            dbeta[j] += M(g[j])
+        loss += sum(M(gi) * yi for gi, yi in zip(g, y, strict=True))
+        out["mu"].append([mu])
+        out["xc"].append(xc)
+        out["sigma2"].append([var])
+        out["xhat"].append(xhat)
+        out["y"].append(y)
+        out["dxhat"].append(dxhat)
+    out.update(L=loss, dgamma=dgamma, dbeta=dbeta, dx=dx, y_op=out["y"], L_op=loss, dx_op=dx)
+    return out
+
+
+CEB_X = _m("""
+0.5 -1.0 2.0
+1.5 0.2 -0.4
+""")
+CEB_W = _m("""
+0.1 -0.3 0.2 0.4
+-0.2 0.5 0.1 -0.1
+0.3 0.2 -0.4 0.1
+""")
+CEB_B = _v("0.0 0.1 -0.1 0.05")
+CEB_T = [2, 0]
+CEB_LR = F(1, 10)
+CEB_ADAM = {"lr": F(1, 100), "beta1": F(9, 10), "beta2": F(999, 1000), "eps": F(1, 10**8)}
+
+
+def steps_softmax_ce_sgd_adam() -> dict[str, Tensor]:
+    """Logits → softmax → mean cross-entropy; dz = (p − onehot)/n, dW = Xᵀdz, db = Σ dz;
+    one SGD step and one Adam step from m = v = 0."""
+    n = len(CEB_X)
+    z = [
+        [
+            sum(M(x) * M(w[j]) for x, w in zip(row, CEB_W, strict=True)) + M(CEB_B[j])
+            for j in range(len(CEB_B))
+        ]
+        for row in CEB_X
+    ]
+    p = [softmax_row(r) for r in z]
+    loss = -sum(mp.log(p[i][t]) for i, t in enumerate(CEB_T)) / n
+    dz = [
+        [(p[i][j] - (1 if j == t else 0)) / n for j in range(len(p[i]))]
+        for i, t in enumerate(CEB_T)
+    ]
+    dw = matmul(transpose([[M(x) for x in r] for r in CEB_X]), dz)
+    db = [sum(dz[i][j] for i in range(n)) for j in range(len(CEB_B))]
+    w_sgd = [
+        [M(w) - M(CEB_LR) * g for w, g in zip(wr, gr, strict=True)]
+        for wr, gr in zip(CEB_W, dw, strict=True)
+    ]
+    a = {k: M(v) for k, v in CEB_ADAM.items()}
+    m = [[(1 - a["beta1"]) * g for g in r] for r in dw]
+    v = [[(1 - a["beta2"]) * g * g for g in r] for r in dw]
+    mhat = [[x / (1 - a["beta1"]) for x in r] for r in m]
+    vhat = [[x / (1 - a["beta2"]) for x in r] for r in v]
+    w_adam = [
+        [
+            M(w) - a["lr"] * mh / (mp.sqrt(vh) + a["eps"])
+            for w, mh, vh in zip(wr, mr, vr, strict=True)
+        ]
+        for wr, mr, vr in zip(CEB_W, mhat, vhat, strict=True)
+    ]
+    return {
+        "z": z,
+        "p": p,
+        "loss": loss,
+        "dz": dz,
+        "dW": dw,
+        "db": db,
+        "W_sgd": w_sgd,
+        "m": m,
+        "v": v,
+        "m_hat": mhat,
+        "v_hat": vhat,
+        "W_adam": w_adam,
+    }
+
+
 REFERENCES: dict[str, Callable[[], dict[str, Tensor]]] = {
     "steps_self_attention_noproj": steps_self_attention_noproj,
     "steps_masked_dropout": steps_masked_dropout,
@@ -387,6 +540,9 @@ REFERENCES: dict[str, Callable[[], dict[str, Tensor]]] = {
     "steps_cross_attention": steps_cross_attention,
     "steps_batch_heads": steps_batch_heads,
     "steps_recurrent_state": steps_recurrent_state,
+    "steps_attention_backward": steps_attention_backward,
+    "steps_layernorm_backward": steps_layernorm_backward,
+    "steps_softmax_ce_sgd_adam": steps_softmax_ce_sgd_adam,
 }
 """Every bundled step derivation, by file stem."""
 

@@ -60,6 +60,30 @@ GIVEN: dict[str, dict[str, Any]] = {
         "W_V": ref.BATCH_WV,
     },
     "steps_recurrent_state": {"E": ref.REC_E, "K": ref.REC_K, "V": ref.REC_V, "tok": ref.REC_TOK},
+    "steps_attention_backward": {
+        "Q": ref.ATTB_Q,
+        "K": ref.ATTB_K,
+        "V": ref.ATTB_V,
+        "dO": ref.ATTB_DO,
+    },
+    "steps_layernorm_backward": {
+        "x": ref.LNB_X,
+        "gamma": ref.LNB_GAMMA,
+        "beta": ref.LNB_BETA,
+        "G": ref.LNB_G,
+        "eps": ref.LNB_EPS,
+    },
+    "steps_softmax_ce_sgd_adam": {
+        "X": ref.CEB_X,
+        "W": ref.CEB_W,
+        "b": ref.CEB_B,
+        "t": ref.CEB_T,
+        "lr": ref.CEB_LR,
+        "adam_lr": ref.CEB_ADAM["lr"],
+        "beta1": ref.CEB_ADAM["beta1"],
+        "beta2": ref.CEB_ADAM["beta2"],
+        "adam_eps": ref.CEB_ADAM["eps"],
+    },
 }
 
 
@@ -213,12 +237,46 @@ def test_ffn_bce_loss_is_explained_by_the_rounded_probabilities(
     assert loss["verdict"] == "wrong" and loss["cause"] == "propagated-rounding", loss
 
 
+def test_attention_backward_finds_the_swapped_digits_of_dk(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
+    checks = reports["steps_attention_backward"]
+    off = [c for c in checks if c["verdict"] not in ("exact", "rounded")]
+    assert [(c["step"], c["index"]) for c in off] == [("dK", [2, 0])], off
+    (c,) = off
+    # by construction: the reference's dK[2, 0] prints as 0.0697, the file says 0.0679
+    with mp.workdps(ref.DPS):
+        assert ref.fmt(ref.evaluate("steps_attention_backward")["dK"][2][0], 4) == "0.0697"
+    assert c["printed"] == "0.0679"
+    assert c["verdict"] == "wrong" and c["cause"] == "digit-transposition", c
+
+
+def test_softmax_ce_finds_the_flipped_sign_of_the_target_gradient(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
+    checks = reports["steps_softmax_ce_sgd_adam"]
+    off = [c for c in checks if c["verdict"] not in ("exact", "rounded")]
+    assert [(c["step"], c["index"]) for c in off] == [("dz", [0, 2])], off
+    (c,) = off
+    with mp.workdps(ref.DPS):
+        assert ref.fmt(ref.evaluate("steps_softmax_ce_sgd_adam")["dz"][0][2], 4) == "-0.4619"
+    assert c["printed"] == "0.4619"
+    assert c["verdict"] == "wrong" and c["cause"] == "sign-flip", c
+
+
 @pytest.mark.parametrize(
     "stem",
     [
         s
         for s in STEMS
-        if s not in ("steps_masked_dropout", "steps_layernorm_unbiased", "steps_ffn_bce")
+        if s
+        not in (
+            "steps_masked_dropout",
+            "steps_layernorm_unbiased",
+            "steps_ffn_bce",
+            "steps_attention_backward",
+            "steps_softmax_ce_sgd_adam",
+        )
     ],
 )
 def test_correct_derivations_have_nothing_off(

@@ -269,6 +269,8 @@ class ExactBackend(BaseBackend):
     def sqrt(self, x: Scalar) -> Scalar:
         if self._doubtful and x in self._doubtful:  # √ of a value that may be 0 feeds a division
             return self._pending(self._doubtful[x])
+        if isinstance(x, sympy.Pow) and x.exp == 2 and not self.user_symbols(x):
+            return self.abs(x.base)  # √(b²) = |b| on a certified sign (SymPy's Abs can recurse)
         return sympy.sqrt(self._named(x))
 
     def _named(self, e: Scalar) -> Scalar:

@@ -93,6 +93,7 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
             shapes do not fit (file, step and column named).
         ShapeError: A template node whose shapes do not fit.
     """
+    from symtf.graph.autodiff import resolve
     from symtf.graph.evaluate import step_nodes
     from symtf.graph.rewrite import apply_rewrites
 
@@ -109,6 +110,7 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
         attention_layer(b, m, m.layers[0], "l0", x)
     standalone_nodes(b, m)
     graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
+    graph = resolve(graph)  # each grad/jacobian node reads the nodes its sweep passes through
     graph.shapes()  # every shape rule before anything is evaluated: errors name both shapes
     return graph
 

@@ -38,6 +38,7 @@ from symtf.ops.attention import (
     where,
     zero_future,
 )
+from symtf.ops.autodiff import grad, jacobian
 from symtf.ops.constructors import (
     arange,
     const,
@@ -190,11 +191,13 @@ __all__ = [
     "gelu_tanh",
     "get",
     "given",
+    "grad",
     "greedy",
     "gt",
     "identity",
     "ids",
     "index",
+    "jacobian",
     "kl_div",
     "kv_append",
     "largest",

@@ -54,6 +54,14 @@ def _gelu(xp: Any) -> Any:
     return lambda t: t / 2 * (1 + xp.erf(t / root2))
 
 
+def _gelu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # d/dx x·Φ(x) = Φ(x) + x·φ(x) = (1 + erf(x/√2))/2 + x·e^{−x²/2}/√(2π)
+    root2 = xp.sqrt(xp.const(2))
+    root2pi = xp.sqrt(2 * xp.pi())
+    d = apply(xp, x, lambda t: (1 + xp.erf(t / root2)) / 2 + t * xp.exp(-t * t / 2) / root2pi)
+    return (mul(xp, g, d),)
+
+
 @define(
     "gelu",
     "activations",
@@ -63,6 +71,7 @@ def _gelu(xp: Any) -> Any:
     text="x/2·(1+erf(x/√2))",
     shapes="unchanged",
     substitute=_named(r"\operatorname{GELU}"),
+    vjp=_gelu_vjp,
 )
 def gelu(xp: Any, x: Tensor) -> Tensor:
     """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise."""
@@ -75,6 +84,18 @@ def _gelu_tanh(xp: Any) -> Any:
     return lambda t: t / 2 * (1 + xp.tanh(k * (t + c * t * t * t)))
 
 
+def _gelu_tanh_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # u = k(x + c·x³): d/dx x/2·(1 + tanh u) = (1 + tanh u)/2 + x/2·(1 − tanh² u)·k(1 + 3c·x²)
+    k = xp.sqrt(xp.const(2) / xp.pi())
+    c = xp.const(GELU_TANH_C)
+
+    def d(t: Any) -> Any:
+        th = xp.tanh(k * (t + c * t * t * t))
+        return (1 + th) / 2 + t / 2 * (1 - th * th) * k * (1 + 3 * c * t * t)
+
+    return (mul(xp, g, apply(xp, x, d)),)
+
+
 @define(
     "gelu_tanh",
     "activations",
@@ -84,10 +105,20 @@ def _gelu_tanh(xp: Any) -> Any:
     text="x/2·(1+tanh(√(2/π)(x+0.044715x³)))",
     shapes="unchanged",
     substitute=_named(r"\operatorname{GELU}_{\tanh}"),
+    vjp=_gelu_tanh_vjp,
 )
 def gelu_tanh(xp: Any, x: Tensor) -> Tensor:
     """GELU's tanh form ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (GPT-2)."""
     return apply(xp, x, _gelu_tanh(xp))
+
+
+def _silu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # s = σ(x): d/dx x·s = s·(1 + x·(1 − s))
+    def d(t: Any) -> Any:
+        s = 1 / (1 + xp.exp(-t))
+        return s * (1 + t * (1 - s))
+
+    return (mul(xp, g, apply(xp, x, d)),)
 
 
 @define(
@@ -99,6 +130,7 @@ def gelu_tanh(xp: Any, x: Tensor) -> Tensor:
     text="x/(1+e⁻ˣ)",
     shapes="unchanged",
     substitute=_named(r"\operatorname{SiLU}"),
+    vjp=_silu_vjp,
 )
 def silu(xp: Any, x: Tensor) -> Tensor:
     """SiLU (swish) ``x·σ(x) = x/(1 + e^{−x})`` element-wise."""

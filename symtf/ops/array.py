@@ -242,6 +242,8 @@ def total(
             m = xp.matmul(m, xp.ones(k, 1))
         if 1 in along:
             m = xp.matmul(xp.ones(1, n), m)
+        if len(shape) == 1 and xp.shape(m)[0] != 1:
+            m = xp.transpose(m)  # a column summed across is a 1-D tensor: one row natively
         return wrap(xp, m, shape)
     return reduce(xp, x, lambda vs: add_all(xp, vs), axis, keepdims)
 

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from symtf.ops.array import apply, as_int, each_row, generic, nat, total, wrap
-from symtf.ops.core import Param, Substitution, axis_of, check, define, elementwise_shape, fmt
+from symtf.ops.array import apply, as_int, each_row, generic, nat, total, unbroadcast, wrap
+from symtf.ops.core import (
+    Param,
+    Substitution,
+    axis_of,
+    check,
+    define,
+    elementwise_shape,
+    fmt,
+    zero_vjp,
+)
 from symtf.ops.elementwise import mul, quotient, sub
 from symtf.ops.shape import swap_last
 from symtf.tensor import Tensor
@@ -89,6 +98,13 @@ def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     return quotient(xp, e, s)
 
 
+def _log_softmax_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, axis: int = -1
+) -> tuple[Any, ...]:
+    # y = x − ln Σ e^x: g − softmax(x)·Σ g, with softmax(x) = e^y
+    return (sub(xp, g, mul(xp, apply(xp, output, xp.exp), total(xp, g, axis, keepdims=True))),)
+
+
 @define(
     "log_softmax",
     "attention",
@@ -97,6 +113,7 @@ def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     tex=r"x_i - \ln \sum_j e^{x_j}",
     text="xᵢ − ln Σⱼ e^{xⱼ}",
     shapes="unchanged",
+    vjp=_log_softmax_vjp,
 )
 def log_softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     """``x_i − ln Σ_j e^{x_j}`` along ``axis``."""
@@ -126,6 +143,11 @@ def _mask_sub(s: Substitution) -> str | None:
     return f"{s.args[0]}{BREAK}+ {s.matrix(mask)}"
 
 
+def _above_zero_vjp(xp: Any, g: Tensor, s: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    """A fill above the diagonal: the entries kept pass their cotangent, the filled ones none."""
+    return (wrap(xp, xp.fill_above(nat(xp, g), xp.const(0)), g.shape),)
+
+
 @define(
     "mask_future",
     "attention",
@@ -136,6 +158,7 @@ def _mask_sub(s: Substitution) -> str | None:
     shapes="unchanged",
     public=False,
     substitute=_mask_sub,
+    vjp=_above_zero_vjp,
 )
 def mask_future(xp: Any, s: Tensor) -> Tensor:
     """Scores with every entry above the diagonal set to −∞ (the causal mask)."""
@@ -151,10 +174,18 @@ def mask_future(xp: Any, s: Tensor) -> Tensor:
     text="0 above the diagonal",
     shapes="unchanged",
     public=False,
+    vjp=_above_zero_vjp,
 )
 def zero_future(xp: Any, a: Tensor) -> Tensor:
     """Weights with every entry above the diagonal set to exactly 0."""
     return wrap(xp, xp.fill_above(nat(xp, a), xp.const(0)), a.shape)
+
+
+def _normalize_rows_vjp(xp: Any, g: Tensor, a: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # y = a/s, s = Σ a along the row: (g − Σ g·y)/s
+    s = total(xp, a, -1, keepdims=True)
+    inner = total(xp, mul(xp, g, output), -1, keepdims=True)
+    return (quotient(xp, sub(xp, g, inner), s),)
 
 
 @define(
@@ -166,6 +197,7 @@ def zero_future(xp: Any, a: Tensor) -> Tensor:
     text="each row over its sum",
     shapes="unchanged",
     public=False,
+    vjp=_normalize_rows_vjp,
 )
 def normalize_rows(xp: Any, a: Tensor) -> Tensor:
     """Divide each row by its sum.
@@ -189,6 +221,20 @@ def _where_shape(cond: Any, a: Any, b: Any) -> tuple[int, ...]:
     return elementwise_shape(cond, a, b)
 
 
+def _chosen(xp: Any, cond: Tensor, g: Tensor, where_true: bool) -> Tensor:
+    """``g`` where ``cond ≠ 0`` (or where it is 0), else 0: the cotangent of one branch."""
+    zero = xp.const(0)
+    return generic(xp, lambda c, gi: gi if _nonzero(xp, c) == where_true else zero, cond, g)
+
+
+def _where_vjp(
+    xp: Any, g: Tensor, cond: Tensor, a: Tensor, b: Tensor, *, output: Tensor
+) -> tuple[Any, ...]:
+    ga = unbroadcast(xp, _chosen(xp, cond, g, True), a.shape)
+    gb = unbroadcast(xp, _chosen(xp, cond, g, False), b.shape)
+    return None, ga, gb  # the condition only chooses: no derivative
+
+
 @define(
     "where",
     "attention",
@@ -197,6 +243,7 @@ def _where_shape(cond: Any, a: Any, b: Any) -> tuple[int, ...]:
     tex=r"\begin{cases} a & c \ne 0 \\ b & c = 0 \end{cases}",
     text="a where cond ≠ 0, else b",
     shapes="broadcast",
+    vjp=_where_vjp,
 )
 def where(xp: Any, cond: Tensor, a: Tensor, b: Tensor) -> Tensor:
     """``a`` where ``cond ≠ 0`` (a certified test), else ``b`` (broadcast)."""
@@ -212,6 +259,14 @@ def _masked_fill_shape(x: Any, mask: Any, value: Any) -> tuple[int, ...]:
     return out
 
 
+def _masked_fill_vjp(
+    xp: Any, g: Tensor, x: Tensor, mask: Tensor, value: Tensor, *, output: Tensor
+) -> tuple[Any, ...]:
+    gx = unbroadcast(xp, _chosen(xp, mask, g, False), x.shape)
+    gv = unbroadcast(xp, _chosen(xp, mask, g, True), value.shape)
+    return gx, None, gv
+
+
 @define(
     "masked_fill",
     "attention",
@@ -220,6 +275,7 @@ def _masked_fill_shape(x: Any, mask: Any, value: Any) -> tuple[int, ...]:
     tex=r"\begin{cases} v & m \ne 0 \\ x & m = 0 \end{cases}",
     text="value where mask ≠ 0 (a certified test), else x",
     shapes="shape of x",
+    vjp=_masked_fill_vjp,
 )
 def masked_fill(xp: Any, x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     """``value`` where ``mask ≠ 0``, else ``x`` (broadcast to ``x``'s shape)."""
@@ -251,6 +307,7 @@ def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
     tex=r"x_{ij}\,[j \le i + k]",
     text="zero above the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
+    vjp=lambda xp, g, x, *, output: (tril(xp, g),),
 )
 def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero above the ``diagonal``-th diagonal of the last two axes (``j > i + diagonal``)."""
@@ -265,6 +322,7 @@ def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     tex=r"x_{ij}\,[j \ge i + k]",
     text="zero below the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
+    vjp=lambda xp, g, x, *, output: (triu(xp, g),),
 )
 def triu(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero below the ``diagonal``-th diagonal of the last two axes (``j < i + diagonal``)."""
@@ -284,6 +342,7 @@ def _causal_shape(*, n: int) -> tuple[int, ...]:
     tex=r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}",
     text="0 on and below the diagonal, −∞ above (added to scores)",
     shapes="(n, n)",
+    vjp=zero_vjp,
 )
 def causal_mask(xp: Any, *, n: int) -> Tensor:
     """The additive causal mask: ``(n, n)``, 0 on and below the diagonal, −∞ above."""

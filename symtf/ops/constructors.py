@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from symtf.ops.array import as_int, full, num, wrap
-from symtf.ops.core import Param, check, define
+from symtf.ops.core import Param, check, define, zero_vjp
 from symtf.tensor import Tensor
 
 #: Most entries a constructor may make.
@@ -46,6 +46,7 @@ def _filled(name: str, value: int) -> Any:
         text=f"a tensor of {name}",
         shapes="→ shape",
         variadic="shape",
+        vjp=zero_vjp,
     )(compute)
 
 
@@ -130,6 +131,7 @@ def _eye_shape(*, n: int) -> tuple[int, ...]:
     tex="I_n",
     text="the identity",
     shapes="(n, n)",
+    vjp=zero_vjp,
 )
 def eye(xp: Any, *, n: int) -> Tensor:
     """The identity: ``-> (n, n)``."""
@@ -149,6 +151,7 @@ def _one_hot_shape(ids: Any, *, n: int) -> tuple[int, ...]:
     tex=r"[\,i = \mathrm{id}\,]",
     text="1 at each id",
     shapes="ids.shape + (n,)",
+    vjp=zero_vjp,
 )
 def one_hot(xp: Any, ids: Tensor, *, n: int) -> Tensor:
     """``ids -> ids.shape + (n,)``: 1 at each id, 0 elsewhere."""
@@ -187,6 +190,7 @@ def _given_display(params: Any, labels: Any) -> str:
     shapes="as given",
     public=False,
     display=_given_display,
+    vjp=zero_vjp,
 )
 def given(xp: Any, *, value: Any) -> Tensor:
     """Numbers the file gives, in the backend's numbers.
@@ -215,6 +219,7 @@ def given(xp: Any, *, value: Any) -> Tensor:
     shapes="(1, 1)",
     public=False,
     display=lambda params, labels: labels.get("formula", ""),
+    vjp=zero_vjp,
 )
 def const(xp: Any, *, value: Any) -> Tensor:
     """A 1×1 constant in the backend's numbers (``d_head``, a token id)."""
@@ -230,6 +235,7 @@ def const(xp: Any, *, value: Any) -> Tensor:
     text="token ids",
     shapes="(1, n)",
     public=False,
+    vjp=zero_vjp,
 )
 def ids(xp: Any, *, ids: Any) -> Tensor:
     """Token ids as a ``[1, n]`` row of the backend's numbers."""
@@ -250,6 +256,7 @@ def _divisor_display(params: Any, labels: Any) -> str:
     shapes="(1, 1)",
     public=False,
     display=_divisor_display,
+    vjp=zero_vjp,
 )
 def divisor(xp: Any, *, scale: Any = None, d_head: int) -> Tensor:
     """The score divisor as a 1×1 matrix: the given scale, or ``√d_head``."""

@@ -343,6 +343,12 @@ def _shape_of(t: Any) -> Any:
     return t.shape
 
 
+def zero_vjp(xp: Any, g: Any, *tensors: Any, output: Any, **params: Any) -> tuple[Any, ...]:
+    """The VJP of an op whose value is piecewise constant in its tensor arguments, or has
+    none (an index, a mask, ``argmax``, ``one_hot``, a constant): no cotangent for any."""
+    return (None,) * len(tensors)
+
+
 # ----------------------------------------------------------------------------- the registry
 
 _REGISTRY: dict[str, Op] = {}
@@ -363,6 +369,21 @@ def register(op: Op) -> Op:
     return op
 
 
+#: Ops a step may call that act on the step graph rather than on values (``grad`` and
+#: ``jacobian`` take names and are resolved when the graph is built): the step parser
+#: reads their signatures; they are not in :data:`REGISTRY`, which holds value ops.
+_GRAPH_OPS: dict[str, Op] = {}
+GRAPH_OPS: Mapping[str, Op] = MappingProxyType(_GRAPH_OPS)
+
+
+def register_graph_op(op: Op) -> Op:
+    """Add an op the step parser accepts but the graph resolves (see :data:`GRAPH_OPS`)."""
+    if op.name in _REGISTRY or op.name in _ALIASES or op.name in _GRAPH_OPS:
+        raise ValueError(f"op {op.name!r} registered twice")
+    _GRAPH_OPS[op.name] = op
+    return op
+
+
 _SIGNATURES: dict[str, Any] = {}
 
 
@@ -372,7 +393,8 @@ def get(name: str) -> Op:
     Raises:
         KeyError: For an unknown name.
     """
-    return _REGISTRY[_ALIASES.get(name, name)]
+    name = _ALIASES.get(name, name)
+    return _GRAPH_OPS[name] if name in _GRAPH_OPS else _REGISTRY[name]
 
 
 def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
@@ -380,9 +402,9 @@ def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
 
     Read afresh when an op was registered since the last call.
     """
-    key = tuple(_REGISTRY)
+    key = (*_REGISTRY, *_GRAPH_OPS)
     if _SIGNATURES.get("key") != key:
-        out = {}
+        out = {name: op.arity() for name, op in _GRAPH_OPS.items()}
         for op in _REGISTRY.values():
             if op.public:
                 out[op.name] = op.arity()
@@ -511,6 +533,7 @@ def same_shape(x: Sequence[int], *_: Any, **__: Any) -> tuple[int, ...]:
 
 __all__ = [
     "BREAK",
+    "GRAPH_OPS",
     "REGISTRY",
     "REQUIRED",
     "Op",
@@ -527,5 +550,7 @@ __all__ = [
     "get",
     "public_signatures",
     "register",
+    "register_graph_op",
     "same_shape",
+    "zero_vjp",
 ]

@@ -321,11 +321,23 @@ log = define(
     doc="Natural logarithm element-wise (ln 0 is an error).",
 )(_log_compute)
 sqrt = _unary("sqrt", r"\sqrt{x}", "√x", lambda xp: xp.sqrt, _sqrt_vjp, doc="``√x`` element-wise.")
+
+
+def _abs_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # d|x|/dx = sign x, and 0 at x = 0 (the subgradient numpy and torch take)
+    def one(gi: Any, xi: Any) -> Any:
+        s = xp.sign(xi)
+        return gi if s > 0 else -gi if s < 0 else xp.const(0)
+
+    return (generic(xp, one, g, x),)
+
+
 absolute = _unary(
     "abs",
     r"\lvert x\rvert",
     "|x|",
     lambda xp: xp.abs,
+    _abs_vjp,
     doc="``|x|`` element-wise, on a certified sign.",
 )
 sin = _unary("sin", r"\sin x", "sin x", lambda xp: xp.sin, _sin_vjp, doc="``sin x`` element-wise.")
@@ -365,6 +377,17 @@ def _size(s: Any) -> int:
     return n
 
 
+def _dropout_vjp(
+    xp: Any, g: Tensor, x: Tensor, keep_mask: Tensor, p: Tensor, *, output: Tensor
+) -> tuple[Any, ...]:
+    # x·m/(1 − p): by x, m/(1 − p); by p, x·m/(1 − p)²; the mask is a given choice (no derivative)
+    keep = 1 - p.item()
+    xp.require_nonzero(keep, "1 - p (dropout keeps nothing)")
+    gx = generic(xp, lambda gi, m: gi * m / keep, g, keep_mask)
+    gp = generic(xp, lambda gi, a, m: gi * a * m / (keep * keep), g, x, keep_mask)
+    return unbroadcast(xp, gx, x.shape), None, unbroadcast(xp, gp, p.shape)
+
+
 @define(
     "dropout",
     "elementwise",
@@ -373,6 +396,7 @@ def _size(s: Any) -> int:
     tex=r"rac{x \odot m}{1-p}",
     text="x · keep_mask / (1 − p)",
     shapes="broadcast",
+    vjp=_dropout_vjp,
 )
 def dropout(xp: Any, x: Tensor, keep_mask: Tensor, p: Tensor) -> Tensor:
     """Inverted dropout with a given mask: ``x · keep_mask / (1 − p)`` (broadcast).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from symtf.ops.array import broadcast_to, nat, wrap
+from symtf.ops.array import add_all, broadcast_to, nat, wrap
 from symtf.ops.core import BREAK, Param, Substitution, broadcast_shape, check, define, fmt
 from symtf.ops.elementwise import add, mul, times
 from symtf.tensor import Tensor
@@ -151,6 +151,22 @@ def _linear_sub(s: Substitution) -> str:
     return f"{body}{BREAK}+ {s.value('bias', False)}"
 
 
+def _linear_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    *,
+    output: Tensor,
+    w: Any,
+    bias: Any = None,
+    transposed: bool = False,
+) -> tuple[Any, ...]:
+    """``g·Wᵀ`` (``g·W`` for ``x·Wᵀ``); the file's weights are settings, not inputs."""
+    wm = xp.matrix(w)
+    gx = xp.matmul(nat(xp, g), wm if transposed else xp.transpose(wm))
+    return (wrap(xp, gx, x.shape),)
+
+
 @define(
     "linear",
     "linalg",
@@ -167,6 +183,7 @@ def _linear_sub(s: Substitution) -> str:
     public=False,
     display=_linear_display,
     substitute=_linear_sub,
+    vjp=_linear_vjp,
 )
 def linear(xp: Any, x: Tensor, *, w: Any, bias: Any = None, transposed: bool = False) -> Tensor:
     """``x·W + b`` (or ``x·Wᵀ + b``) with the file's weights: ``[n, d_in] -> [n, d_out]``."""
@@ -183,6 +200,11 @@ def linear(xp: Any, x: Tensor, *, w: Any, bias: Any = None, transposed: bool = F
 # ----------------------------------------------------------------------------- a divisor
 
 
+def sum_all(xp: Any, t: Tensor) -> Any:
+    """Every entry of ``t`` added up, as a backend scalar."""
+    return add_all(xp, list(t.data))
+
+
 def _scale_shape(s: Any, d: Any) -> tuple[int, ...]:
     if d is not None:
         check(math.prod(d) == 1, f"the divisor must be a single number, found shape {fmt(d)}")
@@ -191,6 +213,15 @@ def _scale_shape(s: Any, d: Any) -> tuple[int, ...]:
 
 def _scale_sub(s: Substitution) -> str:
     return f"\\frac{{1}}{{{s.args[1]}}}{s.args[0]}"
+
+
+def _scale_vjp(xp: Any, g: Tensor, s: Tensor, d: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # S/d: by S, g/d; by d, −Σ g·S/d²
+    divisor = d.item()
+    xp.require_nonzero(divisor, "the attention scale divisor")
+    gs = times(xp, g, 1 / divisor)
+    gd = -sum_all(xp, mul(xp, g, s)) / (divisor * divisor)
+    return gs, Tensor(d.shape, [gd])
 
 
 @define(
@@ -204,6 +235,7 @@ def _scale_sub(s: Substitution) -> str:
     public=False,
     display=lambda params, labels: labels.get("formula", r"\frac{S}{d}"),
     substitute=_scale_sub,
+    vjp=_scale_vjp,
 )
 def scale(xp: Any, s: Tensor, d: Tensor) -> Tensor:
     """Every entry of ``s`` times ``1/d`` for the single number ``d`` (the attention scale).

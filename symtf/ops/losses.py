@@ -45,6 +45,24 @@ def _targets(target: Tensor, rows: int, width: int) -> list[int]:
     return ids
 
 
+def _picked(xp: Any, shape: tuple[int, ...], ids: list[int], width: int, each: Any) -> Tensor:
+    """A tensor of ``shape`` (rows of ``width``): ``each`` at every row's target, 0 elsewhere."""
+    zero = xp.const(0)
+    data = [zero] * (len(ids) * width)
+    for i, k in enumerate(ids):
+        data[i * width + k] = each
+    return Tensor(shape, data)
+
+
+def _nll_vjp(
+    xp: Any, g: Tensor, logp: Tensor, target: Tensor, *, output: Tensor
+) -> tuple[Any, ...]:
+    # −(1/n)Σ logp[r, t_r]: −g/n at each row's target; the target ids have no derivative
+    n, v = _rows(logp.shape)
+    ids = _targets(target, n, v)
+    return _picked(xp, logp.shape, ids, v, -g.item() / xp.const(n)), None
+
+
 @define(
     "nll",
     "losses",
@@ -53,6 +71,7 @@ def _targets(target: Tensor, rows: int, width: int) -> list[int]:
     tex=r"-\frac{1}{n}\sum_r \log p_{r, t_r}",
     text="mean over rows of −logp[row, target]",
     shapes="(V,) or (n, V), int or (n,) → ()",
+    vjp=_nll_vjp,
 )
 def nll(xp: Any, logp: Tensor, target: Tensor) -> Tensor:
     """Mean over rows of ``−logp[row, target]``: ``(n, V), (n,) -> ()``."""
@@ -63,6 +82,20 @@ def nll(xp: Any, logp: Tensor, target: Tensor) -> Tensor:
     return scalar(-add_all(xp, picked) / xp.const(n))
 
 
+def _cross_entropy_vjp(
+    xp: Any, g: Tensor, logits: Tensor, target: Tensor, *, output: Tensor
+) -> tuple[Any, ...]:
+    # (g/n)·(softmax(z) − one_hot(t)) row by row
+    from symtf.ops.attention import softmax
+    from symtf.ops.elementwise import sub, times
+
+    n, v = _rows(logits.shape)
+    ids = _targets(target, n, v)
+    one = _picked(xp, logits.shape, ids, v, xp.const(1))
+    diff = sub(xp, softmax(xp, logits, axis=-1), one)
+    return times(xp, diff, g.item() / xp.const(n)), None
+
+
 @define(
     "cross_entropy",
     "losses",
@@ -71,6 +104,7 @@ def nll(xp: Any, logp: Tensor, target: Tensor) -> Tensor:
     tex=r"-\frac{1}{n}\sum_r \log \operatorname{softmax}(z_r)_{t_r}",
     text="mean over rows of −log_softmax(logits)[row, target]",
     shapes="(V,) or (n, V), int or (n,) → ()",
+    vjp=_cross_entropy_vjp,
 )
 def cross_entropy(xp: Any, logits: Tensor, target: Tensor) -> Tensor:
     """Mean over rows of ``−log_softmax(logits)[row, target]``: ``(n, V), (n,) -> ()``."""
@@ -86,6 +120,39 @@ def _nonzero(xp: Any, v: Any) -> bool:
     return xp.sign(v) != 0
 
 
+def _bce_vjp(xp: Any, g: Tensor, p: Tensor, y: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # each term −(y ln p + (1 − y) ln(1 − p)), over N entries: by p, −y/p + (1 − y)/(1 − p);
+    # by y, ln(1 − p) − ln p. A term bce leaves out (y = 0 or y = 1) has no derivative by p.
+    from symtf.ops.array import unbroadcast
+
+    shape = elementwise_shape(p.shape, y.shape)
+    c = g.item() / xp.const(_count(shape))
+
+    def by_p(a: Any, t: Any) -> Any:
+        out = xp.const(0)
+        if _nonzero(xp, t):
+            out = out - t / a
+        if _nonzero(xp, 1 - t):
+            out = out + (1 - t) / (1 - a)
+        return out * c
+
+    def by_y(a: Any, t: Any) -> Any:
+        xp.require_nonzero(a, "p in the derivative of bce by y (ln 0)")
+        xp.require_nonzero(1 - a, "1 - p in the derivative of bce by y (ln 0)")
+        return (xp.log(1 - a) - xp.log(a)) * c
+
+    gp = unbroadcast(xp, generic(xp, by_p, p, y), p.shape)
+    gy = unbroadcast(xp, generic(xp, by_y, p, y), y.shape)
+    return gp, gy
+
+
+def _count(shape: Any) -> int:
+    n = 1
+    for k in shape:
+        n *= k
+    return n
+
+
 @define(
     "bce",
     "losses",
@@ -94,6 +161,7 @@ def _nonzero(xp: Any, v: Any) -> bool:
     tex=r"-\overline{y \ln p + (1-y)\ln(1-p)}",
     text="mean of −(y ln p + (1−y) ln(1−p))",
     shapes="broadcast → ()",
+    vjp=_bce_vjp,
 )
 def bce(xp: Any, p: Tensor, y: Tensor) -> Tensor:
     """Mean of ``−(y ln p + (1 − y) ln(1 − p))`` (broadcast) ``-> ()``."""
@@ -111,6 +179,16 @@ def bce(xp: Any, p: Tensor, y: Tensor) -> Tensor:
     return mean(xp, generic(xp, one, p, y))
 
 
+def _mse_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    # mean of (a − b)² over N entries: by a, 2(a − b)/N; by b, the negative
+    from symtf.ops.array import unbroadcast
+
+    shape = elementwise_shape(a.shape, b.shape)
+    c = 2 * g.item() / xp.const(_count(shape))
+    d = generic(xp, lambda x, y: (x - y) * c, a, b)
+    return unbroadcast(xp, d, a.shape), unbroadcast(xp, generic(xp, lambda v: -v, d), b.shape)
+
+
 @define(
     "mse",
     "losses",
@@ -119,6 +197,7 @@ def bce(xp: Any, p: Tensor, y: Tensor) -> Tensor:
     tex=r"\overline{(a-b)^2}",
     text="mean of (a − b)²",
     shapes="broadcast → ()",
+    vjp=_mse_vjp,
 )
 def mse(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """Mean of ``(a − b)²`` (broadcast) ``-> ()``."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from symtf.errors import ModelError
-from symtf.ops.array import apply, each_row, num, scalar, wrap
+from symtf.ops.array import add_all, apply, each_row, num, scalar, total, wrap
 from symtf.ops.core import BREAK, Param, Substitution, check, define, fmt
 from symtf.ops.elementwise import add, mul, quotient, sub
 from symtf.ops.reductions import mean, mean_square
@@ -51,6 +51,11 @@ def _root_sub(s: Substitution) -> str:
     return rf"\sqrt{{{s.args[0]}{e}}}"
 
 
+def _norm_root_vjp(xp: Any, g: Tensor, v: Tensor, *, output: Tensor, **_: Any) -> tuple[Any, ...]:
+    # √(v + ε): g/(2·√(v + ε))
+    return (quotient(xp, g, apply(xp, output, lambda r: 2 * r)),)
+
+
 @define(
     "norm_root",
     "norms",
@@ -67,6 +72,7 @@ def _root_sub(s: Substitution) -> str:
     public=False,
     display=_root_display,
     substitute=_root_sub,
+    vjp=_norm_root_vjp,
 )
 def norm_root(
     xp: Any, v: Tensor, *, eps: Any = 0, what: str = "the variance + eps", where: str | None = None
@@ -96,6 +102,32 @@ def normalized(
     return out
 
 
+def _normalize_vjp(
+    xp: Any,
+    g: Tensor,
+    centered: Tensor,
+    std: Tensor,
+    *,
+    output: Tensor,
+    gamma: Any,
+    beta: Any,
+    where: Any = None,
+) -> tuple[Any, ...]:
+    # c/s·γ + β: by c, g·γ/s; by s, −Σ_row g·γ·c/s²
+    from symtf.ops.array import unbroadcast
+
+    d = centered.shape[-1]
+    gg = mul(xp, g, wrap(xp, xp.matrix(gamma), (1, d)))
+    gc = quotient(xp, gg, std)
+    gs = unbroadcast(xp, neg_(xp, quotient(xp, mul(xp, gc, centered), std)), std.shape)
+    return gc, gs
+
+
+def neg_(xp: Any, t: Tensor) -> Tensor:
+    """``−t``."""
+    return apply(xp, t, lambda v: -v)
+
+
 def _normalize_shape(
     centered: Any, std: Any, *, gamma: Any, beta: Any, where: Any = None
 ) -> tuple[int, ...]:
@@ -119,7 +151,9 @@ def _normalize_sub(s: Substitution) -> str | None:
     # each row divided by its own deviation: diag(σ)⁻¹ (x − μ), or a plain fraction
     std = s.shapes[1] if len(s.shapes) > 1 else None
     by_row = std is not None and len(std) >= 1 and std[0] > 1
-    divided = rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}" if by_row else rf"\frac{{{a}}}{{{b}}}"
+    divided = (
+        rf"\operatorname{{diag}}\left({b}\right)^{{-1}} {a}" if by_row else rf"\frac{{{a}}}{{{b}}}"
+    )
     if _plain(gamma, 1) and _plain(beta, 0):
         return divided
     g, bb = s.value("gamma", False), s.value("beta", False)
@@ -147,6 +181,7 @@ _RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
     public=False,
     display=lambda params, labels: _RMS if labels.get("kind") == "rmsnorm" else _LN,
     substitute=_normalize_sub,
+    vjp=_normalize_vjp,
 )
 def normalize(
     xp: Any, centered: Tensor, std: Tensor, *, gamma: Any, beta: Any, where: str | None = None
@@ -208,6 +243,76 @@ def _flat(p: Tensor | None) -> Tensor | None:
     return p.reshape((p.size,))
 
 
+def _norm_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    eps: Tensor | None,
+    gamma: Tensor | None,
+    beta: Tensor | None,
+    *,
+    centred: bool,
+    unbiased: bool = False,
+) -> tuple[Any, ...]:
+    """The VJP of LayerNorm (``centred``) or RMSNorm over the last axis.
+
+    With ``c = x − μ`` (or ``x``), ``v = Σc²/n'``, ``r = √(v + ε)``, ``h = c/r`` and
+    ``u = g·γ``: by ``x``, ``u/r − mean(u)/r − c·Σ(u·c)/(n'·r³)`` (the ``mean(u)`` term only
+    when centred); by ``ε``, ``−Σ u·c/(2r³)``; by ``γ``, ``Σ g·h``; by ``β``, ``Σ g``.
+    """
+    from symtf.ops.array import unbroadcast
+
+    d = x.shape[-1]
+    n = d - (1 if unbiased else 0)
+    c = sub(xp, x, mean(xp, x, axis=-1, keepdims=True)) if centred else x
+    v = mean_square.compute(xp, c, axis=-1, keepdims=True, unbiased=unbiased)
+    r = root_plus(
+        xp, v, _eps_of(xp, eps), "the variance + eps" if centred else "the mean square + eps"
+    )
+    h = quotient(xp, c, r)
+    gm = _flat(gamma)
+    u = g if gm is None else mul(xp, g, gm)
+    uc = total(xp, mul(xp, u, c), -1, keepdims=True)
+    r3 = mul(xp, mul(xp, r, r), r)
+    gx = quotient(xp, u, r)
+    if centred:
+        gx = sub(xp, gx, quotient(xp, mean(xp, u, axis=-1, keepdims=True), r))
+    gx = sub(xp, gx, quotient(xp, mul(xp, c, uc), apply(xp, r3, lambda t: t * n)))
+    g_eps = None
+    if eps is not None:
+        total_uc = add_all(xp, list(quotient(xp, uc, r3).data))
+        g_eps = Tensor(eps.shape, [-total_uc / 2])
+    g_gamma = None if gamma is None else unbroadcast(xp, mul(xp, g, h), gamma.shape)
+    g_beta = None if beta is None else unbroadcast(xp, g, beta.shape)
+    return gx, g_eps, g_gamma, g_beta
+
+
+def _layernorm_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    eps: Tensor | None = None,
+    gamma: Tensor | None = None,
+    beta: Tensor | None = None,
+    *,
+    output: Tensor,
+    unbiased: bool = False,
+) -> tuple[Any, ...]:
+    return _norm_vjp(xp, g, x, eps, gamma, beta, centred=True, unbiased=unbiased)
+
+
+def _rmsnorm_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    eps: Tensor | None = None,
+    gamma: Tensor | None = None,
+    *,
+    output: Tensor,
+) -> tuple[Any, ...]:
+    return _norm_vjp(xp, g, x, eps, gamma, None, centred=False)[:3]
+
+
 @define(
     "layernorm",
     "norms",
@@ -222,6 +327,7 @@ def _flat(p: Tensor | None) -> Tensor | None:
     tex=_LN,
     text="(x−μ)/√(σ²+ε)·γ+β over the last axis",
     shapes="unchanged; γ, β scalar or (d,)",
+    vjp=_layernorm_vjp,
 )
 def layernorm(
     xp: Any,
@@ -266,6 +372,7 @@ def _rms_shape(x: Any, eps: Any = None, gamma: Any = None) -> tuple[int, ...]:
     tex=r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma",
     text="x/√(mean(x²)+ε)·γ over the last axis",
     shapes="unchanged",
+    vjp=_rmsnorm_vjp,
 )
 def rmsnorm(xp: Any, x: Tensor, eps: Tensor | None = None, gamma: Tensor | None = None) -> Tensor:
     """RMSNorm over the last axis: ``x/√(mean(x²) + ε)·γ``; shape unchanged.

@@ -12,7 +12,7 @@ from typing import Any
 import sympy
 
 from symtf.ops.array import exact
-from symtf.ops.core import Param, check, define, fmt
+from symtf.ops.core import Param, check, define, fmt, zero_vjp
 from symtf.tensor import Tensor, all_indices
 
 #: How the features of a row are paired for a rotation.
@@ -42,6 +42,7 @@ def _sin_shape(*, n: int, d: int, base: Any = 10000) -> tuple[int, ...]:
     tex=r"P_{p,2i} = \sin\frac{p}{b^{2i/d}},\ P_{p,2i+1} = \cos\frac{p}{b^{2i/d}}",
     text="PE[p,2i] = sin(p/base^{2i/d}), PE[p,2i+1] = cos(same), exact",
     shapes="(n, d)",
+    vjp=zero_vjp,
 )
 def sinusoidal(xp: Any, *, n: int, d: int, base: Any = 10000) -> Tensor:
     """Sinusoidal positions: ``P[p, 2i] = sin(p / base^{2i/d})``, ``P[p, 2i+1] = cos(…)``."""
@@ -102,6 +103,76 @@ def _rope_display(params: Any, labels: Any) -> str:
     return rf"R_p\,{letter}_p"
 
 
+def _rope_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    angles: Tensor | None = None,
+    cos: Tensor | None = None,
+    sin: Tensor | None = None,
+    *,
+    output: Tensor,
+    base: Any = 10000,
+    pairs: str = "adjacent",
+    offset: int = 0,
+) -> tuple[Any, ...]:
+    """The rotation transposed for ``x``; for the tables, the derivative of each turned pair.
+
+    Pair ``(a, b)`` turned by ``(c, s)`` is ``(a·c − b·s, a·s + b·c)``: by ``x`` the pair of
+    cotangents ``(g_a, g_b)`` turns back, ``(g_a·c + g_b·s, −g_a·s + g_b·c)``; by ``c``,
+    ``g_a·a + g_b·b``; by ``s``, ``−g_a·b + g_b·a``; by an angle, through whichever of
+    ``cos``/``sin`` it was computed with (``−sin θ``, ``cos θ``).
+    """
+    n, d = x.shape[-2:]
+    half = d // 2
+    index = _pairs(d, pairs)
+    if angles is None:
+        b = exact(base)
+        thetas = [
+            xp.const(sympy.Integer(p + offset) * b ** sympy.Rational(-2 * i, d))
+            for p in range(n)
+            for i in range(half)
+        ]
+    else:
+        thetas = list(angles.data)
+    cs = [
+        (
+            xp.cos(a) if cos is None else cos.data[k],
+            xp.sin(a) if sin is None else sin.data[k],
+        )
+        for k, a in enumerate(thetas)
+    ]
+    zero = xp.const(0)
+    gc, gs = [zero] * (n * half), [zero] * (n * half)
+    data, gd = x.data, g.data
+    gx = list(gd)
+    for idx in all_indices(x.shape[:-1]):
+        t = idx[-1]
+        start = x.offset((*idx, 0))
+        for i, (a, b_) in enumerate(index):
+            k = t * half + i
+            c, s = cs[k]
+            xa, xb = data[start + a], data[start + b_]
+            ga, gb = gd[start + a], gd[start + b_]
+            gx[start + a] = ga * c + gb * s
+            gx[start + b_] = gb * c - ga * s
+            gc[k] = gc[k] + ga * xa + gb * xb
+            gs[k] = gs[k] + gb * xa - ga * xb
+    g_angles = None
+    if angles is not None:
+        g_angles = Tensor(
+            angles.shape,
+            [
+                (zero if cos is not None else -gc[k] * xp.sin(a))
+                + (zero if sin is not None else gs[k] * xp.cos(a))
+                for k, a in enumerate(thetas)
+            ],
+        )
+    g_cos = None if cos is None else Tensor(cos.shape, gc)
+    g_sin = None if sin is None else Tensor(sin.shape, gs)
+    return Tensor(x.shape, gx), g_angles, g_cos, g_sin
+
+
 @define(
     "rope",
     "positional",
@@ -119,6 +190,7 @@ def _rope_display(params: Any, labels: Any) -> str:
     text="pair (2i, 2i+1) of row t turned by angles[t, i]",
     shapes="(…, n, d), (n, d/2) → (…, n, d)",
     display=_rope_display,
+    vjp=_rope_vjp,
 )
 def rope(
     xp: Any,

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from symtf.ops.array import add_all, apply, reduce, reduced_shape, total, unbroadcast
+from symtf.ops.array import add_all, apply, each_row, reduce, reduced_shape, total, unbroadcast
 from symtf.ops.core import (
     BREAK,
     Param,
@@ -21,6 +21,7 @@ from symtf.ops.core import (
     define,
     elementwise_shape,
     fmt,
+    zero_vjp,
 )
 from symtf.ops.elementwise import mul, sub, times
 from symtf.tensor import Tensor
@@ -179,6 +180,21 @@ def _var_shape(
     return reduced_shape(x, axis, keepdims)
 
 
+def _var_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    *,
+    output: Tensor,
+    axis: Any = None,
+    keepdims: bool = False,
+    unbiased: bool = False,
+) -> tuple[Any, ...]:
+    # var = Σ(x − μ)²/n': 2(x − μ)/n' (the mean's own term sums to 0)
+    centered = sub(xp, x, mean(xp, x, axis=axis, keepdims=True))
+    return _ms_vjp(xp, g, centered, output=output, axis=axis, keepdims=keepdims, unbiased=unbiased)
+
+
 @define(
     "var",
     "reductions",
@@ -187,6 +203,7 @@ def _var_shape(
     tex=r"\frac{1}{n}\sum_i (x_i-\mu)^2",
     text="Σ(x−μ)²/n (or /(n−1))",
     shapes="axis removed",
+    vjp=_var_vjp,
 )
 def var(
     xp: Any, x: Tensor, *, axis: Any = None, keepdims: bool = False, unbiased: bool = False
@@ -194,6 +211,24 @@ def var(
     """Variance along ``axis``: the mean square of ``x − μ`` (over ``n − 1`` with ``unbiased``)."""
     mu = mean(xp, x, axis=axis, keepdims=True)
     return mean_square.compute(xp, sub(xp, x, mu), axis=axis, keepdims=keepdims, unbiased=unbiased)
+
+
+def _std_vjp(
+    xp: Any,
+    g: Tensor,
+    x: Tensor,
+    *,
+    output: Tensor,
+    axis: Any = None,
+    keepdims: bool = False,
+    unbiased: bool = False,
+) -> tuple[Any, ...]:
+    # std = √var: the variance's cotangent is g/(2·std)
+    from symtf.ops.elementwise import quotient
+
+    each_row(xp, output, lambda v, i: xp.require_nonzero(v, "the deviation (√var is 0)"))
+    gv = quotient(xp, g, times(xp, output, xp.const(2)))
+    return _var_vjp(xp, gv, x, output=output, axis=axis, keepdims=keepdims, unbiased=unbiased)
 
 
 @define(
@@ -204,6 +239,7 @@ def var(
     tex=r"\sqrt{\frac{1}{n}\sum_i (x_i-\mu)^2}",
     text="√var",
     shapes="axis removed",
+    vjp=_std_vjp,
 )
 def std(
     xp: Any, x: Tensor, *, axis: Any = None, keepdims: bool = False, unbiased: bool = False
@@ -237,6 +273,43 @@ def _extreme_shape(
     return reduced_shape(x, axis, keepdims)
 
 
+def _extreme_vjp(largest: bool) -> Callable[..., tuple[Any, ...]]:
+    """The VJP of ``max`` (``largest``) or ``min``: the cotangent goes to the entries equal
+    to the extreme, exact ties sharing it equally (as torch's ``amax`` and ``maximum``).
+    Equality and order are certified sign tests."""
+
+    def vjp(
+        xp: Any,
+        g: Tensor,
+        x: Tensor,
+        y: Tensor | None = None,
+        *,
+        output: Tensor,
+        axis: Any = None,
+        keepdims: bool = False,
+    ) -> tuple[Any, ...]:
+        from symtf.ops.array import broadcast_to, generic
+
+        zero, one = xp.const(0), xp.const(1)
+        if y is not None:
+            half = one / 2
+
+            def share(a: Any, b: Any) -> Any:
+                c = xp.sign(a - b)
+                return half if c == 0 else one if (c > 0) == largest else zero
+
+            gx = mul(xp, g, generic(xp, share, x, y))
+            gy = sub(xp, g, gx)
+            return unbroadcast(xp, gx, x.shape), unbroadcast(xp, gy, y.shape)
+        out_b = broadcast_to(_keep_for_broadcast(xp, output, x, axis, keepdims), x.shape)
+        hit = generic(xp, lambda a, m: one if xp.sign(a - m) == 0 else zero, x, out_b)
+        count = broadcast_to(total(xp, hit, axis, keepdims=True), x.shape)
+        gb = broadcast_to(_keep_for_broadcast(xp, g, x, axis, keepdims), x.shape)
+        return generic(xp, lambda gi, h, n: gi * h / n, gb, hit, count), None
+
+    return vjp
+
+
 def _extreme(name: str, pick: Callable[[Any, list[Any]], Any], pair: Callable[..., Any]) -> Any:
     def compute(
         xp: Any, x: Tensor, y: Tensor | None = None, *, axis: Any = None, keepdims: bool = False
@@ -261,6 +334,7 @@ def _extreme(name: str, pick: Callable[[Any, list[Any]], Any], pair: Callable[..
         text=f"the {word} entry; {name}(a, b) element-wise: "
         + ("b + relu(a − b)" if name == "max" else "a − relu(a − b)"),
         shapes="axis removed; broadcast for two tensors",
+        vjp=_extreme_vjp(name == "max"),
     )(compute)
 
 
@@ -282,6 +356,7 @@ def _argmax_shape(x: Any, *, axis: int | None = None, keepdims: bool = False) ->
     tex=r"\arg\max_i x_i",
     text="index of the largest entry (the first of exact ties)",
     shapes="axis removed",
+    vjp=zero_vjp,
 )
 def argmax(xp: Any, x: Tensor, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the largest entry (the first on an exact tie), on certified signs.
@@ -361,6 +436,7 @@ def _greedy_shape(z: Any) -> tuple[int, ...]:
     shapes="(1, V) → token ids",
     public=False,
     tensor_out=False,
+    vjp=zero_vjp,
 )
 def greedy(xp: Any, z: Tensor) -> tuple[int, ...] | None:
     """The greedy pick of a ``[1, V]`` row: the indices of its largest entries.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtf.ops.array import nat, wrap
-from symtf.ops.core import Param, Substitution, axis_of, check, define, fmt
+from symtf.ops.core import Param, Substitution, axis_of, check, define, fmt, zero_vjp
 from symtf.tensor import Tensor, all_indices
 
 X = Param("x")
@@ -152,6 +152,7 @@ def _split_shape(x: Any, *, h: int) -> tuple[int, ...]:
     tex=r"\operatorname{split}_h(x)",
     text="view (…, s, h, d/h), swap the middle axes",
     shapes="(…, s, d) → (…, h, s, d/h)",
+    vjp=lambda xp, g, x, *, output, h: (merge_heads(xp, g),),
 )
 def split_heads(xp: Any, x: Tensor, *, h: int) -> Tensor:
     """Split the last axis into heads: ``(..., s, d) -> (..., h, s, d/h)``."""
@@ -175,6 +176,7 @@ def _merge_shape(x: Any) -> tuple[int, ...]:
     tex=r"\operatorname{merge}(x)",
     text="inverse of split_heads",
     shapes="(…, h, s, dh) → (…, s, h·dh)",
+    vjp=lambda xp, g, x, *, output: (split_heads(xp, g, h=x.shape[-3]),),
 )
 def merge_heads(xp: Any, x: Tensor) -> Tensor:
     """Heads side by side: ``(..., h, s, dh) -> (..., s, h·dh)``."""
@@ -211,6 +213,20 @@ def _concat_sub(s: Substitution) -> str:
     return r"\left[\;" + r"\;\; ".join(s.args) + r"\;\right]"
 
 
+def _concat_vjp(
+    xp: Any, g: Tensor, parts: Sequence[Tensor], *, output: Tensor, axis: int = -1
+) -> tuple[Any, ...]:
+    """Each part's cotangent is its slice of ``g`` along the axis."""
+    ax = axis_of(axis, g.ndim)
+    out, start = [], 0
+    for p in parts:
+        n = p.shape[ax]
+        items: list[Any] = [slice(None)] * ax + [slice(start, start + n)]
+        out.append(index(xp, g, items=items))
+        start += n
+    return (out,)
+
+
 @define(
     "concat",
     "shape",
@@ -222,6 +238,7 @@ def _concat_sub(s: Substitution) -> str:
     variadic="parts",
     display=_concat_display,
     substitute=_concat_sub,
+    vjp=_concat_vjp,
 )
 def concat(xp: Any, parts: Sequence[Tensor], *, axis: int = -1) -> Tensor:
     """Join along an existing axis: all shapes equal except along ``axis`` (heads side by side)."""
@@ -250,6 +267,14 @@ def _stack_shape(parts: Sequence[Any], *, axis: int = 0) -> tuple[int, ...]:
     return (*first[:ax], len(parts), *first[ax:])
 
 
+def _stack_vjp(
+    xp: Any, g: Tensor, parts: Sequence[Tensor], *, output: Tensor, axis: int = 0
+) -> tuple[Any, ...]:
+    """Each part's cotangent is ``g`` at its position along the new axis."""
+    ax = axis_of(axis, g.ndim)
+    return ([index(xp, g, items=[*[slice(None)] * ax, k]) for k in range(len(parts))],)
+
+
 @define(
     "stack",
     "shape",
@@ -259,6 +284,7 @@ def _stack_shape(parts: Sequence[Any], *, axis: int = 0) -> tuple[int, ...]:
     text="join along a new axis",
     shapes="k × shape → shape with k inserted at axis",
     variadic="parts",
+    vjp=_stack_vjp,
 )
 def stack(xp: Any, parts: Sequence[Tensor], *, axis: int = 0) -> Tensor:
     """Join along a new axis: ``k × shape -> shape with k inserted at axis``."""
@@ -379,6 +405,19 @@ def _index_shape(x: Any, *, items: Sequence[Any]) -> tuple[int, ...]:
     return tuple(_index_plan(x, items)[1])
 
 
+def _index_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, items: Sequence[Any]
+) -> tuple[Any, ...]:
+    """``g`` added into a zero tensor of ``x``'s shape at the picked places (a place picked
+    twice, by a list of indices or a gather, gets both)."""
+    plan, out_shape = _index_plan(x.shape, items)
+    out: list[Any] = [None] * x.size
+    for k, v in zip(_sources(x, plan, out_shape), g.data, strict=True):
+        out[k] = v if out[k] is None else out[k] + v
+    zero = xp.const(0)
+    return (Tensor(x.shape, [zero if v is None else v for v in out]),)
+
+
 @define(
     "index",
     "shape",
@@ -390,6 +429,7 @@ def _index_shape(x: Any, *, items: Sequence[Any]) -> tuple[int, ...]:
     shapes="numpy's indexing",
     public=False,
     spelling="x[i, 1:3, ..., -1]; x[:, None]; E[ids]; a[idx, targ]",
+    vjp=_index_vjp,
 )
 def index(xp: Any, x: Tensor, *, items: Sequence[Any]) -> Tensor:
     """numpy indexing: ints (negative from the end), ``slice``, ``...``, ``None`` and tensors of
@@ -406,6 +446,11 @@ def index(xp: Any, x: Tensor, *, items: Sequence[Any]) -> Tensor:
     if rows is not None:
         return wrap(xp, xp.take_rows(nat(xp, x), rows), out_shape)
     data = x.data
+    return Tensor(out_shape, [data[k] for k in _sources(x, plan, out_shape)])
+
+
+def _sources(x: Tensor, plan: list[Any], out_shape: Sequence[int]) -> list[int]:
+    """For each entry of the indexed result, in order, the offset of the entry of ``x`` it is."""
     out = []
     for at in all_indices(tuple(out_shape)):
         src = [0] * x.ndim
@@ -424,8 +469,8 @@ def index(xp: Any, x: Tensor, *, items: Sequence[Any]) -> Tensor:
                 for ax, idx in p[1]:
                     src[ax] = _gathered(idx, b, here)
                 k += len(b)
-        out.append(data[x.offset(src)])
-    return Tensor(out_shape, out)
+        out.append(x.offset(src))
+    return out
 
 
 def _whole_rows(plan: list[Any], x: Tensor) -> list[int] | None:
@@ -461,6 +506,7 @@ def _embed_shape(*, table: Any, ids: Sequence[int]) -> tuple[int, ...]:
     text="E[ids]: the rows of the embedding table",
     shapes="[vocab, d] → [seq, d]",
     public=False,
+    vjp=zero_vjp,
 )
 def embed(xp: Any, *, table: Any, ids: Sequence[int]) -> Tensor:
     """Look up embedding rows: ``[vocab, d] -> [seq, d]``."""
@@ -473,6 +519,12 @@ def _last_row_shape(y: Any) -> tuple[int, ...]:
     return (1, y[1])
 
 
+def _last_row_vjp(xp: Any, g: Tensor, y: Tensor, *, output: Tensor) -> tuple[Any, ...]:
+    zero = xp.const(0)
+    n, d = y.shape
+    return (Tensor(y.shape, [zero] * ((n - 1) * d) + list(g.data)),)
+
+
 @define(
     "last_row",
     "shape",
@@ -482,6 +534,7 @@ def _last_row_shape(y: Any) -> tuple[int, ...]:
     text="the last row",
     shapes="(n, d) → (1, d)",
     public=False,
+    vjp=_last_row_vjp,
 )
 def last_row(xp: Any, y: Tensor) -> Tensor:
     """The last row, kept 2-D: ``[n, d] -> [1, d]``."""
@@ -494,6 +547,19 @@ def _append_shape(past: Any, x: Any, *, w: Any) -> tuple[int, ...]:
     return (past[0] + x[0], w.cols)
 
 
+def _kv_append_vjp(
+    xp: Any, g: Tensor, past: Tensor, x: Tensor, *, output: Tensor, w: Any
+) -> tuple[Any, ...]:
+    """The cached rows get their rows of ``g``; ``x`` gets ``g·Wᵀ`` of the new rows."""
+    n1 = past.shape[0]
+    d = g.shape[1]
+    data = g.data
+    g_past = Tensor(past.shape, data[: n1 * d])
+    g_new = Tensor((g.shape[0] - n1, d), data[n1 * d :])
+    gx = xp.matmul(nat(xp, g_new), xp.transpose(xp.matrix(w)))
+    return g_past, wrap(xp, gx, x.shape)
+
+
 @define(
     "kv_append",
     "shape",
@@ -504,6 +570,7 @@ def _append_shape(past: Any, x: Any, *, w: Any) -> tuple[int, ...]:
     shapes="(n1, d), (n2, d_in) → (n1 + n2, d)",
     public=False,
     display=lambda params, labels: labels.get("formula", "K = X W_K"),
+    vjp=_kv_append_vjp,
 )
 def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""

@@ -6,7 +6,7 @@ the README holds exactly these.
 
 from __future__ import annotations
 
-from symtf.ops.core import REGISTRY, Op
+from symtf.ops.core import GRAPH_OPS, REGISTRY, Op, zero_vjp
 
 #: Every backend an op may run in, as the tables name them: protocol name -> shown name.
 BACKEND_NAMES = {
@@ -25,6 +25,15 @@ def backends_of(op: Op) -> str:
         return "all"
     runs = [shown for name, shown in BACKEND_NAMES.items() if name not in op.unsupported]
     return ", ".join(runs) or "none"
+
+
+def gradient_of(op: Op) -> str:
+    """What reverse mode (``grad``, ``jacobian``) does at ``op``: its VJP, a zero one, or none."""
+    if op.family == "autodiff":
+        return "reverse mode"
+    if op.vjp is None:
+        return "none"
+    return "zero (constant)" if op.vjp is zero_vjp else "VJP"
 
 
 def _default(v: object) -> str:
@@ -59,12 +68,16 @@ def _cell(text: str) -> str:
 
 def markdown(steps: bool) -> str:
     """The table of the ops steps may use (``steps``), or of the templates' own ops."""
-    rows = ["| op | formula | shapes | backends |", "|---|---|---|---|"]
-    for op in sorted(REGISTRY.values(), key=lambda o: (o.family, o.name)):
+    rows = ["| op | formula | shapes | backends | gradient |", "|---|---|---|---|---|"]
+    ops = [*REGISTRY.values(), *GRAPH_OPS.values()]
+    for op in sorted(ops, key=lambda o: (o.family, o.name)):
         in_steps = op.public or bool(op.spelling)
         if in_steps != steps:
             continue
-        rows.append(f"| {call(op)} | {_cell(op.text)} | {_cell(op.shapes)} | {backends_of(op)} |")
+        rows.append(
+            f"| {call(op)} | {_cell(op.text)} | {_cell(op.shapes)} | {backends_of(op)} "
+            f"| {gradient_of(op)} |"
+        )
     return "\n".join(rows)
 
 

@@ -46,6 +46,9 @@ from symtf.trace import Trace
 #: positions, token ids, head width and score divisor.
 _FILE_OPS = frozenset({"given", "const", "embed", "ids", "divisor"})
 
+#: Ops whose value is a reverse-mode sweep over the graph (``grad``, ``jacobian``).
+_GRADIENT_OPS = frozenset({"grad", "jacobian"})
+
 #: An entry of a 2-D step: ``(step, i, j)``.
 Entry = tuple[str, int, int]
 
@@ -201,8 +204,8 @@ class Relations:
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
         node = self._node(name)
-        if node is None or self.shape(name) is None:
-            return None
+        if node is None or self.shape(name) is None or _op_name(node) in _GRADIENT_OPS:
+            return None  # a reverse sweep on symbols is too large: its entries read everything
         mats = []
         for a in node.args:
             v = self.trace.value(a)
@@ -372,6 +375,11 @@ class Relations:
             return self._linear_constraints(node, e, m)
         if op == "step":
             return self._step_constraints(e, n, m)
+        if op in _GRADIENT_OPS:
+            # A gradient's rows and columns may obey relations whatever the inputs (through
+            # a softmax a row sums to 0, through a LayerNorm a row sums to 0 and nearly
+            # to 0 against x̂): not derived here, so taken as two per row and per column.
+            return [Constraint(row, 2), Constraint(col, 2)]
         return []
 
     def _centred(self, node: Node | None) -> bool:

@@ -1,0 +1,347 @@
+"""Reverse mode through the step graph: the nodes of ``grad(y, x)`` and ``jacobian(y, x)``.
+
+A step written ``dW = "grad(loss, W)"`` becomes a node of op ``grad`` (the trace records
+it with its parameters ``y`` and ``x`` like any other op). When the graph is built,
+:func:`resolve` finds the recorded nodes between ``x`` and ``y`` (upstream of ``y``
+and downstream of ``x``) and makes their values the node's inputs; evaluating it is a
+reverse sweep over them, in whichever backend evaluates the graph:
+
+- a user step is walked again on its inputs' values with every registry op it applies
+  taped, and the tape is swept backwards with each op's VJP;
+- a template node's cotangents come from its op's VJP with the node's parameters.
+
+Cotangents are summed where a value is read twice. Nothing is approximated: on exact
+numbers the result is exact, on balls or midpoint–radius intervals it is certified.
+Only ops that depend on ``x`` need a VJP; a constant branch (a mask, ``one_hot`` of
+the targets) is not differentiated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from symtf import ops
+from symtf.errors import SpecError, Undecided
+from symtf.graph.core import Graph, Node
+from symtf.graph.evaluate import STEP, _located, _Values
+from symtf.language import lang
+from symtf.ops.array import full
+from symtf.ops.core import Op
+from symtf.spec.steps import StepNode
+from symtf.tensor import Tensor
+
+#: The step-language names resolved here.
+KINDS = ("grad", "jacobian")
+
+
+def is_derivative(step: StepNode) -> bool:
+    """Whether the step's whole expression is ``grad(…)`` or ``jacobian(…)``."""
+    return isinstance(step.tree, lang.Call) and step.tree.name in KINDS
+
+
+def derivative_node(step: StepNode, path: str, tex: str) -> Node:
+    """The graph node of a step ``grad(y, x)`` / ``jacobian(y, x)`` (inputs set by :func:`resolve`).
+
+    Raises:
+        SpecError: An argument that is not a plain name (file, step and column named).
+    """
+    call = step.tree
+    assert isinstance(call, lang.Call)
+    op = ops.get(call.name)
+    try:
+        bound = op.bind(call.args, call.kwargs)
+    except ops.ParamError as e:  # pragma: no cover - checked when the file was read
+        raise _error(step, getattr(e.where, "pos", call.pos), str(e)) from None
+    names: dict[str, str] = {}
+    for p in ("y", "x"):
+        arg = bound[p]
+        if not isinstance(arg, lang.Name) or arg.name in lang.CONSTANTS:
+            raise _error(
+                step,
+                getattr(arg, "pos", call.pos),
+                f"{call.name}: expected the name of a step or given tensor for {p}, "
+                f"found {lang.unparse(arg)!r}",
+            )
+        names[p] = arg.name
+    return Node(
+        step.name,
+        DERIVATIVE[call.name],
+        (names["y"], names["x"]),
+        {"y": names["y"], "x": names["x"], "step": step, "path": path, "nodes": ()},
+        tex,
+        step.text,
+        shown=(names["y"], names["x"]),
+        labels={"y": _tex(names["y"]), "x": _tex(names["x"])},
+    )
+
+
+def nested_derivative(step: StepNode) -> None:
+    """Refuse ``grad``/``jacobian`` inside a larger expression (it takes names, not values).
+
+    Raises:
+        SpecError: At the call's column.
+    """
+    for n in lang.walk(step.tree):
+        if isinstance(n, lang.Call) and n.name in KINDS and n is not step.tree:
+            raise _error(
+                step,
+                n.pos,
+                f"{n.name}(…) must be the whole step: write d = {n.name}(y, x) as its own "
+                "step, then use d",
+            )
+
+
+def resolve(graph: Graph) -> Graph:
+    """``graph`` with every derivative node reading the nodes its sweep passes through.
+
+    Raises:
+        SpecError: ``x`` that ``y`` does not depend on, or a name that is not a node
+            (file, step and what was found named).
+    """
+    nodes = list(graph.nodes)
+    for k, node in enumerate(nodes):
+        if node.op is STEP:
+            nested_derivative(node.params["step"])
+            if is_derivative(node.params["step"]):
+                node = derivative_node(node.params["step"], node.params["path"], node.tex or "")
+        if not _derivative(node):
+            continue
+        y, x = node.params["y"], node.params["x"]
+        step: StepNode = node.params["step"]
+        earlier = {n.name: n for n in nodes[:k]}
+        for p, name in (("y", y), ("x", x)):
+            if name not in earlier:
+                raise _error(
+                    step,
+                    _pos(step, p),
+                    f"{node.op.name}: {p} = {name} is not a given tensor, model step or "
+                    "earlier step",
+                )
+        up = _upstream(earlier, y)
+        if x not in up:
+            raise _error(
+                step,
+                _pos(step, "x"),
+                f"{node.op.name}: {y} does not depend on {x} ({x} is not upstream of {y})",
+            )
+        down = _downstream(nodes[:k], x)
+        path = tuple(n for n in nodes[:k] if n.name in up and n.name in down and n.name != x)
+        reads = [y, x]
+        for n in path:
+            reads.append(n.name)
+            reads.extend(n.args)
+        nodes[k] = dataclasses.replace(
+            node, args=tuple(dict.fromkeys(reads)), params={**node.params, "nodes": path}
+        )
+    return Graph(nodes)
+
+
+def _derivative(node: Node) -> bool:
+    return any(node.op is op for op in _OPS)
+
+
+def _upstream(by_name: Mapping[str, Node], name: str) -> set[str]:
+    out: set[str] = set()
+    todo = [name]
+    while todo:
+        n = todo.pop()
+        if n in out or n not in by_name:
+            continue
+        out.add(n)
+        todo.extend(by_name[n].args)
+    return out
+
+
+def _downstream(nodes: Iterable[Node], name: str) -> set[str]:
+    out = {name}
+    for n in nodes:
+        if any(a in out for a in n.args):
+            out.add(n.name)
+    return out
+
+
+def _pos(step: StepNode, p: str) -> int:
+    call = step.tree
+    assert isinstance(call, lang.Call)
+    arg = ops.get(call.name).bind(call.args, call.kwargs)[p]
+    return getattr(arg, "pos", call.pos)
+
+
+def _error(step: StepNode, pos: int, message: str) -> SpecError:
+    return SpecError(str(lang.error(step.text, step.where, pos, message)))
+
+
+def _tex(name: str) -> str:
+    return lang.latex(lang.Name(0, name))
+
+
+# ----------------------------------------------------------------------------- the sweep
+
+
+class _Tape:
+    """One node's backward pass: ``back(g)`` gives the cotangent of each input name."""
+
+    def __init__(self, xp: Any, node: Node, env: Mapping[str, Tensor | None]) -> None:
+        self.xp = xp
+        self.node = node
+        self.inputs = [env.get(a) for a in node.args]
+        self.output = env[node.name]
+        self.entries: list[tuple[Op, list[Any], dict[str, Any], Any]] = []
+        self.leaves: dict[int, str] = {}
+        if node.op.name == "step":
+            self._record(env)
+
+    def _record(self, env: Mapping[str, Tensor | None]) -> None:
+        step: StepNode = self.node.params["step"]
+        values = {a: v for a, v in zip(self.node.args, self.inputs, strict=True)}
+        self.leaves = {id(v): a for a, v in values.items() if v is not None}
+        tape = self.entries
+
+        class Taped(_Values):
+            def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
+                out = op(self.xp, *args, **params)
+                tape.append((op, args, params, out))
+                return out
+
+        out = _located(
+            step, self.node.params["path"], lambda: Taped(self.xp, values.get).walk(step.tree)
+        )
+        self.result = out
+
+    def back(self, g: Tensor) -> dict[str, Tensor]:
+        """The cotangents of the node's inputs by name, from the output's ``g``."""
+        xp, node = self.xp, self.node
+        if node.op.name != "step":
+            op = node.op
+            vals: list[Any] = list(self.inputs)
+            if op.variadic is not None:
+                vals = [vals]
+            cots = _vjp(xp, op, g, vals, dict(node.params), self.output, node.name)
+            if op.variadic is not None:
+                cots = tuple(cots[0]) if cots[0] is not None else (None,) * len(node.args)
+            out: dict[str, Tensor] = {}
+            for a, c in zip(node.args, cots, strict=False):
+                if c is not None:
+                    out[a] = _plus(xp, out.get(a), c)
+            return out
+        cot: dict[int, Tensor] = {id(self.result): g}
+        for op, args, params, result in reversed(self.entries):
+            gk = cot.pop(id(result), None)
+            if gk is None:
+                continue
+            cots = _vjp(xp, op, gk, args, params, result, node.name)
+            for arg, c in zip(args, cots, strict=False):
+                if c is None or arg is None:
+                    continue
+                if isinstance(arg, list):
+                    for a, ci in zip(arg, c, strict=True):
+                        if ci is not None:
+                            cot[id(a)] = _plus(xp, cot.get(id(a)), ci)
+                else:
+                    cot[id(arg)] = _plus(xp, cot.get(id(arg)), c)
+        return {self.leaves[i]: c for i, c in cot.items() if i in self.leaves}
+
+
+def _vjp(
+    xp: Any, op: Op, g: Tensor, args: Sequence[Any], params: dict[str, Any], out: Any, where: str
+) -> tuple[Any, ...]:
+    if op.vjp is None:
+        raise SpecError(
+            f"the gradient passes through {op.name} in {where}, and {op.name} has no "
+            "derivative (vector–Jacobian product) in symtf"
+        )
+    params = {k: v for k, v in params.items() if k not in ("step", "path")}
+    return op.vjp(xp, g, *args, output=out, **params)
+
+
+def _plus(xp: Any, a: Tensor | None, b: Tensor) -> Tensor:
+    if a is None:
+        return b
+    if b.shape != a.shape:  # a one-entry cotangent of a scalar read as (1, 1)
+        b = b.reshape(a.shape)
+    return ops.add(xp, a, b)
+
+
+def _sweep(
+    xp: Any, *values: Tensor | None, kind: str, y: str, x: str, nodes: tuple[Node, ...], **p: Any
+) -> Tensor:
+    step: StepNode = p["step"]
+    names = [y, x]
+    for n in nodes:
+        names.append(n.name)
+        names.extend(n.args)
+    env = dict(zip(dict.fromkeys(names), values, strict=True))
+    yv, xv = env[y], env[x]
+    if yv is None or xv is None:
+        raise SpecError(f"{step.where}: {kind} needs numbers, and {y} or {x} holds none")
+    try:
+        tapes = [_Tape(xp, n, env) for n in nodes]
+        rows = []
+        seeds = [0] if kind == "grad" else range(yv.size)
+        for s in seeds:
+            seed = [xp.const(0)] * yv.size
+            seed[s] = xp.const(1)
+            rows.append(_backward(xp, tapes, y, x, Tensor(yv.shape, seed), xv.shape))
+    except Undecided as e:
+        if getattr(xp, "name", "") != "exact":
+            raise
+        from symtf.errors import ModelError
+
+        raise ModelError(f"{step.where.removeprefix(p['path'] + ': ')}: {e}") from None
+    if kind == "grad":
+        return rows[0]
+    return Tensor((*yv.shape, *xv.shape), [v for r in rows for v in r.data])
+
+
+def _backward(
+    xp: Any, tapes: Sequence[_Tape], y: str, x: str, seed: Tensor, shape: tuple[int, ...]
+) -> Tensor:
+    cot: dict[str, Tensor] = {y: seed}
+    for tape in reversed(tapes):
+        g = cot.pop(tape.node.name, None)
+        if g is None:
+            continue
+        if g.shape != tape.output.shape:
+            g = g.reshape(tape.output.shape)
+        for a, c in tape.back(g).items():
+            cot[a] = _plus(xp, cot.get(a), c)
+    got = cot.get(x)
+    if got is None:
+        return full(xp, shape, 0)
+    return got if got.shape == shape else got.reshape(shape)
+
+
+def _derivative_op(kind: str) -> Op:
+    def compute(xp: Any, *values: Tensor | None, **params: Any) -> Tensor:
+        return _sweep(xp, *values, kind=kind, **params)
+
+    rule = ops.get(kind).shape
+
+    def shape(*shapes: Any, **params: Any) -> tuple[int, ...] | None:
+        from symtf.errors import ShapeError
+
+        if shapes[0] is None or shapes[1] is None:
+            return None
+        try:
+            return rule(shapes[0], shapes[1])
+        except ShapeError as e:
+            step: StepNode = params["step"]
+            raise _error(step, _pos(step, "y"), str(e)) from None
+
+    return dataclasses.replace(ops.get(kind), compute=compute, shape=shape)
+
+
+#: The graph's op for each derivative (the registry's signature and formula, the sweep).
+DERIVATIVE: dict[str, Op] = {k: _derivative_op(k) for k in KINDS}
+_OPS = tuple(DERIVATIVE.values())
+
+__all__ = [
+    "DERIVATIVE",
+    "KINDS",
+    "derivative_node",
+    "is_derivative",
+    "nested_derivative",
+    "resolve",
+]
