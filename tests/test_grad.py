@@ -84,6 +84,8 @@ def _literal(v: Any) -> str:
         return "[" + ", ".join(_literal(x) for x in v) + "]"
     if isinstance(v, Fraction):
         return _frac(v)
+    if isinstance(v, str):  # a choice setting (round's mode): a quoted word in a step
+        return f"'{v}'"
     return str(v)
 
 

@@ -307,7 +307,7 @@ def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
     tex=r"x_{ij}\,[j \le i + k]",
     text="zero above the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
-    vjp=lambda xp, g, x, *, output: (tril(xp, g),),
+    vjp=lambda xp, g, x, *, output, diagonal=0: (tril(xp, g, diagonal=diagonal),),
 )
 def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero above the ``diagonal``-th diagonal of the last two axes (``j > i + diagonal``)."""
@@ -322,7 +322,7 @@ def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     tex=r"x_{ij}\,[j \ge i + k]",
     text="zero below the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
-    vjp=lambda xp, g, x, *, output: (triu(xp, g),),
+    vjp=lambda xp, g, x, *, output, diagonal=0: (triu(xp, g, diagonal=diagonal),),
 )
 def triu(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero below the ``diagonal``-th diagonal of the last two axes (``j < i + diagonal``)."""
