@@ -138,4 +138,7 @@ def test_bundled_articles_every_off_entry_has_a_cause() -> None:
                     "inherited",
                     "convention",
                     "unexplained",
+                    # the backward passes' deliberate slips, made that way
+                    "digit-transposition",
+                    "sign-flip",
                 )

@@ -230,7 +230,7 @@ def test_one_row_under_another_convention_is_found_for_that_row() -> None:
         assert c["verdict"] == "wrong"
         assert c["cause"] == "convention"
         assert c["convention"] == ["no-sqrt-dk@scaled"]
-        assert "row 1" in c["explanation"]
+        assert "row 2" in c["explanation"]  # the second row, counted from 1 as a reader counts
 
 
 def test_symbols_in_given_tensors_run_exactly(tmp_path: Path) -> None:
@@ -366,7 +366,9 @@ printed = """
     assert [c["index"] for c in b0] == [[1, 0, 0, 0], [1, 0, 0, 1]]
     # |0.9443 − 0.94419…| = 1.07 units of 1e-4: wrong by DESIGN's rule (≥ one unit), explained by replay.
     assert all(c["verdict"] == "wrong" and c["cause"] == "propagated-rounding" for c in b0)
-    assert "scores[1, 0, 0, 0] = 2.83" in b0[0]["explanation"]
+    # the printed score it was recomputed from, in a reader's words: batch 1 head 0 is the
+    # slice (2, 1) counted from 1, its first row and column
+    assert "slice (2, 1), row 1, column 1 = 2.83" in b0[0]["explanation"]
     tr = [c for c in cs if c["claim"].endswith("(transposed)") and c["verdict"] == "wrong"]
     assert tr and all(c["cause"] == "transposed" and c["convention"] == [] for c in tr)
 

@@ -32,7 +32,10 @@ def place(idx: Sequence[int], shape: Sequence[int] | None) -> str:
         return f"entry {idx[-1] + 1}"
     if shape is not None and len(shape) == 2 and shape[1] == 1:
         return f"entry {idx[0] + 1}"
-    return f"row {idx[-2] + 1}, column {idx[-1] + 1}"
+    where = f"row {idx[-2] + 1}, column {idx[-1] + 1}"
+    if len(idx) > 2:  # an N-D step: the 2-D slice first (batch, head …), counted from 1
+        where = f"slice ({', '.join(str(i + 1) for i in idx[:-2])}), {where}"
+    return where
 
 
 class Names:
