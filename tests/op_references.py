@@ -694,8 +694,11 @@ def _exact_binary(
 ) -> Reference:
     values = st.one_of(_frac(), st.just(INF)) if inf else None
     values_b = _frac().filter(lambda x: x != 0) if nonzero_b else values
+    pairs = _broadcast_pair(values_b)
+    if nonzero_b:  # the pair may come swapped: the divisor is the second, whichever it was
+        pairs = pairs.filter(lambda ab: all(x != 0 for x in np.asarray(ab[1]).flat))
     return Reference(
-        _broadcast_pair(values_b).map(lambda ab: Case([ab[0], ab[1]])),
+        pairs.map(lambda ab: Case([ab[0], ab[1]])),
         lambda c: _exact_of(fn)(*mix(c.tensors[0], c.tensors[1])),
     )
 
