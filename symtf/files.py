@@ -46,6 +46,9 @@ from typing import IO
 
 from symtf.errors import SpecError, SymtfError
 
+#: Articles: files ``symtf check`` drafts before checking (by suffix; ``symtf.draft`` reads them).
+ARTICLE_SUFFIXES = (".md", ".markdown", ".ipynb", ".tex", ".txt")
+
 #: Folders the user allowed derivations to read from besides their own (``--allow-path``).
 _ALLOWED: ContextVar[tuple[str, ...]] = ContextVar("symtf_allowed_paths", default=())
 

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 def is_article(path: str | Path) -> bool:
     """Whether ``symtf check`` drafts this file before checking it (by its suffix)."""
-    from symtf.draft import ARTICLE_SUFFIXES
+    from symtf.files import ARTICLE_SUFFIXES  # not symtf.draft: a TOML file needs none of it
 
     return Path(path).suffix.lower() in ARTICLE_SUFFIXES
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from symtf.draft.compose import Composed, Unmapped, Unread
+from symtf.files import ARTICLE_SUFFIXES
 
 __all__ = [
     "ARTICLE_SUFFIXES",
@@ -30,9 +31,6 @@ __all__ = [
     "draft_file",
     "draft_text",
 ]
-
-#: Files ``symtf check`` drafts before checking.
-ARTICLE_SUFFIXES = (".md", ".markdown", ".ipynb", ".tex", ".txt")
 
 
 @dataclass(frozen=True)
