@@ -32,6 +32,7 @@ back to each argument's shape (:func:`symtf.ops.array.unbroadcast`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -474,6 +475,12 @@ def check(cond: bool, message: str) -> None:
 
 def fmt(s: Sequence[int]) -> str:
     """A shape as numpy prints it: ``(2, 3)``, ``(3,)``, ``()``."""
+    return _fmt(tuple(s))
+
+
+@functools.lru_cache(maxsize=1024)
+def _fmt(s: tuple[int, ...]) -> str:
+    # shape rules write their messages eagerly, on every call: a shape is formatted once
     return "(" + ", ".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ")"
 
 
@@ -503,10 +510,10 @@ def broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
     out = []
     for k in range(nd):
         dims = {s[len(s) - nd + k] for s in shapes if len(s) - nd + k >= 0} - {1}
-        check(
-            len(dims) <= 1,
-            "shapes " + " and ".join(fmt(s) for s in shapes) + " do not broadcast together",
-        )
+        if len(dims) > 1:  # the message is built only when it is needed (a hot path)
+            raise ShapeError(
+                "shapes " + " and ".join(fmt(s) for s in shapes) + " do not broadcast together"
+            )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
