@@ -36,9 +36,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from symtf.errors import ShapeError, Unsupported
+
+#: What an op computes: a :class:`~symtf.tensor.Tensor` for almost every op (``greedy``
+#: gives token ids), so that calling an op is typed by its computation.
+V = TypeVar("V")
 
 
 class _Required:
@@ -201,7 +205,7 @@ class Substitution:
 
 
 @dataclass(frozen=True)
-class Op:
+class Op(Generic[V]):
     """One op: signature, shape rule, computation, formula, substitution and VJP.
 
     Attributes:
@@ -233,7 +237,7 @@ class Op:
     name: str
     family: str
     signature: tuple[Param, ...]
-    compute: Callable[..., Any] = field(repr=False)
+    compute: Callable[..., V] = field(repr=False)
     shape: Callable[..., tuple[int, ...]] = field(repr=False)
     tex: str = ""
     text: str = ""
@@ -310,7 +314,7 @@ class Op:
         return {p.name: p.default for p in self.static_params if not p.required}
 
     # ---- running it
-    def __call__(self, xp: Any, *tensors: Any, **params: Any) -> Any:
+    def __call__(self, xp: Any, *tensors: Any, **params: Any) -> V:
         """Compute the op in backend ``xp`` (shapes checked first).
 
         Raises:
@@ -325,7 +329,9 @@ class Op:
         if kernel is not None:
             out = kernel(xp, *tensors, **params)
             if out is not NotImplemented:
-                return out
+                # A kernel is this backend's own computation of this op: it gives what
+                # ``compute`` gives (the protocol types kernels loosely, one table for all ops).
+                return cast("V", out)
         return self.compute(xp, *tensors, **params)
 
     def formula(self, params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
@@ -351,14 +357,14 @@ def zero_vjp(xp: Any, g: Any, *tensors: Any, output: Any, **params: Any) -> tupl
 
 # ----------------------------------------------------------------------------- the registry
 
-_REGISTRY: dict[str, Op] = {}
+_REGISTRY: dict[str, Op[Any]] = {}
 _ALIASES: dict[str, str] = {}
 
 #: Every op by name (read-only).
-REGISTRY: Mapping[str, Op] = MappingProxyType(_REGISTRY)
+REGISTRY: Mapping[str, Op[Any]] = MappingProxyType(_REGISTRY)
 
 
-def register(op: Op) -> Op:
+def register(op: Op[V]) -> Op[V]:
     """Add an op to the registry (its name and aliases must be new)."""
     for n in (op.name, *op.aliases):
         if n in _REGISTRY or n in _ALIASES:
@@ -372,11 +378,11 @@ def register(op: Op) -> Op:
 #: Ops a step may call that act on the step graph rather than on values (``grad`` and
 #: ``jacobian`` take names and are resolved when the graph is built): the step parser
 #: reads their signatures; they are not in :data:`REGISTRY`, which holds value ops.
-_GRAPH_OPS: dict[str, Op] = {}
-GRAPH_OPS: Mapping[str, Op] = MappingProxyType(_GRAPH_OPS)
+_GRAPH_OPS: dict[str, Op[Any]] = {}
+GRAPH_OPS: Mapping[str, Op[Any]] = MappingProxyType(_GRAPH_OPS)
 
 
-def register_graph_op(op: Op) -> Op:
+def register_graph_op(op: Op[V]) -> Op[V]:
     """Add an op the step parser accepts but the graph resolves (see :data:`GRAPH_OPS`)."""
     if op.name in _REGISTRY or op.name in _ALIASES or op.name in _GRAPH_OPS:
         raise ValueError(f"op {op.name!r} registered twice")
@@ -384,10 +390,19 @@ def register_graph_op(op: Op) -> Op:
     return op
 
 
-_SIGNATURES: dict[str, Any] = {}
+#: A step-callable name -> ``(fewest positionals, most or None, keyword names)``.
+Arity = tuple[int, int | None, tuple[str, ...]]
 
 
-def get(name: str) -> Op:
+class _Signatures(TypedDict, total=False):
+    key: tuple[str, ...]
+    table: dict[str, Arity]
+
+
+_SIGNATURES: _Signatures = {}
+
+
+def get(name: str) -> Op[Any]:
     """The op called ``name`` (or by an alias).
 
     Raises:
@@ -397,7 +412,7 @@ def get(name: str) -> Op:
     return _GRAPH_OPS[name] if name in _GRAPH_OPS else _REGISTRY[name]
 
 
-def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
+def public_signatures() -> dict[str, Arity]:
     """For the step parser: every name a step may call -> its arity (aliases included).
 
     Read afresh when an op was registered since the last call.
@@ -410,7 +425,8 @@ def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
                 out[op.name] = op.arity()
                 for a in op.aliases:
                     out[a] = op.arity()
-        _SIGNATURES.update(key=key, table=out)
+        _SIGNATURES["key"] = key
+        _SIGNATURES["table"] = out
     return _SIGNATURES["table"]
 
 
@@ -434,10 +450,10 @@ def define(
     registered: bool = True,
     tensor_out: bool = True,
     spelling: str = "",
-) -> Callable[[Callable[..., Any]], Op]:
+) -> Callable[[Callable[..., V]], Op[V]]:
     """Decorator: the function below is the op's computation; returns the registered :class:`Op`."""
 
-    def wrap(compute: Callable[..., Any]) -> Op:
+    def wrap(compute: Callable[..., V]) -> Op[V]:
         op = Op(
             name,
             family,
