@@ -33,6 +33,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import sympy
 
@@ -43,6 +44,34 @@ from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
 
 class ConventionError(SymtfError, ValueError):
     """A switch that does not exist, or a scope where it does not apply."""
+
+
+class Convention(Protocol):
+    """A named alternative convention: a :class:`Switch`, or a rewrite of user steps
+    (:class:`symtf.graph.rewrite.StepRewrite`) that no switch of its name takes in."""
+
+    @property
+    def name(self) -> str:
+        """Short name, e.g. ``no-sqrt-dk``."""
+        ...
+
+    @property
+    def doc(self) -> str:
+        """One line for people."""
+        ...
+
+    @property
+    def level(self) -> str:
+        """What a scope names (``head``, ``norm``, ``projection``, ``model``)."""
+        ...
+
+    def scopes(self, d: Derivation) -> list[str]:
+        """Where it can apply and would change something (``[]`` if nowhere)."""
+        ...
+
+    def apply(self, d: Derivation, scope: str) -> Derivation:
+        """A new derivation with it applied at ``scope``; claims untouched."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -88,7 +117,7 @@ class Switch:
 # ----------------------------------------------------------------------------- model access
 
 
-def _with_model(d: Derivation, **changes: object) -> Derivation:
+def _with_model(d: Derivation, **changes: Any) -> Derivation:
     return dataclasses.replace(d, model=dataclasses.replace(d.model, **changes))
 
 
@@ -116,7 +145,7 @@ def _divisor(m: Model, head: Head) -> sympy.Expr:
 def _n_keys(d: Derivation) -> int:
     m = d.model
     if m.architecture == "attention" and m.embed is not None:
-        return m.embed.rows
+        return int(m.embed.rows)
     return len(d.tokens)
 
 
@@ -194,7 +223,7 @@ def _projections(d: Derivation) -> list[tuple[str, sympy.ImmutableMatrix]]:
 
 def _transposable(w: sympy.ImmutableMatrix) -> bool:
     # Square, and not symmetric (an identity or symmetric matrix reads the same both ways).
-    return w.rows == w.cols and w != w.T
+    return bool(w.rows == w.cols and w != w.T)
 
 
 # ----------------------------------------------------------------------------- switch builders
@@ -309,7 +338,7 @@ def _k_shape_allows(d: Derivation, h: Head) -> bool:
     return d.model.d_head == _n_keys(d)
 
 
-SWITCHES: tuple[Switch, ...] = (
+_MODEL_SWITCHES: tuple[Switch, ...] = (
     _head_scale(
         "no-sqrt-dk", "scores are not divided by √d_k (per head)", lambda m, h: sympy.Integer(1)
     ),
@@ -414,12 +443,12 @@ SWITCHES: tuple[Switch, ...] = (
 )
 
 # User steps (symtf.graph) take the same conventions as rewrites of their expressions.
-SWITCHES = merge_switches(SWITCHES)
+SWITCHES: tuple[Convention, ...] = merge_switches(_MODEL_SWITCHES)
 
 _BY_NAME = {s.name: s for s in SWITCHES}
 
 
-def switch(name: str) -> Switch:
+def switch(name: str) -> Convention:
     """The switch called ``name``.
 
     Raises:
@@ -435,4 +464,4 @@ def switch(name: str) -> Switch:
         ) from None
 
 
-__all__ = ["SWITCHES", "ConventionError", "Switch", "switch"]
+__all__ = ["SWITCHES", "Convention", "ConventionError", "Switch", "switch"]

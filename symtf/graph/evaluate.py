@@ -20,6 +20,7 @@ from symtf import ops
 from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph.core import Node
 from symtf.language import lang
+from symtf.language.syntax import Tree
 from symtf.ops.core import Op, ParamError
 from symtf.ops.shape import Ints
 from symtf.spec.steps import GivenTensor, StepNode
@@ -182,7 +183,7 @@ class _Walk:
         return self.int_of_value(v, pos)
 
     # the walk
-    def walk(self, node: lang.Node) -> Any:
+    def walk(self, node: Tree) -> Any:
         try:
             match node:
                 case lang.Num():
@@ -285,7 +286,7 @@ class _Walk:
         except ShapeError as e:
             raise _Located(node.pos, str(e)) from None
 
-    def int_of(self, node: lang.Node, what: str) -> int:
+    def int_of(self, node: Tree, what: str) -> int:
         try:
             v = lang.static_value(node, what)
         except lang.NotStatic:
