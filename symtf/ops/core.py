@@ -215,7 +215,8 @@ class Op(Generic[V]):
         compute: ``compute(xp, *tensors, **params) -> Tensor`` (tensor arguments
             positionally, in signature order; the others by keyword).
         shape: ``shape(*shapes, **params) -> shape`` (``None`` for a tensor argument
-            not given); raises :class:`~symtf.errors.ShapeError`.
+            not given); raises :class:`~symtf.errors.ShapeError`. A graph's own ops (a
+            user step, a derivative) give ``None`` for a shape known only from values.
         tex: The general formula in LaTeX (the README and the renderers).
         text: The same in plain text.
         shapes: The shape rule in words, for the README (``(n, k), (k, m) → (n, m)``).
@@ -238,7 +239,7 @@ class Op(Generic[V]):
     family: str
     signature: tuple[Param, ...]
     compute: Callable[..., V] = field(repr=False)
-    shape: Callable[..., tuple[int, ...]] = field(repr=False)
+    shape: Callable[..., tuple[int, ...] | None] = field(repr=False)
     tex: str = ""
     text: str = ""
     shapes: str = ""
