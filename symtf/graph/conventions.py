@@ -127,7 +127,7 @@ def _has_blocks(m: Model) -> bool:
 
 def _heads(d: Derivation) -> Iterator[tuple[str, int, int, Head]]:
     m = d.model
-    if not _has_blocks(m):
+    if not isinstance(m, Model) or not _has_blocks(m):
         return
     for li, layer in enumerate(m.layers):
         for hi, head in enumerate(layer.heads):
@@ -164,7 +164,7 @@ class _Norm:
 def _norms(d: Derivation) -> list[_Norm]:
     m = d.model
     out: list[_Norm] = []
-    if m.architecture == "decoder":
+    if isinstance(m, Model) and m.architecture == "decoder":
         for li, layer in enumerate(m.layers):
             for k in (1, 2):
                 eps = getattr(layer, f"ln{k}_eps")
@@ -232,6 +232,8 @@ def _transposable(w: sympy.ImmutableMatrix) -> bool:
 def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr]) -> Switch:
     def scopes(d: Derivation) -> list[str]:
         m = d.model
+        if not isinstance(m, Model):  # an encoder-decoder model: no decoder heads
+            return []
         return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
 
     return Switch(name, doc, "head", scopes)
@@ -300,7 +302,9 @@ def _model_field(
 
     def scopes(d: Derivation) -> list[str]:
         m = d.model
-        return [""] if _has_blocks(m) and getattr(m, fld) != value and when(m) else []
+        if not isinstance(m, Model) or not _has_blocks(m):
+            return []
+        return [""] if getattr(m, fld) != value and when(m) else []
 
     def reshape(d: Derivation, scope: str) -> Derivation:
         return _with_model(d, **{fld: value})
