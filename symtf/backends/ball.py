@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, cast
 
 import sympy
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
@@ -17,6 +18,9 @@ from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 from symtf.backends.base import BaseBackend
 from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError, Undecided
+
+if TYPE_CHECKING:
+    from symtf.spec.weights import FileMatrix
 
 #: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
 _ARB_CACHE: dict[tuple[int, int], tuple[sympy.MatrixBase, arb_mat]] = {}
@@ -66,9 +70,10 @@ class BallBackend(BaseBackend):
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
         floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix: exact floats
         if floats is not None:
-            if m._arb is None:  # exact at every precision
-                m._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
-            return m._arb
+            fm = cast("FileMatrix", m)  # only a FileMatrix holds its entries as .float64
+            if fm._arb is None:  # exact at every precision
+                fm._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
+            return fm._arb
         key = (id(m), self.prec)
         hit = _ARB_CACHE.get(key)
         if hit is not None and hit[0] is m:

@@ -18,7 +18,7 @@ import contextlib
 import math
 import signal
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +98,7 @@ def ball(
         ctx.prec = saved
 
 
-_FUNCS = {
+_FUNCS: dict[Any, Callable[[arb], arb]] = {
     sympy.exp: arb.exp,
     sympy.log: arb.log,
     sympy.erf: arb.erf,
@@ -186,12 +186,13 @@ class _Open:
     """Printing of :class:`OpenMax`/:class:`OpenMin` as SymPy's own ``Max``/``Min``."""
 
     _closed: Any
+    args: tuple[Any, ...]  # SymPy's Basic.args, from the class this mixes into
 
     def _sympystr(self, printer: Any) -> str:
-        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+        return str(printer._print(self._closed(*self.args, evaluate=False)))
 
     def _latex(self, printer: Any) -> str:
-        return printer._print(self._closed(*self.args, evaluate=False))  # type: ignore[attr-defined]
+        return str(printer._print(self._closed(*self.args, evaluate=False)))
 
 
 class OpenMax(_Open, sympy.Max):
@@ -262,7 +263,7 @@ def exact_zero(expr: sympy.Expr, exact: Any = None) -> bool:
             return node_identity_zero(expr, exact)
         expr = closed
     if expr.is_Rational:
-        return expr == 0
+        return bool(expr == 0)
     if sympy.count_ops(expr) > MAX_EXACT_OPS:
         return False
     try:
@@ -286,7 +287,7 @@ def _zero(expr: sympy.Expr) -> bool:
         # radsimp may call nsimplify, which evaluates exp(10^6) to thousands of digits
         # with mpmath (minutes); it only helps with square roots anyway.
         return False
-    return sympy.radsimp(expr) == 0 or sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0
+    return bool(sympy.radsimp(expr) == 0 or sympy.expand(sympy.radsimp(sympy.expand(expr))) == 0)
 
 
 #: Wall-clock seconds SymPy's identity rewrites (``expand_log``, ``trigsimp``) may take
@@ -478,7 +479,7 @@ def trig_zero(expr: sympy.Expr) -> bool:
                 term *= g**k
         total.append(term)
     rest = sympy.expand(sympy.Add(*total))
-    return rest == 0 or sympy.cancel(sympy.together(rest)) == 0
+    return bool(rest == 0 or sympy.cancel(sympy.together(rest)) == 0)
 
 
 def _base_order(angles: list[sympy.Expr]) -> list[sympy.Expr]:
@@ -564,7 +565,7 @@ def log_zero(expr: sympy.Expr) -> bool:
     if not rewrite:
         return False
     body = sympy.expand(expr.xreplace(rewrite))
-    return body == 0 or sympy.cancel(sympy.together(body)) == 0
+    return bool(body == 0 or sympy.cancel(sympy.together(body)) == 0)
 
 
 def sign_by_parts(expr: sympy.Expr, exact: Any = None) -> int | None:
@@ -622,7 +623,8 @@ def exact_sign(expr: sympy.Expr, exact: Any = None) -> int:
             expression is 0.
     """
     if expr.is_Rational:
-        return (expr.p > 0) - (expr.p < 0)
+        p = int(expr.p)
+        return (p > 0) - (p < 0)
 
     def enclose(prec: int) -> arb:
         return exact.ball(expr, prec) if exact is not None else ball(expr, prec)
@@ -767,14 +769,16 @@ def _leading_digits_ball(x: arb, digits: int) -> tuple[int, int, bool]:
         for extra in (64, 256, 1024, 4096):
             ctx.prec = 2 * base + extra + int(digits * 3.33)
             lg = (x.log() / arb(10).log()).floor()
-            if not lg.is_exact():
+            lz = lg.unique_fmpz()
+            if not lg.is_exact() or lz is None:
                 continue
-            k = int(lg.unique_fmpz())
+            k = int(lz)
             y = (x * arb(10) ** fmpz(digits - 1 - k)).floor()
-            if not y.is_exact():
+            yz = y.unique_fmpz()
+            if not y.is_exact() or yz is None:
                 continue
             # 10^k <= x < 10^(k+1) is certified, so n has exactly `digits` digits.
-            return int(y.unique_fmpz()), k, False
+            return int(yz), k, False
     finally:
         ctx.prec = saved
     raise ArithmeticError("decimal digits did not settle")  # pragma: no cover

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
@@ -188,7 +188,8 @@ class ExactBackend(BaseBackend):
         return to_sympy() if to_sympy is not None else sympy.ImmutableMatrix(m)
 
     def shape(self, a: Mat) -> tuple[int, int]:
-        return a.shape
+        # SymPy is untyped to mypy; a matrix's shape is its (rows, cols).
+        return cast("tuple[int, int]", a.shape)
 
     def entry(self, a: Mat, i: int, j: int) -> sympy.Expr:
         return a[i, j]
@@ -207,13 +208,15 @@ class ExactBackend(BaseBackend):
         # A row sum (a product with a column of ones), a column sum, a row or column spread
         # along a matrix of ones: each entry is the Add of the entries (x·1 is x), written
         # directly; SymPy's general product builds the very same expressions, slower.
-        if b is self._ones.get(b.shape):
+        ones_b = self._ones.get(b.shape)
+        if ones_b is not None and b is ones_b:
             n, k = a.shape
             if b.cols == 1:
                 return sympy.ImmutableMatrix(n, 1, [sympy.Add(*a.row(i)) for i in range(n)])
             if k == 1:
                 return sympy.ImmutableMatrix(n, b.cols, lambda i, j: a[i, 0])
-        if a is self._ones.get(a.shape):
+        ones_a = self._ones.get(a.shape)
+        if ones_a is not None and a is ones_a:
             n, m = b.shape
             if a.rows == 1:
                 return sympy.ImmutableMatrix(1, m, [sympy.Add(*b.col(j)) for j in range(m)])

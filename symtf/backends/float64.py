@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import sympy
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import NDArray
+
+    #: This backend's matrices: float64 arrays.
+    F64: TypeAlias = NDArray[np.float64]
 
 from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError
@@ -28,53 +32,56 @@ class FloatBackend(BaseBackend):
     def const(self, x: Fraction | int | sympy.Expr) -> float:
         return float(x)
 
-    def matrix(self, m: sympy.MatrixBase) -> np.ndarray:
-        floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix
+    def matrix(self, m: sympy.MatrixBase) -> F64:
+        # symtf.spec.weights.FileMatrix keeps its entries as a float64 array.
+        floats: F64 | None = getattr(m, "float64", None)
         if floats is not None:
             return floats
         return self._np.array(m.tolist(), dtype=self._np.float64)
 
-    def shape(self, a: np.ndarray) -> tuple[int, int]:
+    def shape(self, a: F64) -> tuple[int, int]:
         return a.shape
 
-    def entry(self, a: np.ndarray, i: int, j: int) -> float:
+    def entry(self, a: F64, i: int, j: int) -> float:
         return float(a[i, j])
 
-    def from_rows(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+    def from_rows(self, rows: Sequence[Sequence[float]]) -> F64:
         return self._np.array(rows, dtype=self._np.float64)
 
-    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def matmul(self, a: F64, b: F64) -> F64:
         return a @ b
 
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def add(self, a: F64, b: F64) -> F64:
         return a + b
 
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def sub(self, a: F64, b: F64) -> F64:
         return a - b
 
-    def scale(self, a: np.ndarray, s: float) -> np.ndarray:
+    def scale(self, a: F64, s: float) -> F64:
         return a * s
 
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def mul(self, a: F64, b: F64) -> F64:
         return a * b
 
-    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def div(self, a: F64, b: F64) -> F64:
         return a / b
 
-    def transpose(self, a: np.ndarray) -> np.ndarray:
+    def transpose(self, a: F64) -> F64:
         return a.T
 
-    def take_rows(self, a: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+    def take_rows(self, a: F64, rows: Sequence[int]) -> F64:
         return a[list(rows), :]
 
-    def take_cols(self, a: np.ndarray, start: int, stop: int) -> np.ndarray:
+    def take_cols(self, a: F64, start: int, stop: int) -> F64:
         return a[:, start:stop]
 
-    def hstack(self, mats: Sequence[np.ndarray]) -> np.ndarray:
+    def hstack(self, mats: Sequence[F64]) -> F64:
         return self._np.hstack(mats)
 
-    def map(self, a: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
-        return fn(a)  # the scalar functions below are numpy ufuncs: apply to the whole array
+    def map(self, a: F64, fn: Callable[[Any], Any]) -> F64:
+        # The scalar functions below are numpy ufuncs: applied to the whole array, they give
+        # an array of the same dtype (the protocol types ``fn`` for every backend's scalars).
+        return cast("F64", fn(a))
 
     def exp(self, x: Any) -> Any:
         return self._np.exp(x)

@@ -33,13 +33,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 from flint import arb, ctx, fmpq
 
 from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
 LIBM_ULPS = 2
@@ -661,7 +664,7 @@ class FormatSimBackend(BaseBackend):
     def matrix(self, m: sympy.MatrixBase) -> Any:
         return self._r(self._np.array([[float(e) for e in m.row(i)] for i in range(m.rows)]))
 
-    def shape(self, a: Any) -> tuple[int, int]:
+    def shape(self, a: np.ndarray) -> tuple[int, int]:
         return a.shape
 
     def entry(self, a: Any, i: int, j: int) -> Any:

@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 import sympy
 from flint import arb, ctx, fmpq
+from numpy.typing import NDArray
 
 from symtf.backends.base import BaseBackend
 from symtf.backends.certify import ball_sign
@@ -135,7 +136,7 @@ def inv_one_minus_gamma(n: int) -> float:
     return _float_up(1 / (1 - g))
 
 
-def _sp(x: np.ndarray) -> np.ndarray:
+def _sp(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """A bound on the error of one round-to-nearest operation whose result is ``x``.
 
     The error is at most ``u·|x| + eta/2`` (``fl(z) = z/(1+δ)``, ``|δ| <= u``, plus
@@ -255,6 +256,11 @@ def from_rational(p: int, q: int) -> tuple[float, float]:
     return f, float(np.spacing(abs(f)))
 
 
+def _zero_d(x: float) -> np.ndarray:
+    """``x`` as a 0-D float64 array: the midpoint or radius of a scalar :class:`MR`."""
+    return np.array(x, dtype=np.float64)
+
+
 def as_mr(x: Any) -> MR:
     """A midpoint–radius value from an MR, an int, a Fraction, a float array or an arb."""
     if isinstance(x, MR):
@@ -271,7 +277,7 @@ def as_mr(x: Any) -> MR:
         m, r = from_rational(int(x.p), int(x.q))
     else:
         raise TypeError(f"cannot use {type(x).__name__} in midpoint–radius arithmetic")
-    return MR(np.float64(m), np.float64(r))
+    return MR(_zero_d(m), _zero_d(r))
 
 
 def _clean(mid: np.ndarray, rad: np.ndarray) -> MR:
@@ -486,7 +492,7 @@ def _exp_wide(m: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e_m = _exp(MR(m, zero))
     e_p = _exp(MR(rho, zero))
     e_n = _exp(MR(-rho, zero))
-    half = MR(np.float64(0.5), np.float64(0.0))
+    half = MR(_zero_d(0.5), _zero_d(0.0))
     cosh = mul(add(e_p, e_n), half)
     sinh = mul(add(e_p, neg(e_n)), half)
     centre = mul(e_m, cosh)
@@ -519,8 +525,8 @@ def _sqrt(a: MR) -> MR:
 def _tanh(a: MR) -> MR:
     """Certified ``tanh`` as ``1 − 2/(e^{2x} + 1)``: ``x`` occurs once, so each step's
     enclosure (:func:`_exp`, :func:`add`, :func:`div`) bounds the whole range."""
-    two = MR(np.float64(2.0), np.float64(0.0))
-    one = MR(np.float64(1.0), np.float64(0.0))
+    two = MR(_zero_d(2.0), _zero_d(0.0))
+    one = MR(_zero_d(1.0), _zero_d(0.0))
     e = _exp(mul(two, a))
     return add(one, neg(div(two, add(e, one))))
 

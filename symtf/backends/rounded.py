@@ -168,7 +168,7 @@ class RoundedInputs(Mapping[str, RoundedInput]):
         return None
 
 
-def _raw_layers(raw_model: Mapping[str, Any]) -> list[dict]:
+def _raw_layers(raw_model: Mapping[str, Any]) -> list[dict[str, Any]]:
     v = raw_model.get("layers", [])
     return v if isinstance(v, list) else []
 

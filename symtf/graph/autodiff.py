@@ -188,7 +188,7 @@ class _Tape:
         self.node = node
         self.inputs = [env.get(a) for a in node.args]
         self.output = env[node.name]
-        self.entries: list[tuple[Op, list[Any], dict[str, Any], Any]] = []
+        self.entries: list[tuple[Op[Any], list[Any], dict[str, Any], Any]] = []
         self.leaves: dict[int, str] = {}
         if node.op.name == "step":
             self._record(env)
@@ -200,8 +200,8 @@ class _Tape:
         tape = self.entries
 
         class Taped(_Values):
-            def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
-                out = op(self.xp, *args, **params)
+            def apply(self, op: Op[Any], args: list[Any], params: dict[str, Any]) -> Tensor:
+                out = super().apply(op, args, params)
                 tape.append((op, args, params, out))
                 return out
 
@@ -245,7 +245,13 @@ class _Tape:
 
 
 def _vjp(
-    xp: Any, op: Op, g: Tensor, args: Sequence[Any], params: dict[str, Any], out: Any, where: str
+    xp: Any,
+    op: Op[Any],
+    g: Tensor,
+    args: Sequence[Any],
+    params: dict[str, Any],
+    out: Any,
+    where: str,
 ) -> tuple[Any, ...]:
     if op.vjp is None:
         raise SpecError(
@@ -303,8 +309,9 @@ def _backward(
         g = cot.pop(tape.node.name, None)
         if g is None:
             continue
-        if g.shape != tape.output.shape:
-            g = g.reshape(tape.output.shape)
+        out = tape.output  # a node a cotangent reaches lies between x and y: it has a value
+        if out is not None and g.shape != out.shape:
+            g = g.reshape(out.shape)
         for a, c in tape.back(g).items():
             cot[a] = _plus(xp, cot.get(a), c)
     got = cot.get(x)
@@ -313,7 +320,7 @@ def _backward(
     return got if got.shape == shape else got.reshape(shape)
 
 
-def _derivative_op(kind: str) -> Op:
+def _derivative_op(kind: str) -> Op[Tensor]:
     def compute(xp: Any, *values: Tensor | None, **params: Any) -> Tensor:
         return _sweep(xp, *values, kind=kind, **params)
 
@@ -334,7 +341,7 @@ def _derivative_op(kind: str) -> Op:
 
 
 #: The graph's op for each derivative (the registry's signature and formula, the sweep).
-DERIVATIVE: dict[str, Op] = {k: _derivative_op(k) for k in KINDS}
+DERIVATIVE: dict[str, Op[Tensor]] = {k: _derivative_op(k) for k in KINDS}
 _OPS = tuple(DERIVATIVE.values())
 
 __all__ = [

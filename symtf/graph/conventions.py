@@ -33,6 +33,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import sympy
 
@@ -43,6 +44,34 @@ from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
 
 class ConventionError(SymtfError, ValueError):
     """A switch that does not exist, or a scope where it does not apply."""
+
+
+class Convention(Protocol):
+    """A named alternative convention: a :class:`Switch`, or a rewrite of user steps
+    (:class:`symtf.graph.rewrite.StepRewrite`) that no switch of its name takes in."""
+
+    @property
+    def name(self) -> str:
+        """Short name, e.g. ``no-sqrt-dk``."""
+        ...
+
+    @property
+    def doc(self) -> str:
+        """One line for people."""
+        ...
+
+    @property
+    def level(self) -> str:
+        """What a scope names (``head``, ``norm``, ``projection``, ``model``)."""
+        ...
+
+    def scopes(self, d: Derivation) -> list[str]:
+        """Where it can apply and would change something (``[]`` if nowhere)."""
+        ...
+
+    def apply(self, d: Derivation, scope: str) -> Derivation:
+        """A new derivation with it applied at ``scope``; claims untouched."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -88,7 +117,7 @@ class Switch:
 # ----------------------------------------------------------------------------- model access
 
 
-def _with_model(d: Derivation, **changes: object) -> Derivation:
+def _with_model(d: Derivation, **changes: Any) -> Derivation:
     return dataclasses.replace(d, model=dataclasses.replace(d.model, **changes))
 
 
@@ -98,7 +127,7 @@ def _has_blocks(m: Model) -> bool:
 
 def _heads(d: Derivation) -> Iterator[tuple[str, int, int, Head]]:
     m = d.model
-    if not _has_blocks(m):
+    if not isinstance(m, Model) or not _has_blocks(m):
         return
     for li, layer in enumerate(m.layers):
         for hi, head in enumerate(layer.heads):
@@ -116,7 +145,7 @@ def _divisor(m: Model, head: Head) -> sympy.Expr:
 def _n_keys(d: Derivation) -> int:
     m = d.model
     if m.architecture == "attention" and m.embed is not None:
-        return m.embed.rows
+        return int(m.embed.rows)
     return len(d.tokens)
 
 
@@ -135,7 +164,7 @@ class _Norm:
 def _norms(d: Derivation) -> list[_Norm]:
     m = d.model
     out: list[_Norm] = []
-    if m.architecture == "decoder":
+    if isinstance(m, Model) and m.architecture == "decoder":
         for li, layer in enumerate(m.layers):
             for k in (1, 2):
                 eps = getattr(layer, f"ln{k}_eps")
@@ -194,7 +223,7 @@ def _projections(d: Derivation) -> list[tuple[str, sympy.ImmutableMatrix]]:
 
 def _transposable(w: sympy.ImmutableMatrix) -> bool:
     # Square, and not symmetric (an identity or symmetric matrix reads the same both ways).
-    return w.rows == w.cols and w != w.T
+    return bool(w.rows == w.cols and w != w.T)
 
 
 # ----------------------------------------------------------------------------- switch builders
@@ -203,6 +232,8 @@ def _transposable(w: sympy.ImmutableMatrix) -> bool:
 def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr]) -> Switch:
     def scopes(d: Derivation) -> list[str]:
         m = d.model
+        if not isinstance(m, Model):  # an encoder-decoder model: no decoder heads
+            return []
         return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
 
     return Switch(name, doc, "head", scopes)
@@ -271,7 +302,9 @@ def _model_field(
 
     def scopes(d: Derivation) -> list[str]:
         m = d.model
-        return [""] if _has_blocks(m) and getattr(m, fld) != value and when(m) else []
+        if not isinstance(m, Model) or not _has_blocks(m):
+            return []
+        return [""] if getattr(m, fld) != value and when(m) else []
 
     def reshape(d: Derivation, scope: str) -> Derivation:
         return _with_model(d, **{fld: value})
@@ -309,7 +342,7 @@ def _k_shape_allows(d: Derivation, h: Head) -> bool:
     return d.model.d_head == _n_keys(d)
 
 
-SWITCHES: tuple[Switch, ...] = (
+_MODEL_SWITCHES: tuple[Switch, ...] = (
     _head_scale(
         "no-sqrt-dk", "scores are not divided by √d_k (per head)", lambda m, h: sympy.Integer(1)
     ),
@@ -414,12 +447,12 @@ SWITCHES: tuple[Switch, ...] = (
 )
 
 # User steps (symtf.graph) take the same conventions as rewrites of their expressions.
-SWITCHES = merge_switches(SWITCHES)
+SWITCHES: tuple[Convention, ...] = merge_switches(_MODEL_SWITCHES)
 
 _BY_NAME = {s.name: s for s in SWITCHES}
 
 
-def switch(name: str) -> Switch:
+def switch(name: str) -> Convention:
     """The switch called ``name``.
 
     Raises:
@@ -435,4 +468,4 @@ def switch(name: str) -> Switch:
         ) from None
 
 
-__all__ = ["SWITCHES", "ConventionError", "Switch", "switch"]
+__all__ = ["SWITCHES", "Convention", "ConventionError", "Switch", "switch"]

@@ -14,16 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from symtf import ops
 from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph.core import Node
 from symtf.language import lang
+from symtf.language.syntax import Tree
 from symtf.ops.core import Op, ParamError
 from symtf.ops.shape import Ints
 from symtf.spec.steps import GivenTensor, StepNode
 from symtf.tensor import Tensor
+
+R = TypeVar("R")
+#: What a walk of a step's tree gives: its value (a Tensor) or its shape.
+W = TypeVar("W")
 
 
 class _Located(Exception):
@@ -84,7 +89,7 @@ def step_nodes(derivation: Any, taken: Container[str]) -> list[Node]:
     return out
 
 
-def _located(step: StepNode, path: str, run: Callable[[], Any]) -> Any:
+def _located(step: StepNode, path: str, run: Callable[[], R]) -> R:
     """``run()``, a problem at a column re-raised naming the file, the step and the column."""
     try:
         return run()
@@ -153,36 +158,36 @@ def _size(shape: tuple[int, ...]) -> int:
     return n
 
 
-class _Walk:
-    """A step's syntax tree walked over the registry's ops, on values or on shapes."""
+class _Walk(Generic[W]):
+    """A step's syntax tree walked over the registry's ops, on values or on shapes (``W``)."""
 
-    def __init__(self, lookup: Callable[[str], Any]) -> None:
+    def __init__(self, lookup: Callable[[str], W | None]) -> None:
         self.lookup = lookup
 
     # what differs between values and shapes
-    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
+    def apply(self, op: Op[Any], args: list[Any], params: dict[str, Any]) -> W:
         raise NotImplementedError
 
-    def number(self, value: Any) -> Any:
+    def number(self, value: Any) -> W:
         raise NotImplementedError
 
-    def constant(self, name: str) -> Any:
+    def constant(self, name: str) -> W:
         raise NotImplementedError
 
-    def shape(self, v: Any) -> tuple[int, ...]:
+    def shape(self, v: W) -> tuple[int, ...]:
         raise NotImplementedError
 
-    def int_of_value(self, v: Any, pos: int) -> int:
+    def int_of_value(self, v: W, pos: int) -> int:
         raise NotImplementedError
 
-    def ints_of_value(self, v: Any, pos: int) -> list[int]:
+    def ints_of_value(self, v: W, pos: int) -> list[int]:
         raise NotImplementedError
 
-    def bound_of_value(self, v: Any, pos: int) -> int:
+    def bound_of_value(self, v: W, pos: int) -> int:
         return self.int_of_value(v, pos)
 
     # the walk
-    def walk(self, node: lang.Node) -> Any:
+    def walk(self, node: Tree) -> W:
         try:
             match node:
                 case lang.Num():
@@ -233,7 +238,7 @@ class _Walk:
             getattr(node, "pos", 0), f"unexpected {type(node).__name__}"
         )  # pragma: no cover
 
-    def name(self, node: lang.Name) -> Any:
+    def name(self, node: lang.Name) -> W:
         v = self.lookup(node.name)
         if v is not None:
             return v
@@ -243,7 +248,7 @@ class _Walk:
             node.pos, f"unknown name {node.name!r}: no given tensor, step or model step has it"
         )
 
-    def binary(self, link: lang.Link, a: Any, b: Any) -> Any:
+    def binary(self, link: lang.Link, a: W, b: W) -> W:
         op = link.op
         sa, sb = self.shape(a), self.shape(b)
         if op == "*" and link.text in ("×", "·", "⋅"):
@@ -255,7 +260,7 @@ class _Walk:
             raise _Located(link.pos, f"unknown operator {link.text}")
         return self.apply(fn, [a, b], {})
 
-    def index(self, node: lang.Index) -> Any:
+    def index(self, node: lang.Index) -> W:
         x = self.walk(node.operand)
         items: list[Any] = []
         for it in node.items:
@@ -285,7 +290,7 @@ class _Walk:
         except ShapeError as e:
             raise _Located(node.pos, str(e)) from None
 
-    def int_of(self, node: lang.Node, what: str) -> int:
+    def int_of(self, node: Tree, what: str) -> int:
         try:
             v = lang.static_value(node, what)
         except lang.NotStatic:
@@ -296,7 +301,7 @@ class _Walk:
             raise _Located(node.pos, f"expected {what} of at most 100000, found {v}")
         return v
 
-    def call(self, node: lang.Call) -> Any:
+    def call(self, node: lang.Call) -> W:
         op = ops.get(node.name)
         bound = op.bind(node.args, node.kwargs)
         args: list[Any] = []
@@ -316,7 +321,7 @@ class _Walk:
             params[p.name] = self.static(op, p, given)
         return self.apply(op, args, params)
 
-    def static(self, op: Op, p: ops.Param, given: Any) -> Any:
+    def static(self, op: Op[Any], p: ops.Param, given: Any) -> Any:
         """A plain parameter written in the step (checked when the file was read)."""
         what = f"{op.name}({p.name}=…)"
         try:
@@ -334,13 +339,15 @@ class _Walk:
             raise _Located(getattr(where, "pos", 0), str(e)) from None
 
 
-class _Values(_Walk):
+class _Values(_Walk[Tensor]):
     def __init__(self, xp: Any, lookup: Callable[[str], Tensor | None]) -> None:
         super().__init__(lookup)
         self.xp = xp
 
-    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
-        return op(self.xp, *args, **params)
+    def apply(self, op: Op[Any], args: list[Any], params: dict[str, Any]) -> Tensor:
+        # A step calls only public ops (and the operators' ops), each of which computes a
+        # Tensor; the registry holds ops of every value type, so it types them loosely.
+        return cast(Tensor, op(self.xp, *args, **params))
 
     def number(self, value: Any) -> Tensor:
         return ops.scalar(self.xp.const(Fraction(int(value.p), int(value.q))))
@@ -358,7 +365,7 @@ class _Values(_Walk):
         }
         return ops.scalar(make[name]())
 
-    def shape(self, v: Any) -> tuple[int, ...]:
+    def shape(self, v: Tensor) -> tuple[int, ...]:
         return v.shape
 
     def int_of_value(self, v: Tensor, pos: int) -> int:
@@ -373,9 +380,12 @@ class _Values(_Walk):
         return [self.int_of_value(ops.scalar(s), pos) for s in v.data]
 
 
-class _Shapes(_Walk):
-    def apply(self, op: Op, args: list[Any], params: dict[str, Any]) -> Any:
-        return op.shape(*args, **params)
+class _Shapes(_Walk[tuple[int, ...]]):
+    def apply(self, op: Op[Any], args: list[Any], params: dict[str, Any]) -> tuple[int, ...]:
+        shape = op.shape(*args, **params)
+        if shape is None:  # a registry op's shape rule always gives one; this is a safeguard
+            raise _Unknown
+        return shape
 
     def number(self, value: Any) -> tuple[int, ...]:
         return ()
@@ -398,7 +408,7 @@ class _Shapes(_Walk):
         raise _Unknown  # a slice bound computed from a tensor: the shape needs its value
 
 
-_BINARY: dict[str, Op] = {
+_BINARY: dict[str, Op[Tensor]] = {
     "+": ops.add,
     "-": ops.sub,
     "*": ops.mul,

@@ -165,7 +165,8 @@ def generate(xp: Any, t: Live, m: Any, step: Step, state: Any) -> None:
 
 
 def _one_path(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps: int) -> None:
-    out: list[int] | None = []
+    out: list[int] = []
+    decided = True  # until an undecided order or an exact tie leaves the output open
     token = m.start
     for i in range(steps):
         p = f"gen.{i}"
@@ -183,7 +184,7 @@ def _one_path(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, s
                 "undecided: the order cannot be certified (free symbols?)",
                 op="greedy",
             )
-            out = None
+            decided = False
             break
         if g.strategy == "sample":
             src = _filters(xp, t, g, p, logits, probs, groups)
@@ -201,13 +202,13 @@ def _one_path(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, s
             title = "greedy pick" if len(pick) == 1 else "exact tie: decoding stops here"
             t.add(f"{p}.token", pick, (f"{p}.logits",), r"\arg\max_i z_i", title, op="greedy")
         if len(pick) != 1:
-            out = None  # not determined: an exact tie
+            decided = False  # not determined: an exact tie
             break
         token = pick[0]
         out.append(token)
         if token == m.end or (g.strategy == "sample" and m.target and i + 1 >= len(m.target)):
             break
-    t.add("gen.output", None if out is None else tuple(out), (), "", "decoded tokens")
+    t.add("gen.output", tuple(out) if decided else None, (), "", "decoded tokens")
 
 
 def _filters(
@@ -333,7 +334,7 @@ def _beam(xp: Any, t: Live, m: Any, g: Generation, step: Step, state: Any, steps
             chosen.extend(grp)
         if not chosen:
             break
-        live = []
+        live: list[_Hyp] = []
         for c in chosen:
             k, v, prob = cands[c]
             h = _Hyp((*beams[k].tokens, v), prob, after[k])

@@ -24,6 +24,7 @@ from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes, rms
 from symtf.graph.core import Builder, Graph, Live, Reuse, evaluate
 from symtf.limits import enforce
 from symtf.spec import Derivation, Head, Layer, Model
+from symtf.spec.seq2seq import Seq2SeqModel
 from symtf.trace import Trace
 
 
@@ -99,16 +100,17 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
 
     m = derivation.model
     b = Builder()
-    if m.architecture == "encoder-decoder":
+    if isinstance(m, Seq2SeqModel):  # architecture "encoder-decoder" (only it reads as one)
         from symtf.graph.seq2seq import encoder_decoder_nodes
 
-        encoder_decoder_nodes(b, m, forcing=forcing)
-    elif m.architecture == "decoder":
-        decoder_nodes(b, m, derivation.tokens)
-    elif m.architecture == "attention":
-        x = b.add("x", ops.given, (), "X", "input rows", value=m.embed)
-        attention_layer(b, m, m.layers[0], "l0", x)
-    standalone_nodes(b, m)
+        encoder_decoder_nodes(b, m, forcing=forcing)  # its standalone steps are always none
+    else:
+        if m.architecture == "decoder":
+            decoder_nodes(b, m, derivation.tokens)
+        elif m.architecture == "attention":
+            x = b.add("x", ops.given, (), "X", "input rows", value=m.embed)
+            attention_layer(b, m, m.layers[0], "l0", x)
+        standalone_nodes(b, m)
     graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
     graph = resolve(graph)  # each grad/jacobian node reads the nodes its sweep passes through
     graph.shapes()  # every shape rule before anything is evaluated: errors name both shapes

@@ -19,14 +19,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy
 
 from symtf import ops
 from symtf.graph.core import Graph, Node
 from symtf.language import lang
+from symtf.language.syntax import Tree
 from symtf.spec.steps import StepNode
+
+if TYPE_CHECKING:
+    from symtf.graph.conventions import Convention, Switch
+    from symtf.spec import Derivation
 
 #: The step ops that take ``unbiased``, and where it stands among their arguments.
 _POSITION = {
@@ -37,7 +42,7 @@ _POSITION = {
 _VARIANCE_OPS = tuple(_POSITION)
 
 
-def _map(node: lang.Node, fn: Callable[[lang.Node], lang.Node | None]) -> lang.Node:
+def _map(node: Tree, fn: Callable[[Tree], Tree | None]) -> Tree:
     """Rebuild ``node`` bottom-up; ``fn`` returns a replacement or ``None`` to keep it."""
     match node:
         case lang.Unary():
@@ -69,14 +74,14 @@ def _map(node: lang.Node, fn: Callable[[lang.Node], lang.Node | None]) -> lang.N
     return node if out is None else out
 
 
-def _kw(call: lang.Call, key: str, position: int) -> lang.Node | None:
+def _kw(call: lang.Call, key: str, position: int) -> Tree | None:
     for k, v in call.kwargs:
         if k == key:
             return v
     return call.args[position] if len(call.args) > position else None
 
 
-def _with_kw(call: lang.Call, key: str, position: int, value: lang.Node) -> lang.Call:
+def _with_kw(call: lang.Call, key: str, position: int, value: Tree) -> lang.Call:
     args = list(call.args)
     if len(args) > position:
         args[position] = value
@@ -85,12 +90,12 @@ def _with_kw(call: lang.Call, key: str, position: int, value: lang.Node) -> lang
     return lang.Call(call.pos, call.name, call.args, kwargs)
 
 
-def _is_true(node: lang.Node | None) -> bool:
+def _is_true(node: Tree | None) -> bool:
     return isinstance(node, lang.Name) and node.name == "true"
 
 
-def _set_unbiased(flag: bool) -> Callable[[lang.Node, Any], lang.Node | None]:
-    def fn(node: lang.Node, d: Any) -> lang.Node | None:
+def _set_unbiased(flag: bool) -> Callable[[Tree, Any], Tree | None]:
+    def fn(node: Tree, d: Any) -> Tree | None:
         if (
             isinstance(node, lang.Call)
             and node.name in _VARIANCE_OPS
@@ -103,10 +108,10 @@ def _set_unbiased(flag: bool) -> Callable[[lang.Node, Any], lang.Node | None]:
     return fn
 
 
-def _drop_sqrt_division(replacement: str) -> Callable[[lang.Node, Any], lang.Node | None]:
+def _drop_sqrt_division(replacement: str) -> Callable[[Tree, Any], Tree | None]:
     """``a / sqrt(k)`` → ``a`` (``drop``) or ``a / k`` (``square``)."""
 
-    def fn(node: lang.Node, d: Any) -> lang.Node | None:
+    def fn(node: Tree, d: Any) -> Tree | None:
         if not isinstance(node, lang.Chain):
             return None
         rest = []
@@ -137,7 +142,7 @@ def _square_weights(d: Any) -> dict[str, Any]:
     return out
 
 
-def _transpose_weights(node: lang.Node, d: Any) -> lang.Node | None:
+def _transpose_weights(node: Tree, d: Any) -> Tree | None:
     if not isinstance(node, lang.Chain):
         return None
     weights = _square_weights(d)
@@ -157,7 +162,7 @@ def _transpose_weights(node: lang.Node, d: Any) -> lang.Node | None:
 _SOFTMAX_AXIS = [p.name for p in ops.softmax.step_params].index("axis")
 
 
-def _softmax_columns(node: lang.Node, d: Any) -> lang.Node | None:
+def _softmax_columns(node: Tree, d: Any) -> Tree | None:
     if isinstance(node, lang.Call) and node.name == "softmax":
         axis = _kw(node, "axis", _SOFTMAX_AXIS)
         last = axis is None or (
@@ -182,19 +187,21 @@ class StepRewrite:
 
     name: str
     doc: str
-    _fn: Callable[[lang.Node, Any], lang.Node | None] = field(repr=False, compare=False)
+    _fn: Callable[[Tree, Any], Tree | None] = field(repr=False, compare=False)
     level: str = "norm"
 
     def rewritten(self, step: StepNode, d: Any) -> lang.Node | None:
         """The step's tree under this convention, or ``None`` if it does not change."""
         tree = _map(step.tree, lambda n: self._fn(n, d))
-        return None if tree == step.tree else tree
+        # Rebuilt from a step's tree with step-language nodes only (a node's children are
+        # typed by the parser both languages share, :class:`~symtf.language.syntax.Tree`).
+        return None if tree == step.tree else cast(lang.Node, tree)
 
-    def scopes(self, d: Any) -> list[str]:
+    def scopes(self, d: Derivation) -> list[str]:
         """The user steps this convention would change."""
         return [s.name for s in getattr(d, "steps", ()) if self.rewritten(s, d) is not None]
 
-    def apply(self, d: Any, scope: str) -> Any:
+    def apply(self, d: Derivation, scope: str) -> Derivation:
         """A derivation with step ``scope`` rewritten (claims untouched)."""
         steps = list(d.steps)
         for k, s in enumerate(steps):
@@ -239,27 +246,27 @@ STEP_REWRITES: tuple[StepRewrite, ...] = (
 )
 
 
-def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
+def merge_switches(switches: tuple[Switch, ...]) -> tuple[Convention, ...]:
     """The model switches with the step rewrites of the same name folded in (new names appended).
 
     Args:
         switches: :class:`symtf.graph.conventions.Switch` values (a dataclass with
-            ``_scopes``/``_apply``); their type is not imported here.
+            ``_scopes``/``_apply``).
     """
-    out = list(switches)
-    by_name = {s.name: k for k, s in enumerate(out)}
-    extra = []
+    merged = list(switches)
+    by_name = {s.name: k for k, s in enumerate(merged)}
+    extra: list[StepRewrite] = []
     for rw in STEP_REWRITES:
         k = by_name.get(rw.name)
         if k is None:
             extra.append(rw)
             continue
-        sw = out[k]
+        sw = merged[k]
 
-        def scopes(d: Any, sw: Any = sw, rw: StepRewrite = rw) -> list[str]:
+        def scopes(d: Derivation, sw: Switch = sw, rw: StepRewrite = rw) -> list[str]:
             return sw._scopes(d) + rw.scopes(d)
 
-        def apply(d: Any, scope: str, sw: Any = sw, rw: StepRewrite = rw) -> Any:
+        def apply(d: Derivation, scope: str, sw: Switch = sw, rw: StepRewrite = rw) -> Derivation:
             if scope in rw.scopes(d):
                 return rw.apply(d, scope)
             if sw._apply is not None:
@@ -267,8 +274,8 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
             return with_rewrite(d, sw.name, scope)
 
         doc = f"{sw.doc[:-1]}, or per step)" if sw.doc.endswith(")") else sw.doc
-        out[k] = dataclasses.replace(sw, doc=doc, _scopes=scopes, _apply=apply)
-    return (*out, *extra)
+        merged[k] = dataclasses.replace(sw, doc=doc, _scopes=scopes, _apply=apply)
+    return (*merged, *extra)
 
 
 # ----------------------------------------------------------------------------- template nodes
@@ -282,7 +289,7 @@ def merge_switches(switches: tuple[Any, ...]) -> tuple[Any, ...]:
 # follows from its op and parameters.
 
 
-def with_rewrite(d: Any, name: str, scope: str) -> Any:
+def with_rewrite(d: Derivation, name: str, scope: str) -> Derivation:
     """``d`` recording the rewrite of template nodes ``name`` at ``scope`` (claims untouched)."""
     return dataclasses.replace(d, rewrites=(*d.rewrites, (name, scope)))
 
@@ -354,7 +361,7 @@ def _k_not_transposed(g: Graph, scope: str, d: Any) -> Graph:
     return g.with_params(f"{scope}.scores", transpose_b=False)
 
 
-def _softmax_columns(g: Graph, scope: str, d: Any) -> Graph:
+def _softmax_columns_node(g: Graph, scope: str, d: Any) -> Graph:
     for part in ("weights", "pattern"):  # the softmax is ``weights`` when masking follows it
         name = f"{scope}.{part}"
         if name in g and g[name].op is ops.softmax:
@@ -383,7 +390,9 @@ def _weights_left(g: Graph, scope: str, d: Any) -> Graph:
         targets = [f"{scope}.{x}" for x in ("q", "k", "v")]
     for name in targets:
         node = g.get(name)
-        w = None if node is None else node.params.get("w")
+        if node is None:
+            continue
+        w = node.params.get("w")
         if w is None or node.params.get("transposed") or w.rows != w.cols or w == w.T:
             continue
         g = g.with_params(name, transposed=True)
@@ -413,7 +422,7 @@ NODE_REWRITES: dict[str, Callable[[Graph, str, Any], Graph]] = {
     "gelu-tanh": _activation("gelu_tanh"),
     "gelu-erf": _activation("gelu"),
     "k-not-transposed": _k_not_transposed,
-    "softmax-columns": _softmax_columns,
+    "softmax-columns": _softmax_columns_node,
     "weights-left": _weights_left,
     "rope-halves": _rope_pairs("halves"),
     "rope-adjacent": _rope_pairs("adjacent"),

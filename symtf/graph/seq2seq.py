@@ -219,9 +219,9 @@ def encode(b: Builder, m: Seq2SeqModel) -> Encoded:
         src, _ = _sublayer(b, m, p, "resid_post", "ln2", layer.norms[1], src, ffn)
     out = b.add("enc.out", ops.identity, (src,), "", "encoder output")
     cross = []
-    for li, layer in enumerate(m.decoder):
+    for li, dec_layer in enumerate(m.decoder):
         kvs = []
-        for hi, head in enumerate(layer.cross_heads):
+        for hi, head in enumerate(dec_layer.cross_heads):
             h = f"dec.l{li}.cross.h{hi}"
             k = b.add(
                 f"{h}.k",
@@ -273,7 +273,7 @@ def decode(
         nodes, and the state after these tokens.
     """
     cached = state is not None
-    start = state.position if cached else 0
+    start = state.position if state is not None else 0
     src = _inputs(b, p, m.embed, m.pos, tokens, start)
     caches = []
     for li, layer in enumerate(m.decoder):
@@ -443,10 +443,10 @@ def teacher_forcing(m: Seq2SeqModel) -> Forcing:
             for j in range(par.cols):
                 same = equal(xp, par[i, j], inc[0, j], memo)
                 if same is False:
-                    a, b = _approx(xp, par[i, j]), _approx(xp, inc[0, j])
+                    par_v, inc_v = _approx(xp, par[i, j]), _approx(xp, inc[0, j])
                     why = (
                         f"position {i} ({m.vocab[tokens[i]]!r}) differs: the parallel pass gives "
-                        f"dec.{what}[{i}, {j}] ≈ {a}, step-by-step decoding gives ≈ {b}"
+                        f"dec.{what}[{i}, {j}] ≈ {par_v}, step-by-step decoding gives ≈ {inc_v}"
                     )
                     if m.decoder_mask != "causal":
                         why += " (without a causal mask the parallel pass lets a position see later tokens)"

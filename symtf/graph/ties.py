@@ -41,7 +41,7 @@ def compare(xp: Any, a: Any, b: Any) -> int:
         Undecided: When neither a sign nor an equality can be shown.
     """
     try:
-        return xp.sign(a - b)
+        return int(xp.sign(a - b))
     except Undecided:
         if not _exact(xp) or xp.user_symbols(a - b):
             raise
@@ -50,11 +50,15 @@ def compare(xp: Any, a: Any, b: Any) -> int:
         raise
 
 
+#: Pairs of expressions already compared by :func:`same_structure` -> whether they matched.
+_Memo = dict[tuple[sympy.Basic, sympy.Basic], bool]
+
+
 def _exact(xp: Any) -> bool:
     return getattr(xp, "name", "") == "exact"
 
 
-def equal(xp: Any, a: sympy.Expr, b: sympy.Expr, memo: dict | None = None) -> bool | None:
+def equal(xp: Any, a: sympy.Expr, b: sympy.Expr, memo: _Memo | None = None) -> bool | None:
     """Whether two exact values (over ``xp``'s node symbols) are the same number.
 
     Returns ``True`` when proved equal, ``False`` when certified different,
@@ -94,7 +98,7 @@ def equal(xp: Any, a: sympy.Expr, b: sympy.Expr, memo: dict | None = None) -> bo
     return None
 
 
-def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: dict) -> bool:
+def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: _Memo) -> bool:
     """Whether two expressions are the same tree once node symbols are unfolded.
 
     Sums and products are compared as multisets of terms (their argument order

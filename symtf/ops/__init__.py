@@ -131,7 +131,7 @@ from symtf.ops.shape import (
 from symtf.ops.similarity import cosine_similarity, kl_div, norm
 
 
-def on_matrices(op: Op, xp: Any, *matrices: Any, **params: Any) -> Any:
+def on_matrices(op: Op[Any], xp: Any, *matrices: Any, **params: Any) -> Any:
     """Run ``op`` on backend matrices (2-D) and return the backend matrix it gives.
 
     Example:

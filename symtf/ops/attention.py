@@ -8,7 +8,8 @@ framework's max-shifted float32 softmax) says so through its kernel.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from symtf.ops.array import apply, as_int, each_row, generic, nat, total, unbroadcast, wrap
 from symtf.ops.core import (
@@ -25,6 +26,9 @@ from symtf.ops.elementwise import mul, quotient, sub
 from symtf.ops.shape import swap_last
 from symtf.tensor import Tensor
 
+if TYPE_CHECKING:
+    from symtf.backends.protocol import Backend
+
 X = Param("x")
 _SOFTMAX = r"\operatorname{softmax}"
 
@@ -40,7 +44,7 @@ def softmax_tex(axis: int) -> str:
     return _SOFTMAX + ("_{\\text{col}}" if axis in (-2, 0) else "")
 
 
-def _softmax_display(params: Any, labels: Any) -> str:
+def _softmax_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     if "formula" in labels:
         return labels["formula"]
     name = softmax_tex(params.get("axis", -1))
@@ -213,7 +217,7 @@ def normalize_rows(xp: Any, a: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- masks
 
 
-def _nonzero(xp: Any, v: Any) -> bool:
+def _nonzero(xp: Backend, v: Any) -> bool:
     return xp.sign(v) != 0
 
 
@@ -299,6 +303,18 @@ def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
     )
 
 
+def _tril_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, diagonal: int = 0
+) -> tuple[Any, ...]:
+    return (tril(xp, g, diagonal=diagonal),)
+
+
+def _triu_vjp(
+    xp: Any, g: Tensor, x: Tensor, *, output: Tensor, diagonal: int = 0
+) -> tuple[Any, ...]:
+    return (triu(xp, g, diagonal=diagonal),)
+
+
 @define(
     "tril",
     "attention",
@@ -307,7 +323,7 @@ def _triangle(xp: Any, x: Tensor, keep: Any) -> Tensor:
     tex=r"x_{ij}\,[j \le i + k]",
     text="zero above the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
-    vjp=lambda xp, g, x, *, output, diagonal=0: (tril(xp, g, diagonal=diagonal),),
+    vjp=_tril_vjp,
 )
 def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero above the ``diagonal``-th diagonal of the last two axes (``j > i + diagonal``)."""
@@ -322,7 +338,7 @@ def tril(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     tex=r"x_{ij}\,[j \ge i + k]",
     text="zero below the diagonal (k = diagonal) of the last two axes",
     shapes="unchanged",
-    vjp=lambda xp, g, x, *, output, diagonal=0: (triu(xp, g, diagonal=diagonal),),
+    vjp=_triu_vjp,
 )
 def triu(xp: Any, x: Tensor, *, diagonal: int = 0) -> Tensor:
     """Zero below the ``diagonal``-th diagonal of the last two axes (``j < i + diagonal``)."""

@@ -13,6 +13,7 @@ refused with the column (write it as its own step).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from symtf.errors import ShapeError
@@ -49,7 +50,7 @@ def _whole_step(name: str) -> Any:
 
 
 def _display(kind: str) -> Any:
-    def display(params: Any, labels: Any) -> str:
+    def display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
         y, x = labels.get("y", "y"), labels.get("x", "x")
         if kind == "grad":
             return rf"\frac{{\partial {y}}}{{\partial {x}}}"

@@ -8,6 +8,7 @@ A template's inputs (``given``: a matrix of the file; ``const``: ``d_head``;
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -158,7 +159,7 @@ def one_hot(xp: Any, ids: Tensor, *, n: int) -> Tensor:
     from symtf.errors import ShapeError
 
     one, zero = xp.const(1), xp.const(0)
-    out = []
+    out: list[Any] = []
     for v in ids.data:
         k = as_int(v)
         if k is None:
@@ -176,7 +177,7 @@ def _given_shape(*, value: Any) -> tuple[int, ...]:
     return tuple(shape) if shape is not None else ()
 
 
-def _given_display(params: Any, labels: Any) -> str:
+def _given_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return labels.get("formula", "X")
 
 
@@ -242,7 +243,7 @@ def ids(xp: Any, *, ids: Any) -> Tensor:
     return wrap(xp, xp.from_rows([[xp.const(i) for i in ids]]), (1, len(ids)))
 
 
-def _divisor_display(params: Any, labels: Any) -> str:
+def _divisor_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\sqrt{d_k}"
 
 

@@ -37,9 +37,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from symtf.errors import ShapeError, Unsupported
+
+#: What an op computes: a :class:`~symtf.tensor.Tensor` for almost every op (``greedy``
+#: gives token ids), so that calling an op is typed by its computation.
+V = TypeVar("V")
 
 
 class _Required:
@@ -202,7 +206,7 @@ class Substitution:
 
 
 @dataclass(frozen=True)
-class Op:
+class Op(Generic[V]):
     """One op: signature, shape rule, computation, formula, substitution and VJP.
 
     Attributes:
@@ -212,7 +216,8 @@ class Op:
         compute: ``compute(xp, *tensors, **params) -> Tensor`` (tensor arguments
             positionally, in signature order; the others by keyword).
         shape: ``shape(*shapes, **params) -> shape`` (``None`` for a tensor argument
-            not given); raises :class:`~symtf.errors.ShapeError`.
+            not given); raises :class:`~symtf.errors.ShapeError`. A graph's own ops (a
+            user step, a derivative) give ``None`` for a shape known only from values.
         tex: The general formula in LaTeX (the README and the renderers).
         text: The same in plain text.
         shapes: The shape rule in words, for the README (``(n, k), (k, m) → (n, m)``).
@@ -234,8 +239,8 @@ class Op:
     name: str
     family: str
     signature: tuple[Param, ...]
-    compute: Callable[..., Any] = field(repr=False)
-    shape: Callable[..., tuple[int, ...]] = field(repr=False)
+    compute: Callable[..., V] = field(repr=False)
+    shape: Callable[..., tuple[int, ...] | None] = field(repr=False)
     tex: str = ""
     text: str = ""
     shapes: str = ""
@@ -311,7 +316,7 @@ class Op:
         return {p.name: p.default for p in self.static_params if not p.required}
 
     # ---- running it
-    def __call__(self, xp: Any, *tensors: Any, **params: Any) -> Any:
+    def __call__(self, xp: Any, *tensors: Any, **params: Any) -> V:
         """Compute the op in backend ``xp`` (shapes checked first).
 
         Raises:
@@ -326,7 +331,9 @@ class Op:
         if kernel is not None:
             out = kernel(xp, *tensors, **params)
             if out is not NotImplemented:
-                return out
+                # A kernel is this backend's own computation of this op: it gives what
+                # ``compute`` gives (the protocol types kernels loosely, one table for all ops).
+                return cast("V", out)
         return self.compute(xp, *tensors, **params)
 
     def formula(self, params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
@@ -352,14 +359,14 @@ def zero_vjp(xp: Any, g: Any, *tensors: Any, output: Any, **params: Any) -> tupl
 
 # ----------------------------------------------------------------------------- the registry
 
-_REGISTRY: dict[str, Op] = {}
+_REGISTRY: dict[str, Op[Any]] = {}
 _ALIASES: dict[str, str] = {}
 
 #: Every op by name (read-only).
-REGISTRY: Mapping[str, Op] = MappingProxyType(_REGISTRY)
+REGISTRY: Mapping[str, Op[Any]] = MappingProxyType(_REGISTRY)
 
 
-def register(op: Op) -> Op:
+def register(op: Op[V]) -> Op[V]:
     """Add an op to the registry (its name and aliases must be new)."""
     for n in (op.name, *op.aliases):
         if n in _REGISTRY or n in _ALIASES:
@@ -373,11 +380,11 @@ def register(op: Op) -> Op:
 #: Ops a step may call that act on the step graph rather than on values (``grad`` and
 #: ``jacobian`` take names and are resolved when the graph is built): the step parser
 #: reads their signatures; they are not in :data:`REGISTRY`, which holds value ops.
-_GRAPH_OPS: dict[str, Op] = {}
-GRAPH_OPS: Mapping[str, Op] = MappingProxyType(_GRAPH_OPS)
+_GRAPH_OPS: dict[str, Op[Any]] = {}
+GRAPH_OPS: Mapping[str, Op[Any]] = MappingProxyType(_GRAPH_OPS)
 
 
-def register_graph_op(op: Op) -> Op:
+def register_graph_op(op: Op[V]) -> Op[V]:
     """Add an op the step parser accepts but the graph resolves (see :data:`GRAPH_OPS`)."""
     if op.name in _REGISTRY or op.name in _ALIASES or op.name in _GRAPH_OPS:
         raise ValueError(f"op {op.name!r} registered twice")
@@ -385,10 +392,19 @@ def register_graph_op(op: Op) -> Op:
     return op
 
 
-_SIGNATURES: dict[str, Any] = {}
+#: A step-callable name -> ``(fewest positionals, most or None, keyword names)``.
+Arity = tuple[int, int | None, tuple[str, ...]]
 
 
-def get(name: str) -> Op:
+class _Signatures(TypedDict, total=False):
+    key: tuple[str, ...]
+    table: dict[str, Arity]
+
+
+_SIGNATURES: _Signatures = {}
+
+
+def get(name: str) -> Op[Any]:
     """The op called ``name`` (or by an alias).
 
     Raises:
@@ -398,7 +414,7 @@ def get(name: str) -> Op:
     return _GRAPH_OPS[name] if name in _GRAPH_OPS else _REGISTRY[name]
 
 
-def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
+def public_signatures() -> dict[str, Arity]:
     """For the step parser: every name a step may call -> its arity (aliases included).
 
     Read afresh when an op was registered since the last call.
@@ -411,7 +427,8 @@ def public_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
                 out[op.name] = op.arity()
                 for a in op.aliases:
                     out[a] = op.arity()
-        _SIGNATURES.update(key=key, table=out)
+        _SIGNATURES["key"] = key
+        _SIGNATURES["table"] = out
     return _SIGNATURES["table"]
 
 
@@ -435,10 +452,10 @@ def define(
     registered: bool = True,
     tensor_out: bool = True,
     spelling: str = "",
-) -> Callable[[Callable[..., Any]], Op]:
+) -> Callable[[Callable[..., V]], Op[V]]:
     """Decorator: the function below is the op's computation; returns the registered :class:`Op`."""
 
-    def wrap(compute: Callable[..., Any]) -> Op:
+    def wrap(compute: Callable[..., V]) -> Op[V]:
         op = Op(
             name,
             family,

@@ -7,6 +7,7 @@ the whole matrix at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
@@ -39,7 +40,7 @@ def _infix(sym: str) -> Any:
 def _labelled(default: str) -> Any:
     """A node's formula: ``out = a <op> b`` with the node's labels, or the op's own formula."""
 
-    def display(params: Any, labels: Any) -> str:
+    def display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
         return labels.get("formula", default)
 
     return display

@@ -7,6 +7,7 @@ A 2-D product is one native product of the backend (BLAS for midpoint–radius,
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from symtf.ops.array import add_all, broadcast_to, nat, wrap
@@ -37,7 +38,7 @@ def _matmul_shape(a: Any, b: Any, *, transpose_b: bool = False) -> tuple[int, ..
     return shape
 
 
-def _matmul_display(params: Any, labels: Any) -> str:
+def _matmul_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     out = labels.get("out")
     body = f"{labels.get('a', 'A')} {labels.get('b', 'B')}" + (
         r"^\top" if params.get("transpose_b") else ""
@@ -92,8 +93,8 @@ def matmul(xp: Any, a: Tensor, b: Tensor, *, transpose_b: bool = False) -> Tenso
         if transpose_b:
             bm = xp.transpose(bm)
         am = nat(xp, a)  # a 1-D ``a`` is one row
-        out = xp.matmul(am, bm)
-        return wrap(xp, out, _matmul_shape(a.shape, b.shape, transpose_b=transpose_b))
+        om = xp.matmul(am, bm)
+        return wrap(xp, om, _matmul_shape(a.shape, b.shape, transpose_b=transpose_b))
     if transpose_b:
         from symtf.ops.shape import swap_last
 
@@ -133,7 +134,7 @@ def _linear_shape(x: Any, *, w: Any, bias: Any = None, transposed: bool = False)
     return (n, cols)
 
 
-def _linear_display(params: Any, labels: Any) -> str:
+def _linear_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     out, x, w = labels.get("out"), labels.get("x", "X"), labels.get("w", "W")
     t = r"^\top" if params.get("transposed") or labels.get("tied") else ""
     b = f" + {labels.get('b', 'b')}" if params.get("bias") is not None else ""

@@ -99,11 +99,16 @@ def expm1(xp: Any, x: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- logsumexp
 
 
+def _float_of(v: Any) -> float:
+    """A float backend's scalar as a float (a format ball's value ``v``, else itself)."""
+    return float(getattr(v, "v", v))
+
+
 def _logsumexp_of(xp: Any, vs: list[Any]) -> Any:
     """``ln Σ e^v`` of one group; exactly −∞ when every term is −∞ (as torch gives)."""
     if not xp.certified:  # a float's e^v overflows: shift by the largest, as frameworks do
-        m = max(vs, key=lambda v: float(getattr(v, "v", v)))
-        if float(getattr(m, "v", m)) == float("-inf"):
+        m = max(vs, key=_float_of)
+        if _float_of(m) == float("-inf"):
             return m
         return m + xp.log(add_all(xp, [xp.exp(v - m) for v in vs]))
     s = add_all(xp, [xp.exp(v) for v in vs])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symtf.errors import ShapeError
 from symtf.ops.array import add_all, as_int, generic, scalar
@@ -10,6 +10,9 @@ from symtf.ops.attention import log_softmax
 from symtf.ops.core import Param, check, define, elementwise_shape, fmt
 from symtf.ops.reductions import mean
 from symtf.tensor import Tensor
+
+if TYPE_CHECKING:
+    from symtf.backends.protocol import Backend
 
 
 def _int(v: Any, what: str) -> int:
@@ -116,7 +119,7 @@ def _pair_loss_shape(a: Any, b: Any) -> tuple[int, ...]:
     return ()
 
 
-def _nonzero(xp: Any, v: Any) -> bool:
+def _nonzero(xp: Backend, v: Any) -> bool:
     return xp.sign(v) != 0
 
 

@@ -9,7 +9,8 @@ then the same root and normalisation.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from symtf.errors import ModelError
 from symtf.ops.array import add_all, apply, each_row, num, scalar, total, wrap
@@ -17,6 +18,8 @@ from symtf.ops.core import BREAK, Param, Substitution, check, define, fmt
 from symtf.ops.elementwise import add, mul, quotient, sub
 from symtf.ops.reductions import mean, mean_square
 from symtf.tensor import Tensor
+
+R = TypeVar("R")
 
 
 def root_plus(xp: Any, v: Tensor, eps: Any, what: str) -> Tensor:
@@ -30,7 +33,7 @@ def root_plus(xp: Any, v: Tensor, eps: Any, what: str) -> Tensor:
     return apply(xp, v_eps, xp.sqrt)
 
 
-def _named(where: str | None, fn: Any, *args: Any) -> Any:
+def _named(where: str | None, fn: Callable[..., R], *args: Any) -> R:
     """``fn(*args)``, a ModelError's message prefixed with the norm's name."""
     try:
         return fn(*args)
@@ -40,7 +43,7 @@ def _named(where: str | None, fn: Any, *args: Any) -> Any:
         raise ModelError(f"{where}: {e}") from None
 
 
-def _root_display(params: Any, labels: Any) -> str:
+def _root_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     v = labels.get("x", r"\sigma^2")
     return rf"\sqrt{{{v} + \varepsilon}}"
 

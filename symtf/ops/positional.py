@@ -6,6 +6,7 @@ backend's own enclosure of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +99,7 @@ def _rope_shape(
     return tuple(x)
 
 
-def _rope_display(params: Any, labels: Any) -> str:
+def _rope_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     letter = labels.get("x", "X")
     return rf"R_p\,{letter}_p"
 

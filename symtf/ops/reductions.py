@@ -8,7 +8,7 @@ of ones. Extremes and argmax branch on certified signs (``xp.sign``,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from symtf.ops.array import add_all, apply, each_row, reduce, reduced_shape, total, unbroadcast
@@ -77,7 +77,7 @@ def _mean_vjp(
     return (times(xp, gs, 1 / xp.const(_count(x.shape, axis))),)
 
 
-def _mean_display(params: Any, labels: Any) -> str:
+def _mean_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return labels.get("formula", r"\mu = \frac{1}{d}\sum_j x_j")
 
 
@@ -114,7 +114,7 @@ def _ms_shape(
     return reduced_shape(x, axis, keepdims)
 
 
-def _ms_display(params: Any, labels: Any) -> str:
+def _ms_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     if "formula" in labels:
         return labels["formula"]
     sym = labels.get("out", r"\sigma^2")

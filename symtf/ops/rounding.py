@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
@@ -28,6 +28,9 @@ from symtf.errors import ModelError, Undecided
 from symtf.ops.array import full, generic, unbroadcast
 from symtf.ops.core import BREAK, Param, Substitution, define, elementwise_shape, same_shape
 from symtf.tensor import Tensor
+
+if TYPE_CHECKING:
+    from symtf.backends.protocol import Backend
 
 X = Param("x")
 A, B = Param("a"), Param("b")
@@ -163,7 +166,7 @@ def round_of(xp: Any, v: Any, mode: str = "half_even") -> Any:
     return _integer(xp, f + 1 if up else f)
 
 
-def compare(xp: Any, a: Any, b: Any) -> int:
+def compare(xp: Backend, a: Any, b: Any) -> int:
     """The certified sign of ``a − b`` (−1, 0 or 1), ±∞ included (``∞ = ∞``).
 
     Raises:

@@ -7,9 +7,9 @@ rows and heads side by side stay native matrix operations.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from symtf.ops.array import nat, wrap
 from symtf.ops.core import Param, Substitution, axis_of, check, define, fmt, zero_vjp
@@ -144,6 +144,10 @@ def _split_shape(x: Any, *, h: int) -> tuple[int, ...]:
     return (*lead, h, s, d // h)
 
 
+def _split_heads_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor, h: int) -> tuple[Any, ...]:
+    return (merge_heads(xp, g),)
+
+
 @define(
     "split_heads",
     "shape",
@@ -152,7 +156,7 @@ def _split_shape(x: Any, *, h: int) -> tuple[int, ...]:
     tex=r"\operatorname{split}_h(x)",
     text="view (…, s, h, d/h), swap the middle axes",
     shapes="(…, s, d) → (…, h, s, d/h)",
-    vjp=lambda xp, g, x, *, output, h: (merge_heads(xp, g),),
+    vjp=_split_heads_vjp,
 )
 def split_heads(xp: Any, x: Tensor, *, h: int) -> Tensor:
     """Split the last axis into heads: ``(..., s, d) -> (..., h, s, d/h)``."""
@@ -205,7 +209,7 @@ def _concat_shape(parts: Sequence[Any], *, axis: int = -1) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _concat_display(params: Any, labels: Any) -> str:
+def _concat_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return labels.get("formula", r"[x_1 \cdots x_k]")
 
 
@@ -481,7 +485,8 @@ def _whole_rows(plan: list[Any], x: Tensor) -> list[int] | None:
     if second[0] != "axis" or second[2] != list(range(x.shape[1])):
         return None
     if first[0] == "axis":
-        return first[2]
+        # An ``("axis", source axis, positions)`` entry: its positions are a list of ints.
+        return cast("list[int]", first[2])
     if first[0] == "gather" and len(first[2]) == 1 and len(first[1]) == 1:
         return list(first[1][0][1].values)
     return None

@@ -6,6 +6,8 @@ the README holds exactly these.
 
 from __future__ import annotations
 
+from typing import Any
+
 from symtf.ops.core import GRAPH_OPS, REGISTRY, Op, zero_vjp
 
 #: Every backend an op may run in, as the tables name them: protocol name -> shown name.
@@ -19,7 +21,7 @@ BACKEND_NAMES = {
 }
 
 
-def backends_of(op: Op) -> str:
+def backends_of(op: Op[Any]) -> str:
     """The backends that run ``op`` (those it is not declared unsupported in)."""
     if not op.unsupported:
         return "all"
@@ -27,7 +29,7 @@ def backends_of(op: Op) -> str:
     return ", ".join(runs) or "none"
 
 
-def gradient_of(op: Op) -> str:
+def gradient_of(op: Op[Any]) -> str:
     """What reverse mode (``grad``, ``jacobian``) does at ``op``: its VJP, a zero one, or none."""
     if op.family == "autodiff":
         return "reverse mode"
@@ -44,7 +46,7 @@ def _default(v: object) -> str:
     return str(v)
 
 
-def call(op: Op) -> str:
+def call(op: Op[Any]) -> str:
     """How a step calls ``op`` (``softmax(x, axis=-1)``), or writes it (``a @ b``)."""
     if op.spelling:
         return ", ".join(f"`{s.strip()}`" for s in op.spelling.split(";"))

@@ -150,7 +150,7 @@ class Derivation:
     path: str
     title: str
     source: str
-    model: Model
+    model: Model | Seq2SeqModel
     tokens: tuple[int, ...]
     claims: tuple[Claim, ...]
     #: Given tensors (``[tensors]``) and user steps (``[steps]``, unrolled), see symtf.graph.
@@ -437,9 +437,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
         name,
         title,
         source,
-        # An encoder-decoder model is read through Model's fields (architecture, vocab,
-        # layers): Derivation.model keeps Model's type while symtf.graph relies on it.
-        model,  # type: ignore[arg-type]
+        model,
         tokens,
         claims,
         tensors,

@@ -41,13 +41,16 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 import sympy
 
 from symtf import files
 from symtf.errors import SpecError
+
+if TYPE_CHECKING:
+    from flint import arb_mat
 
 #: Most entries all arrays of one weights file may have together.
 MAX_FILE_ENTRIES = 10**8
@@ -118,7 +121,7 @@ class FileMatrix:
         self.float64 = a
         self.source = source
         self._midrad: Any = None
-        self._arb: Any = None
+        self._arb: arb_mat | None = None
 
     @property
     def rows(self) -> int:

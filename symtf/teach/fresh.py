@@ -30,7 +30,7 @@ import sympy
 from symtf.checking.evaluation import Evaluator, _fit, correct_rounding, selection
 from symtf.errors import ModelError, SpecError, SymtfError, Undecided
 from symtf.numbers import format_fixed, toml_float
-from symtf.spec import Derivation, loads
+from symtf.spec import Derivation, Model, loads
 from symtf.teach.tomlout import dumps
 
 #: Draws tried before giving up.
@@ -85,7 +85,7 @@ def _draw(m: sympy.MatrixBase, rng: random.Random, where: str) -> sympy.Immutabl
 def _redraw_raw(raw: dict[str, Any], d: Derivation, rng: random.Random) -> dict[str, Any]:
     """A copy of the file's data with every non-structural weight drawn afresh."""
     m = d.model
-    if m.architecture not in ("decoder", "attention"):
+    if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
         raise FreshError(
             f"{d.path}: --fresh supports decoder and attention-only models, found {m.architecture!r}"
         )

@@ -44,7 +44,7 @@ from symtf.errors import SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
-from symtf.spec import Derivation, load
+from symtf.spec import Derivation, Model, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
 
@@ -93,7 +93,7 @@ def _locate(
     d: Derivation, where: str
 ) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
     m = d.model
-    if m.architecture not in ("decoder", "attention"):
+    if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
         raise WhatIfError(
             f"{d.path}: whatif supports decoder and attention-only models, found {m.architecture!r}"
         )
