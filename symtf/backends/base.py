@@ -16,7 +16,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from symtf.errors import ModelError, Unsupported
+from symtf.errors import ModelError, Undecided, Unsupported
 
 Scalar = Any
 Mat = Any
@@ -115,6 +115,14 @@ class BaseBackend(ABC):
     def require_nonzero(self, x: Scalar, what: str) -> None:
         if self.sign(x) == 0:
             raise ModelError(f"{what} is exactly 0")
+
+    def require_nonnegative(self, x: Scalar, what: str) -> None:
+        try:
+            negative = self.sign(x) < 0
+        except (Undecided, TypeError, ValueError):  # not certain (a ball around 0, an array)
+            return
+        if negative:
+            raise ModelError(f"{what} is negative, so the value is not a real number")
 
     def is_zero(self, x: Any) -> bool:
         try:

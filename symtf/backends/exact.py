@@ -274,6 +274,10 @@ class ExactBackend(BaseBackend):
             return self._pending(self._doubtful[x])
         if isinstance(x, sympy.Pow) and x.exp == 2 and not self.user_symbols(x):
             return self.abs(x.base)  # √(b²) = |b| on a certified sign (SymPy's Abs can recurse)
+        if not self.user_symbols(x):
+            self.require_nonnegative(x, "the argument of √")
+        if isinstance(x, sympy.Mul) and not x.is_Number:
+            x = self._opaque(x)  # SymPy's √ of a product expands it, on some without end
         return sympy.sqrt(self._named(x))
 
     def _named(self, e: Scalar) -> Scalar:
@@ -289,6 +293,8 @@ class ExactBackend(BaseBackend):
         return sympy.erf(x)
 
     def log(self, x: Scalar) -> Scalar:
+        if not self.user_symbols(x):
+            self.require_nonnegative(x, "the argument of ln")
         return sympy.log(self._named(x))
 
     def abs(self, x: Scalar) -> Scalar:
@@ -297,13 +303,24 @@ class ExactBackend(BaseBackend):
         return x if self._sign(x) >= 0 else -x
 
     def tanh(self, x: Scalar) -> Scalar:
-        return sympy.tanh(x)
+        return sympy.tanh(self._opaque(x))
 
     def sin(self, x: Scalar) -> Scalar:
-        return sympy.sin(x)
+        return sympy.sin(self._opaque(x))
 
     def cos(self, x: Scalar) -> Scalar:
-        return sympy.cos(x)
+        return sympy.cos(self._opaque(x))
+
+    def _opaque(self, e: Scalar) -> Scalar:
+        """A compound argument without symbols of the file, as a node name: SymPy's
+        ``tanh``/``sin``/``cos`` rewrite their argument when they are built, and on some
+        sums of logarithms and radicals that rewriting never ends (``tanh.eval`` calls
+        itself until the recursion limit)."""
+        if not isinstance(e, sympy.Basic) or e.is_Number or e.is_Atom or self.user_symbols(e):
+            return e
+        node = sympy.Symbol(f"arg[{len(self.defs)}]", real=True)  # brackets: never a user symbol
+        self.defs[node] = e
+        return node
 
     def pi(self) -> Scalar:
         return sympy.pi

@@ -67,6 +67,11 @@ class Backend(Protocol):
         """Raise ``ModelError`` naming ``what`` when ``x`` is exactly 0."""
         ...
 
+    def require_nonnegative(self, x: Scalar, what: str) -> None:
+        """Raise ``ModelError`` naming ``what`` when ``x`` is certainly negative (√x and
+        ln x would not be real numbers); a value whose sign is not certain passes."""
+        ...
+
     def is_zero(self, x: Scalar) -> bool:
         """Whether ``x`` is 0 as it stands (an exact zero, not one that needs proving)."""
         ...

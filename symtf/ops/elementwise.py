@@ -203,6 +203,8 @@ def power(xp: Any, a: Tensor, b: Tensor) -> Tensor:
             raise ShapeError(f"expected {what} of at most {limit}, found {y}")
         if y < 0:
             xp.require_nonzero(x, "the base of a negative power")
+        if not y.is_Integer:
+            xp.require_nonnegative(x, f"the base of the fractional power {y}")
         return xp.power(x, int(y)) if y.is_Integer else x**y
 
     return generic(xp, one, a, b)
@@ -292,6 +294,7 @@ def _sigmoid_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any,
 def _log_of(xp: Any) -> Any:
     def one(v: Any) -> Any:
         xp.require_nonzero(v, "the argument of ln")
+        xp.require_nonnegative(v, "the argument of ln")
         return xp.log(v)
 
     return one
@@ -321,7 +324,16 @@ log = define(
     vjp=_log_vjp,
     doc="Natural logarithm element-wise (ln 0 is an error).",
 )(_log_compute)
-sqrt = _unary("sqrt", r"\sqrt{x}", "√x", lambda xp: xp.sqrt, _sqrt_vjp, doc="``√x`` element-wise.")
+
+
+sqrt = _unary(
+    "sqrt",
+    r"\sqrt{x}",
+    "√x",
+    lambda xp: xp.sqrt,
+    _sqrt_vjp,
+    doc="``√x`` element-wise (√ of a negative number is an error).",
+)
 
 
 def _abs_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:

@@ -26,6 +26,7 @@ def _each(x: Tensor, fn: Any) -> Tensor:
 
 def _log_base(xp: Any, v: Any, base: int, what: str) -> Any:
     xp.require_nonzero(v, f"the argument of {what}")
+    xp.require_nonnegative(v, f"the argument of {what}")
     if isinstance(v, sympy.Basic):
         return sympy.log(v, base)  # log(8, 2) is 3: exact powers of the base are integers
     return xp.log(v) / xp.log(xp.const(base))
@@ -63,6 +64,7 @@ log10 = _log_op("log10", 10, r"\log_{10} x")
 def _log1p_of(xp: Any, v: Any) -> Any:
     one_plus = 1 + v
     xp.require_nonzero(one_plus, "1 + x in log1p")
+    xp.require_nonnegative(one_plus, "1 + x in log1p")
     return xp.log(one_plus)
 
 
