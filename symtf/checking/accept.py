@@ -49,6 +49,12 @@ def _outward(x: arb, decimals: int) -> tuple[str, str]:
     """``x``'s ends as decimals rounded outward at ``decimals`` places."""
     from symtf.backends.certify import _comparison_bits
 
+    if not x.is_finite():  # a masked −∞ (a point), an overflow (an unbounded ball)
+        mid = float(x.mid())
+        if x.rad() == 0 and mid in (float("inf"), float("-inf")):
+            end = "inf" if mid > 0 else "-inf"
+            return end, end
+        return "-inf", "inf"
     with ctx.workprec(_comparison_bits(x)):  # the ends as finely as the ball is known
         lo, hi = _fraction(x.lower()), _fraction(x.upper())
     step = Fraction(1, 10**decimals)
@@ -63,6 +69,8 @@ def _meets(x: arb, p: Printed, mode: str) -> bool | None:
 
     if x is None or not x.is_finite():
         return None
+    if p.is_infinite:  # a finite ball never prints as ±∞
+        return False
     iv = rounding_interval(p, "half-up" if mode == "any" else mode)
     # certified: the ball lies wholly below the interval's low end or wholly above its high
     # end; a ball that only touches an open end counts as meeting it (the enclosure is an
@@ -297,7 +305,9 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     if run is not None:
         text, how, own = run
         extra.update(accepted_by=by, simulated=text)
-        if own is None:  # chain held the run's value
+        if own is not None and not own.is_finite():
+            where = f"computed in {fmt} from that run's own inputs, this step overflows"
+        elif own is None:  # chain held the run's value
             clo, chi = _outward(cast(arb, chain), digits)
             extra["enclosure_whole"] = [clo, chi]
             where = f"that value lies in [{clo}, {chi}], the certified range of every {fmt} result of the computation"
@@ -314,7 +324,7 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     parts = []
-    if local is not None:
+    if local is not None and local.is_finite():  # an overflowed format has no finite range
         lo, hi = _outward(local, digits)
         extra["enclosure"] = [lo, hi]
         parts.append(
