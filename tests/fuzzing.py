@@ -52,8 +52,8 @@ PEAK_LIMIT_MB = 1200
 def op_signatures() -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
     """The step language's ops: name -> (fewest positionals, most positionals, keywords).
 
-    The one function that knows where the ops are defined (today the parser's table
-    in :mod:`symtf.spec.steps`; an op registry would be read here instead).
+    The one function that knows where the ops are defined: the op registry's public
+    signatures, as the step parser reads them (:mod:`symtf.spec.steps`).
     """
     from symtf.spec.steps import SIGNATURES
 
@@ -883,3 +883,203 @@ __all__ = [
     "template_derivation",
     "weights_case",
 ]
+
+
+# ----------------------------------------------------------------------------- typed programs
+
+#: Ops a step reaches by syntax, not by name: how the typed programs write them.
+_SPELLED = {
+    "add": "({0} + {1})",
+    "sub": "({0} - {1})",
+    "mul": "({0} * {1})",
+    "div": "({0} / {1})",
+    "matmul": "({0} @ {1})",
+    "neg": "(-{0})",
+    "T": "{0}.T",
+    "floordiv": "({0} // {1})",
+    "mod": "({0} % {1})",
+    "lt": "({0} < {1})",
+    "le": "({0} <= {1})",
+    "gt": "({0} > {1})",
+    "ge": "({0} >= {1})",
+    "eq": "({0} == {1})",
+    "ne": "({0} != {1})",
+}
+
+#: Shapes of the given tensors of a typed program.
+_GIVEN_SHAPES = [(), (2,), (3,), (2, 2), (2, 3), (3, 2), (3, 3), (2, 2, 3)]
+
+
+def _registry_ops() -> dict[str, Any]:
+    """The ops a typed program may call: every op a step can write, from the registry."""
+    from symtf.ops import REGISTRY
+
+    return {
+        n: op
+        for n, op in REGISTRY.items()
+        if (op.public or n in _SPELLED)
+        and all(p.kind != "value" or not p.required for p in op.signature)
+    }
+
+
+def _shape_rule_fits(op: Any, args: list[Any], params: dict[str, Any]) -> tuple[int, ...] | None:
+    """The op's shape for these argument shapes (``None`` when the registry's rule refuses)."""
+    from symtf.errors import SymtfError
+
+    try:
+        out = op.shape(*args, **params)
+    except (SymtfError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError):
+        return None
+    if out is None or any(not isinstance(n, int) or n < 1 for n in out) or len(out) > 4:
+        return None
+    if int(np.prod(out)) > 64:
+        return None
+    return tuple(out)
+
+
+def _plain_value(rng: Any, p: Any, ndim: int) -> tuple[str, Any] | None:
+    """A value for a plain parameter, as written in the step and as the shape rule takes it."""
+    if p.kind == "bool":
+        v = rng.random() < 0.5
+        return ("true" if v else "false"), v
+    if p.kind == "axis" or (p.kind == "int" and p.name in ("axis", "dim")):
+        if ndim == 0:
+            return None
+        a = rng.randrange(-ndim, ndim)
+        return str(a), a
+    if p.kind == "int":
+        lo = 0 if p.lo is None else p.lo
+        v = rng.randint(max(lo, 0), max(lo, 0) + 3)
+        return str(v), v
+    if p.kind == "choice":
+        v = rng.choice(list(p.choices))
+        return json.dumps(v) if isinstance(v, str) else str(v), v
+    if p.kind == "number":
+        v = rng.choice([0, 1, 2, 3])
+        from fractions import Fraction
+
+        return str(v), Fraction(v)
+    return None
+
+
+def typed_program(rng: Any) -> str:
+    """A derivation whose steps the registry's shape rules accept: random op chains that
+    evaluate (given tensors of small decimals, zeros and ties), with printed claims on
+    some steps. ``rng`` is a :class:`random.Random`; the same seed gives the same file."""
+    table = _registry_ops()
+    names = list(table)
+    shapes: dict[str, tuple[int, ...]] = {}
+    lines = ['title = "typed program"', "[tensors]"]
+    for name in rng.sample(["X", "W", "b", "K", "y"], rng.randint(1, 3)):
+        shape = rng.choice(_GIVEN_SHAPES)
+        size = int(np.prod(shape)) if shape else 1
+        values = [
+            rng.choice(["0", "1", "-1", "0.5", "2", "-0.25", "1.5", "3", "0.125", "-2"])
+            for _ in range(size)
+        ]
+        lines.append(
+            f"{name} = {{ shape = {json.dumps(list(shape))}, values = {toml_str(' '.join(values))} }}"
+        )
+        shapes[name] = shape
+    given = list(shapes)
+    lines.append("[steps]")
+    steps: list[str] = []
+    for k in range(rng.randint(1, 6)):
+        for _attempt in range(40):
+            op_name = rng.choice(names)
+            op = table[op_name]
+            texts, arg_shapes, params = [], [], {}
+            ok = True
+            for p in op.step_params:
+                if p.is_tensor:
+                    if p.name == op.variadic:
+                        picked = [rng.choice(list(shapes)) for _ in range(rng.randint(1, 3))]
+                        texts.append(", ".join(picked))
+                        arg_shapes.append([shapes[n] for n in picked])
+                        continue
+                    if not p.required and rng.random() < 0.7:
+                        arg_shapes.append(None)
+                        continue
+                    pick = rng.choice(list(shapes))
+                    text = pick
+                    if not p.required:
+                        text = f"{p.name}={pick}"
+                    texts.append(text)
+                    arg_shapes.append(shapes[pick])
+                    continue
+                if p.required or rng.random() < 0.4:
+                    nd = (
+                        len(arg_shapes[0]) if arg_shapes and isinstance(arg_shapes[0], tuple) else 2
+                    )
+                    if p.kind == "ints" and p.name == "shape":
+                        base = (
+                            arg_shapes[0]
+                            if arg_shapes and isinstance(arg_shapes[0], tuple)
+                            else (2,)
+                        )
+                        size = int(np.prod(base)) if base else 1
+                        dims = rng.choice([[size], [1, size], [size, 1], [-1]])
+                        texts.append(
+                            f"{p.name}={json.dumps(dims)}"
+                            if not p.required or op.variadic
+                            else json.dumps(dims)
+                        )
+                        params[p.name] = dims
+                        continue
+                    if p.kind == "ints":
+                        perm = list(range(nd))
+                        rng.shuffle(perm)
+                        texts.append(f"{p.name}={json.dumps(perm)}")
+                        params[p.name] = perm
+                        continue
+                    v = _plain_value(rng, p, nd)
+                    if v is None:
+                        ok = p.required is False
+                        if not ok:
+                            break
+                        continue
+                    texts.append(f"{p.name}={v[0]}")
+                    params[p.name] = v[1]
+            if not ok:
+                continue
+            out = _shape_rule_fits(op, arg_shapes, params)
+            if out is None and not op.signature:
+                continue
+            if out is None:
+                continue
+            if op_name in _SPELLED:
+                plain = [t for t in texts if "=" not in t]
+                if len(plain) != _SPELLED[op_name].count("{"):
+                    continue
+                expr = _SPELLED[op_name].format(*plain)
+            else:
+                expr = f"{op_name}({', '.join(texts)})"
+            step = f"s{k}"
+            lines.append(f"{step} = {toml_str(expr)}")
+            shapes[step] = out
+            steps.append(step)
+            break
+    scalars = [s for s in steps if shapes[s] == ()]
+    if scalars and rng.random() < 0.5:
+        wrt = rng.choice(given)
+        lines.append(f"g = {toml_str(f'grad({rng.choice(scalars)}, {wrt})')}")
+        steps.append("g")
+        shapes["g"] = shapes[wrt]
+    claimed = [s for s in steps if len(shapes[s]) <= 2]
+    for step in rng.sample(claimed, min(len(claimed), rng.randint(0, 3))):
+        shape = shapes[step]
+        rows, cols = (1, 1) if not shape else ((1, shape[0]) if len(shape) == 1 else shape)
+        printed = "\n".join(
+            " ".join(
+                rng.choice(["0", "1", "-1", "0.5", "0.2689", "0.7311", "1.0000", "-inf", "0.333"])
+                for _ in range(cols)
+            )
+            for _ in range(rows)
+        )
+        extra = rng.choice(
+            ["", "", 'computed_in = "float32"\n', 'rounding = "any"\n', "decimals = 2\n"]
+        )
+        lines.append(
+            f'[[claims]]\nlabel = "{step}"\nstep = "{step}"\n{extra}printed = """\n{printed}\n"""'
+        )
+    return "\n".join(lines) + "\n"

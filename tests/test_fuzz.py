@@ -32,6 +32,7 @@ from fuzzing import (
     op_signatures,
     step_program,
     template_derivation,
+    typed_program,
     weights_case,
 )
 from hypothesis import HealthCheck, given, settings
@@ -130,6 +131,19 @@ def test_fuzz_bundled_examples_mutated(
 def test_fuzz_step_programs(data: st.DataObject, sandbox: Sandbox, scratch: Path) -> None:
     text = data.draw(step_program().flatmap(mutated), label="derivation")
     command = data.draw(st.sampled_from(DERIVATION_COMMANDS[:8]), label="command")
+    with _Case(scratch) as folder:
+        _run_on_derivation(sandbox, folder, text, command)
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_typed_programs(data: st.DataObject, sandbox: Sandbox, scratch: Path) -> None:
+    # op chains the registry's shape rules accept, so they reach evaluation and the verdicts
+    import random
+
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    text = typed_program(random.Random(seed))
+    command = data.draw(st.sampled_from(DERIVATION_COMMANDS), label="command")
     with _Case(scratch) as folder:
         _run_on_derivation(sandbox, folder, text, command)
 
