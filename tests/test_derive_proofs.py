@@ -125,10 +125,13 @@ def test_every_proof_checks_step_by_step(name: str) -> None:
             assert s.check.method
 
 
-def test_list_marks_at_least_eight_proved_for_all_n(capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_names_all_ten_and_marks_at_least_eight_proved_for_all_n(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["derive", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(derive.names())
+    assert len(lines) == len(derive.names()) == 10
+    assert sorted(ln.split()[0] for ln in lines) == sorted(derive.names())
     proved = [ln.split()[0] for ln in lines if "proved for all n" in ln and "checked" not in ln]
     assert len(proved) >= 8, lines
     # The one statement without a general proof is said to be checked only.
