@@ -80,17 +80,17 @@ class Dual:
         """Enclosures of the value and the derivative of ``e`` for the symbol in ``[lo, hi]``."""
         self.calls += 1
         key = (lo, hi, prec)
-        memo = self._cells.get(key)
-        if memo is None:
-            memo = {self.symbol: (_interval(lo, hi), arb(1))}
-            self._cells[key] = memo
-            if len(self._cells) > CACHED_CELLS:
-                self._cells.popitem(last=False)
-        else:
-            self._cells.move_to_end(key)
         saved = ctx.prec
         ctx.prec = prec
         try:
+            memo = self._cells.get(key)
+            if memo is None:  # the cell's ends read at ``prec`` bits, not the context's 53
+                memo = {self.symbol: (_interval(lo, hi), arb(1))}
+                self._cells[key] = memo
+                if len(self._cells) > CACHED_CELLS:
+                    self._cells.popitem(last=False)
+            else:
+                self._cells.move_to_end(key)
             return self._d(e, memo)
         finally:
             ctx.prec = saved

@@ -747,3 +747,64 @@ def test_whatif_with_two_symbols_is_refused_naming_both(
     err = capsys.readouterr().err
     assert code == 2, err
     assert "'l0.h0.W_Q[0,0]=a'" in err and "'embed[0,0]=b'" in err and "found 2" in err
+
+
+def test_whatif_scale_as_a_symbol_by_hand() -> None:
+    import sympy
+
+    from symtf.teach.whatif import whatif
+
+    # S_1[0, 0] = (Q_1 K_1ᵀ)[0, 0] / t, and the article's product there is exactly 1
+    # (its "Q_1 K_1^T" claim), so 0.707 is a correct rounding (half up, 3 decimals)
+    # exactly for 0.7065 ≤ 1/t < 0.7075: t in (1/0.7075, 1/0.7065].
+    r = whatif(SEED, "scale=t", Fraction(1, 2), Fraction(4), claims=["S_1"])
+    assert r.weight.index is None and r.weight.value == sympy.sqrt(2)  # √d_head, d_head = 2
+    o = next(o for o in r.outputs if o.index == (0, 0))
+    assert o.closed == 1 / r.weight.symbol
+    assert o.printed == "0.707" and len(o.intervals) == 1
+    outer_lo, inner_lo, inner_hi, outer_hi = o.intervals[0]
+    lo, hi = 1 / Fraction("0.7075"), 1 / Fraction("0.7065")
+    assert outer_lo <= lo <= inner_lo and inner_hi <= hi <= outer_hi
+    assert inner_hi - inner_lo > (hi - lo) * Fraction(99, 100)
+    # the file's own value, √2 = 1.41421…, lies inside (mpmath at 50 digits)
+    with mp.workdps(50):
+        root2 = mp.sqrt(2)
+        assert mpf(outer_lo.numerator) / outer_lo.denominator < root2
+        assert root2 < mpf(outer_hi.numerator) / outer_hi.denominator
+    assert o.contains_value
+    # the value at t = √2, certified, against mpmath
+    assert o.value is not None
+    with mp.workdps(30):
+        assert abs(mpf(o.value.rstrip("…")) - 1 / mp.sqrt(2)) < mpf("1e-15")
+
+
+def test_whatif_eps_as_a_symbol_by_hand() -> None:
+    from symtf.teach.whatif import whatif
+
+    # LN1's std of "I" is sqrt(var + e) with var = 17/36 (the reference model's), so 0.687 is a correct rounding for 0.6865² ≤ 17/36 + e < 0.6875²;
+    # the lower end is below 0, so in [0, 1] the set is [0, 0.6875² − 17/36).
+    r = whatif(SEED, "eps=e", Fraction(0), Fraction(1), claims=["LN1 I: standard deviation"])
+    assert r.weight.value == 0
+    o = next(o for o in r.outputs if o.index == (0, 0))
+    assert o.printed == "0.687" and len(o.intervals) == 1
+    outer_lo, _, inner_hi, outer_hi = o.intervals[0]
+    var = forward(i_love_ai_weights())["l0.ln1.var"][0][0]  # the reference model, in mpmath
+    assert abs(var - mpf(17) / 36) < mpf("1e-15")
+    top = Fraction("0.6875") ** 2 - Fraction(17, 36)
+    assert outer_lo == 0 and inner_hi <= top <= outer_hi and top - inner_hi < Fraction(1, 10**9)
+    assert o.contains_value  # the file's eps = 0
+
+
+@pytest.mark.parametrize(
+    ("symbol", "words"),
+    [
+        ("l0.h9.scale=t", "no head l0.h9"),
+        ("scale=1t", "expected WEIGHT"),
+        ("temperature=T", "expected WEIGHT"),
+    ],
+)
+def test_whatif_bad_setting_exits_2(
+    symbol: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["whatif", str(SEED), "--symbol", symbol]) == 2
+    assert words in capsys.readouterr().err

@@ -223,7 +223,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "whatif",
         help="make one weight a symbol: formulas, derivatives, plots, certified intervals",
         description=(
-            "Replace one weight by a symbol and show how the printed outputs depend on it: a "
+            "Replace one weight (or the score divisor, or the norms' eps) by a symbol and show how the printed outputs depend on it: a "
             "closed form when short, a plot over --range, the derivative at the file's value, "
             "and the certified interval of the symbol in which each printed value is a correct "
             "rounding."
@@ -235,7 +235,8 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         required=True,
         action="append",
         metavar="WEIGHT=NAME",
-        help='the weight and its symbol, e.g. "l0.h0.W_Q[0,0]=a" or "embed[1,2]=e"',
+        help='the weight or setting and its symbol, e.g. "l0.h0.W_Q[0,0]=a", "embed[1,2]=e", '
+        '"scale=t" (the score divisor, every head), "l0.h1.scale=t" (one head) or "eps=e"',
     )
     p.add_argument(
         "--range", default="-2:2", metavar="LO:HI", help="range of the symbol (default -2:2)"

@@ -59,6 +59,11 @@ MAX_ENTRIES = 200
 #: Most claims drawn (one panel each) in the plot.
 MAX_PANELS = 8
 
+#: A setting made a symbol: the model's score divisor, one head's, or the norms' ε.
+_SETTING = re.compile(
+    r"^\s*(?P<where>(?:l\d+\.h\d+\.)?scale|eps)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+)
+
 _SYMBOL = re.compile(
     r"^\s*(?P<where>[A-Za-z0-9_.]+)\s*\[\s*(?P<i>\d+)\s*,\s*(?P<j>\d+)\s*\]\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
 )
@@ -147,12 +152,45 @@ def _locate(
 
 @dataclass(frozen=True)
 class Weight:
-    """The weight made a symbol."""
+    """The weight (or setting) made a symbol.
+
+    Attributes:
+        where: The weight (``l0.h0.W_Q``) or setting (``scale``, ``l0.h1.scale``, ``eps``).
+        index: The weight's entry, or ``None`` for a setting.
+        symbol: The real symbol that replaces it.
+        value: The file's own value, exact (``√2`` for an unstated scale of a 2-wide head).
+    """
 
     where: str
-    index: tuple[int, int]
+    index: tuple[int, int] | None
     symbol: sympy.Symbol
-    value: sympy.Rational
+    value: sympy.Expr
+
+    @property
+    def name(self) -> str:
+        """How the command line names it: ``l0.h0.W_Q[0,0]``, ``scale``."""
+        return (
+            self.where if self.index is None else f"{self.where}[{self.index[0]},{self.index[1]}]"
+        )
+
+    def bracket(self, bits: int = 200) -> tuple[Fraction, Fraction]:
+        """Rationals ``lo ≤ value ≤ hi``, equal when the value is rational, else within 2⁻ᵇⁱᵗˢ."""
+        if self.value.is_Rational:
+            q = Fraction(int(self.value.p), int(self.value.q))
+            return q, q
+        from flint import ctx
+
+        from symtf.backends.certify import ball
+
+        with ctx.workprec(bits + 20):  # the ends rounded outward at this precision, not 53 bits
+            b = ball(self.value, bits + 20)
+            lo, hi = b.lower(), b.upper()
+        return _exact_fraction(lo), _exact_fraction(hi)
+
+
+def _exact_fraction(x: Any) -> Fraction:
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
@@ -162,10 +200,14 @@ def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
         WhatIfError: For a malformed ``WEIGHT[i,j]=NAME``, an index out of range, or a
             weight that is not a number.
     """
+    setting = _SETTING.match(text)
+    if setting:
+        return _substitute_setting(d, setting.group("where"), setting.group("name"))
     m = _SYMBOL.match(text)
     if not m:
         raise WhatIfError(
-            f'--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", found {text!r}'
+            f'--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", or a setting '
+            f"(scale=t, l0.h1.scale=t, eps=e), found {text!r}"
         )
     where, i, j, name = m.group("where"), int(m.group("i")), int(m.group("j")), m.group("name")
     mat, setter = _locate(d, where)
@@ -181,6 +223,68 @@ def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
     new = mat.as_mutable()
     new[i, j] = sym
     return setter(sympy.ImmutableMatrix(new)), Weight(where, (i, j), sym, v)
+
+
+def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivation, Weight]:
+    """The derivation with the score divisor (model's or one head's) or ε as a symbol."""
+    m = d.model
+    if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
+        raise WhatIfError(
+            f"{d.path}: whatif supports decoder and attention-only models, found "
+            f"{getattr(m, 'architecture', type(m).__name__)!r}"
+        )
+    taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
+    for v in (m.scale, m.eps):
+        if isinstance(v, sympy.Basic):
+            taken |= {str(s) for s in v.free_symbols}
+    if name in taken:
+        raise WhatIfError(f"--symbol: the name {name!r} is already a symbol of this model")
+    sym = sympy.Symbol(name, real=True)
+    if where == "eps":
+        value = m.eps
+        new = dataclasses.replace(d, model=dataclasses.replace(m, eps=sym))
+        overridden = [
+            f"l{i}"
+            for i, layer in enumerate(m.layers)
+            if layer.ln1_eps is not None or layer.ln2_eps is not None
+        ]
+        if overridden:
+            raise WhatIfError(
+                f"--symbol: eps: layers {', '.join(overridden)} set their own ε; the model's is not the one they use"
+            )
+    elif where == "scale":
+        own = [
+            f"l{i}.h{j}"
+            for i, layer in enumerate(m.layers)
+            for j, h in enumerate(layer.heads)
+            if h.scale is not None
+        ]
+        if own:
+            raise WhatIfError(
+                f"--symbol: scale: heads {', '.join(own)} set their own scale; name one, like {own[0]}.scale=t"
+            )
+        value = m.scale if m.scale is not None else sympy.sqrt(m.d_head)
+        new = dataclasses.replace(d, model=dataclasses.replace(m, scale=sym))
+    else:
+        li, hi = (int(x) for x in re.findall(r"\d+", where)[:2])
+        if li >= len(m.layers) or hi >= len(m.layers[li].heads):
+            raise WhatIfError(f"--symbol: no head l{li}.h{hi} in {d.path}")
+        head = m.layers[li].heads[hi]
+        value = (
+            head.scale
+            if head.scale is not None
+            else (m.scale if m.scale is not None else sympy.sqrt(m.d_head))
+        )
+        heads = list(m.layers[li].heads)
+        heads[hi] = dataclasses.replace(head, scale=sym)
+        layers = list(m.layers)
+        layers[li] = dataclasses.replace(layers[li], heads=tuple(heads))
+        new = dataclasses.replace(d, model=dataclasses.replace(m, layers=tuple(layers)))
+    if isinstance(value, int):
+        value = sympy.Integer(value)
+    if value.free_symbols or not value.is_real:
+        raise WhatIfError(f"--symbol: {where} is {value}, not a number")
+    return new, Weight(where, None, sym, value)
 
 
 def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
@@ -330,7 +434,7 @@ def whatif(
     labels = _labels(claims, d)
     entries = _choose(d, trace, labels, w.symbol)
     dual = Dual(trace.backend.defs, w.symbol)
-    a0 = Fraction(int(w.value.p), int(w.value.q))
+    a_lo, a_hi = w.bracket()  # the file's value, or a 2⁻²⁰⁰-wide rational bracket of it
     outputs = []
     for label, step, ij, p in entries:
         e = trace.value(step)[ij]
@@ -340,7 +444,7 @@ def whatif(
             outputs.append(o)
             continue
         o.closed = _closed(trace, e)
-        v, dv = _certified(dual, e, a0)
+        v, dv = _certified(dual, e, a_lo, a_hi)
         o.value, o.derivative = v, dv
         if o.closed is not None and sympy.count_ops(o.closed) <= 200:
             der = sympy.diff(o.closed, w.symbol).xreplace({w.symbol: w.value})
@@ -353,7 +457,9 @@ def whatif(
             claim = next(c for c in d.claims if c.label == label)
             o.intervals, o.unresolved = rounding_set(dual, e, p, claim.rounding, lo, hi)
             o.contains_value = (
-                any(ol <= a0 <= oh for ol, il, ih, oh in o.intervals) if o.intervals else False
+                any(_within(w.value, ol, oh) for ol, il, ih, oh in o.intervals)
+                if o.intervals
+                else False
             )
         o.samples = _samples(dual, e, lo, hi, points)
         outputs.append(o)
@@ -378,11 +484,25 @@ def _labels(claims: list[str] | None, d: Derivation) -> list[str] | None:
     return out
 
 
-def _certified(dual: Dual, e: sympy.Expr, a0: Fraction) -> tuple[str | None, str | None]:
+def _within(a: sympy.Expr, lo: Fraction, hi: Fraction) -> bool:
+    """``lo ≤ a ≤ hi`` exactly (``a`` rational or algebraic, like √2)."""
+    if a.is_Rational:
+        q = Fraction(int(a.p), int(a.q))
+        return lo <= q <= hi
+    return bool(sympy.Rational(lo.numerator, lo.denominator) <= a) and bool(
+        a <= sympy.Rational(hi.numerator, hi.denominator)
+    )
+
+
+def _certified(
+    dual: Dual, e: sympy.Expr, a_lo: Fraction, a_hi: Fraction
+) -> tuple[str | None, str | None]:
+    """Certified decimals of the value and derivative at the file's value (a point, or a
+    tight rational bracket of an irrational one: the enclosure over it holds the value)."""
     v_s = d_s = None
     for prec in (128, 256, 512, 1024):
         try:
-            v, dv = dual.at(e, a0, a0, prec)
+            v, dv = dual.at(e, a_lo, a_hi, prec)
         except (ZeroDivisionError, ValueError, TypeError, Undecided):
             return None, None
         v_s = v_s or decimal_string(v, 16)
@@ -438,7 +558,7 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
         # Labels are text from the file: no mathtext ($…$), no control characters in the SVG.
         ax.set_title(f"{line(label)} ({outs[0].step})", fontsize=10, parse_math=False)
         ax.set_xlabel(
-            f"{line(name)}   ({r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]; dashed: the file's value {a0:g})",
+            f"{line(name)}   ({r.weight.name}; dashed: the file's value {a0:g})",
             fontsize=8,
             parse_math=False,
         )
@@ -486,12 +606,17 @@ def _interval_text(iv: tuple[Fraction, Fraction, Fraction, Fraction]) -> str:
     return f"[{_dec(ol)}, {_dec(oh, up=True)}] ({within})"
 
 
+def _shown(v: sympy.Expr) -> str:
+    """The file's value as text: ``1/2``, ``sqrt(2)``."""
+    return str(sympy.sstr(v))
+
+
 def render_text(r: WhatIf) -> str:
     """The result as text."""
     w = r.weight
     out = [
         f"{r.title}",
-        f"{w.where}[{w.index[0]},{w.index[1]}] = {w.symbol} (the file has {w.value}); range [{r.lo}, {r.hi}]",
+        f"{w.name} = {w.symbol} (the file has {_shown(w.value)}); range [{r.lo}, {r.hi}]",
         "",
     ]
     for o in r.outputs:
@@ -505,9 +630,12 @@ def render_text(r: WhatIf) -> str:
             if o.closed is not None
             else "  closed form: too long to show (see the plot)"
         )
-        out.append(f"  at {w.symbol} = {w.value}: {o.value or 'not certified'}")
-        d_exact = f"{sympy.sstr(o.derivative_exact)} ≈ " if o.derivative_exact is not None else ""
-        out.append(f"  d/d{w.symbol} at {w.value}: {d_exact}{o.derivative or 'not certified'}")
+        out.append(f"  at {w.symbol} = {_shown(w.value)}: {o.value or 'not certified'}")
+        if o.derivative_exact is not None:  # exact; its certified decimal when one is pinned
+            shown = sympy.sstr(o.derivative_exact) + (f" ≈ {o.derivative}" if o.derivative else "")
+        else:
+            shown = o.derivative or "not certified"
+        out.append(f"  d/d{w.symbol} at {_shown(w.value)}: {shown}")
         if o.printed is not None:
             if o.intervals:
                 spans = "; ".join(_interval_text(iv) for iv in o.intervals)
@@ -534,7 +662,7 @@ def render_json(r: WhatIf) -> str:
 
     data = {
         "file": r.path,
-        "weight": f"{r.weight.where}[{r.weight.index[0]},{r.weight.index[1]}]",
+        "weight": r.weight.name,
         "symbol": str(r.weight.symbol),
         "value": str(r.weight.value),
         "range": [q(r.lo), q(r.hi)],
