@@ -5,7 +5,9 @@ The same rational weights are loaded into ``nn.TransformerEncoderLayer`` /
 (enclosed in certified balls) must agree with PyTorch to 1e-12. Every bundled
 derivation with ``grad``/``jacobian`` steps is rebuilt in torch from the given
 tensors symtf loaded, and each gradient step (float64 backend, and exact) must
-agree with ``torch.autograd`` to 1e-12.
+agree with ``torch.autograd`` to 1e-12. So must ``grad(sum(op(…) * w), a)`` and
+``jacobian(op(…), a0)`` of every differentiable op with a torch counterpart, on
+rational inputs away from where the op's derivative does not exist.
 """
 
 from __future__ import annotations
@@ -553,3 +555,37 @@ def test_grad_of_each_op_matches_torch_autograd(name: str) -> None:
             assert t.grad is not None
             diff = float(np.max(np.abs(values[f"d{i}"] - t.grad.numpy()), initial=0.0))
             assert diff < TOL, f"{name}: ∂loss/∂a{i} ({kind}) differs from torch by {diff:.3g}"
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_OPS))
+def test_jacobian_of_each_op_matches_torch_autograd(name: str) -> None:
+    expr, shapes, domain, consts, fn = TORCH_OPS[name]
+    rng = np.random.default_rng(sum(map(ord, name)) + 1)
+    args = [_sample(rng, s, domain) for s in shapes]
+    if domain == "distinct":
+        flat = _sample(rng, (sum(math.prod(s) for s in shapes),), "distinct")
+        args, k = [], 0
+        for s in shapes:
+            args.append(flat[k : k + math.prod(s)])
+            k += math.prod(s)
+    ta = [
+        torch.tensor([float(v) for v in a], dtype=torch.float64).reshape(s)
+        for a, s in zip(args, shapes, strict=True)
+    ]
+    tc = {
+        k: torch.tensor([float(Fraction(v)) for v in vals], dtype=torch.float64).reshape(s)
+        for k, (s, vals) in consts.items()
+    }
+    want = torch.autograd.functional.jacobian(lambda x: fn([x, *ta[1:]], tc), ta[0]).numpy()
+    lines = ['title = "torch jacobian"', 'source = "tests"', "[tensors]"]
+    lines += [
+        f"a{i} = {_tensor_text(s, a)}" for i, (s, a) in enumerate(zip(shapes, args, strict=True))
+    ]
+    lines += [f"{k} = {_tensor_text(s, vals)}" for k, (s, vals) in consts.items()]
+    lines += ["[steps]", f'y = "{expr}"', 'J = "jacobian(y, a0)"']
+    d = symtf.loads("\n".join(lines), f"{name}.toml")
+    for kind, values in _symtf_values(d, ["J"]).items():
+        got = values["J"]
+        assert got.shape == want.shape, (kind, name, got.shape, want.shape)
+        diff = float(np.max(np.abs(got - want), initial=0.0))
+        assert diff < TOL, f"{name}: jacobian ({kind}) differs from torch by {diff:.3g}"
