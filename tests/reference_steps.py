@@ -530,6 +530,92 @@ def steps_softmax_ce_sgd_adam() -> dict[str, Tensor]:
     }
 
 
+# --- int8 absmax quantisation: exact rationals throughout --------------------------------
+
+Q8_X = _m("""
+0.9 -2.1 0.35 1.4
+-0.6 0.25 3.2 -1.06
+""")
+Q8_W = _m("""
+0.125 -1.27 0.43 -0.645
+0.5 -0.21 0.33 -0.07
+-0.8 0.15 0.62 -0.3
+""")
+Q8_G = _m("""
+0.5 -1.0 0.25
+-0.2 0.4 1.0
+""")
+
+
+def round_half_even(v: Fraction) -> int:
+    """The nearest integer to ``v``; an exact tie (``k + ½``) to the even one."""
+    f = v.numerator // v.denominator
+    r = v - f
+    if r != F(1, 2):
+        return f + 1 if r > F(1, 2) else f
+    return f if f % 2 == 0 else f + 1
+
+
+def round_half_up(v: Fraction) -> int:
+    """The nearest integer to ``v``; an exact tie away from zero (school rounding)."""
+    a = abs(v)
+    n = a.numerator // a.denominator
+    n += 1 if a - n >= F(1, 2) else 0
+    return n if v >= 0 else -n
+
+
+def steps_int8_absmax() -> dict[str, Tensor]:
+    """scale = 127 / max|·| (x per tensor, W per row), q = clip(round(·scale), ±127),
+    x̂ = q / scale; y = xWᵀ exact, with Ŵ, and as (q_x q_Wᵀ)/(s_x s_W); L = Σ y_w8·G,
+    whose gradient reaches W only through each row's scale (round has derivative 0)."""
+
+    def clip(n: int) -> int:
+        return max(-127, min(127, n))
+
+    s_x = 127 / max(abs(v) for r in Q8_X for v in r)
+    q_x = [[clip(round_half_even(v * s_x)) for v in r] for r in Q8_X]
+    x_hat = [[F(q) / s_x for q in r] for r in q_x]
+    s_w = [127 / max(abs(v) for v in r) for r in Q8_W]
+    q_w = [[clip(round_half_even(v * s)) for v in r] for r, s in zip(Q8_W, s_w, strict=True)]
+    q_up = [[round_half_up(v * s) for v in r] for r, s in zip(Q8_W, s_w, strict=True)]
+    w_hat = [[F(q) / s for q in r] for r, s in zip(q_w, s_w, strict=True)]
+    err_w = _zip(Q8_W, w_hat, lambda a, b: a - b)
+    y = matmul(Q8_X, transpose(Q8_W))
+    y_w8 = matmul(Q8_X, transpose(w_hat))
+    acc = matmul(q_x, transpose(q_w))
+    y_8 = [[a / (s_x * s) for a, s in zip(r, s_w, strict=True)] for r in acc]
+    loss = sum(a * g for r, gr in zip(y_w8, Q8_G, strict=True) for a, g in zip(r, gr, strict=True))
+    dw_hat = matmul(transpose(Q8_G), Q8_X)
+    # W_hat[i, j] = q[i, j]·m_i/127 with m_i = max_j |W[i, j]|: only m_i varies, so
+    # dL/dW[i, k] = sign(W[i, k])·Σ_j dW_hat[i, j]·q[i, j]/127 at the row's largest |W[i, k]|.
+    dw: list[list[Fraction]] = []
+    for r, gr, qr in zip(Q8_W, dw_hat, q_w, strict=True):
+        k = max(range(len(r)), key=lambda j: abs(r[j]))
+        row = [F(0)] * len(r)
+        row[k] = (1 if r[k] > 0 else -1) * sum(g * q for g, q in zip(gr, qr, strict=True)) / 127
+        dw.append(row)
+    return {
+        "s_x": s_x,
+        "q_x": q_x,
+        "x_hat": x_hat,
+        "err_x": _zip(Q8_X, x_hat, lambda a, b: a - b),
+        "s_W": [[s] for s in s_w],
+        "q_W": q_w,
+        "q_W_up": q_up,
+        "W_hat": w_hat,
+        "err_W": err_w,
+        "max_err_W": max(abs(v) for r in err_w for v in r),
+        "y": y,
+        "y_w8": y_w8,
+        "acc": acc,
+        "y_8": y_8,
+        "err_y": _zip(y, y_8, lambda a, b: a - b),
+        "L": loss,
+        "dW_hat": dw_hat,
+        "dW": dw,
+    }
+
+
 REFERENCES: dict[str, Callable[[], dict[str, Tensor]]] = {
     "steps_self_attention_noproj": steps_self_attention_noproj,
     "steps_masked_dropout": steps_masked_dropout,
@@ -543,6 +629,7 @@ REFERENCES: dict[str, Callable[[], dict[str, Tensor]]] = {
     "steps_attention_backward": steps_attention_backward,
     "steps_layernorm_backward": steps_layernorm_backward,
     "steps_softmax_ce_sgd_adam": steps_softmax_ce_sgd_adam,
+    "steps_int8_absmax": steps_int8_absmax,
 }
 """Every bundled step derivation, by file stem."""
 

@@ -84,6 +84,7 @@ GIVEN: dict[str, dict[str, Any]] = {
         "beta2": ref.CEB_ADAM["beta2"],
         "adam_eps": ref.CEB_ADAM["eps"],
     },
+    "steps_int8_absmax": {"x": ref.Q8_X, "W": ref.Q8_W, "G": ref.Q8_G},
 }
 
 
@@ -264,6 +265,31 @@ def test_softmax_ce_finds_the_flipped_sign_of_the_target_gradient(
     assert c["verdict"] == "wrong" and c["cause"] == "sign-flip", c
 
 
+def test_int8_absmax_finds_the_scale_with_its_point_moved(
+    reports: dict[str, list[dict[str, Any]]],
+) -> None:
+    checks = reports["steps_int8_absmax"]
+    off = [c for c in checks if c["verdict"] not in ("exact", "rounded")]
+    assert [(c["step"], c["index"]) for c in off] == [("s_W", [2, 0])], off
+    (c,) = off
+    # by construction: 127 / 0.8 = 158.75, printed as 15.8750
+    assert ref.evaluate("steps_int8_absmax")["s_W"][2][0] == Fraction(635, 4)
+    assert c["printed"] == "15.8750"
+    assert c["verdict"] == "wrong" and c["cause"] == "decimal-shift", c
+
+
+def test_int8_absmax_rounds_its_ties_to_even(reports: dict[str, list[dict[str, Any]]]) -> None:
+    # W[0] · 100 holds two exact ties, 12.5 and -64.5: half to even gives 12 and -64 (numpy,
+    # torch), half up 13 and -65; the file prints each way once, and both are exact.
+    values = ref.evaluate("steps_int8_absmax")
+    scaled = [ref.Q8_W[0][j] * values["s_W"][0][0] for j in (0, 3)]
+    assert scaled == [Fraction(25, 2), Fraction(-129, 2)]
+    assert values["q_W"][0] == [12, -127, 43, -64] and values["q_W_up"][0] == [13, -127, 43, -65]
+    for step in ("q_W", "q_W_up"):
+        row0 = [c for c in reports["steps_int8_absmax"] if c["step"] == step and c["index"][0] == 0]
+        assert len(row0) == 4 and {c["verdict"] for c in row0} == {"exact"}, row0
+
+
 @pytest.mark.parametrize(
     "stem",
     [
@@ -276,6 +302,7 @@ def test_softmax_ce_finds_the_flipped_sign_of_the_target_gradient(
             "steps_ffn_bce",
             "steps_attention_backward",
             "steps_softmax_ce_sgd_adam",
+            "steps_int8_absmax",
         )
     ],
 )

@@ -449,11 +449,13 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
 #: Derivations with grad/jacobian steps: the reveal rules take a gradient's rows and
 #: columns as dense with two relations each instead of deriving them, and a sheet of the
 #: Adam example takes minutes (the constraint search on its user steps), so their sheets
-#: are not swept yet.
+#: are not swept yet. The int8 example's sheets (18 user steps, a gradient among them)
+#: did not finish 3 seeds in 10 minutes.
 GRADIENT_SHEETS = {
     "steps_attention_backward",
     "steps_layernorm_backward",
     "steps_softmax_ce_sgd_adam",
+    "steps_int8_absmax",
 }
 CASES = [
     pytest.param(
