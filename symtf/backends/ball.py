@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, cast
+from typing import Any, Protocol, cast
 
 import sympy
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
@@ -19,8 +19,13 @@ from symtf.backends.base import BaseBackend
 from symtf.backends.certify import ball_sign
 from symtf.errors import ModelError, Undecided
 
-if TYPE_CHECKING:
-    from symtf.spec.weights import FileMatrix
+
+class _FloatMatrix(Protocol):
+    """A weights-file matrix (``symtf.spec.weights.FileMatrix``), by its shape: the
+    backends read no stage above them, so they know it only by these attributes."""
+
+    float64: Any
+    _arb: arb_mat | None
 
 #: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
 _ARB_CACHE: dict[tuple[int, int], tuple[sympy.MatrixBase, arb_mat]] = {}
@@ -70,7 +75,7 @@ class BallBackend(BaseBackend):
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
         floats = getattr(m, "float64", None)  # symtf.spec.weights.FileMatrix: exact floats
         if floats is not None:
-            fm = cast("FileMatrix", m)  # only a FileMatrix holds its entries as .float64
+            fm = cast(_FloatMatrix, m)  # only a FileMatrix holds its entries as .float64
             if fm._arb is None:  # exact at every precision
                 fm._arb = arb_mat(floats.tolist()) if floats.size else arb_mat(*floats.shape)
             return fm._arb

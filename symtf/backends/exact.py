@@ -276,9 +276,7 @@ class ExactBackend(BaseBackend):
             return self.abs(x.base)  # √(b²) = |b| on a certified sign (SymPy's Abs can recurse)
         if not self.user_symbols(x):
             self.require_nonnegative(x, "the argument of √")
-        if isinstance(x, sympy.Mul) and not x.is_Number:
-            x = self._opaque(x)  # SymPy's √ of a product expands it, on some without end
-        return sympy.sqrt(self._named(x))
+        return self._built(sympy.sqrt, self._named(x))
 
     def _named(self, e: Scalar) -> Scalar:
         """A large argument gets a node name first: SymPy's ``sqrt``/``exp`` would otherwise
@@ -303,24 +301,26 @@ class ExactBackend(BaseBackend):
         return x if self._sign(x) >= 0 else -x
 
     def tanh(self, x: Scalar) -> Scalar:
-        return sympy.tanh(self._opaque(x))
+        return self._built(sympy.tanh, x)
 
     def sin(self, x: Scalar) -> Scalar:
-        return sympy.sin(self._opaque(x))
+        return self._built(sympy.sin, x)
 
     def cos(self, x: Scalar) -> Scalar:
-        return sympy.cos(self._opaque(x))
+        return self._built(sympy.cos, x)
 
-    def _opaque(self, e: Scalar) -> Scalar:
-        """A compound argument without symbols of the file, as a node name: SymPy's
-        ``tanh``/``sin``/``cos`` rewrite their argument when they are built, and on some
-        sums of logarithms and radicals that rewriting never ends (``tanh.eval`` calls
-        itself until the recursion limit)."""
-        if not isinstance(e, sympy.Basic) or e.is_Number or e.is_Atom or self.user_symbols(e):
-            return e
-        node = sympy.Symbol(f"arg[{len(self.defs)}]", real=True)  # brackets: never a user symbol
-        self.defs[node] = e
-        return node
+    def _built(self, fn: Callable[[Scalar], Scalar], x: Scalar) -> Scalar:
+        """``fn(x)``, or ``fn`` of a node name for ``x`` where SymPy's rewriting of the
+        argument never ends (``tanh.eval`` on some sums of logarithms and radicals calls
+        itself until the recursion limit; √ of some products expands without end)."""
+        try:
+            return fn(x)
+        except RecursionError:
+            if not isinstance(x, sympy.Basic) or self.user_symbols(x):
+                raise
+            node = sympy.Symbol(f"arg[{len(self.defs)}]", real=True)  # never a user symbol
+            self.defs[node] = x
+            return fn(node)
 
     def pi(self) -> Scalar:
         return sympy.pi

@@ -33,45 +33,17 @@ import dataclasses
 import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import sympy
 
 from symtf.errors import SymtfError
-from symtf.graph.rewrite import merge_switches, with_rewrite
+from symtf.graph.rewrite import Convention, merge_switches, with_rewrite
 from symtf.spec import HEAD_PROJECTIONS, Derivation, Head, Model
 
 
 class ConventionError(SymtfError, ValueError):
     """A switch that does not exist, or a scope where it does not apply."""
-
-
-class Convention(Protocol):
-    """A named alternative convention: a :class:`Switch`, or a rewrite of user steps
-    (:class:`symtf.graph.rewrite.StepRewrite`) that no switch of its name takes in."""
-
-    @property
-    def name(self) -> str:
-        """Short name, e.g. ``no-sqrt-dk``."""
-        ...
-
-    @property
-    def doc(self) -> str:
-        """One line for people."""
-        ...
-
-    @property
-    def level(self) -> str:
-        """What a scope names (``head``, ``norm``, ``projection``, ``model``)."""
-        ...
-
-    def scopes(self, d: Derivation) -> list[str]:
-        """Where it can apply and would change something (``[]`` if nowhere)."""
-        ...
-
-    def apply(self, d: Derivation, scope: str) -> Derivation:
-        """A new derivation with it applied at ``scope``; claims untouched."""
-        ...
 
 
 @dataclass(frozen=True)

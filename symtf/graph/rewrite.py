@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import sympy
 
@@ -30,8 +30,36 @@ from symtf.language.syntax import Tree
 from symtf.spec.steps import StepNode
 
 if TYPE_CHECKING:
-    from symtf.graph.conventions import Convention, Switch
     from symtf.spec import Derivation
+
+
+class Convention(Protocol):
+    """A named alternative convention: a :class:`symtf.graph.conventions.Switch`, or a rewrite of user steps
+    (:class:`StepRewrite`) that no switch of its name takes in."""
+
+    @property
+    def name(self) -> str:
+        """Short name, e.g. ``no-sqrt-dk``."""
+        ...
+
+    @property
+    def doc(self) -> str:
+        """One line for people."""
+        ...
+
+    @property
+    def level(self) -> str:
+        """What a scope names (``head``, ``norm``, ``projection``, ``model``)."""
+        ...
+
+    def scopes(self, d: Derivation) -> list[str]:
+        """Where it can apply and would change something (``[]`` if nowhere)."""
+        ...
+
+    def apply(self, d: Derivation, scope: str) -> Derivation:
+        """A new derivation with it applied at ``scope``; claims untouched."""
+        ...
+
 
 #: The step ops that take ``unbiased``, and where it stands among their arguments.
 _POSITION = {
@@ -246,7 +274,7 @@ STEP_REWRITES: tuple[StepRewrite, ...] = (
 )
 
 
-def merge_switches(switches: tuple[Switch, ...]) -> tuple[Convention, ...]:
+def merge_switches(switches: tuple[Any, ...]) -> tuple[Convention, ...]:
     """The model switches with the step rewrites of the same name folded in (new names appended).
 
     Args:
@@ -263,14 +291,16 @@ def merge_switches(switches: tuple[Switch, ...]) -> tuple[Convention, ...]:
             continue
         sw = merged[k]
 
-        def scopes(d: Derivation, sw: Switch = sw, rw: StepRewrite = rw) -> list[str]:
-            return sw._scopes(d) + rw.scopes(d)
+        def scopes(d: Derivation, sw: Any = sw, rw: StepRewrite = rw) -> list[str]:
+            theirs: list[str] = sw._scopes(d)
+            return theirs + rw.scopes(d)
 
-        def apply(d: Derivation, scope: str, sw: Switch = sw, rw: StepRewrite = rw) -> Derivation:
+        def apply(d: Derivation, scope: str, sw: Any = sw, rw: StepRewrite = rw) -> Derivation:
             if scope in rw.scopes(d):
                 return rw.apply(d, scope)
             if sw._apply is not None:
-                return sw._apply(d, scope)
+                out: Derivation = sw._apply(d, scope)
+                return out
             return with_rewrite(d, sw.name, scope)
 
         doc = f"{sw.doc[:-1]}, or per step)" if sw.doc.endswith(")") else sw.doc
