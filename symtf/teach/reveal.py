@@ -139,6 +139,11 @@ class Relations:
     _levels: dict[str, _Level] = field(default_factory=dict)
     _copies: dict[Entry, frozenset[Entry]] = field(default_factory=dict)
     _consumers: dict[str, list[str]] = field(default_factory=dict)
+    _constraints: dict[Entry, list[Constraint]] = field(default_factory=dict)
+    _lines: dict[tuple[str, str, int], Constraint | None] = field(default_factory=dict)
+    _hidings: dict[tuple[tuple[tuple[str, Entry], ...], frozenset[Entry]], Hiding] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         for name in self.trace:
@@ -355,7 +360,13 @@ class Relations:
 
         A softmax row gives one entry from the others; a LayerNorm row with ε = 0 two
         (its sum and its squares); a row of ``x·W`` whatever ``W``'s columns span.
+        (Cached: every blank of a sheet, and every sheet of a derivation, asks again.)
         """
+        if e not in self._constraints:
+            self._constraints[e] = self._find_constraints(e)
+        return self._constraints[e]
+
+    def _find_constraints(self, e: Entry) -> list[Constraint]:
         step, i, j = e
         shape = self.shape(step)
         node = self._node(step)
@@ -426,29 +437,40 @@ class Relations:
         """A user step's rows or columns whose sum (and sum of squares) is the same for
         every input (a softmax, a LayerNorm), or that are linear with dependent gradients
         (a product with the file's matrix)."""
-        lvl = self.level(e[0])
-        if lvl.cells is None:
-            return []
         step, i, j = e
-        fixed = self._given_values(step)
         out = []
-        for cells in (
-            [((step, i, k), lvl.cells[i][k]) for k in range(m)],
-            [((step, k, j), lvl.cells[k][j]) for k in range(n)],
-        ):
-            if len(cells) < 2:
-                continue
-            group = frozenset(x for x, _ in cells)
-            k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero)) for p in (1, 2))
-            if k:
-                out.append(Constraint(group, k))
-                continue
-            grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
-            if grads is not None:
-                rank = sympy.Matrix.vstack(*grads.values()).rank()
-                if rank < len(cells):
-                    out.append(Constraint(group, len(cells) - rank, grads))
+        for line in (("row", step, i), ("col", step, j)):
+            if line not in self._lines:  # every entry of a row shares the row's relations
+                self._lines[line] = self._line_constraint(line, n, m)
+            con = self._lines[line]
+            if con is not None:
+                out.append(con)
         return out
+
+    def _line_constraint(self, line: tuple[str, str, int], n: int, m: int) -> Constraint | None:
+        """The relation of one row or column of a user step, if it has one."""
+        kind, step, k0 = line
+        lvl = self.level(step)
+        if lvl.cells is None:
+            return None
+        cells = (
+            [((step, k0, k), lvl.cells[k0][k]) for k in range(m)]
+            if kind == "row"
+            else [((step, k, k0), lvl.cells[k][k0]) for k in range(n)]
+        )
+        if len(cells) < 2:
+            return None
+        group = frozenset(x for x, _ in cells)
+        k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point) for p in (1, 2))
+        if k:
+            return Constraint(group, k)
+        fixed = self._given_values(step)
+        grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
+        if grads is not None:
+            rank = sympy.Matrix.vstack(*grads.values()).rank()
+            if rank < len(cells):
+                return Constraint(group, len(cells) - rank, grads)
+        return None
 
     def _given_values(self, step: str) -> dict[sympy.Symbol, sympy.Expr]:
         """The symbols of a step's inputs that are the file's numbers, with their values."""
@@ -510,15 +532,49 @@ def _op_name(node: Node) -> str:
     return str(getattr(node.op, "name", ""))
 
 
-def _constant(total: sympy.Expr) -> bool:
-    """Whether an expression of the inputs' symbols is the same number for all of them."""
+def _constant(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr] | None = None) -> bool:
+    """Whether an expression of the inputs' symbols is the same number for all of them.
+
+    With ``point`` (the inputs' values), two nearby points are tried first: an
+    expression whose values there differ by far more than their working precision is
+    not constant, and the symbolic test (``cancel`` of a row's squares through a square
+    root can take seconds) is left for the few that agree.
+    """
     if not total.free_symbols:
         return True
+    if point is not None and _differs(total, point):
+        return False
     num, den = sympy.fraction(sympy.together(total))
     num = sympy.expand(num)
     if not num.free_symbols:
         return num == 0 or not sympy.expand(den).free_symbols
     return not sympy.cancel(num / sympy.expand(den)).free_symbols
+
+
+def _differs(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr]) -> bool:
+    """Whether ``total`` takes clearly different values at two points near ``point``.
+
+    Each input is moved by a fixed fraction (its own, so no two move alike) to stay in
+    the expression's domain (a variance stays positive); the values are computed at 40
+    digits, and only a difference above 1e-20 of their size counts, so an expression
+    that is constant is never taken for one that is not.
+    """
+    syms = sorted(total.free_symbols, key=str)
+    if any(s not in point or not point[s].is_finite for s in syms):
+        return False
+    values = []
+    for shift in (sympy.Rational(1, 7), sympy.Rational(-2, 9)):
+        at = {
+            s: point[s] * (1 + shift * sympy.Rational(k + 1, len(syms) + 1))
+            + shift * sympy.Rational(1, 10 + k)
+            for k, s in enumerate(syms)
+        }
+        v = total.xreplace(at).evalf(40)
+        if not v.is_number or v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            return False
+        values.append(complex(v))
+    a, b = values
+    return abs(a - b) > 1e-20 * max(1.0, abs(a), abs(b))
 
 
 @dataclass(frozen=True)
@@ -548,7 +604,15 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
         blanks: ``(id, entry)`` of each blank.
         printed: Every entry the sheet would print (the claims' tables).
     """
-    shown = set(printed)
+    blanks = tuple(blanks)
+    shown = frozenset(printed)
+    memo = (blanks, shown)
+    if memo not in rel._hidings:  # a sheet asks once per table, and the LaTeX and HTML again
+        rel._hidings[memo] = _hide(rel, blanks, shown)
+    return rel._hidings[memo]
+
+
+def _hide(rel: Relations, blanks: tuple[tuple[str, Entry], ...], shown: frozenset[Entry]) -> Hiding:
     boxes: dict[Entry, str] = {}
     given_ids = set()
     classes: list[tuple[str, frozenset[Entry]]] = []
