@@ -180,3 +180,92 @@ def test_given_numbers_are_not_blanks() -> None:
         E.choose(d, trace, steps="X_emb")  # the embedding rows are the file's table
     chosen = E.choose(d, trace, count=40, seed=3)
     assert not {b.step for b in chosen} & {"embed", "pos", "tokens", "d_head"}
+
+
+def _gradients() -> spec.Derivation:
+    """h = x·W and L = Σ h², with gradients asked of the graph. By hand, with
+    x = [[1, 2], [3, -1]] and W = [[2, 1], [0, 1]]:
+
+        h  = [[2, 3], [6, 2]],  L = 4 + 9 + 36 + 4 = 53
+        dh = 2h                 = [[4, 6], [12, 4]]
+        dx = dh·Wᵀ              = [[14, 6], [28, 4]]    (row i reads h's row i and W)
+        dW = xᵀ·dh              = [[40, 18], [-4, 8]]   (column j reads h's column j and x)
+    """
+    text = '''
+title = "constructed gradients"
+source = "tests/test_reveal.py"
+
+[tensors]
+x = """
+1 2
+3 -1
+"""
+W = """
+2 1
+0 1
+"""
+
+[steps]
+h = "x @ W"
+L = "sum(h * h)"
+dh = "grad(L, h)"
+dx = "grad(L, x)"
+dW = "grad(L, W)"
+
+[[claims]]
+label = "h"
+step = "h"
+printed = """
+2 3
+6 2
+"""
+
+[[claims]]
+label = "L"
+step = "L"
+printed = "53"
+
+[[claims]]
+label = "dh"
+step = "dh"
+printed = """
+4 6
+12 4
+"""
+
+[[claims]]
+label = "dx"
+step = "dx"
+printed = """
+14 6
+28 4
+"""
+
+[[claims]]
+label = "dW"
+step = "dW"
+printed = """
+40 18
+-4 8
+"""
+'''
+    return spec.loads(text, "gradients.toml")
+
+
+def test_a_gradient_reads_only_what_its_vjps_read() -> None:
+    d = _gradients()
+    trace = Evaluator(d).exact_trace()
+    rel = E.relations(d, trace)
+    # dx[0, 0] = 2·(h[0, 0]·W[0, 0] + h[0, 1]·W[0, 1]): the sweep's one-step equation.
+    assert rel.deps(("dx", 0, 0)) == {("h", 0, 0), ("h", 0, 1), ("W", 0, 0), ("W", 0, 1)}
+    assert rel.deps(("dW", 1, 0)) == {("x", 0, 1), ("x", 1, 1), ("h", 0, 0), ("h", 1, 0)}
+    boxes, hidden = _hide((d, trace), "h", (0, 1))
+    assert boxes == {("h", 0, 1)}
+    assert hidden == {
+        ("L", 0, 0),  # 53 − 4 − 36 − 4 = h[0, 1]²
+        ("dh", 0, 1),  # 2·h[0, 1]
+        ("dx", 0, 0),  # from h[0, 0] and W
+        ("dx", 0, 1),
+        ("dW", 0, 1),  # from h[1, 1] and x
+        ("dW", 1, 1),
+    }

@@ -209,8 +209,26 @@ class Relations:
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
         node = self._node(name)
-        if node is None or self.shape(name) is None or _op_name(node) in _GRADIENT_OPS:
-            return None  # a reverse sweep on symbols is too large: its entries read everything
+        if node is None or self.shape(name) is None:
+            return None
+        cells = self._on_symbols(node, hold=frozenset())
+        if cells is None:
+            # An op that needs numbers where the file gives them (one_hot of the targets in
+            # a cross-entropy's VJP): the file's numbers stay numbers. The sheet shows them,
+            # so no relation through them is lost.
+            held = frozenset(a for a in node.args if self.is_given(a))
+            if held:
+                cells = self._on_symbols(node, hold=held)
+        return cells
+
+    def _on_symbols(self, node: Node, hold: frozenset[str]) -> list[list[sympy.Expr]] | None:
+        """``node``'s op on symbols for its inputs' entries (those of ``hold`` kept as values).
+
+        A ``grad``/``jacobian`` node is its recorded op too: a reverse sweep through the
+        VJPs of the ops on its path, with the path's values as symbols. Each entry is then
+        the one-step equation the sweep computes, in the values its VJPs read (``dQ`` from
+        ``S``, ``K``, ``V`` and ``dO``), never expanded.
+        """
         mats = []
         for a in node.args:
             v = self.trace.value(a)
@@ -222,27 +240,37 @@ class Relations:
                     v.cols,
                     lambda i, j, a=a, v=v: (
                         v[i, j]
-                        if v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
+                        if a in hold or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
                         else _symbol(a, i, j)
                     ),
                 )
             )
         xp = ExactBackend(max_ops=10**9)
+        shapes = None
+        if _op_name(node) in _GRADIENT_OPS:  # the sweep reads each value at its true shape
+            shapes = [self.trace.true_shape(a) for a in node.args]
         try:
-            out = self._tensor_op(xp, node, mats)
+            out = self._tensor_op(xp, node, mats, shapes)
         except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
             return None
-        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
+        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(node.name):
             return None
         return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
 
     @staticmethod
-    def _tensor_op(xp: Any, node: Node, mats: list[sympy.ImmutableMatrix]) -> Any:
-        """A node's op on symbols; a one-row input is tried as 2-D, then as a vector."""
-        attempts: list[list[tuple[int] | None]] = [
-            [None] * len(mats),
-            [(m.cols,) if m.rows == 1 else None for m in mats],
-        ]
+    def _tensor_op(
+        xp: Any,
+        node: Node,
+        mats: list[sympy.ImmutableMatrix],
+        shapes: list[tuple[int, ...] | None] | None = None,
+    ) -> Any:
+        """A node's op on symbols; a one-row input is tried as 2-D, then as a vector (or
+        each input at ``shapes``)."""
+        attempts: list[list[tuple[int, ...] | None]] = (
+            [shapes]
+            if shapes is not None
+            else [[None] * len(mats), [(m.cols,) if m.rows == 1 else None for m in mats]]
+        )
         last: Exception | None = None
         for shapes in attempts:
             try:
@@ -388,9 +416,16 @@ class Relations:
             return self._step_constraints(e, n, m)
         if op in _GRADIENT_OPS:
             # A gradient's rows and columns may obey relations whatever the inputs (through
-            # a softmax a row sums to 0, through a LayerNorm a row sums to 0 and nearly
-            # to 0 against x̂): not derived here, so taken as two per row and per column.
-            return [Constraint(row, 2), Constraint(col, 2)]
+            # a softmax a row sums to 0, through a LayerNorm a row sums to 0 and is
+            # orthogonal to x̂, whose entries the sheet may show): those with coefficients
+            # that are inputs are not derived, so each row and column is taken to have two,
+            # and more where its entries are linear with dependent gradients (``X^T dz``
+            # wider than ``X`` is tall).
+            return [
+                *self._step_constraints(e, n, m, sums=False),
+                Constraint(row, 2),
+                Constraint(col, 2),
+            ]
         return []
 
     def _centred(self, node: Node | None) -> bool:
@@ -433,21 +468,23 @@ class Relations:
         grads = {(step, i, k): w[:, k].T for k in range(m)}
         return [Constraint(frozenset(grads), w.cols - w.rank(), grads)]
 
-    def _step_constraints(self, e: Entry, n: int, m: int) -> list[Constraint]:
+    def _step_constraints(self, e: Entry, n: int, m: int, sums: bool = True) -> list[Constraint]:
         """A user step's rows or columns whose sum (and sum of squares) is the same for
         every input (a softmax, a LayerNorm), or that are linear with dependent gradients
-        (a product with the file's matrix)."""
+        (a product with the file's matrix). Without ``sums``, only the linear ones."""
         step, i, j = e
         out = []
         for line in (("row", step, i), ("col", step, j)):
             if line not in self._lines:  # every entry of a row shares the row's relations
-                self._lines[line] = self._line_constraint(line, n, m)
+                self._lines[line] = self._line_constraint(line, n, m, sums)
             con = self._lines[line]
             if con is not None:
                 out.append(con)
         return out
 
-    def _line_constraint(self, line: tuple[str, str, int], n: int, m: int) -> Constraint | None:
+    def _line_constraint(
+        self, line: tuple[str, str, int], n: int, m: int, sums: bool = True
+    ) -> Constraint | None:
         """The relation of one row or column of a user step, if it has one."""
         kind, step, k0 = line
         lvl = self.level(step)
@@ -461,7 +498,9 @@ class Relations:
         if len(cells) < 2:
             return None
         group = frozenset(x for x, _ in cells)
-        k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point) for p in (1, 2))
+        k = sums and sum(
+            _constant(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point) for p in (1, 2)
+        )
         if k:
             return Constraint(group, k)
         fixed = self._given_values(step)
