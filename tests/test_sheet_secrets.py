@@ -446,27 +446,7 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     return out
 
 
-#: Derivations with grad/jacobian steps: the reveal rules take a gradient's rows and
-#: columns as dense with two relations each instead of deriving them, and a sheet of the
-#: Adam example takes minutes (the constraint search on its user steps), so their sheets
-#: are not swept yet.
-GRADIENT_SHEETS = {
-    "steps_attention_backward",
-    "steps_layernorm_backward",
-    "steps_softmax_ce_sgd_adam",
-}
-CASES = [
-    pytest.param(
-        p,
-        seed,
-        id=f"{p.stem}-{seed}",
-        marks=[pytest.mark.skip(reason="sheets of gradient steps are not swept yet")]
-        if p.stem in GRADIENT_SHEETS
-        else [],
-    )
-    for p in DERIVATIONS
-    for seed in SEEDS
-]
+CASES = [pytest.param(p, seed, id=f"{p.stem}-{seed}") for p in DERIVATIONS for seed in SEEDS]
 
 
 @pytest.mark.parametrize(("path", "seed"), CASES)
