@@ -127,15 +127,14 @@ def _hide(built, step: str, ij: tuple[int, int]) -> tuple[set, set]:
 
 def test_a_blank_is_boxed_in_its_copies_and_hidden_where_one_step_undoes_it(built) -> None:
     boxes, hidden = _hide(built, "pre", (0, 1))
-    # The transpose prints pre[0, 1] unchanged.
-    assert boxes == {("pre", 0, 1), ("t", 1, 0)}
+    # The transpose prints pre[0, 1] unchanged; so does z[0, 1] = pre[0, 1]·W[1, 1], W[1, 1] = 1.
+    assert boxes == {("pre", 0, 1), ("t", 1, 0), ("z", 0, 1)}
     assert hidden == {
         ("h", 0, 1),  # relu(pre[0, 1] - 1) = 0 gives its sign
         ("a", 0, 0),  # each softmax weight of row 0, with pre[0, 0] and pre[0, 2] shown
         ("a", 0, 1),
         ("a", 0, 2),
         ("mu", 0, 0),  # 3·mu[0] − 2 − 3
-        ("z", 0, 1),  # pre[0, 1]·W[1, 1]
         ("z", 0, 2),  # pre[0, 0] + pre[0, 1]
     }
 
@@ -146,8 +145,12 @@ def test_a_softmax_row_keeps_two_entries_out(built) -> None:
 
 
 def test_dependent_columns_of_a_product(built) -> None:
-    # z[0, 2] = z[0, 0] + z[0, 1]: one of them is left out, and one is enough.
-    assert _hide(built, "z", (0, 2)) == ({("z", 0, 2)}, {("z", 0, 1)})
+    # z[0, 2] = z[0, 0] + z[0, 1]: one of them is left out, and one is enough; z[0, 1] is
+    # pre[0, 1] (W[1, 1] = 1), so that is left out with it, and the transpose's copy.
+    assert _hide(built, "z", (0, 2)) == (
+        {("z", 0, 2)},
+        {("z", 0, 1), ("pre", 0, 1), ("t", 1, 0)},
+    )
 
 
 def test_concatenated_heads_either_way_and_a_relu_of_a_copy() -> None:
@@ -269,3 +272,45 @@ def test_a_gradient_reads_only_what_its_vjps_read() -> None:
         ("dW", 0, 1),  # from h[1, 1] and x
         ("dW", 1, 1),
     }
+
+
+def test_a_chain_of_scalings_back_to_the_blank_is_a_copy() -> None:
+    # By hand: a = 3x, m = a/4 (not printed), b = 4m = a. Adam's m̂ = m/(1 − β₁) with
+    # m = (1 − β₁)·g prints the gradient g again in the same way.
+    d = spec.loads(
+        '''
+title = "constructed chain"
+source = "tests/test_reveal.py"
+
+[tensors]
+x = """
+1 2
+"""
+
+[steps]
+a = "x * 3"
+m = "a / 4"
+b = "m * 4"
+c = "a + 1"
+
+[[claims]]
+label = "a"
+step = "a"
+printed = "3 6"
+
+[[claims]]
+label = "b"
+step = "b"
+printed = "3 6"
+
+[[claims]]
+label = "c"
+step = "c"
+printed = "4 7"
+''',
+        "chain.toml",
+    )
+    trace = Evaluator(d).exact_trace()
+    boxes, hidden = _hide((d, trace), "a", (0, 1))
+    assert boxes == {("a", 0, 1), ("b", 0, 1)}  # b[0, 1] = 6 is a[0, 1] itself
+    assert hidden == {("c", 0, 1)}  # 7 − 1

@@ -8,7 +8,8 @@ on the sheet:
 
 * its value anywhere it is copied (an output that is one input entry unchanged, found
   by changing that input and watching which outputs follow it, either way and along
-  chains of copies);
+  chains of copies), or comes back along a chain of one-entry steps (Adam's
+  ``m̂ = m/(1 − β₁)`` with ``m = (1 − β₁)·g`` prints ``g``);
 * an output of one step that moves with the blank and whose other inputs are all on
   the sheet (it recovers the blank, or its sign, by undoing one step);
 * a row or column of the blank's own step whose other entries are on the sheet and
@@ -289,6 +290,35 @@ class Relations:
                     todo.append(y)
         return seen
 
+    def chain(self, e: Entry) -> set[Entry]:
+        """Every entry joined to ``e`` by one-entry links, either way: an output that moves
+        with one input entry besides the file's numbers (``0.1·g``, then ``that/0.1``)."""
+
+        def known(x: Entry) -> bool:
+            return self.nodes.on_sheet(x[0]) or not self.nodes.args(x[0])
+
+        def one(x: Entry) -> Entry | None:
+            deps = self.deps(x[0])
+            rest = [] if deps is None else [s for s in deps[(x[1], x[2])] if not known(s)]
+            return rest[0] if len(rest) == 1 else None
+
+        seen, todo = {e}, [e]
+        while todo:
+            x = todo.pop()
+            linked = [s] if (s := one(x)) is not None else []
+            for c in self.nodes.consumers(x[0]):
+                cd = self.deps(c)
+                if cd is None:
+                    continue
+                linked += [
+                    (c, i, j) for (i, j), ds in cd.items() if x in ds and one((c, i, j)) == x
+                ]
+            for y in linked:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return seen
+
     def _equal(self, a: Entry, b: Entry) -> bool:
         va = self.nodes.values[a[0]][a[1], a[2]]
         vb = self.nodes.values[b[0]][b[1], b[2]]
@@ -401,6 +431,9 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
         for x in cls:
             if x in sheet.visible:
                 out.append(f"{b.id} {e}: its value is printed as {x}")
+        for x in rel.chain(e) - cls:
+            if x in sheet.visible and rel._equal(x, e):
+                out.append(f"{b.id} {e}: its value is printed as {x} (through one-entry links)")
         for x in cls:
             for c in nodes.consumers(x[0]):
                 deps = rel.deps(c)

@@ -349,7 +349,41 @@ class Relations:
                 if y not in seen:
                     seen.add(y)
                     todo.append(y)
+        return seen | {y for y in self._chain(e) if self._same_value(y, e)}
+
+    def _chain(self, e: Entry) -> set[Entry]:
+        """Every entry joined to ``e`` by one-entry links, either way: an output that moves
+        with one entry besides the file's numbers and settings (``m = β₁·0 + (1 − β₁)·dW``
+        is ``dW`` scaled). A chain may come back to ``e``'s own value (Adam's ``m̂ = m/(1 − β₁)``
+        is ``dW`` again): that entry prints the blank as surely as a copy does."""
+        seen = {e}
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            linked: list[Entry] = []
+            src = self._one_source(x)
+            if src is not None:
+                linked.append(src)
+            for c in self.consumers(x[0]):
+                shape = self.shape(c)
+                if shape is None or self.level(c).cells is None:
+                    continue
+                for y in self._outputs_reading(c, x, shape):
+                    if self._one_source(y) == x:
+                        linked.append(y)
+            for y in linked:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
         return seen
+
+    def _one_source(self, e: Entry) -> Entry | None:
+        """The one entry ``e`` moves with besides the file's numbers and settings, if one."""
+        deps = self.deps(e)
+        if not deps:
+            return None
+        rest = [x for x in deps if not (self.is_given(x[0]) or not self.args(x[0]))]
+        return rest[0] if len(rest) == 1 else None
 
     def _outputs_reading(self, step: str, x: Entry, shape: tuple[int, int]) -> Iterator[Entry]:
         lvl = self.level(step)
