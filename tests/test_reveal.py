@@ -314,3 +314,20 @@ printed = "4 7"
     boxes, hidden = _hide((d, trace), "a", (0, 1))
     assert boxes == {("a", 0, 1), ("b", 0, 1)}  # b[0, 1] = 6 is a[0, 1] itself
     assert hidden == {("c", 0, 1)}  # 7 − 1
+
+
+def test_a_gradient_one_vjp_from_another_gives_it_away() -> None:
+    # dx = dh·Wᵀ and dW = xᵀ·dh (the chain rule through h = x·W), by hand with the numbers
+    # of _gradients: dx[0, k] = 2·dh[0, 0]·… reads dh's row 0, dW[k, 1] reads dh's column 1.
+    d = _gradients()
+    trace = Evaluator(d).exact_trace()
+    boxes, hidden = _hide((d, trace), "dh", (0, 1))
+    # dx[0, 1] = dh[0, 0]·W[1, 0] + dh[0, 1]·W[1, 1] = dh[0, 1] (= 6): the blank itself.
+    assert boxes == {("dh", 0, 1), ("dx", 0, 1)}
+    # dx[0, 0] = dh[0, 0]·2 + dh[0, 1]·1 gives it back.
+    assert ("dx", 0, 0) in hidden
+    # dW[0, 1] = 1·dh[0, 1] + 3·dh[1, 1], dW[1, 1] = 2·dh[0, 1] − dh[1, 1].
+    assert {("dW", 0, 1), ("dW", 1, 1)} <= hidden
+    # dx[1, 0] and column 0 of dW do not read dh[0, 1]. (dx[1, 1] is dh[1, 1], which a
+    # gradient's column rule leaves out with the blank.)
+    assert not {("dx", 1, 0), ("dW", 0, 0), ("dW", 1, 0)} & hidden

@@ -144,11 +144,110 @@ class Relations:
     _hidings: dict[tuple[tuple[tuple[str, Entry], ...], frozenset[Entry]], Hiding] = field(
         default_factory=dict
     )
+    _chain_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _chain_readers: dict[str, list[str]] = field(default_factory=dict)
+    _chain_levels: dict[str, _Level] = field(default_factory=dict)
+    _grad_steps: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in self.trace:
             for a in self.args(name):
                 self._consumers.setdefault(a, []).append(name)
+        self._find_chain_rules()
+
+    # ------------------------------------------------------------------ the chain rule
+
+    def _find_chain_rules(self) -> None:
+        """The gradient steps that another gradient step gives in one VJP.
+
+        ``dW = grad(L, W)`` where ``W`` is read on the way to ``L`` only by ``z`` and the
+        sheet has ``dz = grad(L, z)``: ``dW`` is ``z``'s VJP of ``dz`` (``Xᵀ·dz``), one
+        step from ``dz`` and ``z``'s inputs. Each such equation's values (the cotangent
+        steps, and the inputs and outputs of the ops whose VJPs are taken) are recorded.
+        """
+        grads = self._grad_steps
+        for n in self.graph:
+            if not n.unroll and _op_name(n) == "grad" and n.name in self.trace:
+                grads[(n.params["y"], n.params["x"])] = n.name
+        for (y, x), name in grads.items():
+            node = self._node(name)
+            assert node is not None
+            users = [c for c in node.params["nodes"] if x in c.args]
+            if not users or any(
+                (c.name != y and (y, c.name) not in grads) or c.name not in self.trace
+                for c in users
+            ):
+                continue
+            values = [grads[(y, c.name)] for c in users if c.name != y]
+            for c in users:
+                values += [*c.args, c.name]
+            values = list(dict.fromkeys(v for v in values if v in self.trace))
+            self._chain_rules[name] = tuple(values)
+            for v in values:
+                self._chain_readers.setdefault(v, []).append(name)
+
+    def _chain_level(self, name: str) -> _Level:
+        """``name``'s entries by the chain rule, as expressions in symbols for its values."""
+        if name not in self._chain_levels:
+            values = self._chain_rules[name]
+            self._chain_levels[name] = _Level(
+                self._chain_cells(name, values),
+                frozenset(s for s, v in self._point(values).items() if v == 0),
+                self._point(values),
+            )
+        return self._chain_levels[name]
+
+    def _point(self, names: Iterable[str]) -> dict[sympy.Symbol, sympy.Expr]:
+        return {
+            _symbol(a, i, j): v[i, j]
+            for a in names
+            if isinstance(v := self.trace.value(a), sympy.MatrixBase)
+            for i in range(v.rows)
+            for j in range(v.cols)
+        }
+
+    def _chain_cells(self, name: str, values: tuple[str, ...]) -> list[list[sympy.Expr]] | None:
+        from symtf.graph.autodiff import _plus, _Tape
+
+        node = self._node(name)
+        assert node is not None
+        y, x = node.params["y"], node.params["x"]
+        xp = ExactBackend(max_ops=10**9)
+        env: dict[str, Any] = {}
+        for a in values:
+            v = self.trace.value(a)
+            if not isinstance(v, sympy.MatrixBase):
+                return None
+            held = self.is_given(a)  # the file's numbers stay numbers (one_hot of targets)
+            m = sympy.ImmutableMatrix(
+                v.rows,
+                v.cols,
+                lambda i, j, a=a, v=v, held=held: (
+                    v[i, j]
+                    if held or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
+                    else _symbol(a, i, j)
+                ),
+            )
+            env[a] = from_native(xp, m, self.trace.true_shape(a))
+        try:
+            total: Tensor | None = None
+            for c in (c for c in node.params["nodes"] if x in c.args):
+                if c.name == y:
+                    g = from_native(xp, sympy.ImmutableMatrix([[1]]), self.trace.true_shape(y))
+                else:
+                    g = env[self._grad_steps[(y, c.name)]]
+                got = _Tape(xp, c, env).back(g).get(x)
+                if got is None:
+                    continue
+                total = got if total is None else _plus(xp, total, got)
+        except (*_SYMBOLIC_FAILURES, SymtfError):
+            return None
+        if total is None:
+            return None
+        out = to_native(xp, total)
+        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
+            return None
+        return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
 
     # ------------------------------------------------------------------ structure
 
@@ -406,6 +505,19 @@ class Relations:
             exact = self.level(c).cells is not None
             for y in self._outputs_reading(c, x, shape):
                 yield y, (self.deps(y) if exact else None)
+        for c in self._chain_readers.get(x[0], []):
+            # A gradient one VJP from another (dW from dz): its chain-rule equation.
+            lvl = self._chain_level(c)
+            shape = self.shape(c)
+            if shape is None:
+                continue
+            s = _symbol(*x)
+            for i in range(shape[0]):
+                for j in range(shape[1]):
+                    if lvl.cells is None:
+                        yield (c, i, j), None
+                    elif s in lvl.cells[i][j].free_symbols and x in (lvl.deps(i, j) or ()):
+                        yield (c, i, j), lvl.deps(i, j)
 
     def is_constant(self, e: Entry) -> bool:
         """Whether ``e`` does not move with its step's inputs (a masked weight's 0)."""
