@@ -15,6 +15,8 @@ on the sheet:
 * a row or column of the blank's own step whose other entries are on the sheet and
   determine it (a softmax row sums to 1, a LayerNorm row to 0, the columns of a wide
   linear map are dependent): the blank's gradient lies in the span of theirs;
+* a gradient one VJP from the blank's gradient step (``dW = Xᵀ·dz`` with ``dz``'s other
+  entries and ``X`` shown), the op's Jacobian found by differencing it;
 * a printed reduction (``max``, ``sum``) over it, or a displayed line quoting it.
 
 It imports nothing of :mod:`symtf.teach.reveal` and none of the hiding functions of
@@ -415,10 +417,50 @@ def _read(ex: S.Exercise, tables: dict[str, list[str | None]], texts: dict[str, 
     return Sheet(d, [k.blank for k in ex.key], visible, shown, lines)
 
 
+def chain_rules(nodes: Nodes, rel: Relations) -> list[tuple[str, str, Entry, set[Entry]]]:
+    """The chain rule between gradient steps, found by differencing one op.
+
+    For ``n = grad(y, x)`` whose ``x`` is read on the way to ``y`` only by ``c``, with the
+    sheet's ``g = grad(y, c)``: ``n[i, j] = Σ_k g[k]·∂c[k]/∂x[i, j]``. Each
+    ``(n, g, n's entry, the g entries it reads)``; the Jacobian itself needs ``c``'s inputs.
+    """
+    grads = {}
+    for node in nodes.graph:
+        if not node.unroll and getattr(node.op, "name", "") == "grad":
+            grads[(node.params["y"], node.params["x"])] = node
+    out = []
+    for (y, x), node in grads.items():
+        users = [c for c in node.params["nodes"] if x in c.args]
+        if len(users) != 1 or (y, users[0].name) not in grads or x not in nodes.values:
+            continue
+        c = users[0]
+        g = grads[(y, c.name)].name
+        if c.name not in nodes.values or g not in nodes.values or node.name not in nodes.values:
+            continue
+        xs = nodes.values[x]
+        for i in range(xs.shape[0]):
+            for j in range(xs.shape[1]):
+                v = xs[i, j]
+                h = 1e-6 * max(1.0, abs(v))
+                up = nodes.run(c.name, {(x, i, j): v + h})
+                down = nodes.run(c.name, {(x, i, j): v - h})
+                if up is None or down is None:
+                    continue
+                jac = (up - down) / (2 * h)
+                reads = {
+                    (g, int(a), int(b))
+                    for a, b in zip(*np.nonzero(np.abs(jac) > 1e-9), strict=True)
+                }
+                if reads:
+                    out.append((node.name, c.name, (node.name, i, j), reads))
+    return out
+
+
 def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     """Every way the sheet gives a blank away, in words (empty: none)."""
     out = []
     d = sheet.d
+    rules = chain_rules(nodes, rel)
 
     def visible(x: Entry) -> bool:
         if x in sheet.visible or nodes.on_sheet(x[0]):
@@ -464,6 +506,12 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
                 g = rel.gradients(name, outs, shift=1e-2)
                 if g is not None and _in_span(g[0], g[1:]):
                     out.append(f"{b.id} {e}: {name} entries {seen} determine {x}")
+        for _n, c, y, reads in rules:
+            if not any(x in reads for x in cls) or y in cls or not visible(y):
+                continue
+            others = reads | set(nodes.inputs(c))
+            if all(o in cls or visible(o) for o in others):
+                out.append(f"{b.id} {e}: {y} gives it back by the chain rule through {c}")
         for c in d.claims:
             if c.reduce is None or c.label not in sheet.shown_labels or c.step != b.step:
                 continue
