@@ -127,15 +127,14 @@ def _hide(built, step: str, ij: tuple[int, int]) -> tuple[set, set]:
 
 def test_a_blank_is_boxed_in_its_copies_and_hidden_where_one_step_undoes_it(built) -> None:
     boxes, hidden = _hide(built, "pre", (0, 1))
-    # The transpose prints pre[0, 1] unchanged.
-    assert boxes == {("pre", 0, 1), ("t", 1, 0)}
+    # The transpose prints pre[0, 1] unchanged; so does z[0, 1] = pre[0, 1]·W[1, 1], W[1, 1] = 1.
+    assert boxes == {("pre", 0, 1), ("t", 1, 0), ("z", 0, 1)}
     assert hidden == {
         ("h", 0, 1),  # relu(pre[0, 1] - 1) = 0 gives its sign
         ("a", 0, 0),  # each softmax weight of row 0, with pre[0, 0] and pre[0, 2] shown
         ("a", 0, 1),
         ("a", 0, 2),
         ("mu", 0, 0),  # 3·mu[0] − 2 − 3
-        ("z", 0, 1),  # pre[0, 1]·W[1, 1]
         ("z", 0, 2),  # pre[0, 0] + pre[0, 1]
     }
 
@@ -146,8 +145,12 @@ def test_a_softmax_row_keeps_two_entries_out(built) -> None:
 
 
 def test_dependent_columns_of_a_product(built) -> None:
-    # z[0, 2] = z[0, 0] + z[0, 1]: one of them is left out, and one is enough.
-    assert _hide(built, "z", (0, 2)) == ({("z", 0, 2)}, {("z", 0, 1)})
+    # z[0, 2] = z[0, 0] + z[0, 1]: one of them is left out, and one is enough; z[0, 1] is
+    # pre[0, 1] (W[1, 1] = 1), so that is left out with it, and the transpose's copy.
+    assert _hide(built, "z", (0, 2)) == (
+        {("z", 0, 2)},
+        {("z", 0, 1), ("pre", 0, 1), ("t", 1, 0)},
+    )
 
 
 def test_concatenated_heads_either_way_and_a_relu_of_a_copy() -> None:
@@ -180,3 +183,151 @@ def test_given_numbers_are_not_blanks() -> None:
         E.choose(d, trace, steps="X_emb")  # the embedding rows are the file's table
     chosen = E.choose(d, trace, count=40, seed=3)
     assert not {b.step for b in chosen} & {"embed", "pos", "tokens", "d_head"}
+
+
+def _gradients() -> spec.Derivation:
+    """h = x·W and L = Σ h², with gradients asked of the graph. By hand, with
+    x = [[1, 2], [3, -1]] and W = [[2, 1], [0, 1]]:
+
+        h  = [[2, 3], [6, 2]],  L = 4 + 9 + 36 + 4 = 53
+        dh = 2h                 = [[4, 6], [12, 4]]
+        dx = dh·Wᵀ              = [[14, 6], [28, 4]]    (row i reads h's row i and W)
+        dW = xᵀ·dh              = [[40, 18], [-4, 8]]   (column j reads h's column j and x)
+    """
+    text = '''
+title = "constructed gradients"
+source = "tests/test_reveal.py"
+
+[tensors]
+x = """
+1 2
+3 -1
+"""
+W = """
+2 1
+0 1
+"""
+
+[steps]
+h = "x @ W"
+L = "sum(h * h)"
+dh = "grad(L, h)"
+dx = "grad(L, x)"
+dW = "grad(L, W)"
+
+[[claims]]
+label = "h"
+step = "h"
+printed = """
+2 3
+6 2
+"""
+
+[[claims]]
+label = "L"
+step = "L"
+printed = "53"
+
+[[claims]]
+label = "dh"
+step = "dh"
+printed = """
+4 6
+12 4
+"""
+
+[[claims]]
+label = "dx"
+step = "dx"
+printed = """
+14 6
+28 4
+"""
+
+[[claims]]
+label = "dW"
+step = "dW"
+printed = """
+40 18
+-4 8
+"""
+'''
+    return spec.loads(text, "gradients.toml")
+
+
+def test_a_gradient_reads_only_what_its_vjps_read() -> None:
+    d = _gradients()
+    trace = Evaluator(d).exact_trace()
+    rel = E.relations(d, trace)
+    # dx[0, 0] = 2·(h[0, 0]·W[0, 0] + h[0, 1]·W[0, 1]): the sweep's one-step equation.
+    assert rel.deps(("dx", 0, 0)) == {("h", 0, 0), ("h", 0, 1), ("W", 0, 0), ("W", 0, 1)}
+    assert rel.deps(("dW", 1, 0)) == {("x", 0, 1), ("x", 1, 1), ("h", 0, 0), ("h", 1, 0)}
+    boxes, hidden = _hide((d, trace), "h", (0, 1))
+    assert boxes == {("h", 0, 1)}
+    assert hidden == {
+        ("L", 0, 0),  # 53 − 4 − 36 − 4 = h[0, 1]²
+        ("dh", 0, 1),  # 2·h[0, 1]
+        ("dx", 0, 0),  # from h[0, 0] and W
+        ("dx", 0, 1),
+        ("dW", 0, 1),  # from h[1, 1] and x
+        ("dW", 1, 1),
+    }
+
+
+def test_a_chain_of_scalings_back_to_the_blank_is_a_copy() -> None:
+    # By hand: a = 3x, m = a/4 (not printed), b = 4m = a. Adam's m̂ = m/(1 − β₁) with
+    # m = (1 − β₁)·g prints the gradient g again in the same way.
+    d = spec.loads(
+        '''
+title = "constructed chain"
+source = "tests/test_reveal.py"
+
+[tensors]
+x = """
+1 2
+"""
+
+[steps]
+a = "x * 3"
+m = "a / 4"
+b = "m * 4"
+c = "a + 1"
+
+[[claims]]
+label = "a"
+step = "a"
+printed = "3 6"
+
+[[claims]]
+label = "b"
+step = "b"
+printed = "3 6"
+
+[[claims]]
+label = "c"
+step = "c"
+printed = "4 7"
+''',
+        "chain.toml",
+    )
+    trace = Evaluator(d).exact_trace()
+    boxes, hidden = _hide((d, trace), "a", (0, 1))
+    assert boxes == {("a", 0, 1), ("b", 0, 1)}  # b[0, 1] = 6 is a[0, 1] itself
+    assert hidden == {("c", 0, 1)}  # 7 − 1
+
+
+def test_a_gradient_one_vjp_from_another_gives_it_away() -> None:
+    # dx = dh·Wᵀ and dW = xᵀ·dh (the chain rule through h = x·W), by hand with the numbers
+    # of _gradients: dx[0, k] = 2·dh[0, 0]·… reads dh's row 0, dW[k, 1] reads dh's column 1.
+    d = _gradients()
+    trace = Evaluator(d).exact_trace()
+    boxes, hidden = _hide((d, trace), "dh", (0, 1))
+    # dx[0, 1] = dh[0, 0]·W[1, 0] + dh[0, 1]·W[1, 1] = dh[0, 1] (= 6): the blank itself.
+    assert boxes == {("dh", 0, 1), ("dx", 0, 1)}
+    # dx[0, 0] = dh[0, 0]·2 + dh[0, 1]·1 gives it back.
+    assert ("dx", 0, 0) in hidden
+    # dW[0, 1] = 1·dh[0, 1] + 3·dh[1, 1], dW[1, 1] = 2·dh[0, 1] − dh[1, 1].
+    assert {("dW", 0, 1), ("dW", 1, 1)} <= hidden
+    # dx[1, 0] and column 0 of dW do not read dh[0, 1]. (dx[1, 1] is dh[1, 1], which a
+    # gradient's column rule leaves out with the blank.)
+    assert not {("dx", 1, 0), ("dW", 0, 0), ("dW", 1, 0)} & hidden

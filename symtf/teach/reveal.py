@@ -139,11 +139,115 @@ class Relations:
     _levels: dict[str, _Level] = field(default_factory=dict)
     _copies: dict[Entry, frozenset[Entry]] = field(default_factory=dict)
     _consumers: dict[str, list[str]] = field(default_factory=dict)
+    _constraints: dict[Entry, list[Constraint]] = field(default_factory=dict)
+    _lines: dict[tuple[str, str, int], Constraint | None] = field(default_factory=dict)
+    _hidings: dict[tuple[tuple[tuple[str, Entry], ...], frozenset[Entry]], Hiding] = field(
+        default_factory=dict
+    )
+    _chain_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _chain_readers: dict[str, list[str]] = field(default_factory=dict)
+    _chain_levels: dict[str, _Level] = field(default_factory=dict)
+    _grad_steps: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in self.trace:
             for a in self.args(name):
                 self._consumers.setdefault(a, []).append(name)
+        self._find_chain_rules()
+
+    # ------------------------------------------------------------------ the chain rule
+
+    def _find_chain_rules(self) -> None:
+        """The gradient steps that another gradient step gives in one VJP.
+
+        ``dW = grad(L, W)`` where ``W`` is read on the way to ``L`` only by ``z`` and the
+        sheet has ``dz = grad(L, z)``: ``dW`` is ``z``'s VJP of ``dz`` (``Xᵀ·dz``), one
+        step from ``dz`` and ``z``'s inputs. Each such equation's values (the cotangent
+        steps, and the inputs and outputs of the ops whose VJPs are taken) are recorded.
+        """
+        grads = self._grad_steps
+        for n in self.graph:
+            if not n.unroll and _op_name(n) == "grad" and n.name in self.trace:
+                grads[(n.params["y"], n.params["x"])] = n.name
+        for (y, x), name in grads.items():
+            node = self._node(name)
+            assert node is not None
+            users = [c for c in node.params["nodes"] if x in c.args]
+            if not users or any(
+                (c.name != y and (y, c.name) not in grads) or c.name not in self.trace
+                for c in users
+            ):
+                continue
+            values = [grads[(y, c.name)] for c in users if c.name != y]
+            for c in users:
+                values += [*c.args, c.name]
+            values = list(dict.fromkeys(v for v in values if v in self.trace))
+            self._chain_rules[name] = tuple(values)
+            for v in values:
+                self._chain_readers.setdefault(v, []).append(name)
+
+    def _chain_level(self, name: str) -> _Level:
+        """``name``'s entries by the chain rule, as expressions in symbols for its values."""
+        if name not in self._chain_levels:
+            values = self._chain_rules[name]
+            self._chain_levels[name] = _Level(
+                self._chain_cells(name, values),
+                frozenset(s for s, v in self._point(values).items() if v == 0),
+                self._point(values),
+            )
+        return self._chain_levels[name]
+
+    def _point(self, names: Iterable[str]) -> dict[sympy.Symbol, sympy.Expr]:
+        return {
+            _symbol(a, i, j): v[i, j]
+            for a in names
+            if isinstance(v := self.trace.value(a), sympy.MatrixBase)
+            for i in range(v.rows)
+            for j in range(v.cols)
+        }
+
+    def _chain_cells(self, name: str, values: tuple[str, ...]) -> list[list[sympy.Expr]] | None:
+        from symtf.graph.autodiff import _plus, _Tape
+
+        node = self._node(name)
+        assert node is not None
+        y, x = node.params["y"], node.params["x"]
+        xp = ExactBackend(max_ops=10**9)
+        env: dict[str, Any] = {}
+        for a in values:
+            v = self.trace.value(a)
+            if not isinstance(v, sympy.MatrixBase):
+                return None
+            held = self.is_given(a)  # the file's numbers stay numbers (one_hot of targets)
+            m = sympy.ImmutableMatrix(
+                v.rows,
+                v.cols,
+                lambda i, j, a=a, v=v, held=held: (
+                    v[i, j]
+                    if held or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
+                    else _symbol(a, i, j)
+                ),
+            )
+            env[a] = from_native(xp, m, self.trace.true_shape(a))
+        try:
+            total: Tensor | None = None
+            for c in (c for c in node.params["nodes"] if x in c.args):
+                if c.name == y:
+                    g = from_native(xp, sympy.ImmutableMatrix([[1]]), self.trace.true_shape(y))
+                else:
+                    g = env[self._grad_steps[(y, c.name)]]
+                got = _Tape(xp, c, env).back(g).get(x)
+                if got is None:
+                    continue
+                total = got if total is None else _plus(xp, total, got)
+        except (*_SYMBOLIC_FAILURES, SymtfError):
+            return None
+        if total is None:
+            return None
+        out = to_native(xp, total)
+        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
+            return None
+        return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
 
     # ------------------------------------------------------------------ structure
 
@@ -204,8 +308,26 @@ class Relations:
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
         node = self._node(name)
-        if node is None or self.shape(name) is None or _op_name(node) in _GRADIENT_OPS:
-            return None  # a reverse sweep on symbols is too large: its entries read everything
+        if node is None or self.shape(name) is None:
+            return None
+        cells = self._on_symbols(node, hold=frozenset())
+        if cells is None:
+            # An op that needs numbers where the file gives them (one_hot of the targets in
+            # a cross-entropy's VJP): the file's numbers stay numbers. The sheet shows them,
+            # so no relation through them is lost.
+            held = frozenset(a for a in node.args if self.is_given(a))
+            if held:
+                cells = self._on_symbols(node, hold=held)
+        return cells
+
+    def _on_symbols(self, node: Node, hold: frozenset[str]) -> list[list[sympy.Expr]] | None:
+        """``node``'s op on symbols for its inputs' entries (those of ``hold`` kept as values).
+
+        A ``grad``/``jacobian`` node is its recorded op too: a reverse sweep through the
+        VJPs of the ops on its path, with the path's values as symbols. Each entry is then
+        the one-step equation the sweep computes, in the values its VJPs read (``dQ`` from
+        ``S``, ``K``, ``V`` and ``dO``), never expanded.
+        """
         mats = []
         for a in node.args:
             v = self.trace.value(a)
@@ -217,27 +339,37 @@ class Relations:
                     v.cols,
                     lambda i, j, a=a, v=v: (
                         v[i, j]
-                        if v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
+                        if a in hold or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
                         else _symbol(a, i, j)
                     ),
                 )
             )
         xp = ExactBackend(max_ops=10**9)
+        shapes = None
+        if _op_name(node) in _GRADIENT_OPS:  # the sweep reads each value at its true shape
+            shapes = [self.trace.true_shape(a) for a in node.args]
         try:
-            out = self._tensor_op(xp, node, mats)
+            out = self._tensor_op(xp, node, mats, shapes)
         except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
             return None
-        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(name):
+        if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(node.name):
             return None
         return [[out[i, j] for j in range(out.cols)] for i in range(out.rows)]
 
     @staticmethod
-    def _tensor_op(xp: Any, node: Node, mats: list[sympy.ImmutableMatrix]) -> Any:
-        """A node's op on symbols; a one-row input is tried as 2-D, then as a vector."""
-        attempts: list[list[tuple[int] | None]] = [
-            [None] * len(mats),
-            [(m.cols,) if m.rows == 1 else None for m in mats],
-        ]
+    def _tensor_op(
+        xp: Any,
+        node: Node,
+        mats: list[sympy.ImmutableMatrix],
+        shapes: list[tuple[int, ...] | None] | None = None,
+    ) -> Any:
+        """A node's op on symbols; a one-row input is tried as 2-D, then as a vector (or
+        each input at ``shapes``)."""
+        attempts: list[list[tuple[int, ...] | None]] = (
+            [shapes]
+            if shapes is not None
+            else [[None] * len(mats), [(m.cols,) if m.rows == 1 else None for m in mats]]
+        )
         last: Exception | None = None
         for shapes in attempts:
             try:
@@ -316,7 +448,41 @@ class Relations:
                 if y not in seen:
                     seen.add(y)
                     todo.append(y)
+        return seen | {y for y in self._chain(e) if self._same_value(y, e)}
+
+    def _chain(self, e: Entry) -> set[Entry]:
+        """Every entry joined to ``e`` by one-entry links, either way: an output that moves
+        with one entry besides the file's numbers and settings (``m = β₁·0 + (1 − β₁)·dW``
+        is ``dW`` scaled). A chain may come back to ``e``'s own value (Adam's ``m̂ = m/(1 − β₁)``
+        is ``dW`` again): that entry prints the blank as surely as a copy does."""
+        seen = {e}
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            linked: list[Entry] = []
+            src = self._one_source(x)
+            if src is not None:
+                linked.append(src)
+            for c in self.consumers(x[0]):
+                shape = self.shape(c)
+                if shape is None or self.level(c).cells is None:
+                    continue
+                for y in self._outputs_reading(c, x, shape):
+                    if self._one_source(y) == x:
+                        linked.append(y)
+            for y in linked:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
         return seen
+
+    def _one_source(self, e: Entry) -> Entry | None:
+        """The one entry ``e`` moves with besides the file's numbers and settings, if one."""
+        deps = self.deps(e)
+        if not deps:
+            return None
+        rest = [x for x in deps if not (self.is_given(x[0]) or not self.args(x[0]))]
+        return rest[0] if len(rest) == 1 else None
 
     def _outputs_reading(self, step: str, x: Entry, shape: tuple[int, int]) -> Iterator[Entry]:
         lvl = self.level(step)
@@ -339,6 +505,19 @@ class Relations:
             exact = self.level(c).cells is not None
             for y in self._outputs_reading(c, x, shape):
                 yield y, (self.deps(y) if exact else None)
+        for c in self._chain_readers.get(x[0], []):
+            # A gradient one VJP from another (dW from dz): its chain-rule equation.
+            lvl = self._chain_level(c)
+            shape = self.shape(c)
+            if shape is None:
+                continue
+            s = _symbol(*x)
+            for i in range(shape[0]):
+                for j in range(shape[1]):
+                    if lvl.cells is None:
+                        yield (c, i, j), None
+                    elif s in lvl.cells[i][j].free_symbols and x in (lvl.deps(i, j) or ()):
+                        yield (c, i, j), lvl.deps(i, j)
 
     def is_constant(self, e: Entry) -> bool:
         """Whether ``e`` does not move with its step's inputs (a masked weight's 0)."""
@@ -355,7 +534,13 @@ class Relations:
 
         A softmax row gives one entry from the others; a LayerNorm row with ε = 0 two
         (its sum and its squares); a row of ``x·W`` whatever ``W``'s columns span.
+        (Cached: every blank of a sheet, and every sheet of a derivation, asks again.)
         """
+        if e not in self._constraints:
+            self._constraints[e] = self._find_constraints(e)
+        return self._constraints[e]
+
+    def _find_constraints(self, e: Entry) -> list[Constraint]:
         step, i, j = e
         shape = self.shape(step)
         node = self._node(step)
@@ -377,9 +562,16 @@ class Relations:
             return self._step_constraints(e, n, m)
         if op in _GRADIENT_OPS:
             # A gradient's rows and columns may obey relations whatever the inputs (through
-            # a softmax a row sums to 0, through a LayerNorm a row sums to 0 and nearly
-            # to 0 against x̂): not derived here, so taken as two per row and per column.
-            return [Constraint(row, 2), Constraint(col, 2)]
+            # a softmax a row sums to 0, through a LayerNorm a row sums to 0 and is
+            # orthogonal to x̂, whose entries the sheet may show): those with coefficients
+            # that are inputs are not derived, so each row and column is taken to have two,
+            # and more where its entries are linear with dependent gradients (``X^T dz``
+            # wider than ``X`` is tall).
+            return [
+                *self._step_constraints(e, n, m, sums=False),
+                Constraint(row, 2),
+                Constraint(col, 2),
+            ]
         return []
 
     def _centred(self, node: Node | None) -> bool:
@@ -422,33 +614,48 @@ class Relations:
         grads = {(step, i, k): w[:, k].T for k in range(m)}
         return [Constraint(frozenset(grads), w.cols - w.rank(), grads)]
 
-    def _step_constraints(self, e: Entry, n: int, m: int) -> list[Constraint]:
+    def _step_constraints(self, e: Entry, n: int, m: int, sums: bool = True) -> list[Constraint]:
         """A user step's rows or columns whose sum (and sum of squares) is the same for
         every input (a softmax, a LayerNorm), or that are linear with dependent gradients
-        (a product with the file's matrix)."""
-        lvl = self.level(e[0])
-        if lvl.cells is None:
-            return []
+        (a product with the file's matrix). Without ``sums``, only the linear ones."""
         step, i, j = e
-        fixed = self._given_values(step)
         out = []
-        for cells in (
-            [((step, i, k), lvl.cells[i][k]) for k in range(m)],
-            [((step, k, j), lvl.cells[k][j]) for k in range(n)],
-        ):
-            if len(cells) < 2:
-                continue
-            group = frozenset(x for x, _ in cells)
-            k = sum(_constant(sum((c**p for _, c in cells), sympy.S.Zero)) for p in (1, 2))
-            if k:
-                out.append(Constraint(group, k))
-                continue
-            grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
-            if grads is not None:
-                rank = sympy.Matrix.vstack(*grads.values()).rank()
-                if rank < len(cells):
-                    out.append(Constraint(group, len(cells) - rank, grads))
+        for line in (("row", step, i), ("col", step, j)):
+            if line not in self._lines:  # every entry of a row shares the row's relations
+                self._lines[line] = self._line_constraint(line, n, m, sums)
+            con = self._lines[line]
+            if con is not None:
+                out.append(con)
         return out
+
+    def _line_constraint(
+        self, line: tuple[str, str, int], n: int, m: int, sums: bool = True
+    ) -> Constraint | None:
+        """The relation of one row or column of a user step, if it has one."""
+        kind, step, k0 = line
+        lvl = self.level(step)
+        if lvl.cells is None:
+            return None
+        cells = (
+            [((step, k0, k), lvl.cells[k0][k]) for k in range(m)]
+            if kind == "row"
+            else [((step, k, k0), lvl.cells[k][k0]) for k in range(n)]
+        )
+        if len(cells) < 2:
+            return None
+        group = frozenset(x for x, _ in cells)
+        k = sums and sum(
+            _constant(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point) for p in (1, 2)
+        )
+        if k:
+            return Constraint(group, k)
+        fixed = self._given_values(step)
+        grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
+        if grads is not None:
+            rank = sympy.Matrix.vstack(*grads.values()).rank()
+            if rank < len(cells):
+                return Constraint(group, len(cells) - rank, grads)
+        return None
 
     def _given_values(self, step: str) -> dict[sympy.Symbol, sympy.Expr]:
         """The symbols of a step's inputs that are the file's numbers, with their values."""
@@ -510,15 +717,49 @@ def _op_name(node: Node) -> str:
     return str(getattr(node.op, "name", ""))
 
 
-def _constant(total: sympy.Expr) -> bool:
-    """Whether an expression of the inputs' symbols is the same number for all of them."""
+def _constant(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr] | None = None) -> bool:
+    """Whether an expression of the inputs' symbols is the same number for all of them.
+
+    With ``point`` (the inputs' values), two nearby points are tried first: an
+    expression whose values there differ by far more than their working precision is
+    not constant, and the symbolic test (``cancel`` of a row's squares through a square
+    root can take seconds) is left for the few that agree.
+    """
     if not total.free_symbols:
         return True
+    if point is not None and _differs(total, point):
+        return False
     num, den = sympy.fraction(sympy.together(total))
     num = sympy.expand(num)
     if not num.free_symbols:
         return num == 0 or not sympy.expand(den).free_symbols
     return not sympy.cancel(num / sympy.expand(den)).free_symbols
+
+
+def _differs(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr]) -> bool:
+    """Whether ``total`` takes clearly different values at two points near ``point``.
+
+    Each input is moved by a fixed fraction (its own, so no two move alike) to stay in
+    the expression's domain (a variance stays positive); the values are computed at 40
+    digits, and only a difference above 1e-20 of their size counts, so an expression
+    that is constant is never taken for one that is not.
+    """
+    syms = sorted(total.free_symbols, key=str)
+    if any(s not in point or not point[s].is_finite for s in syms):
+        return False
+    values = []
+    for shift in (sympy.Rational(1, 7), sympy.Rational(-2, 9)):
+        at = {
+            s: point[s] * (1 + shift * sympy.Rational(k + 1, len(syms) + 1))
+            + shift * sympy.Rational(1, 10 + k)
+            for k, s in enumerate(syms)
+        }
+        v = total.xreplace(at).evalf(40)
+        if not v.is_number or v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            return False
+        values.append(complex(v))
+    a, b = values
+    return abs(a - b) > 1e-20 * max(1.0, abs(a), abs(b))
 
 
 @dataclass(frozen=True)
@@ -548,7 +789,15 @@ def hide(rel: Relations, blanks: Iterable[tuple[str, Entry]], printed: Iterable[
         blanks: ``(id, entry)`` of each blank.
         printed: Every entry the sheet would print (the claims' tables).
     """
-    shown = set(printed)
+    blanks = tuple(blanks)
+    shown = frozenset(printed)
+    memo = (blanks, shown)
+    if memo not in rel._hidings:  # a sheet asks once per table, and the LaTeX and HTML again
+        rel._hidings[memo] = _hide(rel, blanks, shown)
+    return rel._hidings[memo]
+
+
+def _hide(rel: Relations, blanks: tuple[tuple[str, Entry], ...], shown: frozenset[Entry]) -> Hiding:
     boxes: dict[Entry, str] = {}
     given_ids = set()
     classes: list[tuple[str, frozenset[Entry]]] = []
