@@ -27,6 +27,7 @@ class _FloatMatrix(Protocol):
     float64: Any
     _arb: arb_mat | None
 
+
 #: Weights converted to balls, keyed by (id, precision); the matrix is kept to pin its id.
 _ARB_CACHE: dict[tuple[int, int], tuple[sympy.MatrixBase, arb_mat]] = {}
 
