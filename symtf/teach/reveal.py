@@ -85,8 +85,18 @@ class _Level:
     cells: list[list[sympy.Expr]] | None
     zeros: frozenset[sympy.Symbol] = frozenset()
     point: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
+    _deps: dict[tuple[int, int], frozenset[Entry] | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def deps(self, i: int, j: int) -> frozenset[Entry] | None:
+        """The input entries ``[i, j]`` moves with (cached: the copy and chain searches ask
+        for the same entries many times, and each asks SymPy about its factors)."""
+        if (i, j) not in self._deps:
+            self._deps[i, j] = self._deps_of(i, j)
+        return self._deps[i, j]
+
+    def _deps_of(self, i: int, j: int) -> frozenset[Entry] | None:
         """The input entries ``[i, j]`` moves with, at these inputs.
 
         An input that only multiplies an input equal to 0 does not count: with
