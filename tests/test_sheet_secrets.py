@@ -527,15 +527,16 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     return out
 
 
-#: Derivations whose sheets are not swept: the int8 example's (18 user steps, round and
-#: clip among them) take about 40 CPU seconds each, beyond `symtf exercise`'s budget.
-SLOW_SHEETS = {"steps_int8_absmax"}
+#: Derivations whose sheets the suite skips unless SYMTF_SLOW_SHEETS=1: the int8
+#: example's (18 user steps, round and clip among them) take about 13 CPU seconds each,
+#: too long for CI's 30 minutes at 6 seeds beside the rest.
+SLOW_SHEETS = set() if os.environ.get("SYMTF_SLOW_SHEETS") else {"steps_int8_absmax"}
 CASES = [
     pytest.param(
         p,
         seed,
         id=f"{p.stem}-{seed}",
-        marks=[pytest.mark.skip(reason="its sheets take about 40 CPU seconds each")]
+        marks=[pytest.mark.skip(reason="slow sheets: set SYMTF_SLOW_SHEETS=1 to sweep them")]
         if p.stem in SLOW_SHEETS
         else [],
     )
