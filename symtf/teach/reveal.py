@@ -30,7 +30,7 @@ entries that are themselves hidden are not followed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -439,47 +439,31 @@ class Relations:
         return self._copies[e]
 
     def _copy_class(self, e: Entry) -> set[Entry]:
-        seen = {e}
-        todo = [e]
-        while todo:
-            x = todo.pop()
-            linked: list[Entry] = []
-            src = self.copy_source(x)
-            if src is not None:
-                linked.append(src)
-            for c in self.consumers(x[0]):
-                shape = self.shape(c)
-                if shape is None:
-                    continue
-                for y in self._outputs_reading(c, x, shape):
-                    if self.copy_source(y) == x:
-                        linked.append(y)
-            for y in linked:
-                if y not in seen:
-                    seen.add(y)
-                    todo.append(y)
-        return seen | {y for y in self._chain(e) if self._same_value(y, e)}
+        copies = self._closure(e, self.copy_source)
+        return copies | {y for y in self._chain(e) if self._same_value(y, e)}
 
     def _chain(self, e: Entry) -> set[Entry]:
         """Every entry joined to ``e`` by one-entry links, either way: an output that moves
         with one entry besides the file's numbers and settings (``m = β₁·0 + (1 − β₁)·dW``
         is ``dW`` scaled). A chain may come back to ``e``'s own value (Adam's ``m̂ = m/(1 − β₁)``
         is ``dW`` again): that entry prints the blank as surely as a copy does."""
+        return self._closure(e, self._one_source)
+
+    def _closure(self, e: Entry, source: Callable[[Entry], Entry | None]) -> set[Entry]:
+        """Every entry joined to ``e`` by ``source`` links, either way: ``x``'s source, and
+        each output whose source is ``x``. No entry of a step whose op did not evaluate on
+        symbols has a source, so such steps are not searched."""
         seen = {e}
         todo = [e]
         while todo:
             x = todo.pop()
-            linked: list[Entry] = []
-            src = self._one_source(x)
-            if src is not None:
-                linked.append(src)
+            src = source(x)
+            linked = [] if src is None else [src]
             for c in self.consumers(x[0]):
                 shape = self.shape(c)
                 if shape is None or self.level(c).cells is None:
                     continue
-                for y in self._outputs_reading(c, x, shape):
-                    if self._one_source(y) == x:
-                        linked.append(y)
+                linked += [y for y in self._outputs_reading(c, x, shape) if source(y) == x]
             for y in linked:
                 if y not in seen:
                     seen.add(y)
