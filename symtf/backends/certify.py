@@ -655,6 +655,16 @@ def exact_sign(expr: sympy.Expr, exact: Any = None) -> int:
 MAX_ADAPTIVE_BITS = 1 << 16
 
 
+def exact_fraction(x: arb) -> Fraction:
+    """The rational value of an exact, finite ball (a ball's end, a dyadic midpoint).
+
+    Raises:
+        ValueError: ``x`` is not exact and finite.
+    """
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
 def _radius_bits(x: arb) -> int | None:
     """About ``log2`` of a finite ball's radius (``None`` for an infinite ball)."""
     if not x.is_finite():

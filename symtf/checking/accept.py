@@ -40,14 +40,9 @@ from symtf.spec import Claim
 FAILING = ("slip", "wrong")
 
 
-def _fraction(x: arb) -> Fraction:
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
 def _outward(x: arb, decimals: int) -> tuple[str, str]:
     """``x``'s ends as decimals rounded outward at ``decimals`` places."""
-    from symtf.backends.certify import _comparison_bits
+    from symtf.backends.certify import _comparison_bits, exact_fraction
 
     if not x.is_finite():  # a masked −∞ (a point), an overflow (an unbounded ball)
         mid = float(x.mid())
@@ -56,7 +51,7 @@ def _outward(x: arb, decimals: int) -> tuple[str, str]:
             return end, end
         return "-inf", "inf"
     with ctx.workprec(_comparison_bits(x)):  # the ends as finely as the ball is known
-        lo, hi = _fraction(x.lower()), _fraction(x.upper())
+        lo, hi = exact_fraction(x.lower()), exact_fraction(x.upper())
     step = Fraction(1, 10**decimals)
     lo_r = (lo / step).__floor__() * step
     hi_r = -((-hi / step).__floor__()) * step

@@ -180,17 +180,12 @@ class Weight:
             return q, q
         from flint import ctx
 
-        from symtf.backends.certify import ball
+        from symtf.backends.certify import ball, exact_fraction
 
         with ctx.workprec(bits + 20):  # the ends rounded outward at this precision, not 53 bits
             b = ball(self.value, bits + 20)
             lo, hi = b.lower(), b.upper()
-        return _exact_fraction(lo), _exact_fraction(hi)
-
-
-def _exact_fraction(x: Any) -> Fraction:
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+        return exact_fraction(lo), exact_fraction(hi)
 
 
 def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
