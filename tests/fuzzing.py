@@ -887,24 +887,27 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- typed programs
 
-#: Ops a step reaches by syntax, not by name: how the typed programs write them.
-_SPELLED = {
-    "add": "({0} + {1})",
-    "sub": "({0} - {1})",
-    "mul": "({0} * {1})",
-    "div": "({0} / {1})",
-    "matmul": "({0} @ {1})",
-    "neg": "(-{0})",
-    "T": "{0}.T",
-    "floordiv": "({0} // {1})",
-    "mod": "({0} % {1})",
-    "lt": "({0} < {1})",
-    "le": "({0} <= {1})",
-    "gt": "({0} > {1})",
-    "ge": "({0} >= {1})",
-    "eq": "({0} == {1})",
-    "ne": "({0} != {1})",
-}
+
+def _spelled() -> dict[str, str]:
+    """Ops a step reaches by syntax, not by name, as format strings (``"({0} @ {1})"``),
+    from the first spelling the registry gives each (``a @ b; a × b``). Indexing, whose
+    spelling is a pattern rather than a formula, is left out."""
+    from symtf.ops import REGISTRY
+
+    out = {}
+    for name, op in REGISTRY.items():
+        if op.public or not op.spelling:
+            continue
+        form = op.spelling.split(";")[0].strip()
+        if "[" in form:
+            continue
+        for k, p in enumerate(op.tensor_args):
+            form = re.sub(rf"\b{p.name}\b", "{" + str(k) + "}", form)
+        out[name] = form if form.endswith(".T") else f"({form})"
+    return out
+
+
+_SPELLED = _spelled()
 
 #: Shapes of the given tensors of a typed program.
 _GIVEN_SHAPES = [(), (2,), (3,), (2, 2), (2, 3), (3, 2), (3, 3), (2, 2, 3)]
