@@ -106,7 +106,8 @@ def _heads(d: Derivation) -> Iterator[tuple[str, int, int, Head]]:
             yield f"l{li}.h{hi}", li, hi, head
 
 
-def _divisor(m: Model, head: Head) -> sympy.Expr:
+def score_divisor(m: Model, head: Head) -> sympy.Expr:
+    """The number a head's scores are divided by: its own scale, the model's, or √d_head."""
     if head.scale is not None:
         return head.scale
     if m.scale is not None:
@@ -206,7 +207,7 @@ def _head_scale(name: str, doc: str, divisor: Callable[[Model, Head], sympy.Expr
         m = d.model
         if not isinstance(m, Model):  # an encoder-decoder model: no decoder heads
             return []
-        return [s for s, _, _, h in _heads(d) if _divisor(m, h) != divisor(m, h)]
+        return [s for s, _, _, h in _heads(d) if score_divisor(m, h) != divisor(m, h)]
 
     return Switch(name, doc, "head", scopes)
 

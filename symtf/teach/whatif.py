@@ -222,6 +222,8 @@ def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
 
 def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivation, Weight]:
     """The derivation with the score divisor (model's or one head's) or ε as a symbol."""
+    from symtf.graph.conventions import score_divisor
+
     m = d.model
     if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
         raise WhatIfError(
@@ -258,18 +260,17 @@ def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivatio
             raise WhatIfError(
                 f"--symbol: scale: heads {', '.join(own)} set their own scale; name one, like {own[0]}.scale=t"
             )
-        value = m.scale if m.scale is not None else sympy.sqrt(m.d_head)
+        heads = [h for layer in m.layers for h in layer.heads]
+        if not heads:
+            raise WhatIfError(f"--symbol: scale: {d.path} has no attention heads")
+        value = score_divisor(m, heads[0])  # every head's, since none sets its own
         new = dataclasses.replace(d, model=dataclasses.replace(m, scale=sym))
     else:
         li, hi = (int(x) for x in re.findall(r"\d+", where)[:2])
         if li >= len(m.layers) or hi >= len(m.layers[li].heads):
             raise WhatIfError(f"--symbol: no head l{li}.h{hi} in {d.path}")
         head = m.layers[li].heads[hi]
-        value = (
-            head.scale
-            if head.scale is not None
-            else (m.scale if m.scale is not None else sympy.sqrt(m.d_head))
-        )
+        value = score_divisor(m, head)
         heads = list(m.layers[li].heads)
         heads[hi] = dataclasses.replace(head, scale=sym)
         layers = list(m.layers)
