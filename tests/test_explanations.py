@@ -112,7 +112,7 @@ def corpus() -> list[spec.Derivation]:
         feeds_case(False, False),
     ]
     # float32 tables and rounded-input chains without their settings: many slips
-    from tests.test_printouts import chain, float32_table, rows_text, softmax_file
+    from test_printouts import chain, float32_table, rows_text, softmax_file
 
     for seed in range(2):
         x, sm = float32_table(seed)

@@ -131,7 +131,7 @@ def test_torch_float32_prints_are_accepted() -> None:
 
 @pytest.mark.parametrize("fmt,digits", [("float16", 4), ("bfloat16", 3)])
 def test_half_formats(fmt: str, digits: int) -> None:
-    from tests.test_floatsim import as_fmt
+    from test_floatsim import as_fmt
 
     rng = np.random.default_rng(9)
     x = np.round(rng.normal(size=(3, 5)), 2)
