@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import re
 from collections.abc import Callable
@@ -527,6 +528,9 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
     try:
         import matplotlib
 
+        # matplotlib's own warnings (a font cache it cannot save on a full disk) are not
+        # the user's business: symtf reports the failure to write the plot itself.
+        logging.getLogger("matplotlib").setLevel(logging.ERROR)
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
