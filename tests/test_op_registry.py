@@ -18,6 +18,7 @@ escalates); it may never give a value that excludes the reference.
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -170,3 +171,52 @@ def test_op_agrees_with_mpmath_in_every_backend(name: str, data: st.DataObject) 
                         continue
                     why = _close(mpmath.mpf(w), g, kind, bname, xp)
                     assert why is None, f"{name} in {bname}, entry {k}: {why}"
+
+
+ELEMENTWISE = sorted(n for n, op in REGISTRY.items() if op.elementwise)
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_an_elementwise_op_moves_only_the_entries_at_the_moved_position(
+    name: str, data: st.DataObject
+) -> None:
+    """The registry's ``elementwise`` flag, checked against the op's mpmath reference (not
+    symtf): moving one entry of one tensor argument changes no output entry except those
+    at its (broadcast) position."""
+    ref = REFERENCES[name]
+    case = data.draw(ref.sample, label="case")
+    slots = [k for k, a in enumerate(case.tensors) if isinstance(a, np.ndarray) and a.size]
+    if not slots:
+        return
+    k = data.draw(st.sampled_from(slots), label="argument")
+    arg = case.tensors[k]
+    pos = data.draw(st.sampled_from(list(np.ndindex(*arg.shape))), label="entry")
+    moved = arg.copy()
+    if isinstance(moved[pos], float):  # -inf: move it to a finite value
+        moved[pos] = Fraction(-5, 2)
+    else:
+        moved[pos] = moved[pos] + Fraction(1, 7)
+    other = Case([moved if j == k else a for j, a in enumerate(case.tensors)], case.params)
+    with mpmath.workdps(60):
+        try:
+            before = np.asarray(ref.expect(case), dtype=object)
+            after = np.asarray(ref.expect(other), dtype=object)
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            return  # the moved input left the op's domain
+    assert before.shape == after.shape
+    lead = before.ndim - arg.ndim
+    for idx in np.ndindex(*before.shape):
+        reached = all(
+            arg.shape[a] == 1 or idx[lead + a] == pos[a] for a in range(arg.ndim)
+        )
+        if not reached:
+            b, a = before[idx], after[idx]
+            same = (mpmath.isnan(b) and mpmath.isnan(a)) or b == a
+            assert same, f"{name}: moving argument {k} at {pos} changed output {idx}"

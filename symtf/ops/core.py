@@ -234,6 +234,11 @@ class Op(Generic[V]):
         tensor_out: Whether the value is a tensor (``greedy`` gives token ids).
         spelling: How a step writes an op it reaches by syntax, not by name (``a @ b``;
             several spellings separated by ``;``).
+        elementwise: Whether each output entry is a function of the entries at the same
+            position of its (broadcast) tensor arguments alone (``round``, ``a + b``,
+            ``where``), so a consumer may reason entry by entry where the op cannot run
+            (the reveal rules treat one that does not evaluate on symbols as an unknown
+            function of those entries).
     """
 
     name: str
@@ -256,6 +261,7 @@ class Op(Generic[V]):
     unsupported: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     tensor_out: bool = True
     spelling: str = ""
+    elementwise: bool = False
 
     # ---- the signature
     @property
@@ -452,6 +458,7 @@ def define(
     registered: bool = True,
     tensor_out: bool = True,
     spelling: str = "",
+    elementwise: bool = False,
 ) -> Callable[[Callable[..., V]], Op[V]]:
     """Decorator: the function below is the op's computation; returns the registered :class:`Op`."""
 
@@ -475,6 +482,7 @@ def define(
             MappingProxyType(dict(unsupported or {})),
             tensor_out,
             spelling,
+            elementwise,
         )
         return register(op) if registered else op
 

@@ -589,6 +589,7 @@ def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     "shape",
     (X,),
     shape=lambda x: tuple(x),
+    elementwise=True,
     tex="",
     text="the input unchanged",
     shapes="unchanged",
