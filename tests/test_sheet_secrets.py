@@ -527,25 +527,7 @@ def leaks(sheet: Sheet, nodes: Nodes, rel: Relations) -> list[str]:
     return out
 
 
-#: Derivations whose sheets the suite skips unless SYMTF_SLOW_SHEETS=1: the int8
-#: example's (18 user steps, round and clip among them) take about 13 CPU seconds each,
-#: too long for CI's 30 minutes at 6 seeds beside the rest. They also leak, on 5 of 20
-#: seeds (a known, open bug): a blank of q_W (round, ties to even) is printed as q_W_up
-#: (round half up) of the same entry. The reveal rules cannot evaluate round on symbols,
-#: so they see no link between the two; this sweep, differencing in floats, does.
-SLOW_SHEETS = set() if os.environ.get("SYMTF_SLOW_SHEETS") else {"steps_int8_absmax"}
-CASES = [
-    pytest.param(
-        p,
-        seed,
-        id=f"{p.stem}-{seed}",
-        marks=[pytest.mark.skip(reason="slow, and a known leak: SYMTF_SLOW_SHEETS=1 sweeps them")]
-        if p.stem in SLOW_SHEETS
-        else [],
-    )
-    for p in DERIVATIONS
-    for seed in SEEDS
-]
+CASES = [pytest.param(p, seed, id=f"{p.stem}-{seed}") for p in DERIVATIONS for seed in SEEDS]
 
 
 @pytest.mark.parametrize(("path", "seed"), CASES)

@@ -30,8 +30,9 @@ entries that are themselves hidden are not followed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import sympy
@@ -39,6 +40,8 @@ import sympy
 from symtf.backends import ExactBackend
 from symtf.errors import SymtfError
 from symtf.graph.core import Graph, Node
+from symtf.ops import REGISTRY, Op
+from symtf.ops.array import generic
 from symtf.tensor import Tensor, from_native, to_native
 from symtf.trace import Trace
 
@@ -61,6 +64,43 @@ _SYMBOLIC_FAILURES = (
     LookupError,
     TypeError,
     ValueError,
+)
+
+
+class _SymbolBackend(ExactBackend):
+    """Exact arithmetic on the symbols that stand for a step's input entries.
+
+    An element-wise op that cannot run on symbols (``round`` needs the sign of ``x − n``)
+    is an unknown function of the entries at each position instead: ``round(W·s)[i, j]``
+    then still moves with ``W[i, j]`` and ``s[i]`` and nothing else, so its output is
+    linked to the entries it came from (``round`` half to even and half up of the same
+    entry print the same number), where a failed op would leave its step with no
+    relations at all.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(max_ops=10**9)
+        self.kernels = _OPAQUE_KERNELS
+
+
+def _opaque_kernel(op: Op[Any]) -> Callable[..., Any]:
+    def kernel(xp: Any, *tensors: Any, **params: Any) -> Any:
+        try:
+            return op.compute(xp, *tensors, **params)
+        except (*_SYMBOLIC_FAILURES, SymtfError):
+            args = [t for t in tensors if isinstance(t, Tensor)]
+            if not any(getattr(v, "free_symbols", None) for t in args for v in t.data):
+                raise  # numbers: the op's own error stands
+            settings = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+            fn = sympy.Function(f"{op.name}[{settings}]" if settings else op.name, real=True)
+            return generic(xp, lambda *xs: fn(*xs), *args)
+
+    return kernel
+
+
+#: Every element-wise op of the registry, run by :func:`_opaque_kernel`.
+_OPAQUE_KERNELS: Mapping[str, Callable[..., Any]] = MappingProxyType(
+    {name: _opaque_kernel(op) for name, op in REGISTRY.items() if op.elementwise}
 )
 
 
@@ -222,7 +262,7 @@ class Relations:
         node = self._node(name)
         assert node is not None
         y, x = node.params["y"], node.params["x"]
-        xp = ExactBackend(max_ops=10**9)
+        xp = _SymbolBackend()
         env: dict[str, Any] = {}
         for a in values:
             v = self.trace.value(a)
@@ -354,7 +394,7 @@ class Relations:
                     ),
                 )
             )
-        xp = ExactBackend(max_ops=10**9)
+        xp = _SymbolBackend()
         shapes = None
         if _op_name(node) in _GRADIENT_OPS:  # the sweep reads each value at its true shape
             shapes = [self.trace.true_shape(a) for a in node.args]
