@@ -273,3 +273,20 @@ def test_a_search_cut_short_claims_no_interval_across_what_it_left_undecided() -
     for piece in found.pieces:  # every interval claimed lies between decided edges
         lo, hi = piece.inner
         assert not any(u_lo < hi and lo < u_hi for u_lo, u_hi in found.unresolved)
+
+
+def test_the_notes_typeset_a_symbolic_value_and_its_set_as_maths(tmp_path: Path) -> None:
+    """y = 6a/5 printed as 1.2 (one decimal): by hand, it is a correct rounding exactly for
+    6a/5 in [1.15, 1.25], so for a in [23/24, 25/24] = [0.958333…, 1.041666…]."""
+    path = tmp_path / "one.toml"
+    path.write_text(
+        'title = "one symbol"\nsource = "by hand"\n\n[tensors]\nx = "a 2"\n\n[steps]\n'
+        'y = "x * 6 / 5"\n\n[[claims]]\nlabel = "y"\nstep = "y"\nprinted = "1.2 2.4"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "one.tex"
+    assert main(["latex", "-q", "-o", str(out), str(path)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert r"The exact value is $\frac{6 a}{5}$" in text
+    assert r"for $a \in [0.9583333{\scriptstyle\ldots}, 1.0416666{\scriptstyle\ldots}]$" in text
+    assert "6*a/5" not in text  # no ASCII maths in the prose

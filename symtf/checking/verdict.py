@@ -578,6 +578,10 @@ def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
     closed = _short_form(x)
     text = _brief(closed) if closed is not None else _named_form(x)
     extra["symbolic_value"] = text
+    if closed is not None:
+        tex = _latex(closed)
+        if tex is not None:
+            extra["symbolic_latex"] = tex
     why += f": the exact value is {text}"
     if p.is_infinite or len(x.symbols) != 1:
         return Verdict("symbolic", None, why, None, extra)
@@ -764,6 +768,15 @@ def _brief(e: sympy.Expr, limit: int = 300) -> str:
     except ValueError:
         return "an expression with very large numbers"
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _latex(e: sympy.Expr, limit: int = 600) -> str | None:
+    """The closed form as LaTeX for the notes (``None`` when it is longer than ``limit``)."""
+    try:
+        text: str = sympy.latex(e)
+    except ValueError:
+        return None
+    return text if len(text) <= limit else None
 
 
 def _interval_text(s: dict[str, Any]) -> str:

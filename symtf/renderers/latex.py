@@ -1303,6 +1303,61 @@ def _exact_text(s: str) -> str:
     return "$" + _num(s if len(s) <= 26 else s[:24] + "…") + "$"
 
 
+#: A symbol of the file, as the notes typeset it (the names a derivation may give).
+_SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _symbolic_tex(c: Check) -> str:
+    """A symbolic check's value and solution set, with the maths typeset as maths.
+
+    The closed form is the verdict's own LaTeX of it (``symbolic_latex``); an exact
+    solution set over all reals is set from its recorded ends (cut short with ``…``,
+    as every certified decimal here); anything else keeps the explanation's words.
+    """
+    detail = sentence(symbolic_detail(c))
+    tex = c.extra.get("symbolic_latex")
+    names = c.extra.get("depends_on") or []
+    value = c.extra.get("symbolic_value")
+    lead = f"The exact value is {value}"
+    if (
+        not isinstance(tex, str)
+        or not isinstance(value, str)
+        or not detail.startswith(lead)
+        or not all(isinstance(n, str) and _SYMBOL_NAME.fullmatch(n) for n in names)
+    ):
+        return escape(detail)
+    out = "The exact value is $" + tex + "$"
+    rest = detail[len(lead) :]
+    sols = c.extra.get("solutions")
+    plain = isinstance(sols, list) and all(
+        isinstance(x, dict) and x.get("lo_end", "root") == x.get("hi_end", "root") == "root"
+        for x in sols
+    )
+    if len(names) == 1 and plain and "solutions_range" not in c.extra:
+        assert isinstance(sols, list)
+        sym = sympy.latex(sympy.Symbol(names[0]))
+        printed = "$" + _printed_cell(c.printed) + "$"
+        if sols:
+            sets = r" \cup ".join(_interval_tex(s) for s in sols)
+            return out + f"; it prints as {printed} for ${sym} \\in {sets}$."
+        return out + f"; no value of ${sym}$ prints as {printed}."
+    return out + escape(rest)
+
+
+def _interval_tex(s: dict[str, Any]) -> str:
+    """One interval of a solution set in maths (``[0.958333…, 1.04166…]``)."""
+
+    def end(v: Any) -> str:
+        text = str(v)
+        if len(text) <= 10 or "e" in text.lower():
+            return _num(text)
+        return _num(text.rstrip("…")[:9] + "…")
+
+    lo = r"(-\infty" if s.get("lo") is None else ("[" if s["lo_closed"] else "(") + end(s["lo"])
+    hi = r"\infty)" if s.get("hi") is None else end(s["hi"]) + ("]" if s["hi_closed"] else ")")
+    return lo + ", " + hi
+
+
 def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
     items = []
     off = [(r, c) for r in results for c in r.checks if c.verdict not in _GOOD]
@@ -1310,9 +1365,8 @@ def _correction_items(results: Sequence[ClaimResult]) -> list[str]:
         where = "" if c.index is None or len(r.checks) == 1 else f", {place(c.index, None)}"
         head = rf"{MARKS[c.verdict]}~{{\itshape {label_tex(r.claim.label)}}}{escape(where)}: printed ${_printed_cell(c.printed)}$"
         if c.verdict == "symbolic" and not c.extra.get("as_displayed"):
-            detail = sentence(symbolic_detail(c))
             items.append(
-                head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + escape(detail)
+                head + r", \symtfdepends{" + escape(depends_words(c)) + "}. " + _symbolic_tex(c)
             )
             continue
         if c.expected is not None and c.verdict not in ("undecided", "symbolic"):
