@@ -568,9 +568,20 @@ class Numbers:
         options: Layout options.
     """
 
-    def __init__(self, backend: Any, options: LatexOptions) -> None:
+    def __init__(
+        self,
+        backend: Any,
+        options: LatexOptions,
+        names: dict[str, str] | None = None,
+        titles: dict[str, str] | None = None,
+    ) -> None:
         self.backend = backend
         self.options = options
+        #: Step name -> the article's symbol for it (``l0.h0.z`` -> ``H_1``), else the
+        #: step's title (``centred rows``): an entry of a symbolic trace that is a named
+        #: node is written as that step's entry, not in the node's internal name.
+        self.names = names or {}
+        self.titles = titles or {}
         self._cache: dict[Any, Entry] = {}
 
     def entry(self, e: Any) -> Entry:
@@ -717,7 +728,9 @@ class Numbers:
 
     def _symbolic(self, e: sympy.Expr) -> str:
         defs = getattr(self.backend, "defs", {})
-        names = {s: _node_latex(s.name) for s in e.free_symbols if s in defs}
+        names = {
+            s: _node_latex(s.name, self.names, self.titles) for s in e.free_symbols if s in defs
+        }
         text: str = sympy.latex(e, symbol_names=names)
         return text
 
@@ -749,10 +762,27 @@ def _has_nodes(e: sympy.Basic, backend: Any) -> bool:
     return any(s in defs for s in e.free_symbols)
 
 
-def _node_latex(name: str) -> str:
+def _node_latex(
+    name: str, labels: dict[str, str] | None = None, titles: dict[str, str] | None = None
+) -> str:
+    """A named node of a symbolic trace, rows and columns counted from 1: the article's
+    symbol's entry (``(H_{1})_{3,1}``), else its step's title (``(\\text{centred
+    rows})_{3,6}``); the node's own name only where the caller gives neither (node names
+    asked for)."""
     m = re.match(r"^(.*)\[(\d+),(\d+)\]$", name)
     if not m:
         return _tt(name)
+    at = f"{int(m.group(2)) + 1},{int(m.group(3)) + 1}"
+    label = (labels or {}).get(m.group(1), "")
+    word = _MATH_WORD.fullmatch(label)
+    if word is not None and word.group("top") is None:
+        base = word.group("base")
+        if word.group("sub") is not None:
+            base += "_{" + word.group("sub").strip("{}") + "}"
+        return rf"\left({base}\right)_{{{at}}}"
+    title = (titles or {}).get(m.group(1))
+    if title:
+        return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
     return _tt(m.group(1)) + "_{" + f"{m.group(2)},{m.group(3)}" + "}"
 
 
@@ -1805,8 +1835,9 @@ def derivation_body(
     trace = report.trace
     if trace is None:
         raise ValueError("the report carries no trace; check() the derivation first")
-    nums = Numbers(trace.backend, opts)
     names = {} if opts.node_names else article_names(report)
+    titles = {} if opts.node_names else {n: trace[n].title for n in trace if trace[n].title}
+    nums = Numbers(trace.backend, opts, names, titles)
     ctx = _Context(trace, nums, opts, derivation, names=names, node_names=opts.node_names)
     labels = labels_by_step(report)
     refs = ctx.ref_names()
