@@ -60,17 +60,34 @@ def _interval(lo: Fraction, hi: Fraction) -> arb:
     return a if lo == hi else a.union(arb(_q(hi)))
 
 
+def _constant(v: sympy.Expr, prec: int) -> arb:
+    """A certified ball of an exact constant (a rational, or √2) at ``prec`` bits."""
+    if v.is_Rational:
+        return arb(fmpq(int(v.p), int(v.q)))
+    from symtf.backends.certify import ball
+
+    return ball(v, prec)
+
+
 class Dual:
     """Forward-mode derivative in ball arithmetic over an exact expression DAG.
 
     Args:
         defs: Node symbol → definition (:attr:`ExactBackend.defs`).
         symbol: The variable.
+        fixed: Other symbols held at exact values (the file's), derivative 0: the
+            partial derivative in ``symbol`` with the others at those values.
     """
 
-    def __init__(self, defs: dict[sympy.Symbol, sympy.Expr], symbol: sympy.Symbol) -> None:
+    def __init__(
+        self,
+        defs: dict[sympy.Symbol, sympy.Expr],
+        symbol: sympy.Symbol,
+        fixed: dict[sympy.Symbol, sympy.Expr] | None = None,
+    ) -> None:
         self.defs = defs
         self.symbol = symbol
+        self.fixed = dict(fixed or {})
         self.calls = 0
         self._cells: OrderedDict[tuple[Fraction, Fraction, int], dict[Any, Any]] = OrderedDict()
         #: Finished searches, by (value, boundaries, range): a value printed twice is searched once.
@@ -86,6 +103,8 @@ class Dual:
             memo = self._cells.get(key)
             if memo is None:  # the cell's ends read at ``prec`` bits, not the context's 53
                 memo = {self.symbol: (_interval(lo, hi), arb(1))}
+                for s, v in self.fixed.items():  # enclosed at ``prec`` bits, slope 0
+                    memo[s] = (_constant(v, prec), arb(0))
                 self._cells[key] = memo
                 if len(self._cells) > CACHED_CELLS:
                     self._cells.popitem(last=False)
