@@ -66,7 +66,7 @@ MAX_SET_SYMBOLS = 2
 
 #: A setting made a symbol: the model's score divisor, one head's, or the norms' ε.
 _SETTING = re.compile(
-    r"^\s*(?P<where>(?:l\d+\.h\d+\.)?scale|eps)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+    r"^\s*(?P<where>(?:l\d+\.h\d+\.)?scale|eps|temperature)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
 )
 
 _SYMBOL = re.compile(
@@ -78,7 +78,7 @@ _WHOLE = re.compile(
 )
 _MALFORMED = (
     '--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", a whole matrix '
-    "(l0.h0.W_Q=w), or a setting (scale=t, l0.h1.scale=t, eps=e), found {text!r}"
+    "(l0.h0.W_Q=w), or a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), found {text!r}"
 )
 #: Names a symbol may not take: a formula with a symbol called W_Q would read as the matrix.
 RESERVED_NAMES = frozenset(
@@ -334,13 +334,31 @@ def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivatio
             f"{getattr(m, 'architecture', type(m).__name__)!r}"
         )
     taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
-    for v in (m.scale, m.eps):
+    temperature = m.generate.temperature if m.generate is not None else None
+    for v in (m.scale, m.eps, temperature):
         if isinstance(v, sympy.Basic):
             taken |= {str(s) for s in v.free_symbols}
     if name in taken:
         raise WhatIfError(f"--symbol: the name {name!r} is already a symbol of this model")
     sym = sympy.Symbol(name, real=True)
-    if where == "eps":
+    if where == "temperature":
+        g = m.generate
+        if g is None or g.temperature is None:
+            raise WhatIfError(
+                f"--symbol: temperature: {d.path} samples at no temperature (it needs [generate] "
+                'strategy = "sample" with a temperature)'
+            )
+        if g.top_p is not None:
+            raise WhatIfError(
+                "--symbol: temperature: the file's top_p cut depends on the temperature, so it "
+                "cannot be followed as a symbol"
+            )
+        value = g.temperature
+        sym = sympy.Symbol(name, positive=True)  # the tempered softmax divides by it
+        new = dataclasses.replace(
+            d, model=dataclasses.replace(m, generate=dataclasses.replace(g, temperature=sym))
+        )
+    elif where == "eps":
         value = m.eps
         new = dataclasses.replace(d, model=dataclasses.replace(m, eps=sym))
         overridden = [
@@ -889,7 +907,10 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
                 colour = f"C{k % 10}"
                 ax.plot(xs, ys, color=colour, label=f"[{o.index[0]}, {o.index[1]}]")
                 if o.band is not None:  # where the printed value is a correct rounding
-                    ax.axhspan(float(o.band[0]), float(o.band[1]), color=colour, alpha=0.15)
+                    ax.axhspan(float(o.band[0]), float(o.band[1]), color=colour, alpha=0.3)
+                    ax.axhline(
+                        float(o.band[0] + o.band[1]) / 2, color=colour, linewidth=0.6, linestyle=":"
+                    )
                 for ol, _, _, oh in part.intervals:
                     ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
                 drawn = True
