@@ -140,25 +140,29 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     from symtf.teach.whatif import parse_ranges, render_text, whatif, write
 
     (lo, hi), ranges = parse_ranges(args.range)
-    with time_budget(args.timeout, args.file):
-        result = whatif(
-            Path(args.file),
-            args.symbol,
-            lo,
-            hi,
-            claims=args.claims,
-            out=None,
-            points=args.points,
-            ranges=ranges,
-        )
+    try:
+        with time_budget(args.timeout, args.file):
+            result = whatif(
+                Path(args.file),
+                args.symbol,
+                lo,
+                hi,
+                claims=args.claims,
+                out=None,
+                points=args.points,
+                ranges=ranges,
+            )
+    except LimitError as e:  # the budget ran out before the first entry was followed
+        raise LimitError(f"{e}; nothing finished (the trace was still being built)") from None
     if args.output:  # after the budget: a partial result is still drawn and saved
         write(result, Path(args.output))
     files.write_stdout(render_text(result))
-    if result.not_reached:
+    if not result.complete:
         done, total = len(result.outputs), len(result.outputs) + len(result.not_reached)
+        cut = f", {len(result.cut_short)} interval search(es) cut short" if result.cut_short else ""
         raise LimitError(
             f"{args.file}: exceeded the time budget of {args.timeout:g} s (raise it with "
-            f"--timeout): the report above is partial, {done} of {total} entries finished"
+            f"--timeout): the report above is partial, {done} of {total} entries finished{cut}"
         )
     return EXIT_OK
 

@@ -61,6 +61,9 @@ MAX_ENTRIES = 200
 MAX_PANELS = 8
 #: Most symbols drawn (one column of panels each) in the plot.
 MAX_SYMBOL_PANELS = 4
+#: Seconds of the ``--timeout`` budget below which no further entry is started (the rest
+#: is reported as not reached; what is left draws and writes what finished).
+ENTRY_RESERVE_SECONDS = 0.5
 #: Most symbols for which correct-rounding intervals are searched (each the others held).
 MAX_SET_SYMBOLS = 2
 
@@ -547,6 +550,8 @@ class WhatIf:
     ranges: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)
     #: Entries chosen but not reached before the ``--timeout`` budget ran out.
     not_reached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    #: (label, index, symbol) of interval searches the ``--timeout`` budget cut short.
+    cut_short: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
     #: Why the run stopped early ("" when everything finished).
     stopped: str = ""
     sharpness: list[Sharpness] = field(default_factory=list)
@@ -564,6 +569,11 @@ class WhatIf:
     def range_of(self, w: Weight) -> tuple[Fraction, Fraction]:
         """The search and plot range of one symbol."""
         return self.ranges.get(str(w.symbol), (self.lo, self.hi))
+
+    @property
+    def complete(self) -> bool:
+        """Whether the ``--timeout`` budget left every entry and search finished."""
+        return not self.not_reached and not self.cut_short
 
     @property
     def searched(self) -> bool:
@@ -700,7 +710,7 @@ def whatif(
     try:
         for label, step, ij, p in entries:
             left = time_left()
-            if left is not None and left < roots.RESERVE_SECONDS:
+            if left is not None and left < ENTRY_RESERVE_SECONDS:
                 raise BudgetExpired(str(path))
             result.outputs.append(
                 _follow(result, trace, d, duals, brackets, values, label, step, ij, p, points)
@@ -709,10 +719,19 @@ def whatif(
         result.stopped = "the --timeout budget ran out"
         done = len(result.outputs)
         result.not_reached = [(lab, ij) for lab, _, ij, _ in entries[done:]]
-    if any(p.stopped for o in result.outputs for p in o.partials) and not result.stopped:
-        result.stopped = next(p.stopped for o in result.outputs for p in o.partials if p.stopped)
+    result.cut_short = [
+        (o.label, o.index, str(p.weight.symbol))
+        for o in result.outputs
+        for p in o.partials
+        if "--timeout" in p.stopped
+    ]
+    if result.cut_short and not result.stopped:
+        result.stopped = "the --timeout budget was nearly used up"
     if not result.not_reached:
-        result.sharpness = _sharpness(d0, trace, duals[ws[0].symbol], brackets[ws[0].symbol])
+        try:
+            result.sharpness = _sharpness(d0, trace, duals[ws[0].symbol], brackets[ws[0].symbol])
+        except BudgetExpired:  # the picture only: the report stands without it
+            result.sharpness = []
     if out is not None:
         write(result, out)
     return result
@@ -789,9 +808,11 @@ def _sharpness(
     for li, layer in enumerate(m.layers):
         for hi_, head in enumerate(layer.heads):
             name = f"l{li}.h{hi_}"
-            if f"{name}.scores" not in trace or f"{name}.masked" not in trace:
+            if f"{name}.scores" not in trace:
                 continue
-            scores, masked = trace.value(f"{name}.scores"), trace.value(f"{name}.masked")
+            scores = trace.value(f"{name}.scores")
+            # without a mask there is no masked step: every score takes part
+            masked = trace.value(f"{name}.masked") if f"{name}.masked" in trace else scores
             rows: list[list[float | None]] = []
             for i in range(scores.rows):
                 row: list[float | None] = []
@@ -1130,14 +1151,19 @@ def render_text(r: WhatIf) -> str:
                 )
             if part.stopped:
                 out.append(f"  (the search stopped early: {part.stopped})")
-    if r.not_reached:
-        shown = ", ".join(f"{lab} [{', '.join(map(str, ij))}]" for lab, ij in r.not_reached[:8])
-        more = f" and {len(r.not_reached) - 8} more" if len(r.not_reached) > 8 else ""
-        out += [
-            "",
-            f"PARTIAL: {r.stopped}: {len(r.outputs)} of {len(r.outputs) + len(r.not_reached)} "
-            f"entries finished; not reached: {shown}{more}",
-        ]
+    if not r.complete:
+        total = len(r.outputs) + len(r.not_reached)
+        line_ = f"PARTIAL: {r.stopped}: {len(r.outputs)} of {total} entries finished"
+        if r.not_reached:
+            shown = ", ".join(f"{lab} [{', '.join(map(str, ij))}]" for lab, ij in r.not_reached[:8])
+            more = f" and {len(r.not_reached) - 8} more" if len(r.not_reached) > 8 else ""
+            line_ += f"; not reached: {shown}{more}"
+        if r.cut_short:
+            cut = ", ".join(
+                f"{lab} [{', '.join(map(str, ij))}] in {s}" for lab, ij, s in r.cut_short[:8]
+            )
+            line_ += f"; interval search cut short (unresolved stretches listed above): {cut}"
+        out += ["", line_]
     out += ["", f"roots: {r.method}"]
     if r.plots:
         out.append("plots: " + ", ".join(r.plots))
@@ -1179,7 +1205,10 @@ def render_json(r: WhatIf) -> str:
             for w in r.weights
         ],
         "method": r.method,
-        "complete": not r.not_reached,
+        "complete": r.complete,
+        "cut_short": [
+            {"label": lab, "index": list(ij), "symbol": sym} for lab, ij, sym in r.cut_short
+        ],
         "stopped": r.stopped or None,
         "not_reached": [{"label": lab, "index": list(ij)} for lab, ij in r.not_reached],
         "outputs": [
