@@ -254,7 +254,7 @@ def test_budget_running_out_gives_a_partial_report(
 
     def nearly_spent() -> float | None:  # two entries finish, then the budget is nearly gone
         calls["n"] += 1
-        return None if calls["n"] <= 2 else 0.5
+        return None if calls["n"] <= 2 else 0.1
 
     monkeypatch.setattr(W, "time_left", nearly_spent)
     out = tmp_path / "out"
