@@ -771,7 +771,7 @@ def _follow(
     if o.printed is not None:
         iv = rounding_interval(p, claim.rounding)
         o.band = (iv.lo, iv.hi)
-    for n, w in enumerate(dep):
+    for w in dep:
         part = Partial(w)
         _, part.derivative = _certified(duals[w.symbol], e, *brackets[w.symbol])
         if o.closed is not None and sympy.count_ops(o.closed) <= 200:
@@ -789,7 +789,7 @@ def _follow(
             part.intervals = [(x.left.lo, x.left.hi, x.right.lo, x.right.hi) for x in found.pieces]
             part.unresolved, part.stopped, part.searched = found.unresolved, found.stopped, True
             part.contains_value = any(_within(w.value, a, b) for a, _, _, b in part.intervals)
-        if n < MAX_SYMBOL_PANELS:
+        if any(w is x for x in r.weights[:MAX_SYMBOL_PANELS]):  # the plot's columns
             part.samples = _samples(duals[w.symbol], e, lo, hi, points)
         o.partials.append(part)
     return o
@@ -1075,8 +1075,8 @@ def _header(r: WhatIf) -> list[str]:
             rows = 1 + max(x.index[0] for x in ws if x.index)
             cols = 1 + max(x.index[1] for x in ws if x.index)
             out.append(
-                f"{w.where}[i,j] = {stem}_{{i,j}} ({rows}x{cols} symbols, the file's values "
-                f"held where not varied); range [{lo}, {hi}]"
+                f"{w.where}[i,j] = {stem}_{{i,j}} ({rows}x{cols} symbols, one per entry); "
+                f"range [{lo}, {hi}]"
             )
     return out
 
@@ -1167,6 +1167,12 @@ def render_text(r: WhatIf) -> str:
     out += ["", f"roots: {r.method}"]
     if r.plots:
         out.append("plots: " + ", ".join(r.plots))
+        if len(r.weights) > MAX_SYMBOL_PANELS:
+            drawn = ", ".join(str(w.symbol) for w in r.weights[:MAX_SYMBOL_PANELS])
+            out.append(
+                f"  (whatif.png draws the first {MAX_SYMBOL_PANELS} of {len(r.weights)} "
+                f"symbols: {drawn}; each with the others at the file's values)"
+            )
     return "\n".join(out) + "\n"
 
 
