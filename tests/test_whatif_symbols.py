@@ -266,3 +266,22 @@ def test_budget_running_out_gives_a_partial_report(
     assert "partial, 2 of 9 entries finished" in got.err and "Traceback" not in got.err
     data = json.loads((out / "whatif.json").read_text())
     assert not data["complete"] and len(data["not_reached"]) == 7
+
+
+@pytest.mark.parametrize(
+    ("ranges", "words"),
+    [
+        (["z=0:1"], "no --symbol is named 'z'"),
+        (["a=0:1", "a=0:2"], "a second range for 'a'"),
+        (["0:1", "-1:1"], "a second default range"),
+        (["a=1:0"], "expected LO < HI"),
+    ],
+)
+def test_bad_ranges_exit_2(
+    ranges: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["whatif", str(SEED), "--symbol", "l0.h0.W_Q[0,0]=a", "--claims", "A_1"]
+    for x in ranges:
+        args += ["--range", x]
+    assert cli.main(args) == 2
+    assert words in capsys.readouterr().err
