@@ -213,6 +213,15 @@ def test_spec_reads_a_symbolic_temperature(tmp_path: Path) -> None:
     d = symtf.loads(text, "t.toml")
     t = d.model.generate.temperature
     assert t.is_Symbol and t.is_positive
+    # check searches a positive symbol's values in [0, 10], not [-10, 10]
+    f = tmp_path / "symbolic.toml"
+    f.write_text(text, encoding="utf-8")
+    from symtf.checking import compare
+
+    report = compare.check(symtf.spec.load(f))
+    tempered = [c for r in report.results if r.claim.label == "tempered" for c in r.checks]
+    assert len(tempered) == 7 and all(c.verdict == "symbolic" for c in tempered)
+    assert all("searched T in [0, 10]" in c.explanation for c in tempered)
     bad = text.replace("max_len = 1", 'max_len = 1\ntop_p = "0.9"')
     with pytest.raises(symtf.errors.SpecError, match="top_p"):
         symtf.loads(bad, "t.toml")
