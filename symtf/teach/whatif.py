@@ -61,6 +61,8 @@ MAX_ENTRIES = 200
 MAX_PANELS = 8
 #: Most symbols drawn (one column of panels each) in the plot.
 MAX_SYMBOL_PANELS = 4
+#: Most heads drawn (one column each) in the sharpness plot.
+MAX_HEAD_PANELS = 4
 #: Seconds of the ``--timeout`` budget below which no further entry is started (the rest
 #: is reported as not reached; what is left draws and writes what finished).
 ENTRY_RESERVE_SECONDS = 0.5
@@ -993,8 +995,10 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
     if not r.sharpness:
         return []
     plt = _pyplot()
-    heads = r.sharpness[:MAX_SYMBOL_PANELS]
-    fig, axes = plt.subplots(2, len(heads), figsize=(4.2 * len(heads), 5.6), squeeze=False)
+    heads = r.sharpness[:MAX_HEAD_PANELS]
+    fig, axes = plt.subplots(
+        2, len(heads), figsize=(max(6.0, 4.2 * len(heads)), 5.6), squeeze=False
+    )
     for col, sh in enumerate(heads):
         s0 = float(sh.divisor)
         if not s0 > 0:
@@ -1023,7 +1027,7 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
             parse_math=False,
         )
     fig.suptitle(
-        "softmax sharpness of the article's scores QKᵀ / s (float64, for the picture)",
+        "softmax of the article's scores QKᵀ / s (float64, a picture)",
         fontsize=9,
     )
     fig.tight_layout()
