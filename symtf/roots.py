@@ -89,14 +89,16 @@ class Dual:
         self.symbol = symbol
         self.fixed = dict(fixed or {})
         self.calls = 0
-        self._cells: OrderedDict[tuple[Fraction, Fraction, int], dict[Any, Any]] = OrderedDict()
+        # keyed by the ends' integers: a Fraction's hash is recomputed (a modular inverse)
+        # on every lookup, and the search looks cells up hundreds of thousands of times
+        self._cells: OrderedDict[tuple[int, int, int, int, int], dict[Any, Any]] = OrderedDict()
         #: Finished searches, by (value, boundaries, range): a value printed twice is searched once.
         self.sets: dict[tuple[Any, ...], RoundingSet] = {}
 
     def at(self, e: sympy.Expr, lo: Fraction, hi: Fraction, prec: int = 128) -> tuple[arb, arb]:
         """Enclosures of the value and the derivative of ``e`` for the symbol in ``[lo, hi]``."""
         self.calls += 1
-        key = (lo, hi, prec)
+        key = (lo.numerator, lo.denominator, hi.numerator, hi.denominator, prec)
         saved = ctx.prec
         ctx.prec = prec
         try:
