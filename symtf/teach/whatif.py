@@ -1,16 +1,25 @@
-"""What if one weight were different? Make it a symbol and follow the outputs.
+"""What if a weight were different? Make it a symbol and follow the outputs.
 
 ``whatif("i_love_ai.toml", "l0.h0.W_Q[0,0]=a", -2, 2)`` replaces that weight by
 the real symbol ``a`` and runs the exact pipeline, which works on symbols as on
-numbers. For each chosen printed output it gives:
+numbers. Several ``--symbol``s may be given (``["l0.h0.W_Q[0,0]=a", "eps=e"]``),
+a whole matrix (``l0.h0.W_Q=w``: one symbol ``w_{i,j}`` per entry) or a setting
+(``scale=t``, ``l0.h1.scale=t``, ``eps=e``, ``temperature=T``). For each chosen
+printed output it gives:
 
-- the closed form in ``a`` when it is short (exact; ``together``/``cancel`` only,
+- the closed form when it is short (exact; ``together``/``cancel`` only,
   never ``simplify``; a size cap);
-- its value and derivative at the file's own value of the weight, exact when
-  the closed form is short and always as a certified decimal;
-- the values of ``a`` in the range for which the printed number is a correct
-  rounding, with certified endpoints;
-- a plot over the range (matplotlib, PNG and SVG).
+- its value and partial derivative in each symbol at the file's values, exact
+  when the closed form is short and always as a certified decimal;
+- for one or two symbols, the values of each symbol in its range (the other at
+  the file's value) for which the printed number is a correct rounding, with
+  certified endpoints;
+- plots over the ranges (matplotlib, PNG and SVG): one column per symbol, each
+  printed value's rounding band shaded; and ``sharpness.png``, each head's
+  softmax rows against the score divisor.
+
+A run cut short by the ``--timeout`` budget keeps what finished and names the
+rest (:attr:`WhatIf.not_reached`, :attr:`WhatIf.cut_short`).
 
 Certification. Values and derivatives are enclosed by forward-mode
 differentiation in ball arithmetic (python-flint ``arb``) over the exact
