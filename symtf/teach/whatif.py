@@ -1128,9 +1128,9 @@ def render_text(r: WhatIf) -> str:
         for part in o.partials:
             w = part.weight
             if part.derivative_exact is not None:  # exact; its certified decimal when pinned
-                shown = sympy.sstr(part.derivative_exact) + (
-                    f" ≈ {part.derivative}" if part.derivative else ""
-                )
+                exact = sympy.sstr(part.derivative_exact)
+                pinned = part.derivative and part.derivative != exact  # not "1 ≈ 1"
+                shown = exact + (f" ≈ {part.derivative}" if pinned else "")
             else:
                 shown = part.derivative or "not certified"
             if single:
