@@ -428,25 +428,6 @@ def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
     return out
 
 
-# ----------------------------------------------------------------------------- roots
-
-
-def rounding_set(
-    dual: Dual, e: sympy.Expr, printed: Any, mode: str, lo: Fraction, hi: Fraction
-) -> tuple[list[tuple[Fraction, Fraction, Fraction, Fraction]], list[tuple[Fraction, Fraction]]]:
-    """The ``a`` in ``[lo, hi]`` for which ``printed`` is a correct rounding of ``e(a)``.
-
-    Returns:
-        Intervals as ``(outer_lo, inner_lo, inner_hi, outer_hi)``: the true interval
-        contains ``[inner_lo, inner_hi]``, and an end at a root lies within
-        ``[outer_lo, inner_lo]`` (``[inner_hi, outer_hi]``); no interval is claimed
-        across a cell left unresolved, which is listed too.
-    """
-    found = roots.rounding_set(dual, e, rounding_interval(printed, mode), lo, hi)
-    spans = [(p.left.lo, p.left.hi, p.right.lo, p.right.hi) for p in found.pieces]
-    return spans, found.unresolved
-
-
 # ----------------------------------------------------------------------------- results
 
 
