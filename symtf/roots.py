@@ -60,32 +60,53 @@ def _interval(lo: Fraction, hi: Fraction) -> arb:
     return a if lo == hi else a.union(arb(_q(hi)))
 
 
+def _constant(v: sympy.Expr, prec: int) -> arb:
+    """A certified ball of an exact constant (a rational, or √2) at ``prec`` bits."""
+    if v.is_Rational:
+        return arb(fmpq(int(v.p), int(v.q)))
+    from symtf.backends.certify import ball
+
+    return ball(v, prec)
+
+
 class Dual:
     """Forward-mode derivative in ball arithmetic over an exact expression DAG.
 
     Args:
         defs: Node symbol → definition (:attr:`ExactBackend.defs`).
         symbol: The variable.
+        fixed: Other symbols held at exact values (the file's), derivative 0: the
+            partial derivative in ``symbol`` with the others at those values.
     """
 
-    def __init__(self, defs: dict[sympy.Symbol, sympy.Expr], symbol: sympy.Symbol) -> None:
+    def __init__(
+        self,
+        defs: dict[sympy.Symbol, sympy.Expr],
+        symbol: sympy.Symbol,
+        fixed: dict[sympy.Symbol, sympy.Expr] | None = None,
+    ) -> None:
         self.defs = defs
         self.symbol = symbol
+        self.fixed = dict(fixed or {})
         self.calls = 0
-        self._cells: OrderedDict[tuple[Fraction, Fraction, int], dict[Any, Any]] = OrderedDict()
+        # keyed by the ends' integers: a Fraction's hash is recomputed (a modular inverse)
+        # on every lookup, and the search looks cells up hundreds of thousands of times
+        self._cells: OrderedDict[tuple[int, int, int, int, int], dict[Any, Any]] = OrderedDict()
         #: Finished searches, by (value, boundaries, range): a value printed twice is searched once.
         self.sets: dict[tuple[Any, ...], RoundingSet] = {}
 
     def at(self, e: sympy.Expr, lo: Fraction, hi: Fraction, prec: int = 128) -> tuple[arb, arb]:
         """Enclosures of the value and the derivative of ``e`` for the symbol in ``[lo, hi]``."""
         self.calls += 1
-        key = (lo, hi, prec)
+        key = (lo.numerator, lo.denominator, hi.numerator, hi.denominator, prec)
         saved = ctx.prec
         ctx.prec = prec
         try:
             memo = self._cells.get(key)
             if memo is None:  # the cell's ends read at ``prec`` bits, not the context's 53
                 memo = {self.symbol: (_interval(lo, hi), arb(1))}
+                for s, v in self.fixed.items():  # enclosed at ``prec`` bits, slope 0
+                    memo[s] = (_constant(v, prec), arb(0))
                 self._cells[key] = memo
                 if len(self._cells) > CACHED_CELLS:
                     self._cells.popitem(last=False)
@@ -326,11 +347,16 @@ def isolate_all(
     everyone = tuple(range(len(cs)))
     # Widest cells first: the budget is spread over the whole range, so a pole or a
     # near-tangency that needs endless splitting leaves only its own neighbourhood undecided.
-    heap = [(-width / CELLS, lo + width * k / CELLS, everyone) for k in range(CELLS)]
+    # A cell is (depth, k): the k-th of CELLS·2^depth equal cells. Integers order the heap
+    # as the widths and left ends did (widest first, then left to right), without the
+    # Fraction comparisons that once took a tenth of the search.
+    heap = [(0, k, everyone) for k in range(CELLS)]
     heapq.heapify(heap)
     while heap:
-        neg, left, ks = heapq.heappop(heap)
-        right = left - neg
+        depth, k_cell, ks = heapq.heappop(heap)
+        n_cells = CELLS << depth
+        left = lo + width * Fraction(k_cell, n_cells)
+        right = lo + width * Fraction(k_cell + 1, n_cells)
         if budget.exhausted(dual.calls - start):
             for k in ks:
                 outs[k].unresolved.append((left, right))
@@ -356,9 +382,8 @@ def isolate_all(
                 continue
             open_ks.append(k)
         if open_ks:
-            mid = (left + right) / 2
-            heapq.heappush(heap, (neg / 2, left, tuple(open_ks)))
-            heapq.heappush(heap, (neg / 2, mid, tuple(open_ks)))
+            heapq.heappush(heap, (depth + 1, 2 * k_cell, tuple(open_ks)))
+            heapq.heappush(heap, (depth + 1, 2 * k_cell + 1, tuple(open_ks)))
     for out in outs:  # found in order of width: sorted by position for the caller
         out.roots.sort()
         out.unresolved.sort()

@@ -717,6 +717,8 @@ def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str,
     dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
     iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     lo, hi = SEARCH_RANGE
+    if sym.is_positive:  # a temperature: its negative half means nothing
+        lo = Fraction(0)
     try:
         found = roots.rounding_set(dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL))
     except (TypeError, Undecided, RecursionError):

@@ -130,28 +130,40 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
-    """``symtf whatif FILE --symbol "l0.h0.W_Q[0,0]=a"``: one weight as a symbol."""
-    from symtf.cli import EXIT_OK, time_budget
-    from symtf.teach.whatif import parse_range, render_text, whatif
+    """``symtf whatif FILE --symbol "l0.h0.W_Q[0,0]=a" [--symbol eps=e]``: weights as symbols.
 
-    if len(args.symbol) > 1:  # several at once is not built: say so, never keep just one
-        shown = ", ".join(repr(s) for s in args.symbol)
-        raise SymtfError(
-            f"--symbol: expected one weight to vary, found {len(args.symbol)} ({shown}); "
-            "run whatif once per symbol"
-        )
-    lo, hi = parse_range(args.range)
-    with time_budget(args.timeout, args.file):
-        result = whatif(
-            Path(args.file),
-            args.symbol[0],
-            lo,
-            hi,
-            claims=args.claims,
-            out=Path(args.output) if args.output else None,
-            points=args.points,
-        )
+    When ``--timeout`` runs out, what finished is printed (and written with ``-o``),
+    the entries not reached are named, and the exit code is 2, as for any budget.
+    """
+    from symtf.cli import EXIT_OK, time_budget
+    from symtf.errors import LimitError
+    from symtf.teach.whatif import parse_ranges, render_text, whatif, write
+
+    (lo, hi), ranges = parse_ranges(args.range)
+    try:
+        with time_budget(args.timeout, args.file):
+            result = whatif(
+                Path(args.file),
+                args.symbol,
+                lo,
+                hi,
+                claims=args.claims,
+                out=None,
+                points=args.points,
+                ranges=ranges,
+            )
+    except LimitError as e:  # the budget ran out before the first entry was followed
+        raise LimitError(f"{e}; nothing finished (the trace was still being built)") from None
+    if args.output:  # after the budget: a partial result is still drawn and saved
+        write(result, Path(args.output))
     files.write_stdout(render_text(result))
+    if not result.complete:
+        done, total = len(result.outputs), len(result.outputs) + len(result.not_reached)
+        cut = f", {len(result.cut_short)} interval search(es) cut short" if result.cut_short else ""
+        raise LimitError(
+            f"{args.file}: exceeded the time budget of {args.timeout:g} s (raise it with "
+            f"--timeout): the report above is partial, {done} of {total} entries finished{cut}"
+        )
     return EXIT_OK
 
 
@@ -221,12 +233,17 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     p = subparsers.add_parser(
         "whatif",
-        help="make one weight a symbol: formulas, derivatives, plots, certified intervals",
+        help="make weights or settings symbols: formulas, derivatives, plots, certified intervals",
         description=(
-            "Replace one weight (or the score divisor, or the norms' eps) by a symbol and show how the printed outputs depend on it: a "
-            "closed form when short, a plot over --range, the derivative at the file's value, "
-            "and the certified interval of the symbol in which each printed value is a correct "
-            "rounding."
+            "Replace weights (one entry, or a whole matrix), the score divisor or the norms' eps "
+            "by symbols and show how the printed outputs depend on them: a closed form when "
+            "short, the partial derivatives at the file's values, plots over --range (each "
+            "symbol with the others at the file's values, with each printed value's rounding "
+            "band), and, for one or two symbols, the certified interval of each symbol (the "
+            "others at the file's values) in which each printed value is a correct rounding. "
+            "With -o, also sharpness.png: each softmax row's largest weight and entropy against "
+            "the score divisor. Exit code 0; 2 for bad input, and when --timeout runs out "
+            "(the partial report is printed, naming the entries not reached)."
         ),
     )
     p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
@@ -235,11 +252,15 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         required=True,
         action="append",
         metavar="WEIGHT=NAME",
-        help='the weight or setting and its symbol, e.g. "l0.h0.W_Q[0,0]=a", "embed[1,2]=e", '
-        '"scale=t" (the score divisor, every head), "l0.h1.scale=t" (one head) or "eps=e"',
+        help='a weight entry, a whole matrix or a setting and its symbol, e.g. "l0.h0.W_Q[0,0]=a", '
+        '"l0.h0.W_Q=w" (every entry, w_{i,j}), "scale=t" (the score divisor, every head), '
+        '"l0.h1.scale=t" (one head) or "eps=e"; repeat for several',
     )
     p.add_argument(
-        "--range", default="-2:2", metavar="LO:HI", help="range of the symbol (default -2:2)"
+        "--range",
+        action="append",
+        metavar="[NAME=]LO:HI",
+        help="range of the symbols (default -2:2); NAME=LO:HI for one symbol; repeatable",
     )
     # "-2:2" starts with a minus: let it be read as a value, like a negative number.
     p._negative_number_matcher = re.compile(r"^-\d*\.?\d+(?::-?\d*\.?\d+)?$")

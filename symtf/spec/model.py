@@ -219,12 +219,20 @@ def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Gen
     if alpha < 0:
         raise SpecError(f"{w}.length_penalty: expected a number >= 0, found {alpha}")
     t_raw = r.get("temperature")
-    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=False)
-    if temp is not None and temp <= 0:
-        raise SpecError(f"{w}.temperature: expected a number > 0, found {temp}")
+    # A setting, like the score divisor: "T" makes it a symbol (logits / T stays exact).
+    temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=True)
+    if temp is not None and temp.is_Symbol:
+        temp = sympy.Symbol(str(temp), positive=True)  # a temperature is > 0
+    elif temp is not None and temp <= 0:
+        raise SpecError(f"{w}.temperature: expected a number > 0 or a symbol, found {temp}")
     top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
     p_raw = r.get("top_p")
     top_p = None if p_raw is None else _cell(p_raw, f"{w}.top_p", symbols=False)
+    if temp is not None and temp.is_Symbol and p_raw is not None:
+        raise SpecError(
+            f"{w}.temperature: a symbol with top_p: the top-p cut depends on the temperature, "
+            "so it cannot be decided for every value; give a number, or drop top_p"
+        )
     if top_p is not None and not 0 < top_p <= 1:
         raise SpecError(f"{w}.top_p: expected a number in (0, 1], found {top_p}")
     if strategy != "sample" and (temp is not None or top_k is not None or top_p is not None):

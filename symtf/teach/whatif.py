@@ -1,16 +1,25 @@
-"""What if one weight were different? Make it a symbol and follow the outputs.
+"""What if a weight were different? Make it a symbol and follow the outputs.
 
 ``whatif("i_love_ai.toml", "l0.h0.W_Q[0,0]=a", -2, 2)`` replaces that weight by
 the real symbol ``a`` and runs the exact pipeline, which works on symbols as on
-numbers. For each chosen printed output it gives:
+numbers. Several ``--symbol``s may be given (``["l0.h0.W_Q[0,0]=a", "eps=e"]``),
+a whole matrix (``l0.h0.W_Q=w``: one symbol ``w_{i,j}`` per entry) or a setting
+(``scale=t``, ``l0.h1.scale=t``, ``eps=e``, ``temperature=T``). For each chosen
+printed output it gives:
 
-- the closed form in ``a`` when it is short (exact; ``together``/``cancel`` only,
+- the closed form when it is short (exact; ``together``/``cancel`` only,
   never ``simplify``; a size cap);
-- its value and derivative at the file's own value of the weight, exact when
-  the closed form is short and always as a certified decimal;
-- the values of ``a`` in the range for which the printed number is a correct
-  rounding, with certified endpoints;
-- a plot over the range (matplotlib, PNG and SVG).
+- its value and partial derivative in each symbol at the file's values, exact
+  when the closed form is short and always as a certified decimal;
+- for one or two symbols, the values of each symbol in its range (the other at
+  the file's value) for which the printed number is a correct rounding, with
+  certified endpoints;
+- plots over the ranges (matplotlib, PNG and SVG): one column per symbol, each
+  printed value's rounding band shaded; and ``sharpness.png``, each head's
+  softmax rows against the score divisor.
+
+A run cut short by the ``--timeout`` budget keeps what finished and names the
+rest (:attr:`WhatIf.not_reached`, :attr:`WhatIf.cut_short`).
 
 Certification. Values and derivatives are enclosed by forward-mode
 differentiation in ball arithmetic (python-flint ``arb``) over the exact
@@ -30,7 +39,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -39,9 +48,9 @@ from typing import Any
 import sympy
 
 from symtf import files, roots
-from symtf.backends.certify import decimal_string
+from symtf.backends.certify import decimal_string, time_left
 from symtf.checking.evaluation import _fit, selection
-from symtf.errors import SpecError, SymtfError, Undecided
+from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
@@ -57,16 +66,37 @@ MAX_FORMULA_OPS = 400
 DEFAULT_ENTRIES = 12
 #: Most printed entries ``--claims`` may ask to follow (each costs a certified root search).
 MAX_ENTRIES = 200
-#: Most claims drawn (one panel each) in the plot.
+#: Most claims drawn (one row of panels each) in the plot.
 MAX_PANELS = 8
+#: Most symbols drawn (one column of panels each) in the plot.
+MAX_SYMBOL_PANELS = 4
+#: Most heads drawn (one column each) in the sharpness plot.
+MAX_HEAD_PANELS = 4
+#: Seconds of the ``--timeout`` budget below which no further entry is started (the rest
+#: is reported as not reached; what is left draws and writes what finished).
+ENTRY_RESERVE_SECONDS = 0.5
+#: Most symbols for which correct-rounding intervals are searched (each the others held).
+MAX_SET_SYMBOLS = 2
 
 #: A setting made a symbol: the model's score divisor, one head's, or the norms' ε.
 _SETTING = re.compile(
-    r"^\s*(?P<where>(?:l\d+\.h\d+\.)?scale|eps)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+    r"^\s*(?P<where>(?:l\d+\.h\d+\.)?scale|eps|temperature)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
 )
 
 _SYMBOL = re.compile(
     r"^\s*(?P<where>[A-Za-z0-9_.]+)\s*\[\s*(?P<i>\d+)\s*,\s*(?P<j>\d+)\s*\]\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+)
+#: A whole matrix made symbols: ``l0.h0.W_Q=w`` gives ``w_{0,0}``, ``w_{0,1}``, …
+_WHOLE = re.compile(
+    r"^\s*(?P<where>[A-Za-z][A-Za-z0-9_.]*)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
+)
+_MALFORMED = (
+    '--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", a whole matrix '
+    "(l0.h0.W_Q=w), or a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), found {text!r}"
+)
+#: Names a symbol may not take: a formula with a symbol called W_Q would read as the matrix.
+RESERVED_NAMES = frozenset(
+    (*HEAD_MATRICES, *LAYER_MATRICES, *MODEL_MATRICES, "scale", "eps", "temperature")
 )
 
 
@@ -160,12 +190,14 @@ class Weight:
         index: The weight's entry, or ``None`` for a setting.
         symbol: The real symbol that replaces it.
         value: The file's own value, exact (``√2`` for an unstated scale of a 2-wide head).
+        source: The ``--symbol`` that made it (``l0.h0.W_Q=w`` for each entry of a matrix).
     """
 
     where: str
     index: tuple[int, int] | None
     symbol: sympy.Symbol
     value: sympy.Expr
+    source: str = ""
 
     @property
     def name(self) -> str:
@@ -190,35 +222,119 @@ class Weight:
 
 
 def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
-    """The derivation with one weight replaced by a real symbol.
+    """The derivation with one weight entry (or setting) replaced by a real symbol.
 
     Raises:
-        WhatIfError: For a malformed ``WEIGHT[i,j]=NAME``, an index out of range, or a
-            weight that is not a number.
+        WhatIfError: For a malformed ``WEIGHT[i,j]=NAME``, an index out of range, a
+            weight that is not a number, or a whole matrix (see :func:`substitute_all`).
     """
+    new, ws = _substitute_one(d, text)
+    if len(ws) != 1:
+        raise WhatIfError(f"--symbol {text!r}: a whole matrix; use substitute_all")
+    return new, ws[0]
+
+
+def substitute_all(d: Derivation, texts: Sequence[str]) -> tuple[Derivation, list[Weight]]:
+    """The derivation with every ``--symbol`` applied, in order.
+
+    A whole matrix (``l0.h0.W_Q=w``) becomes one symbol per entry, ``w_{i,j}``.
+
+    Raises:
+        WhatIfError: Naming the ``--symbol`` at fault: a malformed one, an unknown
+            weight, a name given twice, a weight (or entry) made a symbol twice, or a
+            name that is a weight's or setting's own.
+    """
+    if not texts:
+        raise WhatIfError("--symbol: expected at least one, like l0.h0.W_Q[0,0]=a")
+    seen_names: dict[str, str] = {}
+    seen_targets: list[tuple[str, tuple[int, int] | None, str]] = []
+    weights: list[Weight] = []
+    for text in texts:
+        where, index, name = _target(text)
+        if name in RESERVED_NAMES:
+            raise WhatIfError(
+                f"--symbol {text!r}: the name {name!r} is a weight's or setting's own name; "
+                "choose another (a, t, w)"
+            )
+        if name in seen_names:
+            raise WhatIfError(
+                f"--symbol {text!r}: the name {name!r} is given twice (also by --symbol "
+                f"{seen_names[name]!r})"
+            )
+        for w2, i2, t2 in seen_targets:
+            if _overlap(where, index, w2, i2):
+                raise WhatIfError(
+                    f"--symbol {text!r}: {_target_name(where, index)} is already made a symbol "
+                    f"by --symbol {t2!r}"
+                )
+        seen_names[name] = text
+        seen_targets.append((where, index, text))
+        try:
+            d, ws = _substitute_one(d, text)
+        except WhatIfError as e:
+            msg = str(e)
+            if msg.startswith("--symbol:"):
+                msg = f"--symbol {text!r}:" + msg[len("--symbol:") :]
+            raise WhatIfError(msg) from None
+        weights += ws
+    return d, weights
+
+
+def _target(text: str) -> tuple[str, tuple[int, int] | None, str]:
+    """(weight or setting, entry or ``None``, symbol name) that a ``--symbol`` names."""
+    for rx in (_SETTING, _SYMBOL, _WHOLE):
+        m = rx.match(text)
+        if m:
+            g = m.groupdict()
+            index = (int(g["i"]), int(g["j"])) if g.get("i") is not None else None
+            return g["where"], index, g["name"]
+    raise WhatIfError(_MALFORMED.format(text=text))
+
+
+def _target_name(where: str, index: tuple[int, int] | None) -> str:
+    return where if index is None else f"{where}[{index[0]},{index[1]}]"
+
+
+def _overlap(a: str, ai: tuple[int, int] | None, b: str, bi: tuple[int, int] | None) -> bool:
+    """Whether two ``--symbol`` targets share a weight entry or a setting."""
+    if a == b:
+        return ai is None or bi is None or ai == bi
+    head_scale = re.compile(r"l\d+\.h\d+\.scale")
+    return {a, b} & {"scale"} != set() and any(head_scale.fullmatch(x) for x in (a, b))
+
+
+def _substitute_one(d: Derivation, text: str) -> tuple[Derivation, list[Weight]]:
     setting = _SETTING.match(text)
     if setting:
-        return _substitute_setting(d, setting.group("where"), setting.group("name"))
+        new, w = _substitute_setting(d, setting.group("where"), setting.group("name"))
+        return new, [dataclasses.replace(w, source=text)]
     m = _SYMBOL.match(text)
-    if not m:
-        raise WhatIfError(
-            f'--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", or a setting '
-            f"(scale=t, l0.h1.scale=t, eps=e), found {text!r}"
-        )
-    where, i, j, name = m.group("where"), int(m.group("i")), int(m.group("j")), m.group("name")
+    if m:
+        where, i, j, name = m.group("where"), int(m.group("i")), int(m.group("j")), m.group("name")
+        entries: list[tuple[int, int, str]] | None = [(i, j, name)]
+    else:
+        m = _WHOLE.match(text)
+        if not m:
+            raise WhatIfError(_MALFORMED.format(text=text))
+        where, name, entries = m.group("where"), m.group("name"), None
     mat, setter = _locate(d, where)
-    if not (i < mat.rows and j < mat.cols):
-        raise WhatIfError(f"--symbol: {where} is {mat.rows}x{mat.cols}; no entry [{i},{j}]")
-    v = mat[i, j]
-    if not v.is_Rational:
-        raise WhatIfError(f"--symbol: {where}[{i},{j}] is {v}, not a number")
-    sym = sympy.Symbol(name, real=True)
+    if entries is None:  # the whole matrix: w_{i,j}, named so a formula reads like the maths
+        entries = [(i, j, f"{name}_{{{i},{j}}}") for i in range(mat.rows) for j in range(mat.cols)]
     taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
-    if name in taken:
-        raise WhatIfError(f"--symbol: the name {name!r} is already a symbol of this model")
     new = mat.as_mutable()
-    new[i, j] = sym
-    return setter(sympy.ImmutableMatrix(new)), Weight(where, (i, j), sym, v)
+    out = []
+    for i, j, sym_name in entries:
+        if not (i < mat.rows and j < mat.cols):
+            raise WhatIfError(f"--symbol: {where} is {mat.rows}x{mat.cols}; no entry [{i},{j}]")
+        v = mat[i, j]
+        if not v.is_Rational:
+            raise WhatIfError(f"--symbol: {where}[{i},{j}] is {v}, not a number")
+        if sym_name in taken:
+            raise WhatIfError(f"--symbol: the name {sym_name!r} is already a symbol of this model")
+        sym = sympy.Symbol(sym_name, real=True)
+        new[i, j] = sym
+        out.append(Weight(where, (i, j), sym, v, text))
+    return setter(sympy.ImmutableMatrix(new)), out
 
 
 def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivation, Weight]:
@@ -232,13 +348,31 @@ def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivatio
             f"{getattr(m, 'architecture', type(m).__name__)!r}"
         )
     taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
-    for v in (m.scale, m.eps):
+    temperature = m.generate.temperature if m.generate is not None else None
+    for v in (m.scale, m.eps, temperature):
         if isinstance(v, sympy.Basic):
             taken |= {str(s) for s in v.free_symbols}
     if name in taken:
         raise WhatIfError(f"--symbol: the name {name!r} is already a symbol of this model")
     sym = sympy.Symbol(name, real=True)
-    if where == "eps":
+    if where == "temperature":
+        g = m.generate
+        if g is None or g.temperature is None:
+            raise WhatIfError(
+                f"--symbol: temperature: {d.path} samples at no temperature (it needs [generate] "
+                'strategy = "sample" with a temperature)'
+            )
+        if g.top_p is not None:
+            raise WhatIfError(
+                "--symbol: temperature: the file's top_p cut depends on the temperature, so it "
+                "cannot be followed as a symbol"
+            )
+        value = g.temperature
+        sym = sympy.Symbol(name, positive=True)  # the tempered softmax divides by it
+        new = dataclasses.replace(
+            d, model=dataclasses.replace(m, generate=dataclasses.replace(g, temperature=sym))
+        )
+    elif where == "eps":
         value = m.eps
         new = dataclasses.replace(d, model=dataclasses.replace(m, eps=sym))
         overridden = [
@@ -294,31 +428,44 @@ def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
     return out
 
 
-# ----------------------------------------------------------------------------- roots
-
-
-def rounding_set(
-    dual: Dual, e: sympy.Expr, printed: Any, mode: str, lo: Fraction, hi: Fraction
-) -> tuple[list[tuple[Fraction, Fraction, Fraction, Fraction]], list[tuple[Fraction, Fraction]]]:
-    """The ``a`` in ``[lo, hi]`` for which ``printed`` is a correct rounding of ``e(a)``.
-
-    Returns:
-        Intervals as ``(outer_lo, inner_lo, inner_hi, outer_hi)``: the true interval
-        contains ``[inner_lo, inner_hi]``, and an end at a root lies within
-        ``[outer_lo, inner_lo]`` (``[inner_hi, outer_hi]``); no interval is claimed
-        across a cell left unresolved, which is listed too.
-    """
-    found = roots.rounding_set(dual, e, rounding_interval(printed, mode), lo, hi)
-    spans = [(p.left.lo, p.left.hi, p.right.lo, p.right.hi) for p in found.pieces]
-    return spans, found.unresolved
-
-
 # ----------------------------------------------------------------------------- results
 
 
 @dataclass
+class Partial:
+    """One followed entry against one symbol, the other symbols at the file's values.
+
+    Attributes:
+        weight: The symbol.
+        derivative: Certified decimal of the partial derivative at the file's values.
+        derivative_exact: The same, exact, when the closed form is short.
+        intervals: Where the print is a correct rounding (see :func:`rounding_set`);
+            searched for one or two symbols only.
+        unresolved: Stretches the search could not settle.
+        searched: Whether the interval search ran for this symbol.
+        stopped: Why the search stopped early ("" when it ran to the end).
+        contains_value: Whether the file's value lies inside one of the intervals.
+        samples: ``(symbol value, output value)`` pairs for the plot.
+    """
+
+    weight: Weight
+    derivative: str | None = None
+    derivative_exact: sympy.Expr | None = None
+    intervals: list[tuple[Fraction, Fraction, Fraction, Fraction]] = field(default_factory=list)
+    unresolved: list[tuple[Fraction, Fraction]] = field(default_factory=list)
+    searched: bool = False
+    stopped: str = ""
+    contains_value: bool | None = None
+    samples: list[tuple[float, float]] = field(default_factory=list)
+
+
+@dataclass
 class Output:
-    """One followed entry."""
+    """One followed entry.
+
+    The single-symbol fields (``derivative``, ``intervals``, …) read the first
+    symbol's :class:`Partial`; ``partials`` holds one per symbol the entry depends on.
+    """
 
     label: str
     step: str
@@ -327,12 +474,57 @@ class Output:
     depends: bool
     closed: sympy.Expr | None = None
     value: str | None = None
-    derivative: str | None = None
-    derivative_exact: sympy.Expr | None = None
-    intervals: list[tuple[Fraction, Fraction, Fraction, Fraction]] = field(default_factory=list)
-    unresolved: list[tuple[Fraction, Fraction]] = field(default_factory=list)
-    contains_value: bool | None = None
-    samples: list[tuple[float, float]] = field(default_factory=list)
+    partials: list[Partial] = field(default_factory=list)
+    #: The printed value's rounding interval (the plot's band), as exact ends.
+    band: tuple[Fraction, Fraction] | None = None
+
+    def _first(self) -> Partial:
+        return self.partials[0] if self.partials else Partial(Weight("", None, sympy.Dummy(), 0))
+
+    @property
+    def derivative(self) -> str | None:
+        """The first symbol's certified derivative."""
+        return self._first().derivative
+
+    @property
+    def derivative_exact(self) -> sympy.Expr | None:
+        """The first symbol's exact derivative (when short)."""
+        return self._first().derivative_exact
+
+    @property
+    def intervals(self) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
+        """The first symbol's correct-rounding intervals."""
+        return self._first().intervals
+
+    @property
+    def unresolved(self) -> list[tuple[Fraction, Fraction]]:
+        """The first symbol's unsettled stretches."""
+        return self._first().unresolved
+
+    @property
+    def contains_value(self) -> bool | None:
+        """Whether the first symbol's intervals hold the file's value."""
+        return self._first().contains_value
+
+    @property
+    def samples(self) -> list[tuple[float, float]]:
+        """The first symbol's plot samples."""
+        return self._first().samples
+
+
+@dataclass
+class Sharpness:
+    """One head's attention scores at the file's values, for the sharpness plot.
+
+    Attributes:
+        head: ``l0.h1``.
+        divisor: The file's score divisor (√d_k unless set), exact.
+        scores: Rows of ``QKᵀ`` (before the divisor) as floats, ``None`` where masked.
+    """
+
+    head: str
+    divisor: sympy.Expr
+    scores: list[list[float | None]]
 
 
 @dataclass
@@ -341,16 +533,44 @@ class WhatIf:
 
     path: str
     title: str
-    weight: Weight
+    weights: list[Weight]
     lo: Fraction
     hi: Fraction
     outputs: list[Output]
     plots: list[str]
+    #: Search range per symbol name (the ``--range`` of each).
+    ranges: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)
+    #: Entries chosen but not reached before the ``--timeout`` budget ran out.
+    not_reached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    #: (label, index, symbol) of interval searches the ``--timeout`` budget cut short.
+    cut_short: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
+    #: Why the run stopped early ("" when everything finished).
+    stopped: str = ""
+    sharpness: list[Sharpness] = field(default_factory=list)
     method: str = (
         "certified subdivision with forward-mode interval derivatives (python-flint arb): a cell "
         "whose value enclosure excludes the boundary holds no root; a monotone cell whose exact "
         "ends differ in sign holds exactly one, narrowed by bisection on exact-point evaluations"
     )
+
+    @property
+    def weight(self) -> Weight:
+        """The first symbol (the only one, for a single ``--symbol`` entry)."""
+        return self.weights[0]
+
+    def range_of(self, w: Weight) -> tuple[Fraction, Fraction]:
+        """The search and plot range of one symbol."""
+        return self.ranges.get(str(w.symbol), (self.lo, self.hi))
+
+    @property
+    def complete(self) -> bool:
+        """Whether the ``--timeout`` budget left every entry and search finished."""
+        return not self.not_reached and not self.cut_short
+
+    @property
+    def searched(self) -> bool:
+        """Whether correct-rounding intervals were searched (one or two symbols)."""
+        return len(self.weights) <= MAX_SET_SYMBOLS
 
 
 def _closed(trace: Trace, e: sympy.Expr) -> sympy.Expr | None:
@@ -365,7 +585,7 @@ def _closed(trace: Trace, e: sympy.Expr) -> sympy.Expr | None:
 
 
 def _choose(
-    d: Derivation, trace: Trace, labels: list[str] | None, sym: sympy.Symbol
+    d: Derivation, trace: Trace, labels: list[str] | None, syms: set[sympy.Symbol]
 ) -> list[tuple[str, str, tuple[int, ...], Printed]]:
     """(label, step, index, printed) of each followed entry."""
     claims = {c.label: c for c in d.claims}
@@ -393,7 +613,7 @@ def _choose(
             continue
         for ij, p in _fit(c, selection(c, shape)):
             e = trace.value(c.step)[ij]
-            if labels is None and (p.is_neg_inf or sym not in backend.user_symbols(e)):
+            if labels is None and (p.is_neg_inf or not syms & backend.user_symbols(e)):
                 continue
             out.append((c.label, c.step, ij, p))
             if len(out) > MAX_ENTRIES:
@@ -406,17 +626,53 @@ def _choose(
     return out[:DEFAULT_ENTRIES] if labels is None else out
 
 
+def parse_ranges(
+    texts: Sequence[str] | None,
+) -> tuple[tuple[Fraction, Fraction], dict[str, tuple[Fraction, Fraction]]]:
+    """``["-2:2", "t=0.5:4"]`` → the default range and one per symbol name.
+
+    Raises:
+        WhatIfError: For a malformed range or a symbol given two.
+    """
+    default = (Fraction(-2), Fraction(2))
+    own: dict[str, tuple[Fraction, Fraction]] = {}
+    seen_default = False
+    for text in texts or ():
+        name, sep, rest = text.partition("=")
+        if sep and re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{},]*\s*", name):
+            key = name.strip()
+            if key in own:
+                raise WhatIfError(f"--range {text!r}: a second range for {key!r}")
+            own[key] = parse_range(rest)
+        else:
+            if seen_default:
+                raise WhatIfError(f"--range {text!r}: a second default range (name one: t=LO:HI)")
+            default, seen_default = parse_range(text), True
+    return default, own
+
+
 def whatif(
     path: Path,
-    symbol: str,
+    symbol: str | Sequence[str],
     lo: Fraction,
     hi: Fraction,
     *,
     claims: list[str] | None = None,
     out: Path | None = None,
     points: int = 121,
+    ranges: dict[str, tuple[Fraction, Fraction]] | None = None,
 ) -> WhatIf:
-    """Follow printed outputs as one weight becomes a symbol (see the module docstring).
+    """Follow printed outputs as weights or settings become symbols (see the module docstring).
+
+    Args:
+        path: The derivation file.
+        symbol: One ``--symbol`` text, or several.
+        lo: Lower end of the default range.
+        hi: Upper end of the default range.
+        claims: Labels to follow (default: the first entries that depend on a symbol).
+        out: Folder for the plots and ``whatif.json`` (none written when ``None``).
+        points: Plot points per symbol.
+        ranges: Ranges of single symbols by name, over the default.
 
     Raises:
         WhatIfError: For a weight, label or range that does not fit.
@@ -425,47 +681,145 @@ def whatif(
 
     if not 2 <= points <= 2001:
         raise WhatIfError(f"--points: expected 2 to 2001, found {points}")
+    texts = [symbol] if isinstance(symbol, str) else list(symbol)
     d0 = load(path)
-    d, w = substitute(d0, symbol)
+    d, ws = substitute_all(d0, texts)
+    names = {str(w.symbol) for w in ws}
+    for key in ranges or {}:
+        if key not in names:
+            raise WhatIfError(f"--range {key}=…: no --symbol is named {key!r}")
     trace = run(d)
     labels = _labels(claims, d)
-    entries = _choose(d, trace, labels, w.symbol)
-    dual = Dual(trace.backend.defs, w.symbol)
-    a_lo, a_hi = w.bracket()  # the file's value, or a 2⁻²⁰⁰-wide rational bracket of it
-    outputs = []
-    for label, step, ij, p in entries:
-        e = trace.value(step)[ij]
-        dep = w.symbol in trace.backend.user_symbols(e)
-        o = Output(label, step, ij, None if p is None or p.is_neg_inf else p.text, dep)
-        if not dep or e == sympy.S.NegativeInfinity:
-            outputs.append(o)
-            continue
-        o.closed = _closed(trace, e)
-        v, dv = _certified(dual, e, a_lo, a_hi)
-        o.value, o.derivative = v, dv
+    syms = {w.symbol for w in ws}
+    entries = _choose(d, trace, labels, syms)
+    defs = trace.backend.defs
+    duals = {
+        w.symbol: Dual(defs, w.symbol, {v.symbol: v.value for v in ws if v is not w}) for w in ws
+    }
+    brackets = {w.symbol: w.bracket() for w in ws}  # a 2⁻²⁰⁰ rational bracket of √2
+    result = WhatIf(str(path), d0.title, ws, lo, hi, [], [], dict(ranges or {}))
+    values = {w.symbol: w.value for w in ws}
+    try:
+        for label, step, ij, p in entries:
+            left = time_left()
+            if left is not None and left < ENTRY_RESERVE_SECONDS:
+                raise BudgetExpired(str(path))
+            result.outputs.append(
+                _follow(result, trace, d, duals, brackets, values, label, step, ij, p, points)
+            )
+    except BudgetExpired:  # keep what finished; the command reports the rest as not reached
+        result.stopped = "the --timeout budget ran out"
+        done = len(result.outputs)
+        result.not_reached = [(lab, ij) for lab, _, ij, _ in entries[done:]]
+    result.cut_short = [
+        (o.label, o.index, str(p.weight.symbol))
+        for o in result.outputs
+        for p in o.partials
+        if "--timeout" in p.stopped
+    ]
+    if result.cut_short and not result.stopped:
+        result.stopped = "the --timeout budget was nearly used up"
+    if not result.not_reached:
+        try:
+            result.sharpness = _sharpness(d0, trace, duals[ws[0].symbol], brackets[ws[0].symbol])
+        except BudgetExpired:  # the picture only: the report stands without it
+            result.sharpness = []
+    if out is not None:
+        write(result, out)
+    return result
+
+
+def write(result: WhatIf, out: Path) -> None:
+    """Write the plots and ``whatif.json`` into ``out``: together, or not at all."""
+    with files.OutputFolder(out) as folder:
+        result.plots = _plot(result, folder) + _plot_sharpness(result, folder)
+        folder.write_text("whatif.json", render_json(result))
+
+
+def _follow(
+    r: WhatIf,
+    trace: Trace,
+    d: Derivation,
+    duals: dict[sympy.Symbol, Dual],
+    brackets: dict[sympy.Symbol, tuple[Fraction, Fraction]],
+    values: dict[sympy.Symbol, sympy.Expr],
+    label: str,
+    step: str,
+    ij: tuple[int, ...],
+    p: Printed,
+    points: int,
+) -> Output:
+    """One entry: closed form, value, partial derivatives, intervals and samples."""
+    e = trace.value(step)[ij]
+    used = trace.backend.user_symbols(e)
+    dep = [w for w in r.weights if w.symbol in used]
+    o = Output(label, step, ij, None if p is None or p.is_neg_inf else p.text, bool(dep))
+    if not dep or e == sympy.S.NegativeInfinity:
+        return o
+    o.closed = _closed(trace, e)
+    first = dep[0].symbol
+    o.value, _ = _certified(duals[first], e, *brackets[first])
+    claim = next(c for c in d.claims if c.label == label)
+    if o.printed is not None:
+        iv = rounding_interval(p, claim.rounding)
+        o.band = (iv.lo, iv.hi)
+    for w in dep:
+        part = Partial(w)
+        _, part.derivative = _certified(duals[w.symbol], e, *brackets[w.symbol])
         if o.closed is not None and sympy.count_ops(o.closed) <= 200:
-            der = sympy.diff(o.closed, w.symbol).xreplace({w.symbol: w.value})
+            der = sympy.diff(o.closed, w.symbol).xreplace(values)
             if not der.has(sympy.Heaviside, sympy.DiracDelta, sympy.Derivative, sympy.Subs):
                 if sympy.count_ops(der) <= 120:
                     der = min((der, sympy.together(der)), key=lambda x: len(sympy.sstr(x)))
                 if len(sympy.sstr(der)) <= MAX_FORMULA_CHARS:
-                    o.derivative_exact = der
-        if o.printed is not None:
-            claim = next(c for c in d.claims if c.label == label)
-            o.intervals, o.unresolved = rounding_set(dual, e, p, claim.rounding, lo, hi)
-            o.contains_value = (
-                any(_within(w.value, ol, oh) for ol, il, ih, oh in o.intervals)
-                if o.intervals
-                else False
+                    part.derivative_exact = der
+        lo, hi = r.range_of(w)
+        if o.printed is not None and r.searched:
+            found = roots.rounding_set(
+                duals[w.symbol], e, rounding_interval(p, claim.rounding), lo, hi
             )
-        o.samples = _samples(dual, e, lo, hi, points)
-        outputs.append(o)
-    result = WhatIf(str(path), d0.title, w, lo, hi, outputs, [])
-    if out is not None:  # the plots and the JSON appear together, or not at all
-        with files.OutputFolder(out) as folder:
-            result.plots = _plot(result, folder)
-            folder.write_text("whatif.json", render_json(result))
-    return result
+            part.intervals = [(x.left.lo, x.left.hi, x.right.lo, x.right.hi) for x in found.pieces]
+            part.unresolved, part.stopped, part.searched = found.unresolved, found.stopped, True
+            part.contains_value = any(_within(w.value, a, b) for a, _, _, b in part.intervals)
+        if any(w is x for x in r.weights[:MAX_SYMBOL_PANELS]):  # the plot's columns
+            part.samples = _samples(duals[w.symbol], e, lo, hi, points)
+        o.partials.append(part)
+    return o
+
+
+def _sharpness(
+    d: Derivation, trace: Trace, dual: Dual, bracket: tuple[Fraction, Fraction]
+) -> list[Sharpness]:
+    """Each head's scores ``QKᵀ`` at the file's values (floats, for the picture only)."""
+    from symtf.graph.conventions import score_divisor
+
+    m = d.model
+    if not isinstance(m, Model):
+        return []
+    out = []
+    for li, layer in enumerate(m.layers):
+        for hi_, head in enumerate(layer.heads):
+            name = f"l{li}.h{hi_}"
+            if f"{name}.scores" not in trace:
+                continue
+            scores = trace.value(f"{name}.scores")
+            # without a mask there is no masked step: every score takes part
+            masked = trace.value(f"{name}.masked") if f"{name}.masked" in trace else scores
+            rows: list[list[float | None]] = []
+            for i in range(scores.rows):
+                row: list[float | None] = []
+                for j in range(scores.cols):
+                    if masked[i, j] == sympy.S.NegativeInfinity:
+                        row.append(None)
+                        continue
+                    try:
+                        v, _ = dual.at(scores[i, j], *bracket, 64)
+                    except (ZeroDivisionError, ValueError, TypeError, Undecided):
+                        return []
+                    row.append(float(v.mid()))
+                rows.append(row)
+            out.append(Sharpness(name, score_divisor(m, head), rows))
+    return out
 
 
 def _labels(claims: list[str] | None, d: Derivation) -> list[str] | None:
@@ -524,7 +878,7 @@ def _samples(
     return out
 
 
-def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
+def _pyplot() -> Any:
     try:
         import matplotlib
 
@@ -537,37 +891,70 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
         raise WhatIfError(
             "plots need matplotlib: pip install 'symtf[teach]' (or leave out -o for text only)"
         ) from None
+    return plt
+
+
+def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
+    """``whatif.png``/``.svg``: one row per claim, one column per symbol (the others held)."""
     groups: dict[str, list[Output]] = {}
     for o in r.outputs:
-        if o.samples:
+        if any(p.samples for p in o.partials):
             groups.setdefault(o.label, []).append(o)
     if not groups:
         return []
+    plt = _pyplot()
     groups = dict(list(groups.items())[:MAX_PANELS])
-    n = len(groups)
-    fig, axes = plt.subplots(n, 1, figsize=(7, 2.6 * n), squeeze=False)
-    a0 = float(r.weight.value)
-    name = str(r.weight.symbol)
-    for ax, (label, outs) in zip(axes[:, 0], groups.items(), strict=True):
-        for o in outs:
-            xs, ys = zip(*o.samples, strict=True)
-            ax.plot(xs, ys, label=f"[{o.index[0]}, {o.index[1]}]")
-            for ol, _, _, oh in o.intervals:
-                ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
-        ax.axvline(a0, color="gray", linestyle="--", linewidth=1)
-        # Labels are text from the file: no mathtext ($…$), no control characters in the SVG.
-        ax.set_title(f"{line(label)} ({outs[0].step})", fontsize=10, parse_math=False)
-        ax.set_xlabel(
-            f"{line(name)}   ({r.weight.name}; dashed: the file's value {a0:g})",
-            fontsize=8,
-            parse_math=False,
-        )
-        ax.legend(fontsize=7, loc="best")
+    columns = [w for w in r.weights][:MAX_SYMBOL_PANELS]
+    nr, nc = len(groups), len(columns)
+    fig, axes = plt.subplots(nr, nc, figsize=(7 if nc == 1 else 4.2 * nc, 2.6 * nr), squeeze=False)
+    held = len(r.weights) > 1
+    for row, (label, outs) in zip(axes, groups.items(), strict=True):
+        for ax, w in zip(row, columns, strict=True):
+            a0 = float(w.value)
+            drawn = False
+            for k, o in enumerate(outs):
+                part = next((p for p in o.partials if p.weight is w), None)
+                if part is None or not part.samples:
+                    continue
+                xs, ys = zip(*part.samples, strict=True)
+                colour = f"C{k % 10}"
+                ax.plot(xs, ys, color=colour, label=f"[{o.index[0]}, {o.index[1]}]")
+                if o.band is not None:  # where the printed value is a correct rounding
+                    ax.axhspan(float(o.band[0]), float(o.band[1]), color=colour, alpha=0.3)
+                    ax.axhline(
+                        float(o.band[0] + o.band[1]) / 2, color=colour, linewidth=0.6, linestyle=":"
+                    )
+                for ol, _, _, oh in part.intervals:
+                    ax.axvspan(float(ol), float(oh), alpha=0.08, color="green")
+                drawn = True
+            ax.axvline(a0, color="gray", linestyle="--", linewidth=1)
+            # Labels are text from the file: no mathtext ($…$), no control characters in the SVG.
+            ax.set_title(f"{line(label)} ({outs[0].step})", fontsize=9, parse_math=False)
+            others = "; others at the file's values" if held else ""
+            ax.set_xlabel(
+                f"{line(str(w.symbol))}   ({w.name}; dashed: the file's value {a0:g}{others})",
+                fontsize=7,
+                parse_math=False,
+            )
+            if drawn:
+                ax.legend(fontsize=7, loc="best")
+            else:
+                ax.text(0.5, 0.5, "does not depend on it", ha="center", transform=ax.transAxes)
+    fig.suptitle(
+        "bands: where each printed value is a correct rounding (y); green: the symbol's "
+        "certified interval (x)",
+        fontsize=8,
+    )
     fig.tight_layout()
+    return _save(fig, out, "whatif", ("png", "svg"))
+
+
+def _save(fig: Any, out: files.OutputFolder, stem: str, exts: tuple[str, ...]) -> list[str]:
+    plt = _pyplot()
     written = []
     try:
-        for ext in ("png", "svg"):
-            name = f"whatif.{ext}"
+        for ext in exts:
+            name = f"{stem}.{ext}"
             try:
                 fig.savefig(
                     out.path(name),
@@ -582,6 +969,59 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
     finally:
         plt.close(fig)
     return written
+
+
+def softmax_row(scores: Sequence[float | None], divisor: float) -> list[float]:
+    """Softmax of ``scores / divisor`` over the unmasked entries (floats, for the picture)."""
+    xs = [s / divisor for s in scores if s is not None]
+    top = max(xs)
+    ex = [math.exp(x - top) for x in xs]
+    total = sum(ex)
+    return [x / total for x in ex]
+
+
+def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
+    """``sharpness.png``: each softmax row's largest weight and entropy against the divisor."""
+    if not r.sharpness:
+        return []
+    plt = _pyplot()
+    heads = r.sharpness[:MAX_HEAD_PANELS]
+    fig, axes = plt.subplots(
+        2, len(heads), figsize=(max(6.0, 4.2 * len(heads)), 5.6), squeeze=False
+    )
+    for col, sh in enumerate(heads):
+        s0 = float(sh.divisor)
+        if not s0 > 0:
+            continue
+        grid = [s0 * 2 ** (k / 20) for k in range(-80, 81)]  # s0/16 … 16·s0, log-spaced
+        top, bottom = axes[0, col], axes[1, col]
+        for i, row in enumerate(sh.scores):
+            n = sum(x is not None for x in row)
+            if n == 0:
+                continue
+            ps = [softmax_row(row, s) for s in grid]
+            colour = f"C{i % 10}"
+            top.plot(grid, [max(p) for p in ps], color=colour, label=f"row {i}")
+            entropy = [-sum(q * math.log(q) for q in p if q > 0) for p in ps]
+            bottom.plot(grid, entropy, color=colour, label=f"row {i} (max ln {n})")
+        for ax in (top, bottom):
+            ax.set_xscale("log", base=2)
+            ax.axvline(s0, color="gray", linestyle="--", linewidth=1)
+            ax.legend(fontsize=6, loc="best")
+        top.set_title(f"{sh.head}: largest attention weight", fontsize=9, parse_math=False)
+        top.set_ylim(0, 1.02)
+        bottom.set_title(f"{sh.head}: entropy of each row (nats)", fontsize=9, parse_math=False)
+        bottom.set_xlabel(
+            f"score divisor (√d_k); dashed: the file's {sympy.sstr(sh.divisor)} = {s0:.4g}",
+            fontsize=8,
+            parse_math=False,
+        )
+    fig.suptitle(
+        "softmax of the article's scores QKᵀ / s (float64, a picture)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return _save(fig, out, "sharpness", ("png",))
 
 
 def _dec(q: Fraction, digits: int = 10, *, up: bool = False) -> str:
@@ -611,62 +1051,166 @@ def _shown(v: sympy.Expr) -> str:
     return str(sympy.sstr(v))
 
 
+def _header(r: WhatIf) -> list[str]:
+    """One line per ``--symbol`` (a whole matrix on one line)."""
+    out = []
+    by_source: dict[str, list[Weight]] = {}
+    for w in r.weights:
+        by_source.setdefault(w.source or w.name, []).append(w)
+    for ws in by_source.values():
+        w = ws[0]
+        lo, hi = r.range_of(w)
+        if len(ws) == 1:
+            out.append(
+                f"{w.name} = {w.symbol} (the file has {_shown(w.value)}); range [{lo}, {hi}]"
+            )
+        else:
+            stem = str(w.symbol).split("_{")[0]
+            rows = 1 + max(x.index[0] for x in ws if x.index)
+            cols = 1 + max(x.index[1] for x in ws if x.index)
+            out.append(
+                f"{w.where}[i,j] = {stem}_{{i,j}} ({rows}x{cols} symbols, one per entry); "
+                f"range [{lo}, {hi}]"
+            )
+    return out
+
+
+def _at(r: WhatIf) -> str:
+    if len(r.weights) == 1:
+        return f"{r.weight.symbol} = {_shown(r.weight.value)}"
+    if len(r.weights) <= 3:
+        return ", ".join(f"{w.symbol} = {_shown(w.value)}" for w in r.weights)
+    return "the file's values"
+
+
 def render_text(r: WhatIf) -> str:
     """The result as text."""
-    w = r.weight
-    out = [
-        f"{r.title}",
-        f"{w.name} = {w.symbol} (the file has {_shown(w.value)}); range [{r.lo}, {r.hi}]",
-        "",
-    ]
+    single = len(r.weights) == 1
+    out = [f"{r.title}", *_header(r), ""]
+    if not r.searched:
+        out += [
+            f"({len(r.weights)} symbols: closed forms and partial derivatives only; correct-"
+            f"rounding intervals are searched for at most {MAX_SET_SYMBOLS} symbols)",
+            "",
+        ]
     for o in r.outputs:
-        head = f"{o.label} [{o.index[0]}, {o.index[1]}]  ({o.step})"
-        out.append(head)
+        out.append(f"{o.label} [{o.index[0]}, {o.index[1]}]  ({o.step})")
         if not o.depends:
-            out.append(f"  does not depend on {w.symbol}")
+            names = ", ".join(str(w.symbol) for w in r.weights[:3])
+            more = ", …" if len(r.weights) > 3 else ""
+            out.append(f"  does not depend on {names}{more}")
             continue
         out.append(
             f"  = {sympy.sstr(o.closed)}"
             if o.closed is not None
             else "  closed form: too long to show (see the plot)"
         )
-        out.append(f"  at {w.symbol} = {_shown(w.value)}: {o.value or 'not certified'}")
-        if o.derivative_exact is not None:  # exact; its certified decimal when one is pinned
-            shown = sympy.sstr(o.derivative_exact) + (f" ≈ {o.derivative}" if o.derivative else "")
-        else:
-            shown = o.derivative or "not certified"
-        out.append(f"  d/d{w.symbol} at {_shown(w.value)}: {shown}")
-        if o.printed is not None:
-            if o.intervals:
-                spans = "; ".join(_interval_text(iv) for iv in o.intervals)
-                out.append(f"  printed {o.printed} is a correct rounding for {w.symbol} in {spans}")
+        out.append(f"  at {_at(r)}: {o.value or 'not certified'}")
+        for part in o.partials:
+            w = part.weight
+            if part.derivative_exact is not None:  # exact; its certified decimal when pinned
+                exact = sympy.sstr(part.derivative_exact)
+                pinned = part.derivative and part.derivative != exact  # not "1 ≈ 1"
+                shown = exact + (f" ≈ {part.derivative}" if pinned else "")
+            else:
+                shown = part.derivative or "not certified"
+            if single:
+                out.append(f"  d/d{w.symbol} at {_shown(w.value)}: {shown}")
+            else:
+                out.append(f"  ∂/∂{w.symbol} at the file's values: {shown}")
+        for part in o.partials:
+            if o.printed is None or not part.searched:
+                continue
+            w = part.weight
+            held = ""
+            if not single:
+                others = [x for x in r.weights if x is not w]
+                held = (
+                    " (with "
+                    + ", ".join(f"{x.symbol} = {_shown(x.value)}" for x in others)
+                    + (", the file's values)" if len(others) > 1 else ", the file's value)")
+                )
+            if part.intervals:
+                spans = "; ".join(_interval_text(iv) for iv in part.intervals)
+                out.append(
+                    f"  printed {o.printed} is a correct rounding for {w.symbol} in {spans}{held}"
+                )
             else:
                 out.append(
-                    f"  printed {o.printed} is a correct rounding for no {w.symbol} in the range"
+                    f"  printed {o.printed} is a correct rounding for no {w.symbol} in the range{held}"
                 )
-            if o.unresolved:
+            if part.unresolved:
                 out.append(
-                    f"  (undecided in {len(o.unresolved)} stretch(es), no interval claimed across one; e.g. [{_dec(o.unresolved[0][0])}, {_dec(o.unresolved[0][1])}])"
+                    f"  (undecided in {len(part.unresolved)} stretch(es), no interval claimed across one; e.g. [{_dec(part.unresolved[0][0])}, {_dec(part.unresolved[0][1])}])"
                 )
+            if part.stopped:
+                out.append(f"  (the search stopped early: {part.stopped})")
+    if not r.complete:
+        total = len(r.outputs) + len(r.not_reached)
+        line_ = f"PARTIAL: {r.stopped}: {len(r.outputs)} of {total} entries finished"
+        if r.not_reached:
+            shown = ", ".join(f"{lab} [{', '.join(map(str, ij))}]" for lab, ij in r.not_reached[:8])
+            more = f" and {len(r.not_reached) - 8} more" if len(r.not_reached) > 8 else ""
+            line_ += f"; not reached: {shown}{more}"
+        if r.cut_short:
+            cut = ", ".join(
+                f"{lab} [{', '.join(map(str, ij))}] in {s}" for lab, ij, s in r.cut_short[:8]
+            )
+            line_ += f"; interval search cut short (unresolved stretches listed above): {cut}"
+        out += ["", line_]
     out += ["", f"roots: {r.method}"]
     if r.plots:
         out.append("plots: " + ", ".join(r.plots))
+        if len(r.weights) > MAX_SYMBOL_PANELS:
+            drawn = ", ".join(str(w.symbol) for w in r.weights[:MAX_SYMBOL_PANELS])
+            out.append(
+                f"  (whatif.png draws the first {MAX_SYMBOL_PANELS} of {len(r.weights)} "
+                f"symbols: {drawn}; each with the others at the file's values)"
+            )
     return "\n".join(out) + "\n"
 
 
 def render_json(r: WhatIf) -> str:
-    """The result as JSON (exact interval ends as fractions ``p/q``)."""
+    """The result as JSON (exact interval ends as fractions ``p/q``).
+
+    The top-level ``weight``, ``symbol``, ``value`` and ``range`` and each output's
+    ``derivative`` and ``intervals`` are the first symbol's (the only one's, with one
+    ``--symbol`` entry); ``symbols`` and each output's ``partials`` give every symbol.
+    """
 
     def q(x: Fraction) -> str:
         return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
 
+    def spans(p: Partial) -> list[dict[str, list[str]]]:
+        return [{"outer": [q(a), q(d_)], "inner": [q(b), q(c)]} for a, b, c, d_ in p.intervals]
+
+    def exact(x: sympy.Expr | None) -> str | None:
+        return None if x is None else sympy.sstr(x)
+
+    first = r.weight
     data = {
         "file": r.path,
-        "weight": r.weight.name,
-        "symbol": str(r.weight.symbol),
-        "value": str(r.weight.value),
-        "range": [q(r.lo), q(r.hi)],
+        "weight": first.name,
+        "symbol": str(first.symbol),
+        "value": str(first.value),
+        "range": [q(x) for x in r.range_of(first)],
+        "symbols": [
+            {
+                "weight": w.name,
+                "symbol": str(w.symbol),
+                "value": str(w.value),
+                "range": [q(x) for x in r.range_of(w)],
+                "from": w.source,
+            }
+            for w in r.weights
+        ],
         "method": r.method,
+        "complete": r.complete,
+        "cut_short": [
+            {"label": lab, "index": list(ij), "symbol": sym} for lab, ij, sym in r.cut_short
+        ],
+        "stopped": r.stopped or None,
+        "not_reached": [{"label": lab, "index": list(ij)} for lab, ij in r.not_reached],
         "outputs": [
             {
                 "label": o.label,
@@ -674,16 +1218,24 @@ def render_json(r: WhatIf) -> str:
                 "index": list(o.index),
                 "printed": o.printed,
                 "depends": o.depends,
-                "closed_form": None if o.closed is None else sympy.sstr(o.closed),
+                "closed_form": exact(o.closed),
                 "value": o.value,
                 "derivative": o.derivative,
-                "derivative_exact": None
-                if o.derivative_exact is None
-                else sympy.sstr(o.derivative_exact),
-                "intervals": [
-                    {"outer": [q(a), q(d_)], "inner": [q(b), q(c)]} for a, b, c, d_ in o.intervals
-                ],
+                "derivative_exact": exact(o.derivative_exact),
+                "intervals": spans(o._first()),
                 "unresolved": [[q(a), q(b)] for a, b in o.unresolved],
+                "partials": [
+                    {
+                        "symbol": str(p.weight.symbol),
+                        "derivative": p.derivative,
+                        "derivative_exact": exact(p.derivative_exact),
+                        "searched": p.searched,
+                        "intervals": spans(p),
+                        "unresolved": [[q(a), q(b)] for a, b in p.unresolved],
+                        "others_at_file_values": len(r.weights) > 1,
+                    }
+                    for p in o.partials
+                ],
             }
             for o in r.outputs
         ],
@@ -694,11 +1246,16 @@ def render_json(r: WhatIf) -> str:
 
 __all__ = [
     "Dual",
+    "Output",
+    "Partial",
     "WhatIf",
     "WhatIfError",
     "isolate",
     "parse_range",
+    "parse_ranges",
     "render_text",
     "substitute",
+    "substitute_all",
     "whatif",
+    "write",
 ]
