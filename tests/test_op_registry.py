@@ -213,9 +213,7 @@ def test_an_elementwise_op_moves_only_the_entries_at_the_moved_position(
     assert before.shape == after.shape
     lead = before.ndim - arg.ndim
     for idx in np.ndindex(*before.shape):
-        reached = all(
-            arg.shape[a] == 1 or idx[lead + a] == pos[a] for a in range(arg.ndim)
-        )
+        reached = all(arg.shape[a] == 1 or idx[lead + a] == pos[a] for a in range(arg.ndim))
         if not reached:
             b, a = before[idx], after[idx]
             same = (mpmath.isnan(b) and mpmath.isnan(a)) or b == a
