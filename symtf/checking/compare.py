@@ -50,7 +50,13 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     ev = Evaluator(derivation)
     t = ev.midrad_trace() or ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
+    not_reached: list[str] = []
     for claim in derivation.claims:
+        if not_reached or _budget_nearly_spent():
+            # A partial report: what was decided stands; the rest is named, not guessed.
+            not_reached.append(claim.label)
+            results.append(ClaimResult(claim, undecided_claim(claim, NOT_REACHED, derivation.path)))
+            continue
         try:
             if getattr(claim, "assertion", None) is not None:
                 from symtf.checking.assertions import check_claim
@@ -71,6 +77,15 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     )
 
     results = accept(derivation, results, ev)
+    if not_reached or _budget_nearly_spent():
+        report = DerivationReport(
+            derivation.path,
+            derivation.title,
+            tuple(results),
+            ev._exact,
+            not_reached=tuple(not_reached),
+        )
+        return _undiagnosed(report, "the --timeout budget ran out")
     if ev.lazy_exact:  # weights from files: no exact trace unless a verdict needed it
         why = (
             "a model too large for exact values"
@@ -84,6 +99,23 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     from symtf.checking.diagnose import diagnose
 
     return diagnose(derivation, report, ev) if explain else report
+
+
+#: Why a claim the budget left unchecked is undecided.
+NOT_REACHED = (
+    "not checked: the --timeout budget ran out before this claim (raise it with --timeout)"
+)
+
+
+def _budget_nearly_spent() -> bool:
+    """Whether the running ``--timeout`` budget is down to its reserve (the root searches'
+    :data:`symtf.roots.RESERVE_SECONDS`): the claims not started yet are then named as not
+    reached, and the report is written, rather than the whole file lost to the timer."""
+    from symtf.backends.certify import time_left
+    from symtf.roots import RESERVE_SECONDS
+
+    left = time_left()
+    return left is not None and left < RESERVE_SECONDS
 
 
 def check_traced(derivation: Derivation) -> DerivationReport:

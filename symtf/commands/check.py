@@ -109,8 +109,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
     """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
     from symtf.cli import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK
+    from symtf.renderers.safe import line as safe_line
 
     if errors:
+        return EXIT_BAD_INPUT
+    partial = [d for d in report.derivations if d.not_reached]
+    for d in partial:
+        total = len(d.results)
+        message = (
+            f"{d.path}: the time budget of {args.timeout:g} s ran out: "
+            f"{len(d.not_reached)} of {total} claims not checked, from "
+            f"{d.not_reached[0]!r} on (the report above is partial; raise it with --timeout)"
+        )
+        print(f"symtf: error: {safe_line(message)}", file=sys.stderr)
+    if partial:
         return EXIT_BAD_INPUT
     if report.failed:
         return EXIT_FAIL

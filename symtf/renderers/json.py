@@ -156,6 +156,8 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
         ],
         "counts": d.counts,
     }
+    if d.not_reached:
+        out["not_reached"] = list(d.not_reached)
     if d.article is not None:
         out["article"] = d.article
         out["unchecked"] = [_unchecked(u) for u in d.unchecked]
