@@ -290,3 +290,102 @@ def test_the_notes_typeset_a_symbolic_value_and_its_set_as_maths(tmp_path: Path)
     assert r"The exact value is $\frac{6 a}{5}$" in text
     assert r"for $a \in [0.9583333{\scriptstyle\ldots}, 1.0416666{\scriptstyle\ldots}]$" in text
     assert "6*a/5" not in text  # no ASCII maths in the prose
+
+
+# ----------------------------------------------------------------------------- scale = "t"
+
+
+def _with_scale(text: str, anchor: str) -> str:
+    assert text.count(anchor) == 1
+    return text.replace(anchor, anchor + '\nscale = "t"', 1)
+
+
+def _i_love_ai_scaled(t: Any) -> dict[str, Any]:
+    d = tomllib.loads((DERIVATIONS / "i_love_ai.toml").read_text(encoding="utf-8"))
+    m = d["model"]
+    embed, pos = _mat(m["embed"]), _mat(m["pos"])
+    x = [[embed[tok][j] + pos[i][j] for j in range(6)] for i, tok in enumerate((0, 1, 2))]
+    head = m["layers"][0]["heads"][0]
+    wq, wk = _mat(head["W_Q"]), _mat(head["W_K"])
+    q, k = _matmul(x, wq), _matmul(x, wk)
+    scaled = [[mp.fsum(q[i][s] * k[j][s] for s in range(2)) / t for j in range(3)]
+              for i in range(3)]  # fmt: skip
+    return {"l0.h0.scaled": scaled, "l0.h0.pattern": _pattern(x, wq, wk, t, True)}
+
+
+def _birds_scaled(t: Any) -> dict[str, Any]:
+    d = tomllib.loads((DERIVATIONS / "birds_build_nests.toml").read_text(encoding="utf-8"))
+    m = d["model"]
+    embed = _mat(m["embed"])
+    head = m["layers"][0]["heads"][0]
+    wq, wk = _mat(head["W_Q"]), _mat(head["W_K"])
+    q, k = _matmul(embed, wq), _matmul(embed, wk)
+    scaled = [[mp.fsum(q[i][s] * k[j][s] for s in range(3)) / t for j in range(3)]
+              for i in range(3)]  # fmt: skip
+    return {"l0.h0.scaled": scaled, "l0.h0.pattern": _pattern(embed, wq, wk, t, False)}
+
+
+SCALED = {
+    "i_love_ai": ('mask = "causal"', _i_love_ai_scaled, 2),
+    "birds_build_nests": ('mask = "none"', _birds_scaled, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALED))
+def test_with_scale_t_the_files_own_divisor_is_inside_each_interval(
+    name: str, tmp_path: Path
+) -> None:
+    """Case (c): every head's score divisor the symbol t. The file's own divisor is
+    √d_k (√2, √3), irrational: mpmath at 100 digits confirms that each followed entry
+    prints as the article printed it at t = √d_k, that √d_k lies inside the certified
+    part of one interval, and that each end brackets a rounding-boundary crossing of the
+    independent forward pass."""
+    anchor, model, dk = SCALED[name]
+    path = tmp_path / f"{name}_t.toml"
+    text = (DERIVATIONS / f"{name}.toml").read_text(encoding="utf-8")
+    path.write_text(_with_scale(text, anchor), encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["check", "--format", "json", "--timeout", "600", str(path)])
+    assert code in (0, 1)
+    report = json.loads(out.getvalue())
+    checks = {(c["claim"], tuple(c["index"] or ())): c for c in report["derivations"][0]["checks"]}
+    with mpmath.workdps(100):
+        own_t = mp.sqrt(dk)
+        for label, step, ij in FOLLOWED[name]:
+            c = checks[(label, ij)]
+            assert c["verdict"] == "symbolic" and c["depends_on"] == ["t"], c
+
+            def f(t: Any, step: str = step, ij: tuple[int, int] = ij) -> Any:
+                return model(t)[step][ij[0]][ij[1]]
+
+            bounds = _boundaries(c["printed"])
+            p = mp.mpf(c["printed"])
+            u = mp.mpf((bounds[1] - bounds[0]).numerator) / (bounds[1] - bounds[0]).denominator
+            assert abs(f(own_t) - p) <= u / 2  # the article's value prints as printed
+            brackets = [(_end(s, "lo"), _end(s, "hi")) for s in c["solutions"]]
+            own = [(lo, hi) for lo, hi in brackets if lo[1] < own_t < hi[0]]
+            assert len(own) == 1, (label, ij, c["solutions"])
+            (lo_a, lo_b), (hi_a, hi_b) = own[0]
+            # Inside the certified part the value prints as printed; a little beyond each
+            # end's bracket it does not.
+            for t in (lo_b, hi_a, (lo_b + hi_a) / 2):
+                assert abs(f(t) - p) <= u / 2, (label, ij, t)
+            step_out = (hi_a - lo_b) * mp.mpf("1e-6")
+            assert abs(f(lo_a - step_out) - p) > u / 2
+            assert abs(f(hi_b + step_out) - p) > u / 2
+
+
+def _end(s: dict[str, Any], side: str) -> tuple[Any, Any]:
+    """An interval end as a bracket ``(a, b)`` holding it: the search's ``*_within``, or an
+    exact end's decimal: exact, or its certain leading digits (``*_truncated``)."""
+    if f"{side}_within" in s:
+        a, b = s[f"{side}_within"]
+        return mp.mpf(a), mp.mpf(b)
+    text = s[side]
+    assert text is not None
+    v = mp.mpf(text)
+    if not s.get(f"{side}_truncated"):
+        return v, v
+    unit = mp.mpf(10) ** -len(text.partition(".")[2])
+    return v - unit, v + unit
