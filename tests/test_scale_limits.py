@@ -9,6 +9,8 @@ refused before any of it is evaluated, with the estimate.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from symtf import limits
 from symtf.backends import BallBackend
 from symtf.backends.midrad import MidradBackend
 from symtf.checking.compare import check
+from symtf.checking.evaluation import Evaluator
 from symtf.errors import LimitError
 from symtf.graph.pipeline import run
 from symtf.spec import Derivation, Head, Layer, Model
@@ -27,7 +30,12 @@ VOCAB = 8
 
 
 def _decoder(seq: int, d: int, heads: int, layers: int) -> tuple[Derivation, dict[str, np.ndarray]]:
-    """A pre-norm decoder with float32 weights held exactly, and its raw weights."""
+    """A pre-norm decoder with float32 weights held exactly, and its raw weights.
+
+    No positions, no attention-output bias, LayerNorm with γ = 1 and β = 0, a tanh-GELU
+    FFN of width 2·d_model; ``w`` holds ``embed``, ``lL.hH.W_Q`` … and ``lL.W_O``, ``lL.W1``,
+    ``lL.b1``, ``lL.W2``, ``lL.b2``.
+    """
     rng = np.random.default_rng(7)
 
     def draw(shape: tuple[int, ...], scale: float) -> np.ndarray:
@@ -44,18 +52,17 @@ def _decoder(seq: int, d: int, heads: int, layers: int) -> tuple[Derivation, dic
             for n in names:
                 w[n] = draw((d, dh), 1 / np.sqrt(d))
             hs.append(Head(*(FileMatrix(w[n], n) for n in names)))
-        f = {
-            n: FileMatrix(v, f"l{li}.{n}")
-            for n, v in (
-                ("W_O", draw((d, d), 1 / np.sqrt(d))),
-                ("W1", draw((d, 2 * d), 1 / np.sqrt(d))),
-                ("b1", draw((1, 2 * d), 0.05)),
-                ("W2", draw((2 * d, d), 1 / np.sqrt(2 * d))),
-                ("b2", draw((1, d), 0.05)),
-                ("one", np.ones((1, d))),
-                ("zero", np.zeros((1, d))),
-            )
-        }
+        for n, v in (
+            ("W_O", draw((d, d), 1 / np.sqrt(d))),
+            ("W1", draw((d, 2 * d), 1 / np.sqrt(d))),
+            ("b1", draw((1, 2 * d), 0.05)),
+            ("W2", draw((2 * d, d), 1 / np.sqrt(2 * d))),
+            ("b2", draw((1, d), 0.05)),
+        ):
+            w[f"l{li}.{n}"] = v
+        f = {n: FileMatrix(w[f"l{li}.{n}"], f"l{li}.{n}") for n in ("W_O", "W1", "b1", "W2", "b2")}
+        f["one"] = FileMatrix(np.ones((1, d)), "one")
+        f["zero"] = FileMatrix(np.zeros((1, d)), "zero")
         blocks.append(
             Layer(
                 tuple(hs),
@@ -151,3 +158,60 @@ def test_a_model_no_backend_can_evaluate_is_refused_before_evaluation_with_its_e
         assert str(e.value).startswith("big: model: too large to evaluate")
     with pytest.raises(LimitError, match="even in float64 midpoint–radius enclosures"):
         check(d)  # checking refuses it too: no certified pass would fit
+
+
+def _first_token_ffn_out(w: dict[str, np.ndarray], token: int, layers: int, d: int) -> list:
+    """Row 0 of ``l{layers-1}.ffn_out`` by mpmath at 60 digits.
+
+    The first token attends only to itself (its causal softmax is ``[1]``), so each
+    head's output is its value row and the row is one token's pass through the blocks.
+    """
+    with mpmath.workdps(60):
+
+        def ln(x: list) -> list:
+            mu = mpmath.fsum(x) / d
+            var = mpmath.fsum((v - mu) ** 2 for v in x) / d
+            sd = mpmath.sqrt(var + mpmath.mpf(1) / 100000)
+            return [(v - mu) / sd for v in x]
+
+        def lin(x: list, W: np.ndarray, b: np.ndarray | None = None) -> list:
+            out = [
+                mpmath.fsum(x[k] * float(W[k, c]) for k in range(len(x))) for c in range(W.shape[1])
+            ]
+            return out if b is None else [o + float(b[0, c]) for c, o in enumerate(out)]
+
+        k = mpmath.sqrt(2 / mpmath.pi)
+        c3 = mpmath.mpf(44715) / 10**6
+
+        def gelu(t: mpmath.mpf) -> mpmath.mpf:
+            return t / 2 * (1 + mpmath.tanh(k * (t + c3 * t**3)))
+
+        x = [mpmath.mpf(float(v)) for v in w["embed"][token]]
+        heads = sum(1 for n in w if n.startswith("l0.h") and n.endswith(".W_V"))
+        for li in range(layers):
+            y = ln(x)
+            z = [v for hi in range(heads) for v in lin(y, w[f"l{li}.h{hi}.W_V"])]
+            x = [a + b for a, b in zip(x, lin(z, w[f"l{li}.W_O"]), strict=True)]
+            h = [gelu(t) for t in lin(ln(x), w[f"l{li}.W1"], w[f"l{li}.b1"])]
+            f = lin(h, w[f"l{li}.W2"], w[f"l{li}.b2"])
+            x = [a + b for a, b in zip(x, f, strict=True)]
+        return f
+
+
+def test_an_undecided_entry_escalates_with_only_the_nodes_it_is_computed_from() -> None:
+    # 12 layers: the float64 enclosure of layer 3's FFN output is too wide for 4 decimals,
+    # so those entries go to balls of 128 bits, evaluating layers 0-3 and nothing after.
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    exact = _first_token_ffn_out(w, d.tokens[0], 4, 16)
+    ev = Evaluator(d)
+    with mpmath.workdps(60):
+        for j, v in enumerate(exact):
+            q = ev.entry("l3.ffn_out", 0, j)
+            assert q.fast_ball() is not None and not q.fast_ball().rad() < 1e-5  # open in float64
+            r = Fraction(int(mpmath.nint(v * 10**4)), 10**4)  # 4 decimals, mpmath's
+            lo, hi = r - Fraction(1, 20000), r + Fraction(1, 20000)
+            assert (q.locate(lo), q.locate(hi)) == (1, -1)
+            assert q.decided_by == "arb128"
+    part = ev._partial[128]
+    assert "l3.ffn_out" in part and "l3.resid_post" not in part and "l11.ffn_out" not in part
+    assert 128 not in ev._balls  # no whole-model ball pass

@@ -284,6 +284,9 @@ class Evaluator:
         self.fresh = frozenset(fresh)
         self.needed = None if needed is None else frozenset(needed)
         self._balls: dict[int, Trace | None] = {}
+        #: Ball traces of only what escalated entries are computed from, by precision.
+        self._partial: dict[int, Trace] = {}
+        self._partial_steps: dict[int, set[str]] = {}
         self._exact: Trace | None = None
         self._midrad: Trace | None = None
         self._midrad_done = False
@@ -315,6 +318,42 @@ class Evaluator:
             except (Undecided, ModelError, ShapeError, TypeError, LimitError):
                 self._balls[prec] = None  # decided exactly instead (or the balls do not fit)
         return self._balls[prec]
+
+    def ball_trace_of(self, prec: int, step: str) -> Trace | None:
+        """A trace in balls of ``prec`` bits holding ``step``: only what escalated steps need.
+
+        A number the midpoint–radius pass leaves open is taken to ``prec`` bits with the
+        nodes it is computed from, not the whole model: a claim on layer 0 of a 12-layer
+        model evaluates layer 0. Each later step adds its own nodes, taking the ones
+        already computed (:class:`~symtf.graph.core.Reuse`). A full trace at ``prec``,
+        once computed, serves every step; so does :meth:`ball_trace` for an evaluator
+        started from another (a replay, a convention), which shares its base's traces.
+        """
+        cls = type(self)
+        if (
+            prec in self._balls
+            or self.base is not None
+            or self.needed is not None
+            or cls.ball_trace is not _BALL_TRACE  # balls computed (or withheld) another way
+        ):
+            return self.ball_trace(prec)
+        part = self._partial.get(prec)
+        if part is not None and step in part:
+            return part
+        steps = self._partial_steps.setdefault(prec, set())
+        steps.add(step)
+        reuse = Reuse(part) if part is not None else None
+        try:
+            with BallBackend(prec) as xp:
+                part = run(self.derivation, xp, self.override, reuse=reuse, needed=frozenset(steps))
+        except (Undecided, ModelError, ShapeError, TypeError, LimitError):
+            # a node this step needs fails at this precision: so would the whole trace
+            self._balls[prec] = None
+            return None
+        if step not in part:  # not a node of the graph (a name only the full trace records)
+            return self.ball_trace(prec)
+        self._partial[prec] = part
+        return part
 
     def exact_trace(self) -> Trace:
         """The exact forward pass (computed once).
@@ -378,7 +417,9 @@ class Evaluator:
             return None if t is None else t.value(step)[idx]
 
         def ball(prec: int) -> arb | None:
-            t = self.ball_trace(prec)
+            t = self.ball_trace_of(prec, step)
+            if t is None and self.lazy_exact:
+                return None  # a higher precision may decide it; the exact value is the last resort
             if t is None:
                 e, xp = exact()
                 return xp.ball(e, prec) if xp is not None else None
@@ -390,6 +431,10 @@ class Evaluator:
             return t.value(step)[idx], t.backend
 
         return Quantity(ball, exact, fast, lazy=self.lazy_exact)
+
+
+#: The evaluator's own ball traces: a subclass (or a test) that replaces them gets its own.
+_BALL_TRACE = Evaluator.ball_trace
 
 
 class ExactRefused(Undecided):
