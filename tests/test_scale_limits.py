@@ -215,3 +215,23 @@ def test_an_undecided_entry_escalates_with_only_the_nodes_it_is_computed_from() 
     part = ev._partial[128]
     assert "l3.ffn_out" in part and "l3.resid_post" not in part and "l11.ffn_out" not in part
     assert 128 not in ev._balls  # no whole-model ball pass
+
+
+def test_a_deep_entry_starts_its_escalation_at_the_precision_its_depth_needs() -> None:
+    # Layer 11's output passes through 6 products per layer, each widening the float64
+    # enclosure about 4-fold at d_model 16: 128 bits cannot decide it, so that pass is
+    # skipped; layer 3's starts at 128. The verdicts are mpmath's all the same.
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    ev = Evaluator(d)
+    assert ev.start_precision("l3.ffn_out") == 128
+    start = ev.start_precision("l11.ffn_out")
+    assert start >= 256
+    exact = _first_token_ffn_out(w, d.tokens[0], 12, 16)
+    with mpmath.workdps(60):
+        for j, v in enumerate(exact):
+            q = ev.entry("l11.ffn_out", 0, j)
+            r = Fraction(int(mpmath.nint(v * 10**4)), 10**4)
+            lo, hi = r - Fraction(1, 20000), r + Fraction(1, 20000)
+            assert (q.locate(lo), q.locate(hi)) == (1, -1)
+            assert q.decided_by == f"arb{start}"
+    assert 128 not in ev._partial and 128 not in ev._balls  # no pass that could not decide
