@@ -246,3 +246,66 @@ def test_conversions_beyond_the_float_range_are_unknown_or_tiny() -> None:
     assert from_arb(arb(10) ** 400)[1] == math.inf
     m, r = from_arb(arb(1) / 3)
     assert _inside(F(1, 3), m, r)
+
+
+# ----------------------------------------------------------------------------- binary32 radii
+
+
+@pytest.fixture
+def single_radii(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every product's radius in binary32 BLAS (normally only the large ones)."""
+    import symtf.backends.midrad as midrad
+
+    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 0)
+
+
+@pytest.mark.parametrize(
+    "scale_a, scale_b", [(0, 0), (-540, -540), (-520, -530), (480, 490), (-300, 300), (-70, -70)]
+)
+@pytest.mark.parametrize("exact", [True, False])
+def test_matmul_with_binary32_radii_encloses_the_exact_product(
+    single_radii: None, scale_a: int, scale_b: int, exact: bool
+) -> None:
+    # (-70, -70): products near 2^-140, in binary32's subnormal range
+    test_matmul_encloses_the_exact_product(scale_a, scale_b, exact)
+
+
+def test_matmul_with_binary32_radii_handles_cancellation_underflow_and_overflow(
+    single_radii: None,
+) -> None:
+    test_matmul_with_cancellation()
+    test_matmul_underflow_of_every_product_is_covered()
+    test_matmul_overflow_gives_unknown_not_a_wrong_ball()
+
+
+def test_up32_is_an_upper_bound_in_every_range() -> None:
+    from symtf.backends.midrad import up32
+
+    rng = np.random.default_rng(5)
+    xs = np.concatenate(
+        [
+            np.abs(rng.standard_normal(2000)) * 2.0 ** rng.integers(-160, 130, 2000),
+            [0.0, 2.0**-149, 2.0**-150, 3 * 2.0**-151, 2.0**-126, 2.0**127 * 1.999, 2.0**128],
+            np.nextafter(np.float32(1.5), np.float32(2)).astype(np.float64) * np.ones(1),
+        ]
+    )
+    f = up32(xs)
+    assert f.dtype == np.float32
+    for x, y in zip(xs.tolist(), f.astype(np.float64).tolist(), strict=True):
+        assert y == math.inf or F(y) >= F(x), x
+        assert y <= x * (1 + 2.0**-20) + 2.0**-147 or x > 2.0**127  # and tight
+
+
+def test_binary32_radii_are_as_tight_as_binary64_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    import symtf.backends.midrad as midrad
+
+    rng = np.random.default_rng(1)
+    a = MR(rng.standard_normal((16, 768)), np.abs(rng.standard_normal((16, 768))) * 1e-9)
+    b = MR(
+        rng.standard_normal((768, 300)).astype(np.float32).astype(np.float64), np.zeros((768, 300))
+    )
+    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 0)
+    r32 = matmul(a, b).rad
+    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 1 << 62)
+    r64 = matmul(MR(a.mid, a.rad), MR(b.mid, b.rad)).rad
+    assert np.all(r32 >= r64 * (1 - 1e-3)) and np.all(r32 <= r64 * (1 + 1e-3))

@@ -45,6 +45,14 @@ summation, blocked or not, with or without FMA:
    themselves computed by BLAS: by 2, a real product ``P·Q >= 0`` satisfies
    ``P·Q <= (fl(P·Q) + n·eta) / (1 − γ_n)``.
 
+5. For large products the two radius products run in binary32 (single-precision BLAS,
+   about twice as fast): their operands are rounded up to binary32 (:func:`up32`),
+   and 2 holds there with ``u32 = 2^-24`` and ``eta32 = 2^-149``, so a real product
+   ``P·Q >= 0`` is at most ``(fl32(P·Q) + n·eta32) / (1 − γ32_n)``; the radius is then
+   ``(fl32(R1) + fl32(R2) + 3n·eta32)·k32 + eta`` (``3n·eta32`` covers the ``n·eta`` of 2
+   as well). Their relative overestimate, about ``n·2^-24``, is far below what any
+   radius is compared with; the midpoint product stays binary64.
+
 So ``rad = (fl(R1) + fl(R2) + 3n·eta)·k + eta`` with ``R1``, ``R2`` the BLAS
 products of 4 and ``k >= 1/((1 − γ_n)(1 − u)^3)`` covering the three roundings of
 that line (see :func:`matmul`)
@@ -106,6 +114,24 @@ def up(x: Any) -> Any:
     return x * _UP + ETA
 
 
+#: Unit roundoff and smallest positive subnormal of binary32 (radius products, :func:`matmul`).
+U32 = 2.0**-24
+ETA32 = 2.0**-149
+_UP32 = 1 + 2.0**-22
+
+
+def up32(x: Any) -> Any:
+    """A float32 array ``>=`` the float64 array ``x >= 0``, entry by entry.
+
+    ``t = fl(fl(x·(1 + 2^-22)) + 2^-149)``, then rounded to nearest binary32. A normal
+    result ``f`` has ``f >= t·(1 − 2^-24) >= x·(1 + 2^-22)(1 − 2^-53)^2(1 − 2^-24) >= x``; a
+    subnormal one is at most ``2^-150`` below ``t``, and ``t >= x + 2^-149 − 2^-150`` (the
+    float64 sum loses at most ``u·t``, far below ``2^-150`` there). Beyond the binary32
+    range the result is ``inf`` (an unknown radius, still an upper bound).
+    """
+    return np.asarray(x * _UP32 + ETA32).astype(np.float32)
+
+
 def down(x: Any) -> Any:
     """A float ``<= nextafter(x, -inf)`` for ``x > 0`` (and ``<= 0`` for ``x <= 0``)."""
     return x * _DOWN - ETA
@@ -154,13 +180,14 @@ class MR:
         rad: Radii, float64, ``>= 0`` (same shape as ``mid``, or broadcastable).
     """
 
-    __slots__ = ("_abs", "mid", "rad")
+    __slots__ = ("_abs", "_abs32", "mid", "rad")
     __array_priority__ = 1000  # ndarray ⊕ MR defers to MR's reflected operators
 
     def __init__(self, mid: np.ndarray, rad: np.ndarray) -> None:
         self.mid = mid
         self.rad = rad
         self._abs: np.ndarray | None = None
+        self._abs32: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -171,6 +198,12 @@ class MR:
         if self._abs is None:
             self._abs = np.abs(self.mid)
         return self._abs
+
+    def absmid32(self) -> np.ndarray:
+        """A float32 upper bound of ``|mid|`` (:func:`up32`), computed once."""
+        if self._abs32 is None:
+            self._abs32 = up32(self.absmid())
+        return self._abs32
 
     def exact(self) -> bool:
         """Whether every entry is exact (zero radius)."""
@@ -340,14 +373,21 @@ def matmul(a: MR, b: MR) -> MR:
         z = np.zeros((a.mid.shape[0], b.mid.shape[1]))
         return MR(z, z.copy())
     g = gamma(n)
-    k = _product_factor(n)
-    neta3 = 3 * n * ETA  # exact: a small integer times a power of two
     c = a.mid @ b.mid
     am = a.absmid()
     ar_ = up(g * am)
     if np.any(a.rad):
         ar_ = up(ar_ + a.rad)
     b_exact = not np.any(b.rad)
+    big = a.mid.shape[0] * n * b.mid.shape[1] >= _SINGLE_MIN_WORK
+    if big and n <= _SINGLE_MAX_N:  # the radius products in binary32 (see the docstring)
+        br32 = b.absmid32() if b_exact else up32(up(b.absmid() + b.rad))
+        p = (up32(ar_) @ br32).astype(np.float64)
+        if not b_exact:
+            p = p + (up32(am) @ up32(b.rad)).astype(np.float64)
+        return _clean(c, (p + 3 * n * ETA32) * _product_factor32(n) + ETA)
+    k = _product_factor(n)
+    neta3 = 3 * n * ETA  # exact: a small integer times a power of two
     br_ = b.absmid() if b_exact else up(b.absmid() + b.rad)
     p = ar_ @ br_
     if not b_exact:
@@ -359,6 +399,21 @@ def matmul(a: MR, b: MR) -> MR:
     # result is subnormal).
     r = (p + neta3) * k + ETA
     return _clean(c, r)
+
+
+#: Longest inner dimension whose radius products run in binary32 (``γ_n <= 1/16`` there).
+_SINGLE_MAX_N = 1 << 20
+#: Fewest multiply–adds for which they do: below it the conversions cost more than they save.
+_SINGLE_MIN_WORK = 1 << 21
+
+
+@lru_cache(maxsize=256)
+def _product_factor32(n: int) -> float:
+    """A float ``>= 1 / ((1 − γ32_n)(1 − u)^3)``, ``γ32_n = n·2^-24/(1 − n·2^-24)``."""
+    u = Fraction(1, 2**53)
+    nu = Fraction(n, 2**24)
+    g = nu / (1 - nu)
+    return _float_up(1 / ((1 - g) * (1 - u) ** 3))
 
 
 @lru_cache(maxsize=256)

@@ -42,6 +42,8 @@ class Quantity:
         fast: Optional midpoint–radius enclosure (as a ball), tried before any other.
         lazy: Whether the exact value is expensive (weights from files): it is then
             consulted only after every ball precision has failed.
+        start: The first ball precision worth trying (:meth:`Evaluator.start_precision`);
+            lower ones are skipped. It chooses where the ladder starts, never a verdict.
 
     Attributes:
         decided_by: The most expensive path any comparison so far needed
@@ -55,11 +57,13 @@ class Quantity:
         fast: Callable[[], arb | None] | None = None,
         *,
         lazy: bool = False,
+        start: Callable[[], int] | None = None,
     ) -> None:
         self._ball = ball
         self._exact = exact
         self._fast = fast
         self._lazy = lazy
+        self._start = start
         self._exact_value: tuple[sympy.Expr, ExactBackend | None] | None = None
         self.decided_by: str | None = None
 
@@ -115,7 +119,8 @@ class Quantity:
             if c is not None:
                 self._decided("midrad")
                 return c
-        x = self.ball(PRECISIONS[0])
+        first = self.first_precision()
+        x = self.ball(PRECISIONS[0]) if first <= PRECISIONS[0] else None
         if x is not None:
             c = compare_ball(x, b)
             if c is not None:
@@ -126,6 +131,8 @@ class Quantity:
             if c is not None:
                 return c
         for prec in PRECISIONS[1:]:
+            if prec < first:
+                continue
             x = self.ball(prec)
             if x is not None:
                 c = compare_ball(x, b)
@@ -142,6 +149,12 @@ class Quantity:
             return exact_sign(e - sympy.Rational(b.numerator, b.denominator), xp)
         except (Undecided, TypeError):
             return None
+
+    def first_precision(self) -> int:
+        """The lowest ball precision tried (the start hint, at most the top rung)."""
+        if self._start is None:
+            return PRECISIONS[0]
+        return min(self._start(), PRECISIONS[-1])
 
     def _rational_sign(self, b: Fraction) -> int | None:
         e, _ = self.exact()
@@ -168,7 +181,10 @@ class Quantity:
             if s is not None and "…" not in s:  # a float value, written out in full
                 return s
         if self._lazy:
+            first = self.first_precision()
             for prec in PRECISIONS:
+                if prec < first:
+                    continue
                 x = self.ball(prec)
                 s = decimal_string(x, 20) if x is not None else None
                 if s is not None:
@@ -284,9 +300,13 @@ class Evaluator:
         self.fresh = frozenset(fresh)
         self.needed = None if needed is None else frozenset(needed)
         self._balls: dict[int, Trace | None] = {}
+        #: Ball traces of only what escalated entries are computed from, by precision.
+        self._partial: dict[int, Trace] = {}
+        self._partial_steps: dict[int, set[str]] = {}
         self._exact: Trace | None = None
         self._midrad: Trace | None = None
         self._midrad_done = False
+        self._bits: dict[str, float] | None = None
         from symtf.limits import exact_out_of_reach
         from symtf.spec.weights import exact_is_expensive
 
@@ -315,6 +335,42 @@ class Evaluator:
             except (Undecided, ModelError, ShapeError, TypeError, LimitError):
                 self._balls[prec] = None  # decided exactly instead (or the balls do not fit)
         return self._balls[prec]
+
+    def ball_trace_of(self, prec: int, step: str) -> Trace | None:
+        """A trace in balls of ``prec`` bits holding ``step``: only what escalated steps need.
+
+        A number the midpoint–radius pass leaves open is taken to ``prec`` bits with the
+        nodes it is computed from, not the whole model: a claim on layer 0 of a 12-layer
+        model evaluates layer 0. Each later step adds its own nodes, taking the ones
+        already computed (:class:`~symtf.graph.core.Reuse`). A full trace at ``prec``,
+        once computed, serves every step; so does :meth:`ball_trace` for an evaluator
+        started from another (a replay, a convention), which shares its base's traces.
+        """
+        cls = type(self)
+        if (
+            prec in self._balls
+            or self.base is not None
+            or self.needed is not None
+            or cls.ball_trace is not _BALL_TRACE  # balls computed (or withheld) another way
+        ):
+            return self.ball_trace(prec)
+        part = self._partial.get(prec)
+        if part is not None and step in part:
+            return part
+        steps = self._partial_steps.setdefault(prec, set())
+        steps.add(step)
+        reuse = Reuse(part) if part is not None else None
+        try:
+            with BallBackend(prec) as xp:
+                part = run(self.derivation, xp, self.override, reuse=reuse, needed=frozenset(steps))
+        except (Undecided, ModelError, ShapeError, TypeError, LimitError):
+            # a node this step needs fails at this precision: so would the whole trace
+            self._balls[prec] = None
+            return None
+        if step not in part:  # not a node of the graph (a name only the full trace records)
+            return self.ball_trace(prec)
+        self._partial[prec] = part
+        return part
 
     def exact_trace(self) -> Trace:
         """The exact forward pass (computed once).
@@ -378,7 +434,9 @@ class Evaluator:
             return None if t is None else t.value(step)[idx]
 
         def ball(prec: int) -> arb | None:
-            t = self.ball_trace(prec)
+            t = self.ball_trace_of(prec, step)
+            if t is None and self.lazy_exact:
+                return None  # a higher precision may decide it; the exact value is the last resort
             if t is None:
                 e, xp = exact()
                 return xp.ball(e, prec) if xp is not None else None
@@ -389,7 +447,78 @@ class Evaluator:
             t = self.exact_trace()
             return t.value(step)[idx], t.backend
 
-        return Quantity(ball, exact, fast, lazy=self.lazy_exact)
+        start = (lambda: self.start_precision(step)) if self.lazy_exact else None
+        return Quantity(ball, exact, fast, lazy=self.lazy_exact, start=start)
+
+    def start_precision(self, step: str) -> int:
+        """The first ball precision likely to decide 4–6 decimals of ``step`` (a guess).
+
+        From the midpoint–radius pass: a radius ``R`` (relative to the step's size) at
+        binary64's 53 bits becomes about ``R·2^(53−p)`` at ``p`` bits, so a step with a
+        finite radius needs about ``53 + log2 R + 40`` bits. Where the radius is already
+        unknown, each product on the longest path to the step is taken to widen it by
+        the geometric mean of what the products with finite radii did (about
+        ``√(inner dimension)``, see ``benchmarks/bench_radius.py``). Only lazy models
+        (weights from files, or beyond exact values) use it, where each skipped
+        precision is a pass over the model that would not decide; the verdict is
+        still whatever the balls and, last, exact values give.
+        """
+        if self._bits is None:
+            self._bits = _needed_bits(self.midrad_trace())
+        bits = self._bits.get(step, 0.0)
+        return next((p for p in PRECISIONS if p >= bits), PRECISIONS[-1])
+
+
+#: Ops whose outputs widen the enclosure by about √(inner dimension) (the wrapping of boxes).
+_PRODUCTS = frozenset({"matmul", "linear"})
+#: Bits a ball needs beyond its relative radius to decide a few printed decimals.
+_MARGIN_BITS = 40
+
+
+def _relative_radius(v: Any) -> float | None:
+    """``median(rad) / rms(mid)`` of a midpoint–radius matrix (``inf`` if a radius is)."""
+    mid, rad = getattr(v, "mid", None), getattr(v, "rad", None)
+    if mid is None or rad is None or getattr(mid, "ndim", 0) != 2 or not mid.size:
+        return None
+    import numpy as np
+
+    if not np.all(np.isfinite(rad)):
+        return math.inf
+    fin = np.isfinite(mid)
+    rms = float(np.sqrt(np.mean(mid[fin] ** 2))) if fin.any() else 0.0
+    return float(np.median(rad[fin])) / rms if rms > 0 else None
+
+
+def _needed_bits(trace: Trace | None) -> dict[str, float]:
+    """Each step's guessed ball precision (see :meth:`Evaluator.start_precision`)."""
+    if trace is None:
+        return {}
+    rel: dict[str, float | None] = {n: _relative_radius(trace.value(n)) for n in trace}
+    logs = []
+    for n in trace:
+        s = trace[n]
+        ins = [rel.get(i) for i in s.inputs]
+        out = rel[n]
+        if s.op in _PRODUCTS and out is not None and 0 < out < math.inf:
+            known = [x for x in ins if x is not None and 0 < x < math.inf]
+            if known and len(known) == len([x for x in ins if x is not None]):
+                logs.append(max(math.log2(out / max(known)), 0.0))
+    grow = sum(logs) / len(logs) if logs else 0.0
+    depth: dict[str, int] = {}
+    bits: dict[str, float] = {}
+    for n in trace:
+        s = trace[n]
+        depth[n] = max((depth.get(i, 0) for i in s.inputs), default=0) + (s.op in _PRODUCTS)
+        r = rel[n]
+        if r is not None and 0 < r < math.inf:
+            bits[n] = 53 + math.log2(r) + _MARGIN_BITS
+        else:
+            bits[n] = grow * depth[n] + _MARGIN_BITS
+    return bits
+
+
+#: The evaluator's own ball traces: a subclass (or a test) that replaces them gets its own.
+_BALL_TRACE = Evaluator.ball_trace
 
 
 class ExactRefused(Undecided):

@@ -1,0 +1,237 @@
+"""A model is refused only when no certified backend can evaluate it.
+
+The size estimate is the cost of the pass that runs (:mod:`symtf.limits`): a
+model whose exact values would need tens of GB but whose float64 midpoints and
+radii fit is evaluated in midpoint–radius arithmetic, and its enclosures contain
+the values mpmath computes at 60 digits; a model too large even for that is
+refused before any of it is evaluated, with the estimate.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from sympy import Rational
+
+from symtf import limits
+from symtf.backends import BallBackend
+from symtf.backends.midrad import MidradBackend
+from symtf.checking.compare import check
+from symtf.checking.evaluation import Evaluator
+from symtf.errors import LimitError
+from symtf.graph.pipeline import run
+from symtf.spec import Derivation, Head, Layer, Model
+from symtf.spec.weights import FileMatrix
+
+VOCAB = 8
+
+
+def _decoder(seq: int, d: int, heads: int, layers: int) -> tuple[Derivation, dict[str, np.ndarray]]:
+    """A pre-norm decoder with float32 weights held exactly, and its raw weights.
+
+    No positions, no attention-output bias, LayerNorm with γ = 1 and β = 0, a tanh-GELU
+    FFN of width 2·d_model; ``w`` holds ``embed``, ``lL.hH.W_Q`` … and ``lL.W_O``, ``lL.W1``,
+    ``lL.b1``, ``lL.W2``, ``lL.b2``.
+    """
+    rng = np.random.default_rng(7)
+
+    def draw(shape: tuple[int, ...], scale: float) -> np.ndarray:
+        k = rng.integers(-(2**12), 2**12, size=shape)
+        return (k * (scale / 2**12)).astype(np.float32).astype(np.float64)
+
+    dh = d // heads
+    w: dict[str, np.ndarray] = {"embed": draw((VOCAB, d), 0.5)}
+    blocks = []
+    for li in range(layers):
+        hs = []
+        for hi in range(heads):
+            names = [f"l{li}.h{hi}.{n}" for n in ("W_Q", "W_K", "W_V")]
+            for n in names:
+                w[n] = draw((d, dh), 1 / np.sqrt(d))
+            hs.append(Head(*(FileMatrix(w[n], n) for n in names)))
+        for n, v in (
+            ("W_O", draw((d, d), 1 / np.sqrt(d))),
+            ("W1", draw((d, 2 * d), 1 / np.sqrt(d))),
+            ("b1", draw((1, 2 * d), 0.05)),
+            ("W2", draw((2 * d, d), 1 / np.sqrt(2 * d))),
+            ("b2", draw((1, d), 0.05)),
+        ):
+            w[f"l{li}.{n}"] = v
+        f = {n: FileMatrix(w[f"l{li}.{n}"], f"l{li}.{n}") for n in ("W_O", "W1", "b1", "W2", "b2")}
+        f["one"] = FileMatrix(np.ones((1, d)), "one")
+        f["zero"] = FileMatrix(np.zeros((1, d)), "zero")
+        blocks.append(
+            Layer(
+                tuple(hs),
+                f["W_O"],
+                f["W1"],
+                f["b1"],
+                f["W2"],
+                f["b2"],
+                f["one"],
+                f["zero"],
+                f["one"],
+                f["zero"],
+            )
+        )
+    embed = FileMatrix(w["embed"], "embed")
+    model = Model(
+        architecture="decoder",
+        d_model=d,
+        n_heads=heads,
+        d_head=dh,
+        norm="pre",
+        eps=Rational(1, 100000),
+        activation="gelu_tanh",
+        vocab=tuple(f"t{i}" for i in range(VOCAB)),
+        embed=embed,
+        unembed=embed.T,
+        layers=tuple(blocks),
+        positional="none",
+        final_norm=True,
+        lnf_gamma=FileMatrix(np.ones((1, d)), "lnf_gamma"),
+        lnf_beta=FileMatrix(np.zeros((1, d)), "lnf_beta"),
+        tied=True,
+    )
+    tokens = tuple(int(t) for t in rng.integers(0, VOCAB, size=seq))
+    return Derivation("big", "big", "", model, tokens, ()), w
+
+
+def _first_pattern_row(w: dict[str, np.ndarray], tokens: tuple[int, ...], i: int, d: int) -> list:
+    """Row ``i`` of ``l0.h0.pattern`` by mpmath at 60 digits (LayerNorm with γ = 1, β = 0)."""
+    with mpmath.workdps(60):
+        rows = [[mpmath.mpf(float(v)) for v in w["embed"][t]] for t in tokens[: i + 1]]
+
+        def ln(x: list) -> list:
+            mu = mpmath.fsum(x) / d
+            var = mpmath.fsum((v - mu) ** 2 for v in x) / d
+            sd = mpmath.sqrt(var + mpmath.mpf(1) / 100000)
+            return [(v - mu) / sd for v in x]
+
+        def proj(x: list, W: np.ndarray) -> list:
+            return [mpmath.fsum(x[k] * float(W[k, c]) for k in range(d)) for c in range(W.shape[1])]
+
+        ys = [ln(r) for r in rows]
+        dh = w["l0.h0.W_Q"].shape[1]
+        q = proj(ys[i], w["l0.h0.W_Q"])
+        s = [
+            mpmath.fsum(a * b for a, b in zip(q, proj(y, w["l0.h0.W_K"]), strict=True))
+            / mpmath.sqrt(dh)
+            for y in ys
+        ]
+        e = [mpmath.exp(v) for v in s]
+        tot = mpmath.fsum(e)
+        return [v / tot for v in e]
+
+
+def test_a_model_too_large_for_exact_values_runs_in_midpoint_radius_and_contains_the_values() -> (
+    None
+):
+    d, w = _decoder(limits.MAX_SEQ_LEN, d=16, heads=4, layers=2)
+    with pytest.raises(LimitError, match="too large to evaluate exactly"):
+        limits.enforce(d)  # tens of GB of exact values
+    with MidradBackend() as xp:
+        trace = run(d, xp)  # not refused: its midpoints and radii take a few hundred MB
+    pattern = trace.value("l0.h0.pattern")
+    ref = _first_pattern_row(w, d.tokens, 3, 16) + [0] * (limits.MAX_SEQ_LEN - 4)  # the mask
+    with mpmath.workdps(60):
+        for j, exact in enumerate(ref):
+            mid, rad = mpmath.mpf(float(pattern.mid[3, j])), mpmath.mpf(float(pattern.rad[3, j]))
+            assert abs(exact - mid) <= rad, (j, exact, mid, rad)
+            assert rad < mpmath.mpf(10) ** -8  # and narrow enough to decide 4 decimals
+
+
+def test_a_model_no_backend_can_evaluate_is_refused_before_evaluation_with_its_estimate() -> None:
+    # 512 tokens, 64 heads and 64 layers: each within its own cap, but 4·512² attention
+    # entries per head add up to about 69 GB even as float64 midpoints and radii.
+    d, _ = _decoder(limits.MAX_SEQ_LEN, d=64, heads=64, layers=64)
+    for backend, words in (
+        (MidradBackend(), "even in float64 midpoint–radius enclosures"),
+        (BallBackend(128), "even in certified balls"),
+    ):
+        with pytest.raises(LimitError) as e:
+            run(d, backend)
+        assert words in str(e.value) and "GB" in str(e.value)
+        assert str(e.value).startswith("big: model: too large to evaluate")
+    with pytest.raises(LimitError, match="even in float64 midpoint–radius enclosures"):
+        check(d)  # checking refuses it too: no certified pass would fit
+
+
+def _first_token_ffn_out(w: dict[str, np.ndarray], token: int, layers: int, d: int) -> list:
+    """Row 0 of ``l{layers-1}.ffn_out`` by mpmath at 60 digits.
+
+    The first token attends only to itself (its causal softmax is ``[1]``), so each
+    head's output is its value row and the row is one token's pass through the blocks.
+    """
+    with mpmath.workdps(60):
+
+        def ln(x: list) -> list:
+            mu = mpmath.fsum(x) / d
+            var = mpmath.fsum((v - mu) ** 2 for v in x) / d
+            sd = mpmath.sqrt(var + mpmath.mpf(1) / 100000)
+            return [(v - mu) / sd for v in x]
+
+        def lin(x: list, W: np.ndarray, b: np.ndarray | None = None) -> list:
+            out = [
+                mpmath.fsum(x[k] * float(W[k, c]) for k in range(len(x))) for c in range(W.shape[1])
+            ]
+            return out if b is None else [o + float(b[0, c]) for c, o in enumerate(out)]
+
+        k = mpmath.sqrt(2 / mpmath.pi)
+        c3 = mpmath.mpf(44715) / 10**6
+
+        def gelu(t: mpmath.mpf) -> mpmath.mpf:
+            return t / 2 * (1 + mpmath.tanh(k * (t + c3 * t**3)))
+
+        x = [mpmath.mpf(float(v)) for v in w["embed"][token]]
+        heads = sum(1 for n in w if n.startswith("l0.h") and n.endswith(".W_V"))
+        for li in range(layers):
+            y = ln(x)
+            z = [v for hi in range(heads) for v in lin(y, w[f"l{li}.h{hi}.W_V"])]
+            x = [a + b for a, b in zip(x, lin(z, w[f"l{li}.W_O"]), strict=True)]
+            h = [gelu(t) for t in lin(ln(x), w[f"l{li}.W1"], w[f"l{li}.b1"])]
+            f = lin(h, w[f"l{li}.W2"], w[f"l{li}.b2"])
+            x = [a + b for a, b in zip(x, f, strict=True)]
+        return f
+
+
+def test_an_undecided_entry_escalates_with_only_the_nodes_it_is_computed_from() -> None:
+    # 12 layers: the float64 enclosure of layer 3's FFN output is too wide for 4 decimals,
+    # so those entries go to balls of 128 bits, evaluating layers 0-3 and nothing after.
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    exact = _first_token_ffn_out(w, d.tokens[0], 4, 16)
+    ev = Evaluator(d)
+    with mpmath.workdps(60):
+        for j, v in enumerate(exact):
+            q = ev.entry("l3.ffn_out", 0, j)
+            assert q.fast_ball() is not None and not q.fast_ball().rad() < 1e-5  # open in float64
+            r = Fraction(int(mpmath.nint(v * 10**4)), 10**4)  # 4 decimals, mpmath's
+            lo, hi = r - Fraction(1, 20000), r + Fraction(1, 20000)
+            assert (q.locate(lo), q.locate(hi)) == (1, -1)
+            assert q.decided_by == "arb128"
+    part = ev._partial[128]
+    assert "l3.ffn_out" in part and "l3.resid_post" not in part and "l11.ffn_out" not in part
+    assert 128 not in ev._balls  # no whole-model ball pass
+
+
+def test_a_deep_entry_starts_its_escalation_at_the_precision_its_depth_needs() -> None:
+    # Layer 11's output passes through 6 products per layer, each widening the float64
+    # enclosure about 4-fold at d_model 16: 128 bits cannot decide it, so that pass is
+    # skipped; layer 3's starts at 128. The verdicts are mpmath's all the same.
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    ev = Evaluator(d)
+    assert ev.start_precision("l3.ffn_out") == 128
+    start = ev.start_precision("l11.ffn_out")
+    assert start >= 256
+    exact = _first_token_ffn_out(w, d.tokens[0], 12, 16)
+    with mpmath.workdps(60):
+        for j, v in enumerate(exact):
+            q = ev.entry("l11.ffn_out", 0, j)
+            r = Fraction(int(mpmath.nint(v * 10**4)), 10**4)
+            lo, hi = r - Fraction(1, 20000), r + Fraction(1, 20000)
+            assert (q.locate(lo), q.locate(hi)) == (1, -1)
+            assert q.decided_by == f"arb{start}"
+    assert 128 not in ev._partial and 128 not in ev._balls  # no pass that could not decide
