@@ -77,3 +77,13 @@ def test_without_a_budget_nothing_is_cut(tmp_path: Path, monkeypatch: pytest.Mon
     report = compare.check(spec.load(path))
     assert report.not_reached == ()
     assert [c.verdict for c in report.checks] == ["exact"] * 4
+
+
+def test_notes_and_pages_are_not_written_from_half_a_check(
+    two_claims: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "notes.tex"
+    code = main(["latex", "-o", str(out), str(two_claims)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "exceeded the time budget: 1 of 2 claims were not checked" in err

@@ -28,7 +28,7 @@ from symtf.backends.certify import (
 )
 from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity, _fit, selection
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
-from symtf.errors import SpecError, Undecided
+from symtf.errors import LimitError, SpecError, Undecided
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
@@ -124,12 +124,19 @@ def check_traced(derivation: Derivation) -> DerivationReport:
     A model whose exact values would not fit is refused first, before it is checked.
 
     Raises:
-        LimitError: When the model's exact values would exceed the memory limit.
+        LimitError: When the model's exact values would exceed the memory limit, or the
+            ``--timeout`` budget left claims unchecked (:attr:`DerivationReport.not_reached`).
     """
     from symtf.limits import enforce
 
     enforce(derivation)
-    return traced(check(derivation), derivation)
+    report = check(derivation)
+    if report.not_reached:  # a document of every step is not written from half a check
+        raise LimitError(
+            f"{derivation.path}: exceeded the time budget: {len(report.not_reached)} of "
+            f"{len(report.results)} claims were not checked (raise it with --timeout)"
+        )
+    return traced(report, derivation)
 
 
 def traced(report: DerivationReport, derivation: Derivation) -> DerivationReport:
