@@ -43,7 +43,7 @@ printed = "4 7"
 def two_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "two.toml"
     path.write_text(TEXT, encoding="utf-8")
-    left = iter([30.0])
+    left = iter([30.0, 30.0])  # at the start (the reserve: 3 s), and at the first claim
     monkeypatch.setattr("symtf.backends.certify.time_left", lambda: next(left, 1.0))
     return path
 
@@ -87,3 +87,14 @@ def test_notes_and_pages_are_not_written_from_half_a_check(
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert "exceeded the time budget: 1 of 2 claims were not checked" in err
+
+
+def test_a_short_budget_is_not_all_reserve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 2 s left at the start, the reserve is a quarter of it (0.5 s), not 3 s: a
+    file that checks in well under that is checked whole."""
+    path = tmp_path / "two.toml"
+    path.write_text(TEXT, encoding="utf-8")
+    monkeypatch.setattr("symtf.backends.certify.time_left", lambda: 2.0)
+    report = compare.check(spec.load(path))
+    assert report.not_reached == ()
+    assert [c.verdict for c in report.checks] == ["exact"] * 4

@@ -51,8 +51,9 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     t = ev.midrad_trace() or ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
     not_reached: list[str] = []
+    reserve = _reserve()
     for claim in derivation.claims:
-        if not_reached or _budget_nearly_spent():
+        if not_reached or _budget_nearly_spent(reserve):
             # A partial report: what was decided stands; the rest is named, not guessed.
             not_reached.append(claim.label)
             results.append(ClaimResult(claim, undecided_claim(claim, NOT_REACHED, derivation.path)))
@@ -77,7 +78,7 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
     )
 
     results = accept(derivation, results, ev)
-    if not_reached or _budget_nearly_spent():
+    if not_reached or _budget_nearly_spent(reserve):
         report = DerivationReport(
             derivation.path,
             derivation.title,
@@ -107,15 +108,25 @@ NOT_REACHED = (
 )
 
 
-def _budget_nearly_spent() -> bool:
-    """Whether the running ``--timeout`` budget is down to its reserve (the root searches'
-    :data:`symtf.roots.RESERVE_SECONDS`): the claims not started yet are then named as not
-    reached, and the report is written, rather than the whole file lost to the timer."""
+def _reserve() -> float:
+    """The seconds of the running ``--timeout`` budget kept for writing the report: the root
+    searches' :data:`symtf.roots.RESERVE_SECONDS`, or a quarter of what is left when the
+    check starts, whichever is less (a 2 s budget is not all reserve)."""
     from symtf.backends.certify import time_left
     from symtf.roots import RESERVE_SECONDS
 
     left = time_left()
-    return left is not None and left < RESERVE_SECONDS
+    return RESERVE_SECONDS if left is None else min(RESERVE_SECONDS, left / 4)
+
+
+def _budget_nearly_spent(reserve: float) -> bool:
+    """Whether the running ``--timeout`` budget is down to ``reserve`` seconds: the claims
+    not started yet are then named as not reached, and the report is written, rather than
+    the whole file lost to the timer."""
+    from symtf.backends.certify import time_left
+
+    left = time_left()
+    return left is not None and left < reserve
 
 
 def check_traced(derivation: Derivation) -> DerivationReport:
