@@ -300,34 +300,35 @@ def _with_scale(text: str, anchor: str) -> str:
     return text.replace(anchor, anchor + '\nscale = "t"', 1)
 
 
-def _i_love_ai_scaled(t: Any) -> dict[str, Any]:
-    d = tomllib.loads((DERIVATIONS / "i_love_ai.toml").read_text(encoding="utf-8"))
-    m = d["model"]
-    embed, pos = _mat(m["embed"]), _mat(m["pos"])
-    x = [[embed[tok][j] + pos[i][j] for j in range(6)] for i, tok in enumerate((0, 1, 2))]
-    head = m["layers"][0]["heads"][0]
-    wq, wk = _mat(head["W_Q"]), _mat(head["W_K"])
-    q, k = _matmul(x, wq), _matmul(x, wk)
-    scaled = [[mp.fsum(q[i][s] * k[j][s] for s in range(2)) / t for j in range(3)]
-              for i in range(3)]  # fmt: skip
-    return {"l0.h0.scaled": scaled, "l0.h0.pattern": _pattern(x, wq, wk, t, True)}
+def _inputs(name: str) -> tuple[list[list[Any]], dict[str, Any]]:
+    """An article's attention input (embeddings, plus positions where it has them) and
+    its first head, read from the TOML text by hand."""
+    m = tomllib.loads((DERIVATIONS / f"{name}.toml").read_text(encoding="utf-8"))["model"]
+    x = _mat(m["embed"])
+    if "pos" in m:  # i_love_ai: the tokens 0, 1, 2 plus learned positions
+        pos = _mat(m["pos"])
+        x = [[x[tok][j] + pos[i][j] for j in range(len(pos[0]))] for i, tok in enumerate((0, 1, 2))]
+    return x, m["layers"][0]["heads"][0]
 
 
-def _birds_scaled(t: Any) -> dict[str, Any]:
-    d = tomllib.loads((DERIVATIONS / "birds_build_nests.toml").read_text(encoding="utf-8"))
-    m = d["model"]
-    embed = _mat(m["embed"])
-    head = m["layers"][0]["heads"][0]
-    wq, wk = _mat(head["W_Q"]), _mat(head["W_K"])
-    q, k = _matmul(embed, wq), _matmul(embed, wk)
-    scaled = [[mp.fsum(q[i][s] * k[j][s] for s in range(3)) / t for j in range(3)]
-              for i in range(3)]  # fmt: skip
-    return {"l0.h0.scaled": scaled, "l0.h0.pattern": _pattern(embed, wq, wk, t, False)}
+def _scaled_model(name: str, causal: bool) -> Callable[[Any], dict[str, Any]]:
+    """The scaled scores and the pattern of the article's first head, with divisor ``t``."""
+
+    def model(t: Any) -> dict[str, Any]:
+        x, head = _inputs(name)
+        wq, wk = _mat(head["W_Q"]), _mat(head["W_K"])
+        q, k = _matmul(x, wq), _matmul(x, wk)
+        n, d = len(x), len(q[0])
+        scaled = [[mp.fsum(q[i][s] * k[j][s] for s in range(d)) / t for j in range(n)]
+                  for i in range(n)]  # fmt: skip
+        return {"l0.h0.scaled": scaled, "l0.h0.pattern": _pattern(x, wq, wk, t, causal)}
+
+    return model
 
 
 SCALED = {
-    "i_love_ai": ('mask = "causal"', _i_love_ai_scaled, 2),
-    "birds_build_nests": ('mask = "none"', _birds_scaled, 3),
+    "i_love_ai": ('mask = "causal"', _scaled_model("i_love_ai", True), 2),
+    "birds_build_nests": ('mask = "none"', _scaled_model("birds_build_nests", False), 3),
 }
 
 
