@@ -351,7 +351,8 @@ class Evaluator:
             prec in self._balls
             or self.base is not None
             or self.needed is not None
-            or cls.ball_trace is not _BALL_TRACE  # balls computed (or withheld) another way
+            or cls.ball_trace
+            is not Evaluator.ball_trace  # balls computed (or withheld) another way
         ):
             return self.ball_trace(prec)
         part = self._partial.get(prec)
@@ -515,10 +516,6 @@ def _needed_bits(trace: Trace | None) -> dict[str, float]:
         else:
             bits[n] = grow * depth[n] + _MARGIN_BITS
     return bits
-
-
-#: The evaluator's own ball traces: a subclass (or a test) that replaces them gets its own.
-_BALL_TRACE = Evaluator.ball_trace
 
 
 class ExactRefused(Undecided):

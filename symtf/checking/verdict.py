@@ -584,7 +584,8 @@ def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
             extra["symbolic_latex"] = tex
     # A long value is not written out in the explanation: its named form speaks in the
     # trace's internal node names (``symbolic_value`` keeps it for programs).
-    why += f": the exact value is {text}" if closed is not None else f": {_long_words(x)}"
+    long = f"a long expression in {names} (not written out)"
+    why += f": the exact value is {text if closed is not None else long}"
     if p.is_infinite or len(x.symbols) != 1:
         return Verdict("symbolic", None, why, None, extra)
     (sym,) = x.symbols
@@ -676,12 +677,6 @@ def _expanded_size(
                 break
     memo[e] = n = min(n, cap + 1)
     return n
-
-
-def _long_words(x: Located) -> str:
-    """A long symbolic value in words, without the internal node names of its named form."""
-    names = ", ".join(sorted(map(str, x.symbols)))
-    return f"the exact value is a long expression in {names} (not written out)"
 
 
 def _named_form(x: Located) -> str:

@@ -776,10 +776,7 @@ def _node_latex(
     label = (labels or {}).get(m.group(1), "")
     word = _MATH_WORD.fullmatch(label)
     if word is not None and word.group("top") is None:
-        base = word.group("base")
-        if word.group("sub") is not None:
-            base += "_{" + word.group("sub").strip("{}") + "}"
-        return rf"\left({base}\right)_{{{at}}}"
+        return rf"\left({_word_tex(word)}\right)_{{{at}}}"
     title = (titles or {}).get(m.group(1))
     if title:
         return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
@@ -1663,6 +1660,16 @@ _MATH_WORD = re.compile(
 )
 
 
+def _word_tex(m: re.Match[str]) -> str:
+    """One symbol of a label (a :data:`_MATH_WORD` match) as maths: ``Q_1^T`` → ``Q_{1}^{\top}``."""
+    tex = m.group("base")
+    if m.group("sub") is not None:
+        tex += "_{" + m.group("sub").strip("{}") + "}"
+    if m.group("top") is not None:
+        tex += r"^{\top}"
+    return tex
+
+
 def label_tex(label: str) -> str:
     r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
 
@@ -1681,12 +1688,7 @@ def label_tex(label: str) -> str:
         if m is None or (m.group("sub") is None and m.group("top") is None):
             out.append((False, escape(w)))
             continue
-        tex = m.group("base")
-        if m.group("sub") is not None:
-            tex += "_{" + m.group("sub").strip("{}") + "}"
-        if m.group("top") is not None:
-            tex += r"^{\top}"
-        out.append((True, escape(w[:lead]) + "$" + tex + "$" + escape(tail)))
+        out.append((True, escape(w[:lead]) + "$" + _word_tex(m) + "$" + escape(tail)))
     if all(is_math for is_math, _ in out) and all(
         _MATH_WORD.fullmatch(w) for w in words
     ):  # a product of symbols: one formula, thin spaces between its factors

@@ -93,7 +93,7 @@ def _opaque_kernel(op: Op[Any]) -> Callable[..., Any]:
                 raise  # numbers: the op's own error stands
             settings = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
             fn = sympy.Function(f"{op.name}[{settings}]" if settings else op.name, real=True)
-            return generic(xp, lambda *xs: fn(*xs), *args)
+            return generic(xp, fn, *args)
 
     return kernel
 
