@@ -137,6 +137,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     """
     from symtf.cli import EXIT_OK, time_budget
     from symtf.errors import LimitError
+    from symtf.renderers.safe import block as safe_block
     from symtf.teach.whatif import parse_ranges, render_text, whatif, write
 
     (lo, hi), ranges = parse_ranges(args.range)
@@ -151,12 +152,13 @@ def cmd_whatif(args: argparse.Namespace) -> int:
                 out=None,
                 points=args.points,
                 ranges=ranges,
+                draw=bool(args.output),
             )
     except LimitError as e:  # the budget ran out before the first entry was followed
         raise LimitError(f"{e}; nothing finished (the trace was still being built)") from None
     if args.output:  # after the budget: a partial result is still drawn and saved
         write(result, Path(args.output))
-    files.write_stdout(render_text(result))
+    files.write_stdout(safe_block(render_text(result)))  # the file's labels, made safe
     if not result.complete:
         done, total = len(result.outputs), len(result.outputs) + len(result.not_reached)
         cut = f", {len(result.cut_short)} interval search(es) cut short" if result.cut_short else ""

@@ -52,6 +52,7 @@ from symtf.backends.certify import decimal_string, time_left
 from symtf.checking.evaluation import _fit, selection
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
+from symtf.renderers.charts import entropy, softmax_row
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, Model, load
@@ -519,12 +520,12 @@ class Sharpness:
     Attributes:
         head: ``l0.h1``.
         divisor: The file's score divisor (√d_k unless set), exact.
-        scores: Rows of ``QKᵀ`` (before the divisor) as floats, ``None`` where masked.
+        scores: Rows of ``QKᵀ`` (before the divisor) as floats, ``-inf`` where masked.
     """
 
     head: str
     divisor: sympy.Expr
-    scores: list[list[float | None]]
+    scores: list[list[float]]
 
 
 @dataclass
@@ -661,6 +662,7 @@ def whatif(
     out: Path | None = None,
     points: int = 121,
     ranges: dict[str, tuple[Fraction, Fraction]] | None = None,
+    draw: bool = False,
 ) -> WhatIf:
     """Follow printed outputs as weights or settings become symbols (see the module docstring).
 
@@ -673,6 +675,8 @@ def whatif(
         out: Folder for the plots and ``whatif.json`` (none written when ``None``).
         points: Plot points per symbol.
         ranges: Ranges of single symbols by name, over the default.
+        draw: Whether the caller writes the plots itself (:func:`write`): the sharpness
+            plot's scores are then read too, as they are with ``out``.
 
     Raises:
         WhatIfError: For a weight, label or range that does not fit.
@@ -719,7 +723,7 @@ def whatif(
     ]
     if result.cut_short and not result.stopped:
         result.stopped = "the --timeout budget was nearly used up"
-    if not result.not_reached:
+    if (out is not None or draw) and not result.not_reached:
         try:
             result.sharpness = _sharpness(d0, trace, duals[ws[0].symbol], brackets[ws[0].symbol])
         except BudgetExpired:  # the picture only: the report stands without it
@@ -763,10 +767,11 @@ def _follow(
     if o.printed is not None:
         iv = rounding_interval(p, claim.rounding)
         o.band = (iv.lo, iv.hi)
+    short = o.closed is not None and sympy.count_ops(o.closed) <= 200
     for w in dep:
         part = Partial(w)
         _, part.derivative = _certified(duals[w.symbol], e, *brackets[w.symbol])
-        if o.closed is not None and sympy.count_ops(o.closed) <= 200:
+        if short:
             der = sympy.diff(o.closed, w.symbol).xreplace(values)
             if not der.has(sympy.Heaviside, sympy.DiracDelta, sympy.Derivative, sympy.Subs):
                 if sympy.count_ops(der) <= 120:
@@ -805,12 +810,12 @@ def _sharpness(
             scores = trace.value(f"{name}.scores")
             # without a mask there is no masked step: every score takes part
             masked = trace.value(f"{name}.masked") if f"{name}.masked" in trace else scores
-            rows: list[list[float | None]] = []
+            rows: list[list[float]] = []
             for i in range(scores.rows):
-                row: list[float | None] = []
+                row: list[float] = []
                 for j in range(scores.cols):
                     if masked[i, j] == sympy.S.NegativeInfinity:
-                        row.append(None)
+                        row.append(-math.inf)
                         continue
                     try:
                         v, _ = dual.at(scores[i, j], *bracket, 64)
@@ -904,7 +909,7 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
         return []
     plt = _pyplot()
     groups = dict(list(groups.items())[:MAX_PANELS])
-    columns = [w for w in r.weights][:MAX_SYMBOL_PANELS]
+    columns = r.weights[:MAX_SYMBOL_PANELS]
     nr, nc = len(groups), len(columns)
     fig, axes = plt.subplots(nr, nc, figsize=(7 if nc == 1 else 4.2 * nc, 2.6 * nr), squeeze=False)
     held = len(r.weights) > 1
@@ -971,15 +976,6 @@ def _save(fig: Any, out: files.OutputFolder, stem: str, exts: tuple[str, ...]) -
     return written
 
 
-def softmax_row(scores: Sequence[float | None], divisor: float) -> list[float]:
-    """Softmax of ``scores / divisor`` over the unmasked entries (floats, for the picture)."""
-    xs = [s / divisor for s in scores if s is not None]
-    top = max(xs)
-    ex = [math.exp(x - top) for x in xs]
-    total = sum(ex)
-    return [x / total for x in ex]
-
-
 def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
     """``sharpness.png``: each softmax row's largest weight and entropy against the divisor."""
     if not r.sharpness:
@@ -996,14 +992,13 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
         grid = [s0 * 2 ** (k / 20) for k in range(-80, 81)]  # s0/16 … 16·s0, log-spaced
         top, bottom = axes[0, col], axes[1, col]
         for i, row in enumerate(sh.scores):
-            n = sum(x is not None for x in row)
+            n = sum(x != -math.inf for x in row)
             if n == 0:
                 continue
             ps = [softmax_row(row, s) for s in grid]
             colour = f"C{i % 10}"
             top.plot(grid, [max(p) for p in ps], color=colour, label=f"row {i}")
-            entropy = [-sum(q * math.log(q) for q in p if q > 0) for p in ps]
-            bottom.plot(grid, entropy, color=colour, label=f"row {i} (max ln {n})")
+            bottom.plot(grid, [entropy(p) for p in ps], color=colour, label=f"row {i} (max ln {n})")
         for ax in (top, bottom):
             ax.set_xscale("log", base=2)
             ax.axvline(s0, color="gray", linestyle="--", linewidth=1)
