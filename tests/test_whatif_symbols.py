@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -196,9 +197,10 @@ def test_temperature_as_a_symbol_against_mpmath(tmp_path: Path) -> None:
         step = Fraction(1, 10**6)
         assert round_half_up(tempered(il + step, 6), 1) == "0.6"
         assert round_half_up(tempered(ih - step, 6), 1) == "0.6"
-        for t in (ol - step, oh + step):
-            if Fraction(1, 4) <= t <= 2:  # an end at the range's end is not a root
-                assert round_half_up(tempered(t, 6), 1) != "0.6"
+        outside = [t for t in (ol - step, oh + step) if Fraction(1, 4) <= t <= 2]
+        assert outside  # at least one end is a root inside the range, not the range's end
+        for t in outside:  # (an end at the range's end is not a root)
+            assert round_half_up(tempered(t, 6), 1) != "0.6"
 
 
 def test_temperature_needs_one_in_the_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -231,7 +233,8 @@ def test_spec_reads_a_symbolic_temperature(tmp_path: Path) -> None:
 
 
 def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
-    from symtf.teach.whatif import softmax_row, whatif
+    from symtf.renderers.charts import softmax_row
+    from symtf.teach.whatif import whatif
 
     r = whatif(SEED, "scale=t", Fraction(1, 2), Fraction(4), claims=["S_1"], out=tmp_path)
     ref = forward(i_love_ai_weights())
@@ -241,9 +244,9 @@ def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
         for i, row in enumerate(sh.scores):
             for j, v in enumerate(row):
                 if j > i:
-                    assert v is None  # causal mask
+                    assert v == -math.inf  # causal mask
                 else:
-                    assert v is not None and abs(v - float(want[i][j])) < 1e-12
+                    assert abs(v - float(want[i][j])) < 1e-12
     # At the file's divisor √2 the softmax of a row is the article's pattern row.
     sh = r.sharpness[0]
     row = softmax_row(sh.scores[2], float(sh.divisor))
