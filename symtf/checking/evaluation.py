@@ -351,8 +351,7 @@ class Evaluator:
             prec in self._balls
             or self.base is not None
             or self.needed is not None
-            or cls.ball_trace
-            is not Evaluator.ball_trace  # balls computed (or withheld) another way
+            or cls.ball_trace is not _BALL_TRACE  # balls computed (or withheld) another way
         ):
             return self.ball_trace(prec)
         part = self._partial.get(prec)
@@ -655,3 +654,9 @@ def _where_in_step(claim: Claim) -> str:
     if claim.col is not None:
         return f" column {claim.col}"
     return ""
+
+
+#: The evaluator's own ball traces, kept as defined: a subclass, or a test that patches
+#: ``Evaluator.ball_trace`` itself, computes (or withholds) balls its own way, and the
+#: partial traces of :meth:`Evaluator.ball_trace_of` would bypass it.
+_BALL_TRACE = Evaluator.ball_trace
