@@ -134,17 +134,13 @@ def test_every_registered_op_has_a_reference_and_samples(name: str) -> None:
     )
 
 
-#: The samples' settings: few examples per op, the same ones every run.
-SAMPLES = settings(
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+@settings(
     max_examples=6,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-
-
-@pytest.mark.parametrize("name", sorted(REGISTRY))
-@SAMPLES
 @given(data=st.data())
 def test_op_agrees_with_mpmath_in_every_backend(name: str, data: st.DataObject) -> None:
     ref = REFERENCES.get(name)
@@ -181,7 +177,12 @@ ELEMENTWISE = sorted(n for n, op in REGISTRY.items() if op.elementwise)
 
 
 @pytest.mark.parametrize("name", ELEMENTWISE)
-@settings(SAMPLES, max_examples=8)
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_an_elementwise_op_moves_only_the_entries_at_the_moved_position(
     name: str, data: st.DataObject
