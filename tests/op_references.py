@@ -95,17 +95,29 @@ def _pos() -> st.SearchStrategy[Fraction]:
 
 
 def _broadcast_pair(
-    values_b: st.SearchStrategy[Any] | None = None,
+    values_b: st.SearchStrategy[Any] | None = None, *, divisor: bool = False
 ) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
-    """Two arrays whose shapes broadcast (one may be a single number)."""
+    """Two arrays whose shapes broadcast (one may be a single number).
+
+    Either may be the smaller one, and the one drawn from ``values_b`` may come first or
+    second; with ``divisor`` it is always the second (a divisor stays nonzero whichever
+    side it broadcasts from).
+    """
 
     def pair(s: tuple[int, ...]) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
         sub = st.sampled_from(
             [s, s[1:], tuple(1 if k == 0 else n for k, n in enumerate(s)), (), (1,)]
         )
-        return st.tuples(array(s), sub.flatmap(lambda t: array(t, values_b)))
+        return st.tuples(sub, st.booleans()).flatmap(
+            lambda t: st.tuples(array(t[0]), array(s, values_b))
+            if t[1]
+            else st.tuples(array(s), array(t[0], values_b))
+        )
 
-    return shapes(0, 3).flatmap(pair).flatmap(lambda ab: st.sampled_from([ab, (ab[1], ab[0])]))
+    pairs = shapes(0, 3).flatmap(pair)
+    if divisor:
+        return pairs
+    return pairs.flatmap(lambda ab: st.sampled_from([ab, (ab[1], ab[0])]))
 
 
 # ----------------------------------------------------------------------------- mpmath helpers
@@ -169,7 +181,7 @@ def _binary(
 ) -> Reference:
     values_b = _frac().filter(lambda x: x != 0) if nonzero_b else None
     return Reference(
-        _broadcast_pair(values_b).map(lambda ab: Case([ab[0], ab[1]])),
+        _broadcast_pair(values_b, divisor=nonzero_b).map(lambda ab: Case([ab[0], ab[1]])),
         lambda c: fn(*mix(mp(c.tensors[0]), mp(c.tensors[1]))),
     )
 
@@ -694,9 +706,7 @@ def _exact_binary(
 ) -> Reference:
     values = st.one_of(_frac(), st.just(INF)) if inf else None
     values_b = _frac().filter(lambda x: x != 0) if nonzero_b else values
-    pairs = _broadcast_pair(values_b)
-    if nonzero_b:  # the pair may come swapped: the divisor is the second, whichever it was
-        pairs = pairs.filter(lambda ab: all(x != 0 for x in np.asarray(ab[1]).flat))
+    pairs = _broadcast_pair(values_b, divisor=nonzero_b)
     return Reference(
         pairs.map(lambda ab: Case([ab[0], ab[1]])),
         lambda c: _exact_of(fn)(*mix(c.tensors[0], c.tensors[1])),

@@ -555,7 +555,9 @@ def _bf16(np: Any, x: Any) -> Any:
     a = np.asarray(x, dtype=np.float32)
     bits = a.view(np.uint32).astype(np.uint64)
     finite = np.isfinite(a)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    # numpy scalars, not Python ints: numpy 1.x casts uint64 with an int to float64
+    one, half, sixteen = np.uint64(1), np.uint64(0x7FFF), np.uint64(16)
+    rounded = ((bits + half + ((bits >> sixteen) & one)) >> sixteen) << sixteen
     out = np.where(finite, rounded.astype(np.uint32).view(np.float32), a)
     return out.astype(np.float32)
 

@@ -883,7 +883,14 @@ def _samples(
     return out
 
 
-def _pyplot() -> Any:
+def _pyplot(out: files.OutputFolder, name: str) -> Any:
+    """matplotlib's pyplot, for drawing ``name`` into ``out``.
+
+    Raises:
+        WhatIfError: matplotlib is not installed.
+        files.OutputError: Its first import could not write its font cache (a full disk:
+            matplotlib 3.6 raises it when the cache file is closed).
+    """
     try:
         import matplotlib
 
@@ -896,6 +903,11 @@ def _pyplot() -> Any:
         raise WhatIfError(
             "plots need matplotlib: pip install 'symtf[teach]' (or leave out -o for text only)"
         ) from None
+    except OSError as e:
+        raise files.OutputError(
+            f"{out.final(name)}: cannot write the file (matplotlib could not save its font "
+            f"cache: {e.strerror or e})"
+        ) from None
     return plt
 
 
@@ -907,7 +919,7 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
             groups.setdefault(o.label, []).append(o)
     if not groups:
         return []
-    plt = _pyplot()
+    plt = _pyplot(out, "whatif.png")
     groups = dict(list(groups.items())[:MAX_PANELS])
     columns = r.weights[:MAX_SYMBOL_PANELS]
     nr, nc = len(groups), len(columns)
@@ -955,7 +967,7 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
 
 
 def _save(fig: Any, out: files.OutputFolder, stem: str, exts: tuple[str, ...]) -> list[str]:
-    plt = _pyplot()
+    plt = _pyplot(out, f"{stem}.{exts[0]}")
     written = []
     try:
         for ext in exts:
@@ -980,7 +992,7 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
     """``sharpness.png``: each softmax row's largest weight and entropy against the divisor."""
     if not r.sharpness:
         return []
-    plt = _pyplot()
+    plt = _pyplot(out, "sharpness.png")
     heads = r.sharpness[:MAX_HEAD_PANELS]
     fig, axes = plt.subplots(
         2, len(heads), figsize=(max(6.0, 4.2 * len(heads)), 5.6), squeeze=False
