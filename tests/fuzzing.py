@@ -1065,9 +1065,14 @@ def typed_program(rng: Any) -> str:
     scalars = [s for s in steps if shapes[s] == ()]
     if scalars and rng.random() < 0.5:
         wrt = rng.choice(given)
-        lines.append(f"g = {toml_str(f'grad({rng.choice(scalars)}, {wrt})')}")
+        call = f"grad({rng.choice(scalars)}, {wrt})"
+        lines.append(f"g = {toml_str(call)}")
         steps.append("g")
         shapes["g"] = shapes[wrt]
+        if rng.random() < 0.5:  # the same gradient inside an update: one node, read twice
+            lines.append(f"u = {toml_str(f'{wrt} - 1/10 * {call} + 0 * g')}")
+            steps.append("u")
+            shapes["u"] = shapes[wrt]
     claimed = [s for s in steps if len(shapes[s]) <= 2]
     for step in rng.sample(claimed, min(len(claimed), rng.randint(0, 3))):
         shape = shapes[step]

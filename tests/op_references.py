@@ -109,9 +109,11 @@ def _broadcast_pair(
             [s, s[1:], tuple(1 if k == 0 else n for k, n in enumerate(s)), (), (1,)]
         )
         return st.tuples(sub, st.booleans()).flatmap(
-            lambda t: st.tuples(array(t[0]), array(s, values_b))
-            if t[1]
-            else st.tuples(array(s), array(t[0], values_b))
+            lambda t: (
+                st.tuples(array(t[0]), array(s, values_b))
+                if t[1]
+                else st.tuples(array(s), array(t[0], values_b))
+            )
         )
 
     pairs = shapes(0, 3).flatmap(pair)

@@ -379,6 +379,33 @@ def test_sgd_step_reads_the_gradient_and_chains_through_several_steps() -> None:
             assert _agrees(xp, new[k], _mp(w[k][0]) - dw[k] / 10, True)
 
 
+def test_grad_inside_a_larger_expression_is_one_node_read_by_the_step(tmp_path: Path) -> None:
+    # y = x W, loss = y²/2 by hand: ∂loss/∂W = xᵀ y = [1, 2]ᵀ · (−3/2) = [−3/2, −3]
+    tensors = {"x": _rows([["1", "2"]]), "W": _rows([["1/2"], ["-1"]])}
+    steps = {
+        "y": "x @ W",
+        "loss": "sum(y * y) / 2",
+        "W1": "W - 1/10 * grad(loss, W)",
+        "W2": "W1 + grad(loss, W) * grad(loss, W) - jacobian(y, W)[0, 0]",
+    }
+    claims = '\n[[claims]]\nlabel = "W1"\nstep = "W1"\nprinted = "0.65 -0.7"\n'
+    p = tmp_path / "sgd.toml"
+    p.write_text(_toml(tensors, steps, claims), encoding="utf-8")
+    xp = ExactBackend()
+    trace = evaluate(graph_of(symtf.load(p)), xp)
+    g = [Fraction(-3, 2), Fraction(-3)]
+    assert _values(xp, trace, "W1") == [Fraction(1, 2) + Fraction(3, 20), -1 + Fraction(3, 10)]
+    # ∂y/∂W = xᵀ, so jacobian(y, W)[0, 0] is the column x = [1, 2]
+    w1 = [Fraction(13, 20), Fraction(-7, 10)]
+    assert _values(xp, trace, "W2") == [w1[k] + g[k] * g[k] - (1, 2)[k] for k in range(2)]
+    # the call is a node of op grad, computed once however often it is written
+    hoisted = [n for n in trace if trace[n].op == "grad"]
+    assert hoisted == ["grad(loss, W)"], hoisted
+    assert trace["grad(loss, W)"].params["y"] == "loss"
+    assert "grad(loss, W)" in trace["W1"].inputs and "loss" not in trace["W1"].inputs
+    assert [c.verdict for c in symtf.check(p).derivations[0].checks] == ["exact", "exact"]
+
+
 def test_grad_through_indexing_a_join_and_a_constant_branch() -> None:
     # y = Σ_j concat(a, b)[0, j]² + (mask-free) one_hot of ids: only a and b vary
     tensors = {
@@ -453,7 +480,8 @@ def test_a_wrong_printed_gradient_is_found(tmp_path: Path) -> None:
         ("grad(O, Q)", "grad needs a scalar y (one entry), found shape (3, 2)"),
         ("grad(S, W)", "S does not depend on W (W is not upstream of S)"),
         ("grad(loss, nothing)", "unknown name 'nothing'"),
-        ("2 * grad(loss, Q)", "grad(…) must be the whole step"),
+        ("2 * grad(loss, 2 * Q)", "expected the name of a step or given tensor for x"),
+        ("Q - grad(O, Q)", "grad needs a scalar y (one entry), found shape (3, 2)"),
         ("grad(loss, 2 * Q)", "expected the name of a step or given tensor for x"),
         ("grad(loss)", "missing argument x"),
         ("jacobian(loss, pi)", "expected the name of a step or given tensor for x"),

@@ -343,6 +343,19 @@ def test_cli_writes_tex_and_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 @needs_tex
+def test_an_output_named_pdf_gets_the_pdf_and_its_source_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rope.pdf"  # with or without --pdf: the LaTeX never lands in a .pdf
+    for extra in ([], ["--pdf"]):
+        assert cli.main(["latex", str(_path("rope_toy")), "-o", str(out), *extra]) == cli.EXIT_OK
+        assert out.read_bytes().startswith(b"%PDF")
+        assert (tmp_path / "rope.tex").read_text(encoding="utf-8").startswith(r"\documentclass")
+        assert f"wrote {tmp_path / 'rope.tex'} and {out}" in capsys.readouterr().err
+        out.unlink()
+
+
+@needs_tex
 def test_derive_outputs_compile(tmp_path: Path) -> None:
     derive = pytest.importorskip("symtf.derive")
     render = pytest.importorskip("symtf.derive.render")

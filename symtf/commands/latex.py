@@ -260,6 +260,9 @@ def cmd_latex(args: argparse.Namespace) -> int:
 def _write_notes(args: argparse.Namespace, tex: str) -> None:
     """The .tex to stdout or ``-o``, and its PDF with ``--pdf`` (inside the time budget)."""
     out = Path(args.output) if args.output else None
+    if out is not None and out.suffix.lower() == ".pdf":
+        # -o notes.pdf names the PDF: its source goes beside it as notes.tex
+        args.pdf, out = True, out.with_suffix(".tex")
     if out is None and args.pdf:
         out = Path(Path(args.file).stem + ".tex")
     if out is None:
@@ -292,7 +295,12 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         ),
     )
     p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
-    p.add_argument("-o", "--output", metavar="OUT.tex", help="write here (default: stdout)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.tex",
+        help="write the LaTeX here (default: stdout); OUT.pdf writes the PDF there and its source beside it as OUT.tex",
+    )
     p.add_argument(
         "--pdf",
         action="store_true",

@@ -19,7 +19,7 @@ the targets) is not differentiated.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any
 
 from symtf import ops
@@ -77,20 +77,49 @@ def derivative_node(step: StepNode, path: str, tex: str) -> Node:
     )
 
 
-def nested_derivative(step: StepNode) -> None:
-    """Refuse ``grad``/``jacobian`` inside a larger expression (it takes names, not values).
+def hoisted(node: Node, known: Container[str] = ()) -> list[Node]:
+    """A step with ``grad``/``jacobian`` inside a larger expression, as nodes: one per call,
+    then the step reading them by name.
+
+    ``W - 0.1 * grad(loss, W)`` becomes the node ``grad(loss, W)`` (op ``grad``, recorded
+    like a whole-step derivative) and the step ``W - 0.1 * ⟨grad(loss, W)⟩``; its text and
+    formula stay as written. The same call twice, here or in an earlier step (a name in
+    ``known``), is one node.
 
     Raises:
-        SpecError: At the call's column.
+        SpecError: An argument that is not a plain name, at its column.
     """
-    for n in lang.walk(step.tree):
-        if isinstance(n, lang.Call) and n.name in KINDS and n is not step.tree:
-            raise _error(
-                step,
-                n.pos,
-                f"{n.name}(…) must be the whole step: write d = {n.name}(y, x) as its own "
-                "step, then use d",
+    step: StepNode = node.params["step"]
+    if is_derivative(step):
+        return [node]
+    calls = [n for n in lang.walk(step.tree) if isinstance(n, lang.Call) and n.name in KINDS]
+    if not calls:
+        return [node]
+    made: dict[str, Node] = {}
+    named: dict[int, str] = {}
+    for call in calls:
+        sub = dataclasses.replace(step, tree=call)
+        d = derivative_node(sub, node.params["path"], lang.latex(call))
+        name = f"{call.name}({d.params['y']}, {d.params['x']})"
+        named[id(call)] = name
+        if name not in made and name not in known:
+            sub = dataclasses.replace(sub, name=name, inputs=(d.params["y"], d.params["x"]))
+            # titled by its call; its step keeps the text the columns point into
+            made[name] = dataclasses.replace(
+                d, name=name, title=lang.unparse(call), params={**d.params, "step": sub}
             )
+    tree = lang.replaced(
+        step.tree,
+        lambda n: lang.Name(n.pos, named[id(n)]) if id(n) in named else None,
+    )
+    # what the rewritten expression reads: a name used only inside a call is the call's
+    readable = {*step.inputs, *named.values()}
+    inputs = tuple(dict.fromkeys(n.name for n in lang.names(tree) if n.name in readable))
+    outer = dataclasses.replace(step, tree=tree, inputs=inputs)
+    return [
+        *made.values(),
+        dataclasses.replace(node, args=inputs, params={**node.params, "step": outer}),
+    ]
 
 
 def resolve(graph: Graph) -> Graph:
@@ -100,12 +129,15 @@ def resolve(graph: Graph) -> Graph:
         SpecError: ``x`` that ``y`` does not depend on, or a name that is not a node
             (file, step and what was found named).
     """
-    nodes = list(graph.nodes)
+    nodes: list[Node] = []
+    known: set[str] = set()
+    for n in graph.nodes:
+        more = hoisted(n, known) if n.op is STEP else [n]
+        nodes.extend(more)
+        known.update(m.name for m in more)
     for k, node in enumerate(nodes):
-        if node.op is STEP:
-            nested_derivative(node.params["step"])
-            if is_derivative(node.params["step"]):
-                node = derivative_node(node.params["step"], node.params["path"], node.tex or "")
+        if node.op is STEP and is_derivative(node.params["step"]):
+            node = derivative_node(node.params["step"], node.params["path"], node.tex or "")
         if not _derivative(node):
             continue
         y, x = node.params["y"], node.params["x"]
@@ -348,7 +380,7 @@ __all__ = [
     "DERIVATIVE",
     "KINDS",
     "derivative_node",
+    "hoisted",
     "is_derivative",
-    "nested_derivative",
     "resolve",
 ]

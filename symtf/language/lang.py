@@ -30,6 +30,8 @@ tensors, earlier steps, template nodes (``l0.h0.pattern``) and the constants
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeAlias, cast
@@ -410,6 +412,49 @@ def names(node: Tree) -> list[Name]:
             out.append(n)
         stack.extend(reversed(children(n)))
     return out
+
+
+def replaced(node: Node, new: Callable[[Tree], Tree | None]) -> Node:
+    """The tree with every node for which ``new`` gives a tree replaced by it (``None``: keep).
+
+    A replaced node's children are not visited; the others are rebuilt only where a
+    descendant changed.
+    """
+    got = new(node)
+    if got is not None:
+        return cast(Node, got)
+
+    def sub(n: Tree) -> Node:
+        return replaced(cast(Node, n), new)
+
+    match node:
+        case Unary() | Transpose():
+            return dataclasses.replace(node, operand=sub(node.operand))
+        case Chain():
+            rest = tuple(dataclasses.replace(link, node=sub(link.node)) for link in node.rest)
+            return dataclasses.replace(node, first=sub(node.first), rest=rest)
+        case Power():
+            return dataclasses.replace(node, base=sub(node.base), exponent=sub(node.exponent))
+        case Slice():
+            return dataclasses.replace(
+                node,
+                start=None if node.start is None else sub(node.start),
+                stop=None if node.stop is None else sub(node.stop),
+                step=None if node.step is None else sub(node.step),
+            )
+        case Index():
+            return dataclasses.replace(
+                node, operand=sub(node.operand), items=tuple(sub(i) for i in node.items)
+            )
+        case Call():
+            return dataclasses.replace(
+                node,
+                args=tuple(sub(a) for a in node.args),
+                kwargs=tuple((k, sub(v)) for k, v in node.kwargs),
+            )
+        case ListLit():
+            return dataclasses.replace(node, items=tuple(sub(i) for i in node.items))
+    return node
 
 
 # ----------------------------------------------------------------------------- LaTeX

@@ -7,8 +7,9 @@ node's cotangent computed from its op's vector–Jacobian product
 (:attr:`symtf.ops.core.Op.vjp`). The sweep itself lives with the graph
 (:mod:`symtf.graph.autodiff`); these definitions give the signature the step parser
 checks, the shape rule and the formula; they are graph ops
-(:data:`~symtf.ops.core.GRAPH_OPS`), not value ops of the registry. A ``grad`` inside a larger expression is
-refused with the column (write it as its own step).
+(:data:`~symtf.ops.core.GRAPH_OPS`), not value ops of the registry. A ``grad`` inside a
+larger expression becomes a node of its own that the step reads
+(:func:`symtf.graph.autodiff.hoisted`).
 """
 
 from __future__ import annotations
