@@ -71,6 +71,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newsavebox{\symtfbox}
 \newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
 \newcommand{\symtffit}[1]{\symtffitto{\linewidth}{#1}}
+\newcommand{\symtfruled}[2]{\sbox{\symtfbox}{#1}\ifdim\wd\symtfbox>\linewidth\relax\symtffit{#2}\else\usebox{\symtfbox}\fi}
 \newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
 """
 
@@ -105,6 +106,8 @@ class LatexOptions:
         max_cols: Matrices with more columns are elided with ``\\cdots``.
         steps: Only the steps matching this pattern (see :func:`symtf.renderers.steps.select`).
         node_names: Show internal node names (``l0.h0.pattern``) beside the article's labels.
+        rules: Name beside each worked line what was done (``▷ matrix product``), as the
+            ``derive`` proofs do; the rule comes from the op the trace recorded.
     """
 
     decimals: int = 4
@@ -113,6 +116,7 @@ class LatexOptions:
     max_cols: int = 8
     steps: str | None = None
     node_names: bool = False
+    rules: bool = True
 
     def __post_init__(self) -> None:
         if self.exact_forms not in EXACT_FORMS:
@@ -1179,29 +1183,105 @@ def _softmax_of_scores(step: Step) -> bool:
     return "out" in step.labels and str(step.labels.get("x", "")).startswith("S")
 
 
+#: The mark before a line's rule, in the notes as in the ``derive`` proofs (plain amsmath,
+#: so MathJax and KaTeX read it too).
+RULE_MARK = r"\triangleright\ "
+
+
 def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     """The lines of a step's display as ``(left, right)`` pairs for ``align*``.
 
     The right sides start with their relation (``=`` or ``\\approx``).
     """
+    return [(left, right) for left, right, _ in step_rows(ctx, step)]
+
+
+def _op_of(step: Step) -> Any:
+    try:
+        return get_op(step.op)
+    except KeyError:
+        return None
+
+
+def result_rule(step: Step) -> str:
+    """What the step's op did, as math-mode LaTeX: the rule of the op the trace recorded.
+
+    A user step's expression (no registry op) is said to be worked out.
+    """
+    op = _op_of(step)
+    if op is None:
+        return r"\text{worked out}"
+    rule: str = op.rule_of(step.params, step.labels)
+    return rule
+
+
+def substitution_rule(step: Step) -> str:
+    """What a substituted line did: the values of the op's operands, named by their symbols.
+
+    The symbols are the node's labels for the op's tensor arguments and for the file's
+    matrices it writes in (``Q``, ``K``; ``X``, ``W_Q``), typeset as a label's maths
+    symbols are (:func:`label_tex`); when a tensor argument has none, the line says only
+    that the values are substituted.
+    """
+    op = _op_of(step)
+    generic = r"\text{values substituted}"
+    if op is None or op.variadic is not None:
+        return generic
+    names = []
+    for p in op.signature:
+        label = step.labels.get(p.label or p.name)
+        if p.is_tensor and label is None:
+            return generic
+        if label is not None and (p.is_tensor or step.params.get(p.name) is not None):
+            names.append(_symbol_tex(label))  # a tensor, or a matrix of the file written in
+    if not names:
+        return generic
+    if len(names) == 1:
+        return r"\text{the values of } " + names[0]
+    listed = r",\ ".join(names[:-1]) + r"\text{ and }" + names[-1]
+    return r"\text{the values of } " + listed
+
+
+def _symbol_tex(label: str) -> str:
+    """A node's label as maths: a plain symbol (``W_Q``, ``K_1^T``) rebuilt from its parts,
+    as :func:`label_tex` does; anything else is the template's own LaTeX (``\\overline{x^2}``),
+    the same the op's formula line shows."""
+    m = _MATH_WORD.fullmatch(label)
+    return _word_tex(m) if m is not None else label
+
+
+def step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
+    """The lines of a step's display as ``(left, right, rule)`` for ``align*``.
+
+    The formula comes first and has no rule; the substituted line says whose values it
+    writes in, the result line names the op's rule (:func:`result_rule`), and a line of
+    decimals says how many it shows. With ``rules`` off every rule is empty.
+    """
+    rows = _step_rows(ctx, step)
+    if not ctx.opts.rules:
+        return [(left, right, "") for left, right, _ in rows]
+    return rows
+
+
+def _step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
     v = step.value
-    lines: list[tuple[str, str]] = []
+    lines: list[tuple[str, str, str]] = []
     lhs, rhs = _split_formula(step.formula)
     if isinstance(v, tuple) or v is None:  # next_token: token ids
         words = _words(ctx, v)
         left = lhs or rhs or ctx.step_name(step)
         if lhs and rhs:
-            lines.append((left, "= " + rhs))
+            lines.append((left, "= " + rhs, ""))
         elif rhs:
             left = rhs
-        lines.append(("" if lines else left, "= " + words))
+        lines.append(("" if lines else left, "= " + words, result_rule(step)))
         return lines
     first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
-        lines.append((first_left, "= " + rhs))
+        lines.append((first_left, "= " + rhs, ""))
         if _softmax_of_scores(step):
             # the softmax written out, entry by entry, as the worked key writes it
-            lines.append(("", _SOFTMAX_WRITTEN))
+            lines.append(("", _SOFTMAX_WRITTEN, ""))
     sub = _substitution(ctx, step)
     r = ctx.value(step.name)
     if r is None:
@@ -1209,25 +1289,28 @@ def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     if sub is not None:
         rel = "= " if sub[1] else r"\approx "
         pieces = sub[0].split(_BRK)
+        said = substitution_rule(step)
         if _visible_width("".join(pieces)) <= _MAX_LINE - 8 or len(pieces) == 1:
-            lines.append(("", rel + " ".join(pieces)))
+            lines.append(("", rel + " ".join(pieces), said))
         else:
-            lines.append(("", rel + pieces[0]))
-            lines.extend(("", r"\phantom{=}\quad " + p) for p in pieces[1:])
+            lines.append(("", rel + pieces[0], said))
+            lines.extend(("", r"\phantom{=}\quad " + p, "") for p in pieces[1:])
+    rule = result_rule(step)
     if r.exact is not None and (r.exact != r.approx or r.approx_is_exact):
-        lines.append(("", "= " + r.exact))
+        lines.append(("", "= " + r.exact, rule))
+        rule = rf"\text{{first {ctx.opts.decimals} decimals}}"
     if not r.approx_is_exact:
-        lines.append(("", r"\approx " + r.approx))
+        lines.append(("", r"\approx " + r.approx, rule))
     if not lhs:
         # The formula has no left side: it is the left side of the first line.
         if lines:
-            lines[0] = (first_left, lines[0][1])
+            lines[0] = (first_left, *lines[0][1:])
         else:
-            lines.append((first_left, ""))
+            lines.append((first_left, "", ""))
     if step.name == "tokens" and ctx.derivation is not None and ctx.derivation.model.vocab:
         vocab = ctx.derivation.model.vocab
         toks = ", ".join(math_text(vocab[i]) for i in ctx.derivation.tokens if i < len(vocab))
-        lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)"))
+        lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)", ""))
     return lines
 
 
@@ -1251,18 +1334,55 @@ def _words(ctx: _Context, v: Any) -> str:
     return ", ".join(parts)
 
 
-def _align(lines: list[tuple[str, str]]) -> str:
+#: Visible characters of a display's widest line and its widest rule together (with the
+#: gap), past which the rules go on rows of their own, as in the ``derive`` proofs.
+RULES_BESIDE = _MAX_LINE
+
+
+def ruled_rows(lines: Sequence[tuple[str, str, str]], side: bool | None = None) -> list[str]:
+    """Display lines with their rules as ``aligned`` rows, the ``derive`` proofs' layout.
+
+    Side by side, each rule stands beside its line (``left &= right && ▷ rule``);
+    otherwise each rule takes a row of its own just before its line, so no line is
+    wider than it was without its rule. ``side=None`` decides by the lines' visible
+    widths (:data:`RULES_BESIDE`).
+    """
+    ruled = [r for _, _, r in lines if r]
+    if not ruled:
+        return [f"{left} &{right}" for left, right, _ in lines]
+    if side is None:
+        widest = max(_visible_width(left + right) for left, right, _ in lines)
+        side = widest + max(_visible_width(r) for r in ruled) + 6 <= RULES_BESIDE
+    rows = []
+    for left, right, rule in lines:
+        if not rule:
+            rows.append(f"{left} &{right}" + (" &&" if side else ""))
+        elif side:
+            rows.append(rf"{left} &{right} &&\qquad {RULE_MARK}{rule}")
+        else:
+            rows.append(rf"&\qquad {RULE_MARK}{rule}")
+            rows.append(f"{left} &{right}")
+    return rows
+
+
+def _align(lines: Sequence[tuple[str, str] | tuple[str, str, str]]) -> str:
     """Display lines aligned at their relations, shrunk to the line width when wider.
 
     An ``aligned`` block in a box (rather than ``align*``) so that a matrix wider
-    than the page is scaled to fit instead of running into the margin.
+    than the page is scaled to fit instead of running into the margin. Lines may carry
+    a rule (``(left, right, rule)``, see :func:`ruled_rows`).
     """
-    body = " \\\\\n".join(f"{left} &{right}" for left, right in lines)
-    return (
-        "\\begin{center}\\symtffit{$\\displaystyle\\begin{aligned}\n"
-        + body
-        + "\n\\end{aligned}$}\\end{center}\n"
-    )
+    ruled = [(*x, "")[:3] for x in lines]
+
+    def display(side: bool) -> str:
+        body = " \\\\\n".join(ruled_rows(ruled, side))  # type: ignore[arg-type]
+        return "{$\\displaystyle\\begin{aligned}\n" + body + "\n\\end{aligned}$}"
+
+    if not any(x[2] for x in ruled):
+        return "\\begin{center}\\symtffit" + display(False) + "\\end{center}\n"
+    # TeX measures: the rules beside their lines where that fits the line width, else
+    # each on a row of its own (the display then shrunk only if it is still too wide)
+    return "\\begin{center}\\symtfruled" + display(True) + display(False) + "\\end{center}\n"
 
 
 # ----------------------------------------------------------------------------- claims
@@ -1856,7 +1976,7 @@ def derivation_body(
         for name in picked:
             step = trace[name]
             out.append(_step_heading(step, labels.get(name, []), opts.node_names))
-            out.append(_align(step_math(ctx, step)))
+            out.append(_align(step_rows(ctx, step)))
             if name in by_step:
                 out.append(_claims_table(by_step[name], opts))
             if name in shown:
