@@ -20,9 +20,11 @@ Public entry points:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import sympy
@@ -1464,16 +1466,15 @@ def _symbolic_tex(c: Check) -> str:
     detail = sentence(symbolic_detail(c))
     tex = c.extra.get("symbolic_latex")
     names = c.extra.get("depends_on") or []
-    value = c.extra.get("symbolic_value")
+    value = _said_value(c)
     lead = f"The exact value is {value}"
     if (
-        not isinstance(tex, str)
-        or not isinstance(value, str)
+        value is None
         or not detail.startswith(lead)
         or not all(isinstance(n, str) and _SYMBOL_NAME.fullmatch(n) for n in names)
     ):
         return escape(detail)
-    out = "The exact value is $" + tex + "$"
+    out = "The exact value is " + ("$" + tex + "$" if isinstance(tex, str) else escape(value))
     rest = detail[len(lead) :]
     sols = c.extra.get("solutions")
     plain = isinstance(sols, list) and all(
@@ -1488,7 +1489,122 @@ def _symbolic_tex(c: Check) -> str:
             sets = r" \cup ".join(_interval_tex(s) for s in sols)
             return out + f"; it prints as {printed} for ${sym} \\in {sets}$."
         return out + f"; no value of ${sym}$ prints as {printed}."
+    searched = _searched_tex(c, names)
+    if searched is not None:
+        return out + searched
     return out + escape(rest)
+
+
+def _said_value(c: Check) -> str | None:
+    """The value as a symbolic check's explanation says it: its short form, or the words
+    for one too long to write out (:func:`~symtf.checking.verdict.long_value_words`)."""
+    from symtf.checking.verdict import long_value_words
+
+    names = c.extra.get("depends_on") or []
+    if c.extra.get("symbolic_latex") is None and all(isinstance(n, str) for n in names):
+        long = long_value_words(", ".join(names))
+        if long in c.explanation:
+            return long
+    value = c.extra.get("symbolic_value")
+    return value if isinstance(value, str) else None
+
+
+def _decimal_field(text: Any) -> tuple[Fraction, Fraction] | None:
+    """A verdict's decimal field as exact bounds: ``(x, x)``, or the ``…`` cut's bounds."""
+    if not isinstance(text, str) or not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?…?", text):
+        return None
+    digits = text.rstrip("…")
+    x = Fraction(digits)
+    if not text.endswith("…"):
+        return x, x
+    ulp = Fraction(1, 10 ** len(digits.partition(".")[2]))
+    return (x - ulp, x) if x < 0 else (x, x + ulp)  # a cut goes toward zero
+
+
+#: Most decimals a searched interval's ends are printed with.
+SEARCHED_DECIMALS = 12
+
+
+def searched_ends(s: dict[str, Any]) -> tuple[Fraction, Fraction, int] | None:
+    """A searched interval's ends rounded outward, and the decimals they are printed with.
+
+    Each end is certified to lie within its ``lo_within`` / ``hi_within`` bounds; the
+    lower end is rounded down from the lowest place it can be, the upper end up from the
+    highest, so the printed interval holds the certified one. The decimals are the fewest
+    for which rounding widens the interval by at most a tenth of its certain width
+    (``[0.99914, 1.00056]``), at most :data:`SEARCHED_DECIMALS`. ``None`` when a field
+    is missing or is not a decimal.
+    """
+    lo_in, hi_in = s.get("lo_within"), s.get("hi_within")
+    if not (isinstance(lo_in, list) and isinstance(hi_in, list) and len(lo_in) == len(hi_in) == 2):
+        return None
+    bounds = [_decimal_field(x) for x in (*lo_in, *hi_in)]
+    if any(b is None for b in bounds):
+        return None
+    (lo_a, _), (_, lo_b), (hi_a, _), (_, hi_b) = cast(list[tuple[Fraction, Fraction]], bounds)
+    width = hi_a - lo_b  # the stretch certainly inside
+    n = 1
+    while n < SEARCHED_DECIMALS and (width <= 0 or 20 * Fraction(1, 10**n) > width):
+        n += 1
+    scale = 10**n
+    return Fraction(math.floor(lo_a * scale), scale), Fraction(math.ceil(hi_b * scale), scale), n
+
+
+def _searched_tex(c: Check, names: Sequence[str]) -> str | None:
+    """A searched solution set as maths: ``; it prints as 0.707 for a ∈ [0.99914, 1.00056]
+    (searched a ∈ [−10, 10])``, from the verdict's fields (``None`` if one is missing)."""
+    from symtf.numbers import format_fixed
+
+    sols, searched = c.extra.get("solutions"), c.extra.get("solutions_range")
+    if len(names) != 1 or not isinstance(sols, list) or not isinstance(searched, list):
+        return None
+    ends = [_decimal_field(x) for x in searched]
+    if len(ends) != 2 or any(e is None or e[0] != e[1] for e in ends):
+        return None
+    sym = sympy.latex(sympy.Symbol(names[0]))
+    pieces, notes = [], []
+    for s in sols:
+        got = searched_ends(s) if isinstance(s, dict) else None
+        if got is None:
+            return None
+        lo, hi, n = got
+        exact_lo = _decimal_field(s["lo_within"][0]) == _decimal_field(s["lo_within"][1])
+        exact_hi = _decimal_field(s["hi_within"][0]) == _decimal_field(s["hi_within"][1])
+        # an end known exactly and printed as it is keeps its own bracket; a rounded one is closed
+        left = (
+            "("
+            if exact_lo and not s.get("lo_closed") and lo == Fraction(s["lo_within"][0])
+            else "["
+        )
+        right = (
+            ")"
+            if exact_hi and not s.get("hi_closed") and hi == Fraction(s["hi_within"][1])
+            else "]"
+        )
+        pieces.append(left + _num(format_fixed(lo, n)) + r",\ " + _num(format_fixed(hi, n)) + right)
+        for side, word in (("lo", "lower"), ("hi", "upper")):
+            kind = s.get(side + "_end", "root")
+            if kind == "unresolved":
+                notes.append(f"its {word} end is not certain: the set may go on past it")
+            elif kind == "search-range":
+                notes.append(f"its {word} end is the search range's end")
+    printed = "$" + _printed_cell(c.printed) + "$"
+    rng = rf"${sym} \in [{_num(str(searched[0]))},\ {_num(str(searched[1]))}]$"
+    if pieces:
+        text = f"; it prints as {printed} for ${sym} \\in " + r" \cup ".join(pieces) + "$"
+    else:
+        text = f"; no value of ${sym}$ is certified to print as {printed}"
+    text += " (searched " + rng
+    cells = c.extra.get("solutions_unresolved") or []
+    if cells:
+        text += escape(f"; {len(cells)} stretch(es) undecided")
+        stopped = c.extra.get("solutions_stopped")
+        if isinstance(stopped, str):
+            text += escape(": " + stopped)
+    text += ")"
+    if notes:
+        text += escape("; " + "; ".join(once for once in dict.fromkeys(notes)))
+    return text + "."
 
 
 def _interval_tex(s: dict[str, Any]) -> str:
@@ -1591,6 +1707,7 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
     :func:`expression_latex`, and everything else is escaped. The text is split at
     those known strings, never searched for markup.
     """
+    text, tail = _searched_tail(text, c)
     reading = c.extra.get("exact_reading") or {}
     pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
     subs: dict[int, str] | None
@@ -1618,7 +1735,31 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
         out += [escape(text[k:at]), f"${maths}$"]
         k = end
     out.append(escape(text[k:]))
-    return "".join(out)
+    return "".join(out) + tail
+
+
+def _searched_tail(text: str, c: Check) -> tuple[str, str]:
+    """A symbolic explanation's value and searched set, set as maths (see :func:`_searched_tex`).
+
+    The explanation is cut where it says the value the verdict records
+    (``symbolic_value``); what follows it is the searched set, written from the
+    verdict's fields. Returns the text before, and the LaTeX of the rest (``""`` when
+    there is no searched set to write).
+    """
+    value, names = _said_value(c), c.extra.get("depends_on") or []
+    if c.verdict != "symbolic" or value is None:
+        return text, ""
+    if not all(isinstance(n, str) and _SYMBOL_NAME.fullmatch(n) for n in names):
+        return text, ""
+    said = "the exact value is " + value
+    k = text.find(said)
+    rest = text[k + len(said) :] if k >= 0 else ""
+    searched = _searched_tex(c, names) if rest.startswith("; ") else None
+    if searched is None or not rest.rstrip(".").endswith(")"):
+        return text, ""
+    tex = c.extra.get("symbolic_latex")
+    shown = "$" + tex + "$" if isinstance(tex, str) else escape(value)
+    return text[:k], "the exact value is " + shown + searched
 
 
 # ----------------------------------------------------------------------------- expressions
