@@ -6,6 +6,7 @@ and with every entry of head 1's ``W_Q`` a symbol.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from fractions import Fraction
@@ -15,9 +16,15 @@ import pytest
 
 from symtf import spec
 from symtf.checking import compare
+from symtf.commands.latex import compile_pdf
 from symtf.renderers import latex as L
 
 ROOT = Path(__file__).resolve().parent.parent
+REQUIRE = os.environ.get("SYMTF_REQUIRE_TEX") == "1"
+needs_tex = pytest.mark.skipif(
+    shutil.which("pdflatex") is None and not REQUIRE,
+    reason="pdflatex not installed (set SYMTF_REQUIRE_TEX=1 to fail instead)",
+)
 SEED = ROOT / "derivations" / "i_love_ai.toml"
 HEAD1_WQ = 'W_Q = """\n1 0\n0 1\n0 0\n0 0\n0 0\n0 0\n"""'
 
@@ -47,11 +54,17 @@ S11 = {
     "lo": "0.9991418818…",
     "lo_closed": True,
     "lo_end": "root",
-    "lo_within": ["0.9991418818026431836187839508056640625", "0.99914188182083307765424251556396484375"],
+    "lo_within": [
+        "0.9991418818026431836187839508056640625",
+        "0.99914188182083307765424251556396484375",
+    ],
     "hi": "1.0005560953…",
     "hi_closed": True,
     "hi_end": "root",
-    "hi_within": ["1.00055609536866541020572185516357421875", "1.000556095386855304241180419921875"],
+    "hi_within": [
+        "1.00055609536866541020572185516357421875",
+        "1.000556095386855304241180419921875",
+    ],
 }
 
 
@@ -108,3 +121,82 @@ def _fixed(q: Fraction, n: int) -> str:
     assert k.denominator == 1
     digits = str(k.numerator).rjust(n + 1, "0")
     return f"{sign}{digits[:-n]}.{digits[-n:]}"
+
+
+# ----------------------------------------------------------------------------- wide matrices
+
+
+def _covered(blocks: list[L.MatrixBlock]) -> list[int]:
+    return [j for b in blocks for j in range(b.first, b.last + 1)]
+
+
+def test_blocks_by_hand() -> None:
+    # eight columns of width 5 take 7 each with their separation: two fit in 20, three not
+    cells = [["x" * 5] * 8, ["y" * 5] * 8]
+    blocks = L.matrix_blocks(cells, 8, 8, 20)
+    assert [(b.first, b.last) for b in blocks] == [(1, 2), (3, 4), (5, 6), (7, 8)]
+    assert blocks[0].tex == r"\begin{bmatrix}xxxxx & xxxxx \\ yyyyy & yyyyy\end{bmatrix}"
+    # a column wider than the limit alone is a block of its own
+    wide = [["x" * 3, "x" * 50, "x" * 3]]
+    assert [(b.first, b.last) for b in L.matrix_blocks(wide, 8, 8, 20)] == [(1, 1), (2, 2), (3, 3)]
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "limit"), [(3, 10, 30), (4, 7, 18), (2, 20, 40), (1, 3, 80)]
+)
+def test_blocks_cover_every_column_once_and_fit(rows: int, cols: int, limit: int) -> None:
+    cells = [
+        [rf"\frac{{a_{{{i}}}}}{{{j + 1}}}" + "1" * (j % 4) for j in range(cols)]
+        for i in range(rows)
+    ]
+    blocks = L.matrix_blocks(cells, 8, 12, limit)
+    assert _covered(blocks) == list(range(1, cols + 1))  # each column exactly once, in order
+    for b in blocks:
+        assert L._visible_width(b.tex) <= limit or b.first == b.last, b
+        if r"\cdots" not in b.tex:  # the block holds its columns (dots stand for several)
+            assert b.tex.count("&") == rows * (b.last - b.first)
+
+
+def test_blocks_of_an_elided_matrix_cover_the_elided_columns() -> None:
+    cells = [[f"{i}{j}" for j in range(12)] for i in range(3)]
+    blocks = L.matrix_blocks(cells, 8, 8, 14)  # shows columns 1-6, dots, 12
+    assert _covered(blocks) == list(range(1, 13))
+    assert r"\cdots" in "".join(b.tex for b in blocks)
+
+
+@pytest.fixture(scope="module")
+def every_symbol(tmp_path_factory: pytest.TempPathFactory) -> str:
+    d = _symbolic(tmp_path_factory.mktemp("all"), ALL)
+    return L.document(compare.check(d), d)
+
+
+def test_wide_symbolic_results_are_in_column_blocks(every_symbol: str) -> None:
+    assert r"\underset{\text{columns 1 to " in every_symbol
+    assert r"\symtfpick" in every_symbol  # TeX picks the first layout that fits
+
+
+@needs_tex
+@pytest.mark.parametrize("which", ["one", "all"])
+def test_symbolic_notes_compile_unscaled_and_within_the_margins(
+    which: str, tmp_path: Path, one_symbol: tuple[spec.Derivation, object], every_symbol: str
+) -> None:
+    if which == "one":
+        d, report = one_symbol
+        tex = L.document(report, d)  # type: ignore[arg-type]
+    else:
+        tex = every_symbol
+    # TeX reports each box it shrinks: its natural width and the width it is shrunk to
+    macro = r"\resizebox{#1}{!}{\usebox{\symtfbox}}"
+    assert macro in tex
+    tex = tex.replace(
+        macro, r"\typeout{SYMTFSCALED \the\wd\symtfbox\space\the\dimexpr#1\relax}" + macro
+    )
+    compile_pdf(tex, tmp_path / "n.pdf", log=tmp_path / "n.log", timeout=300)
+    log = (tmp_path / "n.log").read_text(encoding="utf-8", errors="replace")
+    assert re.findall(r"Overfull \\[hv]box", log) == []
+    shrunk = [
+        (float(a), float(b)) for a, b in re.findall(r"SYMTFSCALED ([\d.]+)pt ([\d.]+)pt", log)
+    ]
+    # no display is shrunk: only a printed matrix in a claims table, to at most 1.3 times its cell
+    assert all(natural <= 1.3 * target for natural, target in shrunk), max(shrunk)
+    assert all(target < 0.5 * 483 for _, target in shrunk), shrunk  # the table's 0.4 linewidth

@@ -73,7 +73,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newsavebox{\symtfbox}
 \newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
 \newcommand{\symtffit}[1]{\symtffitto{\linewidth}{#1}}
-\newcommand{\symtfruled}[2]{\sbox{\symtfbox}{#1}\ifdim\wd\symtfbox>\linewidth\relax\symtffit{#2}\else\usebox{\symtfbox}\fi}
+\newcommand{\symtfpick}[3]{\sbox{\symtfbox}{#1}\ifdim\wd\symtfbox>\linewidth\relax\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>\linewidth\relax\symtffit{#3}\else\usebox{\symtfbox}\fi\else\usebox{\symtfbox}\fi}
 \newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
 """
 
@@ -827,6 +827,19 @@ def bmatrix(
         >>> bmatrix([["1", "2"], ["3", "4"]])
         '\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}'
     """
+    grid, _ = _shown_grid(cells, max_rows, max_cols)
+    return _matrix_tex(grid, env)
+
+
+def _matrix_tex(grid: Sequence[Sequence[str]], env: str = "bmatrix") -> str:
+    return f"\\begin{{{env}}}" + r" \\ ".join(" & ".join(r) for r in grid) + f"\\end{{{env}}}"
+
+
+def _shown_grid(
+    cells: Sequence[Sequence[str]], max_rows: int, max_cols: int
+) -> tuple[list[list[str]], list[int | None]]:
+    """The cells a matrix shows (the middle elided with dots), and each shown column's
+    index in the whole matrix (``None`` for the column of dots)."""
     n = len(cells)
     m = len(cells[0]) if n else 0
     rows_idx: list[int | None] = (
@@ -835,7 +848,7 @@ def bmatrix(
     cols_idx: list[int | None] = (
         list(range(m)) if m <= max_cols else [*range(max_cols - 2), None, m - 1]
     )
-    lines = []
+    grid = []
     for i in rows_idx:
         row = []
         for j in cols_idx:
@@ -847,8 +860,67 @@ def bmatrix(
                 row.append(r"\cdots")
             else:
                 row.append(cells[i][j])
-        lines.append(" & ".join(row))
-    return f"\\begin{{{env}}}" + r" \\ ".join(lines) + f"\\end{{{env}}}"
+        grid.append(row)
+    return grid, cols_idx
+
+
+def column_blocks(widths: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """Consecutive column ranges ``[start, end)`` each as wide as ``limit`` at most.
+
+    ``widths`` are the columns' visible widths; each column also takes 2 of
+    separation. A column wider than ``limit`` on its own makes a block by itself.
+    """
+    blocks: list[tuple[int, int]] = []
+    start, total = 0, 0
+    for j, w in enumerate(widths):
+        if j > start and total + w + 2 > limit:
+            blocks.append((start, j))
+            start, total = j, 0
+        total += w + 2
+    if widths:
+        blocks.append((start, len(widths)))
+    return blocks
+
+
+@dataclass(frozen=True)
+class MatrixBlock:
+    """Some consecutive columns of a matrix, as a matrix of their own.
+
+    Attributes:
+        first: The first column's number, counted from 1.
+        last: The last column's number.
+        tex: The block as a ``bmatrix``.
+    """
+
+    first: int
+    last: int
+    tex: str
+
+
+def matrix_blocks(
+    cells: Sequence[Sequence[str]], max_rows: int, max_cols: int, limit: int
+) -> list[MatrixBlock]:
+    """A matrix broken into blocks of consecutive columns, each at most ``limit`` wide.
+
+    The matrix is elided first as :func:`bmatrix` elides it; a block holds whole
+    columns of what is shown (a single column wider than ``limit`` is a block alone).
+    """
+    grid, cols = _shown_grid(cells, max_rows, max_cols)
+    if not grid:
+        return []
+    widths = [max(_visible_width(row[j]) for row in grid) for j in range(len(cols))]
+    m = len(cells[0])
+    out = []
+    for a, b in column_blocks(widths, limit):
+        # the column of dots stands for the elided ones, from after the real column
+        # before it up to before the real column after it
+        head, tail = cols[a], cols[b - 1]
+        before = [j for j in cols[:a] if j is not None]
+        after = [j for j in cols[b:] if j is not None]
+        first = head if head is not None else (before[-1] + 1 if before else 0)
+        last = tail if tail is not None else (after[0] - 1 if after else m - 1)
+        out.append(MatrixBlock(first + 1, last + 1, _matrix_tex([r[a:b] for r in grid])))
+    return out
 
 
 def _matrix_cells(value: Any) -> list[list[Any]] | None:
@@ -870,29 +942,75 @@ class Rendered:
     approx: str
     approx_is_exact: bool
     scalar: bool = False
+    #: The entries of each form, as the matrix is laid out (for breaking it into blocks).
+    exact_cells: list[list[str]] | None = field(default=None, compare=False, repr=False)
+    approx_cells: list[list[str]] | None = field(default=None, compare=False, repr=False)
 
 
-def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
-    """Render a matrix (1×1 → a scalar) in its exact and decimal forms."""
+#: Visible characters past which an entry that depends on a symbol is written by name
+#: (``(H_1)_{2,3}``) in the notes, rather than as its expression.
+LONG_ENTRY = 40
+
+
+def render_value(
+    value: Any, nums: Numbers, opts: LatexOptions, name: str | None = None
+) -> Rendered:
+    """Render a matrix (1×1 → a scalar) in its exact and decimal forms.
+
+    With ``name`` (the step's), an entry that depends on a symbol and whose expression
+    is longer than :data:`LONG_ENTRY` is written as that step's entry, as a named node
+    of a symbolic trace is (``(\\text{LayerNorm})_{2,1}``): its expression is in the
+    verdict, and on the page it would be too wide to read.
+    """
     exact: str | None
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
         exact, ok = e.best()
         return Rendered(exact if ok else None, e.approx, e.is_exact, True)
-    entries = [[nums.entry(x) for x in row] for row in _visible(cells, opts)]
+    shown = _visible(cells, opts)
+    entries = [[nums.entry(x) for x in row] for row in shown]
+    if name is not None:
+        entries = _named_long(entries, shown, cells, name, nums, opts)
     scalar = len(cells) == 1 and len(cells[0]) == 1
     approx_is_exact = all(e.is_exact or e.fraction for row in entries for e in row)
     bests = [[e.best() for e in row] for row in entries]
     exact_ok = all(ok for row in bests for _, ok in row)
     full = _restore(cells, entries, opts)
-    approx = _layout([[e.shown() for e in row] for row in full], scalar, opts)
-    exact = None
+    approx_cells = [[e.shown() for e in row] for row in full]
+    approx = _layout(approx_cells, scalar, opts)
+    exact = exact_cells = None
     if exact_ok:
-        exact = _layout([[e.best()[0] for e in row] for row in full], scalar, opts)
+        exact_cells = [[e.best()[0] for e in row] for row in full]
+        exact = _layout(exact_cells, scalar, opts)
         if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
             exact = None if opts.exact_forms != "always" else exact
-    return Rendered(exact, approx, approx_is_exact, scalar)
+    return Rendered(exact, approx, approx_is_exact, scalar, exact_cells, approx_cells)
+
+
+def _named_long(
+    entries: list[list[Entry]],
+    shown: list[list[Any]],
+    cells: list[list[Any]],
+    name: str,
+    nums: Numbers,
+    opts: LatexOptions,
+) -> list[list[Entry]]:
+    """``entries`` with each long one that depends on a symbol written by its place."""
+    n, m = len(cells), len(cells[0]) if cells else 0
+    ri = list(range(n)) if n <= opts.max_rows else [*range(opts.max_rows - 2), n - 1]
+    ci = list(range(m)) if m <= opts.max_cols else [*range(opts.max_cols - 2), m - 1]
+    out = []
+    for a, row in enumerate(entries):
+        new = []
+        for b, e in enumerate(row):
+            x = shown[a][b]
+            text = e.best()[0]
+            if isinstance(x, sympy.Basic) and x.free_symbols and _visible_width(text) > LONG_ENTRY:
+                e = Entry(_node_latex(f"{name}[{ri[a]},{ci[b]}]", nums.names, nums.titles), True)
+            new.append(e)
+        out.append(new)
+    return out
 
 
 def _visible(cells: list[list[Any]], opts: LatexOptions) -> list[list[Any]]:
@@ -938,6 +1056,7 @@ def _visible_width(tex: str) -> int:
     prev = None
     while prev != tex:
         prev, tex = tex, _MATRIX.sub(flat, tex)
+    tex = re.sub(r"\\text\{([^{}]*)\}", lambda m: "x" * len(m.group(1)), tex)
     t = re.sub(r"\{\\scriptstyle\\ldots\}", "x", tex)
     t = re.sub(r"\\(?:left|right|quad|;|,|!)", "", t)
     t = re.sub(r"\\[a-zA-Z]+", "x", t)
@@ -1072,6 +1191,8 @@ class _Context:
     #: node name only when ``node_names`` is set, else their title.
     names: dict[str, str] = field(default_factory=dict)
     node_names: bool = True
+    #: Write long entries that depend on a symbol by their place (see :func:`render_value`).
+    name_long: bool = False
 
     def ref_names(self) -> dict[str, str]:
         """What the page calls each step in displayed arithmetic (article name, else title)."""
@@ -1094,7 +1215,9 @@ class _Context:
             v = self.trace.value(name)
             if v is None or isinstance(v, tuple):
                 return None
-            self.rendered[name] = render_value(v, self.nums, self.opts)
+            self.rendered[name] = render_value(
+                v, self.nums, self.opts, name if self.name_long else None
+            )
         return self.rendered[name]
 
     def operand(self, name: str) -> tuple[str, bool] | None:
@@ -1118,13 +1241,14 @@ class _Context:
         return (r.exact, True) if r.exact is not None else (r.approx, r.approx_is_exact)
 
 
-def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
+def _substitution(ctx: _Context, step: Step, named: bool = False) -> tuple[str, bool] | None:
     """The step's formula with the numbers of its inputs written in, and whether it is exact.
 
     It is the worked substitution of the op the trace recorded for the step
     (:mod:`symtf.ops`), written with the inputs' values and the op's parameters (the
     file's weights); an op without one, or a step whose inputs are not shown as
-    numbers, shows its formula and result without a substituted line.
+    numbers, shows its formula and result without a substituted line. With ``named``,
+    an input too wide for the line is written by its name, as the step above shows it.
     """
     try:
         op = get_op(step.op)
@@ -1138,6 +1262,13 @@ def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
     parts = [ctx.operand(i) for i in ins]
     if any(p is None for p in parts):
         return None
+    if named and any(_visible_width(p[0]) > BLOCK_WIDTH for p in parts if p):
+        parts = [
+            (ctx.step_name(ctx.trace[i]), True)
+            if p is not None and _visible_width(p[0]) > BLOCK_WIDTH
+            else p
+            for i, p in zip(ins, parts, strict=True)
+        ]
     exact = [all(p[1] for p in parts if p is not None)]
 
     def value(name: str, transposed: bool) -> str:
@@ -1252,20 +1383,24 @@ def _symbol_tex(label: str) -> str:
     return _word_tex(m) if m is not None else label
 
 
-def step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
+def step_rows(ctx: _Context, step: Step, broken: bool = False) -> list[tuple[str, str, str]]:
     """The lines of a step's display as ``(left, right, rule)`` for ``align*``.
 
     The formula comes first and has no rule; the substituted line says whose values it
     writes in, the result line names the op's rule (:func:`result_rule`), and a line of
     decimals says how many it shows. With ``rules`` off every rule is empty.
+
+    ``broken`` lays the lines out for a display that is too wide otherwise: a result
+    matrix wider than the line in blocks of columns (:func:`matrix_blocks`), and an
+    input too wide for the substituted line by its name.
     """
-    rows = _step_rows(ctx, step)
+    rows = _step_rows(ctx, step, broken)
     if not ctx.opts.rules:
         return [(left, right, "") for left, right, _ in rows]
     return rows
 
 
-def _step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
+def _step_rows(ctx: _Context, step: Step, broken: bool) -> list[tuple[str, str, str]]:
     v = step.value
     lines: list[tuple[str, str, str]] = []
     lhs, rhs = _split_formula(step.formula)
@@ -1284,7 +1419,7 @@ def _step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
         if _softmax_of_scores(step):
             # the softmax written out, entry by entry, as the worked key writes it
             lines.append(("", _SOFTMAX_WRITTEN, ""))
-    sub = _substitution(ctx, step)
+    sub = _substitution(ctx, step, named=broken)
     r = ctx.value(step.name)
     if r is None:
         return lines
@@ -1292,20 +1427,24 @@ def _step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
         rel = "= " if sub[1] else r"\approx "
         pieces = sub[0].split(_BRK)
         said = substitution_rule(step)
-        if _visible_width("".join(pieces)) <= _MAX_LINE - 8 or len(pieces) == 1:
+        if (not broken and _visible_width("".join(pieces)) <= _MAX_LINE - 8) or len(pieces) == 1:
             lines.append(("", rel + " ".join(pieces), said))
         else:
             lines.append(("", rel + pieces[0], said))
             lines.extend(("", r"\phantom{=}\quad " + p, "") for p in pieces[1:])
     rule = result_rule(step)
     if r.exact is not None and (r.exact != r.approx or r.approx_is_exact):
-        lines.append(("", "= " + r.exact, rule))
+        lines.extend(_value_lines(ctx, "= ", r.exact, r.exact_cells if broken else None, rule))
         rule = rf"\text{{first {ctx.opts.decimals} decimals}}"
     if not r.approx_is_exact:
-        lines.append(("", r"\approx " + r.approx, rule))
+        cells = r.approx_cells if broken else None
+        lines.extend(_value_lines(ctx, r"\approx ", r.approx, cells, rule))
     if not lhs:
-        # The formula has no left side: it is the left side of the first line.
-        if lines:
+        # The formula has no left side: it is the left side of the first line (or, laid
+        # out for a narrow page, a line of its own above the others)
+        if lines and broken:
+            lines.insert(0, ("", first_left, ""))
+        elif lines:
             lines[0] = (first_left, *lines[0][1:])
         else:
             lines.append((first_left, "", ""))
@@ -1314,6 +1453,32 @@ def _step_rows(ctx: _Context, step: Step) -> list[tuple[str, str, str]]:
         toks = ", ".join(math_text(vocab[i]) for i in ctx.derivation.tokens if i < len(vocab))
         lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)", ""))
     return lines
+
+
+#: Widest block of columns of a result matrix, in visible characters (the relation and
+#: the column note fit beside it).
+BLOCK_WIDTH = _MAX_LINE - 12
+
+
+def _value_lines(
+    ctx: _Context, rel: str, tex: str, cells: list[list[str]] | None, rule: str
+) -> list[tuple[str, str, str]]:
+    """A result line, or, for a matrix wider than the line, one line per block of columns.
+
+    Each block is labelled under it with its columns (``columns 1 to 3``); the rule stands
+    with the first.
+    """
+    if cells is None or _visible_width(rel + tex) <= BLOCK_WIDTH or len(cells[0]) < 2:
+        return [("", rel + tex, rule)]
+    blocks = matrix_blocks(cells, ctx.opts.max_rows, ctx.opts.max_cols, BLOCK_WIDTH)
+    if len(blocks) < 2:
+        return [("", rel + tex, rule)]
+    out = []
+    for k, b in enumerate(blocks):
+        cols = f"column {b.first}" if b.first == b.last else f"columns {b.first} to {b.last}"
+        shown = rf"\underset{{\text{{{cols}}}}}{{{b.tex}}}"
+        out.append(("", (rel if k == 0 else r"\phantom{=}\ ") + shown, rule if k == 0 else ""))
+    return out
 
 
 def _tt(name: str) -> str:
@@ -1367,24 +1532,33 @@ def ruled_rows(lines: Sequence[tuple[str, str, str]], side: bool | None = None) 
     return rows
 
 
-def _align(lines: Sequence[tuple[str, str] | tuple[str, str, str]]) -> str:
+def _align(
+    lines: Sequence[tuple[str, str] | tuple[str, str, str]],
+    broken: Sequence[tuple[str, str, str]] | None = None,
+) -> str:
     """Display lines aligned at their relations, shrunk to the line width when wider.
 
-    An ``aligned`` block in a box (rather than ``align*``) so that a matrix wider
-    than the page is scaled to fit instead of running into the margin. Lines may carry
-    a rule (``(left, right, rule)``, see :func:`ruled_rows`).
+    An ``aligned`` block in a box (rather than ``align*``) so that a display wider than
+    the page never runs into the margin. Lines may carry a rule (``(left, right,
+    rule)``, see :func:`ruled_rows`). TeX measures and takes the first layout that fits
+    the line: the rules beside their lines, then the rules on rows of their own, then
+    the ``broken`` lines (wide matrices in blocks of columns), which are shrunk only if
+    they still do not fit.
     """
-    ruled = [(*x, "")[:3] for x in lines]
+    ruled = [cast(tuple[str, str, str], (*x, "")[:3]) for x in lines]
 
-    def display(side: bool) -> str:
-        body = " \\\\\n".join(ruled_rows(ruled, side))  # type: ignore[arg-type]
+    def display(rows: Sequence[tuple[str, str, str]], side: bool) -> str:
+        body = " \\\\\n".join(ruled_rows(rows, side))
         return "{$\\displaystyle\\begin{aligned}\n" + body + "\n\\end{aligned}$}"
 
-    if not any(x[2] for x in ruled):
-        return "\\begin{center}\\symtffit" + display(False) + "\\end{center}\n"
-    # TeX measures: the rules beside their lines where that fits the line width, else
-    # each on a row of its own (the display then shrunk only if it is still too wide)
-    return "\\begin{center}\\symtfruled" + display(True) + display(False) + "\\end{center}\n"
+    ruled_any = any(x[2] for x in ruled)
+    last = broken if broken is not None and list(broken) != ruled else None
+    if not ruled_any and last is None:
+        return "\\begin{center}\\symtffit" + display(ruled, False) + "\\end{center}\n"
+    first = display(ruled, True)
+    second = display(ruled, False) if ruled_any else first
+    third = display(last, False) if last is not None else second
+    return "\\begin{center}\\symtfpick" + first + second + third + "\\end{center}\n"
 
 
 # ----------------------------------------------------------------------------- claims
@@ -1683,7 +1857,9 @@ def _displayed_block(
         printed = _printed_matrix(r, opts)
         line = (
             rf"\item {MARKS[r.verdict]}~{{\itshape {label_tex(r.claim.label)}}}:"
-            rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
+            rf"\par{{\centering\symtfpick{{$\displaystyle {expr} \approx {printed}$}}"
+            rf"{{$\displaystyle {expr} \approx {printed}$}}"
+            rf"{{$\displaystyle\begin{{aligned}}&{expr} \\ &\approx {printed}\end{{aligned}}$}}\par}}"
         )
         for c in r.checks:
             where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1] + 1}: "
@@ -2101,7 +2277,9 @@ def derivation_body(
     names = {} if opts.node_names else article_names(report)
     titles = {} if opts.node_names else {n: trace[n].title for n in trace if trace[n].title}
     nums = Numbers(trace.backend, opts, names, titles)
-    ctx = _Context(trace, nums, opts, derivation, names=names, node_names=opts.node_names)
+    ctx = _Context(
+        trace, nums, opts, derivation, names=names, node_names=opts.node_names, name_long=True
+    )
     labels = labels_by_step(report)
     refs = ctx.ref_names()
     chosen = set(select(trace, opts.steps, labels))
@@ -2117,7 +2295,7 @@ def derivation_body(
         for name in picked:
             step = trace[name]
             out.append(_step_heading(step, labels.get(name, []), opts.node_names))
-            out.append(_align(step_rows(ctx, step)))
+            out.append(_align(step_rows(ctx, step), step_rows(ctx, step, broken=True)))
             if name in by_step:
                 out.append(_claims_table(by_step[name], opts))
             if name in shown:
