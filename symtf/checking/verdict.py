@@ -584,7 +584,7 @@ def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
             extra["symbolic_latex"] = tex
     # A long value is not written out in the explanation: its named form speaks in the
     # trace's internal node names (``symbolic_value`` keeps it for programs).
-    long = f"a long expression in {names} (not written out)"
+    long = long_value_words(names)
     why += f": the exact value is {text if closed is not None else long}"
     if p.is_infinite or len(x.symbols) != 1:
         return Verdict("symbolic", None, why, None, extra)
@@ -647,6 +647,12 @@ def _cancelled(e: sympy.Expr, sym: sympy.Symbol, p: Printed, mode: str) -> Verdi
     why = f"{v.explanation} ({sym} cancels: the value is the same for every {sym})"
     decimal = Located(_Closed(value)).decimal_hint()
     return replace(v, explanation=why, decimal=decimal, cancels=str(sym))
+
+
+def long_value_words(names: str) -> str:
+    """What a symbolic explanation says of a value too long to write out (``names``: its
+    symbols, comma-separated); the notes find the sentence's value by it."""
+    return f"a long expression in {names} (not written out)"
 
 
 def _short_form(x: Located) -> sympy.Expr | None:

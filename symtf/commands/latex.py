@@ -251,6 +251,7 @@ def cmd_latex(args: argparse.Namespace) -> int:
             exact_forms=args.exact_forms,
             steps=getattr(args, "steps", None),
             node_names=getattr(args, "node_names", False),
+            rules=not getattr(args, "no_rules", False),
         )
         tex = document(report, derivation, opts)
         _write_notes(args, tex)
@@ -319,6 +320,11 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         choices=("auto", "always", "never"),
         default="auto",
         help="closed forms: when short (auto, default), whenever they fit (always), or never",
+    )
+    p.add_argument(
+        "--no-rules",
+        action="store_true",
+        help="leave out the rule beside each worked line (▷ matrix product)",
     )
     add_page_options(p)
     add_timeout(p, 60.0)

@@ -6,7 +6,7 @@ import re
 
 from symtf.derive.core import Check, Result, StepResult
 from symtf.derive.words import latex_math, latex_text, plain
-from symtf.renderers.latex import math_text
+from symtf.renderers.latex import RULE_MARK, math_text
 
 _TICK, _CROSS = "✓", "✗"
 
@@ -268,7 +268,7 @@ def proof_rows(r: object, numbers: dict[str, int] | None = None) -> list[str]:
     widest = max(_visible(line) for lines in results for line in lines)
     widest_rule = max(_visible(line) for lines in rules for line in lines)
     side = short_lhs and _visible(lhs[0]) + widest + widest_rule + 4 <= SIDE_BY_SIDE
-    mark = r"\triangleright\ "
+    mark = RULE_MARK
     rows: list[str] = []
     if side:
         for k, (lines, rule, rel) in enumerate(zip(results, rules, rels, strict=True)):

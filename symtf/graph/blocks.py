@@ -58,6 +58,7 @@ def attention_nodes(
         (s, d),
         r"S = \frac{Q K^\top}{\sqrt{d_k}}",
         f"scaled scores, head {hi + 1}",
+        labels={"s": r"Q K^\top", "d": r"\sqrt{d_k}"} if scale is None else {"s": r"Q K^\top"},
     )
     axis = SOFTMAX_AXIS[softmax_axis]
     if mask == "causal":

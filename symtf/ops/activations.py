@@ -44,6 +44,7 @@ def _relu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     shapes="unchanged",
     substitute=_named(r"\operatorname{ReLU}"),
     vjp=_relu_vjp,
+    rule=r"\max(0, x)\text{ of each entry}",
 )
 def relu(xp: Any, x: Tensor) -> Tensor:
     """``max(0, x)`` element-wise, on a certified sign."""
@@ -74,6 +75,7 @@ def _gelu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     shapes="unchanged",
     substitute=_named(r"\operatorname{GELU}"),
     vjp=_gelu_vjp,
+    rule=r"\operatorname{GELU}\text{ of each entry}",
 )
 def gelu(xp: Any, x: Tensor) -> Tensor:
     """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise."""
@@ -109,6 +111,7 @@ def _gelu_tanh_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[An
     shapes="unchanged",
     substitute=_named(r"\operatorname{GELU}_{\tanh}"),
     vjp=_gelu_tanh_vjp,
+    rule=r"\operatorname{GELU}\text{ (tanh form) of each entry}",
 )
 def gelu_tanh(xp: Any, x: Tensor) -> Tensor:
     """GELU's tanh form ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (GPT-2)."""
@@ -135,6 +138,7 @@ def _silu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     shapes="unchanged",
     substitute=_named(r"\operatorname{SiLU}"),
     vjp=_silu_vjp,
+    rule=r"\operatorname{SiLU}\text{ of each entry}",
 )
 def silu(xp: Any, x: Tensor) -> Tensor:
     """SiLU (swish) ``x·σ(x) = x/(1 + e^{−x})`` element-wise."""

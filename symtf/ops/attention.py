@@ -15,6 +15,7 @@ from symtf.ops.array import apply, as_int, each_row, generic, nat, total, unbroa
 from symtf.ops.core import (
     Param,
     Substitution,
+    along,
     axis_of,
     check,
     define,
@@ -71,6 +72,10 @@ def _softmax_vjp(
     return (sub(xp, gy, mul(xp, output, total(xp, gy, axis, keepdims=True))),)
 
 
+def _softmax_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    return r"\text{softmax " + along(params.get("axis", -1)) + "}"
+
+
 @define(
     "softmax",
     "attention",
@@ -82,6 +87,7 @@ def _softmax_vjp(
     display=_softmax_display,
     substitute=_softmax_sub,
     vjp=_softmax_vjp,
+    rule=_softmax_rule,
 )
 def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0.
@@ -163,6 +169,7 @@ def _above_zero_vjp(xp: Any, g: Tensor, s: Tensor, *, output: Tensor) -> tuple[A
     public=False,
     substitute=_mask_sub,
     vjp=_above_zero_vjp,
+    rule=r"\text{entries above the diagonal set to } -\infty",
 )
 def mask_future(xp: Any, s: Tensor) -> Tensor:
     """Scores with every entry above the diagonal set to −∞ (the causal mask)."""

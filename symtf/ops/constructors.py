@@ -192,6 +192,7 @@ def _given_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     public=False,
     display=_given_display,
     vjp=zero_vjp,
+    rule=r"\text{given in the file}",
 )
 def given(xp: Any, *, value: Any) -> Tensor:
     """Numbers the file gives, in the backend's numbers.
@@ -221,6 +222,7 @@ def given(xp: Any, *, value: Any) -> Tensor:
     public=False,
     display=lambda params, labels: labels.get("formula", ""),
     vjp=zero_vjp,
+    rule=r"\text{a constant}",
 )
 def const(xp: Any, *, value: Any) -> Tensor:
     """A 1×1 constant in the backend's numbers (``d_head``, a token id)."""
@@ -237,6 +239,7 @@ def const(xp: Any, *, value: Any) -> Tensor:
     shapes="(1, n)",
     public=False,
     vjp=zero_vjp,
+    rule=r"\text{the token ids}",
 )
 def ids(xp: Any, *, ids: Any) -> Tensor:
     """Token ids as a ``[1, n]`` row of the backend's numbers."""
@@ -258,6 +261,7 @@ def _divisor_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> st
     public=False,
     display=_divisor_display,
     vjp=zero_vjp,
+    rule=r"\text{the score divisor}",
 )
 def divisor(xp: Any, *, scale: Any = None, d_head: int) -> Tensor:
     """The score divisor as a 1×1 matrix: the given scale, or ``√d_head``."""

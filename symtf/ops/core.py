@@ -90,6 +90,8 @@ class Param:
         lo: The smallest accepted ``int``.
         hi: The largest accepted ``|int|``.
         doc: A few words for the README's op table.
+        label: The key of its symbol in a node's labels, when not its name (``b`` for
+            ``bias``): the worked notes name the values they substitute by it.
     """
 
     name: str
@@ -99,6 +101,7 @@ class Param:
     lo: int | None = None
     hi: int = 100_000
     doc: str = ""
+    label: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -239,6 +242,10 @@ class Op(Generic[V]):
             ``where``), so a consumer may reason entry by entry where the op cannot run
             (the reveal rules treat one that does not evaluate on symbols as an unknown
             function of those entries).
+        rule: What the op does to its operands, in a few words of math-mode LaTeX written
+            here (``\\text{matrix product}``), or ``rule(params, labels) -> LaTeX`` when
+            it depends on them (``softmax of each row``): the worked notes set it beside
+            the result line, as a proof names its rule (see :meth:`rule_of`).
     """
 
     name: str
@@ -262,6 +269,9 @@ class Op(Generic[V]):
     tensor_out: bool = True
     spelling: str = ""
     elementwise: bool = False
+    rule: str | Callable[[Mapping[str, Any], Mapping[str, str]], str] = field(
+        default="", repr=False
+    )
 
     # ---- the signature
     @property
@@ -341,6 +351,18 @@ class Op(Generic[V]):
                 # ``compute`` gives (the protocol types kernels loosely, one table for all ops).
                 return cast("V", out)
         return self.compute(xp, *tensors, **params)
+
+    def rule_of(self, params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+        """The rule a node of this op applies, as math-mode LaTeX (for a result line).
+
+        An op without a :attr:`rule` of its own is named: ``\\operatorname{log1p}``, and
+        ``of each entry`` for an element-wise one.
+        """
+        rule = self.rule(params, labels) if callable(self.rule) else self.rule
+        if rule:
+            return rule
+        name = r"\operatorname{" + self.name.replace("_", r"\_") + "}"
+        return name + (r"\text{ of each entry}" if self.elementwise else "")
 
     def formula(self, params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
         """The LaTeX a node of this op shows."""
@@ -459,6 +481,7 @@ def define(
     tensor_out: bool = True,
     spelling: str = "",
     elementwise: bool = False,
+    rule: str | Callable[[Mapping[str, Any], Mapping[str, str]], str] = "",
 ) -> Callable[[Callable[..., V]], Op[V]]:
     """Decorator: the function below is the op's computation; returns the registered :class:`Op`."""
 
@@ -483,6 +506,7 @@ def define(
             tensor_out,
             spelling,
             elementwise,
+            rule,
         )
         return register(op) if registered else op
 
@@ -558,6 +582,22 @@ def _size(s: Sequence[int]) -> int:
     return n
 
 
+def along(axis: Any) -> str:
+    """Where a reduction or a row-wise op acts, in words (``of each row``), for a rule.
+
+    Example:
+        >>> along(-1), along(0), along(None)
+        ('of each row', 'of each column', 'of all entries')
+    """
+    if axis is None:
+        return "of all entries"
+    if axis == -1:
+        return "of each row"
+    if axis == 0:
+        return "of each column"
+    return f"along axis {axis}"
+
+
 def same_shape(x: Sequence[int], *_: Any, **__: Any) -> tuple[int, ...]:
     """The shape rule of an op that keeps its first argument's shape."""
     return tuple(x)
@@ -572,6 +612,7 @@ __all__ = [
     "Param",
     "ParamError",
     "Substitution",
+    "along",
     "axes_of",
     "axis_of",
     "broadcast_shape",

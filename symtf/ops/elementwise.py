@@ -67,6 +67,7 @@ def _add_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     display=_labelled("a + b"),
     substitute=_infix("+"),
     vjp=_add_vjp,
+    rule=r"\text{entrywise sum}",
 )
 def add(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a + b``, element-wise with broadcasting (residual connections, positions)."""
@@ -91,6 +92,7 @@ def _sub_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     display=_labelled("a - b"),
     substitute=_infix("-"),
     vjp=_sub_vjp,
+    rule=r"\text{entrywise difference}",
 )
 def sub(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a − b``, element-wise with broadcasting (a row minus its mean)."""
@@ -122,6 +124,7 @@ def times(xp: Any, x: Tensor, c: Any) -> Tensor:
     display=_labelled(r"a \odot b"),
     substitute=_infix(r"\odot"),
     vjp=_mul_vjp,
+    rule=r"\text{entrywise product}",
 )
 def mul(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a ∘ b``, element-wise with broadcasting; a single number scales the other operand
@@ -154,6 +157,7 @@ def _div_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     display=_labelled(r"\frac{a}{b}"),
     substitute=_infix(r"\oslash"),
     vjp=_div_vjp,
+    rule=r"\text{entrywise quotient}",
 )
 def div(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a ÷ b``, element-wise with broadcasting.

@@ -83,6 +83,7 @@ def _matmul_vjp(
     display=_matmul_display,
     substitute=_matmul_sub,
     vjp=_matmul_vjp,
+    rule=r"\text{matrix product}",
 )
 def matmul(xp: Any, a: Tensor, b: Tensor, *, transpose_b: bool = False) -> Tensor:
     """``a @ b`` as numpy (``a @ bᵀ`` with ``transpose_b``); a one-entry operand scales the other."""
@@ -168,13 +169,19 @@ def _linear_vjp(
     return (wrap(xp, gx, x.shape),)
 
 
+def _linear_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    if params.get("bias") is None:
+        return r"\text{matrix product}"
+    return r"\text{matrix product, plus the bias}"
+
+
 @define(
     "linear",
     "linalg",
     (
         Param("x"),
         Param("w", "value", doc="the file's weight matrix"),
-        Param("bias", "value", None, doc="the file's 1 × d_out bias row"),
+        Param("bias", "value", None, doc="the file's 1 × d_out bias row", label="b"),
         Param("transposed", "bool", False, doc="x·Wᵀ (the W·x habit)"),
     ),
     shape=_linear_shape,
@@ -185,6 +192,7 @@ def _linear_vjp(
     display=_linear_display,
     substitute=_linear_sub,
     vjp=_linear_vjp,
+    rule=_linear_rule,
 )
 def linear(xp: Any, x: Tensor, *, w: Any, bias: Any = None, transposed: bool = False) -> Tensor:
     """``x·W + b`` (or ``x·Wᵀ + b``) with the file's weights: ``[n, d_in] -> [n, d_out]``."""
@@ -225,6 +233,10 @@ def _scale_vjp(xp: Any, g: Tensor, s: Tensor, d: Tensor, *, output: Tensor) -> t
     return gs, Tensor(d.shape, [gd])
 
 
+def _scale_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    return r"\text{each entry divided by } " + labels.get("d", r"\text{the divisor}")
+
+
 @define(
     "scale",
     "linalg",
@@ -237,6 +249,7 @@ def _scale_vjp(xp: Any, g: Tensor, s: Tensor, d: Tensor, *, output: Tensor) -> t
     display=lambda params, labels: labels.get("formula", r"\frac{S}{d}"),
     substitute=_scale_sub,
     vjp=_scale_vjp,
+    rule=_scale_rule,
 )
 def scale(xp: Any, s: Tensor, d: Tensor) -> Tensor:
     """Every entry of ``s`` times ``1/d`` for the single number ``d`` (the attention scale).

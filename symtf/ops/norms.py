@@ -76,6 +76,7 @@ def _norm_root_vjp(xp: Any, g: Tensor, v: Tensor, *, output: Tensor, **_: Any) -
     display=_root_display,
     substitute=_root_sub,
     vjp=_norm_root_vjp,
+    rule=r"\text{square root of each entry}",
 )
 def norm_root(
     xp: Any, v: Tensor, *, eps: Any = 0, what: str = "the variance + eps", where: str | None = None
@@ -167,6 +168,11 @@ _LN = r"\frac{x-\mu}{\sqrt{\sigma^2+\varepsilon}}\,\gamma+\beta"
 _RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
 
 
+def _normalize_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    by = "RMS" if labels.get("kind") == "rmsnorm" else "deviation"
+    return r"\text{each row over its " + by + r", then } \gamma, \beta"
+
+
 @define(
     "normalize",
     "norms",
@@ -185,6 +191,7 @@ _RMS = r"\frac{x}{\sqrt{\overline{x^2}+\varepsilon}}\,\gamma+\beta"
     display=lambda params, labels: _RMS if labels.get("kind") == "rmsnorm" else _LN,
     substitute=_normalize_sub,
     vjp=_normalize_vjp,
+    rule=_normalize_rule,
 )
 def normalize(
     xp: Any, centered: Tensor, std: Tensor, *, gamma: Any, beta: Any, where: str | None = None

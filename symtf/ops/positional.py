@@ -44,6 +44,7 @@ def _sin_shape(*, n: int, d: int, base: Any = 10000) -> tuple[int, ...]:
     text="PE[p,2i] = sin(p/base^{2i/d}), PE[p,2i+1] = cos(same), exact",
     shapes="(n, d)",
     vjp=zero_vjp,
+    rule=r"\sin\text{ and }\cos\text{ of each position}",
 )
 def sinusoidal(xp: Any, *, n: int, d: int, base: Any = 10000) -> Tensor:
     """Sinusoidal positions: ``P[p, 2i] = sin(p / base^{2i/d})``, ``P[p, 2i+1] = cos(…)``."""
@@ -192,6 +193,7 @@ def _rope_vjp(
     shapes="(…, n, d), (n, d/2) → (…, n, d)",
     display=_rope_display,
     vjp=_rope_vjp,
+    rule=r"\text{each pair of features rotated}",
 )
 def rope(
     xp: Any,

@@ -16,6 +16,7 @@ from symtf.ops.core import (
     BREAK,
     Param,
     Substitution,
+    along,
     axes_of,
     check,
     define,
@@ -87,6 +88,10 @@ def _mean_sub(s: Substitution) -> str | None:
     return rf"\frac{{1}}{{{d}}}\sum_{{j=1}}^{{{d}}} {s.args[0]}_{{\cdot j}}"
 
 
+def _mean_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    return r"\text{mean " + along(params.get("axis")) + "}"
+
+
 @define(
     "mean",
     "reductions",
@@ -98,6 +103,7 @@ def _mean_sub(s: Substitution) -> str | None:
     display=_mean_display,
     substitute=_mean_sub,
     vjp=_mean_vjp,
+    rule=_mean_rule,
 )
 def mean(xp: Any, x: Tensor, *, axis: Any = None, keepdims: bool = False) -> Tensor:
     """Mean along ``axis`` (default: all): the sum times ``1/n``."""
@@ -147,6 +153,11 @@ def _ms_vjp(
     return (times(xp, mul(xp, gb, x), 2 / xp.const(n)),)
 
 
+def _mean_square_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    over = r"\text{, over } n - 1" if params.get("unbiased") else ""
+    return r"\text{mean square " + along(params.get("axis", -1)) + "}" + over
+
+
 @define(
     "mean_square",
     "reductions",
@@ -159,6 +170,7 @@ def _ms_vjp(
     display=_ms_display,
     substitute=_ms_sub,
     vjp=_ms_vjp,
+    rule=_mean_square_rule,
 )
 def mean_square(
     xp: Any, x: Tensor, *, axis: Any = -1, keepdims: bool = True, unbiased: bool = False
@@ -437,6 +449,7 @@ def _greedy_shape(z: Any) -> tuple[int, ...]:
     public=False,
     tensor_out=False,
     vjp=zero_vjp,
+    rule=r"\text{the largest entry}",
 )
 def greedy(xp: Any, z: Tensor) -> tuple[int, ...] | None:
     """The greedy pick of a ``[1, V]`` row: the indices of its largest entries.

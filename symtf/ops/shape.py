@@ -231,6 +231,15 @@ def _concat_vjp(
     return (out,)
 
 
+def _concat_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    axis = params.get("axis", -1)
+    if axis == -1:
+        return r"\text{side by side}"
+    if axis == 0:
+        return r"\text{one below the other}"
+    return rf"\text{{joined along axis {axis}}}"
+
+
 @define(
     "concat",
     "shape",
@@ -243,6 +252,7 @@ def _concat_vjp(
     display=_concat_display,
     substitute=_concat_sub,
     vjp=_concat_vjp,
+    rule=_concat_rule,
 )
 def concat(xp: Any, parts: Sequence[Tensor], *, axis: int = -1) -> Tensor:
     """Join along an existing axis: all shapes equal except along ``axis`` (heads side by side)."""
@@ -512,6 +522,7 @@ def _embed_shape(*, table: Any, ids: Sequence[int]) -> tuple[int, ...]:
     shapes="[vocab, d] → [seq, d]",
     public=False,
     vjp=zero_vjp,
+    rule=r"\text{rows of the embedding table}",
 )
 def embed(xp: Any, *, table: Any, ids: Sequence[int]) -> Tensor:
     """Look up embedding rows: ``[vocab, d] -> [seq, d]``."""
@@ -540,6 +551,7 @@ def _last_row_vjp(xp: Any, g: Tensor, y: Tensor, *, output: Tensor) -> tuple[Any
     shapes="(n, d) → (1, d)",
     public=False,
     vjp=_last_row_vjp,
+    rule=r"\text{the last row}",
 )
 def last_row(xp: Any, y: Tensor) -> Tensor:
     """The last row, kept 2-D: ``[n, d] -> [1, d]``."""
@@ -576,6 +588,7 @@ def _kv_append_vjp(
     public=False,
     display=lambda params, labels: labels.get("formula", "K = X W_K"),
     vjp=_kv_append_vjp,
+    rule=r"\text{the cache and the new row}",
 )
 def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     """The KV cache grown by one step: the cached rows, then ``x·W`` under them."""
@@ -596,6 +609,7 @@ def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     public=False,
     display=lambda params, labels: labels.get("formula", ""),
     vjp=lambda xp, g, x, *, output: (g,),
+    rule=r"\text{the input, unchanged}",
 )
 def identity(xp: Any, x: Tensor) -> Tensor:
     """The input unchanged (a node that renames: ``final`` for the last block's output)."""

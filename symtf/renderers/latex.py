@@ -20,9 +20,11 @@ Public entry points:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import sympy
@@ -71,6 +73,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \newsavebox{\symtfbox}
 \newcommand{\symtffitto}[2]{\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>#1\relax\resizebox{#1}{!}{\usebox{\symtfbox}}\else\usebox{\symtfbox}\fi}
 \newcommand{\symtffit}[1]{\symtffitto{\linewidth}{#1}}
+\newcommand{\symtfpick}[3]{\sbox{\symtfbox}{#1}\ifdim\wd\symtfbox>\linewidth\relax\sbox{\symtfbox}{#2}\ifdim\wd\symtfbox>\linewidth\relax\symtffit{#3}\else\usebox{\symtfbox}\fi\else\usebox{\symtfbox}\fi}
 \newcommand{\symtfstep}[1]{\hfill{\normalfont\small #1}}
 """
 
@@ -105,6 +108,8 @@ class LatexOptions:
         max_cols: Matrices with more columns are elided with ``\\cdots``.
         steps: Only the steps matching this pattern (see :func:`symtf.renderers.steps.select`).
         node_names: Show internal node names (``l0.h0.pattern``) beside the article's labels.
+        rules: Name beside each worked line what was done (``▷ matrix product``), as the
+            ``derive`` proofs do; the rule comes from the op the trace recorded.
     """
 
     decimals: int = 4
@@ -113,6 +118,7 @@ class LatexOptions:
     max_cols: int = 8
     steps: str | None = None
     node_names: bool = False
+    rules: bool = True
 
     def __post_init__(self) -> None:
         if self.exact_forms not in EXACT_FORMS:
@@ -821,6 +827,19 @@ def bmatrix(
         >>> bmatrix([["1", "2"], ["3", "4"]])
         '\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}'
     """
+    grid, _ = _shown_grid(cells, max_rows, max_cols)
+    return _matrix_tex(grid, env)
+
+
+def _matrix_tex(grid: Sequence[Sequence[str]], env: str = "bmatrix") -> str:
+    return f"\\begin{{{env}}}" + r" \\ ".join(" & ".join(r) for r in grid) + f"\\end{{{env}}}"
+
+
+def _shown_grid(
+    cells: Sequence[Sequence[str]], max_rows: int, max_cols: int
+) -> tuple[list[list[str]], list[int | None]]:
+    """The cells a matrix shows (the middle elided with dots), and each shown column's
+    index in the whole matrix (``None`` for the column of dots)."""
     n = len(cells)
     m = len(cells[0]) if n else 0
     rows_idx: list[int | None] = (
@@ -829,7 +848,7 @@ def bmatrix(
     cols_idx: list[int | None] = (
         list(range(m)) if m <= max_cols else [*range(max_cols - 2), None, m - 1]
     )
-    lines = []
+    grid = []
     for i in rows_idx:
         row = []
         for j in cols_idx:
@@ -841,8 +860,67 @@ def bmatrix(
                 row.append(r"\cdots")
             else:
                 row.append(cells[i][j])
-        lines.append(" & ".join(row))
-    return f"\\begin{{{env}}}" + r" \\ ".join(lines) + f"\\end{{{env}}}"
+        grid.append(row)
+    return grid, cols_idx
+
+
+def column_blocks(widths: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """Consecutive column ranges ``[start, end)`` each as wide as ``limit`` at most.
+
+    ``widths`` are the columns' visible widths; each column also takes 2 of
+    separation. A column wider than ``limit`` on its own makes a block by itself.
+    """
+    blocks: list[tuple[int, int]] = []
+    start, total = 0, 0
+    for j, w in enumerate(widths):
+        if j > start and total + w + 2 > limit:
+            blocks.append((start, j))
+            start, total = j, 0
+        total += w + 2
+    if widths:
+        blocks.append((start, len(widths)))
+    return blocks
+
+
+@dataclass(frozen=True)
+class MatrixBlock:
+    """Some consecutive columns of a matrix, as a matrix of their own.
+
+    Attributes:
+        first: The first column's number, counted from 1.
+        last: The last column's number.
+        tex: The block as a ``bmatrix``.
+    """
+
+    first: int
+    last: int
+    tex: str
+
+
+def matrix_blocks(
+    cells: Sequence[Sequence[str]], max_rows: int, max_cols: int, limit: int
+) -> list[MatrixBlock]:
+    """A matrix broken into blocks of consecutive columns, each at most ``limit`` wide.
+
+    The matrix is elided first as :func:`bmatrix` elides it; a block holds whole
+    columns of what is shown (a single column wider than ``limit`` is a block alone).
+    """
+    grid, cols = _shown_grid(cells, max_rows, max_cols)
+    if not grid:
+        return []
+    widths = [max(_visible_width(row[j]) for row in grid) for j in range(len(cols))]
+    m = len(cells[0])
+    out = []
+    for a, b in column_blocks(widths, limit):
+        # the column of dots stands for the elided ones, from after the real column
+        # before it up to before the real column after it
+        head, tail = cols[a], cols[b - 1]
+        before = [j for j in cols[:a] if j is not None]
+        after = [j for j in cols[b:] if j is not None]
+        first = head if head is not None else (before[-1] + 1 if before else 0)
+        last = tail if tail is not None else (after[0] - 1 if after else m - 1)
+        out.append(MatrixBlock(first + 1, last + 1, _matrix_tex([r[a:b] for r in grid])))
+    return out
 
 
 def _matrix_cells(value: Any) -> list[list[Any]] | None:
@@ -864,29 +942,75 @@ class Rendered:
     approx: str
     approx_is_exact: bool
     scalar: bool = False
+    #: The entries of each form, as the matrix is laid out (for breaking it into blocks).
+    exact_cells: list[list[str]] | None = field(default=None, compare=False, repr=False)
+    approx_cells: list[list[str]] | None = field(default=None, compare=False, repr=False)
 
 
-def render_value(value: Any, nums: Numbers, opts: LatexOptions) -> Rendered:
-    """Render a matrix (1×1 → a scalar) in its exact and decimal forms."""
+#: Visible characters past which an entry that depends on a symbol is written by name
+#: (``(H_1)_{2,3}``) in the notes, rather than as its expression.
+LONG_ENTRY = 40
+
+
+def render_value(
+    value: Any, nums: Numbers, opts: LatexOptions, name: str | None = None
+) -> Rendered:
+    """Render a matrix (1×1 → a scalar) in its exact and decimal forms.
+
+    With ``name`` (the step's), an entry that depends on a symbol and whose expression
+    is longer than :data:`LONG_ENTRY` is written as that step's entry, as a named node
+    of a symbolic trace is (``(\\text{LayerNorm})_{2,1}``): its expression is in the
+    verdict, and on the page it would be too wide to read.
+    """
     exact: str | None
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
         exact, ok = e.best()
         return Rendered(exact if ok else None, e.approx, e.is_exact, True)
-    entries = [[nums.entry(x) for x in row] for row in _visible(cells, opts)]
+    shown = _visible(cells, opts)
+    entries = [[nums.entry(x) for x in row] for row in shown]
+    if name is not None:
+        entries = _named_long(entries, shown, cells, name, nums, opts)
     scalar = len(cells) == 1 and len(cells[0]) == 1
     approx_is_exact = all(e.is_exact or e.fraction for row in entries for e in row)
     bests = [[e.best() for e in row] for row in entries]
     exact_ok = all(ok for row in bests for _, ok in row)
     full = _restore(cells, entries, opts)
-    approx = _layout([[e.shown() for e in row] for row in full], scalar, opts)
-    exact = None
+    approx_cells = [[e.shown() for e in row] for row in full]
+    approx = _layout(approx_cells, scalar, opts)
+    exact = exact_cells = None
     if exact_ok:
-        exact = _layout([[e.best()[0] for e in row] for row in full], scalar, opts)
+        exact_cells = [[e.best()[0] for e in row] for row in full]
+        exact = _layout(exact_cells, scalar, opts)
         if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
             exact = None if opts.exact_forms != "always" else exact
-    return Rendered(exact, approx, approx_is_exact, scalar)
+    return Rendered(exact, approx, approx_is_exact, scalar, exact_cells, approx_cells)
+
+
+def _named_long(
+    entries: list[list[Entry]],
+    shown: list[list[Any]],
+    cells: list[list[Any]],
+    name: str,
+    nums: Numbers,
+    opts: LatexOptions,
+) -> list[list[Entry]]:
+    """``entries`` with each long one that depends on a symbol written by its place."""
+    n, m = len(cells), len(cells[0]) if cells else 0
+    ri = list(range(n)) if n <= opts.max_rows else [*range(opts.max_rows - 2), n - 1]
+    ci = list(range(m)) if m <= opts.max_cols else [*range(opts.max_cols - 2), m - 1]
+    out = []
+    for a, row in enumerate(entries):
+        new = []
+        for b, e in enumerate(row):
+            x = shown[a][b]
+            text = e.best()[0]
+            if isinstance(x, sympy.Basic) and x.free_symbols and _visible_width(text) > LONG_ENTRY:
+                e = Entry(_node_latex(f"{name}[{ri[a]},{ci[b]}]", nums.names, nums.titles), True)
+            new.append(e)
+        out.append(new)
+    return out
 
 
 def _visible(cells: list[list[Any]], opts: LatexOptions) -> list[list[Any]]:
@@ -932,6 +1056,7 @@ def _visible_width(tex: str) -> int:
     prev = None
     while prev != tex:
         prev, tex = tex, _MATRIX.sub(flat, tex)
+    tex = re.sub(r"\\text\{([^{}]*)\}", lambda m: "x" * len(m.group(1)), tex)
     t = re.sub(r"\{\\scriptstyle\\ldots\}", "x", tex)
     t = re.sub(r"\\(?:left|right|quad|;|,|!)", "", t)
     t = re.sub(r"\\[a-zA-Z]+", "x", t)
@@ -1066,6 +1191,8 @@ class _Context:
     #: node name only when ``node_names`` is set, else their title.
     names: dict[str, str] = field(default_factory=dict)
     node_names: bool = True
+    #: Write long entries that depend on a symbol by their place (see :func:`render_value`).
+    name_long: bool = False
 
     def ref_names(self) -> dict[str, str]:
         """What the page calls each step in displayed arithmetic (article name, else title)."""
@@ -1088,7 +1215,9 @@ class _Context:
             v = self.trace.value(name)
             if v is None or isinstance(v, tuple):
                 return None
-            self.rendered[name] = render_value(v, self.nums, self.opts)
+            self.rendered[name] = render_value(
+                v, self.nums, self.opts, name if self.name_long else None
+            )
         return self.rendered[name]
 
     def operand(self, name: str) -> tuple[str, bool] | None:
@@ -1112,13 +1241,14 @@ class _Context:
         return (r.exact, True) if r.exact is not None else (r.approx, r.approx_is_exact)
 
 
-def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
+def _substitution(ctx: _Context, step: Step, named: bool = False) -> tuple[str, bool] | None:
     """The step's formula with the numbers of its inputs written in, and whether it is exact.
 
     It is the worked substitution of the op the trace recorded for the step
     (:mod:`symtf.ops`), written with the inputs' values and the op's parameters (the
     file's weights); an op without one, or a step whose inputs are not shown as
-    numbers, shows its formula and result without a substituted line.
+    numbers, shows its formula and result without a substituted line. With ``named``,
+    an input too wide for the line is written by its name, as the step above shows it.
     """
     try:
         op = get_op(step.op)
@@ -1132,6 +1262,13 @@ def _substitution(ctx: _Context, step: Step) -> tuple[str, bool] | None:
     parts = [ctx.operand(i) for i in ins]
     if any(p is None for p in parts):
         return None
+    if named and any(_visible_width(p[0]) > BLOCK_WIDTH for p in parts if p):
+        parts = [
+            (ctx.step_name(ctx.trace[i]), True)
+            if p is not None and _visible_width(p[0]) > BLOCK_WIDTH
+            else p
+            for i, p in zip(ins, parts, strict=True)
+        ]
     exact = [all(p[1] for p in parts if p is not None)]
 
     def value(name: str, transposed: bool) -> str:
@@ -1179,56 +1316,169 @@ def _softmax_of_scores(step: Step) -> bool:
     return "out" in step.labels and str(step.labels.get("x", "")).startswith("S")
 
 
+#: The mark before a line's rule, in the notes as in the ``derive`` proofs (plain amsmath,
+#: so MathJax and KaTeX read it too).
+RULE_MARK = r"\triangleright\ "
+
+
 def step_math(ctx: _Context, step: Step) -> list[tuple[str, str]]:
     """The lines of a step's display as ``(left, right)`` pairs for ``align*``.
 
     The right sides start with their relation (``=`` or ``\\approx``).
     """
+    return [(left, right) for left, right, _ in step_rows(ctx, step)]
+
+
+def _op_of(step: Step) -> Any:
+    try:
+        return get_op(step.op)
+    except KeyError:
+        return None
+
+
+def result_rule(step: Step) -> str:
+    """What the step's op did, as math-mode LaTeX: the rule of the op the trace recorded.
+
+    A user step's expression (no registry op) is said to be worked out.
+    """
+    op = _op_of(step)
+    if op is None:
+        return r"\text{worked out}"
+    rule: str = op.rule_of(step.params, step.labels)
+    return rule
+
+
+def substitution_rule(step: Step) -> str:
+    """What a substituted line did: the values of the op's operands, named by their symbols.
+
+    The symbols are the node's labels for the op's tensor arguments and for the file's
+    matrices it writes in (``Q``, ``K``; ``X``, ``W_Q``), typeset as a label's maths
+    symbols are (:func:`label_tex`); when a tensor argument has none, the line says only
+    that the values are substituted.
+    """
+    op = _op_of(step)
+    generic = r"\text{values substituted}"
+    if op is None or op.variadic is not None:
+        return generic
+    names = []
+    for p in op.signature:
+        label = step.labels.get(p.label or p.name)
+        if p.is_tensor and label is None:
+            return generic
+        if label is not None and (p.is_tensor or step.params.get(p.name) is not None):
+            names.append(_symbol_tex(label))  # a tensor, or a matrix of the file written in
+    if not names:
+        return generic
+    if len(names) == 1:
+        return r"\text{the values of } " + names[0]
+    listed = r",\ ".join(names[:-1]) + r"\text{ and }" + names[-1]
+    return r"\text{the values of } " + listed
+
+
+def _symbol_tex(label: str) -> str:
+    """A node's label as maths: a plain symbol (``W_Q``, ``K_1^T``) rebuilt from its parts,
+    as :func:`label_tex` does; anything else is the template's own LaTeX (``\\overline{x^2}``),
+    the same the op's formula line shows."""
+    m = _MATH_WORD.fullmatch(label)
+    return _word_tex(m) if m is not None else label
+
+
+def step_rows(ctx: _Context, step: Step, broken: bool = False) -> list[tuple[str, str, str]]:
+    """The lines of a step's display as ``(left, right, rule)`` for ``align*``.
+
+    The formula comes first and has no rule; the substituted line says whose values it
+    writes in, the result line names the op's rule (:func:`result_rule`), and a line of
+    decimals says how many it shows. With ``rules`` off every rule is empty.
+
+    ``broken`` lays the lines out for a display that is too wide otherwise: a result
+    matrix wider than the line in blocks of columns (:func:`matrix_blocks`), and an
+    input too wide for the substituted line by its name.
+    """
+    rows = _step_rows(ctx, step, broken)
+    if not ctx.opts.rules:
+        return [(left, right, "") for left, right, _ in rows]
+    return rows
+
+
+def _step_rows(ctx: _Context, step: Step, broken: bool) -> list[tuple[str, str, str]]:
     v = step.value
-    lines: list[tuple[str, str]] = []
+    lines: list[tuple[str, str, str]] = []
     lhs, rhs = _split_formula(step.formula)
     if isinstance(v, tuple) or v is None:  # next_token: token ids
         words = _words(ctx, v)
         left = lhs or rhs or ctx.step_name(step)
         if lhs and rhs:
-            lines.append((left, "= " + rhs))
+            lines.append((left, "= " + rhs, ""))
         elif rhs:
             left = rhs
-        lines.append(("" if lines else left, "= " + words))
+        lines.append(("" if lines else left, "= " + words, result_rule(step)))
         return lines
     first_left = lhs or rhs or ctx.step_name(step)
     if lhs:
-        lines.append((first_left, "= " + rhs))
+        lines.append((first_left, "= " + rhs, ""))
         if _softmax_of_scores(step):
             # the softmax written out, entry by entry, as the worked key writes it
-            lines.append(("", _SOFTMAX_WRITTEN))
-    sub = _substitution(ctx, step)
+            lines.append(("", _SOFTMAX_WRITTEN, ""))
+    sub = _substitution(ctx, step, named=broken)
     r = ctx.value(step.name)
     if r is None:
         return lines
     if sub is not None:
         rel = "= " if sub[1] else r"\approx "
         pieces = sub[0].split(_BRK)
-        if _visible_width("".join(pieces)) <= _MAX_LINE - 8 or len(pieces) == 1:
-            lines.append(("", rel + " ".join(pieces)))
+        said = substitution_rule(step)
+        if (not broken and _visible_width("".join(pieces)) <= _MAX_LINE - 8) or len(pieces) == 1:
+            lines.append(("", rel + " ".join(pieces), said))
         else:
-            lines.append(("", rel + pieces[0]))
-            lines.extend(("", r"\phantom{=}\quad " + p) for p in pieces[1:])
+            lines.append(("", rel + pieces[0], said))
+            lines.extend(("", r"\phantom{=}\quad " + p, "") for p in pieces[1:])
+    rule = result_rule(step)
     if r.exact is not None and (r.exact != r.approx or r.approx_is_exact):
-        lines.append(("", "= " + r.exact))
+        lines.extend(_value_lines(ctx, "= ", r.exact, r.exact_cells if broken else None, rule))
+        rule = rf"\text{{first {ctx.opts.decimals} decimals}}"
     if not r.approx_is_exact:
-        lines.append(("", r"\approx " + r.approx))
+        cells = r.approx_cells if broken else None
+        lines.extend(_value_lines(ctx, r"\approx ", r.approx, cells, rule))
     if not lhs:
-        # The formula has no left side: it is the left side of the first line.
-        if lines:
-            lines[0] = (first_left, lines[0][1])
+        # The formula has no left side: it is the left side of the first line (or, laid
+        # out for a narrow page, a line of its own above the others)
+        if lines and broken:
+            lines.insert(0, ("", first_left, ""))
+        elif lines:
+            lines[0] = (first_left, *lines[0][1:])
         else:
-            lines.append((first_left, ""))
+            lines.append((first_left, "", ""))
     if step.name == "tokens" and ctx.derivation is not None and ctx.derivation.model.vocab:
         vocab = ctx.derivation.model.vocab
         toks = ", ".join(math_text(vocab[i]) for i in ctx.derivation.tokens if i < len(vocab))
-        lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)"))
+        lines.insert(0, (r"\text{ids of}", r"\left(" + toks + r"\right)", ""))
     return lines
+
+
+#: Widest block of columns of a result matrix, in visible characters (the relation and
+#: the column note fit beside it).
+BLOCK_WIDTH = _MAX_LINE - 12
+
+
+def _value_lines(
+    ctx: _Context, rel: str, tex: str, cells: list[list[str]] | None, rule: str
+) -> list[tuple[str, str, str]]:
+    """A result line, or, for a matrix wider than the line, one line per block of columns.
+
+    Each block is labelled under it with its columns (``columns 1 to 3``); the rule stands
+    with the first.
+    """
+    if cells is None or _visible_width(rel + tex) <= BLOCK_WIDTH or len(cells[0]) < 2:
+        return [("", rel + tex, rule)]
+    blocks = matrix_blocks(cells, ctx.opts.max_rows, ctx.opts.max_cols, BLOCK_WIDTH)
+    if len(blocks) < 2:
+        return [("", rel + tex, rule)]
+    out = []
+    for k, b in enumerate(blocks):
+        cols = f"column {b.first}" if b.first == b.last else f"columns {b.first} to {b.last}"
+        shown = rf"\underset{{\text{{{cols}}}}}{{{b.tex}}}"
+        out.append(("", (rel if k == 0 else r"\phantom{=}\ ") + shown, rule if k == 0 else ""))
+    return out
 
 
 def _tt(name: str) -> str:
@@ -1251,18 +1501,64 @@ def _words(ctx: _Context, v: Any) -> str:
     return ", ".join(parts)
 
 
-def _align(lines: list[tuple[str, str]]) -> str:
+#: Visible characters of a display's widest line and its widest rule together (with the
+#: gap), past which the rules go on rows of their own, as in the ``derive`` proofs.
+RULES_BESIDE = _MAX_LINE
+
+
+def ruled_rows(lines: Sequence[tuple[str, str, str]], side: bool | None = None) -> list[str]:
+    """Display lines with their rules as ``aligned`` rows, the ``derive`` proofs' layout.
+
+    Side by side, each rule stands beside its line (``left &= right && ▷ rule``);
+    otherwise each rule takes a row of its own just before its line, so no line is
+    wider than it was without its rule. ``side=None`` decides by the lines' visible
+    widths (:data:`RULES_BESIDE`).
+    """
+    ruled = [r for _, _, r in lines if r]
+    if not ruled:
+        return [f"{left} &{right}" for left, right, _ in lines]
+    if side is None:
+        widest = max(_visible_width(left + right) for left, right, _ in lines)
+        side = widest + max(_visible_width(r) for r in ruled) + 6 <= RULES_BESIDE
+    rows = []
+    for left, right, rule in lines:
+        if not rule:
+            rows.append(f"{left} &{right}" + (" &&" if side else ""))
+        elif side:
+            rows.append(rf"{left} &{right} &&\qquad {RULE_MARK}{rule}")
+        else:
+            rows.append(rf"&\qquad {RULE_MARK}{rule}")
+            rows.append(f"{left} &{right}")
+    return rows
+
+
+def _align(
+    lines: Sequence[tuple[str, str] | tuple[str, str, str]],
+    broken: Sequence[tuple[str, str, str]] | None = None,
+) -> str:
     """Display lines aligned at their relations, shrunk to the line width when wider.
 
-    An ``aligned`` block in a box (rather than ``align*``) so that a matrix wider
-    than the page is scaled to fit instead of running into the margin.
+    An ``aligned`` block in a box (rather than ``align*``) so that a display wider than
+    the page never runs into the margin. Lines may carry a rule (``(left, right,
+    rule)``, see :func:`ruled_rows`). TeX measures and takes the first layout that fits
+    the line: the rules beside their lines, then the rules on rows of their own, then
+    the ``broken`` lines (wide matrices in blocks of columns), which are shrunk only if
+    they still do not fit.
     """
-    body = " \\\\\n".join(f"{left} &{right}" for left, right in lines)
-    return (
-        "\\begin{center}\\symtffit{$\\displaystyle\\begin{aligned}\n"
-        + body
-        + "\n\\end{aligned}$}\\end{center}\n"
-    )
+    ruled = [cast(tuple[str, str, str], (*x, "")[:3]) for x in lines]
+
+    def display(rows: Sequence[tuple[str, str, str]], side: bool) -> str:
+        body = " \\\\\n".join(ruled_rows(rows, side))
+        return "{$\\displaystyle\\begin{aligned}\n" + body + "\n\\end{aligned}$}"
+
+    ruled_any = any(x[2] for x in ruled)
+    last = broken if broken is not None and list(broken) != ruled else None
+    if not ruled_any and last is None:
+        return "\\begin{center}\\symtffit" + display(ruled, False) + "\\end{center}\n"
+    first = display(ruled, True)
+    second = display(ruled, False) if ruled_any else first
+    third = display(last, False) if last is not None else second
+    return "\\begin{center}\\symtfpick" + first + second + third + "\\end{center}\n"
 
 
 # ----------------------------------------------------------------------------- claims
@@ -1344,16 +1640,15 @@ def _symbolic_tex(c: Check) -> str:
     detail = sentence(symbolic_detail(c))
     tex = c.extra.get("symbolic_latex")
     names = c.extra.get("depends_on") or []
-    value = c.extra.get("symbolic_value")
+    value = _said_value(c)
     lead = f"The exact value is {value}"
     if (
-        not isinstance(tex, str)
-        or not isinstance(value, str)
+        value is None
         or not detail.startswith(lead)
         or not all(isinstance(n, str) and _SYMBOL_NAME.fullmatch(n) for n in names)
     ):
         return escape(detail)
-    out = "The exact value is $" + tex + "$"
+    out = "The exact value is " + ("$" + tex + "$" if isinstance(tex, str) else escape(value))
     rest = detail[len(lead) :]
     sols = c.extra.get("solutions")
     plain = isinstance(sols, list) and all(
@@ -1368,7 +1663,122 @@ def _symbolic_tex(c: Check) -> str:
             sets = r" \cup ".join(_interval_tex(s) for s in sols)
             return out + f"; it prints as {printed} for ${sym} \\in {sets}$."
         return out + f"; no value of ${sym}$ prints as {printed}."
+    searched = _searched_tex(c, names)
+    if searched is not None:
+        return out + searched
     return out + escape(rest)
+
+
+def _said_value(c: Check) -> str | None:
+    """The value as a symbolic check's explanation says it: its short form, or the words
+    for one too long to write out (:func:`~symtf.checking.verdict.long_value_words`)."""
+    from symtf.checking.verdict import long_value_words
+
+    names = c.extra.get("depends_on") or []
+    if c.extra.get("symbolic_latex") is None and all(isinstance(n, str) for n in names):
+        long = long_value_words(", ".join(names))
+        if long in c.explanation:
+            return long
+    value = c.extra.get("symbolic_value")
+    return value if isinstance(value, str) else None
+
+
+def _decimal_field(text: Any) -> tuple[Fraction, Fraction] | None:
+    """A verdict's decimal field as exact bounds: ``(x, x)``, or the ``…`` cut's bounds."""
+    if not isinstance(text, str) or not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?…?", text):
+        return None
+    digits = text.rstrip("…")
+    x = Fraction(digits)
+    if not text.endswith("…"):
+        return x, x
+    ulp = Fraction(1, 10 ** len(digits.partition(".")[2]))
+    return (x - ulp, x) if x < 0 else (x, x + ulp)  # a cut goes toward zero
+
+
+#: Most decimals a searched interval's ends are printed with.
+SEARCHED_DECIMALS = 12
+
+
+def searched_ends(s: dict[str, Any]) -> tuple[Fraction, Fraction, int] | None:
+    """A searched interval's ends rounded outward, and the decimals they are printed with.
+
+    Each end is certified to lie within its ``lo_within`` / ``hi_within`` bounds; the
+    lower end is rounded down from the lowest place it can be, the upper end up from the
+    highest, so the printed interval holds the certified one. The decimals are the fewest
+    for which rounding widens the interval by at most a tenth of its certain width
+    (``[0.99914, 1.00056]``), at most :data:`SEARCHED_DECIMALS`. ``None`` when a field
+    is missing or is not a decimal.
+    """
+    lo_in, hi_in = s.get("lo_within"), s.get("hi_within")
+    if not (isinstance(lo_in, list) and isinstance(hi_in, list) and len(lo_in) == len(hi_in) == 2):
+        return None
+    bounds = [_decimal_field(x) for x in (*lo_in, *hi_in)]
+    if any(b is None for b in bounds):
+        return None
+    (lo_a, _), (_, lo_b), (hi_a, _), (_, hi_b) = cast(list[tuple[Fraction, Fraction]], bounds)
+    width = hi_a - lo_b  # the stretch certainly inside
+    n = 1
+    while n < SEARCHED_DECIMALS and (width <= 0 or 20 * Fraction(1, 10**n) > width):
+        n += 1
+    scale = 10**n
+    return Fraction(math.floor(lo_a * scale), scale), Fraction(math.ceil(hi_b * scale), scale), n
+
+
+def _searched_tex(c: Check, names: Sequence[str]) -> str | None:
+    """A searched solution set as maths: ``; it prints as 0.707 for a ∈ [0.99914, 1.00056]
+    (searched a ∈ [−10, 10])``, from the verdict's fields (``None`` if one is missing)."""
+    from symtf.numbers import format_fixed
+
+    sols, searched = c.extra.get("solutions"), c.extra.get("solutions_range")
+    if len(names) != 1 or not isinstance(sols, list) or not isinstance(searched, list):
+        return None
+    ends = [_decimal_field(x) for x in searched]
+    if len(ends) != 2 or any(e is None or e[0] != e[1] for e in ends):
+        return None
+    sym = sympy.latex(sympy.Symbol(names[0]))
+    pieces, notes = [], []
+    for s in sols:
+        got = searched_ends(s) if isinstance(s, dict) else None
+        if got is None:
+            return None
+        lo, hi, n = got
+        exact_lo = _decimal_field(s["lo_within"][0]) == _decimal_field(s["lo_within"][1])
+        exact_hi = _decimal_field(s["hi_within"][0]) == _decimal_field(s["hi_within"][1])
+        # an end known exactly and printed as it is keeps its own bracket; a rounded one is closed
+        left = (
+            "("
+            if exact_lo and not s.get("lo_closed") and lo == Fraction(s["lo_within"][0])
+            else "["
+        )
+        right = (
+            ")"
+            if exact_hi and not s.get("hi_closed") and hi == Fraction(s["hi_within"][1])
+            else "]"
+        )
+        pieces.append(left + _num(format_fixed(lo, n)) + r",\ " + _num(format_fixed(hi, n)) + right)
+        for side, word in (("lo", "lower"), ("hi", "upper")):
+            kind = s.get(side + "_end", "root")
+            if kind == "unresolved":
+                notes.append(f"its {word} end is not certain: the set may go on past it")
+            elif kind == "search-range":
+                notes.append(f"its {word} end is the search range's end")
+    printed = "$" + _printed_cell(c.printed) + "$"
+    rng = rf"${sym} \in [{_num(str(searched[0]))},\ {_num(str(searched[1]))}]$"
+    if pieces:
+        text = f"; it prints as {printed} for ${sym} \\in " + r" \cup ".join(pieces) + "$"
+    else:
+        text = f"; no value of ${sym}$ is certified to print as {printed}"
+    text += " (searched " + rng
+    cells = c.extra.get("solutions_unresolved") or []
+    if cells:
+        text += escape(f"; {len(cells)} stretch(es) undecided")
+        stopped = c.extra.get("solutions_stopped")
+        if isinstance(stopped, str):
+            text += escape(": " + stopped)
+    text += ")"
+    if notes:
+        text += escape("; " + "; ".join(once for once in dict.fromkeys(notes)))
+    return text + "."
 
 
 def _interval_tex(s: dict[str, Any]) -> str:
@@ -1447,7 +1857,9 @@ def _displayed_block(
         printed = _printed_matrix(r, opts)
         line = (
             rf"\item {MARKS[r.verdict]}~{{\itshape {label_tex(r.claim.label)}}}:"
-            rf"\par{{\centering\symtffit{{$\displaystyle {expr} \approx {printed}$}}\par}}"
+            rf"\par{{\centering\symtfpick{{$\displaystyle {expr} \approx {printed}$}}"
+            rf"{{$\displaystyle {expr} \approx {printed}$}}"
+            rf"{{$\displaystyle\begin{{aligned}}&{expr} \\ &\approx {printed}\end{{aligned}}$}}\par}}"
         )
         for c in r.checks:
             where = "" if len(r.checks) == 1 or c.index is None else f"entry {c.index[1] + 1}: "
@@ -1471,6 +1883,7 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
     :func:`expression_latex`, and everything else is escaped. The text is split at
     those known strings, never searched for markup.
     """
+    text, tail = _searched_tail(text, c)
     reading = c.extra.get("exact_reading") or {}
     pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
     subs: dict[int, str] | None
@@ -1498,7 +1911,31 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
         out += [escape(text[k:at]), f"${maths}$"]
         k = end
     out.append(escape(text[k:]))
-    return "".join(out)
+    return "".join(out) + tail
+
+
+def _searched_tail(text: str, c: Check) -> tuple[str, str]:
+    """A symbolic explanation's value and searched set, set as maths (see :func:`_searched_tex`).
+
+    The explanation is cut where it says the value the verdict records
+    (``symbolic_value``); what follows it is the searched set, written from the
+    verdict's fields. Returns the text before, and the LaTeX of the rest (``""`` when
+    there is no searched set to write).
+    """
+    value, names = _said_value(c), c.extra.get("depends_on") or []
+    if c.verdict != "symbolic" or value is None:
+        return text, ""
+    if not all(isinstance(n, str) and _SYMBOL_NAME.fullmatch(n) for n in names):
+        return text, ""
+    said = "the exact value is " + value
+    k = text.find(said)
+    rest = text[k + len(said) :] if k >= 0 else ""
+    searched = _searched_tex(c, names) if rest.startswith("; ") else None
+    if searched is None or not rest.rstrip(".").endswith(")"):
+        return text, ""
+    tex = c.extra.get("symbolic_latex")
+    shown = "$" + tex + "$" if isinstance(tex, str) else escape(value)
+    return text[:k], "the exact value is " + shown + searched
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -1840,7 +2277,9 @@ def derivation_body(
     names = {} if opts.node_names else article_names(report)
     titles = {} if opts.node_names else {n: trace[n].title for n in trace if trace[n].title}
     nums = Numbers(trace.backend, opts, names, titles)
-    ctx = _Context(trace, nums, opts, derivation, names=names, node_names=opts.node_names)
+    ctx = _Context(
+        trace, nums, opts, derivation, names=names, node_names=opts.node_names, name_long=True
+    )
     labels = labels_by_step(report)
     refs = ctx.ref_names()
     chosen = set(select(trace, opts.steps, labels))
@@ -1856,7 +2295,7 @@ def derivation_body(
         for name in picked:
             step = trace[name]
             out.append(_step_heading(step, labels.get(name, []), opts.node_names))
-            out.append(_align(step_math(ctx, step)))
+            out.append(_align(step_rows(ctx, step), step_rows(ctx, step, broken=True)))
             if name in by_step:
                 out.append(_claims_table(by_step[name], opts))
             if name in shown:
