@@ -35,6 +35,7 @@ from symtf.numbers import (
 from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
+from symtf.spec import symbols
 
 # The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
 # that seq2seq and generate need not import this module); their names stay importable here.
@@ -57,6 +58,7 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
+from symtf.spec.symbols import SymbolSpec
 from symtf.spec.toml_lines import line_of, locate, string_lines
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
 
@@ -169,6 +171,8 @@ class Derivation:
     #: Inputs written with a decimal point, by the name ``rounded_inputs`` would give them
     #: (symtf.checking.causes asks whether their rounding explains an off number).
     written_inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The ``[symbols]`` table: each declared symbol's assumption, range and value.
+    symbols: Mapping[str, SymbolSpec] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -348,6 +352,15 @@ def _with_weights(data: dict[str, Any], name: str, text: str | None = None) -> D
 
 
 def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
+    """The derivation, its symbols made as ``[symbols]`` declares them (symtf.spec.symbols)."""
+    declared = symbols.parse(data.get("symbols") if isinstance(data, dict) else None, name)
+    with symbols.reading(declared) as state:
+        d = _read(data, name, text)
+    symbols.unused(state, name)
+    return dataclasses.replace(d, symbols=declared) if declared else d
+
+
+def _read(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
     title = top.string("title")
@@ -356,6 +369,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     source = top.string("source", "") or ""
     top.get("symtf")
     top.get("weights")  # read by _with_weights
+    top.get("symbols")  # read by _derivation
     tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
     raw_claims = data.get("claims")
     arithmetic_only = (

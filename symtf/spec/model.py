@@ -14,6 +14,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import SpecError
+from symtf.spec import symbols
 from symtf.spec.tomlread import _cell, _Reader
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
@@ -222,7 +223,14 @@ def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Gen
     # A setting, like the score divisor: "T" makes it a symbol (logits / T stays exact).
     temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=True)
     if temp is not None and temp.is_Symbol:
-        temp = sympy.Symbol(str(temp), positive=True)  # a temperature is > 0
+        temp = symbols.make(str(temp), default="positive")  # a temperature is > 0
+        if not temp.is_positive:
+            spec = symbols.declared(str(temp))
+            raise SpecError(
+                f"{w}.temperature: expected a positive symbol, found {str(temp)!r}, declared "
+                f"{spec.assumption if spec else 'real'} in [symbols] (a temperature is > 0: "
+                f"declare {temp} = {{ positive = true }})"
+            )
     elif temp is not None and temp <= 0:
         raise SpecError(f"{w}.temperature: expected a number > 0 or a symbol, found {temp}")
     top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))
