@@ -105,9 +105,11 @@ def parse(raw: Any, name: str) -> dict[str, SymbolSpec]:
 
 def _one(key: str, spec: Any, w: str) -> SymbolSpec:
     if not isinstance(spec, dict):
+        number = isinstance(spec, (int, float)) and not isinstance(spec, bool)
+        found = f"the number {_written(spec)}" if number else _kind(spec)
         raise SpecError(
             f"{w}: expected a table like {{ range = [-2, 2] }} or {{ positive = true }}, "
-            f"found {_kind(spec)}"
+            f"found {found}"
         )
     unknown = sorted(set(spec) - set(KEYS))
     if unknown:
