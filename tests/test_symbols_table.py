@@ -22,6 +22,7 @@ from typing import Any
 
 import mpmath
 import pytest
+import sympy
 
 import symtf
 from symtf.cli import main
@@ -220,3 +221,45 @@ printed = "1 0"
 def test_a_temperature_declared_not_positive_is_refused(decl: str) -> None:
     with pytest.raises(SpecError, match=r"decoder\.toml: generate\.temperature: .*positive"):
         symtf.loads(DECODER.format(decl=decl), "decoder.toml")
+
+
+# ----------------------------------------------------------------------------- whatif
+
+
+def test_whatif_follows_a_declared_symbol_over_its_declared_range(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    from symtf.teach.whatif import whatif
+
+    path = tmp_path / "one_head.toml"
+    path.write_text(
+        TEMPLATE.format(symbols='[symbols]\na = { range = ["0", "1/2"], value = "0.47" }'),
+        encoding="utf-8",
+    )
+    r = whatif(path, "a", Fraction(-2), Fraction(2))
+    (w,) = r.weights
+    assert w.value == sympy.Rational(47, 100) and w.symbol.name == "a"
+    assert r.range_of(w) == (Fraction(0), Fraction(1, 2))  # the declared range, not -2:2
+    q = next(o for o in r.outputs if o.label == "query")
+    ((a, _, _, d),) = q.intervals  # q = a prints 0.5 for a in [0.45, 0.55], cut at 1/2
+    assert a <= Fraction(45, 100) <= a + Fraction(1, 10**6) and d == Fraction(1, 2)
+    assert q.contains_value is True
+    wider = whatif(path, "a", Fraction(-2), Fraction(2), ranges={"a": (Fraction(0), Fraction(2))})
+    assert wider.range_of(wider.weights[0]) == (Fraction(0), Fraction(2))  # --range a=… wins
+
+
+@pytest.mark.parametrize(
+    ("symbols", "message"),
+    [("", "declares no symbol 'a'"), ("[symbols]\na = { range = [0, 1] }", "gives no value")],
+)
+def test_whatif_refuses_a_bare_name_it_cannot_follow(
+    tmp_path: Path, symbols: str, message: str
+) -> None:
+    from fractions import Fraction
+
+    from symtf.teach.whatif import WhatIfError, whatif
+
+    path = tmp_path / "one_head.toml"
+    path.write_text(TEMPLATE.format(symbols=symbols), encoding="utf-8")
+    with pytest.raises(WhatIfError, match=message):
+        whatif(path, "a", Fraction(-2), Fraction(2))
