@@ -559,6 +559,7 @@ def _model(r: _Reader, name: str) -> Model:
         raise SpecError(f"{w}.n_heads: expected a divisor of d_model = {d_model}, found {n_heads}")
     d_head = r.integer("d_head", d_model // n_heads, lo=1, hi=_max_dim())
     mask = r.choice("mask", MASKS, "causal")
+    mask_value = _mask_value(r.get("mask_value"), mask, f"{w}.mask_value")
     norm = r.choice("norm", NORMS, "post")
     norm_kind = r.choice("norm_kind", NORM_KINDS, "layernorm")
     variance = r.choice("variance", VARIANCES, "biased")
@@ -678,7 +679,38 @@ def _model(r: _Reader, name: str) -> Model:
         tied=tied,
         lnf_eps=lnf_eps,
         lnf_variance=lnf_variance,
+        mask_value=mask_value,
     )
+
+
+_NEG_INF = re.compile(r"^-\s*(inf|infinity|∞)$", re.IGNORECASE)
+
+
+def _mask_value(raw: Any, mask: str, where: str) -> sympy.Expr | None:
+    """A causal mask's fill above the diagonal: ``None`` for −∞ (the default, also when
+    written ``"-inf"``), an exact number below 0, a symbol ``m`` or its negative ``-M``."""
+    if raw is None:
+        return None
+    if mask != "causal":
+        raise SpecError(
+            f'{where}: applies to mask = "causal" only (the fill above the diagonal, before '
+            f"the softmax); found mask = {mask!r}"
+        )
+    text = raw.strip().replace("−", "-") if isinstance(raw, str) else None
+    if text is not None and _NEG_INF.match(text):
+        return None
+    if text is not None and text.startswith("-") and symbols.NAME.match(text[1:].strip()):
+        return -symbols.make(text[1:].strip())  # -M: the symbol M, negated
+    expected = (
+        f"{where}: expected a negative number (like -1e9 or -10000), a symbol (m or -M) or -inf"
+    )
+    try:
+        value = _cell(raw, where, symbols=True)
+    except SpecError:
+        raise SpecError(f"{expected}, found {_kind(raw)}") from None
+    if not value.is_Symbol and not value < 0:
+        raise SpecError(f"{expected}, found {raw if not isinstance(raw, str) else repr(raw)}")
+    return value
 
 
 def _nonnegative(x: sympy.Expr, where: str) -> None:

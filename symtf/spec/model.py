@@ -119,6 +119,9 @@ class Model:
             ``causal-after-softmax`` (softmax of every score, then the future
             zeroed and each row renormalised) or
             ``causal-after-softmax-unnormalized`` (zeroed, not renormalised).
+        mask_value: What a ``causal`` mask puts above the diagonal: ``None`` for −∞,
+            else an exact negative number (``-10**9``; GPT-2's ``-10000``) or a symbol
+            (``m``, ``-M``), so the masked weights are ``e^{mask − max}/Σ``.
         norm: ``post`` (norm after each residual add) or ``pre`` (before each sublayer).
         eps: Norm ε, exact (``0`` unless given).
         activation: ``relu``, ``gelu`` (exact, erf), ``gelu_tanh`` or ``swiglu``.
@@ -169,6 +172,7 @@ class Model:
     lnf_variance: str | None = None
     generate: Any = None  # Generation: decode after the prompt ([generate])
     stop: int | None = None  # token id that ends decoding ([generate] stop = "word")
+    mask_value: sympy.Expr | None = None  # a causal mask's fill; None: −∞ (see the docstring)
 
 
 # ----------------------------------------------------------------------------- [generate]
