@@ -149,8 +149,11 @@ def _mask_sub(s: Substitution) -> str | None:
     return f"{s.args[0]}{BREAK}+ {s.matrix(mask)}"
 
 
-def _above_zero_vjp(xp: Any, g: Tensor, s: Tensor, *, output: Tensor) -> tuple[Any, ...]:
-    """A fill above the diagonal: the entries kept pass their cotangent, the filled ones none."""
+def _above_zero_vjp(
+    xp: Any, g: Tensor, s: Tensor, *, output: Tensor, **_fill: Any
+) -> tuple[Any, ...]:
+    """A fill above the diagonal (−∞, 0 or a mask_value, constant in ``s``): the entries kept
+    pass their cotangent, the filled ones none."""
     return (wrap(xp, xp.fill_above(nat(xp, g), xp.const(0)), g.shape),)
 
 
