@@ -263,3 +263,23 @@ def test_whatif_refuses_a_bare_name_it_cannot_follow(
     path.write_text(TEMPLATE.format(symbols=symbols), encoding="utf-8")
     with pytest.raises(WhatIfError, match=message):
         whatif(path, "a", Fraction(-2), Fraction(2))
+
+
+def test_whatif_holds_the_other_declared_symbols_at_their_values(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    from symtf.teach.whatif import whatif
+
+    # W_K = b, held at its declared 1: row 0's weight is σ(a·b) = σ(a), as above
+    symbols = "[symbols]\na = { range = [0, 2], value = 0.5 }\nb = { value = 1 }"
+    text = TEMPLATE.format(symbols=symbols).replace('W_K = "1"', 'W_K = "b"')
+    path = tmp_path / "two_symbols.toml"
+    path.write_text(text, encoding="utf-8")
+    r = whatif(path, "a", Fraction(-2), Fraction(2))
+    o = next(o for o in r.outputs if o.label == "weights" and o.index == (0, 0))
+    ((a, b, c, d),) = o.intervals
+    with mpmath.workdps(50):
+        lo, hi = mpmath.log(mpmath.mpf(11) / 9), mpmath.log(mpmath.mpf(13) / 7)
+        q = [mpmath.mpf(x.numerator) / x.denominator for x in (a, b, c, d)]
+        assert q[0] <= lo <= q[1] and q[2] <= hi <= q[3]
+    assert o.contains_value is True

@@ -728,12 +728,19 @@ def whatif(
     syms = {w.symbol for w in ws}
     entries = _choose(d, trace, labels, syms)
     defs = trace.backend.defs
+    # The file's own symbols that are not followed are held at their declared values.
+    held: dict[sympy.Symbol, sympy.Expr] = {
+        s.symbol: sympy.Rational(s.value.numerator, s.value.denominator)
+        for n, s in d0.symbols.items()
+        if s.value is not None and n not in names
+    }
     duals = {
-        w.symbol: Dual(defs, w.symbol, {v.symbol: v.value for v in ws if v is not w}) for w in ws
+        w.symbol: Dual(defs, w.symbol, {**held, **{v.symbol: v.value for v in ws if v is not w}})
+        for w in ws
     }
     brackets = {w.symbol: w.bracket() for w in ws}  # a 2⁻²⁰⁰ rational bracket of √2
     result = WhatIf(str(path), d0.title, ws, lo, hi, [], [], dict(ranges or {}))
-    values = {w.symbol: w.value for w in ws}
+    values = {**held, **{w.symbol: w.value for w in ws}}
     try:
         for label, step, ij, p in entries:
             left = time_left()
