@@ -653,8 +653,10 @@ def _prints_at(
         at = e.xreplace({sym: sympy.Rational(value.numerator, value.denominator)})
     except (TypeError, ValueError, ZeroDivisionError):
         return None
+    if at.has(sympy.zoo, sympy.nan) or at.is_infinite:
+        return False  # a pole at the value: no number there to print (the set excludes it)
     if not at.is_Rational:
-        return None  # a pole at the value (zoo, nan)
+        return None
     iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     return _in(iv, _fraction(at))
 

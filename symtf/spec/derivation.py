@@ -356,7 +356,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     declared = symbols.parse(data.get("symbols") if isinstance(data, dict) else None, name)
     with symbols.reading(declared) as state:
         d = _read(data, name, text)
-    symbols.unused(state, name)
+    symbols.check_used(state, name)
     return dataclasses.replace(d, symbols=declared) if declared else d
 
 

@@ -233,7 +233,7 @@ def declared(name: str) -> SymbolSpec | None:
     return None if state is None else state.declared.get(name)
 
 
-def unused(state: _Reading, name: str) -> None:
+def check_used(state: _Reading, name: str) -> None:
     """Refuse a declared symbol no cell of the file used.
 
     Raises:
@@ -253,9 +253,9 @@ __all__ = [
     "NAME",
     "RESERVED",
     "SymbolSpec",
+    "check_used",
     "declared",
     "make",
     "parse",
     "reading",
-    "unused",
 ]
