@@ -513,6 +513,11 @@ def _member(dual: Dual, e: sympy.Expr, t: Fraction, iv: Any, lo_b: arb, hi_b: ar
     return None
 
 
+def member_at(dual: Dual, e: sympy.Expr, t: Fraction, iv: Any) -> bool | None:
+    """Whether ``iv`` holds ``e`` at the point ``a = t`` (``None`` if the balls cannot tell)."""
+    return _member(dual, e, t, iv, arb(_q(iv.lo)), arb(_q(iv.hi)))
+
+
 def _merge(edges: list[Edge]) -> list[Edge]:
     """Sorted edges with overlapping ones joined (an overlap decides nothing: unresolved)."""
     out: list[Edge] = []

@@ -532,6 +532,15 @@ def _sinusoidal(c: Case) -> np.ndarray:
     return out
 
 
+#: A causal mask's fills: −∞ (no parameter), GPT-2's −10000 and a leaky −3/2, as the
+#: file's mask_value reaches the op (SymPy numbers).
+_MASK_FILLS = (None, sympy.Integer(-10000), sympy.Rational(-3, 2))
+
+
+def _mp_fill(v: Any) -> Any:
+    return "-inf" if v is None else mpmath.mpf(int(v.p)) / int(v.q)
+
+
 def _mask(above: Any) -> Callable[[Case], np.ndarray]:
     def expect(c: Case) -> np.ndarray:
         x = mp(c.tensors[0])
@@ -954,7 +963,14 @@ REFERENCES: dict[str, Reference] = {
             mp(c.tensors[0]) - log(exp(mp(c.tensors[0])).sum(axis=c.params["axis"], keepdims=True))
         ),
     ),
-    "mask_future": Reference(_rows().map(lambda a: Case([a])), _mask("-inf")),
+    "mask_future": Reference(
+        _rows().flatmap(
+            lambda a: st.sampled_from(_MASK_FILLS).map(
+                lambda v: Case([a], {} if v is None else {"value": v})
+            )
+        ),
+        lambda c: _mask(_mp_fill(c.params.get("value")))(c),
+    ),
     "zero_future": Reference(_rows().map(lambda a: Case([a])), _mask(0)),
     "normalize_rows": Reference(
         _rows(_pos()).map(lambda a: Case([a])),

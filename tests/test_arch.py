@@ -207,8 +207,9 @@ def _forward(
                     div = mp.sqrt(m.d_head)
                 s = [[e / div for e in r] for r in s]
                 causal = mask == "causal"
+                fill = mpf("-inf") if m.mask_value is None else _num(m.mask_value, v)
                 s = [
-                    [e if (j <= i or not causal) else mpf("-inf") for j, e in enumerate(r)]
+                    [e if (j <= i or not causal) else fill for j, e in enumerate(r)]
                     for i, r in enumerate(s)
                 ]
                 cols = (li, hi) in k.get("cols", set())
@@ -504,6 +505,9 @@ OPTIONS: dict[str, tuple[dict, dict, list, int]] = {
         1,
     ),
     "mask=none": ({"mask": '"none"'}, {}, [], 1),
+    "mask_value=-10000 (GPT-2's fill)": ({"mask_value": "-10000"}, {}, [], 1),
+    "mask_value=-1e9": ({"mask_value": '"-1e9"'}, {}, [], 1),
+    "mask_value=-3/2 (a mask that leaks)": ({"mask_value": '"-3/2"'}, {}, [], 1),
 }
 
 

@@ -42,6 +42,21 @@ step = "y"
 printed = "0.5"
 """
 
+#: A declared symbol: 2w + 0.1 prints as 0.5 for 2w + 0.1 in [0.45, 0.55], w in [0.175, 0.225]
+#: (by hand), inside the declared range; the declared value 0.2 lies in that set.
+DECLARED = """title = "a declared symbol with a range and the article's value"
+[symbols]
+w = { range = [0, 1], value = 0.2 }
+[tensors]
+w = "w"
+[steps]
+y = "2 * w + 0.1"
+[[claims]]
+label = "y"
+step = "y"
+printed = "0.5"
+"""
+
 FLOAT32 = """title = "a float32 softmax"
 computed_in = "float32"
 [model]
@@ -143,7 +158,12 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     """JSON reports: every bundled derivation, and the files above."""
     folder = tmp_path_factory.mktemp("contract")
     paths = list(bundled.paths())
-    for name, text in (("symbol", SYMBOL), ("float32", FLOAT32), ("notations", NOTATIONS)):
+    for name, text in (
+        ("symbol", SYMBOL),
+        ("declared", DECLARED),
+        ("float32", FLOAT32),
+        ("notations", NOTATIONS),
+    ):
         (folder / f"{name}.toml").write_text(text, encoding="utf-8")
         paths.append(folder / f"{name}.toml")
     report = Report(tuple(check_file(p, timeout=None) for p in paths))  # no wall-clock budget
@@ -160,6 +180,10 @@ def test_the_small_files_reach_the_rare_fields(reports: dict[str, dict[str, Any]
     rare = {"solutions", "symbolic_value", "enclosure", "accepted_by", "simulated", "root"}
     assert rare <= fields, rare - fields
     assert any(c["printed_value_truncated"] for c in reports["notations"]["checks"])
+    (declared,) = reports["declared"]["checks"]
+    assert declared["declared_value"] == {"symbol": "w", "value": "0.2", "inside": True}
+    assert declared["solutions_range"] == ["0", "1"]
+    assert [(s["lo"], s["hi"]) for s in declared["solutions"]] == [("0.175", "0.225")]
 
 
 def test_every_written_field_is_declared(reports: dict[str, dict[str, Any]]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, cast
 
@@ -233,6 +233,7 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
                 None,
                 _extreme_of_all(qs, largest=claim.reduce == "max"),
                 claim.printed[0][0],
+                d.symbols,
             )
             if c.verdict != "undecided":
                 return [c]
@@ -246,9 +247,11 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
                 d.path,
             )
             return [dataclasses.replace(c, explanation=blocked or why)]
-        return [_one(claim, step, None, q, claim.printed[0][0])]
+        return [_one(claim, step, None, q, claim.printed[0][0], d.symbols)]
     true = t.true_shape(step)
-    checks = [_one(claim, step, ij, ev.entry(step, *ij), p) for ij, p in _fit(claim, sel)]
+    checks = [
+        _one(claim, step, ij, ev.entry(step, *ij), p, d.symbols) for ij, p in _fit(claim, sel)
+    ]
     if true is not None and len(true) < 2:  # a vector or a scalar step: its own index
         checks = [_true_index(c, true) for c in checks]
     return checks
@@ -264,13 +267,18 @@ def _true_index(c: Check, true: tuple[int, ...]) -> Check:
 
 
 def _one(
-    claim: Claim, step: str | None, ij: tuple[int, ...] | None, q: Quantity, p: Printed
+    claim: Claim,
+    step: str | None,
+    ij: tuple[int, ...] | None,
+    q: Quantity,
+    p: Printed,
+    symbols: Mapping[str, Any] | None = None,
 ) -> Check:
     from symtf.checking.verdict import decide
 
     extra: dict[str, Any] = {}
     try:
-        v = decide(q, p, claim.rounding)
+        v = decide(q, p, claim.rounding, symbols)
         verdict, expected, why = v.verdict, v.expected, v.explanation
         extra = {"units_off": v.units_off, **v.extra}
         exact = None if v.verdict == "symbolic" else v.decimal or q.decimal()

@@ -88,7 +88,8 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     checks = []
     for k, (p, a, b) in enumerate(zip(printed, shown_vals, exact_vals, strict=True)):
         qa, qb = quantity(a), quantity(b)
-        ra, rb = decide(qa, p, claim.rounding), decide(qb, p, claim.rounding)
+        ra = decide(qa, p, claim.rounding, derivation.symbols)
+        rb = decide(qb, p, claim.rounding, derivation.symbols)
         (va, ea, wa), (vb, eb, wb) = ((r.verdict, r.expected, r.explanation) for r in (ra, rb))
         da, db = ra.decimal or qa.decimal(), rb.decimal or qb.decimal()
         substituted = bool(replace)

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import sympy
 from flint import arb, ctx, fmpz
@@ -54,6 +55,9 @@ from symtf.numbers import (
     format_fixed,
     rounding_interval,
 )
+
+if TYPE_CHECKING:
+    from symtf.spec.symbols import SymbolSpec
 
 #: Every verdict class, best first within "decided".
 VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
@@ -371,17 +375,24 @@ def _short(b: Fraction) -> str:
 # ----------------------------------------------------------------------------- the rule
 
 
-def decide(q: QuantityLike, p: Printed, mode: str = DEFAULT_ROUNDING) -> Verdict:
+def decide(
+    q: QuantityLike,
+    p: Printed,
+    mode: str = DEFAULT_ROUNDING,
+    symbols: Mapping[str, SymbolSpec] | None = None,
+) -> Verdict:
     """Classify one printed number against an exact quantity (total: never raises on a value).
 
     Args:
         q: The exact value.
         p: The printed number.
         mode: The rounding rule (``nearest`` when the file states none).
+        symbols: The file's ``[symbols]`` table: a declared symbol's range bounds its
+            solution set, and its value is marked inside or outside that set.
     """
     x = Located(q)
     if x.symbols:
-        return _symbolic(x, p, mode)
+        return _symbolic(x, p, mode, symbols or {})
     if p.is_infinite:
         if x.infinite and x.infinite == p.inf:
             what = "masked: exactly −∞" if p.inf < 0 else "exactly +∞"
@@ -563,14 +574,16 @@ SEARCH_RANGE = (Fraction(-10), Fraction(10))
 SEARCH_CELL = Fraction(1, 2**18)
 
 
-def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
+def _symbolic(x: Located, p: Printed, mode: str, symbols: Mapping[str, SymbolSpec]) -> Verdict:
     """A value that depends on symbols: its expression and, for one symbol, its solution set.
 
     The solution set is the certified set of the symbol's values for which the
-    print is a correct rounding: exact over all reals for a rational function
-    with rational coefficients (:func:`_solutions`), else certified by
-    subdivision over :data:`SEARCH_RANGE` (:mod:`symtf.roots`), never through
-    a closed form of the whole DAG.
+    print is a correct rounding: exact over all reals (or the symbol's declared
+    ``range``) for a rational function with rational coefficients
+    (:func:`_solutions`), else certified by subdivision over the declared range or
+    :data:`SEARCH_RANGE` (:mod:`symtf.roots`), never through a closed form of the
+    whole DAG. A declared ``value`` is marked inside or outside the set
+    (``declared_value``), decided at that value itself.
     """
     names = ", ".join(sorted(map(str, x.symbols)))
     extra: dict[str, Any] = {"depends_on": sorted(map(str, x.symbols))}
@@ -592,21 +605,82 @@ def _symbolic(x: Located, p: Printed, mode: str) -> Verdict:
     constant = _cancelled(closed, sym, p, mode) if closed is not None else None
     if constant is not None:
         return constant
-    sol = _solutions(closed, p, mode) if closed is not None and _rational_in(closed, sym) else None
+    spec = symbols.get(str(sym))
+    window = spec.range if spec is not None else None
+    rational = closed is not None and _rational_in(closed, sym)
+    sol = _solutions(closed, p, mode, window) if closed is not None and rational else None
+    inside: bool | None = None
     if sol is not None:
         extra["solutions"] = sol
+        within = ""
+        if window is not None:
+            extra["solutions_range"] = [rational_text(window[0]), rational_text(window[1])]
+            within = (
+                f" in the declared range [{rational_text(window[0])}, {rational_text(window[1])}]"
+            )
         if sol:
             why += f"; it prints as {p.text} for {sym} in " + " ∪ ".join(
                 _interval_text(s) for s in sol
             )
         else:
-            why += f"; no value of {sym} prints as {p.text}"
-        return Verdict("symbolic", None, why, None, extra)
-    found = _searched(x, sym, p, mode)
-    if found is not None:
-        extra.update(found)
-        why += _searched_text(found, sym, p)
+            why += f"; no value of {sym}{within} prints as {p.text}"
+        if spec is not None and spec.value is not None and closed is not None:
+            inside = _prints_at(closed, sym, spec.value, p, mode)
+    else:
+        found = _searched(x, sym, p, mode, window)
+        if found is not None:
+            rset = found.pop("_set")
+            extra.update(found)
+            why += _searched_text(found, sym, p, declared=window is not None)
+            if spec is not None and spec.value is not None:
+                inside = _searched_at(x, sym, rset, spec.value, p, mode)
+    if spec is not None and spec.value is not None and (sol is not None or "solutions" in extra):
+        extra["declared_value"] = {
+            "symbol": str(sym),
+            "value": spec.value_text,
+            "inside": inside,
+        }
+        where = {True: "inside", False: "outside", None: "not certainly inside or outside"}
+        why += f"; the article's value {sym} = {spec.value_text} is {where[inside]} that set"
     return Verdict("symbolic", None, why, None, extra)
+
+
+def _prints_at(
+    e: sympy.Expr, sym: sympy.Symbol, value: Fraction, p: Printed, mode: str
+) -> bool | None:
+    """Whether ``p`` is a correct rounding of the rational function ``e`` at ``sym = value``, exactly."""
+    try:
+        at = e.xreplace({sym: sympy.Rational(value.numerator, value.denominator)})
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if at.has(sympy.zoo, sympy.nan) or at.is_infinite:
+        return False  # a pole at the value: no number there to print (the set excludes it)
+    if not at.is_Rational:
+        return None
+    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
+    return _in(iv, _fraction(at))
+
+
+def _in(iv: Interval, v: Fraction) -> bool:
+    return (iv.lo < v or (v == iv.lo and iv.lo_closed)) and (
+        v < iv.hi or (v == iv.hi and iv.hi_closed)
+    )
+
+
+def _searched_at(
+    x: Located, sym: sympy.Symbol, found: Any, value: Fraction, p: Printed, mode: str
+) -> bool | None:
+    """Whether the searched set holds ``value``: read from the set, else decided at the point."""
+    from symtf import roots
+
+    inside: bool | None = found.contains(value)
+    if inside is not None or x.xp is None:
+        return inside
+    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
+    try:
+        return roots.member_at(roots.dual_for(x.xp, sym), x.expr, value, iv)
+    except (TypeError, Undecided, RecursionError):
+        return None
 
 
 class _Closed:
@@ -711,15 +785,22 @@ def _point(p: Printed) -> Interval:
     return Interval(v, v, True, True)
 
 
-def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str, Any] | None:
-    """The certified set of ``sym`` in :data:`SEARCH_RANGE` where ``p`` is a correct rounding."""
+def _searched(
+    x: Located,
+    sym: sympy.Symbol,
+    p: Printed,
+    mode: str,
+    window: tuple[Fraction, Fraction] | None = None,
+) -> dict[str, Any] | None:
+    """The certified set of ``sym`` in ``window`` (the declared range, else :data:`SEARCH_RANGE`)
+    where ``p`` is a correct rounding; the :class:`~symtf.roots.RoundingSet` itself under ``_set``."""
     from symtf import roots
 
     dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
     iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
-    lo, hi = SEARCH_RANGE
-    if sym.is_positive:  # a temperature: its negative half means nothing
-        lo = Fraction(0)
+    lo, hi = window or SEARCH_RANGE
+    if window is None and (sym.is_positive or sym.is_nonnegative):
+        lo = Fraction(0)  # a temperature: its negative half means nothing
     try:
         found = roots.rounding_set(dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL))
     except (TypeError, Undecided, RecursionError):
@@ -731,6 +812,7 @@ def _searched(x: Located, sym: sympy.Symbol, p: Printed, mode: str) -> dict[str,
     }
     if found.stopped:
         out["solutions_stopped"] = found.stopped
+    out["_set"] = found
     return out
 
 
@@ -755,7 +837,9 @@ def _piece_fields(piece: Any) -> dict[str, Any]:
     return out
 
 
-def _searched_text(found: dict[str, Any], sym: sympy.Symbol, p: Printed) -> str:
+def _searched_text(
+    found: dict[str, Any], sym: sympy.Symbol, p: Printed, *, declared: bool = False
+) -> str:
     lo, hi = found["solutions_range"]
     sols = found["solutions"]
     if sols:
@@ -764,7 +848,7 @@ def _searched_text(found: dict[str, Any], sym: sympy.Symbol, p: Printed) -> str:
         )
     else:
         text = f"; no {sym} is certified to print as {p.text}"
-    text += f" (searched {sym} in [{lo}, {hi}]"
+    text += f" (searched {sym} in {'its declared range ' if declared else ''}[{lo}, {hi}]"
     cells = found["solutions_unresolved"]
     if cells:
         text += f"; {len(cells)} stretch(es) undecided"
@@ -812,8 +896,14 @@ def _fraction(r: sympy.Rational) -> Fraction:
 MAX_SOLUTION_DEGREE = 12
 
 
-def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | None:
+def _solutions(
+    e: sympy.Expr, p: Printed, mode: str, window: tuple[Fraction, Fraction] | None = None
+) -> list[dict[str, Any]] | None:
     """Where a rational function ``P(s)/Q(s)`` of one symbol prints as ``p``, or ``None``.
+
+    With a ``window`` (the symbol's declared range, closed) the set is cut to it: the
+    window's ends join the critical points, and an end of the set that is the
+    window's is marked ``search-range``.
 
     The critical points are the real roots of ``P − lo·Q``, ``P − hi·Q`` and
     ``Q`` (``lo``, ``hi`` the ends of the printed number's rounding interval),
@@ -838,8 +928,11 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
     hi_q = sympy.Rational(iv.hi.numerator, iv.hi.denominator)
     polys = [(pn - pd * lo_q, "lo"), (pn - pd * hi_q, "hi"), (pd, "pole")]
     eps = Fraction(1, 10**12)
+    ends = (
+        [] if window is None else [(window[0], window[0], "range"), (window[1], window[1], "range")]
+    )
     for _ in range(4):
-        points = []
+        points = list(ends)
         for poly, kind in polys:
             if poly.is_zero or poly.degree() <= 0:
                 continue
@@ -853,7 +946,11 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
         return None
 
     def member(t: Fraction) -> bool:
+        if window is not None and not window[0] <= t <= window[1]:
+            return False
         qv = _fraction(pd.eval(sympy.Rational(t.numerator, t.denominator)))
+        if qv == 0:  # a pole (only a window's end is tested at a point)
+            return False
         x = _fraction(pn.eval(sympy.Rational(t.numerator, t.denominator))) / qv
         return (iv.lo < x or (x == iv.lo and iv.lo_closed)) and (
             x < iv.hi or (x == iv.hi and iv.hi_closed)
@@ -872,6 +969,10 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
         regions.append((left, right, member(t)))
         if right is not None:
             at = (right[2] == "lo" and iv.lo_closed) or (right[2] == "hi" and iv.hi_closed)
+            if right[2] == "range":
+                at = member(right[0])
+            elif window is not None and not window[0] <= right[0] <= window[1]:
+                at = False  # a root outside the window (its bracket lies wholly outside)
             regions.append((right, right, at))
     out: list[dict[str, Any]] = []
     for left, right, inside in regions:
@@ -884,15 +985,19 @@ def _solutions(e: sympy.Expr, p: Printed, mode: str) -> list[dict[str, Any]] | N
             continue
         out.append({"_left": left, "_right": right, "lo_closed": lo_closed,
                     "hi_closed": right is not None and left is right})  # fmt: skip
-    return [
-        {
+    pieces = []
+    for r in out:
+        piece = {
             "lo": None if r["_left"] is None else _root_text(r["_left"]),
             "hi": None if r["_right"] is None else _root_text(r["_right"]),
             "lo_closed": r["lo_closed"],
             "hi_closed": r["hi_closed"],
         }
-        for r in out
-    ]
+        for side, end in (("lo", r["_left"]), ("hi", r["_right"])):
+            if end is not None and end[2] == "range":
+                piece[f"{side}_end"] = "search-range"
+        pieces.append(piece)
+    return pieces
 
 
 def _root_text(root: tuple[Fraction, Fraction, str]) -> str:

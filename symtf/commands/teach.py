@@ -256,7 +256,8 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="WEIGHT=NAME",
         help='a weight entry, a whole matrix or a setting and its symbol, e.g. "l0.h0.W_Q[0,0]=a", '
         '"l0.h0.W_Q=w" (every entry, w_{i,j}), "scale=t" (the score divisor, every head), '
-        '"l0.h1.scale=t" (one head) or "eps=e"; repeat for several',
+        '"l0.h1.scale=t" (one head), "eps=e", or "a" (a symbol the file declares with a value '
+        "in [symbols], followed over its declared range); repeat for several",
     )
     p.add_argument(
         "--range",

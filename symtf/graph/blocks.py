@@ -29,6 +29,7 @@ def attention_nodes(
     scale: Any,
     d_head: int,
     mask: str = "causal",
+    mask_value: Any = None,
     transpose_k: bool = True,
     softmax_axis: str = "rows",
 ) -> str:
@@ -38,6 +39,8 @@ def attention_nodes(
         names: The nodes holding the queries, keys and values (``l0.h0.q`` or ``l0.h0.q_rot``, …).
         scale: The score divisor, or ``None`` for ``√d_head`` (node ``sqrt_dk``'s parameters).
         mask: ``causal``, ``none``, ``causal-after-softmax`` or its unnormalised variant.
+        mask_value: The causal mask's fill above the diagonal (``None``: −∞), the
+            ``mask_future`` node's ``value``; only a ``causal`` mask has one.
 
     Returns:
         The name of the head's output node (``h.z``).
@@ -62,7 +65,10 @@ def attention_nodes(
     )
     axis = SOFTMAX_AXIS[softmax_axis]
     if mask == "causal":
-        src = b.add(f"{h}.masked", ops.mask_future, (src,), title=f"masked scores, head {hi + 1}")
+        fill = {} if mask_value is None else {"value": mask_value}  # −∞: no parameter, as before
+        src = b.add(
+            f"{h}.masked", ops.mask_future, (src,), title=f"masked scores, head {hi + 1}", **fill
+        )
     if mask.startswith("causal-after-softmax"):
         w = b.add(
             f"{h}.weights",

@@ -304,6 +304,7 @@ def _head(b: Builder, m: Model, head: Head, h: str, hi: int, src: str) -> str:
         scale=head.scale if head.scale is not None else m.scale,
         d_head=m.d_head,
         mask=m.mask,
+        mask_value=m.mask_value,
         transpose_k=head.transpose_k,
         softmax_axis=head.softmax_axis,
     )

@@ -137,7 +137,7 @@ def log_softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
 # ----------------------------------------------------------------------------- above the diagonal
 
 
-def _square_ish(s: Any) -> tuple[int, ...]:
+def _square_ish(s: Any, **_params: Any) -> tuple[int, ...]:
     check(len(s) == 2, f"expected a matrix of scores, found shape {fmt(s)}")
     return tuple(s)
 
@@ -147,33 +147,44 @@ def _mask_sub(s: Substitution) -> str | None:
     if shape is None:
         return None
     n, m = shape
-    mask = [["0" if j <= i + (m - n) else r"-\infty" for j in range(m)] for i in range(n)]
+    value = s.params.get("value")
+    fill = r"-\infty" if value is None else s.latex(value)
+    mask = [["0" if j <= i + (m - n) else fill for j in range(m)] for i in range(n)]
     from symtf.ops.core import BREAK
 
     return f"{s.args[0]}{BREAK}+ {s.matrix(mask)}"
 
 
-def _above_zero_vjp(xp: Any, g: Tensor, s: Tensor, *, output: Tensor) -> tuple[Any, ...]:
-    """A fill above the diagonal: the entries kept pass their cotangent, the filled ones none."""
+def _above_zero_vjp(
+    xp: Any, g: Tensor, s: Tensor, *, output: Tensor, **_fill: Any
+) -> tuple[Any, ...]:
+    """A fill above the diagonal (−∞, 0 or a mask_value, constant in ``s``): the entries kept
+    pass their cotangent, the filled ones none."""
     return (wrap(xp, xp.fill_above(nat(xp, g), xp.const(0)), g.shape),)
 
 
 @define(
     "mask_future",
     "attention",
-    (Param("s"),),
+    (Param("s"), Param("value", "value", None, doc="the fill: −∞ unless the file's mask_value")),
     shape=_square_ish,
     tex="S + M",
-    text="−∞ above the diagonal (token i sees tokens ≤ i)",
+    text="−∞ (or the file's mask_value) above the diagonal (token i sees tokens ≤ i)",
     shapes="unchanged",
     public=False,
     substitute=_mask_sub,
     vjp=_above_zero_vjp,
     rule=r"\text{entries above the diagonal set to } -\infty",
 )
-def mask_future(xp: Any, s: Tensor) -> Tensor:
-    """Scores with every entry above the diagonal set to −∞ (the causal mask)."""
-    return wrap(xp, xp.fill_above(nat(xp, s), xp.neg_inf()), s.shape)
+def mask_future(xp: Any, s: Tensor, *, value: Any = None) -> Tensor:
+    """Scores with every entry above the diagonal set to −∞ (the causal mask), or to ``value``.
+
+    A finite ``value`` (``-10**9``, GPT-2's ``-10000``, a symbol ``m``) is what many
+    implementations fill with: the masked weights are then ``e^{value − max}/Σ``, tiny
+    but not zero.
+    """
+    fill = xp.neg_inf() if value is None else xp.const(value)
+    return wrap(xp, xp.fill_above(nat(xp, s), fill), s.shape)
 
 
 @define(

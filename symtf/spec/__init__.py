@@ -14,6 +14,8 @@ each other by their own names, never through the package.
   and their reader.
 - :mod:`symtf.spec.steps`: ``[tensors]`` and ``[steps]`` of a derivation file → frozen data
   (nothing is computed).
+- :mod:`symtf.spec.symbols`: The ``[symbols]`` table: a file's declared symbols, and the one
+  place a file's symbols are made.
 - :mod:`symtf.spec.toml_lines`: Line numbers of tables and keys in TOML text (``tomllib`` does
   not keep them).
 - :mod:`symtf.spec.tomlread`: Typed reading of TOML tables, and exact cells, vectors and

@@ -35,6 +35,7 @@ from symtf.numbers import (
 from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
+from symtf.spec import symbols
 
 # The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
 # that seq2seq and generate need not import this module); their names stay importable here.
@@ -57,6 +58,7 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
+from symtf.spec.symbols import SymbolSpec
 from symtf.spec.toml_lines import line_of, locate, string_lines
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
 
@@ -169,6 +171,8 @@ class Derivation:
     #: Inputs written with a decimal point, by the name ``rounded_inputs`` would give them
     #: (symtf.checking.causes asks whether their rounding explains an off number).
     written_inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The ``[symbols]`` table: each declared symbol's assumption, range and value.
+    symbols: Mapping[str, SymbolSpec] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -348,6 +352,15 @@ def _with_weights(data: dict[str, Any], name: str, text: str | None = None) -> D
 
 
 def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
+    """The derivation, its symbols made as ``[symbols]`` declares them (symtf.spec.symbols)."""
+    declared = symbols.parse(data.get("symbols") if isinstance(data, dict) else None, name)
+    with symbols.reading(declared) as state:
+        d = _read(data, name, text)
+    symbols.check_used(state, name)
+    return dataclasses.replace(d, symbols=declared) if declared else d
+
+
+def _read(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
     top = _Reader(data, "")
     top.where = ""
     title = top.string("title")
@@ -356,6 +369,7 @@ def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Der
     source = top.string("source", "") or ""
     top.get("symtf")
     top.get("weights")  # read by _with_weights
+    top.get("symbols")  # read by _derivation
     tensors_raw, steps_raw = top.get("tensors"), top.get("steps")
     raw_claims = data.get("claims")
     arithmetic_only = (
@@ -545,6 +559,7 @@ def _model(r: _Reader, name: str) -> Model:
         raise SpecError(f"{w}.n_heads: expected a divisor of d_model = {d_model}, found {n_heads}")
     d_head = r.integer("d_head", d_model // n_heads, lo=1, hi=_max_dim())
     mask = r.choice("mask", MASKS, "causal")
+    mask_value = _mask_value(r.get("mask_value"), mask, f"{w}.mask_value")
     norm = r.choice("norm", NORMS, "post")
     norm_kind = r.choice("norm_kind", NORM_KINDS, "layernorm")
     variance = r.choice("variance", VARIANCES, "biased")
@@ -664,7 +679,38 @@ def _model(r: _Reader, name: str) -> Model:
         tied=tied,
         lnf_eps=lnf_eps,
         lnf_variance=lnf_variance,
+        mask_value=mask_value,
     )
+
+
+_NEG_INF = re.compile(r"^-\s*(inf|infinity|∞)$", re.IGNORECASE)
+
+
+def _mask_value(raw: Any, mask: str, where: str) -> sympy.Expr | None:
+    """A causal mask's fill above the diagonal: ``None`` for −∞ (the default, also when
+    written ``"-inf"``), an exact number below 0, a symbol ``m`` or its negative ``-M``."""
+    if raw is None:
+        return None
+    if mask != "causal":
+        raise SpecError(
+            f'{where}: applies to mask = "causal" only (the fill above the diagonal, before '
+            f"the softmax); found mask = {mask!r}"
+        )
+    text = raw.strip().replace("−", "-") if isinstance(raw, str) else None
+    if text is not None and _NEG_INF.match(text):
+        return None
+    if text is not None and text.startswith("-") and symbols.NAME.match(text[1:].strip()):
+        return -symbols.make(text[1:].strip())  # -M: the symbol M, negated
+    expected = (
+        f"{where}: expected a negative number (like -1e9 or -10000), a symbol (m or -M) or -inf"
+    )
+    try:
+        value = _cell(raw, where, symbols=True)
+    except SpecError:
+        raise SpecError(f"{expected}, found {_kind(raw)}") from None
+    if not value.is_Symbol and not value < 0:
+        raise SpecError(f"{expected}, found {raw if not isinstance(raw, str) else repr(raw)}")
+    return value
 
 
 def _nonnegative(x: sympy.Expr, where: str) -> None:

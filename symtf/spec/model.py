@@ -14,6 +14,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import SpecError
+from symtf.spec import symbols
 from symtf.spec.tomlread import _cell, _Reader
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
@@ -118,6 +119,9 @@ class Model:
             ``causal-after-softmax`` (softmax of every score, then the future
             zeroed and each row renormalised) or
             ``causal-after-softmax-unnormalized`` (zeroed, not renormalised).
+        mask_value: What a ``causal`` mask puts above the diagonal: ``None`` for −∞,
+            else an exact negative number (``-10**9``; GPT-2's ``-10000``) or a symbol
+            (``m``, ``-M``), so the masked weights are ``e^{mask − max}/Σ``.
         norm: ``post`` (norm after each residual add) or ``pre`` (before each sublayer).
         eps: Norm ε, exact (``0`` unless given).
         activation: ``relu``, ``gelu`` (exact, erf), ``gelu_tanh`` or ``swiglu``.
@@ -168,6 +172,7 @@ class Model:
     lnf_variance: str | None = None
     generate: Any = None  # Generation: decode after the prompt ([generate])
     stop: int | None = None  # token id that ends decoding ([generate] stop = "word")
+    mask_value: sympy.Expr | None = None  # a causal mask's fill; None: −∞ (see the docstring)
 
 
 # ----------------------------------------------------------------------------- [generate]
@@ -222,7 +227,14 @@ def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Gen
     # A setting, like the score divisor: "T" makes it a symbol (logits / T stays exact).
     temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=True)
     if temp is not None and temp.is_Symbol:
-        temp = sympy.Symbol(str(temp), positive=True)  # a temperature is > 0
+        temp = symbols.make(str(temp), default="positive")  # a temperature is > 0
+        if not temp.is_positive:
+            spec = symbols.declared(str(temp))
+            raise SpecError(
+                f"{w}.temperature: expected a positive symbol, found {str(temp)!r}, declared "
+                f"{spec.assumption if spec else 'real'} in [symbols] (a temperature is > 0: "
+                f"declare {temp} = {{ positive = true }})"
+            )
     elif temp is not None and temp <= 0:
         raise SpecError(f"{w}.temperature: expected a number > 0 or a symbol, found {temp}")
     top_k = wrap(lambda: r.integer("top_k", None, lo=1, hi=5000))

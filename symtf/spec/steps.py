@@ -27,6 +27,7 @@ from symtf.numbers import parse_exact
 from symtf.ops import get as get_op
 from symtf.ops import public_signatures
 from symtf.ops.core import ParamError
+from symtf.spec.symbols import make as make_symbol
 
 #: Largest given tensor (entries), largest dimension, most axes.
 MAX_ENTRIES = 20_000
@@ -141,7 +142,7 @@ def _entry(v: Any, where: str) -> tuple[sympy.Expr, str, int | None]:
     if _INF.match(s):
         return (sympy.S.NegativeInfinity if s.startswith("-") else sympy.oo), s, None
     if _SYMBOL.match(s) and s.lower() not in ("nan", "infinity"):
-        return sympy.Symbol(s, real=True), s, None
+        return make_symbol(s), s, None
     q = parse_exact(s, where=where)
     mant = s.split("e")[0].split("E")[0]
     decimals = len(mant.partition(".")[2]) if "." in mant and "/" not in s else None

@@ -18,6 +18,7 @@ from symtf.errors import SpecError
 from symtf.numbers import from_float, parse_exact
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
+from symtf.spec.symbols import make as make_symbol
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
 MAX_ENTRIES = 20_000
@@ -115,7 +116,7 @@ def _cell(v: Any, where: str, *, symbols: bool) -> sympy.Expr:
     if isinstance(v, str):
         s = v.strip()
         if symbols and _SYMBOL.match(s) and s.lower() not in ("nan", "inf", "infinity"):
-            return sympy.Symbol(s, real=True)
+            return make_symbol(s)
         return _rational(parse_exact(s, where=where))
     raise SpecError(f"{where}: expected a number, found {_kind(v)}")
 

@@ -4,7 +4,9 @@
 the real symbol ``a`` and runs the exact pipeline, which works on symbols as on
 numbers. Several ``--symbol``s may be given (``["l0.h0.W_Q[0,0]=a", "eps=e"]``),
 a whole matrix (``l0.h0.W_Q=w``: one symbol ``w_{i,j}`` per entry) or a setting
-(``scale=t``, ``l0.h1.scale=t``, ``eps=e``, ``temperature=T``). For each chosen
+(``scale=t``, ``l0.h1.scale=t``, ``eps=e``, ``temperature=T``). A bare name
+(``a``) follows a symbol the file itself declares with a value in ``[symbols]``,
+over its declared range unless ``--range a=…`` gives another. For each chosen
 printed output it gives:
 
 - the closed form when it is short (exact; ``together``/``cancel`` only,
@@ -91,9 +93,12 @@ _SYMBOL = re.compile(
 _WHOLE = re.compile(
     r"^\s*(?P<where>[A-Za-z][A-Za-z0-9_.]*)\s*=\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$"
 )
+#: A symbol the file declares with the article's value (``[symbols] a = { value = 0.5 }``).
+_DECLARED = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_]{0,30})\s*$")
 _MALFORMED = (
     '--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", a whole matrix '
-    "(l0.h0.W_Q=w), or a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), found {text!r}"
+    "(l0.h0.W_Q=w), a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), or a symbol "
+    "the file declares with a value in [symbols] (a), found {text!r}"
 )
 #: Names a symbol may not take: a formula with a symbol called W_Q would read as the matrix.
 RESERVED_NAMES = frozenset(
@@ -283,6 +288,9 @@ def substitute_all(d: Derivation, texts: Sequence[str]) -> tuple[Derivation, lis
 
 def _target(text: str) -> tuple[str, tuple[int, int] | None, str]:
     """(weight or setting, entry or ``None``, symbol name) that a ``--symbol`` names."""
+    own = _DECLARED.match(text)
+    if own:
+        return f"symbols.{own.group('name')}", None, own.group("name")
     for rx in (_SETTING, _SYMBOL, _WHOLE):
         m = rx.match(text)
         if m:
@@ -305,6 +313,9 @@ def _overlap(a: str, ai: tuple[int, int] | None, b: str, bi: tuple[int, int] | N
 
 
 def _substitute_one(d: Derivation, text: str) -> tuple[Derivation, list[Weight]]:
+    own = _DECLARED.match(text)
+    if own:
+        return d, [_declared(d, own.group("name"), text)]
     setting = _SETTING.match(text)
     if setting:
         new, w = _substitute_setting(d, setting.group("where"), setting.group("name"))
@@ -336,6 +347,23 @@ def _substitute_one(d: Derivation, text: str) -> tuple[Derivation, list[Weight]]
         new[i, j] = sym
         out.append(Weight(where, (i, j), sym, v, text))
     return setter(sympy.ImmutableMatrix(new)), out
+
+
+def _declared(d: Derivation, name: str, text: str) -> Weight:
+    """A symbol of the file itself, followed from the value ``[symbols]`` gives it."""
+    spec = d.symbols.get(name)
+    if spec is None:
+        raise WhatIfError(
+            f"--symbol: {d.path} declares no symbol {name!r} in [symbols] (a bare name follows a "
+            'symbol the file declares with a value; to make a weight a symbol, write "WEIGHT[i,j]=NAME")'
+        )
+    if spec.value is None:
+        raise WhatIfError(
+            f"--symbol: symbols.{name} in {d.path} gives no value to follow it from "
+            f"(declare the article's value: {name} = {{ value = ... }})"
+        )
+    value = sympy.Rational(spec.value.numerator, spec.value.denominator)
+    return Weight(f"symbols.{name}", None, spec.symbol, value, text)
 
 
 def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivation, Weight]:
@@ -692,17 +720,27 @@ def whatif(
     for key in ranges or {}:
         if key not in names:
             raise WhatIfError(f"--range {key}=…: no --symbol is named {key!r}")
+    # A symbol the file declares with a range is followed over it unless --range names it.
+    own = {n: s.range for n, s in d0.symbols.items() if n in names and s.range is not None}
+    ranges = {**own, **(ranges or {})}
     trace = run(d)
     labels = _labels(claims, d)
     syms = {w.symbol for w in ws}
     entries = _choose(d, trace, labels, syms)
     defs = trace.backend.defs
+    # The file's own symbols that are not followed are held at their declared values.
+    held: dict[sympy.Symbol, sympy.Expr] = {
+        s.symbol: sympy.Rational(s.value.numerator, s.value.denominator)
+        for n, s in d0.symbols.items()
+        if s.value is not None and n not in names
+    }
     duals = {
-        w.symbol: Dual(defs, w.symbol, {v.symbol: v.value for v in ws if v is not w}) for w in ws
+        w.symbol: Dual(defs, w.symbol, {**held, **{v.symbol: v.value for v in ws if v is not w}})
+        for w in ws
     }
     brackets = {w.symbol: w.bracket() for w in ws}  # a 2⁻²⁰⁰ rational bracket of √2
     result = WhatIf(str(path), d0.title, ws, lo, hi, [], [], dict(ranges or {}))
-    values = {w.symbol: w.value for w in ws}
+    values = {**held, **{w.symbol: w.value for w in ws}}
     try:
         for label, step, ij, p in entries:
             left = time_left()

@@ -331,9 +331,17 @@ def _matmul_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
 def _mask_entry(ctx: _Ctx, st: Any, i: int, j: int) -> Entry | None:
     n, m = _shape(ctx.trace, st.name)
     if j > i + (m - n):
-        return Line(r"-\infty\ (\text{masked: a later token})", "−∞ (masked: a later token)"), Line(
-            r"-\infty", "−∞"
-        )
+        fill = st.params.get("value")  # the file's mask_value, as the trace recorded it
+        if fill is None:
+            shown = Line(r"-\infty", "−∞")
+        elif fill.free_symbols:
+            shown = Line(sympy.latex(fill), sympy.sstr(fill).replace("-", "−"))
+        else:
+            shown = number(ctx.trace, fill)[0]
+        return Line(
+            rf"{shown.tex}\ (\text{{masked: a later token}})",
+            f"{shown.text} (masked: a later token)",
+        ), shown
     src = st.inputs[0]
     return ctx.ref(src, i, j), ctx.val(src, i, j)
 
