@@ -200,3 +200,16 @@ def test_symbolic_notes_compile_unscaled_and_within_the_margins(
     # no display is shrunk: only a printed matrix in a claims table, to at most 1.3 times its cell
     assert all(natural <= 1.3 * target for natural, target in shrunk), max(shrunk)
     assert all(target < 0.5 * 483 for _, target in shrunk), shrunk  # the table's 0.4 linewidth
+
+
+def test_a_copied_long_entry_is_named_by_the_step_it_comes_from(
+    one_symbol: tuple[spec.Derivation, object],
+) -> None:
+    # The heads side by side copy every entry of H_1, H_2, H_3 (by construction of a
+    # concatenation): a long symbolic entry there is H_1's, never the concatenation's own.
+    d, report = one_symbol
+    tex = L.document(report, d)  # type: ignore[arg-type]
+    side = tex[tex.index("Heads side by side") :]
+    side = side[: side.index(r"\end{center}")]
+    assert r"\left(H_{1}\right)_{2,1}" in side, side
+    assert "concatenated}" + r"\right)_{" not in side and "side by side}" + r"\right)_{" not in side

@@ -588,6 +588,9 @@ class Numbers:
         #: node is written as that step's entry, not in the node's internal name.
         self.names = names or {}
         self.titles = titles or {}
+        #: Each long symbolic entry written by place, at the first step that holds it
+        #: (``H[2,1]`` of the heads side by side is ``H_1[2,1]``), see ``_named_long``.
+        self.origins: dict[Any, str] = {}
         self._cache: dict[Any, Entry] = {}
 
     def entry(self, e: Any) -> Entry:
@@ -996,7 +999,8 @@ def _named_long(
     nums: Numbers,
     opts: LatexOptions,
 ) -> list[list[Entry]]:
-    """``entries`` with each long one that depends on a symbol written by its place."""
+    """``entries`` with each long one that depends on a symbol written by its place: the
+    first step's entry that held it (this step's, if none did)."""
     n, m = len(cells), len(cells[0]) if cells else 0
     ri = list(range(n)) if n <= opts.max_rows else [*range(opts.max_rows - 2), n - 1]
     ci = list(range(m)) if m <= opts.max_cols else [*range(opts.max_cols - 2), m - 1]
@@ -1007,7 +1011,10 @@ def _named_long(
             x = shown[a][b]
             text = e.best()[0]
             if isinstance(x, sympy.Basic) and x.free_symbols and _visible_width(text) > LONG_ENTRY:
-                e = Entry(_node_latex(f"{name}[{ri[a]},{ci[b]}]", nums.names, nums.titles), True)
+                # a copy (a concatenation, a residual's unchanged part) is written as the
+                # entry it copies, so that a step names itself only where the entry is new
+                place = nums.origins.setdefault(x, f"{name}[{ri[a]},{ci[b]}]")
+                e = Entry(_node_latex(place, nums.names, nums.titles), True)
             new.append(e)
         out.append(new)
     return out
