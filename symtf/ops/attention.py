@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import sympy
+
 from symtf.ops.array import apply, as_int, each_row, generic, nat, total, unbroadcast, wrap
 from symtf.ops.core import (
     Param,
@@ -163,6 +165,13 @@ def _above_zero_vjp(
     return (wrap(xp, xp.fill_above(nat(xp, g), xp.const(0)), g.shape),)
 
 
+def _mask_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    value = params.get("value")
+    # the fill is a number or a symbol the spec validated: SymPy's LaTeX of it
+    fill = r"-\infty" if value is None else sympy.latex(value)
+    return r"\text{entries above the diagonal set to } " + fill
+
+
 @define(
     "mask_future",
     "attention",
@@ -174,7 +183,7 @@ def _above_zero_vjp(
     public=False,
     substitute=_mask_sub,
     vjp=_above_zero_vjp,
-    rule=r"\text{entries above the diagonal set to } -\infty",
+    rule=_mask_rule,
 )
 def mask_future(xp: Any, s: Tensor, *, value: Any = None) -> Tensor:
     """Scores with every entry above the diagonal set to −∞ (the causal mask), or to ``value``.
