@@ -57,6 +57,29 @@ step = "y"
 printed = "0.5"
 """
 
+#: Two declared symbols: x·u + 0.1 prints as 0.5 for x·u in [0.35, 0.45] (by hand), so for
+#: w in [0.175, 0.225] with v held at 2 and v in [1.75, 2.25] with w held at 0.2; e^(x·u)
+#: is not rational in either, so its sets are searched.
+TWO = """title = "two declared symbols"
+[symbols]
+w = { range = [0, 1], value = 0.2 }
+v = { range = [0, 4], value = 2 }
+[tensors]
+x = "w"
+u = "v"
+[steps]
+y = "x * u + 0.1"
+z = "exp(x * u)"
+[[claims]]
+label = "y"
+step = "y"
+printed = "0.5"
+[[claims]]
+label = "z"
+step = "z"
+printed = "1.5"
+"""
+
 FLOAT32 = """title = "a float32 softmax"
 computed_in = "float32"
 [model]
@@ -116,7 +139,6 @@ def closed(schema: dict[str, Any]) -> dict[str, Any]:
 
 def decimal_paths(schema: dict[str, Any]) -> set[tuple[str, ...]]:
     """Paths (object keys, ``*`` for array items) of every field the schema calls a decimal."""
-    defs = schema["$defs"]
     found: set[tuple[str, ...]] = set()
 
     def walk(node: Any, path: tuple[str, ...], depth: int) -> None:
@@ -126,8 +148,11 @@ def decimal_paths(schema: dict[str, Any]) -> set[tuple[str, ...]]:
         if ref in DECIMAL_REFS:
             found.add(path)
             return
-        if ref:
-            walk(defs[ref.rsplit("/", 1)[1]], path, depth + 1)
+        if ref:  # a JSON pointer into the schema: #/$defs/NAME[/properties/FIELD…]
+            target: Any = schema
+            for part in ref.removeprefix("#/").split("/"):
+                target = target[part]
+            walk(target, path, depth + 1)
         for key in ("oneOf", "anyOf", "allOf"):
             for sub in node.get(key, []):
                 walk(sub, path, depth + 1)
@@ -161,6 +186,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     for name, text in (
         ("symbol", SYMBOL),
         ("declared", DECLARED),
+        ("two", TWO),
         ("float32", FLOAT32),
         ("notations", NOTATIONS),
     ):
@@ -184,6 +210,13 @@ def test_the_small_files_reach_the_rare_fields(reports: dict[str, dict[str, Any]
     assert declared["declared_value"] == {"symbol": "w", "value": "0.2", "inside": True}
     assert declared["solutions_range"] == ["0", "1"]
     assert [(s["lo"], s["hi"]) for s in declared["solutions"]] == [("0.175", "0.225")]
+    y, z = reports["two"]["checks"]
+    held = {h["symbol"]: h for h in y["held_solutions"]}
+    assert [(s["lo"], s["hi"]) for s in held["w"]["solutions"]] == [("0.175", "0.225")]
+    assert [(s["lo"], s["hi"]) for s in held["v"]["solutions"]] == [("1.75", "2.25")]
+    assert held["w"]["held"] == {"v": "2"} and held["w"]["declared_value"]["inside"] is True
+    assert {h["symbol"] for h in z["held_solutions"]} == {"v", "w"}
+    assert all(h["solutions_range"] and h["solutions"] for h in z["held_solutions"])
 
 
 def test_every_written_field_is_declared(reports: dict[str, dict[str, Any]]) -> None:

@@ -283,3 +283,48 @@ def test_whatif_holds_the_other_declared_symbols_at_their_values(tmp_path: Path)
         q = [mpmath.mpf(x.numerator) / x.denominator for x in (a, b, c, d)]
         assert q[0] <= lo <= q[1] and q[2] <= hi <= q[3]
     assert o.contains_value is True
+
+
+def test_two_symbols_each_get_a_set_with_the_other_held_at_its_declared_value(
+    tmp_path: Path,
+) -> None:
+    # W_Q = a, W_K = b: query row 0's scores are [a·b, 0] (d_head 1), its weights
+    # [σ(ab), 1 − σ(ab)]. 0.6 holds for ab in [ln(11/9), ln(13/7)] (as above): with b held
+    # at 2, a in [ln(11/9)/2, ln(13/7)/2]; with a held at 1/4, b in [4 ln(11/9), 4 ln(13/7)].
+    # The articles' values give ab = 1/2, σ(1/2) = 0.622…: inside both sets.
+    path = tmp_path / "two.toml"
+    text = TEMPLATE.format(
+        symbols="[symbols]\na = { range = [0, 2], value = 0.25 }\nb = { range = [0, 4], value = 2 }"
+    ).replace('W_K = "1"', 'W_K = "b"')
+    path.write_text(text, encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "--format", "json", "--timeout", "600", str(path)]) == 1
+    (d,) = json.loads(out.getvalue())["derivations"]
+    weight = next(c for c in d["checks"] if c["claim"] == "weights" and c["index"][-1] == 0)
+    assert weight["verdict"] == "symbolic" and weight["depends_on"] == ["a", "b"]
+    held = {h["symbol"]: h for h in weight["held_solutions"]}
+    assert held["a"]["held"] == {"b": "2"} and held["b"]["held"] == {"a": "0.25"}
+    with mpmath.workdps(50):
+        lo, hi = mpmath.log(mpmath.mpf(11) / 9), mpmath.log(mpmath.mpf(13) / 7)
+        for sym, scale in (("a", mpmath.mpf(1) / 2), ("b", mpmath.mpf(4))):
+            (piece,) = held[sym]["solutions"]
+            assert _brackets(piece["lo_within"], lo * scale), (sym, piece)
+            assert _brackets(piece["hi_within"], hi * scale), (sym, piece)
+            assert held[sym]["declared_value"]["inside"] is True
+    assert "with b held at the article's value 2" in weight["explanation"]
+    # the query q = a depends on a alone: its set is the one-symbol one, as before
+    query = next(c for c in d["checks"] if c["claim"] == "query")
+    assert "held_solutions" not in query and query["solutions"]
+
+
+def test_two_symbols_without_declared_values_say_how_to_get_a_set(tmp_path: Path) -> None:
+    path = tmp_path / "two.toml"
+    path.write_text(TEMPLATE.format(symbols="").replace('W_K = "1"', 'W_K = "b"'), encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "--format", "json", "--timeout", "600", str(path)]) == 1
+    (d,) = json.loads(out.getvalue())["derivations"]
+    weight = next(c for c in d["checks"] if c["claim"] == "weights")
+    assert "held_solutions" not in weight
+    assert "its article's value in [symbols]" in weight["explanation"]

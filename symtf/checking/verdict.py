@@ -599,6 +599,8 @@ def _symbolic(x: Located, p: Printed, mode: str, symbols: Mapping[str, SymbolSpe
     # trace's internal node names (``symbolic_value`` keeps it for programs).
     long = long_value_words(names)
     why += f": the exact value is {text if closed is not None else long}"
+    if len(x.symbols) == 2 and not p.is_infinite:
+        why += _held_sets(x, p, mode, symbols, closed, extra)
     if p.is_infinite or len(x.symbols) != 1:
         return Verdict("symbolic", None, why, None, extra)
     (sym,) = x.symbols
@@ -643,6 +645,97 @@ def _symbolic(x: Located, p: Printed, mode: str, symbols: Mapping[str, SymbolSpe
         where = {True: "inside", False: "outside", None: "not certainly inside or outside"}
         why += f"; the article's value {sym} = {spec.value_text} is {where[inside]} that set"
     return Verdict("symbolic", None, why, None, extra)
+
+
+def _held_sets(
+    x: Located,
+    p: Printed,
+    mode: str,
+    symbols: Mapping[str, SymbolSpec],
+    closed: sympy.Expr | None,
+    extra: dict[str, Any],
+) -> str:
+    """For a value of two symbols: each one's solution set with the other held at its
+    declared ``value`` (``held_solutions``), and the words for the explanation.
+
+    A symbol whose partner has no declared value gets no set (there is no article's
+    value to hold it at); the words say how to get one.
+    """
+    from symtf import roots
+
+    words = ""
+    held: list[dict[str, Any]] = []
+    pair = sorted(x.symbols, key=str)
+    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
+    for sym, other in (pair, pair[::-1]):
+        partner = symbols.get(str(other))
+        if partner is None or partner.value is None:
+            continue
+        at = sympy.Rational(partner.value.numerator, partner.value.denominator)
+        spec = symbols.get(str(sym))
+        window = spec.range if spec is not None else None
+        entry: dict[str, Any] = {"symbol": str(sym), "held": {str(other): partner.value_text}}
+        one = closed.xreplace({other: at}) if closed is not None else None
+        inside: bool | None = None
+        if one is not None and _rational_in(one, sym):
+            sol = _solutions(one, p, mode, window)
+            if sol is None:
+                continue
+            entry["solutions"] = sol
+            if window is not None:
+                entry["solutions_range"] = [rational_text(window[0]), rational_text(window[1])]
+            clause = (
+                f"it prints as {p.text} for {sym} in " + " ∪ ".join(_interval_text(s) for s in sol)
+                if sol
+                else f"no value of {sym} prints as {p.text}"
+            )
+            if spec is not None and spec.value is not None:
+                inside = _prints_at(one, sym, spec.value, p, mode)
+        else:
+            lo, hi = window or SEARCH_RANGE
+            if window is None and (sym.is_positive or sym.is_nonnegative):
+                lo = Fraction(0)
+            dual = roots.Dual(getattr(x.xp, "defs", {}), sym, {other: at})
+            try:
+                found = roots.rounding_set(
+                    dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL)
+                )
+            except (TypeError, Undecided, RecursionError):
+                continue
+            entry["solutions"] = [_piece_fields(piece) for piece in found.pieces]
+            entry["solutions_range"] = [rational_text(lo), rational_text(hi)]
+            entry["solutions_unresolved"] = [
+                [_exact_text(a), _exact_text(b)] for a, b in found.unresolved
+            ]
+            if found.stopped:
+                entry["solutions_stopped"] = found.stopped
+            clause = _searched_text(entry, sym, p, declared=window is not None).removeprefix("; ")
+            if spec is not None and spec.value is not None:
+                inside = found.contains(spec.value)
+                if inside is None:
+                    try:
+                        inside = roots.member_at(dual, x.expr, spec.value, iv)
+                    except (TypeError, Undecided, RecursionError):
+                        inside = None
+        if spec is not None and spec.value is not None:
+            entry["declared_value"] = {
+                "symbol": str(sym),
+                "value": spec.value_text,
+                "inside": inside,
+            }
+        held.append(entry)
+        words += f"; with {other} held at the article's value {partner.value_text}, {clause}"
+        if "declared_value" in entry:
+            place = {True: "inside", False: "outside", None: "not certainly inside or outside"}
+            words += f" (the article's {sym} = {spec.value_text} is {place[inside]} it)"  # type: ignore[union-attr]
+    if held:
+        extra["held_solutions"] = held
+    elif not any((s := symbols.get(str(v))) is not None and s.value is not None for v in pair):
+        words += (
+            f"; give {pair[0]} or {pair[1]} its article's value in [symbols] for the other's "
+            "set with it held there"
+        )
+    return words
 
 
 def _prints_at(

@@ -86,6 +86,14 @@ def _value_fields(c: Check, number: bool) -> dict[str, Any]:
     }
 
 
+def _solution_fields(sets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A solution set's intervals with their ends made parseable."""
+    return [
+        {**s, **decimal_fields("lo", s.get("lo")), **decimal_fields("hi", s.get("hi"))}
+        for s in sets
+    ]
+
+
 def _extra_fields(extra: dict[str, Any]) -> dict[str, Any]:
     """The checks' further fields, with every decimal in them made parseable."""
     out: dict[str, Any] = {}
@@ -95,10 +103,9 @@ def _extra_fields(extra: dict[str, Any]) -> dict[str, Any]:
         elif key == "units_off":
             out.update(decimal_fields("units_off", value))
         elif key == "solutions" and isinstance(value, list):
-            out[key] = [
-                {**s, **decimal_fields("lo", s.get("lo")), **decimal_fields("hi", s.get("hi"))}
-                for s in value
-            ]
+            out[key] = _solution_fields(value)
+        elif key == "held_solutions" and isinstance(value, list):
+            out[key] = [{**h, "solutions": _solution_fields(h.get("solutions", []))} for h in value]
         else:
             out[key] = value
     return out
