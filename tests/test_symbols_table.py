@@ -56,9 +56,12 @@ printed = "0.5"
 """
 
 
-def _checks(tmp_path: Path, symbols: str) -> dict[tuple[str, int], dict[str, Any]]:
+def _checks(
+    tmp_path: Path, symbols: str, *, w_k: str = "1"
+) -> dict[tuple[str, int], dict[str, Any]]:
     path = tmp_path / "one_head.toml"
-    path.write_text(TEMPLATE.format(symbols=symbols), encoding="utf-8")
+    text = TEMPLATE.format(symbols=symbols).replace('W_K = "1"', f'W_K = "{w_k}"')
+    path.write_text(text, encoding="utf-8")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(["check", "--format", "json", "--timeout", "600", str(path)])
@@ -292,16 +295,9 @@ def test_two_symbols_each_get_a_set_with_the_other_held_at_its_declared_value(
     # [σ(ab), 1 − σ(ab)]. 0.6 holds for ab in [ln(11/9), ln(13/7)] (as above): with b held
     # at 2, a in [ln(11/9)/2, ln(13/7)/2]; with a held at 1/4, b in [4 ln(11/9), 4 ln(13/7)].
     # The articles' values give ab = 1/2, σ(1/2) = 0.622…: inside both sets.
-    path = tmp_path / "two.toml"
-    text = TEMPLATE.format(
-        symbols="[symbols]\na = { range = [0, 2], value = 0.25 }\nb = { range = [0, 4], value = 2 }"
-    ).replace('W_K = "1"', 'W_K = "b"')
-    path.write_text(text, encoding="utf-8")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["check", "--format", "json", "--timeout", "600", str(path)]) == 1
-    (d,) = json.loads(out.getvalue())["derivations"]
-    weight = next(c for c in d["checks"] if c["claim"] == "weights" and c["index"][-1] == 0)
+    declared = "[symbols]\na = { range = [0, 2], value = 0.25 }\nb = { range = [0, 4], value = 2 }"
+    checks = _checks(tmp_path, declared, w_k="b")
+    weight = checks[("weights", 0)]
     assert weight["verdict"] == "symbolic" and weight["depends_on"] == ["a", "b"]
     held = {h["symbol"]: h for h in weight["held_solutions"]}
     assert held["a"]["held"] == {"b": "2"} and held["b"]["held"] == {"a": "0.25"}
@@ -314,17 +310,11 @@ def test_two_symbols_each_get_a_set_with_the_other_held_at_its_declared_value(
             assert held[sym]["declared_value"]["inside"] is True
     assert "with b held at the article's value 2" in weight["explanation"]
     # the query q = a depends on a alone: its set is the one-symbol one, as before
-    query = next(c for c in d["checks"] if c["claim"] == "query")
+    query = checks[("query", 0)]
     assert "held_solutions" not in query and query["solutions"]
 
 
 def test_two_symbols_without_declared_values_say_how_to_get_a_set(tmp_path: Path) -> None:
-    path = tmp_path / "two.toml"
-    path.write_text(TEMPLATE.format(symbols="").replace('W_K = "1"', 'W_K = "b"'), encoding="utf-8")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["check", "--format", "json", "--timeout", "600", str(path)]) == 1
-    (d,) = json.loads(out.getvalue())["derivations"]
-    weight = next(c for c in d["checks"] if c["claim"] == "weights")
+    weight = _checks(tmp_path, "", w_k="b")[("weights", 0)]
     assert "held_solutions" not in weight
     assert "its article's value in [symbols]" in weight["explanation"]
