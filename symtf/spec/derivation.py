@@ -35,7 +35,6 @@ from symtf.numbers import (
 from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
-from symtf.spec import symbols
 
 # The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
 # that seq2seq and generate need not import this module); their names stay importable here.
@@ -58,7 +57,9 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
-from symtf.spec.symbols import SymbolSpec
+from symtf.spec.symbols import NAME as SYMBOL_NAME
+from symtf.spec.symbols import SymbolSpec, check_used, make, reading
+from symtf.spec.symbols import parse as parse_table
 from symtf.spec.toml_lines import line_of, locate, string_lines
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
 
@@ -353,10 +354,10 @@ def _with_weights(data: dict[str, Any], name: str, text: str | None = None) -> D
 
 def _derivation(data: dict[str, Any], name: str, text: str | None = None) -> Derivation:
     """The derivation, its symbols made as ``[symbols]`` declares them (symtf.spec.symbols)."""
-    declared = symbols.parse(data.get("symbols") if isinstance(data, dict) else None, name)
-    with symbols.reading(declared) as state:
+    declared = parse_table(data.get("symbols") if isinstance(data, dict) else None, name)
+    with reading(declared) as state:
         d = _read(data, name, text)
-    symbols.check_used(state, name)
+    check_used(state, name)
     return dataclasses.replace(d, symbols=declared) if declared else d
 
 
@@ -699,8 +700,8 @@ def _mask_value(raw: Any, mask: str, where: str) -> sympy.Expr | None:
     text = raw.strip().replace("−", "-") if isinstance(raw, str) else None
     if text is not None and _NEG_INF.match(text):
         return None
-    if text is not None and text.startswith("-") and symbols.NAME.match(text[1:].strip()):
-        return -symbols.make(text[1:].strip())  # -M: the symbol M, negated
+    if text is not None and text.startswith("-") and SYMBOL_NAME.match(text[1:].strip()):
+        return -make(text[1:].strip())  # -M: the symbol M, negated
     expected = (
         f"{where}: expected a negative number (like -1e9 or -10000), a symbol (m or -M) or -inf"
     )

@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import SpecError
-from symtf.spec import symbols
+from symtf.spec.symbols import declared, make
 from symtf.spec.tomlread import _cell, _Reader
 
 ARCHITECTURES = ("decoder", "attention", "none", "encoder-decoder")
@@ -227,9 +227,9 @@ def parse_generate(raw: Any, name: str, max_positions: int | None = None) -> Gen
     # A setting, like the score divisor: "T" makes it a symbol (logits / T stays exact).
     temp = None if t_raw is None else _cell(t_raw, f"{w}.temperature", symbols=True)
     if temp is not None and temp.is_Symbol:
-        temp = symbols.make(str(temp), default="positive")  # a temperature is > 0
+        temp = make(str(temp), default="positive")  # a temperature is > 0
         if not temp.is_positive:
-            spec = symbols.declared(str(temp))
+            spec = declared(str(temp))
             raise SpecError(
                 f"{w}.temperature: expected a positive symbol, found {str(temp)!r}, declared "
                 f"{spec.assumption if spec else 'real'} in [symbols] (a temperature is > 0: "
