@@ -632,6 +632,7 @@ def _symbolic(x: Located, p: Printed, mode: str, symbols: Mapping[str, SymbolSpe
         found = _searched(x, sym, p, mode, window)
         if found is not None:
             rset = found.pop("_set")
+            found.pop("_dual")
             extra.update(found)
             why += _searched_text(found, sym, p, declared=window is not None)
             if spec is not None and spec.value is not None:
@@ -661,12 +662,9 @@ def _held_sets(
     A symbol whose partner has no declared value gets no set (there is no article's
     value to hold it at); the words say how to get one.
     """
-    from symtf import roots
-
     words = ""
     held: list[dict[str, Any]] = []
     pair = sorted(x.symbols, key=str)
-    iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     for sym, other in (pair, pair[::-1]):
         partner = symbols.get(str(other))
         if partner is None or partner.value is None:
@@ -692,31 +690,14 @@ def _held_sets(
             if spec is not None and spec.value is not None:
                 inside = _prints_at(one, sym, spec.value, p, mode)
         else:
-            lo, hi = window or SEARCH_RANGE
-            if window is None and (sym.is_positive or sym.is_nonnegative):
-                lo = Fraction(0)
-            dual = roots.Dual(getattr(x.xp, "defs", {}), sym, {other: at})
-            try:
-                found = roots.rounding_set(
-                    dual, x.expr, iv, lo, hi, roots.Budget(min_cell=SEARCH_CELL)
-                )
-            except (TypeError, Undecided, RecursionError):
+            found = _searched(x, sym, p, mode, window, {other: at})
+            if found is None:
                 continue
-            entry["solutions"] = [_piece_fields(piece) for piece in found.pieces]
-            entry["solutions_range"] = [rational_text(lo), rational_text(hi)]
-            entry["solutions_unresolved"] = [
-                [_exact_text(a), _exact_text(b)] for a, b in found.unresolved
-            ]
-            if found.stopped:
-                entry["solutions_stopped"] = found.stopped
+            rset, dual = found.pop("_set"), found.pop("_dual")
+            entry.update(found)
             clause = _searched_text(entry, sym, p, declared=window is not None).removeprefix("; ")
             if spec is not None and spec.value is not None:
-                inside = found.contains(spec.value)
-                if inside is None:
-                    try:
-                        inside = roots.member_at(dual, x.expr, spec.value, iv)
-                    except (TypeError, Undecided, RecursionError):
-                        inside = None
+                inside = _searched_at(x, sym, rset, spec.value, p, mode, dual)
         if spec is not None and spec.value is not None:
             entry["declared_value"] = {
                 "symbol": str(sym),
@@ -761,17 +742,24 @@ def _in(iv: Interval, v: Fraction) -> bool:
 
 
 def _searched_at(
-    x: Located, sym: sympy.Symbol, found: Any, value: Fraction, p: Printed, mode: str
+    x: Located,
+    sym: sympy.Symbol,
+    found: Any,
+    value: Fraction,
+    p: Printed,
+    mode: str,
+    dual: Any = None,
 ) -> bool | None:
-    """Whether the searched set holds ``value``: read from the set, else decided at the point."""
+    """Whether the searched set holds ``value``: read from the set, else decided at the point
+    (with ``dual``, the search's own: other symbols held where it held them)."""
     from symtf import roots
 
     inside: bool | None = found.contains(value)
-    if inside is not None or x.xp is None:
+    if inside is not None or (x.xp is None and dual is None):
         return inside
     iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     try:
-        return roots.member_at(roots.dual_for(x.xp, sym), x.expr, value, iv)
+        return roots.member_at(dual or roots.dual_for(x.xp, sym), x.expr, value, iv)
     except (TypeError, Undecided, RecursionError):
         return None
 
@@ -884,12 +872,17 @@ def _searched(
     p: Printed,
     mode: str,
     window: tuple[Fraction, Fraction] | None = None,
+    held: dict[sympy.Symbol, sympy.Expr] | None = None,
 ) -> dict[str, Any] | None:
     """The certified set of ``sym`` in ``window`` (the declared range, else :data:`SEARCH_RANGE`)
-    where ``p`` is a correct rounding; the :class:`~symtf.roots.RoundingSet` itself under ``_set``."""
+    where ``p`` is a correct rounding, other symbols at their ``held`` values; the
+    :class:`~symtf.roots.RoundingSet` itself under ``_set``, its Dual under ``_dual``."""
     from symtf import roots
 
-    dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
+    if held:
+        dual = roots.Dual(getattr(x.xp, "defs", {}), sym, held)
+    else:
+        dual = roots.dual_for(x.xp, sym) if x.xp is not None else roots.Dual({}, sym)
     iv = rounding_interval(p, mode) if not p.is_fraction else _point(p)
     lo, hi = window or SEARCH_RANGE
     if window is None and (sym.is_positive or sym.is_nonnegative):
@@ -906,6 +899,7 @@ def _searched(
     if found.stopped:
         out["solutions_stopped"] = found.stopped
     out["_set"] = found
+    out["_dual"] = dual
     return out
 
 

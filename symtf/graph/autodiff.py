@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Container, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from symtf import ops
 from symtf.errors import SpecError, Undecided
@@ -96,26 +96,30 @@ def hoisted(node: Node, known: Container[str] = ()) -> list[Node]:
     if not calls:
         return [node]
     made: dict[str, Node] = {}
-    named: dict[int, str] = {}
+    named: dict[int, str] = {}  # by the call's column: unique within the step's text
     for call in calls:
         sub = dataclasses.replace(step, tree=call)
         d = derivative_node(sub, node.params["path"], lang.latex(call))
         name = f"{call.name}({d.params['y']}, {d.params['x']})"
-        named[id(call)] = name
+        named[call.pos] = name
         if name not in made and name not in known:
             sub = dataclasses.replace(sub, name=name, inputs=(d.params["y"], d.params["x"]))
             # titled by its call; its step keeps the text the columns point into
             made[name] = dataclasses.replace(
                 d, name=name, title=lang.unparse(call), params={**d.params, "step": sub}
             )
-    tree = lang.replaced(
+    tree = lang.mapped(
         step.tree,
-        lambda n: lang.Name(n.pos, named[id(n)]) if id(n) in named else None,
+        lambda n: (
+            lang.Name(n.pos, named[n.pos])
+            if isinstance(n, lang.Call) and n.name in KINDS and n.pos in named
+            else None
+        ),
     )
     # what the rewritten expression reads: a name used only inside a call is the call's
     readable = {*step.inputs, *named.values()}
     inputs = tuple(dict.fromkeys(n.name for n in lang.names(tree) if n.name in readable))
-    outer = dataclasses.replace(step, tree=tree, inputs=inputs)
+    outer = dataclasses.replace(step, tree=cast(lang.Node, tree), inputs=inputs)
     return [
         *made.values(),
         dataclasses.replace(node, args=inputs, params={**node.params, "step": outer}),

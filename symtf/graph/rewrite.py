@@ -70,38 +70,6 @@ _POSITION = {
 _VARIANCE_OPS = tuple(_POSITION)
 
 
-def _map(node: Tree, fn: Callable[[Tree], Tree | None]) -> Tree:
-    """Rebuild ``node`` bottom-up; ``fn`` returns a replacement or ``None`` to keep it."""
-    match node:
-        case lang.Unary():
-            node = lang.Unary(node.pos, node.op, _map(node.operand, fn))
-        case lang.Chain():
-            node = lang.Chain(
-                node.pos,
-                _map(node.first, fn),
-                tuple(lang.Link(k.op, k.text, k.pos, _map(k.node, fn)) for k in node.rest),
-            )
-        case lang.Power():
-            node = lang.Power(node.pos, _map(node.base, fn), _map(node.exponent, fn))
-        case lang.Transpose():
-            node = lang.Transpose(node.pos, _map(node.operand, fn))
-        case lang.Index():
-            node = lang.Index(
-                node.pos, _map(node.operand, fn), tuple(_map(i, fn) for i in node.items)
-            )
-        case lang.Call():
-            node = lang.Call(
-                node.pos,
-                node.name,
-                tuple(_map(a, fn) for a in node.args),
-                tuple((k, _map(v, fn)) for k, v in node.kwargs),
-            )
-        case lang.ListLit():
-            node = lang.ListLit(node.pos, tuple(_map(i, fn) for i in node.items))
-    out = fn(node)
-    return node if out is None else out
-
-
 def _kw(call: lang.Call, key: str, position: int) -> Tree | None:
     for k, v in call.kwargs:
         if k == key:
@@ -220,7 +188,7 @@ class StepRewrite:
 
     def rewritten(self, step: StepNode, d: Any) -> lang.Node | None:
         """The step's tree under this convention, or ``None`` if it does not change."""
-        tree = _map(step.tree, lambda n: self._fn(n, d))
+        tree = lang.mapped(step.tree, lambda n: self._fn(n, d))
         # Rebuilt from a step's tree with step-language nodes only (a node's children are
         # typed by the parser both languages share, :class:`~symtf.language.syntax.Tree`).
         return None if tree == step.tree else cast(lang.Node, tree)

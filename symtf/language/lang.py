@@ -30,7 +30,6 @@ tensors, earlier steps, template nodes (``l0.h0.pattern``) and the constants
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -414,47 +413,41 @@ def names(node: Tree) -> list[Name]:
     return out
 
 
-def replaced(node: Node, new: Callable[[Tree], Tree | None]) -> Node:
-    """The tree with every node for which ``new`` gives a tree replaced by it (``None``: keep).
-
-    A replaced node's children are not visited; the others are rebuilt only where a
-    descendant changed.
-    """
-    got = new(node)
-    if got is not None:
-        return cast(Node, got)
-
-    def sub(n: Tree) -> Node:
-        return replaced(cast(Node, n), new)
-
+def mapped(node: Tree, fn: Callable[[Tree], Tree | None]) -> Tree:
+    """Rebuild ``node`` bottom-up; ``fn`` returns a replacement or ``None`` to keep it."""
     match node:
-        case Unary() | Transpose():
-            return dataclasses.replace(node, operand=sub(node.operand))
+        case Unary():
+            node = Unary(node.pos, node.op, mapped(node.operand, fn))
         case Chain():
-            rest = tuple(dataclasses.replace(link, node=sub(link.node)) for link in node.rest)
-            return dataclasses.replace(node, first=sub(node.first), rest=rest)
-        case Power():
-            return dataclasses.replace(node, base=sub(node.base), exponent=sub(node.exponent))
-        case Slice():
-            return dataclasses.replace(
-                node,
-                start=None if node.start is None else sub(node.start),
-                stop=None if node.stop is None else sub(node.stop),
-                step=None if node.step is None else sub(node.step),
+            node = Chain(
+                node.pos,
+                mapped(node.first, fn),
+                tuple(Link(k.op, k.text, k.pos, mapped(k.node, fn)) for k in node.rest),
             )
+        case Power():
+            node = Power(node.pos, mapped(node.base, fn), mapped(node.exponent, fn))
+        case Transpose():
+            node = Transpose(node.pos, mapped(node.operand, fn))
         case Index():
-            return dataclasses.replace(
-                node, operand=sub(node.operand), items=tuple(sub(i) for i in node.items)
+            node = Index(
+                node.pos, mapped(node.operand, fn), tuple(mapped(i, fn) for i in node.items)
             )
         case Call():
-            return dataclasses.replace(
-                node,
-                args=tuple(sub(a) for a in node.args),
-                kwargs=tuple((k, sub(v)) for k, v in node.kwargs),
+            node = Call(
+                node.pos,
+                node.name,
+                tuple(mapped(a, fn) for a in node.args),
+                tuple((k, mapped(v, fn)) for k, v in node.kwargs),
             )
         case ListLit():
-            return dataclasses.replace(node, items=tuple(sub(i) for i in node.items))
-    return node
+            node = ListLit(node.pos, tuple(mapped(i, fn) for i in node.items))
+        case Slice():
+            node = Slice(
+                node.pos,
+                *(None if b is None else mapped(b, fn) for b in (node.start, node.stop, node.step)),
+            )
+    out = fn(node)
+    return node if out is None else out
 
 
 # ----------------------------------------------------------------------------- LaTeX
