@@ -150,17 +150,33 @@ def _entry(v: Any, where: str) -> tuple[sympy.Expr, str, int | None]:
 
 
 def _nested_shape(v: Any, where: str) -> tuple[int, ...]:
+    """The shape of a nested array, each item's shape computed once.
+
+    Raises:
+        SpecError: For an empty or ragged array, or one nested deeper than
+            :data:`MAX_NDIM` (refused from the depth of its first items, before the
+            rest is read: the time grows with the array's size, not its depth).
+    """
+    depth, x = 0, v
+    while isinstance(x, list) and x:
+        depth, x = depth + 1, x[0]
+    if depth > MAX_NDIM:
+        raise SpecError(f"{where}: expected at most {MAX_NDIM} dimensions, found {depth}")
+    return _shape_of(v, where)
+
+
+def _shape_of(v: Any, where: str) -> tuple[int, ...]:
     if not isinstance(v, list):
         return ()
     if not v:
         raise SpecError(f"{where}: expected a non-empty array, found an empty one")
-    inner = _nested_shape(v[0], where)
-    for i, x in enumerate(v):
-        if _nested_shape(x, f"{where}[{i}]") != inner:
+    shapes = [_shape_of(x, f"{where}[{i}]") for i, x in enumerate(v)]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
             raise SpecError(
-                f"{where}: ragged array: item 0 has shape {inner}, item {i} has {_nested_shape(x, where)}"
+                f"{where}: ragged array: item 0 has shape {shapes[0]}, item {i} has {shape}"
             )
-    return (len(v), *inner)
+    return (len(v), *shapes[0])
 
 
 def _flatten(v: Any) -> list[Any]:
