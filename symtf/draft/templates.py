@@ -8,10 +8,15 @@ its parameters as a mapping, so that the op table :data:`OPS` is the one place
 that knows how an op is written. When the op registry (``symtf.ops``) names the
 ops, :func:`render` reads its spelling from there.
 
-Each op also has a float64 *pre-filter* (:attr:`Op.screen`): a numpy
-computation used only to discard candidates that are nowhere near the printed
-numbers. No verdict and no acceptance rests on it: a kept candidate is
-evaluated again in certified balls through the step language itself.
+Each op the search builds also has a float64 *pre-filter* (:attr:`Op.screen`):
+a numpy computation used only to discard candidates that are nowhere near the
+printed numbers, tens of thousands per article, where the registry's float64
+backend costs several times more per call. No verdict and no acceptance rests
+on it: a kept candidate is evaluated again in certified balls through the step
+language itself. It is the one second body of these ops, and
+``tests/test_draft_prefilter.py`` pins each to the registry's op: the text a
+candidate renders, evaluated exactly, agrees with its pre-filter. Ops only the
+code translation writes have no pre-filter.
 """
 
 from __future__ import annotations
@@ -118,14 +123,15 @@ class Op:
             ``{name}`` a parameter; ``{kw}`` the keyword parameters that differ from
             ``defaults``, written ``, name=value``.
         prec: Binding strength of the result: 1 ``+ -``, 2 ``* / @``, 3 postfix, 4 atom.
-        screen: The float64 pre-filter: inputs and parameters → an array.
+        screen: The float64 pre-filter: inputs and parameters → an array (``None`` for the
+            ops only the code translation writes, which are never pre-filtered).
         defaults: Parameter values not written.
         needs: How strongly each input must bind (parenthesised below that).
     """
 
     text: str
     prec: int
-    screen: Callable[..., np.ndarray]
+    screen: Callable[..., np.ndarray] | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[int, ...] = (0,)
 
@@ -162,7 +168,9 @@ def _gelu_tanh(x: np.ndarray) -> np.ndarray:
 
 
 def _reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    def run(x: np.ndarray, axis: int = -1, keepdims: bool = False, unbiased: bool = False) -> Any:
+    def run(
+        x: np.ndarray, axis: int | None = None, keepdims: bool = False, unbiased: bool = False
+    ) -> Any:
         if fn in (np.var, np.std):
             return fn(x, axis=axis, keepdims=keepdims, ddof=1 if unbiased else 0)
         return fn(x, axis=axis, keepdims=keepdims)
@@ -183,12 +191,6 @@ def _index(
     r = slice(*rows) if rows else slice(None)
     c = slice(*cols) if cols else slice(None)
     out: np.ndarray = x[r, c]
-    return out
-
-
-def _select(c: np.ndarray, a: Any, b: Any) -> np.ndarray:
-    """``a`` where ``c`` is non-zero, else ``b``."""
-    out: np.ndarray = np.where(c != 0, a, b)
     return out
 
 
@@ -224,33 +226,30 @@ OPS: dict[str, Op] = {
     "concat": Op("concat({*}{kw})", 4, lambda *xs, axis=-1: np.concatenate(xs, axis=axis)),
     "index": Op("{0}[{where}]", 3, _index, needs=(4,)),
     "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, _centered),
-    # ops the code translation writes (their pre-filters are never needed by the search)
-    "neg": Op("-{0}", 2, np.negative, needs=(3,)),
-    "pow": Op("{0} ^ {1}", 3, np.power, needs=(4, 3)),
-    "log": Op("ln({0})", 4, np.log),
-    "abs": Op("abs({0})", 4, np.abs),
-    "sin": Op("sin({0})", 4, np.sin),
-    "cos": Op("cos({0})", 4, np.cos),
-    "softplus": Op("softplus({0})", 4, lambda x: np.log1p(np.exp(x))),
-    "log_softmax": Op(
-        "log_softmax({0}{kw})", 4, lambda x, axis=-1: np.log(_softmax(x, axis)), {"axis": None}
-    ),
-    "min": Op("min({0}{kw})", 4, _reduce(np.min), {"keepdims": False}),
-    "maximum": Op("max({0}, {1})", 4, np.maximum),
-    "minimum": Op("min({0}, {1})", 4, np.minimum),
-    "transpose": Op(
-        "transpose({0}{kw})", 4, lambda x, axes=None: np.transpose(x, axes), {"axes": None}
-    ),
-    "reshape": Op("reshape({0}, {shape})", 4, lambda x, shape: np.reshape(x, shape)),
-    "stack": Op("stack({*}{kw})", 4, lambda *xs, axis=0: np.stack(xs, axis=axis), {"axis": 0}),
-    "tril": Op("tril({0})", 4, np.tril),
-    "triu": Op("triu({0})", 4, np.triu),
-    "ones": Op("ones({shape})", 4, lambda shape: np.ones(shape), needs=()),
-    "zeros": Op("zeros({shape})", 4, lambda shape: np.zeros(shape), needs=()),
-    "eye": Op("eye({n})", 4, np.eye, needs=()),
-    "masked_fill": Op("masked_fill({0}, {1}, {2})", 4, lambda x, m, v: _select(m, v, x)),
-    "where": Op("where({0}, {1}, {2})", 4, _select),
-    "getitem": Op("{0}[{index}]", 3, lambda x, index: x, needs=(4,)),
+    # ops only the code translation writes: a translated step is evaluated through the
+    # step language, never pre-filtered, so these have no float64 body of their own
+    "neg": Op("-{0}", 2, needs=(3,)),
+    "pow": Op("{0} ^ {1}", 3, needs=(4, 3)),
+    "log": Op("ln({0})", 4),
+    "abs": Op("abs({0})", 4),
+    "sin": Op("sin({0})", 4),
+    "cos": Op("cos({0})", 4),
+    "softplus": Op("softplus({0})", 4),
+    "log_softmax": Op("log_softmax({0}{kw})", 4, defaults={"axis": None}),
+    "min": Op("min({0}{kw})", 4, defaults={"keepdims": False}),
+    "maximum": Op("max({0}, {1})", 4),
+    "minimum": Op("min({0}, {1})", 4),
+    "transpose": Op("transpose({0}{kw})", 4, defaults={"axes": None}),
+    "reshape": Op("reshape({0}, {shape})", 4),
+    "stack": Op("stack({*}{kw})", 4, defaults={"axis": 0}),
+    "tril": Op("tril({0})", 4),
+    "triu": Op("triu({0})", 4),
+    "ones": Op("ones({shape})", 4, needs=()),
+    "zeros": Op("zeros({shape})", 4, needs=()),
+    "eye": Op("eye({n})", 4, needs=()),
+    "masked_fill": Op("masked_fill({0}, {1}, {2})", 4),
+    "where": Op("where({0}, {1}, {2})", 4),
+    "getitem": Op("{0}[{index}]", 3, needs=(4,)),
 }
 
 
@@ -324,6 +323,10 @@ def screen(
         values: Known tensors' float values by key.
         inner: How to get an argument's value (a cache of shared sub-candidates);
             by default computed here.
+
+    Raises:
+        KeyError: For a notebook variable, or an op only the code translation writes
+            (it has no pre-filter).
     """
     if isinstance(e, Ref):
         return values[e.key]
@@ -331,18 +334,19 @@ def screen(
         return np.array(float(e.text))
     if isinstance(e, Var):
         raise KeyError(e.name)
+    body = OPS[e.op].screen
+    if body is None:
+        raise KeyError(e.op)
     get = inner or (lambda a: screen(a, values))
     args = [get(a) for a in e.args]
     params = {k: v for k, v in e.params if k != "where"}
     if e.op == "causal_mask":
         return _causal(params["n"])
-    if e.op == "ones" or e.op == "zeros":
-        return OPS[e.op].screen(tuple(params["shape"]))
-    if e.op in ("index",):
+    if e.op == "index":
         return _index(args[0], params.get("rows"), params.get("cols"))
     if "eps" in params:
         params["eps"] = float(params["eps"])
-    return np.asarray(OPS[e.op].screen(*args, **params), dtype=float)
+    return np.asarray(body(*args, **params), dtype=float)
 
 
 def inputs(e: Expr) -> set[int]:
