@@ -332,14 +332,14 @@ def static_value(node: Tree, what: str) -> Any:
         case Word():
             return node.text
         case Unary():
-            v = static_value(node.operand, what)
+            v = _plain_number(static_value(node.operand, what), node.operand, what)
             return -v if node.op == "-" else v
         case ListLit():
             return [static_value(i, what) for i in node.items]
         case Chain():
-            acc = static_value(node.first, what)
+            acc = _plain_number(static_value(node.first, what), node.first, what)
             for link in node.rest:
-                k = static_value(link.node, what)
+                k = _plain_number(static_value(link.node, what), link.node, what)
                 if link.op == "+":
                     acc = acc + k
                 elif link.op == "-":
@@ -356,13 +356,24 @@ def static_value(node: Tree, what: str) -> Any:
                     raise NotStatic(link.pos, f"expected a plain number for {what}")
             return acc
         case Power():
-            b, e = static_value(node.base, what), static_value(node.exponent, what)
+            b = _plain_number(static_value(node.base, what), node.base, what)
+            e = _plain_number(static_value(node.exponent, what), node.exponent, what)
             if not isinstance(e, int) or abs(e) > 64:
                 raise NotStatic(node.pos, f"expected a small integer power in {what}")
             return Fraction(b) ** e if e < 0 else b**e
     raise NotStatic(
         node.pos, f"expected a number written in the step for {what} (like 2, -1 or [2, 3])"
     )
+
+
+def _plain_number(v: Any, node: Tree, what: str) -> Any:
+    """``v`` when it is a number arithmetic may take (not a list, a word, true or none)."""
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+        shown = (
+            "a list" if isinstance(v, list) else repr(v) if isinstance(v, str) else str(v).lower()
+        )
+        raise NotStatic(node.pos, f"expected a number in the arithmetic of {what}, found {shown}")
+    return v
 
 
 # ----------------------------------------------------------------------------- tree walks
