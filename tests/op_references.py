@@ -455,6 +455,18 @@ def _nll(logp: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.asarray(-sum(lp[i, k] for i, k in enumerate(ids)) / lp.shape[0], dtype=object)
 
 
+def _smoothed_cross_entropy(logp: np.ndarray, target: np.ndarray, eps: Any) -> np.ndarray:
+    """−(1/n) Σ_r Σ_c q[r, c] logp[r, c] with q = (1 − ε)·one_hot + ε/V (PyTorch's rule)."""
+    lp = logp.reshape(1, -1) if logp.ndim == 1 else logp
+    ids = [int(t) for t in np.atleast_1d(target)]
+    e = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+    v = lp.shape[1]
+    total = sum(
+        ((1 - e) * (c == k) + e / v) * lp[i, c] for i, k in enumerate(ids) for c in range(v)
+    )
+    return np.asarray(-total / lp.shape[0], dtype=object)
+
+
 def _bce_case() -> st.SearchStrategy[Case]:
     p = st.sampled_from([Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(9, 10)])
     y = st.sampled_from([Fraction(0), Fraction(1), Fraction(1, 3)])
@@ -1035,9 +1047,17 @@ REFERENCES: dict[str, Reference] = {
     # losses
     "nll": Reference(_loss_case(), lambda c: _nll(mp(c.tensors[0]), c.tensors[1])),
     "cross_entropy": Reference(
-        _loss_case(),
-        lambda c: _nll(
-            mp(c.tensors[0]) - log(exp(mp(c.tensors[0])).sum(axis=-1, keepdims=True)), c.tensors[1]
+        st.tuples(
+            _loss_case(), st.sampled_from([None, Fraction(0), Fraction(1, 10), Fraction(1, 3), 1])
+        ).map(
+            lambda t: (
+                t[0] if t[1] is None else Case(t[0].tensors, {"label_smoothing": t[1]}, t[0].native)
+            )
+        ),
+        lambda c: _smoothed_cross_entropy(
+            mp(c.tensors[0]) - log(exp(mp(c.tensors[0])).sum(axis=-1, keepdims=True)),
+            c.tensors[1],
+            c.params.get("label_smoothing", 0),
         ),
     ),
     "bce": Reference(_bce_case(), _bce),

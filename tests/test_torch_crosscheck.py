@@ -589,3 +589,29 @@ def test_jacobian_of_each_op_matches_torch_autograd(name: str) -> None:
         assert got.shape == want.shape, (kind, name, got.shape, want.shape)
         diff = float(np.max(np.abs(got - want), initial=0.0))
         assert diff < TOL, f"{name}: jacobian ({kind}) differs from torch by {diff:.3g}"
+
+
+@pytest.mark.parametrize("smoothing", ["0", "1/10", "1/2", "1"])
+def test_cross_entropy_with_label_smoothing_matches_torch(smoothing: str) -> None:
+    """``cross_entropy(z, t, label_smoothing=ε)`` and its gradient are PyTorch's."""
+    z_rows = [["2", "1", "1/10"], ["1/2", "5/2", "3/10"], ["-1", "0", "3/4"]]
+    targets = [0, 1, 2]
+    text = "\n".join(" ".join(r) for r in z_rows)
+    d = symtf.loads(
+        f'title = "smoothed"\n[tensors]\nz = """\n{text}\n"""\nt = ["0", "1", "2"]\n'
+        f'[steps]\nloss = "cross_entropy(z, t, label_smoothing={smoothing})"\n'
+        'dz = "grad(loss, z)"\n',
+        "smoothed.toml",
+    )
+    z = torch.tensor(
+        [[float(Fraction(v)) for v in r] for r in z_rows], dtype=torch.float64, requires_grad=True
+    )
+    loss = torch.nn.functional.cross_entropy(
+        z, torch.tensor(targets), label_smoothing=float(Fraction(smoothing))
+    )
+    loss.backward()
+    assert z.grad is not None
+    got = _symtf_values(d, ["loss", "dz"])
+    for kind, values in got.items():
+        assert abs(float(values["loss"].reshape(())) - loss.item()) < TOL, kind
+        assert np.max(np.abs(values["dz"] - z.grad.numpy())) < TOL, kind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from symtf.errors import ShapeError
@@ -85,33 +86,90 @@ def nll(xp: Any, logp: Tensor, target: Tensor) -> Tensor:
     return scalar(-add_all(xp, picked) / xp.const(n))
 
 
+def _smoothed(xp: Any, shape: tuple[int, ...], ids: list[int], width: int, eps: Any) -> Tensor:
+    """The smoothed targets: ``1 − ε + ε/V`` at each row's target, ``ε/V`` elsewhere."""
+    one = xp.const(1)
+    if eps == 0:
+        return _picked(xp, shape, ids, width, one)
+    e = xp.const(eps)
+    rest = e / xp.const(width)
+    data = [rest] * (len(ids) * width)
+    for i, k in enumerate(ids):
+        data[i * width + k] = one - e + rest
+    return Tensor(shape, data)
+
+
+def _cross_entropy_shape(logits: Any, target: Any, *, label_smoothing: Any = 0) -> tuple[int, ...]:
+    check(
+        0 <= label_smoothing <= 1,
+        f"label_smoothing must be between 0 and 1, found {label_smoothing}",
+    )
+    return _nll_shape(logits, target)
+
+
 def _cross_entropy_vjp(
-    xp: Any, g: Tensor, logits: Tensor, target: Tensor, *, output: Tensor
+    xp: Any,
+    g: Tensor,
+    logits: Tensor,
+    target: Tensor,
+    *,
+    output: Tensor,
+    label_smoothing: Any = 0,
 ) -> tuple[Any, ...]:
-    # (g/n)·(softmax(z) − one_hot(t)) row by row
+    # (g/n)·(softmax(z) − q) row by row, q the (smoothed) one-hot targets
     from symtf.ops.attention import softmax
     from symtf.ops.elementwise import sub, times
 
     n, v = _rows(logits.shape)
     ids = _targets(target, n, v)
-    one = _picked(xp, logits.shape, ids, v, xp.const(1))
-    diff = sub(xp, softmax(xp, logits, axis=-1), one)
+    q = _smoothed(xp, logits.shape, ids, v, label_smoothing)
+    diff = sub(xp, softmax(xp, logits, axis=-1), q)
     return times(xp, diff, g.item() / xp.const(n)), None
+
+
+_CE = r"-\frac{1}{n}\sum_r \log \operatorname{softmax}(z_r)_{t_r}"
+_CE_SMOOTHED = (
+    r"-\frac{1}{n}\sum_r \sum_c q_{r,c} \log \operatorname{softmax}(z_r)_c,\quad "
+    r"q_{r,c} = (1-\varepsilon)[c = t_r] + \frac{\varepsilon}{V}"
+)
+
+
+def _cross_entropy_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    return _CE if params.get("label_smoothing", 0) == 0 else _CE_SMOOTHED
 
 
 @define(
     "cross_entropy",
     "losses",
-    (Param("logits"), Param("target")),
-    shape=_nll_shape,
-    tex=r"-\frac{1}{n}\sum_r \log \operatorname{softmax}(z_r)_{t_r}",
-    text="mean over rows of −log_softmax(logits)[row, target]",
+    (
+        Param("logits"),
+        Param("target"),
+        Param("label_smoothing", "number", 0, doc="ε: each target weighs 1 − ε, every class ε/V"),
+    ),
+    shape=_cross_entropy_shape,
+    tex=_CE,
+    text="mean over rows of −Σ_c q_c·log_softmax(logits)[row, c], q = (1−ε)·one_hot(target) + ε/V",
     shapes="(V,) or (n, V), int or (n,) → ()",
+    display=_cross_entropy_display,
     vjp=_cross_entropy_vjp,
 )
-def cross_entropy(xp: Any, logits: Tensor, target: Tensor) -> Tensor:
-    """Mean over rows of ``−log_softmax(logits)[row, target]``: ``(n, V), (n,) -> ()``."""
-    return nll.compute(xp, log_softmax(xp, logits, axis=-1), target)
+def cross_entropy(xp: Any, logits: Tensor, target: Tensor, *, label_smoothing: Any = 0) -> Tensor:
+    """Mean over rows of ``−Σ_c q_c log_softmax(logits)[row, c]``: ``(n, V), (n,) -> ()``.
+
+    ``q`` is the one-hot target, or with ``label_smoothing`` ε, ``(1 − ε)·one_hot + ε/V``
+    (PyTorch's ``F.cross_entropy(…, label_smoothing=ε)``).
+    """
+    logp = log_softmax(xp, logits, axis=-1)
+    if label_smoothing == 0:
+        return nll.compute(xp, logp, target)
+    n, v = _rows(logits.shape)
+    ids = _targets(target, n, v)
+    e = xp.const(label_smoothing)
+    data = logp.data
+    picked = add_all(xp, [data[i * v + k] for i, k in enumerate(ids)])
+    every = add_all(xp, list(data))
+    one = xp.const(1)
+    return scalar(-((one - e) * picked + e * every / xp.const(v)) / xp.const(n))
 
 
 def _pair_loss_shape(a: Any, b: Any) -> tuple[int, ...]:
