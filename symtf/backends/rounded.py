@@ -312,8 +312,44 @@ class RoundedBallBackend(BallBackend):
         return arb_mat(rows)
 
 
+class ShiftedBallBackend(BallBackend):
+    """Certified balls in which some input matrices are moved by exact amounts.
+
+    The witness of a rounding: the model evaluated at one point of its inputs' rounding
+    intervals (each entry of a marked matrix plus its shift), to show that a printed
+    number is reached, not only that an enclosure meets it.
+
+    Args:
+        shifts: ``id(matrix)`` → the exact shift of each of its entries, row by row
+            (matrices are found by identity, as :class:`RoundedInputs` finds them).
+        prec: Working precision in bits.
+    """
+
+    name = "shifted-ball"
+
+    def __init__(
+        self, shifts: Mapping[int, Sequence[Sequence[Fraction]]], prec: int = 128
+    ) -> None:
+        super().__init__(prec)
+        self._shifts = shifts
+
+    def matrix(self, m: sympy.MatrixBase) -> arb_mat:
+        shift = self._shifts.get(id(m))
+        base = super().matrix(m)
+        if shift is None:
+            return base
+        rows = base.tolist()
+        return arb_mat(
+            [
+                [x + arb(fmpq(d.numerator, d.denominator)) if d else x for x, d in zip(r, ds)]
+                for r, ds in zip(rows, shift, strict=True)
+            ]
+        )
+
+
 __all__ = [
     "RoundedBallBackend",
+    "ShiftedBallBackend",
     "RoundedInput",
     "RoundedInputs",
     "half_width",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any, cast
 
 import sympy
@@ -586,6 +587,11 @@ def rounded_inputs_cause(
     for n in sorted(written):
         if n in names and len(names) > 1 and explains(names - {n}):
             names = names - {n}
+    # An enclosure that meets the print does not show that it is reached (enclosures are
+    # wider than the range): the cause is stated only with a witness, one point of the
+    # inputs' rounding intervals at which the step's values print as these.
+    if not _witness(with_rounded(d, names), step, targets, result.claim.rounding):
+        return None
     listed = ", ".join(sorted(names))
     return Cause(
         "rounded-inputs",
@@ -595,6 +601,119 @@ def rounded_inputs_cause(
         f"(rounded_inputs = [{', '.join(repr(n) for n in sorted(names))}] says the article rounded them)",
         extra={"rounded_inputs": sorted(names)},
     )
+
+
+#: The most rounded entries a witness search moves one at a time, to learn which way each
+#: pushes the off entries (one evaluation of the model each).
+WITNESS_ENTRIES = 64
+#: Bisection steps along the chosen direction.
+WITNESS_STEPS = 48
+
+
+def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str) -> bool:
+    """Whether one point of the rounding intervals gives values that print as ``targets``.
+
+    ``d`` has its rounded inputs marked (:func:`with_rounded`). Each rounded entry is
+    moved to the end of its interval alone, to see which way it pushes the off entries
+    towards their prints; all are then moved together that way by a fraction ``t`` of
+    their half-widths, and ``t`` is bisected on the entry furthest off, the values
+    at each point certified in balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`).
+    False when no such point is found (or there are more than :data:`WITNESS_ENTRIES`).
+    """
+    from symtf.backends.certify import compare_ball
+    from symtf.backends.rounded import ShiftedBallBackend
+    from symtf.errors import SymtfError, Undecided
+    from symtf.graph.pipeline import run
+    from symtf.numbers import rounding_interval
+
+    inputs = list(d.rounded_inputs.values()) if d.rounded_inputs else []
+    entries = [
+        (id(r.values), i, j, h)
+        for r in inputs
+        for i, row in enumerate(r.half)
+        for j, h in enumerate(row)
+        if h
+    ]
+    if not entries or len(entries) > WITNESS_ENTRIES:
+        return False
+    shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
+    intervals = [rounding_interval(p, "half-up" if mode == "any" else mode) for _, p in targets]
+
+    def at(moves: dict[tuple[int, int, int], Fraction]) -> list[arb] | None:
+        shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
+        for (k, i, j), dv in moves.items():
+            shifts[k][i][j] = dv
+        try:
+            with ShiftedBallBackend(shifts) as xp:
+                value = run(d, xp).value(step)
+            return [value[idx] for idx, _ in targets]
+        except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
+            return None
+
+    def side(x: arb, k: int) -> int | None:
+        """-1 below the interval of target k, 1 above, 0 inside, None undecided."""
+        iv = intervals[k]
+        if compare_ball(x, iv.lo) == -1:
+            return -1
+        if compare_ball(x, iv.hi) == 1:
+            return 1
+        if compare_ball(x, iv.lo) == 1 and compare_ball(x, iv.hi) == -1:
+            return 0
+        return None
+
+    base = at({})
+    if base is None:
+        return False
+    sides = [side(x, k) for k, x in enumerate(base)]
+    if any(s is None for s in sides):
+        return False
+    if all(s == 0 for s in sides):
+        return True
+    toward = [-(s or 0) for s in sides]  # +1: the entry must grow
+    direction: dict[tuple[int, int, int], int] = {}
+    for k, i, j, h in entries:
+        moved = at({(k, i, j): h})
+        if moved is None:
+            return False
+        push = sum((toward[t] * (moved[t] - base[t]) for t in range(len(base))), arb(0))
+        direction[(k, i, j)] = 1 if push > 0 else (-1 if push < 0 else 0)
+    if not any(direction.values()):
+        return False
+    halves = {(k, i, j): h for k, i, j, h in entries}
+
+    def along(t: Fraction) -> list[arb] | None:
+        return at({e: t * s * halves[e] for e, s in direction.items() if s})
+
+    def off(t: int) -> float:
+        return abs(float(base[t].mid()) - float((intervals[t].lo + intervals[t].hi) / 2))
+
+    worst = max(range(len(base)), key=off)
+
+    def sides_at(t: Fraction) -> list[int | None] | None:
+        vals = along(t)
+        return None if vals is None else [side(x, k) for k, x in enumerate(vals)]
+
+    short = -toward[worst]  # the side of its print the furthest entry starts on
+    at_end = sides_at(Fraction(1))
+    if at_end is None or at_end[worst] is None or at_end[worst] == short:
+        return False  # even the far end does not reach the print
+    if all(x == 0 for x in at_end):
+        return True
+    lo, hi = Fraction(0), Fraction(1)
+    for _ in range(WITNESS_STEPS):
+        t = (lo + hi) / 2
+        now = sides_at(t)
+        if now is None or now[worst] is None:
+            return False
+        if all(x == 0 for x in now):
+            return True
+        if now[worst] == 0:
+            return False  # the furthest entry prints right here, the others do not
+        if now[worst] == short:
+            lo = t
+        else:
+            hi = t
+    return False
 
 
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
