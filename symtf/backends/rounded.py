@@ -327,9 +327,7 @@ class ShiftedBallBackend(BallBackend):
 
     name = "shifted-ball"
 
-    def __init__(
-        self, shifts: Mapping[int, Sequence[Sequence[Fraction]]], prec: int = 128
-    ) -> None:
+    def __init__(self, shifts: Mapping[int, Sequence[Sequence[Fraction]]], prec: int = 128) -> None:
         super().__init__(prec)
         self._shifts = shifts
 
@@ -341,7 +339,10 @@ class ShiftedBallBackend(BallBackend):
         rows = base.tolist()
         return arb_mat(
             [
-                [x + arb(fmpq(d.numerator, d.denominator)) if d else x for x, d in zip(r, ds)]
+                [
+                    x + arb(fmpq(d.numerator, d.denominator)) if d else x
+                    for x, d in zip(r, ds, strict=True)
+                ]
                 for r, ds in zip(rows, shift, strict=True)
             ]
         )
@@ -349,9 +350,9 @@ class ShiftedBallBackend(BallBackend):
 
 __all__ = [
     "RoundedBallBackend",
-    "ShiftedBallBackend",
     "RoundedInput",
     "RoundedInputs",
+    "ShiftedBallBackend",
     "half_width",
     "half_widths",
     "model_inputs",
