@@ -306,6 +306,8 @@ class Note:
     where: str
     source: str
     reason: str
+    #: The variables it assigned, whose earlier values they no longer name.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -347,6 +349,65 @@ class _Module:
 class _Function:
     params: list[str]
     body: list[ast.stmt]
+
+
+#: Functions an exercise may declare without a body (``def softmax(logits): ...``) and
+#: then show examples of: each is read as the op its name says, with no other argument
+#: than the op's tensors (a stub with more parameters or keywords is not translated).
+STUBS: dict[str, Translation] = {
+    "softmax": Translation("softmax", ("input",), {}, {"axis": -1}),
+    "log_softmax": Translation("log_softmax", ("input",), {}, {"axis": -1}),
+    "relu": Translation("relu", ("input",), {}),
+    "sigmoid": Translation("sigmoid", ("input",), {}),
+    "tanh": Translation("tanh", ("input",), {}),
+    "silu": Translation("silu", ("input",), {}),
+    "gelu": Translation("gelu", ("input",), {}),
+    **{
+        name: Translation("cross_entropy", ("input", "target"), {}, {}, ("input", "target"))
+        for name in ("cross_entropy", "cross_entropy_loss", "softmax_cross_entropy")
+    },
+}
+
+
+def _is_stub_class(stmt: ast.ClassDef) -> bool:
+    """A class of methods without bodies (docstrings and ``...`` only): an exercise's outline."""
+    methods = [s for s in stmt.body if isinstance(s, ast.FunctionDef)]
+    rest = [
+        s
+        for s in stmt.body
+        if not isinstance(s, ast.FunctionDef)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        and not isinstance(s, ast.Pass)
+    ]
+    return bool(methods) and not rest and all(_is_stub(_undocumented(m.body)) for m in methods)
+
+
+def _undocumented(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and first.value.value is not Ellipsis
+    ):
+        return body[1:]  # a docstring
+    return body
+
+
+def _is_stub(body: list[ast.stmt]) -> bool:
+    """A function body that only stands for one: ``...``, ``pass``, ``raise NotImplementedError``."""
+    if not body:
+        return True
+    if len(body) != 1:
+        return False
+    s = body[0]
+    if isinstance(s, ast.Pass):
+        return True
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis:
+        return True
+    if isinstance(s, ast.Raise) and s.exc is not None:
+        exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
 
 
 _ARRAY_MAKERS = {
@@ -398,6 +459,10 @@ class Translator:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, _Module] = {}
         self.functions: dict[str, _Function] = {}
+        #: Functions written without a body, read by their names (:data:`STUBS`).
+        self.stubs: dict[str, Translation] = {}
+        #: Module classes declared without bodies, read as the ``torch.nn`` module named so.
+        self.module_stubs: set[str] = set()
         self.taken: set[str] = set()
         self.float32 = False
         self.np_precision = NUMPY_PRECISION
@@ -441,8 +506,11 @@ class Translator:
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
                     items = shown[1] if shown is not None else self._assigned(stmt)
+                    text, lines, typed, named = after
+                    if named is not None and named not in _targets(stmt):
+                        items = []  # "# y ≈ …" under a statement that does not assign y
                     if items:
-                        yield from self._match(items, [after])
+                        yield from self._match(items, [(text, lines)], typed=typed)
                     continue
                 if shown is not None:
                     prints.append(shown)
@@ -513,9 +581,20 @@ class Translator:
             elif isinstance(stmt, ast.FunctionDef):
                 self._function(stmt)
             elif isinstance(stmt, ast.ClassDef):
-                self._emit(
-                    Note(self._where(stmt), f"class {stmt.name}", "a class is not translated")
-                )
+                self.module_stubs.discard(stmt.name)
+                if stmt.name in MODULES and _is_stub_class(stmt):
+                    self.module_stubs.add(stmt.name)
+                    self._emit(
+                        Note(
+                            self._where(stmt),
+                            f"class {stmt.name}",
+                            f"has no bodies: read by its name as torch.nn.{stmt.name}",
+                        )
+                    )
+                else:
+                    self._emit(
+                        Note(self._where(stmt), f"class {stmt.name}", "a class is not translated")
+                    )
             elif isinstance(stmt, (ast.Pass, ast.Assert)):
                 pass
             else:
@@ -527,7 +606,7 @@ class Translator:
                     )
                 )
         except _Untranslated as e:
-            self._emit(Note(self._where(stmt), self._source(stmt), str(e)))
+            self._emit(Note(self._where(stmt), self._source(stmt), str(e), tuple(_targets(stmt))))
             for t in _targets(stmt):
                 self.opaque[t] = f"{self._where(stmt)}: {e}"
                 self.names.pop(t, None)
@@ -538,6 +617,23 @@ class Translator:
         body = stmt.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # a docstring
+        self.stubs.pop(stmt.name, None)
+        if _is_stub(body) and stmt.name.lower() in STUBS and not stmt.args.vararg:
+            # "def softmax(logits): ..." and an example of what it returns: the exercise
+            # names the function; it is read as the op of that name
+            t = STUBS[stmt.name.lower()]
+            self.stubs[stmt.name] = t
+            self.functions.pop(stmt.name, None)
+            self.opaque.pop(stmt.name, None)
+            self._emit(
+                Note(
+                    self._where(stmt),
+                    f"def {stmt.name}(…)",
+                    f"has no body: read by its name as {t.op}"
+                    + (" along the last axis" if "axis" in t.defaults else ""),
+                )
+            )
+            return
         simple = all(isinstance(s, (ast.Assign, ast.Return, ast.AugAssign)) for s in body)
         if (
             not simple
@@ -656,9 +752,12 @@ class Translator:
         if not isinstance(value, ast.Call):
             return None
         dotted = self._dotted(value.func)
-        if dotted is None or not dotted.startswith(("torch.nn.", "nn.")):
+        if dotted is not None and dotted in self.module_stubs:
+            kind = dotted  # "class LayerNorm(nn.Module)" declared without bodies
+        elif dotted is None or not dotted.startswith(("torch.nn.", "nn.")):
             return None
-        kind = dotted.rsplit(".", 1)[-1]
+        else:
+            kind = dotted.rsplit(".", 1)[-1]
         t = MODULES.get(kind)
         if t is None:
             return None
@@ -875,6 +974,8 @@ class Translator:
         func = node.func
         if isinstance(func, ast.Name) and func.id in self.functions:
             return self._inline_call(self.functions[func.id], node)
+        if isinstance(func, ast.Name) and func.id in self.stubs:
+            return self._apply(self.stubs[func.id], node.args, node.keywords, family="numpy")
         if isinstance(func, ast.Name) and func.id in self.modules:
             return self._apply_module(self.modules[func.id], node)
         if isinstance(func, ast.Name) and func.id in ("float", "int") and node.args:
@@ -1085,8 +1186,10 @@ class Translator:
             eps = m.settings.get("eps", 1e-05)
             params: dict[str, Any] = {"eps": _num_text(eps if eps is not None else 1e-05)}
             out = call("layernorm", x, **params)
-            if m.weight is not None or m.bias is not None:
-                raise _Untranslated("an nn.LayerNorm with set weights is not translated yet")
+            if m.weight is not None:  # weight and bias set from printed values: γ·x̂ + β
+                out = call("mul", out, m.weight)
+            if m.bias is not None:
+                out = call("add", out, m.bias)
             return out
         if m.kind == "Softmax":
             axis = m.settings.get("dim", -1)
@@ -1244,6 +1347,10 @@ class Translator:
             return call(op, xs[0], axis=axis)
         if op in ("concat", "stack"):
             return call(op, *xs, axis=params.get("axis", 0) or 0)
+        if op == "cross_entropy":
+            smoothing = params.get("label_smoothing", 0)
+            kw3 = {} if smoothing in (0, None) else {"label_smoothing": _num_text(smoothing)}
+            return call("cross_entropy", *xs, **kw3)
         if op in ("linear", "embedding"):
             raise _Untranslated(f"{op} is not translated")
         return call(op, *xs)
@@ -1520,7 +1627,14 @@ class Translator:
                     "a print not told apart from the others",
                 )
 
-    def _match(self, items: list[Any], texts: list[tuple[str, list[int]]]) -> Iterator[Any]:
+    def _match(
+        self, items: list[Any], texts: list[tuple[str, list[int]]], *, typed: bool = False
+    ) -> Iterator[Any]:
+        """Claims on the values ``items`` show, read from the printed ``texts`` in order.
+
+        ``typed``: the values were written by hand (``# expected: [[0.09003, …]]``), so each
+        is known to the digits it has, not to the digits numpy or PyTorch would print.
+        """
         values = [a for a in items if a[0] == "value"]
         text = "\n".join(t for t, _ in texts)
         lines = [ln for _, lns in texts for ln in lns]
@@ -1534,7 +1648,9 @@ class Translator:
             shortened = style == "numpy"
             grid = decimals
             fixed = all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
-            if grid is None and style == "numpy" and fixed:
+            if typed:
+                pass
+            elif grid is None and style == "numpy" and fixed:
                 grid = self.np_precision
             elif grid is None and style == "torch" and fixed:
                 grid = self.torch_precision
@@ -1643,13 +1759,17 @@ def _fixed(rows: tuple[tuple[str, ...], ...]) -> bool:
     return all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
 
 
-def _comment_outputs(block: Block) -> dict[int, tuple[str, list[int]]]:
+def _comment_outputs(block: Block) -> dict[int, tuple[str, list[int], bool, str | None]]:
     """Printed values written as comments right under a statement (``# tensor([[…]])``).
 
-    Keyed by the block line the comment follows; the text is the comment without its ``#``.
+    Keyed by the block line the comment follows: the text is the comment without its
+    ``#``, its file lines, whether a lead-in (``# expected: approximately …``,
+    ``# out ≈ …``) says it was typed by hand rather than pasted from a print, and the
+    variable such a lead-in names (``out``), if any. A typed value may come after a
+    line of prose in the same comment; a pasted one starts it.
     """
     lines = block.text.splitlines()
-    out: dict[int, tuple[str, list[int]]] = {}
+    out: dict[int, tuple[str, list[int], bool, str | None]] = {}
     k = 0
     while k < len(lines):
         stripped = lines[k].strip()
@@ -1661,15 +1781,57 @@ def _comment_outputs(block: Block) -> dict[int, tuple[str, list[int]]]:
         ):
             k += 1
             continue
-        start = k
+        start = key = k
         texts: list[str] = []
         while k < len(lines) and lines[k].strip().startswith("#"):
             texts.append(re.sub(r"\s+#.*$", "", re.sub(r"^\s*#\s?", "", lines[k])))
             k += 1
+        name: str | None = None
+        typed = False
+        for i, line in enumerate(texts):
+            lead = _LEAD_IN.match(line) or _NAMED_LEAD_IN.match(line)
+            if lead is None:
+                continue
+            first = line[lead.end() :]
+            if not first.strip() and i + 1 == len(texts):
+                continue  # "# Expected:" and nothing under it
+            # "# expected: approximately [[…]]", "# out ≈ [[…]]", "# Expected:" over "# array(…)"
+            skipped = i if first.strip() else i + 1
+            texts = [first, *texts[i + 1 :]] if first.strip() else texts[i + 1 :]
+            texts = texts[: _first_value_lines(texts)]
+            start += skipped
+            name = lead.groupdict().get("name")
+            typed = True
+            break
         text = "\n".join(texts)
         if _PRINTED.match(text) and re.search(r"\d", text):
-            out[start] = (text, [block.file_line(start + 1 + i) for i in range(len(texts))])
+            lines_of = [block.file_line(start + 1 + i) for i in range(len(texts))]
+            out[key] = (text, lines_of, typed, name)
     return out
+
+
+#: Words that introduce a value written in a comment under a statement: ``expected:``,
+#: ``output:``, ``->``, ``≈``, each optionally followed by ``approximately``.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:expected|expect|output|result|returns?|prints?|gives?)\s*[:=]?|->|=>|→|≈|~)"
+    r"\s*(?:approximately|approx\.?|about|roughly|~|≈)?\s*:?\s*",
+    re.IGNORECASE,
+)
+#: A variable and what it is: ``out ≈ [[…]]``, ``loss = 0.4076``, ``y -> [1, 2]``.
+_NAMED_LEAD_IN = re.compile(
+    r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?:≈|==|=|->|=>|→|~|:)\s*"
+    r"(?:approximately|approx\.?|about|roughly|~|≈)?\s*(?=[-\[\d.]|tensor\(|array\()"
+)
+
+
+def _first_value_lines(texts: list[str]) -> int:
+    """How many of a comment's lines its first printed value spans (a note may follow it)."""
+    text = "\n".join(texts)
+    m = _PRINTED.match(text)
+    if m is None or not re.match(r"\s*(?:tensor\(|array\(|tf\.Tensor\(|\[)", text):
+        return 1  # a number, or not a value: its own line
+    end = _close(text, text.index("(" if text.lstrip()[0] != "[" else "["))
+    return len(texts) if end is None else text[: end + 1].count("\n") + 1
 
 
 def _groups(o: Output) -> list[list[tuple[str, int]]]:

@@ -125,6 +125,14 @@ _COMMON: dict[str, Translation] = {
 #: Per family: functions whose defaults differ (PyTorch's var and std are unbiased).
 _BY_FAMILY: dict[str, dict[str, Translation]] = {
     "torch": {
+        # F.cross_entropy(logits, target): the mean over rows, integer class targets
+        "cross_entropy": Translation(
+            "cross_entropy",
+            ("input", "target"),
+            {"label_smoothing": "label_smoothing"},
+            {},
+            ("input", "target"),
+        ),
         "var": Translation(
             "var",
             ("input", "axis"),

@@ -44,7 +44,7 @@ import numpy as np
 from flint import arb
 
 from symtf.backends import BallBackend
-from symtf.backends.certify import compare_ball
+from symtf.backends.certify import compare_ball, exact_fraction
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.templates import (
     Call,
@@ -62,7 +62,15 @@ from symtf.draft.templates import (
 from symtf.errors import ExpressionError, SymtfError, Undecided
 from symtf.graph.evaluate import evaluate_text
 from symtf.language import latexmath
-from symtf.numbers import Printed, claim_grid, on_grid, parse_printed, rounding_interval
+from symtf.numbers import (
+    Printed,
+    claim_grid,
+    format_fixed,
+    on_grid,
+    parse_printed,
+    round_exact,
+    rounding_interval,
+)
 from symtf.tensor import Tensor
 
 __all__ = ["Known", "Outcome", "Placement", "Search", "parse_target"]
@@ -350,6 +358,10 @@ class Search:
 
         if isinstance(e, Note):
             self.notes.append(e)
+            for name in e.names:  # "probs = softmax(logits)" again, not translated
+                key = self.var_keys.pop(name, None)
+                if key is not None:  # the earlier value is no longer what the name shows
+                    self.known[key].aliases.discard(name)
         elif isinstance(e, Given):
             self._code_given(e)
         elif isinstance(e, Step):
@@ -468,7 +480,20 @@ class Search:
                 return
         found = self._find(p, t) if p.size > 1 else None
         if isinstance(found, tuple):
-            self.outcomes[key] = self._accept(p, *found)
+            accepted = self._accept(p, *found)
+            self.outcomes[key] = accepted
+            at = accepted.placement
+            if (
+                e.opaque
+                and at is not None
+                and at.row is None
+                and at.col is None
+                and at.index is None
+            ):
+                # the step found is what the untranslated code computed: later steps read it
+                self.var_keys[e.opaque] = at.known
+                self._retry()
+                return
         if e.opaque and p.size > 1:
             # later steps read the printed value (rounded) of what the code draws or fills in
             given = self._given(p, t, rounded=True)
@@ -489,7 +514,9 @@ class Search:
         if e.name and e.name not in self.var_keys:
             note = f"{e.label}: depends on code that is not translated"
         elif e.name:
-            note = f"{e.label}: the translated step gives other values (its translation may be off)"
+            gives = _rounded_like(self.known[self.var_keys[e.name]].ball, t)
+            what = f"{gives}, not the printed values" if gives else "other values"
+            note = f"{e.label}: the translated step gives {what} (its translation may be off)"
         else:
             note = e.reason or "the translated code does not give these values"
         self.outcomes[key] = Outcome(p, "unmapped", note=note)
@@ -1577,6 +1604,24 @@ def _mids(t: Tensor) -> np.ndarray:
         else:
             vals.append(float(x))
     return np.array(vals, dtype=float).reshape(_shape2(tuple(t.shape)))
+
+
+def _rounded_like(ball: Tensor, t: Target, most: int = 6) -> str | None:
+    """A translated step's certified values rounded as the printing is (``0.3185``), or
+    None: more than ``most`` entries, another shape, or a rounding the ball leaves open."""
+    flat = [p for row in t.printed for p in row]
+    values = list(ball.data)
+    if len(values) != len(flat) or len(flat) > most:
+        return None
+    out = []
+    for x, p in zip(values, flat, strict=True):
+        if not isinstance(x, arb) or not x.is_finite() or p.value is None or p.decimals < 0:
+            return None
+        ends = {round_exact(exact_fraction(end), p.decimals) for end in (x.lower(), x.upper())}
+        if len(ends) != 1:
+            return None
+        out.append(format_fixed(ends.pop(), p.decimals))
+    return " ".join(out)
 
 
 def _certified(x: Any, p: Printed) -> str | None:

@@ -250,6 +250,7 @@ OPS: dict[str, Op] = {
     "masked_fill": Op("masked_fill({0}, {1}, {2})", 4),
     "where": Op("where({0}, {1}, {2})", 4),
     "getitem": Op("{0}[{index}]", 3, needs=(4,)),
+    "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
 }
 
 
