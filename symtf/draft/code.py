@@ -1817,7 +1817,7 @@ _LEAD_IN = re.compile(
     r"\s*(?:approximately|approx\.?|about|roughly|~|≈)?\s*:?\s*",
     re.IGNORECASE,
 )
-#: A variable and what it is: ``out ≈ [[…]]``, ``loss = 0.4076``, ``y -> [1, 2]``.
+#: A variable and what it is: ``out ≈ [[…]]``, ``loss = 0.93``, ``y -> [1, 2]``.
 _NAMED_LEAD_IN = re.compile(
     r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?:≈|==|=|->|=>|→|~|:)\s*"
     r"(?:approximately|approx\.?|about|roughly|~|≈)?\s*(?=[-\[\d.]|tensor\(|array\()"
