@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import mpmath
 import pytest
@@ -34,6 +35,13 @@ def _line(text: str, needle: str, nth: int = 0) -> int:
     """The 1-based line of the ``nth`` line of ``text`` that contains ``needle``."""
     hits = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
     return hits[nth]
+
+
+def _checked(tmp_path: Path, name: str, text: str) -> Any:
+    """The report of ``symtf check`` on ``text`` written to ``tmp_path / name``."""
+    post = tmp_path / name
+    post.write_text(text)
+    return check_article(post)
 
 
 def _softmax(row: list[str]) -> list[mpmath.mpf]:
@@ -94,9 +102,7 @@ def test_a_bodiless_softmax_is_read_by_its_name_and_each_typed_example_is_checke
 ) -> None:
     # Each typed value is known to its own digits (5 decimals, not numpy's 8), and the
     # shifted example is checked against its own scores, not the first example's.
-    post = tmp_path / "softmax.md"
-    post.write_text(SOFTMAX_EXERCISE)
-    report = check_article(post)
+    report = _checked(tmp_path, "softmax.md", SOFTMAX_EXERCISE)
     first, second = (_line(SOFTMAX_EXERCISE, "expected: approximately [[", k) for k in (0, 1))
     by_line = {r.claim.source_line: r for r in report.results}
     assert sorted(by_line) == [first, second]
@@ -114,9 +120,7 @@ def test_a_typed_loss_that_is_off_is_left_unchecked_with_the_value_the_reading_g
     # The loss is printed 0.8308; mpmath gives 0.930835 (log-sum-exp minus the target's
     # score, averaged over the rows). The bodiless function is read by its name only, so
     # the number is not flagged: the note says what that reading gives, as printed.
-    post = tmp_path / "softmax.md"
-    post.write_text(SOFTMAX_EXERCISE)
-    report = check_article(post)
+    report = _checked(tmp_path, "softmax.md", SOFTMAX_EXERCISE)
     rows, targets = [["1.0", "0.0", "-0.5"], ["0.2", "1.2", "0.4"]], [0, 2]
     loss = sum(
         mpmath.log(sum(mpmath.exp(mpmath.mpf(x)) for x in r)) - mpmath.mpf(r[t])
@@ -188,9 +192,7 @@ def test_a_bodiless_layernorm_class_is_read_as_nn_layernorm_with_its_set_scale_a
     # Example 1: (x − 5)/√(5 + 1e-5) for x = 2, 4, 6, 8. Example 2: x̂ = (−√1.5, √1.5, 0)
     # up to ε, so 1.5·x̂ + 0, 0.5·x̂ + 1, 2·x̂ − 0.5 = (−1.8371, 1.6124, −0.5): the last
     # entry is printed without its sign.
-    post = tmp_path / "layernorm.md"
-    post.write_text(LAYERNORM_EXERCISE)
-    report = check_article(post)
+    report = _checked(tmp_path, "layernorm.md", LAYERNORM_EXERCISE)
     first = _line(LAYERNORM_EXERCISE, "out ≈", 0)
     second = _line(LAYERNORM_EXERCISE, "out ≈", 1)
     (r,) = [r for r in report.results if r.claim.source_line == first]
