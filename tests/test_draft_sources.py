@@ -268,3 +268,26 @@ def test_every_fixture_is_listed_with_its_licence() -> None:
     )
     for name in files:
         assert f"`{name}`" in listed, name
+
+
+def test_rasbt_ch04_a_printed_variable_named_like_an_op_stands_for_its_value() -> None:
+    """``var = out_ln.var(...)`` of an untranslated LayerNorm: its print stands for it.
+
+    The draft named the given tensor ``var``, the name of an op, and check stopped with
+    exit 2 (``a name cannot be 'var'``) on a notebook that is fine as it stands.
+    """
+    checks = _checks("rasbt_ch04_layernorm_snippet.ipynb")
+    # the layer output is drawn at random, but printed (cell 22): mean and unbiased variance
+    out = [
+        ["0.2260", "0.3470", "0.0000", "0.2216", "0.0000", "0.0000"],
+        ["0.2133", "0.2394", "0.0000", "0.5198", "0.3297", "0.0000"],
+    ]
+    got = {(line, p): v for line, p, v, _ in checks}
+    for row, mean_p, var_p in zip(out, ("0.1324", "0.2170"), ("0.0231", "0.0398"), strict=True):
+        x = [mpmath.mpf(v) for v in row]
+        mean = mpmath.fsum(x) / 6
+        var = mpmath.fsum((v - mean) ** 2 for v in x) / 5  # torch's var is unbiased
+        assert _rounds_to(mean, mean_p) and _rounds_to(var, var_p)
+        assert got[(144, mean_p)] == "rounded" and got[(147, var_p)] == "rounded"
+    assert _off(checks) == []
+
