@@ -291,3 +291,39 @@ def test_rasbt_ch04_a_printed_variable_named_like_an_op_stands_for_its_value() -
         assert got[(144, mean_p)] == "rounded" and got[(147, var_p)] == "rounded"
     assert _off(checks) == []
 
+
+def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
+    """``print("Text 1:", p)`` of an untranslated 1-D tensor, and a print with ``-inf``.
+
+    The 1 of "Text 1:" was read as a printed value, so the print matched nothing and the
+    log-probabilities computed from it went unchecked; a printed input with ``-inf`` could
+    not stand for its value, so the top-k softmax went unchecked too.
+    """
+    checks = _checks("rasbt_ch05_loss_and_topk_snippet.ipynb")
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    targets = ["7.4541e-05", "3.1061e-05", "1.1563e-05", "1.0337e-05", "5.6776e-05", "4.7559e-06"]
+    logs = [mpmath.log(mpmath.mpf(p)) for p in targets]  # torch.cat of the two printed rows
+    got = by_line[193]
+    assert [p for _, p, _, _ in got] == [
+        "-9.5042",
+        "-10.3796",
+        "-11.3677",
+        "-11.4798",
+        "-9.7764",
+        "-12.2561",
+    ]
+    assert all(
+        v in ("exact", "rounded") and _rounds_to(x, p)
+        for (_, p, v, _), x in zip(got, logs, strict=True)
+    )
+    # new_logits prints 4.5100, 6.7500, 6.2800 where the top 3 are kept, -inf elsewhere
+    kept = [mpmath.e ** mpmath.mpf(v) for v in ("4.51", "6.75", "6.28")]
+    probas = {0: kept[0] / sum(kept), 3: kept[1] / sum(kept), 7: kept[2] / sum(kept)}
+    got = by_line[455]
+    assert len(got) == 9
+    for i, (_, p, v, _) in enumerate(got):
+        x = probas.get(i, mpmath.mpf(0))
+        assert _rounds_to(x, p) and v == ("exact" if i not in probas else "rounded"), (i, p)
+    assert _off(checks) == []

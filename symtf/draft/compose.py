@@ -311,7 +311,8 @@ def _given(k: Known, name: str) -> list[str]:
     if k.rounded:
         values = " ".join(" ".join(r) for r in k.rows)
         n, m = len(k.rows), len(k.rows[0])
-        lines.append(f"{name} = {{ shape = [{n}, {m}], values = {_s(values)}, rounded = true }}")
+        shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
+        lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, rounded = true }}")
     else:
         lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
     return lines
