@@ -327,3 +327,30 @@ def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
         x = probas.get(i, mpmath.mpf(0))
         assert _rounds_to(x, p) and v == ("exact" if i not in probas else "rounded"), (i, p)
     assert _off(checks) == []
+
+
+@pytest.fixture(scope="module")
+def rasbt_appendix_a() -> tuple[list[tuple], list]:
+    report = check_article(SOURCES / "rasbt_appendix_a_part1.ipynb")
+    checks = [
+        (r.claim.source_line, c.printed, c.verdict, c.extra.get("cause"))
+        for r in report.results
+        for c in r.checks
+    ]
+    return checks, list(report.unchecked)
+
+
+def test_rasbt_appendix_a_binary_cross_entropy_and_reshape_are_translated(
+    rasbt_appendix_a: tuple[list[tuple], list],
+) -> None:
+    """``F.binary_cross_entropy(a, y)`` and ``tensor2d.reshape(3, 2)`` were left unchecked."""
+    checks, _ = rasbt_appendix_a
+    got = {line: [(p, v) for ln, p, v, _ in checks if ln == line] for line in (326, 456)}
+    # x1 = 1.1, w1 = 2.2, b = 0, y = 1: the loss is -ln(sigmoid(2.42)) = 0.0851878…
+    z = mpmath.mpf("1.1") * mpmath.mpf("2.2")
+    loss = -mpmath.log(1 / (1 + mpmath.e ** (-z)))
+    assert _rounds_to(loss, "0.0852") and got[456] == [("0.0852", "rounded")]
+    # the 2x3 tensor [[1, 2, 3], [4, 5, 6]] read row by row into 3 rows of 2
+    assert got[326] == [(str(v), "exact") for v in range(1, 7)]
+    assert _off(checks) == []
+
