@@ -863,6 +863,8 @@ class Translator:
         ):
             decimals = self._int_or_none(node.args[1])
             target = node.args[0]
+        if _is_size(target):
+            return [("value", None, label, decimals, json.dumps([SIZE, None]))]
         try:
             return [("value", self._tensor_or_const(target), label, decimals, None)]
         except _Untranslated as e:
@@ -1862,6 +1864,26 @@ def _groups(o: Output) -> list[list[tuple[str, int]]]:
 def _open(group: list[tuple[str, int]]) -> bool:
     text = "".join(t for t, _ in group)
     return text.count("[") > text.count("]") or text.count("(") > text.count(")")
+
+
+#: Why a printed shape or size is left unchecked (the search never looks for a step giving it)
+SIZE = "a shape or size, not a computed value"
+
+
+def _is_size(node: ast.expr) -> bool:
+    """``x.shape``, ``x.size()``, ``x.ndim``, ``len(x)``, ``x.numel()``: what prints a size.
+
+    ``torch.Size([2, 3])`` holds integers that many steps round to by chance (the mean of
+    a column, 1.5 and 3.5, is a tie with 2 and 3), so no step is searched for them.
+    """
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("shape", "ndim")
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id == "len"
+        if isinstance(node.func, ast.Attribute):
+            return node.func.attr in ("size", "numel", "dim")
+    return False
 
 
 def _blanked(text: str, literals: list[str]) -> str:

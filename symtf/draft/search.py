@@ -454,6 +454,8 @@ class Search:
 
     def _shown(self, e: Any) -> None:
         """A printed value of the code: a printing, searched like any other (its label names the step)."""
+        from symtf.draft.code import SIZE
+
         self._shown_key += 1
         key = 2_000_000 + self._shown_key
         kind = (
@@ -478,7 +480,7 @@ class Search:
             if direct is not None:
                 self.outcomes[key] = direct
                 return
-        found = self._find(p, t) if p.size > 1 else None
+        found = self._find(p, t) if p.size > 1 and e.reason != SIZE else None
         if isinstance(found, tuple):
             accepted = self._accept(p, *found)
             self.outcomes[key] = accepted
