@@ -268,3 +268,98 @@ def test_every_fixture_is_listed_with_its_licence() -> None:
     )
     for name in files:
         assert f"`{name}`" in listed, name
+
+
+def test_rasbt_ch04_a_printed_variable_named_like_an_op_stands_for_its_value() -> None:
+    """``var = out_ln.var(...)`` of an untranslated LayerNorm: its print stands for it.
+
+    The draft named the given tensor ``var``, the name of an op, and check stopped with
+    exit 2 (``a name cannot be 'var'``) on a notebook that is fine as it stands.
+    """
+    checks = _checks("rasbt_ch04_layernorm_snippet.ipynb")
+    # the layer output is drawn at random, but printed (cell 22): mean and unbiased variance
+    out = [
+        ["0.2260", "0.3470", "0.0000", "0.2216", "0.0000", "0.0000"],
+        ["0.2133", "0.2394", "0.0000", "0.5198", "0.3297", "0.0000"],
+    ]
+    got = {(line, p): v for line, p, v, _ in checks}
+    for row, mean_p, var_p in zip(out, ("0.1324", "0.2170"), ("0.0231", "0.0398"), strict=True):
+        x = [mpmath.mpf(v) for v in row]
+        mean = mpmath.fsum(x) / 6
+        var = mpmath.fsum((v - mean) ** 2 for v in x) / 5  # torch's var is unbiased
+        assert _rounds_to(mean, mean_p) and _rounds_to(var, var_p)
+        assert got[(144, mean_p)] == "rounded" and got[(147, var_p)] == "rounded"
+    assert _off(checks) == []
+
+
+def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
+    """``print("Text 1:", p)`` of an untranslated 1-D tensor, and a print with ``-inf``.
+
+    The 1 of "Text 1:" was read as a printed value, so the print matched nothing and the
+    log-probabilities computed from it went unchecked; a printed input with ``-inf`` could
+    not stand for its value, so the top-k softmax went unchecked too.
+    """
+    checks = _checks("rasbt_ch05_loss_and_topk_snippet.ipynb")
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    targets = ["7.4541e-05", "3.1061e-05", "1.1563e-05", "1.0337e-05", "5.6776e-05", "4.7559e-06"]
+    logs = [mpmath.log(mpmath.mpf(p)) for p in targets]  # torch.cat of the two printed rows
+    got = by_line[193]
+    assert [p for _, p, _, _ in got] == [
+        "-9.5042",
+        "-10.3796",
+        "-11.3677",
+        "-11.4798",
+        "-9.7764",
+        "-12.2561",
+    ]
+    assert all(
+        v in ("exact", "rounded") and _rounds_to(x, p)
+        for (_, p, v, _), x in zip(got, logs, strict=True)
+    )
+    # new_logits prints 4.5100, 6.7500, 6.2800 where the top 3 are kept, -inf elsewhere
+    kept = [mpmath.e ** mpmath.mpf(v) for v in ("4.51", "6.75", "6.28")]
+    probas = {0: kept[0] / sum(kept), 3: kept[1] / sum(kept), 7: kept[2] / sum(kept)}
+    got = by_line[455]
+    assert len(got) == 9
+    for i, (_, p, v, _) in enumerate(got):
+        x = probas.get(i, mpmath.mpf(0))
+        assert _rounds_to(x, p) and v == ("exact" if i not in probas else "rounded"), (i, p)
+    assert _off(checks) == []
+
+
+@pytest.fixture(scope="module")
+def rasbt_appendix_a() -> tuple[list[tuple], list]:
+    report = check_article(SOURCES / "rasbt_appendix_a_part1.ipynb")
+    checks = [
+        (r.claim.source_line, c.printed, c.verdict, c.extra.get("cause"))
+        for r in report.results
+        for c in r.checks
+    ]
+    return checks, list(report.unchecked)
+
+
+def test_rasbt_appendix_a_binary_cross_entropy_and_reshape_are_translated(
+    rasbt_appendix_a: tuple[list[tuple], list],
+) -> None:
+    """``F.binary_cross_entropy(a, y)`` and ``tensor2d.reshape(3, 2)`` were left unchecked."""
+    checks, _ = rasbt_appendix_a
+    got = {line: [(p, v) for ln, p, v, _ in checks if ln == line] for line in (326, 456)}
+    # x1 = 1.1, w1 = 2.2, b = 0, y = 1: the loss is -ln(sigmoid(2.42)) = 0.0851878…
+    z = mpmath.mpf("1.1") * mpmath.mpf("2.2")
+    loss = -mpmath.log(1 / (1 + mpmath.e ** (-z)))
+    assert _rounds_to(loss, "0.0852") and got[456] == [("0.0852", "rounded")]
+    # the 2x3 tensor [[1, 2, 3], [4, 5, 6]] read row by row into 3 rows of 2
+    assert got[326] == [(str(v), "exact") for v in range(1, 7)]
+    assert _off(checks) == []
+
+
+def test_rasbt_appendix_a_a_printed_shape_is_not_matched_to_a_step(
+    rasbt_appendix_a: tuple[list[tuple], list],
+) -> None:
+    """``torch.Size([2, 3])`` is a shape: the search matched it to a mean of the tensor's
+    entries whose values are 1.5 and 3.5, ties at integer precision: a check of nothing."""
+    checks, unchecked = rasbt_appendix_a
+    assert 305 not in {c[0] for c in checks}
+    assert 305 in {u.line for u in unchecked}

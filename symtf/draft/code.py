@@ -323,6 +323,7 @@ class Shown:
     shortened: bool
     reason: str = ""
     opaque: str | None = None  # a variable whose value only this print gives
+    vector: bool = False  # printed as a one-dimensional array (one bracket)
 
 
 def _without_magics(text: str) -> str:
@@ -862,6 +863,8 @@ class Translator:
         ):
             decimals = self._int_or_none(node.args[1])
             target = node.args[0]
+        if _is_size(target):
+            return [("value", None, label, decimals, json.dumps([SIZE, None]))]
         try:
             return [("value", self._tensor_or_const(target), label, decimals, None)]
         except _Untranslated as e:
@@ -1608,7 +1611,7 @@ class Translator:
         cell = self._block.cell if self._block else None
         for g in groups:
             text, lines = _join(g)
-            for rows, rlines, style in _values(text, lines):
+            for rows, rlines, style, _vector in _values(text, lines):
                 if len(rows) * len(rows[0]) < 2:
                     continue
                 grid = (
@@ -1638,11 +1641,11 @@ class Translator:
         values = [a for a in items if a[0] == "value"]
         text = "\n".join(t for t, _ in texts)
         lines = [ln for _, lns in texts for ln in lns]
-        found = _values(text, lines)
+        found = _values(_blanked(text, [a[2] for a in items if a[0] == "text"]), lines)
         if len(values) != len(found) or not values:
             return
         cell = self._block.cell if self._block else None
-        for (_kind, expr, label, decimals, reason), (rows, rlines, style) in zip(
+        for (_kind, expr, label, decimals, reason), (rows, rlines, style, vector) in zip(
             values, found, strict=True
         ):
             shortened = style == "numpy"
@@ -1662,7 +1665,16 @@ class Translator:
             name = expr.name if isinstance(expr, Var) else None
             if name is not None and name in self.opaque and name not in self.names.values():
                 yield Shown(
-                    None, label, rows, tuple(rlines), cell, grid, shortened, self.opaque[name], name
+                    None,
+                    label,
+                    rows,
+                    tuple(rlines),
+                    cell,
+                    grid,
+                    shortened,
+                    self.opaque[name],
+                    name,
+                    vector,
                 )
                 continue  # its printed value stands for it from here on
             if name is None:
@@ -1854,6 +1866,46 @@ def _open(group: list[tuple[str, int]]) -> bool:
     return text.count("[") > text.count("]") or text.count("(") > text.count(")")
 
 
+#: Why a printed shape or size is left unchecked (the search never looks for a step giving it)
+SIZE = "a shape or size, not a computed value"
+
+
+def _is_size(node: ast.expr) -> bool:
+    """``x.shape``, ``x.size()``, ``x.ndim``, ``len(x)``, ``x.numel()``: what prints a size.
+
+    ``torch.Size([2, 3])`` holds integers that many steps round to by chance (the mean of
+    a column, 1.5 and 3.5, is a tie with 2 and 3), so no step is searched for them.
+    """
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("shape", "ndim")
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id == "len"
+        if isinstance(node.func, ast.Attribute):
+            return node.func.attr in ("size", "numel", "dim")
+    return False
+
+
+def _blanked(text: str, literals: list[str]) -> str:
+    """``text`` with the print's own string arguments blanked, in order, where they occur.
+
+    ``print("Text 1:", x)`` writes ``Text 1: tensor([…])``: the 1 of the label is not a
+    printed value. Each literal is looked for after the one before it; one not found is
+    left alone. Blanks keep every other character at its place (and its line).
+    """
+    at = 0
+    for literal in literals:
+        needle = literal.strip()
+        if not needle:
+            continue
+        i = text.find(needle, at)
+        if i < 0:
+            continue
+        text = text[:i] + re.sub(r"[^\n]", " ", needle) + text[i + len(needle) :]
+        at = i + len(needle)
+    return text
+
+
 def _join(group: list[tuple[str, int]]) -> tuple[str, list[int]]:
     return "\n".join(t for t, _ in group), [ln for _, ln in group]
 
@@ -1863,8 +1915,12 @@ _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w
 
 def _values(
     text: str, lines: list[int]
-) -> list[tuple[tuple[tuple[str, ...], ...], list[int], str]]:
-    """The printed values in an output group, in order: arrays (numpy, torch, TF prints) and numbers."""
+) -> list[tuple[tuple[tuple[str, ...], ...], list[int], str, bool]]:
+    """The printed values in an output group, in order: arrays (numpy, torch, TF prints) and numbers.
+
+    Each is ``(rows, row lines, style, vector)``; ``vector``: a one-dimensional array
+    (``tensor([1., 2.])``, one bracket), whose one row is not a 1×n matrix.
+    """
     out = []
     k = 0
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -1895,14 +1951,13 @@ def _values(
                 cells, _short = parsed
                 style = "torch" if chunk.startswith(("tensor", "tf.")) else "numpy"
                 rows = tuple(tuple(r) for r in cells)
-                row_lines = [line_at(m.start() + chunk[:i].count("\n")) for i in range(0)]
-                del row_lines
                 per_row = _row_lines(chunk, m.start(), line_at, len(rows))
-                out.append((rows, per_row, style))
+                vector = len(rows) == 1 and chunk.count("[") == 1
+                out.append((rows, per_row, style, vector))
             k = end + 1
             continue
         assert n is not None
-        out.append((((n.group(0),),), [line_at(n.start())], "number"))
+        out.append((((n.group(0),),), [line_at(n.start())], "number", False))
         k = n.end()
     return out
 

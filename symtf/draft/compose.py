@@ -94,9 +94,11 @@ def _names(search: Search) -> dict[int, str]:
     for key in sorted(search.known):  # a notebook's names first, versioned where one is reused
         k = search.known[key]
         if k.fixed:
-            name, i = k.fixed, 2
+            # a notebook variable whose print stands for it may be called like an op (var)
+            base = ident(k.fixed) or "v"
+            name, i = base, 2
             while name in taken:
-                name, i = f"{k.fixed}_{i}", i + 1
+                name, i = f"{base}_{i}", i + 1
             taken.add(name)
             out[key] = name
     for key in sorted(search.known):
@@ -309,7 +311,8 @@ def _given(k: Known, name: str) -> list[str]:
     if k.rounded:
         values = " ".join(" ".join(r) for r in k.rows)
         n, m = len(k.rows), len(k.rows[0])
-        lines.append(f"{name} = {{ shape = [{n}, {m}], values = {_s(values)}, rounded = true }}")
+        shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
+        lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, rounded = true }}")
     else:
         lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
     return lines

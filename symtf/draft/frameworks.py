@@ -133,6 +133,11 @@ _BY_FAMILY: dict[str, dict[str, Translation]] = {
             {},
             ("input", "target"),
         ),
+        # F.binary_cross_entropy(p, y) and F.mse_loss(a, b): the mean over every entry
+        "binary_cross_entropy": Translation(
+            "bce", ("input", "target"), {}, {}, ("input", "target")
+        ),
+        "mse_loss": Translation("mse", ("input", "target"), {}, {}, ("input", "target")),
         "var": Translation(
             "var",
             ("input", "axis"),
@@ -177,6 +182,8 @@ METHODS: dict[str, Translation] = {
     },
     "masked_fill": Translation("masked_fill", ("mask", "value"), {}, {}, ("self", "mask", "value")),
     "view": Translation("reshape", ("shape",), {}),
+    # x.reshape(3, 2), as x.view: the shape is the method's first parameter, not its second
+    "reshape": Translation("reshape", ("shape",), {"shape": "shape"}),
     "transpose": Translation("transpose", ("dim0", "dim1"), {}),
     "permute": Translation("transpose", ("axes",), {}),
 }

@@ -454,6 +454,8 @@ class Search:
 
     def _shown(self, e: Any) -> None:
         """A printed value of the code: a printing, searched like any other (its label names the step)."""
+        from symtf.draft.code import SIZE
+
         self._shown_key += 1
         key = 2_000_000 + self._shown_key
         kind = (
@@ -478,7 +480,7 @@ class Search:
             if direct is not None:
                 self.outcomes[key] = direct
                 return
-        found = self._find(p, t) if p.size > 1 else None
+        found = self._find(p, t) if p.size > 1 and e.reason != SIZE else None
         if isinstance(found, tuple):
             accepted = self._accept(p, *found)
             self.outcomes[key] = accepted
@@ -496,7 +498,7 @@ class Search:
                 return
         if e.opaque and p.size > 1:
             # later steps read the printed value (rounded) of what the code draws or fills in
-            given = self._given(p, t, rounded=True)
+            given = self._given(p, t, rounded=True, vector=e.vector)
             if given.placement is None:
                 self.outcomes.setdefault(key, given)
                 return
@@ -1269,18 +1271,17 @@ class Search:
             "no step of the known tensors reproduces it; later steps read it as printed (rounded)",
         )
 
-    def _given(self, p: Printing, t: Target, *, rounded: bool) -> Outcome:
+    def _given(self, p: Printing, t: Target, *, rounded: bool, vector: bool = False) -> Outcome:
         """A given tensor from a printing (``rounded``: its entries are known to their digits).
+
+        ``vector``: printed as a one-dimensional array, so the tensor is one too
+        (``torch.cat`` of two such prints is one longer vector, not a matrix).
 
         A rounded printing with an infinite entry gives none (a derivation cannot state
         its rounding): the outcome then has no placement.
         """
         xp = self._xp
         assert xp is not None
-        if rounded and any(c.value is None for r in t.printed for c in r):
-            return Outcome(
-                p, "unmapped", None, "printed with an infinity: not usable as a rounded input"
-            )
         vals = []
         for r in t.printed:
             for c in r:
@@ -1288,7 +1289,7 @@ class Search:
                     vals.append(xp.neg_inf() if c.is_neg_inf else -xp.neg_inf())
                 else:  # as printed: the value the check reads (rounded = true widens it there)
                     vals.append(xp.const(c.value))
-        ball = Tensor(t.shape, vals)
+        ball = Tensor((len(vals),) if vector else t.shape, vals)
         self._next += 1
         key = 10_000_000 + self._next
         labels = [p.label]
@@ -1305,6 +1306,8 @@ class Search:
             rounded,
             "given",
         )
+        if vector:
+            k.nd_shape = (len(vals),)
         self.known[key] = k
         return Outcome(p, "given", Placement(key), "given")
 

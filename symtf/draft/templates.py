@@ -251,6 +251,8 @@ OPS: dict[str, Op] = {
     "where": Op("where({0}, {1}, {2})", 4),
     "getitem": Op("{0}[{index}]", 3, needs=(4,)),
     "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
+    "bce": Op("bce({0}, {1})", 4),
+    "mse": Op("mse({0}, {1})", 4),
 }
 
 
