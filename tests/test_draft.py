@@ -447,6 +447,39 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
             "p",
             "e_in / sum(e_in, axis=-1, keepdims=true)",
         ),
+        # a method's positionals come after its receiver: x.mean(-1) is mean(x, -1), and
+        # a.matmul(b) is a @ b (both were read with the first positional as the tensor)
+        (
+            "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\nm = x.mean(-1)",
+            "m",
+            "mean(x, axis=-1)",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\ns = x.sum(0, keepdim=True)",
+            "s",
+            "sum(x, axis=0, keepdims=true)",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\np = x.softmax(-1)",
+            "p",
+            "softmax(x, axis=-1)",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 5.0]])\ng = x.matmul(x.T)",
+            "g",
+            "x @ x.T",
+        ),
+        # x.var() is unbiased on a tensor and biased on an array: the imports tell which
+        (
+            "import torch\nx = torch.tensor([[1.0, 2.0, 4.0]])\nv = x.var(-1)",
+            "v",
+            "var(x, axis=-1, unbiased=true)",
+        ),
+        (
+            "import numpy as np\nx = np.array([[1.0, 2.0, 4.0]])\nv = x.var(-1)",
+            "v",
+            "var(x, axis=-1)",
+        ),
         (
             "import tensorflow as tf\nq = tf.convert_to_tensor([[1.0, 0.0]])\nk = tf.constant([[1.0, 2.0]])\ns = tf.matmul(q, k, transpose_b=True)",
             "s",
@@ -464,6 +497,14 @@ def test_framework_code_becomes_steps(code: str, step: str, expected: str) -> No
     toml = draft_text(fence, "md", path="post.md").toml
     steps = tomllib.loads(toml).get("steps", {})
     assert steps.get(step) == expected, toml
+
+
+def test_a_variance_method_is_not_translated_when_the_code_imports_both_frameworks() -> None:
+    # x.var() would be unbiased on a tensor and biased on an array: neither is guessed
+    code = "import numpy as np\nimport torch\nx = torch.tensor([[1.0, 2.0, 4.0]])\nv = x.var(-1)"
+    toml = draft_text("```python\n" + code + "\n```\n", "md", path="post.md").toml
+    assert "v" not in tomllib.loads(toml).get("steps", {}), toml
+    assert "differs between PyTorch tensors and numpy arrays" in toml
 
 
 def test_code_that_has_no_translation_is_a_comment_and_its_prints_stay_unchecked() -> None:

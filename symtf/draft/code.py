@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from symtf.draft.frameworks import METHODS, MODULES, Translation, lookup
+from symtf.draft.frameworks import FAMILIES, FAMILY_METHODS, METHODS, MODULES, Translation, lookup
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.errors import SpecError
@@ -1021,16 +1021,37 @@ class Translator:
             t = METHODS.get(func.attr)
             if t is None:
                 raise _Untranslated(f"no translation for the method .{func.attr}() yet")
+            family = "torch"
+            if func.attr in FAMILY_METHODS:
+                # x.var() is unbiased on a PyTorch tensor and not on a numpy array: the
+                # imports say which the code's arrays are, or the method is not translated
+                family = self._array_family(func.attr)
+                t = lookup(family, func.attr) or t
             self_expr = self._expr(func.value)
             return self._apply(
                 t,
                 node.args,
                 node.keywords,
-                family="torch",
+                family=family,
                 self_expr=self_expr,
                 self_node=func.value,
             )
         raise _Untranslated(f"{self._source(node)} is not translated")
+
+    def _array_family(self, method: str) -> str:
+        """``torch`` or ``numpy``: the one of the two the code imports, for ``x.method()``.
+
+        Raises:
+            _Untranslated: When the code imports both, or neither.
+        """
+        imported = {FAMILIES.get(m.split(".")[0]) for m in self.aliases.values()}
+        families = sorted(imported & {"torch", "numpy"})
+        if len(families) != 1:
+            raise _Untranslated(
+                f"x.{method}() differs between PyTorch tensors and numpy arrays, and "
+                + ("the code imports both" if families else "the code imports neither")
+            )
+        return families[0]
 
     def _is_module_call(self, func: ast.expr) -> bool:
         """Whether ``a.b.f(…)`` calls a function of an imported module (not a tensor's method)."""
@@ -1230,9 +1251,14 @@ class Translator:
         named: dict[str, ast.expr] = {}
         if t.op == "reshape" and len(args) > 1 and self_expr is not None:
             args = [ast.Tuple(list(args), ast.Load())]  # x.view(1, 2, 2): the shape as positionals
-        for k, a in zip(t.args, args, strict=False):
+        positional = t.args
+        if self_expr is not None and positional[:1] == ("input",):
+            # a function's first parameter is a method's receiver: a.matmul(b) is
+            # matmul(a, b), and x.mean(-1) is mean(x, -1), not mean(-1)
+            positional = positional[1:]
+        for k, a in zip(positional, args, strict=False):
             named[k] = a
-        if len(args) > len(t.args):
+        if len(args) > len(positional):
             raise _Untranslated(f"{t.op} with {len(args)} positional arguments is not translated")
         for kw in keywords:
             if kw.arg is None:

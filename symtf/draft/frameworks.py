@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FAMILIES", "METHODS", "MODULES", "Translation", "lookup"]
+__all__ = ["FAMILIES", "FAMILY_METHODS", "METHODS", "MODULES", "Translation", "lookup"]
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,10 @@ METHODS: dict[str, Translation] = {
     "transpose": Translation("transpose", ("dim0", "dim1"), {}),
     "permute": Translation("transpose", ("axes",), {}),
 }
+
+#: Methods whose defaults differ between a PyTorch tensor and a numpy array (``x.var()`` is
+#: unbiased on a tensor): translated as the family the code imports says (:func:`lookup`).
+FAMILY_METHODS = frozenset({"var", "std"})
 
 #: ``torch.nn`` modules: calling an instance applies the op with its settings.
 MODULES: dict[str, Translation] = {
