@@ -742,9 +742,16 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
         elif label and not any(_plain_arithmetic(p) for p in chain[:-1]):
             out.append(Found("number", label, number, printed, cell=seg.cell, context=context))
     if not out:
+        spans = [
+            m.span()
+            for m in _VECTOR_IN_TEXT.finditer(text)
+            if (r := _matrix_rows(m.group(0))) is not None and len(r[0]) >= 2
+        ]
         for m in re.finditer(
             r"(?<![\w.])(\d+\.\d+)(?!\w|\.\d)", text
         ):  # a decimal in prose ("sums to 1.0")
+            if any(a <= m.start() < b for a, b in spans):
+                continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
             out.append(
                 Found(
                     "number",

@@ -668,7 +668,7 @@ class Search:
             return None
         full = [c for c in found if c.slip == 0]
         allowed = max(1, t.values.size // 8)
-        partial = [c for c in found if 0 < c.slip <= allowed and c.full >= 3]
+        partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3]
         pool = full or partial
         pool.sort(key=lambda c: c.rank)
         best_pair: tuple[_Candidate, Tensor] | None = None
@@ -1644,6 +1644,19 @@ def _certified(x: Any, p: Printed) -> str | None:
     if below is not None and above is not None and below > 0 and above < 0:
         return "slip"
     return None
+
+
+def _telling(c: _Candidate, t: Target) -> int:
+    """The entries a candidate reproduces that were printed with two significant digits or more.
+
+    A candidate that leaves an entry one unit off flags it as a slip, so it must rest on
+    entries a coincidence rarely matches: a row printed to one digit, ``[0.3, -0.1, 0.1, 0.5]``,
+    is three-quarters reproduced by GELU of the row before it.
+    """
+    full, _ = _fit(c.value, t)
+    with np.errstate(invalid="ignore"):
+        telling = np.isfinite(t.values) & (np.abs(t.values) >= 10 * t.units)
+    return int(np.sum(full & telling))
 
 
 def _distinct_informative(t: Target) -> int:
