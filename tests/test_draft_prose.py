@@ -76,3 +76,29 @@ def test_a_vectors_negative_entries_are_not_read_again_as_numbers(tmp_path: Path
     """``[0.9, -0.4, …]`` prints a vector, not also the numbers 0.4 and 0.1 of its minus signs."""
     _, unchecked = _check(tmp_path, ROWS)
     assert [u for u in unchecked if getattr(u, "size", 0) == 1] == []
+
+
+CONTINUED = """# A mean, by hand
+
+```
+mean = (1.5 + 2.25 + 0.75) / 3
+     = 4.5 / 3
+     = 1.5
+
+scaled = 1.5 × 0.5774
+       ≈ 0.866 ✓
+```
+
+Setext headings are not equations
+=================================
+"""
+
+
+def test_an_equation_continued_under_its_equals_sign_is_checked_at_its_result(
+    tmp_path: Path,
+) -> None:
+    assert (mpmath.mpf("1.5") + mpmath.mpf("2.25") + mpmath.mpf("0.75")) / 3 == mpmath.mpf("1.5")
+    assert _rounds_to(mpmath.mpf("1.5") * mpmath.mpf("0.5774"), "0.866")
+    checks, _ = _check(tmp_path, CONTINUED)
+    got = {(line, printed, verdict) for line, printed, verdict in checks}
+    assert got == {(6, "1.5", "exact"), (9, "0.866", "rounded")}

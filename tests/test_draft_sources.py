@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -268,3 +269,41 @@ def test_every_fixture_is_listed_with_its_licence() -> None:
     )
     for name in files:
         assert f"`{name}`" in listed, name
+
+
+# "Hello" as the LayerNorm walkthrough writes it: four features, normalised by hand
+HELLO = ["0.1", "0.3", "-0.2", "0.8"]
+
+
+def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath() -> None:
+    """The walkthrough fences its arithmetic as ``python`` though it is not Python
+    (``     = 1.0 / 4`` continues the line above, ``√0.1325``): it is read as prose, each
+    equation with its continuation lines, and every step agrees with mpmath."""
+    checks = _checks("micwill_layer_norm_snippet.md")
+    x = [mpmath.mpf(v) for v in HELLO]
+    mean = mpmath.fsum(x) / 4
+    var = mpmath.fsum((v - mean) ** 2 for v in x) / 4
+    assert _rounds_to(mean, "0.25") and _rounds_to(var, "0.1325")  # exact: 1/4 and 53/400
+    std = mpmath.sqrt(var)
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    # mean (line 6) and variance (line 22) are printed on the last line of their equations
+    assert [p for _, p, _, _ in by_line[6]] == ["0.25", "0.25"]
+    assert [p for _, p, _, _ in by_line[22]] == ["0.1325", "0.1325"]
+    exact = [Fraction(v) for v in HELLO]  # mean and variance are exact decimals
+    m = sum(exact) / 4
+    assert m == Fraction("0.25") and sum((v - m) ** 2 for v in exact) / 4 == Fraction("0.1325")
+    assert {v for _, _, v, _ in by_line[6] + by_line[22]} == {"exact"}
+    assert _rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364"]
+    # (x - mean) / 0.364 for each feature (lines 35-38), as displayed and with √0.1325
+    for line, v, printed in zip(
+        range(35, 39), x, ("-0.412", "0.137", "-1.236", "1.511"), strict=True
+    ):
+        assert _rounds_to((v - mean) / mpmath.mpf("0.364"), printed)
+        assert _rounds_to((v - mean) / std, printed)
+        assert [p for _, p, _, _ in by_line[line]] == [printed, printed]
+    # "≈ 0.000 ✅": the check mark does not hide the result
+    assert [p for _, p, _, _ in by_line[45]] == ["0.000"]
+    assert _off(checks) == []
+    assert len(checks) >= 22
