@@ -102,3 +102,25 @@ def test_an_equation_continued_under_its_equals_sign_is_checked_at_its_result(
     checks, _ = _check(tmp_path, CONTINUED)
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert got == {(6, "1.5", "exact"), (9, "0.866", "rounded")}
+
+
+DOT = """# One score
+
+```
+score[1][0] = Q[1] · K[0] = [0.3, 0.4] · [0.5, 0.2] = 0.3×0.5 + 0.4×0.2 = 0.23
+```
+"""
+
+
+def test_a_dot_between_two_written_vectors_in_plain_text_is_their_dot_product(
+    tmp_path: Path,
+) -> None:
+    """``·`` between written vectors means their dot product in plain text too, as ``\\cdot``
+    does in LaTeX; it was read as a 1×2 by 1×2 matrix product and the line was not read."""
+    q, k = [mpmath.mpf("0.3"), mpmath.mpf("0.4")], [mpmath.mpf("0.5"), mpmath.mpf("0.2")]
+    assert mpmath.fsum(a * b for a, b in zip(q, k, strict=True)) == mpmath.mpf("0.23")
+    checks, unchecked = _check(tmp_path, DOT)
+    # both readings of the line: the dot product as written and the sum of products
+    assert [c for c in checks if c[1] == "0.23"] == [(4, "0.23", "exact")] * 2
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
+    assert not [u for u in unchecked if "matrix product" in str(getattr(u, "reason", u))]
