@@ -668,7 +668,10 @@ class Search:
             return None
         full = [c for c in found if c.slip == 0]
         allowed = max(1, t.values.size // 8)
-        partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3]
+        # A partial match flags the entries it misses, so it must be likely to be the step:
+        # it rests on entries of two digits or more, and it is not one of the many depth-2
+        # guesses (an attention pattern over any two known tensors), which match by chance.
+        partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3 and c.tier < 2]
         pool = full or partial
         pool.sort(key=lambda c: c.rank)
         best_pair: tuple[_Candidate, Tensor] | None = None
