@@ -357,3 +357,24 @@ def test_toyai_only_the_truncated_exponential_is_off() -> None:
     assert [(p, v) for line, p, v, _ in checks if line == 84 and p == "0.01"] == [
         ("0.01", "exact")
     ] * 2
+
+
+def test_toyai_attention_weights_take_the_scale_the_worksheet_states() -> None:
+    """ "Scale by 1/√2": softmax([0, 0.01/√2]) and the unscaled softmax([0, 0.01]) both print
+    [0.498, 0.502], and the shorter, unscaled step was taken, so every later exact reading
+    (the context, the gradients of the next worksheets) used weights the worksheet never
+    computed. The weights and context are now the scaled ones, to mpmath's digits."""
+    x = mpmath.mpf("0.01")
+    scaled = [
+        1 / (1 + mpmath.e ** (x / mpmath.sqrt(2))),
+        1 / (1 + mpmath.e ** (-x / mpmath.sqrt(2))),
+    ]
+    unscaled = [1 / (1 + mpmath.e**x), 1 / (1 + mpmath.e**-x)]
+    for w in (scaled, unscaled):
+        assert _rounds_to(w[0], "0.498") and _rounds_to(w[1], "0.502")
+    report = check_article(SOURCES / TOYAI)
+    context = [c for r in report.results if r.claim.source_line == 122 for c in r.checks]
+    assert [c.printed for c in context] == ["0.0498", "0.0502"]
+    for c, w in zip(context, scaled, strict=True):
+        digits = str(c.exact).rstrip("…")
+        assert abs(mpmath.mpf(digits) - w / 10) < mpmath.mpf(10) ** -15

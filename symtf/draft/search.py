@@ -1169,7 +1169,29 @@ class Search:
             if any(mentioned & self.known[k].aliases for k in factors):
                 bonus = 1
         recency = tuple(-k for k in sorted(ins, reverse=True))  # the latest printings first
-        return (-bonus, tier, size(e), _params_rank(e) - self._canonical(e), recency)
+        return (
+            -bonus,
+            tier,
+            size(e) - self._stated_scales(e),
+            _params_rank(e) - self._canonical(e),
+            recency,
+        )
+
+    def _stated_scales(self, e: Expr) -> int:
+        """A ``÷√d`` the article states (``Scale by 1/√2``) ranks a candidate ahead of the same
+        step without it: softmax of scores so small that the scale hardly moves them fits
+        both ways, and the shorter step won, against the article's own words (its two ops,
+        the div and the sqrt, are not counted, and one more is taken off)."""
+        return sum(
+            3
+            for sub in _subexprs(e)
+            if isinstance(sub, Call)
+            and sub.op == "div"
+            and isinstance(sub.args[1], Call)
+            and sub.args[1].op == "sqrt"
+            and isinstance(sub.args[1].args[0], Num)
+            and sub.args[1].args[0].text in {str(d) for d in self.dims}
+        )
 
     def _canonical(self, e: Expr) -> int:
         """How much a candidate reads like attention as written: ``Q·Kᵀ``, then ``A·V``."""
