@@ -643,9 +643,36 @@ def _text_items(seg: _Segment) -> list[Found]:
                     )
                 )
             continue
-        out.extend(_line_items(lines[k], seg.line + k, seg))
-        k += 1
+        j = k + 1
+        while j < len(lines) and _continues(lines, k, j):
+            j += 1
+        if j > k + 1:  # an equation continued on the lines below it: read as one line
+            joined = " ".join(ln.strip() for ln in lines[k:j])
+            out.extend(_line_items(joined, seg.line + j - 1, seg))
+        else:
+            out.extend(_line_items(lines[k], seg.line + k, seg))
+        k = j
     return out
+
+
+#: A line that carries on the equation above it: ``     = 1.0 / 4`` (not a rule ``====``).
+_CONTINUATION = re.compile(r"^\s*(?:=(?!=)|≈)\s*\S")
+
+
+def _continues(lines: list[str], first: int, at: int) -> bool:
+    """Whether ``lines[at]`` continues the equation begun at ``lines[first]``.
+
+    Hand-worked arithmetic in a code block is often aligned under its ``=``::
+
+        mean = (0.1 + 0.3 + (-0.2) + 0.8) / 4
+             = 1.0 / 4
+             = 0.25
+
+    A continuation starts with ``=`` or ``≈`` and the equation it continues has one.
+    """
+    return bool(_CONTINUATION.match(lines[at])) and any(
+        ("=" in ln or "≈" in ln) for ln in lines[first:at]
+    )
 
 
 _ASCII_BLOCK = re.compile(r"\|\s*((?:[-−]?\d+(?:\.\d+)?\s+)*[-−]?\d+(?:\.\d+)?)\s*\|")
@@ -742,9 +769,16 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
         elif label and not any(_plain_arithmetic(p) for p in chain[:-1]):
             out.append(Found("number", label, number, printed, cell=seg.cell, context=context))
     if not out:
+        spans = [
+            m.span()
+            for m in _VECTOR_IN_TEXT.finditer(text)
+            if (r := _matrix_rows(m.group(0))) is not None and len(r[0]) >= 2
+        ]
         for m in re.finditer(
             r"(?<![\w.])(\d+\.\d+)(?!\w|\.\d)", text
         ):  # a decimal in prose ("sums to 1.0")
+            if any(a <= m.start() < b for a, b in spans):
+                continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
             out.append(
                 Found(
                     "number",
@@ -799,6 +833,8 @@ def _plain_chain(fragment: str) -> tuple[str | None, list[str]]:
     if m:
         label, fragment = m.group(1).strip(), m.group(2)
     pieces = [p.strip() for p in re.split(r"\s*(?:≈|=)\s*", fragment)]
+    if pieces:  # a check mark after the result affirms it: ``≈ 0.000 ✅``
+        pieces[-1] = re.sub(r"\s*[✅✓✔☑]+\s*$", "", pieces[-1])
     pieces = [
         re.sub(r"\s*\(.*?\)\s*$", "", p)
         if i == len(pieces) - 1 and not p.startswith(("(", "["))

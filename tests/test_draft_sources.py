@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -363,3 +364,112 @@ def test_rasbt_appendix_a_a_printed_shape_is_not_matched_to_a_step(
     checks, unchecked = rasbt_appendix_a
     assert 305 not in {c[0] for c in checks}
     assert 305 in {u.line for u in unchecked}
+
+
+# "Hello" as the LayerNorm walkthrough writes it: four features, normalised by hand
+HELLO = ["0.1", "0.3", "-0.2", "0.8"]
+
+
+def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath() -> None:
+    """The walkthrough fences its arithmetic as ``python`` though it is not Python
+    (``     = 1.0 / 4`` continues the line above, ``√0.1325``): it is read as prose, each
+    equation with its continuation lines, and every step agrees with mpmath."""
+    checks = _checks("micwill_layer_norm_snippet.md")
+    x = [mpmath.mpf(v) for v in HELLO]
+    mean = mpmath.fsum(x) / 4
+    var = mpmath.fsum((v - mean) ** 2 for v in x) / 4
+    assert _rounds_to(mean, "0.25") and _rounds_to(var, "0.1325")  # exact: 1/4 and 53/400
+    std = mpmath.sqrt(var)
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    # mean (line 6) and variance (line 22) are printed on the last line of their equations
+    assert [p for _, p, _, _ in by_line[6]] == ["0.25", "0.25"]
+    assert [p for _, p, _, _ in by_line[22]] == ["0.1325", "0.1325"]
+    exact = [Fraction(v) for v in HELLO]  # mean and variance are exact decimals
+    m = sum(exact) / 4
+    assert m == Fraction("0.25") and sum((v - m) ** 2 for v in exact) / 4 == Fraction("0.1325")
+    assert {v for _, _, v, _ in by_line[6] + by_line[22]} == {"exact"}
+    assert _rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364"]
+    # (x - mean) / 0.364 for each feature (lines 35-38), as displayed and with √0.1325
+    for line, v, printed in zip(
+        range(35, 39), x, ("-0.412", "0.137", "-1.236", "1.511"), strict=True
+    ):
+        assert _rounds_to((v - mean) / mpmath.mpf("0.364"), printed)
+        assert _rounds_to((v - mean) / std, printed)
+        assert [p for _, p, _, _ in by_line[line]] == [printed, printed]
+    # "≈ 0.000 ✅": the check mark does not hide the result
+    assert [p for _, p, _, _ in by_line[45]] == ["0.000"]
+    assert _off(checks) == []
+    assert len(checks) >= 22
+
+
+TOYAI = "toyai_example1_worksheet.md"
+
+
+def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
+    """``WQ = [0.1, 0.0]`` with ``     [0.0, 0.1]`` under it is one 2×2 matrix, and the next
+    named row (``WK = …``) begins another; the rows of WQ, WK and WV were one 6×2 input.
+    Every value below is recomputed with mpmath from the worksheet's printed inputs."""
+    report = check_article(SOURCES / TOYAI)
+    by_line: dict[int | None, list[str]] = {}
+    for r in report.results:
+        for c in r.checks:
+            by_line.setdefault(r.claim.source_line, []).append(c.printed)
+    x = mpmath.matrix([[1, 0], [0, 1]])
+    w = mpmath.matrix([["0.1", "0.0"], ["0.0", "0.1"]])
+    q = x * w  # Q = X × WQ, and K and V the same (lines 50-51, 57-58, 64-65)
+    for first in (50, 57, 64):
+        got = by_line[first] + by_line[first + 1]
+        assert got == ["0.1", "0.0", "0.0", "0.1"]
+        assert [mpmath.mpf(p) for p in got] == [q[0, 0], q[0, 1], q[1, 0], q[1, 1]]
+    # Context = [0.498, 0.502] · V (line 122), which needs V as a 2×2 matrix
+    ctx = [mpmath.mpf("0.498") * q[0, j] + mpmath.mpf("0.502") * q[1, j] for j in range(2)]
+    assert ctx == [mpmath.mpf("0.0498"), mpmath.mpf("0.0502")]
+    assert by_line[122] == ["0.0498", "0.0502"]
+    # With the matrices whole, a depth-2 attention pattern over the embedding table (nothing
+    # the worksheet computes) reproduced three of the probabilities [0.250, 0.249, 0.251, 0.249]
+    # (line 144) and flagged the 0.249s. softmax of the printed logits says they are right and
+    # 0.250 is the one off; a guess that deep now stays unchecked.
+    logits = [mpmath.mpf(v) for v in ("0.00498", "0.0", "0.00502", "0.0")]
+    total = mpmath.fsum(mpmath.e**v for v in logits)
+    probs = [mpmath.e**v / total for v in logits]
+    printed = ("0.250", "0.249", "0.251", "0.249")
+    fits = [_rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
+    assert fits == [False, True, True, True]
+    flagged = [c for r in report.results for c in r.checks if c.verdict not in ("exact", "rounded")]
+    assert [c.printed for c in flagged] == ["0.9929"]
+
+
+def test_toyai_only_the_truncated_exponential_is_off() -> None:
+    checks = _checks(TOYAI)
+    # exp(-0.00707) = 0.992954…: 0.9929 truncates it (line 101); nothing else is off
+    e = mpmath.e ** mpmath.mpf("-0.00707")
+    assert not _rounds_to(e, "0.9929") and abs(e - mpmath.mpf("0.9929")) < mpmath.mpf("0.0001")
+    assert [(line, p, v) for line, p, v, _ in _off(checks)] == [(101, "0.9929", "slip")]
+    # "[0.0, 0.1] · [0.0, 0.1] = 0.0×0.0 + 0.1×0.1 = 0.01": the dot product is read (line 84)
+    # both readings, the dot product as written and the sum of products, are checked
+    assert [(p, v) for line, p, v, _ in checks if line == 84 and p == "0.01"] == [
+        ("0.01", "exact")
+    ] * 2
+
+
+def test_toyai_attention_weights_take_the_scale_the_worksheet_states() -> None:
+    """ "Scale by 1/√2": softmax([0, 0.01/√2]) and the unscaled softmax([0, 0.01]) both print
+    [0.498, 0.502], and the shorter, unscaled step was taken, so every later exact reading
+    (the context, the gradients of the next worksheets) used weights the worksheet never
+    computed. The weights and context are now the scaled ones, to mpmath's digits."""
+    x = mpmath.mpf("0.01")
+    scaled = [
+        1 / (1 + mpmath.e ** (x / mpmath.sqrt(2))),
+        1 / (1 + mpmath.e ** (-x / mpmath.sqrt(2))),
+    ]
+    unscaled = [1 / (1 + mpmath.e**x), 1 / (1 + mpmath.e**-x)]
+    for w in (scaled, unscaled):
+        assert _rounds_to(w[0], "0.498") and _rounds_to(w[1], "0.502")
+    report = check_article(SOURCES / TOYAI)
+    context = [c for r in report.results if r.claim.source_line == 122 for c in r.checks]
+    assert [c.printed for c in context] == ["0.0498", "0.0502"]
+    for c, w in zip(context, scaled, strict=True):
+        digits = str(c.exact).rstrip("…")
+        assert abs(mpmath.mpf(digits) - w / 10) < mpmath.mpf(10) ** -15

@@ -210,6 +210,8 @@ def _runs(printings: list[Printing]) -> list[Printing]:
             return  # one row printed again is not a matrix
         labels = {p.label for p in run}
         label = labels.pop() if len(labels) == 1 else ""
+        if _continued(run):
+            label = run[0].label
         out.append(
             Printing(
                 RUN_KEYS + len(out),
@@ -228,7 +230,11 @@ def _runs(printings: list[Printing]) -> list[Printing]:
         role, place = slot[p.key]
         run_key = (role, place, len(p.rows[0]))
         run = open_runs.get(run_key)
-        if run and (p.cell != run[-1].cell or not 0 < p.line - run[-1].line <= RUN_GAP):
+        if run and (
+            p.cell != run[-1].cell
+            or not 0 < p.line - run[-1].line <= RUN_GAP
+            or (_continued(run) and not _unnamed(p))  # the next matrix's first row
+        ):
             close(run)
             run = None
         if run is None:
@@ -259,6 +265,22 @@ def _runs(printings: list[Printing]) -> list[Printing]:
                 )
             )
     return out
+
+
+def _unnamed(p: Printing) -> bool:
+    """Whether a row was printed with no name of its own (extract labels it by its line)."""
+    return re.fullmatch(r"line \d+", p.label) is not None
+
+
+def _continued(run: list[Printing]) -> bool:
+    """Whether a run is a named matrix whose rows after the first carry no name::
+
+        W_Q = [0.1, 0.0]
+              [0.0, 0.1]
+
+    Such a run is one matrix: a named row after it begins the next one.
+    """
+    return len(run) >= 2 and not _unnamed(run[0]) and all(_unnamed(p) for p in run[1:])
 
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\^\(\(\d+\)\))?")

@@ -242,7 +242,7 @@ def _code_and_outputs(
     found = _fences(text)
     out = []
     for i, block in enumerate(found):
-        if block[0] not in _PYTHON:
+        if block[0] not in _PYTHON or not _parses("\n".join(block[3])):
             continue
         outputs = []
         for later in found[i + 1 :]:
@@ -251,6 +251,20 @@ def _code_and_outputs(
             outputs.append(later)
         out.append((block, outputs))
     return out
+
+
+def _parses(body: str) -> bool:
+    """Whether a block fenced as Python is Python (parsed with ``ast``, never run).
+
+    Posts often fence hand-worked arithmetic as ``python`` for its colours
+    (``mean = (0.1 + 0.3) / 2`` then ``     = 0.2`` on the next line, ``√0.1325``):
+    such a block is not code, and the prose reader reads its numbers instead.
+    """
+    try:
+        ast.parse(_without_magics(body))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False  # too deep for the parser: not read as code either
+    return True
 
 
 def _fenced(text: str) -> list[Block]:
@@ -1044,7 +1058,7 @@ class Translator:
         Raises:
             _Untranslated: When the code imports both, or neither.
         """
-        imported = {FAMILIES.get(m.split(".")[0]) for m in self.aliases.values()}
+        imported = {FAMILIES.get(m.split(".")[0], "") for m in self.aliases.values()}
         families = sorted(imported & {"torch", "numpy"})
         if len(families) != 1:
             raise _Untranslated(

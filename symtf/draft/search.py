@@ -670,7 +670,10 @@ class Search:
             return None
         full = [c for c in found if c.slip == 0]
         allowed = max(1, t.values.size // 8)
-        partial = [c for c in found if 0 < c.slip <= allowed and c.full >= 3]
+        # A partial match flags the entries it misses, so it must be likely to be the step:
+        # it rests on entries of two digits or more, and it is not one of the many depth-2
+        # guesses (an attention pattern over any two known tensors), which match by chance.
+        partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3 and c.tier < 2]
         pool = full or partial
         pool.sort(key=lambda c: c.rank)
         best_pair: tuple[_Candidate, Tensor] | None = None
@@ -1168,7 +1171,29 @@ class Search:
             if any(mentioned & self.known[k].aliases for k in factors):
                 bonus = 1
         recency = tuple(-k for k in sorted(ins, reverse=True))  # the latest printings first
-        return (-bonus, tier, size(e), _params_rank(e) - self._canonical(e), recency)
+        return (
+            -bonus,
+            tier,
+            size(e) - self._stated_scales(e),
+            _params_rank(e) - self._canonical(e),
+            recency,
+        )
+
+    def _stated_scales(self, e: Expr) -> int:
+        """A ``÷√d`` the article states (``Scale by 1/√2``) ranks a candidate ahead of the same
+        step without it: softmax of scores so small that the scale hardly moves them fits
+        both ways, and the shorter step won, against the article's own words (its two ops,
+        the div and the sqrt, are not counted, and one more is taken off)."""
+        return sum(
+            3
+            for sub in _subexprs(e)
+            if isinstance(sub, Call)
+            and sub.op == "div"
+            and isinstance(sub.args[1], Call)
+            and sub.args[1].op == "sqrt"
+            and isinstance(sub.args[1].args[0], Num)
+            and sub.args[1].args[0].text in {str(d) for d in self.dims}
+        )
 
     def _canonical(self, e: Expr) -> int:
         """How much a candidate reads like attention as written: ``Q·Kᵀ``, then ``A·V``."""
@@ -1647,6 +1672,19 @@ def _certified(x: Any, p: Printed) -> str | None:
     if below is not None and above is not None and below > 0 and above < 0:
         return "slip"
     return None
+
+
+def _telling(c: _Candidate, t: Target) -> int:
+    """The entries a candidate reproduces that were printed with two significant digits or more.
+
+    A candidate that leaves an entry one unit off flags it as a slip, so it must rest on
+    entries a coincidence rarely matches: a row printed to one digit, ``[0.3, -0.1, 0.1, 0.5]``,
+    is three-quarters reproduced by GELU of the row before it.
+    """
+    full, _ = _fit(c.value, t)
+    with np.errstate(invalid="ignore"):
+        telling = np.isfinite(t.values) & (np.abs(t.values) >= 10 * t.units)
+    return int(np.sum(full & telling))
 
 
 def _distinct_informative(t: Target) -> int:

@@ -644,8 +644,15 @@ def parse(text: str, *, where: str = "expression") -> sx.Expression:
     The expression keeps the plain rewriting as its text, so literals are
     matched and errors are shown on what symtf actually read.
     """
-    plain = to_plain(text, where=where) if looks_like_latex(text) else text
-    return sx.parse(_implicit(plain) if not looks_like_latex(text) else plain, where=where)
+    if looks_like_latex(text):
+        return sx.parse(to_plain(text, where=where), where=where)
+    if _VECTOR_DOT.search(text):  # ``[0.0, 0.1] · [0.1, 0.0]``: a dot product, as in LaTeX
+        text = to_plain(text, where=where)
+    return sx.parse(_implicit(text), where=where)
+
+
+#: ``·`` between two written vectors in plain text.
+_VECTOR_DOT = re.compile(r"\]\s*·\s*\[")
 
 
 _IMPLICIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=(?:e\^|[A-DF-Za-df-z(√]))")
