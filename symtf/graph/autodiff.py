@@ -263,9 +263,19 @@ class _Tape:
                     out[a] = _plus(xp, out.get(a), c)
             return out
         cot: dict[int, Tensor] = {id(self.result): g}
+        # what depends on the node's inputs: a literal exponent (x ^ 2) is not, and its
+        # cotangent (a^b·ln a, undefined for a < 0) is never asked for
+        live = set(self.leaves)
+        for _op, args, _params, result in self.entries:
+            if any(_ids(a) & live for a in args):
+                live.add(id(result))
         for op, args, params, result in reversed(self.entries):
             gk = cot.pop(id(result), None)
             if gk is None:
+                continue
+            if op.name == "pow" and not _ids(args[1]) & live:
+                base = _pow_base_vjp(xp, gk, args[0], args[1])
+                cot[id(args[0])] = _plus(xp, cot.get(id(args[0])), base)
                 continue
             cots = _vjp(xp, op, gk, args, params, result, node.name)
             for arg, c in zip(args, cots, strict=False):
@@ -278,6 +288,20 @@ class _Tape:
                 else:
                     cot[id(arg)] = _plus(xp, cot.get(id(arg)), c)
         return {self.leaves[i]: c for i, c in cot.items() if i in self.leaves}
+
+
+def _ids(arg: Any) -> set[int]:
+    """The ids of a recorded argument (a variadic op's list: each of its tensors)."""
+    return {id(a) for a in arg} if isinstance(arg, list) else {id(arg)}
+
+
+def _pow_base_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """The cotangent of ``a`` in ``a ^ b`` for a constant ``b``: g·b·a^(b−1)."""
+    from symtf.ops.array import generic, unbroadcast
+
+    local = generic(xp, lambda x, y: y * x ** (y - 1), a, b)
+    out: Tensor = unbroadcast(xp, ops.mul(xp, g, local), a.shape)
+    return out
 
 
 def _vjp(
