@@ -1243,6 +1243,8 @@ class Search:
         return any(self.known[k].rounded for k in self._lineage_keys(key))
 
     def _ball(self, e: Expr) -> Tensor | None:
+        if isinstance(e, Call) and e.op in ("grad", "jacobian"):
+            return self._derivative_ball(e)
         keys = sorted(inputs(e))
         names = {k: f"k{k}" for k in keys}
         try:
@@ -1253,6 +1255,45 @@ class Search:
                 where="draft",
             )
         except (SymtfError, Undecided, ArithmeticError, ValueError, ZeroDivisionError):
+            return None
+
+    def _derivative_ball(self, e: Call) -> Tensor | None:
+        """``grad(y, x)`` of two known tensors: swept back through the steps ``y`` was computed
+        by (the code translation's ``loss.backward()`` and ``torch.autograd.grad``)."""
+        from symtf.graph.autodiff import sweep_steps
+
+        y, x = e.args
+        if not (isinstance(y, Ref) and isinstance(x, Ref)):
+            return None
+        order: list[int] = []  # y's lineage, each step after what it reads
+        seen: set[int] = set()
+        todo: list[tuple[int, bool]] = [(y.key, False)]
+        while todo:
+            k, done = todo.pop()
+            if done:
+                order.append(k)
+                continue
+            if k in seen:
+                continue
+            seen.add(k)
+            todo.append((k, True))
+            expr = self.known[k].expr
+            if k != x.key and expr is not None:
+                todo.extend((j, False) for j in sorted(inputs(expr), reverse=True) if j not in seen)
+        names = {k: f"k{k}" for k in order}
+        steps = [
+            (names[k], render(expr, names))
+            for k in order
+            if k != x.key and (expr := self.known[k].expr) is not None
+        ]
+        values = {
+            names[k]: self.known[k].ball for k in order if k == x.key or self.known[k].expr is None
+        }
+        try:
+            return sweep_steps(
+                self._xp, steps, values, names[y.key], names[x.key], kind=e.op, where="draft"
+            )
+        except (SymtfError, Undecided, ArithmeticError, ValueError, ZeroDivisionError, KeyError):
             return None
 
     # -- what is not a step --

@@ -253,6 +253,7 @@ OPS: dict[str, Op] = {
     "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
     "bce": Op("bce({0}, {1})", 4),
     "mse": Op("mse({0}, {1})", 4),
+    "grad": Op("grad({0}, {1})", 4),
 }
 
 
