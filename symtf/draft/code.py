@@ -456,6 +456,15 @@ _RANDOM = re.compile(
 _IO = re.compile(
     r"(?:^|\.)(?:open|load\w*|read\w*|save\w*|to_csv|from_pretrained|download\w*|urlopen|get)$"
 )
+#: Comparisons: the registry's ops (1 where it holds, else 0).
+_COMPARISONS: dict[type[ast.cmpop], str] = {
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+}
 #: What autograd does not follow: a value read through these is detached from its inputs.
 _DETACHING = {"detach", "data", "item", "tolist", "numpy"}
 #: In-place changes translated as the augmented assignment they are (``w.sub_(d)``: ``w -= d``).
@@ -527,6 +536,7 @@ class Translator:
         self._inline = 0
         self._events: list[Any] = []
         self._cutting = False  # the statement being translated detaches a value
+        self._pair = False  # a topk call is being read as its values and indices
         #: Variables with no translated value whose printed value a later print gives.
         self.printed_opaque: set[str] = set()
         #: Each variable's last assigned expression (idioms such as a mask built before use).
@@ -778,20 +788,30 @@ class Translator:
         if isinstance(target, ast.Attribute) and target.attr in ("weight", "bias", "data"):
             self._module_weight(target, value)
             return
-        if isinstance(target, (ast.Tuple, ast.List)) and self._is_autograd(value):
+        if isinstance(target, (ast.Tuple, ast.List)) and (
+            self._is_autograd(value) or (isinstance(value, ast.Call) and self._is_topk(value))
+        ):
             hints = [t.id if isinstance(t, ast.Name) else "grad" for t in target.elts]
-            parts = self._autograd(cast(ast.Call, value), stmt, hints)
+            parts = (
+                self._autograd(cast(ast.Call, value), stmt, hints)
+                if self._is_autograd(value)
+                else list(self._topk(cast(ast.Call, value)))
+            )
             if len(parts) != len(target.elts) or not all(
                 isinstance(t, ast.Name) for t in target.elts
             ):
-                raise _Untranslated("unpacking torch.autograd.grad into other than its tensors")
+                raise _Untranslated("unpacking a tuple of tensors into other than its tensors")
             for t, part in zip(target.elts, parts, strict=True):
                 assert isinstance(t, ast.Name)
                 self._forget(t.id)
                 if isinstance(part, Var):
                     self._bind(t.id, part.name)
-                else:
+                elif isinstance(part, str):
                     self.opaque[t.id] = f"{self._where(stmt)}: {part}"
+                else:
+                    step = self._fresh(t.id)
+                    self._emit(Step(step, part, self._where(stmt), self._source(stmt)))
+                    self._bind(t.id, step)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
@@ -966,7 +986,37 @@ class Translator:
             return self.tuples[node.id]
         if self._is_autograd(node):
             return self._autograd(cast(ast.Call, node), self._stmt_of(node))
+        if isinstance(node, ast.Call) and self._is_topk(node):
+            return list(self._topk(node))
         return None
+
+    def _is_topk(self, node: ast.Call) -> bool:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
+            return not self._is_module_call(node.func) or (
+                (self._dotted(node.func) or "").startswith("torch.")
+            )
+        return False
+
+    def _topk(self, node: ast.Call) -> tuple[Expr, Expr]:
+        """``torch.topk(x, k)``: its values, and its indices (the first k of the stable
+        descending argsort: ties by index, as the registry's topk orders them)."""
+        self._pair = True
+        try:
+            values = self._expr(node)
+        finally:
+            self._pair = False
+        assert isinstance(values, Call) and values.op == "topk"
+        x, kw = values.args[0], values.kw
+        axis, k = kw.get("axis", -1), kw["k"]
+        if axis == -1:
+            index = f"..., 0:{k}"
+        else:
+            ndim = self._ndim(x) if axis < 0 else axis + 1
+            if ndim is None:
+                raise _Untranslated("topk along an axis of a tensor of unknown rank")
+            index = ", ".join([":"] * (axis % ndim) + [f"0:{k}"])
+        order = call("argsort", x, axis=axis, descending=kw.get("largest", True))
+        return values, call("getitem", order, index=index)
 
     def _is_autograd(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Call) and self._dotted(node.func) == "torch.autograd.grad"
@@ -1490,6 +1540,11 @@ class Translator:
                 return call("T", self._expr(x))
             case ast.Attribute(attr="grad"):
                 return self._grad_of(node)
+            case ast.Compare(left=a, ops=[op], comparators=[b]):
+                compared = _COMPARISONS.get(type(op))
+                if compared is None:
+                    raise _Untranslated(f"the comparison {type(op).__name__} is not translated")
+                return call(compared, self._operand(a), self._operand(b))
             case ast.Attribute(value=x, attr=attr) if attr in _IDENTITY_METHODS:
                 return self._expr(x)
             case ast.Subscript():
@@ -1560,6 +1615,9 @@ class Translator:
             if (mod, fname) in _ARRAY_MAKERS and node.args:
                 if self._literal(node) is not None:
                     return self._tensor(node)
+                number = self._const_or_none(node.args[0])
+                if isinstance(number, (int, float, _Text)) and not isinstance(number, bool):
+                    return Num(_num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
                 if mod in ("torch", "tensorflow", "jax.numpy"):
                     self.float32 = True  # torch.tensor(x): x stored as float32
                 return self._expr(node.args[0])  # an array made from a variable: its values
@@ -1614,8 +1672,6 @@ class Translator:
         """``masked_fill(tril(ones(n, n)) == 0, -inf)`` (or a ``triu(…, diagonal=1)`` mask): the causal mask."""
         v = self._const_or_none(value)
         if v is None or not (isinstance(v, float) and v == float("-inf")):
-            if isinstance(mask, ast.Compare):
-                raise _Untranslated("a comparison is not translated yet")
             return call(
                 "masked_fill",
                 x,
@@ -1624,10 +1680,6 @@ class Translator:
             )
         n = self._causal_size(mask)
         if n is None:
-            if isinstance(mask, ast.Compare):
-                raise _Untranslated(
-                    "a mask written as a comparison is not translated yet (only the causal one)"
-                )
             return call("masked_fill", x, self._expr(mask), Num("-inf"))
         return call("add", x, call("causal_mask", n=n))
 
@@ -1923,6 +1975,28 @@ class Translator:
             smoothing = params.get("label_smoothing", 0)
             kw3 = {} if smoothing in (0, None) else {"label_smoothing": _num_text(smoothing)}
             return call("cross_entropy", *xs, **kw3)
+        if op == "argmax":
+            kw4: dict[str, Any] = {}
+            if params.get("axis") is not None:
+                kw4["axis"] = params["axis"]
+            if params.get("keepdims"):
+                kw4["keepdims"] = True
+            return call("argmax", xs[0], **kw4)
+        if op == "flatten":
+            if params.get("start", 0) not in (0, None) or params.get("end", -1) not in (-1, None):
+                raise _Untranslated("flatten of some axes only is not translated")
+            return call("reshape", xs[0], shape=[-1])
+        if op == "topk":
+            if not self._pair:
+                raise _Untranslated("topk gives values and indices: translated when unpacked")
+            if params.get("sorted") is False or params.get("k") is None:
+                raise _Untranslated("topk with sorted=False or no k is not translated")
+            kw5: dict[str, Any] = {"k": params["k"]}
+            if params.get("axis") not in (None, -1):
+                kw5["axis"] = params["axis"]
+            if params.get("largest") is False:
+                kw5["largest"] = False
+            return call("topk", xs[0], **kw5)
         if op in ("linear", "embedding"):
             raise _Untranslated(f"{op} is not translated")
         return call(op, *xs)
