@@ -490,6 +490,40 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
             "s",
             "q.T @ k",
         ),
+        # torch.topk: the values, and the indices as the stable descending argsort's first k
+        (
+            "import torch\nx = torch.tensor([1.0, 3.0, 2.0])\nv, i = torch.topk(x, 2)",
+            "i",
+            "argsort(x, descending=true)[..., 0:2]",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\nv, i = x.topk(1, dim=-1)",
+            "v",
+            "topk(x, k=1)",
+        ),
+        (
+            "import torch\nx = torch.tensor([1.0, -2.0])\ny = torch.where(x >= 0, x, torch.tensor(0.0))",
+            "y",
+            "where(x >= 0, x, 0.0)",
+        ),
+        (
+            "import torch\nx = torch.tensor([1.0, 5.0])\nm = torch.tensor([2.0, 2.0])\ny = torch.where(condition=x < m, input=torch.tensor(float('-inf')), other=x)",
+            "y",
+            "where(x < m, -inf, x)",
+        ),
+        ("import torch\nx = torch.tensor([[1.0, 3.0]])\ny = x.flatten()", "y", "reshape(x, [-1])"),
+        ("import torch\nx = torch.tensor([[1.0, 3.0]])\ny = torch.argmax(x)", "y", "argmax(x)"),
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\ny = x.argmax(dim=1)",
+            "y",
+            "argmax(x, axis=1)",
+        ),
+        # a method's first positional is the other operand (it was taken for the tensor)
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\ny = x.matmul(x.T)",
+            "y",
+            "x @ x.T",
+        ),
     ],
 )
 def test_framework_code_becomes_steps(code: str, step: str, expected: str) -> None:

@@ -473,3 +473,32 @@ def test_toyai_attention_weights_take_the_scale_the_worksheet_states() -> None:
     for c, w in zip(context, scaled, strict=True):
         digits = str(c.exact).rstrip("…")
         assert abs(mpmath.mpf(digits) - w / 10) < mpmath.mpf(10) ** -15
+
+
+def test_rasbt_ch05_topk_and_where_are_translated() -> None:
+    """``torch.topk(next_token_logits, 3)`` and ``torch.where(logits < top_logits[-1], -inf,
+    logits)``: both prints stood for themselves, unchecked. The comparison sets an entry
+    against itself (4.51 < 4.51), which balls cannot decide: it is decided exactly."""
+    checks = _checks("rasbt_ch05_loss_and_topk_snippet.ipynb")
+    by_line: dict[int | None, list[tuple]] = {}
+    for c in checks:
+        by_line.setdefault(c[0], []).append(c)
+    logits = ["4.51", "0.89", "-1.90", "6.75", "1.63", "-1.62", "-1.89", "6.28", "1.79"]
+    # read off the source: the three largest, in order, and where they are
+    order = sorted(range(9), key=lambda i: -mpmath.mpf(logits[i]))[:3]
+    assert [logits[i] for i in order] == ["6.75", "6.28", "4.51"] and order == [3, 7, 0]
+    assert [(p, v) for _, p, v, _ in by_line[389]] == [
+        ("6.7500", "exact"),
+        ("6.2800", "exact"),
+        ("4.5100", "exact"),
+    ]
+    assert [(p, v) for _, p, v, _ in by_line[390]] == [
+        ("3", "exact"),
+        ("7", "exact"),
+        ("0", "exact"),
+    ]
+    kept = {i: logits[i] for i in order}
+    assert [(p, v) for _, p, v, _ in by_line[412]] == [
+        (kept[i] + "00" if i in kept else "-inf", "exact") for i in range(9)
+    ]
+    assert _off(checks) == []

@@ -406,6 +406,21 @@ def test_grad_inside_a_larger_expression_is_one_node_read_by_the_step(tmp_path: 
     assert [c.verdict for c in symtf.check(p).derivations[0].checks] == ["exact", "exact"]
 
 
+def test_grad_through_a_literal_power_of_a_negative_base(tmp_path: Path) -> None:
+    """``(s - 1) ^ 2`` at s − 1 < 0: the cotangent of the literal exponent (a^b·ln a) is
+    not taken; it stopped the check ("the argument of ln is negative")."""
+    # loss = (w·x − 1)², by hand: ∂loss/∂w = 2(w·x − 1)·x = 2·(−7/2)·[1/2, 3/2] = [−7/2, −21/2]
+    tensors = {"w": _rows([["1", "-2"]]), "x": _rows([["1/2", "3/2"]])}
+    steps = {"loss": "(sum(w * x) - 1) ^ 2", "g": "grad(loss, w)"}
+    claims = '\n[[claims]]\nlabel = "g"\nstep = "g"\nprinted = "-3.5 -10.5"\n'
+    p = tmp_path / "power.toml"
+    p.write_text(_toml(tensors, steps, claims), encoding="utf-8")
+    xp = ExactBackend()
+    trace = evaluate(graph_of(symtf.load(p)), xp)
+    assert _values(xp, trace, "g") == [Fraction(-7, 2), Fraction(-21, 2)]
+    assert [c.verdict for c in symtf.check(p).derivations[0].checks] == ["exact", "exact"]
+
+
 def test_grad_through_indexing_a_join_and_a_constant_branch() -> None:
     # y = Σ_j concat(a, b)[0, j]² + (mask-free) one_hot of ids: only a and b vary
     tensors = {

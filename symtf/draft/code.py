@@ -366,6 +366,32 @@ class _Function:
     body: list[ast.stmt]
 
 
+@dataclass
+class _Leaf:
+    """A tensor created with ``requires_grad=True``, and what its ``.grad`` holds.
+
+    Attributes:
+        versions: The steps the variable has named since it was created: its value, then
+            each value an in-place change (``w -= lr * w.grad`` under ``no_grad``) gave it.
+            It stays one leaf for autograd, so a gradient stops at any of them.
+        terms: ``(y, x)`` of each ``y.backward()`` that reached it since ``.grad`` was last
+            reset: ``.grad`` is their sum (PyTorch accumulates).
+        base: What ``.grad`` is with no term: ``none`` (never reached), ``zero`` (after
+            ``.grad.zero_()``), ``either`` (after ``optimizer.zero_grad()``: None or zeros
+            by PyTorch version).
+        unknown: Why ``.grad`` cannot be told (until it is reset), or ``""``.
+    """
+
+    versions: list[str]
+    terms: list[tuple[str, str]] = field(default_factory=list)
+    base: str = "none"
+    unknown: str = ""
+
+    def reset(self, base: str) -> None:
+        """``.grad`` set to None, zeroed, or either."""
+        self.terms, self.base, self.unknown = [], base, ""
+
+
 #: Functions an exercise may declare without a body (``def softmax(logits): ...``) and
 #: then show examples of: each is read as the op its name says, with no other argument
 #: than the op's tensors (a stub with more parameters or keywords is not translated).
@@ -444,6 +470,43 @@ _RANDOM = re.compile(
 _IO = re.compile(
     r"(?:^|\.)(?:open|load\w*|read\w*|save\w*|to_csv|from_pretrained|download\w*|urlopen|get)$"
 )
+#: Comparisons: the registry's ops (1 where it holds, else 0).
+_COMPARISONS: dict[type[ast.cmpop], str] = {
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+}
+#: What autograd does not follow: a value read through these is detached from its inputs.
+_DETACHING = {"detach", "data", "item", "tolist", "numpy"}
+#: In-place changes translated as the augmented assignment they are (``w.sub_(d)``: ``w -= d``).
+_IN_PLACE: dict[str, type[ast.operator]] = {
+    "add_": ast.Add,
+    "sub_": ast.Sub,
+    "mul_": ast.Mult,
+    "div_": ast.Div,
+}
+
+
+def _makes_leaf(node: ast.expr) -> bool:
+    """Whether an expression creates a tensor that requires grad: ``requires_grad=True``
+    (``torch.tensor([…], requires_grad=True)``), ``nn.Parameter(t)``, ``t.requires_grad_()``."""
+    if not isinstance(node, ast.Call):
+        return False
+    for kw in node.keywords:
+        if kw.arg == "requires_grad":
+            return isinstance(kw.value, ast.Constant) and kw.value.value is True
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "requires_grad_":
+        return not node.args or (
+            isinstance(node.args[0], ast.Constant) and node.args[0].value is True
+        )
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "Parameter"
+
+
 _IDENTITY_METHODS = {
     "detach",
     "numpy",
@@ -486,10 +549,29 @@ class Translator:
         self._src = ""
         self._inline = 0
         self._events: list[Any] = []
+        self._cutting = False  # the statement being translated detaches a value
+        self._pair = False  # a topk call is being read as its values and indices
         #: Variables with no translated value whose printed value a later print gives.
         self.printed_opaque: set[str] = set()
         #: Each variable's last assigned expression (idioms such as a mask built before use).
         self.defs: dict[str, ast.expr] = {}
+        #: Autograd: tensors created with requires_grad=True, by variable (see :class:`_Leaf`).
+        self.leaves: dict[str, _Leaf] = {}
+        #: Each step's expression and the given tensors, by step name: what a gradient
+        #: flows through (a name that is neither is a print standing for untranslated code).
+        self.exprs: dict[str, Expr] = {}
+        self.givens: set[str] = set()
+        #: Steps a gradient does not flow through: computed under ``torch.no_grad()``, or
+        #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
+        self.cut: set[str] = set()
+        self.no_grad = 0
+        #: Variables holding a tuple of tensors (``torch.autograd.grad`` returns one): each
+        #: element's expression, or why it has none.
+        self.tuples: dict[str, list[Expr | str]] = {}
+        #: Optimizers built on a written-out list of tensors: variable → their variables.
+        self.optimizers: dict[str, list[str]] = {}
+        #: ``grad(y, x)`` steps already written, and sums of them, by what they compute.
+        self._grad_steps: dict[tuple[tuple[str, str], ...], str] = {}
 
     # -- walking --
     def events(self, code: list[Block]) -> Iterator[Any]:
@@ -546,6 +628,12 @@ class Translator:
         return []
 
     def _emit(self, event: Any) -> None:
+        if isinstance(event, Step):
+            self.exprs[event.name] = event.expr
+            if self.no_grad or self._cutting:
+                self.cut.add(event.name)
+        elif isinstance(event, Given):
+            self.givens.add(event.name)
         self._events.append(event)
 
     def _where(self, node: ast.AST) -> str:
@@ -591,8 +679,13 @@ class Translator:
             elif isinstance(stmt, ast.For):
                 self._loop(stmt)
             elif isinstance(stmt, ast.With):
-                for s in stmt.body:
-                    self._statement(s, is_last=False)
+                off = any(self._turns_grad_off(item.context_expr) for item in stmt.items)
+                self.no_grad += off
+                try:
+                    for s in stmt.body:
+                        self._statement(s, is_last=False)
+                finally:
+                    self.no_grad -= off
             elif isinstance(stmt, ast.FunctionDef):
                 self._function(stmt)
             elif isinstance(stmt, ast.ClassDef):
@@ -626,6 +719,9 @@ class Translator:
                 self.opaque[t] = f"{self._where(stmt)}: {e}"
                 self.names.pop(t, None)
                 self.consts.pop(t, None)
+                self.tuples.pop(t, None)
+        finally:
+            self._cutting = False
         return None
 
     def _function(self, stmt: ast.FunctionDef) -> None:
@@ -700,8 +796,36 @@ class Translator:
         if len(targets) != 1:
             raise _Untranslated("a chained assignment is not translated")
         target = targets[0]
+        if isinstance(target, ast.Attribute) and target.attr in ("requires_grad", "grad"):
+            self._grad_attribute(target, value)
+            return
         if isinstance(target, ast.Attribute) and target.attr in ("weight", "bias", "data"):
             self._module_weight(target, value)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)) and (
+            self._is_autograd(value) or (isinstance(value, ast.Call) and self._is_topk(value))
+        ):
+            hints = [t.id if isinstance(t, ast.Name) else "grad" for t in target.elts]
+            parts = (
+                self._autograd(cast(ast.Call, value), stmt, hints)
+                if self._is_autograd(value)
+                else list(self._topk(cast(ast.Call, value)))
+            )
+            if len(parts) != len(target.elts) or not all(
+                isinstance(t, ast.Name) for t in target.elts
+            ):
+                raise _Untranslated("unpacking a tuple of tensors into other than its tensors")
+            for t, part in zip(target.elts, parts, strict=True):
+                assert isinstance(t, ast.Name)
+                self._forget(t.id)
+                if isinstance(part, Var):
+                    self._bind(t.id, part.name)
+                elif isinstance(part, str):
+                    self.opaque[t.id] = f"{self._where(stmt)}: {part}"
+                else:
+                    step = self._fresh(t.id)
+                    self._emit(Step(step, part, self._where(stmt), self._source(stmt)))
+                    self._bind(t.id, step)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
@@ -712,6 +836,55 @@ class Translator:
         if not isinstance(target, ast.Name):
             raise _Untranslated("assigning into an index or attribute is not translated")
         name = target.id
+        in_place = isinstance(stmt, ast.AugAssign)
+        leaf = self.leaves.get(name)  # the value may read its .grad (w -= lr * w.grad)
+        makes_leaf = _makes_leaf(value)
+        self._cutting = self._detaches(value)
+        try:
+            self._assign_name(name, value, stmt)
+        except _Untranslated:
+            self.leaves.pop(name, None)
+            if makes_leaf:  # drawn at random, say: its print may stand for it
+                self.leaves[name] = _Leaf([name])
+            elif in_place and leaf is not None:
+                leaf.versions.append(name)
+                leaf.unknown = leaf.unknown or f"{name} was changed in place by untranslated code"
+                self.leaves[name] = leaf
+            raise
+        self.leaves.pop(name, None)  # assigned anew: another tensor, unless changed in place
+        now = self.names.get(name)
+        if makes_leaf and now is not None:
+            self.leaves[name] = _Leaf([now])
+        elif in_place and leaf is not None and now is not None:
+            # w -= lr * w.grad: the same tensor, changed in place (the gradient stays)
+            leaf.versions.append(now)
+            if not self.no_grad:
+                leaf.unknown = leaf.unknown or (
+                    f"{name}, which requires grad, was changed in place outside torch.no_grad()"
+                )
+            self.leaves[name] = leaf
+
+    def _forget(self, name: str) -> None:
+        """A variable assigned anew: a different tensor from now on."""
+        self.tuples.pop(name, None)
+        self.leaves.pop(name, None)
+        self.optimizers.pop(name, None)
+
+    def _assign_name(self, name: str, value: ast.expr, stmt: ast.stmt) -> None:
+        self.tuples.pop(name, None)
+        self.optimizers.pop(name, None)
+        if self._is_autograd(value):
+            self.tuples[name] = self._autograd(cast(ast.Call, value), stmt, [name])
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        optimized = self._optimizer_params(value)
+        if optimized is not None:
+            self.optimizers[name] = optimized
+            self.names.pop(name, None)
+            self.opaque.pop(name, None)
+            return
         module = self._module_of(value)
         if module is not None:
             self.modules[name] = module
@@ -784,9 +957,434 @@ class Translator:
                 settings[kw.arg] = self._const_or_none(kw.value)
         return _Module(kind, settings)
 
+    # -- autograd --
+    def _turns_grad_off(self, node: ast.expr) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
+        if not isinstance(node, ast.Call):
+            return False
+        name = (self._dotted(node.func) or "").rsplit(".", 1)[-1]
+        if name in ("no_grad", "inference_mode"):
+            return True
+        return (
+            name == "set_grad_enabled"
+            and bool(node.args)
+            and (self._const_or_none(node.args[0]) is False)
+        )
+
+    def _detaches(self, node: ast.expr) -> bool:
+        """Whether an expression reads a value autograd does not follow (``.detach()``,
+        ``.data``, ``.item()``, ``torch.tensor(x)`` of a variable), here or in a notebook
+        function it calls."""
+        seen: set[str] = set()
+        todo: list[ast.AST] = [node]
+        while todo:
+            n = todo.pop()
+            for sub in ast.walk(n):
+                if isinstance(sub, ast.Attribute) and sub.attr in _DETACHING:
+                    return True
+                if not isinstance(sub, ast.Call):
+                    continue
+                dotted = self._dotted(sub.func)
+                module = self._module_name(dotted) if dotted else None
+                if module in _ARRAY_MAKERS and sub.args and self._literal(sub) is None:
+                    return True
+                fn = sub.func.id if isinstance(sub.func, ast.Name) else None
+                if fn is not None and fn in self.functions and fn not in seen:
+                    seen.add(fn)
+                    todo.extend(self.functions[fn].body)
+        return False
+
+    def _tuple_parts(self, node: ast.expr) -> list[Expr | str] | None:
+        """The elements of a tuple of tensors (a variable holding one, or the call)."""
+        if isinstance(node, ast.Name) and node.id in self.tuples:
+            return self.tuples[node.id]
+        if self._is_autograd(node):
+            return self._autograd(cast(ast.Call, node), self._stmt_of(node))
+        if isinstance(node, ast.Call) and self._is_topk(node):
+            return list(self._topk(node))
+        return None
+
+    def _is_topk(self, node: ast.Call) -> bool:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
+            return not self._is_module_call(node.func) or (
+                (self._dotted(node.func) or "").startswith("torch.")
+            )
+        return False
+
+    def _topk(self, node: ast.Call) -> tuple[Expr, Expr]:
+        """``torch.topk(x, k)``: its values, and its indices (the first k of the stable
+        descending argsort: ties by index, as the registry's topk orders them)."""
+        self._pair = True
+        try:
+            values = self._expr(node)
+        finally:
+            self._pair = False
+        assert isinstance(values, Call) and values.op == "topk"
+        x, kw = values.args[0], values.kw
+        axis, k = kw.get("axis", -1), kw["k"]
+        if axis == -1:
+            index = f"..., 0:{k}"
+        else:
+            ndim = self._ndim(x) if axis < 0 else axis + 1
+            if ndim is None:
+                raise _Untranslated("topk along an axis of a tensor of unknown rank")
+            index = ", ".join([":"] * (axis % ndim) + [f"0:{k}"])
+        order = call("argsort", x, axis=axis, descending=kw.get("largest", True))
+        return values, call("getitem", order, index=index)
+
+    def _is_autograd(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Call) and self._dotted(node.func) == "torch.autograd.grad"
+
+    def _autograd(
+        self, node: ast.Call, stmt: ast.stmt, hints: list[str] | None = None
+    ) -> list[Expr | str]:
+        """``torch.autograd.grad(y, w)`` or ``(y, [w, b])``: one ``grad`` step per tensor, or
+        why one has none (the tuple's elements, in order). ``hints`` name the steps: the
+        variables assigned (one for the tuple, or one per element).
+
+        Raises:
+            _Untranslated: Arguments other than a scalar output, its inputs and
+                ``retain_graph``/``create_graph``/``allow_unused``.
+        """
+        named = dict(zip(("outputs", "inputs"), node.args, strict=False))
+        for kw in node.keywords:
+            if kw.arg in ("outputs", "inputs"):
+                named[kw.arg] = kw.value
+            elif kw.arg not in ("retain_graph", "create_graph", "allow_unused"):
+                raise _Untranslated(f"torch.autograd.grad with {kw.arg}= is not translated")
+        if len(node.args) > 2 or set(named) != {"outputs", "inputs"}:
+            raise _Untranslated("torch.autograd.grad with these arguments is not translated")
+        y = self._scalar_step(named["outputs"], "torch.autograd.grad")
+        xs = named["inputs"]
+        items = xs.elts if isinstance(xs, (ast.List, ast.Tuple)) else [xs]
+        out: list[Expr | str] = []
+        for k, item in enumerate(items):
+            hint = None
+            if hints and len(hints) == len(items):
+                hint = hints[k]
+            elif hints:
+                hint = f"{hints[0]}_{k}"
+            try:
+                x, versions = self._variable(item)
+                out.append(self._grad_step([(y, x)], versions, node, stmt, hint))
+            except _Untranslated as e:
+                out.append(str(e))
+        return out
+
+    def _variable(self, node: ast.expr) -> tuple[str, set[str]]:
+        """The step a gradient is taken with respect to, and every step that is the same
+        tensor for autograd (a leaf's values before in-place changes)."""
+        if not isinstance(node, ast.Name):
+            raise _Untranslated(f"a gradient with respect to {self._source(node)}")
+        leaf = self.leaves.get(node.id)
+        step = self.names.get(node.id)
+        if step is None and node.id in self.printed_opaque and node.id in self.opaque:
+            step = node.id  # its printed value stands for it
+        if step is None:
+            raise _Untranslated(f"{node.id} is not translated")
+        return step, set(leaf.versions) if leaf is not None else {step}
+
+    def _scalar_step(self, node: ast.expr, what: str) -> str:
+        """The step of a one-entry tensor a gradient is taken of (an expression gets one)."""
+        if isinstance(node, ast.Name) and node.id in self.names:
+            y = self.names[node.id]
+        elif isinstance(node, ast.Name) and node.id in self.opaque:
+            raise _Untranslated(f"{what} of {node.id}, which is not translated")
+        else:
+            y = self._fresh("output")
+            self._emit(Step(y, self._expr(node), self._where(node), self._source(node)))
+        if y in self.cut:
+            raise _Untranslated(
+                f"{what} of a step that reads a detached value or was computed under "
+                "torch.no_grad() (not translated)"
+            )
+        shape = self.shape_of(y)
+        if shape is None:
+            raise _Untranslated(f"{what} of a tensor whose shape is not known")
+        size = 1
+        for d in shape:
+            size *= d
+        if size != 1:
+            raise _Untranslated(f"{what} of a tensor of {size} entries (not a scalar)")
+        return y
+
+    def _reach(self, y: str) -> tuple[set[str], set[str], set[str]]:
+        """What ``y`` is computed from, stopping at autograd's leaves: every step and given
+        reached, those reached along paths with no detached step, and the names that stand
+        for untranslated code (whose own inputs are unknown)."""
+        stops = {v for leaf in self.leaves.values() for v in leaf.versions}
+        reached: set[str] = set()
+        clean: set[str] = set()
+        unknown: set[str] = set()
+        todo = [(y, True)]
+        while todo:
+            name, ok = todo.pop()
+            if name in reached and (not ok or name in clean):
+                continue
+            reached.add(name)
+            if ok:
+                clean.add(name)
+            if name in stops and name != y:
+                continue
+            expr = self.exprs.get(name)
+            if expr is None:
+                if name not in self.givens and name not in stops:
+                    unknown.add(name)
+                continue
+            ok = ok and name not in self.cut
+            todo.extend((v, ok) for v in variables(expr))
+        return reached, clean, unknown
+
+    def _grad_step(
+        self,
+        terms: list[tuple[str, str]],
+        versions: set[str],
+        node: ast.AST,
+        stmt: ast.stmt,
+        hint: str | None = None,
+    ) -> Var:
+        """The step of Σ ∂y/∂x over ``terms``: one ``grad(y, x)`` step each, then their sum
+        (``hint`` names it, if it is new).
+
+        Raises:
+            _Untranslated: A ``y`` that reads another version of ``x`` (changed in place),
+                reads ``x`` through a detached value, or reads code that is not translated.
+        """
+        names = []
+        for y, x in terms:
+            reached, clean, unknown = self._reach(y)
+            if unknown:
+                raise _Untranslated(
+                    f"{y} is computed from {sorted(unknown)[0]}, whose computation is not "
+                    "translated (a gradient may flow through it)"
+                )
+            hit = versions & reached
+            if hit != {x} or x not in clean:
+                if not hit:
+                    raise _Untranslated(f"{y} does not depend on {x}")
+                raise _Untranslated(
+                    f"the gradient of {y} reaches {x} through a detached value or an earlier "
+                    "value of it (changed in place): not translated"
+                )
+            key: tuple[tuple[str, str], ...] = ((y, x),)
+            if key not in self._grad_steps:
+                self._grad_steps[key] = self._fresh(
+                    hint if hint and len(terms) == 1 else f"grad_{x}"
+                )
+                self._emit(
+                    Step(
+                        self._grad_steps[key],
+                        call("grad", Var(y), Var(x)),
+                        self._where(stmt),
+                        f"{self._source(node)}: ∂{y}/∂{x}",
+                    )
+                )
+            names.append(self._grad_steps[key])
+        if len(names) == 1:
+            return Var(names[0])
+        key = tuple(terms)
+        if key not in self._grad_steps:
+            total: Expr = Var(names[0])
+            for n in names[1:]:
+                total = call("add", total, Var(n))
+            self._grad_steps[key] = self._fresh(hint or f"grad_{terms[0][1]}")
+            self._emit(
+                Step(
+                    self._grad_steps[key],
+                    total,
+                    self._where(stmt),
+                    f"{self._source(node)}: {len(names)} backward() calls accumulated",
+                )
+            )
+        return Var(self._grad_steps[key])
+
+    def _grad_of(self, node: ast.Attribute) -> Expr:
+        """``w.grad``: what the ``backward()`` calls so far accumulated into it."""
+        base = node.value
+        if not isinstance(base, ast.Name):
+            raise _Untranslated(f"{self._source(node)} is not translated")
+        leaf = self.leaves.get(base.id)
+        if leaf is None:
+            raise _Untranslated(
+                f"{base.id}.grad: {base.id} is not a tensor created with requires_grad=True "
+                "in the translated code"
+            )
+        if leaf.unknown:
+            raise _Untranslated(f"{base.id}.grad is not known: {leaf.unknown}")
+        if not leaf.terms:
+            if leaf.base == "zero":
+                shape = self.shape_of(leaf.versions[-1])
+                if shape is None:
+                    raise _Untranslated(f"{base.id}.grad: zeros of a shape not known")
+                return call("zeros", shape=list(shape))
+            if leaf.base == "either":
+                raise _Untranslated(
+                    f"{base.id}.grad after zero_grad() is None or zeros, by PyTorch version"
+                )
+            raise _Untranslated(f"{base.id}.grad is None: no backward() reached {base.id}")
+        return self._grad_step(
+            leaf.terms, set(leaf.versions), node, self._stmt_of(node), f"{base.id}_grad"
+        )
+
+    def _stmt_of(self, node: ast.AST) -> ast.stmt:
+        """A statement to place a step at (a node's own line)."""
+        stmt = ast.Pass()
+        ast.copy_location(stmt, node)
+        return stmt
+
+    def _backward(self, node: ast.Call) -> None:
+        """``y.backward()``: ∂y/∂w added to the ``.grad`` of each leaf ``w`` it reaches.
+
+        A leaf it reaches in a way not translated (through a detached value, an earlier
+        value, or untranslated code) gets an unknown ``.grad``; if ``y`` itself is not
+        translated, every leaf does.
+        """
+        assert isinstance(node.func, ast.Attribute)
+        try:
+            if node.args or any(
+                k.arg not in ("retain_graph", "create_graph") for k in node.keywords
+            ):
+                raise _Untranslated("backward() with a gradient or inputs= is not translated")
+            y = self._scalar_step(node.func.value, "backward()")
+        except _Untranslated as e:
+            for leaf in self.leaves.values():
+                leaf.unknown = leaf.unknown or f"{self._where(node)}: {e}"
+            raise
+        reached, clean, unknown = self._reach(y)
+        for var, leaf in self.leaves.items():
+            if leaf.unknown:
+                continue
+            x = leaf.versions[-1]
+            hit = set(leaf.versions) & reached
+            if unknown:
+                leaf.unknown = (
+                    f"{self._where(node)}: {y} is computed from {sorted(unknown)[0]}, whose "
+                    "computation is not translated"
+                )
+            elif hit and (hit != {x} or x not in clean):
+                leaf.unknown = (
+                    f"{self._where(node)}: the gradient reaches {var} through a detached value "
+                    "or an earlier value of it"
+                )
+            elif hit:
+                leaf.terms.append((y, x))
+
+    def _autograd_call(self, v: ast.Call) -> bool:
+        """Statements about gradients: ``backward()``, ``zero_grad()``, ``.grad.zero_()``,
+        ``requires_grad_()``, an optimizer's ``step()``, in-place changes (``w.sub_(…)``).
+        Returns whether the statement was one.
+
+        Raises:
+            _Untranslated: One whose effect is not translated (its tensors are marked so).
+        """
+        assert isinstance(v.func, ast.Attribute)
+        owner, method = v.func.value, v.func.attr
+        where = f"{self._where(v)}: {self._source(v)}"
+        if method == "backward":
+            self._backward(v)
+            return True
+        if method == "zero_" and isinstance(owner, ast.Attribute):
+            inner = owner.value if owner.attr == "data" else owner
+            if (
+                isinstance(inner, ast.Attribute)
+                and inner.attr == "grad"
+                and isinstance(inner.value, ast.Name)
+            ):
+                if inner.value.id in self.leaves:
+                    self.leaves[inner.value.id].reset("zero")
+                return True
+        if method == "requires_grad_" and isinstance(owner, ast.Name):
+            on = self._const_or_none(v.args[0]) if v.args else True
+            step = self.names.get(owner.id)
+            if on is False:
+                self.leaves.pop(owner.id, None)
+            elif step is not None and owner.id not in self.leaves:
+                self.leaves[owner.id] = _Leaf([step])
+            return True
+        if method in ("zero_grad", "step") and isinstance(owner, ast.Name):
+            params = self.optimizers.get(owner.id)
+            if params is None and owner.id not in self.opaque:
+                return False  # not an optimizer the code built
+            touched = params if params is not None else list(self.leaves)
+            for var in touched:
+                leaf = self.leaves.get(var)
+                if method == "zero_grad":
+                    if leaf is not None and params is not None:
+                        keyword = next(
+                            (k.value for k in v.keywords if k.arg == "set_to_none"), None
+                        )
+                        flag = self._const_or_none(keyword) if keyword is not None else None
+                        leaf.reset(
+                            "none" if flag is True else "zero" if flag is False else "either"
+                        )
+                    elif leaf is not None:
+                        leaf.unknown = f"{where}: which tensors it zeroes is not translated"
+                    continue
+                # an optimizer's update is not translated: the values it changes are unknown
+                self.names.pop(var, None)
+                self.opaque[var] = f"{where}: changed in place by an optimizer (not translated)"
+                if leaf is not None:
+                    leaf.versions.append(var)
+            if method == "step":
+                raise _Untranslated("an optimizer's update is not translated")
+            return True
+        if method in _IN_PLACE and isinstance(owner, ast.Name) and len(v.args) == 1:
+            if v.keywords:
+                raise _Untranslated(f"{method} with keywords is not translated")
+            change = ast.AugAssign(ast.Name(owner.id, ast.Store()), _IN_PLACE[method](), v.args[0])
+            ast.copy_location(change, v)
+            ast.copy_location(change.target, owner)
+            self._statement(change, is_last=False)
+            return True
+        if method.endswith("_") and isinstance(owner, ast.Name) and owner.id in self.names:
+            # another in-place change (fill_, clamp_, …): the variable's value is unknown
+            self.names.pop(owner.id, None)
+            self.opaque[owner.id] = f"{where}: changed in place (not translated)"
+            if owner.id in self.leaves:
+                self.leaves[owner.id].versions.append(owner.id)
+            raise _Untranslated(f"the in-place .{method}() is not translated")
+        return False
+
+    def _grad_attribute(self, target: ast.Attribute, value: ast.expr) -> None:
+        """``w.requires_grad = True`` and ``w.grad = None``."""
+        if not isinstance(target.value, ast.Name):
+            raise _Untranslated("assigning to an attribute is not translated")
+        name = target.value.id
+        v = self._const_or_none(value)
+        if target.attr == "requires_grad":
+            step = self.names.get(name)
+            if v is False:
+                self.leaves.pop(name, None)
+            elif v is True and step is not None and name not in self.leaves:
+                self.leaves[name] = _Leaf([step])
+            return
+        leaf = self.leaves.get(name)
+        if leaf is not None and isinstance(value, ast.Constant) and value.value is None:
+            leaf.reset("none")
+            return
+        if leaf is not None:
+            leaf.unknown = "its .grad was assigned a value that is not translated"
+        raise _Untranslated("assigning to .grad is not translated")
+
+    def _optimizer_params(self, value: ast.expr) -> list[str] | None:
+        """``torch.optim.SGD([w, b], lr=0.1)``: the variables it updates, when written out."""
+        if not isinstance(value, ast.Call) or not value.args:
+            return None
+        dotted = self._dotted(value.func) or ""
+        if not dotted.startswith("torch.optim."):
+            return None
+        params = value.args[0]
+        if isinstance(params, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Name) for e in params.elts
+        ):
+            return [cast(ast.Name, e).id for e in params.elts]
+        return None
+
     # -- expressions --
     def _expression_statement(self, stmt: ast.Expr, *, is_last: bool) -> Any:
         v = stmt.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and self._autograd_call(v):
+            return None
         if isinstance(v, ast.Call):
             dotted = self._dotted(v.func)
             if dotted in ("print", "display", "IPython.display.display"):
@@ -861,6 +1459,14 @@ class Translator:
                     out.append(("text", None, str(part.value), None, None))
             return out
         label = self._source(node)
+        parts = self._tuple_parts(node)
+        if parts is not None:  # print(grads): (tensor([…]),) — each element in turn
+            return [
+                ("value", p, label, None, None)
+                if not isinstance(p, str)
+                else ("value", None, label, None, json.dumps([p, None]))
+                for p in parts
+            ]
         target, decimals = node, None
         if (
             isinstance(node, ast.Call)
@@ -906,6 +1512,8 @@ class Translator:
             case ast.Name(id=name):
                 if name in self.names:
                     return Var(self.names[name])
+                if name in self.tuples:
+                    raise _Untranslated(f"{name} is a tuple of tensors, not a tensor")
                 if name in self.consts:
                     return Num(_num_text(self.consts[name]))
                 if name in self.opaque and name in self.printed_opaque:
@@ -944,6 +1552,13 @@ class Translator:
                 return call(op_name, self._operand(a), self._operand(b))
             case ast.Attribute(value=x, attr="T" | "mT"):
                 return call("T", self._expr(x))
+            case ast.Attribute(attr="grad"):
+                return self._grad_of(node)
+            case ast.Compare(left=a, ops=[op], comparators=[b]):
+                compared = _COMPARISONS.get(type(op))
+                if compared is None:
+                    raise _Untranslated(f"the comparison {type(op).__name__} is not translated")
+                return call(compared, self._operand(a), self._operand(b))
             case ast.Attribute(value=x, attr=attr) if attr in _IDENTITY_METHODS:
                 return self._expr(x)
             case ast.Subscript():
@@ -963,6 +1578,15 @@ class Translator:
         return self._tensor(node) if isinstance(node, (ast.List, ast.Tuple)) else self._expr(node)
 
     def _subscript(self, node: ast.Subscript) -> Expr:
+        parts_of = self._tuple_parts(node.value)
+        if parts_of is not None:  # grads[0]: an element of torch.autograd.grad's tuple
+            k = self._int(node.slice)
+            if not -len(parts_of) <= k < len(parts_of):
+                raise _Untranslated("an index past the end of a tuple")
+            part = parts_of[k]
+            if isinstance(part, str):
+                raise _Untranslated(part)
+            return part
         base = self._expr(node.value)
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         parts = []
@@ -1005,6 +1629,9 @@ class Translator:
             if (mod, fname) in _ARRAY_MAKERS and node.args:
                 if self._literal(node) is not None:
                     return self._tensor(node)
+                number = self._const_or_none(node.args[0])
+                if isinstance(number, (int, float, _Text)) and not isinstance(number, bool):
+                    return Num(_num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
                 if mod in ("torch", "tensorflow", "jax.numpy"):
                     self.float32 = True  # torch.tensor(x): x stored as float32
                 return self._expr(node.args[0])  # an array made from a variable: its values
@@ -1080,8 +1707,6 @@ class Translator:
         """``masked_fill(tril(ones(n, n)) == 0, -inf)`` (or a ``triu(…, diagonal=1)`` mask): the causal mask."""
         v = self._const_or_none(value)
         if v is None or not (isinstance(v, float) and v == float("-inf")):
-            if isinstance(mask, ast.Compare):
-                raise _Untranslated("a comparison is not translated yet")
             return call(
                 "masked_fill",
                 x,
@@ -1090,10 +1715,6 @@ class Translator:
             )
         n = self._causal_size(mask)
         if n is None:
-            if isinstance(mask, ast.Compare):
-                raise _Untranslated(
-                    "a mask written as a comparison is not translated yet (only the causal one)"
-                )
             return call("masked_fill", x, self._expr(mask), Num("-inf"))
         return call("add", x, call("causal_mask", n=n))
 
@@ -1394,6 +2015,28 @@ class Translator:
             smoothing = params.get("label_smoothing", 0)
             kw3 = {} if smoothing in (0, None) else {"label_smoothing": _num_text(smoothing)}
             return call("cross_entropy", *xs, **kw3)
+        if op == "argmax":
+            kw4: dict[str, Any] = {}
+            if params.get("axis") is not None:
+                kw4["axis"] = params["axis"]
+            if params.get("keepdims"):
+                kw4["keepdims"] = True
+            return call("argmax", xs[0], **kw4)
+        if op == "flatten":
+            if params.get("start", 0) not in (0, None) or params.get("end", -1) not in (-1, None):
+                raise _Untranslated("flatten of some axes only is not translated")
+            return call("reshape", xs[0], shape=[-1])
+        if op == "topk":
+            if not self._pair:
+                raise _Untranslated("topk gives values and indices: translated when unpacked")
+            if params.get("sorted") is False or params.get("k") is None:
+                raise _Untranslated("topk with sorted=False or no k is not translated")
+            kw5: dict[str, Any] = {"k": params["k"]}
+            if params.get("axis") not in (None, -1):
+                kw5["axis"] = params["axis"]
+            if params.get("largest") is False:
+                kw5["largest"] = False
+            return call("topk", xs[0], **kw5)
         if op in ("linear", "embedding"):
             raise _Untranslated(f"{op} is not translated")
         return call(op, *xs)

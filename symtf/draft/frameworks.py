@@ -113,6 +113,19 @@ _COMMON: dict[str, Translation] = {
         "where", ("condition", "input", "other"), {}, {}, ("condition", "input", "other")
     ),
     "round": Translation("round", ("input", "decimals"), {"decimals": "decimals"}),
+    # torch.argmax(x, dim=None): the first index of the largest entry (of the flattened
+    # tensor without dim), as the registry's argmax
+    "argmax": Translation("argmax", ("input", "axis"), _AXIS),
+    # x.flatten(): the entries in one row-major vector (from the first axis to the last)
+    "flatten": Translation(
+        "flatten", ("input", "start_dim", "end_dim"), {"start_dim": "start", "end_dim": "end"}
+    ),
+    # torch.topk(x, k): the values and the indices of the k largest entries
+    "topk": Translation(
+        "topk",
+        ("input", "k", "axis", "largest", "sorted"),
+        {**_AXIS, "k": "k", "largest": "largest", "sorted": "sorted"},
+    ),
     "layer_norm": Translation(
         "layernorm",
         ("input", "normalized_shape", "weight", "bias", "eps"),
@@ -186,6 +199,33 @@ METHODS: dict[str, Translation] = {
     "reshape": Translation("reshape", ("shape",), {"shape": "shape"}),
     "transpose": Translation("transpose", ("dim0", "dim1"), {}),
     "permute": Translation("transpose", ("axes",), {}),
+    "flatten": Translation(
+        "flatten", ("start_dim", "end_dim"), {"start_dim": "start", "end_dim": "end"}
+    ),
+    "topk": Translation(
+        "topk",
+        ("k", "axis", "largest", "sorted"),
+        {**_AXIS, "k": "k", "largest": "largest", "sorted": "sorted"},
+    ),
+    # x.matmul(y), x.add(y), …: the method's first positional is the other operand
+    **{
+        name: Translation(op, ("other",), {}, {}, ("self", "other"))
+        for name, op in (
+            ("matmul", "matmul"),
+            ("mm", "matmul"),
+            ("bmm", "matmul"),
+            ("dot", "matmul"),
+            ("add", "add"),
+            ("sub", "sub"),
+            ("subtract", "sub"),
+            ("mul", "mul"),
+            ("multiply", "mul"),
+            ("div", "div"),
+            ("divide", "div"),
+            ("maximum", "maximum"),
+            ("minimum", "minimum"),
+        )
+    },
 }
 
 #: Methods whose defaults differ between a PyTorch tensor and a numpy array (``x.var()`` is

@@ -41,6 +41,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import sympy
 from flint import arb
 
 from symtf.backends import BallBackend
@@ -1268,6 +1269,8 @@ class Search:
         return any(self.known[k].rounded for k in self._lineage_keys(key))
 
     def _ball(self, e: Expr) -> Tensor | None:
+        if isinstance(e, Call) and e.op in ("grad", "jacobian"):
+            return self._derivative_ball(e)
         keys = sorted(inputs(e))
         names = {k: f"k{k}" for k in keys}
         try:
@@ -1277,7 +1280,98 @@ class Search:
                 {names[k]: self.known[k].ball for k in keys},
                 where="draft",
             )
+        except Undecided:
+            return self._exact_ball(e)
+        except (SymtfError, ArithmeticError, ValueError, ZeroDivisionError):
+            return None
+
+    def _exact_ball(self, e: Expr) -> Tensor | None:
+        """A step balls cannot decide (``x < topk(x)[-1]`` compares an entry with itself),
+        evaluated exactly from the code's own literals, as the check escalates; ``None``
+        when it reads a printed value (known only to its digits)."""
+        from symtf.backends import ExactBackend
+
+        order = self._lineage(sorted(inputs(e)))
+        leaves = [k for k in order if self.known[k].expr is None]
+        if any(self.known[k].rounded or not self.known[k].flat for k in leaves):
+            return None
+        names = {k: f"k{k}" for k in order}
+        xp = ExactBackend()
+        env: dict[str, Tensor] = {}
+        try:
+            for k in order:
+                known = self.known[k]
+                if known.expr is None:
+                    shape = known.nd_shape or known.ball.shape
+                    env[names[k]] = Tensor(
+                        tuple(shape) or (1,),
+                        [
+                            -sympy.oo if t == "-inf" else sympy.oo if t == "inf" else _exact(t)
+                            for t in known.flat
+                        ],
+                    )
+                else:
+                    env[names[k]] = evaluate_text(xp, render(known.expr, names), env, where="draft")
+            exact = evaluate_text(xp, render(e, names), env, where="draft")
         except (SymtfError, Undecided, ArithmeticError, ValueError, ZeroDivisionError):
+            return None
+        ball = self._xp
+        assert ball is not None
+        return Tensor(
+            exact.shape,
+            [
+                ball.neg_inf()
+                if v == -sympy.oo
+                else -ball.neg_inf()
+                if v == sympy.oo
+                else ball.const(v)
+                for v in exact.data
+            ],
+        )
+
+    def _lineage(self, keys: Sequence[int], stop: int | None = None) -> list[int]:
+        """The known tensors ``keys`` are computed from, each after what it reads (the walk
+        does not go past ``stop``)."""
+        order: list[int] = []
+        seen: set[int] = set()
+        todo: list[tuple[int, bool]] = [(k, False) for k in reversed(keys)]
+        while todo:
+            k, done = todo.pop()
+            if done:
+                order.append(k)
+                continue
+            if k in seen:
+                continue
+            seen.add(k)
+            todo.append((k, True))
+            expr = self.known[k].expr
+            if k != stop and expr is not None:
+                todo.extend((j, False) for j in sorted(inputs(expr), reverse=True) if j not in seen)
+        return order
+
+    def _derivative_ball(self, e: Call) -> Tensor | None:
+        """``grad(y, x)`` of two known tensors: swept back through the steps ``y`` was computed
+        by (the code translation's ``loss.backward()`` and ``torch.autograd.grad``)."""
+        from symtf.graph.autodiff import sweep_steps
+
+        y, x = e.args
+        if not (isinstance(y, Ref) and isinstance(x, Ref)):
+            return None
+        order = self._lineage([y.key], stop=x.key)  # each step after what it reads
+        names = {k: f"k{k}" for k in order}
+        steps = [
+            (names[k], render(expr, names))
+            for k in order
+            if k != x.key and (expr := self.known[k].expr) is not None
+        ]
+        values = {
+            names[k]: self.known[k].ball for k in order if k == x.key or self.known[k].expr is None
+        }
+        try:
+            return sweep_steps(
+                self._xp, steps, values, names[y.key], names[x.key], kind=e.op, where="draft"
+            )
+        except (SymtfError, Undecided, ArithmeticError, ValueError, ZeroDivisionError, KeyError):
             return None
 
     # -- what is not a step --
@@ -1616,6 +1710,12 @@ def _shape2(shape: tuple[int, ...]) -> tuple[int, int]:
     if not shape:
         return (1, 1)
     return (1, math.prod(shape))
+
+
+def _exact(text: str) -> sympy.Expr:
+    """A literal's exact value (``0.1`` → 1/10)."""
+    f = _fraction(text)
+    return sympy.Rational(f.numerator, f.denominator)
 
 
 def _fraction(text: str) -> Fraction:

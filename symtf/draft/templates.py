@@ -253,6 +253,16 @@ OPS: dict[str, Op] = {
     "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
     "bce": Op("bce({0}, {1})", 4),
     "mse": Op("mse({0}, {1})", 4),
+    "grad": Op("grad({0}, {1})", 4),
+    "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
+    "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),
+    "argmax": Op("argmax({0}{kw})", 4, defaults={"axis": None, "keepdims": False}),
+    # one comparison per step-language expression: a comparison is parenthesised in another
+    **{
+        op: Op("{0} " + sign + " {1}", 0, needs=(1, 1))
+        for op, sign in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="))
+    },
+    "ne": Op("{0} != {1}", 0, needs=(1, 1)),
 }
 
 

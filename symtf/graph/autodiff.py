@@ -23,7 +23,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from symtf import ops
-from symtf.errors import SpecError, Undecided
+from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.graph.core import Graph, Node
 from symtf.graph.evaluate import STEP, _located, _Values
 from symtf.language import lang
@@ -263,9 +263,19 @@ class _Tape:
                     out[a] = _plus(xp, out.get(a), c)
             return out
         cot: dict[int, Tensor] = {id(self.result): g}
+        # what depends on the node's inputs: a literal exponent (x ^ 2) is not, and its
+        # cotangent (a^b·ln a, undefined for a < 0) is never asked for
+        live = set(self.leaves)
+        for _op, args, _params, result in self.entries:
+            if any(_ids(a) & live for a in args):
+                live.add(id(result))
         for op, args, params, result in reversed(self.entries):
             gk = cot.pop(id(result), None)
             if gk is None:
+                continue
+            if op.name == "pow" and not _ids(args[1]) & live:
+                base = _pow_base_vjp(xp, gk, args[0], args[1])
+                cot[id(args[0])] = _plus(xp, cot.get(id(args[0])), base)
                 continue
             cots = _vjp(xp, op, gk, args, params, result, node.name)
             for arg, c in zip(args, cots, strict=False):
@@ -278,6 +288,20 @@ class _Tape:
                 else:
                     cot[id(arg)] = _plus(xp, cot.get(id(arg)), c)
         return {self.leaves[i]: c for i, c in cot.items() if i in self.leaves}
+
+
+def _ids(arg: Any) -> set[int]:
+    """The ids of a recorded argument (a variadic op's list: each of its tensors)."""
+    return {id(a) for a in arg} if isinstance(arg, list) else {id(arg)}
+
+
+def _pow_base_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """The cotangent of ``a`` in ``a ^ b`` for a constant ``b``: g·b·a^(b−1)."""
+    from symtf.ops.array import generic, unbroadcast
+
+    local = generic(xp, lambda x, y: y * x ** (y - 1), a, b)
+    out: Tensor = unbroadcast(xp, ops.mul(xp, g, local), a.shape)
+    return out
 
 
 def _vjp(
@@ -356,6 +380,72 @@ def _backward(
     return got if got.shape == shape else got.reshape(shape)
 
 
+def sweep_steps(
+    xp: Any,
+    steps: Sequence[tuple[str, str]],
+    values: Mapping[str, Tensor],
+    y: str,
+    x: str,
+    *,
+    kind: str = "grad",
+    where: str = "draft",
+) -> Tensor:
+    """``grad(y, x)`` (or ``jacobian``) through named step texts, without a graph.
+
+    For a caller that holds values rather than a derivation (the draft's search, which
+    knows each tensor's certified value and the step-language text it was computed by):
+    the steps are evaluated in order on ``values`` and the names before them, taped, and
+    swept back from ``y`` exactly as a derivation's ``grad(y, x)`` node is.
+
+    Args:
+        xp: The backend (certified balls in the draft).
+        steps: ``(name, text)`` of every step between ``x`` and ``y`` (and any others
+            ``y`` reads), in an order where each reads only names before it.
+        values: The tensors the first steps read (``x`` among them, or one of ``steps``).
+        y: A scalar (``grad``) or any step (``jacobian``).
+        x: The variable: a name of ``values`` or of ``steps``.
+        kind: ``grad`` or ``jacobian``.
+        where: For messages.
+
+    Raises:
+        SpecError: A text that does not parse, a name not defined, or ``y`` not a scalar
+            for ``grad``.
+        ModelError: A step undefined for these numbers.
+        Undecided: (balls) a sign that cannot be decided at this precision.
+    """
+    from symtf.graph.evaluate import evaluate_text
+
+    env: dict[str, Tensor | None] = dict(values)
+    nodes: list[Node] = []
+    for name, text in steps:
+        try:
+            tree = lang.parse(text, ops.public_signatures(), where=where)
+        except ExpressionError as e:
+            raise SpecError(f"{where}: {name}: {e}") from None
+        reads = tuple(dict.fromkeys(n.name for n in lang.names(tree) if n.name in env))
+        env[name] = evaluate_text(
+            xp, text, {a: v for a in reads if (v := env[a]) is not None}, where=where
+        )
+        node = StepNode(name, text, tree, f"{where}: {name}", reads, name)
+        nodes.append(Node(name, STEP, reads, {"step": node, "path": where}, None, text))
+    if y not in env or x not in env:
+        raise SpecError(f"{where}: {kind}({y}, {x}): a name that is not defined")
+    yv, xv = env[y], env[x]
+    assert yv is not None and xv is not None
+    if kind == "grad" and yv.size != 1:
+        raise SpecError(f"{where}: grad({y}, {x}): {y} has {yv.size} entries, not one")
+    down = _downstream(nodes, x)
+    tapes = [_Tape(xp, n, env) for n in nodes if n.name in down and n.name != x]
+    rows = []
+    for s in [0] if kind == "grad" else range(yv.size):
+        seed = [xp.const(0)] * yv.size
+        seed[s] = xp.const(1)
+        rows.append(_backward(xp, tapes, y, x, Tensor(yv.shape, seed), xv.shape))
+    if kind == "grad":
+        return rows[0]
+    return Tensor((*yv.shape, *xv.shape), [v for r in rows for v in r.data])
+
+
 def _derivative_op(kind: str) -> Op[Tensor]:
     def compute(xp: Any, *values: Tensor | None, **params: Any) -> Tensor:
         return _sweep(xp, *values, kind=kind, **params)
@@ -387,4 +477,5 @@ __all__ = [
     "hoisted",
     "is_derivative",
     "resolve",
+    "sweep_steps",
 ]
