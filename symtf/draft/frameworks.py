@@ -199,32 +199,12 @@ METHODS: dict[str, Translation] = {
     "reshape": Translation("reshape", ("shape",), {"shape": "shape"}),
     "transpose": Translation("transpose", ("dim0", "dim1"), {}),
     "permute": Translation("transpose", ("axes",), {}),
-    "flatten": Translation(
-        "flatten", ("start_dim", "end_dim"), {"start_dim": "start", "end_dim": "end"}
-    ),
-    "topk": Translation(
-        "topk",
-        ("k", "axis", "largest", "sorted"),
-        {**_AXIS, "k": "k", "largest": "largest", "sorted": "sorted"},
-    ),
-    # x.matmul(y), x.add(y), …: the method's first positional is the other operand
+    # x.sub(y), x.mul(y), x.div(y): methods whose function form numpy spells otherwise (a
+    # method's first positional is the other operand; the rest of _COMMON reads its
+    # receiver as the function's first parameter, see code.Translator._apply)
     **{
-        name: Translation(op, ("other",), {}, {}, ("self", "other"))
-        for name, op in (
-            ("matmul", "matmul"),
-            ("mm", "matmul"),
-            ("bmm", "matmul"),
-            ("dot", "matmul"),
-            ("add", "add"),
-            ("sub", "sub"),
-            ("subtract", "sub"),
-            ("mul", "mul"),
-            ("multiply", "mul"),
-            ("div", "div"),
-            ("divide", "div"),
-            ("maximum", "maximum"),
-            ("minimum", "minimum"),
-        )
+        name: Translation(name, ("other",), {}, {}, ("self", "other"))
+        for name in ("sub", "mul", "div")
     },
 }
 
