@@ -1,0 +1,62 @@
+"""Ways posts lay out hand-worked arithmetic in LaTeX, read as they stand.
+
+Each article here is written for its test, with numbers of its own; every
+expected value is computed with mpmath at 50 digits (or exactly with
+fractions) from the numbers the article prints, never taken from the draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from symtf.commands.draft import check_article
+
+
+@pytest.fixture(autouse=True)
+def _fifty_digits() -> Iterator[None]:
+    with mpmath.workdps(50):
+        yield
+
+
+def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
+    decimals = len(printed.partition(".")[2])
+    return abs(mpmath.mpf(printed) - x) <= mpmath.mpf(10) ** -decimals / 2
+
+
+def _check(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    report = check_article(path)
+    return [(r.claim.source_line, c.printed, c.verdict) for r in report.results for c in r.checks]
+
+
+MIXED = r"""# One softmax row
+
+The scores are $[0, 0.5, 1.5]$.
+
+Exponentials: $e^{0} = 1$, $e^{0.5} = 1.649$, $e^{1.5} = 4.482$. Sum $= 7.131$.
+
+The last weight is $\frac{4.482}{7.131} = 0.629$.
+"""
+
+
+def test_a_line_read_with_only_some_values_unrounded_does_not_call_a_right_line_a_slip(
+    tmp_path: Path,
+) -> None:
+    """4.482 repeats the result of e^{1.5} and was read as e^{1.5}, but 7.131 (their sum,
+    printed in prose) stayed as printed: 4.481689…/7.131 = 0.62848 rounds to 0.628, and the
+    line was called a slip. Yet 4.482/7.131 = 0.62852 and the true weight
+    e^{1.5}/(1 + e^{0.5} + e^{1.5}) = 0.62853 both print as 0.629."""
+    e05, e15 = mpmath.e ** mpmath.mpf("0.5"), mpmath.e ** mpmath.mpf("1.5")
+    assert _rounds_to(e05, "1.649") and _rounds_to(e15, "4.482")
+    assert 1 + mpmath.mpf("1.649") + mpmath.mpf("4.482") == mpmath.mpf("7.131")
+    assert _rounds_to(mpmath.mpf("4.482") / mpmath.mpf("7.131"), "0.629")
+    assert _rounds_to(e15 / (1 + e05 + e15), "0.629")
+    assert _rounds_to(e15 / mpmath.mpf("7.131"), "0.628")  # the mixed reading
+    checks = _check(tmp_path, MIXED)
+    assert (7, "0.629", "rounded") in checks
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
