@@ -278,6 +278,20 @@ def _printed_variable(src: str) -> str | None:
 # Finding printed values
 
 
+#: What separates two statements in one maths span: ``Q_1=…, K_1=…``, ``a = 1 \\qquad b = 2``,
+#: a line break ``\\\\`` outside an environment.
+_STATEMENT_SEPARATORS = (
+    "\\Rightarrow",
+    "\\Longrightarrow",
+    "\\qquad",
+    "\\quad",
+    "\\\\",
+    ";",
+    "\\implies",
+    ",",
+)
+
+
 def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
     """Split at separators that are outside braces, brackets and environments."""
     parts: list[str] = []
@@ -297,10 +311,12 @@ def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
             depth -= 1
         elif depth == 0 and env == 0:
             for sep in seps:
-                if text.startswith(sep, i) and not (
-                    sep.isalpha() is False
-                    and sep.startswith("\\")
-                    and text[i + len(sep) : i + len(sep) + 1].isalpha()
+                if (
+                    text.startswith(sep, i)
+                    and not (
+                        re.fullmatch(r"\\[A-Za-z]+", sep)  # \quad is not the start of \quadrant
+                        and text[i + len(sep) : i + len(sep) + 1].isalpha()
+                    )
                 ):
                     parts.append(text[start:i])
                     start = i + len(sep)
@@ -311,8 +327,14 @@ def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+#: LaTeX spacing written between the entries of a list or around a number (``[0.198, \\; 0.401]``).
+_LATEX_SPACING = re.compile(
+    r"\\[,;:! ]|\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace)(?![A-Za-z])|~"
+)
+
+
 def _numeric_cell(text: str) -> str | None:
-    t = text.strip().replace("\\,", "").replace(" ", "")
+    t = _LATEX_SPACING.sub("", text.strip()).replace(" ", "")
     t = re.sub(r"^\{(.*)\}$", r"\1", t)
     if _INFINITY.match(t):
         return "-inf"
@@ -340,7 +362,7 @@ def _matrix_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
         return tuple(rows) if rows and len({len(r) for r in rows}) == 1 else None
     m = re.fullmatch(r"\[(.*)\]", s, re.S)
     if m and "[" not in m.group(1):
-        cells = [_numeric_cell(c) for c in m.group(1).split(",")]
+        cells = [_numeric_cell(c) for c in _LATEX_SPACING.sub(" ", m.group(1)).split(",")]
         if cells and all(c is not None for c in cells):
             return (tuple(c for c in cells if c is not None),)
     return None
@@ -376,7 +398,7 @@ def _is_arithmetic(piece: str) -> bool:
 def _math_items(seg: _Segment) -> list[Found]:
     out: list[Found] = []
     context = " ".join(seg.text.split())[:200]
-    statements = _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ","))
+    statements = _split_top(seg.text, _STATEMENT_SEPARATORS)
     # A comma inside a bracket list is not a separator (the list is one piece); a
     # top-level comma splits "Q_1=…,K_1=…" into statements.
     widths = {
@@ -975,7 +997,7 @@ def statements(
         if seg.extra.get("output"):
             continue
         if seg.math:
-            for st in _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ",")):
+            for st in _split_top(seg.text, _STATEMENT_SEPARATORS):
                 out.append((seg.line, seg.cell, st))
         else:
             for k, line in enumerate(seg.text.splitlines()):

@@ -60,3 +60,22 @@ def test_a_line_read_with_only_some_values_unrounded_does_not_call_a_right_line_
     checks = _check(tmp_path, MIXED)
     assert (7, "0.629", "rounded") in checks
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
+
+
+SPACED = r"""# Weights
+
+$$w = \left[\frac{1}{8}, \; \frac{3}{8}, \; \frac{4}{8}\right] = [0.125, \; 0.375, \; 0.500]$$
+
+$$\frac{0.375}{0.125} = 3 \qquad 2 \times 0.375 = 0.75$$
+"""
+
+
+def test_thin_spaces_between_entries_and_a_qquad_between_equations(tmp_path: Path) -> None:
+    r"""``[0.125, \; 0.375]`` is a row of numbers (``\;``, ``\,``, ``\!`` are spacing), and
+    ``\qquad`` separates two equations: ``0.375/0.125 = 3`` was chained with
+    ``2 × 0.375 = 0.75`` and checked against 0.75, a false "wrong"."""
+    checks = _check(tmp_path, SPACED)
+    got = {(line, printed, verdict) for line, printed, verdict in checks}
+    assert {(3, "0.125", "exact"), (3, "0.375", "exact"), (3, "0.500", "exact")} <= got
+    assert {(5, "3", "exact"), (5, "0.75", "exact")} <= got
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []

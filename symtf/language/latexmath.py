@@ -68,6 +68,9 @@ _SPACES = {
     "qquad",
     "thinspace",
     "enspace",
+    "medspace",
+    "thickspace",
+    "negthinspace",
     "displaystyle",
     "textstyle",
 }
@@ -188,7 +191,7 @@ def split_display(text: str) -> tuple[str, str | None]:
     if not cuts:
         return text, None
     lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
-    number = rhs.replace("−", "-").replace("\\,", "").replace(" ", "").rstrip(".,;")
+    number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
     if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
         return lhs, number
     return text, None
