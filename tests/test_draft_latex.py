@@ -8,6 +8,7 @@ fractions) from the numbers the article prints, never taken from the draft.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -78,4 +79,42 @@ def test_thin_spaces_between_entries_and_a_qquad_between_equations(tmp_path: Pat
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert {(3, "0.125", "exact"), (3, "0.375", "exact"), (3, "0.500", "exact")} <= got
     assert {(5, "3", "exact"), (5, "0.75", "exact")} <= got
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
+
+
+ALIGNED = r"""# A mean and two exponentials
+
+$$\begin{aligned}
+\mu &= \frac{0.2 + 0.6 + 1.3}{3} \\
+&= 0.7
+\end{aligned}$$
+
+$$
+\begin{align*}
+e^{0.6} &\approx 1.822 \\
+e^{1.3} &\approx 3.669 \nonumber
+\end{align*}
+$$
+
+$$1.822 + 3.669$$
+$$= 5.491$$
+"""
+
+
+def test_aligned_rows_are_equations_at_their_own_lines(tmp_path: Path) -> None:
+    """Rows of ``aligned``/``align*`` are equations of their own (``&`` marks where they
+    align); a row starting with ``&=`` carries on the row above and is read at the line of
+    its result; a display starting with ``=`` carries on the display right above it. None
+    of these was read: a ``\\\\`` row break and ``&`` made the chain unreadable."""
+    assert (Fraction("0.2") + Fraction("0.6") + Fraction("1.3")) / 3 == Fraction("0.7")
+    assert _rounds_to(mpmath.e ** mpmath.mpf("0.6"), "1.822")
+    assert _rounds_to(mpmath.e ** mpmath.mpf("1.3"), "3.669")
+    assert Fraction("1.822") + Fraction("3.669") == Fraction("5.491")
+    checks = _check(tmp_path, ALIGNED)
+    got = {(line, printed, verdict) for line, printed, verdict in checks}
+    assert {(5, "0.7", "exact"), (10, "1.822", "rounded"), (11, "3.669", "rounded")} <= got
+    # the sum of the two rounded terms, read as written and with their unrounded values
+    total = mpmath.e ** mpmath.mpf("0.6") + mpmath.e ** mpmath.mpf("1.3")
+    assert _rounds_to(total, "5.491")
+    assert (16, "5.491", "rounded") in got
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
