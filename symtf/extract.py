@@ -388,10 +388,12 @@ def _is_arithmetic(piece: str) -> bool:
         plain = latexmath.to_plain(piece, where="arithmetic")
     except ExpressionError:
         return False
-    if re.search(r"[A-Za-z]", re.sub(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi)\b", "", plain)):
+    if re.search(
+        r"[A-Za-z]", re.sub(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh)\b", "", plain)
+    ):
         return False  # names (Q_1, d_model): symbolic, not displayed arithmetic
     return bool(re.search(r"\d", plain)) and bool(
-        re.search(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min", plain)
+        re.search(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh", plain)
     )
 
 

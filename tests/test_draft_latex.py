@@ -118,3 +118,33 @@ def test_aligned_rows_are_equations_at_their_own_lines(tmp_path: Path) -> None:
     assert _rounds_to(total, "5.491")
     assert (16, "5.491", "rounded") in got
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
+
+
+POSITIONS = r"""# The encoding of position 2
+
+With $d_{\text{model}} = 4$:
+
+$$PE_{(2, 0)} = \sin\!\left(\frac{2}{10000^{0/4}}\right) = \sin(2) = 0.909$$
+
+$$PE_{(2, 3)} = \cos\!\left(\frac{2}{10000^{2/4}}\right) = \cos(0.02) = 1.000$$
+
+$$PE_2 = [\sin(2), \cos(2), \sin(0.02), \cos(0.02)] = [0.909, \; -0.416, \; 0.020, \; 1.000]$$
+
+$$\tanh(0.5) \approx 0.462$$
+"""
+
+
+def test_sines_and_cosines_of_a_positional_encoding_are_checked(tmp_path: Path) -> None:
+    """``\\sin``, ``\\cos`` and ``\\tanh`` were no functions symtf knew: every line of a
+    worked sinusoidal encoding was left unread."""
+    sin, cos = mpmath.sin, mpmath.cos
+    assert _rounds_to(sin(2), "0.909") and _rounds_to(cos(mpmath.mpf("0.02")), "1.000")
+    want = [sin(2), cos(2), sin(mpmath.mpf("0.02")), cos(mpmath.mpf("0.02"))]
+    printed = ["0.909", "-0.416", "0.020", "1.000"]
+    assert all(_rounds_to(w, p) for w, p in zip(want, printed, strict=True))
+    assert _rounds_to(mpmath.tanh(mpmath.mpf("0.5")), "0.462")
+    checks = _check(tmp_path, POSITIONS)
+    got = {(line, printed, verdict) for line, printed, verdict in checks}
+    assert {(5, "0.909", "rounded"), (7, "1.000", "rounded"), (11, "0.462", "rounded")} <= got
+    assert {(9, p, "rounded") for p in ("0.909", "-0.416", "0.020", "1.000")} <= got
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []

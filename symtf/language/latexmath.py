@@ -56,6 +56,9 @@ _NAMED_FUNCTIONS = {
     "max": "max",
     "min": "min",
     "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tanh": "tanh",
 }
 _OPERATORS = {"times": "×", "cdot": "·", "div": "÷", "ast": "*", "pm": None, "mp": None}
 _SPACES = {
@@ -415,6 +418,17 @@ class _Reader:
                 return ["(", "(", *radicand, ")", "^", "(", "1", "/", "(", *index, ")", ")", ")"]
             return ["sqrt", "(", *self.group(), ")"]
         if name in _NAMED_FUNCTIONS:
+            # \sin\!\left( … \right): spacing and a sized bracket before the argument
+            while self.tok.kind == "cmd" and (
+                self.tok.text in _SPACES
+                or (
+                    self.tok.text in _SIZES
+                    and self.i + 1 < len(self.toks)
+                    and self.toks[self.i + 1].kind == "op"
+                    and self.toks[self.i + 1].text == "("
+                )
+            ):
+                self.i += 1
             if self.tok.kind == "op" and self.tok.text == "(":
                 return [_NAMED_FUNCTIONS[name]]
             if self.tok.kind == "^":  # \exp^{…} is not a thing articles write; e^{…} is
