@@ -738,7 +738,8 @@ _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
     """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
     out: list[Found] = []
-    text = line.strip().lstrip("•*-").strip()
+    # a bullet ("- ", "• ", "* ") or bold marks go; a minus sign before a number stays
+    text = re.sub(r"^(?:[•*\s]|-(?![\d.]))+", "", line.strip()).strip()
     if not text:
         return out
     context = text[:200]
