@@ -278,6 +278,20 @@ def _printed_variable(src: str) -> str | None:
 # Finding printed values
 
 
+#: What separates two statements in one maths span: ``Q_1=…, K_1=…``, ``a = 1 \\qquad b = 2``,
+#: a line break ``\\\\`` outside an environment.
+_STATEMENT_SEPARATORS = (
+    "\\Rightarrow",
+    "\\Longrightarrow",
+    "\\qquad",
+    "\\quad",
+    "\\\\",
+    ";",
+    "\\implies",
+    ",",
+)
+
+
 def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
     """Split at separators that are outside braces, brackets and environments."""
     parts: list[str] = []
@@ -297,10 +311,12 @@ def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
             depth -= 1
         elif depth == 0 and env == 0:
             for sep in seps:
-                if text.startswith(sep, i) and not (
-                    sep.isalpha() is False
-                    and sep.startswith("\\")
-                    and text[i + len(sep) : i + len(sep) + 1].isalpha()
+                if (
+                    text.startswith(sep, i)
+                    and not (
+                        re.fullmatch(r"\\[A-Za-z]+", sep)  # \quad is not the start of \quadrant
+                        and text[i + len(sep) : i + len(sep) + 1].isalpha()
+                    )
                 ):
                     parts.append(text[start:i])
                     start = i + len(sep)
@@ -311,8 +327,14 @@ def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+#: LaTeX spacing written between the entries of a list or around a number (``[0.198, \\; 0.401]``).
+_LATEX_SPACING = re.compile(
+    r"\\[,;:! ]|\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace)(?![A-Za-z])|~"
+)
+
+
 def _numeric_cell(text: str) -> str | None:
-    t = text.strip().replace("\\,", "").replace(" ", "")
+    t = _LATEX_SPACING.sub("", text.strip()).replace(" ", "")
     t = re.sub(r"^\{(.*)\}$", r"\1", t)
     if _INFINITY.match(t):
         return "-inf"
@@ -340,7 +362,7 @@ def _matrix_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
         return tuple(rows) if rows and len({len(r) for r in rows}) == 1 else None
     m = re.fullmatch(r"\[(.*)\]", s, re.S)
     if m and "[" not in m.group(1):
-        cells = [_numeric_cell(c) for c in m.group(1).split(",")]
+        cells = [_numeric_cell(c) for c in _LATEX_SPACING.sub(" ", m.group(1)).split(",")]
         if cells and all(c is not None for c in cells):
             return (tuple(c for c in cells if c is not None),)
     return None
@@ -366,17 +388,19 @@ def _is_arithmetic(piece: str) -> bool:
         plain = latexmath.to_plain(piece, where="arithmetic")
     except ExpressionError:
         return False
-    if re.search(r"[A-Za-z]", re.sub(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi)\b", "", plain)):
+    if re.search(
+        r"[A-Za-z]", re.sub(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh)\b", "", plain)
+    ):
         return False  # names (Q_1, d_model): symbolic, not displayed arithmetic
     return bool(re.search(r"\d", plain)) and bool(
-        re.search(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min", plain)
+        re.search(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh", plain)
     )
 
 
 def _math_items(seg: _Segment) -> list[Found]:
     out: list[Found] = []
     context = " ".join(seg.text.split())[:200]
-    statements = _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ","))
+    statements = _split_top(seg.text, _STATEMENT_SEPARATORS)
     # A comma inside a bracket list is not a separator (the list is one piece); a
     # top-level comma splits "Q_1=…,K_1=…" into statements.
     widths = {
@@ -714,7 +738,8 @@ _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
     """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
     out: list[Found] = []
-    text = line.strip().lstrip("•*-").strip()
+    # a bullet ("- ", "• ", "* ") or bold marks go; a minus sign before a number stays
+    text = re.sub(r"^(?:[•*\s]|-(?![\d.]))+", "", line.strip()).strip()
     if not text:
         return out
     context = text[:200]
@@ -918,6 +943,107 @@ def _markdown_table(block: list[str]) -> tuple[str | None, tuple[tuple[str, ...]
     return label, tuple(numeric)
 
 
+#: Environments whose rows are equations aligned at ``&`` (``&= 1.333 \\\\``).
+_ALIGNED = re.compile(
+    r"\\begin\{(aligned|alignedat|align\*?|eqnarray\*?|flalign\*?|gather\*?|gathered|split"
+    r"|multline\*?)\}(?:\{\d+\})?(?P<body>.*?)\\end\{\1\}",
+    re.S,
+)
+#: A row, or a display, that carries on the equation before it: ``&= 1.333``, ``$$= 13.520$$``.
+_CARRIES_ON = re.compile(r"^\s*(?:=(?!=)|≈|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))")
+_ROW_TAGS = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])|\\(?:tag|label)\*?\{[^{}]*\}")
+
+
+def _unaligned(seg: _Segment) -> list[_Segment]:
+    """An aligned environment's rows as statements of their own, each at its own line.
+
+    ``\\begin{aligned} \\mu &= \\frac{…}{3} \\\\ &= 1.333 \\end{aligned}`` is one equation
+    written on two rows: a row that starts with its relation carries on the row above,
+    and the joined equation is read at the line of its last row (where its result is
+    printed), as an equation continued under its ``=`` in plain text is. The ``&``
+    alignment marks outside matrices are dropped; other rows are separate statements.
+    """
+    m = _ALIGNED.search(seg.text)
+    if m is None:
+        return [seg]
+    out: list[_Segment] = []
+    before, after = seg.text[: m.start()], seg.text[m.end() :]
+    body, offset = m.group("body"), m.start("body")
+    rows: list[tuple[str, int]] = []  # text, offset of its start in seg.text
+    depth = env = start = 0
+    i = 0
+    while i <= len(body):
+        if i == len(body) or (depth == 0 and env == 0 and body.startswith("\\\\", i)):
+            rows.append((body[start:i], offset + start))
+            start = i = i + 2
+            continue
+        if body.startswith("\\begin{", i):
+            env += 1
+        elif body.startswith("\\end{", i):
+            env -= 1
+        elif body[i] in "{[(":
+            depth += 1
+        elif body[i] in "}])":
+            depth -= 1
+        i += 1
+    groups: list[tuple[str, int]] = []
+    for raw, at in rows:
+        text = " ".join(_split_top(_ROW_TAGS.sub("", raw), ("&",)))
+        text = re.sub(r"^\[[^\]]*\]", "", text.strip())  # the spacing of "\\[4pt]"
+        if not text.strip():
+            continue
+        line = seg.line + seg.text[: at + len(raw) - len(raw.lstrip())].count("\n")
+        if groups and _CARRIES_ON.match(text):
+            groups[-1] = (f"{groups[-1][0]} {text}", line)
+        else:
+            groups.append((text, line))
+    if groups and before.strip():
+        groups[0] = (f"{before.strip()} {groups[0][0]}", groups[0][1])
+    for text, line in groups:
+        out.append(
+            _Segment(text, line, True, seg.cell, seg.heading, seg.code_name, dict(seg.extra))
+        )
+    if after.strip():
+        rest = _Segment(
+            after, seg.line + seg.text[: m.end()].count("\n"), True, seg.cell, seg.heading
+        )
+        out.extend(_unaligned(rest))
+    return out
+
+
+def _maths_segments(segments: list[_Segment]) -> list[_Segment]:
+    """The segments with aligned rows split out and continued displays joined.
+
+    A display that starts with its relation (``$$= [3.406, 4.406]$$`` under
+    ``$$[0.198(1) + …]$$``) carries on the maths span right before it (nothing but
+    white space between them): the two are read as one equation, at the later line.
+    """
+    out: list[_Segment] = []
+    for seg in segments:
+        for part in _unaligned(seg) if seg.math else [seg]:
+            prev = out[-1] if out else None
+            if (
+                part.math
+                and prev is not None
+                and prev.math
+                and prev.cell == part.cell
+                and not prev.extra.get("output")
+                and _CARRIES_ON.match(part.text)
+            ):
+                out[-1] = _Segment(
+                    f"{prev.text} {part.text.strip()}",
+                    part.line,
+                    True,
+                    prev.cell,
+                    prev.heading,
+                    prev.code_name,
+                    dict(prev.extra),
+                )
+            else:
+                out.append(part)
+    return out
+
+
 def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[Found]:
     """Find every printed value in an article's text; see the module docstring.
 
@@ -926,7 +1052,9 @@ def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[F
         kind: ``"md"``, ``"txt"``, ``"tex"`` or ``"ipynb"``.
         path: The article's name, for error messages.
     """
-    segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    segments = _maths_segments(
+        _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    )
     found: list[Found] = []
     for k, seg in enumerate(segments):
         before = segments[k - 1] if k else None
@@ -969,13 +1097,15 @@ def statements(
     (``S_1 = \\frac{Q_1K_1^T}{\\sqrt{2}} = …``) and for each line of plain text,
     in the article's order. Nothing is parsed beyond splitting.
     """
-    segments = _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    segments = _maths_segments(
+        _segments_of_notebook(text, path) if kind == "ipynb" else _segments_of_text(text)
+    )
     out: list[tuple[int, int | None, str]] = []
     for seg in segments:
         if seg.extra.get("output"):
             continue
         if seg.math:
-            for st in _split_top(seg.text, ("\\Rightarrow", "\\quad", ";", "\\implies", ",")):
+            for st in _split_top(seg.text, _STATEMENT_SEPARATORS):
                 out.append((seg.line, seg.cell, st))
         else:
             for k, line in enumerate(seg.text.splitlines()):

@@ -8,6 +8,7 @@ fractions) from the numbers the article prints, never taken from the draft.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -124,3 +125,27 @@ def test_a_dot_between_two_written_vectors_in_plain_text_is_their_dot_product(
     assert [c for c in checks if c[1] == "0.23"] == [(4, "0.23", "exact")] * 2
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
     assert not [u for u in unchecked if "matrix product" in str(getattr(u, "reason", u))]
+
+
+PRODUCTS = """# Products, one per line
+
+```
+0.6×1.5   = 0.9
+-1.2×0.5  = -0.6
+-0.4×-2.5 = 1.0
+- 0.3×2   = 0.6
+```
+"""
+
+
+def test_a_minus_sign_at_the_start_of_a_line_is_not_a_bullet(tmp_path: Path) -> None:
+    """``-1.2×0.5 = -0.6`` lost its minus as if it were a list bullet: 1.2×0.5 against
+    -0.6 was called wrong (and ``-0.4×-2.5 = 1.0`` read as 0.4×-2.5); a bullet is a dash
+    followed by a space."""
+    assert Fraction("-1.2") * Fraction("0.5") == Fraction("-0.6")
+    assert Fraction("-0.4") * Fraction("-2.5") == 1
+    assert Fraction("0.3") * 2 == Fraction("0.6")
+    checks, _ = _check(tmp_path, PRODUCTS)
+    got = {(line, printed, verdict) for line, printed, verdict in checks}
+    assert {(5, "-0.6", "exact"), (6, "1.0", "exact"), (7, "0.6", "exact")} <= got
+    assert [c for c in checks if c[2] not in ("exact", "rounded")] == []

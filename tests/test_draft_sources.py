@@ -502,3 +502,63 @@ def test_rasbt_ch05_topk_and_where_are_translated() -> None:
         (kept[i] + "00" if i in kept else "-inf", "exact") for i in range(9)
     ]
     assert _off(checks) == []
+
+
+VIZUARA = "vizuara_self_attention_snippet.md"
+
+
+def _softmax_rows() -> list[list[mpmath.mpf]]:
+    """softmax(QKᵀ/√2) of the article's Q = [[1,0],[0,1],[1,1]], K = [[0,1],[1,0],[1,1]]."""
+    scores = [[0, 1, 1], [1, 0, 1], [1, 1, 2]]
+    out = []
+    for row in scores:
+        e = [mpmath.e ** (s / mpmath.sqrt(2)) for s in row]
+        out.append([x / mpmath.fsum(e) for x in e])
+    return out
+
+
+def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_flagged() -> None:
+    """The article writes its rows with ``\\;`` spacing, its output rows as three displays
+    carrying on one another, and its positional encoding with ``\\sin\\!\\left(…\\right)``;
+    all are read. The only flags are the output rows computed from the rounded weights."""
+    checks = _checks(VIZUARA)
+    a = _softmax_rows()
+    v = [[1, 2], [3, 4], [5, 6]]
+    out = [[mpmath.fsum(a[i][k] * v[k][j] for k in range(3)) for j in range(2)] for i in range(3)]
+    # printed weights A, then the outputs the article computes from them
+    printed_a = [
+        ["0.198", "0.401", "0.401"],
+        ["0.401", "0.198", "0.401"],
+        ["0.248", "0.248", "0.503"],
+    ]
+    assert all(_rounds_to(a[i][j], printed_a[i][j]) for i in range(3) for j in range(3))
+    from_printed = [
+        sum(Fraction(printed_a[i][k]) * v[k][j] for k in range(3)) for i in (0, 2) for j in range(2)
+    ]
+    assert from_printed == [Fraction(x) for x in ("3.406", "4.406", "3.507", "4.506")]
+    # …which the exact weights do not give: 3.40667 (a slip) and 3.51047 (3.5 units off)
+    assert not _rounds_to(out[0][0], "3.406") and abs(out[0][0] - Fraction("3.406")) < 0.001
+    assert abs(out[2][0] - mpmath.mpf("3.507")) >= mpmath.mpf("0.001")
+    assert sorted((line, p, v, c) for line, p, v, c in _off(checks)) == [
+        (69, "3.406", "slip", "propagated-rounding"),
+        (69, "4.406", "slip", "propagated-rounding"),
+        (81, "3.507", "wrong", "propagated-rounding"),
+        (81, "4.506", "wrong", "propagated-rounding"),
+    ]
+    got = {(line, p, v) for line, p, v, _ in checks}
+    # [2.028/8.169, 2.028/8.169, 4.113/8.169] = [0.248, 0.248, 0.503]: right as displayed
+    # and as the true weight; 4.113 read as e^{1.414…} over the printed 8.169 gives 0.504
+    assert _rounds_to(mpmath.mpf("4.113") / mpmath.mpf("8.169"), "0.503")
+    assert _rounds_to(mpmath.e ** mpmath.sqrt(2) / mpmath.mpf("8.169"), "0.504")
+    assert {(51, "0.248", "rounded"), (51, "0.503", "rounded")} <= got
+    # the positional encoding of position 3, and PE_1
+    assert _rounds_to(mpmath.sin(3), "0.141") and _rounds_to(mpmath.cos(3), "-0.990")
+    assert {(95, "0.141", "rounded"), (99, "-0.990", "rounded"), (103, "0.030", "rounded")} <= got
+    pe1 = [
+        mpmath.sin(1),
+        mpmath.cos(1),
+        mpmath.sin(mpmath.mpf("0.01")),
+        mpmath.cos(mpmath.mpf("0.01")),
+    ]
+    for w, p in zip(pe1, ["0.841", "0.540", "0.010", "1.000"], strict=True):
+        assert _rounds_to(w, p) and (125, p, "rounded") in got

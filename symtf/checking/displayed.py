@@ -62,7 +62,7 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     resolve = _resolver(trace, derivation, ev, claim)
     try:
         shown = parsed.evaluate(resolve, backend=xp)
-        replace, sources = _substitutions(parsed, claim, trace, derivation, ev, resolve)
+        replace, sources, anchored = _substitutions(parsed, claim, trace, derivation, ev, resolve)
         exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
@@ -95,6 +95,13 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
         why = _explain(claim, p, va, da, vb, db, words, substituted, operands)
+        if substituted and not anchored and va in _GOOD and vb not in _GOOD:
+            # A mixed reading: some literals unrounded, another (a sum of them printed
+            # in prose) left as written, and no step of the model it computes. It is no
+            # quantity of the article, so it cannot call a line that is right as
+            # displayed off.
+            verdict, expected, exact_str, value = va, ea, da, a
+            why = _explain_mixed(p, va, da, db, words, operands, _unread(parsed, replace))
         symbolic = rb if substituted else ra
         if symbolic.cancels:
             why += (
@@ -162,6 +169,34 @@ def _explain(
     if va in good:
         return f"{shown}, consistent with computing from the rounded inputs; {exact}, so {p.text} is {'a slip' if vb == 'slip' else vb}"
     return f"{shown}; {exact}: neither reading gives {p.text}"
+
+
+_GOOD = ("exact", "rounded")
+
+
+def _unread(parsed: sx.Expression, replace: dict[int, Any]) -> list[str]:
+    """The decimal literals of a line left as written by its exact reading."""
+    return [lit.text for lit in parsed.literals if lit.pos not in replace and "." in lit.text]
+
+
+def _explain_mixed(
+    p: Printed,
+    va: str,
+    da: str | None,
+    db: str | None,
+    words: dict[str, str],
+    operands: tuple[str, str, list[dict[str, Any]]],
+    unread: list[str],
+) -> str:
+    """A line right as displayed whose partly unrounded reading computes nothing known."""
+    written, unrounded, _ = operands
+    which = "; ".join(f"{k} is {v}" for k, v in words.items())
+    kept = ", ".join(unread)
+    return (
+        f"as displayed, {written} = {_short(da)}: {_word(va)}; with only some values unrounded"
+        f" ({which}) it is {unrounded} = {_short(db)}, but {kept} stays as printed and that"
+        f" reading computes no step of the article, so it does not decide {p.text}"
+    )
 
 
 def _explain_symbolic(
@@ -443,13 +478,18 @@ def _substitutions(
     derivation: Derivation,
     ev: Any,
     resolve: Any = None,
-) -> tuple[dict[int, Any], dict[str, str]]:
+) -> tuple[dict[int, Any], dict[str, str], bool]:
     """Which literals stand for which exact values: declared, repeated results, then trace entries.
 
     A bracketed row of literals (``[1.0, 4.0, 0.0]``) is read as a whole: a row of a step
     or an earlier line's vector result. The step the line computes is found from its
     printed result, or, when that result is off, as the step one of whose entries the
     line equals once its literals are read along that step's lineage.
+
+    Returns:
+        The replacements, the source of each replaced literal in words, and whether the
+        reading is anchored: declared in the claim, computing a step's entry, or leaving
+        no decimal literal as written.
     """
     replace: dict[int, Any] = {}
     sources: dict[str, str] = {}
@@ -484,7 +524,7 @@ def _substitutions(
             replace[lit.pos] = sign * value
         sources[key] = ref
     if not getattr(claim, "match_literals", True):
-        return replace, sources
+        return replace, sources, True
     results = ev.printed_results
     for row in rows:
         if row.key in results and not any(lit.pos in replace for lit in row.literals):
@@ -509,7 +549,8 @@ def _substitutions(
     _earlier_results(
         parsed, results, replace, sources, ev.printed_labels
     )  # numbers of rows read no other way
-    return replace, sources
+    anchored = found is not None or bool(claim.stands_for) or not _unread(parsed, replace)
+    return replace, sources, anchored
 
 
 def _earlier_results(

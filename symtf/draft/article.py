@@ -287,7 +287,7 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\^\(\(\d+\)\))?")
 _FUNCTIONS = {
     "sqrt", "exp", "ln", "log", "max", "min", "sum", "relu", "softmax", "frac", "text",
     "mathrm", "left", "right", "cdot", "times", "top", "T", "e", "pi", "ReLU", "LayerNorm",
-    "FFN", "Attention", "GELU", "mathbf", "operatorname",
+    "FFN", "Attention", "GELU", "mathbf", "operatorname", "sin", "cos", "tanh",
 }  # fmt: skip
 
 

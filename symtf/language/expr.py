@@ -15,9 +15,10 @@ Language:
 * operators, loosest first: ``+ -``; ``* × · ⋅ / ÷ @ ∘ .*``; unary ``+ -``;
   ``^``/``**`` (right-associative), superscripts (``3²``, ``x⁻¹``) and the
   transpose ``ᵀ``/``^T``; ``−`` (U+2212) is a minus sign; ``√x`` is ``sqrt(x)``;
-* functions (case-insensitive): ``sqrt exp ln log abs relu max min sum``;
-  ``log(x)`` is the natural logarithm, ``log(x, b)`` the base-``b`` one;
-  ``sqrt exp ln abs relu`` act element-wise on matrices; ``max min sum`` take
+* functions (case-insensitive): ``sqrt exp ln log abs relu sin cos tanh max
+  min sum``; ``log(x)`` is the natural logarithm, ``log(x, b)`` the base-``b``
+  one; ``sin``/``cos`` take radians (``sin(0.03)``, a positional encoding);
+  ``sqrt exp ln abs relu sin cos tanh`` act element-wise on matrices; ``max min sum`` take
   several scalars or one matrix;
 * brackets: ``[1, 2, 3]`` is a 1×3 row, ``[[1, 2], [3, 4]]`` a 2×2 matrix
   (the items of a bracket may also be rows obtained from references);
@@ -86,6 +87,7 @@ __all__ = [
     "MAX_LITERAL_EXPONENT",
     "MAX_MAGNITUDE_DIGITS",
     "MAX_POWER",
+    "MAX_TRIG_ARGUMENT",
     "Brackets",
     "Call",
     "Chain",
@@ -110,6 +112,8 @@ MAX_POWER = 1000
 MAX_ROOT = 16
 #: Largest ``|x|`` in ``exp(x)``.
 MAX_EXP_ARGUMENT = 10_000
+#: Largest angle accepted by ``sin``/``cos`` (radians), in absolute value.
+MAX_TRIG_ARGUMENT = 1_000_000
 #: No value may exceed ``10**MAX_MAGNITUDE_DIGITS`` in absolute value.
 MAX_MAGNITUDE_DIGITS = 5000
 #: Largest exact rational, counted as bits of numerator plus denominator.
@@ -125,6 +129,9 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "log": (1, 2),
     "abs": (1, 1),
     "relu": (1, 1),
+    "sin": (1, 1),
+    "cos": (1, 1),
+    "tanh": (1, 1),
     "max": (1, None),
     "min": (1, None),
     "sum": (1, None),
@@ -369,6 +376,7 @@ _EXP_LIMIT = _IV.mpf(MAX_EXP_ARGUMENT)
 _SIZE_LIMIT = _IV.mpf(10) ** MAX_MAGNITUDE_DIGITS
 # Enclosures of resolved values are not computed through exp of arguments this large.
 _ENCLOSE_EXP_LIMIT = _IV.mpf(10) ** 6
+_TRIG_LIMIT = _IV.mpf(MAX_TRIG_ARGUMENT)
 _NEG_INFINITY = -sympy.oo
 _HALF = sympy.Rational(1, 2)
 _INFINITIES = (sympy.oo, _NEG_INFINITY)
@@ -456,7 +464,21 @@ def _enclose_node(node: sympy.Basic, args: list[Any]) -> Any:
         return _IV.log(args[0]) if (args[0].a > 0) is True else None
     if isinstance(node, sympy.Abs):
         return abs(args[0])
+    if isinstance(node, (sympy.sin, sympy.cos)) and _within(args[0], _TRIG_LIMIT):
+        return (_IV.sin if isinstance(node, sympy.sin) else _IV.cos)(args[0])
+    if isinstance(node, sympy.tanh) and _within(args[0], _ENCLOSE_EXP_LIMIT):
+        return _tanh_box(args[0])
     return None
+
+
+def _tanh_box(x: Any) -> Any:
+    """An interval around tanh(x), from exp(-2|x|) (no overflow for large |x|)."""
+    if (x.a >= 0) is True or (x.b <= 0) is True:
+        sign = 1 if (x.a >= 0) is True else -1
+        t = _IV.exp(-2 * abs(x))
+        ends = (1 - t) / (1 + t)  # tanh|x|, decreasing in t
+        return ends if sign > 0 else -ends
+    return _IV.mpf([-1, 1])  # a ball around 0: tanh is within (-1, 1)
 
 
 def _enclose(expr: Any, cache: dict[Any, Any]) -> Any:
@@ -742,6 +764,37 @@ class _Evaluator:
     def sqrt(self, a: _Scalar, pos: int) -> _Scalar:
         return self.pow_scalar(a, _Scalar(_HALF, _point_box(_HALF)), pos)
 
+    def sin(self, a: _Scalar, pos: int) -> _Scalar:
+        return self.trig(sympy.sin, a, pos)
+
+    def cos(self, a: _Scalar, pos: int) -> _Scalar:
+        return self.trig(sympy.cos, a, pos)
+
+    def trig(self, func: Any, a: _Scalar, pos: int) -> _Scalar:
+        """``sin``/``cos`` of a bounded argument (radians), kept exact."""
+        self.tick(pos)
+        if a.exact in _INFINITIES or (a.box is not None and not _within(a.box, _TRIG_LIMIT)):
+            raise self.fail(
+                pos,
+                f"expected an angle of at most {MAX_TRIG_ARGUMENT} in absolute value"
+                " but found a larger one",
+            )
+        box = (_IV.sin if func is sympy.sin else _IV.cos)(a.box) if a.box is not None else None
+        return self.checked(func(a.exact), box, pos)
+
+    def tanh(self, a: _Scalar, pos: int) -> _Scalar:
+        self.tick(pos)
+        if a.exact in _INFINITIES:
+            return self.checked(sympy.Integer(1 if a.exact is sympy.oo else -1), None, pos)
+        if a.box is not None and not _within(a.box, _EXP_LIMIT):
+            raise self.fail(
+                pos,
+                f"expected a tanh argument of at most {MAX_EXP_ARGUMENT} in absolute value"
+                " but found a larger one",
+            )
+        box = _tanh_box(a.box) if a.box is not None else None
+        return self.checked(sympy.tanh(a.exact), box, pos)
+
     def ln(self, a: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
         if self.sign(a, pos, "a logarithm argument") <= 0:
@@ -866,6 +919,9 @@ class _Evaluator:
             "ln": self.ln,
             "abs": self.absolute,
             "relu": self.relu,
+            "sin": self.sin,
+            "cos": self.cos,
+            "tanh": self.tanh,
         }
         if name in unary:
             (arg,) = args

@@ -56,6 +56,9 @@ _NAMED_FUNCTIONS = {
     "max": "max",
     "min": "min",
     "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tanh": "tanh",
 }
 _OPERATORS = {"times": "×", "cdot": "·", "div": "÷", "ast": "*", "pm": None, "mp": None}
 _SPACES = {
@@ -68,6 +71,9 @@ _SPACES = {
     "qquad",
     "thinspace",
     "enspace",
+    "medspace",
+    "thickspace",
+    "negthinspace",
     "displaystyle",
     "textstyle",
 }
@@ -188,7 +194,7 @@ def split_display(text: str) -> tuple[str, str | None]:
     if not cuts:
         return text, None
     lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
-    number = rhs.replace("−", "-").replace("\\,", "").replace(" ", "").rstrip(".,;")
+    number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
     if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
         return lhs, number
     return text, None
@@ -412,6 +418,17 @@ class _Reader:
                 return ["(", "(", *radicand, ")", "^", "(", "1", "/", "(", *index, ")", ")", ")"]
             return ["sqrt", "(", *self.group(), ")"]
         if name in _NAMED_FUNCTIONS:
+            # \sin\!\left( … \right): spacing and a sized bracket before the argument
+            while self.tok.kind == "cmd" and (
+                self.tok.text in _SPACES
+                or (
+                    self.tok.text in _SIZES
+                    and self.i + 1 < len(self.toks)
+                    and self.toks[self.i + 1].kind == "op"
+                    and self.toks[self.i + 1].text == "("
+                )
+            ):
+                self.i += 1
             if self.tok.kind == "op" and self.tok.text == "(":
                 return [_NAMED_FUNCTIONS[name]]
             if self.tok.kind == "^":  # \exp^{…} is not a thing articles write; e^{…} is
