@@ -527,13 +527,19 @@ def _earlier_results(
     for lit in parsed.literals:
         if lit.pos in replace or lit.pos in skip or "." not in lit.text:
             continue
-        if lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
+        negative = "-" + lit.text
+        if (
+            _negated(lit, parsed.text)
+            and negative in results
+            and not isinstance(results[negative], sympy.MatrixBase)
+        ):
+            # "−0.5878" was an earlier line's result: the literal is its magnitude (and
+            # repeats that line, not an earlier +0.5878)
+            replace[lit.pos] = -results[negative]
+            sources[negative] = labels.get(negative, _EARLIER)
+        elif lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
             replace[lit.pos] = results[lit.text]
             sources[lit.text] = labels.get(lit.text, _EARLIER)
-        elif _negated(lit, parsed.text) and "-" + lit.text in results:
-            # "−0.5878" was an earlier line's result: the literal is its magnitude
-            replace[lit.pos] = -results["-" + lit.text]
-            sources["-" + lit.text] = labels.get("-" + lit.text, _EARLIER)
 
 
 def _split_key(key: str) -> list[str]:
