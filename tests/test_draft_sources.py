@@ -473,3 +473,85 @@ def test_toyai_attention_weights_take_the_scale_the_worksheet_states() -> None:
     for c, w in zip(context, scaled, strict=True):
         digits = str(c.exact).rstrip("…")
         assert abs(mpmath.mpf(digits) - w / 10) < mpmath.mpf(10) ** -15
+
+
+TOYAI3 = "toyai_example3_worksheet.md"
+
+
+def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
+    """Example 3's backward pass, from the weights s = softmax([0, 0.01/√2]) it prints as
+    [0.498, 0.502] and the gradients 0.0025 and -0.00749 it prints (lines 96, 100).
+
+    mpmath: dL/dscores = ±0.00249746878…, printed ±0.002497 (right, both links of
+    ``0.498 × (0.0025 - (-0.002515)) = 0.498 × 0.005015``); times 1/√2 it is ±0.00176597711…,
+    printed ±0.001765 (lines 150-151, a slip: 0.002497 × 0.707 = 0.001765379). Every later
+    line that carries ±0.001765 forward is inherited from line 150 or 151."""
+    x = mpmath.mpf("0.01") / mpmath.sqrt(2)
+    s = [1 / (1 + mpmath.e**x), 1 / (1 + mpmath.e**-x)]
+    g = [mpmath.mpf("0.0025"), mpmath.mpf("-0.00749")]
+    dot = g[0] * s[0] + g[1] * s[1]
+    dscores = [s[k] * (g[k] - dot) for k in range(2)]
+    scaled = [d / mpmath.sqrt(2) for d in dscores]
+    exact = {
+        122: dot,
+        130: dscores[0],
+        135: dscores[1],
+        150: scaled[0],
+        151: scaled[1],
+        163: scaled[0] / 10,
+        167: scaled[1] / 10,
+        182: scaled[0] / 10,
+        195: s[0] * mpmath.mpf("0.025"),
+        220: scaled[0] / 10,
+        224: scaled[1] / 10,
+        238: -scaled[0] / 100,
+        239: mpmath.mpf("0.1") - scaled[1] / 100,
+    }
+    report = check_article(SOURCES / TOYAI3)
+    by_line: dict[int | None, list] = {}
+    for r in report.results:
+        by_line.setdefault(r.claim.source_line, []).extend(r.checks)
+    for line, x_ in exact.items():
+        for c in by_line[line]:
+            if c.step is None and c.printed.lstrip("-").startswith("0.0") and c.exact:
+                if mpmath.mpf(c.printed) == 0:
+                    continue
+                assert abs(mpmath.mpf(c.exact.rstrip("…")) - x_) < mpmath.mpf(10) ** -15, line
+                assert (c.verdict in ("exact", "rounded")) == _rounds_to(x_, c.printed), line
+    # the two links printing ±0.002497 are right: 0.005015 is the bracket worked out
+    assert all(_rounds_to(dscores[0], "0.002497") for _ in by_line[130])
+    assert [c.verdict for c in by_line[130]] == ["rounded", "rounded"]
+    assert [c.verdict for c in by_line[135]] == ["rounded", "rounded"]
+    off = [(line, c) for line, cs in by_line.items() for c in cs if c.verdict in ("slip", "wrong")]
+    roots = {150: [163, 182, 220, 238], 151: [167, 224, 239]}
+    for line, c in off:
+        root = next((r for r, later in roots.items() if line in later), None)
+        if root is None:  # where a chain first goes off: not inherited
+            assert c.extra["cause"] != "inherited", (line, c.explanation)
+            continue
+        assert c.extra["cause"] == "inherited", (line, c.explanation)
+        assert c.extra["root"]["claim"] == f"line {root}", (line, c.extra["root"])
+        assert c.extra["root"]["source_line"] == root
+    # 0.002497 × 0.707 = 0.001765379: right with the numbers it displays, both correct
+    # roundings (1/√2 = 0.70710678…), so line 150 is propagated rounding, not a mistake
+    assert _rounds_to(1 / mpmath.sqrt(2), "0.707") and _rounds_to(dscores[0], "0.002497")
+    assert not _rounds_to(scaled[0], "0.001765")
+    (c150,) = by_line[150]
+    assert c150.extra["cause"] == "propagated-rounding"
+    # -log(0.251) = 1.38230…: 1.383 is off and nothing explains it (line 43)
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.251")), "1.383")
+    assert sorted(line for line, _ in off) == [
+        43,
+        122,
+        122,
+        150,
+        151,
+        163,
+        167,
+        182,
+        195,
+        220,
+        224,
+        238,
+        239,
+    ]
