@@ -27,6 +27,7 @@ from symtf.checking.diagnose import CAUSES
 from symtf.checking.evaluation import DECIDED_BY
 from symtf.checking.report import Report
 from symtf.commands.check import check_file
+from symtf.commands.draft import check_article
 from symtf.renderers import json as render_json
 
 DECIMAL_REFS = {"#/$defs/decimal", "#/$defs/optional_decimal", "#/$defs/exact"}
@@ -178,6 +179,19 @@ def values_at(data: Any, path: tuple[str, ...]) -> Iterator[Any]:
         yield from values_at(data[head], rest)
 
 
+#: An article checked as it stands, whose lines carry forward a miscopied e^0.4 (1.4918…
+#: printed 1.429): their root names the article line (``source_line``).
+ARTICLE = """# A softmax by hand
+
+```
+e^{1.2} = 3.320
+e^{0.4} = 1.429
+3.320 + 1.429 = 4.749
+3.320 / 4.749 = 0.699
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """JSON reports: every bundled derivation, and the files above."""
@@ -192,7 +206,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     ):
         (folder / f"{name}.toml").write_text(text, encoding="utf-8")
         paths.append(folder / f"{name}.toml")
-    report = Report(tuple(check_file(p, timeout=None) for p in paths))  # no wall-clock budget
+    (folder / "article.md").write_text(ARTICLE, encoding="utf-8")
+    checked = [check_file(p, timeout=None) for p in paths]  # no wall-clock budget
+    report = Report((*checked, check_article(folder / "article.md")))
     data = json.loads(render_json.render(report))
     return {Path(d["path"]).stem: d for d in data["derivations"]}
 
@@ -205,6 +221,8 @@ def test_the_small_files_reach_the_rare_fields(reports: dict[str, dict[str, Any]
     fields = {f for c in all_checks(reports) for f in c}
     rare = {"solutions", "symbolic_value", "enclosure", "accepted_by", "simulated", "root"}
     assert rare <= fields, rare - fields
+    roots = [c["root"] for c in reports["article"]["checks"] if c.get("cause") == "inherited"]
+    assert roots and all(r["source_line"] == 5 for r in roots), roots
     assert any(c["printed_value_truncated"] for c in reports["notations"]["checks"])
     (declared,) = reports["declared"]["checks"]
     assert declared["declared_value"] == {"symbol": "w", "value": "0.2", "inside": True}

@@ -227,6 +227,65 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
     return None
 
 
+def line_inputs(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> list[tuple[str, str]]:
+    """The earlier printed numbers a displayed line's value, as displayed, is computed from.
+
+    Each literal the exact reading read as an earlier number (``stands_for``: an earlier
+    line's result, an entry or a row of a step) is moved by 1; the pairs ``(literal, what
+    it stands for)`` whose move changes the line's value, in the order of ``stands_for``
+    (``0.001765 × 0.0`` does not depend on its 0.001765).
+    """
+    from symtf.checking.displayed import (
+        _entries,
+        _negated,
+        _resolver,
+        _row_key,
+        _rows_of,
+        _split_key,
+    )
+    from symtf.errors import ExpressionError
+    from symtf.language.latexmath import parse as parse_expression
+
+    sources = c.extra.get("exact_reading", {}).get("stands_for") or {}
+    if not sources or claim.expression is None:
+        return []
+    trace = ev.exact_trace()
+    xp = trace.backend
+    k = c.index[-1] if c.index is not None else 0
+    try:
+        parsed = parse_expression(claim.expression, where=claim.where)
+        resolve = _resolver(trace, d, ev, claim)
+        shown = _entries(parsed.evaluate(resolve, backend=xp))[k]
+    except (ExpressionError, SymtfError, IndexError, TypeError, LookupError):
+        return []
+    rows = _rows_of(parsed)
+    out = []
+    for key, ref in sources.items():
+        if key.strip().startswith("["):
+            row = next((r for r in rows if r.key == _row_key(_split_key(key))), None)
+            lits = row.literals if row is not None else ()
+        else:  # "-0.5" is read for negated literals only, "0.5" for the others then
+            text = key.strip().lstrip("-−").strip()
+            minus = key.strip()[:1] in ("-", "−")
+            lits = tuple(
+                lit
+                for lit in parsed.literals_with_text(text)
+                if minus == _negated(lit, parsed.text) or (not minus and "-" + text not in sources)
+            )
+        if not lits:
+            continue
+        try:
+            moved = {lit.pos: sympy.Rational(lit.text.replace("−", "-")) + 1 for lit in lits}
+            after = _entries(parsed.evaluate(resolve, moved, backend=xp))[k]
+            change = sympy.sympify(after - shown)
+            if change == 0 or xp.ball(change, 128).contains(0):
+                continue  # a literal the value does not depend on (multiplied by 0.0)
+        except (ExpressionError, SymtfError, ArithmeticError, IndexError, TypeError, ValueError):
+            pass  # not decided: counted as an input, as the line reads it
+        out.append((key, str(ref)))
+    return out
+
+
 # ----------------------------------------------------------------------------- replay
 
 
@@ -739,6 +798,7 @@ __all__ = [
     "entries_text",
     "entry_causes",
     "exact_balls",
+    "line_inputs",
     "line_slip",
     "replay_derivation",
     "replay_trace",

@@ -280,7 +280,7 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     for c in bad:
         f = findings[(c.claim, c.index, c.printed)]
         if f.root is None and f.cause not in NOT_MISTAKES:
-            f.root = {"claim": c.claim, "step": c.step, "index": list(c.index) if c.index else None}
+            f.root = _root(c.claim, c.step, c.index)
         if c.index is not None and c.step is not None:
             at.setdefault((c.step, *c.index), f)
     for f in list(findings.values()):
@@ -292,17 +292,30 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             f.root = up.root
             seen += 1
 
-    # expression claims: the displayed reading tells the cause, else a convention may
+    # expression claims: the displayed reading tells the cause, else a convention may.
+    # A line right with the numbers it displays carries forward the earlier printed numbers
+    # its literals repeat: when one of them is itself off, the line is inherited from it,
+    # as a step replayed from an off input is, and takes that number's root.
     searched: dict[str, _Finding | None] = {}
+    lines: dict[str, _Finding] = {}  # label -> the finding of a displayed line that is off
     for c in expr_bad:
         f = _expression_finding(c)
+        if f.cause == "propagated-rounding":
+            f = _inherited_line(c, claims, ev, d_all, trace_all, status, at, lines) or f
         if f.cause == "unexplained":
             if c.claim not in searched:
                 searched[c.claim] = _search_expression(claims[c.claim], d_all, variants, ev)
             f = searched[c.claim] or _line_slip(c, claims[c.claim].claim, ev, d_all) or f
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
-            f.root = {"claim": c.claim, "step": None, "index": None}
+            f.root = _root(c.claim, None, None)
         findings[(c.claim, c.index, c.printed)] = f
+        lines.setdefault(c.claim, f)
+
+    for f in findings.values():  # an article's root names its line too
+        if f.root is not None and "source_line" not in f.root and f.root["claim"] in claims:
+            line = claims[f.root["claim"]].claim.source_line
+            if line is not None:
+                f.root["source_line"] = line
 
     results = []
     for r in report.results:
@@ -321,6 +334,108 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             )
         results.append(ClaimResult(r.claim, tuple(checks)))
     return dataclasses.replace(report, results=tuple(results))
+
+
+def _root(claim: str, step: str | None, index: Iterable[int] | None) -> dict[str, Any]:
+    """The JSON ``root`` naming one printed number (a displayed line's has no step)."""
+    return {"claim": claim, "step": step, "index": list(index) if index else None}
+
+
+def _inherited_line(
+    c: Check,
+    claims: dict[str, ClaimResult],
+    ev: Evaluator,
+    d: Derivation,
+    trace: Trace,
+    status: dict[Entry, tuple[str, str]],
+    at: dict[Entry, _Finding],
+    lines: dict[str, _Finding],
+) -> _Finding | None:
+    """A displayed line, right as displayed, that carries forward an earlier number that is off.
+
+    The earlier numbers are those its literals repeat (:func:`symtf.checking.causes.line_inputs`):
+    an earlier line's printed result, or a printed entry of a step. The first that is
+    itself a slip or wrong is the line's source; its root (or itself, when it is the
+    first divergence) is the line's root, so a chain of lines reads as one mistake.
+    """
+    from symtf.checking.causes import line_inputs
+
+    said = Names(d.claims, trace)
+    for key, ref in line_inputs(c, claims[c.claim].claim, ev, d):
+        up = _off_upstream(key, ref, claims, trace, status)
+        if up is None:
+            continue
+        label, step, index, verdict = up
+        found = lines.get(label) if step is None else at.get((step, *(index or ())))
+        if found is not None and found.root is not None:
+            root = found.root
+        else:
+            root = _root(label, step, index)
+        source = label if step is None else said.entry(step, index or ())
+        first = (
+            root["claim"] if root["step"] is None else said.entry(root["step"], root["index"] or ())
+        )
+        via = f" (through {source})" if first != source else ""
+        what = "a slip" if verdict == "slip" else "wrong"
+        return _Finding(
+            "inherited",
+            f"inherited from {first}{via}: the line is right with the numbers it displays, "
+            f"and its {key} repeats {source}, which is itself {what}",
+            root=root,
+        )
+    return None
+
+
+def _off_upstream(
+    key: str,
+    ref: str,
+    claims: dict[str, ClaimResult],
+    trace: Trace,
+    status: dict[Entry, tuple[str, str]],
+) -> tuple[str, str | None, tuple[int, ...] | None, str] | None:
+    """The printed number a literal repeats, when it is off: (claim, step, index, verdict).
+
+    ``ref`` is what the exact reading says the literal stands for: an earlier line's label,
+    or a step reference (``step[i, j]``, ``vec[k]``, a row ``step[i]``, a bare step).
+    """
+    import re
+
+    if ref in claims:  # an earlier displayed line's result
+        result = claims[ref]
+
+        def bare(t: str) -> str:
+            return t.replace("−", "-").lstrip("-").strip()
+
+        wanted = {bare(t) for t in key.strip("[]").split(",")}
+        off = [ch for ch in result.checks if ch.verdict in FAILING]
+        mine = [ch for ch in off if bare(ch.printed) in wanted] or off
+        return (ref, None, None, mine[0].verdict) if mine else None
+    if ref.strip() in trace:
+        name, where = ref.strip(), None
+    else:
+        m = re.fullmatch(r"\s*(.+?)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*", ref)
+        if m is None or m.group(1) not in trace:
+            return None
+        name = m.group(1)
+        where = (int(m.group(2)), None if m.group(3) is None else int(m.group(3)))
+    v = trace.value(name)
+    if not isinstance(v, sympy.MatrixBase):
+        return None
+    true = trace.true_shape(name) or v.shape
+    if where is None:
+        places = [(i, j) for i in range(v.rows) for j in range(v.cols)]
+    elif where[1] is not None:
+        places = [(where[0], where[1])]
+    elif len(true) == 1:
+        places = [(0, where[0])]
+    else:
+        places = [(where[0], j) for j in range(v.cols)]
+    for i, j in places:
+        for idx in ((i, j), (j,)) if i == 0 and len(true) == 1 else ((i, j),):
+            got = status.get((name, *idx))
+            if got is not None and got[0] in FAILING:
+                return got[1], name, idx, got[0]
+    return None
 
 
 def _further_causes(

@@ -29,6 +29,7 @@ from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
 from symtf.language.latexmath import parse as parse_expression
+from symtf.language.syntax import Link
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
@@ -67,6 +68,7 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     except ExpressionError as e:
         raise SpecError(str(e)) from None
     _remember(ev, claim, exact)
+    _remember_pieces(ev, claim, parsed, resolve, replace, xp)
 
     shown_vals = _entries(shown)
     exact_vals = _entries(exact)
@@ -101,7 +103,9 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
             # quantity of the article, so it cannot call a line that is right as
             # displayed off.
             verdict, expected, exact_str, value = va, ea, da, a
-            why = _explain_mixed(p, va, da, db, words, operands, _unread(parsed, replace))
+            why = _explain_mixed(
+                p, va, da, db, words, operands, _unread(parsed, replace, derivation)
+            )
         symbolic = rb if substituted else ra
         if symbolic.cancels:
             why += (
@@ -174,9 +178,45 @@ def _explain(
 _GOOD = ("exact", "rounded")
 
 
-def _unread(parsed: sx.Expression, replace: dict[int, Any]) -> list[str]:
-    """The decimal literals of a line left as written by its exact reading."""
-    return [lit.text for lit in parsed.literals if lit.pos not in replace and "." in lit.text]
+def _unread(parsed: sx.Expression, replace: dict[int, Any], derivation: Derivation) -> list[str]:
+    """The decimal literals of a line left as written by its exact reading that may stand
+    for a rounded value.
+
+    A literal that is exactly an entry of a tensor the article gives (``K[0][0] = 0.1``),
+    or a whole number written with decimals (``× 0.0``), is read as itself: it leaves no
+    rounded value in the reading.
+    """
+    given = _exact_givens(derivation)
+    return [
+        lit.text
+        for lit in parsed.literals
+        if lit.pos not in replace and "." in lit.text and not _read_as_itself(lit.text, given)
+    ]
+
+
+def _read_as_itself(text: str, given: frozenset[Fraction]) -> bool:
+    """Whether a literal is a whole number or exactly an entry of a given tensor."""
+    x = _fraction(text)
+    return x is not None and (x.denominator == 1 or x in given)
+
+
+def _exact_givens(derivation: Derivation) -> frozenset[Fraction]:
+    """Every exact (not rounded) rational entry of the tensors the article gives."""
+    return frozenset(
+        Fraction(int(v.p), int(v.q))
+        for t in derivation.tensors
+        if not t.rounded
+        for v in t.values
+        if isinstance(v, sympy.Rational)
+    )
+
+
+def _fraction(text: str) -> Fraction | None:
+    """A decimal literal's exact value (``None`` when it is not a plain decimal)."""
+    try:
+        return Fraction(text.replace("−", "-"))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def _explain_mixed(
@@ -549,8 +589,137 @@ def _substitutions(
     _earlier_results(
         parsed, results, replace, sources, ev.printed_labels
     )  # numbers of rows read no other way
-    anchored = found is not None or bool(claim.stands_for) or not _unread(parsed, replace)
+    _earlier_links(parsed, claim, ev, replace, sources)
+    anchored = (
+        found is not None or bool(claim.stands_for) or not _unread(parsed, replace, derivation)
+    )
     return replace, sources, anchored
+
+
+def _chain_key(claim: Claim) -> tuple[int, str] | None:
+    """The links of one chain ``a = b = c`` share their article line and printed result."""
+    if claim.source_line is None or not claim.printed:
+        return None
+    return claim.source_line, _row_key(p.text for row in claim.printed for p in row)
+
+
+def _pieces(node: Any, root: bool = True) -> list[Any]:
+    """The compound nodes under ``node`` (brackets, calls, powers, and the first k > 1
+    operands of a chain), the whole expression excluded."""
+    out: list[Any] = []
+    if isinstance(node, sx.Chain):
+        for k in range(1, len(node.rest) + (0 if root else 1)):
+            out.append(sx.Chain(node.pos, node.first, node.rest[:k]))
+    elif not root and isinstance(node, (sx.Call, sx.Power)):
+        out.append(node)
+    for child in _children(node):
+        out.extend(_pieces(child.node if isinstance(child, Link) else child, False))
+    return out
+
+
+def _piece_text(text: str, node: Any) -> str:
+    """A piece as the line writes it, from its first character to its last literal (and the
+    brackets that close inside it)."""
+    start = node.pos
+    ends = [lit.pos + len(lit.text) for lit in _literals_under(node)]
+    end = max(ends, default=len(text))
+    while text[start:end].count("(") > text[start:end].count(")"):
+        close = text.find(")", end)
+        if close < 0:
+            break
+        end = close + 1
+    while text[start:end].count(")") > text[start:end].count("("):
+        opening = text.rfind("(", 0, start)
+        if opening < 0:
+            break
+        start = opening
+    piece = text[start:end].strip()
+    whole = text[:start].rstrip().endswith("(") and text[end:].lstrip().startswith(")")
+    return f"({piece})" if whole else piece
+
+
+def _literals_under(node: Any) -> list[Any]:
+    if isinstance(node, sx.Literal):
+        return [node]
+    out = []
+    for child in _children(node):
+        out.extend(_literals_under(child.node if isinstance(child, Link) else child))
+    return out
+
+
+def _remember_pieces(
+    ev: Any, claim: Claim, parsed: sx.Expression, resolve: Any, replace: dict[int, Any], xp: Any
+) -> None:
+    """Keep each compound piece of a link of a chain, for the links after it.
+
+    In ``0.498 × (0.0025 - (-0.002515)) = 0.498 × 0.005015 = 0.002497`` the second link's
+    0.005015 is the first link's bracket worked out: it stands for that bracket's exact
+    reading, not for itself (which, beside the unrounded 0.498, mixes the two readings).
+    """
+    key = _chain_key(claim)
+    if key is None:
+        return
+    pieces = ev.chain_pieces.setdefault(key, [])
+    for node in _pieces(parsed.root):
+        try:
+            shown = parsed.evaluate(resolve, backend=xp, node=node)
+            exact = parsed.evaluate(resolve, replace, backend=xp, node=node) if replace else shown
+        except (ExpressionError, SpecError, LookupError, TypeError):
+            continue
+        if isinstance(shown, sympy.MatrixBase) or isinstance(exact, sympy.MatrixBase):
+            continue
+        pieces.append((shown, exact, claim.label, _piece_text(parsed.text, node)))
+
+
+def _earlier_links(
+    parsed: sx.Expression, claim: Claim, ev: Any, replace: dict[int, Any], sources: dict[str, str]
+) -> None:
+    """Read a literal that an earlier link of the same chain worked out as that piece.
+
+    A literal read no other way, whose printed rounding holds a compound piece of an
+    earlier link (as displayed, or as its exact reading), stands for the piece's exact
+    reading; the source names the piece and its line.
+    """
+    key = _chain_key(claim)
+    pieces = ev.chain_pieces.get(key, []) if key is not None else []
+    if not pieces:
+        return
+    from symtf.checking.slips import prints_as
+
+    xp = ev.exact_trace().backend
+    more: dict[int, Any] = {}
+    said: dict[str, str] = {}
+    for lit in parsed.literals:
+        if lit.pos in replace or "." not in lit.text:
+            continue
+        if "e" in lit.text.lower():
+            return
+        sign = -1 if _negated(lit, parsed.text) else 1
+        # "0.001245 - 0.00376": a subtracted literal may be a negative piece's magnitude
+        after_minus = parsed.text[: lit.pos].rstrip().endswith(("-", "−"))
+        decimals = len(lit.text.partition(".")[2])
+        p = Printed(lit.text, Fraction(lit.text) * sign, decimals)
+        for shown, exact, label, text in pieces:
+            flips = (1, -1) if after_minus and sign > 0 else (1,)
+            try:
+                flip = next(
+                    (
+                        f
+                        for f in flips
+                        if any(prints_as(xp.ball(f * v, PRECISIONS[0]), p) for v in (shown, exact))
+                    ),
+                    None,
+                )
+            except (Undecided, TypeError):
+                continue
+            if flip is not None:
+                more[lit.pos] = sign * flip * exact
+                said[("-" if sign < 0 else "") + lit.text] = f"{text} in {label}"
+                break
+        else:
+            return  # a literal read no way: mixing its print with exact values is no reading
+    replace.update(more)
+    sources.update(said)
 
 
 def _earlier_results(
@@ -568,13 +737,19 @@ def _earlier_results(
     for lit in parsed.literals:
         if lit.pos in replace or lit.pos in skip or "." not in lit.text:
             continue
-        if lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
+        negative = "-" + lit.text
+        if (
+            _negated(lit, parsed.text)
+            and negative in results
+            and not isinstance(results[negative], sympy.MatrixBase)
+        ):
+            # "−0.5878" was an earlier line's result: the literal is its magnitude (and
+            # repeats that line, not an earlier +0.5878)
+            replace[lit.pos] = -results[negative]
+            sources[negative] = labels.get(negative, _EARLIER)
+        elif lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
             replace[lit.pos] = results[lit.text]
             sources[lit.text] = labels.get(lit.text, _EARLIER)
-        elif _negated(lit, parsed.text) and "-" + lit.text in results:
-            # "−0.5878" was an earlier line's result: the literal is its magnitude
-            replace[lit.pos] = -results["-" + lit.text]
-            sources["-" + lit.text] = labels.get("-" + lit.text, _EARLIER)
 
 
 def _split_key(key: str) -> list[str]:

@@ -340,9 +340,10 @@ class Expression:
         replace: Mapping[int, Any] | None = None,
         *,
         backend: Any = None,
+        node: Any = None,
     ) -> sympy.Expr | sympy.ImmutableMatrix:
         """Evaluate exactly; see :func:`evaluate`."""
-        return evaluate(self, resolve, replace, backend=backend)
+        return evaluate(self, resolve, replace, backend=backend, node=node)
 
     def __str__(self) -> str:
         return self.text
@@ -1033,8 +1034,9 @@ def evaluate(
     replace: Mapping[int, Any] | None = None,
     *,
     backend: Any = None,
+    node: Any = None,
 ) -> sympy.Expr | sympy.ImmutableMatrix:
-    """Evaluate a parsed expression exactly.
+    """Evaluate a parsed expression (or one node of its tree) exactly.
 
     Args:
         expression: The result of :func:`parse`.
@@ -1047,6 +1049,8 @@ def evaluate(
         backend: The :class:`~symtf.backends.ExactBackend` whose node symbols
             resolved values may hold; signs (``max``, ``relu``, ``abs``) are
             then decided through their definitions.
+        node: A node of ``expression``'s tree to evaluate instead of the whole
+            (a bracket of a displayed line, ``0.0025 - (-0.002515)``).
 
     Returns:
         A SymPy scalar, or an ``ImmutableMatrix`` (a bracketed row is 1×n).
@@ -1059,7 +1063,7 @@ def evaluate(
     evaluator = _Evaluator(expression, resolve, replace)
     evaluator.backend = backend
     try:
-        result = evaluator.value(expression.root)
+        result = evaluator.value(expression.root if node is None else node)
     except ExpressionError:
         raise
     except (ArithmeticError, ValueError, RecursionError) as exc:

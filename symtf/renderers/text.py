@@ -88,6 +88,7 @@ def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
             if not quiet or r.verdict not in ("exact", "rounded"):
                 lines.extend(claim_lines(r))
     lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
+    lines.extend(cascade_lines(d))
     if d.article is not None:
         lines.extend(unchecked_lines(d))
     accepted: dict[str, int] = {}  # accepted only under computed_in / rounded_inputs
@@ -137,6 +138,46 @@ def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
                     else f"{_safe(r.claim.label)}{_where(c)}"
                 )
                 out.append(f"        {what}: {_entry_text(c)}")
+    return out
+
+
+def cascade_lines(d: DerivationReport) -> list[str]:
+    """The off numbers that inherit an earlier one, grouped under the number they start at.
+
+    One line per root: where the chain first went off, its printed value, and the later
+    numbers that carry it forward (an article's by their lines), so one mistake does not
+    read as many.
+    """
+    followers: dict[tuple[str, tuple[int, ...] | None], list[Check]] = {}
+    for c in d.checks:
+        root = c.extra.get("root")
+        if c.extra.get("cause") == "inherited" and root:
+            key = (root["claim"], tuple(root["index"]) if root.get("index") else None)
+            followers.setdefault(key, []).append(c)
+    if not followers:
+        return []
+    at = {(c.claim, tuple(c.index) if c.index else None): c for c in d.checks}
+    lines_of = {r.claim.label: r.claim.source_line for r in d.results}
+
+    def name(claim: str, index: tuple[int, ...] | None) -> str:
+        line = lines_of.get(claim) if d.article is not None else None
+        if line:
+            return f"line {line}"
+        return _safe(claim) + ("" if index is None else f"[{', '.join(map(str, index))}]")
+
+    n = sum(len(v) for v in followers.values())
+    off = sum(1 for c in d.checks if c.verdict in ("slip", "wrong"))
+    out = [
+        f"  {n} of the {off} numbers that are off carry forward an earlier number that is off "
+        "(inherited):"
+    ]
+    for (claim, index), later in followers.items():
+        first = at.get((claim, index))
+        printed = f" ({_safe(first.printed)}, {first.verdict})" if first is not None else ""
+        names = list(
+            dict.fromkeys(name(c.claim, tuple(c.index) if c.index else None) for c in later)
+        )
+        out.append(f"    {name(claim, index)}{printed} → {', '.join(names)}")
     return out
 
 
