@@ -355,29 +355,57 @@ def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
         line_entries,
         simulated_print,
     )
-    from symtf.checking.displayed import _resolver
+    from symtf.checking.displayed import _resolver, decided_by_link
     from symtf.errors import ExpressionError, SymtfError, Undecided
     from symtf.language.latexmath import parse as parse_expression
 
     claim = result.claim
     if not any(ch.verdict in FAILING for ch in result.checks):
         return result
-    try:
-        parsed = parse_expression(claim.expression, where=claim.where)
-        resolve = _resolver(ev.exact_trace(), d, ev, claim)
-        with FormatBallBackend(fmt) as xp:
-            balls = [getattr(b, "b", b) for b in line_entries(float_line(parsed, resolve, xp))]
-        sims = line_entries(float_line(parsed, resolve, FormatSimBackend(fmt)))
-    except (SymtfError, ExpressionError, Undecided, TypeError, ValueError, ZeroDivisionError):
-        return result
     printed = [p for row in claim.printed for p in row]
-    if not (len(balls) == len(sims) == len(printed) == len(result.checks)):
+    if len(printed) != len(result.checks):
         return result
+    lines: dict[str | None, tuple[list[Any], list[Any]] | None] = {}
+
+    def computed(link: Any) -> tuple[list[Any], list[Any]] | None:
+        """The line's entries computed in ``fmt``: certified balls, and a numpy run."""
+        if link.expression not in lines:
+            try:
+                parsed = parse_expression(link.expression, where=claim.where)
+                resolve = _resolver(ev.exact_trace(), d, ev, link)
+                with FormatBallBackend(fmt) as xp:
+                    balls = [
+                        getattr(b, "b", b) for b in line_entries(float_line(parsed, resolve, xp))
+                    ]
+                sims = line_entries(float_line(parsed, resolve, FormatSimBackend(fmt)))
+                ok = len(balls) == len(sims) == len(printed)
+                lines[link.expression] = (balls, sims) if ok else None
+            except (
+                SymtfError,
+                ExpressionError,
+                Undecided,
+                TypeError,
+                ValueError,
+                ZeroDivisionError,
+            ):
+                lines[link.expression] = None
+        return lines[link.expression]
+
     checks = []
-    for ch, p, b, v in zip(result.checks, printed, balls, sims, strict=True):
-        if ch.verdict not in FAILING or p.is_infinite or p.is_fraction:
+    for k, (ch, p) in enumerate(zip(result.checks, printed, strict=True)):
+        # a chain: the link that gave the verdict, and only when its other links are right
+        others = [x for i, x in enumerate(ch.extra.get("links", ())) if i != ch.extra.get("link")]
+        got = computed(decided_by_link(claim, ch))
+        if (
+            ch.verdict not in FAILING
+            or p.is_infinite
+            or p.is_fraction
+            or got is None
+            or any(x["verdict"] in FAILING for x in others)
+        ):
             checks.append(ch)
             continue
+        b, v = got[0][k], got[1][k]
         extra = dict(ch.extra)
         digits = p.decimals + 3
         lo, hi = _outward(b, digits) if b.is_finite() else ("-inf", "inf")

@@ -184,10 +184,11 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
 
     ``e^−1.9 = 0.149`` is the line's value truncated; a neighbour's value is not looked for.
     """
-    from symtf.checking.displayed import _entries, _resolver
+    from symtf.checking.displayed import _entries, _resolver, decided_by_link
     from symtf.errors import ExpressionError
     from symtf.language.latexmath import parse as parse_expression
 
+    claim = decided_by_link(claim, c)  # a chain: the link that gave the verdict
     p = next((q for row in claim.printed for q in row if q.text == c.printed), None)
     if p is None or p.value is None:
         return None
@@ -242,10 +243,12 @@ def line_inputs(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> list[tupl
         _row_key,
         _rows_of,
         _split_key,
+        decided_by_link,
     )
     from symtf.errors import ExpressionError
     from symtf.language.latexmath import parse as parse_expression
 
+    claim = decided_by_link(claim, c)  # a chain: the link that gave the verdict
     sources = c.extra.get("exact_reading", {}).get("stands_for") or {}
     if not sources or claim.expression is None:
         return []

@@ -691,12 +691,15 @@ def _search_expression(
     from symtf.checking.displayed import check_expression
     from symtf.errors import ExpressionError
     from symtf.language import expr as sx
+    from symtf.language.latexmath import split_links
 
     claim = result.claim
     reads_model = any(c.extra.get("exact_reading", {}).get("stands_for") for c in result.checks)
     if not reads_model:
         try:
-            reads_model = bool(sx.parse(claim.expression or "").references)
+            reads_model = any(
+                sx.parse(link).references for link in split_links(claim.expression or "")
+            )
         except ExpressionError:
             return None
     if not reads_model:

@@ -17,6 +17,7 @@ says which reading holds, so hidden precision is told apart from an error.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +30,7 @@ from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
 from symtf.language.latexmath import parse as parse_expression
+from symtf.language.latexmath import split_links
 from symtf.language.syntax import Link
 from symtf.numbers import Printed, rounding_interval
 from symtf.spec import Claim, Derivation
@@ -44,6 +46,38 @@ _BARE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\[\d+\])?)\s*$")
 
 def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any, ...]:
     """Check one expression claim; returns its :class:`~symtf.checking.report.Check` entries.
+
+    A claim whose expression is a chain ``a = b`` (each link computing the one printed
+    value, as ``0.0025 × 0.498 + (-0.00749) × 0.502 = 0.001245 - 0.00376 = -0.002515``
+    writes it) still gets one verdict per printed number: every link is checked both
+    ways, and the number takes the worst verdict of its links, naming the link that
+    gives it (see :func:`_combine`).
+
+    Raises:
+        SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
+    """
+    assert claim.expression is not None
+    links = split_links(claim.expression)
+    if len(links) == 1:
+        checks, value = _check_link(claim, ev, derivation)
+        _remember(ev, claim, value)
+        return checks
+    if not all(links):
+        raise SpecError(
+            f"{claim.where}.expression: expected an expression on each side of every relation, "
+            f"found {claim.expression!r}"
+        )
+    parts = [_check_link(c, ev, derivation) for c in _link_claims(claim, links)]
+    # the line's value for later lines: its first link's reading, as when each link was a claim
+    _remember(ev, claim, parts[0][1])
+    return _combine(claim, links, [checks for checks, _ in parts])
+
+
+def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[Any, ...], Any]:
+    """Check one expression (a claim, or one link of a chain claim) both ways.
+
+    Returns:
+        Its checks, and its exact reading (the value later lines may repeat).
 
     Raises:
         SpecError: For an expression that cannot be parsed or evaluated, naming the claim.
@@ -67,7 +101,6 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
-    _remember(ev, claim, exact)
     _remember_pieces(ev, claim, parsed, resolve, replace, xp)
 
     shown_vals = _entries(shown)
@@ -139,7 +172,95 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
         checks.append(
             Check(claim.label, None, index, p.text, expected, exact_str, verdict, why, value, extra)
         )
-    return tuple(checks)
+    return tuple(checks), exact
+
+
+#: How far a verdict is from a right number: a chain's printed number takes its worst link's.
+_SEVERITY = {"exact": 0, "rounded": 1, "symbolic": 2, "undecided": 3, "slip": 4, "wrong": 5}
+
+
+def _link_claims(claim: Claim, links: list[str]) -> list[Claim]:
+    """One claim per link of a chain claim, each with the ``stands_for`` keys it writes.
+
+    Raises:
+        SpecError: For a ``stands_for`` key that no link writes.
+    """
+    parsed = []
+    for text in links:
+        try:
+            parsed.append(parse_expression(text, where=f"{claim.where}.expression"))
+        except ExpressionError as e:
+            raise SpecError(str(e)) from None
+    out = []
+    for text, tree in zip(links, parsed, strict=True):
+        keys = {k: v for k, v in claim.stands_for.items() if _writes(tree, k)}
+        out.append(dataclasses.replace(claim, expression=text, stands_for=keys))
+    for key in claim.stands_for:
+        if not any(_writes(tree, key) for tree in parsed):
+            raise SpecError(f"{claim.where}.stands_for: no literal {key!r} in {claim.expression!r}")
+    return out
+
+
+def _writes(parsed: sx.Expression, key: str) -> bool:
+    """Whether an expression writes the literal (or bracketed row) a ``stands_for`` key names."""
+    if key.strip().startswith("["):
+        return any(r.key == _row_key(_split_key(key)) for r in _rows_of(parsed))
+    return bool(parsed.literals_with_text(key.strip().lstrip("-−").strip()))
+
+
+def _combine(claim: Claim, links: list[str], parts: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """One check per printed number of a chain claim, from the checks of its links.
+
+    Each number takes the worst verdict of its links (a later link on a tie: the one the
+    article wrote the result from); its readings are that link's, the JSON adds ``link``
+    (its place, from 0) and ``links`` (every link with both readings), and the
+    explanation names each link, the deciding one last.
+    """
+    n = len(links)
+    out = []
+    for k, column in enumerate(zip(*parts, strict=True)):
+        j = max(range(n), key=lambda i: (_SEVERITY.get(column[i].verdict, 3), i))
+        chosen = column[j]
+        said = [
+            f"link {i + 1} of {n}, {links[i]} = {_short(c.exact)}: {_word(c.verdict)}"
+            for i, c in enumerate(column)
+            if i != j
+        ]
+        why = "; ".join([*said, f"link {j + 1} of {n} gives the verdict: {chosen.explanation}"])
+        extra = dict(chosen.extra)
+        extra["expression"] = claim.expression
+        extra["link"] = j
+        extra["links"] = [
+            {
+                "expression": links[i],
+                "verdict": c.verdict,
+                "exact": c.exact,
+                "as_displayed": c.extra["as_displayed"],
+                "exact_reading": c.extra["exact_reading"],
+            }
+            for i, c in enumerate(column)
+        ]
+        out.append(dataclasses.replace(chosen, explanation=why, extra=extra))
+        assert out[-1].index == column[0].index, k
+    return tuple(out)
+
+
+def decided_by_link(claim: Claim, check: Any) -> Claim:
+    """The claim narrowed to the link of a chain that gave ``check`` its verdict.
+
+    A claim of one expression is returned as it is; what re-reads a displayed line to
+    explain a number (its inputs, a slip, a computation in a float format) reads this.
+    """
+    j = check.extra.get("link") if check is not None else None
+    if claim.expression is None or not isinstance(j, int):
+        return claim
+    links = split_links(claim.expression)
+    if not 0 <= j < len(links):
+        return claim
+    try:
+        return _link_claims(claim, links)[j]
+    except SpecError:
+        return claim
 
 
 def _explain(
@@ -596,10 +717,13 @@ def _substitutions(
     return replace, sources, anchored
 
 
-def _chain_key(claim: Claim) -> tuple[int, str] | None:
-    """The links of one chain ``a = b = c`` share their article line and printed result."""
-    if claim.source_line is None or not claim.printed:
+def _chain_key(claim: Claim) -> tuple[int | str, str] | None:
+    """The links of one chain ``a = b = c`` share their article line and printed result
+    (the claim's label, in a file that does not name the article's lines)."""
+    if not claim.printed:
         return None
+    if claim.source_line is None:
+        return "claim", claim.label
     return claim.source_line, _row_key(p.text for row in claim.printed for p in row)
 
 

@@ -322,7 +322,7 @@ class Evaluator:
         self.printed_labels: dict[str, str] = {}
         #: (article line, printed result) of a chain ``a = b = c`` -> each compound piece
         #: of its links checked so far: (as displayed, exact reading, label, text).
-        self.chain_pieces: dict[tuple[int, str], list[tuple[Any, Any, str, str]]] = {}
+        self.chain_pieces: dict[tuple[int | str, str], list[tuple[Any, Any, str, str]]] = {}
 
     def _run(self, xp: Any, base: Trace | None) -> Trace:
         reuse = Reuse(base, self.fresh) if base is not None else None

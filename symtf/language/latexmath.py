@@ -40,6 +40,7 @@ __all__ = [
     "looks_like_latex",
     "parse",
     "split_display",
+    "split_links",
     "to_plain",
 ]
 
@@ -177,6 +178,18 @@ def split_display(text: str) -> tuple[str, str | None]:
     last relation, or ``(text, None)`` when there is no relation or what follows
     the last one is not a plain number.
     """
+    cuts = _relation_cuts(text)
+    if not cuts:
+        return text, None
+    lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
+    number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
+    if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
+        return lhs, number
+    return text, None
+
+
+def _relation_cuts(text: str) -> list[tuple[int, int]]:
+    r"""The spans of the top-level relations (``=``, ``≈``, ``\approx``, …) of ``text``."""
     depth = 0
     cuts: list[tuple[int, int]] = []
     for i, ch in enumerate(text):
@@ -191,13 +204,28 @@ def split_display(text: str) -> tuple[str, str | None]:
                 m = re.match(r"\\([A-Za-z]+)", text[i:])
                 if m and m.group(1) in _RELATIONS:
                     cuts.append((i, i + len(m.group(0))))
-    if not cuts:
-        return text, None
-    lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
-    number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
-    if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
-        return lhs, number
-    return text, None
+    return cuts
+
+
+def split_links(text: str) -> list[str]:
+    r"""The links of a chain ``a = b ≈ c``, each an expression, in order.
+
+    An expression claim may state a chain of links that each compute its one printed
+    value (``0.0025 × 0.498 + (-0.00749) × 0.502 = 0.001245 - 0.00376``); a text with
+    no top-level relation is one link.
+
+    Example:
+        >>> split_links(r"0.198 \cdot 1 + 0.401 \cdot 3 = 0.198 + 1.203")
+        ['0.198 \\cdot 1 + 0.401 \\cdot 3', '0.198 + 1.203']
+        >>> split_links("e^{2.309}")
+        ['e^{2.309}']
+    """
+    links, start = [], 0
+    for a, b in _relation_cuts(text):
+        links.append(text[start:a].strip())
+        start = b
+    links.append(text[start:].strip())
+    return links
 
 
 _DIGITS = frozenset("0123456789")

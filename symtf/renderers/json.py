@@ -94,12 +94,23 @@ def _solution_fields(sets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _link_fields(link: dict[str, Any]) -> dict[str, Any]:
+    """One link of a chain, its decimals made parseable as the claim's own are."""
+    out = {**link, **exact_fields(link.get("exact"))}
+    for reading in ("as_displayed", "exact_reading"):
+        if isinstance(link.get(reading), dict):
+            out[reading] = {**link[reading], **exact_fields(link[reading].get("exact"))}
+    return out
+
+
 def _extra_fields(extra: dict[str, Any]) -> dict[str, Any]:
     """The checks' further fields, with every decimal in them made parseable."""
     out: dict[str, Any] = {}
     for key, value in extra.items():
         if key in ("as_displayed", "exact_reading") and isinstance(value, dict):
             out[key] = {**value, **exact_fields(value.get("exact"))}
+        elif key == "links" and isinstance(value, list):  # a chain: each link's readings
+            out[key] = [_link_fields(link) for link in value]
         elif key == "units_off":
             out.update(decimal_fields("units_off", value))
         elif key == "solutions" and isinstance(value, list):
