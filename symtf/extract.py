@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -66,6 +66,9 @@ class Found:
         latex: For arithmetic, the expression as the article wrote it.
         cell: For a notebook, the 0-based cell index.
         context: The source line (trimmed), to show a person.
+        chain: For arithmetic, what the links of one chain ``a = b = c`` that compute
+            one printed result share (``""`` for none): they are one printed number,
+            to be checked as one claim.
     """
 
     kind: str
@@ -76,6 +79,7 @@ class Found:
     latex: str | None = None
     cell: int | None = None
     context: str = ""
+    chain: str = ""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -409,7 +413,7 @@ def _math_items(seg: _Segment) -> list[Found]:
         for piece in _split_top(st, ("=",))[1:]
         if (rows := _matrix_rows(piece)) is not None and len(rows) == 1
     }
-    for st in statements:
+    for place, st in enumerate(statements):
         # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
         st = _IMPLICIT_SCALE.sub(r"\1\\times[", st)
         arrow = _arrow_items(st, seg, context)
@@ -437,29 +441,43 @@ def _math_items(seg: _Segment) -> list[Found]:
         last = chain[-1]
         last_rows = _matrix_rows(last)
         last_number = _numeric_cell(last)
-        # Displayed arithmetic: every arithmetic piece of the chain against the printed end.
+        # Displayed arithmetic: every arithmetic piece of the chain against the printed end,
+        # and against each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``); the links
+        # before one printed result are one chain, one printed number.
         if len(chain) > 1 and (last_number is not None or last_rows is not None):
             # one of the two is set
-            printed = last_rows if last_rows is not None else ((cast(str, last_number),),)
-            for piece in chain[:-1]:
-                if _is_arithmetic(piece):
-                    expression = latexmath.to_plain(piece, where="arithmetic")
-                    try:
-                        latexmath.parse(piece, where="arithmetic")
-                    except ExpressionError:
-                        continue
-                    out.append(
-                        Found(
-                            "arithmetic",
-                            label or f"line {seg.line}",
-                            seg.line,
-                            printed,
-                            expression,
-                            piece,
-                            seg.cell,
-                            context,
+            ends: list[tuple[int, tuple[tuple[str, ...], ...]]] = [
+                (k, ((cast(str, _numeric_cell(p)),),))
+                for k, p in enumerate(chain[1:-1], 1)
+                if _numeric_cell(p) is not None
+            ]
+            ends.append(
+                (
+                    len(chain) - 1,
+                    last_rows if last_rows is not None else ((cast(str, last_number),),),
+                )
+            )
+            for end, printed in ends:
+                for piece in chain[:end]:
+                    if _is_arithmetic(piece):
+                        expression = latexmath.to_plain(piece, where="arithmetic")
+                        try:
+                            latexmath.parse(piece, where="arithmetic")
+                        except ExpressionError:
+                            continue
+                        out.append(
+                            Found(
+                                "arithmetic",
+                                label or f"line {seg.line}",
+                                seg.line,
+                                printed,
+                                expression,
+                                piece,
+                                seg.cell,
+                                context,
+                                chain=f"{seg.cell}:{seg.line}:{place}:{end}",
+                            )
                         )
-                    )
         for position, piece in enumerate(chain[:-1]):
             if not _is_arithmetic(piece) and "[" in piece and re.search(r"[A-Za-z]", piece):
                 # "[1,0,1,0,0,0]W_Q^{(1)}": a printed row multiplied by a named matrix
@@ -744,7 +762,7 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
         return out
     context = text[:200]
     seen_vectors: set[int] = set()
-    for fragment in _fragments(text):
+    for place, fragment in enumerate(_fragments(text)):
         label, chain = _plain_chain(fragment)
         if len(chain) == 1 and label and _numeric_cell(chain[0].rstrip(".:;,")) is not None:
             value = _numeric_cell(chain[0].rstrip(".:;,")) or ""
@@ -761,6 +779,30 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
             printed = ((end,),)
         else:
             continue
+        # each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``) is a result of the links
+        # before it; the links before one printed result are one chain, one printed number
+        ends = [
+            (k, ((cast(str, _numeric_cell(p)),),))
+            for k, p in enumerate(chain[1:-1], 1)
+            if _numeric_cell(p) is not None
+        ]
+        for k, p in ends:
+            for piece in chain[:k]:
+                expression = _plain_arithmetic(piece)
+                if expression is not None:
+                    out.append(
+                        Found(
+                            "arithmetic",
+                            label or f"line {number}",
+                            number,
+                            p,
+                            expression,
+                            piece,
+                            seg.cell,
+                            context,
+                            chain=f"{seg.cell}:{number}:{place}:{k}",
+                        )
+                    )
         for piece in chain[:-1]:
             expression = _plain_arithmetic(piece)
             if expression is not None:
@@ -774,6 +816,7 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
                         piece,
                         seg.cell,
                         context,
+                        chain=f"{seg.cell}:{number}:{place}:{len(chain) - 1}",
                     )
                 )
                 out.extend(
@@ -1084,7 +1127,9 @@ def extract_text(text: str, kind: str = "md", *, path: str = "<text>") -> list[F
             ]
             if words:
                 seg.extra["prose_label"] = words[-1]
-        found.extend(_math_items(seg) if seg.math else _text_items(seg))
+        items = _math_items(seg) if seg.math else _text_items(seg)
+        # a chain is one statement of one segment: several on a line are several chains
+        found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
     return found + _rows_of_arrows(found)
 
 

@@ -149,3 +149,32 @@ def test_a_stands_for_key_applies_to_the_links_that_write_it(tmp_path: Path) -> 
     )
     with pytest.raises(SpecError, match=r"no literal '0\.7'"):
         symtf.check(symtf.load(path))
+
+
+ARTICLE = """# A product, by hand
+
+$$x = 2.3 \\times 4 = 9.3 \\approx 9$$
+
+The scaled sum:
+
+$$s = 0.25 \\times 2 + 0.5 = 0.5 + 0.5 = 1.0$$
+"""
+
+
+def test_an_article_chain_is_one_claim_and_a_number_on_the_way_is_its_own(
+    tmp_path: Path,
+) -> None:
+    # 2.3 × 4 = 9.2 (by hand): the 9.3 printed on the way is one unit off (wrong), the 9
+    # after it a correct rounding; 0.25·2 + 0.5 = 0.5 + 0.5 = 1 prints 1.0 exactly, once
+    from symtf.commands.draft import check_article
+
+    path = tmp_path / "chain.md"
+    path.write_text(ARTICLE, encoding="utf-8")
+    report = check_article(path)
+    got = sorted(
+        (r.claim.source_line, c.printed, c.verdict, len(c.extra.get("links", [None])))
+        for r in report.results
+        for c in r.checks
+        if r.claim.expression is not None
+    )
+    assert got == [(3, "9", "rounded", 1), (3, "9.3", "wrong", 1), (7, "1.0", "exact", 2)]

@@ -98,6 +98,9 @@ class Display:
     latex: str
     cell: int | None = None
     context: str = ""
+    #: What the links of one chain ``a = b = c`` computing one printed result share
+    #: (``""``: none); drafting writes them as one claim (symtf.extract.Found.chain).
+    chain: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,7 @@ def _printings(found: list[Found]) -> tuple[list[Printing], list[Display]]:
                     f.latex or f.expression or "",
                     f.cell,
                     f.context,
+                    f.chain,
                 )
             )
             continue

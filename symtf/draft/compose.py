@@ -333,6 +333,7 @@ def _display_claims(
     for o in outcomes:
         if o.printing.role == "term":
             terms_by_line.setdefault((o.printing.cell, o.printing.line), []).append(o.printing)
+    links: dict[str, list[tuple[Display, str]]] = {}  # the readable links of each chain
     for d in article.displays:
         expression = " ".join(d.latex.split())
         try:
@@ -345,7 +346,15 @@ def _display_claims(
                 Unread(d.label, d.line, expression, "its printed value cannot be read")
             )
             continue
-        sources = search.sources.get(d.key, {})
+        links.setdefault(d.chain or f"display {d.key}", []).append((d, expression))
+    for chain in links.values():
+        # a chain a = b = c is one printed number: one claim, whose check reads every link
+        d = chain[0][0]
+        expression = " = ".join(text for _, text in chain)
+        sources: dict[str, tuple[int, int, int]] = {}
+        for link, _ in chain:
+            for k, v in search.sources.get(link.key, {}).items():
+                sources.setdefault(k, v)
         block = [
             "[[claims]]",
             f"label = {_s(label(d.label, d.line))}",
@@ -360,7 +369,9 @@ def _display_claims(
         block.append(f"source_line = {d.line}")
         claims.append((d.key, block))
         shown.add((d.cell, d.line, d.rows))
-        result = search.results.get(d.key)
+        result = next(
+            (r for link, _ in chain if (r := search.results.get(link.key)) is not None), None
+        )
         if result is not None and result.placement is not None:
             claims.append(
                 (
@@ -375,7 +386,11 @@ def _display_claims(
                     ],
                 )
             )
-        for text, printed, term in _dot_terms(d, terms_by_line.get((d.cell, d.line), [])):
+        for text, printed, term in (
+            t
+            for link, _ in chain
+            for t in _dot_terms(link, terms_by_line.get((d.cell, d.line), []))
+        ):
             claims.append(
                 (
                     term.key,
