@@ -24,7 +24,7 @@ the other printed numbers of the step and of its inputs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, cast
 
@@ -672,33 +672,27 @@ WITNESS_STEPS = 48
 def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str) -> bool:
     """Whether one point of the rounding intervals gives values that print as ``targets``.
 
-    ``d`` has its rounded inputs marked (:func:`with_rounded`). Each rounded entry is
-    moved to the end of its interval alone, to see which way it pushes the off entries
-    towards their prints; all are then moved together that way by a fraction ``t`` of
-    their half-widths, and ``t`` is bisected on the entry furthest off, the values
-    at each point certified in balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`).
-    False when no such point is found (or there are more than :data:`WITNESS_ENTRIES`).
+    ``d`` has its rounded inputs marked (:func:`with_rounded`); the model is evaluated at
+    each point tried in certified balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`)
+    and :func:`reach` chooses the points.
     """
-    from symtf.backends.certify import compare_ball
     from symtf.backends.rounded import ShiftedBallBackend
-    from symtf.errors import SymtfError, Undecided
+    from symtf.errors import Undecided
     from symtf.graph.pipeline import run
     from symtf.numbers import rounding_interval
 
     inputs = list(d.rounded_inputs.values()) if d.rounded_inputs else []
     entries = [
-        (id(r.values), i, j, h)
+        ((id(r.values), i, j), h)
         for r in inputs
         for i, row in enumerate(r.half)
         for j, h in enumerate(row)
         if h
     ]
-    if not entries or len(entries) > WITNESS_ENTRIES:
-        return False
     shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
     intervals = [rounding_interval(p, "half-up" if mode == "any" else mode) for _, p in targets]
 
-    def at(moves: dict[tuple[int, int, int], Fraction]) -> list[arb] | None:
+    def at(moves: Mapping[Any, Fraction]) -> list[arb] | None:
         shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
         for (k, i, j), dv in moves.items():
             shifts[k][i][j] = dv
@@ -708,6 +702,38 @@ def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str
             return [value[idx] for idx, _ in targets]
         except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
             return None
+
+    return reach(entries, at, intervals)
+
+
+def reach(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    intervals: Sequence[Any],
+) -> bool:
+    """Whether one point of some inputs' rounding intervals gives values in ``intervals``.
+
+    A witness that printed values are reached, not only met by an enclosure (enclosures
+    are wider than the range). Each input entry (``entries``: its key and half-width) is
+    moved to the end of its interval alone, to see which way it pushes the off values
+    towards their intervals; all are then moved together that way by a fraction ``t`` of
+    their half-widths, and ``t`` is bisected on the value furthest off.
+
+    Args:
+        entries: The input entries that may move, each with its half-width.
+        at: The certified values at a point (input key → its exact shift); ``None``
+            when they cannot be computed.
+        intervals: The rounding interval of each printed value (``lo``, ``hi``), in
+            the order ``at`` gives the values.
+
+    Returns:
+        True when a point is found whose certified values all lie inside their intervals;
+        False when none is (or there are more than :data:`WITNESS_ENTRIES` entries).
+    """
+    from symtf.backends.certify import compare_ball
+
+    if not entries or len(entries) > WITNESS_ENTRIES:
+        return False
 
     def side(x: arb, k: int) -> int | None:
         """-1 below the interval of target k, 1 above, 0 inside, None undecided."""
@@ -729,16 +755,16 @@ def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str
     if all(s == 0 for s in sides):
         return True
     toward = [-(s or 0) for s in sides]  # +1: the entry must grow
-    direction: dict[tuple[int, int, int], int] = {}
-    for k, i, j, h in entries:
-        moved = at({(k, i, j): h})
+    direction: dict[Hashable, int] = {}
+    for e, h in entries:
+        moved = at({e: h})
         if moved is None:
             return False
         push = sum((toward[t] * (moved[t] - base[t]) for t in range(len(base))), arb(0))
-        direction[(k, i, j)] = 1 if push > 0 else (-1 if push < 0 else 0)
+        direction[e] = 1 if push > 0 else (-1 if push < 0 else 0)
     if not any(direction.values()):
         return False
-    halves = {(k, i, j): h for k, i, j, h in entries}
+    halves = dict(entries)
 
     def along(t: Fraction) -> list[arb] | None:
         return at({e: t * s * halves[e] for e, s in direction.items() if s})
@@ -800,6 +826,7 @@ __all__ = [
     "exact_balls",
     "line_inputs",
     "line_slip",
+    "reach",
     "replay_derivation",
     "replay_trace",
     "rounded_inputs_cause",
