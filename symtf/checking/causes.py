@@ -756,14 +756,31 @@ def reach(
         return True
     toward = [-(s or 0) for s in sides]  # +1: the entry must grow
     direction: dict[Hashable, int] = {}
+    pushes: list[list[arb]] = []
     for e, h in entries:
         moved = at({e: h})
         if moved is None:
             return False
-        push = sum((toward[t] * (moved[t] - base[t]) for t in range(len(base))), arb(0))
+        pushes.append([m - b for m, b in zip(moved, base, strict=True)])
+        push = sum((toward[t] * pushes[-1][t] for t in range(len(base))), arb(0))
         direction[e] = 1 if push > 0 else (-1 if push < 0 else 0)
     if not any(direction.values()):
         return False
+    if _along_one_way(entries, at, base, direction, intervals, side, toward):
+        return True
+    return _linearised(entries, at, base, pushes, intervals, side)
+
+
+def _along_one_way(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    base: list[arb],
+    direction: Mapping[Hashable, int],
+    intervals: Sequence[Any],
+    side: Callable[[arb, int], int | None],
+    toward: list[int],
+) -> bool:
+    """Every entry moved the way it pushes the off values, ``t`` bisected on the furthest."""
     halves = dict(entries)
 
     def along(t: Fraction) -> list[arb] | None:
@@ -799,6 +816,68 @@ def reach(
         else:
             hi = t
     return False
+
+
+#: Steps of the linearised witness search (one evaluation each).
+LINEAR_STEPS = 4
+
+
+def _linearised(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    base: list[arb],
+    pushes: list[list[arb]],
+    intervals: Sequence[Any],
+    side: Callable[[arb, int], int | None],
+) -> bool:
+    """A point aimed at the middle of every interval at once, from the values' first-order
+    response to each entry (``pushes``: the change when it moves by its whole half-width).
+
+    The shifts solve the least-squares problem with each value's miss measured in
+    half-widths of its interval, within the rounding intervals (coordinate descent on the
+    box), refined a few times with the same slopes from the values reached; a point counts
+    only when its certified values all lie inside their intervals.
+    """
+    import numpy as np
+
+    slope = np.array([[float(x.mid()) for x in col] for col in pushes]).T  # values × entries
+    mid = np.array([float((iv.lo + iv.hi) / 2) for iv in intervals])
+    half = np.array([float((iv.hi - iv.lo) / 2) for iv in intervals])
+    if not (np.all(np.isfinite(slope)) and np.all(half > 0)):
+        return False
+    scaled = slope / half[:, None]
+    u = np.zeros(len(entries))
+    now = np.array([float(x.mid()) for x in base])
+    for _ in range(LINEAR_STEPS):
+        if not np.all(np.isfinite(now)):
+            return False
+        u = _box_least_squares(scaled, (mid - now) / half + scaled @ u, u.copy())
+        moves = {e: Fraction(float(x)) * h for (e, h), x in zip(entries, u, strict=True)}
+        values = at(moves)
+        if values is None:
+            return False
+        if all(side(x, k) == 0 for k, x in enumerate(values)):
+            return True
+        now = np.array([float(x.mid()) for x in values])
+    return False
+
+
+def _box_least_squares(a: Any, r: Any, u: Any, sweeps: int = 200) -> Any:
+    """``u`` in [-1, 1]ⁿ minimising ‖a·u − r‖ (coordinate descent from the ``u`` given)."""
+    norms = (a**2).sum(axis=0)
+    res = r - a @ u
+    for _ in range(sweeps):
+        moved = 0.0
+        for j in range(a.shape[1]):
+            if norms[j] == 0:
+                continue
+            new = min(1.0, max(-1.0, u[j] + float(a[:, j] @ res) / norms[j]))
+            res -= a[:, j] * (new - u[j])
+            moved = max(moved, abs(new - u[j]))
+            u[j] = new
+        if moved < 1e-9:
+            break
+    return u
 
 
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
