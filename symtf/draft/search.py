@@ -673,7 +673,9 @@ class Search:
         (:meth:`_replay_find`): a step the article computed from its own rounded results.
         """
         found = self._find_exact(p, t, allow_rows=allow_rows)
-        if found is None and self._replaying is None:
+        input_label = bool(INPUT_LABEL.match(p.label.strip())) and not p.role
+        if found is None and self._replaying is None and not input_label:
+            # (what the article names as an input is given: a replay tries no repeat)
             return self._replay_find(p, t, allow_rows=allow_rows)
         return found
 
