@@ -293,6 +293,46 @@ def test_rasbt_ch04_a_printed_variable_named_like_an_op_stands_for_its_value() -
     assert _off(checks) == []
 
 
+def test_rasbt_ch04_normalised_outputs_are_reached_from_the_printed_layer_output() -> None:
+    """``out_norm = (out - mean) / torch.sqrt(var)`` of the printed (rounded) ``out``.
+
+    From ``out`` as printed, mpmath gives 0.58703 for the printed 0.5872 (1.7 units off),
+    so the translated step was left unchecked; but ``out`` is known only to 4 decimals, and
+    a point of its rounding intervals gives all 12 printed entries (and the printed mean
+    and variance): each is accepted with that reason, none flagged.
+    """
+    report = check_article(SOURCES / "rasbt_ch04_layernorm_snippet.ipynb")
+    out = [
+        ["0.2260", "0.3470", "0.0000", "0.2216", "0.0000", "0.0000"],
+        ["0.2133", "0.2394", "0.0000", "0.5198", "0.3297", "0.0000"],
+    ]
+    printed = [
+        ["0.6159", "1.4126", "-0.8719", "0.5872", "-0.8719", "-0.8719"],
+        ["-0.0189", "0.1121", "-1.0876", "1.5173", "0.5647", "-1.0876"],
+    ]
+    from_printed = []
+    for row in out:
+        x = [mpmath.mpf(v) for v in row]
+        mean = mpmath.fsum(x) / 6
+        std = mpmath.sqrt(mpmath.fsum((v - mean) ** 2 for v in x) / 5)
+        from_printed += [(v - mean) / std for v in x]
+    flat = [p for row in printed for p in row]
+    assert abs(from_printed[3] - mpmath.mpf("0.5872")) > mpmath.mpf("0.0001")
+    off = [p for x, p in zip(from_printed, flat, strict=True) if not _rounds_to(x, p)]
+    assert sorted(off) == sorted(["0.6159", "0.5872", "-0.0189", "-1.0876", "0.5647", "-1.0876"])
+    checks = [(c.printed, c.verdict, c.extra) for r in report.results for c in r.checks]
+    mine = [
+        (c.printed, c.verdict, c.extra)
+        for r in report.results
+        if r.claim.source_line == 195
+        for c in r.checks
+    ]
+    assert [p for p, _, _ in mine] == flat
+    assert all(v == "rounded" for _, v, _ in mine)
+    assert sorted(p for p, _, e in mine if e.get("accepted_by") == "rounded_inputs") == sorted(off)
+    assert [c for c in checks if c[1] not in ("exact", "rounded")] == []
+
+
 def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
     """``print("Text 1:", p)`` of an untranslated 1-D tensor, and a print with ``-inf``.
 
@@ -541,14 +581,22 @@ def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_f
     assert abs(out[2][0] - mpmath.mpf("3.507")) >= mpmath.mpf("0.001")
     # each link of a chain a = b = c is checked against the printed result, and a later
     # link's partial sums (1.203 = 0.401·3) stand for their exact values; each printed
-    # number of lines 69 and 81 is one claim's entry, flagged once
+    # number of lines 69 and 81 is one claim's entry, flagged once. The final Output
+    # (line 85) is A·V computed from the printed A, so the draft finds it by that replay
+    # and it carries the same flags (row 2, 3.000 and 4.000, is exact either way)
     assert sorted(_off(checks)) == [
         (69, "3.406", "slip", "propagated-rounding"),
         (69, "4.406", "slip", "propagated-rounding"),
         (81, "3.507", "wrong", "propagated-rounding"),
         (81, "4.506", "wrong", "propagated-rounding"),
+        (85, "3.406", "slip", "propagated-rounding"),
+        (85, "3.507", "wrong", "propagated-rounding"),
+        (85, "4.406", "slip", "propagated-rounding"),
+        (85, "4.506", "wrong", "propagated-rounding"),
     ]
+    assert all(abs(x - y) < mpmath.mpf(10) ** -40 for x, y in zip(out[1], [3, 4], strict=True))
     got = {(line, p, v) for line, p, v, _ in checks}
+    assert {(85, "3.000", "exact"), (85, "4.000", "exact")} <= got
     # [2.028/8.169, 2.028/8.169, 4.113/8.169] = [0.248, 0.248, 0.503]: right as displayed
     # and as the true weight; 4.113 read as e^{1.414…} over the printed 8.169 gives 0.504
     assert _rounds_to(mpmath.mpf("4.113") / mpmath.mpf("8.169"), "0.503")

@@ -24,7 +24,7 @@ the other printed numbers of the step and of its inputs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, cast
 
@@ -675,33 +675,27 @@ WITNESS_STEPS = 48
 def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str) -> bool:
     """Whether one point of the rounding intervals gives values that print as ``targets``.
 
-    ``d`` has its rounded inputs marked (:func:`with_rounded`). Each rounded entry is
-    moved to the end of its interval alone, to see which way it pushes the off entries
-    towards their prints; all are then moved together that way by a fraction ``t`` of
-    their half-widths, and ``t`` is bisected on the entry furthest off, the values
-    at each point certified in balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`).
-    False when no such point is found (or there are more than :data:`WITNESS_ENTRIES`).
+    ``d`` has its rounded inputs marked (:func:`with_rounded`); the model is evaluated at
+    each point tried in certified balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`)
+    and :func:`reach` chooses the points.
     """
-    from symtf.backends.certify import compare_ball
     from symtf.backends.rounded import ShiftedBallBackend
-    from symtf.errors import SymtfError, Undecided
+    from symtf.errors import Undecided
     from symtf.graph.pipeline import run
     from symtf.numbers import rounding_interval
 
     inputs = list(d.rounded_inputs.values()) if d.rounded_inputs else []
     entries = [
-        (id(r.values), i, j, h)
+        ((id(r.values), i, j), h)
         for r in inputs
         for i, row in enumerate(r.half)
         for j, h in enumerate(row)
         if h
     ]
-    if not entries or len(entries) > WITNESS_ENTRIES:
-        return False
     shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
     intervals = [rounding_interval(p, "half-up" if mode == "any" else mode) for _, p in targets]
 
-    def at(moves: dict[tuple[int, int, int], Fraction]) -> list[arb] | None:
+    def at(moves: Mapping[Any, Fraction]) -> list[arb] | None:
         shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
         for (k, i, j), dv in moves.items():
             shifts[k][i][j] = dv
@@ -711,6 +705,38 @@ def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str
             return [value[idx] for idx, _ in targets]
         except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
             return None
+
+    return reach(entries, at, intervals)
+
+
+def reach(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    intervals: Sequence[Any],
+) -> bool:
+    """Whether one point of some inputs' rounding intervals gives values in ``intervals``.
+
+    A witness that printed values are reached, not only met by an enclosure (enclosures
+    are wider than the range). Each input entry (``entries``: its key and half-width) is
+    moved to the end of its interval alone, to see which way it pushes the off values
+    towards their intervals; all are then moved together that way by a fraction ``t`` of
+    their half-widths, and ``t`` is bisected on the value furthest off.
+
+    Args:
+        entries: The input entries that may move, each with its half-width.
+        at: The certified values at a point (input key → its exact shift); ``None``
+            when they cannot be computed.
+        intervals: The rounding interval of each printed value (``lo``, ``hi``), in
+            the order ``at`` gives the values.
+
+    Returns:
+        True when a point is found whose certified values all lie inside their intervals;
+        False when none is (or there are more than :data:`WITNESS_ENTRIES` entries).
+    """
+    from symtf.backends.certify import compare_ball
+
+    if not entries or len(entries) > WITNESS_ENTRIES:
+        return False
 
     def side(x: arb, k: int) -> int | None:
         """-1 below the interval of target k, 1 above, 0 inside, None undecided."""
@@ -732,16 +758,33 @@ def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str
     if all(s == 0 for s in sides):
         return True
     toward = [-(s or 0) for s in sides]  # +1: the entry must grow
-    direction: dict[tuple[int, int, int], int] = {}
-    for k, i, j, h in entries:
-        moved = at({(k, i, j): h})
+    direction: dict[Hashable, int] = {}
+    pushes: list[list[arb]] = []
+    for e, h in entries:
+        moved = at({e: h})
         if moved is None:
             return False
-        push = sum((toward[t] * (moved[t] - base[t]) for t in range(len(base))), arb(0))
-        direction[(k, i, j)] = 1 if push > 0 else (-1 if push < 0 else 0)
+        pushes.append([m - b for m, b in zip(moved, base, strict=True)])
+        push = sum((toward[t] * pushes[-1][t] for t in range(len(base))), arb(0))
+        direction[e] = 1 if push > 0 else (-1 if push < 0 else 0)
     if not any(direction.values()):
         return False
-    halves = {(k, i, j): h for k, i, j, h in entries}
+    if _along_one_way(entries, at, base, direction, intervals, side, toward):
+        return True
+    return _linearised(entries, at, base, pushes, intervals, side)
+
+
+def _along_one_way(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    base: list[arb],
+    direction: Mapping[Hashable, int],
+    intervals: Sequence[Any],
+    side: Callable[[arb, int], int | None],
+    toward: list[int],
+) -> bool:
+    """Every entry moved the way it pushes the off values, ``t`` bisected on the furthest."""
+    halves = dict(entries)
 
     def along(t: Fraction) -> list[arb] | None:
         return at({e: t * s * halves[e] for e, s in direction.items() if s})
@@ -778,6 +821,68 @@ def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str
     return False
 
 
+#: Steps of the linearised witness search (one evaluation each).
+LINEAR_STEPS = 4
+
+
+def _linearised(
+    entries: Sequence[tuple[Hashable, Fraction]],
+    at: Callable[[Mapping[Any, Fraction]], list[arb] | None],
+    base: list[arb],
+    pushes: list[list[arb]],
+    intervals: Sequence[Any],
+    side: Callable[[arb, int], int | None],
+) -> bool:
+    """A point aimed at the middle of every interval at once, from the values' first-order
+    response to each entry (``pushes``: the change when it moves by its whole half-width).
+
+    The shifts solve the least-squares problem with each value's miss measured in
+    half-widths of its interval, within the rounding intervals (coordinate descent on the
+    box), refined a few times with the same slopes from the values reached; a point counts
+    only when its certified values all lie inside their intervals.
+    """
+    import numpy as np
+
+    slope = np.array([[float(x.mid()) for x in col] for col in pushes]).T  # values × entries
+    mid = np.array([float((iv.lo + iv.hi) / 2) for iv in intervals])
+    half = np.array([float((iv.hi - iv.lo) / 2) for iv in intervals])
+    if not (np.all(np.isfinite(slope)) and np.all(half > 0)):
+        return False
+    scaled = slope / half[:, None]
+    u = np.zeros(len(entries))
+    now = np.array([float(x.mid()) for x in base])
+    for _ in range(LINEAR_STEPS):
+        if not np.all(np.isfinite(now)):
+            return False
+        u = _box_least_squares(scaled, (mid - now) / half + scaled @ u, u.copy())
+        moves = {e: Fraction(float(x)) * h for (e, h), x in zip(entries, u, strict=True)}
+        values = at(moves)
+        if values is None:
+            return False
+        if all(side(x, k) == 0 for k, x in enumerate(values)):
+            return True
+        now = np.array([float(x.mid()) for x in values])
+    return False
+
+
+def _box_least_squares(a: Any, r: Any, u: Any, sweeps: int = 200) -> Any:
+    """``u`` in [-1, 1]ⁿ minimising ‖a·u − r‖ (coordinate descent from the ``u`` given)."""
+    norms = (a**2).sum(axis=0)
+    res = r - a @ u
+    for _ in range(sweeps):
+        moved = 0.0
+        for j in range(a.shape[1]):
+            if norms[j] == 0:
+                continue
+            new = min(1.0, max(-1.0, u[j] + float(a[:, j] @ res) / norms[j]))
+            res -= a[:, j] * (new - u[j])
+            moved = max(moved, abs(new - u[j]))
+            u[j] = new
+        if moved < 1e-9:
+            break
+    return u
+
+
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
     """The derivation with these inputs (model inputs or given tensors) known to their print only."""
     from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
@@ -803,6 +908,7 @@ __all__ = [
     "exact_balls",
     "line_inputs",
     "line_slip",
+    "reach",
     "replay_derivation",
     "replay_trace",
     "rounded_inputs_cause",

@@ -31,6 +31,7 @@ explain is never flagged.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -242,6 +243,8 @@ class _Candidate:
     value: np.ndarray
     full: int
     slip: int
+    #: Found on the article's printed values of these earlier steps (a replay), if any.
+    replayed: str = ""
 
 
 def _names(label: str) -> set[str]:
@@ -282,6 +285,10 @@ class Search:
         self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
         self._binary_memo: dict[Any, list[tuple[Expr, tuple[int, int]]]] = {}
+        #: While a replay runs: the known tensors whose values it changed (else None).
+        self._replaying: set[int] | None = None
+        self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None
+        self._exact_memo: dict[Expr, np.ndarray | None] = self._memo
         self._next = 0
         self._equations: dict[str, list[set[str]]] = {}
         #: For each displayed line (by key): literal → (known, row, column) it stands for.
@@ -534,13 +541,24 @@ class Search:
             return None
         rounded = k.rounded or self._rounded_lineage(key)
         verdicts = [_certified(x, c) for x, c in zip(values, flat, strict=True)]
+        slips = sum(v == "slip" for v in verdicts)
+        if rounded and (slips or any(v is None for v in verdicts)):
+            # computed from values known only to their printed digits: placed only where a
+            # point of their rounding intervals is shown to print as every printed entry
+            # (check then accepts these entries, with that reason)
+            if k.expr is None or not self._reached(key, t):
+                return None
+            k.labels.append(p.label)
+            return Outcome(
+                p,
+                "mapped",
+                Placement(key),
+                f"the value the code prints: reached with {self._rounded_names(key)} known "
+                f"only to their printed digits (a point of their rounding intervals gives "
+                f"the {len(flat)} printed entries)",
+            )
         if any(v is None for v in verdicts):
             return None
-        slips = sum(v == "slip" for v in verdicts)
-        if slips and rounded:
-            return (
-                None  # within one unit of a value computed from rounded prints: not a slip to flag
-            )
         if slips > max(1, len(flat) // 8):
             return None
         note = (
@@ -648,13 +666,45 @@ class Search:
     def _find(
         self, p: Printing, t: Target, *, allow_rows: bool = True
     ) -> tuple[_Candidate, Tensor] | Outcome | None:
-        """The certified best candidate for a printing (no side effects), an ambiguity, or None."""
+        """The certified best candidate for a printing (no side effects), an ambiguity, or None.
+
+        When no candidate reproduces it from the exact values of the tensors known so far,
+        the same candidates are tried again on the article's printed values of earlier steps
+        (:meth:`_replay_find`): a step the article computed from its own rounded results.
+        """
+        found = self._find_exact(p, t, allow_rows=allow_rows)
+        input_label = bool(INPUT_LABEL.match(p.label.strip())) and not p.role
+        if (
+            found is None
+            and self._replaying is None
+            and not input_label
+            and not self._displayed_result(p)
+        ):
+            # (what the article names as an input is given: a replay tries no repeat; and
+            # the result of a displayed line is that line's claim, checked with it)
+            return self._replay_find(p, t, allow_rows=allow_rows)
+        return found
+
+    def _displayed_result(self, p: Printing) -> bool:
+        """Whether a printing is what a displayed line on its line prints (one printed
+        number, one claim: the line's)."""
+        values = {c for row in p.rows for c in row}
+        return any(
+            d.line == p.line and d.cell == p.cell and values <= {c for r in d.rows for c in r}
+            for d in self.article.displays
+        )
+
+    def _find_exact(
+        self, p: Printing, t: Target, *, allow_rows: bool = True
+    ) -> tuple[_Candidate, Tensor] | Outcome | None:
         whole_only = not allow_rows or p.shape[0] > 1
         found: list[_Candidate] = []
         input_label = bool(INPUT_LABEL.match(p.label.strip())) and not p.role
         low = _distinct_informative(t) < 2
         wants = self._wanted(p)
         for tier in (0, 1, 2):
+            if tier == 0 and self._replaying is not None:
+                continue  # a repeat of a printing is not a step computed from printed values
             if tier >= 1 and input_label:
                 break  # what the article names as an input is given
             if tier == 2 and any(c.slip == 0 and c.rank[0] <= -wants for c in found):
@@ -675,6 +725,11 @@ class Search:
         # it rests on entries of two digits or more, and it is not one of the many depth-2
         # guesses (an attention pattern over any two known tensors), which match by chance.
         partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3 and c.tier < 2]
+        if self._replaying is not None:
+            # a replay places only a step that reads a value it changed; as above, all
+            # entries reproduced, or all but a few within one unit (which check flags)
+            full = [c for c in full if inputs(c.expr) & self._replaying]
+            partial = [c for c in partial if inputs(c.expr) & self._replaying]
         pool = full or partial
         pool.sort(key=lambda c: c.rank)
         best_pair: tuple[_Candidate, Tensor] | None = None
@@ -703,6 +758,133 @@ class Search:
         best, ball = best_pair
         return best, ball
 
+    # -- replay: steps computed from the article's printed values --
+    def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
+        """The article's printed value of each entry of a known step, as check reads them
+        (a claim's entries, first printing first), for a replay."""
+        out: dict[int, dict[tuple[int, int], Printed]] = {}
+        placed = [
+            (o.printing, o.placement)
+            for o in self.outcomes.values()
+            if o.status in ("mapped", "covered")
+            and o.placement is not None
+            and not o.printing.parts
+        ]
+        placed += [(o.printing, o.placement) for o in self.results.values() if o.placement]
+        placed.sort(key=lambda x: (x[0].line, x[0].key))
+        for p, pl in placed:
+            k = self.known.get(pl.known)
+            if k is None or k.expr is None or not k.matrix:
+                continue
+            t = parse_target(p.rows, p.decimals)
+            if t is None:
+                continue
+            flat = [c for r in t.printed for c in r]
+            n, m = k.shape
+            if pl.index is not None:
+                spots = [pl.index] if len(flat) == 1 else []
+            elif pl.row is not None:
+                spots = [(pl.row, j) for j in range(m)]
+            elif pl.col is not None:
+                spots = [(i, pl.col) for i in range(n)]
+            else:
+                spots = [(i, j) for i in range(n) for j in range(m)] if t.shape == (n, m) else []
+            if len(spots) != len(flat):
+                continue
+            mine = out.setdefault(k.key, {})
+            for ij, c in zip(spots, flat, strict=True):
+                if c.value is not None:
+                    mine.setdefault(ij, c)
+        return out
+
+    def _replay_known(self) -> tuple[dict[int, Known], set[int]] | None:
+        """The known tensors with the article's printed values put in for their printed
+        entries, and every step downstream computed again from them (as check's replay
+        does); with the keys whose values changed. None when no printed value differs."""
+        printed = self._printed_entries()
+        stamp = (len(self.known), tuple((k, tuple(sorted(v.items()))) for k, v in printed.items()))
+        if self._replay_cache is not None and self._replay_cache[0] == stamp:
+            return self._replay_cache[1], self._replay_cache[2]
+        xp = self._xp
+        assert xp is not None
+        replayed = dict(self.known)
+        changed: set[int] = set()
+        saved = self.known
+        self.known = replayed
+        try:
+            for key in sorted(saved):
+                k = saved[key]
+                if k.expr is None:
+                    continue
+                ball: Tensor | None = k.ball
+                moved = bool(inputs(k.expr) & changed)
+                if moved:
+                    ball = self._ball(k.expr)
+                    if ball is None or tuple(ball.shape) != tuple(k.ball.shape):
+                        return self._cache_replay(stamp, None)
+                assert ball is not None
+                entries = printed.get(key, {})
+                if entries:
+                    m = ball.shape[1]
+                    data = list(ball.data)
+                    for (i, j), c in entries.items():
+                        assert c.value is not None
+                        if not _is_point(data[i * m + j], c.value):
+                            data[i * m + j] = xp.const(c.value)
+                            moved = True
+                    ball = Tensor(ball.shape, data)
+                if moved:
+                    replayed[key] = dataclasses.replace(k, value=_mids(ball), ball=ball)
+                    changed.add(key)
+        finally:
+            self.known = saved
+        return self._cache_replay(stamp, (replayed, changed) if changed else None)
+
+    def _cache_replay(
+        self, stamp: Any, got: tuple[dict[int, Known], set[int]] | None
+    ) -> tuple[dict[int, Known], set[int]] | None:
+        self._replay_cache = (stamp, got[0], got[1]) if got is not None else (stamp, {}, set())
+        return got
+
+    def _replay_find(
+        self, p: Printing, t: Target, *, allow_rows: bool = True
+    ) -> tuple[_Candidate, Tensor] | Outcome | None:
+        """The candidates again, on the article's printed values of earlier steps.
+
+        A candidate is accepted as in :meth:`_find_exact` (every printed entry, or all but a
+        few within one unit), with its certified values computed from those printed values:
+        the replay check makes, so the check's verdicts and ``propagated-rounding`` causes
+        follow. The step then carries its exact value, as every step does; check decides
+        each entry's verdict from it (a step computed from printed values is not excused).
+        """
+        got = self._replay_known()
+        if got is None or not got[1]:
+            return None
+        replayed, changed = got
+        saved = (self.known, self._memo)
+        self.known, self._memo, self._replaying = replayed, {}, changed
+        try:
+            found = self._find_exact(p, t, allow_rows=allow_rows)
+        finally:
+            self.known, self._memo = saved
+            self._replaying = None
+        if not isinstance(found, tuple):
+            return None  # nothing, or two steps the replay cannot tell apart
+        c, _ = found
+        ball = self._ball(c.expr)  # the step's exact values
+        if ball is None:
+            return None
+        names = sorted({self.display_name(k) for k in self._lineage_keys_of(c.expr) & changed})
+        shown = ", ".join(names[:3]) + (" …" if len(names) > 3 else "")
+        return dataclasses.replace(c, replayed=shown or "earlier steps"), ball
+
+    def _lineage_keys_of(self, e: Expr) -> set[int]:
+        """Every known tensor a candidate reads, directly or through the steps it reads."""
+        out = set(inputs(e))
+        for k in inputs(e):
+            out |= self._lineage_keys(k)
+        return out
+
     def _same(self, a: _Candidate, b: _Candidate) -> bool:
         """Whether two candidates are one step for what follows: the same values throughout
         (a row of a new step brings the whole step along)."""
@@ -722,6 +904,13 @@ class Search:
         note = f"{what}: certified values reproduce the {n} printed entries"
         if c.slip:
             note = f"{what}: certified values reproduce {c.full} of the {n} printed entries; {c.slip} within one unit"
+        if c.replayed:
+            some = f"{c.full} of the {n}" if c.slip else f"the {n}"
+            note = (
+                f"{what}, computed from the printed values of {c.replayed}: certified values of "
+                f"that replay reproduce {some} printed entries"
+                + (f"; {c.slip} within one unit" if c.slip else "")
+            )
         if isinstance(c.expr, Ref):
             k = self.known[c.expr.key]
             if c.place == "whole":
@@ -1057,6 +1246,10 @@ class Search:
         memo = self._memo
         if e in memo:
             return memo[e]
+        if self._replaying is not None:
+            main = self._exact_memo
+            if e in main and not inputs(e) & self._replaying:
+                return main[e]  # reads no value the replay changed
         v: np.ndarray | None
         try:
             v = screen(e, _Values(self.known), self._inner)
@@ -1263,6 +1456,73 @@ class Search:
                 return None
             slips += verdict == "slip"
         return ball if slips == c.slip else None
+
+    def _rounded_names(self, key: int) -> str:
+        """The rounded given tensors a step is computed from, by name."""
+        names = [
+            self.display_name(k) for k in sorted(self._lineage_keys(key)) if self.known[k].rounded
+        ]
+        return ", ".join(names[:3]) + (" …" if len(names) > 3 else "")
+
+    def _reached(self, key: int, t: Target) -> bool:
+        """Whether a point of the rounding intervals of the rounded givens a step reads gives
+        values that print as ``t`` (and as every printed entry of the steps between).
+
+        A witness (:func:`symtf.checking.causes.reach`): the enclosure over those intervals
+        meeting the prints is not enough, since enclosures are wider than the range.
+        """
+        from symtf.backends.rounded import half_width
+        from symtf.checking.causes import reach
+
+        xp = self._xp
+        assert xp is not None
+        order = self._lineage([key])
+        leaves = [k for k in order if self.known[k].expr is None and self.known[k].rounded]
+        entries: list[tuple[Any, Fraction]] = []
+        for k in leaves:
+            texts = [c for r in self.known[k].rows for c in r]
+            if len(texts) != len(self.known[k].ball.data):
+                return False
+            entries += [((k, i), h) for i, c in enumerate(texts) if (h := half_width(c))]
+        if not entries:
+            return False
+        # the step's printed entries, then those printed of the steps it is computed from
+        printed = self._printed_entries()
+        targets: list[tuple[int, int, Printed]] = [
+            (key, i, c) for i, c in enumerate(c for r in t.printed for c in r)
+        ]
+        for k in order:
+            if k != key and k in printed and self.known[k].expr is not None:
+                m = self.known[k].shape[1]
+                targets += [(k, i * m + j, c) for (i, j), c in printed[k].items()]
+        if any(c.value is None for _, _, c in targets):
+            return False
+        names = {k: f"k{k}" for k in order}
+
+        def at(moves: Any) -> list[arb] | None:
+            env: dict[str, Tensor] = {}
+            try:
+                for k in order:
+                    known = self.known[k]
+                    if known.expr is None:
+                        data = list(known.ball.data)
+                        for i in range(len(data)):
+                            dv = moves.get((k, i))
+                            if dv:
+                                data[i] = data[i] + xp.const(dv)
+                        env[names[k]] = Tensor(known.ball.shape, data)
+                    elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
+                        return None
+                    else:
+                        env[names[k]] = evaluate_text(
+                            xp, render(known.expr, names), env, where="draft"
+                        )
+                return [env[names[k]].data[i] for k, i, _ in targets]
+            except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+                return None
+
+        intervals = [rounding_interval(c) for _, _, c in targets]
+        return reach(entries, at, intervals)
 
     def _rounded_lineage(self, key: int) -> bool:
         """Whether a known tensor is computed from an input known only to its printed digits."""
@@ -1772,6 +2032,11 @@ def _certified(x: Any, p: Printed) -> str | None:
     if below is not None and above is not None and below > 0 and above < 0:
         return "slip"
     return None
+
+
+def _is_point(x: Any, v: Fraction) -> bool:
+    """Whether a certified value is exactly ``v`` (a printed value that needs no replay)."""
+    return isinstance(x, arb) and x.is_exact() and exact_fraction(x) == v
 
 
 def _telling(c: _Candidate, t: Target) -> int:
