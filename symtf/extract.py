@@ -734,6 +734,24 @@ def _ascii_matrices(block: list[str], header: str, seg: _Segment, offset: int) -
 
 _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 
+#: A tuple of numbers in parentheses, ``(0.1433, 0.2799, -0.7988)``, not a call ``f(1, 2)``.
+_TUPLE_IN_TEXT = re.compile(r"(?<![\w)\]])\(([^()\[\]]*)\)")
+
+
+def _tuple_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
+    """A parenthesised tuple as one row, when it has three or more entries or a decimal.
+
+    ``(0, 0.6698, 0.3302)`` and ``(0.6698, 0.3302)`` are vectors a worksheet writes; a
+    pair of whole numbers, ``(2, 3)``, is more often a shape or a position and stays prose.
+    """
+    cells = [_numeric_cell(c) for c in piece.strip()[1:-1].split(",")]
+    if len(cells) < 2 or any(c is None for c in cells):
+        return None
+    row = tuple(c for c in cells if c is not None)
+    if len(row) < 3 and not any("." in c for c in row):
+        return None
+    return (row,)
+
 
 def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
     """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
@@ -799,9 +817,11 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
             for m in _VECTOR_IN_TEXT.finditer(text)
             if (r := _matrix_rows(m.group(0))) is not None and len(r[0]) >= 2
         ]
+        tuples = [m for m in _TUPLE_IN_TEXT.finditer(text) if _tuple_rows(m.group(0)) is not None]
+        spans += [m.span() for m in tuples]
         for m in re.finditer(
-            r"(?<![\w.])(\d+\.\d+)(?!\w|\.\d)", text
-        ):  # a decimal in prose ("sums to 1.0")
+            r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d)", text
+        ):  # a decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign)
             if any(a <= m.start() < b for a, b in spans):
                 continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
             out.append(
@@ -809,7 +829,21 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
                     "number",
                     f"line {number}",
                     number,
-                    ((m.group(1),),),
+                    ((m.group(1).replace("−", "-"),),),
+                    cell=seg.cell,
+                    context=context,
+                )
+            )
+        for m in tuples:  # a tuple written with parentheses: ``h = (0.6698, 0.3302)``
+            rows = _tuple_rows(m.group(0))
+            before = text[: m.start()].rstrip()
+            lm = re.search(r"([A-Za-z_]\w*)\s*=$", before)
+            out.append(
+                Found(
+                    "vector",
+                    lm.group(1) if lm else f"line {number}",
+                    number,
+                    rows or (),
                     cell=seg.cell,
                     context=context,
                 )

@@ -319,3 +319,15 @@ def test_extract_refuses_what_is_not_an_article(tmp_path: Path) -> None:
 
 def test_found_shape() -> None:
     assert Found("matrix", "A", 1, (("1", "2"), ("3", "4"))).shape == (2, 2)
+
+
+def test_a_tuple_in_parentheses_is_a_vector_and_a_prose_decimal_keeps_its_sign() -> None:
+    found = extract_text(
+        "```\nh = (0.6698, 0.3302)\n  (0.1433, -0.7988, 0)\nshape (2, 3)\nf(1, 2)\n"
+        "falls to -0.25 here\n```\n",
+        "md",
+    )
+    vectors = [(f.label, f.rows) for f in found if f.kind == "vector"]
+    assert vectors == [("h", (("0.6698", "0.3302"),)), ("line 3", (("0.1433", "-0.7988", "0"),))]
+    numbers = [f.rows[0][0] for f in found if f.kind == "number"]
+    assert numbers == ["-0.25"]
