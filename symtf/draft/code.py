@@ -565,6 +565,9 @@ class Translator:
         #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
         self.cut: set[str] = set()
         self.no_grad = 0
+        #: The prints of the statements inside a ``with`` block, in order (its body is not
+        #: a cell's top level, but what it prints is the cell's output all the same).
+        self._inner_prints: list[tuple[str, list[Any]]] = []
         #: Variables holding a tuple of tensors (``torch.autograd.grad`` returns one): each
         #: element's expression, or why it has none.
         self.tuples: dict[str, list[Expr | str]] = {}
@@ -597,8 +600,10 @@ class Translator:
             comments = _comment_outputs(block)
             for stmt in body:
                 self._events = []
+                self._inner_prints = []
                 shown = self._statement(stmt, is_last=stmt is last)
                 yield from self._events
+                prints.extend(self._inner_prints)
                 after = comments.get(getattr(stmt, "end_lineno", 0) or 0)
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
@@ -683,7 +688,9 @@ class Translator:
                 self.no_grad += off
                 try:
                     for s in stmt.body:
-                        self._statement(s, is_last=False)
+                        shown = self._statement(s, is_last=False)
+                        if shown is not None:  # print(x) under ``with torch.no_grad():``
+                            self._inner_prints.append(shown)
                 finally:
                     self.no_grad -= off
             elif isinstance(stmt, ast.FunctionDef):
