@@ -886,6 +886,13 @@ class Translator:
             self.consts.pop(name, None)
             self.opaque.pop(name, None)
             return
+        if isinstance(value, ast.Call) and self._is_topk(value):
+            # m = torch.max(x, 1): a pair, read as m.values, m.indices, m[0], m[1]
+            self.tuples[name] = list(self._topk(value))
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
         optimized = self._optimizer_params(value)
         if optimized is not None:
             self.optimizers[name] = optimized
@@ -1012,20 +1019,50 @@ class Translator:
         return None
 
     def _is_topk(self, node: ast.Call) -> bool:
+        """A call that gives a pair of values and indices: ``torch.topk`` or ``torch.max(x, dim)``."""
         if isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
             return not self._is_module_call(node.func) or (
                 (self._dotted(node.func) or "").startswith("torch.")
             )
-        return False
+        return self._is_max_with_dim(node)
+
+    def _is_max_with_dim(self, node: ast.Call) -> bool:
+        """``torch.max(x, 1)``, ``torch.max(x, dim=1)``, ``x.max(dim=1)``: PyTorch's max
+        along a dim, which returns the values and the indices (numpy's ``x.max(1)`` and
+        ``torch.max(a, b)`` of two tensors return one array)."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr != "max":
+            return False
+        dim_keyword = any(kw.arg == "dim" for kw in node.keywords)
+        if self._is_module_call(func):
+            if not (self._dotted(func) or "").startswith("torch."):
+                return False
+            dim = node.args[1] if len(node.args) == 2 else None
+        else:
+            dim = node.args[0] if len(node.args) == 1 else None
+            if not dim_keyword:
+                try:
+                    if self._array_family("max") != "torch":
+                        return False
+                except _Untranslated:
+                    return False
+        if dim is not None:
+            c = self._const_or_none(dim)
+            return isinstance(c, int) and not isinstance(c, bool) and not dim_keyword
+        return dim_keyword
 
     def _topk(self, node: ast.Call) -> tuple[Expr, Expr]:
         """``torch.topk(x, k)``: its values, and its indices (the first k of the stable
-        descending argsort: ties by index, as the registry's topk orders them)."""
+        descending argsort: ties by index, as the registry's topk orders them).
+        ``torch.max(x, dim)``: the largest entries along ``dim``, and the first index of
+        each (PyTorch returns the first of tied maxima, as the registry's argmax does)."""
         self._pair = True
         try:
             values = self._expr(node)
         finally:
             self._pair = False
+        if isinstance(values, Call) and values.op == "max":
+            return values, call("argmax", values.args[0], **values.kw)
         assert isinstance(values, Call) and values.op == "topk"
         x, kw = values.args[0], values.kw
         axis, k = kw.get("axis", -1), kw["k"]
@@ -1561,6 +1598,14 @@ class Translator:
                 return call("T", self._expr(x))
             case ast.Attribute(attr="grad"):
                 return self._grad_of(node)
+            case ast.Attribute(value=x, attr="values" | "indices" as attr) if (
+                parts := self._tuple_parts(x)
+            ) is not None and len(parts) == 2:
+                # torch.max(x, 1).values, torch.topk(x, 2).indices: a named field of the pair
+                part = parts[0 if attr == "values" else 1]
+                if isinstance(part, str):
+                    raise _Untranslated(part)
+                return part
             case ast.Compare(left=a, ops=[op], comparators=[b]):
                 compared = _COMPARISONS.get(type(op))
                 if compared is None:
@@ -1973,8 +2018,16 @@ class Translator:
     ) -> Expr:
         """The op with the parameters the step language takes."""
         dim_keyword = params.pop("_dim_keyword", False)
-        if op in ("max", "min") and dim_keyword:
-            raise _Untranslated(f"torch's {op}(dim) returns values and indices; not translated")
+        if (
+            op in ("max", "min")
+            and dim_keyword
+            and not (op == "max" and self._pair and isinstance(params.get("axis"), int))
+        ):
+            raise _Untranslated(
+                f"torch's {op}(dim) returns values and indices: translated when unpacked"
+                if op == "max"
+                else f"torch's {op}(dim) returns values and indices; not translated"
+            )
         if "ddof" in params:
             params["unbiased"] = params.pop("ddof") == 1
         if "correction" in params:
