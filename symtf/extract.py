@@ -106,6 +106,11 @@ _MATH_SPANS = re.compile(
 )
 
 
+#: A decimal comma in LaTeX maths, ``0{,}5`` (the braces keep TeX from spacing it as a
+#: separator): the number 0.5. A comma without braces, ``(1, 2)``, separates.
+_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+
+
 def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1) -> list[_Segment]:
     out: list[_Segment] = []
     heading = ""
@@ -139,6 +144,7 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
             if g is not None
         )
         heading = next((h for start, h in reversed(headings) if start <= m.start()), "")
+        body = _DECIMAL_COMMA.sub(".", body)
         out.append(_Segment(body, line_of(m.start()), True, cell, heading))
         pos = m.end()
     if text[pos:].strip():
@@ -820,8 +826,9 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
         tuples = [m for m in _TUPLE_IN_TEXT.finditer(text) if _tuple_rows(m.group(0)) is not None]
         spans += [m.span() for m in tuples]
         for m in re.finditer(
-            r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d)", text
-        ):  # a decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign)
+            r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d|\s*%)", text
+        ):  # a decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign; "(25.0%)" beside
+            # 0.250 restates it on another scale, and is not read)
             if any(a <= m.start() < b for a, b in spans):
                 continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
             out.append(
