@@ -925,7 +925,9 @@ def _plain_arithmetic(piece: str) -> str | None:
     """The piece as an expression when it is arithmetic on literals, else None."""
     if _numeric_cell(piece) is not None or not re.search(r"\d", piece):
         return None
-    if not re.search(r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu)\(", piece, re.I):
+    if not re.search(
+        r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", piece, re.I
+    ):
         return None
     if _matrix_rows(piece) is not None:
         return None

@@ -718,3 +718,32 @@ def test_lecture_notes_in_latex_are_read_like_any_article(tmp_path: Path) -> Non
         ("0.0723", "rounded"),
     ]
     assert {r.claim.source_line for r in report.results} == {7}
+
+
+def test_plain_blocks_after_a_heading_are_prose_not_the_output_of_the_code_above(
+    tmp_path: Path,
+) -> None:
+    """A ``python`` block, then hand arithmetic in plain fences further down under headings:
+    those fences were taken for the block's output and dropped unread; only a plain block
+    right under the code (a blank line or ``Output:`` between) is what it printed."""
+    path = tmp_path / "post.md"
+    path.write_text(
+        "```python\n[1, 2, 4, 1]\n```\n\n---\n\n### Position 1\n\n"
+        "* cos(0.1) ≈ 0.995\n* sin(0.1) ≈ 0.0998\n\n**Float math**\n\n"
+        "```\nx' ≈ 1*0.995 - 2*0.0998 = 0.795\n```\n\n### Pair 2\n\n"
+        "```\nx' ≈ 4*0.995 - 1*0.0998 = 3.88\n```\n",
+        encoding="utf-8",
+    )
+    report = check_article(path)
+    got = {(r.claim.source_line, c.printed): c.verdict for r in report.results for c in r.checks}
+    # cos 0.1 = 0.995004…, sin 0.1 = 0.0998334…; as written 0.995 - 0.1996 = 0.7954 and
+    # 3.98 - 0.0998 = 3.8802; with the exact cos and sin, 0.795338… and 3.880183…
+    c, s = mpmath.cos(mpmath.mpf("0.1")), mpmath.sin(mpmath.mpf("0.1"))
+    for x, printed in ((c, "0.995"), (s, "0.0998"), (c - 2 * s, "0.795"), (4 * c - s, "3.88")):
+        assert abs(x - mpmath.mpf(printed)) <= mpmath.mpf(10) ** -(len(printed) - 2) / 2
+    assert got == {
+        (9, "0.995"): "rounded",
+        (10, "0.0998"): "rounded",
+        (15, "0.795"): "rounded",
+        (21, "3.88"): "rounded",
+    }

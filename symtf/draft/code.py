@@ -240,17 +240,33 @@ def _code_and_outputs(
 ) -> list[tuple[tuple[str, int, int, list[str]], list[tuple[str, int, int, list[str]]]]]:
     """Each fenced Python block with the plain blocks right after it (what it printed)."""
     found = _fences(text)
+    lines = text.splitlines()
     out = []
     for i, block in enumerate(found):
         if block[0] not in _PYTHON or not _parses("\n".join(block[3])):
             continue
         outputs = []
+        end = block[2]
         for later in found[i + 1 :]:
-            if later[0] not in _PLAIN:
+            if later[0] not in _PLAIN or not _next_to(lines[end : later[1] - 1]):
                 break
             outputs.append(later)
+            end = later[2]
         out.append((block, outputs))
     return out
+
+
+def _next_to(between: list[str]) -> bool:
+    """Whether a plain block follows the one before it closely enough to be its output.
+
+    ``Output:`` or a blank line may come between a code block and what it printed; a
+    heading, a rule (``---``) or a paragraph starts another part of the article, whose
+    plain blocks (hand arithmetic, a diagram) are prose.
+    """
+    words = [ln.strip() for ln in between if ln.strip()]
+    return len(words) <= 1 and not any(
+        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
+    )
 
 
 def _parses(body: str) -> bool:
