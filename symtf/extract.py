@@ -110,6 +110,11 @@ _MATH_SPANS = re.compile(
 )
 
 
+#: A decimal comma in LaTeX maths, ``0{,}5`` (the braces keep TeX from spacing it as a
+#: separator): the number 0.5. A comma without braces, ``(1, 2)``, separates.
+_DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+
+
 def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1) -> list[_Segment]:
     out: list[_Segment] = []
     heading = ""
@@ -143,6 +148,7 @@ def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1
             if g is not None
         )
         heading = next((h for start, h in reversed(headings) if start <= m.start()), "")
+        body = _DECIMAL_COMMA.sub(".", body)
         out.append(_Segment(body, line_of(m.start()), True, cell, heading))
         pos = m.end()
     if text[pos:].strip():
@@ -752,6 +758,24 @@ def _ascii_matrices(block: list[str], header: str, seg: _Segment, offset: int) -
 
 _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 
+#: A tuple of numbers in parentheses, ``(0.1433, 0.2799, -0.7988)``, not a call ``f(1, 2)``.
+_TUPLE_IN_TEXT = re.compile(r"(?<![\w)\]])\(([^()\[\]]*)\)")
+
+
+def _tuple_rows(piece: str) -> tuple[tuple[str, ...], ...] | None:
+    """A parenthesised tuple as one row, when it has three or more entries or a decimal.
+
+    ``(0, 0.6698, 0.3302)`` and ``(0.6698, 0.3302)`` are vectors a worksheet writes; a
+    pair of whole numbers, ``(2, 3)``, is more often a shape or a position and stays prose.
+    """
+    cells = [_numeric_cell(c) for c in piece.strip()[1:-1].split(",")]
+    if len(cells) < 2 or any(c is None for c in cells):
+        return None
+    row = tuple(c for c in cells if c is not None)
+    if len(row) < 3 and not any("." in c for c in row):
+        return None
+    return (row,)
+
 
 def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
     """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
@@ -842,9 +866,12 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
             for m in _VECTOR_IN_TEXT.finditer(text)
             if (r := _matrix_rows(m.group(0))) is not None and len(r[0]) >= 2
         ]
+        tuples = [m for m in _TUPLE_IN_TEXT.finditer(text) if _tuple_rows(m.group(0)) is not None]
+        spans += [m.span() for m in tuples]
         for m in re.finditer(
-            r"(?<![\w.])(\d+\.\d+)(?!\w|\.\d)", text
-        ):  # a decimal in prose ("sums to 1.0")
+            r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d|\s*%)", text
+        ):  # a decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign; "(25.0%)" beside
+            # 0.250 restates it on another scale, and is not read)
             if any(a <= m.start() < b for a, b in spans):
                 continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
             out.append(
@@ -852,7 +879,21 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
                     "number",
                     f"line {number}",
                     number,
-                    ((m.group(1),),),
+                    ((m.group(1).replace("−", "-"),),),
+                    cell=seg.cell,
+                    context=context,
+                )
+            )
+        for m in tuples:  # a tuple written with parentheses: ``h = (0.6698, 0.3302)``
+            rows = _tuple_rows(m.group(0))
+            before = text[: m.start()].rstrip()
+            lm = re.search(r"([A-Za-z_]\w*)\s*=$", before)
+            out.append(
+                Found(
+                    "vector",
+                    lm.group(1) if lm else f"line {number}",
+                    number,
+                    rows or (),
                     cell=seg.cell,
                     context=context,
                 )
@@ -927,7 +968,9 @@ def _plain_arithmetic(piece: str) -> str | None:
     """The piece as an expression when it is arithmetic on literals, else None."""
     if _numeric_cell(piece) is not None or not re.search(r"\d", piece):
         return None
-    if not re.search(r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu)\(", piece, re.I):
+    if not re.search(
+        r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", piece, re.I
+    ):
         return None
     if _matrix_rows(piece) is not None:
         return None

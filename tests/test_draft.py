@@ -518,6 +518,22 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
             "y",
             "argmax(x, axis=1)",
         ),
+        # torch.max along a dim: the values, and the first index of each maximum
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\nv, i = torch.max(x, dim=1)",
+            "i",
+            "argmax(x, axis=1)",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\nv = torch.max(x, 1)[0]",
+            "v",
+            "max(x, axis=1)",
+        ),
+        (
+            "import torch\nx = torch.tensor([[1.0, 3.0]])\nv = x.max(dim=-1, keepdim=True).indices",
+            "v",
+            "argmax(x, axis=-1, keepdims=true)",
+        ),
         # a method's first positional is the other operand (it was taken for the tensor)
         (
             "import torch\nx = torch.tensor([[1.0, 3.0]])\ny = x.matmul(x.T)",
@@ -531,6 +547,48 @@ def test_framework_code_becomes_steps(code: str, step: str, expected: str) -> No
     toml = draft_text(fence, "md", path="post.md").toml
     steps = tomllib.loads(toml).get("steps", {})
     assert steps.get(step) == expected, toml
+
+
+def test_max_of_two_tensors_or_of_a_numpy_array_is_not_read_as_a_pair() -> None:
+    # torch.max(a, b) is the elementwise maximum and numpy's x.max(1) one array: neither
+    # is unpacked as (values, indices)
+    for code in (
+        "import torch\na = torch.tensor([1.0, 3.0])\nb = torch.tensor([2.0, 0.0])\nv, i = torch.max(a, b)",
+        "import numpy as np\nx = np.array([[1.0, 3.0]])\nv, i = x.max(1)",
+    ):
+        toml = draft_text("```python\n" + code + "\n```\n", "md", path="post.md").toml
+        steps = tomllib.loads(toml).get("steps", {})
+        assert "v" not in steps and "i" not in steps, toml
+
+
+def test_torch_max_along_a_dim_is_checked_values_and_indices(tmp_path: Path) -> None:
+    code = (
+        "import torch\n"
+        "x = torch.tensor([[0.2, 1.5, -0.3], [2.0, 0.1, 2.0]])\n"
+        "values, idx = torch.max(x, dim=1)\n"
+        "print(values)\n"
+        "print(idx)\n"
+        "p = torch.softmax(x, dim=-1).max(dim=-1).values\n"
+        "print(p)\n"
+    )
+    out = "tensor([1.5000, 2.0000])\ntensor([1, 0])\ntensor([0.6955, 0.4652])\n"
+    path = tmp_path / "post.md"
+    path.write_text(f"```python\n{code}```\n\n```\n{out}```\n", encoding="utf-8")
+    report = check_article(path)
+    got = {(r.claim.source_line, c.printed): c.verdict for r in report.results for c in r.checks}
+    # the tie 2.0, 2.0 in row 2 gives the first index, 0, as PyTorch documents
+    e = [mpmath.e ** mpmath.mpf(v) for v in ("0.2", "1.5", "-0.3")]
+    assert abs(e[1] / mpmath.fsum(e) - mpmath.mpf("0.6955")) < mpmath.mpf("0.00005")
+    e2 = [mpmath.e ** mpmath.mpf(v) for v in ("2.0", "0.1", "2.0")]
+    assert abs(e2[0] / mpmath.fsum(e2) - mpmath.mpf("0.4652")) < mpmath.mpf("0.00005")
+    assert got == {
+        (12, "1.5000"): "exact",
+        (12, "2.0000"): "exact",
+        (13, "1"): "exact",
+        (13, "0"): "exact",
+        (14, "0.6955"): "rounded",
+        (14, "0.4652"): "rounded",
+    }
 
 
 def test_a_variance_method_is_not_translated_when_the_code_imports_both_frameworks() -> None:
@@ -660,3 +718,32 @@ def test_lecture_notes_in_latex_are_read_like_any_article(tmp_path: Path) -> Non
         ("0.0723", "rounded"),
     ]
     assert {r.claim.source_line for r in report.results} == {7}
+
+
+def test_plain_blocks_after_a_heading_are_prose_not_the_output_of_the_code_above(
+    tmp_path: Path,
+) -> None:
+    """A ``python`` block, then hand arithmetic in plain fences further down under headings:
+    those fences were taken for the block's output and dropped unread; only a plain block
+    right under the code (a blank line or ``Output:`` between) is what it printed."""
+    path = tmp_path / "post.md"
+    path.write_text(
+        "```python\n[1, 2, 4, 1]\n```\n\n---\n\n### Position 1\n\n"
+        "* cos(0.1) ≈ 0.995\n* sin(0.1) ≈ 0.0998\n\n**Float math**\n\n"
+        "```\nx' ≈ 1*0.995 - 2*0.0998 = 0.795\n```\n\n### Pair 2\n\n"
+        "```\nx' ≈ 4*0.995 - 1*0.0998 = 3.88\n```\n",
+        encoding="utf-8",
+    )
+    report = check_article(path)
+    got = {(r.claim.source_line, c.printed): c.verdict for r in report.results for c in r.checks}
+    # cos 0.1 = 0.995004…, sin 0.1 = 0.0998334…; as written 0.995 - 0.1996 = 0.7954 and
+    # 3.98 - 0.0998 = 3.8802; with the exact cos and sin, 0.795338… and 3.880183…
+    c, s = mpmath.cos(mpmath.mpf("0.1")), mpmath.sin(mpmath.mpf("0.1"))
+    for x, printed in ((c, "0.995"), (s, "0.0998"), (c - 2 * s, "0.795"), (4 * c - s, "3.88")):
+        assert abs(x - mpmath.mpf(printed)) <= mpmath.mpf(10) ** -(len(printed) - 2) / 2
+    assert got == {
+        (9, "0.995"): "rounded",
+        (10, "0.0998"): "rounded",
+        (15, "0.795"): "rounded",
+        (21, "3.88"): "rounded",
+    }

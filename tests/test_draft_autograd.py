@@ -181,3 +181,29 @@ def test_what_autograd_does_not_follow_is_left_unchecked(tmp_path: Path) -> None
     # no grad step with respect to the leaf the loss does not read: check would stop on it
     steps = tomllib.loads(draft_file(path).toml).get("steps", {})
     assert not any("q)" in text for text in steps.values()), steps
+
+
+WITH_PRINT = """\
+import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+x = torch.tensor([0.5, 1.5])
+with torch.no_grad():
+    y = torch.softmax(w * x, dim=0)
+    print(y)
+print(w * x)
+"""
+WITH_PRINT_OUT = """\
+tensor([0.9707, 0.0293])
+tensor([ 0.5000, -3.0000])
+"""
+
+
+def test_a_print_inside_a_with_block_is_matched_with_its_output(tmp_path: Path) -> None:
+    """The body of ``with torch.no_grad():`` prints to the cell's output like any other
+    line; it was dropped, and with two output groups for one print neither was checked."""
+    checked, _ = _by_line(_post(tmp_path, WITH_PRINT, WITH_PRINT_OUT))
+    # softmax(0.5, -3.0): 1/(1 + e^-3.5) = 0.970688…, e^-3.5/(1 + e^-3.5) = 0.029312…
+    first = 1 / (1 + mpmath.e ** mpmath.mpf("-3.5"))
+    assert _rounds_to(first, "0.9707") and _rounds_to(1 - first, "0.0293")
+    assert checked[12] == [("0.9707", "rounded"), ("0.0293", "rounded")]
+    assert checked[13] == [("0.5000", "exact"), ("-3.0000", "exact")]

@@ -701,3 +701,51 @@ def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
         238,
         239,
     ]
+
+
+DJIMRA = "djimra_hand_calculation.md"
+
+
+def _djimra_forward() -> dict[str, list[mpmath.mpf]]:
+    """The worksheet's forward pass and one update, with mpmath from its given values."""
+    scores = [mpmath.sqrt(2), 1 / mpmath.sqrt(2)]  # row 2 of QKᵀ/√2: (2, 1)/√2
+    e = [mpmath.e**s for s in scores]
+    h = [v / mpmath.fsum(e) for v in e]
+    w_out = [[0, 1, 0, 1, -1, 0], [0, 0, 1, -1, 0, -1]]
+
+    def softmax(z: list[mpmath.mpf]) -> list[mpmath.mpf]:
+        ez = [mpmath.e**v for v in z]
+        return [v / mpmath.fsum(ez) for v in ez]
+
+    logits = [h[0] * w_out[0][j] + h[1] * w_out[1][j] for j in range(6)]
+    probs = softmax(logits)
+    d = [p - (1 if j == 3 else 0) for j, p in enumerate(probs)]
+    w_new = [[w_out[i][j] - 2 * h[i] * d[j] for j in range(6)] for i in range(2)]
+    logits_new = [h[0] * w_new[0][j] + h[1] * w_new[1][j] for j in range(6)]
+    probs_new = softmax(logits_new)
+    return {"logits": logits, "probs": probs, "d": d, "probs_new": probs_new}
+
+
+def test_djimra_tuples_in_parentheses_are_read_and_the_new_loss_is_not_a_false_alarm() -> None:
+    """``Probabilities = (0.1433, 0.2799, …)``: tuples in parentheses are vectors.
+
+    Read one number at a time, the softmax rows went unchecked (and ``-0.7988`` lost its
+    sign), so ``Loss_new = -ln(0.4315) = 0.8404`` was checked only as written: -ln(0.4315)
+    is 0.840488, which 0.8404 truncates. The worksheet computed it from the unrounded
+    P("shoe")_new = 0.431542, whose -ln is 0.840390: 0.8404 is its correct rounding.
+    """
+    v = _djimra_forward()
+    p_new = v["probs_new"][3]
+    assert _rounds_to(-mpmath.log(p_new), "0.8404")
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.4315")), "0.8404")
+    checks = _checks(DJIMRA)
+    assert _off(checks) == []
+    by_line: dict[int | None, list[str]] = {}
+    for line, printed, _, _ in checks:
+        by_line.setdefault(line, []).append(printed)
+    for line, name in ((175, "logits"), (178, "probs"), (187, "d"), (201, "probs_new")):
+        printed = by_line[line]
+        assert len(printed) == 6, (line, printed)
+        assert all(_rounds_to(x, s) for x, s in zip(v[name], printed, strict=True)), line
+    assert by_line[187][3] == "-0.7988"
+    assert (204, "0.8404", "rounded", None) in checks

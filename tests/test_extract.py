@@ -15,6 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import mpmath
 import pytest
 
 import symtf
@@ -319,3 +320,34 @@ def test_extract_refuses_what_is_not_an_article(tmp_path: Path) -> None:
 
 def test_found_shape() -> None:
     assert Found("matrix", "A", 1, (("1", "2"), ("3", "4"))).shape == (2, 2)
+
+
+def test_a_tuple_in_parentheses_is_a_vector_and_a_prose_decimal_keeps_its_sign() -> None:
+    found = extract_text(
+        "```\nh = (0.6698, 0.3302)\n  (0.1433, -0.7988, 0)\nshape (2, 3)\nf(1, 2)\n"
+        "falls to -0.25 here\n```\n",
+        "md",
+    )
+    vectors = [(f.label, f.rows) for f in found if f.kind == "vector"]
+    assert vectors == [("h", (("0.6698", "0.3302"),)), ("line 3", (("0.1433", "-0.7988", "0"),))]
+    numbers = [f.rows[0][0] for f in found if f.kind == "number"]
+    assert numbers == ["-0.25"]
+
+
+def test_a_percentage_beside_a_probability_is_not_read_as_another_number() -> None:
+    # "0.250 (25.0%)" says one thing twice; 25.0 is not a value of the worked example
+    found = extract_text("- P(A) ≈ 0.250 (25.0%)\n- P(B) ≈ 0.249 ( 24.9 % )\n", "md")
+    assert [f.rows[0][0] for f in found if f.kind == "number"] == ["0.250", "0.249"]
+
+
+def test_a_latex_decimal_comma_is_a_decimal_point() -> None:
+    # "0{,}5" is how a German or French article writes 0.5 in TeX; e^0.5 = 1.648721…
+    found = extract_text(
+        "$$e^{0{,}5} \\approx 1{,}6487$$\n\n$$z = \\begin{bmatrix} 0{,}5 & 1{,}0 \\end{bmatrix}$$\n",
+        "md",
+    )
+    (a,) = [f for f in found if f.kind == "arithmetic"]
+    assert a.rows == (("1.6487",),) and "0.5" in (a.expression or "")
+    assert abs(mpmath.e ** mpmath.mpf("0.5") - mpmath.mpf("1.6487")) < mpmath.mpf("0.00005")
+    (m,) = [f for f in found if f.kind in ("matrix", "vector")]
+    assert m.rows == (("0.5", "1.0"),)

@@ -240,17 +240,33 @@ def _code_and_outputs(
 ) -> list[tuple[tuple[str, int, int, list[str]], list[tuple[str, int, int, list[str]]]]]:
     """Each fenced Python block with the plain blocks right after it (what it printed)."""
     found = _fences(text)
+    lines = text.splitlines()
     out = []
     for i, block in enumerate(found):
         if block[0] not in _PYTHON or not _parses("\n".join(block[3])):
             continue
         outputs = []
+        end = block[2]
         for later in found[i + 1 :]:
-            if later[0] not in _PLAIN:
+            if later[0] not in _PLAIN or not _next_to(lines[end : later[1] - 1]):
                 break
             outputs.append(later)
+            end = later[2]
         out.append((block, outputs))
     return out
+
+
+def _next_to(between: list[str]) -> bool:
+    """Whether a plain block follows the one before it closely enough to be its output.
+
+    ``Output:`` or a blank line may come between a code block and what it printed; a
+    heading, a rule (``---``) or a paragraph starts another part of the article, whose
+    plain blocks (hand arithmetic, a diagram) are prose.
+    """
+    words = [ln.strip() for ln in between if ln.strip()]
+    return len(words) <= 1 and not any(
+        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
+    )
 
 
 def _parses(body: str) -> bool:
@@ -565,6 +581,9 @@ class Translator:
         #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
         self.cut: set[str] = set()
         self.no_grad = 0
+        #: The prints of the statements inside a ``with`` block, in order (its body is not
+        #: a cell's top level, but what it prints is the cell's output all the same).
+        self._inner_prints: list[tuple[str, list[Any]]] = []
         #: Variables holding a tuple of tensors (``torch.autograd.grad`` returns one): each
         #: element's expression, or why it has none.
         self.tuples: dict[str, list[Expr | str]] = {}
@@ -597,8 +616,10 @@ class Translator:
             comments = _comment_outputs(block)
             for stmt in body:
                 self._events = []
+                self._inner_prints = []
                 shown = self._statement(stmt, is_last=stmt is last)
                 yield from self._events
+                prints.extend(self._inner_prints)
                 after = comments.get(getattr(stmt, "end_lineno", 0) or 0)
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
@@ -683,7 +704,9 @@ class Translator:
                 self.no_grad += off
                 try:
                     for s in stmt.body:
-                        self._statement(s, is_last=False)
+                        shown = self._statement(s, is_last=False)
+                        if shown is not None:  # print(x) under ``with torch.no_grad():``
+                            self._inner_prints.append(shown)
                 finally:
                     self.no_grad -= off
             elif isinstance(stmt, ast.FunctionDef):
@@ -879,6 +902,13 @@ class Translator:
             self.consts.pop(name, None)
             self.opaque.pop(name, None)
             return
+        if isinstance(value, ast.Call) and self._is_topk(value):
+            # m = torch.max(x, 1): a pair, read as m.values, m.indices, m[0], m[1]
+            self.tuples[name] = list(self._topk(value))
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
         optimized = self._optimizer_params(value)
         if optimized is not None:
             self.optimizers[name] = optimized
@@ -1005,20 +1035,50 @@ class Translator:
         return None
 
     def _is_topk(self, node: ast.Call) -> bool:
+        """A call that gives a pair of values and indices: ``torch.topk`` or ``torch.max(x, dim)``."""
         if isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
             return not self._is_module_call(node.func) or (
                 (self._dotted(node.func) or "").startswith("torch.")
             )
-        return False
+        return self._is_max_with_dim(node)
+
+    def _is_max_with_dim(self, node: ast.Call) -> bool:
+        """``torch.max(x, 1)``, ``torch.max(x, dim=1)``, ``x.max(dim=1)``: PyTorch's max
+        along a dim, which returns the values and the indices (numpy's ``x.max(1)`` and
+        ``torch.max(a, b)`` of two tensors return one array)."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr != "max":
+            return False
+        dim_keyword = any(kw.arg == "dim" for kw in node.keywords)
+        if self._is_module_call(func):
+            if not (self._dotted(func) or "").startswith("torch."):
+                return False
+            dim = node.args[1] if len(node.args) == 2 else None
+        else:
+            dim = node.args[0] if len(node.args) == 1 else None
+            if not dim_keyword:
+                try:
+                    if self._array_family("max") != "torch":
+                        return False
+                except _Untranslated:
+                    return False
+        if dim is not None:
+            c = self._const_or_none(dim)
+            return isinstance(c, int) and not isinstance(c, bool) and not dim_keyword
+        return dim_keyword
 
     def _topk(self, node: ast.Call) -> tuple[Expr, Expr]:
         """``torch.topk(x, k)``: its values, and its indices (the first k of the stable
-        descending argsort: ties by index, as the registry's topk orders them)."""
+        descending argsort: ties by index, as the registry's topk orders them).
+        ``torch.max(x, dim)``: the largest entries along ``dim``, and the first index of
+        each (PyTorch returns the first of tied maxima, as the registry's argmax does)."""
         self._pair = True
         try:
             values = self._expr(node)
         finally:
             self._pair = False
+        if isinstance(values, Call) and values.op == "max":
+            return values, call("argmax", values.args[0], **values.kw)
         assert isinstance(values, Call) and values.op == "topk"
         x, kw = values.args[0], values.kw
         axis, k = kw.get("axis", -1), kw["k"]
@@ -1554,6 +1614,14 @@ class Translator:
                 return call("T", self._expr(x))
             case ast.Attribute(attr="grad"):
                 return self._grad_of(node)
+            case ast.Attribute(value=x, attr="values" | "indices" as attr) if (
+                parts := self._tuple_parts(x)
+            ) is not None and len(parts) == 2:
+                # torch.max(x, 1).values, torch.topk(x, 2).indices: a named field of the pair
+                part = parts[0 if attr == "values" else 1]
+                if isinstance(part, str):
+                    raise _Untranslated(part)
+                return part
             case ast.Compare(left=a, ops=[op], comparators=[b]):
                 compared = _COMPARISONS.get(type(op))
                 if compared is None:
@@ -1966,8 +2034,16 @@ class Translator:
     ) -> Expr:
         """The op with the parameters the step language takes."""
         dim_keyword = params.pop("_dim_keyword", False)
-        if op in ("max", "min") and dim_keyword:
-            raise _Untranslated(f"torch's {op}(dim) returns values and indices; not translated")
+        if (
+            op in ("max", "min")
+            and dim_keyword
+            and not (op == "max" and self._pair and isinstance(params.get("axis"), int))
+        ):
+            raise _Untranslated(
+                f"torch's {op}(dim) returns values and indices: translated when unpacked"
+                if op == "max"
+                else f"torch's {op}(dim) returns values and indices; not translated"
+            )
         if "ddof" in params:
             params["unbiased"] = params.pop("ddof") == 1
         if "correction" in params:
