@@ -749,3 +749,42 @@ def test_djimra_tuples_in_parentheses_are_read_and_the_new_loss_is_not_a_false_a
         assert all(_rounds_to(x, s) for x, s in zip(v[name], printed, strict=True)), line
     assert by_line[187][3] == "-0.7988"
     assert (204, "0.8404", "rounded", None) in checks
+
+
+DJIMRA_LORA = "djimra_lora_hand_calculation.md"
+
+
+def test_djimra_lora_losses_repeat_rounded_probabilities_no_step_places() -> None:
+    """``Loss1 = -ln(0.3099) = 1.1714`` and ``Loss2 = -ln(0.7974) = 0.2263`` (lines 100, 142).
+
+    As written they give 1.171506 and 0.226399, which print 1.1715 and 0.2264; the
+    worksheet took them from the unrounded probabilities, which 0.3099 and 0.7974 only
+    round. No step places those probabilities, so each literal is known to its printed
+    digits: 0.3099 through its row, the softmax of the printed Logits1 (line 94) with the
+    logits known to theirs; 0.7974 through its own rounding interval.
+    """
+    logits = [
+        mpmath.mpf(v) for v in ("-0.9277", "1.5975", "-0.5975", "1.2673", "-1.5975", "0.5975")
+    ]
+
+    def softmax(z: list[mpmath.mpf]) -> list[mpmath.mpf]:
+        ez = [mpmath.e**v for v in z]
+        return [v / mpmath.fsum(ez) for v in ez]
+
+    printed = ("0.0345", "0.4312", "0.0480", "0.3099", "0.0177", "0.1586")
+    assert all(_rounds_to(p, s) for p, s in zip(softmax(logits), printed, strict=True))
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.3099")), "1.1714")
+    # from the printed logits exactly, -ln P("shoe") = 1.1713476…, just below 1.17135; with
+    # the shoe logit 0.00001 lower (within its half unit) it is 1.171354…, P still 0.3099
+    assert not _rounds_to(-mpmath.log(softmax(logits)[3]), "1.1714")
+    moved = list(logits)
+    moved[3] -= mpmath.mpf("0.00001")
+    p = softmax(moved)[3]
+    assert _rounds_to(p, "0.3099") and _rounds_to(-mpmath.log(p), "1.1714")
+    # 0.797449 prints as 0.7974 and gives 0.226337…, which prints as 0.2263
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.7974")), "0.2263")
+    assert _rounds_to(-mpmath.log(mpmath.mpf("0.797449")), "0.2263")
+    checks = _checks(DJIMRA_LORA)
+    assert _off(checks) == []
+    assert (100, "1.1714", "rounded", None) in checks
+    assert (142, "0.2263", "rounded", None) in checks

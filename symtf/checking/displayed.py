@@ -172,7 +172,72 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         checks.append(
             Check(claim.label, None, index, p.text, expected, exact_str, verdict, why, value, extra)
         )
+    if any(ch.verdict in ("slip", "wrong") for ch in checks):
+        checks = _with_rounded_literals(checks, parsed, claim, derivation, replace, resolve, xp)
     return tuple(checks), exact
+
+
+def _with_rounded_literals(
+    checks: list[Any],
+    parsed: sx.Expression,
+    claim: Claim,
+    derivation: Derivation,
+    replace: dict[int, Any],
+    resolve: Any,
+    xp: Any,
+) -> list[Any]:
+    """The line's checks, accepted when its repeated literals are read as rounded prints.
+
+    A literal left as written that repeats an earlier printed number no step explains
+    (:mod:`symtf.checking.repeated`) is known only to its printed digits: when one point
+    of its rounding interval gives every printed result of the line, the off results
+    become ``rounded`` with that reason (JSON ``accepted_by`` = ``rounded_inputs`` and
+    ``rounded_literals``); otherwise they keep their verdicts.
+    """
+    from symtf.checking import repeated
+
+    loose = repeated.loose_literals(parsed, claim, derivation, replace)
+    if not loose:
+        return checks
+    printed = [p for row in claim.printed for p in row]
+    if any(p.value is None for p in printed):
+        return checks
+
+    def evaluate(values: Any) -> list[Any]:
+        return _entries(parsed.evaluate(resolve, values, backend=xp))
+
+    def ball(e: Any) -> Any:
+        try:
+            x = xp.ball(e, 128)
+        except (Undecided, ExpressionError, SpecError):
+            return None
+        return x if x.is_finite() else None
+
+    try:
+        ok = repeated.reached(parsed, loose, replace, evaluate, ball, printed, claim.rounding)
+    except (Undecided, ExpressionError, SpecError, ArithmeticError):
+        ok = False
+    if not ok:
+        return checks
+    out = []
+    for ch in checks:
+        if ch.verdict not in ("slip", "wrong"):
+            out.append(ch)
+            continue
+        extra = dict(ch.extra)
+        extra["accepted_by"] = "rounded_inputs"
+        extra["rounded_literals"] = [
+            {
+                "literal": lo.text,
+                "repeats": lo.label,
+                "source_line": lo.line,
+                **({"softmax_of": lo.logits_label} if lo.logits else {}),
+            }
+            for lo in loose
+        ]
+        why = f"{ch.explanation}; {repeated.explain(loose, ch.printed)}"
+        out.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
+    return out
 
 
 #: How far a verdict is from a right number: a chain's printed number takes its worst link's.

@@ -61,7 +61,7 @@ def check_draft(derivation: Derivation) -> DraftReport:
     """
     mapped = tuple(c for c in derivation.claims if not c.unmapped)
     todo = [c for c in derivation.claims if c.unmapped]
-    report = check(dataclasses.replace(derivation, claims=mapped))
+    report = check(dataclasses.replace(derivation, claims=mapped, drafted=derivation.claims))
     trace = None
     if todo:
         try:

@@ -107,7 +107,9 @@ def check_article(path: str | Path) -> Any:
         unread = list(draft.unread)
         for _ in range(MAX_DROPPED):
             try:
-                report = compare.check(dataclasses.replace(derivation, claims=tuple(claims)))
+                report = compare.check(
+                    dataclasses.replace(derivation, claims=tuple(claims), drafted=derivation.claims)
+                )
                 break
             except SpecError as e:  # one claim the check cannot read: say so, check the rest
                 bad = _claim_of(str(e), claims)

@@ -174,6 +174,11 @@ class Derivation:
     written_inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: The ``[symbols]`` table: each declared symbol's assumption, range and value.
     symbols: Mapping[str, SymbolSpec] = field(default_factory=dict)
+    #: A draft's claims in the article's order, ``step = "?"`` ones included, when only the
+    #: placed ones are checked (symtf.checking.draft): a displayed line's literal that
+    #: repeats a printed number no step places is read as that rounded print
+    #: (symtf.checking.repeated).
+    drafted: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------- reading

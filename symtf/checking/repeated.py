@@ -1,0 +1,291 @@
+"""Displayed literals that repeat an earlier printed number no step explains.
+
+``Loss1 = -ln(0.3099) = 1.1714``, after ``P("shoe")1 = 0.3099`` that no step of the
+draft places: the article computed the loss from the unrounded probability, and 0.3099
+is only that probability to four decimals. Read as written the line is off (-ln(0.3099)
+= 1.171506); read as what it repeats, the literal is known only to its printed
+precision, and the line is right when one point of its rounding interval gives the
+printed result (a witness found by :func:`symtf.checking.causes.reach`, never an
+enclosure merely meeting the print).
+
+A literal that a step places keeps its reading (as written, or the exact value it
+stands for). When the row the repeated number belongs to is, as printed, the softmax of
+an earlier printed row (probabilities after their logits), the literal is that softmax
+entry with the logits known to their printed precision: the witness must give the
+literal's own print and the line's result at one point of the logits' intervals, so
+other printed numbers that fix the literal more tightly are not contradicted
+(``-log(0.251) ≈ 1.383`` stays off when the printed logits fix P = 0.25063).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from symtf.numbers import Interval, Printed, rounding_interval
+from symtf.spec import Claim, Derivation
+
+#: At most this share of a softmax row may print one unit off (the draft's "all but a few").
+_OFF_SHARE = 4
+
+
+@dataclass(frozen=True)
+class Loose:
+    """A literal of a displayed line that repeats an earlier printed number no step explains.
+
+    Attributes:
+        pos: The literal's offset in the expression.
+        text: The literal as written.
+        repeats: The earlier printed number it repeats.
+        label: That number's claim label.
+        line: That number's source line (``None`` in a derivation file).
+        logits: The earlier printed row whose softmax the repeated number's row is, if any.
+        logits_label: That row's claim label.
+        index: The repeated number's place in its row.
+    """
+
+    pos: int
+    text: str
+    repeats: Printed
+    label: str
+    line: int | None
+    logits: tuple[Printed, ...] = ()
+    logits_label: str = ""
+    index: int = 0
+
+
+def loose_literals(
+    parsed: Any, claim: Claim, derivation: Derivation, replace: Mapping[int, Any]
+) -> list[Loose]:
+    """The literals of a line, left as written, that repeat an earlier unplaced printed number.
+
+    Only the claims before ``claim`` are searched, nearest first. A literal that a placed
+    claim (one with a step) also prints is left alone: a step explains that number.
+    """
+    from symtf.checking.displayed import _exact_givens, _read_as_itself
+
+    if not getattr(claim, "match_literals", True):
+        return []
+    claims = list(derivation.drafted or derivation.claims)
+    here = next(
+        (
+            i
+            for i, c in enumerate(claims)
+            if c.label == claim.label and c.source_line == claim.source_line
+        ),
+        None,
+    )
+    if here is None:
+        return []
+    earlier = claims[:here]
+    given = _exact_givens(derivation)
+    out = []
+    for lit in parsed.literals:
+        if lit.pos in replace or "." not in lit.text or _read_as_itself(lit.text, given):
+            continue
+        hits = _repeated(lit.text, earlier)
+        if not hits:
+            continue
+        # the nearest occurrence whose row is the softmax of an earlier row, else the nearest
+        chosen = None
+        for k, r, j in hits:
+            logits, logits_label = _softmax_of(earlier[k].printed[r], earlier[:k])
+            if logits:
+                chosen = (k, r, j, logits, logits_label)
+                break
+        if chosen is None:
+            k, r, j = hits[0]
+            chosen = (k, r, j, (), "")
+        k, r, j, logits, logits_label = chosen
+        c = earlier[k]
+        out.append(
+            Loose(
+                lit.pos, lit.text, c.printed[r][j], c.label, c.source_line, logits, logits_label, j
+            )
+        )
+    return out
+
+
+def _repeated(text: str, earlier: Sequence[Claim]) -> list[tuple[int, int, int]]:
+    """Where the earlier printed numbers the literal repeats are, nearest first.
+
+    Empty when a placed claim (one a step explains) prints it too.
+    """
+    try:
+        x = Fraction(text.replace("−", "-"))
+    except (ValueError, ZeroDivisionError):
+        return []
+    decimals = len(text.split(".", 1)[1]) if "." in text else 0
+    hits: list[tuple[int, int, int]] = []
+    for k in range(len(earlier) - 1, -1, -1):
+        c = earlier[k]
+        for r, row in enumerate(c.printed):
+            for j, p in enumerate(row):
+                if p.value is None or p.decimals < decimals or p.style == "sci":
+                    continue
+                if _round(abs(p.value), decimals) != abs(x):
+                    continue
+                if not c.unmapped:
+                    return []  # a step places this number: its reading stays
+                hits.append((k, r, j))
+    return hits
+
+
+def _round(x: Fraction, decimals: int) -> Fraction:
+    """``x`` rounded half-up at ``decimals`` places."""
+    scale = 10**decimals
+    return Fraction(int(x * scale + Fraction(1, 2)), scale)
+
+
+def _softmax_of(
+    row: Sequence[Printed], earlier: Sequence[Claim]
+) -> tuple[tuple[Printed, ...], str]:
+    """The nearest earlier printed row whose softmax ``row`` is, as printed.
+
+    Every entry of ``row`` must lie within one unit of its last digit of the softmax, and
+    all but a quarter of them (at least one may be off) must be its correct roundings.
+    """
+    n = len(row)
+    if n < 2 or any(p.value is None for p in row):
+        return (), ""
+    for c in reversed(earlier):
+        for cand in c.printed:
+            if len(cand) != n or any(q.value is None for q in cand):
+                continue
+            with mpmath.workdps(50):
+                z = [_mp(q.value) for q in cand]
+                top = max(z)
+                e = [mpmath.exp(v - top) for v in z]
+                total = mpmath.fsum(e)
+                s = [v / total for v in e]
+                off = 0
+                fits = True
+                for p, v in zip(row, s, strict=True):
+                    pv = _mp(p.value)
+                    iv = rounding_interval(p)
+                    lo, hi = _mp(iv.lo), _mp(iv.hi)
+                    if abs(pv - v) >= _mp(p.ulp):
+                        fits = False
+                        break
+                    if not lo <= v <= hi:
+                        off += 1
+            if fits and off <= max(1, n // _OFF_SHARE):
+                return tuple(cand), c.label
+    return (), ""
+
+
+def reached(
+    parsed: Any,
+    loose: Sequence[Loose],
+    replace: Mapping[int, Any],
+    evaluate: Callable[[Mapping[int, Any]], list[Any]],
+    ball: Callable[[Any], Any],
+    printed: Sequence[Printed],
+    mode: str,
+) -> bool:
+    """Whether one point of the loose literals' rounding intervals gives every printed result.
+
+    Args:
+        parsed: The line.
+        loose: Its loose literals.
+        replace: The literals the exact reading already replaced (kept).
+        evaluate: The line's entries with a replacement map.
+        ball: A certified ball of an exact value (``None`` when it cannot be had).
+        printed: The line's printed results, in the order ``evaluate`` gives them.
+        mode: The claim's rounding mode.
+    """
+    from symtf.checking.causes import reach
+
+    entries: dict[Hashable, Fraction] = {}
+    for lo in loose:
+        if lo.logits:
+            for k, q in enumerate(lo.logits):
+                # a whole number written with decimals (``0.0``) is read as itself, as in a line
+                if q.value is not None and q.value.denominator != 1:
+                    entries[(lo.logits_label, k)] = q.ulp / 2
+        else:
+            entries[("literal", lo.pos)] = lo.repeats.ulp / 2
+    rmode = "half-up" if mode == "any" else mode
+    intervals: list[Interval] = [rounding_interval(p, rmode) for p in printed]
+    intervals += [rounding_interval(lo.repeats) for lo in loose if lo.logits]
+
+    def at(moves: Mapping[Any, Fraction]) -> list[Any] | None:
+        values = dict(replace)
+        own = []
+        for lo in loose:
+            sign = 1 if Fraction(lo.text.replace("−", "-")) >= 0 else -1
+            if lo.logits:
+                z = [
+                    sympy.Rational(_known(q.value) + moves.get((lo.logits_label, k), 0))
+                    for k, q in enumerate(lo.logits)
+                ]
+                v = sympy.exp(z[lo.index]) / sympy.Add(*(sympy.exp(t) for t in z))
+                own.append(v)
+                values[lo.pos] = sign * v
+            else:
+                centre = abs(_known(lo.repeats.value))
+                values[lo.pos] = sign * sympy.Rational(centre + moves.get(("literal", lo.pos), 0))
+        try:
+            out = [ball(e) for e in [*evaluate(values), *own]]
+        except (ArithmeticError, TypeError, ValueError, LookupError):
+            return None
+        return None if any(x is None for x in out) else out
+
+    return reach(list(entries.items()), at, intervals)
+
+
+def explain(loose: Sequence[Loose], printed: str) -> str:
+    """Why the line is accepted, in the article's words."""
+    parts = []
+    for lo in loose:
+        where = _where(lo.label, lo.line)
+        iv = rounding_interval(lo.repeats)
+        if lo.logits:
+            parts.append(
+                f"{lo.text} repeats {where}, which no step places; its row is, as printed, the "
+                f"softmax of {_where(lo.logits_label, None)}, so it stands for that softmax entry "
+                "with those logits known only to their printed precision"
+            )
+        else:
+            parts.append(
+                f"{lo.text} repeats {where}, which no step places, so it is known only to its "
+                f"printed precision ({_fixed(iv.lo)} … {_fixed(iv.hi)})"
+            )
+    return (
+        "; ".join(parts) + f": one point of those rounding intervals gives {printed} "
+        "(a witness, not only an enclosure), so the line is right with rounded inputs"
+    )
+
+
+def _known(x: Fraction | None) -> Fraction:
+    """A finite printed value (infinities are left out before any is read)."""
+    assert x is not None
+    return x
+
+
+def _mp(x: Fraction | None) -> Any:
+    """A finite printed value as a 50-digit mpmath number."""
+    return mpmath.mpf(_known(x).numerator) / _known(x).denominator
+
+
+def _where(label: str, line: int | None) -> str:
+    if line is None or label.startswith("line "):
+        return label if line is None else f"line {line}"
+    return f"{label} (line {line})"
+
+
+def _fixed(x: Fraction) -> str:
+    from symtf.numbers import format_fixed
+
+    d = 0
+    while (x * 10**d).denominator != 1 and d < 30:
+        d += 1
+    return format_fixed(x, d)
+
+
+__all__ = ["Loose", "explain", "loose_literals", "reached"]

@@ -1,0 +1,119 @@
+"""A displayed literal that repeats an earlier printed number no step places.
+
+``Loss = -ln(0.42) = 0.869`` after ``P(cat) = 0.42``: the article took the loss from the
+unrounded probability, which 0.42 only rounds. The line is judged against the range the
+literal's rounding allows, accepted only with a witness point, and flagged when the
+article's other printed numbers (the logits the probabilities are the softmax of) fix the
+literal more tightly. Every expected value is computed here with mpmath at 50 digits.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from symtf.commands.draft import check_article
+
+
+@pytest.fixture(autouse=True)
+def _fifty_digits() -> Iterator[None]:
+    with mpmath.workdps(50):
+        yield
+
+
+def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
+    unit = mpmath.mpf(10) ** -len(printed.partition(".")[2])
+    return bool(abs(mpmath.mpf(printed) - x) <= unit / 2)
+
+
+def _softmax(z: list[str]) -> list[mpmath.mpf]:
+    e = [mpmath.exp(mpmath.mpf(v)) for v in z]
+    total = mpmath.fsum(e)
+    return [v / total for v in e]
+
+
+def _check(tmp_path: Path, text: str) -> list:
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    report = check_article(path)
+    return [c for r in report.results for c in r.checks]
+
+
+ONE_WORD = """# One word
+
+The model gives the word cat the probability P(cat) = 0.42.
+
+Loss = -ln(0.42) = 0.869
+"""
+
+
+def test_a_repeated_probability_is_read_as_its_rounding_interval(tmp_path: Path) -> None:
+    # as written -ln(0.42) = 0.867500…, which prints 0.868 (0.869 is wrong as displayed);
+    # a probability that prints as 0.42 may be 0.4192, whose -ln is 0.869407…
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.42")), "0.869")
+    witness = mpmath.mpf("0.4192")
+    assert _rounds_to(witness, "0.42") and _rounds_to(-mpmath.log(witness), "0.869")
+    [c] = _check(tmp_path, ONE_WORD)
+    assert (c.printed, c.verdict) == ("0.869", "rounded")
+    assert c.extra["accepted_by"] == "rounded_inputs"
+    assert c.extra["rounded_literals"] == [
+        {"literal": "0.42", "repeats": "line 3", "source_line": 3}
+    ]
+    assert "0.42 repeats line 3, which no step places" in c.explanation
+    assert c.extra["as_displayed"]["verdict"] == "wrong"  # the reading as written is kept
+
+
+def test_a_result_no_point_of_the_interval_gives_stays_flagged(tmp_path: Path) -> None:
+    # -ln over [0.415, 0.425] is [0.85566…, 0.87947…]: 0.881 is out of reach
+    lo, hi = -mpmath.log(mpmath.mpf("0.425")), -mpmath.log(mpmath.mpf("0.415"))
+    assert mpmath.mpf("0.8805") > hi > lo
+    [c] = _check(tmp_path, ONE_WORD.replace("0.869", "0.881"))
+    assert c.verdict == "wrong" and "accepted_by" not in c.extra
+
+
+LOGITS = """# A three-word loss
+
+**Logits:** [1.250, 0.500, -0.750]
+
+**Probabilities:** [0.62, 0.29, 0.08]
+
+**Loss:** L = -log(0.29) ≈ {loss}
+"""
+
+
+def test_probabilities_after_their_logits_take_the_logits_precision(tmp_path: Path) -> None:
+    p = _softmax(["1.250", "0.500", "-0.750"])
+    # the probabilities row is the softmax of the printed logits, as printed
+    assert [_rounds_to(v, s) for v, s in zip(p, ("0.62", "0.29", "0.08"), strict=True)] == [
+        True,
+        True,
+        True,
+    ]
+    loss = -mpmath.log(p[1])  # 1.224805728…: 1.225, where -log(0.29) = 1.237874…
+    assert _rounds_to(loss, "1.225") and not _rounds_to(-mpmath.log(mpmath.mpf("0.29")), "1.225")
+    [c] = _check(tmp_path, LOGITS.format(loss="1.225"))
+    assert (c.printed, c.verdict) == ("1.225", "rounded")
+    assert c.extra["rounded_literals"][0]["softmax_of"] == "line 3"
+
+
+def test_logits_that_fix_the_literal_keep_a_wrong_loss_flagged(tmp_path: Path) -> None:
+    """1.232 is -ln of 0.29171…, which prints as 0.29, but the printed logits allow only
+    P = 0.29381 ± 0.0002: their softmax must not be contradicted."""
+    assert _rounds_to(mpmath.exp(-mpmath.mpf("1.232")), "0.29")
+    # -ln P is convex in the logits (log-sum-exp less one of them): its largest value over
+    # their rounding box is at a corner, and stays below 1.2315
+    half = mpmath.mpf("0.0005")
+    worst = [
+        -mpmath.log(
+            _softmax([str(mpmath.mpf(v) + s * half) for v, s in zip(z, signs, strict=True)])[1]
+        )
+        for signs in itertools.product((-1, 1), repeat=3)
+        for z in [("1.250", "0.500", "-0.750")]
+    ]
+    assert max(worst) < mpmath.mpf("1.2315")
+    [c] = _check(tmp_path, LOGITS.format(loss="1.232"))
+    assert c.verdict == "wrong" and "accepted_by" not in c.extra
