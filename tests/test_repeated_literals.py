@@ -45,33 +45,42 @@ def _check(tmp_path: Path, text: str) -> list:
 
 ONE_WORD = """# One word
 
-The model gives the word cat the probability P(cat) = 0.42.
+After the softmax the model gives the word cat the probability P(cat) = 0.421.
 
-Loss = -ln(0.42) = 0.869
+Loss = -ln(0.421) = {loss}
 """
 
 
 def test_a_repeated_probability_is_read_as_its_rounding_interval(tmp_path: Path) -> None:
-    # as written -ln(0.42) = 0.867500…, which prints 0.868 (0.869 is wrong as displayed);
-    # a probability that prints as 0.42 may be 0.4192, whose -ln is 0.869407…
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.42")), "0.869")
-    witness = mpmath.mpf("0.4192")
-    assert _rounds_to(witness, "0.42") and _rounds_to(-mpmath.log(witness), "0.869")
-    [c] = _check(tmp_path, ONE_WORD)
-    assert (c.printed, c.verdict) == ("0.869", "rounded")
+    # as written -ln(0.421) = 0.865122…, which prints 0.865 (0.866 is a slip as displayed);
+    # a probability that prints as 0.421 may be 0.4206, whose -ln is 0.866073…
+    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.421")), "0.866")
+    witness = mpmath.mpf("0.4206")
+    assert _rounds_to(witness, "0.421") and _rounds_to(-mpmath.log(witness), "0.866")
+    [c] = _check(tmp_path, ONE_WORD.format(loss="0.866"))
+    assert (c.printed, c.verdict) == ("0.866", "rounded")
     assert c.extra["accepted_by"] == "rounded_inputs"
     assert c.extra["rounded_literals"] == [
-        {"literal": "0.42", "repeats": "line 3", "source_line": 3}
+        {"literal": "0.421", "repeats": "line 3", "source_line": 3}
     ]
-    assert "0.42 repeats line 3, which no step places" in c.explanation
-    assert c.extra["as_displayed"]["verdict"] == "wrong"  # the reading as written is kept
+    assert "0.421 repeats line 3, which no step places" in c.explanation
+    assert c.extra["as_displayed"]["verdict"] == "slip"  # the reading as written is kept
 
 
 def test_a_result_no_point_of_the_interval_gives_stays_flagged(tmp_path: Path) -> None:
-    # -ln over [0.415, 0.425] is [0.85566…, 0.87947…]: 0.881 is out of reach
-    lo, hi = -mpmath.log(mpmath.mpf("0.425")), -mpmath.log(mpmath.mpf("0.415"))
-    assert mpmath.mpf("0.8805") > hi > lo
-    [c] = _check(tmp_path, ONE_WORD.replace("0.869", "0.881"))
+    # -ln over [0.4205, 0.4215] is [0.863935…, 0.866310…]: 0.868 is out of reach
+    lo, hi = -mpmath.log(mpmath.mpf("0.4215")), -mpmath.log(mpmath.mpf("0.4205"))
+    assert mpmath.mpf("0.8675") > hi > lo
+    [c] = _check(tmp_path, ONE_WORD.format(loss="0.868"))
+    assert c.verdict == "wrong" and "accepted_by" not in c.extra
+
+
+def test_a_chosen_value_of_two_digits_is_exact_as_written(tmp_path: Path) -> None:
+    """``P(cat) = 0.42`` reads as a value the article chose: -ln(0.42) = 0.867500…, so
+    0.869 stays wrong, though 0.4192 (which prints as 0.42) would give 0.869407…."""
+    assert _rounds_to(-mpmath.log(mpmath.mpf("0.4192")), "0.869")
+    text = ONE_WORD.format(loss="0.869").replace("0.421", "0.42")
+    [c] = _check(tmp_path, text)
     assert c.verdict == "wrong" and "accepted_by" not in c.extra
 
 

@@ -8,6 +8,9 @@ precision, and the line is right when one point of its rounding interval gives t
 printed result (a witness found by :func:`symtf.checking.causes.reach`, never an
 enclosure merely meeting the print).
 
+Without such a relation the repeated number must have at least :data:`MIN_DIGITS`
+significant digits: ``z_1 = 2.5`` is a value the article chose, exact as written.
+
 A literal that a step places keeps its reading (as written, or the exact value it
 stands for). When the row the repeated number belongs to is, as printed, the softmax of
 an earlier printed row (probabilities after their logits), the literal is that softmax
@@ -29,6 +32,11 @@ import sympy
 
 from symtf.numbers import Interval, Printed, rounding_interval
 from symtf.spec import Claim, Derivation
+
+#: The fewest significant digits of a repeated number read as the rounded print of a
+#: computed value when nothing else shows it was computed: ``0.3099`` is one, while
+#: ``z_1 = 2.5`` reads as a value the article chose, exact as written.
+MIN_DIGITS = 3
 
 #: At most this share of a softmax row may print one unit off (the draft's "all but a few").
 _OFF_SHARE = 4
@@ -100,6 +108,8 @@ def loose_literals(
                 break
         if chosen is None:
             k, r, j = hits[0]
+            if _significant(earlier[k].printed[r][j]) < MIN_DIGITS:
+                continue  # a chosen input (z = 2.5), not the print of a computed value
             chosen = (k, r, j, (), "")
         k, r, j, logits, logits_label = chosen
         c = earlier[k]
@@ -134,6 +144,12 @@ def _repeated(text: str, earlier: Sequence[Claim]) -> list[tuple[int, int, int]]
                     return []  # a step places this number: its reading stays
                 hits.append((k, r, j))
     return hits
+
+
+def _significant(p: Printed) -> int:
+    """Significant digits of a fixed-point print (``0.3099`` has 4, ``2.5`` has 2)."""
+    digits = p.text.strip().lstrip("+-−").replace(".", "").lstrip("0")
+    return len(digits)
 
 
 def _round(x: Fraction, decimals: int) -> Fraction:
