@@ -172,3 +172,42 @@ def test_shift_text_moves_the_point() -> None:
     assert slips.shift_text("-0.0081", 1) == "-0.081"
     assert slips.shift_text("0.33149896…", -2) == "0.0033149896…"
     assert slips.shift_text("12.5", 2) == "1250"
+
+
+def test_a_slip_is_not_claimed_for_an_entry_its_printed_row_sums_to_one_with() -> None:
+    from symtf.checking import slips
+
+    # softmax(3, 1, 0) = 0.84379…, 0.11419…, 0.04201…; 0.48 has the digits of 0.84 swapped
+    exact = {(0, 0): "0.8437947345", (0, 1): "0.1141951271", (0, 2): "0.0420101385"}
+    ex = lambda idx: _ball(exact[idx])  # noqa: E731
+    summing = {k: parse_printed(v) for k, v in zip(exact, ("0.48", "0.42", "0.10"), strict=True)}
+    beside = {k: parse_printed(v) for k, v in zip(exact, ("0.48", "0.11", "0.04"), strict=True)}
+    p = summing[(0, 0)]
+    # 0.48 + 0.42 + 0.10 = 1 as printed; with 0.84 it would be 1.36
+    assert slips.entry_slip((0, 0), p, ex, (1, 3), summing).cause == "digit-transposition"
+    assert slips.entry_slip((0, 0), p, ex, (1, 3), summing, row_total=Fraction(1)) is None
+    # 0.48 + 0.11 + 0.04 = 0.63: the row as printed is no softmax row, nothing contradicts
+    s = slips.entry_slip((0, 0), p, ex, (1, 3), beside, row_total=Fraction(1))
+    assert s is not None and s.cause == "digit-transposition"
+
+
+def test_a_displayed_softmax_entry_whose_row_sums_to_one_is_no_transposition(
+    tmp_path: Path,
+) -> None:
+    """``P(A) = e^3/(e^3 + e^1 + e^0) = 0.48`` beside ``P(B) = 0.42, P(C) = 0.10``."""
+    from symtf.commands.draft import check_article
+
+    text = (
+        "# Three tokens\n\nWith the logits 3, 1 and 0:\n\n"
+        "\\[\nP(A) = \\frac{e^{3}}{e^{3} + e^{1} + e^{0}} = 0.48\n\\]\n"
+        "\\[\nP(B) = {b}, \\quad P(C) = {c}\n\\]\n"
+    )
+    post = tmp_path / "post.md"
+    post.write_text(text.replace("{b}", "0.42").replace("{c}", "0.10"), encoding="utf-8")
+    [c] = [c for c in check_article(post).checks if c.verdict == "wrong"]
+    assert c.printed == "0.48" and c.extra["cause"] == "unexplained"
+    assert "0.48 + 0.42 + 0.10, sums to 1, and with 0.84 it would not" in c.explanation
+    # with the right neighbours (0.11, 0.04) the row does not sum to 1 as printed
+    post.write_text(text.replace("{b}", "0.11").replace("{c}", "0.04"), encoding="utf-8")
+    [c] = [c for c in check_article(post).checks if c.verdict == "wrong"]
+    assert c.extra["cause"] == "digit-transposition"

@@ -146,16 +146,43 @@ def entry_causes(
     step, shape, checks, exact, own, texts = table
     everything = {tuple(k): v for k, v in printed.get(step, {}).items()}
     everything.update(own)
+    total = Fraction(1) if _softmax_rows(trace[step], shape) else None
     out = []
     for c in checks:
         idx = _index(c)
         p = own.get(idx)
         if p is None:
             continue
-        s = slips.entry_slip(idx, p, exact, shape, everything, texts)
+        s = slips.entry_slip(idx, p, exact, shape, everything, texts, row_total=total)
         if s is not None:
             out.append(Cause(s.cause, (idx,), s.text, extra={"slip": s.detail} if s.detail else {}))
     return out
+
+
+def _softmax_rows(node: Any, shape: tuple[int, ...]) -> bool:
+    """Whether each row (last axis) of a step is a softmax row, so sums to 1.
+
+    A template's ``softmax`` over the last axis, or a user step written as one call
+    ``softmax(…)`` (over the last axis unless it names another).
+    """
+    params = dict(node.params)
+    if node.op == "softmax":
+        return params.get("axis") in (None, -1, len(shape) - 1)
+    text = getattr(params.get("step"), "text", "")
+    if node.op != "step" or not isinstance(text, str):
+        return False
+    t = text.replace(" ", "")
+    if not (t.startswith("softmax(") and t.endswith(")")):
+        return False
+    depth = 0
+    for k, ch in enumerate(t):
+        depth += 1 if ch == "(" else -1 if ch == ")" else 0
+        if depth == 0 and ch == ")" and k != len(t) - 1:
+            return False  # softmax(a)+softmax(b): not one call
+    tail = t[len("softmax(") : -1]
+    return not any(f"{k}=" in tail for k in ("axis", "dim")) or any(
+        f"{k}=-1" in tail or f"{k}={len(shape) - 1}" in tail for k in ("axis", "dim")
+    )
 
 
 def _table(
@@ -204,6 +231,8 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
         pass
     if c.value is not None and c.extra.get("exact_reading", {}).get("stands_for"):
         values.append(("with the values the literals stand for", c.value))
+    row = softmax_row(claim, d)
+    refuted: tuple[str, str] | None = None
     for how, v in values:
         try:
             x = xp.ball(v, 128)
@@ -218,6 +247,11 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
             slips.truncation,
         ):
             s = detect(p, x, text)
+            if s is not None and row and slips.breaks_sum(p, x, row):
+                # the row sums to 1 as printed: the number was written as the row needs
+                right = slips.correct_roundings(x, p)
+                refuted = refuted or (s.cause, right[0].text if right else "")
+                continue
             if s is not None:
                 return Cause(
                     s.cause,
@@ -225,7 +259,113 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
                     f"{how}, {s.text}",
                     extra={"slip": s.detail} if s.detail else {},
                 )
+    if refuted is not None:
+        terms = " + ".join(q.text for q in (p, *row))
+        return Cause(
+            "unexplained",
+            (None,),
+            f"not {_SLIP_WORDS.get(refuted[0], refuted[0])} either: the row printed with it, "
+            f"{terms}, sums to 1, and with {refuted[1]} it would not",
+        )
     return None
+
+
+#: A reader's slip in words, for saying it is contradicted.
+_SLIP_WORDS = {
+    "digit-transposition": "two digits swapped",
+    "decimal-shift": "a shifted decimal point",
+    "sign-flip": "a flipped sign",
+    "truncation": "digits truncated",
+}
+
+#: How many article lines from a displayed softmax entry its row's other printed entries may be.
+ROW_LINES = 5
+
+
+def softmax_row(claim: Any, d: Derivation) -> list[Printed]:
+    """The other printed entries of the softmax row a displayed line computes one entry of.
+
+    A line ``\\frac{e^{5.0}}{e^{5.0} + e^{4.0} + e^{3.0}}`` (or ``exp(a) / (exp(a) + …)``)
+    is one entry of a row of as many entries as its denominator has terms. The others are
+    the printed numbers written next to it (the claims right after it, else right before,
+    within :data:`ROW_LINES` lines) when, with the line's own printed value, they sum to 1
+    as printed; else none is known (an empty list).
+    """
+    n = _softmax_terms(claim.expression or "")
+    own = [q for r in claim.printed for q in r]
+    if n is None or len(own) != 1 or own[0].value is None:
+        return []
+    claims = list(getattr(d, "drafted", ()) or d.claims)
+    here = next(
+        (
+            i
+            for i, c in enumerate(claims)
+            if c.label == claim.label and c.source_line == claim.source_line
+        ),
+        None,
+    )
+    if here is None:
+        return []
+    line = claim.source_line
+
+    def near(c: Any) -> bool:
+        return line is None or (
+            c.source_line is not None and abs(c.source_line - line) <= ROW_LINES
+        )
+
+    for side in (claims[here + 1 :], list(reversed(claims[:here]))):
+        found: list[Printed] = []
+        for c in side:
+            if not near(c) or c.expression is not None:
+                break
+            if c.source_line == line and all(
+                _written_in(q.text, claim.expression or "") for r in c.printed for q in r
+            ):
+                continue  # a number the line itself writes (its exponents), not a sibling
+            found.extend(q for r in c.printed for q in r)
+            if len(found) >= n - 1:
+                break
+        others = found[: n - 1]
+        if len(others) == n - 1 and all(q.value is not None for q in others):
+            tol = sum((q.ulp / 2 for q in (own[0], *others)), Fraction(0))
+            total = sum((cast(Fraction, q.value) for q in (own[0], *others)), Fraction(0))
+            if abs(total - 1) <= tol:
+                return others
+    return []
+
+
+def _written_in(text: str, expression: str) -> bool:
+    """Whether a printed number is one the expression writes (not part of a longer one)."""
+    import re
+
+    return (
+        re.search(r"(?<![\d.])" + re.escape(text.lstrip("-−")) + r"(?![\d])", expression)
+        is not None
+    )
+
+
+def _softmax_terms(expression: str) -> int | None:
+    """The number of terms of the denominator when the line is one softmax entry, else None."""
+    import re
+
+    t = expression.strip()
+    m = re.fullmatch(r"\\frac\{(.+?)\}\{(.+)\}", t) or re.fullmatch(r"(.+?)\s*/\s*\((.+)\)", t)
+    if m is None:
+        return None
+    num, den = (g.replace(" ", "") for g in m.groups())
+    if not ("e^" in num or "exp" in num):
+        return None
+    terms: list[str] = []
+    depth, cur = 0, ""
+    for ch in den:
+        depth += 1 if ch in "({[" else -1 if ch in ")}]" else 0
+        if ch == "+" and depth == 0:
+            terms.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    terms.append(cur)
+    return len(terms) if len(terms) >= 2 and num in terms else None
 
 
 def line_inputs(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from flint import arb, ctx, fmpq
 
@@ -210,6 +210,31 @@ def digit_transposition(p: Printed, x: arb | None, text: str | None = None) -> S
     return None
 
 
+def breaks_sum(
+    p: Printed, x: arb | None, others: Iterable[Printed], total: Fraction = Fraction(1)
+) -> bool:
+    """Whether reading ``p`` as a slip of ``x``'s correct rounding contradicts a printed sum.
+
+    ``p`` and ``others`` are a row the article's setting makes sum to ``total`` (the
+    entries of one softmax row). When the row sums to it as printed (within half a unit
+    of each entry's last digit), ``p`` was written as the row needs: had it been a slip
+    of the correct rounding (0.76 written for 0.67 beside 0.19 and 0.05), the row with
+    that rounding would be off by more than its entries' rounding allows.
+    """
+    row = [p, *others]
+    if x is None or len(row) < 2 or any(q.value is None or q.is_fraction for q in row):
+        return False
+    values = [cast(Fraction, q.value) for q in row]
+    tol = sum((q.ulp / 2 for q in row), Fraction(0))
+    if abs(sum(values, Fraction(0)) - total) > tol:
+        return False  # the printed row is no such row: nothing to contradict
+    rest = sum(values[1:], Fraction(0))
+    right = correct_roundings(x, p)
+    return bool(right) and all(
+        r.value is not None and abs(rest + r.value - total) > tol for r in right
+    )
+
+
 def _digits(text: str) -> tuple[str, str, int] | None:
     """``(sign, digits, position of the point)`` of a fixed-point print, else ``None``."""
     t = text.strip().replace("−", "-")
@@ -283,11 +308,15 @@ def entry_slip(
     shape: tuple[int, ...],
     printed: Mapping[Index, Printed],
     texts: Mapping[Index, str] | None = None,
+    row_total: Fraction | None = None,
 ) -> Slip | None:
     """The first slip of :data:`ENTRY_SLIPS` that reproduces the printed entry ``idx``.
 
     Truncation is offered only when every other printed entry of the step is
-    consistent with truncation too (none was rounded up).
+    consistent with truncation too (none was rounded up). With ``row_total`` (each row
+    of the step sums to it: a softmax), no slip is offered for an entry whose row,
+    printed whole, sums to it as printed while the correct rounding would not
+    (:func:`breaks_sum`): the entry was written as the row needs.
 
     Args:
         idx: The entry.
@@ -296,9 +325,14 @@ def entry_slip(
         shape: The step's shape.
         printed: Every printed entry of the step (``idx`` among them).
         texts: Certified decimals of exact values already written (the verdicts'), by entry.
+        row_total: What each row (last axis) of the step sums to, when the step says so.
     """
     x = exact(idx)
     text = (texts or {}).get(idx)
+    if row_total is not None and shape:
+        row = [q for k, q in printed.items() if k[:-1] == idx[:-1] and k != idx]
+        if len(row) == shape[-1] - 1 and breaks_sum(p, x, row, row_total):
+            return None
     for detect in (sign_flip, decimal_shift, digit_transposition):
         s = detect(p, x, text)
         if s is not None:
