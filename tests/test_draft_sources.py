@@ -788,3 +788,28 @@ def test_djimra_lora_losses_repeat_rounded_probabilities_no_step_places() -> Non
     assert _off(checks) == []
     assert (100, "1.1714", "rounded", None) in checks
     assert (142, "0.2263", "rounded", None) in checks
+
+
+SANJIV = "sanjiv_temperature_snippet.md"
+
+
+def test_sanjiv_a_softmax_row_that_sums_to_one_is_no_digit_swap() -> None:
+    """At τ = 0.5 the article prints P(Hello) = 0.76, P(Hi) = 0.19, P(Hey) = 0.05, where
+    softmax(5, 4, 3) gives 0.66524…: 0.76 is rightly wrong, but it is no swap of 0.67,
+    since 0.76 + 0.19 + 0.05 = 1 as printed and 0.67 + 0.19 + 0.05 = 0.91."""
+    e = [mpmath.e ** mpmath.mpf(z) for z in (5, 4, 3)]
+    p = e[0] / mpmath.fsum(e)
+    assert _rounds_to(p, "0.67") and not _rounds_to(p, "0.76")
+    report = check_article(SOURCES / SANJIV)
+    off = {
+        (r.claim.source_line, c.printed): (c.verdict, c.extra.get("cause"))
+        for r in report.results
+        for c in r.checks
+        if c.verdict not in ("exact", "rounded")
+    }
+    # softmax(2.5, 2, 1.5) = 0.50648… and softmax(1.25, 1, 0.75) = 0.41923…: both wrong too
+    assert off == {
+        (8, "0.49"): ("wrong", "unexplained"),
+        (16, "0.76"): ("wrong", "unexplained"),
+        (25, "0.37"): ("wrong", "unexplained"),
+    }
