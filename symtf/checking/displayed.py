@@ -26,6 +26,7 @@ from typing import Any
 import sympy
 
 from symtf.backends.certify import PRECISIONS, to_fmpq
+from symtf.checking import repeated
 from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
@@ -194,8 +195,6 @@ def _with_rounded_literals(
     become ``rounded`` with that reason (JSON ``accepted_by`` = ``rounded_inputs`` and
     ``rounded_literals``); otherwise they keep their verdicts.
     """
-    from symtf.checking import repeated
-
     loose = repeated.loose_literals(parsed, claim, derivation, replace)
     if not loose:
         return checks
@@ -372,37 +371,14 @@ def _unread(parsed: sx.Expression, replace: dict[int, Any], derivation: Derivati
     or a whole number written with decimals (``× 0.0``), is read as itself: it leaves no
     rounded value in the reading.
     """
-    given = _exact_givens(derivation)
+    given = repeated.exact_givens(derivation)
     return [
         lit.text
         for lit in parsed.literals
-        if lit.pos not in replace and "." in lit.text and not _read_as_itself(lit.text, given)
+        if lit.pos not in replace
+        and "." in lit.text
+        and not repeated.read_as_itself(lit.text, given)
     ]
-
-
-def _read_as_itself(text: str, given: frozenset[Fraction]) -> bool:
-    """Whether a literal is a whole number or exactly an entry of a given tensor."""
-    x = _fraction(text)
-    return x is not None and (x.denominator == 1 or x in given)
-
-
-def _exact_givens(derivation: Derivation) -> frozenset[Fraction]:
-    """Every exact (not rounded) rational entry of the tensors the article gives."""
-    return frozenset(
-        Fraction(int(v.p), int(v.q))
-        for t in derivation.tensors
-        if not t.rounded
-        for v in t.values
-        if isinstance(v, sympy.Rational)
-    )
-
-
-def _fraction(text: str) -> Fraction | None:
-    """A decimal literal's exact value (``None`` when it is not a plain decimal)."""
-    try:
-        return Fraction(text.replace("−", "-"))
-    except (ValueError, ZeroDivisionError):
-        return None
 
 
 def _explain_mixed(

@@ -5,7 +5,7 @@ draft places: the article computed the loss from the unrounded probability, and 
 is only that probability to four decimals. Read as written the line is off (-ln(0.3099)
 = 1.171506); read as what it repeats, the literal is known only to its printed
 precision, and the line is right when one point of its rounding interval gives the
-printed result (a witness found by :func:`symtf.checking.causes.reach`, never an
+printed result (a witness found by :func:`symtf.witness.reach`, never an
 enclosure merely meeting the print).
 
 Without such a relation the repeated number must have at least :data:`MIN_DIGITS`
@@ -75,8 +75,6 @@ def loose_literals(
     Only the claims before ``claim`` are searched, nearest first. A literal that a placed
     claim (one with a step) also prints is left alone: a step explains that number.
     """
-    from symtf.checking.displayed import _exact_givens, _read_as_itself
-
     if not getattr(claim, "match_literals", True):
         return []
     claims = list(derivation.drafted or derivation.claims)
@@ -91,10 +89,10 @@ def loose_literals(
     if here is None:
         return []
     earlier = claims[:here]
-    given = _exact_givens(derivation)
+    given = exact_givens(derivation)
     out = []
     for lit in parsed.literals:
-        if lit.pos in replace or "." not in lit.text or _read_as_itself(lit.text, given):
+        if lit.pos in replace or "." not in lit.text or read_as_itself(lit.text, given):
             continue
         hits = _repeated(lit.text, earlier)
         if not hits:
@@ -215,7 +213,7 @@ def reached(
         printed: The line's printed results, in the order ``evaluate`` gives them.
         mode: The claim's rounding mode.
     """
-    from symtf.checking.causes import reach
+    from symtf.witness import reach
 
     entries: dict[Hashable, Fraction] = {}
     for lo in loose:
@@ -304,4 +302,29 @@ def _fixed(x: Fraction) -> str:
     return format_fixed(x, d)
 
 
-__all__ = ["Loose", "explain", "loose_literals", "reached"]
+def read_as_itself(text: str, given: frozenset[Fraction]) -> bool:
+    """Whether a literal is a whole number or exactly an entry of a given tensor."""
+    x = _fraction(text)
+    return x is not None and (x.denominator == 1 or x in given)
+
+
+def exact_givens(derivation: Derivation) -> frozenset[Fraction]:
+    """Every exact (not rounded) rational entry of the tensors the article gives."""
+    return frozenset(
+        Fraction(int(v.p), int(v.q))
+        for t in derivation.tensors
+        if not t.rounded
+        for v in t.values
+        if isinstance(v, sympy.Rational)
+    )
+
+
+def _fraction(text: str) -> Fraction | None:
+    """A decimal literal's exact value (``None`` when it is not a plain decimal)."""
+    try:
+        return Fraction(text.replace("−", "-"))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+__all__ = ["Loose", "exact_givens", "explain", "loose_literals", "reached", "read_as_itself"]

@@ -1468,11 +1468,11 @@ class Search:
         """Whether a point of the rounding intervals of the rounded givens a step reads gives
         values that print as ``t`` (and as every printed entry of the steps between).
 
-        A witness (:func:`symtf.checking.causes.reach`): the enclosure over those intervals
+        A witness (:func:`symtf.witness.reach`): the enclosure over those intervals
         meeting the prints is not enough, since enclosures are wider than the range.
         """
         from symtf.backends.rounded import half_width
-        from symtf.checking.causes import reach
+        from symtf.witness import reach
 
         xp = self._xp
         assert xp is not None
