@@ -8,6 +8,9 @@ one process; ``-p no:xdist`` turns the plugin off).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import mpmath
 import pytest
 
 
@@ -18,3 +21,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return
     if getattr(config.option, "numprocesses", None) is None and not config.option.collectonly:
         config.option.numprocesses = "auto"
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_digits(request: pytest.FixtureRequest) -> Iterator[None]:
+    """mpmath at the module's ``MPMATH_DIGITS`` for each of its tests (none: left alone)."""
+    digits = getattr(request.module, "MPMATH_DIGITS", None)
+    if digits is None:
+        yield
+        return
+    with mpmath.workdps(digits):
+        yield

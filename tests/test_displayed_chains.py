@@ -11,7 +11,6 @@ or with mpmath at 50 digits.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +47,7 @@ printed = "0.667 0.125"
 """
 
 
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
+MPMATH_DIGITS = 50
 
 
 @pytest.fixture(scope="module")

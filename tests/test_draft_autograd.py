@@ -9,20 +9,16 @@ is read from symtf's output.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 from symtf.draft import draft_file
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
+MPMATH_DIGITS = 50
 
 
 def _post(tmp_path: Path, code: str, output: str) -> Path:
@@ -53,11 +49,6 @@ def _central(f: Callable[[list[mpmath.mpf]], mpmath.mpf], at: list[str]) -> list
         down = [v - h if k == i else v for k, v in enumerate(x)]
         out.append((f(up) - f(down)) / (2 * h))
     return out
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    decimals = len(printed.partition(".")[2])
-    return abs(mpmath.mpf(printed) - x) <= mpmath.mpf(10) ** -decimals / 2
 
 
 # --------------------------------------------------------------- backward, accumulation, SGD
@@ -105,10 +96,10 @@ def test_backward_then_grad_a_manual_sgd_step_and_accumulation(tmp_path: Path) -
         return (w[0] * mpmath.mpf("0.5") + w[1] * mpmath.mpf("1.5") - 1) ** 2
 
     g1 = _central(loss, ["1.0", "-2.0"])
-    assert all(_rounds_to(g, p) for g, p in zip(g1, ("-3.5000", "-10.5000"), strict=True))
+    assert all(rounds_to(g, p) for g, p in zip(g1, ("-3.5000", "-10.5000"), strict=True))
     w2 = [mpmath.mpf(1) - mpmath.mpf("0.1") * g1[0], mpmath.mpf(-2) - mpmath.mpf("0.1") * g1[1]]
     g2 = _central(loss, [mpmath.nstr(v, 40) for v in w2])
-    assert all(_rounds_to(g, p) for g, p in zip(g2, ("-1.7500", "-5.2500"), strict=True))
+    assert all(rounds_to(g, p) for g, p in zip(g2, ("-1.7500", "-5.2500"), strict=True))
     assert checked == {
         26: [("-3.5000", "exact"), ("-10.5000", "exact")],
         27: [("1.3500", "exact"), ("-0.9500", "exact")],
@@ -129,7 +120,7 @@ def test_rasbt_appendix_a_gradients_agree_with_a_hand_derivation() -> None:
     checked, unchecked = _by_line(path)
     a = 1 / (1 + mpmath.e ** -(mpmath.mpf("1.1") * mpmath.mpf("2.2")))
     dw, db = (a - 1) * mpmath.mpf("1.1"), a - 1
-    assert _rounds_to(dw, "-0.0898") and _rounds_to(db, "-0.0817")
+    assert rounds_to(dw, "-0.0898") and rounds_to(db, "-0.0817")
     # the same numbers by central differences of the loss itself
     loss = _central(
         lambda v: -mpmath.log(1 / (1 + mpmath.e ** -(mpmath.mpf("1.1") * v[0] + v[1]))),
@@ -204,6 +195,6 @@ def test_a_print_inside_a_with_block_is_matched_with_its_output(tmp_path: Path) 
     checked, _ = _by_line(_post(tmp_path, WITH_PRINT, WITH_PRINT_OUT))
     # softmax(0.5, -3.0): 1/(1 + e^-3.5) = 0.970688…, e^-3.5/(1 + e^-3.5) = 0.029312…
     first = 1 / (1 + mpmath.e ** mpmath.mpf("-3.5"))
-    assert _rounds_to(first, "0.9707") and _rounds_to(1 - first, "0.0293")
+    assert rounds_to(first, "0.9707") and rounds_to(1 - first, "0.0293")
     assert checked[12] == [("0.9707", "rounded"), ("0.0293", "rounded")]
     assert checked[13] == [("0.5000", "exact"), ("-3.0000", "exact")]

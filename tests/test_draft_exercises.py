@@ -9,26 +9,15 @@ inputs the article writes, and each deliberate error is placed by hand.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    """Whether ``printed`` is a correct rounding of ``x`` at its own decimals."""
-    decimals = len(printed.partition(".")[2])
-    return abs(mpmath.mpf(printed) - x) <= mpmath.mpf(10) ** -decimals / 2
+MPMATH_DIGITS = 50
 
 
 def _line(text: str, needle: str, nth: int = 0) -> int:
@@ -110,7 +99,7 @@ def test_a_bodiless_softmax_is_read_by_its_name_and_each_typed_example_is_checke
     for line, z in ((first, ["0.5", "1.5", "-1.0"]), (second, ["500.5", "501.5", "499.0"])):
         checks = by_line[line].checks
         assert [c.printed for c in checks] == ["0.25372", "0.68967", "0.05661"]
-        assert all(_rounds_to(x, c.printed) for x, c in zip(_softmax(z), checks, strict=True))
+        assert all(rounds_to(x, c.printed) for x, c in zip(_softmax(z), checks, strict=True))
         assert {c.verdict for c in checks} == {"rounded"}
 
 
@@ -126,7 +115,7 @@ def test_a_typed_loss_that_is_off_is_left_unchecked_with_the_value_the_reading_g
         mpmath.log(sum(mpmath.exp(mpmath.mpf(x)) for x in r)) - mpmath.mpf(r[t])
         for r, t in zip(rows, targets, strict=True)
     ) / len(rows)
-    assert not _rounds_to(loss, "0.8308") and _rounds_to(loss, "0.9308")
+    assert not rounds_to(loss, "0.8308") and rounds_to(loss, "0.9308")
     assert all(c.verdict in ("exact", "rounded") for r in report.results for c in r.checks)
     (u,) = [u for u in report.unchecked if u.line == _line(SOFTMAX_EXERCISE, "0.8308")]
     assert "gives 0.9308, not the printed values" in u.note
@@ -198,14 +187,14 @@ def test_a_bodiless_layernorm_class_is_read_as_nn_layernorm_with_its_set_scale_a
     (r,) = [r for r in report.results if r.claim.source_line == first]
     assert [c.verdict for c in r.checks] == ["rounded"] * 4
     expected = _layernorm(["2.0", "4.0", "6.0", "8.0"])
-    assert all(_rounds_to(x, c.printed) for x, c in zip(expected, r.checks, strict=True))
+    assert all(rounds_to(x, c.printed) for x, c in zip(expected, r.checks, strict=True))
     out = _layernorm(["1.0", "3.0", "2.0"], ["1.5", "0.5", "2.0"], ["0.0", "1.0", "-0.5"])
-    assert [_rounds_to(x, p) for x, p in zip(out, ["-1.8371", "1.6124", "0.5"], strict=True)] == [
+    assert [rounds_to(x, p) for x, p in zip(out, ["-1.8371", "1.6124", "0.5"], strict=True)] == [
         True,
         True,
         False,
     ]
-    assert all(_rounds_to(x, p) for x, p in zip(out, ["-1.8371", "1.6124", "-0.5"], strict=True))
+    assert all(rounds_to(x, p) for x, p in zip(out, ["-1.8371", "1.6124", "-0.5"], strict=True))
     (u,) = report.unchecked
     assert u.line == second
     assert "gives -1.8371 1.6124 -0.5, not the printed values" in u.note

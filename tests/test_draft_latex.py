@@ -7,25 +7,15 @@ fractions) from the numbers the article prints, never taken from the draft.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    decimals = len(printed.partition(".")[2])
-    return abs(mpmath.mpf(printed) - x) <= mpmath.mpf(10) ** -decimals / 2
+MPMATH_DIGITS = 50
 
 
 def _check(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
@@ -53,11 +43,11 @@ def test_a_line_read_with_only_some_values_unrounded_does_not_call_a_right_line_
     line was called a slip. Yet 4.482/7.131 = 0.62852 and the true weight
     e^{1.5}/(1 + e^{0.5} + e^{1.5}) = 0.62853 both print as 0.629."""
     e05, e15 = mpmath.e ** mpmath.mpf("0.5"), mpmath.e ** mpmath.mpf("1.5")
-    assert _rounds_to(e05, "1.649") and _rounds_to(e15, "4.482")
+    assert rounds_to(e05, "1.649") and rounds_to(e15, "4.482")
     assert 1 + mpmath.mpf("1.649") + mpmath.mpf("4.482") == mpmath.mpf("7.131")
-    assert _rounds_to(mpmath.mpf("4.482") / mpmath.mpf("7.131"), "0.629")
-    assert _rounds_to(e15 / (1 + e05 + e15), "0.629")
-    assert _rounds_to(e15 / mpmath.mpf("7.131"), "0.628")  # the mixed reading
+    assert rounds_to(mpmath.mpf("4.482") / mpmath.mpf("7.131"), "0.629")
+    assert rounds_to(e15 / (1 + e05 + e15), "0.629")
+    assert rounds_to(e15 / mpmath.mpf("7.131"), "0.628")  # the mixed reading
     checks = _check(tmp_path, MIXED)
     assert (7, "0.629", "rounded") in checks
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
@@ -107,15 +97,15 @@ def test_aligned_rows_are_equations_at_their_own_lines(tmp_path: Path) -> None:
     its result; a display starting with ``=`` carries on the display right above it. None
     of these was read: a ``\\\\`` row break and ``&`` made the chain unreadable."""
     assert (Fraction("0.2") + Fraction("0.6") + Fraction("1.3")) / 3 == Fraction("0.7")
-    assert _rounds_to(mpmath.e ** mpmath.mpf("0.6"), "1.822")
-    assert _rounds_to(mpmath.e ** mpmath.mpf("1.3"), "3.669")
+    assert rounds_to(mpmath.e ** mpmath.mpf("0.6"), "1.822")
+    assert rounds_to(mpmath.e ** mpmath.mpf("1.3"), "3.669")
     assert Fraction("1.822") + Fraction("3.669") == Fraction("5.491")
     checks = _check(tmp_path, ALIGNED)
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert {(5, "0.7", "exact"), (10, "1.822", "rounded"), (11, "3.669", "rounded")} <= got
     # the sum of the two rounded terms, read as written and with their unrounded values
     total = mpmath.e ** mpmath.mpf("0.6") + mpmath.e ** mpmath.mpf("1.3")
-    assert _rounds_to(total, "5.491")
+    assert rounds_to(total, "5.491")
     assert (16, "5.491", "rounded") in got
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
 
@@ -138,11 +128,11 @@ def test_sines_and_cosines_of_a_positional_encoding_are_checked(tmp_path: Path) 
     """``\\sin``, ``\\cos`` and ``\\tanh`` were no functions symtf knew: every line of a
     worked sinusoidal encoding was left unread."""
     sin, cos = mpmath.sin, mpmath.cos
-    assert _rounds_to(sin(2), "0.909") and _rounds_to(cos(mpmath.mpf("0.02")), "1.000")
+    assert rounds_to(sin(2), "0.909") and rounds_to(cos(mpmath.mpf("0.02")), "1.000")
     want = [sin(2), cos(2), sin(mpmath.mpf("0.02")), cos(mpmath.mpf("0.02"))]
     printed = ["0.909", "-0.416", "0.020", "1.000"]
-    assert all(_rounds_to(w, p) for w, p in zip(want, printed, strict=True))
-    assert _rounds_to(mpmath.tanh(mpmath.mpf("0.5")), "0.462")
+    assert all(rounds_to(w, p) for w, p in zip(want, printed, strict=True))
+    assert rounds_to(mpmath.tanh(mpmath.mpf("0.5")), "0.462")
     checks = _check(tmp_path, POSITIONS)
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert {(5, "0.909", "rounded"), (7, "1.000", "rounded"), (11, "0.462", "rounded")} <= got

@@ -7,25 +7,15 @@ fractions) from the numbers the article prints, never taken from the draft.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    decimals = len(printed.partition(".")[2])
-    return abs(mpmath.mpf(printed) - x) <= mpmath.mpf(10) ** -decimals / 2
+MPMATH_DIGITS = 50
 
 
 def _check(tmp_path: Path, text: str) -> tuple[list[tuple[int | None, str, str]], list]:
@@ -65,7 +55,7 @@ def test_rows_printed_to_one_digit_are_not_a_step_by_coincidence(tmp_path: Path)
     fourth by less than a unit: too little to call "fox" a GELU with a slip in it."""
     red = [mpmath.mpf(v) for v in ("0.9", "-0.4", "0.3", "0.7")]
     fox = ("0.7", "-0.1", "0.2", "0.6")
-    fits = [_rounds_to(_gelu(v), p) for v, p in zip(red, fox, strict=True)]
+    fits = [rounds_to(_gelu(v), p) for v, p in zip(red, fox, strict=True)]
     assert fits == [True, True, True, False]
     assert abs(_gelu(red[3]) - mpmath.mpf("0.6")) < mpmath.mpf("0.1")
     checks, _ = _check(tmp_path, ROWS)
@@ -99,7 +89,7 @@ def test_an_equation_continued_under_its_equals_sign_is_checked_at_its_result(
     tmp_path: Path,
 ) -> None:
     assert (mpmath.mpf("1.5") + mpmath.mpf("2.25") + mpmath.mpf("0.75")) / 3 == mpmath.mpf("1.5")
-    assert _rounds_to(mpmath.mpf("1.5") * mpmath.mpf("0.5774"), "0.866")
+    assert rounds_to(mpmath.mpf("1.5") * mpmath.mpf("0.5774"), "0.866")
     checks, _ = _check(tmp_path, CONTINUED)
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert got == {(6, "1.5", "exact"), (9, "0.866", "rounded")}

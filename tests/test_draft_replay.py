@@ -11,25 +11,15 @@ printed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    unit = mpmath.mpf(10) ** -len(printed.partition(".")[2])
-    return abs(mpmath.mpf(printed) - x) <= unit / 2
+MPMATH_DIGITS = 50
 
 
 def _checks(path: Path) -> list[tuple[int | None, str, str, dict]]:
@@ -75,7 +65,7 @@ def test_a_product_of_the_printed_weights_is_found_and_still_flagged(tmp_path: P
         e = [mpmath.e**x for x in row]
         a.append([x / mpmath.fsum(e) for x in e])
     printed_a = [["0.27", "0.73"], ["0.88", "0.12"]]
-    assert all(_rounds_to(a[i][j], printed_a[i][j]) for i in range(2) for j in range(2))
+    assert all(rounds_to(a[i][j], printed_a[i][j]) for i in range(2) for j in range(2))
     v = [[10, 20], [30, 40]]
     exact = [[mpmath.fsum(a[i][k] * v[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
     replay = [
@@ -149,13 +139,13 @@ def test_steps_of_a_rounded_print_are_accepted_where_its_rounding_reaches_them(
     printed entry of both, so both are checked: accepted with that reason, and the later
     step, accepted only because its inputs are rounded, is not flagged either."""
     true = [mpmath.mpf(v) for v in TRUE_X]
-    assert all(_rounds_to(t, p) for t, p in zip(true, PRINTED_X, strict=True))
+    assert all(rounds_to(t, p) for t, p in zip(true, PRINTED_X, strict=True))
     y_true = _normalised(true)
-    assert all(_rounds_to(x, p) for x, p in zip(y_true, Y, strict=True))
-    assert all(_rounds_to(3 * x, p) for x, p in zip(y_true, Z, strict=True))
+    assert all(rounds_to(x, p) for x, p in zip(y_true, Y, strict=True))
+    assert all(rounds_to(3 * x, p) for x, p in zip(y_true, Z, strict=True))
     y_printed = _normalised([mpmath.mpf(v) for v in PRINTED_X])
-    off_y = [p for x, p in zip(y_printed, Y, strict=True) if not _rounds_to(x, p)]
-    off_z = [p for x, p in zip(y_printed, Z, strict=True) if not _rounds_to(3 * x, p)]
+    off_y = [p for x, p in zip(y_printed, Y, strict=True) if not rounds_to(x, p)]
+    off_z = [p for x, p in zip(y_printed, Z, strict=True) if not rounds_to(3 * x, p)]
     assert abs(y_printed[0] - mpmath.mpf(Y[0])) > mpmath.mpf("0.002")  # 29 units off
     assert len(off_y) == 4 and len(off_z) == 4
     path = _notebook(tmp_path / "norm.ipynb", ", ".join(Y), ", ".join(Z))

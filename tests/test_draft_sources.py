@@ -10,23 +10,19 @@ and a number the draft cannot explain is left unchecked.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
 import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
 SOURCES = Path(__file__).resolve().parent / "draft_sources"
 
 
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    """mpmath at 50 digits for these tests only (the global precision is left alone)."""
-    with mpmath.workdps(50):
-        yield
+MPMATH_DIGITS = 50
 
 
 def _checks(name: str) -> list[tuple[int | None, str, str, str | None]]:
@@ -37,17 +33,6 @@ def _checks(name: str) -> list[tuple[int | None, str, str, str | None]]:
         for r in report.results
         for c in r.checks
     ]
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    """Whether ``printed`` is a correct rounding of ``x`` at its own digits (ties: either).
-
-    ``6.3379e-02`` (scientific notation) has its digits in the mantissa.
-    """
-    mantissa, _, exponent = printed.lower().partition("e")
-    decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
-    unit = mpmath.mpf(10) ** -decimals
-    return abs(mpmath.mpf(printed) - x) <= unit / 2
 
 
 def _off(checks: list[tuple]) -> list[tuple]:
@@ -88,7 +73,7 @@ def test_rasbt_attention_weights_and_context_vectors_agree_with_mpmath(rasbt: li
         expected = [value[i, j] for i in range(value.rows) for j in range(value.cols)]
         assert len(got) == len(expected)
         for (_, printed, verdict, _), x_ in zip(got, expected, strict=True):
-            assert verdict in ("exact", "rounded") and _rounds_to(x_, printed), (line, printed)
+            assert verdict in ("exact", "rounded") and rounds_to(x_, printed), (line, printed)
 
 
 def test_rasbt_is_checked_without_a_false_alarm(rasbt: list[tuple]) -> None:
@@ -101,13 +86,13 @@ def test_rkiitb_truncates_one_normalised_value_and_the_draft_says_so() -> None:
     values = [mpmath.mpf(v) for v in (1, 2, 3, 4, 5, 6, 7, 0)]
     mean = mpmath.fsum(values) / 8
     std = mpmath.sqrt(mpmath.fsum((v - mean) ** 2 for v in values) / 8)
-    assert mean == mpmath.mpf("3.5") and _rounds_to(std, "2.29")
+    assert mean == mpmath.mpf("3.5") and rounds_to(std, "2.29")
     # (7 - 3.5) / 2.29 = 1.5283…: the article prints 1.52 (a truncation), not 1.53
-    assert not _rounds_to((7 - mean) / mpmath.mpf("2.29"), "1.52")
+    assert not rounds_to((7 - mean) / mpmath.mpf("2.29"), "1.52")
     off = _off(checks)
     assert [(printed, verdict) for _, printed, verdict, _ in off] == [("1.52", "slip")]
     assert all(
-        _rounds_to((1 - mean) / mpmath.mpf("2.29"), p) for _, p, _, _ in checks if p == "-1.09"
+        rounds_to((1 - mean) / mpmath.mpf("2.29"), p) for _, p, _, _ in checks if p == "-1.09"
     )
 
 
@@ -116,14 +101,14 @@ def test_snowch_divides_by_a_rounded_root_and_the_draft_says_which_lines_carry_i
     r2 = mpmath.sqrt(2)
     off = {(printed, verdict, cause) for _, printed, verdict, cause in _off(checks)}
     # 10/1.41 = 7.092… prints as 7.09 as displayed, but the scaled score 10/√2 = 7.071… is 7.07
-    assert _rounds_to(10 / mpmath.mpf("1.41"), "7.09") and not _rounds_to(10 / r2, "7.09")
+    assert rounds_to(10 / mpmath.mpf("1.41"), "7.09") and not rounds_to(10 / r2, "7.09")
     assert abs(10 / r2 - mpmath.mpf("7.09")) >= mpmath.mpf("0.01")
     assert off == {
         ("7.09", "wrong", "propagated-rounding"),
         ("4.96", "wrong", "propagated-rounding"),
     }
     # 5/1.41 = 3.546… would print 3.55; the article's 3.54 is 5/√2 = 3.5355… rounded: no alarm
-    assert not _rounds_to(5 / mpmath.mpf("1.41"), "3.54") and _rounds_to(5 / r2, "3.54")
+    assert not rounds_to(5 / mpmath.mpf("1.41"), "3.54") and rounds_to(5 / r2, "3.54")
     assert ("3.54", "rounded") in {(p, v) for _, p, v, _ in checks}
 
 
@@ -136,17 +121,15 @@ def test_ankitath_scores_are_the_dot_products_with_the_query() -> None:
     scores = [mpmath.fsum(a * b for a, b in zip(x[2], row, strict=True)) for row in x]
     got = {p for _, p, v, _ in checks if v in ("exact", "rounded")}
     assert {"0.2600", "0.5000", "0.8400"} <= got
-    assert all(
-        _rounds_to(s, p) for s, p in zip(scores, ("0.2600", "0.5000", "0.8400"), strict=True)
-    )
+    assert all(rounds_to(s, p) for s, p in zip(scores, ("0.2600", "0.5000", "0.8400"), strict=True))
     assert _off(checks) == []
 
 
 def test_mystic_numpy_standard_deviations_at_numpys_seventeen_digits() -> None:
     checks = _checks("mystic_layer_norm_snippet.ipynb")
     got = {p: v for _, p, v, _ in checks}
-    assert _rounds_to(mpmath.sqrt(mpmath.mpf(5) / 4), "1.118033988749895")
-    assert _rounds_to(mpmath.sqrt(mpmath.mpf(5) / 3), "1.2909944487358056")
+    assert rounds_to(mpmath.sqrt(mpmath.mpf(5) / 4), "1.118033988749895")
+    assert rounds_to(mpmath.sqrt(mpmath.mpf(5) / 3), "1.2909944487358056")
     assert got["1.118033988749895"] == "rounded" and got["1.2909944487358056"] == "rounded"
     assert _off(checks) == []
 
@@ -232,7 +215,7 @@ def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(
         expected = _flat(want[key])
         assert len(got) == len(expected), line
         for (_, printed, verdict, _), x in zip(got, expected, strict=True):
-            assert verdict in ("exact", "rounded") and _rounds_to(x, printed), (line, printed)
+            assert verdict in ("exact", "rounded") and rounds_to(x, printed), (line, printed)
     assert [p for _, p, _, _ in by_line[299]][:2] == ["6.3379e-02", "4.6831e-01"]
 
 
@@ -243,9 +226,9 @@ def test_illustrated_float32_prints_are_left_unchecked_not_flagged(
     checks, unchecked = illustrated
     want = _illustrated()
     # line 646: 8.8053685e-01 where the softmax is 0.88053690…; line 712: 7.7999997 for 7.8
-    assert not _rounds_to(want["softmax"][2, 1], "8.8053685e-01")
-    assert _rounds_to(want["softmax"][0, 0], "6.3378938e-02")
-    assert want["outputs"][2, 1] == mpmath.mpf("7.8") and not _rounds_to(
+    assert not rounds_to(want["softmax"][2, 1], "8.8053685e-01")
+    assert rounds_to(want["softmax"][0, 0], "6.3378938e-02")
+    assert want["outputs"][2, 1] == mpmath.mpf("7.8") and not rounds_to(
         want["outputs"][2, 1], "7.7999997"
     )
     lines = {u.line: u.size for u in unchecked}
@@ -288,7 +271,7 @@ def test_rasbt_ch04_a_printed_variable_named_like_an_op_stands_for_its_value() -
         x = [mpmath.mpf(v) for v in row]
         mean = mpmath.fsum(x) / 6
         var = mpmath.fsum((v - mean) ** 2 for v in x) / 5  # torch's var is unbiased
-        assert _rounds_to(mean, mean_p) and _rounds_to(var, var_p)
+        assert rounds_to(mean, mean_p) and rounds_to(var, var_p)
         assert got[(144, mean_p)] == "rounded" and got[(147, var_p)] == "rounded"
     assert _off(checks) == []
 
@@ -318,7 +301,7 @@ def test_rasbt_ch04_normalised_outputs_are_reached_from_the_printed_layer_output
         from_printed += [(v - mean) / std for v in x]
     flat = [p for row in printed for p in row]
     assert abs(from_printed[3] - mpmath.mpf("0.5872")) > mpmath.mpf("0.0001")
-    off = [p for x, p in zip(from_printed, flat, strict=True) if not _rounds_to(x, p)]
+    off = [p for x, p in zip(from_printed, flat, strict=True) if not rounds_to(x, p)]
     assert sorted(off) == sorted(["0.6159", "0.5872", "-0.0189", "-1.0876", "0.5647", "-1.0876"])
     checks = [(c.printed, c.verdict, c.extra) for r in report.results for c in r.checks]
     mine = [
@@ -356,7 +339,7 @@ def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
         "-12.2561",
     ]
     assert all(
-        v in ("exact", "rounded") and _rounds_to(x, p)
+        v in ("exact", "rounded") and rounds_to(x, p)
         for (_, p, v, _), x in zip(got, logs, strict=True)
     )
     # new_logits prints 4.5100, 6.7500, 6.2800 where the top 3 are kept, -inf elsewhere
@@ -366,7 +349,7 @@ def test_rasbt_ch05_labelled_prints_and_a_masked_print_are_read() -> None:
     assert len(got) == 9
     for i, (_, p, v, _) in enumerate(got):
         x = probas.get(i, mpmath.mpf(0))
-        assert _rounds_to(x, p) and v == ("exact" if i not in probas else "rounded"), (i, p)
+        assert rounds_to(x, p) and v == ("exact" if i not in probas else "rounded"), (i, p)
     assert _off(checks) == []
 
 
@@ -390,7 +373,7 @@ def test_rasbt_appendix_a_binary_cross_entropy_and_reshape_are_translated(
     # x1 = 1.1, w1 = 2.2, b = 0, y = 1: the loss is -ln(sigmoid(2.42)) = 0.0851878…
     z = mpmath.mpf("1.1") * mpmath.mpf("2.2")
     loss = -mpmath.log(1 / (1 + mpmath.e ** (-z)))
-    assert _rounds_to(loss, "0.0852") and got[456] == [("0.0852", "rounded")]
+    assert rounds_to(loss, "0.0852") and got[456] == [("0.0852", "rounded")]
     # the 2x3 tensor [[1, 2, 3], [4, 5, 6]] read row by row into 3 rows of 2
     assert got[326] == [(str(v), "exact") for v in range(1, 7)]
     assert _off(checks) == []
@@ -418,7 +401,7 @@ def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath
     x = [mpmath.mpf(v) for v in HELLO]
     mean = mpmath.fsum(x) / 4
     var = mpmath.fsum((v - mean) ** 2 for v in x) / 4
-    assert _rounds_to(mean, "0.25") and _rounds_to(var, "0.1325")  # exact: 1/4 and 53/400
+    assert rounds_to(mean, "0.25") and rounds_to(var, "0.1325")  # exact: 1/4 and 53/400
     std = mpmath.sqrt(var)
     by_line: dict[int | None, list[tuple]] = {}
     for c in checks:
@@ -431,13 +414,13 @@ def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath
     m = sum(exact) / 4
     assert m == Fraction("0.25") and sum((v - m) ** 2 for v in exact) / 4 == Fraction("0.1325")
     assert {v for _, _, v, _ in by_line[6] + by_line[22]} == {"exact"}
-    assert _rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364"]
+    assert rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364"]
     # (x - mean) / 0.364 for each feature (lines 35-38), as displayed and with √0.1325
     for line, v, printed in zip(
         range(35, 39), x, ("-0.412", "0.137", "-1.236", "1.511"), strict=True
     ):
-        assert _rounds_to((v - mean) / mpmath.mpf("0.364"), printed)
-        assert _rounds_to((v - mean) / std, printed)
+        assert rounds_to((v - mean) / mpmath.mpf("0.364"), printed)
+        assert rounds_to((v - mean) / std, printed)
         assert [p for _, p, _, _ in by_line[line]] == [printed]
     # "≈ 0.000 ✅": the check mark does not hide the result
     assert [p for _, p, _, _ in by_line[45]] == ["0.000"]
@@ -476,7 +459,7 @@ def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
     total = mpmath.fsum(mpmath.e**v for v in logits)
     probs = [mpmath.e**v / total for v in logits]
     printed = ("0.250", "0.249", "0.251", "0.249")
-    fits = [_rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
+    fits = [rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
     assert fits == [False, True, True, True]
     flagged = [c for r in report.results for c in r.checks if c.verdict not in ("exact", "rounded")]
     assert [c.printed for c in flagged] == ["0.9929"]
@@ -486,7 +469,7 @@ def test_toyai_only_the_truncated_exponential_is_off() -> None:
     checks = _checks(TOYAI)
     # exp(-0.00707) = 0.992954…: 0.9929 truncates it (line 101); nothing else is off
     e = mpmath.e ** mpmath.mpf("-0.00707")
-    assert not _rounds_to(e, "0.9929") and abs(e - mpmath.mpf("0.9929")) < mpmath.mpf("0.0001")
+    assert not rounds_to(e, "0.9929") and abs(e - mpmath.mpf("0.9929")) < mpmath.mpf("0.0001")
     assert [(line, p, v) for line, p, v, _ in _off(checks)] == [(101, "0.9929", "slip")]
     # "[0.0, 0.1] · [0.0, 0.1] = 0.0×0.0 + 0.1×0.1 = 0.01": the dot product is read (line 84)
     # both links, the dot product as written and the sum of products, are checked: one
@@ -506,7 +489,7 @@ def test_toyai_attention_weights_take_the_scale_the_worksheet_states() -> None:
     ]
     unscaled = [1 / (1 + mpmath.e**x), 1 / (1 + mpmath.e**-x)]
     for w in (scaled, unscaled):
-        assert _rounds_to(w[0], "0.498") and _rounds_to(w[1], "0.502")
+        assert rounds_to(w[0], "0.498") and rounds_to(w[1], "0.502")
     report = check_article(SOURCES / TOYAI)
     context = [c for r in report.results if r.claim.source_line == 122 for c in r.checks]
     assert [c.printed for c in context] == ["0.0498", "0.0502"]
@@ -571,13 +554,13 @@ def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_f
         ["0.401", "0.198", "0.401"],
         ["0.248", "0.248", "0.503"],
     ]
-    assert all(_rounds_to(a[i][j], printed_a[i][j]) for i in range(3) for j in range(3))
+    assert all(rounds_to(a[i][j], printed_a[i][j]) for i in range(3) for j in range(3))
     from_printed = [
         sum(Fraction(printed_a[i][k]) * v[k][j] for k in range(3)) for i in (0, 2) for j in range(2)
     ]
     assert from_printed == [Fraction(x) for x in ("3.406", "4.406", "3.507", "4.506")]
     # …which the exact weights do not give: 3.40667 (a slip) and 3.51047 (3.5 units off)
-    assert not _rounds_to(out[0][0], "3.406") and abs(out[0][0] - Fraction("3.406")) < 0.001
+    assert not rounds_to(out[0][0], "3.406") and abs(out[0][0] - Fraction("3.406")) < 0.001
     assert abs(out[2][0] - mpmath.mpf("3.507")) >= mpmath.mpf("0.001")
     # each link of a chain a = b = c is checked against the printed result, and a later
     # link's partial sums (1.203 = 0.401·3) stand for their exact values; each printed
@@ -599,11 +582,11 @@ def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_f
     assert {(85, "3.000", "exact"), (85, "4.000", "exact")} <= got
     # [2.028/8.169, 2.028/8.169, 4.113/8.169] = [0.248, 0.248, 0.503]: right as displayed
     # and as the true weight; 4.113 read as e^{1.414…} over the printed 8.169 gives 0.504
-    assert _rounds_to(mpmath.mpf("4.113") / mpmath.mpf("8.169"), "0.503")
-    assert _rounds_to(mpmath.e ** mpmath.sqrt(2) / mpmath.mpf("8.169"), "0.504")
+    assert rounds_to(mpmath.mpf("4.113") / mpmath.mpf("8.169"), "0.503")
+    assert rounds_to(mpmath.e ** mpmath.sqrt(2) / mpmath.mpf("8.169"), "0.504")
     assert {(51, "0.248", "rounded"), (51, "0.503", "rounded")} <= got
     # the positional encoding of position 3, and PE_1
-    assert _rounds_to(mpmath.sin(3), "0.141") and _rounds_to(mpmath.cos(3), "-0.990")
+    assert rounds_to(mpmath.sin(3), "0.141") and rounds_to(mpmath.cos(3), "-0.990")
     assert {(95, "0.141", "rounded"), (99, "-0.990", "rounded"), (103, "0.030", "rounded")} <= got
     pe1 = [
         mpmath.sin(1),
@@ -612,7 +595,7 @@ def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_f
         mpmath.cos(mpmath.mpf("0.01")),
     ]
     for w, p in zip(pe1, ["0.841", "0.540", "0.010", "1.000"], strict=True):
-        assert _rounds_to(w, p) and (125, p, "rounded") in got
+        assert rounds_to(w, p) and (125, p, "rounded") in got
 
 
 TOYAI3 = "toyai_example3_worksheet.md"
@@ -657,10 +640,10 @@ def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
                 if mpmath.mpf(c.printed) == 0:
                     continue
                 assert abs(mpmath.mpf(c.exact.rstrip("…")) - x_) < mpmath.mpf(10) ** -15, line
-                assert (c.verdict in ("exact", "rounded")) == _rounds_to(x_, c.printed), line
+                assert (c.verdict in ("exact", "rounded")) == rounds_to(x_, c.printed), line
     # the two links printing ±0.002497 are right: 0.005015 is the bracket worked out; one
     # printed number each, one verdict, both links checked
-    assert all(_rounds_to(dscores[0], "0.002497") for _ in by_line[130])
+    assert all(rounds_to(dscores[0], "0.002497") for _ in by_line[130])
     assert [c.verdict for c in by_line[130]] == ["rounded"]
     assert [[x["verdict"] for x in c.extra["links"]] for c in by_line[130]] == [
         ["rounded", "rounded"]
@@ -678,12 +661,12 @@ def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
         assert c.extra["root"]["source_line"] == root
     # 0.002497 × 0.707 = 0.001765379: right with the numbers it displays, both correct
     # roundings (1/√2 = 0.70710678…), so line 150 is propagated rounding, not a mistake
-    assert _rounds_to(1 / mpmath.sqrt(2), "0.707") and _rounds_to(dscores[0], "0.002497")
-    assert not _rounds_to(scaled[0], "0.001765")
+    assert rounds_to(1 / mpmath.sqrt(2), "0.707") and rounds_to(dscores[0], "0.002497")
+    assert not rounds_to(scaled[0], "0.001765")
     (c150,) = by_line[150]
     assert c150.extra["cause"] == "propagated-rounding"
     # -log(0.251) = 1.38230…: 1.383 is off and nothing explains it (line 43)
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.251")), "1.383")
+    assert not rounds_to(-mpmath.log(mpmath.mpf("0.251")), "1.383")
     # -0.002515 (line 122) is one printed number: one flag, though both its links are off
     (c122,) = by_line[122]
     assert [x["verdict"] for x in c122.extra["links"]] == ["wrong", "wrong"]
@@ -736,8 +719,8 @@ def test_djimra_tuples_in_parentheses_are_read_and_the_new_loss_is_not_a_false_a
     """
     v = _djimra_forward()
     p_new = v["probs_new"][3]
-    assert _rounds_to(-mpmath.log(p_new), "0.8404")
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.4315")), "0.8404")
+    assert rounds_to(-mpmath.log(p_new), "0.8404")
+    assert not rounds_to(-mpmath.log(mpmath.mpf("0.4315")), "0.8404")
     checks = _checks(DJIMRA)
     assert _off(checks) == []
     by_line: dict[int | None, list[str]] = {}
@@ -746,7 +729,7 @@ def test_djimra_tuples_in_parentheses_are_read_and_the_new_loss_is_not_a_false_a
     for line, name in ((175, "logits"), (178, "probs"), (187, "d"), (201, "probs_new")):
         printed = by_line[line]
         assert len(printed) == 6, (line, printed)
-        assert all(_rounds_to(x, s) for x, s in zip(v[name], printed, strict=True)), line
+        assert all(rounds_to(x, s) for x, s in zip(v[name], printed, strict=True)), line
     assert by_line[187][3] == "-0.7988"
     assert (204, "0.8404", "rounded", None) in checks
 
@@ -772,18 +755,18 @@ def test_djimra_lora_losses_repeat_rounded_probabilities_no_step_places() -> Non
         return [v / mpmath.fsum(ez) for v in ez]
 
     printed = ("0.0345", "0.4312", "0.0480", "0.3099", "0.0177", "0.1586")
-    assert all(_rounds_to(p, s) for p, s in zip(softmax(logits), printed, strict=True))
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.3099")), "1.1714")
+    assert all(rounds_to(p, s) for p, s in zip(softmax(logits), printed, strict=True))
+    assert not rounds_to(-mpmath.log(mpmath.mpf("0.3099")), "1.1714")
     # from the printed logits exactly, -ln P("shoe") = 1.1713476…, just below 1.17135; with
     # the shoe logit 0.00001 lower (within its half unit) it is 1.171354…, P still 0.3099
-    assert not _rounds_to(-mpmath.log(softmax(logits)[3]), "1.1714")
+    assert not rounds_to(-mpmath.log(softmax(logits)[3]), "1.1714")
     moved = list(logits)
     moved[3] -= mpmath.mpf("0.00001")
     p = softmax(moved)[3]
-    assert _rounds_to(p, "0.3099") and _rounds_to(-mpmath.log(p), "1.1714")
+    assert rounds_to(p, "0.3099") and rounds_to(-mpmath.log(p), "1.1714")
     # 0.797449 prints as 0.7974 and gives 0.226337…, which prints as 0.2263
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.7974")), "0.2263")
-    assert _rounds_to(-mpmath.log(mpmath.mpf("0.797449")), "0.2263")
+    assert not rounds_to(-mpmath.log(mpmath.mpf("0.7974")), "0.2263")
+    assert rounds_to(-mpmath.log(mpmath.mpf("0.797449")), "0.2263")
     checks = _checks(DJIMRA_LORA)
     assert _off(checks) == []
     assert (100, "1.1714", "rounded", None) in checks
@@ -799,7 +782,7 @@ def test_sanjiv_a_softmax_row_that_sums_to_one_is_no_digit_swap() -> None:
     since 0.76 + 0.19 + 0.05 = 1 as printed and 0.67 + 0.19 + 0.05 = 0.91."""
     e = [mpmath.e ** mpmath.mpf(z) for z in (5, 4, 3)]
     p = e[0] / mpmath.fsum(e)
-    assert _rounds_to(p, "0.67") and not _rounds_to(p, "0.76")
+    assert rounds_to(p, "0.67") and not rounds_to(p, "0.76")
     report = check_article(SOURCES / SANJIV)
     off = {
         (r.claim.source_line, c.printed): (c.verdict, c.extra.get("cause"))

@@ -14,12 +14,12 @@ digits below, or by hand where stated.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mpmath
 import pytest
+from mp_reference import rounds_to
 
 from symtf import spec
 from symtf.checking.compare import check
@@ -63,10 +63,7 @@ Weighting the first score five times and dropping the second:
 MISCOPIED = 8
 
 
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
+MPMATH_DIGITS = 50
 
 
 def _exact() -> dict[int, Any]:
@@ -83,11 +80,6 @@ def _exact() -> dict[int, Any]:
         23: e[2] / total,
         29: 5 * e[0],
     }
-
-
-def _rounds_to(x: Any, printed: str) -> bool:
-    unit = mpmath.mpf(10) ** -len(printed.partition(".")[2])
-    return bool(abs(mpmath.mpf(printed) - x) <= unit / 2)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +106,7 @@ def test_the_exact_values_are_mpmaths(article: Any) -> None:
         digits = c.exact.rstrip("…")
         assert abs(mpmath.mpf(digits) - x) < mpmath.mpf(10) ** -15, (line, c.exact)
         # by hand: only e^1.2 = 3.3201… and e^-0.3 = 0.7408… are printed right
-        assert (c.verdict in ("exact", "rounded")) == _rounds_to(x, c.printed), (line, c.verdict)
+        assert (c.verdict in ("exact", "rounded")) == rounds_to(x, c.printed), (line, c.verdict)
 
 
 def test_lines_computed_from_the_miscopied_value_are_inherited_from_it(article: Any) -> None:
@@ -205,5 +197,5 @@ def test_a_line_that_repeats_an_off_step_entry_is_inherited_from_the_entry(
         assert off[(label, None)].extra["cause"] == "inherited", label
         assert off[(label, None)].extra["root"] == entry, label
     exact = _exact()
-    assert not _rounds_to(exact[8], "1.429") and _rounds_to(exact[8], "1.492")
-    assert not _rounds_to(exact[15], "5.490") and not _rounds_to(exact[21], "0.605")
+    assert not rounds_to(exact[8], "1.429") and rounds_to(exact[8], "1.492")
+    assert not rounds_to(exact[15], "5.490") and not rounds_to(exact[21], "0.605")

@@ -10,24 +10,14 @@ literal more tightly. Every expected value is computed here with mpmath at 50 di
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
-import pytest
+from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-
-@pytest.fixture(autouse=True)
-def _fifty_digits() -> Iterator[None]:
-    with mpmath.workdps(50):
-        yield
-
-
-def _rounds_to(x: mpmath.mpf, printed: str) -> bool:
-    unit = mpmath.mpf(10) ** -len(printed.partition(".")[2])
-    return bool(abs(mpmath.mpf(printed) - x) <= unit / 2)
+MPMATH_DIGITS = 50
 
 
 def _softmax(z: list[str]) -> list[mpmath.mpf]:
@@ -54,9 +44,9 @@ Loss = -ln(0.421) = {loss}
 def test_a_repeated_probability_is_read_as_its_rounding_interval(tmp_path: Path) -> None:
     # as written -ln(0.421) = 0.865122…, which prints 0.865 (0.866 is a slip as displayed);
     # a probability that prints as 0.421 may be 0.4206, whose -ln is 0.866073…
-    assert not _rounds_to(-mpmath.log(mpmath.mpf("0.421")), "0.866")
+    assert not rounds_to(-mpmath.log(mpmath.mpf("0.421")), "0.866")
     witness = mpmath.mpf("0.4206")
-    assert _rounds_to(witness, "0.421") and _rounds_to(-mpmath.log(witness), "0.866")
+    assert rounds_to(witness, "0.421") and rounds_to(-mpmath.log(witness), "0.866")
     [c] = _check(tmp_path, ONE_WORD.format(loss="0.866"))
     assert (c.printed, c.verdict) == ("0.866", "rounded")
     assert c.extra["accepted_by"] == "rounded_inputs"
@@ -78,7 +68,7 @@ def test_a_result_no_point_of_the_interval_gives_stays_flagged(tmp_path: Path) -
 def test_a_chosen_value_of_two_digits_is_exact_as_written(tmp_path: Path) -> None:
     """``P(cat) = 0.42`` reads as a value the article chose: -ln(0.42) = 0.867500…, so
     0.869 stays wrong, though 0.4192 (which prints as 0.42) would give 0.869407…."""
-    assert _rounds_to(-mpmath.log(mpmath.mpf("0.4192")), "0.869")
+    assert rounds_to(-mpmath.log(mpmath.mpf("0.4192")), "0.869")
     text = ONE_WORD.format(loss="0.869").replace("0.421", "0.42")
     [c] = _check(tmp_path, text)
     assert c.verdict == "wrong" and "accepted_by" not in c.extra
@@ -97,13 +87,13 @@ LOGITS = """# A three-word loss
 def test_probabilities_after_their_logits_take_the_logits_precision(tmp_path: Path) -> None:
     p = _softmax(["1.250", "0.500", "-0.750"])
     # the probabilities row is the softmax of the printed logits, as printed
-    assert [_rounds_to(v, s) for v, s in zip(p, ("0.62", "0.29", "0.08"), strict=True)] == [
+    assert [rounds_to(v, s) for v, s in zip(p, ("0.62", "0.29", "0.08"), strict=True)] == [
         True,
         True,
         True,
     ]
     loss = -mpmath.log(p[1])  # 1.224805728…: 1.225, where -log(0.29) = 1.237874…
-    assert _rounds_to(loss, "1.225") and not _rounds_to(-mpmath.log(mpmath.mpf("0.29")), "1.225")
+    assert rounds_to(loss, "1.225") and not rounds_to(-mpmath.log(mpmath.mpf("0.29")), "1.225")
     [c] = _check(tmp_path, LOGITS.format(loss="1.225"))
     assert (c.printed, c.verdict) == ("1.225", "rounded")
     assert c.extra["rounded_literals"][0]["softmax_of"] == "line 3"
@@ -112,7 +102,7 @@ def test_probabilities_after_their_logits_take_the_logits_precision(tmp_path: Pa
 def test_logits_that_fix_the_literal_keep_a_wrong_loss_flagged(tmp_path: Path) -> None:
     """1.232 is -ln of 0.29171…, which prints as 0.29, but the printed logits allow only
     P = 0.29381 ± 0.0002: their softmax must not be contradicted."""
-    assert _rounds_to(mpmath.exp(-mpmath.mpf("1.232")), "0.29")
+    assert rounds_to(mpmath.exp(-mpmath.mpf("1.232")), "0.29")
     # -ln P is convex in the logits (log-sum-exp less one of them): its largest value over
     # their rounding box is at a corner, and stays below 1.2315
     half = mpmath.mpf("0.0005")

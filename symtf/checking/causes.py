@@ -31,7 +31,7 @@ from typing import Any, cast
 import sympy
 from flint import arb
 
-from symtf.checking import slips
+from symtf.checking import repeated, slips
 from symtf.checking.evaluation import Evaluator, classify
 from symtf.checking.report import Check, ClaimResult
 from symtf.checking.wording import Names
@@ -295,17 +295,10 @@ def softmax_row(claim: Any, d: Derivation) -> list[Printed]:
     own = [q for r in claim.printed for q in r]
     if n is None or len(own) != 1 or own[0].value is None:
         return []
-    claims = list(getattr(d, "drafted", ()) or d.claims)
-    here = next(
-        (
-            i
-            for i, c in enumerate(claims)
-            if c.label == claim.label and c.source_line == claim.source_line
-        ),
-        None,
-    )
-    if here is None:
+    found_at = repeated.article_order(claim, d)
+    if found_at is None:
         return []
+    claims, here = found_at
     line = claim.source_line
 
     def near(c: Any) -> bool:

@@ -67,6 +67,21 @@ class Loose:
     index: int = 0
 
 
+def article_order(claim: Claim, derivation: Any) -> tuple[list[Claim], int] | None:
+    """The derivation's claims in the article's order (a draft's unplaced ones included)
+    and where ``claim`` stands among them; ``None`` when it is not one of them."""
+    claims = list(getattr(derivation, "drafted", ()) or derivation.claims)
+    here = next(
+        (
+            i
+            for i, c in enumerate(claims)
+            if c.label == claim.label and c.source_line == claim.source_line
+        ),
+        None,
+    )
+    return None if here is None else (claims, here)
+
+
 def loose_literals(
     parsed: Any, claim: Claim, derivation: Derivation, replace: Mapping[int, Any]
 ) -> list[Loose]:
@@ -77,17 +92,10 @@ def loose_literals(
     """
     if not getattr(claim, "match_literals", True):
         return []
-    claims = list(derivation.drafted or derivation.claims)
-    here = next(
-        (
-            i
-            for i, c in enumerate(claims)
-            if c.label == claim.label and c.source_line == claim.source_line
-        ),
-        None,
-    )
-    if here is None:
+    found = article_order(claim, derivation)
+    if found is None:
         return []
+    claims, here = found
     earlier = claims[:here]
     given = exact_givens(derivation)
     out = []
@@ -327,4 +335,12 @@ def _fraction(text: str) -> Fraction | None:
         return None
 
 
-__all__ = ["Loose", "exact_givens", "explain", "loose_literals", "reached", "read_as_itself"]
+__all__ = [
+    "Loose",
+    "article_order",
+    "exact_givens",
+    "explain",
+    "loose_literals",
+    "reached",
+    "read_as_itself",
+]
