@@ -810,7 +810,7 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
             for k, p in enumerate(chain[1:-1], 1)
             if _numeric_cell(p) is not None
         ]
-        for k, p in ends:
+        for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
             for piece in chain[:k]:
                 expression = _plain_arithmetic(piece)
                 if expression is not None:
@@ -827,22 +827,6 @@ def _line_items(line: str, number: int, seg: _Segment) -> list[Found]:
                             chain=f"{seg.cell}:{number}:{place}:{k}",
                         )
                     )
-        for piece in chain[:-1]:
-            expression = _plain_arithmetic(piece)
-            if expression is not None:
-                out.append(
-                    Found(
-                        "arithmetic",
-                        label or f"line {number}",
-                        number,
-                        printed,
-                        expression,
-                        piece,
-                        seg.cell,
-                        context,
-                        chain=f"{seg.cell}:{number}:{place}:{len(chain) - 1}",
-                    )
-                )
                 out.extend(
                     _operand_vectors(piece, label or f"line {number}", number, seg.cell, context)
                 )
