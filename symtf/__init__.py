@@ -12,14 +12,9 @@ Typical use:
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
 from os import PathLike as _PathLike
 from os import fspath as _fspath
-
-try:  # pyproject.toml is the one place the version is written
-    __version__ = _metadata.version("symtf")
-except _metadata.PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+from typing import Any as _Any
 
 from symtf.checking import compare as _compare
 from symtf.checking.report import Report
@@ -44,6 +39,25 @@ def check(*derivations: Derivation | str | _PathLike[str]) -> Report:
         d if isinstance(d, Derivation) else load(bundled.resolve(_fspath(d))) for d in derivations
     ]
     return Report(tuple(_compare.check(d) for d in loaded))
+
+
+def __getattr__(name: str) -> _Any:
+    """``symtf.__version__``, read from the installed package's metadata when first asked.
+
+    pyproject.toml is the one place the version is written. Reading it imports
+    ``importlib.metadata`` (and with it the ``email`` package), which a check that never
+    prints the version does not pay for.
+    """
+    if name != "__version__":
+        raise AttributeError(f"module 'symtf' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        version = metadata.version("symtf")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        version = "0+unknown"
+    globals()["__version__"] = version
+    return version
 
 
 #: Formats of :func:`render` (as ``symtf check --format``).

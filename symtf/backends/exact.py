@@ -378,7 +378,21 @@ def _defined(e: Any, name: str, index: tuple[int, ...]) -> None:
 
 
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
-    return any(n >= limit for n, _ in enumerate(sympy.preorder_traversal(e))) or _has_long_number(e)
+    """Whether ``e`` has ``limit`` nodes or more, or holds a number too long to show.
+
+    One walk over the tree, which stops at the ``limit``-th node (most entries are a
+    rational, looked at without a walk).
+    """
+    if isinstance(e, sympy.Rational):
+        return _long(e)
+    for n, a in enumerate(sympy.preorder_traversal(e)):
+        if n >= limit or (isinstance(a, sympy.Rational) and _long(a)):
+            return True
+    return False
+
+
+def _long(a: sympy.Rational) -> bool:
+    return abs(a.p).bit_length() > MAX_CLOSED_FORM_BITS or a.q.bit_length() > MAX_CLOSED_FORM_BITS
 
 
 #: Largest exact power of a rational written out, in bits of its numerator or denominator
@@ -392,10 +406,7 @@ MAX_CLOSED_FORM_BITS = 3322
 
 def _has_long_number(e: sympy.Basic) -> bool:
     """Whether ``e`` holds a rational whose numerator or denominator is too long to show."""
-    return any(
-        abs(a.p).bit_length() > MAX_CLOSED_FORM_BITS or a.q.bit_length() > MAX_CLOSED_FORM_BITS
-        for a in e.atoms(sympy.Rational)
-    )
+    return any(_long(a) for a in e.atoms(sympy.Rational))
 
 
 __all__ = ["ExactBackend"]

@@ -17,7 +17,9 @@ says which reading holds, so hidden precision is told apart from an error.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -1127,6 +1129,12 @@ def _trace_match(
 
 def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
     """Every finite numeric entry of a trace with its 128-bit ball (computed once per trace)."""
+    return _entry_index(trace)[0]
+
+
+def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]], list[float]]:
+    """:func:`_entries_of`, and the ascending float midpoints of the entries' balls with
+    each entry's place in trace order (a guide for finding the entries near a number)."""
     cached = getattr(trace, "_symtf_entries", None)
     if cached is None:
         xp = trace.backend
@@ -1144,8 +1152,19 @@ def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
                         out.append((name, (i, j), e, xp.ball(e, PRECISIONS[0])))
                     except (Undecided, TypeError):
                         continue
-        trace._symtf_entries = cached = out  # the trace is read-only: a safe cache
-    return cached
+        order = sorted(range(len(out)), key=lambda k: _mid(out[k][3]))
+        cached = (out, [_mid(out[k][3]) for k in order], order)
+        trace._symtf_entries = cached  # the trace is read-only: a safe cache
+    return cached[0], cached[1:]  # type: ignore[return-value]
+
+
+def _mid(b: Any) -> float:
+    """A ball's midpoint as a float (±inf for one beyond floats: never inside a printed
+    number's rounding interval)."""
+    try:
+        return float(b.mid())
+    except (OverflowError, ValueError):
+        return math.inf
 
 
 def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
@@ -1164,10 +1183,20 @@ def _matches(lit: sx.Literal, text: str, trace: Any) -> list[tuple[str, tuple[in
 
 
 def _entries_in(iv: Any, trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
-    """Every trace entry certainly inside the interval ``iv`` (its ends excluded), in order."""
+    """Every trace entry certainly inside the interval ``iv`` (its ends excluded), in order.
+
+    The float midpoints only narrow the search to the entries near ``iv`` (with a margin
+    far wider than any float rounding); each entry is then decided on its ball.
+    """
+    entries, (mids, order) = _entry_index(trace)
     lo, hi = to_fmpq(iv.lo), to_fmpq(iv.hi)  # once per interval, not once per entry
+    flo, fhi = float(iv.lo), float(iv.hi)
+    margin = 1e-9 * max(abs(flo), abs(fhi)) + 1e-300
+    start = bisect.bisect_left(mids, flo - margin)
+    stop = bisect.bisect_right(mids, fhi + margin)
     out = []
-    for name, ij, e, b in _entries_of(trace):
+    for k in sorted(order[start:stop]):  # back in trace order
+        name, ij, e, b = entries[k]
         if b > lo and b < hi:  # certified: the whole ball inside the open interval
             out.append((name, ij, e, b))
     return out

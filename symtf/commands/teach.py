@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -68,6 +67,8 @@ def cmd_exercise(args: argparse.Namespace) -> int:
             from symtf.teach.fresh import fresh
 
             text, d = fresh(text, d, args.seed)
+        import hashlib
+
         ev = Evaluator(d)
         trace = ev.exact_trace()
         blanks = E.choose(d, trace, count=args.blank, steps=args.blank_steps, seed=args.seed)
