@@ -118,3 +118,28 @@ def test_the_metadata_has_classifiers_and_urls() -> None:
     requires = " ".join(meta.get_all("Requires-Dist") or [])
     for module in ("sympy", "numpy", "python-flint", "mpmath", "shtab"):
         assert module in requires, module
+
+
+def test_the_command_flushes_its_output_and_runs_exit_handlers() -> None:
+    """``symtf`` leaves without the interpreter's teardown, and loses nothing by it: the whole
+    report is written, the exit code is the check's, and atexit handlers (temporary
+    folders, coverage) still run, after the report."""
+    code = (
+        "import atexit, sys; atexit.register(print, 'handler ran'); "
+        "sys.argv = ['symtf', 'check', 'i_love_ai']; from symtf.cli import run; run()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert done.returncode == 1  # the article has 3 slips (derivations/i_love_ai.toml)
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "handler ran"
+    assert lines[-2].startswith("1 derivation(s): ") and "3 slip" in lines[-2]
+    module = subprocess.run(
+        [sys.executable, "-m", "symtf", "check", "rope_toy"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert module.returncode == 0 and module.stdout.splitlines()[-1].startswith("1 derivation(s)")

@@ -385,9 +385,17 @@ def _larger_than(e: sympy.Basic, limit: int) -> bool:
     """
     if isinstance(e, sympy.Rational):
         return _long(e)
-    for n, a in enumerate(sympy.preorder_traversal(e)):
-        if n >= limit or (isinstance(a, sympy.Rational) and _long(a)):
+    stack, n = [e], 0
+    while stack:  # a walk over ``args`` (preorder_traversal's generator is several times slower)
+        a = stack.pop()
+        n += 1
+        if n > limit:
             return True
+        if isinstance(a, sympy.Rational):
+            if _long(a):
+                return True
+        else:
+            stack.extend(a.args)
     return False
 
 

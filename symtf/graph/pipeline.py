@@ -94,8 +94,6 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
             shapes do not fit (file, step and column named).
         ShapeError: A template node whose shapes do not fit.
     """
-    from symtf.graph.autodiff import resolve
-    from symtf.graph.evaluate import step_nodes
     from symtf.graph.rewrite import apply_rewrites
 
     m = derivation.model
@@ -111,8 +109,15 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
             x = b.add("x", ops.given, (), "X", "input rows", value=m.embed)
             attention_layer(b, m, m.layers[0], "l0", x)
         standalone_nodes(b, m)
-    graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
-    graph = resolve(graph)  # each grad/jacobian node reads the nodes its sweep passes through
+    if getattr(derivation, "tensors", ()) or getattr(derivation, "steps", ()):
+        # the step language is imported for the files that write steps
+        from symtf.graph.autodiff import resolve
+        from symtf.graph.evaluate import step_nodes
+
+        graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
+        graph = resolve(graph)  # each grad/jacobian node reads the nodes its sweep passes through
+    else:  # a model alone: no given tensor, no step, so no derivative node
+        graph = apply_rewrites(Graph(b.nodes), derivation)
     graph.shapes()  # every shape rule before anything is evaluated: errors name both shapes
     return graph
 
