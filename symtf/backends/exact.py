@@ -198,31 +198,35 @@ class ExactBackend(BaseBackend):
         return sympy.ImmutableMatrix([list(r) for r in rows])
 
     def ones(self, rows: int, cols: int) -> Mat:
-        """A matrix of exact ones, kept so that products with it are recognised."""
+        """A matrix of exact ones (one per shape, shared)."""
         hit = self._ones.get((rows, cols))
         if hit is None:
             hit = self._ones[(rows, cols)] = sympy.ImmutableMatrix(rows, cols, [1] * (rows * cols))
         return hit
 
     def matmul(self, a: Mat, b: Mat) -> Mat:
-        # A row sum (a product with a column of ones), a column sum, a row or column spread
-        # along a matrix of ones: each entry is the Add of the entries (x·1 is x), written
-        # directly; SymPy's general product builds the very same expressions, slower.
-        ones_b = self._ones.get(b.shape)
-        if ones_b is not None and b is ones_b:
-            n, k = a.shape
-            if b.cols == 1:
-                return sympy.ImmutableMatrix(n, 1, [sympy.Add(*a.row(i)) for i in range(n)])
-            if k == 1:
-                return sympy.ImmutableMatrix(n, b.cols, lambda i, j: a[i, 0])
-        ones_a = self._ones.get(a.shape)
-        if ones_a is not None and a is ones_a:
-            n, m = b.shape
-            if a.rows == 1:
-                return sympy.ImmutableMatrix(1, m, [sympy.Add(*b.col(j)) for j in range(m)])
-            if n == 1:
-                return sympy.ImmutableMatrix(a.rows, m, lambda i, j: b[0, j])
-        return sympy.ImmutableMatrix(a * b)
+        """``a @ b``. Rational matrices multiply in SymPy's rational domain (FLINT); any other
+        entry is the Add of its nonzero products, written directly: SymPy's general product
+        builds the very same sums, but first asks whether each factor of every ``0·x`` is
+        finite (``0·∞`` is NaN), a slow question about a softmax's quotient of
+        exponentials. A product with an infinity in it is still SymPy's to make."""
+        rows, cols = a.tolist(), b.T.tolist()
+        if _rational(rows) and _rational(cols):
+            return sympy.ImmutableMatrix(a * b)
+        zero = sympy.S.Zero
+        out = []
+        for r in rows:
+            for c in cols:
+                out.append(
+                    sympy.Add(
+                        *(
+                            x * y
+                            for x, y in zip(r, c, strict=True)
+                            if not ((x is zero and _finite(y)) or (y is zero and _finite(x)))
+                        )
+                    )
+                )
+        return sympy.ImmutableMatrix(len(rows), len(cols), out)
 
     def add(self, a: Mat, b: Mat) -> Mat:
         return sympy.ImmutableMatrix(a + b)
@@ -235,7 +239,7 @@ class ExactBackend(BaseBackend):
 
     def mul(self, a: Mat, b: Mat) -> Mat:
         if a is b:  # squares (a variance): x**2 is what x*x gives, built without Mul's search
-            return sympy.ImmutableMatrix(a.rows, a.cols, [e**2 for e in a])
+            return sympy.ImmutableMatrix(a.rows, a.cols, [_square(e) for e in a])
         return sympy.ImmutableMatrix(a.multiply_elementwise(b))
 
     def div(self, a: Mat, b: Mat) -> Mat:
@@ -375,6 +379,29 @@ def _defined(e: Any, name: str, index: tuple[int, ...]) -> None:
             f"{name}[{where}]: the value is undefined (NaN: ∞ − ∞, 0 · ∞ or ∞ / ∞ in exact "
             "arithmetic); an infinity among the inputs reaches an operation that has no value for it"
         )
+
+
+def _square(e: sympy.Expr) -> sympy.Expr:
+    """``e**2``. The square of a sum with no ``i`` and no infinity in it is the power as
+    written: SymPy's ``Add._eval_power`` changes only a complex ``a + b·i`` or a sum of two
+    terms one of which is infinite, and asks each term whether it is infinite to find out
+    (slow for a softmax's quotients)."""
+    if isinstance(e, sympy.Add) and not e.has(*_INFINITIES, sympy.I):
+        return sympy.Pow(e, 2, evaluate=False)
+    return e**2
+
+
+def _rational(rows: list[list[Any]]) -> bool:
+    return all(isinstance(e, sympy.Rational) for r in rows for e in r)
+
+
+#: The infinities and NaN: a factor holding none of them is finite to SymPy, so its product
+#: with 0 is 0.
+_INFINITIES = (sympy.S.Infinity, sympy.S.NegativeInfinity, sympy.S.ComplexInfinity, sympy.S.NaN)
+
+
+def _finite(e: sympy.Expr) -> bool:
+    return isinstance(e, sympy.Rational) or not e.has(*_INFINITIES)
 
 
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
