@@ -1000,7 +1000,7 @@ def _row_match(row: _Row, trace: Any, lineage: dict[str, int]) -> tuple[str, int
 
 
 def _prints_as(e: Any, lit: sx.Literal, sign: int, trace: Any) -> bool:
-    if e.is_infinite or "e" in lit.text.lower():
+    if e in _INFINITIES or "e" in lit.text.lower():
         return False
     from symtf.checking.slips import prints_as
 
@@ -1048,15 +1048,16 @@ def _anchored(
             line = xp.ball(first, PRECISIONS[0])
         except (ExpressionError, Undecided, TypeError):
             continue
-        for e in v:
-            if e.is_infinite:
-                continue
-            try:
-                b = xp.ball(e, PRECISIONS[0])
-            except (Undecided, TypeError):
-                continue
-            if b.overlaps(line) and _computes(parsed, resolve, found[0], e, trace):
-                return found
+        balls = _balls_of(trace)
+        for i in range(v.rows):
+            for j in range(v.cols):
+                b = balls.get((step, (i, j)))
+                if (
+                    b is not None
+                    and b.overlaps(line)
+                    and _computes(parsed, resolve, found[0], v[i, j], trace)
+                ):
+                    return found
     return None
 
 
@@ -1132,6 +1133,15 @@ def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
     return _entry_index(trace)[0]
 
 
+def _balls_of(trace: Any) -> dict[tuple[str, tuple[int, int]], Any]:
+    """The 128-bit ball of each finite entry of :func:`_entries_of`, by step and place."""
+    cached = getattr(trace, "_symtf_balls", None)
+    if cached is None:
+        cached = {(name, ij): b for name, ij, _, b in _entries_of(trace)}
+        trace._symtf_balls = cached  # the trace is read-only: a safe cache
+    return cached
+
+
 def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]], list[float]]:
     """:func:`_entries_of`, and the ascending float midpoints of the entries' balls with
     each entry's place in trace order (a guide for finding the entries near a number)."""
@@ -1146,7 +1156,7 @@ def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]
             for i in range(v.rows):
                 for j in range(v.cols):
                     e = v[i, j]
-                    if e.is_infinite:
+                    if e in _INFINITIES:  # a masked score (never asked e.is_infinite: slow)
                         continue
                     try:
                         out.append((name, (i, j), e, xp.ball(e, PRECISIONS[0])))
@@ -1156,6 +1166,11 @@ def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]
         cached = (out, [_mid(out[k][3]) for k in order], order)
         trace._symtf_entries = cached  # the trace is read-only: a safe cache
     return cached[0], cached[1:]  # type: ignore[return-value]
+
+
+#: The infinite values of exact entries (masked scores). Any other infinite entry has an
+#: infinite ball, which no printed number's rounding interval holds.
+_INFINITIES = frozenset((sympy.S.Infinity, sympy.S.NegativeInfinity, sympy.S.ComplexInfinity))
 
 
 def _mid(b: Any) -> float:
