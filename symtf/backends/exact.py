@@ -404,6 +404,25 @@ def _finite(e: sympy.Expr) -> bool:
     return isinstance(e, sympy.Rational) or not e.has(*_INFINITIES)
 
 
+def infinite_sign(e: Any) -> int:
+    """+1 or −1 for an exact value that is +∞ or −∞, 0 for a finite (or unknown) one.
+
+    What SymPy's ``e.is_infinite`` and ``e.is_extended_positive`` say, asked only of a
+    value with an infinity in it: of a value without one (a softmax's quotient of
+    exponentials) the question runs SymPy's whole assumption system, and the answer
+    is never yes.
+    """
+    if e is sympy.S.Infinity:
+        return 1
+    if e is sympy.S.NegativeInfinity:
+        return -1
+    if not isinstance(e, sympy.Basic) or isinstance(e, sympy.Rational) or not e.has(*_INFINITIES):
+        return 0
+    if e.is_infinite:
+        return 1 if e.is_extended_positive else -1
+    return 0
+
+
 def _larger_than(e: sympy.Basic, limit: int) -> bool:
     """Whether ``e`` has ``limit`` nodes or more, or holds a number too long to show.
 
@@ -444,4 +463,4 @@ def _has_long_number(e: sympy.Basic) -> bool:
     return any(_long(a) for a in e.atoms(sympy.Rational))
 
 
-__all__ = ["ExactBackend"]
+__all__ = ["ExactBackend", "infinite_sign"]

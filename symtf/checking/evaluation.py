@@ -19,6 +19,7 @@ from flint import arb
 from symtf import limits
 from symtf.backends import BallBackend, ExactBackend
 from symtf.backends.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.backends.exact import infinite_sign
 from symtf.errors import LimitError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run
@@ -162,9 +163,10 @@ class Quantity:
             self._decided("exact")
             d = Fraction(int(e.p), int(e.q)) - b
             return (d > 0) - (d < 0)
-        if e.is_infinite:
+        inf = infinite_sign(e)
+        if inf:
             self._decided("exact")
-            return 1 if e.is_extended_positive else -1
+            return inf
         return None
 
     def decimal(self) -> str | None:
@@ -194,7 +196,7 @@ class Quantity:
         e, _ = self.exact()
         if e.is_Rational:
             return _rational_decimal(Fraction(int(e.p), int(e.q)))
-        if e.is_infinite:
+        if infinite_sign(e):
             return "-inf" if e.is_extended_negative else "inf"
         for prec in PRECISIONS:
             x = self.ball(prec)

@@ -46,6 +46,7 @@ from symtf.backends.certify import (
     time_left,
     to_fmpq,
 )
+from symtf.backends.exact import infinite_sign
 from symtf.errors import Undecided
 from symtf.numbers import (
     DEFAULT_ROUNDING,
@@ -186,8 +187,7 @@ class Located:
         """Read the exact value: its symbols, infinity and rational value."""
         self._expr, self.xp = self.q.exact()
         self.symbols = self._symbols()
-        if self._expr.is_infinite:
-            self.infinite = 1 if self._expr.is_extended_positive else -1
+        self.infinite = infinite_sign(self._expr)
         self.rational = (
             None if self.symbols or self.infinite else exact_rational(self._expr, self.xp)
         )
