@@ -1,4 +1,4 @@
-"""The exact backend's product and squares build what SymPy's own operators build.
+"""The exact backend's product, squares and infinities are what SymPy's own operators give.
 
 ``ExactBackend.matmul`` writes each entry as the Add of its nonzero products, and a
 square of a sum as the power written out, to skip SymPy's slow questions (is each
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symtf.backends import ExactBackend
-from symtf.backends.exact import _square
+from symtf.backends.exact import _square, infinite_sign
 
 x, y = sympy.symbols("x y", real=True)
 
@@ -86,3 +86,11 @@ def test_square_is_sympys_square(a: sympy.Expr, b: sympy.Expr) -> None:
     for e in (a + b, a - b, a * b, a):
         got, want = _square(e), e**2
         assert got == want and str(got) == str(want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_entry(), _entry())
+def test_infinite_sign_is_what_sympys_assumptions_say(a: sympy.Expr, b: sympy.Expr) -> None:
+    for e in (a, a + b, a * b, sympy.exp(a) - b):
+        want = (1 if e.is_extended_positive else -1) if e.is_infinite else 0
+        assert infinite_sign(e) == want, e
