@@ -530,6 +530,20 @@ def test_a_number_the_float64_enclosures_leave_open_is_decided_by_balls_of_its_o
     assert {c["verdict"] for c in rest} <= {"exact", "rounded"}
 
 
+def test_a_model_too_large_for_every_pass_is_refused_naming_the_file_and_key(
+    tmp_path: Path,
+) -> None:
+    # 512 tokens, 16 heads and 64 layers keep every cap, but 4·512² attention entries per
+    # head and layer are about 1.07 G entries: 17 GB even as float64 midpoints and radii.
+    path = tmp_path / "huge.toml"
+    path.write_text(
+        _decoder(limits.MAX_SEQ_LEN, d=16, heads=16, layers=limits.MAX_LAYERS), encoding="utf-8"
+    )
+    r = run_symtf("check", str(path))
+    _assert_refused(r, path, "model: too large to evaluate even in float64 midpoint–radius")
+    assert "GB" in r.stderr
+
+
 def test_the_bundled_derivations_fit_the_limits_with_room() -> None:
     for p in sorted((ROOT / "derivations").glob("*.toml")):
         d = spec.load(p)
