@@ -32,7 +32,8 @@ held as exact dyadic arrays like weights read from a file):
    exceed ``--cap`` seconds (predicted from the previous size by the d_model²
    cost of the products). Written as a PNG plot (matplotlib).
 
-BLAS runs on one thread for both sides (override with OPENBLAS_NUM_THREADS).
+BLAS runs on one thread for both sides (override with OPENBLAS_NUM_THREADS); times are
+CPU times of the process.
 """
 
 from __future__ import annotations
@@ -73,12 +74,16 @@ EPS = 1e-5
 
 
 def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings (2 when a run takes over a second), in seconds."""
+    """The fastest of ``repeat`` timings (2 when a run takes over a second), in seconds.
+
+    CPU time of this process: with one BLAS thread it is the work done, whatever the
+    neighbours' load on a shared machine does to the wall clock.
+    """
     times: list[float] = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
         if times[-1] > 1.0 and len(times) >= 2:
             break
     return min(times)

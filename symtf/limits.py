@@ -72,9 +72,8 @@ class Cost:
 
 #: Each backend's cost by its name: exact SymPy values (with their cached balls), the
 #: float64 passes (a midpoint and a radius, or one float, in numpy arrays; midpoint–radius
-#: keeps about 20 bytes per weight: its float64 midpoints, |W| and their transposes, as
-#: measured with one BLAS thread), a simulated number format. Balls depend on their
-#: precision: see :func:`cost`.
+#: keeps about 20 bytes per weight, as measured: a zero radius, |W| and |W| rounded up to
+#: binary32), a simulated number format. Balls depend on their precision: see :func:`cost`.
 COSTS: dict[str, Cost] = {
     "exact": Cost(BYTES_PER_ENTRY, 0, SECONDS_PER_OP, SECONDS_PER_OP),
     "midrad": Cost(16, 20, 2e-8, 1e-9),
