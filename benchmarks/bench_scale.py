@@ -1,6 +1,7 @@
 """Certified evaluation at scale: symtf's midpoint–radius path against numpy float64.
 
 Run:  python benchmarks/bench_scale.py [--repeat N] [--cap SECONDS] [--plot PATH]
+          [--only SEQ,D_MODEL,LAYERS ...] [--max-bits BITS] [--exact-cap SECONDS]
 
 All in one run, on random GPT-2-style decoders (pre-norm LayerNorm, tanh GELU,
 FFN 4·d_model, learned positions, final LayerNorm, tied 64-token embedding;
@@ -12,12 +13,18 @@ held as exact dyadic arrays like weights read from a file):
    the same model, at seq ∈ {3, 16, 64}, d_model ∈ {6, 64, 768}, layers ∈
    {1, 2, 12}: all 27 combinations (each timing is the best of ``--repeat``
    runs, of 2 when one run takes over a second).
-2. The share of verdicts the fast path decides: the float64 reference of every
-   entry of ``logits`` and ``probs``, of the last row of ``ln_f`` and of row 0 of
-   each layer's ``attn_out`` and ``ffn_out`` is printed to 4 decimals, and a
-   verdict counts as decided by midrad when the midrad enclosure lies strictly
-   inside the printed value's rounding interval (both comparisons a ``rounded``
-   verdict needs); the rest escalate to arb_mat, then exact arithmetic.
+2. Which path decides each verdict: the float64 reference of every entry of
+   ``logits`` and ``probs``, of the last row of ``ln_f`` and of row 0 of each
+   layer's ``attn_out`` and ``ffn_out`` is printed to 4 decimals, and each of the
+   two comparisons a ``rounded`` verdict needs (against both ends of the printed
+   value's rounding interval) goes the way ``symtf check`` takes it
+   (``Evaluator.entry``): the midpoint–radius enclosure, then balls of what the
+   step is computed from at the precisions its depth needs (up to ``--max-bits``),
+   then exact values. A verdict is counted under the most expensive path either
+   comparison needed; one no path decides is ``open``, with the reason (balls or
+   exact values beyond the memory limit, by their own estimates; exact values
+   not tried because their estimated time exceeds ``--exact-cap``). The midrad
+   column is the share decided by the fast path alone.
 3. Time against d_model ∈ {6, 64, 256, 768} at seq 16, 1 layer, for symtf
    (midrad), numpy float64, python-flint ``arb_mat`` at 128 bits (symtf's
    previous certified path), mpmath at 113 bits (uncertified), and naive SymPy
@@ -25,7 +32,8 @@ held as exact dyadic arrays like weights read from a file):
    exceed ``--cap`` seconds (predicted from the previous size by the d_model²
    cost of the products). Written as a PNG plot (matplotlib).
 
-BLAS runs on one thread for both sides (override with OPENBLAS_NUM_THREADS).
+BLAS runs on one thread for both sides (override with OPENBLAS_NUM_THREADS); times are
+CPU times of the process.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -48,10 +57,15 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import sympy  # noqa: E402
+
+from symtf import limits  # noqa: E402
 from symtf.backends import BallBackend, ExactBackend  # noqa: E402
-from symtf.backends.certify import compare_ball  # noqa: E402
+from symtf.backends.certify import PRECISIONS, compare_ball, exact_sign  # noqa: E402
 from symtf.backends.midrad import MidradBackend  # noqa: E402
-from symtf.graph.pipeline import run  # noqa: E402
+from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity  # noqa: E402
+from symtf.errors import Undecided  # noqa: E402
+from symtf.graph.pipeline import _GRAPHS, run  # noqa: E402
 from symtf.spec import Derivation, Head, Layer, Model  # noqa: E402
 from symtf.spec.weights import FileMatrix  # noqa: E402
 
@@ -60,12 +74,16 @@ EPS = 1e-5
 
 
 def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` timings (2 when a run takes over a second), in seconds."""
+    """The fastest of ``repeat`` timings (2 when a run takes over a second), in seconds.
+
+    CPU time of this process: with one BLAS thread it is the work done, whatever the
+    neighbours' load on a shared machine does to the wall clock.
+    """
     times: list[float] = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
         if times[-1] > 1.0 and len(times) >= 2:
             break
     return min(times)
@@ -204,8 +222,6 @@ def certified(d: Derivation) -> object:
     (A ReLU or an argmax undecided in midpoint–radius ends that trace, as in ``symtf check``,
     which then takes its balls from arb_mat at 128 bits and up.)
     """
-    from symtf.errors import Undecided
-
     try:
         with MidradBackend() as xp:
             return run(d, xp)
@@ -219,12 +235,8 @@ def certified(d: Derivation) -> object:
         raise
 
 
-def path_of(trace: object) -> str:
-    return "midrad" if isinstance(trace.backend, MidradBackend) else f"arb{trace.backend.prec}"  # type: ignore[attr-defined]
-
-
-def fast_share(trace: object, ref: dict, layers: int) -> tuple[int, int]:
-    """How many 4-decimal printed values midrad decides (see the module docstring)."""
+def _picks(ref: dict, layers: int) -> list[tuple[str, int, int]]:
+    """The printed entries of the verdict count (see the module docstring)."""
     picks: list[tuple[str, int, int]] = []
     for name in ("logits", "probs"):
         picks += [(name, 0, j) for j in range(ref[name].shape[1])]
@@ -233,46 +245,148 @@ def fast_share(trace: object, ref: dict, layers: int) -> tuple[int, int]:
     for li in range(layers):
         for s in (f"l{li}.attn_out", f"l{li}.ffn_out"):
             picks += [(s, 0, j) for j in range(ref[s].shape[1])]
-    decided = 0
+    return picks
+
+
+def _sign(q: Quantity, b: Fraction, max_bits: int, exact: bool) -> tuple[str, str, int | None]:
+    """The sign of ``value − b`` and the path that decides it: ``(path, "", sign)``, or
+    ``("open", why, None)``.
+
+    The order of ``Quantity.locate``: midrad, balls from the precision the step's depth
+    needs (at most ``max_bits``), exact values; ``exact`` False stops before them.
+    """
+    x = q.fast_ball()
+    c = compare_ball(x, b) if x is not None else None
+    if c is not None:
+        return "midrad", "", c
+    first = q.first_precision()
+    for prec in PRECISIONS:
+        if first <= prec <= max_bits:
+            x = q.ball(prec)
+            c = compare_ball(x, b) if x is not None else None
+            if c is not None:
+                return f"arb{prec}", "", c
+    if not exact:
+        return "open", "exact values not tried (estimated time over --exact-cap)", None
+    try:
+        e, xp = q.exact()
+        c = exact_sign(e - sympy.Rational(b.numerator, b.denominator), xp)
+    except Undecided as err:  # ExactRefused: balls and exact values out of reach
+        return "open", str(err), None
+    return ("exact", "", c) if c is not None else ("open", "exact algebra could not decide", None)
+
+
+def _reason(why: str) -> str:
+    """A short name for why a verdict stayed open."""
+    balls = "balls beyond the memory limit" if "balls are out of reach" in why else ""
+    if "exact value is out of reach" in why:
+        exact = "exact values beyond the memory limit"
+    elif "--exact-cap" in why:
+        exact = "exact values not tried (over --exact-cap)"
+    else:
+        return why
+    return f"{balls}, {exact}" if balls else f"balls undecided, {exact}"
+
+
+#: The first open verdict of each reason, by configuration: its step, entry and full reason.
+EXAMPLES: dict[tuple[int, int, int], dict[str, str]] = {}
+
+
+def escalate(
+    d: Derivation, ref: dict, layers: int, max_bits: int, exact_cap: float
+) -> tuple[Counter[str], Counter[str], int]:
+    """Each printed verdict's deciding path as ``symtf check`` takes it (module docstring).
+
+    Returns:
+        The count of verdicts by path (``midrad``, ``arb128`` … ``exact``, ``open``), of
+        the open ones by reason, and how many decided verdicts found the 4-decimal float64
+        print misrounded (the true value outside its rounding interval).
+    """
+    ev = Evaluator(d)
+    exact = ev.exact_refused or limits.estimate(d.model, d.tokens)[0].seconds <= exact_cap
+    paths: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    misrounded = 0
     half = Fraction(1, 20000)
-    for step, i, j in picks:
+    examples = EXAMPLES.setdefault((len(d.tokens), d.model.d_model, layers), {})
+    for step, i, j in _picks(ref, layers):
         p = Fraction(round(float(ref[step][i, j]) * 10**4), 10**4)
-        ball = trace.value(step)[i, j]  # type: ignore[attr-defined]
-        if compare_ball(ball, p - half) == 1 and compare_ball(ball, p + half) == -1:
-            decided += 1
-    return decided, len(picks)
+        q = ev.entry(step, i, j)
+        lo = _sign(q, p - half, max_bits, exact)
+        hi = _sign(q, p + half, max_bits, exact)
+        why = lo[1] or hi[1]
+        if why:
+            paths["open"] += 1
+            if step in ev.ball_refusals and "balls" not in why:  # exact values not tried
+                why = f"{ev.ball_refusals[step]}; {why}"
+            reasons[_reason(why)] += 1
+            examples.setdefault(_reason(why), f"{step}[{i}, {j}]: {why}")
+            continue
+        paths[max(lo[0], hi[0], key=DECIDED_BY.index)] += 1
+        if (lo[2], hi[2]) != (1, -1):
+            misrounded += 1
+    return paths, reasons, misrounded
 
 
-def bench_grid(repeat: int) -> list[tuple]:
-    print("certified evaluation (midrad, every intermediate) vs numpy float64, same run")
+def configurations(only: list[tuple[int, int, int]] | None) -> list[tuple[int, int, int]]:
+    """The 27 (seq, d_model, layers) of the grid, or the ``--only`` ones."""
+    grid = [(s, dm, n) for s in (3, 16, 64) for dm in (6, 64, 768) for n in (1, 2, 12)]
+    return only if only else grid
+
+
+def bench_grid(
+    repeat: int,
+    max_bits: int = PRECISIONS[-1],
+    exact_cap: float = 60.0,
+    only: list[tuple[int, int, int]] | None = None,
+) -> list[tuple]:
+    print("certified evaluation (midrad, every intermediate) vs numpy float64, same run;")
+    print(
+        f"then each 4-decimal verdict by the path that decides it (balls up to {max_bits} bits,"
+        f" exact values if estimated under {exact_cap:g} s)"
+    )
     print(
         f"  {'seq':>4} {'d_model':>7} {'layers':>6} {'symtf ms':>10} {'numpy ms':>10} "
-        f"{'ratio':>7} {'path':>7} {'fast-path verdicts':>20}"
+        f"{'ratio':>7} {'verdicts':>8} {'midrad':>7} {'balls':>7} {'exact':>6} {'open':>7} "
+        f"{'escalation s':>12}"
     )
     rows = []
-    for seq in (3, 16, 64):
-        for dm in (6, 64, 768):
-            for layers in (1, 2, 12):
-                w = random_weights(seq, dm, layers)
-                d = derivation(w, seq, dm, layers)
-                trace = certified(d)  # also warms the caches of |W|
-                ref = numpy_forward(w, d.tokens, layers, dm)
-                got, total = (
-                    fast_share(trace, ref, layers) if path_of(trace) == "midrad" else (0, 0)
-                )
-                total = total or fast_share(trace, ref, layers)[1]
-                t_s = best_of(lambda d=d: certified(d), repeat)
-                t_n = best_of(
-                    lambda w=w, d=d, L=layers, dm=dm: numpy_forward(w, d.tokens, L, dm),
-                    max(repeat, 10),
-                )
-                rows.append((seq, dm, layers, t_s, t_n, got, total))
-                print(
-                    f"  {seq:>4} {dm:>7} {layers:>6} {t_s * 1e3:>10.2f} {t_n * 1e3:>10.2f} "
-                    f"{t_s / t_n:>7.1f} {path_of(trace):>7} {got:>8}/{total:<5} "
-                    f"{100 * got / total:5.1f}%",
-                    flush=True,
-                )
+    reasons: Counter[str] = Counter()
+    for seq, dm, layers in configurations(only):
+        w = random_weights(seq, dm, layers)
+        d = derivation(w, seq, dm, layers)
+        certified(d)  # also warms the caches of |W|
+        ref = numpy_forward(w, d.tokens, layers, dm)
+        t_s = best_of(lambda d=d: certified(d), repeat)
+        t_n = best_of(
+            lambda w=w, d=d, L=layers, dm=dm: numpy_forward(w, d.tokens, L, dm),
+            max(repeat, 10),
+        )
+        t0 = time.process_time()
+        paths, why, misrounded = escalate(d, ref, layers, max_bits, exact_cap)
+        t_e = time.process_time() - t0
+        reasons.update(why)
+        total = sum(paths.values())
+        balls = sum(v for k, v in paths.items() if k.startswith("arb"))
+
+        def pct(n: int, total: int = total) -> str:
+            return f"{100 * n / total:6.1f}%"
+
+        rows.append((seq, dm, layers, t_s, t_n, paths["midrad"], total, paths, t_e))
+        print(
+            f"  {seq:>4} {dm:>7} {layers:>6} {t_s * 1e3:>10.2f} {t_n * 1e3:>10.2f} "
+            f"{t_s / t_n:>7.1f} {total:>8} {pct(paths['midrad'])} {pct(balls)} "
+            f"{pct(paths['exact']):>6} {pct(paths['open'])} {t_e:>12.1f}"
+            + (f"  ({misrounded} float64 prints misrounded)" if misrounded else ""),
+            flush=True,
+        )
+        del d, w, ref
+        _GRAPHS.clear()  # the built graphs pin each model's weights and their balls
+    for why, n in reasons.most_common():
+        print(f"  open: {n} verdicts: {why}")
+    for config, found in EXAMPLES.items():
+        for text in found.values():
+            print(f"  e.g. (seq, d_model, layers) = {config}: {text}")
     print()
     return rows
 
@@ -411,16 +525,58 @@ def main() -> None:
     ap.add_argument(
         "--plot", type=Path, default=ROOT / "benchmarks" / "scale.png", help="PNG to write"
     )
+    ap.add_argument(
+        "--only",
+        type=_config,
+        action="append",
+        metavar="SEQ,D_MODEL,LAYERS",
+        help="run this configuration of the grid (repeatable), and skip the plot",
+    )
+    ap.add_argument(
+        "--max-bits",
+        type=int,
+        default=PRECISIONS[-1],
+        choices=PRECISIONS,
+        help="highest ball precision a verdict escalates to (default: all)",
+    )
+    ap.add_argument(
+        "--exact-cap",
+        type=float,
+        default=60.0,
+        help="try exact values only for models whose exact pass is estimated under SECONDS",
+    )
     args = ap.parse_args()
-    rows = bench_grid(args.repeat)
+    t0 = time.perf_counter()
+    rows = bench_grid(args.repeat, args.max_bits, args.exact_cap, args.only)
     for key in ((16, 64, 2), (16, 768, 1), (64, 768, 2)):
-        r = next(r for r in rows if r[:3] == key)
-        print(f"  ratio at (seq, d_model, layers) = {key}: {r[3] / r[4]:.1f} x")
-    got = sum(r[5] for r in rows)
+        r = next((r for r in rows if r[:3] == key), None)
+        if r is not None:
+            print(f"  ratio at (seq, d_model, layers) = {key}: {r[3] / r[4]:.1f} x")
     total = sum(r[6] for r in rows)
-    print(f"  verdicts decided by the fast path, all configurations: {got}/{total}")
+    by: Counter[str] = Counter()
+    for r in rows:
+        by.update(r[7])
+    shares = ", ".join(f"{k} {by[k]}" for k in (*DECIDED_BY, "open") if by[k])
+    print(f"  verdicts by deciding path, {len(rows)} configurations: {shares} (of {total})")
+    print(f"  grid wall time {time.perf_counter() - t0:.0f} s")
     print()
-    bench_plot(args.repeat, args.cap, args.plot)
+    if not args.only:
+        bench_plot(args.repeat, args.cap, args.plot)
+
+
+def _config(text: str) -> tuple[int, int, int]:
+    """``16,768,12`` -> (16, 768, 12)."""
+    try:
+        seq, dm, layers = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected SEQ,D_MODEL,LAYERS such as 16,768,12, found {text!r}"
+        ) from None
+    if dm not in (6, 64, 256, 768) or min(seq, layers) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected d_model 6, 64, 256 or 768 and positive seq and layers, found {text!r}"
+        )
+    return seq, dm, layers
 
 
 if __name__ == "__main__":

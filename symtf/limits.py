@@ -10,6 +10,12 @@ does, calibrated on exact SymPy evaluation on two cores (about
 :data:`BYTES_PER_ENTRY` bytes per stored entry, :data:`SECONDS_PER_OP` seconds
 per entry or multiply–add). It is a guide for messages and for the memory cap,
 never part of a verdict.
+
+Each pass is sized in its own backend (:func:`cost`) and, for the certified float and
+ball passes, from the nodes it evaluates (:func:`graph_estimate`): the balls a number
+left open in float64 needs are those of what its step is computed from, with the
+weights they convert. A model is refused only when the pass that would run does not
+fit; a number no pass can decide is *undecided*, with the estimates that refused them.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,17 +49,58 @@ MAX_TIMEOUT = 86_400.0
 #: Calibration of the estimate (exact SymPy values plus their balls).
 BYTES_PER_ENTRY = 1500
 SECONDS_PER_OP = 25e-6
-#: Bytes per stored entry and seconds per multiply–add of each backend, by its name: exact
-#: SymPy values (with their cached balls), Python-level balls of 128–1024 bits, and the
-#: float64 passes (a midpoint and a radius, or one float, in numpy arrays).
-COSTS: dict[str, tuple[int, float]] = {
-    "exact": (BYTES_PER_ENTRY, SECONDS_PER_OP),
-    "ball": (200, 2e-6),
-    "format-ball": (200, 2e-6),
-    "midrad": (16, 5e-9),
-    "float": (8, 2e-9),
-    "format-sim": (8, 1e-7),
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one backend spends on a pass, per unit of work.
+
+    Attributes:
+        entry_bytes: Bytes per stored entry of the trace.
+        weight_bytes: Bytes per entry of a weight matrix the pass converts into its
+            numbers and keeps (a weights file's floats as balls); ``0`` where the
+            calibration of ``entry_bytes`` already includes them.
+        entry_seconds: Seconds per stored entry (the elementwise work around it).
+        op_seconds: Seconds per multiply–add of a matrix product.
+    """
+
+    entry_bytes: float
+    weight_bytes: float
+    entry_seconds: float
+    op_seconds: float
+
+
+#: Each backend's cost by its name: exact SymPy values (with their cached balls), the
+#: float64 passes (a midpoint and a radius, or one float, in numpy arrays; midpoint–radius
+#: keeps about 20 bytes per weight, as measured: a zero radius, |W| and |W| rounded up to
+#: binary32), a simulated number format. Balls depend on their precision: see :func:`cost`.
+COSTS: dict[str, Cost] = {
+    "exact": Cost(BYTES_PER_ENTRY, 0, SECONDS_PER_OP, SECONDS_PER_OP),
+    "midrad": Cost(16, 20, 2e-8, 1e-9),
+    "float": Cost(8, 0, 2e-9, 2e-9),
+    "format-sim": Cost(8, 0, 1e-7, 1e-7),
 }
+#: Balls of 128 bits (python-flint ``arb``/``arb_mat``, measured on one core): about 70
+#: bytes per stored entry, 48 per weight converted to a ball (a float is exact in one),
+#: a microsecond of Python-level work per entry and 30 ns per multiply–add of ``arb_mat``.
+BALL_128 = Cost(70, 48, 1e-6, 3e-8)
+_BALLS = ("ball", "format-ball")
+
+
+def cost(kind: str, prec: int = 128) -> Cost:
+    """The :class:`Cost` of backend ``kind``; balls at ``prec`` bits.
+
+    A ball's midpoint past two limbs (128 bits) takes ``prec/8`` bytes more, and its
+    products about ``(prec/128)^0.4`` times as long (measured up to 1024 bits).
+    """
+    if kind not in _BALLS:
+        return COSTS.get(kind, COSTS["exact"])
+    extra = max(prec - 128, 0) / 8
+    slow = max(prec / 128, 1.0) ** 0.4
+    b = BALL_128
+    return Cost(b.entry_bytes + extra, b.weight_bytes, b.entry_seconds, b.op_seconds * slow)
+
+
 #: How a refusal names each backend's pass.
 _PASS_WORDS = {
     "exact": "exactly",
@@ -69,7 +116,8 @@ model limits, checked before evaluation (a refusal states its estimate of memory
 and time): at most {MAX_SEQ_LEN} tokens per forward pass (prompt plus generated),
 {MAX_LAYERS} layers, {MAX_HEADS} heads per layer, a vocabulary of {MAX_VOCAB:,} tokens, and an
 estimated {MAX_ESTIMATED_BYTES // 1_000_000:,} MB for the pass that runs (a model too large for exact values
-is checked by its float64 enclosures alone). --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
+is checked by its float64 enclosures and the balls of what each open number is computed
+from). --timeout takes 0 < SECONDS <= {MAX_TIMEOUT:,.0f}.
 Only regular files are read (not FIFOs or devices), at most the size cap + 1 byte."""
 
 
@@ -100,26 +148,34 @@ def timeout_seconds(text: str) -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """The size of one exact forward pass, before it runs.
+    """The size of one forward pass in one backend, before it runs.
 
     Attributes:
         entries: Matrix entries the trace stores.
         ops: Multiply–adds of the matrix products.
+        backend: The backend's name (a key of :data:`COSTS`, or ``ball``).
+        weights: Entries of the weight matrices the pass converts into its numbers
+            (counted for the passes that keep them converted: balls, midpoint–radius).
+        prec: The working precision of a ball pass, in bits.
     """
 
     entries: int
     ops: int
     backend: str = "exact"
+    weights: int = 0
+    prec: int = 128
 
     @property
     def bytes(self) -> int:
         """Estimated memory of the pass's values in its backend, in bytes."""
-        return self.entries * COSTS.get(self.backend, COSTS["exact"])[0]
+        c = cost(self.backend, self.prec)
+        return int(self.entries * c.entry_bytes + self.weights * c.weight_bytes)
 
     @property
     def seconds(self) -> float:
         """Estimated time of the pass in its backend, in seconds."""
-        return (self.entries + self.ops) * COSTS.get(self.backend, COSTS["exact"])[1]
+        c = cost(self.backend, self.prec)
+        return self.entries * c.entry_seconds + self.ops * c.op_seconds
 
     def within(self) -> bool:
         """Whether the pass fits the memory limit."""
@@ -128,6 +184,61 @@ class Estimate:
     def describe(self) -> str:
         """``about 15 GB and 2 h`` — the estimate in words."""
         return f"about {_size(self.bytes)} and {_duration(self.seconds)}"
+
+
+def graph_estimate(
+    nodes: Iterable[Any],
+    shapes: Mapping[str, tuple[int, ...] | None],
+    keep: Collection[str] | None,
+    backend: str,
+    prec: int = 128,
+) -> Estimate | None:
+    """The cost of evaluating a step graph's nodes (only those in ``keep``, if given).
+
+    Counted from the graph itself: each node's entries from its shape, the multiply–adds
+    of each product (its entries times its first input's last dimension: ``matmul``,
+    ``linear``), and the entries of the weight matrices its nodes read, once each. This
+    is the pass that runs, so a step of layer 0 of a 12-layer model costs layer 0.
+
+    Args:
+        nodes: The graph's nodes (:class:`symtf.graph.core.Node`), in order.
+        shapes: Each node's shape (:meth:`symtf.graph.core.Graph.shapes`).
+        keep: The names evaluated (``None``: every node).
+        backend: The backend's name.
+        prec: The working precision of a ball pass.
+
+    Returns:
+        The estimate, or ``None`` when a node's size is known only from values (a
+        decoding step): the caller then estimates from the model.
+    """
+    entries = ops = weights = 0
+    seen: set[int] = set()
+    for node in nodes:
+        if keep is not None and node.name not in keep:
+            continue
+        if node.unroll:
+            return None
+        shape = shapes.get(node.name)
+        if shape is None:
+            if getattr(node.op, "tensor_out", False):
+                return None  # a tensor whose size only its values tell
+            continue  # an outcome (token ids, a verdict), not stored entries
+        n = math.prod(shape)
+        entries += n
+        if getattr(node.op, "name", "") in ("matmul", "linear") and node.args:
+            first = shapes.get(node.args[0])
+            ops += n * (first[-1] if first else 1)
+        for v in node.params.values():
+            dims = getattr(v, "shape", None)
+            if (
+                isinstance(dims, tuple)
+                and len(dims) == 2
+                and all(isinstance(k, int) for k in dims)
+                and id(v) not in seen
+            ):
+                seen.add(id(v))
+                weights += dims[0] * dims[1]
+    return Estimate(entries, ops, backend, weights, prec)
 
 
 def _size(b: float) -> str:
@@ -155,7 +266,12 @@ def _pass(
         head_ops += 2 * n * d * dh + 2 * n * m * dh
     per_layer = heads * per_head + 12 * n * d + 3 * n * d_ff
     layer_ops = heads * head_ops + n * heads * dh * d + 2 * n * d * d_ff
-    return Estimate(n * d * 3 + layers * per_layer + 2 * vocab, layers * layer_ops + d * vocab)
+    layer_weights = heads * 3 * d * dh + heads * dh * d + 2 * d * d_ff
+    return Estimate(
+        n * d * 3 + layers * per_layer + 2 * vocab,
+        layers * layer_ops + d * vocab,
+        weights=layers * layer_weights + d * vocab,
+    )
 
 
 def estimate(model: Any, tokens: tuple[int, ...]) -> tuple[Estimate, int]:
@@ -179,7 +295,11 @@ def estimate(model: Any, tokens: tuple[int, ...]) -> tuple[Estimate, int]:
         tgt = max(len(model.target), gen_steps or 10) + 1
         enc = _pass(src, d, dh, heads, len(model.encoder), 4 * d, 0)
         dec = _pass(tgt, d, dh, 2 * heads, len(model.decoder), 4 * d, vocab, src)
-        total = Estimate(enc.entries + dec.entries * (1 + width), enc.ops + dec.ops * (1 + width))
+        total = Estimate(
+            enc.entries + dec.entries * (1 + width),
+            enc.ops + dec.ops * (1 + width),
+            weights=enc.weights + dec.weights,
+        )
         return total, max(src, tgt)
     layers = getattr(model, "layers", ())
     d_ff = max((int(la.W1.cols) for la in layers), default=d)
@@ -193,7 +313,7 @@ def estimate(model: Any, tokens: tuple[int, ...]) -> tuple[Estimate, int]:
         p = _pass(n + k, d, dh, heads, len(layers), d_ff, vocab)
         entries += width * p.entries
         ops += width * p.ops
-    return Estimate(entries, ops), n + gen_steps
+    return Estimate(entries, ops, weights=one.weights), n + gen_steps
 
 
 def exact_out_of_reach(derivation: Any) -> bool:
@@ -208,12 +328,26 @@ def exact_out_of_reach(derivation: Any) -> bool:
     return not estimate(m, derivation.tokens)[0].within()
 
 
-def enforce(derivation: Any, backend: Any = None) -> None:
+def enforce(
+    derivation: Any,
+    backend: Any = None,
+    size: Callable[[], Estimate | None] | None = None,
+    what: str = "",
+) -> None:
     """Refuse a model too large to evaluate in ``backend``, before any of it is evaluated.
 
     The caps on tokens, layers, heads and vocabulary hold for every backend; the memory
-    estimate is the backend's own (:data:`COSTS`), so a model whose exact values would
-    not fit can still run in midpoint–radius float64.
+    estimate is the backend's own (:func:`cost`), so a model whose exact values would
+    not fit can still run in midpoint–radius float64 or in balls.
+
+    Args:
+        derivation: The derivation whose model is evaluated.
+        backend: The backend of the pass (exact when ``None``).
+        size: The pass's own estimate (:func:`graph_estimate`), asked for once the caps
+            hold and when the whole model's estimate is over half the limit; ``None`` (or
+            a ``None`` from it): the whole model's, from its shape.
+        what: The part of the model the pass evaluates, in words ("what l3.ffn_out is
+            computed from"), for the refusal; empty for the whole model.
 
     Raises:
         LimitError: Naming the file and the key, with the estimate of memory and time.
@@ -223,9 +357,10 @@ def enforce(derivation: Any, backend: Any = None) -> None:
     if m.architecture == "none":
         return
     kind = str(getattr(backend, "name", "exact"))
-    kind = kind if kind in COSTS else "exact"
-    exact, seq = estimate(m, derivation.tokens)
-    est = Estimate(exact.entries, exact.ops, kind)
+    kind = kind if kind in COSTS or kind in _BALLS else "exact"
+    prec = int(getattr(backend, "prec", 128) or 128)
+    whole, seq = estimate(m, derivation.tokens)
+    est = Estimate(whole.entries, whole.ops, kind, whole.weights, prec)
     why = f"(a forward pass would take {est.describe()})"
     heads = int(getattr(m, "n_heads", 1) or 1)
     if m.architecture == "encoder-decoder":
@@ -253,9 +388,18 @@ def enforce(derivation: Any, backend: Any = None) -> None:
         raise LimitError(
             f"{name}: model.vocab: expected at most {MAX_VOCAB} tokens, found {len(m.vocab)}"
         )
+    # The pass's own count walks its graph: asked for only when the whole model's comes
+    # near the limit (a small model pays nothing for it).
+    own = size() if size is not None and est.bytes * 2 > MAX_ESTIMATED_BYTES else None
+    if own is not None:
+        est = own
+    else:
+        what = ""  # the whole model's estimate
     if not est.within():
+        words = _PASS_WORDS[kind] + (f" of {prec} bits" if kind in _BALLS else "")
+        part = f"{what} " if what else ""
         raise LimitError(
-            f"{name}: model: too large to evaluate {_PASS_WORDS[kind]}: {seq} tokens, "
+            f"{name}: model: too large to evaluate {part}{words}: {seq} tokens, "
             f"{n_layers} layers, "
             f"{heads} heads of width {m.d_head}, d_model {m.d_model} would take "
             f"{est.describe()} (the limit is {_size(MAX_ESTIMATED_BYTES)})"

@@ -9,6 +9,7 @@ refused before any of it is evaluated, with the estimate.
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import mpmath
@@ -235,3 +236,91 @@ def test_a_deep_entry_starts_its_escalation_at_the_precision_its_depth_needs() -
             assert (q.locate(lo), q.locate(hi)) == (1, -1)
             assert q.decided_by == f"arb{start}"
     assert 128 not in ev._partial and 128 not in ev._balls  # no pass that could not decide
+
+
+def _costs(d: Derivation, step: str) -> dict[str, limits.Estimate]:
+    """The estimates of the passes that could decide ``step``: midpoint–radius over the
+    whole model, balls of 128 bits over what ``step`` is computed from and over the whole
+    model, and exact values."""
+    from symtf.graph.core import _upstream
+    from symtf.graph.pipeline import graph_of
+
+    g = graph_of(d)
+    shapes = g.shapes()
+    part = limits.graph_estimate(g.nodes, shapes, _upstream(g.nodes, [step]), "ball", 128)
+    whole = limits.graph_estimate(g.nodes, shapes, None, "ball", 128)
+    midrad = limits.graph_estimate(g.nodes, shapes, None, "midrad")
+    assert part is not None and whole is not None and midrad is not None
+    return {
+        "midrad": midrad,
+        "balls of the step": part,
+        "balls of the model": whole,
+        "exact": limits.estimate(d.model, d.tokens)[0],
+    }
+
+
+def test_a_step_whose_own_balls_fit_is_decided_by_them_though_the_whole_model_would_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The memory limit is set between the cost of balls of what l3.ffn_out is computed
+    # from (layers 0-3) and balls of all 12 layers; exact values are far beyond it. The
+    # float64 enclosure of l3.ffn_out is too wide for 4 decimals, so deciding them needs
+    # the balls of layers 0-3: those are estimated, fit, and decide mpmath's roundings.
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    c = _costs(d, "l3.ffn_out")
+    limit = (c["balls of the step"].bytes + c["balls of the model"].bytes) // 2
+    assert c["midrad"].bytes < c["balls of the step"].bytes < limit
+    assert limit < c["balls of the model"].bytes < c["exact"].bytes
+    monkeypatch.setattr(limits, "MAX_ESTIMATED_BYTES", limit)
+    with (
+        pytest.raises(LimitError, match="even in certified balls of 128 bits"),
+        BallBackend(128) as xp,
+    ):
+        run(d, xp)  # the whole model in balls is refused
+    ev = Evaluator(d)
+    assert ev.exact_refused
+    exact = _first_token_ffn_out(w, d.tokens[0], 4, 16)
+    with mpmath.workdps(60):
+        for j, v in enumerate(exact):
+            q = ev.entry("l3.ffn_out", 0, j)
+            r = Fraction(int(mpmath.nint(v * 10**4)), 10**4)
+            lo, hi = r - Fraction(1, 20000), r + Fraction(1, 20000)
+            assert (q.locate(lo), q.locate(hi)) == (1, -1)
+            assert q.decided_by is not None and q.decided_by.startswith("arb")
+    assert not ev.ball_refusals and ev._exact is None
+
+
+def test_a_number_no_backend_can_decide_is_undecided_with_the_estimates_that_refused_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The limit now lies between the whole model's float64 enclosures and balls of layers
+    # 0-3: l3.ffn_out's entries, open in float64, can be decided neither by balls nor by
+    # exact values, and say so with both estimates; l0.h0.pattern[0, 0], a softmax over
+    # one token (exactly 1), is still decided by the enclosures, and nothing is raised.
+    from symtf.checking.compare import check
+    from symtf.numbers import parse_printed
+    from symtf.spec import Claim
+
+    d, w = _decoder(16, d=16, heads=4, layers=12)
+    c = _costs(d, "l3.ffn_out")
+    limit = (c["midrad"].bytes + c["balls of the step"].bytes) // 2
+    assert c["midrad"].bytes < limit < c["balls of the step"].bytes
+    monkeypatch.setattr(limits, "MAX_ESTIMATED_BYTES", limit)
+    exact = _first_token_ffn_out(w, d.tokens[0], 4, 16)
+    with mpmath.workdps(60):
+        row = tuple(parse_printed(mpmath.nstr(v, 4, min_fixed=-99, max_fixed=99)) for v in exact)
+    claims = (
+        Claim("ffn", "claims[0]", "l3.ffn_out", (row,), row=0),
+        Claim("one", "claims[1]", "l0.h0.pattern", ((parse_printed("1.0000"),),), index=(0, 0)),
+    )
+    report = check(dataclasses.replace(d, claims=claims))
+    ffn, one = report.results
+    assert len(ffn.checks) == 16
+    for ch in ffn.checks:
+        assert ch.verdict == "undecided", ch
+        why = ch.explanation
+        assert "its exact value is out of reach" in why and "exactly" in why, why
+        assert "its balls are out of reach" in why, why
+        assert "what l3.ffn_out is computed from even in certified balls of 128 bits" in why
+    (only,) = one.checks
+    assert only.verdict in ("exact", "rounded") and only.extra.get("decided_by") == "midrad"

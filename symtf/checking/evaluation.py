@@ -309,6 +309,10 @@ class Evaluator:
         self._midrad: Trace | None = None
         self._midrad_done = False
         self._bits: dict[str, float] | None = None
+        #: Why balls of a step (``None``: of the whole model) were refused, at the lowest
+        #: precision tried: their own estimate, over the memory limit.
+        self.ball_refusals: dict[str | None, str] = {}
+        self._refused_at: dict[str, int] = {}
         from symtf.limits import exact_out_of_reach
         from symtf.spec.weights import exact_is_expensive
 
@@ -337,8 +341,11 @@ class Evaluator:
             try:
                 with BallBackend(prec) as xp:
                     self._balls[prec] = self._run(xp, base)
-            except (Undecided, ModelError, ShapeError, TypeError, LimitError):
-                self._balls[prec] = None  # decided exactly instead (or the balls do not fit)
+            except LimitError as e:  # the balls do not fit: said where a number stays open
+                self._balls[prec] = None
+                self.ball_refusals.setdefault(None, _unfiled(e, self.derivation, "balls"))
+            except (Undecided, ModelError, ShapeError, TypeError):
+                self._balls[prec] = None  # decided exactly instead
         return self._balls[prec]
 
     def ball_trace_of(self, prec: int, step: str) -> Trace | None:
@@ -362,13 +369,21 @@ class Evaluator:
         part = self._partial.get(prec)
         if part is not None and step in part:
             return part
+        refused = self._refused_at.get(step)
+        if refused is not None and prec >= refused:
+            return None  # refused for memory at fewer bits: more bits cost more
         steps = self._partial_steps.setdefault(prec, set())
         steps.add(step)
         reuse = Reuse(part) if part is not None else None
         try:
             with BallBackend(prec) as xp:
                 part = run(self.derivation, xp, self.override, reuse=reuse, needed=frozenset(steps))
-        except (Undecided, ModelError, ShapeError, TypeError, LimitError):
+        except LimitError as e:  # what this step needs would not fit; the others still may
+            steps.discard(step)
+            self.ball_refusals.setdefault(step, _unfiled(e, self.derivation, "balls"))
+            self._refused_at[step] = min(prec, self._refused_at.get(step, prec))
+            return None
+        except (Undecided, ModelError, ShapeError, TypeError):
             # a node this step needs fails at this precision: so would the whole trace
             self._balls[prec] = None
             return None
@@ -449,7 +464,13 @@ class Evaluator:
             return b
 
         def exact() -> tuple[sympy.Expr, ExactBackend | None]:
-            t = self.exact_trace()
+            try:
+                t = self.exact_trace()
+            except ExactRefused as e:
+                balls = self.ball_refusals.get(step) or self.ball_refusals.get(None)
+                if balls is None:
+                    raise
+                raise ExactRefused(f"{e}; and {balls}") from None
             return t.value(step)[idx], t.backend
 
         start = (lambda: self.start_precision(step)) if self.lazy_exact else None
@@ -526,12 +547,13 @@ class ExactRefused(Undecided):
     """An exact value out of reach: the model's exact pass would exceed the memory limit."""
 
 
-def _unfiled(e: LimitError, derivation: Derivation) -> str:
+def _unfiled(e: LimitError, derivation: Derivation, what: str = "exact value") -> str:
     """A refusal's words without the leading ``file: model:`` (the verdict names the file)."""
     text = str(e)
     for head in (f"{derivation.path}: ", "model: "):
         text = text.removeprefix(head)
-    return "its exact value is out of reach: the model is " + text
+    verb = "are" if what == "balls" else "is"
+    return f"its {what} {verb} out of reach: the model is " + text
 
 
 # ----------------------------------------------------------------------------- verdicts

@@ -21,8 +21,8 @@ from symtf import ops
 from symtf.backends import ExactBackend
 from symtf.errors import ModelError, ShapeError, Undecided
 from symtf.graph.blocks import attention_nodes, ffn_nodes, layer_norm_nodes, rms_norm_nodes
-from symtf.graph.core import Builder, Graph, Live, Reuse, evaluate
-from symtf.limits import enforce
+from symtf.graph.core import Builder, Graph, Live, Reuse, _upstream, evaluate
+from symtf.limits import Estimate, enforce, graph_estimate
 from symtf.spec import Derivation, Head, Layer, Model
 from symtf.spec.seq2seq import Seq2SeqModel
 from symtf.trace import Trace
@@ -53,9 +53,15 @@ def run(
         LimitError: When the model is too large to evaluate (see :mod:`symtf.limits`).
     """
     xp = backend if backend is not None else ExactBackend()
-    enforce(derivation, xp)  # refuse a model too large for this backend before evaluating it
     forcing = _claims_forcing(xp, override, derivation)
+    # Refuse a model too large for this backend before evaluating it. A certified float or
+    # ball pass is sized from the nodes it evaluates (only what ``needed`` is computed
+    # from); the exact pass from the model's shape, as calibrated.
+    kind = str(getattr(xp, "name", "exact"))
+    size = None if kind == "exact" else (lambda: _size_of(derivation, forcing, xp, needed))
+    what = "" if needed is None else f"what {_listed(needed)} {_is(needed)} computed from"
     try:
+        enforce(derivation, xp, size, what)
         return evaluate(graph_of(derivation, forcing), xp, override, reuse=reuse, needed=needed)
     except ShapeError as e:
         raise ShapeError(f"{derivation.path}: {e}") from None
@@ -63,6 +69,30 @@ def run(
         raise ModelError(f"{derivation.path}: {e}") from None
     except Undecided as e:  # a ball backend's open branch: the caller retries; name the file
         raise Undecided(f"{derivation.path}: {e}") from None
+
+
+def _size_of(
+    derivation: Derivation, forcing: bool, xp: Any, needed: Collection[str] | None
+) -> Estimate | None:
+    """The cost of this pass: the graph's nodes that run, in backend ``xp``."""
+    graph = graph_of(derivation, forcing)
+    keep = None if needed is None else _upstream(graph.nodes, needed)
+    if needed is not None and keep is None:
+        return None  # a needed name emitted while evaluating (decoding): the whole model's
+    prec = int(getattr(xp, "prec", 128) or 128)
+    return graph_estimate(graph.nodes, graph.shapes(), keep, str(xp.name), prec)
+
+
+def _listed(names: Collection[str]) -> str:
+    """``l3.ffn_out`` / ``l0.attn_out and l3.ffn_out`` / ``l0.attn_out and 4 other steps``."""
+    s = sorted(names)
+    if len(s) <= 2:
+        return " and ".join(s)
+    return f"{s[0]} and {len(s) - 1} other steps"
+
+
+def _is(names: Collection[str]) -> str:
+    return "is" if len(names) == 1 else "are"
 
 
 #: Graphs already built, by the derivation object they were built from (kept while it lives).
