@@ -62,6 +62,8 @@ def full(xp: Any, shape: Sequence[int], value: Any) -> Tensor:
 
 def wrap(xp: Any, m: Any, shape: Sequence[int]) -> Tensor:
     """A tensor over the backend matrix ``m``."""
+    if type(shape) is tuple:  # an op's own shape: a tuple of ints
+        return Tensor.over(xp, m, shape)
     return Tensor(shape, native=m, xp=xp)
 
 
@@ -125,6 +127,9 @@ def binary(
     2-D shape, used when both operands have at most two axes and one of them is a
     native matrix; a single number is spread over the shape as a scaled matrix of ones.
     """
+    if mat is not None and a.shape == b.shape and a.has_native() and b.has_native():
+        # two matrices of one shape (the common case): one native operation
+        return wrap(xp, mat(a.native(xp), b.native(xp)), a.shape)
     shape = elementwise_shape(a.shape, b.shape)
     if mat is not None and len(shape) <= 2 and (a.has_native() or b.has_native()):
         ms = matrix_shape(shape)
@@ -266,17 +271,21 @@ def along(xp: Any, x: Tensor, axis: int, fn: Callable[[list[Scalar]], list[Scala
     return Tensor(x.shape, out)
 
 
-def each_row(xp: Any, x: Tensor, fn: Callable[[Scalar, int], None]) -> None:
-    """Call ``fn(entry, i)`` on each entry of a column of values (a check, say)."""
+def require_nonzero_each(xp: Any, x: Tensor, what: Callable[[int], str]) -> None:
+    """``xp.require_nonzero`` on every entry of ``x``, ``what(i)`` naming entry ``i`` (row-major).
+
+    On the native path the backend checks the whole matrix
+    (:meth:`~symtf.backends.base.BaseBackend.require_nonzero_entries`: a float64 array in
+    one comparison), with the same error for the first zero entry.
+
+    Raises:
+        ModelError: For an entry that is exactly 0.
+    """
     if x.ndim <= 2 and x.has_native():
-        m = nat(xp, x)
-        n, k = xp.shape(m)
-        for i in range(n):
-            for j in range(k):
-                fn(xp.entry(m, i, j), i * k + j)
+        xp.require_nonzero_entries(nat(xp, x), what)
         return
     for i, v in enumerate(x.data):
-        fn(v, i)
+        xp.require_nonzero(v, what(i))
 
 
 # ----------------------------------------------------------------------------- integers
@@ -326,7 +335,6 @@ __all__ = [
     "as_int",
     "binary",
     "broadcast_to",
-    "each_row",
     "exact",
     "expand",
     "full",
@@ -336,6 +344,7 @@ __all__ = [
     "num",
     "reduce",
     "reduced_shape",
+    "require_nonzero_each",
     "scalar",
     "tensor",
     "total",
