@@ -86,3 +86,11 @@ def test_an_all_minus_infinity_row_has_no_softmax() -> None:
     x = _float([[0.0, 1.0], [-np.inf, -np.inf]])
     with pytest.raises(ModelError, match="softmax denominator"):
         ops.softmax(xp, x)
+
+
+def test_a_list_of_axes_sums_as_the_axes_it_lists() -> None:
+    xp = FloatBackend()
+    x = _float([[1.0, 2.0], [3.0, 5.0]])
+    assert ops.sum_(xp, x, axis=[1], keepdims=True).native(xp).tolist() == [[3.0], [8.0]]
+    assert ops.sum_(xp, x, axis=[0, 1]).native(xp).tolist() == [[11.0]]
+    assert ops.sum_(xp, x, axis=(0,)).native(xp).tolist() == [[4.0, 7.0]]

@@ -103,9 +103,7 @@ class FloatBackend(BaseBackend):
         return self._np.sqrt(x)
 
     def erf(self, x: Any) -> Any:
-        from math import erf
-
-        return self._np.vectorize(erf)(x)
+        return _erf()(x)
 
     def log(self, x: Any) -> Any:
         return self._np.log(x)
@@ -147,6 +145,16 @@ class FloatBackend(BaseBackend):
             return
         first = int(self._np.flatnonzero(a == 0)[0])
         raise ModelError(f"{what(first)} is 0")
+
+
+@functools.cache
+def _erf() -> Callable[[Any], Any]:
+    """``math.erf`` on every entry of an array (numpy has no erf), made once."""
+    import math
+
+    import numpy
+
+    return cast("Callable[[Any], Any]", numpy.vectorize(math.erf))
 
 
 @functools.lru_cache(maxsize=256)

@@ -369,8 +369,14 @@ class Op(Generic[V]):
         Raises:
             ShapeError: Shapes that do not fit (both named).
         """
-        shapes = tuple([_shape_of(t) for t in tensors])
-        key = _accepted_key(shapes, params)
+        try:
+            shapes = tuple([t.shape for t in tensors])
+            key: Any = shapes
+        except AttributeError:  # an argument not given (None), or a variadic op's list
+            shapes = tuple([_shape_of(t) for t in tensors])
+            key = tuple([tuple(s) if type(s) is list else s for s in shapes])
+        if params:
+            key = _accepted_key(key, params)
         accepted = self._accepted
         if key is not None:
             try:
@@ -420,10 +426,6 @@ _PLAIN = frozenset({int, bool, float, str, Fraction, type(None), type(Ellipsis)}
 
 def _accepted_key(shapes: tuple[Any, ...], params: Mapping[str, Any]) -> Any:
     """A hashable key for the shapes and parameters, or ``None`` when one is not plain."""
-    if any(type(s) is list for s in shapes):  # a variadic op's parts
-        shapes = tuple(tuple(s) if type(s) is list else s for s in shapes)
-    if not params:
-        return shapes
     items = []
     for k, v in params.items():
         # the type is part of the key: True == 1 == 1.0, but a rule may tell them apart
