@@ -83,7 +83,7 @@ class Call:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return (
+        return self is other or (
             isinstance(other, Call)
             and self._hash == other._hash
             and self.op == other.op
@@ -108,7 +108,9 @@ Expr = Ref | Var | Num | Call
 
 def call(op: str, *args: Expr, **params: Any) -> Call:
     """``call("softmax", x, axis=-1)``."""
-    return Call(op, tuple(args), tuple(sorted((k, _hashable(v)) for k, v in params.items())))
+    if not params:  # most candidates: no parameters to put in order
+        return Call(op, args)
+    return Call(op, args, tuple([(k, _hashable(params[k])) for k in sorted(params)]))
 
 
 # ----------------------------------------------------------------------------- the op table
