@@ -18,8 +18,8 @@ The article's own equations and labels (``S_1 = Q_1K_1^T/\\sqrt{2}``, a product
 ``X·W_V^{(2)}`` read as ``V_2``) rank candidates first, then simpler ones, then
 the ones reading more recent printings.
 
-Each candidate is first computed in float64, through the registry's ops,
-only to drop the ones nowhere near the printed numbers. A kept candidate is evaluated again through the step
+Each candidate is first computed in float64 only to drop the ones nowhere
+near the printed numbers. A kept candidate is evaluated again through the step
 language in certified balls (:func:`symtf.graph.evaluate.evaluate_text`), and
 it is accepted only when those certified values reproduce the printed entries
 at their printed precision — all of them, or all but a few that lie within one
@@ -32,7 +32,6 @@ explain is never flagged.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import math
 import re
@@ -57,10 +56,8 @@ from symtf.draft.templates import (
     bind,
     call,
     inputs,
-    prefilter,
-    prefilter_input,
-    prefilter_matrix,
     render,
+    screen,
     size,
     variables,
 )
@@ -208,11 +205,6 @@ class Known:
         """Whether its value is 2-D (the search builds candidates on 2-D tensors only)."""
         return len(self.ball.shape) == 2
 
-    @functools.cached_property
-    def screened(self) -> Tensor:
-        """Its float64 values as the pre-filter reads them (made once)."""
-        return prefilter_input(self.value)
-
 
 @dataclass(frozen=True)
 class Placement:
@@ -288,8 +280,7 @@ class Search:
         self.outcomes: dict[int, Outcome] = {}
         self.dims = article.dims
         self._xp: BallBackend | None = None
-        #: Each candidate's pre-filter value (None: it has none, its shapes do not fit).
-        self._memo: dict[Expr, _Screened | None] = {}
+        self._memo: dict[Expr, np.ndarray | None] = {}
         self._unary_memo: dict[Any, list[Expr]] = {}
         self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
@@ -298,7 +289,7 @@ class Search:
         #: While a replay runs: the known tensors whose values it changed (else None).
         self._replaying: set[int] | None = None
         self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None
-        self._exact_memo: dict[Expr, _Screened | None] = self._memo
+        self._exact_memo: dict[Expr, np.ndarray | None] = self._memo
         self._next = 0
         self._equations: dict[str, list[set[str]]] = {}
         #: For each displayed line (by key): literal → (known, row, column) it stands for.
@@ -1256,14 +1247,9 @@ class Search:
 
     # -- screening and certification --
     def _value(self, e: Expr) -> np.ndarray | None:
-        """A candidate's float64 pre-filter value as a matrix, or None (none, or N-D)."""
+        """A candidate's float64 pre-filter value (shared sub-candidates computed once)."""
         if isinstance(e, Ref):
             return self.known[e.key].value
-        v = self._screened(e)
-        return None if v is None else v[1]
-
-    def _screened(self, e: Expr) -> _Screened | None:
-        """A candidate's float64 pre-filter value (shared sub-candidates computed once)."""
         memo = self._memo
         if e in memo:
             return memo[e]
@@ -1271,25 +1257,24 @@ class Search:
             main = self._exact_memo
             if e in main and not inputs(e) & self._replaying:
                 return main[e]  # reads no value the replay changed
-        v: _Screened | None = None
+        v: np.ndarray | None
         try:
-            t = prefilter(e, _Values(self.known), self._inner)
-            if t.ndim <= 2:
-                v = (t.shape, prefilter_matrix(t))
-        except (SymtfError, ValueError, ArithmeticError, TypeError, IndexError, KeyError, _NoValue):
-            pass  # shapes that do not fit, a divisor of 0, an op never pre-filtered
+            v = screen(e, _Values(self.known), self._inner)
+            v = np.atleast_2d(v) if v.ndim < 2 else v
+            if v.ndim != 2:
+                v = None
+        except (ValueError, ArithmeticError, TypeError, IndexError, KeyError, _NoValue):
+            v = None
         memo[e] = v
         return v
 
-    def _inner(self, e: Expr) -> Tensor:
-        if isinstance(e, Ref):
-            return self.known[e.key].screened
-        if not isinstance(e, Call):
-            return prefilter(e, _Values(self.known))
-        v = self._screened(e)
+    def _inner(self, e: Expr) -> np.ndarray:
+        if isinstance(e, Num):
+            return np.array(float(e.text))
+        v = self._value(e)
         if v is None:
             raise _NoValue
-        return prefilter_input(v[1], v[0])
+        return v
 
     def _screen(
         self, e: Expr, tier: int, p: Printing, t: Target, whole_only: bool
@@ -1853,24 +1838,18 @@ class Search:
 # ----------------------------------------------------------------------------- helpers
 
 
-#: A pre-filter value as the search keeps it: the step's shape (of at most two axes) and its
-#: float64 matrix (1-D as one row). Kept as plain data, not as a tensor: tens of thousands
-#: live until the search ends, and the garbage collector need not walk them.
-_Screened = tuple[tuple[int, ...], np.ndarray]
-
-
 class _NoValue(Exception):
     """A sub-candidate with no float value (its shapes do not fit)."""
 
 
 class _Values:
-    """Known tensors' pre-filter values by key, read without copying the dictionary."""
+    """Known tensors' float values by key, read without copying the dictionary."""
 
     def __init__(self, known: dict[int, Known]) -> None:
         self.known = known
 
-    def __getitem__(self, key: int) -> Tensor:
-        return self.known[key].screened
+    def __getitem__(self, key: int) -> np.ndarray:
+        return self.known[key].value
 
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
