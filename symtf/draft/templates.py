@@ -11,7 +11,10 @@ ops, :func:`render` reads its spelling from there.
 Each op the search builds also has a float64 *pre-filter* (:attr:`Op.screen`):
 a numpy computation used only to discard candidates that are nowhere near the
 printed numbers, tens of thousands per article, where the registry's float64
-backend costs several times more per call. No verdict and no acceptance rests
+backend costs more per call (``benchmarks/bench_registry_float.py``: 1.5–3× for
+softmax and the norms, more for the cheap element-wise ops). Run through the
+registry instead, the pre-filter made drafting the seed article about a quarter
+slower, past the draft's speed target. No verdict and no acceptance rests
 on it: a kept candidate is evaluated again in certified balls through the step
 language itself. It is the one second body of these ops, and
 ``tests/test_draft_prefilter.py`` pins each to the registry's op: the text a
