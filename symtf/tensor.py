@@ -50,7 +50,7 @@ class Tensor:
         native: Any = None,
         xp: Any = None,
     ) -> None:
-        self.shape = tuple(int(n) for n in shape)
+        self.shape = tuple(map(int, shape))
         self._native = native
         self._xp = xp
         if data is None:
@@ -66,6 +66,18 @@ class Tensor:
     def wrap(cls, xp: Any, native: Any, shape: Sequence[int] | None = None) -> Tensor:
         """A tensor over a backend matrix (its own 2-D shape unless ``shape`` says 0-D or 1-D)."""
         return cls(xp.shape(native) if shape is None else shape, native=native, xp=xp)
+
+    @classmethod
+    def over(cls, xp: Any, native: Any, shape: tuple[int, ...]) -> Tensor:
+        """A tensor over a backend matrix whose ``shape`` an op has worked out (a tuple of
+        ints of the matrix's 2-D shape): what :meth:`wrap` makes, without its checks (every
+        op's native result is made here; the draft's pre-filter makes tens of thousands)."""
+        t = cls.__new__(cls)
+        t.shape = shape
+        t._native = native
+        t._xp = xp
+        t._data = None
+        return t
 
     # ---- entries
     @property

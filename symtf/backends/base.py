@@ -116,6 +116,15 @@ class BaseBackend(ABC):
         if self.sign(x) == 0:
             raise ModelError(f"{what} is exactly 0")
 
+    def require_nonzero_entries(self, a: Mat, what: Callable[[int], str]) -> None:
+        """:meth:`require_nonzero` on every entry of the matrix ``a``, ``what(i)`` naming the
+        entry at row-major position ``i`` (a backend with whole-array comparisons does it at
+        once, with the same error)."""
+        n, m = self.shape(a)
+        for i in range(n):
+            for j in range(m):
+                self.require_nonzero(self.entry(a, i, j), what(i * m + j))
+
     def require_nonnegative(self, x: Scalar, what: str) -> None:
         try:
             negative = self.sign(x) < 0

@@ -1,7 +1,14 @@
-"""numpy float64: fast, familiar and not certified (benchmarks and cross-checks only)."""
+"""numpy float64: fast, familiar and not certified (benchmarks, cross-checks, the draft's pre-filter).
+
+The draft's search screens tens of thousands of candidate steps per article
+through the registry on this backend, so what it does natively it does on whole
+arrays: a matrix of ones is made once per shape, a check that no entry is 0 is
+one comparison.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -78,6 +85,12 @@ class FloatBackend(BaseBackend):
     def hstack(self, mats: Sequence[F64]) -> F64:
         return self._np.hstack(mats)
 
+    def vstack(self, mats: Sequence[F64]) -> F64:
+        return self._np.vstack(mats)
+
+    def ones(self, rows: int, cols: int) -> F64:
+        return _ones(rows, cols)
+
     def map(self, a: F64, fn: Callable[[Any], Any]) -> F64:
         # The scalar functions below are numpy ufuncs: applied to the whole array, they give
         # an array of the same dtype (the protocol types ``fn`` for every backend's scalars).
@@ -90,9 +103,7 @@ class FloatBackend(BaseBackend):
         return self._np.sqrt(x)
 
     def erf(self, x: Any) -> Any:
-        from math import erf
-
-        return self._np.vectorize(erf)(x)
+        return _erf()(x)
 
     def log(self, x: Any) -> Any:
         return self._np.log(x)
@@ -122,8 +133,38 @@ class FloatBackend(BaseBackend):
         return int(self._np.sign(x))
 
     def require_nonzero(self, x: Any, what: str) -> None:
+        if isinstance(x, float):  # an entry, numpy's float64 included (no array to make)
+            if x == 0:
+                raise ModelError(f"{what} is 0")
+            return
         if self._np.any(self._np.asarray(x) == 0):
             raise ModelError(f"{what} is 0")
+
+    def require_nonzero_entries(self, a: F64, what: Callable[[int], str]) -> None:
+        if a.all():  # NaN is not 0, as in ``require_nonzero``
+            return
+        first = int(self._np.flatnonzero(a == 0)[0])
+        raise ModelError(f"{what(first)} is 0")
+
+
+@functools.cache
+def _erf() -> Callable[[Any], Any]:
+    """``math.erf`` on every entry of an array (numpy has no erf), made once."""
+    import math
+
+    import numpy
+
+    return cast("Callable[[Any], Any]", numpy.vectorize(math.erf))
+
+
+@functools.lru_cache(maxsize=256)
+def _ones(rows: int, cols: int) -> F64:
+    """A read-only float64 matrix of ones (the products that sum and broadcast reuse them)."""
+    import numpy
+
+    out = numpy.ones((rows, cols))
+    out.flags.writeable = False
+    return out
 
 
 __all__ = ["FloatBackend"]

@@ -67,6 +67,11 @@ class Backend(Protocol):
         """Raise ``ModelError`` naming ``what`` when ``x`` is exactly 0."""
         ...
 
+    def require_nonzero_entries(self, a: Mat, what: Callable[[int], str]) -> None:
+        """:meth:`require_nonzero` on every entry of the matrix ``a``; ``what(i)`` names the
+        entry at row-major position ``i``."""
+        ...
+
     def require_nonnegative(self, x: Scalar, what: str) -> None:
         """Raise ``ModelError`` naming ``what`` when ``x`` is certainly negative (√x and
         ln x would not be real numbers); a value whose sign is not certain passes."""

@@ -285,6 +285,7 @@ class Search:
         self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
         self._binary_memo: dict[Any, list[tuple[Expr, tuple[int, int]]]] = {}
+        self._pattern_memo: dict[Any, list[Expr]] = {}
         #: While a replay runs: the known tensors whose values it changed (else None).
         self._replaying: set[int] | None = None
         self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None
@@ -1057,8 +1058,14 @@ class Search:
         for (q, qs), (k_, ks_) in itertools.product(projections, projections):
             if qs[1] != ks_[1] or not fits((qs[0], ks_[0])):
                 continue
-            scores = call("matmul", q, call("T", k_))
-            yield from self._patterns(scores, (qs[0], ks_[0]), qs[1])
+            key3 = (q, k_, (qs[0], ks_[0]), qs[1])
+            found = self._pattern_memo.get(key3)
+            if found is None:  # built once per search (candidates recur for every printing)
+                scores = call("matmul", q, call("T", k_))
+                found = self._pattern_memo[key3] = list(
+                    self._patterns(scores, (qs[0], ks_[0]), qs[1])
+                )
+            yield from found
 
     def _pairs(
         self, ks: list[Known], fits: Any, *, products_only: bool = False

@@ -11,7 +11,10 @@ ops, :func:`render` reads its spelling from there.
 Each op the search builds also has a float64 *pre-filter* (:attr:`Op.screen`):
 a numpy computation used only to discard candidates that are nowhere near the
 printed numbers, tens of thousands per article, where the registry's float64
-backend costs several times more per call. No verdict and no acceptance rests
+backend costs more per call (``benchmarks/bench_registry_float.py``: 1.5–3× for
+softmax and the norms, more for the cheap element-wise ops). Run through the
+registry instead, the pre-filter made drafting the seed article about a quarter
+slower, past the draft's speed target. No verdict and no acceptance rests
 on it: a kept candidate is evaluated again in certified balls through the step
 language itself. It is the one second body of these ops, and
 ``tests/test_draft_prefilter.py`` pins each to the registry's op: the text a
@@ -83,7 +86,7 @@ class Call:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return (
+        return self is other or (
             isinstance(other, Call)
             and self._hash == other._hash
             and self.op == other.op
@@ -108,7 +111,9 @@ Expr = Ref | Var | Num | Call
 
 def call(op: str, *args: Expr, **params: Any) -> Call:
     """``call("softmax", x, axis=-1)``."""
-    return Call(op, tuple(args), tuple(sorted((k, _hashable(v)) for k, v in params.items())))
+    if not params:  # most candidates: no parameters to put in order
+        return Call(op, args)
+    return Call(op, args, tuple([(k, _hashable(params[k])) for k in sorted(params)]))
 
 
 # ----------------------------------------------------------------------------- the op table

@@ -12,6 +12,7 @@ result is a :class:`~symtf.tensor.Tensor` of numpy's shape.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -62,6 +63,8 @@ def full(xp: Any, shape: Sequence[int], value: Any) -> Tensor:
 
 def wrap(xp: Any, m: Any, shape: Sequence[int]) -> Tensor:
     """A tensor over the backend matrix ``m``."""
+    if type(shape) is tuple:  # an op's own shape: a tuple of ints
+        return Tensor.over(xp, m, shape)
     return Tensor(shape, native=m, xp=xp)
 
 
@@ -125,6 +128,9 @@ def binary(
     2-D shape, used when both operands have at most two axes and one of them is a
     native matrix; a single number is spread over the shape as a scaled matrix of ones.
     """
+    if mat is not None and a.shape == b.shape and a.has_native() and b.has_native():
+        # two matrices of one shape (the common case): one native operation
+        return wrap(xp, mat(a.native(xp), b.native(xp)), a.shape)
     shape = elementwise_shape(a.shape, b.shape)
     if mat is not None and len(shape) <= 2 and (a.has_native() or b.has_native()):
         ms = matrix_shape(shape)
@@ -136,7 +142,9 @@ def binary(
 
 
 def _spread(xp: Any, t: Tensor, rows: int, cols: int) -> Any:
-    if t.size == 1 and not t.has_native():
+    if t.has_native():  # a native matrix has at most two axes
+        return expand(xp, t.native(xp), rows, cols)
+    if t.size == 1:
         return xp.scale(xp.ones(rows, cols), t.item())
     return expand(xp, nat(xp, t.reshape(()) if t.ndim > 2 else t), rows, cols)
 
@@ -216,10 +224,42 @@ def reduced_shape(
     shape: Sequence[int], axis: int | Sequence[int] | None, keepdims: bool
 ) -> tuple[int, ...]:
     """The shape after reducing ``axis`` (kept as 1 with ``keepdims``)."""
+    try:
+        return _reduced_shape_once(tuple(shape), axis, keepdims)
+    except TypeError:  # a list of axes (unhashable)
+        return _reduced_shape(tuple(shape), axis, keepdims)
+
+
+def _reduced_shape(
+    shape: tuple[int, ...], axis: int | Sequence[int] | None, keepdims: bool
+) -> tuple[int, ...]:
+    # a reduction's shape depends on shapes alone: worked out once (an error is not kept)
     axes = axes_of(axis, len(shape))
     if keepdims:
         return tuple(1 if k in axes else n for k, n in enumerate(shape))
     return tuple(n for k, n in enumerate(shape) if k not in axes)
+
+
+_reduced_shape_once = functools.lru_cache(maxsize=1024, typed=True)(_reduced_shape)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _sum_plan(
+    shape: tuple[int, ...], axis: int | Sequence[int] | None, keepdims: bool
+) -> tuple[tuple[int, ...], bool, bool, bool]:
+    """How a native sum runs: the result's shape, whether the matrix's columns are summed
+    (the last axis), whether its rows are (the first of two), and whether the result is
+    transposed (a column summed across is a 1-D tensor: one row natively)."""
+    out = reduced_shape(shape, axis, keepdims)
+    nd = len(shape)
+    axes = axes_of(axis, nd) if nd else []
+    along = {nd - 1 - a for a in axes}  # 0: the matrix's columns (last axis), 1: rows
+    if nd == 1:
+        along = {0} if axes else set()
+    ms = matrix_shape(shape)
+    assert ms is not None  # a native matrix has at most two axes
+    rows_after = 1 if 1 in along else ms[0]
+    return out, 0 in along, 1 in along, len(out) == 1 and rows_after != 1
 
 
 def total(
@@ -230,20 +270,19 @@ def total(
     Natively: a 2-D sum along the last axis is the product with a column of ones,
     along the first the product of a row of ones with it.
     """
-    shape = reduced_shape(x.shape, axis, keepdims)
     if x.ndim <= 2 and x.has_native():
+        try:
+            shape, cols, rows, flip = _sum_plan(x.shape, axis, keepdims)
+        except TypeError:  # a list of axes (unhashable)
+            shape, cols, rows, flip = _sum_plan.__wrapped__(x.shape, axis, keepdims)
         m = nat(xp, x)
         n, k = xp.shape(m)
-        axes = axes_of(axis, x.ndim) if x.ndim else []
-        along = {x.ndim - 1 - a for a in axes}  # 0: the matrix's columns (last axis), 1: rows
-        if x.ndim == 1:
-            along = {0} if axes else set()
-        if 0 in along:
+        if cols:
             m = xp.matmul(m, xp.ones(k, 1))
-        if 1 in along:
+        if rows:
             m = xp.matmul(xp.ones(1, n), m)
-        if len(shape) == 1 and xp.shape(m)[0] != 1:
-            m = xp.transpose(m)  # a column summed across is a 1-D tensor: one row natively
+        if flip:
+            m = xp.transpose(m)
         return wrap(xp, m, shape)
     return reduce(xp, x, lambda vs: add_all(xp, vs), axis, keepdims)
 
@@ -266,17 +305,21 @@ def along(xp: Any, x: Tensor, axis: int, fn: Callable[[list[Scalar]], list[Scala
     return Tensor(x.shape, out)
 
 
-def each_row(xp: Any, x: Tensor, fn: Callable[[Scalar, int], None]) -> None:
-    """Call ``fn(entry, i)`` on each entry of a column of values (a check, say)."""
+def require_nonzero_each(xp: Any, x: Tensor, what: Callable[[int], str]) -> None:
+    """``xp.require_nonzero`` on every entry of ``x``, ``what(i)`` naming entry ``i`` (row-major).
+
+    On the native path the backend checks the whole matrix
+    (:meth:`~symtf.backends.base.BaseBackend.require_nonzero_entries`: a float64 array in
+    one comparison), with the same error for the first zero entry.
+
+    Raises:
+        ModelError: For an entry that is exactly 0.
+    """
     if x.ndim <= 2 and x.has_native():
-        m = nat(xp, x)
-        n, k = xp.shape(m)
-        for i in range(n):
-            for j in range(k):
-                fn(xp.entry(m, i, j), i * k + j)
+        xp.require_nonzero_entries(nat(xp, x), what)
         return
     for i, v in enumerate(x.data):
-        fn(v, i)
+        xp.require_nonzero(v, what(i))
 
 
 # ----------------------------------------------------------------------------- integers
@@ -326,7 +369,6 @@ __all__ = [
     "as_int",
     "binary",
     "broadcast_to",
-    "each_row",
     "exact",
     "expand",
     "full",
@@ -336,6 +378,7 @@ __all__ = [
     "num",
     "reduce",
     "reduced_shape",
+    "require_nonzero_each",
     "scalar",
     "tensor",
     "total",

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symtf.ops.array import apply, as_int, each_row, generic, nat, total, unbroadcast, wrap
+from symtf.ops.array import (
+    apply,
+    as_int,
+    generic,
+    nat,
+    require_nonzero_each,
+    total,
+    unbroadcast,
+    wrap,
+)
 from symtf.ops.core import (
     Param,
     Substitution,
@@ -104,9 +113,7 @@ def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
         return swap_last(xp, softmax(xp, swap_last(xp, x), axis=-1))
     e = apply(xp, x, xp.exp)
     s = total(xp, e, ax, keepdims=True)
-    each_row(
-        xp, s, lambda v, i: xp.require_nonzero(v, "the softmax denominator (every entry is −∞)")
-    )
+    require_nonzero_each(xp, s, lambda i: "the softmax denominator (every entry is −∞)")
     return quotient(xp, e, s)
 
 
@@ -130,9 +137,7 @@ def _log_softmax_vjp(
 def log_softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     """``x_i − ln Σ_j e^{x_j}`` along ``axis``."""
     s = total(xp, apply(xp, x, xp.exp), axis, keepdims=True)
-    each_row(
-        xp, s, lambda v, i: xp.require_nonzero(v, "the softmax denominator (every entry is −∞)")
-    )
+    require_nonzero_each(xp, s, lambda i: "the softmax denominator (every entry is −∞)")
     return sub(xp, x, apply(xp, s, xp.log))
 
 
@@ -237,7 +242,7 @@ def normalize_rows(xp: Any, a: Tensor) -> Tensor:
         ModelError: When a row sums to exactly 0 (the row is named).
     """
     s = total(xp, a, -1, keepdims=True)
-    each_row(xp, s, lambda v, i: xp.require_nonzero(v, f"the sum of row {i}"))
+    require_nonzero_each(xp, s, lambda i: f"the sum of row {i}")
     return quotient(xp, a, s)
 
 

@@ -272,6 +272,8 @@ class Op(Generic[V]):
     rule: str | Callable[[Mapping[str, Any], Mapping[str, str]], str] = field(
         default="", repr=False
     )
+    #: Shapes and parameters the shape rule has accepted (see :meth:`check_shapes`).
+    _accepted: dict[Any, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # ---- the signature
     @property
@@ -339,18 +341,54 @@ class Op(Generic[V]):
             ShapeError: Shapes that do not fit (both named).
             Unsupported: A backend that cannot run this op.
         """
-        reason = self.unsupported.get(getattr(xp, "name", ""))
-        if reason is not None:
-            raise Unsupported(self.name, xp.name, reason)
-        self.shape(*(_shape_of(t) for t in tensors), **params)
-        kernel = xp.kernels.get(self.name)
-        if kernel is not None:
-            out = kernel(xp, *tensors, **params)
-            if out is not NotImplemented:
-                # A kernel is this backend's own computation of this op: it gives what
-                # ``compute`` gives (the protocol types kernels loosely, one table for all ops).
-                return cast("V", out)
+        if self.unsupported:
+            reason = self.unsupported.get(getattr(xp, "name", ""))
+            if reason is not None:
+                raise Unsupported(self.name, xp.name, reason)
+        self.check_shapes(tensors, params)
+        kernels = xp.kernels
+        if kernels:
+            kernel = kernels.get(self.name)
+            if kernel is not None:
+                out = kernel(xp, *tensors, **params)
+                if out is not NotImplemented:
+                    # A kernel is this backend's own computation of this op: it gives what
+                    # ``compute`` gives (the protocol types kernels loosely, one table for all ops).
+                    return cast("V", out)
         return self.compute(xp, *tensors, **params)
+
+    def check_shapes(self, tensors: Sequence[Any], params: Mapping[str, Any]) -> None:
+        """Run the shape rule on the tensors' shapes and the parameters.
+
+        The rule is a function of shapes and plain parameters alone, so a combination it
+        accepted once is remembered and not run again (the draft's search calls a few ops
+        on a few shapes tens of thousands of times); one it refuses is run, and raises,
+        every time. Parameters that are not plain values (a weight matrix, a tensor of
+        indices) are never remembered.
+
+        Raises:
+            ShapeError: Shapes that do not fit (both named).
+        """
+        try:
+            shapes = tuple([t.shape for t in tensors])
+            key: Any = shapes
+        except AttributeError:  # an argument not given (None), or a variadic op's list
+            shapes = tuple([_shape_of(t) for t in tensors])
+            key = tuple([tuple(s) if type(s) is list else s for s in shapes])
+        if params:
+            key = _accepted_key(key, params)
+        accepted = self._accepted
+        if key is not None:
+            try:
+                if key in accepted:
+                    return
+            except TypeError:  # a shape that is not a tuple of ints: not remembered
+                key = None
+        self.shape(*shapes, **params)
+        if key is not None:
+            if len(accepted) >= _ACCEPTED_MAX:
+                accepted.clear()
+            accepted[key] = True
 
     def rule_of(self, params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
         """The rule a node of this op applies, as math-mode LaTeX (for a result line).
@@ -377,6 +415,46 @@ def _shape_of(t: Any) -> Any:
     if isinstance(t, list):
         return [x.shape for x in t]
     return t.shape
+
+
+#: How many accepted combinations an op remembers (then it starts again).
+_ACCEPTED_MAX = 4096
+
+#: Parameter values a shape rule's memory may hold: compared by value, cheap to hash.
+_PLAIN = frozenset({int, bool, float, str, Fraction, type(None), type(Ellipsis)})
+
+
+def _accepted_key(shapes: tuple[Any, ...], params: Mapping[str, Any]) -> Any:
+    """A hashable key for the shapes and parameters, or ``None`` when one is not plain."""
+    items = []
+    for k, v in params.items():
+        # the type is part of the key: True == 1 == 1.0, but a rule may tell them apart
+        if type(v) in _PLAIN:
+            items.append((k, type(v), v))
+            continue
+        plain = _plain_sequence(v)
+        if plain is None:
+            return None
+        items.append((k, type(v), plain))
+    return (shapes, tuple(items))
+
+
+def _plain_sequence(v: Any) -> tuple[Any, ...] | None:
+    """A list, tuple or slice of plain values as a hashable tuple (typed), or ``None``."""
+    if type(v) is slice:
+        v = (v.start, v.stop, v.step)
+    elif type(v) not in (list, tuple):
+        return None
+    out = []
+    for x in v:
+        if type(x) in _PLAIN:
+            out.append((type(x), x))
+            continue
+        inner = _plain_sequence(x)
+        if inner is None:
+            return None
+        out.append((type(x), inner))
+    return tuple(out)
 
 
 def zero_vjp(xp: Any, g: Any, *tensors: Any, output: Any, **params: Any) -> tuple[Any, ...]:
@@ -535,12 +613,26 @@ def _fmt(s: tuple[int, ...]) -> str:
 
 def axis_of(axis: int, ndim: int, what: str = "axis") -> int:
     """``axis`` counted from the front (negative from the end)."""
-    check(-ndim <= axis < ndim, f"{what} {axis} is out of range for {ndim} axes")
+    if not -ndim <= axis < ndim:  # the message is built only when it is needed (a hot path)
+        raise ShapeError(f"{what} {axis} is out of range for {ndim} axes")
     return axis % ndim
 
 
 def axes_of(axis: int | Sequence[int] | None, nd: int) -> list[int]:
     """Sorted distinct axes (every axis for ``None``)."""
+    try:
+        return list(_axes_of(axis, nd))
+    except TypeError:  # a list of axes (unhashable)
+        return list(_axes_of(tuple(axis), nd)) if isinstance(axis, list) else _axes(axis, nd)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _axes_of(axis: int | tuple[int, ...] | None, nd: int) -> tuple[int, ...]:
+    # ops ask for the same few axes on every call: worked out once (an error is not kept)
+    return tuple(_axes(axis, nd))
+
+
+def _axes(axis: int | Sequence[int] | None, nd: int) -> list[int]:
     if axis is None:
         return list(range(nd))
     axes = [axis] if isinstance(axis, int) else list(axis)
@@ -555,6 +647,16 @@ def broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
     Raises:
         ShapeError: Naming every shape when they do not broadcast.
     """
+    try:
+        return _broadcast_shape(*shapes)
+    except TypeError:  # a shape given as a list (unhashable)
+        return _broadcast_shape(*(tuple(s) for s in shapes))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
+    # every element-wise op broadcasts its operands' shapes, often twice a call (the shape
+    # rule, then the computation): the few shapes of an evaluation are worked out once
     nd = max(len(s) for s in shapes)
     out = []
     for k in range(nd):
@@ -569,6 +671,14 @@ def broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def elementwise_shape(*shapes: Sequence[int] | None) -> tuple[int, ...]:
     """The broadcast shape, a one-entry operand mixing with a larger one like a scalar."""
+    try:
+        return _elementwise_shape(*shapes)
+    except TypeError:  # a shape given as a list (unhashable)
+        return _elementwise_shape(*(None if s is None else tuple(s) for s in shapes))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _elementwise_shape(*shapes: Sequence[int] | None) -> tuple[int, ...]:
     given = [tuple(s) for s in shapes if s is not None]
     if any(_size(s) > 1 for s in given):
         given = [() if _size(s) == 1 else s for s in given]

@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from symtf.errors import ShapeError
-from symtf.ops.array import apply, binary, each_row, generic, nat, unbroadcast, wrap
+from symtf.ops.array import apply, binary, generic, nat, require_nonzero_each, unbroadcast, wrap
 from symtf.ops.core import BREAK, Param, Substitution, define, elementwise_shape, same_shape
 from symtf.tensor import Tensor
 
@@ -166,7 +166,7 @@ def div(xp: Any, a: Tensor, b: Tensor) -> Tensor:
         ModelError: When a divisor is exactly 0.
     """
 
-    each_row(xp, b, lambda v, i: xp.require_nonzero(v, "a divisor"))
+    require_nonzero_each(xp, b, lambda i: "a divisor")
     return quotient(xp, a, b)
 
 

@@ -6,6 +6,7 @@ A 2-D product is one native product of the backend (BLAS for midpoint–radius,
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,13 @@ def _matmul_shape(a: Any, b: Any, *, transpose_b: bool = False) -> tuple[int, ..
     if len(a) == 1:
         shape = (*shape[:-2], shape[-1]) if len(b) > 1 else shape[:-1]
     return shape
+
+
+@functools.lru_cache(maxsize=1024)
+def _product_shape(a: tuple[int, ...], b: tuple[int, ...], transpose_b: bool) -> tuple[int, ...]:
+    # the product's shape, worked out once per pair of shapes (the rule writes its message
+    # eagerly, and a search multiplies the same few shapes thousands of times)
+    return _matmul_shape(a, b, transpose_b=transpose_b)
 
 
 def _matmul_display(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
@@ -95,7 +103,7 @@ def matmul(xp: Any, a: Tensor, b: Tensor, *, transpose_b: bool = False) -> Tenso
             bm = xp.transpose(bm)
         am = nat(xp, a)  # a 1-D ``a`` is one row
         om = xp.matmul(am, bm)
-        return wrap(xp, om, _matmul_shape(a.shape, b.shape, transpose_b=transpose_b))
+        return wrap(xp, om, _product_shape(a.shape, b.shape, transpose_b))
     if transpose_b:
         from symtf.ops.shape import swap_last
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from symtf.errors import ModelError
-from symtf.ops.array import add_all, apply, each_row, num, scalar, total, wrap
+from symtf.ops.array import add_all, apply, num, require_nonzero_each, scalar, total, wrap
 from symtf.ops.core import BREAK, Param, Substitution, check, define, fmt
 from symtf.ops.elementwise import add, mul, quotient, sub
 from symtf.ops.reductions import mean, mean_square
@@ -29,7 +29,7 @@ def root_plus(xp: Any, v: Tensor, eps: Any, what: str) -> Tensor:
         ModelError: When some ``v + ε`` is exactly 0 (``what`` and the row named).
     """
     v_eps = add(xp, v, scalar(eps))
-    each_row(xp, v_eps, lambda x, i: xp.require_nonzero(x, f"{what} of row {i}"))
+    require_nonzero_each(xp, v_eps, lambda i: f"{what} of row {i}")
     return apply(xp, v_eps, xp.sqrt)
 
 
@@ -97,7 +97,7 @@ def normalized(
     Raises:
         ModelError: When a row's ``std`` is exactly 0 (a replayed printed 0).
     """
-    each_row(xp, std, lambda x, i: xp.require_nonzero(x, f"the deviation of row {i}"))
+    require_nonzero_each(xp, std, lambda i: f"the deviation of row {i}")
     out = quotient(xp, centered, std)
     if gamma is not None:
         out = mul(xp, out, gamma)

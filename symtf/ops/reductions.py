@@ -11,7 +11,15 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from symtf.ops.array import add_all, apply, each_row, reduce, reduced_shape, total, unbroadcast
+from symtf.ops.array import (
+    add_all,
+    apply,
+    reduce,
+    reduced_shape,
+    require_nonzero_each,
+    total,
+    unbroadcast,
+)
 from symtf.ops.core import (
     BREAK,
     Param,
@@ -238,7 +246,7 @@ def _std_vjp(
     # std = √var: the variance's cotangent is g/(2·std)
     from symtf.ops.elementwise import quotient
 
-    each_row(xp, output, lambda v, i: xp.require_nonzero(v, "the deviation (√var is 0)"))
+    require_nonzero_each(xp, output, lambda i: "the deviation (√var is 0)")
     gv = quotient(xp, g, times(xp, output, xp.const(2)))
     return _var_vjp(xp, gv, x, output=output, axis=axis, keepdims=keepdims, unbiased=unbiased)
 
