@@ -174,14 +174,15 @@ def looks_like_latex(text: str) -> bool:
 def split_display(text: str) -> tuple[str, str | None]:
     r"""Split ``lhs = … ≈ value`` (``\approx``, ``≈``, ``=``) into the expression and its printed value.
 
-    Returns the first piece of the chain and the plain number written after the
-    last relation, or ``(text, None)`` when there is no relation or what follows
-    the last one is not a plain number.
+    Returns the chain up to its last relation (every link of ``a = b ≈ c``: ``a = b``,
+    each checked against the value) and the plain number written after the last
+    relation, or ``(text, None)`` when there is no relation or what follows the last
+    one is not a plain number.
     """
     cuts = _relation_cuts(text)
     if not cuts:
         return text, None
-    lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
+    lhs, rhs = text[: cuts[-1][0]].strip(), text[cuts[-1][1] :].strip()
     number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
     if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
         return lhs, number
