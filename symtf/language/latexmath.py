@@ -39,6 +39,7 @@ __all__ = [
     "MAX_LATEX_LENGTH",
     "looks_like_latex",
     "parse",
+    "split_chain",
     "split_display",
     "split_links",
     "to_plain",
@@ -221,12 +222,32 @@ def split_links(text: str) -> list[str]:
         >>> split_links("e^{2.309}")
         ['e^{2.309}']
     """
-    links, start = [], 0
+    return [link for _, link in split_chain(text)[0]]
+
+
+def split_chain(text: str) -> tuple[list[tuple[int, str]], list[str]]:
+    r"""The links of a chain ``a = b ≈ c`` with their offsets, and the relations between them.
+
+    Returns:
+        Each link (stripped, as :func:`split_links` gives it) with its offset in ``text``,
+        and the relations between consecutive links as written (``=``, ``≈``,
+        ``\approx``, …), one fewer than the links.
+
+    Example:
+        >>> split_chain(r"1/4 + 1/4 = 0.5 \approx 0.50")
+        ([(0, '1/4 + 1/4'), (12, '0.5'), (24, '0.50')], ['=', '\\approx'])
+    """
+    links: list[tuple[int, str]] = []
+    relations: list[str] = []
+    start = 0
     for a, b in _relation_cuts(text):
-        links.append(text[start:a].strip())
+        piece = text[start:a]
+        links.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
+        relations.append(text[a:b])
         start = b
-    links.append(text[start:].strip())
-    return links
+    piece = text[start:]
+    links.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
+    return links, relations
 
 
 _DIGITS = frozenset("0123456789")
