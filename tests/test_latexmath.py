@@ -184,3 +184,23 @@ def test_an_expression_claim_may_carry_its_printed_value() -> None:
 
     assert mpmath.nstr(mpmath.exp(mpmath.mpf("2.309")), 6) == "10.0644"
     assert c.verdict in ("slip", "wrong")
+
+
+@pytest.mark.parametrize(
+    ("written", "label"),
+    [
+        (r"P(\text{Hello})", "P(Hello)"),  # to_plain reads an implicit product: P*(Hello)
+        (r"\text{Hello world}", "Hello world"),
+        (r"\text{Hello\ world}", "Hello world"),
+        (r"P(\text{the} \text{cat})", "P(the cat)"),
+        (r"h_{\text{AI}}", "h_AI"),
+        ("QK^T", "QKᵀ"),
+    ],
+)
+def test_label_text_keeps_what_is_written(written: str, label: str) -> None:
+    assert L.label_text(written) == label
+
+
+def test_label_text_refuses_what_to_plain_refuses() -> None:
+    with pytest.raises(ExpressionError, match="label"):
+        L.label_text(r"\input{x}")
