@@ -135,3 +135,6 @@ def test_a_print_some_input_reaches_stays_accepted() -> None:
     c = _one("X * X", "0.28")
     assert c.verdict == "rounded", c.explanation
     assert c.extra["accepted_by"] == "rounded_inputs"
+    assert "one point of the inputs' rounding intervals gives a value that prints as 0.28" in (
+        c.explanation
+    )

@@ -303,9 +303,14 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     if reached:
         lo, hi = _outward(cast(arb, local), digits)
         extra.update(enclosure=[lo, hi], accepted_by=by)
+        witness = (
+            f" (one point of the inputs' rounding intervals gives a value that prints as {p.text})"
+            if d.rounded_inputs
+            else ""
+        )
         why = (
             f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is "
-            f"a correct rounding of part of that range{sim_note}{exact_note}"
+            f"a correct rounding of part of that range{witness}{sim_note}{exact_note}"
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
