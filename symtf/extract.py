@@ -384,7 +384,7 @@ def _label(piece: str) -> str | None:
     if not p or _numeric_cell(p) is not None or "\\begin" in p:
         return None
     try:
-        plain = latexmath.to_plain(p, where="label")
+        plain = latexmath.label_text(p, where="label")
     except ExpressionError:
         return None
     return plain if len(plain) <= 60 and not re.search(r"\d\.\d", plain) else None

@@ -174,3 +174,15 @@ def test_an_article_chain_is_one_claim_and_a_number_on_the_way_is_its_own(
         if r.claim.expression is not None
     )
     assert got == [(3, "9", "rounded", 1), (3, "9.3", "wrong", 1), (7, "1.0", "exact", 2)]
+
+
+def test_a_chain_with_its_value_written_last_keeps_every_link() -> None:
+    # "a = b = 0.5" without a printed key: the value is read off the end, and both links
+    # are checked against it. By hand: 1/4 + 1/4 = 0.5 exactly; 0.25 + 0.35 = 0.6, one
+    # unit (0.1) off, so the number is wrong, decided by link 2
+    text = 'title = "t"\n[[claims]]\nlabel = "half"\nexpression = "1/4 + 1/4 = 0.25 + 0.35 = 0.5"\n'
+    [c] = symtf.check(symtf.loads(text)).derivations[0].checks
+    assert c.printed == "0.5"
+    assert [x["expression"] for x in c.extra["links"]] == ["1/4 + 1/4", "0.25 + 0.35"]
+    assert [x["verdict"] for x in c.extra["links"]] == ["exact", "wrong"]
+    assert c.verdict == "wrong" and c.extra["link"] == 1

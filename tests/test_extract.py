@@ -351,3 +351,32 @@ def test_a_latex_decimal_comma_is_a_decimal_point() -> None:
     assert abs(mpmath.e ** mpmath.mpf("0.5") - mpmath.mpf("1.6487")) < mpmath.mpf("0.00005")
     (m,) = [f for f in found if f.kind in ("matrix", "vector")]
     assert m.rows == (("0.5", "1.0"),)
+
+
+@pytest.mark.parametrize(
+    ("written", "label"),
+    [
+        # the article's own words, as written: no product invented between P and (
+        (r"P(\text{Hello})", "P(Hello)"),
+        (r"P(\text{New York})", "P(New York)"),
+        (r"h_{\text{AI}}", "h_AI"),
+        (r"\mathrm{Loss}_1", "Loss_1"),
+    ],
+)
+def test_a_label_written_as_maths_reads_as_written(written: str, label: str) -> None:
+    # 1/4 + 1/4 = 0.5 by hand
+    found = extract_text(f"$${written} = \\frac{{1}}{{4}} + \\frac{{1}}{{4}} = 0.5$$\n", "md")
+    (a,) = [f for f in found if f.kind == "arithmetic"]
+    assert a.label == label
+
+
+def test_the_text_report_shows_a_label_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from symtf.cli import main
+
+    article = tmp_path / "a.md"
+    article.write_text("Text.\n\n$$P(\\text{Hello}) = \\frac{1}{4} + \\frac{1}{4} = 0.6$$\n")
+    assert main(["check", str(article)]) == 1  # 1/4 + 1/4 = 0.5, printed 0.6: wrong
+    out = capsys.readouterr().out
+    assert "P(Hello)" in out and "P*(Hello)" not in out

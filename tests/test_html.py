@@ -431,3 +431,18 @@ def test_reveal_shows_each_formula_and_folds_its_numbers_away(tmp_path: Path) ->
     assert "softmax" in bare  # but every formula does
     plain = cli.main(["html", str(SEED), "-o", str(tmp_path / "plain.html")])
     assert plain == 1 and ">0.504<" in _outside_details((tmp_path / "plain.html").read_text())
+
+
+def test_a_chain_claim_is_shown_as_maths(tmp_path: Path) -> None:
+    f = tmp_path / "chain.toml"
+    f.write_text(
+        'title = "chain"\n[[claims]]\nlabel = "half"\n'
+        'expression = "1/4 + 1/4 = 0.25 + 0.35"\nprinted = "0.5"\n',
+        encoding="utf-8",
+    )
+    d = spec.load(f)
+    page = render_html(compare.check(d), d)
+    assert 'mathvariant="monospace"' not in page
+    # both links, each as maths, joined by the article's =
+    links = "<mn>0.25</mn><mo>+</mo><mn>0.35</mn>"
+    assert "<mn>4</mn><mo>=</mo>" + links in page

@@ -123,6 +123,14 @@ def test_bmatrix_elides_large_matrices() -> None:
         ("sqrt(6)", r"\sqrt{6}"),
         ("sum(l0.h0.pattern[0])", r"\operatorname{sum}\left(\mathtt{l0.h0.pattern}[0]\right)"),
         ("1 +", r"\mathtt{1 +}"),
+        # a sign leading a product inside a sum keeps the brackets the article wrote
+        ("0.5 + (-0.25) × 2", r"0.5 + \left(-0.25\right) \times 2"),
+        ("2 × (-3 + 1)", r"2 \times \left(-3 + 1\right)"),
+        # a displayed chain: each link as maths, joined by its own relation
+        ("1/4 + 1/4 = 0.25 + 0.35", "1 / 4 + 1 / 4 = 0.25 + 0.35"),
+        ("exp(1) ≈ 2.718 = 2.718", r"\exp\left(1\right) \approx 2.718 = 2.718"),
+        # a link that is not an expression is shown as written, escaped
+        ("1 + 1 = a$#%", r"1 + 1 = \mathtt{a\$\#\%}"),
     ],
 )
 def test_expression_latex(expr: str, expected: str) -> None:
@@ -395,3 +403,44 @@ def test_cli_without_tex_names_the_debian_packages(
 
 def test_cli_bad_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["latex", str(tmp_path / "missing.toml")]) == cli.EXIT_BAD_INPUT
+
+
+# ----------------------------------------------------------------------------- displayed chains
+
+CHAIN = """title = "chain"
+[[claims]]
+label = "dot"
+expression = "0.0025 × 0.498 + (-0.00749) × 0.502 = 0.001245 - 0.00376"
+printed = "-0.002515"
+"""
+
+
+def _chain_document(tmp_path: Path) -> str:
+    f = tmp_path / "chain.toml"
+    f.write_text(CHAIN, encoding="utf-8")
+    d = spec.load(f)
+    return L.document(compare.check(d), d)
+
+
+def test_a_chain_claim_is_typeset_as_maths(tmp_path: Path) -> None:
+    tex = _chain_document(tmp_path)
+    assert r"\mathtt" not in tex[tex.index(r"\begin{document}") :]
+    line = (
+        r"0.0025 \times 0.498 + \left(-0.00749\right) \times 0.502 = 0.001245 - 0.00376"
+        r" \approx -0.002515"
+    )
+    assert line in tex
+    # the second link, read with its unrounded operand (0.00376 stands for
+    # 0.00749 × 0.502 = 0.00375998, cut to 0.003759…), is that link typeset, not the chain
+    assert r"$0.001245 - 0.003759\ldots = -0.002514\ldots$" in tex
+
+
+@needs_tex
+def test_a_chain_claim_compiles_as_maths(tmp_path: Path) -> None:
+    pdf = compile_pdf(_chain_document(tmp_path), tmp_path / "chain.pdf")
+    text = " ".join(_pdf_text(pdf).split())
+    # as maths, × is spaced as a binary operator (typewriter type shows 0.0025×0.498)
+    line = (
+        r"0\.0025 × 0\.498 \+ \([-−]0\.00749\) × 0\.502 = 0\.001245 [-−] 0\.00376 ≈ [-−]0\.002515"
+    )
+    assert re.search(line, text), text

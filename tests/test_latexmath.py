@@ -105,7 +105,9 @@ def test_latex_gives_the_same_exact_value_as_the_hand_typed_form(latex: str, pla
         (r"e^{2.309}\approx 10.068", "e^{2.309}", "10.068"),
         (r"\sqrt{2} \approx 1.414", r"\sqrt{2}", "1.414"),
         ("5.652 / 21.372 ≈ 0.264", "5.652 / 21.372", "0.264"),
-        (r"[0.1,1.1]\cdot [0.1,1.1]=0.01+1.21=1.22", r"[0.1,1.1]\cdot [0.1,1.1]", "1.22"),
+        # every link of a chain is kept, not only the first
+        (r"[0.1,1.1]\cdot [0.1,1.1]=0.01+1.21=1.22", r"[0.1,1.1]\cdot [0.1,1.1]=0.01+1.21", "1.22"),
+        (r"a = b \approx 2.5", "a = b", "2.5"),
         ("d = 64", "d", "64"),
         ("a = b", "a = b", None),
     ],
@@ -182,3 +184,23 @@ def test_an_expression_claim_may_carry_its_printed_value() -> None:
 
     assert mpmath.nstr(mpmath.exp(mpmath.mpf("2.309")), 6) == "10.0644"
     assert c.verdict in ("slip", "wrong")
+
+
+@pytest.mark.parametrize(
+    ("written", "label"),
+    [
+        (r"P(\text{Hello})", "P(Hello)"),  # to_plain reads an implicit product: P*(Hello)
+        (r"\text{Hello world}", "Hello world"),
+        (r"\text{Hello\ world}", "Hello world"),
+        (r"P(\text{the} \text{cat})", "P(the cat)"),
+        (r"h_{\text{AI}}", "h_AI"),
+        ("QK^T", "QKᵀ"),
+    ],
+)
+def test_label_text_keeps_what_is_written(written: str, label: str) -> None:
+    assert L.label_text(written) == label
+
+
+def test_label_text_refuses_what_to_plain_refuses() -> None:
+    with pytest.raises(ExpressionError, match="label"):
+        L.label_text(r"\input{x}")

@@ -29,6 +29,7 @@ Entries of step claims are covered; displayed arithmetic and reduced claims
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -82,6 +83,7 @@ class _Enclosures:
         self._enc: dict[str | None, Any] = {}
         self._sim: dict[str, Any] = {}
         self._step: dict[tuple[str, str], Any] = {}
+        self._points: dict[Hashable, Any] = {}  # traces at points of the rounded inputs
 
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
@@ -123,6 +125,12 @@ class _Enclosures:
                 except (SymtfError, TypeError):
                     self._enc["base"] = None
         return self._enc["base"]
+
+    def reached(self, step: str, idx: tuple[int, ...], p: Printed, mode: str) -> bool:
+        """Whether one point of the rounded inputs' intervals gives an exact value printing as ``p``."""
+        from symtf.checking.framework import rounded_witness
+
+        return rounded_witness(self.d, [(step, idx, p)], mode, self._points)
 
     def run_step_enclosure(self, fmt: str, softmax: str, step: str) -> Any:
         """The format's result for ``step`` computed from a numpy run's own inputs."""
@@ -288,12 +296,21 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
             sim_note = f"; a numpy {fmt} run gives {sim[0]}, which prints as {prints}"
     exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
     from_inputs = " from its inputs" if fmt is not None else ""
-    if local is not None and _meets(local, p, claim.rounding):
-        lo, hi = _outward(local, digits)
+    met = local is not None and _meets(local, p, claim.rounding)
+    # meeting the print is not enough with rounded inputs (an enclosure over their
+    # intervals is wider than the values they give): a point of the intervals must give it
+    reached = met and (not d.rounded_inputs or encs.reached(step, idx, p, claim.rounding))
+    if reached:
+        lo, hi = _outward(cast(arb, local), digits)
         extra.update(enclosure=[lo, hi], accepted_by=by)
+        witness = (
+            f" (one point of the inputs' rounding intervals gives a value that prints as {p.text})"
+            if d.rounded_inputs
+            else ""
+        )
         why = (
             f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is "
-            f"a correct rounding of part of that range{sim_note}{exact_note}"
+            f"a correct rounding of part of that range{witness}{sim_note}{exact_note}"
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
@@ -322,9 +339,15 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     if local is not None and local.is_finite():  # an overflowed format has no finite range
         lo, hi = _outward(local, digits)
         extra["enclosure"] = [lo, hi]
-        parts.append(
-            f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
-        )
+        if met:
+            parts.append(
+                f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), but no point of "
+                f"the inputs' rounding intervals was found that gives a value printing as {p.text}"
+            )
+        else:
+            parts.append(
+                f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
+            )
     if fmt is not None and chain is not None and _meets(chain, p, claim.rounding):
         clo, chi = _outward(chain, digits)
         extra["enclosure_whole"] = [clo, chi]

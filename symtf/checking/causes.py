@@ -785,7 +785,10 @@ def rounded_inputs_cause(
     # An enclosure that meets the print does not show that it is reached (enclosures are
     # wider than the range): the cause is stated only with a witness, one point of the
     # inputs' rounding intervals at which the step's values print as these.
-    if not _witness(with_rounded(d, names), step, targets, result.claim.rounding):
+    from symtf.checking.framework import rounded_witness
+
+    marked = with_rounded(d, names)
+    if not rounded_witness(marked, [(step, idx, p) for idx, p in targets], result.claim.rounding):
         return None
     listed = ", ".join(sorted(names))
     return Cause(
@@ -796,44 +799,6 @@ def rounded_inputs_cause(
         f"(rounded_inputs = [{', '.join(repr(n) for n in sorted(names))}] says the article rounded them)",
         extra={"rounded_inputs": sorted(names)},
     )
-
-
-def _witness(d: Derivation, step: str, targets: list[tuple[Any, Any]], mode: str) -> bool:
-    """Whether one point of the rounding intervals gives values that print as ``targets``.
-
-    ``d`` has its rounded inputs marked (:func:`with_rounded`); the model is evaluated at
-    each point tried in certified balls (:class:`~symtf.backends.rounded.ShiftedBallBackend`)
-    and :func:`reach` chooses the points.
-    """
-    from symtf.backends.rounded import ShiftedBallBackend
-    from symtf.errors import Undecided
-    from symtf.graph.pipeline import run
-    from symtf.numbers import rounding_interval
-    from symtf.witness import reach
-
-    inputs = list(d.rounded_inputs.values()) if d.rounded_inputs else []
-    entries = [
-        ((id(r.values), i, j), h)
-        for r in inputs
-        for i, row in enumerate(r.half)
-        for j, h in enumerate(row)
-        if h
-    ]
-    shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
-    intervals = [rounding_interval(p, "half-up" if mode == "any" else mode) for _, p in targets]
-
-    def at(moves: Mapping[Any, Fraction]) -> list[arb] | None:
-        shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
-        for (k, i, j), dv in moves.items():
-            shifts[k][i][j] = dv
-        try:
-            with ShiftedBallBackend(shifts) as xp:
-                value = run(d, xp).value(step)
-            return [value[idx] for idx, _ in targets]
-        except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
-            return None
-
-    return reach(entries, at, intervals)
 
 
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:

@@ -8,6 +8,8 @@ functions run a derivation's graph in them.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, MutableMapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from symtf.backends.formats import FORMATS, FormatBallBackend, FormatSimBackend, as_format
@@ -96,4 +98,84 @@ def enclose_step(derivation: Any, fmt: str, step: str, base: Any, prec: int = 12
         return None
 
 
-__all__ = ["enclose", "enclose_rounded", "enclose_step", "simulate"]
+def rounded_witness(
+    derivation: Any,
+    targets: Sequence[tuple[str, tuple[int, ...], Any]],
+    mode: str,
+    cache: MutableMapping[Hashable, Any] | None = None,
+) -> bool:
+    """Whether one point of the ``rounded_inputs``' rounding intervals prints as ``targets``.
+
+    An enclosure over the intervals that meets a print does not show that the print is
+    reached (enclosures are wider than the range); a witness does. The model is evaluated
+    at each point tried in certified balls
+    (:class:`~symtf.backends.rounded.ShiftedBallBackend`) and :func:`symtf.witness.reach`
+    chooses the points.
+
+    Args:
+        derivation: The derivation, its rounded inputs marked.
+        targets: Each printed value: its step, its full index in the step, and the
+            :class:`~symtf.numbers.Printed` it must round to.
+        mode: The claim's rounding mode.
+        cache: Traces at the points tried, kept across calls on one derivation (only the
+            points that move at most one entry, which every search tries first).
+
+    Returns:
+        True when a point is found whose certified values all print as ``targets``.
+    """
+    from flint import arb
+
+    from symtf.backends.rounded import ShiftedBallBackend
+    from symtf.errors import SymtfError, Undecided
+    from symtf.graph.pipeline import run
+    from symtf.numbers import rounding_interval
+    from symtf.witness import reach
+
+    inputs = list(derivation.rounded_inputs.values()) if derivation.rounded_inputs else []
+    entries: list[tuple[Hashable, Fraction]] = [
+        ((id(r.values), i, j), h)
+        for r in inputs
+        for i, row in enumerate(r.half)
+        for j, h in enumerate(row)
+        if h
+    ]
+    shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
+    rmode = "half-up" if mode == "any" else mode
+    intervals = [rounding_interval(p, rmode) for _, _, p in targets]
+
+    def trace(moves: Mapping[Any, Fraction]) -> Any:
+        key = tuple(sorted(moves.items())) if len(moves) <= 1 else None
+        if cache is not None and key is not None and key in cache:
+            return cache[key]
+        shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
+        for (k, i, j), dv in moves.items():
+            shifts[k][i][j] = dv
+        try:
+            with ShiftedBallBackend(shifts) as xp:
+                t = run(derivation, xp)
+        except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
+            t = None
+        if cache is not None and key is not None:
+            cache[key] = t
+        return t
+
+    def at(moves: Mapping[Any, Fraction]) -> list[arb] | None:
+        t = trace(moves)
+        if t is None:
+            return None
+        out = []
+        for step, idx, _ in targets:
+            try:
+                x = t.value(step)[idx]
+            except (IndexError, TypeError, KeyError, ValueError):
+                return None
+            x = getattr(x, "b", x)
+            if not isinstance(x, arb):
+                return None
+            out.append(x)
+        return out
+
+    return reach(entries, at, intervals)
+
+
+__all__ = ["enclose", "enclose_rounded", "enclose_step", "rounded_witness", "simulate"]

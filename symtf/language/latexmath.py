@@ -37,8 +37,10 @@ __all__ = [
     "GREEK_NAMES",
     "MAX_BRACE_DEPTH",
     "MAX_LATEX_LENGTH",
+    "label_text",
     "looks_like_latex",
     "parse",
+    "split_chain",
     "split_display",
     "split_links",
     "to_plain",
@@ -174,14 +176,15 @@ def looks_like_latex(text: str) -> bool:
 def split_display(text: str) -> tuple[str, str | None]:
     r"""Split ``lhs = … ≈ value`` (``\approx``, ``≈``, ``=``) into the expression and its printed value.
 
-    Returns the first piece of the chain and the plain number written after the
-    last relation, or ``(text, None)`` when there is no relation or what follows
-    the last one is not a plain number.
+    Returns the chain up to its last relation (every link of ``a = b ≈ c``: ``a = b``,
+    each checked against the value) and the plain number written after the last
+    relation, or ``(text, None)`` when there is no relation or what follows the last
+    one is not a plain number.
     """
     cuts = _relation_cuts(text)
     if not cuts:
         return text, None
-    lhs, rhs = text[: cuts[0][0]].strip(), text[cuts[-1][1] :].strip()
+    lhs, rhs = text[: cuts[-1][0]].strip(), text[cuts[-1][1] :].strip()
     number = re.sub(r"\\[,;:! ]|~", "", rhs.replace("−", "-")).replace(" ", "").rstrip(".,;")
     if lhs and re.fullmatch(r"-?\d+(\.\d+)?(e[-+]?\d+)?%?", number):
         return lhs, number
@@ -220,12 +223,32 @@ def split_links(text: str) -> list[str]:
         >>> split_links("e^{2.309}")
         ['e^{2.309}']
     """
-    links, start = [], 0
+    return [link for _, link in split_chain(text)[0]]
+
+
+def split_chain(text: str) -> tuple[list[tuple[int, str]], list[str]]:
+    r"""The links of a chain ``a = b ≈ c`` with their offsets, and the relations between them.
+
+    Returns:
+        Each link (stripped, as :func:`split_links` gives it) with its offset in ``text``,
+        and the relations between consecutive links as written (``=``, ``≈``,
+        ``\approx``, …), one fewer than the links.
+
+    Example:
+        >>> split_chain(r"1/4 + 1/4 = 0.5 \approx 0.50")
+        ([(0, '1/4 + 1/4'), (12, '0.5'), (24, '0.50')], ['=', '\\approx'])
+    """
+    links: list[tuple[int, str]] = []
+    relations: list[str] = []
+    start = 0
     for a, b in _relation_cuts(text):
-        links.append(text[start:a].strip())
+        piece = text[start:a]
+        links.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
+        relations.append(text[a:b])
         start = b
-    links.append(text[start:].strip())
-    return links
+    piece = text[start:]
+    links.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
+    return links, relations
 
 
 _DIGITS = frozenset("0123456789")
@@ -280,9 +303,10 @@ def _fail(text: str, where: str, pos: int, expected: str) -> ExpressionError:
 class _Reader:
     """Recursive descent over LaTeX tokens, writing the plain language as atoms."""
 
-    def __init__(self, text: str, where: str) -> None:
+    def __init__(self, text: str, where: str, *, words: bool = False) -> None:
         self.text = text
         self.where = where
+        self.words = words  # a label: text keeps its spaces (``\\text{Hello world}``)
         self.toks = _tokenize(text, where)
         self.i = 0
         self.depth = 0
@@ -320,10 +344,14 @@ class _Reader:
             return t.text
         self.i += 1
         parts: list[str] = []
+        end = self.tok.pos
         while self.tok.kind not in ("}", "end"):
             t = self.tok
+            if self.words and parts and t.pos > end:  # a space as written, kept in words
+                parts.append(" ")
+            end = t.pos + len(t.text) + (t.kind == "cmd")
             if t.kind == "cmd" and t.text in (" ", ",", ";", "!"):
-                parts.append("_")
+                parts.append(" " if self.words else "_")
             elif t.kind == "cmd" and t.text in _CONSTANTS:
                 parts.append(_CONSTANTS[t.text])
             elif t.kind == "cmd" and t.text in ("_", "{", "}"):
@@ -342,7 +370,7 @@ class _Reader:
         if self.tok.kind != "}":
             raise self.fail("a closing brace")
         self.i += 1
-        return "".join(parts).strip("_")
+        return "".join(parts).strip("_ ")
 
     def sequence(self, stop: set[str]) -> list[str]:
         atoms: list[str] = []
@@ -588,8 +616,12 @@ def _is_operand_start(atom: str) -> bool:
     return bool(atom) and atom != "ᵀ" and (atom[0].isalnum() or atom[0] in "([√π.")
 
 
-def _join(atoms: list[str]) -> str:
-    """Join atoms, writing ``*`` where two operands meet (implicit multiplication)."""
+def _join(atoms: list[str], *, words: bool = False) -> str:
+    """Join atoms, writing ``*`` where two operands meet (implicit multiplication).
+
+    With ``words`` (a label, the article's own words) nothing is invented: operands
+    meet as written (``P(Hello)``), with a space between two words (``the cat``).
+    """
     out: list[str] = []
     prev = ""
     for a in atoms:
@@ -602,7 +634,10 @@ def _join(atoms: list[str]) -> str:
                 raise ExpressionError(
                     f"two numbers side by side ({prev} {a}) with no operator between them"
                 )
-            if not function_call:
+            if words:
+                if prev[-1].isalnum() and a[0].isalnum():
+                    out.append(" ")
+            elif not function_call:
                 out.append("*")
         out.append(a)
         prev = a
@@ -679,6 +714,38 @@ def to_plain(text: str, *, where: str = "expression") -> str:
         raise reader.fail("the end of the expression (an unmatched closing brace?)")
     try:
         return _strip_outer(_join(_dot_products(atoms)))
+    except ExpressionError as e:
+        raise ExpressionError(f"{where}: {e}") from None
+
+
+def label_text(text: str, *, where: str = "label") -> str:
+    r"""A label written as maths, readable as plain text and with nothing invented.
+
+    The article's own words: ``P(\text{Hello})`` reads ``P(Hello)`` and
+    ``h_{\text{AI}}`` reads ``h_AI``; where :func:`to_plain` writes an implicit product
+    (``P*(Hello)``), a label keeps the juxtaposition it was written with.
+
+    Raises:
+        ExpressionError: As :func:`to_plain` does, naming ``where``.
+
+    Example:
+        >>> label_text(r"P(\text{the} \text{cat})")
+        'P(the cat)'
+    """
+    if not isinstance(text, str):
+        raise ExpressionError(
+            f"{where}: expected the label as a string, found {type(text).__name__}"
+        )
+    if len(text) > MAX_LATEX_LENGTH:
+        raise ExpressionError(
+            f"{where}: expected LaTeX of at most {MAX_LATEX_LENGTH} characters but found {len(text)}"
+        )
+    reader = _Reader(text.strip().strip("$").strip(), where, words=True)
+    atoms = reader.sequence(stop=set())
+    if reader.tok.kind != "end":
+        raise reader.fail("the end of the label (an unmatched closing brace?)")
+    try:
+        return _strip_outer(_join(atoms, words=True))
     except ExpressionError as e:
         raise ExpressionError(f"{where}: {e}") from None
 

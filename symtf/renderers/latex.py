@@ -1890,24 +1890,38 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
     :func:`expression_latex`, and everything else is escaped. The text is split at
     those known strings, never searched for markup.
     """
+    from symtf.language.latexmath import split_chain
+
     text, tail = _searched_tail(text, c)
     reading = c.extra.get("exact_reading") or {}
-    pieces: list[tuple[str, dict[int, str] | None]] = [(expression, None)]
+    # each piece: the text quoted, the line it quotes, and the digits it shows in place
+    # of that line's literals (by position in the line)
+    links = [link for _, link in split_chain(expression)[0]]
+    pieces: list[tuple[str, str, dict[int, str] | None]] = [(expression, expression, None)]
+    if len(links) > 1:  # a chain's explanation quotes its links one at a time
+        pieces += [(link, link, None) for link in links]
     subs: dict[int, str] | None
     if reading.get("unrounded"):
+        j = c.extra.get("link")
+        # a chain's reading is its deciding link's: the positions are in that link
+        line = (
+            links[j]
+            if len(links) > 1 and isinstance(j, int) and 0 <= j < len(links)
+            else expression
+        )
         subs = {int(o["position"]): str(o["unrounded"]) for o in reading.get("operands", ())}
-        pieces.insert(0, (str(reading["unrounded"]), subs))
+        pieces.insert(0, (str(reading["unrounded"]), line, subs))
     out, k = [], 0
     number = re.compile(r" = (\(?-?[0-9][0-9.]*(?:e-?[0-9]+)?…?\)?|\(undecided\))")
     while k < len(text):
-        hits = [(text.find(p, k), p, subs) for p, subs in pieces if p]
+        hits = [(_quoted(text, p, k), p, line, subs) for p, line, subs in pieces if p]
         hits = [h for h in hits if h[0] >= 0]
         if not hits:
             break
-        at, p, subs = min(hits, key=lambda h: (h[0], -len(h[1])))
+        at, p, line, subs = min(hits, key=lambda h: (h[0], -len(h[1])))
         end = at + len(p)
         m = number.match(text, end)
-        maths = expression_latex(expression, names, subs)
+        maths = expression_latex(line, names, subs)
         if m is not None:
             value = m.group(1)
             shown = (
@@ -1919,6 +1933,19 @@ def _prose(text: str, expression: str, c: Check, names: dict[str, str] | None) -
         k = end
     out.append(escape(text[k:]))
     return "".join(out) + tail
+
+
+def _quoted(text: str, piece: str, start: int) -> int:
+    """Where ``text`` quotes ``piece`` from ``start`` on, as a whole (not inside a longer
+    number or name: ``0.6`` is not quoted by ``0.65``); -1 when it does not."""
+    at = text.find(piece, start)
+    while at >= 0:
+        before = text[at - 1] if at > 0 else " "
+        after = text[at + len(piece)] if at + len(piece) < len(text) else " "
+        if not (before.isalnum() or before in "._" or after.isalnum() or after == "_"):
+            return at
+        at = text.find(piece, at + 1)
+    return -1
 
 
 def _searched_tail(text: str, c: Check) -> tuple[str, str]:
@@ -1957,6 +1984,17 @@ _OPS = {
 }
 _OP_TEXT = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "÷": r"\div", ".*": r"\odot", "−": "-"}
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "∘": 2}
+#: The relations of a displayed chain (as :func:`symtf.language.latexmath.split_chain`
+#: gives them) in LaTeX; anything else is shown as ``=``.
+_RELATION_TEX = {
+    "=": "=",
+    "≈": r"\approx",
+    r"\approx": r"\approx",
+    r"\simeq": r"\simeq",
+    r"\eq": "=",
+    r"\equiv": r"\equiv",
+    r"\doteq": r"\doteq",
+}
 
 
 def expression_latex(
@@ -1966,16 +2004,29 @@ def expression_latex(
 
     Literals keep their printed digits (``e^2.309`` → ``e^{2.309}``), or, with
     ``literals`` (position in ``text`` → digits), show those digits instead: the line
-    with its unrounded operands. When the text cannot be parsed it is shown verbatim
-    in typewriter type.
+    with its unrounded operands. A chain ``a = b ≈ c`` is each link typeset so, joined
+    by its relations. When the text cannot be parsed it is shown verbatim in typewriter
+    type.
 
     Example:
         >>> expression_latex("5.652 / 21.372")
         '5.652 / 21.372'
+        >>> expression_latex("1/4 + 1/4 = 0.25 + 0.25")
+        '1 / 4 + 1 / 4 = 0.25 + 0.25'
     """
     from symtf.errors import ExpressionError
     from symtf.language import expr as sx
+    from symtf.language.latexmath import split_chain
 
+    links, relations = split_chain(text)
+    if len(links) > 1 and all(link for _, link in links):
+        out = ""
+        for k, (at, link) in enumerate(links):
+            own = {p - at: v for p, v in (literals or {}).items() if at <= p < at + len(link)}
+            if k:
+                out += f" {_RELATION_TEX.get(relations[k - 1], '=')} "
+            out += expression_latex(link, names, own or None)
+        return out
     try:
         parsed = sx.parse(text, where="expression")
     except (ExpressionError, RecursionError):
@@ -2021,7 +2072,11 @@ def _node(
         return s if parent_prec == 0 else rf"\left({s}\right)"
     if isinstance(n, sx.Chain):
         prec = _PREC.get(n.rest[0].op, 1) if n.rest else 1
-        s = _node(n.first, 0 if isinstance(n.first, sx.Unary) else prec, names, literals)
+        # a leading sign needs no brackets where the chain stands alone or is bracketed
+        # (−x + y, 2·(−x + y)), but does inside another (a + (−x)·y)
+        alone = parent_prec == 0 or parent_prec >= prec
+        first = 0 if isinstance(n.first, sx.Unary) and alone else prec
+        s = _node(n.first, first, names, literals)
         for link in n.rest:
             op = _OP_TEXT.get(link.text, _OPS.get(link.op, link.op))
             s += f" {op} " + _node(link.node, prec + 0.5, names, literals)
