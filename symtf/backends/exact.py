@@ -446,7 +446,10 @@ def _larger_than(e: sympy.Basic, limit: int) -> bool:
 
 
 def _long(a: sympy.Rational) -> bool:
-    return abs(a.p).bit_length() > MAX_CLOSED_FORM_BITS or a.q.bit_length() > MAX_CLOSED_FORM_BITS
+    return bool(
+        abs(int(a.p)).bit_length() > MAX_CLOSED_FORM_BITS
+        or int(a.q).bit_length() > MAX_CLOSED_FORM_BITS
+    )
 
 
 #: Largest exact power of a rational written out, in bits of its numerator or denominator

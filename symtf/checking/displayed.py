@@ -1142,7 +1142,10 @@ def _balls_of(trace: Any) -> dict[tuple[str, tuple[int, int]], Any]:
     return cached
 
 
-def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]], list[float]]:
+_Entry = tuple[str, tuple[int, int], Any, Any]
+
+
+def _entry_index(trace: Any) -> tuple[list[_Entry], tuple[list[float], list[int]]]:
     """:func:`_entries_of`, and the ascending float midpoints of the entries' balls with
     each entry's place in trace order (a guide for finding the entries near a number)."""
     cached = getattr(trace, "_symtf_entries", None)
@@ -1163,9 +1166,11 @@ def _entry_index(trace: Any) -> tuple[list[tuple[str, tuple[int, int], Any, Any]
                     except (Undecided, TypeError):
                         continue
         order = sorted(range(len(out)), key=lambda k: _mid(out[k][3]))
-        cached = (out, [_mid(out[k][3]) for k in order], order)
+        cached = (out, ([_mid(out[k][3]) for k in order], order))
         trace._symtf_entries = cached  # the trace is read-only: a safe cache
-    return cached[0], cached[1:]  # type: ignore[return-value]
+    entries: list[_Entry] = cached[0]
+    index: tuple[list[float], list[int]] = cached[1]
+    return entries, index
 
 
 #: The infinite values of exact entries (masked scores). Any other infinite entry has an
