@@ -700,22 +700,33 @@ def to_plain(text: str, *, where: str = "expression") -> str:
             longer than :data:`MAX_LATEX_LENGTH`; the message names ``where``
             and the column.
     """
+    atoms = _read(text, where, "expression")
+    try:
+        return _strip_outer(_join(_dot_products(atoms)))
+    except ExpressionError as e:
+        raise ExpressionError(f"{where}: {e}") from None
+
+
+def _read(text: str, where: str, what: str, *, words: bool = False) -> list[str]:
+    """The atoms of LaTeX ``text`` (an expression, or a label read ``words``-wise).
+
+    Raises:
+        ExpressionError: Not a string, longer than :data:`MAX_LATEX_LENGTH`, or with an
+            unmatched closing brace, naming ``where``.
+    """
     if not isinstance(text, str):
         raise ExpressionError(
-            f"{where}: expected the expression as a string, found {type(text).__name__}"
+            f"{where}: expected the {what} as a string, found {type(text).__name__}"
         )
     if len(text) > MAX_LATEX_LENGTH:
         raise ExpressionError(
             f"{where}: expected LaTeX of at most {MAX_LATEX_LENGTH} characters but found {len(text)}"
         )
-    reader = _Reader(text.strip().strip("$").strip(), where)
+    reader = _Reader(text.strip().strip("$").strip(), where, words=words)
     atoms = reader.sequence(stop=set())
     if reader.tok.kind != "end":
-        raise reader.fail("the end of the expression (an unmatched closing brace?)")
-    try:
-        return _strip_outer(_join(_dot_products(atoms)))
-    except ExpressionError as e:
-        raise ExpressionError(f"{where}: {e}") from None
+        raise reader.fail(f"the end of the {what} (an unmatched closing brace?)")
+    return atoms
 
 
 def label_text(text: str, *, where: str = "label") -> str:
@@ -732,18 +743,7 @@ def label_text(text: str, *, where: str = "label") -> str:
         >>> label_text(r"P(\text{the} \text{cat})")
         'P(the cat)'
     """
-    if not isinstance(text, str):
-        raise ExpressionError(
-            f"{where}: expected the label as a string, found {type(text).__name__}"
-        )
-    if len(text) > MAX_LATEX_LENGTH:
-        raise ExpressionError(
-            f"{where}: expected LaTeX of at most {MAX_LATEX_LENGTH} characters but found {len(text)}"
-        )
-    reader = _Reader(text.strip().strip("$").strip(), where, words=True)
-    atoms = reader.sequence(stop=set())
-    if reader.tok.kind != "end":
-        raise reader.fail("the end of the label (an unmatched closing brace?)")
+    atoms = _read(text, where, "label", words=True)
     try:
         return _strip_outer(_join(atoms, words=True))
     except ExpressionError as e:
