@@ -12,7 +12,6 @@ result is a :class:`~symtf.tensor.Tensor` of numpy's shape.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -20,7 +19,15 @@ from typing import Any
 
 import sympy
 
-from symtf.ops.core import axes_of, axis_of, broadcast_shape, check, elementwise_shape, fmt
+from symtf.ops.core import (
+    axes_of,
+    axis_of,
+    broadcast_shape,
+    check,
+    elementwise_shape,
+    fmt,
+    shape_cached,
+)
 from symtf.tensor import Tensor, all_indices, matrix_shape
 
 Scalar = Any
@@ -220,30 +227,18 @@ def reduce(
     return Tensor(out_shape, data)
 
 
+@shape_cached(1024)
 def reduced_shape(
     shape: Sequence[int], axis: int | Sequence[int] | None, keepdims: bool
 ) -> tuple[int, ...]:
     """The shape after reducing ``axis`` (kept as 1 with ``keepdims``)."""
-    try:
-        return _reduced_shape_once(tuple(shape), axis, keepdims)
-    except TypeError:  # a list of axes (unhashable)
-        return _reduced_shape(tuple(shape), axis, keepdims)
-
-
-def _reduced_shape(
-    shape: tuple[int, ...], axis: int | Sequence[int] | None, keepdims: bool
-) -> tuple[int, ...]:
-    # a reduction's shape depends on shapes alone: worked out once (an error is not kept)
     axes = axes_of(axis, len(shape))
     if keepdims:
         return tuple(1 if k in axes else n for k, n in enumerate(shape))
     return tuple(n for k, n in enumerate(shape) if k not in axes)
 
 
-_reduced_shape_once = functools.lru_cache(maxsize=1024, typed=True)(_reduced_shape)
-
-
-@functools.lru_cache(maxsize=1024, typed=True)
+@shape_cached(1024)
 def _sum_plan(
     shape: tuple[int, ...], axis: int | Sequence[int] | None, keepdims: bool
 ) -> tuple[tuple[int, ...], bool, bool, bool]:
@@ -271,10 +266,7 @@ def total(
     along the first the product of a row of ones with it.
     """
     if x.ndim <= 2 and x.has_native():
-        try:
-            shape, cols, rows, flip = _sum_plan(x.shape, axis, keepdims)
-        except TypeError:  # a list of axes (unhashable)
-            shape, cols, rows, flip = _sum_plan.__wrapped__(x.shape, axis, keepdims)
+        shape, cols, rows, flip = _sum_plan(x.shape, axis, keepdims)
         m = nat(xp, x)
         n, k = xp.shape(m)
         if cols:

@@ -618,17 +618,45 @@ def axis_of(axis: int, ndim: int, what: str = "axis") -> int:
     return axis % ndim
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def shape_cached(maxsize: int) -> Callable[[_F], _F]:
+    """Remember a function of shapes, axes and flags per arguments, a list taken as its tuple.
+
+    Shape rules and plans depend on shapes alone, and ops ask for the same few on every
+    call (the draft's search, tens of thousands of times). An error is not remembered: it
+    is raised every time. An argument that is not hashable even as a tuple is passed on
+    uncached.
+    """
+
+    def decorate(fn: _F) -> _F:
+        cached = functools.lru_cache(maxsize=maxsize, typed=True)(fn)
+
+        @functools.wraps(fn)
+        def call(*args: Any) -> Any:
+            try:
+                return cached(*args)
+            except TypeError:  # an unhashable argument (a list of axes, a shape as a list)
+                pass
+            hashable = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+            try:
+                return cached(*hashable)
+            except TypeError:
+                return fn(*args)
+
+        return cast("_F", call)
+
+    return decorate
+
+
 def axes_of(axis: int | Sequence[int] | None, nd: int) -> list[int]:
     """Sorted distinct axes (every axis for ``None``)."""
-    try:
-        return list(_axes_of(axis, nd))
-    except TypeError:  # a list of axes (unhashable)
-        return list(_axes_of(tuple(axis), nd)) if isinstance(axis, list) else _axes(axis, nd)
+    return list(_axes_once(axis, nd))
 
 
-@functools.lru_cache(maxsize=1024, typed=True)
-def _axes_of(axis: int | tuple[int, ...] | None, nd: int) -> tuple[int, ...]:
-    # ops ask for the same few axes on every call: worked out once (an error is not kept)
+@shape_cached(1024)
+def _axes_once(axis: int | Sequence[int] | None, nd: int) -> tuple[int, ...]:
     return tuple(_axes(axis, nd))
 
 
@@ -641,22 +669,13 @@ def _axes(axis: int | Sequence[int] | None, nd: int) -> list[int]:
     return out
 
 
+@shape_cached(4096)
 def broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
     """numpy's broadcast of several shapes.
 
     Raises:
         ShapeError: Naming every shape when they do not broadcast.
     """
-    try:
-        return _broadcast_shape(*shapes)
-    except TypeError:  # a shape given as a list (unhashable)
-        return _broadcast_shape(*(tuple(s) for s in shapes))
-
-
-@functools.lru_cache(maxsize=4096, typed=True)
-def _broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
-    # every element-wise op broadcasts its operands' shapes, often twice a call (the shape
-    # rule, then the computation): the few shapes of an evaluation are worked out once
     nd = max(len(s) for s in shapes)
     out = []
     for k in range(nd):
@@ -669,16 +688,9 @@ def _broadcast_shape(*shapes: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
+@shape_cached(4096)
 def elementwise_shape(*shapes: Sequence[int] | None) -> tuple[int, ...]:
     """The broadcast shape, a one-entry operand mixing with a larger one like a scalar."""
-    try:
-        return _elementwise_shape(*shapes)
-    except TypeError:  # a shape given as a list (unhashable)
-        return _elementwise_shape(*(None if s is None else tuple(s) for s in shapes))
-
-
-@functools.lru_cache(maxsize=4096, typed=True)
-def _elementwise_shape(*shapes: Sequence[int] | None) -> tuple[int, ...]:
     given = [tuple(s) for s in shapes if s is not None]
     if any(_size(s) > 1 for s in given):
         given = [() if _size(s) == 1 else s for s in given]
