@@ -28,6 +28,7 @@ from typing import Any
 import sympy
 
 from symtf.backends.certify import PRECISIONS, to_fmpq
+from symtf.backends.exact import infinite_sign
 from symtf.checking import repeated
 from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
@@ -1000,7 +1001,7 @@ def _row_match(row: _Row, trace: Any, lineage: dict[str, int]) -> tuple[str, int
 
 
 def _prints_as(e: Any, lit: sx.Literal, sign: int, trace: Any) -> bool:
-    if e in _INFINITIES or "e" in lit.text.lower():
+    if infinite_sign(e) or "e" in lit.text.lower():
         return False
     from symtf.checking.slips import prints_as
 
@@ -1048,7 +1049,7 @@ def _anchored(
             line = xp.ball(first, PRECISIONS[0])
         except (ExpressionError, Undecided, TypeError):
             continue
-        balls = _balls_of(trace)
+        balls = _index(trace).balls
         for i in range(v.rows):
             for j in range(v.cols):
                 b = balls.get((step, (i, j)))
@@ -1128,30 +1129,32 @@ def _trace_match(
     return name, ij, e
 
 
-def _entries_of(trace: Any) -> list[tuple[str, tuple[int, int], Any, Any]]:
-    """Every finite numeric entry of a trace with its 128-bit ball (computed once per trace)."""
-    return _entry_index(trace)[0]
-
-
-def _balls_of(trace: Any) -> dict[tuple[str, tuple[int, int]], Any]:
-    """The 128-bit ball of each finite entry of :func:`_entries_of`, by step and place."""
-    cached = getattr(trace, "_symtf_balls", None)
-    if cached is None:
-        cached = {(name, ij): b for name, ij, _, b in _entries_of(trace)}
-        trace._symtf_balls = cached  # the trace is read-only: a safe cache
-    return cached
-
-
 _Entry = tuple[str, tuple[int, int], Any, Any]
 
 
-def _entry_index(trace: Any) -> tuple[list[_Entry], tuple[list[float], list[int]]]:
-    """:func:`_entries_of`, and the ascending float midpoints of the entries' balls with
-    each entry's place in trace order (a guide for finding the entries near a number)."""
-    cached = getattr(trace, "_symtf_entries", None)
+@dataclass(frozen=True)
+class _Index:
+    """Every finite numeric entry of a trace with its 128-bit ball, found three ways.
+
+    Attributes:
+        entries: ``(step, (i, j), exact value, ball)`` in trace order.
+        mids: The balls' float midpoints, ascending (a guide to the entries near a number).
+        order: The place in :attr:`entries` of each of :attr:`mids`.
+        balls: Each entry's ball by ``(step, (i, j))``.
+    """
+
+    entries: list[_Entry]
+    mids: list[float]
+    order: list[int]
+    balls: dict[tuple[str, tuple[int, int]], Any]
+
+
+def _index(trace: Any) -> _Index:
+    """The trace's :class:`_Index` (made once per trace)."""
+    cached: _Index | None = getattr(trace, "_symtf_index", None)
     if cached is None:
         xp = trace.backend
-        out = []
+        out: list[_Entry] = []
         for name in trace:
             v = trace.value(name)
             if not isinstance(v, sympy.MatrixBase):
@@ -1159,23 +1162,22 @@ def _entry_index(trace: Any) -> tuple[list[_Entry], tuple[list[float], list[int]
             for i in range(v.rows):
                 for j in range(v.cols):
                     e = v[i, j]
-                    if e in _INFINITIES:  # a masked score (never asked e.is_infinite: slow)
+                    if infinite_sign(e):  # a masked score
                         continue
                     try:
                         out.append((name, (i, j), e, xp.ball(e, PRECISIONS[0])))
                     except (Undecided, TypeError):
                         continue
         order = sorted(range(len(out)), key=lambda k: _mid(out[k][3]))
-        cached = (out, ([_mid(out[k][3]) for k in order], order))
-        trace._symtf_entries = cached  # the trace is read-only: a safe cache
-    entries: list[_Entry] = cached[0]
-    index: tuple[list[float], list[int]] = cached[1]
-    return entries, index
+        balls = {(name, ij): b for name, ij, _, b in out}
+        cached = _Index(out, [_mid(out[k][3]) for k in order], order, balls)
+        trace._symtf_index = cached  # the trace is read-only: a safe cache
+    return cached
 
 
-#: The infinite values of exact entries (masked scores). Any other infinite entry has an
-#: infinite ball, which no printed number's rounding interval holds.
-_INFINITIES = frozenset((sympy.S.Infinity, sympy.S.NegativeInfinity, sympy.S.ComplexInfinity))
+def _entries_of(trace: Any) -> list[_Entry]:
+    """Every finite numeric entry of a trace with its 128-bit ball (computed once per trace)."""
+    return _index(trace).entries
 
 
 def _mid(b: Any) -> float:
@@ -1208,7 +1210,8 @@ def _entries_in(iv: Any, trace: Any) -> list[tuple[str, tuple[int, int], Any, An
     The float midpoints only narrow the search to the entries near ``iv`` (with a margin
     far wider than any float rounding); each entry is then decided on its ball.
     """
-    entries, (mids, order) = _entry_index(trace)
+    index = _index(trace)
+    mids, order = index.mids, index.order
     lo, hi = to_fmpq(iv.lo), to_fmpq(iv.hi)  # once per interval, not once per entry
     flo, fhi = float(iv.lo), float(iv.hi)
     margin = 1e-9 * max(abs(flo), abs(fhi)) + 1e-300
@@ -1216,7 +1219,7 @@ def _entries_in(iv: Any, trace: Any) -> list[tuple[str, tuple[int, int], Any, An
     stop = bisect.bisect_right(mids, fhi + margin)
     out = []
     for k in sorted(order[start:stop]):  # back in trace order
-        name, ij, e, b = entries[k]
+        name, ij, e, b = index.entries[k]
         if b > lo and b < hi:  # certified: the whole ball inside the open interval
             out.append((name, ij, e, b))
     return out
