@@ -139,15 +139,18 @@ def build(derivation: Derivation, *, forcing: bool = False) -> Graph:
             x = b.add("x", ops.given, (), "X", "input rows", value=m.embed)
             attention_layer(b, m, m.layers[0], "l0", x)
         standalone_nodes(b, m)
-    if getattr(derivation, "tensors", ()) or getattr(derivation, "steps", ()):
-        # the step language is imported for the files that write steps
-        from symtf.graph.autodiff import resolve
+    # the step language is imported only for a file that gives tensors or writes steps
+    written = bool(getattr(derivation, "tensors", ()) or getattr(derivation, "steps", ()))
+    nodes = list(b.nodes)
+    if written:
         from symtf.graph.evaluate import step_nodes
 
-        graph = apply_rewrites(Graph([*b.nodes, *step_nodes(derivation, b)]), derivation)
-        graph = resolve(graph)  # each grad/jacobian node reads the nodes its sweep passes through
-    else:  # a model alone: no given tensor, no step, so no derivative node
-        graph = apply_rewrites(Graph(b.nodes), derivation)
+        nodes += step_nodes(derivation, b)
+    graph = apply_rewrites(Graph(nodes), derivation)
+    if written:  # each grad/jacobian node reads the nodes its sweep passes through
+        from symtf.graph.autodiff import resolve
+
+        graph = resolve(graph)
     graph.shapes()  # every shape rule before anything is evaluated: errors name both shapes
     return graph
 
