@@ -36,7 +36,7 @@ import itertools
 import math
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -47,6 +47,7 @@ from flint import arb
 
 from symtf.backends import BallBackend
 from symtf.backends.certify import compare_ball, exact_fraction
+from symtf.draft import prefilter
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.templates import (
     Call,
@@ -57,7 +58,6 @@ from symtf.draft.templates import (
     call,
     inputs,
     render,
-    screen,
     size,
     variables,
 )
@@ -1247,34 +1247,27 @@ class Search:
 
     # -- screening and certification --
     def _value(self, e: Expr) -> np.ndarray | None:
-        """A candidate's float64 pre-filter value (shared sub-candidates computed once)."""
+        """A candidate's float64 pre-filter value (None: it has none)."""
         if isinstance(e, Ref):
             return self.known[e.key].value
         memo = self._memo
-        if e in memo:
-            return memo[e]
-        if self._replaying is not None:
-            main = self._exact_memo
-            if e in main and not inputs(e) & self._replaying:
-                return main[e]  # reads no value the replay changed
-        v: np.ndarray | None
-        try:
-            v = screen(e, _Values(self.known), self._inner)
-            v = np.atleast_2d(v) if v.ndim < 2 else v
-            if v.ndim != 2:
-                v = None
-        except (ValueError, ArithmeticError, TypeError, IndexError, KeyError, _NoValue):
-            v = None
-        memo[e] = v
-        return v
+        if e not in memo:
+            self._fill([e])
+        return memo.get(e)
 
-    def _inner(self, e: Expr) -> np.ndarray:
-        if isinstance(e, Num):
-            return np.array(float(e.text))
-        v = self._value(e)
-        if v is None:
-            raise _NoValue
-        return v
+    def _fill(self, exprs: Iterable[Expr]) -> None:
+        """Pre-filter values for the candidates, computed together (:func:`prefilter.fill`)."""
+        borrow = None
+        if self._replaying is not None:
+            main, changed = self._exact_memo, self._replaying
+
+            def borrow(e: Call) -> np.ndarray | prefilter.Missing | None:
+                if e in main and not inputs(e) & changed:
+                    return main[e]  # reads no value the replay changed
+                return prefilter.MISSING
+
+        known = self.known
+        prefilter.fill(exprs, lambda k: known[k].value, self._memo, borrow)
 
     def _screen(
         self, e: Expr, tier: int, p: Printing, t: Target, whole_only: bool
@@ -1288,8 +1281,11 @@ class Search:
         """The candidates' places that fit the printing, screened together by shape."""
         n, m = t.shape
         stacks: dict[tuple[int, int], list[tuple[Expr, str, int, np.ndarray]]] = {}
-        for e in dict.fromkeys(exprs):
-            v = self._value(e)
+        exprs = list(dict.fromkeys(exprs))
+        self._fill(exprs)
+        memo, known = self._memo, self.known
+        for e in exprs:
+            v = known[e.key].value if isinstance(e, Ref) else memo.get(e)
             if v is None:
                 continue
             if v.shape == (n, m):
@@ -1836,20 +1832,6 @@ class Search:
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-class _NoValue(Exception):
-    """A sub-candidate with no float value (its shapes do not fit)."""
-
-
-class _Values:
-    """Known tensors' float values by key, read without copying the dictionary."""
-
-    def __init__(self, known: dict[int, Known]) -> None:
-        self.known = known
-
-    def __getitem__(self, key: int) -> np.ndarray:
-        return self.known[key].value
 
 
 #: Lines within which a displayed literal may repeat an entry printed before it.

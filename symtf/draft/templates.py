@@ -8,29 +8,16 @@ its parameters as a mapping, so that the op table :data:`OPS` is the one place
 that knows how an op is written. When the op registry (``symtf.ops``) names the
 ops, :func:`render` reads its spelling from there.
 
-Each op the search builds also has a float64 *pre-filter* (:attr:`Op.screen`):
-a numpy computation used only to discard candidates that are nowhere near the
-printed numbers, tens of thousands per article, where the registry's float64
-backend costs more per call (``benchmarks/bench_registry_float.py``: 1.5–3× for
-softmax and the norms, more for the cheap element-wise ops). Run through the
-registry instead, the pre-filter made drafting the seed article about a quarter
-slower, past the draft's speed target. No verdict and no acceptance rests
-on it: a kept candidate is evaluated again in certified balls through the step
-language itself. It is the one second body of these ops, and
-``tests/test_draft_prefilter.py`` pins each to the registry's op: the text a
-candidate renders, evaluated exactly, agrees with its pre-filter. Ops only the
-code translation writes have no pre-filter.
+Each op the search builds is also *pre-filtered*: computed in float64 by the
+op registry, many candidates per call (:mod:`symtf.draft.prefilter`), only to
+drop the candidates nowhere near the printed numbers. No op is computed here.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import numpy as np
+from typing import Any
 
 __all__ = [
     "OPS",
@@ -42,7 +29,6 @@ __all__ = [
     "bind",
     "inputs",
     "render",
-    "screen",
     "size",
     "variables",
 ]
@@ -121,118 +107,55 @@ def call(op: str, *args: Expr, **params: Any) -> Call:
 
 @dataclass(frozen=True)
 class Op:
-    """How one op is written in a step and pre-filtered in float64.
+    """How one op is written in a step, and whether the search builds it.
 
     Attributes:
         text: A format: ``{0}``, ``{1}`` … the inputs, ``{*}`` all of them comma-separated,
             ``{name}`` a parameter; ``{kw}`` the keyword parameters that differ from
             ``defaults``, written ``, name=value``.
         prec: Binding strength of the result: 1 ``+ -``, 2 ``* / @``, 3 postfix, 4 atom.
-        screen: The float64 pre-filter: inputs and parameters → an array (``None`` for the
-            ops only the code translation writes, which are never pre-filtered).
+        searched: Whether the search builds it, and so pre-filters it (ops only the code
+            translation writes are evaluated through the step language, never pre-filtered).
         defaults: Parameter values not written.
         needs: How strongly each input must bind (parenthesised below that).
     """
 
     text: str
     prec: int
-    screen: Callable[..., np.ndarray] | None = None
+    searched: bool = False
     defaults: Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[int, ...] = (0,)
 
 
-def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(x - m)
-    out: np.ndarray = e / np.sum(e, axis=axis, keepdims=True)
-    return out
-
-
-def _layernorm(x: np.ndarray, eps: float = 0.0, unbiased: bool = False) -> np.ndarray:
-    mu = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True, ddof=1 if unbiased else 0)
-    out: np.ndarray = (x - mu) / np.sqrt(var + eps)
-    return out
-
-
-def _rmsnorm(x: np.ndarray, eps: float = 0.0) -> np.ndarray:
-    out: np.ndarray = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
-    return out
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    erf = np.vectorize(math.erf, otypes=[float])
-    out: np.ndarray = x / 2 * (1 + erf(x / math.sqrt(2)))
-    return out
-
-
-def _gelu_tanh(x: np.ndarray) -> np.ndarray:
-    out: np.ndarray = x / 2 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-    return out
-
-
-def _reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    def run(
-        x: np.ndarray, axis: int | None = None, keepdims: bool = False, unbiased: bool = False
-    ) -> Any:
-        if fn in (np.var, np.std):
-            return fn(x, axis=axis, keepdims=keepdims, ddof=1 if unbiased else 0)
-        return fn(x, axis=axis, keepdims=keepdims)
-
-    return run
-
-
-@functools.cache
-def _causal(n: int) -> np.ndarray:
-    out = np.where(np.tril(np.ones((n, n))) > 0, 0.0, -np.inf)
-    out.flags.writeable = False
-    return out
-
-
-def _index(
-    x: np.ndarray, rows: tuple[int, int] | None = None, cols: tuple[int, int] | None = None
-) -> np.ndarray:
-    r = slice(*rows) if rows else slice(None)
-    c = slice(*cols) if cols else slice(None)
-    out: np.ndarray = x[r, c]
-    return out
-
-
-def _centered(x: np.ndarray) -> np.ndarray:
-    out: np.ndarray = x - x.mean(axis=-1, keepdims=True)
-    return out
-
-
 OPS: dict[str, Op] = {
-    "matmul": Op("{0} @ {1}", 2, np.matmul, needs=(2, 3)),
-    "add": Op("{0} + {1}", 1, np.add, needs=(1, 2)),
-    "sub": Op("{0} - {1}", 1, np.subtract, needs=(1, 2)),
-    "mul": Op("{0} * {1}", 2, np.multiply, needs=(2, 3)),
-    "div": Op("{0} / {1}", 2, np.divide, needs=(2, 3)),
-    "T": Op("{0}.T", 3, lambda x: np.swapaxes(x, -1, -2), needs=(4,)),
-    "sqrt": Op("sqrt({0})", 4, np.sqrt),
-    "exp": Op("exp({0})", 4, np.exp),
-    "relu": Op("relu({0})", 4, lambda x: np.maximum(x, 0.0)),
-    "gelu": Op("gelu({0})", 4, _gelu),
-    "gelu_tanh": Op("gelu_tanh({0})", 4, _gelu_tanh),
-    "sigmoid": Op("sigmoid({0})", 4, lambda x: 1 / (1 + np.exp(-x))),
-    "tanh": Op("tanh({0})", 4, np.tanh),
-    "silu": Op("silu({0})", 4, lambda x: x / (1 + np.exp(-x))),
-    "softmax": Op("softmax({0}{kw})", 4, _softmax, {"axis": None}),
-    "layernorm": Op("layernorm({0}{kw})", 4, _layernorm, {"eps": 0, "unbiased": False}),
-    "rmsnorm": Op("rmsnorm({0}{kw})", 4, _rmsnorm, {"eps": 0}),
-    "mean": Op("mean({0}{kw})", 4, _reduce(np.mean), {"keepdims": False}),
-    "var": Op("var({0}{kw})", 4, _reduce(np.var), {"keepdims": False, "unbiased": False}),
-    "std": Op("std({0}{kw})", 4, _reduce(np.std), {"keepdims": False, "unbiased": False}),
-    "sum": Op("sum({0}{kw})", 4, _reduce(np.sum), {"keepdims": False}),
-    "max": Op("max({0}{kw})", 4, _reduce(np.max), {"keepdims": False}),
-    "causal_mask": Op("causal_mask({n})", 4, _causal, needs=()),
-    "concat": Op("concat({*}{kw})", 4, lambda *xs, axis=-1: np.concatenate(xs, axis=axis)),
-    "index": Op("{0}[{where}]", 3, _index, needs=(4,)),
-    "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, _centered),
+    "matmul": Op("{0} @ {1}", 2, True, needs=(2, 3)),
+    "add": Op("{0} + {1}", 1, True, needs=(1, 2)),
+    "sub": Op("{0} - {1}", 1, True, needs=(1, 2)),
+    "mul": Op("{0} * {1}", 2, True, needs=(2, 3)),
+    "div": Op("{0} / {1}", 2, True, needs=(2, 3)),
+    "T": Op("{0}.T", 3, True, needs=(4,)),
+    "sqrt": Op("sqrt({0})", 4, True),
+    "exp": Op("exp({0})", 4, True),
+    "relu": Op("relu({0})", 4, True),
+    "gelu": Op("gelu({0})", 4, True),
+    "gelu_tanh": Op("gelu_tanh({0})", 4, True),
+    "sigmoid": Op("sigmoid({0})", 4, True),
+    "tanh": Op("tanh({0})", 4, True),
+    "silu": Op("silu({0})", 4, True),
+    "softmax": Op("softmax({0}{kw})", 4, True, {"axis": None}),
+    "layernorm": Op("layernorm({0}{kw})", 4, True, {"eps": 0, "unbiased": False}),
+    "rmsnorm": Op("rmsnorm({0}{kw})", 4, True, {"eps": 0}),
+    "mean": Op("mean({0}{kw})", 4, True, {"keepdims": False}),
+    "var": Op("var({0}{kw})", 4, True, {"keepdims": False, "unbiased": False}),
+    "std": Op("std({0}{kw})", 4, True, {"keepdims": False, "unbiased": False}),
+    "sum": Op("sum({0}{kw})", 4, True, {"keepdims": False}),
+    "max": Op("max({0}{kw})", 4, True, {"keepdims": False}),
+    "causal_mask": Op("causal_mask({n})", 4, True, needs=()),
+    "concat": Op("concat({*}{kw})", 4, True),
+    "index": Op("{0}[{where}]", 3, True, needs=(4,)),
+    "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, True),
     # ops only the code translation writes: a translated step is evaluated through the
-    # step language, never pre-filtered, so these have no float64 body of their own
+    # step language, never pre-filtered
     "neg": Op("-{0}", 2, needs=(3,)),
     "pow": Op("{0} ^ {1}", 3, needs=(4, 3)),
     "log": Op("ln({0})", 4),
@@ -323,48 +246,6 @@ def render(e: Expr, names: Mapping[int, str]) -> str:
     for k, shown in enumerate(args):
         out = out.replace("{" + str(k) + "}", shown)
     return out
-
-
-class Values(Protocol):
-    """Known tensors' float values, read by key."""
-
-    def __getitem__(self, key: int, /) -> np.ndarray: ...
-
-
-def screen(
-    e: Expr, values: Values, inner: Callable[[Expr], np.ndarray] | None = None
-) -> np.ndarray:
-    """The candidate in float64 (a pre-filter only; see the module docstring).
-
-    Args:
-        e: The candidate.
-        values: Known tensors' float values by key.
-        inner: How to get an argument's value (a cache of shared sub-candidates);
-            by default computed here.
-
-    Raises:
-        KeyError: For a notebook variable, or an op only the code translation writes
-            (it has no pre-filter).
-    """
-    if isinstance(e, Ref):
-        return values[e.key]
-    if isinstance(e, Num):
-        return np.array(float(e.text))
-    if isinstance(e, Var):
-        raise KeyError(e.name)
-    body = OPS[e.op].screen
-    if body is None:
-        raise KeyError(e.op)
-    get = inner or (lambda a: screen(a, values))
-    args = [get(a) for a in e.args]
-    params = {k: v for k, v in e.params if k != "where"}
-    if e.op == "causal_mask":
-        return _causal(params["n"])
-    if e.op == "index":
-        return _index(args[0], params.get("rows"), params.get("cols"))
-    if "eps" in params:
-        params["eps"] = float(params["eps"])
-    return np.asarray(body(*args, **params), dtype=float)
 
 
 def inputs(e: Expr) -> set[int]:
