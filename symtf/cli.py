@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import os
 import signal
 import sys
@@ -33,6 +34,10 @@ FILE_HELP = "a derivation .toml file, or the name of a bundled one (i_love_ai)"
 
 #: The sub-commands, one module each in :mod:`symtf.commands`, in the order ``--help`` lists them.
 COMMANDS = ("check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps")
+
+#: The commands a module of :data:`COMMANDS` adds besides (or instead of) its own name
+#: (``tests/test_cli_extras.py`` holds this to what each module's ``configure`` adds).
+MODULE_OF = {"exercise": "teach", "grade": "teach", "whatif": "teach"}
 
 #: Default per-derivation time budget in seconds.
 DEFAULT_TIMEOUT = 60.0
@@ -164,8 +169,14 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests).
+
+    Args:
+        command: Build only the parsers of this command's module, as :func:`main` does
+            when the command line names one (the other commands' modules are then not
+            imported); all of them by default.
+    """
     from symtf.suggest import SuggestingParser
 
     parser = SuggestingParser(
@@ -176,10 +187,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    module_of = MODULE_OF.get(command, command) if command is not None else None
     for name in COMMANDS:
+        if module_of is not None and name != module_of:
+            continue
         module = _command_module(name)
         if module is not None:
             module.configure(sub)
+    if command is None or command == "completion":
+        _add_completion(sub)
+    _add_quiet(parser, sub)
+    return parser
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command a command line names, when only its module's parser is needed: the first
+    word that is not an option, if it is a command (the options before it take no values);
+    None for ``-h`` before it, no command, or a word that is not one (argparse then
+    lists or suggests every command)."""
+    for word in argv:
+        if word in ("-h", "--help", "--"):
+            return None
+        if not word.startswith("-"):
+            known = word in MODULE_OF or (word in COMMANDS and word not in MODULE_OF.values())
+            return word if known or word == "completion" else None
+    return None
+
+
+def _add_completion(sub: argparse._SubParsersAction[SuggestingParser]) -> None:
     p = sub.add_parser(
         "completion",
         help="print a shell completion script (bash, zsh, fish, tcsh)",
@@ -189,8 +224,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell")
     p.set_defaults(func=cmd_completion)
-    _add_quiet(parser, sub)
-    return parser
 
 
 #: Shells ``symtf completion`` writes a script for.
@@ -294,8 +327,9 @@ def _signals_unwind() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_named_command(words))
+    args = parser.parse_args(words)
     install_flint_hook()  # a FLINT allocation failure exits 2 naming the file, not abort()
     resolve_bundled_file(args)
     from symtf.commands import QUIET
@@ -349,7 +383,15 @@ def run() -> NoReturn:
     as a small check, and the operating system takes the memory back whole anyway. A
     usage error or ``--help`` (``SystemExit``) and a traceback under ``SYMTF_DEBUG=1``
     leave the usual way.
+
+    The cycle collector runs less often while the command works (SymPy makes and drops
+    objects by the hundred thousand, few of them in cycles), as mypy's command does: every
+    object alive after the imports is frozen out of its scans, and the youngest generation
+    is collected every 100,000 allocations instead of 700. What a command keeps is bounded
+    the same way; only garbage in cycles lives a little longer.
     """
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     code = main()
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError):  # the reader left: main already said so

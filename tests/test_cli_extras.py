@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import symtf
+from symtf import cli
 from symtf.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,3 +145,61 @@ def test_the_command_flushes_its_output_and_runs_exit_handlers() -> None:
         timeout=600,
     )
     assert module.returncode == 0 and module.stdout.splitlines()[-1].startswith("1 derivation(s)")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+_WORDS = sorted(
+    {c for c in cli.COMMANDS if c not in cli.MODULE_OF.values()}
+    | set(cli.MODULE_OF)
+    | {"completion"}
+)
+
+
+@pytest.mark.parametrize("command", _WORDS)
+def test_a_named_command_gets_the_parser_the_full_one_has(command: str) -> None:
+    # main builds only the parsers of the module of the command it is given; that parser
+    # must be the one the full parser holds: the same help, the same defaults
+    alone = _subparsers(cli.build_parser(command))
+    full = _subparsers(cli.build_parser())
+    module = cli.MODULE_OF.get(command, command)
+    assert sorted(alone) == sorted(w for w in _WORDS if cli.MODULE_OF.get(w, w) == module)
+    assert alone[command].format_help() == full[command].format_help()
+
+
+def test_every_command_is_a_word_the_command_line_names() -> None:
+    # the table of modules that add other commands is what their configure adds
+    assert sorted(_subparsers(cli.build_parser())) == _WORDS
+
+
+@pytest.mark.parametrize(
+    ("words", "named"),
+    [
+        (["check", "a.toml"], "check"),
+        (["-q", "draft", "x.md"], "draft"),
+        (["whatif", "a.toml"], "whatif"),
+        (["teach", "a.toml"], None),  # a module, not a command
+        (["--quiet", "completion", "bash"], "completion"),
+        (["-h", "check"], None),  # the top-level help lists every command
+        (["--help"], None),
+        (["chek", "a.toml"], None),  # a typo: the full parser suggests "check"
+        (["--version"], None),
+        (["--", "check"], None),
+        ([], None),
+    ],
+)
+def test_which_command_line_names_one_command(words: list[str], named: str | None) -> None:
+    assert cli._named_command(words) == named
+
+
+def test_the_top_level_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["-h", "check"])
+    out = capsys.readouterr().out
+    for command in _WORDS:
+        assert command in out
