@@ -16,7 +16,7 @@ from mpmath import mp
 from reference_model import forward, i_love_ai_weights
 
 from symtf.cli import main
-from symtf.renderers.charts import sharpness
+from symtf.renderers.charts import sharpness, softmax_at
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,6 +128,20 @@ def test_the_sharpness_curve_matches_mpmath_at_the_articles_divisor(birds_page: 
     # a larger divisor flattens the softmax: the largest weight falls, the entropy rises
     p2, e2 = sharpness([[float(s) for s in r] for r in scores], [1.0, 4.0])
     assert p2[0] > p2[1] and e2[0] < e2[1]
+
+
+def test_the_charts_softmax_keeps_large_and_masked_scores() -> None:
+    # scores far past e^709 (float64's largest exponential) and a masked entry, at three
+    # divisors: each row's weights as mpmath gives them at 40 digits
+    row = [1000.0, 998.5, -math.inf, 990.0]
+    divisors = [0.5, 1.0, 8.0]
+    got = softmax_at(row, divisors)
+    with mp.workdps(40):
+        for t, weights in zip(divisors, got, strict=True):
+            live = [mp.mpf(s) / t for s in row if s != -math.inf]
+            total = sum(mp.exp(z) for z in live)
+            want = [0.0 if s == -math.inf else float(mp.exp(mp.mpf(s) / t) / total) for s in row]
+            assert weights == pytest.approx(want, rel=1e-12, abs=1e-300)
 
 
 def test_a_students_sheet_has_no_pictures_of_its_answers(tmp_path: Path) -> None:

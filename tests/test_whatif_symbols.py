@@ -233,7 +233,7 @@ def test_spec_reads_a_symbolic_temperature(tmp_path: Path) -> None:
 
 
 def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
-    from symtf.renderers.charts import softmax_row
+    from symtf.renderers.charts import softmax_at
     from symtf.teach.whatif import whatif
 
     r = whatif(SEED, "scale=t", Fraction(1, 2), Fraction(4), claims=["S_1"], out=tmp_path)
@@ -249,7 +249,7 @@ def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
                     assert abs(v - float(want[i][j])) < 1e-12
     # At the file's divisor √2 the softmax of a row is the article's pattern row.
     sh = r.sharpness[0]
-    row = softmax_row(sh.scores[2], float(sh.divisor))
+    (row,) = softmax_at(sh.scores[2], [float(sh.divisor)])
     assert max(abs(a - float(b)) for a, b in zip(row, ref["l0.h0.pattern"][2], strict=True)) < 1e-12
     assert (tmp_path / "sharpness.png").stat().st_size > 1000
 

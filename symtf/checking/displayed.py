@@ -216,7 +216,7 @@ def _with_rounded_literals(
         return x if x.is_finite() else None
 
     try:
-        ok = repeated.reached(parsed, loose, replace, evaluate, ball, printed, claim.rounding)
+        ok = repeated.reached(parsed, loose, replace, evaluate, ball, printed, claim.rounding, xp)
     except (Undecided, ExpressionError, SpecError, ArithmeticError):
         ok = False
     if not ok:

@@ -30,6 +30,8 @@ from typing import Any
 import mpmath
 import sympy
 
+from symtf import ops
+from symtf.backends import BallBackend, ExactBackend
 from symtf.numbers import Interval, Printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
@@ -180,11 +182,7 @@ def _softmax_of(
             if len(cand) != n or any(q.value is None for q in cand):
                 continue
             with mpmath.workdps(50):
-                z = [_mp(q.value) for q in cand]
-                top = max(z)
-                e = [mpmath.exp(v - top) for v in z]
-                total = mpmath.fsum(e)
-                s = [v / total for v in e]
+                s = _softmax([_known(q.value) for q in cand])
                 off = 0
                 fits = True
                 for p, v in zip(row, s, strict=True):
@@ -209,6 +207,7 @@ def reached(
     ball: Callable[[Any], Any],
     printed: Sequence[Printed],
     mode: str,
+    xp: ExactBackend,
 ) -> bool:
     """Whether one point of the loose literals' rounding intervals gives every printed result.
 
@@ -220,6 +219,8 @@ def reached(
         ball: A certified ball of an exact value (``None`` when it cannot be had).
         printed: The line's printed results, in the order ``evaluate`` gives them.
         mode: The claim's rounding mode.
+        xp: The exact backend ``evaluate`` and ``ball`` use (a softmax entry of printed
+            logits is computed in it, by the registry's ``softmax``).
     """
     from symtf.witness import reach
 
@@ -246,7 +247,7 @@ def reached(
                     sympy.Rational(_known(q.value) + moves.get((lo.logits_label, k), 0))
                     for k, q in enumerate(lo.logits)
                 ]
-                v = sympy.exp(z[lo.index]) / sympy.Add(*(sympy.exp(t) for t in z))
+                v = ops.softmax(xp, ops.tensor(xp, z)).data[lo.index]
                 own.append(v)
                 values[lo.pos] = sign * v
             else:
@@ -288,6 +289,14 @@ def _known(x: Fraction | None) -> Fraction:
     """A finite printed value (infinities are left out before any is read)."""
     assert x is not None
     return x
+
+
+def _softmax(z: Sequence[Fraction]) -> list[Any]:
+    """The registry's softmax of a printed row, in balls of 170 bits (50 digits), as mpmath
+    numbers (the midpoints; the radii are far below the printed digits)."""
+    with BallBackend(170) as xp:
+        balls = ops.softmax(xp, ops.tensor(xp, list(z))).data
+    return [mpmath.mpf(tuple(map(int, b.mid().man_exp()))) for b in balls]
 
 
 def _mp(x: Fraction | None) -> Any:

@@ -84,11 +84,12 @@ def row(xp: Any, m: Any) -> list[Any]:
 
 
 def renormalise(xp: Any, probs: Any, keep: Sequence[int]) -> Any:
-    """Zero every entry not in ``keep`` and rescale the rest to sum to 1: ``[1, n] -> [1, n]``."""
+    """Zero every entry not in ``keep`` and rescale the rest to sum to 1: ``[1, n] -> [1, n]``
+    (the registry's ``normalize_rows`` of the kept entries)."""
     p = row(xp, probs)
-    total = sum((p[j] for j in keep[1:]), p[keep[0]])
     zero = xp.const(0)
-    return xp.from_rows([[p[j] / total if j in keep else zero for j in range(len(p))]])
+    kept = xp.from_rows([[p[j] if j in keep else zero for j in range(len(p))]])
+    return ops.normalize_rows(xp, Tensor.wrap(xp, kept)).native(xp)
 
 
 def top_k(groups: Sequence[Sequence[int]], k: int) -> tuple[list[int], list[int]]:

@@ -88,13 +88,25 @@ def heatmap_svg(
     return "".join(out)
 
 
-def softmax_row(scores: Sequence[float], divisor: float) -> list[float]:
-    """Softmax of ``scores / divisor`` (``-inf`` entries, masked, get weight 0)."""
-    live = [s / divisor for s in scores if s != -math.inf]
-    top = max(live)
-    e = [math.exp(s / divisor - top) if s != -math.inf else 0.0 for s in scores]
-    total = sum(e)
-    return [v / total for v in e]
+def softmax_at(row: Sequence[float], divisors: Sequence[float]) -> list[list[float]]:
+    """The registry's softmax of ``row / t`` for each divisor ``t``, in float64: one call.
+
+    Masked ``-inf`` entries get weight 0. Each scaled row is first shifted by its largest
+    entry (the registry's ``max`` and ``sub``), which changes no weight and keeps every
+    ``e^x`` finite in float64.
+    """
+    import numpy as np
+
+    from symtf import ops
+    from symtf.backends import FloatBackend
+
+    xp = FloatBackend()
+    scaled = np.array(row, dtype=float)[None, :] / np.array(divisors, dtype=float)[:, None]
+    z = ops.on_matrices(
+        ops.sub, xp, scaled, ops.on_matrices(ops.max_, xp, scaled, axis=-1, keepdims=True)
+    )
+    out: list[list[float]] = ops.on_matrices(ops.softmax, xp, z, axis=-1).tolist()
+    return out
 
 
 def entropy(p: Sequence[float]) -> float:
@@ -106,11 +118,9 @@ def sharpness(
     rows: Sequence[Sequence[float]], divisors: Sequence[float]
 ) -> tuple[list[float], list[float]]:
     """Mean over rows of the largest weight and of the entropy, at each divisor."""
-    peak, ent = [], []
-    for t in divisors:
-        ps = [softmax_row(r, t) for r in rows]
-        peak.append(sum(max(p) for p in ps) / len(ps))
-        ent.append(sum(entropy(p) for p in ps) / len(ps))
+    per_row = [softmax_at(r, divisors) for r in rows]  # row -> divisor -> weights
+    peak = [sum(max(ps[k]) for ps in per_row) / len(rows) for k in range(len(divisors))]
+    ent = [sum(entropy(ps[k]) for ps in per_row) / len(rows) for k in range(len(divisors))]
     return peak, ent
 
 

@@ -54,7 +54,7 @@ from symtf.backends.certify import decimal_string, time_left
 from symtf.checking.evaluation import _fit, selection
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
-from symtf.renderers.charts import entropy, softmax_row
+from symtf.renderers.charts import entropy, softmax_at
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, Model, load
@@ -1045,7 +1045,7 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
             n = sum(x != -math.inf for x in row)
             if n == 0:
                 continue
-            ps = [softmax_row(row, s) for s in grid]
+            ps = softmax_at(row, grid)
             colour = f"C{i % 10}"
             top.plot(grid, [max(p) for p in ps], color=colour, label=f"row {i}")
             bottom.plot(grid, [entropy(p) for p in ps], color=colour, label=f"row {i} (max ln {n})")
