@@ -71,7 +71,7 @@ class Tensor:
     def over(cls, xp: Any, native: Any, shape: tuple[int, ...]) -> Tensor:
         """A tensor over a backend matrix whose ``shape`` an op has worked out (a tuple of
         ints of the matrix's 2-D shape): what :meth:`wrap` makes, without its checks (every
-        op's native result is made here; the draft's pre-filter makes tens of thousands)."""
+        op's native result is made here, and every stack of the draft's pre-filter)."""
         t = cls.__new__(cls)
         t.shape = shape
         t._native = native

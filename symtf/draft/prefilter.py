@@ -128,10 +128,10 @@ def _run(op: str, params: Mapping[str, Any], args: Sequence[Tensor]) -> np.ndarr
 
 # ----------------------------------------------------------------------------- stacking
 
-#: Ops computed entry by entry: stacked on rows, or side by side to broadcast a row.
+#: Ops computed entry by entry, as the registry marks them: stacked on rows, or side by
+#: side to broadcast a row.
 _ELEMENTWISE = frozenset(
-    {"relu", "gelu", "gelu_tanh", "sigmoid", "tanh", "silu", "exp", "sqrt"}
-    | {"add", "sub", "mul", "div"}
+    name for name in _SEARCHED if name not in _LOWERED and ops.get(name).elementwise
 )
 #: Ops along the last axis, whatever their parameters.
 _ALONG_ROWS = frozenset({"layernorm", "rmsnorm", "centered"})
@@ -148,11 +148,10 @@ def _plan(
     """How a group is stacked: ``rows`` or ``side`` (side by side), and for each argument
     whether it is passed once (shared, broadcasting); None: one call per candidate.
 
-    ``shapes`` holds each argument's shape, None for a number and, for an argument every
-    candidate shares, the shape marked by :func:`_group`.
+    ``shapes`` holds each argument's shape: None for a number, ``(-1, n, m)`` for an
+    argument every candidate shares (:func:`_marked`).
     """
 
-    # (shared arguments are named by a leading -1 in their shape)
     def shared(s: tuple[int, ...] | None) -> bool:
         return s is not None and len(s) == 3
 
