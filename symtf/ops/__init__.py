@@ -7,9 +7,9 @@ One file per family (:mod:`~symtf.ops.elementwise`, :mod:`~symtf.ops.rounding`,
 :mod:`~symtf.ops.norms`, :mod:`~symtf.ops.shape`, :mod:`~symtf.ops.losses`,
 :mod:`~symtf.ops.positional`, :mod:`~symtf.ops.constructors`). Each op
 (:class:`~symtf.ops.core.Op`) carries its signature, shape rule, computation
-against the backend protocol, formula, worked substitution and VJP; the step
-parser, the templates, the conventions, the renderers, teaching and ``derive``
-all read it. Every op is callable: ``softmax(xp, x, axis=-1)``.
+against the backend protocol, formula, worked substitution, working of one entry
+(:mod:`~symtf.ops.working`) and VJP; the step parser, the templates, the
+conventions, the renderers, teaching and ``derive`` all read it. Every op is callable: ``softmax(xp, x, axis=-1)``.
 
 Example:
     >>> from symtf.backends import ExactBackend

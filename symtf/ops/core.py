@@ -15,7 +15,8 @@ once with
 - its **formula**, in LaTeX and in plain text, the formula a template node
   shows (``display``, from the node's parameters and symbol labels), and its
   **worked substitution** (``substitute``: the formula with the operands'
-  values written in);
+  values written in), and the **working of one entry** (``work``: how entry
+  ``[i, j]`` of a step is computed by hand, :mod:`symtf.ops.working`);
 - its **vector–Jacobian product** (``vjp``), the backward rule of reverse mode.
 
 Calling an op (``softmax(xp, x, axis=-1)``) checks the shapes, honours a
@@ -40,6 +41,7 @@ from types import MappingProxyType
 from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from symtf.errors import ShapeError, Unsupported
+from symtf.ops.working import Work
 
 #: What an op computes: a :class:`~symtf.tensor.Tensor` for almost every op (``greedy``
 #: gives token ids), so that calling an op is typed by its computation.
@@ -246,6 +248,10 @@ class Op(Generic[V]):
             here (``\\text{matrix product}``), or ``rule(params, labels) -> LaTeX`` when
             it depends on them (``softmax of each row``): the worked notes set it beside
             the result line, as a proof names its rule (see :meth:`rule_of`).
+        work: ``work(ctx, step, i, j) -> (formula, substituted) | None``: the working of
+            entry ``[i, j]`` of a step of this op, by hand, each line in LaTeX and plain
+            text (:mod:`symtf.ops.working`; ``None`` where there is none): what the
+            exercises of ``symtf teach`` show for one entry.
     """
 
     name: str
@@ -272,6 +278,7 @@ class Op(Generic[V]):
     rule: str | Callable[[Mapping[str, Any], Mapping[str, str]], str] = field(
         default="", repr=False
     )
+    work: Work | None = field(default=None, repr=False)
     #: Shapes and parameters the shape rule has accepted (see :meth:`check_shapes`).
     _accepted: dict[Any, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -560,6 +567,7 @@ def define(
     spelling: str = "",
     elementwise: bool = False,
     rule: str | Callable[[Mapping[str, Any], Mapping[str, str]], str] = "",
+    work: Work | None = None,
 ) -> Callable[[Callable[..., V]], Op[V]]:
     """Decorator: the function below is the op's computation; returns the registered :class:`Op`."""
 
@@ -585,6 +593,7 @@ def define(
             spelling,
             elementwise,
             rule,
+            work,
         )
         return register(op) if registered else op
 
