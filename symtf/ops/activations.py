@@ -12,6 +12,7 @@ from typing import Any
 from symtf.ops.array import apply
 from symtf.ops.core import Param, Substitution, define, same_shape
 from symtf.ops.elementwise import mul
+from symtf.ops.working import Context, Entry, Line, Recorded, Work, both, reads
 from symtf.tensor import Tensor
 
 X = Param("x")
@@ -33,6 +34,22 @@ def _relu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     return (generic(xp, lambda gi, xi: gi if xp.sign(xi) > 0 else xp.const(0), g, x),)
 
 
+def _entrywise_work(tex: str, text: str) -> Work:
+    """The working of an element-wise activation from its formula, ``#`` for the argument."""
+
+    @reads(1)
+    def work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+        x = step.inputs[0]
+        return both(
+            ctx,
+            lambda cell: Line(
+                tex.replace("#", cell(x, i, j).tex), text.replace("#", cell(x, i, j).text)
+            ),
+        )
+
+    return work
+
+
 @define(
     "relu",
     "activations",
@@ -45,6 +62,7 @@ def _relu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     substitute=_named(r"\operatorname{ReLU}"),
     vjp=_relu_vjp,
     rule=r"\max(0, x)\text{ of each entry}",
+    work=_entrywise_work(r"\max(0,\ #)", "max(0, #)"),
 )
 def relu(xp: Any, x: Tensor) -> Tensor:
     """``max(0, x)`` element-wise, on a certified sign."""
@@ -76,6 +94,9 @@ def _gelu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     substitute=_named(r"\operatorname{GELU}"),
     vjp=_gelu_vjp,
     rule=r"\operatorname{GELU}\text{ of each entry}",
+    work=_entrywise_work(
+        r"\tfrac{#}{2}\bigl(1+\operatorname{erf}(#/\sqrt{2})\bigr)", "#/2·(1 + erf(#/√2))"
+    ),
 )
 def gelu(xp: Any, x: Tensor) -> Tensor:
     """Exact GELU ``x·Φ(x) = x/2·(1 + erf(x/√2))`` element-wise."""
@@ -112,6 +133,10 @@ def _gelu_tanh_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[An
     substitute=_named(r"\operatorname{GELU}_{\tanh}"),
     vjp=_gelu_tanh_vjp,
     rule=r"\operatorname{GELU}\text{ (tanh form) of each entry}",
+    work=_entrywise_work(
+        r"\tfrac{#}{2}\bigl(1+\tanh\bigl(\sqrt{2/\pi}\,(# + 0.044715\cdot #^3)\bigr)\bigr)",
+        "#/2·(1 + tanh(√(2/π)·(# + 0.044715·#³)))",
+    ),
 )
 def gelu_tanh(xp: Any, x: Tensor) -> Tensor:
     """GELU's tanh form ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (GPT-2)."""
@@ -139,6 +164,7 @@ def _silu_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ..
     substitute=_named(r"\operatorname{SiLU}"),
     vjp=_silu_vjp,
     rule=r"\operatorname{SiLU}\text{ of each entry}",
+    work=_entrywise_work(r"\frac{#}{1+e^{-#}}", "# / (1 + e^(−#))"),
 )
 def silu(xp: Any, x: Tensor) -> Tensor:
     """SiLU (swish) ``x·σ(x) = x/(1 + e^{−x})`` element-wise."""

@@ -36,6 +36,7 @@ from symtf.ops.core import (
 )
 from symtf.ops.elementwise import mul, quotient, sub
 from symtf.ops.shape import swap_last
+from symtf.ops.working import Cell, Context, Entry, Line, Recorded, both, dims, reads, terms
 from symtf.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -87,6 +88,34 @@ def _softmax_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\text{softmax " + along(params.get("axis", -1)) + "}"
 
 
+def _softmax_row(ctx: Context, src: str, i: int, j: int, m: int) -> Entry:
+    """``e^x[i,j] / (e^x[i,0] + …)`` over the row's entries that are not −∞."""
+    v = ctx.value(src)
+    ks = [k for k in range(m) if v[i, k] != sympy.S.NegativeInfinity]
+
+    def exp(cell: Cell, k: int) -> Line:
+        return Line(f"e^{{{cell(src, i, k).tex}}}", f"e^{cell(src, i, k).text}")
+
+    def share(cell: Cell) -> Line:
+        num, den = exp(cell, j), terms([exp(cell, k) for k in ks])
+        return Line(rf"{num.tex} \big/ \bigl({den.tex}\bigr)", f"{num.text} / ({den.text})")
+
+    if v[i, j] == sympy.S.NegativeInfinity:
+        return share(ctx.plain_ref), Line(
+            r"e^{-\infty} \big/ \bigl(\cdots\bigr) = 0", "e^−∞ / (…) = 0"
+        )
+    return both(ctx, share)
+
+
+@reads(1)
+def _softmax_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The entry's share of its row (none down the columns, or for weights before a mask)."""
+    if step.params.get("axis", -1) != -1 or ("x" in step.labels and "out" not in step.labels):
+        return None
+    src = step.inputs[0]
+    return _softmax_row(ctx, src, i, j, dims(ctx, src)[1])
+
+
 @define(
     "softmax",
     "attention",
@@ -99,6 +128,7 @@ def _softmax_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_softmax_sub,
     vjp=_softmax_vjp,
     rule=_softmax_rule,
+    work=_softmax_work,
 )
 def softmax(xp: Any, x: Tensor, *, axis: int = -1) -> Tensor:
     """``e^{x_i}/Σ_j e^{x_j}`` along ``axis``; −∞ entries get exactly 0.
@@ -177,6 +207,26 @@ def _mask_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\text{entries above the diagonal set to } " + fill
 
 
+@reads(1)
+def _mask_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The fill above the diagonal (a later token), else the score as it is."""
+    n, m = dims(ctx, step.name)
+    if j > i + (m - n):
+        fill = step.params.get("value")  # the file's mask_value, as the trace recorded it
+        if fill is None:
+            shown = Line(r"-\infty", "−∞")
+        elif fill.free_symbols:
+            shown = Line(sympy.latex(fill), sympy.sstr(fill).replace("-", "−"))
+        else:
+            shown = ctx.number(fill)
+        return Line(
+            rf"{shown.tex}\ (\text{{masked: a later token}})",
+            f"{shown.text} (masked: a later token)",
+        ), shown
+    src = step.inputs[0]
+    return ctx.ref(src, i, j), ctx.val(src, i, j)
+
+
 @define(
     "mask_future",
     "attention",
@@ -189,6 +239,7 @@ def _mask_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_mask_sub,
     vjp=_above_zero_vjp,
     rule=_mask_rule,
+    work=_mask_work,
 )
 def mask_future(xp: Any, s: Tensor, *, value: Any = None) -> Tensor:
     """Scores with every entry above the diagonal set to −∞ (the causal mask), or to ``value``.

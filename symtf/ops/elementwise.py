@@ -15,6 +15,7 @@ import sympy
 from symtf.errors import ShapeError
 from symtf.ops.array import apply, binary, generic, nat, require_nonzero_each, unbroadcast, wrap
 from symtf.ops.core import BREAK, Param, Substitution, define, elementwise_shape, same_shape
+from symtf.ops.working import Context, Entry, Recorded, Work, dims, infix, reads, sum_of_products
 from symtf.tensor import Tensor
 
 X = Param("x")
@@ -53,6 +54,18 @@ def _add_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     return unbroadcast(xp, g, a.shape), unbroadcast(xp, g, b.shape)
 
 
+def _infix_work(tex: str, text: str) -> Work:
+    """The working of ``a op b`` at an entry (a one-column ``b`` broadcast along its row)."""
+
+    @reads(2)
+    def work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+        a, b = step.inputs
+        bi, bj = (i, 0) if dims(ctx, b)[1] == 1 else (i, j)  # a column broadcast
+        return infix(ctx, (a, i, j), tex, text, (b, bi, bj))
+
+    return work
+
+
 @define(
     "add",
     "elementwise",
@@ -68,6 +81,7 @@ def _add_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     substitute=_infix("+"),
     vjp=_add_vjp,
     rule=r"\text{entrywise sum}",
+    work=_infix_work("+", "+"),
 )
 def add(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a + b``, element-wise with broadcasting (residual connections, positions)."""
@@ -93,6 +107,7 @@ def _sub_vjp(xp: Any, g: Tensor, a: Tensor, b: Tensor, *, output: Tensor) -> tup
     substitute=_infix("-"),
     vjp=_sub_vjp,
     rule=r"\text{entrywise difference}",
+    work=_infix_work("-", "−"),
 )
 def sub(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a − b``, element-wise with broadcasting (a row minus its mean)."""
@@ -110,6 +125,15 @@ def times(xp: Any, x: Tensor, c: Any) -> Tensor:
     return Tensor(x.shape, [v * c for v in x.data])
 
 
+@reads(2)
+def _mul_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``a[i,j]·b[i,j]``, one product written as a sum of products writes each term."""
+    g, u = step.inputs
+    return sum_of_products(
+        [(ctx.ref(g, i, j), ctx.val(g, i, j), ctx.ref(u, i, j), ctx.val(u, i, j))]
+    )
+
+
 @define(
     "mul",
     "elementwise",
@@ -125,6 +149,7 @@ def times(xp: Any, x: Tensor, c: Any) -> Tensor:
     substitute=_infix(r"\odot"),
     vjp=_mul_vjp,
     rule=r"\text{entrywise product}",
+    work=_mul_work,
 )
 def mul(xp: Any, a: Tensor, b: Tensor) -> Tensor:
     """``a ∘ b``, element-wise with broadcasting; a single number scales the other operand

@@ -14,6 +14,7 @@ from typing import Any
 from symtf.ops.array import add_all, broadcast_to, nat, wrap
 from symtf.ops.core import BREAK, Param, Substitution, broadcast_shape, check, define, fmt
 from symtf.ops.elementwise import add, mul, times
+from symtf.ops.working import Context, Entry, Line, Recorded, dims, infix, reads, sum_of_products
 from symtf.tensor import Tensor
 
 
@@ -78,6 +79,27 @@ def _matmul_vjp(
     return ga, swap_last(xp, gb) if transpose_b else gb
 
 
+@reads(2)
+def _matmul_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``a[i,0]·b[0,j] + …`` (``b[j,0]`` for ``a·bᵀ``); an attention pattern's masked
+    weights (labelled ``skip_zero_terms``) left out."""
+    a, b = step.inputs
+    tb = bool(step.params.get("transpose_b"))
+    n = dims(ctx, a)[1]
+    skip = "skip_zero_terms" in step.labels
+    pairs = [
+        (
+            ctx.ref(a, i, c),
+            ctx.val(a, i, c),
+            ctx.ref(b, j, c) if tb else ctx.ref(b, c, j),
+            ctx.val(b, j, c) if tb else ctx.val(b, c, j),
+        )
+        for c in range(n)
+        if not (skip and ctx.value(a)[i, c] == 0)
+    ]
+    return sum_of_products(pairs)
+
+
 @define(
     "matmul",
     "linalg",
@@ -92,6 +114,7 @@ def _matmul_vjp(
     substitute=_matmul_sub,
     vjp=_matmul_vjp,
     rule=r"\text{matrix product}",
+    work=_matmul_work,
 )
 def matmul(xp: Any, a: Tensor, b: Tensor, *, transpose_b: bool = False) -> Tensor:
     """``a @ b`` as numpy (``a @ bᵀ`` with ``transpose_b``); a one-entry operand scales the other."""
@@ -183,6 +206,59 @@ def _linear_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\text{matrix product, plus the bias}"
 
 
+def _tex_weight(name: str) -> str:
+    """``W_Q`` → ``W^{(Q)}`` (its own subscript is the entry's index)."""
+    base, _, sub = name.partition("_")
+    return base + (rf"^{{(\mathrm{{{sub}}})}}" if sub else "")
+
+
+def _weighted_sum(
+    ctx: Context,
+    src: str,
+    w: Any,
+    wname: str,
+    b: Any,
+    bname: str,
+    i: int,
+    j: int,
+    transposed: bool = False,
+) -> Entry | None:
+    """``src[i,k]·W[k,j]`` summed over the nonzero weights, then ``+ b[j]`` if it is not 0."""
+    if w is None:
+        return None
+    rows = w.cols if transposed else w.rows
+    pairs = []
+    for k in range(rows):
+        wk = w[j, k] if transposed else w[k, j]
+        if wk == 0:
+            continue  # a zero weight adds nothing: leave the term out, as by hand
+        wi = (j, k) if transposed else (k, j)
+        pairs.append(
+            (
+                ctx.ref(src, i, k),
+                ctx.val(src, i, k),
+                Line(rf"{_tex_weight(wname)}_{{{wi[0]},{wi[1]}}}", f"{wname}[{wi[0]},{wi[1]}]"),
+                ctx.const(wk),
+            )
+        )
+    bias = None
+    if b is not None and b[0, j] != 0:
+        bias = (Line(f"{_tex_weight(bname)}_{{{j}}}", f"{bname}[{j}]"), ctx.const(b[0, j]))
+    return sum_of_products(pairs, bias)
+
+
+@reads(1)
+def _linear_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``x[i,0]·W[0,j] + … + b[j]`` with the file's weights, named by the step's labels."""
+    p, lab = step.params, step.labels
+    w, transposed = p["w"], bool(p.get("transposed"))
+    if lab.get("tied"):  # x·Eᵀ: written with the entries of the embedding table E
+        w, transposed = w.T, True
+    wname = lab.get("w_text", lab.get("w", "W"))
+    bname = lab.get("b", "b")
+    return _weighted_sum(ctx, step.inputs[0], w, wname, p.get("bias"), bname, i, j, transposed)
+
+
 @define(
     "linear",
     "linalg",
@@ -201,6 +277,7 @@ def _linear_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_linear_sub,
     vjp=_linear_vjp,
     rule=_linear_rule,
+    work=_linear_work,
 )
 def linear(xp: Any, x: Tensor, *, w: Any, bias: Any = None, transposed: bool = False) -> Tensor:
     """``x·W + b`` (or ``x·Wᵀ + b``) with the file's weights: ``[n, d_in] -> [n, d_out]``."""
@@ -245,6 +322,13 @@ def _scale_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\text{each entry divided by } " + labels.get("d", r"\text{the divisor}")
 
 
+@reads(2)
+def _scale_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``s[i,j] / d[0,0]``."""
+    s, r = step.inputs
+    return infix(ctx, (s, i, j), "/", "/", (r, 0, 0))
+
+
 @define(
     "scale",
     "linalg",
@@ -258,6 +342,7 @@ def _scale_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_scale_sub,
     vjp=_scale_vjp,
     rule=_scale_rule,
+    work=_scale_work,
 )
 def scale(xp: Any, s: Tensor, d: Tensor) -> Tensor:
     """Every entry of ``s`` times ``1/d`` for the single number ``d`` (the attention scale).

@@ -17,6 +17,7 @@ from symtf.ops.array import add_all, apply, num, require_nonzero_each, scalar, t
 from symtf.ops.core import BREAK, Param, Substitution, check, define, fmt
 from symtf.ops.elementwise import add, mul, quotient, sub
 from symtf.ops.reductions import mean, mean_square
+from symtf.ops.working import Context, Entry, Line, Recorded, both, infix, reads
 from symtf.tensor import Tensor
 
 R = TypeVar("R")
@@ -59,6 +60,25 @@ def _norm_root_vjp(xp: Any, g: Tensor, v: Tensor, *, output: Tensor, **_: Any) -
     return (quotient(xp, g, apply(xp, output, lambda r: 2 * r)),)
 
 
+@reads(1)
+def _norm_root_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``√(v[i,0] + ε)`` (``√v[i,0]`` when ε is 0)."""
+    v = step.inputs[0]
+    eps = step.params.get("eps", 0)
+    if eps == 0:
+        return both(
+            ctx, lambda cell: Line(rf"\sqrt{{{cell(v, i, 0).tex}}}", f"√{cell(v, i, 0).text}")
+        )
+    e = ctx.const(eps)
+    return (
+        Line(rf"\sqrt{{{ctx.ref(v, i, 0).tex} + \varepsilon}}", f"√({ctx.ref(v, i, 0).text} + ε)"),
+        Line(
+            rf"\sqrt{{{ctx.val(v, i, 0).tex} + {e.tex}}}",
+            f"√({ctx.val(v, i, 0).text} + {e.text})",
+        ),
+    )
+
+
 @define(
     "norm_root",
     "norms",
@@ -77,6 +97,7 @@ def _norm_root_vjp(xp: Any, g: Tensor, v: Tensor, *, output: Tensor, **_: Any) -
     substitute=_root_sub,
     vjp=_norm_root_vjp,
     rule=r"\text{square root of each entry}",
+    work=_norm_root_work,
 )
 def norm_root(
     xp: Any, v: Tensor, *, eps: Any = 0, what: str = "the variance + eps", where: str | None = None
@@ -173,6 +194,27 @@ def _normalize_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str
     return r"\text{each row over its " + by + r", then } \gamma, \beta"
 
 
+def _scaled_entry(ctx: Context, gamma: Any, beta: Any, x: str, s: str, i: int, j: int) -> Entry:
+    """``x[i,j] / s[i,0]``, then ``·γ[j] + β[j]`` when the norm scales or shifts that column."""
+    fs, ss = infix(ctx, (x, i, j), "/", "/", (s, i, 0))
+    if gamma is not None and beta is not None:
+        g, b = gamma[0, j], beta[0, j]
+        if g != 1 or b != 0:
+            gv, bv = ctx.const(g), ctx.const(b)
+            fs = Line(
+                rf"({fs.tex})\,\gamma_{{{j}}} + \beta_{{{j}}}", f"({fs.text})·γ[{j}] + β[{j}]"
+            )
+            ss = Line(rf"({ss.tex})\cdot {gv.tex} + {bv.tex}", f"({ss.text})·{gv.text} + {bv.text}")
+    return fs, ss
+
+
+@reads(2)
+def _normalize_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The centred entry over its row's root, scaled by γ and shifted by β."""
+    x, s = step.inputs
+    return _scaled_entry(ctx, step.params.get("gamma"), step.params.get("beta"), x, s, i, j)
+
+
 @define(
     "normalize",
     "norms",
@@ -192,6 +234,7 @@ def _normalize_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str
     substitute=_normalize_sub,
     vjp=_normalize_vjp,
     rule=_normalize_rule,
+    work=_normalize_work,
 )
 def normalize(
     xp: Any, centered: Tensor, std: Tensor, *, gamma: Any, beta: Any, where: str | None = None

@@ -14,6 +14,7 @@ import sympy
 
 from symtf.ops.array import exact
 from symtf.ops.core import Param, check, define, fmt, zero_vjp
+from symtf.ops.working import Context, Entry, Line, Recorded, reads
 from symtf.tensor import Tensor, all_indices
 
 #: How the features of a row are paired for a rotation.
@@ -175,6 +176,53 @@ def _rope_vjp(
     return Tensor(x.shape, gx), g_angles, g_cos, g_sin
 
 
+def _rotated(ctx: Context, src: str, p: int, j: int, pairing: str, base: Any) -> Entry | None:
+    """A rotated feature: ``(a, b) → (a cos θ − b sin θ, a sin θ + b cos θ)``, ``θ = p·base^(−2i/d)``."""
+    shape = ctx.shape(src)
+    if shape is None:
+        return None
+    d = shape[1]
+    half = d // 2
+    pairs = (
+        [(2 * k, 2 * k + 1) for k in range(half)]
+        if pairing == "adjacent"
+        else [(k, k + half) for k in range(half)]
+    )
+    k, (a, b) = next((k, ab) for k, ab in enumerate(pairs) if j in ab)
+    angle = sympy.Integer(p) * sympy.sympify(base) ** sympy.Rational(-2 * k, d)
+    th = ctx.const(angle)
+    ra, rb = ctx.ref(src, p, a), ctx.ref(src, p, b)
+    va, vb = ctx.val(src, p, a), ctx.val(src, p, b)
+    if j == a:
+        return (
+            Line(
+                rf"{ra.tex}\cos\theta - {rb.tex}\sin\theta,\ \theta = {p}\cdot b^{{-{2 * k}/{d}}}",
+                f"{ra.text}·cos θ − {rb.text}·sin θ, θ = {p}·base^(−{2 * k}/{d})",
+            ),
+            Line(
+                rf"{va.tex}\cos {th.tex} - {vb.tex}\sin {th.tex}",
+                f"{va.text}·cos {th.text} − {vb.text}·sin {th.text}",
+            ),
+        )
+    return (
+        Line(
+            rf"{ra.tex}\sin\theta + {rb.tex}\cos\theta,\ \theta = {p}\cdot b^{{-{2 * k}/{d}}}",
+            f"{ra.text}·sin θ + {rb.text}·cos θ, θ = {p}·base^(−{2 * k}/{d})",
+        ),
+        Line(
+            rf"{va.tex}\sin {th.tex} + {vb.tex}\cos {th.tex}",
+            f"{va.text}·sin {th.text} + {vb.text}·cos {th.text}",
+        ),
+    )
+
+
+@reads(1)
+def _rope_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """Feature ``j`` of position ``i``, rotated with its pair by the position's angle."""
+    params = step.params
+    return _rotated(ctx, step.inputs[0], i, j, params.get("pairs", "adjacent"), params["base"])
+
+
 @define(
     "rope",
     "positional",
@@ -194,6 +242,7 @@ def _rope_vjp(
     display=_rope_display,
     vjp=_rope_vjp,
     rule=r"\text{each pair of features rotated}",
+    work=_rope_work,
 )
 def rope(
     xp: Any,

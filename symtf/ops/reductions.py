@@ -33,6 +33,7 @@ from symtf.ops.core import (
     zero_vjp,
 )
 from symtf.ops.elementwise import mul, sub, times
+from symtf.ops.working import Context, Entry, Line, Recorded, both, dims, reads, terms
 from symtf.tensor import Tensor
 
 X = Param("x")
@@ -100,6 +101,19 @@ def _mean_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return r"\text{mean " + along(params.get("axis")) + "}"
 
 
+def _over(n: int, line: Line) -> Line:
+    """``(line) / n`` as a mean is written."""
+    return Line(rf"\tfrac{{1}}{{{n}}}\bigl({line.tex}\bigr)", f"({line.text}) / {n}")
+
+
+@reads(1)
+def _mean_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """``(x[i,0] + … + x[i,n-1]) / n``."""
+    x = step.inputs[0]
+    n = dims(ctx, x)[1]
+    return both(ctx, lambda cell: _over(n, terms([cell(x, i, c) for c in range(n)])))
+
+
 @define(
     "mean",
     "reductions",
@@ -112,6 +126,7 @@ def _mean_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_mean_sub,
     vjp=_mean_vjp,
     rule=_mean_rule,
+    work=_mean_work,
 )
 def mean(xp: Any, x: Tensor, *, axis: Any = None, keepdims: bool = False) -> Tensor:
     """Mean along ``axis`` (default: all): the sum times ``1/n``."""
@@ -166,6 +181,24 @@ def _mean_square_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> s
     return r"\text{mean square " + along(params.get("axis", -1)) + "}" + over
 
 
+def _mean_of_squares(ctx: Context, x: str, i: int, n: int, div: int) -> Entry:
+    """``(x[i,0]² + … + x[i,n-1]²) / div`` (a variance of centred values, or a mean square)."""
+    return both(
+        ctx,
+        lambda cell: _over(
+            div, terms([Line(f"{cell(x, i, k).tex}^2", f"{cell(x, i, k).text}²") for k in range(n)])
+        ),
+    )
+
+
+@reads(1)
+def _mean_square_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The row's squares summed over ``n`` (``n − 1`` when unbiased)."""
+    x = step.inputs[0]
+    n = dims(ctx, x)[1]
+    return _mean_of_squares(ctx, x, i, n, n - 1 if step.params.get("unbiased") else n)
+
+
 @define(
     "mean_square",
     "reductions",
@@ -179,6 +212,7 @@ def _mean_square_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> s
     substitute=_ms_sub,
     vjp=_ms_vjp,
     rule=_mean_square_rule,
+    work=_mean_square_work,
 )
 def mean_square(
     xp: Any, x: Tensor, *, axis: Any = -1, keepdims: bool = True, unbiased: bool = False

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from symtf.ops.array import nat, wrap
 from symtf.ops.core import Param, Substitution, axis_of, check, define, fmt, zero_vjp
+from symtf.ops.working import Context, Entry, Line, Recorded, dims, reads
 from symtf.tensor import Tensor, all_indices
 
 X = Param("x")
@@ -240,6 +241,17 @@ def _concat_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     return rf"\text{{joined along axis {axis}}}"
 
 
+def _concat_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The entry of the part that column ``j`` falls in (none for a step of no parts)."""
+    col = j
+    for h in step.inputs:
+        w = dims(ctx, h)[1]
+        if col < w:
+            return ctx.ref(h, i, col), ctx.val(h, i, col)
+        col -= w
+    return None
+
+
 @define(
     "concat",
     "shape",
@@ -253,6 +265,7 @@ def _concat_rule(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     substitute=_concat_sub,
     vjp=_concat_vjp,
     rule=_concat_rule,
+    work=_concat_work,
 )
 def concat(xp: Any, parts: Sequence[Tensor], *, axis: int = -1) -> Tensor:
     """Join along an existing axis: all shapes equal except along ``axis`` (heads side by side)."""
@@ -512,6 +525,22 @@ def _embed_shape(*, table: Any, ids: Sequence[int]) -> tuple[int, ...]:
     return (len(ids), table.cols)
 
 
+@reads(1)
+def _embed_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """Entry ``j`` of the table's row of token ``i``."""
+    ids, table = step.params["ids"], step.params["table"]
+    if i >= len(ids):
+        return None
+    tok = ids[i]
+    return (
+        Line(
+            rf"E_{{{tok},{j}}}\ (\text{{row of token {tok}}})",
+            f"E[{tok},{j}] (row of token {tok})",
+        ),
+        ctx.const(table[tok, j]),
+    )
+
+
 @define(
     "embed",
     "shape",
@@ -523,6 +552,7 @@ def _embed_shape(*, table: Any, ids: Sequence[int]) -> tuple[int, ...]:
     public=False,
     vjp=zero_vjp,
     rule=r"\text{rows of the embedding table}",
+    work=_embed_work,
 )
 def embed(xp: Any, *, table: Any, ids: Sequence[int]) -> Tensor:
     """Look up embedding rows: ``[vocab, d] -> [seq, d]``."""
@@ -541,6 +571,14 @@ def _last_row_vjp(xp: Any, g: Tensor, y: Tensor, *, output: Tensor) -> tuple[Any
     return (Tensor(y.shape, [zero] * ((n - 1) * d) + list(g.data)),)
 
 
+@reads(1)
+def _last_row_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """Entry ``j`` of the input's last row."""
+    y = step.inputs[0]
+    n = dims(ctx, y)[0]
+    return ctx.ref(y, n - 1, j), ctx.val(y, n - 1, j)
+
+
 @define(
     "last_row",
     "shape",
@@ -552,6 +590,7 @@ def _last_row_vjp(xp: Any, g: Tensor, y: Tensor, *, output: Tensor) -> tuple[Any
     public=False,
     vjp=_last_row_vjp,
     rule=r"\text{the last row}",
+    work=_last_row_work,
 )
 def last_row(xp: Any, y: Tensor) -> Tensor:
     """The last row, kept 2-D: ``[n, d] -> [1, d]``."""
@@ -597,6 +636,15 @@ def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     return wrap(xp, out, (past.shape[0] + x.shape[0], xp.shape(new)[1]))
 
 
+@reads(1)
+def _identity_work(ctx: Context, step: Recorded, i: int, j: int) -> Entry | None:
+    """The input's entry, when the step has the input's shape."""
+    x = step.inputs[0]
+    if ctx.shape(x) != ctx.shape(step.name):
+        return None
+    return ctx.ref(x, i, j), ctx.val(x, i, j)
+
+
 @define(
     "identity",
     "shape",
@@ -610,6 +658,7 @@ def kv_append(xp: Any, past: Tensor, x: Tensor, *, w: Any) -> Tensor:
     display=lambda params, labels: labels.get("formula", ""),
     vjp=lambda xp, g, x, *, output: (g,),
     rule=r"\text{the input, unchanged}",
+    work=_identity_work,
 )
 def identity(xp: Any, x: Tensor) -> Tensor:
     """The input unchanged (a node that renames: ``final`` for the last block's output)."""
