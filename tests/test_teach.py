@@ -135,6 +135,50 @@ def test_a_masked_attention_weight_is_worked_as_exactly_zero() -> None:
     assert w.approximate is False
 
 
+#: The ops whose entries the exercises work by hand.
+WORKED_OPS = {
+    "linear", "matmul", "scale", "mask_future", "softmax", "concat", "add", "sub",
+    "mean", "mean_square", "norm_root", "normalize", "relu", "gelu", "gelu_tanh",
+    "silu", "embed", "mul", "rope", "last_row", "identity",
+}  # fmt: skip
+
+
+def test_each_worked_op_carries_its_working_in_the_registry() -> None:
+    from symtf import ops
+
+    with_work = {name for name, op in ops.REGISTRY.items() if op.work is not None}
+    assert with_work == WORKED_OPS
+    assert all(ops.get(name).work is not None for name in WORKED_OPS)
+
+
+def test_a_step_is_worked_by_the_working_of_the_op_it_recorded() -> None:
+    import dataclasses
+
+    from symtf import ops, spec
+    from symtf.graph.pipeline import run
+    from symtf.teach.worked import worked
+    from symtf.trace import Trace
+
+    d = spec.load(SEED)
+    t = run(d)
+    assert t["x"].op == "add" and t["x"].inputs == ("embed", "pos")  # x = embed + pos
+
+    def recorded_as(**changes: object) -> Trace:
+        steps = [dataclasses.replace(t[n], **changes) if n == "x" else t[n] for n in t]
+        return Trace(steps, t.backend)
+
+    w = worked(t, d, "x", 0, 0)
+    assert w.formula is not None and w.formula.text == "embed[0,0] + pos[0,0]"
+    assert w.substituted is not None
+    # The same step recorded as an op without a working: no lines at all.
+    assert ops.get("exp").work is None
+    w = worked(recorded_as(op="exp"), d, "x", 0, 0)
+    assert w.formula is None and w.substituted is None
+    # An add recorded with one input is not the a + b its working writes: none either.
+    w = worked(recorded_as(inputs=("embed",)), d, "x", 0, 0)
+    assert w.formula is None and w.substituted is None
+
+
 # ----------------------------------------------------------------------------- fresh
 
 
