@@ -47,8 +47,8 @@ from flint import arb
 
 from symtf.backends import BallBackend
 from symtf.backends.certify import compare_ball, exact_fraction
-from symtf.draft import prefilter
 from symtf.draft.article import Article, Display, Printing, ident
+from symtf.draft.prefilter import MISSING, Missing, fill
 from symtf.draft.templates import (
     Call,
     Expr,
@@ -1256,18 +1256,18 @@ class Search:
         return memo.get(e)
 
     def _fill(self, exprs: Iterable[Expr]) -> None:
-        """Pre-filter values for the candidates, computed together (:func:`prefilter.fill`)."""
+        """Pre-filter values for the candidates, computed together (:func:`~symtf.draft.prefilter.fill`)."""
         borrow = None
         if self._replaying is not None:
             main, changed = self._exact_memo, self._replaying
 
-            def borrow(e: Call) -> np.ndarray | prefilter.Missing | None:
+            def borrow(e: Call) -> np.ndarray | Missing | None:
                 if e in main and not inputs(e) & changed:
                     return main[e]  # reads no value the replay changed
-                return prefilter.MISSING
+                return MISSING
 
         known = self.known
-        prefilter.fill(exprs, lambda k: known[k].value, self._memo, borrow)
+        fill(exprs, lambda k: known[k].value, self._memo, borrow)
 
     def _screen(
         self, e: Expr, tier: int, p: Printing, t: Target, whole_only: bool
