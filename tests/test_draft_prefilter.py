@@ -212,20 +212,16 @@ def _renumbered(e: Expr, keys: dict[int, int]) -> Expr:
 def _group(draw: Draw, name: str, shape: Shape, size: int) -> list[tuple[Expr, Tensors]]:
     """``size`` candidates of one case on one shape, each input its own tensor or, at random,
     the first candidate's (a shared factor, a shared bias), with its keys in one space."""
-    out: list[tuple[Expr, Tensors]] = []
-    first: Tensors = {}
-    for j in range(size):
-        e, tensors = CASES[name](draw, shape)
-        keys, own = {}, {}
-        for k, v in tensors.items():
-            shared = k in first and _dims(first[k]) == _dims(v) and draw(st.booleans())
-            keys[k] = k if shared else 100 * (j + 1) + k
-            own[keys[k]] = first[k] if shared else v
-        if j == 0:
-            first = dict(tensors)
-            keys = {k: k for k in tensors}
-            own = dict(tensors)
-        out.append((_renumbered(e, keys), own))
+    first, tensors = CASES[name](draw, shape)  # its keys stay as they are
+    out = [(first, tensors)]
+    for j in range(1, size):
+        e, own = CASES[name](draw, shape)
+        keys, mine = {}, {}
+        for k, v in own.items():
+            shared = k in tensors and _dims(tensors[k]) == _dims(v) and draw(st.booleans())
+            keys[k] = k if shared else 100 * j + k
+            mine[keys[k]] = tensors[k] if shared else v
+        out.append((_renumbered(e, keys), mine))
     return out
 
 
