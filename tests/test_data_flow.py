@@ -173,6 +173,7 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
 STAGES = ("symtf.spec", "symtf.graph", "symtf.draft", "symtf.checking")
 READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
 TOP = (
+    "symtf.extract",  # the reader's names where they were always imported from (symtf.draft.read)
     "symtf.cli",
     "symtf.pytest_plugin",
     "symtf.__main__",

@@ -226,9 +226,14 @@ def test_check_on_an_article_reports_at_its_own_lines(
     d = data["derivations"][0]
     assert d["article"] == str(post)
     off = [c for c in d["checks"] if c["verdict"] != "exact" and c["verdict"] != "rounded"]
-    # softmax(1, 2, 1, 0) = (0.19661…, 0.53444…, 0.19661…, 0.07233…); 0.5345 is put in by hand
-    assert [(c["source_line"], c["printed"], c["verdict"]) for c in off] == [(11, "0.5345", "slip")]
-    assert off[0]["file"] == str(post) and off[0]["line"] == 11 and off[0]["printed_line"] == 11
+    # softmax(1, 2, 1, 0) = (0.19661…, 0.53444…, 0.19661…, 0.07233…); 0.5345 is put in by hand.
+    # It stands on line 12 (its display opens on line 11), in columns 26 to 31.
+    assert [(c["source_line"], c["printed"], c["verdict"]) for c in off] == [(12, "0.5345", "slip")]
+    assert off[0]["file"] == str(post) and off[0]["line"] == 12 and off[0]["printed_line"] == 12
+    assert (off[0]["source_column"], off[0]["source_end_column"]) == (26, 32)
+    line = SLIPPED.splitlines()[11]
+    assert line[26 - 1 : 32 - 1] == "0.5345"
+    assert "cell" not in off[0]  # not a notebook
 
 
 def test_github_annotations_and_sarif_point_at_the_article(tmp_path: Path) -> None:
@@ -238,13 +243,16 @@ def test_github_annotations_and_sarif_point_at_the_article(tmp_path: Path) -> No
 
     report = Report((check_article(post),))
     gh = render_github.render(report)
-    assert gh.startswith(f"::error file={str(post).replace(':', '%3A')},line=11,")
+    at = "line=12,col=26,endColumn=32,"  # the number itself (see the test above)
+    assert gh.startswith(f"::error file={str(post).replace(':', '%3A')},{at}")
     log = json.loads(render_sarif.render(report))
     from test_formats import sarif_validator
 
     sarif_validator().validate(log)
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
     loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-    assert loc["region"]["startLine"] == 11 and loc["artifactLocation"]["uri"].endswith("post.md")
+    assert loc["region"] == {"startLine": 12, "startColumn": 26, "endColumn": 32}
+    assert loc["artifactLocation"]["uri"].endswith("post.md")
 
 
 SLIPPED = """\

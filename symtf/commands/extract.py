@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``symtf extract``; returns the exit code."""
     from symtf import files
     from symtf.cli import time_budget
-    from symtf.extract import draft_toml, extract
+    from symtf.draft.read import draft_toml, extract
     from symtf.limits import guard
 
     with time_budget(getattr(args, "timeout", 60.0), args.article), guard(args.article):

@@ -21,9 +21,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from symtf.draft.compose import Composed, Unmapped, Unread
 from symtf.files import ARTICLE_SUFFIXES
+
+if TYPE_CHECKING:
+    from symtf.draft.compose import Composed, Unmapped, Unread
 
 __all__ = [
     "ARTICLE_SUFFIXES",
@@ -34,6 +37,16 @@ __all__ = [
     "draft_file",
     "draft_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Unmapped`` and ``Unread``, imported when first asked for: reading an article
+    (:mod:`symtf.draft.read`) needs none of the search that composing imports."""
+    if name in ("Unmapped", "Unread"):
+        from symtf.draft import compose
+
+        return getattr(compose, name)
+    raise AttributeError(f"module 'symtf.draft' has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -119,7 +132,7 @@ def draft_file(path: str | Path) -> Draft:
     Raises:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
     """
-    from symtf.extract import read_article_text
+    from symtf.draft.read import read_article_text
 
     text = read_article_text(path)
     return draft_text(text, article_kind(path), path=str(path))

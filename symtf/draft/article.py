@@ -1,8 +1,8 @@
 """An article read for drafting: its printings, displayed lines, equations and settings.
 
-Nothing here computes. The printed numbers come from :mod:`symtf.extract`
-(verbatim strings with their lines); this module groups them the way a reader
-does before looking for the steps:
+Nothing here computes. The printed numbers come from :mod:`symtf.draft.read`
+(verbatim strings with their lines and places); this module groups them the way a
+reader does before looking for the steps:
 
 - a **printing** is one printed matrix, vector or number, with its label and the
   article line of each row, and its *role* on a displayed line (an operand of
@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from symtf.draft.names import ident
+from symtf.draft.read import Found, extract_text, statements
 from symtf.errors import ExpressionError
-from symtf.extract import Found, extract_text, statements
 from symtf.language import latexmath
+from symtf.place import Place
 
 __all__ = ["Article", "Display", "Equation", "Printing", "ident", "read_article"]
 
@@ -56,6 +57,9 @@ class Printing:
         cell: A notebook cell, if any.
         context: The source line, trimmed.
         parts: For a run, the keys of the printings it stacks (one per row).
+        decimals: The grid of a print that drops trailing zeros (numpy's ``0.54`` at 8
+            decimals).
+        places: Where each printed entry stands, row by row (empty when not known).
     """
 
     key: int
@@ -67,8 +71,8 @@ class Printing:
     cell: int | None = None
     context: str = ""
     parts: tuple[int, ...] = ()
-    #: The grid of a print that drops trailing zeros (numpy's ``0.54`` at 8 decimals).
     decimals: int | None = None
+    places: tuple[Place, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -99,8 +103,10 @@ class Display:
     cell: int | None = None
     context: str = ""
     #: What the links of one chain ``a = b = c`` computing one printed result share
-    #: (``""``: none); drafting writes them as one claim (symtf.extract.Found.chain).
+    #: (``""``: none); drafting writes them as one claim (symtf.draft.read.Found.chain).
     chain: str = ""
+    #: Where each entry of the printed result stands.
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,7 @@ def _printings(found: list[Found]) -> tuple[list[Printing], list[Display]]:
                     f.cell,
                     f.context,
                     f.chain,
+                    f.places,
                 )
             )
             continue
@@ -186,7 +193,17 @@ def _printings(found: list[Found]) -> tuple[list[Printing], list[Display]]:
             continue
         seen.add(ident_key)
         printings.append(
-            Printing(key, f.kind, label, role, f.rows, (f.line,) * len(f.rows), f.cell, f.context)
+            Printing(
+                key,
+                f.kind,
+                label,
+                role,
+                f.rows,
+                (f.line,) * len(f.rows),
+                f.cell,
+                f.context,
+                places=f.places,
+            )
         )
     return printings, displays
 
@@ -227,6 +244,7 @@ def _runs(printings: list[Printing]) -> list[Printing]:
                 run[0].cell,
                 run[0].context,
                 tuple(p.key for p in run),
+                places=_stacked(run),
             )
         )
 
@@ -266,9 +284,17 @@ def _runs(printings: list[Printing]) -> list[Printing]:
                     cell,
                     group[0].context,
                     tuple(p.key for p in group),
+                    places=_stacked(group),
                 )
             )
     return out
+
+
+def _stacked(rows: list[Printing]) -> tuple[Place, ...]:
+    """The places of printings stacked as the rows of one matrix (none if one lacks them)."""
+    if not all(len(p.places) == p.size for p in rows):
+        return ()
+    return tuple(q for p in rows for q in p.places)
 
 
 def _unnamed(p: Printing) -> bool:
@@ -345,8 +371,8 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     from symtf.draft.code import Block, blocks, cell_lines, without_code
 
     code: list[Block] = blocks(text, kind, path) if kind in ("ipynb", "md") else []
-    prose = without_code(text, kind) if code or kind == "ipynb" else text
-    found = extract_text(prose, kind, path=path)
+    prose = without_code(text, kind) if code and kind != "ipynb" else text
+    found = extract_text(prose, kind, path=path, outputs=False)  # code cells: code.py reads them
     if kind == "ipynb":  # a markdown cell's lines → the notebook file's lines
         lines = cell_lines(text)
         found = [dataclasses.replace(f, line=_file_line(lines, f.cell, f.line)) for f in found]
@@ -378,7 +404,7 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
         tuple(ordered),
         tuple(displays),
         tuple(_equations(prose, kind, path)),
-        tuple(_dims(prose)),
+        tuple(_dims(without_code(text, kind) if kind == "ipynb" else prose)),
         text,
         tuple(code),
     )

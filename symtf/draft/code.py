@@ -33,9 +33,9 @@ from typing import Any, cast
 
 from symtf.draft.frameworks import FAMILIES, FAMILY_METHODS, METHODS, MODULES, Translation, lookup
 from symtf.draft.names import ident
+from symtf.draft.read import notebook_cells
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.errors import SpecError
-from symtf.extract import notebook_cells
 from symtf.numbers import split_printed
 
 __all__ = ["Block", "Given", "Note", "Output", "Shown", "Step", "Translator", "blocks"]

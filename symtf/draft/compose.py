@@ -3,7 +3,8 @@
 The draft is ordinary derivation text (:mod:`symtf.spec`), so it is checked by
 the ordinary pipeline and can be saved, edited and checked again. Each step
 carries a comment saying what it matched; each claim its article line
-(``source_line``); a printing no step explains is a claim with ``step = "?"``
+(``source_line``) and the place of each printed entry (``places``); a printing no
+step explains is a claim with ``step = "?"``
 and its best candidates in a comment. Displayed arithmetic becomes expression
 claims; a literal that repeats an entry printed shortly before *stands for*
 that entry (``e^{2.309}`` after the row ``[1.732, 1.732, 2.309]``), so the line
@@ -20,22 +21,26 @@ import re
 from dataclasses import dataclass, field
 
 from symtf.draft.article import Article, Display, Printing, ident
+from symtf.draft.read import output_places
+from symtf.draft.read.toml import places_key
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
+from symtf.place import Place
 
 __all__ = ["Composed", "Unread", "compose"]
 
 
 @dataclass(frozen=True)
 class Unread:
-    """A printed claim the draft cannot read, and why."""
+    """A printed claim the draft cannot read, and why (with the places of its numbers)."""
 
     label: str
     line: int
     text: str
     reason: str
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class Unmapped:
     size: int
     note: str
     candidates: tuple[str, ...] = ()
+    places: tuple[Place, ...] = ()
 
 
 @dataclass
@@ -228,7 +234,7 @@ def compose(article: Article, search: Search) -> Composed:
                 *_placement(o.placement, names),
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
-                *_line(p.line),
+                *_line(p.line, _places_of(article, p)),
                 f"# line {p.line}: {o.note}" if o.note else "",
             ]
             claims.append((p.key, [b for b in block if b]))
@@ -241,7 +247,7 @@ def compose(article: Article, search: Search) -> Composed:
                             f"label = {_s(label(_claim_label(p), p.line))}",
                             *_placement(extra, names),
                             f"printed = {_rows(p.rows)}",
-                            *_line(p.line),
+                            *_line(p.line, _places_of(article, p)),
                         ],
                     )
                 )
@@ -250,20 +256,28 @@ def compose(article: Article, search: Search) -> Composed:
         if parse_target(p.rows, p.decimals) is None:
             text = " ".join(" ".join(r) for r in p.rows)
             out.unread.append(
-                Unread(p.label, p.line, text, "its printed values are not all numbers")
+                Unread(
+                    p.label,
+                    p.line,
+                    text,
+                    "its printed values are not all numbers",
+                    _places_of(article, p),
+                )
             )
             continue
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
         candidates = tuple(render(c, names) for c in o.candidates)
-        out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
+        out.unmapped.append(
+            Unmapped(p.label, p.line, p.size, o.note, candidates, _places_of(article, p))
+        )
         block = [
             "[[claims]]",
             f"label = {_s(label(_claim_label(p), p.line))}",
             'step = "?"',
             f"printed = {_rows(p.rows)}",
             *([f"decimals = {p.decimals}"] if p.decimals is not None else []),
-            *_line(p.line),
+            *_line(p.line, _places_of(article, p)),
             f"# line {p.line}: {o.note}",
         ]
         for c in candidates:
@@ -281,9 +295,28 @@ def compose(article: Article, search: Search) -> Composed:
     return out
 
 
-def _line(line: int) -> list[str]:
-    """``source_line = N`` when the line is known."""
-    return [f"source_line = {line}"] if line >= 1 else []
+def _line(line: int, places: tuple[Place, ...] = ()) -> list[str]:
+    """``source_line = N`` when the line is known, and ``places`` when they are."""
+    out = [f"source_line = {line}"] if line >= 1 else []
+    if places:
+        out.append(places_key(places))
+    return out
+
+
+def _places_of(article: Article, p: Printing | Display) -> tuple[Place, ...]:
+    """The places of a printing's entries, one per entry (none if they are not known).
+
+    A printing the reader found carries its places. A value a code cell printed
+    (found by the code's translation, with the file line of each row) is placed on
+    those lines; its columns are read from that one line of the file.
+    """
+    size = sum(len(r) for r in p.rows)
+    if len(p.places) == size:
+        return p.places
+    lines = p.lines if isinstance(p, Printing) else (p.line,) * len(p.rows)
+    if p.places or len(lines) != len(p.rows) or not all(n >= 1 for n in lines):
+        return ()
+    return output_places(article.text, lines, p.rows, p.cell)
 
 
 def _claim_label(p: Printing) -> str:
@@ -339,11 +372,17 @@ def _display_claims(
         try:
             latexmath.parse(expression, where="expression")
         except ExpressionError as e:
-            out.unread.append(Unread(d.label, d.line, expression, str(e)))
+            out.unread.append(Unread(d.label, d.line, expression, str(e), _places_of(article, d)))
             continue
         if parse_target(d.rows) is None:
             out.unread.append(
-                Unread(d.label, d.line, expression, "its printed value cannot be read")
+                Unread(
+                    d.label,
+                    d.line,
+                    expression,
+                    "its printed value cannot be read",
+                    _places_of(article, d),
+                )
             )
             continue
         links.setdefault(d.chain or f"display {d.key}", []).append((d, expression))
@@ -366,7 +405,7 @@ def _display_claims(
                 f"{_s(k)} = {_s(f'{names[key]}[{i}, {j}]')}" for k, (key, i, j) in sources.items()
             )
             block.append(f"stands_for = {{ {pairs} }}")
-        block.append(f"source_line = {d.line}")
+        block.extend(_line(d.line, _places_of(article, d)))
         claims.append((d.key, block))
         shown.add((d.cell, d.line, d.rows))
         result = next(
@@ -381,7 +420,7 @@ def _display_claims(
                         f"label = {_s(label(d.label + ' (result)', d.line))}",
                         *_placement(result.placement, names),
                         f"printed = {_rows(d.rows)}",
-                        *_line(d.line),
+                        *_line(d.line, _places_of(article, d)),
                         f"# line {d.line}: {result.note}",
                     ],
                 )
@@ -399,7 +438,7 @@ def _display_claims(
                         f"label = {_s(label(d.label + ' (product)', d.line))}",
                         f"expression = {_s(text)}",
                         f"printed = {_s(printed)}",
-                        *_line(d.line),
+                        *_line(d.line, _places_of(article, term)),
                         f"# line {d.line}: a term of the dot product written out",
                     ],
                 )
@@ -436,7 +475,7 @@ def _sums(article: Article, outcomes: list[Outcome], label: _Labels) -> list[tup
                     f"label = {_s(label(p.label + ' (of the lines above)', p.line))}",
                     f"expression = {_s(expression)}",
                     f"printed = {_s(p.rows[0][0])}",
-                    *_line(p.line),
+                    *_line(p.line, _places_of(article, p)),
                     f"# line {p.line}: the sum of the {len(run)} results printed just above",
                 ],
             )

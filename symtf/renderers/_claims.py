@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
+from symtf.place import Place
 
 #: The kinds of claim, as the JSON contract names them.
 KINDS = ("number", "word", "tokens", "expression")
@@ -41,17 +42,24 @@ class Located:
     position: int = 0  # which of the claim's checks, in order (the printed values' order)
 
     @property
+    def place(self) -> Place | None:
+        """Where this number stands in the article, when the claim records its places."""
+        return place_of(self.result, self.check, self.position)
+
+    @property
     def line(self) -> int | None:
         """The line of the claim's ``[[claims]]`` header, if the file has one (for an article
         checked as it stands, the article line the number was printed on)."""
         if self.derivation.article is not None:
-            return self.result.claim.source_line
+            return self.source_line
         return self.result.claim.line
 
     @property
     def source_line(self) -> int | None:
-        """The article line the number was printed on, when the claim records it."""
-        return self.result.claim.source_line
+        """The article line the number was printed on, when the claim records it: the
+        number's own line when its place is known, else the claim's ``source_line``."""
+        place = self.place
+        return place.line if place is not None else self.result.claim.source_line
 
     @property
     def printed_line(self) -> int | None:
@@ -62,11 +70,30 @@ class Located:
         """
         claim = self.result.claim
         if self.derivation.article is not None:
-            return claim.source_line
+            return self.source_line
         rows = claim.printed_lines
         if claim.printed and len(rows) == len(claim.printed):
             return rows[min(self.position // len(claim.printed[0]), len(rows) - 1)]
         return rows[0] if rows else claim.line
+
+
+def place_of(result: ClaimResult, check: Check, position: int) -> Place | None:
+    """The place of a claim's ``position``-th check, if the claim records its places.
+
+    The checks of a claim come in the order of its printed entries; a check whose
+    printed string is not the entry at its position (a reduced claim's one check) is
+    placed at the first entry printed as it is.
+    """
+    places = result.claim.places
+    if not places:
+        return None
+    printed = [p.text for row in result.claim.printed for p in row]
+    if len(places) != max(len(printed), 1):
+        return None
+    if not printed or (position < len(printed) and printed[position] == check.printed):
+        return places[min(position, len(places) - 1)]
+    k = next((k for k, text in enumerate(printed) if text == check.printed), None)
+    return places[k] if k is not None else places[0]
 
 
 def located(report: Report) -> Iterator[Located]:

@@ -1,4 +1,4 @@
-"""GitHub Actions workflow commands: each off number annotates its line of the derivation.
+"""GitHub Actions workflow commands: each off number annotates its line (and columns) of the file.
 
 ``symtf check --format github`` prints one ``::error`` line per slip or wrong
 number, a ``::warning`` per undecided one and an ``::error`` per file that could
@@ -24,11 +24,24 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(level: str, message: str, *, file: str, line: int | None, title: str) -> str:
-    """One workflow command line (``::error file=…,line=…,title=…::message``)."""
+def command(
+    level: str,
+    message: str,
+    *,
+    file: str,
+    line: int | None,
+    title: str,
+    col: int | None = None,
+    end_column: int | None = None,
+) -> str:
+    """One workflow command line (``::error file=…,line=…,col=…,title=…::message``)."""
     props = [f"file={escape_property(visible(file))}"]
     if line is not None:
         props.append(f"line={line}")
+        if col is not None:
+            props.append(f"col={col}")
+            if end_column is not None:
+                props.append(f"endColumn={end_column}")
     props.append(f"title={escape_property(visible(title))}")
     return f"::{level} {','.join(props)}::{escape_data(visible(message))}"
 
@@ -45,7 +58,20 @@ def render(report: Report) -> str:
         else:
             continue
         title = f"symtf: {c.claim} is {c.verdict}"
-        out.append(command(level, one_line(c), file=x.file, line=x.printed_line, title=title))
+        line, place = x.printed_line, x.place
+        col = place.column if place is not None and place.line == line else None
+        end = place.end_column if col is not None and place is not None else None
+        out.append(
+            command(
+                level,
+                one_line(c),
+                file=x.file,
+                line=line,
+                title=title,
+                col=col,
+                end_column=end,
+            )
+        )
     for e in report.errors:
         out.append(
             command(

@@ -31,7 +31,7 @@ from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.checking.verdict import rational_text
 from symtf.errors import SymtfError
 from symtf.numbers import format_fixed, parse_printed
-from symtf.renderers._claims import kind, located
+from symtf.renderers._claims import kind, located, place_of
 
 #: Version of the JSON contract written by :func:`report_dict`.
 CONTRACT = 1
@@ -128,6 +128,7 @@ def check_dict(
     path: str | None = None,
     printed_line: int | None = None,
     line: int | None = None,
+    position: int = 0,
 ) -> dict[str, Any]:
     """One check as a JSON object.
 
@@ -137,6 +138,10 @@ def check_dict(
         path: The derivation file (adds ``file``).
         printed_line: The line the number was printed on (see ``Located.printed_line``).
         line: The claim's line where it is not the claim's own (an article's claims).
+        position: Which of the claim's checks it is (its printed entry's place in order):
+            a claim that records its places gives this number's own ``source_line``,
+            ``source_column``, ``source_end_column`` and, in a notebook, ``cell``,
+            ``cell_line``, ``cell_column`` and ``cell_output``.
     """
     claim_kind = kind(result) if result is not None else None
     d: dict[str, Any] = {
@@ -157,7 +162,10 @@ def check_dict(
     if result is not None:
         d["line"] = line if line is not None else result.claim.line
         d["printed_line"] = printed_line if printed_line is not None else d["line"]
-        if result.claim.source_line is not None:
+        place = place_of(result, c, position)
+        if place is not None:
+            d.update(place.fields())
+        elif result.claim.source_line is not None:
             d["source_line"] = result.claim.source_line
     d.update(_extra_fields(c.extra))
     return d
@@ -169,7 +177,7 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
         "path": d.path,
         "title": d.title,
         "checks": [
-            check_dict(x.check, x.result, x.file, x.printed_line, x.line)
+            check_dict(x.check, x.result, x.file, x.printed_line, x.line, x.position)
             for x in located(Report((d,)))
         ],
         "counts": d.counts,
@@ -183,7 +191,15 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
 
 
 def _unchecked(u: Any) -> dict[str, Any]:
-    """A printed claim an article's draft could not check: no step explains it, or unreadable."""
+    """A printed claim an article's draft could not check: no step explains it, or unreadable.
+
+    Where the reader knows them, the places of its numbers: the first one's fields
+    beside ``source_line``, and every one in ``places``.
+    """
+    places = tuple(getattr(u, "places", ()) or ())
+    where: dict[str, Any] = {}
+    if places:  # source_line and the columns beside it are the first number's
+        where = {**places[0].fields(), "places": [p.fields() for p in places]}
     if hasattr(u, "reason"):
         return {
             "claim": u.label,
@@ -191,7 +207,7 @@ def _unchecked(u: Any) -> dict[str, Any]:
             "why": "unread",
             "text": u.text,
             "reason": u.reason,
-        }
+        } | where
     return {
         "claim": u.label,
         "source_line": u.line,
@@ -199,7 +215,7 @@ def _unchecked(u: Any) -> dict[str, Any]:
         "numbers": u.size,
         "reason": u.note,
         "candidates": list(u.candidates),
-    }
+    } | where
 
 
 def report_dict(report: Report) -> dict[str, Any]:

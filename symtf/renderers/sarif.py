@@ -3,7 +3,9 @@
 Each result names a rule (``slip``, ``wrong``, ``undecided``, ``bad-input``),
 a level (``error`` for what makes ``symtf check`` fail, ``warning`` for an
 undecided number) and the derivation file and line of the claim, so a code
-scanning service annotates the line where the number was printed.
+scanning service annotates the line where the number was printed. For an
+article, the region is the number itself: its own line and, where the reader
+knows them, its columns (counted in Unicode code points, as the run says).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from urllib.parse import quote
 
 from symtf import __version__
 from symtf.checking.report import FAILING, Report
+from symtf.place import Place
 from symtf.renderers._claims import error_line, located, one_line
 from symtf.renderers._control import visible
 
@@ -36,20 +39,27 @@ def _uri(path: str) -> str:
     return quote(p.as_posix())
 
 
-def _location(path: str, line: int | None) -> dict[str, Any]:
+def _location(path: str, line: int | None, place: Place | None = None) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(path)}}
     if line is not None:
-        physical["region"] = {"startLine": line}
+        region: dict[str, Any] = {"startLine": line}
+        if place is not None and place.line == line and place.column is not None:
+            region["startColumn"] = place.column
+            if place.end_column is not None:
+                region["endColumn"] = place.end_column
+        physical["region"] = region
     return {"physicalLocation": physical}
 
 
-def _result(rule: str, level: str, message: str, path: str, line: int | None) -> dict[str, Any]:
+def _result(
+    rule: str, level: str, message: str, path: str, line: int | None, place: Place | None = None
+) -> dict[str, Any]:
     return {
         "ruleId": rule,
         "ruleIndex": [r for r, _ in RULES].index(rule),
         "level": level,
         "message": {"text": visible(message)},
-        "locations": [_location(path, line)],
+        "locations": [_location(path, line, place)],
     }
 
 
@@ -59,25 +69,29 @@ def report_dict(report: Report) -> dict[str, Any]:
     for x in located(report):
         c = x.check
         if c.verdict in FAILING:
-            results.append(_result(c.verdict, "error", one_line(c), x.file, x.printed_line))
+            level = "error"
         elif c.verdict in ("undecided", "symbolic"):
-            results.append(_result(c.verdict, "warning", one_line(c), x.file, x.printed_line))
+            level = "warning"
+        else:
+            continue
+        results.append(_result(c.verdict, level, one_line(c), x.file, x.printed_line, x.place))
     for e in report.errors:
         results.append(_result("bad-input", "error", e.error, e.path, error_line(e.error)))
     rules = [
         {"id": rule, "shortDescription": {"text": text}, "fullDescription": {"text": text}}
         for rule, text in RULES
     ]
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": "symtf", "version": __version__, "rules": rules}},
-                "results": results,
-            }
-        ],
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "symtf", "version": __version__, "rules": rules}},
+        "results": results,
     }
+    if any(
+        "startColumn" in loc["physicalLocation"].get("region", {})
+        for r in results
+        for loc in r["locations"]
+    ):
+        run["columnKind"] = "unicodeCodePoints"  # the reader counts columns in code points
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def render(report: Report) -> str:

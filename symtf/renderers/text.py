@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
+from symtf.renderers._claims import located
 from symtf.renderers._wording import depends_words, symbolic_detail
 from symtf.renderers.safe import line as _safe
 
@@ -105,20 +106,24 @@ def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
 
 
 def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
-    """An article checked as it stands: one line per article line, then the numbers that are off."""
+    """An article checked as it stands: one line per article line, then the numbers that are off.
+
+    Each number sits on its own line: a matrix or a displayed chain spread over several
+    lines is reported on each of them.
+    """
     order = {"wrong": 0, "undecided": 1, "slip": 2, "symbolic": 3, "rounded": 4, "exact": 5}
-    by_line: dict[int, list[ClaimResult]] = {}
-    for r in d.results:
-        by_line.setdefault(r.claim.source_line or 0, []).append(r)
+    by_line: dict[int, list[tuple[ClaimResult, Check]]] = {}
+    for x in located(Report((d,))):
+        by_line.setdefault(x.source_line or 0, []).append((x.result, x.check))
     out = []
     for line in sorted(by_line):
-        results = by_line[line]
-        checks = [c for r in results for c in r.checks]
+        entries = by_line[line]
+        checks = [c for _, c in entries]
         worst = min((c.verdict for c in checks), key=order.__getitem__, default="exact")
         counts: dict[str, int] = {}
         for c in checks:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
-        label = _safe(results[0].claim.label)
+        label = _safe(entries[0][0].claim.label)
         label = label if len(label) <= width else label[: width - 1] + "…"
         where = f"line {line}" if line else "—"
         head = f"  {_MARK[worst]:<5} {where:<10} {label:<{width}} "
@@ -128,16 +133,15 @@ def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
             else f"{len(checks)} numbers: {_summary(counts)}"
         )
         out.append(head)
-        for r in results:
-            for c in r.checks:
-                if c.verdict in ("exact", "rounded"):
-                    continue
-                what = (
-                    _safe(r.claim.expression)
-                    if r.claim.expression
-                    else f"{_safe(r.claim.label)}{_where(c)}"
-                )
-                out.append(f"        {what}: {_entry_text(c)}")
+        for r, c in entries:
+            if c.verdict in ("exact", "rounded"):
+                continue
+            what = (
+                _safe(r.claim.expression)
+                if r.claim.expression
+                else f"{_safe(r.claim.label)}{_where(c)}"
+            )
+            out.append(f"        {what}: {_entry_text(c)}")
     return out
 
 

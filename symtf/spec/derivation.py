@@ -35,6 +35,7 @@ from symtf.numbers import (
 from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
+from symtf.place import Place
 
 # The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
 # that seq2seq and generate need not import this module); their names stay importable here.
@@ -57,6 +58,7 @@ from symtf.spec.model import (
     Standalone,
     parse_generate,
 )
+from symtf.spec.places import read_places
 from symtf.spec.symbols import NAME as SYMBOL_NAME
 from symtf.spec.symbols import SymbolSpec, check_used, make, reading
 from symtf.spec.symbols import parse as parse_table
@@ -136,6 +138,8 @@ class Claim:
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
+    #: Where each printed entry stands in the article, row by row (``places``; drafts).
+    places: tuple[Place, ...] = ()
     line: int | None = None  # 1-based line of the claim's ``[[claims]]`` header, if it has one
     #: Line of each printed row when the rows could be told apart, else of ``printed =``.
     printed_lines: tuple[int, ...] = ()
@@ -1025,6 +1029,8 @@ def _claim(
     computed_in = _computed_in(r, "computed_in", name)
     feeds = r.boolean("feeds", False)
     source_line = r.integer("source_line", lo=1, hi=10_000_000)
+    count = sum(len(row_) for row_ in printed) if printed else 1
+    places = read_places(r.get("places"), f"{where}.places", count)
     _done(r, name)
     stated = decimals is not None
     if printed and decimals is None:
@@ -1054,4 +1060,5 @@ def _claim(
         feeds=feeds,
         match_literals=match_literals,
         source_line=source_line,
+        places=places,
     )

@@ -1,0 +1,41 @@
+"""Reading an article: every printed number, matrix and displayed line, each with its place.
+
+- :mod:`symtf.draft.read.source`: texts that keep the place of every character.
+- :mod:`symtf.draft.read.notebook`: notebooks through nbformat, places from the raw JSON.
+- :mod:`symtf.draft.read.segments`: an article cut into maths and prose segments.
+- :mod:`symtf.draft.read.maths` and :mod:`symtf.draft.read.prose`: the values of one
+  segment (:class:`Found`), each entry with its :class:`~symtf.place.Place`.
+- :mod:`symtf.draft.read.extract`: the whole article; :mod:`symtf.draft.read.toml`: a
+  draft derivation of it (``symtf extract``).
+"""
+
+from __future__ import annotations
+
+from symtf.draft.read.extract import (
+    MAX_ARTICLE_BYTES,
+    extract,
+    extract_text,
+    output_places,
+    read_article_text,
+    segments,
+    statements,
+)
+from symtf.draft.read.items import Found, Segment
+from symtf.draft.read.notebook import notebook_cells
+from symtf.draft.read.toml import draft_toml
+from symtf.place import Place
+
+__all__ = [
+    "MAX_ARTICLE_BYTES",
+    "Found",
+    "Place",
+    "Segment",
+    "draft_toml",
+    "extract",
+    "extract_text",
+    "notebook_cells",
+    "output_places",
+    "read_article_text",
+    "segments",
+    "statements",
+]

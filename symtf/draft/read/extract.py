@@ -1,0 +1,208 @@
+r"""Find the numbers an article prints, each with its place.
+
+Reads an article — Markdown (``.md``), plain text, LaTeX (``.tex``) or a Jupyter
+notebook (``.ipynb``: markdown cells and the plain-text outputs of code cells) —
+and finds:
+
+* every printed matrix, vector and number in its maths (``bmatrix``,
+  ``pmatrix``, ``array`` bodies, bracketed lists ``[0.1, 1.1]``), in Markdown
+  tables, and in notebook outputs (``array([[…]])``, ``tensor([[…]])``), each
+  with its nearest label (``Q_1 =``, a bold name, the variable the code cell
+  printed, or the heading above it);
+* every displayed arithmetic line (``5.652 + 5.652 + 10.068 = 21.372``,
+  ``\sqrt{2}\approx 1.414``), as an expression and the value it prints.
+
+:func:`extract` returns :class:`~symtf.draft.read.items.Found` records, each
+entry with its :class:`~symtf.place.Place`. The printed strings are kept
+verbatim. Nothing here evaluates anything: the expressions are only parsed
+(safely, by :mod:`symtf.language.latexmath`) to be sure they are well formed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from symtf.draft.read.items import Found, Rows, Segment, split_top
+from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
+from symtf.draft.read.prose import text_items
+from symtf.draft.read.segments import file_text, notebook_segments, text_segments
+from symtf.draft.read.source import Frame, LineIndex, Text, locate
+from symtf.errors import SpecError
+from symtf.place import Place
+
+__all__ = [
+    "MAX_ARTICLE_BYTES",
+    "extract",
+    "extract_text",
+    "output_places",
+    "read_article_text",
+    "segments",
+    "statements",
+]
+
+#: Largest article read, in bytes.
+MAX_ARTICLE_BYTES = 5_000_000
+
+_FILLER = {
+    "is", "are", "of", "the", "a", "an", "so", "only", "its", "gives", "and", "was", "be",
+}  # fmt: skip
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
+def segments(
+    text: str, kind: str = "md", *, path: str = "<text>", outputs: bool = True
+) -> list[Segment]:
+    """An article's maths and prose segments, aligned rows split out, continued displays joined.
+
+    ``outputs``: read the outputs of a notebook's code cells too.
+
+    Raises:
+        SpecError: A notebook that is not one (naming the cell and the field).
+    """
+    if kind == "ipynb":
+        raw = notebook_segments(text, path, outputs=outputs)
+    else:
+        raw = text_segments(file_text(text))
+    return maths_segments(raw)
+
+
+def extract_text(
+    text: str, kind: str = "md", *, path: str = "<text>", outputs: bool = True
+) -> list[Found]:
+    """Find every printed value in an article's text; see the module docstring.
+
+    Args:
+        text: The article.
+        kind: ``"md"``, ``"txt"``, ``"tex"`` or ``"ipynb"``.
+        path: The article's name, for error messages.
+        outputs: Read the outputs of a notebook's code cells too.
+    """
+    segs = segments(text, kind, path=path, outputs=outputs)
+    found: list[Found] = []
+    for k, seg in enumerate(segs):
+        before = segs[k - 1] if k else None
+        if seg.math and before is not None and not before.math:
+            lines = before.text.text.splitlines()
+            words = [
+                w for w in _WORD.findall(lines[-1] if lines else "") if w.lower() not in _FILLER
+            ]
+            if words:
+                seg.extra["prose_label"] = words[-1]
+        items = math_items(seg) if seg.math else text_items(seg)
+        # a chain is one statement of one segment: several on a line are several chains
+        found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
+    return found + _rows_of_arrows(found)
+
+
+def statements(
+    text: str, kind: str = "md", *, path: str = "<text>"
+) -> list[tuple[int, int | None, str]]:
+    """Every maths statement of an article, for readers of its equations.
+
+    Returns ``(line, cell, text)`` for each top-level statement of a maths span
+    (``S_1 = \\frac{Q_1K_1^T}{\\sqrt{2}} = …``) and for each line of plain text,
+    in the article's order. Nothing is parsed beyond splitting.
+    """
+    out: list[tuple[int, int | None, str]] = []
+    for seg in segments(text, kind, path=path, outputs=False):
+        if seg.extra.get("output"):
+            continue
+        if seg.math:
+            for st in split_top(seg.text.text, STATEMENT_SEPARATORS):
+                out.append((seg.line, seg.cell, st))
+        else:
+            for k, line in enumerate(seg.text.text.splitlines()):
+                if line.strip():
+                    out.append((seg.line + k, seg.cell, line.strip()))
+    return out
+
+
+def _rows_of_arrows(found: list[Found]) -> list[Found]:
+    """Consecutive lines ``A → B: … ≈ 0.264``, ``A → C: … ≈ 0.264`` print the row of A."""
+    out: list[Found] = []
+    run: list[Found] = []
+
+    def close() -> None:
+        if len(run) >= 2:
+            head = run[0].label.split("→")[0].strip()
+            row = tuple(f.rows[0][0] for f in run)
+            out.append(
+                Found(
+                    "vector",
+                    f"{head} →",
+                    run[0].line,
+                    (row,),
+                    cell=run[0].cell,
+                    context=run[0].context,
+                    places=tuple(f.places[0] for f in run if f.places),
+                )
+            )
+        run.clear()
+
+    for f in found:
+        if f.kind == "arithmetic" and "→" in f.label and f.shape == (1, 1):
+            if run and (
+                f.line != run[-1].line + 1 or f.label.split("→")[0] != run[0].label.split("→")[0]
+            ):
+                close()
+            run.append(f)
+        elif not run or f.line != run[-1].line:
+            close()
+    close()
+    return out
+
+
+def read_article_text(path: str | Path) -> str:
+    """An article file's text: a regular UTF-8 file of at most :data:`MAX_ARTICLE_BYTES`.
+
+    Raises:
+        SpecError: The file is missing, not a regular file, too large, or not UTF-8.
+    """
+    from symtf import files
+
+    p = Path(path)
+    if p.is_dir():
+        raise SpecError(f"{path}: expected an article file, found a folder")
+    if not p.exists():
+        raise SpecError(f"{path}: expected an article file, found nothing")
+    return files.read_text(p, MAX_ARTICLE_BYTES, name=str(path), what="an article")
+
+
+def extract(path: str | Path) -> list[Found]:
+    """Read an article file (``.md``, ``.txt``, ``.tex``, ``.ipynb``) and find its printed values.
+
+    Raises:
+        SpecError: The file is missing, not a regular file, too large, or not UTF-8.
+    """
+    text = read_article_text(path)
+    suffix = Path(path).suffix.lower().lstrip(".")
+    kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
+    return extract_text(text, kind, path=str(path))
+
+
+@functools.lru_cache(maxsize=2)
+def _frame(text: str) -> Frame:
+    return Frame(LineIndex(text))
+
+
+def output_places(
+    text: str, lines: Sequence[int], rows: Rows, cell: int | None
+) -> tuple[Place, ...]:
+    """The places of rows a code cell printed, each row on its file line ``lines[r]``.
+
+    The code's translation knows the file line of each printed row (for a notebook,
+    the raw JSON line that holds it); each entry is found on that one line, in order.
+    """
+    frame = _frame(text)
+    out: list[Place] = []
+    for line, row in zip(lines, rows, strict=True):
+        a, b = frame.file.start(line), frame.file.start(line + 1)
+        found = locate(Text.of(text[a:b], frame, a), 0, b - a, row)
+        if cell is not None:
+            found = tuple(Place(p.line, p.column, p.end_column, cell, output=True) for p in found)
+        out.extend(found)
+    return tuple(out)

@@ -1,0 +1,375 @@
+r"""The printed values of one maths span: matrices, vectors, numbers and displayed arithmetic.
+
+A maths span (``$…$``, a display, an ``equation``/``align`` environment) is
+split into statements (``Q_1=…, K_1=…``), each statement into the links of its
+chain (``a = b \approx c``); each link is read as a label, a number, a matrix
+or arithmetic on literals. Every value keeps the place of each of its entries.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from symtf.draft.read.items import (
+    Found,
+    Rows,
+    Segment,
+    is_arithmetic,
+    label_of,
+    matrix_rows,
+    numeric_cell,
+    places_in,
+    split_top_at,
+)
+from symtf.draft.read.source import Text
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+
+__all__ = ["STATEMENT_SEPARATORS", "math_items", "maths_segments"]
+
+#: What separates two statements in one maths span: ``Q_1=…, K_1=…``, ``a = 1 \\qquad b = 2``,
+#: a line break ``\\\\`` outside an environment.
+STATEMENT_SEPARATORS = (
+    "\\Rightarrow",
+    "\\Longrightarrow",
+    "\\qquad",
+    "\\quad",
+    "\\\\",
+    ";",
+    "\\implies",
+    ",",
+)
+_RELATIONS = ("\\approx", "≈", "=", "\\simeq")
+
+_IMPLICIT_SCALE = re.compile(r"(?<![\w.^_{}\]])(\d+\.\d+)\s*\[")
+_ARROWS = ("\\to", "\\rightarrow", "\\mapsto", "→", "\\longrightarrow")
+_TERM = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+_FRACTION = re.compile(r"\s*\d+\s*/\s*\d+\s*")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+
+
+class _Statement:
+    """One statement of a maths span, as a text with places, and what it makes."""
+
+    def __init__(self, seg: Segment, text: Text, place: int, context: str) -> None:
+        self.seg = seg
+        self.text = text
+        self.place = place
+        self.context = context
+        self.out: list[Found] = []
+
+    def found(
+        self,
+        kind: str,
+        label: str,
+        rows: Rows,
+        span: tuple[int, int],
+        *,
+        from_end: bool = False,
+        expression: str | None = None,
+        latex: str | None = None,
+        chain: str = "",
+    ) -> None:
+        seg = self.seg
+        self.out.append(
+            Found(
+                kind,
+                label,
+                seg.line,
+                rows,
+                expression,
+                latex,
+                seg.cell,
+                self.context,
+                chain,
+                places_in(self.text, span[0], span[1], rows, from_end=from_end),
+            )
+        )
+
+
+def math_items(seg: Segment) -> list[Found]:
+    """Every printed value of a maths segment, each entry with its place."""
+    out: list[Found] = []
+    whole = seg.text
+    context = " ".join(whole.text.split())[:200]
+    statements = split_top_at(whole.text, STATEMENT_SEPARATORS)
+    # A comma inside a bracket list is not a separator (the list is one piece); a
+    # top-level comma splits "Q_1=…,K_1=…" into statements.
+    widths = {
+        len(rows[0])
+        for st, _ in statements
+        for piece, _ in split_top_at(st, ("=",))[1:]
+        if (rows := matrix_rows(piece)) is not None and len(rows) == 1
+    }
+    for place, (raw, at) in enumerate(statements):
+        # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
+        text = whole[at : at + len(raw)].sub(_IMPLICIT_SCALE, r"\1\\times[")
+        st = _Statement(seg, text, place, context)
+        _statement_items(st, widths)
+        out.extend(st.out)
+    return out
+
+
+def _statement_items(s: _Statement, widths: set[int]) -> None:
+    seg, text = s.seg, s.text.text
+    if _arrow_items(s):  # "[0.243, -1.213] \\to [0.243, 0]": a row before and after a step
+        return
+    chain = split_top_at(text, _RELATIONS)
+    if not chain:
+        return
+    pieces = [p for p, _ in chain]
+    spans = [(a, a + len(p)) for p, a in chain]
+    label = label_of(pieces[0]) if len(chain) > 1 else None
+    where = f"line {seg.line}"
+    if len(chain) > 1 and all(numeric_cell(p) is not None for p in pieces):
+        # "1.190 = 1.190": a number repeated as the result of a one-term sum
+        for piece, span in zip(pieces, spans, strict=True):
+            value = numeric_cell(piece) or ""
+            s.found("number", seg.extra.get("prose_label") or where, ((value,),), span)
+        return
+    last = pieces[-1]
+    last_rows = matrix_rows(last)
+    last_number = numeric_cell(last)
+    # Displayed arithmetic: every arithmetic piece of the chain against the printed end,
+    # and against each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``); the links
+    # before one printed result are one chain, one printed number.
+    if len(chain) > 1 and (last_number is not None or last_rows is not None):
+        ends: list[tuple[int, Rows]] = [
+            (k, ((cast(str, numeric_cell(p)),),))
+            for k, p in enumerate(pieces[1:-1], 1)
+            if numeric_cell(p) is not None
+        ]
+        ends.append(
+            (len(chain) - 1, last_rows if last_rows is not None else ((cast(str, last_number),),))
+        )
+        for end, printed in ends:
+            for piece in pieces[:end]:
+                if not is_arithmetic(piece):
+                    continue
+                expression = latexmath.to_plain(piece, where="arithmetic")
+                try:
+                    latexmath.parse(piece, where="arithmetic")
+                except ExpressionError:
+                    continue
+                s.found(
+                    "arithmetic",
+                    label or where,
+                    printed,
+                    spans[end],
+                    expression=expression,
+                    latex=piece,
+                    chain=f"{seg.cell}:{seg.line}:{s.place}:{end}",
+                )
+    for position, piece in enumerate(pieces[:-1]):
+        span = spans[position]
+        arithmetic = is_arithmetic(piece)
+        if not arithmetic and "[" in piece and re.search(r"[A-Za-z]", piece):
+            # "[1,0,1,0,0,0]W_Q^{(1)}": a printed row multiplied by a named matrix
+            _operand_vectors(s, piece, span[0], label)
+        if arithmetic:
+            _operand_vectors(s, piece, span[0], label)
+            if position > 0:  # "… = 0.01 + 1.21 = 1.22": the terms are printed results too
+                for m in _TERM.finditer(piece):
+                    s.found(
+                        "number",
+                        f"{label or where} (term)",
+                        ((m.group(),),),
+                        (span[0] + m.start(), span[0] + m.end()),
+                    )
+        if _FRACTION.fullmatch(piece):
+            s.found("number", label or where, ((piece.replace(" ", ""),),), span)
+    if len(chain) == 1 and numeric_cell(pieces[0]) is not None:
+        value = numeric_cell(pieces[0]) or ""
+        s.found("number", seg.extra.get("prose_label") or where, ((value,),), spans[0])
+    for k in range(1, len(chain)) if len(chain) > 1 else range(1):
+        piece = pieces[k]
+        rows = matrix_rows(piece)
+        if rows is None and len(widths) == 1:
+            rows = _dotted(piece, next(iter(widths)))
+        if rows is not None:
+            kind = "vector" if len(rows) == 1 and piece.strip().startswith("[") else "matrix"
+            s.found(kind, label or seg.heading or where, rows, spans[k])
+        elif k == len(chain) - 1 and len(chain) > 1 and last_number is not None and label:
+            s.found("number", label, ((last_number,),), spans[k])
+
+
+_DOTTED = re.compile(
+    r"^\[\s*([^,\[\]]+?)\s*,\s*(?:\\[lc]?dots|\\dotsc|…|\.\.\.)\s*,\s*([^,\[\]]+?)\s*\]$"
+)
+
+
+def _dotted(piece: str, width: int) -> Rows | None:
+    """``[0.1, \\dots, 0.1]`` beside vectors of ``width`` entries: ``width`` copies of 0.1.
+
+    Only a constant run is filled in (its first and last entries are one number), and
+    only when every other vector of the statement list has that one width.
+    """
+    m = _DOTTED.match(piece.strip())
+    if m is None:
+        return None
+    first, last = numeric_cell(m.group(1)), numeric_cell(m.group(2))
+    if first is None or first != last:
+        return None
+    return ((first,) * width,)
+
+
+def _arrow_items(s: _Statement) -> bool:
+    """``[a, b] \\to [c, d]``: every side is a printed vector (a row before and after a step)."""
+    sides = split_top_at(s.text.text, _ARROWS)
+    if len(sides) < 2:
+        return False
+    rows = [matrix_rows(side) for side, _ in sides]
+    if any(r is None or len(r) != 1 for r in rows):
+        return False
+    label = s.seg.extra.get("prose_label") or f"line {s.seg.line}"
+    for k, ((side, at), r) in enumerate(zip(sides, rows, strict=True)):
+        if r is not None:
+            what = "before" if k == 0 else "after"
+            s.found("vector", f"{label} ({what})", r, (at, at + len(side)))
+    return True
+
+
+_WEIGHTED = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:×|\\times|\*|·|\\cdot)?\s*\[[^\[\]]*\]\s*$")
+_PLUS_OUTSIDE = re.compile(r"\s*\+\s*(?![^\[]*\])")
+
+
+def weights(piece: str) -> tuple[str, ...] | None:
+    """The coefficients of a weighted sum of vectors, ``0.264×[2,2,1] + 0.471×[1,3,1]``."""
+    terms = _PLUS_OUTSIDE.split(piece.strip())
+    if len(terms) < 2:
+        return None
+    coefficients = []
+    for t in terms:
+        m = _WEIGHTED.match(t)
+        if m is None:
+            return None
+        coefficients.append(m.group(1))
+    return tuple(coefficients)
+
+
+def _operand_vectors(s: _Statement, piece: str, at: int, label: str | None) -> None:
+    """Vectors written out inside displayed arithmetic (``[0,1,1]+[0.1,0.1,0.1]``) are printed
+    too, and so are the weights of a weighted sum (``0.264×[2,2,1] + 0.471×[1,3,1]``)."""
+    name = label or f"line {s.seg.line}"
+    w = weights(piece)
+    if w is not None:
+        s.found("vector", f"{name} (weights)", (w,), (at, at + len(piece)))
+    for m in _BRACKETS.finditer(piece):
+        rows = matrix_rows(m.group(0))
+        if rows is not None and len(rows[0]) >= 2:
+            s.found("vector", f"{name} (operand)", rows, (at + m.start(), at + m.end()))
+
+
+# ----------------------------------------------------------------------------- aligned rows
+
+#: Environments whose rows are equations aligned at ``&`` (``&= 1.333 \\\\``).
+_ALIGNED = re.compile(
+    r"\\begin\{(aligned|alignedat|align\*?|eqnarray\*?|flalign\*?|gather\*?|gathered|split"
+    r"|multline\*?)\}(?:\{\d+\})?(?P<body>.*?)\\end\{\1\}",
+    re.S,
+)
+#: A row, or a display, that carries on the equation before it: ``&= 1.333``, ``$$= 13.520$$``.
+CARRIES_ON = re.compile(r"^\s*(?:=(?!=)|≈|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z]))")
+_ROW_TAGS = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])|\\(?:tag|label)\*?\{[^{}]*\}")
+_ROW_SPACING = re.compile(r"^\[[^\]]*\]")
+
+
+def _rows_of(body: str) -> list[tuple[int, int]]:
+    """The spans of an aligned body's rows (split at ``\\\\`` outside braces and environments)."""
+    rows: list[tuple[int, int]] = []
+    depth = env = start = 0
+    i = 0
+    while i <= len(body):
+        if i == len(body) or (depth == 0 and env == 0 and body.startswith("\\\\", i)):
+            rows.append((start, i))
+            start = i = i + 2
+            continue
+        if body.startswith("\\begin{", i):
+            env += 1
+        elif body.startswith("\\end{", i):
+            env -= 1
+        elif body[i] in "{[(":
+            depth += 1
+        elif body[i] in "}])":
+            depth -= 1
+        i += 1
+    return rows
+
+
+def _unaligned(seg: Segment) -> list[Segment]:
+    """An aligned environment's rows as statements of their own, each at its own line.
+
+    ``\\begin{aligned} \\mu &= \\frac{…}{3} \\\\ &= 1.333 \\end{aligned}`` is one equation
+    written on two rows: a row that starts with its relation carries on the row above,
+    and the joined equation is read at the line of its last row (where its result is
+    printed), as an equation continued under its ``=`` in plain text is. The ``&``
+    alignment marks outside matrices are dropped; other rows are separate statements.
+    """
+    whole = seg.text
+    m = _ALIGNED.search(whole.text)
+    if m is None:
+        return [seg]
+    out: list[Segment] = []
+    before, after = whole[: m.start()], whole[m.end() :]
+    offset = m.start("body")
+    groups: list[tuple[Text, int]] = []
+    for a, b in _rows_of(m.group("body")):
+        raw = whole[offset + a : offset + b]
+        row = raw.sub(_ROW_TAGS, "")
+        cells = [row[at : at + len(p)] for p, at in split_top_at(row.text, ("&",))]
+        text = Text.join(" ", cells, whole.frame).strip()
+        spacing = _ROW_SPACING.match(text.text)  # the spacing of "\\[4pt]"
+        if spacing:
+            text = text[spacing.end() :].strip()
+        if not text.text.strip():
+            continue
+        lead = len(raw.text) - len(raw.text.lstrip())
+        line = seg.line + whole.text[: offset + a + lead].count("\n")
+        if groups and CARRIES_ON.match(text.text):
+            groups[-1] = (groups[-1][0] + " " + text, line)
+        else:
+            groups.append((text, line))
+    if groups and before.text.strip():
+        groups[0] = (before.strip() + " " + groups[0][0], groups[0][1])
+    for text, line in groups:
+        out.append(Segment(text, line, True, seg.cell, seg.heading, seg.code_name, dict(seg.extra)))
+    if after.text.strip():
+        rest = Segment(
+            after, seg.line + whole.text[: m.end()].count("\n"), True, seg.cell, seg.heading
+        )
+        out.extend(_unaligned(rest))
+    return out
+
+
+def maths_segments(segments: list[Segment]) -> list[Segment]:
+    """The segments with aligned rows split out and continued displays joined.
+
+    A display that starts with its relation (``$$= [3.406, 4.406]$$`` under
+    ``$$[0.198(1) + …]$$``) carries on the maths span right before it (nothing but
+    white space between them): the two are read as one equation, at the later line.
+    """
+    out: list[Segment] = []
+    for seg in segments:
+        for part in _unaligned(seg) if seg.math else [seg]:
+            prev = out[-1] if out else None
+            if (
+                part.math
+                and prev is not None
+                and prev.math
+                and prev.cell == part.cell
+                and not prev.extra.get("output")
+                and CARRIES_ON.match(part.text.text)
+            ):
+                out[-1] = Segment(
+                    prev.text + " " + part.text.strip(),
+                    part.line,
+                    True,
+                    prev.cell,
+                    prev.heading,
+                    prev.code_name,
+                    dict(prev.extra),
+                )
+            else:
+                out.append(part)
+    return out

@@ -1,0 +1,478 @@
+"""The printed values of plain text: prose lines, tables, ASCII matrices, and code outputs.
+
+A prose segment is read line by line (an equation continued under its ``=`` on
+the lines below is one line): labelled numbers (``loss: 0.4581``), arithmetic
+chains (``0.1 + 0.2 = 0.3``), bracketed vectors, tuples, and decimals in
+sentences. Runs of ``|``-lines are Markdown tables or ASCII-art matrices. A code
+cell's output is read for the arrays it printed (``array([[…]])``,
+``tensor([…])``). Every entry keeps its place.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from symtf.draft.read.items import (
+    Found,
+    Rows,
+    Segment,
+    matrix_rows,
+    numeric_cell,
+    places_in,
+)
+from symtf.draft.read.maths import weights
+from symtf.draft.read.source import Text
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+from symtf.place import Place
+
+__all__ = ["output_items", "text_items"]
+
+
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of a text's lines (without their line breaks)."""
+    out = []
+    at = 0
+    for ln in text.splitlines(keepends=True):
+        body = ln.rstrip("\r\n")
+        out.append((at, at + len(body)))
+        at += len(ln)
+    return out
+
+
+def text_items(seg: Segment) -> list[Found]:
+    """Every printed value of a prose segment (or of a code output)."""
+    if seg.extra.get("output"):
+        return output_items(seg)
+    out: list[Found] = []
+    spans = _line_spans(seg.text.text)
+    lines = [seg.text.text[a:b] for a, b in spans]
+    k = 0
+    while k < len(lines):
+        if _ascii_blocks(lines[k]):
+            start = k
+            while k < len(lines) and _ascii_blocks(lines[k]):
+                k += 1
+            header = lines[start - 1] if start > 0 else ""
+            out.extend(_ascii_matrices(seg, spans[start:k], header, start))
+            continue
+        if lines[k].strip().startswith("|"):
+            start = k
+            while k < len(lines) and lines[k].strip().startswith("|"):
+                k += 1
+            table = _markdown_table(lines[start:k])
+            if table is not None:
+                label, rows = table
+                line = seg.line + start
+                out.append(
+                    Found(
+                        "matrix",
+                        label or f"line {line}",
+                        line,
+                        rows,
+                        cell=seg.cell,
+                        context=lines[start].strip()[:200],
+                        places=places_in(seg.text, spans[start][0], spans[k - 1][1], rows),
+                    )
+                )
+            continue
+        j = k + 1
+        while j < len(lines) and _continues(lines, k, j):
+            j += 1
+        if j > k + 1:  # an equation continued on the lines below it: read as one line
+            parts = [seg.text[a:b].strip() for a, b in spans[k:j]]
+            joined = Text.join(" ", parts, seg.text.frame)
+            out.extend(_line_items(joined, seg.line + j - 1, seg))
+        else:
+            a, b = spans[k]
+            out.extend(_line_items(seg.text[a:b], seg.line + k, seg))
+        k = j
+    return out
+
+
+#: A line that carries on the equation above it: ``     = 1.0 / 4`` (not a rule ``====``).
+_CONTINUATION = re.compile(r"^\s*(?:=(?!=)|≈)\s*\S")
+
+
+def _continues(lines: list[str], first: int, at: int) -> bool:
+    """Whether ``lines[at]`` continues the equation begun at ``lines[first]``.
+
+    Hand-worked arithmetic in a code block is often aligned under its ``=``::
+
+        mean = (0.1 + 0.3 + (-0.2) + 0.8) / 4
+             = 1.0 / 4
+             = 0.25
+
+    A continuation starts with ``=`` or ``≈`` and the equation it continues has one.
+    """
+    return bool(_CONTINUATION.match(lines[at])) and any(
+        ("=" in ln or "≈" in ln) for ln in lines[first:at]
+    )
+
+
+_ASCII_BLOCK = re.compile(r"\|\s*((?:[-−]?\d+(?:\.\d+)?\s+)*[-−]?\d+(?:\.\d+)?)\s*\|")
+
+
+def _ascii_blocks(line: str) -> list[re.Match[str]]:
+    """The ``| 1 0 1 |`` blocks of a line of an ASCII-art matrix (two or more numbers each)."""
+    blocks = list(_ASCII_BLOCK.finditer(line))
+    return [b for b in blocks if len(b.group(1).split()) >= 2] if blocks else []
+
+
+def _ascii_matrices(
+    seg: Segment, spans: list[tuple[int, int]], header: str, offset: int
+) -> list[Found]:
+    """Matrices drawn side by side with ``|`` rules, labelled by ``X =`` before or above them."""
+    block = [seg.text.text[a:b] for a, b in spans]
+    per_line = [_ascii_blocks(ln) for ln in block]
+    width = max(len(b) for b in per_line)
+    names = re.findall(r"([A-Za-z_][\w^()]*)\s*=", header) if header.strip().endswith("=") else []
+    out = []
+    for j in range(width):
+        rows: list[tuple[str, ...]] = []
+        places: list[Place] = []
+        for (a, _b), bl in zip(spans, per_line, strict=True):
+            if len(bl) > j:
+                row = tuple(c.replace("−", "-") for c in bl[j].group(1).split())
+                rows.append(row)
+                places.extend(places_in(seg.text, a + bl[j].start(1), a + bl[j].end(1), (row,)))
+        if not rows or len({len(r) for r in rows}) != 1:
+            continue
+        lead = block[0][: per_line[0][0].start()].strip() if j == 0 and per_line[0] else ""
+        m = re.fullmatch(r"([A-Za-z_][\w^()]*)\s*=", lead)
+        label = m.group(1) if m else (names[j] if j < len(names) else f"line {seg.line + offset}")
+        line = seg.line + offset
+        out.append(
+            Found(
+                "matrix",
+                label,
+                line,
+                tuple(rows),
+                cell=seg.cell,
+                context=block[0].strip()[:200],
+                places=tuple(places),
+            )
+        )
+    return out
+
+
+_RULE_CELL = re.compile(r":?-{2,}:?")
+
+
+def _markdown_table(block: list[str]) -> tuple[str | None, Rows] | None:
+    rows = [[c.strip().strip("*") for c in ln.strip().strip("|").split("|")] for ln in block]
+    rows = [r for r in rows if not all(_RULE_CELL.fullmatch(c) for c in r)]
+    numeric = []
+    label = None
+    for r in rows:
+        cells = [numeric_cell(c) for c in r]
+        if all(c is not None for c in cells[1:]) and cells[1:] and cells[0] is None:
+            numeric.append(tuple(c for c in cells[1:] if c is not None))
+        elif all(c is not None for c in cells) and cells:
+            numeric.append(tuple(c for c in cells if c is not None))
+        elif label is None:
+            label = r[0] or None
+    if not numeric or len({len(r) for r in numeric}) != 1:
+        return None
+    return label, tuple(numeric)
+
+
+_VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
+
+#: A tuple of numbers in parentheses, ``(0.1433, 0.2799, -0.7988)``, not a call ``f(1, 2)``.
+_TUPLE_IN_TEXT = re.compile(r"(?<![\w)\]])\(([^()\[\]]*)\)")
+_BULLET = re.compile(r"^(?:[•*\s]|-(?![\d.]))+")
+#: A decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign; "(25.0%)" beside 0.250
+#: restates it on another scale, and is not read).
+_PROSE_DECIMAL = re.compile(r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d|\s*%)")
+
+
+def _tuple_rows(piece: str) -> Rows | None:
+    """A parenthesised tuple as one row, when it has three or more entries or a decimal.
+
+    ``(0, 0.6698, 0.3302)`` and ``(0.6698, 0.3302)`` are vectors a worksheet writes; a
+    pair of whole numbers, ``(2, 3)``, is more often a shape or a position and stays prose.
+    """
+    cells = [numeric_cell(c) for c in piece.strip()[1:-1].split(",")]
+    if len(cells) < 2 or any(c is None for c in cells):
+        return None
+    row = tuple(c for c in cells if c is not None)
+    if len(row) < 3 and not any("." in c for c in row):
+        return None
+    return (row,)
+
+
+class _Line:
+    """One prose line being read: its text with places, and what it makes."""
+
+    def __init__(self, text: Text, number: int, seg: Segment, context: str) -> None:
+        self.text = text
+        self.number = number
+        self.seg = seg
+        self.context = context
+        self.out: list[Found] = []
+
+    def found(
+        self,
+        kind: str,
+        label: str,
+        rows: Rows,
+        span: tuple[int, int],
+        *,
+        from_end: bool = False,
+        expression: str | None = None,
+        latex: str | None = None,
+        chain: str = "",
+    ) -> None:
+        self.out.append(
+            Found(
+                kind,
+                label,
+                self.number,
+                rows,
+                expression,
+                latex,
+                self.seg.cell,
+                self.context,
+                chain,
+                places_in(self.text, span[0], span[1], rows, from_end=from_end),
+            )
+        )
+
+
+def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
+    """Arithmetic, labelled numbers and bracketed vectors written in a plain-text line."""
+    # a bullet ("- ", "• ", "* ") or bold marks go; a minus sign before a number stays
+    stripped = line.strip()
+    bullet = _BULLET.match(stripped.text)
+    text = stripped[bullet.end() if bullet else 0 :].strip()
+    if not text.text:
+        return []
+    s = _Line(text, number, seg, text.text[:200])
+    raw = text.text
+    for place, (fragment, at) in enumerate(_fragments(raw)):
+        _fragment_items(s, fragment, at, place)
+    if not s.out:
+        _loose_numbers(s)
+    return s.out
+
+
+def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
+    number, seg = s.number, s.seg
+    label, chain = _plain_chain(fragment)
+    pieces = [p for p, _ in chain]
+    spans = [(at + a, at + a + len(p)) for p, a in chain]
+    if len(chain) == 1 and label and numeric_cell(pieces[0].rstrip(".:;,")) is not None:
+        value = numeric_cell(pieces[0].rstrip(".:;,")) or ""
+        s.found("number", label, ((value,),), spans[0])
+        return
+    if len(chain) < 2:
+        return
+    last = pieces[-1]
+    rows = matrix_rows(last) if last.startswith("[") else None
+    end = numeric_cell(last.rstrip(".:;,"))
+    if rows is not None:
+        printed = rows
+    elif end is not None:
+        printed = ((end,),)
+    else:
+        return
+    # each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``) is a result of the links
+    # before it; the links before one printed result are one chain, one printed number
+    ends: list[tuple[int, Rows]] = [
+        (k, ((cast(str, numeric_cell(p)),),))
+        for k, p in enumerate(pieces[1:-1], 1)
+        if numeric_cell(p) is not None
+    ]
+    name = label or f"line {number}"
+    for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
+        for j, piece in enumerate(pieces[:k]):
+            expression = plain_arithmetic(piece)
+            if expression is not None:
+                s.found(
+                    "arithmetic",
+                    name,
+                    p,
+                    spans[k],
+                    expression=expression,
+                    latex=piece,
+                    chain=f"{seg.cell}:{number}:{place}:{k}",
+                )
+            _operand_vectors(s, piece, spans[j][0], name)
+    if rows is not None:
+        s.found("vector", name, rows, spans[-1])
+    elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
+        s.found("number", label, printed, spans[-1])
+
+
+def _operand_vectors(s: _Line, piece: str, at: int, name: str) -> None:
+    """Vectors and weights written inside a line's arithmetic are printed too."""
+    w = weights(piece)
+    if w is not None:
+        s.found("vector", f"{name} (weights)", (w,), (at, at + len(piece)))
+    for m in re.finditer(r"\[[^\[\]]*\]", piece):
+        rows = matrix_rows(m.group(0))
+        if rows is not None and len(rows[0]) >= 2:
+            s.found("vector", f"{name} (operand)", rows, (at + m.start(), at + m.end()))
+
+
+def _loose_numbers(s: _Line) -> None:
+    """A line with no labelled value or chain: its vectors, tuples and decimals."""
+    text = s.text.text
+    number = s.number
+    spans = [
+        m.span()
+        for m in _VECTOR_IN_TEXT.finditer(text)
+        if (r := matrix_rows(m.group(0))) is not None and len(r[0]) >= 2
+    ]
+    tuples = [m for m in _TUPLE_IN_TEXT.finditer(text) if _tuple_rows(m.group(0)) is not None]
+    spans += [m.span() for m in tuples]
+    for m in _PROSE_DECIMAL.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
+        s.found("number", f"line {number}", ((m.group(1).replace("−", "-"),),), m.span(1))
+    for m in tuples:  # a tuple written with parentheses: ``h = (0.6698, 0.3302)``
+        rows = _tuple_rows(m.group(0))
+        before = text[: m.start()].rstrip()
+        lm = re.search(r"([A-Za-z_]\w*)\s*=$", before)
+        s.found("vector", lm.group(1) if lm else f"line {number}", rows or (), m.span())
+    for m in _VECTOR_IN_TEXT.finditer(text):
+        rows = matrix_rows(m.group(0))
+        if rows is not None and len(rows[0]) >= 2:
+            before = text[: m.start()].rstrip()
+            lm = re.search(r"([A-Za-z_][\w]*)\s*[=:]?$", before.rstrip("=: ").strip())
+            label = lm.group(1) if lm and before.endswith(("=", ":")) else None
+            s.found("vector", label or f"line {number}", rows, m.span())
+
+
+def _fragments(text: str) -> list[tuple[str, int]]:
+    """Split prose at top-level commas and semicolons that are followed by a space."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in ",;" and text[i + 1 : i + 2] == " ":
+            parts.append((start, i))
+            start = i + 1
+    parts.append((start, len(text)))
+    out = []
+    for a, b in parts:
+        p = text[a:b]
+        if p.strip():
+            out.append((p.strip(), a + len(p) - len(p.lstrip())))
+    return out
+
+
+_LABELLED = re.compile(r"^([^:=≈\[\]()]{1,60}):\s+(.*)$")
+_RELATION = re.compile(r"\s*(?:≈|=)\s*")
+_CHECK_MARK = re.compile(r"\s*[✅✓✔☑]+\s*$")
+_TRAILING_NOTE = re.compile(r"\s*\(.*?\)\s*$")
+
+
+def _plain_chain(fragment: str) -> tuple[str | None, list[tuple[str, int]]]:
+    """``label: a = b ≈ c`` as the label and the pieces of the chain, each with its offset."""
+    label = None
+    base = 0
+    m = _LABELLED.match(fragment)
+    if m:
+        label, base = m.group(1).strip(), m.start(2)
+        fragment = m.group(2)
+    pieces: list[tuple[str, int]] = []
+    at = 0
+    for sep in _RELATION.finditer(fragment):
+        pieces.append((fragment[at : sep.start()], base + at))
+        at = sep.end()
+    pieces.append((fragment[at:], base + at))
+    pieces = [(p.strip(), a + len(p) - len(p.lstrip())) for p, a in pieces]
+    if pieces:  # a check mark after the result affirms it: ``≈ 0.000 ✅``
+        p, a = pieces[-1]
+        pieces[-1] = (_CHECK_MARK.sub("", p), a)
+    if pieces:
+        p, a = pieces[-1]
+        if not p.startswith(("(", "[")):
+            pieces[-1] = (_TRAILING_NOTE.sub("", p), a)
+    if (
+        pieces
+        and label is None
+        and re.fullmatch(r"[A-Za-z][\w ]{0,40}", pieces[0][0])
+        and len(pieces) > 1
+    ):
+        words = pieces[0][0].split()
+        label = pieces[0][0]
+        if words and not plain_arithmetic(pieces[0][0]):
+            pieces = pieces[1:]
+        if len(words) > 1:  # "With d_k = 3": prose before a name; keep the name
+            label = words[-1]
+    return label, [(p, a) for p, a in pieces if p]
+
+
+_PLAIN_OPERATORS = re.compile(
+    r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", re.I
+)
+
+
+def plain_arithmetic(piece: str) -> str | None:
+    """The piece as an expression when it is arithmetic on literals, else None."""
+    if numeric_cell(piece) is not None or not re.search(r"\d", piece):
+        return None
+    if not _PLAIN_OPERATORS.search(piece):
+        return None
+    if matrix_rows(piece) is not None:
+        return None
+    try:
+        expr = latexmath.parse(piece, where="arithmetic")
+    except ExpressionError:
+        return None
+    return None if expr.references else expr.text
+
+
+# ----------------------------------------------------------------------------- code outputs
+
+_REPR = re.compile(
+    r"(?:(?P<name>[A-Za-z_]\w*)\s*[:=]\s*)?(?P<kind>array|tensor|tf\.Tensor)?\(?\s*(?P<body>\[[\[\]\d\s.,eE+\-−]*\])",
+    re.S,
+)
+
+
+def output_items(seg: Segment) -> list[Found]:
+    """Arrays a code cell printed: ``array([[…]])``, ``tensor([[…]])``, ``tf.Tensor(…)``, or a list."""
+    out: list[Found] = []
+    text = seg.text.text
+    for m in _REPR.finditer(text):
+        rows = _nested_rows(m.group("body"))
+        if rows is None:
+            continue
+        line = seg.line_at(m.start())
+        label = m.group("name") or seg.code_name or f"line {line}"
+        kind = "vector" if len(rows) == 1 else "matrix"
+        first = text[m.start() :].splitlines()[0].strip()[:200]
+        out.append(
+            Found(
+                kind,
+                label,
+                line,
+                rows,
+                cell=seg.cell,
+                context=first,
+                places=places_in(seg.text, m.start("body"), m.end("body"), rows),
+            )
+        )
+    return out
+
+
+def _nested_rows(body: str) -> Rows | None:
+    if "..." in body or "…" in body:
+        return None
+    inner = body.strip()[1:-1].strip()
+    rows = re.findall(r"\[([^\[\]]*)\]", inner) if inner.startswith("[") else [inner]
+    out = []
+    for r in rows:
+        cells = [c.strip() for c in r.replace("\n", " ").split(",") if c.strip()]
+        cells = [numeric_cell(c) or "" for c in cells]
+        if not cells or not all(cells):
+            return None
+        out.append(tuple(c.rstrip(".") if c.endswith(".") else c for c in cells))
+    return tuple(out) if out and len({len(r) for r in out}) == 1 else None
