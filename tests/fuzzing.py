@@ -531,9 +531,13 @@ def article_block(draw: Any, kind: str) -> str:
     nums = [[draw(decimal()) for _ in range(m)] for _ in range(n)]
     form = draw(
         st.sampled_from(
-            ["prose", "arith", "bmatrix", "list", "table", "ascii", "heading", "hostile", "tensor"]
+            [
+                "prose", "arith", "bmatrix", "list", "table", "ascii", "heading", "hostile",
+                "tensor", "inline", "display", "aligned", "environment", "fence", "code",
+                "items", "quote", "comment",
+            ]
         )
-    )
+    )  # fmt: skip
     name = draw(
         st.sampled_from(["Q", "K", "W_Q", "A_1", "scores", "E", "x", "\\alpha", draw(label)])
     )
@@ -564,6 +568,56 @@ def article_block(draw: Any, kind: str) -> str:
         if kind == "tex":
             return "\\section{" + draw(text) + "}"
         return "#" * draw(st.integers(1, 6)) + " " + draw(text)
+    a, b, c = draw(decimal()), draw(decimal()), draw(decimal())
+    op = draw(st.sampled_from(["+", "-", "\\times", "\\cdot", "/"]))
+    if form == "inline":  # maths inside a sentence, in each notation the readers know
+        left, right = draw(st.sampled_from([("$", "$"), ("\\(", "\\)"), ("$$", "$$")]))
+        return f"So {left}{name} = {a} {op} {b} = {c}{right} here, and {left}{a}{right}."
+    if form == "display":  # a display over several lines, a decimal comma, an unclosed one
+        left, right = draw(st.sampled_from([("$$", "$$"), ("\\[", "\\]"), ("$$", "")]))
+        comma = draw(st.sampled_from([a, a.replace(".", "{,}")]))
+        return f"{left}\n{name} = {comma} {op} {b}\n= {c}\n{right}"
+    if form == "aligned":
+        env = draw(st.sampled_from(["aligned", "align", "align*", "gather", "split"]))
+        rows = f"{name} &= {a} {op} {b} \\\\\n &= {c} \\\\[4pt]\n &\\approx {b}"
+        body = f"\\begin{{{env}}}\n{rows}\n\\end{{{env}}}"
+        return body if env.startswith(("align", "gather")) else f"$$\n{body}\n$$"
+    if form == "environment":
+        env = draw(st.sampled_from(["equation", "equation*", "displaymath", "bmatrix", "math"]))
+        body = (
+            " \\\\ ".join(" & ".join(r) for r in nums)
+            if env == "bmatrix"
+            else f"{a} {op} {b} = {c}"
+        )
+        return f"\\begin{{{env}}}\n{body}\n\\end{{{env}}}"
+    if form == "fence":  # Python and what it printed, or hand arithmetic fenced as text
+        lang = draw(st.sampled_from(["python", "py", "", "text", "pycon"]))
+        code = draw(
+            st.sampled_from(
+                [
+                    "x = np.array([[1.0, 2.0]])\nx",
+                    f"y = {a} * {b}\nprint(y)",
+                    f"mean = ({a} + {b}) / 2\n     = {c}",
+                ]
+            )
+        )
+        out = "\n```\n" + " ".join(nums[0]) + "\n```" if draw(st.booleans()) else ""
+        fence = draw(st.sampled_from(["```", "~~~", "````"]))
+        close = fence if draw(st.integers(0, 5)) else ""
+        return f"{fence}{lang}\n{code}\n{close}{out}"
+    if form == "code":
+        return f"Then `{name} = {a} {op} {b} = {c}` and `e^{a} = {b}`."
+    if form == "items":
+        marker = draw(st.sampled_from(["-", "*", "1.", "+"]))
+        return "\n".join(f"{marker} {name}_{i}: {' '.join(r)} = {r[0]}" for i, r in enumerate(nums))
+    if form == "quote":
+        return f"> {name} = [{', '.join(nums[0])}]\n> = {a}"
+    if form == "comment":
+        return (
+            f"% {a} = {b}\n{name} = {c} % trailing {a}"
+            if kind == "tex"
+            else f"<!-- {a} -->\n{name} = {c}"
+        )
     return draw(st.sampled_from(HOSTILE)) * draw(st.integers(1, 3))
 
 
@@ -600,9 +654,40 @@ def article(draw: Any) -> tuple[str, str]:
             )
     if draw(st.integers(0, 4)) == 0:  # a cell of the wrong shape
         cells.insert(
-            0, draw(st.sampled_from([1, "x", None, [], {"cell_type": "code", "source": 3}]))
+            0,
+            draw(
+                st.sampled_from(
+                    [
+                        1,
+                        "x",
+                        None,
+                        [],
+                        {"cell_type": "code", "source": 3},
+                        {"cell_type": "bogus", "source": "x"},
+                        {"cell_type": "code", "source": "x", "outputs": {"text": "1"}},
+                        {"cell_type": "code", "source": "x", "outputs": "1.5"},
+                        {"cell_type": "code", "source": ["x", 2], "outputs": []},
+                        {"cell_type": "markdown", "source": None},
+                        {
+                            "cell_type": "code",
+                            "source": "x",
+                            "outputs": [{"output_type": "stream", "text": 5}],
+                        },
+                        {
+                            "cell_type": "code",
+                            "source": "x",
+                            "outputs": [{"output_type": "display_data", "data": [1]}],
+                        },
+                    ]
+                )
+            ),
         )
-    return kind, draw(mutated(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5})))
+    ascii_only = draw(st.booleans())  # escapes (\u00e9, \n) move every column of the raw file
+    nb: Any = {"cells": cells, "nbformat": 4, "nbformat_minor": 5}
+    if draw(st.integers(0, 9)) == 0:
+        nb["cells"] = draw(st.sampled_from([{"0": cells}, "cells", None]))
+    text = json.dumps(nb, ensure_ascii=ascii_only, indent=draw(st.sampled_from([None, 1])))
+    return kind, draw(mutated(text))
 
 
 # ----------------------------------------------------------------------------- answers

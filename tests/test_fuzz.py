@@ -160,6 +160,9 @@ def test_fuzz_articles(data: st.DataObject, sandbox: Sandbox, scratch: Path) -> 
         if o.code == 0 and (folder / "draft.toml").exists():
             draft = (folder / "draft.toml").read_text(encoding="utf-8")
             assert_user_outcome(sandbox.run(["check", "--draft", "draft.toml"], folder), draft)
+        # the article as it stands, as a user checks it (drafted and checked in one run)
+        fmt = data.draw(st.sampled_from([[], ["--format", "json"], ["--format", "sarif"]]))
+        assert_user_outcome(sandbox.run(["check", path.name, *fmt], folder), content)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from symtf.draft.names import ident
-from symtf.draft.read import Found, extract_text, statements
+from symtf.draft.read import Found, read
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
@@ -321,10 +321,10 @@ _FUNCTIONS = {
 }  # fmt: skip
 
 
-def _equations(text: str, kind: str, path: str) -> list[Equation]:
+def _equations(statements: list[tuple[int, int | None, str]]) -> list[Equation]:
     """Symbolic equations: ``lhs = expression of names``, read only for their names."""
     out: list[Equation] = []
-    for line, _cell, st in statements(text, kind, path=path):
+    for line, _cell, st in statements:
         if "=" not in st or len(st) > 400:
             continue
         pieces = [p.strip() for p in re.split(r"=|\\approx|≈", st)]
@@ -368,14 +368,10 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     Raises:
         SpecError: A notebook that is not JSON with a list of cells.
     """
-    from symtf.draft.code import Block, blocks, cell_lines, without_code
-
-    code: list[Block] = blocks(text, kind, path) if kind in ("ipynb", "md") else []
-    prose = without_code(text, kind) if code and kind != "ipynb" else text
-    found = extract_text(prose, kind, path=path, outputs=False)  # code cells: code.py reads them
+    reading = read(text, kind, path=path, code=True)  # code: the translation reads it
+    found = reading.found()
     if kind == "ipynb":  # a markdown cell's lines → the notebook file's lines
-        lines = cell_lines(text)
-        found = [dataclasses.replace(f, line=_file_line(lines, f.cell, f.line)) for f in found]
+        found = [dataclasses.replace(f, line=reading.file_line(f.cell, f.line)) for f in found]
     found.sort(
         key=lambda f: (f.cell if f.cell is not None else -1, f.line)
     )  # stable: a line's order stays
@@ -384,6 +380,7 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     ordered = sorted(
         [*printings, *runs], key=lambda p: (p.parts[0] - 0.5 if p.parts else p.key, -len(p.parts))
     )
+    prose = reading.prose()
     title = next(
         (
             ln.strip().lstrip("# ")
@@ -403,15 +400,8 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
         title[:120],
         tuple(ordered),
         tuple(displays),
-        tuple(_equations(prose, kind, path)),
-        tuple(_dims(without_code(text, kind) if kind == "ipynb" else prose)),
+        tuple(_equations(reading.statements())),
+        tuple(_dims(prose)),
         text,
-        tuple(code),
+        reading.blocks,
     )
-
-
-def _file_line(lines: dict[int, list[int]], cell: int | None, line: int) -> int:
-    if cell is None or cell not in lines or not lines[cell]:
-        return line
-    src = lines[cell]
-    return src[min(max(line, 1), len(src)) - 1] or line

@@ -1,8 +1,10 @@
 """Reading an article: every printed number, matrix and displayed line, each with its place.
 
 - :mod:`symtf.draft.read.source`: texts that keep the place of every character.
-- :mod:`symtf.draft.read.notebook`: notebooks through nbformat, places from the raw JSON.
-- :mod:`symtf.draft.read.segments`: an article cut into maths and prose segments.
+- :mod:`symtf.draft.read.markdown` (markdown-it-py), :mod:`symtf.draft.read.latex`
+  (pylatexenc) and :mod:`symtf.draft.read.notebook` (nbformat, places from the raw
+  JSON): an article cut into maths and prose segments (:mod:`symtf.draft.read.segments`),
+  and the code its translation reads (:mod:`symtf.draft.read.blocks`).
 - :mod:`symtf.draft.read.maths` and :mod:`symtf.draft.read.prose`: the values of one
   segment (:class:`Found`), each entry with its :class:`~symtf.place.Place`.
 - :mod:`symtf.draft.read.extract`: the whole article; :mod:`symtf.draft.read.toml`: a
@@ -11,11 +13,14 @@
 
 from __future__ import annotations
 
+from symtf.draft.read.blocks import Block, Output
 from symtf.draft.read.extract import (
     MAX_ARTICLE_BYTES,
+    Reading,
     extract,
     extract_text,
     output_places,
+    read,
     read_article_text,
     segments,
     statements,
@@ -27,14 +32,18 @@ from symtf.place import Place
 
 __all__ = [
     "MAX_ARTICLE_BYTES",
+    "Block",
     "Found",
+    "Output",
     "Place",
+    "Reading",
     "Segment",
     "draft_toml",
     "extract",
     "extract_text",
     "notebook_cells",
     "output_places",
+    "read",
     "read_article_text",
     "segments",
     "statements",

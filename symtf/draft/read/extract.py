@@ -23,22 +23,25 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from symtf.draft.read.blocks import Block
 from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
 from symtf.draft.read.prose import text_items
-from symtf.draft.read.segments import file_text, notebook_segments, text_segments
+from symtf.draft.read.segments import pieces
 from symtf.draft.read.source import Frame, LineIndex, Text, locate
 from symtf.errors import SpecError
 from symtf.place import Place
 
 __all__ = [
     "MAX_ARTICLE_BYTES",
+    "Reading",
     "extract",
     "extract_text",
     "output_places",
+    "read",
     "read_article_text",
     "segments",
     "statements",
@@ -53,35 +56,76 @@ _FILLER = {
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
-def segments(
-    text: str, kind: str = "md", *, path: str = "<text>", outputs: bool = True
-) -> list[Segment]:
-    """An article's maths and prose segments, aligned rows split out, continued displays joined.
+@dataclass(frozen=True)
+class Reading:
+    """An article read: its segments (aligned rows split out, continued displays joined),
+    the code its translation reads, and, for a notebook, each cell's source."""
 
-    ``outputs``: read the outputs of a notebook's code cells too.
+    kind: str
+    segments: tuple[Segment, ...]
+    blocks: tuple[Block, ...] = ()
+    sources: dict[int, Text] = field(default_factory=dict)
+
+    def found(self) -> list[Found]:
+        """Every printed value, each entry with its place; see the module docstring."""
+        return found_in(list(self.segments))
+
+    def statements(self) -> list[tuple[int, int | None, str]]:
+        """Every maths statement and prose line: ``(line, cell, text)`` (see :func:`statements`)."""
+        out: list[tuple[int, int | None, str]] = []
+        for seg in self.segments:
+            if seg.extra.get("output"):
+                continue
+            if seg.math:
+                for st in split_top(seg.text.text, STATEMENT_SEPARATORS):
+                    out.append((seg.line, seg.cell, st))
+            else:
+                for k, line in enumerate(seg.text.text.splitlines()):
+                    if line.strip():
+                        out.append((seg.line + k, seg.cell, line.strip()))
+        return out
+
+    def prose(self) -> str:
+        """The words and maths the reader reads (no code), one segment a line."""
+        return "\n".join(seg.text.text for seg in self.segments if not seg.extra.get("output"))
+
+    def file_line(self, cell: int | None, line: int) -> int:
+        """The file line of a notebook cell's 1-based line (the line itself elsewhere)."""
+        src = self.sources.get(cell) if cell is not None else None
+        if src is None or src.frame.cell_lines is None:
+            return line
+        starts = src.frame.cell_lines.starts
+        at = starts[min(max(line, 1), len(starts)) - 1]
+        p = src.place(at, at + 1)
+        return p.line if p.column is not None else line
+
+
+def read(text: str, kind: str = "md", *, path: str = "<text>", code: bool = False) -> Reading:
+    """Read an article (``kind``: ``md``, ``txt``, ``tex`` or ``ipynb``).
+
+    ``code``: leave the code (notebook code cells, Markdown Python fences and what
+    they printed) to the code's translation, as blocks; otherwise read it as prose.
 
     Raises:
         SpecError: A notebook that is not one (naming the cell and the field).
     """
-    if kind == "ipynb":
-        raw = notebook_segments(text, path, outputs=outputs)
-    else:
-        raw = text_segments(file_text(text))
-    return maths_segments(raw)
+    cut = pieces(text, kind, path, code=code)
+    return Reading(kind, tuple(maths_segments(cut.segments)), tuple(cut.blocks), cut.sources)
 
 
-def extract_text(
+def segments(
     text: str, kind: str = "md", *, path: str = "<text>", outputs: bool = True
-) -> list[Found]:
-    """Find every printed value in an article's text; see the module docstring.
+) -> list[Segment]:
+    """An article's maths and prose segments (``outputs``: a notebook's printed outputs too).
 
-    Args:
-        text: The article.
-        kind: ``"md"``, ``"txt"``, ``"tex"`` or ``"ipynb"``.
-        path: The article's name, for error messages.
-        outputs: Read the outputs of a notebook's code cells too.
+    Raises:
+        SpecError: A notebook that is not one (naming the cell and the field).
     """
-    segs = segments(text, kind, path=path, outputs=outputs)
+    return list(read(text, kind, path=path, code=not outputs).segments)
+
+
+def found_in(segs: list[Segment]) -> list[Found]:
+    """Every printed value of the segments, in order."""
     found: list[Found] = []
     for k, seg in enumerate(segs):
         before = segs[k - 1] if k else None
@@ -98,6 +142,21 @@ def extract_text(
     return found + _rows_of_arrows(found)
 
 
+def extract_text(
+    text: str, kind: str = "md", *, path: str = "<text>", outputs: bool = True
+) -> list[Found]:
+    """Find every printed value in an article's text; see the module docstring.
+
+    Args:
+        text: The article.
+        kind: ``"md"``, ``"txt"``, ``"tex"`` or ``"ipynb"``.
+        path: The article's name, for error messages.
+        outputs: Read the code too (a notebook's printed outputs, a Markdown article's
+            Python fences); otherwise it is left to the code's translation.
+    """
+    return read(text, kind, path=path, code=not outputs).found()
+
+
 def statements(
     text: str, kind: str = "md", *, path: str = "<text>"
 ) -> list[tuple[int, int | None, str]]:
@@ -107,18 +166,7 @@ def statements(
     (``S_1 = \\frac{Q_1K_1^T}{\\sqrt{2}} = …``) and for each line of plain text,
     in the article's order. Nothing is parsed beyond splitting.
     """
-    out: list[tuple[int, int | None, str]] = []
-    for seg in segments(text, kind, path=path, outputs=False):
-        if seg.extra.get("output"):
-            continue
-        if seg.math:
-            for st in split_top(seg.text.text, STATEMENT_SEPARATORS):
-                out.append((seg.line, seg.cell, st))
-        else:
-            for k, line in enumerate(seg.text.text.splitlines()):
-                if line.strip():
-                    out.append((seg.line + k, seg.cell, line.strip()))
-    return out
+    return read(text, kind, path=path, code=True).statements()
 
 
 def _rows_of_arrows(found: list[Found]) -> list[Found]:

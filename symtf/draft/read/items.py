@@ -24,6 +24,10 @@ _INFINITY = re.compile(r"^[-−]\s*(?:\\mathrm\{\\infty\s*\}|\\infty|∞|inf)$")
 
 Rows = tuple[tuple[str, ...], ...]
 
+#: A decimal comma in LaTeX maths, ``0{,}5`` (the braces keep TeX from spacing it as a
+#: separator): the number 0.5. A comma without braces, ``(1, 2)``, separates.
+DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+
 
 @dataclass(frozen=True)
 class Found:
@@ -76,6 +80,8 @@ class Segment:
         code_name: For a code cell's output, the variable the cell shows.
         extra: Flags: ``output`` (a code cell's output), ``prose_label`` (the word
             before a maths span).
+        table: For a Markdown table, its cells row by row (``text`` then holds them
+            joined, for readers of its words).
     """
 
     text: Text
@@ -85,6 +91,7 @@ class Segment:
     heading: str = ""
     code_name: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    table: list[list[Text]] | None = None
 
     def line_at(self, i: int) -> int:
         """The line (in the cell, for a notebook) of character ``i``."""

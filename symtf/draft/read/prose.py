@@ -45,6 +45,8 @@ def text_items(seg: Segment) -> list[Found]:
     """Every printed value of a prose segment (or of a code output)."""
     if seg.extra.get("output"):
         return output_items(seg)
+    if seg.table is not None:
+        return table_items(seg, seg.table)
     out: list[Found] = []
     spans = _line_spans(seg.text.text)
     lines = [seg.text.text[a:b] for a, b in spans]
@@ -158,6 +160,46 @@ def _ascii_matrices(
 
 
 _RULE_CELL = re.compile(r":?-{2,}:?")
+
+
+def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
+    """A Markdown table the parser found: its numeric rows as one matrix.
+
+    A row whose first cell is a name and whose other cells are numbers gives those
+    numbers (``| I | 0.30 | 0.70 |``); the first row that is not numeric names the
+    matrix. Each entry is placed in its own cell.
+    """
+    numeric: list[tuple[str, ...]] = []
+    places: list[Place] = []
+    label = None
+    for row in cells:
+        texts = [c.text.strip().strip("*") for c in row]
+        values = [numeric_cell(t) for t in texts]
+        if values[1:] and all(v is not None for v in values[1:]) and values[0] is None:
+            used = list(zip(row[1:], values[1:], strict=True))
+        elif values and all(v is not None for v in values):
+            used = list(zip(row, values, strict=True))
+        else:
+            if label is None:
+                label = texts[0] or None
+            continue
+        numeric.append(tuple(v for _, v in used if v is not None))
+        for c, v in used:
+            places.extend(places_in(c, 0, len(c.text), ((v or "",),)))
+    if not numeric or len({len(r) for r in numeric}) != 1:
+        return []
+    first = cells[0][0] if cells and cells[0] else seg.text
+    return [
+        Found(
+            "matrix",
+            label or f"line {seg.line}",
+            seg.line,
+            tuple(numeric),
+            cell=seg.cell,
+            context=" | ".join(c.text.strip() for c in cells[0])[:200] if cells else "",
+            places=tuple(places) if first is not None else (),
+        )
+    ]
 
 
 def _markdown_table(block: list[str]) -> tuple[str | None, Rows] | None:

@@ -1,0 +1,154 @@
+"""Code the article shows: a notebook's code cells, or a Markdown article's Python fences,
+each with what it printed. The code's translation (:mod:`symtf.draft.code`) reads them.
+
+A fenced ```` ```python ```` block that parses as Python (read with :mod:`ast`,
+never run) is code; the plain fenced blocks right after it (``Output:`` or a
+blank line between them, nothing more) are what it printed. A block fenced as
+Python that does not parse (hand-worked arithmetic fenced for its colours) is
+prose. Every line of code and output keeps its file line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from symtf.draft.read.markdown import PLAIN, PYTHON, Fence
+from symtf.draft.read.notebook import Cell
+from symtf.draft.read.source import Text
+
+__all__ = ["Block", "Output", "code_fences", "fenced_blocks", "notebook_blocks"]
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a cell printed: its text and the file line of each of its lines.
+
+    ``source`` is the text with the place of each character (``None`` when not known).
+    """
+
+    text: str
+    lines: tuple[int, ...]
+    kind: str  # "stream" or "result"
+    source: Text | None = None
+
+
+@dataclass(frozen=True)
+class Block:
+    """One code cell or fenced Python block, with what it printed.
+
+    ``source`` is its text with the place of each character (``None`` when not known).
+    """
+
+    cell: int | None
+    text: str
+    first_line: int  # the file line of its first line
+    outputs: tuple[Output, ...] = ()
+    lines: tuple[int, ...] = ()  # the file line of each of its lines, where known
+    source: Text | None = None
+
+    def file_line(self, line: int) -> int:
+        """The file line of the block's ``line`` (1-based)."""
+        if 1 <= line <= len(self.lines) and self.lines[line - 1]:
+            return self.lines[line - 1]
+        return self.first_line + line - 1 if self.first_line else 0
+
+    def where(self, line: int) -> str:
+        """``cell 3, line 2`` (notebooks) or ``line 42`` (a block in an article)."""
+        if self.cell is not None:
+            return f"cell {self.cell}, line {line}"
+        return f"line {self.first_line + line - 1}"
+
+
+_MAGIC = re.compile(r"^\s*[%!].*$", re.M)
+
+
+def parses(body: str) -> bool:
+    """Whether a block fenced as Python is Python (parsed with ``ast``, never run).
+
+    Posts often fence hand-worked arithmetic as ``python`` for its colours
+    (``mean = (0.1 + 0.3) / 2`` then ``     = 0.2`` on the next line, ``√0.1325``):
+    such a block is not code, and the prose reader reads its numbers instead.
+    IPython's ``%magic`` and ``!shell`` lines are blanked first.
+    """
+    try:
+        ast.parse(_MAGIC.sub("", body))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False  # too deep for the parser: not read as code either
+    return True
+
+
+def _next_to(between: list[str]) -> bool:
+    """Whether a plain block follows the one before it closely enough to be its output.
+
+    ``Output:`` or a blank line may come between a code block and what it printed; a
+    heading, a rule (``---``) or a paragraph starts another part of the article, whose
+    plain blocks (hand arithmetic, a diagram) are prose.
+    """
+    words = [ln.strip() for ln in between if ln.strip()]
+    return len(words) <= 1 and not any(
+        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
+    )
+
+
+def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list[Fence]]]:
+    """Each fenced Python block that parses, with the plain blocks right after it."""
+    out = []
+    for i, block in enumerate(fences):
+        if block.info not in PYTHON or not parses(block.body.text):
+            continue
+        outputs: list[Fence] = []
+        end = block.close_line
+        for later in fences[i + 1 :]:
+            if later.info not in PLAIN or not _next_to(lines[end : later.open_line - 1]):
+                break
+            outputs.append(later)
+            end = later.close_line
+        out.append((block, outputs))
+    return out
+
+
+def fenced_blocks(code: list[tuple[Fence, list[Fence]]]) -> list[Block]:
+    """The code fences of a Markdown article as blocks, each with the plain fences after it."""
+    out = []
+    for block, outputs in code:
+        printed = tuple(
+            Output(
+                o.body.text + "\n",
+                tuple(range(o.open_line + 1, o.open_line + 1 + len(o.body.text.split("\n")))),
+                "stream",
+                o.body,
+            )
+            for o in outputs
+        )
+        out.append(
+            Block(None, block.body.text + "\n", block.open_line + 1, printed, source=block.body)
+        )
+    return out
+
+
+def _line_starts(text: Text) -> tuple[int, ...]:
+    """The file line of each line of a text (0 where it has no place)."""
+    out = []
+    at = 0
+    for piece in text.text.splitlines(keepends=True):
+        p = text.place(at, at + 1)
+        out.append(p.line if p.column is not None else 0)
+        at += len(piece)
+    return tuple(out)
+
+
+def notebook_blocks(cells: list[Cell]) -> list[Block]:
+    """The code cells of a notebook as blocks, each with its printed outputs."""
+    out = []
+    for c in cells:
+        if c.kind != "code":
+            continue
+        lines = _line_starts(c.source)
+        outputs = tuple(
+            Output(o.text.text, _line_starts(o.text), o.kind, o.text) for o in c.outputs
+        )
+        first = next((n for n in lines if n), 0)
+        out.append(Block(c.index, c.source.text, first, outputs, lines, c.source))
+    return out
