@@ -92,7 +92,9 @@ def test_an_equation_continued_under_its_equals_sign_is_checked_at_its_result(
     assert rounds_to(mpmath.mpf("1.5") * mpmath.mpf("0.5774"), "0.866")
     checks, _ = _check(tmp_path, CONTINUED)
     got = {(line, printed, verdict) for line, printed, verdict in checks}
-    assert got == {(6, "1.5", "exact"), (9, "0.866", "rounded")}
+    # the middle link writes the sum worked out: 1.5 + 2.25 + 0.75 = 4.5
+    assert mpmath.mpf("1.5") + mpmath.mpf("2.25") + mpmath.mpf("0.75") == mpmath.mpf("4.5")
+    assert got == {(6, "4.5", "exact"), (6, "1.5", "exact"), (9, "0.866", "rounded")}
 
 
 DOT = """# One score

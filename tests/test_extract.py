@@ -95,7 +95,7 @@ def test_extract_invents_no_number(article: Path) -> None:
     for f in extract(article):
         span = max(len(f.rows), len(f.rows[0]) if "→" in f.label else 1)
         window = " ".join(lines[f.line - 1 : f.line - 1 + span]).replace("−", "-")
-        numbers = set(re.findall(r"\d+(?:\.\d+)?", window))
+        numbers = set(re.findall(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", window))
         for row in f.rows:
             for cell in row:
                 if cell in ("-inf",) or "/" in cell:

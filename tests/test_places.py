@@ -246,3 +246,79 @@ def test_hand_derivations_have_no_place_fields() -> None:
 
     data = render_json.derivation_dict(check(report))
     assert not any("source_column" in c or "cell" in c for c in data["checks"])
+
+
+NO_NUMBER_LOST = """\
+# Every number ends somewhere
+
+The embeddings are $E = \\begin{bmatrix} 0.1 & 0.2 \\\\ 0.3 & 0.4 \\end{bmatrix}$ and the
+scale is $\\sqrt{2} \\approx 1.414$, so the first score is $0.1 \\times 0.3 + 0.2 \\times 0.4 = 0.11$.
+
+A loose remark: the loss fell to 0.4581 after 3 steps, and to 0.1203 later.
+
+| x | y |
+|---|---|
+| 1.5 | 2.5 |
+
+```python
+import numpy as np
+w = np.array([0.5, -0.5])  # w = [0.5, -0.5]
+print(w * 2)
+# about 0.999 here
+```
+```
+[ 1. -1.]
+loss 0.2718
+```
+"""
+
+
+def _notebook_with_outputs() -> str:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "So $a = 0.25 + 0.5 = 0.75$."},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": 1,
+            "source": "x = 0.3\nprint(x)  # 0.3\nprint('noise', 0.777)",
+            "outputs": [
+                {"output_type": "stream", "name": "stdout", "text": ["0.3\n", "noise 0.777\n"]}
+            ],
+        },
+    ]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+@pytest.mark.parametrize(("name", "text"), [("post.md", NO_NUMBER_LOST), ("nb.ipynb", "")])
+def test_every_number_read_is_checked_or_listed_with_a_reason(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """No number disappears: each one the reader finds is a check or an unchecked entry."""
+    from symtf.commands.draft import check_article
+    from symtf.draft import article_kind
+    from symtf.draft.read import read
+    from symtf.renderers import json as render_json
+
+    text = text or _notebook_with_outputs()
+    post = tmp_path / name
+    post.write_text(text, encoding="utf-8")
+    reading = read(text, article_kind(post), path=name, code=True)
+    seen = {
+        (p.line, p.column)
+        for f in [*reading.found(), *(f for _, f in reading.in_code())]
+        for p in f.places
+    }
+    data = render_json.derivation_dict(check_article(post))
+    reported = {(c["source_line"], c.get("source_column")) for c in data["checks"]}
+    for u in data["unchecked"]:
+        assert u["claim"].strip() and u["reason"].strip()  # never an empty name or reason
+        reported |= {(p["source_line"], p.get("source_column")) for p in u.get("places", [])}
+    for u in data["inputs"]:  # the article's inputs: stated, not results
+        assert u["claim"].strip()
+        reported |= {(p["source_line"], p.get("source_column")) for p in u.get("places", [])}
+    assert seen and seen <= reported, sorted(seen - reported)
+    if name == "post.md":  # the numbers in prose, an output and a comment are among them
+        lines = text.splitlines()
+        for number in ("0.4581", "0.1203", "0.2718", "0.999"):
+            row = next(k for k, ln in enumerate(lines, 1) if number in ln)
+            assert (row, lines[row - 1].index(number) + 1) in seen, number

@@ -85,6 +85,8 @@ class DerivationReport:
     article: str | None = None
     #: For an article: what the draft could not check (symtf.draft.Unmapped and Unread).
     unchecked: tuple[Any, ...] = ()
+    #: For an article: the printings it states as inputs (symtf.draft.Stated), not checked.
+    inputs: tuple[Any, ...] = ()
     #: Labels of the claims the ``--timeout`` budget left unchecked (a partial report).
     not_reached: tuple[str, ...] = ()
 

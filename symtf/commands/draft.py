@@ -124,6 +124,7 @@ def check_article(path: str | Path) -> Any:
         report,
         article=name,
         unchecked=(*draft.unmapped, *unread),
+        inputs=draft.stated,
         seconds=time.perf_counter() - start,
     )
 

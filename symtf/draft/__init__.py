@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 from symtf.files import ARTICLE_SUFFIXES
 
 if TYPE_CHECKING:
-    from symtf.draft.compose import Composed, Unmapped, Unread
+    from symtf.draft.compose import Stated, Unmapped, Unread
 
 __all__ = [
     "ARTICLE_SUFFIXES",
     "Draft",
+    "Stated",
     "Unmapped",
     "Unread",
     "article_kind",
@@ -40,9 +41,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``Unmapped`` and ``Unread``, imported when first asked for: reading an article
+    """``Stated``, ``Unmapped`` and ``Unread``, imported when first asked for: reading an article
     (:mod:`symtf.draft.read`) needs none of the search that composing imports."""
-    if name in ("Unmapped", "Unread"):
+    if name in ("Stated", "Unmapped", "Unread"):
         from symtf.draft import compose
 
         return getattr(compose, name)
@@ -62,6 +63,7 @@ class Draft:
         inputs: Of them, those that define the article's given tensors.
         steps: Steps inferred.
         seconds: How long drafting took.
+        stated: The printings the article states as inputs (given tensors).
     """
 
     path: str
@@ -72,6 +74,7 @@ class Draft:
     inputs: int
     steps: int
     seconds: float
+    stated: tuple[Stated, ...] = ()
 
 
 def article_kind(path: str | Path) -> str:
@@ -113,7 +116,7 @@ def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
     search = Search(article)
     with _collector_paused():
         search.run()
-    composed: Composed = compose(article, search)
+    composed = compose(article, search)
     return Draft(
         path,
         composed.toml,
@@ -123,6 +126,7 @@ def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
         composed.inputs,
         composed.steps,
         time.perf_counter() - start,
+        tuple(composed.stated),
     )
 
 

@@ -131,8 +131,13 @@ class Article:
     equations: tuple[Equation, ...]
     dims: tuple[int, ...]
     text: str = field(repr=False, default="")
-    #: Code cells or fenced Python blocks (symtf.draft.code.Block), translated, never run.
+    #: Code cells or fenced Python blocks (symtf.draft.read.Block), translated, never run.
     code: tuple[Any, ...] = ()
+    #: Every value the reader found in the prose, and in the code (``("output", found)``:
+    #: what a block printed; ``("comment", found)``: what its comments write): each of
+    #: their numbers ends as a claim or as an unchecked entry (symtf.draft.compose).
+    seen: tuple[Found, ...] = field(default=(), repr=False)
+    in_code: tuple[tuple[str, Found], ...] = field(default=(), repr=False)
 
     def printing(self, key: int) -> Printing:
         """The printing with this key."""
@@ -404,4 +409,6 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
         tuple(_dims(prose)),
         text,
         reading.blocks,
+        tuple(found),
+        tuple(reading.in_code()),
     )

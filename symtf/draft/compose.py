@@ -16,12 +16,14 @@ with its reason (:class:`Unread`); every other claim is still checked.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
 
+from symtf.draft.accounting import Stated, Unmapped, Unread, account, restatements, where
 from symtf.draft.article import Article, Display, Printing, ident
-from symtf.draft.read import output_places
+from symtf.draft.read import OutputPlaces
 from symtf.draft.read.toml import places_key
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.templates import Call, Expr, render
@@ -29,30 +31,7 @@ from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
 
-__all__ = ["Composed", "Unread", "compose"]
-
-
-@dataclass(frozen=True)
-class Unread:
-    """A printed claim the draft cannot read, and why (with the places of its numbers)."""
-
-    label: str
-    line: int
-    text: str
-    reason: str
-    places: tuple[Place, ...] = ()
-
-
-@dataclass(frozen=True)
-class Unmapped:
-    """A printing no step explains (its claim has ``step = "?"``)."""
-
-    label: str
-    line: int
-    size: int
-    note: str
-    candidates: tuple[str, ...] = ()
-    places: tuple[Place, ...] = ()
+__all__ = ["Composed", "Stated", "Unmapped", "Unread", "compose"]
 
 
 @dataclass
@@ -62,6 +41,7 @@ class Composed:
     toml: str
     unread: list[Unread] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
+    stated: list[Stated] = field(default_factory=list)  # the article's inputs
     printed: int = 0  # printed numbers found in the article
     inputs: int = 0  # of them, the ones that define given tensors
     steps: int = 0
@@ -212,10 +192,12 @@ def compose(article: Article, search: Search) -> Composed:
         key=lambda p: (p.cell if p.cell is not None else -1, p.line),
     )
     outcomes = [search.outcomes[p.key] for p in everything if p.key in search.outcomes]
+    printed = _code_places(article, [p for p in everything if p.key in search.outcomes])
     claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
     shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]] = set()
     claims.extend(_display_claims(article, search, outcomes, names, label, out, shown))
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
+    sources: list[tuple[Printing, Placement]] = []  # what a restated value may be linked to
     for o in outcomes:
         p = o.printing
         if p.parts:
@@ -224,8 +206,11 @@ def compose(article: Article, search: Search) -> Composed:
             out.printed += p.size
             continue
         out.printed += p.size
+        if o.placement is not None and o.status in ("mapped", "covered", "given"):
+            sources.append((p, o.placement))
         if o.status == "given" or (o.status == "covered" and o.placement is None):
             out.inputs += p.size
+            out.stated.append(Stated(_name(p), p.line, p.size, _places_of(article, p, printed)))
             continue
         if o.status in ("mapped", "covered") and o.placement is not None:
             block = [
@@ -234,7 +219,7 @@ def compose(article: Article, search: Search) -> Composed:
                 *_placement(o.placement, names),
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
-                *_line(p.line, _places_of(article, p)),
+                *_line(p.line, _places_of(article, p, printed)),
                 f"# line {p.line}: {o.note}" if o.note else "",
             ]
             claims.append((p.key, [b for b in block if b]))
@@ -247,7 +232,7 @@ def compose(article: Article, search: Search) -> Composed:
                             f"label = {_s(label(_claim_label(p), p.line))}",
                             *_placement(extra, names),
                             f"printed = {_rows(p.rows)}",
-                            *_line(p.line, _places_of(article, p)),
+                            *_line(p.line, _places_of(article, p, printed)),
                         ],
                     )
                 )
@@ -257,19 +242,32 @@ def compose(article: Article, search: Search) -> Composed:
             text = " ".join(" ".join(r) for r in p.rows)
             out.unread.append(
                 Unread(
-                    p.label,
+                    _name(p),
                     p.line,
                     text,
                     "its printed values are not all numbers",
-                    _places_of(article, p),
+                    _places_of(article, p, printed),
                 )
             )
             continue
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
+        restated = restatements(
+            _placed(p, _places_of(article, p, printed)),
+            _name(p),
+            article,
+            sources,
+            lambda pl: _placement(pl, names),
+            label,
+        )
+        if restated:  # the same value as one printed before it: checked as that one
+            claims.extend((p.key, [r]) for r in restated)
+            continue
         candidates = tuple(render(c, names) for c in o.candidates)
         out.unmapped.append(
-            Unmapped(p.label, p.line, p.size, o.note, candidates, _places_of(article, p))
+            Unmapped(
+                _name(p), p.line, p.size, _note(o.note), candidates, _places_of(article, p, printed)
+            )
         )
         block = [
             "[[claims]]",
@@ -277,7 +275,7 @@ def compose(article: Article, search: Search) -> Composed:
             'step = "?"',
             f"printed = {_rows(p.rows)}",
             *([f"decimals = {p.decimals}"] if p.decimals is not None else []),
-            *_line(p.line, _places_of(article, p)),
+            *_line(p.line, _places_of(article, p, printed)),
             f"# line {p.line}: {o.note}",
         ]
         for c in candidates:
@@ -287,12 +285,48 @@ def compose(article: Article, search: Search) -> Composed:
     out.claims = len(claims)
     out.steps = len(steps)
     text = "\n".join(head + body) + "\n" + "\n\n".join("\n".join(b) for _, b in claims) + "\n"
+    for k in given:  # the code's array literals: a print of one restates it
+        if k.rows and len(k.nd_shape) <= 2 and all(k.rows):
+            echo = Printing(-k.key, "matrix", names[k.key], "", k.rows, (k.line,) * len(k.rows))
+            sources.insert(0, (echo, Placement(k.key)))
+    restated = account(
+        article,
+        text,
+        (out.unmapped, out.unread, out.stated),
+        sources,
+        lambda pl: _placement(pl, names),
+        label,
+    )
+    if restated:
+        out.claims += len(restated)
+        text += "\n" + "\n\n".join(restated) + "\n"
     if out.unread:
         text += "\n# Printed claims that could not be read (left out):\n"
         for u in out.unread:
             text += f"#   line {u.line}: {u.text[:120]}: {u.reason.splitlines()[0][:200]}\n"
     out.toml = text
     return out
+
+
+def _name(p: Printing | Display) -> str:
+    """A printing's label, or where it stands when it has none (never an empty name)."""
+    if p.label.strip():
+        return p.label.strip()
+    return (
+        where(p.places[0])
+        if p.places
+        else (f"cell {p.cell}" if p.cell is not None else f"line {p.line}")
+    )
+
+
+def _placed(p: Printing, places: tuple[Place, ...]) -> Printing:
+    """The printing with its places (a value the code printed has them only from its output)."""
+    return p if p.places else dataclasses.replace(p, places=places)
+
+
+def _note(note: str) -> str:
+    """A note without an empty name before its colon (``": depends on …"``)."""
+    return re.sub(r"^\s*:\s*", "", note)
 
 
 def _line(line: int, places: tuple[Place, ...] = ()) -> list[str]:
@@ -303,20 +337,33 @@ def _line(line: int, places: tuple[Place, ...] = ()) -> list[str]:
     return out
 
 
-def _places_of(article: Article, p: Printing | Display) -> tuple[Place, ...]:
+def _places_of(
+    article: Article, p: Printing | Display, printed: dict[int, tuple[Place, ...]] | None = None
+) -> tuple[Place, ...]:
     """The places of a printing's entries, one per entry (none if they are not known).
 
-    A printing the reader found carries its places. A value a code cell printed
-    (found by the code's translation, with the file line of each row) is placed on
-    those lines; its columns are read from that one line of the file.
+    A printing the reader found carries its places; a value the code printed has them
+    in ``printed`` (:func:`_code_places`).
     """
     size = sum(len(r) for r in p.rows)
     if len(p.places) == size:
         return p.places
-    lines = p.lines if isinstance(p, Printing) else (p.line,) * len(p.rows)
-    if p.places or len(lines) != len(p.rows) or not all(n >= 1 for n in lines):
-        return ()
-    return output_places(article.text, lines, p.rows, p.cell)
+    found = (printed or {}).get(p.key, ())
+    return found if len(found) == size else ()
+
+
+def _code_places(article: Article, printings: list[Printing]) -> dict[int, tuple[Place, ...]]:
+    """The places of the values the code's translation found printed (which carry the file
+    line of each row, not its columns): found in the blocks' outputs, in print order."""
+    find = OutputPlaces(article.code)
+    out: dict[int, tuple[Place, ...]] = {}
+    for p in printings:
+        if p.places or p.parts or len(p.lines) != len(p.rows):
+            continue
+        found = find(p.cell, p.lines, p.rows)
+        if found:
+            out[p.key] = found
+    return out
 
 
 def _claim_label(p: Printing) -> str:

@@ -1790,8 +1790,9 @@ class Search:
                     base = self.known[pl.known]
                     if isinstance(base.expr, Call) and base.expr.op == "index":
                         src = base.expr.args[0]
-                        if isinstance(src, Ref):
-                            return src.key, base.expr.kw["rows"][0]
+                        rows = base.expr.kw.get("rows")  # a slice of columns has none
+                        if isinstance(src, Ref) and rows:
+                            return src.key, rows[0]
                     return pl.known, 0
         return None
 

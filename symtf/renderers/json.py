@@ -187,6 +187,7 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
     if d.article is not None:
         out["article"] = d.article
         out["unchecked"] = [_unchecked(u) for u in d.unchecked]
+        out["inputs"] = [_input(u) for u in d.inputs]
     return out
 
 
@@ -216,6 +217,15 @@ def _unchecked(u: Any) -> dict[str, Any]:
         "reason": u.note,
         "candidates": list(u.candidates),
     } | where
+
+
+def _input(u: Any) -> dict[str, Any]:
+    """A printing an article states as an input (a given tensor): where its numbers stand."""
+    places = tuple(getattr(u, "places", ()) or ())
+    out: dict[str, Any] = {"claim": u.label, "source_line": u.line, "numbers": u.size}
+    if places:
+        out |= places[0].fields() | {"places": [p.fields() for p in places]}
+    return out
 
 
 def report_dict(report: Report) -> dict[str, Any]:

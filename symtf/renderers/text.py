@@ -187,6 +187,7 @@ def cascade_lines(d: DerivationReport) -> list[str]:
 
 def unchecked_lines(d: DerivationReport) -> list[str]:
     """What an article's draft could not check: claims no step explains, lines it cannot read."""
+    inputs = list(d.inputs)
     unmapped = [u for u in d.unchecked if not hasattr(u, "reason")]
     unread = [u for u in d.unchecked if hasattr(u, "reason")]
     out = []
@@ -203,6 +204,12 @@ def unchecked_lines(d: DerivationReport) -> list[str]:
         for u in unread:
             reason = _safe(u.reason.splitlines()[0])
             out.append(f"    line {u.line}: {_safe(u.text[:80])}: {reason}")
+    if inputs:
+        n = sum(u.size for u in inputs)
+        out.append(
+            f"  inputs: {n} printed number(s) in {len(inputs)} table(s) the article states"
+            " (the derivation starts from them)"
+        )
     return out
 
 

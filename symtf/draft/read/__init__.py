@@ -16,10 +16,10 @@ from __future__ import annotations
 from symtf.draft.read.blocks import Block, Output
 from symtf.draft.read.extract import (
     MAX_ARTICLE_BYTES,
+    OutputPlaces,
     Reading,
     extract,
     extract_text,
-    output_places,
     read,
     read_article_text,
     segments,
@@ -35,6 +35,7 @@ __all__ = [
     "Block",
     "Found",
     "Output",
+    "OutputPlaces",
     "Place",
     "Reading",
     "Segment",
@@ -42,7 +43,6 @@ __all__ = [
     "extract",
     "extract_text",
     "notebook_cells",
-    "output_places",
     "read",
     "read_article_text",
     "segments",

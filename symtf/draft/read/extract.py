@@ -20,7 +20,6 @@ verbatim. Nothing here evaluates anything: the expressions are only parsed
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -29,18 +28,18 @@ from pathlib import Path
 from symtf.draft.read.blocks import Block
 from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
-from symtf.draft.read.prose import text_items
+from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
 from symtf.draft.read.segments import pieces
-from symtf.draft.read.source import Frame, LineIndex, Text, locate
+from symtf.draft.read.source import LineIndex, Text, spans
 from symtf.errors import SpecError
 from symtf.place import Place
 
 __all__ = [
     "MAX_ARTICLE_BYTES",
+    "OutputPlaces",
     "Reading",
     "extract",
     "extract_text",
-    "output_places",
     "read",
     "read_article_text",
     "segments",
@@ -69,6 +68,22 @@ class Reading:
     def found(self) -> list[Found]:
         """Every printed value, each entry with its place; see the module docstring."""
         return found_in(list(self.segments))
+
+    def in_code(self) -> list[tuple[str, Found]]:
+        """The values the code shows, as the reader sees them: ``("output", …)`` for what a
+        block printed, ``("comment", …)`` for what its comments write. (The code's
+        translation reads them too; this is what it must account for.)"""
+        out: list[tuple[str, Found]] = []
+        for b in self.blocks:
+            for o in b.outputs:
+                if o.source is not None:
+                    seg = Segment(o.source, _first_line(o.source), False, b.cell)
+                    out.extend(("output", f) for f in printed_numbers(seg))
+            if b.source is not None:
+                for text in comments(b.source):
+                    seg = Segment(text, _first_line(text), False, b.cell)
+                    out.extend(("comment", f) for f in comment_numbers(seg))
+        return out
 
     def statements(self) -> list[tuple[int, int | None, str]]:
         """Every maths statement and prose line: ``(line, cell, text)`` (see :func:`statements`)."""
@@ -232,25 +247,100 @@ def extract(path: str | Path) -> list[Found]:
     return extract_text(text, kind, path=str(path))
 
 
-@functools.lru_cache(maxsize=2)
-def _frame(text: str) -> Frame:
-    return Frame(LineIndex(text))
+def _first_line(text: Text) -> int:
+    """The line a text starts on (in its cell, for a notebook)."""
+    p = text.place(0, 1)
+    return p.cell_line if p.cell is not None and p.cell_line is not None else p.line
 
 
-def output_places(
-    text: str, lines: Sequence[int], rows: Rows, cell: int | None
-) -> tuple[Place, ...]:
-    """The places of rows a code cell printed, each row on its file line ``lines[r]``.
+def comments(code: Text) -> list[Text]:
+    """The comments of a block of Python, each without its ``#`` (read with :mod:`tokenize`,
+    never run): comments on consecutive lines are one text, one line each (a value printed
+    over several lines and pasted as comments, ``# tensor([[…],`` / ``#  […]])``). None if
+    the block does not tokenize."""
+    import io
+    import tokenize
 
-    The code's translation knows the file line of each printed row (for a notebook,
-    the raw JSON line that holds it); each entry is found on that one line, in order.
+    lines = LineIndex(code.text)
+    found: list[tuple[int, Text]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code.text).readline):
+            if tok.type == tokenize.COMMENT:
+                (row, col), (_, end) = tok.start, tok.end
+                at = lines.start(row) + col
+                found.append((row, code[at + 1 : lines.start(row) + end]))
+    except (tokenize.TokenError, SyntaxError, ValueError):  # an unfinished block: what was read
+        pass
+    out: list[Text] = []
+    last = -2
+    for row, body in found:
+        if out and row == last + 1:
+            out[-1] = out[-1] + "\n" + body
+        else:
+            out.append(body)
+        last = row
+    return [t for t in out if t.text.strip()]
+
+
+class OutputPlaces:
+    """The places of values the code shows, found in the blocks' printed outputs and comments.
+
+    The code's translation gives each value it matched to a print (or to a comment
+    written under a statement, ``# expected: [[…]]``) as rows of printed strings, with
+    the cell and the file line of each row. The rows are found, entry by entry and in
+    order, in the texts that cell (or, in a Markdown article, the block holding those
+    lines) printed or wrote in comments; values of one block are found in the order they
+    are asked for, so a value printed twice is placed at each of its prints.
     """
-    frame = _frame(text)
-    out: list[Place] = []
-    for line, row in zip(lines, rows, strict=True):
-        a, b = frame.file.start(line), frame.file.start(line + 1)
-        found = locate(Text.of(text[a:b], frame, a), 0, b - a, row)
-        if cell is not None:
-            found = tuple(Place(p.line, p.column, p.end_column, cell, output=True) for p in found)
-        out.extend(found)
-    return tuple(out)
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self.blocks = list(blocks)
+        self.texts: dict[int, list[Text]] = {}
+        self.cursor: dict[int, tuple[int, int]] = {}  # block: (text, offset)
+
+    def _texts(self, k: int) -> list[Text]:
+        if k not in self.texts:
+            b = self.blocks[k]
+            outs = [o.source for o in b.outputs if o.source is not None]
+            self.texts[k] = outs + (comments(b.source) if b.source is not None else [])
+        return self.texts[k]
+
+    def __call__(self, cell: int | None, lines: Sequence[int], rows: Rows) -> tuple[Place, ...]:
+        entries = [c for r in rows for c in r]
+        wanted = set(lines)
+        for k, b in enumerate(self.blocks):
+            if cell is not None and b.cell != cell:
+                continue
+            if cell is None:
+                span = set(range(b.first_line, b.first_line + b.text.count("\n") + 1))
+                if not wanted & (span | {n for o in b.outputs for n in o.lines}):
+                    continue
+            found = self._in_block(k, entries, wanted)
+            if found:
+                return found
+        return ()
+
+    def _in_block(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
+        texts = self._texts(k)
+        first, offset = self.cursor.get(k, (0, 0))
+        order = [(j, offset if j == first else 0) for j in range(first, len(texts))]
+        order += [(j, 0) for j in range(first)]  # a value shown before the last one found
+        # the texts on the value's own lines first (a comment that repeats a print is
+        # placed in the comment, the print in the output)
+        order.sort(key=lambda ja: not (_lines(texts[ja[0]]) & wanted))
+        for j, at in order:
+            text = texts[j]
+            found = spans(text, at, len(text.text), entries)
+            if found and all(s is not None for s in found):
+                hits = [s for s in found if s is not None]
+                self.cursor[k] = (j, hits[-1][1])
+                return tuple(text.place(*s) for s in hits)
+        return ()
+
+
+def _lines(text: Text) -> set[int]:
+    """The file lines a text spans."""
+    if not text.text:
+        return set()
+    a, b = text.place(0, 1).line, text.place(len(text.text) - 1, len(text.text)).line
+    return set(range(a, b + 1))

@@ -173,15 +173,172 @@ LATEX_SPACING = re.compile(
 )
 
 
+#: A number written with a power of ten: ``2.5 \times 10^{-3}``, ``2.5·10⁻³``.
+_TIMES_TEN = re.compile(r"^(-?\d+(?:\.\d+)?)(?:\\times|\\cdot|×|·|\*)10\^\{?([-+]?\d+)\}?$")
+#: ``1e^{-5}``: an ε written with a caret; read as 1e-5 when the power is a small number's
+#: (the article's own digits, as in √5.00001 beside it, show that reading).
+_E_CARET = re.compile(r"^(-?\d+(?:\.\d+)?)e\^\{?([-+]?\d+)\}?$")
+#: Whole numbers with thousands separators, ``6,400`` and ``12,800.5``.
+THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+
 def numeric_cell(text: str) -> str | None:
-    """A printed number as written (spacing and one pair of braces dropped), or None."""
+    """A printed number as written (spacing and one pair of braces dropped), or None.
+
+    Besides plain decimals: ``\boxed{0.5}`` and the like (the box is emphasis),
+    ``2.5 \times 10^{-3}`` and ``1e^{-5}`` (as ``2.5e-3`` and ``1e-5``), and whole
+    numbers with thousands separators (``6,400``, kept as written).
+    """
     t = LATEX_SPACING.sub("", text.strip()).replace(" ", "")
+    t = unwrapped(t)
     if t.startswith("{") and t.endswith("}"):
         t = t[1:-1]
     if _INFINITY.match(t):
         return "-inf"
     t = t.replace("−", "-")
-    return t if NUMBER_RE.match(t) else None
+    if NUMBER_RE.match(t):
+        return t
+    m = _TIMES_TEN.match(t.translate(_SUPERSCRIPT)) or _E_CARET.match(t)
+    if m is not None and (m.re is _TIMES_TEN or abs(int(m.group(2))) >= 3):
+        return f"{m.group(1)}e{int(m.group(2))}"
+    if THOUSANDS.match(t):
+        return t
+    return None
+
+
+#: Commands that only mark a number up (``\boxed{0.5}``): their argument is what is read.
+_MARKUP = re.compile(
+    r"\\(?:boxed|fbox|underline|mathbf|bm|boldsymbol|textbf"
+    r"|(?:textcolor|colorbox|color)\s*\{[^{}]*\})\s*\{"
+)
+
+
+def unwrapped(text: str) -> str:
+    """``\boxed{X}``, ``\textcolor{red}{X}`` … as ``{X}`` (braces kept for grouping)."""
+    out = text
+    for _ in range(20):  # nested marks: each pass takes the outermost left one
+        m = _MARKUP.search(out)
+        if m is None:
+            return out
+        close = _closing(out, m.end() - 1)
+        if close is None:
+            return out
+        out = out[: m.start()] + "{" + out[m.end() : close] + "}" + out[close + 1 :]
+    return out
+
+
+def unwrapped_text(text: Text) -> Text:
+    """:func:`unwrapped` on a text with places: the marks go, the characters keep their places."""
+    out = text
+    for _ in range(20):
+        m = _MARKUP.search(out.text)
+        if m is None:
+            return out
+        close = _closing(out.text, m.end() - 1)
+        if close is None:
+            return out
+        inner = out.text[m.end() : close]
+        if re.search(r"=|\\approx|≈", inner):  # \boxed{a = b}: the box marks a whole equation
+            out = out[: m.start()] + out[m.end() : close] + out[close + 1 :]
+        else:  # \boxed{0.15}: braces kept, as a group
+            out = out[: m.start()] + out[m.end() - 1 : close + 1] + out[close + 1 :]
+    return out
+
+
+def _closing(text: str, at: int) -> int | None:
+    """The offset of the bracket closing the one at ``at`` (``{``, ``(``, ``[`` or ``|``)."""
+    pairs = {"{": "}", "(": ")", "[": "]"}
+    opener = text[at]
+    closer = pairs.get(opener, opener)
+    depth = 0
+    for i in range(at, len(text)):
+        ch = text[i]
+        if ch == opener and (opener != closer or i == at):
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_ABS_COMMANDS = re.compile(
+    r"\\left\s*\\?\|(.*?)\\right\s*\\?\||\\left\s*\\lvert(.*?)\\right\s*\\rvert|\\lvert(.*?)\\rvert"
+)
+_SIGMOID = re.compile(r"(?:σ|\\sigma)\s*(?:\\left)?\s*\(")
+_SCI_IN_MATHS = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)[eE](?:\^\{([-+]?\d+)\}|(\^?)([-+]?\d+))(?![\w.])"
+)
+_THOUSANDS_IN_TEXT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
+_SUPERSCRIPTS = re.compile(r"[⁰¹⁴⁵⁶⁷⁸⁹⁻⁺][⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]*|[²³](?=[⁰¹²³⁴⁵⁶⁷⁸⁹])")
+
+
+def expression_text(piece: str) -> str:
+    """Arithmetic as the article writes it, in the forms symtf's parser reads.
+
+    - marks around a number: ``\boxed{0.5}`` → ``{0.5}``;
+    - absolute values: ``|0.01 − 0.7514|``, ``\\left| … \right|``, ``\\lvert … \rvert``
+      → ``abs(…)``;
+    - a number with a power of ten: ``1e-5``, and ``1e^{-5}`` when the power is at least
+      three (an ε) → ``(1 \times 10^{-5})``; a smaller power stays ``e`` to that power;
+    - σ of a number, the logistic function: ``σ(1)`` → ``1/(1+e^{-(1)})``;
+    - superscript digits: ``e¹`` → ``e^{1}``;
+    - thousands separators: ``6,400`` → ``6400``.
+    """
+    s = unwrapped(piece)
+    s = _ABS_COMMANDS.sub(
+        lambda m: "\\operatorname{abs}(" + next(g for g in m.groups() if g is not None) + ")", s
+    )
+    s = _bars(s)
+    if "\\" in s or "^" in s:  # LaTeX reads 1e-5 as 1·e − 5; plain text reads it right
+        s = _SCI_IN_MATHS.sub(_sci, s)
+    s = _sigmoid(s)
+    s = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", s)
+    return _THOUSANDS_IN_TEXT.sub(lambda m: m.group().replace(",", ""), s)
+
+
+def _sci(m: re.Match[str]) -> str:
+    power = m.group(2) if m.group(2) is not None else m.group(4)
+    caret = m.group(2) is not None or bool(m.group(3))
+    if caret and abs(int(power)) < 3:
+        return m.group()  # 2e^{2}: 2 times e squared
+    return f"({m.group(1)} \\times 10^{{{int(power)}}})"
+
+
+def _bars(s: str) -> str:
+    r"""``|a − b|`` → ``\operatorname{abs}(a − b)``, for bars that pair up at one depth."""
+    if s.count("|") < 2 or "||" in s:
+        return s
+    out = []
+    i = 0
+    while i < len(s):
+        if s[i] == "|":
+            close = s.find("|", i + 1)
+            inner = s[i + 1 : close] if close > i else ""
+            if close > i and inner.count("{") == inner.count("}") and inner.strip():
+                out.append("\\operatorname{abs}(" + inner + ")")
+                i = close + 1
+                continue
+        out.append(s[i])
+        i += 1
+    return "".join(out)
+
+
+def _sigmoid(s: str) -> str:
+    """``σ(x)`` of a numeric argument → the logistic function written out."""
+    for _ in range(10):
+        m = _SIGMOID.search(s)
+        if m is None:
+            return s
+        close = _closing(s, m.end() - 1)
+        if close is None:
+            return s
+        arg = s[m.end() : close].replace("\\right", "")
+        if re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|\b(?:e|exp|sqrt)\b", "", arg)):
+            return s  # σ(x) of a name: not a number to compute
+        s = s[: m.start()] + "\\frac{1}{1+e^{-(" + arg + ")}}" + s[close + 1 :]
+    return s
 
 
 _END_OF_SENTENCE = re.compile(r"(\\end\{\w+\}|\])\s*[.,;:]$")
@@ -200,20 +357,30 @@ def matrix_rows(piece: str) -> Rows | None:
     s = _LEFT_RIGHT.sub("", s)
     m = _ENVIRONMENT.fullmatch(s)
     if m:
-        rows = []
+        cells: list[list[str | None]] = []
         for raw_row in _ROW_BREAK.split(m.group(2)):
             if not raw_row.strip() or raw_row.strip() == "\\hline":
                 continue
-            cells = [numeric_cell(c) for c in raw_row.replace("\\hline", "").split("&")]
-            if any(c is None for c in cells):
-                return None
-            rows.append(tuple(c for c in cells if c is not None))
-        return tuple(rows) if rows and len({len(r) for r in rows}) == 1 else None
+            cells.append([numeric_cell(c) for c in raw_row.replace("\\hline", "").split("&")])
+        return _labelled(cells)
     if s.startswith("[") and s.endswith("]") and "[" not in s[1:-1]:
-        cells = [numeric_cell(c) for c in LATEX_SPACING.sub(" ", s[1:-1]).split(",")]
-        if cells and all(c is not None for c in cells):
-            return (tuple(c for c in cells if c is not None),)
+        row = [numeric_cell(c) for c in LATEX_SPACING.sub(" ", s[1:-1]).split(",")]
+        if row and all(c is not None for c in row):
+            return (tuple(c for c in row if c is not None),)
     return None
+
+
+def _labelled(cells: list[list[str | None]]) -> Rows | None:
+    """A matrix's numeric rows; a first row of column names and a first column of row names
+    (``\\text{I} & 0.1 & 0.2``) are left out, as a reader reads past them."""
+    if len(cells) > 1 and all(c is None for c in cells[0]) and len(cells[0]) > 1:
+        cells = cells[1:]  # "& d_0 & d_1": the columns' names
+    if cells and all(len(r) > 1 and r[0] is None for r in cells):
+        cells = [r[1:] for r in cells]  # "\text{love} & 0.3 & 0.4": the rows' names
+    if not cells or any(c is None for r in cells for c in r):
+        return None
+    rows = [tuple(c for c in r if c is not None) for r in cells]
+    return tuple(rows) if len({len(r) for r in rows}) == 1 else None
 
 
 def label_of(piece: str) -> str | None:
@@ -228,8 +395,8 @@ def label_of(piece: str) -> str | None:
     return plain if len(plain) <= 60 and not re.search(r"\d\.\d", plain) else None
 
 
-_FUNCTION_WORDS = re.compile(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh)\b")
-_OPERATORS = re.compile(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh")
+_FUNCTION_WORDS = re.compile(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh|abs|relu)\b")
+_OPERATORS = re.compile(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh|abs|relu")
 
 
 def is_arithmetic(piece: str) -> bool:
@@ -237,9 +404,72 @@ def is_arithmetic(piece: str) -> bool:
     if numeric_cell(piece) is not None or matrix_rows(piece) is not None:
         return False
     try:
-        plain = latexmath.to_plain(piece, where="arithmetic")
+        plain = latexmath.to_plain(expression_text(piece), where="arithmetic")
     except ExpressionError:
         return False
     if re.search(r"[A-Za-z]", _FUNCTION_WORDS.sub("", plain)):
         return False  # names (Q_1, d_model): symbolic, not displayed arithmetic
     return bool(re.search(r"\d", plain)) and bool(_OPERATORS.search(plain))
+
+
+# ----------------------------------------------------------------------------- chain links
+
+_ADDITIVE = "+-−"
+_MULTIPLICATIVE = "*/×·÷"
+
+
+def _terms(plain: str) -> tuple[list[str], list[str]] | None:
+    """A plain expression cut at its top-level additive operators (else multiplicative
+    ones): the terms and the operators between them; None if it is one term."""
+    for ops in (_ADDITIVE, _MULTIPLICATIVE):
+        terms: list[str] = []
+        between: list[str] = []
+        depth = start = 0
+        for i, ch in enumerate(plain):
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif depth == 0 and ch in ops and i > start:
+                before = plain[start:i].rstrip()
+                if ops is _ADDITIVE and (not before or before[-1] in "*/×·÷^e(E"):
+                    continue  # a sign, or an exponent's: not a term's end
+                terms.append(plain[start:i].strip())
+                between.append("-" if ch == "−" else ch)
+                start = i + 1
+        terms.append(plain[start:].strip())
+        if len(terms) > 1 and all(terms):
+            return terms, between
+    return None
+
+
+def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
+    """The intermediate numbers of a chain, each with the term it is the value of.
+
+    In ``2 \\times 1.5 + 1.6 = 3 + 1.6 = 4.6`` the link ``3 + 1.6`` writes the value of
+    the term ``2 \\times 1.5`` of the link before it: the two links are cut at their
+    top-level operators, and when they have the same operators in the same order, a
+    term written as a bare number in the later link is the value of the term at its
+    place in the earlier one. Returns ``(later link, earlier term, number, before)``:
+    ``before`` are the bare numbers of the later link written before it (to place it).
+    """
+    out: list[tuple[int, str, str, list[str]]] = []
+    plains: list[tuple[list[str], list[str]] | None] = []
+    for link in links:
+        try:
+            plains.append(_terms(latexmath.to_plain(expression_text(link), where="link")))
+        except ExpressionError:
+            plains.append(None)
+    for k in range(1, len(links)):
+        a, b = plains[k - 1], plains[k]
+        if a is None or b is None or a[1] != b[1] or len(a[0]) != len(b[0]):
+            continue
+        before: list[str] = []
+        for earlier, later in zip(a[0], b[0], strict=True):
+            number = numeric_cell(later.strip("()"))
+            if number is None:
+                continue
+            if numeric_cell(earlier.strip("()")) is None and re.search(r"\d", earlier):
+                out.append((k, earlier, number, list(before)))
+            before.append(number)
+    return out

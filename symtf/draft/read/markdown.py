@@ -49,14 +49,19 @@ _WHOLE_ENVIRONMENTS = re.compile(r"^\\begin\{(?!equation|displaymath|math\b)")
 _ENVIRONMENT_BODY = re.compile(r"^\\begin\{(\w+\*?)\}(.*)\\end\{\1\}\s*$", re.S)
 
 
-@functools.lru_cache(maxsize=1)
-def _parser() -> Any:
+@functools.lru_cache(maxsize=2)
+def _parser(indented_code: bool = True) -> Any:
+    """markdown-it with the maths and table plugins. ``indented_code=False`` for plain text
+    (a ``.txt`` article, or Markdown kept in a program's strings, indented with the code):
+    there an indented line is prose, not a code block."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.amsmath import amsmath_plugin
     from mdit_py_plugins.dollarmath import dollarmath_plugin
 
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
     md.use(dollarmath_plugin, double_inline=True).use(amsmath_plugin)
+    if not indented_code:
+        md.disable("code")
     return md
 
 
@@ -142,23 +147,27 @@ class _Reader:
 
     def inline(self, inline: Any, first: int, *, heading: bool) -> None:
         content = inline.content
-        if heading and "$" not in content and "\\" not in content:
+        if heading and "$" not in content and "\\" not in content and "`" not in content:
             a, line = self.line_text(first)  # the heading line as written ("## Step 2: 0.5")
             self.out.segments.append(self.segment(self.text[a : a + len(line)], False))
             return
         text = self.lines_text(content, first)
         at = 0
-        for a, b, c, d in self.maths_spans(inline, text.text):
+        for a, b, c, d, maths in self.spans(inline, text.text):
             if text.text[at:a].strip():
                 self.out.segments.append(self.segment(text[at:a], False))
-            self.out.segments.append(self.segment(_maths_body(text, c, d), True))
+            if maths:
+                self.out.segments.append(self.segment(_maths_body(text, c, d), True))
+            elif text.text[c:d].strip():  # `e^0.577 = 1.78`: a statement of its own
+                self.out.segments.append(self.segment(text[c:d], False))
             at = b
         if text.text[at:].strip():
             self.out.segments.append(self.segment(text[at:], False))
 
-    def maths_spans(self, inline: Any, raw: str) -> list[tuple[int, int, int, int]]:
-        """The maths of a paragraph: (start, end, body start, body end) in its raw text."""
-        spans: list[tuple[int, int, int, int]] = []
+    def spans(self, inline: Any, raw: str) -> list[tuple[int, int, int, int, bool]]:
+        """The maths and code spans of a paragraph, in order: (start, end, body start,
+        body end, whether maths) in its raw text."""
+        found: list[tuple[int, int, int, int, bool]] = []
         cursor = 0
         for child in inline.children or []:
             if child.type in ("math_inline", "math_inline_double"):
@@ -166,21 +175,24 @@ class _Reader:
                 at = raw.find(written, cursor)
                 if at >= 0:
                     n = len(child.markup)
-                    spans.append((at, at + len(written), at + n, at + len(written) - n))
+                    found.append((at, at + len(written), at + n, at + len(written) - n, True))
                     cursor = at + len(written)
             elif child.type == "code_inline" and child.content:
                 at = raw.find(child.content, cursor)
                 if at >= 0:
+                    n = len(child.markup)
+                    a, b = max(at - n, 0), min(at + len(child.content) + n, len(raw))
+                    found.append((a, b, at, at + len(child.content), False))
                     cursor = at + len(child.content)
-        out: list[tuple[int, int, int, int]] = []
+        out: list[tuple[int, int, int, int, bool]] = []
         at = 0
-        for span in [*spans, (len(raw), len(raw), len(raw), len(raw))]:
+        for span in [*found, (len(raw), len(raw), len(raw), len(raw), True)]:
             for m in _INLINE_MATHS.finditer(raw, at, span[0]):
                 group = next(g for g in ("br", "pa", "body") if m.group(g) is not None)
                 if group == "body" and _WHOLE_ENVIRONMENTS.match(m.group()):
-                    out.append((m.start(), m.end(), m.start(), m.end()))
+                    out.append((m.start(), m.end(), m.start(), m.end(), True))
                 else:
-                    out.append((m.start(), m.end(), m.start(group), m.end(group)))
+                    out.append((m.start(), m.end(), m.start(group), m.end(group), True))
             if span[0] < len(raw):
                 out.append(span)
             at = span[1]
@@ -278,14 +290,19 @@ def _maths_body(text: Text, a: int, b: int) -> Text:
 
 
 def read_markdown(
-    text: Text, *, cell: int | None = None, skip: Callable[[list[Fence]], set[int]] | None = None
+    text: Text,
+    *,
+    cell: int | None = None,
+    skip: Callable[[list[Fence]], set[int]] | None = None,
+    plain: bool = False,
 ) -> MarkdownRead:
     """A Markdown (or plain) text's segments and fenced blocks.
 
     ``skip``: given the fenced blocks, the opening lines (1-based) of those the code's
-    translation reads (Python and what it printed), left out of the prose.
+    translation reads (Python and what it printed), left out of the prose. ``plain``:
+    the text is not Markdown (an indented line is not code).
     """
-    tokens = _parser().parse(text.text)
+    tokens = _parser(not plain).parse(text.text)
     fences = [t for t in tokens if t.type == "fence" and t.map is not None]
     reader = _Reader(text, cell, set())
     if skip is not None and fences:

@@ -15,14 +15,18 @@ from symtf.draft.read.items import (
     Found,
     Rows,
     Segment,
+    expression_text,
     is_arithmetic,
     label_of,
     matrix_rows,
     numeric_cell,
     places_in,
     split_top_at,
+    term_links,
+    unwrapped_text,
 )
 from symtf.draft.read.source import Text
+from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
@@ -91,7 +95,7 @@ class _Statement:
 def math_items(seg: Segment) -> list[Found]:
     """Every printed value of a maths segment, each entry with its place."""
     out: list[Found] = []
-    whole = seg.text
+    whole = unwrapped_text(seg.text)  # \boxed{a = b}: the box only marks the result
     context = " ".join(whole.text.split())[:200]
     statements = split_top_at(whole.text, STATEMENT_SEPARATORS)
     # A comma inside a bracket list is not a separator (the list is one piece); a
@@ -147,9 +151,10 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
             for piece in pieces[:end]:
                 if not is_arithmetic(piece):
                     continue
-                expression = latexmath.to_plain(piece, where="arithmetic")
+                written = expression_text(piece)
+                expression = latexmath.to_plain(written, where="arithmetic")
                 try:
-                    latexmath.parse(piece, where="arithmetic")
+                    latexmath.parse(written, where="arithmetic")
                 except ExpressionError:
                     continue
                 s.found(
@@ -158,9 +163,10 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
                     printed,
                     spans[end],
                     expression=expression,
-                    latex=piece,
+                    latex=written,
                     chain=f"{seg.cell}:{seg.line}:{s.place}:{end}",
                 )
+    _term_values(s, pieces, spans, label or where)
     for position, piece in enumerate(pieces[:-1]):
         span = spans[position]
         arithmetic = is_arithmetic(piece)
@@ -192,6 +198,23 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
             s.found(kind, label or seg.heading or where, rows, spans[k])
         elif k == len(chain) - 1 and len(chain) > 1 and last_number is not None and label:
             s.found("number", label, ((last_number,),), spans[k])
+
+
+def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
+    """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
+    for k, earlier, number, before in term_links(pieces):
+        found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
+        if found[-1] is None:
+            continue
+        s.found(
+            "arithmetic",
+            f"{name} (term)",
+            ((number,),),
+            found[-1],
+            expression=earlier,
+            latex=earlier,
+            chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
+        )
 
 
 _DOTTED = re.compile(

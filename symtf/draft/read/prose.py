@@ -17,12 +17,16 @@ from symtf.draft.read.items import (
     Found,
     Rows,
     Segment,
+    expression_text,
+    is_arithmetic,
     matrix_rows,
     numeric_cell,
     places_in,
+    term_links,
 )
 from symtf.draft.read.maths import weights
 from symtf.draft.read.source import Text
+from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
@@ -79,6 +83,11 @@ def text_items(seg: Segment) -> list[Found]:
                     )
                 )
             continue
+        column = _column_vector(seg, spans, lines, k)
+        if column is not None:
+            found, k = column
+            out.append(found)
+            continue
         j = k + 1
         while j < len(lines) and _continues(lines, k, j):
             j += 1
@@ -91,6 +100,90 @@ def text_items(seg: Segment) -> list[Found]:
             out.extend(_line_items(seg.text[a:b], seg.line + k, seg))
         k = j
     return out
+
+
+_ONE_ENTRY = re.compile(
+    r"^\s*(?:([A-Za-z_]\w*)\s*=\s*)?\[\s*([-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\]\s*,?\s*$"
+)
+_OPENS = re.compile(r"^\s*(?:([A-Za-z_][\w^()]*)\s*[=:]\s*)?(?=\[)")
+_BLOCK_BODY = re.compile(r"^[\[\]\d\s.,eE+\-−]*$")
+#: Most lines a bracketed value written over several lines may take.
+MAX_BLOCK_LINES = 64
+
+
+def _column_vector(
+    seg: Segment, spans: list[tuple[int, int]], lines: list[str], k: int
+) -> tuple[Found, int] | None:
+    """A value written one row per line, from line ``k``: the found value and the line after it.
+
+    Either one bracket left open over the lines (``y = [0.12`` / ``0.34`` / ``0.56]``, or
+    ``[[0.5],`` / ``[0.25]]``), or one bracketed number per line (``[0.12]`` / ``v = [0.34]``
+    / ``[0.56]``, a column vector drawn with its name on one of its rows).
+    """
+    label = None
+    rows: Rows
+    if _ONE_ENTRY.match(lines[k]):
+        j = k
+        entries: list[tuple[str, ...]] = []
+        while j < len(lines) and j - k < MAX_BLOCK_LINES:
+            one = _ONE_ENTRY.match(lines[j])
+            if one is None:
+                break
+            label = label or one.group(1)
+            entries.append((numeric_cell(one.group(2)) or "",))
+            j += 1
+        if j - k < 2:
+            return None
+        rows = tuple(entries)
+        named = re.search(r"([A-Za-z_]\w*)\s*=\s*$", lines[k - 1]) if k else None
+        label = label or (named.group(1) if named else None)
+    else:
+        m = _OPENS.match(lines[k])
+        if m is None or lines[k].count("[") <= lines[k].count("]"):
+            return None
+        depth = 0
+        j = k
+        while j < len(lines) and j - k < MAX_BLOCK_LINES:
+            depth += lines[j].count("[") - lines[j].count("]")
+            j += 1
+            if depth <= 0:
+                break
+        if depth != 0 or j - k < 2:
+            return None
+        body = seg.text.text[spans[k][0] + m.end() : spans[j - 1][1]].rstrip().rstrip(",;.")
+        if not _BLOCK_BODY.match(body):
+            return None
+        parsed = _block_rows(body)
+        if parsed is None:
+            return None
+        rows, label = parsed, m.group(1)
+    a, b = spans[k][0], spans[j - 1][1]
+    found = Found(
+        "matrix" if len(rows) > 1 else "vector",
+        label or f"line {seg.line + k}",
+        seg.line + k,
+        rows,
+        cell=seg.cell,
+        context=lines[k].strip()[:200],
+        places=places_in(seg.text, a, b, rows),
+    )
+    return found, j
+
+
+def _block_rows(body: str) -> Rows | None:
+    """The rows of a bracketed value over several lines: nested brackets, else one per line."""
+    inner = body.strip()[1:-1].strip()
+    if not inner:
+        return None
+    raw = re.findall(r"\[([^\[\]]*)\]", inner) if inner.startswith("[") else inner.splitlines()
+    rows = []
+    for r in raw:
+        cells = [c for c in re.split(r"[,\s]+", r.strip()) if c]
+        values = [numeric_cell(c) for c in cells]
+        if not values or any(v is None for v in values):
+            return None
+        rows.append(tuple(v.rstrip(".") if v.endswith(".") and v[:-1] else v for v in values if v))
+    return tuple(rows) if rows and len({len(r) for r in rows}) == 1 else None
 
 
 #: A line that carries on the equation above it: ``     = 1.0 / 4`` (not a rule ``====``).
@@ -163,43 +256,128 @@ _RULE_CELL = re.compile(r":?-{2,}:?")
 
 
 def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
-    """A Markdown table the parser found: its numeric rows as one matrix.
+    """A Markdown table the parser found: its numeric rows as one matrix, its other cells
+    read as prose.
 
     A row whose first cell is a name and whose other cells are numbers gives those
-    numbers (``| I | 0.30 | 0.70 |``); the first row that is not numeric names the
-    matrix. Each entry is placed in its own cell.
+    numbers (``| I | 0.30 | 0.70 |``); so does a row whose first cell counts the rows
+    (``| 0 | 0.00 | 1.00 |`` under a header ``| pos | … |``: a positional-encoding
+    table). The first row that is not numeric names the matrix. A cell that is not one
+    number (``σ(1) = 0.731``) is read as a line of prose. Each entry is placed in its cell.
     """
+    texts = [[_cell_text(c.text) for c in row] for row in cells]
+    values = [[numeric_cell(t) for t in row] for row in texts]
+    numeric_rows = [k for k, row in enumerate(values) if row and all(v is not None for v in row)]
+    index = (
+        bool(numeric_rows)
+        and len(values[0]) > 1
+        and values[0][0] is None
+        and all(re.fullmatch(r"\d+", texts[k][0]) for k in numeric_rows)
+        and [int(texts[k][0]) for k in numeric_rows]
+        == list(
+            range(
+                int(texts[numeric_rows[0]][0]), int(texts[numeric_rows[0]][0]) + len(numeric_rows)
+            )
+        )
+    )
+    out: list[Found] = []
+    used: set[tuple[int, int]] = set()
+    for k, row in enumerate(cells[1:], 1):  # | σ(1) | 0.731 |: a worked value and its result
+        if (
+            len(row) < 2
+            or values[k][0] is not None
+            or not all(v is not None for v in values[k][1:])
+        ):
+            continue
+        expression = _arithmetic(texts[k][0])
+        if expression is None:
+            continue
+        for j in range(1, len(row)):
+            printed = ((values[k][j] or "",),)
+            name = texts[0][j] if texts[0][j:] and values[0][j] is None else texts[k][0]
+            out.append(
+                Found(
+                    "arithmetic",
+                    name or f"line {seg.line}",
+                    _line_of(row[j], seg),
+                    printed,
+                    plain_arithmetic(texts[k][0]) or expression,
+                    expression,
+                    seg.cell,
+                    " | ".join(t for t in texts[k])[:200],
+                    places=places_in(row[j], 0, len(row[j].text), printed),
+                )
+            )
+            used.add((k, j))
+        values[k] = [None] * len(values[k])  # not a row of the table's matrix
     numeric: list[tuple[str, ...]] = []
     places: list[Place] = []
     label = None
-    for row in cells:
-        texts = [c.text.strip().strip("*") for c in row]
-        values = [numeric_cell(t) for t in texts]
-        if values[1:] and all(v is not None for v in values[1:]) and values[0] is None:
-            used = list(zip(row[1:], values[1:], strict=True))
-        elif values and all(v is not None for v in values):
-            used = list(zip(row, values, strict=True))
+    table_used: set[tuple[int, int]] = set()
+    for k, (row, vals) in enumerate(zip(cells, values, strict=True)):
+        first = 1 if index else 0
+        if all(v is None for v in vals) and any((k, j) in used for j in range(len(vals))):
+            continue
+        if vals[1:] and all(v is not None for v in vals[1:]) and (vals[0] is None or index):
+            picked = list(range(1, len(vals)))
+        elif vals and all(v is not None for v in vals):
+            picked = list(range(first, len(vals)))
         else:
             if label is None:
-                label = texts[0] or None
+                label = texts[k][0] or None
             continue
-        numeric.append(tuple(v for _, v in used if v is not None))
-        for c, v in used:
-            places.extend(places_in(c, 0, len(c.text), ((v or "",),)))
-    if not numeric or len({len(r) for r in numeric}) != 1:
-        return []
-    first = cells[0][0] if cells and cells[0] else seg.text
-    return [
-        Found(
-            "matrix",
-            label or f"line {seg.line}",
-            seg.line,
-            tuple(numeric),
-            cell=seg.cell,
-            context=" | ".join(c.text.strip() for c in cells[0])[:200] if cells else "",
-            places=tuple(places) if first is not None else (),
+        numeric.append(tuple(vals[j] or "" for j in picked))
+        for j in picked:
+            table_used.add((k, j))
+            places.extend(places_in(row[j], 0, len(row[j].text), ((vals[j] or "",),)))
+    if numeric and len({len(r) for r in numeric}) == 1:
+        out.append(
+            Found(
+                "matrix",
+                label or f"line {seg.line}",
+                seg.line,
+                tuple(numeric),
+                cell=seg.cell,
+                context=" | ".join(c.text.strip() for c in cells[0])[:200] if cells else "",
+                places=tuple(places),
+            )
         )
-    ]
+        used |= table_used
+    for k, row in enumerate(cells[1:], 1):  # the header names columns: its cells are not read
+        for j, c in enumerate(row):
+            if (k, j) in used or not re.search(r"\d\.\d|\d,\d{3}", c.text):
+                continue
+            out.extend(_line_items(c, _line_of(c, seg), seg))
+    return out
+
+
+def _arithmetic(text: str) -> str | None:
+    """A table cell's worked value as written (maths or plain), if it is arithmetic on literals."""
+    if is_arithmetic(text):
+        written = expression_text(text)
+        try:
+            latexmath.parse(written, where="arithmetic")
+        except ExpressionError:
+            return None
+        return written
+    return expression_text(text) if plain_arithmetic(text) is not None else None
+
+
+def _cell_text(text: str) -> str:
+    """A table cell's text without emphasis or a maths span around it (``**0.5**``, ``$0.5$``)."""
+    t = text.strip().strip("*").strip()
+    for mark in ("$$", "$"):
+        if len(t) > 2 * len(mark) and t.startswith(mark) and t.endswith(mark):
+            return t[len(mark) : -len(mark)].strip()
+    return t
+
+
+def _line_of(text: Text, seg: Segment) -> int:
+    """The line a piece of a segment starts on (in its cell, for a notebook)."""
+    p = text.place(0, 1)
+    if p.cell is not None and p.cell_line is not None:
+        return p.cell_line
+    return p.line if text.runs else seg.line
 
 
 def _markdown_table(block: list[str]) -> tuple[str | None, Rows] | None:
@@ -225,9 +403,15 @@ _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 #: A tuple of numbers in parentheses, ``(0.1433, 0.2799, -0.7988)``, not a call ``f(1, 2)``.
 _TUPLE_IN_TEXT = re.compile(r"(?<![\w)\]])\(([^()\[\]]*)\)")
 _BULLET = re.compile(r"^(?:[•*\s]|-(?![\d.]))+")
-#: A decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign; "(25.0%)" beside 0.250
-#: restates it on another scale, and is not read).
-_PROSE_DECIMAL = re.compile(r"(?<![\w.])((?:[-−](?=\d))?\d+\.\d+)(?!\w|\.\d|\s*%)")
+#: A decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign), a percentage ("88.08%", a
+#: restatement of 0.8808 that drafting links to it) or a whole number with thousands
+#: separators ("about 2,600 parameters").
+_PROSE_DECIMAL = re.compile(
+    r"(?<![\w.,])((?:[-−](?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+%?))"
+    r"(?![\w%]|[.,]\d|\s+%)"
+)
+#: A percentage in parentheses right after a number restates it: ``0.250 (25.0%)``.
+_BESIDE = re.compile(r"\d\s*\(\s*$")
 
 
 def _tuple_rows(piece: str) -> Rows | None:
@@ -303,6 +487,7 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
 def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     number, seg = s.number, s.seg
     label, chain = _plain_chain(fragment)
+    chain = _trimmed(chain)
     pieces = [p for p, _ in chain]
     spans = [(at + a, at + a + len(p)) for p, a in chain]
     if len(chain) == 1 and label and numeric_cell(pieces[0].rstrip(".:;,")) is not None:
@@ -328,6 +513,18 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
+    for k, earlier, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+        found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
+        if found[-1] is not None:
+            s.found(
+                "arithmetic",
+                f"{name} (term)",
+                ((value,),),
+                found[-1],
+                expression=earlier,
+                latex=earlier,
+                chain=f"{seg.cell}:{number}:{place}:term{k}:{len(before)}",
+            )
     for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
         for j, piece in enumerate(pieces[:k]):
             expression = plain_arithmetic(piece)
@@ -338,7 +535,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                     p,
                     spans[k],
                     expression=expression,
-                    latex=piece,
+                    latex=expression_text(piece),
                     chain=f"{seg.cell}:{number}:{place}:{k}",
                 )
             _operand_vectors(s, piece, spans[j][0], name)
@@ -373,6 +570,8 @@ def _loose_numbers(s: _Line) -> None:
     for m in _PROSE_DECIMAL.finditer(text):
         if any(a <= m.start() < b for a, b in spans):
             continue  # an entry of a vector on the line (``-0.4`` is not the number 0.4)
+        if m.group(1).endswith("%") and _BESIDE.search(text[: m.start()]):
+            continue  # "0.250 (25.0%)": the same number on another scale
         s.found("number", f"line {number}", ((m.group(1).replace("−", "-"),),), m.span(1))
     for m in tuples:  # a tuple written with parentheses: ``h = (0.6698, 0.3302)``
         rows = _tuple_rows(m.group(0))
@@ -389,7 +588,7 @@ def _loose_numbers(s: _Line) -> None:
 
 
 def _fragments(text: str) -> list[tuple[str, int]]:
-    """Split prose at top-level commas and semicolons that are followed by a space."""
+    """Split prose at top-level commas and semicolons followed by a space, and at `` | ``."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([":
@@ -399,12 +598,44 @@ def _fragments(text: str) -> list[tuple[str, int]]:
         elif depth == 0 and ch in ",;" and text[i + 1 : i + 2] == " ":
             parts.append((start, i))
             start = i + 1
+        elif depth == 0 and ch == "|" and text[i - 1 : i] == " " and text[i + 1 : i + 2] == " ":
+            parts.append((start, i))  # "σ(1) = 0.731 | e¹ = 2.718": two statements
+            start = i + 1
     parts.append((start, len(text)))
     out = []
     for a, b in parts:
         p = text[a:b]
         if p.strip():
             out.append((p.strip(), a + len(p) - len(p.lstrip())))
+    return out
+
+
+_LEADING_NUMBER = re.compile(r"^([-−]?\d[\d,]*(?:\.\d+)?%?)\s+[A-Za-z(]")
+_ARITHMETIC_TAIL = re.compile(r"(?<=\s)[\d(√|][\d\s.,+\-−×·*/^()√|]*$")
+_PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z]{2,}:?\s+$")
+
+
+def _trimmed(chain: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A chain written inside a sentence, its words left out: ``The layer has 80 × 80``
+    begins with words, ``6,400 weights.`` ends with them; the arithmetic and the number
+    are what is read."""
+    if len(chain) < 2:
+        return chain
+    out = list(chain)
+    first, a = out[0]
+    if plain_arithmetic(first) is None and numeric_cell(first) is None:
+        tail = _ARITHMETIC_TAIL.search(first)
+        # only after a word of prose ("has 80 × 80"), never after an operator or a name
+        # it would cut off ("q·k / √64" is not √64)
+        words = _PROSE_WORD.search(first[: tail.start()]) if tail else None
+        if tail and words and plain_arithmetic(tail.group().strip()) is not None:
+            text = tail.group().strip()
+            out[0] = (text, a + first.index(text, tail.start()))
+    last, b = out[-1]
+    if numeric_cell(last.rstrip(".:;,")) is None and not last.startswith("["):
+        m = _LEADING_NUMBER.match(last)
+        if m and numeric_cell(m.group(1)) is not None:
+            out[-1] = (m.group(1), b)
     return out
 
 
@@ -458,14 +689,15 @@ _PLAIN_OPERATORS = re.compile(
 
 def plain_arithmetic(piece: str) -> str | None:
     """The piece as an expression when it is arithmetic on literals, else None."""
-    if numeric_cell(piece) is not None or not re.search(r"\d", piece):
+    written = expression_text(piece)
+    if numeric_cell(piece) is not None or not re.search(r"\d", written):
         return None
-    if not _PLAIN_OPERATORS.search(piece):
+    if not _PLAIN_OPERATORS.search(written):
         return None
     if matrix_rows(piece) is not None:
         return None
     try:
-        expr = latexmath.parse(piece, where="arithmetic")
+        expr = latexmath.parse(written, where="arithmetic")
     except ExpressionError:
         return None
     return None if expr.references else expr.text
@@ -477,6 +709,46 @@ _REPR = re.compile(
     r"(?:(?P<name>[A-Za-z_]\w*)\s*[:=]\s*)?(?P<kind>array|tensor|tf\.Tensor)?\(?\s*(?P<body>\[[\[\]\d\s.,eE+\-−]*\])",
     re.S,
 )
+
+
+#: A number printed by code outside an array: ``tensor(0.4581)``, ``loss 2.30``, ``1.23e-02``.
+_PRINTED_NUMBER = re.compile(r"(?<![\w.])(-?(?:\d+\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]\d+))(?![\w.])")
+
+
+def printed_numbers(seg: Segment) -> list[Found]:
+    """Everything a code cell printed that reads as a number: its arrays (as
+    :func:`output_items` reads them) and, outside them, each decimal or scientific number
+    (a ``%.2e`` table printed by a loop, ``tensor(0.4581)``). Whole numbers outside arrays
+    (shapes, counts, indices) are not printed values."""
+    out = output_items(seg)
+    text = seg.text.text
+    inside = [
+        (m.start("body"), m.end("body"))
+        for m in _REPR.finditer(text)
+        if _nested_rows(m.group("body"))
+    ]
+    for m in _PRINTED_NUMBER.finditer(text):
+        if any(a <= m.start() < b for a, b in inside):
+            continue
+        line = seg.line_at(m.start())
+        out.append(
+            Found(
+                "number",
+                seg.code_name or f"line {line}",
+                line,
+                ((m.group(1),),),
+                cell=seg.cell,
+                context=text[text.rfind("\n", 0, m.start()) + 1 :].split("\n", 1)[0].strip()[:200],
+                places=(seg.text.place(*m.span(1)),),
+            )
+        )
+    return out
+
+
+def comment_numbers(seg: Segment) -> list[Found]:
+    """The values written in code comments (``# = [0.35, -1.2]``, ``# loss ≈ 0.46``, a
+    tensor pasted over several comment lines), read as prose."""
+    return text_items(seg)
 
 
 def output_items(seg: Segment) -> list[Found]:

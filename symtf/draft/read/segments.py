@@ -71,7 +71,7 @@ def pieces(text: str, kind: str, path: str, *, code: bool) -> Pieces:
         chosen.extend(code_fences(fences, lines))
         return {f.open_line for block, outs in chosen for f in (block, *outs)}
 
-    read = read_markdown(whole, skip=skip if code and kind == "md" else None)
+    read = read_markdown(whole, skip=skip if code and kind == "md" else None, plain=kind != "md")
     out.segments = read.segments
     out.blocks = fenced_blocks(chosen)
     return out

@@ -259,6 +259,40 @@ def _entry_pattern(entry: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w.]){sign}{body}(?!\d)")
 
 
+def spans(
+    text: Text, start: int, end: int, entries: Sequence[str], *, from_end: bool = False
+) -> list[tuple[int, int] | None]:
+    """Where each printed entry stands in ``text[start:end]``, in order (``None``: not found).
+
+    ``from_end``: the entries are the last numbers of the span (the printed result of
+    ``… = 1.0``).
+    """
+    hay = text.text
+    end = min(end, len(hay))
+    out: list[tuple[int, int] | None] = []
+    if from_end:
+        at = end
+        for e in reversed(entries):
+            pat = _entry_pattern(e)
+            found = None
+            if pat is not None:
+                for m in pat.finditer(hay, start, at):
+                    found = m.span()
+                if found is not None:
+                    at = found[0]
+            out.append(found)
+        out.reverse()
+        return out
+    at = start
+    for e in entries:
+        pat = _entry_pattern(e)
+        hit = pat.search(hay, at, end) if pat is not None else None
+        if hit is not None:
+            at = hit.end()
+        out.append(hit.span() if hit is not None else None)
+    return out
+
+
 def locate(
     text: Text,
     start: int,
@@ -271,36 +305,11 @@ def locate(
 
     The entries were read from that span, so each stands there in order. An entry
     that cannot be told apart there (written in a form the reader rewrote) gets a
-    line-level place at the span's start. ``from_end``: the entries are the last
-    numbers of the span (the printed result of ``… = 1.0``).
+    line-level place at the span's start.
     """
     out: list[Place] = []
-    hay = text.text
-    end = min(end, len(hay))
-    if from_end:
-        spans: list[tuple[int, int] | None] = []
-        at = end
-        for e in reversed(entries):
-            pat = _entry_pattern(e)
-            found = None
-            if pat is not None:
-                for m in pat.finditer(hay, start, at):
-                    found = m.span()
-                if found is not None:
-                    at = found[0]
-            spans.append(found)
-        spans.reverse()
-    else:
-        spans = []
-        at = start
-        for e in entries:
-            pat = _entry_pattern(e)
-            hit = pat.search(hay, at, end) if pat is not None else None
-            if hit is not None:
-                at = hit.end()
-            spans.append(hit.span() if hit is not None else None)
     fallback: Place | None = None
-    for span in spans:
+    for span in spans(text, start, end, entries, from_end=from_end):
         if span is None:
             if fallback is None:
                 fallback = text.line_place(start)

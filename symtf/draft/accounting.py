@@ -1,0 +1,341 @@
+"""No number disappears: each one the reader found ends in a claim or an unchecked entry.
+
+After the draft's claims are written, the places they hold, the places of what
+it could not check (:class:`Unmapped`, :class:`Unread`) and of the article's
+inputs (:class:`Stated`) are covered. Every other number the reader found is
+either
+
+- a **restatement**: the same printed strings as a value printed before it
+  (a comment ``# tensor([[0., 1., 1.]])`` under a print, a result repeated in a
+  final list, ``88.08%`` for a printed ``0.8808``), linked to the step that
+  value is placed at and checked as it is; or
+- an unchecked entry saying why (a number in prose no claim checks, a value the
+  code printed or wrote in a comment that its translation does not tell apart).
+
+A restatement is linked only when it carries enough digits not to equal the earlier
+value by chance: one number of three significant digits or more, or a row of numbers
+with four or more between them (zeros and ones count for nothing); a row of two or more
+may restate the value with more digits (``0.5000`` for ``0.5``), one number only
+with the same digits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from symtf.place import Place
+
+if TYPE_CHECKING:
+    from symtf.draft.article import Article, Printing
+    from symtf.draft.search import Placement
+
+__all__ = ["Stated", "Unmapped", "Unread", "account", "restatements"]
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A printed claim the draft cannot read, and why (with the places of its numbers)."""
+
+    label: str
+    line: int
+    text: str
+    reason: str
+    places: tuple[Place, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A printing no step explains (its claim has ``step = "?"``), or a number no claim holds."""
+
+    label: str
+    line: int
+    size: int
+    note: str
+    candidates: tuple[str, ...] = ()
+    places: tuple[Place, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A printing the article states as an input (a given tensor): not a result to check."""
+
+    label: str
+    line: int
+    size: int
+    places: tuple[Place, ...] = ()
+
+
+#: Why a number the reader found is in no claim, by where it was found.
+WHY_UNCLAIMED = {
+    "prose": "a printed number that no claim of the draft checks",
+    "output": "printed by the code; its translation does not tell which value it is",
+    "comment": "written in a comment of the code; its translation does not tell which value it is",
+}
+
+Key = tuple[int, int | None, int | None]
+
+
+def _key(p: Place) -> Key:
+    return (p.line, p.column, p.cell if p.column is None else None)
+
+
+def where(p: Place) -> str:
+    """A name for an unlabelled number: its line, or in a notebook its cell (the report
+    beside it gives the file line: a cell's own line would mix the two)."""
+    if p.cell is not None:
+        return f"output of cell {p.cell}" if p.output else f"cell {p.cell}"
+    return f"line {p.line}"
+
+
+def _covered(text: str, entries: Sequence[Unmapped | Unread | Stated]) -> set[Key] | None:
+    try:
+        claims = tomllib.loads(text).get("claims", [])
+    except tomllib.TOMLDecodeError:  # the draft is checked by the parser, which says why
+        return None
+    out: set[Key] = set()
+    for c in claims:
+        for q in c.get("places", []) if isinstance(c, dict) else []:
+            if isinstance(q, dict) and isinstance(q.get("line"), int):
+                col = q.get("column")
+                out.add((q["line"], col, q.get("cell") if col is None else None))
+    for u in entries:
+        out.update(_key(q) for q in u.places)
+    return out
+
+
+def _value(text: str) -> tuple[Decimal, int] | None:
+    """A printed entry's value and significant digits (``88.08%`` is 0.8808, 4 digits)."""
+    t = text.strip().replace("−", "-").replace(",", "")
+    scale = Decimal(1)
+    if t.endswith("%"):
+        t, scale = t[:-1], Decimal(100)
+    if t.endswith("."):
+        t = t[:-1]
+    if not re.fullmatch(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", t):
+        return None
+    try:
+        d = Decimal(t)
+    except InvalidOperation:
+        return None
+    digits = len(re.sub(r"^[-0.]+", "", t.split("e")[0].split("E")[0].replace(".", "")))
+    return d / scale, digits
+
+
+def _digits(row: Sequence[str]) -> int:
+    """The significant digits a row of entries carries (0 and ±1 carry none: masks, one-hot)."""
+    total = 0
+    for x in row:
+        v = _value(x)
+        if v is None:
+            return 0
+        if abs(v[0]) not in (0, 1):
+            total += v[1]
+    return total
+
+
+def _same(a: str, b: str, *, digits: bool = True) -> bool:
+    """Whether two printed entries are one value (printed to the same digits, if ``digits``)."""
+    if a.strip().replace("−", "-").rstrip(".") == b.strip().replace("−", "-").rstrip("."):
+        return True
+    va, vb = _value(a), _value(b)
+    if va is None or vb is None:
+        return False
+    return va == vb if digits else va[0] == vb[0]
+
+
+def _entry(pl: Placement, p: Printing, i: int, j: int) -> dict[str, Any]:
+    """Where entry (i, j) of a printing placed at ``pl`` sits in its step."""
+    if pl.index is not None:
+        return {"index": pl.index}
+    if pl.row is not None:
+        return {"index": (pl.row, j if p.shape[0] == 1 else i)}
+    if pl.col is not None:
+        return {"index": (i if p.shape[0] > 1 else j, pl.col)}
+    return {"index": (i, j)}
+
+
+def _link(
+    f: Any,
+    left: tuple[Place, ...],
+    sources: list[tuple[Printing, Placement]],
+) -> list[tuple[Placement, dict[str, Any], tuple[str, ...], tuple[Place, ...], Printing]]:
+    """The claims that link a found value's rows to an earlier printing with the same values.
+
+    Every row must stand in one printing (the latest that holds them all); the value as a
+    whole must carry enough digits (:func:`_digits`) not to equal it by chance.
+    """
+    rows = list(f.rows)
+    if len(left) != sum(len(r) for r in rows):
+        return []
+    flat = [x for r in rows for x in r]
+    if _digits(flat) < (3 if len(flat) == 1 else 4):
+        return []  # a few digits, or zeros and ones: too likely equal by coincidence
+    # a value of two or more numbers is not equal by chance: a print of it with more
+    # digits (0.5000 for a given 0.5) restates it too
+    loose = len(flat) >= 2
+    for p, pl in reversed(sources):
+        hits: list[tuple[int, int]] = []
+        for row in rows:
+            hit = next(
+                (
+                    (i, j0)
+                    for i, source_row in enumerate(p.rows)
+                    for j0 in range(len(source_row) - len(row) + 1)
+                    if all(
+                        _same(x, y, digits=not loose)
+                        for x, y in zip(row, source_row[j0 : j0 + len(row)], strict=True)
+                    )
+                ),
+                None,
+            )
+            if hit is None:
+                break
+            hits.append(hit)
+        if len(hits) == len(rows):
+            return _claims_of(rows, left, p, pl, hits)
+    return []
+
+
+def _claims_of(
+    rows: list[tuple[str, ...]],
+    left: tuple[Place, ...],
+    p: Printing,
+    pl: Placement,
+    hits: list[tuple[int, int]],
+) -> list[tuple[Placement, dict[str, Any], tuple[str, ...], tuple[Place, ...], Printing]]:
+    out = []
+    at = 0
+    for row, (i, j0) in zip(rows, hits, strict=True):
+        places = left[at : at + len(row)]
+        at += len(row)
+        if len(row) == len(p.rows[i]) and pl.index is None and pl.col is None and p.shape[0] > 1:
+            key: dict[str, Any] = {"row": pl.row if pl.row is not None else i}
+            out.append((pl, key, row, places, p))
+        else:
+            for j, (value, place) in enumerate(zip(row, places, strict=True)):
+                out.append((pl, _entry(pl, p, i, j0 + j), (value,), (place,), p))
+    return out
+
+
+def _displayed(f: Any, article: Article) -> tuple[Any, str] | None:
+    """The displayed line whose result a single found number restates (the nearest before
+    it with the same value to the same digits), if it carries three digits or more."""
+    if f.shape != (1, 1) or f.kind == "arithmetic" or _digits(f.rows[0]) < 3:
+        return None
+    value = f.rows[0][0]
+    line = f.places[0].line
+    best = None
+    for d in article.displays:
+        if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+            continue
+        if (
+            d.places[0].line <= line
+            and _same(value, d.rows[0][0])
+            and (best is None or d.places[0].line >= best.places[0].line)
+        ):
+            best = d
+    return (best, value) if best is not None else None
+
+
+def account(
+    article: Article,
+    text: str,
+    lists: tuple[list[Unmapped], list[Unread], list[Stated]],
+    sources: list[tuple[Printing, Placement]],
+    placement: Callable[[Placement], list[str]],
+    label: Callable[[str, int], str],
+) -> list[str]:
+    """Account for every number the reader found; returns the claims of its restatements.
+
+    ``lists``: the draft's unmapped, unread and stated entries (numbers with no claim are
+    added to the first). ``sources``: the printings placed at a step, in the article's
+    order. ``placement``: a placement's claim keys (``step = …``, ``row = …``).
+    """
+
+    unmapped, unread, stated = lists
+    covered = _covered(text, [*unmapped, *unread, *stated])
+    if covered is None:
+        return []
+    claims: list[str] = []
+    found = [("prose", f) for f in article.seen] + list(article.in_code)
+    for origin, f in found:
+        left = tuple(q for q in f.places if _key(q) not in covered)
+        if not left:
+            continue
+        covered.update(_key(q) for q in left)
+        name = f.label.strip() or where(left[0])
+        if len(left) == len(f.places):
+            restated = restatements(f, name, article, sources, placement, label)
+            if restated:
+                claims.extend(restated)
+                continue
+        unmapped.append(Unmapped(name, left[0].line, len(left), WHY_UNCLAIMED[origin], (), left))
+    return claims
+
+
+def restatements(
+    item: Any,
+    name: str,
+    article: Article,
+    sources: list[tuple[Printing, Placement]],
+    placement: Callable[[Placement], list[str]],
+    label: Callable[[str, int], str],
+) -> list[str]:
+    """The claims of a value (a found value or a printing, with its places) that restates
+    an earlier one: at the step the earlier value is placed at, or as the displayed line
+    whose result it repeats. None if it restates nothing (then it is not checked)."""
+    from symtf.draft.read.toml import places_key
+
+    places: tuple[Place, ...] = tuple(item.places)
+    if not places or len(places) != sum(len(r) for r in item.rows):
+        return []
+    claims: list[str] = []
+    links = _link(item, places, sources)
+    for pl, keys, row, at, p in links:
+        step = [k for k in placement(pl) if k.startswith("step")]
+        extra = [
+            f"{k} = [{v[0]}, {v[1]}]" if k == "index" else f"{k} = {v}" for k, v in keys.items()
+        ]
+        claims.append(
+            "\n".join(
+                [
+                    "[[claims]]",
+                    f"label = {_toml(label(name + ' (restated)', at[0].line))}",
+                    *step,
+                    *extra,
+                    f"printed = {_toml(' '.join(row))}",
+                    f"source_line = {at[0].line}",
+                    places_key(at),
+                    f"# line {at[0].line}: restates the value printed at line {p.line}",
+                ]
+            )
+        )
+    if claims:
+        return claims
+    shown = _displayed(item, article)
+    if shown is None:
+        return []
+    d, value = shown  # "88.08%" after "σ(2) = 0.8808": the displayed line, again
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(name + ' (restated)', places[0].line))}",
+                f"expression = {_toml(' '.join(d.latex.split()))}",
+                f"printed = {_toml(value)}",
+                f"source_line = {places[0].line}",
+                places_key(places),
+                f"# line {places[0].line}: restates the result displayed at line {d.line}",
+            ]
+        )
+    ]
+
+
+def _toml(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
