@@ -273,3 +273,26 @@ def test_printed_numbers_in_their_written_forms(written: str, read: str) -> None
     from symtf.draft.read.items import numeric_cell
 
     assert numeric_cell(written) == read
+
+
+CONSTANT = """\
+# A decay written as what it is
+
+$$\\gamma = 0.729 = 0.9^3$$
+
+decay = 0.81 = 0.9²
+
+rate = 0.72 = 0.9³
+"""
+
+
+def test_a_constant_stated_before_its_expression_is_checked_by_it(tmp_path: Path) -> None:
+    from fractions import Fraction as F
+
+    assert F("0.9") ** 3 == F("0.729") and F("0.9") ** 2 == F("0.81")
+    checks = _checks(tmp_path, CONSTANT)
+    assert _verdicts(checks, CONSTANT, "0.729") == {"exact"}
+    assert _verdicts(checks, CONSTANT, "0.81") == {"exact"}
+    # 0.9³ = 0.729 by hand: 0.72 is off in its third decimal
+    assert _verdicts(checks, CONSTANT, "0.72 ")
+    assert not _verdicts(checks, CONSTANT, "0.72 ") & {"exact", "rounded"}

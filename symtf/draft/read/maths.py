@@ -166,6 +166,28 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
                     latex=written,
                     chain=f"{seg.cell}:{seg.line}:{s.place}:{end}",
                 )
+    elif len(chain) > 1 and is_arithmetic(last):
+        # "\gamma = 0.729 = 0.9^3": a constant stated, then the expression it is
+        first = next((k for k, p in enumerate(pieces) if numeric_cell(p) is not None), None)
+        if first is not None and first < len(chain) - 1:
+            printed = ((cast(str, numeric_cell(pieces[first])),),)
+            for k in range(first + 1, len(chain)):
+                written = expression_text(pieces[k])
+                if not is_arithmetic(pieces[k]):
+                    continue
+                try:
+                    latexmath.parse(written, where="arithmetic")
+                except ExpressionError:
+                    continue
+                s.found(
+                    "arithmetic",
+                    label or where,
+                    printed,
+                    spans[first],
+                    expression=latexmath.to_plain(written, where="arithmetic"),
+                    latex=written,
+                    chain=f"{seg.cell}:{seg.line}:{s.place}:{first}",
+                )
     _term_values(s, pieces, spans, label or where)
     for position, piece in enumerate(pieces[:-1]):
         span = spans[position]

@@ -504,6 +504,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     elif end is not None:
         printed = ((end,),)
     else:
+        _stated_constant(s, pieces, spans, label or f"line {number}", place)
         return
     # each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``) is a result of the links
     # before it; the links before one printed result are one chain, one printed number
@@ -543,6 +544,28 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+def _stated_constant(
+    s: _Line, pieces: list[str], spans: list[tuple[int, int]], name: str, place: int
+) -> None:
+    """``γ = 0.729 = 0.9³``: a constant stated, then the expression it is."""
+    first = next((k for k, p in enumerate(pieces) if numeric_cell(p) is not None), None)
+    if first is None or first == len(pieces) - 1:
+        return
+    printed = ((numeric_cell(pieces[first]) or "",),)
+    for k in range(first + 1, len(pieces)):
+        expression = plain_arithmetic(pieces[k])
+        if expression is not None:
+            s.found(
+                "arithmetic",
+                name,
+                printed,
+                spans[first],
+                expression=expression,
+                latex=expression_text(pieces[k]),
+                chain=f"{s.seg.cell}:{s.number}:{place}:{first}",
+            )
 
 
 def _operand_vectors(s: _Line, piece: str, at: int, name: str) -> None:
