@@ -105,12 +105,20 @@ class Display:
 
 @dataclass(frozen=True)
 class Equation:
-    """A symbolic equation: the name it defines and the names it is made of."""
+    """A symbolic equation: the name it defines and the names it is made of.
+
+    ``lhs_latex`` and ``latex`` keep both sides as the article wrote them, for reading
+    the step the equation states (:mod:`symtf.draft.infer.stated`); ``cell`` is the
+    notebook cell it sits in.
+    """
 
     line: int
     lhs: str
     names: tuple[str, ...]
     text: str
+    lhs_latex: str = ""
+    latex: str = ""
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -296,32 +304,45 @@ _FUNCTIONS = {
 
 
 def _equations(text: str, kind: str, path: str) -> list[Equation]:
-    """Symbolic equations: ``lhs = expression of names``, read only for their names."""
+    """Symbolic equations: ``lhs = expression of names``, with both sides as written."""
+    from symtf.draft.infer.formula import parse, split_equation
+
     out: list[Equation] = []
-    for line, _cell, st in statements(text, kind, path=path):
+    for line, cell, st in statements(text, kind, path=path):
         if "=" not in st or len(st) > 400:
             continue
-        pieces = [p.strip() for p in re.split(r"=|\\approx|≈", st)]
+        pieces = [p.strip() for p in split_equation(st)]
+        lhs_node = parse(pieces[0])
+        if lhs_node is not None and lhs_node.kind == "mul" and lhs_node.args[0].kind == "name":
+            lhs_node = lhs_node.args[0]  # ``P(y_i) = …``: the function P
         try:
             lhs = latexmath.to_plain(pieces[0], where="label")
         except ExpressionError:
-            continue
+            lhs = ""
         if not re.fullmatch(r"[A-Za-z][\w^()]*(?:\s*\+\s*[A-Za-z]\w*)?", lhs):
-            continue
+            if lhs_node is None or lhs_node.kind != "name":
+                continue
+            lhs = ident(pieces[0].split("(")[0]) or ""
+            if not lhs:
+                continue
         for piece in pieces[1:]:
             if "\\begin" in piece or not re.search(r"[A-Za-z]", piece):
                 continue
             try:
                 plain = latexmath.to_plain(piece, where="equation")
             except ExpressionError:
-                continue
-            names = tuple(
-                n
-                for n in _NAME.findall(plain.replace("ᵀ", ""))
-                if n not in _FUNCTIONS and not re.fullmatch(r"d_?\w*", n)
-            )
-            if names and not re.search(r"\d\.\d", plain):
-                out.append(Equation(line, lhs, names, plain))
+                plain = ""
+            if plain:
+                names = tuple(
+                    n
+                    for n in _NAME.findall(plain.replace("ᵀ", ""))
+                    if n not in _FUNCTIONS and not re.fullmatch(r"d_?\w*", n)
+                )
+            else:
+                node = parse(piece)
+                names = tuple(n.text for n in node.names()) if node is not None else ()
+            if names and not re.search(r"\d\.\d", plain or piece):
+                out.append(Equation(line, lhs, names, plain or piece, pieces[0], piece, cell))
     return out
 
 
