@@ -97,6 +97,21 @@ class _Enclosures:
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
 
+    def rounded_upstream(self, step: str) -> list[str]:
+        """The rounded inputs ``step`` is computed from (all of them when unknown)."""
+        names = list(self.d.rounded_inputs or ())
+        trace = self.base()
+        if trace is None or step not in trace:
+            return names
+        seen, todo = {step}, [step]
+        while todo:
+            s = todo.pop()
+            for i in trace[s].inputs:
+                if i not in seen and i in trace:
+                    seen.add(i)
+                    todo.append(i)
+        return [n for n in names if n in seen]
+
     def step_enclosure(self, fmt: str, step: str) -> Any:
         """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
         key = (fmt, step)
@@ -234,15 +249,16 @@ def _printed_of(claim: Claim, text: str) -> Printed | None:
     return None
 
 
-def _setting(d: Any, fmt: str | None) -> tuple[str, str]:
-    """The setting in words, and the ``accepted_by`` value."""
+def _setting(d: Any, fmt: str | None, upstream: list[str]) -> tuple[str, str]:
+    """The setting in words, and the ``accepted_by`` value (``upstream``: the rounded
+    inputs the step is computed from)."""
     parts, by = [], []
     if fmt is not None:
         parts.append(f"computed in {fmt}")
         by.append("computed_in")
-    if d.rounded_inputs:
-        ranged = [n for n, r in d.rounded_inputs.items() if any(h for row in r.half for h in row)]
-        names = ranged or list(d.rounded_inputs)
+    if upstream:
+        ranged = [n for n in upstream if any(h for row in d.rounded_inputs[n].half for h in row)]
+        names = ranged or upstream
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         parts.append(f"with {shown} known only to their printed precision")
         by.append("rounded_inputs")
@@ -276,7 +292,10 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     if p is None or p.is_neg_inf or p.is_fraction:
         return ch
     step, idx = ch.step, tuple(ch.index)
-    setting, by = _setting(d, fmt)
+    upstream = encs.rounded_upstream(step) if d.rounded_inputs else []
+    if fmt is None and not upstream:
+        return ch  # computed from no input known only to its digits: nothing to accept
+    setting, by = _setting(d, fmt, upstream)
     chain = _entry(encs.enclosure(fmt), step, idx)
     local = _entry(encs.step_enclosure(fmt, step), step, idx) if fmt is not None else chain
     if chain is None and local is None:
