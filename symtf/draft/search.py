@@ -95,6 +95,14 @@ INPUT_LABEL = re.compile(
 )
 #: Lines within which a scalar repeats an entry printed earlier.
 REPEAT_WINDOW = 40
+#: Evidence a step the article names needs, with half its entries reproduced.
+NAMED_BITS = 12.0
+#: Evidence an unnamed step needs, with half its entries reproduced.
+UNNAMED_BITS = 30.0
+#: Evidence that takes a step however few of its entries agree (several exact rows).
+STRONG_BITS = 40.0
+#: How far the best guess must stand above the next one that gives other values.
+MARGIN_BITS = 10.0
 
 _KEYWORDS = {
     "mean": ("mean", "mu", "μ", "average"),
@@ -247,6 +255,10 @@ class _Candidate:
     slip: int
     #: Found on the article's printed values of these earlier steps (a replay), if any.
     replayed: str = ""
+    #: Printed entries it does not reproduce within one unit, and the evidence, in bits, of
+    #: the ones it does (see :func:`_entry_bits`).
+    off: int = 0
+    bits: float = 0.0
 
 
 def _names(label: str) -> set[str]:
@@ -329,6 +341,8 @@ class Search:
         self._shown_key = 0
         self.float32 = False
         self._heading_lines: tuple[int, ...] | None = None
+        #: Per printing: candidates taken on their evidence when nothing reproduces it all.
+        self._evidential: dict[int, list[_Candidate]] = {}
         for eq in article.equations:
             for name in _names(eq.lhs):
                 self._equations.setdefault(name, []).append(
@@ -668,12 +682,13 @@ class Search:
                 )
             return
         members = [self.article.printing(k) for k in run.parts]
-        if run.role == "operands" or not _input_like(run, t):
+        first = not run.role and self._nothing_before(run)
+        if run.role == "operands" or not (_input_like(run, t) or first):
             return
         trial = [self._find(m, tm) for m in members if (tm := parse_target(m.rows))]
         if any(isinstance(x, tuple) for x in trial):
             return  # rows of something known: each is mapped on its own turn
-        if _input_like(run, t):
+        if _input_like(run, t) or first:
             given = self._given(run, t, rounded=False)
             self.outcomes[run.key] = given
             for k in run.parts:
@@ -815,9 +830,9 @@ class Search:
             for q in self.article.printings:
                 if q.size != 1 or q.line > p.line or q.role:
                     continue
-                if (_names(q.label) | {q.label.strip()}) & wanted:
-                    if best is None or q.line >= best.line:
-                        best = q
+                named = (_names(q.label) | {q.label.strip()}) & wanted
+                if named and (best is None or q.line >= best.line):
+                    best = q
             if best is not None:
                 return best.rows[0][0].replace("−", "-")
             if re.fullmatch(r"d_?\{?(?:k|q|v|h|head|model)\}?|d", name) and len(self.dims) == 1:
@@ -869,7 +884,16 @@ class Search:
         ):
             # (what the article names as an input is given: a replay tries no repeat; and
             # the result of a displayed line is that line's claim, checked with it)
-            return self._replay_find(p, t, allow_rows=allow_rows)
+            found = self._replay_find(p, t, allow_rows=allow_rows)
+        if found is None and self._replaying is None:
+            # no step reproduces every entry, from exact or from printed values: a step
+            # whose evidence is far above chance is taken, and the entries it misses judged
+            evident = self._evidential.pop(p.key, [])
+            if evident:
+                c = evident[0]
+                ball = self._certify(c, t)
+                if ball is not None:
+                    return c, ball
         return found
 
     def _displayed_result(self, p: Printing) -> bool:
@@ -889,36 +913,48 @@ class Search:
         input_label = bool(INPUT_LABEL.match(p.label.strip())) and not p.role
         low = _distinct_informative(t) < 2
         wants = self._wanted(p)
+        tried_exprs = 0
         for tier in (0, 1, 2):
             if tier == 0 and self._replaying is not None:
                 continue  # a repeat of a printing is not a step computed from printed values
             if tier >= 1 and input_label:
                 break  # what the article names as an input is given
-            if tier == 2 and any(c.slip == 0 and c.rank[0] <= -wants for c in found):
+            if tier == 2 and any(c.slip == 0 and c.off == 0 and c.rank[0] <= -wants for c in found):
                 break
-            cands = self._screen_all(
-                list(self._candidates(t.shape, whole_only, tier)), tier, p, t, whole_only
-            )
+            exprs = list(self._candidates(t.shape, whole_only, tier))
+            tried_exprs += len(exprs)
+            cands = self._screen_all(exprs, tier, p, t, whole_only)
             if tier == 0 and input_label:
                 cands = [c for c in cands if c.rank[0] <= -3]  # only the same input again
             if tier >= 1 and low:
                 cands = [c for c in cands if c.rank[0] < 0]  # too little to tell steps apart
             found.extend(cands)
+        if self._replaying is None:
+            self._evidential[p.key] = self._evident(p, t, found, tried_exprs)
         if not found:
             return None
-        full = [c for c in found if c.slip == 0]
+        full = [c for c in found if c.slip == 0 and c.off == 0]
         allowed = max(1, t.values.size // 8)
         # A partial match flags the entries it misses, so it must be likely to be the step:
         # it rests on entries of two digits or more, and it is not one of the many depth-2
         # guesses (an attention pattern over any two known tensors), which match by chance.
-        partial = [c for c in found if 0 < c.slip <= allowed and _telling(c, t) >= 3 and c.tier < 2]
+        partial = [
+            c
+            for c in found
+            if c.off == 0 and 0 < c.slip <= allowed and _telling(c, t) >= 3 and c.tier < 2
+        ]
         if self._replaying is not None:
             # a replay places only a step that reads a value it changed; as above, all
             # entries reproduced, or all but a few within one unit (which check flags)
             full = [c for c in full if inputs(c.expr) & self._replaying]
             partial = [c for c in partial if inputs(c.expr) & self._replaying]
-        pool = full or partial
-        pool.sort(key=lambda c: c.rank)
+        return self._best(p, t, full or partial)
+
+    def _best(
+        self, p: Printing, t: Target, pool: list[_Candidate]
+    ) -> tuple[_Candidate, Tensor] | Outcome | None:
+        """The certified best of equally ranked candidates, an ambiguity, or None."""
+        pool = sorted(pool, key=lambda c: c.rank)
         best_pair: tuple[_Candidate, Tensor] | None = None
         tried = 0
         for c in pool:
@@ -940,10 +976,57 @@ class Search:
                     note="two steps explain it equally well",
                     candidates=(best_pair[0].expr, c.expr),
                 )
-        if best_pair is None:
-            return None
-        best, ball = best_pair
-        return best, ball
+        return best_pair
+
+    def _evident(
+        self, p: Printing, t: Target, found: list[_Candidate], tried: int
+    ) -> list[_Candidate]:
+        """The candidates whose evidence stands far above chance although some printed
+        entries disagree with them, best first (DESIGN: inference by evidence).
+
+        The evidence of a candidate is the bits of the entries it reproduces
+        (:func:`_entry_bits`) less the cost of having tried ``tried`` candidates. A step
+        the article's labels or equations name needs :data:`NAMED_BITS` of it, an unnamed
+        one :data:`UNNAMED_BITS` and half of the entries. A repeat of a known tensor, a
+        depth-2 guess, a printing the article names as an input and a step reading values
+        known only to their printed digits are never taken this way: each would flag
+        entries on a guess.
+        """
+        if p.role or INPUT_LABEL.match(p.label.strip()) or t.values.size < 4:
+            return []
+        cost = math.log2(max(2, tried))
+        out = []
+        for c in found:
+            if not c.off or c.tier != 1 or c.place != "whole":
+                continue
+            if any(self.known[k].rounded or self._rounded_lineage(k) for k in inputs(c.expr)):
+                continue
+            named = c.rank[0] < 0
+            evidence = c.bits - cost
+            agree = c.full + c.slip
+            if _telling(c, t) < 3:
+                continue
+            if (
+                (named and evidence >= NAMED_BITS and 2 * agree >= t.values.size)
+                or (evidence >= UNNAMED_BITS and 2 * agree >= t.values.size)
+                or evidence >= STRONG_BITS
+            ):
+                out.append((evidence, c))
+        if not out:
+            return []
+        top = max(e for e, _ in out)
+        near = [c for e, c in out if top - e < MARGIN_BITS]
+        near.sort(key=lambda c: c.rank)
+        best = near[0]
+        half = t.units / 2
+        for c in near[1:]:
+            with np.errstate(invalid="ignore"):
+                same = np.where(
+                    np.isfinite(t.values), np.abs(c.value - best.value) < half, True
+                ).all()
+            if not same:
+                return []  # two guesses nearly as good, with other values at the printed digits
+        return [best]
 
     # -- replay: steps computed from the article's printed values --
     def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
@@ -1086,11 +1169,17 @@ class Search:
         )
 
     def _accept(self, p: Printing, c: _Candidate, ball: Tensor) -> Outcome:
-        n = c.full + c.slip
+        n = c.full + c.slip + c.off
         what = f"row {c.where} of the step" if c.place == "row" else "the step"
         note = f"{what}: certified values reproduce the {n} printed entries"
         if c.slip:
             note = f"{what}: certified values reproduce {c.full} of the {n} printed entries; {c.slip} within one unit"
+        if c.off:
+            note = (
+                f"{what}, taken on the evidence of the entries it reproduces (about "
+                f"{c.bits:.0f} bits): certified values reproduce {c.full} of the {n} printed "
+                f"entries" + (f", {c.slip} more within one unit" if c.slip else "")
+            )
         if c.replayed:
             some = f"{c.full} of the {n}" if c.slip else f"the {n}"
             note = (
@@ -1496,7 +1585,21 @@ class Search:
             n_near = near.reshape(len(items), -1).sum(axis=1)
             n_exact = exact.reshape(len(items), -1).sum(axis=1)
             size_ = t.values.size
-            ok = np.nonzero(n_full + n_near == size_)[0]
+            weights = _entry_bits(t).reshape(-1)
+            bits = full.reshape(len(items), -1) @ weights + near.reshape(
+                len(items), -1
+            ) @ np.maximum(weights - 1.0, 0.0)
+            complete = n_full + n_near == size_
+            if tier == 1 and self._replaying is None:
+                # a candidate that misses entries is kept only where its evidence could
+                # carry it (:meth:`_evident` decides): whole, and well above chance
+                floor = NAMED_BITS + math.log2(max(2, len(exprs)))
+                whole = np.array([x[1] == "whole" for x in items])
+                half = 2 * (n_full + n_near) >= size_
+                evident = whole & (bits >= floor) & (half | (bits >= STRONG_BITS))
+                ok = np.nonzero(complete | evident)[0]
+            else:
+                ok = np.nonzero(complete)[0]
             n_fin = max(1, int(finite.sum()))
             for at in ok:
                 e, place, where, wv = items[at]
@@ -1510,7 +1613,18 @@ class Search:
                     where,
                 )
                 out.append(
-                    _Candidate(e, tier, rank, place, where, wv, int(n_full[at]), int(n_near[at]))
+                    _Candidate(
+                        e,
+                        tier,
+                        rank,
+                        place,
+                        where,
+                        wv,
+                        int(n_full[at]),
+                        int(n_near[at]),
+                        off=size_ - int(n_full[at]) - int(n_near[at]),
+                        bits=float(bits[at]),
+                    )
                 )
         return out
 
@@ -1638,13 +1752,16 @@ class Search:
         else:
             return None
         flat = [p for r in t.printed for p in r]
-        slips = 0
+        slips = fulls = 0
         for x, p in zip(entries, flat, strict=True):
             verdict = _certified(x, p)
+            if verdict is None and c.off:
+                continue  # an entry the candidate is taken to disagree with
             if verdict is None or (verdict == "slip" and rounded):
                 return None
             slips += verdict == "slip"
-        return ball if slips == c.slip else None
+            fulls += verdict == "full"
+        return ball if slips == c.slip and fulls == c.full else None
 
     def _rounded_names(self, key: int) -> str:
         """The rounded given tensors a step is computed from, by name."""
@@ -1824,8 +1941,16 @@ class Search:
             return None
 
     # -- what is not a step --
+    def _nothing_before(self, p: Printing) -> bool:
+        """Whether the article has shown no tensor before this printing: then it can only
+        be one of its inputs (nothing is there to compute it from)."""
+        return not any(
+            (k.line and k.line < p.line) or (k.expr is None and not k.line)
+            for k in self.known.values()
+        )
+
     def _given_or_unmapped(self, p: Printing, t: Target) -> Outcome:
-        if _input_like(p, t):
+        if _input_like(p, t) or (not p.role and self._nothing_before(p)):
             return self._given(p, t, rounded=False)
         if p.role in ("operand", "weights", "result", "before", "after", "term") or p.shape[0] == 1:
             return Outcome(p, "unmapped", note="no step of the known tensors reproduces it")
@@ -2225,6 +2350,28 @@ def _telling(c: _Candidate, t: Target) -> int:
     with np.errstate(invalid="ignore"):
         telling = np.isfinite(t.values) & (np.abs(t.values) >= 10 * t.units)
     return int(np.sum(full & telling))
+
+
+def _entry_bits(t: Target) -> np.ndarray:
+    """Per printed entry: the bits a candidate reproducing it earns, log2 of the printing's
+    range over the entry's unit (a match by chance has about that probability).
+
+    The range is the spread of the printing's finite values (at least their largest
+    magnitude, and ten units). Entries that are 0, ±1, infinite, or printed with a single
+    significant digit earn one bit: masks, one-hot rows and short prints match by design
+    or by chance, not by computation.
+    """
+    v = t.values
+    finite = np.isfinite(v)
+    if not finite.any():
+        return np.zeros(v.shape)
+    fv = v[finite]
+    spread = max(float(fv.max() - fv.min()), float(np.abs(fv).max()))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        units = np.where(t.units > 0, t.units, 1.0)
+        bits = np.log2(np.maximum(spread, 10 * units) / units)
+        plain = ~finite | (np.abs(v) == 0) | (np.abs(v) == 1) | (np.abs(v) < 10 * units)
+    return np.where(plain, 1.0, np.maximum(bits, 1.0))
 
 
 def _distinct_informative(t: Target) -> int:

@@ -342,9 +342,7 @@ def _script_text(parts: list[str]) -> str:
     for p in parts:
         if p.startswith("\\") and p[1:] in _GREEK:
             out.append(_GREEK[p[1:]])
-        elif p.startswith("\\") and p[1:] in _FONT:
-            continue
-        elif p in ("{", "}"):
+        elif (p.startswith("\\") and p[1:] in _FONT) or p in ("{", "}"):
             continue
         elif p.startswith("\\"):
             out.append(p[1:])

@@ -70,7 +70,7 @@ def _cap(it: Iterator[_M]) -> list[_M]:
     return list(itertools.islice(it, MAX_MEANINGS))
 
 
-def _meanings(node: Node, r: Resolver) -> list[_M]:  # noqa: PLR0911, PLR0912
+def _meanings(node: Node, r: Resolver) -> list[_M]:
     kind = node.kind
     if kind == "num":
         return [_M(Num(node.text), scalar=True)]
