@@ -703,10 +703,10 @@ class Search:
         """The step the article states for a printing, else the one its numbers show.
 
         A stated step (:meth:`_stated`) is taken whatever its printed entries say: the
-        entries it does not reproduce are the findings. Only when the numbers reproduce
-        every entry by a step of the search's first two tiers while the stated one
-        reproduces fewer than half does the search's step stand (the formula was read
-        wrong, or names another quantity).
+        entries it does not reproduce are the findings. Only when the search finds a step
+        that reproduces every entry (in its first two tiers, or named by the article) does
+        that step stand instead: the formula was read wrong, or names a quantity next to
+        the printed one (``S_1`` above a printed ``S_1 + M``).
         """
         stated = self._stated(p, t)
         if stated is not None and stated[0].slip == 0 and stated[0].full == t.values.size:
@@ -718,8 +718,8 @@ class Search:
             overwhelming = (
                 searched is not None
                 and searched.slip == 0
-                and searched.tier < 2
-                and 2 * (c.full + c.slip) < t.values.size
+                and searched.off == 0
+                and (searched.tier < 2 or searched.rank[0] < 0)
             )
             if not overwhelming:
                 return self._accept_stated(p, *stated)
@@ -791,7 +791,8 @@ class Search:
                 continue
             lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
             lhs_names = _names(lhs) | {lhs}
-            if not (lhs_names & names or lhs.lower() in words):
+            prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
+            if not (lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
             found.append((not same, p.line - eq.line, eq))
@@ -2101,8 +2102,9 @@ class Search:
                     base = self.known[pl.known]
                     if isinstance(base.expr, Call) and base.expr.op == "index":
                         src = base.expr.args[0]
-                        if isinstance(src, Ref):
-                            return src.key, base.expr.kw["rows"][0]
+                        rows = base.expr.kw.get("rows")
+                        if isinstance(src, Ref) and rows and not base.expr.kw.get("cols"):
+                            return src.key, rows[0]
                     return pl.known, 0
         return None
 
