@@ -713,7 +713,6 @@ class Search:
             return self._accept_stated(p, *stated)
         found = self._find(p, t, allow_rows=allow_rows)
         if stated is not None:
-            c = stated[0]
             searched = found[0] if isinstance(found, tuple) else None
             overwhelming = (
                 searched is not None
