@@ -76,16 +76,33 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return DerivationFile.from_parent(parent, path=file_path)
 
 
-def _timeout(config: pytest.Config) -> float:
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``--symtf``, refuse a bad ini option before anything is collected."""
+    if config.getoption("symtf", default=False):
+        _timeout(config)
+
+
+def _timeout(config: pytest.Config) -> float | None:
+    """``symtf_timeout`` as ``symtf check --timeout`` reads it; ``0`` is no budget.
+
+    Raises:
+        pytest.UsageError: For text, a negative number, ``nan``, ``inf`` or more than
+            ``--timeout`` allows, naming the option and the value.
+    """
+    import argparse
+
     from symtf.cli import DEFAULT_TIMEOUT
+    from symtf.limits import timeout_seconds
 
     raw = str(config.getini("symtf_timeout") or "").strip()
     if not raw:
         return DEFAULT_TIMEOUT
+    if raw in ("0", "0.0"):
+        return None
     try:
-        return float(raw)
-    except ValueError:
-        raise pytest.UsageError(f"symtf_timeout: expected seconds, found {raw!r}") from None
+        return timeout_seconds(raw)
+    except argparse.ArgumentTypeError as e:
+        raise pytest.UsageError(f"symtf_timeout: {e} (0 for no budget)") from None
 
 
 def _node_name(label: str) -> str:
@@ -143,6 +160,9 @@ class ClaimItem(pytest.Item):
     def __init__(self, *, claim: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.claim = claim
+        # No fixtures; but a plugin's hook wrapper may read ``item.funcargs`` and, without
+        # it, return before it yields (pytest-lsp 1.0.1), which fails every item it wraps.
+        self.funcargs: dict[str, Any] = {}
         self.extra_keyword_matches.add(_KEYWORD_GAP.sub("_", claim.label).strip("_"))
 
     def runtest(self) -> None:

@@ -139,6 +139,25 @@ def test_checking_happens_in_runtest_within_the_time_limit(repo: pytest.Pytester
     assert result.parseoutcomes().get("failed", 0) > 10 and "passed" not in out.splitlines()[-1]
 
 
+@pytest.mark.parametrize("value", ["-5", "nan", "inf", "1e9", "soon"])
+def test_a_bad_symtf_timeout_is_refused_before_collection(
+    value: str, repo: pytest.Pytester
+) -> None:
+    # The values symtf check --timeout refuses (negative, not finite, over a day, text).
+    repo.makepyprojecttoml(PYPROJECT + f'symtf_timeout = "{value}"\n')
+    result = repo.runpytest(*PLUGIN, "--symtf", ".")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "symtf_timeout: expected a number of seconds" in err and repr(value) in err, err
+    assert "Traceback" not in err and "passed" not in result.stdout.str()
+
+
+def test_symtf_timeout_zero_is_no_budget(repo: pytest.Pytester) -> None:
+    repo.makepyprojecttoml(PYPROJECT + 'symtf_timeout = "0"\n')
+    result = repo.runpytest(*PLUGIN, "--symtf", ".")
+    result.assert_outcomes(passed=1, failed=1)
+
+
 def test_symtf_files_selects_by_pattern(repo: pytest.Pytester) -> None:
     other = repo.path / "drafts"
     other.mkdir()
