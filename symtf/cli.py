@@ -56,10 +56,11 @@ def expand(
     """The derivation files named by ``paths``, each with the folder it was found in.
 
     A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
-    its ``*.toml`` files that hold claims are derivations, the others (a
-    ``pyproject.toml``) are added to ``skipped``. With ``only_derivations``, a
-    file named directly is held to the same rule (a pre-commit hook names every
-    changed ``*.toml``). The folder is ``None`` for a file named directly; a file
+    its ``*.toml`` files that hold claims are derivations, and so is every one
+    that cannot be read (checking it says why); a readable TOML file that holds no
+    claims (a ``pyproject.toml``) is added to ``skipped``. With
+    ``only_derivations``, a file named directly is held to the same rule (a
+    pre-commit hook names every changed ``*.toml``). The folder is ``None`` for a file named directly; a file
     found in a folder must lie inside it (a link out of it is refused on its own).
     """
     if not paths:
@@ -67,7 +68,7 @@ def expand(
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
         return [(_short_path(p), None) for p in found]
-    from symtf.spec.discover import derivation_files, is_derivation_file
+    from symtf.spec.discover import derivation_files, is_checked
 
     out: list[tuple[Path, Path | None]] = []
     for raw in paths:
@@ -81,7 +82,7 @@ def expand(
             if skipped is not None:
                 skipped.extend(others)
         elif p.exists():
-            if only_derivations and not is_derivation_file(p):
+            if only_derivations and not (p.suffix.lower() == ".toml" and is_checked(p)):
                 if skipped is not None:
                     skipped.append(p)
                 continue

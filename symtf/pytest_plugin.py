@@ -6,7 +6,9 @@ Opt-in, so it never touches a project's other TOML files::
     pytest --symtf .            # only TOML files that hold [[claims]] are collected
 
 With ``--symtf``, a ``*.toml`` file is collected when it holds a ``[[claims]]``
-table, or, if the ini option ``symtf_files`` is set (glob patterns such as
+table or cannot be read (larger than a derivation may be, not UTF-8, not valid
+TOML: its collection fails with ``symtf check``'s message, never a silent pass),
+or, if the ini option ``symtf_files`` is set (glob patterns such as
 ``derivations/*.toml``), when its path matches one of them. Collection only
 reads the file (a bad file is one collection error with the command line's
 message); the checking happens when the first claim of a file runs, within the
@@ -61,9 +63,9 @@ def _is_derivation(config: pytest.Config, file_path: Path) -> bool:
         except ValueError:  # a file outside the rootdir, named on the command line
             rel = file_path.as_posix()
         return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(file_path.name, p) for p in patterns)
-    from symtf.spec.discover import is_derivation_file
+    from symtf.spec.discover import is_checked
 
-    return is_derivation_file(file_path)
+    return is_checked(file_path)  # a file that cannot be read is collected, and its error shown
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

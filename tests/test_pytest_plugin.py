@@ -127,6 +127,30 @@ def test_a_bad_file_is_one_collection_error_with_the_cli_message(
     assert "Traceback" not in out and "spec.py" not in out
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        # A wrong claim (x[1, 1] is 1, printed 3) behind 2,000,001 bytes of comments.
+        (DERIVATION + "# padding\n" * 200_001, "2,000,000 bytes"),
+        (DERIVATION.replace('title = "tiny"', 'title = """tiny'), "not valid TOML"),
+    ],
+    ids=["over the size cap", "not valid TOML"],
+)
+def test_a_file_that_cannot_be_read_is_an_error_not_a_pass(
+    content: str, says: str, repo: pytest.Pytester
+) -> None:
+    (repo.path / "posts" / "tiny.toml").unlink()
+    (repo.path / "posts" / "big.toml").write_text(content, encoding="utf-8")
+    (repo.path / "posts" / "utf16.toml").write_bytes(DERIVATION.encode("utf-16"))
+    result = repo.runpytest(*PLUGIN, "--symtf", ".")
+    out = result.stdout.str()
+    assert result.ret != 0 and "passed" not in out.splitlines()[-1], out
+    result.assert_outcomes(errors=2)
+    assert "posts/big.toml" in out and says in out
+    assert "posts/utf16.toml" in out and "expected UTF-8 text" in out
+    assert "settings.toml" not in out  # a readable TOML file without claims is still skipped
+
+
 def test_checking_happens_in_runtest_within_the_time_limit(repo: pytest.Pytester) -> None:
     love = repo.path / "posts" / "i_love_ai.toml"
     love.write_bytes(bundled.get("i_love_ai").read_bytes())

@@ -216,7 +216,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="PATH",
         help="derivation .toml files, names of bundled ones, or folders: searched with their "
         "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and "
-        "counted); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
+        "counted; one that cannot be read is an error); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
         "it stands, with each verdict at its own line",
     )
     p.add_argument(
@@ -242,7 +242,8 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--only-derivations",
         action="store_true",
-        help="skip a file named here that holds no [[claims]], as a folder search does "
+        help="skip a TOML file named here that is read whole and holds no [[claims]], as a "
+        "folder search does (one that cannot be read is still an error) "
         "(for a pre-commit hook, which names every changed *.toml)",
     )
     p.add_argument(

@@ -2,21 +2,21 @@
 
 A project keeps other TOML files beside its derivations (``pyproject.toml``,
 ``ruff.toml``): a ``*.toml`` file is a derivation when it holds a ``[[claims]]``
-table or a top-level ``claims =`` array, read with the TOML line locator so that
-the words inside a string do not count. Reading stops at the size limit of a
-derivation file; nothing is parsed beyond that sniff.
+table or a top-level ``claims =`` array. Only a file that is read whole as TOML
+and holds neither is skipped: a file ``symtf check`` cannot read (larger than a
+derivation may be, not UTF-8, not valid TOML, not a regular file) is checked, so
+that its error names it, never passed over in silence.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import re
+import tomllib
 from pathlib import Path
+from typing import Literal
 
 from symtf.spec.derivation import MAX_FILE_BYTES
-
-_CLAIMS = re.compile(r"^\s*\[\[\s*claims\s*\]\]|^\s*claims\s*=", re.MULTILINE)
 
 #: Folders a search does not enter (pytest's default ``norecursedirs``).
 SKIPPED_FOLDERS = (
@@ -31,25 +31,41 @@ SKIPPED_FOLDERS = (
     "{arch}",
 )
 
+TomlKind = Literal["derivation", "other", "unreadable"]
 
-def is_derivation_file(path: Path) -> bool:
-    """Whether ``path`` is a TOML file that holds claims (``[[claims]]`` or ``claims =``).
 
-    A file that cannot be read, or is larger than a derivation may be, is not one.
+def toml_kind(path: Path) -> TomlKind:
+    """What a ``*.toml`` file is to a search.
+
+    Returns:
+        ``"derivation"`` for a TOML file that holds claims (``[[claims]]`` or
+        ``claims =`` at the top level); ``"other"`` for a TOML file, read whole,
+        that holds none (``pyproject.toml``); ``"unreadable"`` for a file that
+        ``symtf check`` cannot read: larger than a derivation may be, not UTF-8,
+        not valid TOML, or not a regular file (a FIFO is not waited on).
     """
     from symtf import files
     from symtf.errors import SpecError
 
-    try:  # the one capped reader: a FIFO or a device named *.toml is not waited on
-        text = files.read_bytes(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-    except SpecError:
-        return False
-    if not _CLAIMS.search(text):
-        return False
-    from symtf.spec.toml_lines import locate
+    try:  # the one capped reader, as symtf check reads a derivation
+        text = files.read_text(path, MAX_FILE_BYTES, what="a derivation")
+        data = tomllib.loads(text)
+    except (SpecError, ValueError, RecursionError):  # ValueError: TOMLDecodeError, or 4300+ digits
+        return "unreadable"
+    return "derivation" if "claims" in data else "other"
 
-    lines = locate(text)  # a [[claims]] inside a string is not a table
-    return "claims[0]" in lines or "claims" in lines
+
+def is_derivation_file(path: Path) -> bool:
+    """Whether ``path`` is a readable TOML file that holds claims (``[[claims]]`` or ``claims =``)."""
+    return toml_kind(path) == "derivation"
+
+
+def is_checked(path: Path) -> bool:
+    """Whether a search checks this ``*.toml`` file: all but a readable TOML file with no claims.
+
+    A file that cannot be read is checked, so that its error names it (exit 2).
+    """
+    return toml_kind(path) != "other"
 
 
 def toml_files(folder: Path) -> list[Path]:
@@ -62,10 +78,12 @@ def toml_files(folder: Path) -> list[Path]:
 
 
 def derivation_files(folder: Path) -> tuple[list[Path], list[Path]]:
-    """The derivation files under ``folder`` (subfolders too), and the other TOML files.
+    """The files under ``folder`` (subfolders too) to check, and the other TOML files.
 
-    A file that is a symbolic link out of ``folder`` counts as a derivation without
-    being read, so that checking it refuses it by name.
+    The files to check are the derivations and every ``*.toml`` file that cannot be
+    read (see :func:`toml_kind`): checking it says why, by name. A file that is a
+    symbolic link out of ``folder`` is checked without being read, so that checking
+    it refuses it by name.
 
     Returns:
         ``(derivations, skipped)``, each sorted by path.
@@ -80,8 +98,15 @@ def derivation_files(folder: Path) -> tuple[list[Path], list[Path]]:
             # refused on its own as a file outside the folder.
             derivations.append(path)
             continue
-        (derivations if is_derivation_file(path) else skipped).append(path)
+        (derivations if is_checked(path) else skipped).append(path)
     return derivations, skipped
 
 
-__all__ = ["SKIPPED_FOLDERS", "derivation_files", "is_derivation_file", "toml_files"]
+__all__ = [
+    "SKIPPED_FOLDERS",
+    "derivation_files",
+    "is_checked",
+    "is_derivation_file",
+    "toml_files",
+    "toml_kind",
+]
