@@ -143,6 +143,7 @@ def check_dict(
         "claim": c.claim,
         "step": c.step,
         "index": list(c.index) if c.index is not None else None,
+        "entry": c.extra.get("entry"),
         "printed": c.printed,
         "expected": c.expected,
         **exact_fields(c.exact),
