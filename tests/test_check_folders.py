@@ -17,7 +17,7 @@ from symtf.cli import main
 from symtf.spec.discover import derivation_files, is_derivation_file
 
 ROOT = Path(__file__).resolve().parent.parent
-PYPROJECT = '[project]\nname = "blog"\n[tool.symtf]\nclaims = "a string key of another table"\n'
+PYPROJECT = '[project]\nname = "blog"\n[tool.blog]\nclaims = "a string key of another table"\n'
 
 
 @pytest.fixture
