@@ -245,7 +245,7 @@ def check_file(
 
 def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``check`` sub-command."""
-    from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, timeout_seconds
+    from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, percent, timeout_seconds
 
     p = subparsers.add_parser(
         "check",
@@ -261,8 +261,10 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="PATH",
         help="derivation .toml files, names of bundled ones, or folders: searched with their "
         "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and "
-        "counted; one that cannot be read is an error); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
-        "it stands, with each verdict at its own line",
+        "counted; one that cannot be read is an error) and for the articles the project's "
+        "[tool.symtf] include names; an article or notebook (.md, .txt, .tex, .ipynb) is "
+        "drafted and checked as it stands, with each verdict at its own line. With no PATH: "
+        "the files [tool.symtf] include names, else the bundled derivations",
     )
     p.add_argument(
         "--format",
@@ -274,22 +276,34 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--timeout",
         type=timeout_seconds,
-        default=DEFAULT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
-        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: {DEFAULT_TIMEOUT:g})",
+        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: [tool.symtf] "
+        f"timeout, else {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--allow-undecided",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="exit 0 even when some printed numbers are symbolic or undecided "
-        "(by default they count as failures: exit 1)",
+        "(by default they count as failures: exit 1; default: [tool.symtf] allow-undecided)",
+    )
+    p.add_argument(
+        "--require-checked",
+        type=percent,
+        default=None,
+        metavar="PERCENT",
+        help="an article fails (exit 1) when fewer than PERCENT of its printed numbers were "
+        "checked (default: [tool.symtf] require-checked; without it, a warning on stderr "
+        "when fewer than half were)",
     )
     p.add_argument(
         "--only-derivations",
         action="store_true",
-        help="skip a TOML file named here that is read whole and holds no [[claims]], as a "
-        "folder search does (one that cannot be read is still an error) "
-        "(for a pre-commit hook, which names every changed *.toml)",
+        help="check a file named here only if a folder search would: skip a TOML file that "
+        "is read whole and holds no [[claims]] (one that cannot be read is still an error), "
+        "an article [tool.symtf] include does not name (a README) and a file its exclude "
+        "names (for a pre-commit hook, which names every changed file of its types)",
     )
     p.add_argument(
         "--draft",
