@@ -25,6 +25,7 @@ from symtf.limits import install_flint_hook
 from symtf.renderers.safe import block as _safe_block
 
 if TYPE_CHECKING:  # the parser is imported when it is built
+    from symtf.spec.config import Config
     from symtf.suggest import SuggestingParser
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -51,40 +52,82 @@ def bundled_derivations() -> list[Path]:
 
 
 def expand(
-    paths: Sequence[str], skipped: list[Path] | None = None, *, only_derivations: bool = False
+    paths: Sequence[str],
+    skipped: list[Path] | None = None,
+    *,
+    only_derivations: bool = False,
+    config: Config | None = None,
 ) -> list[tuple[Path, Path | None]]:
-    """The derivation files named by ``paths``, each with the folder it was found in.
+    """The files named by ``paths`` to check, each with the folder it was found in.
 
-    A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
-    its ``*.toml`` files that hold claims are derivations, the others (a
-    ``pyproject.toml``) are added to ``skipped``. With ``only_derivations``, a
+    A folder is searched with its subfolders (see :func:`symtf.spec.discover.search`):
+    its ``*.toml`` files that hold claims are derivations, and so is every one
+    that cannot be read (checking it says why); a readable TOML file that holds no
+    claims (a ``pyproject.toml``) is added to ``skipped``. With the project's
+    ``[tool.symtf]`` (``config``), a search also finds the articles its ``include``
+    names, and passes over what its ``exclude`` names. With ``only_derivations``, a
     file named directly is held to the same rule (a pre-commit hook names every
-    changed ``*.toml``). The folder is ``None`` for a file named directly; a file
-    found in a folder must lie inside it (a link out of it is refused on its own).
+    changed file of its types): a TOML file without claims, an article ``include``
+    does not name (a README) and a file ``exclude`` names are skipped. The folder is
+    ``None`` for a file named directly; a file found in a folder must lie inside it
+    (a link out of it is refused on its own).
+
+    With no ``paths``: the files ``include`` names (without an ``include``, a search of
+    the project's folder), or, outside a project with a ``[tool.symtf]``, the bundled
+    derivations.
     """
+    from symtf.spec.discover import is_checked, search
+
+    if not paths and config is not None:
+        if config.include:
+            found = config.files()
+            if not found:
+                raise SymtfError(
+                    f"{config.path}: tool.symtf.include: no file matches "
+                    f"{', '.join(config.include)} (from {config.root})"
+                )
+            out: list[tuple[Path, Path | None]] = []
+            for f in found:
+                if f.suffix.lower() == ".toml" and not is_checked(f):
+                    if skipped is not None:
+                        skipped.append(f)
+                    continue
+                out.append((f, None))
+            return out
+        paths = [str(_short_path(config.root))]
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
         return [(_short_path(p), None) for p in found]
-    from symtf.spec.discover import derivation_files, is_derivation_file
+    from symtf.files import ARTICLE_SUFFIXES
 
-    out: list[tuple[Path, Path | None]] = []
+    out = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found_here, others = derivation_files(p)
+            found_here, others = search(p, config)
             if not found_here:
                 what = f" ({len(others)} other TOML file(s) hold no [[claims]])" if others else ""
-                raise SymtfError(f"{raw}: no derivation files in this folder or below{what}")
+                articles = " or articles [tool.symtf] includes" if config is not None else ""
+                raise SymtfError(
+                    f"{raw}: no derivation files{articles} in this folder or below{what}"
+                )
             out.extend((f, p) for f in found_here)
             if skipped is not None:
                 skipped.extend(others)
         elif p.exists():
-            if only_derivations and not is_derivation_file(p):
-                if skipped is not None:
-                    skipped.append(p)
-                continue
+            if only_derivations:
+                article = p.suffix.lower() in ARTICLE_SUFFIXES
+                if article:
+                    wanted = config is not None and config.includes(p)
+                else:
+                    wanted = p.suffix.lower() == ".toml" and is_checked(p)
+                    wanted = wanted and not (config is not None and config.excludes(p))
+                if not wanted:
+                    if skipped is not None:
+                        skipped.append(p)
+                    continue
             out.append((p, None))
         else:
             from symtf import bundled

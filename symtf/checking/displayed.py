@@ -157,6 +157,7 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         index = (0, k) if len(printed) > 1 else None
         extra = {
             "expression": claim.expression,
+            "entry": [k] if index is not None else None,  # a vector result: its own index
             "units_off": (rb if substituted else ra).units_off,
             "as_displayed": {"exact": da, "expected": ea, "verdict": va, "explanation": wa},
             "exact_reading": {

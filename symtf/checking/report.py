@@ -17,6 +17,9 @@ VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
 FAILING = ("slip", "wrong")
 #: Verdicts that decide nothing: ``symtf check`` exits 1 on them unless ``--allow-undecided``.
 NOT_DECIDED = ("symbolic", "undecided")
+#: Below this share of an article's printed numbers checked (percent), ``symtf check`` warns
+#: on stderr when no ``--require-checked`` is set.
+WARN_BELOW_PERCENT = 50.0
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,31 @@ class DerivationReport:
             counts[c.verdict] += 1
         return counts
 
+    @property
+    def checked_count(self) -> int:
+        """How many printed numbers got a verdict (one check each)."""
+        return len(self.checks)
+
+    @property
+    def unchecked_count(self) -> int:
+        """How many printed numbers an article's draft read but could not check.
+
+        Each entry of ``unchecked`` says how many numbers it holds (``size``); one that
+        does not holds one.
+        """
+        return sum(int(getattr(u, "size", 1)) for u in self.unchecked)
+
+    @property
+    def printed_count(self) -> int:
+        """How many printed numbers were read: checked or not."""
+        return self.checked_count + self.unchecked_count
+
+    @property
+    def checked_percent(self) -> float:
+        """The share of the printed numbers that got a verdict, in percent (0 when none was read)."""
+        n = self.printed_count
+        return 100.0 * self.checked_count / n if n else 0.0
+
     def _repr_latex_(self) -> str:
         from symtf.renderers.latex import derivation_report_latex
 
@@ -142,12 +170,44 @@ class Report:
     Attributes:
         derivations: One report per derivation file checked.
         errors: The files that could not be checked.
-        skipped: TOML files a folder search found that are not derivations (no claims).
+        skipped: Files a search found, or a hook named, that are not checked: TOML files
+            without claims, articles the project's ``[tool.symtf]`` does not include.
+        require_checked: ``--require-checked``: the least share of an article's printed
+            numbers that must get a verdict, in percent (``None``: no such rule).
     """
 
     derivations: tuple[DerivationReport, ...]
     errors: tuple[FileError, ...] = ()
     skipped: tuple[str, ...] = ()
+    require_checked: float | None = None
+
+    @property
+    def too_few_checked(self) -> tuple[DerivationReport, ...]:
+        """The articles with a smaller share of their printed numbers checked than required."""
+        if self.require_checked is None:
+            return ()
+        return tuple(
+            d
+            for d in self.derivations
+            if d.article is not None and d.checked_percent < self.require_checked
+        )
+
+    @property
+    def few_checked(self) -> tuple[DerivationReport, ...]:
+        """Without ``require_checked``: the articles with fewer than
+        :data:`WARN_BELOW_PERCENT` of their printed numbers checked (a warning, not a failure)."""
+        if self.require_checked is not None:
+            return ()
+        return tuple(
+            d
+            for d in self.derivations
+            if d.article is not None and d.checked_percent < WARN_BELOW_PERCENT
+        )
+
+    @property
+    def unchecked(self) -> int:
+        """How many printed numbers of the articles were read but not checked."""
+        return sum(d.unchecked_count for d in self.derivations)
 
     @property
     def failed(self) -> bool:

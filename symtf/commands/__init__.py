@@ -53,11 +53,32 @@ def add_page_options(parser: Any) -> None:
     )
 
 
+def allow_path_folder(text: str) -> str:
+    """An ``argparse`` type for ``--allow-path``: a folder named by at least one character.
+
+    An empty value (``--allow-path ''``, ``--allow-path "$UNSET"``) names no folder; read as
+    a path it would be the working folder, which from ``/`` is every file on the machine.
+    It is a usage error, as is a value of only spaces or one holding a NUL character.
+
+    Raises:
+        argparse.ArgumentTypeError: For an empty or blank value, or one with a NUL.
+    """
+    import argparse
+
+    if not text.strip() or "\x00" in text:
+        raise argparse.ArgumentTypeError(
+            f"expected a folder, found {text!r} (name the folder, e.g. --allow-path . "
+            "for the working folder)"
+        )
+    return text
+
+
 def add_allow_path(parser: Any) -> None:
     """``--allow-path DIR``: a folder besides the derivation's own that its files may be read from."""
     parser.add_argument(
         "--allow-path",
         action="append",
+        type=allow_path_folder,
         default=[],
         metavar="DIR",
         help="let the derivation read files (weights) inside DIR too; by default it reads only "

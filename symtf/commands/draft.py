@@ -81,8 +81,11 @@ def is_article(path: str | Path) -> bool:
     return Path(path).suffix.lower() in ARTICLE_SUFFIXES
 
 
-def check_article(path: str | Path) -> Any:
+def check_article(path: str | Path, drafted: Any = None) -> Any:
     """Draft an article and check the draft in one run (the caller sets the time budget).
+
+    ``drafted``: the article's :class:`~symtf.draft.Draft`, when the caller drafted it
+    already (the pytest plugin drafts at collection, to know the claims).
 
     The report's lines are the article's (``DerivationReport.article``); what the
     draft could not check is listed in ``DerivationReport.unchecked``. A claim the
@@ -101,7 +104,7 @@ def check_article(path: str | Path) -> Any:
     name = str(path)
     start = time.perf_counter()
     with guard(name):
-        draft = draft_file(path)
+        draft = drafted if drafted is not None else draft_file(path)
         derivation = spec.loads(draft.toml, name)
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)

@@ -554,7 +554,19 @@ def _summary_line(report: DerivationReport) -> str:
     )
     if sym:
         verdict += f"; {sym} depend on the file's symbols"
-    return f"{len(checks)} printed numbers: {esc(counts_text(checks))} — {esc(verdict)}."
+    if report.article is None:
+        return f"{len(checks)} printed numbers: {esc(counts_text(checks))} — {esc(verdict)}."
+    # An article: how many of its printed numbers were checked, always; never "every
+    # printed number checks out" when some were not checked.
+    unchecked = report.unchecked_count
+    if unchecked:
+        verdict = verdict.replace("every printed number", "every checked number")
+        verdict += f"; {unchecked} printed number(s) not checked"
+    shown = (
+        f"{report.checked_count} of {report.printed_count} printed numbers checked, "
+        f"{unchecked} not checked"
+    )
+    return f"{esc(shown)}: {esc(counts_text(checks))} — {esc(verdict)}."
 
 
 def _legend(symbolic: bool = False) -> str:

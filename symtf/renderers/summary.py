@@ -142,9 +142,12 @@ def derivation_summary(d: DerivationReport) -> str:
     """One derivation file: path, title, counts, and the off numbers."""
     checks = d.checks
     off = sum(1 for c in checks if c.verdict not in _GOOD)
+    unchecked = int(getattr(d, "unchecked_count", 0))  # an article's numbers not checked
     head = (
         f"<DerivationReport {d.path} — {d.title}: {len(checks)} printed numbers, "
-        f"{counts_text(checks)}" + (f"; {off} not right" if off else "; all right")
+        f"{counts_text(checks)}"
+        + (f"; {off} not right" if off else "; all checked right" if unchecked else "; all right")
+        + (f"; {unchecked} not checked" if unchecked else "")
     )
     lines = _off_lines(checks)
     return "\n".join([head, *lines]) + ">"
