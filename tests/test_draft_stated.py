@@ -238,15 +238,17 @@ def _layernorm(row: list[str]) -> list[mpmath.mpf]:
     return [(v - mean) / mpmath.sqrt(var) for v in xs]
 
 
-EVIDENT = """# Three tokens
+EVIDENT = r"""# Three tokens
 
-```
-features = [
-    [0.12, 0.55, -0.31, 0.84],
-    [0.47, -0.22, 0.18, 0.09],
-    [-0.35, 0.61, 0.27, -0.14]
-]
-```
+The embeddings:
+
+$$
+E = \begin{bmatrix}
+0.12 & 0.55 & -0.31 & 0.84 \\
+0.47 & -0.22 & 0.18 & 0.09 \\
+-0.35 & 0.61 & 0.27 & -0.14
+\end{bmatrix}
+$$
 
 Each row, normalised:
 

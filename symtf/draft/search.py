@@ -682,19 +682,22 @@ class Search:
                 )
             return
         members = [self.article.printing(k) for k in run.parts]
-        first = not run.role and self._nothing_before(run)
-        if run.role == "operands" or not (_input_like(run, t) or first):
+        if run.role == "operands":
             return
         trial = [self._find(m, tm) for m in members if (tm := parse_target(m.rows))]
         if any(isinstance(x, tuple) for x in trial):
             return  # rows of something known: each is mapped on its own turn
-        if _input_like(run, t) or first:
-            given = self._given(run, t, rounded=False)
-            self.outcomes[run.key] = given
-            for k in run.parts:
-                self.outcomes[k] = Outcome(
-                    self.article.printing(k), "covered", note="a row of a given tensor"
-                )
+        # no row maps: the run is a matrix no step explains, as one printed at once would be
+        out = self._given_or_unmapped(run, t)
+        self.outcomes[run.key] = out
+        if out.placement is None:
+            return
+        for k in run.parts:
+            member = self.article.printing(k)
+            if out.status == "given":
+                self.outcomes[k] = Outcome(member, "covered", note="a row of a given tensor")
+            else:  # each row stays a claim to map, listed with the reason
+                self.outcomes[k] = Outcome(member, "unmapped", note=out.note)
 
     # -- what the article states --
     def _stated_or_found(
@@ -999,12 +1002,16 @@ class Search:
         for c in found:
             if not c.off or c.tier != 1 or c.place != "whole":
                 continue
-            if any(self.known[k].rounded or self._rounded_lineage(k) for k in inputs(c.expr)):
-                continue
             named = c.rank[0] < 0
             evidence = c.bits - cost
             agree = c.full + c.slip
             if _telling(c, t) < 3:
+                continue
+            if any(self.known[k].rounded or self._rounded_lineage(k) for k in inputs(c.expr)):
+                # read from printed values known to their digits: the entries it reproduces
+                # show those values are the inputs, but only a strong majority says so
+                if evidence >= STRONG_BITS and 2 * agree >= t.values.size and not c.slip:
+                    out.append((evidence, c))
                 continue
             if (
                 (named and evidence >= NAMED_BITS and 2 * agree >= t.values.size)
@@ -1941,16 +1948,8 @@ class Search:
             return None
 
     # -- what is not a step --
-    def _nothing_before(self, p: Printing) -> bool:
-        """Whether the article has shown no tensor before this printing: then it can only
-        be one of its inputs (nothing is there to compute it from)."""
-        return not any(
-            (k.line and k.line < p.line) or (k.expr is None and not k.line)
-            for k in self.known.values()
-        )
-
     def _given_or_unmapped(self, p: Printing, t: Target) -> Outcome:
-        if _input_like(p, t) or (not p.role and self._nothing_before(p)):
+        if _input_like(p, t):
             return self._given(p, t, rounded=False)
         if p.role in ("operand", "weights", "result", "before", "after", "term") or p.shape[0] == 1:
             return Outcome(p, "unmapped", note="no step of the known tensors reproduces it")
