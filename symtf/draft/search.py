@@ -528,7 +528,7 @@ class Search:
             if direct is not None:
                 self.outcomes[key] = direct
                 return
-        found = self._find(p, t) if p.size > 1 and e.reason != SIZE else None
+        found = self._find(p, t, evidential=False) if p.size > 1 and e.reason != SIZE else None
         if isinstance(found, tuple):
             accepted = self._accept(p, *found)
             self.outcomes[key] = accepted
@@ -682,22 +682,19 @@ class Search:
                 )
             return
         members = [self.article.printing(k) for k in run.parts]
-        if run.role == "operands":
+        if run.role == "operands" or not _input_like(run, t):
             return
-        trial = [self._find(m, tm) for m in members if (tm := parse_target(m.rows))]
+        trial = [
+            self._find(m, tm, evidential=False) for m in members if (tm := parse_target(m.rows))
+        ]
         if any(isinstance(x, tuple) for x in trial):
             return  # rows of something known: each is mapped on its own turn
-        # no row maps: the run is a matrix no step explains, as one printed at once would be
-        out = self._given_or_unmapped(run, t)
-        self.outcomes[run.key] = out
-        if out.placement is None:
-            return
+        given = self._given(run, t, rounded=False)
+        self.outcomes[run.key] = given
         for k in run.parts:
-            member = self.article.printing(k)
-            if out.status == "given":
-                self.outcomes[k] = Outcome(member, "covered", note="a row of a given tensor")
-            else:  # each row stays a claim to map, listed with the reason
-                self.outcomes[k] = Outcome(member, "unmapped", note=out.note)
+            self.outcomes[k] = Outcome(
+                self.article.printing(k), "covered", note="a row of a given tensor"
+            )
 
     # -- what the article states --
     def _stated_or_found(
@@ -869,9 +866,12 @@ class Search:
         return self._accept(p, *found)
 
     def _find(
-        self, p: Printing, t: Target, *, allow_rows: bool = True
+        self, p: Printing, t: Target, *, allow_rows: bool = True, evidential: bool = True
     ) -> tuple[_Candidate, Tensor] | Outcome | None:
         """The certified best candidate for a printing (no side effects), an ambiguity, or None.
+
+        ``evidential``: whether a step that misses some entries may be taken on its evidence
+        (not for what a notebook's code prints: the code, translated or not, is the step).
 
         When no candidate reproduces it from the exact values of the tensors known so far,
         the same candidates are tried again on the article's printed values of earlier steps
@@ -888,7 +888,7 @@ class Search:
             # (what the article names as an input is given: a replay tries no repeat; and
             # the result of a displayed line is that line's claim, checked with it)
             found = self._replay_find(p, t, allow_rows=allow_rows)
-        if found is None and self._replaying is None:
+        if found is None and self._replaying is None and evidential:
             # no step reproduces every entry, from exact or from printed values: a step
             # whose evidence is far above chance is taken, and the entries it misses judged
             evident = self._evidential.pop(p.key, [])
@@ -953,6 +953,14 @@ class Search:
             partial = [c for c in partial if inputs(c.expr) & self._replaying]
         return self._best(p, t, full or partial)
 
+    def _repeats_known(self, value: np.ndarray) -> bool:
+        """Whether a candidate's values are those of a tensor already known."""
+        return any(
+            k.value.shape == value.shape
+            and np.allclose(k.value, value, rtol=1e-12, atol=1e-12, equal_nan=True)
+            for k in self.known.values()
+        )
+
     def _best(
         self, p: Printing, t: Target, pool: list[_Candidate]
     ) -> tuple[_Candidate, Tensor] | Outcome | None:
@@ -990,7 +998,8 @@ class Search:
         The evidence of a candidate is the bits of the entries it reproduces
         (:func:`_entry_bits`) less the cost of having tried ``tried`` candidates. A step
         the article's labels or equations name needs :data:`NAMED_BITS` of it, an unnamed
-        one :data:`UNNAMED_BITS` and half of the entries. A repeat of a known tensor, a
+        one :data:`UNNAMED_BITS` and more than half of the entries. A repeat of a known tensor
+        (also in disguise: a step whose values are those of a known tensor), a
         depth-2 guess, a printing the article names as an input and a step reading values
         known only to their printed digits are never taken this way: each would flag
         entries on a guess.
@@ -1002,6 +1011,8 @@ class Search:
         for c in found:
             if not c.off or c.tier != 1 or c.place != "whole":
                 continue
+            if self._repeats_known(c.value):
+                continue  # a known tensor again in disguise (a centred row of mean 0)
             named = c.rank[0] < 0
             evidence = c.bits - cost
             agree = c.full + c.slip
@@ -1015,7 +1026,7 @@ class Search:
                 continue
             if (
                 (named and evidence >= NAMED_BITS and 2 * agree >= t.values.size)
-                or (evidence >= UNNAMED_BITS and 2 * agree >= t.values.size)
+                or (evidence >= UNNAMED_BITS and 2 * agree > t.values.size)
                 or evidence >= STRONG_BITS
             ):
                 out.append((evidence, c))
