@@ -1775,7 +1775,9 @@ class Search:
             verdict = _certified(x, p)
             if verdict is None and c.off:
                 continue  # an entry the candidate is taken to disagree with
-            if verdict is None or (verdict == "slip" and rounded):
+            if verdict is None or (verdict == "slip" and rounded and c.full < 3):
+                # an entry within one unit of a step over rounded inputs may be their
+                # rounding: the check decides (a point of their intervals, or a slip)
                 return None
             slips += verdict == "slip"
             fulls += verdict == "full"
