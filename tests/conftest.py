@@ -22,10 +22,15 @@ import mpmath
 import pytest
 
 #: Sweeps marked slow here: test (its node id without parameters) -> the parameter ids
-#: (fnmatch patterns) that stay in the default run; () leaves none there.
+#: (fnmatch patterns) that stay in the default run, less those a "!pattern" names;
+#: () leaves none there.
 SLOW_SWEEPS: dict[str, tuple[str, ...]] = {
-    # 20 seeds per bundled derivation: seed 0 of each stays (every derivation's sheet).
-    "tests/test_sheet_secrets.py::test_no_sheet_gives_a_blank_away": ("*-0",),
+    # 20 seeds per bundled derivation: seed 0 of each stays, but int8 absmax's, which
+    # alone takes half as long as the other 21 together.
+    "tests/test_sheet_secrets.py::test_no_sheet_gives_a_blank_away": (
+        "*-0",
+        "!steps_int8_absmax-0",
+    ),
     # PDF sweeps: a compile of every bundled example or derivation document; one stays.
     "tests/test_layout.py::test_no_overfull_box_in_any_bundled_pdf": ("i_love_ai",),
     "tests/test_latex.py::test_bundled_article_compiles_and_shows_corrections": ("i_love_ai",),
@@ -35,6 +40,10 @@ SLOW_SWEEPS: dict[str, tuple[str, ...]] = {
     # Browser sweeps: every bundled page in headless Chromium; the seed article's stays.
     "tests/test_html.py::test_page_in_headless_chromium": ("i_love_ai",),
     "tests/test_html.py::test_phone_width_scrolls_matrices_not_the_page": ("i_love_ai",),
+    # The fuzzer's three longest grammars; the other five run in the default set.
+    "tests/test_fuzz.py::test_fuzz_typed_programs": (),
+    "tests/test_fuzz.py::test_fuzz_articles": (),
+    "tests/test_fuzz.py::test_fuzz_bundled_examples_mutated": (),
     # Big examples: the GPT-2-sized model and attention's gradients at a worked row.
     "tests/test_scale_example.py::test_the_scale_example_checks": (),
     "tests/test_scale_example.py::test_the_script_writes_the_shipped_derivation": (),
@@ -60,7 +69,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         callspec = getattr(item, "callspec", None)
         case = callspec.id if callspec is not None else ""
-        if not any(fnmatch(case, pattern) for pattern in keep):
+        kept = any(fnmatch(case, p) for p in keep if not p.startswith("!"))
+        if not kept or any(fnmatch(case, p[1:]) for p in keep if p.startswith("!")):
             item.add_marker(pytest.mark.slow)
 
 
