@@ -17,7 +17,7 @@ import types
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 from symtf import files
 from symtf.errors import BudgetExpired, LimitError, SymtfError
@@ -160,8 +160,15 @@ def _short_path(p: Path) -> Path:
 
 
 @contextmanager
-def time_budget(seconds: float | None, what: str) -> Iterator[None]:
-    """Raise :class:`LimitError` if the block runs longer than ``seconds`` (wall-clock time).
+def time_budget(
+    seconds: float | None, what: str, clock: Literal["wall", "cpu"] = "wall"
+) -> Iterator[None]:
+    """Raise :class:`LimitError` if the block runs longer than ``seconds``.
+
+    ``clock="wall"`` counts wall-clock time (``SIGALRM``): right for work that waits on
+    files or child processes. ``clock="cpu"`` counts this process's CPU time
+    (``SIGPROF``), for work that only computes: a budget that holds on a loaded machine,
+    where wall-clock time stretches with every other process sharing the cores.
 
     The timer raises :class:`~symtf.errors.BudgetExpired`, which no ``except Exception``
     or ``except SymtfError`` catches, and raises it again every second should anything
@@ -170,22 +177,28 @@ def time_budget(seconds: float | None, what: str) -> Iterator[None]:
     if not seconds or seconds <= 0 or not hasattr(signal, "SIGALRM"):
         yield
         return
+    timer, sig = (
+        (signal.ITIMER_PROF, signal.SIGPROF)
+        if clock == "cpu"
+        else (signal.ITIMER_REAL, signal.SIGALRM)
+    )
+    kind = " of CPU time" if clock == "cpu" else ""
 
     def expired(signum: int, frame: object) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        signal.setitimer(timer, 1.0)
         raise BudgetExpired(what)
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(sig, expired)
+    signal.setitimer(timer, seconds)
     try:
         yield
     except BudgetExpired:
         raise LimitError(
-            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
+            f"{what}: exceeded the time budget of {seconds:g} s{kind} (raise it with --timeout)"
         ) from None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(sig, previous)
 
 
 def progress(msg: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DERIVATIONS = ROOT / "derivations"
 
 
+@functools.cache  # parsing every module takes seconds; the tests only read the graph
 def _imports(hooks: tuple[str, ...] = ("_repr_",)) -> dict[str, set[str]]:
     """symtf module -> symtf modules it imports anywhere (lazy imports too).
 

@@ -25,16 +25,20 @@ def note(message: str) -> None:
         files.progress(message)
 
 
-def add_timeout(parser: Any, default: float) -> None:
-    """``--timeout SECONDS``: a finite positive budget (see :func:`symtf.limits.timeout_seconds`)."""
+def add_timeout(parser: Any, default: float, clock: str = "wall") -> None:
+    """``--timeout SECONDS``: a finite positive budget (see :func:`symtf.limits.timeout_seconds`).
+
+    ``clock`` says what the budget counts (see :func:`symtf.cli.time_budget`), for the help.
+    """
     from symtf.limits import timeout_seconds
 
+    what = "CPU seconds" if clock == "cpu" else "seconds"
     parser.add_argument(
         "--timeout",
         type=timeout_seconds,
         default=default,
         metavar="SECONDS",
-        help=f"time budget in seconds (default: {default:g})",
+        help=f"time budget in {what} (default: {default:g})",
     )
 
 
