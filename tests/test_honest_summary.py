@@ -94,14 +94,19 @@ def test_json_gives_the_coverage_and_each_number_not_checked(checked: Derivation
     data = render_json.report_dict(Report((_article(checked),), require_checked=50))
     jsonschema.validate(data, render_json.schema())
     (d,) = data["derivations"]
-    assert d["coverage"] == {"printed": 7, "checked": 3, "not_checked": 4}
+    assert d["coverage"] == {"printed": 7, "checked": 3, "not_checked": 4, "given": 0}
     assert [(u["source_line"], u["why"], u["numbers"]) for u in d["unchecked"]] == [
         (12, "unmapped", 3),
         (20, "unread", 1),
     ]
     assert d["too_few_checked"] is True and data["require_checked"] == 50
     plain = render_json.report_dict(Report((checked,)))
-    assert plain["derivations"][0]["coverage"] == {"printed": 3, "checked": 3, "not_checked": 0}
+    assert plain["derivations"][0]["coverage"] == {
+        "printed": 3,
+        "checked": 3,
+        "not_checked": 0,
+        "given": 0,
+    }
     assert "too_few_checked" not in plain["derivations"][0] and plain["require_checked"] is None
 
 
@@ -203,3 +208,20 @@ def test_a_real_article_s_counts_add_up(capsys: pytest.CaptureFixture[str]) -> N
     assert shown in out
     if cov["not_checked"]:
         assert "all printed numbers check out" not in out
+
+
+def test_the_inputs_an_article_gives_are_counted_apart(checked: DerivationReport) -> None:
+    """Five printed inputs (given tensors) are neither checked nor left unchecked: the summary
+    says so, and the share checked counts only the numbers the article computes."""
+    d = dataclasses.replace(_article(checked), given=5)
+    assert text.coverage_text(d) == (
+        "3 of 7 printed numbers checked, 4 not checked (5 more are inputs the article gives)"
+    )
+    data = render_json.report_dict(Report((d,)))
+    jsonschema.validate(data, render_json.schema())
+    assert data["derivations"][0]["coverage"] == {
+        "printed": 7,
+        "checked": 3,
+        "not_checked": 4,
+        "given": 5,
+    }

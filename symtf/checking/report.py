@@ -88,6 +88,9 @@ class DerivationReport:
     article: str | None = None
     #: For an article: what the draft could not check (symtf.draft.Unmapped and Unread).
     unchecked: tuple[Any, ...] = ()
+    #: For an article: how many of its printed numbers are inputs it gives (the draft's
+    #: given tensors): read as printed, neither checked nor left unchecked.
+    given: int = 0
     #: Labels of the claims the ``--timeout`` budget left unchecked (a partial report).
     not_reached: tuple[str, ...] = ()
 

@@ -127,6 +127,7 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
         report,
         article=name,
         unchecked=(*draft.unmapped, *unread),
+        given=draft.inputs,
         seconds=time.perf_counter() - start,
     )
 

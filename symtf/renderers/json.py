@@ -179,6 +179,7 @@ def derivation_dict(d: DerivationReport, too_few: bool | None = None) -> dict[st
             "printed": d.printed_count,
             "checked": d.checked_count,
             "not_checked": d.unchecked_count,
+            "given": d.given,
         },
     }
     if d.not_reached:

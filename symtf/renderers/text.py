@@ -109,9 +109,10 @@ def coverage_text(d: DerivationReport) -> str:
     ``"486 printed numbers"`` for a derivation file (its every claim gets a verdict)."""
     if d.article is None:
         return f"{d.checked_count} printed numbers"
+    given = f" ({d.given} more are inputs the article gives)" if d.given else ""
     return (
         f"{d.checked_count} of {d.printed_count} printed numbers checked, "
-        f"{d.unchecked_count} not checked"
+        f"{d.unchecked_count} not checked{given}"
     )
 
 
