@@ -337,6 +337,16 @@ class SymtfServer(LanguageServer):
         previous = self.shown.get(key)
         self.shown[key] = shown
         self.publish(key, previous)
+        cpu = result.get("cpu")
+        self.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Log,
+                message=f"symtf: {_name(key, doc.kind)} version {doc.version}: "
+                f"{len(checks)} numbers judged"
+                + (f" in {cpu:.3f} s of CPU" if isinstance(cpu, (int, float)) else "")
+                + (f"; reused {result['reused']}" if result.get("reused") else ""),
+            )
+        )
 
     def publish(self, key: str, previous: _Shown | None = None) -> None:
         """Publish a document's diagnostics (each cell's, for a notebook) with their version."""

@@ -39,6 +39,9 @@ __all__ = ["Cancelled", "analyse", "main", "read_message", "write_message"]
 
 #: Address space a worker may use, in MB (a check of the source article needs about 300).
 MEMORY_MB = 3000
+#: Every this many checks, objects frozen out of the cycle collector are scanned again
+#: (what a closed document's state left in cycles is freed then).
+UNFREEZE_EVERY = 25
 #: Documents larger than this are not checked (the limit of ``symtf check`` on an article).
 MAX_BYTES = 5_000_000
 
@@ -165,10 +168,16 @@ def main() -> None:
     sys.stdout = sys.stderr
     stdin = sys.stdin.buffer
     _limit_memory()
+    import gc
+
     from symtf.limits import install_flint_hook
     from symtf.lsp.incremental import State
 
     install_flint_hook()
+    # as the command does (symtf.cli.run): the imports' objects are frozen out of the cycle
+    # collector's scans, and the youngest generation is collected every 100,000 allocations
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     current = _Current()
     jobs: Queue[dict[str, Any] | None] = Queue()
 
@@ -201,6 +210,7 @@ def main() -> None:
 
     threading.Thread(target=reader, daemon=True).start()
     state = State()
+    done = 0
     write_message(out, {"ready": True, "pid": os.getpid()})
     while True:
         job = jobs.get()
@@ -225,6 +235,11 @@ def main() -> None:
             write_message(out, result)
         except OSError:
             break
+        done += 1
+        if done % UNFREEZE_EVERY == 0:  # now and then, what was frozen is looked at again
+            gc.unfreeze()
+        gc.collect()  # after the answer: what the check left in cycles, then the rest
+        gc.freeze()  # is kept out of the next check's scans
     out.close()
     os._exit(0)
 
