@@ -561,3 +561,30 @@ def test_fix_then_check_on_generated_articles(
         if (r.claim.source_line, c.printed) in fixed and c.verdict not in ("exact", "rounded")
     ]
     assert not still
+
+
+def test_fix_inherited_rewrites_a_number_with_its_root(tmp_path: Path) -> None:
+    """Attention weight [1, 1] printed 0.781 (it is 0.7307…), and output row 1 computed from
+    that printed row (0.060·X₀ + 0.781·X₁ + 0.209·X₂ = [0.269, 1.771, 0.060, 0.8855]):
+    the output's 1.771 and 0.886 are off only because the weight was."""
+    good = SELF_ATTENTION.read_text(encoding="utf-8")
+    bad = good.replace("0.060 0.731 0.209", "0.060 0.781 0.209").replace(
+        "0.269 1.671 0.060 0.835", "0.269 1.771 0.060 0.886"
+    )
+    a11, _ = _exact_noproj()
+    X = [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, mpmath.mpf("0.5")]]
+    scores = [sum(a * b for a, b in zip(X[1], q, strict=True)) / 2 for q in X]
+    e = [mpmath.exp(v) for v in scores]
+    row = [sum(e[k] / sum(e) * X[k][j] for k in range(3)) for j in range(4)]
+    assert [mpmath.nstr(v, 3) for v in (a11, row[1], row[3])] == ["0.731", "1.67", "0.835"]
+    path = tmp_path / "inherited.toml"
+    path.write_text(bad, encoding="utf-8")
+    plain = fix.plan(check_text(path, bad, None), bad)
+    assert [f.edit.new for f in plain.chosen() if f.edit] == ["0.731"]
+    assert sorted(f.edit.new for f in plain.fixes if f.applicability == fix.UNSAFE and f.edit) == [
+        "0.835",
+        "1.671",
+    ]
+    r = _symtf("check", str(path), "--fix-inherited")
+    assert r.returncode == 0, r.stderr
+    assert path.read_text(encoding="utf-8") == good  # the root and both inherited numbers

@@ -421,6 +421,40 @@ async def test_code_actions_replace_one_number_and_fix_all(
     _close(client, uri)
 
 
+async def test_an_inherited_numbers_diagnostic_points_at_its_root(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """The weight [1, 1] printed 0.781 (tests/test_fix.py: it is 0.7307…), and the output row
+    computed from that printed row: its 1.771 and 0.886 are inherited from the weight."""
+    good = SELF_ATTENTION.read_text(encoding="utf-8")
+    bad = good.replace("0.060 0.731 0.209", "0.060 0.781 0.209").replace(
+        "0.269 1.671 0.060 0.835", "0.269 1.771 0.060 0.886"
+    )
+    uri = _open(client, str(tmp_path / "inherited.toml"), bad, "toml")
+    diags = await _published(client, uri, 1)
+    lines = bad.split("\n")
+
+    def shown(r: types.Range) -> str:
+        return lines[r.start.line][r.start.character : r.end.character]
+
+    inherited = sorted((shown(d.range), d) for d in diags if d.code == "inherited")
+    assert [x for x, _ in inherited] == ["0.886", "1.771"]
+    for _, d in inherited:
+        assert d.related_information is not None
+        root = d.related_information[0]
+        assert root.location.uri == uri and shown(root.location.range) == "0.781"
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=inherited[0][1].range,
+            context=types.CodeActionContext(diagnostics=[inherited[0][1]]),
+        )
+    )
+    titles = [a.title for a in actions or []]
+    assert "Replace with 0.835 (inherited: its root is off too; fix that first)" in titles
+    _close(client, uri)
+
+
 @needs_seed
 async def test_the_source_articles_logit_has_a_replace_action_once_places_have_columns(
     client: LanguageClient,

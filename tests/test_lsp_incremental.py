@@ -95,6 +95,23 @@ def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives() -> None:
     assert found == State().check("fresh", text, kind, str(path))[0]
 
 
+def test_an_edit_to_the_prose_reuses_the_check_and_gives_a_fresh_result(tmp_path: Path) -> None:
+    path = ARTICLES[0]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    state = State()
+    state.check("doc", text, kind, str(path))
+    # a word of the last line's prose, after every printed number: the derivation is the same
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    word = re.search(r"[A-Za-z]{4,}", last)
+    assert word is not None
+    at = len(text.rstrip("\n")) - len(last) + word.start()
+    edited = text[:at] + word.group().upper() + text[at + len(word.group()) :]
+    found, reused = state.check("doc", edited, kind, str(path))
+    assert reused.endswith("the check of the same drafted derivation")
+    assert found == State().check("fresh", edited, kind, str(path))[0]
+
+
 def test_an_article_with_code_is_searched_whole() -> None:
     text = (ROOT / "tests" / "draft_sources" / "sanjiv_temperature_snippet.md").read_text(
         encoding="utf-8"

@@ -17,9 +17,11 @@ Kept per document, and reused when an edit allows:
   over: only the printings from the edit on are searched again. An article with
   code (notebooks, fenced Python) is searched whole: its code is translated in
   one pass interleaved with the printings;
-- **nothing of the check.** The drafted derivation is checked again in full
-  (``symtf.checking``: every claim, its diagnosis), as ``symtf check`` does, so
-  that what the editor shows is what the command reports.
+- **the check, only when the drafted derivation is the same text** (an edit in
+  the prose, or to a number no claim reads): the report is a function of that text.
+  Otherwise the derivation is checked again in full (``symtf.checking``: every claim,
+  its diagnosis), as ``symtf check`` does, so that what the editor shows is what the
+  command reports.
 
 A derivation file (``kind`` ``toml``) is checked as ``symtf check`` checks it; its
 numbers' places are those of their ``printed`` strings (:func:`symtf.fix.placed`).
@@ -54,10 +56,17 @@ class _Doc:
         default_factory=OrderedDict
     )
     search: Resumable | None = None
+    #: The last draft's derivation text and its report (a function of that text alone).
+    checked: tuple[str, Any] | None = None
 
 
 class State:
-    """The worker's memory of each document (by the server's key for it)."""
+    """The worker's memory of each document (by the server's key for it).
+
+    A check that is cancelled, or runs out of its budget, changes nothing here: a
+    document's search, results and last check are replaced only once a new one is
+    complete (an earlier search is read, never changed, by the one resuming it).
+    """
 
     def __init__(self) -> None:
         self.docs: dict[str, _Doc] = {}
@@ -88,7 +97,12 @@ class State:
             start = time.perf_counter()
             with guard(name):
                 draft, doc.search, reused = _drafted(text, kind, name, doc.search)
-            report = check_drafted(draft, name, start=start)
+            if doc.checked is not None and doc.checked[0] == draft.toml:
+                report = doc.checked[1]  # the same derivation: the same report
+                reused += ", and the check of the same drafted derivation"
+            else:
+                report = check_drafted(draft, name, start=start)
+                doc.checked = (draft.toml, report)
             found = describe(report, draft.toml, text)
         doc.results[text] = (found, doc.search)
         while len(doc.results) > KEPT_RESULTS:

@@ -229,8 +229,6 @@ def main() -> None:
         except Cancelled:  # a second signal while the first was being handled
             current.id = None
             result = cancelled
-        if result is cancelled:
-            state.forget(job["key"])
         try:
             write_message(out, result)
         except OSError:
