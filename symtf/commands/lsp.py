@@ -27,7 +27,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from symtf.lsp.server import serve
+    from symtf.lsp.handlers import serve
 
     serve(tcp=args.tcp)
     if sys.stdout.closed:  # the protocol's stream, closed by the server as it ended

@@ -72,6 +72,7 @@ class Checker:
             self.pending.pop(key, None)
             if self.busy is not None and self.busy["key"] == key:
                 self._send({"cancel": self.busy["id"]})
+            self._send({"forget": key})
 
     def close(self) -> None:
         """Stop the worker."""

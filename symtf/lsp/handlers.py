@@ -26,7 +26,21 @@ from symtf.lsp.server import (
     SymtfServer,
 )
 
-__all__ = ["register"]
+__all__ = ["register", "serve"]
+
+
+def serve(tcp: int | None = None) -> None:
+    """Run the server on standard input and output, or on ``127.0.0.1:tcp``."""
+    server = SymtfServer()
+    register(server)
+    server.checker.start()
+    try:
+        if tcp is not None:
+            server.start_tcp("127.0.0.1", tcp)
+        else:
+            server.start_io()
+    finally:
+        server.checker.close()
 
 
 def register(server: SymtfServer) -> None:

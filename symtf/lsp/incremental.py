@@ -44,6 +44,8 @@ __all__ = ["Resumable", "State", "describe"]
 
 #: Results kept per document (by text), for a save or an undo.
 KEPT_RESULTS = 4
+#: Documents whose state is kept (the least recently checked goes first).
+KEPT_DOCUMENTS = 16
 
 
 @dataclass
@@ -84,9 +86,12 @@ class State:
         from symtf.commands.draft import check_drafted
         from symtf.limits import guard
 
-        doc = self.docs.get(key)
+        doc = self.docs.pop(key, None)
         if doc is None or (doc.kind, doc.name) != (kind, name):
-            doc = self.docs[key] = _Doc(kind, name)
+            doc = _Doc(kind, name)
+        self.docs[key] = doc  # the most recently checked last
+        while len(self.docs) > KEPT_DOCUMENTS:
+            self.docs.pop(next(iter(self.docs)))
         if text in doc.results:  # a save, an undo: the result and the search of that text
             doc.results.move_to_end(text)
             found, doc.search = doc.results[text]
@@ -335,13 +340,18 @@ def describe(report: Any, toml: str, text: str) -> dict[str, Any]:
     from symtf.renderers.json import report_dict
 
     d = report_dict(Report((report,)))["derivations"][0]
+    plan = (  # an article's places are the report's own fields: planned from the same dicts
+        fix.plan_checks(report.article, text, d["checks"])
+        if report.article is not None
+        else fix.plan(report, text)
+    )
     try:
         steps = tomllib.loads(toml).get("steps", {})
     except ValueError:
         steps = {}
     return {
         "derivation": {k: d[k] for k in ("title", "checks", "unchecked", "counts") if k in d},
-        "fixes": [dataclasses.asdict(f) for f in fix.plan(report, text).fixes],
+        "fixes": [dataclasses.asdict(f) for f in plan.fixes],
         "toml": toml,
         "steps": {str(k): str(v) for k, v in steps.items() if isinstance(v, str)},
     }

@@ -34,7 +34,7 @@ from symtf.lsp.checker import Checker
 from symtf.lsp.notebook import Cell, Layout, write
 from symtf.lsp.text import Text
 
-__all__ = ["SymtfServer", "serve"]
+__all__ = ["SymtfServer"]
 
 logger = logging.getLogger("symtf.lsp")
 
@@ -421,19 +421,3 @@ def _name(uri: str, kind: str) -> str:
     if parsed.scheme == "file":
         return unquote(parsed.path)
     return uri
-
-
-def serve(tcp: int | None = None) -> None:
-    """Run the server on standard input and output, or on ``127.0.0.1:tcp``."""
-    from symtf.lsp import handlers
-
-    server = SymtfServer()
-    handlers.register(server)
-    server.checker.start()
-    try:
-        if tcp is not None:
-            server.start_tcp("127.0.0.1", tcp)
-        else:
-            server.start_io()
-    finally:
-        server.checker.close()

@@ -7,7 +7,8 @@ keeps them, and keeps per document what the last check found
 (:mod:`symtf.lsp.incremental` says what an edit lets it reuse).
 
 **Protocol.** Messages both ways are JSON, each preceded by its length in bytes
-on a line of its own. The server sends ``{"job": …}`` or ``{"cancel": id}``; the
+on a line of its own. The server sends ``{"job": …}``, ``{"cancel": id}`` or
+``{"forget": key}`` (a document was closed); the
 worker answers each job with one result (:func:`analyse`). A cancel for the job
 being checked interrupts it: the worker sends itself ``SIGUSR1``, whose handler
 raises :class:`Cancelled` in the check (as the time budget's alarm raises its own
@@ -205,6 +206,8 @@ def main() -> None:
                 return
             if "job" in message:
                 jobs.put(message["job"])
+            elif "forget" in message:  # a closed document: its state goes, in turn
+                jobs.put({"forget": message["forget"]})
             elif "cancel" in message:
                 threading.Thread(target=interrupt, args=(message["cancel"],), daemon=True).start()
 
@@ -216,6 +219,9 @@ def main() -> None:
         job = jobs.get()
         if job is None:
             break
+        if "forget" in job:
+            state.forget(str(job["forget"]))
+            continue
         cancelled = {"id": job["id"], "key": job["key"], "version": job["version"]}
         cancelled["status"] = "cancelled"
         try:
