@@ -822,3 +822,60 @@ async def test_diagnostics_equal_symtf_check_json_number_for_number(
     )
     assert found == expected  # a notebook's lines are those of its .ipynb file, as in the report
     _close(client, uri)
+
+
+async def test_the_server_listens_on_a_local_port_for_debugging(tmp_path: Path) -> None:
+    """``symtf lsp --tcp PORT``: a client that connects to 127.0.0.1:PORT gets diagnostics."""
+    import socket
+
+    from pygls.lsp.client import LanguageClient as Client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "symtf", "lsp", "--tcp", str(port)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stderr=subprocess.PIPE,
+    )
+
+    async def talk() -> list[types.Diagnostic]:
+        client = Client("test", "1")
+        got: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(ls: Client, params: types.PublishDiagnosticsParams) -> None:
+            got.put_nowait(params)
+
+        for _ in range(600):  # until the server listens (it imports symtf first)
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.5)
+        await client.initialize_async(
+            types.InitializeParams(capabilities=types.ClientCapabilities())
+        )
+        client.initialized(types.InitializedParams())
+        post = CODE_POST.replace("[2.0, 0.1, 0.7]", "[2.0, 0.105, 0.7]")  # see the score test
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=(tmp_path / "tcp.md").as_uri(), language_id="markdown", version=1, text=post
+                )
+            )
+        )
+        params = await asyncio.wait_for(got.get(), PATIENCE)
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        return list(params.diagnostics)
+
+    try:
+        diags = await talk()
+        assert server.wait(timeout=PATIENCE) == 0  # it ends when its client says exit
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert [d.severity for d in diags] == [types.DiagnosticSeverity.Warning]
+    assert "0.105 is a slip (correctly rounded: 0.106)" in diags[0].message

@@ -7,8 +7,8 @@ import argparse
 from symtf.errors import SymtfError
 
 EPILOG = """\
-The server checks Markdown, LaTeX, plain-text and Jupyter notebook documents as
-the editor holds them, and publishes each slip (Warning) and wrong number (Error)
+The server checks Markdown, LaTeX, plain-text and Jupyter notebook documents
+(and derivation files) as the editor holds them, and publishes each slip (Warning) and wrong number (Error)
 at its place, with hovers and fixes (the same edits as symtf check --fix).
 Settings come from [tool.symtf] in the workspace's pyproject.toml (timeout;
 [tool.symtf.lsp] show-unchecked) and from the editor (symtf.timeout,
