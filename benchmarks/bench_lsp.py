@@ -141,25 +141,25 @@ async def serve(article: Path, edits: int) -> dict[str, object]:
             )
         )
 
+    timed: list[tuple[int, int]] = []  # (version, article line) of each timed edit
     for line, col, old, new in edit_sites(text, edits):
         version += 1
-        logged = len(logs)
         start = time.perf_counter()
         change(line, col, old, new)
         latencies.append(await until(version) - start)
-        for message in logs[logged:]:
-            m = re.search(
-                rf"version {version}: .* in ([0-9.]+) s of CPU(?:; reused (.*))?", message
-            )
-            if m:
-                cpus.append(float(m.group(1)))
-                reused.append((line + 1, m.group(2) or ""))
+        timed.append((version, line + 1))
         version += 1  # undo, not timed
         change(line, col, new, old)
         await until(version)
     await client.shutdown_async(None)
     client.exit(None)
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
+    for v, line in timed:  # the server's log line of each timed version (it follows the publish)
+        pattern = rf"version {v}: .* in ([0-9.]+) s of CPU(?:; reused (.*))?"
+        m = next((m for m in (re.search(pattern, x) for x in logs) if m), None)
+        if m:
+            cpus.append(float(m.group(1)))
+            reused.append((line, m.group(2) or ""))
     return {"first": first, "edits": latencies, "cpus": cpus, "reused": reused}
 
 
