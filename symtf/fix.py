@@ -131,6 +131,9 @@ class Fix:
         """``line 12, column 5`` (or ``line 12``, or ``claim "z"``) for messages."""
         if self.edit is not None:
             return f"line {self.edit.line}, column {self.edit.column}"
+        column = self.place.get("source_column")
+        if self.line is not None and self.place.get("source_line") == self.line and column:
+            return f"line {self.line}, column {column}"
         if self.line is not None:
             return f"line {self.line}"
         return f"claim {self.claim!r}"

@@ -128,7 +128,8 @@ def _tell(name: str, applied: list[Fix], suggestions: list[Fix], *, written: boo
         for f in applied:
             print(f"  {f.where}: {f.message}", file=sys.stderr)
     for f in suggestions:
-        print(f"{safe_line(name)}: {f.where}: {f.claim}: {f.message}", file=sys.stderr)
+        claim = "" if f.where.startswith(f.claim) else f"{safe_line(f.claim)}: "
+        print(f"{safe_line(name)}: {f.where}: {claim}{f.message}", file=sys.stderr)
 
 
 def _fix_one(
