@@ -34,7 +34,9 @@ EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 FILE_HELP = "a derivation .toml file, or the name of a bundled one (i_love_ai)"
 
 #: The sub-commands, one module each in :mod:`symtf.commands`, in the order ``--help`` lists them.
-COMMANDS = ("check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps")
+COMMANDS = (
+    "check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps", "lsp",
+)  # fmt: skip
 
 #: The commands a module of :data:`COMMANDS` adds besides (or instead of) its own name
 #: (``tests/test_cli_extras.py`` holds this to what each module's ``configure`` adds).

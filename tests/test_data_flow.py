@@ -168,14 +168,16 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
 # DESIGN.md's data flow, one package per stage: spec/ (TOML → frozen Derivation) → graph/
 # (templates, user steps and conventions as one graph, evaluated into a Trace) → check/
 # (claims → verdicts). Renderers, formula derivations and teaching read the stages; the
-# CLI, the pytest plugin, the explanation of a claim and the sub-commands sit on top.
+# CLI, the pytest plugin, the explanation of a claim, the sub-commands and the language
+# server sit on top; fixes read the report and the place it gives each number.
 # draft/ writes an article's derivation as text for spec/ to read; its search evaluates
 # candidate steps through graph/, so among the imports it comes after graph/.
 # Every other top-level module is a leaf: it imports only leaves.
 STAGES = ("symtf.spec", "symtf.graph", "symtf.draft", "symtf.checking")
-READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
+READERS = ("symtf.renderers", "symtf.derive", "symtf.teach", "symtf.fix")
 TOP = (
     "symtf.cli",
+    "symtf.lsp",
     "symtf.pytest_plugin",
     "symtf.__main__",
     "symtf.commands.explain",

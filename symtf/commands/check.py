@@ -61,11 +61,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
     from symtf.checking.report import FileError, Report
     from symtf.cli import EXIT_BAD_INPUT, expand, progress, time_budget
+    from symtf.commands import fixing
     from symtf.commands.draft import is_article as _is_article
     from symtf.renderers import text as render_text
     from symtf.renderers.safe import block as safe_block
 
     config = project_settings(args)
+    if fixing.wanted(args):
+        return fixing.cmd_fix(args)
     if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
         return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
     reports, errors = [], []
@@ -311,5 +314,8 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
     )
     add_allow_path(p)
+    from symtf.commands.fixing import add_arguments as add_fix_arguments
+
+    add_fix_arguments(p)
     p.set_defaults(func=cmd_check)
     p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"

@@ -95,16 +95,47 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
         SymtfError: The article cannot be read (missing, too large, not UTF-8, not a
             notebook), naming the file.
     """
+    from symtf.draft import article_kind
+    from symtf.extract import read_article_text
+
+    if drafted is not None:
+        return check_drafted(drafted, str(path))
+    return check_article_text(read_article_text(path), str(path), article_kind(path))
+
+
+def check_article_text(text: str, name: str, kind: str) -> Any:
+    """:func:`check_article` of an article given as text (an editor's unsaved buffer).
+
+    Args:
+        text: The article, as it would be read from its file.
+        name: The file it is (or will be), for messages and the report.
+        kind: ``md``, ``tex``, ``ipynb`` or ``txt`` (see :func:`symtf.draft.article_kind`).
+
+    Raises:
+        SymtfError: The text cannot be read as that kind of article, naming ``name``.
+    """
+    from symtf.draft import draft_text
+    from symtf.limits import guard
+
+    start = time.perf_counter()
+    with guard(name):
+        draft = draft_text(text, kind, path=name)
+    return check_drafted(draft, name, start=start)
+
+
+def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
+    """Check an article's :class:`~symtf.draft.Draft` (the second half of :func:`check_article`).
+
+    ``start``: when the work on the article began (``perf_counter``), for the report's seconds.
+    """
     from symtf import spec
     from symtf.checking import compare
-    from symtf.draft import Unread, draft_file
+    from symtf.draft import Unread
     from symtf.errors import SpecError
     from symtf.limits import guard
 
-    name = str(path)
-    start = time.perf_counter()
+    start = time.perf_counter() if start is None else start
     with guard(name):
-        draft = drafted if drafted is not None else draft_file(path)
         derivation = spec.loads(draft.toml, name)
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)
@@ -119,8 +150,8 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
                 if bad is None:
                     raise
                 claims.remove(bad)
-                text = bad.expression or bad.step or ""
-                unread.append(Unread(bad.label, bad.source_line or 0, text, _reason(str(e), name)))
+                shown = bad.expression or bad.step or ""
+                unread.append(Unread(bad.label, bad.source_line or 0, shown, _reason(str(e), name)))
         else:
             raise SpecError(f"{name}: more than {MAX_DROPPED} claims could not be read")
     return dataclasses.replace(
