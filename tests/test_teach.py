@@ -412,7 +412,8 @@ def test_grade_classes_and_first_wrong_step(
     assert "S_1, row 3 is right" in first  # the third row (index 2), counted from 1
     assert cli.main(["grade", str(grade_exercise / "key.toml"), str(student)]) == 1
     text = capsys.readouterr().out
-    assert "A_1 row 2 used the unscaled scores" in text
+    # the same row as first_off names, counted from 1 in both
+    assert "A_1, row 3 used the unscaled scores" in text and "row 2 used" not in text
 
 
 def test_grade_all_right_and_bad_input(

@@ -643,7 +643,7 @@ def _conventions(
         for g in group:
             g.cause = "convention"
             g.convention = name + (f"@{scope}" if scope else "")
-            g.explanation += f"; your {g.blank.label} row {row} {words}"
+            g.explanation += f"; your {g.blank.label}, row {row + 1} {words}"
 
 
 def _first_off(trace: Trace, graded: list[Graded]) -> str | None:
