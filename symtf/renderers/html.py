@@ -165,6 +165,13 @@ class HtmlOptions:
 # ----------------------------------------------------------------------------- MathML
 
 
+def label_html(label: str) -> str:
+    """An article's label as HTML, its maths as MathML (:mod:`symtf.renderers.labels`)."""
+    from symtf.renderers.labels import label_html as typeset
+
+    return typeset(label)
+
+
 def mathml(tex: str, *, display: bool = False) -> str:
     r"""Math-mode LaTeX as native MathML (no ``xmlns``: HTML5 knows ``<math>``).
 
@@ -382,7 +389,7 @@ def claims_block(
     rows = []
     for r in results:
         cl = r.claim
-        what = esc(cl.label)
+        what = label_html(cl.label)
         if opts.node_names and cl.step is not None:
             what += f" <code>{esc(cl.step)}</code>"
         where = where_in_step(r)
@@ -430,7 +437,7 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
             else ""
         )
         items.append(
-            f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
+            f'<li><a{target}><span class="label">{label_html(r.claim.label)}</span></a>'
             f"{esc(', ' + _where(c) if c.index is not None else '')}: printed {printed_cell(c)} — "
             f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
             f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}"
@@ -508,7 +515,7 @@ def step_block(
     title = title[0].upper() + title[1:]
     head = esc(title)
     if labels:
-        head += " — " + ", ".join(f'<span class="label">{esc(x)}</span>' for x in labels)
+        head += " — " + ", ".join(f'<span class="label">{label_html(x)}</span>' for x in labels)
     if opts.node_names:
         head += f" <code>{esc(step.name)}</code>"
     every = [*results, *shown]
@@ -656,7 +663,9 @@ def derivation_sections(
         entry = esc(step.title or name)
         if labels.get(name):
             entry += (
-                " — " + esc(", ".join(labels[name][:3])) + ("…" if len(labels[name]) > 3 else "")
+                " — "
+                + ", ".join(label_html(x) for x in labels[name][:3])
+                + ("…" if len(labels[name]) > 3 else "")
             )
         toc.append(f'<li><a href="#{_anchor(name)}">{entry}</a></li>')
         body.append(

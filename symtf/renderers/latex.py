@@ -783,9 +783,10 @@ def _node_latex(
         return _tt(name)
     at = f"{int(m.group(2)) + 1},{int(m.group(3)) + 1}"
     label = (labels or {}).get(m.group(1), "")
-    word = _MATH_WORD.fullmatch(label)
-    if word is not None and word.group("top") is None:
-        return rf"\left({_word_tex(word)}\right)_{{{at}}}"
+    from symtf.renderers.labels import entry_math, is_math
+
+    if label and is_math(label):
+        return entry_math(label, at)
     title = (titles or {}).get(m.group(1))
     if title:
         return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
@@ -1210,7 +1211,7 @@ class _Context:
     def step_name(self, step: Step) -> str:
         """A step as math-mode LaTeX for a formula's left side: the article's name for it."""
         if step.name in self.names:
-            return math_text(self.names[step.name])
+            return label_math(self.names[step.name])
         if self.node_names or not step.title:
             return _tt(step.name)
         return math_text(step.title)
@@ -1386,8 +1387,9 @@ def _symbol_tex(label: str) -> str:
     """A node's label as maths: a plain symbol (``W_Q``, ``K_1^T``) rebuilt from its parts,
     as :func:`label_tex` does; anything else is the template's own LaTeX (``\\overline{x^2}``),
     the same the op's formula line shows."""
-    m = _MATH_WORD.fullmatch(label)
-    return _word_tex(m) if m is not None else label
+    from symtf.renderers.labels import is_math, label_math
+
+    return label_math(label) if "\\" not in label and is_math(label) else label
 
 
 def step_rows(ctx: _Context, step: Step, broken: bool = False) -> list[tuple[str, str, str]]:
@@ -2065,7 +2067,7 @@ def _node(
     if isinstance(n, sx.Reference):
         idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
         given = (names or {}).get(n.name)
-        return (math_text(given) if given is not None else _tt(n.name)) + idx
+        return (label_math(given) if given is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
         inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
@@ -2151,55 +2153,28 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
-#: A word of a label that is a maths symbol: a letter or two with a subscript, maybe
-#: transposed (``A_1``, ``K_1^T``, ``d_k``, ``W_{Q}``), or a transposed capital (``K^T``).
-_MATH_WORD = re.compile(
-    r"(?P<base>[A-Za-z]{1,2})(?:_(?P<sub>\{[A-Za-z0-9]{1,3}\}|[A-Za-z0-9]{1,3}))?"
-    r"(?P<top>\^(?:T|\{T\}|\{\\top\}))?"
-)
-
-
-def _word_tex(m: re.Match[str]) -> str:
-    """One symbol of a label (a :data:`_MATH_WORD` match) as maths: ``Q_1^T`` → ``Q_{1}^{\top}``."""
-    tex = m.group("base")
-    if m.group("sub") is not None:
-        tex += "_{" + m.group("sub").strip("{}") + "}"
-    if m.group("top") is not None:
-        tex += r"^{\top}"
-    return tex
-
-
 def label_tex(label: str) -> str:
-    r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
+    r"""An article's label in LaTeX text mode: its maths typeset, the rest escaped.
 
-    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{\top}$`` (one formula when every word is
-    a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
-    against a small grammar of symbols and rebuilt from its parts; nothing else of the
-    label reaches LaTeX unescaped.
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}\,K_{1}^{\top}$``; ``"H_1 AI row: weights"`` keeps its
+    words as text. The one path every output takes: :mod:`symtf.renderers.labels`.
     """
-    words = label.split(" ")
-    out: list[tuple[bool, str]] = []
-    for w in words:
-        lead = len(w) - len(w.lstrip("("))
-        core = w[lead:].rstrip("),:;.")
-        tail = w[lead + len(core) :]
-        m = _MATH_WORD.fullmatch(core)
-        if m is None or (m.group("sub") is None and m.group("top") is None):
-            out.append((False, escape(w)))
-            continue
-        out.append((True, escape(w[:lead]) + "$" + _word_tex(m) + "$" + escape(tail)))
-    if all(is_math for is_math, _ in out) and all(
-        _MATH_WORD.fullmatch(w) for w in words
-    ):  # a product of symbols: one formula, thin spaces between its factors
-        return "$" + r"\,".join(t.strip("$") for _, t in out) + "$"
-    return " ".join(t for _, t in out)
+    from symtf.renderers.labels import label_tex as typeset
+
+    return typeset(label)
+
+
+def label_math(label: str) -> str:
+    r"""An article's label in LaTeX math mode (:func:`symtf.renderers.labels.label_math`)."""
+    from symtf.renderers.labels import label_math as typeset
+
+    return typeset(label)
 
 
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
     title = step.title or step.name
     title = title[0].upper() + title[1:]
-    shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
-    right = label_tex(shown) if shown else ""
+    right = ", ".join(label_tex(x) for x in labels[:3]) + (escape(", …") if len(labels) > 3 else "")
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
     tail = "\\symtfstep{" + right + "}" if right else ""
@@ -2432,7 +2407,9 @@ def _report_rows(d: DerivationReport) -> list[str]:
             if r.verdict == "symbolic"
             else r"\color{red}{\times}"
         )
-        rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
+        rows.append(
+            f"{mark} & {label_math(r.claim.label)} & {math_text(where)} & {got} & {summary}"
+        )
     return rows
 
 
