@@ -967,6 +967,9 @@ def render_value(
     verdict, and on the page it would be too wide to read.
     """
     exact: str | None
+    slices = _slices(value)
+    if slices is not None:
+        return _render_slices(slices, nums, opts)
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
@@ -990,6 +993,110 @@ def render_value(
         if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
             exact = None if opts.exact_forms != "always" else exact
     return Rendered(exact, approx, approx_is_exact, scalar, exact_cells, approx_cells)
+
+
+def _slices(value: Any) -> list[tuple[tuple[int, ...], list[list[Any]]]] | None:
+    """A 3-D or 4-D value as its 2-D slices, each with its leading index (``None``: not N-D)."""
+    if isinstance(value, sympy.MatrixBase):
+        return None
+    tolist = getattr(value, "tolist", None)
+    if tolist is None:
+        return None
+    rows = tolist()
+    if not (rows and isinstance(rows[0], list) and rows[0] and isinstance(rows[0][0], list)):
+        return None
+    out: list[tuple[tuple[int, ...], list[list[Any]]]] = []
+
+    def walk(x: Any, lead: tuple[int, ...]) -> None:
+        if x and isinstance(x[0], list) and x[0] and isinstance(x[0][0], list):
+            for k, y in enumerate(x):
+                walk(y, (*lead, k))
+        else:
+            out.append((lead, x))
+
+    walk(rows, ())
+    return out
+
+
+#: Most 2-D slices of an N-D value shown (the first ones, then the last).
+MAX_SLICES = 8
+
+
+def _render_slices(
+    slices: list[tuple[tuple[int, ...], list[list[Any]]]],
+    nums: Numbers | None,
+    opts: LatexOptions,
+) -> Rendered:
+    """An N-D value as its 2-D slices one under another, each a matrix named by its leading
+    index counted from 1 (``slice (1, 2)``), so that it fits the page's width."""
+    shown = slices
+    if len(slices) > MAX_SLICES:
+        shown = [*slices[: MAX_SLICES - 1], slices[-1]]
+    parts = []
+    for lead, rows in shown:
+        if nums is None:  # already LaTeX: the numbers as the file wrote them
+            body = _layout(rows, False, opts)
+            r = Rendered(body, body, True, False)
+        else:
+            r = render_value(sympy.Matrix(rows), nums, opts)
+        where = ", ".join(str(i + 1) for i in lead)
+        label = f"slice {where}" if len(lead) == 1 else f"slice ({where})"
+        parts.append((label, r))
+    exact_ok = all(r.exact is not None for _, r in parts)
+    skipped = len(slices) - len(shown)
+
+    def stack(forms: list[str]) -> str:
+        cells = [
+            r"\underset{\text{" + lab + "}}{" + f + "}"
+            for (lab, _), f in zip(parts, forms, strict=True)
+        ]
+        if skipped:
+            cells.insert(len(cells) - 1, r"\vdots\ \text{(" + str(skipped) + " more)}")
+        return r"\begin{array}{c}" + r" \\ ".join(cells) + r"\end{array}"
+
+    exact = stack([cast(str, r.exact) for _, r in parts]) if exact_ok else None
+    approx = stack([r.approx for _, r in parts])
+    return Rendered(exact, approx, all(r.approx_is_exact for _, r in parts), False)
+
+
+#: A number as a file writes it that the notes may show as written (no fractions, no words).
+_PLAIN_NUMBER = re.compile(r"[+\-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][+\-]?\d+)?")
+
+
+def _as_printed(step: Step, value: Any, opts: LatexOptions) -> Rendered | None:
+    """A given tensor as the file wrote it: its numbers' own digits (``0.9570``, not
+    ``0.957`` or ``957/1000``), in its own shape; ``None`` when it is not one, or a number
+    is not a plain decimal."""
+    if step.op != "given":
+        return None
+    texts = getattr(step.params.get("value"), "texts", None)
+    if not texts or not all(_PLAIN_NUMBER.fullmatch(t.strip()) for t in texts):
+        return None
+    tex = [_num(t.strip().replace("−", "-")) for t in texts]
+    slices = _slices(value)
+    if slices is not None:
+        per = len(slices[0][1]) * len(slices[0][1][0])
+        if per * len(slices) != len(tex):
+            return None
+        grids = [
+            (
+                lead,
+                [
+                    tex[k * per + i * len(rows[0]) : k * per + (i + 1) * len(rows[0])]
+                    for i in range(len(rows))
+                ],
+            )
+            for k, (lead, rows) in enumerate(slices)
+        ]
+        return _render_slices(grids, None, opts)
+    cells = _matrix_cells(value)
+    if cells is None or sum(len(r) for r in cells) != len(tex):
+        return None
+    m = len(cells[0])
+    grid = [tex[i * m : (i + 1) * m] for i in range(len(cells))]
+    scalar = len(grid) == 1 and m == 1
+    shown = _layout(grid, scalar, opts)
+    return Rendered(shown, shown, True, scalar, grid, grid)
 
 
 def _named_long(
@@ -1126,9 +1233,17 @@ def stage_of(name: str) -> tuple[str, str]:
             return f"{prefix}input", f"{who}: tokens, embeddings and positions"
         return f"{prefix}output", f"{who}: output"
     head = name.split(".")[0]
-    if head != name:
-        return f"other.{head}", f"Worked operation: {head}"
-    return f"other.{name}", f"Worked operation: {name}"
+    return f"other.{head}", _own_title(head)
+
+
+def _own_title(name: str) -> str:
+    """The title of a step the file's author named: the name read as words when it is words
+    (``apply_causal_mask`` → ``Apply causal mask``, as a drafted step named after the
+    article's heading reads), else the name as written (a notebook's ``attn_scores_2``)."""
+    if re.fullmatch(r"[a-z]{3,}(?:_[a-z]{2,})*", name):
+        words = name.replace("_", " ")
+        return words[0].upper() + words[1:]
+    return name
 
 
 _INPUTS = ("tokens", "d_head", "embed", "pos", "x")
@@ -1223,7 +1338,7 @@ class _Context:
             v = self.trace.value(name)
             if v is None or isinstance(v, tuple):
                 return None
-            self.rendered[name] = render_value(
+            self.rendered[name] = _as_printed(self.trace[name], v, self.opts) or render_value(
                 v, self.nums, self.opts, name if self.name_long else None
             )
         return self.rendered[name]
@@ -2171,9 +2286,16 @@ def label_math(label: str) -> str:
     return typeset(label)
 
 
+def heading_title(title: str) -> str:
+    """A step's title as a heading: capitalised when it is words (``Row means``), as written
+    when it is the author's code (``inputs @ inputs.T``: a variable keeps its case)."""
+    if not title or re.search(r"[\[\]()@/*=.]", title):
+        return title
+    return title[0].upper() + title[1:]
+
+
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
-    title = step.title or step.name
-    title = title[0].upper() + title[1:]
+    title = heading_title(step.title or step.name)
     right = ", ".join(label_tex(x) for x in labels[:3]) + (escape(", …") if len(labels) > 3 else "")
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
@@ -2183,9 +2305,10 @@ def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = Fal
 
 def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
     m = d.model
-    rows: list[tuple[str, str]] = [("Architecture", escape(m.architecture))]
-    if m.architecture != "none":
+    rows: list[tuple[str, str]] = []
+    if m.architecture != "none":  # no model: the article's own steps, no architecture to name
         rows += [
+            ("Architecture", escape(m.architecture)),
             ("$d_{\\text{model}}$", f"${m.d_model}$"),
             ("Heads $h$", f"${m.n_heads}$"),
             ("$d_{\\text{head}} = d_k$", f"${m.d_head}$"),
@@ -2257,6 +2380,8 @@ def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
                 "$" + (r.exact or r.approx) + "$",
             )
         )
+    if not rows:
+        return ""
     body = "\n".join(f"{a} & {b} \\\\" for a, b in rows)
     return (
         "\\section*{The model}\n"

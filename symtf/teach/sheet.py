@@ -162,7 +162,9 @@ def _weights(d: Derivation) -> list[Named]:
 def _settings(d: Derivation) -> list[tuple[str, str]]:
     """The model's settings (text, numbers and switches), as written in its fields."""
     m = d.model
-    out = []
+    out: list[tuple[str, str]] = []
+    if m.architecture == "none":  # the article's own steps: no model settings to list
+        return out
     positional = getattr(m, "positional", "")
     skip = set()
     if positional not in ("rope", "sinusoidal"):
@@ -184,6 +186,11 @@ def _settings(d: Derivation) -> list[tuple[str, str]]:
     if m.architecture == "decoder" and m.vocab:
         out.append(("input", " ".join(m.vocab[i] for i in d.tokens)))
     return out
+
+
+def _model_heading(d: Derivation) -> str:
+    """The heading of the sheet's first section: the model, or the article's given numbers."""
+    return "The given numbers" if d.model.architecture == "none" else "The model"
 
 
 def _dec(n: int) -> str:
@@ -408,11 +415,15 @@ def sheet_tex(ex: Exercise) -> str:
         r"\sloppy",
         r"\section*{Instructions}",
         _instructions(False),
-        r"\section*{The model}",
-        r"\begin{itemize}",
-        *[r"\item " + escape(f"{k}: {v}") for k, v in _settings(d)],
-        r"\end{itemize}",
+        r"\section*{" + _model_heading(d) + "}",
     ]
+    settings = _settings(d)
+    if settings:  # a derivation with no model lists only its given numbers
+        parts += [
+            r"\begin{itemize}",
+            *[r"\item " + escape(f"{k}: {v}") for k, v in settings],
+            r"\end{itemize}",
+        ]
     for w in _weights(d):
         m = w.matrix
         parts.append(r"\paragraph{\(" + w.tex + r"\)} " + escape(w.words))
@@ -598,10 +609,11 @@ def sheet_html(ex: Exercise) -> str:
     out = [
         f"<p>{e(_subtitle(ex))}</p>",
         f"<h2>Instructions</h2><p>{_instructions(True)}</p>",
-        "<h2>The model</h2><ul>",
+        f"<h2>{_model_heading(d)}</h2>",
     ]
-    out += [f"<li>{e(k)}: {e(v)}</li>" for k, v in _settings(d)]
-    out.append("</ul>")
+    settings = _settings(d)
+    if settings:
+        out += ["<ul>", *(f"<li>{e(k)}: {e(v)}</li>" for k, v in settings), "</ul>"]
     for w in _weights(d):
         m = w.matrix
         out.append(f'<h3>{_math(w.tex)} <span class="step">{e(w.words)}</span></h3>')
