@@ -306,6 +306,9 @@ def test_half_widths_from_written_digits() -> None:
     assert half_width("1.5e-3") == Fraction(1, 20000)
     assert half_width("2") == 0
     assert half_width("1e-3") == Fraction(1, 2000)
+    # a whole float as numpy and PyTorch print it is exact: they print any other value's digits
+    assert half_width("1.") == 0 and half_width("-0.") == 0 and half_width("12.") == 0
+    assert half_width("12.5") == Fraction(1, 20) and half_width("−0.25") == Fraction(1, 200)
 
 
 def test_seed_slips_are_unchanged() -> None:

@@ -162,7 +162,7 @@ def tex_tables(doc: str, labels: list[str]) -> dict[str, list[str | None]]:
         m = re.search(r"\\begin\{array\}\{r*\}\n(.*?)\n\\end\{array\}", chunk, re.S)
         cells: list[str | None] = []
         if m is not None:
-            for row in m.group(1).split(" \\\\\n"):
+            for row in re.split(r" \\\\(?:\[\d+pt\])?\n", m.group(1)):
                 for cell in row.split(" & "):
                     boxed = r"\fbox" in cell or r"\blacksquare" in cell
                     cells.append(None if boxed else cell.strip())

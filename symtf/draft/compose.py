@@ -140,11 +140,13 @@ def _family(e: Expr) -> str:
             return "scores"
         return "product"
     names = {
-        "add": "sum", "sub": "diff", "mul": "prod", "layernorm": "norm", "rmsnorm": "norm",
-        "centered": "centered", "concat": "concat", "index": "part", "mean": "mean",
-        "var": "var", "std": "std", "sum": "total", "max": "largest", "causal_mask": "mask",
+        "add": "added", "sub": "diff", "mul": "prod", "layernorm": "normed",
+        "rmsnorm": "normed", "centered": "centered", "concat": "joined", "index": "part",
+        "mean": "means", "var": "variances", "std": "deviations", "sum": "total",
+        "max": "largest", "causal_mask": "mask",
     }  # fmt: skip
-    return names.get(e.op, e.op)
+    # a word no op is called, so that it can name a step
+    return names.get(e.op) or ident(e.op) or "t"
 
 
 def _placement(pl: Placement, names: dict[int, str]) -> list[str]:

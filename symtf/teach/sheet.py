@@ -350,6 +350,7 @@ def blank_tex(bid: str, width: int = 6) -> str:
         + r"}{\tiny\textcolor{black!70}{"
         + escape(bid)
         + "}}}"
+        + r"\rule[-1.5em]{0pt}{3.6em}"  # a strut taller than the box: rows of boxes apart
     )
 
 
