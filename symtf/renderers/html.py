@@ -165,6 +165,13 @@ class HtmlOptions:
 # ----------------------------------------------------------------------------- MathML
 
 
+def label_html(label: str) -> str:
+    """An article's label as HTML, its maths as MathML (:mod:`symtf.renderers.labels`)."""
+    from symtf.renderers.labels import label_html as typeset
+
+    return typeset(label)
+
+
 def mathml(tex: str, *, display: bool = False) -> str:
     r"""Math-mode LaTeX as native MathML (no ``xmlns``: HTML5 knows ``<math>``).
 
@@ -382,7 +389,7 @@ def claims_block(
     rows = []
     for r in results:
         cl = r.claim
-        what = esc(cl.label)
+        what = label_html(cl.label)
         if opts.node_names and cl.step is not None:
             what += f" <code>{esc(cl.step)}</code>"
         where = where_in_step(r)
@@ -430,7 +437,7 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
             else ""
         )
         items.append(
-            f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
+            f'<li><a{target}><span class="label">{label_html(r.claim.label)}</span></a>'
             f"{esc(', ' + _where(c) if c.index is not None else '')}: printed {printed_cell(c)} — "
             f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
             f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}"
@@ -466,10 +473,22 @@ def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[
 
     With ``hide_result`` the result is replaced by a question mark (a student's sheet).
     """
-    from symtf.renderers.latex import _BRK, _split_formula, _substitution, step_math
+    from symtf.renderers.latex import (
+        _BRK,
+        _MAX_LINE,
+        _split_formula,
+        _substitution,
+        _visible_width,
+        step_rows,
+    )
 
     if not hide_result:
-        return step_math(ctx, step)
+        rows = step_rows(ctx, step)
+        if any(_visible_width(right) > _MAX_LINE for _, right, _ in rows):
+            # as the notes do on a narrow page: a wide matrix in blocks of columns that
+            # each fit the page, a wide input of the substituted line by its name
+            rows = step_rows(ctx, step, broken=True)
+        return [(left, right) for left, right, _ in rows]
     lhs, rhs = _split_formula(step.formula)
     lines: list[tuple[str, str]] = []
     first_left = lhs or rhs or ctx.step_name(step)
@@ -504,11 +523,12 @@ def step_block(
     labels: Sequence[str] = (),
 ) -> str:
     """One step: heading (title and the article's labels), equations, printed values."""
-    title = step.title or step.name
-    title = title[0].upper() + title[1:]
+    from symtf.renderers.latex import heading_title
+
+    title = heading_title(step.title or step.name)
     head = esc(title)
     if labels:
-        head += " — " + ", ".join(f'<span class="label">{esc(x)}</span>' for x in labels)
+        head += " — " + ", ".join(f'<span class="label">{label_html(x)}</span>' for x in labels)
     if opts.node_names:
         head += f" <code>{esc(step.name)}</code>"
     every = [*results, *shown]
@@ -588,10 +608,13 @@ def _legend(symbolic: bool = False) -> str:
 
 
 def _model_block(d: Derivation) -> str:
+    """The model's settings as a table (``""`` for a derivation with no model: its steps
+    are the article's own, and there is nothing to say about an architecture)."""
     m = d.model
-    rows: list[tuple[str, str]] = [("Architecture", esc(m.architecture))]
+    rows: list[tuple[str, str]] = []
     if m.architecture != "none":
         rows += [
+            ("Architecture", esc(m.architecture)),
             ("d_model", str(m.d_model)),
             ("Heads", str(m.n_heads)),
             ("d_head", str(m.d_head)),
@@ -608,6 +631,8 @@ def _model_block(d: Derivation) -> str:
         if d.tokens and m.vocab:
             words = " ".join(m.vocab[i] for i in d.tokens if i < len(m.vocab))
             rows.append(("Input", esc(words)))
+    if not rows:
+        return ""
     body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
     return f'<table class="model">{body}</table>'
 
@@ -668,7 +693,9 @@ def derivation_sections(
         entry = esc(step.title or name)
         if labels.get(name):
             entry += (
-                " — " + esc(", ".join(labels[name][:3])) + ("…" if len(labels[name]) > 3 else "")
+                " — "
+                + ", ".join(label_html(x) for x in labels[name][:3])
+                + ("…" if len(labels[name]) > 3 else "")
             )
         toc.append(f'<li><a href="#{_anchor(name)}">{entry}</a></li>')
         body.append(
@@ -796,10 +823,9 @@ def derivation_html(
     if opts.reveal:  # the answers wait until the reader has worked the steps
         corrections = _revealed("Show them (after working the steps)", corrections)
     parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections)
-    if derivation is not None:
-        parts.append(
-            "<details><summary>The model</summary>" + _model_block(derivation) + "</details>"
-        )
+    model = _model_block(derivation) if derivation is not None else ""
+    if model:
+        parts.append("<details><summary>The model</summary>" + model + "</details>")
     parts.append(toc)
     parts.append(body)
     return "".join(parts)

@@ -783,9 +783,10 @@ def _node_latex(
         return _tt(name)
     at = f"{int(m.group(2)) + 1},{int(m.group(3)) + 1}"
     label = (labels or {}).get(m.group(1), "")
-    word = _MATH_WORD.fullmatch(label)
-    if word is not None and word.group("top") is None:
-        return rf"\left({_word_tex(word)}\right)_{{{at}}}"
+    from symtf.renderers.labels import entry_math, is_math
+
+    if label and is_math(label):
+        return entry_math(label, at)
     title = (titles or {}).get(m.group(1))
     if title:
         return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
@@ -966,6 +967,9 @@ def render_value(
     verdict, and on the page it would be too wide to read.
     """
     exact: str | None
+    slices = _slices(value)
+    if slices is not None:
+        return _render_slices(slices, nums, opts)
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
@@ -989,6 +993,110 @@ def render_value(
         if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
             exact = None if opts.exact_forms != "always" else exact
     return Rendered(exact, approx, approx_is_exact, scalar, exact_cells, approx_cells)
+
+
+def _slices(value: Any) -> list[tuple[tuple[int, ...], list[list[Any]]]] | None:
+    """A 3-D or 4-D value as its 2-D slices, each with its leading index (``None``: not N-D)."""
+    if isinstance(value, sympy.MatrixBase):
+        return None
+    tolist = getattr(value, "tolist", None)
+    if tolist is None:
+        return None
+    rows = tolist()
+    if not (rows and isinstance(rows[0], list) and rows[0] and isinstance(rows[0][0], list)):
+        return None
+    out: list[tuple[tuple[int, ...], list[list[Any]]]] = []
+
+    def walk(x: Any, lead: tuple[int, ...]) -> None:
+        if x and isinstance(x[0], list) and x[0] and isinstance(x[0][0], list):
+            for k, y in enumerate(x):
+                walk(y, (*lead, k))
+        else:
+            out.append((lead, x))
+
+    walk(rows, ())
+    return out
+
+
+#: Most 2-D slices of an N-D value shown (the first ones, then the last).
+MAX_SLICES = 8
+
+
+def _render_slices(
+    slices: list[tuple[tuple[int, ...], list[list[Any]]]],
+    nums: Numbers | None,
+    opts: LatexOptions,
+) -> Rendered:
+    """An N-D value as its 2-D slices one under another, each a matrix named by its leading
+    index counted from 1 (``slice (1, 2)``), so that it fits the page's width."""
+    shown = slices
+    if len(slices) > MAX_SLICES:
+        shown = [*slices[: MAX_SLICES - 1], slices[-1]]
+    parts = []
+    for lead, rows in shown:
+        if nums is None:  # already LaTeX: the numbers as the file wrote them
+            body = _layout(rows, False, opts)
+            r = Rendered(body, body, True, False)
+        else:
+            r = render_value(sympy.Matrix(rows), nums, opts)
+        where = ", ".join(str(i + 1) for i in lead)
+        label = f"slice {where}" if len(lead) == 1 else f"slice ({where})"
+        parts.append((label, r))
+    exact_ok = all(r.exact is not None for _, r in parts)
+    skipped = len(slices) - len(shown)
+
+    def stack(forms: list[str]) -> str:
+        cells = [
+            r"\underset{\text{" + lab + "}}{" + f + "}"
+            for (lab, _), f in zip(parts, forms, strict=True)
+        ]
+        if skipped:
+            cells.insert(len(cells) - 1, r"\vdots\ \text{(" + str(skipped) + " more)}")
+        return r"\begin{array}{c}" + r" \\ ".join(cells) + r"\end{array}"
+
+    exact = stack([cast(str, r.exact) for _, r in parts]) if exact_ok else None
+    approx = stack([r.approx for _, r in parts])
+    return Rendered(exact, approx, all(r.approx_is_exact for _, r in parts), False)
+
+
+#: A number as a file writes it that the notes may show as written (no fractions, no words).
+_PLAIN_NUMBER = re.compile(r"[+\-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][+\-]?\d+)?")
+
+
+def _as_printed(step: Step, value: Any, opts: LatexOptions) -> Rendered | None:
+    """A given tensor as the file wrote it: its numbers' own digits (``0.9570``, not
+    ``0.957`` or ``957/1000``), in its own shape; ``None`` when it is not one, or a number
+    is not a plain decimal."""
+    if step.op != "given":
+        return None
+    texts = getattr(step.params.get("value"), "texts", None)
+    if not texts or not all(_PLAIN_NUMBER.fullmatch(t.strip()) for t in texts):
+        return None
+    tex = [_num(t.strip().replace("−", "-")) for t in texts]
+    slices = _slices(value)
+    if slices is not None:
+        per = len(slices[0][1]) * len(slices[0][1][0])
+        if per * len(slices) != len(tex):
+            return None
+        grids = [
+            (
+                lead,
+                [
+                    tex[k * per + i * len(rows[0]) : k * per + (i + 1) * len(rows[0])]
+                    for i in range(len(rows))
+                ],
+            )
+            for k, (lead, rows) in enumerate(slices)
+        ]
+        return _render_slices(grids, None, opts)
+    cells = _matrix_cells(value)
+    if cells is None or sum(len(r) for r in cells) != len(tex):
+        return None
+    m = len(cells[0])
+    grid = [tex[i * m : (i + 1) * m] for i in range(len(cells))]
+    scalar = len(grid) == 1 and m == 1
+    shown = _layout(grid, scalar, opts)
+    return Rendered(shown, shown, True, scalar, grid, grid)
 
 
 def _named_long(
@@ -1125,9 +1233,17 @@ def stage_of(name: str) -> tuple[str, str]:
             return f"{prefix}input", f"{who}: tokens, embeddings and positions"
         return f"{prefix}output", f"{who}: output"
     head = name.split(".")[0]
-    if head != name:
-        return f"other.{head}", f"Worked operation: {head}"
-    return f"other.{name}", f"Worked operation: {name}"
+    return f"other.{head}", _own_title(head)
+
+
+def _own_title(name: str) -> str:
+    """The title of a step the file's author named: the name read as words when it is words
+    (``apply_causal_mask`` → ``Apply causal mask``, as a drafted step named after the
+    article's heading reads), else the name as written (a notebook's ``attn_scores_2``)."""
+    if re.fullmatch(r"[a-z]{3,}(?:_[a-z]{2,})*", name):
+        words = name.replace("_", " ")
+        return words[0].upper() + words[1:]
+    return name
 
 
 _INPUTS = ("tokens", "d_head", "embed", "pos", "x")
@@ -1210,7 +1326,7 @@ class _Context:
     def step_name(self, step: Step) -> str:
         """A step as math-mode LaTeX for a formula's left side: the article's name for it."""
         if step.name in self.names:
-            return math_text(self.names[step.name])
+            return label_math(self.names[step.name])
         if self.node_names or not step.title:
             return _tt(step.name)
         return math_text(step.title)
@@ -1222,7 +1338,7 @@ class _Context:
             v = self.trace.value(name)
             if v is None or isinstance(v, tuple):
                 return None
-            self.rendered[name] = render_value(
+            self.rendered[name] = _as_printed(self.trace[name], v, self.opts) or render_value(
                 v, self.nums, self.opts, name if self.name_long else None
             )
         return self.rendered[name]
@@ -1386,8 +1502,9 @@ def _symbol_tex(label: str) -> str:
     """A node's label as maths: a plain symbol (``W_Q``, ``K_1^T``) rebuilt from its parts,
     as :func:`label_tex` does; anything else is the template's own LaTeX (``\\overline{x^2}``),
     the same the op's formula line shows."""
-    m = _MATH_WORD.fullmatch(label)
-    return _word_tex(m) if m is not None else label
+    from symtf.renderers.labels import is_math, label_math
+
+    return label_math(label) if "\\" not in label and is_math(label) else label
 
 
 def step_rows(ctx: _Context, step: Step, broken: bool = False) -> list[tuple[str, str, str]]:
@@ -2065,7 +2182,7 @@ def _node(
     if isinstance(n, sx.Reference):
         idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
         given = (names or {}).get(n.name)
-        return (math_text(given) if given is not None else _tt(n.name)) + idx
+        return (label_math(given) if given is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
         inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
@@ -2151,55 +2268,35 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
-#: A word of a label that is a maths symbol: a letter or two with a subscript, maybe
-#: transposed (``A_1``, ``K_1^T``, ``d_k``, ``W_{Q}``), or a transposed capital (``K^T``).
-_MATH_WORD = re.compile(
-    r"(?P<base>[A-Za-z]{1,2})(?:_(?P<sub>\{[A-Za-z0-9]{1,3}\}|[A-Za-z0-9]{1,3}))?"
-    r"(?P<top>\^(?:T|\{T\}|\{\\top\}))?"
-)
-
-
-def _word_tex(m: re.Match[str]) -> str:
-    """One symbol of a label (a :data:`_MATH_WORD` match) as maths: ``Q_1^T`` → ``Q_{1}^{\top}``."""
-    tex = m.group("base")
-    if m.group("sub") is not None:
-        tex += "_{" + m.group("sub").strip("{}") + "}"
-    if m.group("top") is not None:
-        tex += r"^{\top}"
-    return tex
-
-
 def label_tex(label: str) -> str:
-    r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
+    r"""An article's label in LaTeX text mode: its maths typeset, the rest escaped.
 
-    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{\top}$`` (one formula when every word is
-    a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
-    against a small grammar of symbols and rebuilt from its parts; nothing else of the
-    label reaches LaTeX unescaped.
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}\,K_{1}^{\top}$``; ``"H_1 AI row: weights"`` keeps its
+    words as text. The one path every output takes: :mod:`symtf.renderers.labels`.
     """
-    words = label.split(" ")
-    out: list[tuple[bool, str]] = []
-    for w in words:
-        lead = len(w) - len(w.lstrip("("))
-        core = w[lead:].rstrip("),:;.")
-        tail = w[lead + len(core) :]
-        m = _MATH_WORD.fullmatch(core)
-        if m is None or (m.group("sub") is None and m.group("top") is None):
-            out.append((False, escape(w)))
-            continue
-        out.append((True, escape(w[:lead]) + "$" + _word_tex(m) + "$" + escape(tail)))
-    if all(is_math for is_math, _ in out) and all(
-        _MATH_WORD.fullmatch(w) for w in words
-    ):  # a product of symbols: one formula, thin spaces between its factors
-        return "$" + r"\,".join(t.strip("$") for _, t in out) + "$"
-    return " ".join(t for _, t in out)
+    from symtf.renderers.labels import label_tex as typeset
+
+    return typeset(label)
+
+
+def label_math(label: str) -> str:
+    r"""An article's label in LaTeX math mode (:func:`symtf.renderers.labels.label_math`)."""
+    from symtf.renderers.labels import label_math as typeset
+
+    return typeset(label)
+
+
+def heading_title(title: str) -> str:
+    """A step's title as a heading: capitalised when it is words (``Row means``), as written
+    when it is the author's code (``inputs @ inputs.T``: a variable keeps its case)."""
+    if not title or re.search(r"[\[\]()@/*=.]", title):
+        return title
+    return title[0].upper() + title[1:]
 
 
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
-    title = step.title or step.name
-    title = title[0].upper() + title[1:]
-    shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
-    right = label_tex(shown) if shown else ""
+    title = heading_title(step.title or step.name)
+    right = ", ".join(label_tex(x) for x in labels[:3]) + (escape(", …") if len(labels) > 3 else "")
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
     tail = "\\symtfstep{" + right + "}" if right else ""
@@ -2208,9 +2305,10 @@ def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = Fal
 
 def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
     m = d.model
-    rows: list[tuple[str, str]] = [("Architecture", escape(m.architecture))]
-    if m.architecture != "none":
+    rows: list[tuple[str, str]] = []
+    if m.architecture != "none":  # no model: the article's own steps, no architecture to name
         rows += [
+            ("Architecture", escape(m.architecture)),
             ("$d_{\\text{model}}$", f"${m.d_model}$"),
             ("Heads $h$", f"${m.n_heads}$"),
             ("$d_{\\text{head}} = d_k$", f"${m.d_head}$"),
@@ -2282,6 +2380,8 @@ def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
                 "$" + (r.exact or r.approx) + "$",
             )
         )
+    if not rows:
+        return ""
     body = "\n".join(f"{a} & {b} \\\\" for a, b in rows)
     return (
         "\\section*{The model}\n"
@@ -2432,7 +2532,9 @@ def _report_rows(d: DerivationReport) -> list[str]:
             if r.verdict == "symbolic"
             else r"\color{red}{\times}"
         )
-        rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
+        rows.append(
+            f"{mark} & {label_math(r.claim.label)} & {math_text(where)} & {got} & {summary}"
+        )
     return rows
 
 
