@@ -25,6 +25,7 @@ from symtf import cli, spec
 from symtf.checking import compare
 from symtf.checking.report import DerivationReport, Report
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
+from symtf.renderers import display
 from symtf.renderers import latex as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,14 +257,14 @@ def test_jupyter_reprs_are_display_math() -> None:
     _, report = _checked("birds_build_nests")
     assert report.trace is not None
     for out in (
-        report.trace._repr_latex_(),
-        report._repr_latex_(),
-        Report((report,))._repr_latex_(),
+        display.render(report.trace, "text/latex"),
+        display.render(report, "text/latex"),
+        display.render(Report((report,)), "text/latex"),
     ):
         assert out.startswith("$$") and out.endswith("$$")
         assert out.count("{") == out.count("}")
-    assert "softmax" in report.trace._repr_latex_()
-    assert r"\mathbf{21.373}" in report._repr_latex_()
+    assert "softmax" in display.render(report.trace, "text/latex")
+    assert r"\mathbf{21.373}" in display.render(report, "text/latex")
 
 
 # ----------------------------------------------------------------------------- hostile text

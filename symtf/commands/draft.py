@@ -81,6 +81,22 @@ def is_article(path: str | Path) -> bool:
     return Path(path).suffix.lower() in ARTICLE_SUFFIXES
 
 
+@dataclasses.dataclass(frozen=True)
+class CheckedArticle:
+    """An article drafted and checked in one run (see :func:`checked_article`).
+
+    Attributes:
+        derivation: The draft, with only the claims the check could read (``drafted``
+            keeps every claim of the draft, ``step = "?"`` ones too).
+        toml: The draft as text.
+        report: Its check: lines are the article's, ``unchecked`` lists what was left out.
+    """
+
+    derivation: Any
+    toml: str
+    report: Any
+
+
 def check_article(path: str | Path) -> Any:
     """Draft an article and check the draft in one run (the caller sets the time budget).
 
@@ -91,6 +107,15 @@ def check_article(path: str | Path) -> Any:
     Raises:
         SymtfError: The article cannot be read (missing, too large, not UTF-8, not a
             notebook), naming the file.
+    """
+    return checked_article(path).report
+
+
+def checked_article(path: str | Path) -> CheckedArticle:
+    """:func:`check_article`, with the derivation it checked and the draft's text.
+
+    Raises:
+        SymtfError: The article cannot be read, naming the file.
     """
     from symtf import spec
     from symtf.checking import compare
@@ -106,10 +131,11 @@ def check_article(path: str | Path) -> Any:
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)
         for _ in range(MAX_DROPPED):
+            checked = dataclasses.replace(
+                derivation, claims=tuple(claims), drafted=derivation.claims
+            )
             try:
-                report = compare.check(
-                    dataclasses.replace(derivation, claims=tuple(claims), drafted=derivation.claims)
-                )
+                report = compare.check(checked)
                 break
             except SpecError as e:  # one claim the check cannot read: say so, check the rest
                 bad = _claim_of(str(e), claims)
@@ -120,12 +146,13 @@ def check_article(path: str | Path) -> Any:
                 unread.append(Unread(bad.label, bad.source_line or 0, text, _reason(str(e), name)))
         else:
             raise SpecError(f"{name}: more than {MAX_DROPPED} claims could not be read")
-    return dataclasses.replace(
+    report = dataclasses.replace(
         report,
         article=name,
         unchecked=(*draft.unmapped, *unread),
         seconds=time.perf_counter() - start,
     )
+    return CheckedArticle(checked, draft.toml, report)
 
 
 def _claim_of(message: str, claims: list[Any]) -> Any:

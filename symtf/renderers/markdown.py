@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from symtf.renderers.summary import check_line, counts_text
+from symtf.summary import check_line, counts_text
 
 if TYPE_CHECKING:
     from symtf.checking.report import DerivationReport, Report
