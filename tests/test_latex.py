@@ -163,12 +163,13 @@ def test_a_value_on_a_short_decimal_is_shown_exactly() -> None:
     from sympy.core.parameters import distribute
 
     from symtf.backends import ExactBackend
+    from symtf.trace import Trace
 
     r = sympy.sqrt(45010)
     with distribute(False):
         e = -15 * r / 4501 - (-30 * r / 4501 - sympy.Rational(1, 10)) / 2
     assert not e.is_Rational  # no ball separates it from 0.05: exact algebra must
-    entry = L.Numbers(ExactBackend(), L.LatexOptions()).entry(e)
+    entry = L.Numbers(Trace([], ExactBackend()).shown, L.LatexOptions()).entry(e)
     assert (entry.approx, entry.is_exact) == ("0.05", True)
 
 

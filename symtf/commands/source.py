@@ -112,11 +112,17 @@ def left_out(source: Source) -> str | None:
 
     if source.article is None or not source.unchecked:
         return None
-    # The draft names a claim by its label, made unique with its line (``d_k (line 145)``).
-    printed: dict[tuple[str, int | None], Any] = {}
-    for c in source.derivation.drafted:
-        if c.unmapped:
-            printed[(c.label.removesuffix(f" (line {c.source_line})"), c.source_line)] = c.printed
+    # The draft's unmapped claims, in order; each Unmapped is paired with the first one of its
+    # line and label (the draft makes a label unique with its line: ``d_k (line 145)``).
+    waiting = [c for c in source.derivation.drafted if c.unmapped]
+
+    def printed_of(u: Any) -> tuple[tuple[Any, ...], ...]:
+        for c in waiting:
+            if c.source_line == u.line and c.label.removesuffix(f" (line {u.line})") == u.label:
+                waiting.remove(c)
+                return tuple(c.printed)
+        return ()
+
     unmapped = [u for u in source.unchecked if not hasattr(u, "reason")]
     unread = [u for u in source.unchecked if hasattr(u, "reason")]
     parts: list[str] = []
@@ -133,7 +139,7 @@ def left_out(source: Source) -> str | None:
         if hasattr(u, "reason"):
             what = f"{u.text[:60]}: {u.reason.splitlines()[0]}"
         else:
-            rows = printed.get((u.label, u.line), ())
+            rows = printed_of(u)
             numbers = [getattr(x, "text", str(x)) for row in rows for x in row]
             quoted = ", ".join(numbers[:MAX_QUOTED]) + (", …" if len(numbers) > MAX_QUOTED else "")
             what = f"{quoted} ({u.note})" if quoted else u.note

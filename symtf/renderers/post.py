@@ -1,0 +1,1140 @@
+"""The post, annotated: an article or notebook rendered as itself, each number judged in place.
+
+``symtf html post.md`` draws the article as its reader sees it (Markdown with maths through
+markdown-it-py and mdit-py-plugins; a notebook's cells with their printed outputs; a plain
+text or LaTeX file as paragraphs with its maths), and marks every number symtf judged, at
+the number: its colour and a symbol (✓ right, ± slip, ✗ wrong, ? undecided, ƒ symbolic)
+say the verdict without colour too, and its explanation opens in place (a ``<details>``
+element; no script). A number the check left out is marked ○, *not checked*. A bar at the
+top counts them: N checked of M, K off.
+
+Numbers are found by the places the report carries, never by searching the text for the
+number: ``source_line`` and the columns ``source_column``/``source_end_column`` (for a
+notebook ``cell``, ``cell_line``, ``cell_column`` and ``cell_output``). Where a check has
+no column, its line is marked instead, by a note after the block that holds the line.
+A number inside maths is marked inside the MathML (its entry coloured, the symbol as a
+superscript), and its note follows the formula.
+
+The page is built as an element tree and written out by :func:`serialize`, which escapes
+every text and attribute value: the article's own HTML is never copied into the page
+(raw HTML blocks show their text), links keep only web and mail addresses, and the page
+carries the same Content-Security-Policy as every page symtf writes.
+
+Like every renderer it only reads: verdicts, decimals and explanations come from the
+:class:`~symtf.checking.report.DerivationReport`, the article's text from the caller.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree as ET
+
+from symtf.renderers.html import CSP, CSS, VERDICT_WORDS
+
+if TYPE_CHECKING:
+    from symtf.checking.report import Check, DerivationReport
+
+# This module is long because a page is one tree: the places, the Markdown and notebook
+# walkers, the maths and the serializer share the element helpers and the marks.
+
+#: The symbol and words of a number the check left out.
+UNCHECKED = ("○", "not checked")
+#: Verdicts that count as off in the summary bar.
+OFF = ("slip", "wrong")
+_RIGHT = ("exact", "rounded")
+#: Elements written without a closing tag.
+_VOID = frozenset({"meta", "br", "hr", "img", "wbr"})
+#: Tag and attribute names a converted formula may carry; others are dropped.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}\Z")
+#: Character references the MathML converter writes into its tree's text.
+_CHAR_REF = re.compile(r"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
+#: Link targets kept in the page: web and mail addresses, and places in the same page.
+_SAFE_LINK = re.compile(r"(?:https?://|mailto:|#)[^\s]*\Z|[^:\s]*\Z", re.I)
+#: An image a notebook output may show (``data:`` URLs are all the page's CSP allows).
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]{1,20000000}\Z")
+
+POST_CSS = """
+.symtf.post{max-width:52rem}
+.symtf .bar{position:sticky;top:0;z-index:2;background:#f6f8fa;border:1px solid var(--line);
+border-radius:0 0 6px 6px;padding:.45rem .8rem;margin:0 0 1rem;font-size:.95rem}
+.symtf .bar .counts{font-weight:600}
+.symtf .bar .legend{margin:.2rem 0 0;font-size:.85rem;color:var(--muted)}
+.symtf .bar .legend span{margin-right:.9em;white-space:nowrap}
+.symtf .p{margin:0 0 1em}
+.symtf .txt .p{white-space:pre-wrap}
+.symtf blockquote{margin:0 0 1em;padding-left:1em;border-left:3px solid var(--line);color:#3d444d}
+.symtf pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:.5rem .7rem;
+overflow-x:auto;font:.85rem/1.45 "DejaVu Sans Mono",ui-monospace,monospace}
+.symtf pre code{background:none;padding:0;color:inherit;font-size:inherit}
+.symtf pre.output{background:#fff;border-style:dashed}
+.symtf .cell{margin:0 0 1.2rem}
+.symtf .cell .prompt{font:.75rem "DejaVu Sans Mono",monospace;color:var(--muted)}
+.symtf .raw{white-space:pre-wrap;color:#3d444d}
+.symtf code.tex{color:#1f2328;background:#f6f8fa}
+.symtf .math-block{overflow-x:auto;overflow-y:hidden;margin:.3rem 0 .6rem}
+.symtf details.num{display:inline;margin:0}
+.symtf details.num:not([open])::details-content{display:none}
+.symtf details.num[open]::details-content{display:block}
+.symtf details.num>summary{display:inline;list-style:none;cursor:pointer;color:inherit;font-size:inherit}
+.symtf details.num>summary::-webkit-details-marker{display:none}
+.symtf details.num>summary::marker{content:""}
+.symtf .num>summary>.printed,.symtf mrow.num{border-radius:3px;padding:0 .12em}
+.symtf .sym{font-size:.8em;font-weight:700;margin-left:.1em}
+.symtf .num .why{display:block;margin:.2rem 0 .5rem;padding:.35rem .6rem;border-left:3px solid var(--line);
+background:#fff;color:#1f2328;font:400 .88rem/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+white-space:normal}
+.symtf .notes{display:block;margin:.1rem 0 .6rem;font-size:.92rem}
+.symtf .notes details.num{margin-right:.8em}
+.symtf .v-exact>summary>.printed,.symtf .v-rounded>summary>.printed,.symtf mrow.v-exact,
+.symtf mrow.v-rounded{background:var(--ok-bg);color:var(--ok)}
+.symtf .v-slip>summary>.printed,.symtf mrow.v-slip{background:var(--slip-bg);color:var(--slip);font-weight:700}
+.symtf .v-wrong>summary>.printed,.symtf mrow.v-wrong{background:var(--bad-bg);color:var(--bad);font-weight:700;
+text-decoration:underline}
+.symtf .v-undecided>summary>.printed,.symtf mrow.v-undecided{background:var(--und-bg);color:var(--und)}
+.symtf .v-symbolic>summary>.printed,.symtf mrow.v-symbolic{background:var(--sym-bg);color:var(--sym)}
+.symtf .v-unchecked>summary>.printed,.symtf mrow.v-unchecked{outline:1px dashed #8c959f;color:var(--muted)}
+.symtf .v-exact .sym,.symtf .v-rounded .sym,.symtf mtext.v-exact,.symtf mtext.v-rounded{color:var(--ok)}
+.symtf .v-slip .sym,.symtf mtext.v-slip{color:var(--slip)}
+.symtf .v-wrong .sym,.symtf mtext.v-wrong{color:var(--bad)}
+.symtf .v-undecided .sym,.symtf mtext.v-undecided,.symtf .v-unchecked .sym,.symtf mtext.v-unchecked{color:var(--und)}
+.symtf .v-symbolic .sym,.symtf mtext.v-symbolic{color:var(--sym)}
+.symtf .line-mark{font-size:.85rem;color:var(--muted)}
+.symtf table.md{border-collapse:collapse;margin:0 0 1em}
+.symtf table.md th,.symtf table.md td{border:1px solid var(--line);padding:.2rem .5rem}
+.symtf .al-center{text-align:center}.symtf .al-right{text-align:right}
+@media print{.symtf details.num .why{display:block}.symtf .bar{position:static}}
+"""
+
+
+# ----------------------------------------------------------------------------- the tree
+
+
+def el(tag: str, attrs: Mapping[str, str] | None = None, *children: ET.Element | str) -> ET.Element:
+    """An element with its attributes, text and children (strings become text)."""
+    e = ET.Element(tag, dict(attrs or {}))
+    add(e, *children)
+    return e
+
+
+def add(parent: ET.Element, *items: ET.Element | str) -> ET.Element:
+    """Append children and text to ``parent`` (text after the last child is its tail)."""
+    for item in items:
+        if isinstance(item, str):
+            if not item:
+                continue
+            if len(parent):
+                last = parent[-1]
+                last.tail = (last.tail or "") + item
+            else:
+                parent.text = (parent.text or "") + item
+        else:
+            parent.append(item)
+    return parent
+
+
+def _clean(text: str) -> str:
+    """Text without control characters (tabs and newlines kept): nothing invisible acts."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch
+        for ch in text
+        if ch in "\t\n"
+        or not (unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff"))
+    )
+
+
+def serialize(root: ET.Element) -> str:
+    """An element tree as HTML5, every text and attribute value escaped (no recursion).
+
+    ``<style>`` holds the page's own CSS only (never text from the article), written as is.
+    """
+    out: list[str] = []
+    todo: list[tuple[ET.Element, bool]] = [(root, False)]
+    while todo:
+        node, closing = todo.pop()
+        tag = str(node.tag)
+        if closing:
+            if tag not in _VOID:
+                out.append(f"</{tag}>")
+            out.append(html.escape(_clean(node.tail or ""), quote=False))
+            continue
+        attrs = "".join(
+            f' {k}="{html.escape(_clean(str(v)), quote=True)}"' for k, v in node.attrib.items()
+        )
+        out.append(f"<{tag}{attrs}>")
+        if tag == "style":
+            css = node.text or ""
+            if "</" in css:
+                raise ValueError("a style element may hold only the page's own CSS")
+            out.append(css)
+        else:
+            out.append(html.escape(_clean(node.text or ""), quote=False))
+        todo.append((node, True))
+        todo.extend((child, False) for child in reversed(list(node)))
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- places
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a number stands in the text being drawn.
+
+    Attributes:
+        line: 1-based line, in the file (Markdown, text, LaTeX) or, for a notebook, in its
+            cell's source or its cell's printed outputs.
+        start: 0-based offset of the number's first character on that line, in code
+            points; ``None`` when only the line is known.
+        end: One past its last character.
+        cell: The notebook cell, if any.
+        output: Whether the number was printed by the cell's code (its outputs).
+    """
+
+    line: int
+    start: int | None = None
+    end: int | None = None
+    cell: int | None = None
+    output: bool = False
+
+    @property
+    def unit(self) -> tuple[int | None, bool]:
+        """The text the place is in: the file, or a cell's source or outputs."""
+        return (self.cell, self.output)
+
+
+@dataclass
+class Mark:
+    """A number to mark: its place, its verdict (or ``unchecked``) and what to say about it."""
+
+    place: Place
+    verdict: str
+    printed: str
+    note: list[ET.Element | str] = field(default_factory=list)
+    key: int = 0
+
+    @property
+    def symbol(self) -> str:
+        """The verdict's symbol (✓ ± ✗ ? ƒ, ○ for a number not checked)."""
+        return UNCHECKED[0] if self.verdict == "unchecked" else VERDICT_WORDS[self.verdict][0]
+
+    @property
+    def words(self) -> str:
+        """The verdict in a few words."""
+        if self.verdict == "unchecked":
+            return UNCHECKED[1]
+        return {"exact": "exact", "rounded": "correctly rounded"}.get(self.verdict, self.verdict)
+
+
+_WORST = {"wrong": 0, "slip": 1, "undecided": 2, "symbolic": 3, "unchecked": 4, "rounded": 5}
+
+
+def _field(check: Any, name: str) -> Any:
+    """A place field of a check: an attribute, or a JSON field of its ``extra``."""
+    v = getattr(check, name, None)
+    if v is None:
+        extra = getattr(check, "extra", None)
+        if isinstance(extra, Mapping):
+            v = extra.get(name)
+    return v
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def place_of(
+    check: Any,
+    claim_line: int | None,
+    notebook: Mapping[int, tuple[int, int, bool]] | None = None,
+) -> Place | None:
+    """A check's place from the fields the report carries (see the module docstring).
+
+    Args:
+        check: The check (its place fields are attributes, or JSON fields in ``extra``).
+        claim_line: The article line of its claim, used when the check has no line of its own.
+        notebook: For a notebook: what each file line holds, ``(cell, line, output)``, to
+            place a check known only by its file line.
+
+    Returns:
+        The place, or ``None`` when not even a line is known.
+    """
+    line = _int(_field(check, "source_line")) or claim_line
+    col, end = _int(_field(check, "source_column")), _int(_field(check, "source_end_column"))
+    width = end - col if col is not None and end is not None and end > col else None
+    if notebook is not None:
+        cell, cell_line = _int(_field(check, "cell")), _int(_field(check, "cell_line"))
+        if cell is not None and cell_line:
+            output = _field(check, "cell_output") is True
+            start = _int(_field(check, "cell_column"))
+            if start and width:
+                return Place(cell_line, start - 1, start - 1 + width, cell, output)
+            return Place(cell_line, None, None, cell, output)
+        if line is None or line not in notebook:
+            return None
+        cell, cell_line, output = notebook[line]
+        return Place(cell_line, None, None, cell, output)
+    if line is None:
+        return None
+    if col and width:
+        return Place(line, col - 1, col - 1 + width)
+    return Place(line)
+
+
+def _check_note(c: Check, label: str) -> list[ET.Element | str]:
+    """What the check says about one printed number: its verdict, why, and the values."""
+    head = VERDICT_WORDS[c.verdict][1]
+    note: list[ET.Element | str] = [el("b", None, head), f" ({label})"]
+    if c.explanation and c.explanation not in (head, c.verdict):
+        note.append(f": {c.explanation}")
+    values = " · ".join(
+        x
+        for x in (
+            f"printed {c.printed}",
+            f"correctly rounded {c.expected}"
+            if c.expected is not None and c.expected != c.printed and c.verdict not in _RIGHT
+            else "",
+            f"exact {c.exact}" if c.exact is not None else "",
+        )
+        if x
+    )
+    note += [el("br"), el("span", {"class": "muted"}, values)]
+    return note
+
+
+def marks_of(
+    report: DerivationReport,
+    drafted: Sequence[Any] = (),
+    notebook: Mapping[int, tuple[int, int, bool]] | None = None,
+) -> tuple[list[Mark], list[Mark]]:
+    """The numbers to mark: each check of the report, and each printed number the draft
+    left out (its claims with ``step = "?"`` and the claims the check could not read).
+
+    Args:
+        report: The article's report (``symtf.commands.draft.check_article``).
+        drafted: Every claim of the draft (``Derivation.drafted``), for the numbers left out.
+        notebook: For a notebook, what each file line holds (see :func:`place_of`).
+
+    Returns:
+        ``(placed, unplaced)``: the marks with a place, and those with none.
+    """
+    placed: list[Mark] = []
+    unplaced: list[Mark] = []
+    for r in report.results:
+        for c in r.checks:
+            p = place_of(c, r.claim.source_line, notebook)
+            m = Mark(p or Place(0), c.verdict, c.printed, _check_note(c, r.claim.label))
+            (placed if p is not None else unplaced).append(m)
+    checked = {(r.claim.label, r.claim.source_line) for r in report.results}
+    left = [c for c in drafted if (c.label, c.source_line) not in checked]
+    reasons = {(u.line, getattr(u, "label", "")): u for u in report.unchecked}
+    for claim in left:
+        why = _left_out_words(claim, reasons)
+        for row in claim.printed or ():
+            for p in row:
+                text = getattr(p, "text", str(p))
+                where = place_of(_NoFields(), claim.source_line, notebook)
+                note: list[ET.Element | str] = [
+                    el("b", None, UNCHECKED[1]),
+                    f" ({claim.label}): {why}",
+                    el("br"),
+                    el("span", {"class": "muted"}, f"printed {text}"),
+                ]
+                m = Mark(where or Place(0), "unchecked", text, note)
+                (placed if where is not None else unplaced).append(m)
+    return placed, unplaced
+
+
+class _NoFields:
+    """A check with no place fields (a claim the check left out has only its line)."""
+
+    extra: Mapping[str, Any] = {}
+
+
+def _left_out_words(claim: Any, reasons: Mapping[tuple[int, str], Any]) -> str:
+    line = claim.source_line or 0
+    label = claim.label.removesuffix(f" (line {line})")
+    u = reasons.get((line, label))
+    if getattr(claim, "unmapped", False):
+        why = str(u.note) if u is not None and hasattr(u, "note") else ""
+        note = f" ({why})" if why else ""
+        return f'No step of the draft explains this printing{note}: symtf draft writes it with step = "?" to map by hand.'
+    reason = str(getattr(u, "reason", "")) if u is not None else ""
+    first = reason.splitlines()[0] if reason else ""
+    return f"The check cannot read this claim{': ' + first if first else ''}."
+
+
+# ----------------------------------------------------------------------------- marks in text
+
+
+class Marks:
+    """The marks of one text (the file, or a notebook cell's source or outputs), by line.
+
+    Each mark is drawn once: :meth:`take` hands out the marks of a line as they are placed,
+    and :meth:`rest` what is left for the line-level notes.
+    """
+
+    def __init__(self, marks: Iterable[Mark]) -> None:
+        self.by_line: dict[int, list[Mark]] = {}
+        at: dict[Place, Mark] = {}
+        for m in marks:
+            same = at.get(m.place) if m.place.start is not None else None
+            if same is not None:  # two checks of one printed number: one mark, both notes
+                same.note += [el("br"), *m.note]
+                if _WORST.get(m.verdict, 6) < _WORST.get(same.verdict, 6):
+                    same.verdict = m.verdict
+                continue
+            at[m.place] = m
+            self.by_line.setdefault(m.place.line, []).append(m)
+        for ms in self.by_line.values():
+            ms.sort(key=lambda m: m.place.start if m.place.start is not None else -1)
+            end = -1
+            for m in ms:  # a number inside another's span is marked by its line
+                start, stop = m.place.start, m.place.end
+                if start is None or stop is None:
+                    continue
+                if start < end:
+                    m.place = Place(m.place.line, None, None, m.place.cell, m.place.output)
+                else:
+                    end = stop
+
+    def on(self, line: int) -> list[Mark]:
+        """The marks not yet drawn on a line (1-based) that have columns."""
+        return [m for m in self.by_line.get(line, []) if m.place.start is not None]
+
+    def drawn(self, m: Mark) -> None:
+        """Record that a mark is drawn."""
+        ms = self.by_line.get(m.place.line, [])
+        if m in ms:
+            ms.remove(m)
+
+    def rest(self, lines: range) -> list[Mark]:
+        """Every mark left on these lines (1-based), taken out."""
+        out: list[Mark] = []
+        for line in lines:
+            out.extend(self.by_line.pop(line, []))
+        return out
+
+    def left(self) -> list[Mark]:
+        """Every mark no block drew."""
+        out = [m for ms in self.by_line.values() for m in ms]
+        self.by_line.clear()
+        return out
+
+
+def _details(m: Mark, *, math: bool = False) -> ET.Element:
+    """The mark of one number: the number (or, after a formula, its tag) and its note."""
+    title = f"{m.words}: {m.printed}"
+    summary = el("summary", {"title": title, "aria-label": title})
+    if math:
+        add(
+            summary,
+            el("span", {"class": "sym"}, f"{m.symbol}{m.key}"),
+            " ",
+            el("span", {"class": "printed"}, m.printed),
+        )
+    else:
+        add(
+            summary,
+            el("span", {"class": "printed"}, m.printed),
+            el("span", {"class": "sym"}, m.symbol),
+        )
+    why = el("span", {"class": "why"}, *m.note)
+    return el("details", {"class": f"num v-{m.verdict}", "id": f"n{m.key}"}, summary, why)
+
+
+def _line_words(p: Place) -> str:
+    """``line 12``; in a notebook ``cell 3, line 2`` or ``cell 3, output line 1``."""
+    if p.cell is None:
+        return f"line {p.line}"
+    return f"cell {p.cell}, {'output ' if p.output else ''}line {p.line}"
+
+
+def _notes(marks: Sequence[Mark], *, by_line: bool = False) -> ET.Element | None:
+    """The notes of marks drawn away from their numbers (after a formula, or after the block
+    of their line when no column is known): each number that is not right on its own, the
+    right ones together."""
+    if not marks:
+        return None
+    box = el("span", {"class": "notes line-mark" if by_line else "notes"})
+    groups: dict[tuple[Any, ...], list[Mark]] = {}
+    for m in marks:
+        groups.setdefault((*m.place.unit, m.place.line) if by_line else (), []).append(m)
+    for ms in groups.values():
+        where = f" on {_line_words(ms[0].place)}" if by_line else ""
+        for m in ms:
+            if m.verdict not in _RIGHT:
+                d = _details(m, math=True)
+                if by_line:
+                    summary = d.find("summary")
+                    assert summary is not None
+                    add(summary, f" ({_line_words(m.place)})")
+                add(box, d, " ")
+        right = [m for m in ms if m.verdict in _RIGHT]
+        if not right:
+            continue
+        if len(right) == 1:
+            words = f" {right[0].key}: {right[0].printed} right{where}"
+        else:
+            words = f" {len(right)} numbers right{where} ({right[0].key}–{right[-1].key})"
+        summary = el("summary", None, el("span", {"class": "sym"}, "✓"), words)
+        body = el("span", {"class": "why"})
+        for m in right:
+            add(body, el("span", {"class": "sym"}, f"{m.symbol}{m.key}"), " ", *m.note, el("br"))
+        add(box, el("details", {"class": "num v-rounded"}, summary, body), " ")
+    return box
+
+
+def _text_with_marks(text: str, marks: Sequence[tuple[int, int, Mark]]) -> list[ET.Element | str]:
+    """Text with the numbers at ``(start, end)`` offsets replaced by their marks."""
+    out: list[ET.Element | str] = []
+    at = 0
+    for start, end, m in sorted(marks, key=lambda x: x[0]):
+        if start < at:
+            continue
+        out.append(text[at:start])
+        out.append(_details(m))
+        at = end
+    out.append(text[at:])
+    return out
+
+
+# ----------------------------------------------------------------------------- maths
+
+
+def _decoded(root: ET.Element) -> ET.Element:
+    """The converter's tree with its character references decoded and foreign names dropped."""
+
+    def char(m: re.Match[str]) -> str:
+        n = int(m[1], 16) if m[1] is not None else int(m[2])
+        return chr(n) if 0 < n <= 0x10FFFF and not 0xD800 <= n <= 0xDFFF else ""
+
+    for node in root.iter():
+        if not isinstance(node.tag, str) or not _NAME.match(node.tag):
+            node.tag = "mrow"
+        for k in [k for k in node.attrib if not _NAME.match(str(k))]:
+            del node.attrib[k]
+        node.text = _CHAR_REF.sub(char, node.text) if node.text else node.text
+        node.tail = _CHAR_REF.sub(char, node.tail) if node.tail else node.tail
+    return root
+
+
+def _convert(tex: str, display: bool) -> ET.Element | None:
+    from latex2mathml.converter import convert_to_element
+
+    try:
+        root = convert_to_element(tex, display="block" if display else "inline")
+    except Exception:  # the converter's own errors are plain Exceptions: show the source
+        return None
+    root.attrib.pop("xmlns", None)
+    return _decoded(root)
+
+
+def math_with_marks(
+    tex: str, marks: Sequence[tuple[int, int, Mark]], *, display: bool
+) -> tuple[ET.Element, list[Mark]]:
+    """A formula as MathML, each marked number coloured with its symbol as a superscript.
+
+    Each number (by its offsets in ``tex``) is wrapped in a colour group the converter keeps
+    as an element of its own, found again in the tree and made the mark. A formula that
+    does not convert, or where a number cannot be wrapped (inside ``\\text``), is shown as
+    its source with the numbers marked in the text.
+
+    Returns:
+        The element, and the marks drawn inside the MathML (their notes go after the
+        formula); a formula shown as its source holds its marks' notes in its text.
+    """
+    chosen = sorted(marks, key=lambda x: x[0])
+    wrapped = tex
+    for k, (start, end, _) in reversed(list(enumerate(chosen))):
+        wrapped = (
+            wrapped[:start]
+            + "{\\color{#%06x}{" % (k + 1)
+            + wrapped[start:end]
+            + "}}"
+            + wrapped[end:]
+        )
+    root = _convert(wrapped, display)
+    found: dict[int, ET.Element] = {}
+    if root is not None:
+        parents = {child: parent for parent in root.iter() for child in parent}
+        for node in root.iter("mstyle"):
+            color = node.attrib.get("mathcolor", "")
+            if re.fullmatch(r"#[0-9a-f]{6}", color) and 1 <= int(color[1:], 16) <= len(chosen):
+                found.setdefault(int(color[1:], 16) - 1, node)
+        clean = len(found) == len(chosen) and not any(
+            "\\color" in (n.text or "") for n in root.iter()
+        )
+        if clean:
+            for k, node in found.items():
+                m = chosen[k][2]
+                node.tag = "mrow"
+                node.attrib.clear()
+                node.attrib.update({"class": f"num v-{m.verdict}"})
+                parent = parents[node]
+                index = list(parent).index(node)
+                sup = ET.Element("msup")
+                parent.remove(node)
+                sup.append(node)
+                sup.append(el("mtext", {"class": f"v-{m.verdict}"}, f"{m.symbol}{m.key}"))
+                sup.tail, node.tail = node.tail, None
+                parent.insert(index, sup)
+            return root, [m for _, _, m in chosen]
+    plain = _convert(tex, display) if not chosen else None
+    if plain is not None:
+        return plain, []
+    # The source, its numbers marked in the text.
+    return el("code", {"class": "tex"}, *_text_with_marks(tex, chosen)), []
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+
+def _parser(kind: str) -> Any:
+    """markdown-it for an article of this kind: CommonMark with tables and maths for
+    Markdown; paragraphs, line breaks and maths only for plain text and LaTeX."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    if kind == "md":
+        md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    else:
+        md = MarkdownIt("zero", {"breaks": True}).enable(["newline"])
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
+    if kind == "tex":
+        from mdit_py_plugins.texmath import texmath_plugin
+
+        md.use(texmath_plugin, delimiters="brackets")
+    return md
+
+
+def _align(
+    content: str, lines: Sequence[str], first: int, last: int
+) -> list[tuple[int, int]] | None:
+    """Where each line of a block's content stands in the source: ``(line index, column)``.
+
+    Markdown strips a block's indentation and markers (``> ``, ``- ``, ``$$``) from its
+    lines: each line of the content is what is left of a source line, looked for from the
+    block's first line on. ``None`` when a line is not found (the block's marks are then
+    drawn by line).
+    """
+    out: list[tuple[int, int]] = []
+    i = first
+    for part in content.split("\n"):
+        found = None
+        while i < last and found is None:
+            src = lines[i].rstrip("\r")
+            for s in (src, src.rstrip()):
+                if s.endswith(part):
+                    found = (i, len(s) - len(part))
+                    break
+            else:
+                at = src.find(part)
+                if at >= 0:
+                    found = (i, at)
+            i += 1
+        if found is None:
+            return None
+        out.append(found)
+    return out
+
+
+@dataclass
+class _Inline:
+    """The marks that fall inside one inline token, by its offsets in the block's content."""
+
+    start: int
+    end: int
+    marks: list[tuple[int, int, Mark]] = field(default_factory=list)
+
+
+class _Page:
+    """Draws one text (an article, or one notebook cell) with its marks."""
+
+    def __init__(self, kind: str, marks: Marks, counter: list[int]) -> None:
+        self.kind = kind
+        self.marks = marks
+        self.counter = counter
+
+    # -- numbering: each mark gets its number on the page as it is drawn
+
+    def number(self, m: Mark) -> Mark:
+        if not m.key:
+            self.counter[0] += 1
+            m.key = self.counter[0]
+        self.marks.drawn(m)
+        return m
+
+    # -- blocks
+
+    def markdown(self, text: str) -> list[ET.Element]:
+        """The text as blocks, its marks drawn (see the module docstring)."""
+        lines = text.split("\n")
+        tokens = _parser(self.kind).parse(text)
+        root = el("div")
+        stack: list[ET.Element] = [root]
+        for tok in tokens:
+            t = tok.type
+            top = stack[-1]
+            if t.endswith("_close"):
+                if len(stack) > 1:
+                    stack.pop()
+                continue
+            if t == "paragraph_open":
+                if tok.hidden:  # a tight list's paragraph: its text goes in the item
+                    stack.append(top)
+                else:
+                    stack.append(add(top, el("div", {"class": "p"}))[-1])
+                continue
+            if t == "heading_open":
+                stack.append(
+                    add(top, el(tok.tag if re.fullmatch(r"h[1-6]", tok.tag) else "h6"))[-1]
+                )
+                continue
+            if t in (
+                "bullet_list_open",
+                "ordered_list_open",
+                "list_item_open",
+                "blockquote_open",
+                "table_open",
+                "thead_open",
+                "tbody_open",
+                "tr_open",
+            ):
+                tag = {
+                    "bullet_list_open": "ul",
+                    "ordered_list_open": "ol",
+                    "list_item_open": "li",
+                    "blockquote_open": "blockquote",
+                    "table_open": "table",
+                    "thead_open": "thead",
+                    "tbody_open": "tbody",
+                    "tr_open": "tr",
+                }[t]
+                attrs = {"class": "md"} if tag == "table" else {}
+                start = tok.attrGet("start")
+                if tag == "ol" and isinstance(start, (int, str)) and str(start).isdigit():
+                    attrs["start"] = str(start)
+                stack.append(add(top, el(tag, attrs))[-1])
+                continue
+            if t in ("th_open", "td_open"):
+                style = str(tok.attrGet("style") or "")
+                align = re.search(r"text-align:(left|center|right)", style)
+                attrs = {"class": f"al-{align.group(1)}"} if align else {}
+                stack.append(add(top, el(tok.tag, attrs))[-1])
+                continue
+            if t == "inline":
+                self.inline(top, tok, lines)
+                continue
+            if t in ("fence", "code_block"):
+                self.code(top, tok, lines)
+                continue
+            if t in ("math_block", "math_block_eqno", "amsmath"):
+                self.display_math(top, tok, lines)
+                continue
+            if t == "html_block":
+                block = add(top, el("div", {"class": "raw"}, _html_text(tok.content)))[-1]
+                self.line_marks(block, tok.map)
+                continue
+            if t == "hr":
+                add(top, el("hr"))
+                continue
+        return list(root)
+
+    def line_marks(self, block: ET.Element, where: Sequence[int] | None) -> None:
+        """The marks of a block's lines that were not drawn at their numbers."""
+        if not where:
+            return
+        rest = [self.number(m) for m in self.marks.rest(range(where[0] + 1, where[1] + 1))]
+        notes = _notes(rest, by_line=True)
+        if notes is not None:
+            add(block, " ", notes)
+
+    def code(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
+        content = tok.content.removesuffix("\n")
+        where = tok.map or (0, 0)
+        pre = el("pre", None, self.lines_with_marks(content, lines, where[0], where[1], code=True))
+        add(parent, pre)
+        self.line_marks(parent, where)
+
+    def lines_with_marks(
+        self, content: str, lines: Sequence[str], first: int, last: int, *, code: bool
+    ) -> ET.Element:
+        """Preformatted text with its marks, line by line."""
+        box = el("code")
+        table = _align(content, lines, first, last)
+        for k, part in enumerate(content.split("\n")):
+            if k:
+                add(box, "\n")
+            ms: list[tuple[int, int, Mark]] = []
+            if table is not None:
+                line, col = table[k]
+                for m in self.marks.on(line + 1):
+                    assert m.place.start is not None and m.place.end is not None
+                    s, e = m.place.start - col, m.place.end - col
+                    if 0 <= s < e <= len(part):
+                        ms.append((s, e, self.number(m)))
+            add(box, *_text_with_marks(part, ms))
+        return box
+
+    def display_math(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
+        where = tok.map or (0, 0)
+        content = tok.content
+        table = _align(content, lines, where[0], where[1])
+        ms: list[tuple[int, int, Mark]] = []
+        if table is not None:
+            offsets, parts = _offsets(content), content.split("\n")
+            for k, (line, col) in enumerate(table):
+                for m in self.marks.on(line + 1):
+                    assert m.place.start is not None and m.place.end is not None
+                    s, e = m.place.start - col, m.place.end - col
+                    if 0 <= s < e <= len(parts[k]):
+                        ms.append((offsets[k] + s, offsets[k] + e, self.number(m)))
+        math, drawn = math_with_marks(content, ms, display=True)
+        add(parent, el("div", {"class": "math-block"}, math))
+        self._notes_after(parent, drawn)
+        self.line_marks(parent, where)
+
+    def _notes_after(self, parent: ET.Element, drawn: Sequence[Mark]) -> None:
+        """The notes of the numbers a formula marks, after it."""
+        notes = _notes(drawn)
+        if notes is not None:
+            add(parent, notes)
+
+    def inline(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
+        """A block's inline content (text, emphasis, code, links, maths) with its marks."""
+        content: str = tok.content
+        where = tok.map or (0, 0)
+        table = _align(content, lines, where[0], where[1])
+        children = tok.children or []
+        spans = self._spans(content, children)
+        if table is not None:
+            offsets = _offsets(content)
+            parts = content.split("\n")
+            for k, (line, col) in enumerate(table):
+                for m in self.marks.on(line + 1):
+                    assert m.place.start is not None and m.place.end is not None
+                    s, e = m.place.start - col, m.place.end - col
+                    if not 0 <= s < e <= len(parts[k]):
+                        continue
+                    s, e = offsets[k] + s, offsets[k] + e
+                    span = next((x for x in spans.values() if x.start <= s and e <= x.end), None)
+                    if span is not None:
+                        span.marks.append((s - span.start, e - span.start, self.number(m)))
+        stack = [parent]
+        after: list[Mark] = []
+        for n, child in enumerate(children):
+            t = child.type
+            top = stack[-1]
+            span = spans.get(n)
+            marks = span.marks if span is not None else []
+            if t == "text":
+                add(top, *_text_with_marks(child.content, marks))
+            elif t == "softbreak":
+                add(top, el("br") if self.kind != "md" else "\n")
+            elif t == "hardbreak":
+                add(top, el("br"))
+            elif t == "code_inline":
+                add(top, el("code", None, *_text_with_marks(child.content, marks)))
+            elif t in ("math_inline", "math_inline_double", "math_single", "math_inline_eqno"):
+                math, drawn = math_with_marks(
+                    child.content, marks, display=t == "math_inline_double"
+                )
+                add(top, math)
+                after.extend(drawn)
+            elif t in ("em_open", "strong_open", "s_open"):
+                stack.append(
+                    add(top, el({"em_open": "em", "strong_open": "strong", "s_open": "s"}[t]))[-1]
+                )
+            elif t == "link_open":
+                href = str(child.attrGet("href") or "")
+                attrs = (
+                    {"href": href, "rel": "noopener noreferrer"} if _SAFE_LINK.match(href) else {}
+                )
+                stack.append(add(top, el("a", attrs))[-1])
+            elif t.endswith("_close"):
+                if len(stack) > 1:
+                    stack.pop()
+            elif t == "image":
+                alt = "".join(c.content for c in child.children or [])
+                add(top, el("span", {"class": "muted"}, f"[image: {alt}]"))
+            # html_inline: the article's own tags are left out; the text between them stays
+        self._notes_after(parent, after)
+        self.line_marks(parent, where)
+
+    @staticmethod
+    def _spans(content: str, children: Sequence[Any]) -> dict[int, _Inline]:
+        """Each text, code or maths token's offsets in the block's content (found in order;
+        a token whose text differs from its source, an escape or an entity, has none)."""
+        out: dict[int, _Inline] = {}
+        at = 0
+        for n, child in enumerate(children):
+            t = child.type
+            if t == "softbreak" or t == "hardbreak":
+                nl = content.find("\n", at)
+                at = nl + 1 if nl >= 0 else at
+                continue
+            if t in ("text", "code_inline") or t.startswith("math_"):
+                text = child.content
+                if not text:
+                    continue
+                found = content.find(text, at)
+                if found >= 0:
+                    out[n] = _Inline(found, found + len(text))
+                    at = found + len(text)
+        return out
+
+
+def _offsets(content: str) -> list[int]:
+    """Where each line of ``content`` starts in it."""
+    out, at = [], 0
+    for part in content.split("\n"):
+        out.append(at)
+        at += len(part) + 1
+    return out
+
+
+def _html_text(markup: str) -> str:
+    """The text of a block of the article's own HTML (its tags left out, never copied)."""
+    import html.parser
+
+    class _Text(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+
+        def handle_data(self, data: str) -> None:
+            self.parts.append(data)
+
+    p = _Text()
+    p.feed(markup)
+    p.close()
+    return "".join(p.parts).strip("\n")
+
+
+# ----------------------------------------------------------------------------- notebooks
+
+
+def _cell_text(v: Any) -> str:
+    if isinstance(v, list):
+        return "".join(str(x) for x in v)
+    return str(v) if v is not None else ""
+
+
+def _outputs(cell: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """A code cell's printed text (streams and results, one after the other) and its images."""
+    texts: list[str] = []
+    images: list[str] = []
+    for o in cell.get("outputs") or []:
+        if not isinstance(o, Mapping):
+            continue
+        kind = o.get("output_type")
+        if kind == "stream":
+            texts.append(_cell_text(o.get("text", "")))
+        elif kind in ("execute_result", "display_data"):
+            data = o.get("data") or {}
+            if not isinstance(data, Mapping):
+                continue
+            png = data.get("image/png")
+            if isinstance(png, (str, list)) and _BASE64.match(_cell_text(png)):
+                images.append(re.sub(r"\s", "", _cell_text(png)))
+            if data.get("text/plain") is not None:
+                texts.append(_cell_text(data["text/plain"]))
+        elif kind == "error":
+            texts.append(f"{_cell_text(o.get('ename', ''))}: {_cell_text(o.get('evalue', ''))}")
+    joined = "".join(t if t.endswith("\n") else t + "\n" for t in texts)
+    return joined.removesuffix("\n"), images
+
+
+def notebook_blocks(
+    raw: str, path: str, marks: Sequence[Mark], counter: list[int]
+) -> tuple[list[ET.Element], list[Mark]]:
+    """A notebook's cells: markdown drawn, code and its printed outputs preformatted.
+
+    Returns:
+        The cells, and the marks no cell drew.
+    """
+    from symtf.extract import notebook_cells
+
+    units: dict[tuple[int | None, bool], list[Mark]] = {}
+    for m in marks:
+        units.setdefault(m.place.unit, []).append(m)
+    out: list[ET.Element] = []
+    for k, cell in enumerate(notebook_cells(raw, path)):
+        if not isinstance(cell, Mapping):
+            continue
+        kind = cell.get("cell_type")
+        source = _cell_text(cell.get("source", ""))
+        box = el("section", {"class": f"cell {kind}", "id": f"cell-{k}"})
+        own = Marks(units.pop((k, False), []))
+        page = _Page("md", own, counter)
+        if kind == "markdown":
+            add(box, *page.markdown(source))
+        else:
+            count = cell.get("execution_count")
+            prompt = (
+                f"In [{count if isinstance(count, int) else ' '}]:" if kind == "code" else "raw"
+            )
+            add(box, el("div", {"class": "prompt"}, prompt))
+            lines = source.split("\n")
+            add(
+                box,
+                el(
+                    "pre",
+                    {"class": "code"},
+                    page.lines_with_marks(source, lines, 0, len(lines), code=True),
+                ),
+            )
+            page.line_marks(box, (0, len(lines)))
+        if kind == "code":
+            text, images = _outputs(cell)
+            printed = Marks(units.pop((k, True), []))
+            opage = _Page("md", printed, counter)
+            if text:
+                lines = text.split("\n")
+                add(
+                    box,
+                    el(
+                        "pre",
+                        {"class": "output"},
+                        opage.lines_with_marks(text, lines, 0, len(lines), code=True),
+                    ),
+                )
+                opage.line_marks(box, (0, len(lines)))
+            for png in images:
+                add(
+                    box,
+                    el(
+                        "img", {"src": f"data:image/png;base64,{png}", "alt": f"output of cell {k}"}
+                    ),
+                )
+            _leftover(box, printed, counter)
+        _leftover(box, own, counter)
+        out.append(box)
+    rest = [m for ms in units.values() for m in ms]
+    return out, rest
+
+
+def _leftover(box: ET.Element, marks: Marks, counter: list[int]) -> None:
+    """Marks whose line a text has none of: noted at its end."""
+    rest = marks.left()
+    for m in rest:
+        if not m.key:
+            counter[0] += 1
+            m.key = counter[0]
+    notes = _notes(rest, by_line=True)
+    if notes is not None:
+        add(box, notes)
+
+
+# ----------------------------------------------------------------------------- the page
+
+
+def _summary(report: DerivationReport, marks: Sequence[Mark]) -> ET.Element:
+    """The bar at the top: N checked of M, K off, and the legend."""
+    checks = report.checks
+    unchecked = sum(1 for m in marks if m.verdict == "unchecked")
+    total = len(checks) + unchecked
+    off = sum(1 for c in checks if c.verdict in OFF)
+    counts: dict[str, int] = {}
+    for c in checks:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    right = counts.get("exact", 0) + counts.get("rounded", 0)
+    parts = [f"✓ {right} right"]
+    for verdict in ("slip", "wrong", "undecided", "symbolic"):
+        if counts.get(verdict):
+            parts.append(f"{VERDICT_WORDS[verdict][0]} {counts[verdict]} {verdict}")
+    if unchecked:
+        parts.append(f"{UNCHECKED[0]} {unchecked} not checked")
+    head = f"{len(checks)} checked of {total} printed numbers, {off} off"
+    legend = el("div", {"class": "legend"})
+    for verdict, words in (
+        ("rounded", "right (exact or correctly rounded)"),
+        ("slip", "slip: less than one in the last digit off"),
+        ("wrong", "wrong"),
+        ("undecided", "undecided"),
+        ("symbolic", "depends on a symbol"),
+        ("unchecked", "not checked"),
+    ):
+        sym = UNCHECKED[0] if verdict == "unchecked" else VERDICT_WORDS[verdict][0]
+        add(
+            legend,
+            el("span", {"class": f"v-{verdict}"}, el("span", {"class": "sym"}, sym), f" {words}"),
+        )
+    add(legend, " Click a number for its exact value and the reason.")
+    return el(
+        "header",
+        {"class": "bar", "role": "status"},
+        el("div", {"class": "counts"}, f"symtf: {head}"),
+        el("div", None, " · ".join(parts)),
+        legend,
+    )
+
+
+def render_post(
+    report: DerivationReport,
+    text: str,
+    kind: str,
+    *,
+    drafted: Sequence[Any] = (),
+    notebook: Mapping[int, tuple[int, int, bool]] | None = None,
+) -> str:
+    """The article as a page, every number symtf judged marked where it stands.
+
+    Args:
+        report: The article's check (its claims' lines are the article's).
+        text: The article's text, as read.
+        kind: ``md``, ``txt``, ``tex`` or ``ipynb``.
+        drafted: Every claim of the draft, for the numbers it left out.
+        notebook: For a notebook, what each file line holds (``symtf.draft.code.file_lines``),
+            for checks known only by their file line.
+
+    Returns:
+        An HTML5 document: inline CSS, MathML, no script, nothing fetched.
+    """
+    placed, unplaced = marks_of(report, drafted, notebook if kind == "ipynb" else None)
+    counter = [0]
+    if kind == "ipynb":
+        blocks, rest = notebook_blocks(text, report.article or report.path, placed, counter)
+    else:
+        marks = Marks(placed)
+        blocks = _Page(kind, marks, counter).markdown(text)
+        rest = marks.left()
+    rest += unplaced
+    body = el("main", {"class": f"symtf post {kind}"}, _summary(report, [*placed, *unplaced]))
+    article = el("article", None, *blocks)
+    add(body, article)
+    if rest:
+        for m in rest:
+            if not m.key:
+                counter[0] += 1
+                m.key = counter[0]
+        box = el(
+            "section", {"class": "unplaced"}, el("h2", None, "Numbers whose place is not known")
+        )
+        notes = _notes(rest, by_line=True)
+        assert notes is not None
+        add(box, notes)
+        add(body, box)
+    title = report.title or report.article or report.path
+    doc = el(
+        "html",
+        {"lang": "en"},
+        el(
+            "head",
+            None,
+            el("meta", {"charset": "utf-8"}),
+            el("meta", {"http-equiv": "Content-Security-Policy", "content": CSP}),
+            el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
+            el("title", None, f"{title} — checked by symtf"),
+            el("style", None, CSS + POST_CSS),
+        ),
+        el("body", None, body),
+    )
+    return "<!DOCTYPE html>\n" + serialize(doc) + "\n"
