@@ -15,8 +15,9 @@ no column, its line is marked instead, by a note after the block that holds the 
 A number inside maths is marked inside the MathML (its entry coloured, the symbol as a
 superscript), and its note follows the formula.
 
-The page is built as an element tree and written out by :func:`serialize`, which escapes
-every text and attribute value: the article's own HTML is never copied into the page
+The page is built as an element tree and written out by
+:func:`symtf.renderers.tree.serialize`, which escapes every text and attribute value
+(the marks are :mod:`symtf.renderers.marks`): the article's own HTML is never copied into the page
 (raw HTML blocks show their text), links keep only web and mail addresses, and the page
 carries the same Content-Security-Policy as every page symtf writes.
 
@@ -26,33 +27,27 @@ Like every renderer it only reads: verdicts, decimals and explanations come from
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from symtf.renderers.html import CSP, CSS, VERDICT_WORDS
+from symtf.renderers.marks import (
+    OFF,
+    UNCHECKED,
+    Mark,
+    Marks,
+    marks_of,
+    notes,
+    text_with_marks,
+)
+from symtf.renderers.tree import add, convert, el, html_text, serialize
 
 if TYPE_CHECKING:
-    from symtf.checking.report import Check, DerivationReport
+    from symtf.checking.report import DerivationReport
 
-# This module is long because a page is one tree: the places, the Markdown and notebook
-# walkers, the maths and the serializer share the element helpers and the marks.
-
-#: The symbol and words of a number the check left out.
-UNCHECKED = ("○", "not checked")
-#: Verdicts that count as off in the summary bar.
-OFF = ("slip", "wrong")
-_RIGHT = ("exact", "rounded")
-#: Elements written without a closing tag.
-_VOID = frozenset({"meta", "br", "hr", "img", "wbr"})
-#: Tag and attribute names a converted formula may carry; others are dropped.
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}\Z")
-#: Character references the MathML converter writes into its tree's text.
-_CHAR_REF = re.compile(r"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
 #: Link targets kept in the page: web and mail addresses, and places in the same page.
 _SAFE_LINK = re.compile(r"(?:https?://|mailto:|#)[^\s]*\Z|[^:\s]*\Z", re.I)
 #: An image a notebook output may show (``data:`` URLs are all the page's CSP allows).
@@ -77,7 +72,7 @@ overflow-x:auto;font:.85rem/1.45 "DejaVu Sans Mono",ui-monospace,monospace}
 .symtf .raw{white-space:pre-wrap;color:#3d444d}
 .symtf code.tex{color:#1f2328;background:#f6f8fa}
 .symtf .math-block{overflow-x:auto;overflow-y:hidden;margin:.3rem 0 .6rem}
-.symtf details.num{display:inline;margin:0}
+.symtf details.num{display:inline;margin:0;scroll-margin-top:8rem}
 .symtf details.num:not([open])::details-content{display:none}
 .symtf details.num[open]::details-content{display:block}
 .symtf details.num>summary{display:inline;list-style:none;cursor:pointer;color:inherit;font-size:inherit}
@@ -111,431 +106,6 @@ text-decoration:underline}
 """
 
 
-# ----------------------------------------------------------------------------- the tree
-
-
-def el(tag: str, attrs: Mapping[str, str] | None = None, *children: ET.Element | str) -> ET.Element:
-    """An element with its attributes, text and children (strings become text)."""
-    e = ET.Element(tag, dict(attrs or {}))
-    add(e, *children)
-    return e
-
-
-def add(parent: ET.Element, *items: ET.Element | str) -> ET.Element:
-    """Append children and text to ``parent`` (text after the last child is its tail)."""
-    for item in items:
-        if isinstance(item, str):
-            if not item:
-                continue
-            if len(parent):
-                last = parent[-1]
-                last.tail = (last.tail or "") + item
-            else:
-                parent.text = (parent.text or "") + item
-        else:
-            parent.append(item)
-    return parent
-
-
-def _clean(text: str) -> str:
-    """Text without control characters (tabs and newlines kept): nothing invisible acts."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch
-        for ch in text
-        if ch in "\t\n"
-        or not (unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff"))
-    )
-
-
-def serialize(root: ET.Element) -> str:
-    """An element tree as HTML5, every text and attribute value escaped (no recursion).
-
-    ``<style>`` holds the page's own CSS only (never text from the article), written as is.
-    """
-    out: list[str] = []
-    todo: list[tuple[ET.Element, bool]] = [(root, False)]
-    while todo:
-        node, closing = todo.pop()
-        tag = str(node.tag)
-        if closing:
-            if tag not in _VOID:
-                out.append(f"</{tag}>")
-            out.append(html.escape(_clean(node.tail or ""), quote=False))
-            continue
-        attrs = "".join(
-            f' {k}="{html.escape(_clean(str(v)), quote=True)}"' for k, v in node.attrib.items()
-        )
-        out.append(f"<{tag}{attrs}>")
-        if tag == "style":
-            css = node.text or ""
-            if "</" in css:
-                raise ValueError("a style element may hold only the page's own CSS")
-            out.append(css)
-        else:
-            out.append(html.escape(_clean(node.text or ""), quote=False))
-        todo.append((node, True))
-        todo.extend((child, False) for child in reversed(list(node)))
-    return "".join(out)
-
-
-# ----------------------------------------------------------------------------- places
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a number stands in the text being drawn.
-
-    Attributes:
-        line: 1-based line, in the file (Markdown, text, LaTeX) or, for a notebook, in its
-            cell's source or its cell's printed outputs.
-        start: 0-based offset of the number's first character on that line, in code
-            points; ``None`` when only the line is known.
-        end: One past its last character.
-        cell: The notebook cell, if any.
-        output: Whether the number was printed by the cell's code (its outputs).
-    """
-
-    line: int
-    start: int | None = None
-    end: int | None = None
-    cell: int | None = None
-    output: bool = False
-
-    @property
-    def unit(self) -> tuple[int | None, bool]:
-        """The text the place is in: the file, or a cell's source or outputs."""
-        return (self.cell, self.output)
-
-
-@dataclass
-class Mark:
-    """A number to mark: its place, its verdict (or ``unchecked``) and what to say about it."""
-
-    place: Place
-    verdict: str
-    printed: str
-    note: list[ET.Element | str] = field(default_factory=list)
-    key: int = 0
-
-    @property
-    def symbol(self) -> str:
-        """The verdict's symbol (✓ ± ✗ ? ƒ, ○ for a number not checked)."""
-        return UNCHECKED[0] if self.verdict == "unchecked" else VERDICT_WORDS[self.verdict][0]
-
-    @property
-    def words(self) -> str:
-        """The verdict in a few words."""
-        if self.verdict == "unchecked":
-            return UNCHECKED[1]
-        return {"exact": "exact", "rounded": "correctly rounded"}.get(self.verdict, self.verdict)
-
-
-_WORST = {"wrong": 0, "slip": 1, "undecided": 2, "symbolic": 3, "unchecked": 4, "rounded": 5}
-
-
-def _field(check: Any, name: str) -> Any:
-    """A place field of a check: an attribute, or a JSON field of its ``extra``."""
-    v = getattr(check, name, None)
-    if v is None:
-        extra = getattr(check, "extra", None)
-        if isinstance(extra, Mapping):
-            v = extra.get(name)
-    return v
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-
-def place_of(
-    check: Any,
-    claim_line: int | None,
-    notebook: Mapping[int, tuple[int, int, bool]] | None = None,
-) -> Place | None:
-    """A check's place from the fields the report carries (see the module docstring).
-
-    Args:
-        check: The check (its place fields are attributes, or JSON fields in ``extra``).
-        claim_line: The article line of its claim, used when the check has no line of its own.
-        notebook: For a notebook: what each file line holds, ``(cell, line, output)``, to
-            place a check known only by its file line.
-
-    Returns:
-        The place, or ``None`` when not even a line is known.
-    """
-    line = _int(_field(check, "source_line")) or claim_line
-    col, end = _int(_field(check, "source_column")), _int(_field(check, "source_end_column"))
-    width = end - col if col is not None and end is not None and end > col else None
-    if notebook is not None:
-        cell, cell_line = _int(_field(check, "cell")), _int(_field(check, "cell_line"))
-        if cell is not None and cell_line:
-            output = _field(check, "cell_output") is True
-            start = _int(_field(check, "cell_column"))
-            if start and width:
-                return Place(cell_line, start - 1, start - 1 + width, cell, output)
-            return Place(cell_line, None, None, cell, output)
-        if line is None or line not in notebook:
-            return None
-        cell, cell_line, output = notebook[line]
-        return Place(cell_line, None, None, cell, output)
-    if line is None:
-        return None
-    if col and width:
-        return Place(line, col - 1, col - 1 + width)
-    return Place(line)
-
-
-def _check_note(c: Check, label: str) -> list[ET.Element | str]:
-    """What the check says about one printed number: its verdict, why, and the values."""
-    head = VERDICT_WORDS[c.verdict][1]
-    note: list[ET.Element | str] = [el("b", None, head), f" ({label})"]
-    if c.explanation and c.explanation not in (head, c.verdict):
-        note.append(f": {c.explanation}")
-    values = " · ".join(
-        x
-        for x in (
-            f"printed {c.printed}",
-            f"correctly rounded {c.expected}"
-            if c.expected is not None and c.expected != c.printed and c.verdict not in _RIGHT
-            else "",
-            f"exact {c.exact}" if c.exact is not None else "",
-        )
-        if x
-    )
-    note += [el("br"), el("span", {"class": "muted"}, values)]
-    return note
-
-
-def marks_of(
-    report: DerivationReport,
-    drafted: Sequence[Any] = (),
-    notebook: Mapping[int, tuple[int, int, bool]] | None = None,
-) -> tuple[list[Mark], list[Mark]]:
-    """The numbers to mark: each check of the report, and each printed number the draft
-    left out (its claims with ``step = "?"`` and the claims the check could not read).
-
-    Args:
-        report: The article's report (``symtf.commands.draft.check_article``).
-        drafted: Every claim of the draft (``Derivation.drafted``), for the numbers left out.
-        notebook: For a notebook, what each file line holds (see :func:`place_of`).
-
-    Returns:
-        ``(placed, unplaced)``: the marks with a place, and those with none.
-    """
-    placed: list[Mark] = []
-    unplaced: list[Mark] = []
-    for r in report.results:
-        for c in r.checks:
-            p = place_of(c, r.claim.source_line, notebook)
-            m = Mark(p or Place(0), c.verdict, c.printed, _check_note(c, r.claim.label))
-            (placed if p is not None else unplaced).append(m)
-    checked = {(r.claim.label, r.claim.source_line) for r in report.results}
-    left = [c for c in drafted if (c.label, c.source_line) not in checked]
-    reasons = {(u.line, getattr(u, "label", "")): u for u in report.unchecked}
-    for claim in left:
-        why = _left_out_words(claim, reasons)
-        for row in claim.printed or ():
-            for p in row:
-                text = getattr(p, "text", str(p))
-                where = place_of(_NoFields(), claim.source_line, notebook)
-                note: list[ET.Element | str] = [
-                    el("b", None, UNCHECKED[1]),
-                    f" ({claim.label}): {why}",
-                    el("br"),
-                    el("span", {"class": "muted"}, f"printed {text}"),
-                ]
-                m = Mark(where or Place(0), "unchecked", text, note)
-                (placed if where is not None else unplaced).append(m)
-    return placed, unplaced
-
-
-class _NoFields:
-    """A check with no place fields (a claim the check left out has only its line)."""
-
-    extra: Mapping[str, Any] = {}
-
-
-def _left_out_words(claim: Any, reasons: Mapping[tuple[int, str], Any]) -> str:
-    line = claim.source_line or 0
-    label = claim.label.removesuffix(f" (line {line})")
-    u = reasons.get((line, label))
-    if getattr(claim, "unmapped", False):
-        why = str(u.note) if u is not None and hasattr(u, "note") else ""
-        note = f" ({why})" if why else ""
-        return f'No step of the draft explains this printing{note}: symtf draft writes it with step = "?" to map by hand.'
-    reason = str(getattr(u, "reason", "")) if u is not None else ""
-    first = reason.splitlines()[0] if reason else ""
-    return f"The check cannot read this claim{': ' + first if first else ''}."
-
-
-# ----------------------------------------------------------------------------- marks in text
-
-
-class Marks:
-    """The marks of one text (the file, or a notebook cell's source or outputs), by line.
-
-    Each mark is drawn once: :meth:`take` hands out the marks of a line as they are placed,
-    and :meth:`rest` what is left for the line-level notes.
-    """
-
-    def __init__(self, marks: Iterable[Mark]) -> None:
-        self.by_line: dict[int, list[Mark]] = {}
-        at: dict[Place, Mark] = {}
-        for m in marks:
-            same = at.get(m.place) if m.place.start is not None else None
-            if same is not None:  # two checks of one printed number: one mark, both notes
-                same.note += [el("br"), *m.note]
-                if _WORST.get(m.verdict, 6) < _WORST.get(same.verdict, 6):
-                    same.verdict = m.verdict
-                continue
-            at[m.place] = m
-            self.by_line.setdefault(m.place.line, []).append(m)
-        for ms in self.by_line.values():
-            ms.sort(key=lambda m: m.place.start if m.place.start is not None else -1)
-            end = -1
-            for m in ms:  # a number inside another's span is marked by its line
-                start, stop = m.place.start, m.place.end
-                if start is None or stop is None:
-                    continue
-                if start < end:
-                    m.place = Place(m.place.line, None, None, m.place.cell, m.place.output)
-                else:
-                    end = stop
-
-    def on(self, line: int) -> list[Mark]:
-        """The marks not yet drawn on a line (1-based) that have columns."""
-        return [m for m in self.by_line.get(line, []) if m.place.start is not None]
-
-    def drawn(self, m: Mark) -> None:
-        """Record that a mark is drawn."""
-        ms = self.by_line.get(m.place.line, [])
-        if m in ms:
-            ms.remove(m)
-
-    def rest(self, lines: range) -> list[Mark]:
-        """Every mark left on these lines (1-based), taken out."""
-        out: list[Mark] = []
-        for line in lines:
-            out.extend(self.by_line.pop(line, []))
-        return out
-
-    def left(self) -> list[Mark]:
-        """Every mark no block drew."""
-        out = [m for ms in self.by_line.values() for m in ms]
-        self.by_line.clear()
-        return out
-
-
-def _details(m: Mark, *, math: bool = False) -> ET.Element:
-    """The mark of one number: the number (or, after a formula, its tag) and its note."""
-    title = f"{m.words}: {m.printed}"
-    summary = el("summary", {"title": title, "aria-label": title})
-    if math:
-        add(
-            summary,
-            el("span", {"class": "sym"}, f"{m.symbol}{m.key}"),
-            " ",
-            el("span", {"class": "printed"}, m.printed),
-        )
-    else:
-        add(
-            summary,
-            el("span", {"class": "printed"}, m.printed),
-            el("span", {"class": "sym"}, m.symbol),
-        )
-    why = el("span", {"class": "why"}, *m.note)
-    return el("details", {"class": f"num v-{m.verdict}", "id": f"n{m.key}"}, summary, why)
-
-
-def _line_words(p: Place) -> str:
-    """``line 12``; in a notebook ``cell 3, line 2`` or ``cell 3, output line 1``."""
-    if p.cell is None:
-        return f"line {p.line}"
-    return f"cell {p.cell}, {'output ' if p.output else ''}line {p.line}"
-
-
-def _notes(marks: Sequence[Mark], *, by_line: bool = False) -> ET.Element | None:
-    """The notes of marks drawn away from their numbers (after a formula, or after the block
-    of their line when no column is known): each number that is not right on its own, the
-    right ones together."""
-    if not marks:
-        return None
-    box = el("span", {"class": "notes line-mark" if by_line else "notes"})
-    groups: dict[tuple[Any, ...], list[Mark]] = {}
-    for m in marks:
-        groups.setdefault((*m.place.unit, m.place.line) if by_line else (), []).append(m)
-    for ms in groups.values():
-        where = f" on {_line_words(ms[0].place)}" if by_line else ""
-        for m in ms:
-            if m.verdict not in _RIGHT:
-                d = _details(m, math=True)
-                if by_line:
-                    summary = d.find("summary")
-                    assert summary is not None
-                    add(summary, f" ({_line_words(m.place)})")
-                add(box, d, " ")
-        right = [m for m in ms if m.verdict in _RIGHT]
-        if not right:
-            continue
-        if len(right) == 1:
-            words = f" {right[0].key}: {right[0].printed} right{where}"
-        else:
-            words = f" {len(right)} numbers right{where} ({right[0].key}–{right[-1].key})"
-        summary = el("summary", None, el("span", {"class": "sym"}, "✓"), words)
-        body = el("span", {"class": "why"})
-        for m in right:
-            add(body, el("span", {"class": "sym"}, f"{m.symbol}{m.key}"), " ", *m.note, el("br"))
-        add(box, el("details", {"class": "num v-rounded"}, summary, body), " ")
-    return box
-
-
-def _text_with_marks(text: str, marks: Sequence[tuple[int, int, Mark]]) -> list[ET.Element | str]:
-    """Text with the numbers at ``(start, end)`` offsets replaced by their marks."""
-    out: list[ET.Element | str] = []
-    at = 0
-    for start, end, m in sorted(marks, key=lambda x: x[0]):
-        if start < at:
-            continue
-        out.append(text[at:start])
-        out.append(_details(m))
-        at = end
-    out.append(text[at:])
-    return out
-
-
-# ----------------------------------------------------------------------------- maths
-
-
-def _decoded(root: ET.Element) -> ET.Element:
-    """The converter's tree with its character references decoded and foreign names dropped."""
-
-    def char(m: re.Match[str]) -> str:
-        n = int(m[1], 16) if m[1] is not None else int(m[2])
-        return chr(n) if 0 < n <= 0x10FFFF and not 0xD800 <= n <= 0xDFFF else ""
-
-    for node in root.iter():
-        if not isinstance(node.tag, str) or not _NAME.match(node.tag):
-            node.tag = "mrow"
-        for k in [k for k in node.attrib if not _NAME.match(str(k))]:
-            del node.attrib[k]
-        node.text = _CHAR_REF.sub(char, node.text) if node.text else node.text
-        node.tail = _CHAR_REF.sub(char, node.tail) if node.tail else node.tail
-    return root
-
-
-def _convert(tex: str, display: bool) -> ET.Element | None:
-    from latex2mathml.converter import convert_to_element
-
-    try:
-        root = convert_to_element(tex, display="block" if display else "inline")
-    except Exception:  # the converter's own errors are plain Exceptions: show the source
-        return None
-    root.attrib.pop("xmlns", None)
-    return _decoded(root)
-
-
 def math_with_marks(
     tex: str, marks: Sequence[tuple[int, int, Mark]], *, display: bool
 ) -> tuple[ET.Element, list[Mark]]:
@@ -560,7 +130,7 @@ def math_with_marks(
             + "}}"
             + wrapped[end:]
         )
-    root = _convert(wrapped, display)
+    root = convert(wrapped, display)
     found: dict[int, ET.Element] = {}
     if root is not None:
         parents = {child: parent for parent in root.iter() for child in parent}
@@ -586,11 +156,11 @@ def math_with_marks(
                 sup.tail, node.tail = node.tail, None
                 parent.insert(index, sup)
             return root, [m for _, _, m in chosen]
-    plain = _convert(tex, display) if not chosen else None
+    plain = convert(tex, display) if not chosen else None
     if plain is not None:
         return plain, []
     # The source, its numbers marked in the text.
-    return el("code", {"class": "tex"}, *_text_with_marks(tex, chosen)), []
+    return el("code", {"class": "tex"}, *text_with_marks(tex, chosen)), []
 
 
 # ----------------------------------------------------------------------------- Markdown
@@ -739,7 +309,7 @@ class _Page:
                 self.display_math(top, tok, lines)
                 continue
             if t == "html_block":
-                block = add(top, el("div", {"class": "raw"}, _html_text(tok.content)))[-1]
+                block = add(top, el("div", {"class": "raw"}, html_text(tok.content)))[-1]
                 self.line_marks(block, tok.map)
                 continue
             if t == "hr":
@@ -752,9 +322,9 @@ class _Page:
         if not where:
             return
         rest = [self.number(m) for m in self.marks.rest(range(where[0] + 1, where[1] + 1))]
-        notes = _notes(rest, by_line=True)
-        if notes is not None:
-            add(block, " ", notes)
+        box_notes = notes(rest, by_line=True)
+        if box_notes is not None:
+            add(block, " ", box_notes)
 
     def code(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
         content = tok.content.removesuffix("\n")
@@ -780,7 +350,7 @@ class _Page:
                     s, e = m.place.start - col, m.place.end - col
                     if 0 <= s < e <= len(part):
                         ms.append((s, e, self.number(m)))
-            add(box, *_text_with_marks(part, ms))
+            add(box, *text_with_marks(part, ms))
         return box
 
     def display_math(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
@@ -803,9 +373,9 @@ class _Page:
 
     def _notes_after(self, parent: ET.Element, drawn: Sequence[Mark]) -> None:
         """The notes of the numbers a formula marks, after it."""
-        notes = _notes(drawn)
-        if notes is not None:
-            add(parent, notes)
+        box_notes = notes(drawn)
+        if box_notes is not None:
+            add(parent, box_notes)
 
     def inline(self, parent: ET.Element, tok: Any, lines: Sequence[str]) -> None:
         """A block's inline content (text, emphasis, code, links, maths) with its marks."""
@@ -835,13 +405,13 @@ class _Page:
             span = spans.get(n)
             marks = span.marks if span is not None else []
             if t == "text":
-                add(top, *_text_with_marks(child.content, marks))
+                add(top, *text_with_marks(child.content, marks))
             elif t == "softbreak":
                 add(top, el("br") if self.kind != "md" else "\n")
             elif t == "hardbreak":
                 add(top, el("br"))
             elif t == "code_inline":
-                add(top, el("code", None, *_text_with_marks(child.content, marks)))
+                add(top, el("code", None, *text_with_marks(child.content, marks)))
             elif t in ("math_inline", "math_inline_double", "math_single", "math_inline_eqno"):
                 math, drawn = math_with_marks(
                     child.content, marks, display=t == "math_inline_double"
@@ -898,24 +468,6 @@ def _offsets(content: str) -> list[int]:
         out.append(at)
         at += len(part) + 1
     return out
-
-
-def _html_text(markup: str) -> str:
-    """The text of a block of the article's own HTML (its tags left out, never copied)."""
-    import html.parser
-
-    class _Text(html.parser.HTMLParser):
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.parts: list[str] = []
-
-        def handle_data(self, data: str) -> None:
-            self.parts.append(data)
-
-    p = _Text()
-    p.feed(markup)
-    p.close()
-    return "".join(p.parts).strip("\n")
 
 
 # ----------------------------------------------------------------------------- notebooks
@@ -1028,9 +580,9 @@ def _leftover(box: ET.Element, marks: Marks, counter: list[int]) -> None:
         if not m.key:
             counter[0] += 1
             m.key = counter[0]
-    notes = _notes(rest, by_line=True)
-    if notes is not None:
-        add(box, notes)
+    box_notes = notes(rest, by_line=True)
+    if box_notes is not None:
+        add(box, box_notes)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -1118,9 +670,9 @@ def render_post(
         box = el(
             "section", {"class": "unplaced"}, el("h2", None, "Numbers whose place is not known")
         )
-        notes = _notes(rest, by_line=True)
-        assert notes is not None
-        add(box, notes)
+        box_notes = notes(rest, by_line=True)
+        assert box_notes is not None
+        add(box, box_notes)
         add(body, box)
     title = report.title or report.article or report.path
     doc = el(
