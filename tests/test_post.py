@@ -269,6 +269,19 @@ def test_a_number_the_maths_converter_cannot_wrap_is_marked_in_the_source(
     assert re.search(r'<code class="tex">\\text\{sum <details class="num v-slip"', page)
 
 
+def test_a_number_in_a_table_is_marked_in_its_own_cell(
+    markdown: tuple[source.Source, str],
+) -> None:
+    read, _ = markdown
+    assert read.report is not None
+    text = "| left | right |\n|---|---|\n| 0.659 | 0.659 |\n"
+    col = text.split("\n")[2].rindex("0.659") + 1  # the right-hand cell's
+    places = {"source_line": 3, "source_column": col, "source_end_column": col + 5}
+    report = _with_places(read.report, {_label_of(read.report, "0.659"): places})
+    page = render_post(report, text, "md")
+    assert re.search(r"<td>0\.659</td><td><details class=\"num v-exact\"", page), page
+
+
 # ----------------------------------------------------------------------------- hostile articles
 
 

@@ -111,22 +111,28 @@ def check_article(path: str | Path) -> Any:
     return checked_article(path).report
 
 
-def checked_article(path: str | Path) -> CheckedArticle:
+def checked_article(path: str | Path, text: str | None = None) -> CheckedArticle:
     """:func:`check_article`, with the derivation it checked and the draft's text.
+
+    Args:
+        path: The article.
+        text: Its text, when the caller has read it already (read once, drawn as read).
 
     Raises:
         SymtfError: The article cannot be read, naming the file.
     """
     from symtf import spec
     from symtf.checking import compare
-    from symtf.draft import Unread, draft_file
+    from symtf.draft import Unread, article_kind, draft_file, draft_text
     from symtf.errors import SpecError
     from symtf.limits import guard
 
     name = str(path)
     start = time.perf_counter()
     with guard(name):
-        draft = draft_file(path)
+        draft = (
+            draft_file(path) if text is None else draft_text(text, article_kind(path), path=name)
+        )
         derivation = spec.loads(draft.toml, name)
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)

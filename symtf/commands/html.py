@@ -47,7 +47,6 @@ def _post(args: argparse.Namespace) -> int:
     from symtf.commands import source
     from symtf.draft import article_kind
     from symtf.errors import SymtfError
-    from symtf.extract import read_article_text
     from symtf.limits import guard
     from symtf.renderers.post import render_post
 
@@ -67,7 +66,7 @@ def _post(args: argparse.Namespace) -> int:
         source.warn_left_out(read)
         assert read.report is not None
         kind = article_kind(args.file)
-        text = read_article_text(args.file)
+        text = read.article_text
         notebook = None
         if kind == "ipynb":
             from symtf.draft.code import file_lines

@@ -40,6 +40,7 @@ class Source:
             (:class:`symtf.draft.Unmapped` and :class:`symtf.draft.Unread`).
         report: For an article: the check that found which claims can be read (its
             lines are the article's); ``None`` for a derivation file.
+        article_text: For an article: its text, as it was read and drafted.
     """
 
     path: str
@@ -48,6 +49,7 @@ class Source:
     article: str | None = None
     unchecked: tuple[Any, ...] = ()
     report: DerivationReport | None = None
+    article_text: str = ""
 
 
 def is_article(path: str | Path) -> bool:
@@ -83,10 +85,12 @@ def read(path: str | Path, *, check: bool = True) -> Source:
 def _article(path: str, *, check: bool) -> Source:
     from symtf import spec
     from symtf.commands.draft import checked_article
-    from symtf.draft import draft_file
+    from symtf.draft import article_kind, draft_text
+    from symtf.extract import read_article_text
 
+    text = read_article_text(path)  # read once: what is drafted is what a page draws
     if check:
-        drafted = checked_article(path)
+        drafted = checked_article(path, text)
         return Source(
             path,
             drafted.derivation,
@@ -94,12 +98,13 @@ def _article(path: str, *, check: bool) -> Source:
             path,
             drafted.report.unchecked,
             drafted.report,
+            text,
         )
-    draft = draft_file(path)
+    draft = draft_text(text, article_kind(path), path=path)
     full = spec.loads(draft.toml, path)
     claims = tuple(c for c in full.claims if not c.unmapped)
     derivation = dataclasses.replace(full, claims=claims, drafted=full.claims)
-    return Source(path, derivation, draft.toml, path, (*draft.unmapped, *draft.unread))
+    return Source(path, derivation, draft.toml, path, (*draft.unmapped, *draft.unread), None, text)
 
 
 def left_out(source: Source) -> str | None:

@@ -72,7 +72,8 @@ overflow-x:auto;font:.85rem/1.45 "DejaVu Sans Mono",ui-monospace,monospace}
 .symtf .raw{white-space:pre-wrap;color:#3d444d}
 .symtf code.tex{color:#1f2328;background:#f6f8fa}
 .symtf .math-block{overflow-x:auto;overflow-y:hidden;margin:.3rem 0 .6rem}
-.symtf details.num{display:inline;margin:0;scroll-margin-top:8rem}
+.symtf details.num{display:inline;margin:0;scroll-margin-top:8rem;background:none;color:inherit;
+font-weight:inherit;font-style:normal;text-decoration:none}
 .symtf details.num:not([open])::details-content{display:none}
 .symtf details.num[open]::details-content{display:block}
 .symtf details.num>summary{display:inline;list-style:none;cursor:pointer;color:inherit;font-size:inherit}
@@ -185,14 +186,15 @@ def _parser(kind: str) -> Any:
 
 
 def _align(
-    content: str, lines: Sequence[str], first: int, last: int
+    content: str, lines: Sequence[str], first: int, last: int, from_col: int | None = None
 ) -> list[tuple[int, int]] | None:
     """Where each line of a block's content stands in the source: ``(line index, column)``.
 
     Markdown strips a block's indentation and markers (``> ``, ``- ``, ``$$``) from its
     lines: each line of the content is what is left of a source line, looked for from the
-    block's first line on. ``None`` when a line is not found (the block's marks are then
-    drawn by line).
+    block's first line on. A table cell is looked for from ``from_col`` on, where the
+    row's previous cell ended. ``None`` when a line is not found (the block's marks are
+    then drawn by line).
     """
     out: list[tuple[int, int]] = []
     i = first
@@ -200,6 +202,11 @@ def _align(
         found = None
         while i < last and found is None:
             src = lines[i].rstrip("\r")
+            if from_col is not None:
+                at = src.find(part, from_col)
+                found = (i, at) if at >= 0 else None
+                i += 1
+                continue
             for s in (src, src.rstrip()):
                 if s.endswith(part):
                     found = (i, len(s) - len(part))
@@ -231,6 +238,8 @@ class _Page:
         self.kind = kind
         self.marks = marks
         self.counter = counter
+        #: In a table row: its line and where its last cell ended.
+        self.row: tuple[int, int] | None = None
 
     # -- numbering: each mark gets its number on the page as it is drawn
 
@@ -249,12 +258,17 @@ class _Page:
         tokens = _parser(self.kind).parse(text)
         root = el("div")
         stack: list[ET.Element] = [root]
+        tables: list[Sequence[int]] = []  # the lines of the tables being drawn
         for tok in tokens:
             t = tok.type
             top = stack[-1]
             if t.endswith("_close"):
                 if len(stack) > 1:
                     stack.pop()
+                if t == "tr_close":
+                    self.row = None
+                if t == "table_close" and tables:  # the rows' numbers known only by line
+                    self.line_marks(stack[-1], tables.pop())
                 continue
             if t == "paragraph_open":
                 if tok.hidden:  # a tight list's paragraph: its text goes in the item
@@ -292,6 +306,10 @@ class _Page:
                 if tag == "ol" and isinstance(start, (int, str)) and str(start).isdigit():
                     attrs["start"] = str(start)
                 stack.append(add(top, el(tag, attrs))[-1])
+                if t == "tr_open" and tok.map:
+                    self.row = (tok.map[0], 0)
+                if t == "table_open":
+                    tables.append(tok.map or (0, 0))
                 continue
             if t in ("th_open", "td_open"):
                 style = str(tok.attrGet("style") or "")
@@ -381,7 +399,10 @@ class _Page:
         """A block's inline content (text, emphasis, code, links, maths) with its marks."""
         content: str = tok.content
         where = tok.map or (0, 0)
-        table = _align(content, lines, where[0], where[1])
+        row = self.row if self.row is not None and self.row[0] == where[0] else None
+        table = _align(content, lines, where[0], where[1], row[1] if row else None)
+        if row is not None and table is not None:  # the next cell starts after this one
+            self.row = (row[0], table[0][1] + len(content))
         children = tok.children or []
         spans = self._spans(content, children)
         if table is not None:
@@ -436,7 +457,8 @@ class _Page:
                 add(top, el("span", {"class": "muted"}, f"[image: {alt}]"))
             # html_inline: the article's own tags are left out; the text between them stays
         self._notes_after(parent, after)
-        self.line_marks(parent, where)
+        if row is None:  # a table's cells leave theirs for after the table
+            self.line_marks(parent, where)
 
     @staticmethod
     def _spans(content: str, children: Sequence[Any]) -> dict[int, _Inline]:
@@ -459,6 +481,22 @@ class _Page:
                     out[n] = _Inline(found, found + len(text))
                     at = found + len(text)
         return out
+
+
+def _body(tex: str) -> str:
+    """A LaTeX document's body: the preamble and what follows ``\\end{document}`` blanked,
+    line for line, so that every line keeps its number."""
+    lines = tex.split("\n")
+    begin = next(
+        (k for k, x in enumerate(lines) if x.strip().startswith("\\begin{document}")), None
+    )
+    if begin is None:
+        return tex
+    end = next(
+        (k for k, x in enumerate(lines) if k > begin and x.strip().startswith("\\end{document}")),
+        len(lines),
+    )
+    return "\n".join("" if k <= begin or k >= end else x for k, x in enumerate(lines))
 
 
 def _offsets(content: str) -> list[int]:
@@ -656,7 +694,7 @@ def render_post(
         blocks, rest = notebook_blocks(text, report.article or report.path, placed, counter)
     else:
         marks = Marks(placed)
-        blocks = _Page(kind, marks, counter).markdown(text)
+        blocks = _Page(kind, marks, counter).markdown(_body(text) if kind == "tex" else text)
         rest = marks.left()
     rest += unplaced
     body = el("main", {"class": f"symtf post {kind}"}, _summary(report, [*placed, *unplaced]))
