@@ -161,3 +161,15 @@ def test_import_inside_ipython_registers_the_displays(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert out.strip() == "['text/html', 'text/latex', 'text/markdown', 'text/plain']"
+
+
+def test_load_ext_registers_the_displays(seed: DerivationReport) -> None:
+    """``%load_ext symtf`` in a shell started after the import: the same displays."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+
+    class Shell:
+        display_formatter = formatters.DisplayFormatter()
+
+    symtf.load_ipython_extension(Shell())
+    data, _ = Shell.display_formatter.format(seed)
+    assert data["text/html"] == display.render(seed, "text/html")
