@@ -235,7 +235,7 @@ def test_spec_reads_a_symbolic_temperature(tmp_path: Path) -> None:
 
 
 def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
-    from symtf.renderers.charts import softmax_at
+    from symtf.shown import softmax_at
     from symtf.teach.whatif import whatif
 
     r = whatif(SEED, "scale=t", Fraction(1, 2), Fraction(4), claims=["S_1"], out=tmp_path)

@@ -24,6 +24,7 @@ from symtf.errors import LimitError, ModelError, ShapeError, SpecError, Undecide
 from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.numbers import rational_decimal as _rational_decimal
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
@@ -246,25 +247,6 @@ def _near_decimal(q: Quantity, mid: Fraction, digits: int = 20) -> str | None:
     if q.locate(r - unit) == 1 and q.locate(r + unit) == -1:
         return format_fixed(r, decimals) + "…"
     return None
-
-
-def _rational_decimal(q: Fraction, digits: int = 20) -> str:
-    """A rational as a decimal: exact when it terminates within ``digits``, else truncated + ``…``."""
-    if q == 0:
-        return "0"
-    for n in range(0, 40):
-        if (q * 10**n).denominator == 1:
-            return format_fixed(q, n)
-    sign = "-" if q < 0 else ""
-    a = abs(q)
-    k = 0
-    while Fraction(10) ** (k + 1) <= a:
-        k += 1
-    while Fraction(10) ** k > a:
-        k -= 1
-    decimals = max(digits - 1 - k, 0)
-    t = Fraction(int(a * 10**decimals), 10**decimals)
-    return sign + format_fixed(t, decimals) + "…"
 
 
 class Evaluator:

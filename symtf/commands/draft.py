@@ -81,6 +81,22 @@ def is_article(path: str | Path) -> bool:
     return Path(path).suffix.lower() in ARTICLE_SUFFIXES
 
 
+@dataclasses.dataclass(frozen=True)
+class CheckedArticle:
+    """An article drafted and checked in one run (see :func:`checked_article`).
+
+    Attributes:
+        derivation: The draft, with only the claims the check could read (``drafted``
+            keeps every claim of the draft, ``step = "?"`` ones too).
+        toml: The draft as text.
+        report: Its check: lines are the article's, ``unchecked`` lists what was left out.
+    """
+
+    derivation: Any
+    toml: str
+    report: Any
+
+
 def check_article(path: str | Path, drafted: Any = None) -> Any:
     """Draft an article and check the draft in one run (the caller sets the time budget).
 
@@ -95,12 +111,27 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
         SymtfError: The article cannot be read (missing, too large, not UTF-8, not a
             notebook), naming the file.
     """
+    if drafted is not None:
+        return check_drafted(drafted, str(path))
+    return checked_article(path).report
+
+
+def checked_article(path: str | Path, text: str | None = None) -> CheckedArticle:
+    """:func:`check_article`, with the derivation it checked and the draft's text.
+
+    Args:
+        path: The article.
+        text: Its text, when the caller has read it already (read once, drawn as read).
+
+    Raises:
+        SymtfError: The article cannot be read, naming the file.
+    """
     from symtf.draft import article_kind
     from symtf.extract import read_article_text
 
-    if drafted is not None:
-        return check_drafted(drafted, str(path))
-    return check_article_text(read_article_text(path), str(path), article_kind(path))
+    if text is None:
+        text = read_article_text(path)
+    return _checked_text(text, str(path), article_kind(path))
 
 
 def check_article_text(text: str, name: str, kind: str) -> Any:
@@ -114,13 +145,17 @@ def check_article_text(text: str, name: str, kind: str) -> Any:
     Raises:
         SymtfError: The text cannot be read as that kind of article, naming ``name``.
     """
+    return _checked_text(text, name, kind).report
+
+
+def _checked_text(text: str, name: str, kind: str) -> CheckedArticle:
     from symtf.draft import draft_text
     from symtf.limits import guard
 
     start = time.perf_counter()
     with guard(name):
         draft = draft_text(text, kind, path=name)
-    return check_drafted(draft, name, start=start)
+    return checked_draft(draft, name, start=start)
 
 
 def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
@@ -128,6 +163,11 @@ def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
 
     ``start``: when the work on the article began (``perf_counter``), for the report's seconds.
     """
+    return checked_draft(draft, name, start=start).report
+
+
+def checked_draft(draft: Any, name: str, *, start: float | None = None) -> CheckedArticle:
+    """:func:`check_drafted`, with the derivation it checked and the draft's text."""
     from symtf import spec
     from symtf.checking import compare
     from symtf.draft import Unread
@@ -140,10 +180,11 @@ def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)
         for _ in range(MAX_DROPPED):
+            checked = dataclasses.replace(
+                derivation, claims=tuple(claims), drafted=derivation.claims
+            )
             try:
-                report = compare.check(
-                    dataclasses.replace(derivation, claims=tuple(claims), drafted=derivation.claims)
-                )
+                report = compare.check(checked)
                 break
             except SpecError as e:  # one claim the check cannot read: say so, check the rest
                 bad = _claim_of(str(e), claims)
@@ -154,13 +195,14 @@ def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
                 unread.append(Unread(bad.label, bad.source_line or 0, shown, _reason(str(e), name)))
         else:
             raise SpecError(f"{name}: more than {MAX_DROPPED} claims could not be read")
-    return dataclasses.replace(
+    report = dataclasses.replace(
         report,
         article=name,
         unchecked=(*draft.unmapped, *unread),
         given=draft.inputs,
         seconds=time.perf_counter() - start,
     )
+    return CheckedArticle(checked, draft.toml, report)
 
 
 def _claim_of(message: str, claims: list[Any]) -> Any:

@@ -329,7 +329,7 @@ def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
         elif c.verdict == "rounded" and c.exact:
             words += f' <span class="muted">(exact {esc(short_decimal(c.exact, 12))})</span>'
         return f'<span class="{cls}">{sym} {words}</span>'
-    from symtf.renderers.summary import counts_text
+    from symtf.summary import counts_text
 
     text = f"{len(checks)} numbers: {esc(counts_text(checks))}"
     depends = sorted({s for c in checks for s in c.extra.get("depends_on") or ()})
@@ -559,7 +559,7 @@ def step_block(
 
 
 def _summary_line(report: DerivationReport) -> str:
-    from symtf.renderers.summary import counts_text
+    from symtf.summary import counts_text
 
     checks = report.checks
     bad = sum(1 for c in checks if c.verdict in ("slip", "wrong"))
@@ -649,7 +649,7 @@ def _context(
     lopts = LatexOptions(decimals=opts.decimals, max_rows=opts.max_rows, max_cols=opts.max_cols)
     return _Context(
         trace,
-        Numbers(trace.backend, lopts),
+        Numbers(trace.shown, lopts),
         lopts,
         derivation,
         names={} if opts.node_names else article_names(report),
@@ -724,72 +724,30 @@ def derivation_sections(
     return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
 
 
-def _floats(trace: Trace, name: str) -> list[list[float]] | None:
-    """A step's entries as floats (for a picture only; ``-inf`` for a masked entry)."""
-    import math
-
-    import sympy
-
-    from symtf.errors import SymtfError
-
-    value = trace.value(name)
-    if not isinstance(value, sympy.MatrixBase):
-        return None
-    xp = trace.backend
-    out = []
-    for i in range(value.rows):
-        row = []
-        for j in range(value.cols):
-            e = value[i, j]
-            if e is sympy.S.NegativeInfinity:
-                row.append(-math.inf)
-                continue
-            try:
-                row.append(float(xp.ball(e, 64).mid()))
-            except (SymtfError, AttributeError, TypeError, ValueError, ArithmeticError):
-                return None  # a symbol or an undecidable entry: no picture
-            if not math.isfinite(row[-1]):
-                return None
-        out.append(row)
-    return out
-
-
 def attention_figures(
     trace: Trace, name: str, derivation: Derivation | None, labels: Sequence[str] = ()
 ) -> str:
     """After an attention pattern step: its heatmap and the softmax sharpness of its scores.
 
     The heatmap labels rows (queries) and columns (keys) with the input's tokens; the
-    sharpness plot recomputes the softmax of the step's raw scores (masked entries kept
-    out) for divisors around the article's √d_k. Empty for any other step.
+    sharpness plot shows the softmax of the step's raw scores (masked entries kept out)
+    for divisors around the article's √d_k, as the trace gives it
+    (:meth:`symtf.shown.Shown.attention`). Empty for any other step.
     """
-    import math
-
     from symtf.renderers.charts import heatmap_svg, sharpness_svg
 
-    if not name.endswith(".pattern") or name not in trace:
+    pictured = trace.shown.attention(name)
+    if pictured is None:
         return ""
-    weights = _floats(trace, name)
-    if not weights:
-        return ""
+    weights = [list(row) for row in pictured.weights]
     words = _token_words(derivation, len(weights))
     keys = _token_words(derivation, len(weights[0]))
     title = trace[name].title or (labels[0] if labels else name)
     cells = [[f"{w:.3f}" for w in row] for row in weights]
     figs = [heatmap_svg(weights, cells, words, keys, title[:1].upper() + title[1:])]
-    base = name.removesuffix(".pattern")
-    scores, masked = _floats(trace, base + ".scores"), None
-    if base + ".masked" in trace:
-        masked = _floats(trace, base + ".masked")
-    root = _floats(trace, base + ".sqrt_dk") if base + ".sqrt_dk" in trace else None
-    if scores and root and root[0] and root[0][0] > 0:
-        if masked is not None and len(masked) == len(scores):
-            scores = [
-                [s if m != -math.inf else -math.inf for s, m in zip(sr, mr, strict=True)]
-                for sr, mr in zip(scores, masked, strict=True)
-            ]
+    if pictured.sharpness is not None:
         figs.append(
-            sharpness_svg(scores, root[0][0], "Softmax sharpness of these scores against √d_k")
+            sharpness_svg(pictured.sharpness, "Softmax sharpness of these scores against √d_k")
         )
     return '<figure class="charts">' + "".join(figs) + "</figure>"
 
@@ -924,7 +882,7 @@ def trace_fragment(trace: Trace, *, node_names: bool = True) -> str:
     from symtf.renderers.latex import LatexOptions, Numbers, _Context
 
     lopts = LatexOptions()
-    ctx = _Context(trace, Numbers(trace.backend, lopts), lopts, None, node_names=node_names)
+    ctx = _Context(trace, Numbers(trace.shown, lopts), lopts, None, node_names=node_names)
     parts = [f"<p><b>{len(trace)} steps</b></p>"]
     for name in trace:
         step = trace[name]

@@ -567,21 +567,24 @@ _ALWAYS_MAX_CHARS = 600
 
 
 class Numbers:
-    """Turns exact trace values into LaTeX (with a cache per expression).
+    """Writes exact trace values as LaTeX (with a cache per expression).
+
+    It formats only: each value's certified decimal and closed forms come from the trace
+    (:class:`symtf.shown.Shown`); here they are cut to the chosen decimals and written.
 
     Args:
-        backend: The trace's backend (:class:`~symtf.backends.ExactBackend` for exact traces).
+        shown: The trace's answers for its values (``trace.shown``).
         options: Layout options.
     """
 
     def __init__(
         self,
-        backend: Any,
+        shown: Any,
         options: LatexOptions,
         names: dict[str, str] | None = None,
         titles: dict[str, str] | None = None,
     ) -> None:
-        self.backend = backend
+        self.shown = shown
         self.options = options
         #: Step name -> the article's symbol for it (``l0.h0.z`` -> ``H_1``), else the
         #: step's title (``centred rows``): an entry of a symbolic trace that is a named
@@ -603,13 +606,13 @@ class Numbers:
         return hit
 
     def _entry(self, e: Any) -> Entry:
-        from symtf.checking.evaluation import _rational_decimal
+        from symtf.numbers import rational_decimal
 
         if not isinstance(e, sympy.Basic):
             return self._other(e)
         if e.is_Rational:
             q = _fraction(e)
-            text = _rational_decimal(q, 20)
+            text = rational_decimal(q, 20)
             if not text.endswith("…") and _decimals_of(text) <= max(self.options.decimals, 6):
                 return Entry(_num(text), True)
             closed = None if self.options.exact_forms == "never" else sympy.latex(e)
@@ -629,16 +632,9 @@ class Numbers:
         return Entry(approx, False, closed)
 
     def _other(self, e: Any) -> Entry:
-        from symtf.backends.certify import decimal_string
-
-        try:
-            from flint import arb
-
-            if isinstance(e, arb):
-                s = decimal_string(e, 20)
-                return Entry(_num(self._cut(s)) if s else r"\ast", False)
-        except ImportError:  # pragma: no cover - flint is a dependency
-            pass
+        if self.shown.is_ball(e):
+            s = self.shown.ball_decimal(e)
+            return Entry(_num(self._cut(s)) if s else r"\ast", False)
         if isinstance(e, (int, float)):
             return Entry(_num(f"{e:.{self.options.decimals}f}"), isinstance(e, int))
         return Entry(math_text(str(e)), False)
@@ -647,70 +643,28 @@ class Numbers:
         mode = self.options.exact_forms
         if mode == "never":
             return None
-        closed_form = getattr(self.backend, "closed_form", None)
         limit_ops = 40 if mode == "auto" else 400
-        cf = closed_form(e, limit_ops) if closed_form is not None else e
-        if cf is None or _has_nodes(cf, self.backend):
+        candidates = self.shown.closed_forms(e, limit_ops)
+        if not candidates:
             return None
-        candidates = [cf, *_shorter_forms(cf)]
         texts = [sympy.latex(c) for c in candidates]
         text = min(texts, key=len)
         limit = _AUTO_MAX_CHARS if mode == "auto" else _ALWAYS_MAX_CHARS
         return text if len(text) <= limit else None
 
     def _decimal(self, e: sympy.Expr) -> str | None:
-        from symtf.backends.certify import PRECISIONS, decimal_string
-        from symtf.errors import Undecided
+        """The certified decimal the trace gives, cut to the chosen decimals.
 
-        ball = getattr(self.backend, "ball", None)
-        for prec in PRECISIONS:
-            try:
-                if ball is not None:
-                    x = ball(e, prec)
-                else:
-                    from symtf.backends.certify import ball as certify_ball
-
-                    x = certify_ball(e, prec)
-            except (Undecided, TypeError, ValueError, ZeroDivisionError):
-                return None
-            s = decimal_string(x, 20)
-            if s is not None:
-                return _num(self._cut(s))
-        short = self._short_exact(e, x)
-        return short if short is not None else self._near_zero(x)
-
-    def _near_zero(self, x: Any) -> str | None:
-        """A value whose ball holds 0 and that exact algebra could not settle: its size bound.
-
-        Shown as ``±0.0000…`` (the magnitude truncates to zero at the shown decimals; the
-        sign is not known), rather than as a formula in the trace's internal node names.
+        A value whose ball holds 0 and that exact algebra could not settle is shown by its
+        size bound, ``±0.0000…`` (the magnitude truncates to zero at the shown decimals;
+        the sign is not known), rather than as a formula in the trace's internal names.
         """
-        from flint import arb
-
         n = self.options.decimals
-        if not x.is_finite() or not bool(abs(x) < arb(10) ** (-n)):
-            return None
-        return r"{\pm}0." + "0" * n + r"{\scriptstyle\ldots}"
-
-    def _short_exact(self, e: sympy.Expr, x: Any) -> str | None:
-        """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
-        from fractions import Fraction
-
-        from symtf.backends.certify import exact_zero
-        from symtf.checking.evaluation import _rational_decimal
-        from symtf.numbers import round_exact
-
-        if not x.is_finite():
-            return None
-        man, exp = x.mid().man_exp()
-        candidate = round_exact(Fraction(int(man)) * Fraction(2) ** int(exp), 15)
-        diff = e - sympy.Rational(candidate.numerator, candidate.denominator)
-        exact = self.backend if hasattr(self.backend, "closed_form") else None
-        try:
-            if exact_zero(diff, exact):
-                return _num(_rational_decimal(candidate, 20)) + _EXACT_MARK
-        except (TypeError, ValueError, RecursionError):
-            return None
+        x = self.shown.expansion(e, n)
+        if x.text is not None:
+            return _num(x.text) + _EXACT_MARK if x.exact else _num(self._cut(x.text))
+        if x.near_zero:
+            return r"{\pm}0." + "0" * n + r"{\scriptstyle\ldots}"
         return None
 
     def _cut(self, s: str) -> str:
@@ -736,9 +690,10 @@ class Numbers:
         return head + dot + kept + ("…" if kept != tail or more else "")
 
     def _symbolic(self, e: sympy.Expr) -> str:
-        defs = getattr(self.backend, "defs", {})
         names = {
-            s: _node_latex(s.name, self.names, self.titles) for s in e.free_symbols if s in defs
+            s: _node_latex(s.name, self.names, self.titles)
+            for s in e.free_symbols
+            if self.shown.is_node(s)
         }
         text: str = sympy.latex(e, symbol_names=names)
         return text
@@ -764,13 +719,6 @@ def _num(text: str) -> str:
     return text
 
 
-def _has_nodes(e: sympy.Basic, backend: Any) -> bool:
-    defs = getattr(backend, "defs", None)
-    if not defs:
-        return False
-    return any(s in defs for s in e.free_symbols)
-
-
 def _node_latex(
     name: str, labels: dict[str, str] | None = None, titles: dict[str, str] | None = None
 ) -> str:
@@ -791,23 +739,6 @@ def _node_latex(
     if title:
         return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
     return _tt(m.group(1)) + "_{" + f"{m.group(2)},{m.group(3)}" + "}"
-
-
-def _shorter_forms(e: sympy.Expr) -> list[sympy.Expr]:
-    """Equal, often shorter forms of a softmax entry: e^a / Σ e^b → 1 / Σ e^(b−a)."""
-    num, den = sympy.fraction(e)
-    if not isinstance(num, sympy.exp) or not den.is_Add:
-        return []
-    a = num.args[0]
-    terms = []
-    for t in den.args:
-        if isinstance(t, sympy.exp):
-            terms.append(sympy.exp(t.args[0] - a))
-        elif t.is_Rational:
-            terms.append(t * sympy.exp(-a))
-        else:
-            return []
-    return [1 / sympy.Add(*terms)]
 
 
 # ----------------------------------------------------------------------------- matrices
@@ -1284,12 +1215,10 @@ def stages(trace: Trace) -> list[tuple[str, list[str]]]:
     A step that holds a claim's outcome rather than numbers (``teacher_forcing``)
     is shown with its claim's verdict, not as a stage.
     """
-    from symtf.graph.seq2seq import Forcing
-
     out: list[tuple[str, list[str]]] = []
     keys: list[str] = []
     for name in trace:
-        if isinstance(trace.value(name), Forcing):
+        if trace[name].op == "teacher_forcing":  # a claim's outcome, not numbers
             continue
         key, title = stage_of(name)
         if keys and keys[-1] == key:
@@ -2438,7 +2367,7 @@ def derivation_body(
         raise ValueError("the report carries no trace; check() the derivation first")
     names = {} if opts.node_names else article_names(report)
     titles = {} if opts.node_names else {n: trace[n].title for n in trace if trace[n].title}
-    nums = Numbers(trace.backend, opts, names, titles)
+    nums = Numbers(trace.shown, opts, names, titles)
     ctx = _Context(
         trace, nums, opts, derivation, names=names, node_names=opts.node_names, name_long=True
     )
@@ -2498,7 +2427,7 @@ def document(
 def trace_latex(trace: Trace, options: LatexOptions | None = None) -> str:
     """A trace as display math (for Jupyter): one aligned line group per step."""
     opts = options or LatexOptions()
-    ctx = _Context(trace, Numbers(trace.backend, opts), opts, None)
+    ctx = _Context(trace, Numbers(trace.shown, opts), opts, None)
     blocks = []
     for name in trace:
         step = trace[name]

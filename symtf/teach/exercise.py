@@ -403,7 +403,10 @@ def blanked_cells(
     out: dict[tuple[str, int, int], str] = {}
     for c, pairs in step_prints(d.claims, trace):
         cols = len(c.printed[0])
-        for k, ((i, j), _) in enumerate(pairs):
+        for k, (index, _) in enumerate(pairs):
+            if len(index) != 2:  # a 3-D/4-D step has no blanks (see printed_entries)
+                continue
+            i, j = index
             bid = by_entry.get((cast(str, c.step), i, j))  # a claim of a step
             if bid is not None:
                 out[(c.label, k // cols, k % cols)] = bid

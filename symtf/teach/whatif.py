@@ -55,10 +55,10 @@ from symtf.checking.evaluation import _fit, selection
 from symtf.checking.wording import place
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
-from symtf.renderers.charts import entropy, softmax_at
 from symtf.renderers.plain import to_text
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
+from symtf.shown import entropy, softmax_at
 from symtf.spec import Derivation, Model, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
@@ -136,6 +136,9 @@ def parse_range(text: str) -> tuple[Fraction, Fraction]:
 def _locate(
     d: Derivation, where: str
 ) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
+    given = next((g for g in d.tensors if g.name == where), None)
+    if given is not None:
+        return _locate_given(d, given)
     m = d.model
     if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
         raise WhatIfError(
@@ -187,6 +190,37 @@ def _locate(
     if mat is None:
         raise WhatIfError(f"--symbol: {where} is not part of this model")
     return mat, setter
+
+
+def _locate_given(
+    d: Derivation, given: Any
+) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
+    """A tensor the file gives (``[tensors]``, or an article's printed input), as a matrix.
+
+    A vector is one row, a number one entry; a tensor of 3 or more axes, or one given as
+    rounded prints (known only to its printed precision), cannot hold a symbol.
+    """
+    if len(given.shape) > 2:
+        raise WhatIfError(
+            f"--symbol: {given.name} has {len(given.shape)} axes; whatif follows entries of "
+            "a matrix, a vector or a number"
+        )
+    if given.rounded:
+        raise WhatIfError(
+            f"--symbol: {given.name} is given as rounded prints (known only to their printed "
+            "precision); make an entry of an exact tensor the symbol"
+        )
+    rows, cols = given.shape if len(given.shape) == 2 else (1, max(len(given.values), 1))
+    mat = sympy.ImmutableMatrix(rows, cols, list(given.values))
+
+    def set_given(new: sympy.ImmutableMatrix) -> Derivation:
+        values = tuple(new[i, j] for i in range(rows) for j in range(cols))
+        tensors = tuple(
+            dataclasses.replace(g, values=values) if g is given else g for g in d.tensors
+        )
+        return dataclasses.replace(d, tensors=tensors)
+
+    return mat, set_given
 
 
 @dataclass(frozen=True)
@@ -453,9 +487,10 @@ def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivatio
     return new, Weight(where, None, sym, value)
 
 
-def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
+def _all_weights(d: Derivation) -> list[Any]:
     m = d.model
-    out = [x for x in (m.embed, m.pos, m.unembed) if x is not None]
+    out: list[Any] = [sympy.ImmutableMatrix([list(g.values)]) for g in d.tensors if g.values]
+    out += [x for x in (m.embed, m.pos, m.unembed) if x is not None]
     for layer in m.layers:
         out += [getattr(layer, k) for k in LAYER_MATRICES if getattr(layer, k, None) is not None]
         for h in layer.heads:
@@ -697,6 +732,7 @@ def whatif(
     points: int = 121,
     ranges: dict[str, tuple[Fraction, Fraction]] | None = None,
     draw: bool = False,
+    derivation: Derivation | None = None,
 ) -> WhatIf:
     """Follow printed outputs as weights or settings become symbols (see the module docstring).
 
@@ -711,6 +747,8 @@ def whatif(
         ranges: Ranges of single symbols by name, over the default.
         draw: Whether the caller writes the plots itself (:func:`write`): the sharpness
             plot's scores are then read too, as they are with ``out``.
+        derivation: The derivation, already read (an article drafted in memory);
+            ``path`` is then only its name.
 
     Raises:
         WhatIfError: For a weight, label or range that does not fit.
@@ -720,7 +758,7 @@ def whatif(
     if not 2 <= points <= 2001:
         raise WhatIfError(f"--points: expected 2 to 2001, found {points}")
     texts = [symbol] if isinstance(symbol, str) else list(symbol)
-    d0 = load(path)
+    d0 = derivation if derivation is not None else load(path)
     d, ws = substitute_all(d0, texts)
     names = {str(w.symbol) for w in ws}
     for key in ranges or {}:
