@@ -11,9 +11,9 @@ import re
 
 import pytest
 
+from symtf.renderers.html import label_html
 from symtf.renderers.labels import (
     entry_math,
-    label_html,
     label_math,
     label_plain,
     label_tex,

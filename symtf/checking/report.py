@@ -132,7 +132,6 @@ class DerivationReport:
         n = self.printed_count
         return 100.0 * self.checked_count / n if n else 0.0
 
-
     def __repr__(self) -> str:
         from symtf.summary import derivation_summary
 

@@ -10,13 +10,13 @@ other until a notebook asks for a picture:
 
 Each renderer is imported the first time an object of its type is shown.
 
-Example:
-    >>> from IPython.core.formatters import DisplayFormatter  # doctest: +SKIP
-    >>> formatter = DisplayFormatter()  # doctest: +SKIP
-    >>> register(formatter)  # doctest: +SKIP
-    >>> data, _ = formatter.format(report)  # doctest: +SKIP
-    >>> data["text/html"].startswith('<div class="symtf">')  # doctest: +SKIP
-    True
+Example (in IPython; ``report`` is a :class:`~symtf.checking.report.Report`)::
+
+    from IPython.core.formatters import DisplayFormatter
+    formatter = DisplayFormatter()
+    register(formatter)
+    data, _ = formatter.format(report)
+    data["text/html"].startswith('<div class="symtf">')  # True
 """
 
 from __future__ import annotations

@@ -166,10 +166,11 @@ class HtmlOptions:
 
 
 def label_html(label: str) -> str:
-    """An article's label as HTML, its maths as MathML (:mod:`symtf.renderers.labels`)."""
-    from symtf.renderers.labels import label_html as typeset
+    """An article's label as HTML: its text escaped, its maths as MathML (the pieces
+    :func:`symtf.renderers.labels.parts` reads)."""
+    from symtf.renderers.labels import parts
 
-    return typeset(label)
+    return "".join(mathml(p.text) if p.math else html.escape(p.text) for p in parts(label))
 
 
 def mathml(tex: str, *, display: bool = False) -> str:

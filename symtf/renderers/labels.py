@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import re
 from dataclasses import dataclass
 
@@ -380,14 +379,14 @@ def is_math(label: str) -> bool:
 
 def label_tex(label: str) -> str:
     r"""A label in LaTeX text mode: its maths in ``$…$``, its text escaped."""
-    from symtf.renderers.latex import escape
+    from symtf.renderers.tex import escape
 
     return "".join("$" + p.text + "$" if p.math else escape(p.text) for p in parts(label))
 
 
 def label_math(label: str) -> str:
     r"""A label in LaTeX math mode: its maths as maths, its text in ``\text{…}``."""
-    from symtf.renderers.latex import math_text
+    from symtf.renderers.tex import math_text
 
     return "".join(p.text if p.math else math_text(p.text) for p in parts(label))
 
@@ -412,13 +411,6 @@ def entry_math(label: str, at: str) -> str:
     return "[" + inner + "]_{" + at + "}"
 
 
-def label_html(label: str) -> str:
-    """A label as HTML: its text escaped, its maths as MathML."""
-    from symtf.renderers.html import mathml
-
-    return "".join(mathml(p.text) if p.math else html.escape(p.text) for p in parts(label))
-
-
 def label_plain(label: str) -> str:
     """A label for a terminal: its maths as Unicode (``Q₁ K₁ᵀ`` reads ``Q_1 K_1ᵀ``)."""
     from symtf.renderers.plain import to_text
@@ -431,7 +423,6 @@ __all__ = [
     "Piece",
     "entry_math",
     "is_math",
-    "label_html",
     "label_math",
     "label_plain",
     "label_tex",

@@ -113,6 +113,20 @@ def to_text(tex: str) -> str:
     return re.sub(r"(^|[(=,] ?)- (?=[\w(√])", r"\1-", text)  # a leading minus: -(9 √2 …)
 
 
+def matrix_cells(value: Any) -> list[list[Any]] | None:
+    """A matrix value's entries, row by row (SymPy, or anything with ``tolist``); None for a scalar."""
+    import sympy
+
+    if isinstance(value, sympy.MatrixBase):
+        return [[value[i, j] for j in range(value.cols)] for i in range(value.rows)]
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None:
+        rows: list[list[Any]] = tolist()
+        if rows and isinstance(rows[0], list):
+            return rows
+    return None
+
+
 def value_text(value: Any, numbers: Any, *, max_rows: int = 8, max_cols: int = 8) -> list[str]:
     """A matrix or scalar as aligned text rows (exact when short, else certified decimals ``…``).
 
@@ -123,9 +137,7 @@ def value_text(value: Any, numbers: Any, *, max_rows: int = 8, max_cols: int = 8
         max_rows: Rows shown before the middle is elided.
         max_cols: Columns shown before the middle is elided.
     """
-    from symtf.renderers.latex import _matrix_cells
-
-    cells = _matrix_cells(value)
+    cells = matrix_cells(value)
     if cells is None:
         return [_entry_text(numbers.entry(value), exact=True)]
     n, m = len(cells), len(cells[0]) if cells else 0

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.renderers.html import head
-from symtf.renderers.labels import entry_math, label_html, label_math, label_tex
+from symtf.renderers.html import head, label_html
+from symtf.renderers.labels import entry_math, label_math, label_tex
 from symtf.renderers.latex import escape, standalone
 from symtf.spec import Derivation
 from symtf.teach.exercise import (
