@@ -126,9 +126,28 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
     return dataclasses.replace(
         report,
         article=name,
-        unchecked=(*draft.unmapped, *unread),
+        unchecked=(*_not_copied(draft.unmapped, report), *unread),
         seconds=time.perf_counter() - start,
     )
+
+
+def _not_copied(unmapped: Any, report: Any) -> list[Any]:
+    """The draft's unmapped printings, less the literals that got a verdict as copy slips
+    (:mod:`symtf.checking.lineage`): each such literal is checked, once."""
+    copies = [
+        (r.claim.source_line, c.printed)
+        for r in report.results
+        for c in r.checks
+        if "copy_of" in c.extra
+    ]
+    out = []
+    for u in unmapped:
+        key = (u.line, getattr(u, "text", None))
+        if key in copies:
+            copies.remove(key)
+            continue
+        out.append(u)
+    return out
 
 
 def _claim_of(message: str, claims: list[Any]) -> Any:
