@@ -305,8 +305,8 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
             at_line = f" (line {copied['source_line']})" if copied.get("source_line") else ""
             f = _Finding(
                 "copy-slip",
-                f"a copy slip: the line uses {copied['claim']}{at_line} and writes "
-                f"{copied['printed']} as {c.printed}",
+                f"a copy slip: the line works from {copied['claim']}{at_line} and writes it "
+                "down wrong",
                 root=_root(c.claim, None, None),
             )
             findings[(c.claim, c.index, c.printed)] = f

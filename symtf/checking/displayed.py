@@ -168,10 +168,12 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
     chain = lineage.carried(parsed, replace, xp)
     chain_words = dict(words)  # and what each literal carried through the chain is
     for lit, value in chain:
-        key = next((k for k in ("-" + lit.text, lit.text) if k in words), None)
+        key = _key(lit, parsed.text, words)
         if key is not None and not words[key].startswith("a miscopy"):
             signed = -value if key.startswith("-") else value  # as the key writes it
-            chain_words[key] += f", exactly {_short(quantity(sympy.sympify(signed)).decimal())}"
+            chain_words[key] = (
+                f"{words[key]}, exactly {_significant(quantity(sympy.sympify(signed)).decimal())}"
+            )
 
     checks = []
     for k, (p, a, b) in enumerate(zip(printed, shown_vals, exact_vals, strict=True)):
@@ -234,7 +236,11 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
                 **({"unrounded": operands[1], "operands": operands[2]} if substituted else {}),
             },
             "reading": reading,
-            **({"carried": _carried_fields(chain, sources, copies, quantity)} if chain else {}),
+            **(
+                {"carried": _carried_fields(chain, parsed.text, sources, copies, quantity)}
+                if chain
+                else {}
+            ),
         }
         if symbolic.verdict == "symbolic":
             extra.update(symbolic.extra)
@@ -463,9 +469,9 @@ def _explain_through(
     """A line one of whose literals carries an earlier value it is no rounding of: read
     as displayed and through the chain (the verdict is the chain's)."""
     written, unrounded, _ = operands
-    shown = f"as displayed, {written} = {_short(da)}"
+    shown = f"as displayed, {written} = {_significant(da)}"
     which = "; ".join(f"{k} is {v}" for k, v in words.items())
-    chain = f"through the chain ({which}) it is {unrounded} = {_short(db)}"
+    chain = f"through the chain ({which}) it is {unrounded} = {_significant(db)}"
     if va in _GOOD and vb in _GOOD:
         return f"{shown} and {chain}: both readings give {p.text}"
     if vb in _GOOD:
@@ -480,8 +486,34 @@ def _explain_through(
     return f"{shown}; {chain}: neither reading gives {p.text}"
 
 
+def _key(lit: sx.Literal, text: str, keyed: dict[str, str]) -> str | None:
+    """The key a literal has in ``stands_for`` (``-0.5`` under a unary minus), if any."""
+    if _negated(lit, text) and "-" + lit.text in keyed:
+        return "-" + lit.text
+    return lit.text if lit.text in keyed else None
+
+
+def _significant(s: str | None, digits: int = 7) -> str:
+    """A certified decimal cut after ``digits`` significant digits (``…`` marks a cut)."""
+    if s is None:
+        return "(undecided)"
+    body = s.rstrip("…")
+    if "e" in body.lower() or "." not in body:
+        return s
+    seen, end = 0, len(body)
+    for i, ch in enumerate(body):
+        if ch.isdigit() and (seen or ch != "0"):
+            seen += 1
+            if seen == digits:
+                end = i + 1
+                break
+    end = max(end, body.index("."))  # the integer part is never cut
+    return s if end >= len(body) else body[:end] + "…"
+
+
 def _carried_fields(
     chain: list[tuple[Any, Any]],
+    text: str,
     sources: dict[str, str],
     copies: list[lineage.Copy] | tuple[()],
     quantity: Any,
@@ -491,13 +523,13 @@ def _carried_fields(
     by_pos = {c.pos: c for c in copies}
     out = []
     for lit, value in chain:
-        key = next((k for k in ("-" + lit.text, lit.text) if k in sources), lit.text)
+        key = _key(lit, text, sources) or lit.text
         signed = -value if key.startswith("-") else value  # as the key writes it
         item: dict[str, Any] = {
             "position": lit.pos,
             "literal": key,
             "stands_for": sources.get(key, ""),
-            "value": _short(quantity(sympy.sympify(signed)).decimal()),
+            "value": _significant(quantity(sympy.sympify(signed)).decimal()),
         }
         copy = by_pos.get(lit.pos)
         if copy is not None:

@@ -167,12 +167,14 @@ def copy_slips(
         return []
     claims, here = found
     earlier = claims[:here]
-    seen = {
+    seen = {  # (the line's own literals, drafted as numbers of their own, are not before it)
         p.text.replace("−", "-").lstrip("+-").strip()
         for c in earlier
+        if not (c.unmapped and c.source_line == line)
         for row in c.printed
         for p in row
     }
+    written = {lit.text for lit in parsed.literals}
     near = [
         c
         for c in reversed(earlier)
@@ -199,8 +201,8 @@ def copy_slips(
             flat = [p for row in c.printed for p in row]
             for k, p in enumerate(flat):
                 how = _miscopy(text, p.text, minus)
-                if how is None or p.text in hits:
-                    continue
+                if how is None or p.text in hits or p.text.lstrip("+-−") in written:
+                    continue  # (a number the line also writes as it is: no copy of it)
                 value = _quantity(c, k, len(flat), ev)
                 if value is not None:
                     hits[p.text] = (c, p, value, how)
