@@ -180,7 +180,7 @@ def copy_slips(
         for c in reversed(earlier)
         if c.source_line is not None and 0 <= line - c.source_line <= COPY_LINES
     ]
-    given = repeated.exact_givens(derivation)
+    given: frozenset[Fraction] | None = None  # found only for a literal that gets this far
     out = []
     for lit in parsed.literals:
         text = lit.text
@@ -191,9 +191,11 @@ def copy_slips(
             # the same miscopied number written again: it carries the same slip
             out.append(dataclasses.replace(earlier_copy, pos=lit.pos))
             continue
-        if text in itself or text in seen or repeated.read_as_itself(text, given):
+        if text in itself or text in seen or _significant(text) < COPY_DIGITS:
             continue
-        if _significant(text) < COPY_DIGITS or matches(lit):
+        if given is None:
+            given = repeated.exact_givens(derivation)
+        if repeated.read_as_itself(text, given) or matches(lit):
             continue
         minus = negated(lit)
         hits: dict[str, tuple[Claim, Printed, Any, str]] = {}
