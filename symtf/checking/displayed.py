@@ -12,7 +12,14 @@ stays as written (``0.1*1`` is 0.1, whatever else in the model prints as 0.1);
 ``stands_for = "none"`` keeps every literal as written. The claim's
 verdict is the exact reading's when any literal stood for something (that is
 the quantity the article computes), else the displayed one's; the explanation
-says which reading holds, so hidden precision is told apart from an error.
+says which reading holds, so hidden precision is told apart from an error, and
+JSON ``reading`` names it (``through_chain`` when a literal carries an earlier
+value it does not print as: :mod:`symtf.checking.lineage`, which also finds copy
+slips).
+
+This module is long on purpose: the readings of one line share its parsing, its
+substitutions and their wording; what the article's chain of lines says about a
+literal lives in :mod:`symtf.checking.lineage`.
 """
 
 from __future__ import annotations
@@ -168,11 +175,11 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
     chain = lineage.carried(parsed, replace, xp)
     chain_words = dict(words)  # and what each literal carried through the chain is
     for lit, value in chain:
-        key = _key(lit, parsed.text, words)
+        key = lineage.key_of(lit, _negated(lit, parsed.text), words)
         if key is not None and not words[key].startswith("a miscopy"):
             signed = -value if key.startswith("-") else value  # as the key writes it
             chain_words[key] = (
-                f"{words[key]}, exactly {_significant(quantity(sympy.sympify(signed)).decimal())}"
+                f"{words[key]}, exactly {lineage.significant(quantity(sympy.sympify(signed)).decimal())}"
             )
 
     checks = []
@@ -237,7 +244,11 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
             },
             "reading": reading,
             **(
-                {"carried": _carried_fields(chain, parsed.text, sources, copies, quantity)}
+                {
+                    "carried": lineage.carried_fields(
+                        chain, lambda lit: _negated(lit, parsed.text), sources, copies, quantity
+                    )
+                }
                 if chain
                 else {}
             ),
@@ -440,7 +451,7 @@ def _explain(
         return f"{shown}: {_word(va)}"
     if through is not None and not (va in _GOOD and vb in _GOOD):
         # (both readings right: the chain changes nothing a reader must tell apart)
-        return _explain_through(p, va, da, vb, db, through, operands, copies)
+        return lineage.explain_through(p, va, da, vb, db, through, operands, copies)
     which = "; ".join(f"{k} is {v}" for k, v in words.items())
     exact = f"with the unrounded values ({which}) it is {unrounded} = {_short(db)}"
     good = ("exact", "rounded")
@@ -454,92 +465,6 @@ def _explain(
 
 
 _GOOD = ("exact", "rounded")
-
-
-def _explain_through(
-    p: Printed,
-    va: str,
-    da: str | None,
-    vb: str,
-    db: str | None,
-    words: dict[str, str],
-    operands: tuple[str, str, list[dict[str, Any]]],
-    copies: list[lineage.Copy] | tuple[()],
-) -> str:
-    """A line one of whose literals carries an earlier value it is no rounding of: read
-    as displayed and through the chain (the verdict is the chain's)."""
-    written, unrounded, _ = operands
-    shown = f"as displayed, {written} = {_significant(da)}"
-    which = "; ".join(f"{k} is {v}" for k, v in words.items())
-    chain = f"through the chain ({which}) it is {unrounded} = {_significant(db)}"
-    if va in _GOOD and vb in _GOOD:
-        return f"{shown} and {chain}: both readings give {p.text}"
-    if vb in _GOOD:
-        off = ", ".join(c.key for c in copies)
-        what = f"only the copied {off} is off" if copies else "only the earlier number is off"
-        return f"{shown}, which does not give {p.text}; {chain}: right for the quantity, {what}"
-    if va in _GOOD:
-        return (
-            f"{shown}, right with the numbers it displays; {chain}, so {p.text} is "
-            f"{'a slip' if vb == 'slip' else vb} for the quantity"
-        )
-    return f"{shown}; {chain}: neither reading gives {p.text}"
-
-
-def _key(lit: sx.Literal, text: str, keyed: dict[str, str]) -> str | None:
-    """The key a literal has in ``stands_for`` (``-0.5`` under a unary minus), if any."""
-    if _negated(lit, text) and "-" + lit.text in keyed:
-        return "-" + lit.text
-    return lit.text if lit.text in keyed else None
-
-
-def _significant(s: str | None, digits: int = 7) -> str:
-    """A certified decimal cut after ``digits`` significant digits (``…`` marks a cut)."""
-    if s is None:
-        return "(undecided)"
-    body = s.rstrip("…")
-    if "e" in body.lower() or "." not in body:
-        return s
-    seen, end = 0, len(body)
-    for i, ch in enumerate(body):
-        if ch.isdigit() and (seen or ch != "0"):
-            seen += 1
-            if seen == digits:
-                end = i + 1
-                break
-    end = max(end, body.index("."))  # the integer part is never cut
-    return s if end >= len(body) else body[:end] + "…"
-
-
-def _carried_fields(
-    chain: list[tuple[Any, Any]],
-    text: str,
-    sources: dict[str, str],
-    copies: list[lineage.Copy] | tuple[()],
-    quantity: Any,
-) -> list[dict[str, Any]]:
-    """JSON ``exact_reading.carried``: each literal read through the chain, what it stands
-    for and that value's certified leading digits (and, for a copy slip, what it copies)."""
-    by_pos = {c.pos: c for c in copies}
-    out = []
-    for lit, value in chain:
-        key = _key(lit, text, sources) or lit.text
-        signed = -value if key.startswith("-") else value  # as the key writes it
-        item: dict[str, Any] = {
-            "position": lit.pos,
-            "literal": key,
-            "stands_for": sources.get(key, ""),
-            "value": _significant(quantity(sympy.sympify(signed)).decimal()),
-        }
-        copy = by_pos.get(lit.pos)
-        if copy is not None:
-            item["copy_of"] = {
-                "claim": copy.source,
-                "printed": copy.printed,
-                "source_line": copy.line,
-            }
-        out.append(item)
-    return out
 
 
 def _unread(parsed: sx.Expression, replace: dict[int, Any], derivation: Derivation) -> list[str]:

@@ -359,17 +359,120 @@ def split(checks: Sequence[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     )
 
 
+# ----------------------------------------------------------------------------- in words
+
+
+_GOOD = ("exact", "rounded")
+
+
+def explain_through(
+    p: Printed,
+    va: str,
+    da: str | None,
+    vb: str,
+    db: str | None,
+    words: Mapping[str, str],
+    operands: tuple[str, str, list[dict[str, Any]]],
+    copies: Sequence[Copy],
+) -> str:
+    """A line one of whose literals carries an earlier value it is no rounding of, read
+    as displayed and through the chain (the verdict is the chain's).
+
+    ``words``: each replaced literal and what it stands for, in the article's words;
+    ``operands``: the line as written and with its literals' values.
+    """
+    written, unrounded, _ = operands
+    shown = f"as displayed, {written} = {significant(da)}"
+    which = "; ".join(f"{k} is {v}" for k, v in words.items())
+    chain = f"through the chain ({which}) it is {unrounded} = {significant(db)}"
+    if va in _GOOD and vb in _GOOD:
+        return f"{shown} and {chain}: both readings give {p.text}"
+    if vb in _GOOD:
+        off = ", ".join(c.key for c in copies)
+        what = f"only the copied {off} is off" if copies else "only the earlier number is off"
+        return f"{shown}, which does not give {p.text}; {chain}: right for the quantity, {what}"
+    if va in _GOOD:
+        return (
+            f"{shown}, right with the numbers it displays; {chain}, so {p.text} is "
+            f"{'a slip' if vb == 'slip' else vb} for the quantity"
+        )
+    return f"{shown}; {chain}: neither reading gives {p.text}"
+
+
+def key_of(lit: Any, negated: bool, keyed: Mapping[str, str]) -> str | None:
+    """The key a literal has in ``stands_for`` (``-0.5`` under a unary minus), if any."""
+    text = str(lit.text)
+    if negated and "-" + text in keyed:
+        return "-" + text
+    return text if text in keyed else None
+
+
+def significant(s: str | None, digits: int = 7) -> str:
+    """A certified decimal cut after ``digits`` significant digits (``…`` marks a cut; the
+    integer part is never cut)."""
+    if s is None:
+        return "(undecided)"
+    body = s.rstrip("…")
+    if "e" in body.lower() or "." not in body:
+        return s
+    seen, end = 0, len(body)
+    for i, ch in enumerate(body):
+        if ch.isdigit() and (seen or ch != "0"):
+            seen += 1
+            if seen == digits:
+                end = i + 1
+                break
+    end = max(end, body.index("."))
+    return s if end >= len(body) else body[:end] + "…"
+
+
+def carried_fields(
+    chain: Sequence[tuple[Any, Any]],
+    negated: Any,
+    sources: Mapping[str, str],
+    copies: Sequence[Copy],
+    quantity: Any,
+) -> list[dict[str, Any]]:
+    """JSON ``carried``: each literal read through the chain (``negated``: whether a unary
+    minus applies to it), what it stands for and that value's leading certified digits
+    (and, for a copy slip, what it copies)."""
+    by_pos = {c.pos: c for c in copies}
+    out = []
+    for lit, value in chain:
+        key = key_of(lit, negated(lit), sources) or lit.text
+        signed = -value if key.startswith("-") else value  # as the key writes it
+        item: dict[str, Any] = {
+            "position": lit.pos,
+            "literal": key,
+            "stands_for": sources.get(key, ""),
+            "value": significant(quantity(sympy.sympify(signed)).decimal()),
+        }
+        copy = by_pos.get(lit.pos)
+        if copy is not None:
+            item["copy_of"] = {
+                "claim": copy.source,
+                "printed": copy.printed,
+                "source_line": copy.line,
+            }
+        out.append(item)
+    return out
+
+
 __all__ = [
     "COPY_DIGITS",
     "COPY_LINES",
     "Copy",
     "carried",
+    "carried_fields",
     "copy_check",
     "copy_claim",
     "copy_slips",
+    "explain_through",
     "is_copy",
+    "key_of",
     "remember_copies",
     "remember_written",
+    "significant",
     "split",
     "written_upstream",
 ]
