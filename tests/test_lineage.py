@@ -150,7 +150,10 @@ def _json(report: Any) -> dict[str, Any]:
     from test_formats import json_validator
 
     data = json.loads(render_json.render(Report((report,))))
-    json_validator().validate(data)  # every field added here is declared in the schema
+    json_validator().validate(data)
+    declared = render_json.schema()["$defs"]["check"]["properties"]
+    for c in data["derivations"][0]["checks"]:  # every field written is declared
+        assert set(c) <= set(declared), set(c) - set(declared)
     out: dict[str, Any] = data["derivations"][0]
     return out
 
