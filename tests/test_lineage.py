@@ -38,6 +38,8 @@ from symtf.renderers.text import derivation_lines
 
 MPMATH_DIGITS = 50
 
+pytest_plugins = ["pytester"]
+
 CARRIED = """# Centring one feature by hand
 
 The feature takes three values, x = [12.4, 58.0, 67.87]. Their mean is
@@ -353,3 +355,17 @@ def test_a_derivation_written_by_hand_is_read_as_declared(tmp_path: Path) -> Non
     three = report.checks[1]
     assert rounds_to(mpmath.mpf("0.2336") * 3, "0.7008")
     assert three.verdict == "exact" and three.extra["reading"] == "as_displayed"
+
+
+def test_pytest_fails_the_line_whose_literal_is_a_copy_slip(pytester: pytest.Pytester) -> None:
+    """The loss line is right for the quantity, but its 0.2321 is off: its item fails."""
+    (pytester.path / "post.md").write_text(COPIED, encoding="utf-8")
+    pytester.makefile(".toml", pyproject='[project]\nname = "blog"\nversion = "1"\n')
+    plugin = ("-p", "no:symtf", "-p", "symtf.pytest_plugin", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        *plugin, "-W", "ignore::pytest.PytestAssertRewriteWarning", "--symtf", "post.md"
+    )
+    out = result.stdout.str()
+    assert "FAILED post.md::L - L (copy of p_2): wrong: printed 0.2321" in out, out
+    # the other lines off: the rest (its own copy slip) and the gradient (inherited)
+    assert result.parseoutcomes().get("failed") == 3, out
