@@ -123,6 +123,12 @@ def _guards() -> str:
         "",
         "$$0.1325 \\times 2 = 0.2650$$",
         "",
+        "## The earlier print is the one off",
+        "",
+        "$$h = 1.0 / 3.0 = 0.3334$$",
+        "",
+        "$$0.3333 \\times 3 = 0.9999$$",
+        "",
     ]
     return "\n".join(lines)
 
@@ -327,6 +333,11 @@ def test_no_copy_is_read_into_a_coincidence(guards: Any) -> None:
     assert rounds_to(one / mpmath.mpf("7.547") * 2, "0.2650")
     assert lines[55]["exact_reading"]["stands_for"] == {"0.1325": "g"}
     assert lines[55]["reading"] == "exact_reading"
+    # 0.3333 is one digit from h's 0.3334, but it is the right rounding of 1/3: h's print is
+    # the one off (a slip), and 0.3333 is no miscopy of it
+    assert rounds_to(one / 3, "0.3333") and not rounds_to(one / 3, "0.3334")
+    assert lines[59]["verdict"] == "slip"
+    assert lines[61]["verdict"] == "exact" and lines[61]["reading"] == "as_displayed"
 
 
 HAND = """title = "a probability and a product, written by hand"

@@ -283,6 +283,18 @@ def _quantity(c: Claim, k: int, n: int, ev: Any) -> Any:
     return entries[k] if len(entries) == n else None
 
 
+def rounds_right(copy: Copy, xp: Any) -> bool:
+    """Whether the literal is a correct rounding of the value of the number it copies
+    (then it is no slip: that number's own print was the one off)."""
+    from symtf.checking.slips import prints_as
+
+    try:
+        p = Printed(copy.text, Fraction(copy.text), len(copy.text.partition(".")[2]))
+        return prints_as(xp.ball(sympy.sympify(copy.value), PRECISIONS[0]), p)
+    except (Undecided, SymtfError, TypeError, ValueError, ArithmeticError):
+        return False
+
+
 def remember_copies(ev: Any, claim: Claim, copies: Sequence[Copy]) -> None:
     """Keep the copy slips a line made, for later lines that write the same number again."""
     for c in copies:
@@ -472,6 +484,7 @@ __all__ = [
     "key_of",
     "remember_copies",
     "remember_written",
+    "rounds_right",
     "significant",
     "split",
     "written_upstream",
