@@ -437,6 +437,10 @@ def _off_upstream(
 
         wanted = {bare(t) for t in key.strip("[]").split(",")}
         off = [ch for ch in result.checks if ch.verdict in FAILING]
+        if not key.strip().startswith("[") and any(
+            bare(ch.printed) == bare(key) for ch in result.checks
+        ):
+            off = [ch for ch in off if bare(ch.printed) == bare(key)]  # that number only
         mine = [ch for ch in off if bare(ch.printed) in wanted] or off
         return (ref, None, None, mine[0].verdict) if mine else None
     if ref.strip() in trace:

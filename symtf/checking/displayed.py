@@ -665,6 +665,7 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
         key = _row_key(p.text for p in claim.printed[0])
         ev.printed_results.setdefault(key, sympy.ImmutableMatrix([list(m)]))
         ev.printed_labels.setdefault(key, claim.label)
+        lineage.remember_entries(ev, claim, m)  # or one of its numbers, on its own
 
 
 def _row_key(texts: Any) -> str:
@@ -857,6 +858,10 @@ def _substitutions(
     _earlier_results(
         parsed, results, replace, sources, ev.printed_labels
     )  # numbers of rows read no other way
+    # a number of an earlier line's vector result, repeated on its own
+    lineage.earlier_entries(
+        parsed, claim, ev, replace, sources, lambda lit: _negated(lit, parsed.text)
+    )
     _earlier_links(parsed, claim, ev, replace, sources)
     anchored = (
         found is not None or bool(claim.stands_for) or not _unread(parsed, replace, derivation)

@@ -103,6 +103,53 @@ def remember_written(
     )
 
 
+#: Article lines after a displayed line's vector result within which a literal repeating
+#: one of its numbers stands for that entry (as the draft's ``stands_for`` window).
+ENTRY_LINES = 30
+
+
+def remember_entries(ev: Any, claim: Claim, value: Any) -> None:
+    """Keep each number of a line's printed vector result (``≈ [0.149, 1.0, 0.368]``) with
+    its exact reading, for later lines that repeat one of them (``0.149 / 1.517``)."""
+    row = claim.printed[0] if claim.printed and len(claim.printed) == 1 else ()
+    if len(row) < 2 or not isinstance(value, sympy.MatrixBase) or len(value) != len(row):
+        return
+    for p, v in zip(row, value, strict=True):
+        text = p.text.replace("−", "-").strip()
+        if "." in text and _significant(text) >= 2:  # "0.5" is too short to tell apart
+            ev.printed_entries.setdefault(text, (v, claim.label, claim.source_line))
+
+
+def earlier_entries(
+    parsed: Any,
+    claim: Claim,
+    ev: Any,
+    replace: dict[int, Any],
+    sources: dict[str, str],
+    negated: Any,
+) -> None:
+    """Read the literals, read no other way, that repeat a number of an earlier line's
+    vector result printed at most :data:`ENTRY_LINES` lines before, as that entry's exact
+    reading; ``sources`` names the line."""
+    line = claim.source_line
+    for lit in parsed.literals:
+        if lit.pos in replace or "." not in lit.text or "e" in lit.text.lower():
+            continue
+        minus = negated(lit)
+        # "−0.5878" repeats a printed −0.5878 (the literal is its magnitude), else 0.5878
+        tries = (("-" + lit.text, -1), (lit.text, 1)) if minus else ((lit.text, 1),)
+        for key, sign in tries:
+            hit = ev.printed_entries.get(key)
+            if hit is None:
+                continue
+            value, label, at = hit
+            if line is not None and at is not None and not 0 <= line - at <= ENTRY_LINES:
+                continue
+            replace[lit.pos] = sign * value
+            sources[key] = label
+            break
+
+
 def carried(parsed: Any, replace: Mapping[int, Any], xp: Any) -> list[tuple[Any, Any]]:
     """The replaced literals whose value does not print as the literal: ``(literal, value)``.
 
@@ -400,8 +447,11 @@ def explain_through(
     if va in _GOOD and vb in _GOOD:
         return f"{shown} and {chain}: both readings give {p.text}"
     if vb in _GOOD:
-        off = ", ".join(c.key for c in copies)
-        what = f"only the copied {off} is off" if copies else "only the earlier number is off"
+        if copies:
+            what = f"only the copied {', '.join(c.key for c in copies)} is off"
+        else:
+            carried = [k for k, v in words.items() if ", exactly " in v]
+            what = f"only the earlier {', '.join(carried) or 'number'} it repeats is off"
         return f"{shown}, which does not give {p.text}; {chain}: right for the quantity, {what}"
     if va in _GOOD:
         return (
@@ -473,16 +523,19 @@ def carried_fields(
 __all__ = [
     "COPY_DIGITS",
     "COPY_LINES",
+    "ENTRY_LINES",
     "Copy",
     "carried",
     "carried_fields",
     "copy_check",
     "copy_claim",
     "copy_slips",
+    "earlier_entries",
     "explain_through",
     "is_copy",
     "key_of",
     "remember_copies",
+    "remember_entries",
     "remember_written",
     "rounds_right",
     "significant",
