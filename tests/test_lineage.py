@@ -380,3 +380,62 @@ def test_pytest_fails_the_line_whose_literal_is_a_copy_slip(pytester: pytest.Pyt
     assert "FAILED post.md::L - L (copy of p_2): wrong: printed 0.2321" in out, out
     # the other lines off: the rest (its own copy slip) and the gradient (inherited)
     assert result.parseoutcomes().get("failed") == 3, out
+
+
+# ----------------------------------------------------------------------------- a vector's numbers
+
+VECTOR = """# A softmax by hand, printed to three decimals
+
+The three logits are [0.3, 2.0, 0.6]. Shifted by the largest:
+
+$$[0.3, 2.0, 0.6] - 2.0 = [-1.7, 0, -1.4]$$
+
+Exponentiate:
+
+$$\\exp = [e^{-1.7}, e^0, e^{-1.4}] \\approx [0.182, 1.0, 0.247]$$
+
+Sum:
+
+$$0.182 + 1.0 + 0.247 = 1.429$$
+
+Divide:
+
+$$\\left[\\frac{0.182}{1.429}, \\frac{1.0}{1.429}, \\frac{0.247}{1.429}\\right] \\approx [0.127, 0.700, 0.173]$$
+"""
+
+
+def test_a_number_of_an_earlier_vector_result_stands_for_its_entry(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """0.182 (e^−1.7 = 0.18268…, truncated) written again on its own carries its slip."""
+    d = _json(_report(tmp_path_factory, "vector.md", VECTOR))
+    e = [mpmath.exp(mpmath.mpf("-1.7")), mpmath.mpf(1), mpmath.exp(mpmath.mpf("-1.4"))]
+    total = mpmath.fsum(e)
+    checks: dict[int, list[dict[str, Any]]] = {}
+    for c in d["checks"]:
+        if c["kind"] == "expression":
+            checks.setdefault(c["source_line"], []).append(c)
+    exps, (sum_line,), weights = checks[9], checks[13], checks[17]
+    # the exponentials: 0.182 is e^−1.7 truncated (it rounds to 0.183), a slip
+    assert not rounds_to(e[0], "0.182") and abs(e[0] - mpmath.mpf("0.182")) < mpmath.mpf("0.001")
+    assert [c["verdict"] for c in exps] == ["slip", "exact", "rounded"]
+    # the sum: 1.429 both as written (0.182 + 1.0 + 0.247) and exactly (1.42928…)
+    assert rounds_to(total, "1.429")
+    assert sum_line["verdict"] == "rounded" and sum_line["reading"] == "through_chain"
+    assert sum_line["exact_reading"]["stands_for"] == {
+        "0.182": "line 9",
+        "1.0": "line 9",
+        "0.247": "line 9",
+    }
+    # the weights, through the chain: e^−1.7 / 1.42928… = 0.12781… is printed 0.127, a
+    # slip inherited from the truncated 0.182; 0.700 and 0.173 are right
+    w = [x / total for x in e]
+    assert not rounds_to(w[0], "0.127") and abs(w[0] - mpmath.mpf("0.127")) < mpmath.mpf("0.001")
+    assert rounds_to(w[1], "0.700") and rounds_to(w[2], "0.173")
+    assert rounds_to(mpmath.mpf("0.182") / mpmath.mpf("1.429"), "0.127")  # right as written
+    assert [c["verdict"] for c in weights] == ["slip", "rounded", "rounded"]
+    first = weights[0]
+    assert first["reading"] == "through_chain" and first["cause"] == "inherited"
+    assert first["root"]["source_line"] == 9
+    for c, x in zip(weights, w, strict=True):
+        assert _close(c["exact"], x)
