@@ -311,6 +311,14 @@ class Evaluator:
         #: (article line, printed result) of a chain ``a = b = c`` -> each compound piece
         #: of its links checked so far: (as displayed, exact reading, label, text).
         self.chain_pieces: dict[tuple[int | str, str], list[tuple[Any, Any, str, str]]] = {}
+        #: Label of a displayed line -> the decimal literals it and its lineage read as
+        #: themselves (symtf.checking.lineage).
+        self.written_literals: dict[str, frozenset[str]] = {}
+        #: A number of a displayed line's vector result -> (its exact reading, the line's
+        #: label, its article line), for later lines that repeat it.
+        self.printed_entries: dict[str, tuple[Any, str, int | None]] = {}
+        #: A copy slip's literal as written -> the slip, for later lines that repeat it.
+        self.copied: dict[str, Any] = {}
 
     def _run(self, xp: Any, base: Trace | None) -> Trace:
         reuse = Reuse(base, self.fresh) if base is not None else None

@@ -198,11 +198,30 @@ def checked_draft(draft: Any, name: str, *, start: float | None = None) -> Check
     report = dataclasses.replace(
         report,
         article=name,
-        unchecked=(*draft.unmapped, *unread),
+        unchecked=(*_not_copied(draft.unmapped, report), *unread),
         given=draft.inputs,
         seconds=time.perf_counter() - start,
     )
     return CheckedArticle(checked, draft.toml, report)
+
+
+def _not_copied(unmapped: Any, report: Any) -> list[Any]:
+    """The draft's unmapped printings, less the literals that got a verdict as copy slips
+    (:mod:`symtf.checking.lineage`): each such literal is checked, once."""
+    copies = [
+        (r.claim.source_line, c.printed)
+        for r in report.results
+        for c in r.checks
+        if "copy_of" in c.extra
+    ]
+    out = []
+    for u in unmapped:
+        key = (u.line, getattr(u, "text", None))
+        if key in copies:
+            copies.remove(key)
+            continue
+        out.append(u)
+    return out
 
 
 def _claim_of(message: str, claims: list[Any]) -> Any:

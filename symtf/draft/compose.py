@@ -48,6 +48,8 @@ class Unmapped:
     size: int
     note: str
     candidates: tuple[str, ...] = ()
+    #: Its printed numbers as written, row after row (space-separated).
+    text: str = ""
 
 
 @dataclass
@@ -266,7 +268,11 @@ def compose(article: Article, search: Search) -> Composed:
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
         candidates = tuple(render(c, names) for c in o.candidates)
-        out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
+        out.unmapped.append(
+            Unmapped(
+                p.label, p.line, p.size, o.note, candidates, " ".join(" ".join(r) for r in p.rows)
+            )
+        )
         block = [
             "[[claims]]",
             f"label = {_s(label(_claim_label(p), p.line))}",
