@@ -59,6 +59,8 @@ class Unmapped:
     note: str
     candidates: tuple[str, ...] = ()
     places: tuple[Place, ...] = ()
+    #: Its printed numbers as written, row after row (space-separated).
+    text: str = ""
 
 
 @dataclass(frozen=True)
