@@ -217,8 +217,8 @@ async def test_the_source_articles_three_slips_arrive_at_their_places(
         row = lines[d.range.start.line]
         shown = row[d.range.start.character : d.range.end.character]
         assert d.range.end.line == d.range.start.line
-        # the number itself where the report gives columns, else its whole line
-        assert shown == "-2.049" or shown == row, shown
+        # the number itself: the report gives each number its columns
+        assert shown == "-2.049", (shown, row)
     _close(client, uri)
 
 
@@ -457,7 +457,7 @@ async def test_an_inherited_numbers_diagnostic_points_at_its_root(
 
 
 @needs_seed
-async def test_the_source_articles_logit_has_a_replace_action_once_places_have_columns(
+async def test_the_source_articles_logit_has_a_replace_action_at_its_columns(
     client: LanguageClient,
 ) -> None:
     assert SEED is not None
@@ -475,11 +475,8 @@ async def test_the_source_articles_logit_has_a_replace_action_once_places_have_c
     titles = [a.title for a in actions or []]
     assert "symtf: show the derivation" in titles
     lines = text.split("\n")
-    exact = on_311[0].range.end.character - on_311[0].range.start.character == 6
-    if not exact:
-        assert not [t for t in titles if t.startswith("Replace with")]
-        _close(client, uri)
-        pytest.skip("the report gives no columns yet: no edit is offered at a line's number")
+    start = lines[310].index("-2.049")
+    assert (on_311[0].range.start.character, on_311[0].range.end.character) == (start, start + 6)
     replace = [a for a in actions or [] if a.title == "Replace with -2.048"]
     assert len(replace) == 1
     new = _apply(text, _edits_of(replace[0].edit, uri))  # type: ignore[union-attr]
@@ -597,6 +594,8 @@ async def test_a_notebook_documents_slip_is_shown_in_its_cell(
     )
     diags = await _published(client, f"{nb_uri}#cell3", 1)
     assert len(diags) == 1 and diags[0].range.start.line == 2
+    at = NOTEBOOK_CELLS[3][1].split("\n")[2].index("0.106")  # the number itself, in its cell
+    assert (diags[0].range.start.character, diags[0].range.end.character) == (at, at + 5)
     assert "0.106 is a slip (correctly rounded: 0.105)" in diags[0].message
     assert await _published(client, f"{nb_uri}#cell1", 1) == []
     # the same notebook written as a file and checked by the command agrees

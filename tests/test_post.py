@@ -214,9 +214,10 @@ def test_numbers_are_marked_at_their_places(markdown: tuple[source.Source, str])
     text_marks = [m for m in p.found if m["tag"] == "details" and m["text"].startswith("0.659")]
     assert text_marks and text_marks[0]["verdict"] == "exact"
     assert re.search(r"<strong><details class=\"num v-exact\" id=\"n\d+\"><summary", page)
-    # In the maths: 7.389 (line 14) and the slip 11.212 (line 22) are MathML entries.
+    # In the maths: 7.389, 2.718 and 1.105 (line 14) and the slip 11.212 (line 22) are
+    # MathML entries (the two given here, the others at the columns the reader gave them).
     in_math = {m["text"].strip(): m["verdict"] for m in p.found if m["tag"] == "mrow"}
-    assert in_math == {"7.389": "rounded", "11.212": "slip"}
+    assert in_math == {"7.389": "rounded", "2.718": "rounded", "1.105": "rounded", "11.212": "slip"}
     assert re.search(
         r'<mrow class="num v-slip"><mrow><mn>11\.212</mn></mrow></mrow><mtext class="v-slip">±\d+</mtext>',
         page,
@@ -225,9 +226,9 @@ def test_numbers_are_marked_at_their_places(markdown: tuple[source.Source, str])
     slip = next(m for m in p.found if m["tag"] == "details" and m["verdict"] == "slip")
     assert "11.212" in slip["text"] and "correctly rounded 11.213" in slip["text"]
     assert "their rounding moved the result" in slip["text"]
-    # The two numbers the draft left out (line 12) are marked as not checked, by line.
+    # The two numbers the draft left out (line 12) are marked as not checked, in place.
     unchecked = [m for m in p.found if m["verdict"] == "unchecked"]
-    assert sorted(m["text"].split()[1] for m in unchecked) == ["0.099", "0.1"]
+    assert sorted(m["text"].split("○")[0] for m in unchecked) == ["0.099", "0.1"]
     assert all("(line 12)" in m["text"] for m in unchecked)
     # The bar: 5 checks, 2 left out, 1 off.
     assert "5 checked of 7 printed numbers, 1 off" in p.bar
@@ -240,8 +241,12 @@ def test_every_number_is_marked_once(markdown: tuple[source.Source, str]) -> Non
     page = render_post(read.report, text, "md", drafted=read.derivation.drafted)
     ids = re.findall(r'<details class="num v-\w+" id="(n\d+)"', page)
     assert len(ids) == len(set(ids))
-    keys = sorted(int(k) for k in re.findall(r"(?:[✓±✗?ƒ○])(\d+)", page))
-    assert set(keys) == set(range(1, 8))  # 5 checks and 2 numbers left out, numbered 1…7
+    # 5 checks and 2 numbers left out, numbered 1…7: the three in the prose (0.659 on line
+    # 11, 0.1 and 0.099 on line 12) marked where they stand, the four in maths by key
+    in_text = re.findall(r'aria-label="[a-z ]+: ([0-9.]+)"><span class="printed">', page)
+    assert sorted(in_text) == ["0.099", "0.1", "0.659"]
+    keys = sorted(int(k) for k in re.findall(r"<mtext class=\"v-\w+\">[✓±✗?ƒ○](\d+)<", page))
+    assert keys == [4, 5, 6, 7]
 
 
 def test_without_columns_a_number_is_marked_by_its_line(
@@ -249,7 +254,14 @@ def test_without_columns_a_number_is_marked_by_its_line(
 ) -> None:
     read, text = markdown
     assert read.report is not None
-    page = render_post(read.report, text, "md", drafted=read.derivation.drafted)
+    unplaced = dataclasses.replace(
+        read.report,
+        results=tuple(
+            dataclasses.replace(r, claim=dataclasses.replace(r.claim, places=()))
+            for r in read.report.results
+        ),
+    )  # the report of a reader that knows only lines
+    page = render_post(unplaced, text, "md")
     assert '<mrow class="num' not in page  # nothing is placed inside the maths
     slip = next(m for m in _read(page).found if m["verdict"] == "slip")
     assert "(line 22)" in slip["text"] and "11.212" in slip["text"]
@@ -328,13 +340,14 @@ def test_a_notebook_is_drawn_cell_by_cell_with_its_outputs() -> None:
     p = _read(page)
     assert page.count('<section class="cell ') == 4
     assert 'class="cell code" id="cell-1"' in page and "In [1]:" in page
-    assert '<pre class="output"><code>[[0.707 0.   ]' in page
-    # e^0.707 = 2.02790: printed 2.082 (cell 3, its first line) is wrong, marked by its line.
+    # the printed output's numbers are marked where they stand (the reader's cell columns)
+    assert '<pre class="output"><code>[[<details class="num v-rounded" id="n1">' in page
+    # e^0.707 = 2.02790: printed 2.082 (cell 3, its first line) is wrong, marked in its
+    # maths at the reader's cell column, its note after the formula.
     wrong = [m for m in p.found if m["verdict"] == "wrong"]
-    assert (
-        len(wrong) == 1 and "2.082" in wrong[0]["text"] and "(cell 3, line 1)" in wrong[0]["text"]
-    )
-    assert "correctly rounded 2.028" in wrong[0]["text"]
+    assert [m["tag"] for m in wrong] == ["mrow", "details"]
+    assert wrong[0]["text"] == "2.082" and "2.082" in wrong[1]["text"]
+    assert "correctly rounded 2.028" in wrong[1]["text"]
     assert "13 checked of 13 printed numbers, 1 off" in p.bar  # as symtf check counts them
 
 
@@ -395,6 +408,14 @@ def _seed_page(tmp_path: Path, *, columns: bool) -> str:
     assert read.report is not None
     text = SEED.read_text(encoding="utf-8")
     report = read.report
+    if not columns:  # the report of a reader that knows only lines
+        report = dataclasses.replace(
+            report,
+            results=tuple(
+                dataclasses.replace(r, claim=dataclasses.replace(r.claim, places=()))
+                for r in report.results
+            ),
+        )
     if columns:  # the three slips: "$-0.487+(-1.562)=-2.049$" (306) and the logits (311)
         lines = text.split("\n")
         places = {}
@@ -417,7 +438,7 @@ def _seed_page(tmp_path: Path, *, columns: bool) -> str:
 def test_the_source_article_shows_its_three_slips_with_their_explanations(tmp_path: Path) -> None:
     page = _seed_page(tmp_path, columns=False)
     p = _read(page)
-    assert "486 checked of 496 printed numbers, 3 off" in p.bar
+    assert "489 checked of 499 printed numbers, 3 off" in p.bar
     slips = [m for m in p.found if m["verdict"] == "slip"]
     assert len(slips) == 3
     where = sorted(re.search(r"\(line (\d+)\)", m["text"]).group(1) for m in slips)  # type: ignore[union-attr]
@@ -519,7 +540,7 @@ def test_the_source_article_in_chromium(tmp_path: Path) -> None:
     page = _seed_page(tmp_path, columns=True)
     dom = _shoot(page, "i_love_ai", tmp_path, at=_first(page, "slip"))
     assert dom.count('class="num v-slip"') == 4  # two marks in the maths, two notes after them
-    assert "486 checked of 496 printed numbers, 3 off" in dom
+    assert "489 checked of 499 printed numbers, 3 off" in dom
 
 
 @needs_browser

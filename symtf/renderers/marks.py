@@ -173,7 +173,9 @@ def marks_of(
     unplaced: list[Mark] = []
     for r in report.results:
         for k, c in enumerate(r.checks):
-            own = claim_place(r, c, k)  # the number's own place, where the reader gave it
+            # the check's own place fields first, else its number's place on the claim (the
+            # reader's columns), else the claim's line
+            own = None if _int(_field(c, "source_column")) else claim_place(r, c, k)
             p = place_of(_Fields(own.fields()) if own else c, r.claim.source_line, notebook)
             m = Mark(p or Place(0), c.verdict, c.printed, _check_note(c, r.claim.label))
             (placed if p is not None else unplaced).append(m)
