@@ -362,8 +362,8 @@ class Search:
         return tuple(self.known[key].ball.shape) if key is not None else None
 
     def _event(self, e: Any) -> None:
-        """One event of the code translation (symtf.draft.code): a given, a step, a note, a print."""
-        from symtf.draft.code import Given, Note, Shown, Step
+        """One event of the code translation (symtf.draft.translate): a given, a step, a note, a print."""
+        from symtf.draft.translate import Given, Note, Shown, Step
 
         if isinstance(e, Note):
             self.notes.append(e)
@@ -419,7 +419,7 @@ class Search:
 
     def _retry(self) -> None:
         """Add every pending step whose inputs are known (in order), until none can be added."""
-        from symtf.draft.code import Note
+        from symtf.draft.translate import Note
 
         progress = True
         while progress:
@@ -463,7 +463,7 @@ class Search:
 
     def _shown(self, e: Any) -> None:
         """A printed value of the code: a printing, searched like any other (its label names the step)."""
-        from symtf.draft.code import SIZE
+        from symtf.draft.translate import SIZE
 
         self._shown_key += 1
         key = 2_000_000 + self._shown_key

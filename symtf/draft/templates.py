@@ -1,7 +1,7 @@
 """Candidate steps as data: ``(op, params, inputs)`` trees, rendered to step-language text.
 
 The search (:mod:`symtf.draft.search`) builds candidates from these trees; the
-code translation (:mod:`symtf.draft.code`) builds the same trees from a
+code translation (:mod:`symtf.draft.translate`) builds the same trees from a
 notebook's calls. Each op is named as the step language names it today
 (``matmul`` renders ``a @ b``, ``softmax`` renders ``softmax(x, axis=-1)``), with
 its parameters as a mapping, so that the op table :data:`OPS` is the one place

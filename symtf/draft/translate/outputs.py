@@ -1,0 +1,258 @@
+"""Prints matched with what the code printed: each printed value becomes a claim on a step.
+
+Each ``print`` writes one group of lines to the stream; ``display`` and a cell's last
+expression are its results. A print's arguments say what it shows (a label, a value,
+an f-string's decimals), and the values read from its output group, in order, are
+the claims.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from symtf.draft.templates import Expr, Var
+from symtf.draft.translate.autograd import Autograd
+from symtf.draft.translate.events import SIZE, Note, Shown, Step
+from symtf.draft.translate.expressions import RANDOM
+from symtf.draft.translate.prints import (
+    all_fixed,
+    blanked,
+    is_size,
+    join_group,
+    output_groups,
+    read_values,
+)
+from symtf.draft.translate.scope import Untranslated
+from symtf.draft.translate.sources import Block
+
+
+class Outputs(Autograd):
+    """Prints and the output they wrote (see the module docstring)."""
+
+    def _expression_statement(self, stmt: ast.Expr, *, is_last: bool) -> Any:
+        v = stmt.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and self._autograd_call(v):
+            return None
+        if isinstance(v, ast.Call):
+            dotted = self._dotted(v.func)
+            if dotted in ("print", "display", "IPython.display.display"):
+                how = "print" if dotted == "print" else "display"
+                return (how, self._noted(stmt, [x for a in v.args for x in self._shown_args(a)]))
+            if dotted and dotted.endswith("set_printoptions"):
+                for kw in v.keywords:
+                    if kw.arg == "precision":
+                        p = self._const_or_none(kw.value)
+                        if isinstance(p, int):
+                            if dotted.startswith("torch"):
+                                self.torch_precision = p
+                            else:
+                                self.np_precision = p
+                return None
+            if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Attribute):
+                # lin.weight.copy_(torch.tensor(...)), lin.weight.data.fill_(…)
+                owner = v.func.value
+                if owner.attr in ("weight", "bias", "data") and v.func.attr == "copy_" and v.args:
+                    self._module_weight(owner, v.args[0])
+                    return None
+            if dotted and (
+                RANDOM.search(dotted) or "manual_seed" in dotted or dotted.endswith("seed")
+            ):
+                self._emit(
+                    Note(self._where(stmt), self._source(stmt), "random state is not translated")
+                )
+                return None
+        if is_last and not isinstance(v, ast.Constant):
+            return ("last", self._noted(stmt, self._shown_args(v)))
+        self._emit(
+            Note(self._where(stmt), self._source(stmt), "an expression statement is not translated")
+        )
+        return None
+
+    def _noted(self, stmt: ast.stmt, items: list[Any]) -> list[Any]:
+        """A printed value that cannot be translated is also a note on its statement."""
+        for kind, expr, _label, _d, why in items:
+            if kind == "value" and expr is None and why:
+                reason = json.loads(why)[0]
+                self._emit(Note(self._where(stmt), self._source(stmt), reason))
+                break
+        return items
+
+    def _shown_args(
+        self, node: ast.expr
+    ) -> list[tuple[str, Expr | None, str, int | None, str | None]]:
+        """What one printed argument shows: ``(kind, expr, label, decimals, why-not)`` per part.
+
+        A string is text; an f-string is its text and its values (``{x:.4f}``: 4 decimals).
+        """
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [("text", None, node.value, None, None)]
+        if isinstance(node, ast.JoinedStr):
+            out = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    decimals = None
+                    spec = part.format_spec
+                    if (
+                        isinstance(spec, ast.JoinedStr)
+                        and spec.values
+                        and isinstance(spec.values[0], ast.Constant)
+                    ):
+                        m = re.fullmatch(r"[^.]*\.(\d+)[fF%]?", str(spec.values[0].value))
+                        decimals = int(m.group(1)) if m else None
+                        if m and str(spec.values[0].value).endswith("%"):
+                            decimals = None  # a percentage: read from its digits
+                    kind, expr, label, d, why = self._shown_args(part.value)[0]
+                    out.append((kind, expr, label, decimals if decimals is not None else d, why))
+                elif isinstance(part, ast.Constant):
+                    out.append(("text", None, str(part.value), None, None))
+            return out
+        label = self._source(node)
+        parts = self._tuple_parts(node)
+        if parts is not None:  # print(grads): (tensor([…]),) — each element in turn
+            return [
+                ("value", p, label, None, None)
+                if not isinstance(p, str)
+                else ("value", None, label, None, json.dumps([p, None]))
+                for p in parts
+            ]
+        target, decimals = node, None
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "round"
+            and node.args
+        ):
+            decimals = self._int_or_none(node.args[0])
+            target = node.func.value
+        elif (
+            isinstance(node, ast.Call)
+            and self._dotted(node.func) in ("numpy.round", "numpy.around", "round")
+            and len(node.args) == 2
+        ):
+            decimals = self._int_or_none(node.args[1])
+            target = node.args[0]
+        if is_size(target):
+            return [("value", None, label, decimals, json.dumps([SIZE, None]))]
+        try:
+            return [("value", self._tensor_or_const(target), label, decimals, None)]
+        except Untranslated as e:
+            name = target.id if isinstance(target, ast.Name) else None
+            return [("value", None, label, decimals, json.dumps([str(e), name]))]
+
+    def _assigned(self, stmt: ast.stmt) -> list[Any]:
+        """What a comment under an assignment shows: the value just assigned."""
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            name = stmt.targets[0].id
+            if name in self.names:
+                return [("value", Var(self.names[name]), name, None, None)]
+            if name in self.opaque:
+                return [("value", None, name, None, json.dumps([self.opaque[name], name]))]
+        return []
+
+    def _outputs(self, block: Block, prints: list[Any]) -> Iterator[Any]:
+        """Match a cell's printed output with its prints, in order.
+
+        Each ``print`` writes one group of lines to the stream (a line that does not
+        start with a space starts a group); ``display`` and the cell's last expression
+        are its results, in order. A print whose output cannot be told apart is left.
+        """
+        stream = [g for o in block.outputs if o.kind == "stream" for g in output_groups(o)]
+        results = [o for o in block.outputs if o.kind == "result"]
+        printed = [p for p in prints if p[0] == "print"]
+        shown = [p for p in prints if p[0] in ("display", "last")]
+        if len(printed) == len(stream):
+            for (_, items), g in zip(printed, stream, strict=True):
+                yield from self._match(items, [join_group(g)])
+        elif len(printed) == 1 and stream:
+            yield from self._match(printed[0][1], [join_group(g) for g in stream])
+        else:
+            yield from self._unmatched(stream)
+        if len(shown) == len(results):
+            for (_, items), o in zip(shown, results, strict=True):
+                yield from self._match(items, [join_group(g) for g in output_groups(o)])
+        else:
+            yield from self._unmatched([g for o in results for g in output_groups(o)])
+
+    def _unmatched(self, groups: list[list[tuple[str, int]]]) -> Iterator[Shown]:
+        """Printed values that cannot be told apart by print: searched like prose printings."""
+        cell = self._block.cell if self._block else None
+        for g in groups:
+            text, lines = join_group(g)
+            for rows, rlines, style, _vector in read_values(text, lines):
+                if len(rows) * len(rows[0]) < 2:
+                    continue
+                grid = (
+                    self.np_precision
+                    if style == "numpy" and all_fixed(rows)
+                    else (self.torch_precision if style == "torch" and all_fixed(rows) else None)
+                )
+                yield Shown(
+                    None,
+                    "output",
+                    rows,
+                    tuple(rlines),
+                    cell,
+                    grid,
+                    style == "numpy",
+                    "a print not told apart from the others",
+                )
+
+    def _match(
+        self, items: list[Any], texts: list[tuple[str, list[int]]], *, typed: bool = False
+    ) -> Iterator[Any]:
+        """Claims on the values ``items`` show, read from the printed ``texts`` in order.
+
+        ``typed``: the values were written by hand (``# expected: [[0.09003, …]]``), so each
+        is known to the digits it has, not to the digits numpy or PyTorch would print.
+        """
+        values = [a for a in items if a[0] == "value"]
+        text = "\n".join(t for t, _ in texts)
+        lines = [ln for _, lns in texts for ln in lns]
+        found = read_values(blanked(text, [a[2] for a in items if a[0] == "text"]), lines)
+        if len(values) != len(found) or not values:
+            return
+        cell = self._block.cell if self._block else None
+        for (_kind, expr, label, decimals, reason), (rows, rlines, style, vector) in zip(
+            values, found, strict=True
+        ):
+            shortened = style == "numpy"
+            grid = decimals
+            fixed = all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
+            if typed:
+                pass
+            elif grid is None and style == "numpy" and fixed:
+                grid = self.np_precision
+            elif grid is None and style == "torch" and fixed:
+                grid = self.torch_precision
+            if expr is None:
+                why, name = json.loads(reason) if reason else ("not translated", None)
+                opaque = name if name in self.opaque and name not in self.names else None
+                yield Shown(None, label, rows, tuple(rlines), cell, grid, shortened, why, opaque)
+                continue
+            name = expr.name if isinstance(expr, Var) else None
+            if name is not None and name in self.opaque and name not in self.names.values():
+                yield Shown(
+                    None,
+                    label,
+                    rows,
+                    tuple(rlines),
+                    cell,
+                    grid,
+                    shortened,
+                    self.opaque[name],
+                    name,
+                    vector,
+                )
+                continue  # its printed value stands for it from here on
+            if name is None:
+                name = self._fresh("shown")
+                yield Step(name, expr, f"{self._block.where(1) if self._block else ''}", label)
+            yield Shown(name, label, rows, tuple(rlines), cell, grid, shortened)

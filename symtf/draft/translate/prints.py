@@ -1,0 +1,236 @@
+"""Reading what code printed: output groups, arrays and numbers, values written in comments.
+
+A cell's output is split into one group per print; each group's values are read in
+order (numpy, PyTorch and TensorFlow array prints, then plain numbers), each with the
+file line of its rows. Values written as comments under a statement (``# tensor(…)``,
+``# expected: […]``) are read the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from symtf.draft.translate.sources import Block, Output
+from symtf.errors import SpecError
+from symtf.numbers import split_printed
+
+_PRINTED = re.compile(r"^\s*(?:tensor\(|array\(|tf\.Tensor\(|\[|-?\d)")
+
+
+def all_fixed(rows: tuple[tuple[str, ...], ...]) -> bool:
+    return all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
+
+
+def comment_outputs(block: Block) -> dict[int, tuple[str, list[int], bool, str | None]]:
+    """Printed values written as comments right under a statement (``# tensor([[…]])``).
+
+    Keyed by the block line the comment follows: the text is the comment without its
+    ``#``, its file lines, whether a lead-in (``# expected: approximately …``,
+    ``# out ≈ …``) says it was typed by hand rather than pasted from a print, and the
+    variable such a lead-in names (``out``), if any. A typed value may come after a
+    line of prose in the same comment; a pasted one starts it.
+    """
+    lines = block.text.splitlines()
+    out: dict[int, tuple[str, list[int], bool, str | None]] = {}
+    k = 0
+    while k < len(lines):
+        stripped = lines[k].strip()
+        if (
+            not stripped.startswith("#")
+            or k == 0
+            or not lines[k - 1].strip()
+            or lines[k - 1].strip().startswith("#")
+        ):
+            k += 1
+            continue
+        start = key = k
+        texts: list[str] = []
+        while k < len(lines) and lines[k].strip().startswith("#"):
+            texts.append(re.sub(r"\s+#.*$", "", re.sub(r"^\s*#\s?", "", lines[k])))
+            k += 1
+        name: str | None = None
+        typed = False
+        for i, line in enumerate(texts):
+            lead = _LEAD_IN.match(line) or _NAMED_LEAD_IN.match(line)
+            if lead is None:
+                continue
+            first = line[lead.end() :]
+            if not first.strip() and i + 1 == len(texts):
+                continue  # "# Expected:" and nothing under it
+            # "# expected: approximately [[…]]", "# out ≈ [[…]]", "# Expected:" over "# array(…)"
+            skipped = i if first.strip() else i + 1
+            texts = [first, *texts[i + 1 :]] if first.strip() else texts[i + 1 :]
+            texts = texts[: _first_value_lines(texts)]
+            start += skipped
+            name = lead.groupdict().get("name")
+            typed = True
+            break
+        text = "\n".join(texts)
+        if _PRINTED.match(text) and re.search(r"\d", text):
+            lines_of = [block.file_line(start + 1 + i) for i in range(len(texts))]
+            out[key] = (text, lines_of, typed, name)
+    return out
+
+
+#: Words that introduce a value written in a comment under a statement: ``expected:``,
+#: ``output:``, ``->``, ``≈``, each optionally followed by ``approximately``.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:expected|expect|output|result|returns?|prints?|gives?)\s*[:=]?|->|=>|→|≈|~)"
+    r"\s*(?:approximately|approx\.?|about|roughly|~|≈)?\s*:?\s*",
+    re.IGNORECASE,
+)
+
+
+#: A variable and what it is: ``out ≈ [[…]]``, ``loss = 0.93``, ``y -> [1, 2]``.
+_NAMED_LEAD_IN = re.compile(
+    r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?:≈|==|=|->|=>|→|~|:)\s*"
+    r"(?:approximately|approx\.?|about|roughly|~|≈)?\s*(?=[-\[\d.]|tensor\(|array\()"
+)
+
+
+def _first_value_lines(texts: list[str]) -> int:
+    """How many of a comment's lines its first printed value spans (a note may follow it)."""
+    text = "\n".join(texts)
+    m = _PRINTED.match(text)
+    if m is None or not re.match(r"\s*(?:tensor\(|array\(|tf\.Tensor\(|\[)", text):
+        return 1  # a number, or not a value: its own line
+    end = closing(text, text.index("(" if text.lstrip()[0] != "[" else "["))
+    return len(texts) if end is None else text[: end + 1].count("\n") + 1
+
+
+def output_groups(o: Output) -> list[list[tuple[str, int]]]:
+    """An output's text as one group per print: a line that does not start with a space starts one."""
+    out: list[list[tuple[str, int]]] = []
+    lines = o.text.splitlines()
+    file_lines = list(o.lines) + [o.lines[-1] if o.lines else 0] * max(0, len(lines) - len(o.lines))
+    for text, line in zip(lines, file_lines, strict=False):
+        if not text.strip():
+            continue
+        if out and (text[:1].isspace() or _open(out[-1])):
+            out[-1].append((text, line))
+        else:
+            out.append([(text, line)])
+    return out
+
+
+def _open(group: list[tuple[str, int]]) -> bool:
+    text = "".join(t for t, _ in group)
+    return text.count("[") > text.count("]") or text.count("(") > text.count(")")
+
+
+def is_size(node: ast.expr) -> bool:
+    """``x.shape``, ``x.size()``, ``x.ndim``, ``len(x)``, ``x.numel()``: what prints a size.
+
+    ``torch.Size([2, 3])`` holds integers that many steps round to by chance (the mean of
+    a column, 1.5 and 3.5, is a tie with 2 and 3), so no step is searched for them.
+    """
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("shape", "ndim")
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id == "len"
+        if isinstance(node.func, ast.Attribute):
+            return node.func.attr in ("size", "numel", "dim")
+    return False
+
+
+def blanked(text: str, literals: list[str]) -> str:
+    """``text`` with the print's own string arguments blanked, in order, where they occur.
+
+    ``print("Text 1:", x)`` writes ``Text 1: tensor([…])``: the 1 of the label is not a
+    printed value. Each literal is looked for after the one before it; one not found is
+    left alone. Blanks keep every other character at its place (and its line).
+    """
+    at = 0
+    for literal in literals:
+        needle = literal.strip()
+        if not needle:
+            continue
+        i = text.find(needle, at)
+        if i < 0:
+            continue
+        text = text[:i] + re.sub(r"[^\n]", " ", needle) + text[i + len(needle) :]
+        at = i + len(needle)
+    return text
+
+
+def join_group(group: list[tuple[str, int]]) -> tuple[str, list[int]]:
+    return "\n".join(t for t, _ in group), [ln for _, ln in group]
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def read_values(
+    text: str, lines: list[int]
+) -> list[tuple[tuple[tuple[str, ...], ...], list[int], str, bool]]:
+    """The printed values in an output group, in order: arrays (numpy, torch, TF prints) and numbers.
+
+    Each is ``(rows, row lines, style, vector)``; ``vector``: a one-dimensional array
+    (``tensor([1., 2.])``, one bracket), whose one row is not a 1×n matrix.
+    """
+    out = []
+    k = 0
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_at(pos: int) -> int:
+        n = sum(1 for s in starts if s <= pos) - 1
+        return lines[min(n, len(lines) - 1)] if lines else 0
+
+    while k < len(text):
+        m = re.compile(r"(tensor\(|array\(|tf\.Tensor\(|\[)").search(text, k)
+        n = _NUMBER.search(text, k)
+        if m is None and n is None:
+            break
+        if m is not None and (n is None or m.start() <= n.start()):
+            end = closing(text, m.end() - 1)
+            if end is None:
+                break
+            chunk = text[m.start() : end + 1]
+            if m.group(0) != "[":
+                tail = re.match(r"[^)]*\)", text[end + 1 :])
+                chunk = text[m.start() : end + 1 + (tail.end() if tail else 0)]
+                end = end + (tail.end() if tail else 0)
+            try:
+                parsed = split_printed(chunk, "output")
+            except SpecError:
+                parsed = None
+            if parsed is not None:
+                cells, _short = parsed
+                style = "torch" if chunk.startswith(("tensor", "tf.")) else "numpy"
+                rows = tuple(tuple(r) for r in cells)
+                per_row = _row_lines(chunk, m.start(), line_at, len(rows))
+                vector = len(rows) == 1 and chunk.count("[") == 1
+                out.append((rows, per_row, style, vector))
+            k = end + 1
+            continue
+        assert n is not None
+        out.append((((n.group(0),),), [line_at(n.start())], "number", False))
+        k = n.end()
+    return out
+
+
+def _row_lines(chunk: str, offset: int, line_at: Callable[[int], int], rows: int) -> list[int]:
+    """The file line of each printed row of an array (its inner brackets, one per row)."""
+    opens = [m.start() for m in re.finditer(r"\[(?=[^\[])", chunk)]
+    if len(opens) == rows:
+        return [line_at(offset + p) for p in opens]
+    return [line_at(offset)] * rows
+
+
+def closing(text: str, open_at: int) -> int | None:
+    """The index of the bracket or parenthesis closing the one at ``open_at``."""
+    pairs = {"[": "]", "(": ")"}
+    opener = text[open_at]
+    depth = 0
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c == opener:
+            depth += 1
+        elif c == pairs[opener]:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None

@@ -1,0 +1,443 @@
+"""What the translation knows while it walks the code: names, constants, literals, imports.
+
+:class:`Scope` holds the state a walk through the code builds (each variable's step,
+its Python constants, what is not translated and why, the notebook's functions and
+modules) and reads the plain parts of the code: dotted names through the imports,
+Python numbers computed from literals, and array literals with their entries as
+written (``0.1`` stays the text ``0.1``, never a binary float).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from symtf.draft.names import ident
+from symtf.draft.templates import Expr, Num
+from symtf.draft.translate.events import Given, Step
+from symtf.draft.translate.sources import Block
+from symtf.draft.translate.table import FAMILIES, Translation
+
+#: Longest loop unrolled, and deepest inlining of notebook functions.
+MAX_UNROLL = 64
+
+
+MAX_INLINE = 8
+
+
+#: numpy's and PyTorch's default print precision.
+NUMPY_PRECISION = 8
+
+
+TORCH_PRECISION = 4
+
+
+class Untranslated(Exception):
+    """A construct with no translation (the message says which)."""
+
+
+@dataclass
+class NnModule:
+    kind: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    weight: Expr | None = None
+    bias: Expr | None = None
+
+
+@dataclass
+class NotebookFunction:
+    params: list[str]
+    body: list[ast.stmt]
+
+
+@dataclass
+class Leaf:
+    """A tensor created with ``requires_grad=True``, and what its ``.grad`` holds.
+
+    Attributes:
+        versions: The steps the variable has named since it was created: its value, then
+            each value an in-place change (``w -= lr * w.grad`` under ``no_grad``) gave it.
+            It stays one leaf for autograd, so a gradient stops at any of them.
+        terms: ``(y, x)`` of each ``y.backward()`` that reached it since ``.grad`` was last
+            reset: ``.grad`` is their sum (PyTorch accumulates).
+        base: What ``.grad`` is with no term: ``none`` (never reached), ``zero`` (after
+            ``.grad.zero_()``), ``either`` (after ``optimizer.zero_grad()``: None or zeros
+            by PyTorch version).
+        unknown: Why ``.grad`` cannot be told (until it is reset), or ``""``.
+    """
+
+    versions: list[str]
+    terms: list[tuple[str, str]] = field(default_factory=list)
+    base: str = "none"
+    unknown: str = ""
+
+    def reset(self, base: str) -> None:
+        """``.grad`` set to None, zeroed, or either."""
+        self.terms, self.base, self.unknown = [], base, ""
+
+
+ARRAY_MAKERS = {
+    ("numpy", "array"),
+    ("numpy", "asarray"),
+    ("jax.numpy", "array"),
+    ("jax.numpy", "asarray"),
+    ("torch", "tensor"),
+    ("torch", "as_tensor"),
+    ("torch", "Tensor"),
+    ("torch", "FloatTensor"),
+    ("tensorflow", "constant"),
+    ("tensorflow", "Variable"),
+    ("tensorflow", "convert_to_tensor"),
+}
+
+
+@dataclass(frozen=True)
+class DecimalText:
+    """A decimal literal and its text as written (``0.1``, never the binary float)."""
+
+    text: str
+    value: float
+
+
+def const_of_num(e: Num) -> Any:
+    try:
+        return int(e.text)
+    except ValueError:
+        return DecimalText(e.text, float(e.text))
+
+
+def num_text(v: Any) -> str:
+    if isinstance(v, DecimalText):
+        return v.text
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    return str(v)
+
+
+class Scope:
+    """The state of a walk through code blocks, and the plain values it reads.
+
+    Args:
+        shape_of: The shape of a translated variable's value so far (``None`` if unknown);
+            the translation asks it for ``x.shape``, ``len(x)`` and axis permutations.
+    """
+
+    def __init__(self, shape_of: Callable[[str], tuple[int, ...] | None]) -> None:
+        self.shape_of = shape_of
+        self.aliases: dict[str, str] = {}  # local name → canonical module or module.function
+        self.consts: dict[str, Any] = {}  # python numbers (and tuples of them)
+        self.names: dict[str, str] = {}  # variable → its current step name
+        self.opaque: dict[str, str] = {}  # variable → why its value is unknown
+        self.modules: dict[str, NnModule] = {}
+        self.functions: dict[str, NotebookFunction] = {}
+        #: Functions written without a body, read by their names (:data:`STUBS`).
+        self.stubs: dict[str, Translation] = {}
+        #: Module classes declared without bodies, read as the ``torch.nn`` module named so.
+        self.module_stubs: set[str] = set()
+        self.taken: set[str] = set()
+        self.float32 = False
+        self.np_precision = NUMPY_PRECISION
+        self.torch_precision = TORCH_PRECISION
+        self._block: Block | None = None
+        self._src = ""
+        self._inline = 0
+        self._events: list[Any] = []
+        self._cutting = False  # the statement being translated detaches a value
+        self._pair = False  # a topk call is being read as its values and indices
+        #: Variables with no translated value whose printed value a later print gives.
+        self.printed_opaque: set[str] = set()
+        #: Each variable's last assigned expression (idioms such as a mask built before use).
+        self.defs: dict[str, ast.expr] = {}
+        #: Autograd: tensors created with requires_grad=True, by variable (see :class:`Leaf`).
+        self.leaves: dict[str, Leaf] = {}
+        #: Each step's expression and the given tensors, by step name: what a gradient
+        #: flows through (a name that is neither is a print standing for untranslated code).
+        self.exprs: dict[str, Expr] = {}
+        self.givens: set[str] = set()
+        #: Steps a gradient does not flow through: computed under ``torch.no_grad()``, or
+        #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
+        self.cut: set[str] = set()
+        self.no_grad = 0
+        #: The prints of the statements inside a ``with`` block, in order (its body is not
+        #: a cell's top level, but what it prints is the cell's output all the same).
+        self._inner_prints: list[tuple[str, list[Any]]] = []
+        #: Variables holding a tuple of tensors (``torch.autograd.grad`` returns one): each
+        #: element's expression, or why it has none.
+        self.tuples: dict[str, list[Expr | str]] = {}
+        #: Optimizers built on a written-out list of tensors: variable → their variables.
+        self.optimizers: dict[str, list[str]] = {}
+        #: ``grad(y, x)`` steps already written, and sums of them, by what they compute.
+        self._grad_steps: dict[tuple[tuple[str, str], ...], str] = {}
+
+    def _emit(self, event: Any) -> None:
+        if isinstance(event, Step):
+            self.exprs[event.name] = event.expr
+            if self.no_grad or self._cutting:
+                self.cut.add(event.name)
+        elif isinstance(event, Given):
+            self.givens.add(event.name)
+        self._events.append(event)
+
+    def _where(self, node: ast.AST) -> str:
+        assert self._block is not None
+        return self._block.where(getattr(node, "lineno", 1))
+
+    def _source(self, node: ast.AST) -> str:
+        try:  # a node of an earlier cell (an inlined function, a mask's definition) has no text here
+            text = ast.get_source_segment(self._src, node) or ""
+        except (IndexError, ValueError):
+            text = ""
+        return " ".join(text.split())[:160]
+
+    def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                self.aliases[a.asname or a.name.split(".")[0]] = (
+                    a.name if a.asname else a.name.split(".")[0]
+                )
+        else:
+            base = stmt.module or ""
+            for a in stmt.names:
+                self.aliases[a.asname or a.name] = f"{base}.{a.name}"
+
+    def _fresh(self, name: str) -> str:
+        base = ident(name) or "v"
+        out, k = base, 2
+        while out in self.taken:
+            out, k = f"{base}_{k}", k + 1
+        self.taken.add(out)
+        return out
+
+    def _bind(self, name: str, step: str) -> None:
+        self.names[name] = step
+        self.consts.pop(name, None)
+        self.opaque.pop(name, None)
+
+    def _dotted(self, node: ast.expr | None) -> str | None:
+        """``np.exp`` → ``numpy.exp`` (through the notebook's imports); ``None`` if not a name."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        head = self.aliases.get(node.id, node.id)
+        return ".".join([head, *reversed(parts)])
+
+    def _module_name(self, dotted: str) -> tuple[str, str] | None:
+        mod, _, fname = dotted.rpartition(".")
+        canon = {
+            "tf": "tensorflow",
+            "jnp": "jax.numpy",
+            "np": "numpy",
+            "F": "torch.nn.functional",
+        }.get(mod, mod)
+        if canon.startswith("tensorflow"):
+            canon = (
+                "tensorflow.math"
+                if canon == "tensorflow.math"
+                else ("tensorflow.nn" if canon == "tensorflow.nn" else "tensorflow")
+            )
+        if not canon:
+            return None
+        return canon, fname
+
+    def _is_module_call(self, func: ast.expr) -> bool:
+        """Whether ``a.b.f(…)`` calls a function of an imported module (not a tensor's method)."""
+        node = func
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name) or node is func:
+            return isinstance(node, ast.Name) and node.id in self.aliases
+        return node.id in self.aliases and node.id not in self.names and node.id not in self.consts
+
+    def _array_family(self, method: str) -> str:
+        """``torch`` or ``numpy``: the one of the two the code imports, for ``x.method()``.
+
+        Raises:
+            Untranslated: When the code imports both, or neither.
+        """
+        imported = {FAMILIES.get(m.split(".")[0], "") for m in self.aliases.values()}
+        families = sorted(imported & {"torch", "numpy"})
+        if len(families) != 1:
+            raise Untranslated(
+                f"x.{method}() differs between PyTorch tensors and numpy arrays, and "
+                + ("the code imports both" if families else "the code imports neither")
+            )
+        return families[0]
+
+    def _number_text(self, node: ast.Constant) -> str:
+        text = ast.get_source_segment(self._src, node)
+        if text and re.fullmatch(r"[\d_.eE+-]+", text):
+            return text.replace("_", "")
+        return num_text(node.value)
+
+    def _const_or_none(self, node: ast.expr) -> Any:
+        try:
+            return self._const(node)
+        except Untranslated:
+            return None
+
+    def _const(self, node: ast.expr) -> Any:
+        """A Python number the code computes from literals (no tensor involved)."""
+        match node:
+            case ast.Constant(value=v) if isinstance(v, (int, float, bool)) or v is None:
+                if isinstance(v, float):
+                    return DecimalText(self._number_text(node), v)
+                return v
+            case ast.Constant(value=str() as s):
+                return s
+            case ast.Name(id=name) if name in self.consts:
+                return self.consts[name]
+            case ast.UnaryOp(op=ast.USub(), operand=x):
+                v = self._const(x)
+                if isinstance(v, DecimalText):
+                    return DecimalText("-" + v.text, -v.value)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return -v
+            case ast.BinOp(left=a, op=op, right=b):
+                x, y = self._const(a), self._const(b)
+                if isinstance(x, DecimalText) or isinstance(y, DecimalText):
+                    raise Untranslated("arithmetic on decimal literals")
+                if isinstance(x, int) and isinstance(y, int):
+                    if isinstance(op, ast.Add):
+                        return x + y
+                    if isinstance(op, ast.Sub):
+                        return x - y
+                    if isinstance(op, ast.Mult):
+                        return x * y
+                    if isinstance(op, ast.FloorDiv) and y:
+                        return x // y
+                    if isinstance(op, ast.Pow) and 0 <= y <= 64:
+                        return x**y
+            case ast.Call(func=f, args=args) if self._dotted(f) in ("float",) and args:
+                v = self._const(args[0])
+                if v in ("-inf", "inf", "-Infinity"):
+                    return float(v)
+                return v
+            case ast.Attribute(attr="inf") if (self._dotted(node) or "").startswith(
+                ("numpy", "torch", "math")
+            ):
+                return float("inf")
+            case ast.Subscript(value=ast.Attribute(value=base, attr="shape"), slice=idx):
+                shape = self._shape_of_node(base)
+                k = self._int(idx)
+                return shape[k]
+            case ast.Call(func=ast.Name(id="len"), args=[x]):
+                return self._shape_of_node(x)[0]
+            case ast.Call(func=ast.Attribute(value=base, attr="size"), args=[idx]):
+                return self._shape_of_node(base)[self._int(idx)]
+        raise Untranslated(f"{self._source(node)} is not a plain number")
+
+    def _shape_of_node(self, node: ast.expr) -> tuple[int, ...]:
+        if isinstance(node, ast.Name) and node.id in self.names:
+            shape = self.shape_of(self.names[node.id])
+            if shape is not None:
+                return shape
+        raise Untranslated(f"the shape of {self._source(node)} is not known")
+
+    def _int(self, node: ast.expr) -> int:
+        v = self._const(node)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise Untranslated(f"{self._source(node)} is not a whole number")
+        return int(v)
+
+    def _int_or_none(self, node: ast.expr) -> int | None:
+        try:
+            return self._int(node)
+        except Untranslated:
+            return None
+
+    def _shape_args(self, args: list[ast.expr]) -> list[int]:
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = list(args[0].elts)
+        return [self._int(a) for a in args]
+
+    def _literal(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[int, ...], bool] | None:
+        """An array literal's entries as written, its shape, and whether it is float32."""
+        f32 = False
+        inner = node
+        if isinstance(node, ast.Call):
+            dotted = self._dotted(node.func)
+            mod = self._module_name(dotted) if dotted else None
+            if mod is None or mod not in ARRAY_MAKERS or not node.args:
+                return None
+            inner = node.args[0]
+            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            name = (self._dotted(dtype) or "") if dtype is not None else ""
+            if mod[0] in ("torch", "tensorflow", "jax.numpy"):
+                f32 = not name.endswith(("float64", "double", "int64", "int32", "long", "int"))
+            else:
+                f32 = name.endswith("float32")
+        if not isinstance(inner, (ast.List, ast.Tuple)):
+            return None
+        try:
+            values, shape = self._nested(inner)
+        except Untranslated:
+            return None
+        if not values:
+            return None
+        if all(re.fullmatch(r"-?\d+", v) for v in values) and isinstance(node, ast.Call):
+            f32 = f32 and any(k.arg == "dtype" for k in node.keywords)  # integer ids stay ints
+        return tuple(values), shape, f32
+
+    def _nested(self, node: ast.expr) -> tuple[list[str], tuple[int, ...]]:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            if not node.elts:
+                raise Untranslated("an empty list")
+            parts = [self._nested(e) for e in node.elts]
+            shapes = {p[1] for p in parts}
+            if len(shapes) != 1:
+                raise Untranslated("a ragged list")
+            return [v for p in parts for v in p[0]], (len(parts), *parts[0][1])
+        v = self._const(node)
+        if isinstance(v, DecimalText):
+            return [v.text], ()
+        if isinstance(v, float) and v in (float("inf"), float("-inf")):
+            return ["inf" if v > 0 else "-inf"], ()
+        if isinstance(v, int) and not isinstance(v, bool):
+            return [str(v)], ()
+        raise Untranslated("an array entry that is not a number")
+
+    def _range(self, node: ast.AST) -> list[int] | None:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+        ):
+            try:
+                args = [self._int(a) for a in node.args]
+            except Untranslated:
+                return None
+            r = range(*args)
+            return list(r) if len(r) <= MAX_UNROLL else None
+        return None
+
+    # -- defined by the stages above (expressions, autograd, the walk) --
+    def _expr(self, node: ast.expr) -> Expr:
+        raise NotImplementedError
+
+    def _operand(self, node: ast.expr) -> Expr:
+        raise NotImplementedError
+
+    def _tensor(self, node: ast.expr) -> Expr:
+        raise NotImplementedError
+
+    def _ndim(self, x: Expr) -> int | None:
+        raise NotImplementedError
+
+    def _grad_of(self, node: ast.Attribute) -> Expr:
+        raise NotImplementedError
+
+    def _tuple_parts(self, node: ast.expr) -> list[Expr | str] | None:
+        raise NotImplementedError
+
+    def _statement(self, stmt: ast.stmt, *, is_last: bool) -> Any:
+        raise NotImplementedError
