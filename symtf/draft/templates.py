@@ -181,6 +181,7 @@ OPS: dict[str, Op] = {
     "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
     "bce": Op("bce({0}, {1})", 4),
     "mse": Op("mse({0}, {1})", 4),
+    "nll": Op("nll({0}, {1})", 4),
     "grad": Op("grad({0}, {1})", 4),
     "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
     "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),

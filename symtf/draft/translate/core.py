@@ -12,15 +12,18 @@ import ast
 from collections.abc import Iterator
 from typing import Any, cast
 
-from symtf.draft.templates import Var
+from symtf.draft.templates import Var, call
 from symtf.draft.translate.autograd import makes_leaf
 from symtf.draft.translate.events import Given, Note, Step
+from symtf.draft.translate.iteration import FILLERS
 from symtf.draft.translate.outputs import Outputs
 from symtf.draft.translate.prints import comment_outputs
 from symtf.draft.translate.scope import (
+    Buffer,
     Leaf,
     NotebookFunction,
     Untranslated,
+    stamp,
 )
 from symtf.draft.translate.sources import Block, without_magics
 from symtf.draft.translate.table import Translation
@@ -122,6 +125,7 @@ class Translator(Outputs):
                     f"not Python: {e.__class__.__name__}",
                 )
                 continue
+            stamp(tree, self._src, block)
             prints: list[tuple[str, list[Any]]] = []
             body = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
             for stmt in tree.body:
@@ -173,12 +177,15 @@ class Translator(Outputs):
                 off = any(self._turns_grad_off(item.context_expr) for item in stmt.items)
                 self.no_grad += off
                 try:
-                    for s in stmt.body:
-                        shown = self._statement(s, is_last=False)
-                        if shown is not None:  # print(x) under ``with torch.no_grad():``
-                            self._inner_prints.append(shown)
+                    for s in stmt.body:  # print(x) under ``with torch.no_grad():``
+                        self._nested_statement(s)
                 finally:
                     self.no_grad -= off
+            elif isinstance(stmt, ast.If):
+                # if i == j: … in an unrolled loop: the branch its constant condition takes
+                taken = self._const(stmt.test)
+                for s in stmt.body if taken else stmt.orelse:
+                    self._nested_statement(s)
             elif isinstance(stmt, ast.FunctionDef):
                 self._function(stmt)
             elif isinstance(stmt, ast.ClassDef):
@@ -213,6 +220,9 @@ class Translator(Outputs):
                 self.names.pop(t, None)
                 self.consts.pop(t, None)
                 self.tuples.pop(t, None)
+                self.dicts.pop(t, None)
+                self.buffers.pop(t, None)
+                self.lazy.pop(t, None)
         finally:
             self._cutting = False
         return None
@@ -238,37 +248,45 @@ class Translator(Outputs):
                 )
             )
             return
-        simple = all(isinstance(s, (ast.Assign, ast.Return, ast.AugAssign)) for s in body)
+        args = stmt.args
         if (
-            not simple
-            or not body
-            or not isinstance(body[-1], ast.Return)
-            or stmt.args.vararg
-            or stmt.args.kwarg
+            not any(isinstance(s, ast.Return) for s in body)
+            or args.vararg
+            or args.kwarg
+            or args.posonlyargs
+            or args.kwonlyargs
         ):
             self._emit(
                 Note(
                     self._where(stmt),
                     f"def {stmt.name}(…)",
-                    "only functions of assignments and a return are inlined",
+                    "only functions with named parameters and a return are inlined",
                 )
             )
+            self.functions.pop(stmt.name, None)
             self.opaque[stmt.name] = "a function that is not translated"
             return
-        self.functions[stmt.name] = NotebookFunction([a.arg for a in stmt.args.args], body)
+        params = [a.arg for a in args.args]
+        # def layer_norm(x, eps=1e-5): the last parameters have the defaults written
+        defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults, strict=True))
+        self.functions[stmt.name] = NotebookFunction(params, body, defaults)
+        self.opaque.pop(stmt.name, None)
 
     def _loop(self, stmt: ast.For) -> None:
-        values = self._range(stmt.iter)
-        if values is None or not isinstance(stmt.target, ast.Name) or stmt.orelse:
-            raise Untranslated("a loop over anything but a literal range is not unrolled")
-        name = stmt.target.id
-        for v in values:
-            self.consts[name] = v
+        """A ``for`` loop, unrolled: its body once per item, each print once per iteration."""
+        items = self._iterate(stmt.iter)
+        if items is None or stmt.orelse:
+            raise Untranslated(
+                "a loop over anything but a range, a list, a dict, the rows of an array, "
+                "enumerate or zip of these is not unrolled"
+            )
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
+            raise Untranslated("a loop with break, continue or return is not unrolled")
+        source = f"{self._source(stmt.target)} in {self._source(stmt.iter)}"
+        for item in items:
+            self._bind_target(stmt.target, item, stmt, source)
             for s in stmt.body:
-                if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
-                    raise Untranslated("a loop with break or continue is not unrolled")
-                self._statement(s, is_last=False)
-        self.consts.pop(name, None)
+                self._nested_statement(s)
 
     def _assign(self, targets: list[ast.expr], value: ast.expr, stmt: ast.stmt) -> None:
         if len(targets) != 1:
@@ -310,7 +328,16 @@ class Translator(Outputs):
                 for t, v in zip(target.elts, value.elts, strict=True):
                     self._assign([t], v, stmt)
                 return
-            raise Untranslated("unpacking a value that is not a literal tuple is not translated")
+            # q, k, v = attention(x): a function's tuple, or the rows of a tensor
+            self._bind_target(target, self._tuple_value(value), stmt)
+            return
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and target.value.id in self.buffers
+        ):
+            self._assign_entry(target, value, stmt)
+            return
         if not isinstance(target, ast.Name):
             raise Untranslated("assigning into an index or attribute is not translated")
         name = target.id
@@ -375,10 +402,41 @@ class Translator(Outputs):
             self.modules[name] = module
             self.opaque.pop(name, None)
             return
+        self.dicts.pop(name, None)
+        self.buffers.pop(name, None)
         const = self._const_or_none(value)
+        if const is None:
+            const = self._words(value)
         if const is not None:
             self.consts[name] = const
             self.names.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if isinstance(value, (ast.Dict, ast.DictComp)):
+            self.dicts[name] = self._dict_of(name, value, stmt)
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.functions
+        ):
+            returned = self._call_function(self.functions[value.func.id], value)
+            if isinstance(returned, list):  # out = attention(x), a tuple: out[0], out[1]
+                self.tuples[name] = list(returned)
+                self.names.pop(name, None)
+                self.consts.pop(name, None)
+                self.opaque.pop(name, None)
+                return
+            self._bind_value(name, returned, stmt)
+            return
+        empty = self._empty(value)
+        if empty is not None:  # a = torch.empty(n): read back only once filled
+            self.buffers[name] = Buffer(empty, None)
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
             self.opaque.pop(name, None)
             return
         self.defs[name] = value
@@ -394,3 +452,63 @@ class Translator(Outputs):
         step = self._fresh(name)
         self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
         self._bind(name, step)
+        self._fill_later(name, value)
+
+    def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
+        """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""
+        if not isinstance(value, ast.Call) or (
+            value.keywords and any(k.arg not in ("dtype", "device") for k in value.keywords)
+        ):
+            return None
+        made = (self._dotted(value.func) or "").rsplit(".", 1)[-1]
+        if made == "empty" and value.args:
+            return tuple(self._shape_args(value.args))
+        if made == "empty_like" and len(value.args) == 1:
+            shape = self._shape(self._expr(value.args[0]))
+            if shape is None:
+                raise Untranslated("empty_like of a tensor whose shape is not known")
+            return shape
+        return None
+
+    def _words(self, value: ast.expr) -> tuple[Any, ...] | None:
+        """A list of words (and whole numbers): ``tokens = ["the", "cat"]``, kept as constants."""
+        if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
+            return None
+        items = [self._const_or_none(e) for e in value.elts]
+        if any(isinstance(v, str) for v in items) and all(
+            isinstance(v, (str, int)) and not isinstance(v, bool) for v in items
+        ):
+            return tuple(items)
+        return None
+
+    def _tuple_value(self, value: ast.expr) -> Any:
+        """The value an unpacking reads: a function's tuple, a tuple held by a name, or a
+        tensor (whose first axis it unpacks)."""
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.functions
+        ):
+            returned = self._call_function(self.functions[value.func.id], value)
+            return tuple(returned) if isinstance(returned, list) else returned
+        return self._argument(value)
+
+    def _fill_later(self, name: str, value: ast.expr) -> None:
+        """Remember an array the code just made (``np.zeros((n, n))``, ``x.copy()``), which it
+        may then fill entry by entry (``a[i, j] = …``)."""
+        if not isinstance(value, ast.Call):
+            return
+        made = (self._dotted(value.func) or "").rsplit(".", 1)[-1]
+        copy = isinstance(value.func, ast.Attribute) and value.func.attr in ("copy", "clone")
+        step = self.names[name]
+        shape = self._known_shape(step)
+        if (made not in FILLERS and not copy) or not shape:
+            return
+        if copy:  # each entry not assigned is the copy's
+            self.buffers[name] = Buffer(
+                shape,
+                None,
+                {(k,): call("getitem", Var(step), index=str(k)) for k in range(shape[0])},
+            )
+        else:
+            self.buffers[name] = Buffer(shape, FILLERS[made])

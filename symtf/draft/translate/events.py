@@ -58,3 +58,9 @@ class Shown:
     reason: str = ""
     opaque: str | None = None  # a variable whose value only this print gives
     vector: bool = False  # printed as a one-dimensional array (one bracket)
+    #: The translation covers every op of the value and of everything it is computed from
+    #: (no op read loosely, such as a dtype change): a print that disagrees is off.
+    complete: bool = False
+    #: Printed by PyTorch with every entry a whole number (``tensor([1., 0.])``): each
+    #: entry is that number exactly, not a rounding of another.
+    whole: bool = False

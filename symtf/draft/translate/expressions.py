@@ -14,14 +14,16 @@ from typing import Any, cast
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.frameworks import lookup, method
+from symtf.draft.translate.iteration import Iteration
+from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
     ARRAY_MAKERS,
     MAX_INLINE,
     DecimalText,
     NotebookFunction,
     Untranslated,
-    const_of_num,
     num_text,
+    step_number,
 )
 from symtf.draft.translate.table import FAMILY_METHODS, Translation
 from symtf.draft.translate.tensorflow import Tensorflow
@@ -62,7 +64,7 @@ _IO = re.compile(
 )
 
 
-class Expressions(Torch, Tensorflow):
+class Expressions(Torch, Tensorflow, Numpy, Iteration):
     """Translates expressions of the code (see the module docstring)."""
 
     def _tensor_or_const(self, node: ast.expr) -> Expr:
@@ -84,11 +86,23 @@ class Expressions(Torch, Tensorflow):
     def _expr(self, node: ast.expr) -> Expr:
         match node:
             case ast.Name(id=name):
+                if name in self.lazy:
+                    expr, where, source = self.lazy.pop(name)
+                    step = self._fresh(name)
+                    self._emit(Step(step, expr, where, source))
+                    self._bind(name, step)
+                    return Var(step)
+                if name in self.buffers and name not in self.names:
+                    return self._filled(name, node)
                 if name in self.names:
                     return Var(self.names[name])
                 if name in self.tuples:
                     raise Untranslated(f"{name} is a tuple of tensors, not a tensor")
+                if name in self.dicts:
+                    raise Untranslated(f"{name} is a dict, not a tensor")
                 if name in self.consts:
+                    if isinstance(self.consts[name], tuple):
+                        raise Untranslated(f"{name} is a list of words or numbers, not a tensor")
                     return Num(num_text(self.consts[name]))
                 if name in self.opaque and name in self.printed_opaque:
                     return Var(name)  # its printed value will stand for it
@@ -100,7 +114,7 @@ class Expressions(Torch, Tensorflow):
                     f"depends on {name}, which is not defined in the notebook's translated code"
                 )
             case ast.Constant(value=v) if isinstance(v, (int, float)) and not isinstance(v, bool):
-                return Num(self._number_text(node))
+                return Num(step_number(self._number_text(node)))
             case ast.UnaryOp(op=ast.USub(), operand=x):
                 c = self._const_or_none(node)
                 if c is not None:
@@ -151,7 +165,24 @@ class Expressions(Torch, Tensorflow):
                 literal = self._literal(node)
                 if literal is not None:
                     return self._tensor(node)
+                # np.array([a @ b, c]), torch.tensor([x1, x2]): the parts stacked on a new
+                # first axis, as the array maker does
+                return self._stacked([self._element(e) for e in node.elts])
+            case ast.ListComp():
+                return self._stacked(self._comprehension(node))
         raise Untranslated(f"{self._source(node) or type(node).__name__} is not translated")
+
+    def _element(self, node: ast.expr) -> Expr:
+        """One element of a list made into an array (a nested list is stacked in turn)."""
+        if isinstance(node, (ast.List, ast.Tuple)) and self._literal(node) is None:
+            return self._stacked([self._element(e) for e in node.elts])
+        return self._operand(node)
+
+    @staticmethod
+    def _stacked(parts: list[Expr]) -> Expr:
+        if not parts:
+            raise Untranslated("an empty list is not translated")
+        return call("stack", *parts)
 
     def _operand(self, node: ast.expr) -> Expr:
         c = self._const_or_none(node)
@@ -160,6 +191,13 @@ class Expressions(Torch, Tensorflow):
         return self._tensor(node) if isinstance(node, (ast.List, ast.Tuple)) else self._expr(node)
 
     def _subscript(self, node: ast.Subscript) -> Expr:
+        owner = node.value.id if isinstance(node.value, ast.Name) else None
+        if owner is not None and owner in self.dicts:  # embeddings["cat"]
+            return self._held(owner, self._const(node.slice))
+        if owner is not None and owner in self.buffers and owner not in self.names:
+            entry = self._entry(owner, node.slice)
+            if entry is not None:  # a[i] read back while a is filled entry by entry
+                return entry
         parts_of = self._tuple_parts(node.value)
         if parts_of is not None:  # grads[0]: an element of torch.autograd.grad's tuple
             k = self._int(node.slice)
@@ -182,8 +220,10 @@ class Expressions(Torch, Tensorflow):
                     parts.append(f"{lo}:{hi}")
             elif isinstance(it, ast.Constant) and it.value is Ellipsis:
                 parts.append("...")
-            elif isinstance(it, ast.Constant) and it.value is None:
-                raise Untranslated("indexing with None (a new axis) is not translated yet")
+            elif (isinstance(it, ast.Constant) and it.value is None) or (
+                self._dotted(it) in ("numpy.newaxis", "jax.numpy.newaxis")
+            ):
+                return self._new_axes(base, node)
             else:
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
@@ -202,6 +242,8 @@ class Expressions(Torch, Tensorflow):
         if isinstance(func, ast.Name) and func.id in self.modules:
             return self._apply_module(self.modules[func.id], node)
         if isinstance(func, ast.Name) and func.id in ("float", "int") and node.args:
+            if func.id == "int":
+                self._loosened.append("int(…) read as the number itself, not truncated")
             return self._expr(node.args[0])
         dotted = self._dotted(func) if self._is_module_call(func) else None
         if dotted is not None and (module := self._module_name(dotted)) is not None:
@@ -221,6 +263,14 @@ class Expressions(Torch, Tensorflow):
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
                 return call(fname, shape=self._shape_args(node.args))
+            if fname in ("ones_like", "zeros_like") and len(node.args) == 1:
+                shape = self._shape(self._expr(node.args[0]))
+                if shape is None:
+                    raise Untranslated(f"{fname} of a tensor whose shape is not known")
+                return call(fname.removesuffix("_like"), shape=list(shape))
+            numpy_call = self._numpy_call(mod, fname, node)
+            if numpy_call is not None:
+                return numpy_call
             if fname == "eye" and node.args:
                 return call("eye", n=self._int(node.args[0]))
             if fname == "matmul" and mod == "tensorflow" and len(node.args) == 2:
@@ -233,14 +283,30 @@ class Expressions(Torch, Tensorflow):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "get"
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.dicts
+            and node.args
+        ):  # E.get(word, default)
+            key = self._const(node.args[0])
+            if key in self.dicts[func.value.id] or len(node.args) < 2:
+                return self._held(func.value.id, key)
+            return self._operand(node.args[1])
         if isinstance(func, ast.Attribute):
             # a method of a tensor: x.softmax(dim=-1), x.masked_fill(m, v), x.view(…)
             if func.attr in IDENTITY_METHODS or func.attr in ("item", "tolist", "to", "type"):
+                if func.attr in ("to", "type") and self._changes_dtype(node):
+                    self._loosened.append(f"{self._source(node)} read as no change of type")
                 return self._expr(func.value)
             if func.attr == "masked_fill" and len(node.args) == 2:
                 return self._masked_fill(self._expr(func.value), node.args[0], node.args[1])
             if func.attr in ("size",) and node.args:
                 raise Untranslated("a size used as a tensor is not translated")
+            reshaped = self._torch_method(func.attr, node)
+            if reshaped is not None:
+                return reshaped
             t = method(func.attr)
             if t is None:
                 raise Untranslated(f"no translation for the method .{func.attr}() yet")
@@ -261,46 +327,81 @@ class Expressions(Torch, Tensorflow):
             )
         raise Untranslated(f"{self._source(node)} is not translated")
 
+    def _changes_dtype(self, node: ast.Call) -> bool:
+        """Whether ``x.to(…)`` or ``x.type(…)`` names a type other than float32 and float64
+        (a device, ``"cpu"``, changes no value)."""
+        for a in [*node.args, *(k.value for k in node.keywords if k.arg == "dtype")]:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                if a.value.startswith(("cpu", "cuda", "mps")):
+                    continue
+                return True
+            name = (self._dotted(a) or "").rsplit(".", 1)[-1]
+            if name not in ("float32", "float", "float64", "double", "device") and not (
+                isinstance(a, ast.Name) and a.id == "device"
+            ):
+                return True
+        return False
+
     def _inline_call(self, f: NotebookFunction, node: ast.Call) -> Expr:
+        """A call of a notebook function used as one value."""
+        value = self._call_function(f, node)
+        if isinstance(value, list):
+            raise Untranslated("a function that returns several values, used as one value")
+        return value
+
+    def _call_function(self, f: NotebookFunction, node: ast.Call) -> Expr | list[Expr]:
+        """A call of a function the notebook defines, translated where it is called.
+
+        Its parameters are bound to the arguments (or to their defaults: ``def
+        layer_norm(x, eps=1e-5)``), its body is translated statement by statement (what
+        it prints is printed by the call), and its ``return`` gives the value, or the
+        values of a tuple (``return out, weights``). The caller's names are as they were
+        afterwards.
+
+        Raises:
+            Untranslated: A call that does not fit the parameters, a body nested too
+                deeply, a return inside a loop or an ``if``, or a return that is not
+                translated.
+        """
         if self._inline >= MAX_INLINE:
             raise Untranslated("functions nested too deeply to inline")
-        if len(node.args) > len(f.params) or (
-            node.keywords and any(k.arg not in f.params for k in node.keywords)
+        if len(node.args) > len(f.params) or any(
+            k.arg is None or k.arg not in f.params for k in node.keywords
         ):
             raise Untranslated("a call that does not match its function's parameters")
-        saved = (dict(self.names), dict(self.consts), dict(self.opaque))
+        args: dict[str, Any] = {}
+        for p, a in zip(f.params, node.args, strict=False):
+            args[p] = self._argument(a)
+        for k in node.keywords:
+            assert k.arg is not None
+            args[k.arg] = self._argument(k.value)
+        for p in f.params:
+            if p not in args:
+                if p not in f.defaults:
+                    raise Untranslated(f"a call without a value for the parameter {p}")
+                args[p] = self._argument(f.defaults[p])
+        saved = self._save_scope()
         self._inline += 1
         try:
-            bound: dict[str, Expr] = {}
-            for p, a in zip(f.params, node.args, strict=False):
-                bound[p] = self._operand(a)
-            for k in node.keywords:
-                assert k.arg is not None
-                bound[k.arg] = self._operand(k.value)
-            local: dict[str, Expr] = dict(bound)
-
-            def sub(n: ast.expr) -> Expr:
-                return _Substitute(self, local).expr(n)
-
+            for p, v in args.items():
+                self._bind_value(p, v, node, f"{p} = {self._source(node)}")
             for s in f.body:
-                if (
-                    isinstance(s, ast.Assign)
-                    and len(s.targets) == 1
-                    and isinstance(s.targets[0], ast.Name)
-                ):
-                    local[s.targets[0].id] = sub(s.value)
-                elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
-                    local[s.target.id] = sub(
-                        ast.BinOp(ast.Name(s.target.id, ast.Load()), s.op, s.value)
-                    )
-                elif isinstance(s, ast.Return) and s.value is not None:
-                    return sub(s.value)
-                else:
-                    raise Untranslated("a function body that is not assignments and a return")
+                if isinstance(s, ast.Return):
+                    if s.value is None:
+                        raise Untranslated("a function that returns nothing")
+                    return self._returned(s.value)
+                if any(isinstance(n, ast.Return) for n in ast.walk(s)):
+                    raise Untranslated("a return inside a loop or an if is not translated")
+                self._nested_statement(s)
             raise Untranslated("a function without a return")
         finally:
             self._inline -= 1
-            self.names, self.consts, self.opaque = saved
+            self._restore_scope(saved)
+
+    def _returned(self, node: ast.expr) -> Expr | list[Expr]:
+        if isinstance(node, ast.Tuple):
+            return [self._operand(e) for e in node.elts]
+        return self._operand(node)
 
     def _apply(
         self,
@@ -410,7 +511,11 @@ class Expressions(Torch, Tensorflow):
         if "correction" in params:
             params["unbiased"] = params.pop("correction") == 1
         if op == "round":
-            return xs[0]  # a print format: the claim reads the printed digits
+            # a print format: the claim reads the printed digits (as a step, read loosely)
+            self._loosened.append(
+                f"a rounding to {params.get('decimals', 0)} decimals read as none"
+            )
+            return xs[0]
         if op in ("tril", "triu"):
             if params.get("diagonal", 0) not in (0, None):
                 raise Untranslated(f"{op} with diagonal={params['diagonal']} is not translated yet")
@@ -519,53 +624,33 @@ class Expressions(Torch, Tensorflow):
         return None
 
     def _items(self, node: ast.expr) -> list[Expr] | None:
+        """A written-out list of tensors (``[a, b]``, ``[h @ W for h in heads]``), or None."""
         if isinstance(node, (ast.List, ast.Tuple)):
             return [self._operand(e) for e in node.elts]
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-            g = node.generators[0]
-            values = self._range(g.iter)
-            if values is None or not isinstance(g.target, ast.Name) or g.ifs:
-                return None
-            out = []
-            for v in values:
-                self.consts[g.target.id] = v
-                out.append(self._operand(node.elt))
-            self.consts.pop(g.target.id, None)
-            return out
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self._comprehension(node)
+        if isinstance(node, ast.Name) and node.id in self.tuples:
+            parts = self.tuples[node.id]
+            if all(not isinstance(p, str) for p in parts):
+                return [p for p in parts if not isinstance(p, str)]
         return None
 
-
-class _Substitute:
-    """Expressions of an inlined function's body, with its parameters bound."""
-
-    def __init__(self, t: Expressions, local: dict[str, Expr]) -> None:
-        self.t = t
-        self.local = local
-
-    def expr(self, node: ast.expr) -> Expr:
-        t = self.t
-        saved = dict(t.names), dict(t.consts)
-        try:
-            for name, e in self.local.items():
-                if isinstance(e, Num):
-                    t.consts[name] = const_of_num(e)
-                    t.names.pop(name, None)
-                elif isinstance(e, Var):
-                    t.names[name] = e.name
-                    t.consts.pop(name, None)
-                else:
-                    tmp = t._fresh(f"{name}_in")
-                    t._emit(Step(tmp, e, t._where(node), name))
-                    t.names[name] = tmp
-                    t.consts.pop(name, None)
-                    self.local[name] = Var(tmp)
-            return t._operand(node)
-        finally:
-            t.names.update({k: v for k, v in saved[0].items() if k not in self.local})
-            for k in self.local:
-                if k in saved[0]:
-                    t.names[k] = saved[0][k]
-                elif k in t.names:
-                    del t.names[k]
-            t.consts.clear()
-            t.consts.update(saved[1])
+    def _new_axes(self, base: Expr, node: ast.Subscript) -> Expr:
+        """``x[None, :]``, ``x[:, np.newaxis]``: a reshape with axes of one inserted."""
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        shape = self._shape(base)
+        if shape is None:
+            raise Untranslated("a new axis on a tensor whose shape is not known")
+        out: list[int] = []
+        axes = list(shape)
+        for it in items:
+            if (isinstance(it, ast.Constant) and it.value is None) or self._dotted(it) in (
+                "numpy.newaxis",
+                "jax.numpy.newaxis",
+            ):
+                out.append(1)
+            elif isinstance(it, ast.Slice) and it.lower is it.upper is it.step is None and axes:
+                out.append(axes.pop(0))
+            else:
+                raise Untranslated("a new axis beside an index or a partial slice")
+        return call("reshape", base, shape=[*out, *axes])

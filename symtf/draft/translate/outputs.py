@@ -14,13 +14,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from symtf.draft.templates import Expr, Var
+from symtf.draft.templates import Expr, Var, variables
 from symtf.draft.translate.autograd import Autograd
 from symtf.draft.translate.events import SIZE, Note, Shown, Step
 from symtf.draft.translate.expressions import RANDOM
 from symtf.draft.translate.prints import (
     all_fixed,
     blanked,
+    is_display_repr,
     is_size,
     join_group,
     output_groups,
@@ -137,6 +138,11 @@ class Outputs(Autograd):
             target = node.args[0]
         if is_size(target):
             return [("value", None, label, decimals, json.dumps([SIZE, None]))]
+        c = self._const_or_none(target) if decimals is None else None
+        if isinstance(c, (str, bool, int, tuple)):
+            # a word, a loop's index, a count: printed as written, not a value computed
+            shown = str(list(c)) if isinstance(c, tuple) else str(c)
+            return [("text", None, shown, None, None)]
         try:
             return [("value", self._tensor_or_const(target), label, decimals, None)]
         except Untranslated as e:
@@ -160,17 +166,26 @@ class Outputs(Autograd):
     def _outputs(self, block: Block, prints: list[Any]) -> Iterator[Any]:
         """Match a cell's printed output with its prints, in order.
 
-        Each ``print`` writes one group of lines to the stream (a line that does not
-        start with a space starts a group); ``display`` and the cell's last expression
-        are its results, in order. A print whose output cannot be told apart is left.
+        Each ``print`` writes one or more groups of lines to the stream (a line that does
+        not start with a space starts a group); ``display`` and the cell's last expression
+        are its results, in order (a figure's ``<Figure …>`` is no result). When the prints
+        and the groups do not pair one to one, they are told apart by order: the one way
+        of giving each print a run of groups that holds its words and as many values as it
+        shows. Output no print can be told apart by is left, listed as such.
         """
         stream = [g for o in block.outputs if o.kind == "stream" for g in output_groups(o)]
-        results = [o for o in block.outputs if o.kind == "result"]
+        results = [o for o in block.outputs if o.kind == "result" and not is_display_repr(o.text)]
         printed = [p for p in prints if p[0] == "print"]
         shown = [p for p in prints if p[0] in ("display", "last")]
-        if len(printed) == len(stream):
-            for (_, items), g in zip(printed, stream, strict=True):
-                yield from self._match(items, [join_group(g)])
+        runs = (
+            [[g] for g in stream]
+            if len(printed) == len(stream)
+            else _aligned([items for _, items in printed], stream)
+        )
+        if runs is not None:
+            for (_, items), run in zip(printed, runs, strict=True):
+                if run:
+                    yield from self._match(items, [join_group(g) for g in run])
         elif len(printed) == 1 and stream:
             yield from self._match(printed[0][1], [join_group(g) for g in stream])
         else:
@@ -181,7 +196,11 @@ class Outputs(Autograd):
         else:
             yield from self._unmatched([g for o in results for g in output_groups(o)])
 
-    def _unmatched(self, groups: list[list[tuple[str, int]]]) -> Iterator[Shown]:
+    def _unmatched(
+        self,
+        groups: list[list[tuple[str, int]]],
+        reason: str = "a print not told apart from the others",
+    ) -> Iterator[Shown]:
         """Printed values that cannot be told apart by print: searched like prose printings."""
         cell = self._block.cell if self._block else None
         for g in groups:
@@ -195,14 +214,7 @@ class Outputs(Autograd):
                     else (self.torch_precision if style == "torch" and all_fixed(rows) else None)
                 )
                 yield Shown(
-                    None,
-                    "output",
-                    rows,
-                    tuple(rlines),
-                    cell,
-                    grid,
-                    style == "numpy",
-                    "a print not told apart from the others",
+                    None, "output", rows, tuple(rlines), cell, grid, style == "numpy", reason
                 )
 
     def _match(
@@ -217,7 +229,13 @@ class Outputs(Autograd):
         text = "\n".join(t for t, _ in texts)
         lines = [ln for _, lns in texts for ln in lns]
         found = read_values(blanked(text, [a[2] for a in items if a[0] == "text"]), lines)
-        if len(values) != len(found) or not values:
+        if not values:
+            return
+        if len(values) != len(found):
+            groups = [[(t, lns[0] if lns else 0)] for t, lns in texts]
+            yield from self._unmatched(
+                groups, "the print's values could not be told apart in what it printed"
+            )
             return
         cell = self._block.cell if self._block else None
         for (_kind, expr, label, decimals, reason), (rows, rlines, style, vector) in zip(
@@ -226,6 +244,7 @@ class Outputs(Autograd):
             shortened = style == "numpy"
             grid = decimals
             fixed = all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
+            whole = style == "torch" and all(re.fullmatch(r"-?\d+\.", c) for r in rows for c in r)
             if typed:
                 pass
             elif grid is None and style == "numpy" and fixed:
@@ -235,7 +254,19 @@ class Outputs(Autograd):
             if expr is None:
                 why, name = json.loads(reason) if reason else ("not translated", None)
                 opaque = name if name in self.opaque and name not in self.names else None
-                yield Shown(None, label, rows, tuple(rlines), cell, grid, shortened, why, opaque)
+                yield Shown(
+                    None,
+                    label,
+                    rows,
+                    tuple(rlines),
+                    cell,
+                    grid,
+                    shortened,
+                    why,
+                    opaque,
+                    vector,
+                    whole=whole,
+                )
                 continue
             name = expr.name if isinstance(expr, Var) else None
             if name is not None and name in self.opaque and name not in self.names.values():
@@ -250,9 +281,82 @@ class Outputs(Autograd):
                     self.opaque[name],
                     name,
                     vector,
+                    whole=whole,
                 )
                 continue  # its printed value stands for it from here on
+            complete = self._complete(expr)
             if name is None:
                 name = self._fresh("shown")
                 yield Step(name, expr, f"{self._block.where(1) if self._block else ''}", label)
-            yield Shown(name, label, rows, tuple(rlines), cell, grid, shortened)
+            yield Shown(name, label, rows, tuple(rlines), cell, grid, shortened, complete=complete)
+
+    def _complete(self, expr: Expr) -> bool:
+        """Whether the translation covers every op of ``expr`` and of what it is computed
+        from: no step on the way was read loosely, and none stands for code not translated."""
+        seen: set[str] = set()
+        todo = list(variables(expr))
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in self.loose:
+                return False
+            e = self.exprs.get(name)
+            if e is not None:
+                todo.extend(variables(e))
+            elif name not in self.givens and name not in self.printed_opaque:
+                return False
+        return True
+
+
+def _aligned(
+    prints: list[list[Any]], groups: list[list[tuple[str, int]]]
+) -> list[list[list[tuple[str, int]]]] | None:
+    """Each print's run of output groups, when exactly one way of splitting them fits.
+
+    A run fits a print when the print's words are found in it in order and it holds as
+    many values as the print shows; a print of nothing (``print()``) gets an empty run.
+    ``None`` when no split fits, or more than one does.
+    """
+    n, m = len(prints), len(groups)
+    if m > 400 or n > 200:
+        return None
+
+    def fits(p: list[Any], i: int, j: int) -> bool:
+        words = [a[2] for a in p if a[0] == "text" and str(a[2]).strip()]
+        shows = sum(1 for a in p if a[0] == "value")
+        if i == j:
+            return not shows and not words
+        text, lines = join_group([t for g in groups[i:j] for t in g])
+        if any(text.find(w.strip()) < 0 for w in words):
+            return False
+        return len(read_values(blanked(text, [a[2] for a in p if a[0] == "text"]), lines)) == shows
+
+    def count(p: list[Any], i: int, j: int) -> int:
+        text, lines = join_group([t for g in groups[i:j] for t in g])
+        return len(read_values(blanked(text, [a[2] for a in p if a[0] == "text"]), lines))
+
+    # ways[k][j]: the number of ways (capped at 2) the first k prints take the first j groups
+    ways = [[0] * (m + 1) for _ in range(n + 1)]
+    ways[0][0] = 1
+    for k in range(n):
+        shows = sum(1 for a in prints[k] if a[0] == "value")
+        for i in range(m + 1):
+            if not ways[k][i]:
+                continue
+            for j in range(i, m + 1):
+                if j > i and count(prints[k], i, j) > shows:
+                    break  # a longer run only holds more values
+                if fits(prints[k], i, j):
+                    ways[k + 1][j] = min(2, ways[k + 1][j] + ways[k][i])
+    if ways[n][m] != 1:
+        return None
+    runs: list[list[list[tuple[str, int]]]] = []
+    j = m
+    for k in range(n, 0, -1):
+        starts = [i for i in range(j + 1) if ways[k - 1][i] and fits(prints[k - 1], i, j)]
+        i = starts[0]
+        runs.append(groups[i:j])
+        j = i
+    return runs[::-1]

@@ -171,6 +171,7 @@ def read_values(
     Each is ``(rows, row lines, style, vector)``; ``vector``: a one-dimensional array
     (``tensor([1., 2.])``, one bracket), whose one row is not a 1×n matrix.
     """
+    text = without_reprs(text)
     out = []
     k = 0
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -234,3 +235,20 @@ def closing(text: str, open_at: int) -> int | None:
             if depth == 0:
                 return i
     return None
+
+
+#: What a notebook shows for an object that is not a value: ``<Figure size 640x480 with 1
+#: Axes>``, ``[<matplotlib.lines.Line2D at 0x7f…>]``, ``Text(0.5, 1.0, 'Attention')`` (a
+#: tensor's ``grad_fn=<MmBackward0>`` is read with the tensor).
+_REPR = re.compile(r"(?<![=\w])<[A-Za-z_][^<>\n]*>|\b(?:Text|Annotation)\([^()\n]*'[^'\n]*'\)")
+
+
+def is_display_repr(text: str) -> bool:
+    """Whether an output is only display reprs of objects (a figure, a plot's artists)."""
+    rest = _REPR.sub("", text)
+    return bool(_REPR.search(text)) and not re.search(r"[^\s\[\](),]", rest)
+
+
+def without_reprs(text: str) -> str:
+    """The text with display reprs blanked (characters kept in place): they hold no values."""
+    return _REPR.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

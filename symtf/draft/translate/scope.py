@@ -16,22 +16,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symtf.draft.names import ident
-from symtf.draft.templates import Expr, Num
-from symtf.draft.translate.events import Given, Step
+from symtf.draft.templates import Call, Expr, Num, Ref, Var, render
+from symtf.draft.translate.events import Given, Note, Step
 from symtf.draft.translate.sources import Block
 from symtf.draft.translate.table import FAMILIES, Translation
+from symtf.errors import SpecError
+from symtf.graph.evaluate import shape_text
 
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
-
-
 MAX_INLINE = 8
+#: Most entries read from one array literal (a derivation's tensors hold at most as many).
+MAX_LITERAL_ENTRIES = 20_000
 
 
 #: numpy's and PyTorch's default print precision.
 NUMPY_PRECISION = 8
-
-
 TORCH_PRECISION = 4
 
 
@@ -49,8 +49,29 @@ class NnModule:
 
 @dataclass
 class NotebookFunction:
+    """A function the notebook defines: translated where it is called (inlined)."""
+
     params: list[str]
     body: list[ast.stmt]
+    #: Default values of parameters, as written (``def layer_norm(x, eps=1e-5)``).
+    defaults: dict[str, ast.expr] = field(default_factory=dict)
+
+
+@dataclass
+class Buffer:
+    """An array filled entry by entry: ``np.zeros((n, m))`` then ``a[i, j] = …`` in a loop.
+
+    Attributes:
+        shape: Its shape, from the call that made it.
+        base: ``zeros``, ``ones`` (what an entry not assigned holds) or ``empty`` (unknown).
+        entries: Each assigned index (a prefix of the shape's axes) and its value.
+        integer: Made with an integer dtype (an assigned value would be truncated).
+    """
+
+    shape: tuple[int, ...]
+    base: str | None
+    entries: dict[tuple[int, ...], Expr] = field(default_factory=dict)
+    integer: bool = False
 
 
 @dataclass
@@ -109,9 +130,22 @@ def const_of_num(e: Num) -> Any:
         return DecimalText(e.text, float(e.text))
 
 
+def step_number(text: str) -> str:
+    """A decimal as the step language reads it: ``0.`` is ``0.0`` and ``.5`` is ``0.5``."""
+    sign = "-" if text.startswith("-") else ""
+    body = text.removeprefix("-")
+    mantissa, e, exponent = body.partition("e") if "e" in body else body.partition("E")
+    if mantissa.endswith("."):
+        mantissa += "0"
+    if mantissa.startswith("."):
+        mantissa = "0" + mantissa
+    return sign + mantissa + e + exponent
+
+
 def num_text(v: Any) -> str:
+    """A Python number as a step writes it (a decimal literal as written)."""
     if isinstance(v, DecimalText):
-        return v.text
+        return step_number(v.text)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -119,6 +153,72 @@ def num_text(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         return repr(v)
     return str(v)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The block a node was parsed from, and that block's text as parsed."""
+
+    src: str
+    block: Block
+
+
+#: The attribute every parsed node carries its :class:`Origin` in.
+_ORIGIN = "symtf_origin"
+
+
+def stamp(tree: ast.AST, src: str, block: Block) -> None:
+    """Mark every node of a parsed block with where it comes from (:func:`origin_of`)."""
+    origin = Origin(src, block)
+    for node in ast.walk(tree):
+        setattr(node, _ORIGIN, origin)
+
+
+def origin_of(node: ast.AST) -> Origin | None:
+    """Where a node was parsed from; ``None`` for a node the translation made itself."""
+    origin = getattr(node, _ORIGIN, None)
+    return origin if isinstance(origin, Origin) else None
+
+
+def is_expr(v: Any) -> bool:
+    """Whether a value the translation holds is a translated expression (not a constant)."""
+    return isinstance(v, (Var, Num, Call, Ref))
+
+
+#: A dict key that is not there.
+_MISSING = object()
+
+
+def _compare(op: ast.cmpop, a: Any, b: Any) -> bool:
+    """A comparison of two constants (``i == j`` in an unrolled loop, ``w in words``).
+
+    Raises:
+        Untranslated: A decimal literal (its float is not the number written) or an
+            operator other than the six comparisons and ``in``.
+    """
+    if isinstance(a, DecimalText) or isinstance(b, DecimalText):
+        raise Untranslated("a comparison of decimal literals is not translated")
+    try:
+        match op:
+            case ast.Eq():
+                return bool(a == b)
+            case ast.NotEq():
+                return bool(a != b)
+            case ast.Lt():
+                return bool(a < b)
+            case ast.LtE():
+                return bool(a <= b)
+            case ast.Gt():
+                return bool(a > b)
+            case ast.GtE():
+                return bool(a >= b)
+            case ast.In():
+                return bool(a in b)
+            case ast.NotIn():
+                return bool(a not in b)
+    except TypeError:
+        pass
+    raise Untranslated("a comparison that is not of two plain numbers or words")
 
 
 class Scope:
@@ -175,26 +275,75 @@ class Scope:
         self.optimizers: dict[str, list[str]] = {}
         #: ``grad(y, x)`` steps already written, and sums of them, by what they compute.
         self._grad_steps: dict[tuple[tuple[str, str], ...], str] = {}
+        #: The shape of each given and step the translation wrote, from the registry's
+        #: shape rules (the search's ``shape_of`` knows a step only once its statement ends).
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        #: Dicts written with constant keys: variable → key → a translated value or a constant.
+        self.dicts: dict[str, dict[Any, Any]] = {}
+        #: Arrays filled entry by entry (``a = np.zeros(n)`` then ``a[i] = …``), by variable.
+        self.buffers: dict[str, Buffer] = {}
+        #: Steps whose translation reads an op loosely (a dtype change read as no change, a
+        #: rounding for display dropped), with why: a print that disagrees may be right.
+        self.loose: dict[str, str] = {}
+        self._loosened: list[str] = []
+        #: Names bound to an expression no step holds yet (a loop's item, ``x_i = inputs[i]``):
+        #: its step is written where the name is first read.
+        self.lazy: dict[str, tuple[Expr, str, str]] = {}
+        #: Notes already written (a statement in an unrolled loop fails once per iteration).
+        self._noted_once: set[tuple[str, str, str]] = set()
 
     def _emit(self, event: Any) -> None:
+        if isinstance(event, Note):
+            key = (event.where, event.source, event.reason)
+            if key in self._noted_once:
+                return
+            self._noted_once.add(key)
         if isinstance(event, Step):
+            if self._loosened:
+                self.loose[event.name] = "; ".join(dict.fromkeys(self._loosened))
+                self._loosened = []
             self.exprs[event.name] = event.expr
             if self.no_grad or self._cutting:
                 self.cut.add(event.name)
+            shape = self._shape(event.expr)
+            if shape is not None:
+                self.shapes[event.name] = shape
         elif isinstance(event, Given):
             self.givens.add(event.name)
+            self.shapes[event.name] = event.shape or (1,)
         self._events.append(event)
 
+    def _known_shape(self, name: str) -> tuple[int, ...] | None:
+        """The shape of a step or given, from the search or from the registry's shape rules."""
+        shape = self.shape_of(name)
+        return shape if shape is not None else self.shapes.get(name)
+
+    def _shape(self, e: Expr) -> tuple[int, ...] | None:
+        """The shape of a translated expression (``None`` if a name's shape is not known)."""
+        return shape_text(render(e, {}), self._known_shape)
+
     def _where(self, node: ast.AST) -> str:
-        assert self._block is not None
-        return self._block.where(getattr(node, "lineno", 1))
+        origin = origin_of(node)
+        block = origin.block if origin is not None else self._block
+        assert block is not None
+        return block.where(getattr(node, "lineno", 1))
+
+    def _segment(self, node: ast.AST) -> str:
+        """The text of a node as written, read from the block it was parsed from.
+
+        A node of an earlier block (the body of a function defined in an earlier cell, a
+        mask's definition) is read from that block's text, never from the current one's:
+        its line numbers count that block's lines.
+        """
+        origin = origin_of(node)
+        src = origin.src if origin is not None else self._src
+        try:
+            return ast.get_source_segment(src, node) or ""
+        except (IndexError, ValueError):
+            return ""
 
     def _source(self, node: ast.AST) -> str:
-        try:  # a node of an earlier cell (an inlined function, a mask's definition) has no text here
-            text = ast.get_source_segment(self._src, node) or ""
-        except (IndexError, ValueError):
-            text = ""
-        return " ".join(text.split())[:160]
+        return " ".join(self._segment(node).split())[:160]
 
     def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):
@@ -219,6 +368,7 @@ class Scope:
         self.names[name] = step
         self.consts.pop(name, None)
         self.opaque.pop(name, None)
+        self.lazy.pop(name, None)
 
     def _dotted(self, node: ast.expr | None) -> str | None:
         """``np.exp`` → ``numpy.exp`` (through the notebook's imports); ``None`` if not a name."""
@@ -274,7 +424,7 @@ class Scope:
         return families[0]
 
     def _number_text(self, node: ast.Constant) -> str:
-        text = ast.get_source_segment(self._src, node)
+        text = self._segment(node)
         if text and re.fullmatch(r"[\d_.eE+-]+", text):
             return text.replace("_", "")
         return num_text(node.value)
@@ -334,13 +484,42 @@ class Scope:
                 return self._shape_of_node(x)[0]
             case ast.Call(func=ast.Attribute(value=base, attr="size"), args=[idx]):
                 return self._shape_of_node(base)[self._int(idx)]
+            case ast.Subscript(value=ast.Name(id=name), slice=key) if name in self.dicts:
+                value = self.dicts[name].get(self._const(key), _MISSING)
+                if value is not _MISSING and not is_expr(value):
+                    return value  # tok2id["cat"]: a constant the dict holds
+            case ast.Subscript(value=ast.Name(id=name), slice=idx) if isinstance(
+                self.consts.get(name), tuple
+            ):
+                words = self.consts[name]
+                k = self._int(idx)
+                if -len(words) <= k < len(words):
+                    return words[k]
+            case ast.Compare(left=a, ops=[op], comparators=[b]):
+                return _compare(op, self._const(a), self._const(b))
         raise Untranslated(f"{self._source(node)} is not a plain number")
 
     def _shape_of_node(self, node: ast.expr) -> tuple[int, ...]:
-        if isinstance(node, ast.Name) and node.id in self.names:
-            shape = self.shape_of(self.names[node.id])
-            if shape is not None:
-                return shape
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            value = self.consts[node.id]
+            if isinstance(value, tuple):  # len(words): a list of constants
+                return (len(value),)
+        if isinstance(node, ast.Name) and node.id in self.dicts:
+            return (len(self.dicts[node.id]),)
+        if isinstance(node, ast.Name) and node.id in self.buffers:
+            return self.buffers[node.id].shape
+        shape = None
+        if isinstance(node, ast.Name) and node.id in self.lazy:
+            shape = self._shape(self.lazy[node.id][0])
+        elif isinstance(node, ast.Name) and node.id in self.names:
+            shape = self._known_shape(self.names[node.id])
+        elif not isinstance(node, ast.Name):
+            try:
+                shape = self._shape(self._expr(node))
+            except Untranslated:
+                shape = None
+        if shape is not None:
+            return shape
         raise Untranslated(f"the shape of {self._source(node)} is not known")
 
     def _int(self, node: ast.expr) -> int:
@@ -378,6 +557,7 @@ class Scope:
                 f32 = name.endswith("float32")
         if not isinstance(inner, (ast.List, ast.Tuple)):
             return None
+        self._refuse_large(inner)
         try:
             values, shape = self._nested(inner)
         except Untranslated:
@@ -387,6 +567,30 @@ class Scope:
         if all(re.fullmatch(r"-?\d+", v) for v in values) and isinstance(node, ast.Call):
             f32 = f32 and any(k.arg == "dtype" for k in node.keywords)  # integer ids stay ints
         return tuple(values), shape, f32
+
+    def _refuse_large(self, node: ast.List | ast.Tuple) -> None:
+        """Count a literal's entries before any is read, and refuse one too large to check.
+
+        Raises:
+            SpecError: More than :data:`MAX_LITERAL_ENTRIES` entries (a derivation's
+                tensors hold at most as many), naming the file, the cell and the line.
+        """
+        count = 0
+        todo: list[ast.expr] = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.List, ast.Tuple)):
+                todo.extend(n.elts)
+            else:
+                count += 1
+        if count > MAX_LITERAL_ENTRIES:
+            origin = origin_of(node)
+            block = origin.block if origin is not None else self._block
+            path = f"{block.path}: " if block is not None and block.path else ""
+            raise SpecError(
+                f"{path}{self._where(node)}: an array literal of {count} entries; at most "
+                f"{MAX_LITERAL_ENTRIES} entries are read from one literal"
+            )
 
     def _nested(self, node: ast.expr) -> tuple[list[str], tuple[int, ...]]:
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -439,5 +643,15 @@ class Scope:
     def _tuple_parts(self, node: ast.expr) -> list[Expr | str] | None:
         raise NotImplementedError
 
+    def _items(self, node: ast.expr) -> list[Expr] | None:
+        raise NotImplementedError
+
     def _statement(self, stmt: ast.stmt, *, is_last: bool) -> Any:
         raise NotImplementedError
+
+    def _nested_statement(self, stmt: ast.stmt) -> None:
+        """A statement inside a loop, an ``if``, a ``with`` or a function: what it prints
+        is printed by the statement around it, in order."""
+        shown = self._statement(stmt, is_last=False)
+        if shown is not None:
+            self._inner_prints.append(shown)

@@ -46,6 +46,7 @@ class Block:
     first_line: int  # the file line of its first line
     outputs: tuple[Output, ...] = ()
     lines: tuple[int, ...] = ()  # the file line of each of its lines, where known
+    path: str = ""  # the file it is in (for messages)
 
     def file_line(self, line: int) -> int:
         """The file line of the block's ``line`` (1-based)."""
@@ -122,7 +123,8 @@ def cell_lines(text: str) -> dict[int, list[int]]:
 def _output_text(o: dict[str, Any]) -> tuple[Any, str]:
     """An output's text and kind: ``stream`` (prints) or ``result`` (the shown value)."""
     if o.get("output_type") == "stream":
-        return o.get("text", ""), "stream"
+        # warnings go to stderr: they are not what the code printed
+        return o.get("text", ""), "stderr" if o.get("name") == "stderr" else "stream"
     if o.get("output_type") in ("execute_result", "display_data"):
         data = o.get("data", {})
         return (data.get("text/plain", "") if isinstance(data, dict) else ""), "result"
@@ -182,9 +184,9 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
             find.next_cell()
             if c.get("cell_type") == "code":
                 first = next((n for n in src_lines if n), 0)
-                out.append(Block(k, "".join(src), first, tuple(outputs), tuple(src_lines)))
+                out.append(Block(k, "".join(src), first, tuple(outputs), tuple(src_lines), path))
         return out
-    return _fenced(text)
+    return _fenced(text, path)
 
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)[^\n]*$")
@@ -262,7 +264,7 @@ def _parses(body: str) -> bool:
     return True
 
 
-def _fenced(text: str) -> list[Block]:
+def _fenced(text: str, path: str = "") -> list[Block]:
     """Fenced ```python blocks of a Markdown article, each with the plain fences after it."""
     out: list[Block] = []
     for (_lang, start, _end, body), outputs in _code_and_outputs(text):
@@ -270,7 +272,7 @@ def _fenced(text: str) -> list[Block]:
             Output("\n".join(b) + "\n", tuple(range(s + 1, s + 1 + len(b))), "stream")
             for _l, s, _e, b in outputs
         )
-        out.append(Block(None, "\n".join(body) + "\n", start + 1, printed))
+        out.append(Block(None, "\n".join(body) + "\n", start + 1, printed, (), path))
     return out
 
 

@@ -103,6 +103,8 @@ COMMON: dict[str, Translation] = {
     "subtract": binary("sub"),
     "multiply": binary("mul"),
     "divide": binary("div"),
+    "power": binary("pow"),
+    "pow": binary("pow"),
     "maximum": binary("maximum"),
     "minimum": binary("minimum"),
     "mean": reduction("mean"),

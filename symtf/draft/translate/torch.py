@@ -32,6 +32,8 @@ FUNCTIONS: dict[str, Translation] = {
     # F.binary_cross_entropy(p, y) and F.mse_loss(a, b): the mean over every entry
     "binary_cross_entropy": binary("bce"),
     "mse_loss": binary("mse"),
+    # F.nll_loss(log_probs, target): the mean over rows of −log_probs[row, target]
+    "nll_loss": binary("nll"),
     "var": Translation(
         "var",
         ("input", "axis"),
@@ -54,6 +56,8 @@ METHODS: dict[str, Translation] = {
     "reshape": Translation("reshape", ("shape",), {"shape": "shape"}),
     "transpose": Translation("transpose", ("dim0", "dim1"), {}),
     "permute": Translation("transpose", ("axes",), {}),
+    # x.t(): a matrix's transpose
+    "t": Translation("T", (), {}),
     # x.sub(y), x.mul(y), x.div(y): methods whose function form numpy spells otherwise (a
     # method's first positional is the other operand; the rest of the table reads its
     # receiver as the function's first parameter)
@@ -90,6 +94,31 @@ MODULES: dict[str, Translation] = {
 
 class Torch(Scope):
     """PyTorch's calls that need more than a table entry (see the module docstring)."""
+
+    def _torch_method(self, name: str, node: ast.Call) -> Expr | None:
+        """``x.unsqueeze(d)`` and ``x.squeeze()``: a reshape to the shape they give (``None``:
+        not one of them)."""
+        if name not in ("unsqueeze", "squeeze") or node.keywords or len(node.args) > 1:
+            return None
+        assert isinstance(node.func, ast.Attribute)
+        x = self._expr(node.func.value)
+        shape = self._shape(x)
+        if shape is None:
+            raise Untranslated(f".{name}() of a tensor whose shape is not known")
+        if name == "unsqueeze":
+            if not node.args:
+                raise Untranslated("unsqueeze() without an axis")
+            d = self._int(node.args[0])
+            if not -len(shape) - 1 <= d <= len(shape):
+                raise Untranslated(f"unsqueeze({d}) of a tensor of {len(shape)} axes")
+            d %= len(shape) + 1
+            new = [*shape[:d], 1, *shape[d:]]
+        elif node.args:
+            d = self._int(node.args[0]) % max(len(shape), 1)
+            new = [n for k, n in enumerate(shape) if k != d or n != 1]
+        else:
+            new = [n for n in shape if n != 1]
+        return call("reshape", x, shape=new)
 
     def _module_of(self, value: ast.expr) -> NnModule | None:
         if not isinstance(value, ast.Call):
