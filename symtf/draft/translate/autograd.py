@@ -354,6 +354,45 @@ class Autograd(Expressions):
         ast.copy_location(stmt, node)
         return stmt
 
+    def _weighted_output(self, owner: ast.expr, gradient: ast.expr, node: ast.Call) -> str:
+        """``y.backward(gradient=g)`` is ``(y * g).sum().backward()``, ``g`` held constant:
+        the step of that sum.
+
+        Raises:
+            Untranslated: ``y`` not translated, ``g`` of another shape than ``y``, or ``g``
+                computed from a tensor that requires grad.
+        """
+        if isinstance(owner, ast.Name) and owner.id in self.names:
+            y = self.names[owner.id]
+        else:
+            y = self._fresh("output")
+            self._emit(Step(y, self._expr(owner), self._where(owner), self._source(owner)))
+        if y in self.cut:
+            raise Untranslated(
+                "backward() of a step that reads a detached value or was computed under "
+                "torch.no_grad() (not translated)"
+            )
+        g = self._operand(gradient)
+        stops = {v for leaf in self.leaves.values() for v in leaf.versions}
+        if any(self._reach(v)[0] & stops for v in variables(g)):
+            raise Untranslated("backward(gradient=…) with a gradient that requires grad")
+        y_shape, g_shape = self._known_shape(y), self._shape(g)
+        if y_shape is None or g_shape is None or tuple(y_shape) != tuple(g_shape):
+            raise Untranslated(
+                f"backward(gradient=…) with a gradient of shape {g_shape} for a tensor of "
+                f"shape {y_shape}"
+            )
+        out = self._fresh("weighted_output")
+        self._emit(
+            Step(
+                out,
+                call("sum", call("mul", Var(y), g)),
+                self._where(node),
+                f"{self._source(node)}: the sum of {y} times the gradient given",
+            )
+        )
+        return out
+
     def _backward(self, node: ast.Call) -> None:
         """``y.backward()``: ∂y/∂w added to the ``.grad`` of each leaf ``w`` it reaches.
 
@@ -363,11 +402,18 @@ class Autograd(Expressions):
         """
         assert isinstance(node.func, ast.Attribute)
         try:
-            if node.args or any(
-                k.arg not in ("retain_graph", "create_graph") for k in node.keywords
-            ):
-                raise Untranslated("backward() with a gradient or inputs= is not translated")
-            y = self._scalar_step(node.func.value, "backward()")
+            gradient = node.args[0] if len(node.args) == 1 else None
+            for k in node.keywords:
+                if k.arg == "gradient" and gradient is None and not node.args:
+                    gradient = k.value
+                elif k.arg not in ("retain_graph", "create_graph"):
+                    raise Untranslated(f"backward() with {k.arg}= is not translated")
+            if len(node.args) > 1:
+                raise Untranslated("backward() with these arguments is not translated")
+            if gradient is None:
+                y = self._scalar_step(node.func.value, "backward()")
+            else:
+                y = self._weighted_output(node.func.value, gradient, node)
         except Untranslated as e:
             for leaf in self.leaves.values():
                 leaf.unknown = leaf.unknown or f"{self._where(node)}: {e}"

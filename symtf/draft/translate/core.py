@@ -17,7 +17,7 @@ from symtf.draft.translate.autograd import makes_leaf
 from symtf.draft.translate.events import Given, Note, Step
 from symtf.draft.translate.iteration import FILLERS
 from symtf.draft.translate.outputs import Outputs
-from symtf.draft.translate.prints import comment_outputs
+from symtf.draft.translate.prints import comment_outputs, inline_comment_values
 from symtf.draft.translate.scope import (
     Buffer,
     Leaf,
@@ -88,6 +88,19 @@ def _is_stub(body: list[ast.stmt]) -> bool:
     return False
 
 
+def _changed(stmt: ast.stmt) -> list[str]:
+    """The variables a statement changes in place (``x[i] = …``, ``x.w = …``)."""
+    names = []
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.append(base.id)
+    return names
+
+
 def _targets(stmt: ast.stmt) -> list[str]:
     """The variables a statement assigns, or changes in place (``x[i] = …``)."""
     names = []
@@ -133,13 +146,17 @@ class Translator(Outputs):
                     self._import(stmt)
             last = body[-1] if body else None
             comments = comment_outputs(block)
+            inline = inline_comment_values(block)
             for stmt in body:
                 self._events = []
                 self._inner_prints = []
                 shown = self._statement(stmt, is_last=stmt is last)
                 yield from self._events
                 prints.extend(self._inner_prints)
-                after = comments.get(getattr(stmt, "end_lineno", 0) or 0)
+                end = getattr(stmt, "end_lineno", 0) or 0
+                after = comments.get(end)
+                if after is None and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    after = inline.get(end)  # "x = W @ h  # = [0.35, -1.2]"
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
                     items = shown[1] if shown is not None else self._assigned(stmt)
@@ -214,8 +231,11 @@ class Translator(Outputs):
                     )
                 )
         except Untranslated as e:
-            self._emit(Note(self._where(stmt), self._source(stmt), str(e), tuple(_targets(stmt))))
-            for t in _targets(stmt):
+            targets = _targets(stmt)
+            # a change in place (x[i] = …) changes every name that holds the same array
+            targets += [a for t in _changed(stmt) for a in self._aliases(t) if a not in targets]
+            self._emit(Note(self._where(stmt), self._source(stmt), str(e), tuple(targets)))
+            for t in targets:
                 self.opaque[t] = f"{self._where(stmt)}: {e}"
                 self.names.pop(t, None)
                 self.consts.pop(t, None)
@@ -412,6 +432,18 @@ class Translator(Outputs):
             self.names.pop(name, None)
             self.opaque.pop(name, None)
             return
+        if isinstance(value, (ast.ListComp, ast.List, ast.Tuple)) and self._literal(value) is None:
+            # rows = [x @ w for x in xs]: a Python list of tensors, stacked where an array
+            # is made of it (np.array(rows), torch.stack(rows))
+            self.tuples[name] = list(
+                self._comprehension(value)
+                if isinstance(value, ast.ListComp)
+                else [self._operand(e) for e in value.elts]
+            )
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
         if isinstance(value, (ast.Dict, ast.DictComp)):
             self.dicts[name] = self._dict_of(name, value, stmt)
             self.names.pop(name, None)
@@ -430,7 +462,12 @@ class Translator(Outputs):
                 self.consts.pop(name, None)
                 self.opaque.pop(name, None)
                 return
-            self._bind_value(name, returned, stmt)
+            if isinstance(returned, Var):
+                self._bind(name, returned.name)
+            else:
+                step = self._fresh(name)
+                self._emit(Step(step, returned, self._where(stmt), self._source(stmt)))
+                self._bind(name, step)
             return
         empty = self._empty(value)
         if empty is not None:  # a = torch.empty(n): read back only once filled

@@ -77,8 +77,11 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         literal = self._literal(node)
         if literal is not None:
             values, shape, f32 = literal
-            step = self._fresh("literal")
-            self._emit(Given(step, values, shape, self._where(node), f32))
+            step = self._anonymous.get(literal)
+            if step is None:  # the same literal again (in an unrolled loop): the same given
+                step = self._fresh("literal")
+                self._emit(Given(step, values, shape, self._where(node), f32))
+                self._anonymous[literal] = step
             self.float32 |= f32
             return Var(step)
         return self._expr(node)
@@ -253,6 +256,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if (mod, fname) in ARRAY_MAKERS and node.args:
                 if self._literal(node) is not None:
                     return self._tensor(node)
+                held = self._items(node.args[0]) if isinstance(node.args[0], ast.Name) else None
+                if held is not None:  # np.array(rows), rows a list of arrays: stacked
+                    return self._stacked(held)
                 number = self._const_or_none(node.args[0])
                 if isinstance(number, (int, float, DecimalText)) and not isinstance(number, bool):
                     return Num(num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
@@ -380,6 +386,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 if p not in f.defaults:
                     raise Untranslated(f"a call without a value for the parameter {p}")
                 args[p] = self._argument(f.defaults[p])
+        changed = _changed_in_place(f)
+        if changed:
+            raise Untranslated(f"a function that changes its argument {changed} in place")
         saved = self._save_scope()
         self._inline += 1
         try:
@@ -654,3 +663,23 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             else:
                 raise Untranslated("a new axis beside an index or a partial slice")
         return call("reshape", base, shape=[*out, *axes])
+
+
+def _changed_in_place(f: NotebookFunction) -> str | None:
+    """A parameter the function's body changes in place (``a[0] = …``, ``a.append(…)``,
+    ``a += …`` on an index, ``a.fill_(…)``), which the caller would see: its name, or None."""
+    params = set(f.params)
+    for stmt in f.body:
+        for node in ast.walk(stmt):
+            target = None
+            if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+                target = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if method.endswith("_") or method in ("append", "extend", "insert", "update"):
+                    target = node.func.value
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+            if isinstance(target, ast.Name) and target.id in params:
+                return target.id
+    return None

@@ -342,6 +342,8 @@ class Iteration(Scope):
             if len(k) < len(idx):  # a row assigned whole, now changed entry by entry
                 raise Untranslated("changing one entry of a row assigned whole is not translated")
             del b.entries[k]
+        for other in self._aliases(name):  # b = a; a[i] = …: b is that array too
+            raise Untranslated(f"{other} holds the same array, changed in place here")
         b.entries[idx] = expr
         self.names.pop(name, None)  # read back as the stack of its entries from now on
         self.opaque.pop(name, None)

@@ -17,7 +17,7 @@ from typing import Any
 from symtf.draft.templates import Expr, Var, variables
 from symtf.draft.translate.autograd import Autograd
 from symtf.draft.translate.events import SIZE, Note, Shown, Step
-from symtf.draft.translate.expressions import RANDOM
+from symtf.draft.translate.expressions import IDENTITY_METHODS, RANDOM
 from symtf.draft.translate.prints import (
     all_fixed,
     blanked,
@@ -29,6 +29,29 @@ from symtf.draft.translate.prints import (
 )
 from symtf.draft.translate.scope import Untranslated
 from symtf.draft.translate.sources import Block
+
+#: Methods that change a list, a dict or an array in place.
+_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "popitem",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "sort",
+        "reverse",
+        "fill",
+        "put",
+        "resize",
+        "itemset",
+    }
+)
+#: Modules whose calls change no array given to them (plots, display).
+_NO_SIDE_EFFECTS = ("matplotlib", "seaborn", "plotly", "IPython", "pandas", "print", "display")
 
 
 class Outputs(Autograd):
@@ -43,6 +66,8 @@ class Outputs(Autograd):
             if dotted in ("print", "display", "IPython.display.display"):
                 how = "print" if dotted == "print" else "display"
                 return (how, self._noted(stmt, [x for a in v.args for x in self._shown_args(a)]))
+            if self._changes_in_place(v, stmt):
+                return None
             if dotted and dotted.endswith("set_printoptions"):
                 for kw in v.keywords:
                     if kw.arg == "precision":
@@ -72,6 +97,52 @@ class Outputs(Autograd):
             Note(self._where(stmt), self._source(stmt), "an expression statement is not translated")
         )
         return None
+
+    def _changes_in_place(self, v: ast.Call, stmt: ast.stmt) -> bool:
+        """A call that changes its receiver or arguments in place: ``rows.append(x)`` on a
+        list of tensors is followed; anything else (``d.update(…)``, ``np.random.shuffle(x)``,
+        ``np.fill_diagonal(m, 0)``) leaves what it may change unknown from here on.
+        Returns whether the statement was handled."""
+        func = v.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = func.value.id
+            if func.attr == "append" and owner in self.tuples and len(v.args) == 1:
+                try:
+                    self.tuples[owner].append(self._operand(v.args[0]))
+                except Untranslated as e:
+                    self._lose(owner, stmt, str(e))
+                return True
+            if func.attr in _MUTATORS and self._holds(owner):
+                self._lose(owner, stmt, f".{func.attr}() changes {owner} in place")
+                return False
+        dotted = self._dotted(func) or ""
+        if self._is_module_call(func) and not dotted.startswith(_NO_SIDE_EFFECTS):
+            for a in v.args:  # an array given to a function whose result is dropped
+                if isinstance(a, ast.Name) and self._holds(a.id):
+                    self._lose(a.id, stmt, f"{dotted} may change {a.id} in place")
+        return False
+
+    def _holds(self, name: str) -> bool:
+        """Whether a name holds a value the translation reads (a tensor, a list, a dict)."""
+        return (
+            name in self.names
+            or name in self.tuples
+            or name in self.dicts
+            or name in self.buffers
+            or name in self.lazy
+            or isinstance(self.consts.get(name), tuple)
+        )
+
+    def _lose(self, name: str, stmt: ast.stmt, why: str) -> None:
+        """What ``name`` (and every name holding the same array) holds is not known from
+        here on: it was changed in a way not translated."""
+        names = [name, *self._aliases(name)]
+        for n in names:
+            for held in (self.names, self.tuples, self.dicts, self.buffers, self.lazy):
+                held.pop(n, None)
+            self.consts.pop(n, None)
+            self.opaque[n] = f"{self._where(stmt)}: {why} (not translated)"
+        self._emit(Note(self._where(stmt), self._source(stmt), why, tuple(names)))
 
     def _noted(self, stmt: ast.stmt, items: list[Any]) -> list[Any]:
         """A printed value that cannot be translated is also a note on its statement."""
@@ -146,21 +217,40 @@ class Outputs(Autograd):
         try:
             return [("value", self._tensor_or_const(target), label, decimals, None)]
         except Untranslated as e:
-            name = target.id if isinstance(target, ast.Name) else None
+            # print(scores.detach().numpy()): the variable shown, through the reads that
+            # change no value
+            base = target
+            while True:
+                if isinstance(base, ast.Call) and not base.args and not base.keywords:
+                    base = base.func
+                if isinstance(base, ast.Attribute) and base.attr in (
+                    *IDENTITY_METHODS,
+                    "item",
+                    "tolist",
+                ):
+                    base = base.value
+                    continue
+                break
+            name = base.id if isinstance(base, ast.Name) else None
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
 
     def _assigned(self, stmt: ast.stmt) -> list[Any]:
         """What a comment under an assignment shows: the value just assigned."""
-        if (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-        ):
-            name = stmt.targets[0].id
-            if name in self.names:
-                return [("value", Var(self.names[name]), name, None, None)]
+        targets = (
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else [stmt.target]
+            if isinstance(stmt, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            name = targets[0].id
             if name in self.opaque:
                 return [("value", None, name, None, json.dumps([self.opaque[name], name]))]
+            try:  # a name read back as the stack of its entries, or first read here
+                return [("value", self._expr(ast.Name(name, ast.Load())), name, None, None)]
+            except Untranslated as e:
+                return [("value", None, name, None, json.dumps([str(e), name]))]
         return []
 
     def _outputs(self, block: Block, prints: list[Any]) -> Iterator[Any]:

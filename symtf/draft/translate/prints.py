@@ -9,7 +9,9 @@ file line of its rows. Values written as comments under a statement (``# tensor(
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections.abc import Callable
 
 from symtf.draft.translate.sources import Block, Output
@@ -52,6 +54,11 @@ def comment_outputs(block: Block) -> dict[int, tuple[str, list[int], bool, str |
             k += 1
         name: str | None = None
         typed = False
+        labelled = _labelled_rows(texts)
+        if labelled is not None:  # "# Position 0: [0.00, 1.00]" under "pe = encoding(4, 2)"
+            text, rows_at = labelled
+            out[key] = (text, [block.file_line(start + 1 + i) for i in rows_at], True, None)
+            continue
         for i, line in enumerate(texts):
             lead = _LEAD_IN.match(line) or _NAMED_LEAD_IN.match(line)
             if lead is None:
@@ -72,6 +79,95 @@ def comment_outputs(block: Block) -> dict[int, tuple[str, list[int], bool, str |
             lines_of = [block.file_line(start + 1 + i) for i in range(len(texts))]
             out[key] = (text, lines_of, typed, name)
     return out
+
+
+#: One labelled value per comment line: ``Position 0: [0.00, 1.00, 0.84, 0.54]``,
+#: ``token 'cat' = 0.25``.
+_LABELLED = re.compile(
+    r"^\s*(?P<label>[A-Za-z_][\w .'()-]*?)\s*(?::|=|≈|->|→)\s*"
+    r"(?:approximately|approx\.?|about|~|≈)?\s*"
+    r"(?P<value>\[[^\[\]]*\d[^\[\]]*\]|-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$"
+)
+#: Labels of a shape, not of values.
+_SIZE_WORDS = re.compile(r"\b(?:shape|size|dims?|len|length)\b", re.IGNORECASE)
+
+
+def _labelled_rows(texts: list[str]) -> tuple[str, list[int]] | None:
+    """Comment lines that each label one row of a value (``# Position 0: [0.00, 1.00]``), as
+    one array's text (labels left out), and the comment lines the rows are on.
+
+    Every line of the comment must be such a line (two at least), with rows of one
+    length; rows of single numbers make a vector.
+    """
+    found = [_LABELLED.match(t) for t in texts]
+    if len(texts) < 2 or any(m is None or _SIZE_WORDS.search(m["label"]) for m in found):
+        return None
+    values = [m["value"] for m in found if m is not None]
+    if all(v.startswith("[") for v in values):
+        widths = {len(v.strip("[]").replace(",", " ").split()) for v in values}
+        if len(widths) != 1:
+            return None
+        return "[" + ",\n ".join(values) + "]", list(range(len(values)))
+    if any(v.startswith("[") for v in values):
+        return None
+    return "[" + ", ".join(values) + "]", [0] * 1
+
+
+def inline_comment_values(block: Block) -> dict[int, tuple[str, list[int], bool, str | None]]:
+    """Values written in a comment at the end of a line of code: ``x = W @ h  # = [0.35, -1.2]``.
+
+    Keyed by the block line; the value comes right after the ``#`` or after a lead-in
+    (``=``, ``≈``, ``->``, ``→``, ``gives``); words after it are left out. A comment
+    about a shape (``# shape: [3, 4]``) is not a value.
+    """
+    out: dict[int, tuple[str, list[int], bool, str | None]] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(block.text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError, IndentationError):
+        return out
+    code_on: set[int] = set()
+    for tok in tokens:
+        if tok.type not in (
+            tokenize.COMMENT,
+            tokenize.NL,
+            tokenize.NEWLINE,
+            tokenize.INDENT,
+            tokenize.DEDENT,
+            tokenize.ENDMARKER,
+        ):
+            code_on.update(range(tok.start[0], tok.end[0] + 1))
+    for tok in tokens:
+        line = tok.start[0]
+        if tok.type != tokenize.COMMENT or line not in code_on:
+            continue
+        text = tok.string.lstrip("#").strip()
+        if _SIZE_WORDS.search(text):
+            continue
+        lead = re.match(r"^(?:=|==|≈|~|->|=>|→|(?:gives?|returns?|output|result)\s*[:=]?)\s*", text)
+        body = text[lead.end() :] if lead else text
+        value = _first_value(body)
+        if value is None or (lead is None and body.strip() != value):
+            continue  # a bare value must be the whole comment
+        out[line] = (value, [block.file_line(line)], True, None)
+    return out
+
+
+def _first_value(text: str) -> str | None:
+    """The first printed value at the start of ``text``: a bracketed array, a ``tensor(…)``
+    or ``array(…)``, or one number (``None`` if it starts with none)."""
+    text = text.strip()
+    m = re.match(r"(?:tensor|array)\(|\[", text)
+    if m:
+        end = closing(text, m.end() - 1)
+        if end is None:
+            return None
+        value = text[: end + 1]
+        if m.group(0) != "[":
+            tail = re.match(r"[^)]*\)", text[end + 1 :])
+            value = text[: end + 1 + (tail.end() if tail else 0)]
+        return value if re.search(r"\d", value) else None
+    n = _NUMBER.match(text)
+    return n.group(0) if n else None
 
 
 #: Words that introduce a value written in a comment under a statement: ``expected:``,

@@ -157,10 +157,30 @@ def num_text(v: Any) -> str:
 
 @dataclass(frozen=True)
 class Origin:
-    """The block a node was parsed from, and that block's text as parsed."""
+    """The block a node was parsed from, and that block's text as parsed (by line, in
+    UTF-8 bytes: the columns :mod:`ast` gives)."""
 
     src: str
     block: Block
+    lines: tuple[bytes, ...] = ()
+
+    def segment(self, node: ast.AST) -> str:
+        """The text of ``node`` (``""`` when it has no place in this block's text).
+
+        As :func:`ast.get_source_segment`, without splitting the whole text again for each
+        node (an array literal of thousands of entries reads each entry's text).
+        """
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        col, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if first is None or last is None or col is None or end is None:
+            return ""
+        if not 1 <= first <= last <= len(self.lines):
+            return ""
+        if first == last:
+            return str(self.lines[first - 1][col:end].decode("utf-8", "replace"))
+        parts = [self.lines[first - 1][col:], *self.lines[first : last - 1]]
+        parts.append(self.lines[last - 1][:end])
+        return b"".join(parts).decode("utf-8", "replace")
 
 
 #: The attribute every parsed node carries its :class:`Origin` in.
@@ -169,7 +189,11 @@ _ORIGIN = "symtf_origin"
 
 def stamp(tree: ast.AST, src: str, block: Block) -> None:
     """Mark every node of a parsed block with where it comes from (:func:`origin_of`)."""
-    origin = Origin(src, block)
+    # lines as the parser counts them: ends of line only (a form feed is no line break)
+    ends = [m.end() for m in re.finditer(r"\r\n|\r|\n", src)]
+    starts = [0, *ends]
+    lines = tuple(src[a:b].encode("utf-8") for a, b in zip(starts, [*ends, len(src)], strict=True))
+    origin = Origin(src, block, lines)
     for node in ast.walk(tree):
         setattr(node, _ORIGIN, origin)
 
@@ -289,6 +313,9 @@ class Scope:
         #: Names bound to an expression no step holds yet (a loop's item, ``x_i = inputs[i]``):
         #: its step is written where the name is first read.
         self.lazy: dict[str, tuple[Expr, str, str]] = {}
+        #: Array literals written inline (not assigned to a name), by their entries: the
+        #: same literal read again (in an unrolled loop) is the same given.
+        self._anonymous: dict[tuple[tuple[str, ...], tuple[int, ...], bool], str] = {}
         #: Notes already written (a statement in an unrolled loop fails once per iteration).
         self._noted_once: set[tuple[str, str, str]] = set()
 
@@ -313,6 +340,18 @@ class Scope:
             self.shapes[event.name] = event.shape or (1,)
         self._events.append(event)
 
+    def _aliases(self, name: str) -> list[str]:
+        """The other names that hold the same array as ``name`` (``b = a`` makes ``b`` name
+        ``a``'s array: changing one in place changes both)."""
+        step = self.names.get(name)
+        if step is None:
+            return []
+        same = {step}
+        for s, e in self.exprs.items():  # steps that are the array itself: b = a
+            if isinstance(e, Var) and (e.name == step or s == step):
+                same.update({s, e.name})
+        return [n for n, s in self.names.items() if s in same and n != name]
+
     def _known_shape(self, name: str) -> tuple[int, ...] | None:
         """The shape of a step or given, from the search or from the registry's shape rules."""
         shape = self.shape_of(name)
@@ -336,9 +375,10 @@ class Scope:
         its line numbers count that block's lines.
         """
         origin = origin_of(node)
-        src = origin.src if origin is not None else self._src
-        try:
-            return ast.get_source_segment(src, node) or ""
+        if origin is not None:
+            return origin.segment(node)
+        try:  # a node the translation made, placed at a node of the current block
+            return ast.get_source_segment(self._src, node) or ""
         except (IndexError, ValueError):
             return ""
 
