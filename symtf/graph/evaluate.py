@@ -450,7 +450,9 @@ def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str =
         raise (ModelError(message) if e.model else SpecError(message)) from None
 
 
-def shape_text(text: str, shapes: Callable[[str], tuple[int, ...] | None]) -> tuple[int, ...] | None:
+def shape_text(
+    text: str, shapes: Callable[[str], tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
     """The shape of one step expression from the shapes of the names it reads.
 
     ``None`` when the expression does not parse, names a tensor whose shape is not known,
