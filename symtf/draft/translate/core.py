@@ -150,6 +150,7 @@ class Translator(Outputs):
             for stmt in body:
                 self._events = []
                 self._inner_prints = []
+                self._loosened = []
                 shown = self._statement(stmt, is_last=stmt is last)
                 yield from self._events
                 prints.extend(self._inner_prints)
@@ -165,7 +166,9 @@ class Translator(Outputs):
                         items = []  # "# y ≈ …" under a statement that does not assign y
                     if items:
                         yield from self._match(items, [(text, lines)], typed=typed)
-                    continue
+                        if shown is not None:  # its output is there all the same, claimed
+                            prints.append((f"{shown[0]}-claimed", shown[1]))
+                        continue
                 if shown is not None:
                     prints.append(shown)
             yield from self._outputs(block, prints)
@@ -243,6 +246,15 @@ class Translator(Outputs):
                 self.dicts.pop(t, None)
                 self.buffers.pop(t, None)
                 self.lazy.pop(t, None)
+                self.opaque_shapes.pop(t, None)
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):  # W = torch.rand(3, 2): its values are not known, its shape is
+                shape = self._shape_only(stmt.value)
+                if shape is not None:
+                    self.opaque_shapes[stmt.targets[0].id] = shape
         finally:
             self._cutting = False
         return None

@@ -241,6 +241,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         if isinstance(func, ast.Name) and func.id in self.functions:
             return self._inline_call(self.functions[func.id], node)
         if isinstance(func, ast.Name) and func.id in self.stubs:
+            # def softmax(z): ... — a function without a body, read by its name: the
+            # translation is a reading of the name, not of code
+            self._loosened.append(f"{func.id}() has no body: read by its name")
             return self._apply(self.stubs[func.id], node.args, node.keywords, family="numpy")
         if isinstance(func, ast.Name) and func.id in self.modules:
             return self._apply_module(self.modules[func.id], node)
@@ -284,6 +287,15 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if fname == "masked_fill" and len(node.args) == 3:
                 return self._masked_fill(self._expr(node.args[0]), node.args[1], node.args[2])
             if RANDOM.search(fname):
+                if self._dry and fname in ("rand", "randn", "random", "normal", "uniform"):
+                    drawn = [self._int(a) for a in node.args if not isinstance(a, ast.Tuple)]
+                    if not drawn and node.args and isinstance(node.args[0], ast.Tuple):
+                        drawn = self._shape_args(node.args)
+                    for kw in node.keywords:
+                        if kw.arg == "size":
+                            drawn = self._shape_args([kw.value])
+                    if drawn:  # only its shape is wanted
+                        return call("zeros", shape=drawn)
                 raise Untranslated(f"random values ({dotted}) are not translated")
             t = lookup(mod, fname)
             if t is None:

@@ -226,6 +226,7 @@ class Iteration(Scope):
             dict(self.buffers),
             dict(self.defs),
             dict(self.lazy),
+            dict(self.opaque_shapes),
         )
 
     def _restore_scope(self, saved: tuple[dict[str, Any], ...]) -> None:
@@ -238,6 +239,7 @@ class Iteration(Scope):
             self.buffers,
             self.defs,
             self.lazy,
+            self.opaque_shapes,
         ) = saved
 
     # -- dicts --

@@ -215,7 +215,12 @@ class Outputs(Autograd):
             shown = str(list(c)) if isinstance(c, tuple) else str(c)
             return [("text", None, shown, None, None)]
         try:
-            return [("value", self._tensor_or_const(target), label, decimals, None)]
+            value = self._tensor_or_const(target)
+            if self._loosened:  # read loosely: a step of its own remembers it
+                step = self._fresh("shown")
+                self._emit(Step(step, value, self._where(node), label))
+                value = Var(step)
+            return [("value", value, label, decimals, None)]
         except Untranslated as e:
             # print(scores.detach().numpy()): the variable shown, through the reads that
             # change no value
@@ -265,24 +270,30 @@ class Outputs(Autograd):
         """
         stream = [g for o in block.outputs if o.kind == "stream" for g in output_groups(o)]
         results = [o for o in block.outputs if o.kind == "result" and not is_display_repr(o.text)]
-        printed = [p for p in prints if p[0] == "print"]
-        shown = [p for p in prints if p[0] in ("display", "last")]
+        # a print whose value a comment under it already claims ("print-claimed") still
+        # wrote its output: it keeps its place in the order, and is not claimed again
+        printed = [p for p in prints if p[0] in ("print", "print-claimed")]
+        shown = [
+            p for p in prints if p[0] in ("display", "last", "display-claimed", "last-claimed")
+        ]
         runs = (
             [[g] for g in stream]
             if len(printed) == len(stream)
             else _aligned([items for _, items in printed], stream)
         )
         if runs is not None:
-            for (_, items), run in zip(printed, runs, strict=True):
-                if run:
+            for (how, items), run in zip(printed, runs, strict=True):
+                if run and not how.endswith("-claimed"):
                     yield from self._match(items, [join_group(g) for g in run])
         elif len(printed) == 1 and stream:
-            yield from self._match(printed[0][1], [join_group(g) for g in stream])
+            if not printed[0][0].endswith("-claimed"):
+                yield from self._match(printed[0][1], [join_group(g) for g in stream])
         else:
             yield from self._unmatched(stream)
         if len(shown) == len(results):
-            for (_, items), o in zip(shown, results, strict=True):
-                yield from self._match(items, [join_group(g) for g in output_groups(o)])
+            for (how, items), o in zip(shown, results, strict=True):
+                if not how.endswith("-claimed"):
+                    yield from self._match(items, [join_group(g) for g in output_groups(o)])
         else:
             yield from self._unmatched([g for o in results for g in output_groups(o)])
 

@@ -41,10 +41,14 @@ class Untranslated(Exception):
 
 @dataclass
 class NnModule:
+    """An ``nn`` module the code made: its kind, settings and weights set by hand."""
+
     kind: str
     settings: dict[str, Any] = field(default_factory=dict)
     weight: Expr | None = None
     bias: Expr | None = None
+    #: A class the code declares without bodies, read by its name as this kind.
+    stub: bool = False
 
 
 @dataclass
@@ -310,6 +314,11 @@ class Scope:
         #: rounding for display dropped), with why: a print that disagrees may be right.
         self.loose: dict[str, str] = {}
         self._loosened: list[str] = []
+        #: Names whose values are not translated but whose shapes are (``W = torch.rand(3, 2)``,
+        #: ``keys = x @ W``): ``keys.shape[1]`` is known.
+        self.opaque_shapes: dict[str, tuple[int, ...]] = {}
+        #: While only a shape is wanted: random draws stand for zeros of their shape.
+        self._dry = False
         #: Names bound to an expression no step holds yet (a loop's item, ``x_i = inputs[i]``):
         #: its step is written where the name is first read.
         self.lazy: dict[str, tuple[Expr, str, str]] = {}
@@ -351,6 +360,56 @@ class Scope:
             if isinstance(e, Var) and (e.name == step or s == step):
                 same.update({s, e.name})
         return [n for n, s in self.names.items() if s in same and n != name]
+
+    def _shape_only(self, node: ast.expr) -> tuple[int, ...] | None:
+        """The shape of an expression whose values are not translated: random draws read as
+        zeros of their shape, and names not translated as placeholders of theirs. Nothing
+        it would write is kept."""
+        kept = (
+            self._events,
+            dict(self.names),
+            dict(self.consts),
+            dict(self.lazy),
+            dict(self.buffers),
+            set(self.taken),
+            dict(self.shapes),
+            dict(self.exprs),
+            set(self.givens),
+            dict(self.loose),
+            dict(self._anonymous),
+            set(self._noted_once),
+            set(self.cut),
+            self.float32,
+            list(self._loosened),
+        )
+        self._events, self._dry = [], True
+        try:
+            for name, shape in self.opaque_shapes.items():
+                if name in self.opaque:
+                    self.names[name] = placeholder = f"opaque_{len(self.shapes)}_{ident(name)}"
+                    self.shapes[placeholder] = shape
+            return self._shape(self._expr(node))
+        except Untranslated:
+            return None
+        finally:
+            self._dry = False
+            (
+                self._events,
+                self.names,
+                self.consts,
+                self.lazy,
+                self.buffers,
+                self.taken,
+                self.shapes,
+                self.exprs,
+                self.givens,
+                self.loose,
+                self._anonymous,
+                self._noted_once,
+                self.cut,
+                self.float32,
+                self._loosened,
+            ) = kept
 
     def _known_shape(self, name: str) -> tuple[int, ...] | None:
         """The shape of a step or given, from the search or from the registry's shape rules."""
@@ -405,6 +464,7 @@ class Scope:
         return out
 
     def _bind(self, name: str, step: str) -> None:
+        self.opaque_shapes.pop(name, None)
         self.names[name] = step
         self.consts.pop(name, None)
         self.opaque.pop(name, None)
@@ -549,7 +609,11 @@ class Scope:
         if isinstance(node, ast.Name) and node.id in self.buffers:
             return self.buffers[node.id].shape
         shape = None
-        if isinstance(node, ast.Name) and node.id in self.lazy:
+        if isinstance(node, ast.Name) and node.id in self.opaque and node.id in self.opaque_shapes:
+            return self.opaque_shapes[node.id]
+        if isinstance(node, ast.Name) and node.id in self.opaque and node.id in self.printed_opaque:
+            shape = self._known_shape(node.id)  # its print stands for it (once printed)
+        elif isinstance(node, ast.Name) and node.id in self.lazy:
             shape = self._shape(self.lazy[node.id][0])
         elif isinstance(node, ast.Name) and node.id in self.names:
             shape = self._known_shape(self.names[node.id])
