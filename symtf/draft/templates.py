@@ -182,6 +182,8 @@ OPS: dict[str, Op] = {
     "bce": Op("bce({0}, {1})", 4),
     "mse": Op("mse({0}, {1})", 4),
     "nll": Op("nll({0}, {1})", 4),
+    "floordiv": Op("{0} // {1}", 2, needs=(2, 3)),
+    "mod": Op("{0} % {1}", 2, needs=(2, 3)),
     "grad": Op("grad({0}, {1})", 4),
     "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
     "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 from typing import Any, cast
 
-from symtf.draft.templates import Var, call
+from symtf.draft.templates import Var
 from symtf.draft.translate.autograd import makes_leaf
 from symtf.draft.translate.events import Given, Note, Step
 from symtf.draft.translate.iteration import FILLERS
@@ -363,13 +363,17 @@ class Translator(Outputs):
             # q, k, v = attention(x): a function's tuple, or the rows of a tensor
             self._bind_target(target, self._tuple_value(value), stmt)
             return
-        if (
-            isinstance(target, ast.Subscript)
-            and isinstance(target.value, ast.Name)
-            and target.value.id in self.buffers
-        ):
-            self._assign_entry(target, value, stmt)
-            return
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            owner = target.value.id
+            if owner not in self.buffers and owner in self.names and owner not in self.leaves:
+                # angles[:, 0::2] = np.sin(angles[:, 0::2]): an array computed before, now
+                # changed in place; every entry not assigned keeps its value
+                shape = self._known_shape(self.names[owner])
+                if shape:
+                    self.buffers[owner] = Buffer(shape, None, source=Var(self.names[owner]))
+            if owner in self.buffers:
+                self._assign_entry(target, value, stmt)
+                return
         if not isinstance(target, ast.Name):
             raise Untranslated("assigning into an index or attribute is not translated")
         name = target.id
@@ -554,10 +558,6 @@ class Translator(Outputs):
         if (made not in FILLERS and not copy) or not shape:
             return
         if copy:  # each entry not assigned is the copy's
-            self.buffers[name] = Buffer(
-                shape,
-                None,
-                {(k,): call("getitem", Var(step), index=str(k)) for k in range(shape[0])},
-            )
+            self.buffers[name] = Buffer(shape, None, source=Var(step))
         else:
             self.buffers[name] = Buffer(shape, FILLERS[made])

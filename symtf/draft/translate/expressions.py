@@ -19,6 +19,7 @@ from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
     ARRAY_MAKERS,
     MAX_INLINE,
+    MAX_LITERAL_ENTRIES,
     DecimalText,
     NotebookFunction,
     Untranslated,
@@ -136,6 +137,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                     ast.Div: "div",
                     ast.MatMult: "matmul",
                     ast.Pow: "pow",
+                    ast.FloorDiv: "floordiv",
+                    ast.Mod: "mod",
                 }
                 op_name = ops.get(type(op))
                 if op_name is None:
@@ -174,6 +177,20 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             case ast.ListComp():
                 return self._stacked(self._comprehension(node))
         raise Untranslated(f"{self._source(node) or type(node).__name__} is not translated")
+
+    def _arange(self, node: ast.Call) -> Expr:
+        """``np.arange(n)``, ``torch.arange(a, b, step)`` of whole numbers: a given of them."""
+        r = range(*[self._int(a) for a in node.args])
+        if not 0 < len(r) <= MAX_LITERAL_ENTRIES:
+            raise Untranslated(f"arange of {len(r)} entries is not translated")
+        values = tuple(str(k) for k in r)
+        literal = (values, (len(r),), False)
+        step = self._anonymous.get(literal)
+        if step is None:
+            step = self._fresh("arange")
+            self._emit(Given(step, values, (len(r),), self._where(node)))
+            self._anonymous[literal] = step
+        return Var(step)
 
     def _element(self, node: ast.expr) -> Expr:
         """One element of a list made into an array (a nested list is stacked in turn)."""
@@ -272,6 +289,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
                 return call(fname, shape=self._shape_args(node.args))
+            if fname == "arange" and 1 <= len(node.args) <= 3 and not node.keywords:
+                return self._arange(node)
             if fname in ("ones_like", "zeros_like") and len(node.args) == 1:
                 shape = self._shape(self._expr(node.args[0]))
                 if shape is None:
@@ -657,15 +676,21 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         return None
 
     def _new_axes(self, base: Expr, node: ast.Subscript) -> Expr:
-        """``x[None, :]``, ``x[:, np.newaxis]``: a reshape with axes of one inserted."""
+        """``x[None, :]``, ``x[:, np.newaxis]``, ``x[np.newaxis, ...]``: a reshape with axes of
+        one inserted."""
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         shape = self._shape(base)
         if shape is None:
             raise Untranslated("a new axis on a tensor whose shape is not known")
         out: list[int] = []
         axes = list(shape)
+        # the axes an ellipsis stands for: those no full slice names
+        ellipsis = len(axes) - sum(1 for it in items if isinstance(it, ast.Slice))
         for it in items:
-            if (isinstance(it, ast.Constant) and it.value is None) or self._dotted(it) in (
+            if isinstance(it, ast.Constant) and it.value is Ellipsis:
+                out.extend(axes[:ellipsis])
+                axes = axes[ellipsis:]
+            elif (isinstance(it, ast.Constant) and it.value is None) or self._dotted(it) in (
                 "numpy.newaxis",
                 "jax.numpy.newaxis",
             ):

@@ -17,9 +17,10 @@ translated expression, a tuple of values, or a dict.
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Any
 
-from symtf.draft.templates import Expr, Num, Var, call
+from symtf.draft.templates import Expr, Num, Var, call, render
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.scope import (
     MAX_UNROLL,
@@ -33,6 +34,12 @@ from symtf.draft.translate.scope import (
 )
 
 __all__ = ["Iteration"]
+
+#: Longest step text a buffer is read back in, part by part (the step language reads
+#: expressions of at most 2000 characters).
+_MAX_TEXT = 1500
+#: Most entries one change in place may set (``pe[:, 0::2] = …`` on a 64×64 array sets 2048).
+_MAX_ENTRIES_CHANGED = 4096
 
 #: Calls that make a new array to be filled entry by entry, and what an entry not
 #: assigned holds (``None``: unknown).
@@ -309,15 +316,42 @@ class Iteration(Scope):
         out = []
         for it, n in zip(items, shape, strict=False):
             if isinstance(it, ast.Slice):
-                raise Untranslated("assigning into a slice is not translated")
+                raise Untranslated("a slice is not one entry")
             k = self._int(it)
             if not -n <= k < n:
                 raise Untranslated(f"an index {k} past the end of an axis of {n}")
             out.append(k % n)
         return tuple(out)
 
+    def _selection(self, name: str, node: ast.expr) -> tuple[list[list[int]], list[bool]]:
+        """The positions an index selects on each axis (``a[:, 0::2]``), and which axes an
+        integer index drops."""
+        items = node.elts if isinstance(node, ast.Tuple) else [node]
+        shape = self.buffers[name].shape
+        if len(items) > len(shape):
+            raise Untranslated("an index with more axes than the array")
+        picked: list[list[int]] = []
+        dropped: list[bool] = []
+        for axis, n in enumerate(shape):
+            it = items[axis] if axis < len(items) else ast.Slice()
+            if isinstance(it, ast.Slice):
+                bounds = [
+                    None if b is None else self._int(b) for b in (it.lower, it.upper, it.step)
+                ]
+                if bounds[2] == 0:
+                    raise Untranslated("a slice with a step of 0")
+                picked.append(list(range(*slice(*bounds).indices(n))))
+                dropped.append(False)
+            else:
+                k = self._int(it)
+                if not -n <= k < n:
+                    raise Untranslated(f"an index {k} past the end of an axis of {n}")
+                picked.append([k % n])
+                dropped.append(True)
+        return picked, dropped
+
     def _entry(self, name: str, node: ast.expr) -> Expr | None:
-        """``a[i]`` of a buffer, when that entry was assigned or is a known zero (else None)."""
+        """``a[i]`` of a buffer, when that entry was assigned or is known (else None)."""
         try:
             idx = self._index_of(name, node)
         except Untranslated:
@@ -325,43 +359,84 @@ class Iteration(Scope):
         b = self.buffers[name]
         if idx in b.entries:
             return b.entries[idx]
-        if (
-            len(idx) == len(b.shape)
-            and b.base is not None
-            and not any(idx[: len(k)] == k for k in b.entries)
-        ):
+        if any(idx[: len(k)] == k or k[: len(idx)] == idx for k in b.entries):
+            return None  # part of it assigned: read from the whole
+        if b.source is not None:
+            return call("getitem", b.source, index=", ".join(str(k) for k in idx))
+        if len(idx) == len(b.shape) and b.base is not None:
             return Num(b.base)
         return None
 
     def _assign_entry(self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt) -> None:
-        """``a[i, j] = v`` into an array being filled entry by entry."""
+        """``a[i, j] = v`` or ``a[:, 0::2] = v`` into an array changed entry by entry."""
         assert isinstance(target.value, ast.Name)
         name = target.value.id
-        idx = self._index_of(name, target.slice)
-        b = self.buffers[name]
-        expr = self._operand(value)
-        for k in [k for k in b.entries if k[: len(idx)] == idx or idx[: len(k)] == k]:
-            if len(k) < len(idx):  # a row assigned whole, now changed entry by entry
-                raise Untranslated("changing one entry of a row assigned whole is not translated")
-            del b.entries[k]
         for other in self._aliases(name):  # b = a; a[i] = …: b is that array too
             raise Untranslated(f"{other} holds the same array, changed in place here")
-        b.entries[idx] = expr
+        b = self.buffers[name]
+        picked, dropped = self._selection(name, target.slice)
+        count = 1
+        for p in picked:
+            count *= len(p)
+        if count > _MAX_ENTRIES_CHANGED:
+            raise Untranslated(f"a change of {count} entries in place is not translated")
+        expr = self._operand(value)
+        kept = [len(p) for p, d in zip(picked, dropped, strict=True) if not d]
+        items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        whole = not any(isinstance(it, ast.Slice) for it in items)
+        if whole:  # a[i] = row, a[i, j] = v: one entry (or one row) assigned whole
+            idx = self._index_of(name, target.slice)
+            self._clear(b, idx)
+            b.entries[idx] = expr
+        else:
+            shape = self._shape(expr)
+            if shape is None or (shape and tuple(shape) != tuple(kept)):
+                raise Untranslated(
+                    f"assigning a value of shape {shape} into a selection of shape "
+                    f"{tuple(kept)} is not translated"
+                )
+            if shape and not isinstance(expr, Var):
+                step = self._fresh("assigned")
+                self._emit(Step(step, expr, self._where(stmt), self._source(value)))
+                expr = Var(step)
+            for cell in itertools.product(*picked):
+                at = [
+                    str(p.index(k)) for k, p, d in zip(cell, picked, dropped, strict=True) if not d
+                ]
+                self._clear(b, cell)
+                b.entries[cell] = call("getitem", expr, index=", ".join(at)) if shape else expr
         self.names.pop(name, None)  # read back as the stack of its entries from now on
         self.opaque.pop(name, None)
+
+    def _clear(self, b: Buffer, idx: tuple[int, ...]) -> None:
+        """Make room for an entry at ``idx``: entries under it go, and an entry over it (a
+        row assigned whole) is split into its own entries."""
+        for k in [k for k in b.entries if k[: len(idx)] == idx and k != idx]:
+            del b.entries[k]
+        for depth in range(len(idx) - 1, 0, -1):
+            row = idx[:depth]
+            if row in b.entries:
+                whole = b.entries.pop(row)
+                for c in range(b.shape[depth]):
+                    b.entries[(*row, c)] = call("getitem", whole, index=str(c))
 
     def _filled(self, name: str, node: ast.AST) -> Expr:
         """An array filled entry by entry, read whole: the stack of its entries."""
         b = self.buffers[name]
-        expr = self._stack_of(b, ())
+        expr = self._stack_of(b, (), name, node)
         step = self._fresh(name)
         self._emit(Step(step, expr, self._where(node), f"{name}, filled entry by entry"))
         self.names[name] = step
         return Var(step)
 
-    def _stack_of(self, b: Buffer, prefix: tuple[int, ...]) -> Expr:
+    def _stack_of(self, b: Buffer, prefix: tuple[int, ...], name: str, node: ast.AST) -> Expr:
         if prefix in b.entries:
             return b.entries[prefix]
+        under = any(k[: len(prefix)] == prefix for k in b.entries)
+        if not under and b.source is not None:
+            if not prefix:
+                return b.source
+            return call("getitem", b.source, index=", ".join(str(k) for k in prefix))
         if len(prefix) == len(b.shape):
             if b.base is None:
                 raise Untranslated(
@@ -369,6 +444,27 @@ class Iteration(Scope):
                 )
             return Num(b.base)
         n = b.shape[len(prefix)]
-        if b.base is not None and not any(k[: len(prefix)] == prefix for k in b.entries):
+        if b.base is not None and not under:
             return call("zeros" if b.base == "0" else "ones", shape=list(b.shape[len(prefix) :]))
-        return call("stack", *[self._stack_of(b, (*prefix, k)) for k in range(n)])
+        parts = [self._stack_of(b, (*prefix, k), name, node) for k in range(n)]
+        return self._joined(parts, name, node)
+
+    def _joined(self, parts: list[Expr], name: str, node: ast.AST) -> Expr:
+        """``stack(parts…)``, written in steps of at most a few hundred characters each (a
+        step's text is bounded): runs of parts stacked, then their runs joined."""
+        if sum(len(render(p, {})) + 2 for p in parts) <= _MAX_TEXT:
+            return call("stack", *parts)
+        runs: list[Expr] = []
+        run: list[Expr] = []
+        size = 0
+        for p in [*parts, None]:
+            width = len(render(p, {})) + 2 if p is not None else 0
+            if run and (p is None or size + width > _MAX_TEXT):
+                step = self._fresh(f"{name}_part")
+                self._emit(Step(step, call("stack", *run), self._where(node), f"part of {name}"))
+                runs.append(Var(step))
+                run, size = [], 0
+            if p is not None:
+                run.append(p)
+                size += width
+        return call("concat", *runs, axis=0)

@@ -162,6 +162,9 @@ class Outputs(Autograd):
         """
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [("text", None, node.value, None, None)]
+        formatted = self._formatted(node)
+        if formatted is not None:  # "shape: {}".format(x.shape): words, not values
+            return [("text", None, formatted, None, None)]
         if isinstance(node, ast.JoinedStr):
             out = []
             for part in node.values:
@@ -238,6 +241,38 @@ class Outputs(Autograd):
                 break
             name = base.id if isinstance(base, ast.Name) else None
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
+
+    def _formatted(self, node: ast.expr) -> str | None:
+        """``"…{}…".format(a, b)`` with arguments the translation knows as words, whole
+        numbers or shapes (``x.shape``): the text it prints (``None`` otherwise)."""
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and not node.keywords
+        ):
+            return None
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Attribute) and a.attr == "shape":
+                try:
+                    args.append(tuple(self._shape_of_node(a.value)))
+                except Untranslated:
+                    return None
+                continue
+            c = self._const_or_none(a)
+            if not isinstance(c, (str, int)) or isinstance(c, bool):
+                return None
+            args.append(c)
+        template = node.func.value.value
+        if re.search(r"\{[^{}]*[!:.\[]", template):
+            return None  # conversions, format specs, attribute lookups: not read
+        try:
+            return template.format(*args)
+        except (IndexError, KeyError, ValueError):
+            return None
 
     def _assigned(self, stmt: ast.stmt) -> list[Any]:
         """What a comment under an assignment shows: the value just assigned."""

@@ -76,6 +76,8 @@ class Buffer:
     base: str | None
     entries: dict[tuple[int, ...], Expr] = field(default_factory=dict)
     integer: bool = False
+    #: An array computed before being changed in place: what an entry not assigned holds.
+    source: Expr | None = None
 
 
 @dataclass
@@ -567,6 +569,15 @@ class Scope:
                         return x // y
                     if isinstance(op, ast.Pow) and 0 <= y <= 64:
                         return x**y
+            case ast.Call(func=f, args=[x]) if self._dotted(f) in (
+                "numpy.float32",
+                "numpy.float64",
+                "numpy.int64",
+                "numpy.int32",
+            ):
+                v = self._const(x)
+                if isinstance(v, int) and not isinstance(v, bool) and abs(v) <= 2**24:
+                    return v  # np.float32(d_model): a whole number float32 holds exactly
             case ast.Call(func=f, args=args) if self._dotted(f) in ("float",) and args:
                 v = self._const(args[0])
                 if v in ("-inf", "inf", "-Infinity"):
