@@ -447,3 +447,39 @@ def test_values_written_in_code_comments_are_claims(tmp_path: Path) -> None:
         ("0.84", "exact"),
         ("0.54", "exact"),
     ]
+
+
+def test_a_positional_encoding_filled_through_slices(tmp_path: Path) -> None:
+    # pe[p, 2k] = sin(p / 10000^(2k/4)), pe[p, 2k+1] = cos(p / 10000^(2k/4)) for p < 3, k < 2,
+    # printed by numpy at 8 decimals after a label naming the shape
+    def angle(p: int, i: int) -> mpmath.mpf:
+        return mpmath.mpf(p) / mpmath.mpf(10000) ** (mpmath.mpf(2 * (i // 2)) / 4)
+
+    want = [
+        [(mpmath.sin if i % 2 == 0 else mpmath.cos)(angle(p, i)) for i in range(4)]
+        for p in range(3)
+    ]
+    # numpy's 8 decimals, trailing zeros dropped; each checked against mpmath below
+    shown = [[format(float(v), ".8f").rstrip("0") for v in row] for row in want]
+    assert all(
+        rounds_to(v, t)
+        for row, trow in zip(want, shown, strict=True)
+        for v, t in zip(row, trow, strict=True)
+    )
+    code = (
+        "import numpy as np\n\ndef encoding(max_len, d_model):\n"
+        "    pos = np.arange(max_len)[:, np.newaxis]\n"
+        "    i = np.arange(d_model)[np.newaxis, :]\n"
+        "    rates = 1 / np.power(10000, (2 * (i // 2)) / np.float32(d_model))\n"
+        "    angles = pos * rates\n"
+        "    angles[:, 0::2] = np.sin(angles[:, 0::2])\n"
+        "    angles[:, 1::2] = np.cos(angles[:, 1::2])\n"
+        "    return angles\n\n"
+        "pe = encoding(3, 4)\n"
+        'print("Encoding (shape: {}):".format(pe.shape))\nprint(pe)\n'
+    )
+    text = "\n".join(" ".join(f"{t:>11}" for t in row) for row in shown)
+    out = "Encoding (shape: (3, 4)):\n[[" + text.replace("\n", "]\n [") + "]]\n"
+    verdicts = _verdicts(_post(tmp_path, code, out))
+    assert [p for p, _ in verdicts] == [t for row in shown for t in row]
+    assert all(v in GOOD for _, v in verdicts), verdicts
