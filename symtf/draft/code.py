@@ -18,6 +18,7 @@ from symtf.draft.translate import (
     blocks,
     cell_lines,
     code_lines,
+    file_lines,
     without_code,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "blocks",
     "cell_lines",
     "code_lines",
+    "file_lines",
     "without_code",
 ]

@@ -46,6 +46,7 @@ from symtf.draft.translate.sources import (
     blocks,
     cell_lines,
     code_lines,
+    file_lines,
     without_code,
 )
 
@@ -61,5 +62,6 @@ __all__ = [
     "blocks",
     "cell_lines",
     "code_lines",
+    "file_lines",
     "without_code",
 ]
