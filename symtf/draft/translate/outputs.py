@@ -50,6 +50,8 @@ _MUTATORS = frozenset(
         "itemset",
     }
 )
+#: Functions that round what they are given to some decimals (a print format when shown).
+_ROUND_FUNCTIONS = frozenset({"numpy.round", "numpy.around", "torch.round", "round"})
 #: Modules whose calls change no array given to them (plots, display).
 _NO_SIDE_EFFECTS = ("matplotlib", "seaborn", "plotly", "IPython", "pandas", "print", "display")
 
@@ -195,21 +197,20 @@ class Outputs(Autograd):
                 for p in parts
             ]
         target, decimals = node, None
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "round"
-            and node.args
-        ):
-            decimals = self._int_or_none(node.args[0])
-            target = node.func.value
-        elif (
-            isinstance(node, ast.Call)
-            and self._dotted(node.func) in ("numpy.round", "numpy.around", "round")
-            and len(node.args) == 2
-        ):
-            decimals = self._int_or_none(node.args[1])
-            target = node.args[0]
+        if isinstance(node, ast.Call):
+            # np.round(x, 2) is the module's function (its first argument is what is shown);
+            # x.round(2) a method of the value shown
+            given = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            if self._dotted(node.func) in _ROUND_FUNCTIONS:
+                digits = node.args[1] if len(node.args) == 2 else given.get("decimals")
+                if node.args and digits is not None:
+                    decimals = self._int_or_none(digits)
+                    target = node.args[0]
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "round":
+                digits = node.args[0] if len(node.args) == 1 else given.get("decimals")
+                if digits is not None:
+                    decimals = self._int_or_none(digits)
+                    target = node.func.value
         if is_size(target):
             return [("value", None, label, decimals, json.dumps([SIZE, None]))]
         c = self._const_or_none(target) if decimals is None else None
