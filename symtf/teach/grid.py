@@ -24,7 +24,8 @@ import sympy
 from symtf.backends.certify import exact_fraction
 from symtf.numbers import format_fixed, round_exact
 from symtf.renderers.labels import label_math, label_tex
-from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS, escape, math_text
+from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS
+from symtf.renderers.tex import escape, math_text
 from symtf.teach.exercise import (
     NOT_BLANKABLE,
     covered,

@@ -19,7 +19,8 @@ import sympy
 
 from symtf.renderers.html import head, label_html
 from symtf.renderers.labels import entry_math, label_math, label_tex
-from symtf.renderers.latex import escape, standalone
+from symtf.renderers.latex import standalone
+from symtf.renderers.tex import escape
 from symtf.spec import Derivation
 from symtf.teach.exercise import (
     Blank,
