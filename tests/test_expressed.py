@@ -108,7 +108,12 @@ def _checks(d: dict[str, Any], line: int) -> list[dict[str, Any]]:
 
 
 def _line_check(d: dict[str, Any], line: int) -> dict[str, Any]:
-    (c,) = [c for c in _checks(d, line) if c["kind"] == "expression"]
+    # the line's own check, not a link of it judged on its own (ln(0.571) = -0.5596)
+    (c,) = [
+        c
+        for c in _checks(d, line)
+        if c["kind"] == "expression" and not c["claim"].endswith("(term)")
+    ]
     return c
 
 
@@ -138,7 +143,8 @@ def test_a_ratio_written_as_its_value_is_read_as_the_ratio(kl: dict[str, Any]) -
     assert first["exact_reading"]["verdict"] == "rounded"
     assert first["exact_reading"]["stands_for"] == {"0.571": "0.4/0.7"}
     assert _close(first["exact"], term)
-    (own,) = [c for c in _checks(kl, TERM) if "expresses" in c]
+    # the line's literal (the link ln(0.571) = -0.5596, judged on its own, reads it too)
+    (own,) = [c for c in _checks(kl, TERM) if c.get("literal_of") == line["claim"]]
     assert own["printed"] == "0.571" and own["verdict"] == "rounded"
     assert own["literal_of"] == line["claim"]
     assert _close(own["exact"], ratio)
@@ -159,8 +165,14 @@ def test_a_wrong_result_stays_wrong_whatever_the_literal_is_read_as(
     # by hand: neither 0.4·ln(0.571) = −0.2241 nor 0.4·ln(0.4/0.7) = −0.2238 is −0.2338
     ratio = mpmath.mpf("0.4") / mpmath.mpf("0.7")
     assert not rounds_to(mpmath.mpf("0.4") * mpmath.log(ratio), "-0.2338")
-    assert _line_check(d, TERM)["verdict"] == "wrong"
-    assert not [c for c in d["checks"] if "expresses" in c]
+    line = _line_check(d, TERM)
+    assert line["verdict"] == "wrong"
+    # the line's own reading takes no expression for its literal; only the link
+    # ln(0.571) = -0.5596, right with 0.4/0.7 (ln(0.4/0.7) = -0.55962 by mpmath), may
+    assert rounds_to(mpmath.log(ratio), "-0.5596")
+    assert not rounds_to(mpmath.log(mpmath.mpf("0.571")), "-0.5596")
+    assert not [c for c in d["checks"] if c.get("literal_of") == line["claim"]]
+    assert all(c["claim"].startswith("line 16 (term)") for c in d["checks"] if "expresses" in c)
 
 
 def test_a_literal_too_short_to_tell_is_not_read_as_a_ratio(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,7 +84,8 @@ def place_of(result: ClaimResult, check: Check, position: int) -> Place | None:
 
     The checks of a claim come in the order of its printed entries; a check whose
     printed string is not the entry at its position (a reduced claim's one check) is
-    placed at the first entry printed as it is.
+    placed at the first entry printed as it is; one that no entry prints (a literal of a
+    displayed line judged on its own) gets the claim's line only.
     """
     places = result.claim.places
     if not places:
@@ -94,7 +96,12 @@ def place_of(result: ClaimResult, check: Check, position: int) -> Place | None:
     if not printed or (position < len(printed) and printed[position] == check.printed):
         return places[min(position, len(places) - 1)]
     k = next((k for k, text in enumerate(printed) if text == check.printed), None)
-    return places[k] if k is not None else places[0]
+    if k is not None:
+        return places[k]
+    # a number the claim does not print as an entry (a literal of its line judged on its
+    # own: a copy slip, a value written for an expression): its line, not a column that
+    # belongs to another number
+    return dataclasses.replace(places[0], column=None, end_column=None, cell_column=None)
 
 
 def located(report: Report) -> Iterator[Located]:

@@ -47,6 +47,7 @@ class Block:
     outputs: tuple[Output, ...] = ()
     lines: tuple[int, ...] = ()  # the file line of each of its lines, where known
     source: Text | None = None
+    path: str = ""  # the file it is in (for messages)
 
     def file_line(self, line: int) -> int:
         """The file line of the block's ``line`` (1-based)."""

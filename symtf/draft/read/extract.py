@@ -125,7 +125,8 @@ def read(text: str, kind: str = "md", *, path: str = "<text>", code: bool = Fals
         SpecError: A notebook that is not one (naming the cell and the field).
     """
     cut = pieces(text, kind, path, code=code)
-    return Reading(kind, tuple(maths_segments(cut.segments)), tuple(cut.blocks), cut.sources)
+    blocks = tuple(replace(b, path=path) for b in cut.blocks)  # messages name the file
+    return Reading(kind, tuple(maths_segments(cut.segments)), blocks, cut.sources)
 
 
 def segments(
