@@ -46,6 +46,15 @@ MAX_VOCAB = 5000
 MAX_ESTIMATED_BYTES = 2_000_000_000
 #: Longest ``--timeout`` accepted, in seconds (one day).
 MAX_TIMEOUT = 86_400.0
+#: Largest ``x`` of ``e^x``, in a step and in displayed arithmetic alike: e^10000 has 4,343
+#: digits before the point, and an exponent of e larger than that (``exp(exp(exp(1000)))``)
+#: gives a value no enclosure can pin. A very negative exponent is fine (e^x is then a tiny
+#: positive number: a manual softmax of scores masked with −10⁹).
+MAX_EXP_ARGUMENT = 10_000
+#: What a refused exponent of e is told (:data:`MAX_EXP_ARGUMENT`), wherever it is refused.
+EXP_ARGUMENT_REFUSED = (
+    f"expected an exponent of e of at most {MAX_EXP_ARGUMENT:,} but found a larger one"
+)
 #: Calibration of the estimate (exact SymPy values plus their balls).
 BYTES_PER_ENTRY = 1500
 SECONDS_PER_OP = 25e-6
