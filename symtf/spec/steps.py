@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -291,11 +292,10 @@ def parse_tensors(raw: Any, file: str) -> tuple[GivenTensor, ...]:
 
 
 def _not_reserved(name: str, where: str, col: str = "") -> None:
-    low = name.lower()
-    ops = public_signatures()
-    if low in ops or name in ("inf", "true", "false"):  # e and pi may be shadowed (E[tok])
-        what = "an op" if low in ops else "a constant"
-        raise SpecError(f"{where}: a name cannot be {name!r}, which is {what}{col}")
+    """A name may shadow an op's (``grad``, ``exp``: see :func:`parse_steps`) and the constants
+    e and pi (``E[tok]``), not the values ``inf``, ``true`` and ``false``."""
+    if name in ("inf", "true", "false"):
+        raise SpecError(f"{where}: a name cannot be {name!r}, which is a constant{col}")
 
 
 def given_input(model_raw: Any, tensors: tuple[GivenTensor, ...], file: str) -> Any:
@@ -634,6 +634,7 @@ def parse_steps(
     refs = {n.name: [r for r in lang.names(n.tree) if r.name not in given] for n in nodes}
     out = []
     for n in nodes:
+        _calls_no_shadowed_op(n, defined, given)
         inputs: list[str] = []
         for r in lang.names(n.tree):
             nm = r.name
@@ -689,6 +690,30 @@ def parse_steps(
         defined.add(n.name)
         out.append(StepNode(n.name, n.text, n.tree, n.where, tuple(dict.fromkeys(inputs)), n.key))
     return tuple(out)
+
+
+def _calls_no_shadowed_op(n: StepNode, defined: set[str], given: Mapping[str, GivenTensor]) -> None:
+    """A name shadows an op's as in Python: once a tensor or an earlier step is called
+    ``grad``, a later step cannot call the op ``grad`` (the step named so may: its own
+    expression is read before the name is bound).
+
+    Raises:
+        SpecError: At the call, naming what shadows the op.
+    """
+    for c in lang.walk(n.tree):
+        if isinstance(c, lang.Call) and c.name in defined:
+            what = "the given tensor" if c.name in given else "the step"
+            raise SpecError(
+                str(
+                    lang.error(
+                        n.text,
+                        n.where,
+                        c.pos,
+                        f"{c.name}(…) calls the op {c.name}, but {what} {c.name} defined "
+                        "above has its name; rename one of them",
+                    )
+                )
+            )
 
 
 def _reaches(
