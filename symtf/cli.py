@@ -347,7 +347,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"symtf: error: {_safe_block(e)}")
         return EXIT_BAD_INPUT
     except RecursionError:
-        _say("symtf: error: input nested too deeply")
+        if os.environ.get("SYMTF_DEBUG"):
+            raise
+        _say(f"symtf: error: {_safe_block(_input_named(args))}input nested too deeply")
         return EXIT_BAD_INPUT
     except MemoryError:
         _say("symtf: error: input too large for memory")
@@ -409,6 +411,18 @@ def _flush_stdout() -> None:
     except OSError as e:
         files.discard_stdout()
         raise files.OutputError(f"standard output: cannot write ({e.strerror or e})") from None
+
+
+def _input_named(args: argparse.Namespace) -> str:
+    """``FILE: `` for a command that reads one file (its errors name it), else nothing."""
+    for attr in ("file", "path", "article", "key"):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value:
+            return f"{value}: "
+    paths = getattr(args, "paths", None)
+    if isinstance(paths, list) and len(paths) == 1 and isinstance(paths[0], str):
+        return f"{paths[0]}: "
+    return ""
 
 
 def _say(message: str) -> None:

@@ -80,9 +80,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                     reports.append(check_article(path))
             else:
                 reports.append(check_file(path, args.timeout, folder=folder))
-        except SymtfError as e:  # one bad file: say so, check the others
-            errors.append(FileError(str(path), str(e)))
-            print(f"symtf: error: {safe_block(e)}", file=sys.stderr)
+        except (SymtfError, RecursionError) as e:  # one bad file: say so, check the others
+            message = str(e) if isinstance(e, SymtfError) else f"{path}: input nested too deeply"
+            errors.append(FileError(str(path), message))
+            print(f"symtf: error: {safe_block(message)}", file=sys.stderr)
             continue
         progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
