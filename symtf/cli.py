@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NoReturn
 from symtf import files
 from symtf.errors import BudgetExpired, LimitError, SymtfError
 from symtf.limits import install_flint_hook
-from symtf.renderers.safe import block as _safe_block
+from symtf.visible import block as _safe_block
 
 if TYPE_CHECKING:  # the parser is imported when it is built
     from symtf.suggest import SuggestingParser
@@ -150,7 +150,7 @@ def progress(msg: str) -> None:
     from symtf.commands import QUIET
 
     if sys.stderr.isatty() and not QUIET.get():
-        print(msg, file=sys.stderr, flush=True)
+        files.say(msg)
 
 
 class _Version(argparse.Action):
@@ -426,9 +426,9 @@ def _input_named(args: argparse.Namespace) -> str:
 
 
 def _say(message: str) -> None:
-    """A message on standard error (nothing more can be done when that fails too)."""
-    with suppress(OSError, ValueError):
-        print(message, file=sys.stderr, flush=True)
+    """A message on standard error, control characters spelled out (nothing more can be
+    done when that fails too)."""
+    files.say(message)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -469,7 +469,9 @@ def install_flint_hook() -> bool:
             text = f"{where}: certified arithmetic failed ({what})"
         with suppress(Exception):
             sys.stdout.flush()
-        os.write(2, f"symtf: error: {text}\n".encode("utf-8", "replace"))
+        from symtf.visible import block
+
+        os.write(2, f"symtf: error: {block(text)}\n".encode("utf-8", "replace"))
         os._exit(2)
 
     _flint_hook = proto(on_error)

@@ -90,9 +90,9 @@ def _timeout(config: pytest.Config) -> float:
 
 def _node_name(label: str) -> str:
     """A label as a node id segment: visible, and without the ``::`` that separates ids."""
-    from symtf.renderers._control import visible
+    from symtf.visible import line
 
-    return visible(label).replace("::", ": :")
+    return line(label).replace("::", ": :")
 
 
 class DerivationFile(pytest.File):

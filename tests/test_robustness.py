@@ -26,6 +26,7 @@ from tiny_derivations import tiny_model
 
 import symtf
 from symtf import limits, spec
+from symtf import visible as safe
 from symtf.backends import certify
 from symtf.checking import compare
 from symtf.checking.evaluation import Evaluator
@@ -34,7 +35,6 @@ from symtf.cli import main
 from symtf.errors import Undecided
 from symtf.renderers import json as render_json
 from symtf.renderers import junit as render_junit
-from symtf.renderers import safe
 from symtf.renderers import text as render_text
 from symtf.suggest import close_steps
 

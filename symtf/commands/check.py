@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,7 +61,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     from symtf.cli import EXIT_BAD_INPUT, expand, progress, time_budget
     from symtf.commands.draft import is_article as _is_article
     from symtf.renderers import text as render_text
-    from symtf.renderers.safe import block as safe_block
 
     if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
         return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
@@ -83,14 +81,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         except (SymtfError, RecursionError) as e:  # one bad file: say so, check the others
             message = str(e) if isinstance(e, SymtfError) else f"{path}: input nested too deeply"
             errors.append(FileError(str(path), message))
-            print(f"symtf: error: {safe_block(message)}", file=sys.stderr)
+            files.say(f"symtf: error: {message}")
             continue
         progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
     if args.format == "text" and not reports and errors:
         return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
     if args.format == "text" and getattr(args, "quiet", False):
-        sys.stdout.write(render_text.render(report, quiet=True))
+        files.write_stdout(render_text.render(report, quiet=True))
         return _check_exit(report, errors, args)
     import importlib
 
@@ -103,7 +101,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
     """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
     from symtf.cli import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK
-    from symtf.renderers.safe import line as safe_line
+    from symtf.visible import line as safe_line
 
     if errors:
         return EXIT_BAD_INPUT
@@ -115,7 +113,7 @@ def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespac
             f"{len(d.not_reached)} of {total} claims not checked, from "
             f"{d.not_reached[0]!r} on (the report above is partial; raise it with --timeout)"
         )
-        print(f"symtf: error: {safe_line(message)}", file=sys.stderr)
+        files.say(f"symtf: error: {safe_line(message)}")
     if partial:
         return EXIT_BAD_INPUT
     if report.failed:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from symtf import files
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         names = derive.names()
         for i, name in enumerate(names, 1):
-            print(f"symtf: checking the proofs of {name} ({i}/{len(names)})", file=sys.stderr)
+            files.say(f"symtf: checking the proofs of {name} ({i}/{len(names)})")
             d = derive.get(name)
             size = f"  [n: {d.size_help}]" if d.sizes else ""
             files.write_stdout(f"{name:24s}{derive.status(name):58s}{d.title}{size}\n")
@@ -101,6 +100,6 @@ def run(args: argparse.Namespace) -> int:
         files.write_stdout(render.text(result))
     if not result.ok:
         for s in result.failures:
-            print(f"symtf: step {s.key!r} of {result.name} was not verified", file=sys.stderr)
+            files.say(f"symtf: step {s.key!r} of {result.name} was not verified")
         return EXIT_FAIL
     return EXIT_OK

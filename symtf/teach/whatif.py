@@ -37,7 +37,6 @@ unresolved, never guessed.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 import re
@@ -55,11 +54,11 @@ from symtf.checking.evaluation import _fit, selection
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.charts import entropy, softmax_at
-from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, Model, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
+from symtf.visible import json_text, line
 
 #: Longest closed form shown (characters of SymPy's text).
 MAX_FORMULA_CHARS = 300
@@ -1286,7 +1285,7 @@ def render_json(r: WhatIf) -> str:
         ],
         "plots": r.plots,
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data, indent=2) + "\n"
 
 
 __all__ = [
