@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from symtf import limits
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import latexmath
 from symtf.visible import comment, toml_block, toml_string
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 #: Largest article read, in bytes.
-MAX_ARTICLE_BYTES = 5_000_000
+MAX_ARTICLE_BYTES = limits.MAX_ARTICLE_BYTES
 
 _NUMBER = r"[-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_RE = re.compile(rf"^{_NUMBER}$")

@@ -34,6 +34,47 @@ from typing import Any
 
 from symtf.errors import LimitError
 
+# ----------------------------------------------------------------------------- what a file holds
+# The one table of input sizes. A derivation file is read within them (symtf.spec), and
+# an article's draft is written within them (symtf.draft): what ``draft`` writes,
+# ``check`` reads, and an article over one of them is refused at its own line.
+
+#: Largest derivation file, in bytes (a draft is written within it too).
+MAX_FILE_BYTES = 2_000_000
+#: Largest article (Markdown, LaTeX, plain text or a notebook), in bytes.
+MAX_ARTICLE_BYTES = 5_000_000
+#: Most entries of one tensor: given, printed, or made by an op (``zeros``, ``eye``).
+MAX_ENTRIES = 20_000
+#: Most rows or columns of a matrix (most entries along any axis of a tensor).
+MAX_DIM = 512
+#: Most axes of a tensor.
+MAX_NDIM = 4
+#: Most characters of one matrix written as text (rows of numbers).
+MAX_MATRIX_CHARS = 400_000
+
+
+def shape_refusal(shape: tuple[int, ...]) -> str | None:
+    """Why a tensor of ``shape`` is over the limits (``expected …, found …``), or ``None``."""
+    if len(shape) > MAX_NDIM:
+        return f"expected at most {MAX_NDIM} dimensions, found {len(shape)}"
+    if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
+        found = "x".join(map(str, shape))
+        return (
+            f"expected at most {MAX_DIM} rows or columns and {MAX_ENTRIES:,} entries, "
+            f"found {found} ({math.prod(shape):,} entries)"
+        )
+    return None
+
+
+def text_refusal(chars: int) -> str | None:
+    """Why a matrix written in ``chars`` characters is over the limit, or ``None``."""
+    if chars > MAX_MATRIX_CHARS:
+        return f"expected a matrix of at most {MAX_MATRIX_CHARS:,} characters, found {chars:,}"
+    return None
+
+
+# ----------------------------------------------------------------------------- what a model is
+
 #: Longest token sequence a forward pass may run over (prompt plus generated tokens).
 MAX_SEQ_LEN = 512
 #: Most transformer blocks (an encoder–decoder counts encoder and decoder layers together).
@@ -192,7 +233,7 @@ class Estimate:
 
     def describe(self) -> str:
         """``about 15 GB and 2 h`` — the estimate in words."""
-        return f"about {_size(self.bytes)} and {_duration(self.seconds)}"
+        return f"about {_size(self.bytes)} and {duration(self.seconds)}"
 
 
 def graph_estimate(
@@ -257,7 +298,8 @@ def _size(b: float) -> str:
     return f"{max(b / 1e3, 1):.3g} kB"
 
 
-def _duration(s: float) -> str:
+def duration(s: float) -> str:
+    """``2.5 min``, ``8.35 h``: seconds in words."""
     for unit, k in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
         if s >= k:
             return f"{s / k:.3g} {unit}"

@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from symtf import limits
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.templates import Call, Expr, render
-from symtf.errors import ExpressionError
+from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
 from symtf.visible import comment, toml_block, toml_string
 
@@ -194,6 +195,7 @@ def compose(article: Article, search: Search) -> Composed:
     if given:
         body.append("[tensors]")
         for k in sorted(given, key=lambda k: k.key):
+            _within_limits(k, names[k.key], article.path)
             body.extend(_given(k, names[k.key]))
         body.append("")
     if steps:
@@ -294,6 +296,21 @@ def _claim_label(p: Printing) -> str:
     if p.role in ("operand", "weights", "term", "before", "after"):
         return f"{base} ({p.role})"
     return base
+
+
+def _within_limits(k: Known, name: str, path: str) -> None:
+    """A given tensor within the limits ``check`` reads a derivation by (a code literal's
+    own shape, or printed rows), else refused at the article's line."""
+    shape = k.nd_shape if k.flat else (len(k.rows), max((len(r) for r in k.rows), default=0))
+    why = limits.shape_refusal(tuple(shape))
+    if why is None:
+        text = " ".join(k.flat) if k.flat else "\n".join(" ".join(r) for r in k.rows)
+        why = limits.text_refusal(len(text))
+    if why is not None:
+        raise LimitError(
+            f"{path}: the array {name}: {why}; a derivation holds no larger one, so its "
+            f"draft could not be checked (line {k.line})"
+        )
 
 
 def _given(k: Known, name: str) -> list[str]:

@@ -49,6 +49,7 @@ from symtf.backends import BallBackend
 from symtf.backends.certify import compare_ball, exact_fraction
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.prefilter import MISSING, Missing, fill
+from symtf.draft.sizing import Pace
 from symtf.draft.templates import (
     Call,
     Expr,
@@ -321,6 +322,7 @@ class Search:
             return (cell if cell is not None else -1, line)
 
         printed = self._printed_opaque(Translator)
+        pace = Pace(self.article.path, len(printings))
         with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter(
                 "ignore", RuntimeWarning
@@ -334,11 +336,13 @@ class Search:
                 while k < len(printings) and position(printings[k].cell, printings[k].line) < at:
                     self._printing(printings[k])
                     k += 1
+                    pace.step(k)
                 for event in translator.events([block]):
                     self._event(event)
             self.float32 = translator.float32
-            for p in printings[k:]:
+            for i, p in enumerate(printings[k:], start=k + 1):
                 self._printing(p)
+                pace.step(i)
             self._displays()
             self._xp = None
 

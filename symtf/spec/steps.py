@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import sympy
 
+from symtf import limits
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import lang
 from symtf.language.syntax import Tree
@@ -31,9 +32,9 @@ from symtf.ops.core import ParamError
 from symtf.spec.symbols import make as make_symbol
 
 #: Largest given tensor (entries), largest dimension, most axes.
-MAX_ENTRIES = 20_000
-MAX_DIM = 512
-MAX_NDIM = 4
+MAX_ENTRIES = limits.MAX_ENTRIES
+MAX_DIM = limits.MAX_DIM
+MAX_NDIM = limits.MAX_NDIM
 #: Longest unrolled range of one family, and most step nodes in a file.
 MAX_UNROLL = 10_000
 MAX_NODES = 20_000
@@ -219,8 +220,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
         if isinstance(raw, list) and shape is not None:
             return _build(name, shape, _flatten(raw), rounded, where)
     if isinstance(raw, str):
-        if len(raw) > 400_000:
-            raise SpecError(f"{where}: expected at most 400,000 characters, found {len(raw)}")
+        too_long = limits.text_refusal(len(raw))
+        if too_long:
+            raise SpecError(f"{where}: {too_long}")
         rows = _rows_text(raw)
         if not rows:
             raise SpecError(f"{where}: expected entries, found none")
@@ -247,10 +249,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
 def _build(
     name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str
 ) -> GivenTensor:
-    if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
-        raise SpecError(
-            f"{where}: expected at most {MAX_DIM} per dimension and {MAX_ENTRIES} entries, found shape {shape}"
-        )
+    too_large = limits.shape_refusal(shape)
+    if too_large:
+        raise SpecError(f"{where}: {too_large}")
     if len(cells) != math.prod(shape):
         raise SpecError(
             f"{where}: expected {math.prod(shape)} values for shape {list(shape)}, found {len(cells)}"
