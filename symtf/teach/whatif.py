@@ -56,6 +56,7 @@ from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.charts import entropy, softmax_at
 from symtf.roots import Dual, isolate
 from symtf.spec import Derivation, Model, load
+from symtf.spec.symbols import name_refusal
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
 from symtf.visible import json_text, line
@@ -98,10 +99,6 @@ _MALFORMED = (
     '--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", a whole matrix '
     "(l0.h0.W_Q=w), a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), or a symbol "
     "the file declares with a value in [symbols] (a), found {text!r}"
-)
-#: Names a symbol may not take: a formula with a symbol called W_Q would read as the matrix.
-RESERVED_NAMES = frozenset(
-    (*HEAD_MATRICES, *LAYER_MATRICES, *MODEL_MATRICES, "scale", "eps", "temperature")
 )
 
 
@@ -256,11 +253,9 @@ def substitute_all(d: Derivation, texts: Sequence[str]) -> tuple[Derivation, lis
     weights: list[Weight] = []
     for text in texts:
         where, index, name = _target(text)
-        if name in RESERVED_NAMES:
-            raise WhatIfError(
-                f"--symbol {text!r}: the name {name!r} is a weight's or setting's own name; "
-                "choose another (a, t, w)"
-            )
+        why = None if where.startswith("symbols.") else name_refusal(name)
+        if why is not None:  # the rule [symbols] keeps (a declared symbol kept it already)
+            raise WhatIfError(f"--symbol {text!r}: {why}")
         if name in seen_names:
             raise WhatIfError(
                 f"--symbol {text!r}: the name {name!r} is given twice (also by --symbol "
