@@ -88,6 +88,13 @@ def _timeout(config: pytest.Config) -> float:
         raise pytest.UsageError(f"symtf_timeout: expected seconds, found {raw!r}") from None
 
 
+def _visible(text: str) -> str:
+    """A message with the file's control characters spelled out (:mod:`symtf.visible`)."""
+    from symtf.visible import block
+
+    return block(text)
+
+
 def _node_name(label: str) -> str:
     """A label as a node id segment: visible, and without the ``::`` that separates ids."""
     from symtf.visible import line
@@ -112,7 +119,7 @@ class DerivationFile(pytest.File):
             derivation = spec.load(self.path)
         except (SymtfError, RecursionError) as e:
             msg = str(e) if isinstance(e, SymtfError) else f"{self.path}: input nested too deeply"
-            raise self.CollectError(f"symtf: error: {msg}") from None
+            raise self.CollectError(f"symtf: error: {_visible(msg)}") from None
         self.derivation = derivation
         seen: set[str] = set()
         for claim in derivation.claims:
@@ -158,7 +165,7 @@ class ClaimItem(pytest.Item):
             from symtf.renderers._claims import one_line
 
             open_ = [c for c in result.checks if c.verdict == "undecided"]
-            pytest.skip(one_line(open_[0]))
+            pytest.skip(_visible(one_line(open_[0])))
         if any(c.verdict == "symbolic" for c in result.checks):
             pytest.skip("symbolic: the value depends on a symbol of the file")
 
@@ -167,9 +174,9 @@ class ClaimItem(pytest.Item):
         if isinstance(excinfo.value, ClaimFailure):
             from symtf.renderers._claims import one_line
 
-            return "\n".join(one_line(c) for c in excinfo.value.checks)
+            return _visible("\n".join(one_line(c) for c in excinfo.value.checks))
         if isinstance(excinfo.value, CheckError):
-            return f"symtf: error: {excinfo.value}"
+            return f"symtf: error: {_visible(str(excinfo.value))}"
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

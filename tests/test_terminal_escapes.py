@@ -190,10 +190,25 @@ def test_exercise_grade_and_their_files_keep_control_characters_inert(
 
 
 def test_the_pytest_plugin_prints_no_control_character_raw(tmp_path: Path) -> None:
+    """A failed claim, a file the check refuses (a step that does not exist, named with the
+    escape sequences), and one that cannot be read at all."""
     d = tmp_path / "d.toml"
     _derivation(d)
+    evil = visible.toml_string(EVIL)[1:-1]
+    (tmp_path / "bad.toml").write_text(
+        f'title = "t"\n[tensors]\nx = ["1"]\n[[claims]]\nlabel = "c"\nstep = "no {evil}"\n'
+        'printed = "1"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "broken.toml").write_text(
+        f'[[claims]]\nlabel = "c"\nstep = "x"\nprinted = 1\ntitle = "{evil}\n',
+        encoding="utf-8",
+    )
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--symtf", str(d), "-rA"],
+        [
+            *(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--symtf", "."),
+            *("-rA", "--continue-on-collection-errors"),
+        ],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -202,7 +217,8 @@ def test_the_pytest_plugin_prints_no_control_character_raw(tmp_path: Path) -> No
         timeout=600,
         env={"PYTHONPATH": SYMTF_HOME, "PATH": "/usr/bin:/bin"},
     )
-    assert "1 failed" in r.stdout, r.stdout[-3000:]
+    assert "1 failed" in r.stdout and "2 errors" in r.stdout, r.stdout[-3000:]
+    assert "no \\x1b]0;PWNED\\x07" in r.stdout, r.stdout[-3000:]
     assert _raw(r.stdout) == [] and _raw(r.stderr) == [], r.stdout[-3000:]
 
 
