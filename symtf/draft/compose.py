@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from symtf import limits
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
+from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
@@ -301,14 +301,15 @@ def _claim_label(p: Printing) -> str:
 def _within_limits(k: Known, name: str, path: str) -> None:
     """A given tensor within the limits ``check`` reads a derivation by (a code literal's
     own shape, or printed rows), else refused at the article's line."""
-    shape = k.nd_shape if k.flat else (len(k.rows), max((len(r) for r in k.rows), default=0))
-    why = limits.shape_refusal(tuple(shape))
-    if why is None:
-        text = " ".join(k.flat) if k.flat else "\n".join(" ".join(r) for r in k.rows)
-        why = limits.text_refusal(len(text))
+    if k.flat:  # a code literal: at its cell and line
+        where = k.matched.split(":")[0]
+        refuse_array(path, name, where, tuple(k.nd_shape), " ".join(k.flat))
+        return
+    shape = (len(k.rows), max((len(r) for r in k.rows), default=0))
+    why = array_refusal(shape, "\n".join(" ".join(r) for r in k.rows))
     if why is not None:
         raise LimitError(
-            f"{path}: the array {name}: {why}; a derivation holds no larger one, so its "
+            f"{path}: the matrix {name}: {why}; a derivation holds no larger one, so its "
             f"draft could not be checked (line {k.line})"
         )
 

@@ -49,7 +49,7 @@ from symtf.backends import BallBackend
 from symtf.backends.certify import compare_ball, exact_fraction
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.prefilter import MISSING, Missing, fill
-from symtf.draft.sizing import Pace
+from symtf.draft.sizing import Pace, refuse_array
 from symtf.draft.templates import (
     Call,
     Expr,
@@ -386,6 +386,8 @@ class Search:
     def _code_given(self, e: Any) -> None:
         xp = self._xp
         assert xp is not None
+        # over what a derivation holds: refused before its balls are made
+        refuse_array(self.article.path, e.name, e.where, tuple(e.shape), " ".join(e.values))
         vals = []
         for text in e.values:
             if text in ("-inf", "inf"):

@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from symtf import limits
 from symtf.errors import LimitError
 
-__all__ = ["SECONDS_PER_PAIR", "Pace", "Size", "refuse_text", "size"]
+__all__ = [
+    "SECONDS_PER_PAIR",
+    "Pace",
+    "Size",
+    "array_refusal",
+    "refuse_array",
+    "refuse_text",
+    "size",
+]
 
 #: Search seconds per pair of printings (a lower bound over the measured article shapes).
 SECONDS_PER_PAIR = 4e-7
@@ -100,12 +108,29 @@ def size(article: object, path: str) -> Size:
     return s
 
 
+def array_refusal(shape: tuple[int, ...], text: str) -> str | None:
+    """Why an array of ``shape``, written as ``text``, is over what a derivation holds."""
+    return limits.shape_refusal(shape) or limits.text_refusal(len(text))
+
+
+def refuse_array(path: str, name: str, where: str, shape: tuple[int, ...], text: str) -> None:
+    """Refuse a code literal's array over the limits, at its place (``cell 2, line 4``).
+
+    Raises:
+        LimitError: Naming the article, the array and its place.
+    """
+    why = array_refusal(shape, text)
+    if why is not None:
+        raise LimitError(
+            f"{path}: the array {name} ({where}): {why}; a derivation holds no larger one, "
+            "so its draft could not be checked"
+        )
+
+
 def _within_limits(p: object, path: str) -> None:
     rows = getattr(p, "rows", ())
     shape = (len(rows), max((len(r) for r in rows), default=0))
-    why = limits.shape_refusal(shape)
-    if why is None:
-        why = limits.text_refusal(len("\n".join(" ".join(r) for r in rows)))
+    why = array_refusal(shape, "\n".join(" ".join(r) for r in rows))
     if why is not None:
         label = getattr(p, "label", "").strip()
         what = f"the printed matrix {label}" if label else "a printed matrix"
