@@ -53,7 +53,7 @@ FUZZ = settings(
 )
 
 #: Folders of files over the caps: fewer examples (each writes a few MB).
-FUZZ_FEW = settings(FUZZ, max_examples=max(EXAMPLES // 3, 1))
+FUZZ_FEW = settings(FUZZ, max_examples=max(EXAMPLES // 5, 1))
 
 #: Commands run on a derivation, by how often (checking most).
 DERIVATION_COMMANDS = [
