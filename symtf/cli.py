@@ -17,7 +17,7 @@ import types
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 from symtf import files
 from symtf.errors import BudgetExpired, LimitError, SymtfError
@@ -25,6 +25,7 @@ from symtf.limits import install_flint_hook
 from symtf.visible import block as _safe_block
 
 if TYPE_CHECKING:  # the parser is imported when it is built
+    from symtf.spec.config import Config
     from symtf.suggest import SuggestingParser
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -33,7 +34,9 @@ EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 FILE_HELP = "a derivation .toml file, or the name of a bundled one (i_love_ai)"
 
 #: The sub-commands, one module each in :mod:`symtf.commands`, in the order ``--help`` lists them.
-COMMANDS = ("check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps")
+COMMANDS = (
+    "check", "explain", "latex", "derive", "teach", "extract", "draft", "html", "steps", "lsp",
+)  # fmt: skip
 
 #: The commands a module of :data:`COMMANDS` adds besides (or instead of) its own name
 #: (``tests/test_cli_extras.py`` holds this to what each module's ``configure`` adds).
@@ -51,40 +54,84 @@ def bundled_derivations() -> list[Path]:
 
 
 def expand(
-    paths: Sequence[str], skipped: list[Path] | None = None, *, only_derivations: bool = False
+    paths: Sequence[str],
+    skipped: list[Path] | None = None,
+    *,
+    only_derivations: bool = False,
+    config: Config | None = None,
 ) -> list[tuple[Path, Path | None]]:
-    """The derivation files named by ``paths``, each with the folder it was found in.
+    """The files named by ``paths`` to check, each with the folder it was found in.
 
-    A folder is searched with its subfolders (see :mod:`symtf.spec.discover`):
-    its ``*.toml`` files that hold claims are derivations, the others (a
-    ``pyproject.toml``) are added to ``skipped``. With ``only_derivations``, a
+    A folder is searched with its subfolders (see :func:`symtf.spec.discover.search`):
+    its ``*.toml`` files that hold claims are derivations, and so is every one
+    that cannot be read (checking it says why); a readable TOML file that holds no
+    claims (a ``pyproject.toml``) is added to ``skipped``. With the project's
+    ``[tool.symtf]`` (``config``), a search also finds the articles its ``include``
+    names, and passes over what its ``exclude`` names. With ``only_derivations``, a
     file named directly is held to the same rule (a pre-commit hook names every
-    changed ``*.toml``). The folder is ``None`` for a file named directly; a file
-    found in a folder must lie inside it (a link out of it is refused on its own).
+    changed file of its types): a TOML file without claims, an article ``include``
+    does not name (a README) and a file ``exclude`` names are skipped. The folder is
+    ``None`` for a file named directly; a file found in a folder must lie inside it
+    (a link out of it is refused on its own).
+
+    With no ``paths``: the files ``include`` names (without an ``include``, a search of
+    the project's folder), or, outside a project with a ``[tool.symtf]``, the bundled
+    derivations.
     """
+    from symtf.spec.discover import is_checked, search
+
+    if not paths and config is not None:
+        if config.include:
+            from symtf.spec.discover import configured_files
+
+            found = configured_files(config)
+            if not found:
+                raise SymtfError(
+                    f"{config.path}: tool.symtf.include: no file matches "
+                    f"{', '.join(config.include)} (from {config.root})"
+                )
+            out: list[tuple[Path, Path | None]] = []
+            for f in found:
+                if f.suffix.lower() == ".toml" and not is_checked(f):
+                    if skipped is not None:
+                        skipped.append(f)
+                    continue
+                out.append((f, None))
+            return out
+        paths = [str(_short_path(config.root))]
     if not paths:
         found = bundled_derivations()
         if not found:
             raise SymtfError("no bundled derivations found; name a file or folder")
         return [(_short_path(p), None) for p in found]
-    from symtf.spec.discover import derivation_files, is_derivation_file
+    from symtf.files import ARTICLE_SUFFIXES
 
-    out: list[tuple[Path, Path | None]] = []
+    out = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found_here, others = derivation_files(p)
+            found_here, others = search(p, config)
             if not found_here:
                 what = f" ({len(others)} other TOML file(s) hold no [[claims]])" if others else ""
-                raise SymtfError(f"{raw}: no derivation files in this folder or below{what}")
+                articles = " or articles [tool.symtf] includes" if config is not None else ""
+                raise SymtfError(
+                    f"{raw}: no derivation files{articles} in this folder or below{what}"
+                )
             out.extend((f, p) for f in found_here)
             if skipped is not None:
                 skipped.extend(others)
         elif p.exists():
-            if only_derivations and not is_derivation_file(p):
-                if skipped is not None:
-                    skipped.append(p)
-                continue
+            if only_derivations:
+                article = p.suffix.lower() in ARTICLE_SUFFIXES
+                if article:
+                    wanted = config is not None and config.includes(p)
+                else:
+                    wanted = p.suffix.lower() == ".toml" and is_checked(p)
+                    wanted = wanted and not (config is not None and config.excludes(p))
+                if not wanted:
+                    if skipped is not None:
+                        skipped.append(p)
+                    continue
             out.append((p, None))
         else:
             from symtf import bundled
@@ -117,8 +164,15 @@ def _short_path(p: Path) -> Path:
 
 
 @contextmanager
-def time_budget(seconds: float | None, what: str) -> Iterator[None]:
-    """Raise :class:`LimitError` if the block runs longer than ``seconds`` (wall-clock time).
+def time_budget(
+    seconds: float | None, what: str, clock: Literal["wall", "cpu"] = "wall"
+) -> Iterator[None]:
+    """Raise :class:`LimitError` if the block runs longer than ``seconds``.
+
+    ``clock="wall"`` counts wall-clock time (``SIGALRM``): right for work that waits on
+    files or child processes. ``clock="cpu"`` counts this process's CPU time
+    (``SIGPROF``), for work that only computes: a budget that holds on a loaded machine,
+    where wall-clock time stretches with every other process sharing the cores.
 
     The timer raises :class:`~symtf.errors.BudgetExpired`, which no ``except Exception``
     or ``except SymtfError`` catches, and raises it again every second should anything
@@ -127,22 +181,28 @@ def time_budget(seconds: float | None, what: str) -> Iterator[None]:
     if not seconds or seconds <= 0 or not hasattr(signal, "SIGALRM"):
         yield
         return
+    timer, sig = (
+        (signal.ITIMER_PROF, signal.SIGPROF)
+        if clock == "cpu"
+        else (signal.ITIMER_REAL, signal.SIGALRM)
+    )
+    kind = " of CPU time" if clock == "cpu" else ""
 
     def expired(signum: int, frame: object) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        signal.setitimer(timer, 1.0)
         raise BudgetExpired(what)
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(sig, expired)
+    signal.setitimer(timer, seconds)
     try:
         yield
     except BudgetExpired:
         raise LimitError(
-            f"{what}: exceeded the time budget of {seconds:g} s (raise it with --timeout)"
+            f"{what}: exceeded the time budget of {seconds:g} s{kind} (raise it with --timeout)"
         ) from None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(sig, previous)
 
 
 def progress(msg: str) -> None:

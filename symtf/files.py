@@ -77,10 +77,13 @@ def allow_paths(folders: Iterable[str | Path]) -> Iterator[tuple[str, ...]]:
     """Let derivations read files inside these folders too, for the duration of the block.
 
     Raises:
-        SpecError: When a folder does not exist or is not a folder.
+        SpecError: When a folder is named by an empty or blank string, does not exist or
+            is not a folder.
     """
     resolved = []
     for f in folders:
+        if not str(f).strip():  # "" would resolve to the working folder: it names none
+            raise SpecError(f"--allow-path {f!r}: expected a folder, found an empty name")
         real = os.path.realpath(f)
         if not os.path.isdir(real):
             raise SpecError(f"--allow-path {f}: expected a folder, found {_kind_at(real)}")

@@ -193,6 +193,23 @@ def timeout_seconds(text: str) -> float:
     return t
 
 
+def percent(text: str) -> float:
+    """An ``argparse`` type for ``--require-checked``: a finite percentage from 0 to 100.
+
+    Raises:
+        argparse.ArgumentTypeError: For ``nan``, ``-5``, ``101`` or text.
+    """
+    import argparse
+
+    try:
+        p = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, found {text!r}") from None
+    if not math.isfinite(p) or not 0 <= p <= 100:
+        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, found {text!r}")
+    return p
+
+
 # ----------------------------------------------------------------------------- model size
 
 

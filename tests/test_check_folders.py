@@ -17,7 +17,7 @@ from symtf.cli import main
 from symtf.spec.discover import derivation_files, is_derivation_file
 
 ROOT = Path(__file__).resolve().parent.parent
-PYPROJECT = '[project]\nname = "blog"\n[tool.symtf]\nclaims = "a string key of another table"\n'
+PYPROJECT = '[project]\nname = "blog"\n[tool.blog]\nclaims = "a string key of another table"\n'
 
 
 @pytest.fixture
@@ -82,3 +82,84 @@ def test_a_folder_without_derivations_is_bad_input(
     err = capsys.readouterr().err
     assert "no derivation files in this folder or below" in err
     assert "1 other TOML file(s) hold no [[claims]]" in err
+
+
+# ----------------------------------------------------------------------------- nothing skipped in silence
+
+#: A derivation with a wrong claim: the identity's x[1, 1] is 1, printed 3.
+WRONG = """title = "wrong"
+[tensors]
+x = "1 0\\n0 1"
+[[claims]]
+label = "x"
+step = "x"
+printed = "1 0\\n0 3"
+"""
+
+
+def _unreadable(kind: str) -> bytes:
+    """A derivation holding a wrong claim that ``symtf check`` cannot read, in one of three ways."""
+    if kind == "over the size cap":  # 2,000,000 bytes is the cap of a derivation file
+        return (WRONG + "# padding\n" * 200_001).encode("utf-8")
+    if kind == "not UTF-8":  # as an editor on Windows may save it
+        return WRONG.encode("utf-16")
+    # Not valid TOML: a string that never ends hides the [[claims]] after it from a sniff.
+    return WRONG.replace('title = "wrong"', 'title = """wrong').encode("utf-8")
+
+
+#: What each unreadable file's error says (the one capped reader's words, and the parser's).
+UNREADABLE = {
+    "over the size cap": "2,000,000 bytes",
+    "not UTF-8": "expected UTF-8 text",
+    "not valid TOML": "not valid TOML",
+}
+
+
+@pytest.fixture(params=list(UNREADABLE))
+def unreadable(request: pytest.FixtureRequest, project: Path) -> tuple[Path, str]:
+    """The blog's repository with one derivation that cannot be read, and what its error says."""
+    path = project / "posts" / "2024" / "big.toml"
+    path.write_bytes(_unreadable(request.param))
+    return path, UNREADABLE[request.param]
+
+
+def test_an_unreadable_file_in_a_folder_is_an_error(
+    unreadable: tuple[Path, str],
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, says = unreadable
+    monkeypatch.chdir(project)
+    assert main(["check", "posts"]) == 2
+    out, err = capsys.readouterr()
+    assert "posts/2024/big.toml" in err and says in err, err
+    assert "big.toml" not in out.split("skipped", 1)[-1]  # never among the skipped
+    assert "bce.toml" in out  # the others are still checked
+    main(["check", "--format", "json", "posts"])
+    data = json.loads(capsys.readouterr().out)
+    assert [e["path"] for e in data["errors"]] == ["posts/2024/big.toml"]
+    assert "posts/2024/big.toml" not in data["skipped"]
+
+
+def test_only_derivations_refuses_an_unreadable_file(
+    unreadable: tuple[Path, str],
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The pre-commit hook's command, given what the hook gives it: every changed *.toml.
+    _, says = unreadable
+    monkeypatch.chdir(project)
+    code = main(["check", "--only-derivations", "pyproject.toml", "posts/2024/big.toml"])
+    err = capsys.readouterr().err
+    assert code == 2 and "posts/2024/big.toml" in err and says in err, err
+
+
+def test_only_derivations_skips_a_readable_toml_file_without_claims(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(project)
+    code = main(["check", "--only-derivations", "pyproject.toml", "posts/2024/rope.toml"])
+    out = capsys.readouterr().out
+    assert code in (0, 1) and "1 other TOML file(s) skipped (no [[claims]]): pyproject.toml" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DERIVATIONS = ROOT / "derivations"
 
 
+@functools.cache  # parsing every module takes seconds; the tests only read the graph
 def _imports(hooks: tuple[str, ...] = ("_repr_",)) -> dict[str, set[str]]:
     """symtf module -> symtf modules it imports anywhere (lazy imports too).
 
@@ -166,20 +168,23 @@ def test_no_teacher_forcing_node_without_a_claim_that_reads_it() -> None:
 # DESIGN.md's data flow, one package per stage: spec/ (TOML → frozen Derivation) → graph/
 # (templates, user steps and conventions as one graph, evaluated into a Trace) → check/
 # (claims → verdicts). Renderers, formula derivations and teaching read the stages; the
-# CLI, the pytest plugin, the explanation of a claim and the sub-commands sit on top.
+# CLI, the pytest plugin, the explanation of a claim, the sub-commands and the language
+# server sit on top; fixes read the report and the place it gives each number.
 # draft/ writes an article's derivation as text for spec/ to read; its search evaluates
 # candidate steps through graph/, so among the imports it comes after graph/.
 # Every other top-level module is a leaf: it imports only leaves.
 STAGES = ("symtf.spec", "symtf.graph", "symtf.draft", "symtf.checking")
-READERS = ("symtf.renderers", "symtf.derive", "symtf.teach")
+READERS = ("symtf.renderers", "symtf.derive", "symtf.teach", "symtf.fix")
 TOP = (
     "symtf.cli",
+    "symtf.lsp",
     "symtf.pytest_plugin",
     "symtf.__main__",
     "symtf.commands.explain",
     "symtf.commands",
 )
-#: Display hooks: a report or a trace may describe itself through a renderer.
+#: Display hooks: a formula derivation may describe itself through a renderer (a report
+#: and a trace may not: see test_results_and_values_import_no_renderer_…).
 DISPLAY = ("_repr_", "__repr__")
 
 
@@ -216,6 +221,42 @@ def test_ops_and_backends_read_no_stage_above_them() -> None:
             assert not {d for d in deps if _rank(d) > _rank("symtf.backends")}, m
         if m.startswith("symtf.ops"):
             assert not {d for d in deps if _rank(d) > _rank("symtf.ops")}, m
+
+
+def _within(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_results_and_values_import_no_renderer_not_even_to_display_themselves() -> None:
+    """A report, a trace and the graph describe themselves without a renderer: Jupyter's
+    display is registered from the renderers' side (symtf.renderers.display). Every import
+    counts here, display hooks too."""
+    g = _imports(())
+    wrong = sorted(
+        f"{m} -> {d}"
+        for m, deps in g.items()
+        if _within(m, "symtf.checking", "symtf.graph", "symtf.trace")
+        for d in deps
+        if _within(d, "symtf.renderers")
+    )
+    assert not wrong, "\n".join(wrong)
+    for m in ("symtf.checking.report", "symtf.trace"):
+        assert "symtf.renderers" not in " ".join(_reach(g, m)), m
+
+
+def test_renderers_read_and_compute_nothing() -> None:
+    """No renderer reaches a number system or the graph: every decimal, enclosure and
+    picture it shows comes from the report and its trace (symtf.shown)."""
+    g = _imports(())
+    renderers = [m for m in g if _within(m, "symtf.renderers")]
+    assert "symtf.renderers.latex" in renderers and "symtf.renderers.charts" in renderers
+    wrong = sorted(
+        f"{m} -> {d}"
+        for m in renderers
+        for d in g[m]
+        if _within(d, "symtf.backends", "symtf.graph")
+    )
+    assert not wrong, "\n".join(wrong)
 
 
 def test_spec_modules_never_import_through_their_own_package() -> None:

@@ -280,7 +280,7 @@ def test_a_claim_the_draft_cannot_read_is_listed_and_the_rest_is_checked(tmp_pat
 UNREADABLE = """\
 # Three lines symtf cannot read, two it can
 
-$$2^{-1/128} \\approx 0.995$$
+$$(-2)^{-1/128} \\approx 0.995$$
 
 $$[1,2] \\cdot [3] = 3$$
 

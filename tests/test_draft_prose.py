@@ -140,3 +140,26 @@ def test_a_minus_sign_at_the_start_of_a_line_is_not_a_bullet(tmp_path: Path) -> 
     got = {(line, printed, verdict) for line, printed, verdict in checks}
     assert {(5, "-0.6", "exact"), (6, "1.0", "exact"), (7, "0.6", "exact")} <= got
     assert [c for c in checks if c[2] not in ("exact", "rounded")] == []
+
+
+CHUNKS = """# Running maximum over chunks
+
+The scores: [4, 8, 2, 6]
+
+#### **Chunk 1: [4, 8]**
+
+```
+m_old = -∞
+m_new = max(-∞, 4, 8) = 8
+```
+"""
+
+
+def test_a_reduction_after_a_block_of_columns_is_read_without_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    """The chunk [4, 8] is the first two columns of the scores; the running maximum below it
+    looked for the chunk's row and raised KeyError (exit 3). max(4, 8) = 8."""
+    checks, _ = _check(tmp_path, CHUNKS)
+    assert max(Fraction(4), Fraction(8)) == 8
+    assert (9, "8", "exact") in checks

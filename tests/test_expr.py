@@ -116,6 +116,14 @@ SCALARS = [
     ("exp(-10001)", exp(-10001)),  # a tiny number: only a large exponent is refused
     ("1e100 * 1e-100", Integer(1)),
     ("1.000000000000000000000000000000000000000000000000000000001", 1 + R(1, 10**57)),
+    # a 1×1 product beside a number is the number it holds (online softmax's O = m·O + P·V)
+    ("0 × 0 + [0.5, 0.5] @ [[5], [7]]", Integer(6)),
+    ("[0.25, 0.75] @ [[4], [8]] - 1", Integer(6)),
+    ("2 ∘ ([1, 1] @ [[1], [2]])", Integer(6)),
+    # a positive base to a decimal power (RoPE's 10000^(-2i/d) as printed)
+    ("10000^(-0.0078)", exp(R(-39, 5000) * log(10000))),
+    ("4^0.25", sqrt(2)),
+    ("2^(1/17)", exp(log(2) / 17)),
 ]
 
 
@@ -424,8 +432,9 @@ def test_syntax_errors(text: str, fragment: str) -> None:
         ("log(-1)", "positive logarithm"),
         ("log(2, 1)", "other than 1"),
         ("(-8)^(1/3)", "non-negative base"),
-        ("2^(1/17)", "fraction p/q"),
+        ("(-2)^(1/17)", "fraction p/q"),  # a negative base has no real power e^(y·ln b)
         ("2^pi", "fraction p/q"),
+        ("10^5000.01", "at most 10000"),  # e^(y·ln b) keeps the bound of e^x
         ("2^1001", "at most 1000"),
         ("inf - inf", "undefined"),
         ("0 × ∞", "undefined"),

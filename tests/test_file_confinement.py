@@ -169,6 +169,26 @@ def test_allow_path_must_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2 and "--allow-path" in out and "expected a folder" in out
 
 
+@pytest.mark.parametrize("value", ["", " ", "\t"])
+def test_an_empty_allow_path_is_a_usage_error(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    # Run from the folder that holds the weights: read as a path, "" is the working folder,
+    # and from / it would let a derivation read every file on the machine.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    np.save(outside / "embed.npy", EYE)
+    d = _derivation(tmp_path / "here", str(outside / "embed.npy"))
+    monkeypatch.chdir(outside)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["check", str(d), "--allow-path", value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert "--allow-path" in err and "expected a folder" in err, err
+    with pytest.raises(SpecError, match="expected a folder"), files.allow_paths([value]):
+        pass  # the API refuses it too
+
+
 @pytest.mark.parametrize(
     "command",
     [

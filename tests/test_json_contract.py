@@ -311,3 +311,55 @@ def test_the_enums_are_the_codes(reports: dict[str, dict[str, Any]]) -> None:
     assert props["decided_by"]["enum"] == list(DECIDED_BY)
     assert [c for c in props["cause"]["enum"] if c is not None] == list(CAUSES)
     assert {c.get("decided_by") for c in all_checks(reports)} - {None} <= set(DECIDED_BY)
+
+
+#: A 1-D step (a TOML array), a scalar step (one number), a matrix and a 4-D tensor.
+SHAPES = """title = "one claim of each shape"
+[tensors]
+v = ["0.5", "0.25", "0.125"]
+s = "3"
+M = "1 2\\n3 4"
+T = { shape = [1, 2, 1, 2], values = "1 2 3 4" }
+[[claims]]
+label = "vector"
+step = "v"
+printed = "0.5 0.25 0.125"
+[[claims]]
+label = "scalar"
+step = "s"
+printed = "3"
+[[claims]]
+label = "matrix"
+step = "M"
+row = 1
+printed = "3 4"
+[[claims]]
+label = "4-D"
+step = "T"
+printed = "[[[[1, 2]], [[3, 4]]]]"
+"""
+
+
+def test_index_keeps_its_v1_shapes_and_entry_gives_the_steps_own(tmp_path: Path) -> None:
+    # Contract 1, as 0.1.0 wrote it: a 1-D step is held as one row, so its entry k is
+    # [0, k] and a scalar's is [0, 0]. A consumer keyed on those shapes keeps working;
+    # `entry` (an added field) gives the indices in the step's own shape.
+    f = tmp_path / "shapes.toml"
+    f.write_text(SHAPES, encoding="utf-8")
+    report = render_json.report_dict(Report((check_file(f),)))
+    assert report["contract"] == 1
+    got = [(c["claim"], c["index"], c["entry"]) for c in report["derivations"][0]["checks"]]
+    assert got == [
+        ("vector", [0, 0], [0]),
+        ("vector", [0, 1], [1]),
+        ("vector", [0, 2], [2]),
+        ("scalar", [0, 0], []),
+        ("matrix", [1, 0], [1, 0]),
+        ("matrix", [1, 1], [1, 1]),
+        ("4-D", [0, 0, 0, 0], [0, 0, 0, 0]),
+        ("4-D", [0, 0, 0, 1], [0, 0, 0, 1]),
+        ("4-D", [0, 1, 0, 0], [0, 1, 0, 0]),
+        ("4-D", [0, 1, 0, 1], [0, 1, 0, 1]),
+    ]
+    assert all(c["verdict"] == "exact" for c in report["derivations"][0]["checks"])
+    jsonschema.validate(report, render_json.schema())

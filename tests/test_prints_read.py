@@ -239,7 +239,7 @@ printed = "1"
         check(spec.loads(bad))
 
 
-def test_json_reports_true_indices_of_vector_and_scalar_steps(tmp_path: Path) -> None:
+def test_json_reports_the_entries_of_vector_and_scalar_steps(tmp_path: Path) -> None:
     text = """title = "indices"
 [tensors]
 v = ["0.5", "0.25"]
@@ -256,7 +256,9 @@ printed = "3"
     r = _run(tmp_path, text, "--format", "json")
     assert r.returncode == 0, r.stderr
     checks = json.loads(r.stdout)["derivations"][0]["checks"]
-    assert [c["index"] for c in checks] == [[0], [1], None]
+    # index keeps the contract's [0, k] and [0, 0]; entry gives the step's own indices
+    assert [c["index"] for c in checks] == [[0, 0], [0, 1], [0, 0]]
+    assert [c["entry"] for c in checks] == [[0], [1], []]
 
 
 def test_displayed_arithmetic_alone_needs_no_model() -> None:

@@ -138,3 +138,31 @@ def test_a_print_some_input_reaches_stays_accepted() -> None:
     assert "one point of the inputs' rounding intervals gives a value that prints as 0.28" in (
         c.explanation
     )
+
+
+UNRELATED = """
+title = "a rounded input beside an exact one"
+[tensors]
+A = "0.5 0.25"
+H = { values = "0.33 0.73", rounded = true }
+[steps]
+B = "A * 2"
+G = "H * 2"
+[[claims]]
+label = "B"
+step = "B"
+printed = "1.0 0.6"
+"""
+
+
+def test_a_rounded_input_a_step_does_not_read_is_not_named_in_its_explanation() -> None:
+    """B = 2A is [1, 0.5] exactly, so 0.6 is wrong; H is rounded but B does not read it, so
+    neither H nor a range over its rounding may be offered for B."""
+    assert [Fraction("0.5") * 2, Fraction("0.25") * 2] == [1, Fraction("0.5")]
+    report = symtf.check(symtf.loads(UNRELATED))
+    got = {tuple(c.index): c for c in report.derivations[0].checks}
+    wrong = [c for c in got.values() if c.printed == "0.6"]
+    assert len(wrong) == 1 and wrong[0].verdict == "wrong"
+    assert "H" not in wrong[0].explanation
+    assert "printed precision" not in wrong[0].explanation
+    assert "rounded_inputs" not in wrong[0].extra.get("accepted_by", "")

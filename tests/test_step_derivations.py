@@ -44,7 +44,7 @@ def test_biased_std_print_is_found_as_a_convention() -> None:
     cs = checks("ln_biased_print.toml")
     x = [mpf(1), mpf(2), mpf(3), mpf(6)]
     sd = mpmath.sqrt(sum((v - 3) ** 2 for v in x) / 3)
-    by = {(c["claim"], tuple(c["index"] or ())): c for c in cs}  # a scalar's index is null
+    by = {(c["claim"], tuple(c["entry"] or ())): c for c in cs}  # a scalar's entry is []
     assert by[("mean", ())]["verdict"] == "exact"
     assert by[("unbiased std", ())]["verdict"] == "rounded"
     assert agree(by[("unbiased std", ())]["exact"], sd)
@@ -123,7 +123,8 @@ def test_recurrent_state_against_mpmath_in_every_backend() -> None:
     last = [c for c in cs if c["step"] == "ctx[3]"]
     assert agree(last[0]["exact"], ref["ctx[3]"][0]) and last[0]["verdict"] == "rounded"
     assert agree(last[1]["exact"], ref["ctx[3]"][1]) and last[1]["verdict"] == "slip"
-    assert last[1]["index"] == [1]  # ctx[3] is a vector: its own index
+    # ctx[3] is a vector: held as one row in index (contract 1), its own index in entry
+    assert last[1]["index"] == [0, 1] and last[1]["entry"] == [1]
 
 
 def test_batch_heads_claims_pick_slices_with_at() -> None:

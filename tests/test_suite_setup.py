@@ -1,5 +1,6 @@
 """The suite's own set-up: the README's ``pytest`` works with and without pytest-xdist,
-and the CPU clock the budget tests use counts work, not waiting.
+leaves out the slow sweeps (``pytest -m ""`` runs them), and the CPU clock the budget
+tests use counts work, not waiting.
 """
 
 from __future__ import annotations
@@ -56,3 +57,31 @@ def test_the_cpu_clock_does_not_count_waiting() -> None:
         time.sleep(0.5)
         subprocess.run([sys.executable, "-c", "import time; time.sleep(0.5)"], timeout=600)
     assert clock.seconds < 0.4
+
+
+def test_the_slow_marker_is_registered(pytestconfig: pytest.Config) -> None:
+    assert any(m.startswith("slow:") for m in pytestconfig.getini("markers"))
+
+
+def test_a_plain_pytest_leaves_the_slow_sweeps_out_and_m_empty_runs_them() -> None:
+    from conftest import SLOW_SWEEPS
+
+    files = sorted({key.split("::")[0] for key in SLOW_SWEEPS})
+    plain = _pytest("--collect-only", "-q", "-p", "no:xdist", *files)
+    everything = _pytest("--collect-only", "-q", "-p", "no:xdist", "-m", "", *files)
+    only = _pytest("--collect-only", "-q", "-p", "no:xdist", "-m", "slow", *files)
+    assert plain.returncode == everything.returncode == only.returncode == 0, plain.stderr
+    default, every, slow = (
+        {ln for ln in r.stdout.splitlines() if "::" in ln} for r in (plain, everything, only)
+    )
+    assert default and slow and every == default | slow and not default & slow
+    assert "deselected" in plain.stdout and "deselected" not in everything.stdout
+    for key, keep in SLOW_SWEEPS.items():
+        cases = {n for n in every if n.split("[", 1)[0] == key}
+        assert cases, f"{key} is marked slow in tests/conftest.py but no such test is collected"
+        assert cases & slow, key
+        assert bool(cases & default) == bool(keep), (key, keep)
+    # e.g. the sheet sweep: seed 0 of every bundled derivation but one stays, the rest is slow
+    sheets = {n for n in every if "test_no_sheet_gives_a_blank_away" in n}
+    seed_0 = {n for n in sheets if n.endswith("-0]")}
+    assert sheets & default == seed_0 - {n for n in seed_0 if "[steps_int8_absmax-" in n}

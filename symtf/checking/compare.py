@@ -64,9 +64,13 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
 
                 results.append(ClaimResult(claim, (check_claim(claim, ev, derivation, Check),)))
             elif claim.expression is not None:
+                from symtf.checking import lineage
                 from symtf.checking.displayed import check_expression
 
-                results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
+                line, copies = lineage.split(check_expression(claim, ev, derivation))
+                for c in copies:  # a copy slip's literal: a printed number of its own
+                    results.append(ClaimResult(lineage.copy_claim(claim, c), (c,)))
+                results.append(ClaimResult(claim, line))
             else:
                 results.append(
                     ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation)))
@@ -252,18 +256,23 @@ def _check_step_claim(claim: Claim, ev: Evaluator, t: Trace, d: Derivation) -> l
     checks = [
         _one(claim, step, ij, ev.entry(step, *ij), p, d.symbols) for ij, p in _fit(claim, sel)
     ]
-    if true is not None and len(true) < 2:  # a vector or a scalar step: its own index
-        checks = [_true_index(c, true) for c in checks]
-    return checks
+    return [_with_entry(c, true) for c in checks]
 
 
-def _true_index(c: Check, true: tuple[int, ...]) -> Check:
-    """``[k]`` for entry ``(0, k)`` of a 1-D step, ``null`` for a scalar: the JSON ``index``."""
+def _with_entry(c: Check, true: tuple[int, ...] | None) -> Check:
+    """The JSON ``entry``: the check's entry in its step's own shape, beside ``index``.
+
+    ``index`` keeps the contract's shapes: a 1-D step is held as one row, so its entry
+    ``k`` is ``[0, k]`` and a scalar step's is ``[0, 0]``. ``entry`` gives the step's own
+    indices: ``[k]`` for a 1-D step, ``[]`` for a scalar, ``index`` itself for 2-D and N-D.
+    """
     if c.index is None:
         return c
-    extra = dict(c.extra)
-    extra["index"] = [c.index[-1]] if len(true) == 1 else None
-    return dataclasses.replace(c, extra=extra)
+    if true is not None and len(true) < 2:
+        entry = [c.index[-1]] if len(true) == 1 else []
+    else:
+        entry = list(c.index)
+    return dataclasses.replace(c, extra={**c.extra, "entry": entry})
 
 
 def _one(

@@ -17,6 +17,9 @@ VERDICTS = ("exact", "rounded", "slip", "wrong", "symbolic", "undecided")
 FAILING = ("slip", "wrong")
 #: Verdicts that decide nothing: ``symtf check`` exits 1 on them unless ``--allow-undecided``.
 NOT_DECIDED = ("symbolic", "undecided")
+#: Below this share of an article's printed numbers checked (percent), ``symtf check`` warns
+#: on stderr when no ``--require-checked`` is set.
+WARN_BELOW_PERCENT = 50.0
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class Check:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import check_summary
+        from symtf.summary import check_summary
 
         return check_summary(self)
 
@@ -67,7 +70,7 @@ class ClaimResult:
         return min((c.verdict for c in self.checks), key=order.__getitem__, default="exact")
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import claim_summary
+        from symtf.summary import claim_summary
 
         return claim_summary(self)
 
@@ -85,6 +88,9 @@ class DerivationReport:
     article: str | None = None
     #: For an article: what the draft could not check (symtf.draft.Unmapped and Unread).
     unchecked: tuple[Any, ...] = ()
+    #: For an article: how many of its printed numbers are inputs it gives (the draft's
+    #: given tensors): read as printed, neither checked nor left unchecked.
+    given: int = 0
     #: Labels of the claims the ``--timeout`` budget left unchecked (a partial report).
     not_reached: tuple[str, ...] = ()
 
@@ -101,25 +107,35 @@ class DerivationReport:
             counts[c.verdict] += 1
         return counts
 
-    def _repr_latex_(self) -> str:
-        from symtf.renderers.latex import derivation_report_latex
+    @property
+    def checked_count(self) -> int:
+        """How many printed numbers got a verdict (one check each)."""
+        return len(self.checks)
 
-        return derivation_report_latex(self)
+    @property
+    def unchecked_count(self) -> int:
+        """How many printed numbers an article's draft read but could not check.
+
+        Each entry of ``unchecked`` says how many numbers it holds (``size``); one that
+        does not holds one.
+        """
+        return sum(int(getattr(u, "size", 1)) for u in self.unchecked)
+
+    @property
+    def printed_count(self) -> int:
+        """How many printed numbers were read: checked or not."""
+        return self.checked_count + self.unchecked_count
+
+    @property
+    def checked_percent(self) -> float:
+        """The share of the printed numbers that got a verdict, in percent (0 when none was read)."""
+        n = self.printed_count
+        return 100.0 * self.checked_count / n if n else 0.0
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derivation_summary
+        from symtf.summary import derivation_summary
 
         return derivation_summary(self)
-
-    def _repr_markdown_(self) -> str:
-        from symtf.renderers.markdown import report_markdown
-
-        return report_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from symtf.renderers.html import report_fragment
-
-        return report_fragment(self)
 
 
 @dataclass(frozen=True)
@@ -142,12 +158,44 @@ class Report:
     Attributes:
         derivations: One report per derivation file checked.
         errors: The files that could not be checked.
-        skipped: TOML files a folder search found that are not derivations (no claims).
+        skipped: Files a search found, or a hook named, that are not checked: TOML files
+            without claims, articles the project's ``[tool.symtf]`` does not include.
+        require_checked: ``--require-checked``: the least share of an article's printed
+            numbers that must get a verdict, in percent (``None``: no such rule).
     """
 
     derivations: tuple[DerivationReport, ...]
     errors: tuple[FileError, ...] = ()
     skipped: tuple[str, ...] = ()
+    require_checked: float | None = None
+
+    @property
+    def too_few_checked(self) -> tuple[DerivationReport, ...]:
+        """The articles with a smaller share of their printed numbers checked than required."""
+        if self.require_checked is None:
+            return ()
+        return tuple(
+            d
+            for d in self.derivations
+            if d.article is not None and d.checked_percent < self.require_checked
+        )
+
+    @property
+    def few_checked(self) -> tuple[DerivationReport, ...]:
+        """Without ``require_checked``: the articles with fewer than
+        :data:`WARN_BELOW_PERCENT` of their printed numbers checked (a warning, not a failure)."""
+        if self.require_checked is not None:
+            return ()
+        return tuple(
+            d
+            for d in self.derivations
+            if d.article is not None and d.checked_percent < WARN_BELOW_PERCENT
+        )
+
+    @property
+    def unchecked(self) -> int:
+        """How many printed numbers of the articles were read but not checked."""
+        return sum(d.unchecked_count for d in self.derivations)
 
     @property
     def failed(self) -> bool:
@@ -159,22 +207,7 @@ class Report:
         """How many printed numbers are ``symbolic`` or ``undecided`` (checked by nobody)."""
         return sum(1 for d in self.derivations for c in d.checks if c.verdict in NOT_DECIDED)
 
-    def _repr_latex_(self) -> str:
-        from symtf.renderers.latex import report_latex
-
-        return report_latex(self)
-
     def __repr__(self) -> str:
-        from symtf.renderers.summary import report_summary
+        from symtf.summary import report_summary
 
         return report_summary(self)
-
-    def _repr_markdown_(self) -> str:
-        from symtf.renderers.markdown import report_markdown
-
-        return report_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from symtf.renderers.html import report_fragment
-
-        return report_fragment(self)

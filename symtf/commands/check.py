@@ -23,6 +23,7 @@ from symtf.errors import SymtfError
 
 if TYPE_CHECKING:
     from symtf.checking.report import DerivationReport, FileError, Report
+    from symtf.spec.config import Config
 
 VERDICT_HELP = """\
 verdicts (for a number printed with n decimals, one unit = 10^-n):
@@ -59,21 +60,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     """``symtf check``: verify every printed number."""
     from symtf.checking.report import FileError, Report
     from symtf.cli import EXIT_BAD_INPUT, expand, progress, time_budget
+    from symtf.commands import fixing
     from symtf.commands.draft import is_article as _is_article
     from symtf.renderers import text as render_text
 
+    config = project_settings(args)
+    if fixing.wanted(args):
+        return fixing.cmd_fix(args)
     if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
         return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
     reports, errors = [], []
     skipped: list[Path] = []
     only = getattr(args, "only_derivations", False)
-    for path, folder in expand(args.paths, skipped, only_derivations=only):
+    for path, folder in expand(args.paths, skipped, only_derivations=only, config=config):
         progress(f"checking {path} ...")
         start = time.perf_counter()
         try:
             if _is_article(path):
                 from symtf.commands.draft import check_article
 
+                if folder is not None:  # found by a search: it must lie inside the folder
+                    files.within(
+                        os.path.relpath(path, folder),
+                        folder,
+                        str(path),
+                        place=f"the folder {folder}",
+                    )
                 with time_budget(args.timeout, str(path)):
                     reports.append(check_article(path))
             else:
@@ -84,7 +96,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             files.say(f"symtf: error: {message}")
             continue
         progress(f"  done in {time.perf_counter() - start:.2f} s")
-    report = Report(tuple(reports), tuple(errors), tuple(str(p) for p in skipped))
+    report = Report(
+        tuple(reports),
+        tuple(errors),
+        tuple(str(p) for p in skipped),
+        require_checked=getattr(args, "require_checked", None),
+    )
     if args.format == "text" and not reports and errors:
         return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
     if args.format == "text" and getattr(args, "quiet", False):
@@ -98,11 +115,31 @@ def cmd_check(args: argparse.Namespace) -> int:
     return _check_exit(report, errors, args)
 
 
+def project_settings(args: argparse.Namespace) -> Config | None:
+    """The project's ``[tool.symtf]`` (see :mod:`symtf.spec.config`), its settings put into
+    ``args`` where the command line left them unset (the command line wins).
+
+    Raises:
+        SymtfError: For a ``[tool.symtf]`` that cannot be read, naming the file and key.
+    """
+    from symtf.spec import config as project
+
+    found = project.find()
+    if getattr(args, "timeout", None) is None:
+        args.timeout = found.timeout if found and found.timeout else DEFAULT_TIMEOUT
+    if getattr(args, "allow_undecided", None) is None:
+        args.allow_undecided = bool(found and found.allow_undecided)
+    if getattr(args, "require_checked", None) is None and found is not None:
+        args.require_checked = found.require_checked
+    return found
+
+
 def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
     """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
     from symtf.cli import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK
     from symtf.visible import line as safe_line
 
+    _coverage_messages(report)
     if errors:
         return EXIT_BAD_INPUT
     partial = [d for d in report.derivations if d.not_reached]
@@ -116,12 +153,23 @@ def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespac
         files.say(f"symtf: error: {safe_line(message)}")
     if partial:
         return EXIT_BAD_INPUT
-    if report.failed:
+    if report.failed or report.too_few_checked:
         return EXIT_FAIL
     # 0 means every printed number checks out: one nobody could decide does not.
     if report.undecided and not getattr(args, "allow_undecided", False):
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _coverage_messages(report: Report) -> None:
+    """On stderr, for each article: too few of its printed numbers checked for
+    ``--require-checked`` (it fails), or, without that option, fewer than half (a warning)."""
+    from symtf.renderers.safe import line as safe_line
+    from symtf.renderers.text import coverage_problem
+
+    for level, found in (("fail", report.too_few_checked), ("warning", report.few_checked)):
+        for d in found:
+            files.say(f"symtf: {level}: {safe_line(coverage_problem(d, report))}")
 
 
 def _check_drafts(args: argparse.Namespace) -> int:
@@ -199,7 +247,7 @@ def check_file(
 
 def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``check`` sub-command."""
-    from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, timeout_seconds
+    from symtf.limits import LIMITS_HELP, MAX_TIMEOUT, percent, timeout_seconds
 
     p = subparsers.add_parser(
         "check",
@@ -215,8 +263,10 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="PATH",
         help="derivation .toml files, names of bundled ones, or folders: searched with their "
         "subfolders for *.toml files that hold [[claims]] (other TOML files are skipped and "
-        "counted); an article or notebook (.md, .txt, .tex, .ipynb) is drafted and checked as "
-        "it stands, with each verdict at its own line",
+        "counted; one that cannot be read is an error) and for the articles the project's "
+        "[tool.symtf] include names; an article or notebook (.md, .txt, .tex, .ipynb) is "
+        "drafted and checked as it stands, with each verdict at its own line. With no PATH: "
+        "the files [tool.symtf] include names, else the bundled derivations",
     )
     p.add_argument(
         "--format",
@@ -228,21 +278,34 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--timeout",
         type=timeout_seconds,
-        default=DEFAULT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
-        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: {DEFAULT_TIMEOUT:g})",
+        help=f"time budget per derivation, at most {MAX_TIMEOUT:g} (default: [tool.symtf] "
+        f"timeout, else {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--allow-undecided",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="exit 0 even when some printed numbers are symbolic or undecided "
-        "(by default they count as failures: exit 1)",
+        "(by default they count as failures: exit 1; default: [tool.symtf] allow-undecided)",
+    )
+    p.add_argument(
+        "--require-checked",
+        type=percent,
+        default=None,
+        metavar="PERCENT",
+        help="an article fails (exit 1) when fewer than PERCENT of its printed numbers were "
+        "checked (default: [tool.symtf] require-checked; without it, a warning on stderr "
+        "when fewer than half were)",
     )
     p.add_argument(
         "--only-derivations",
         action="store_true",
-        help="skip a file named here that holds no [[claims]], as a folder search does "
-        "(for a pre-commit hook, which names every changed *.toml)",
+        help="check a file named here only if a folder search would: skip a TOML file that "
+        "is read whole and holds no [[claims]] (one that cannot be read is still an error), "
+        "an article [tool.symtf] include does not name (a README) and a file its exclude "
+        "names (for a pre-commit hook, which names every changed file of its types)",
     )
     p.add_argument(
         "--draft",
@@ -250,5 +313,8 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help='a draft from `symtf extract`: check the mapped claims, list the step = "?" ones with suggested steps',
     )
     add_allow_path(p)
+    from symtf.commands.fixing import add_arguments as add_fix_arguments
+
+    add_fix_arguments(p)
     p.set_defaults(func=cmd_check)
     p.epilog = f"{p.epilog}\n{LIMITS_HELP}\n"

@@ -142,7 +142,7 @@ class StepResult:
         return max(known) if known else None
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derive_step_summary
+        from symtf.summary import derive_step_summary
 
         return derive_step_summary(self)
 
@@ -188,7 +188,7 @@ class Result:
         return tuple(s for s in self.steps if not s.ok)
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derive_summary
+        from symtf.summary import derive_summary
 
         return derive_summary(self)
 
@@ -456,7 +456,18 @@ def numeric_value(e: Any, point: dict[sympy.Symbol, sympy.Rational]) -> Any:
 
 @functools.lru_cache(maxsize=1024)
 def _lambdify(syms: tuple[sympy.Symbol, ...], e: sympy.Expr) -> Callable[..., Any]:
-    fn: Callable[..., Any] = sympy.lambdify(syms, e, "mpmath", dummify=True)
+    # The arguments are renamed in one xreplace, to plain Python names no other symbol of
+    # the expression has (a symbol's own name may be no Python name, or an mpmath
+    # function's). lambdify(dummify=True) renames them with one xreplace of the whole
+    # expression per argument, and so does any Dummy argument: on attention-backward's
+    # entries, with dozens of arguments, that was most of the numeric check's time.
+    taken = {str(s) for s in e.atoms(sympy.Symbol)}
+    stem = "_arg"
+    while any(t.startswith(stem) for t in taken):
+        stem = "_" + stem
+    names = tuple(sympy.Symbol(f"{stem}{i}", **s.assumptions0) for i, s in enumerate(syms))
+    body = e.xreplace(dict(zip(syms, names, strict=True)))
+    fn: Callable[..., Any] = sympy.lambdify(names, body, "mpmath", dummify=False)
     return fn
 
 

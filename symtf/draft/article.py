@@ -20,6 +20,7 @@ does before looking for the steps:
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,12 +106,20 @@ class Display:
 
 @dataclass(frozen=True)
 class Equation:
-    """A symbolic equation: the name it defines and the names it is made of."""
+    """A symbolic equation: the name it defines and the names it is made of.
+
+    ``lhs_latex`` and ``latex`` keep both sides as the article wrote them, for reading
+    the step the equation states (:mod:`symtf.draft.infer.stated`); ``cell`` is the
+    notebook cell it sits in.
+    """
 
     line: int
     lhs: str
     names: tuple[str, ...]
     text: str
+    lhs_latex: str = ""
+    latex: str = ""
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,18 @@ class Article:
     text: str = field(repr=False, default="")
     #: Code cells or fenced Python blocks (symtf.draft.code.Block), translated, never run.
     code: tuple[Any, ...] = ()
+    #: The article's headings, ``(line, text)`` in the printings' line numbering (a
+    #: notebook's file lines), in order: what drafting names an unlabelled step after.
+    headings: tuple[tuple[int, str], ...] = ()
+
+    def heading_before(self, line: int) -> str | None:
+        """The last heading at or above ``line`` (``None``: the line is above every one)."""
+        found = None
+        for at, text in self.headings:
+            if at > line:
+                break
+            found = text
+        return found
 
     def printing(self, key: int) -> Printing:
         """The printing with this key."""
@@ -296,32 +317,45 @@ _FUNCTIONS = {
 
 
 def _equations(text: str, kind: str, path: str) -> list[Equation]:
-    """Symbolic equations: ``lhs = expression of names``, read only for their names."""
+    """Symbolic equations: ``lhs = expression of names``, with both sides as written."""
+    from symtf.draft.infer.formula import parse, split_equation
+
     out: list[Equation] = []
-    for line, _cell, st in statements(text, kind, path=path):
+    for line, cell, st in statements(text, kind, path=path):
         if "=" not in st or len(st) > 400:
             continue
-        pieces = [p.strip() for p in re.split(r"=|\\approx|≈", st)]
+        pieces = [p.strip() for p in split_equation(st)]
+        lhs_node = parse(pieces[0])
+        if lhs_node is not None and lhs_node.kind == "mul" and lhs_node.args[0].kind == "name":
+            lhs_node = lhs_node.args[0]  # ``P(y_i) = …``: the function P
         try:
             lhs = latexmath.to_plain(pieces[0], where="label")
         except ExpressionError:
-            continue
+            lhs = ""
         if not re.fullmatch(r"[A-Za-z][\w^()]*(?:\s*\+\s*[A-Za-z]\w*)?", lhs):
-            continue
+            if lhs_node is None or lhs_node.kind != "name":
+                continue
+            lhs = ident(pieces[0].split("(")[0]) or ""
+            if not lhs:
+                continue
         for piece in pieces[1:]:
             if "\\begin" in piece or not re.search(r"[A-Za-z]", piece):
                 continue
             try:
                 plain = latexmath.to_plain(piece, where="equation")
             except ExpressionError:
-                continue
-            names = tuple(
-                n
-                for n in _NAME.findall(plain.replace("ᵀ", ""))
-                if n not in _FUNCTIONS and not re.fullmatch(r"d_?\w*", n)
-            )
-            if names and not re.search(r"\d\.\d", plain):
-                out.append(Equation(line, lhs, names, plain))
+                plain = ""
+            if plain:
+                names = tuple(
+                    n
+                    for n in _NAME.findall(plain.replace("ᵀ", ""))
+                    if n not in _FUNCTIONS and not re.fullmatch(r"d_?\w*", n)
+                )
+            else:
+                node = parse(piece)
+                names = tuple(n.text for n in node.names()) if node is not None else ()
+            if names and not re.search(r"\d\.\d", plain or piece):
+                out.append(Equation(line, lhs, names, plain or piece, pieces[0], piece, cell))
     return out
 
 
@@ -381,7 +415,55 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
         tuple(_dims(prose)),
         text,
         tuple(code),
+        tuple(_headings(text, kind)),
     )
+
+
+#: A Markdown heading (``## Step 5: Apply Causal Mask``), and a LaTeX sectioning command.
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{([^{}]{1,200})\}")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def _md_headings(lines: list[str], numbers: list[int]) -> list[tuple[int, str]]:
+    """Markdown headings outside fenced code, each with its line (``numbers[k]``)."""
+    out: list[tuple[int, str]] = []
+    fence = None
+    for k, line in enumerate(lines):
+        f = _FENCE.match(line)
+        if f:
+            fence = None if fence == f.group(1) else (fence or f.group(1))
+            continue
+        if fence is not None:
+            continue
+        m = _MD_HEADING.match(line)
+        if m and k < len(numbers) and numbers[k]:
+            out.append((numbers[k], m.group(1)))
+    return out
+
+
+def _headings(text: str, kind: str) -> list[tuple[int, str]]:
+    """The article's headings in the printings' line numbering (nothing computed)."""
+    if kind == "ipynb":
+        from symtf.draft.code import cell_lines
+
+        try:
+            cells = json.loads(text).get("cells", [])
+        except (ValueError, AttributeError):
+            return []
+        lines = cell_lines(text)
+        out: list[tuple[int, str]] = []
+        for k, c in enumerate(cells if isinstance(cells, list) else []):
+            if not isinstance(c, dict) or c.get("cell_type") != "markdown":
+                continue
+            src = c.get("source", "")
+            rows = "".join(src).splitlines() if isinstance(src, list) else str(src).splitlines()
+            out += _md_headings(rows, lines.get(k, []))
+        return sorted(out)
+    rows = text.splitlines()
+    if kind == "tex":
+        return [(k + 1, m.group(1)) for k, r in enumerate(rows) if (m := _TEX_HEADING.search(r))]
+    return _md_headings(rows, list(range(1, len(rows) + 1)))
 
 
 def _file_line(lines: dict[int, list[int]], cell: int | None, line: int) -> int:

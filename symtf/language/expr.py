@@ -721,6 +721,9 @@ class _Evaluator:
             inner = self.checked(b.args[0], _enclose(b.args[0], self.cache), pos)
             return self.exp(self.mul(inner, exponent, pos), pos)
         y = exponent.exact
+        if y.is_Rational and y.q > MAX_ROOT and self.sign(base, pos, "a base") > 0:
+            # ``10000^(-0.0078)``: a positive base to a decimal power is e^(y·ln b)
+            return self.exp(self.mul(self.ln(base, pos), exponent, pos), pos)
         if not (y.is_Rational and y.q <= MAX_ROOT):
             raise self.fail(
                 pos,
@@ -812,6 +815,9 @@ class _Evaluator:
     # -- operators --
     def binary(self, link: Operand, a: _Value, b: _Value) -> _Value:
         op, pos = link.op, link.pos
+        if isinstance(a, _Scalar) != isinstance(b, _Scalar) and op in ("+", "-", "∘"):
+            # ``0 + [0.5, 0.5] @ [[5], [7]]``: a 1×1 product is the number it holds
+            a, b = _unwrap(a), _unwrap(b)
         if op in ("+", "-"):
             if isinstance(a, _Scalar) and isinstance(b, _Scalar):
                 return self.add(a, b if op == "+" else self.neg_scalar(b, pos), pos)
@@ -1018,6 +1024,13 @@ class _Evaluator:
         raise self.fail(
             node.pos, f"expected numbers or rows inside brackets but found {_shape(first)}"
         )
+
+
+def _unwrap(v: _Value) -> _Value:
+    """A 1×1 matrix as the scalar it holds; anything else as it is."""
+    if isinstance(v, _Matrix) and v.rows == 1 and v.cols == 1:
+        return v.entries[0]
+    return v
 
 
 def _shape(value: _Value) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 
@@ -99,3 +100,14 @@ def error_line(message: str) -> int | None:
     """The line a bad-input message's first line ends with (``... (line 57)``), if any."""
     m = _LINE_SUFFIX.search(message.partition("\n")[0])
     return int(m.group(1)) if m else None
+
+
+def unchecked_line(u: Any) -> str:
+    """A printed claim an article's draft could not check, in a line: where, what, why.
+
+    ``u`` is one entry of ``DerivationReport.unchecked``: a claim no step explains
+    (label, size, note) or one the draft cannot read (label, text, reason).
+    """
+    if hasattr(u, "reason"):
+        return f"{u.label}: {u.text[:80]}: {u.reason.splitlines()[0] if u.reason else ''}"
+    return f"{u.label} ({u.size} number(s)): {u.note}"

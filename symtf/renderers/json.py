@@ -144,6 +144,7 @@ def check_dict(
         "claim": c.claim,
         "step": c.step,
         "index": list(c.index) if c.index is not None else None,
+        "entry": c.extra.get("entry"),
         "printed": c.printed,
         "expected": c.expected,
         **exact_fields(c.exact),
@@ -164,8 +165,9 @@ def check_dict(
     return d
 
 
-def derivation_dict(d: DerivationReport) -> dict[str, Any]:
-    """One derivation file's checks."""
+def derivation_dict(d: DerivationReport, too_few: bool | None = None) -> dict[str, Any]:
+    """One derivation file's checks (``too_few``: the report's verdict on its share checked,
+    written as ``too_few_checked`` when ``--require-checked`` was given)."""
     out: dict[str, Any] = {
         "path": d.path,
         "title": d.title,
@@ -174,12 +176,20 @@ def derivation_dict(d: DerivationReport) -> dict[str, Any]:
             for x in located(Report((d,)))
         ],
         "counts": d.counts,
+        "coverage": {
+            "printed": d.printed_count,
+            "checked": d.checked_count,
+            "not_checked": d.unchecked_count,
+            "given": d.given,
+        },
     }
     if d.not_reached:
         out["not_reached"] = list(d.not_reached)
     if d.article is not None:
         out["article"] = d.article
         out["unchecked"] = [_unchecked(u) for u in d.unchecked]
+    if too_few is not None:
+        out["too_few_checked"] = too_few
     return out
 
 
@@ -190,6 +200,7 @@ def _unchecked(u: Any) -> dict[str, Any]:
             "claim": u.label,
             "source_line": u.line,
             "why": "unread",
+            "numbers": int(getattr(u, "size", 1)),
             "text": u.text,
             "reason": u.reason,
         }
@@ -205,12 +216,18 @@ def _unchecked(u: Any) -> dict[str, Any]:
 
 def report_dict(report: Report) -> dict[str, Any]:
     """The whole report as a JSON-ready dict."""
+    few = {id(d) for d in report.too_few_checked}
+    ruled = report.require_checked is not None
     return {
         "symtf": __version__,
         "contract": CONTRACT,
-        "derivations": [derivation_dict(d) for d in report.derivations],
+        "derivations": [
+            derivation_dict(d, (id(d) in few) if ruled and d.article is not None else None)
+            for d in report.derivations
+        ],
         "errors": [{"path": e.path, "error": e.error} for e in report.errors],
         "skipped": list(report.skipped),
+        "require_checked": report.require_checked,
     }
 
 

@@ -4,7 +4,10 @@ The document follows the ``junit-10.xsd`` schema pytest validates its own
 reports with: a ``testsuite`` per derivation file (``file``, ``time``,
 ``tests``, ``failures``, ``errors``, ``skipped``), a ``testcase`` per claim
 (``classname`` the file, ``name`` the label) with a ``failure`` for a slip or a
-wrong number and ``skipped`` for an undecided one. That schema gives a test case
+wrong number and ``skipped`` for an undecided one. An article's printed numbers
+that were not checked are skipped test cases saying why, and an article with
+fewer checked than ``--require-checked`` asks has a failing case ``printed
+numbers checked``. That schema gives a test case
 no line attribute, so each failure and skip says ``FILE:LINE`` (the line the
 number was printed on) in its message;
 times are per file (a file's claims are checked together). A file that could
@@ -18,7 +21,8 @@ from xml.etree import ElementTree as ET
 
 from symtf import visible
 from symtf.checking.report import FAILING, DerivationReport, Report
-from symtf.renderers._claims import Located, one_line
+from symtf.renderers._claims import Located, one_line, unchecked_line
+from symtf.renderers.text import coverage_problem
 
 
 def _place(path: str, line: int | None) -> str:
@@ -29,14 +33,17 @@ def _time(seconds: float | None) -> str:
     return f"{seconds or 0.0:.3f}"
 
 
-def _suite(parent: ET.Element, d: DerivationReport) -> tuple[int, int, int]:
-    failures = sum(1 for r in d.results if r.verdict in FAILING)
+def _suite(parent: ET.Element, d: DerivationReport, report: Report) -> tuple[int, int, int]:
+    too_few = any(x is d for x in report.too_few_checked)
+    failures = sum(1 for r in d.results if r.verdict in FAILING) + too_few
     skipped = sum(1 for r in d.results if r.verdict in ("undecided", "symbolic"))
+    skipped += len(d.unchecked)
+    tests = len(d.results) + len(d.unchecked) + too_few
     suite = ET.SubElement(
         parent,
         "testsuite",
         name=visible.line(d.path),
-        tests=str(len(d.results)),
+        tests=str(tests),
         failures=str(failures),
         errors="0",
         skipped=str(skipped),
@@ -67,7 +74,20 @@ def _suite(parent: ET.Element, d: DerivationReport) -> tuple[int, int, int]:
             x = next(x for x in checks if x.check.verdict == r.verdict)
             message = f"{_place(d.path, x.printed_line)}: {one_line(x.check)}"
             ET.SubElement(case, "skipped", type=r.verdict, message=visible.line(message))
-    return len(d.results), failures, skipped
+    for u in d.unchecked:  # an article's numbers not checked: each a skipped case, with why
+        case = ET.SubElement(
+            suite, "testcase", classname=visible.line(d.path), name=visible.line(u.label)
+        )
+        message = f"{_place(d.path, u.line or None)}: not checked: {unchecked_line(u)}"
+        ET.SubElement(case, "skipped", type="not-checked", message=visible.line(message))
+    if too_few:
+        case = ET.SubElement(
+            suite, "testcase", classname=visible.line(d.path), name="printed numbers checked"
+        )
+        problem = visible.line(coverage_problem(d, report))
+        fail = ET.SubElement(case, "failure", type="too-few-checked", message=problem)
+        fail.text = problem
+    return tests, failures, skipped
 
 
 def render(report: Report) -> str:
@@ -75,7 +95,7 @@ def render(report: Report) -> str:
     suites = ET.Element("testsuites", name="symtf")
     tests = failures = 0
     for d in report.derivations:
-        t, f, _ = _suite(suites, d)
+        t, f, _ = _suite(suites, d, report)
         tests, failures = tests + t, failures + f
     for e in report.errors:
         suite = ET.SubElement(

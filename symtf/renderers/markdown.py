@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from symtf.renderers.summary import check_line, counts_text
+from symtf.renderers._claims import unchecked_line
+from symtf.summary import check_line, counts_text
 
 if TYPE_CHECKING:
     from symtf.checking.report import DerivationReport, Report
@@ -38,12 +39,22 @@ def derivation_markdown(d: DerivationReport) -> str:
     """One derivation: title, counts, the off numbers, and a table of claims."""
     checks = d.checks
     lines = [f"**{cell(d.title)}** — `{cell(d.path)}`", ""]
-    lines.append(f"{len(checks)} printed numbers: {counts_text(checks)}")
+    if d.article is None:
+        lines.append(f"{len(checks)} printed numbers: {counts_text(checks)}")
+    else:  # an article: how many of its printed numbers were checked, always
+        lines.append(
+            f"{d.checked_count} of {d.printed_count} printed numbers checked, "
+            f"{d.unchecked_count} not checked: {counts_text(checks)}"
+        )
     off = [c for c in checks if c.verdict not in _GOOD]
     if off:
         lines.append("")
         lines.append("Numbers that are off:")
         lines.extend(f"- {cell(check_line(c))}" for c in off)
+    if d.unchecked:
+        lines.append("")
+        lines.append("Numbers not checked:")
+        lines.extend(f"- line {u.line}: {cell(unchecked_line(u))}" for u in d.unchecked)
     lines += ["", "| claim | step | printed | verdict |", "|---|---|---|---|"]
     for r in d.results:
         what = r.claim.step if r.claim.step is not None else r.claim.expression or ""

@@ -1,8 +1,9 @@
 """SARIF 2.1.0: code-scanning results, one per off or undecided number and per bad file.
 
-Each result names a rule (``slip``, ``wrong``, ``undecided``, ``bad-input``),
-a level (``error`` for what makes ``symtf check`` fail, ``warning`` for an
-undecided number) and the derivation file and line of the claim, so a code
+Each result names a rule (``slip``, ``wrong``, ``undecided``, ``bad-input``,
+``not-checked``, ``too-few-checked``), a level (``error`` for what makes
+``symtf check`` fail, ``warning`` for an undecided number or an article with
+under half its numbers checked, ``note`` for a number not checked) and the derivation file and line of the claim, so a code
 scanning service annotates the line where the number was printed.
 """
 
@@ -14,7 +15,8 @@ from urllib.parse import quote
 
 from symtf import __version__, visible
 from symtf.checking.report import FAILING, Report
-from symtf.renderers._claims import error_line, located, one_line
+from symtf.renderers._claims import error_line, located, one_line, unchecked_line
+from symtf.renderers.text import coverage_problem
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -24,6 +26,11 @@ RULES = (
     ("undecided", "The exact value cannot be separated from a rounding boundary."),
     ("symbolic", "The value depends on a symbol of the file: it is reported as an expression."),
     ("bad-input", "A derivation file could not be checked."),
+    ("not-checked", "A printed number of an article that no step explains or symtf cannot read."),
+    (
+        "too-few-checked",
+        "An article has a smaller share of its printed numbers checked than required.",
+    ),
 )
 
 
@@ -62,6 +69,14 @@ def report_dict(report: Report) -> dict[str, Any]:
             results.append(_result(c.verdict, "warning", one_line(c), x.file, x.printed_line))
     for e in report.errors:
         results.append(_result("bad-input", "error", e.error, e.path, error_line(e.error)))
+    for d in report.derivations:  # an article's numbers not checked, each with its reason
+        for u in d.unchecked:
+            why = f"not checked: {unchecked_line(u)}"
+            results.append(_result("not-checked", "note", why, d.article or d.path, u.line or None))
+    for level, found in (("error", report.too_few_checked), ("warning", report.few_checked)):
+        for d in found:
+            problem = coverage_problem(d, report)
+            results.append(_result("too-few-checked", level, problem, d.article or d.path, None))
     rules = [
         {"id": rule, "shortDescription": {"text": text}, "fullDescription": {"text": text}}
         for rule, text in RULES

@@ -87,7 +87,7 @@ def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
         for r in d.results:
             if not quiet or r.verdict not in ("exact", "rounded"):
                 lines.extend(claim_lines(r))
-    lines.append(f"  {sum(d.counts.values())} printed numbers: {_summary(d.counts)}")
+    lines.append(f"  {coverage_text(d)}: {_summary(d.counts)}")
     lines.extend(cascade_lines(d))
     if d.article is not None:
         lines.extend(unchecked_lines(d))
@@ -102,6 +102,40 @@ def derivation_lines(d: DerivationReport, *, quiet: bool = False) -> list[str]:
             "(the explanations give the certified ranges)"
         )
     return lines
+
+
+def coverage_text(d: DerivationReport) -> str:
+    """``"486 of 496 printed numbers checked, 10 not checked"`` for an article, always;
+    ``"486 printed numbers"`` for a derivation file (its every claim gets a verdict)."""
+    if d.article is None:
+        return f"{d.checked_count} printed numbers"
+    given = f" ({d.given} more are inputs the article gives)" if d.given else ""
+    return (
+        f"{d.checked_count} of {d.printed_count} printed numbers checked, "
+        f"{d.unchecked_count} not checked{given}"
+    )
+
+
+def coverage_problem(d: DerivationReport, report: Report) -> str:
+    """What is wrong with an article's share of checked numbers: fewer than
+    ``--require-checked`` asks for (it fails), or fewer than half (a warning)."""
+    share = (
+        f"{d.checked_count} of {d.printed_count} printed numbers checked "
+        f"({d.checked_percent:.0f}%), {d.unchecked_count} not checked"
+    )
+    name = d.article or d.path
+    if not d.printed_count:
+        rule = "fails --require-checked" if report.require_checked is not None else "a warning"
+        return f"{name}: no printed number was read ({rule}: a post whose numbers symtf cannot read is not checked)"
+    if report.require_checked is not None:
+        return (
+            f"{name}: {share}: fewer than the {report.require_checked:g}% --require-checked "
+            "asks for (the report lists each number not checked and why)"
+        )
+    return (
+        f"{name}: {share}: fewer than half; the report lists each number not checked and "
+        "why (--require-checked PERCENT makes this fail)"
+    )
 
 
 def article_lines(d: DerivationReport, width: int = 24) -> list[str]:
@@ -212,7 +246,7 @@ def render(report: Report, *, quiet: bool = False) -> str:
     """
     lines: list[str] = []
     for d in report.derivations:
-        if quiet and all(c.verdict in ("exact", "rounded") for c in d.checks):
+        if quiet and all(c.verdict in ("exact", "rounded") for c in d.checks) and not d.unchecked:
             continue
         lines.extend(derivation_lines(d, quiet=quiet))
         lines.append("")
@@ -223,21 +257,34 @@ def render(report: Report, *, quiet: bool = False) -> str:
     bad = total.get("slip", 0) + total.get("wrong", 0)
     open_ = total.get("symbolic", 0) + total.get("undecided", 0)
     decided = total.get("exact", 0) + total.get("rounded", 0)
+    unchecked = report.unchecked
     if not report.derivations:
         verdict = "no derivation file to check"
     elif bad:
         verdict = f"{bad} printed number(s) are off"
-    elif open_ and not decided:
-        verdict = "no printed number could be decided"
+    elif not decided:
+        verdict = "no printed number could be decided" if open_ else "no printed number checked"
     elif open_:
         verdict = f"the decided numbers check out; {open_} not decided (symbolic or undecided)"
+    elif unchecked:
+        verdict = "the checked numbers check out"
     else:
         verdict = "all printed numbers check out"
+    if unchecked:  # never "all check out" when some were not checked
+        verdict += f"; {unchecked} printed number(s) not checked"
     lines.append(f"{len(report.derivations)} derivation(s): {_summary(total)} — {verdict}")
+    for d in report.too_few_checked:
+        lines.append(_safe(coverage_problem(d, report)))
     if report.errors:
         names = ", ".join(e.path for e in report.errors)
         lines.append(f"{len(report.errors)} file(s) could not be checked: {names}")
-    if report.skipped:
-        names = ", ".join(report.skipped[:5]) + (", …" if len(report.skipped) > 5 else "")
-        lines.append(f"{len(report.skipped)} other TOML file(s) skipped (no [[claims]]): {names}")
+    tomls = [p for p in report.skipped if p.lower().endswith(".toml")]
+    others = [p for p in report.skipped if not p.lower().endswith(".toml")]
+    for group, why in (
+        (tomls, "other TOML file(s) skipped (no [[claims]])"),
+        (others, "file(s) skipped (not included by [tool.symtf])"),
+    ):
+        if group:
+            names = ", ".join(_safe(p) for p in group[:5]) + (", …" if len(group) > 5 else "")
+            lines.append(f"{len(group)} {why}: {names}")
     return "\n".join(lines) + "\n"

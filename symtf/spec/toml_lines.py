@@ -141,26 +141,39 @@ def string_lines(rows: Sequence[str], line: int) -> list[tuple[int, str]]:
         rows: The file's lines (``text.splitlines()``, split once for all calls).
         line: 1-based line of the key.
     """
+    return [(n, part) for n, _, part in string_spans(rows, line)]
+
+
+def string_spans(rows: Sequence[str], line: int) -> list[tuple[int, int, str]]:
+    """:func:`string_lines` with where each part starts: ``(line, offset, part)``.
+
+    ``offset`` is the 0-based index, in code points, of the part's first character
+    on its line, so that ``rows[line - 1][offset:offset + len(part)] == part``.
+    A one-line string's part runs to the end of the line (its closing quote and
+    anything after it included), as :func:`string_lines` gives it.
+    """
     if not 1 <= line <= len(rows):
         return []
-    assign = _ASSIGN.match(rows[line - 1])
+    row = rows[line - 1]
+    assign = _ASSIGN.match(row)
     if assign is None:
         return []
-    rest = rows[line - 1][assign.end() :].lstrip()
+    start = assign.end() + len(row[assign.end() :]) - len(row[assign.end() :].lstrip())
+    rest = row[start:]
     for delim in ('"""', "'''"):
         if not rest.startswith(delim):
             continue
         body = rest[3:]
         end = body.find(delim)
         if end >= 0:
-            return [(line, body[:end])]
-        out = [(line, body)]
+            return [(line, start + 3, body[:end])]
+        out = [(line, start + 3, body)]
         for n in range(line + 1, len(rows) + 1):
             end = rows[n - 1].find(delim)
-            out.append((n, rows[n - 1] if end < 0 else rows[n - 1][:end]))
+            out.append((n, 0, rows[n - 1] if end < 0 else rows[n - 1][:end]))
             if end >= 0:
                 break
         return out
     if rest[:1] in ('"', "'"):
-        return [(line, rest[1:])]
+        return [(line, start + 1, rest[1:])]
     return []

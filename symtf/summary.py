@@ -5,6 +5,10 @@ whatever a cell returns. A report can hold thousands of checks and a trace a
 hundred exact matrices, so these summaries never list what is right and never
 print a value in full: at most :data:`MAX_OFF` off numbers are named, each on
 one line, and the rest are counted.
+
+The objects these summaries describe call them from their own ``__repr__`` (a value
+says what it is, as a dataclass's repr does): this module reads them by field alone and
+imports nothing, so a report or a trace needs no renderer to describe itself.
 """
 
 from __future__ import annotations
@@ -142,9 +146,12 @@ def derivation_summary(d: DerivationReport) -> str:
     """One derivation file: path, title, counts, and the off numbers."""
     checks = d.checks
     off = sum(1 for c in checks if c.verdict not in _GOOD)
+    unchecked = int(getattr(d, "unchecked_count", 0))  # an article's numbers not checked
     head = (
         f"<DerivationReport {d.path} — {d.title}: {len(checks)} printed numbers, "
-        f"{counts_text(checks)}" + (f"; {off} not right" if off else "; all right")
+        f"{counts_text(checks)}"
+        + (f"; {off} not right" if off else "; all checked right" if unchecked else "; all right")
+        + (f"; {unchecked} not checked" if unchecked else "")
     )
     lines = _off_lines(checks)
     return "\n".join([head, *lines]) + ">"

@@ -1,0 +1,357 @@
+"""What the worker keeps between edits, and what an edit lets it reuse.
+
+Kept warm for the life of the worker process: SymPy, python-flint, the op
+registry, the drafting code and their caches (the imports alone are two thirds of
+a cold ``symtf check``).
+
+Kept per document, and reused when an edit allows:
+
+- **the last results**: a text seen among the last few (a save, an undo) gets its
+  result back whole;
+- **the search's state before each printing.** Drafting reads the article (cheap),
+  then searches the step behind each printed matrix in the article's order, each
+  over the tensors known from the printings before it (most of the cost). When an
+  edit leaves the first *k* printings as they were (same numbers, labels, lines and
+  neighbours on their lines) and the article's equations and stated sizes too, the
+  search resumes at printing *k* from the state it had there, instead of starting
+  over: only the printings from the edit on are searched again. An article with
+  code (notebooks, fenced Python) is searched whole: its code is translated in
+  one pass interleaved with the printings;
+- **the check, only when the drafted derivation is the same text** (an edit in
+  the prose, or to a number no claim reads): the report is a function of that text.
+  Otherwise the derivation is checked again in full (``symtf.checking``: every claim,
+  its diagnosis), as ``symtf check`` does, so that what the editor shows is what the
+  command reports.
+
+A derivation file (``kind`` ``toml``) is checked as ``symtf check`` checks it; its
+numbers' places are those of their ``printed`` strings (:func:`symtf.fix.placed`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+import tomllib
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from symtf.draft.search import Search
+
+__all__ = ["Resumable", "State", "describe"]
+
+#: Results kept per document (by text), for a save or an undo.
+KEPT_RESULTS = 4
+#: Documents whose state is kept (the least recently checked goes first).
+KEPT_DOCUMENTS = 16
+
+
+@dataclass
+class _Doc:
+    """A document's recent texts: for each, what its check found and its search."""
+
+    kind: str
+    name: str
+    results: OrderedDict[str, tuple[dict[str, Any], Resumable | None]] = field(
+        default_factory=OrderedDict
+    )
+    search: Resumable | None = None
+    #: The last draft's derivation text and its report (a function of that text alone).
+    checked: tuple[str, Any] | None = None
+
+
+class State:
+    """The worker's memory of each document (by the server's key for it).
+
+    A check that is cancelled, or runs out of its budget, changes nothing here: a
+    document's search, results and last check are replaced only once a new one is
+    complete (an earlier search is read, never changed, by the one resuming it).
+    """
+
+    def __init__(self) -> None:
+        self.docs: dict[str, _Doc] = {}
+
+    def forget(self, key: str) -> None:
+        """Drop what is kept for a document (closed, or its check was cancelled midway)."""
+        self.docs.pop(key, None)
+
+    def check(self, key: str, text: str, kind: str, name: str) -> tuple[dict[str, Any], str]:
+        """Check a document's text: ``(found, what was reused)`` (see :func:`describe`).
+
+        Raises:
+            SymtfError: The text cannot be read as that kind of article.
+        """
+        from symtf.commands.draft import check_drafted
+        from symtf.limits import guard
+
+        doc = self.docs.pop(key, None)
+        if doc is None or (doc.kind, doc.name) != (kind, name):
+            doc = _Doc(kind, name)
+        self.docs[key] = doc  # the most recently checked last
+        while len(self.docs) > KEPT_DOCUMENTS:
+            self.docs.pop(next(iter(self.docs)))
+        if text in doc.results:  # a save, an undo: the result and the search of that text
+            doc.results.move_to_end(text)
+            found, doc.search = doc.results[text]
+            return found, "the result of the same text, checked before"
+        if kind == "toml":
+            found, reused = _derivation(text, name), "nothing (a derivation file)"
+        else:
+            start = time.perf_counter()
+            with guard(name):
+                draft, doc.search, reused = _drafted(text, kind, name, doc.search)
+            if doc.checked is not None and doc.checked[0] == draft.toml:
+                report = doc.checked[1]  # the same derivation: the same report
+                reused += ", and the check of the same drafted derivation"
+            else:
+                report = check_drafted(draft, name, start=start)
+                doc.checked = (draft.toml, report)
+            found = describe(report, draft.toml, text)
+        doc.results[text] = (found, doc.search)
+        while len(doc.results) > KEPT_RESULTS:
+            doc.results.popitem(last=False)
+        return found, reused
+
+
+def _drafted(
+    text: str, kind: str, name: str, previous: Resumable | None
+) -> tuple[Any, Resumable | None, str]:
+    """The draft of an article, resuming ``previous``'s search where the edit allows."""
+    from symtf.draft import Draft, _collector_paused, draft_text
+    from symtf.draft.article import read_article
+    from symtf.draft.compose import compose
+
+    start = time.perf_counter()
+    article = read_article(text, kind, path=name)
+    if article.code:  # code is translated in one pass with the printings: searched whole
+        return draft_text(text, kind, path=name), None, "the warm process (an article with code)"
+    search = Resumable(article, previous)
+    with _collector_paused():
+        search.run()
+    composed = compose(article, search)
+    draft = Draft(
+        name,
+        composed.toml,
+        tuple(composed.unread),
+        tuple(composed.unmapped),
+        composed.printed,
+        composed.inputs,
+        composed.steps,
+        time.perf_counter() - start,
+    )
+    n = len(article.printings)
+    reused = (
+        f"the search of printings 1 to {search.resumed_at} of {n}"
+        if search.resumed_at
+        else "the warm process"
+    )
+    return draft, search, reused
+
+
+class Resumable(Search):
+    """The draft's search over an article without code, with its state before each printing.
+
+    ``previous``: the search of an earlier version of the article. When the two
+    articles agree on their equations, stated sizes and first printings, the search
+    starts from ``previous``'s state before the first printing that differs
+    (:attr:`resumed_at` printings are not searched again).
+    """
+
+    def __init__(self, article: Any, previous: Resumable | None = None) -> None:
+        super().__init__(article)
+        self.checkpoints: list[dict[str, Any]] = []
+        #: The memos the checkpoints hold prefixes of (the last run's, grown from the first).
+        self.memos: dict[str, dict[Any, Any]] = {}
+        self.resumed_at = 0
+        start = _common_prefix(previous.article, article) if previous is not None else 0
+        if previous is not None and 0 < start < len(previous.checkpoints):
+            _restore(self, previous.checkpoints[start], previous.memos)
+            self.checkpoints = previous.checkpoints[: start + 1]
+            self.resumed_at = start
+
+    def run(self) -> None:
+        """Search the printings from :attr:`resumed_at` on, then the displayed lines."""
+        import numpy as np
+
+        from symtf.backends import BallBackend
+        from symtf.draft.search import PREC
+
+        printings = list(self.article.printings)
+        self.memos.update((k, v) for k, v in vars(self).items() if _is_memo(k, v))
+        if not self.checkpoints:
+            self.checkpoints = [_snapshot(self)]
+        with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the float pre-filter's reductions
+            self._xp = xp
+            for p in printings[self.resumed_at :]:
+                self._printing(p)
+                self.checkpoints.append(_snapshot(self))
+            self._displays()
+            self._xp = None
+
+
+def _common_prefix(old: Any, new: Any) -> int:
+    """How many of the first printings an edit left as they were (0: none can be reused).
+
+    Printings compare whole (key, label, role, numbers, lines and the text of their
+    lines), so a change on a printing's line changes the printing. A displayed line
+    that changed ends the prefix at the first printing on or after its line (a
+    printing's search asks whether a displayed line on its own line prints it).
+    """
+    if (
+        old.code
+        or new.code
+        or old.equations != new.equations
+        or old.dims != new.dims
+        or old.kind != new.kind
+    ):
+        return 0
+    n = 0
+    for a, b in zip(old.printings, new.printings, strict=False):
+        if a != b:
+            break
+        n += 1
+    changed = [
+        min(a.line, b.line) for a, b in zip(old.displays, new.displays, strict=False) if a != b
+    ]
+    if len(old.displays) != len(new.displays):
+        shorter = min(len(old.displays), len(new.displays))
+        rest = [*old.displays[shorter:], *new.displays[shorter:]]
+        changed.append(min(d.line for d in rest))
+    if changed:
+        first = min(changed)
+        n = min(n, next((i for i, p in enumerate(new.printings) if p.line >= first), n))
+    return n
+
+
+@dataclass(frozen=True)
+class _Alias:
+    """In a snapshot: this attribute was the same object as another one (``_memo`` and
+    ``_exact_memo`` are), and stays so when restored."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """In a snapshot: a memo (a cache the search only adds to) held its first ``size`` entries."""
+
+    size: int
+
+
+#: Attributes of the search that are not its state (or are kept apart).
+_SKIPPED = ("article", "_xp", "checkpoints", "resumed_at", "memos")
+
+
+def _is_memo(name: str, value: Any) -> bool:
+    """The search's caches: each entry is a value of an expression over earlier tensors,
+    added once; an entry made before printing *k* stays right after an edit at *k*."""
+    return isinstance(value, dict) and (name == "_memo" or name.endswith("_memo"))
+
+
+def _snapshot(search: Any) -> dict[str, Any]:
+    """The search's state between two printings, cheaply: memos by their size, known
+    tensors with their mutable parts, other containers copied one level down."""
+    from symtf.draft.search import Known
+
+    out: dict[str, Any] = {}
+    first: dict[int, str] = {}
+    for k, v in vars(search).items():
+        if k in _SKIPPED:
+            continue
+        if isinstance(v, (dict, list, set)) and id(v) in first:
+            out[k] = _Alias(first[id(v)])
+            continue
+        first[id(v)] = k
+        if _is_memo(k, v):
+            search.memos[k] = v
+            out[k] = _Prefix(len(v))
+        elif isinstance(v, dict):
+            out[k] = {
+                key: (x, tuple(x.labels), frozenset(x.aliases), frozenset(x.lineage))
+                if isinstance(x, Known)
+                else x
+                for key, x in v.items()
+            }
+        elif isinstance(v, (list, set)):
+            out[k] = type(v)(v)
+        else:
+            out[k] = v
+    return out
+
+
+def _restore(search: Any, snapshot: dict[str, Any], memos: dict[str, dict[Any, Any]]) -> None:
+    """Put a snapshot's state into a new search (every container a fresh copy)."""
+    for k, v in snapshot.items():
+        if isinstance(v, _Alias):
+            continue
+        if isinstance(v, _Prefix):
+            setattr(search, k, dict(itertools.islice(memos[k].items(), v.size)))
+        elif isinstance(v, dict):
+            setattr(
+                search,
+                k,
+                {
+                    key: dataclasses.replace(
+                        x[0], labels=list(x[1]), aliases=set(x[2]), lineage=set(x[3])
+                    )
+                    if isinstance(x, tuple) and len(x) == 4 and hasattr(x[0], "labels")
+                    else x
+                    for key, x in v.items()
+                },
+            )
+        elif isinstance(v, (list, set)):
+            setattr(search, k, type(v)(v))
+        else:
+            setattr(search, k, v)
+    for k, v in snapshot.items():
+        if isinstance(v, _Alias):
+            setattr(search, k, getattr(search, v.name))
+
+
+def _derivation(text: str, name: str) -> dict[str, Any]:
+    """A derivation file's text checked as ``symtf check`` checks the file."""
+    from pathlib import Path
+
+    from symtf import fix
+    from symtf.commands.fixing import check_text
+
+    report = check_text(Path(name), text, None)  # the caller holds the time budget
+    found = describe(report, text, text)
+    checks = found["derivation"]["checks"]
+    for c, p in zip(checks, fix.placed(report, text), strict=True):
+        if p.place is not None:  # where in this file the printed number is
+            c["file_place"] = list(p.place)
+    found["toml"] = None  # the document is the derivation
+    return found
+
+
+def describe(report: Any, toml: str, text: str) -> dict[str, Any]:
+    """A checked document as plain data for the server.
+
+    ``derivation``: the report as ``symtf check --format json`` writes it (``title``,
+    ``checks``, ``unchecked``, ``counts``); ``fixes``: every :class:`symtf.fix.Fix`;
+    ``toml``: the derivation (an article's draft); ``steps``: each step's expression by name.
+    """
+    from symtf import fix
+    from symtf.checking.report import Report
+    from symtf.renderers.json import report_dict
+
+    d = report_dict(Report((report,)))["derivations"][0]
+    plan = (  # an article's places are the report's own fields: planned from the same dicts
+        fix.plan_checks(report.article, text, d["checks"])
+        if report.article is not None
+        else fix.plan(report, text)
+    )
+    try:
+        steps = tomllib.loads(toml).get("steps", {})
+    except ValueError:
+        steps = {}
+    return {
+        "derivation": {k: d[k] for k in ("title", "checks", "unchecked", "counts") if k in d},
+        "fixes": [dataclasses.asdict(f) for f in plan.fixes],
+        "toml": toml,
+        "steps": {str(k): str(v) for k, v in steps.items() if isinstance(v, str)},
+    }

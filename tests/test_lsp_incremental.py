@@ -1,0 +1,175 @@
+"""The language server's worker: what an edit reuses gives what a fresh draft gives.
+
+The reference is ``symtf.draft.draft_text`` on the edited text, run from scratch:
+a resumed search must write the same derivation, byte for byte, for every edit
+tried, and must have resumed (not started over) where the edit allows it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from symtf.draft import draft_text
+from symtf.lsp.incremental import State, _drafted
+from symtf.lsp.worker import read_message, write_message
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _article(name: str) -> Path | None:
+    for base in (ROOT.parent, ROOT.parent.parent):
+        p = base / "shared" / "articles" / name
+        if p.exists():
+            return p
+    return None
+
+
+SEED = _article("000_b60c289f27ab6d88.txt")
+ARTICLES = [
+    p
+    for p in (
+        SEED,
+        ROOT / "tests" / "draft_sources" / "toyai_example3_worksheet.md",
+        ROOT / "tests" / "draft_sources" / "djimra_hand_calculation.md",
+    )
+    if p is not None
+]
+_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\d.])")
+
+
+def _edits(text: str, n: int, seed: int) -> list[tuple[int, int, str]]:
+    """``n`` printed numbers of the text with their last digit changed: (start, end, new)."""
+    found = [(m.start(), m.end(), m.group()) for m in _NUMBER.finditer(text)]
+    rng = random.Random(seed)
+    picks = sorted(rng.sample(range(len(found)), min(n, len(found))))
+    return [
+        (found[k][0], found[k][1], found[k][2][:-1] + str((int(found[k][2][-1]) + 1) % 10))
+        for k in picks
+    ]
+
+
+def _kind(path: Path) -> str:
+    return "md" if path.suffix == ".md" else "txt"
+
+
+@pytest.mark.parametrize("path", ARTICLES, ids=[p.name for p in ARTICLES])
+def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    first, search, _ = _drafted(text, kind, str(path), None)
+    assert first.toml == draft_text(text, kind, path=str(path)).toml
+    resumed = 0
+    for start, end, new in _edits(text, 8, seed=len(text)):
+        edited = text[:start] + new + text[end:]
+        got, again, _ = _drafted(edited, kind, str(path), search)
+        assert again is not None
+        resumed += again.resumed_at > 0
+        assert got.toml == draft_text(edited, kind, path=str(path)).toml, (start, new)
+    assert resumed >= 4  # most edits leave printings before them to reuse
+
+
+def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives() -> None:
+    """A chain of edits, each resuming the last one's search, then back to the start: every
+    result (the report as JSON, the fixes, the draft) is what a fresh worker finds."""
+    path = ARTICLES[0]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    state = State()
+    state.check("doc", text, kind, str(path))
+    current = text
+    for start, end, new in reversed(_edits(text, 3, seed=7)):  # from the end: offsets hold
+        current = current[:start] + new + current[end:]
+        found, reused = state.check("doc", current, kind, str(path))
+        assert reused.startswith("the search of printings 1 to ")
+        assert found == State().check("fresh", current, kind, str(path))[0]
+    found, reused = state.check("doc", text, kind, str(path))
+    assert reused.startswith("the result of the same text")
+    assert found == State().check("fresh", text, kind, str(path))[0]
+
+
+def test_an_edit_to_the_prose_reuses_the_check_and_gives_a_fresh_result(tmp_path: Path) -> None:
+    path = ARTICLES[0]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    state = State()
+    state.check("doc", text, kind, str(path))
+    # a word of the last line's prose, after every printed number: the derivation is the same
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    word = re.search(r"[A-Za-z]{4,}", last)
+    assert word is not None
+    at = len(text.rstrip("\n")) - len(last) + word.start()
+    edited = text[:at] + word.group().upper() + text[at + len(word.group()) :]
+    found, reused = state.check("doc", edited, kind, str(path))
+    assert reused.endswith("the check of the same drafted derivation")
+    assert found == State().check("fresh", edited, kind, str(path))[0]
+
+
+def test_an_article_with_code_is_searched_whole() -> None:
+    text = (ROOT / "tests" / "draft_sources" / "sanjiv_temperature_snippet.md").read_text(
+        encoding="utf-8"
+    )
+    draft, search, reused = _drafted(text, "md", "post.md", None)
+    if search is None:
+        assert "code" in reused
+    assert draft.toml == draft_text(text, "md", path="post.md").toml
+
+
+# ----------------------------------------------------------------------------- the worker process
+
+
+def _worker() -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "symtf.lsp.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    ready = read_message(proc.stdout)
+    assert ready["ready"] is True
+    return proc
+
+
+def test_the_worker_answers_cancels_and_refuses_over_its_pipe(tmp_path: Path) -> None:
+    proc = _worker()
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        line = "Row {k}: $v_{k} = [0.{k:03d}, 1.5, -2.25]$ and more text about it.\n"
+        big = "".join(line.format(k=k % 1000) for k in range(40_000))
+        job = {"id": 1, "key": "big", "version": 1, "text": big, "kind": "md"}
+        write_message(proc.stdin, {"job": {**job, "name": "big.md", "timeout": 600}})
+        time.sleep(1.0)  # well inside the draft of 40,000 lines
+        write_message(proc.stdin, {"cancel": 1})
+        got = read_message(proc.stdout)
+        assert (got["id"], got["status"]) == (1, "cancelled")
+        huge = {"id": 2, "key": "huge", "version": 1, "text": "x" * 5_000_001, "kind": "md"}
+        write_message(proc.stdin, {"job": {**huge, "name": "huge.md", "timeout": 60}})
+        got = read_message(proc.stdout)
+        assert got["status"] == "error" and "at most 5,000,000 bytes" in got["error"]
+        small = {
+            "id": 3,
+            "key": "s",
+            "version": 4,
+            "text": "# t\n\n$x = 1 + 1 = 3$\n",
+            "kind": "md",
+        }
+        write_message(proc.stdin, {"job": {**small, "name": "s.md", "timeout": 60}})
+        got = read_message(proc.stdout)
+        assert (got["id"], got["version"], got["status"]) == (3, 4, "ok")
+        checks = got["derivation"]["checks"]
+        assert [(c["printed"], c["verdict"]) for c in checks] == [("3", "wrong")]
+        write_message(proc.stdin, {"cancel": 99})  # no such job: ignored
+        write_message(proc.stdin, {"job": {**small, "id": 4, "name": "s.md", "timeout": 60}})
+        got = read_message(proc.stdout)
+        assert got["id"] == 4 and got["reused"].startswith("the result of the same text")
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
