@@ -211,32 +211,46 @@ def notebook_cells(raw: str, path: str) -> list[Any]:
     return cells
 
 
-def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
-    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+def check_notebook(raw: str, path: str) -> None:
+    """Refuse a notebook whose cells, sources or outputs have the wrong types (read as JSON
+    only, never run), naming the cell and the field: every reader of a notebook (``check``,
+    ``draft``, ``extract``, the annotated page) goes by this one rule, so none of them
+    reads past a malformed cell in silence.
 
     Raises:
-        SpecError: For anything that is not a notebook, naming the cell and the field.
+        SpecError: The text is not a notebook, or a cell's field has the wrong type.
     """
-    cells = notebook_cells(raw, path)
-    out: list[_Segment] = []
-    for k, c in enumerate(cells):
+    for k, c in enumerate(notebook_cells(raw, path)):
         where = f"{path}: cells[{k}]"
-        if not isinstance(c, dict):
-            raise SpecError(f"{where}: expected a cell (a JSON object), found {_kind_of(c)}")
-        kind = c.get("cell_type")
-        if kind not in _CELL_TYPES:
-            raise SpecError(
-                f"{where}.cell_type: expected one of {', '.join(_CELL_TYPES)}, found {kind!r:.60}"
-            )
-        src = _notebook_text(c.get("source", ""), f"{where}.source")
-        if kind == "markdown":
-            out.extend(_segments_of_text(src, cell=k))
-        elif kind == "code":
-            out.extend(_code_outputs(c, k, where, _printed_variable(src)))
-    return out
+        kind, _ = _cell(c, where)
+        if kind == "code":
+            _outputs(c, where)
 
 
-def _code_outputs(c: dict[str, Any], k: int, where: str, name: str | None) -> list[_Segment]:
+def _cell(c: object, where: str) -> tuple[str, str]:
+    """A cell's type and source text.
+
+    Raises:
+        SpecError: A cell that is not an object, of an unknown type, or with a source
+            that is not text.
+    """
+    if not isinstance(c, dict):
+        raise SpecError(f"{where}: expected a cell (a JSON object), found {_kind_of(c)}")
+    kind = c.get("cell_type")
+    if kind not in _CELL_TYPES:
+        raise SpecError(
+            f"{where}.cell_type: expected one of {', '.join(_CELL_TYPES)}, found {kind!r:.60}"
+        )
+    return str(kind), _notebook_text(c.get("source", ""), f"{where}.source")
+
+
+def _outputs(c: dict[str, Any], where: str) -> list[str]:
+    """The text each output of a code cell prints (an error output prints none to read).
+
+    Raises:
+        SpecError: Outputs that are not a list of output objects of a known type, or whose
+            text is not text.
+    """
     outputs = c.get("outputs", [])
     if outputs is None:
         return []
@@ -263,9 +277,29 @@ def _code_outputs(c: dict[str, Any], k: int, where: str, name: str | None) -> li
             if data.get("text/plain") is None:
                 continue
             text = _notebook_text(data["text/plain"], f"{at}.data.text/plain")
-        seg = _Segment(text, 1, False, k, code_name=name)
-        seg.extra["output"] = "1"
-        out.append(seg)
+        out.append(text)
+    return out
+
+
+def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+
+    Raises:
+        SpecError: For anything that is not a notebook, naming the cell and the field.
+    """
+    cells = notebook_cells(raw, path)
+    out: list[_Segment] = []
+    for k, c in enumerate(cells):
+        where = f"{path}: cells[{k}]"
+        kind, src = _cell(c, where)
+        if kind == "markdown":
+            out.extend(_segments_of_text(src, cell=k))
+        elif kind == "code":
+            name = _printed_variable(src)
+            for text in _outputs(c, where):
+                seg = _Segment(text, 1, False, k, code_name=name)
+                seg.extra["output"] = "1"
+                out.append(seg)
     return out
 
 

@@ -429,3 +429,43 @@ def test_a_draft_over_the_file_size_cap_is_refused() -> None:
     sizing.refuse_text("x" * limits.MAX_FILE_BYTES, "a.md")
     with pytest.raises(LimitError, match="2,000,001 bytes, over the 2,000,000 bytes"):
         sizing.refuse_text("x" * (limits.MAX_FILE_BYTES + 1), "a.md")
+
+
+@pytest.mark.parametrize("command", ["check", "draft"])
+def test_a_code_literal_over_the_entry_limit_is_refused_before_it_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A notebook's 400 × 400 literal (160,000 entries, as the round that found it) ran out
+    the whole time budget: each pass over the code read its entries one by one, cutting
+    each one's text from the whole cell anew. Its entries are counted on the syntax tree
+    first, against the table of sizes a derivation holds, and the literal is refused at
+    its cell and line."""
+    import json
+
+    from symtf.cli import main
+
+    n = 400
+    rows = ",\n".join(
+        "[" + ", ".join(f"0.{(i + j) % 997:03d}" for j in range(n)) + "]" for i in range(n)
+    )
+    code = {
+        "cell_type": "code",
+        "source": f"import torch\nW = torch.tensor([{rows}])\nx = torch.tensor([1.0, 2.0])\nx.softmax(-1)",
+        "outputs": [
+            {"output_type": "execute_result", "data": {"text/plain": "tensor([0.2689, 0.7311])"}}
+        ],
+    }
+    nb = tmp_path / "big.ipynb"
+    nb.write_text(
+        json.dumps({"cells": [{"cell_type": "markdown", "source": "Softmax."}, code]}),
+        encoding="utf-8",
+    )
+    argv = [command, str(nb), "--timeout", "3600"]
+    if command == "draft":
+        argv += ["-o", str(tmp_path / "big.toml")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{nb}: cell 1, line 2: an array literal: expected at most 20,000 entries, " in err
+    assert "found 160,000" in err, err
+    assert "time budget" not in err
+    assert not (tmp_path / "big.toml").exists()
