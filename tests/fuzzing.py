@@ -599,7 +599,7 @@ def article(draw: Any) -> tuple[str, str]:
                 }
             )
     if draw(st.integers(0, 4)) == 0:  # a cell of the wrong shape
-        cells.insert(0, draw(st.sampled_from(_BAD_CELLS)))
+        cells.insert(0, draw(st.sampled_from(BAD_CELLS)))
     doc: Any = {"cells": cells, "nbformat": 4, "nbformat_minor": 5}
     if draw(st.integers(0, 9)) == 0:  # the notebook itself of the wrong shape
         doc = draw(st.sampled_from(_bad_notebooks(cells)))
@@ -649,7 +649,7 @@ def code_cell(draw: Any) -> str:
 
 
 #: Cells of the wrong shape: each field of the wrong type, and an unknown cell type.
-_BAD_CELLS: list[Any] = [
+BAD_CELLS: list[Any] = [
     1,
     "x",
     None,
@@ -1047,6 +1047,7 @@ def raw_controls(text: str) -> list[str]:
 
 
 __all__ = [
+    "BAD_CELLS",
     "READ_FAILURES",
     "Outcome",
     "Sandbox",

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fuzzing import BAD_CELLS
 from limited import run_symtf
 from tiny_derivations import standalone
 
@@ -181,6 +182,27 @@ def test_a_notebook_with_cells_of_the_wrong_type_is_exit_2_naming_the_cell(
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert f"{nb}: {where}" in err and "expected" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["check", "draft", "extract"])
+@pytest.mark.parametrize("bad", range(len(BAD_CELLS)))
+def test_every_malformed_cell_of_the_fuzzer_is_refused_by_every_reader(
+    bad: int, command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The fuzzer's cells of the wrong shape, first in an otherwise sound notebook: exit 2
+    naming the cell (its mutations make it no oracle for this; here each is taken alone)."""
+    cells = [
+        BAD_CELLS[bad],
+        {"cell_type": "markdown", "source": "The weights are 0.25 and 0.75."},
+    ]
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text(json.dumps({"cells": cells, "nbformat": 4}), encoding="utf-8")
+    out = tmp_path / "out.toml"
+    argv = [command, str(nb)] if command == "check" else [command, str(nb), "-o", str(out)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{nb}: cells[0]" in err and "expected" in err, err
     assert not out.exists()
 
 
