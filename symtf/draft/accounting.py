@@ -21,7 +21,6 @@ with the same digits.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from symtf.place import Place
+from symtf.visible import toml_string
 
 if TYPE_CHECKING:
     from symtf.draft.article import Article, Printing
@@ -340,4 +340,5 @@ def restatements(
 
 
 def _toml(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
+    """A TOML string that reads back as ``s``, with no control character of the article's."""
+    return toml_string(s)

@@ -26,7 +26,7 @@ from symtf.draft.read.extract import (
     statements,
 )
 from symtf.draft.read.items import Found, Segment
-from symtf.draft.read.notebook import notebook_cells
+from symtf.draft.read.notebook import check_notebook, notebook_cells
 from symtf.draft.read.toml import draft_toml
 from symtf.place import Place
 
@@ -39,6 +39,7 @@ __all__ = [
     "Place",
     "Reading",
     "Segment",
+    "check_notebook",
     "draft_toml",
     "extract",
     "extract_text",

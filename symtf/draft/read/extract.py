@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from symtf import limits
 from symtf.draft.read.blocks import Block
 from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 #: Largest article read, in bytes.
-MAX_ARTICLE_BYTES = 5_000_000
+MAX_ARTICLE_BYTES = limits.MAX_ARTICLE_BYTES
 
 _FILLER = {
     "is", "are", "of", "the", "a", "an", "so", "only", "its", "gives", "and", "was", "be",

@@ -21,7 +21,7 @@ from symtf.draft.read import jsonpos
 from symtf.draft.read.source import Frame, LineIndex, Run, Text
 from symtf.errors import SpecError
 
-__all__ = ["Cell", "CellOutput", "cells", "notebook_cells"]
+__all__ = ["Cell", "CellOutput", "cells", "check_notebook", "notebook_cells"]
 
 #: Cell types of the Jupyter notebook format (nbformat 4); raw cells hold nothing to read.
 CELL_TYPES = ("markdown", "code", "raw")
@@ -121,6 +121,19 @@ class Cell:
     kind: str
     source: Text
     outputs: tuple[CellOutput, ...] = ()
+
+
+def check_notebook(raw: str, path: str) -> None:
+    """Refuse a notebook whose cells, sources or outputs have the wrong types (read as JSON
+    only, never run), naming the cell and the field: every reader of a notebook (``check``,
+    ``draft``, ``extract``, the annotated page) goes by this one rule, so none of them
+    reads past a malformed cell in silence.
+
+    Raises:
+        SpecError: The text is not a notebook, or a cell's field has the wrong type.
+    """
+    for k, c in enumerate(notebook_cells(raw, path)):
+        _check_cell(c, k, path)
 
 
 def _check_cell(c: Any, k: int, path: str) -> tuple[str, str, list[tuple[str, str, int]]]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 from pathlib import Path
 
 from symtf.draft.read.items import Found, Rows
 from symtf.place import Place, place_toml
+from symtf.visible import comment, toml_block, toml_string
 
 __all__ = ["draft_toml", "places_key"]
 
@@ -20,20 +20,20 @@ _INPUT_LABEL = re.compile(
 @functools.lru_cache(maxsize=4096)  # labels repeat: a long article asks for the same few
 def _tensor_name(label: str) -> str | None:
     """A given-tensor name for a label (``W_Q^((1))`` → ``W_Q_1``), or None."""
-    name = re.sub(r"\W+", "_", label).strip("_")
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", label).strip("_")  # a TOML bare key is ASCII
     return name if name.isidentifier() and not name[0].isdigit() and len(name) <= 40 else None
 
 
 def _toml_string(s: str) -> str:
     if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return f'"{s}"'  # nothing to escape (the common case, fast)
-    return json.dumps(s, ensure_ascii=False)
+    return toml_string(s)
 
 
 def _printed(rows: Rows) -> str:
     if len(rows) == 1:
         return _toml_string(" ".join(rows[0]))
-    return '"""\n' + "\n".join(" ".join(r) for r in rows) + '\n"""'
+    return toml_block("\n".join(" ".join(r) for r in rows))
 
 
 def places_key(places: tuple[Place, ...]) -> str:
@@ -53,7 +53,7 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
     printed entry (``places``).
     """
     lines = [
-        f"# Draft derivation extracted by `symtf extract` from {source}.",
+        comment(f"Draft derivation extracted by `symtf extract` from {source}."),
         "# Every printed string is copied verbatim, with its source line and places. Map each",
         '# claim\'s step (step = "?" until then; `symtf check --draft` suggests candidates),',
         "# then remove `draft = true`.",
@@ -86,14 +86,14 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
             and name not in tensor_names
         ):
             tensor_names.add(name)
-            tensors.append(f"{name} = {_printed(f.rows)}   # {where}: {f.label}")
+            tensors.append(f"{name} = {_printed(f.rows)}   {comment(f'{where}: {f.label}')}")
             continue
         block = ["[[claims]]", f"label = {_toml_string(unique(f.label))}"]
         if f.kind == "arithmetic":
             written = " ".join((f.latex or f.expression or "").split())
             block.append(f"expression = {_toml_string(written)}")
             if f.expression and f.expression != written:
-                block.append(f"# read as: {f.expression[:300]}")
+                block.append(comment(f"read as: {f.expression[:300]}"))
         else:
             block.append('step = "?"')
         block.append(f"printed = {_printed(f.rows)}")
@@ -102,7 +102,7 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
         if f.places and len(f.places) == sum(len(r) for r in f.rows):
             block.append(places_key(f.places))
         if f.context:
-            block.append(f"# {where}: {f.context[:160]}")
+            block.append(comment(f"{where}: {f.context[:160]}"))
         claims.append("\n".join(block))
     if tensors:
         lines += [
