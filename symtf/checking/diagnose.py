@@ -29,6 +29,7 @@ from flint import arb, fmpq
 
 from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
+from symtf.checking.reuse import Reuse
 from symtf.checking.wording import Names
 from symtf.errors import SymtfError
 from symtf.numbers import Printed
@@ -184,8 +185,15 @@ class _Finding:
     not_from: list[str] | None = None
 
 
-def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> DerivationReport:
-    """Add ``cause``, ``convention`` and ``root`` to every check that is not right."""
+def diagnose(
+    d: Derivation, report: DerivationReport, ev: Evaluator, reuse: Reuse | None = None
+) -> DerivationReport:
+    """Add ``cause``, ``convention`` and ``root`` to every check that is not right.
+
+    ``reuse``: what an earlier diagnosis of an edited version of the derivation lets this
+    one take as it is (:mod:`symtf.checking.incremental`): the causes of some claims, and
+    the convention variants' traces.
+    """
     bad = [
         c
         for r in report.results
@@ -212,10 +220,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     findings: dict[tuple[str, tuple[int, ...] | None, str], _Finding] = {}
     replays: dict[str, tuple[Evaluator, Evaluator]] = {}
     relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
+    # claims whose causes an earlier diagnosis found, still right: not searched again
+    kept = reuse.findings(d, report, printed, status) if reuse is not None else {}
 
     # 1. replay each failing step from the article's own numbers
     for c in bad:
-        if c.index is None or c.step is None:
+        if c.index is None or c.step is None or c.claim in kept:
             continue
         if c.step not in replays:
             replays[c.step] = (
@@ -247,10 +257,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     # 2. convention search for the rest
     by_claim: dict[str, list[Check]] = {}
     for c in bad:
-        if (c.claim, c.index, c.printed) not in findings:
+        if (c.claim, c.index, c.printed) not in findings and c.claim not in kept:
             by_claim.setdefault(c.claim, []).append(c)
     claims = {r.claim.label: r for r in report.results}
-    variants: dict[tuple[str, str], Evaluator | None] = {}
+    variants: dict[tuple[str, str], Evaluator | None] = (
+        {} if reuse is None else reuse.variants(d_all, ev)
+    )
     rounded_cache: dict[frozenset[str], Any] = {}
     for label, checks in by_claim.items():
         # a table printed with a slip (truncated, rows or columns swapped, transposed) is the
@@ -273,6 +285,16 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
                 "not reproduced by recomputing from the article's own printed numbers, by "
                 "any common alternative convention, or by a slip in writing it down",
             )
+
+    if reuse is not None:
+        fresh: dict[str, dict[Any, Any]] = {}
+        for c in bad:
+            key = (c.claim, c.index, c.printed)
+            if c.claim not in kept and key in findings:
+                fresh.setdefault(c.claim, {})[key] = findings[key]
+        reuse.found(fresh)
+    for taken in kept.values():
+        findings.update(taken)
 
     # roots: an unexplained or convention finding is its own root; an inherited one
     # takes the root of the entry it inherits from, so a chain reads as one mistake

@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,10 +124,14 @@ def check_article_text(text: str, name: str, kind: str) -> Any:
     return check_drafted(draft, name, start=start)
 
 
-def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
+def check_drafted(
+    draft: Any, name: str, *, start: float | None = None, check: Callable[[Any], Any] | None = None
+) -> Any:
     """Check an article's :class:`~symtf.draft.Draft` (the second half of :func:`check_article`).
 
     ``start``: when the work on the article began (``perf_counter``), for the report's seconds.
+    ``check``: checks a derivation in place of :func:`symtf.checking.compare.check` (the
+    language server's reuses its last check: :mod:`symtf.checking.incremental`).
     """
     from symtf import spec
     from symtf.checking import compare
@@ -141,7 +146,7 @@ def check_drafted(draft: Any, name: str, *, start: float | None = None) -> Any:
         unread = list(draft.unread)
         for _ in range(MAX_DROPPED):
             try:
-                report = compare.check(
+                report = (check or compare.check)(
                     dataclasses.replace(derivation, claims=tuple(claims), drafted=derivation.claims)
                 )
                 break

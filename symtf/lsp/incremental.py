@@ -17,11 +17,13 @@ Kept per document, and reused when an edit allows:
   over: only the printings from the edit on are searched again. An article with
   code (notebooks, fenced Python) is searched whole: its code is translated in
   one pass interleaved with the printings;
-- **the check, only when the drafted derivation is the same text** (an edit in
-  the prose, or to a number no claim reads): the report is a function of that text.
-  Otherwise the derivation is checked again in full (``symtf.checking``: every claim,
-  its diagnosis), as ``symtf check`` does, so that what the editor shows is what the
-  command reports.
+- **the check.** When the drafted derivation is the same text (an edit in the
+  prose, or to a number no claim reads), its report: the report is a function of that
+  text. Otherwise the derivation is checked again, reusing the last draft's check where
+  the edit left it as it was (:mod:`symtf.checking.incremental`: its traces, the verdicts
+  of the claims it did not change, the causes of off numbers none of whose inputs
+  changed); the report is exactly the one ``symtf check`` gives, so that what the editor
+  shows is what the command reports.
 
 A derivation file (``kind`` ``toml``) is checked as ``symtf check`` checks it; its
 numbers' places are those of their ``printed`` strings (:func:`symtf.fix.placed`).
@@ -38,6 +40,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from symtf.checking.incremental import Checked
 from symtf.draft.search import Search
 
 __all__ = ["Resumable", "State", "describe"]
@@ -58,8 +61,9 @@ class _Doc:
         default_factory=OrderedDict
     )
     search: Resumable | None = None
-    #: The last draft's derivation text and its report (a function of that text alone).
-    checked: tuple[str, Any] | None = None
+    #: The last draft's derivation text and its check (its report is a function of that
+    #: text alone; what it computed serves the check of the next draft).
+    checked: tuple[str, Checked] | None = None
 
 
 class State:
@@ -83,7 +87,6 @@ class State:
         Raises:
             SymtfError: The text cannot be read as that kind of article.
         """
-        from symtf.commands.draft import check_drafted
         from symtf.limits import guard
 
         doc = self.docs.pop(key, None)
@@ -103,16 +106,42 @@ class State:
             with guard(name):
                 draft, doc.search, reused = _drafted(text, kind, name, doc.search)
             if doc.checked is not None and doc.checked[0] == draft.toml:
-                report = doc.checked[1]  # the same derivation: the same report
+                report = doc.checked[1].report  # the same derivation: the same report
                 reused += ", and the check of the same drafted derivation"
             else:
-                report = check_drafted(draft, name, start=start)
-                doc.checked = (draft.toml, report)
+                report, checked = _checked(draft, name, start, doc.checked)
+                doc.checked = (draft.toml, checked)
+                kept, claims, causes, traces = checked.reused
+                if kept or traces:
+                    reused += (
+                        f", and the verdicts of {kept} of {claims} claims"
+                        + (f" (the causes of {causes})" if causes else "")
+                        + (" with the traces" if traces else "")
+                    )
             found = describe(report, draft.toml, text)
         doc.results[text] = (found, doc.search)
         while len(doc.results) > KEPT_RESULTS:
             doc.results.popitem(last=False)
         return found, reused
+
+
+def _checked(
+    draft: Any, name: str, start: float, previous: tuple[str, Checked] | None
+) -> tuple[Any, Checked]:
+    """The check of a draft, reusing the check of the document's previous draft."""
+    from symtf.checking import incremental
+    from symtf.commands.draft import check_drafted
+
+    last: list[Checked] = []
+
+    def check(derivation: Any) -> Any:
+        done = incremental.check(derivation, previous[1] if previous is not None else None)
+        last.append(done)
+        return done.report
+
+    report = check_drafted(draft, name, start=start, check=check)
+    # the report is the last check's, with the draft's own fields (what it could not place)
+    return report, dataclasses.replace(last[-1], report=report)
 
 
 def _drafted(
