@@ -77,6 +77,29 @@ def render(report: Report, fmt: str = "text") -> str:
     return str(importlib.import_module(f"symtf.renderers.{fmt}").render(report))
 
 
+def load_ipython_extension(ipython: _Any) -> None:
+    """``%load_ext symtf``: draw reports and traces as HTML, Markdown and LaTeX in IPython.
+
+    ``import symtf`` inside IPython does this already; the extension is for a shell that
+    started after symtf was imported. See :mod:`symtf.renderers.display`.
+    """
+    from symtf.renderers.display import register
+
+    register(ipython.display_formatter)
+
+
+def _display_in_ipython() -> None:
+    """Register the notebook displays when symtf is imported inside IPython (a notebook)."""
+    import sys
+
+    if "IPython" in sys.modules:  # never import IPython only to find it is not running
+        from symtf.renderers.display import register
+
+        register()
+
+
+_display_in_ipython()
+
 __all__ = [
     "Derivation",
     "Report",

@@ -82,7 +82,9 @@ def expand(
 
     if not paths and config is not None:
         if config.include:
-            found = config.files()
+            from symtf.spec.discover import configured_files
+
+            found = configured_files(config)
             if not found:
                 raise SymtfError(
                     f"{config.path}: tool.symtf.include: no file matches "

@@ -453,6 +453,25 @@ _REPR_SCALAR = re.compile(
 )
 
 
+def rational_decimal(q: Fraction, digits: int = 20) -> str:
+    """A rational as a decimal: exact when it terminates within ``digits``, else truncated + ``…``."""
+    if q == 0:
+        return "0"
+    for n in range(0, 40):
+        if (q * 10**n).denominator == 1:
+            return format_fixed(q, n)
+    sign = "-" if q < 0 else ""
+    a = abs(q)
+    k = 0
+    while Fraction(10) ** (k + 1) <= a:
+        k += 1
+    while Fraction(10) ** k > a:
+        k -= 1
+    decimals = max(digits - 1 - k, 0)
+    t = Fraction(int(a * 10**decimals), 10**decimals)
+    return sign + format_fixed(t, decimals) + "…"
+
+
 def split_printed(text: str, where: str) -> tuple[list[list[str]], bool] | None:
     """Cells of a pasted numpy/torch/TF print, or ``None`` for a plain matrix text.
 

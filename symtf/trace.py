@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from symtf.shown import Shown
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,21 @@ class Trace(Mapping[str, Step]):
         self.nodes: Mapping[str, Any] = nodes or {}
         #: Step name -> its true shape (a 0-D step is recorded as 1×1, a 1-D one as a row).
         self.true_shapes: Mapping[str, tuple[int, ...]] = shapes or {}
+        self._shown: Any = None
+
+    @property
+    def shown(self) -> Shown:
+        """How each value is shown: its certified decimal, closed forms, floats for pictures.
+
+        Renderers read every decimal and enclosure they show from here; each is computed
+        when first asked for, from this trace's backend, and kept.
+        """
+        if self._shown is None:
+            from symtf.shown import Shown
+
+            self._shown = Shown(self)
+        shown: Shown = self._shown
+        return shown
 
     def __getitem__(self, name: str) -> Step:
         return self._steps[name]
@@ -85,8 +103,8 @@ class Trace(Mapping[str, Step]):
     def shape(self, name: str) -> tuple[int, ...] | None:
         """The shape of a matrix step (all N axes of a 3-D/4-D step), or ``None`` for a non-matrix step."""
         v = self._steps[name].value
-        if isinstance(v, tuple) or v is None:
-            return None
+        if isinstance(v, tuple) or v is None or self._steps[name].op == "teacher_forcing":
+            return None  # token ids, or a claim's outcome (teacher forcing holds): no matrix
         nd = getattr(v, "ndim", None)
         if isinstance(nd, int) and nd > 2 and not hasattr(v, "__array__"):
             nd_shape: tuple[int, ...] = v.shape  # an N-D step (symtf.tensor.Tensor)
@@ -98,25 +116,10 @@ class Trace(Mapping[str, Step]):
         """The step's shape as written: ``()`` for a scalar, ``(n,)`` for a vector."""
         return self.true_shapes.get(name, self.shape(name))
 
-    def _repr_latex_(self) -> str:
-        from symtf.renderers.latex import trace_latex
-
-        return trace_latex(self)
-
     def __repr__(self) -> str:
-        from symtf.renderers.summary import trace_summary
+        from symtf.summary import trace_summary
 
         return trace_summary(self)
-
-    def _repr_markdown_(self) -> str:
-        from symtf.renderers.markdown import trace_markdown
-
-        return trace_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from symtf.renderers.html import trace_fragment
-
-        return trace_fragment(self)
 
 
 class TraceBuilder:

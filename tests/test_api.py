@@ -10,6 +10,7 @@ import pytest
 import symtf
 from symtf import bundled
 from symtf.cli import main
+from symtf.renderers import display
 
 ROOT = Path(__file__).resolve().parent.parent
 ROPE = ROOT / "derivations" / "rope_toy.toml"
@@ -19,7 +20,7 @@ def test_render_is_a_function_after_subpackage_imports_and_rich_display() -> Non
     report = symtf.check(symtf.load(ROPE))
     first = symtf.render(report)
     # A rich display imports the renderer subpackages; that must not rebind symtf.render.
-    report._repr_latex_()
+    display.render(report, "text/latex")
     importlib.import_module("symtf.renderers.json")
     importlib.import_module("symtf.renderers.text")
 

@@ -183,7 +183,8 @@ TOP = (
     "symtf.commands.explain",
     "symtf.commands",
 )
-#: Display hooks: a report or a trace may describe itself through a renderer.
+#: Display hooks: a formula derivation may describe itself through a renderer (a report
+#: and a trace may not: see test_results_and_values_import_no_renderer_…).
 DISPLAY = ("_repr_", "__repr__")
 
 
@@ -220,6 +221,42 @@ def test_ops_and_backends_read_no_stage_above_them() -> None:
             assert not {d for d in deps if _rank(d) > _rank("symtf.backends")}, m
         if m.startswith("symtf.ops"):
             assert not {d for d in deps if _rank(d) > _rank("symtf.ops")}, m
+
+
+def _within(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_results_and_values_import_no_renderer_not_even_to_display_themselves() -> None:
+    """A report, a trace and the graph describe themselves without a renderer: Jupyter's
+    display is registered from the renderers' side (symtf.renderers.display). Every import
+    counts here, display hooks too."""
+    g = _imports(())
+    wrong = sorted(
+        f"{m} -> {d}"
+        for m, deps in g.items()
+        if _within(m, "symtf.checking", "symtf.graph", "symtf.trace")
+        for d in deps
+        if _within(d, "symtf.renderers")
+    )
+    assert not wrong, "\n".join(wrong)
+    for m in ("symtf.checking.report", "symtf.trace"):
+        assert "symtf.renderers" not in " ".join(_reach(g, m)), m
+
+
+def test_renderers_read_and_compute_nothing() -> None:
+    """No renderer reaches a number system or the graph: every decimal, enclosure and
+    picture it shows comes from the report and its trace (symtf.shown)."""
+    g = _imports(())
+    renderers = [m for m in g if _within(m, "symtf.renderers")]
+    assert "symtf.renderers.latex" in renderers and "symtf.renderers.charts" in renderers
+    wrong = sorted(
+        f"{m} -> {d}"
+        for m in renderers
+        for d in g[m]
+        if _within(d, "symtf.backends", "symtf.graph")
+    )
+    assert not wrong, "\n".join(wrong)
 
 
 def test_spec_modules_never_import_through_their_own_package() -> None:

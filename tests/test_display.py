@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import symtf
-from symtf import derive, spec
+from symtf import derive, spec, summary
 from symtf.checking import compare
 from symtf.checking.report import DerivationReport, Report
-from symtf.renderers import summary
+from symtf.renderers import display
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "derivations" / "i_love_ai.toml"
@@ -77,34 +80,96 @@ def test_derive_result_displays() -> None:
     assert html.count("<math") == len(r.steps) and "<script" not in html
 
 
+def _shown(obj: object, mime: str) -> str:
+    """What a notebook shows: IPython's own formatter, with symtf's displays registered."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+    formatter = formatters.DisplayFormatter()
+    assert display.register(formatter)
+    data, _ = formatter.format(obj, include=(mime, "text/plain"))
+    assert data["text/plain"] == repr(obj)
+    out: str = data[mime]
+    assert out == display.render(obj, mime)  # the same renderer, with or without IPython
+    return out
+
+
 def test_markdown_display(seed: DerivationReport) -> None:
-    md = seed._repr_markdown_()
+    md = _shown(seed, "text/markdown")
     assert "| claim | step | printed | verdict |" in md
     assert "± **slip** → -2.048" in md
     rows = [line for line in md.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == len(seed.results) + 1
     # Pipes and underscores in labels cannot break the table.
     assert all(line.count(" | ") == 3 for line in rows)
-    tmd = seed.trace._repr_markdown_()  # type: ignore[union-attr]
+    tmd = _shown(seed.trace, "text/markdown")
     assert "| `l0.h0.pattern` | attention weights, head 1 | 3×3 |" in tmd
 
 
 def test_html_displays_share_the_page_renderer(seed: DerivationReport) -> None:
-    frag = seed._repr_html_()
+    frag = _shown(seed, "text/html")
     assert frag.startswith('<div class="symtf"><style>') and frag.endswith("</div>")
     assert "<math" in frag and "<script" not in frag and not re.search(r"https?://", frag)
     assert 'class="v v-slip"' in frag and "-2.048" in frag
     report = Report((seed,))
-    assert report._repr_html_().count('<div class="symtf">') == 1
-    tfrag = seed.trace._repr_html_()  # type: ignore[union-attr]
+    assert _shown(report, "text/html").count('<div class="symtf">') == 1
+    tfrag = _shown(seed.trace, "text/html")
     assert tfrag.count('<section class="step"') == len(seed.trace)  # type: ignore[arg-type]
 
 
 def test_render_is_still_a_function_after_every_display(seed: DerivationReport) -> None:
     report = Report((seed,))
     first = symtf.render(report)
-    for display in ("_repr_html_", "_repr_markdown_", "_repr_latex_", "__repr__"):
-        getattr(report, display)()
-        getattr(seed.trace, display)()
+    for mime in ("text/html", "text/markdown", "text/latex"):
+        display.render(report, mime)
+        display.render(seed.trace, mime)
+    repr(report), repr(seed.trace)
     assert symtf.render(report) == first
     assert symtf.render(report, "json") == symtf.render(report, "json")
+
+
+def test_reports_and_traces_have_no_display_method_of_their_own(seed: DerivationReport) -> None:
+    """Jupyter's display comes from the renderers' side: without it, IPython shows the repr."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+    for obj in (seed, Report((seed,)), seed.trace):
+        assert not [m for m in dir(obj) if m.startswith("_repr_")], type(obj).__name__
+        bare, _ = formatters.DisplayFormatter().format(obj)
+        assert sorted(bare) == ["text/plain"]
+
+
+def test_no_display_for_what_symtf_does_not_draw(seed: DerivationReport) -> None:
+    with pytest.raises(TypeError, match="no text/html display for a ClaimResult"):
+        display.render(seed.results[0], "text/html")
+    with pytest.raises(TypeError, match="no image/png display"):
+        display.render(seed, "image/png")
+
+
+def test_import_inside_ipython_registers_the_displays(tmp_path: Path) -> None:
+    """``import symtf`` in a running IPython shell draws reports as HTML, as a notebook does."""
+    pytest.importorskip("IPython")
+    code = (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "import symtf\n"
+        "data, _ = shell.display_formatter.format(symtf.check('rope_toy'))\n"
+        "print(sorted(data))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path)},
+        check=True,
+    ).stdout
+    assert out.strip() == "['text/html', 'text/latex', 'text/markdown', 'text/plain']"
+
+
+def test_load_ext_registers_the_displays(seed: DerivationReport) -> None:
+    """``%load_ext symtf`` in a shell started after the import: the same displays."""
+    formatters = pytest.importorskip("IPython.core.formatters")
+
+    class Shell:
+        display_formatter = formatters.DisplayFormatter()
+
+    symtf.load_ipython_extension(Shell())
+    data, _ = Shell.display_formatter.format(seed)
+    assert data["text/html"] == display.render(seed, "text/html")

@@ -136,7 +136,31 @@ def test_grade_names_the_mistake(
     for bid in mine:
         a = graded[bid]
         assert a["cause"] == cause, (name, a["explanation"])
+        _says_it_once(a["explanation"])
     if name == "forgotten sqrt(d_k)":
         assert all(graded[b]["convention"].startswith("no-sqrt-dk") for b in mine)
     if name == "n-1 variance":
         assert all(graded[b]["convention"].startswith("unbiased-variance") for b in mine)
+
+
+#: What each slip is called, once to the student and once in the article's words: an
+#: explanation says one of each pair, never both.
+_SAID_TWICE = [
+    ("you swapped two digits", "two digits are swapped"),
+    ("you flipped the sign", "the sign is flipped"),
+    ("your decimal point is", "the decimal point is"),
+    ("you truncated", "truncated, not rounded"),
+    ("you wrote the value of the entry beside it", "it is the value of the entry beside it"),
+    ("you swapped rows", "are swapped"),
+    ("you swapped columns", "are swapped"),
+    ("you wrote the table transposed", "the printed table is the transpose"),
+]
+
+
+def _says_it_once(explanation: str) -> None:
+    for student, article in _SAID_TWICE:
+        assert not (student in explanation and article in explanation), explanation
+    # places for people count from 1: no [i, j] pairs in the prose
+    import re
+
+    assert not re.search(r"\[\d+, \d+\]", explanation), explanation

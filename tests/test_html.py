@@ -142,8 +142,15 @@ def test_every_verdict_and_correction_is_on_the_page(name: str, pages: dict) -> 
             assert f"v-{c.verdict}" in page
         # Every printed number's verdict and exact value is in its hover text.
         assert c.printed in text
-    for r in report.results:
-        assert r.claim.label in text, r.claim.label
+    for r in report.results:  # each label as it reads typeset (its maths as MathML)
+        assert _shown(r.claim.label) in text, r.claim.label
+
+
+def _shown(label: str) -> str:
+    """A label's text as a reader sees it on the page."""
+    from symtf.renderers.html import label_html
+
+    return "".join(_parse(label_html(label)).text)
 
 
 def test_the_seed_page_says_the_article_s_slip_and_its_correction() -> None:
@@ -173,7 +180,7 @@ def test_internal_node_names_only_on_request() -> None:
     for internal in ("l0.h0.pattern", "l0.ln2.std", "l0.h1.scaled"):
         assert internal not in plain
         assert internal in named
-    assert "A_1" in plain and "logit math" in plain
+    assert _shown("A_1") in plain and "logit math" in plain
 
 
 def test_steps_pattern_selects_steps_and_rejects_a_miss(tmp_path: Path) -> None:

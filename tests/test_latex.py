@@ -25,6 +25,7 @@ from symtf import cli, spec
 from symtf.checking import compare
 from symtf.checking.report import DerivationReport, Report
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
+from symtf.renderers import display
 from symtf.renderers import latex as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,12 +163,13 @@ def test_a_value_on_a_short_decimal_is_shown_exactly() -> None:
     from sympy.core.parameters import distribute
 
     from symtf.backends import ExactBackend
+    from symtf.trace import Trace
 
     r = sympy.sqrt(45010)
     with distribute(False):
         e = -15 * r / 4501 - (-30 * r / 4501 - sympy.Rational(1, 10)) / 2
     assert not e.is_Rational  # no ball separates it from 0.05: exact algebra must
-    entry = L.Numbers(ExactBackend(), L.LatexOptions()).entry(e)
+    entry = L.Numbers(Trace([], ExactBackend()).shown, L.LatexOptions()).entry(e)
     assert (entry.approx, entry.is_exact) == ("0.05", True)
 
 
@@ -256,14 +258,14 @@ def test_jupyter_reprs_are_display_math() -> None:
     _, report = _checked("birds_build_nests")
     assert report.trace is not None
     for out in (
-        report.trace._repr_latex_(),
-        report._repr_latex_(),
-        Report((report,))._repr_latex_(),
+        display.render(report.trace, "text/latex"),
+        display.render(report, "text/latex"),
+        display.render(Report((report,)), "text/latex"),
     ):
         assert out.startswith("$$") and out.endswith("$$")
         assert out.count("{") == out.count("}")
-    assert "softmax" in report.trace._repr_latex_()
-    assert r"\mathbf{21.373}" in report._repr_latex_()
+    assert "softmax" in display.render(report.trace, "text/latex")
+    assert r"\mathbf{21.373}" in display.render(report, "text/latex")
 
 
 # ----------------------------------------------------------------------------- hostile text

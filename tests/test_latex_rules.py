@@ -28,7 +28,7 @@ def seed() -> tuple[spec.Derivation, L._Context]:
     report = compare.check(d)
     assert report.trace is not None
     opts = L.LatexOptions()
-    ctx = L._Context(report.trace, L.Numbers(report.trace.backend, opts), opts, d)
+    ctx = L._Context(report.trace, L.Numbers(report.trace.shown, opts), opts, d)
     return d, ctx
 
 
@@ -97,7 +97,7 @@ def test_user_step_is_worked_out_whatever_its_name(tmp_path: Path) -> None:
     report = compare.check(d)
     assert report.trace is not None
     opts = L.LatexOptions()
-    ctx = L._Context(report.trace, L.Numbers(report.trace.backend, opts), opts, d)
+    ctx = L._Context(report.trace, L.Numbers(report.trace.shown, opts), opts, d)
     rows = L.step_rows(ctx, report.trace["matmul"])
     assert rows[-1][2] == r"\text{worked out}"  # a user step's expression: no op's rule
 

@@ -211,5 +211,5 @@ def test_a_copied_long_entry_is_named_by_the_step_it_comes_from(
     tex = L.document(report, d)  # type: ignore[arg-type]
     side = tex[tex.index("Heads side by side") :]
     side = side[: side.index(r"\end{center}")]
-    assert r"\left(H_{1}\right)_{2,1}" in side, side
+    assert r"(H_{1})_{2,1}" in side, side
     assert "concatenated}" + r"\right)_{" not in side and "side by side}" + r"\right)_{" not in side

@@ -16,7 +16,7 @@ from mpmath import mp
 from reference_model import forward, i_love_ai_weights
 
 from symtf.cli import main
-from symtf.renderers.charts import sharpness, softmax_at
+from symtf.shown import sharpness, softmax_at
 
 ROOT = Path(__file__).resolve().parent.parent
 

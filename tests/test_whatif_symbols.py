@@ -116,18 +116,20 @@ def test_whole_matrix_symbols_and_a_partial_by_hand() -> None:
     from symtf.teach.whatif import whatif
 
     r = whatif(SEED, "l0.h0.W_Q=w", Fraction(-2), Fraction(2), claims=["A_1"])
-    assert [str(w.symbol) for w in r.weights][:3] == ["w_{0,0}", "w_{0,1}", "w_{1,0}"]
+    # counted from 1, as the maths writes them: w_{2,1} is row 2, column 1 (W_Q[1,0])
+    assert [str(w.symbol) for w in r.weights][:3] == ["w_{1,1}", "w_{1,2}", "w_{2,1}"]
+    assert [w.index for w in r.weights][:3] == [(0, 0), (0, 1), (1, 0)]
     assert len(r.weights) == 12 and not r.searched  # 6x2 entries: no interval search
     o = next(o for o in r.outputs if o.index == (1, 0))
     by = {str(p.weight.symbol): p for p in o.partials}
     # W_Q[1,0] carries x_i1 into q_i0: ∂s_10 = 1.1·k_00 = 1.1, ∂s_11 = 1.1·k_10 = 0.11,
-    # so ∂D = −0.99/√2 and ∂p/∂w_{1,0} = p(1 − p)·0.99/√2 (and W_Q[0,0]'s is the a above).
+    # so ∂D = −0.99/√2 and ∂p/∂w_{2,1} = p(1 − p)·0.99/√2 (and W_Q[0,0]'s is the a above).
     with mp.workdps(40):
         p = _p_by_hand(mpf(1), mpf(0))
         want = p * (1 - p) * mpf("0.99") / mp.sqrt(2)
-        assert abs(mpf(str(by["w_{1,0}"].derivative).rstrip("…")) - want) < mpf("1e-15")
+        assert abs(mpf(str(by["w_{2,1}"].derivative).rstrip("…")) - want) < mpf("1e-15")
         want_a = p * (1 - p) * mpf("0.09") / mp.sqrt(2)
-        assert abs(mpf(str(by["w_{0,0}"].derivative).rstrip("…")) - want_a) < mpf("1e-15")
+        assert abs(mpf(str(by["w_{1,1}"].derivative).rstrip("…")) - want_a) < mpf("1e-15")
     assert all(not part.intervals and not part.searched for part in o.partials)
 
 
@@ -233,7 +235,7 @@ def test_spec_reads_a_symbolic_temperature(tmp_path: Path) -> None:
 
 
 def test_sharpness_reads_the_articles_scores(tmp_path: Path) -> None:
-    from symtf.renderers.charts import softmax_at
+    from symtf.shown import softmax_at
     from symtf.teach.whatif import whatif
 
     r = whatif(SEED, "scale=t", Fraction(1, 2), Fraction(4), claims=["S_1"], out=tmp_path)
@@ -274,7 +276,7 @@ def test_budget_running_out_gives_a_partial_report(
     assert cli.main(args) == 2
     got = capsys.readouterr()
     assert "PARTIAL" in got.out and "2 of 9 entries finished" in got.out
-    assert "not reached: A_1 [0, 2], A_1 [1, 0]" in got.out
+    assert "not reached: A_1, row 1, column 3; A_1, row 2, column 1" in got.out
     assert "partial, 2 of 9 entries finished" in got.err and "Traceback" not in got.err
     data = json.loads((out / "whatif.json").read_text())
     assert not data["complete"] and len(data["not_reached"]) == 7
@@ -297,3 +299,22 @@ def test_bad_ranges_exit_2(
         args += ["--range", x]
     assert cli.main(args) == 2
     assert words in capsys.readouterr().err
+
+
+def test_the_text_names_entries_from_1_and_typesets_the_maths(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A_1[1, 0] (from 0) is row 2, column 1 for people; its closed form is
+    # e^(s_10/√2) / (e^(s_10/√2) + e^(s_11/√2)), written with e^ and √, not exp( and sqrt(
+    args = ["whatif", str(SEED), "--symbol", "l0.h0.W_Q[0,0]=a", "--claims", "A_1"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "A_1, row 2, column 1\n  = " in out
+    assert "A_1 [1, 0]" not in out and "(l0.h0.pattern)" not in out
+    for sympy_syntax in ("**", "exp(", "sqrt(", "*a", "a*"):
+        assert sympy_syntax not in out, (sympy_syntax, out)
+    assert "e^(" in out and "√2" in out
+    # a whole matrix: one symbol per entry, counted from 1, subscripts typeset
+    assert cli.main(["whatif", str(SEED), "--symbol", "l0.h0.W_Q=w", "--claims", "A_1"]) == 0
+    out = capsys.readouterr().out
+    assert "w₁,₁" in out and "w_{" not in out and "w₀" not in out

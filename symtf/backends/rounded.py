@@ -50,16 +50,21 @@ from flint import arb, arb_mat, fmpq
 from symtf.backends import BallBackend
 from symtf.errors import SpecError
 
-_DECIMAL = re.compile(r"^\s*[+-−]?(\d*)\.(\d*)(?:[eE]([+-]?\d+))?\s*$")
-_SCI_INT = re.compile(r"^\s*[+-−]?\d+[eE]([+-]?\d+)\s*$")
+_DECIMAL = re.compile(r"^\s*[+\-−]?(\d*)\.(\d*)(?:[eE]([+-]?\d+))?\s*$")
+_SCI_INT = re.compile(r"^\s*[+\-−]?\d+[eE]([+-]?\d+)\s*$")
 
 
 def half_width(text: str) -> Fraction:
     """Half a unit of the last written digit of a number (0 when written without a point).
 
     ``"0.1234"`` → 1/20000, ``"1.5e-3"`` → 1/20000, ``"2"`` → 0, ``"1e-3"`` → 1/2000.
+    A whole number with a bare trailing point (``"1."``, ``"-0."``) is how numpy and
+    PyTorch print a float that is a whole number (any other value gets its digits), so
+    it is known exactly: ``"1."`` → 0.
     """
     m = _DECIMAL.match(text)
+    if m and m.group(1) and not m.group(2) and not m.group(3):
+        return Fraction(0)
     if m:
         decimals = len(m.group(2)) - int(m.group(3) or 0)
         return Fraction(1, 2) * Fraction(10) ** (-decimals)
@@ -317,35 +322,54 @@ class ShiftedBallBackend(BallBackend):
 
     The witness of a rounding: the model evaluated at one point of its inputs' rounding
     intervals (each entry of a marked matrix plus its shift), to show that a printed
-    number is reached, not only that an enclosure meets it.
+    number is reached, not only that an enclosure meets it. With ``radii`` it is a box
+    instead: each entry a ball of that radius around its shifted value, to show that no
+    point of a part of the intervals reaches it.
 
     Args:
         shifts: ``id(matrix)`` → the exact shift of each of its entries, row by row
             (matrices are found by identity, as :class:`RoundedInputs` finds them).
         prec: Working precision in bits.
+        radii: ``id(matrix)`` → the radius of each of its entries (0: a point), row by row.
     """
 
     name = "shifted-ball"
 
-    def __init__(self, shifts: Mapping[int, Sequence[Sequence[Fraction]]], prec: int = 128) -> None:
+    def __init__(
+        self,
+        shifts: Mapping[int, Sequence[Sequence[Fraction]]],
+        prec: int = 128,
+        radii: Mapping[int, Sequence[Sequence[Fraction]]] | None = None,
+    ) -> None:
         super().__init__(prec)
         self._shifts = shifts
+        self._radii = radii or {}
 
     def matrix(self, m: sympy.MatrixBase) -> arb_mat:
         shift = self._shifts.get(id(m))
+        radius = self._radii.get(id(m))
         base = super().matrix(m)
-        if shift is None:
+        if shift is None and radius is None:
             return base
         rows = base.tolist()
+        n, k = len(rows), len(rows[0]) if rows else 0
+        zero = [[Fraction(0)] * k for _ in range(n)]
+        ds, rs = shift or zero, radius or zero
         return arb_mat(
             [
-                [
-                    x + arb(fmpq(d.numerator, d.denominator)) if d else x
-                    for x, d in zip(r, ds, strict=True)
-                ]
-                for r, ds in zip(rows, shift, strict=True)
+                [_moved(x, d, r) for x, d, r in zip(row, drow, rrow, strict=True)]
+                for row, drow, rrow in zip(rows, ds, rs, strict=True)
             ]
         )
+
+
+def _moved(x: arb, shift: Fraction, radius: Fraction) -> arb:
+    """``x`` moved by an exact shift, widened to a ball of ``radius`` (rounded outward)."""
+    if shift:
+        x = x + arb(fmpq(shift.numerator, shift.denominator))
+    if radius:
+        x = x + arb(0, arb(fmpq(radius.numerator, radius.denominator)).abs_upper())
+    return x
 
 
 __all__ = [

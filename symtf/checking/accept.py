@@ -84,6 +84,7 @@ class _Enclosures:
         self._sim: dict[str, Any] = {}
         self._step: dict[tuple[str, str], Any] = {}
         self._points: dict[Hashable, Any] = {}  # traces at points of the rounded inputs
+        self._read: dict[str, list[str]] = {}  # the rounded inputs each step reads
 
     def enclosure(self, fmt: str | None) -> Any:
         if fmt not in self._enc:
@@ -96,21 +97,6 @@ class _Enclosures:
 
                 self._enc[fmt] = fenclose(self.d, fmt, self.d.rounded_inputs or None)
         return self._enc[fmt]
-
-    def rounded_upstream(self, step: str) -> list[str]:
-        """The rounded inputs ``step`` is computed from (all of them when unknown)."""
-        names = list(self.d.rounded_inputs or ())
-        trace = self.base()
-        if trace is None or step not in trace:
-            return names
-        seen, todo = {step}, [step]
-        while todo:
-            s = todo.pop()
-            for i in trace[s].inputs:
-                if i not in seen and i in trace:
-                    seen.add(i)
-                    todo.append(i)
-        return [n for n in names if n in seen]
 
     def step_enclosure(self, fmt: str, step: str) -> Any:
         """The format's result for ``step`` computed from its inputs (stored once in ``fmt``)."""
@@ -141,11 +127,26 @@ class _Enclosures:
                     self._enc["base"] = None
         return self._enc["base"]
 
-    def reached(self, step: str, idx: tuple[int, ...], p: Printed, mode: str) -> bool:
-        """Whether one point of the rounded inputs' intervals gives an exact value printing as ``p``."""
-        from symtf.checking.framework import rounded_witness
+    def decision(self, step: str, idx: tuple[int, ...], p: Printed, mode: str) -> Any:
+        """Whether some point of the rounded inputs' intervals gives an exact value printing
+        as ``p``: a :class:`~symtf.witness.Decision` (witness, refutation or undecided)."""
+        from symtf.checking.framework import rounded_decision
 
-        return rounded_witness(self.d, [(step, idx, p)], mode, self._points)
+        return rounded_decision(self.d, [(step, idx, p)], mode, self._points)
+
+    def read(self, step: str) -> list[str]:
+        """The rounded inputs (with some entry known only to its print) ``step`` is computed from."""
+        if step not in self._read:
+            from symtf.checking.framework import rounded_upstream
+
+            ranged = [
+                n
+                for n, r in (self.d.rounded_inputs or {}).items()
+                if any(h for row in r.half for h in row)
+            ]
+            up = set(rounded_upstream(self.d, [step])) if ranged else set()
+            self._read[step] = [n for n in ranged if n in up]
+        return self._read[step]
 
     def run_step_enclosure(self, fmt: str, softmax: str, step: str) -> Any:
         """The format's result for ``step`` computed from a numpy run's own inputs."""
@@ -249,17 +250,19 @@ def _printed_of(claim: Claim, text: str) -> Printed | None:
     return None
 
 
-def _setting(d: Any, fmt: str | None, upstream: list[str]) -> tuple[str, str]:
-    """The setting in words, and the ``accepted_by`` value (``upstream``: the rounded
-    inputs the step is computed from)."""
+def _setting(fmt: str | None, read: list[str]) -> tuple[str, str]:
+    """The setting in words, and the ``accepted_by`` value.
+
+    Args:
+        fmt: The format the article's framework computed in, if any.
+        read: The rounded inputs the step is computed from.
+    """
     parts, by = [], []
     if fmt is not None:
         parts.append(f"computed in {fmt}")
         by.append("computed_in")
-    if upstream:
-        ranged = [n for n in upstream if any(h for row in d.rounded_inputs[n].half for h in row)]
-        names = ranged or upstream
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    if read:
+        shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
         parts.append(f"with {shown} known only to their printed precision")
         by.append("rounded_inputs")
     return " and ".join(parts), "+".join(by)
@@ -285,28 +288,27 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
     computation in that format prints it (its shortest round-trip repr, or its digits at
     the printed precision) and that run's value lies in the certified range of every
     result of the format; ``undecided`` when only that worst-case range reaches it;
-    otherwise flagged, with both ranges and the numpy run. With rounded inputs alone:
-    the range over the inputs' rounding intervals decides.
+    otherwise flagged, with both ranges and the numpy run.
+
+    With rounded inputs: accepted when one point of the inputs' rounding intervals gives
+    a value that prints as printed (a witness, :func:`symtf.witness.decide`); flagged
+    only when no point does, certified (the range over the intervals, or the intervals
+    cut into boxes, misses the print); ``undecided`` when neither can be shown. A print
+    is never flagged because a search gave up.
     """
     p = _printed_of(claim, ch.printed)
     if p is None or p.is_neg_inf or p.is_fraction:
         return ch
     step, idx = ch.step, tuple(ch.index)
-    upstream = encs.rounded_upstream(step) if d.rounded_inputs else []
-    if fmt is None and not upstream:
-        return ch  # computed from no input known only to its digits: nothing to accept
-    setting, by = _setting(d, fmt, upstream)
+    read = encs.read(step) if d.rounded_inputs else []
+    setting, by = _setting(fmt, read)
+    if not setting:  # the step reads no rounded input and the file sets no format
+        return ch
     chain = _entry(encs.enclosure(fmt), step, idx)
     local = _entry(encs.step_enclosure(fmt, step), step, idx) if fmt is not None else chain
-    if chain is None and local is None:
-        return dataclasses.replace(
-            ch,
-            explanation=f"{ch.explanation}; {setting}, the range of values could not be certified",
-        )
     digits = p.decimals + 3
     extra = dict(ch.extra)
     sim_note = ""
-    sim = None
     if fmt is not None:
         sim = _sim_value(encs.simulated(fmt), step, idx)
         if sim is not None:
@@ -315,22 +317,31 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
             sim_note = f"; a numpy {fmt} run gives {sim[0]}, which prints as {prints}"
     exact_note = f"; the exact value {ch.exact} rounds to {ch.expected}" if ch.expected else ""
     from_inputs = " from its inputs" if fmt is not None else ""
+    ranged = local is not None and local.is_finite()  # an overflowed format has no finite range
     met = local is not None and _meets(local, p, claim.rounding)
     # meeting the print is not enough with rounded inputs (an enclosure over their
-    # intervals is wider than the values they give): a point of the intervals must give it
-    reached = met and (not d.rounded_inputs or encs.reached(step, idx, p, claim.rounding))
+    # intervals is wider than the values they give): a point of the intervals must give it,
+    # and an enclosure that cannot be had does not rule one out
+    decision = encs.decision(step, idx, p, claim.rounding) if read and (met or not ranged) else None
+    reached = decision is not None and decision.reached is True if read else bool(met)
     if reached:
-        lo, hi = _outward(cast(arb, local), digits)
-        extra.update(enclosure=[lo, hi], accepted_by=by)
+        extra["accepted_by"] = by
         witness = (
-            f" (one point of the inputs' rounding intervals gives a value that prints as {p.text})"
-            if d.rounded_inputs
-            else ""
+            f"one point of the inputs' rounding intervals gives a value that prints as {p.text}"
         )
-        why = (
-            f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and {p.text} is "
-            f"a correct rounding of part of that range{witness}{sim_note}{exact_note}"
-        )
+        if ranged:
+            lo, hi = _outward(cast(arb, local), digits)
+            extra["enclosure"] = [lo, hi]
+            why = (
+                f"{setting}{from_inputs}, this entry lies in [{lo}, {hi}] (certified), and "
+                f"{p.text} is a correct rounding of part of that range"
+                f"{f' ({witness})' if read else ''}{sim_note}{exact_note}"
+            )
+        else:
+            why = (
+                f"{setting}, {witness} (a witness: the range over those intervals could not "
+                f"be enclosed){sim_note}{exact_note}"
+            )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
     if run is not None:
@@ -355,18 +366,14 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     parts = []
-    if local is not None and local.is_finite():  # an overflowed format has no finite range
-        lo, hi = _outward(local, digits)
+    if ranged:
+        lo, hi = _outward(cast(arb, local), digits)
         extra["enclosure"] = [lo, hi]
-        if met:
-            parts.append(
-                f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), but no point of "
-                f"the inputs' rounding intervals was found that gives a value printing as {p.text}"
-            )
-        else:
-            parts.append(
-                f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified), which does not print as {p.text}"
-            )
+        where = f"{setting}{from_inputs}, it lies in [{lo}, {hi}] (certified)"
+        parts.append(where if met else f"{where}, which does not print as {p.text}")
+    else:
+        what = f"its {fmt} range" if fmt is not None else "its range"
+        parts.append(f"{setting}, {what} could not be certified")
     if fmt is not None and chain is not None and _meets(chain, p, claim.rounding):
         clo, chi = _outward(chain, digits)
         extra["enclosure_whole"] = [clo, chi]
@@ -374,6 +381,36 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
             f"{ch.explanation}; {'; '.join(parts)}; a worst-case bound on {fmt} rounding over the "
             f"whole computation, [{clo}, {chi}], includes values that print as {p.text}, so whether "
             f"{fmt} arithmetic explains it cannot be decided{sim_note}"
+        )
+        return dataclasses.replace(ch, verdict="undecided", explanation=why, extra=extra)
+    if decision is not None and decision.reached is False:
+        # certified in exact arithmetic, box by box; a format's own rounding is not covered
+        pieces = (
+            f"all {decision.boxes} parts of those intervals ruled out"
+            if decision.boxes > 1
+            else "the range over them misses it"
+        )
+        exactly = "in exact arithmetic, " if fmt is not None else ""
+        parts.append(
+            f"{exactly}no point of the inputs' rounding intervals gives a value printing as "
+            f"{p.text} (certified: {pieces})"
+        )
+        if fmt is not None:
+            why = (
+                f"{ch.explanation}; {'; '.join(parts)}, but whether {fmt} rounding of this step "
+                f"reaches it cannot be decided{sim_note}"
+            )
+            return dataclasses.replace(ch, verdict="undecided", explanation=why, extra=extra)
+    elif read and (met or not ranged):
+        # no certificate either way: the search found no point and could not rule one out
+        reason = f" ({decision.reason})" if decision is not None and decision.reason else ""
+        parts.append(
+            f"no point of the inputs' rounding intervals was found that gives a value "
+            f"printing as {p.text}, and none could be ruled out{reason}"
+        )
+        why = (
+            f"{ch.explanation}; {'; '.join(parts)}: whether {p.text} is right {setting} cannot "
+            f"be decided{sim_note}"
         )
         return dataclasses.replace(ch, verdict="undecided", explanation=why, extra=extra)
     if fmt is not None and chain is not None:

@@ -75,9 +75,13 @@ def check(
 
                 results.append(ClaimResult(claim, (check_claim(claim, ev, derivation, Check),)))
             elif claim.expression is not None:
+                from symtf.checking import lineage
                 from symtf.checking.displayed import check_expression
 
-                results.append(ClaimResult(claim, check_expression(claim, ev, derivation)))
+                line, copies = lineage.split(check_expression(claim, ev, derivation))
+                for c in copies:  # a copy slip's literal: a printed number of its own
+                    results.append(ClaimResult(lineage.copy_claim(claim, c), (c,)))
+                results.append(ClaimResult(claim, line))
             else:
                 results.append(
                     ClaimResult(claim, tuple(_check_step_claim(claim, ev, t, derivation)))

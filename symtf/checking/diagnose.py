@@ -51,6 +51,7 @@ CAUSES = (
     "swapped-columns",
     "transposed",
     "transposed-operand",
+    "copy-slip",
     "unexplained",
 )
 #: Causes that are not a mistake of the article: no root is named for them.
@@ -321,6 +322,18 @@ def diagnose(
     searched: dict[str, _Finding | None] = {}
     lines: dict[str, _Finding] = {}  # label -> the finding of a displayed line that is off
     for c in expr_bad:
+        copied = c.extra.get("copy_of")
+        if copied is not None:  # a copy slip's literal (symtf.checking.lineage): its own root
+            at_line = f" (line {copied['source_line']})" if copied.get("source_line") else ""
+            f = _Finding(
+                "copy-slip",
+                f"a copy slip: the line works from {copied['claim']}{at_line} and writes it "
+                "down wrong",
+                root=_root(c.claim, None, None),
+            )
+            findings[(c.claim, c.index, c.printed)] = f
+            lines.setdefault(c.claim, f)
+            continue
         f = _expression_finding(c)
         if f.cause == "propagated-rounding":
             f = _inherited_line(c, claims, ev, d_all, trace_all, status, at, lines) or f
@@ -399,6 +412,14 @@ def _inherited_line(
         )
         via = f" (through {source})" if first != source else ""
         what = "a slip" if verdict == "slip" else "wrong"
+        copied = _copied(claims.get(label)) if step is None else None
+        if copied is not None:  # the literal is a copy slip (symtf.checking.lineage)
+            return _Finding(
+                "inherited",
+                f"inherited from {first}{via}: the line is right with the numbers it displays, "
+                f"and its {key} is a miscopy of {copied['claim']}'s {copied['printed']}",
+                root=root,
+            )
         return _Finding(
             "inherited",
             f"inherited from {first}{via}: the line is right with the numbers it displays, "
@@ -406,6 +427,14 @@ def _inherited_line(
             root=root,
         )
     return None
+
+
+def _copied(result: ClaimResult | None) -> dict[str, Any] | None:
+    """What a copy slip's literal copies, when ``result`` is the claim of one."""
+    if result is None or len(result.checks) != 1:
+        return None
+    copied = result.checks[0].extra.get("copy_of")
+    return copied if isinstance(copied, dict) else None
 
 
 def _off_upstream(
@@ -430,6 +459,10 @@ def _off_upstream(
 
         wanted = {bare(t) for t in key.strip("[]").split(",")}
         off = [ch for ch in result.checks if ch.verdict in FAILING]
+        if not key.strip().startswith("[") and any(
+            bare(ch.printed) == bare(key) for ch in result.checks
+        ):
+            off = [ch for ch in off if bare(ch.printed) == bare(key)]  # that number only
         mine = [ch for ch in off if bare(ch.printed) in wanted] or off
         return (ref, None, None, mine[0].verdict) if mine else None
     if ref.strip() in trace:
@@ -710,6 +743,7 @@ def _search_expression(
     Only lines that read the model (a step reference, or a literal standing for an
     entry) can change under a convention; others are left unexplained.
     """
+    from symtf.checking import lineage
     from symtf.checking.displayed import check_expression
     from symtf.errors import ExpressionError
     from symtf.language import expr as sx
@@ -745,7 +779,7 @@ def _search_expression(
             if variant is None:
                 continue
             try:
-                checks = check_expression(claim, variant, variant.derivation)
+                checks, _ = lineage.split(check_expression(claim, variant, variant.derivation))
             except (SymtfError, TypeError):
                 continue
             if checks and all(ch.verdict in GOOD for ch in checks):

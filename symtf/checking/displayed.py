@@ -12,7 +12,14 @@ stays as written (``0.1*1`` is 0.1, whatever else in the model prints as 0.1);
 ``stands_for = "none"`` keeps every literal as written. The claim's
 verdict is the exact reading's when any literal stood for something (that is
 the quantity the article computes), else the displayed one's; the explanation
-says which reading holds, so hidden precision is told apart from an error.
+says which reading holds, so hidden precision is told apart from an error, and
+JSON ``reading`` names it (``through_chain`` when a literal carries an earlier
+value it does not print as: :mod:`symtf.checking.lineage`, which also finds copy
+slips).
+
+This module is long on purpose: the readings of one line share its parsing, its
+substitutions and their wording; what the article's chain of lines says about a
+literal lives in :mod:`symtf.checking.lineage`.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import sympy
 
 from symtf.backends.certify import PRECISIONS, to_fmpq
 from symtf.backends.exact import infinite_sign
-from symtf.checking import repeated
+from symtf.checking import lineage, repeated
 from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
@@ -74,7 +81,9 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
     parts = [_check_link(c, ev, derivation) for c in _link_claims(claim, links)]
     # the line's value for later lines: its first link's reading, as when each link was a claim
     _remember(ev, claim, parts[0][1])
-    return _combine(claim, links, [checks for checks, _ in parts])
+    split = [lineage.split(checks) for checks, _ in parts]
+    copies = {c.printed: c for _, cs in split for c in cs}  # one verdict per copied literal
+    return (*copies.values(), *_combine(claim, links, [checks for checks, _ in split]))
 
 
 def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[Any, ...], Any]:
@@ -99,9 +108,50 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
     trace = ev.exact_trace()
     xp = trace.backend
     resolve = _resolver(trace, derivation, ev, claim)
+    printed = [p for row in claim.printed for p in row]
+
+    def quantity(e: sympy.Expr) -> Any:
+        return Quantity(lambda prec: xp.ball(e, prec), lambda: (e, xp))
+
+    def fits(value: Any) -> bool:  # every printed number a correct rounding of this reading
+        vals = _entries(value)
+        return len(vals) == len(printed) and all(
+            decide(quantity(v), p, claim.rounding, derivation.symbols).verdict in _GOOD
+            for v, p in zip(vals, printed, strict=True)
+        )
+
     try:
         shown = parsed.evaluate(resolve, backend=xp)
         replace, sources, anchored = _substitutions(parsed, claim, trace, derivation, ev, resolve)
+        # literals the line's own lineage read as themselves (stated inputs) leave no
+        # rounded value in the reading: it is the quantity the article computes
+        itself = lineage.written_upstream(ev, sources)
+        if not anchored and replace:
+            anchored = not [t for t in _unread(parsed, replace, derivation) if t not in itself]
+        copies = lineage.copy_slips(
+            parsed,
+            claim,
+            derivation,
+            ev,
+            replace,
+            itself,
+            lambda lit: bool(_matches(lit, parsed.text, trace)),
+            lambda lit: _negated(lit, parsed.text),
+        )
+        # a literal that rounds the exact value right is no slip (the earlier print is off)
+        copies = [c for c in copies if not lineage.rounds_right(c, xp)]
+        if copies:
+            trial = {**replace, **{c.pos: c.value for c in copies}}
+            through = parsed.evaluate(resolve, trial, backend=xp)
+            # a copy slip must fit the article's numbers: one reading gives the printed result
+            # (a literal repeating an earlier copy slip carries it whatever the line gives)
+            if all(c.repeats for c in copies) or fits(shown) or fits(through):
+                replace = trial
+                for c in copies:
+                    sources[c.key] = c.label(claim.label)
+                anchored = not [t for t in _unread(parsed, replace, derivation) if t not in itself]
+            else:
+                copies = []
         exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
@@ -109,20 +159,30 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
 
     shown_vals = _entries(shown)
     exact_vals = _entries(exact)
-    printed = [p for row in claim.printed for p in row]
     if len(printed) != len(shown_vals):
         raise SpecError(
             f"{claim.where}.printed: expected {len(shown_vals)} value(s) for {claim.expression!r}, "
             f"found {len(printed)}"
         )
 
-    def quantity(e: sympy.Expr) -> Any:
-        return Quantity(lambda prec: xp.ball(e, prec), lambda: (e, xp))
-
     names = Names(derivation.claims, trace)
     labels = {c.label for c in derivation.claims}
     words = {k: v if v in labels else names.reference(v) for k, v in sources.items()}
+    for c in copies:
+        again = f"line {c.repeats_line}" if c.repeats_line is not None else c.repeats
+        words[c.key] = f"a miscopy of {c.source}'s {c.printed}" + (
+            f", as on {again}" if c.repeats else ""
+        )
     operands = _unrounded(parsed, replace, quantity, names, labels)
+    chain = lineage.carried(parsed, replace, xp)
+    chain_words = dict(words)  # and what each literal carried through the chain is
+    for lit, value in chain:
+        key = lineage.key_of(lit, _negated(lit, parsed.text), words)
+        if key is not None and not words[key].startswith("a miscopy"):
+            signed = -value if key.startswith("-") else value  # as the key writes it
+            chain_words[key] = (
+                f"{words[key]}, exactly {lineage.significant(quantity(sympy.sympify(signed)).decimal())}"
+            )
 
     checks = []
     for k, (p, a, b) in enumerate(zip(printed, shown_vals, exact_vals, strict=True)):
@@ -133,13 +193,29 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         da, db = ra.decimal or qa.decimal(), rb.decimal or qb.decimal()
         substituted = bool(replace)
         verdict, expected, exact_str, value = (vb, eb, db, b) if substituted else (va, ea, da, a)
-        why = _explain(claim, p, va, da, vb, db, words, substituted, operands)
+        why = _explain(
+            claim,
+            p,
+            va,
+            da,
+            vb,
+            db,
+            words,
+            substituted,
+            operands,
+            chain_words if chain else None,
+            copies,
+        )
+        reading = (
+            "as_displayed" if not substituted else "through_chain" if chain else "exact_reading"
+        )
         if substituted and not anchored and va in _GOOD and vb not in _GOOD:
             # A mixed reading: some literals unrounded, another (a sum of them printed
             # in prose) left as written, and no step of the model it computes. It is no
             # quantity of the article, so it cannot call a line that is right as
             # displayed off.
             verdict, expected, exact_str, value = va, ea, da, a
+            reading = "as_displayed"
             why = _explain_mixed(
                 p, va, da, db, words, operands, _unread(parsed, replace, derivation)
             )
@@ -168,6 +244,16 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
                 "stands_for": sources,
                 **({"unrounded": operands[1], "operands": operands[2]} if substituted else {}),
             },
+            "reading": reading,
+            **(
+                {
+                    "carried": lineage.carried_fields(
+                        chain, lambda lit: _negated(lit, parsed.text), sources, copies, quantity
+                    )
+                }
+                if chain
+                else {}
+            ),
         }
         if symbolic.verdict == "symbolic":
             extra.update(symbolic.extra)
@@ -179,7 +265,15 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         )
     if any(ch.verdict in ("slip", "wrong") for ch in checks):
         checks = _with_rounded_literals(checks, parsed, claim, derivation, replace, resolve, xp)
-    return tuple(checks), exact
+    if anchored or not replace:
+        lineage.remember_written(ev, claim, parsed, replace, itself)
+    lineage.remember_copies(ev, claim, copies)
+    own = [
+        lineage.copy_check(c, claim, quantity, decide, _short, Check)
+        for c in copies
+        if not c.repeats
+    ]
+    return (*own, *checks), exact
 
 
 def _with_rounded_literals(
@@ -341,17 +435,25 @@ def _explain(
     words: dict[str, str],
     substituted: bool,
     operands: tuple[str, str, list[dict[str, Any]]],
+    through: dict[str, str] | None = None,
+    copies: list[lineage.Copy] | tuple[()] = (),
 ) -> str:
     """The claim's explanation in the article's words.
 
     ``words`` maps each literal that stands for an unrounded value to the article's name
     for it; ``operands`` is the line as written with references in words, and the line
-    with every such literal replaced by its unrounded value.
+    with every such literal replaced by its unrounded value. ``through``: when some
+    literal carries an earlier value it does not print as (the line is read through the
+    chain), ``words`` with what each such value is; ``copies``: the literals that are
+    copy slips.
     """
     written, unrounded, _ = operands
     shown = f"as displayed, {written} = {_short(da)}"
     if not substituted:
         return f"{shown}: {_word(va)}"
+    if through is not None and not (va in _GOOD and vb in _GOOD):
+        # (both readings right: the chain changes nothing a reader must tell apart)
+        return lineage.explain_through(p, va, da, vb, db, through, operands, copies)
     which = "; ".join(f"{k} is {v}" for k, v in words.items())
     exact = f"with the unrounded values ({which}) it is {unrounded} = {_short(db)}"
     good = ("exact", "rounded")
@@ -563,6 +665,7 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
         key = _row_key(p.text for p in claim.printed[0])
         ev.printed_results.setdefault(key, sympy.ImmutableMatrix([list(m)]))
         ev.printed_labels.setdefault(key, claim.label)
+        lineage.remember_entries(ev, claim, m)  # or one of its numbers, on its own
 
 
 def _row_key(texts: Any) -> str:
@@ -755,6 +858,10 @@ def _substitutions(
     _earlier_results(
         parsed, results, replace, sources, ev.printed_labels
     )  # numbers of rows read no other way
+    # a number of an earlier line's vector result, repeated on its own
+    lineage.earlier_entries(
+        parsed, claim, ev, replace, sources, lambda lit: _negated(lit, parsed.text)
+    )
     _earlier_links(parsed, claim, ev, replace, sources)
     anchored = (
         found is not None or bool(claim.stands_for) or not _unread(parsed, replace, derivation)

@@ -24,6 +24,7 @@ from symtf.errors import LimitError, ModelError, ShapeError, SpecError, Undecide
 from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.numbers import rational_decimal as _rational_decimal
 from symtf.spec import Claim, Derivation
 from symtf.trace import Trace
 
@@ -248,25 +249,6 @@ def _near_decimal(q: Quantity, mid: Fraction, digits: int = 20) -> str | None:
     return None
 
 
-def _rational_decimal(q: Fraction, digits: int = 20) -> str:
-    """A rational as a decimal: exact when it terminates within ``digits``, else truncated + ``…``."""
-    if q == 0:
-        return "0"
-    for n in range(0, 40):
-        if (q * 10**n).denominator == 1:
-            return format_fixed(q, n)
-    sign = "-" if q < 0 else ""
-    a = abs(q)
-    k = 0
-    while Fraction(10) ** (k + 1) <= a:
-        k += 1
-    while Fraction(10) ** k > a:
-        k -= 1
-    decimals = max(digits - 1 - k, 0)
-    t = Fraction(int(a * 10**decimals), 10**decimals)
-    return sign + format_fixed(t, decimals) + "…"
-
-
 class Evaluator:
     """Lazily computed traces of one derivation: midpoint–radius, balls at each precision, exact.
 
@@ -329,6 +311,14 @@ class Evaluator:
         #: (article line, printed result) of a chain ``a = b = c`` -> each compound piece
         #: of its links checked so far: (as displayed, exact reading, label, text).
         self.chain_pieces: dict[tuple[int | str, str], list[tuple[Any, Any, str, str]]] = {}
+        #: Label of a displayed line -> the decimal literals it and its lineage read as
+        #: themselves (symtf.checking.lineage).
+        self.written_literals: dict[str, frozenset[str]] = {}
+        #: A number of a displayed line's vector result -> (its exact reading, the line's
+        #: label, its article line), for later lines that repeat it.
+        self.printed_entries: dict[str, tuple[Any, str, int | None]] = {}
+        #: A copy slip's literal as written -> the slip, for later lines that repeat it.
+        self.copied: dict[str, Any] = {}
 
     def _run(self, xp: Any, base: Trace | None) -> Trace:
         reuse = Reuse(base, self.fresh) if base is not None else None

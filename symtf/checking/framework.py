@@ -8,7 +8,7 @@ functions run a derivation's graph in them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, MutableMapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, MutableMapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -123,48 +123,111 @@ def rounded_witness(
     Returns:
         True when a point is found whose certified values all print as ``targets``.
     """
-    from flint import arb
-
-    from symtf.backends.rounded import ShiftedBallBackend
-    from symtf.errors import SymtfError, Undecided
-    from symtf.graph.pipeline import run
-    from symtf.numbers import rounding_interval
     from symtf.witness import reach
 
-    inputs = list(derivation.rounded_inputs.values()) if derivation.rounded_inputs else []
-    entries: list[tuple[Hashable, Fraction]] = [
-        ((id(r.values), i, j), h)
-        for r in inputs
-        for i, row in enumerate(r.half)
-        for j, h in enumerate(row)
-        if h
-    ]
-    shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
-    rmode = "half-up" if mode == "any" else mode
-    intervals = [rounding_interval(p, rmode) for _, _, p in targets]
+    problem = _RoundedProblem(derivation, targets, mode, cache)
+    return reach(problem.entries, problem.at, problem.intervals)
 
-    def trace(moves: Mapping[Any, Fraction]) -> Any:
-        key = tuple(sorted(moves.items())) if len(moves) <= 1 else None
-        if cache is not None and key is not None and key in cache:
-            return cache[key]
-        shifts = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in shapes.items()}
+
+def rounded_decision(
+    derivation: Any,
+    targets: Sequence[tuple[str, tuple[int, ...], Any]],
+    mode: str,
+    cache: MutableMapping[Hashable, Any] | None = None,
+) -> Any:
+    """Whether some point of the ``rounded_inputs``' rounding intervals prints as ``targets``:
+    a witness, a certified refutation, or "could not decide"
+    (a :class:`~symtf.witness.Decision`, from :func:`symtf.witness.decide`).
+
+    Points and boxes of the intervals are evaluated in certified balls
+    (:class:`~symtf.backends.rounded.ShiftedBallBackend`), only the steps the targets are
+    computed from, and only the entries of the rounded inputs those steps read move.
+    Arguments as for :func:`rounded_witness`.
+    """
+    from symtf.witness import decide
+
+    problem = _RoundedProblem(derivation, targets, mode, cache)
+    return decide(problem.entries, problem.at, problem.enclose, problem.intervals)
+
+
+def rounded_upstream(derivation: Any, steps: Collection[str]) -> list[str]:
+    """The rounded inputs ``steps`` are computed from, by name (all of them when the graph
+    cannot tell: a model's weights, a decoding step)."""
+    from symtf.errors import SymtfError
+    from symtf.graph.core import _upstream
+    from symtf.graph.pipeline import graph_of
+
+    inputs = derivation.rounded_inputs or {}
+    try:
+        graph = graph_of(derivation)
+    except SymtfError:  # a graph that does not build: every input may be read
+        return list(inputs)
+    names = {n.name for n in graph.nodes}
+    up = _upstream(graph.nodes, steps) if all(s in names for s in steps) else None
+    if up is None:
+        return list(inputs)
+    return [n for n in inputs if n not in names or n in up]
+
+
+class _RoundedProblem:
+    """The entries that may move, and how a point or a box of their intervals evaluates."""
+
+    def __init__(
+        self,
+        derivation: Any,
+        targets: Sequence[tuple[str, tuple[int, ...], Any]],
+        mode: str,
+        cache: MutableMapping[Hashable, Any] | None,
+    ) -> None:
+        from symtf.numbers import rounding_interval
+
+        self.d = derivation
+        self.targets = targets
+        self.cache = cache
+        self.steps = frozenset(step for step, _, _ in targets)
+        read = set(rounded_upstream(derivation, self.steps))
+        inputs = (
+            [r for n, r in derivation.rounded_inputs.items() if n in read]
+            if derivation.rounded_inputs
+            else []
+        )
+        self.entries: list[tuple[Hashable, Fraction]] = [
+            ((id(r.values), i, j), h)
+            for r in inputs
+            for i, row in enumerate(r.half)
+            for j, h in enumerate(row)
+            if h
+        ]
+        self.shapes = {id(r.values): (len(r.half), len(r.half[0]) if r.half else 0) for r in inputs}
+        rmode = "half-up" if mode == "any" else mode
+        self.intervals = [rounding_interval(p, rmode) for _, _, p in targets]
+
+    def _grid(self, moves: Mapping[Any, Fraction]) -> dict[int, list[list[Fraction]]]:
+        grid = {k: [[Fraction(0)] * m for _ in range(n)] for k, (n, m) in self.shapes.items()}
         for (k, i, j), dv in moves.items():
-            shifts[k][i][j] = dv
-        try:
-            with ShiftedBallBackend(shifts) as xp:
-                t = run(derivation, xp)
-        except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
-            t = None
-        if cache is not None and key is not None:
-            cache[key] = t
-        return t
+            grid[k][i][j] = dv
+        return grid
 
-    def at(moves: Mapping[Any, Fraction]) -> list[arb] | None:
-        t = trace(moves)
+    def _run(self, shifts: Mapping[Any, Fraction], radii: Mapping[Any, Fraction] | None) -> Any:
+        from symtf.backends.rounded import ShiftedBallBackend
+        from symtf.errors import SymtfError, Undecided
+        from symtf.graph.pipeline import run
+
+        try:
+            with ShiftedBallBackend(
+                self._grid(shifts), radii=None if radii is None else self._grid(radii)
+            ) as xp:
+                return run(self.d, xp, needed=self.steps)
+        except (SymtfError, Undecided, ArithmeticError, TypeError, IndexError, KeyError):
+            return None
+
+    def _values(self, t: Any) -> list[Any] | None:
+        from flint import arb
+
         if t is None:
             return None
         out = []
-        for step, idx, _ in targets:
+        for step, idx, _ in self.targets:
             try:
                 x = t.value(step)[idx]
             except (IndexError, TypeError, KeyError, ValueError):
@@ -175,7 +238,31 @@ def rounded_witness(
             out.append(x)
         return out
 
-    return reach(entries, at, intervals)
+    def at(self, moves: Mapping[Any, Fraction]) -> list[Any] | None:
+        """The certified values at one point (each moved entry's exact shift)."""
+        key = (self.steps, tuple(sorted(moves.items()))) if len(moves) <= 1 else None
+        cache = self.cache
+        if cache is not None and key is not None and key in cache:
+            t = cache[key]
+        else:
+            t = self._run(moves, None)
+            if cache is not None and key is not None:
+                cache[key] = t
+        return self._values(t)
+
+    def enclose(
+        self, centre: Mapping[Any, Fraction], radius: Mapping[Any, Fraction]
+    ) -> list[Any] | None:
+        """The certified values over a box (each entry's centre shift and half-width)."""
+        return self._values(self._run(centre, radius))
 
 
-__all__ = ["enclose", "enclose_rounded", "enclose_step", "rounded_witness", "simulate"]
+__all__ = [
+    "enclose",
+    "enclose_rounded",
+    "enclose_step",
+    "rounded_decision",
+    "rounded_upstream",
+    "rounded_witness",
+    "simulate",
+]

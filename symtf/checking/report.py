@@ -51,7 +51,7 @@ class Check:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import check_summary
+        from symtf.summary import check_summary
 
         return check_summary(self)
 
@@ -70,7 +70,7 @@ class ClaimResult:
         return min((c.verdict for c in self.checks), key=order.__getitem__, default="exact")
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import claim_summary
+        from symtf.summary import claim_summary
 
         return claim_summary(self)
 
@@ -132,25 +132,10 @@ class DerivationReport:
         n = self.printed_count
         return 100.0 * self.checked_count / n if n else 0.0
 
-    def _repr_latex_(self) -> str:
-        from symtf.renderers.latex import derivation_report_latex
-
-        return derivation_report_latex(self)
-
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derivation_summary
+        from symtf.summary import derivation_summary
 
         return derivation_summary(self)
-
-    def _repr_markdown_(self) -> str:
-        from symtf.renderers.markdown import report_markdown
-
-        return report_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from symtf.renderers.html import report_fragment
-
-        return report_fragment(self)
 
 
 @dataclass(frozen=True)
@@ -222,22 +207,7 @@ class Report:
         """How many printed numbers are ``symbolic`` or ``undecided`` (checked by nobody)."""
         return sum(1 for d in self.derivations for c in d.checks if c.verdict in NOT_DECIDED)
 
-    def _repr_latex_(self) -> str:
-        from symtf.renderers.latex import report_latex
-
-        return report_latex(self)
-
     def __repr__(self) -> str:
-        from symtf.renderers.summary import report_summary
+        from symtf.summary import report_summary
 
         return report_summary(self)
-
-    def _repr_markdown_(self) -> str:
-        from symtf.renderers.markdown import report_markdown
-
-        return report_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from symtf.renderers.html import report_fragment
-
-        return report_fragment(self)

@@ -21,13 +21,14 @@ Indices are tuples whose last two parts are the row and the column (``(i, j)``, 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, cast
 
 from flint import arb, ctx, fmpq
 
 from symtf.backends.certify import _comparison_bits, compare_ball, decimal_string
+from symtf.checking.wording import place
 from symtf.numbers import Printed, rounding_interval
 
 Index = tuple[int, ...]
@@ -55,14 +56,24 @@ class Slip:
     Attributes:
         cause: One of :data:`ENTRY_SLIPS` or :data:`TABLE_SLIPS`.
         entries: The printed entries it explains.
-        text: What happened, with only numbers the detector computed.
-        detail: Machine-readable particulars (``{"shift": 1}``, ``{"rows": [1, 2]}``).
+        what: What happened, in a few words (``two digits are swapped``); rows, columns and
+            entries are counted from 1.
+        said: The numbers that show it, only those the detector computed (``the exact
+            value 0.2413… prints as 0.241``).
+        detail: Machine-readable particulars, indices from 0 (``{"shift": 1}``,
+            ``{"rows": [1, 2]}``).
     """
 
     cause: str
     entries: tuple[Index, ...]
-    text: str
+    what: str
+    said: str
     detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """What happened and the numbers that show it."""
+        return f"{self.what}: {self.said}"
 
 
 # ----------------------------------------------------------------------------- certified rounding
@@ -162,7 +173,8 @@ def sign_flip(p: Printed, x: arb | None, text: str | None = None) -> Slip | None
         return Slip(
             "sign-flip",
             (),
-            f"the sign is flipped: the exact value {shown(x, text)} prints as {p.format(-p.value)}",
+            "the sign is flipped",
+            f"the exact value {shown(x, text)} prints as {p.format(-p.value)}",
         )
     return None
 
@@ -178,8 +190,9 @@ def decimal_shift(p: Printed, x: arb | None, text: str | None = None) -> Slip | 
             return Slip(
                 "decimal-shift",
                 (),
-                f"the decimal point is {abs(n)} {places} off (×10^{n}): the exact value is "
-                f"{shown(x, text)}, and {shown(_scaled(x, n), shift_text(text, n))} prints as {p.text}",
+                f"the decimal point is {abs(n)} {places} off (×10^{n})",
+                f"the exact value is {shown(x, text)}, and "
+                f"{shown(_scaled(x, n), shift_text(text, n))} prints as {p.text}",
                 {"shift": n, "direction": way},
             )
     return None
@@ -204,7 +217,8 @@ def digit_transposition(p: Printed, x: arb | None, text: str | None = None) -> S
             return Slip(
                 "digit-transposition",
                 (),
-                f"two digits are swapped: the exact value {shown(x, text)} prints as {r.text}",
+                "two digits are swapped",
+                f"the exact value {shown(x, text)} prints as {r.text}",
                 {"correct": r.text},
             )
     return None
@@ -257,7 +271,8 @@ def truncation(p: Printed, x: arb | None, text: str | None = None) -> Slip | Non
     return Slip(
         "truncation",
         (),
-        f"truncated, not rounded: the exact value {shown(x, text)} truncates to {p.text}{also}",
+        "truncated, not rounded",
+        f"the exact value {shown(x, text)} truncates to {p.text}{also}",
     )
 
 
@@ -293,9 +308,9 @@ def copied_neighbour(
         return Slip(
             "copied-neighbour",
             (),
-            f"it is the value of the entry beside it, [{a}, {b}], whose exact value "
-            f"{shown(y, (texts or {}).get(nb))} prints as {p.text}; its own exact value is "
-            f"{shown(x, (texts or {}).get(idx))}",
+            f"it is the value of the entry beside it ({place(nb, None)})",
+            f"that entry's exact value {shown(y, (texts or {}).get(nb))} prints as {p.text}; "
+            f"its own exact value is {shown(x, (texts or {}).get(idx))}",
             {"neighbour": list(nb)},
         )
     return None
@@ -336,13 +351,13 @@ def entry_slip(
     for detect in (sign_flip, decimal_shift, digit_transposition):
         s = detect(p, x, text)
         if s is not None:
-            return Slip(s.cause, (idx,), s.text, s.detail)
+            return replace(s, entries=(idx,))
     s = copied_neighbour(idx, p, exact, shape, printed, texts)
     if s is not None:
-        return Slip(s.cause, (idx,), s.text, s.detail)
+        return replace(s, entries=(idx,))
     s = truncation(p, x, text)
     if s is not None and truncated_throughout(printed, exact, skip=idx):
-        return Slip(s.cause, (idx,), s.text, s.detail)
+        return replace(s, entries=(idx,))
     return None
 
 
@@ -392,7 +407,8 @@ def table_slip(
                 return Slip(
                     "swapped-rows",
                     tuple(sorted(k for k in off)),
-                    f"rows {a} and {b} are swapped: each printed row is the other's correct rounding",
+                    f"rows {a + 1} and {b + 1} are swapped",
+                    "each printed row is the other's correct rounding",
                     {"rows": [a, b]},
                 )
     for a in range(m):
@@ -407,7 +423,8 @@ def table_slip(
                 return Slip(
                     "swapped-columns",
                     tuple(sorted(off)),
-                    f"columns {a} and {b} are swapped: each printed column is the other's correct rounding",
+                    f"columns {a + 1} and {b + 1} are swapped",
+                    "each printed column is the other's correct rounding",
                     {"columns": [a, b]},
                 )
     if n == m and n > 1:
@@ -420,7 +437,8 @@ def table_slip(
             return Slip(
                 "transposed",
                 tuple(sorted(off)),
-                "the printed table is the transpose: entry [i, j] holds the correct rounding of [j, i]",
+                "the printed table is the transpose",
+                "row i, column j holds the correct rounding of row j, column i",
             )
     return None
 

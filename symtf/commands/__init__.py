@@ -10,6 +10,13 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any
 
+#: What a command that takes a worked example reads (:mod:`symtf.commands.source`).
+SOURCE_HELP = (
+    "a derivation .toml file, a bundled example's name (i_love_ai), or an article or "
+    "notebook (.md, .ipynb, .tex, .txt), drafted in memory as symtf check drafts it; "
+    'printings no step explains (step = "?") are left out and named on stderr'
+)
+
 #: Whether ``-q``/``--quiet`` was given: notes and progress are not printed.
 QUIET: ContextVar[bool] = ContextVar("symtf_quiet", default=False)
 

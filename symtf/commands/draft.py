@@ -82,6 +82,22 @@ def is_article(path: str | Path) -> bool:
     return Path(path).suffix.lower() in ARTICLE_SUFFIXES
 
 
+@dataclasses.dataclass(frozen=True)
+class CheckedArticle:
+    """An article drafted and checked in one run (see :func:`checked_article`).
+
+    Attributes:
+        derivation: The draft, with only the claims the check could read (``drafted``
+            keeps every claim of the draft, ``step = "?"`` ones too).
+        toml: The draft as text.
+        report: Its check: lines are the article's, ``unchecked`` lists what was left out.
+    """
+
+    derivation: Any
+    toml: str
+    report: Any
+
+
 def check_article(path: str | Path, drafted: Any = None) -> Any:
     """Draft an article and check the draft in one run (the caller sets the time budget).
 
@@ -96,12 +112,27 @@ def check_article(path: str | Path, drafted: Any = None) -> Any:
         SymtfError: The article cannot be read (missing, too large, not UTF-8, not a
             notebook), naming the file.
     """
+    if drafted is not None:
+        return check_drafted(drafted, str(path))
+    return checked_article(path).report
+
+
+def checked_article(path: str | Path, text: str | None = None) -> CheckedArticle:
+    """:func:`check_article`, with the derivation it checked and the draft's text.
+
+    Args:
+        path: The article.
+        text: Its text, when the caller has read it already (read once, drawn as read).
+
+    Raises:
+        SymtfError: The article cannot be read, naming the file.
+    """
     from symtf.draft import article_kind
     from symtf.extract import read_article_text
 
-    if drafted is not None:
-        return check_drafted(drafted, str(path))
-    return check_article_text(read_article_text(path), str(path), article_kind(path))
+    if text is None:
+        text = read_article_text(path)
+    return _checked_text(text, str(path), article_kind(path))
 
 
 def check_article_text(text: str, name: str, kind: str) -> Any:
@@ -115,13 +146,17 @@ def check_article_text(text: str, name: str, kind: str) -> Any:
     Raises:
         SymtfError: The text cannot be read as that kind of article, naming ``name``.
     """
+    return _checked_text(text, name, kind).report
+
+
+def _checked_text(text: str, name: str, kind: str) -> CheckedArticle:
     from symtf.draft import draft_text
     from symtf.limits import guard
 
     start = time.perf_counter()
     with guard(name):
         draft = draft_text(text, kind, path=name)
-    return check_drafted(draft, name, start=start)
+    return checked_draft(draft, name, start=start)
 
 
 def check_drafted(
@@ -133,6 +168,13 @@ def check_drafted(
     ``check``: checks a derivation in place of :func:`symtf.checking.compare.check` (the
     language server's reuses its last check: :mod:`symtf.checking.incremental`).
     """
+    return checked_draft(draft, name, start=start, check=check).report
+
+
+def checked_draft(
+    draft: Any, name: str, *, start: float | None = None, check: Callable[[Any], Any] | None = None
+) -> CheckedArticle:
+    """:func:`check_drafted`, with the derivation it checked and the draft's text."""
     from symtf import spec
     from symtf.checking import compare
     from symtf.draft import Unread
@@ -145,10 +187,11 @@ def check_drafted(
         claims = [c for c in derivation.claims if not c.unmapped]
         unread = list(draft.unread)
         for _ in range(MAX_DROPPED):
+            checked = dataclasses.replace(
+                derivation, claims=tuple(claims), drafted=derivation.claims
+            )
             try:
-                report = (check or compare.check)(
-                    dataclasses.replace(derivation, claims=tuple(claims), drafted=derivation.claims)
-                )
+                report = (check or compare.check)(checked)
                 break
             except SpecError as e:  # one claim the check cannot read: say so, check the rest
                 bad = _claim_of(str(e), claims)
@@ -159,13 +202,33 @@ def check_drafted(
                 unread.append(Unread(bad.label, bad.source_line or 0, shown, _reason(str(e), name)))
         else:
             raise SpecError(f"{name}: more than {MAX_DROPPED} claims could not be read")
-    return dataclasses.replace(
+    report = dataclasses.replace(
         report,
         article=name,
-        unchecked=(*draft.unmapped, *unread),
+        unchecked=(*_not_copied(draft.unmapped, report), *unread),
         given=draft.inputs,
         seconds=time.perf_counter() - start,
     )
+    return CheckedArticle(checked, draft.toml, report)
+
+
+def _not_copied(unmapped: Any, report: Any) -> list[Any]:
+    """The draft's unmapped printings, less the literals that got a verdict as copy slips
+    (:mod:`symtf.checking.lineage`): each such literal is checked, once."""
+    copies = [
+        (r.claim.source_line, c.printed)
+        for r in report.results
+        for c in r.checks
+        if "copy_of" in c.extra
+    ]
+    out = []
+    for u in unmapped:
+        key = (u.line, getattr(u, "text", None))
+        if key in copies:
+            copies.remove(key)
+            continue
+        out.append(u)
+    return out
 
 
 def _claim_of(message: str, claims: list[Any]) -> Any:

@@ -13,7 +13,6 @@ from typing import Any
 import sympy
 
 from symtf import files, spec
-from symtf.checking import compare
 from symtf.checking.report import DerivationReport
 from symtf.errors import SpecError
 from symtf.trace import Trace
@@ -48,17 +47,29 @@ def _closed(trace: Trace, e: sympy.Expr) -> str:
 
 
 def _load(path: str, label: str) -> tuple[spec.Derivation, DerivationReport, Any]:
-    from symtf import bundled
+    from symtf.commands import source
 
-    d = spec.load(bundled.resolve(path))  # a path, or a bundled example's name
+    read = source.read(path)  # a path, a bundled example's name, or an article
+    d = read.derivation
     labels = [c.label for c in d.claims]
     if label not in labels:
+        left = next((c for c in d.drafted if c.label == label and c not in d.claims), None)
+        if left is not None:  # an article's printing the draft could not map or read
+            where = f" (line {left.source_line})" if left.source_line else ""
+            why = (
+                'no step explains it (step = "?")' if left.unmapped else "the check cannot read it"
+            )
+            raise SpecError(
+                f"{path}: the claim {label!r}{where} is left out: {why}; "
+                "symtf draft writes it for mapping by hand"
+            )
         import difflib
 
         close = difflib.get_close_matches(label, labels, n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise SpecError(f"{path}: no claim labelled {label!r}{hint}")
-    report = compare.check_traced(d)
+    source.warn_left_out(read)
+    report = source.traced(read)
     result = next(r for r in report.results if r.claim.label == label)
     return d, report, result
 
@@ -89,7 +100,7 @@ def explain(path: str, label: str, *, latex: bool = False, node_names: bool = Fa
 
     names = article_names(report)
     said = Names(d.claims, trace)
-    nums = Numbers(trace.backend, LatexOptions())
+    nums = Numbers(trace.shown, LatexOptions())
     claim = result.claim
     out = [f"{claim.label}  ({d.title})", ""]
     own = {t.name for t in d.tensors} | {st.name for st in d.steps}
@@ -219,8 +230,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``explain`` sub-command."""
-    from symtf.cli import DEFAULT_TIMEOUT, FILE_HELP
-    from symtf.commands import add_allow_path
+    from symtf.cli import DEFAULT_TIMEOUT
+    from symtf.commands import SOURCE_HELP, add_allow_path
     from symtf.limits import timeout_seconds
 
     p = subparsers.add_parser(
@@ -228,7 +239,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="explain one claim of a derivation step by step",
         description="Show how one printed claim is computed: formula, inputs, exact value, verdict.",
     )
-    p.add_argument("path", metavar="FILE", help=FILE_HELP)
+    p.add_argument("path", metavar="FILE", help=SOURCE_HELP)
     p.add_argument("label", metavar="LABEL", help="the claim's label (as in the file)")
     p.add_argument(
         "--latex",

@@ -1,4 +1,9 @@
-"""``symtf html``: a worked example as one self-contained web page for readers."""
+"""``symtf html``: a worked example as one self-contained web page for readers.
+
+A derivation file becomes the page of its steps (:mod:`symtf.renderers.html`); an article
+or notebook becomes itself, annotated: each number symtf judged marked where it stands
+(:mod:`symtf.renderers.post`).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,21 @@ import argparse
 
 from symtf import files
 from symtf.checking.report import Report
-from symtf.commands import add_allow_path, add_page_options, add_timeout, note
+from symtf.commands import SOURCE_HELP, add_allow_path, add_page_options, add_timeout, note
 
 
 def cmd_html(args: argparse.Namespace) -> int:
     """``symtf html FILE``: write the page (stdout or ``-o``); exit 1 when a number is off."""
-    from symtf import spec
-    from symtf.checking import compare
     from symtf.cli import EXIT_FAIL, EXIT_OK, time_budget
+    from symtf.commands import source
     from symtf.renderers.html import HtmlOptions, render_html
 
+    if source.is_article(args.file):
+        return _post(args)
     with time_budget(args.timeout, args.file):
-        derivation = spec.load(args.file)
-        report = compare.check_traced(derivation)
+        read = source.read(args.file)  # a path, or a bundled example's name
+        derivation = read.derivation
+        report = source.traced(read)
         page = render_html(
             report,
             derivation,
@@ -34,6 +41,48 @@ def cmd_html(args: argparse.Namespace) -> int:
     return EXIT_FAIL if Report((report,)).failed else EXIT_OK
 
 
+def _post(args: argparse.Namespace) -> int:
+    """``symtf html post.md``: the article itself, each number judged marked in place."""
+    from symtf.cli import EXIT_FAIL, EXIT_OK, time_budget
+    from symtf.commands import source
+    from symtf.draft import article_kind
+    from symtf.errors import SymtfError
+    from symtf.limits import guard
+    from symtf.renderers.post import render_post
+
+    for flag, given in (
+        ("--steps", args.steps),
+        ("--reveal", args.reveal),
+        ("--node-names", args.node_names),
+    ):
+        if given:
+            raise SymtfError(
+                f"{flag}: applies to a derivation's page of steps, not to an article "
+                f"(symtf html {args.file} draws the article itself; symtf draft writes its "
+                "derivation, whose page takes it)"
+            )
+    with time_budget(args.timeout, args.file), guard(args.file):
+        read = source.read(args.file)
+        source.warn_left_out(read)
+        assert read.report is not None
+        kind = article_kind(args.file)
+        text = read.article_text
+        notebook = None
+        if kind == "ipynb":
+            from symtf.draft.code import file_lines
+
+            notebook = file_lines(text)
+        page = render_post(
+            read.report, text, kind, drafted=read.derivation.drafted, notebook=notebook
+        )
+    if args.output:
+        files.write_text(args.output, page)
+        note(f"wrote {args.output}")
+    else:
+        files.write_stdout(page)
+    return EXIT_FAIL if Report((read.report,)).failed else EXIT_OK
+
+
 def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``html`` sub-command."""
     p = subparsers.add_parser(
@@ -43,7 +92,10 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "Render a worked example as one static HTML page: every step with its formula, "
             "the numbers substituted and the exact result (native MathML), and the article's "
             "printed values marked by verdict, with the exact value and the explanation on hover "
-            "and in a details element. No JavaScript, nothing fetched from the network. "
+            "and in a details element. An article or notebook is drawn as itself instead: each "
+            "number symtf judged marked where it stands (colour and a symbol: ✓ right, ± slip, "
+            "✗ wrong, ? undecided, ○ not checked), its explanation a click away, and a bar at "
+            "the top counting them. No JavaScript, nothing fetched from the network. "
             "Exit code 1 when a printed number is wrong or slipped, as for check."
         ),
         epilog=(
@@ -51,10 +103,11 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "  symtf html derivations/i_love_ai.toml -o i_love_ai.html\n"
             "  symtf html derivations/i_love_ai.toml --steps 'A_1,logit*' -o attention.html\n"
             "  symtf html derivations/i_love_ai.toml --reveal -o work-along.html\n"
+            "  symtf html post.md -o post.html      # the post itself, annotated\n"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
+    p.add_argument("file", metavar="FILE", help=SOURCE_HELP)
     p.add_argument("-o", "--output", metavar="PAGE.html", help="write here (default: stdout)")
     add_page_options(p)
     p.add_argument(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from symtf import files
 from symtf.checking.report import Report
-from symtf.commands import add_allow_path, add_page_options, add_timeout, note
+from symtf.commands import SOURCE_HELP, add_allow_path, add_page_options, add_timeout, note
 from symtf.errors import SymtfError
 from symtf.renderers.safe import line as safe_line
 
@@ -233,9 +233,8 @@ def first_error(log: Path, stdout: str = "") -> str:
 
 def cmd_latex(args: argparse.Namespace) -> int:
     """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
-    from symtf import bundled, spec
-    from symtf.checking import compare
     from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
+    from symtf.commands import source
     from symtf.renderers.latex import LatexOptions, document
 
     if args.decimals < 0 or args.decimals > 30:
@@ -244,8 +243,10 @@ def cmd_latex(args: argparse.Namespace) -> int:
     from symtf.limits import guard
 
     with time_budget(timeout, args.file), guard(args.file):
-        derivation = spec.load(bundled.resolve(args.file))  # a path, or a bundled example's name
-        report = compare.check_traced(derivation)
+        read = source.read(args.file)  # a path, a bundled example's name, or an article
+        source.warn_left_out(read)
+        derivation = read.derivation
+        report = source.traced(read)
         opts = LatexOptions(
             decimals=args.decimals,
             exact_forms=args.exact_forms,
@@ -295,7 +296,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "verdict. Exit code 1 when a printed number is wrong or slipped, as for check."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
+    p.add_argument("file", metavar="FILE", help=SOURCE_HELP)
     p.add_argument(
         "-o",
         "--output",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtf import files
-from symtf.commands import add_allow_path
+from symtf.commands import SOURCE_HELP, add_allow_path
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")
 
@@ -123,12 +123,14 @@ def render_json(path: str, title: str, infos: list[StepInfo]) -> str:
 
 def cmd_steps(args: argparse.Namespace) -> int:
     """``symtf steps FILE``: list every step."""
-    from symtf import spec
     from symtf.cli import EXIT_OK, time_budget
+    from symtf.commands import source
     from symtf.limits import guard
 
     with time_budget(args.timeout, args.file), guard(args.file):
-        d = spec.load(args.file)
+        read = source.read(args.file, check=False)  # a file, a bundled name or an article
+        source.warn_left_out(read)
+        d = read.derivation
         infos = steps(d)
     render = render_json if args.format == "json" else render_text
     files.write_stdout(render(d.path, d.title, infos))
@@ -147,7 +149,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "`step` can use, its shape, what it is, and the labels of the claims on it."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
+    p.add_argument("file", metavar="FILE", help=SOURCE_HELP)
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from symtf import files
-from symtf.commands import add_allow_path, add_timeout, note
+from symtf.commands import SOURCE_HELP, add_allow_path, add_timeout, note
 from symtf.errors import SymtfError
 
 #: Seconds a LaTeX run may take before it is stopped.
@@ -48,21 +48,23 @@ def compile_pdf(
 
 def cmd_exercise(args: argparse.Namespace) -> int:
     """``symtf exercise FILE -o DIR``: a student sheet, an answer key and an answer template."""
-    from symtf import spec
     from symtf.checking.evaluation import Evaluator
     from symtf.cli import EXIT_OK, time_budget
+    from symtf.commands import source
     from symtf.teach import exercise as E
     from symtf.teach import sheet as S
 
     if args.blank is not None and args.blank_steps is not None:
         raise SymtfError("--blank and --blank-steps: give one of them, not both")
-    src = Path(args.file)
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise SymtfError(f"-o {out}: expected a folder, found a file")
     with time_budget(args.timeout, args.file):
-        text = files.read_text(src, spec.MAX_FILE_BYTES, what="a derivation")
-        d = spec.loads(text, str(src))
+        # A derivation file, or an article drafted in memory: its draft is the sheet's
+        # derivation.toml (the key's digest names it), blanks come from the mapped claims.
+        read = source.read(args.file)
+        source.warn_left_out(read)
+        text, d = read.text, read.derivation
         if args.fresh:
             from symtf.teach.fresh import fresh
 
@@ -137,6 +139,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     the entries not reached are named, and the exit code is 2, as for any budget.
     """
     from symtf.cli import EXIT_OK, time_budget
+    from symtf.commands import source
     from symtf.errors import LimitError
     from symtf.renderers.safe import block as safe_block
     from symtf.teach.whatif import parse_ranges, render_text, whatif, write
@@ -144,6 +147,8 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     (lo, hi), ranges = parse_ranges(args.range)
     try:
         with time_budget(args.timeout, args.file):
+            read = source.read(args.file, check=False)  # a file, a bundled name or an article
+            source.warn_left_out(read)
             result = whatif(
                 Path(args.file),
                 args.symbol,
@@ -154,6 +159,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
                 points=args.points,
                 ranges=ranges,
                 draw=bool(args.output),
+                derivation=read.derivation,
             )
     except LimitError as e:  # the budget ran out before the first entry was followed
         raise LimitError(f"{e}; nothing finished (the trace was still being built)") from None
@@ -182,7 +188,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "student; and key.toml, which symtf grade reads."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
+    p.add_argument("file", metavar="FILE", help=SOURCE_HELP)
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write into")
     p.add_argument(
         "--blank", type=int, metavar="N", help="blank N computed entries at random (default 8)"
@@ -249,7 +255,7 @@ def configure(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "(the partial report is printed, naming the entries not reached)."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a derivation file, or a bundled example's name")
+    p.add_argument("file", metavar="FILE", help=SOURCE_HELP)
     p.add_argument(
         "--symbol",
         required=True,

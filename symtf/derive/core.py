@@ -142,7 +142,7 @@ class StepResult:
         return max(known) if known else None
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derive_step_summary
+        from symtf.summary import derive_step_summary
 
         return derive_step_summary(self)
 
@@ -188,7 +188,7 @@ class Result:
         return tuple(s for s in self.steps if not s.ok)
 
     def __repr__(self) -> str:
-        from symtf.renderers.summary import derive_summary
+        from symtf.summary import derive_summary
 
         return derive_summary(self)
 

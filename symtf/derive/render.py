@@ -6,7 +6,8 @@ import re
 
 from symtf.derive.core import Check, Result, StepResult
 from symtf.derive.words import latex_math, latex_text, plain
-from symtf.renderers.latex import RULE_MARK, math_text
+from symtf.renderers.latex import RULE_MARK
+from symtf.renderers.tex import math_text
 
 _TICK, _CROSS = "✓", "✗"
 
@@ -358,7 +359,8 @@ def document(result: Result) -> str:
     Words run as paragraphs (they wrap); mathematics is displayed, and each
     proof is an ``align*`` of checked steps.
     """
-    from symtf.renderers.latex import escape, standalone
+    from symtf.renderers.latex import standalone
+    from symtf.renderers.tex import escape
 
     head = f"{status(result)}{_size_note(result)}."
     head = escape(head[:1].upper() + head[1:])

@@ -47,7 +47,7 @@ def plain(ws: Words | str) -> str:
 
 def latex_math(ws: Words | str) -> str:
     r"""The justification in math mode: words in ``\text``, maths as it is."""
-    from symtf.renderers.latex import math_text
+    from symtf.renderers.tex import math_text
 
     if isinstance(ws, str):
         ws = (ws,)
@@ -56,7 +56,7 @@ def latex_math(ws: Words | str) -> str:
 
 def latex_text(ws: Words | str) -> str:
     """The justification in text mode: words escaped, maths in ``$…$``."""
-    from symtf.renderers.latex import escape
+    from symtf.renderers.tex import escape
 
     if isinstance(ws, str):
         ws = (ws,)

@@ -20,6 +20,7 @@ does before looking for the steps:
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,18 @@ class Article:
     text: str = field(repr=False, default="")
     #: Code cells or fenced Python blocks (symtf.draft.code.Block), translated, never run.
     code: tuple[Any, ...] = ()
+    #: The article's headings, ``(line, text)`` in the printings' line numbering (a
+    #: notebook's file lines), in order: what drafting names an unlabelled step after.
+    headings: tuple[tuple[int, str], ...] = ()
+
+    def heading_before(self, line: int) -> str | None:
+        """The last heading at or above ``line`` (``None``: the line is above every one)."""
+        found = None
+        for at, text in self.headings:
+            if at > line:
+                break
+            found = text
+        return found
 
     def printing(self, key: int) -> Printing:
         """The printing with this key."""
@@ -402,7 +415,55 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
         tuple(_dims(prose)),
         text,
         tuple(code),
+        tuple(_headings(text, kind)),
     )
+
+
+#: A Markdown heading (``## Step 5: Apply Causal Mask``), and a LaTeX sectioning command.
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{([^{}]{1,200})\}")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def _md_headings(lines: list[str], numbers: list[int]) -> list[tuple[int, str]]:
+    """Markdown headings outside fenced code, each with its line (``numbers[k]``)."""
+    out: list[tuple[int, str]] = []
+    fence = None
+    for k, line in enumerate(lines):
+        f = _FENCE.match(line)
+        if f:
+            fence = None if fence == f.group(1) else (fence or f.group(1))
+            continue
+        if fence is not None:
+            continue
+        m = _MD_HEADING.match(line)
+        if m and k < len(numbers) and numbers[k]:
+            out.append((numbers[k], m.group(1)))
+    return out
+
+
+def _headings(text: str, kind: str) -> list[tuple[int, str]]:
+    """The article's headings in the printings' line numbering (nothing computed)."""
+    if kind == "ipynb":
+        from symtf.draft.code import cell_lines
+
+        try:
+            cells = json.loads(text).get("cells", [])
+        except (ValueError, AttributeError):
+            return []
+        lines = cell_lines(text)
+        out: list[tuple[int, str]] = []
+        for k, c in enumerate(cells if isinstance(cells, list) else []):
+            if not isinstance(c, dict) or c.get("cell_type") != "markdown":
+                continue
+            src = c.get("source", "")
+            rows = "".join(src).splitlines() if isinstance(src, list) else str(src).splitlines()
+            out += _md_headings(rows, lines.get(k, []))
+        return sorted(out)
+    rows = text.splitlines()
+    if kind == "tex":
+        return [(k + 1, m.group(1)) for k, r in enumerate(rows) if (m := _TEX_HEADING.search(r))]
+    return _md_headings(rows, list(range(1, len(rows) + 1)))
 
 
 def _file_line(lines: dict[int, list[int]], cell: int | None, line: int) -> int:

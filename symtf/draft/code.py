@@ -142,6 +142,36 @@ def cell_lines(text: str) -> dict[int, list[int]]:
     return out
 
 
+def file_lines(text: str) -> dict[int, tuple[int, int, bool]]:
+    """For a notebook: what each file line holds, ``(cell, line, output)``.
+
+    ``line`` is 1-based within the cell's source, or (``output`` true) within its printed
+    outputs taken one after the other (streams and the plain text of results, each
+    starting on a line of its own). A line the reader cannot place is left out.
+    """
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return {}
+    find = _Finder(text)
+    out: dict[int, tuple[int, int, bool]] = {}
+    for k, c in enumerate(cells if isinstance(cells, list) else []):
+        if not isinstance(c, dict):
+            continue
+        for n, line in enumerate(find.run(_lines_of(c.get("source", ""))), start=1):
+            if line:
+                out.setdefault(line, (k, n, False))
+        printed = 0
+        for o in c.get("outputs", []) or []:
+            if isinstance(o, dict):
+                for n, line in enumerate(find.run(_lines_of(_output_text(o)[0])), start=1):
+                    if line:
+                        out.setdefault(line, (k, printed + n, True))
+                printed += len(_lines_of(_output_text(o)[0]))
+        find.next_cell()
+    return out
+
+
 def _output_text(o: dict[str, Any]) -> tuple[Any, str]:
     """An output's text and kind: ``stream`` (prints) or ``result`` (the shown value)."""
     if o.get("output_type") == "stream":

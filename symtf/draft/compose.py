@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from symtf.draft.article import Article, Display, Printing, ident
+from symtf.draft.names import heading_name
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError
@@ -47,6 +48,8 @@ class Unmapped:
     size: int
     note: str
     candidates: tuple[str, ...] = ()
+    #: Its printed numbers as written, row after row (space-separated).
+    text: str = ""
 
 
 @dataclass
@@ -87,8 +90,10 @@ class _Labels:
         return out
 
 
-def _names(search: Search) -> dict[int, str]:
-    """A step name for every known tensor: its first proper label, else where it came from."""
+def _names(search: Search, article: Article | None = None) -> dict[int, str]:
+    """A step name for every known tensor: its first proper label, else the heading it sits
+    under in the article (``apply_causal_mask``), else what it computes (``weights``);
+    never a line number."""
     taken: set[str] = set()
     out: dict[int, str] = {}
     for key in sorted(search.known):  # a notebook's names first, versioned where one is reused
@@ -107,7 +112,12 @@ def _names(search: Search) -> dict[int, str]:
             continue
         labelled = next((n for n in (ident(x) for x in k.labels) if n and n not in taken), None)
         if labelled is None:
-            base = f"{_family(k.expr)}_{k.line}" if k.expr is not None else f"input_{k.line}"
+            family = _family(k.expr) if k.expr is not None else "input"
+            heading = article.heading_before(k.line) if article is not None else None
+            under = heading_name(heading) if heading else None
+            # the heading's name; a second step under it says what it computes as well
+            tries = [under, f"{under}_{family}"] if under else [family]
+            base = next((t for t in tries if t not in taken), tries[-1])
             name, i = base, 2
             while name in taken:
                 name, i = f"{base}_{i}", i + 1
@@ -132,11 +142,13 @@ def _family(e: Expr) -> str:
             return "scores"
         return "product"
     names = {
-        "add": "sum", "sub": "diff", "mul": "prod", "layernorm": "norm", "rmsnorm": "norm",
-        "centered": "centered", "concat": "concat", "index": "part", "mean": "mean",
-        "var": "var", "std": "std", "sum": "total", "max": "largest", "causal_mask": "mask",
+        "add": "added", "sub": "diff", "mul": "prod", "layernorm": "normed",
+        "rmsnorm": "normed", "centered": "centered", "concat": "joined", "index": "part",
+        "mean": "means", "var": "variances", "std": "deviations", "sum": "total",
+        "max": "largest", "causal_mask": "mask",
     }  # fmt: skip
-    return names.get(e.op, e.op)
+    # a word no op is called, so that it can name a step
+    return names.get(e.op) or ident(e.op) or "t"
 
 
 def _placement(pl: Placement, names: dict[int, str]) -> list[str]:
@@ -164,7 +176,7 @@ def _dot_terms(d: Display, terms: list[Printing]) -> list[tuple[str, str, Printi
 
 def compose(article: Article, search: Search) -> Composed:
     """The draft derivation of an article, from the search's outcomes."""
-    names = _names(search)
+    names = _names(search, article)
     out = Composed("")
     label = _Labels()
     given = [k for k in search.known.values() if k.expr is None]
@@ -256,7 +268,11 @@ def compose(article: Article, search: Search) -> Composed:
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
         candidates = tuple(render(c, names) for c in o.candidates)
-        out.unmapped.append(Unmapped(p.label, p.line, p.size, o.note, candidates))
+        out.unmapped.append(
+            Unmapped(
+                p.label, p.line, p.size, o.note, candidates, " ".join(" ".join(r) for r in p.rows)
+            )
+        )
         block = [
             "[[claims]]",
             f"label = {_s(label(_claim_label(p), p.line))}",

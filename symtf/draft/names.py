@@ -1,10 +1,11 @@
-"""Step names for an article's labels (``W_Q^((1))`` → ``W_Q_1``)."""
+"""Step names for an article's labels (``W_Q^((1))`` → ``W_Q_1``) and headings
+(``## Step 5: Apply Causal Mask`` → ``apply_causal_mask``)."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["ident"]
+__all__ = ["heading_name", "ident"]
 
 _SYNTHETIC = re.compile(r"^(?:line \d+.*|\[.*|.*\(\d+\))$")
 _RESERVED = {"e", "pi", "inf", "true", "false", "T"}
@@ -32,3 +33,54 @@ def ident(label: str) -> str | None:
     if name.lower() in _ops() or name in _RESERVED:
         name += "_"
     return name
+
+
+#: Words a heading's name leaves out.
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "and",
+        "or",
+        "with",
+        "in",
+        "on",
+        "by",
+        "from",
+        "into",
+        "as",
+        "at",
+        "is",
+        "are",
+        "its",
+        "it",
+        "this",
+        "that",
+    ]
+)
+#: Most words of a heading kept in a name.
+HEADING_WORDS = 4
+
+
+def heading_name(heading: str) -> str | None:
+    """A step name after an article heading: its first words, lower case, joined by ``_``
+    (``## Step 5: Apply Causal Mask`` → ``apply_causal_mask``; ``3.2 Scaled scores`` →
+    ``scaled_scores``), or None when no word is left.
+
+    Example:
+        >>> heading_name("Step 6: Softmax and Scaling")
+        'softmax_scaling'
+    """
+    text = re.sub(r"[`*_\[\]]|\(https?:[^)]*\)", " ", heading)  # Markdown emphasis, links
+    text = re.sub(
+        r"^\s*(?:step|part|section|stage)?\s*[0-9.]*\s*[:.)\-–—]?\s*", "", text, flags=re.I
+    )
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text) if w.lower() not in _STOP]
+    if not words:
+        return None
+    name = "_".join(w.lower() for w in words[:HEADING_WORDS])
+    return ident(name)

@@ -3,9 +3,9 @@
 Both are inline SVG elements (in HTML they need no namespace URL), written here with
 every piece of text escaped as it is placed, so the page needs no script and fetches
 nothing (its CSP allows inline SVG).
-Colours and curves come from float approximations of the trace's exact values: they
-are pictures, never verdicts; the numbers printed in the cells are the certified
-values rounded to the page's decimals.
+Colours and curves come from float approximations of the trace's exact values, which
+the trace gives (:mod:`symtf.shown`): they are pictures, never verdicts; the numbers
+printed in the cells are the certified values rounded to the page's decimals.
 """
 
 from __future__ import annotations
@@ -13,6 +13,10 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from symtf.shown import Sharpness
 
 #: Cell size and margins of a heatmap, in SVG user units (px).
 CELL = 46
@@ -88,43 +92,7 @@ def heatmap_svg(
     return "".join(out)
 
 
-def softmax_at(row: Sequence[float], divisors: Sequence[float]) -> list[list[float]]:
-    """The registry's softmax of ``row / t`` for each divisor ``t``, in float64: one call.
-
-    Masked ``-inf`` entries get weight 0. Each scaled row is first shifted by its largest
-    entry (the registry's ``max`` and ``sub``), which changes no weight and keeps every
-    ``e^x`` finite in float64.
-    """
-    import numpy as np
-
-    from symtf import ops
-    from symtf.backends import FloatBackend
-
-    xp = FloatBackend()
-    scaled = np.array(row, dtype=float)[None, :] / np.array(divisors, dtype=float)[:, None]
-    z = ops.on_matrices(
-        ops.sub, xp, scaled, ops.on_matrices(ops.max_, xp, scaled, axis=-1, keepdims=True)
-    )
-    out: list[list[float]] = ops.on_matrices(ops.softmax, xp, z, axis=-1).tolist()
-    return out
-
-
-def entropy(p: Sequence[float]) -> float:
-    """Shannon entropy in nats (0 log 0 = 0)."""
-    return -sum(v * math.log(v) for v in p if v > 0)
-
-
-def sharpness(
-    rows: Sequence[Sequence[float]], divisors: Sequence[float]
-) -> tuple[list[float], list[float]]:
-    """Mean over rows of the largest weight and of the entropy, at each divisor."""
-    per_row = [softmax_at(r, divisors) for r in rows]  # row -> divisor -> weights
-    peak = [sum(max(ps[k]) for ps in per_row) / len(rows) for k in range(len(divisors))]
-    ent = [sum(entropy(ps[k]) for ps in per_row) / len(rows) for k in range(len(divisors))]
-    return peak, ent
-
-
-def sharpness_svg(rows: Sequence[Sequence[float]], sqrt_dk: float, title: str) -> str:
+def sharpness_svg(curve: Sharpness, title: str) -> str:
     """Max weight and entropy of the article's score rows against the divisor √d_k.
 
     The divisor runs from √d_k / 4 to 4·√d_k on a log scale; the article's own √d_k is
@@ -132,19 +100,17 @@ def sharpness_svg(rows: Sequence[Sequence[float]], sqrt_dk: float, title: str) -
     and the entropy rises towards log n.
 
     Args:
-        rows: The raw score rows (Q Kᵀ), masked entries as ``-inf``.
-        sqrt_dk: The article's divisor.
+        curve: The curve, as the trace gives it (:func:`symtf.shown.sharpness_curve`).
         title: The caption.
     """
+    sqrt_dk = curve.sqrt_dk
     lo, hi = sqrt_dk / 4, sqrt_dk * 4
-    k = 80
-    ts = [lo * (hi / lo) ** (i / (k - 1)) for i in range(k)]
-    n = max(sum(1 for s in r if s != -math.inf) for r in rows)
+    ts = curve.divisors
+    n = curve.width
     emax = math.log(n) if n > 1 else 1.0
     w, h, left, top, pw, ph = 460, 292, 52, 34, 360, 170
-    live = [r for r in rows if sum(1 for s in r if s != -math.inf) > 1]
-    rows = live or rows  # a row with one unmasked entry has weight 1 at any divisor
-    peak, ent = sharpness(rows, ts)
+    peak, ent = curve.peak, curve.entropy
+    rows = curve.rows
 
     def px(t: float) -> float:
         return left + pw * math.log(t / lo) / math.log(hi / lo)
@@ -192,7 +158,7 @@ def sharpness_svg(rows: Sequence[Sequence[float]], sqrt_dk: float, title: str) -
         f'<line x1="{left}" y1="{below + 14}" x2="{left + 22}" y2="{below + 14}" '
         f'stroke="rgb(33,102,172)" stroke-width="2"/>'
         f'<text x="{left + 28}" y="{below + 18}" font-size="11">largest weight, mean over '
-        f"{len(rows)} row{'s' if len(rows) != 1 else ''} (left axis)</text>"
+        f"{rows} row{'s' if rows != 1 else ''} (left axis)</text>"
         f'<line x1="{left}" y1="{below + 30}" x2="{left + 22}" y2="{below + 30}" '
         f'stroke="rgb(178,24,43)" stroke-width="2" stroke-dasharray="5,3"/>'
         f'<text x="{left + 28}" y="{below + 34}" font-size="11">entropy in nats (right axis, '

@@ -165,6 +165,14 @@ class HtmlOptions:
 # ----------------------------------------------------------------------------- MathML
 
 
+def label_html(label: str) -> str:
+    """An article's label as HTML: its text escaped, its maths as MathML (the pieces
+    :func:`symtf.renderers.labels.parts` reads)."""
+    from symtf.renderers.labels import parts
+
+    return "".join(mathml(p.text) if p.math else html.escape(p.text) for p in parts(label))
+
+
 def mathml(tex: str, *, display: bool = False) -> str:
     r"""Math-mode LaTeX as native MathML (no ``xmlns``: HTML5 knows ``<math>``).
 
@@ -322,7 +330,7 @@ def verdict_text(r: ClaimResult, *, hidden: bool = False) -> str:
         elif c.verdict == "rounded" and c.exact:
             words += f' <span class="muted">(exact {esc(short_decimal(c.exact, 12))})</span>'
         return f'<span class="{cls}">{sym} {words}</span>'
-    from symtf.renderers.summary import counts_text
+    from symtf.summary import counts_text
 
     text = f"{len(checks)} numbers: {esc(counts_text(checks))}"
     depends = sorted({s for c in checks for s in c.extra.get("depends_on") or ()})
@@ -382,7 +390,7 @@ def claims_block(
     rows = []
     for r in results:
         cl = r.claim
-        what = esc(cl.label)
+        what = label_html(cl.label)
         if opts.node_names and cl.step is not None:
             what += f" <code>{esc(cl.step)}</code>"
         where = where_in_step(r)
@@ -430,7 +438,7 @@ def corrections_block(report: DerivationReport, opts: HtmlOptions | None = None)
             else ""
         )
         items.append(
-            f'<li><a{target}><span class="label">{esc(r.claim.label)}</span></a>'
+            f'<li><a{target}><span class="label">{label_html(r.claim.label)}</span></a>'
             f"{esc(', ' + _where(c) if c.index is not None else '')}: printed {printed_cell(c)} — "
             f'<span class="verdict-{c.verdict}">{esc(VERDICT_WORDS[c.verdict][1])}</span>'
             f"{fix}, exact {esc(short_decimal(c.exact or '?', 16))}. {esc(sentence(c.explanation))}"
@@ -466,10 +474,22 @@ def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[
 
     With ``hide_result`` the result is replaced by a question mark (a student's sheet).
     """
-    from symtf.renderers.latex import _BRK, _split_formula, _substitution, step_math
+    from symtf.renderers.latex import (
+        _BRK,
+        _MAX_LINE,
+        _split_formula,
+        _substitution,
+        _visible_width,
+        step_rows,
+    )
 
     if not hide_result:
-        return step_math(ctx, step)
+        rows = step_rows(ctx, step)
+        if any(_visible_width(right) > _MAX_LINE for _, right, _ in rows):
+            # as the notes do on a narrow page: a wide matrix in blocks of columns that
+            # each fit the page, a wide input of the substituted line by its name
+            rows = step_rows(ctx, step, broken=True)
+        return [(left, right) for left, right, _ in rows]
     lhs, rhs = _split_formula(step.formula)
     lines: list[tuple[str, str]] = []
     first_left = lhs or rhs or ctx.step_name(step)
@@ -504,11 +524,12 @@ def step_block(
     labels: Sequence[str] = (),
 ) -> str:
     """One step: heading (title and the article's labels), equations, printed values."""
-    title = step.title or step.name
-    title = title[0].upper() + title[1:]
+    from symtf.renderers.latex import heading_title
+
+    title = heading_title(step.title or step.name)
     head = esc(title)
     if labels:
-        head += " — " + ", ".join(f'<span class="label">{esc(x)}</span>' for x in labels)
+        head += " — " + ", ".join(f'<span class="label">{label_html(x)}</span>' for x in labels)
     if opts.node_names:
         head += f" <code>{esc(step.name)}</code>"
     every = [*results, *shown]
@@ -539,7 +560,7 @@ def step_block(
 
 
 def _summary_line(report: DerivationReport) -> str:
-    from symtf.renderers.summary import counts_text
+    from symtf.summary import counts_text
 
     checks = report.checks
     bad = sum(1 for c in checks if c.verdict in ("slip", "wrong"))
@@ -588,10 +609,13 @@ def _legend(symbolic: bool = False) -> str:
 
 
 def _model_block(d: Derivation) -> str:
+    """The model's settings as a table (``""`` for a derivation with no model: its steps
+    are the article's own, and there is nothing to say about an architecture)."""
     m = d.model
-    rows: list[tuple[str, str]] = [("Architecture", esc(m.architecture))]
+    rows: list[tuple[str, str]] = []
     if m.architecture != "none":
         rows += [
+            ("Architecture", esc(m.architecture)),
             ("d_model", str(m.d_model)),
             ("Heads", str(m.n_heads)),
             ("d_head", str(m.d_head)),
@@ -608,6 +632,8 @@ def _model_block(d: Derivation) -> str:
         if d.tokens and m.vocab:
             words = " ".join(m.vocab[i] for i in d.tokens if i < len(m.vocab))
             rows.append(("Input", esc(words)))
+    if not rows:
+        return ""
     body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
     return f'<table class="model">{body}</table>'
 
@@ -624,7 +650,7 @@ def _context(
     lopts = LatexOptions(decimals=opts.decimals, max_rows=opts.max_rows, max_cols=opts.max_cols)
     return _Context(
         trace,
-        Numbers(trace.backend, lopts),
+        Numbers(trace.shown, lopts),
         lopts,
         derivation,
         names={} if opts.node_names else article_names(report),
@@ -668,7 +694,9 @@ def derivation_sections(
         entry = esc(step.title or name)
         if labels.get(name):
             entry += (
-                " — " + esc(", ".join(labels[name][:3])) + ("…" if len(labels[name]) > 3 else "")
+                " — "
+                + ", ".join(label_html(x) for x in labels[name][:3])
+                + ("…" if len(labels[name]) > 3 else "")
             )
         toc.append(f'<li><a href="#{_anchor(name)}">{entry}</a></li>')
         body.append(
@@ -697,72 +725,30 @@ def derivation_sections(
     return '<nav class="toc"><b>Contents</b><ol>' + "".join(toc) + "</ol></nav>", "".join(body)
 
 
-def _floats(trace: Trace, name: str) -> list[list[float]] | None:
-    """A step's entries as floats (for a picture only; ``-inf`` for a masked entry)."""
-    import math
-
-    import sympy
-
-    from symtf.errors import SymtfError
-
-    value = trace.value(name)
-    if not isinstance(value, sympy.MatrixBase):
-        return None
-    xp = trace.backend
-    out = []
-    for i in range(value.rows):
-        row = []
-        for j in range(value.cols):
-            e = value[i, j]
-            if e is sympy.S.NegativeInfinity:
-                row.append(-math.inf)
-                continue
-            try:
-                row.append(float(xp.ball(e, 64).mid()))
-            except (SymtfError, AttributeError, TypeError, ValueError, ArithmeticError):
-                return None  # a symbol or an undecidable entry: no picture
-            if not math.isfinite(row[-1]):
-                return None
-        out.append(row)
-    return out
-
-
 def attention_figures(
     trace: Trace, name: str, derivation: Derivation | None, labels: Sequence[str] = ()
 ) -> str:
     """After an attention pattern step: its heatmap and the softmax sharpness of its scores.
 
     The heatmap labels rows (queries) and columns (keys) with the input's tokens; the
-    sharpness plot recomputes the softmax of the step's raw scores (masked entries kept
-    out) for divisors around the article's √d_k. Empty for any other step.
+    sharpness plot shows the softmax of the step's raw scores (masked entries kept out)
+    for divisors around the article's √d_k, as the trace gives it
+    (:meth:`symtf.shown.Shown.attention`). Empty for any other step.
     """
-    import math
-
     from symtf.renderers.charts import heatmap_svg, sharpness_svg
 
-    if not name.endswith(".pattern") or name not in trace:
+    pictured = trace.shown.attention(name)
+    if pictured is None:
         return ""
-    weights = _floats(trace, name)
-    if not weights:
-        return ""
+    weights = [list(row) for row in pictured.weights]
     words = _token_words(derivation, len(weights))
     keys = _token_words(derivation, len(weights[0]))
     title = trace[name].title or (labels[0] if labels else name)
     cells = [[f"{w:.3f}" for w in row] for row in weights]
     figs = [heatmap_svg(weights, cells, words, keys, title[:1].upper() + title[1:])]
-    base = name.removesuffix(".pattern")
-    scores, masked = _floats(trace, base + ".scores"), None
-    if base + ".masked" in trace:
-        masked = _floats(trace, base + ".masked")
-    root = _floats(trace, base + ".sqrt_dk") if base + ".sqrt_dk" in trace else None
-    if scores and root and root[0] and root[0][0] > 0:
-        if masked is not None and len(masked) == len(scores):
-            scores = [
-                [s if m != -math.inf else -math.inf for s, m in zip(sr, mr, strict=True)]
-                for sr, mr in zip(scores, masked, strict=True)
-            ]
+    if pictured.sharpness is not None:
         figs.append(
-            sharpness_svg(scores, root[0][0], "Softmax sharpness of these scores against √d_k")
+            sharpness_svg(pictured.sharpness, "Softmax sharpness of these scores against √d_k")
         )
     return '<figure class="charts">' + "".join(figs) + "</figure>"
 
@@ -796,10 +782,9 @@ def derivation_html(
     if opts.reveal:  # the answers wait until the reader has worked the steps
         corrections = _revealed("Show them (after working the steps)", corrections)
     parts.append('<h2 id="corrections">Numbers that are off</h2>' + corrections)
-    if derivation is not None:
-        parts.append(
-            "<details><summary>The model</summary>" + _model_block(derivation) + "</details>"
-        )
+    model = _model_block(derivation) if derivation is not None else ""
+    if model:
+        parts.append("<details><summary>The model</summary>" + model + "</details>")
     parts.append(toc)
     parts.append(body)
     return "".join(parts)
@@ -898,7 +883,7 @@ def trace_fragment(trace: Trace, *, node_names: bool = True) -> str:
     from symtf.renderers.latex import LatexOptions, Numbers, _Context
 
     lopts = LatexOptions()
-    ctx = _Context(trace, Numbers(trace.backend, lopts), lopts, None, node_names=node_names)
+    ctx = _Context(trace, Numbers(trace.shown, lopts), lopts, None, node_names=node_names)
     parts = [f"<p><b>{len(trace)} steps</b></p>"]
     for name in trace:
         step = trace[name]

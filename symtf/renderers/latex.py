@@ -19,7 +19,6 @@ Public entry points:
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Sequence
@@ -31,7 +30,6 @@ import sympy
 
 from symtf.checking.report import DerivationReport
 from symtf.checking.wording import place
-from symtf.language.latexmath import GREEK_NAMES
 from symtf.ops import BREAK, Substitution
 from symtf.ops import get as get_op
 from symtf.renderers._wording import (
@@ -44,6 +42,8 @@ from symtf.renderers._wording import (
     symbolic_detail,
     where_in_step,
 )
+from symtf.renderers.plain import matrix_cells as _matrix_cells
+from symtf.renderers.tex import _MATH_SPECIALS, escape, math_text
 
 if TYPE_CHECKING:
     from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
@@ -132,322 +132,6 @@ class LatexOptions:
 
 
 # ----------------------------------------------------------------------------- text
-
-# The default (OT1) roman font has no glyph for these; the typewriter font has
-# all of ASCII, so they are taken from it (and survive copy-and-paste from the PDF).
-_SPECIALS = {
-    "\\": r"{\ttfamily\char92}",
-    "{": r"{\ttfamily\char123}",
-    "}": r"{\ttfamily\char125}",
-    "_": r"{\ttfamily\char95}",
-    "^": r"{\ttfamily\char94}",
-    "~": r"{\ttfamily\char126}",
-    "<": r"{\ttfamily\char60}",
-    ">": r"{\ttfamily\char62}",
-    "|": r"{\ttfamily\char124}",
-    '"': r"{\ttfamily\char34}",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"{\ttfamily\char36}",
-}
-
-# Characters the default (OT1) fonts cannot show, as text-mode LaTeX.
-_UNICODE = {
-    "−": "$-$",
-    "–": "--",
-    "—": "---",
-    "‘": "`",
-    "’": "'",
-    "“": "``",
-    "”": "''",
-    "…": r"\ldots{}",
-    "≈": r"$\approx$",
-    "×": r"$\times$",
-    "·": r"$\cdot$",
-    "⋅": r"$\cdot$",
-    "÷": r"$\div$",
-    "√": r"$\surd$",
-    "∞": r"$\infty$",
-    "→": r"$\to$",
-    "←": r"$\leftarrow$",
-    "≤": r"$\le$",
-    "≥": r"$\ge$",
-    "≠": r"$\ne$",
-    "±": r"$\pm$",
-    "∘": r"$\circ$",
-    "ε": r"$\varepsilon$",
-    "σ": r"$\sigma$",
-    "μ": r"$\mu$",
-    "π": r"$\pi$",
-    "ᵀ": r"$^\top$",
-    "²": r"$^2$",
-    "³": r"$^3$",
-    "\u00a0": "~",
-}
-
-
-#: Macros a pylatexenc translation may use and still compile with :data:`PREAMBLE`
-#: under pdfLaTeX's default (OT1) fonts; anything else is left as the character
-#: itself, and the document is then made for LuaLaTeX (see :func:`standalone`).
-_SAFE_TEXT_MACROS = frozenset(
-    [
-        "'",
-        "`",
-        "^",
-        '"',
-        "~",
-        "=",
-        ".",
-        "u",
-        "v",
-        "H",
-        "r",
-        "c",
-        "k",
-        "d",
-        "b",
-        "t",
-        "ss",
-        "o",
-        "O",
-        "l",
-        "L",
-        "i",
-        "j",
-        "ae",
-        "AE",
-        "oe",
-        "OE",
-        "aa",
-        "AA",
-    ]
-)
-#: Math macros that compile under the default fonts: the Greek letters displayed arithmetic
-#: reads as names, the other Greek forms, and operators and symbols.
-_SAFE_MATH_MACROS = GREEK_NAMES | frozenset(
-    [
-        "vartheta",
-        "pi",
-        "varpi",
-        "varrho",
-        "varsigma",
-        "upsilon",
-        "Xi",
-        "Pi",
-        "Upsilon",
-        "sum",
-        "prod",
-        "int",
-        "partial",
-        "nabla",
-        "infty",
-        "cdot",
-        "times",
-        "div",
-        "pm",
-        "mp",
-        "leq",
-        "geq",
-        "neq",
-        "approx",
-        "equiv",
-        "sim",
-        "to",
-        "rightarrow",
-        "leftarrow",
-        "leftrightarrow",
-        "Rightarrow",
-        "Leftarrow",
-        "Leftrightarrow",
-        "mapsto",
-        "in",
-        "notin",
-        "subset",
-        "subseteq",
-        "supset",
-        "supseteq",
-        "cup",
-        "cap",
-        "forall",
-        "exists",
-        "emptyset",
-        "varnothing",
-        "circ",
-        "bullet",
-        "star",
-        "ast",
-        "odot",
-        "oplus",
-        "otimes",
-        "langle",
-        "rangle",
-        "lfloor",
-        "rfloor",
-        "lceil",
-        "rceil",
-        "mathbb",
-        "ell",
-        "hbar",
-        "aleph",
-        "prime",
-        "neg",
-        "wedge",
-        "vee",
-        "perp",
-        "parallel",
-        "propto",
-        "cdots",
-        "ldots",
-        "surd",
-    ]
-)
-_MACRO = re.compile(r"\\([A-Za-z]+|[^A-Za-z])")
-
-
-@functools.cache
-def _encoder() -> Any:
-    from pylatexenc.latexencode import UnicodeToLatexEncoder
-
-    return UnicodeToLatexEncoder(
-        non_ascii_only=True, unknown_char_policy="keep", unknown_char_warning=False
-    )
-
-
-def _pylatexenc(ch: str) -> str | None:
-    """``ch`` through pylatexenc, when the result compiles with the default fonts."""
-    out = _encoder().unicode_to_latex(ch)
-    if out == ch or not out.isascii():
-        return None
-    m = re.fullmatch(r"\\ensuremath\{(.*)\}", out)
-    if m:
-        names = _MACRO.findall(m.group(1))
-        return f"${m.group(1)}$" if names and all(n in _SAFE_MATH_MACROS for n in names) else None
-    names = _MACRO.findall(out)
-    return out if all(n in _SAFE_TEXT_MACROS for n in names) else None
-
-
-#: Characters LuaTeX refuses in its input: U+FFFD is what it writes itself for an
-#: invalid byte ("String contains an invalid utf-8 sequence"), and noncharacters.
-_TEX_REFUSES = frozenset("\ufffd\ufffe\uffff" + "".join(chr(c) for c in range(0xFDD0, 0xFDF0)))
-
-
-def _unicode_char(ch: str) -> str:
-    """A non-ASCII character as LaTeX that compiles with the default fonts.
-
-    Known symbols come from a table tuned for the default fonts, then any other
-    character goes through pylatexenc (``η`` → ``$\\eta$``, ``ő`` → ``\\H{o}``).
-    A character with no such form (Cyrillic, Hebrew, CJK) is kept as it is: a
-    document holding one is compiled with LuaLaTeX (see :func:`standalone`).
-    """
-    if ch in _UNICODE:
-        return _UNICODE[ch]
-    if ch in _TEX_REFUSES:
-        return "?"
-    with_lib = _pylatexenc(ch)
-    return with_lib if with_lib is not None else ch
-
-
-def escape(text: str) -> str:
-    r"""Escape a plain string for LaTeX text mode.
-
-    Every LaTeX special character becomes literal, and characters outside
-    ASCII become commands the default fonts can show (``−`` → ``$-$``,
-    ``é`` → ``\'{e}``), so no input string can break a document.
-
-    Args:
-        text: Any string (titles, labels, paths, explanations).
-
-    Returns:
-        Text-mode LaTeX.
-
-    Example:
-        >>> escape("50% & more")
-        '50\\% \\& more'
-    """
-    out = []
-    for ch in text:
-        if ch in _SPECIALS:
-            out.append(_SPECIALS[ch])
-        elif ch == "\n" or ch == "\t":
-            out.append(" ")
-        elif ord(ch) < 32 or ord(ch) == 127:
-            continue
-        elif ch.isascii():
-            out.append(ch)
-        else:
-            out.append(_unicode_char(ch))
-    return "".join(out)
-
-
-_MATH_SPECIALS = {
-    "\\": r"\backslash ",
-    "{": r"\{",
-    "}": r"\}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"\$",
-    "^": r"{}^\wedge ",
-    "~": r"\sim ",
-    # The text font has no glyph for these (they print as ¡, ¿ and —): as maths.
-    "<": "<",
-    ">": ">",
-    "|": r"\vert ",
-}
-
-
-#: Punctuation written in ASCII inside ``\text`` (which MathJax and KaTeX read without macros).
-_MATH_TEXT_ASCII = {"–": "-", "—": "-", "‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "}
-
-
-def math_text(text: str) -> str:
-    r"""A plain string as math-mode LaTeX that both LaTeX and MathJax accept.
-
-    Runs of ordinary characters go into ``\text{...}``; specials are written as
-    math symbols outside it (``\_``, ``\%``, ...), because MathJax does not read
-    escapes inside ``\text``.
-
-    Example:
-        >>> math_text("a_b")
-        '\\text{a}\\_\\text{b}'
-    """
-    parts: list[str] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            parts.append(r"\text{" + "".join(run) + "}")
-            run.clear()
-
-    for ch in text:
-        if ch in _MATH_SPECIALS:
-            flush()
-            parts.append(_MATH_SPECIALS[ch])
-        elif ch.isascii() and ch.isprintable():
-            run.append(ch)
-        elif ch in "\n\t":
-            run.append(" ")
-        elif not ch.isprintable():
-            continue
-        elif ch in _MATH_TEXT_ASCII:
-            run.append(_MATH_TEXT_ASCII[ch])
-        elif ch == "…":
-            flush()
-            parts.append(r"{\ldots}")
-        else:
-            sub = _unicode_char(ch)
-            if sub.startswith("$") and sub.endswith("$"):
-                flush()
-                parts.append("{" + sub[1:-1] + "}")
-            else:
-                # MathJax and KaTeX read no accent macros inside \text: keep the
-                # character (a document holding one is made for LuaLaTeX).
-                run.append(ch)
-    flush()
-    return "".join(parts)
-
 
 #: Fonts for a document that holds characters pdfLaTeX's default fonts lack:
 #: Latin Modern (the same look), falling back to DejaVu for Greek, Cyrillic, Hebrew, ...
@@ -567,21 +251,24 @@ _ALWAYS_MAX_CHARS = 600
 
 
 class Numbers:
-    """Turns exact trace values into LaTeX (with a cache per expression).
+    """Writes exact trace values as LaTeX (with a cache per expression).
+
+    It formats only: each value's certified decimal and closed forms come from the trace
+    (:class:`symtf.shown.Shown`); here they are cut to the chosen decimals and written.
 
     Args:
-        backend: The trace's backend (:class:`~symtf.backends.ExactBackend` for exact traces).
+        shown: The trace's answers for its values (``trace.shown``).
         options: Layout options.
     """
 
     def __init__(
         self,
-        backend: Any,
+        shown: Any,
         options: LatexOptions,
         names: dict[str, str] | None = None,
         titles: dict[str, str] | None = None,
     ) -> None:
-        self.backend = backend
+        self.shown = shown
         self.options = options
         #: Step name -> the article's symbol for it (``l0.h0.z`` -> ``H_1``), else the
         #: step's title (``centred rows``): an entry of a symbolic trace that is a named
@@ -603,13 +290,13 @@ class Numbers:
         return hit
 
     def _entry(self, e: Any) -> Entry:
-        from symtf.checking.evaluation import _rational_decimal
+        from symtf.numbers import rational_decimal
 
         if not isinstance(e, sympy.Basic):
             return self._other(e)
         if e.is_Rational:
             q = _fraction(e)
-            text = _rational_decimal(q, 20)
+            text = rational_decimal(q, 20)
             if not text.endswith("…") and _decimals_of(text) <= max(self.options.decimals, 6):
                 return Entry(_num(text), True)
             closed = None if self.options.exact_forms == "never" else sympy.latex(e)
@@ -629,16 +316,9 @@ class Numbers:
         return Entry(approx, False, closed)
 
     def _other(self, e: Any) -> Entry:
-        from symtf.backends.certify import decimal_string
-
-        try:
-            from flint import arb
-
-            if isinstance(e, arb):
-                s = decimal_string(e, 20)
-                return Entry(_num(self._cut(s)) if s else r"\ast", False)
-        except ImportError:  # pragma: no cover - flint is a dependency
-            pass
+        if self.shown.is_ball(e):
+            s = self.shown.ball_decimal(e)
+            return Entry(_num(self._cut(s)) if s else r"\ast", False)
         if isinstance(e, (int, float)):
             return Entry(_num(f"{e:.{self.options.decimals}f}"), isinstance(e, int))
         return Entry(math_text(str(e)), False)
@@ -647,70 +327,28 @@ class Numbers:
         mode = self.options.exact_forms
         if mode == "never":
             return None
-        closed_form = getattr(self.backend, "closed_form", None)
         limit_ops = 40 if mode == "auto" else 400
-        cf = closed_form(e, limit_ops) if closed_form is not None else e
-        if cf is None or _has_nodes(cf, self.backend):
+        candidates = self.shown.closed_forms(e, limit_ops)
+        if not candidates:
             return None
-        candidates = [cf, *_shorter_forms(cf)]
         texts = [sympy.latex(c) for c in candidates]
         text = min(texts, key=len)
         limit = _AUTO_MAX_CHARS if mode == "auto" else _ALWAYS_MAX_CHARS
         return text if len(text) <= limit else None
 
     def _decimal(self, e: sympy.Expr) -> str | None:
-        from symtf.backends.certify import PRECISIONS, decimal_string
-        from symtf.errors import Undecided
+        """The certified decimal the trace gives, cut to the chosen decimals.
 
-        ball = getattr(self.backend, "ball", None)
-        for prec in PRECISIONS:
-            try:
-                if ball is not None:
-                    x = ball(e, prec)
-                else:
-                    from symtf.backends.certify import ball as certify_ball
-
-                    x = certify_ball(e, prec)
-            except (Undecided, TypeError, ValueError, ZeroDivisionError):
-                return None
-            s = decimal_string(x, 20)
-            if s is not None:
-                return _num(self._cut(s))
-        short = self._short_exact(e, x)
-        return short if short is not None else self._near_zero(x)
-
-    def _near_zero(self, x: Any) -> str | None:
-        """A value whose ball holds 0 and that exact algebra could not settle: its size bound.
-
-        Shown as ``±0.0000…`` (the magnitude truncates to zero at the shown decimals; the
-        sign is not known), rather than as a formula in the trace's internal node names.
+        A value whose ball holds 0 and that exact algebra could not settle is shown by its
+        size bound, ``±0.0000…`` (the magnitude truncates to zero at the shown decimals;
+        the sign is not known), rather than as a formula in the trace's internal names.
         """
-        from flint import arb
-
         n = self.options.decimals
-        if not x.is_finite() or not bool(abs(x) < arb(10) ** (-n)):
-            return None
-        return r"{\pm}0." + "0" * n + r"{\scriptstyle\ldots}"
-
-    def _short_exact(self, e: sympy.Expr, x: Any) -> str | None:
-        """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
-        from fractions import Fraction
-
-        from symtf.backends.certify import exact_zero
-        from symtf.checking.evaluation import _rational_decimal
-        from symtf.numbers import round_exact
-
-        if not x.is_finite():
-            return None
-        man, exp = x.mid().man_exp()
-        candidate = round_exact(Fraction(int(man)) * Fraction(2) ** int(exp), 15)
-        diff = e - sympy.Rational(candidate.numerator, candidate.denominator)
-        exact = self.backend if hasattr(self.backend, "closed_form") else None
-        try:
-            if exact_zero(diff, exact):
-                return _num(_rational_decimal(candidate, 20)) + _EXACT_MARK
-        except (TypeError, ValueError, RecursionError):
-            return None
+        x = self.shown.expansion(e, n)
+        if x.text is not None:
+            return _num(x.text) + _EXACT_MARK if x.exact else _num(self._cut(x.text))
+        if x.near_zero:
+            return r"{\pm}0." + "0" * n + r"{\scriptstyle\ldots}"
         return None
 
     def _cut(self, s: str) -> str:
@@ -736,9 +374,10 @@ class Numbers:
         return head + dot + kept + ("…" if kept != tail or more else "")
 
     def _symbolic(self, e: sympy.Expr) -> str:
-        defs = getattr(self.backend, "defs", {})
         names = {
-            s: _node_latex(s.name, self.names, self.titles) for s in e.free_symbols if s in defs
+            s: _node_latex(s.name, self.names, self.titles)
+            for s in e.free_symbols
+            if self.shown.is_node(s)
         }
         text: str = sympy.latex(e, symbol_names=names)
         return text
@@ -764,13 +403,6 @@ def _num(text: str) -> str:
     return text
 
 
-def _has_nodes(e: sympy.Basic, backend: Any) -> bool:
-    defs = getattr(backend, "defs", None)
-    if not defs:
-        return False
-    return any(s in defs for s in e.free_symbols)
-
-
 def _node_latex(
     name: str, labels: dict[str, str] | None = None, titles: dict[str, str] | None = None
 ) -> str:
@@ -783,30 +415,14 @@ def _node_latex(
         return _tt(name)
     at = f"{int(m.group(2)) + 1},{int(m.group(3)) + 1}"
     label = (labels or {}).get(m.group(1), "")
-    word = _MATH_WORD.fullmatch(label)
-    if word is not None and word.group("top") is None:
-        return rf"\left({_word_tex(word)}\right)_{{{at}}}"
+    from symtf.renderers.labels import entry_math, is_math
+
+    if label and is_math(label):
+        return entry_math(label, at)
     title = (titles or {}).get(m.group(1))
     if title:
         return rf"\left(\text{{{escape(title)}}}\right)_{{{at}}}"
     return _tt(m.group(1)) + "_{" + f"{m.group(2)},{m.group(3)}" + "}"
-
-
-def _shorter_forms(e: sympy.Expr) -> list[sympy.Expr]:
-    """Equal, often shorter forms of a softmax entry: e^a / Σ e^b → 1 / Σ e^(b−a)."""
-    num, den = sympy.fraction(e)
-    if not isinstance(num, sympy.exp) or not den.is_Add:
-        return []
-    a = num.args[0]
-    terms = []
-    for t in den.args:
-        if isinstance(t, sympy.exp):
-            terms.append(sympy.exp(t.args[0] - a))
-        elif t.is_Rational:
-            terms.append(t * sympy.exp(-a))
-        else:
-            return []
-    return [1 / sympy.Add(*terms)]
 
 
 # ----------------------------------------------------------------------------- matrices
@@ -926,17 +542,6 @@ def matrix_blocks(
     return out
 
 
-def _matrix_cells(value: Any) -> list[list[Any]] | None:
-    if isinstance(value, sympy.MatrixBase):
-        return [[value[i, j] for j in range(value.cols)] for i in range(value.rows)]
-    tolist = getattr(value, "tolist", None)
-    if tolist is not None:
-        rows: list[list[Any]] = tolist()
-        if rows and isinstance(rows[0], list):
-            return rows
-    return None
-
-
 @dataclass(frozen=True)
 class Rendered:
     """A value rendered both ways: the best exact form and the decimal form."""
@@ -966,6 +571,9 @@ def render_value(
     verdict, and on the page it would be too wide to read.
     """
     exact: str | None
+    slices = _slices(value)
+    if slices is not None:
+        return _render_slices(slices, nums, opts)
     cells = _matrix_cells(value)
     if cells is None:
         e = nums.entry(value)
@@ -989,6 +597,110 @@ def render_value(
         if _too_wide([[e.best()[0] for e in row] for row in entries], opts):
             exact = None if opts.exact_forms != "always" else exact
     return Rendered(exact, approx, approx_is_exact, scalar, exact_cells, approx_cells)
+
+
+def _slices(value: Any) -> list[tuple[tuple[int, ...], list[list[Any]]]] | None:
+    """A 3-D or 4-D value as its 2-D slices, each with its leading index (``None``: not N-D)."""
+    if isinstance(value, sympy.MatrixBase):
+        return None
+    tolist = getattr(value, "tolist", None)
+    if tolist is None:
+        return None
+    rows = tolist()
+    if not (rows and isinstance(rows[0], list) and rows[0] and isinstance(rows[0][0], list)):
+        return None
+    out: list[tuple[tuple[int, ...], list[list[Any]]]] = []
+
+    def walk(x: Any, lead: tuple[int, ...]) -> None:
+        if x and isinstance(x[0], list) and x[0] and isinstance(x[0][0], list):
+            for k, y in enumerate(x):
+                walk(y, (*lead, k))
+        else:
+            out.append((lead, x))
+
+    walk(rows, ())
+    return out
+
+
+#: Most 2-D slices of an N-D value shown (the first ones, then the last).
+MAX_SLICES = 8
+
+
+def _render_slices(
+    slices: list[tuple[tuple[int, ...], list[list[Any]]]],
+    nums: Numbers | None,
+    opts: LatexOptions,
+) -> Rendered:
+    """An N-D value as its 2-D slices one under another, each a matrix named by its leading
+    index counted from 1 (``slice (1, 2)``), so that it fits the page's width."""
+    shown = slices
+    if len(slices) > MAX_SLICES:
+        shown = [*slices[: MAX_SLICES - 1], slices[-1]]
+    parts = []
+    for lead, rows in shown:
+        if nums is None:  # already LaTeX: the numbers as the file wrote them
+            body = _layout(rows, False, opts)
+            r = Rendered(body, body, True, False)
+        else:
+            r = render_value(sympy.Matrix(rows), nums, opts)
+        where = ", ".join(str(i + 1) for i in lead)
+        label = f"slice {where}" if len(lead) == 1 else f"slice ({where})"
+        parts.append((label, r))
+    exact_ok = all(r.exact is not None for _, r in parts)
+    skipped = len(slices) - len(shown)
+
+    def stack(forms: list[str]) -> str:
+        cells = [
+            r"\underset{\text{" + lab + "}}{" + f + "}"
+            for (lab, _), f in zip(parts, forms, strict=True)
+        ]
+        if skipped:
+            cells.insert(len(cells) - 1, r"\vdots\ \text{(" + str(skipped) + " more)}")
+        return r"\begin{array}{c}" + r" \\ ".join(cells) + r"\end{array}"
+
+    exact = stack([cast(str, r.exact) for _, r in parts]) if exact_ok else None
+    approx = stack([r.approx for _, r in parts])
+    return Rendered(exact, approx, all(r.approx_is_exact for _, r in parts), False)
+
+
+#: A number as a file writes it that the notes may show as written (no fractions, no words).
+_PLAIN_NUMBER = re.compile(r"[+\-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][+\-]?\d+)?")
+
+
+def _as_printed(step: Step, value: Any, opts: LatexOptions) -> Rendered | None:
+    """A given tensor as the file wrote it: its numbers' own digits (``0.9570``, not
+    ``0.957`` or ``957/1000``), in its own shape; ``None`` when it is not one, or a number
+    is not a plain decimal."""
+    if step.op != "given":
+        return None
+    texts = getattr(step.params.get("value"), "texts", None)
+    if not texts or not all(_PLAIN_NUMBER.fullmatch(t.strip()) for t in texts):
+        return None
+    tex = [_num(t.strip().replace("−", "-")) for t in texts]
+    slices = _slices(value)
+    if slices is not None:
+        per = len(slices[0][1]) * len(slices[0][1][0])
+        if per * len(slices) != len(tex):
+            return None
+        grids = [
+            (
+                lead,
+                [
+                    tex[k * per + i * len(rows[0]) : k * per + (i + 1) * len(rows[0])]
+                    for i in range(len(rows))
+                ],
+            )
+            for k, (lead, rows) in enumerate(slices)
+        ]
+        return _render_slices(grids, None, opts)
+    cells = _matrix_cells(value)
+    if cells is None or sum(len(r) for r in cells) != len(tex):
+        return None
+    m = len(cells[0])
+    grid = [tex[i * m : (i + 1) * m] for i in range(len(cells))]
+    scalar = len(grid) == 1 and m == 1
+    shown = _layout(grid, scalar, opts)
+    return Rendered(shown, shown, True, scalar, grid, grid)
 
 
 def _named_long(
@@ -1125,9 +837,17 @@ def stage_of(name: str) -> tuple[str, str]:
             return f"{prefix}input", f"{who}: tokens, embeddings and positions"
         return f"{prefix}output", f"{who}: output"
     head = name.split(".")[0]
-    if head != name:
-        return f"other.{head}", f"Worked operation: {head}"
-    return f"other.{name}", f"Worked operation: {name}"
+    return f"other.{head}", _own_title(head)
+
+
+def _own_title(name: str) -> str:
+    """The title of a step the file's author named: the name read as words when it is words
+    (``apply_causal_mask`` → ``Apply causal mask``, as a drafted step named after the
+    article's heading reads), else the name as written (a notebook's ``attn_scores_2``)."""
+    if re.fullmatch(r"[a-z]{3,}(?:_[a-z]{2,})*", name):
+        words = name.replace("_", " ")
+        return words[0].upper() + words[1:]
+    return name
 
 
 _INPUTS = ("tokens", "d_head", "embed", "pos", "x")
@@ -1168,12 +888,10 @@ def stages(trace: Trace) -> list[tuple[str, list[str]]]:
     A step that holds a claim's outcome rather than numbers (``teacher_forcing``)
     is shown with its claim's verdict, not as a stage.
     """
-    from symtf.graph.seq2seq import Forcing
-
     out: list[tuple[str, list[str]]] = []
     keys: list[str] = []
     for name in trace:
-        if isinstance(trace.value(name), Forcing):
+        if trace[name].op == "teacher_forcing":  # a claim's outcome, not numbers
             continue
         key, title = stage_of(name)
         if keys and keys[-1] == key:
@@ -1210,7 +928,7 @@ class _Context:
     def step_name(self, step: Step) -> str:
         """A step as math-mode LaTeX for a formula's left side: the article's name for it."""
         if step.name in self.names:
-            return math_text(self.names[step.name])
+            return label_math(self.names[step.name])
         if self.node_names or not step.title:
             return _tt(step.name)
         return math_text(step.title)
@@ -1222,7 +940,7 @@ class _Context:
             v = self.trace.value(name)
             if v is None or isinstance(v, tuple):
                 return None
-            self.rendered[name] = render_value(
+            self.rendered[name] = _as_printed(self.trace[name], v, self.opts) or render_value(
                 v, self.nums, self.opts, name if self.name_long else None
             )
         return self.rendered[name]
@@ -1386,8 +1104,9 @@ def _symbol_tex(label: str) -> str:
     """A node's label as maths: a plain symbol (``W_Q``, ``K_1^T``) rebuilt from its parts,
     as :func:`label_tex` does; anything else is the template's own LaTeX (``\\overline{x^2}``),
     the same the op's formula line shows."""
-    m = _MATH_WORD.fullmatch(label)
-    return _word_tex(m) if m is not None else label
+    from symtf.renderers.labels import is_math, label_math
+
+    return label_math(label) if "\\" not in label and is_math(label) else label
 
 
 def step_rows(ctx: _Context, step: Step, broken: bool = False) -> list[tuple[str, str, str]]:
@@ -2065,7 +1784,7 @@ def _node(
     if isinstance(n, sx.Reference):
         idx = "" if not n.index else "[" + ", ".join(str(i) for i in n.index) + "]"
         given = (names or {}).get(n.name)
-        return (math_text(given) if given is not None else _tt(n.name)) + idx
+        return (label_math(given) if given is not None else _tt(n.name)) + idx
     if isinstance(n, sx.Unary):
         inner = _node(n.operand, 3, names, literals)
         s = f"{n.op}{inner}"
@@ -2151,55 +1870,35 @@ def _expression_home(r: ClaimResult, trace: Trace) -> str | None:
     return None
 
 
-#: A word of a label that is a maths symbol: a letter or two with a subscript, maybe
-#: transposed (``A_1``, ``K_1^T``, ``d_k``, ``W_{Q}``), or a transposed capital (``K^T``).
-_MATH_WORD = re.compile(
-    r"(?P<base>[A-Za-z]{1,2})(?:_(?P<sub>\{[A-Za-z0-9]{1,3}\}|[A-Za-z0-9]{1,3}))?"
-    r"(?P<top>\^(?:T|\{T\}|\{\\top\}))?"
-)
-
-
-def _word_tex(m: re.Match[str]) -> str:
-    """One symbol of a label (a :data:`_MATH_WORD` match) as maths: ``Q_1^T`` → ``Q_{1}^{\top}``."""
-    tex = m.group("base")
-    if m.group("sub") is not None:
-        tex += "_{" + m.group("sub").strip("{}") + "}"
-    if m.group("top") is not None:
-        tex += r"^{\top}"
-    return tex
-
-
 def label_tex(label: str) -> str:
-    r"""An article's label in LaTeX: maths symbols in it typeset as maths, the rest escaped.
+    r"""An article's label in LaTeX text mode: its maths typeset, the rest escaped.
 
-    ``"Q_1 K_1^T"`` becomes ``$Q_{1}$ $K_{1}^{\top}$`` (one formula when every word is
-    a symbol); ``"H_1 AI row: weights"`` keeps its words as text. Each word is matched
-    against a small grammar of symbols and rebuilt from its parts; nothing else of the
-    label reaches LaTeX unescaped.
+    ``"Q_1 K_1^T"`` becomes ``$Q_{1}\,K_{1}^{\top}$``; ``"H_1 AI row: weights"`` keeps its
+    words as text. The one path every output takes: :mod:`symtf.renderers.labels`.
     """
-    words = label.split(" ")
-    out: list[tuple[bool, str]] = []
-    for w in words:
-        lead = len(w) - len(w.lstrip("("))
-        core = w[lead:].rstrip("),:;.")
-        tail = w[lead + len(core) :]
-        m = _MATH_WORD.fullmatch(core)
-        if m is None or (m.group("sub") is None and m.group("top") is None):
-            out.append((False, escape(w)))
-            continue
-        out.append((True, escape(w[:lead]) + "$" + _word_tex(m) + "$" + escape(tail)))
-    if all(is_math for is_math, _ in out) and all(
-        _MATH_WORD.fullmatch(w) for w in words
-    ):  # a product of symbols: one formula, thin spaces between its factors
-        return "$" + r"\,".join(t.strip("$") for _, t in out) + "$"
-    return " ".join(t for _, t in out)
+    from symtf.renderers.labels import label_tex as typeset
+
+    return typeset(label)
+
+
+def label_math(label: str) -> str:
+    r"""An article's label in LaTeX math mode (:func:`symtf.renderers.labels.label_math`)."""
+    from symtf.renderers.labels import label_math as typeset
+
+    return typeset(label)
+
+
+def heading_title(title: str) -> str:
+    """A step's title as a heading: capitalised when it is words (``Row means``), as written
+    when it is the author's code (``inputs @ inputs.T``: a variable keeps its case)."""
+    if not title or re.search(r"[\[\]()@/*=.]", title):
+        return title
+    return title[0].upper() + title[1:]
 
 
 def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = False) -> str:
-    title = step.title or step.name
-    title = title[0].upper() + title[1:]
-    shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
-    right = label_tex(shown) if shown else ""
+    title = heading_title(step.title or step.name)
+    right = ", ".join(label_tex(x) for x in labels[:3]) + (escape(", …") if len(labels) > 3 else "")
     if node_names:
         right += (" " if right else "") + "\\texttt{" + escape(step.name) + "}"
     tail = "\\symtfstep{" + right + "}" if right else ""
@@ -2208,9 +1907,10 @@ def _step_heading(step: Step, labels: Sequence[str] = (), node_names: bool = Fal
 
 def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
     m = d.model
-    rows: list[tuple[str, str]] = [("Architecture", escape(m.architecture))]
-    if m.architecture != "none":
+    rows: list[tuple[str, str]] = []
+    if m.architecture != "none":  # no model: the article's own steps, no architecture to name
         rows += [
+            ("Architecture", escape(m.architecture)),
             ("$d_{\\text{model}}$", f"${m.d_model}$"),
             ("Heads $h$", f"${m.n_heads}$"),
             ("$d_{\\text{head}} = d_k$", f"${m.d_head}$"),
@@ -2282,6 +1982,8 @@ def _model_table(d: Derivation, opts: LatexOptions, nums: Numbers) -> str:
                 "$" + (r.exact or r.approx) + "$",
             )
         )
+    if not rows:
+        return ""
     body = "\n".join(f"{a} & {b} \\\\" for a, b in rows)
     return (
         "\\section*{The model}\n"
@@ -2338,7 +2040,7 @@ def derivation_body(
         raise ValueError("the report carries no trace; check() the derivation first")
     names = {} if opts.node_names else article_names(report)
     titles = {} if opts.node_names else {n: trace[n].title for n in trace if trace[n].title}
-    nums = Numbers(trace.backend, opts, names, titles)
+    nums = Numbers(trace.shown, opts, names, titles)
     ctx = _Context(
         trace, nums, opts, derivation, names=names, node_names=opts.node_names, name_long=True
     )
@@ -2398,7 +2100,7 @@ def document(
 def trace_latex(trace: Trace, options: LatexOptions | None = None) -> str:
     """A trace as display math (for Jupyter): one aligned line group per step."""
     opts = options or LatexOptions()
-    ctx = _Context(trace, Numbers(trace.backend, opts), opts, None)
+    ctx = _Context(trace, Numbers(trace.shown, opts), opts, None)
     blocks = []
     for name in trace:
         step = trace[name]
@@ -2432,7 +2134,9 @@ def _report_rows(d: DerivationReport) -> list[str]:
             if r.verdict == "symbolic"
             else r"\color{red}{\times}"
         )
-        rows.append(f"{mark} & {math_text(r.claim.label)} & {math_text(where)} & {got} & {summary}")
+        rows.append(
+            f"{mark} & {label_math(r.claim.label)} & {math_text(where)} & {got} & {summary}"
+        )
     return rows
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from symtf.renderers._claims import unchecked_line
-from symtf.renderers.summary import check_line, counts_text
+from symtf.summary import check_line, counts_text
 
 if TYPE_CHECKING:
     from symtf.checking.report import DerivationReport, Report

@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 _SUPERSCRIPTS = {"2": "²", "3": "³", "\\top": "ᵀ", "T": "ᵀ", "-1": "⁻¹", "n": "ⁿ"}
+#: Subscripts written as Unicode when an entry's indices (``w_{1,2}``, ``w_{i,j}``) are.
+_SUBSCRIPTS = {**dict(zip("0123456789", "₀₁₂₃₄₅₆₇₈₉", strict=True)), "i": "ᵢ", "j": "ⱼ", ",": ","}
 
 
 def _group(tex: str, start: int) -> tuple[str, int]:
@@ -36,7 +38,9 @@ def _group(tex: str, start: int) -> tuple[str, int]:
 
 def _paren(s: str) -> str:
     s = s.strip()
-    return s if re.fullmatch(r"[^\s+\-/,]+", s) else f"({s})"
+    if re.fullmatch(r"[^\s+\-/,]+", s) or re.fullmatch(r"\([^()]*\)[²³ᵀⁿ⁻¹]*", s):
+        return s  # one token, or one group in parentheses already: (a + 1)²
+    return f"({s})"
 
 
 def _rewrite(tex: str) -> str:
@@ -57,10 +61,17 @@ def _rewrite(tex: str) -> str:
             if key in _SUPERSCRIPTS:
                 out.append(_SUPERSCRIPTS[key])
             else:
-                inner = _rewrite(arg)
+                inner = _rewrite(arg).strip()
                 out.append("^" + (inner if len(inner) == 1 else f"({inner})"))
             i = j
             continue
+        if tex.startswith("_{", i):
+            arg, j = _group(tex, i + 1)
+            if "," in arg and all(c in _SUBSCRIPTS for c in arg.replace(" ", "")):
+                # w_{1,2}: an entry's two indices, which pylatexenc would run together
+                out.append("".join(_SUBSCRIPTS[c] for c in arg.replace(" ", "")))
+                i = j
+                continue
         if tex.startswith("\\sqrt", i) and not tex[i + 5 : i + 6].isalpha():
             arg, j = _group(tex, i + 5)
             inner = _rewrite(arg)
@@ -97,7 +108,23 @@ def to_text(tex: str) -> str:
     except Exception:  # pylatexenc is lenient; never let a formula stop an explanation
         text = pre
     text = text.replace("−", "-")
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    text = re.sub(r"[ \t]{2,}", " ", text).strip()
+    text = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", text))  # (a/10 + 11/10 ) → (… 11/10)
+    return re.sub(r"(^|[(=,] ?)- (?=[\w(√])", r"\1-", text)  # a leading minus: -(9 √2 …)
+
+
+def matrix_cells(value: Any) -> list[list[Any]] | None:
+    """A matrix value's entries, row by row (SymPy, or anything with ``tolist``); None for a scalar."""
+    import sympy
+
+    if isinstance(value, sympy.MatrixBase):
+        return [[value[i, j] for j in range(value.cols)] for i in range(value.rows)]
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None:
+        rows: list[list[Any]] = tolist()
+        if rows and isinstance(rows[0], list):
+            return rows
+    return None
 
 
 def value_text(value: Any, numbers: Any, *, max_rows: int = 8, max_cols: int = 8) -> list[str]:
@@ -110,9 +137,7 @@ def value_text(value: Any, numbers: Any, *, max_rows: int = 8, max_cols: int = 8
         max_rows: Rows shown before the middle is elided.
         max_cols: Columns shown before the middle is elided.
     """
-    from symtf.renderers.latex import _matrix_cells
-
-    cells = _matrix_cells(value)
+    cells = matrix_cells(value)
     if cells is None:
         return [_entry_text(numbers.entry(value), exact=True)]
     n, m = len(cells), len(cells[0]) if cells else 0

@@ -94,23 +94,6 @@ class Config:
         parts = rel.split("/")
         return any(_any(self.exclude, "/".join(parts[:k])) for k in range(1, len(parts) + 1))
 
-    def files(self) -> list[Path]:
-        """Every file under the project's folder that :meth:`includes` names, sorted.
-
-        The folders a search never enters (:data:`symtf.spec.discover.SKIPPED_FOLDERS`:
-        ``.git``, ``.venv``, ``node_modules`` …) are not entered here either. The paths
-        are as a user would write them from the working folder, where that is shorter.
-        """
-        from symtf.spec.discover import walk
-
-        found = [p for p in walk(self.root) if self.includes(p)]
-        return sorted(_short(p) for p in found)
-
-
-def _short(p: Path) -> Path:
-    rel = os.path.relpath(p)
-    return Path(rel) if not rel.startswith("..") else p
-
 
 # ----------------------------------------------------------------------------- patterns
 

@@ -143,3 +143,19 @@ __all__ = [
     "toml_kind",
     "walk",
 ]
+
+
+def configured_files(config: Config) -> list[Path]:
+    """Every file under a project's folder that its ``[tool.symtf]`` includes, sorted.
+
+    The folders a search never enters (:data:`SKIPPED_FOLDERS`: ``.git``, ``.venv``,
+    ``node_modules`` …) are not entered here either. The paths are as a user would write
+    them from the working folder, where that is shorter.
+    """
+    found = [p for p in walk(config.root) if config.includes(p)]
+    return sorted(_short(p) for p in found)
+
+
+def _short(p: Path) -> Path:
+    rel = os.path.relpath(p)
+    return Path(rel) if not rel.startswith("..") else p

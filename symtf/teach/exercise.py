@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -336,30 +337,41 @@ def relations(d: Derivation, trace: Trace) -> Relations:
     return rel
 
 
-def hiding(d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]) -> Hiding:
+def hiding(
+    d: Derivation,
+    trace: Trace,
+    blanks: list[tuple[str, str, tuple[int, int]]],
+    shown: Iterable[tuple[str, int, int]] = (),
+) -> Hiding:
     """What the sheet leaves out for these blanks (see :mod:`symtf.teach.reveal`).
 
     Args:
         blanks: ``(id, step, (i, j))`` of each blank.
+        shown: Entries the sheet shows besides the printed ones (a grid worksheet gives
+            the entries of its steps the worked example does not print).
     """
-    printed = list(printed_entries(d, trace))
+    printed = [*printed_entries(d, trace), *shown]
     return hide(relations(d, trace), [(bid, (s, *ij)) for bid, s, ij in blanks], printed)
 
 
 def covered(
-    d: Derivation, trace: Trace, blanks: list[tuple[str, str, tuple[int, int]]]
+    d: Derivation,
+    trace: Trace,
+    blanks: list[tuple[str, str, tuple[int, int]]],
+    shown: Iterable[tuple[str, int, int]] = (),
 ) -> dict[tuple[str, int, int], str]:
     """Every entry the sheet leaves out: blank boxes by their id, hidden entries by ``""``.
 
     Args:
         blanks: ``(id, step, (i, j))`` of each blank.
+        shown: Entries the sheet shows besides the printed ones (see :func:`hiding`).
 
     Returns:
         ``(step, i, j)`` → blank id: each blank and its copies (a concatenation repeats each
         head, ``S + M`` keeps ``S``, either way), and ``""`` for each entry that would
         give a blank away in one step (a ReLU output, a softmax row's last entry).
     """
-    return hiding(d, trace, blanks).covered()
+    return hiding(d, trace, blanks, shown).covered()
 
 
 def hidden_expressions(d: Derivation, blanks: list[Blank], trace: Trace) -> set[str]:
@@ -391,7 +403,10 @@ def blanked_cells(
     out: dict[tuple[str, int, int], str] = {}
     for c, pairs in step_prints(d.claims, trace):
         cols = len(c.printed[0])
-        for k, ((i, j), _) in enumerate(pairs):
+        for k, (index, _) in enumerate(pairs):
+            if len(index) != 2:  # a 3-D/4-D step has no blanks (see printed_entries)
+                continue
+            i, j = index
             bid = by_entry.get((cast(str, c.step), i, j))  # a claim of a step
             if bid is not None:
                 out[(c.label, k // cols, k % cols)] = bid

@@ -563,22 +563,26 @@ def _entry_slips(
                 g.explanation += f"; {_words(found)}"
 
 
-#: What a slip in the writing was, in a student's words (then the slip's own numbers).
-_SLIP_WORDS = {
-    "sign-flip": "you flipped the sign",
-    "decimal-shift": "your decimal point is off",
-    "digit-transposition": "you swapped two digits",
-    "copied-neighbour": "you wrote the value of a neighbouring entry",
-    "truncation": "you truncated instead of rounding",
-    "swapped-rows": "you swapped two rows",
-    "swapped-columns": "you swapped two columns",
-    "transposed": "you wrote the table transposed",
-}
-
-
 def _words(found: Any) -> str:
-    text = found.text.removeprefix("truncated, not rounded: ")
-    return f"{_SLIP_WORDS.get(found.cause, found.cause)}: {text}"
+    """What a slip in the writing was, said to the student once, then the slip's own numbers."""
+    what: str = found.what
+    if found.cause == "sign-flip":
+        said = "you flipped the sign"
+    elif found.cause == "decimal-shift":  # the decimal point is 1 place off (×10^1)
+        said = f"your {what.removeprefix('the ')}"
+    elif found.cause == "digit-transposition":
+        said = "you swapped two digits"
+    elif found.cause == "copied-neighbour":  # it is the value of the entry beside it (…)
+        said = what.replace("it is", "you wrote", 1)
+    elif found.cause == "truncation":
+        said = "you truncated instead of rounding"
+    elif found.cause in ("swapped-rows", "swapped-columns"):  # rows 1 and 2 are swapped
+        said = f"you swapped {what.removesuffix(' are swapped')}"
+    elif found.cause == "transposed":
+        said = "you wrote the table transposed"
+    else:
+        said = what
+    return f"{said}: {found.said}"
 
 
 def _depends(
@@ -639,7 +643,7 @@ def _conventions(
         for g in group:
             g.cause = "convention"
             g.convention = name + (f"@{scope}" if scope else "")
-            g.explanation += f"; your {g.blank.label} row {row} {words}"
+            g.explanation += f"; your {g.blank.label}, row {row + 1} {words}"
 
 
 def _first_off(trace: Trace, graded: list[Graded]) -> str | None:

@@ -5,13 +5,13 @@ space for multiplying: the left operand to the left, the right operand above, an
 the result grid where their rows and columns meet, so a row of the left and a
 column of the top are read off in line with the cell they make. Every other step
 shows its inputs' grids, then the result's. A blank is an empty, shaded cell with
-its name in a corner; a cell left out because it would give a blank away is grey;
-an entry the worked example does not print is an empty white cell.
+its name in a corner, wide enough to write the digits asked by hand; a cell left out
+because it would give a blank away is dark grey; an entry the worked example does not
+print is given in grey (its correct rounding, certified), so no cell is left white.
 
-A renderer only: what is hidden was decided in :mod:`symtf.teach.exercise`, the
-numbers were computed and certified there. Every label is escaped when it is
-written (:func:`symtf.renderers.latex.escape`); numbers and formulas come from the
-step graph.
+A renderer only: what is hidden was decided in :mod:`symtf.teach.exercise`. Every label
+is typeset through one path (:mod:`symtf.renderers.labels`: its maths rebuilt from a
+grammar, the rest escaped); numbers and formulas come from the step graph.
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS, escape, math_text
+from symtf.backends.certify import exact_fraction
+from symtf.numbers import format_fixed, round_exact
+from symtf.renderers.labels import label_math, label_tex
+from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS
+from symtf.renderers.tex import escape, math_text
 from symtf.teach.exercise import (
     NOT_BLANKABLE,
     covered,
@@ -29,7 +33,7 @@ from symtf.teach.exercise import (
     relations,
     step_labels,
 )
-from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, where_words
+from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, box_width, where_tex
 from symtf.teach.worked import number
 from symtf.trace import Trace
 
@@ -41,18 +45,29 @@ _FONT = r"\footnotesize"
 
 @dataclass(frozen=True)
 class GridCell:
-    """A cell of a grid: ``number`` (text), ``blank`` (id), ``hidden``, ``neg-inf`` or ``empty``."""
+    """A cell of a grid: ``number`` (text), ``computed`` (a value the worked example does not
+    print, given here: text), ``blank`` (id), ``hidden``, ``neg-inf`` or ``empty``."""
 
     kind: str
     text: str = ""
+    width: int = 0  # a blank: the characters its box must hold, with room to write
 
 
 @dataclass(frozen=True)
 class Grid:
-    """A matrix as the worksheet draws it."""
+    """A matrix as the worksheet draws it.
 
-    name: str  # LaTeX (math mode)
+    Attributes:
+        name: Its name, math-mode LaTeX.
+        cells: Its cells, row by row.
+        step: The step it shows (``""``: a weight of the model).
+        flipped: Whether it is drawn transposed (cell ``[i][j]`` is the step's ``[j, i]``).
+    """
+
+    name: str
     cells: list[list[GridCell]]
+    step: str = ""
+    flipped: bool = False
 
     @property
     def width(self) -> int:
@@ -60,7 +75,8 @@ class Grid:
 
     def transposed(self, name: str) -> Grid:
         rows, cols = len(self.cells), self.width
-        return Grid(name, [[self.cells[i][j] for i in range(rows)] for j in range(cols)])
+        cells = [[self.cells[i][j] for i in range(rows)] for j in range(cols)]
+        return Grid(name, cells, self.step, not self.flipped)
 
 
 @dataclass(frozen=True)
@@ -69,6 +85,7 @@ class Panel:
 
     Attributes:
         title: The claim labels and what the step is, as text.
+        label: The article's label (typeset as maths where it is maths).
         formula: The step's formula (LaTeX).
         result: The step's grid.
         left, top: For a product, the operands (left times top).
@@ -81,6 +98,7 @@ class Panel:
     left: Grid | None = None
     top: Grid | None = None
     inputs: tuple[Grid, ...] = ()
+    label: str = ""  # the article's label, the start of ``title``
 
 
 # ----------------------------------------------------------------------------- panels
@@ -104,34 +122,60 @@ def panels(ex: Exercise) -> list[Panel]:
     d, t = ex.derivation, ex.trace
     rel = relations(d, t)
     entries = printed_entries(d, t)
-    cov = covered(d, t, [(k.blank.id, k.blank.step, k.blank.index) for k in ex.key])
     labels = step_labels(d)
     steps = list(dict.fromkeys(s for s, _, _ in entries))
+    # every entry of every grid drawn is shown (those not printed are given in grey), so
+    # what would give a blank away is decided with all of them on the sheet
+    drawn = set(steps)
+    for step in steps:
+        node = rel.graph.get(step)
+        drawn.update(a for a in (node.args if node is not None else ()) if a in t)
+    shown = [
+        (s, i, j)
+        for s in drawn
+        if (shape := rel.shape(s)) is not None
+        for i in range(shape[0])
+        for j in range(shape[1])
+    ]
+    cov = covered(d, t, [(k.blank.id, k.blank.step, k.blank.index) for k in ex.key], shown)
+    decimals = {b.id: b.decimals for b in (k.blank for k in ex.key)}
+    # a value no table prints is given to the decimals its step prints (else the blanks')
+    asked = max(decimals.values(), default=3)
+    printed: dict[str, int] = {}
+    for (s, _, _), prints in entries.items():
+        printed[s] = max(printed.get(s, 0), *(p.decimals for _, p in prints))
 
     def grid_of(step: str, name: str) -> Grid | None:
         shape = rel.shape(step)
         if shape is None:
             return None
+        widest = max(
+            (len(p.text) for (s, _, _), prints in entries.items() if s == step for _, p in prints),
+            default=1,
+        )
         rows = []
         for i in range(shape[0]):
             row = []
             for j in range(shape[1]):
                 k = (step, i, j)
                 if k in cov:
-                    row.append(GridCell("blank", cov[k]) if cov[k] else GridCell("hidden"))
+                    bid = cov[k]
+                    width = box_width(widest, decimals.get(bid, asked))
+                    row.append(GridCell("blank", bid, width) if bid else GridCell("hidden"))
                 elif k in entries:
                     row.append(GridCell("number", entries[k][0][1].text))
                 elif t.value(step)[i, j] == sympy.S.NegativeInfinity:
                     row.append(GridCell("neg-inf"))  # a masked score (the sheet prints it)
                 elif rel.is_given(step):
                     row.append(_exact_cell(t, t.value(step)[i, j]))
-                else:
-                    row.append(GridCell("empty"))
+                else:  # not printed: given, so that no cell is left white to puzzle over
+                    row.append(_computed_cell(t, t.value(step)[i, j], printed.get(step, asked)))
             rows.append(row)
-        return Grid(name, rows)
+        return Grid(name, rows, step)
 
     def name_of(step: str) -> str:
-        return math_text(labels.get(step) or t[step].title or step)
+        label = labels.get(step)
+        return label_math(label) if label else math_text(t[step].title or step)
 
     out = []
     for step in steps:
@@ -139,7 +183,7 @@ def panels(ex: Exercise) -> list[Panel]:
         result = grid_of(step, name_of(step))
         if result is None or rel.is_given(step) or step in NOT_BLANKABLE:
             continue  # the file's numbers and settings: operands, not steps to work
-        title = labels.get(step, "")
+        label = title = labels.get(step, "")
         if t[step].title and t[step].title != title:
             title += (" — " if title else "") + t[step].title
         formula = t[step].formula
@@ -154,7 +198,7 @@ def panels(ex: Exercise) -> list[Panel]:
                 _WEIGHTS.get(step.rsplit(".", 1)[-1], "W"),
             )
             if left is not None:
-                out.append(Panel(title, formula, result, left=left, top=w))
+                out.append(Panel(title, formula, result, left=left, top=w, label=label))
                 continue
         if op == "matmul" and node is not None and len(args) == 2:
             # laid out for multiplying: the left operand beside, the right one above it
@@ -162,17 +206,37 @@ def panels(ex: Exercise) -> list[Panel]:
             a, b = (grid_of(x, name_of(x)) for x in args)
             if a is not None and b is not None:
                 top = b.transposed(b.name + r"^\top") if node.params.get("transpose_b") else b
-                out.append(Panel(title, formula, result, left=a, top=top))
+                out.append(Panel(title, formula, result, left=a, top=top, label=label))
                 continue
         inputs = tuple(
             g for a in args if (g := grid_of(a, name_of(a))) is not None and g.width <= 12
         )
-        out.append(Panel(title, formula, result, inputs=inputs))
+        out.append(Panel(title, formula, result, inputs=inputs, label=label))
     return out
 
 
 def _exact_cell(trace: Trace, e: sympy.Expr) -> GridCell:
     return GridCell("number", number(trace, e)[0].text.replace("−", "-"))
+
+
+def _computed_cell(trace: Trace, e: sympy.Expr, decimals: int) -> GridCell:
+    """A value the worked example does not print: exact when it is a short decimal, else its
+    correct rounding to ``decimals`` places (certified: both ends of its ball round alike),
+    else a certified truncation."""
+    line, exact = number(trace, e)
+    text = line.text.replace("−", "-")
+    if exact and "/" not in text and len(text) <= decimals + 3:
+        return GridCell("computed", text)
+    try:
+        x = trace.backend.ball(e, 128) if hasattr(trace.backend, "ball") else None
+    except (ArithmeticError, TypeError, ValueError):
+        x = None
+    if x is not None and x.is_finite():
+        lo, hi = (exact_fraction(x.lower()), exact_fraction(x.upper()))
+        a, b = round_exact(lo, decimals), round_exact(hi, decimals)
+        if a == b:
+            return GridCell("computed", format_fixed(a, decimals))
+    return GridCell("computed", text)
 
 
 def _weight_grid(trace: Trace, w: object, transposed: bool, name: str) -> Grid:
@@ -193,6 +257,8 @@ def _text(s: str) -> str:
 def _cell_tex(c: GridCell) -> str:
     if c.kind == "number":
         return "$" + c.text.replace("-", "-") + "$"
+    if c.kind == "computed":  # grey: the worked example does not print it
+        return r"\textcolor{black!55}{$" + c.text + "$}"
     if c.kind == "blank":
         return r"\cellcolor{yellow!18}\blankid{" + escape(c.text) + "}"
     if c.kind == "hidden":
@@ -219,23 +285,27 @@ def _named(g: Grid, width: str, *, below: bool = False) -> str:
 
 
 def _cell_width(grids: Sequence[Grid]) -> str:
+    """One column width for a panel: its longest number, and room to write each blank's
+    digits by hand (about 0.3 cm a character)."""
     longest = max(
-        (len(c.text) for g in grids for row in g.cells for c in row if c.kind == "number"),
+        (
+            len(c.text)
+            for g in grids
+            for row in g.cells
+            for c in row
+            if c.kind in ("number", "computed")
+        ),
         default=4,
     )
-    return f"{max(0.85, 0.17 * longest + 0.3):.2f}cm"
+    written = max((c.width for g in grids for row in g.cells for c in row), default=0)
+    return f"{max(0.85, 0.17 * longest + 0.3, 0.3 * written):.2f}cm"
 
 
 def _panel_tex(p: Panel) -> str:
     grids = [p.result, *(g for g in (p.left, p.top) if g is not None), *p.inputs]
     width = _cell_width(grids)
-    head = (
-        r"\panelhead{"
-        + _text(p.title)
-        + "}{"
-        + (("$" + p.formula + "$") if p.formula else "")
-        + "}"
-    )
+    title = label_tex(p.label) + _text(p.title[len(p.label) :]) if p.label else _text(p.title)
+    head = r"\panelhead{" + title + "}{" + (("$" + p.formula + "$") if p.formula else "") + "}"
     if p.left is not None and p.top is not None:
         # The product: the top operand over the result, the left operand beside it.
         body = (
@@ -301,19 +371,17 @@ def grid_tex(ex: Exercise, *, paper: str = "a4") -> str:
         + r"\small Fill in each shaded cell by hand (its name is in its corner), rounded to the "
         r"decimals listed at the end, and write your answers into \texttt{answers.toml}. "
         r"In a product, each cell is the row to its left times the column above it. "
-        r"A grey cell is left out because it would give a blank away; an empty white cell "
-        r"is one the worked example does not print.\par\smallskip"
-        + r"{\footnotesize "
-        + _text(settings)
-        + r"}\par\bigskip"
-        + "\n"
+        r"A dark grey cell is left out because it would give a blank away; a number in grey "
+        r"is one the worked example does not print, given to the decimals its step prints."
+        r"\par\smallskip" + r"{\footnotesize " + _text(settings) + r"}\par\bigskip" + "\n"
     )
     body = [intro, *(_panel_tex(p) for p in panels(ex))]
     items = "".join(
         r"\item[\colorbox{yellow!18}{\strut "
         + escape(k.blank.id)
         + "}] "
-        + _text(f"{where_words(k.blank)}: {k.title} — {_dec(k.blank.decimals)}")
+        + where_tex(k.blank)
+        + _text(f": {k.title} — {_dec(k.blank.decimals)}")
         + "\n"
         for k in ex.key
     )

@@ -113,6 +113,10 @@ def _entry_of(s: sympy.Symbol) -> Entry:
     return step, int(i), int(j)
 
 
+#: Precision of the point near the inputs' values at which :func:`_differs` evaluates.
+_POINT_BITS = 128
+
+
 @dataclass
 class _Level:
     """One node's output entries as expressions of its inputs' entries.
@@ -347,7 +351,7 @@ class Relations:
                 if v[i, j] == 0
             )
             point = {
-                _symbol(a, i, j): v[i, j]
+                _symbol(a, i, j): self._number(v[i, j])
                 for a in self.args(name)
                 if isinstance(v := self.trace.value(a), sympy.MatrixBase)
                 for i in range(v.rows)
@@ -355,6 +359,27 @@ class Relations:
             }
             self._levels[name] = _Level(self._evaluate(name), zeros, point)
         return self._levels[name]
+
+    def _number(self, e: Any) -> Any:
+        """An input's value as a number :func:`_differs` can evaluate at.
+
+        The exact trace keeps a value as a DAG: an entry of a concatenation is the symbol of
+        the entry it copies (``H_2[2,0]``), defined in the backend's ``defs``; written out in
+        full, such a value can be a tree too large to evaluate. It is replaced by the
+        midpoint of its ball at :data:`_POINT_BITS` bits: :func:`_differs` only looks for a
+        point near the inputs' values (a constant expression is the same number at every
+        point), never decides with it.
+        """
+        defs = getattr(self.trace.backend, "defs", None)
+        if not defs or not isinstance(e, sympy.Basic) or not any(s in defs for s in e.free_symbols):
+            return e
+        from symtf.backends.certify import exact_fraction
+
+        try:
+            mid = exact_fraction(self.trace.backend.ball(e, _POINT_BITS).mid())
+        except (SymtfError, TypeError, ValueError, ArithmeticError):
+            return e
+        return sympy.Rational(mid.numerator, mid.denominator)
 
     def _evaluate(self, name: str) -> list[list[sympy.Expr]] | None:
         node = self._node(name)

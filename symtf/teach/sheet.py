@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.renderers.html import head
-from symtf.renderers.latex import escape, standalone
+from symtf.renderers.html import head, label_html
+from symtf.renderers.labels import entry_math, label_math, label_tex
+from symtf.renderers.latex import standalone
+from symtf.renderers.tex import escape
 from symtf.spec import Derivation
 from symtf.teach.exercise import (
     Blank,
@@ -97,9 +99,7 @@ class Named:
 
 
 def _field_tex(name: str) -> str:
-    from symtf.renderers.latex import math_text
-
-    return _FIELD_TEX.get(name) or math_text(name)
+    return _FIELD_TEX.get(name) or label_math(name)
 
 
 def _weights(d: Derivation) -> list[Named]:
@@ -163,7 +163,9 @@ def _weights(d: Derivation) -> list[Named]:
 def _settings(d: Derivation) -> list[tuple[str, str]]:
     """The model's settings (text, numbers and switches), as written in its fields."""
     m = d.model
-    out = []
+    out: list[tuple[str, str]] = []
+    if m.architecture == "none":  # the article's own steps: no model settings to list
+        return out
     positional = getattr(m, "positional", "")
     skip = set()
     if positional not in ("rope", "sinusoidal"):
@@ -187,6 +189,11 @@ def _settings(d: Derivation) -> list[tuple[str, str]]:
     return out
 
 
+def _model_heading(d: Derivation) -> str:
+    """The heading of the sheet's first section: the model, or the article's given numbers."""
+    return "The given numbers" if d.model.architecture == "none" else "The model"
+
+
 def _dec(n: int) -> str:
     return f"{n} decimal" + ("" if n == 1 else "s")
 
@@ -202,12 +209,27 @@ def _cell_tex(trace: Trace, e: sympy.Expr) -> str:
 def where_words(b: Blank) -> str:
     """Where a blank is, in a reader's words: ``A_1, row 3, column 1`` (counted from 1,
     in the table that prints it), ``X sum AI: result, entry 2`` (a one-row table)."""
+    return b.label + _place(b)
+
+
+def _place(b: Blank) -> str:
+    """A blank's place in its table in words (``, row 3, column 1``), or ``""``."""
     r, k, rows, cols = b.cell
     if rows == 1 and cols == 1:
-        return b.label
+        return ""
     if rows == 1 or cols == 1:
-        return f"{b.label}, entry {max(r, k) + 1}"
-    return f"{b.label}, row {r + 1}, column {k + 1}"
+        return f", entry {max(r, k) + 1}"
+    return f", row {r + 1}, column {k + 1}"
+
+
+def where_tex(b: Blank) -> str:
+    """:func:`where_words` in LaTeX text mode, the label typeset."""
+    return label_tex(b.label) + escape(_place(b))
+
+
+def where_html(b: Blank) -> str:
+    """:func:`where_words` in HTML, the label typeset."""
+    return label_html(b.label) + html.escape(_place(b))
 
 
 @dataclass(frozen=True)
@@ -222,6 +244,7 @@ class Cell:
 
     kind: str
     text: str = ""
+    width: int = 0  # a blank's box: the characters it must hold, with room to write
 
 
 @dataclass(frozen=True)
@@ -235,6 +258,7 @@ class Shown:
         rows: Its table (``None`` when it is not a table).
         text: What it shows instead of a table (a word, a line of arithmetic), or ``""``.
         left_out: Whether it is left off whole (it would show a blank's value).
+        line: Whether ``text`` is a line of arithmetic.
     """
 
     label: str
@@ -243,6 +267,7 @@ class Shown:
     rows: list[list[Cell]] | None
     text: str = ""
     left_out: bool = False
+    line: bool = False  # ``text`` is a line of arithmetic (typeset as maths)
 
 
 def shown_claims(ex: Exercise) -> list[Shown]:
@@ -250,6 +275,7 @@ def shown_claims(ex: Exercise) -> list[Shown]:
     d, t = ex.derivation, ex.trace
     blanks = [k.blank for k in ex.key]
     cells = blanked_cells(blanks, d, t)
+    decimals = {b.id: b.decimals for b in blanks}
     hidden = hidden_expressions(d, blanks, t) | hidden_reductions(d, blanks, t)
     out = []
     for c in d.claims:
@@ -263,18 +289,19 @@ def shown_claims(ex: Exercise) -> list[Shown]:
             continue
         if c.expression is not None:
             res = " ".join(p.text for row in c.printed for p in row)
-            out.append(Shown(c.label, title, "", None, f"{c.expression} = {res}"))
+            out.append(Shown(c.label, title, "", None, f"{c.expression} = {res}", line=True))
             continue
         if c.word is not None:
             out.append(Shown(c.label, title, formula, None, f"printed: {c.word}"))
             continue
         rows = []
+        widest = max((len(p.text) for row in c.printed for p in row), default=1)
         for r_, row in enumerate(c.printed):
             line = []
             for k, p in enumerate(row):
                 bid = cells.get((c.label, r_, k))
                 if bid:
-                    line.append(Cell("blank", bid))
+                    line.append(Cell("blank", bid, box_width(widest, decimals.get(bid, 3))))
                 elif bid is not None:
                     line.append(Cell("hidden"))
                 elif p.is_neg_inf:
@@ -290,14 +317,42 @@ def shown_claims(ex: Exercise) -> list[Shown]:
 
 
 def _tex_table(rows: Sequence[Sequence[str]]) -> str:
+    """A table as a bracketed array, centred, scaled down only if wider than the line."""
     cols = max(len(r) for r in rows)
     body = " \\\\\n".join(" & ".join(r) for r in rows)
-    return "\\[\\left[\\begin{array}{" + "r" * cols + "}\n" + body + "\n\\end{array}\\right]\\]\n"
+    return (
+        "\\begin{center}\\symtffit{$\\displaystyle\\left[\\begin{array}{"
+        + "r" * cols
+        + "}\n"
+        + body
+        + "\n\\end{array}\\right]$}\\end{center}\n"
+    )
 
 
-def blank_tex(bid: str) -> str:
-    """A blank's box in LaTeX (text or math mode)."""
-    return r"\fbox{\rule{0pt}{1.6ex}\scriptsize\," + escape(bid) + r"\,}"
+def box_width(widest: int, decimals: int) -> int:
+    """The characters a blank's box holds: the widest number printed in its table, or a
+    sign, a digit, the point and the decimals asked, whichever is more, and one for room.
+
+    The same for every blank of a table, so a box's size gives no answer away.
+    """
+    return max(widest, decimals + 3) + 1
+
+
+#: A handwritten character's width in a box, in em.
+_CHAR_EM = 0.65
+
+
+def blank_tex(bid: str, width: int = 6) -> str:
+    """A blank's box in LaTeX (text or math mode): its name small in the corner, room to
+    write ``width`` characters by hand."""
+    return (
+        r"\fbox{\parbox[c][2.1em][t]{"
+        + f"{width * _CHAR_EM:.1f}em"
+        + r"}{\tiny\textcolor{black!70}{"
+        + escape(bid)
+        + "}}}"
+        + r"\rule[-1.5em]{0pt}{3.6em}"  # a strut taller than the box: rows of boxes apart
+    )
 
 
 #: A cell left out because it would give a blank away (LaTeX, math mode).
@@ -307,7 +362,7 @@ HIDDEN_TEX = r"\textcolor{gray}{\blacksquare}"
 def cell_tex(cell: Cell) -> str:
     """One table cell in LaTeX math mode."""
     if cell.kind == "blank":
-        return blank_tex(cell.text)
+        return blank_tex(cell.text, cell.width or 6)
     if cell.kind == "hidden":
         return HIDDEN_TEX
     if cell.kind == "neg-inf":
@@ -322,7 +377,7 @@ def _formula_tex(formula: str) -> str:
 def _steps_tex(ex: Exercise) -> str:
     out = []
     for s in shown_claims(ex):
-        head = r"\paragraph{" + escape(s.label) + "}"
+        head = r"\paragraph{\boldmath " + label_tex(s.label) + "}"
         if s.title:
             head += " " + escape(s.title)
         if s.formula:
@@ -331,10 +386,17 @@ def _steps_tex(ex: Exercise) -> str:
         if s.left_out:
             out.append(r"\emph{(left out: it would show a blank's value)}" + "\n\n")
         elif s.rows is None:
-            out.append(escape(s.text) + "\n\n")
+            out.append((r"\(" + line_tex(s.text) + r"\)" if s.line else escape(s.text)) + "\n\n")
         else:
             out.append(_tex_table([[cell_tex(c) for c in row] for row in s.rows]))
     return "".join(out)
+
+
+def line_tex(text: str) -> str:
+    """A line of displayed arithmetic as math-mode LaTeX (as the notes typeset it)."""
+    from symtf.renderers.latex import expression_latex
+
+    return expression_latex(text)
 
 
 def _instructions(html_: bool) -> str:
@@ -355,11 +417,15 @@ def sheet_tex(ex: Exercise) -> str:
         r"\sloppy",
         r"\section*{Instructions}",
         _instructions(False),
-        r"\section*{The model}",
-        r"\begin{itemize}",
-        *[r"\item " + escape(f"{k}: {v}") for k, v in _settings(d)],
-        r"\end{itemize}",
+        r"\section*{" + _model_heading(d) + "}",
     ]
+    settings = _settings(d)
+    if settings:  # a derivation with no model lists only its given numbers
+        parts += [
+            r"\begin{itemize}",
+            *[r"\item " + escape(f"{k}: {v}") for k, v in settings],
+            r"\end{itemize}",
+        ]
     for w in _weights(d):
         m = w.matrix
         parts.append(r"\paragraph{\(" + w.tex + r"\)} " + escape(w.words))
@@ -374,9 +440,10 @@ def sheet_tex(ex: Exercise) -> str:
         b = k.blank
         parts.append(
             r"\item "
-            + blank_tex(b.id)
+            + blank_tex(b.id, box_width(1, b.decimals))
             + " "
-            + escape(f"{where_words(b)}: {k.title} — {_dec(b.decimals)}")
+            + where_tex(b)
+            + escape(f": {k.title} — {_dec(b.decimals)}")
         )
     parts.append(r"\end{itemize}")
     return standalone(f"Exercise: {d.title}", "\n".join(parts), subtitle=_subtitle(ex))
@@ -419,14 +486,37 @@ def _break(rel: str, tex: str) -> list[str]:
 
 
 def entry_tex(b: Blank) -> str:
-    """A blank's entry as math: its table's label as text, the place counted from 1."""
-    from symtf.renderers.latex import math_text
-
+    """A blank's entry as math: its table's label typeset, the place counted from 1."""
     r, k, rows, cols = b.cell
     if rows == 1 and cols == 1:
-        return "{" + math_text(b.label) + "}"
+        return entry_math(b.label, "")
     at = f"{max(r, k) + 1}" if rows == 1 or cols == 1 else f"{r + 1},{k + 1}"
-    return "{" + math_text(b.label) + "}_{" + at + "}"
+    return entry_math(b.label, at)
+
+
+def working_tex(ex: Exercise, k: KeyEntry) -> list[str]:
+    """A blank's working as ``align*`` lines: the formula with the entry on its left, the
+    numbers written in, the exact value (shared by the LaTeX and the HTML key)."""
+    b = k.blank
+    lines: list[str] = []
+    lhs = entry_tex(b)
+    w = k.worked
+    if w.formula is not None:
+        first = _break("&= ", w.formula.tex)
+        lines += [lhs + " " + first[0], *first[1:]]
+    if w.substituted is not None:
+        lines += _break("&\\approx " if w.approximate else "&= ", w.substituted.tex)
+    if k.closed_tex is not None:
+        lines.append("&= " + k.closed_tex)
+    if k.exact is not None:
+        exact = k.exact.replace("…", r"\ldots")
+        lines.append(("&\\approx " if "…" in k.exact else "&= ") + exact)
+    if w.formula is None and ex.trace[b.step].formula:
+        lines.insert(0, r"&\text{from } " + ex.trace[b.step].formula)
+        lines[0] = lhs + " " + lines[0]
+    elif lines and w.formula is None:
+        lines[0] = lhs + " " + lines[0]
+    return lines
 
 
 def key_tex(ex: Exercise) -> str:
@@ -434,26 +524,9 @@ def key_tex(ex: Exercise) -> str:
     parts = []
     for k in ex.key:
         b = k.blank
-        parts.append(r"\subsection*{" + escape(b.id) + ": " + escape(where_words(b)) + "}")
+        parts.append(r"\subsection*{" + escape(b.id) + ": " + where_tex(b) + "}")
         parts.append(escape(k.title) + "\n")
-        lines = []
-        lhs = entry_tex(b)
-        w = k.worked
-        if w.formula is not None:
-            first = _break("&= ", w.formula.tex)
-            lines += [lhs + " " + first[0], *first[1:]]
-        if w.substituted is not None:
-            lines += _break("&\\approx " if w.approximate else "&= ", w.substituted.tex)
-        if k.closed_tex is not None:
-            lines.append("&= " + k.closed_tex)
-        if k.exact is not None:
-            exact = k.exact.replace("…", r"\ldots")
-            lines.append(("&\\approx " if "…" in k.exact else "&= ") + exact)
-        if w.formula is None and ex.trace[b.step].formula:
-            lines.insert(0, r"&\text{from } " + ex.trace[b.step].formula)
-            lines[0] = lhs + " " + lines[0]
-        elif lines and w.formula is None:
-            lines[0] = lhs + " " + lines[0]
+        lines = working_tex(ex, k)
         if lines:
             parts.append("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n")
         ans = k.answer if k.answer is not None else "(undecided)"
@@ -481,14 +554,15 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid 
 h3{font-size:1rem;margin:1.2rem 0 .3rem}
 .scroll{overflow-x:auto}table.m{border-collapse:collapse;margin:.3rem 0;font-variant-numeric:tabular-nums}
 table.m td{padding:.15rem .5rem;text-align:right;border-left:1px solid #eee;font-family:ui-monospace,monospace}
-.blank{display:inline-block;min-width:3.5rem;border:1.5px solid #333;border-radius:3px;
-text-align:center;font-size:.8rem;color:#555}
+.blank{display:inline-block;min-width:3.5rem;min-height:2.2em;border:1.5px solid #333;
+border-radius:3px;text-align:left;vertical-align:middle;color:#555;line-height:1}
+.blank small{font-size:.65rem;padding:0 .2rem}
 .hidden{display:inline-block;min-width:3.5rem;height:1em;background:#ccc;border-radius:3px;
 vertical-align:middle}
 .step{color:#666;font-size:.9rem;font-weight:normal}
 .formula{margin:.2rem 0 .3rem 0}
-.work{font-family:ui-monospace,monospace;white-space:pre-wrap;background:#f7f7f7;padding:.4rem .6rem;
-border-radius:4px;overflow-x:auto}
+.work{background:#f7f7f7;padding:.4rem .6rem;border-radius:4px;overflow-x:auto}
+.work .more{padding-left:2.5rem}
 .answer{font-weight:bold}.note{color:#a33}
 """
 
@@ -505,10 +579,18 @@ def _html_table(rows: Sequence[Sequence[str]]) -> str:
     return f'<div class="scroll"><table class="m">{body}</table></div>\n'
 
 
+def blank_html(bid: str, width: int = 6) -> str:
+    """A blank's box in HTML: its name small in the corner, room for ``width`` characters."""
+    return (
+        f'<span class="blank" style="min-width:{int(width) + 1}ch">'
+        f"<small>{html.escape(bid)}</small></span>"
+    )
+
+
 def cell_html(cell: Cell) -> str:
     """One table cell in HTML."""
     if cell.kind == "blank":
-        return f'<span class="blank">{html.escape(cell.text)}</span>'
+        return blank_html(cell.text, cell.width or 6)
     if cell.kind == "hidden":
         return '<span class="hidden" title="left out: it would give a blank away"></span>'
     if cell.kind == "neg-inf":
@@ -529,10 +611,11 @@ def sheet_html(ex: Exercise) -> str:
     out = [
         f"<p>{e(_subtitle(ex))}</p>",
         f"<h2>Instructions</h2><p>{_instructions(True)}</p>",
-        "<h2>The model</h2><ul>",
+        f"<h2>{_model_heading(d)}</h2>",
     ]
-    out += [f"<li>{e(k)}: {e(v)}</li>" for k, v in _settings(d)]
-    out.append("</ul>")
+    settings = _settings(d)
+    if settings:
+        out += ["<ul>", *(f"<li>{e(k)}: {e(v)}</li>" for k, v in settings), "</ul>"]
     for w in _weights(d):
         m = w.matrix
         out.append(f'<h3>{_math(w.tex)} <span class="step">{e(w.words)}</span></h3>')
@@ -542,11 +625,13 @@ def sheet_html(ex: Exercise) -> str:
     out.append("<h2>The worked example</h2>")
     for s in shown_claims(ex):
         title = f' <span class="step">{e(s.title)}</span>' if s.title else ""
-        out.append(f"<h3>{e(s.label)}{title}</h3>")
+        out.append(f"<h3>{label_html(s.label)}{title}</h3>")
         if s.formula:
             out.append(f'<p class="formula">{_math(s.formula)}</p>')
         if s.left_out:
             out.append("<p><em>(left out: it would show a blank's value)</em></p>")
+        elif s.rows is None and s.line:
+            out.append(f'<p class="formula">{_math(line_tex(s.text))}</p>')
         elif s.rows is None:
             out.append(f"<p><code>{e(s.text)}</code></p>")
         else:
@@ -555,7 +640,7 @@ def sheet_html(ex: Exercise) -> str:
     for k in ex.key:
         b = k.blank
         out.append(
-            f'<li><span class="blank">{e(b.id)}</span> {e(where_words(b))}: '
+            f"<li>{blank_html(b.id, box_width(1, b.decimals))} {where_html(b)}: "
             f"{e(k.title)} — {_dec(b.decimals)}</li>"
         )
     out.append("</ul>")
@@ -574,26 +659,23 @@ def key_html(ex: Exercise) -> str:
     for k in ex.key:
         b = k.blank
         out.append(
-            f'<h3 id="{anchor(b.id)}">{e(b.id)}: {e(where_words(b))} '
+            f'<h3 id="{anchor(b.id)}">{e(b.id)}: {where_html(b)} '
             f'<span class="step">{e(k.title)}</span></h3>'
         )
         formula = ex.trace[b.step].formula
         if formula:
             out.append(f'<p class="formula">{_math(formula)}</p>')
-        lhs = where_words(b)
-        lines = []
-        w = k.worked
-        if w.formula is not None:
-            lines.append(f"{lhs} = {w.formula.text}")
-        if w.substituted is not None:
-            lines.append(("  ≈ " if w.approximate else "  = ") + w.substituted.text)
-        if k.closed is not None:
-            lines.append("  = " + k.closed)
-        if k.exact is not None:
-            lines.append(("  ≈ " if "…" in k.exact else "  = ") + k.exact)
-        if lines and w.formula is None:
-            lines[0] = lhs + lines[0]
-        out.append(f'<div class="work">{e(chr(10).join(lines))}</div>')
+        lines = working_tex(ex, k)
+        if lines:  # each align line as its own formula, its continuation lines indented
+            out.append(
+                '<div class="work">'
+                + "".join(
+                    f'<div class="{"more" if line.startswith("&") else "first"}">'
+                    f"{_math(line.replace('&', ''))}</div>"
+                    for line in lines
+                )
+                + "</div>"
+            )
         ans = k.answer if k.answer is not None else "(undecided)"
         out.append(
             f'<p><span class="answer">Answer: {e(ans)}</span> (the exact value rounded '

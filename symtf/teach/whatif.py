@@ -52,11 +52,13 @@ import sympy
 from symtf import files, roots
 from symtf.backends.certify import decimal_string, time_left
 from symtf.checking.evaluation import _fit, selection
+from symtf.checking.wording import place
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
-from symtf.renderers.charts import entropy, softmax_at
+from symtf.renderers.plain import to_text
 from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
+from symtf.shown import entropy, softmax_at
 from symtf.spec import Derivation, Model, load
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
@@ -134,6 +136,9 @@ def parse_range(text: str) -> tuple[Fraction, Fraction]:
 def _locate(
     d: Derivation, where: str
 ) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
+    given = next((g for g in d.tensors if g.name == where), None)
+    if given is not None:
+        return _locate_given(d, given)
     m = d.model
     if not isinstance(m, Model) or m.architecture not in ("decoder", "attention"):
         raise WhatIfError(
@@ -185,6 +190,37 @@ def _locate(
     if mat is None:
         raise WhatIfError(f"--symbol: {where} is not part of this model")
     return mat, setter
+
+
+def _locate_given(
+    d: Derivation, given: Any
+) -> tuple[sympy.MatrixBase, Callable[[sympy.ImmutableMatrix], Derivation]]:
+    """A tensor the file gives (``[tensors]``, or an article's printed input), as a matrix.
+
+    A vector is one row, a number one entry; a tensor of 3 or more axes, or one given as
+    rounded prints (known only to its printed precision), cannot hold a symbol.
+    """
+    if len(given.shape) > 2:
+        raise WhatIfError(
+            f"--symbol: {given.name} has {len(given.shape)} axes; whatif follows entries of "
+            "a matrix, a vector or a number"
+        )
+    if given.rounded:
+        raise WhatIfError(
+            f"--symbol: {given.name} is given as rounded prints (known only to their printed "
+            "precision); make an entry of an exact tensor the symbol"
+        )
+    rows, cols = given.shape if len(given.shape) == 2 else (1, max(len(given.values), 1))
+    mat = sympy.ImmutableMatrix(rows, cols, list(given.values))
+
+    def set_given(new: sympy.ImmutableMatrix) -> Derivation:
+        values = tuple(new[i, j] for i in range(rows) for j in range(cols))
+        tensors = tuple(
+            dataclasses.replace(g, values=values) if g is given else g for g in d.tensors
+        )
+        return dataclasses.replace(d, tensors=tensors)
+
+    return mat, set_given
 
 
 @dataclass(frozen=True)
@@ -243,7 +279,8 @@ def substitute(d: Derivation, text: str) -> tuple[Derivation, Weight]:
 def substitute_all(d: Derivation, texts: Sequence[str]) -> tuple[Derivation, list[Weight]]:
     """The derivation with every ``--symbol`` applied, in order.
 
-    A whole matrix (``l0.h0.W_Q=w``) becomes one symbol per entry, ``w_{i,j}``.
+    A whole matrix (``l0.h0.W_Q=w``) becomes one symbol per entry, ``w_{i,j}`` for row
+    ``i``, column ``j`` counted from 1 (``w_{1,1}`` is ``l0.h0.W_Q[0,0]``).
 
     Raises:
         WhatIfError: Naming the ``--symbol`` at fault: a malformed one, an unknown
@@ -330,8 +367,11 @@ def _substitute_one(d: Derivation, text: str) -> tuple[Derivation, list[Weight]]
             raise WhatIfError(_MALFORMED.format(text=text))
         where, name, entries = m.group("where"), m.group("name"), None
     mat, setter = _locate(d, where)
-    if entries is None:  # the whole matrix: w_{i,j}, named so a formula reads like the maths
-        entries = [(i, j, f"{name}_{{{i},{j}}}") for i in range(mat.rows) for j in range(mat.cols)]
+    if entries is None:  # the whole matrix: w_{i,j} for row i, column j, counted from 1 as in
+        # the maths (the command line's WEIGHT[i,j] counts from 0, as the step language does)
+        entries = [
+            (i, j, f"{name}_{{{i + 1},{j + 1}}}") for i in range(mat.rows) for j in range(mat.cols)
+        ]
     taken = {str(s) for x in _all_weights(d) for s in x.free_symbols}
     new = mat.as_mutable()
     out = []
@@ -447,9 +487,10 @@ def _substitute_setting(d: Derivation, where: str, name: str) -> tuple[Derivatio
     return new, Weight(where, None, sym, value)
 
 
-def _all_weights(d: Derivation) -> list[sympy.MatrixBase]:
+def _all_weights(d: Derivation) -> list[Any]:
     m = d.model
-    out = [x for x in (m.embed, m.pos, m.unembed) if x is not None]
+    out: list[Any] = [sympy.ImmutableMatrix([list(g.values)]) for g in d.tensors if g.values]
+    out += [x for x in (m.embed, m.pos, m.unembed) if x is not None]
     for layer in m.layers:
         out += [getattr(layer, k) for k in LAYER_MATRICES if getattr(layer, k, None) is not None]
         for h in layer.heads:
@@ -691,6 +732,7 @@ def whatif(
     points: int = 121,
     ranges: dict[str, tuple[Fraction, Fraction]] | None = None,
     draw: bool = False,
+    derivation: Derivation | None = None,
 ) -> WhatIf:
     """Follow printed outputs as weights or settings become symbols (see the module docstring).
 
@@ -705,6 +747,8 @@ def whatif(
         ranges: Ranges of single symbols by name, over the default.
         draw: Whether the caller writes the plots itself (:func:`write`): the sharpness
             plot's scores are then read too, as they are with ``out``.
+        derivation: The derivation, already read (an article drafted in memory);
+            ``path`` is then only its name.
 
     Raises:
         WhatIfError: For a weight, label or range that does not fit.
@@ -714,7 +758,7 @@ def whatif(
     if not 2 <= points <= 2001:
         raise WhatIfError(f"--points: expected 2 to 2001, found {points}")
     texts = [symbol] if isinstance(symbol, str) else list(symbol)
-    d0 = load(path)
+    d0 = derivation if derivation is not None else load(path)
     d, ws = substitute_all(d0, texts)
     names = {str(w.symbol) for w in ws}
     for key in ranges or {}:
@@ -973,7 +1017,7 @@ def _plot(r: WhatIf, out: files.OutputFolder) -> list[str]:
                     continue
                 xs, ys = zip(*part.samples, strict=True)
                 colour = f"C{k % 10}"
-                ax.plot(xs, ys, color=colour, label=f"[{o.index[0]}, {o.index[1]}]")
+                ax.plot(xs, ys, color=colour, label=place(o.index, None))
                 if o.band is not None:  # where the printed value is a correct rounding
                     ax.axhspan(float(o.band[0]), float(o.band[1]), color=colour, alpha=0.3)
                     ax.axhline(
@@ -1057,7 +1101,7 @@ def _plot_sharpness(r: WhatIf, out: files.OutputFolder) -> list[str]:
         top.set_ylim(0, 1.02)
         bottom.set_title(f"{sh.head}: entropy of each row (nats)", fontsize=9, parse_math=False)
         bottom.set_xlabel(
-            f"score divisor (√d_k); dashed: the file's {sympy.sstr(sh.divisor)} = {s0:.4g}",
+            f"score divisor (√d_k); dashed: the file's {_shown(sh.divisor)} = {s0:.4g}",
             fontsize=8,
             parse_math=False,
         )
@@ -1091,9 +1135,14 @@ def _interval_text(iv: tuple[Fraction, Fraction, Fraction, Fraction]) -> str:
     return f"[{_dec(ol)}, {_dec(oh, up=True)}] ({within})"
 
 
-def _shown(v: sympy.Expr) -> str:
-    """The file's value as text: ``1/2``, ``sqrt(2)``."""
-    return str(sympy.sstr(v))
+def _shown(v: Any) -> str:
+    """An expression or symbol typeset for a terminal: ``1/2``, ``√2``, ``e^(a/2)``, ``w₁,₂``."""
+    return to_text(sympy.latex(v))
+
+
+def _entry(label: str, index: tuple[int, ...]) -> str:
+    """A followed entry for people: ``A_1, row 2, column 1`` (counted from 1)."""
+    return f"{label}, {place(index, None)}"
 
 
 def _header(r: WhatIf) -> list[str]:
@@ -1107,24 +1156,25 @@ def _header(r: WhatIf) -> list[str]:
         lo, hi = r.range_of(w)
         if len(ws) == 1:
             out.append(
-                f"{w.name} = {w.symbol} (the file has {_shown(w.value)}); range [{lo}, {hi}]"
+                f"{w.name} = {_shown(w.symbol)} (the file has {_shown(w.value)}); "
+                f"range [{lo}, {hi}]"
             )
         else:
             stem = str(w.symbol).split("_{")[0]
             rows = 1 + max(x.index[0] for x in ws if x.index)
             cols = 1 + max(x.index[1] for x in ws if x.index)
             out.append(
-                f"{w.where}[i,j] = {stem}_{{i,j}} ({rows}x{cols} symbols, one per entry); "
-                f"range [{lo}, {hi}]"
+                f"{w.where} = {stem}: {_shown(sympy.Symbol(stem + '_{i,j}'))} for row i, column j "
+                f"({rows}x{cols} symbols, one per entry, counted from 1); range [{lo}, {hi}]"
             )
     return out
 
 
 def _at(r: WhatIf) -> str:
     if len(r.weights) == 1:
-        return f"{r.weight.symbol} = {_shown(r.weight.value)}"
+        return f"{_shown(r.weight.symbol)} = {_shown(r.weight.value)}"
     if len(r.weights) <= 3:
-        return ", ".join(f"{w.symbol} = {_shown(w.value)}" for w in r.weights)
+        return ", ".join(f"{_shown(w.symbol)} = {_shown(w.value)}" for w in r.weights)
     return "the file's values"
 
 
@@ -1139,14 +1189,14 @@ def render_text(r: WhatIf) -> str:
             "",
         ]
     for o in r.outputs:
-        out.append(f"{o.label} [{o.index[0]}, {o.index[1]}]  ({o.step})")
+        out.append(_entry(o.label, o.index))
         if not o.depends:
-            names = ", ".join(str(w.symbol) for w in r.weights[:3])
+            names = ", ".join(_shown(w.symbol) for w in r.weights[:3])
             more = ", …" if len(r.weights) > 3 else ""
             out.append(f"  does not depend on {names}{more}")
             continue
         out.append(
-            f"  = {sympy.sstr(o.closed)}"
+            f"  = {_shown(o.closed)}"
             if o.closed is not None
             else "  closed form: too long to show (see the plot)"
         )
@@ -1154,15 +1204,15 @@ def render_text(r: WhatIf) -> str:
         for part in o.partials:
             w = part.weight
             if part.derivative_exact is not None:  # exact; its certified decimal when pinned
-                exact = sympy.sstr(part.derivative_exact)
+                exact = _shown(part.derivative_exact)
                 pinned = part.derivative and part.derivative != exact  # not "1 ≈ 1"
                 shown = exact + (f" ≈ {part.derivative}" if pinned else "")
             else:
                 shown = part.derivative or "not certified"
             if single:
-                out.append(f"  d/d{w.symbol} at {_shown(w.value)}: {shown}")
+                out.append(f"  d/d{_shown(w.symbol)} at {_shown(w.value)}: {shown}")
             else:
-                out.append(f"  ∂/∂{w.symbol} at the file's values: {shown}")
+                out.append(f"  ∂/∂{_shown(w.symbol)} at the file's values: {shown}")
         for part in o.partials:
             if o.printed is None or not part.searched:
                 continue
@@ -1172,17 +1222,19 @@ def render_text(r: WhatIf) -> str:
                 others = [x for x in r.weights if x is not w]
                 held = (
                     " (with "
-                    + ", ".join(f"{x.symbol} = {_shown(x.value)}" for x in others)
+                    + ", ".join(f"{_shown(x.symbol)} = {_shown(x.value)}" for x in others)
                     + (", the file's values)" if len(others) > 1 else ", the file's value)")
                 )
             if part.intervals:
                 spans = "; ".join(_interval_text(iv) for iv in part.intervals)
                 out.append(
-                    f"  printed {o.printed} is a correct rounding for {w.symbol} in {spans}{held}"
+                    f"  printed {o.printed} is a correct rounding for {_shown(w.symbol)} in "
+                    f"{spans}{held}"
                 )
             else:
                 out.append(
-                    f"  printed {o.printed} is a correct rounding for no {w.symbol} in the range{held}"
+                    f"  printed {o.printed} is a correct rounding for no {_shown(w.symbol)} in "
+                    f"the range{held}"
                 )
             if part.unresolved:
                 out.append(
@@ -1194,20 +1246,18 @@ def render_text(r: WhatIf) -> str:
         total = len(r.outputs) + len(r.not_reached)
         line_ = f"PARTIAL: {r.stopped}: {len(r.outputs)} of {total} entries finished"
         if r.not_reached:
-            shown = ", ".join(f"{lab} [{', '.join(map(str, ij))}]" for lab, ij in r.not_reached[:8])
+            shown = "; ".join(_entry(lab, ij) for lab, ij in r.not_reached[:8])
             more = f" and {len(r.not_reached) - 8} more" if len(r.not_reached) > 8 else ""
             line_ += f"; not reached: {shown}{more}"
         if r.cut_short:
-            cut = ", ".join(
-                f"{lab} [{', '.join(map(str, ij))}] in {s}" for lab, ij, s in r.cut_short[:8]
-            )
+            cut = "; ".join(f"{_entry(lab, ij)} in {s}" for lab, ij, s in r.cut_short[:8])
             line_ += f"; interval search cut short (unresolved stretches listed above): {cut}"
         out += ["", line_]
     out += ["", f"roots: {r.method}"]
     if r.plots:
         out.append("plots: " + ", ".join(r.plots))
         if len(r.weights) > MAX_SYMBOL_PANELS:
-            drawn = ", ".join(str(w.symbol) for w in r.weights[:MAX_SYMBOL_PANELS])
+            drawn = ", ".join(_shown(w.symbol) for w in r.weights[:MAX_SYMBOL_PANELS])
             out.append(
                 f"  (whatif.png draws the first {MAX_SYMBOL_PANELS} of {len(r.weights)} "
                 f"symbols: {drawn}; each with the others at the file's values)"

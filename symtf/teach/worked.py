@@ -103,6 +103,10 @@ def ref(step: str, i: int, j: int) -> Line:
     return Line(rf"\mathrm{{{_tex_name(n)}}}_{{{i},{j}}}", f"{n}[{i},{j}]")
 
 
+#: Canonical step names (inside a layer and head) the maths writes as a symbol.
+_SYMBOLS = {"sqrt_dk": (r"\sqrt{d_k}", "√d_k")}
+
+
 def _tex_name(n: str) -> str:
     return n.replace("_", r"\_")
 
@@ -127,14 +131,16 @@ class _Ctx:
         if self.names is None:
             return ref(step, i, j)
         label = self.names.get(step)
+        at = f"{i + 1},{j + 1}"
         if label is None:
             n = short_name(step)
-            return Line(rf"\mathrm{{{_tex_name(n)}}}_{{{i + 1},{j + 1}}}", f"{n}[{i + 1},{j + 1}]")
-        from symtf.renderers.latex import math_text
+            if n in _SYMBOLS:  # a canonical step the maths has a symbol for: √d_k
+                tex, text = _SYMBOLS[n]
+                return Line(f"({tex})_{{{at}}}", f"({text})[{at}]")
+            return Line(rf"\mathrm{{{_tex_name(n)}}}_{{{at}}}", f"{n}[{at}]")
+        from symtf.renderers.labels import entry_math, label_plain
 
-        return Line(
-            "{" + math_text(label) + "}_{" + f"{i + 1},{j + 1}" + "}", f"{label}[{i + 1},{j + 1}]"
-        )
+        return Line(entry_math(label, at), f"{label_plain(label)}[{at}]")
 
     def plain_ref(self, step: str, i: int, j: int) -> Line:
         """An entry reference by short name, counted from 0 (:func:`ref`), whatever the names."""

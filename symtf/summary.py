@@ -5,6 +5,10 @@ whatever a cell returns. A report can hold thousands of checks and a trace a
 hundred exact matrices, so these summaries never list what is right and never
 print a value in full: at most :data:`MAX_OFF` off numbers are named, each on
 one line, and the rest are counted.
+
+The objects these summaries describe call them from their own ``__repr__`` (a value
+says what it is, as a dataclass's repr does): this module reads them by field alone and
+imports nothing, so a report or a trace needs no renderer to describe itself.
 """
 
 from __future__ import annotations
