@@ -153,3 +153,141 @@ def test_a_check_that_did_not_finish_lends_nothing() -> None:
     done = incremental.check(d, partial)
     assert done.reused == (0, len(d.claims), 0, False)
     _same(compare.check(d), done.report, "from a partial check")
+
+
+# ----------------------------------------------------------------------------- constructed edits
+#
+# Each edit below is made by hand to the text of a derivation; the expectation is the report
+# a cold check of the edited text gives (field for field), and, where the construction says
+# which claims cannot have changed, that those were kept.
+
+
+def _again(before_text: str, after_text: str, name: str = "ffn.toml") -> Checked:
+    """``after_text`` checked reusing the check of ``before_text``, and compared with a cold
+    check of ``after_text``; and the same from the check of ``after_text`` itself."""
+    assert before_text != after_text  # the edit was made
+    before = spec.loads(before_text, name)
+    after = spec.loads(after_text, name)
+    done = incremental.check(after, incremental.check(before))
+    cold = compare.check(after)
+    _same(cold, done.report, "from the text before the edit")
+    back = incremental.check(before, done)  # and the edit undone
+    _same(compare.check(before), back.report, "the edit undone")
+    return done
+
+
+def _claim_block(text: str, label: str) -> str:
+    m = re.search(r'\[\[claims\]\]\nlabel = "' + re.escape(label) + r'"\n(?:[^\[\n].*\n|\n)*', text)
+    assert m is not None, label
+    return m.group()
+
+
+def test_a_step_whose_expression_changed_is_checked_again_with_what_reads_it() -> None:
+    done = _again(STEPS, STEPS.replace('z = "h @ W2 + b2"', 'z = "h @ W2 - b2"'))
+    # pre and h are computed before z: kept; z, p and the loss read it
+    assert done.reused[:2] == (2, 5) and not done.reused[3]
+    logit = done.report.results[2]
+    assert logit.claim.label == "logit" and all(c.verdict == "wrong" for c in logit.checks)
+
+
+def test_a_claim_inserted_first_moves_every_claim_and_changes_no_verdict() -> None:
+    first = '[[claims]]\nlabel = "hidden again"\nstep = "h"\nprinted = """\n0 0 1 1.25\n1 2.5 0 0.6\n"""\n\n'
+    at = STEPS.index("[[claims]]")
+    done = _again(STEPS, STEPS[:at] + first + STEPS[at:])
+    assert [r.claim.label for r in done.report.results][0] == "hidden again"
+    assert done.reused[:2] == (5, 6) and done.reused[3]  # the same model: its traces kept
+    assert done.report.results[0].checks[-1].verdict == "wrong"  # 0.6 for 0.5
+
+
+def test_a_removed_claim_leaves_the_others_kept() -> None:
+    done = _again(STEPS, STEPS.replace(_claim_block(STEPS, "logit"), ""))
+    assert [r.claim.label for r in done.report.results] == [
+        "pre-activation",
+        "hidden (ReLU)",
+        "probability",
+        "BCE loss",
+    ]
+    assert done.reused[:2] == (4, 4) and done.reused[3]
+
+
+def test_a_claim_appended_is_checked_and_the_others_kept() -> None:
+    extra = '\n[[claims]]\nlabel = "logit again"\nstep = "z"\nprinted = """\n0.963\n-0.224\n"""\n'
+    done = _again(STEPS, STEPS + extra)
+    assert done.reused[:2] == (5, 6)
+    assert [c.verdict for c in done.report.results[-1].checks] == ["rounded", "wrong"]
+
+
+BIRDS = (ROOT / "derivations" / "birds_build_nests.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a displayed line's printed value: the lines before it kept, the ones after it
+        # (which read what the lines before them printed) checked again
+        ('printed = "21.372"', 'printed = "21.373"'),
+        # a displayed line's expression
+        ('expression = "10.068 / 21.372"', 'expression = "10.068 / 21.373"'),
+        # a step claim's printed entry far down the derivation
+        ('printed = "0.471"', 'printed = "0.472"'),
+    ],
+)
+def test_displayed_lines_of_a_hand_derivation_edited(old: str, new: str) -> None:
+    assert BIRDS.count(old) >= 1
+    done = _again(BIRDS, BIRDS.replace(old, new, 1), "birds.toml")
+    assert done.reused[3] and 0 < done.reused[0] < done.reused[1]
+
+
+def test_a_given_input_of_a_hand_derivation_edited() -> None:
+    old = 'W_Q = """\n0 0 1\n'
+    assert BIRDS.count(old) == 1  # the first row of the head's query weights
+    done = _again(BIRDS, BIRDS.replace(old, 'W_Q = """\n0 0 2\n'), "birds.toml")
+    assert not done.reused[3]  # the model changed: every trace computed again
+
+
+#: An article whose displayed lines carry copy slips (a miscopied 0.2312), each a result of
+#: its own before its line's (made up for the test; see tests/test_lineage.py).
+COPIED = """# Cross-entropy for one token, by hand
+
+Our model gives three logits, z = [2.0, 1.0, 0.5], and the target is the second token.
+
+$$e^{2.0} = 7.389$$
+
+$$e^{1.0} = 2.718$$
+
+$$e^{0.5} = 1.649$$
+
+$$7.389 + 2.718 + 1.649 = 11.756$$
+
+$$p_2 = 2.718 / 11.756 = 0.2312$$
+
+so the other two tokens share
+
+$$1 - 0.2322 = 0.7678$$
+
+The loss for the target is
+
+$$L = -\\ln(0.2321) = 1.464$$
+
+and the gradient of the loss with respect to the target's logit is
+
+$$p_2 - 1 = 0.2321 - 1 = -0.7679$$
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("-0.7679", "-0.7689"), ("1.464", "1.465"), ("0.7678", "0.7688"), ("11.756", "11.757")],
+)
+def test_lines_with_copy_slips_kept_or_checked_again(old: str, new: str) -> None:
+    name = "copied.md"
+    first = draft_text(COPIED, "md", path=name)
+    _, base = _checked(first, name, None)
+    assert any("copy_of" in c.extra for r in base.report.results for c in r.checks)
+    edited = COPIED.replace(old, new)
+    assert edited != COPIED
+    draft = draft_text(edited, "md", path=name)
+    warm, done = _checked(draft, name, base)
+    _same(check_drafted(draft, name), warm, f"{old} -> {new}")
+    if old == "-0.7679":  # the last line: every line before it kept, copy slips and all
+        assert done.reused[0] == done.reused[1] - 1

@@ -66,9 +66,9 @@ def check(
             continue
         kept = reuse.kept(claim, ev) if reuse is not None else None
         if kept is not None:
-            results.append(kept)
+            results.extend(kept)
             continue
-        fresh.append(len(results))
+        before = len(results)
         try:
             if getattr(claim, "assertion", None) is not None:
                 from symtf.checking.assertions import check_claim
@@ -88,8 +88,9 @@ def check(
                 )
         except Undecided as e:  # this claim only: the others are still checked
             results.append(ClaimResult(claim, undecided_claim(claim, str(e), derivation.path)))
+        fresh.extend(range(before, len(results)))
         if reuse is not None:
-            reuse.checked(claim, ev)
+            reuse.checked(claim, ev, len(results) - before)
     from symtf.checking.accept import (
         accept,  # computed_in, rounded_inputs: the article's own setting
     )

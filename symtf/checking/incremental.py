@@ -61,7 +61,8 @@ class _Claimed:
     """One claim as checked: its verdicts before diagnosis, and what the lines remembered."""
 
     claim: Claim
-    result: ClaimResult
+    #: Its results: its own last, after those of its copy slips' literals (a displayed line).
+    results: tuple[ClaimResult, ...]
     #: The evaluator's memory of the displayed lines after this claim, when it changed it.
     state: dict[str, Any] | None
 
@@ -273,6 +274,9 @@ class _Session:
         self.position = 0
         self.signature: tuple[Any, ...] = ()
         self.states: dict[str, dict[str, Any] | None] = {}
+        #: Each claim checked or kept so far, and how many results it gave.
+        self.given: list[tuple[Claim, int]] = []
+        self.grouped: dict[str, tuple[ClaimResult, ...]] = {}
         self.results: tuple[ClaimResult, ...] | None = None
         self.causes: dict[str, tuple[Any, dict[Any, Any]]] = {}
         self.variant_cache: dict[tuple[str, str], Evaluator | None] = {}
@@ -310,19 +314,27 @@ class _Session:
         was = self.old.get(claim.label)
         if (
             was is None
-            or not _same_claim(was.claim, claim, was.result.checks)
+            or not _same_claim(was.claim, claim, [c for r in was.results for c in r.checks])
             or not self._still(claim, at)
         ):
             return None
+        from symtf.checking import lineage
+
         self.kept_claims += 1
         self.states[claim.label] = was.state
+        self.given.append((claim, len(was.results)))
         if was.state is not None:  # the lines' memory as after this line
             for k, v in was.state.items():
                 setattr(ev, k, _copy(v))
             self.signature = _signature(ev)
-        return ClaimResult(claim, was.result.checks)
+        *copies, own = was.results
+        return (
+            *(ClaimResult(lineage.copy_claim(claim, r.checks[0]), r.checks) for r in copies),
+            ClaimResult(claim, own.checks),
+        )
 
-    def checked(self, claim: Claim, ev: Evaluator) -> None:
+    def checked(self, claim: Claim, ev: Evaluator, results: int) -> None:
+        self.given.append((claim, results))
         signature = _signature(ev)
         if signature != self.signature:
             self.states[claim.label] = _state(ev)
@@ -332,7 +344,11 @@ class _Session:
 
     def settled(self, report: DerivationReport) -> None:
         self.results = report.results
-        self.complete = True
+        at = 0
+        for claim, n in self.given:
+            self.grouped[claim.label] = report.results[at : at + n]
+            at += n
+        self.complete = at == len(report.results)
 
     def variants(self, derivation: Derivation, ev: Evaluator) -> dict[tuple[str, str], Any]:
         prev = self.previous
@@ -446,9 +462,9 @@ class _Session:
         if not self.complete or self.results is None or self.ev is None:
             return Checked(derivation, report)  # a partial check: nothing to reuse later
         claims = tuple(
-            _Claimed(r.claim, r, self.states.get(r.claim.label))
-            for r in self.results
-            if r.claim.label in self.states
+            _Claimed(claim, self.grouped[claim.label], self.states.get(claim.label))
+            for claim, _ in self.given
+            if claim.label in self.states and self.grouped.get(claim.label)
         )
         return Checked(
             derivation,

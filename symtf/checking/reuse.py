@@ -32,17 +32,20 @@ class Reuse(Protocol):
         """The evaluator to check ``derivation`` with (it may hold traces computed before)."""
         ...
 
-    def kept(self, claim: Claim, ev: Evaluator) -> ClaimResult | None:
-        """The claim's earlier result, when the edit cannot have changed it, else ``None``.
+    def kept(self, claim: Claim, ev: Evaluator) -> tuple[ClaimResult, ...] | None:
+        """The claim's earlier results, when the edit cannot have changed them, else ``None``.
 
-        A kept result is final up to diagnosis (the file's ``computed_in`` and
-        ``rounded_inputs`` applied). When the claim is a displayed line, ``ev``'s memory
-        of the lines checked so far is then set to what it was after that line.
+        A claim gives one result, but a displayed line gives one more before it for each
+        copy slip's literal (:mod:`symtf.checking.lineage`). Kept results are final up to
+        diagnosis (the file's ``computed_in`` and ``rounded_inputs`` applied). When the
+        claim is a displayed line, ``ev``'s memory of the lines checked so far is then set
+        to what it was after that line.
         """
         ...
 
-    def checked(self, claim: Claim, ev: Evaluator) -> None:
-        """The check has just checked ``claim`` itself (``ev`` holds what it remembered)."""
+    def checked(self, claim: Claim, ev: Evaluator, results: int) -> None:
+        """The check has just checked ``claim`` itself, giving the last ``results`` results
+        (``ev`` holds what it remembered)."""
         ...
 
     def settled(self, report: DerivationReport) -> None:
