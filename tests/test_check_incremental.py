@@ -194,7 +194,7 @@ def test_a_claim_inserted_first_moves_every_claim_and_changes_no_verdict() -> No
     first = '[[claims]]\nlabel = "hidden again"\nstep = "h"\nprinted = """\n0 0 1 1.25\n1 2.5 0 0.6\n"""\n\n'
     at = STEPS.index("[[claims]]")
     done = _again(STEPS, STEPS[:at] + first + STEPS[at:])
-    assert [r.claim.label for r in done.report.results][0] == "hidden again"
+    assert done.report.results[0].claim.label == "hidden again"
     assert done.reused[:2] == (5, 6) and done.reused[3]  # the same model: its traces kept
     assert done.report.results[0].checks[-1].verdict == "wrong"  # 0.6 for 0.5
 
