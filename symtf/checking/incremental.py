@@ -309,7 +309,7 @@ class _Session:
         self.signature = _signature(self.ev)
         return self.ev
 
-    def kept(self, claim: Claim, ev: Evaluator) -> ClaimResult | None:
+    def kept(self, claim: Claim, ev: Evaluator) -> tuple[ClaimResult, ...] | None:
         at, self.position = self.position, self.position + 1
         was = self.old.get(claim.label)
         if (
