@@ -430,7 +430,7 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
         (
             "import numpy as np\nrows = [np.array([1.0, float(i)]) for i in range(2)]\nM = np.stack([np.array([1.0, 0.0]) * k for k in range(3)])",
             "M",
-            "stack(literal * 0, literal_2 * 1, literal_3 * 2)",
+            "stack(literal_3 * 0, literal_3 * 1, literal_3 * 2)",
         ),
         (
             "import numpy as np\nx = np.array([[1.0, 2.0]])\nfor i in range(3):\n    x = x * 2",
@@ -445,7 +445,7 @@ def test_a_notebook_is_drafted_without_running_any_of_it(
         (
             "import numpy as np\ndef softmax(z):\n    e = np.exp(z - z.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)\nx = np.array([[0.0, 1.0]])\np = softmax(x)",
             "p",
-            "e_in / sum(e_in, axis=-1, keepdims=true)",
+            "e_ / sum(e_, axis=-1, keepdims=true)",
         ),
         # a method's positionals come after its receiver: x.mean(-1) is mean(x, -1), and
         # a.matmul(b) is a @ b (both were read with the first positional as the tensor)

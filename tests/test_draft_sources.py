@@ -77,7 +77,12 @@ def test_rasbt_attention_weights_and_context_vectors_agree_with_mpmath(rasbt: li
 
 
 def test_rasbt_is_checked_without_a_false_alarm(rasbt: list[tuple]) -> None:
-    assert _off(rasbt) == []
+    # No slip or wrong. The causal mask is printed by PyTorch as 1. and 0. (whole numbers:
+    # exact), so masked_simple_norm's entries, computed from printed attention weights,
+    # are reached by a point of their rounding intervals; in float32 the check leaves 9 of
+    # each of its two prints undecided (neither accepted nor flagged).
+    assert [c for c in _off(rasbt) if c[2] != "undecided"] == []
+    assert len([c for c in rasbt if c[2] == "undecided"]) <= 18
     assert len(rasbt) >= 200
 
 
@@ -219,10 +224,11 @@ def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(
     assert [p for _, p, _, _ in by_line[299]][:2] == ["6.3379e-02", "4.6831e-01"]
 
 
-def test_illustrated_float32_prints_are_left_unchecked_not_flagged(
+def test_illustrated_float32_prints_are_judged_as_float32_and_not_flagged(
     illustrated: tuple[list[tuple], list],
 ) -> None:
-    """TensorFlow prints float32 to 8 significant digits, past what float32 carries."""
+    """TensorFlow prints float32 to 8 significant digits, past what float32 carries: the
+    code states each step, so the prints are judged, and accepted as float32's."""
     checks, unchecked = illustrated
     want = _illustrated()
     # line 646: 8.8053685e-01 where the softmax is 0.88053690…; line 712: 7.7999997 for 7.8
@@ -231,9 +237,11 @@ def test_illustrated_float32_prints_are_left_unchecked_not_flagged(
     assert want["outputs"][2, 1] == mpmath.mpf("7.8") and not rounds_to(
         want["outputs"][2, 1], "7.7999997"
     )
-    lines = {u.line: u.size for u in unchecked}
-    assert lines[646] == 9 and lines[712] == 9
-    assert not {646, 712} & {c[0] for c in checks}
+    assert not {646, 712} & {u.line for u in unchecked}
+    judged = {(c[0], c[1]): c[2] for c in checks if c[0] in (646, 712)}
+    assert judged[(646, "8.8053685e-01")] == "rounded"  # float32's, not the exact value's
+    assert judged[(712, "7.7999997")] == "rounded"
+    assert len([c for c in checks if c[0] in (646, 712)]) == 18
     assert _off(checks) == []
 
 

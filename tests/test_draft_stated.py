@@ -74,6 +74,9 @@ def _shape(node: Node | None) -> str:
         (r"\gamma \odot \hat{x} + \beta", "add(hadamard(γ, hat_x), β)"),
         ("X·W_Q", "mul(X, W_Q)"),
         ("softmax(QKᵀ/√2)", "softmax(div(T(QK), sqrt(2)))"),
+        ("X @ W_Q", "matmul(X, W_Q)"),  # code written as prose
+        ("Q @ K.T / 2", "div(matmul(Q, T(K)), 2)"),
+        ("x**2", "pow(x, 2)"),
         (r"\begin{bmatrix} 1 \end{bmatrix}", "None"),
         (r"[a, b, c]", "None"),
     ],
@@ -108,6 +111,7 @@ def _texts(latex: str, tensors: dict[str, int], numbers: dict[str, str] | None =
 
 def test_a_product_may_be_a_matrix_or_an_elementwise_product() -> None:
     assert _texts(r"X \cdot W", {"X": 1, "W": 2}) == {"X @ W", "X * W"}
+    assert _texts("X @ W", {"X": 1, "W": 2}) == {"X @ W"}  # written as code: the matrix one
 
 
 def test_index_notation_reads_a_row_dot_product_as_a_product_with_a_transpose() -> None:

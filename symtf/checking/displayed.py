@@ -36,7 +36,7 @@ import sympy
 
 from symtf.backends.certify import PRECISIONS, to_fmpq
 from symtf.backends.exact import infinite_sign
-from symtf.checking import lineage, repeated
+from symtf.checking import expressed, lineage, repeated
 from symtf.checking.wording import Names
 from symtf.errors import ExpressionError, SpecError, Undecided
 from symtf.language import expr as sx
@@ -113,19 +113,22 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
     def quantity(e: sympy.Expr) -> Any:
         return Quantity(lambda prec: xp.ball(e, prec), lambda: (e, xp))
 
-    def fits(value: Any) -> bool:  # every printed number a correct rounding of this reading
-        vals = _entries(value)
+    def fits_entries(vals: Any) -> bool:  # every printed number a correct rounding of these
         return len(vals) == len(printed) and all(
             decide(quantity(v), p, claim.rounding, derivation.symbols).verdict in _GOOD
             for v, p in zip(vals, printed, strict=True)
         )
 
+    def fits(value: Any) -> bool:  # every printed number a correct rounding of this reading
+        return fits_entries(_entries(value))
+
     try:
         shown = parsed.evaluate(resolve, backend=xp)
         replace, sources, anchored = _substitutions(parsed, claim, trace, derivation, ev, resolve)
-        # literals the line's own lineage read as themselves (stated inputs) leave no
-        # rounded value in the reading: it is the quantity the article computes
-        itself = lineage.written_upstream(ev, sources)
+        # literals the line's own lineage read as themselves, and the inputs the article
+        # states (x = 0.5), leave no rounded value in the reading: it is the quantity the
+        # article computes
+        itself = lineage.written_upstream(ev, sources) | repeated.stated_inputs(claim, derivation)
         if not anchored and replace:
             anchored = not [t for t in _unread(parsed, replace, derivation) if t not in itself]
         copies = lineage.copy_slips(
@@ -152,6 +155,25 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
                 anchored = not [t for t in _unread(parsed, replace, derivation) if t not in itself]
             else:
                 copies = []
+        # a literal that stands for a simple expression of the article's stated numbers
+        # (0.556 for 0.5/0.9), when that reading is unique and makes the line right
+        expressions = expressed.readings(
+            parsed,
+            claim,
+            derivation,
+            replace,
+            itself,
+            skip=lambda lit: bool(_matches(lit, parsed.text, trace)),
+            negated=lambda lit: _negated(lit, parsed.text),
+            evaluate=lambda values: _entries(parsed.evaluate(resolve, values, backend=xp)),
+            fits=fits_entries,
+            xp=xp,
+        )
+        if expressions:
+            replace = {**replace, **{r.pos: r.value for r in expressions}}
+            for r in expressions:
+                sources[r.signed] = r.formula
+            anchored = not [t for t in _unread(parsed, replace, derivation) if t not in itself]
         exact = parsed.evaluate(resolve, replace, backend=xp) if replace else shown
     except ExpressionError as e:
         raise SpecError(str(e)) from None
@@ -173,6 +195,8 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         words[c.key] = f"a miscopy of {c.source}'s {c.printed}" + (
             f", as on {again}" if c.repeats else ""
         )
+    for r in expressions:
+        words[r.signed] = r.words()
     operands = _unrounded(parsed, replace, quantity, names, labels)
     chain = lineage.carried(parsed, replace, xp)
     chain_words = dict(words)  # and what each literal carried through the chain is
@@ -272,7 +296,7 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         lineage.copy_check(c, claim, quantity, decide, _short, Check)
         for c in copies
         if not c.repeats
-    ]
+    ] + [expressed.literal_check(r, claim, quantity, decide, _short, Check) for r in expressions]
     return (*own, *checks), exact
 
 
@@ -666,6 +690,8 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
         ev.printed_results.setdefault(key, sympy.ImmutableMatrix([list(m)]))
         ev.printed_labels.setdefault(key, claim.label)
         lineage.remember_entries(ev, claim, m)  # or one of its numbers, on its own
+    else:  # a matrix or a column: a later line may repeat one of its numbers
+        lineage.remember_entries(ev, claim, m)
 
 
 def _row_key(texts: Any) -> str:

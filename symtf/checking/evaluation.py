@@ -314,9 +314,9 @@ class Evaluator:
         #: Label of a displayed line -> the decimal literals it and its lineage read as
         #: themselves (symtf.checking.lineage).
         self.written_literals: dict[str, frozenset[str]] = {}
-        #: A number of a displayed line's vector result -> (its exact reading, the line's
-        #: label, its article line), for later lines that repeat it.
-        self.printed_entries: dict[str, tuple[Any, str, int | None]] = {}
+        #: A number of a displayed line's result of several numbers -> each (its exact
+        #: reading, the line's label, its article line), for later lines that repeat it.
+        self.printed_entries: dict[str, list[tuple[Any, str, int | None]]] = {}
         #: A copy slip's literal as written -> the slip, for later lines that repeat it.
         self.copied: dict[str, Any] = {}
 

@@ -103,21 +103,35 @@ def remember_written(
     )
 
 
-#: Article lines after a displayed line's vector result within which a literal repeating
-#: one of its numbers stands for that entry (as the draft's ``stands_for`` window).
+#: Article lines after a displayed line's result within which a literal repeating one of
+#: its numbers stands for that entry (as the draft's ``stands_for`` window).
 ENTRY_LINES = 30
+#: The same for a literal of at least :data:`LONG_DIGITS` significant digits (``−0.4161``
+#: after a rotation matrix printed 46 lines before): such a match is far above chance.
+LONG_ENTRY_LINES = 90
+#: Significant digits from which a repeated number reaches back :data:`LONG_ENTRY_LINES`.
+LONG_DIGITS = 4
 
 
 def remember_entries(ev: Any, claim: Claim, value: Any) -> None:
-    """Keep each number of a line's printed vector result (``≈ [0.149, 1.0, 0.368]``) with
-    its exact reading, for later lines that repeat one of them (``0.149 / 1.517``)."""
-    row = claim.printed[0] if claim.printed and len(claim.printed) == 1 else ()
-    if len(row) < 2 or not isinstance(value, sympy.MatrixBase) or len(value) != len(row):
+    """Keep each number of a line's printed result of several numbers (a vector
+    ``≈ [0.149, 1.0, 0.368]`` or a matrix) with its exact reading, for later lines that
+    repeat one of them (``0.149 / 1.517``)."""
+    from symtf.checking.wording import place
+
+    flat = [p for row in claim.printed for p in row]
+    if len(flat) < 2 or not isinstance(value, sympy.MatrixBase) or len(value) != len(flat):
         return
-    for p, v in zip(row, value, strict=True):
+    shape = (len(claim.printed), len(claim.printed[0]))
+    for k, (p, v) in enumerate(zip(flat, value, strict=True)):
         text = p.text.replace("−", "-").strip()
-        if "." in text and _significant(text) >= 2:  # "0.5" is too short to tell apart
-            ev.printed_entries.setdefault(text, (v, claim.label, claim.source_line))
+        if "." not in text or _significant(text) < 2:  # "0.5" is too short to tell apart
+            continue
+        # a matrix's number says where it sits (R(2), row 1, column 2); a vector's is the line's
+        said = (
+            claim.label if shape[0] == 1 else f"{claim.label}, {place(divmod(k, shape[1]), shape)}"
+        )
+        ev.printed_entries.setdefault(text, []).append((v, said, claim.source_line))
 
 
 def earlier_entries(
@@ -129,25 +143,47 @@ def earlier_entries(
     negated: Any,
 ) -> None:
     """Read the literals, read no other way, that repeat a number of an earlier line's
-    vector result printed at most :data:`ENTRY_LINES` lines before, as that entry's exact
-    reading; ``sources`` names the line."""
+    result printed at most :data:`ENTRY_LINES` lines before (:data:`LONG_ENTRY_LINES` for a
+    number of :data:`LONG_DIGITS` significant digits or more), as that entry's exact
+    reading; ``sources`` names the line. Two such entries of different values make the
+    literal ambiguous: it is not read so.
+    """
     line = claim.source_line
+    xp = None
     for lit in parsed.literals:
         if lit.pos in replace or "." not in lit.text or "e" in lit.text.lower():
             continue
         minus = negated(lit)
+        window = ENTRY_LINES if _significant(lit.text) < LONG_DIGITS else LONG_ENTRY_LINES
         # "−0.5878" repeats a printed −0.5878 (the literal is its magnitude), else 0.5878
         tries = (("-" + lit.text, -1), (lit.text, 1)) if minus else ((lit.text, 1),)
         for key, sign in tries:
-            hit = ev.printed_entries.get(key)
-            if hit is None:
+            hits = [
+                (value, label, at)
+                for value, label, at in ev.printed_entries.get(key, ())
+                if line is None or at is None or 0 <= line - at <= window
+            ]
+            if not hits:
                 continue
-            value, label, at = hit
-            if line is not None and at is not None and not 0 <= line - at <= ENTRY_LINES:
-                continue
+            if xp is None:
+                xp = ev.exact_trace().backend
+            value, label, _ = hits[-1]  # the nearest
+            if any(not _same(xp, value, other) for other, _, _ in hits[:-1]):
+                break  # two different quantities printed alike: no link is invented
             replace[lit.pos] = sign * value
             sources[key] = label
             break
+
+
+def _same(xp: Any, a: Any, b: Any) -> bool:
+    """Whether two exact values are the same quantity (equal as written, or not told
+    apart by 128-bit balls)."""
+    if a == b:
+        return True
+    try:
+        return bool(xp.ball(sympy.sympify(a - b), PRECISIONS[0]).contains(0))
+    except (Undecided, SymtfError, TypeError, ValueError, ArithmeticError):
+        return False
 
 
 def carried(parsed: Any, replace: Mapping[int, Any], xp: Any) -> list[tuple[Any, Any]]:
@@ -410,11 +446,17 @@ def is_copy(check: Any) -> bool:
     return "copy_of" in check.extra
 
 
+def is_literal(check: Any) -> bool:
+    """Whether a check is the verdict on one literal of a displayed line (a copy slip, or
+    a literal read as an expression of stated numbers), not on the line's result."""
+    return "literal_of" in check.extra
+
+
 def split(checks: Sequence[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """A line's checks, and the checks of its copy slips' literals."""
+    """A line's checks, and the checks of its literals (copy slips, expressions)."""
     return (
-        tuple(c for c in checks if not is_copy(c)),
-        tuple(c for c in checks if is_copy(c)),
+        tuple(c for c in checks if not is_literal(c)),
+        tuple(c for c in checks if is_literal(c)),
     )
 
 
@@ -524,6 +566,8 @@ __all__ = [
     "COPY_DIGITS",
     "COPY_LINES",
     "ENTRY_LINES",
+    "LONG_DIGITS",
+    "LONG_ENTRY_LINES",
     "Copy",
     "carried",
     "carried_fields",
@@ -533,6 +577,7 @@ __all__ = [
     "earlier_entries",
     "explain_through",
     "is_copy",
+    "is_literal",
     "key_of",
     "remember_copies",
     "remember_entries",

@@ -319,6 +319,34 @@ def _fixed(x: Fraction) -> str:
     return format_fixed(x, d)
 
 
+def stated_inputs(claim: Claim, derivation: Any) -> frozenset[str]:
+    """The numbers the article states as inputs before a displayed line, as written.
+
+    A number printed before the line by a claim no step computes (not a displayed
+    line's result, not the line's own numbers drafted apart), with fewer than
+    :data:`MIN_DIGITS` significant digits: a weight or an input the article chose
+    (``x = 0.5``, ``w = 0.2``). A literal repeating one is read as itself, exact as
+    written: it leaves no rounded value in the line's reading.
+    """
+    found = article_order(claim, derivation)
+    if found is None:
+        return frozenset()
+    claims, here = found
+    out: set[str] = set()
+    for c in claims[:here]:
+        if not c.unmapped or c.expression is not None:
+            continue
+        if claim.source_line is not None and c.source_line == claim.source_line:
+            continue  # the line's own numbers, drafted as numbers of their own
+        for row in c.printed:
+            for p in row:
+                if p.value is None or p.is_fraction or p.style == "sci":
+                    continue
+                if "." in p.text and _significant(p) < MIN_DIGITS:
+                    out.add(p.text.replace("−", "-").strip().lstrip("+-"))
+    return frozenset(out)
+
+
 def read_as_itself(text: str, given: frozenset[Fraction]) -> bool:
     """Whether a literal is a whole number or exactly an entry of a given tensor."""
     x = _fraction(text)
@@ -352,4 +380,5 @@ __all__ = [
     "loose_literals",
     "reached",
     "read_as_itself",
+    "stated_inputs",
 ]

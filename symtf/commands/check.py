@@ -68,7 +68,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     config = project_settings(args)
     if fixing.wanted(args):
-        return fixing.cmd_fix(args)
+        return fixing.cmd_fix(args, config)
     if getattr(args, "draft", False) and not all(_is_article(Path(p)) for p in args.paths or ["."]):
         return _check_drafts(args)  # an article is drafted anyway: --draft is for draft files
     reports, errors = [], []

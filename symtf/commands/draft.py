@@ -213,13 +213,14 @@ def checked_draft(
 
 
 def _not_copied(unmapped: Any, report: Any) -> list[Any]:
-    """The draft's unmapped printings, less the literals that got a verdict as copy slips
-    (:mod:`symtf.checking.lineage`): each such literal is checked, once."""
+    """The draft's unmapped printings, less the literals that got a verdict of their own
+    (copy slips, :mod:`symtf.checking.lineage`; literals read as expressions,
+    :mod:`symtf.checking.expressed`): each such literal is checked, once."""
     copies = [
         (r.claim.source_line, c.printed)
         for r in report.results
         for c in r.checks
-        if "copy_of" in c.extra
+        if "literal_of" in c.extra
     ]
     out = []
     for u in unmapped:

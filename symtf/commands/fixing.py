@@ -64,8 +64,12 @@ def wanted(args: argparse.Namespace) -> bool:
     )
 
 
-def cmd_fix(args: argparse.Namespace) -> int:
-    """``symtf check --fix`` / ``--diff``."""
+def cmd_fix(args: argparse.Namespace, config: Any = None) -> int:
+    """``symtf check --fix`` / ``--diff``.
+
+    ``config``: the project's ``[tool.symtf]`` (:mod:`symtf.spec.config`), whose ``include``
+    names the files to fix when none is named on the command line.
+    """
     from symtf.checking.report import Report
     from symtf.cli import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, expand
     from symtf.renderers import text as render_text
@@ -78,15 +82,16 @@ def cmd_fix(args: argparse.Namespace) -> int:
         )
     if getattr(args, "draft", False):
         raise SymtfError("--fix and --diff rewrite articles and derivations, not --draft files")
-    if not args.paths:
+    if not args.paths and (config is None or not config.include):
         raise SymtfError(
-            "--fix and --diff rewrite only files named on the command line: name the files"
+            "--fix and --diff rewrite only files named on the command line or included by "
+            "the project's [tool.symtf]: name the files"
         )
     show_diff = bool(args.diff)
     reports = []
     errors = 0
     worst = EXIT_OK
-    for path, folder in expand(args.paths, only_derivations=args.only_derivations):
+    for path, folder in expand(args.paths, only_derivations=args.only_derivations, config=config):
         name = str(path)
         try:
             before, (report, after, applied, suggestions) = _fix_one(path, folder, args)

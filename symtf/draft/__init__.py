@@ -5,8 +5,9 @@
 - :mod:`symtf.draft.templates`: candidate steps as ``(op, params, inputs)`` trees and
   their step-language text.
 - :mod:`symtf.draft.search`: the step behind each printed matrix, certified in balls.
-- :mod:`symtf.draft.code`: notebook cells and fenced Python read with ``ast`` and
-  translated onto the step language's ops (:mod:`symtf.draft.frameworks` is the table).
+- :mod:`symtf.draft.translate`: notebook cells and fenced Python read with ``ast`` and
+  translated onto the step language's ops (a shared core, and one module per framework
+  reading the table of framework calls).
 - :mod:`symtf.draft.compose`: all of it written as a derivation file.
 
 :func:`draft_file` and :func:`draft_text` are the entry points; the result's ``toml``

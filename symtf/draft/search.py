@@ -352,7 +352,7 @@ class Search:
     # -- running --
     def run(self) -> None:
         """Search every printing in the article's order, with the code before its outputs."""
-        from symtf.draft.code import Translator
+        from symtf.draft.translate import Translator
 
         printings = list(self.article.printings)
 
@@ -401,8 +401,8 @@ class Search:
         return tuple(self.known[key].ball.shape) if key is not None else None
 
     def _event(self, e: Any) -> None:
-        """One event of the code translation (symtf.draft.code): a given, a step, a note, a print."""
-        from symtf.draft.code import Given, Note, Shown, Step
+        """One event of the code translation (symtf.draft.translate): a given, a step, a note, a print."""
+        from symtf.draft.translate import Given, Note, Shown, Step
 
         if isinstance(e, Note):
             self.notes.append(e)
@@ -458,7 +458,7 @@ class Search:
 
     def _retry(self) -> None:
         """Add every pending step whose inputs are known (in order), until none can be added."""
-        from symtf.draft.code import Note
+        from symtf.draft.translate import Note
 
         progress = True
         while progress:
@@ -502,7 +502,7 @@ class Search:
 
     def _shown(self, e: Any) -> None:
         """A printed value of the code: a printing, searched like any other (its label names the step)."""
-        from symtf.draft.code import SIZE
+        from symtf.draft.translate import SIZE
 
         self._shown_key += 1
         key = 2_000_000 + self._shown_key
@@ -523,12 +523,17 @@ class Search:
         if t is None:
             self.outcomes[key] = Outcome(p, "unmapped", note="its numbers cannot be read")
             return
+        complete = bool(getattr(e, "complete", False))
         if e.name and e.name in self.var_keys:
-            direct = self._direct(p, t, self.var_keys[e.name])
+            direct = self._direct(p, t, self.var_keys[e.name], complete=complete)
             if direct is not None:
                 self.outcomes[key] = direct
                 return
-        found = self._find(p, t, evidential=False) if p.size > 1 and e.reason != SIZE else None
+        found = (
+            self._find(p, t, evidential=False)
+            if p.size > 1 and e.reason != SIZE and not complete
+            else None
+        )
         if isinstance(found, tuple):
             accepted = self._accept(p, *found)
             self.outcomes[key] = accepted
@@ -545,8 +550,12 @@ class Search:
                 self._retry()
                 return
         if e.opaque and p.size > 1:
-            # later steps read the printed value (rounded) of what the code draws or fills in
-            given = self._given(p, t, rounded=True, vector=e.vector)
+            # later steps read the printed value (rounded) of what the code draws or fills in;
+            # PyTorch prints whole numbers as 1. only when every entry is one: each is exact
+            q = p
+            if getattr(e, "whole", False):
+                q = dataclasses.replace(p, rows=tuple(tuple(c[:-1] for c in r) for r in p.rows))
+            given = self._given(q, parse_target(q.rows) or t, rounded=True, vector=e.vector)
             if given.placement is None:
                 self.outcomes.setdefault(key, given)
                 return
@@ -564,16 +573,37 @@ class Search:
         if e.name and e.name not in self.var_keys:
             note = f"{e.label}: depends on code that is not translated"
         elif e.name:
-            gives = _rounded_like(self.known[self.var_keys[e.name]].ball, t)
+            k = self.known[self.var_keys[e.name]]
+            gives = _rounded_like(k.ball, t)
             what = f"{gives}, not the printed values" if gives else "other values"
-            note = f"{e.label}: the translated step gives {what} (its translation may be off)"
+            if not complete:
+                note = f"{e.label}: the translated step gives {what} (its translation may be off)"
+            elif len(k.ball.data) != p.size:
+                note = (
+                    f"{e.label}: the translated step has {len(k.ball.data)} entries, not {p.size}"
+                )
+            else:  # computed from printed values no point of whose rounding intervals fits
+                note = (
+                    f"{e.label}: the code computes {what} from {self._rounded_names(k.key)}, "
+                    "printed with fewer digits; whether a value they may stand for prints "
+                    "as shown is not decided"
+                )
         else:
             note = e.reason or "the translated code does not give these values"
         self.outcomes[key] = Outcome(p, "unmapped", note=note)
 
-    def _direct(self, p: Printing, t: Target, key: int) -> Outcome | None:
+    def _direct(
+        self, p: Printing, t: Target, key: int, *, complete: bool = False
+    ) -> Outcome | None:
         """A print of a translated value: mapped to it when its certified values reproduce the
-        printed entries (all, or all but a few within one unit), else None."""
+        printed entries (all, or all but a few within one unit), else None.
+
+        With ``complete`` (the translation covers every op of the value and of what it is
+        computed from), the code states the step: a print that disagrees is mapped to it
+        all the same, and the check gives the entries their verdicts. Computed from values
+        printed with fewer digits, it is mapped so only when every entry that disagrees is
+        certainly off: no point of their rounding intervals gives a value printing as it.
+        """
         k = self.known[key]
         values = list(k.ball.data)
         flat = [c for r in t.printed for c in r]
@@ -582,10 +612,26 @@ class Search:
         rounded = k.rounded or self._rounded_lineage(key)
         verdicts = [_certified(x, c) for x, c in zip(values, flat, strict=True)]
         slips = sum(v == "slip" for v in verdicts)
+        stated = (
+            f"the value the code computes (every op of it translated); {len(flat)} printed "
+            "entries, judged against it"
+        )
         if rounded and (slips or any(v is None for v in verdicts)):
             # computed from values known only to their printed digits: placed only where a
             # point of their rounding intervals is shown to print as every printed entry
             # (check then accepts these entries, with that reason)
+            if complete and k.expr is not None and not self._reached(key, t):
+                off = [i for i, v in enumerate(verdicts) if v != "full"]
+                if self._certainly_off(key, [(i, flat[i]) for i in off]):
+                    k.labels.append(p.label)
+                    return Outcome(
+                        p,
+                        "mapped",
+                        Placement(key),
+                        f"{stated}: with {self._rounded_names(key)} anywhere in their rounding "
+                        f"intervals, {len(off)} printed entries cannot be reached",
+                    )
+                return None
             if k.expr is None or not self._reached(key, t):
                 return None
             k.labels.append(p.label)
@@ -597,9 +643,10 @@ class Search:
                 f"only to their printed digits (a point of their rounding intervals gives "
                 f"the {len(flat)} printed entries)",
             )
-        if any(v is None for v in verdicts):
-            return None
-        if slips > max(1, len(flat) // 8):
+        if any(v is None for v in verdicts) or slips > max(1, len(flat) // 8):
+            if complete and k.expr is not None:
+                k.labels.append(p.label)
+                return Outcome(p, "mapped", Placement(key), stated)
             return None
         note = (
             f"the value the code prints: certified values reproduce the {len(flat)} printed entries"
@@ -608,6 +655,47 @@ class Search:
             note += f" ({slips} within one unit)"
         k.labels.append(p.label)
         return Outcome(p, "mapped", Placement(key), note)
+
+    def _certainly_off(self, key: int, entries: list[tuple[int, Printed]]) -> bool:
+        """Whether each of a step's ``entries`` (index, print) is off wherever in their rounding
+        intervals the rounded givens it is computed from lie: the step evaluated in balls
+        holding those intervals leaves every print's rounding interval."""
+        from symtf.backends.rounded import half_width
+
+        xp = self._xp
+        assert xp is not None
+        order = self._lineage([key])
+        names = {k: f"k{k}" for k in order}
+        env: dict[str, Tensor] = {}
+        try:
+            for k in order:
+                known = self.known[k]
+                if known.expr is None:
+                    data = list(known.ball.data)
+                    if known.rounded:
+                        texts = [text for r in known.rows for text in r]
+                        if len(texts) != len(data):
+                            return False
+                        for i, text in enumerate(texts):
+                            if h := half_width(text):
+                                data[i] = data[i] + arb(0, math.nextafter(float(h), math.inf))
+                    env[names[k]] = Tensor(known.ball.shape, data)
+                elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
+                    return False
+                else:
+                    env[names[k]] = evaluate_text(xp, render(known.expr, names), env, where="draft")
+            result = env[names[key]].data
+        except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+            return False
+        for i, c in entries:
+            x = result[i]
+            if c.value is None or not isinstance(x, arb) or not x.is_finite():
+                return False
+            iv = rounding_interval(c)
+            below, above = compare_ball(x, iv.lo), compare_ball(x, iv.hi)
+            if not ((below is not None and below < 0) or (above is not None and above > 0)):
+                return False
+        return bool(entries)
 
     def _lineage_keys(self, key: int) -> set[int]:
         """Every known tensor a step is computed from."""

@@ -1,7 +1,7 @@
 """Candidate steps as data: ``(op, params, inputs)`` trees, rendered to step-language text.
 
 The search (:mod:`symtf.draft.search`) builds candidates from these trees; the
-code translation (:mod:`symtf.draft.code`) builds the same trees from a
+code translation (:mod:`symtf.draft.translate`) builds the same trees from a
 notebook's calls. Each op is named as the step language names it today
 (``matmul`` renders ``a @ b``, ``softmax`` renders ``softmax(x, axis=-1)``), with
 its parameters as a mapping, so that the op table :data:`OPS` is the one place
@@ -181,6 +181,9 @@ OPS: dict[str, Op] = {
     "cross_entropy": Op("cross_entropy({0}, {1}{kw})", 4),
     "bce": Op("bce({0}, {1})", 4),
     "mse": Op("mse({0}, {1})", 4),
+    "nll": Op("nll({0}, {1})", 4),
+    "floordiv": Op("{0} // {1}", 2, needs=(2, 3)),
+    "mod": Op("{0} % {1}", 2, needs=(2, 3)),
     "grad": Op("grad({0}, {1})", 4),
     "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
     "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any, Generic, TypeVar, cast
 
 from symtf import ops
-from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, Undecided
+from symtf.errors import ExpressionError, ModelError, ShapeError, SpecError, SymtfError, Undecided
 from symtf.graph.core import Node
 from symtf.language import lang
 from symtf.language.syntax import Tree
@@ -450,4 +450,28 @@ def evaluate_text(xp: Any, text: str, values: dict[str, Tensor], *, where: str =
         raise (ModelError(message) if e.model else SpecError(message)) from None
 
 
-__all__ = ["STEP", "Undecided", "evaluate_text", "given_value", "step_nodes", "step_shape"]
+def shape_text(
+    text: str, shapes: Callable[[str], tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
+    """The shape of one step expression from the shapes of the names it reads.
+
+    ``None`` when the expression does not parse, names a tensor whose shape is not known,
+    does not fit the shapes, or has a shape that depends on its values (a slice bound
+    read from a tensor). Nothing is evaluated.
+    """
+    try:
+        tree = lang.parse(text, ops.public_signatures(), where="shape")
+        return _Shapes(shapes).walk(tree)
+    except (_Located, _Unknown, SymtfError, ParamError, ValueError, TypeError, IndexError):
+        return None
+
+
+__all__ = [
+    "STEP",
+    "Undecided",
+    "evaluate_text",
+    "given_value",
+    "shape_text",
+    "step_nodes",
+    "step_shape",
+]

@@ -82,7 +82,7 @@ class Node:
       its subscript and superscript as text (``"Q"``, ``"(1)"``), ``""`` when absent;
     - ``num``: ``text`` the number (``"3"``, ``"0.5"``);
     - ``add``, ``sub``, ``mul`` (a written ``·``, ``×``, ``*`` or two factors side by
-      side), ``hadamard`` (``⊙``), ``div``, ``pow``: two ``args``;
+      side), ``matmul`` (``@``), ``hadamard`` (``⊙``), ``div``, ``pow``: two ``args``;
     - ``neg``, ``T`` (a transpose), ``sqrt``: one ``args``;
     - ``call``: ``text`` the function word as written, ``args`` its arguments;
     - ``sum``: ``sub`` the index summed over, ``args`` the summand.
@@ -106,7 +106,7 @@ class _Fail(Exception):
 
 
 _TOKEN = re.compile(
-    r"\\(?:[A-Za-z]+|.)|\d+(?:\.\d+)?|\.\d+|[A-Za-z]+|[{}()\[\]^_+\-*/=,|']|[·×⊙∘ᵀ⊤√−]"
+    r"\\(?:[A-Za-z]+|.)|\d+(?:\.\d+)?|\.\d+|\.T\b|\*\*|[A-Za-z]+|[{}()\[\]^_+\-*/=,|'@]|[·×⊙∘ᵀ⊤√−]"
     r"|[α-ωΑ-Ω]|\s+|."
 )
 
@@ -155,6 +155,9 @@ class _Parser:
             if tok in ("·", "×", "*", "\\cdot", "\\times", "\\ast"):
                 self.take()
                 left = Node("mul", args=(left, self.unary()))
+            elif tok == "@":  # code written as prose: ``Q = X @ W_Q``
+                self.take()
+                left = Node("matmul", args=(left, self.unary()))
             elif tok in ("⊙", "∘", "\\odot", "\\circ"):
                 self.take()
                 left = Node("hadamard", args=(left, self.unary()))
@@ -191,9 +194,12 @@ class _Parser:
         node = self.atom()
         while True:
             tok = self.peek()
-            if tok in ("ᵀ", "⊤"):
+            if tok in ("ᵀ", "⊤", ".T"):
                 self.take()
                 node = Node("T", args=(node,))
+            elif tok == "**":
+                self.take()
+                node = Node("pow", args=(node, self.atom()))
             elif tok == "'":
                 self.take()
                 node = _rename(node, "'")

@@ -99,6 +99,12 @@ def _meanings(node: Node, r: Resolver) -> list[_M]:
         )
     if kind == "mul":
         return _cap(_products(node, r))
+    if kind == "matmul":
+        return _cap(
+            _M(call("matmul", a.expr, b.expr), a.index or b.index)
+            for a, b in _pairs(node, r)
+            if not (a.scalar or b.scalar)
+        )
     if kind == "div":
         soft = _softmax_pattern(node, r)
         if soft:

@@ -1,0 +1,563 @@
+"""The walk through code blocks: statements, assignments, loops and functions, in order.
+
+:class:`Translator` yields the events of the blocks (:mod:`symtf.draft.translate.events`):
+an array literal is a :class:`Given`, an assignment of an array expression a
+:class:`Step`, a statement with no translation a :class:`Note` saying why, and each
+printed value a :class:`Shown`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Any, cast
+
+from symtf.draft.templates import Var
+from symtf.draft.translate.autograd import makes_leaf
+from symtf.draft.translate.events import Given, Note, Step
+from symtf.draft.translate.iteration import FILLERS
+from symtf.draft.translate.outputs import Outputs
+from symtf.draft.translate.prints import comment_outputs, inline_comment_values
+from symtf.draft.translate.scope import (
+    Buffer,
+    Leaf,
+    NotebookFunction,
+    Untranslated,
+    stamp,
+)
+from symtf.draft.translate.sources import Block, without_magics
+from symtf.draft.translate.table import Translation
+from symtf.draft.translate.torch import MODULES
+
+#: Functions an exercise may declare without a body (``def softmax(logits): ...``) and
+#: then show examples of: each is read as the op its name says, with no other argument
+#: than the op's tensors (a stub with more parameters or keywords is not translated).
+STUBS: dict[str, Translation] = {
+    "softmax": Translation("softmax", ("input",), {}, {"axis": -1}),
+    "log_softmax": Translation("log_softmax", ("input",), {}, {"axis": -1}),
+    "relu": Translation("relu", ("input",), {}),
+    "sigmoid": Translation("sigmoid", ("input",), {}),
+    "tanh": Translation("tanh", ("input",), {}),
+    "silu": Translation("silu", ("input",), {}),
+    "gelu": Translation("gelu", ("input",), {}),
+    **{
+        name: Translation("cross_entropy", ("input", "target"), {}, {}, ("input", "target"))
+        for name in ("cross_entropy", "cross_entropy_loss", "softmax_cross_entropy")
+    },
+}
+
+
+def _is_stub_class(stmt: ast.ClassDef) -> bool:
+    """A class of methods without bodies (docstrings and ``...`` only): an exercise's outline."""
+    methods = [s for s in stmt.body if isinstance(s, ast.FunctionDef)]
+    rest = [
+        s
+        for s in stmt.body
+        if not isinstance(s, ast.FunctionDef)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        and not isinstance(s, ast.Pass)
+    ]
+    return bool(methods) and not rest and all(_is_stub(_undocumented(m.body)) for m in methods)
+
+
+def _undocumented(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and first.value.value is not Ellipsis
+    ):
+        return body[1:]  # a docstring
+    return body
+
+
+def _is_stub(body: list[ast.stmt]) -> bool:
+    """A function body that only stands for one: ``...``, ``pass``, ``raise NotImplementedError``."""
+    if not body:
+        return True
+    if len(body) != 1:
+        return False
+    s = body[0]
+    if isinstance(s, ast.Pass):
+        return True
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis:
+        return True
+    if isinstance(s, ast.Raise) and s.exc is not None:
+        exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
+
+
+def _changed(stmt: ast.stmt) -> list[str]:
+    """The variables a statement changes in place (``x[i] = …``, ``x.w = …``)."""
+    names = []
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.append(base.id)
+    return names
+
+
+def _targets(stmt: ast.stmt) -> list[str]:
+    """The variables a statement assigns, or changes in place (``x[i] = …``)."""
+    names = []
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.append(base.id)
+    return names
+
+
+class Translator(Outputs):
+    """Walks code blocks in order and yields what they define, compute and print.
+
+    Args:
+        shape_of: The shape of a translated variable's value so far (``None`` if unknown);
+            the translation asks it for ``x.shape``, ``len(x)`` and axis permutations.
+    """
+
+    def events(self, code: list[Block]) -> Iterator[Any]:
+        """Every event of the blocks in order: Given, Step, Note and Shown records."""
+        for block in code:
+            self._block = block
+            self._src = without_magics(block.text)
+            try:
+                tree = ast.parse(self._src)
+            except (SyntaxError, ValueError) as e:
+                yield Note(
+                    block.where(getattr(e, "lineno", 1) or 1),
+                    "",
+                    f"not Python: {e.__class__.__name__}",
+                )
+                continue
+            stamp(tree, self._src, block)
+            prints: list[tuple[str, list[Any]]] = []
+            body = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+            for stmt in tree.body:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    self._import(stmt)
+            last = body[-1] if body else None
+            comments = comment_outputs(block)
+            inline = inline_comment_values(block)
+            for stmt in body:
+                self._events = []
+                self._inner_prints = []
+                self._loosened = []
+                shown = self._statement(stmt, is_last=stmt is last)
+                yield from self._events
+                prints.extend(self._inner_prints)
+                end = getattr(stmt, "end_lineno", 0) or 0
+                after = comments.get(end)
+                if after is None and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    after = inline.get(end)  # "x = W @ h  # = [0.35, -1.2]"
+                if after is not None:
+                    # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
+                    items = shown[1] if shown is not None else self._assigned(stmt)
+                    text, lines, typed, named = after
+                    if named is not None and named not in _targets(stmt):
+                        items = []  # "# y ≈ …" under a statement that does not assign y
+                    if items:
+                        yield from self._match(items, [(text, lines)], typed=typed)
+                        if shown is not None:  # its output is there all the same, claimed
+                            prints.append((f"{shown[0]}-claimed", shown[1]))
+                        continue
+                if shown is not None:
+                    prints.append(shown)
+            yield from self._outputs(block, prints)
+
+    def _statement(self, stmt: ast.stmt, *, is_last: bool) -> Any:
+        """Translate one statement; returns a print record when it prints."""
+        try:
+            if isinstance(stmt, ast.Assign):
+                self._assign(stmt.targets, stmt.value, stmt)
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                self._assign([stmt.target], stmt.value, stmt)
+            elif isinstance(stmt, ast.AugAssign):
+                op = ast.BinOp(stmt.target, stmt.op, stmt.value)
+                ast.copy_location(op, stmt)
+                target = (
+                    ast.Name(stmt.target.id, ast.Store())
+                    if isinstance(stmt.target, ast.Name)
+                    else stmt.target
+                )
+                self._assign([target], op, stmt)
+            elif isinstance(stmt, ast.Expr):
+                return self._expression_statement(stmt, is_last=is_last)
+            elif isinstance(stmt, ast.For):
+                self._loop(stmt)
+            elif isinstance(stmt, ast.With):
+                off = any(self._turns_grad_off(item.context_expr) for item in stmt.items)
+                self.no_grad += off
+                try:
+                    for s in stmt.body:  # print(x) under ``with torch.no_grad():``
+                        self._nested_statement(s)
+                finally:
+                    self.no_grad -= off
+            elif isinstance(stmt, ast.If):
+                # if i == j: … in an unrolled loop: the branch its constant condition takes
+                taken = self._const(stmt.test)
+                for s in stmt.body if taken else stmt.orelse:
+                    self._nested_statement(s)
+            elif isinstance(stmt, ast.FunctionDef):
+                self._function(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                self.module_stubs.discard(stmt.name)
+                if stmt.name in MODULES and _is_stub_class(stmt):
+                    self.module_stubs.add(stmt.name)
+                    self._emit(
+                        Note(
+                            self._where(stmt),
+                            f"class {stmt.name}",
+                            f"has no bodies: read by its name as torch.nn.{stmt.name}",
+                        )
+                    )
+                else:
+                    self._emit(
+                        Note(self._where(stmt), f"class {stmt.name}", "a class is not translated")
+                    )
+            elif isinstance(stmt, (ast.Pass, ast.Assert)):
+                pass
+            else:
+                self._emit(
+                    Note(
+                        self._where(stmt),
+                        self._source(stmt),
+                        f"a {type(stmt).__name__.lower()} statement is not translated",
+                    )
+                )
+        except Untranslated as e:
+            targets = _targets(stmt)
+            # a change in place (x[i] = …) changes every name that holds the same array
+            targets += [a for t in _changed(stmt) for a in self._aliases(t) if a not in targets]
+            self._emit(Note(self._where(stmt), self._source(stmt), str(e), tuple(targets)))
+            for t in targets:
+                self.opaque[t] = f"{self._where(stmt)}: {e}"
+                self.names.pop(t, None)
+                self.consts.pop(t, None)
+                self.tuples.pop(t, None)
+                self.dicts.pop(t, None)
+                self.buffers.pop(t, None)
+                self.lazy.pop(t, None)
+                self.opaque_shapes.pop(t, None)
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):  # W = torch.rand(3, 2): its values are not known, its shape is
+                shape = self._shape_only(stmt.value)
+                if shape is not None:
+                    self.opaque_shapes[stmt.targets[0].id] = shape
+        finally:
+            self._cutting = False
+        return None
+
+    def _function(self, stmt: ast.FunctionDef) -> None:
+        body = stmt.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # a docstring
+        self.stubs.pop(stmt.name, None)
+        if _is_stub(body) and stmt.name.lower() in STUBS and not stmt.args.vararg:
+            # "def softmax(logits): ..." and an example of what it returns: the exercise
+            # names the function; it is read as the op of that name
+            t = STUBS[stmt.name.lower()]
+            self.stubs[stmt.name] = t
+            self.functions.pop(stmt.name, None)
+            self.opaque.pop(stmt.name, None)
+            self._emit(
+                Note(
+                    self._where(stmt),
+                    f"def {stmt.name}(…)",
+                    f"has no body: read by its name as {t.op}"
+                    + (" along the last axis" if "axis" in t.defaults else ""),
+                )
+            )
+            return
+        args = stmt.args
+        if (
+            not any(isinstance(s, ast.Return) for s in body)
+            or args.vararg
+            or args.kwarg
+            or args.posonlyargs
+            or args.kwonlyargs
+        ):
+            self._emit(
+                Note(
+                    self._where(stmt),
+                    f"def {stmt.name}(…)",
+                    "only functions with named parameters and a return are inlined",
+                )
+            )
+            self.functions.pop(stmt.name, None)
+            self.opaque[stmt.name] = "a function that is not translated"
+            return
+        params = [a.arg for a in args.args]
+        # def layer_norm(x, eps=1e-5): the last parameters have the defaults written
+        defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults, strict=True))
+        self.functions[stmt.name] = NotebookFunction(params, body, defaults)
+        self.opaque.pop(stmt.name, None)
+
+    def _loop(self, stmt: ast.For) -> None:
+        """A ``for`` loop, unrolled: its body once per item, each print once per iteration."""
+        items = self._iterate(stmt.iter)
+        if items is None or stmt.orelse:
+            raise Untranslated(
+                "a loop over anything but a range, a list, a dict, the rows of an array, "
+                "enumerate or zip of these is not unrolled"
+            )
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
+            raise Untranslated("a loop with break, continue or return is not unrolled")
+        source = f"{self._source(stmt.target)} in {self._source(stmt.iter)}"
+        for item in items:
+            self._bind_target(stmt.target, item, stmt, source)
+            for s in stmt.body:
+                self._nested_statement(s)
+
+    def _assign(self, targets: list[ast.expr], value: ast.expr, stmt: ast.stmt) -> None:
+        if len(targets) != 1:
+            raise Untranslated("a chained assignment is not translated")
+        target = targets[0]
+        if isinstance(target, ast.Attribute) and target.attr in ("requires_grad", "grad"):
+            self._grad_attribute(target, value)
+            return
+        if isinstance(target, ast.Attribute) and target.attr in ("weight", "bias", "data"):
+            self._module_weight(target, value)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)) and (
+            self._is_autograd(value) or (isinstance(value, ast.Call) and self._is_topk(value))
+        ):
+            hints = [t.id if isinstance(t, ast.Name) else "grad" for t in target.elts]
+            parts = (
+                self._autograd(cast(ast.Call, value), stmt, hints)
+                if self._is_autograd(value)
+                else list(self._topk(cast(ast.Call, value)))
+            )
+            if len(parts) != len(target.elts) or not all(
+                isinstance(t, ast.Name) for t in target.elts
+            ):
+                raise Untranslated("unpacking a tuple of tensors into other than its tensors")
+            for t, part in zip(target.elts, parts, strict=True):
+                assert isinstance(t, ast.Name)
+                self._forget(t.id)
+                if isinstance(part, Var):
+                    self._bind(t.id, part.name)
+                elif isinstance(part, str):
+                    self.opaque[t.id] = f"{self._where(stmt)}: {part}"
+                else:
+                    step = self._fresh(t.id)
+                    self._emit(Step(step, part, self._where(stmt), self._source(stmt)))
+                    self._bind(t.id, step)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                for t, v in zip(target.elts, value.elts, strict=True):
+                    self._assign([t], v, stmt)
+                return
+            # q, k, v = attention(x): a function's tuple, or the rows of a tensor
+            self._bind_target(target, self._tuple_value(value), stmt)
+            return
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            owner = target.value.id
+            if owner not in self.buffers and owner in self.names and owner not in self.leaves:
+                # angles[:, 0::2] = np.sin(angles[:, 0::2]): an array computed before, now
+                # changed in place; every entry not assigned keeps its value
+                shape = self._known_shape(self.names[owner])
+                if shape:
+                    self.buffers[owner] = Buffer(shape, None, source=Var(self.names[owner]))
+            if owner in self.buffers:
+                self._assign_entry(target, value, stmt)
+                return
+        if not isinstance(target, ast.Name):
+            raise Untranslated("assigning into an index or attribute is not translated")
+        name = target.id
+        in_place = isinstance(stmt, ast.AugAssign)
+        leaf = self.leaves.get(name)  # the value may read its .grad (w -= lr * w.grad)
+        new_leaf = makes_leaf(value)
+        self._cutting = self._detaches(value)
+        try:
+            self._assign_name(name, value, stmt)
+        except Untranslated:
+            self.leaves.pop(name, None)
+            if new_leaf:  # drawn at random, say: its print may stand for it
+                self.leaves[name] = Leaf([name])
+            elif in_place and leaf is not None:
+                leaf.versions.append(name)
+                leaf.unknown = leaf.unknown or f"{name} was changed in place by untranslated code"
+                self.leaves[name] = leaf
+            raise
+        self.leaves.pop(name, None)  # assigned anew: another tensor, unless changed in place
+        now = self.names.get(name)
+        if new_leaf and now is not None:
+            self.leaves[name] = Leaf([now])
+        elif in_place and leaf is not None and now is not None:
+            # w -= lr * w.grad: the same tensor, changed in place (the gradient stays)
+            leaf.versions.append(now)
+            if not self.no_grad:
+                leaf.unknown = leaf.unknown or (
+                    f"{name}, which requires grad, was changed in place outside torch.no_grad()"
+                )
+            self.leaves[name] = leaf
+
+    def _forget(self, name: str) -> None:
+        """A variable assigned anew: a different tensor from now on."""
+        self.tuples.pop(name, None)
+        self.leaves.pop(name, None)
+        self.optimizers.pop(name, None)
+
+    def _assign_name(self, name: str, value: ast.expr, stmt: ast.stmt) -> None:
+        self.tuples.pop(name, None)
+        self.optimizers.pop(name, None)
+        if self._is_autograd(value):
+            self.tuples[name] = self._autograd(cast(ast.Call, value), stmt, [name])
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if isinstance(value, ast.Call) and self._is_topk(value):
+            # m = torch.max(x, 1): a pair, read as m.values, m.indices, m[0], m[1]
+            self.tuples[name] = list(self._topk(value))
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        optimized = self._optimizer_params(value)
+        if optimized is not None:
+            self.optimizers[name] = optimized
+            self.names.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        module = self._module_of(value)
+        if module is not None:
+            self.modules[name] = module
+            self.opaque.pop(name, None)
+            return
+        self.dicts.pop(name, None)
+        self.buffers.pop(name, None)
+        const = self._const_or_none(value)
+        if const is None:
+            const = self._words(value)
+        if const is not None:
+            self.consts[name] = const
+            self.names.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if isinstance(value, (ast.ListComp, ast.List, ast.Tuple)) and self._literal(value) is None:
+            # rows = [x @ w for x in xs]: a Python list of tensors, stacked where an array
+            # is made of it (np.array(rows), torch.stack(rows))
+            self.tuples[name] = list(
+                self._comprehension(value)
+                if isinstance(value, ast.ListComp)
+                else [self._operand(e) for e in value.elts]
+            )
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if isinstance(value, (ast.Dict, ast.DictComp)):
+            self.dicts[name] = self._dict_of(name, value, stmt)
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.functions
+        ):
+            returned = self._call_function(self.functions[value.func.id], value)
+            if isinstance(returned, list):  # out = attention(x), a tuple: out[0], out[1]
+                self.tuples[name] = list(returned)
+                self.names.pop(name, None)
+                self.consts.pop(name, None)
+                self.opaque.pop(name, None)
+                return
+            if isinstance(returned, Var):
+                self._bind(name, returned.name)
+            else:
+                step = self._fresh(name)
+                self._emit(Step(step, returned, self._where(stmt), self._source(stmt)))
+                self._bind(name, step)
+            return
+        empty = self._empty(value)
+        if empty is not None:  # a = torch.empty(n): read back only once filled
+            self.buffers[name] = Buffer(empty, None)
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        self.defs[name] = value
+        literal = self._literal(value)
+        if literal is not None:
+            values, shape, f32 = literal
+            step = self._fresh(name)
+            self._emit(Given(step, values, shape, self._where(stmt), f32))
+            self.float32 |= f32
+            self._bind(name, step)
+            return
+        expr = self._expr(value)
+        step = self._fresh(name)
+        self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
+        self._bind(name, step)
+        self._fill_later(name, value)
+
+    def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
+        """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""
+        if not isinstance(value, ast.Call) or (
+            value.keywords and any(k.arg not in ("dtype", "device") for k in value.keywords)
+        ):
+            return None
+        made = (self._dotted(value.func) or "").rsplit(".", 1)[-1]
+        if made == "empty" and value.args:
+            return tuple(self._shape_args(value.args))
+        if made == "empty_like" and len(value.args) == 1:
+            shape = self._shape(self._expr(value.args[0]))
+            if shape is None:
+                raise Untranslated("empty_like of a tensor whose shape is not known")
+            return shape
+        return None
+
+    def _words(self, value: ast.expr) -> tuple[Any, ...] | None:
+        """A list of words (and whole numbers): ``tokens = ["the", "cat"]``, kept as constants."""
+        if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
+            return None
+        items = [self._const_or_none(e) for e in value.elts]
+        if any(isinstance(v, str) for v in items) and all(
+            isinstance(v, (str, int)) and not isinstance(v, bool) for v in items
+        ):
+            return tuple(items)
+        return None
+
+    def _tuple_value(self, value: ast.expr) -> Any:
+        """The value an unpacking reads: a function's tuple, a tuple held by a name, or a
+        tensor (whose first axis it unpacks)."""
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.functions
+        ):
+            returned = self._call_function(self.functions[value.func.id], value)
+            return tuple(returned) if isinstance(returned, list) else returned
+        return self._argument(value)
+
+    def _fill_later(self, name: str, value: ast.expr) -> None:
+        """Remember an array the code just made (``np.zeros((n, n))``, ``x.copy()``), which it
+        may then fill entry by entry (``a[i, j] = …``)."""
+        if not isinstance(value, ast.Call):
+            return
+        made = (self._dotted(value.func) or "").rsplit(".", 1)[-1]
+        copy = isinstance(value.func, ast.Attribute) and value.func.attr in ("copy", "clone")
+        step = self.names[name]
+        shape = self._known_shape(step)
+        if (made not in FILLERS and not copy) or not shape:
+            return
+        if copy:  # each entry not assigned is the copy's
+            self.buffers[name] = Buffer(shape, None, source=Var(step))
+        else:
+            self.buffers[name] = Buffer(shape, FILLERS[made])

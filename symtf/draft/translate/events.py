@@ -1,0 +1,66 @@
+"""What the translation of code yields, in the code's order: givens, steps, notes and prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from symtf.draft.templates import Expr
+
+__all__ = ["SIZE", "Given", "Note", "Shown", "Step"]
+
+#: Why a printed shape or size is left unchecked (the search never looks for a step giving it)
+SIZE = "a shape or size, not a computed value"
+
+
+@dataclass(frozen=True)
+class Given:
+    """An array literal: a given tensor (entries as written)."""
+
+    name: str
+    values: tuple[str, ...]
+    shape: tuple[int, ...]
+    where: str
+    float32: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """A translated assignment."""
+
+    name: str
+    expr: Expr
+    where: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """A statement not translated, and why."""
+
+    where: str
+    source: str
+    reason: str
+    #: The variables it assigned, whose earlier values they no longer name.
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A printed value and the step it shows (``None``: it could not be translated)."""
+
+    name: str | None
+    label: str
+    rows: tuple[tuple[str, ...], ...]
+    lines: tuple[int, ...]
+    cell: int | None
+    decimals: int | None
+    shortened: bool
+    reason: str = ""
+    opaque: str | None = None  # a variable whose value only this print gives
+    vector: bool = False  # printed as a one-dimensional array (one bracket)
+    #: The translation covers every op of the value and of everything it is computed from
+    #: (no op read loosely, such as a dtype change): a print that disagrees is off.
+    complete: bool = False
+    #: Printed by PyTorch with every entry a whole number (``tensor([1., 0.])``): each
+    #: entry is that number exactly, not a rounding of another.
+    whole: bool = False

@@ -1,0 +1,40 @@
+"""TensorFlow: its functions translated onto ops (``tf.reduce_*``, ``tf.matmul``'s flags)."""
+
+from __future__ import annotations
+
+import ast
+
+from symtf.draft.templates import Expr, call
+from symtf.draft.translate.scope import Scope, Untranslated
+from symtf.draft.translate.table import Translation, reduction
+
+__all__ = ["FUNCTIONS", "Tensorflow"]
+
+#: ``tf.*``, ``tf.math.*`` and ``tf.nn.*`` functions beyond the common table.
+FUNCTIONS: dict[str, Translation] = {
+    "reduce_mean": reduction("mean"),
+    "reduce_sum": reduction("sum"),
+    "reduce_max": reduction("max"),
+    "reduce_variance": reduction("var"),
+    "reduce_std": reduction("std"),
+}
+
+
+class Tensorflow(Scope):
+    """TensorFlow's calls that need more than a table entry."""
+
+    def _tf_matmul(self, node: ast.Call) -> Expr:
+        """``tf.matmul(a, b, transpose_a=…, transpose_b=…)``: a matmul of the (transposed) operands."""
+        flags = {"transpose_a": False, "transpose_b": False}
+        for kw in node.keywords:
+            if kw.arg not in flags or not (
+                isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)
+            ):
+                raise Untranslated(f"the argument {kw.arg}= of matmul is not translated")
+            flags[kw.arg] = kw.value.value
+        a, b = (self._operand(x) for x in node.args)
+        if flags["transpose_a"]:
+            a = call("T", a)
+        if flags["transpose_b"]:
+            b = call("T", b)
+        return call("matmul", a, b)
