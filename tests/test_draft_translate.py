@@ -9,6 +9,7 @@ from symtf's output. Nothing in a fixture is ever run: the notebooks are read wi
 from __future__ import annotations
 
 import json
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,8 @@ def test_a_literal_too_large_to_check_is_refused_at_once_naming_cell_and_line(
     )
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "cell 1, line 2" in err and "160000 entries" in err and "20000" in err, err
+    assert "cell 1, line 2: an array literal: expected at most 20,000 entries" in err, err
+    assert "found 160,000" in err, err
 
 
 def test_a_literal_of_the_largest_size_read_is_translated() -> None:
@@ -483,3 +485,177 @@ def test_a_positional_encoding_filled_through_slices(tmp_path: Path) -> None:
     verdicts = _verdicts(_post(tmp_path, code, out))
     assert [p for p, _ in verdicts] == [t for row in shown for t in row]
     assert all(v in GOOD for _, v in verdicts), verdicts
+
+
+def _printed_table(rows: list[list[mpmath.mpf]], decimals: int) -> list[list[str]]:
+    """Each value rounded at ``decimals`` places, trailing zeros dropped as numpy prints
+    them (``0.``, ``0.01``), each checked against its exact value."""
+    places = Decimal(1).scaleb(-decimals)
+    out = []
+    for row in rows:
+        texts = []
+        for v in row:
+            with mpmath.workdps(MPMATH_DIGITS):
+                exact = Decimal(mpmath.nstr(v, 40, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+            text = format(exact.quantize(places, ROUND_HALF_EVEN), "f").rstrip("0")
+            assert rounds_to(v, text + "0" if text.endswith(".") else text), (v, text)
+            texts.append(text)
+        out.append(texts)
+    return out
+
+
+def _sinusoidal(positions: int, width: int, base: int, concatenated: bool = False) -> Any:
+    """PE[p, 2k] = sin(p / base^(2k/width)), PE[p, 2k+1] = cos(…), at 50 digits; or, with
+    ``concatenated``, the sines of every frequency followed by the cosines."""
+    with mpmath.workdps(MPMATH_DIGITS):
+        half = width // 2
+        angle = [
+            [mpmath.mpf(p) / mpmath.mpf(base) ** (mpmath.mpf(2 * k) / width) for k in range(half)]
+            for p in range(positions)
+        ]
+        if concatenated:
+            return [[mpmath.sin(a) for a in row] + [mpmath.cos(a) for a in row] for row in angle]
+        return [[f(a) for a in row for f in (mpmath.sin, mpmath.cos)] for row in angle]
+
+
+def _numpy_print(table: list[list[str]]) -> str:
+    return "[[" + "]\n [".join(" ".join(f"{t:>11}" for t in row) for row in table) + "]]\n"
+
+
+_PE_LOOPS = (
+    "import numpy as np\nimport math\n\nmax_len, d_model = 3, 4\n"
+    "pe = np.zeros((max_len, d_model))\n"
+    "for pos in range(max_len):\n"
+    "    for i in range(0, d_model, 2):\n"
+    "        pe[pos, i] = math.sin(pos / (10000 ** (i / d_model)))\n"
+    "        pe[pos, i + 1] = math.cos(pos / (10000 ** (i / d_model)))\n"
+    "print(pe)\n"
+)
+_PE_ARANGE_LOOP = (
+    "import numpy as np\n\ndef encoding(seq_len, d, n=10000):\n"
+    "    P = np.zeros((seq_len, d))\n"
+    "    for k in range(seq_len):\n"
+    "        for i in np.arange(int(d/2)):\n"
+    "            denominator = np.power(n, 2*i/d)\n"
+    "            P[k, 2*i] = np.sin(k/denominator)\n"
+    "            P[k, 2*i+1] = np.cos(k/denominator)\n"
+    "    return P\n\n"
+    "print(encoding(seq_len=3, d=4, n=100))\n"
+)
+_PE_CONCATENATED = (
+    "import numpy as np\n\ndef positional_encoding(length, depth):\n"
+    "    depth = depth / 2\n"
+    "    positions = np.arange(length)[:, np.newaxis]\n"
+    "    depths = np.arange(depth)[np.newaxis, :] / depth\n"
+    "    angle_rates = 1 / (10000**depths)\n"
+    "    angle_rads = positions * angle_rates\n"
+    "    return np.concatenate([np.sin(angle_rads), np.cos(angle_rads)], axis=-1)\n\n"
+    "print(positional_encoding(3, 4))\n"
+)
+_PE_DIV_TERM_ROUNDED = (
+    "import numpy as np\nimport math\n\nmax_len, d_model = 3, 4\n"
+    "pe = np.zeros((max_len, d_model))\n"
+    "position = np.arange(0, max_len)[:, np.newaxis]\n"
+    "div_term = np.exp(np.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))\n"
+    "pe[:, 0::2] = np.sin(position * div_term)\n"
+    "pe[:, 1::2] = np.cos(position * div_term)\n"
+    "print(np.round(pe, 4))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "base", "concatenated", "decimals"),
+    [
+        pytest.param(_PE_LOOPS, 10000, False, 8, id="math.sin-entry-by-entry"),
+        pytest.param(_PE_ARANGE_LOOP, 100, False, 8, id="loop-over-np.arange-int-d-over-2"),
+        pytest.param(_PE_CONCATENATED, 10000, True, 8, id="depth-over-2-concatenated"),
+        pytest.param(_PE_DIV_TERM_ROUNDED, 10000, False, 4, id="div-term-np.round"),
+    ],
+)
+def test_positional_encodings_written_the_common_ways(
+    tmp_path: Path, code: str, base: int, concatenated: bool, decimals: int
+) -> None:
+    # exp(-(2k) ln(10000) / d) is 10000^(-2k/d): the div_term form is the same table
+    table = _printed_table(_sinusoidal(3, 4, base, concatenated), decimals)
+    verdicts = _verdicts(_notebook(tmp_path, [(code, _numpy_print(table))]))
+    assert [p for p, _ in verdicts] == [t for row in table for t in row]
+    assert all(v in GOOD for _, v in verdicts), verdicts
+
+
+def test_a_torch_positional_encoding_with_an_arange_of_floats(tmp_path: Path) -> None:
+    code = (
+        "import torch\nimport math\n\nmax_len, d_model = 3, 4\n"
+        "pe = torch.zeros(max_len, d_model)\n"
+        "position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)\n"
+        "div_term = torch.exp(torch.arange(0, d_model, 2).float()"
+        " * (-math.log(10000.0) / d_model))\n"
+        "pe[:, 0::2] = torch.sin(position * div_term)\n"
+        "pe[:, 1::2] = torch.cos(position * div_term)\n"
+        "print(pe)\n"
+    )
+    table = _printed_table(_sinusoidal(3, 4, 10000), 4)
+    # PyTorch pads every entry to 4 decimals
+    padded = [[(t + "0000")[: t.index(".") + 5] for t in row] for row in table]
+    out = "tensor([[" + "],\n        [".join(", ".join(row) for row in padded) + "]])\n"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, out)]))
+    assert [p for p, _ in verdicts] == [t for row in padded for t in row]
+    assert all(v in GOOD for _, v in verdicts), verdicts
+
+
+def test_a_swapped_digit_in_a_positional_encoding_is_flagged(tmp_path: Path) -> None:
+    # sin(1) = 0.84147098…; printed 0.84147089 (the last two digits swapped)
+    table = _printed_table(_sinusoidal(3, 4, 10000), 8)
+    assert table[1][0] == "0.84147098"
+    table[1][0] = "0.84147089"
+    with mpmath.workdps(MPMATH_DIGITS):
+        assert not rounds_to(mpmath.sin(1), "0.84147089")
+    verdicts = _verdicts(_notebook(tmp_path, [(_PE_LOOPS, _numpy_print(table))]))
+    off = [(p, v) for p, v in verdicts if v not in GOOD]
+    assert off == [("0.84147089", "wrong")]
+    assert len(verdicts) == 12
+
+
+def test_values_printed_through_percent_formats(tmp_path: Path) -> None:
+    # c = [1.5 * 3, 2 * 0.25] = [4.5, 0.5]; c.sum() = 5 (printed %.4f); e^2 = 7.389056…
+    # (printed %.2e); x = 2.75 printed with %d is 2, a truncation, not the value
+    code = (
+        "import numpy as np\n"
+        "a, b = np.array([1.5, 2.0]), np.array([3.0, 0.25])\n"
+        "c = a * b\n"
+        'print("sum = %.4f, e^2 = %.2e" % (c.sum(), np.exp(2.0)))\n'
+        "x = 2.75\n"
+        'print("%d items" % x)\n'
+        'print("%.3f%% left" % c[1])\n'
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        assert rounds_to(mpmath.e**2, "7.39e+00")
+        assert not rounds_to(mpmath.mpf("2.75"), "2")
+    out = "sum = 5.0000, e^2 = 7.39e+00\n2 items\n0.500% left\n"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, out)]))
+    assert sorted(verdicts) == [("0.500", "exact"), ("5.0000", "exact"), ("7.39e+00", "rounded")]
+    assert any("truncates" in u for u in _unchecked(_notebook(tmp_path, [(code, out)], "nb2")))
+
+
+def test_a_percent_formatted_value_that_is_off_is_flagged(tmp_path: Path) -> None:
+    # softmax([1, 2, 3])[2] = e^3 / (e + e^2 + e^3) = 0.665240955…, printed 0.6625
+    code = (
+        "import numpy as np\n"
+        "z = np.array([1.0, 2.0, 3.0])\n"
+        "s = np.exp(z) / np.exp(z).sum()\n"
+        'print("top = %.4f" % s[2])\n'
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        top = mpmath.e**3 / (mpmath.e + mpmath.e**2 + mpmath.e**3)
+        assert rounds_to(top, "0.6652") and not rounds_to(top, "0.6625")
+    verdicts = _verdicts(_notebook(tmp_path, [(code, "top = 0.6625\n")]))
+    assert len(verdicts) == 1 and verdicts[0][0] == "0.6625"
+    assert verdicts[0][1] not in GOOD
+
+
+def test_a_general_format_counts_significant_digits_not_decimals(tmp_path: Path) -> None:
+    # 1.5049 with {:.3} prints 1.5 (three significant digits, a trailing zero dropped): it
+    # stands for [1.45, 1.55), not for 1.500
+    code = 'import numpy as np\nx = np.array([1.5049, 0.0])\nprint(f"{x.sum():.3}")\n'
+    assert format(1.5049, ".3") == "1.5"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, "1.5\n")]))
+    assert verdicts == [("1.5", "rounded")]

@@ -40,6 +40,11 @@ _COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.NotEq: "ne",
 }
 
+#: dtypes an arange may be asked for: each holds every whole number up to 2**24 exactly
+#: (an arange past it is not translated).
+_WHOLE_DTYPES = frozenset(
+    {"float", "float32", "float64", "double", "int", "int32", "int64", "long"}
+)
 
 IDENTITY_METHODS = {
     "detach",
@@ -180,9 +185,11 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
 
     def _arange(self, node: ast.Call) -> Expr:
         """``np.arange(n)``, ``torch.arange(a, b, step)`` of whole numbers: a given of them."""
-        r = range(*[self._int(a) for a in node.args])
+        r = range(*[self._whole(a) for a in node.args])
         if not 0 < len(r) <= MAX_LITERAL_ENTRIES:
             raise Untranslated(f"arange of {len(r)} entries is not translated")
+        if max(abs(r[0]), abs(r[-1])) > 2**24:
+            raise Untranslated("an arange past 2**24, where float32 skips whole numbers")
         values = tuple(str(k) for k in r)
         literal = (values, (len(r),), False)
         step = self._anonymous.get(literal)
@@ -289,7 +296,18 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
                 return call(fname, shape=self._shape_args(node.args))
-            if fname == "arange" and 1 <= len(node.args) <= 3 and not node.keywords:
+            if (
+                fname == "arange"
+                and 1 <= len(node.args) <= 3
+                and all(
+                    k.arg == "device"
+                    or (
+                        k.arg == "dtype"
+                        and (self._dotted(k.value) or "").rpartition(".")[2] in _WHOLE_DTYPES
+                    )
+                    for k in node.keywords
+                )
+            ):  # the whole numbers are the same in a dtype that holds them all
                 return self._arange(node)
             if fname in ("ones_like", "zeros_like") and len(node.args) == 1:
                 shape = self._shape(self._expr(node.args[0]))

@@ -158,6 +158,15 @@ class Iteration(Scope):
                 return self._items_of(args[0])
         if (
             isinstance(node, ast.Call)
+            and self._dotted(node.func) == "numpy.arange"
+            and 1 <= len(node.args) <= 3
+            and not node.keywords
+        ):
+            # numpy's whole numbers, read one by one as Python's
+            r = range(*[self._whole(a) for a in node.args])
+            return list(r) if len(r) <= MAX_UNROLL else None
+        if (
+            isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id in self.dicts

@@ -13,8 +13,10 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from symtf import limits
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Ref, Var, render
 from symtf.draft.translate.events import Given, Note, Step
@@ -26,8 +28,9 @@ from symtf.graph.evaluate import shape_text
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
 MAX_INLINE = 8
-#: Most entries read from one array literal (a derivation's tensors hold at most as many).
-MAX_LITERAL_ENTRIES = 20_000
+#: Most entries read from one array literal: a derivation's tensors hold at most as many
+#: (the one table of input sizes, :mod:`symtf.limits`, that draft and check share).
+MAX_LITERAL_ENTRIES = limits.MAX_ENTRIES
 
 
 #: numpy's and PyTorch's default print precision.
@@ -569,6 +572,9 @@ class Scope:
                         return x // y
                     if isinstance(op, ast.Pow) and 0 <= y <= 64:
                         return x**y
+                    if isinstance(op, ast.Div) and y and x % y == 0 and abs(x) <= 2**53:
+                        # d / 2 of whole numbers: a float, exact when the quotient is whole
+                        return DecimalText(f"{x // y}.0", float(x // y))
             case ast.Call(func=f, args=[x]) if self._dotted(f) in (
                 "numpy.float32",
                 "numpy.float64",
@@ -578,6 +584,8 @@ class Scope:
                 v = self._const(x)
                 if isinstance(v, int) and not isinstance(v, bool) and abs(v) <= 2**24:
                     return v  # np.float32(d_model): a whole number float32 holds exactly
+            case ast.Call(func=ast.Name(id="int"), args=[x]):
+                return self._truncated(x)
             case ast.Call(func=f, args=args) if self._dotted(f) in ("float",) and args:
                 v = self._const(args[0])
                 if v in ("-inf", "inf", "-Infinity"):
@@ -643,6 +651,38 @@ class Scope:
             raise Untranslated(f"{self._source(node)} is not a whole number")
         return int(v)
 
+    def _whole(self, node: ast.expr) -> int:
+        """A whole number, written as an integer or a float (``np.arange(depth)``, depth 2.0)."""
+        v = self._const(node)
+        if isinstance(v, DecimalText):
+            try:
+                exact = Decimal(v.text)
+            except InvalidOperation:
+                exact = Decimal("NaN")
+            if exact.is_finite() and exact == exact.to_integral_value() and abs(exact) <= 2**53:
+                return int(exact)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise Untranslated(f"{self._source(node)} is not a whole number")
+        return int(v)
+
+    def _truncated(self, node: ast.expr) -> int:
+        """``int(x)`` of a number the code computes: whole numbers, and quotients of them
+        (``int(d / 2)``, exact while the dividend is below 2**52, where the float division
+        never rounds up to the next whole number)."""
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Div)
+            and isinstance(x := self._const_or_none(node.left), int)
+            and isinstance(y := self._const_or_none(node.right), int)
+            and not isinstance(x, bool)
+            and not isinstance(y, bool)
+            and y
+            and abs(x) <= 2**52
+        ):
+            q = abs(x) // abs(y)
+            return q if (x < 0) == (y < 0) else -q
+        return self._whole(node)
+
     def _int_or_none(self, node: ast.expr) -> int | None:
         try:
             return self._int(node)
@@ -703,8 +743,9 @@ class Scope:
             block = origin.block if origin is not None else self._block
             path = f"{block.path}: " if block is not None and block.path else ""
             raise SpecError(
-                f"{path}{self._where(node)}: an array literal of {count} entries; at most "
-                f"{MAX_LITERAL_ENTRIES} entries are read from one literal"
+                f"{path}{self._where(node)}: an array literal: expected at most "
+                f"{MAX_LITERAL_ENTRIES:,} entries, found {count:,}; a derivation holds no "
+                "larger tensor, so its draft could not be checked"
             )
 
     def _nested(self, node: ast.expr) -> tuple[list[str], tuple[int, ...]]:

@@ -149,7 +149,7 @@ COMMON: dict[str, Translation] = {
 }
 
 #: Python's ``math``: functions of plain numbers.
-MATH: dict[str, Translation] = {f: unary(f) for f in ("sqrt", "exp", "log", "tanh")}
+MATH: dict[str, Translation] = {f: unary(f) for f in ("sqrt", "exp", "log", "tanh", "sin", "cos")}
 
 #: Tensor methods every framework spells alike: ``x.softmax(dim=-1)``, ``x.mean(-1)``.
 METHODS: dict[str, Translation] = {
