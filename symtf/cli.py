@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, NoReturn
 from symtf import files
 from symtf.errors import BudgetExpired, LimitError, SymtfError
 from symtf.limits import install_flint_hook
-from symtf.renderers.safe import block as _safe_block
+from symtf.visible import block as _safe_block
 
 if TYPE_CHECKING:  # the parser is imported when it is built
     from symtf.spec.config import Config
@@ -210,7 +210,7 @@ def progress(msg: str) -> None:
     from symtf.commands import QUIET
 
     if sys.stderr.isatty() and not QUIET.get():
-        print(msg, file=sys.stderr, flush=True)
+        files.say(msg)
 
 
 class _Version(argparse.Action):
@@ -407,7 +407,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"symtf: error: {_safe_block(e)}")
         return EXIT_BAD_INPUT
     except RecursionError:
-        _say("symtf: error: input nested too deeply")
+        if os.environ.get("SYMTF_DEBUG"):
+            raise
+        _say(f"symtf: error: {_safe_block(_input_named(args))}input nested too deeply")
         return EXIT_BAD_INPUT
     except MemoryError:
         _say("symtf: error: input too large for memory")
@@ -471,10 +473,22 @@ def _flush_stdout() -> None:
         raise files.OutputError(f"standard output: cannot write ({e.strerror or e})") from None
 
 
+def _input_named(args: argparse.Namespace) -> str:
+    """``FILE: `` for a command that reads one file (its errors name it), else nothing."""
+    for attr in ("file", "path", "article", "key"):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value:
+            return f"{value}: "
+    paths = getattr(args, "paths", None)
+    if isinstance(paths, list) and len(paths) == 1 and isinstance(paths[0], str):
+        return f"{paths[0]}: "
+    return ""
+
+
 def _say(message: str) -> None:
-    """A message on standard error (nothing more can be done when that fails too)."""
-    with suppress(OSError, ValueError):
-        print(message, file=sys.stderr, flush=True)
+    """A message on standard error, control characters spelled out (nothing more can be
+    done when that fails too)."""
+    files.say(message)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from symtf import limits
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import latexmath
+from symtf.visible import comment, toml_block, toml_string
 
 __all__ = [
     "MAX_ARTICLE_BYTES",
@@ -44,7 +46,7 @@ __all__ = [
 ]
 
 #: Largest article read, in bytes.
-MAX_ARTICLE_BYTES = 5_000_000
+MAX_ARTICLE_BYTES = limits.MAX_ARTICLE_BYTES
 
 _NUMBER = r"[-−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_RE = re.compile(rf"^{_NUMBER}$")
@@ -209,32 +211,46 @@ def notebook_cells(raw: str, path: str) -> list[Any]:
     return cells
 
 
-def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
-    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+def check_notebook(raw: str, path: str) -> None:
+    """Refuse a notebook whose cells, sources or outputs have the wrong types (read as JSON
+    only, never run), naming the cell and the field: every reader of a notebook (``check``,
+    ``draft``, ``extract``, the annotated page) goes by this one rule, so none of them
+    reads past a malformed cell in silence.
 
     Raises:
-        SpecError: For anything that is not a notebook, naming the cell and the field.
+        SpecError: The text is not a notebook, or a cell's field has the wrong type.
     """
-    cells = notebook_cells(raw, path)
-    out: list[_Segment] = []
-    for k, c in enumerate(cells):
+    for k, c in enumerate(notebook_cells(raw, path)):
         where = f"{path}: cells[{k}]"
-        if not isinstance(c, dict):
-            raise SpecError(f"{where}: expected a cell (a JSON object), found {_kind_of(c)}")
-        kind = c.get("cell_type")
-        if kind not in _CELL_TYPES:
-            raise SpecError(
-                f"{where}.cell_type: expected one of {', '.join(_CELL_TYPES)}, found {kind!r:.60}"
-            )
-        src = _notebook_text(c.get("source", ""), f"{where}.source")
-        if kind == "markdown":
-            out.extend(_segments_of_text(src, cell=k))
-        elif kind == "code":
-            out.extend(_code_outputs(c, k, where, _printed_variable(src)))
-    return out
+        kind, _ = _cell(c, where)
+        if kind == "code":
+            _outputs(c, where)
 
 
-def _code_outputs(c: dict[str, Any], k: int, where: str, name: str | None) -> list[_Segment]:
+def _cell(c: object, where: str) -> tuple[str, str]:
+    """A cell's type and source text.
+
+    Raises:
+        SpecError: A cell that is not an object, of an unknown type, or with a source
+            that is not text.
+    """
+    if not isinstance(c, dict):
+        raise SpecError(f"{where}: expected a cell (a JSON object), found {_kind_of(c)}")
+    kind = c.get("cell_type")
+    if kind not in _CELL_TYPES:
+        raise SpecError(
+            f"{where}.cell_type: expected one of {', '.join(_CELL_TYPES)}, found {kind!r:.60}"
+        )
+    return str(kind), _notebook_text(c.get("source", ""), f"{where}.source")
+
+
+def _outputs(c: dict[str, Any], where: str) -> list[str]:
+    """The text each output of a code cell prints (an error output prints none to read).
+
+    Raises:
+        SpecError: Outputs that are not a list of output objects of a known type, or whose
+            text is not text.
+    """
     outputs = c.get("outputs", [])
     if outputs is None:
         return []
@@ -261,9 +277,29 @@ def _code_outputs(c: dict[str, Any], k: int, where: str, name: str | None) -> li
             if data.get("text/plain") is None:
                 continue
             text = _notebook_text(data["text/plain"], f"{at}.data.text/plain")
-        seg = _Segment(text, 1, False, k, code_name=name)
-        seg.extra["output"] = "1"
-        out.append(seg)
+        out.append(text)
+    return out
+
+
+def _segments_of_notebook(raw: str, path: str) -> list[_Segment]:
+    """The markdown cells and the printed outputs of the code cells (nbformat 4, never run).
+
+    Raises:
+        SpecError: For anything that is not a notebook, naming the cell and the field.
+    """
+    cells = notebook_cells(raw, path)
+    out: list[_Segment] = []
+    for k, c in enumerate(cells):
+        where = f"{path}: cells[{k}]"
+        kind, src = _cell(c, where)
+        if kind == "markdown":
+            out.extend(_segments_of_text(src, cell=k))
+        elif kind == "code":
+            name = _printed_variable(src)
+            for text in _outputs(c, where):
+                seg = _Segment(text, 1, False, k, code_name=name)
+                seg.extra["output"] = "1"
+                out.append(seg)
     return out
 
 
@@ -1260,20 +1296,20 @@ _INPUT_LABEL = re.compile(
 @functools.lru_cache(maxsize=4096)  # labels repeat: a long article asks for the same few
 def _tensor_name(label: str) -> str | None:
     """A given-tensor name for a label (``W_Q^((1))`` → ``W_Q_1``), or None."""
-    name = re.sub(r"\W+", "_", label).strip("_")
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", label).strip("_")  # a TOML bare key is ASCII
     return name if name.isidentifier() and not name[0].isdigit() and len(name) <= 40 else None
 
 
 def _toml_string(s: str) -> str:
     if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return f'"{s}"'  # nothing to escape (the common case, fast)
-    return json.dumps(s, ensure_ascii=False)
+    return toml_string(s)
 
 
 def _printed(rows: tuple[tuple[str, ...], ...]) -> str:
     if len(rows) == 1:
         return _toml_string(" ".join(rows[0]))
-    return '"""\n' + "\n".join(" ".join(r) for r in rows) + '\n"""'
+    return toml_block("\n".join(" ".join(r) for r in rows))
 
 
 def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> str:
@@ -1284,7 +1320,7 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
     displayed arithmetic line becomes an expression claim, ready to check.
     """
     lines = [
-        f"# Draft derivation extracted by `symtf extract` from {source}.",
+        comment(f"Draft derivation extracted by `symtf extract` from {source}."),
         "# Every printed string is copied verbatim, with its source line. Map each claim's",
         '# step (step = "?" until then; `symtf check --draft` suggests candidates), then',
         "# remove `draft = true`.",
@@ -1317,20 +1353,20 @@ def draft_toml(found: list[Found], *, source: str, title: str | None = None) -> 
             and name not in tensor_names
         ):
             tensor_names.add(name)
-            tensors.append(f"{name} = {_printed(f.rows)}   # {where}: {f.label}")
+            tensors.append(f"{name} = {_printed(f.rows)}   {comment(f'{where}: {f.label}')}")
             continue
         block = ["[[claims]]", f"label = {_toml_string(unique(f.label))}"]
         if f.kind == "arithmetic":
             written = " ".join((f.latex or f.expression or "").split())
             block.append(f"expression = {_toml_string(written)}")
             if f.expression and f.expression != written:
-                block.append(f"# read as: {f.expression[:300]}")
+                block.append(comment(f"read as: {f.expression[:300]}"))
         else:
             block.append('step = "?"')
         block.append(f"printed = {_printed(f.rows)}")
         block.append(f"source_line = {f.line}")
         if f.context:
-            block.append(f"# {where}: {f.context[:160]}")
+            block.append(comment(f"{where}: {f.context[:160]}"))
         claims.append("\n".join(block))
     if tensors:
         lines += [

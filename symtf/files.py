@@ -44,6 +44,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
+from symtf import visible
 from symtf.errors import SpecError, SymtfError
 
 #: Articles: files ``symtf check`` drafts before checking (by suffix; ``symtf.draft`` reads them).
@@ -446,12 +447,16 @@ def _write_stream(p: Path, data: bytes, shown: str) -> Path:
 def write_stdout(text: str) -> None:
     """Write ``text`` to standard output and flush it.
 
+    Every command's output passes here, so a control character a renderer let through
+    (it should not) is spelled out before it reaches a terminal (:mod:`symtf.visible`;
+    newlines and tabs are kept).
+
     Raises:
         OutputError: When standard output cannot take it (``> /dev/full``); a closed
             pipe (``| head``) is left to the caller as :class:`BrokenPipeError`.
     """
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(visible.block(text, tabs=True))
         sys.stdout.flush()
     except BrokenPipeError:
         raise
@@ -464,12 +469,17 @@ def progress(message: str) -> None:
     """A note for the user on standard error (``wrote out.html``); a closed stderr is ignored.
 
     Control and reordering characters (a file named with an escape sequence) are spelled
-    out as Python writes them.
+    out as Python writes them (:func:`symtf.visible.block`: newlines are kept).
     """
-    if not message.isprintable():
-        message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    say(message)
+
+
+def say(message: str) -> None:
+    """A line on standard error with every control character spelled out (a message, a
+    warning, an error: all of symtf's own writes to stderr pass here); a closed stderr is
+    ignored (nothing more can be done)."""
     with contextlib.suppress(OSError, ValueError):
-        print(message, file=sys.stderr, flush=True)
+        print(visible.block(message), file=sys.stderr, flush=True)
 
 
 def discard_stdout() -> None:

@@ -34,6 +34,47 @@ from typing import Any
 
 from symtf.errors import LimitError
 
+# ----------------------------------------------------------------------------- what a file holds
+# The one table of input sizes. A derivation file is read within them (symtf.spec), and
+# an article's draft is written within them (symtf.draft): what ``draft`` writes,
+# ``check`` reads, and an article over one of them is refused at its own line.
+
+#: Largest derivation file, in bytes (a draft is written within it too).
+MAX_FILE_BYTES = 2_000_000
+#: Largest article (Markdown, LaTeX, plain text or a notebook), in bytes.
+MAX_ARTICLE_BYTES = 5_000_000
+#: Most entries of one tensor: given, printed, or made by an op (``zeros``, ``eye``).
+MAX_ENTRIES = 20_000
+#: Most rows or columns of a matrix (most entries along any axis of a tensor).
+MAX_DIM = 512
+#: Most axes of a tensor.
+MAX_NDIM = 4
+#: Most characters of one matrix written as text (rows of numbers).
+MAX_MATRIX_CHARS = 400_000
+
+
+def shape_refusal(shape: tuple[int, ...]) -> str | None:
+    """Why a tensor of ``shape`` is over the limits (``expected …, found …``), or ``None``."""
+    if len(shape) > MAX_NDIM:
+        return f"expected at most {MAX_NDIM} dimensions, found {len(shape)}"
+    if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
+        found = "x".join(map(str, shape))
+        return (
+            f"expected at most {MAX_DIM} rows or columns and {MAX_ENTRIES:,} entries, "
+            f"found {found} ({math.prod(shape):,} entries)"
+        )
+    return None
+
+
+def text_refusal(chars: int) -> str | None:
+    """Why a matrix written in ``chars`` characters is over the limit, or ``None``."""
+    if chars > MAX_MATRIX_CHARS:
+        return f"expected a matrix of at most {MAX_MATRIX_CHARS:,} characters, found {chars:,}"
+    return None
+
+
+# ----------------------------------------------------------------------------- what a model is
+
 #: Longest token sequence a forward pass may run over (prompt plus generated tokens).
 MAX_SEQ_LEN = 512
 #: Most transformer blocks (an encoder–decoder counts encoder and decoder layers together).
@@ -46,6 +87,15 @@ MAX_VOCAB = 5000
 MAX_ESTIMATED_BYTES = 2_000_000_000
 #: Longest ``--timeout`` accepted, in seconds (one day).
 MAX_TIMEOUT = 86_400.0
+#: Largest ``x`` of ``e^x``, in a step and in displayed arithmetic alike: e^10000 has 4,343
+#: digits before the point, and an exponent of e larger than that (``exp(exp(exp(1000)))``)
+#: gives a value no enclosure can pin. A very negative exponent is fine (e^x is then a tiny
+#: positive number: a manual softmax of scores masked with −10⁹).
+MAX_EXP_ARGUMENT = 10_000
+#: What a refused exponent of e is told (:data:`MAX_EXP_ARGUMENT`), wherever it is refused.
+EXP_ARGUMENT_REFUSED = (
+    f"expected an exponent of e of at most {MAX_EXP_ARGUMENT:,} but found a larger one"
+)
 #: Calibration of the estimate (exact SymPy values plus their balls).
 BYTES_PER_ENTRY = 1500
 SECONDS_PER_OP = 25e-6
@@ -200,7 +250,7 @@ class Estimate:
 
     def describe(self) -> str:
         """``about 15 GB and 2 h`` — the estimate in words."""
-        return f"about {_size(self.bytes)} and {_duration(self.seconds)}"
+        return f"about {_size(self.bytes)} and {duration(self.seconds)}"
 
 
 def graph_estimate(
@@ -265,7 +315,8 @@ def _size(b: float) -> str:
     return f"{max(b / 1e3, 1):.3g} kB"
 
 
-def _duration(s: float) -> str:
+def duration(s: float) -> str:
+    """``2.5 min``, ``8.35 h``: seconds in words."""
     for unit, k in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
         if s >= k:
             return f"{s / k:.3g} {unit}"
@@ -477,7 +528,9 @@ def install_flint_hook() -> bool:
             text = f"{where}: certified arithmetic failed ({what})"
         with suppress(Exception):
             sys.stdout.flush()
-        os.write(2, f"symtf: error: {text}\n".encode("utf-8", "replace"))
+        from symtf.visible import block
+
+        os.write(2, f"symtf: error: {block(text)}\n".encode("utf-8", "replace"))
         os._exit(2)
 
     _flint_hook = proto(on_error)

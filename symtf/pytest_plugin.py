@@ -168,7 +168,9 @@ def _timeout(config: pytest.Config) -> float | None:
 
 def _skip(item: pytest.Item, reason: str) -> NoReturn:
     """``pytest.skip``, reported at the item's own place (its article or derivation line)
-    rather than at this module's line, when the item has a line."""
+    rather than at this module's line, when the item has a line; the reason's control
+    characters are spelled out (:mod:`symtf.visible`)."""
+    reason = _visible(reason)
     exc = pytest.skip.Exception(reason)
     if item.location[1] is not None:
         with contextlib.suppress(TypeError):  # a pytest without the keyword keeps ``exc``
@@ -176,11 +178,18 @@ def _skip(item: pytest.Item, reason: str) -> NoReturn:
     raise exc
 
 
+def _visible(text: str) -> str:
+    """A message with the file's control characters spelled out (:mod:`symtf.visible`)."""
+    from symtf.visible import block
+
+    return block(text)
+
+
 def _node_name(label: str) -> str:
     """A label as a node id segment: visible, and without the ``::`` that separates ids."""
-    from symtf.renderers._control import visible
+    from symtf.visible import line
 
-    return visible(label).replace("::", ": :")
+    return line(label).replace("::", ": :")
 
 
 class DerivationFile(pytest.File):
@@ -200,7 +209,7 @@ class DerivationFile(pytest.File):
             derivation = spec.load(self.path)
         except (SymtfError, RecursionError) as e:
             msg = str(e) if isinstance(e, SymtfError) else f"{self.path}: input nested too deeply"
-            raise self.CollectError(f"symtf: error: {msg}") from None
+            raise self.CollectError(f"symtf: error: {_visible(msg)}") from None
         self.derivation = derivation
         seen: set[str] = set()
         for claim in derivation.claims:
@@ -364,9 +373,9 @@ class ClaimItem(pytest.Item):
         if isinstance(excinfo.value, ClaimFailure):
             from symtf.renderers._claims import one_line
 
-            return "\n".join(one_line(c) for c in excinfo.value.checks)
+            return _visible("\n".join(one_line(c) for c in excinfo.value.checks))
         if isinstance(excinfo.value, CheckError):
-            return f"symtf: error: {excinfo.value}"
+            return f"symtf: error: {_visible(str(excinfo.value))}"
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -35,7 +35,8 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq
 
-from symtf.backends.certify import time_left
+from symtf.backends.certify import ball_parts, time_left
+from symtf.dag import postorder
 from symtf.errors import Undecided
 
 #: Initial cells of the range for root isolation, and the finest cell (fraction of the range).
@@ -112,6 +113,11 @@ class Dual:
                     self._cells.popitem(last=False)
             else:
                 self._cells.move_to_end(key)
+            # parts before the nodes built from them: _d then never recurses more than a
+            # level (a chain of 2,000 steps nests its nodes 2,000 deep)
+            order = postorder(e, lambda n: ball_parts(n, self.defs), memo)
+            for node in order or ():
+                self._d(node, memo)
             return self._d(e, memo)
         finally:
             ctx.prec = saved

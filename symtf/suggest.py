@@ -13,6 +13,7 @@ import argparse
 import difflib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 #: Words articles use for a step, mapped to the last part of symtf's step names.
 STEP_WORDS: dict[str, tuple[str, ...]] = {
@@ -118,6 +119,13 @@ class SuggestingParser(argparse.ArgumentParser):
     """
 
     _INVALID = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse's own writes (usage errors quote what was typed): control characters
+        spelled out (:mod:`symtf.visible`)."""
+        from symtf.visible import block
+
+        super()._print_message(block(message, tabs=True) if message else message, file)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         m = self._INVALID.search(message)

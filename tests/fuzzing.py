@@ -585,7 +585,7 @@ def article(draw: Any) -> tuple[str, str]:
             cells.append(
                 {
                     "cell_type": "code",
-                    "source": draw(st.sampled_from(["A", "print(A)", "x = 1", "display(W)", ""])),
+                    "source": draw(st.one_of(st.sampled_from(_CODE), code_cell())),
                     "outputs": [
                         {
                             "output_type": draw(
@@ -599,10 +599,85 @@ def article(draw: Any) -> tuple[str, str]:
                 }
             )
     if draw(st.integers(0, 4)) == 0:  # a cell of the wrong shape
-        cells.insert(
-            0, draw(st.sampled_from([1, "x", None, [], {"cell_type": "code", "source": 3}]))
+        cells.insert(0, draw(st.sampled_from(BAD_CELLS)))
+    doc: Any = {"cells": cells, "nbformat": 4, "nbformat_minor": 5}
+    if draw(st.integers(0, 9)) == 0:  # the notebook itself of the wrong shape
+        doc = draw(st.sampled_from(_bad_notebooks(cells)))
+    return kind, draw(mutated(json.dumps(doc, ensure_ascii=draw(st.booleans()))))
+
+
+#: Code cells as a notebook has them, and as an attacker writes them: escape sequences and
+#: invisible characters in untranslated code, strings and comments (the draft copies code
+#: it does not translate into its comments).
+_CODE = [
+    "A",
+    "print(A)",
+    "x = 1",
+    "display(W)",
+    "",
+    'import os\nos.system("\x1b]0;PWNED\x07")',
+    'print("\x1b[2J")\nW = np.array([[0.5, 0.25], [1.0, 2.0]])\nprint(W)',
+    'note = "\u202e\u2066\u200b\x9b31m\x7f"\nx = np.array([1.0, 2.0, 3.0])\nprint(np.exp(x))',
+    "# \x1b]8;;http://x\x07link\x1b]8;;\x07\nA = [[1, 2], [3, 4]]\nprint(A)",
+    "\u202eW = np.eye(2)\nprint(W)",
+    "x = torch.tensor([0.1, 0.2])\nprint(torch.softmax(x, dim=0)) \x00",
+]
+
+
+@st.composite
+def code_cell(draw: Any) -> str:
+    """Translatable code with a hostile twist, or a literal too large to build."""
+    how = draw(st.sampled_from(["softmax", "matmul", "huge", "deep"]))
+    if how == "huge":  # literals count toward the entry limit before they are built
+        n = draw(st.sampled_from([20_001, 40_000, 160_000]))
+        shape = draw(st.sampled_from(["flat", "rows"]))
+        if shape == "flat":
+            body = ", ".join(["0.5"] * n)
+        else:
+            body = ", ".join("[" + ", ".join(["0.25"] * 400) + "]" for _ in range(n // 400))
+        return f"import numpy as np\nW = np.array([{body}])\nprint(W.sum())"
+    if how == "deep":
+        depth = draw(st.sampled_from([60, 1000]))
+        return "x = " + "[" * depth + "1" + "]" * depth + "\nprint(x)"
+    evil = draw(st.sampled_from(HOSTILE[:10]))
+    if how == "softmax":
+        return (
+            f"import numpy as np\n# {evil}\nx = np.array([1.0, 2.0, 3.0])\n"
+            f"e = np.exp(x)\np = e / e.sum()\nprint({evil!r}, p)"
         )
-    return kind, draw(mutated(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5})))
+    return f"import numpy as np\nA = np.array([[1.0, 2.0], [3.0, 4.0]])\nB = A @ A.T  # {evil}\nprint(B)"
+
+
+#: Cells of the wrong shape: each field of the wrong type, and an unknown cell type.
+BAD_CELLS: list[Any] = [
+    1,
+    "x",
+    None,
+    [],
+    {"cell_type": "code", "source": 3},
+    {"cell_type": "bogus", "source": "A = 1"},
+    {"cell_type": "code", "source": "print(A)", "outputs": {"text": "1"}},
+    {"cell_type": "code", "source": "print(A)", "outputs": [3]},
+    {"cell_type": "code", "source": "print(A)", "outputs": [{"output_type": "stream", "text": 3}]},
+    {"cell_type": "code", "source": "print(A)", "outputs": [{"output_type": "x", "data": []}]},
+    {"cell_type": 7, "source": ["A"]},
+    {"cell_type": "markdown", "source": ["a", 2, None]},
+    {"source": "no type"},
+]
+
+
+def _bad_notebooks(cells: list[Any]) -> list[Any]:
+    """Notebooks whose top level is of the wrong shape."""
+    return [
+        [],
+        "cells",
+        {"cells": {"0": cells}},
+        {"cells": None},
+        {"cells": cells, "nbformat": "4"},
+        {"cells": cells, "metadata": []},
+        {"worksheets": [{"cells": cells}], "nbformat": 3},
+        {"nbformat": 4},
+    ]
 
 
 # ----------------------------------------------------------------------------- answers
@@ -794,6 +869,73 @@ def weights_case(draw: Any) -> tuple[str, bytes, str]:
     return name, content, WEIGHTS_DERIVATION.format(ref=ref)
 
 
+# ----------------------------------------------------------------------------- folders
+
+#: A derivation that checks (relu([1, -1]) = [1, 0]).
+SMALL_DERIVATION = """title = "small"
+[model]
+architecture = "none"
+[[model.standalone]]
+name = "r"
+op = "relu"
+input = "1 -1"
+[[claims]]
+label = "r"
+step = "r"
+printed = "1 0"
+"""
+
+
+@st.composite
+def folder_case(draw: Any) -> tuple[dict[str, bytes], list[str]]:
+    """(files by path, the command's arguments): a folder of derivations with files over
+    each cap, not UTF-8, not TOML, or not derivations among them, checked as a folder
+    search, as the pre-commit hook names them (``--only-derivations``), or one by one."""
+    from symtf import limits
+
+    files: dict[str, bytes] = {"posts/ok.toml": SMALL_DERIVATION.encode()}
+    bad = draw(
+        st.lists(
+            st.sampled_from(
+                ["over-cap", "not-utf8", "not-toml", "no-claims", "article-over-cap", "deep"]
+            ),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    )
+    wrong = SMALL_DERIVATION.replace('printed = "1 0"', 'printed = "1 1"')  # a wrong claim
+    for b in bad:
+        if b == "over-cap":  # a wrong claim behind the cap: never "skipped" in silence
+            pad = "# " + "x" * 98 + "\n"
+            extra = limits.MAX_FILE_BYTES // len(pad) + draw(st.integers(1, 3))
+            files["posts/big.toml"] = (wrong + pad * extra).encode()
+        elif b == "not-utf8":
+            files["posts/latin1.toml"] = wrong.replace("small", "smäll").encode("latin-1")
+        elif b == "not-toml":
+            files["posts/broken.toml"] = (wrong + "\n[[claims]\n").encode()
+        elif b == "no-claims":
+            files["posts/pyproject.toml"] = b"[tool.symtf]\ntimeout = 5\n"
+        elif b == "article-over-cap":
+            line = b"The score is 0.5 and the weight is 0.25.\n\n"
+            files["posts/long.md"] = line * (limits.MAX_ARTICLE_BYTES // len(line) + 2)
+        else:
+            files["posts/deep/nested/also.toml"] = wrong.encode()
+    paths = sorted(p for p in files if p.endswith(".toml"))
+    how = draw(st.sampled_from(["folder", "hook", "each", "article"]))
+    if how == "folder":
+        argv = ["check", "posts"]
+    elif how == "hook":
+        argv = ["check", "--only-derivations", *paths]
+    elif how == "each":
+        argv = ["check", *paths]
+    else:
+        articles = [p for p in files if p.endswith(".md")]
+        argv = ["check", *articles] if articles else ["check", "posts"]
+    fmt = draw(st.sampled_from([[], [], ["--format", "json"], ["--format", "junit"]]))
+    return files, [*argv, *fmt]
+
+
 # ----------------------------------------------------------------------------- the sandbox
 
 
@@ -864,21 +1006,61 @@ def assert_user_outcome(o: Outcome, what: str = "") -> None:
         f"{where}\n{o.stderr[-3000:]}"
     )
     assert o.peak_mb < PEAK_LIMIT_MB, f"peak memory {o.peak_mb:.0f} MB: {where}"
+    raw = raw_controls(o.stdout + o.stderr)
+    assert not raw, f"control characters reached the terminal raw {raw[:5]}: {where}"
     if o.code == 2:
         assert o.stderr.startswith(("symtf: error: ", "usage: ")) or "symtf: error: " in o.stderr, (
             f"exit 2 without an error message: {where}\n{o.stderr[-1000:]}"
         )
 
 
+#: What ``check`` says when it cannot read a file: never of what ``draft`` wrote.
+READ_FAILURES = (
+    "not valid TOML",
+    "expected at most",
+    "characters, found",
+    "bytes a derivation",
+    "not UTF-8",
+)
+
+
+def assert_reads_back(o: Outcome, draft: str) -> None:
+    """``check`` read the draft ``draft`` wrote: whatever its verdicts, not a read failure."""
+    if o.code == 2:
+        assert not any(m in o.stderr for m in READ_FAILURES), (
+            f"check could not read what draft wrote:\n{o.stderr[-2000:]}\n{draft[:3000]}"
+        )
+
+
+def raw_controls(text: str) -> list[str]:
+    """Characters a terminal acts on or hides: C0 (but newline and tab), DEL, C1, the
+    bidirectional and invisible format characters, tag characters, line separators."""
+    bad = []
+    for ch in text:
+        n = ord(ch)
+        control = (n < 0x20 and ch not in "\n\t") or 0x7F <= n < 0xA0
+        bidi = 0x202A <= n <= 0x202E or 0x2066 <= n <= 0x2069 or n in (0x200E, 0x200F, 0x061C)
+        hidden = n in (0x200B, 0x2060, 0xFEFF, 0x2028, 0x2029) or 0xE0000 <= n <= 0xE007F
+        if control or bidi or hidden:
+            bad.append(ch)
+    return bad
+
+
 __all__ = [
+    "BAD_CELLS",
+    "READ_FAILURES",
     "Outcome",
     "Sandbox",
     "answers",
     "article",
+    "assert_reads_back",
     "assert_user_outcome",
     "bundled_derivation",
+    "code_cell",
+    "folder_case",
     "mutated",
     "op_signatures",
+    "raw_controls",
     "step_program",
     "template_derivation",
     "weights_case",

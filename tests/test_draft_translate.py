@@ -129,7 +129,8 @@ def test_a_literal_too_large_to_check_is_refused_at_once_naming_cell_and_line(
     )
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "cell 1, line 2" in err and "160000 entries" in err and "20000" in err, err
+    assert "cell 1, line 2: an array literal: expected at most 20,000 entries" in err, err
+    assert "found 160,000" in err, err
 
 
 def test_a_literal_of_the_largest_size_read_is_translated() -> None:
@@ -612,3 +613,49 @@ def test_a_swapped_digit_in_a_positional_encoding_is_flagged(tmp_path: Path) -> 
     off = [(p, v) for p, v in verdicts if v not in GOOD]
     assert off == [("0.84147089", "wrong")]
     assert len(verdicts) == 12
+
+
+def test_values_printed_through_percent_formats(tmp_path: Path) -> None:
+    # c = [1.5 * 3, 2 * 0.25] = [4.5, 0.5]; c.sum() = 5 (printed %.4f); e^2 = 7.389056…
+    # (printed %.2e); x = 2.75 printed with %d is 2, a truncation, not the value
+    code = (
+        "import numpy as np\n"
+        "a, b = np.array([1.5, 2.0]), np.array([3.0, 0.25])\n"
+        "c = a * b\n"
+        'print("sum = %.4f, e^2 = %.2e" % (c.sum(), np.exp(2.0)))\n'
+        "x = 2.75\n"
+        'print("%d items" % x)\n'
+        'print("%.3f%% left" % c[1])\n'
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        assert rounds_to(mpmath.e**2, "7.39e+00")
+        assert not rounds_to(mpmath.mpf("2.75"), "2")
+    out = "sum = 5.0000, e^2 = 7.39e+00\n2 items\n0.500% left\n"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, out)]))
+    assert sorted(verdicts) == [("0.500", "exact"), ("5.0000", "exact"), ("7.39e+00", "rounded")]
+    assert any("truncates" in u for u in _unchecked(_notebook(tmp_path, [(code, out)], "nb2")))
+
+
+def test_a_percent_formatted_value_that_is_off_is_flagged(tmp_path: Path) -> None:
+    # softmax([1, 2, 3])[2] = e^3 / (e + e^2 + e^3) = 0.665240955…, printed 0.6625
+    code = (
+        "import numpy as np\n"
+        "z = np.array([1.0, 2.0, 3.0])\n"
+        "s = np.exp(z) / np.exp(z).sum()\n"
+        'print("top = %.4f" % s[2])\n'
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        top = mpmath.e**3 / (mpmath.e + mpmath.e**2 + mpmath.e**3)
+        assert rounds_to(top, "0.6652") and not rounds_to(top, "0.6625")
+    verdicts = _verdicts(_notebook(tmp_path, [(code, "top = 0.6625\n")]))
+    assert len(verdicts) == 1 and verdicts[0][0] == "0.6625"
+    assert verdicts[0][1] not in GOOD
+
+
+def test_a_general_format_counts_significant_digits_not_decimals(tmp_path: Path) -> None:
+    # 1.5049 with {:.3} prints 1.5 (three significant digits, a trailing zero dropped): it
+    # stands for [1.45, 1.55), not for 1.500
+    code = 'import numpy as np\nx = np.array([1.5049, 0.0])\nprint(f"{x.sum():.3}")\n'
+    assert format(1.5049, ".3") == "1.5"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, "1.5\n")]))
+    assert verdicts == [("1.5", "rounded")]

@@ -167,6 +167,24 @@ def test_fix_rewrites_a_derivations_printed_numbers_and_nothing_else(tmp_path: P
     assert again.returncode == 0
 
 
+def test_fix_spells_out_control_characters_in_what_it_says(tmp_path: Path) -> None:
+    """What ``--fix`` says on stderr carries labels and the file's name: an escape sequence
+    in either (``ESC ]0;…BEL`` retitles the terminal) is spelled out, as in every message."""
+    _, _, bad = _mutated(tmp_path)
+    hostile = tmp_path / "at\x1b]0;PWNED\x07tention.toml"
+    hostile.write_bytes(
+        bad.replace('label = "attention weights"', 'label = "attention\\u001b]0;PWNED\\u0007"')
+        .replace('label = "output"', 'label = "out\\u202eput"')
+        .encode("utf-8")
+    )
+    r = _symtf("check", str(hostile), "--fix")
+    assert r.returncode == 0, r.stderr
+    assert "fixed 2 number(s)" in r.stderr and "0.732 → 0.731" in r.stderr
+    for stream in (r.stderr, r.stdout):
+        assert not any(ch in stream for ch in "\x1b\x07\u202e"), stream
+    assert "\\x1b]0;PWNED\\x07" in r.stderr
+
+
 def test_diff_shows_the_fix_and_writes_nothing(tmp_path: Path) -> None:
     path, _, bad = _mutated(tmp_path)
     r = _symtf("check", str(path), "--diff")

@@ -26,8 +26,10 @@ from fuzzing import (
     Sandbox,
     answers,
     article,
+    assert_reads_back,
     assert_user_outcome,
     bundled_derivation,
+    folder_case,
     mutated,
     op_signatures,
     step_program,
@@ -50,6 +52,9 @@ FUZZ = settings(
     print_blob=True,
 )
 
+#: Folders of files over the caps: fewer examples (each writes a few MB).
+FUZZ_FEW = settings(FUZZ, max_examples=max(EXAMPLES // 5, 1))
+
 #: Commands run on a derivation, by how often (checking most).
 DERIVATION_COMMANDS = [
     ["check"],
@@ -63,6 +68,10 @@ DERIVATION_COMMANDS = [
     ["explain"],
     ["html", "-o", "page.html"],
     ["latex", "-o", "notes.tex"],
+    # what a derivation may read: an empty folder, the current one, one relative to it
+    ["check", "--allow-path", ""],
+    ["check", "--allow-path", "."],
+    ["check", "--allow-path", "sub/../.."],
 ]
 
 
@@ -151,15 +160,35 @@ def test_fuzz_typed_programs(data: st.DataObject, sandbox: Sandbox, scratch: Pat
 @FUZZ
 @given(data=st.data())
 def test_fuzz_articles(data: st.DataObject, sandbox: Sandbox, scratch: Path) -> None:
+    """An article extracted or drafted; what either writes, ``check`` reads."""
     suffix, content = data.draw(article(), label="article")
+    how = data.draw(st.sampled_from(["extract", "draft"]), label="how")
     with _Case(scratch) as folder:
         path = folder / f"post.{suffix}"
         path.write_text(content, encoding="utf-8", errors="surrogatepass")
-        o = sandbox.run(["extract", path.name, "-o", "draft.toml"], folder)
+        o = sandbox.run([how, path.name, "-o", "draft.toml"], folder)
         assert_user_outcome(o, content)
         if o.code == 0 and (folder / "draft.toml").exists():
             draft = (folder / "draft.toml").read_text(encoding="utf-8")
-            assert_user_outcome(sandbox.run(["check", "--draft", "draft.toml"], folder), draft)
+            argv = (
+                ["check", "--draft", "draft.toml"] if how == "extract" else ["check", "draft.toml"]
+            )
+            c = sandbox.run(argv, folder)
+            assert_user_outcome(c, draft)
+            assert_reads_back(c, draft)
+
+
+@FUZZ_FEW
+@given(data=st.data())
+def test_fuzz_folders_with_files_over_each_cap(
+    data: st.DataObject, sandbox: Sandbox, scratch: Path
+) -> None:
+    files, argv = data.draw(folder_case(), label="folder")
+    with _Case(scratch) as folder:
+        for name, content in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(content)
+        assert_user_outcome(sandbox.run(argv, folder), " ".join(sorted(files)))
 
 
 @pytest.fixture(scope="module")

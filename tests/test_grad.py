@@ -421,6 +421,30 @@ def test_grad_through_a_literal_power_of_a_negative_base(tmp_path: Path) -> None
     assert [c.verdict for c in symtf.check(p).derivations[0].checks] == ["exact", "exact"]
 
 
+def test_the_derivative_of_a_step_by_itself_is_one_and_the_identity(tmp_path: Path) -> None:
+    """``grad(L, L)`` reads one name twice: its node has one input. Its shape rule read a
+    second one (IndexError, exit 3); dL/dL = 1 and ∂x/∂x = I by definition."""
+    tensors = {"x": _rows([["1", "2"]])}
+    steps = {
+        "L": "sum(x * x)",
+        "g": "grad(L, L)",
+        "J": "jacobian(x, x)",
+        "h": "x - grad(L, L)",
+    }
+    claims = (
+        '\n[[claims]]\nlabel = "g"\nstep = "g"\nprinted = "1"\n'
+        '\n[[claims]]\nlabel = "J"\nstep = "J"\nprinted = "1 0\\n0 1"\n'
+    )
+    p = tmp_path / "self.toml"
+    p.write_text(_toml(tensors, steps, claims), encoding="utf-8")
+    xp = ExactBackend()
+    trace = evaluate(graph_of(symtf.load(p)), xp)
+    assert _values(xp, trace, "g") == [1]
+    assert _values(xp, trace, "J") == [1, 0, 0, 1]
+    assert _values(xp, trace, "h") == [0, 1]
+    assert main(["check", str(p)]) == 0
+
+
 def test_grad_through_indexing_a_join_and_a_constant_branch() -> None:
     # y = Σ_j concat(a, b)[0, j]² + (mask-free) one_hot of ids: only a and b vary
     tensors = {

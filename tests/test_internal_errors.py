@@ -244,3 +244,38 @@ def test_these_steps_exit_with_a_user_code(body: str, tmp_path: Path) -> None:
     )
     r = run_symtf("check", str(p))
     assert r.returncode in USER_CODES and "internal error" not in r.stderr, r.stderr
+
+
+# ----------------------------------------------------------------------------- nesting
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["explain", "{file}", "y"], "symtf.spec.load"),
+        (["latex", "{file}"], "symtf.spec.load"),
+        (["check", "{article}"], "symtf.draft.draft_file"),
+        (["draft", "{article}"], "symtf.draft.draft_file"),
+    ],
+)
+def test_input_nested_too_deeply_names_the_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    where: str,
+) -> None:
+    """A RecursionError is exit 2 "input nested too deeply"; the message named no file."""
+    toml = _write(tmp_path, "deep.toml", 'title = "t"\n[tensors]\nx = ["1"]\n')
+    article = _write(tmp_path, "deep.md", "The weights are [0.5, 0.25].\n")
+
+    def deep(*_: object, **__: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(where, deep)
+    monkeypatch.delenv("SYMTF_DEBUG", raising=False)
+    args = [a.format(file=toml, article=article) for a in argv]
+    code, out = _run(capsys, *args)
+    named = article if "{article}" in argv else toml
+    assert code == 2, out
+    assert f"{named}: input nested too deeply" in out, out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -324,3 +325,107 @@ def test_a_number_no_backend_can_decide_is_undecided_with_the_estimates_that_ref
         assert "what l3.ffn_out is computed from even in certified balls of 128 bits" in why
     (only,) = one.checks
     assert only.verdict in ("exact", "rounded") and only.extra.get("decided_by") == "midrad"
+
+
+# ----------------------------------------------------------------------------- articles
+
+
+def _matrix_article(path: Path, n: int, m: int, entry: str) -> None:
+    """A LaTeX article whose line 5 displays an n×m matrix of ``entry`` (one line)."""
+    rows = " \\\\ ".join(" & ".join([entry] * m) for _ in range(n))
+    path.write_text(
+        "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n"
+        f"The weights are\n\\[ W = \\begin{{bmatrix}} {rows} \\end{{bmatrix}} \\]\n"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_matrix_within_the_limits_is_drafted_and_its_draft_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """141 × 141 = 19,881 entries: under the 20,000 a derivation holds. What draft writes,
+    check reads (a given tensor, no claim: exit 0)."""
+    from symtf.cli import main
+
+    article = tmp_path / "w.tex"
+    _matrix_article(article, 141, 141, "0.25")
+    draft = tmp_path / "w.toml"
+    assert main(["draft", str(article), "-o", str(draft)]) == 0, capsys.readouterr().err
+    assert main(["check", str(draft)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "entry", "why"),
+    [
+        # 142 × 142 = 20,164 entries
+        (142, 142, "0.25", "20,000 entries, found 142x142 (20,164 entries)"),
+        # 317 × 317, as the round that found it
+        (317, 317, "0.5", "found 317x317 (100,489 entries)"),
+        # 100 × 200 = 20,000 entries of 21 characters and a space or newline between: 439,999
+        (100, 200, "0.1234567890123456789", "at most 400,000 characters, found 439,999"),
+    ],
+)
+def test_draft_and_check_refuse_a_matrix_over_the_limits_at_the_articles_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, m: int, entry: str, why: str
+) -> None:
+    """``draft`` exited 0 and wrote a draft ``check`` refused (``tensors.W: expected at most
+    400,000 characters``); ``check`` of the article named that key and the draft's line 11,
+    neither of which the article has. Both now refuse at the article's line 5."""
+    from symtf.cli import main
+
+    article = tmp_path / "w.tex"
+    _matrix_article(article, n, m, entry)
+    for argv in (["draft", str(article), "-o", str(tmp_path / "w.toml")], ["check", str(article)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{article}: the printed matrix W: " in err and why in err, err
+        assert err.rstrip().endswith("(line 5)") and "tensors." not in err, err
+    assert not (tmp_path / "w.toml").exists()
+
+
+def test_an_article_too_large_to_draft_in_the_time_left_is_refused_with_its_estimate(
+    tmp_path: Path,
+) -> None:
+    """About 45,000 printed numbers in prose: the search pairs each printing with those
+    before it, at least 4 × 10⁻⁷ s a pair (so about 800 s), more than the 600 s budget.
+    Refused once read, with the estimate, not when the budget runs out: the child's CPU
+    time is limited far below the budget."""
+    from limited import run_symtf
+
+    article = tmp_path / "long.md"
+    n = 45_000
+    article.write_text(
+        "".join(f"In step {k} the score is 0.{k % 1000:03d}.\n\n" for k in range(n)),
+        encoding="utf-8",
+    )
+    r = run_symtf("draft", str(article), "--timeout", "600", cpu_seconds=120, cwd=tmp_path)
+    assert r.returncode == 2, r.output[-2000:]
+    assert "too large to draft in the time left" in r.stderr, r.stderr
+    assert f"its {n:,} printed numbers ({n:,} printed matrices" in r.stderr, r.stderr
+    assert "exceeded the time budget" not in r.stderr
+
+
+def test_a_search_whose_pace_cannot_finish_is_refused_with_its_projection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The square law from the pace so far: 400 of 4,000 printings in 10 s leave
+    10 · (10² − 1) = 990 s; refused with 100 s left, not with 600 s left."""
+    from symtf.draft import sizing
+
+    clock = iter([0.0, 10.0, 0.0, 10.0])
+    monkeypatch.setattr(sizing.time, "process_time", lambda: next(clock))
+    monkeypatch.setattr(sizing, "_time_left", lambda: 100.0)
+    pace = sizing.Pace("a.md", 4000)
+    with pytest.raises(LimitError, match=r"400 of 4,000 printings took 10 s, so the rest would"):
+        pace.step(400)
+    monkeypatch.setattr(sizing, "_time_left", lambda: 600.0)
+    sizing.Pace("a.md", 4000).step(400)  # 990 s is under twice 600 s: it goes on
+
+
+def test_a_draft_over_the_file_size_cap_is_refused() -> None:
+    from symtf.draft import sizing
+
+    sizing.refuse_text("x" * limits.MAX_FILE_BYTES, "a.md")
+    with pytest.raises(LimitError, match="2,000,001 bytes, over the 2,000,000 bytes"):
+        sizing.refuse_text("x" * (limits.MAX_FILE_BYTES + 1), "a.md")

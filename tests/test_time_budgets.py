@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fuzzing import BAD_CELLS
 from limited import run_symtf
 from tiny_derivations import standalone
 
@@ -167,16 +168,71 @@ def test_two_thousand_chained_softmax_steps_are_checked(tmp_path: Path) -> None:
         ),
     ],
 )
+@pytest.mark.parametrize("command", ["extract", "draft", "check"])
 def test_a_notebook_with_cells_of_the_wrong_type_is_exit_2_naming_the_cell(
-    cells: list, where: str, tmp_path: Path, capsys: pytest.CaptureFixture
+    cells: list, where: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
+    """Every command that reads a notebook refuses a malformed cell: ``check`` and ``draft``
+    read past ``outputs`` given as a table, or a cell of type ``bogus``, and said "all
+    printed numbers check out"."""
     nb = tmp_path / "nb.ipynb"
     nb.write_text(json.dumps({"cells": cells, "nbformat": 4}), encoding="utf-8")
     out = tmp_path / "draft.toml"
-    assert cli.main(["extract", str(nb), "-o", str(out)]) == 2
+    argv = [command, str(nb)] if command == "check" else [command, str(nb), "-o", str(out)]
+    assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert f"{nb}: {where}" in err and "expected" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["check", "draft", "extract"])
+@pytest.mark.parametrize("bad", range(len(BAD_CELLS)))
+def test_every_malformed_cell_of_the_fuzzer_is_refused_by_every_reader(
+    bad: int, command: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The fuzzer's cells of the wrong shape, first in an otherwise sound notebook: exit 2
+    naming the cell (its mutations make it no oracle for this; here each is taken alone)."""
+    cells = [
+        BAD_CELLS[bad],
+        {"cell_type": "markdown", "source": "The weights are 0.25 and 0.75."},
+    ]
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text(json.dumps({"cells": cells, "nbformat": 4}), encoding="utf-8")
+    out = tmp_path / "out.toml"
+    argv = [command, str(nb)] if command == "check" else [command, str(nb), "-o", str(out)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{nb}: cells[0]" in err and "expected" in err, err
+    assert not out.exists()
+
+
+def test_a_notebook_whose_numbers_check_out_is_still_refused_for_a_bogus_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The reported case: numbers that check out (softmax of [1, 2] printed as
+    [0.2689, 0.7311], by hand: e/(e+e^2) = 0.26894…) beside a cell of the wrong type."""
+    code = {
+        "cell_type": "code",
+        "source": "x = torch.tensor([1.0, 2.0])\nx.softmax(-1)",
+        "outputs": [
+            {"output_type": "execute_result", "data": {"text/plain": "tensor([0.2689, 0.7311])"}}
+        ],
+    }
+    good = {"cells": [{"cell_type": "markdown", "source": "Softmax of [1, 2]."}, code]}
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text(json.dumps(good), encoding="utf-8")
+    assert cli.main(["check", str(nb)]) == 0
+    capsys.readouterr()
+    for k, bad in enumerate(
+        [
+            {**good, "cells": [{"cell_type": "bogus", "source": "x"}, code]},
+            {**good, "cells": [good["cells"][0], {**code, "outputs": {"0": code["outputs"][0]}}]},
+        ]
+    ):
+        nb.write_text(json.dumps(bad), encoding="utf-8")
+        assert cli.main(["check", str(nb)]) == 2, k
+        err = capsys.readouterr().err
+        assert f"{nb}: cells[{k}]" in err, err
 
 
 @pytest.mark.parametrize("text", ["[" * 100_000, '{"cells": ' + "[" * 50_000, "[1]", "null"])

@@ -141,7 +141,7 @@ def test_whole_matrix_symbols_and_a_partial_by_hand() -> None:
         (["l0.h0.W_Q[0,0]=a", "l0.h0.W_Q[0,0]=b"], "already made a symbol by --symbol"),
         (["l0.h0.W_Q=w", "l0.h0.W_Q[1,1]=b"], "already made a symbol by --symbol 'l0.h0.W_Q=w'"),
         (["scale=t", "l0.h1.scale=u"], "already made a symbol by --symbol 'scale=t'"),
-        (["l0.h0.W_Q[0,0]=W_K"], "is a weight's or setting's own name"),
+        (["l0.h0.W_Q[0,0]=W_K"], "'W_K' is a reserved name"),
         (["l0.h0.W_Q[0,0]=a", "embed[9,0]=b"], "--symbol 'embed[9,0]=b': embed is"),
         (["l0.h7.W_Q=w"], "--symbol 'l0.h7.W_Q=w': no head l0.h7"),
     ],
@@ -299,6 +299,30 @@ def test_bad_ranges_exit_2(
         args += ["--range", x]
     assert cli.main(args) == 2
     assert words in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- reserved names
+
+
+@pytest.mark.parametrize("name", ["E", "pi", "I", "oo", "nan", "zoo", "inf", "NaN", "W_Q", "scale"])
+@pytest.mark.parametrize("form", ["l0.h0.W_Q[0,0]={}", "l0.h0.W_K={}", "scale={}"])
+def test_whatif_and_symbols_refuse_the_same_reserved_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, form: str
+) -> None:
+    """``--symbol …=E`` was accepted, and its closed forms printed E where Euler's e
+    reads; ``[symbols]`` refused the name. One rule now: both refuse it, in the same words."""
+    assert cli.main(["whatif", str(SEED), "--symbol", form.format(name)]) == 2
+    err = capsys.readouterr().err
+    reason = f"{name!r} is a reserved name"
+    assert reason in err and "Traceback" not in err, err
+    declared = tmp_path / "declared.toml"
+    declared.write_text(
+        SEED.read_text(encoding="utf-8") + f"\n[symbols]\n{name} = {{ range = [-1, 1] }}\n",
+        encoding="utf-8",
+    )
+    assert cli.main(["check", str(declared)]) == 2
+    err = capsys.readouterr().err
+    assert f"symbols.{name}: {reason}" in err, err
 
 
 def test_the_text_names_entries_from_1_and_typesets_the_maths(

@@ -125,6 +125,20 @@ class BaseBackend(ABC):
             for j in range(m):
                 self.require_nonzero(self.entry(a, i, j), what(i * m + j))
 
+    def first_above(self, a: Mat, bound: int) -> int | None:
+        """The row-major position of the first entry of the matrix ``a`` certainly greater
+        than ``bound``; ``None`` when none is (an entry whose comparison is not certain passes)."""
+        n, m = self.shape(a)
+        c = self.const(bound)
+        for i in range(n):
+            for j in range(m):
+                try:
+                    if self.sign(self.entry(a, i, j) - c) > 0:
+                        return i * m + j
+                except (Undecided, TypeError, ValueError):
+                    continue
+        return None
+
     def require_nonnegative(self, x: Scalar, what: str) -> None:
         try:
             negative = self.sign(x) < 0

@@ -25,6 +25,7 @@ from typing import Any
 import sympy
 from flint import arb, ctx, fmpq, fmpz
 
+from symtf.dag import postorder
 from symtf.errors import Undecided
 
 #: Working precisions tried in turn, in bits.
@@ -113,58 +114,84 @@ _FUNCS: dict[Any, Callable[[arb], arb]] = {
 def _ball(
     e: sympy.Basic, memo: dict[sympy.Basic, arb], defs: Mapping[sympy.Symbol, sympy.Expr]
 ) -> arb:
+    """The ball of ``e``, its parts first (a stack, not recursion: a chain of 2,000 steps
+    nests its node definitions 2,000 deep)."""
     hit = memo.get(e)
     if hit is not None:
         return hit
+    order = postorder(e, lambda n: ball_parts(n, defs), memo)
+    assert order is not None  # no limit
+    for node in order:
+        memo[node] = _ball_of(node, memo, defs)
+    return memo[e]
+
+
+def ball_parts(e: sympy.Basic, defs: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[Any, ...]:
+    """The parts a ball (or a derivative's ball) of ``e`` is computed from: its arguments,
+    a node symbol's definition."""
+    if e.is_Add or e.is_Mul or isinstance(e, (sympy.Max, sympy.Min)):
+        return tuple(e.args)
+    if e.is_Pow:
+        base, ex = e.args
+        return (base,) if ex.is_Integer or ex in (sympy.S.Half, -sympy.S.Half) else (base, ex)
+    if e.func in _FUNCS:
+        return (e.args[0],)
+    if e.is_Symbol and e in defs:
+        return (defs[e],)
+    return ()
+
+
+def _ball_of(
+    e: sympy.Basic, memo: dict[sympy.Basic, arb], defs: Mapping[sympy.Symbol, sympy.Expr]
+) -> arb:
+    """The ball of one node, from the balls of its parts (in ``memo``)."""
     if e.is_Rational:
-        r = arb(fmpq(int(e.p), int(e.q)))
-    elif e is sympy.S.Pi:
-        r = arb.pi()
-    elif e is sympy.S.Exp1:
-        r = arb(1).exp()
-    elif e is sympy.S.NegativeInfinity:
-        r = arb("-inf")
-    elif e is sympy.S.Infinity:
-        r = arb("inf")
-    elif e.is_Add:
+        return arb(fmpq(int(e.p), int(e.q)))
+    if e is sympy.S.Pi:
+        return arb.pi()
+    if e is sympy.S.Exp1:
+        return arb(1).exp()
+    if e is sympy.S.NegativeInfinity:
+        return arb("-inf")
+    if e is sympy.S.Infinity:
+        return arb("inf")
+    if e.is_Add:
         r = arb(0)
         for a in e.args:
-            r += _ball(a, memo, defs)
-    elif e.is_Mul:
+            r += memo[a]
+        return r
+    if e.is_Mul:
         r = arb(1)
         for a in e.args:
-            r *= _ball(a, memo, defs)
-    elif e.is_Pow:
+            r *= memo[a]
+        return r
+    if e.is_Pow:
         base, ex = e.args
-        b = _ball(base, memo, defs)
+        b = memo[base]
         if ex.is_Integer:
             n = int(ex)
             r = b ** abs(n) if (b > 0 or b < 0) else _power_near_zero(b, abs(n))
-            if n < 0:
-                r = 1 / r
-        elif ex == sympy.S.Half:
-            r = b.sqrt()
-        elif ex == -sympy.S.Half:
-            r = b.rsqrt()
-        else:
-            r = (_ball(ex, memo, defs) * b.log()).exp()
-    elif e.func in _FUNCS:
-        r = _FUNCS[e.func](_ball(e.args[0], memo, defs))
-    elif isinstance(e, (sympy.Max, sympy.Min)):  # OpenMax/OpenMin too
-        items = [_ball(a, memo, defs) for a in e.args]
+            return 1 / r if n < 0 else r
+        if ex == sympy.S.Half:
+            return b.sqrt()
+        if ex == -sympy.S.Half:
+            return b.rsqrt()
+        return (memo[ex] * b.log()).exp()
+    if e.func in _FUNCS:
+        return _FUNCS[e.func](memo[e.args[0]])
+    if isinstance(e, (sympy.Max, sympy.Min)):  # OpenMax/OpenMin too
+        items = [memo[a] for a in e.args]
         r = items[0]
         for x in items[1:]:
             r = r.max(x) if isinstance(e, sympy.Max) else r.min(x)
-    elif e.is_Symbol and e in defs:
-        r = _ball(defs[e], memo, defs)
-    elif e.is_Symbol:
+        return r
+    if e.is_Symbol and e in defs:
+        return memo[defs[e]]
+    if e.is_Symbol:
         raise Undecided(f"the value depends on the symbol {e}")
-    elif e.is_Float:
+    if e.is_Float:
         raise TypeError(f"a binary float {e} reached exact arithmetic")
-    else:
-        raise TypeError(f"cannot enclose {type(e).__name__} ({e})")
-    memo[e] = r
-    return r
+    raise TypeError(f"cannot enclose {type(e).__name__} ({e})")
 
 
 def _power_near_zero(b: arb, n: int) -> arb:

@@ -131,14 +131,23 @@ class ExactBackend(BaseBackend):
 
     def user_symbols(self, e: sympy.Expr) -> frozenset[sympy.Symbol]:
         """The free symbols a value depends on, looking through node definitions."""
+        from symtf.dag import postorder
+
+        def nodes_in(s: sympy.Symbol) -> list[sympy.Symbol]:
+            return [t for t in self.defs[s].free_symbols if t in self.defs]
+
         out: set[sympy.Symbol] = set()
         for s in e.free_symbols:
-            if s in self.defs:
-                if s not in self._user:
-                    self._user[s] = self.user_symbols(self.defs[s])
-                out |= self._user[s]
-            else:
+            if s not in self.defs:
                 out.add(s)
+                continue
+            # the nodes a node is defined from first (a stack: chains nest thousands deep)
+            for n in postorder(s, nodes_in, self._user) or ():
+                found: set[sympy.Symbol] = set()
+                for t in self.defs[n].free_symbols:
+                    found |= self._user[t] if t in self.defs else {t}
+                self._user[n] = frozenset(found)
+            out |= self._user[s]
         return frozenset(out)
 
     def ball(self, e: sympy.Expr, prec: int) -> Any:

@@ -793,6 +793,16 @@ class MidradBackend(BaseBackend):
     def is_zero(self, x: arb) -> bool:
         return bool(x.is_exact() and x.is_zero())
 
+    def first_above(self, a: Any, bound: int) -> int | None:
+        if isinstance(a, arb):
+            return 0 if a > bound else None
+        m = as_mr(a)
+        low = (m.mid - m.rad).ravel()
+        # one past the bound: the rounding of mid − rad is far below 1 near it; an
+        # overflowed (infinite) or unknown (NaN) entry is not certain
+        hit = np.flatnonzero(np.isfinite(low) & (low > bound + 1))
+        return int(hit[0]) if hit.size else None
+
     def sign(self, x: arb) -> int:
         return ball_sign(x, "(midpoint–radius)")
 

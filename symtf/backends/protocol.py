@@ -77,6 +77,11 @@ class Backend(Protocol):
         ln x would not be real numbers); a value whose sign is not certain passes."""
         ...
 
+    def first_above(self, a: Mat, bound: int) -> int | None:
+        """The row-major position of the first entry of the matrix ``a`` certainly greater
+        than ``bound``, or ``None`` (an entry whose comparison is not certain passes)."""
+        ...
+
     def is_zero(self, x: Scalar) -> bool:
         """Whether ``x`` is 0 as it stands (an exact zero, not one that needs proving)."""
         ...

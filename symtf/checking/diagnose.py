@@ -340,7 +340,12 @@ def diagnose(
         if f.cause == "unexplained":
             if c.claim not in searched:
                 searched[c.claim] = _search_expression(claims[c.claim], d_all, variants, ev)
-            f = searched[c.claim] or _line_slip(c, claims[c.claim].claim, ev, d_all) or f
+            f = (
+                searched[c.claim]
+                or _log_base(c, claims[c.claim].claim, ev, d_all)
+                or _line_slip(c, claims[c.claim].claim, ev, d_all)
+                or f
+            )
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
             f.root = _root(c.claim, None, None)
         findings[(c.claim, c.index, c.printed)] = f
@@ -539,6 +544,13 @@ def _table_cause(
     if not out or any(c.index not in out for c in checks):
         return None
     return out
+
+
+def _log_base(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:
+    from symtf.checking import bases
+
+    found = bases.cause(c, claim, ev, d)
+    return None if found is None else _Finding(found.cause, found.text, list(found.convention))
 
 
 def _line_slip(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:

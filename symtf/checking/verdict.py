@@ -47,6 +47,7 @@ from symtf.backends.certify import (
     to_fmpq,
 )
 from symtf.backends.exact import infinite_sign
+from symtf.dag import postorder
 from symtf.errors import Undecided
 from symtf.numbers import (
     DEFAULT_ROUNDING,
@@ -117,40 +118,41 @@ def exact_rational(e: sympy.Expr, xp: Any = None, limit: int = 200_000) -> Fract
         if xp is not None:
             with contextlib.suppress(AttributeError):  # a backend without attributes
                 xp._rational_memo = memo
-    budget = [limit]
 
-    def go(t: sympy.Basic) -> Fraction | None:
-        if t in memo:
-            return memo[t]
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        r: Fraction | None
+    def parts(t: sympy.Basic) -> tuple[sympy.Basic, ...]:
+        if t.is_Symbol and t in defs:
+            return (defs[t],)
+        if t.is_Add or t.is_Mul:
+            return tuple(t.args)
+        if t.is_Pow and t.exp.is_Integer and abs(int(t.exp)) <= 64:
+            return (t.base,)
+        return ()
+
+    def one(t: sympy.Basic) -> Fraction | None:
         if t.is_Rational:
-            r = Fraction(int(t.p), int(t.q))
-        elif t.is_Symbol and t in defs:
-            r = go(defs[t])
-        elif t.is_Add or t.is_Mul:
-            parts = [go(a) for a in t.args]
-            if any(p is None for p in parts):
-                r = None
-            else:
-                r = Fraction(0) if t.is_Add else Fraction(1)
-                for p in parts:
-                    r = r + p if t.is_Add else r * p  # type: ignore[operator]
-        elif t.is_Pow and t.exp.is_Integer and abs(int(t.exp)) <= 64:
-            b = go(t.base)
-            n = int(t.exp)
-            r = None if b is None or (b == 0 and n < 0) else b**n
-        else:
-            r = None
-        memo[t] = r
-        return r
-
-    try:
-        return go(e)
-    except RecursionError:
+            return Fraction(int(t.p), int(t.q))
+        if t.is_Symbol and t in defs:
+            return memo[defs[t]]
+        if t.is_Add or t.is_Mul:
+            values = [memo[a] for a in t.args]
+            if any(v is None for v in values):
+                return None
+            r = Fraction(0) if t.is_Add else Fraction(1)
+            for v in values:
+                r = r + v if t.is_Add else r * v  # type: ignore[operator]
+            return r
+        if t.is_Pow and t.exp.is_Integer and abs(int(t.exp)) <= 64:
+            b, n = memo[t.base], int(t.exp)
+            return None if b is None or (b == 0 and n < 0) else b**n
         return None
+
+    # each node once, its parts first (a stack, not recursion: chains nest deep)
+    order = postorder(e, parts, memo, limit)
+    if order is None:
+        return None
+    for t in order:
+        memo[t] = one(t)
+    return memo[e]
 
 
 # ----------------------------------------------------------------------------- certified location
@@ -825,19 +827,24 @@ def _short_form(x: Located) -> sympy.Expr | None:
 def _expanded_size(
     e: sympy.Basic, defs: dict[sympy.Symbol, sympy.Expr], memo: dict[sympy.Basic, int], cap: int
 ) -> int:
-    """Tree size of ``e`` with its nodes expanded, counted without building it (capped)."""
-    if e in memo:
-        return memo[e]
-    if e.is_Symbol and e in defs:
-        n = _expanded_size(defs[e], defs, memo, cap)
-    else:
-        n = 1
-        for a in e.args:
-            n += _expanded_size(a, defs, memo, cap)
-            if n > cap:
-                break
-    memo[e] = n = min(n, cap + 1)
-    return n
+    """Tree size of ``e`` with its nodes expanded, counted without building it (capped at
+    ``cap + 1``).
+
+    Walked with a stack, not recursion: a chain of 2,000 steps nests its nodes 2,000 deep.
+    Every distinct node reached appears at least once in the expanded tree, so the walk
+    stops past ``cap`` of them.
+    """
+
+    def parts(n: sympy.Basic) -> tuple[sympy.Basic, ...]:
+        return (defs[n],) if n.is_Symbol and n in defs else tuple(n.args)
+
+    order = postorder(e, parts, memo, cap)
+    if order is None:
+        return cap + 1
+    for n in order:
+        own = 0 if n.is_Symbol and n in defs else 1  # a node stands for its definition
+        memo[n] = min(own + sum(memo[k] for k in parts(n)), cap + 1)
+    return memo[e]
 
 
 def _named_form(x: Located) -> str:

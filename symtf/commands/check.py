@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,7 +63,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     from symtf.commands import fixing
     from symtf.commands.draft import is_article as _is_article
     from symtf.renderers import text as render_text
-    from symtf.renderers.safe import block as safe_block
 
     config = project_settings(args)
     if fixing.wanted(args):
@@ -92,9 +90,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                     reports.append(check_article(path))
             else:
                 reports.append(check_file(path, args.timeout, folder=folder))
-        except SymtfError as e:  # one bad file: say so, check the others
-            errors.append(FileError(str(path), str(e)))
-            print(f"symtf: error: {safe_block(e)}", file=sys.stderr)
+        except (SymtfError, RecursionError) as e:  # one bad file: say so, check the others
+            message = str(e) if isinstance(e, SymtfError) else f"{path}: input nested too deeply"
+            errors.append(FileError(str(path), message))
+            files.say(f"symtf: error: {message}")
             continue
         progress(f"  done in {time.perf_counter() - start:.2f} s")
     report = Report(
@@ -106,7 +105,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "text" and not reports and errors:
         return EXIT_BAD_INPUT  # the errors are all there is to say, and they are on stderr
     if args.format == "text" and getattr(args, "quiet", False):
-        sys.stdout.write(render_text.render(report, quiet=True))
+        files.write_stdout(render_text.render(report, quiet=True))
         return _check_exit(report, errors, args)
     import importlib
 
@@ -138,7 +137,7 @@ def project_settings(args: argparse.Namespace) -> Config | None:
 def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespace) -> int:
     """The exit code of ``check``: 2 for a bad file, 1 for a number off or undecided, else 0."""
     from symtf.cli import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK
-    from symtf.renderers.safe import line as safe_line
+    from symtf.visible import line as safe_line
 
     _coverage_messages(report)
     if errors:
@@ -151,7 +150,7 @@ def _check_exit(report: Report, errors: list[FileError], args: argparse.Namespac
             f"{len(d.not_reached)} of {total} claims not checked, from "
             f"{d.not_reached[0]!r} on (the report above is partial; raise it with --timeout)"
         )
-        print(f"symtf: error: {safe_line(message)}", file=sys.stderr)
+        files.say(f"symtf: error: {safe_line(message)}")
     if partial:
         return EXIT_BAD_INPUT
     if report.failed or report.too_few_checked:
@@ -170,7 +169,7 @@ def _coverage_messages(report: Report) -> None:
 
     for level, found in (("fail", report.too_few_checked), ("warning", report.few_checked)):
         for d in found:
-            print(f"symtf: {level}: {safe_line(coverage_problem(d, report))}", file=sys.stderr)
+            files.say(f"symtf: {level}: {safe_line(coverage_problem(d, report))}")
 
 
 def _check_drafts(args: argparse.Namespace) -> int:

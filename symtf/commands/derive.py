@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from symtf import files
@@ -103,6 +102,6 @@ def run(args: argparse.Namespace) -> int:
         files.write_stdout(render.text(result))
     if not result.ok:
         for s in result.failures:
-            print(f"symtf: step {s.key!r} of {result.name} was not verified", file=sys.stderr)
+            files.say(f"symtf: step {s.key!r} of {result.name} was not verified")
         return EXIT_FAIL
     return EXIT_OK

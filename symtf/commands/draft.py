@@ -57,11 +57,12 @@ def run(args: argparse.Namespace) -> int:
     from symtf import files
     from symtf.cli import progress, time_budget
     from symtf.commands import note
-    from symtf.draft import draft_file
+    from symtf.draft import draft_file, sizing
 
     progress(f"drafting {args.article} ...")
     with time_budget(getattr(args, "timeout", 60.0), str(args.article)):
         draft = draft_file(args.article)
+    sizing.refuse_text(draft.toml, str(args.article))  # what draft writes, check reads
     if args.output:
         files.write_text(args.output, draft.toml)  # whole or not at all
         unmapped = sum(u.size for u in draft.unmapped)

@@ -215,7 +215,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """``symtf explain``: walk through one claim step by step."""
     from symtf.cli import EXIT_OK, time_budget
     from symtf.limits import guard
-    from symtf.renderers.safe import block as safe_block
+    from symtf.visible import block as safe_block
 
     with time_budget(args.timeout, args.path), guard(args.path):
         text = explain(

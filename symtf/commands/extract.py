@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from symtf.commands import add_timeout
+from symtf.visible import json_text
 
 DESCRIPTION = """\
 Read an article (Markdown .md, plain text, LaTeX .tex, or a Jupyter notebook
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         found = extract(args.article)
     if args.format == "json":
         text = (
-            json.dumps(
+            json_text(
                 [
                     {
                         "kind": f.kind,
@@ -68,7 +68,6 @@ def run(args: argparse.Namespace) -> int:
                     for f in found
                 ],
                 indent=2,
-                ensure_ascii=False,
             )
             + "\n"
         )

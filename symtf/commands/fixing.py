@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,7 +103,7 @@ def cmd_fix(args: argparse.Namespace, config: Any = None) -> int:
                 _write_if_unchanged(path, before, after)
         except SymtfError as e:
             errors += 1
-            print(f"symtf: error: {safe_block(e)}", file=sys.stderr)
+            files.say(f"symtf: error: {safe_block(e)}")
             continue
         _tell(name, applied, suggestions, written=not show_diff)
         reports.append(report)
@@ -129,12 +128,12 @@ def _tell(name: str, applied: list[Fix], suggestions: list[Fix], *, written: boo
 
     verb = "fixed" if written else "would fix"
     if applied:
-        print(f"{safe_line(name)}: {verb} {len(applied)} number(s):", file=sys.stderr)
+        files.say(f"{safe_line(name)}: {verb} {len(applied)} number(s):")
         for f in applied:
-            print(f"  {f.where}: {f.message}", file=sys.stderr)
+            files.say(f"  {f.where}: {f.message}")
     for f in suggestions:
         claim = "" if f.where.startswith(f.claim) else f"{safe_line(f.claim)}: "
-        print(f"{safe_line(name)}: {f.where}: {claim}{f.message}", file=sys.stderr)
+        files.say(f"{safe_line(name)}: {f.where}: {claim}{f.message}")
 
 
 def _fix_one(

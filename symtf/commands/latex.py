@@ -17,7 +17,7 @@ from symtf import files
 from symtf.checking.report import Report
 from symtf.commands import SOURCE_HELP, add_allow_path, add_page_options, add_timeout, note
 from symtf.errors import SymtfError
-from symtf.renderers.safe import line as safe_line
+from symtf.visible import line as safe_line
 
 #: Debian packages that provide everything the generated documents use.
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")

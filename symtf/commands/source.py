@@ -11,10 +11,11 @@ which numbers those are.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from symtf import files
 
 if TYPE_CHECKING:
     from symtf.checking.report import DerivationReport
@@ -159,7 +160,7 @@ def warn_left_out(source: Source) -> None:
     """Print :func:`left_out` on stderr (a warning: ``--quiet`` does not silence it)."""
     text = left_out(source)
     if text is not None:
-        print(f"symtf: warning: {text}", file=sys.stderr)
+        files.say(f"symtf: warning: {text}")
 
 
 def traced(source: Source) -> DerivationReport:

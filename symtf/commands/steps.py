@@ -9,13 +9,13 @@ the labels of the article's claims that already print it.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from symtf import files
 from symtf.commands import SOURCE_HELP, add_allow_path
+from symtf.visible import json_text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")
 
@@ -85,7 +85,7 @@ def steps(derivation: Any) -> list[StepInfo]:
 
 def render_text(path: str, title: str, infos: list[StepInfo]) -> str:
     """The steps as an aligned table for people."""
-    from symtf.renderers.safe import line
+    from symtf.visible import line
 
     width = max((len(i.name) for i in infos), default=4) + 2
     lines = [f"{line(path)} — {line(title)}: {len(infos)} steps"]
@@ -118,7 +118,7 @@ def render_json(path: str, title: str, infos: list[StepInfo]) -> str:
             for i in infos
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc, indent=2) + "\n"
 
 
 def cmd_steps(args: argparse.Namespace) -> int:

@@ -141,8 +141,8 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     from symtf.cli import EXIT_OK, time_budget
     from symtf.commands import source
     from symtf.errors import LimitError
-    from symtf.renderers.safe import block as safe_block
     from symtf.teach.whatif import parse_ranges, render_text, whatif, write
+    from symtf.visible import block as safe_block
 
     (lo, hi), ranges = parse_ranges(args.range)
     try:

@@ -92,12 +92,14 @@ def _collector_paused() -> Iterator[None]:
 
 def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
     """Draft the derivation of an article given as text (see the package docstring)."""
+    from symtf.draft import sizing
     from symtf.draft.article import read_article
     from symtf.draft.compose import compose
     from symtf.draft.search import Search
 
     start = time.perf_counter()
     article = read_article(text, kind, path=path)
+    sizing.size(article, path)  # within the file limits, and the time left, before searching
     search = Search(article)
     with _collector_paused():
         search.run()

@@ -15,16 +15,17 @@ with its reason (:class:`Unread`); every other claim is still checked.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.names import heading_name
 from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
+from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.templates import Call, Expr, render
-from symtf.errors import ExpressionError
+from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
+from symtf.visible import comment, toml_block, toml_string
 
 __all__ = ["Composed", "Unread", "compose"]
 
@@ -66,13 +67,15 @@ class Composed:
 
 
 def _s(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A TOML string that reads back as ``text``: what ``draft`` writes, ``check`` reads,
+    and a terminal showing it is not driven by a control character of the article's."""
+    return toml_string(text)
 
 
 def _rows(rows: tuple[tuple[str, ...], ...]) -> str:
     if len(rows) == 1:
         return _s(" ".join(rows[0]))
-    return '"""\n' + "\n".join(" ".join(r) for r in rows) + '\n"""'
+    return toml_block("\n".join(" ".join(r) for r in rows))
 
 
 class _Labels:
@@ -182,7 +185,7 @@ def compose(article: Article, search: Search) -> Composed:
     given = [k for k in search.known.values() if k.expr is None]
     steps = [k for k in search.known.values() if k.expr is not None]
     head = [
-        f"# Derivation drafted by `symtf draft` from {article.path}.",
+        comment(f"Derivation drafted by `symtf draft` from {article.path}."),
         "# Every printed string is copied verbatim, with its article line (source_line).",
         "# Steps were inferred: each says what it matched. Claims no step explains have",
         '# step = "?" with the best candidates tried; map them by hand, then check again.',
@@ -196,7 +199,7 @@ def compose(article: Article, search: Search) -> Composed:
     if search.notes:
         head.append("# Code not translated (what depends on it is not checked):")
         for n in search.notes:
-            head.append(f"#   {n.where}: {n.source[:100]}: {n.reason[:160]}")
+            head.append(comment(f"  {n.where}: {n.source[:100]}: {n.reason[:160]}"))
         head.append("")
     body: list[str] = []
     if not given and not steps:  # displayed arithmetic only: a derivation with no model
@@ -204,13 +207,14 @@ def compose(article: Article, search: Search) -> Composed:
     if given:
         body.append("[tensors]")
         for k in sorted(given, key=lambda k: k.key):
+            _within_limits(k, names[k.key], article.path)
             body.extend(_given(k, names[k.key]))
         body.append("")
     if steps:
         body.append("[steps]")
         for k in sorted(steps, key=lambda k: k.key):
             assert k.expr is not None
-            body.append(f"# {k.matched}")
+            body.append(comment(k.matched))
             body.append(f"{names[k.key]} = {_s(render(k.expr, names))}")
         body.append("")
     everything = sorted(
@@ -241,7 +245,7 @@ def compose(article: Article, search: Search) -> Composed:
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
                 *_line(p.line),
-                f"# line {p.line}: {o.note}" if o.note else "",
+                comment(f"line {p.line}: {o.note}") if o.note else "",
             ]
             claims.append((p.key, [b for b in block if b]))
             for extra in o.also:
@@ -280,10 +284,10 @@ def compose(article: Article, search: Search) -> Composed:
             f"printed = {_rows(p.rows)}",
             *([f"decimals = {p.decimals}"] if p.decimals is not None else []),
             *_line(p.line),
-            f"# line {p.line}: {o.note}",
+            comment(f"line {p.line}: {o.note}"),
         ]
         for c in candidates:
-            block.append(f"#   candidate: {c}")
+            block.append(comment(f"  candidate: {c}"))
         claims.append((p.key, block))
     claims.sort(key=lambda c: c[0])
     out.claims = len(claims)
@@ -292,7 +296,8 @@ def compose(article: Article, search: Search) -> Composed:
     if out.unread:
         text += "\n# Printed claims that could not be read (left out):\n"
         for u in out.unread:
-            text += f"#   line {u.line}: {u.text[:120]}: {u.reason.splitlines()[0][:200]}\n"
+            reason = u.reason.splitlines()[0][:200] if u.reason else ""
+            text += comment(f"  line {u.line}: {u.text[:120]}: {reason}") + "\n"
     out.toml = text
     return out
 
@@ -309,11 +314,27 @@ def _claim_label(p: Printing) -> str:
     return base
 
 
+def _within_limits(k: Known, name: str, path: str) -> None:
+    """A given tensor within the limits ``check`` reads a derivation by (a code literal's
+    own shape, or printed rows), else refused at the article's line."""
+    if k.flat:  # a code literal: at its cell and line
+        where = k.matched.split(":")[0]
+        refuse_array(path, name, where, tuple(k.nd_shape), " ".join(k.flat))
+        return
+    shape = (len(k.rows), max((len(r) for r in k.rows), default=0))
+    why = array_refusal(shape, "\n".join(" ".join(r) for r in k.rows))
+    if why is not None:
+        raise LimitError(
+            f"{path}: the matrix {name}: {why}; a derivation holds no larger one, so its "
+            f"draft could not be checked (line {k.line})"
+        )
+
+
 def _given(k: Known, name: str) -> list[str]:
     if k.flat:  # an array literal of the code, in its own shape
-        lines = [f"# {k.matched}"]
+        lines = [comment(k.matched)]
         if len(k.nd_shape) == 2:
-            lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
+            lines.append(f"{name} = " + toml_block("\n".join(" ".join(r) for r in k.rows)))
         elif len(k.nd_shape) == 1:
             lines.append(f"{name} = [{', '.join(_s(v) for v in k.flat)}]")
         else:
@@ -330,7 +351,7 @@ def _given(k: Known, name: str) -> list[str]:
         shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
         lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, rounded = true }}")
     else:
-        lines.append(f"{name} = " + '"""\n' + "\n".join(" ".join(r) for r in k.rows) + '\n"""')
+        lines.append(f"{name} = " + toml_block("\n".join(" ".join(r) for r in k.rows)))
     return lines
 
 
@@ -398,7 +419,7 @@ def _display_claims(
                         *_placement(result.placement, names),
                         f"printed = {_rows(d.rows)}",
                         *_line(d.line),
-                        f"# line {d.line}: {result.note}",
+                        comment(f"line {d.line}: {result.note}"),
                     ],
                 )
             )
@@ -416,7 +437,7 @@ def _display_claims(
                         f"expression = {_s(text)}",
                         f"printed = {_s(printed)}",
                         *_line(d.line),
-                        f"# line {d.line}: a term of the dot product written out",
+                        comment(f"line {d.line}: a term of the dot product written out"),
                     ],
                 )
             )
@@ -453,7 +474,7 @@ def _sums(article: Article, outcomes: list[Outcome], label: _Labels) -> list[tup
                     f"expression = {_s(expression)}",
                     f"printed = {_s(p.rows[0][0])}",
                     *_line(p.line),
-                    f"# line {p.line}: the sum of the {len(run)} results printed just above",
+                    comment(f"line {p.line}: the sum of the {len(run)} results printed just above"),
                 ],
             )
         )

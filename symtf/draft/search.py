@@ -51,6 +51,7 @@ from symtf.draft.article import Article, Display, Printing, ident
 from symtf.draft.infer.formula import parse
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.prefilter import MISSING, Missing, fill
+from symtf.draft.sizing import Pace, refuse_array
 from symtf.draft.templates import (
     Call,
     Expr,
@@ -360,6 +361,7 @@ class Search:
             return (cell if cell is not None else -1, line)
 
         printed = self._printed_opaque(Translator)
+        pace = Pace(self.article.path, len(printings))
         with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter(
                 "ignore", RuntimeWarning
@@ -373,11 +375,13 @@ class Search:
                 while k < len(printings) and position(printings[k].cell, printings[k].line) < at:
                     self._printing(printings[k])
                     k += 1
+                    pace.step(k)
                 for event in translator.events([block]):
                     self._event(event)
             self.float32 = translator.float32
-            for p in printings[k:]:
+            for i, p in enumerate(printings[k:], start=k + 1):
                 self._printing(p)
+                pace.step(i)
             self._displays()
             self._xp = None
 
@@ -421,6 +425,8 @@ class Search:
     def _code_given(self, e: Any) -> None:
         xp = self._xp
         assert xp is not None
+        # over what a derivation holds: refused before its balls are made
+        refuse_array(self.article.path, e.name, e.where, tuple(e.shape), " ".join(e.values))
         vals = []
         for text in e.values:
             if text in ("-inf", "inf"):

@@ -455,10 +455,13 @@ def _derivative_op(kind: str) -> Op[Tensor]:
     def shape(*shapes: Any, **params: Any) -> tuple[int, ...] | None:
         from symtf.errors import ShapeError
 
-        if shapes[0] is None or shapes[1] is None:
+        # the node reads each name once: grad(L, L) has one input, read as y and as x
+        sy = shapes[0]
+        sx = sy if params["x"] == params["y"] else shapes[1]
+        if sy is None or sx is None:
             return None
         try:
-            return rule(shapes[0], shapes[1])
+            return rule(sy, sx)
         except ShapeError as e:
             step: StepNode = params["step"]
             raise _error(step, _pos(step, "y"), str(e)) from None

@@ -209,6 +209,8 @@ class _Walk(Generic[W]):
                             raise _Located(link.pos, str(e), model=True) from None
                     return acc
                 case lang.Power():
+                    if self._is_e(node.base):  # e ^ x is exp(x), held to its rule on x
+                        return self.apply(ops.get("exp"), [self.walk(node.exponent)], {})
                     return self.apply(
                         ops.power, [self.walk(node.base), self.walk(node.exponent)], {}
                     )
@@ -237,6 +239,10 @@ class _Walk(Generic[W]):
         raise _Located(
             getattr(node, "pos", 0), f"unexpected {type(node).__name__}"
         )  # pragma: no cover
+
+    def _is_e(self, node: Tree) -> bool:
+        """Whether ``node`` is the constant e (a name no tensor or step shadows)."""
+        return isinstance(node, lang.Name) and node.name == "e" and self.lookup("e") is None
 
     def name(self, node: lang.Name) -> W:
         v = self.lookup(node.name)

@@ -98,23 +98,31 @@ def equal(xp: Any, a: sympy.Expr, b: sympy.Expr, memo: _Memo | None = None) -> b
     return None
 
 
-def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: _Memo) -> bool:
+#: How deep :func:`same_structure` unfolds two values before leaving it to their values.
+MAX_STRUCTURE_DEPTH = 200
+
+
+def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: _Memo, depth: int = 0) -> bool:
     """Whether two expressions are the same tree once node symbols are unfolded.
 
     Sums and products are compared as multisets of terms (their argument order
-    depends on node names). Memoised on pairs, so shared sub-DAGs cost once.
+    depends on node names). Memoised on pairs, so shared sub-DAGs cost once. A quick
+    proof only: past :data:`MAX_STRUCTURE_DEPTH` levels (a chain of 2,000 steps nests its
+    nodes 2,000 deep) it answers ``False`` (not shown), and the caller compares values.
     """
     if a == b:
         return True
+    if depth > MAX_STRUCTURE_DEPTH:
+        return False
     key = (a, b)
     hit = memo.get(key)
     if hit is not None:
         return hit
     memo[key] = False  # no cycles in a trace, but never loop
     if a.is_Symbol and a in defs:
-        r = same_structure(defs[a], b, defs, memo)
+        r = same_structure(defs[a], b, defs, memo, depth + 1)
     elif b.is_Symbol and b in defs:
-        r = same_structure(a, defs[b], defs, memo)
+        r = same_structure(a, defs[b], defs, memo, depth + 1)
     elif a.func != b.func or len(a.args) != len(b.args) or not a.args:
         r = False
     elif a.is_Add or a.is_Mul:
@@ -122,13 +130,15 @@ def same_structure(a: sympy.Basic, b: sympy.Basic, defs: Any, memo: _Memo) -> bo
         r = True
         for x in a.args:
             for k, y in enumerate(rest):
-                if same_structure(x, y, defs, memo):
+                if same_structure(x, y, defs, memo, depth + 1):
                     del rest[k]
                     break
             else:
                 r = False
                 break
     else:
-        r = all(same_structure(x, y, defs, memo) for x, y in zip(a.args, b.args, strict=True))
+        r = all(
+            same_structure(x, y, defs, memo, depth + 1) for x, y in zip(a.args, b.args, strict=True)
+        )
     memo[key] = r
     return r

@@ -77,6 +77,7 @@ from symtf.language.syntax import (
     check_text,
     error,
 )
+from symtf.limits import EXP_ARGUMENT_REFUSED, MAX_EXP_ARGUMENT
 
 __all__ = [
     "FUNCTIONS",
@@ -110,8 +111,6 @@ __all__ = [
 MAX_POWER = 1000
 #: Largest q in an exponent p/q (``\\sqrt[q]{x}``); roots need a non-negative base.
 MAX_ROOT = 16
-#: Largest ``|x|`` in ``exp(x)``.
-MAX_EXP_ARGUMENT = 10_000
 #: Largest angle accepted by ``sin``/``cos`` (radians), in absolute value.
 MAX_TRIG_ARGUMENT = 1_000_000
 #: No value may exceed ``10**MAX_MAGNITUDE_DIGITS`` in absolute value.
@@ -703,16 +702,13 @@ class _Evaluator:
 
     def exp(self, arg: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
+        # the rule steps keep too (symtf.limits): a large negative exponent is a tiny number
         if (
             arg.exact not in _INFINITIES
             and arg.box is not None
-            and not _within(arg.box, _EXP_LIMIT)
+            and (arg.box.b <= _EXP_LIMIT) is not True
         ):
-            raise self.fail(
-                pos,
-                f"expected an exponent of e of at most {MAX_EXP_ARGUMENT} in absolute value"
-                " but found a larger one",
-            )
+            raise self.fail(pos, EXP_ARGUMENT_REFUSED)
         box = _IV.exp(arg.box) if arg.box is not None else None
         return self.checked(sympy.exp(arg.exact), box, pos)
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,7 +166,9 @@ class SymtfServer(LanguageServer):
         logger.error("symtf: %s: %s", type(error).__name__, error)
 
     def _log(self, line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+        from symtf import files
+
+        files.say(line)  # control characters spelled out, as every message symtf writes
 
     def _deliver_threadsafe(self, result: dict[str, Any]) -> None:
         loop = self.loop

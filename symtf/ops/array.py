@@ -314,6 +314,38 @@ def require_nonzero_each(xp: Any, x: Tensor, what: Callable[[int], str]) -> None
         xp.require_nonzero(v, what(i))
 
 
+def require_exp_arguments(xp: Any, x: Tensor, what: str = "e^x") -> None:
+    """Refuse ``e^x`` for an entry of ``x`` certainly above :data:`~symtf.limits.MAX_EXP_ARGUMENT`.
+
+    The rule displayed arithmetic keeps: such a value cannot be pinned by any enclosure
+    (``exp(exp(exp(1000)))``). An entry whose comparison is not certain passes (a wider
+    pass escalates), and so does a very negative one (e^x is then tiny).
+
+    Args:
+        xp: The backend.
+        x: The exponents of e.
+        what: What is computed, for the message.
+
+    Raises:
+        ModelError: Naming the entry, with the limit.
+    """
+    from symtf.errors import ModelError
+    from symtf.limits import EXP_ARGUMENT_REFUSED, MAX_EXP_ARGUMENT
+
+    if x.ndim <= 2 and x.has_native():
+        first = xp.first_above(nat(xp, x), MAX_EXP_ARGUMENT)
+    elif x.size:
+        first = xp.first_above(xp.from_rows([list(x.data)]), MAX_EXP_ARGUMENT)
+    else:
+        first = None
+    if first is not None:
+        where = ""
+        if x.size > 1:
+            at = next(i for k, i in enumerate(x.indices()) if k == first)
+            where = f" (entry [{', '.join(map(str, at))}])"
+        raise ModelError(f"{what}: {EXP_ARGUMENT_REFUSED}{where}")
+
+
 # ----------------------------------------------------------------------------- integers
 
 

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from symtf import limits
 from symtf.ops.array import as_int, full, num, wrap
 from symtf.ops.core import Param, check, define, zero_vjp
 from symtf.tensor import Tensor
 
 #: Most entries a constructor may make.
-MAX_ENTRIES = 20_000
+MAX_ENTRIES = limits.MAX_ENTRIES
 
 
 def _filled_shape(*, shape: Any) -> tuple[int, ...]:

@@ -12,8 +12,17 @@ from typing import Any
 
 import sympy
 
-from symtf.errors import ShapeError
-from symtf.ops.array import apply, binary, generic, nat, require_nonzero_each, unbroadcast, wrap
+from symtf.errors import ShapeError, Undecided
+from symtf.ops.array import (
+    apply,
+    binary,
+    generic,
+    nat,
+    require_exp_arguments,
+    require_nonzero_each,
+    unbroadcast,
+    wrap,
+)
 from symtf.ops.core import BREAK, Param, Substitution, define, elementwise_shape, same_shape
 from symtf.ops.working import Context, Entry, Recorded, Work, dims, infix, reads, sum_of_products
 from symtf.tensor import Tensor
@@ -230,6 +239,7 @@ def power(xp: Any, a: Tensor, b: Tensor) -> Tensor:
 
     def one(x: Any, y: Any) -> Any:
         if not isinstance(y, sympy.Rational):
+            _require_power_within(xp, x, y)
             return x**y
         limit = MAX_POWER if y.is_Integer else MAX_ROOT_POWER
         if abs(y) > limit:
@@ -242,6 +252,23 @@ def power(xp: Any, a: Tensor, b: Tensor) -> Tensor:
         return xp.power(x, int(y)) if y.is_Integer else x**y
 
     return generic(xp, one, a, b)
+
+
+def _require_power_within(xp: Any, x: Any, y: Any) -> None:
+    """``x ^ y`` for an exponent that is not an exact integer is ``e^(y·ln x)``: refused by
+    the rule on exponents of e (:func:`~symtf.ops.array.require_exp_arguments`) when
+    ``y·ln x`` is certainly above it. An exact integer exponent has its own bound."""
+    exact_integer = getattr(y, "is_exact", None)
+    if callable(exact_integer) and exact_integer() and y.is_integer():
+        return  # a ball (or midpoint–radius entry) holding an integer exactly
+    if isinstance(y, float) and y.is_integer():
+        return
+    try:
+        positive = xp.sign(x) > 0
+    except (Undecided, TypeError, ValueError):
+        return
+    if positive:
+        require_exp_arguments(xp, Tensor((), [y * xp.log(x)]), "a ^ b = e^(b·ln a)")
 
 
 def _neg_vjp(xp: Any, g: Tensor, x: Tensor, *, output: Tensor) -> tuple[Any, ...]:
@@ -340,14 +367,23 @@ def _log_compute(xp: Any, x: Tensor) -> Tensor:
     return Tensor(x.shape, [_log_of(xp)(v) for v in x.data])
 
 
-exp = _unary(
+@define(
     "exp",
-    r"e^{x}",
-    "eˣ",
-    lambda xp: xp.exp,
-    _exp_vjp,
-    doc="``e^x`` element-wise (``e^{−∞} = 0`` exactly).",
+    "elementwise",
+    (X,),
+    shape=same_shape,
+    elementwise=True,
+    tex=r"e^{x}",
+    text="eˣ",
+    shapes="unchanged",
+    vjp=_exp_vjp,
 )
+def exp(xp: Any, x: Tensor) -> Tensor:
+    """``e^x`` element-wise (``e^{−∞} = 0`` exactly; an exponent above 10,000 is refused)."""
+    require_exp_arguments(xp, x)
+    return apply(xp, x, xp.exp)
+
+
 log = define(
     "log",
     "elementwise",

@@ -11,7 +11,7 @@ from typing import Any
 
 import sympy
 
-from symtf.ops.array import add_all, generic, reduce, reduced_shape
+from symtf.ops.array import add_all, generic, reduce, reduced_shape, require_exp_arguments
 from symtf.ops.core import Param, define, same_shape
 from symtf.ops.elementwise import div, mul
 from symtf.ops.reductions import AXIS, KEEP, _reduce_shape
@@ -97,7 +97,8 @@ def log1p(xp: Any, x: Tensor) -> Tensor:
     vjp=lambda xp, g, x, *, output: (mul(xp, g, _each(output, lambda v: v + 1)),),
 )
 def expm1(xp: Any, x: Tensor) -> Tensor:
-    """``eˣ − 1`` element-wise."""
+    """``eˣ − 1`` element-wise (an exponent above 10,000 is refused, as for ``exp``)."""
+    require_exp_arguments(xp, x)
     return _each(x, lambda v: xp.exp(v) - 1)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from symtf.checking.draft import DraftReport
 from symtf.checking.report import Report
 from symtf.renderers import json as render_json
 from symtf.renderers import text as render_text
+from symtf.visible import json_text
 
 
 def render_text_draft(drafts: list[DraftReport]) -> str:
@@ -58,4 +58,4 @@ def draft_dict(drafts: list[DraftReport]) -> dict[str, Any]:
 
 def render_json_draft(drafts: list[DraftReport]) -> str:
     """The JSON form as indented text."""
-    return json.dumps(draft_dict(drafts), indent=2, ensure_ascii=False) + "\n"
+    return json_text(draft_dict(drafts), indent=2) + "\n"

@@ -11,9 +11,9 @@ as the Actions toolkit does (``%``, CR and LF in the message; also ``:`` and
 
 from __future__ import annotations
 
+from symtf import visible
 from symtf.checking.report import FAILING, Report
 from symtf.renderers._claims import error_line, located, one_line, unchecked_line
-from symtf.renderers._control import visible
 from symtf.renderers.text import coverage_problem
 
 
@@ -29,11 +29,11 @@ def escape_property(text: str) -> str:
 
 def command(level: str, message: str, *, file: str, line: int | None, title: str) -> str:
     """One workflow command line (``::error file=…,line=…,title=…::message``)."""
-    props = [f"file={escape_property(visible(file))}"]
+    props = [f"file={escape_property(visible.line(file))}"]
     if line is not None:
         props.append(f"line={line}")
-    props.append(f"title={escape_property(visible(title))}")
-    return f"::{level} {','.join(props)}::{escape_data(visible(message))}"
+    props.append(f"title={escape_property(visible.line(title))}")
+    return f"::{level} {','.join(props)}::{escape_data(visible.line(message))}"
 
 
 def render(report: Report) -> str:

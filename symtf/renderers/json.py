@@ -32,6 +32,7 @@ from symtf.checking.verdict import rational_text
 from symtf.errors import SymtfError
 from symtf.numbers import format_fixed, parse_printed
 from symtf.renderers._claims import kind, located
+from symtf.visible import json_text
 
 #: Version of the JSON contract written by :func:`report_dict`.
 CONTRACT = 1
@@ -232,7 +233,7 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 def render(report: Report) -> str:
     """The report as indented JSON text."""
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return json_text(report_dict(report), indent=2) + "\n"
 
 
 def schema() -> dict[str, Any]:

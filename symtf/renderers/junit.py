@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from symtf import visible
 from symtf.checking.report import FAILING, DerivationReport, Report
 from symtf.renderers._claims import Located, one_line, unchecked_line
-from symtf.renderers._control import visible
 from symtf.renderers.text import coverage_problem
 
 
@@ -42,17 +42,17 @@ def _suite(parent: ET.Element, d: DerivationReport, report: Report) -> tuple[int
     suite = ET.SubElement(
         parent,
         "testsuite",
-        name=visible(d.path),
+        name=visible.line(d.path),
         tests=str(tests),
         failures=str(failures),
         errors="0",
         skipped=str(skipped),
         time=_time(d.seconds),
-        file=visible(d.path),
+        file=visible.line(d.path),
     )
     for r in d.results:
         case = ET.SubElement(
-            suite, "testcase", classname=visible(d.path), name=visible(r.claim.label)
+            suite, "testcase", classname=visible.line(d.path), name=visible.line(r.claim.label)
         )
         checks = [Located(d, r, c, k) for k, c in enumerate(r.checks)]
         bad = [x for x in checks if x.check.verdict in FAILING]
@@ -62,28 +62,29 @@ def _suite(parent: ET.Element, d: DerivationReport, report: Report) -> tuple[int
                 case,
                 "failure",
                 type=r.verdict,
-                message=visible(
+                message=visible.line(
                     f"{_place(d.path, first.printed_line)}: {len(bad)} printed number(s) off: "
                     f"{one_line(first.check)}"
                 ),
             )
-            fail.text = visible(
-                "\n".join(f"{_place(d.path, x.printed_line)}: {one_line(x.check)}" for x in bad),
-                keep_newlines=True,
+            fail.text = visible.block(
+                "\n".join(f"{_place(d.path, x.printed_line)}: {one_line(x.check)}" for x in bad)
             )
         elif r.verdict in ("undecided", "symbolic"):
             x = next(x for x in checks if x.check.verdict == r.verdict)
             message = f"{_place(d.path, x.printed_line)}: {one_line(x.check)}"
-            ET.SubElement(case, "skipped", type=r.verdict, message=visible(message))
+            ET.SubElement(case, "skipped", type=r.verdict, message=visible.line(message))
     for u in d.unchecked:  # an article's numbers not checked: each a skipped case, with why
-        case = ET.SubElement(suite, "testcase", classname=visible(d.path), name=visible(u.label))
+        case = ET.SubElement(
+            suite, "testcase", classname=visible.line(d.path), name=visible.line(u.label)
+        )
         message = f"{_place(d.path, u.line or None)}: not checked: {unchecked_line(u)}"
-        ET.SubElement(case, "skipped", type="not-checked", message=visible(message))
+        ET.SubElement(case, "skipped", type="not-checked", message=visible.line(message))
     if too_few:
         case = ET.SubElement(
-            suite, "testcase", classname=visible(d.path), name="printed numbers checked"
+            suite, "testcase", classname=visible.line(d.path), name="printed numbers checked"
         )
-        problem = visible(coverage_problem(d, report))
+        problem = visible.line(coverage_problem(d, report))
         fail = ET.SubElement(case, "failure", type="too-few-checked", message=problem)
         fail.text = problem
     return tests, failures, skipped
@@ -100,16 +101,16 @@ def render(report: Report) -> str:
         suite = ET.SubElement(
             suites,
             "testsuite",
-            name=visible(e.path),
+            name=visible.line(e.path),
             tests="1",
             failures="1",
             errors="0",
             skipped="0",
-            file=visible(e.path),
+            file=visible.line(e.path),
         )
-        case = ET.SubElement(suite, "testcase", classname=visible(e.path), name="load")
-        err = ET.SubElement(case, "failure", type="bad-input", message=visible(e.error))
-        err.text = visible(e.error)
+        case = ET.SubElement(suite, "testcase", classname=visible.line(e.path), name="load")
+        err = ET.SubElement(case, "failure", type="bad-input", message=visible.line(e.error))
+        err.text = visible.block(e.error)
     suites.set("tests", str(tests + len(report.errors)))
     suites.set("failures", str(failures + len(report.errors)))
     suites.set("errors", "0")

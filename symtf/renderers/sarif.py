@@ -9,15 +9,13 @@ scanning service annotates the line where the number was printed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from symtf import __version__
+from symtf import __version__, visible
 from symtf.checking.report import FAILING, Report
 from symtf.renderers._claims import error_line, located, one_line, unchecked_line
-from symtf.renderers._control import visible
 from symtf.renderers.text import coverage_problem
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -55,7 +53,7 @@ def _result(rule: str, level: str, message: str, path: str, line: int | None) ->
         "ruleId": rule,
         "ruleIndex": [r for r, _ in RULES].index(rule),
         "level": level,
-        "message": {"text": visible(message)},
+        "message": {"text": visible.line(message)},
         "locations": [_location(path, line)],
     }
 
@@ -97,4 +95,4 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 def render(report: Report) -> str:
     """The report as SARIF 2.1.0 JSON text."""
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return visible.json_text(report_dict(report), indent=2) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.renderers._wording import depends_words, symbolic_detail
-from symtf.renderers.safe import line as _safe
+from symtf.visible import line as _safe
 
 _MARK = {
     "exact": "ok",

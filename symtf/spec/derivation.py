@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symtf import limits
 from symtf.errors import SpecError
 from symtf.numbers import (
     DEFAULT_ROUNDING,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:  # the step graph is imported only by files that have steps
     import symtf.spec.steps as graph_spec
     from symtf.spec.seq2seq import Seq2SeqModel
 
-MAX_FILE_BYTES = 2_000_000
+MAX_FILE_BYTES = limits.MAX_FILE_BYTES
 #: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
 _FILE_WEIGHTS: ContextVar[bool] = ContextVar("symtf_file_weights", default=False)
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
 import sympy
 
+from symtf import limits
 from symtf.errors import ExpressionError, SpecError
 from symtf.language import lang
 from symtf.language.syntax import Tree
@@ -30,9 +32,9 @@ from symtf.ops.core import ParamError
 from symtf.spec.symbols import make as make_symbol
 
 #: Largest given tensor (entries), largest dimension, most axes.
-MAX_ENTRIES = 20_000
-MAX_DIM = 512
-MAX_NDIM = 4
+MAX_ENTRIES = limits.MAX_ENTRIES
+MAX_DIM = limits.MAX_DIM
+MAX_NDIM = limits.MAX_NDIM
 #: Longest unrolled range of one family, and most step nodes in a file.
 MAX_UNROLL = 10_000
 MAX_NODES = 20_000
@@ -218,8 +220,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
         if isinstance(raw, list) and shape is not None:
             return _build(name, shape, _flatten(raw), rounded, where)
     if isinstance(raw, str):
-        if len(raw) > 400_000:
-            raise SpecError(f"{where}: expected at most 400,000 characters, found {len(raw)}")
+        too_long = limits.text_refusal(len(raw))
+        if too_long:
+            raise SpecError(f"{where}: {too_long}")
         rows = _rows_text(raw)
         if not rows:
             raise SpecError(f"{where}: expected entries, found none")
@@ -246,10 +249,9 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
 def _build(
     name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str
 ) -> GivenTensor:
-    if any(n > MAX_DIM for n in shape) or math.prod(shape) > MAX_ENTRIES:
-        raise SpecError(
-            f"{where}: expected at most {MAX_DIM} per dimension and {MAX_ENTRIES} entries, found shape {shape}"
-        )
+    too_large = limits.shape_refusal(shape)
+    if too_large:
+        raise SpecError(f"{where}: {too_large}")
     if len(cells) != math.prod(shape):
         raise SpecError(
             f"{where}: expected {math.prod(shape)} values for shape {list(shape)}, found {len(cells)}"
@@ -291,11 +293,10 @@ def parse_tensors(raw: Any, file: str) -> tuple[GivenTensor, ...]:
 
 
 def _not_reserved(name: str, where: str, col: str = "") -> None:
-    low = name.lower()
-    ops = public_signatures()
-    if low in ops or name in ("inf", "true", "false"):  # e and pi may be shadowed (E[tok])
-        what = "an op" if low in ops else "a constant"
-        raise SpecError(f"{where}: a name cannot be {name!r}, which is {what}{col}")
+    """A name may shadow an op's (``grad``, ``exp``: see :func:`parse_steps`) and the constants
+    e and pi (``E[tok]``), not the values ``inf``, ``true`` and ``false``."""
+    if name in ("inf", "true", "false"):
+        raise SpecError(f"{where}: a name cannot be {name!r}, which is a constant{col}")
 
 
 def given_input(model_raw: Any, tensors: tuple[GivenTensor, ...], file: str) -> Any:
@@ -634,6 +635,7 @@ def parse_steps(
     refs = {n.name: [r for r in lang.names(n.tree) if r.name not in given] for n in nodes}
     out = []
     for n in nodes:
+        _calls_no_shadowed_op(n, defined, given)
         inputs: list[str] = []
         for r in lang.names(n.tree):
             nm = r.name
@@ -689,6 +691,30 @@ def parse_steps(
         defined.add(n.name)
         out.append(StepNode(n.name, n.text, n.tree, n.where, tuple(dict.fromkeys(inputs)), n.key))
     return tuple(out)
+
+
+def _calls_no_shadowed_op(n: StepNode, defined: set[str], given: Mapping[str, GivenTensor]) -> None:
+    """A name shadows an op's as in Python: once a tensor or an earlier step is called
+    ``grad``, a later step cannot call the op ``grad`` (the step named so may: its own
+    expression is read before the name is bound).
+
+    Raises:
+        SpecError: At the call, naming what shadows the op.
+    """
+    for c in lang.walk(n.tree):
+        if isinstance(c, lang.Call) and c.name in defined:
+            what = "the given tensor" if c.name in given else "the step"
+            raise SpecError(
+                str(
+                    lang.error(
+                        n.text,
+                        n.where,
+                        c.pos,
+                        f"{c.name}(…) calls the op {c.name}, but {what} {c.name} defined "
+                        "above has its name; rename one of them",
+                    )
+                )
+            )
 
 
 def _reaches(

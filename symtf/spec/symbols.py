@@ -82,25 +82,41 @@ def parse(raw: Any, name: str) -> dict[str, SymbolSpec]:
         return {}
     if not isinstance(raw, dict):
         raise SpecError(f"{name}: symbols: expected a table ([symbols]), found {_kind(raw)}")
-    from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
-
-    # A matrix's or setting's own name would read as that matrix in a formula or a --symbol.
-    taken = {*HEAD_MATRICES, *LAYER_MATRICES, *MODEL_MATRICES, "scale", "eps", "temperature"}
     out: dict[str, SymbolSpec] = {}
     for key, spec in raw.items():
         w = f"{name}: symbols.{key}"
-        if not NAME.match(key) or keyword.iskeyword(key):
-            raise SpecError(
-                f"{w}: expected a symbol name (a letter, then letters, digits or _, at most "
-                f"31 characters), found {key!r}"
-            )
-        if key in RESERVED or key.lower() in ("nan", "inf", "infinity") or key in taken:
-            raise SpecError(
-                f"{w}: {key!r} is a reserved name (a number, a matrix keyword, a SymPy constant, "
-                "or a weight's or setting's own name); choose another, like a, t or w"
-            )
+        why = name_refusal(key)
+        if why is not None:
+            raise SpecError(f"{w}: {why}")
         out[key] = _one(key, spec, w)
     return out
+
+
+def name_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a symbol's, or ``None``: the one rule ``[symbols]`` and
+    ``symtf whatif --symbol`` keep.
+
+    A symbol's name is an identifier (a letter, then letters, digits or ``_``, at most 31
+    characters, not a Python keyword) that a cell does not read as something else
+    (:data:`RESERVED`: a number, a matrix keyword, a constant SymPy prints the same way,
+    so that ``E`` would read as Euler's number in a closed form) and that is not a
+    weight's or setting's own name (a formula with a symbol ``W_Q`` would read as the
+    matrix).
+    """
+    from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
+
+    if not NAME.match(name) or keyword.iskeyword(name):
+        return (
+            "expected a symbol name (a letter, then letters, digits or _, at most "
+            f"31 characters), found {name!r}"
+        )
+    own = {*HEAD_MATRICES, *LAYER_MATRICES, *MODEL_MATRICES, "scale", "eps", "temperature"}
+    if name in RESERVED or name.lower() in ("nan", "inf", "infinity") or name in own:
+        return (
+            f"{name!r} is a reserved name (a number, a matrix keyword, a SymPy constant, "
+            "or a weight's or setting's own name); choose another, like a, t or w"
+        )
+    return None
 
 
 def _one(key: str, spec: Any, w: str) -> SymbolSpec:
@@ -256,6 +272,7 @@ __all__ = [
     "check_used",
     "declared",
     "make",
+    "name_refusal",
     "parse",
     "reading",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 import sympy
 
+from symtf import limits
 from symtf.errors import SpecError
 from symtf.numbers import from_float, parse_exact
 from symtf.numbers import split_rows as _split_rows
@@ -21,8 +22,8 @@ from symtf.numbers import toml_kind as _kind
 from symtf.spec.symbols import make as make_symbol
 
 #: Largest matrix a derivation may declare (rows × columns), and largest dimension.
-MAX_ENTRIES = 20_000
-MAX_DIM = 512
+MAX_ENTRIES = limits.MAX_ENTRIES
+MAX_DIM = limits.MAX_DIM
 
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
 
@@ -166,10 +167,9 @@ def matrix(
         )
     cells: list[list[Any]]
     if isinstance(v, str):
-        if len(v) > 400_000:
-            raise SpecError(
-                f"{where}: expected a matrix of at most 400,000 characters, found {len(v)}"
-            )
+        too_long = limits.text_refusal(len(v))
+        if too_long:
+            raise SpecError(f"{where}: {too_long}")
         cells = _split_rows(v)
     elif isinstance(v, list) and all(isinstance(r, list) for r in v):
         cells = v
@@ -184,10 +184,9 @@ def matrix(
     if not cells or not cells[0]:
         raise SpecError(f"{where}: expected a matrix, found an empty one")
     n, m = len(cells), len(cells[0])
-    if n > MAX_DIM or m > MAX_DIM or n * m > MAX_ENTRIES:
-        raise SpecError(
-            f"{where}: expected at most {MAX_DIM} rows and columns and {MAX_ENTRIES} entries, found {n}x{m}"
-        )
+    too_large = limits.shape_refusal((n, m))
+    if too_large:
+        raise SpecError(f"{where}: {too_large}")
     for i, r in enumerate(cells):
         if len(r) != m:
             raise SpecError(f"{where}: ragged matrix: row 0 has {m} entries, row {i} has {len(r)}")

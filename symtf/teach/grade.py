@@ -27,7 +27,6 @@ The first answer, in the order of the computation, whose cause is not
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from symtf.errors import SpecError, SymtfError
 from symtf.numbers import ROUNDING_MODES, Printed, parse_printed, toml_float
 from symtf.spec import MAX_FILE_BYTES, Derivation, loads
 from symtf.trace import Trace
+from symtf.visible import json_text, toml_string
 
 GOOD = ("exact", "rounded")
 
@@ -230,7 +230,7 @@ def read_key(path: Path) -> tuple[Derivation, list[KeyBlank], dict[str, Any]]:
 def _answer_key(name: str) -> str:
     """``answers.NAME`` as TOML writes it (quoted unless it is a bare key)."""
     bare = name and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in name)
-    return f"answers.{name}" if bare else f"answers.{json.dumps(name, ensure_ascii=False)}"
+    return f"answers.{name}" if bare else f"answers.{toml_string(name)}"
 
 
 def _blank_named(name: str, ids: list[str]) -> str | None:
@@ -764,7 +764,7 @@ def render_json(r: GradeResult) -> str:
         ],
         "steps": [{"step": s, "label": lab, "counts": c} for s, lab, c in r.steps],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data, indent=2) + "\n"
 
 
 __all__ = [

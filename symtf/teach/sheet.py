@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from symtf.teach.exercise import (
 )
 from symtf.teach.worked import number
 from symtf.trace import Trace
+from symtf.visible import comment, toml_string
 
 
 @dataclass(frozen=True)
@@ -696,10 +696,10 @@ def answer_template(ex: Exercise, key_file: str) -> str:
     """The TOML file a student fills in and ``symtf grade`` reads."""
     first = ex.key[0].blank.id if ex.key else "?1"
     lines = [
-        f"# Answers for: {ex.derivation.title}",
+        comment(f"Answers for: {ex.derivation.title}"),
         f'# Write each answer as a string with the decimals asked, e.g. "{first}" = "0.496".',
         '# Leave a blank empty ("") if you did not work it out.',
-        f"# Graded with: symtf grade {key_file} THIS_FILE",
+        comment(f"Graded with: symtf grade {key_file} THIS_FILE"),
         "",
         'student = ""',
         "",
@@ -708,7 +708,7 @@ def answer_template(ex: Exercise, key_file: str) -> str:
     for k in ex.key:
         b = k.blank
         note = f"{where_words(b)} ({k.title}), {_dec(b.decimals)}"
-        lines.append(f'{json.dumps(b.id)} = ""  # {json.dumps(note, ensure_ascii=False)[1:-1]}')
+        lines.append(f'{toml_string(b.id)} = ""  {comment(note)}')
     return "\n".join(lines) + "\n"
 
 

@@ -8,17 +8,17 @@ number is never routed through binary floating point.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from symtf.numbers import TomlFloat
+from symtf.visible import toml_block, toml_string
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def _key(k: str) -> str:
-    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
+    return k if _BARE.match(k) else toml_string(k)
 
 
 def _value(v: Any) -> str:
@@ -31,10 +31,7 @@ def _value(v: Any) -> str:
     if isinstance(v, float):
         raise TypeError("a binary float has no place in symtf's files; write it as a string")
     if isinstance(v, str):
-        if "\n" in v:
-            body = v.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-            return '"""\n' + body + ('"""' if body.endswith("\n") else '\n"""')
-        return json.dumps(v, ensure_ascii=False)
+        return toml_block(v) if "\n" in v else toml_string(v)
     if isinstance(v, list):
         return "[" + ", ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):

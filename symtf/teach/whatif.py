@@ -37,7 +37,6 @@ unresolved, never guessed.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 import re
@@ -56,12 +55,13 @@ from symtf.checking.wording import place
 from symtf.errors import BudgetExpired, SpecError, SymtfError, Undecided
 from symtf.numbers import Printed, format_fixed, parse_exact, rounding_interval
 from symtf.renderers.plain import to_text
-from symtf.renderers.safe import line
 from symtf.roots import Dual, isolate
 from symtf.shown import entropy, softmax_at
 from symtf.spec import Derivation, Model, load
+from symtf.spec.symbols import name_refusal
 from symtf.spec.weights import HEAD_MATRICES, LAYER_MATRICES, MODEL_MATRICES
 from symtf.trace import Trace
+from symtf.visible import json_text, line
 
 #: Longest closed form shown (characters of SymPy's text).
 MAX_FORMULA_CHARS = 300
@@ -101,10 +101,6 @@ _MALFORMED = (
     '--symbol: expected WEIGHT[i,j]=NAME like "l0.h0.W_Q[0,0]=a", a whole matrix '
     "(l0.h0.W_Q=w), a setting (scale=t, l0.h1.scale=t, eps=e, temperature=T), or a symbol "
     "the file declares with a value in [symbols] (a), found {text!r}"
-)
-#: Names a symbol may not take: a formula with a symbol called W_Q would read as the matrix.
-RESERVED_NAMES = frozenset(
-    (*HEAD_MATRICES, *LAYER_MATRICES, *MODEL_MATRICES, "scale", "eps", "temperature")
 )
 
 
@@ -294,11 +290,9 @@ def substitute_all(d: Derivation, texts: Sequence[str]) -> tuple[Derivation, lis
     weights: list[Weight] = []
     for text in texts:
         where, index, name = _target(text)
-        if name in RESERVED_NAMES:
-            raise WhatIfError(
-                f"--symbol {text!r}: the name {name!r} is a weight's or setting's own name; "
-                "choose another (a, t, w)"
-            )
+        why = None if where.startswith("symbols.") else name_refusal(name)
+        if why is not None:  # the rule [symbols] keeps (a declared symbol kept it already)
+            raise WhatIfError(f"--symbol {text!r}: {why}")
         if name in seen_names:
             raise WhatIfError(
                 f"--symbol {text!r}: the name {name!r} is given twice (also by --symbol "
@@ -1336,7 +1330,7 @@ def render_json(r: WhatIf) -> str:
         ],
         "plots": r.plots,
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data, indent=2) + "\n"
 
 
 __all__ = [

@@ -50,6 +50,11 @@ _MUTATORS = frozenset(
         "itemset",
     }
 )
+#: A printf-style conversion of ``"…" % values``.
+_PRINTF = re.compile(
+    r"%(?P<key>\([^)]*\))?[-+ #0]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?"
+    r"[hlL]?(?P<kind>[diouxXeEfFgGcrsa%])"
+)
 #: Functions that round what they are given to some decimals (a print format when shown).
 _ROUND_FUNCTIONS = frozenset({"numpy.round", "numpy.around", "torch.round", "round"})
 #: Modules whose calls change no array given to them (plots, display).
@@ -178,15 +183,22 @@ class Outputs(Autograd):
                         and spec.values
                         and isinstance(spec.values[0], ast.Constant)
                     ):
-                        m = re.fullmatch(r"[^.]*\.(\d+)[fF%]?", str(spec.values[0].value))
+                        # {x:.4f}: 4 decimals; {x:.3} and {x:.3g} count significant digits,
+                        # {x:.1%} a percentage: both read from their digits
+                        m = re.fullmatch(r"[^.]*\.(\d+)[fF]", str(spec.values[0].value))
                         decimals = int(m.group(1)) if m else None
-                        if m and str(spec.values[0].value).endswith("%"):
-                            decimals = None  # a percentage: read from its digits
                     kind, expr, label, d, why = self._shown_args(part.value)[0]
                     out.append((kind, expr, label, decimals if decimals is not None else d, why))
                 elif isinstance(part, ast.Constant):
                     out.append(("text", None, str(part.value), None, None))
             return out
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+        ):
+            return self._percent_formatted(node.left.value, node.right)
         label = self._source(node)
         parts = self._tuple_parts(node)
         if parts is not None:  # print(grads): (tensor([…]),) — each element in turn
@@ -242,6 +254,46 @@ class Outputs(Autograd):
                 break
             name = base.id if isinstance(base, ast.Name) else None
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
+
+    def _percent_formatted(
+        self, fmt: str, right: ast.expr
+    ) -> list[tuple[str, Expr | None, str, int | None, str | None]]:
+        """``"sum = %.3f" % x``: the text and the values, as an f-string's (``%.3f``: 3
+        decimals; ``%e`` and ``%g`` read from their digits). ``%d`` of a value truncates
+        it, and ``%x`` or ``%c`` writes no decimal: such a value is not read as the value."""
+        args = list(right.elts) if isinstance(right, ast.Tuple) else [right]
+        out: list[tuple[str, Expr | None, str, int | None, str | None]] = []
+        at = 0
+        for m in _PRINTF.finditer(fmt):
+            if m.start() > at:
+                out.append(("text", None, fmt[at : m.start()], None, None))
+            at = m.end()
+            kind, precision = m.group("kind"), m.group("precision")
+            if kind == "%":
+                out.append(("text", None, "%", None, None))
+                continue
+            if not args or m.group("width") == "*" or precision == "*" or m.group("key"):
+                why = "a %-format whose values are not told apart"
+                return [("value", None, fmt, None, json.dumps([why, None]))]
+            arg = args.pop(0)
+            shown = self._shown_args(arg)[0]
+            if kind in "diouxXc":
+                c = self._const_or_none(arg)
+                if kind not in "diu" or not (isinstance(c, int) and not isinstance(c, bool)):
+                    why = f"{self._source(arg)} printed with %{kind}, " + (
+                        "which truncates it" if kind in "diu" else "not as its decimal value"
+                    )
+                    shown = ("value", None, self._source(arg), None, json.dumps([why, None]))
+            elif kind in "fF" and shown[0] == "value":
+                decimals = int(precision) if precision is not None else 6
+                shown = (shown[0], shown[1], shown[2], decimals, shown[4])
+            out.append(shown)
+        if args:
+            why = "a %-format with more values than conversions"
+            return [("value", None, fmt, None, json.dumps([why, None]))]
+        if at < len(fmt):
+            out.append(("text", None, fmt[at:], None, None))
+        return out
 
     def _formatted(self, node: ast.expr) -> str | None:
         """``"…{}…".format(a, b)`` with arguments the translation knows as words, whole

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from symtf import limits
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Ref, Var, render
 from symtf.draft.translate.events import Given, Note, Step
@@ -27,8 +28,9 @@ from symtf.graph.evaluate import shape_text
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
 MAX_INLINE = 8
-#: Most entries read from one array literal (a derivation's tensors hold at most as many).
-MAX_LITERAL_ENTRIES = 20_000
+#: Most entries read from one array literal: a derivation's tensors hold at most as many
+#: (the one table of input sizes, :mod:`symtf.limits`, that draft and check share).
+MAX_LITERAL_ENTRIES = limits.MAX_ENTRIES
 
 
 #: numpy's and PyTorch's default print precision.
@@ -741,8 +743,9 @@ class Scope:
             block = origin.block if origin is not None else self._block
             path = f"{block.path}: " if block is not None and block.path else ""
             raise SpecError(
-                f"{path}{self._where(node)}: an array literal of {count} entries; at most "
-                f"{MAX_LITERAL_ENTRIES} entries are read from one literal"
+                f"{path}{self._where(node)}: an array literal: expected at most "
+                f"{MAX_LITERAL_ENTRIES:,} entries, found {count:,}; a derivation holds no "
+                "larger tensor, so its draft could not be checked"
             )
 
     def _nested(self, node: ast.expr) -> tuple[list[str], tuple[int, ...]]:

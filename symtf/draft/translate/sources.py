@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from symtf.extract import notebook_cells
+from symtf.extract import check_notebook, notebook_cells
 
 __all__ = [
     "Block",
@@ -192,9 +192,11 @@ def blocks(text: str, kind: str, path: str) -> list[Block]:
     """The code of a notebook's cells, or the fenced Python blocks of an article.
 
     Raises:
-        SpecError: A notebook that is not JSON with a list of cells.
+        SpecError: A notebook that is not JSON with a list of cells, or a cell of the wrong
+            shape (:func:`symtf.extract.check_notebook`).
     """
     if kind == "ipynb":
+        check_notebook(text, path)  # a malformed cell is refused, not read past
         cells = notebook_cells(text, path)
         find = _Finder(text)
         out = []
