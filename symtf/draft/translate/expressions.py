@@ -295,7 +295,7 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if fname == "Parameter" and node.args:  # nn.Parameter(t): the tensor t
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
-                shape = self._shape_args(node.args)
+                dims = self._shape_args(node.args)
                 dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
                 name = (self._dotted(dtype) or "") if dtype is not None else ""
                 if mod in ("torch", "tensorflow", "jax.numpy"):
@@ -303,7 +303,7 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                     self.float32 |= not name.endswith(("float64", "double"))
                 else:
                     self.float32 |= name.endswith("float32")
-                return call(fname, shape=shape)
+                return call(fname, shape=dims)
             if (
                 fname == "arange"
                 and 1 <= len(node.args) <= 3
