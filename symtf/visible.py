@@ -35,6 +35,7 @@ __all__ = [
     "is_clean",
     "json_text",
     "line",
+    "page",
     "toml_block",
     "toml_string",
     "unsafe",
@@ -103,6 +104,30 @@ def block(text: object, *, tabs: bool = False) -> str:
     if tabs:
         return "\n".join("\t".join(line(p) for p in part.split("\t")) for part in parts)
     return "\n".join(line(part) for part in parts)
+
+
+#: The invisible operators MathML writes (function application, invisible times,
+#: separator and plus): a formula's markup needs them raw.
+_MATH_INVISIBLE = frozenset("\u2061\u2062\u2063\u2064")
+
+
+def page(text: str) -> str:
+    """Text for an HTML page: C0 and C1 controls, DEL and lone surrogates dropped (a page
+    cannot show them and XML forbids most; tabs and newlines kept), every other
+    :func:`unsafe` character (bidirectional controls, invisible format characters, tag
+    characters, separators) spelled out as :func:`line` spells it, so that none reorders
+    or hides what the page shows; MathML's invisible operators are kept."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch in "\t\n" or ch in _MATH_INVISIBLE:
+            out.append(ch)
+        elif unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff"):
+            continue
+        else:
+            out.append(_spelled(ch) if unsafe(ch) else ch)
+    return "".join(out)
 
 
 def is_clean(text: str) -> bool:

@@ -144,6 +144,14 @@ def test_what_draft_writes_check_reads_with_control_characters(
         ["draft", "{missing}"],
         ["explain", "{d}", "no such label {evil}"],
         ["check", "{d}", "--format", "{evil}"],
+        # the surfaces that rewrite and annotate articles
+        ["check", "{d}", "--diff"],
+        ["check", "{d}", "--fix"],
+        ["check", "{md}", "--diff"],
+        ["check", "{md}", "--format", "json"],
+        ["check", "{md}", "--format", "github"],
+        ["html", "{md}", "-o", "{page}"],
+        ["html", "{nb}", "-o", "{page}"],
     ],
 )
 def test_no_command_prints_a_control_character_raw(
@@ -154,7 +162,14 @@ def test_no_command_prints_a_control_character_raw(
     nb = tmp_path / "n.ipynb"
     _notebook(nb)
     missing = tmp_path / f"gone{EVIL}.md"
-    args = [a.format(d=d, nb=nb, missing=missing, evil=EVIL) for a in argv]
+    md = tmp_path / "post.md"
+    # e = 2.718, e^2 = 7.389 (a slip: 7.38905… rounds to 7.389, so written 7.398 is off)
+    md.write_text(
+        f"# Softmax {EVIL}\n\nThe logits {EVIL} give e^1 = 2.718 and e^2 = 7.398.\n",
+        encoding="utf-8",
+    )
+    page = tmp_path / "page.html"
+    args = [a.format(d=d, nb=nb, missing=missing, evil=EVIL, md=md, page=page) for a in argv]
     try:
         code, out, err = _run(capsys, *args)
     except SystemExit as e:  # a usage error (argparse)
@@ -163,6 +178,11 @@ def test_no_command_prints_a_control_character_raw(
     assert code in (0, 1, 2), err
     assert _raw(out) == [], out
     assert _raw(err) == [], err
+    if argv[0] == "html":  # the page: nothing that acts, reorders or hides (MathML's
+        # invisible operators, U+2061 to U+2064, are markup the formulas need)
+        shown = page.read_text(encoding="utf-8")
+        assert [ch for ch in _raw(shown) if not "\u2061" <= ch <= "\u2064"] == [], shown
+        assert "PWNED" in shown and "\\u202e" in shown  # spelled out, not lost
     if "json" in argv and code != 2:
         data = json.loads(out)  # the values themselves are kept, escaped in JSON's syntax
         if argv[0] == "check" and argv[1] == "{d}":

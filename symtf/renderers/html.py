@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from symtf import visible
 from symtf.checking.report import DerivationReport, Report
 from symtf.checking.wording import place
 from symtf.renderers._wording import (
@@ -212,13 +212,8 @@ def _text(s: str) -> str:
         return chr(n) if 0 < n <= 0x10FFFF and not 0xD800 <= n <= 0xDFFF else ""
 
     decoded = _CHAR_REF.sub(char, s)
-    if not decoded.isprintable():  # no control characters or lone surrogates in a page
-        decoded = "".join(ch for ch in decoded if ch in "\t\n" or not _control(ch))
-    return html.escape(decoded, quote=True)
-
-
-def _control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff")
+    # no control character in a page, and none that reorders or hides it (the one rule)
+    return html.escape(visible.page(decoded), quote=True)
 
 
 def _serialize(root: Any) -> str:

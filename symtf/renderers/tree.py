@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Mapping
 from xml.etree import ElementTree as ET
+
+from symtf import visible
 
 #: Elements written without a closing tag.
 _VOID = frozenset({"meta", "br", "hr", "img", "wbr"})
@@ -48,15 +49,9 @@ def add(parent: ET.Element, *items: ET.Element | str) -> ET.Element:
 
 
 def _clean(text: str) -> str:
-    """Text without control characters (tabs and newlines kept): nothing invisible acts."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch
-        for ch in text
-        if ch in "\t\n"
-        or not (unicodedata.category(ch) in ("Cc", "Cs") or ch in ("\ufffe", "\uffff"))
-    )
+    """Text with no control character to act and none to reorder or hide the page (the one
+    rule, :func:`symtf.visible.page`)."""
+    return visible.page(text)
 
 
 def _attr(value: str) -> str:
