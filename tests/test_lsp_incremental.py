@@ -66,14 +66,41 @@ def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> Non
     kind = _kind(path)
     first, search, _ = _drafted(text, kind, str(path), None)
     assert first.toml == draft_text(text, kind, path=str(path)).toml
-    resumed = 0
+    resumed = adopted = 0
     for start, end, new in _edits(text, 8, seed=len(text)):
         edited = text[:start] + new + text[end:]
         got, again, _ = _drafted(edited, kind, str(path), search)
         assert again is not None
         resumed += again.resumed_at > 0
+        adopted += again.adopted
         assert got.toml == draft_text(edited, kind, path=str(path)).toml, (start, new)
+        # searched again from the edit's printing on, but for the printings it kept
+        assert len(again.reads) == len(again.article.printings)
     assert resumed >= 4  # most edits leave printings before them to reuse
+    assert adopted > 0  # and some leave the search's state after them as it was
+
+
+def test_printings_after_an_edit_keep_their_outcome_only_when_the_search_comes_back() -> None:
+    """An edit that leaves its printing's step as it was: the printings after it keep their
+    outcomes unsearched, but for those whose search reads printed numbers; an edit that
+    changes the step searches every printing after it again."""
+    path = ARTICLES[0]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    _, search, _ = _drafted(text, kind, str(path), None)
+    assert search is not None
+    n = len(search.article.printings)
+    kept: list[int] = []
+    for start, end, new in _edits(text, 12, seed=3):
+        edited = text[:start] + new + text[end:]
+        got, again, _ = _drafted(edited, kind, str(path), search)
+        assert again is not None
+        assert got.toml == draft_text(edited, kind, path=str(path)).toml, (start, new)
+        if again.adopted:
+            kept.append(again.adopted)
+            # what read another printing's numbers was searched again
+            assert again.adopted <= n - again.resumed_at - sum(search.reads[again.resumed_at :])
+    assert kept
 
 
 def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives() -> None:

@@ -28,6 +28,7 @@ from symtf.backends.certify import (
 )
 from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity, _fit, selection
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
+from symtf.checking.reuse import Reuse
 from symtf.errors import LimitError, SpecError, Undecided
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
@@ -36,20 +37,25 @@ from symtf.trace import Trace
 # ----------------------------------------------------------------------------- claims
 
 
-def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
+def check(
+    derivation: Derivation, *, explain: bool = True, reuse: Reuse | None = None
+) -> DerivationReport:
     """Check every claim of a derivation.
 
     Args:
         derivation: The derivation.
         explain: Diagnose every slip or wrong number (see :mod:`symtf.checking.diagnose`).
+        reuse: What an earlier check of an edited version of the derivation lets this one
+            take as it is (:mod:`symtf.checking.incremental`); the report is the same.
 
     Raises:
         SpecError: When a claim names a step that does not exist or does not fit.
         ModelError: When the model cannot be evaluated on its input.
     """
-    ev = Evaluator(derivation)
+    ev = Evaluator(derivation) if reuse is None else reuse.evaluator(derivation)
     t = ev.midrad_trace() or ev.ball_trace(PRECISIONS[0]) or ev.exact_trace()
     results = []
+    fresh: list[int] = []  # the results checked here (the others were kept, settings applied)
     not_reached: list[str] = []
     reserve = _reserve()
     for claim in derivation.claims:
@@ -58,6 +64,11 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
             not_reached.append(claim.label)
             results.append(ClaimResult(claim, undecided_claim(claim, NOT_REACHED, derivation.path)))
             continue
+        kept = reuse.kept(claim, ev) if reuse is not None else None
+        if kept is not None:
+            results.extend(kept)
+            continue
+        before = len(results)
         try:
             if getattr(claim, "assertion", None) is not None:
                 from symtf.checking.assertions import check_claim
@@ -77,11 +88,18 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
                 )
         except Undecided as e:  # this claim only: the others are still checked
             results.append(ClaimResult(claim, undecided_claim(claim, str(e), derivation.path)))
+        fresh.extend(range(before, len(results)))
+        if reuse is not None:
+            reuse.checked(claim, ev, len(results) - before)
     from symtf.checking.accept import (
         accept,  # computed_in, rounded_inputs: the article's own setting
     )
 
-    results = accept(derivation, results, ev)
+    if reuse is None:
+        results = accept(derivation, results, ev)
+    else:  # each result on its own: a kept one has had the settings applied already
+        for k, r in zip(fresh, accept(derivation, [results[k] for k in fresh], ev), strict=True):
+            results[k] = r
     if not_reached or _budget_nearly_spent(reserve):
         report = DerivationReport(
             derivation.path,
@@ -101,9 +119,11 @@ def check(derivation: Derivation, *, explain: bool = True) -> DerivationReport:
             DerivationReport(derivation.path, derivation.title, tuple(results), ev._exact), why
         )
     report = DerivationReport(derivation.path, derivation.title, tuple(results), ev.exact_trace())
+    if reuse is not None:
+        reuse.settled(report)
     from symtf.checking.diagnose import diagnose
 
-    return diagnose(derivation, report, ev) if explain else report
+    return diagnose(derivation, report, ev, reuse) if explain else report
 
 
 #: Why a claim the budget left unchecked is undecided.

@@ -29,6 +29,7 @@ from flint import arb, fmpq
 
 from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
+from symtf.checking.reuse import Reuse
 from symtf.checking.wording import Names
 from symtf.errors import SymtfError
 from symtf.numbers import Printed
@@ -185,8 +186,15 @@ class _Finding:
     not_from: list[str] | None = None
 
 
-def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> DerivationReport:
-    """Add ``cause``, ``convention`` and ``root`` to every check that is not right."""
+def diagnose(
+    d: Derivation, report: DerivationReport, ev: Evaluator, reuse: Reuse | None = None
+) -> DerivationReport:
+    """Add ``cause``, ``convention`` and ``root`` to every check that is not right.
+
+    ``reuse``: what an earlier diagnosis of an edited version of the derivation lets this
+    one take as it is (:mod:`symtf.checking.incremental`): the causes of some claims, and
+    the convention variants' traces.
+    """
     bad = [
         c
         for r in report.results
@@ -213,10 +221,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     findings: dict[tuple[str, tuple[int, ...] | None, str], _Finding] = {}
     replays: dict[str, tuple[Evaluator, Evaluator]] = {}
     relevant: dict[tuple[Any, ...], list[tuple[Entry, Printed]]] = {}
+    # claims whose causes an earlier diagnosis found, still right: not searched again
+    kept = reuse.findings(d, report, printed, status) if reuse is not None else {}
 
     # 1. replay each failing step from the article's own numbers
     for c in bad:
-        if c.index is None or c.step is None:
+        if c.index is None or c.step is None or c.claim in kept:
             continue
         if c.step not in replays:
             replays[c.step] = (
@@ -248,10 +258,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
     # 2. convention search for the rest
     by_claim: dict[str, list[Check]] = {}
     for c in bad:
-        if (c.claim, c.index, c.printed) not in findings:
+        if (c.claim, c.index, c.printed) not in findings and c.claim not in kept:
             by_claim.setdefault(c.claim, []).append(c)
     claims = {r.claim.label: r for r in report.results}
-    variants: dict[tuple[str, str], Evaluator | None] = {}
+    variants: dict[tuple[str, str], Evaluator | None] = (
+        {} if reuse is None else reuse.variants(d_all, ev)
+    )
     rounded_cache: dict[frozenset[str], Any] = {}
     for label, checks in by_claim.items():
         # a table printed with a slip (truncated, rows or columns swapped, transposed) is the
@@ -274,6 +286,16 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
                 "not reproduced by recomputing from the article's own printed numbers, by "
                 "any common alternative convention, or by a slip in writing it down",
             )
+
+    if reuse is not None:
+        fresh: dict[str, dict[Any, Any]] = {}
+        for c in bad:
+            key = (c.claim, c.index, c.printed)
+            if c.claim not in kept and key in findings:
+                fresh.setdefault(c.claim, {})[key] = findings[key]
+        reuse.found(fresh)
+    for taken in kept.values():
+        findings.update(taken)
 
     # roots: an unexplained or convention finding is its own root; an inherited one
     # takes the root of the entry it inherits from, so a chain reads as one mistake
@@ -318,7 +340,12 @@ def diagnose(d: Derivation, report: DerivationReport, ev: Evaluator) -> Derivati
         if f.cause == "unexplained":
             if c.claim not in searched:
                 searched[c.claim] = _search_expression(claims[c.claim], d_all, variants, ev)
-            f = searched[c.claim] or _line_slip(c, claims[c.claim].claim, ev, d_all) or f
+            f = (
+                searched[c.claim]
+                or _log_base(c, claims[c.claim].claim, ev, d_all)
+                or _line_slip(c, claims[c.claim].claim, ev, d_all)
+                or f
+            )
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
             f.root = _root(c.claim, None, None)
         findings[(c.claim, c.index, c.printed)] = f
@@ -517,6 +544,13 @@ def _table_cause(
     if not out or any(c.index not in out for c in checks):
         return None
     return out
+
+
+def _log_base(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:
+    from symtf.checking import bases
+
+    found = bases.cause(c, claim, ev, d)
+    return None if found is None else _Finding(found.cause, found.text, list(found.convention))
 
 
 def _line_slip(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:

@@ -17,11 +17,13 @@ Kept per document, and reused when an edit allows:
   over: only the printings from the edit on are searched again. An article with
   code (notebooks, fenced Python) is searched whole: its code is translated in
   one pass interleaved with the printings;
-- **the check, only when the drafted derivation is the same text** (an edit in
-  the prose, or to a number no claim reads): the report is a function of that text.
-  Otherwise the derivation is checked again in full (``symtf.checking``: every claim,
-  its diagnosis), as ``symtf check`` does, so that what the editor shows is what the
-  command reports.
+- **the check.** When the drafted derivation is the same text (an edit in the
+  prose, or to a number no claim reads), its report: the report is a function of that
+  text. Otherwise the derivation is checked again, reusing the last draft's check where
+  the edit left it as it was (:mod:`symtf.checking.incremental`: its traces, the verdicts
+  of the claims it did not change, the causes of off numbers none of whose inputs
+  changed); the report is exactly the one ``symtf check`` gives, so that what the editor
+  shows is what the command reports.
 
 A derivation file (``kind`` ``toml``) is checked as ``symtf check`` checks it; its
 numbers' places are those of their ``printed`` strings (:func:`symtf.fix.placed`).
@@ -38,7 +40,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from symtf.checking.incremental import Checked
 from symtf.draft.search import Search
+from symtf.numbers import Printed
 
 __all__ = ["Resumable", "State", "describe"]
 
@@ -58,8 +62,9 @@ class _Doc:
         default_factory=OrderedDict
     )
     search: Resumable | None = None
-    #: The last draft's derivation text and its report (a function of that text alone).
-    checked: tuple[str, Any] | None = None
+    #: The last draft's derivation text and its check (its report is a function of that
+    #: text alone; what it computed serves the check of the next draft).
+    checked: tuple[str, Checked] | None = None
 
 
 class State:
@@ -83,7 +88,6 @@ class State:
         Raises:
             SymtfError: The text cannot be read as that kind of article.
         """
-        from symtf.commands.draft import check_drafted
         from symtf.limits import guard
 
         doc = self.docs.pop(key, None)
@@ -103,16 +107,42 @@ class State:
             with guard(name):
                 draft, doc.search, reused = _drafted(text, kind, name, doc.search)
             if doc.checked is not None and doc.checked[0] == draft.toml:
-                report = doc.checked[1]  # the same derivation: the same report
+                report = doc.checked[1].report  # the same derivation: the same report
                 reused += ", and the check of the same drafted derivation"
             else:
-                report = check_drafted(draft, name, start=start)
-                doc.checked = (draft.toml, report)
+                report, checked = _checked(draft, name, start, doc.checked)
+                doc.checked = (draft.toml, checked)
+                kept, claims, causes, traces = checked.reused
+                if kept or traces:
+                    reused += (
+                        f", and the verdicts of {kept} of {claims} claims"
+                        + (f" (the causes of {causes})" if causes else "")
+                        + (" with the traces" if traces else "")
+                    )
             found = describe(report, draft.toml, text)
         doc.results[text] = (found, doc.search)
         while len(doc.results) > KEPT_RESULTS:
             doc.results.popitem(last=False)
         return found, reused
+
+
+def _checked(
+    draft: Any, name: str, start: float, previous: tuple[str, Checked] | None
+) -> tuple[Any, Checked]:
+    """The check of a draft, reusing the check of the document's previous draft."""
+    from symtf.checking import incremental
+    from symtf.commands.draft import check_drafted
+
+    last: list[Checked] = []
+
+    def check(derivation: Any) -> Any:
+        done = incremental.check(derivation, previous[1] if previous is not None else None)
+        last.append(done)
+        return done.report
+
+    report = check_drafted(draft, name, start=start, check=check)
+    # the report is the last check's, with the draft's own fields (what it could not place)
+    return report, dataclasses.replace(last[-1], report=report)
 
 
 def _drafted(
@@ -157,6 +187,14 @@ class Resumable(Search):
     articles agree on their equations, stated sizes and first printings, the search
     starts from ``previous``'s state before the first printing that differs
     (:attr:`resumed_at` printings are not searched again).
+
+    Past the printings the edit changed, a printing keeps its earlier outcome without
+    being searched again when the search has come back to ``previous``'s state before it
+    (the same tensors known, the same outcomes, but for the changed printings' notes) and
+    its search read no printed number of another printing (:attr:`reads`): its candidates
+    read only known tensors, none of which changed. A replay from the article's printed
+    values, and a single number (which may repeat one printed before it), read printed
+    numbers: those printings are searched again, and the state compared again after each.
     """
 
     def __init__(self, article: Any, previous: Resumable | None = None) -> None:
@@ -165,11 +203,23 @@ class Resumable(Search):
         #: The memos the checkpoints hold prefixes of (the last run's, grown from the first).
         self.memos: dict[str, dict[Any, Any]] = {}
         self.resumed_at = 0
+        #: Per printing: whether its search read printed numbers of other printings.
+        self.reads: list[bool] = []
+        #: How many printings after the edit kept their earlier outcome unsearched.
+        self.adopted = 0
+        self._reading = False
+        self._previous: Resumable | None = None
+        self._changed: frozenset[int] = frozenset()
         start = _common_prefix(previous.article, article) if previous is not None else 0
         if previous is not None and 0 < start < len(previous.checkpoints):
             _restore(self, previous.checkpoints[start], previous.memos)
             self.checkpoints = previous.checkpoints[: start + 1]
+            self.reads = previous.reads[:start]
             self.resumed_at = start
+        if previous is not None and len(previous.reads) == len(previous.article.printings):
+            changed = _changed_printings(previous.article, article)
+            if changed is not None:
+                self._previous, self._changed = previous, changed
 
     def run(self) -> None:
         """Search the printings from :attr:`resumed_at` on, then the displayed lines."""
@@ -185,11 +235,46 @@ class Resumable(Search):
         with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # the float pre-filter's reductions
             self._xp = xp
-            for p in printings[self.resumed_at :]:
-                self._printing(p)
+            k = self.resumed_at
+            while k < len(printings):
+                k = self._adopt(k)
+                if k == len(printings):
+                    break
+                self._reading = False
+                self._printing(printings[k])
+                self.reads.append(self._reading)
                 self.checkpoints.append(_snapshot(self))
+                k += 1
             self._displays()
             self._xp = None
+        self._previous = None  # what it took from the earlier search is its own now
+
+    def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
+        self._reading = True  # a replay, or a witness over rounded inputs: printed numbers
+        return super()._printed_entries()
+
+    def _adopt(self, k: int) -> int:
+        """Take the earlier search's outcomes of the printings from ``k`` on that need no
+        search (see the class docstring); the first printing to search next."""
+        prev = self._previous
+        if prev is None or any(c >= k for c in self._changed) or k >= len(prev.checkpoints):
+            return k
+        printings = self.article.printings
+        end = k
+        while end < len(printings) and not prev.reads[end] and printings[end].size > 1:
+            end += 1
+        if end == k:
+            return k
+        assert len(self.checkpoints) == k + 1
+        patches = _equivalent(self.checkpoints[k], prev.checkpoints[k])
+        if patches is None:
+            return k
+        for at in range(k + 1, end + 1):
+            self.checkpoints.append(_patched(prev.checkpoints[at], patches, self))
+        _restore(self, self.checkpoints[end], self.memos, memo=False)
+        self.reads.extend(prev.reads[k:end])
+        self.adopted += end - k
+        return end
 
 
 def _common_prefix(old: Any, new: Any) -> int:
@@ -226,6 +311,149 @@ def _common_prefix(old: Any, new: Any) -> int:
     return n
 
 
+def _changed_printings(old: Any, new: Any) -> frozenset[int] | None:
+    """The printings (by position) an edit changed, their numbers or a displayed line on
+    their line; ``None`` when the edit changed more than printings can tell (the article's
+    equations, sizes, headings or code, or how many printings there are), or changed a single
+    number (an equation may read it as a size or a scale)."""
+    from symtf.draft.search import _heading_lines
+
+    if (
+        old.code
+        or new.code
+        or old.equations != new.equations
+        or old.dims != new.dims
+        or old.kind != new.kind
+        or len(old.printings) != len(new.printings)
+        or len(old.displays) != len(new.displays)
+        or _heading_lines(old) != _heading_lines(new)
+    ):
+        return None
+    lines = {
+        line
+        for a, b in zip(old.displays, new.displays, strict=True)
+        if a != b
+        for line in (a.line, b.line)
+    }
+    out = set()
+    for k, (a, b) in enumerate(zip(old.printings, new.printings, strict=True)):
+        if (a.key, a.parts) != (b.key, b.parts):
+            return None
+        if a != b or a.line in lines or b.line in lines:
+            if a.size == 1 or b.size == 1:
+                return None
+            out.add(k)
+    return frozenset(out)
+
+
+#: What an edited printing's search may leave different in the state of the search, the
+#: later printings reading none of it: its outcome's note and the tensor's (the draft's
+#: comments), the printed numbers it holds, its candidates, and its rejected guesses.
+_NOTES = ("note", "candidates", "printing")
+
+
+def _equivalent(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any] | None:
+    """Whether two snapshots of the search differ only in what the edited printings' notes
+    say (:data:`_NOTES`): the differences to carry over, else ``None``."""
+    if now.keys() != then.keys():
+        return None
+    patches: dict[str, Any] = {"known": {}, "outcomes": {}, "_evidential": {}}
+    for name, a in now.items():
+        b = then[name]
+        if isinstance(a, (_Prefix, _Alias)) or name == "_replay_cache":
+            continue  # caches
+        if name == "known":
+            if a.keys() != b.keys():
+                return None
+            for key, x in a.items():
+                if not _same_known(x, b[key]):
+                    return None
+                patches["known"][key] = x[0].matched
+        elif name == "outcomes":
+            if list(a) != list(b):
+                return None
+            for key, x in a.items():
+                y = b[key]
+                if x is y:
+                    continue
+                if _outcome_key(x) != _outcome_key(y):
+                    return None
+                patches["outcomes"][key] = x
+        elif name == "_evidential":  # each printing's own rejected guesses, read by it alone
+            patches["_evidential"] = {k: v for k, v in a.items() if b.get(k) is not v}
+            if set(b) - set(a):
+                patches["_evidential"].update({k: None for k in set(b) - set(a)})
+        else:
+            try:
+                if not (a is b or bool(a == b)):
+                    return None
+            except (TypeError, ValueError):  # an array compared entry by entry
+                return None
+    return patches
+
+
+def _same_known(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Two snapshots of a known tensor that differ at most in their note (``matched``).
+
+    Its values are a function of its step over earlier tensors (or of its printed entries,
+    for a given one), and those are compared."""
+    x, y = a[0], b[0]
+    if a[1:] != b[1:] or type(x) is not type(y):
+        return False
+    if x is y:
+        return True
+    for f in dataclasses.fields(x):
+        if f.name in ("matched", "value", "ball"):
+            continue
+        u, v = getattr(x, f.name), getattr(y, f.name)
+        if f.name in ("labels", "aliases", "lineage"):
+            continue  # compared in the snapshot's own tuple
+        try:
+            if not (u is v or bool(u == v)):
+                return False
+        except (TypeError, ValueError):
+            return False
+    if x.expr is None and not x.rows:  # a given tensor not read from printed rows
+        return x.ball is y.ball
+    return True
+
+
+def _outcome_key(o: Any) -> tuple[Any, ...]:
+    """What later printings read of an outcome (all of it but :data:`_NOTES`)."""
+    p = o.printing
+    rest = tuple(getattr(o, f.name) for f in dataclasses.fields(o) if f.name not in _NOTES)
+    return (rest, p.key, p.kind, p.label, p.role, p.lines, p.cell, p.parts, p.shape)
+
+
+def _patched(snapshot: dict[str, Any], patches: dict[str, Any], search: Any) -> dict[str, Any]:
+    """An earlier search's snapshot with the edited printings' notes of this one, and with
+    this search's memos (their entries hold for it too: the same tensors are known)."""
+    out = dict(snapshot)
+    for name, v in snapshot.items():
+        if isinstance(v, _Prefix):
+            out[name] = _Prefix(len(search.memos[name]))
+        elif name == "_replay_cache":
+            out[name] = None
+    known = dict(out["known"])
+    for key, matched in patches["known"].items():
+        if key in known:
+            x = known[key]
+            known[key] = (dataclasses.replace(x[0], matched=matched), *x[1:])
+    out["known"] = known
+    outcomes = dict(out["outcomes"])
+    outcomes.update((k, v) for k, v in patches["outcomes"].items() if k in outcomes)
+    out["outcomes"] = outcomes
+    evidential = dict(out.get("_evidential", {}))
+    for k, v in patches["_evidential"].items():
+        if v is None:
+            evidential.pop(k, None)
+        else:
+            evidential[k] = v
+    if "_evidential" in out:
+        out["_evidential"] = evidential
+    return out
+
+
 @dataclass(frozen=True)
 class _Alias:
     """In a snapshot: this attribute was the same object as another one (``_memo`` and
@@ -242,7 +470,18 @@ class _Prefix:
 
 
 #: Attributes of the search that are not its state (or are kept apart).
-_SKIPPED = ("article", "_xp", "checkpoints", "resumed_at", "memos")
+_SKIPPED = (
+    "article",
+    "_xp",
+    "checkpoints",
+    "resumed_at",
+    "memos",
+    "reads",
+    "adopted",
+    "_reading",
+    "_previous",
+    "_changed",
+)
 
 
 def _is_memo(name: str, value: Any) -> bool:
@@ -282,13 +521,19 @@ def _snapshot(search: Any) -> dict[str, Any]:
     return out
 
 
-def _restore(search: Any, snapshot: dict[str, Any], memos: dict[str, dict[Any, Any]]) -> None:
-    """Put a snapshot's state into a new search (every container a fresh copy)."""
+def _restore(
+    search: Any, snapshot: dict[str, Any], memos: dict[str, dict[Any, Any]], *, memo: bool = True
+) -> None:
+    """Put a snapshot's state into a search (every container a fresh copy).
+
+    ``memo``: whether its memos are restored too (else the search keeps its own).
+    """
     for k, v in snapshot.items():
         if isinstance(v, _Alias):
             continue
         if isinstance(v, _Prefix):
-            setattr(search, k, dict(itertools.islice(memos[k].items(), v.size)))
+            if memo:
+                setattr(search, k, dict(itertools.islice(memos[k].items(), v.size)))
         elif isinstance(v, dict):
             setattr(
                 search,
@@ -307,7 +552,7 @@ def _restore(search: Any, snapshot: dict[str, Any], memos: dict[str, dict[Any, A
         else:
             setattr(search, k, v)
     for k, v in snapshot.items():
-        if isinstance(v, _Alias):
+        if isinstance(v, _Alias) and memo:
             setattr(search, k, getattr(search, v.name))
 
 
