@@ -18,6 +18,7 @@ from symtf.draft.read import (
     notebook_cells,
     read_article_text,
     statements,
+    text_lines,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "notebook_cells",
     "read_article_text",
     "statements",
+    "text_lines",
 ]

@@ -27,6 +27,7 @@ from symtf.draft.read.extract import (
 )
 from symtf.draft.read.items import Found, Segment
 from symtf.draft.read.notebook import check_notebook, notebook_cells
+from symtf.draft.read.source import text_lines
 from symtf.draft.read.toml import draft_toml
 from symtf.place import Place
 
@@ -48,4 +49,5 @@ __all__ = [
     "read_article_text",
     "segments",
     "statements",
+    "text_lines",
 ]

@@ -31,7 +31,7 @@ from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
 from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
 from symtf.draft.read.segments import pieces
-from symtf.draft.read.source import LineIndex, Text, spans
+from symtf.draft.read.source import LineIndex, Text, spans, text_lines
 from symtf.errors import SpecError
 from symtf.place import Place
 
@@ -96,7 +96,7 @@ class Reading:
                 for st in split_top(seg.text.text, STATEMENT_SEPARATORS):
                     out.append((seg.line, seg.cell, st))
             else:
-                for k, line in enumerate(seg.text.text.splitlines()):
+                for k, line in enumerate(text_lines(seg.text.text)):
                     if line.strip():
                         out.append((seg.line + k, seg.cell, line.strip()))
         return out

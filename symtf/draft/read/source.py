@@ -24,7 +24,21 @@ from dataclasses import dataclass, field
 
 from symtf.place import Place
 
-__all__ = ["Frame", "LineIndex", "Text", "line_places", "locate"]
+__all__ = ["Frame", "LineIndex", "Text", "line_places", "locate", "text_lines"]
+
+
+def text_lines(text: str) -> list[str]:
+    """A text's lines as its file numbers them: split at each LF (a CR before it dropped;
+    a text with CRs and no LF split at its CRs), where :meth:`str.splitlines` also splits
+    at form feeds, U+0085, U+2028 and U+2029, so that the lines counted after one of
+    those named a line the file does not have."""
+    if "\n" not in text and "\r" in text:
+        lines = text.split("\r")
+    else:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 class LineIndex:
