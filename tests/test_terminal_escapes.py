@@ -273,7 +273,8 @@ def test_a_line_is_the_files_line_whatever_other_separators_it_holds(
     """Lines are counted at line feeds, as the file numbers them: a form feed, U+0085 or
     U+2028 inside a line put every later number of the prose one line further per such
     character (line 5 of a 5-line article for a number on line 3). 0.5 + 0.25 = 0.75, so
-    the displayed 0.76 of line 5 is off; the prose of line 3 is not read as a step."""
+    the displayed 0.76 of line 5 is off, and so is the same sum written in the prose of line
+    3 (column 21 of "We add 0.5 + 0.25 = 0.76 here.")."""
     md = tmp_path / "post.md"
     md.write_text(
         f"Intro{separator} text{separator}more.\n\nWe add 0.5 + 0.25 = 0.76 here.\n\n"
@@ -283,7 +284,7 @@ def test_a_line_is_the_files_line_whatever_other_separators_it_holds(
     code, out, _ = _run(capsys, "check", str(md), "--format", "json")
     assert code == 1, out
     [d] = json.loads(out)["derivations"]
-    assert [(c["source_line"], c["printed"], c["verdict"]) for c in d["checks"]] == [
-        (5, "0.76", "wrong")
-    ]
-    assert {u["source_line"] for u in d["unchecked"]} == {3}, d["unchecked"]
+    assert [
+        (c["source_line"], c.get("source_column"), c["printed"], c["verdict"]) for c in d["checks"]
+    ] == [(3, 21, "0.76", "wrong"), (5, 16, "0.76", "wrong")]
+    assert d["unchecked"] == [], d["unchecked"]
