@@ -117,6 +117,20 @@ _MATH_SPANS = re.compile(
 _DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
 
 
+def text_lines(text: str) -> list[str]:
+    """A text's lines as its file numbers them: split at each LF (a CR before it dropped;
+    a text with CRs and no LF split at its CRs), where :meth:`str.splitlines` also splits
+    at form feeds, U+0085, U+2028 and U+2029, so that the lines counted after one of
+    those named a line the file does not have."""
+    if "\n" not in text and "\r" in text:
+        lines = text.split("\r")
+    else:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _segments_of_text(text: str, *, cell: int | None = None, first_line: int = 1) -> list[_Segment]:
     out: list[_Segment] = []
     heading = ""
@@ -698,7 +712,7 @@ def _text_items(seg: _Segment) -> list[Found]:
     if seg.extra.get("output"):
         return _output_items(seg)
     out: list[Found] = []
-    lines = seg.text.splitlines()
+    lines = text_lines(seg.text)
     k = 0
     while k < len(lines):
         if _ascii_blocks(lines[k]):
@@ -1216,7 +1230,7 @@ def statements(
             for st in _split_top(seg.text, _STATEMENT_SEPARATORS):
                 out.append((seg.line, seg.cell, st))
         else:
-            for k, line in enumerate(seg.text.splitlines()):
+            for k, line in enumerate(text_lines(seg.text)):
                 if line.strip():
                     out.append((seg.line + k, seg.cell, line.strip()))
     return out

@@ -469,8 +469,9 @@ def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
     printed = ("0.250", "0.249", "0.251", "0.249")
     fits = [rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
     assert fits == [False, True, True, True]
+    # The truncated exp(-0.00707) (line 101) and the sum that carries it (line 102, below)
     flagged = [c for r in report.results for c in r.checks if c.verdict not in ("exact", "rounded")]
-    assert [c.printed for c in flagged] == ["0.9929"]
+    assert [c.printed for c in flagged] == ["0.9929", "1.9929"]
 
 
 def test_toyai_only_the_truncated_exponential_is_off() -> None:
@@ -478,7 +479,15 @@ def test_toyai_only_the_truncated_exponential_is_off() -> None:
     # exp(-0.00707) = 0.992954…: 0.9929 truncates it (line 101); nothing else is off
     e = mpmath.e ** mpmath.mpf("-0.00707")
     assert not rounds_to(e, "0.9929") and abs(e - mpmath.mpf("0.9929")) < mpmath.mpf("0.0001")
-    assert [(line, p, v) for line, p, v, _ in _off(checks)] == [(101, "0.9929", "slip")]
+    # "0.9929 + 1.0 = 1.9929" (line 102) is right as displayed, but its 0.9929 repeats line
+    # 101's entry, exactly exp(-0.00707): exp(-0.00707) + 1 = 1.992954… rounds to 1.9930, so the
+    # sum is a slip in its exact reading, inherited from line 101 (as the source article's
+    # -0.487 + (-1.562) = -2.049 is); nothing else is off
+    assert not rounds_to(e + 1, "1.9929")
+    assert [(line, p, v, cause) for line, p, v, cause in _off(checks)] == [
+        (101, "0.9929", "slip", "truncation"),
+        (102, "1.9929", "slip", "inherited"),
+    ]
     # "[0.0, 0.1] · [0.0, 0.1] = 0.0×0.0 + 0.1×0.1 = 0.01": the dot product is read (line 84)
     # both links, the dot product as written and the sum of products, are checked: one
     # printed 0.01, one verdict

@@ -659,3 +659,65 @@ def test_a_general_format_counts_significant_digits_not_decimals(tmp_path: Path)
     assert format(1.5049, ".3") == "1.5"
     verdicts = _verdicts(_notebook(tmp_path, [(code, "1.5\n")]))
     assert verdicts == [("1.5", "rounded")]
+
+
+def _float32(x: mpmath.mpf) -> mpmath.mpf:
+    """The float32 nearest ``x`` (24 significant bits; no tie arises in these cases)."""
+    if not x:
+        return mpmath.mpf(0)
+    ulp = mpmath.mpf(2) ** (mpmath.floor(mpmath.log(abs(x), 2)) - 23)
+    return mpmath.nint(x / ulp) * ulp
+
+
+def test_a_torch_buffer_filled_entry_by_entry_is_float32(tmp_path: Path) -> None:
+    # pe[p, 1] = cos(p / 10000^(2/4)) = cos(p / 100); cos(0.01) = 0.99995000042, which
+    # rounds to 1.0000, but torch.zeros holds float32 and the float32 nearest it,
+    # 0.9999499917…, prints 0.9999: right for the code, not a slip
+    code = (
+        "import torch\nimport math\n\nd_model, max_len = 4, 3\n"
+        "pe = torch.zeros(max_len, d_model)\n"
+        "for pos in range(max_len):\n"
+        "    for i in range(0, d_model, 2):\n"
+        "        pe[pos, i] = math.sin(pos / (10000 ** ((2 * i) / d_model)))\n"
+        "        pe[pos, i + 1] = math.cos(pos / (10000 ** ((2 * (i + 1)) / d_model)))\n"
+        "print(pe)\n"
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        exact = [
+            [
+                f(mpmath.mpf(p) / mpmath.mpf(10000) ** (mpmath.mpf(2 * c) / 4))
+                for c, f in enumerate((mpmath.sin, mpmath.cos, mpmath.sin, mpmath.cos))
+            ]
+            for p in range(3)
+        ]
+        # the exponents the code writes: 2i/4 for the sine of column i, 2(i+1)/4 for the cosine
+        stored = [[_float32(v) for v in row] for row in exact]
+        printed = _printed_table(stored, 4)
+        assert printed[1][1] == "0.9999" and not rounds_to(exact[1][1], "0.9999")
+    padded = [[(t + "0000")[: t.index(".") + 5] for t in row] for row in printed]
+    out = "tensor([[" + "],\n        [".join(", ".join(row) for row in padded) + "]])\n"
+    verdicts = _verdicts(_notebook(tmp_path, [(code, out)]))
+    assert [p for p, _ in verdicts] == [t for row in padded for t in row]
+    assert all(v in GOOD for _, v in verdicts), verdicts
+
+
+def test_tf_cast_to_float32_is_the_value_itself(tmp_path: Path) -> None:
+    code = (
+        "import numpy as np\nimport tensorflow as tf\n\n"
+        "def positional_encoding(length, depth):\n"
+        "    depth = depth / 2\n"
+        "    positions = np.arange(length)[:, np.newaxis]\n"
+        "    depths = np.arange(depth)[np.newaxis, :] / depth\n"
+        "    angle_rads = positions * (1 / (10000**depths))\n"
+        "    pos_encoding = np.concatenate([np.sin(angle_rads), np.cos(angle_rads)], axis=-1)\n"
+        "    return tf.cast(pos_encoding, dtype=tf.float32)\n\n"
+        "print(np.round(positional_encoding(3, 4).numpy(), 4))\n"
+    )
+    with mpmath.workdps(MPMATH_DIGITS):
+        exact = _sinusoidal(3, 4, 10000, concatenated=True)
+        printed = _printed_table([[_float32(v) for v in r] for r in exact], 4)
+        # cos(0.01) = 0.99995000042 rounds to 1.0000; its float32, 0.9999499917…, to 0.9999
+        assert printed[1][3] == "0.9999" and not rounds_to(exact[1][3], "0.9999")
+    verdicts = _verdicts(_notebook(tmp_path, [(code, _numpy_print(printed))]))
+    assert [p for p, _ in verdicts] == [t for row in printed for t in row]
+    assert all(v in GOOD for _, v in verdicts), verdicts

@@ -264,3 +264,26 @@ def test_every_character_of_the_rule_is_spelled_out_and_kept_as_a_value(ch: str)
 )
 def test_ordinary_text_and_the_joiners_scripts_need_are_kept(text: str) -> None:
     assert visible.line(text) == text and visible.toml_string(text) == f'"{text}"'
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x85", "\u2028", "\u2029", "\x0b", "\x1c"])
+def test_a_line_is_the_files_line_whatever_other_separators_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], separator: str
+) -> None:
+    """Lines are counted at line feeds, as the file numbers them: a form feed, U+0085 or
+    U+2028 inside a line put every later number of the prose one line further per such
+    character (line 5 of a 5-line article for a number on line 3). 0.5 + 0.25 = 0.75, so
+    the displayed 0.76 of line 5 is off; the prose of line 3 is not read as a step."""
+    md = tmp_path / "post.md"
+    md.write_text(
+        f"Intro{separator} text{separator}more.\n\nWe add 0.5 + 0.25 = 0.76 here.\n\n"
+        "$$0.5 + 0.25 = 0.76$$\n",
+        encoding="utf-8",
+    )
+    code, out, _ = _run(capsys, "check", str(md), "--format", "json")
+    assert code == 1, out
+    [d] = json.loads(out)["derivations"]
+    assert [(c["source_line"], c["printed"], c["verdict"]) for c in d["checks"]] == [
+        (5, "0.76", "wrong")
+    ]
+    assert {u["source_line"] for u in d["unchecked"]} == {3}, d["unchecked"]

@@ -8,6 +8,7 @@ whatever the load on the machine; one that kept going past it would use more.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from tiny_derivations import standalone
 
 from symtf import cli
 from symtf.cli import time_budget
+from symtf.commands import check
 from symtf.errors import LimitError, SymtfError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,10 +37,24 @@ def _commands() -> list[str]:
 
 
 @pytest.mark.parametrize("command", _commands())
-def test_every_command_takes_a_timeout_with_a_default_of_60_s(command: str) -> None:
+def test_every_command_takes_a_timeout_with_a_default_of_60_s(command: str, tmp_path: Path) -> None:
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    if command == "lsp":
+        # The server's budget is a setting ([tool.symtf] timeout, then the client's), not a flag.
+        from symtf.lsp.config import Settings
+
+        assert Settings().timeout == 60.0
+        return
     timeout = next(a for a in sub.choices[command]._actions if a.dest == "timeout")
+    if command == "check":
+        # check leaves it unset so that [tool.symtf] timeout can fill it; without a table it is 60.
+        assert timeout.default is None
+        args = sub.choices[command].parse_args(["x.md"])
+        with contextlib.chdir(tmp_path):
+            check.project_settings(args)
+        assert args.timeout == 60.0
+        return
     assert timeout.default == 60.0
 
 

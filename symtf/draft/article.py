@@ -28,7 +28,7 @@ from typing import Any
 
 from symtf.draft.names import ident
 from symtf.errors import ExpressionError
-from symtf.extract import Found, extract_text, statements
+from symtf.extract import Found, extract_text, statements, text_lines
 from symtf.language import latexmath
 
 __all__ = ["Article", "Display", "Equation", "Printing", "ident", "read_article"]
@@ -457,10 +457,10 @@ def _headings(text: str, kind: str) -> list[tuple[int, str]]:
             if not isinstance(c, dict) or c.get("cell_type") != "markdown":
                 continue
             src = c.get("source", "")
-            rows = "".join(src).splitlines() if isinstance(src, list) else str(src).splitlines()
+            rows = text_lines("".join(src) if isinstance(src, list) else str(src))
             out += _md_headings(rows, lines.get(k, []))
         return sorted(out)
-    rows = text.splitlines()
+    rows = text_lines(text)
     if kind == "tex":
         return [(k + 1, m.group(1)) for k, r in enumerate(rows) if (m := _TEX_HEADING.search(r))]
     return _md_headings(rows, list(range(1, len(rows) + 1)))

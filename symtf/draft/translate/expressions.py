@@ -295,7 +295,15 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if fname == "Parameter" and node.args:  # nn.Parameter(t): the tensor t
                 return self._expr(node.args[0])
             if fname in ("ones", "zeros"):
-                return call(fname, shape=self._shape_args(node.args))
+                dims = self._shape_args(node.args)
+                dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+                name = (self._dotted(dtype) or "") if dtype is not None else ""
+                if mod in ("torch", "tensorflow", "jax.numpy"):
+                    # filled in later, entry by entry or through slices: stored as float32
+                    self.float32 |= not name.endswith(("float64", "double"))
+                else:
+                    self.float32 |= name.endswith("float32")
+                return call(fname, shape=dims)
             if (
                 fname == "arange"
                 and 1 <= len(node.args) <= 3
@@ -321,6 +329,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 return call("eye", n=self._int(node.args[0]))
             if fname == "matmul" and mod == "tensorflow" and len(node.args) == 2:
                 return self._tf_matmul(node)
+            if fname == "cast" and mod == "tensorflow" and node.args:
+                return self._tf_cast(node)
             if fname == "masked_fill" and len(node.args) == 3:
                 return self._masked_fill(self._expr(node.args[0]), node.args[1], node.args[2])
             if RANDOM.search(fname):

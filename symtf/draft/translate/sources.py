@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from symtf.extract import check_notebook, notebook_cells
+from symtf.extract import check_notebook, notebook_cells, text_lines
 
 __all__ = [
     "Block",
@@ -179,7 +179,7 @@ def without_code(text: str, kind: str) -> str:
             return text
         return json.dumps({"cells": cells})
     inside = code_lines(text)
-    return "\n".join("" if k + 1 in inside else line for k, line in enumerate(text.splitlines()))
+    return "\n".join("" if k + 1 in inside else line for k, line in enumerate(text_lines(text)))
 
 
 def _lines_of(v: Any) -> list[str]:
@@ -233,7 +233,7 @@ _PLAIN = ("", "text", "output", "console", "plaintext", "txt")
 
 def _fences(text: str) -> list[tuple[str, int, int, list[str]]]:
     """Every fenced block: its language, the lines of its fences (1-based), and its body."""
-    lines = text.splitlines()
+    lines = text_lines(text)
     found = []
     k = 0
     while k < len(lines):
@@ -254,7 +254,7 @@ def _code_and_outputs(
 ) -> list[tuple[tuple[str, int, int, list[str]], list[tuple[str, int, int, list[str]]]]]:
     """Each fenced Python block with the plain blocks right after it (what it printed)."""
     found = _fences(text)
-    lines = text.splitlines()
+    lines = text_lines(text)
     out = []
     for i, block in enumerate(found):
         if block[0] not in _PYTHON or not _parses("\n".join(block[3])):

@@ -38,3 +38,17 @@ class Tensorflow(Scope):
         if flags["transpose_b"]:
             b = call("T", b)
         return call("matmul", a, b)
+
+    def _tf_cast(self, node: ast.Call) -> Expr:
+        """``tf.cast(x, dtype=tf.float32)``: x itself, stored as float32 (or float64); a cast
+        to whole numbers, which truncates, is not translated."""
+        dtype = node.args[1] if len(node.args) == 2 else None
+        for kw in node.keywords:
+            if kw.arg != "dtype" or dtype is not None:
+                raise Untranslated(f"the argument {kw.arg}= of cast is not translated")
+            dtype = kw.value
+        name = (self._dotted(dtype) or "") if dtype is not None else ""
+        if len(node.args) not in (1, 2) or not name.endswith(("float32", "float64", "double")):
+            raise Untranslated(f"tf.cast to {name or 'a dtype not written out'} is not translated")
+        self.float32 |= name.endswith("float32")
+        return self._operand(node.args[0])
