@@ -161,7 +161,9 @@ def test_an_article_chain_is_one_claim_and_a_number_on_the_way_is_its_own(
     tmp_path: Path,
 ) -> None:
     # 2.3 × 4 = 9.2 (by hand): the 9.3 printed on the way is one unit off (wrong), the 9
-    # after it a correct rounding; 0.25·2 + 0.5 = 0.5 + 0.5 = 1 prints 1.0 exactly, once
+    # after it a correct rounding; 0.25·2 + 0.5 = 0.5 + 0.5 = 1 prints 1.0 exactly, once, and
+    # the first 0.5 on the way is the operand product 0.25·2 = 0.5 exactly (the second 0.5 is
+    # the 0.5 the line states, not a number computed on the way)
     from symtf.commands.draft import check_article
 
     path = tmp_path / "chain.md"
@@ -173,7 +175,12 @@ def test_an_article_chain_is_one_claim_and_a_number_on_the_way_is_its_own(
         for c in r.checks
         if r.claim.expression is not None
     )
-    assert got == [(3, "9", "rounded", 1), (3, "9.3", "wrong", 1), (7, "1.0", "exact", 2)]
+    assert got == [
+        (3, "9", "rounded", 1),
+        (3, "9.3", "wrong", 1),
+        (7, "0.5", "exact", 1),
+        (7, "1.0", "exact", 2),
+    ]
 
 
 def test_a_chain_with_its_value_written_last_keeps_every_link() -> None:

@@ -434,7 +434,7 @@ def test_syntax_errors(text: str, fragment: str) -> None:
         ("(-8)^(1/3)", "non-negative base"),
         ("(-2)^(1/17)", "fraction p/q"),  # a negative base has no real power e^(y·ln b)
         ("2^pi", "fraction p/q"),
-        ("10^5000.01", "at most 10000"),  # e^(y·ln b) keeps the bound of e^x
+        ("10^5000.01", "exponent of e of at most 10,000"),  # e^(y·ln b) keeps the bound of e^x
         ("2^1001", "at most 1000"),
         ("inf - inf", "undefined"),
         ("0 × ∞", "undefined"),

@@ -252,9 +252,9 @@ def test_these_steps_exit_with_a_user_code(body: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "where"),
     [
-        (["explain", "{file}", "y"], "symtf.spec.load"),
-        (["latex", "{file}"], "symtf.spec.load"),
-        (["check", "{article}"], "symtf.draft.draft_file"),
+        (["explain", "{file}", "y"], "symtf.spec.loads"),
+        (["latex", "{file}"], "symtf.spec.loads"),
+        (["check", "{article}"], "symtf.draft.draft_text"),
         (["draft", "{article}"], "symtf.draft.draft_file"),
     ],
 )

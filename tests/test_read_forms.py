@@ -17,7 +17,13 @@ from symtf.commands.draft import check_article
 from symtf.draft.read import Found, extract_text
 from symtf.renderers import json as render_json
 
-mpmath.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _forty_digits() -> Iterator[None]:
+    """mpmath at 40 digits in this file's tests, and the global precision restored after."""
+    with mpmath.workdps(40):
+        yield
 
 
 def _rounds(value: mpmath.mpf, printed: str) -> bool:
