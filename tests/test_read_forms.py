@@ -18,7 +18,6 @@ from symtf.draft.read import Found, extract_text
 from symtf.renderers import json as render_json
 
 
-
 @pytest.fixture(autouse=True)
 def _forty_digits() -> Iterator[None]:
     """mpmath at 40 digits in this file's tests, and the global precision restored after."""
