@@ -60,7 +60,7 @@ class Place:
         if self.end_column is not None:
             out["source_end_column"] = self.end_column
         if self.cell is not None:
-            out["cell"] = self.cell
+            out["cell_index"] = self.cell
             if self.cell_line is not None:
                 out["cell_line"] = self.cell_line
             if self.cell_column is not None:

@@ -233,7 +233,7 @@ def test_check_on_an_article_reports_at_its_own_lines(
     assert (off[0]["source_column"], off[0]["source_end_column"]) == (26, 32)
     line = SLIPPED.splitlines()[11]
     assert line[26 - 1 : 32 - 1] == "0.5345"
-    assert "cell" not in off[0]  # not a notebook
+    assert "cell_index" not in off[0]  # not a notebook
 
 
 def test_github_annotations_and_sarif_point_at_the_article(tmp_path: Path) -> None:

@@ -652,7 +652,8 @@ async def test_a_notebook_documents_slip_is_shown_in_its_cell(
 async def test_show_unchecked_from_the_client_adds_information_diagnostics(
     client: LanguageClient, tmp_path: Path
 ) -> None:
-    text = CODE_POST.replace("0.703 0.105 0.192", "0.5 0.4 0.1")  # no step gives these
+    # The code's printed weights check out; the sentence's lone 0.6 is a number no step gives.
+    text = CODE_POST.replace("takes most of the", "takes about 0.6 of the")
     uri = _open(client, str(tmp_path / "unchecked.md"), text)
     assert await _published(client, uri, 1) == []
     client.workspace_did_change_configuration(
@@ -660,7 +661,8 @@ async def test_show_unchecked_from_the_client_adds_information_diagnostics(
     )
     diags = await _published(client, uri, 1, where=bool)
     assert [d.severity for d in diags] == [types.DiagnosticSeverity.Information]
-    assert diags[0].message.startswith("not checked: weights")
+    assert diags[0].message.startswith("not checked: line 17")
+    assert (diags[0].range.start.line, diags[0].range.start.character) == (16, 26)
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"symtf": {"showUnchecked": False}})
     )

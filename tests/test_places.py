@@ -200,7 +200,7 @@ def test_a_place_prints_as_toml_and_as_report_fields() -> None:
         "source_line": 120,
         "source_column": 9,
         "source_end_column": 14,
-        "cell": 3,
+        "cell_index": 3,
         "cell_line": 2,
         "cell_column": 5,
         "cell_output": True,
@@ -245,7 +245,7 @@ def test_hand_derivations_have_no_place_fields() -> None:
     from symtf.checking.compare import check
 
     data = render_json.derivation_dict(check(report))
-    assert not any("source_column" in c or "cell" in c for c in data["checks"])
+    assert not any("source_column" in c or "cell_index" in c for c in data["checks"])
 
 
 NO_NUMBER_LOST = """\

@@ -171,7 +171,7 @@ def test_a_notebook_place_is_its_cell_or_else_what_its_file_line_holds() -> None
         "source_line": 25,
         "source_column": 6,
         "source_end_column": 12,
-        "cell": 1,
+        "cell_index": 1,
         "cell_line": 1,
         "cell_column": 2,
         "cell_output": True,
@@ -361,14 +361,14 @@ def test_notebook_numbers_are_marked_at_their_cell_places() -> None:
     s_label = next(r.claim.label for r in read.report.results if r.claim.label.startswith("S"))
     places = {
         (label, 0): {
-            "cell": 3,
+            "cell_index": 3,
             "cell_line": 1,
             "cell_column": cell3.index("2.082") + 1,
             "source_column": 10,
             "source_end_column": 15,
         },
         (s_label, 0): {
-            "cell": 1,
+            "cell_index": 1,
             "cell_line": 1,
             "cell_column": out1.index("0.707") + 1,
             "cell_output": True,

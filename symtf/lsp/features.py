@@ -93,8 +93,8 @@ class Doc:
     ) -> Where | None:
         assert self.layout is not None
         cell, cell_line, c, e = None, None, None, None
-        if isinstance(fields.get("cell"), int) and isinstance(fields.get("cell_line"), int):
-            cell, cell_line = fields["cell"], fields["cell_line"]
+        if isinstance(fields.get("cell_index"), int) and isinstance(fields.get("cell_line"), int):
+            cell, cell_line = fields["cell_index"], fields["cell_line"]
             c = fields.get("cell_column") if isinstance(fields.get("cell_column"), int) else None
             if c is not None and column is not None and end is not None:
                 e = c + (end - column)

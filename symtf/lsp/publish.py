@@ -25,6 +25,15 @@ from symtf.renderers import safe
 __all__ = ["diagnostics", "lsp_range"]
 
 SOURCE = "symtf"
+#: The place fields of a number (JSON report), the ones :meth:`features.Doc.where` reads.
+_PLACE_KEYS = (
+    "source_line",
+    "source_column",
+    "source_end_column",
+    "cell_index",
+    "cell_line",
+    "cell_column",
+)
 
 
 def lsp_range(text: Text, span: Span) -> types.Range:
@@ -99,21 +108,29 @@ def diagnostics(
         )
     if settings.show_unchecked:
         for u in (result.get("derivation") or {}).get("unchecked", []):
-            place = doc.where({"source_line": u.get("source_line")})
-            if place is None:
-                continue
+            # One diagnostic per number where the reader kept each number's place, else one
+            # on the claim's line.
+            places = u.get("places")
+            if not isinstance(places, list) or not places:
+                places = [{"source_line": u.get("source_line")}]
             what = u.get("numbers")
-            count = f" ({what} number(s))" if isinstance(what, int) else ""
-            out.setdefault(place.uri, []).append(
-                types.Diagnostic(
-                    range=lsp_range(place.text, place.span),
-                    message=f"not checked: {safe.line(u.get('claim'))}{count}: "
-                    f"{safe.line(u.get('reason', ''))}",
-                    severity=types.DiagnosticSeverity.Information,
-                    code=f"unchecked-{u.get('why', 'unmapped')}",
-                    source=SOURCE,
+            count = f" ({what} number(s))" if isinstance(what, int) and len(places) == 1 else ""
+            for p in places:
+                if not isinstance(p, Mapping):
+                    continue
+                place = doc.where({k: p.get(k) for k in _PLACE_KEYS})
+                if place is None:
+                    continue
+                out.setdefault(place.uri, []).append(
+                    types.Diagnostic(
+                        range=lsp_range(place.text, place.span),
+                        message=f"not checked: {safe.line(u.get('claim'))}{count}: "
+                        f"{safe.line(u.get('reason', ''))}",
+                        severity=types.DiagnosticSeverity.Information,
+                        code=f"unchecked-{u.get('why', 'unmapped')}",
+                        source=SOURCE,
+                    )
                 )
-            )
     return out
 
 

@@ -114,7 +114,7 @@ def place_of(
     col, end = _int(_field(check, "source_column")), _int(_field(check, "source_end_column"))
     width = end - col if col is not None and end is not None and end > col else None
     if notebook is not None:
-        cell, cell_line = _int(_field(check, "cell")), _int(_field(check, "cell_line"))
+        cell, cell_line = _int(_field(check, "cell_index")), _int(_field(check, "cell_line"))
         if cell is not None and cell_line:
             output = _field(check, "cell_output") is True
             start = _int(_field(check, "cell_column"))
