@@ -1,5 +1,6 @@
 """A blog's repository, built here, goes red under every CI integration: ``symtf check``,
-``pytest --symtf`` and the pre-commit hook, each as a user runs it.
+``pytest --symtf`` and the pre-commit hook, each as a user runs it, and green under all
+three after ``symtf check --fix``.
 
 The repository: ``posts/`` with one post that holds one slip (e^2 printed 7.390, which
 rounds to 7.389), a right post, a README full of numbers that is no worked example, a
@@ -140,5 +141,19 @@ def test_a_slip_in_a_post_turns_every_integration_red(blog: Path, tmp_path: Path
     only = _run([*pre_commit, "run", "--files", "README.md", "posts/2024/right.md"], blog, env)
     assert only.returncode == 0, only.stdout + only.stderr
 
-    # 4. After `symtf check --fix` (not there yet): the same three runs, all green, with
-    #    7.390 rewritten as 7.389 and every other byte of the post unchanged. Add it here.
+    # 4. After `symtf check --fix` (no path: the posts [tool.symtf] includes): e^2 =
+    #    7.38905…, so 7.390 is rewritten as 7.389 and every other byte of the post is
+    #    unchanged; the same three runs are green.
+    fixed = _run(["symtf", "check", "--fix"], blog, env)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (blog / "posts" / "softmax.md").read_text(encoding="utf-8") == SLIPPED.replace(
+        "7.390$", "7.389$"
+    )
+    assert (blog / "posts" / "2024" / "right.md").read_text(encoding="utf-8") == RIGHT
+    again = _run(["symtf", "check"], blog, env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    tests = _run([sys.executable, "-m", "pytest", *plugin, "--symtf", "-rs"], blog, env)
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert _run(["git", "commit", "-qam", "fixed"], blog, env).returncode == 0
+    hook = _run([*pre_commit, "run", "--all-files"], blog, env)
+    assert hook.returncode == 0, hook.stdout + hook.stderr
