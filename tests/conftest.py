@@ -48,14 +48,14 @@ SLOW_SWEEPS: dict[str, tuple[str, ...]] = {
     "tests/test_scale_example.py::test_the_scale_example_checks": (),
     "tests/test_scale_example.py::test_the_script_writes_the_shipped_derivation": (),
     "tests/test_derive_proofs.py::test_attention_gradients_at_match_finite_differences": (),
-    # attention-backward verified at n = 2 (over two minutes of SymPy, shared through a cache
+    # attention-backward verified at n = 2 (the longest of the ten, shared through a cache
     # by both tests): the nine other derivations stay, every step of attention-backward is
     # proved for every n by test_derive_proofs.py::test_every_proof_checks_step_by_step,
     # and its n = 1 run is rendered by test_proof_latex_has_no_ascii_maths_in_text.
     "tests/test_derive.py::test_every_step_verified_both_ways": ("*", "!attention-backward"),
     "tests/test_derive.py::test_attention_backward_matches_textbook": (),
-    # Symbolic entries: the birds article stays; the seed article (its causal mask makes
-    # each interval search several times longer) runs with the slow sweeps, but in the
+    # Symbolic entries: the birds article stays; the seed article (its interval searches
+    # take about eight times the birds article's) runs with the slow sweeps, but in the
     # two tests that share its module-wide check.
     "tests/test_symbolic_entries.py::test_with_scale_t_the_files_own_divisor_is_inside_each_interval": (
         "birds_build_nests",

@@ -60,7 +60,7 @@ def _kind(path: Path) -> str:
     return "md" if path.suffix == ".md" else "txt"
 
 
-#: The source article's eight edits take two minutes: it runs with the slow sweeps
+#: The source article's eight edits take half a minute or more: it runs with the slow sweeps
 #: (``pytest -m ""``); the two worksheets, a markdown article each, stay in the default run.
 RESUMED = [
     pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else []) for p in ARTICLES
@@ -87,7 +87,7 @@ def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> Non
     assert adopted > 0  # and some leave the search's state after them as it was
 
 
-#: The first article (the source article where it is beside the project: over a minute, with
+#: The first article (the source article where it is beside the project: about 40 s, with
 #: the slow sweeps) and a worksheet, in the default run.
 FIRST_AND_LAST = [
     pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else [])
