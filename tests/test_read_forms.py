@@ -77,6 +77,29 @@ def test_each_link_of_a_chain_is_judged_on_its_own_number(tmp_path: Path) -> Non
     assert _verdicts(checks, CHAIN, "15 =") == {"wrong"}
 
 
+UNITS = """\
+# Memory of the scores
+
+```
+Memory = 2 × 1000 × 500
+       = 1.0 million float32 values
+       = 4 MB
+```
+
+The layer has 80 × 80 = 6,500 weights.
+"""
+
+
+def test_a_link_in_words_changes_what_is_counted(tmp_path: Path) -> None:
+    # 2 × 1000 × 500 = 1,000,000 values; at 4 bytes each that is 4 MB, and the words of the
+    # middle link say so: 4 is no value of 2 × 1000 × 500, and is not judged as one.
+    # A unit after the result alone changes nothing: 80 × 80 = 6,400, so 6,500 is wrong.
+    assert 2 * 1000 * 500 * 4 == 4_000_000 and 80 * 80 == 6400
+    checks = _checks(tmp_path, UNITS)
+    assert _verdicts(checks, UNITS, "4 MB") == set()
+    assert _verdicts(checks, UNITS, "6,500") == {"wrong"}
+
+
 # ----------------------------------------------------------------------------- inline forms
 
 INLINE = """\

@@ -528,6 +528,10 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
             )
     for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
         for j, piece in enumerate(pieces[:k]):
+            if any(_worded(q) for q in pieces[j + 1 : k]):
+                # "= 41.9 million float32 values = 167 MB": a link in words between them
+                # changes what is counted (values to megabytes); no equality to check
+                continue
             expression = plain_arithmetic(piece)
             if expression is not None:
                 s.found(
@@ -544,6 +548,39 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+#: A word that is no function of arithmetic: ``million``, ``values``, ``MB``.
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_FUNCTION_WORDS = frozenset(
+    [
+        "sqrt",
+        "exp",
+        "ln",
+        "log",
+        "max",
+        "min",
+        "sum",
+        "relu",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "softmax",
+        "sigmoid",
+        "mean",
+        "var",
+        "std",
+    ]
+)
+
+
+def _worded(piece: str) -> bool:
+    """Whether a link of a chain is written in words (``41.9 million float32 values``),
+    not as a number or as arithmetic on numbers."""
+    if numeric_cell(piece) is not None or plain_arithmetic(piece) is not None:
+        return False
+    return any(w.lower() not in _FUNCTION_WORDS for w in _WORD.findall(piece))
 
 
 def _stated_constant(
