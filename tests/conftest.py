@@ -48,6 +48,44 @@ SLOW_SWEEPS: dict[str, tuple[str, ...]] = {
     "tests/test_scale_example.py::test_the_scale_example_checks": (),
     "tests/test_scale_example.py::test_the_script_writes_the_shipped_derivation": (),
     "tests/test_derive_proofs.py::test_attention_gradients_at_match_finite_differences": (),
+    # attention-backward verified at n = 2 (the longest of the ten, shared through a cache
+    # by both tests): the nine other derivations stay, every step of attention-backward is
+    # proved for every n by test_derive_proofs.py::test_every_proof_checks_step_by_step,
+    # and its n = 1 run is rendered by test_proof_latex_has_no_ascii_maths_in_text.
+    "tests/test_derive.py::test_every_step_verified_both_ways": ("*", "!attention-backward"),
+    "tests/test_derive.py::test_attention_backward_matches_textbook": (),
+    # Symbolic entries: the birds article stays; the seed article (its interval searches
+    # take about eight times the birds article's) runs with the slow sweeps, but in the
+    # two tests that share its module-wide check.
+    "tests/test_symbolic_entries.py::test_with_scale_t_the_files_own_divisor_is_inside_each_interval": (
+        "birds_build_nests",
+    ),
+    "tests/test_symbolic_entries.py::test_latex_and_html_complete_and_show_symbolic_values_in_their_own_words": (
+        "birds_build_nests-*",
+    ),
+    "tests/test_symbolic_entries.py::test_explain_completes_on_a_symbolic_claim": (
+        "birds_build_nests",
+    ),
+    # The grid worksheet reads the sheets' choices of blanks: seed 0 of each bundled
+    # derivation stays, but int8 absmax's, as in the sheet sweep above.
+    "tests/test_sheet_secrets.py::test_no_grid_worksheet_gives_a_blank_away": (
+        "*-0",
+        "!steps_int8_absmax-0",
+    ),
+    # Reuse of the last check, and the language server against `check --format json`: the
+    # articles taking longest (the source article, the two big notebooks, the longest
+    # markdown post) are slow; a .txt article, notebooks and markdown posts stay.
+    "tests/test_check_incremental.py::test_a_check_reusing_the_last_gives_the_report_a_cold_check_gives": (
+        "*",
+        "!000_*",
+        "!mortenson_illustrated_attention_snippet.ipynb",
+        "!rasbt_ch03.ipynb",
+        "!vizuara_self_attention_snippet.md",
+    ),
+    "tests/test_lsp.py::test_diagnostics_equal_symtf_check_json_number_for_number": (
+        "*",
+        "!mortenson_illustrated_attention_snippet.ipynb",
+    ),
 }
 
 

@@ -161,6 +161,12 @@ def test_every_command_on_the_source_article(
 # ----------------------------------------------------------------------------- the corpus
 
 
+# Slow: half a minute of checking a real notebook. Each command on a notebook stays in the default
+# run on tests/posts/softmax.ipynb: test_steps_warns_and_lists_the_notebooks_steps,
+# test_latex_of_a_notebook, test_explain_of_a_notebook_claim,
+# test_whatif_of_a_notebook_follows_a_given_entry and
+# test_exercise_of_a_notebook_grades_the_articles_own_numbers.
+@pytest.mark.slow
 @needs_corpus
 def test_every_command_on_a_corpus_notebook(
     capsys: pytest.CaptureFixture[str], tmp_path: Path

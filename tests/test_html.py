@@ -99,14 +99,20 @@ def _parse(page: str) -> _Balance:
     return p
 
 
+class _Pages(dict[str, tuple[str, DerivationReport]]):
+    """Each bundled derivation's page and report, checked and rendered when a test first
+    asks for it: a worker of ``pytest -n`` checks only the derivations its tests show."""
+
+    def __missing__(self, name: str) -> tuple[str, DerivationReport]:
+        d = spec.load(ROOT / "derivations" / f"{name}.toml")
+        r = compare.check(d)
+        self[name] = (render_html(r, d), r)
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def pages() -> dict[str, tuple[str, DerivationReport]]:
-    out = {}
-    for path in BUNDLED:
-        d = spec.load(path)
-        r = compare.check(d)
-        out[path.stem] = (render_html(r, d), r)
-    return out
+    return _Pages()
 
 
 # ----------------------------------------------------------------------------- the page itself

@@ -60,7 +60,14 @@ def _kind(path: Path) -> str:
     return "md" if path.suffix == ".md" else "txt"
 
 
-@pytest.mark.parametrize("path", ARTICLES, ids=[p.name for p in ARTICLES])
+#: The source article's eight edits take half a minute or more: it runs with the slow sweeps
+#: (``pytest -m ""``); the two worksheets, a markdown article each, stay in the default run.
+RESUMED = [
+    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else []) for p in ARTICLES
+]
+
+
+@pytest.mark.parametrize("path", RESUMED)
 def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     kind = _kind(path)
@@ -80,11 +87,21 @@ def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> Non
     assert adopted > 0  # and some leave the search's state after them as it was
 
 
-def test_printings_after_an_edit_keep_their_outcome_only_when_the_search_comes_back() -> None:
+#: The first article (the source article where it is beside the project: about 40 s, with
+#: the slow sweeps) and a worksheet, in the default run.
+FIRST_AND_LAST = [
+    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else [])
+    for p in (ARTICLES[0], ARTICLES[-1])
+]
+
+
+@pytest.mark.parametrize("path", FIRST_AND_LAST)
+def test_printings_after_an_edit_keep_their_outcome_only_when_the_search_comes_back(
+    path: Path,
+) -> None:
     """An edit that leaves its printing's step as it was: the printings after it keep their
     outcomes unsearched, but for those whose search reads printed numbers; an edit that
     changes the step searches every printing after it again."""
-    path = ARTICLES[0]
     text = path.read_text(encoding="utf-8")
     kind = _kind(path)
     _, search, _ = _drafted(text, kind, str(path), None)
@@ -103,10 +120,12 @@ def test_printings_after_an_edit_keep_their_outcome_only_when_the_search_comes_b
     assert kept
 
 
-def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives() -> None:
+@pytest.mark.parametrize("path", FIRST_AND_LAST)
+def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives(path: Path) -> None:
     """A chain of edits, each resuming the last one's search, then back to the start: every
-    result (the report as JSON, the fixes, the draft) is what a fresh worker finds."""
-    path = ARTICLES[0]
+    result (the report as JSON, the fixes, the draft) is what a fresh worker finds. The
+    source article (over two minutes) runs with the slow sweeps; a worksheet stays in the
+    default run."""
     text = path.read_text(encoding="utf-8")
     kind = _kind(path)
     state = State()
