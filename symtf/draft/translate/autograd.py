@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import cast
 
-from symtf.draft.templates import Call, Expr, Var, call, variables
+from symtf.draft.templates import Expr, Var, call, variables
 from symtf.draft.translate.events import Step
 from symtf.draft.translate.expressions import Expressions
 from symtf.draft.translate.scope import ARRAY_MAKERS, Leaf, Untranslated
@@ -95,64 +95,6 @@ class Autograd(Expressions):
         if isinstance(node, ast.Call) and self._is_topk(node):
             return list(self._topk(node))
         return None
-
-    def _is_topk(self, node: ast.Call) -> bool:
-        """A call that gives a pair of values and indices: ``torch.topk`` or ``torch.max(x, dim)``."""
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
-            return not self._is_module_call(node.func) or (
-                (self._dotted(node.func) or "").startswith("torch.")
-            )
-        return self._is_max_with_dim(node)
-
-    def _is_max_with_dim(self, node: ast.Call) -> bool:
-        """``torch.max(x, 1)``, ``torch.max(x, dim=1)``, ``x.max(dim=1)``: PyTorch's max
-        along a dim, which returns the values and the indices (numpy's ``x.max(1)`` and
-        ``torch.max(a, b)`` of two tensors return one array)."""
-        func = node.func
-        if not isinstance(func, ast.Attribute) or func.attr != "max":
-            return False
-        dim_keyword = any(kw.arg == "dim" for kw in node.keywords)
-        if self._is_module_call(func):
-            if not (self._dotted(func) or "").startswith("torch."):
-                return False
-            dim = node.args[1] if len(node.args) == 2 else None
-        else:
-            dim = node.args[0] if len(node.args) == 1 else None
-            if not dim_keyword:
-                try:
-                    if self._array_family("max") != "torch":
-                        return False
-                except Untranslated:
-                    return False
-        if dim is not None:
-            c = self._const_or_none(dim)
-            return isinstance(c, int) and not isinstance(c, bool) and not dim_keyword
-        return dim_keyword
-
-    def _topk(self, node: ast.Call) -> tuple[Expr, Expr]:
-        """``torch.topk(x, k)``: its values, and its indices (the first k of the stable
-        descending argsort: ties by index, as the registry's topk orders them).
-        ``torch.max(x, dim)``: the largest entries along ``dim``, and the first index of
-        each (PyTorch returns the first of tied maxima, as the registry's argmax does)."""
-        self._pair = True
-        try:
-            values = self._expr(node)
-        finally:
-            self._pair = False
-        if isinstance(values, Call) and values.op == "max":
-            return values, call("argmax", values.args[0], **values.kw)
-        assert isinstance(values, Call) and values.op == "topk"
-        x, kw = values.args[0], values.kw
-        axis, k = kw.get("axis", -1), kw["k"]
-        if axis == -1:
-            index = f"..., 0:{k}"
-        else:
-            ndim = self._ndim(x) if axis < 0 else axis + 1
-            if ndim is None:
-                raise Untranslated("topk along an axis of a tensor of unknown rank")
-            index = ", ".join([":"] * (axis % ndim) + [f"0:{k}"])
-        order = call("argsort", x, axis=axis, descending=kw.get("largest", True))
-        return values, call("getitem", order, index=index)
 
     def _is_autograd(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Call) and self._dotted(node.func) == "torch.autograd.grad"
