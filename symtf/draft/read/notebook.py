@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from symtf.draft.read import jsonpos
+import symtf.draft.read.jsonpos as jsonpos
 from symtf.draft.read.source import Frame, LineIndex, Run, Text
 from symtf.errors import SpecError
 

@@ -9,7 +9,10 @@ common table (:mod:`~symtf.draft.translate.table`).
 
 from __future__ import annotations
 
-from symtf.draft.translate import jax, numpy, tensorflow, torch
+import symtf.draft.translate.jax as jax
+import symtf.draft.translate.numpy as numpy
+import symtf.draft.translate.tensorflow as tensorflow
+import symtf.draft.translate.torch as torch
 from symtf.draft.translate.table import COMMON, FAMILIES, MATH, METHODS, Translation
 
 __all__ = ["lookup", "method"]
