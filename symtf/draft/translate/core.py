@@ -496,8 +496,20 @@ class Translator(Outputs):
         literal = self._literal(value)
         if literal is not None:
             values, shape, f32 = literal
+            replaces = self.names.get(name)
             step = self._fresh(name)
-            self._emit(Given(step, values, shape, self._where(stmt), f32))
+            self._emit(
+                Given(
+                    step,
+                    values,
+                    shape,
+                    self._where(stmt),
+                    f32,
+                    replaces,
+                    self._row_lines(value, shape),
+                    self._block.cell if self._block else None,
+                )
+            )
             self.float32 |= f32
             self._bind(name, step)
             return
@@ -506,6 +518,19 @@ class Translator(Outputs):
         self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
         self._bind(name, step)
         self._fill_later(name, value)
+
+    def _row_lines(self, value: ast.expr, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The file line of each row of a list literal of one or two dimensions (else none)."""
+        node = value
+        while isinstance(node, ast.Call) and node.args:  # torch.tensor([[…]]), np.array([…])
+            node = node.args[0]
+        if self._block is None or not isinstance(node, (ast.List, ast.Tuple)):
+            return ()
+        if len(shape) == 1:
+            return (self._block.file_line(node.lineno),)
+        if len(shape) == 2 and len(node.elts) == shape[0]:
+            return tuple(self._block.file_line(row.lineno) for row in node.elts)
+        return ()
 
     def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
         """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""
