@@ -114,10 +114,9 @@ def test_a_literal_written_for_a_computed_value_is_judged_as_its_printing(
         if c.printed in {t for row in ROUGH for t in row} and "0000" not in c.printed
     ]
     # every entry of the literal is judged; the two that are not correct roundings are slips
-    assert sorted(literal) == sorted(
-        [("0.1", "rounded"), ("0.2", "rounded"), ("0.7", "rounded")]
-        + [("0.6", "slip"), ("0.1", "rounded"), ("0.3", "slip")]
-    ), literal
+    row0 = [("0.1", "rounded"), ("0.2", "rounded"), ("0.7", "rounded")]
+    row1 = [("0.6", "slip"), ("0.1", "rounded"), ("0.3", "slip")]
+    assert sorted(literal) == sorted([*row0, *row1]), literal
 
 
 def test_what_is_computed_from_the_literal_is_judged_through_the_chain(tmp_path: Path) -> None:
