@@ -141,3 +141,44 @@ def test_programs_are_articles_by_their_suffix_only_when_named() -> None:
     assert article_kind("kernel.cu") == "c" and article_kind("x.H") == "c"
     assert article_kind("post.md") == "md" and article_kind("notes") == "txt"
     assert is_article("worked.py") and is_article("rms.h") and not is_article("d.toml")
+
+
+HAND_RMS = """// scale by the root mean square
+/*
+    The squares of [ 0.2, 0.4, 0.8 ]:
+
+    [ 0.2^2, 0.4^2, 0.8^2 ] => 0.04 + 0.16 + 0.64 => 0.84
+
+    0.84 / 3 => 0.28
+
+    sqrt(0.28 + 1e-5f) = 0.5292
+
+    [ 0.2 / 0.5292, 0.4 / 0.5292, 0.8 / 0.5292 ] =>
+
+    [ 0.378, 0.756, 1.521 ]
+*/
+"""
+
+
+def test_a_hand_calculation_in_a_comment_is_read_in_its_own_forms(tmp_path: Path) -> None:
+    """``=>`` for "gives"; a list of squares, then their values added (each term is its
+    entry's value); C's ``1e-5f``; a result written below the ``=>`` that opens it, a
+    blank line between. 0.8 / 0.5292 = 1.51171… prints as 1.512 (and so does 0.8 over the
+    unrounded root, 1.51183…): 1.521 (two digits swapped) is wrong."""
+    mp = mpmath.mpf
+    assert [mp(v) ** 2 for v in ("0.2", "0.4", "0.8")] == [mp("0.04"), mp("0.16"), mp("0.64")]
+    assert mp("0.84") / 3 == mp("0.28")
+    assert rounds_to(mpmath.sqrt(mp("0.28") + mp("1e-5")), "0.5292")
+    root = mpmath.sqrt(mp("0.28") + mp("1e-5"))
+    for d in (mp("0.5292"), root):  # as displayed, and with the unrounded root
+        ratios = [mp(v) / d for v in ("0.2", "0.4", "0.8")]
+        assert rounds_to(ratios[0], "0.378") and rounds_to(ratios[1], "0.756")
+        assert rounds_to(ratios[2], "1.512") and abs(ratios[2] - mp("1.521")) > mp("0.001")
+    path = tmp_path / "rms.c"
+    path.write_text(HAND_RMS, encoding="utf-8")
+    got = {(line, printed): verdict for line, _, printed, verdict in _checks(path)}
+    assert {got.get((5, v)) for v in ("0.04", "0.16", "0.64", "0.84")} == {"exact"}
+    assert got[(7, "0.28")] == "exact"
+    assert got[(9, "0.5292")] == "rounded"
+    assert got[(13, "0.378")] == got[(13, "0.756")] == "rounded"
+    assert got[(13, "1.521")] == "wrong"

@@ -70,8 +70,15 @@ def read_program(whole: Text, kind: str, *, code: bool) -> Program:
             return _python(whole, tree, code=code)
     out = Program()
     for comment in c_comments(whole, hash_comments=kind == "py"):
-        out.segments.extend(read_markdown(comment, plain=True).segments)
+        out.segments.append(comment_segment(comment))
     return out
+
+
+def comment_segment(comment: Text) -> Segment:
+    """A comment as one plain-text segment: its lines, blank ones included, read together,
+    so that a calculation broken over a blank line is read whole."""
+    p = comment.place(0, 1)
+    return Segment(comment, p.line, False, None)
 
 
 # -- Python

@@ -89,10 +89,19 @@ def text_items(seg: Segment) -> list[Found]:
             out.append(found)
             continue
         j = k + 1
-        while j < len(lines) and _continues(lines, k, j):
-            j += 1
+        while j < len(lines):
+            if _continues(lines, k, j):
+                j += 1
+            elif (after := _after_relation(lines, j - 1)) is not None:
+                j = after + 1
+            else:
+                break
         if j > k + 1:  # an equation continued on the lines below it: read as one line
-            parts = [seg.text[a:b].strip() for a, b in spans[k:j]]
+            parts = [
+                seg.text[a:b].strip()
+                for (a, b), ln in zip(spans[k:j], lines[k:j], strict=True)
+                if ln.strip()
+            ]
             joined = Text.join(" ", parts, seg.text.frame)
             out.extend(_line_items(joined, seg.line + j - 1, seg))
         else:
@@ -204,6 +213,33 @@ def _continues(lines: list[str], first: int, at: int) -> bool:
     return bool(_CONTINUATION.match(lines[at])) and any(
         ("=" in ln or "≈" in ln) for ln in lines[first:at]
     )
+
+
+#: A line that ends on a relation (``[0.3 / 0.6481, 0.6 / 0.6481] =>``), and a line that
+#: starts with a value or an expression.
+_OPEN_RELATION = re.compile(r"[\d\])]\s*(?:=>|⇒|=|≈)\s*$")
+_VALUE_START = re.compile(r"^\s*(?:[-−]?\d|[\[(√])")
+
+
+def _after_relation(lines: list[str], last: int) -> int | None:
+    """The line that ends an equation left open on ``lines[last]``.
+
+    A hand calculation in a comment or a plain block often breaks after its ``=>`` or
+    ``=`` and writes the result a line or two below, a blank line between them::
+
+        [ 0.3 / 0.6481, 0.6 / 0.6481 ] =>
+
+        [ 0.4629, 0.9258 ]
+
+    Returns the next non-blank line (within two) when it starts with a value or an
+    expression, else None.
+    """
+    if not _OPEN_RELATION.search(lines[last]):
+        return None
+    for at in range(last + 1, min(last + 3, len(lines))):
+        if lines[at].strip():
+            return at if _VALUE_START.match(lines[at]) else None
+    return None
 
 
 _ASCII_BLOCK = re.compile(r"\|\s*((?:[-−]?\d+(?:\.\d+)?\s+)*[-−]?\d+(?:\.\d+)?)\s*\|")
@@ -533,6 +569,8 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 # changes what is counted (values to megabytes); no equality to check
                 continue
             expression = plain_arithmetic(piece)
+            if expression is not None and piece.startswith("[") and len(p) * len(p[0]) == 1:
+                expression = None  # "[a², b²] => x + y => 1.26": a list is not its sum
             if expression is not None:
                 s.found(
                     "arithmetic",
@@ -700,7 +738,7 @@ def _trimmed(chain: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 _LABELLED = re.compile(r"^([^:=≈\[\]()]{1,60}):\s+(.*)$")
-_RELATION = re.compile(r"\s*(?:≈|=)\s*")
+_RELATION = re.compile(r"\s*(?:=>|⇒|≈|=)\s*")  # "1.26 / 3 => 0.42": gives
 _CHECK_MARK = re.compile(r"\s*[✅✓✔☑]+\s*$")
 _TRAILING_NOTE = re.compile(r"\s*\(.*?\)\s*$")
 
