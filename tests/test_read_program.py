@@ -106,6 +106,7 @@ const char *s = "// not a comment: 9.99";
 float rms(float *x) { return 0.0f; }  // 2.5 / 2 = 1.75
 // 1 / 8 = 0.125
 // sqrt(2) = 1.414
+// [1,2] · [3,1] = 5
 """
 
 
@@ -133,6 +134,7 @@ def test_a_c_files_hand_arithmetic_is_checked(tmp_path: Path) -> None:
     assert got[(8, "1.75")] == "wrong"
     assert got[(9, "0.125")] == "exact"
     assert got[(10, "1.414")] == "rounded"
+    assert got[(11, "5")] == "exact"  # a dot product of two lists is not a list
     assert (3, "9.99") not in got
 
 

@@ -620,7 +620,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 # changes what is counted (values to megabytes); no equality to check
                 continue
             expression = plain_arithmetic(piece)
-            if expression is not None and piece.startswith("[") and len(p) * len(p[0]) == 1:
+            if expression is not None and _whole_list(piece) and len(p) * len(p[0]) == 1:
                 expression = None  # "[a², b²] => x + y => 1.26": a list is not its sum
             if expression is not None:
                 s.found(
@@ -637,6 +637,19 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+def _whole_list(piece: str) -> bool:
+    """Whether a piece is one bracketed list as a whole (``[a^2, b^2]``, not ``[1,2] · [3,1]``)."""
+    text = piece.strip()
+    if not text.startswith("["):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 #: A word that is no function of arithmetic: ``million``, ``values``, ``MB``.
