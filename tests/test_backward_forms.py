@@ -173,3 +173,40 @@ def test_a_displayed_matrix_is_read_alike_with_crlf_line_ends(tmp_path: Path, ne
     assert _verdicts(checks, OUTER, "0.31") == {"wrong"}
     assert _verdicts(checks, OUTER, "-0.50") == {"exact"}
     assert _verdicts(checks, OUTER, "0.15 &", 3) == {"exact"}
+
+
+# ------------------------------------------- a function's argument worked out in a chain
+
+ARGUMENT = """\
+# Running denominator
+
+```
+d_new = exp(1.2-2.5) + exp(2.5-2.5)
+      = exp(-1.2) + exp(0)
+      = 0.301 + 1.0
+      = 1.301
+```
+
+Then the next chunk:
+
+$$d = 0 \\times 0 + \\exp(0.5-1.5) + \\exp(1.5-1.5) = \\exp(-1.0) + \\exp(0) = 0.368 + 1.0 = 1.368$$
+"""
+
+
+def test_a_number_written_for_a_functions_argument_is_the_arguments_value(
+    tmp_path: Path,
+) -> None:
+    # 1.2 - 2.5 = -1.3, so the -1.2 written for it is wrong; 0.301 is exp(-1.2) rounded but
+    # the term it is the value of, exp(1.2-2.5), is 0.2725…: wrong for the quantity
+    assert _class(Fraction("1.2") - Fraction("2.5"), "-1.2") == "wrong"
+    assert _class(mpmath.exp(mpmath.mpf(-12) / 10), "0.301") == "rounded"
+    assert _class(mpmath.exp(mpmath.mpf(-13) / 10), "0.301") == "wrong"
+    # a zero term (0 × 0) written in one link and left out of the next: the terms still
+    # line up, 0.5 - 1.5 = -1.0 and 1.5 - 1.5 = 0 exactly, exp(-1) = 0.36787…
+    assert Fraction("0.5") - Fraction("1.5") == -1
+    assert _class(mpmath.exp(-1), "0.368") == "rounded"
+    checks = _checks(tmp_path, ARGUMENT)
+    assert _verdicts(checks, ARGUMENT, "-1.2") == {"wrong"}
+    assert _verdicts(checks, ARGUMENT, "0.301") == {"wrong"}
+    assert _verdicts(checks, ARGUMENT, "-1.0") == {"exact"}
+    assert _verdicts(checks, ARGUMENT, "0.368") == {"rounded"}

@@ -8,7 +8,7 @@ never the whole article.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from symtf.draft.read.source import Text, locate
@@ -443,33 +443,127 @@ def _terms(plain: str) -> tuple[list[str], list[str]] | None:
     return None
 
 
-def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
-    """The intermediate numbers of a chain, each with the term it is the value of.
+def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, list[str]]]:
+    """The intermediate numbers of a chain, each with the terms it is the value of.
 
     In ``2 \\times 1.5 + 1.6 = 3 + 1.6 = 4.6`` the link ``3 + 1.6`` writes the value of
     the term ``2 \\times 1.5`` of the link before it: the two links are cut at their
     top-level operators, and when they have the same operators in the same order, a
     term written as a bare number in the later link is the value of the term at its
-    place in the earlier one. Returns ``(later link, earlier term, number, before)``:
-    ``before`` are the bare numbers of the later link written before it (to place it).
+    place in the earlier one. Two more ways a careful reader lines the terms up:
+
+    - a term that is zero as written (``0``, ``0 × 0``: a product with a factor 0) may be
+      left out of the next link (``0 × 0 + exp(3.5-7.1) + exp(7.1-7.1) = exp(-3.6) +
+      exp(0)``);
+    - a term that is one function of one argument, written again with a bare number for
+      its argument (``exp(3.5-7.1)`` then ``exp(-3.6)``), writes the argument's value.
+
+    Returns ``(later link, terms, number, before)``: ``terms`` are the term the number is
+    the value of and, first, each term that term was written as in the links before it
+    (``exp(3.5-7.1)``, ``exp(-3.6)`` for the 0.027 of ``= 0.027 + 1.0``), so that its
+    check reads the whole way; ``before`` are the numbers of the later link written before
+    it (to place it).
     """
-    out: list[tuple[int, str, str, list[str]]] = []
+    out: list[tuple[int, tuple[str, ...], str, list[str]]] = []
     plains: list[tuple[list[str], list[str]] | None] = []
     for link in links:
         try:
             plains.append(_terms(latexmath.to_plain(expression_text(link), where="link")))
         except ExpressionError:
             plains.append(None)
+    # for each link: its term j was term i of the link before it, written t
+    earlier_of: list[dict[int, tuple[int, str]]] = [{}]
     for k in range(1, len(links)):
-        a, b = plains[k - 1], plains[k]
-        if a is None or b is None or a[1] != b[1] or len(a[0]) != len(b[0]):
-            continue
+        pairs = _aligned(plains[k - 1], plains[k])
+        earlier_of.append({j: (i, earlier) for j, (i, earlier, _) in pairs.items()})
         before: list[str] = []
-        for earlier, later in zip(a[0], b[0], strict=True):
+        for _j, (i, earlier, later) in sorted(pairs.items()):
             number = numeric_cell(later.strip("()"))
-            if number is None:
+            if number is not None:
+                if numeric_cell(earlier.strip("()")) is None and re.search(r"\d", earlier):
+                    out.append((k, _written_as(earlier_of, k - 1, i, earlier), number, before[:]))
+                before.append(number)
                 continue
-            if numeric_cell(earlier.strip("()")) is None and re.search(r"\d", earlier):
-                out.append((k, earlier, number, list(before)))
-            before.append(number)
+            argument = _argument_value(earlier, later)
+            if argument is not None:
+                out.append((k, (argument[0],), argument[1], before[:]))
+                before.append(argument[1])
     return out
+
+
+def _written_as(
+    earlier_of: Sequence[Mapping[int, tuple[int, str]]], k: int, i: int, term: str
+) -> tuple[str, ...]:
+    """``term`` (term ``i`` of link ``k``) and, first, each term it was written as in the
+    links before it, as far as their terms line up."""
+    chain = [term]
+    while k >= 1 and i in earlier_of[k]:
+        i, previous = earlier_of[k][i]
+        k -= 1
+        if previous != chain[0]:
+            chain.insert(0, previous)
+    return tuple(chain)
+
+
+#: A term that is zero as written: 0, or a product with a factor 0.
+_ZERO_TERM = re.compile(
+    r"^\(?\s*(?:0(?:\.0*)?(?:\s*[*×·]\s*[^+\-]+)?|[^+\-]+[*×·]\s*0(?:\.0*)?)\s*\)?$"
+)
+
+
+def _aligned(
+    a: tuple[list[str], list[str]] | None, b: tuple[list[str], list[str]] | None
+) -> dict[int, tuple[int, str, str]]:
+    """The terms of two consecutive links lined up, by the later link's places: the same
+    operators in the same order, or so once the earlier link's zero terms are left out.
+    Each later place gets (the earlier term's place, the earlier term, the later term)."""
+    if a is None or b is None:
+        return {}
+    if a[1] == b[1] and len(a[0]) == len(b[0]):
+        return {j: (j, x, y) for j, (x, y) in enumerate(zip(a[0], b[0], strict=True))}
+    terms, ops = a
+    if len(terms) <= len(b[0]):
+        return {}
+    kept: list[int] = []
+    kept_ops: list[str] = []
+    for i, t in enumerate(terms):
+        op_before = ops[i - 1] if i else "+"
+        op_after = ops[i] if i < len(ops) else "+"
+        if _ZERO_TERM.match(t) and op_before == "+" and op_after in "+-":
+            continue
+        if kept:
+            kept_ops.append(op_before)
+        kept.append(i)
+    if kept_ops != b[1] or len(kept) != len(b[0]):
+        return {}
+    return {j: (i, terms[i], y) for j, (i, y) in enumerate(zip(kept, b[0], strict=True))}
+
+
+_CALL = re.compile(r"^([A-Za-z]+)\((.*)\)$")
+
+
+def _argument_value(earlier: str, later: str) -> tuple[str, str] | None:
+    """``exp(3.5-7.1)`` then ``exp(-3.6)``: the argument and the number written for it."""
+    a, b = _CALL.match(earlier.strip()), _CALL.match(later.strip())
+    if a is None or b is None or a.group(1) != b.group(1):
+        return None
+    if not _balanced(a.group(2)) or not _balanced(b.group(2)) or "," in a.group(2) + b.group(2):
+        return None
+    number = numeric_cell(b.group(2).strip())
+    argument = a.group(2).strip()
+    if number is None or numeric_cell(argument) is not None or not re.search(r"\d", argument):
+        return None
+    if not is_arithmetic(argument):
+        return None
+    return argument, number
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket of ``text`` closes within it (one argument, not ``a)(b``)."""
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
