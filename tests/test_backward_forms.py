@@ -210,3 +210,27 @@ def test_a_number_written_for_a_functions_argument_is_the_arguments_value(
     assert _verdicts(checks, ARGUMENT, "0.301") == {"wrong"}
     assert _verdicts(checks, ARGUMENT, "-1.0") == {"exact"}
     assert _verdicts(checks, ARGUMENT, "0.368") == {"rounded"}
+
+
+# ------------------------------------------------ a negative term's sign moved to its operator
+
+SIGN = """\
+# Softmax backward by hand
+
+```
+dot = 0.5 × 0.4 + (-0.3) × 0.6
+    = 0.2 - 0.19
+    = 0.01
+```
+"""
+
+
+def test_a_negative_term_written_after_a_minus_is_that_terms_magnitude(tmp_path: Path) -> None:
+    # 0.5 × 0.4 = 0.2 exactly; (-0.3) × 0.6 = -0.18, written "- 0.19": 0.19 is wrong
+    assert Fraction("0.5") * Fraction("0.4") == Fraction("0.2")
+    assert _class(-(Fraction("-0.3") * Fraction("0.6")), "0.19") == "wrong"
+    checks = _checks(tmp_path, SIGN)
+    assert _verdicts(checks, SIGN, "0.2 ") == {"exact"}
+    assert _verdicts(checks, SIGN, "0.19") == {"wrong"}
+    # and the line's result is off through its first link: 0.2 - 0.18 = 0.02
+    assert _verdicts(checks, SIGN, "0.01") == {"wrong"}

@@ -471,17 +471,17 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
             plains.append(_terms(latexmath.to_plain(expression_text(link), where="link")))
         except ExpressionError:
             plains.append(None)
-    # for each link: its term j was term i of the link before it, written t
-    earlier_of: list[dict[int, tuple[int, str]]] = [{}]
+    # for each link: its term j was term i of the link before it (negated, or not)
+    earlier_of: list[dict[int, tuple[int, str, bool]]] = [{}]
     for k in range(1, len(links)):
         pairs = _aligned(plains[k - 1], plains[k])
-        earlier_of.append({j: (i, earlier) for j, (i, earlier, _) in pairs.items()})
+        earlier_of.append({j: (i, earlier, neg) for j, (i, earlier, _, neg) in pairs.items()})
         before: list[str] = []
-        for _j, (i, earlier, later) in sorted(pairs.items()):
+        for j, (_i, earlier, later, _neg) in sorted(pairs.items()):
             number = numeric_cell(later.strip("()"))
             if number is not None:
                 if numeric_cell(earlier.strip("()")) is None and re.search(r"\d", earlier):
-                    out.append((k, _written_as(earlier_of, k - 1, i, earlier), number, before[:]))
+                    out.append((k, _written_as(earlier_of, k, j), number, before[:]))
                 before.append(number)
                 continue
             argument = _argument_value(earlier, later)
@@ -492,16 +492,22 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
 
 
 def _written_as(
-    earlier_of: Sequence[Mapping[int, tuple[int, str]]], k: int, i: int, term: str
+    earlier_of: Sequence[Mapping[int, tuple[int, str, bool]]], k: int, j: int
 ) -> tuple[str, ...]:
-    """``term`` (term ``i`` of link ``k``) and, first, each term it was written as in the
-    links before it, as far as their terms line up."""
-    chain = [term]
-    while k >= 1 and i in earlier_of[k]:
-        i, previous = earlier_of[k][i]
+    """What term ``j`` of link ``k`` was written as in the links before it, the earliest
+    first, as far as their terms line up; a term the later link writes with the other
+    sign (``+ (-0.5) × 2`` then ``- 1``) is negated."""
+    chain: list[str] = []
+    negated = False
+    while k >= 1 and j in earlier_of[k]:
+        j, previous, flip = earlier_of[k][j]
+        if chain and not is_arithmetic(previous):
+            break  # a term in names (dL/ds[0] × s[0]): the chain of numbers starts after it
+        negated ^= flip
         k -= 1
-        if previous != chain[0]:
-            chain.insert(0, previous)
+        text = f"-({previous})" if negated else previous
+        if not chain or text != chain[0]:
+            chain.insert(0, text)
     return tuple(chain)
 
 
@@ -509,34 +515,44 @@ def _written_as(
 _ZERO_TERM = re.compile(
     r"^\(?\s*(?:0(?:\.0*)?(?:\s*[*×·]\s*[^+\-]+)?|[^+\-]+[*×·]\s*0(?:\.0*)?)\s*\)?$"
 )
+#: A term that starts with a minus sign: ``(-0.5) × 2``, ``-0.5 × 2``.
+_NEGATIVE_TERM = re.compile(r"^\(*\s*[-−]")
 
 
 def _aligned(
     a: tuple[list[str], list[str]] | None, b: tuple[list[str], list[str]] | None
-) -> dict[int, tuple[int, str, str]]:
-    """The terms of two consecutive links lined up, by the later link's places: the same
-    operators in the same order, or so once the earlier link's zero terms are left out.
-    Each later place gets (the earlier term's place, the earlier term, the later term)."""
+) -> dict[int, tuple[int, str, str, bool]]:
+    """The terms of two consecutive links lined up, by the later link's places.
+
+    They line up when they have the same operators in the same order, or so once the
+    earlier link's zero terms are left out; and an earlier ``+ (-0.5) × 2`` may be written
+    ``- 1`` (the sign moved to the operator: the later term is the earlier one negated).
+    Each later place gets (the earlier term's place, the earlier term, the later term,
+    whether the later term is the earlier one negated)."""
     if a is None or b is None:
         return {}
-    if a[1] == b[1] and len(a[0]) == len(b[0]):
-        return {j: (j, x, y) for j, (x, y) in enumerate(zip(a[0], b[0], strict=True))}
     terms, ops = a
-    if len(terms) <= len(b[0]):
+    kept = list(range(len(terms)))
+    if len(terms) > len(b[0]):  # leave out the zero terms
+        kept = []
+        for i, t in enumerate(terms):
+            if _ZERO_TERM.match(t) and (ops[i - 1] == "+" if i else ops[0] == "+"):
+                continue
+            kept.append(i)
+    if len(kept) != len(b[0]):
         return {}
-    kept: list[int] = []
-    kept_ops: list[str] = []
-    for i, t in enumerate(terms):
-        op_before = ops[i - 1] if i else "+"
-        op_after = ops[i] if i < len(ops) else "+"
-        if _ZERO_TERM.match(t) and op_before == "+" and op_after in "+-":
+    negated = [False] * len(kept)
+    for p in range(1, len(kept)):
+        i = kept[p]
+        mine, theirs = ops[i - 1], b[1][p - 1]
+        if mine == theirs:
             continue
-        if kept:
-            kept_ops.append(op_before)
-        kept.append(i)
-    if kept_ops != b[1] or len(kept) != len(b[0]):
-        return {}
-    return {j: (i, terms[i], y) for j, (i, y) in enumerate(zip(kept, b[0], strict=True))}
+        if {mine, theirs} != {"+", "-"} or not _NEGATIVE_TERM.match(terms[i]):
+            return {}
+        negated[p] = True
+    return {
+        j: (i, terms[i], y, negated[j]) for j, (i, y) in enumerate(zip(kept, b[0], strict=True))
+    }
 
 
 _CALL = re.compile(r"^([A-Za-z]+)\((.*)\)$")
