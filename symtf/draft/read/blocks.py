@@ -3,7 +3,7 @@ each with what it printed. The code's translation (:mod:`symtf.draft.code`) read
 
 A fenced ```` ```python ```` block that parses as Python (read with :mod:`ast`,
 never run) is code; the plain fenced blocks right after it (``Output:`` or a
-blank line between them, nothing more) are what it printed. A block fenced as
+blank line between them, or a heading that says so) are what it printed. A block fenced as
 Python that does not parse (hand-worked arithmetic fenced for its colours) is
 prose. A setup line that states what a size formula comes to
 (``head_dim = d_out // num_heads = 4``) is read as the formula
@@ -25,6 +25,7 @@ __all__ = [
     "Output",
     "code_fences",
     "fenced_blocks",
+    "next_to",
     "notebook_blocks",
     "without_stated_sizes",
 ]
@@ -115,16 +116,29 @@ def parses(body: str) -> bool:
     return True
 
 
-def _next_to(between: list[str]) -> bool:
+#: A heading that names what the code above it printed (``### Expected Output``): the
+#: plain block under it is that output, not another part of the article.
+_OUTPUT_HEADING = re.compile(
+    r"#{1,6}\s*[*_]*\s*(?:(?:expected|sample|example|console|program)\s+)?outputs?"
+    r"\s*:?\s*[*_]*\s*#*",
+    re.IGNORECASE,
+)
+
+
+def next_to(between: list[str]) -> bool:
     """Whether a plain block follows the one before it closely enough to be its output.
 
-    ``Output:`` or a blank line may come between a code block and what it printed; a
-    heading, a rule (``---``) or a paragraph starts another part of the article, whose
-    plain blocks (hand arithmetic, a diagram) are prose.
+    ``Output:``, a heading that says so (``### Expected Output``) or a blank line may
+    come between a code block and what it printed; another heading, a rule (``---``) or
+    a paragraph starts another part of the article, whose plain blocks (hand arithmetic,
+    a diagram) are prose.
     """
     words = [ln.strip() for ln in between if ln.strip()]
     return len(words) <= 1 and not any(
-        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
+        (w.startswith("#") and not _OUTPUT_HEADING.fullmatch(w))
+        or re.fullmatch(r"[-*_=\s]{3,}", w)
+        or len(w) > 60
+        for w in words
     )
 
 
@@ -137,7 +151,7 @@ def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list
         outputs: list[Fence] = []
         end = block.close_line
         for later in fences[i + 1 :]:
-            if later.info not in PLAIN or not _next_to(lines[end : later.open_line - 1]):
+            if later.info not in PLAIN or not next_to(lines[end : later.open_line - 1]):
                 break
             outputs.append(later)
             end = later.close_line

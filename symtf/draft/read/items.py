@@ -468,8 +468,45 @@ def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
         for earlier, later in zip(a[0], b[0], strict=True):
             number = numeric_cell(later.strip("()"))
             if number is None:
+                # "3*cos(0.524) - 4*sin(0.524) = 3*0.866 - 4*0.5": the factors of a term
+                # written alike, one worked out (0.866 is the value of cos(0.524))
+                _factor_links(k, earlier, later, before, out)
                 continue
             if numeric_cell(earlier.strip("()")) is None and re.search(r"\d", earlier):
                 out.append((k, earlier, number, list(before)))
             before.append(number)
     return out
+
+
+def _factor_links(
+    k: int, earlier: str, later: str, before: list[str], out: list[tuple[int, str, str, list[str]]]
+) -> None:
+    """The factors of the term ``later`` worked out from those of ``earlier``, for
+    :func:`term_links`: both are products of as many factors with the same operators, the
+    other factors written alike, and a factor written as a bare number in ``later`` is the
+    value of the factor at its place in ``earlier``. ``before`` gains the term's numbers."""
+    a, b = _factors(earlier), _factors(later)
+    numbers = [numeric_cell(f.strip("()")) for f in b[0]] if b is not None else []
+    if a is None or b is None or a[1] != b[1] or len(a[0]) != len(b[0]):
+        before.extend(n for n in numbers if n is not None)
+        return
+    worked = [
+        (x, n)
+        for x, y, n in zip(a[0], b[0], numbers, strict=True)
+        if n is not None and x != y and numeric_cell(x.strip("()")) is None
+    ]
+    same = all(x == y or (x, n) in worked for x, y, n in zip(a[0], b[0], numbers, strict=True))
+    for x, n in zip(a[0], numbers, strict=True):
+        if n is None:
+            continue
+        if same and (x, n) in worked and re.search(r"\d", x):
+            out.append((k, x, n, list(before)))
+        before.append(n)
+
+
+def _factors(plain: str) -> tuple[list[str], list[str]] | None:
+    """A term cut at its top-level multiplicative operators (None: no product)."""
+    cut = _terms(plain)
+    if cut is None or any(op not in _MULTIPLICATIVE for op in cut[1]):
+        return None
+    return cut

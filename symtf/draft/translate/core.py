@@ -105,6 +105,19 @@ def _changed(stmt: ast.stmt) -> list[str]:
     return names
 
 
+def _is_procedure(stmt: ast.FunctionDef, body: list[ast.stmt]) -> bool:
+    """A function of no parameters that returns nothing and changes no global: a script's
+    ``def main():`` whose body is what a call of it runs."""
+    a = stmt.args
+    if a.args or a.vararg or a.kwarg or a.posonlyargs or a.kwonlyargs or stmt.decorator_list:
+        return False
+    return bool(body) and not any(
+        isinstance(n, (ast.Return, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom))
+        for s in body
+        for n in ast.walk(s)
+    )
+
+
 def _targets(stmt: ast.stmt) -> list[str]:
     """The variables a statement assigns, or changes in place (``x[i] = …``)."""
     names = []
@@ -286,6 +299,13 @@ class Translator(Outputs):
             )
             return
         args = stmt.args
+        self.procedures.pop(stmt.name, None)
+        if _is_procedure(stmt, body):
+            # def example(): … then example(): the body runs where the call stands
+            self.procedures[stmt.name] = body
+            self.functions.pop(stmt.name, None)
+            self.opaque.pop(stmt.name, None)
+            return
         if (
             not any(isinstance(s, ast.Return) for s in body)
             or args.vararg

@@ -230,6 +230,31 @@ def is_expr(v: Any) -> bool:
 _MISSING = object()
 
 
+#: Longest string the code may compute by joining or repeating words (a printed rule line).
+MAX_WORDS = 1000
+
+
+def _words_computed(x: Any, op: ast.operator, y: Any) -> str | None:
+    """Words the code joins (``"a" + "b"``) or repeats (``"=" * 50``), or None.
+
+    Only plain strings and whole counts: ``print("=" * 50)`` prints a rule, not a value.
+    """
+    if isinstance(op, ast.Add) and isinstance(x, str) and isinstance(y, str):
+        joined = x + y
+        return joined if len(joined) <= MAX_WORDS else None
+    if isinstance(op, ast.Mult):
+        if isinstance(y, str) and isinstance(x, int) and not isinstance(x, bool):
+            x, y = y, x
+        if (
+            isinstance(x, str)
+            and isinstance(y, int)
+            and not isinstance(y, bool)
+            and 0 <= len(x) * y <= MAX_WORDS
+        ):
+            return x * max(y, 0)
+    return None
+
+
 def _compare(op: ast.cmpop, a: Any, b: Any) -> bool:
     """A comparison of two constants (``i == j`` in an unrolled loop, ``w in words``).
 
@@ -278,6 +303,9 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Functions of no parameters that return nothing (a script's ``def main():`` or
+        #: ``def example():``): their bodies are walked where a statement calls them.
+        self.procedures: dict[str, list[ast.stmt]] = {}
         #: Functions written without a body, read by their names (:data:`STUBS`).
         self.stubs: dict[str, Translation] = {}
         #: Module classes declared without bodies, read as the ``torch.nn`` module named so.
@@ -581,6 +609,9 @@ class Scope:
                 x, y = self._const(a), self._const(b)
                 if isinstance(x, DecimalText) or isinstance(y, DecimalText):
                     raise Untranslated("arithmetic on decimal literals")
+                words = _words_computed(x, op, y)
+                if words is not None:  # "\n" + "=" * 50: a rule line printed as words
+                    return words
                 if isinstance(x, int) and isinstance(y, int):
                     if isinstance(op, ast.Add):
                         return x + y

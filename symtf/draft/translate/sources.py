@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtf.draft.read import check_notebook, notebook_cells, text_lines
+from symtf.draft.read.blocks import next_to as _next_to
 from symtf.draft.read.blocks import without_stated_sizes
 
 __all__ = [
@@ -269,19 +270,6 @@ def _code_and_outputs(
             end = later[2]
         out.append((block, outputs))
     return out
-
-
-def _next_to(between: list[str]) -> bool:
-    """Whether a plain block follows the one before it closely enough to be its output.
-
-    ``Output:`` or a blank line may come between a code block and what it printed; a
-    heading, a rule (``---``) or a paragraph starts another part of the article, whose
-    plain blocks (hand arithmetic, a diagram) are prose.
-    """
-    words = [ln.strip() for ln in between if ln.strip()]
-    return len(words) <= 1 and not any(
-        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
-    )
 
 
 def _parses(body: str) -> bool:
