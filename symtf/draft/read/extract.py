@@ -289,7 +289,8 @@ def comments(code: Text) -> list[Text]:
 
 
 class OutputPlaces:
-    """The places of values the code shows, found in the blocks' printed outputs and comments.
+    """The places of values the code shows, found in the blocks' printed outputs and comments
+    (and, last, in the code: a literal restating a computed value).
 
     The code's translation gives each value it matched to a print (or to a comment
     written under a statement, ``# expected: [[…]]``) as rows of printed strings, with
@@ -363,7 +364,24 @@ class OutputPlaces:
                 hits = [s for s in found if s is not None]
                 self.cursor[k] = (j, hits[-1][1])
                 return tuple(text.place(*s) for s in hits)
-        return ()
+        return self._in_code(k, entries, wanted)
+
+    def _in_code(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
+        """The entries in the code's own lines ``wanted``: an array literal that writes out
+        a value the code computed (``q_split = [[…]]`` after ``q = q.view(…)``)."""
+        code = self.blocks[k].source
+        if code is None or not code.text:
+            return ()
+        starts = LineIndex(code.text).starts
+        ends = [*starts[1:], len(code.text)]
+        rows = list(zip(starts, ends, strict=True))
+        mine = [(a, b) for a, b in rows if b > a and code.place(a, a + 1).line in wanted]
+        if not mine:
+            return ()
+        found = spans(code, mine[0][0], mine[-1][1], entries)
+        if not found or any(s is None for s in found):
+            return ()
+        return tuple(code.place(*s) for s in found if s is not None)
 
 
 def _lines(text: Text) -> set[int]:
