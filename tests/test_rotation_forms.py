@@ -79,6 +79,11 @@ def test_cos_of_an_angle_in_degrees_is_exact() -> None:
     assert latexmath.parse("\\sin(30^{\\circ})", where="test").evaluate() * 2 == 1
 
 
+def test_degrees_in_plain_text_keep_the_rest_as_written() -> None:
+    # sin 30° = 1/2, squared: 1/4 (a plain "^(" is read as the plain language reads it)
+    assert latexmath.parse("sin(30°)^(2)", where="test").evaluate() == sympy.Rational(1, 4)
+
+
 def test_a_label_keeps_the_degree_sign() -> None:
     assert latexmath.label_text("θ = 30°") == "θ=30°"
 
@@ -282,3 +287,33 @@ $$
 """
     checks = _checks(tmp_path, text)
     assert not any(c["verdict"] in ("slip", "wrong") for c in checks)
+
+
+# ----------------------------------------------------------------------------- exponents
+
+FREQUENCY = """\
+# A frequency
+
+```
+θ₅ = 10000^(-2×5/96) = 10000^(-0.1042) ≈ 0.383
+```
+"""
+
+
+def test_an_exponent_worked_out_in_the_next_link_is_its_value(tmp_path: Path) -> None:
+    exponent = mpmath.mpf(-10) / 96
+    assert _rounds(exponent, "-0.1042")
+    assert _rounds(mpmath.power(10000, exponent), "0.383")
+    checks = _checks(tmp_path, FREQUENCY)
+    assert _verdicts(checks, FREQUENCY, "-0.1042") == {"rounded"}
+    assert _verdicts(checks, FREQUENCY, "0.383") == {"rounded"}
+    off = FREQUENCY.replace("-0.1042", "-0.1024")  # two digits swapped
+    assert not _rounds(exponent, "-0.1024")
+    assert _verdicts(_checks(tmp_path, off), off, "-0.1024") == {"wrong"}
+
+
+def test_powers_of_different_bases_are_not_paired() -> None:
+    assert term_links(["10000^(-2×5/96)", "1000^(-0.1042)"]) == []
+    assert term_links(["10000^(-2×5/96)", "10000^(-0.1042)"]) == [
+        (1, "-2×5/96", "-0.1042", ["10000"])
+    ]
