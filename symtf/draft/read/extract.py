@@ -246,8 +246,10 @@ def extract(path: str | Path) -> list[Found]:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
     """
     text = read_article_text(path)
+    from symtf.draft.read.program import program_kind
+
     suffix = Path(path).suffix.lower().lstrip(".")
-    kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
+    kind = program_kind(path) or (suffix if suffix in ("md", "tex", "ipynb") else "txt")
     return extract_text(text, kind, path=str(path))
 
 

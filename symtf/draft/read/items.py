@@ -284,9 +284,10 @@ def expression_text(piece: str) -> str:
       three (an ε) → ``(1 \times 10^{-5})``; a smaller power stays ``e`` to that power;
     - σ of a number, the logistic function: ``σ(1)`` → ``1/(1+e^{-(1)})``;
     - superscript digits: ``e¹`` → ``e^{1}``;
-    - thousands separators: ``6,400`` → ``6400``.
+    - thousands separators: ``6,400`` → ``6400``;
+    - a C float literal's suffix: ``1e-5f``, ``0.5f`` → ``1e-5``, ``0.5``.
     """
-    s = unwrapped(piece)
+    s = _C_FLOAT.sub(r"\1", unwrapped(piece))
     s = _ABS_COMMANDS.sub(
         lambda m: "\\operatorname{abs}(" + next(g for g in m.groups() if g is not None) + ")", s
     )
@@ -296,6 +297,12 @@ def expression_text(piece: str) -> str:
     s = _sigmoid(s)
     s = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", s)
     return _THOUSANDS_IN_TEXT.sub(lambda m: m.group().replace(",", ""), s)
+
+
+#: A number with C's float suffix (``1e-5f``, ``0.5f``, ``2.f``): the number.
+_C_FLOAT = re.compile(
+    r"(?<![\w.])(\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fF](?!\w)"
+)
 
 
 def _sci(m: re.Match[str]) -> str:
@@ -443,6 +450,20 @@ def _terms(plain: str) -> tuple[list[str], list[str]] | None:
     return None
 
 
+def _listed(link: str) -> list[str] | None:
+    """The entries of a bracketed list of expressions, ``[0.3^2, 0.6^2]`` (else None)."""
+    text = link.strip()
+    if not (text.startswith("[") and text.endswith("]")) or text.count("[") != 1:
+        return None
+    entries = [e.strip() for e in text[1:-1].split(",")]
+    if len(entries) < 2 or not all(entries):
+        return None
+    try:
+        return [latexmath.to_plain(expression_text(e), where="link") for e in entries]
+    except ExpressionError:
+        return None
+
+
 def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
     """The intermediate numbers of a chain, each with the term it is the value of.
 
@@ -450,7 +471,9 @@ def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
     the term ``2 \\times 1.5`` of the link before it: the two links are cut at their
     top-level operators, and when they have the same operators in the same order, a
     term written as a bare number in the later link is the value of the term at its
-    place in the earlier one. Returns ``(later link, earlier term, number, before)``:
+    place in the earlier one. A bracketed list of expressions followed by a sum of as
+    many terms, ``[0.3^2, 0.6^2] => 0.09 + 0.36``, writes each entry's value as the term
+    at its place (the list is what is summed). Returns ``(later link, earlier term, number, before)``:
     ``before`` are the bare numbers of the later link written before it (to place it).
     """
     out: list[tuple[int, str, str, list[str]]] = []
@@ -462,6 +485,9 @@ def term_links(links: Sequence[str]) -> list[tuple[int, str, str, list[str]]]:
             plains.append(None)
     for k in range(1, len(links)):
         a, b = plains[k - 1], plains[k]
+        listed = _listed(links[k - 1])
+        if listed is not None and b is not None and set(b[1]) == {"+"}:
+            a = (listed, b[1])  # [0.3², 0.6²] ⇒ 0.09 + 0.36: each term is its entry's value
         if a is None and b is None:
             # "10000^(-2×1/256) = 10000^(-0.0078)": the exponent worked out
             _exponent_link(k, links[k - 1], links[k], out)
