@@ -317,3 +317,28 @@ def test_powers_of_different_bases_are_not_paired() -> None:
     assert term_links(["10000^(-2×5/96)", "10000^(-0.1042)"]) == [
         (1, "-2×5/96", "-0.1042", ["10000"])
     ]
+
+
+# ----------------------------------------------------------------------------- lists
+
+NESTED = """\
+# One block of an online softmax
+
+```
+S = [[0.5, -1.5], [-1, 0]]
+P = exp([[0.5, -1.5], [-1, 0]]) = [[1.65, 0.22], [0.37, 1]]
+```
+"""
+
+
+def test_a_matrix_written_as_nested_lists_is_a_printed_result(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, NESTED)
+    assert _rounds(mpmath.exp(0.5), "1.65") and _rounds(mpmath.exp(-1.5), "0.22")
+    assert _rounds(mpmath.exp(-1), "0.37")
+    assert _verdicts(checks, NESTED, "1.65") == {"rounded"}
+    assert _verdicts(checks, NESTED, "0.22") == {"rounded"}
+    assert _verdicts(checks, NESTED, "0.37") == {"rounded"}
+    assert _verdicts(checks, NESTED, "1]]") == {"exact"}  # e^0
+    off = NESTED.replace("0.22]", "0.24]")
+    assert abs(mpmath.exp(-1.5) - mpmath.mpf("0.24")) >= mpmath.mpf("0.01")  # one unit off or more
+    assert _verdicts(_checks(tmp_path, off), off, "0.24") == {"wrong"}

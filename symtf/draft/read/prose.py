@@ -585,6 +585,8 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         return
     last = pieces[-1]
     rows = matrix_rows(last) if last.startswith("[") else None
+    if rows is None and last.startswith("[[") and last.endswith("]]"):
+        rows = _nested_rows(last)  # "= [[1, 0.37], [0.37, 1]]": a matrix, row by row
     end = numeric_cell(last.rstrip(".:;,"))
     if rows is not None:
         printed = rows
