@@ -17,6 +17,7 @@ import pytest
 import sympy
 
 from symtf.commands.draft import check_article
+from symtf.draft.read import complexes
 from symtf.draft.read.items import term_links
 from symtf.language import latexmath
 from symtf.renderers import json as render_json
@@ -342,3 +343,63 @@ def test_a_matrix_written_as_nested_lists_is_a_printed_result(tmp_path: Path) ->
     off = NESTED.replace("0.22]", "0.24]")
     assert abs(mpmath.exp(-1.5) - mpmath.mpf("0.24")) >= mpmath.mpf("0.01")  # one unit off or more
     assert _verdicts(_checks(tmp_path, off), off, "0.24") == {"wrong"}
+
+
+# ----------------------------------------------------------------------------- complex
+
+COMPLEX = """\
+# Rotating with complex numbers
+
+```
+Position 0, Pair 0: (2.0+1.0j) × (1.0+0j) = 2.0+1.0j
+Position 1, Pair 0: (1.0+2.0j) × (0.600+0.800j)
+                  = (1.0×0.600 - 2.0×0.800) + i(1.0×0.800 + 2.0×0.600)
+                  = -1.000 + 2.000j
+z_rotated = (3 + 4i) × e^(i×0.5) = 0.715 + 4.949i
+```
+"""
+
+
+def test_complex_products_are_checked_part_by_part(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, COMPLEX)
+    # (a+bj)(c+dj) = (ac − bd) + (ad + bc)j, by hand: 2.0 + 1.0j, then -1.0 + 2.0j
+    assert _verdicts(checks, COMPLEX, "2.0+1.0j", 1) == {"exact"}
+    assert _verdicts(checks, COMPLEX, "1.0j\n") == {"exact"}
+    assert _verdicts(checks, COMPLEX, "-1.000") == {"exact"}
+    assert _verdicts(checks, COMPLEX, "2.000j") == {"exact"}
+    # e^(iθ) = cos θ + i sin θ (Euler): (3 + 4i) e^(0.5i), against mpmath
+    z = mpmath.mpc(3, 4) * mpmath.exp(mpmath.mpc(0, mpmath.mpf("0.5")))
+    assert _rounds(z.real, "0.715") and _rounds(z.imag, "4.949")
+    assert _verdicts(checks, COMPLEX, "0.715") == {"rounded"}
+    assert _verdicts(checks, COMPLEX, "4.949") == {"rounded"}
+
+
+def test_a_complex_part_off_is_flagged(tmp_path: Path) -> None:
+    text = COMPLEX.replace("2.000j", "2.200j").replace("4.949i", "4.994i")
+    checks = _checks(tmp_path, text)
+    assert _verdicts(checks, text, "2.200j") == {"wrong"}  # 0.8 + 1.2 = 2.0
+    assert _verdicts(checks, text, "-1.000") == {"exact"}
+    z = mpmath.mpc(3, 4) * mpmath.exp(mpmath.mpc(0, mpmath.mpf("0.5")))
+    assert abs(z.imag - mpmath.mpf("4.994")) >= mpmath.mpf("0.001")
+    assert _verdicts(checks, text, "4.994") == {"wrong"}
+    assert _verdicts(checks, text, "0.715") == {"rounded"}
+
+
+@pytest.mark.parametrize(
+    ("written", "real", "imaginary"),
+    [
+        ("(1.0+2.0j) × (0.5+0.25j)", "1.0*0.5 - 2.0*0.25", "1.0*0.25 + 2.0*0.5"),
+        ("e^(i×0.3)", "cos(0.3)", "sin(0.3)"),
+        ("cos(1.0)+i·sin(1.0)", "cos(1.0)", "sin(1.0)"),
+        ("(2.0+1.0j) × (1.0+0j)", "2.0*1.0", "1.0*1.0"),
+    ],
+)
+def test_complex_arithmetic_is_read_as_two_real_expressions(
+    written: str, real: str, imaginary: str
+) -> None:
+    assert complexes.parts(written) == (real, imaginary)
+
+
+@pytest.mark.parametrize("written", ["3.0 + 4.0", "z × e^(i×0.5)", "sin(2)", "e^(1 + i)"])
+def test_no_complex_reading_without_the_unit_or_with_a_name(written: str) -> None:
+    assert complexes.parts(written) is None
