@@ -613,9 +613,11 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, earlier, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+    for k, written, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
-        if found[-1] is not None:
+        if found[-1] is None:
+            continue
+        for earlier in written:  # the term as first written, then as each link rewrote it
             s.found(
                 "arithmetic",
                 f"{name} (term)",
