@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.draft import prefilter
+from symtf.draft.infer import prefilter
 from symtf.draft.templates import OPS, Call, Expr, Num, Ref, call, render
 from symtf.errors import ModelError, SpecError
 from symtf.graph.evaluate import evaluate_text

@@ -9,6 +9,7 @@ from the fixture text itself.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -170,3 +171,114 @@ Position 500: 500° = 140° (after wrapping)
     checks = _checks(tmp_path, text)
     assert not any(c["verdict"] in ("slip", "wrong") for c in checks)
     assert _verdicts(checks, text, "140") == set()
+
+
+# ----------------------------------------------------------------------------- R(θ)
+
+DEFINED = """\
+# Rotating pairs
+
+The rotation by an angle θ is
+
+$$
+R(\\theta) = \\begin{pmatrix} \\cos\\theta & -\\sin\\theta \\\\ \\sin\\theta & \\cos\\theta \\end{pmatrix}
+$$
+
+For the first pair, θ = 0.5:
+
+$$
+R(0.5) = \\begin{pmatrix} 0.8776 & -0.4794 \\\\ 0.4794 & 0.8776 \\end{pmatrix}
+$$
+
+$$
+R(0.5) \\begin{pmatrix} 1.0 \\\\ 2.0 \\end{pmatrix} = \\begin{pmatrix} -0.0813 \\\\ 2.2346 \\end{pmatrix}
+$$
+
+For the second pair, θ = 1.5:
+
+$$
+R(1.5) \\begin{pmatrix} 2.0 \\\\ 1.0 \\end{pmatrix} = \\begin{pmatrix} -0.8560 \\\\ 2.0657 \\end{pmatrix}
+$$
+
+The products:
+
+- \\(-0.0813 \\times 2.0657 = -0.1697\\)
+- \\(2.2346 \\times 2.0657 = 4.6161\\)
+- \\(4.6161 - 0.1697 = 4.4464\\)
+"""
+
+
+def _rotated(theta: float, x: float, y: float) -> tuple[mpmath.mpf, mpmath.mpf]:
+    t = mpmath.mpf(theta)
+    return x * mpmath.cos(t) - y * mpmath.sin(t), x * mpmath.sin(t) + y * mpmath.cos(t)
+
+
+def test_a_function_defined_once_is_applied_to_each_number(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, DEFINED)
+    c, s = mpmath.cos(mpmath.mpf("0.5")), mpmath.sin(mpmath.mpf("0.5"))
+    assert _rounds(c, "0.8776") and _rounds(s, "0.4794")
+    assert _verdicts(checks, DEFINED, "0.8776") == {"rounded"}
+    assert _verdicts(checks, DEFINED, "-0.4794") == {"rounded"}
+    assert _verdicts(checks, DEFINED, "0.8776", 1) == {"rounded"}
+    # R(0.5) times a written pair: the definition written out, then the product
+    x, y = _rotated(0.5, 1, 2)
+    assert _rounds(x, "-0.0813") and _rounds(y, "2.2346")
+    assert _verdicts(checks, DEFINED, "-0.0813") == {"rounded"}
+    assert _verdicts(checks, DEFINED, "2.2346") == {"rounded"}
+    x, y = _rotated(1.5, 2, 1)
+    assert _rounds(x, "-0.8560") and _rounds(y, "2.0657")
+    assert _verdicts(checks, DEFINED, "2.0657") == {"rounded"}
+
+
+def test_an_entry_off_in_an_applied_definition_is_flagged(tmp_path: Path) -> None:
+    text = DEFINED.replace("0.4794 & 0.8776", "0.4794 & 0.8767")  # two digits swapped
+    checks = _checks(tmp_path, text)
+    assert not _rounds(mpmath.cos(mpmath.mpf("0.5")), "0.8767")
+    assert _verdicts(checks, text, "0.8767") == {"wrong"}
+    assert _verdicts(checks, text, "0.8776") == {"rounded"}
+
+
+def test_a_subtracted_number_stands_for_an_earlier_negative_result(tmp_path: Path) -> None:
+    # -0.1697 is off (two digits swapped); 4.6161 - 0.1697 is right as displayed but not
+    # for the quantity: the earlier product is -0.16788 (mpmath), the sum 4.44818
+    checks = _checks(tmp_path, DEFINED)
+    a, b = _rotated(0.5, 1, 2), _rotated(1.5, 2, 1)
+    p = a[0] * b[1]
+    assert not _rounds(p, "-0.1697") and _rounds(p, "-0.1679")
+    assert _verdicts(checks, DEFINED, "-0.1697") == {"wrong"}
+    assert _rounds(a[1] * b[1], "4.6161")
+    total = a[1] * b[1] + p
+    assert not _rounds(total, "4.4464") and _rounds(total, "4.4482")
+    assert Fraction("4.6161") - Fraction("0.1697") == Fraction("4.4464")
+    assert _verdicts(checks, DEFINED, "4.4464") == {"wrong"}
+    line = next(c for c in checks if c["printed"] == "4.4464")
+    assert line["cause"] == "inherited"
+
+
+def test_no_definition_no_reading(tmp_path: Path) -> None:
+    # the same applications, with the definition left out or written after them: no
+    # body to put the number in, so the matrices are no arithmetic
+    text = DEFINED.replace("R(\\theta) = ", "S(\\theta) = ")
+    checks = _checks(tmp_path, text)
+    assert _verdicts(checks, text, "0.8776") == set()
+    start = DEFINED.index("$$\nR(\\theta)")
+    end = DEFINED.index("$$", start + 2) + 3
+    moved = DEFINED[:start] + DEFINED[end:] + "\n" + DEFINED[start:end]
+    checks = _checks(tmp_path, moved)
+    assert _verdicts(checks, moved, "0.8776") == set()
+
+
+def test_a_body_with_another_free_name_defines_nothing(tmp_path: Path) -> None:
+    text = """\
+# A line
+
+$$
+f(x) = a x + 0.5
+$$
+
+$$
+f(2) = 1.5
+$$
+"""
+    checks = _checks(tmp_path, text)
+    assert not any(c["verdict"] in ("slip", "wrong") for c in checks)

@@ -33,7 +33,7 @@ from symtf.visible import toml_string
 
 if TYPE_CHECKING:
     from symtf.draft.article import Article, Printing
-    from symtf.draft.search import Placement
+    from symtf.draft.infer.target import Placement
 
 __all__ = ["Stated", "Unmapped", "Unread", "account", "restatements"]
 

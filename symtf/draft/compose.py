@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 from symtf.draft.accounting import Stated, Unmapped, Unread, account, restatements, where
 from symtf.draft.article import Article, Display, Printing, ident
+from symtf.draft.infer.search import Search
+from symtf.draft.infer.target import Known, Outcome, Placement, parse_target
 from symtf.draft.names import heading_name
 from symtf.draft.read import OutputPlaces
 from symtf.draft.read.toml import places_key
-from symtf.draft.search import Known, Outcome, Placement, Search, parse_target
 from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError, LimitError

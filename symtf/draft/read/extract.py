@@ -27,6 +27,7 @@ from pathlib import Path
 
 from symtf import limits
 from symtf.draft.read.blocks import Block
+from symtf.draft.read.definitions import Definition
 from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
 from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
@@ -144,6 +145,7 @@ def segments(
 def found_in(segs: list[Segment]) -> list[Found]:
     """Every printed value of the segments, in order."""
     found: list[Found] = []
+    definitions: dict[str, Definition] = {}  # R(θ) = …, for the segments after it
     for k, seg in enumerate(segs):
         before = segs[k - 1] if k else None
         if seg.math and before is not None and not before.math:
@@ -153,7 +155,7 @@ def found_in(segs: list[Segment]) -> list[Found]:
             ]
             if words:
                 seg.extra["prose_label"] = words[-1]
-        items = math_items(seg) if seg.math else text_items(seg)
+        items = math_items(seg, definitions) if seg.math else text_items(seg)
         # a chain is one statement of one segment: several on a line are several chains
         found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
     return found + _rows_of_arrows(found)
