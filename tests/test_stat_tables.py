@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from symtf.commands.draft import check_article
+from symtf.renderers._claims import place_of
 
 TABLE = """\
 # Row statistics
@@ -62,3 +63,78 @@ def test_a_table_no_column_of_which_fits_every_row_is_not_judged(tmp_path: Path)
     got = _checks(tmp_path, TABLE.format(b_mean="4.5"))
     assert all(v in ("exact", "rounded") for _, _, v in got)
     assert not any(line in (11, 12, 13) for line, _, _ in got)
+
+
+NORMALIZED = """\
+# Rows normalised
+
+```python
+x = [
+    [1.0, 3.0],   # "a"
+    [2.0, 6.0],   # "b"
+    [1.0, 4.0],   # "c"
+]
+
+"a": mean=2.0, std=1.0
+"b": mean=4.0, std=2.5
+"c": mean=2.5, std=1.5
+```
+
+After normalising each row:
+
+```python
+normalized_x = [
+    [-1.0, 1.0],
+    [{b0}, {b1}],
+    [-1.0, 1.0],
+]
+```
+"""
+
+
+def _causes(tmp_path: Path, text: str) -> list[tuple[int | None, str, str, str | None]]:
+    """(line of the number itself, printed, verdict, cause) of every checked number."""
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    out = []
+    for r in check_article(path).results:
+        for k, c in enumerate(r.checks):
+            place = place_of(r, c, k)
+            line = place.line if place is not None else r.claim.source_line
+            out.append((line, c.printed, c.verdict, c.extra.get("cause")))
+    return out
+
+
+def test_a_literal_named_the_normalisation_of_a_tensor_is_checked_as_it(
+    tmp_path: Path,
+) -> None:
+    # normalized_x is x with each row less its mean, over its deviation (divided by n):
+    # (1 - 2)/1 = -1, (3 - 2)/1 = 1; (2 - 4)/2 = -1, (6 - 4)/2 = 1; (1 - 2.5)/1.5 = -1,
+    # (4 - 2.5)/1.5 = 1. Row "b" is printed as -0.8 and 0.8: computed with the table's
+    # wrong deviation 2.5 (-2/2.5 = -0.8), so it is wrong, carried from that 2.5.
+    got = _causes(tmp_path, NORMALIZED.format(b0="-0.8", b1="0.8"))
+    rows = [(line, p, v, cause) for line, p, v, cause in got if line in (19, 20, 21)]
+    assert [(line, p, v) for line, p, v, _ in rows] == [
+        (19, "-1.0", "exact"),
+        (19, "1.0", "exact"),
+        (20, "-0.8", "wrong"),
+        (20, "0.8", "wrong"),
+        (21, "-1.0", "exact"),
+        (21, "1.0", "exact"),
+    ]
+    assert {cause for line, _, v, cause in rows if v == "wrong"} == {"inherited"}
+
+
+def test_a_literal_no_row_of_which_is_the_normalisation_stays_an_input(
+    tmp_path: Path,
+) -> None:
+    # Every row off ([-0.9, 0.9], [-0.8, 0.8], [-0.7, 0.7] against [-1, 1] each): the name
+    # alone does not make the literal a result, so it is read as data the post gives,
+    # and none of it is judged.
+    text = (
+        NORMALIZED.format(b0="-0.8", b1="0.8")
+        .replace("normalized_x = [\n    [-1.0, 1.0],", "normalized_x = [\n    [-0.9, 0.9],")
+        .replace("    [-1.0, 1.0],\n]", "    [-0.7, 0.7],\n]")
+    )
+    got = _causes(tmp_path, text)
+    assert not any(line in (19, 20, 21) for line, _, _, _ in got)

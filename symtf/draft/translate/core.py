@@ -517,7 +517,8 @@ class Translator(Outputs):
         if literal is not None:
             values, shape, f32 = literal
             step = self._fresh(name)
-            self._emit(Given(step, values, shape, self._where(stmt), f32))
+            places = self._entry_places(value) if len(shape) == 2 else ()
+            self._emit(Given(step, values, shape, self._where(stmt), f32, places))
             self.float32 |= f32
             self._bind(name, step)
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symtf.draft.templates import Expr
+from symtf.place import Place
 
 __all__ = ["SIZE", "Given", "Note", "Shown", "Step"]
 
@@ -21,6 +22,8 @@ class Given:
     shape: tuple[int, ...]
     where: str
     float32: bool = False
+    #: Where each entry stands in the article, row by row (empty: not known).
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
