@@ -82,7 +82,12 @@ class Draft:
 
 
 def article_kind(path: str | Path) -> str:
-    """``md``, ``tex``, ``ipynb`` or ``txt`` from a file name."""
+    """``md``, ``tex``, ``ipynb``, ``py``, ``c`` (a C-family program) or ``txt`` from a file name."""
+    from symtf.draft.read.program import program_kind
+
+    program = program_kind(path)
+    if program is not None:
+        return program
     suffix = Path(path).suffix.lower().lstrip(".")
     return (
         {"markdown": "md"}.get(suffix, suffix)
