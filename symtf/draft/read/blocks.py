@@ -5,7 +5,9 @@ A fenced ```` ```python ```` block that parses as Python (read with :mod:`ast`,
 never run) is code; the plain fenced blocks right after it (``Output:`` or a
 blank line between them, or a heading that says so) are what it printed. A block fenced as
 Python that does not parse (hand-worked arithmetic fenced for its colours) is
-prose. Every line of code and output keeps its file line.
+prose. A setup line that states what a size formula comes to
+(``head_dim = d_out // num_heads = 4``) is read as the formula
+(:func:`without_stated_sizes`). Every line of code and output keeps its file line.
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from symtf.draft.read.markdown import PLAIN, PYTHON, Fence
 from symtf.draft.read.notebook import Cell
 from symtf.draft.read.source import Text
 
-__all__ = ["Block", "Output", "code_fences", "fenced_blocks", "next_to", "notebook_blocks"]
+__all__ = [
+    "Block",
+    "Output",
+    "code_fences",
+    "fenced_blocks",
+    "next_to",
+    "notebook_blocks",
+    "without_stated_sizes",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,32 @@ class Block:
 
 _MAGIC = re.compile(r"^\s*[%!].*$", re.M)
 
+#: ``head_dim = d_out // num_heads = 4``: a size defined by whole-number arithmetic on
+#: other names, followed by the whole number it comes to (not Python as written).
+_STATED_SIZE = re.compile(
+    r"^(?P<lhs>[ \t]*[A-Za-z_]\w*[ \t]*=[ \t]*)"
+    r"(?P<formula>(?=[^=#\n]*[A-Za-z_])(?=[^=#\n]*[-+*/%])[\w \t()+\-*/%]+?)"
+    r"(?P<stated>[ \t]*=[ \t]*\d+)(?P<rest>[ \t]*(?:#.*)?)$",
+    re.M,
+)
+
+
+def without_stated_sizes(body: str) -> str:
+    """``n = a // b = 4`` read as ``n = a // b``: the stated result blanked, places kept.
+
+    Configuration blocks write a derived size together with its value; Python refuses
+    the second ``=``, and the formula is what the code means. Only whole-number arithmetic
+    over names qualifies (no decimals, no comparison), so a fenced line of hand-worked
+    decimals (``mean = (0.1 + 0.3) / 2 = 0.2``) stays prose.
+    """
+
+    def blank(m: re.Match[str]) -> str:
+        if "." in m["formula"] or re.fullmatch(r"\s*[A-Za-z_]\w*\s*", m["formula"]):
+            return m[0]
+        return m["lhs"] + m["formula"] + " " * len(m["stated"]) + m["rest"]
+
+    return _STATED_SIZE.sub(blank, body)
+
 
 def parses(body: str) -> bool:
     """Whether a block fenced as Python is Python (parsed with ``ast``, never run).
@@ -74,7 +110,7 @@ def parses(body: str) -> bool:
     IPython's ``%magic`` and ``!shell`` lines are blanked first.
     """
     try:
-        ast.parse(_MAGIC.sub("", body))
+        ast.parse(without_stated_sizes(_MAGIC.sub("", body)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False  # too deep for the parser: not read as code either
     return True

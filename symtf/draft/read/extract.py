@@ -289,7 +289,8 @@ def comments(code: Text) -> list[Text]:
 
 
 class OutputPlaces:
-    """The places of values the code shows, found in the blocks' printed outputs and comments.
+    """The places of values the code shows, found in the blocks' printed outputs and comments
+    (and, last, in the code: a literal restating a computed value).
 
     The code's translation gives each value it matched to a print (or to a comment
     written under a statement, ``# expected: [[…]]``) as rows of printed strings, with
@@ -326,6 +327,28 @@ class OutputPlaces:
                 return found
         return ()
 
+    def in_code(self, cell: int | None, lines: Sequence[int], rows: Rows) -> tuple[Place, ...]:
+        """The places of a literal written in the code itself (``p = [[0.1, 0.9]]``): its
+        entries, in order, in the source lines ``lines`` of the block (cell) holding them."""
+        entries = [c for r in rows for c in r]
+        wanted = set(lines)
+        for b in self.blocks:
+            if b.source is None or (cell is not None and b.cell != cell):
+                continue
+            code = b.source
+            starts = [0] + [i + 1 for i, ch in enumerate(code.text) if ch == "\n"]
+            inside = [
+                (a, (starts[n + 1] if n + 1 < len(starts) else len(code.text)))
+                for n, a in enumerate(starts)
+                if a < len(code.text) and code.place(a, a + 1).line in wanted
+            ]
+            if not inside:
+                continue
+            found = spans(code, inside[0][0], inside[-1][1], entries)
+            if found and all(s is not None for s in found):
+                return tuple(code.place(*s) for s in found if s is not None)
+        return ()
+
     def _in_block(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
         texts = self._texts(k)
         first, offset = self.cursor.get(k, (0, 0))
@@ -341,7 +364,24 @@ class OutputPlaces:
                 hits = [s for s in found if s is not None]
                 self.cursor[k] = (j, hits[-1][1])
                 return tuple(text.place(*s) for s in hits)
-        return ()
+        return self._in_code(k, entries, wanted)
+
+    def _in_code(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
+        """The entries in the code's own lines ``wanted``: an array literal that writes out
+        a value the code computed (``q_split = [[…]]`` after ``q = q.view(…)``)."""
+        code = self.blocks[k].source
+        if code is None or not code.text:
+            return ()
+        starts = LineIndex(code.text).starts
+        ends = [*starts[1:], len(code.text)]
+        rows = list(zip(starts, ends, strict=True))
+        mine = [(a, b) for a, b in rows if b > a and code.place(a, a + 1).line in wanted]
+        if not mine:
+            return ()
+        found = spans(code, mine[0][0], mine[-1][1], entries)
+        if not found or any(s is None for s in found):
+            return ()
+        return tuple(code.place(*s) for s in found if s is not None)
 
 
 def _lines(text: Text) -> set[int]:

@@ -94,9 +94,21 @@ class Outputs(Autograd):
                 if owner.attr in ("weight", "bias", "data") and v.func.attr == "copy_" and v.args:
                     self._module_weight(owner, v.args[0])
                     return None
+            seed = self._const_or_none(v.args[0]) if len(v.args) == 1 else None
+            if dotted == "torch.manual_seed" and isinstance(seed, int) and not v.keywords:
+                self.rng = (seed, 0)  # the draws from here on are known by their order
+                return None
+            if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
+                module = self.modules.get(v.func.value.id)
+                if module is not None and v.func.attr in ("eval", "train"):
+                    # dropout.eval() (or .train(False)): no mask drawn; .train() draws again
+                    flag = self._const_or_none(v.args[0]) if v.args else True
+                    module.settings["eval"] = v.func.attr == "eval" or flag is False
+                    return None
             if dotted and (
                 RANDOM.search(dotted) or "manual_seed" in dotted or dotted.endswith("seed")
             ):
+                self.rng = None
                 self._emit(
                     Note(self._where(stmt), self._source(stmt), "random state is not translated")
                 )
@@ -285,7 +297,7 @@ class Outputs(Autograd):
                     base = base.value
                     continue
                 break
-            name = base.id if isinstance(base, ast.Name) else None
+            name = e.stands_for or (base.id if isinstance(base, ast.Name) else None)
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
 
     def _formatted_entries(self, node: ast.expr) -> tuple[ast.expr, int | None] | None:

@@ -39,7 +39,15 @@ TORCH_PRECISION = 4
 
 
 class Untranslated(Exception):
-    """A construct with no translation (the message says which)."""
+    """A construct with no translation (the message says which).
+
+    ``stands_for``: a name the value's print stands for from here on (the mask a dropout
+    drew, shown by dropping out a tensor of ones), else ``None``.
+    """
+
+    def __init__(self, message: str, stands_for: str | None = None) -> None:
+        super().__init__(message)
+        self.stands_for = stands_for
 
 
 @dataclass(frozen=True)
@@ -334,6 +342,12 @@ class Scope:
         #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
         self.cut: set[str] = set()
         self.no_grad = 0
+        #: PyTorch's random state where known: (the seed ``torch.manual_seed`` set, draws
+        #: since); ``None`` after anything that may draw or was not translated.
+        self.rng: tuple[int, int] | None = None
+        #: Dropout masks shown (a tensor of ones dropped out and printed), by (seed, draw,
+        #: p, shape): the name their print stands for.
+        self.dropout_masks: dict[tuple[Any, ...], str] = {}
         #: The prints of the statements inside a ``with`` block, in order (its body is not
         #: a cell's top level, but what it prints is the cell's output all the same).
         self._inner_prints: list[tuple[str, list[Any]]] = []
@@ -587,6 +601,12 @@ class Scope:
                 return s
             case ast.Name(id=name) if name in self.consts:
                 return self.consts[name]
+            case ast.Attribute(value=ast.Name(id="self"), attr=name) if (
+                name in self.consts and self._self_unbound()
+            ):
+                # self.num_heads in a method's lines shown outside their class: the setting
+                # of that name the article's configuration defines
+                return self.consts[name]
             case ast.UnaryOp(op=ast.USub(), operand=x):
                 v = self._const(x)
                 if isinstance(v, DecimalText):
@@ -732,6 +752,16 @@ class Scope:
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = list(args[0].elts)
         return [self._int(a) for a in args]
+
+    def _self_unbound(self) -> bool:
+        """Whether ``self`` names nothing the code defines (a method's lines shown alone)."""
+        return (
+            not any(
+                "self" in held
+                for held in (self.names, self.consts, self.tuples, self.dicts, self.modules)
+            )
+            and "self" not in self.opaque
+        )
 
     def _literal(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[int, ...], bool] | None:
         """An array literal's entries as written, its shape, and whether it is float32."""

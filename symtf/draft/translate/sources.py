@@ -17,6 +17,7 @@ from typing import Any
 
 from symtf.draft.read import check_notebook, notebook_cells, text_lines
 from symtf.draft.read.blocks import next_to as _next_to
+from symtf.draft.read.blocks import without_stated_sizes
 
 __all__ = [
     "Block",
@@ -309,7 +310,8 @@ def code_lines(text: str) -> set[int]:
 
 def without_magics(text: str) -> str:
     """IPython's ``%magic`` and ``!shell`` lines as blank lines (same line numbers): they are
-    not Python, and they are never run."""
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n")
+    not Python, and they are never run. A size stated with its value (``n = a // b = 4``)
+    is read as its formula (:func:`symtf.draft.read.blocks.without_stated_sizes`)."""
+    return without_stated_sizes(
+        "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n"))
     )
