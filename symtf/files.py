@@ -50,6 +50,16 @@ from symtf.errors import SpecError, SymtfError
 #: Articles: files ``symtf check`` drafts before checking (by suffix; ``symtf.draft`` reads them).
 ARTICLE_SUFFIXES = (".md", ".markdown", ".ipynb", ".tex", ".txt")
 
+#: Programs drafted as articles when named on the command line (never found by a folder
+#: search nor collected by the pytest plugin: most programs are not worked examples):
+#: a Python file (a marimo notebook or a script), and C-family files, whose comments are read.
+PYTHON_SUFFIXES = (".py",)
+C_SUFFIXES = (
+    ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cu", ".cuh",
+    ".rs", ".go", ".java", ".js", ".ts", ".swift", ".kt", ".scala",
+)  # fmt: skip
+PROGRAM_SUFFIXES = PYTHON_SUFFIXES + C_SUFFIXES
+
 #: Folders the user allowed derivations to read from besides their own (``--allow-path``).
 _ALLOWED: ContextVar[tuple[str, ...]] = ContextVar("symtf_allowed_paths", default=())
 

@@ -213,6 +213,44 @@ def test_each_stage_imports_only_earlier_stages_and_leaves() -> None:
     assert not wrong, "imports against the data flow:\n" + "\n".join(wrong)
 
 
+# draft/'s own stages (DESIGN.md, layout): reading the article, translating its code,
+# inferring the steps, composing the derivation; each reads only the ones before it (the
+# step trees, the article's records and the sizes are shared by all of them). Inference
+# is built in layers, each reading only the ones below it: the records a search works on,
+# its state, the candidates over it, the evidence that takes one, the steps the code
+# states, the article-order driver; the article's formulas feed the driver.
+DRAFT_STAGES = ("read", "translate", "infer", "compose")
+INFER_LAYERS = (
+    "formula",
+    "stated",
+    "prefilter",
+    "target",
+    "state",
+    "candidates",
+    "evidence",
+    "code",
+    "search",
+)
+
+
+def _order(module: str, package: str, parts: tuple[str, ...]) -> int | None:
+    return next((i for i, s in enumerate(parts) if _within(module, f"{package}.{s}")), None)
+
+
+def test_drafting_stages_and_inference_layers_read_only_earlier_ones() -> None:
+    g = _imports(DISPLAY)
+    assert all(any(_within(m, f"symtf.draft.infer.{x}") for m in g) for x in INFER_LAYERS)
+    wrong = sorted(
+        f"{m} -> {d}"
+        for package, parts in (("symtf.draft", DRAFT_STAGES), ("symtf.draft.infer", INFER_LAYERS))
+        for m, deps in g.items()
+        if (a := _order(m, package, parts)) is not None
+        for d in deps
+        if (b := _order(d, package, parts)) is not None and b > a
+    )
+    assert not wrong, "imports against the draft's stages:\n" + "\n".join(wrong)
+
+
 def test_ops_and_backends_read_no_stage_above_them() -> None:
     """The registry is written against the backend protocol alone; the number systems know
     no op; neither reads the parser, the graph, checking or a renderer."""

@@ -1,7 +1,7 @@
 """The draft's float64 pre-filter gives each candidate what the step it renders means.
 
 The search pre-filters its candidates through the registry's ops in float64,
-many per call (``symtf/draft/prefilter.py``): candidates of one op, parameters
+many per call (``symtf/draft/infer/prefilter.py``): candidates of one op, parameters
 and input shapes are stacked on rows or side by side, computed by one registry
 call and cut back. What is pinned here is that arrangement, and the hand-over of
 the few ops a step writes in other terms (a block of rows or columns,
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from symtf import ops
 from symtf.backends import ExactBackend
-from symtf.draft import prefilter
+from symtf.draft.infer import prefilter
 from symtf.draft.templates import OPS, Call, Expr, Num, Ref, call, render
 from symtf.errors import ModelError, SpecError
 from symtf.graph.evaluate import evaluate_text

@@ -36,7 +36,7 @@ from symtf.checking.evaluation import Evaluator, classify
 from symtf.checking.report import Check, ClaimResult
 from symtf.checking.wording import Names
 from symtf.errors import SymtfError
-from symtf.numbers import Printed
+from symtf.numbers import Printed, parse_printed
 from symtf.spec import Derivation
 from symtf.trace import Trace
 
@@ -206,10 +206,15 @@ def _texts(result: ClaimResult) -> dict[Index, str]:
     return {tuple(c.index): c.exact for c in result.checks if c.index is not None and c.exact}
 
 
-def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | None:
+def line_slip(
+    c: Check, claim: Any, ev: Evaluator, d: Derivation, others: Iterable[Check] = ()
+) -> Cause | None:
     """A slip that reproduces one value of a displayed line: as displayed, or as the exact reading.
 
     ``e^−1.9 = 0.149`` is the line's value truncated; a neighbour's value is not looked for.
+    Truncation is a habit of writing, so it must fit the line's other numbers: it is not
+    offered when one of ``others`` (the checks of the same line) that is right was rounded
+    up, which truncation would have printed otherwise.
     """
     from symtf.checking.displayed import _entries, _resolver, decided_by_link
     from symtf.errors import ExpressionError
@@ -233,6 +238,7 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
         values.append(("with the values the literals stand for", c.value))
     row = softmax_row(claim, d)
     refuted: tuple[str, str] | None = None
+    rounded_up: Check | None = None
     for how, v in values:
         try:
             x = xp.ball(v, 128)
@@ -247,6 +253,11 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
             slips.truncation,
         ):
             s = detect(p, x, text)
+            if s is not None and s.cause == "truncation":
+                up = _rounded_up(others, xp)
+                if up is not None:
+                    rounded_up = rounded_up or up
+                    continue
             if s is not None and row and slips.breaks_sum(p, x, row):
                 # the row sums to 1 as printed: the number was written as the row needs
                 right = slips.correct_roundings(x, p)
@@ -267,6 +278,29 @@ def line_slip(c: Check, claim: Any, ev: Evaluator, d: Derivation) -> Cause | Non
             f"not {_SLIP_WORDS.get(refuted[0], refuted[0])} either: the row printed with it, "
             f"{terms}, sums to 1, and with {refuted[1]} it would not",
         )
+    if rounded_up is not None:
+        return Cause(
+            "unexplained",
+            (None,),
+            f"not digits truncated either: the same line prints {rounded_up.printed} for "
+            f"{rounded_up.exact}, rounded up, so it rounds rather than truncates",
+        )
+    return None
+
+
+def _rounded_up(checks: Iterable[Check], xp: Any) -> Check | None:
+    """The first of ``checks`` that is right and prints its exact value rounded up (away
+    from zero), so that truncating would have printed it otherwise; else ``None``."""
+    for o in checks:
+        if o.verdict not in GOOD or o.value is None:
+            continue
+        try:
+            q = parse_printed(o.printed)
+            x = xp.ball(o.value, 128)
+        except (SymtfError, TypeError, ValueError):
+            continue
+        if slips.prints_as(x, q) and not slips.prints_as(x, q, "truncate"):
+            return o
     return None
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, cast
 
@@ -321,6 +321,9 @@ def diagnose(
     # as a step replayed from an off input is, and takes that number's root.
     searched: dict[str, _Finding | None] = {}
     lines: dict[str, _Finding] = {}  # label -> the finding of a displayed line that is off
+    same_line: dict[int | None, list[Check]] = {}  # an article line -> its numbers' checks
+    for r in report.results:
+        same_line.setdefault(r.claim.source_line, []).extend(r.checks)
     for c in expr_bad:
         copied = c.extra.get("copy_of")
         if copied is not None:  # a copy slip's literal (symtf.checking.lineage): its own root
@@ -343,7 +346,7 @@ def diagnose(
             f = (
                 searched[c.claim]
                 or _log_base(c, claims[c.claim].claim, ev, d_all)
-                or _line_slip(c, claims[c.claim].claim, ev, d_all)
+                or _line_slip(c, claims[c.claim].claim, ev, d_all, same_line)
                 or f
             )
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
@@ -553,10 +556,18 @@ def _log_base(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding 
     return None if found is None else _Finding(found.cause, found.text, list(found.convention))
 
 
-def _line_slip(c: Check, claim: Claim, ev: Evaluator, d: Derivation) -> _Finding | None:
+def _line_slip(
+    c: Check,
+    claim: Claim,
+    ev: Evaluator,
+    d: Derivation,
+    same_line: Mapping[int | None, Sequence[Check]],
+) -> _Finding | None:
     from symtf.checking.causes import line_slip
 
-    found = line_slip(c, claim, ev, d)
+    line = claim.source_line
+    others = [o for o in same_line.get(line, ()) if o is not c] if line is not None else []
+    found = line_slip(c, claim, ev, d, others)
     return None if found is None else _Finding(found.cause, found.text)
 
 

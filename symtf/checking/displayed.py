@@ -1035,23 +1035,34 @@ def _earlier_results(
     """Read literals that repeat an earlier displayed line's printed result as its exact value.
 
     The source of such a literal is that line's label (``labels``: printed text → label).
+    A literal subtracted (``4.1069 - 0.1742``) that no earlier line printed, whose
+    negative an earlier line printed as its result (``-0.1742``), is that result's
+    magnitude: the line adds the earlier result as a difference.
     """
     for lit in parsed.literals:
         if lit.pos in replace or lit.pos in skip or "." not in lit.text:
             continue
         negative = "-" + lit.text
-        if (
-            _negated(lit, parsed.text)
-            and negative in results
-            and not isinstance(results[negative], sympy.MatrixBase)
-        ):
+        earlier_negative = negative in results and not isinstance(
+            results[negative], sympy.MatrixBase
+        )
+        if _negated(lit, parsed.text) and earlier_negative:
             # "−0.5878" was an earlier line's result: the literal is its magnitude (and
             # repeats that line, not an earlier +0.5878)
             replace[lit.pos] = -results[negative]
             sources[negative] = labels.get(negative, _EARLIER)
+        elif earlier_negative and lit.text not in results and _subtracted(lit, parsed.text):
+            replace[lit.pos] = -results[negative]
+            sources[lit.text] = labels.get(negative, _EARLIER)
         elif lit.text in results and not isinstance(results[lit.text], sympy.MatrixBase):
             replace[lit.pos] = results[lit.text]
             sources[lit.text] = labels.get(lit.text, _EARLIER)
+
+
+def _subtracted(lit: sx.Literal, text: str) -> bool:
+    """Whether the literal is subtracted: a minus after an operand (``4.1 − 0.17``)."""
+    before = text[: lit.pos].rstrip()
+    return before.endswith(("-", "−")) and not _negated(lit, text)
 
 
 def _split_key(key: str) -> list[str]:

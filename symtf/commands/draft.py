@@ -44,7 +44,11 @@ def configure(subparsers: Any) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("article", metavar="ARTICLE", help="a .md, .txt, .tex or .ipynb file")
+    p.add_argument(
+        "article",
+        metavar="ARTICLE",
+        help="a .md, .txt, .tex or .ipynb file, or a program (.py, .c, .h, …)",
+    )
     p.add_argument(
         "-o", "--output", metavar="FILE.toml", help="write the derivation here (default: stdout)"
     )
@@ -78,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
 
 def is_article(path: str | Path) -> bool:
     """Whether ``symtf check`` drafts this file before checking it (by its suffix)."""
-    from symtf.files import ARTICLE_SUFFIXES  # not symtf.draft: a TOML file needs none of it
+    from symtf.files import ARTICLE_SUFFIXES, PROGRAM_SUFFIXES  # not symtf.draft: no TOML needs it
 
-    return Path(path).suffix.lower() in ARTICLE_SUFFIXES
+    return Path(path).suffix.lower() in ARTICLE_SUFFIXES + PROGRAM_SUFFIXES
 
 
 @dataclasses.dataclass(frozen=True)

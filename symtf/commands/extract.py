@@ -28,7 +28,11 @@ def configure(subparsers: Any) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("article", metavar="ARTICLE", help="a .md, .txt, .tex or .ipynb file")
+    p.add_argument(
+        "article",
+        metavar="ARTICLE",
+        help="a .md, .txt, .tex or .ipynb file, or a program (.py, .c, .h, …)",
+    )
     p.add_argument(
         "-o", "--output", metavar="DRAFT.toml", help="write the draft here (default: stdout)"
     )

@@ -4,10 +4,13 @@
   stated sizes (read by :mod:`symtf.extract`; nothing computed).
 - :mod:`symtf.draft.templates`: candidate steps as ``(op, params, inputs)`` trees and
   their step-language text.
-- :mod:`symtf.draft.search`: the step behind each printed matrix, certified in balls.
 - :mod:`symtf.draft.translate`: notebook cells and fenced Python read with ``ast`` and
   translated onto the step language's ops (a shared core, and one module per framework
   reading the table of framework calls).
+- :mod:`symtf.draft.infer`: the step behind each printed matrix, certified in balls:
+  hypotheses from the article's text (``formula``, ``stated``), evidence from its
+  numbers (``candidates``, ``prefilter``, ``evidence``), the steps its code states
+  (``code``), taken in the article's order (``search``).
 - :mod:`symtf.draft.compose`: all of it written as a derivation file.
 
 :func:`draft_file` and :func:`draft_text` are the entry points; the result's ``toml``
@@ -79,7 +82,12 @@ class Draft:
 
 
 def article_kind(path: str | Path) -> str:
-    """``md``, ``tex``, ``ipynb`` or ``txt`` from a file name."""
+    """``md``, ``tex``, ``ipynb``, ``py``, ``c`` (a C-family program) or ``txt`` from a file name."""
+    from symtf.draft.read.program import program_kind
+
+    program = program_kind(path)
+    if program is not None:
+        return program
     suffix = Path(path).suffix.lower().lstrip(".")
     return (
         {"markdown": "md"}.get(suffix, suffix)
@@ -111,7 +119,7 @@ def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
     from symtf.draft import sizing
     from symtf.draft.article import read_article
     from symtf.draft.compose import compose
-    from symtf.draft.search import Search
+    from symtf.draft.infer.search import Search
 
     start = time.perf_counter()
     article = read_article(text, kind, path=path)

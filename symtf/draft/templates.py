@@ -1,6 +1,6 @@
 """Candidate steps as data: ``(op, params, inputs)`` trees, rendered to step-language text.
 
-The search (:mod:`symtf.draft.search`) builds candidates from these trees; the
+The search (:mod:`symtf.draft.infer.candidates`) builds candidates from these trees; the
 code translation (:mod:`symtf.draft.translate`) builds the same trees from a
 notebook's calls. Each op is named as the step language names it today
 (``matmul`` renders ``a @ b``, ``softmax`` renders ``softmax(x, axis=-1)``), with
@@ -9,7 +9,7 @@ that knows how an op is written. When the op registry (``symtf.ops``) names the
 ops, :func:`render` reads its spelling from there.
 
 Each op the search builds is also *pre-filtered*: computed in float64 by the
-op registry, many candidates per call (:mod:`symtf.draft.prefilter`), only to
+op registry, many candidates per call (:mod:`symtf.draft.infer.prefilter`), only to
 drop the candidates nowhere near the printed numbers. No op is computed here.
 """
 

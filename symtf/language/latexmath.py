@@ -14,7 +14,8 @@ Accepted: ``e^{…}``, ``\exp``, ``\ln``, ``\log``, ``\frac{…}{…}`` (and
 ``\div``, ``\left( … \right)`` and the ``\big`` family, ``\mathrm{…}``,
 ``\operatorname{…}``, ``\text{…}`` around names, subscripted names (``Q_1``,
 ``S_{12}``, ``{K}_1``), ``^{\top}``/``^T`` for the transpose, ``\pi``,
-``\infty``, implicit multiplication where it is unambiguous (``2e^{x}``,
+``\infty``, angles in degrees (``30°``, ``30^\circ``, ``30\degree``: ``30*(pi/180)``),
+implicit multiplication where it is unambiguous (``2e^{x}``,
 ``0.5x``, ``2\sqrt{3}``), ``bmatrix``/``pmatrix``/``array`` bodies, and
 ``\approx``/``≈``/``=`` separating an expression from the value it prints.
 
@@ -112,6 +113,10 @@ _CONSTANTS = {"pi": "pi", "infty": "inf", "top": "ᵀ", "intercal": "ᵀ", "math
 _MATRICES = {"bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix", "array", "smallmatrix"}
 _RELATIONS = {"approx", "simeq", "eq", "equiv", "doteq"}
 _ELISIONS = {"dots", "cdots", "ldots", "vdots", "ddots"}
+#: The degree sign: an angle written ``30°`` (``30^\circ``, ``30\degree``) is read in
+#: radians, as ``sin``/``cos`` take it: ``30*(pi/180)``, exactly π/6.
+DEGREE_SIGN = "°"
+_RADIANS_PER_DEGREE = ("*", "(", "pi", "/", "180", ")")
 #: Greek-letter macros read as names (``\\alpha_1`` is the reference ``alpha_1``).
 GREEK_NAMES = frozenset(
     [
@@ -163,7 +168,7 @@ _FUNCTION_NAMES = set(sx.FUNCTIONS) | {
 
 @dataclass(frozen=True, slots=True)
 class _Tok:
-    kind: str  # "cmd", "num", "letter", "op", "{", "}", "^", "_", "&", "row", "end"
+    kind: str  # "cmd", "num", "letter", "op", "deg", "{", "}", "^", "_", "&", "row", "end"
     text: str
     pos: int
 
@@ -286,6 +291,9 @@ def _tokenize(text: str, where: str) -> list[_Tok]:
         elif ch in "+-−*/()[],|×·÷≈=√ᵀ":
             toks.append(_Tok("op", ch, i))
             i += 1
+        elif ch == DEGREE_SIGN:
+            toks.append(_Tok("deg", ch, i))
+            i += 1
         else:
             raise _fail(
                 text, where, i, f"a number, a name, an operator or a LaTeX command, not {ch!r}"
@@ -399,8 +407,17 @@ class _Reader:
             if self.tok.kind == "_" and len(inner) == 1 and re.fullmatch(r"[A-Za-z]\w*", inner[0]):
                 return [self.subscripted(inner[0])]
             return ["(", *inner, ")"] if len(inner) > 1 else inner
+        if t.kind == "deg":
+            self.i += 1
+            return self.degrees()
         if t.kind == "^":
             self.i += 1
+            if self.tok.kind == "cmd" and self.tok.text == "circ":  # 30^\circ
+                self.i += 1
+                return self.degrees()
+            if self._braced_circ():  # 30^{\circ}
+                self.i += 3
+                return self.degrees()
             if self.tok.kind == "cmd" and self.tok.text in ("top", "intercal"):
                 self.i += 1
                 return ["ᵀ"]
@@ -421,6 +438,15 @@ class _Reader:
         if t.kind == "cmd":
             return self.command()
         raise self.fail("more of the expression")
+
+    def degrees(self) -> list[str]:
+        """The degree sign after an angle: its radians, ``30°`` is ``30*(pi/180)`` (a label
+        keeps the sign as written)."""
+        return [DEGREE_SIGN] if self.words else list(_RADIANS_PER_DEGREE)
+
+    def _braced_circ(self) -> bool:
+        toks = self.toks[self.i : self.i + 3]
+        return [(t.kind, t.text) for t in toks] == [("{", "{"), ("cmd", "circ"), ("}", "}")]
 
     def subscripted(self, name: str) -> str:
         if self.tok.kind != "_":
@@ -506,6 +532,8 @@ class _Reader:
             return [self.subscripted(plain)]
         if name in _CONSTANTS:
             return [_CONSTANTS[name]]
+        if name == "degree":  # gensymb's \degree
+            return self.degrees()
         if name in GREEK_NAMES:
             return [self.subscripted(name)]
         if name == "begin":
@@ -756,7 +784,7 @@ def parse(text: str, *, where: str = "expression") -> sx.Expression:
     The expression keeps the plain rewriting as its text, so literals are
     matched and errors are shown on what symtf actually read.
     """
-    if looks_like_latex(text):
+    if looks_like_latex(text) or DEGREE_SIGN in text:
         return sx.parse(to_plain(text, where=where), where=where)
     if _VECTOR_DOT.search(text):  # ``[0.0, 0.1] · [0.1, 0.0]``: a dot product, as in LaTeX
         text = to_plain(text, where=where)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symtf.checking.incremental import Checked
-from symtf.draft.search import Search
+from symtf.draft.infer.search import Search
 from symtf.numbers import Printed
 
 __all__ = ["Resumable", "State", "describe"]
@@ -240,7 +240,7 @@ class Resumable(Search):
         import numpy as np
 
         from symtf.backends import BallBackend
-        from symtf.draft.search import PREC
+        from symtf.draft.infer.search import PREC
 
         printings = list(self.article.printings)
         self.memos.update((k, v) for k, v in vars(self).items() if _is_memo(k, v))
@@ -330,7 +330,7 @@ def _changed_printings(old: Any, new: Any) -> frozenset[int] | None:
     their line; ``None`` when the edit changed more than printings can tell (the article's
     equations, sizes, headings or code, or how many printings there are), or changed a single
     number (an equation may read it as a size or a scale)."""
-    from symtf.draft.search import _heading_lines
+    from symtf.draft.infer.search import _heading_lines
 
     if (
         old.code
@@ -507,7 +507,7 @@ def _is_memo(name: str, value: Any) -> bool:
 def _snapshot(search: Any) -> dict[str, Any]:
     """The search's state between two printings, cheaply: memos by their size, known
     tensors with their mutable parts, other containers copied one level down."""
-    from symtf.draft.search import Known
+    from symtf.draft.infer.target import Known
 
     out: dict[str, Any] = {}
     first: dict[int, str] = {}

@@ -3,9 +3,11 @@ each with what it printed. The code's translation (:mod:`symtf.draft.code`) read
 
 A fenced ```` ```python ```` block that parses as Python (read with :mod:`ast`,
 never run) is code; the plain fenced blocks right after it (``Output:`` or a
-blank line between them, nothing more) are what it printed. A block fenced as
+blank line between them, or a heading that says so) are what it printed. A block fenced as
 Python that does not parse (hand-worked arithmetic fenced for its colours) is
-prose. Every line of code and output keeps its file line.
+prose. A setup line that states what a size formula comes to
+(``head_dim = d_out // num_heads = 4``) is read as the formula
+(:func:`without_stated_sizes`). Every line of code and output keeps its file line.
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from symtf.draft.read.markdown import PLAIN, PYTHON, Fence
 from symtf.draft.read.notebook import Cell
 from symtf.draft.read.source import Text
 
-__all__ = ["Block", "Output", "code_fences", "fenced_blocks", "notebook_blocks"]
+__all__ = [
+    "Block",
+    "Output",
+    "code_fences",
+    "fenced_blocks",
+    "next_to",
+    "notebook_blocks",
+    "without_stated_sizes",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,32 @@ class Block:
 
 _MAGIC = re.compile(r"^\s*[%!].*$", re.M)
 
+#: ``head_dim = d_out // num_heads = 4``: a size defined by whole-number arithmetic on
+#: other names, followed by the whole number it comes to (not Python as written).
+_STATED_SIZE = re.compile(
+    r"^(?P<lhs>[ \t]*[A-Za-z_]\w*[ \t]*=[ \t]*)"
+    r"(?P<formula>(?=[^=#\n]*[A-Za-z_])(?=[^=#\n]*[-+*/%])[\w \t()+\-*/%]+?)"
+    r"(?P<stated>[ \t]*=[ \t]*\d+)(?P<rest>[ \t]*(?:#.*)?)$",
+    re.M,
+)
+
+
+def without_stated_sizes(body: str) -> str:
+    """``n = a // b = 4`` read as ``n = a // b``: the stated result blanked, places kept.
+
+    Configuration blocks write a derived size together with its value; Python refuses
+    the second ``=``, and the formula is what the code means. Only whole-number arithmetic
+    over names qualifies (no decimals, no comparison), so a fenced line of hand-worked
+    decimals (``mean = (0.1 + 0.3) / 2 = 0.2``) stays prose.
+    """
+
+    def blank(m: re.Match[str]) -> str:
+        if "." in m["formula"] or re.fullmatch(r"\s*[A-Za-z_]\w*\s*", m["formula"]):
+            return m[0]
+        return m["lhs"] + m["formula"] + " " * len(m["stated"]) + m["rest"]
+
+    return _STATED_SIZE.sub(blank, body)
+
 
 def parses(body: str) -> bool:
     """Whether a block fenced as Python is Python (parsed with ``ast``, never run).
@@ -74,22 +110,35 @@ def parses(body: str) -> bool:
     IPython's ``%magic`` and ``!shell`` lines are blanked first.
     """
     try:
-        ast.parse(_MAGIC.sub("", body))
+        ast.parse(without_stated_sizes(_MAGIC.sub("", body)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False  # too deep for the parser: not read as code either
     return True
 
 
-def _next_to(between: list[str]) -> bool:
+#: A heading that names what the code above it printed (``### Expected Output``): the
+#: plain block under it is that output, not another part of the article.
+_OUTPUT_HEADING = re.compile(
+    r"#{1,6}\s*[*_]*\s*(?:(?:expected|sample|example|console|program)\s+)?outputs?"
+    r"\s*:?\s*[*_]*\s*#*",
+    re.IGNORECASE,
+)
+
+
+def next_to(between: list[str]) -> bool:
     """Whether a plain block follows the one before it closely enough to be its output.
 
-    ``Output:`` or a blank line may come between a code block and what it printed; a
-    heading, a rule (``---``) or a paragraph starts another part of the article, whose
-    plain blocks (hand arithmetic, a diagram) are prose.
+    ``Output:``, a heading that says so (``### Expected Output``) or a blank line may
+    come between a code block and what it printed; another heading, a rule (``---``) or
+    a paragraph starts another part of the article, whose plain blocks (hand arithmetic,
+    a diagram) are prose.
     """
     words = [ln.strip() for ln in between if ln.strip()]
     return len(words) <= 1 and not any(
-        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
+        (w.startswith("#") and not _OUTPUT_HEADING.fullmatch(w))
+        or re.fullmatch(r"[-*_=\s]{3,}", w)
+        or len(w) > 60
+        for w in words
     )
 
 
@@ -102,7 +151,7 @@ def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list
         outputs: list[Fence] = []
         end = block.close_line
         for later in fences[i + 1 :]:
-            if later.info not in PLAIN or not _next_to(lines[end : later.open_line - 1]):
+            if later.info not in PLAIN or not next_to(lines[end : later.open_line - 1]):
                 break
             outputs.append(later)
             end = later.close_line

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from symtf import limits
 from symtf.draft.read.blocks import Block
+from symtf.draft.read.definitions import Definition
 from symtf.draft.read.items import Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
 from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
@@ -144,6 +145,7 @@ def segments(
 def found_in(segs: list[Segment]) -> list[Found]:
     """Every printed value of the segments, in order."""
     found: list[Found] = []
+    definitions: dict[str, Definition] = {}  # R(θ) = …, for the segments after it
     for k, seg in enumerate(segs):
         before = segs[k - 1] if k else None
         if seg.math and before is not None and not before.math:
@@ -153,7 +155,7 @@ def found_in(segs: list[Segment]) -> list[Found]:
             ]
             if words:
                 seg.extra["prose_label"] = words[-1]
-        items = math_items(seg) if seg.math else text_items(seg)
+        items = math_items(seg, definitions) if seg.math else text_items(seg)
         # a chain is one statement of one segment: several on a line are several chains
         found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
     return found + _rows_of_arrows(found)
@@ -244,8 +246,10 @@ def extract(path: str | Path) -> list[Found]:
         SpecError: The file is missing, not a regular file, too large, or not UTF-8.
     """
     text = read_article_text(path)
+    from symtf.draft.read.program import program_kind
+
     suffix = Path(path).suffix.lower().lstrip(".")
-    kind = suffix if suffix in ("md", "tex", "ipynb") else "txt"
+    kind = program_kind(path) or (suffix if suffix in ("md", "tex", "ipynb") else "txt")
     return extract_text(text, kind, path=str(path))
 
 
@@ -285,7 +289,8 @@ def comments(code: Text) -> list[Text]:
 
 
 class OutputPlaces:
-    """The places of values the code shows, found in the blocks' printed outputs and comments.
+    """The places of values the code shows, found in the blocks' printed outputs and comments
+    (and, last, in the code: a literal restating a computed value).
 
     The code's translation gives each value it matched to a print (or to a comment
     written under a statement, ``# expected: [[…]]``) as rows of printed strings, with
@@ -337,7 +342,24 @@ class OutputPlaces:
                 hits = [s for s in found if s is not None]
                 self.cursor[k] = (j, hits[-1][1])
                 return tuple(text.place(*s) for s in hits)
-        return ()
+        return self._in_code(k, entries, wanted)
+
+    def _in_code(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
+        """The entries in the code's own lines ``wanted``: an array literal that writes out
+        a value the code computed (``q_split = [[…]]`` after ``q = q.view(…)``)."""
+        code = self.blocks[k].source
+        if code is None or not code.text:
+            return ()
+        starts = LineIndex(code.text).starts
+        ends = [*starts[1:], len(code.text)]
+        rows = list(zip(starts, ends, strict=True))
+        mine = [(a, b) for a, b in rows if b > a and code.place(a, a + 1).line in wanted]
+        if not mine:
+            return ()
+        found = spans(code, mine[0][0], mine[-1][1], entries)
+        if not found or any(s is None for s in found):
+            return ()
+        return tuple(code.place(*s) for s in found if s is not None)
 
 
 def _lines(text: Text) -> set[int]:

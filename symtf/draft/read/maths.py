@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
+from symtf.draft.read.definitions import Definition, definition, expanded
 from symtf.draft.read.items import (
     Found,
     Rows,
@@ -56,11 +57,19 @@ _BRACKETS = re.compile(r"\[[^\[\]]*\]")
 class _Statement:
     """One statement of a maths span, as a text with places, and what it makes."""
 
-    def __init__(self, seg: Segment, text: Text, place: int, context: str) -> None:
+    def __init__(
+        self,
+        seg: Segment,
+        text: Text,
+        place: int,
+        context: str,
+        definitions: dict[str, Definition] | None = None,
+    ) -> None:
         self.seg = seg
         self.text = text
         self.place = place
         self.context = context
+        self.definitions = definitions if definitions is not None else {}
         self.out: list[Found] = []
 
     def found(
@@ -92,8 +101,13 @@ class _Statement:
         )
 
 
-def math_items(seg: Segment) -> list[Found]:
-    """Every printed value of a maths segment, each entry with its place."""
+def math_items(seg: Segment, definitions: dict[str, Definition] | None = None) -> list[Found]:
+    """Every printed value of a maths segment, each entry with its place.
+
+    ``definitions``: the functions of one variable the article defined before the
+    segment (``R(\\theta) = …``), by name; the segment's own definitions are added to it,
+    for the segments after it.
+    """
     out: list[Found] = []
     whole = unwrapped_text(seg.text)  # \boxed{a = b}: the box only marks the result
     context = " ".join(whole.text.split())[:200]
@@ -109,7 +123,7 @@ def math_items(seg: Segment) -> list[Found]:
     for place, (raw, at) in enumerate(statements):
         # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
         text = whole[at : at + len(raw)].sub(_IMPLICIT_SCALE, r"\1\\times[")
-        st = _Statement(seg, text, place, context)
+        st = _Statement(seg, text, place, context, definitions)
         _statement_items(st, widths)
         out.extend(st.out)
     return out
@@ -125,6 +139,15 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
     pieces = [p for p, _ in chain]
     spans = [(a, a + len(p)) for p, a in chain]
     label = label_of(pieces[0]) if len(chain) > 1 else None
+    stated = definition(pieces)
+    if stated is not None:
+        s.definitions[stated.name] = stated
+    applied = _applications(pieces, s.definitions)
+    if 0 in applied and label is None:
+        try:
+            label = latexmath.label_text(pieces[0], where="label")  # "R(0.02)", as written
+        except ExpressionError:
+            label = None
     where = f"line {seg.line}"
     if len(chain) > 1 and all(numeric_cell(p) is not None for p in pieces):
         # "1.190 = 1.190": a number repeated as the result of a one-term sum
@@ -148,7 +171,8 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
             (len(chain) - 1, last_rows if last_rows is not None else ((cast(str, last_number),),))
         )
         for end, printed in ends:
-            for piece in pieces[:end]:
+            for k, piece in enumerate(pieces[:end]):
+                piece = applied.get(k, piece)
                 if not is_arithmetic(piece):
                     continue
                 written = expression_text(piece)
@@ -222,21 +246,42 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
             s.found("number", label, ((last_number,),), spans[k])
 
 
+def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict[int, str]:
+    """The links that apply a function the article defined to a number (``R(0.02)``,
+    ``R(0.02) [3.0, 4.0]^T``), written out, by their place in the chain.
+
+    A link that is arithmetic already is read as written; the first link (the chain's
+    name, ``R(0.02) = …``) only when no other link works the value out (``R(2) =
+    [[\\cos 2, …]] ≈ …`` says it itself).
+    """
+    out: dict[int, str] = {}
+    for k, piece in enumerate(pieces[:-1]):
+        if is_arithmetic(piece):
+            continue
+        text = expanded(piece, definitions)
+        if text is not None:
+            out[k] = text
+    if 0 in out and any(is_arithmetic(p) for p in pieces[1:-1]):
+        del out[0]
+    return out
+
+
 def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
     """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
-    for k, earlier, number, before in term_links(pieces):
+    for k, written, number, before in term_links(pieces):
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
         if found[-1] is None:
             continue
-        s.found(
-            "arithmetic",
-            f"{name} (term)",
-            ((number,),),
-            found[-1],
-            expression=earlier,
-            latex=earlier,
-            chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
-        )
+        for earlier in written:  # the term as first written, then as each link rewrote it
+            s.found(
+                "arithmetic",
+                f"{name} (term)",
+                ((number,),),
+                found[-1],
+                expression=earlier,
+                latex=earlier,
+                chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
+            )
 
 
 _DOTTED = re.compile(

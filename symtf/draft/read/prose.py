@@ -83,16 +83,30 @@ def text_items(seg: Segment) -> list[Found]:
                     )
                 )
             continue
+        labelled = _labelled_rows(seg, spans, lines, k)
+        if labelled is not None:
+            found, k = labelled
+            out.append(found)
+            continue
         column = _column_vector(seg, spans, lines, k)
         if column is not None:
             found, k = column
             out.append(found)
             continue
         j = k + 1
-        while j < len(lines) and _continues(lines, k, j):
-            j += 1
+        while j < len(lines):
+            if _continues(lines, k, j):
+                j += 1
+            elif (after := _after_relation(lines, j - 1)) is not None:
+                j = after + 1
+            else:
+                break
         if j > k + 1:  # an equation continued on the lines below it: read as one line
-            parts = [seg.text[a:b].strip() for a, b in spans[k:j]]
+            parts = [
+                seg.text[a:b].strip()
+                for (a, b), ln in zip(spans[k:j], lines[k:j], strict=True)
+                if ln.strip()
+            ]
             joined = Text.join(" ", parts, seg.text.frame)
             out.extend(_line_items(joined, seg.line + j - 1, seg))
         else:
@@ -170,6 +184,52 @@ def _column_vector(
     return found, j
 
 
+#: A row of a matrix printed with its label and no brackets: ``T2 2.0 1.5 2.5``.
+_LABELLED_ROW = re.compile(r"^\s*([A-Za-z][\w'’]{0,15}):?((?:[ \t]+[-−]?(?:\d+\.\d+|\d+))+)[ \t]*$")
+
+
+def _labelled_rows(
+    seg: Segment, spans: list[tuple[int, int]], lines: list[str], k: int
+) -> tuple[Found, int] | None:
+    """A matrix printed one labelled row per line, from line ``k``: the found value and the
+    line after it.
+
+    ::
+
+        T1 1.0 2.0 3.0
+        T2 2.0 1.5 2.5
+
+    Two lines or more, each a short label (a word, ``T1``, ``cat``) and the same number
+    (two or more) of numbers separated by spaces, at least one of them with decimals.
+    """
+    rows: list[tuple[str, ...]] = []
+    j = k
+    while j < len(lines) and j - k < MAX_BLOCK_LINES:
+        m = _LABELLED_ROW.match(lines[j])
+        if m is None:
+            break
+        cells = tuple(numeric_cell(c) or "" for c in m.group(2).split())
+        if not all(cells) or (rows and len(cells) != len(rows[0])) or len(cells) < 2:
+            break
+        rows.append(cells)
+        j += 1
+    if len(rows) < 2 or not any("." in c for r in rows for c in r):
+        return None
+    a, b = spans[k][0], spans[j - 1][1]
+    first = _LABELLED_ROW.match(lines[k])
+    start = a + (first.start(2) if first else 0)
+    found = Found(
+        "matrix",
+        f"line {seg.line + k}",
+        seg.line + k,
+        tuple(rows),
+        cell=seg.cell,
+        context=lines[k].strip()[:200],
+        places=places_in(seg.text, start, b, tuple(rows)),
+    )
+    return found, j
+
+
 def _block_rows(body: str) -> Rows | None:
     """The rows of a bracketed value over several lines: nested brackets, else one per line."""
     inner = body.strip()[1:-1].strip()
@@ -204,6 +264,33 @@ def _continues(lines: list[str], first: int, at: int) -> bool:
     return bool(_CONTINUATION.match(lines[at])) and any(
         ("=" in ln or "≈" in ln) for ln in lines[first:at]
     )
+
+
+#: A line that ends on a relation (``[0.3 / 0.6481, 0.6 / 0.6481] =>``), and a line that
+#: starts with a value or an expression.
+_OPEN_RELATION = re.compile(r"[\d\])]\s*(?:=>|⇒|=|≈)\s*$")
+_VALUE_START = re.compile(r"^\s*(?:[-−]?\d|[\[(√])")
+
+
+def _after_relation(lines: list[str], last: int) -> int | None:
+    """The line that ends an equation left open on ``lines[last]``.
+
+    A hand calculation in a comment or a plain block often breaks after its ``=>`` or
+    ``=`` and writes the result a line or two below, a blank line between them::
+
+        [ 0.3 / 0.6481, 0.6 / 0.6481 ] =>
+
+        [ 0.4629, 0.9258 ]
+
+    Returns the next non-blank line (within two) when it starts with a value or an
+    expression, else None.
+    """
+    if not _OPEN_RELATION.search(lines[last]):
+        return None
+    for at in range(last + 1, min(last + 3, len(lines))):
+        if lines[at].strip():
+            return at if _VALUE_START.match(lines[at]) else None
+    return None
 
 
 _ASCII_BLOCK = re.compile(r"\|\s*((?:[-−]?\d+(?:\.\d+)?\s+)*[-−]?\d+(?:\.\d+)?)\s*\|")
@@ -514,9 +601,11 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, earlier, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+    for k, written, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
-        if found[-1] is not None:
+        if found[-1] is None:
+            continue
+        for earlier in written:  # the term as first written, then as each link rewrote it
             s.found(
                 "arithmetic",
                 f"{name} (term)",
@@ -533,6 +622,8 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 # changes what is counted (values to megabytes); no equality to check
                 continue
             expression = plain_arithmetic(piece)
+            if expression is not None and _whole_list(piece) and len(p) * len(p[0]) == 1:
+                expression = None  # "[a², b²] => x + y => 1.26": a list is not its sum
             if expression is not None:
                 s.found(
                     "arithmetic",
@@ -548,6 +639,19 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+def _whole_list(piece: str) -> bool:
+    """Whether a piece is one bracketed list as a whole (``[a^2, b^2]``, not ``[1,2] · [3,1]``)."""
+    text = piece.strip()
+    if not text.startswith("["):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 #: A word that is no function of arithmetic: ``million``, ``values``, ``MB``.
@@ -700,7 +804,7 @@ def _trimmed(chain: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 _LABELLED = re.compile(r"^([^:=≈\[\]()]{1,60}):\s+(.*)$")
-_RELATION = re.compile(r"\s*(?:≈|=)\s*")
+_RELATION = re.compile(r"\s*(?:=>|⇒|≈|=)\s*")  # "1.26 / 3 => 0.42": gives
 _CHECK_MARK = re.compile(r"\s*[✅✓✔☑]+\s*$")
 _TRAILING_NOTE = re.compile(r"\s*\(.*?\)\s*$")
 
@@ -743,7 +847,7 @@ def _plain_chain(fragment: str) -> tuple[str | None, list[tuple[str, int]]]:
 
 
 _PLAIN_OPERATORS = re.compile(
-    r"[-+*/×·÷^√²³]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", re.I
+    r"[-+*/×·÷^√²³°]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", re.I
 )
 
 

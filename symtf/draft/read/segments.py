@@ -2,7 +2,9 @@
 
 Markdown and plain text go through :mod:`symtf.draft.read.markdown`, LaTeX through
 :mod:`symtf.draft.read.latex`, notebooks through :mod:`symtf.draft.read.notebook`
-(markdown cells read as Markdown, code cells as code and printed outputs).
+(markdown cells read as Markdown, code cells as code and printed outputs), programs
+(a marimo notebook, a Python script, a C-family file's comments) through
+:mod:`symtf.draft.read.program`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from symtf.draft.read.items import Segment
 from symtf.draft.read.latex import latex_segments
 from symtf.draft.read.markdown import Fence, read_markdown
 from symtf.draft.read.notebook import cells, printed_variable
+from symtf.draft.read.program import read_program
 from symtf.draft.read.source import Frame, LineIndex, Text
 
 __all__ = ["Pieces", "file_text", "pieces"]
@@ -61,6 +64,10 @@ def pieces(text: str, kind: str, path: str, *, code: bool) -> Pieces:
                 out.blocks.extend(notebook_blocks([c]))
         return out
     whole = file_text(text)
+    if kind in ("py", "c"):  # a program: its Markdown strings and comments, and its code
+        program = read_program(whole, kind, code=code)
+        out.segments, out.blocks = program.segments, program.blocks
+        return out
     if kind == "tex":
         out.segments = latex_segments(whole)
         return out

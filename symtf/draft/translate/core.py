@@ -12,9 +12,9 @@ import ast
 from collections.abc import Iterator
 from typing import Any, cast
 
-from symtf.draft.templates import Var
+from symtf.draft.templates import Call, Var
 from symtf.draft.translate.autograd import makes_leaf
-from symtf.draft.translate.events import Given, Note, Step
+from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
 from symtf.draft.translate.outputs import Outputs
 from symtf.draft.translate.prints import comment_outputs, inline_comment_values
@@ -27,7 +27,7 @@ from symtf.draft.translate.scope import (
 )
 from symtf.draft.translate.sources import Block, without_magics
 from symtf.draft.translate.table import Translation
-from symtf.draft.translate.torch import MODULES
+from symtf.draft.translate.torch import MODULES, RANDOM_INIT
 
 #: Functions an exercise may declare without a body (``def softmax(logits): ...``) and
 #: then show examples of: each is read as the op its name says, with no other argument
@@ -45,6 +45,10 @@ STUBS: dict[str, Translation] = {
         for name in ("cross_entropy", "cross_entropy_loss", "softmax_cross_entropy")
     },
 }
+
+
+#: Ops that only move a tensor's entries: a literal restating their result restates them.
+_REARRANGING = frozenset({"reshape", "transpose", "T", "permute", "squeeze", "unsqueeze"})
 
 
 def _is_stub_class(stmt: ast.ClassDef) -> bool:
@@ -99,6 +103,19 @@ def _changed(stmt: ast.stmt) -> list[str]:
             if isinstance(base, ast.Name):
                 names.append(base.id)
     return names
+
+
+def _is_procedure(stmt: ast.FunctionDef, body: list[ast.stmt]) -> bool:
+    """A function of no parameters that returns nothing and changes no global: a script's
+    ``def main():`` whose body is what a call of it runs."""
+    a = stmt.args
+    if a.args or a.vararg or a.kwarg or a.posonlyargs or a.kwonlyargs or stmt.decorator_list:
+        return False
+    return bool(body) and not any(
+        isinstance(n, (ast.Return, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom))
+        for s in body
+        for n in ast.walk(s)
+    )
 
 
 def _targets(stmt: ast.stmt) -> list[str]:
@@ -234,6 +251,7 @@ class Translator(Outputs):
                     )
                 )
         except Untranslated as e:
+            self.rng = None  # code not translated may have drawn from the random state
             targets = _targets(stmt)
             # a change in place (x[i] = …) changes every name that holds the same array
             targets += [a for t in _changed(stmt) for a in self._aliases(t) if a not in targets]
@@ -281,6 +299,13 @@ class Translator(Outputs):
             )
             return
         args = stmt.args
+        self.procedures.pop(stmt.name, None)
+        if _is_procedure(stmt, body):
+            # def example(): … then example(): the body runs where the call stands
+            self.procedures[stmt.name] = body
+            self.functions.pop(stmt.name, None)
+            self.opaque.pop(stmt.name, None)
+            return
         if (
             not any(isinstance(s, ast.Return) for s in body)
             or args.vararg
@@ -435,6 +460,8 @@ class Translator(Outputs):
             return
         module = self._module_of(value)
         if module is not None:
+            if module.kind in RANDOM_INIT:
+                self.rng = None  # its weights are drawn
             self.modules[name] = module
             self.opaque.pop(name, None)
             return
@@ -496,6 +523,9 @@ class Translator(Outputs):
         literal = self._literal(value)
         if literal is not None:
             values, shape, f32 = literal
+            shown = self._shows(name, value, values, shape)
+            if shown is not None:  # judged against the step; later code reads it as written
+                self._emit(shown)
             step = self._fresh(name)
             self._emit(Given(step, values, shape, self._where(stmt), f32))
             self.float32 |= f32
@@ -506,6 +536,61 @@ class Translator(Outputs):
         self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
         self._bind(name, step)
         self._fill_later(name, value)
+
+    def _shows(
+        self, name: str, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]
+    ) -> Shown | None:
+        """An array literal that writes out a value the code has just rearranged: a claim on it.
+
+        A walkthrough computes ``queries = queries.view(b, t, h, d)`` (or ``.transpose(1, 2)``)
+        and then writes ``queries_split = [[[…]]]`` to show what it holds: a new name that
+        extends the variable's (its name, ``_`` and a word), of the same shape, restates its
+        value when the step only moved entries (a view, reshape or transpose: the literal
+        cannot be another quantity of that shape, as ``scores_softmax`` after ``scores = q @
+        k.T`` is). Its entries are then judged against the step as printed values; later
+        code still reads the literal as written.
+        """
+        if name in self.names or name in self.opaque:
+            return None  # the name assigned anew (a rounded stand-in for its value)
+        computed = [
+            var
+            for var, step in self.names.items()
+            if name.startswith(var + "_")
+            and isinstance(self.exprs.get(step), Call)
+            and cast(Call, self.exprs[step]).op in _REARRANGING
+        ]
+        if not computed:
+            return None
+        var = max(computed, key=len)  # q_k_split: the longest name it extends
+        step = self.names[var]
+        if self._known_shape(step) != shape or not shape:
+            return None
+        rows, lines = self._literal_rows(value, values, shape)
+        cell = self._block.cell if self._block else None
+        return Shown(step, name, rows, lines, cell, None, False, vector=len(shape) == 1)
+
+    def _literal_rows(
+        self, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]
+    ) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
+        """An array literal's entries row by row (its last axis), with each row's file line."""
+        width = shape[-1]
+        rows = tuple(values[i : i + width] for i in range(0, len(values), width))
+        inner = value.args[0] if isinstance(value, ast.Call) and value.args else value
+        starts: list[int] = []
+
+        def walk(node: ast.expr, depth: int) -> None:
+            if not isinstance(node, (ast.List, ast.Tuple)):
+                return
+            if depth == len(shape) - 1:
+                starts.append(node.lineno)
+                return
+            for e in node.elts:
+                walk(e, depth + 1)
+
+        walk(inner, 0)
+        block = self._block
+        lines = tuple(block.file_line(n) if block else n for n in starts)
+        return rows, lines if len(lines) == len(rows) else (lines[:1] or (0,)) * len(rows)
 
     def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
         """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""

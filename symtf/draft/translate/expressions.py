@@ -553,7 +553,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             params[target] = (
                 self._const_or_none(a)
                 if target != "shape"
-                else self._shape_args([a] if not isinstance(a, (ast.Tuple, ast.List)) else a.elts)
+                else (self._reshape_args if t.op == "reshape" else self._shape_args)(
+                    [a] if not isinstance(a, (ast.Tuple, ast.List)) else a.elts
+                )
             )
             if params[target] is None and target not in ("axis",):
                 raise Untranslated(f"the argument {k}= of {t.op} is not a plain number")

@@ -27,7 +27,7 @@ from symtf.draft.translate.prints import (
     output_groups,
     read_values,
 )
-from symtf.draft.translate.scope import Untranslated
+from symtf.draft.translate.scope import MAX_INLINE, Untranslated
 from symtf.draft.translate.sources import Block
 
 #: Methods that change a list, a dict or an array in place.
@@ -69,6 +69,9 @@ class Outputs(Autograd):
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and self._autograd_call(v):
             return None
         if isinstance(v, ast.Call):
+            if isinstance(v.func, ast.Name) and v.func.id in self.procedures:
+                self._run_procedure(v.func.id, v, stmt)
+                return None
             dotted = self._dotted(v.func)
             if dotted in ("print", "display", "IPython.display.display"):
                 how = "print" if dotted == "print" else "display"
@@ -91,9 +94,21 @@ class Outputs(Autograd):
                 if owner.attr in ("weight", "bias", "data") and v.func.attr == "copy_" and v.args:
                     self._module_weight(owner, v.args[0])
                     return None
+            seed = self._const_or_none(v.args[0]) if len(v.args) == 1 else None
+            if dotted == "torch.manual_seed" and isinstance(seed, int) and not v.keywords:
+                self.rng = (seed, 0)  # the draws from here on are known by their order
+                return None
+            if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
+                module = self.modules.get(v.func.value.id)
+                if module is not None and v.func.attr in ("eval", "train"):
+                    # dropout.eval() (or .train(False)): no mask drawn; .train() draws again
+                    flag = self._const_or_none(v.args[0]) if v.args else True
+                    module.settings["eval"] = v.func.attr == "eval" or flag is False
+                    return None
             if dotted and (
                 RANDOM.search(dotted) or "manual_seed" in dotted or dotted.endswith("seed")
             ):
+                self.rng = None
                 self._emit(
                     Note(self._where(stmt), self._source(stmt), "random state is not translated")
                 )
@@ -104,6 +119,23 @@ class Outputs(Autograd):
             Note(self._where(stmt), self._source(stmt), "an expression statement is not translated")
         )
         return None
+
+    def _run_procedure(self, name: str, call: ast.Call, stmt: ast.stmt) -> None:
+        """``example()`` of a function with no parameters and no return: its body is walked
+        here, statement by statement (what it prints, this statement prints); its local
+        names are gone afterwards, as Python's are."""
+        if call.args or call.keywords:
+            raise Untranslated(f"{name}() takes no arguments")
+        if self._inline >= MAX_INLINE:
+            raise Untranslated("functions nested too deeply to inline")
+        saved = self._save_scope()
+        self._inline += 1
+        try:
+            for s in self.procedures[name]:
+                self._nested_statement(s)
+        finally:
+            self._inline -= 1
+            self._restore_scope(saved)
 
     def _changes_in_place(self, v: ast.Call, stmt: ast.stmt) -> bool:
         """A call that changes its receiver or arguments in place: ``rows.append(x)`` on a
@@ -252,7 +284,7 @@ class Outputs(Autograd):
                     base = base.value
                     continue
                 break
-            name = base.id if isinstance(base, ast.Name) else None
+            name = e.stands_for or (base.id if isinstance(base, ast.Name) else None)
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
 
     def _percent_formatted(
@@ -369,6 +401,8 @@ class Outputs(Autograd):
             if len(printed) == len(stream)
             else _aligned([items for _, items in printed], stream)
         )
+        if runs is None and stream:
+            runs = _aligned_without_left_out([items for _, items in printed], stream)
         if runs is not None:
             for (how, items), run in zip(printed, runs, strict=True):
                 if run and not how.endswith("-claimed"):
@@ -497,6 +531,40 @@ class Outputs(Autograd):
             elif name not in self.givens and name not in self.printed_opaque:
                 return False
         return True
+
+
+def _left_out(prints: list[list[Any]], groups: list[list[tuple[str, int]]]) -> list[bool]:
+    """Which prints wrote output the article does not show.
+
+    A print of words that the shown output holds nowhere was left out of it (``print("Now
+    with PyTorch's module:")`` above a shortened output), and so were the prints of values
+    alone right after it: what they printed stood under those words.
+    """
+    text = "\n".join(t for g in groups for t, _ in g)
+    out = []
+    dropped = False
+    for p in prints:
+        words = [str(a[2]).strip() for a in p if a[0] == "text" and str(a[2]).strip()]
+        if words:
+            dropped = any(text.find(w) < 0 for w in words)
+        out.append(dropped)
+    return out
+
+
+def _aligned_without_left_out(
+    prints: list[list[Any]], groups: list[list[tuple[str, int]]]
+) -> list[list[list[tuple[str, int]]]] | None:
+    """Each print's run of output groups (:func:`_aligned`) when the article's output leaves
+    some prints out (:func:`_left_out`): those get no run, the others one way only."""
+    left = _left_out(prints, groups)
+    if not any(left) or all(left):
+        return None
+    kept = [p for p, gone in zip(prints, left, strict=True) if not gone]
+    runs = _aligned(kept, groups)
+    if runs is None:
+        return None
+    it = iter(runs)
+    return [[] if gone else next(it) for gone in left]
 
 
 def _aligned(

@@ -39,7 +39,15 @@ TORCH_PRECISION = 4
 
 
 class Untranslated(Exception):
-    """A construct with no translation (the message says which)."""
+    """A construct with no translation (the message says which).
+
+    ``stands_for``: a name the value's print stands for from here on (the mask a dropout
+    drew, shown by dropping out a tensor of ones), else ``None``.
+    """
+
+    def __init__(self, message: str, stands_for: str | None = None) -> None:
+        super().__init__(message)
+        self.stands_for = stands_for
 
 
 @dataclass
@@ -222,6 +230,31 @@ def is_expr(v: Any) -> bool:
 _MISSING = object()
 
 
+#: Longest string the code may compute by joining or repeating words (a printed rule line).
+MAX_WORDS = 1000
+
+
+def _words_computed(x: Any, op: ast.operator, y: Any) -> str | None:
+    """Words the code joins (``"a" + "b"``) or repeats (``"=" * 50``), or None.
+
+    Only plain strings and whole counts: ``print("=" * 50)`` prints a rule, not a value.
+    """
+    if isinstance(op, ast.Add) and isinstance(x, str) and isinstance(y, str):
+        joined = x + y
+        return joined if len(joined) <= MAX_WORDS else None
+    if isinstance(op, ast.Mult):
+        if isinstance(y, str) and isinstance(x, int) and not isinstance(x, bool):
+            x, y = y, x
+        if (
+            isinstance(x, str)
+            and isinstance(y, int)
+            and not isinstance(y, bool)
+            and 0 <= len(x) * y <= MAX_WORDS
+        ):
+            return x * max(y, 0)
+    return None
+
+
 def _compare(op: ast.cmpop, a: Any, b: Any) -> bool:
     """A comparison of two constants (``i == j`` in an unrolled loop, ``w in words``).
 
@@ -270,6 +303,9 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Functions of no parameters that return nothing (a script's ``def main():`` or
+        #: ``def example():``): their bodies are walked where a statement calls them.
+        self.procedures: dict[str, list[ast.stmt]] = {}
         #: Functions written without a body, read by their names (:data:`STUBS`).
         self.stubs: dict[str, Translation] = {}
         #: Module classes declared without bodies, read as the ``torch.nn`` module named so.
@@ -298,6 +334,12 @@ class Scope:
         #: from a detached value (``.detach()``, ``.data``, ``.item()``, ``torch.tensor(x)``).
         self.cut: set[str] = set()
         self.no_grad = 0
+        #: PyTorch's random state where known: (the seed ``torch.manual_seed`` set, draws
+        #: since); ``None`` after anything that may draw or was not translated.
+        self.rng: tuple[int, int] | None = None
+        #: Dropout masks shown (a tensor of ones dropped out and printed), by (seed, draw,
+        #: p, shape): the name their print stands for.
+        self.dropout_masks: dict[tuple[Any, ...], str] = {}
         #: The prints of the statements inside a ``with`` block, in order (its body is not
         #: a cell's top level, but what it prints is the cell's output all the same).
         self._inner_prints: list[tuple[str, list[Any]]] = []
@@ -551,6 +593,12 @@ class Scope:
                 return s
             case ast.Name(id=name) if name in self.consts:
                 return self.consts[name]
+            case ast.Attribute(value=ast.Name(id="self"), attr=name) if (
+                name in self.consts and self._self_unbound()
+            ):
+                # self.num_heads in a method's lines shown outside their class: the setting
+                # of that name the article's configuration defines
+                return self.consts[name]
             case ast.UnaryOp(op=ast.USub(), operand=x):
                 v = self._const(x)
                 if isinstance(v, DecimalText):
@@ -561,6 +609,9 @@ class Scope:
                 x, y = self._const(a), self._const(b)
                 if isinstance(x, DecimalText) or isinstance(y, DecimalText):
                     raise Untranslated("arithmetic on decimal literals")
+                words = _words_computed(x, op, y)
+                if words is not None:  # "\n" + "=" * 50: a rule line printed as words
+                    return words
                 if isinstance(x, int) and isinstance(y, int):
                     if isinstance(op, ast.Add):
                         return x + y
@@ -693,6 +744,16 @@ class Scope:
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = list(args[0].elts)
         return [self._int(a) for a in args]
+
+    def _self_unbound(self) -> bool:
+        """Whether ``self`` names nothing the code defines (a method's lines shown alone)."""
+        return (
+            not any(
+                "self" in held
+                for held in (self.names, self.consts, self.tuples, self.dicts, self.modules)
+            )
+            and "self" not in self.opaque
+        )
 
     def _literal(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[int, ...], bool] | None:
         """An array literal's entries as written, its shape, and whether it is float32."""

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtf.draft.read import check_notebook, notebook_cells, text_lines
+from symtf.draft.read.blocks import next_to as _next_to
+from symtf.draft.read.blocks import without_stated_sizes
 
 __all__ = [
     "Block",
@@ -270,19 +272,6 @@ def _code_and_outputs(
     return out
 
 
-def _next_to(between: list[str]) -> bool:
-    """Whether a plain block follows the one before it closely enough to be its output.
-
-    ``Output:`` or a blank line may come between a code block and what it printed; a
-    heading, a rule (``---``) or a paragraph starts another part of the article, whose
-    plain blocks (hand arithmetic, a diagram) are prose.
-    """
-    words = [ln.strip() for ln in between if ln.strip()]
-    return len(words) <= 1 and not any(
-        w.startswith("#") or re.fullmatch(r"[-*_=\s]{3,}", w) or len(w) > 60 for w in words
-    )
-
-
 def _parses(body: str) -> bool:
     """Whether a block fenced as Python is Python (parsed with ``ast``, never run).
 
@@ -321,7 +310,8 @@ def code_lines(text: str) -> set[int]:
 
 def without_magics(text: str) -> str:
     """IPython's ``%magic`` and ``!shell`` lines as blank lines (same line numbers): they are
-    not Python, and they are never run."""
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n")
+    not Python, and they are never run. A size stated with its value (``n = a // b = 4``)
+    is read as its formula (:func:`symtf.draft.read.blocks.without_stated_sizes`)."""
+    return without_stated_sizes(
+        "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n"))
     )

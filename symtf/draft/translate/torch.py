@@ -10,9 +10,10 @@ calls that return values and indices (``topk``, ``max`` along a dim).
 from __future__ import annotations
 
 import ast
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from symtf.draft.templates import Call, Expr, Num, call
+from symtf.draft.templates import Call, Expr, Num, Var, call
 from symtf.draft.translate.scope import NnModule, Scope, Untranslated, num_text
 from symtf.draft.translate.table import AXIS, Translation, binary
 
@@ -89,7 +90,12 @@ MODULES: dict[str, Translation] = {
     "Embedding": Translation(
         "embedding", ("num_embeddings", "embedding_dim"), {"padding_idx": None}
     ),
+    # nn.Dropout(p): each call draws a mask (see Torch._dropout)
+    "Dropout": Translation("mul", ("p",), {"p": "p", "inplace": None}, {"p": 0.5}),
 }
+
+#: Modules whose making draws from the random state (their weights start random).
+RANDOM_INIT = frozenset({"Linear", "Embedding"})
 
 
 class Torch(Scope):
@@ -190,7 +196,100 @@ class Torch(Scope):
             return call("softmax", x, axis=axis if axis is not None else -1)
         if m.kind == "GELU":
             return call("gelu_tanh" if m.settings.get("approximate") == "tanh" else "gelu", x)
+        if m.kind == "Dropout":
+            return self._dropout(m, x)
         return call(MODULES[m.kind].op, x)
+
+    def _dropout(self, m: NnModule, x: Expr) -> Expr:
+        """``dropout(x)``: in training, ``x`` times a mask of 0 and 1/(1 − p) drawn at random.
+
+        The draw is known where the code showed it: right after ``torch.manual_seed(s)``,
+        dropping out a tensor of ones prints the mask itself (``tensor([[2., 0., …]])`` at
+        p = 0.5). The same seed, the same draw since it, the same p and the same shape draw
+        the same mask, so ``dropout(w)`` there is ``w`` times that printed mask. Any other
+        draw is not known, and is not translated.
+        """
+        p_text = num_text(m.settings.get("p", 0.5))
+        try:
+            rate = Decimal(p_text)
+        except InvalidOperation:
+            raise Untranslated("a dropout rate that is not a plain number") from None
+        if m.settings.get("eval") or rate == 0:
+            return x  # no dropout: in eval mode, or p = 0
+        if self.rng is None:
+            raise Untranslated(
+                "dropout draws a random mask, and the random state here is not known"
+            )
+        seed, drawn = self.rng
+        self.rng = (seed, drawn + 1)
+        shape = self._shape(x)
+        if shape is None:
+            raise Untranslated("dropout of a tensor whose shape is not known")
+        key = (seed, drawn, p_text, shape)
+        mask = self.dropout_masks.get(key)
+        if mask is not None:
+            return call("mul", x, Var(mask))
+        if isinstance(x, Var) and self._all_ones(x.name):
+            name = self._fresh("dropout_mask")
+            self.dropout_masks[key] = name
+            why = f"the mask dropout draws after torch.manual_seed({seed}), shown by its print"
+            self.opaque[name] = why
+            raise Untranslated(why, stands_for=name)
+        raise Untranslated(
+            f"dropout draws a random mask; none drawn after torch.manual_seed({seed}) "
+            "is shown (a tensor of ones dropped out and printed)"
+        )
+
+    def _reshape_args(self, args: list[ast.expr]) -> list[int]:
+        """The sizes of ``x.view(b, t, h, d)``; one size the code never defines (``b``, the
+        batch of a method's lines shown alone) is the one the others leave, as ``-1`` is:
+        a reshape keeps the number of entries, so no other value is possible."""
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = list(args[0].elts)
+        sizes: list[int] = []
+        unknown: list[ast.expr] = []
+        for a in args:
+            try:
+                sizes.append(self._int(a))
+            except Untranslated:
+                if not self._undefined(a):
+                    raise
+                unknown.append(a)
+                sizes.append(-1)
+        if len(unknown) > 1 or (unknown and sizes.count(-1) > 1):
+            raise Untranslated(f"{self._source(unknown[-1])} is not a plain number")
+        return sizes
+
+    def _undefined(self, node: ast.expr) -> bool:
+        """A bare name (or ``self.name``) the code never defines, nor imports."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id != "self" or not self._self_unbound():
+                return False
+            name = node.attr
+        elif isinstance(node, ast.Name):
+            name = node.id
+            if name in self.aliases:
+                return False
+        else:
+            return False
+        return not any(
+            name in held
+            for held in (
+                self.names,
+                self.consts,
+                self.tuples,
+                self.dicts,
+                self.modules,
+                self.opaque,
+                self.functions,
+                self.buffers,
+            )
+        )
+
+    def _all_ones(self, step: str) -> bool:
+        """Whether a step is ``torch.ones(…)`` (every entry exactly 1)."""
+        e = self.exprs.get(step)
+        return isinstance(e, Call) and e.op == "ones" and not e.args
 
     def _masked_fill(self, x: Expr, mask: ast.expr, value: ast.expr) -> Expr:
         """``masked_fill(tril(ones(n, n)) == 0, -inf)`` (or a ``triu(…, diagonal=1)`` mask): the causal mask."""

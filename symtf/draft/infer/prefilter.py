@@ -1,6 +1,6 @@
 """The draft's float64 pre-filter: candidate steps computed by the op registry, many per call.
 
-The search (:mod:`symtf.draft.search`) screens tens of thousands of candidate
+The search (:mod:`symtf.draft.infer.evidence`) screens tens of thousands of candidate
 steps per article, only to drop the ones nowhere near the printed numbers. Each
 candidate's op is the registry op of the same name (:mod:`symtf.ops`), run on
 :class:`~symtf.backends.FloatBackend`: no op is computed here. What this module

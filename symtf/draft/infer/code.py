@@ -1,0 +1,363 @@
+"""The steps a notebook's code states: its givens, its translated steps and what it prints.
+
+The code translation (:mod:`symtf.draft.translate`) reads a notebook's code as events:
+an array literal is a given tensor, a translated assignment a step (added as soon as
+every tensor it reads is known), a print a printing. A print of a translated value is
+mapped to that value when its certified values reproduce the printed entries; when the
+translation covers every op of it, the code states the step, and a print that disagrees
+is mapped to it all the same (the check judges its entries). A print of what the code
+computes untranslated is searched like any other printing, and later steps read what
+it shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from flint import arb
+
+from symtf.backends.certify import compare_ball, exact_fraction
+from symtf.draft.article import Printing
+from symtf.draft.infer.evidence import Evidence
+from symtf.draft.infer.state import _fraction
+from symtf.draft.infer.target import (
+    Known,
+    Outcome,
+    Placement,
+    Target,
+    _certified,
+    _mids,
+    _shape2,
+    parse_target,
+)
+from symtf.draft.sizing import refuse_array
+from symtf.draft.templates import Call, bind, inputs, render, variables
+from symtf.errors import SymtfError, Undecided
+from symtf.graph.evaluate import evaluate_text
+from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
+from symtf.tensor import Tensor
+
+__all__ = ["CodeSteps"]
+
+
+class CodeSteps(Evidence):
+    """The search's reading of the code's events (see the module docstring)."""
+
+    def _event(self, e: Any) -> None:
+        """One event of the code translation (symtf.draft.translate): a given, a step, a note, a print."""
+        from symtf.draft.translate import Given, Note, Shown, Step
+
+        if isinstance(e, Note):
+            self.notes.append(e)
+            for name in e.names:  # "probs = softmax(logits)" again, not translated
+                key = self.var_keys.pop(name, None)
+                if key is not None:  # the earlier value is no longer what the name shows
+                    self.known[key].aliases.discard(name)
+        elif isinstance(e, Given):
+            self._code_given(e)
+        elif isinstance(e, Step):
+            self.pending.append(e)
+            self._retry()
+        elif isinstance(e, Shown):
+            self._shown(e)
+
+    def _code_given(self, e: Any) -> None:
+        xp = self._xp
+        assert xp is not None
+        # over what a derivation holds: refused before its balls are made
+        refuse_array(self.article.path, e.name, e.where, tuple(e.shape), " ".join(e.values))
+        vals = []
+        for text in e.values:
+            if text in ("-inf", "inf"):
+                vals.append(xp.neg_inf() if text == "-inf" else -xp.neg_inf())
+            else:
+                vals.append(xp.const(_fraction(text)))
+        ball = Tensor(e.shape if e.shape else (1,), vals)
+        self._next += 1
+        key = 10_000_000 + self._next
+        shape2 = _shape2(ball.shape)
+        texts = tuple(e.values)
+        rows = (
+            tuple(texts[i * shape2[1] : (i + 1) * shape2[1]] for i in range(shape2[0]))
+            if len(ball.shape) <= 2
+            else ()
+        )
+        k = Known(
+            key,
+            _mids(ball),
+            ball,
+            None,
+            [e.name],
+            {e.name},
+            set(),
+            0,
+            rows,
+            False,
+            f"{e.where}: an array literal",
+        )
+        k.fixed = e.name
+        k.flat = texts
+        k.nd_shape = tuple(e.shape)
+        self.known[key] = k
+        self.var_keys[e.name] = key
+
+    def _retry(self) -> None:
+        """Add every pending step whose inputs are known (in order), until none can be added."""
+        from symtf.draft.translate import Note
+
+        progress = True
+        while progress:
+            progress = False
+            for step in list(self.pending):
+                names = variables(step.expr)
+                if not names <= set(self.var_keys):
+                    continue
+                self.pending.remove(step)
+                progress = True
+                expr = bind(step.expr, self.var_keys)
+                ball = self._ball(expr)
+                if ball is None:
+                    self.notes.append(
+                        Note(step.where, step.source, "the translated step could not be evaluated")
+                    )
+                    continue
+                self._next += 1
+                key = 10_000_000 + self._next
+                lineage = (
+                    set().union(
+                        *(self.known[k].aliases | self.known[k].lineage for k in inputs(expr))
+                    )
+                    if inputs(expr)
+                    else set()
+                )
+                k = Known(
+                    key,
+                    _mids(ball),
+                    ball,
+                    expr,
+                    [step.name],
+                    {step.name},
+                    lineage,
+                    0,
+                    matched=f"{step.where}: {step.source}",
+                )
+                k.fixed = step.name
+                self.known[key] = k
+                self.var_keys[step.name] = key
+
+    def _shown(self, e: Any) -> None:
+        """A printed value of the code: a printing, searched like any other (its label names the step)."""
+        from symtf.draft.translate import SIZE
+
+        self._shown_key += 1
+        key = 2_000_000 + self._shown_key
+        kind = (
+            "number"
+            if len(e.rows) == 1 and len(e.rows[0]) == 1
+            else ("vector" if len(e.rows) == 1 else "matrix")
+        )
+        label = e.name or e.label
+        lines = (
+            tuple(e.lines)
+            if len(e.lines) == len(e.rows)
+            else (e.lines[0] if e.lines else 0,) * len(e.rows)
+        )
+        p = Printing(key, kind, label, "", e.rows, lines, e.cell, e.label, (), e.decimals)
+        self.extra.append(p)
+        t = parse_target(p.rows, p.decimals)
+        if t is None:
+            self.outcomes[key] = Outcome(p, "unmapped", note="its numbers cannot be read")
+            return
+        complete = bool(getattr(e, "complete", False))
+        if e.name and e.name in self.var_keys:
+            direct = self._direct(p, t, self.var_keys[e.name], complete=complete)
+            if direct is not None:
+                self.outcomes[key] = direct
+                return
+        found = (
+            self._find(p, t, evidential=False)
+            if p.size > 1 and e.reason != SIZE and not complete
+            else None
+        )
+        if isinstance(found, tuple):
+            accepted = self._accept(p, *found)
+            self.outcomes[key] = accepted
+            at = accepted.placement
+            if (
+                e.opaque
+                and at is not None
+                and at.row is None
+                and at.col is None
+                and at.index is None
+            ):
+                # the step found is what the untranslated code computed: later steps read it
+                self.var_keys[e.opaque] = at.known
+                self._retry()
+                return
+        if e.opaque and p.size > 1:
+            # later steps read the printed value (rounded) of what the code draws or fills in;
+            # PyTorch prints whole numbers as 1. only when every entry is one: each is exact
+            q = p
+            if getattr(e, "whole", False):
+                q = dataclasses.replace(p, rows=tuple(tuple(c[:-1] for c in r) for r in p.rows))
+            given = self._given(q, parse_target(q.rows) or t, rounded=True, vector=e.vector)
+            if given.placement is None:
+                self.outcomes.setdefault(key, given)
+                return
+            g = self.known[given.placement.known]
+            g.fixed = e.opaque
+            self.var_keys[e.opaque] = g.key
+            if key not in self.outcomes:
+                self.outcomes[key] = Outcome(
+                    p, "given", given.placement, f"the printed value of {e.opaque} (not translated)"
+                )
+            self._retry()
+            return
+        if key in self.outcomes:
+            return
+        if e.name and e.name not in self.var_keys:
+            note = f"{e.label}: depends on code that is not translated"
+        elif e.name:
+            k = self.known[self.var_keys[e.name]]
+            gives = _rounded_like(k.ball, t)
+            what = f"{gives}, not the printed values" if gives else "other values"
+            if not complete:
+                note = f"{e.label}: the translated step gives {what} (its translation may be off)"
+            elif len(k.ball.data) != p.size:
+                note = (
+                    f"{e.label}: the translated step has {len(k.ball.data)} entries, not {p.size}"
+                )
+            else:  # computed from printed values no point of whose rounding intervals fits
+                note = (
+                    f"{e.label}: the code computes {what} from {self._rounded_names(k.key)}, "
+                    "printed with fewer digits; whether a value they may stand for prints "
+                    "as shown is not decided"
+                )
+        else:
+            note = e.reason or "the translated code does not give these values"
+        self.outcomes[key] = Outcome(p, "unmapped", note=note)
+
+    def _direct(
+        self, p: Printing, t: Target, key: int, *, complete: bool = False
+    ) -> Outcome | None:
+        """A print of a translated value: mapped to it when its certified values reproduce the
+        printed entries (all, or all but a few within one unit), else None.
+
+        With ``complete`` (the translation covers every op of the value and of what it is
+        computed from), the code states the step: a print that disagrees is mapped to it
+        all the same, and the check gives the entries their verdicts. Computed from values
+        printed with fewer digits, it is mapped so only when every entry that disagrees is
+        certainly off: no point of their rounding intervals gives a value printing as it.
+        """
+        k = self.known[key]
+        values = list(k.ball.data)
+        flat = [c for r in t.printed for c in r]
+        if len(values) != len(flat):
+            return None
+        rounded = k.rounded or self._rounded_lineage(key)
+        verdicts = [_certified(x, c) for x, c in zip(values, flat, strict=True)]
+        slips = sum(v == "slip" for v in verdicts)
+        stated = (
+            f"the value the code computes (every op of it translated); {len(flat)} printed "
+            "entries, judged against it"
+        )
+        if rounded and (slips or any(v is None for v in verdicts)):
+            # computed from values known only to their printed digits: placed only where a
+            # point of their rounding intervals is shown to print as every printed entry
+            # (check then accepts these entries, with that reason)
+            if complete and k.expr is not None and not self._reached(key, t):
+                off = [i for i, v in enumerate(verdicts) if v != "full"]
+                if self._certainly_off(key, [(i, flat[i]) for i in off]):
+                    k.labels.append(p.label)
+                    return Outcome(
+                        p,
+                        "mapped",
+                        Placement(key),
+                        f"{stated}: with {self._rounded_names(key)} anywhere in their rounding "
+                        f"intervals, {len(off)} printed entries cannot be reached",
+                    )
+                return None
+            if k.expr is None or not self._reached(key, t):
+                return None
+            k.labels.append(p.label)
+            return Outcome(
+                p,
+                "mapped",
+                Placement(key),
+                f"the value the code prints: reached with {self._rounded_names(key)} known "
+                f"only to their printed digits (a point of their rounding intervals gives "
+                f"the {len(flat)} printed entries)",
+            )
+        if any(v is None for v in verdicts) or slips > max(1, len(flat) // 8):
+            if complete and k.expr is not None:
+                k.labels.append(p.label)
+                return Outcome(p, "mapped", Placement(key), stated)
+            return None
+        note = (
+            f"the value the code prints: certified values reproduce the {len(flat)} printed entries"
+        )
+        if slips:
+            note += f" ({slips} within one unit)"
+        k.labels.append(p.label)
+        return Outcome(p, "mapped", Placement(key), note)
+
+    def _certainly_off(self, key: int, entries: list[tuple[int, Printed]]) -> bool:
+        """Whether each of a step's ``entries`` (index, print) is off wherever in their rounding
+        intervals the rounded givens it is computed from lie: the step evaluated in balls
+        holding those intervals leaves every print's rounding interval."""
+        from symtf.backends.rounded import half_width
+
+        xp = self._xp
+        assert xp is not None
+        order = self._lineage([key])
+        names = {k: f"k{k}" for k in order}
+        env: dict[str, Tensor] = {}
+        try:
+            for k in order:
+                known = self.known[k]
+                if known.expr is None:
+                    data = list(known.ball.data)
+                    if known.rounded:
+                        texts = [text for r in known.rows for text in r]
+                        if len(texts) != len(data):
+                            return False
+                        for i, text in enumerate(texts):
+                            if h := half_width(text):
+                                data[i] = data[i] + arb(0, math.nextafter(float(h), math.inf))
+                    env[names[k]] = Tensor(known.ball.shape, data)
+                elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
+                    return False
+                else:
+                    env[names[k]] = evaluate_text(xp, render(known.expr, names), env, where="draft")
+            result = env[names[key]].data
+        except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+            return False
+        for i, c in entries:
+            x = result[i]
+            if c.value is None or not isinstance(x, arb) or not x.is_finite():
+                return False
+            iv = rounding_interval(c)
+            below, above = compare_ball(x, iv.lo), compare_ball(x, iv.hi)
+            if not ((below is not None and below < 0) or (above is not None and above > 0)):
+                return False
+        return bool(entries)
+
+
+def _rounded_like(ball: Tensor, t: Target, most: int = 6) -> str | None:
+    """A translated step's certified values rounded as the printing is (``0.3185``), or
+    None: more than ``most`` entries, another shape, or a rounding the ball leaves open."""
+    flat = [p for row in t.printed for p in row]
+    values = list(ball.data)
+    if len(values) != len(flat) or len(flat) > most:
+        return None
+    out = []
+    for x, p in zip(values, flat, strict=True):
+        if not isinstance(x, arb) or not x.is_finite() or p.value is None or p.decimals < 0:
+            return None
+        ends = {round_exact(exact_fraction(end), p.decimals) for end in (x.lower(), x.upper())}
+        if len(ends) != 1:
+            return None
+        out.append(format_fixed(ends.pop(), p.decimals))
+    return " ".join(out)

@@ -1,0 +1,620 @@
+"""Find the step behind each printed matrix, in the article's order.
+
+The article's printings are taken in its order, with a notebook's code before the
+outputs it prints (:mod:`~symtf.draft.infer.code`). For each printing:
+
+- the step an equation of the article states for it (:mod:`symtf.draft.infer.stated`)
+  is taken whatever its entries say, unless the search finds a step reproducing every
+  entry that overrides it;
+- else the step its numbers show (:mod:`~symtf.draft.infer.candidates`, judged by
+  :mod:`~symtf.draft.infer.evidence`);
+- else it is a given input (short entries, a label naming an input) or stays unmapped;
+- a single number is a repeat of an entry printed shortly before, or the mean,
+  variance, deviation, largest or sum the article names of the row worked above it.
+
+Then each displayed line: the entries its literals stand for (:func:`stands_for`) and
+the entry it computes (:meth:`Search.display_result`).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+
+from symtf.backends import BallBackend
+from symtf.draft.article import Article, Display, Printing
+from symtf.draft.infer.code import CodeSteps
+from symtf.draft.infer.formula import parse
+from symtf.draft.infer.stated import Resolver, label_words, meanings
+from symtf.draft.infer.target import (
+    INPUT_LABEL,
+    Outcome,
+    Placement,
+    Target,
+    _Candidate,
+    _certified,
+    _fit,
+    _mids,
+    _names,
+    parse_target,
+)
+from symtf.draft.sizing import Pace
+from symtf.draft.templates import Call, Expr, Ref, call, inputs, size
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+from symtf.tensor import Tensor
+
+__all__ = ["PREC", "REPEAT_WINDOW", "STANDS_WINDOW", "Search", "stands_for"]
+
+#: Bits of the balls candidates are certified in.
+PREC = 128
+#: Lines within which a scalar repeats an entry printed earlier.
+REPEAT_WINDOW = 40
+
+_KEYWORDS = {
+    "mean": ("mean", "mu", "μ", "average"),
+    "var": ("variance", "var", "sigma^2", "σ²"),
+    "std": ("sigma", "σ", "std", "deviation"),
+    "max": ("largest", "max", "biggest", "maximum"),
+    "sum": ("sum", "sums", "total", "adds up", "add up"),
+}
+
+
+class Search(CodeSteps):
+    """The search over one article's printings (see the module docstring)."""
+
+    def run(self) -> None:
+        """Search every printing in the article's order, with the code before its outputs."""
+        from symtf.draft.translate import Translator
+
+        printings = list(self.article.printings)
+
+        def position(cell: int | None, line: int) -> tuple[int, int]:
+            return (cell if cell is not None else -1, line)
+
+        printed = self._printed_opaque(Translator)
+        pace = Pace(self.article.path, len(printings))
+        with BallBackend(PREC) as xp, np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter(
+                "ignore", RuntimeWarning
+            )  # the float pre-filter's empty reductions
+            self._xp = xp
+            k = 0
+            translator = Translator(self._shape_of)
+            translator.printed_opaque = printed
+            for block in self.article.code:
+                at = position(block.cell, block.first_line)
+                while k < len(printings) and position(printings[k].cell, printings[k].line) < at:
+                    self._printing(printings[k])
+                    k += 1
+                    pace.step(k)
+                for event in translator.events([block]):
+                    self._event(event)
+            self.float32 = translator.float32
+            for i, p in enumerate(printings[k:], start=k + 1):
+                self._printing(p)
+                pace.step(i)
+            self._displays()
+            self._xp = None
+
+    def _printed_opaque(self, translator: Any) -> set[str]:
+        """Variables with no translated value that a print shows (a first, dry pass of the code)."""
+        if not self.article.code:
+            return set()
+        dry = translator(lambda name: None)
+        return {e.opaque for e in dry.events(list(self.article.code)) if getattr(e, "opaque", None)}
+
+    def _printing(self, p: Printing) -> None:
+        if p.key in self.outcomes and self.outcomes[p.key].status == "covered" and not p.parts:
+            return
+        if p.parts:
+            self._run_printing(p)
+        else:
+            self._one(p)
+
+    def _displays(self) -> None:
+        """For each displayed line: the entries its literals stand for, and the entry it computes."""
+        used: dict[tuple[int, int, int], int] = {}
+        outcomes = [self.outcomes[p.key] for p in self.article.printings if p.key in self.outcomes]
+        seen: set[Any] = set()
+        for d in self.article.displays:
+            sources = stands_for(d, outcomes, used)
+            self.sources[d.key] = sources
+            result = self.display_result(d, sources) or self._display_reduction(d)
+            same = (d.line, d.rows, result.placement if result else None)
+            if result is not None and same in seen:
+                continue  # "= ((-3)² + 0² + 3²) / 3 = (9 + 0 + 9) / 3 = 6": one printed 6
+            seen.add(same)
+            if result is not None:
+                self.results[d.key] = result
+                outcomes.append(result)  # later lines may repeat what this one printed
+
+    def _display_reduction(self, d: Display) -> Outcome | None:
+        """``Mean = (6 + 9 + 12) / 3 = 9``: a named reduction of the row worked just above."""
+        if len(d.rows) != 1 or len(d.rows[0]) != 1:
+            return None
+        p = Printing(d.key, "number", d.label, "result", d.rows, (d.line,), d.cell, d.context)
+        t = parse_target(d.rows)
+        return self._reduction(p, t) if t is not None else None
+
+    def _one(self, p: Printing) -> None:
+        t = parse_target(p.rows, p.decimals)
+        if t is None:
+            self.outcomes[p.key] = Outcome(p, "unmapped", note="its numbers cannot be read")
+            return
+        if p.size == 1:
+            self.outcomes[p.key] = self._scalar(p, t)
+            return
+        out = self._stated_or_found(p, t)
+        if out is None:
+            out = self._given_or_unmapped(p, t)
+        self.outcomes[p.key] = out
+
+    def _run_printing(self, run: Printing) -> None:
+        """A run: mapped as a whole, else its rows one by one; given as a whole if none maps."""
+        t = parse_target(run.rows)
+        if t is None:
+            return
+        if any(self.outcomes.get(k, Outcome(run, "")).status == "covered" for k in run.parts):
+            return  # its rows already belong to another run
+        out = self._stated_or_found(run, t, allow_rows=False)
+        if out is not None and out.status != "mapped":
+            self.outcomes[run.key] = out
+            return
+        if out is not None:
+            self.outcomes[run.key] = out
+            for i, k in enumerate(run.parts):
+                member = self.article.printing(k)
+                self.outcomes[k] = Outcome(
+                    member,
+                    "covered",
+                    Placement(out.placement.known, row=i) if out.placement else None,
+                    out.note,
+                )
+            return
+        members = [self.article.printing(k) for k in run.parts]
+        if run.role == "operands" or not _input_like(run, t):
+            return
+        trial = [
+            self._find(m, tm, evidential=False) for m in members if (tm := parse_target(m.rows))
+        ]
+        if any(isinstance(x, tuple) for x in trial):
+            return  # rows of something known: each is mapped on its own turn
+        given = self._given(run, t, rounded=False)
+        self.outcomes[run.key] = given
+        for k in run.parts:
+            self.outcomes[k] = Outcome(
+                self.article.printing(k), "covered", note="a row of a given tensor"
+            )
+
+    def _stated_or_found(
+        self, p: Printing, t: Target, *, allow_rows: bool = True
+    ) -> Outcome | None:
+        """The step the article states for a printing, else the one its numbers show.
+
+        A stated step (:meth:`_stated`) is taken whatever its printed entries say: the
+        entries it does not reproduce are the findings. Only when the search finds a step
+        that reproduces every entry (in its first two tiers, or named by the article) does
+        that step stand instead: the formula was read wrong, or names a quantity next to
+        the printed one (``S_1`` above a printed ``S_1 + M``).
+        """
+        stated = self._stated(p, t)
+        if stated is not None and stated[0].slip == 0 and stated[0].full == t.values.size:
+            return self._accept_stated(p, *stated)
+        found = self._find(p, t, allow_rows=allow_rows)
+        if stated is not None:
+            searched = found[0] if isinstance(found, tuple) else None
+            overwhelming = (
+                searched is not None
+                and searched.slip == 0
+                and searched.off == 0
+                and (searched.tier < 2 or searched.rank[0] < 0)
+            )
+            if not overwhelming:
+                return self._accept_stated(p, *stated)
+        if found is None or isinstance(found, Outcome):
+            return found
+        return self._accept(p, *found)
+
+    def _stated(self, p: Printing, t: Target) -> tuple[_Candidate, Tensor, Any] | None:
+        """The step an equation of the article states for a printing, with its certified
+        values and the equation, or None.
+
+        The equations whose left side names the printing are tried nearest first, those
+        in the printing's own section before the others. Each is read as every step it
+        may mean over the tensors known so far (:func:`symtf.draft.infer.stated.meanings`);
+        the meanings of the printing's shape are certified, and the one reproducing the
+        most printed entries is the step (the simplest among equals). Two meanings that
+        reproduce as many entries but give other values leave the equation unread.
+        """
+        if p.role in ("operand", "weights", "term", "before", "after", "operands"):
+            return None
+        if self._replaying is not None or len(t.shape) != 2:
+            return None
+        for eq in self._statements_for(p):
+            node = parse(eq.latex) if eq.latex else None
+            if node is None:
+                continue
+            exprs = meanings(node, self._resolver(p, eq))
+            scored: list[tuple[tuple[int, int, int, int], _Candidate, Tensor]] = []
+            for order, e in enumerate(exprs):
+                if inputs(e) and max(inputs(e)) >= 10_000_000 and self._after(e, p):
+                    continue
+                ball = self._ball(e)
+                if ball is None or tuple(ball.shape) != t.shape:
+                    continue
+                flat = [c for r in t.printed for c in r]
+                verdicts = [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
+                full = sum(v == "full" for v in verdicts)
+                slip = sum(v == "slip" for v in verdicts)
+                c = _Candidate(e, 0, (-4, 0), "whole", 0, _mids(ball), full, slip)
+                scored.append(((-(full + slip), -full, size(e), order), c, ball))
+            if not scored:
+                continue
+            scored.sort(key=lambda x: x[0])
+            best = scored[0]
+            rivals = [
+                x
+                for x in scored[1:]
+                if x[0][:2] == best[0][:2]
+                and not np.allclose(x[1].value, best[1].value, rtol=0, atol=1e-12, equal_nan=True)
+            ]
+            if rivals and rivals[0][0][2] == best[0][2]:
+                continue  # two readings of the formula, equally simple, disagree
+            return best[1], best[2], eq
+        return None
+
+    def _after(self, e: Expr, p: Printing) -> bool:
+        """Whether a candidate reads a tensor the article introduces after the printing."""
+        return any(self.known[k].line > p.line for k in inputs(e) if self.known[k].line)
+
+    def _statements_for(self, p: Printing) -> list[Any]:
+        """The equations naming a printing, nearest first (its own section's first)."""
+        names = _names(p.label) | _math_names(p.label)
+        words = label_words(p.label)
+        found = []
+        for eq in self.article.equations:
+            if not eq.latex or eq.line > p.line:
+                continue
+            if p.cell is not None and eq.cell is not None and eq.cell > p.cell:
+                continue
+            lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
+            lhs_names = _names(lhs) | {lhs}
+            prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
+            if not (lhs_names & names or (prose and lhs.lower() in words)):
+                continue
+            same = not self._heading_between(eq.line, p.line)
+            found.append((not same, p.line - eq.line, eq))
+        found.sort(key=lambda x: (x[0], x[1]))
+        return [eq for *_, eq in found]
+
+    def _heading_between(self, a: int, b: int) -> bool:
+        """Whether a heading of the article lies on a line after ``a`` and up to ``b``."""
+        return any(a < h <= b for h in self._headings)
+
+    @property
+    def _headings(self) -> tuple[int, ...]:
+        if self._heading_lines is None:
+            self._heading_lines = _heading_lines(self.article)
+        return self._heading_lines
+
+    def _resolver(self, p: Printing, eq: Any) -> Resolver:
+        """Names of the equation → the known tensors and numbers they name, as of ``p``."""
+
+        def tensors(name: str) -> list[Expr]:
+            wanted = _names(name) | {name}
+            if name.endswith("s") and len(name) > 2:
+                wanted |= _names(name[:-1])
+            hits = [
+                k
+                for k in self.known.values()
+                if (k.aliases & wanted or set(k.labels) & {name})
+                and (not k.line or k.line <= p.line)
+            ]
+            hits.sort(key=lambda k: -k.key)
+            return [Ref(k.key) for k in hits[:2]]
+
+        def number(name: str) -> str | None:
+            wanted = _names(name) | {name}
+            best = None
+            for q in self.article.printings:
+                if q.size != 1 or q.line > p.line or q.role:
+                    continue
+                named = (_names(q.label) | {q.label.strip()}) & wanted
+                if named and (best is None or q.line >= best.line):
+                    best = q
+            if best is not None:
+                return best.rows[0][0].replace("−", "-")
+            if re.fullmatch(r"d_?\{?(?:k|q|v|h|head|model)\}?|d", name) and len(self.dims) == 1:
+                return str(self.dims[0])
+            return None
+
+        return Resolver(tensors, number)
+
+    def _accept_stated(self, p: Printing, c: _Candidate, ball: Tensor, eq: Any) -> Outcome:
+        n = t_size = c.value.size
+        agree = c.full + c.slip
+        where = f"line {eq.line}"
+        note = f"the step the article states at {where} ({eq.lhs} = {eq.text})"
+        if agree == t_size and not c.slip:
+            note += f": certified values reproduce the {n} printed entries"
+        else:
+            note += f": certified values reproduce {c.full} of the {n} printed entries"
+            if c.slip:
+                note += f", {c.slip} more within one unit"
+        new = self._add(c.expr, ball, p, note)
+        lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2})\}?$", "", eq.lhs)
+        new.aliases |= _names(lhs)
+        return Outcome(p, "mapped", Placement(new.key), note)
+
+    def _given_or_unmapped(self, p: Printing, t: Target) -> Outcome:
+        if _input_like(p, t):
+            return self._given(p, t, rounded=False)
+        if p.role in ("operand", "weights", "result", "before", "after", "term") or p.shape[0] == 1:
+            return Outcome(p, "unmapped", note="no step of the known tensors reproduces it")
+        given = self._given(p, t, rounded=True)
+        if given.placement is None:
+            return given
+        return Outcome(
+            p,
+            "unmapped",
+            given.placement,
+            "no step of the known tensors reproduces it; later steps read it as printed (rounded)",
+        )
+
+    def _scalar(self, p: Printing, t: Target) -> Outcome:
+        """A single number: a repeat of an entry printed shortly before, or a named reduction."""
+        text = p.rows[0][0]
+        if t.informative == 0 or len(text.lstrip("-−").replace(".", "").lstrip("0")) < 2:
+            return self._reduction(p, t) or Outcome(
+                p, "unmapped", note="a single number the search does not place"
+            )
+        for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
+            if q.printing.line > p.line or p.line - q.printing.line > REPEAT_WINDOW:
+                continue
+            if q.status not in ("mapped", "covered") or q.placement is None or q.printing.size < 2:
+                continue
+            hits = [
+                (i, j) for i, r in enumerate(q.printing.rows) for j, c in enumerate(r) if c == text
+            ]
+            if hits:
+                i, j = hits[0]
+                return Outcome(
+                    p,
+                    "mapped",
+                    _entry(q.placement, i, j),
+                    f"repeats {q.printing.label} at line {q.printing.line}",
+                )
+        return self._reduction(p, t) or Outcome(
+            p, "unmapped", note="a single number the search does not place"
+        )
+
+    def _reduction(self, p: Printing, t: Target) -> Outcome | None:
+        """A number the article names as the mean, variance, deviation, largest or sum of the
+        row worked just above it (``Its mean is μ = 5/6``, ``each row sums to 1.0``)."""
+        words = f"{p.label} {p.context}".lower()
+        label = p.label.lower()
+        kinds = [
+            k for k, ws in _KEYWORDS.items() if any(w in label.split() or w == label for w in ws)
+        ]
+        if not kinds:
+            kinds = [
+                k
+                for k, ws in _KEYWORDS.items()
+                if any(re.search(rf"\b{re.escape(w)}\b", words) for w in ws)
+            ][:1]
+        if not kinds:
+            return None
+        context = self._context_row(p)
+        if context is None:
+            return None
+        key, row = context
+        every = kinds == ["sum"] and re.search(r"\b(?:each|every|all)\b[^.]*\brows?\b", words)
+        for kind in kinds:
+            for unbiased in (False, True) if kind in ("var", "std") else (False,):
+                params: dict[str, Any] = {"axis": -1, "keepdims": True}
+                if kind in ("var", "std"):
+                    params["unbiased"] = unbiased
+                expr = call(kind, Ref(key), **params)
+                v = self._value(expr)
+                if v is None or v.shape[0] <= row:
+                    continue
+                rows = range(v.shape[0]) if every else (row,)
+                if not all(_fit(v[r : r + 1, :], t)[0].all() for r in rows):
+                    continue
+                ball = self._ball(expr)
+                if ball is None:
+                    continue
+                if any(_certified(ball.data[r], t.printed[0][0]) != "full" for r in rows):
+                    continue
+                found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+                    expr, ball, p, f"its entry {row} is the printed {kind}"
+                )
+                place = [Placement(found.key, index=(r, 0)) for r in rows]
+                what = "every row" if every else f"row {row}"
+                return Outcome(
+                    p,
+                    "mapped",
+                    place[0],
+                    f"the {kind} of {what} of the step above",
+                    also=tuple(place[1:]),
+                )
+        return None
+
+    def _context_row(self, p: Printing) -> tuple[int, int] | None:
+        """The row a number on a worked line is computed from: the nearest row printed before it."""
+        for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
+            if q.printing.key >= p.key or p.line - q.printing.line > 6:
+                continue
+            pl = q.placement
+            if (
+                q.status in ("mapped", "covered", "given")
+                and pl is not None
+                and q.printing.shape[0] == 1
+            ):
+                if pl.row is not None:
+                    return pl.known, pl.row
+                if pl.index is None and pl.col is None and self.known[pl.known].shape[0] == 1:
+                    base = self.known[pl.known]
+                    if isinstance(base.expr, Call) and base.expr.op == "index":
+                        src = base.expr.args[0]
+                        rows = base.expr.kw.get("rows")  # a slice of columns has none
+                        if isinstance(src, Ref) and rows and not base.expr.kw.get("cols"):
+                            return src.key, rows[0]
+                    return pl.known, 0
+        return None
+
+    def display_result(
+        self, d: Display, sources: dict[str, tuple[int, int, int]]
+    ) -> Outcome | None:
+        """The step entry a displayed line computes, when its literals stand for entries of ``N``
+        and one entry of a step reading ``N`` is what the line prints (within one unit)."""
+        if len(d.rows) != 1 or len(d.rows[0]) != 1 or not sources:
+            return None
+        t = parse_target(d.rows)
+        if t is None:
+            return None
+        read = {k for k, _, _ in sources.values()}
+        hits = []
+        for k in self.known.values():
+            if not isinstance(k.expr, Call) or not (inputs(k.expr) & read):
+                continue
+            full, near = _fit(
+                k.value,
+                Target(
+                    t.printed,
+                    np.full(k.value.shape, t.values[0, 0]),
+                    np.full(k.value.shape, t.units[0, 0]),
+                    np.zeros(k.value.shape, bool),
+                ),
+            )
+            for i, j in zip(*np.nonzero(full | near), strict=True):
+                hits.append((k.key, int(i), int(j)))
+        if len(hits) != 1:
+            return None
+        key, i, j = hits[0]
+        p = Printing(d.key, "number", d.label, "result", d.rows, (d.line,), d.cell, d.context)
+        x = self.known[key].ball.data[i * self.known[key].shape[1] + j]
+        if _certified(x, t.printed[0][0]) is None:
+            return None
+        return Outcome(p, "mapped", Placement(key, index=(i, j)), "the entry the line computes")
+
+
+def _math_names(label: str) -> set[str]:
+    """The names of the maths inside a label (``Query $Q$`` → ``Q``)."""
+    out: set[str] = set()
+    for m in re.finditer(r"\$([^$]+)\$", label):
+        out |= _names(m.group(1))
+    return out
+
+
+def _heading_lines(article: Article) -> tuple[int, ...]:
+    """The lines of an article's Markdown headings (outside fenced code)."""
+    if article.kind not in ("md", "txt"):
+        return ()
+    out, fence = [], False
+    for i, line in enumerate(article.text.splitlines(), 1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and re.match(r"#{1,6}\s", stripped):
+            out.append(i)
+    return tuple(out)
+
+
+#: Lines within which a displayed literal may repeat an entry printed before it.
+STANDS_WINDOW = 30
+
+
+def _literals(d: Display) -> list[str]:
+    """The decimal literals of a displayed line, as written (``-0.728`` where a minus sign
+    stands right before it: ``1.039 + (-0.728)``)."""
+    try:
+        parsed = latexmath.parse(d.latex, where="display")
+    except ExpressionError:
+        return []
+    out = []
+    for lit in parsed.literals:
+        if "." not in lit.text:
+            continue
+        signed = re.search(rf"(?:^|[(\[{{,=+]|\s)\s*[-−]\s*{re.escape(lit.text)}(?![\d.])", d.latex)
+        out.append(f"-{lit.text}" if signed else lit.text)
+    return out
+
+
+def stands_for(
+    d: Display, outcomes: list[Outcome], used: dict[tuple[int, int, int], int]
+) -> dict[str, tuple[int, int, int]]:
+    """Literals of ``d`` that repeat an entry of a printing mapped shortly before (or on its line)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    near = [
+        o
+        for o in outcomes
+        if o.placement is not None
+        and o.status in ("mapped", "covered", "given")
+        and (o.printing.size > 1 or o.printing.role == "result")
+        and o.printing.key != d.key
+        and o.printing.cell == d.cell
+        and 0 <= d.line - o.printing.line <= STANDS_WINDOW
+    ]
+    near.sort(key=lambda o: (o.printing.line != d.line, d.line - o.printing.line, -o.printing.key))
+    expr_text = d.latex
+    for text in dict.fromkeys(_literals(d)):
+        digits = text.lstrip("-").replace(".", "").lstrip("0")
+        if len(digits) < 2 and text.count(".") == 1 and len(text.split(".")[1]) < 2:
+            continue  # "0.1": too short to tell one printed entry from another
+        for o in near:
+            pl = o.placement
+            assert pl is not None
+            hits = [
+                (i, j) for i, r in enumerate(o.printing.rows) for j, c in enumerate(r) if c == text
+            ]
+            if not hits:
+                continue
+            place = [_at(pl, i, j) for i, j in hits]
+            fresh = [x for x in place if used.get(x, 0) == 0]
+            chosen = (fresh or place)[0]
+            used[chosen] = used.get(chosen, 0) + 1
+            sign_text = text
+            if f"-{text}" in expr_text.replace(" ", "") and not text.startswith("-"):
+                pass  # the key is the literal as written; a minus sign in front stays an operator
+            out[sign_text] = chosen
+            break
+    return out
+
+
+def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:
+    if pl.row is not None:
+        return (pl.known, pl.row, j)
+    if pl.col is not None:
+        return (pl.known, i, pl.col)
+    if pl.index is not None:
+        return (pl.known, *pl.index)
+    return (pl.known, i, j)
+
+
+def _entry(pl: Placement, i: int, j: int) -> Placement:
+    if pl.row is not None:
+        return Placement(pl.known, index=(pl.row, j))
+    if pl.col is not None:
+        return Placement(pl.known, index=(i, pl.col))
+    if pl.index is not None:
+        return pl
+    return Placement(pl.known, index=(i, j))
+
+
+def _input_like(p: Printing, t: Target) -> bool:
+    """Whether an unexplained printing is one of the article's inputs, not a result."""
+    if p.role in ("operand", "weights", "result", "before", "after", "term") and not p.parts:
+        return False
+    if INPUT_LABEL.match(p.label.strip()):
+        return True
+    short = all(
+        c.is_infinite or (c.decimals <= 1 and c.style == "fixed" and not c.is_fraction)
+        for r in t.printed
+        for c in r
+    )
+    return short
