@@ -51,6 +51,14 @@ class Untranslated(Exception):
         self.stands_for = stands_for
 
 
+@dataclass(frozen=True)
+class Unknown:
+    """A value the translation could not make (an argument, or one value of a tuple a
+    function returns): what does not depend on it is still translated; what does says why."""
+
+    reason: str
+
+
 @dataclass
 class NnModule:
     """An ``nn`` module the code made: its kind, settings and weights set by hand."""
