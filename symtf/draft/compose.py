@@ -235,6 +235,7 @@ def compose(article: Article, search: Search) -> Composed:
                 *_placement(o.placement, names),
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
+                "feeds = true" if o.feeds else "",
                 *_line(p.line, _places_of(article, p, printed)),
                 comment(f"line {p.line}: {o.note}") if o.note else "",
             ]
@@ -385,7 +386,7 @@ def _code_places(article: Article, printings: list[Printing]) -> dict[int, tuple
     for p in printings:
         if p.places or p.parts or len(p.lines) != len(p.rows):
             continue
-        found = find(p.cell, p.lines, p.rows)
+        found = (find.in_code if p.in_code else find)(p.cell, p.lines, p.rows)
         if found:
             out[p.key] = found
     return out

@@ -369,8 +369,10 @@ class Search(CodeSteps):
         """A single number: a repeat of an entry printed shortly before, or a named reduction."""
         text = p.rows[0][0]
         if t.informative == 0 or len(text.lstrip("-−").replace(".", "").lstrip("0")) < 2:
-            return self._reduction(p, t) or Outcome(
-                p, "unmapped", note="a single number the search does not place"
+            return (
+                self._reduction(p, t)
+                or _stated_constant(p)
+                or Outcome(p, "unmapped", note="a single number the search does not place")
             )
         for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
             if q.printing.line > p.line or p.line - q.printing.line > REPEAT_WINDOW:
@@ -388,8 +390,10 @@ class Search(CodeSteps):
                     _entry(q.placement, i, j),
                     f"repeats {q.printing.label} at line {q.printing.line}",
                 )
-        return self._reduction(p, t) or Outcome(
-            p, "unmapped", note="a single number the search does not place"
+        return (
+            self._reduction(p, t)
+            or _stated_constant(p)
+            or Outcome(p, "unmapped", note="a single number the search does not place")
         )
 
     def _reduction(self, p: Printing, t: Target) -> Outcome | None:
@@ -543,6 +547,19 @@ def _literals(d: Display) -> list[str]:
         signed = re.search(rf"(?:^|[(\[{{,=+]|\s)\s*[-−]\s*{re.escape(lit.text)}(?![\d.])", d.latex)
         out.append(f"-{lit.text}" if signed else lit.text)
     return out
+
+
+#: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
+_SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
+
+
+def _stated_constant(p: Printing) -> Outcome | None:
+    """A single number that the article sets as a constant in its maths (``$d_k=2$``,
+    ``$\\gamma = 1$``): an input it states, not a value it computes. Only the whole
+    setting counts, a symbol and the number alone, never a number inside a sentence."""
+    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+        return None
+    return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
 
 
 def stands_for(

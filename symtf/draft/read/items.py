@@ -506,6 +506,9 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
         listed = _listed(links[k - 1])
         if listed is not None and b is not None and set(b[1]) == {"+"}:
             a = (listed, b[1])  # [0.3², 0.6²] ⇒ 0.09 + 0.36: each term is its entry's value
+        if a is None and b is None:
+            # "10000^(-2×1/256) = 10000^(-0.0078)": the exponent worked out
+            _exponent_link(k, links[k - 1], links[k], out)
         pairs = _aligned(a, b)
         earlier_of.append({j: (i, earlier, neg) for j, (i, earlier, _, neg) in pairs.items()})
         before: list[str] = []
@@ -649,6 +652,55 @@ def _factor_links(
         if same and (x, n) in worked and re.search(r"\d", x):
             out.append((k, (x,), n, list(before)))
         before.append(n)
+
+
+def _exponent_link(
+    k: int, earlier: str, later: str, out: list[tuple[int, tuple[str, ...], str, list[str]]]
+) -> None:
+    """For :func:`term_links`: two links that are one power each, of the same base, the
+    later with a bare number for the earlier's exponent (its value)."""
+    try:
+        a, b = _power(_plain(earlier)), _power(_plain(later))
+    except ExpressionError:
+        return
+    if a is None or b is None or a[0] != b[0]:
+        return
+    number = numeric_cell(b[1])
+    if number is None or numeric_cell(a[1]) is not None or not re.search(r"\d", a[1]):
+        return
+    base = numeric_cell(b[0])
+    out.append((k, (a[1],), number, [base] if base is not None else []))
+
+
+def _plain(link: str) -> str:
+    """A link in the plain language (LaTeX rewritten; plain text as written)."""
+    text = expression_text(link)
+    return latexmath.to_plain(text, where="link") if latexmath.looks_like_latex(text) else text
+
+
+def _power(plain: str) -> tuple[str, str] | None:
+    """``base^(exponent)`` cut at its one top-level ``^`` (the exponent's brackets
+    dropped); None for anything else."""
+    depth = 0
+    at = None
+    for i, ch in enumerate(plain):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "^" and depth == 0:
+            if at is not None:
+                return None
+            at = i
+    if at is None:
+        return None
+    base, exponent = plain[:at].strip(), plain[at + 1 :].strip()
+    if not (exponent.startswith("(") and exponent.endswith(")")) or _terms(base) is not None:
+        return None
+    inner = exponent[1:-1].strip()
+    if not inner or inner.count("(") != inner.count(")"):
+        return None
+    return base, inner
 
 
 def _factors(plain: str) -> tuple[list[str], list[str]] | None:
