@@ -17,6 +17,7 @@ import pytest
 import sympy
 
 from symtf.commands.draft import check_article
+from symtf.draft.read import complexes
 from symtf.draft.read.items import term_links
 from symtf.language import latexmath
 from symtf.renderers import json as render_json
@@ -79,6 +80,11 @@ def test_cos_of_an_angle_in_degrees_is_exact() -> None:
     assert latexmath.parse("\\sin(30^{\\circ})", where="test").evaluate() * 2 == 1
 
 
+def test_degrees_in_plain_text_keep_the_rest_as_written() -> None:
+    # sin 30° = 1/2, squared: 1/4 (a plain "^(" is read as the plain language reads it)
+    assert latexmath.parse("sin(30°)^(2)", where="test").evaluate() == sympy.Rational(1, 4)
+
+
 def test_a_label_keeps_the_degree_sign() -> None:
     assert latexmath.label_text("θ = 30°") == "θ=30°"
 
@@ -88,14 +94,14 @@ def test_a_label_keeps_the_degree_sign() -> None:
 
 def test_a_factor_worked_out_in_the_next_link_is_its_value() -> None:
     links = ["3*cos(0.524) - 4*sin(0.524)", "3*0.866 - 4*0.5", "0.598"]
-    found = [(k, earlier, number) for k, earlier, number, _ in term_links(links)]
-    assert found == [(1, "cos(0.524)", "0.866"), (1, "sin(0.524)", "0.5")]
+    found = [(k, written, number) for k, written, number, _ in term_links(links)]
+    assert found == [(1, ("cos(0.524)",), "0.866"), (1, ("sin(0.524)",), "0.5")]
 
 
 def test_factors_not_written_alike_are_not_paired() -> None:
     # the other factor changed too (3 → 2): which factor 0.866 is the value of is unknown
     assert term_links(["3*cos(0.524) - 4*sin(0.524)", "2*0.866 - 4*0.5"]) == [
-        (1, "sin(0.524)", "0.5", ["2", "0.866", "4"])
+        (1, ("sin(0.524)",), "0.5", ["2", "0.866", "4"])
     ]
 
 
@@ -282,3 +288,118 @@ $$
 """
     checks = _checks(tmp_path, text)
     assert not any(c["verdict"] in ("slip", "wrong") for c in checks)
+
+
+# ----------------------------------------------------------------------------- exponents
+
+FREQUENCY = """\
+# A frequency
+
+```
+θ₅ = 10000^(-2×5/96) = 10000^(-0.1042) ≈ 0.383
+```
+"""
+
+
+def test_an_exponent_worked_out_in_the_next_link_is_its_value(tmp_path: Path) -> None:
+    exponent = mpmath.mpf(-10) / 96
+    assert _rounds(exponent, "-0.1042")
+    assert _rounds(mpmath.power(10000, exponent), "0.383")
+    checks = _checks(tmp_path, FREQUENCY)
+    assert _verdicts(checks, FREQUENCY, "-0.1042") == {"rounded"}
+    assert _verdicts(checks, FREQUENCY, "0.383") == {"rounded"}
+    off = FREQUENCY.replace("-0.1042", "-0.1024")  # two digits swapped
+    assert not _rounds(exponent, "-0.1024")
+    assert _verdicts(_checks(tmp_path, off), off, "-0.1024") == {"wrong"}
+
+
+def test_powers_of_different_bases_are_not_paired() -> None:
+    assert term_links(["10000^(-2×5/96)", "1000^(-0.1042)"]) == []
+    assert term_links(["10000^(-2×5/96)", "10000^(-0.1042)"]) == [
+        (1, ("-2×5/96",), "-0.1042", ["10000"])
+    ]
+
+
+# ----------------------------------------------------------------------------- lists
+
+NESTED = """\
+# One block of an online softmax
+
+```
+S = [[0.5, -1.5], [-1, 0]]
+P = exp([[0.5, -1.5], [-1, 0]]) = [[1.65, 0.22], [0.37, 1]]
+```
+"""
+
+
+def test_a_matrix_written_as_nested_lists_is_a_printed_result(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, NESTED)
+    assert _rounds(mpmath.exp(0.5), "1.65") and _rounds(mpmath.exp(-1.5), "0.22")
+    assert _rounds(mpmath.exp(-1), "0.37")
+    assert _verdicts(checks, NESTED, "1.65") == {"rounded"}
+    assert _verdicts(checks, NESTED, "0.22") == {"rounded"}
+    assert _verdicts(checks, NESTED, "0.37") == {"rounded"}
+    assert _verdicts(checks, NESTED, "1]]") == {"exact"}  # e^0
+    off = NESTED.replace("0.22]", "0.24]")
+    assert abs(mpmath.exp(-1.5) - mpmath.mpf("0.24")) >= mpmath.mpf("0.01")  # one unit off or more
+    assert _verdicts(_checks(tmp_path, off), off, "0.24") == {"wrong"}
+
+
+# ----------------------------------------------------------------------------- complex
+
+COMPLEX = """\
+# Rotating with complex numbers
+
+```
+Position 0, Pair 0: (2.0+1.0j) × (1.0+0j) = 2.0+1.0j
+Position 1, Pair 0: (1.0+2.0j) × (0.600+0.800j)
+                  = (1.0×0.600 - 2.0×0.800) + i(1.0×0.800 + 2.0×0.600)
+                  = -1.000 + 2.000j
+z_rotated = (3 + 4i) × e^(i×0.5) = 0.715 + 4.949i
+```
+"""
+
+
+def test_complex_products_are_checked_part_by_part(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, COMPLEX)
+    # (a+bj)(c+dj) = (ac − bd) + (ad + bc)j, by hand: 2.0 + 1.0j, then -1.0 + 2.0j
+    assert _verdicts(checks, COMPLEX, "2.0+1.0j", 1) == {"exact"}
+    assert _verdicts(checks, COMPLEX, "1.0j\n") == {"exact"}
+    assert _verdicts(checks, COMPLEX, "-1.000") == {"exact"}
+    assert _verdicts(checks, COMPLEX, "2.000j") == {"exact"}
+    # e^(iθ) = cos θ + i sin θ (Euler): (3 + 4i) e^(0.5i), against mpmath
+    z = mpmath.mpc(3, 4) * mpmath.exp(mpmath.mpc(0, mpmath.mpf("0.5")))
+    assert _rounds(z.real, "0.715") and _rounds(z.imag, "4.949")
+    assert _verdicts(checks, COMPLEX, "0.715") == {"rounded"}
+    assert _verdicts(checks, COMPLEX, "4.949") == {"rounded"}
+
+
+def test_a_complex_part_off_is_flagged(tmp_path: Path) -> None:
+    text = COMPLEX.replace("2.000j", "2.200j").replace("4.949i", "4.994i")
+    checks = _checks(tmp_path, text)
+    assert _verdicts(checks, text, "2.200j") == {"wrong"}  # 0.8 + 1.2 = 2.0
+    assert _verdicts(checks, text, "-1.000") == {"exact"}
+    z = mpmath.mpc(3, 4) * mpmath.exp(mpmath.mpc(0, mpmath.mpf("0.5")))
+    assert abs(z.imag - mpmath.mpf("4.994")) >= mpmath.mpf("0.001")
+    assert _verdicts(checks, text, "4.994") == {"wrong"}
+    assert _verdicts(checks, text, "0.715") == {"rounded"}
+
+
+@pytest.mark.parametrize(
+    ("written", "real", "imaginary"),
+    [
+        ("(1.0+2.0j) × (0.5+0.25j)", "1.0*0.5 - 2.0*0.25", "1.0*0.25 + 2.0*0.5"),
+        ("e^(i×0.3)", "cos(0.3)", "sin(0.3)"),
+        ("cos(1.0)+i·sin(1.0)", "cos(1.0)", "sin(1.0)"),
+        ("(2.0+1.0j) × (1.0+0j)", "2.0*1.0", "1.0*1.0"),
+    ],
+)
+def test_complex_arithmetic_is_read_as_two_real_expressions(
+    written: str, real: str, imaginary: str
+) -> None:
+    assert complexes.parts(written) == (real, imaginary)
+
+
+@pytest.mark.parametrize("written", ["3.0 + 4.0", "z × e^(i×0.5)", "sin(2)", "e^(1 + i)"])
+def test_no_complex_reading_without_the_unit_or_with_a_name(written: str) -> None:
+    assert complexes.parts(written) is None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -225,24 +225,55 @@ def _claims_of(
     return out
 
 
-def _displayed(f: Any, article: Article) -> tuple[Any, str] | None:
-    """The displayed line whose result a single found number restates (the nearest before
-    it with the same value to the same digits), if it carries three digits or more."""
-    if f.shape != (1, 1) or f.kind == "arithmetic" or _digits(f.rows[0]) < 3:
-        return None
-    value = f.rows[0][0]
-    line = f.places[0].line
-    best = None
-    for d in article.displays:
-        if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
-            continue
-        if (
-            d.places[0].line <= line
-            and _same(value, d.rows[0][0])
-            and (best is None or d.places[0].line >= best.places[0].line)
-        ):
-            best = d
-    return (best, value) if best is not None else None
+def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tuple[Any, str, Place]]:
+    """The displayed lines whose results a found value restates, one per number, with the
+    number and its place; empty if it restates none.
+
+    One number restates the nearest displayed line before it with the same value to the
+    same digits, if it carries three digits or more (``88.08%`` after ``σ(2) = 0.8808``).
+    A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
+    and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
+    result of a different one, and the numbers together carry four digits or more
+    (:func:`_link`'s bar): fewer could equal earlier results by chance.
+    """
+    if f.kind == "arithmetic":
+        return []
+    flat = [x for r in f.rows for x in r]
+    if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
+        return []
+    out: list[tuple[Any, str, Place]] = []
+    taken: set[int] = set()
+    for value, at in zip(flat, places, strict=True):
+        best = None
+        for d in article.displays:
+            if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+                continue
+            if d.key in taken or _unreadable(d.latex):
+                continue
+            if (
+                d.places[0].line <= at.line
+                and (d.places[0].line, d.places[0].column) != (at.line, at.column)
+                and _same(value, d.rows[0][0])
+                and (best is None or d.places[0].line >= best.places[0].line)
+            ):
+                best = d
+        if best is None:
+            return []
+        taken.add(best.key)
+        out.append((best, value, at))
+    return out
+
+
+def _unreadable(latex: str) -> bool:
+    """Whether a displayed line's expression is one the checker's parser refuses."""
+    from symtf.errors import ExpressionError
+    from symtf.language import latexmath
+
+    try:
+        latexmath.parse(" ".join(latex.split()), where="expression")
+    except ExpressionError:
+        return True
+    return False
 
 
 def account(
@@ -252,12 +283,15 @@ def account(
     sources: list[tuple[Printing, Placement]],
     placement: Callable[[Placement], list[str]],
     label: Callable[[str, int], str],
+    chains: Mapping[int, tuple[str, str]] | None = None,
 ) -> list[str]:
     """Account for every number the reader found; returns the claims of its restatements.
 
     ``lists``: the draft's unmapped, unread and stated entries (numbers with no claim are
     added to the first). ``sources``: the printings placed at a step, in the article's
     order. ``placement``: a placement's claim keys (``step = …``, ``row = …``).
+    ``chains``: for a displayed line's key, the claim keys that check its whole chain
+    (:func:`restatements`).
     """
 
     unmapped, unread, stated = lists
@@ -273,7 +307,7 @@ def account(
         covered.update(_key(q) for q in left)
         name = f.label.strip() or where(left[0])
         if len(left) == len(f.places):
-            restated = restatements(f, name, article, sources, placement, label)
+            restated = restatements(f, name, article, sources, placement, label, chains)
             if restated:
                 claims.extend(restated)
                 continue
@@ -288,10 +322,16 @@ def restatements(
     sources: list[tuple[Printing, Placement]],
     placement: Callable[[Placement], list[str]],
     label: Callable[[str, int], str],
+    chains: Mapping[int, tuple[str, str]] | None = None,
 ) -> list[str]:
     """The claims of a value (a found value or a printing, with its places) that restates
     an earlier one: at the step the earlier value is placed at, or as the displayed line
-    whose result it repeats. None if it restates nothing (then it is not checked)."""
+    whose result it repeats. None if it restates nothing (then it is not checked).
+
+    ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
+    checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
+    restated result is checked as that chain, every link and what its literals stand for,
+    not its last link alone."""
     from symtf.draft.read.toml import places_key
 
     places: tuple[Place, ...] = tuple(item.places)
@@ -320,23 +360,30 @@ def restatements(
         )
     if claims:
         return claims
-    shown = _displayed(item, article)
-    if shown is None:
-        return []
-    d, value = shown  # "88.08%" after "σ(2) = 0.8808": the displayed line, again
+    # "88.08%" after "σ(2) = 0.8808", or "dL/dx = [0.025, -0.0749]" after the lines that
+    # computed dL/dx[0] and dL/dx[1]: each number is the displayed line, again
     return [
         "\n".join(
             [
                 "[[claims]]",
-                f"label = {_toml(label(name + ' (restated)', places[0].line))}",
-                f"expression = {_toml(' '.join(d.latex.split()))}",
+                f"label = {_toml(label(name + ' (restated)', at.line))}",
+                *_chain_keys(d, chains),
                 f"printed = {_toml(value)}",
-                f"source_line = {places[0].line}",
-                places_key(places),
-                f"# line {places[0].line}: restates the result displayed at line {d.line}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: restates the result displayed at line {d.line}",
             ]
         )
+        for d, value, at in _displayed(item, article, places)
     ]
+
+
+def _chain_keys(d: Any, chains: Mapping[int, tuple[str, str]] | None) -> list[str]:
+    """The keys that check a displayed line's result: its whole chain when it is known."""
+    expression, stands = (chains or {}).get(d.key, ("", ""))
+    if not expression:
+        return [f"expression = {_toml(' '.join(d.latex.split()))}"]
+    return [expression, stands] if stands else [expression]
 
 
 def _toml(s: str) -> str:

@@ -74,6 +74,8 @@ class Printing:
     parts: tuple[int, ...] = ()
     decimals: int | None = None
     places: tuple[Place, ...] = ()
+    #: A literal written in the code itself, not printed by it (its places are in the code).
+    in_code: bool = False
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -210,7 +210,8 @@ def compose(article: Article, search: Search) -> Composed:
     printed = _code_places(article, [p for p in everything if p.key in search.outcomes])
     claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
     shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]] = set()
-    claims.extend(_display_claims(article, search, outcomes, names, label, out, shown))
+    chains: dict[int, tuple[str, str]] = {}  # what checks each displayed line's chain
+    claims.extend(_display_claims(article, search, outcomes, names, label, out, shown, chains))
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
     sources: list[tuple[Printing, Placement]] = []  # what a restated value may be linked to
     for o in outcomes:
@@ -234,6 +235,7 @@ def compose(article: Article, search: Search) -> Composed:
                 *_placement(o.placement, names),
                 f"printed = {_rows(p.rows)}",
                 f"decimals = {p.decimals}" if p.decimals is not None else "",
+                "feeds = true" if o.feeds else "",
                 *_line(p.line, _places_of(article, p, printed)),
                 comment(f"line {p.line}: {o.note}") if o.note else "",
             ]
@@ -274,6 +276,7 @@ def compose(article: Article, search: Search) -> Composed:
             sources,
             lambda pl: _placement(pl, names),
             label,
+            chains,
         )
         if restated:  # the same value as one printed before it: checked as that one
             claims.extend((p.key, [r]) for r in restated)
@@ -317,6 +320,7 @@ def compose(article: Article, search: Search) -> Composed:
         sources,
         lambda pl: _placement(pl, names),
         label,
+        chains,
     )
     if restated:
         out.claims += len(restated)
@@ -382,7 +386,7 @@ def _code_places(article: Article, printings: list[Printing]) -> dict[int, tuple
     for p in printings:
         if p.places or p.parts or len(p.lines) != len(p.rows):
             continue
-        found = find(p.cell, p.lines, p.rows)
+        found = (find.in_code if p.in_code else find)(p.cell, p.lines, p.rows)
         if found:
             out[p.key] = found
     return out
@@ -444,8 +448,11 @@ def _display_claims(
     label: _Labels,
     out: Composed,
     shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]],
+    chains: dict[int, tuple[str, str]],
 ) -> list[tuple[int, list[str]]]:
-    """The claims of the displayed lines; ``shown`` gets the (cell, line, rows) each one checks."""
+    """The claims of the displayed lines; ``shown`` gets the (cell, line, rows) each one checks,
+    ``chains`` the ``expression`` and ``stands_for`` keys of each link's chain (a result
+    restated later is checked as its chain)."""
     claims: list[tuple[int, list[str]]] = []
     terms_by_line: dict[tuple[int | None, int], list[Printing]] = {}
     for o in outcomes:
@@ -485,11 +492,15 @@ def _display_claims(
             f"expression = {_s(expression)}",
             f"printed = {_rows(d.rows)}",
         ]
+        stands = ""
         if sources:
             pairs = ", ".join(
                 f"{_s(k)} = {_s(f'{names[key]}[{i}, {j}]')}" for k, (key, i, j) in sources.items()
             )
-            block.append(f"stands_for = {{ {pairs} }}")
+            stands = f"stands_for = {{ {pairs} }}"
+            block.append(stands)
+        for link, _ in chain:
+            chains[link.key] = (block[2], stands)
         block.extend(_line(d.line, _places_of(article, d)))
         claims.append((d.key, block))
         shown.add((d.cell, d.line, d.rows))

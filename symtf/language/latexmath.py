@@ -784,8 +784,9 @@ def parse(text: str, *, where: str = "expression") -> sx.Expression:
     The expression keeps the plain rewriting as its text, so literals are
     matched and errors are shown on what symtf actually read.
     """
-    if looks_like_latex(text) or DEGREE_SIGN in text:
+    if looks_like_latex(text):
         return sx.parse(to_plain(text, where=where), where=where)
+    text = text.replace(DEGREE_SIGN, "*" + "".join(_RADIANS_PER_DEGREE[1:]))
     if _VECTOR_DOT.search(text):  # ``[0.0, 0.1] · [0.1, 0.0]``: a dot product, as in LaTeX
         text = to_plain(text, where=where)
     return sx.parse(_implicit(text), where=where)

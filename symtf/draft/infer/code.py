@@ -33,13 +33,16 @@ from symtf.draft.infer.target import (
     parse_target,
 )
 from symtf.draft.sizing import refuse_array
-from symtf.draft.templates import Call, bind, inputs, render, variables
+from symtf.draft.templates import Call, Ref, bind, inputs, render, variables
 from symtf.errors import SymtfError, Undecided
 from symtf.graph.evaluate import evaluate_text
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.tensor import Tensor
 
 __all__ = ["CodeSteps"]
+
+#: The fewest entries a literal needs to be taken for a value written by hand.
+MIN_WRITTEN = 4
 
 
 class CodeSteps(Evidence):
@@ -68,6 +71,16 @@ class CodeSteps(Evidence):
         assert xp is not None
         # over what a derivation holds: refused before its balls are made
         refuse_array(self.article.path, e.name, e.where, tuple(e.shape), " ".join(e.values))
+        k = self._literal(e)
+        if self._written_for(e, k):
+            return
+        self.known[k.key] = k
+        self.var_keys[e.name] = k.key
+
+    def _literal(self, e: Any) -> Known:
+        """The given tensor of an array literal of the code (not yet known to the search)."""
+        xp = self._xp
+        assert xp is not None
         vals = []
         for text in e.values:
             if text in ("-inf", "inf"):
@@ -100,8 +113,80 @@ class CodeSteps(Evidence):
         k.fixed = e.name
         k.flat = texts
         k.nd_shape = tuple(e.shape)
-        self.known[key] = k
+        return k
+
+    def _written_for(self, e: Any, literal: Known) -> bool:
+        """A literal written by hand for the value its variable held just before, rounded
+        (``probs = softmax(s)``, printed, then ``probs = [[0.1, 0.2, 0.7], …]``): a printing
+        of that value, and the variable keeps naming the value it stands for.
+
+        Taken so only when the value was computed (not itself a literal), has the
+        literal's shape and at least :data:`MIN_WRITTEN` entries, and every entry is a
+        decimal within one unit of its last digit of it, most of them its correct rounding:
+        a new input that close to the value it replaces, entry for entry, would be a
+        coincidence. Then each entry is judged as that value's printing, and what is
+        computed from the variable is computed from the value, as the code names it; the
+        ``literal`` is kept (not named by the variable) for prints that show it again.
+        """
+        key = self.var_keys.get(e.replaces) if getattr(e, "replaces", None) else None
+        if key is None or not e.lines:
+            return False
+        k = self.known[key]
+        if k.expr is None or len(k.ball.data) != len(e.values) or len(e.values) < MIN_WRITTEN:
+            return False
+        if tuple(e.shape) != tuple(k.ball.shape) and _shape2(tuple(e.shape)) != _shape2(
+            tuple(k.ball.shape)
+        ):
+            return False
+        if not all("." in text and "e" not in text.lower() for text in e.values):
+            return False
+        shape2 = _shape2(tuple(e.shape))
+        rows = tuple(tuple(e.values[i * shape2[1] : (i + 1) * shape2[1]]) for i in range(shape2[0]))
+        if len(e.lines) != len(rows):
+            return False
+        t = parse_target(rows)
+        if t is None:
+            return False
+        flat = [c for r in t.printed for c in r]
+        verdicts = [_certified(x, c) for x, c in zip(k.ball.data, flat, strict=True)]
+        if any(v is None for v in verdicts) or 2 * verdicts.count("full") < len(verdicts):
+            return False
+        self._shown_key += 1
+        pkey = 2_000_000 + self._shown_key
+        label = f"{e.replaces} as written by hand"
+        p = Printing(
+            pkey,
+            "matrix" if len(rows) > 1 else "vector",
+            label,
+            "",
+            rows,
+            e.lines,
+            e.cell,
+            in_code=True,
+        )
+        self.extra.append(p)
+        k.labels.append(label)
+        self.outcomes[pkey] = Outcome(
+            p,
+            "mapped",
+            Placement(key),
+            f"{e.where}: a literal written for the value computed just before, each of its "
+            f"{len(flat)} entries within one unit of it",
+            feeds=True,
+        )
+        self.known[literal.key] = literal  # not named by the variable: kept for its prints
+        self.written[key] = (tuple(e.values), e.where, literal.key)
         self.var_keys[e.name] = key
+        return True
+
+    def _through_refs(self, key: int) -> int:
+        """The known tensor a step that only renames another (``p = torch.tensor(p)``) is."""
+        seen = 0
+        while isinstance(self.known[key].expr, Ref) and seen < 100:
+            ref = self.known[key].expr
+            assert isinstance(ref, Ref)
+            key, seen = ref.key, seen + 1
+        return key
 
     def _retry(self) -> None:
         """Add every pending step whose inputs are known (in order), until none can be added."""
@@ -173,6 +258,14 @@ class CodeSteps(Evidence):
         complete = bool(getattr(e, "complete", False))
         if complete and getattr(e, "restates", False) and e.name in self.var_keys:
             complete = self._mostly_restated(t, self.var_keys[e.name])
+        held = self._through_refs(self.var_keys[e.name]) if e.name in self.var_keys else None
+        if held is not None and held in self.written:
+            texts, where, literal = self.written[held]
+            if _same_values(t, texts):  # a print of the literal: it shows what was written
+                self.outcomes[key] = Outcome(
+                    p, "mapped", Placement(literal), f"prints the values written by hand at {where}"
+                )
+                return
         if e.name and e.name in self.var_keys:
             direct = self._direct(p, t, self.var_keys[e.name], complete=complete)
             if direct is not None:
@@ -356,6 +449,17 @@ class CodeSteps(Evidence):
             if not ((below is not None and below < 0) or (above is not None and above > 0)):
                 return False
         return bool(entries)
+
+
+def _same_values(t: Target, texts: tuple[str, ...]) -> bool:
+    """Whether a print shows exactly the numbers ``texts`` (``0.5000`` for ``0.5``)."""
+    flat = [c for r in t.printed for c in r]
+    if len(flat) != len(texts):
+        return False
+    return all(
+        c.value is not None and c.value == _fraction(text)
+        for c, text in zip(flat, texts, strict=True)
+    )
 
 
 def _rounded_like(ball: Tensor, t: Target, most: int = 6) -> str | None:

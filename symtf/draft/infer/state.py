@@ -74,6 +74,9 @@ class SearchState:
         self.notes: list[Any] = []
         #: Printed values of the code (they are not among the article's printings).
         self.extra: list[Printing] = []
+        #: Computed tensors (by key) the code then writes by hand, rounded: the literal's
+        #: texts, where it is written, and the given tensor of the literal as written.
+        self.written: dict[int, tuple[tuple[str, ...], str, int]] = {}
         self._shown_key = 0
         self.float32 = False
         self._heading_lines: tuple[int, ...] | None = None

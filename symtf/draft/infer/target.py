@@ -157,6 +157,7 @@ class Outcome:
     note: str = ""
     candidates: tuple[Expr, ...] = ()
     also: tuple[Placement, ...] = ()  # one printed number stated of several entries
+    feeds: bool = False  # the printed version later steps read (a value written by hand)
 
 
 @dataclass(frozen=True)

@@ -327,6 +327,28 @@ class OutputPlaces:
                 return found
         return ()
 
+    def in_code(self, cell: int | None, lines: Sequence[int], rows: Rows) -> tuple[Place, ...]:
+        """The places of a literal written in the code itself (``p = [[0.1, 0.9]]``): its
+        entries, in order, in the source lines ``lines`` of the block (cell) holding them."""
+        entries = [c for r in rows for c in r]
+        wanted = set(lines)
+        for b in self.blocks:
+            if b.source is None or (cell is not None and b.cell != cell):
+                continue
+            code = b.source
+            starts = [0] + [i + 1 for i, ch in enumerate(code.text) if ch == "\n"]
+            inside = [
+                (a, (starts[n + 1] if n + 1 < len(starts) else len(code.text)))
+                for n, a in enumerate(starts)
+                if a < len(code.text) and code.place(a, a + 1).line in wanted
+            ]
+            if not inside:
+                continue
+            found = spans(code, inside[0][0], inside[-1][1], entries)
+            if found and all(s is not None for s in found):
+                return tuple(code.place(*s) for s in found if s is not None)
+        return ()
+
     def _in_block(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:
         texts = self._texts(k)
         first, offset = self.cursor.get(k, (0, 0))

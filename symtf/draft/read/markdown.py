@@ -47,6 +47,7 @@ _INLINE_MATHS = re.compile(
 #: are split by the maths reader.
 _WHOLE_ENVIRONMENTS = re.compile(r"^\\begin\{(?!equation|displaymath|math\b)")
 _ENVIRONMENT_BODY = re.compile(r"^\\begin\{(\w+\*?)\}(.*)\\end\{\1\}\s*$", re.S)
+_CR_BEFORE_LF = re.compile(r"\r(?=\n)")
 
 
 @functools.lru_cache(maxsize=2)
@@ -201,7 +202,10 @@ class _Reader:
     def maths_block(self, t: Any) -> None:
         a = self.lines.start(t.map[0] + 1)
         b = self.lines.start(t.map[1] + 1)
-        block = self.src[a:b]
+        # the parser's content has LF line ends; a CRLF file's block is read without its
+        # CRs (each kept character keeps its place)
+        whole = self.text[a:b].sub(_CR_BEFORE_LF, "") if "\r" in self.src[a:b] else self.text[a:b]
+        block = whole.text
         content = t.content
         at = block.find(content) if content else -1
         if at < 0:
@@ -210,7 +214,7 @@ class _Reader:
         if at < 0:  # not where the parser said: read the block's lines as they are
             self.out.segments.append(self.segment(self.text[a:b], True))
             return
-        body = self.text[a + at : a + at + len(content)]
+        body = whole[at : at + len(content)]
         if t.type == "amsmath":
             m = _ENVIRONMENT_BODY.match(content)
             if m is not None and not _WHOLE_ENVIRONMENTS.match(content):

@@ -268,19 +268,20 @@ def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict
 
 def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
     """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
-    for k, earlier, number, before in term_links(pieces):
+    for k, written, number, before in term_links(pieces):
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
         if found[-1] is None:
             continue
-        s.found(
-            "arithmetic",
-            f"{name} (term)",
-            ((number,),),
-            found[-1],
-            expression=earlier,
-            latex=earlier,
-            chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
-        )
+        for earlier in written:  # the term as first written, then as each link rewrote it
+            s.found(
+                "arithmetic",
+                f"{name} (term)",
+                ((number,),),
+                found[-1],
+                expression=earlier,
+                latex=earlier,
+                chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
+            )
 
 
 _DOTTED = re.compile(

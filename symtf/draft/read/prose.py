@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
+from symtf.draft.read.complexes import parts, printed_parts
 from symtf.draft.read.items import (
     Found,
     Rows,
@@ -259,11 +260,19 @@ def _continues(lines: list[str], first: int, at: int) -> bool:
              = 1.0 / 4
              = 0.25
 
-    A continuation starts with ``=`` or ``≈`` and the equation it continues has one.
+    A continuation starts with ``=`` or ``≈`` and the equation it continues has one, or
+    begins with a labelled expression (``Pair 0: (1.0+2.0j) × (0.540+0.841j)``, then
+    ``= -1.142 + 1.921j`` below it).
     """
-    return bool(_CONTINUATION.match(lines[at])) and any(
-        ("=" in ln or "≈" in ln) for ln in lines[first:at]
+    return bool(_CONTINUATION.match(lines[at])) and (
+        any(("=" in ln or "≈" in ln) for ln in lines[first:at])
+        or bool(_LABELLED_EXPRESSION.match(lines[first]))
     )
+
+
+#: ``Position 1, Pair 0: (1.0+2.0j) × (0.540+0.841j)``: a label, a colon, an expression
+#: ending in a number or a bracket.
+_LABELLED_EXPRESSION = re.compile(r"^[^:=≈]{1,60}:\s*\S[^=≈]*[\d)\]]\s*$")
 
 
 #: A line that ends on a relation (``[0.3 / 0.6481, 0.6 / 0.6481] =>``), and a line that
@@ -585,13 +594,16 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         return
     last = pieces[-1]
     rows = matrix_rows(last) if last.startswith("[") else None
+    if rows is None and last.startswith("[[") and last.endswith("]]"):
+        rows = _nested_rows(last)  # "= [[1, 0.37], [0.37, 1]]": a matrix, row by row
     end = numeric_cell(last.rstrip(".:;,"))
     if rows is not None:
         printed = rows
     elif end is not None:
         printed = ((end,),)
     else:
-        _stated_constant(s, pieces, spans, label or f"line {number}", place)
+        if not _complex_items(s, pieces, spans, label or f"line {number}", place):
+            _stated_constant(s, pieces, spans, label or f"line {number}", place)
         return
     # each number printed on the way (``= 2.3 × 4 = 9.2 ≈ 9``) is a result of the links
     # before it; the links before one printed result are one chain, one printed number
@@ -601,9 +613,11 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, earlier, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+    for k, written, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
-        if found[-1] is not None:
+        if found[-1] is None:
+            continue
+        for earlier in written:  # the term as first written, then as each link rewrote it
             s.found(
                 "arithmetic",
                 f"{name} (term)",
@@ -683,6 +697,53 @@ def _worded(piece: str) -> bool:
     if numeric_cell(piece) is not None or plain_arithmetic(piece) is not None:
         return False
     return any(w.lower() not in _FUNCTION_WORDS for w in _WORD.findall(piece))
+
+
+def _complex_items(
+    s: _Line, pieces: list[str], spans: list[tuple[int, int]], name: str, place: int
+) -> bool:
+    """``(1.0+2.0j) × (0.540+0.841j) = -1.142 + 1.921j``: each link of complex arithmetic
+    against the printed result, part by part (:mod:`symtf.draft.read.complexes`).
+
+    Returns whether the chain ends in a printed complex number.
+    """
+    printed = printed_parts(pieces[-1])
+    if printed is None:
+        return False
+    end = len(pieces) - 1
+    for piece, (start, _) in zip(pieces[:end], spans, strict=False):
+        read = parts(piece)
+        if read is None:
+            # "z × e^(i×0.524)": not read here; its numbers are still the article's
+            for m in _PROSE_DECIMAL.finditer(piece):
+                value = m.group(1).replace("−", "-")
+                s.found(
+                    "number",
+                    f"line {s.number}",
+                    ((value,),),
+                    (start + m.start(1), start + m.end(1)),
+                )
+            continue
+        for expression, (value, offset), which in zip(
+            read, printed, ("real part", "imaginary part"), strict=True
+        ):
+            if expression is None or numeric_cell(expression) is not None:
+                continue  # a part zero as written, or the number itself: nothing worked out
+            try:
+                latexmath.parse(expression, where="arithmetic")
+            except ExpressionError:
+                continue
+            at = spans[end][0] + offset
+            s.found(
+                "arithmetic",
+                f"{name} ({which})",
+                ((value,),),
+                (at, at + len(value)),
+                expression=expression,
+                latex=expression,
+                chain=f"{s.seg.cell}:{s.number}:{place}:{end}:{which}",
+            )
+    return True
 
 
 def _stated_constant(

@@ -523,11 +523,23 @@ class Translator(Outputs):
         literal = self._literal(value)
         if literal is not None:
             values, shape, f32 = literal
+            replaces = self.names.get(name)
             shown = self._shows(name, value, values, shape)
             if shown is not None:  # judged against the step; later code reads it as written
                 self._emit(shown)
             step = self._fresh(name)
-            self._emit(Given(step, values, shape, self._where(stmt), f32))
+            self._emit(
+                Given(
+                    step,
+                    values,
+                    shape,
+                    self._where(stmt),
+                    f32,
+                    replaces,
+                    self._literal_rows(value, values, shape)[1] if shape else (),
+                    self._block.cell if self._block else None,
+                )
+            )
             self.float32 |= f32
             self._bind(name, step)
             return

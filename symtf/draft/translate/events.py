@@ -21,6 +21,13 @@ class Given:
     shape: tuple[int, ...]
     where: str
     float32: bool = False
+    #: The step the assigned variable held just before (``probs = softmax(s)`` then
+    #: ``probs = [[0.1, 0.9]]``): the literal may be written for that value.
+    replaces: str | None = None
+    #: The file line of each row of the literal (a one-dimensional literal: one row).
+    lines: tuple[int, ...] = ()
+    #: The notebook cell it is in.
+    cell: int | None = None
 
 
 @dataclass(frozen=True)

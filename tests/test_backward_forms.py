@@ -1,0 +1,236 @@
+"""Forms of writing of hand-worked backward passes and running updates, each in a fixture
+written for it: gradients worked entry by entry and then gathered in one vector, running
+sums carried from one chain to the next, and displayed matrices in a file with CRLF line
+ends.
+
+Every expected verdict comes from an independent recomputation with mpmath (or from how
+the fixture was made); every expected place from the fixture text itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from symtf.commands.draft import check_article
+from symtf.renderers import json as render_json
+
+
+@pytest.fixture(autouse=True)
+def _forty_digits() -> Iterator[None]:
+    """mpmath at 40 digits in this file's tests, and the global precision restored after."""
+    with mpmath.workdps(40):
+        yield
+
+
+def _class(value: mpmath.mpf | Fraction, printed: str) -> str:
+    """The class of ``printed`` against ``value`` (exact, rounded, slip, wrong): exact
+    rationals by :class:`Fraction`, transcendental values by mpmath."""
+    text = printed.replace("−", "-")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    if isinstance(value, Fraction):
+        unit: Fraction | mpmath.mpf = Fraction(1, 10**decimals)
+        off: Fraction | mpmath.mpf = abs(value - Fraction(text))
+    else:
+        unit = mpmath.mpf(10) ** (-decimals)
+        off = abs(value - mpmath.mpf(text))
+    if off == 0:
+        return "exact"
+    if off <= unit / 2:
+        return "rounded"
+    return "slip" if off < unit else "wrong"
+
+
+def _checks(tmp_path: Path, text: str, name: str = "post.md", newline: str = "\n") -> list[dict]:
+    post = tmp_path / name
+    post.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return render_json.derivation_dict(check_article(post))["checks"]
+
+
+def _at(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
+    """The 1-based (line, column) of the ``nth`` occurrence of ``needle`` in ``text``."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _verdicts(checks: list[dict], text: str, needle: str, nth: int = 0) -> set[str]:
+    """The verdicts on the number written at the ``nth`` occurrence of ``needle``."""
+    line, column = _at(text, needle, nth)
+    return {
+        c["verdict"] for c in checks if (c["source_line"], c.get("source_column")) == (line, column)
+    }
+
+
+# ------------------------------------------------- a gradient gathered after its entries
+
+GATHERED = """\
+# Gradient through the output layer
+
+```
+dL/dh[0] = 0.3 × 0.7 + 0.2 × 0.1
+         = 0.23
+
+dL/dh[1] = 0.3 × 0.4 + 0.2 × 0.9
+         = 0.31
+```
+
+**dL/dh = [0.23, 0.31]**
+
+Something else: [0.23, 0.47]
+"""
+
+
+def test_a_vector_gathering_results_worked_entry_by_entry_is_checked_as_those_lines(
+    tmp_path: Path,
+) -> None:
+    # 0.3·0.7 + 0.2·0.1 = 0.23 exactly; 0.3·0.4 + 0.2·0.9 = 0.30, so 0.31 is wrong
+    first = Fraction("0.3") * Fraction("0.7") + Fraction("0.2") * Fraction("0.1")
+    second = Fraction("0.3") * Fraction("0.4") + Fraction("0.2") * Fraction("0.9")
+    assert _class(first, "0.23") == "exact" and _class(second, "0.31") == "wrong"
+    checks = _checks(tmp_path, GATHERED)
+    assert _verdicts(checks, GATHERED, "0.23") == {"exact"}
+    assert _verdicts(checks, GATHERED, "0.31") == {"wrong"}
+    # the gathered vector: each entry is the line it repeats, again
+    assert _verdicts(checks, GATHERED, "0.23", 1) == {"exact"}
+    assert _verdicts(checks, GATHERED, "0.31", 1) == {"wrong"}
+    # a row one of whose numbers repeats no result is no restatement: not checked
+    assert _verdicts(checks, GATHERED, "0.23", 2) == set()
+    assert _verdicts(checks, GATHERED, "0.47") == set()
+
+
+# ------------------------------------------------ running sums restated as a final state
+
+RUNNING = """\
+# Online softmax by hand
+
+```
+l_new = 1.0 × 2.0 + exp(-0.5) + exp(-1.0)
+      = 2.0 + 0.607 + 0.368
+      = 2.975
+
+l_new = 1.0 × 3.0 + exp(-2.0) + exp(-0.25)
+      = 3.0 + 0.135 + 0.779
+      = 3.914
+```
+
+**Final state:**
+```
+l = [2.975, 3.914]
+```
+"""
+
+
+def test_a_restated_running_sum_is_judged_through_its_whole_chain(tmp_path: Path) -> None:
+    # as displayed 2.0 + 0.607 + 0.368 = 2.975 exactly, but the chain's exponentials give
+    # 2.97441…: a slip of the quantity; the second sum is 3.91412…, 3.914 correctly rounded
+    first = 2 + mpmath.exp(mpmath.mpf("-0.5")) + mpmath.exp(-1)
+    second = 3 + mpmath.exp(-2) + mpmath.exp(mpmath.mpf("-0.25"))
+    assert _class(first, "2.975") == "slip" and _class(second, "3.914") == "rounded"
+    checks = _checks(tmp_path, RUNNING)
+    assert _verdicts(checks, RUNNING, "2.975") == {"slip"}
+    # the final state repeats both results: read as their chains, not their last links
+    # (2.0 + 0.607 + 0.368 alone is exactly 2.975)
+    assert _verdicts(checks, RUNNING, "2.975", 1) == {"slip"}
+    assert _verdicts(checks, RUNNING, "3.914", 1) == {"rounded"}
+
+
+# ------------------------------------------------------- displayed maths, CRLF line ends
+
+OUTER = """\
+# Weight gradient
+
+$$
+\\text{dW} =
+\\begin{bmatrix} 1.0 \\\\ 2.0 \\end{bmatrix}
+\\cdot
+\\begin{bmatrix} 0.15 & -0.25 \\end{bmatrix}
+=
+\\begin{bmatrix}
+1.0 * 0.15 & 1.0 * -0.25 \\\\
+2.0 * 0.15 & 2.0 * -0.25
+\\end{bmatrix}
+=
+\\begin{bmatrix}
+0.15 & -0.25 \\\\
+0.31 & -0.50
+\\end{bmatrix}
+$$
+"""
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_a_displayed_matrix_is_read_alike_with_crlf_line_ends(tmp_path: Path, newline: str) -> None:
+    # 2.0 × 0.15 = 0.30, so 0.31 is wrong; 2.0 × −0.25 = −0.50 exactly
+    assert _class(Fraction("2.0") * Fraction("0.15"), "0.31") == "wrong"
+    checks = _checks(tmp_path, OUTER, newline=newline)
+    assert _verdicts(checks, OUTER, "0.31") == {"wrong"}
+    assert _verdicts(checks, OUTER, "-0.50") == {"exact"}
+    assert _verdicts(checks, OUTER, "0.15 &", 3) == {"exact"}
+
+
+# ------------------------------------------- a function's argument worked out in a chain
+
+ARGUMENT = """\
+# Running denominator
+
+```
+d_new = exp(1.2-2.5) + exp(2.5-2.5)
+      = exp(-1.2) + exp(0)
+      = 0.301 + 1.0
+      = 1.301
+```
+
+Then the next chunk:
+
+$$d = 0 \\times 0 + \\exp(0.5-1.5) + \\exp(1.5-1.5) = \\exp(-1.0) + \\exp(0) = 0.368 + 1.0 = 1.368$$
+"""
+
+
+def test_a_number_written_for_a_functions_argument_is_the_arguments_value(
+    tmp_path: Path,
+) -> None:
+    # 1.2 - 2.5 = -1.3, so the -1.2 written for it is wrong; 0.301 is exp(-1.2) rounded but
+    # the term it is the value of, exp(1.2-2.5), is 0.2725…: wrong for the quantity
+    assert _class(Fraction("1.2") - Fraction("2.5"), "-1.2") == "wrong"
+    assert _class(mpmath.exp(mpmath.mpf(-12) / 10), "0.301") == "rounded"
+    assert _class(mpmath.exp(mpmath.mpf(-13) / 10), "0.301") == "wrong"
+    # a zero term (0 × 0) written in one link and left out of the next: the terms still
+    # line up, 0.5 - 1.5 = -1.0 and 1.5 - 1.5 = 0 exactly, exp(-1) = 0.36787…
+    assert Fraction("0.5") - Fraction("1.5") == -1
+    assert _class(mpmath.exp(-1), "0.368") == "rounded"
+    checks = _checks(tmp_path, ARGUMENT)
+    assert _verdicts(checks, ARGUMENT, "-1.2") == {"wrong"}
+    assert _verdicts(checks, ARGUMENT, "0.301") == {"wrong"}
+    assert _verdicts(checks, ARGUMENT, "-1.0") == {"exact"}
+    assert _verdicts(checks, ARGUMENT, "0.368") == {"rounded"}
+
+
+# ------------------------------------------------ a negative term's sign moved to its operator
+
+SIGN = """\
+# Softmax backward by hand
+
+```
+dot = 0.5 × 0.4 + (-0.3) × 0.6
+    = 0.2 - 0.19
+    = 0.01
+```
+"""
+
+
+def test_a_negative_term_written_after_a_minus_is_that_terms_magnitude(tmp_path: Path) -> None:
+    # 0.5 × 0.4 = 0.2 exactly; (-0.3) × 0.6 = -0.18, written "- 0.19": 0.19 is wrong
+    assert Fraction("0.5") * Fraction("0.4") == Fraction("0.2")
+    assert _class(-(Fraction("-0.3") * Fraction("0.6")), "0.19") == "wrong"
+    checks = _checks(tmp_path, SIGN)
+    assert _verdicts(checks, SIGN, "0.2 ") == {"exact"}
+    assert _verdicts(checks, SIGN, "0.19") == {"wrong"}
+    # and the line's result is off through its first link: 0.2 - 0.18 = 0.02
+    assert _verdicts(checks, SIGN, "0.01") == {"wrong"}
