@@ -404,11 +404,23 @@ def _inherited_line(
     from symtf.checking.causes import line_inputs
 
     said = Names(d.claims, trace)
+    own_line = claims[c.claim].claim.source_line
     for key, ref in line_inputs(c, claims[c.claim].claim, ev, d):
         up = _off_upstream(key, ref, claims, trace, status)
         if up is None:
             continue
         label, step, index, verdict = up
+        if (
+            step is None
+            and own_line is not None
+            and label in claims
+            and claims[label].claim.source_line == own_line
+            and _copied(claims[label]) is None
+        ):
+            # a term of the line's own chain (0.001245 in "= 0.001245 - 0.00376", its own
+            # check): no earlier number, so the line is not inherited from it (a miscopied
+            # literal, checked on its own line, still is the line's source)
+            continue
         found = lines.get(label) if step is None else at.get((step, *(index or ())))
         if found is not None and found.root is not None:
             root = found.root
