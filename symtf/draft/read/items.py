@@ -509,7 +509,7 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
         if a is None and b is None:
             # "10000^(-2×1/256) = 10000^(-0.0078)": the exponent worked out
             _exponent_link(k, links[k - 1], links[k], out)
-        pairs = _aligned(a, b)
+        pairs = {} if _cancelled(a, b) else _aligned(a, b)
         earlier_of.append({j: (i, earlier, neg) for j, (i, earlier, _, neg) in pairs.items()})
         before: list[str] = []
         for j, (_i, earlier, later, _neg) in sorted(pairs.items()):
@@ -528,6 +528,32 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
             # written alike, one worked out (0.866 is the value of cos(0.524))
             _factor_links(k, earlier, later, before, out)
     return out
+
+
+def _cancelled(
+    a: tuple[list[str], list[str]] | None, b: tuple[list[str], list[str]] | None
+) -> bool:
+    """Whether link ``b`` writes the quotient ``a`` with a common factor cancelled.
+
+    ``\\frac{2/6}{3/6} = \\frac{2}{3}`` and ``\\frac{6 \\times 1}{6 \\times 2} = \\frac{1}{2}``
+    reduce a fraction: the numerator and the denominator are written with one factor or
+    divisor in common, and the next quotient leaves it out, so its two numbers are the
+    reduced fraction, not the values of the two terms (2 is not the value of 2/6).
+    """
+    if a is None or b is None or a[1] != ["/"] or b[1] != ["/"]:
+        return False
+    top, bottom = (_common_factors(t) for t in a[0])
+    return bool(top & bottom)
+
+
+def _common_factors(term: str) -> set[str]:
+    """The factors and divisors of a product or quotient written as one term
+    (``(2/6)`` → {2, 6}); an empty set for anything else."""
+    text = term.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    cut = _factors(text)
+    return set() if cut is None else {t.strip() for t in cut[0]}
 
 
 def _written_as(
