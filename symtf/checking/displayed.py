@@ -684,6 +684,7 @@ def _remember(ev: Any, claim: Claim, value: Any) -> None:
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
         ev.printed_results.setdefault(claim.printed[0][0].text, m[0, 0])
         ev.printed_labels.setdefault(claim.printed[0][0].text, claim.label)
+        ev.printed_result_lines.setdefault(claim.printed[0][0].text, claim.source_line)
     elif claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == len(m):
         # a vector result: a later line may repeat it as a bracketed literal
         key = _row_key(p.text for p in claim.printed[0])
@@ -867,6 +868,8 @@ def _substitutions(
                 replace[lit.pos] = sign * e
             sources[row.key.replace(",", ", ")] = ev.printed_labels.get(row.key, _EARLIER)
     in_rows = {lit.pos for row in rows for lit in row.literals}
+    shadowed = lineage.shadowed_results(parsed, claim, ev, derivation)
+    in_rows |= shadowed
     _earlier_results(parsed, results, replace, sources, ev.printed_labels, skip=in_rows)
     # the step the line computes: an entry its printed result rounds to, which the line
     # then computes exactly once its literals are read as that step's inputs
@@ -882,7 +885,7 @@ def _substitutions(
         found = _anchored(parsed, rows, trace, replace, sources, resolve)
     replace, sources = found if found is not None else (replace, sources)
     _earlier_results(
-        parsed, results, replace, sources, ev.printed_labels
+        parsed, results, replace, sources, ev.printed_labels, skip=shadowed
     )  # numbers of rows read no other way
     # a number of an earlier line's vector result, repeated on its own
     lineage.earlier_entries(

@@ -315,6 +315,11 @@ class Evaluator:
         self.printed_results: dict[str, sympy.Expr] = {}
         #: Printed result text of those lines -> the label of the line that printed it.
         self.printed_labels: dict[str, str] = {}
+        #: Printed result text of those lines -> the article line that printed it.
+        self.printed_result_lines: dict[str, int | None] = {}
+        #: Each claim restating a given tensor: its article line and its printed numbers
+        #: (read once, by symtf.checking.lineage.shadowed_results).
+        self.stated_prints: list[tuple[int, frozenset[str]]] | None = None
         #: (article line, printed result) of a chain ``a = b = c`` -> each compound piece
         #: of its links checked so far: (as displayed, exact reading, label, text).
         self.chain_pieces: dict[tuple[int | str, str], list[tuple[Any, Any, str, str]]] = {}

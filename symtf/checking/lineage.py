@@ -134,6 +134,39 @@ def remember_entries(ev: Any, claim: Claim, value: Any) -> None:
         ev.printed_entries.setdefault(text, []).append((v, said, claim.source_line))
 
 
+def shadowed_results(parsed: Any, claim: Claim, ev: Any, derivation: Any) -> set[int]:
+    """The literals of a displayed line not read as an earlier line's printed result,
+    because the article prints their number again, nearer, as an entry of a table it
+    gives (by their positions in ``parsed``).
+
+    In ``W = [[0.2, 0.1], [0.1, 0.2]]`` then ``0.707 × 0.2 + (-0.707) × 0.1``, the 0.1 is
+    the weight stated just above, not a normalised value printed as 0.1 some lines
+    before: the nearest printing of a number is the one a literal repeats.
+    """
+    line = claim.source_line
+    if line is None:
+        return set()
+    if ev.stated_prints is None:
+        given = {t.name for t in derivation.tensors}
+        ev.stated_prints = [
+            (
+                c.source_line,
+                frozenset(p.text.replace("−", "-").strip() for r in c.printed for p in r),
+            )
+            for c in derivation.claims
+            if c.step in given and c.source_line is not None
+        ]
+    out: set[int] = set()
+    for lit in parsed.literals:
+        for text in (lit.text, "-" + lit.text):
+            at = ev.printed_result_lines.get(text)
+            if at is None:
+                continue
+            if any(at < seen <= line and lit.text in texts for seen, texts in ev.stated_prints):
+                out.add(lit.pos)
+    return out
+
+
 def earlier_entries(
     parsed: Any,
     claim: Claim,
