@@ -535,8 +535,40 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     return s.out
 
 
+#: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
+_ASIDE = re.compile(r"\((?P<expr>[^()=≈]+?)\s*=\s*(?P<value>[-−]?\d+(?:\.\d+)?)\s*\)")
+
+
+def _asides(s: _Line, fragment: str, at: int, place: int) -> str:
+    """``v₂ = 0.9×4 + (2×1.6=3.2) = 3.6 + 3.2``: the parenthesised ``2×1.6=3.2`` works a
+    term out in passing. It is checked on its own (3.2 is 2×1.6), and the chain reads the
+    term as written, ``(2×1.6)``, so that ``3.6 + 3.2`` checks term by term. Returns the
+    fragment with each aside's ``=3.2`` blanked (same length: every offset stays)."""
+    out = fragment
+    for k, m in enumerate(_ASIDE.finditer(fragment)):
+        if fragment[: m.start()].count("(") != fragment[: m.start()].count(")"):
+            continue  # inside other parentheses: a call's argument, not an aside
+        expression = plain_arithmetic(m.group("expr"))
+        value = numeric_cell(m.group("value"))
+        if expression is None or value is None:
+            continue
+        s.found(
+            "arithmetic",
+            f"line {s.number} (term)",
+            ((value,),),
+            (at + m.start("value"), at + m.end("value")),
+            expression=expression,
+            latex=expression_text(m.group("expr")),
+            chain=f"{s.seg.cell}:{s.number}:{place}:aside{k}",
+        )
+        a, b = m.end("expr"), m.end()
+        out = out[:a] + ")" + " " * (b - a - 1) + out[b:]
+    return out
+
+
 def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     number, seg = s.number, s.seg
+    fragment = _asides(s, fragment, at, place)
     label, chain = _plain_chain(fragment)
     chain = _trimmed(chain)
     pieces = [p for p, _ in chain]
