@@ -186,13 +186,13 @@ def test_a_hand_calculation_in_a_comment_is_read_in_its_own_forms(tmp_path: Path
     assert got[(13, "1.521")] == "wrong"
 
 
-JAX_CELL = '''
+JAX_CELL = """
 
 @app.cell
 def _(jnp):
     A = jnp.array([[0.5, 0.25]])
     return (A,)
-'''
+"""
 
 
 def test_code_that_prints_nothing_does_not_make_the_hand_arithmetic_float32(
