@@ -97,6 +97,24 @@ q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
     ]
 
 
+def test_a_restating_literal_is_reported_by_its_own_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the article's label (q_heads), not the name the translation gave the view's step
+    text = (
+        SETUP
+        + PROJECTED
+        + """q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
+            [[3.0, -1.0], [0.75, 2.5]]]]
+```
+"""
+    )
+    assert main(["check", str(_post(tmp_path, text)), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    claims = {c["claim"] for d in data["derivations"] for c in d["checks"]}
+    assert claims == {"q_heads"}
+
+
 def test_a_literal_restating_the_heads_after_a_transpose_is_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
