@@ -234,8 +234,8 @@ class Search(CodeSteps):
         """
         if p.role in ("operand", "weights", "term", "before", "after", "operands"):
             return None
-        if self._replaying is not None or len(t.shape) != 2:
-            return None
+        if self._replaying is not None or len(t.shape) != 2 or p.parts:
+            return None  # a run stacks several printings: an equation names one of them
         for eq in self._statements_for(p):
             node = parse(eq.latex) if eq.latex else None
             if node is None:
@@ -246,6 +246,10 @@ class Search(CodeSteps):
                 if inputs(e) and max(inputs(e)) >= 10_000_000 and self._after(e, p):
                     continue
                 ball = self._ball(e)
+                if ball is not None and _column_for_row(tuple(ball.shape), t.shape):
+                    # z = H·W₂ ⇒ z = [0.76, 0.76, 0.76]: a column written out as a list
+                    e = call("T", e)
+                    ball = self._ball(e)
                 if ball is None or tuple(ball.shape) != t.shape:
                     continue
                 flat = [c for r in t.printed for c in r]
@@ -286,7 +290,14 @@ class Search(CodeSteps):
             lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
             lhs_names = _names(lhs) | {lhs}
             prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
-            if not (lhs_names & names or (prose and lhs.lower() in words)):
+            # ŷ = σ(z) = [0.681, …]: the equation its own line writes, whatever its label
+            own = (
+                eq.line == p.line
+                and eq.cell == p.cell
+                and bool(eq.lhs_latex)
+                and p.context.replace(" ", "").startswith(eq.lhs_latex.replace(" ", "") + "=")
+            )
+            if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
             found.append((not same, p.line - eq.line, eq))
@@ -709,6 +720,11 @@ def _literals(d: Display) -> list[str]:
     return out
 
 
+def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
+    """Whether a step of shape ``shape`` (n×1) is printed as the row ``printed`` (1×n)."""
+    return len(shape) == 2 and shape[1] == 1 and shape[0] > 1 and printed == (1, shape[0])
+
+
 #: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
 _SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
 
@@ -736,6 +752,7 @@ def stands_for(
         and o.printing.key != d.key
         and o.printing.cell == d.cell
         and 0 <= d.line - o.printing.line <= STANDS_WINDOW
+        and not _at_or_after(o.printing, d)
     ]
     near.sort(key=lambda o: (o.printing.line != d.line, d.line - o.printing.line, -o.printing.key))
     expr_text = d.latex
@@ -761,6 +778,18 @@ def stands_for(
             out[sign_text] = chosen
             break
     return out
+
+
+def _at_or_after(p: Printing, d: Display) -> bool:
+    """Whether ``p`` stands where the display's printed result does, or after it: its
+    own result (``[1.0; 2.0]·[0.098, …] = [[…]] = [[0.098, …], [0.196, …]]``) is no value
+    its literals repeat."""
+    if not p.places or not d.places:
+        return False
+    a, b = p.places[0], d.places[0]
+    if a.line != b.line:
+        return a.line > b.line
+    return (a.column or 0) >= (b.column or 0)
 
 
 def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:

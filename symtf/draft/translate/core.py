@@ -458,6 +458,8 @@ class Translator(Outputs):
             self.consts.pop(name, None)
             self.opaque.pop(name, None)
             return
+        if self._jacobian(name, value, stmt):
+            return
         if isinstance(value, ast.Call) and self._is_topk(value):
             # m = torch.max(x, 1): a pair, read as m.values, m.indices, m[0], m[1]
             self.tuples[name] = list(self._topk(value))
@@ -596,7 +598,18 @@ class Translator(Outputs):
             return None
         rows, lines = self._literal_rows(value, values, shape)
         cell = self._block.cell if self._block else None
-        return Shown(step, name, rows, lines, cell, None, False, vector=len(shape) == 1)
+        return Shown(
+            step,
+            name,
+            rows,
+            lines,
+            cell,
+            None,
+            False,
+            vector=len(shape) == 1,
+            complete=self._complete(Var(step)),
+            restates=True,
+        )
 
     def _literal_rows(
         self, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]
@@ -620,6 +633,48 @@ class Translator(Outputs):
         block = self._block
         lines = tuple(block.file_line(n) if block else n for n in starts)
         return rows, lines if len(lines) == len(rows) else (lines[:1] or (0,)) * len(rows)
+
+    def _jacobian(self, name: str, value: ast.expr, stmt: ast.stmt) -> bool:
+        """``j = torch.autograd.functional.jacobian(f, x)`` of a function ``f`` the notebook
+        defines and a variable ``x``: ``f`` is translated at ``x`` (as a call would be),
+        and ``j`` is the Jacobian of its value by ``x``. Returns whether ``value`` is one.
+
+        Raises:
+            Untranslated: Another function (a lambda, a module), more arguments, or keywords
+                (``create_graph=…``, ``vectorize=…``).
+        """
+        if not isinstance(value, ast.Call) or self._dotted(value.func) not in (
+            "torch.autograd.functional.jacobian",
+            "autograd.functional.jacobian",
+            "functional.jacobian",
+        ):
+            return False
+        f, x = [*value.args, None, None][:2] if len(value.args) <= 2 else (None, None)
+        if (
+            value.keywords
+            or not isinstance(f, ast.Name)
+            or f.id not in self.functions
+            or not isinstance(x, ast.Name)
+            or x.id not in self.names
+        ):
+            raise Untranslated(
+                "torch.autograd.functional.jacobian is translated only of a function the "
+                "notebook defines, at one variable, without keywords"
+            )
+        at = ast.copy_location(ast.Call(func=f, args=[x], keywords=[]), value)
+        returned = self._call_function(self.functions[f.id], at)
+        if isinstance(returned, list):
+            raise Untranslated(f"{f.id} returns a tuple: its Jacobian is not translated")
+        where, source = self._where(stmt), self._source(stmt)
+        if isinstance(returned, Var):
+            y = returned.name
+        else:
+            y = self._fresh(f"{f.id}_value")
+            self._emit(Step(y, returned, where, source))
+        step = self._fresh(name)
+        self._emit(Step(step, Call("jacobian", (Var(y), Var(self.names[x.id]))), where, source))
+        self._bind(name, step)
+        return True
 
     def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
         """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""
