@@ -76,12 +76,15 @@ def _json(report: Any) -> dict[str, Any]:
     return d
 
 
-def _checked(draft: Any, name: str, previous: Checked | None) -> tuple[Any, Checked]:
-    """The draft checked as the language server checks it (the last check reused)."""
+def _checked(
+    draft: Any, name: str, previous: Checked | None, seeds: Checked | None = None
+) -> tuple[Any, Checked]:
+    """The draft checked as the language server checks it (the last check reused, and the
+    traces of ``seeds``)."""
     last: list[Checked] = []
 
     def check(d: Any) -> Any:
-        last.append(incremental.check(d, previous))
+        last.append(incremental.check(d, previous, seeds))
         return last[-1].report
 
     return check_drafted(draft, name, check=check), last[-1]
@@ -114,6 +117,10 @@ def test_a_check_reusing_the_last_gives_the_report_a_cold_check_gives(path: Path
         _same(cold, warm, f"edit {k}, from the unedited article")
         kept += done.reused[0]
         traces += done.reused[3]
+        # as the editor checks an edit made after undoing the one before: from the unedited
+        # article's check, with the traces of the edit before
+        seeded, _ = _checked(draft, name, base, chained)
+        _same(cold, seeded, f"edit {k}, from the unedited article and the edit before")
         again, chained = _checked(draft, name, chained)  # from the edit before
         _same(cold, again, f"edit {k}, from the edit before")
     if path.name.startswith("000_"):  # the edits were not all checked afresh
@@ -145,6 +152,55 @@ def test_a_changed_printed_number_is_checked_and_diagnosed_again_the_rest_kept()
     assert done.reused[:2] == (len(after.claims) - 1, len(after.claims)) and done.reused[3]
     _same(compare.check(after), done.report, "the loss's printed value changed")
     assert done.report.results[-1].checks[0].printed == "0.4551"
+
+
+def test_a_node_is_taken_from_an_earlier_trace_only_with_everything_it_is_computed_from() -> None:
+    """A later trace takes a node from an earlier evaluation of another graph only when the
+    node and every node above it are the same there: the loss of b2 = -0.1 is not the loss
+    of b2 = -0.2, although its own definition (bce of p and y) is the same."""
+    from symtf.backends import BallBackend
+    from symtf.graph.core import Reuse, reset_counts
+    from symtf.graph.pipeline import run
+
+    before = spec.loads(STEPS, "ffn.toml")
+    after = spec.loads(STEPS.replace('b2 = "-0.1"', 'b2 = "-0.2"'), "ffn.toml")
+    with BallBackend(128) as xp:
+        old = run(before, xp)  # every node, b2 = -0.1
+        part = run(after, xp, needed={"p"})  # b2 = -0.2, up to p: no y, no loss
+        reset_counts()
+        got = run(after, xp, reuse=Reuse(part, also=(old,)))
+        counts = reset_counts()
+        cold = run(after, xp)
+    # y (the same in the old trace) is taken; the loss, over the new p, is computed
+    assert counts["nodes computed"] == 1 and counts["nodes reused"] == len(list(part)) + 1
+    assert str(got.value("loss")) == str(cold.value("loss")) != str(old.value("loss"))
+    # and a whole trace of the old graph, from the new one and the old one: b2 and what
+    # reads it come from the old trace, the rest from either
+    with BallBackend(128) as xp:
+        reset_counts()
+        back = run(before, xp, reuse=Reuse(cold, also=(old,)))
+        assert reset_counts()["nodes computed"] == 0
+    for name in old:
+        assert str(back.value(name)) == str(old.value(name)), name
+
+
+def test_a_model_edited_twice_takes_what_each_earlier_check_computed() -> None:
+    """Checks of three versions of a model, each reusing the one before and the one before
+    that (as the editor's edit, undo, edit): every report is a cold check's."""
+    texts = [
+        STEPS,
+        STEPS.replace('b2 = "-0.1"', 'b2 = "-0.2"'),
+        STEPS.replace('printed = "0.4550"', 'printed = "0.4551"'),
+    ]
+    first = incremental.check(spec.loads(texts[0], "ffn.toml"))
+    second = incremental.check(spec.loads(texts[1], "ffn.toml"), first)
+    third = spec.loads(texts[2], "ffn.toml")
+    done = incremental.check(third, first, seeds=second)
+    _same(compare.check(third), done.report, "the model of the first, after the second")
+    assert done.reused[3]  # the same model as the first: its traces
+    back = spec.loads(texts[1], "ffn.toml")
+    again = incremental.check(back, done, seeds=first)
+    _same(compare.check(back), again.report, "the second again, from the third and the first")
 
 
 def test_a_check_that_did_not_finish_lends_nothing() -> None:

@@ -141,6 +141,28 @@ def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives(path: Path) -
     assert found == State().check("fresh", text, kind, str(path))[0]
 
 
+@pytest.mark.parametrize("path", FIRST_AND_LAST)
+def test_edits_each_undone_give_what_a_fresh_worker_gives(path: Path) -> None:
+    """An author tries a number and takes it back, again and again: each edit starts from the
+    unedited text's search and check (the undo brings them back) with the traces of the edit
+    before, and every result (the report as JSON, the fixes, the draft) is what a fresh
+    worker finds. The source article runs with the slow sweeps."""
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    state = State()
+    state.check("doc", text, kind, str(path))
+    unedited = state.docs["doc"].checked
+    assert unedited is not None
+    for start, end, new in _edits(text, 4, seed=11):
+        edited = text[:start] + new + text[end:]
+        found, _ = state.check("doc", edited, kind, str(path))
+        assert found == State().check("fresh", edited, kind, str(path))[0], (start, new)
+        assert state.docs["doc"].last is not None
+        _, reused = state.check("doc", text, kind, str(path))
+        assert reused.startswith("the result of the same text")
+        assert state.docs["doc"].checked is unedited  # what the next edit starts from
+
+
 def test_an_edit_to_the_prose_reuses_the_check_and_gives_a_fresh_result(tmp_path: Path) -> None:
     path = ARTICLES[0]
     text = path.read_text(encoding="utf-8")

@@ -29,7 +29,7 @@ from flint import arb, fmpq
 
 from symtf.checking.evaluation import Evaluator, Quantity, classify, step_prints
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
-from symtf.checking.reuse import Reuse
+from symtf.checking.reuse import Reuse, seeds_of
 from symtf.checking.wording import Names
 from symtf.errors import SymtfError
 from symtf.numbers import Printed
@@ -795,7 +795,9 @@ def _search_expression(
         for scope in scopes:
             if (sw.name, scope) not in variants:
                 try:
-                    variants[(sw.name, scope)] = Evaluator(sw.apply(d, scope), base=base)
+                    variants[(sw.name, scope)] = Evaluator(
+                        sw.apply(d, scope), base=base, seeds=seeds_of(variants, (sw.name, scope))
+                    )
                 except SymtfError:
                     variants[(sw.name, scope)] = None
             variant = variants[(sw.name, scope)]
@@ -840,7 +842,9 @@ def convention_variants(
                 continue
             if (sw.name, scope) not in cache:
                 try:
-                    cache[(sw.name, scope)] = Evaluator(sw.apply(d, scope), base=base)
+                    cache[(sw.name, scope)] = Evaluator(
+                        sw.apply(d, scope), base=base, seeds=seeds_of(cache, (sw.name, scope))
+                    )
                 except SymtfError:
                     cache[(sw.name, scope)] = None
             variant = cache[(sw.name, scope)]

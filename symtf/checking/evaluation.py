@@ -263,6 +263,11 @@ class Evaluator:
         override: ``override(step, value)`` puts the article's printed numbers in.
         fresh: The steps ``override`` changes (computed again, whatever ``base`` has).
         needed: Evaluate only what these steps are computed from.
+        seeds: Evaluators of earlier versions of the derivation (an edited article): a
+            node the same in their traces and in this one's graph, over arguments that are
+            themselves the same, is taken from them, not computed (only what they have
+            computed already is read; exact values only for an evaluator made from a
+            base, from exact traces in its base's backend, and not with symbols).
     """
 
     #: Whether comparisons try the midpoint–radius trace first (:mod:`symtf.backends.midrad`);
@@ -277,9 +282,11 @@ class Evaluator:
         override: Callable[[str, Any], Any] | None = None,
         fresh: Iterable[str] = (),
         needed: Iterable[str] | None = None,
+        seeds: Iterable[Evaluator] = (),
     ) -> None:
         self.derivation = derivation
         self.base = base
+        self.seeds = tuple(seeds) if override is None else ()
         self.override = override
         self.fresh = frozenset(fresh)
         self.needed = None if needed is None else frozenset(needed)
@@ -320,9 +327,34 @@ class Evaluator:
         #: A copy slip's literal as written -> the slip, for later lines that repeat it.
         self.copied: dict[str, Any] = {}
 
-    def _run(self, xp: Any, base: Trace | None) -> Trace:
-        reuse = Reuse(base, self.fresh) if base is not None else None
+    def _run(self, xp: Any, base: Trace | None, seeds: Iterable[Trace | None] = ()) -> Trace:
+        also = tuple(t for t in seeds if t is not None and t is not base)
+        if base is None and also:
+            base, also = also[0], also[1:]
+        reuse = Reuse(base, self.fresh, also=also) if base is not None else None
         return run(self.derivation, xp, self.override, reuse=reuse, needed=self.needed)
+
+    def _seed_balls(self, prec: int) -> list[Trace | None]:
+        """The seeds' ball traces at ``prec`` bits (whole, then partial), as computed."""
+        return [t for e in self.seeds for t in (e._balls.get(prec), e._partial.get(prec))]
+
+    def _seed_exact(self, backend: Any) -> list[Trace]:
+        """The seeds' exact traces computed in ``backend``, as computed.
+
+        Only an evaluator made from a base (a convention's variant) takes exact values
+        from seeds: its values are named apart in its base's backend, which defines the
+        seeds' names too. An exact trace of its own is always computed afresh, its entries
+        named as a cold check names them.
+        """
+        if self.derivation.symbols:
+            return []  # a symbolic value is reported as an expression in its nodes
+        return [
+            t
+            for e in self.seeds
+            if (t := e._exact) is not None
+            and t.backend is backend
+            and not getattr(t.backend, "undecided", None)
+        ]
 
     def ball_trace(self, prec: int) -> Trace | None:
         """The forward pass in balls of ``prec`` bits (``None`` if a sign was undecidable)."""
@@ -330,7 +362,7 @@ class Evaluator:
             base = self.base.ball_trace(prec) if self.base is not None else None
             try:
                 with BallBackend(prec) as xp:
-                    self._balls[prec] = self._run(xp, base)
+                    self._balls[prec] = self._run(xp, base, self._seed_balls(prec))
             except LimitError as e:  # the balls do not fit: said where a number stays open
                 self._balls[prec] = None
                 self.ball_refusals.setdefault(None, _unfiled(e, self.derivation, "balls"))
@@ -364,7 +396,11 @@ class Evaluator:
             return None  # refused for memory at fewer bits: more bits cost more
         steps = self._partial_steps.setdefault(prec, set())
         steps.add(step)
-        reuse = Reuse(part) if part is not None else None
+        seeds = tuple(t for t in self._seed_balls(prec) if t is not None)
+        if part is not None:
+            reuse: Reuse | None = Reuse(part, also=seeds)
+        else:
+            reuse = Reuse(seeds[0], also=seeds[1:]) if seeds else None
         try:
             with BallBackend(prec) as xp:
                 part = run(self.derivation, xp, self.override, reuse=reuse, needed=frozenset(steps))
@@ -401,7 +437,7 @@ class Evaluator:
                 self._exact = run(self.derivation, ExactBackend(), self.override)
             else:
                 with base.backend.apart():
-                    self._exact = self._run(base.backend, base)
+                    self._exact = self._run(base.backend, base, self._seed_exact(base.backend))
         return self._exact
 
     def midrad_trace(self) -> Trace | None:
@@ -423,7 +459,7 @@ class Evaluator:
             base = self.base.midrad_trace() if self.base is not None else None
             try:
                 with MidradBackend() as xp:
-                    self._midrad = self._run(xp, base)
+                    self._midrad = self._run(xp, base, [e._midrad for e in self.seeds])
             except (Undecided, ModelError, TypeError, ValueError, ArithmeticError):
                 self._midrad = None  # decided by balls instead
         return self._midrad

@@ -9,7 +9,11 @@ the hooks of :class:`symtf.checking.reuse.Reuse`:
 - **traces.** When the edit left the model as it was (the same given tensors, steps and
   settings: only claims changed), the new check starts with the earlier check's traces
   (midpoint–radius, balls, exact), and so does each convention variant the diagnosis built.
-  Otherwise every trace is computed afresh.
+  Otherwise each trace takes from the earlier check's, and from the traces of the
+  document's other recent checks (``seeds``), every node the edit left as it was
+  (the same op and parameters over arguments themselves unchanged:
+  :class:`~symtf.graph.core.Reuse`), and so does each convention variant from the same
+  variant of those checks; only what is downstream of the edit is computed again.
 - **claims.** A claim whose text is the same (its place in the derivation file aside) keeps
   its verdicts (the file's ``computed_in`` and ``rounded_inputs`` applied) when the value of
   its step cannot have changed: the same model, or no node it is computed from changed (the
@@ -40,6 +44,11 @@ from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
 
 __all__ = ["Checked", "check"]
+
+#: Evaluators kept per key in a check's pool (the latest first): an edit that changed the
+#: model computes its exact values apart from the earlier checks', so a variant of the
+#: unedited model stays beside the edited one's.
+POOLED = 3
 
 #: An evaluator's caches of traces (everything else it holds is what the lines checked so
 #: far remember, or its settings). A trace depends on the model alone, never on the claims.
@@ -85,14 +94,22 @@ class Checked:
     variants: Mapping[tuple[str, str], Evaluator | None] = field(default_factory=dict, repr=False)
     #: What this check reused: (claims kept, claims, causes kept, traces kept).
     reused: tuple[int, int, int, bool] = (0, 0, 0, False)
+    #: The latest few evaluators of the model (key ``None``) and of each convention
+    #: variant, from this check or earlier ones, whose traces a later check's may start from.
+    pool: Mapping[tuple[str, str] | None, tuple[Evaluator, ...]] = field(
+        default_factory=dict, repr=False
+    )
 
 
-def check(derivation: Derivation, previous: Checked | None = None) -> Checked:
+def check(
+    derivation: Derivation, previous: Checked | None = None, seeds: Checked | None = None
+) -> Checked:
     """Check ``derivation`` (every slip or wrong number diagnosed), reusing ``previous``.
 
     Args:
         derivation: The derivation, typically an edited version of ``previous``'s.
         previous: An earlier check, or ``None`` (then this is a cold check).
+        seeds: Another earlier check (a document's latest), whose traces serve too.
 
     Returns:
         The report, with what a later check may reuse.
@@ -102,7 +119,7 @@ def check(derivation: Derivation, previous: Checked | None = None) -> Checked:
     """
     from symtf.checking import compare
 
-    session = _Session(previous)
+    session = _Session(previous, seeds)
     report = compare.check(derivation, reuse=session)
     return session.checked_as(derivation, report)
 
@@ -240,9 +257,14 @@ def _signature(ev: Evaluator) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _warm(derivation: Derivation, old: Evaluator, base: Evaluator | None = None) -> Evaluator:
+def _warm(
+    derivation: Derivation,
+    old: Evaluator,
+    base: Evaluator | None = None,
+    seeds: tuple[Evaluator, ...] = (),
+) -> Evaluator:
     """A fresh evaluator of ``derivation`` holding ``old``'s traces (the same model)."""
-    ev = Evaluator(derivation, base=base)
+    ev = Evaluator(derivation, base=base, seeds=seeds)
     for k in _TRACES:
         if k not in vars(old):
             continue
@@ -261,8 +283,21 @@ def _warm(derivation: Derivation, old: Evaluator, base: Evaluator | None = None)
 class _Session:
     """One check reusing an earlier one: implements :class:`symtf.checking.reuse.Reuse`."""
 
-    def __init__(self, previous: Checked | None) -> None:
+    def __init__(self, previous: Checked | None, seeds: Checked | None = None) -> None:
         self.previous = previous if previous is not None and previous.evaluator else None
+        #: Earlier evaluators by key (``None``: the model; else a convention variant).
+        self.pool: dict[tuple[str, str] | None, list[Evaluator]] = {}
+        for earlier in (seeds, previous):  # the latest first
+            if earlier is None:
+                continue
+            if earlier.evaluator is not None:
+                self._seed(None, earlier.evaluator)
+            for k, v in earlier.variants.items():
+                if v is not None:
+                    self._seed(k, v)
+            for key, evs in earlier.pool.items():
+                for e in evs:
+                    self._seed(key, e)
         self.derivation: Derivation | None = None
         self.ev: Evaluator | None = None
         self.same_model = False
@@ -301,11 +336,12 @@ class _Session:
             self.leading = _leading(old.claims, derivation.claims)
             self.leading_drafted = _leading(_drafted(old), _drafted(derivation))
             self.same_names = _skeleton(old.claims) == _skeleton(derivation.claims)
+        seeds = tuple(self.pool.get(None, ()))
         if prev is not None and self.same_model:
             assert prev.evaluator is not None
-            self.ev = _warm(derivation, prev.evaluator)
+            self.ev = _warm(derivation, prev.evaluator, seeds=seeds)
         else:
-            self.ev = Evaluator(derivation)
+            self.ev = Evaluator(derivation, seeds=seeds)
         self.signature = _signature(self.ev)
         return self.ev
 
@@ -351,6 +387,9 @@ class _Session:
         self.complete = at == len(report.results)
 
     def variants(self, derivation: Derivation, ev: Evaluator) -> dict[tuple[str, str], Any]:
+        from symtf.checking.reuse import Variants
+
+        self.variant_cache = Variants({k: v for k, v in self.pool.items() if k is not None})
         prev = self.previous
         if prev is not None and self.same_model:
             from symtf.errors import SymtfError
@@ -362,7 +401,9 @@ class _Session:
                     continue
                 try:
                     variant = switch(key[0]).apply(derivation, key[1])
-                    self.variant_cache[key] = _warm(variant, old, base=ev)
+                    self.variant_cache[key] = _warm(
+                        variant, old, base=ev, seeds=tuple(self.pool.get(key, ()))
+                    )
                 except SymtfError:  # pragma: no cover - applied to the same model before
                     continue
         return self.variant_cache
@@ -398,6 +439,11 @@ class _Session:
             if result is None or result.claim.step is None:
                 continue
             self.causes[label] = (self._cause_key(result), copy.deepcopy(dict(found)))
+
+    def _seed(self, key: tuple[str, str] | None, ev: Evaluator) -> None:
+        kept = self.pool.setdefault(key, [])
+        if all(e is not ev for e in kept):
+            kept.append(ev)
 
     # -- the rules --
 
@@ -466,14 +512,29 @@ class _Session:
             for claim, _ in self.given
             if claim.label in self.states and self.grouped.get(claim.label)
         )
+        variants = dict(self.variant_cache)
+        # the latest evaluator of each key; what it took its nodes from is let go (a chain
+        # of seeds would keep every earlier check alive)
+        mine: dict[tuple[str, str] | None, Evaluator] = {
+            k: v for k, v in variants.items() if v is not None
+        }
+        mine[None] = self.ev
+        pool: dict[tuple[str, str] | None, tuple[Evaluator, ...]] = {}
+        for k in {*self.pool, *mine}:
+            evs = [mine[k]] if k in mine else []
+            evs += [e for e in self.pool.get(k, ()) if e is not mine.get(k)]
+            pool[k] = tuple(evs[:POOLED])
+            for e in pool[k]:
+                e.seeds = ()
         return Checked(
             derivation,
             report,
             self.ev,
             claims,
             dict(self.causes),
-            dict(self.variant_cache),
+            variants,
             (self.kept_claims, len(derivation.claims), self.kept_causes, self.same_model),
+            pool,
         )
 
 

@@ -8,7 +8,7 @@ names the hooks, so that checking and diagnosis import no module that imports th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from symtf.checking.evaluation import Evaluator
@@ -16,7 +16,30 @@ from symtf.checking.report import ClaimResult, DerivationReport
 from symtf.numbers import Printed
 from symtf.spec import Claim, Derivation
 
-__all__ = ["Reuse"]
+__all__ = ["Reuse", "Variants"]
+
+
+class Variants(dict[tuple[str, str], Any]):
+    """The diagnosis's cache of convention variants (``(switch, scope)`` -> evaluator, or
+    ``None`` where the switch does not apply), with earlier evaluators of each variant
+    that a new one may take unchanged nodes from (:class:`Evaluator`'s ``seeds``).
+
+    Args:
+        seeds: ``(switch, scope)`` -> evaluators of that variant of earlier derivations.
+    """
+
+    def __init__(self, seeds: Mapping[tuple[str, str], Iterable[Evaluator]] | None = None):
+        super().__init__()
+        self.seeds = {k: tuple(v) for k, v in (seeds or {}).items()}
+
+    def seeds_of(self, key: tuple[str, str]) -> tuple[Evaluator, ...]:
+        """The earlier evaluators of variant ``key``."""
+        return self.seeds.get(key, ())
+
+
+def seeds_of(cache: Mapping[tuple[str, str], Any], key: tuple[str, str]) -> tuple[Evaluator, ...]:
+    """The seeds of variant ``key`` a cache holds (none but a :class:`Variants`' own)."""
+    return cache.seeds_of(key) if isinstance(cache, Variants) else ()
 
 
 class Reuse(Protocol):

@@ -185,6 +185,7 @@ OPS: dict[str, Op] = {
     "floordiv": Op("{0} // {1}", 2, needs=(2, 3)),
     "mod": Op("{0} % {1}", 2, needs=(2, 3)),
     "grad": Op("grad({0}, {1})", 4),
+    "jacobian": Op("jacobian({0}, {1})", 4),
     "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
     "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),
     "argmax": Op("argmax({0}{kw})", 4, defaults={"axis": None, "keepdims": False}),

@@ -284,12 +284,17 @@ class Reuse:
         given: ``given(name)`` hands in a node's value without computing it, or ``None``.
         take: Whether unchanged nodes are taken from ``base`` (``False`` when ``base`` is
             another backend's trace, read only through ``given``).
+        also: Earlier evaluations of other graphs (same backend) a node that ``base`` does
+            not have as it is may be taken from, on the same terms and recorded the same (its
+            formula, title and labels): the same op and parameters over arguments that were
+            themselves taken give the same value, whichever trace each came from.
     """
 
     base: Trace
     fresh: frozenset[str] = frozenset()
     given: Callable[[str], Any] | None = None
     take: bool = True
+    also: tuple[Trace, ...] = ()
 
 
 def _same_params(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -319,6 +324,12 @@ def _same_node(a: Any, b: Node) -> bool:
     )
 
 
+def _same_record(a: Any, b: Node) -> bool:
+    """The same node, and recorded the same (formula, title, inputs shown, labels): its
+    value and its step in the trace taken from an earlier evaluation of another graph."""
+    return _same_node(a, b) and a == b and dict(a.labels) == dict(b.labels)
+
+
 class Live:
     """Evaluates nodes as they come, recording each into a trace builder.
 
@@ -340,7 +351,9 @@ class Live:
         self.reuse = reuse
         self.keep = keep  # only these nodes are evaluated (what the asked-for steps read)
         self._shapes = t.shapes  # a tensor node's true shape
-        self._taken: set[str] = set()
+        #: Each node taken from an earlier evaluation -> the traces it is the same in (it
+        #: and its arguments, all the way up): only those may lend what is computed from it.
+        self._taken: dict[str, tuple[Trace, ...]] = {}
 
     def run(self, nodes: Iterable[Node]) -> None:
         """Evaluate ``nodes`` in order."""
@@ -395,21 +408,26 @@ class Live:
                     self._shapes[node.name] = reuse.base.true_shapes[node.name]
                 COUNTS["nodes given"] += 1
                 return (v,)
-        base = reuse.base
-        if (
-            not reuse.take
-            or node.name in reuse.fresh
-            or node.name not in base
-            or not _same_node(base.nodes.get(node.name), node)
-            or not all(a in self._taken for a in node.args)
-        ):
+        if not reuse.take or node.name in reuse.fresh:
             return None
+        sources = tuple(
+            b
+            for k, b in enumerate((reuse.base, *reuse.also))
+            if (
+                node.name in b
+                and (_same_node if k == 0 else _same_record)(b.nodes.get(node.name), node)
+                and all(any(b is t for t in self._taken.get(a, ())) for a in node.args)
+            )
+        )
+        if not sources:
+            return None
+        base = sources[0]
         step = base[node.name]
         self.t.record(step)
         self.t.nodes[node.name] = base.nodes[node.name]
         if node.name in base.true_shapes:
             self._shapes[node.name] = base.true_shapes[node.name]
-        self._taken.add(node.name)
+        self._taken[node.name] = sources
         COUNTS["nodes reused"] += 1
         return (step.value,)
 

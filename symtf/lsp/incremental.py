@@ -7,7 +7,8 @@ a cold ``symtf check``).
 Kept per document, and reused when an edit allows:
 
 - **the last results**: a text seen among the last few (a save, an undo) gets its
-  result back whole;
+  result back whole, and the next edit starts from that text's search and check (an
+  edit undone leaves nothing of itself in what the one after it reuses);
 - **the search's state before each printing.** Drafting reads the article (cheap),
   then searches the step behind each printed matrix in the article's order, each
   over the tensors known from the printings before it (most of the cost). When an
@@ -58,13 +59,15 @@ class _Doc:
 
     kind: str
     name: str
-    results: OrderedDict[str, tuple[dict[str, Any], Resumable | None]] = field(
-        default_factory=OrderedDict
-    )
+    results: OrderedDict[
+        str, tuple[dict[str, Any], Resumable | None, tuple[str, Checked] | None]
+    ] = field(default_factory=OrderedDict)
     search: Resumable | None = None
     #: The last draft's derivation text and its check (its report is a function of that
     #: text alone; what it computed serves the check of the next draft).
     checked: tuple[str, Checked] | None = None
+    #: The latest check of any of its texts (its traces serve the next check too).
+    last: Checked | None = None
 
 
 class State:
@@ -96,9 +99,11 @@ class State:
         self.docs[key] = doc  # the most recently checked last
         while len(self.docs) > KEPT_DOCUMENTS:
             self.docs.pop(next(iter(self.docs)))
-        if text in doc.results:  # a save, an undo: the result and the search of that text
+        if text in doc.results:  # a save, an undo: the result, search and check of that text
             doc.results.move_to_end(text)
-            found, doc.search = doc.results[text]
+            found, doc.search, its_check = doc.results[text]
+            if its_check is not None:  # the next edit reuses the check of the text it edits
+                doc.checked = its_check
             return found, "the result of the same text, checked before"
         if kind == "toml":
             found, reused = _derivation(text, name), "nothing (a derivation file)"
@@ -110,8 +115,10 @@ class State:
                 report = doc.checked[1].report  # the same derivation: the same report
                 reused += ", and the check of the same drafted derivation"
             else:
-                report, checked = _checked(draft, name, start, doc.checked)
+                report, checked = _checked(draft, name, start, doc.checked, doc.last)
                 doc.checked = (draft.toml, checked)
+                if checked.evaluator is not None:
+                    doc.last = checked
                 kept, claims, causes, traces = checked.reused
                 if kept or traces:
                     reused += (
@@ -120,23 +127,30 @@ class State:
                         + (" with the traces" if traces else "")
                     )
             found = describe(report, draft.toml, text)
-        doc.results[text] = (found, doc.search)
+        doc.results[text] = (found, doc.search, doc.checked)
         while len(doc.results) > KEPT_RESULTS:
             doc.results.popitem(last=False)
         return found, reused
 
 
 def _checked(
-    draft: Any, name: str, start: float, previous: tuple[str, Checked] | None
+    draft: Any,
+    name: str,
+    start: float,
+    previous: tuple[str, Checked] | None,
+    latest: Checked | None = None,
 ) -> tuple[Any, Checked]:
-    """The check of a draft, reusing the check of the document's previous draft."""
+    """The check of a draft, reusing the check of the document's previous draft (and the
+    traces of its ``latest`` check)."""
     from symtf.checking import incremental
     from symtf.commands.draft import check_drafted
 
     last: list[Checked] = []
 
     def check(derivation: Any) -> Any:
-        done = incremental.check(derivation, previous[1] if previous is not None else None)
+        done = incremental.check(
+            derivation, previous[1] if previous is not None else None, seeds=latest
+        )
         last.append(done)
         return done.report
 

@@ -241,8 +241,8 @@ def unchecked_lines(d: DerivationReport) -> list[str]:
     if inputs:
         n = sum(u.size for u in inputs)
         out.append(
-            f"  inputs: {n} printed number(s) in {len(inputs)} table(s) the article states"
-            " (the derivation starts from them)"
+            f"  inputs: {n} printed number(s) in {len(inputs)} table(s) and constant(s) the "
+            "article states (the derivation starts from them)"
         )
     return out
 

@@ -367,10 +367,15 @@ class Search(CodeSteps):
 
     def _scalar(self, p: Printing, t: Target) -> Outcome:
         """A single number: a repeat of an entry printed shortly before, or a named reduction."""
+        stat = self._row_statistic(p, t)
+        if stat is not None:
+            return stat
         text = p.rows[0][0]
         if t.informative == 0 or len(text.lstrip("-−").replace(".", "").lstrip("0")) < 2:
-            return self._reduction(p, t) or Outcome(
-                p, "unmapped", note="a single number the search does not place"
+            return (
+                self._reduction(p, t)
+                or _stated_constant(p)
+                or Outcome(p, "unmapped", note="a single number the search does not place")
             )
         for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
             if q.printing.line > p.line or p.line - q.printing.line > REPEAT_WINDOW:
@@ -388,9 +393,110 @@ class Search(CodeSteps):
                     _entry(q.placement, i, j),
                     f"repeats {q.printing.label} at line {q.printing.line}",
                 )
-        return self._reduction(p, t) or Outcome(
-            p, "unmapped", note="a single number the search does not place"
+        return (
+            self._reduction(p, t)
+            or _stated_constant(p)
+            or Outcome(p, "unmapped", note="a single number the search does not place")
         )
+
+    def _row_statistic(self, p: Printing, t: Target) -> Outcome | None:
+        """A number of a table of named statistics, one row of the table per row of a matrix::
+
+            "Hello": mean=0.25, std=0.364
+            ","    : mean=0.10, std=0.208
+
+        The table's rows are the rows of the nearest known matrix with as many rows, in
+        order, when one of its columns is that statistic of every row (certified): then
+        each of its columns is the statistic it names, of its own row, whatever the
+        printed number says. A variance or deviation divides by n unless more of the
+        column's entries agree with n − 1.
+        """
+        table = self._stat_table(p)
+        if table is None:
+            return None
+        first, rows, _, name = table
+        n = len(rows)
+        shaped = [
+            k
+            for k in self.known.values()
+            if len(k.shape) == 2 and k.shape[0] == n and k.shape[1] >= 2
+        ]
+        if not shaped:
+            return None
+        base = max(shaped, key=lambda k: k.key)  # the latest known so far: read before the table
+        names = [nm for nm, _ in rows[0]]
+        fits: dict[str, tuple[Any, Tensor, int]] = {}
+        for j, nm in enumerate(names):
+            kind = _stat_kind(nm)
+            if kind is None:
+                continue
+            best = None
+            for unbiased in (False, True) if kind in ("var", "std") else (False,):
+                params: dict[str, Any] = {"axis": -1, "keepdims": True}
+                if kind in ("var", "std"):
+                    params["unbiased"] = unbiased
+                expr = call(kind, Ref(base.key), **params)
+                ball = self._ball(expr)
+                if ball is None or tuple(ball.shape) != (n, 1):
+                    continue
+                agree = 0
+                for i, r in enumerate(rows):
+                    target = parse_target(((r[j][1],),))
+                    if (
+                        target is not None
+                        and _certified(ball.data[i], target.printed[0][0]) == "full"
+                    ):
+                        agree += 1
+                if best is None or agree > best[2]:
+                    best = (expr, ball, agree)
+            if best is not None:
+                fits[nm] = best
+        if name not in fits or not any(a == n for _, _, a in fits.values()):
+            return None
+        expr, ball, _ = fits[name]
+        row = p.line - first
+        found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+            expr, ball, p, f"the {name} of each row of the table at line {first}"
+        )
+        kind = _stat_kind(name)
+        return Outcome(
+            p,
+            "mapped",
+            Placement(found.key, index=(row, 0)),
+            f"the {kind} of row {row}, as the table's {name} column names it",
+        )
+
+    def _stat_table(self, p: Printing) -> tuple[int, list[list[tuple[str, str]]], int, str] | None:
+        """The table of named statistics a single number stands in: its first line, each
+        row's ``(name, value)`` pairs, the number's column and name (or None)."""
+        mine = _stat_row(p.context)
+        if mine is None:
+            return None
+        same = sorted(
+            (q for q in self.article.printings if q.line == p.line and q.cell == p.cell),
+            key=lambda q: q.key,
+        )
+        if len(same) != len(mine) or any(q.size != 1 for q in same):
+            return None
+        column = next(j for j, q in enumerate(same) if q.key == p.key)
+        name, value = mine[column]
+        if value != p.rows[0][0].replace("−", "-") or _stat_kind(name) is None:
+            return None
+        names = [nm for nm, _ in mine]
+        by_line: dict[int, list[tuple[str, str]]] = {}
+        for q in self.article.printings:
+            if q.cell == p.cell and q.size == 1 and q.line not in by_line:
+                r = _stat_row(q.context)
+                if r is not None and [nm for nm, _ in r] == names:
+                    by_line[q.line] = r
+        first = last = p.line
+        while first - 1 in by_line:
+            first -= 1
+        while last + 1 in by_line:
+            last += 1
+        if last - first + 1 < 3:
+            return None
+        return first, [by_line[ln] for ln in range(first, last + 1)], column, name
 
     def _reduction(self, p: Printing, t: Target) -> Outcome | None:
         """A number the article names as the mean, variance, deviation, largest or sum of the
@@ -503,6 +609,29 @@ class Search(CodeSteps):
         return Outcome(p, "mapped", Placement(key, index=(i, j)), "the entry the line computes")
 
 
+#: A row of a table of named statistics: ``"Hello": mean=0.25, std=0.364``.
+_STAT_ROW = re.compile(
+    r"\s*(?:\"[^\"]*\"|'[^']*'|[\w ]{1,30}?)\s*:\s*"
+    r"(?P<pairs>[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?"
+    r"(?:\s*,\s*[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?)*)\s*"
+)
+_STAT_PAIR = re.compile(r"([A-Za-zμσ²_]+)\s*=\s*([-−]?\d+(?:\.\d+)?)")
+
+
+def _stat_row(context: str) -> list[tuple[str, str]] | None:
+    """The ``(name, value)`` pairs of a row of named statistics, or None."""
+    m = _STAT_ROW.fullmatch(context)
+    if m is None:
+        return None
+    return [(a, b.replace("−", "-")) for a, b in _STAT_PAIR.findall(m.group("pairs"))]
+
+
+def _stat_kind(name: str) -> str | None:
+    """The reduction a statistic's name says (``mean``, ``std``, ``var``, …), or None."""
+    low = name.lower()
+    return next((k for k, ws in _KEYWORDS.items() if low in ws), None)
+
+
 def _math_names(label: str) -> set[str]:
     """The names of the maths inside a label (``Query $Q$`` → ``Q``)."""
     out: set[str] = set()
@@ -543,6 +672,19 @@ def _literals(d: Display) -> list[str]:
         signed = re.search(rf"(?:^|[(\[{{,=+]|\s)\s*[-−]\s*{re.escape(lit.text)}(?![\d.])", d.latex)
         out.append(f"-{lit.text}" if signed else lit.text)
     return out
+
+
+#: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
+_SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
+
+
+def _stated_constant(p: Printing) -> Outcome | None:
+    """A single number that the article sets as a constant in its maths (``$d_k=2$``,
+    ``$\\gamma = 1$``): an input it states, not a value it computes. Only the whole
+    setting counts, a symbol and the number alone, never a number inside a sentence."""
+    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+        return None
+    return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
 
 
 def stands_for(

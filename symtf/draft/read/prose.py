@@ -28,6 +28,7 @@ from symtf.draft.read.items import (
 from symtf.draft.read.maths import weights
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
+from symtf.draft.read.tables import labelled_rows, printed_table_items
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
@@ -84,7 +85,7 @@ def text_items(seg: Segment) -> list[Found]:
                     )
                 )
             continue
-        labelled = _labelled_rows(seg, spans, lines, k)
+        labelled = labelled_rows(seg, spans, lines, k)
         if labelled is not None:
             found, k = labelled
             out.append(found)
@@ -192,52 +193,6 @@ def _column_vector(
         cell=seg.cell,
         context=lines[k].strip()[:200],
         places=places_in(seg.text, a, b, rows),
-    )
-    return found, j
-
-
-#: A row of a matrix printed with its label and no brackets: ``T2 2.0 1.5 2.5``.
-_LABELLED_ROW = re.compile(r"^\s*([A-Za-z][\w'’]{0,15}):?((?:[ \t]+[-−]?(?:\d+\.\d+|\d+))+)[ \t]*$")
-
-
-def _labelled_rows(
-    seg: Segment, spans: list[tuple[int, int]], lines: list[str], k: int
-) -> tuple[Found, int] | None:
-    """A matrix printed one labelled row per line, from line ``k``: the found value and the
-    line after it.
-
-    ::
-
-        T1 1.0 2.0 3.0
-        T2 2.0 1.5 2.5
-
-    Two lines or more, each a short label (a word, ``T1``, ``cat``) and the same number
-    (two or more) of numbers separated by spaces, at least one of them with decimals.
-    """
-    rows: list[tuple[str, ...]] = []
-    j = k
-    while j < len(lines) and j - k < MAX_BLOCK_LINES:
-        m = _LABELLED_ROW.match(lines[j])
-        if m is None:
-            break
-        cells = tuple(numeric_cell(c) or "" for c in m.group(2).split())
-        if not all(cells) or (rows and len(cells) != len(rows[0])) or len(cells) < 2:
-            break
-        rows.append(cells)
-        j += 1
-    if len(rows) < 2 or not any("." in c for r in rows for c in r):
-        return None
-    a, b = spans[k][0], spans[j - 1][1]
-    first = _LABELLED_ROW.match(lines[k])
-    start = a + (first.start(2) if first else 0)
-    found = Found(
-        "matrix",
-        f"line {seg.line + k}",
-        seg.line + k,
-        tuple(rows),
-        cell=seg.cell,
-        context=lines[k].strip()[:200],
-        places=places_in(seg.text, start, b, tuple(rows)),
     )
     return found, j
 
@@ -627,8 +582,40 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     return s.out
 
 
+#: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
+_ASIDE = re.compile(r"\((?P<expr>[^()=≈]+?)\s*=\s*(?P<value>[-−]?\d+(?:\.\d+)?)\s*\)")
+
+
+def _asides(s: _Line, fragment: str, at: int, place: int) -> str:
+    """``v₂ = 0.9×4 + (2×1.6=3.2) = 3.6 + 3.2``: the parenthesised ``2×1.6=3.2`` works a
+    term out in passing. It is checked on its own (3.2 is 2×1.6), and the chain reads the
+    term as written, ``(2×1.6)``, so that ``3.6 + 3.2`` checks term by term. Returns the
+    fragment with each aside's ``=3.2`` blanked (same length: every offset stays)."""
+    out = fragment
+    for k, m in enumerate(_ASIDE.finditer(fragment)):
+        if fragment[: m.start()].count("(") != fragment[: m.start()].count(")"):
+            continue  # inside other parentheses: a call's argument, not an aside
+        expression = plain_arithmetic(m.group("expr"))
+        value = numeric_cell(m.group("value"))
+        if expression is None or value is None:
+            continue
+        s.found(
+            "arithmetic",
+            f"line {s.number} (term)",
+            ((value,),),
+            (at + m.start("value"), at + m.end("value")),
+            expression=expression,
+            latex=expression_text(m.group("expr")),
+            chain=f"{s.seg.cell}:{s.number}:{place}:aside{k}",
+        )
+        a, b = m.end("expr"), m.end()
+        out = out[:a] + ")" + " " * (b - a - 1) + out[b:]
+    return out
+
+
 def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     number, seg = s.number, s.seg
+    fragment = _asides(s, fragment, at, place)
     label, chain = _plain_chain(fragment)
     chain = _trimmed(chain)
     pieces = [p for p, _ in chain]
@@ -978,6 +965,9 @@ def printed_numbers(seg: Segment) -> list[Found]:
         for m in _REPR.finditer(text)
         if _nested_rows(m.group("body"))
     ]
+    for found, span in printed_table_items(seg):
+        out.append(found)
+        inside.append(span)
     for m in _PRINTED_NUMBER.finditer(text):
         if any(a <= m.start() < b for a, b in inside):
             continue

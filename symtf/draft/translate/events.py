@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symtf.draft.templates import Expr
+from symtf.place import Place
 
 __all__ = ["SIZE", "Given", "Note", "Shown", "Step"]
 
@@ -28,6 +29,8 @@ class Given:
     lines: tuple[int, ...] = ()
     #: The notebook cell it is in.
     cell: int | None = None
+    #: Where each entry stands in the article, row by row (empty: not known).
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
