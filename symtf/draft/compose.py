@@ -222,6 +222,23 @@ def compose(article: Article, search: Search) -> Composed:
             out.printed += p.size
             continue
         out.printed += p.size
+        if o.status == "given" and o.placement is not None and p.size > 1:
+            # a table of results worked out above it (a summary of the displayed lines'
+            # values): checked as those lines, though later steps may read it as given
+            restated = restatements(
+                _placed(p, _places_of(article, p, printed)),
+                _name(p),
+                article,
+                sources,
+                lambda pl: _placement(pl, names),
+                label,
+                chains,
+                results_only=True,
+            )
+            if restated:
+                sources.append((p, o.placement))
+                claims.extend((p.key, [r]) for r in restated)
+                continue
         if o.placement is not None and o.status in ("mapped", "covered", "given"):
             sources.append((p, o.placement))
         if o.status == "given" or (o.status == "covered" and o.placement is None):

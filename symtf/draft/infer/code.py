@@ -338,6 +338,8 @@ class CodeSteps(Evidence):
             self.outcomes[key] = Outcome(p, "unmapped", note="its numbers cannot be read")
             return
         complete = bool(getattr(e, "complete", False))
+        if complete and getattr(e, "restates", False) and e.name in self.var_keys:
+            complete = self._mostly_restated(t, self.var_keys[e.name])
         held = self._through_refs(self.var_keys[e.name]) if e.name in self.var_keys else None
         if held is not None and held in self.written:
             texts, where, literal = self.written[held]
@@ -413,6 +415,17 @@ class CodeSteps(Evidence):
         else:
             note = e.reason or "the translated code does not give these values"
         self.outcomes[key] = Outcome(p, "unmapped", note=note)
+
+    def _mostly_restated(self, t: Target, key: int) -> bool:
+        """Whether a literal restating a rearranged value holds the value's entries in at
+        least three of every four places (and at least three): then it writes out that value,
+        and the entries that differ are off (a copying slip), not a sign of another value."""
+        values = list(self.known[key].ball.data)
+        flat = [c for r in t.printed for c in r]
+        if len(values) != len(flat):
+            return False
+        agree = sum(_certified(x, c) == "full" for x, c in zip(values, flat, strict=True))
+        return agree >= 3 and 4 * agree >= 3 * len(flat)
 
     def _direct(
         self, p: Printing, t: Target, key: int, *, complete: bool = False

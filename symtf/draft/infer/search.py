@@ -701,6 +701,7 @@ def stands_for(
         and o.printing.key != d.key
         and o.printing.cell == d.cell
         and 0 <= d.line - o.printing.line <= STANDS_WINDOW
+        and not _at_or_after(o.printing, d)
     ]
     near.sort(key=lambda o: (o.printing.line != d.line, d.line - o.printing.line, -o.printing.key))
     expr_text = d.latex
@@ -726,6 +727,18 @@ def stands_for(
             out[sign_text] = chosen
             break
     return out
+
+
+def _at_or_after(p: Printing, d: Display) -> bool:
+    """Whether ``p`` stands where the display's printed result does, or after it: its
+    own result (``[1.0; 2.0]·[0.098, …] = [[…]] = [[0.098, …], [0.196, …]]``) is no value
+    its literals repeat."""
+    if not p.places or not d.places:
+        return False
+    a, b = p.places[0], d.places[0]
+    if a.line != b.line:
+        return a.line > b.line
+    return (a.column or 0) >= (b.column or 0)
 
 
 def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:

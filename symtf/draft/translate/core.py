@@ -598,7 +598,18 @@ class Translator(Outputs):
             return None
         rows, lines = self._literal_rows(value, values, shape)
         cell = self._block.cell if self._block else None
-        return Shown(step, name, rows, lines, cell, None, False, vector=len(shape) == 1)
+        return Shown(
+            step,
+            name,
+            rows,
+            lines,
+            cell,
+            None,
+            False,
+            vector=len(shape) == 1,
+            complete=self._complete(Var(step)),
+            restates=True,
+        )
 
     def _literal_rows(
         self, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]

@@ -74,3 +74,7 @@ class Shown:
     #: Printed by PyTorch with every entry a whole number (``tensor([1., 0.])``): each
     #: entry is that number exactly, not a rounding of another.
     whole: bool = False
+    #: An array literal restating a value the code only rearranged (``q_split = […]``
+    #: after ``q = q.view(…)``): where most of its entries are the step's, it is the step,
+    #: and the others are off.
+    restates: bool = False
