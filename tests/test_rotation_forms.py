@@ -461,3 +461,24 @@ def test_an_entry_off_in_a_list_is_flagged(tmp_path: Path) -> None:
     assert not _rounds(mpmath.sin(mpmath.mpf("0.5")), "0.497")
     assert _verdicts(checks, text, "0.497") == {"wrong"}
     assert _verdicts(checks, text, "0.878") == {"rounded"}
+
+
+WORKED_LIST = """\
+# A list of worked lines
+
+```
+normalized = [
+    (0.1 - 0.25) / 0.364 = -0.15 / 0.364 = -0.412,
+    (0.3 - 0.25) / 0.364 = 0.05 / 0.364 = 0.137
+]
+```
+"""
+
+
+def test_a_list_of_worked_lines_is_read_line_by_line(tmp_path: Path) -> None:
+    # relations inside the brackets: each row is a chain of its own, not one list
+    checks = _checks(tmp_path, WORKED_LIST)
+    assert _rounds(mpmath.mpf("-0.15") / mpmath.mpf("0.364"), "-0.412")
+    assert _verdicts(checks, WORKED_LIST, "-0.412") == {"rounded"}
+    assert _rounds(mpmath.mpf("0.05") / mpmath.mpf("0.364"), "0.137")
+    assert _verdicts(checks, WORKED_LIST, "0.137") == {"rounded"}

@@ -255,26 +255,28 @@ def _open_list(lines: list[str], first: int) -> int | None:
     its relations between (``angles = [`` … ``] = [`` … ``]``), or None.
 
     Only a line that leaves a bracket open starts one; the list ends on the first line
-    that closes every bracket, within :data:`MAX_LIST_LINES` lines.
+    that closes every bracket, within :data:`MAX_LIST_LINES` lines. Relations stand only
+    between lists: a list of worked lines (``[`` then ``(0.1 - 0.25) / 0.364 = -0.412,``)
+    or two matrices side by side (``[[5, 10],    / √2 = [[3.5, 7.1],``) is no such list.
     """
-    depth = _depth(_uncommented(lines[first]))
-    if depth <= 0:
-        return None
-    for at in range(first + 1, min(first + MAX_LIST_LINES, len(lines))):
-        depth += _depth(_uncommented(lines[at]))
-        if depth < 0:
-            return None
+    depth = 0
+    for at in range(first, min(first + MAX_LIST_LINES, len(lines))):
+        for ch in _uncommented(lines[at]):
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif ch in "=≈" and depth > 0:
+                return None
         if depth == 0:
-            return at + 1
+            return at + 1 if at > first else None
     return None
 
 
 #: Most lines one list written over several lines may take.
 MAX_LIST_LINES = 24
-
-
-def _depth(line: str) -> int:
-    return line.count("[") - line.count("]")
 
 
 #: A line that ends on a relation (``[0.3 / 0.6481, 0.6 / 0.6481] =>``), and a line that
