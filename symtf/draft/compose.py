@@ -178,7 +178,9 @@ def compose(article: Article, search: Search) -> Composed:
         f"title = {_s(article.title or 'Draft: ' + article.path)}",
         f"source = {_s(article.path)}",
     ]
-    if search.float32:
+    if search.float32 and any(b.outputs for b in article.code):
+        # the code's float32 explains what the code printed; an article that shows no
+        # output of its code (a marimo notebook keeps none) works its numbers by hand
         head.append('computed_in = "float32"   # the code\'s tensors are float32')
     head.append("")
     if search.notes:
