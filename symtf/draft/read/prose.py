@@ -851,7 +851,9 @@ def _fragments(text: str) -> list[tuple[str, int]]:
 
 
 _LEADING_NUMBER = re.compile(r"^([-−]?\d[\d,]*(?:\.\d+)?%?)\s+[A-Za-z(]")
-_ARITHMETIC_TAIL = re.compile(r"(?<=\s)[\d(√|][\d\s.,+\-−×·*/^()√|]*$")
+_ARITHMETIC_TAIL = re.compile(
+    r"(?<=\s)(?:[\d(√|]|(?:sqrt|exp)\()[\d\s.,+\-−×·*/^()√|]*$"  # √4, or sqrt(4) spelled out
+)
 _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z]{2,}:?\s+$")
 
 
