@@ -234,3 +234,44 @@ def test_a_negative_term_written_after_a_minus_is_that_terms_magnitude(tmp_path:
     assert _verdicts(checks, SIGN, "0.19") == {"wrong"}
     # and the line's result is off through its first link: 0.2 - 0.18 = 0.02
     assert _verdicts(checks, SIGN, "0.01") == {"wrong"}
+
+
+# -------------------------------------- a weight gradient's row repeating an earlier result
+
+OWN_RESULT = """\
+# Weight update
+
+$$
+\\sigma = \\left[ \\frac{1}{3}, \\frac{2}{3} \\right] \\approx [0.333, 0.667]
+$$
+
+$$
+\\text{W update} =
+\\begin{bmatrix} 1.0 \\\\ 3.0 \\end{bmatrix}
+\\cdot
+\\begin{bmatrix} 0.333 & 0.667 \\end{bmatrix}
+=
+\\begin{bmatrix}
+1.0 * 0.333 & 1.0 * 0.667 \\\\
+3.0 * 0.333 & 3.0 * 0.667
+\\end{bmatrix}
+=
+\\begin{bmatrix}
+0.333 & 0.667 \\\\
+0.999 & 2.001
+\\end{bmatrix}
+$$
+"""
+
+
+def test_a_lines_literals_never_stand_for_the_result_it_prints(tmp_path: Path) -> None:
+    # as displayed every product is exact; the row [0.333, 0.667] is σ = [1/3, 2/3] printed
+    # to three decimals, so through the chain the products are 1/3, 2/3, 1 and 2
+    third = Fraction(1, 3)
+    assert _class(third, "0.333") == "rounded" and _class(2 * third, "0.667") == "rounded"
+    assert _class(3 * third, "0.999") == "wrong" and _class(6 * third, "2.001") == "wrong"
+    checks = _checks(tmp_path, OWN_RESULT)
+    # the result's first row prints the same strings as the row multiplied, but it is no
+    # value the line's own literals repeat: they repeat σ
+    assert _verdicts(checks, OWN_RESULT, "0.999") == {"wrong"}
+    assert _verdicts(checks, OWN_RESULT, "2.001") == {"wrong"}

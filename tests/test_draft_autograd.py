@@ -198,3 +198,47 @@ def test_a_print_inside_a_with_block_is_matched_with_its_output(tmp_path: Path) 
     assert rounds_to(first, "0.9707") and rounds_to(1 - first, "0.0293")
     assert checked[12] == [("0.9707", "rounded"), ("0.0293", "rounded")]
     assert checked[13] == [("0.5000", "exact"), ("-3.0000", "exact")]
+
+
+JACOBIAN_CODE = """import torch
+
+def f(z):
+    return torch.softmax(z, dim=0)
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+J = torch.autograd.functional.jacobian(f, x)
+print(J)
+"""
+
+#: PyTorch's print, with the last entry written 0.2272 for 0.2227 (digits swapped).
+JACOBIAN_OUT = """tensor([[ 0.0819, -0.0220, -0.0599],
+        [-0.0220,  0.1848, -0.1628],
+        [-0.0599, -0.1628,  0.2272]])
+"""
+
+
+def test_the_jacobian_of_a_notebook_function_is_checked(tmp_path: Path) -> None:
+    """``torch.autograd.functional.jacobian(f, x)`` of a function the post defines: f is
+    translated at x and the print is judged against ∂f/∂x, s_i(δ_ij − s_j) (mpmath)."""
+    with mpmath.workdps(MPMATH_DIGITS):
+        e = [mpmath.e ** mpmath.mpf(v) for v in (1, 2, 3)]
+        s = [v / mpmath.fsum(e) for v in e]
+        jac = [[s[i] * ((1 if i == j else 0) - s[j]) for j in range(3)] for i in range(3)]
+    printed = [
+        r.split()
+        for r in JACOBIAN_OUT.replace("tensor(", "")
+        .replace("[", " ")
+        .replace("]", " ")
+        .replace(")", "")
+        .replace(",", " ")
+        .splitlines()
+    ]
+    flat = [p for r in printed for p in r]
+    assert len(flat) == 9
+    right = [rounds_to(jac[k // 3][k % 3], p) for k, p in enumerate(flat)]
+    assert right == [True] * 8 + [False]
+    checked, _ = _by_line(_post(tmp_path, JACOBIAN_CODE, JACOBIAN_OUT))
+    got = [pv for line in sorted(checked) for pv in checked[line]]
+    assert [p for p, _ in got] == flat
+    assert [v in ("exact", "rounded") for _, v in got] == right
+    assert got[-1][1] == "wrong"

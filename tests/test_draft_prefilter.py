@@ -143,6 +143,14 @@ def _index(draw: Draw, shape: Shape) -> tuple[Expr, Tensors]:
     return call("index", Ref(0), **params), {0: _matrix(draw, n, m)}
 
 
+def _reshape(draw: Draw, shape: Shape) -> tuple[Expr, Tensors]:
+    # the rows of a tensor of more axes, which the search holds flattened: any width
+    # dividing the number of entries
+    n, m = shape
+    width = draw(st.sampled_from([w for w in range(1, n * m + 1) if (n * m) % w == 0]))
+    return call("reshape", Ref(0), shape=[-1, width]), {0: _matrix(draw, n, m)}
+
+
 def _causal(draw: Draw, shape: Shape) -> tuple[Expr, Tensors]:
     return call("causal_mask", n=draw(st.integers(1, 4))), {}
 
@@ -174,6 +182,7 @@ CASES: dict[str, Build] = {
     "concat": _concat,
     "index": _index,
     "centered": _unary("centered"),
+    "reshape": _reshape,
 }
 
 

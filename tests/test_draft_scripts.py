@@ -110,3 +110,46 @@ def test_a_procedure_that_returns_something_is_not_walked_as_one(tmp_path: Path)
         "make()\n```\n\n```\n3.0\n```\n"
     )
     assert all(v != "wrong" for _, _, v in _verdicts(_post(tmp_path, code)))
+
+
+DATA_THEN_TABLE = """\
+# Data, then a table
+
+```python
+x = [
+    [1.0, 2.0],
+    [3.0, 5.0],
+]
+
+# what each row sums to
+"a": total=3.0
+"b": total=8.0
+```
+
+```python
+import numpy as np
+print(np.array(x).sum(axis=1))
+```
+
+```
+[3. 9.]
+```
+"""
+
+
+def test_a_python_fence_of_data_then_a_table_reads_the_data_as_code(tmp_path: Path) -> None:
+    # The first fence is not Python as a whole (its table is not), but its first paragraph
+    # is, and defines x: the code below reads it. Row sums: 1 + 2 = 3, 3 + 5 = 8, so the
+    # printed 9 is wrong. The table after the blank line is still read as prose.
+    path = _post(tmp_path, DATA_THEN_TABLE)
+    assert _verdicts(path) == [(20, "3.", "exact"), (20, "9.", "wrong")]
+    unchecked = [u.line for u in check_article(path).unchecked]
+    assert 10 in unchecked and 11 in unchecked
+
+
+def test_hand_arithmetic_fenced_as_python_stays_prose(tmp_path: Path) -> None:
+    # "mean = (1 + 3) / 2" continued by "     = 2" is no Python, and "variance = 0.25"
+    # defines no data: the block is prose, and its chain is checked (4 / 2 = 2).
+    text = "# Mean\n\n```python\nvariance = 0.25\n\nmean = (1 + 3) / 2\n     = 2\n```\n"
+    got = _verdicts(_post(tmp_path, text))
+    assert (7, "2", "exact") in got

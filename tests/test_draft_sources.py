@@ -698,7 +698,7 @@ def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
         by_line.setdefault(r.claim.source_line, []).extend(r.checks)
     terms: dict[int | None, list] = {}  # a link's term written out: its own quantity
     for r in report.results:
-        if r.claim.label.endswith("(term)"):
+        if "(term)" in r.claim.label:  # "dot (term)", and a second one "dot (term) (line 122)"
             terms.setdefault(r.claim.source_line, []).extend(r.checks)
     # line 130's bracket 0.005015 is 0.0025 - (-0.002515) as displayed; with the unrounded
     # dot it is 0.0025 - dot = 0.0050126…: off, carried forward from dot
@@ -744,10 +744,18 @@ def test_toyai3_one_rounded_gradient_is_carried_forward_as_inherited() -> None:
     # -log(0.251) = 1.38230…: 1.383 is off and nothing explains it (line 43)
     assert not rounds_to(-mpmath.log(mpmath.mpf("0.251")), "1.383")
     # -0.002515 (line 122) is one printed number: one flag, though both its links are off
-    (c122,) = by_line[122]
+    (c122,) = [c for c in by_line[122] if c not in terms[122]]
     assert [x["verdict"] for x in c122.extra["links"]] == ["wrong", "wrong"]
+    # its second link writes the products' values: 0.0025 × 0.498… = 0.0012455…, printed
+    # 0.001245 (a slip), and -0.00749 × 0.501… = -0.0037582…, written "- 0.00376" (right)
+    assert not rounds_to(g[0] * s[0], "0.001245") and rounds_to(-g[1] * s[1], "0.00376")
+    assert sorted((c.printed, c.verdict) for c in terms[122]) == [
+        ("0.001245", "slip"),
+        ("0.00376", "rounded"),
+    ]
     assert sorted(line for line, _ in off) == [
         43,
+        122,
         122,
         130,
         135,

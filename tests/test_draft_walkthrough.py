@@ -97,6 +97,24 @@ q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
     ]
 
 
+def test_a_restating_literal_is_reported_by_its_own_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the article's label (q_heads), not the name the translation gave the view's step
+    text = (
+        SETUP
+        + PROJECTED
+        + """q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
+            [[3.0, -1.0], [0.75, 2.5]]]]
+```
+"""
+    )
+    assert main(["check", str(_post(tmp_path, text)), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    claims = {c["claim"] for d in data["derivations"] for c in d["checks"]}
+    assert claims == {"q_heads"}
+
+
 def test_a_literal_restating_the_heads_after_a_transpose_is_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -117,6 +135,28 @@ q_by_head = [[[[0.5, 1.5],
     assert [c[0] for c in checks] == [14, 14, 15, 15, 16, 16, 17, 17]
     assert [c[1] for c in checks] == ["0.5", "1.5", "3.0", "-1.0", "-2.0", "0.25", "0.75", "2.5"]
     assert all(c[2] == "exact" for c in checks)
+
+
+def test_an_entry_miscopied_in_a_restating_literal_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as above, with head 1's last entry written 2.6 where the transpose moves q's 2.5:
+    # seven of eight entries are q's, so the literal writes out q; 2.6 is off by 0.1,
+    # one unit of its last digit: wrong (|2.6 − 2.5| is not below the unit)
+    text = (
+        SETUP
+        + PROJECTED
+        + """q = q.transpose(1, 2)
+q_by_head = [[[[0.5, 1.5],
+               [3.0, -1.0]],
+              [[-2.0, 0.25],
+               [0.75, 2.6]]]]
+```
+"""
+    )
+    checks = _checks(_post(tmp_path, text), capsys)
+    assert [(c[1], c[2]) for c in checks if c[2] != "exact"] == [("2.6", "wrong")]
+    assert len(checks) == 8 and checks[-1][0] == 17
 
 
 def test_a_literal_named_after_a_tensor_but_holding_other_values_is_no_alarm(
@@ -281,3 +321,49 @@ def test_dropout_in_eval_mode_changes_nothing(
     printed = "tensor([[0.5000, 0.2500],\n        [0.1250, 1.5000]])\n"
     verdicts = _last_cell(tmp_path, capsys, "dropout.eval()\nprint(dropout(w))\n", printed)
     assert verdicts == [(v, "exact") for v in ("0.5000", "0.2500", "0.1250", "1.5000")]
+
+
+def test_a_row_of_a_tensor_of_three_axes_printed_again_is_a_repeat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # q has shape (1, 2, 4); the diagram below writes out token 1's row, q[0, 1, :]
+    text = (
+        SETUP
+        + PROJECTED
+        + """```
+
+### One token's vector
+
+```
+Token 1:
+[3.0, -1.0, 0.75, 2.5]
+```
+"""
+    )
+    checks = _checks(_post(tmp_path, text), capsys)
+    assert checks == [(19, v, "exact") for v in ("3.0", "-1.0", "0.75", "2.5")]
+
+
+# ----------------------------------------------------------------------------- comments
+
+
+def test_hand_arithmetic_in_a_code_comment_is_a_displayed_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # sqrt(4) = 2 exactly; 0.4 × 0.5 = 0.2, so the comment's 0.3 is off by a whole unit
+    text = """\
+```python
+scale = d_head ** 0.5  # sqrt(4) = 2.0
+w = 0.4 * 0.5  # 0.4 * 0.5 = 0.3
+```
+"""
+    checks = _checks(_post(tmp_path, text), capsys)
+    assert checks == [(2, "2.0", "exact"), (3, "0.3", "wrong")]
+
+
+def test_a_square_root_spelled_out_in_a_sentence_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as √4 = 2.0 is: the sentence's words are left out, the arithmetic is checked
+    text = "# Scaling\n\nWe divide by sqrt(4) = 2.0 before the softmax.\n"
+    assert _checks(_post(tmp_path, text), capsys) == [(3, "2.0", "exact")]

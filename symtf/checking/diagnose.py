@@ -404,11 +404,25 @@ def _inherited_line(
     from symtf.checking.causes import line_inputs
 
     said = Names(d.claims, trace)
+    own_line = claims[c.claim].claim.source_line
     for key, ref in line_inputs(c, claims[c.claim].claim, ev, d):
         up = _off_upstream(key, ref, claims, trace, status)
         if up is None:
             continue
         label, step, index, verdict = up
+        if (
+            step is None
+            and own_line is not None
+            and label in claims
+            and claims[label].claim.source_line == own_line
+            and _copied(claims[label]) is None
+            and _right_as_displayed(claims[label])
+        ):
+            # a term of the line's own chain, right with the numbers it displays and off
+            # only through the chain (0.001245 in "= 0.001245 - 0.00376"): the line's own
+            # rounding, not an earlier mistake it carries; a term worked wrong in passing
+            # ("(2×1.4=2.9)") or a miscopied literal still is the line's source
+            continue
         found = lines.get(label) if step is None else at.get((step, *(index or ())))
         if found is not None and found.root is not None:
             root = found.root
@@ -435,6 +449,14 @@ def _inherited_line(
             root=root,
         )
     return None
+
+
+def _right_as_displayed(result: ClaimResult) -> bool:
+    """Whether every check of a displayed claim is right with the numbers it displays."""
+    shown = [c.extra.get("as_displayed") for c in result.checks]
+    return bool(shown) and all(
+        isinstance(x, dict) and x.get("verdict") in ("exact", "rounded") for x in shown
+    )
 
 
 def _copied(result: ClaimResult | None) -> dict[str, Any] | None:

@@ -323,10 +323,15 @@ def restatements(
     placement: Callable[[Placement], list[str]],
     label: Callable[[str, int], str],
     chains: Mapping[int, tuple[str, str]] | None = None,
+    *,
+    results_only: bool = False,
 ) -> list[str]:
     """The claims of a value (a found value or a printing, with its places) that restates
     an earlier one: at the step the earlier value is placed at, or as the displayed line
     whose result it repeats. None if it restates nothing (then it is not checked).
+
+    ``results_only``: only as displayed lines' results (a table that sums up the lines
+    worked above it), never as another printing.
 
     ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
     checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
@@ -338,7 +343,7 @@ def restatements(
     if not places or len(places) != sum(len(r) for r in item.rows):
         return []
     claims: list[str] = []
-    links = _link(item, places, sources)
+    links = [] if results_only else _link(item, places, sources)
     for pl, keys, row, at, p in links:
         step = [k for k in placement(pl) if k.startswith("step")]
         extra = [

@@ -154,6 +154,8 @@ OPS: dict[str, Op] = {
     "concat": Op("concat({*}{kw})", 4, True),
     "index": Op("{0}[{where}]", 3, True, needs=(4,)),
     "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, True),
+    # the rows of a tensor of more axes (its last axis), a repeat the search looks for
+    "reshape": Op("reshape({0}, {shape})", 4, True),
     # ops only the code translation writes: a translated step is evaluated through the
     # step language, never pre-filtered
     "neg": Op("-{0}", 2, needs=(3,)),
@@ -168,7 +170,6 @@ OPS: dict[str, Op] = {
     "maximum": Op("max({0}, {1})", 4),
     "minimum": Op("min({0}, {1})", 4),
     "transpose": Op("transpose({0}{kw})", 4, defaults={"axes": None}),
-    "reshape": Op("reshape({0}, {shape})", 4),
     "stack": Op("stack({*}{kw})", 4, defaults={"axis": 0}),
     "tril": Op("tril({0})", 4),
     "triu": Op("triu({0})", 4),
@@ -185,6 +186,7 @@ OPS: dict[str, Op] = {
     "floordiv": Op("{0} // {1}", 2, needs=(2, 3)),
     "mod": Op("{0} % {1}", 2, needs=(2, 3)),
     "grad": Op("grad({0}, {1})", 4),
+    "jacobian": Op("jacobian({0}, {1})", 4),
     "topk": Op("topk({0}{kw})", 4, defaults={"axis": -1, "largest": True}),
     "argsort": Op("argsort({0}{kw})", 4, defaults={"axis": -1, "descending": False}),
     "argmax": Op("argmax({0}{kw})", 4, defaults={"axis": None, "keepdims": False}),

@@ -56,6 +56,11 @@ class Candidates(SearchState):
 
         if tier == 0:
             yield from (Ref(k.key) for k in ks if fits(k.shape))
+            for k in ks:  # a tensor of three axes or more read as its rows (its last axis)
+                if len(k.nd_shape) >= 3 and k.nd_shape[-1] == m:
+                    rows = (k.value.size // m, m)
+                    if rows == (n, m) or (n == 1 and not whole_only):
+                        yield self._made_reshape(k.key, m)
             return
         sig = (n, m, whole_only)
         if tier == 1:
@@ -167,6 +172,14 @@ class Candidates(SearchState):
                     yield mk("add", a.key, b.key), shape
                 yield mk("sub", a.key, b.key), shape
                 yield mk("mul", a.key, b.key), shape
+
+    def _made_reshape(self, key: int, width: int) -> Call:
+        """``reshape(k, [-1, width])``, built once per search."""
+        memo_key = (f"reshape:{width}", (Ref(key),))
+        e = self._made_memo.get(memo_key)
+        if e is None:
+            e = self._made_memo[memo_key] = call("reshape", Ref(key), shape=[-1, width])
+        return e
 
     def _made(self, op: str, *args: Expr) -> Call:
         """``call(op, *args)``, built once per search (candidates recur for every printing)."""

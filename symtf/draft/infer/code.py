@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any
 
 from flint import arb
@@ -33,13 +34,18 @@ from symtf.draft.infer.target import (
     parse_target,
 )
 from symtf.draft.sizing import refuse_array
-from symtf.draft.templates import Call, Ref, bind, inputs, render, variables
+from symtf.draft.templates import Call, Ref, bind, call, inputs, render, variables
 from symtf.errors import SymtfError, Undecided
 from symtf.graph.evaluate import evaluate_text
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.tensor import Tensor
 
 __all__ = ["CodeSteps"]
+
+#: The name of a tensor's normalisation: ``normalized_x``, ``x_normalized``, ``normed_x``.
+_NORMALIZED = re.compile(
+    r"(?:normali[sz]ed|normed)_(?P<a>[A-Za-z]\w*)|(?P<b>[A-Za-z]\w*?)_(?:normali[sz]ed|normed)"
+)
 
 #: The fewest entries a literal needs to be taken for a value written by hand.
 MIN_WRITTEN = 4
@@ -71,6 +77,8 @@ class CodeSteps(Evidence):
         assert xp is not None
         # over what a derivation holds: refused before its balls are made
         refuse_array(self.article.path, e.name, e.where, tuple(e.shape), " ".join(e.values))
+        if self._normalized_literal(e):
+            return
         k = self._literal(e)
         if self._written_for(e, k):
             return
@@ -188,6 +196,80 @@ class CodeSteps(Evidence):
             key, seen = ref.key, seen + 1
         return key
 
+    def _normalized_literal(self, e: Any) -> bool:
+        """An array literal the code names the normalisation of a tensor it defined before
+        (``normalized_embeddings`` written out below ``embeddings``): the article writes
+        the result of a LayerNorm without scale and shift, and its entries are claims on it,
+        not inputs.
+
+        The step is each row less its mean, over its deviation (divided by n, no ε), each
+        a step of its own, so that a deviation the article prints elsewhere (a table of each
+        row's mean and deviation) is the one the result is computed from. The name is taken
+        at its word only when a whole row of the literal is what the step gives (certified):
+        otherwise the literal stays a given tensor.
+        """
+        m = _NORMALIZED.fullmatch(e.name)
+        base = (m.group("a") or m.group("b")) if m else None
+        key = self.var_keys.get(base) if base else None
+        if key is None or len(e.shape) != 2 or len(e.places) != len(e.values):
+            return False
+        x = self.known[key]
+        if tuple(x.shape) != tuple(e.shape) or e.shape[1] < 2:
+            return False
+        texts = tuple(e.values)
+        n, width = e.shape
+        rows = tuple(texts[i * width : (i + 1) * width] for i in range(n))
+        t = parse_target(rows)
+        if t is None:
+            return False
+        mean = call("mean", Ref(key), axis=-1, keepdims=True)
+        std = call("std", Ref(key), axis=-1, keepdims=True, unbiased=False)
+        balls = [self._ball(mean), self._ball(std)]
+        if balls[0] is None or balls[1] is None:
+            return False
+        probe = call("div", call("sub", Ref(key), mean), std)
+        ball = self._ball(probe)
+        if ball is None or tuple(ball.shape) != (n, width):
+            return False
+        flat = [c for r in t.printed for c in r]
+        whole_rows = [
+            i
+            for i in range(n)
+            if all(
+                _certified(ball.data[i * width + j], flat[i * width + j]) == "full"
+                for j in range(width)
+            )
+        ]
+        if not whole_rows:
+            return False
+        self._shown_key += 1
+        lines = tuple(e.places[i * width].line for i in range(n))
+        p = Printing(
+            2_000_000 + self._shown_key,
+            "matrix",
+            e.name,
+            "",
+            rows,
+            lines,
+            e.places[0].cell,
+            "",
+            places=tuple(e.places),
+        )
+        self.extra.append(p)
+        note = f"{e.where}: its name says it is {base} normalised"
+        parts = []
+        for expr, b, what in ((mean, balls[0], "mean"), (std, balls[1], "deviation")):
+            found = next((k for k in self.known.values() if k.expr == expr), None)
+            parts.append(found or self._add(expr, b, p, f"the {what} of each row of {base}"))
+        step = call("div", call("sub", Ref(key), Ref(parts[0].key)), Ref(parts[1].key))
+        known = self._add(step, ball, p, note)
+        self.var_keys[e.name] = known.key
+        agree = f"row {whole_rows[0]} agrees" if len(whole_rows) == 1 else "rows agree"
+        self.outcomes[p.key] = Outcome(
+            p, "mapped", Placement(known.key), f"{note} (its {agree}; the check judges the rest)"
+        )
+        return True
+
     def _retry(self) -> None:
         """Add every pending step whose inputs are known (in order), until none can be added."""
         from symtf.draft.translate import Note
@@ -243,7 +325,8 @@ class CodeSteps(Evidence):
             if len(e.rows) == 1 and len(e.rows[0]) == 1
             else ("vector" if len(e.rows) == 1 else "matrix")
         )
-        label = e.name or e.label
+        # a literal restating a step is named as the article names it (queries_split)
+        label = e.label if getattr(e, "restates", False) else (e.name or e.label)
         lines = (
             tuple(e.lines)
             if len(e.lines) == len(e.rows)
@@ -256,6 +339,8 @@ class CodeSteps(Evidence):
             self.outcomes[key] = Outcome(p, "unmapped", note="its numbers cannot be read")
             return
         complete = bool(getattr(e, "complete", False))
+        if complete and getattr(e, "restates", False) and e.name in self.var_keys:
+            complete = self._mostly_restated(t, self.var_keys[e.name])
         held = self._through_refs(self.var_keys[e.name]) if e.name in self.var_keys else None
         if held is not None and held in self.written:
             texts, where, literal = self.written[held]
@@ -331,6 +416,17 @@ class CodeSteps(Evidence):
         else:
             note = e.reason or "the translated code does not give these values"
         self.outcomes[key] = Outcome(p, "unmapped", note=note)
+
+    def _mostly_restated(self, t: Target, key: int) -> bool:
+        """Whether a literal restating a rearranged value holds the value's entries in at
+        least three of every four places (and at least three): then it writes out that value,
+        and the entries that differ are off (a copying slip), not a sign of another value."""
+        values = list(self.known[key].ball.data)
+        flat = [c for r in t.printed for c in r]
+        if len(values) != len(flat):
+            return False
+        agree = sum(_certified(x, c) == "full" for x, c in zip(values, flat, strict=True))
+        return agree >= 3 and 4 * agree >= 3 * len(flat)
 
     def _direct(
         self, p: Printing, t: Target, key: int, *, complete: bool = False

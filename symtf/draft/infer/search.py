@@ -232,8 +232,8 @@ class Search(CodeSteps):
         """
         if p.role in ("operand", "weights", "term", "before", "after", "operands"):
             return None
-        if self._replaying is not None or len(t.shape) != 2:
-            return None
+        if self._replaying is not None or len(t.shape) != 2 or p.parts:
+            return None  # a run stacks several printings: an equation names one of them
         for eq in self._statements_for(p):
             node = parse(eq.latex) if eq.latex else None
             if node is None:
@@ -244,6 +244,10 @@ class Search(CodeSteps):
                 if inputs(e) and max(inputs(e)) >= 10_000_000 and self._after(e, p):
                     continue
                 ball = self._ball(e)
+                if ball is not None and _column_for_row(tuple(ball.shape), t.shape):
+                    # z = H·W₂ ⇒ z = [0.76, 0.76, 0.76]: a column written out as a list
+                    e = call("T", e)
+                    ball = self._ball(e)
                 if ball is None or tuple(ball.shape) != t.shape:
                     continue
                 flat = [c for r in t.printed for c in r]
@@ -284,7 +288,14 @@ class Search(CodeSteps):
             lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
             lhs_names = _names(lhs) | {lhs}
             prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
-            if not (lhs_names & names or (prose and lhs.lower() in words)):
+            # ŷ = σ(z) = [0.681, …]: the equation its own line writes, whatever its label
+            own = (
+                eq.line == p.line
+                and eq.cell == p.cell
+                and bool(eq.lhs_latex)
+                and p.context.replace(" ", "").startswith(eq.lhs_latex.replace(" ", "") + "=")
+            )
+            if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
             found.append((not same, p.line - eq.line, eq))
@@ -367,6 +378,9 @@ class Search(CodeSteps):
 
     def _scalar(self, p: Printing, t: Target) -> Outcome:
         """A single number: a repeat of an entry printed shortly before, or a named reduction."""
+        stat = self._row_statistic(p, t)
+        if stat is not None:
+            return stat
         text = p.rows[0][0]
         if t.informative == 0 or len(text.lstrip("-−").replace(".", "").lstrip("0")) < 2:
             return (
@@ -395,6 +409,105 @@ class Search(CodeSteps):
             or _stated_constant(p)
             or Outcome(p, "unmapped", note="a single number the search does not place")
         )
+
+    def _row_statistic(self, p: Printing, t: Target) -> Outcome | None:
+        """A number of a table of named statistics, one row of the table per row of a matrix::
+
+            "Hello": mean=0.25, std=0.364
+            ","    : mean=0.10, std=0.208
+
+        The table's rows are the rows of the nearest known matrix with as many rows, in
+        order, when one of its columns is that statistic of every row (certified): then
+        each of its columns is the statistic it names, of its own row, whatever the
+        printed number says. A variance or deviation divides by n unless more of the
+        column's entries agree with n − 1.
+        """
+        table = self._stat_table(p)
+        if table is None:
+            return None
+        first, rows, _, name = table
+        n = len(rows)
+        shaped = [
+            k
+            for k in self.known.values()
+            if len(k.shape) == 2 and k.shape[0] == n and k.shape[1] >= 2
+        ]
+        if not shaped:
+            return None
+        base = max(shaped, key=lambda k: k.key)  # the latest known so far: read before the table
+        names = [nm for nm, _ in rows[0]]
+        fits: dict[str, tuple[Any, Tensor, int]] = {}
+        for j, nm in enumerate(names):
+            kind = _stat_kind(nm)
+            if kind is None:
+                continue
+            best = None
+            for unbiased in (False, True) if kind in ("var", "std") else (False,):
+                params: dict[str, Any] = {"axis": -1, "keepdims": True}
+                if kind in ("var", "std"):
+                    params["unbiased"] = unbiased
+                expr = call(kind, Ref(base.key), **params)
+                ball = self._ball(expr)
+                if ball is None or tuple(ball.shape) != (n, 1):
+                    continue
+                agree = 0
+                for i, r in enumerate(rows):
+                    target = parse_target(((r[j][1],),))
+                    if (
+                        target is not None
+                        and _certified(ball.data[i], target.printed[0][0]) == "full"
+                    ):
+                        agree += 1
+                if best is None or agree > best[2]:
+                    best = (expr, ball, agree)
+            if best is not None:
+                fits[nm] = best
+        if name not in fits or not any(a == n for _, _, a in fits.values()):
+            return None
+        expr, ball, _ = fits[name]
+        row = p.line - first
+        found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+            expr, ball, p, f"the {name} of each row of the table at line {first}"
+        )
+        kind = _stat_kind(name)
+        return Outcome(
+            p,
+            "mapped",
+            Placement(found.key, index=(row, 0)),
+            f"the {kind} of row {row}, as the table's {name} column names it",
+        )
+
+    def _stat_table(self, p: Printing) -> tuple[int, list[list[tuple[str, str]]], int, str] | None:
+        """The table of named statistics a single number stands in: its first line, each
+        row's ``(name, value)`` pairs, the number's column and name (or None)."""
+        mine = _stat_row(p.context)
+        if mine is None:
+            return None
+        same = sorted(
+            (q for q in self.article.printings if q.line == p.line and q.cell == p.cell),
+            key=lambda q: q.key,
+        )
+        if len(same) != len(mine) or any(q.size != 1 for q in same):
+            return None
+        column = next(j for j, q in enumerate(same) if q.key == p.key)
+        name, value = mine[column]
+        if value != p.rows[0][0].replace("−", "-") or _stat_kind(name) is None:
+            return None
+        names = [nm for nm, _ in mine]
+        by_line: dict[int, list[tuple[str, str]]] = {}
+        for q in self.article.printings:
+            if q.cell == p.cell and q.size == 1 and q.line not in by_line:
+                r = _stat_row(q.context)
+                if r is not None and [nm for nm, _ in r] == names:
+                    by_line[q.line] = r
+        first = last = p.line
+        while first - 1 in by_line:
+            first -= 1
+        while last + 1 in by_line:
+            last += 1
+        if last - first + 1 < 3:
+            return None
+        return first, [by_line[ln] for ln in range(first, last + 1)], column, name
 
     def _reduction(self, p: Printing, t: Target) -> Outcome | None:
         """A number the article names as the mean, variance, deviation, largest or sum of the
@@ -507,6 +620,29 @@ class Search(CodeSteps):
         return Outcome(p, "mapped", Placement(key, index=(i, j)), "the entry the line computes")
 
 
+#: A row of a table of named statistics: ``"Hello": mean=0.25, std=0.364``.
+_STAT_ROW = re.compile(
+    r"\s*(?:\"[^\"]*\"|'[^']*'|[\w ]{1,30}?)\s*:\s*"
+    r"(?P<pairs>[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?"
+    r"(?:\s*,\s*[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?)*)\s*"
+)
+_STAT_PAIR = re.compile(r"([A-Za-zμσ²_]+)\s*=\s*([-−]?\d+(?:\.\d+)?)")
+
+
+def _stat_row(context: str) -> list[tuple[str, str]] | None:
+    """The ``(name, value)`` pairs of a row of named statistics, or None."""
+    m = _STAT_ROW.fullmatch(context)
+    if m is None:
+        return None
+    return [(a, b.replace("−", "-")) for a, b in _STAT_PAIR.findall(m.group("pairs"))]
+
+
+def _stat_kind(name: str) -> str | None:
+    """The reduction a statistic's name says (``mean``, ``std``, ``var``, …), or None."""
+    low = name.lower()
+    return next((k for k, ws in _KEYWORDS.items() if low in ws), None)
+
+
 def _math_names(label: str) -> set[str]:
     """The names of the maths inside a label (``Query $Q$`` → ``Q``)."""
     out: set[str] = set()
@@ -549,6 +685,11 @@ def _literals(d: Display) -> list[str]:
     return out
 
 
+def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
+    """Whether a step of shape ``shape`` (n×1) is printed as the row ``printed`` (1×n)."""
+    return len(shape) == 2 and shape[1] == 1 and shape[0] > 1 and printed == (1, shape[0])
+
+
 #: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
 _SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
 
@@ -576,6 +717,7 @@ def stands_for(
         and o.printing.key != d.key
         and o.printing.cell == d.cell
         and 0 <= d.line - o.printing.line <= STANDS_WINDOW
+        and not _at_or_after(o.printing, d)
     ]
     near.sort(key=lambda o: (o.printing.line != d.line, d.line - o.printing.line, -o.printing.key))
     expr_text = d.latex
@@ -601,6 +743,18 @@ def stands_for(
             out[sign_text] = chosen
             break
     return out
+
+
+def _at_or_after(p: Printing, d: Display) -> bool:
+    """Whether ``p`` stands where the display's printed result does, or after it: its
+    own result (``[1.0; 2.0]·[0.098, …] = [[…]] = [[0.098, …], [0.196, …]]``) is no value
+    its literals repeat."""
+    if not p.places or not d.places:
+        return False
+    a, b = p.places[0], d.places[0]
+    if a.line != b.line:
+        return a.line > b.line
+    return (a.column or 0) >= (b.column or 0)
 
 
 def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:

@@ -24,6 +24,7 @@ __all__ = [
     "Block",
     "Output",
     "code_fences",
+    "code_prefix",
     "fenced_blocks",
     "next_to",
     "notebook_blocks",
@@ -142,11 +143,60 @@ def next_to(between: list[str]) -> bool:
     )
 
 
+def _defines_data(head: str) -> bool:
+    """Whether code assigns an array written out (``x = [[0.1, 0.3], …]``,
+    ``x = np.array([…])``): the data a post defines before it prints what it made of it."""
+    try:
+        tree = ast.parse(_MAGIC.sub("", head))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            v = node.value
+            if isinstance(v, ast.Call) and v.args:
+                v = v.args[0]
+            if isinstance(v, (ast.List, ast.Tuple)) and v.elts:
+                return True
+    return False
+
+
+def code_prefix(body: str) -> int | None:
+    """Where the code of a block fenced as Python ends, when the block is not Python as a
+    whole but its leading paragraphs are, and they define data.
+
+    A post may fence its data and, after a blank line, a table of what it made of it
+    (``"Hello": mean=0.25, std=0.364``) as one ``python`` block: the data is code, the
+    table prose. Returns the offset where the prose begins (after the last blank line
+    whose paragraphs before it parse), or None. Hand arithmetic fenced as ``python``
+    (``mean = (0.1 + 0.3) / 2`` then ``     = 0.2``) has no such paragraph, and a
+    paragraph of plain numbers (``variance = 0.1325``) defines no data: both stay prose.
+    """
+    lines = body.split("\n")
+    best = None
+    at = 0
+    for i, line in enumerate(lines):
+        if i and not line.strip() and lines[i - 1].strip():
+            head = "\n".join(lines[:i])
+            if parses(head) and _defines_data(head) and "\n".join(lines[i:]).strip():
+                best = at
+        at += len(line) + 1
+    return best
+
+
 def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list[Fence]]]:
-    """Each fenced Python block that parses, with the plain blocks right after it."""
-    out = []
+    """Each fenced Python block that parses, with the plain blocks right after it; a block
+    whose leading paragraphs only are Python (:func:`code_prefix`) gives those, with no
+    output (the rest of it is prose)."""
+    out: list[tuple[Fence, list[Fence]]] = []
     for i, block in enumerate(fences):
-        if block.info not in PYTHON or not parses(block.body.text):
+        if block.info not in PYTHON:
+            continue
+        if not parses(block.body.text):
+            cut = code_prefix(block.body.text)
+            if cut is not None:
+                head = block.body[:cut]
+                end = block.open_line + head.text.rstrip("\n").count("\n") + 1
+                out.append((Fence(block.info, head, block.open_line, end), []))
             continue
         outputs: list[Fence] = []
         end = block.close_line

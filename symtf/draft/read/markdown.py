@@ -85,12 +85,14 @@ class MarkdownRead:
 
 
 class _Reader:
-    def __init__(self, text: Text, cell: int | None, skip: set[int]) -> None:
+    def __init__(self, text: Text, cell: int | None, skip: dict[int, int]) -> None:
         self.text = text
         self.src = text.text
         self.lines = LineIndex(self.src)
         self.cell = cell
-        self.skip = skip  # opening lines (1-based) of fenced code the translation reads
+        #: Opening lines (1-based) of fenced code the translation reads → how much of the
+        #: body it reads (a block fenced as Python may end in prose: its data, then a table)
+        self.skip = skip
         self.heading = ""
         self.out = MarkdownRead()
 
@@ -271,8 +273,9 @@ class _Reader:
     def fence(self, t: Any) -> None:
         fence = reader_fence(self, t)
         self.out.fences.append(fence)
-        if fence.open_line not in self.skip and fence.body.text.strip():
-            self.out.segments.append(self.segment(fence.body, False))
+        body = fence.body[self.skip.get(fence.open_line, 0) :]
+        if body.text.strip():
+            self.out.segments.append(self.segment(body, False))
 
     def prose_block(self, content: str, first: int) -> None:
         if content.strip():
@@ -297,18 +300,19 @@ def read_markdown(
     text: Text,
     *,
     cell: int | None = None,
-    skip: Callable[[list[Fence]], set[int]] | None = None,
+    skip: Callable[[list[Fence]], dict[int, int]] | None = None,
     plain: bool = False,
 ) -> MarkdownRead:
     """A Markdown (or plain) text's segments and fenced blocks.
 
     ``skip``: given the fenced blocks, the opening lines (1-based) of those the code's
-    translation reads (Python and what it printed), left out of the prose. ``plain``:
+    translation reads (Python and what it printed), each with how much of its body it
+    reads; that much is left out of the prose, the rest is read as prose. ``plain``:
     the text is not Markdown (an indented line is not code).
     """
     tokens = _parser(not plain).parse(text.text)
     fences = [t for t in tokens if t.type == "fence" and t.map is not None]
-    reader = _Reader(text, cell, set())
+    reader = _Reader(text, cell, {})
     if skip is not None and fences:
         reader.skip = skip([reader_fence(reader, t) for t in fences])
     return reader.run(tokens)

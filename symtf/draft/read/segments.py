@@ -74,9 +74,10 @@ def pieces(text: str, kind: str, path: str, *, code: bool) -> Pieces:
     lines = text.splitlines()
     chosen: list[tuple[Fence, list[Fence]]] = []
 
-    def skip(fences: list[Fence]) -> set[int]:
+    def skip(fences: list[Fence]) -> dict[int, int]:
         chosen.extend(code_fences(fences, lines))
-        return {f.open_line for block, outs in chosen for f in (block, *outs)}
+        # each fence the code reads → how much of its body it reads (the rest is prose)
+        return {f.open_line: len(f.body.text) for block, outs in chosen for f in (block, *outs)}
 
     read = read_markdown(whole, skip=skip if code and kind == "md" else None, plain=kind != "md")
     out.segments = read.segments

@@ -22,6 +22,7 @@ from symtf.draft.translate.scope import (
     Buffer,
     Leaf,
     NotebookFunction,
+    Unknown,
     Untranslated,
     stamp,
 )
@@ -192,6 +193,7 @@ class Translator(Outputs):
 
     def _statement(self, stmt: ast.stmt, *, is_last: bool) -> Any:
         """Translate one statement; returns a print record when it prints."""
+        mark = len(self._inner_prints)
         try:
             if isinstance(stmt, ast.Assign):
                 self._assign(stmt.targets, stmt.value, stmt)
@@ -256,26 +258,37 @@ class Translator(Outputs):
             # a change in place (x[i] = …) changes every name that holds the same array
             targets += [a for t in _changed(stmt) for a in self._aliases(t) if a not in targets]
             self._emit(Note(self._where(stmt), self._source(stmt), str(e), tuple(targets)))
-            for t in targets:
-                self.opaque[t] = f"{self._where(stmt)}: {e}"
-                self.names.pop(t, None)
-                self.consts.pop(t, None)
-                self.tuples.pop(t, None)
-                self.dicts.pop(t, None)
-                self.buffers.pop(t, None)
-                self.lazy.pop(t, None)
-                self.opaque_shapes.pop(t, None)
-            if (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-            ):  # W = torch.rand(3, 2): its values are not known, its shape is
-                shape = self._shape_only(stmt.value)
-                if shape is not None:
-                    self.opaque_shapes[stmt.targets[0].id] = shape
+            unknown = _unknown_print(stmt)
+            if unknown is not None and isinstance(stmt, (ast.For, ast.While, ast.Expr)):
+                # a loop that prints, not translated: what it printed is not told apart,
+                # but its lines still stand between the prints around it
+                del self._inner_prints[mark:]
+                self._lose_targets(targets, stmt, e)
+                return unknown
+            self._lose_targets(targets, stmt, e)
         finally:
             self._cutting = False
         return None
+
+    def _lose_targets(self, targets: list[str], stmt: ast.stmt, e: Untranslated) -> None:
+        """Names an untranslated statement assigns: not known from here on, and why."""
+        for t in targets:
+            self.opaque[t] = f"{self._where(stmt)}: {e}"
+            self.names.pop(t, None)
+            self.consts.pop(t, None)
+            self.tuples.pop(t, None)
+            self.dicts.pop(t, None)
+            self.buffers.pop(t, None)
+            self.lazy.pop(t, None)
+            self.opaque_shapes.pop(t, None)
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):  # W = torch.rand(3, 2): its values are not known, its shape is
+            shape = self._shape_only(stmt.value)
+            if shape is not None:
+                self.opaque_shapes[stmt.targets[0].id] = shape
 
     def _function(self, stmt: ast.FunctionDef) -> None:
         body = stmt.body
@@ -445,6 +458,8 @@ class Translator(Outputs):
             self.consts.pop(name, None)
             self.opaque.pop(name, None)
             return
+        if self._jacobian(name, value, stmt):
+            return
         if isinstance(value, ast.Call) and self._is_topk(value):
             # m = torch.max(x, 1): a pair, read as m.values, m.indices, m[0], m[1]
             self.tuples[name] = list(self._topk(value))
@@ -500,6 +515,9 @@ class Translator(Outputs):
         ):
             returned = self._call_function(self.functions[value.func.id], value)
             if isinstance(returned, list):  # out = attention(x), a tuple: out[0], out[1]
+                missing = next((v for v in returned if isinstance(v, Unknown)), None)
+                if missing is not None:
+                    raise Untranslated(missing.reason)
                 self.tuples[name] = list(returned)
                 self.names.pop(name, None)
                 self.consts.pop(name, None)
@@ -538,6 +556,7 @@ class Translator(Outputs):
                     replaces,
                     self._literal_rows(value, values, shape)[1] if shape else (),
                     self._block.cell if self._block else None,
+                    self._entry_places(value) if len(shape) == 2 else (),
                 )
             )
             self.float32 |= f32
@@ -579,7 +598,18 @@ class Translator(Outputs):
             return None
         rows, lines = self._literal_rows(value, values, shape)
         cell = self._block.cell if self._block else None
-        return Shown(step, name, rows, lines, cell, None, False, vector=len(shape) == 1)
+        return Shown(
+            step,
+            name,
+            rows,
+            lines,
+            cell,
+            None,
+            False,
+            vector=len(shape) == 1,
+            complete=self._complete(Var(step)),
+            restates=True,
+        )
 
     def _literal_rows(
         self, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]
@@ -603,6 +633,48 @@ class Translator(Outputs):
         block = self._block
         lines = tuple(block.file_line(n) if block else n for n in starts)
         return rows, lines if len(lines) == len(rows) else (lines[:1] or (0,)) * len(rows)
+
+    def _jacobian(self, name: str, value: ast.expr, stmt: ast.stmt) -> bool:
+        """``j = torch.autograd.functional.jacobian(f, x)`` of a function ``f`` the notebook
+        defines and a variable ``x``: ``f`` is translated at ``x`` (as a call would be),
+        and ``j`` is the Jacobian of its value by ``x``. Returns whether ``value`` is one.
+
+        Raises:
+            Untranslated: Another function (a lambda, a module), more arguments, or keywords
+                (``create_graph=…``, ``vectorize=…``).
+        """
+        if not isinstance(value, ast.Call) or self._dotted(value.func) not in (
+            "torch.autograd.functional.jacobian",
+            "autograd.functional.jacobian",
+            "functional.jacobian",
+        ):
+            return False
+        f, x = [*value.args, None, None][:2] if len(value.args) <= 2 else (None, None)
+        if (
+            value.keywords
+            or not isinstance(f, ast.Name)
+            or f.id not in self.functions
+            or not isinstance(x, ast.Name)
+            or x.id not in self.names
+        ):
+            raise Untranslated(
+                "torch.autograd.functional.jacobian is translated only of a function the "
+                "notebook defines, at one variable, without keywords"
+            )
+        at = ast.copy_location(ast.Call(func=f, args=[x], keywords=[]), value)
+        returned = self._call_function(self.functions[f.id], at)
+        if isinstance(returned, list):
+            raise Untranslated(f"{f.id} returns a tuple: its Jacobian is not translated")
+        where, source = self._where(stmt), self._source(stmt)
+        if isinstance(returned, Var):
+            y = returned.name
+        else:
+            y = self._fresh(f"{f.id}_value")
+            self._emit(Step(y, returned, where, source))
+        step = self._fresh(name)
+        self._emit(Step(step, Call("jacobian", (Var(y), Var(self.names[x.id]))), where, source))
+        self._bind(name, step)
+        return True
 
     def _empty(self, value: ast.expr) -> tuple[int, ...] | None:
         """The shape of ``np.empty(shape)``, ``torch.empty(n, m)`` or ``empty_like(x)``."""
@@ -658,3 +730,23 @@ class Translator(Outputs):
             self.buffers[name] = Buffer(shape, None, source=Var(step))
         else:
             self.buffers[name] = Buffer(shape, FILLERS[made])
+
+
+def _unknown_print(stmt: ast.stmt) -> tuple[str, list[Any]] | None:
+    """A print record for a statement that prints but is not translated: ``("print-unknown",
+    [("unknown", None, words, None, many)])``, ``words`` the text its first print starts
+    with (how its lines are told from the others) and ``many`` whether it may print any
+    number of times (a loop), or None if it prints nothing."""
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print":
+            first = n.args[0] if n.args else None
+            words = ""
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                words = first.value
+            elif isinstance(first, ast.JoinedStr) and first.values:
+                lead = first.values[0]
+                if isinstance(lead, ast.Constant) and isinstance(lead.value, str):
+                    words = lead.value
+            many = not isinstance(stmt, ast.Expr)  # a loop may print any number of lines
+            return ("print-unknown", [("unknown", None, words.strip(), None, many)])
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symtf.draft.templates import Expr
+from symtf.place import Place
 
 __all__ = ["SIZE", "Given", "Note", "Shown", "Step"]
 
@@ -28,6 +29,8 @@ class Given:
     lines: tuple[int, ...] = ()
     #: The notebook cell it is in.
     cell: int | None = None
+    #: Where each entry stands in the article, row by row (empty: not known).
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,3 +74,7 @@ class Shown:
     #: Printed by PyTorch with every entry a whole number (``tensor([1., 0.])``): each
     #: entry is that number exactly, not a rounding of another.
     whole: bool = False
+    #: An array literal restating a value the code only rearranged (``q_split = […]``
+    #: after ``q = q.view(…)``): where most of its entries are the step's, it is the step,
+    #: and the others are off.
+    restates: bool = False

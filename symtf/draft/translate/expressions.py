@@ -14,7 +14,12 @@ from typing import Any, cast
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.frameworks import lookup, method
-from symtf.draft.translate.iteration import Iteration
+from symtf.draft.translate.iteration import (
+    Iteration,
+    assigned_names,
+    quiet_assignment,
+    returns_tuple,
+)
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
     ARRAY_MAKERS,
@@ -22,6 +27,7 @@ from symtf.draft.translate.scope import (
     MAX_LITERAL_ENTRIES,
     DecimalText,
     NotebookFunction,
+    Unknown,
     Untranslated,
     num_text,
     step_number,
@@ -435,11 +441,14 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         ):
             raise Untranslated("a call that does not match its function's parameters")
         args: dict[str, Any] = {}
+        # a function that returns a tuple may make some of its values without an argument
+        # that is not translated; any other needs every argument
+        argument = self._argument_or_unknown if returns_tuple(f) else self._argument_at
         for p, a in zip(f.params, node.args, strict=False):
-            args[p] = self._argument(a)
+            args[p] = argument(a, node)
         for k in node.keywords:
             assert k.arg is not None
-            args[k.arg] = self._argument(k.value)
+            args[k.arg] = argument(k.value, node)
         for p in f.params:
             if p not in args:
                 if p not in f.defaults:
@@ -453,22 +462,42 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         try:
             for p, v in args.items():
                 self._bind_value(p, v, node, f"{p} = {self._source(node)}")
+            unknown = any(isinstance(v, Unknown) for v in args.values())
             for s in f.body:
                 if isinstance(s, ast.Return):
                     if s.value is None:
                         raise Untranslated("a function that returns nothing")
-                    return self._returned(s.value)
+                    return self._returned(s.value, unknown=unknown)
                 if any(isinstance(n, ast.Return) for n in ast.walk(s)):
                     raise Untranslated("a return inside a loop or an if is not translated")
+                if unknown and quiet_assignment(s):
+                    try:
+                        self._nested_statement(s)
+                    except Untranslated as e:  # it reads the unknown argument: so do its names
+                        for t in assigned_names(s):
+                            self._bind_value(t, Unknown(str(e)), s)
+                    continue
                 self._nested_statement(s)
             raise Untranslated("a function without a return")
         finally:
             self._inline -= 1
             self._restore_scope(saved)
 
-    def _returned(self, node: ast.expr) -> Expr | list[Expr]:
+    def _returned(self, node: ast.expr, *, unknown: bool = False) -> Expr | list[Expr]:
+        """The value a function returns; with ``unknown`` arguments, a tuple's values that
+        read them are :class:`Unknown` (the others are translated), never all of them."""
         if isinstance(node, ast.Tuple):
-            return [self._operand(e) for e in node.elts]
+            if not unknown:
+                return [self._operand(e) for e in node.elts]
+            out: list[Any] = []
+            for e in node.elts:
+                try:
+                    out.append(self._operand(e))
+                except Untranslated as why:
+                    out.append(Unknown(str(why)))
+            if all(isinstance(v, Unknown) for v in out):
+                raise Untranslated(out[0].reason)
+            return out
         return self._operand(node)
 
     def _apply(

@@ -26,14 +26,16 @@ from symtf.draft.translate.scope import (
     MAX_UNROLL,
     Buffer,
     DecimalText,
+    NotebookFunction,
     Scope,
+    Unknown,
     Untranslated,
     const_of_num,
     is_expr,
     num_text,
 )
 
-__all__ = ["Iteration"]
+__all__ = ["Iteration", "assigned_names", "quiet_assignment", "returns_tuple"]
 
 #: Longest step text a buffer is read back in, part by part (the step language reads
 #: expressions of at most 2000 characters).
@@ -73,6 +75,19 @@ class Iteration(Scope):
             return c
         return self._operand(node)
 
+    def _argument_at(self, node: ast.expr, call: ast.Call) -> Any:
+        """An argument's value (raises :class:`Untranslated` when it is not translated)."""
+        return self._argument(node)
+
+    def _argument_or_unknown(self, node: ast.expr, call: ast.Call) -> Any:
+        """An argument's value, or :class:`Unknown` when it is not translated: the values
+        the function makes without it (the weights an attention returns beside an output
+        that needs an untranslated V) are still translated."""
+        try:
+            return self._argument(node)
+        except Untranslated as e:
+            return Unknown(f"{self._where(call)}: {e}")
+
     def _bind_value(self, name: str, value: Any, node: ast.AST, source: str = "") -> None:
         """Bind ``name`` to a value (a translated expression gets a step named after it,
         written where the name is first read)."""
@@ -81,7 +96,11 @@ class Iteration(Scope):
         self.dicts.pop(name, None)
         self.buffers.pop(name, None)
         self.opaque.pop(name, None)
-        if isinstance(value, dict):
+        if isinstance(value, Unknown):  # what reads it says why it is not translated
+            self.opaque[name] = value.reason
+            self.names.pop(name, None)
+            self.consts.pop(name, None)
+        elif isinstance(value, dict):
             self.dicts[name] = value
             self.names.pop(name, None)
             self.consts.pop(name, None)
@@ -477,3 +496,47 @@ class Iteration(Scope):
                 run.append(p)
                 size += width
         return call("concat", *runs, axis=0)
+
+
+def _assigned(s: ast.stmt) -> list[ast.expr]:
+    """The targets a statement assigns."""
+    if isinstance(s, ast.Assign):
+        return list(s.targets)
+    if isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+        return [s.target]
+    return []
+
+
+def _names_in(target: ast.expr) -> list[str]:
+    """The names a target binds (``a``, ``a, b``), not an entry or an attribute it changes."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _names_in(e)]
+    return []
+
+
+def quiet_assignment(s: ast.stmt) -> bool:
+    """An assignment of names that prints nothing (no call of ``print`` or ``display``)."""
+    targets = _assigned(s)
+    if not targets or not all(
+        _names_in(t) and isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets
+    ):
+        return False
+    return not any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in ("print", "display")
+        for n in ast.walk(s)
+    )
+
+
+def returns_tuple(f: NotebookFunction) -> bool:
+    """Whether a function's body ends in ``return a, b``."""
+    returns = [s for s in f.body if isinstance(s, ast.Return)]
+    return bool(returns) and isinstance(returns[0].value, ast.Tuple)
+
+
+def assigned_names(s: ast.stmt) -> list[str]:
+    """The names a statement assigns (``a = …``, ``a, b = …``)."""
+    return [n for t in _assigned(s) for n in _names_in(t)]

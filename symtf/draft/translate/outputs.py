@@ -232,6 +232,12 @@ class Outputs(Autograd):
         ):
             return self._percent_formatted(node.left.value, node.right)
         label = self._source(node)
+        entries = self._formatted_entries(node)
+        if entries is not None:  # print(format_matrix(attn, …)): attn's entries, as text
+            try:
+                return [("value", self._tensor_or_const(entries[0]), label, entries[1], None)]
+            except Untranslated:
+                pass  # read as any other call below
         parts = self._tuple_parts(node)
         if parts is not None:  # print(grads): (tensor([…]),) — each element in turn
             return [
@@ -257,6 +263,13 @@ class Outputs(Autograd):
                     target = node.func.value
         if is_size(target):
             return [("value", None, label, decimals, json.dumps([SIZE, None]))]
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(words := self.consts.get(target.value.id), tuple)
+            and any(isinstance(w, str) for w in words)
+        ):  # doc_tokens[top_idx[i]]: one of a list of words, whichever it is (no value)
+            return [("text", None, "", None, None)]
         c = self._const_or_none(target) if decimals is None else None
         if isinstance(c, (str, bool, int, tuple)):
             # a word, a loop's index, a count: printed as written, not a value computed
@@ -286,6 +299,71 @@ class Outputs(Autograd):
                 break
             name = e.stands_for or (base.id if isinstance(base, ast.Name) else None)
             return [("value", None, label, decimals, json.dumps([str(e), name]))]
+
+    def _formatted_entries(self, node: ast.expr) -> tuple[ast.expr, int | None] | None:
+        """The tensor a call of the notebook's own formatting function shows, and the
+        decimals it shows it to.
+
+        A function that returns text (``"\\n".join(lines)``, an f-string) and formats
+        entries of its first parameter (``f"{attn[i, j]:.{precision}f}"``), and nothing
+        else computed from it, prints that tensor: ``print(format_matrix(attn, rows,
+        cols))`` shows ``attn``. The decimals come from the format (``.3f``, or
+        ``.{precision}f`` with the parameter's value at the call or its default).
+        """
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in self.functions
+            and node.args
+        ):
+            return None
+        f = self.functions[node.func.id]
+        if not f.params or not _returns_text(f.body):
+            return None
+        param = f.params[0]
+        specs: list[ast.expr | None] = []
+        for n in (n for s in f.body for n in ast.walk(s)):
+            if not isinstance(n, ast.FormattedValue):
+                continue
+            reads = any(isinstance(x, ast.Name) and x.id == param for x in ast.walk(n.value))
+            if not reads:
+                continue
+            entry = isinstance(n.value, ast.Subscript) and (
+                isinstance(n.value.value, ast.Name) and n.value.value.id == param
+            )
+            if not entry:
+                return None  # it shows something computed from the tensor, not its entries
+            specs.append(n.format_spec)
+        if not specs:
+            return None
+        decimals = {self._spec_decimals(spec, f, node) for spec in specs}
+        return node.args[0], decimals.pop() if len(decimals) == 1 else None
+
+    def _spec_decimals(self, spec: ast.expr | None, f: Any, call: ast.Call) -> int | None:
+        """The decimals of a format spec ``.3f`` or ``.{precision}f`` (``None`` if another)."""
+        if not isinstance(spec, ast.JoinedStr):
+            return None
+        written = ""
+        for part in spec.values:
+            if isinstance(part, ast.Constant):
+                written += str(part.value)
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name):
+                name = part.value.id
+                if name not in f.params:
+                    return None
+                k = f.params.index(name)
+                given = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
+                value = (
+                    call.args[k] if k < len(call.args) else given.get(name, f.defaults.get(name))
+                )
+                n = self._int_or_none(value) if value is not None else None
+                if n is None:
+                    return None
+                written += str(n)
+            else:
+                return None
+        m = re.fullmatch(r"[^.]*\.(\d+)[fF]", written)
+        return int(m.group(1)) if m else None
 
     def _percent_formatted(
         self, fmt: str, right: ast.expr
@@ -392,7 +470,7 @@ class Outputs(Autograd):
         results = [o for o in block.outputs if o.kind == "result" and not is_display_repr(o.text)]
         # a print whose value a comment under it already claims ("print-claimed") still
         # wrote its output: it keeps its place in the order, and is not claimed again
-        printed = [p for p in prints if p[0] in ("print", "print-claimed")]
+        printed = [p for p in prints if p[0] in ("print", "print-claimed", "print-unknown")]
         shown = [
             p for p in prints if p[0] in ("display", "last", "display-claimed", "last-claimed")
         ]
@@ -405,10 +483,12 @@ class Outputs(Autograd):
             runs = _aligned_without_left_out([items for _, items in printed], stream)
         if runs is not None:
             for (how, items), run in zip(printed, runs, strict=True):
-                if run and not how.endswith("-claimed"):
+                if run and how == "print-unknown":
+                    yield from self._unmatched(run, "printed by code that is not translated")
+                elif run and not how.endswith("-claimed"):
                     yield from self._match(items, [join_group(g) for g in run])
         elif len(printed) == 1 and stream:
-            if not printed[0][0].endswith("-claimed"):
+            if not printed[0][0].endswith(("-claimed", "-unknown")):
                 yield from self._match(printed[0][1], [join_group(g) for g in stream])
         else:
             yield from self._unmatched(stream)
@@ -581,6 +661,13 @@ def _aligned(
         return None
 
     def fits(p: list[Any], i: int, j: int) -> bool:
+        if p and p[0][0] == "unknown":
+            # a loop that prints, not translated: each of its lines holds the words its
+            # print starts with, and it may have printed nothing
+            key = str(p[0][2])
+            if not key or (j == i and not p[0][4]):  # one print writes a line at least
+                return False
+            return all(key in join_group(g)[0] for g in groups[i:j])
         words = [a[2] for a in p if a[0] == "text" and str(a[2]).strip()]
         shows = sum(1 for a in p if a[0] == "value")
         if i == j:
@@ -588,6 +675,12 @@ def _aligned(
         text, lines = join_group([t for g in groups[i:j] for t in g])
         if any(text.find(w.strip()) < 0 for w in words):
             return False
+        if not shows and words and j - i > 1:
+            # a print of words only wrote them and no more: the lines after its words (a
+            # table's header and rule) are the next print's
+            shorter, _ = join_group([t for g in groups[i : j - 1] for t in g])
+            if all(shorter.find(w.strip()) >= 0 for w in words):
+                return False
         return len(read_values(blanked(text, [a[2] for a in p if a[0] == "text"]), lines)) == shows
 
     def count(p: list[Any], i: int, j: int) -> int:
@@ -603,7 +696,8 @@ def _aligned(
             if not ways[k][i]:
                 continue
             for j in range(i, m + 1):
-                if j > i and count(prints[k], i, j) > shows:
+                unknown = bool(prints[k]) and prints[k][0][0] == "unknown"
+                if j > i and not unknown and count(prints[k], i, j) > shows:
                     break  # a longer run only holds more values
                 if fits(prints[k], i, j):
                     ways[k + 1][j] = min(2, ways[k + 1][j] + ways[k][i])
@@ -617,3 +711,28 @@ def _aligned(
         runs.append(groups[i:j])
         j = i
     return runs[::-1]
+
+
+def _returns_text(body: list[ast.stmt]) -> bool:
+    """Whether a function's body ends in returning text: ``"\\n".join(…)``, an f-string or
+    a string (joined with ``+``)."""
+    returns = [s for s in body if isinstance(s, ast.Return)]
+    if len(returns) != 1 or returns[0] is not body[-1] or returns[0].value is None:
+        return False
+
+    def text(e: ast.expr) -> bool:
+        if isinstance(e, ast.JoinedStr) or (
+            isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ):
+            return True
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+            return text(e.left) or text(e.right)
+        return (
+            isinstance(e, ast.Call)
+            and isinstance(e.func, ast.Attribute)
+            and e.func.attr == "join"
+            and isinstance(e.func.value, ast.Constant)
+            and isinstance(e.func.value.value, str)
+        )
+
+    return text(returns[0].value)

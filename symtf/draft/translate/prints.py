@@ -14,6 +14,7 @@ import re
 import tokenize
 from collections.abc import Callable
 
+from symtf.draft.read.tables import printed_tables
 from symtf.draft.translate.sources import Block, Output
 from symtf.errors import SpecError
 from symtf.numbers import split_printed
@@ -259,6 +260,10 @@ def join_group(group: list[tuple[str, int]]) -> tuple[str, list[int]]:
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 
 
+#: A shape as Python prints a tuple of whole numbers: ``(3, 6)``, ``(4,)``.
+_SHAPE = re.compile(r"\(\d+(?:,\s*\d+)*,?\)")
+
+
 def read_values(
     text: str, lines: list[int]
 ) -> list[tuple[tuple[tuple[str, ...], ...], list[int], str, bool]]:
@@ -276,11 +281,19 @@ def read_values(
         n = sum(1 for s in starts if s <= pos) - 1
         return lines[min(n, len(lines) - 1)] if lines else 0
 
+    tables = printed_tables(text)
     while k < len(text):
         m = re.compile(r"(tensor\(|array\(|tf\.Tensor\(|\[)").search(text, k)
         n = _NUMBER.search(text, k)
         if m is None and n is None:
             break
+        at = min(x.start() for x in (m, n) if x is not None)
+        table = next((t for t in tables if t[0] <= at < t[1]), None)
+        if table is not None:  # cat | 0.161 | 0.240: a table's rows, one matrix
+            _start, b, rows, starts = table
+            out.append((rows, [line_at(p) for p in starts], "table", False))
+            k = b
+            continue
         if m is not None and (n is None or m.start() <= n.start()):
             end = closing(text, m.end() - 1)
             if end is None:
@@ -304,6 +317,13 @@ def read_values(
             k = end + 1
             continue
         assert n is not None
+        shape = _SHAPE.match(text, max(n.start() - 1, 0))
+        if shape is not None and text[shape.start()] == "(":  # (3, 6): a shape, one value
+            out.append(
+                ((tuple(re.findall(r"\d+", shape.group())),), [line_at(n.start())], "shape", True)
+            )
+            k = shape.end()
+            continue
         out.append((((n.group(0),),), [line_at(n.start())], "number", False))
         k = n.end()
     return out

@@ -24,6 +24,7 @@ from symtf.draft.translate.sources import Block
 from symtf.draft.translate.table import FAMILIES, Translation
 from symtf.errors import SpecError
 from symtf.graph.evaluate import shape_text
+from symtf.place import Place
 
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
@@ -48,6 +49,14 @@ class Untranslated(Exception):
     def __init__(self, message: str, stands_for: str | None = None) -> None:
         super().__init__(message)
         self.stands_for = stands_for
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value the translation could not make (an argument, or one value of a tuple a
+    function returns): what does not depend on it is still translated; what does says why."""
+
+    reason: str
 
 
 @dataclass
@@ -783,6 +792,32 @@ class Scope:
         if all(re.fullmatch(r"-?\d+", v) for v in values) and isinstance(node, ast.Call):
             f32 = f32 and any(k.arg == "dtype" for k in node.keywords)  # integer ids stay ints
         return tuple(values), shape, f32
+
+    def _entry_places(self, node: ast.expr) -> tuple[Place, ...]:
+        """Where each entry of a matrix literal stands in the article, row by row (empty
+        when not known: a block without places, an entry over two lines)."""
+        inner = node.args[0] if isinstance(node, ast.Call) and node.args else node
+        origin = origin_of(inner)
+        source = getattr(origin.block, "source", None) if origin is not None else None
+        if origin is None or source is None or not isinstance(inner, (ast.List, ast.Tuple)):
+            return ()
+        starts = [0]
+        for raw in origin.lines:  # each line with its end, as the parser counts lines
+            starts.append(starts[-1] + len(raw.decode("utf-8", "replace")))
+        out = []
+        for row in inner.elts:
+            if not isinstance(row, (ast.List, ast.Tuple)):
+                return ()
+            for e in row.elts:
+                line, end_line = e.lineno, e.end_lineno
+                col, end = e.col_offset, e.end_col_offset
+                if line != end_line or end is None or not 1 <= line <= len(origin.lines):
+                    return ()
+                raw = origin.lines[line - 1]
+                a = starts[line - 1] + len(raw[:col].decode("utf-8", "replace"))
+                b = starts[line - 1] + len(raw[:end].decode("utf-8", "replace"))
+                out.append(source.place(a, b))
+        return tuple(out)
 
     def _refuse_large(self, node: ast.List | ast.Tuple) -> None:
         """Count a literal's entries before any is read, and refuse one too large to check.
