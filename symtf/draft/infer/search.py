@@ -232,8 +232,8 @@ class Search(CodeSteps):
         """
         if p.role in ("operand", "weights", "term", "before", "after", "operands"):
             return None
-        if self._replaying is not None or len(t.shape) != 2:
-            return None
+        if self._replaying is not None or len(t.shape) != 2 or p.parts:
+            return None  # a run stacks several printings: an equation names one of them
         for eq in self._statements_for(p):
             node = parse(eq.latex) if eq.latex else None
             if node is None:
@@ -244,6 +244,10 @@ class Search(CodeSteps):
                 if inputs(e) and max(inputs(e)) >= 10_000_000 and self._after(e, p):
                     continue
                 ball = self._ball(e)
+                if ball is not None and _column_for_row(tuple(ball.shape), t.shape):
+                    # z = H·W₂ ⇒ z = [0.76, 0.76, 0.76]: a column written out as a list
+                    e = call("T", e)
+                    ball = self._ball(e)
                 if ball is None or tuple(ball.shape) != t.shape:
                     continue
                 flat = [c for r in t.printed for c in r]
@@ -284,7 +288,14 @@ class Search(CodeSteps):
             lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
             lhs_names = _names(lhs) | {lhs}
             prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
-            if not (lhs_names & names or (prose and lhs.lower() in words)):
+            # ŷ = σ(z) = [0.681, …]: the equation its own line writes, whatever its label
+            own = (
+                eq.line == p.line
+                and eq.cell == p.cell
+                and bool(eq.lhs_latex)
+                and p.context.replace(" ", "").startswith(eq.lhs_latex.replace(" ", "") + "=")
+            )
+            if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
             found.append((not same, p.line - eq.line, eq))
@@ -672,6 +683,11 @@ def _literals(d: Display) -> list[str]:
         signed = re.search(rf"(?:^|[(\[{{,=+]|\s)\s*[-−]\s*{re.escape(lit.text)}(?![\d.])", d.latex)
         out.append(f"-{lit.text}" if signed else lit.text)
     return out
+
+
+def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
+    """Whether a step of shape ``shape`` (n×1) is printed as the row ``printed`` (1×n)."""
+    return len(shape) == 2 and shape[1] == 1 and shape[0] > 1 and printed == (1, shape[0])
 
 
 #: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
