@@ -133,7 +133,7 @@ def _family(e: Expr) -> str:
         "add": "added", "sub": "diff", "mul": "prod", "layernorm": "normed",
         "rmsnorm": "normed", "centered": "centered", "concat": "joined", "index": "part",
         "mean": "means", "var": "variances", "std": "deviations", "sum": "total",
-        "max": "largest", "causal_mask": "mask",
+        "max": "largest", "causal_mask": "mask", "reshape": "rows",
     }  # fmt: skip
     # a word no op is called, so that it can name a step
     return names.get(e.op) or ident(e.op) or "t"
