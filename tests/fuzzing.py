@@ -623,9 +623,32 @@ def article_block(draw: Any, kind: str) -> str:
 
 @st.composite
 def article(draw: Any) -> tuple[str, str]:
-    """(suffix, content) of a Markdown, LaTeX, text or notebook article."""
-    kind = draw(st.sampled_from(["md", "md", "tex", "txt", "ipynb"]))
+    """(suffix, content) of a Markdown, LaTeX, text or notebook article, or of a program
+    (a marimo notebook, a C file) whose strings and comments are its prose."""
+    kind = draw(st.sampled_from(["md", "md", "tex", "txt", "ipynb", "py", "c"]))
     blocks = draw(st.lists(article_block("tex" if kind == "tex" else "md"), min_size=1, max_size=6))
+    if kind == "py":  # a marimo notebook: Markdown cells and code cells
+        parts = ["import marimo\n\napp = marimo.App()\n"]
+        for b in blocks:
+            if draw(st.booleans()):
+                body = "\n".join("        " + ln for ln in b.replace('"' * 3, "'" * 3).split("\n"))
+                quotes = '"' * 3
+                parts.append(
+                    f"@app.cell\ndef _(mo):\n    mo.md(\n        r{quotes}\n{body}\n"
+                    f"        {quotes}\n    )\n    return\n"
+                )
+            else:
+                code = draw(st.one_of(st.sampled_from(_CODE), code_cell())) or "pass"
+                body = "\n".join("    " + ln for ln in code.split("\n"))
+                parts.append(f"@app.cell\ndef _():\n{body}\n    return\n")
+        return kind, draw(mutated("\n\n".join(parts)))
+    if kind == "c":  # a C file: block and line comments around code
+        parts = []
+        for i, b in enumerate(blocks):
+            first = b.split("\n", 1)[0]
+            star = b.replace("*/", "* /")
+            parts.append(f'/*\n * {star}\n */\nconst char *s{i} = "{first[:20]}"; // {first}')
+        return kind, draw(mutated("\n".join(parts)))
     if kind != "ipynb":
         body = "\n\n".join(blocks)
         if kind == "tex":

@@ -97,6 +97,24 @@ q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
     ]
 
 
+def test_a_restating_literal_is_reported_by_its_own_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the article's label (q_heads), not the name the translation gave the view's step
+    text = (
+        SETUP
+        + PROJECTED
+        + """q_heads = [[[[0.5, 1.5], [-2.0, 0.25]],
+            [[3.0, -1.0], [0.75, 2.5]]]]
+```
+"""
+    )
+    assert main(["check", str(_post(tmp_path, text)), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    claims = {c["claim"] for d in data["derivations"] for c in d["checks"]}
+    assert claims == {"q_heads"}
+
+
 def test_a_literal_restating_the_heads_after_a_transpose_is_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -324,3 +342,28 @@ Token 1:
     )
     checks = _checks(_post(tmp_path, text), capsys)
     assert checks == [(19, v, "exact") for v in ("3.0", "-1.0", "0.75", "2.5")]
+
+
+# ----------------------------------------------------------------------------- comments
+
+
+def test_hand_arithmetic_in_a_code_comment_is_a_displayed_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # sqrt(4) = 2 exactly; 0.4 × 0.5 = 0.2, so the comment's 0.3 is off by a whole unit
+    text = """\
+```python
+scale = d_head ** 0.5  # sqrt(4) = 2.0
+w = 0.4 * 0.5  # 0.4 * 0.5 = 0.3
+```
+"""
+    checks = _checks(_post(tmp_path, text), capsys)
+    assert checks == [(2, "2.0", "exact"), (3, "0.3", "wrong")]
+
+
+def test_a_square_root_spelled_out_in_a_sentence_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as √4 = 2.0 is: the sentence's words are left out, the arithmetic is checked
+    text = "# Scaling\n\nWe divide by sqrt(4) = 2.0 before the softmax.\n"
+    assert _checks(_post(tmp_path, text), capsys) == [(3, "2.0", "exact")]

@@ -184,3 +184,24 @@ def test_a_hand_calculation_in_a_comment_is_read_in_its_own_forms(tmp_path: Path
     assert got[(9, "0.5292")] == "rounded"
     assert got[(13, "0.378")] == got[(13, "0.756")] == "rounded"
     assert got[(13, "1.521")] == "wrong"
+
+
+JAX_CELL = """
+
+@app.cell
+def _(jnp):
+    A = jnp.array([[0.5, 0.25]])
+    return (A,)
+"""
+
+
+def test_code_that_prints_nothing_does_not_make_the_hand_arithmetic_float32(
+    tmp_path: Path,
+) -> None:
+    """JAX computes in float32, which explains what its code prints; a marimo notebook
+    keeps no output, so its Markdown's arithmetic is worked by hand and checked exactly."""
+    from symtf.draft import draft_file
+
+    path = tmp_path / "worked.py"
+    path.write_text(MARIMO.replace("\n\nif __name__", JAX_CELL + "\n\nif __name__"), "utf-8")
+    assert "computed_in" not in draft_file(path).toml

@@ -403,3 +403,82 @@ def test_complex_arithmetic_is_read_as_two_real_expressions(
 @pytest.mark.parametrize("written", ["3.0 + 4.0", "z × e^(i×0.5)", "sin(2)", "e^(1 + i)"])
 def test_no_complex_reading_without_the_unit_or_with_a_name(written: str) -> None:
     assert complexes.parts(written) is None
+
+
+LISTS = """\
+# Rotating two positions at once
+
+```
+freqs = [1.0, 0.5]
+
+angles = [
+    [0×1.0, 0×0.5],     # Position 0
+    [1×1.0, 1×0.5]      # Position 1
+] = [
+    [0, 0],
+    [1.0, 0.5]
+]
+
+rotation = [
+    [e^(i×0), e^(i×0)],           # Position 0
+    [e^(i×1.0), e^(i×0.5)]        # Position 1
+] ≈ [
+    [1.0+0j, 1.0+0j],
+    [0.540+0.841j, 0.878+0.479j]
+]
+
+Position 1, Pair 1: (2.0+1.0j) × (0.878+0.479j)
+                  = 1.277 + 1.836j
+```
+"""
+
+
+def test_a_list_written_over_several_lines_is_one_chain(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, LISTS)
+    assert _verdicts(checks, LISTS, "1.0, 0.5]\n]") == {"exact"}  # 1×1.0 (hand value)
+    assert _verdicts(checks, LISTS, "0.5]\n]") == {"exact"}  # 1×0.5
+    # e^(iθ) = cos θ + i sin θ, entry by entry (mpmath)
+    c1, s1 = mpmath.cos(1), mpmath.sin(1)
+    c5, s5 = mpmath.cos(mpmath.mpf("0.5")), mpmath.sin(mpmath.mpf("0.5"))
+    assert _rounds(c1, "0.540") and _rounds(s1, "0.841")
+    assert _rounds(c5, "0.878") and _rounds(s5, "0.479")
+    for printed in ("0.540", "0.841", "0.878", "0.479"):
+        assert _verdicts(checks, LISTS, printed) == {"rounded"}, printed
+    assert _verdicts(checks, LISTS, "1.0+0j") == {"exact"}  # cos 0 = 1
+    # the product reads 0.878 and 0.479 as cos 0.5 and sin 0.5: its real part, right
+    # from the rounded values, is one unit or more off the rotation's
+    re, im = 2 * c5 - s5, 2 * s5 + c5
+    assert Fraction("2.0") * Fraction("0.878") - Fraction("0.479") == Fraction("1.277")
+    assert abs(re - mpmath.mpf("1.277")) >= mpmath.mpf("0.001")
+    assert _rounds(im, "1.836")
+    assert _verdicts(checks, LISTS, "1.277") == {"wrong"}
+    assert _verdicts(checks, LISTS, "1.836") == {"rounded"}
+
+
+def test_an_entry_off_in_a_list_is_flagged(tmp_path: Path) -> None:
+    text = LISTS.replace("0.878+0.479j]", "0.878+0.497j]")  # two digits swapped
+    checks = _checks(tmp_path, text)
+    assert not _rounds(mpmath.sin(mpmath.mpf("0.5")), "0.497")
+    assert _verdicts(checks, text, "0.497") == {"wrong"}
+    assert _verdicts(checks, text, "0.878") == {"rounded"}
+
+
+WORKED_LIST = """\
+# A list of worked lines
+
+```
+normalized = [
+    (0.1 - 0.25) / 0.364 = -0.15 / 0.364 = -0.412,
+    (0.3 - 0.25) / 0.364 = 0.05 / 0.364 = 0.137
+]
+```
+"""
+
+
+def test_a_list_of_worked_lines_is_read_line_by_line(tmp_path: Path) -> None:
+    # relations inside the brackets: each row is a chain of its own, not one list
+    checks = _checks(tmp_path, WORKED_LIST)
+    assert _rounds(mpmath.mpf("-0.15") / mpmath.mpf("0.364"), "-0.412")
+    assert _verdicts(checks, WORKED_LIST, "-0.412") == {"rounded"}
+    assert _rounds(mpmath.mpf("0.05") / mpmath.mpf("0.364"), "0.137")
+    assert _verdicts(checks, WORKED_LIST, "0.137") == {"rounded"}

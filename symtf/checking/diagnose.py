@@ -416,10 +416,12 @@ def _inherited_line(
             and label in claims
             and claims[label].claim.source_line == own_line
             and _copied(claims[label]) is None
+            and _right_as_displayed(claims[label])
         ):
-            # a term of the line's own chain (0.001245 in "= 0.001245 - 0.00376", its own
-            # check): no earlier number, so the line is not inherited from it (a miscopied
-            # literal, checked on its own line, still is the line's source)
+            # a term of the line's own chain, right with the numbers it displays and off
+            # only through the chain (0.001245 in "= 0.001245 - 0.00376"): the line's own
+            # rounding, not an earlier mistake it carries; a term worked wrong in passing
+            # ("(2×1.4=2.9)") or a miscopied literal still is the line's source
             continue
         found = lines.get(label) if step is None else at.get((step, *(index or ())))
         if found is not None and found.root is not None:
@@ -447,6 +449,14 @@ def _inherited_line(
             root=root,
         )
     return None
+
+
+def _right_as_displayed(result: ClaimResult) -> bool:
+    """Whether every check of a displayed claim is right with the numbers it displays."""
+    shown = [c.extra.get("as_displayed") for c in result.checks]
+    return bool(shown) and all(
+        isinstance(x, dict) and x.get("verdict") in ("exact", "rounded") for x in shown
+    )
 
 
 def _copied(result: ClaimResult | None) -> dict[str, Any] | None:

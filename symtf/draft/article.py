@@ -413,6 +413,9 @@ def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
     found = reading.found()
     if kind == "ipynb":  # a markdown cell's lines → the notebook file's lines
         found = [dataclasses.replace(f, line=reading.file_line(f.cell, f.line)) for f in found]
+    # hand arithmetic written in a comment of the code (``# sqrt(4) = 2.0``) is a displayed
+    # line like any other (its places are already the file's)
+    found += [f for where, f in reading.in_code() if where == "comment" and f.kind == "arithmetic"]
     found.sort(
         key=lambda f: (f.cell if f.cell is not None else -1, f.line)
     )  # stable: a line's order stays

@@ -133,7 +133,7 @@ def _family(e: Expr) -> str:
         "add": "added", "sub": "diff", "mul": "prod", "layernorm": "normed",
         "rmsnorm": "normed", "centered": "centered", "concat": "joined", "index": "part",
         "mean": "means", "var": "variances", "std": "deviations", "sum": "total",
-        "max": "largest", "causal_mask": "mask",
+        "max": "largest", "causal_mask": "mask", "reshape": "rows",
     }  # fmt: skip
     # a word no op is called, so that it can name a step
     return names.get(e.op) or ident(e.op) or "t"
@@ -178,7 +178,9 @@ def compose(article: Article, search: Search) -> Composed:
         f"title = {_s(article.title or 'Draft: ' + article.path)}",
         f"source = {_s(article.path)}",
     ]
-    if search.float32:
+    if search.float32 and any(b.outputs for b in article.code):
+        # the code's float32 explains what the code printed; an article that shows no
+        # output of its code (a marimo notebook keeps none) works its numbers by hand
         head.append('computed_in = "float32"   # the code\'s tensors are float32')
     head.append("")
     if search.notes:

@@ -325,7 +325,8 @@ class CodeSteps(Evidence):
             if len(e.rows) == 1 and len(e.rows[0]) == 1
             else ("vector" if len(e.rows) == 1 else "matrix")
         )
-        label = e.name or e.label
+        # a literal restating a step is named as the article names it (queries_split)
+        label = e.label if getattr(e, "restates", False) else (e.name or e.label)
         lines = (
             tuple(e.lines)
             if len(e.lines) == len(e.rows)

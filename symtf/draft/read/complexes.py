@@ -21,8 +21,13 @@ unreadable here (``z × e^(i×0.524)``: what ``z`` is, the line does not say).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-__all__ = ["parts", "printed_parts"]
+from symtf.draft.read.items import numeric_cell
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+
+__all__ = ["Worked", "list_entries", "parts", "printed_parts", "unread_numbers", "worked"]
 
 #: A part of a complex value as plain text; ``None`` is a part that is zero as written.
 Part = str | None
@@ -41,6 +46,93 @@ _LITERAL = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class Worked:
+    """One part of a complex link, against the printed part it computes.
+
+    Attributes:
+        part: ``"real part"`` or ``"imaginary part"``.
+        printed: The printed part as written (``-1.142``).
+        span: Where it stands in the line.
+        expression: The link's part in the plain language (``1.0*0.540 - 2.0*0.841``).
+        where: For an entry of a list, its place (``[1, 0]``); else ``""``.
+        chain: What the links computing this printed part share (they are one claim).
+    """
+
+    part: str
+    printed: str
+    span: tuple[int, int]
+    expression: str
+    where: str
+    chain: str
+
+
+_PARTS = ("real part", "imaginary part")
+
+#: A decimal written in a link (``0.524`` of ``e^(i×0.524)``).
+_DECIMAL = re.compile(r"(?<![\w.])[-−]?\d+\.\d+(?![\w.])")
+
+
+def worked(pieces: list[str], spans: list[tuple[int, int]]) -> list[Worked] | None:
+    """The parts a chain's links work out, against its printed complex result (a number
+    ``x + yj``, or a list of them entry by entry); None when it prints no such result.
+
+    A link read as complex arithmetic (:func:`parts`) gives each part that is worked out
+    (not zero as written, not the printed number itself); a list link, the parts of each
+    entry against the printed entry at its place.
+    """
+    end = len(pieces) - 1
+    number = printed_parts(pieces[-1])
+    if number is not None:
+        last: list[list[tuple[str, int]]] = [[(pieces[-1], 0)]]
+        shown = [[number]]
+        single = True
+    else:
+        entries = list_entries(pieces[-1])
+        if entries is None:
+            return None
+        read = [[printed_parts(e) for e, _ in row] for row in entries]
+        if any(p is None for row in read for p in row):
+            return None
+        last, shown, single = entries, [[p for p in row if p is not None] for row in read], False
+    shape = [len(r) for r in last]
+    out: list[Worked] = []
+    for piece in pieces[:end]:
+        rows = [[(piece, 0)]] if single else list_entries(piece)
+        if rows is None or [len(r) for r in rows] != shape:
+            continue
+        for i, row in enumerate(rows):
+            for j, (entry, _) in enumerate(row):
+                both = parts(entry)
+                if both is None:
+                    continue
+                where = "" if single else f"[{i}, {j}]"
+                for expression, (value, offset), part in zip(
+                    both, shown[i][j], _PARTS, strict=True
+                ):
+                    if expression is None or numeric_cell(expression) is not None:
+                        continue  # zero as written, or the number itself: nothing worked out
+                    try:
+                        latexmath.parse(expression, where="arithmetic")
+                    except ExpressionError:
+                        continue
+                    at = spans[end][0] + last[i][j][1] + offset
+                    chain = f"{end}:{where or '-'}:{part}"
+                    out.append(Worked(part, value, (at, at + len(value)), expression, where, chain))
+    return out
+
+
+def unread_numbers(pieces: list[str], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The places of the decimals written in the links of a complex chain that are read
+    neither as complex arithmetic nor as a list (``z × e^(i×0.524)``)."""
+    out: list[tuple[int, int]] = []
+    for piece, (start, _) in zip(pieces[:-1], spans, strict=False):
+        if parts(piece) is not None or list_entries(piece) is not None:
+            continue
+        out.extend((start + m.start(), start + m.end()) for m in _DECIMAL.finditer(piece))
+    return out
+
+
 def printed_parts(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
     """The real and imaginary parts of a printed complex number ``x + yj``, each as
     written with its offset in ``text``; None when ``text`` is no such number."""
@@ -52,6 +144,52 @@ def printed_parts(text: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
         m.group(im).replace("−", "-"),
         m.start(im),
     )
+
+
+def list_entries(text: str) -> list[list[tuple[str, int]]] | None:
+    """The entries of a list ``[a, b]`` or a list of rows ``[[a, b], [c, d]]``, row by row,
+    each as written (stripped) with its offset in ``text``; None for anything else (an
+    empty entry, rows of different lengths, a deeper list)."""
+    body = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if not (body.startswith("[") and body.endswith("]")):
+        return None
+    inner_at = lead + 1
+    inner = body[1:-1]
+    rows = _split(inner, inner_at)
+    if rows is None:
+        return None
+    if all(e.startswith("[") and e.endswith("]") for e, _ in rows):
+        out = []
+        for e, at in rows:
+            row = _split(e[1:-1], at + 1)
+            if row is None or any(x.startswith("[") for x, _ in row):
+                return None
+            out.append(row)
+        return out if len({len(r) for r in out}) == 1 else None
+    if any(e.startswith("[") for e, _ in rows):
+        return None
+    return [rows]
+
+
+def _split(text: str, offset: int) -> list[tuple[str, int]] | None:
+    """``text`` cut at its top-level commas: each piece stripped, with its offset."""
+    out: list[tuple[str, int]] = []
+    depth = start = 0
+    for k, ch in enumerate([*text, ","]):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            piece = text[start:k]
+            if not piece.strip():
+                return None
+            out.append((piece.strip(), offset + start + len(piece) - len(piece.lstrip())))
+            start = k + 1
+    return out if depth == 0 else None
 
 
 def parts(text: str) -> tuple[Part, Part] | None:

@@ -332,21 +332,12 @@ class OutputPlaces:
         entries, in order, in the source lines ``lines`` of the block (cell) holding them."""
         entries = [c for r in rows for c in r]
         wanted = set(lines)
-        for b in self.blocks:
+        for k, b in enumerate(self.blocks):
             if b.source is None or (cell is not None and b.cell != cell):
                 continue
-            code = b.source
-            starts = [0] + [i + 1 for i, ch in enumerate(code.text) if ch == "\n"]
-            inside = [
-                (a, (starts[n + 1] if n + 1 < len(starts) else len(code.text)))
-                for n, a in enumerate(starts)
-                if a < len(code.text) and code.place(a, a + 1).line in wanted
-            ]
-            if not inside:
-                continue
-            found = spans(code, inside[0][0], inside[-1][1], entries)
-            if found and all(s is not None for s in found):
-                return tuple(code.place(*s) for s in found if s is not None)
+            found = self._in_code(k, entries, wanted)
+            if found:
+                return found
         return ()
 
     def _in_block(self, k: int, entries: list[str], wanted: set[int]) -> tuple[Place, ...]:

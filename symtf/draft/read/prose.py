@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
-from symtf.draft.read.complexes import parts, printed_parts
+from symtf.draft.read import complexes
 from symtf.draft.read.items import (
     Found,
     Rows,
@@ -94,6 +94,17 @@ def text_items(seg: Segment) -> list[Found]:
         if column is not None:
             found, k = column
             out.append(found)
+            continue
+        listed = _open_list(lines, k)
+        if listed is not None:  # a list written over several lines: read as one line
+            parts = [
+                seg.text[a : a + len(_uncommented(ln).rstrip())].strip()
+                for (a, _b), ln in zip(spans[k:listed], lines[k:listed], strict=True)
+                if _uncommented(ln).strip()
+            ]
+            joined = Text.join(" ", parts, seg.text.frame)
+            out.extend(_line_items(joined, seg.line + listed - 1, seg))
+            k = listed
             continue
         j = k + 1
         while j < len(lines):
@@ -228,6 +239,44 @@ def _continues(lines: list[str], first: int, at: int) -> bool:
 #: ``Position 1, Pair 0: (1.0+2.0j) × (0.540+0.841j)``: a label, a colon, an expression
 #: ending in a number or a bracket.
 _LABELLED_EXPRESSION = re.compile(r"^[^:=≈]{1,60}:\s*\S[^=≈]*[\d)\]]\s*$")
+
+
+#: A comment after a list's row in a code block: ``[1.0+0j, 1.0+0j],   # Position 0``.
+_ROW_COMMENT = re.compile(r"(?<=[\[\],(])\s+#\s.*$")
+
+
+def _uncommented(line: str) -> str:
+    """A line without the comment written after a list's row."""
+    return _ROW_COMMENT.sub("", line)
+
+
+def _open_list(lines: list[str], first: int) -> int | None:
+    """The line after a list begun on ``lines[first]`` and closed on a later line, with
+    its relations between (``angles = [`` … ``] = [`` … ``]``), or None.
+
+    Only a line that leaves a bracket open starts one; the list ends on the first line
+    that closes every bracket, within :data:`MAX_LIST_LINES` lines. Relations stand only
+    between lists: a list of worked lines (``[`` then ``(0.1 - 0.25) / 0.364 = -0.412,``)
+    or two matrices side by side (``[[5, 10],    / √2 = [[3.5, 7.1],``) is no such list.
+    """
+    depth = 0
+    for at in range(first, min(first + MAX_LIST_LINES, len(lines))):
+        for ch in _uncommented(lines[at]):
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif ch in "=≈" and depth > 0:
+                return None
+        if depth == 0:
+            return at + 1 if at > first else None
+    return None
+
+
+#: Most lines one list written over several lines may take.
+MAX_LIST_LINES = 24
 
 
 #: A line that ends on a relation (``[0.3 / 0.6481, 0.6 / 0.6481] =>``), and a line that
@@ -365,23 +414,43 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
     places: list[Place] = []
     label = None
     table_used: set[tuple[int, int]] = set()
+    picked_columns: list[int] = []
     for k, (row, vals) in enumerate(zip(cells, values, strict=True)):
         first = 1 if index else 0
         if all(v is None for v in vals) and any((k, j) in used for j in range(len(vals))):
             continue
+        lead = _named_lead(vals)
         if vals[1:] and all(v is not None for v in vals[1:]) and (vals[0] is None or index):
             picked = list(range(1, len(vals)))
         elif vals and all(v is not None for v in vals):
             picked = list(range(first, len(vals)))
+        elif lead:  # | hellaswag | acc | 0.5921 | 0.5931 |: two names, then the numbers
+            picked = list(range(lead, len(vals)))
         else:
             if label is None:
                 label = texts[k][0] or None
             continue
         numeric.append(tuple(vals[j] or "" for j in picked))
+        picked_columns = picked
         for j in picked:
             table_used.add((k, j))
             places.extend(places_in(row[j], 0, len(row[j].text), ((vals[j] or "",),)))
     if numeric and len({len(r) for r in numeric}) == 1:
+        split = _difference_column(texts, values, picked_columns, numeric, places)
+        after: list[Found] = []
+        if split is not None:  # the difference read after the columns it is computed from
+            (numeric, places), column = split
+            after.append(
+                Found(
+                    "matrix",
+                    column[0],
+                    seg.line,
+                    column[1],
+                    cell=seg.cell,
+                    context=column[0],
+                    places=column[2],
+                )
+            )
         out.append(
             Found(
                 "matrix",
@@ -393,6 +462,7 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
                 places=tuple(places),
             )
         )
+        out.extend(after)
         used |= table_used
     for k, row in enumerate(cells[1:], 1):  # the header names columns: its cells are not read
         for j, c in enumerate(row):
@@ -400,6 +470,50 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
                 continue
             out.extend(_line_items(c, _line_of(c, seg), seg))
     return out
+
+
+def _named_lead(vals: list[str | None]) -> int:
+    """How many cells name a table row before its numbers (``| piqa | acc | 0.79 | 0.80 |``:
+    two), when at most two do, at least two numbers follow and nothing else does; else 0."""
+    lead = next((j for j, v in enumerate(vals) if v is not None), len(vals))
+    if not 1 <= lead <= 2 or len(vals) - lead < 2:
+        return 0
+    return lead if all(v is not None for v in vals[lead:]) else 0
+
+
+#: A column heading that names a difference of other columns.
+_DIFFERENCE = re.compile(r"\b(?:diff|difference|differences|delta)\b|Δ", re.IGNORECASE)
+
+_Column = tuple[str, tuple[tuple[str, ...], ...], tuple[Place, ...]]
+
+
+def _difference_column(
+    texts: list[list[str]],
+    values: list[list[str | None]],
+    columns: list[int],
+    numeric: list[tuple[str, ...]],
+    places: list[Place],
+) -> tuple[tuple[list[tuple[str, ...]], list[Place]], _Column] | None:
+    """A table's last numeric column when its heading says it is a difference (``difference
+    - value``): its numbers are results of the other columns, not inputs beside them. Returns
+    the table without it, and the column (heading, one number per row, places), or None."""
+    if len(columns) < 3 or not numeric:
+        return None
+    j = columns[-1]
+    heading = " ".join(
+        t[j].strip() for t, v in zip(texts, values, strict=True) if len(t) > j and v[j] is None
+    )
+    if not _DIFFERENCE.search(heading):
+        return None
+    width = len(columns)
+    if len(places) != width * len(numeric):
+        return None
+    rest = [r[:-1] for r in numeric]
+    kept = [q for i, q in enumerate(places) if i % width != width - 1]
+    column = tuple((r[-1],) for r in numeric)
+    own = tuple(q for i, q in enumerate(places) if i % width == width - 1)
+    name = " ".join(heading.replace("-", " ").split()) or "difference"
+    return (rest, kept), (name, column, own)
 
 
 def _arithmetic(text: str) -> str | None:
@@ -581,7 +695,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         return
     last = pieces[-1]
     rows = matrix_rows(last) if last.startswith("[") else None
-    if rows is None and last.startswith("[[") and last.endswith("]]"):
+    if rows is None and re.match(r"\[\s*\[", last) and re.search(r"\]\s*\]$", last):
         rows = _nested_rows(last)  # "= [[1, 0.37], [0.37, 1]]": a matrix, row by row
     end = numeric_cell(last.rstrip(".:;,"))
     if rows is not None:
@@ -689,47 +803,28 @@ def _worded(piece: str) -> bool:
 def _complex_items(
     s: _Line, pieces: list[str], spans: list[tuple[int, int]], name: str, place: int
 ) -> bool:
-    """``(1.0+2.0j) × (0.540+0.841j) = -1.142 + 1.921j``: each link of complex arithmetic
-    against the printed result, part by part (:mod:`symtf.draft.read.complexes`).
+    """``(1.0+2.0j) × (0.540+0.841j) = -1.142 + 1.921j`` and lists of such numbers: each
+    link's parts against the printed result's (:func:`symtf.draft.read.complexes.worked`).
 
-    Returns whether the chain ends in a printed complex number.
+    Returns whether the chain ends in a printed complex number (or a list of them).
     """
-    printed = printed_parts(pieces[-1])
-    if printed is None:
+    found = complexes.worked(pieces, spans)
+    if found is None:
         return False
-    end = len(pieces) - 1
-    for piece, (start, _) in zip(pieces[:end], spans, strict=False):
-        read = parts(piece)
-        if read is None:
-            # "z × e^(i×0.524)": not read here; its numbers are still the article's
-            for m in _PROSE_DECIMAL.finditer(piece):
-                value = m.group(1).replace("−", "-")
-                s.found(
-                    "number",
-                    f"line {s.number}",
-                    ((value,),),
-                    (start + m.start(1), start + m.end(1)),
-                )
-            continue
-        for expression, (value, offset), which in zip(
-            read, printed, ("real part", "imaginary part"), strict=True
-        ):
-            if expression is None or numeric_cell(expression) is not None:
-                continue  # a part zero as written, or the number itself: nothing worked out
-            try:
-                latexmath.parse(expression, where="arithmetic")
-            except ExpressionError:
-                continue
-            at = spans[end][0] + offset
-            s.found(
-                "arithmetic",
-                f"{name} ({which})",
-                ((value,),),
-                (at, at + len(value)),
-                expression=expression,
-                latex=expression,
-                chain=f"{s.seg.cell}:{s.number}:{place}:{end}:{which}",
-            )
+    for w in found:
+        s.found(
+            "arithmetic",
+            f"{name}{w.where} ({w.part})",
+            ((w.printed,),),
+            w.span,
+            expression=w.expression,
+            latex=w.expression,
+            chain=f"{s.seg.cell}:{s.number}:{place}:{w.chain}",
+        )
+    for start, end in complexes.unread_numbers(pieces, spans):
+        # "z × e^(i×0.524)": a link not read here; its numbers are still the article's
+        value = s.text.text[start:end].replace("−", "-")
+        s.found("number", f"line {s.number}", ((value,),), (start, end))
     return True
 
 
@@ -821,7 +916,9 @@ def _fragments(text: str) -> list[tuple[str, int]]:
 
 
 _LEADING_NUMBER = re.compile(r"^([-−]?\d[\d,]*(?:\.\d+)?%?)\s+[A-Za-z(]")
-_ARITHMETIC_TAIL = re.compile(r"(?<=\s)[\d(√|][\d\s.,+\-−×·*/^()√|]*$")
+_ARITHMETIC_TAIL = re.compile(
+    r"(?<=\s)(?:[\d(√|]|(?:sqrt|exp)\()[\d\s.,+\-−×·*/^()√|]*$"  # √4, or sqrt(4) spelled out
+)
 _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z]{2,}:?\s+$")
 
 
