@@ -275,3 +275,27 @@ def test_a_lines_literals_never_stand_for_the_result_it_prints(tmp_path: Path) -
     # value the line's own literals repeat: they repeat σ
     assert _verdicts(checks, OWN_RESULT, "0.999") == {"wrong"}
     assert _verdicts(checks, OWN_RESULT, "2.001") == {"wrong"}
+
+
+# ------------------------------------------------- a row times a column written out term by term
+
+ROW_COLUMN = """\
+# Output update
+
+```
+o = 1.0 × 2.0 + [0.25, 0.75] @ [[4], [8]]
+  = 2.0 + 1.0 + 6.5
+  = 9.5
+```
+"""
+
+
+def test_a_row_times_a_column_is_the_sum_of_its_entries_products(tmp_path: Path) -> None:
+    # 0.25 × 4 = 1.0 and 0.75 × 8 = 6.0, so the 6.5 written for the second product is
+    # wrong, and so is 2.0 + 1.0 + 6.0 = 9.0 printed 9.5
+    assert Fraction("0.25") * 4 == 1 and Fraction("0.75") * 8 == 6
+    assert _class(Fraction(6), "6.5") == "wrong"
+    checks = _checks(tmp_path, ROW_COLUMN)
+    assert _verdicts(checks, ROW_COLUMN, "1.0 +") == {"exact"}
+    assert _verdicts(checks, ROW_COLUMN, "6.5") == {"wrong"}
+    assert _verdicts(checks, ROW_COLUMN, "9.5") == {"wrong"}

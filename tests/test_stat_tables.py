@@ -138,3 +138,37 @@ def test_a_literal_no_row_of_which_is_the_normalisation_stays_an_input(
     )
     got = _causes(tmp_path, text)
     assert not any(line in (19, 20, 21) for line, _, _, _ in got)
+
+
+SCORES = """\
+# Two models
+
+| task | metric | model A | model B | {heading} |
+| ---- | ------ | ------- | ------- | ---------- |
+| qa   | acc    | 0.812   | 0.807   | 0.005      |
+| qa   | f1     | 0.744   | 0.751   | 0.007      |
+| nli  | acc    | 0.690   | 0.690   | 0          |
+| sum  | rouge  | 0.415   | 0.402   | 0.021      |
+"""
+
+
+def test_a_column_headed_as_a_difference_is_checked_as_one(tmp_path: Path) -> None:
+    # Two cells name each row, then the numbers. |A − B|: 0.812 − 0.807 = 0.005,
+    # 0.751 − 0.744 = 0.007, 0.690 − 0.690 = 0, all as printed; 0.415 − 0.402 = 0.013, so
+    # 0.021 is wrong (even with A and B anywhere within their roundings, the difference
+    # lies in [0.012, 0.014]). Three of the four agree with one pair of columns only.
+    got = _causes(tmp_path, SCORES.format(heading="difference"))
+    assert [(line, p, v) for line, p, v, _ in got] == [
+        (5, "0.005", "exact"),
+        (6, "0.007", "exact"),
+        (7, "0", "exact"),
+        (8, "0.021", "wrong"),
+    ]
+
+
+def test_a_column_with_another_heading_is_not_read_as_a_difference(tmp_path: Path) -> None:
+    # Headed "std err" the last column is one more column the table gives: nothing is
+    # checked, and its 0.021 is not called wrong.
+    got = _causes(tmp_path, SCORES.format(heading="std err"))
+    assert all(v in ("exact", "rounded") for _, _, v, _ in got)
+    assert not any(p == "0.021" for _, p, _, _ in got)

@@ -30,6 +30,7 @@ from symtf.draft.infer.code import CodeSteps
 from symtf.draft.infer.formula import parse
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.infer.target import (
+    DIFFERENCE,
     INPUT_LABEL,
     Outcome,
     Placement,
@@ -40,6 +41,7 @@ from symtf.draft.infer.target import (
     _mids,
     _names,
     parse_target,
+    stat_row,
 )
 from symtf.draft.sizing import Pace
 from symtf.draft.templates import Call, Expr, Ref, call, inputs, size
@@ -148,7 +150,7 @@ class Search(CodeSteps):
         if p.size == 1:
             self.outcomes[p.key] = self._scalar(p, t)
             return
-        out = self._stated_or_found(p, t)
+        out = self._difference_of_columns(p, t) or self._stated_or_found(p, t)
         if out is None:
             out = self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
@@ -410,6 +412,56 @@ class Search(CodeSteps):
             or Outcome(p, "unmapped", note="a single number the search does not place")
         )
 
+    def _difference_of_columns(self, p: Printing, t: Target) -> Outcome | None:
+        """A table's column headed as a difference (``difference - value``), read right after
+        the table's other columns: the difference of two of them, row by row.
+
+        The heading names the step; the pair of columns (and ``a − b``, ``b − a`` or
+        ``|a − b|``) is the one that gives most of the entries (certified), at least three
+        and more than half, when no other pair gives as many. Its other entries are judged.
+        """
+        n = p.shape[0]
+        if p.shape[1] != 1 or n < 3 or not DIFFERENCE.search(p.label):
+            return None
+        q = self.outcomes.get(p.key - 1)
+        if q is None or q.placement is None or q.printing.shape[0] != n:
+            return None
+        pl = q.placement
+        if pl.row is not None or pl.col is not None or pl.index is not None:
+            return None
+        base = self.known[pl.known]
+        if len(base.shape) != 2 or base.shape[0] != n:
+            return None
+        scored: list[tuple[int, Call, Tensor, int, int]] = []
+        for a in range(base.shape[1]):
+            for b in range(a + 1, base.shape[1]):
+                x = call("index", Ref(base.key), cols=(a, a + 1))
+                y = call("index", Ref(base.key), cols=(b, b + 1))
+                best: tuple[int, Call, Tensor, int, int] | None = None
+                for expr in (call("sub", x, y), call("sub", y, x), call("abs", call("sub", x, y))):
+                    ball = self._ball(expr)
+                    if ball is None or tuple(ball.shape) != (n, 1):
+                        continue
+                    agree = sum(
+                        _certified(ball.data[i], t.printed[i][0]) == "full" for i in range(n)
+                    )
+                    if best is None or agree > best[0]:  # the simplest form among equals
+                        best = (agree, expr, ball, a, b)
+                if best is not None:
+                    scored.append(best)
+        scored.sort(key=lambda h: -h[0])
+        if not scored or scored[0][0] < 3 or 2 * scored[0][0] <= n:
+            return None
+        if len(scored) > 1 and scored[1][0] == scored[0][0]:
+            return None  # two pairs alike: the heading does not say which
+        agree, step, values, first, second = scored[0]
+        note = (
+            f"the difference of numeric columns {first + 1} and {second + 1} of the table, "
+            f"row by row ({agree} of its {n} entries agree)"
+        )
+        known = self._add(step, values, p, note)
+        return Outcome(p, "mapped", Placement(known.key), note)
+
     def _row_statistic(self, p: Printing, t: Target) -> Outcome | None:
         """A number of a table of named statistics, one row of the table per row of a matrix::
 
@@ -480,7 +532,7 @@ class Search(CodeSteps):
     def _stat_table(self, p: Printing) -> tuple[int, list[list[tuple[str, str]]], int, str] | None:
         """The table of named statistics a single number stands in: its first line, each
         row's ``(name, value)`` pairs, the number's column and name (or None)."""
-        mine = _stat_row(p.context)
+        mine = stat_row(p.context)
         if mine is None:
             return None
         same = sorted(
@@ -497,7 +549,7 @@ class Search(CodeSteps):
         by_line: dict[int, list[tuple[str, str]]] = {}
         for q in self.article.printings:
             if q.cell == p.cell and q.size == 1 and q.line not in by_line:
-                r = _stat_row(q.context)
+                r = stat_row(q.context)
                 if r is not None and [nm for nm, _ in r] == names:
                     by_line[q.line] = r
         first = last = p.line
@@ -618,23 +670,6 @@ class Search(CodeSteps):
         if _certified(x, t.printed[0][0]) is None:
             return None
         return Outcome(p, "mapped", Placement(key, index=(i, j)), "the entry the line computes")
-
-
-#: A row of a table of named statistics: ``"Hello": mean=0.25, std=0.364``.
-_STAT_ROW = re.compile(
-    r"\s*(?:\"[^\"]*\"|'[^']*'|[\w ]{1,30}?)\s*:\s*"
-    r"(?P<pairs>[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?"
-    r"(?:\s*,\s*[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?)*)\s*"
-)
-_STAT_PAIR = re.compile(r"([A-Za-zμσ²_]+)\s*=\s*([-−]?\d+(?:\.\d+)?)")
-
-
-def _stat_row(context: str) -> list[tuple[str, str]] | None:
-    """The ``(name, value)`` pairs of a row of named statistics, or None."""
-    m = _STAT_ROW.fullmatch(context)
-    if m is None:
-        return None
-    return [(a, b.replace("−", "-")) for a, b in _STAT_PAIR.findall(m.group("pairs"))]
 
 
 def _stat_kind(name: str) -> str | None:

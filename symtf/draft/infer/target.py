@@ -26,7 +26,16 @@ from symtf.errors import SymtfError
 from symtf.numbers import Printed, claim_grid, on_grid, parse_printed, rounding_interval
 from symtf.tensor import Tensor
 
-__all__ = ["INPUT_LABEL", "Known", "Outcome", "Placement", "Target", "parse_target"]
+__all__ = [
+    "DIFFERENCE",
+    "INPUT_LABEL",
+    "Known",
+    "Outcome",
+    "Placement",
+    "Target",
+    "parse_target",
+    "stat_row",
+]
 #: Labels of what an article gives rather than computes.
 INPUT_LABEL = re.compile(
     r"^(?:W|E|emb|embed|embedding|pos|PE|P|X_?emb|tokens?|vocab|weights?|b|bias|gamma|beta|"
@@ -243,3 +252,23 @@ def _certified(x: Any, p: Printed) -> str | None:
     if below is not None and above is not None and below > 0 and above < 0:
         return "slip"
     return None
+
+
+#: A heading that names a difference of other columns.
+DIFFERENCE = re.compile(r"\b(?:diff|difference|differences|delta)\b|Δ", re.IGNORECASE)
+
+#: A row of a table of named statistics: ``"Hello": mean=0.25, std=0.364``.
+_STAT_ROW = re.compile(
+    r"\s*(?:\"[^\"]*\"|'[^']*'|[\w ]{1,30}?)\s*:\s*"
+    r"(?P<pairs>[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?"
+    r"(?:\s*,\s*[A-Za-zμσ²_]+\s*=\s*[-−]?\d+(?:\.\d+)?)*)\s*"
+)
+_STAT_PAIR = re.compile(r"([A-Za-zμσ²_]+)\s*=\s*([-−]?\d+(?:\.\d+)?)")
+
+
+def stat_row(context: str) -> list[tuple[str, str]] | None:
+    """The ``(name, value)`` pairs of a row of named statistics, or None."""
+    m = _STAT_ROW.fullmatch(context)
+    if m is None:
+        return None
+    return [(a, b.replace("−", "-")) for a, b in _STAT_PAIR.findall(m.group("pairs"))]

@@ -496,9 +496,12 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
     plains: list[tuple[list[str], list[str]] | None] = []
     for link in links:
         try:
-            plains.append(_terms(latexmath.to_plain(expression_text(link), where="link")))
+            # "[0.007, 0.001] @ [[9], [11]]": a row times a column, as the reader writes it
+            plain = latexmath.to_plain(expression_text(link.replace("@", "·")), where="link")
         except ExpressionError:
             plains.append(None)
+            continue
+        plains.append(_expanded(_terms(plain)))
     # for each link: its term j was term i of the link before it (negated, or not)
     earlier_of: list[dict[int, tuple[int, str, bool]]] = [{}]
     for k in range(1, len(links)):
@@ -548,6 +551,44 @@ def _written_as(
         if not chain or text != chain[0]:
             chain.insert(0, text)
     return tuple(chain)
+
+
+#: A row times a column, as plain text: ``[0.007,0.001]·[[9],[11]]``.
+_ROW_COLUMN = re.compile(r"^\[([^\[\]]+)\]·\[((?:\[[^\[\],]+\],?)+)\]$")
+
+
+def _expanded(cut: tuple[list[str], list[str]] | None) -> tuple[list[str], list[str]] | None:
+    """A link's terms with each row-times-column product written out as the sum of its
+    entries' products (``[0.007,0.001]·[[9],[11]]`` is ``0.007×9 + 0.001×11``), the way
+    the next link writes it."""
+    if cut is None:
+        return None
+    terms, ops = cut
+    if ops == ["·"] and len(terms) == 2:  # the whole link is one such product
+        whole = _row_column(f"{terms[0]}·{terms[1]}")
+        return (whole, ["+"] * (len(whole) - 1)) if whole else cut
+    out: list[str] = []
+    between: list[str] = []
+    for i, t in enumerate(terms):
+        if i:
+            between.append(ops[i - 1])
+        for j, piece in enumerate(_row_column(t) or [t]):
+            if j:
+                between.append("+")
+            out.append(piece)
+    return out, between
+
+
+def _row_column(term: str) -> list[str] | None:
+    """The entries' products of a row times a column of as many entries (else None)."""
+    m = _ROW_COLUMN.match(term.replace(" ", ""))
+    if m is None:
+        return None
+    row = m.group(1).split(",")
+    column = re.findall(r"\[([^\[\],]+)\]", m.group(2))
+    if len(row) < 2 or len(row) != len(column):
+        return None
+    return [f"{a}×{b}" for a, b in zip(row, column, strict=True)]
 
 
 #: A term that is zero as written: 0, or a product with a factor 0.

@@ -414,23 +414,43 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
     places: list[Place] = []
     label = None
     table_used: set[tuple[int, int]] = set()
+    picked_columns: list[int] = []
     for k, (row, vals) in enumerate(zip(cells, values, strict=True)):
         first = 1 if index else 0
         if all(v is None for v in vals) and any((k, j) in used for j in range(len(vals))):
             continue
+        lead = _named_lead(vals)
         if vals[1:] and all(v is not None for v in vals[1:]) and (vals[0] is None or index):
             picked = list(range(1, len(vals)))
         elif vals and all(v is not None for v in vals):
             picked = list(range(first, len(vals)))
+        elif lead:  # | hellaswag | acc | 0.5921 | 0.5931 |: two names, then the numbers
+            picked = list(range(lead, len(vals)))
         else:
             if label is None:
                 label = texts[k][0] or None
             continue
         numeric.append(tuple(vals[j] or "" for j in picked))
+        picked_columns = picked
         for j in picked:
             table_used.add((k, j))
             places.extend(places_in(row[j], 0, len(row[j].text), ((vals[j] or "",),)))
     if numeric and len({len(r) for r in numeric}) == 1:
+        split = _difference_column(texts, values, picked_columns, numeric, places)
+        after: list[Found] = []
+        if split is not None:  # the difference read after the columns it is computed from
+            (numeric, places), column = split
+            after.append(
+                Found(
+                    "matrix",
+                    column[0],
+                    seg.line,
+                    column[1],
+                    cell=seg.cell,
+                    context=column[0],
+                    places=column[2],
+                )
+            )
         out.append(
             Found(
                 "matrix",
@@ -442,6 +462,7 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
                 places=tuple(places),
             )
         )
+        out.extend(after)
         used |= table_used
     for k, row in enumerate(cells[1:], 1):  # the header names columns: its cells are not read
         for j, c in enumerate(row):
@@ -449,6 +470,50 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
                 continue
             out.extend(_line_items(c, _line_of(c, seg), seg))
     return out
+
+
+def _named_lead(vals: list[str | None]) -> int:
+    """How many cells name a table row before its numbers (``| piqa | acc | 0.79 | 0.80 |``:
+    two), when at most two do, at least two numbers follow and nothing else does; else 0."""
+    lead = next((j for j, v in enumerate(vals) if v is not None), len(vals))
+    if not 1 <= lead <= 2 or len(vals) - lead < 2:
+        return 0
+    return lead if all(v is not None for v in vals[lead:]) else 0
+
+
+#: A column heading that names a difference of other columns.
+_DIFFERENCE = re.compile(r"\b(?:diff|difference|differences|delta)\b|Δ", re.IGNORECASE)
+
+_Column = tuple[str, tuple[tuple[str, ...], ...], tuple[Place, ...]]
+
+
+def _difference_column(
+    texts: list[list[str]],
+    values: list[list[str | None]],
+    columns: list[int],
+    numeric: list[tuple[str, ...]],
+    places: list[Place],
+) -> tuple[tuple[list[tuple[str, ...]], list[Place]], _Column] | None:
+    """A table's last numeric column when its heading says it is a difference (``difference
+    - value``): its numbers are results of the other columns, not inputs beside them. Returns
+    the table without it, and the column (heading, one number per row, places), or None."""
+    if len(columns) < 3 or not numeric:
+        return None
+    j = columns[-1]
+    heading = " ".join(
+        t[j].strip() for t, v in zip(texts, values, strict=True) if len(t) > j and v[j] is None
+    )
+    if not _DIFFERENCE.search(heading):
+        return None
+    width = len(columns)
+    if len(places) != width * len(numeric):
+        return None
+    rest = [r[:-1] for r in numeric]
+    kept = [q for i, q in enumerate(places) if i % width != width - 1]
+    column = tuple((r[-1],) for r in numeric)
+    own = tuple(q for i, q in enumerate(places) if i % width == width - 1)
+    name = " ".join(heading.replace("-", " ").split()) or "difference"
+    return (rest, kept), (name, column, own)
 
 
 def _arithmetic(text: str) -> str | None:
