@@ -482,3 +482,8 @@ def test_a_list_of_worked_lines_is_read_line_by_line(tmp_path: Path) -> None:
     assert _verdicts(checks, WORKED_LIST, "-0.412") == {"rounded"}
     assert _rounds(mpmath.mpf("0.05") / mpmath.mpf("0.364"), "0.137")
     assert _verdicts(checks, WORKED_LIST, "0.137") == {"rounded"}
+
+
+def test_a_greek_name_labels_its_chain(tmp_path: Path) -> None:
+    checks = _checks(tmp_path, ROTATION)
+    assert {c["claim"] for c in checks if c["printed"] == "0.524"} == {"θ"}

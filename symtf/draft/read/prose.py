@@ -977,7 +977,7 @@ def _plain_chain(fragment: str) -> tuple[str | None, list[tuple[str, int]]]:
     if (
         pieces
         and label is None
-        and re.fullmatch(r"[A-Za-z][\w ]{0,40}", pieces[0][0])
+        and re.fullmatch(r"[A-Za-zα-ωΑ-Ω][\w ]{0,40}", pieces[0][0])
         and len(pieces) > 1
     ):
         words = pieces[0][0].split()
