@@ -289,6 +289,7 @@ def claim(draw: Any, steps: list[str], rows: int = 2, cols: int = 2) -> str:
             st.sampled_from(["float32", "float16", "bfloat16", "float64", "int8"]).map(toml_str),
         ),
         ("feeds", st.sampled_from(["true", "false"])),
+        ("given", st.sampled_from(["true", "false"])),
         ("at", st.sampled_from(["[0]", "[1, 0]", "[-1]", '["a"]'])),
     ):
         if draw(st.integers(0, 11)) == 0:

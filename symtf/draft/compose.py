@@ -246,6 +246,23 @@ def compose(article: Article, search: Search) -> Composed:
         if o.status == "given" or (o.status == "covered" and o.placement is None):
             out.inputs += p.size
             out.stated.append(Stated(_name(p), p.line, p.size, _places_of(article, p, printed)))
+            if o.status == "given" and o.placement is None and p.size == 1:
+                # a constant the article sets (w = 0.2): written as a number no step
+                # computes, so a line that repeats it reads it as itself (not a rounding)
+                claims.append(
+                    (
+                        p.key,
+                        [
+                            "[[claims]]",
+                            f"label = {_s(label(_claim_label(p), p.line))}",
+                            'step = "?"',
+                            "given = true",
+                            f"printed = {_rows(p.rows)}",
+                            *_line(p.line, _places_of(article, p, printed)),
+                            comment(f"line {p.line}: {o.note}"),
+                        ],
+                    )
+                )
             continue
         if o.status in ("mapped", "covered") and o.placement is not None:
             block = [

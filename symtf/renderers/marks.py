@@ -180,7 +180,11 @@ def marks_of(
             m = Mark(p or Place(0), c.verdict, c.printed, _check_note(c, r.claim.label))
             (placed if p is not None else unplaced).append(m)
     checked = {(r.claim.label, r.claim.source_line) for r in report.results}
-    left = [c for c in drafted if (c.label, c.source_line) not in checked]
+    left = [
+        c
+        for c in drafted
+        if (c.label, c.source_line) not in checked and not getattr(c, "given", False)
+    ]
     reasons = {(u.line, getattr(u, "label", "")): u for u in report.unchecked}
     for claim in left:
         why = _left_out_words(claim, reasons)

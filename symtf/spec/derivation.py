@@ -112,6 +112,9 @@ class Claim:
         stands_for: Literal text → trace reference it stands for.
         computed_in: The float format the article computed this claim in, if stated.
         feeds: Whether this is the printed version later steps used (replay prefers it).
+        given: A number the article states rather than computes (a constant it sets,
+            ``w = 0.2``): never checked, counted among the inputs; a displayed line that
+            repeats it reads it as written.
         match_literals: Whether undeclared literals may be read as exact values.
         note: Free text.
     """
@@ -137,6 +140,7 @@ class Claim:
     #: The article's float format for this claim (symtf.checking.framework).
     computed_in: str | None = None
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
+    given: bool = False  # a constant the article sets: an input, never checked
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
     #: Where each printed entry stands in the article, row by row (``places``; drafts).
@@ -1029,6 +1033,7 @@ def _claim(
     note = r.string("note", "") or ""
     computed_in = _computed_in(r, "computed_in", name)
     feeds = r.boolean("feeds", False)
+    given = r.boolean("given", False)
     source_line = r.integer("source_line", lo=1, hi=10_000_000)
     count = sum(len(row_) for row_ in printed) if printed else 1
     places = read_places(r.get("places"), f"{where}.places", count)
@@ -1059,6 +1064,7 @@ def _claim(
         at,
         computed_in=computed_in,
         feeds=feeds,
+        given=given,
         match_literals=match_literals,
         source_line=source_line,
         places=places,
