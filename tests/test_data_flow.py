@@ -229,6 +229,7 @@ INFER_LAYERS = (
     "candidates",
     "evidence",
     "code",
+    "literals",
     "search",
 )
 

@@ -1,0 +1,120 @@
+"""What a printed number of the article stands for, read from the printings around it.
+
+A literal of a displayed line may repeat an entry printed shortly before it (``0.4683``
+written again in ``0.4683 × 2``): :func:`stands_for` links it to that entry, so the
+line's exact reading takes the entry's unrounded value. A single number the article
+sets in its maths (``$d_k=2$``) is a constant it states (:func:`_stated_constant`); a
+column written out as a list is the column (:func:`_column_for_row`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from symtf.draft.article import Display, Printing
+from symtf.draft.infer.target import Outcome, Placement
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+
+__all__ = ["STANDS_WINDOW", "stands_for"]
+
+#: Lines within which a displayed literal may repeat an entry printed before it.
+STANDS_WINDOW = 30
+
+
+def _literals(d: Display) -> list[str]:
+    """The decimal literals of a displayed line, as written (``-0.728`` where a minus sign
+    stands right before it: ``1.039 + (-0.728)``)."""
+    try:
+        parsed = latexmath.parse(d.latex, where="display")
+    except ExpressionError:
+        return []
+    out = []
+    for lit in parsed.literals:
+        if "." not in lit.text:
+            continue
+        signed = re.search(rf"(?:^|[(\[{{,=+]|\s)\s*[-−]\s*{re.escape(lit.text)}(?![\d.])", d.latex)
+        out.append(f"-{lit.text}" if signed else lit.text)
+    return out
+
+
+def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
+    """Whether a step of shape ``shape`` (n×1) is printed as the row ``printed`` (1×n)."""
+    return len(shape) == 2 and shape[1] == 1 and shape[0] > 1 and printed == (1, shape[0])
+
+
+#: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
+_SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
+
+
+def _stated_constant(p: Printing) -> Outcome | None:
+    """A single number that the article sets as a constant in its maths (``$d_k=2$``,
+    ``$\\gamma = 1$``): an input it states, not a value it computes. Only the whole
+    setting counts, a symbol and the number alone, never a number inside a sentence."""
+    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+        return None
+    return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
+
+
+def stands_for(
+    d: Display, outcomes: list[Outcome], used: dict[tuple[int, int, int], int]
+) -> dict[str, tuple[int, int, int]]:
+    """Literals of ``d`` that repeat an entry of a printing mapped shortly before (or on its line)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    near = [
+        o
+        for o in outcomes
+        if o.placement is not None
+        and o.status in ("mapped", "covered", "given")
+        and (o.printing.size > 1 or o.printing.role == "result")
+        and o.printing.key != d.key
+        and o.printing.cell == d.cell
+        and 0 <= d.line - o.printing.line <= STANDS_WINDOW
+        and not _at_or_after(o.printing, d)
+    ]
+    near.sort(key=lambda o: (o.printing.line != d.line, d.line - o.printing.line, -o.printing.key))
+    expr_text = d.latex
+    for text in dict.fromkeys(_literals(d)):
+        digits = text.lstrip("-").replace(".", "").lstrip("0")
+        if len(digits) < 2 and text.count(".") == 1 and len(text.split(".")[1]) < 2:
+            continue  # "0.1": too short to tell one printed entry from another
+        for o in near:
+            pl = o.placement
+            assert pl is not None
+            hits = [
+                (i, j) for i, r in enumerate(o.printing.rows) for j, c in enumerate(r) if c == text
+            ]
+            if not hits:
+                continue
+            place = [_at(pl, i, j) for i, j in hits]
+            fresh = [x for x in place if used.get(x, 0) == 0]
+            chosen = (fresh or place)[0]
+            used[chosen] = used.get(chosen, 0) + 1
+            sign_text = text
+            if f"-{text}" in expr_text.replace(" ", "") and not text.startswith("-"):
+                pass  # the key is the literal as written; a minus sign in front stays an operator
+            out[sign_text] = chosen
+            break
+    return out
+
+
+def _at_or_after(p: Printing, d: Display) -> bool:
+    """Whether ``p`` stands where the display's printed result does, or after it: its
+    own result (``[1.0; 2.0]·[0.098, …] = [[…]] = [[0.098, …], [0.196, …]]``) is no value
+    its literals repeat."""
+    if not p.places or not d.places:
+        return False
+    a, b = p.places[0], d.places[0]
+    if a.line != b.line:
+        return a.line > b.line
+    return (a.column or 0) >= (b.column or 0)
+
+
+def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:
+    if pl.row is not None:
+        return (pl.known, pl.row, j)
+    if pl.col is not None:
+        return (pl.known, i, pl.col)
+    if pl.index is not None:
+        return (pl.known, *pl.index)
+    return (pl.known, i, j)
