@@ -27,6 +27,7 @@ import numpy as np
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
 from symtf.draft.infer.code import CodeSteps
+from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
 from symtf.draft.infer.literals import _column_for_row, _stated_constant, stands_for
 from symtf.draft.infer.stated import Resolver, label_words, meanings
@@ -149,7 +150,11 @@ class Search(CodeSteps):
         if p.size == 1:
             self.outcomes[p.key] = self._scalar(p, t)
             return
-        out = self._difference_of_columns(p, t) or self._stated_or_found(p, t)
+        out = (
+            self._difference_of_columns(p, t)
+            or stated_column(self, p, t)
+            or self._stated_or_found(p, t)
+        )
         if out is None:
             out = self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
