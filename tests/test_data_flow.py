@@ -230,6 +230,7 @@ INFER_LAYERS = (
     "evidence",
     "code",
     "literals",
+    "columns",
     "search",
 )
 
