@@ -152,13 +152,7 @@ class Evidence(Candidates):
         # that one of the many tried matches (each printed magnitude counted once, and a
         # known tensor times a number showing only that number)
         cost = math.log2(max(2, tried_exprs))
-        found = [
-            c
-            for c in found
-            if c.tier < 2
-            or c.rank[0] < 0
-            or _distinct_bits(c, t, scaled=self._scales_known(c.value)) - cost >= DEPTH2_BITS
-        ]
+        found = [c for c in found if c.tier == 0 or c.rank[0] < 0 or self._weighty(c, t, cost)]
         full = [c for c in found if c.slip == 0 and c.off == 0]
         allowed = max(1, t.values.size // 8)
         # A partial match flags the entries it misses, so it must be likely to be the step:
@@ -175,6 +169,20 @@ class Evidence(Candidates):
             full = [c for c in full if inputs(c.expr) & self._replaying]
             partial = [c for c in partial if inputs(c.expr) & self._replaying]
         return self._best(p, t, full or partial)
+
+    def _weighty(self, c: _Candidate, t: Target, cost: float) -> bool:
+        """Whether an unnamed computed step shows more than a coincidence: not a LayerNorm
+        of two features (:func:`_blind_norm`), and, for a depth-2 guess, evidence of
+        :data:`DEPTH2_BITS` above the cost of those tried, or a ``÷√d`` the article states
+        on values that are not merely a known tensor times one number."""
+        if _blind_norm(c):
+            return False
+        if c.tier < 2:
+            return True
+        scaled = self._scales_known(c.value)
+        if self._stated_scales(c.expr) and not scaled:
+            return True
+        return _distinct_bits(c, t, scaled=scaled) - cost >= DEPTH2_BITS
 
     def _scales_known(self, value: np.ndarray) -> bool:
         """Whether a candidate's values are a known tensor's (or one of its rows) times one
@@ -716,7 +724,14 @@ def _distinct_bits(c: _Candidate, t: Target, *, scaled: bool = False) -> float:
 
 
 def _distinct_informative(t: Target) -> int:
-    """How many different printed magnitudes are not 0, 1 or infinite (a value and its
-    negative are one number: a row of ±0.707 shows one)."""
+    """How many different printed values are not 0, ±1 or infinite."""
     v = t.values[np.isfinite(t.values)]
-    return len({abs(x) for x in v.tolist() if abs(x) not in (0.0, 1.0)})
+    return len({x for x in v.tolist() if abs(x) not in (0.0, 1.0)})
+
+
+def _blind_norm(c: _Candidate) -> bool:
+    """Whether a candidate is a LayerNorm over two features: it gives ±1 (±1/√2 with the
+    unbiased variance; a little less with ε) whatever the input, so its values cannot show
+    which tensor it normalised."""
+    e = c.expr
+    return isinstance(e, Call) and e.op == "layernorm" and c.value.shape[-1] == 2
