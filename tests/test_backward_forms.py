@@ -299,3 +299,60 @@ def test_a_row_times_a_column_is_the_sum_of_its_entries_products(tmp_path: Path)
     assert _verdicts(checks, ROW_COLUMN, "1.0 +") == {"exact"}
     assert _verdicts(checks, ROW_COLUMN, "6.5") == {"wrong"}
     assert _verdicts(checks, ROW_COLUMN, "9.5") == {"wrong"}
+
+
+# ------------------------------------------------ an update: a written rate times a named matrix
+
+SCALED = """\
+# One update step
+
+The gradient row and the input column give the weight gradient:
+
+$$
+\\text{W grad} = \\begin{bmatrix} 1.0 \\\\ 3.0 \\end{bmatrix} \\cdot \\begin{bmatrix} 0.12 & -0.34 \\end{bmatrix}
+=
+\\begin{bmatrix}
+1.0 * 0.12 & 1.0 * -0.34 \\\\
+3.0 * 0.12 & 3.0 * -0.34
+\\end{bmatrix}
+=
+\\begin{bmatrix}
+0.12 & -0.34 \\\\
+0.36 & -1.02
+\\end{bmatrix}
+$$
+
+If learning rate = 0.5:
+
+$$
+\\Delta W = -0.5 \\cdot \\text{W grad} =
+\\begin{bmatrix}
+-0.06 & 0.17 \\\\
+-0.18 & 0.15
+\\end{bmatrix}
+$$
+"""
+
+
+def test_a_written_rate_times_a_named_matrix_is_the_step_it_states(tmp_path: Path) -> None:
+    # by hand: W grad = [1, 3]ᵀ·[0.12, −0.34]; ΔW = −0.5 · W grad
+    grad = [[Fraction(a) * Fraction(b) for b in ("0.12", "-0.34")] for a in ("1.0", "3.0")]
+    delta = [[Fraction("-0.5") * g for g in row] for row in grad]
+    printed = [["-0.06", "0.17"], ["-0.18", "0.15"]]
+    expected = [
+        [_class(d, s) for d, s in zip(dr, sr, strict=True)]
+        for dr, sr in zip(delta, printed, strict=True)
+    ]
+    assert expected == [["exact", "exact"], ["exact", "wrong"]]  # 0.15 for 0.51: digits swapped
+    checks = _checks(tmp_path, SCALED)
+    for row, classes in zip(printed, expected, strict=True):
+        for s, cls in zip(row, classes, strict=True):
+            assert _verdicts(checks, SCALED, s, SCALED.count(s) - 1) == {cls}
+    # one decimal besides the coefficient makes a piece arithmetic written out, not a formula
+    from symtf.draft.article import _scaled_name
+    from symtf.draft.infer.formula import parse
+
+    assert _scaled_name(parse(r"-0.1 \cdot \text{W update}"))
+    assert not _scaled_name(parse(r"0.2 - 1.0"))
+    assert not _scaled_name(parse(r"0.5 \cdot W + 0.1"))
+    assert not _scaled_name(parse(r"0.5 \cdot 0.2"))
