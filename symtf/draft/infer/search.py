@@ -26,8 +26,8 @@ import numpy as np
 
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
-from symtf.draft.infer.code import CodeSteps
 from symtf.draft.infer.formula import parse
+from symtf.draft.infer.gradient import ProbabilityRows
 from symtf.draft.infer.literals import _column_for_row, _stated_constant, stands_for
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.infer.target import (
@@ -64,7 +64,7 @@ _KEYWORDS = {
 }
 
 
-class Search(CodeSteps):
+class Search(ProbabilityRows):
     """The search over one article's printings (see the module docstring)."""
 
     def run(self) -> None:
@@ -151,7 +151,11 @@ class Search(CodeSteps):
             return
         out = self._difference_of_columns(p, t) or self._stated_or_found(p, t)
         if out is None:
-            out = self._given_or_unmapped(p, t)
+            out = (
+                self._probabilities_after(p, t)
+                or self._target_gradient(p, t)
+                or self._given_or_unmapped(p, t)
+            )
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
