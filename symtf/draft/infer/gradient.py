@@ -1,16 +1,13 @@
-"""Rows of probabilities and the softmax + cross-entropy gradient, as an article prints them.
+"""The softmax + cross-entropy gradient, as an article prints it without a formula.
 
-Two forms of writing no formula states:
-
-- a row of probabilities printed right after the row of scores it is the softmax of
-  (``Logits: [0.00498, 0.0, 0.00502, 0.0]`` then ``Probabilities: [0.250, 0.249, 0.251,
-  0.249]``): :meth:`ProbabilityRows._probabilities_after`;
-- the gradient of softmax + cross-entropy with respect to the scores, ``probs −
-  one_hot(target)``, printed under a gradient's label (``dL/dlogits = [0.250, 0.249,
-  −0.749, 0.249]``) where the target's index is stated only in prose (``Target: C (index
-  2)``, ``target = 1``, ``the correct token is index 2``):
-  :meth:`ProbabilityRows._target_gradient`. The index is never guessed: without a
-  sentence stating it there is no step.
+The gradient with respect to the scores, ``probs − one_hot(target)``, printed under a
+gradient's label (``dL/dlogits = [0.250, 0.249, −0.749, 0.249]``) where the target's index
+is stated only in prose (``Target: C (index 2)``, ``target = 1``, ``the correct token is
+index 2``): :meth:`ProbabilityRows._target_gradient`. The index is never guessed: without a
+sentence stating it there is no step. The probabilities are the nearest row above that the
+draft knows, or else the nearest printed row of probabilities no step places, read as
+printed (a row printed right after its logits stays the check's to read as their softmax
+with the logits known to their printed precision: :mod:`symtf.checking.repeated`).
 """
 
 from __future__ import annotations
@@ -19,15 +16,10 @@ import re
 
 from symtf.draft.article import Printing
 from symtf.draft.infer.code import CodeSteps
-from symtf.draft.infer.target import Outcome, Placement, Target, _certified, parse_target
+from symtf.draft.infer.target import Known, Outcome, Placement, Target, _certified, parse_target
 from symtf.draft.templates import Num, Ref, call
 
 __all__ = ["ProbabilityRows", "stated_targets"]
-
-#: The fewest entries of a row of probabilities read as the softmax of the row before it.
-SOFTMAX_MIN = 3
-#: At most this many lines between a row of scores and the probabilities after it.
-SOFTMAX_LINES = 6
 
 #: A sentence stating the index of the correct class: ``Target: C (index 2)``, ``the
 #: correct token is index 2``, ``target = 1``, ``target index: 3``, ``class 1 is correct``.
@@ -51,74 +43,10 @@ def stated_targets(text: str) -> list[tuple[int, int]]:
 
 
 class ProbabilityRows(CodeSteps):
-    """Softmax rows printed after their scores, and the gradient ``probs − one_hot(target)``."""
+    """The gradient ``probs − one_hot(target)`` of softmax + cross-entropy."""
 
-    def _probabilities_after(self, p: Printing, t: Target) -> Outcome | None:
-        """A row of probabilities printed right after a row of scores no step explains:
-        the scores are read as printed (rounded) and the probabilities as their softmax,
-        when that reproduces all but a quarter of the entries (the others get verdicts: an
-        entry that is off is never why the step is refused).
-
-        Both rows have :data:`SOFTMAX_MIN` entries or more, the scores' row is the printing
-        just before, at most :data:`SOFTMAX_LINES` lines above, and the probabilities lie in
-        [0, 1] with two decimals or more: a softmax is far above chance there (three
-        3-decimal entries carry about 30 bits), and the scores, read as printed, are never
-        flagged.
-        """
-        n = t.shape[1] if len(t.shape) == 2 else 0
-        if p.role or p.parts or t.shape != (1, n) or n < SOFTMAX_MIN or self._replaying is not None:
-            return None
-        flat = [c for r in t.printed for c in r]
-        if any(c.value is None or not 0 <= c.value <= 1 or c.decimals < 2 for c in flat):
-            return None
-        before = [
-            q
-            for q in self.article.printings
-            if q.key < p.key and q.cell == p.cell and q.line <= p.line and not q.parts
-        ]
-        if not before:
-            return None
-        q = max(before, key=lambda x: (x.line, x.key))
-        seen = self.outcomes.get(q.key)
-        if (
-            q.role
-            or q.shape != (1, n)
-            or p.line - q.line > SOFTMAX_LINES
-            or seen is None
-            or seen.status != "unmapped"
-            or seen.placement is not None
-        ):
-            return None
-        tq = parse_target(q.rows, q.decimals)
-        if tq is None or any(c.value is None for r in tq.printed for c in r):
-            return None
-        scores = self._given(q, tq, rounded=True)
-        if scores.placement is None:
-            return None
-        expr = call("softmax", Ref(scores.placement.known), axis=-1)
-        ball = self._ball(expr)
-        if ball is None or tuple(ball.shape) != t.shape:
-            del self.known[scores.placement.known]
-            return None
-        verdicts = [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
-        full = sum(v == "full" for v in verdicts)
-        if full < n - n // 4:
-            del self.known[scores.placement.known]
-            return None
-        self.outcomes[q.key] = Outcome(
-            q,
-            "given",
-            scores.placement,
-            "read as printed: the scores the next row is the softmax of",
-        )
-        slips = verdicts.count("slip")
-        note = (
-            f"the softmax of the row printed at line {q.line}: certified values reproduce "
-            f"{full} of the {n} printed entries"
-            + (f", {slips} more within one unit" if slips else "")
-        )
-        new = self._add(expr, ball, p, note)
-        return Outcome(p, "mapped", Placement(new.key), note)
+    #: What the search had concluded on a row read as probabilities for a gradient.
+    _read_for_gradient: Outcome | None = None
 
     def _target_gradient(self, p: Printing, t: Target) -> Outcome | None:
         """A gradient's row ``probs − one_hot(target)`` (softmax + cross-entropy, with
@@ -153,17 +81,21 @@ class ProbabilityRows(CodeSteps):
             ),
             key=lambda k: (k.line, k.key),
         )
-        if not rows:
+        probs = rows[-1] if rows else self._printed_probabilities(p, n)
+        if probs is None:
             return None
-        probs = rows[-1]
         expr = call("sub", Ref(probs.key), call("one_hot", Num(str(index)), n=n))
         ball = self._ball(expr)
-        if ball is None or tuple(ball.shape) != t.shape:
-            return None
         flat = [c for r in t.printed for c in r]
-        verdicts = [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
+        verdicts = (
+            [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
+            if ball is not None and tuple(ball.shape) == t.shape
+            else []
+        )
         full = sum(v == "full" for v in verdicts)
-        if 2 * full <= n or full < 2:  # named by its label and its stated target: most agree
+        if ball is None or 2 * full <= n or full < 2:  # named by label and target: most agree
+            if not rows:  # the probabilities were read for this step only
+                self._unread(probs)
             return None
         slips = verdicts.count("slip")
         note = (
@@ -174,3 +106,37 @@ class ProbabilityRows(CodeSteps):
         )
         new = self._add(expr, ball, p, note)
         return Outcome(p, "mapped", Placement(new.key), note)
+
+    def _printed_probabilities(self, p: Printing, n: int) -> Known | None:
+        """The nearest row of probabilities printed above ``p`` that no step places (its
+        entries in [0, 1], summing to 1 within a hundredth per entry), read as printed
+        (rounded), or None."""
+        for q in sorted(self.article.printings, key=lambda x: (-x.line, -x.key)):
+            if q.line >= p.line or q.key >= p.key or q.role or q.parts or q.shape != (1, n):
+                continue
+            seen = self.outcomes.get(q.key)
+            if seen is None or seen.status != "unmapped" or seen.placement is not None:
+                continue
+            tq = parse_target(q.rows, q.decimals)
+            if tq is None or any(c.value is None for r in tq.printed for c in r):
+                continue
+            values = tq.values
+            if not (((values >= 0) & (values <= 1)).all() and abs(values.sum() - 1) <= 0.01 * n):
+                continue
+            given = self._given(q, tq, rounded=True)
+            if given.placement is None:
+                return None
+            self._read_for_gradient = seen
+            self.outcomes[q.key] = Outcome(
+                q, "given", given.placement, "read as printed: the probabilities of a gradient"
+            )
+            return self.known[given.placement.known]
+        return None
+
+    def _unread(self, probs: Known) -> None:
+        """Undo :meth:`_printed_probabilities` when the gradient is refused."""
+        seen = self._read_for_gradient
+        del self.known[probs.key]
+        if seen is not None:
+            self.outcomes[seen.printing.key] = seen
+        self._read_for_gradient = None

@@ -151,11 +151,7 @@ class Search(ProbabilityRows):
             return
         out = self._difference_of_columns(p, t) or self._stated_or_found(p, t)
         if out is None:
-            out = (
-                self._probabilities_after(p, t)
-                or self._target_gradient(p, t)
-                or self._given_or_unmapped(p, t)
-            )
+            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
