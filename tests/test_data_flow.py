@@ -232,6 +232,7 @@ INFER_LAYERS = (
     "code",
     "literals",
     "gradient",
+    "columns",
     "search",
 )
 

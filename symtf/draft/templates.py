@@ -151,6 +151,7 @@ OPS: dict[str, Op] = {
     "sum": Op("sum({0}{kw})", 4, True, {"keepdims": False}),
     "max": Op("max({0}{kw})", 4, True, {"keepdims": False}),
     "causal_mask": Op("causal_mask({n})", 4, True, needs=()),
+    "alibi": Op("alibi({n}{kw})", 4, True, needs=()),
     "concat": Op("concat({*}{kw})", 4, True),
     "index": Op("{0}[{where}]", 3, True, needs=(4,)),
     "centered": Op("{0} - mean({0}, axis=-1, keepdims=true)", 1, True),

@@ -16,7 +16,7 @@ from symtf.draft.infer.target import Outcome, Placement
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
-__all__ = ["STANDS_WINDOW", "stands_for"]
+__all__ = ["STANDS_WINDOW", "running_repeat", "stands_for"]
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30
@@ -54,6 +54,37 @@ def _stated_constant(p: Printing) -> Outcome | None:
     if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
         return None
     return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
+
+
+#: A running value's name and the suffix that says which update it is (``m_new``, ``d_old``).
+_RUNNING = re.compile(r"^(.+?)(?:_\{?(?:new|old|prev|cur|curr)\}?)?$")
+
+
+def _running_name(name: str) -> str:
+    m = _RUNNING.match(name.strip())
+    return m.group(1) if m else name.strip()
+
+
+def running_repeat(p: Printing, outcomes: list[Outcome], window: int) -> Outcome | None:
+    """A constant set by name that restates the running value of that name computed just
+    before: ``m = 9`` or ``m_old = 9`` after ``m_new = max(-∞, 5, 9) = 9``.
+
+    The name (without ``_new``, ``_old``, ``_prev``) and the printed string must both be
+    the same as those of a single number the search placed earlier, within ``window``
+    lines; the latest such is repeated. Never a guess: another value keeps it a constant."""
+    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+        return None
+    name = _running_name(p.context.split("=", 1)[0])
+    text = p.rows[0][0]
+    for q in sorted(outcomes, key=lambda o: -o.printing.key):
+        qp = q.printing
+        if qp.key >= p.key or qp.size != 1 or p.lines[0] - qp.lines[0] > window:
+            continue
+        if q.status != "mapped" or q.placement is None or qp.rows[0][0] != text:
+            continue
+        if _running_name(qp.label) == name:
+            return Outcome(p, "mapped", q.placement, f"restates {qp.label} at line {qp.lines[0]}")
+    return None
 
 
 def stands_for(
