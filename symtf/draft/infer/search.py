@@ -32,6 +32,7 @@ from symtf.draft.infer.gradient import ProbabilityRows
 from symtf.draft.infer.literals import (
     _column_for_row,
     _stated_constant,
+    defined_reduction,
     running_repeat,
     stands_for,
 )
@@ -583,6 +584,9 @@ class Search(ProbabilityRows):
         kinds = [
             k for k, ws in _KEYWORDS.items() if any(w in label.split() or w == label for w in ws)
         ]
+        if not kinds:  # m = 3, where the article defines m as the running max
+            defined = defined_reduction(self.article.text, p.label.strip())
+            kinds = [defined] if defined else []
         if not kinds:
             kinds = [
                 k
