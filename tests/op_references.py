@@ -1075,6 +1075,31 @@ REFERENCES: dict[str, Reference] = {
         _sinusoidal,
     ),
     "rope": Reference(_rope_case(), _rope),
+    "alibi": Reference(
+        st.tuples(
+            st.integers(1, 4), st.sampled_from([Fraction(1, 2), Fraction(-1, 5), Fraction(0), 3])
+        ).map(lambda t: Case([], {"n": t[0], "slope": t[1]})),
+        lambda c: np.array(  # B[i, j] = -m |i - j| (Press et al., ALiBi)
+            [
+                [
+                    -mpmath.mpf(
+                        c.params["slope"].numerator
+                        if isinstance(c.params["slope"], Fraction)
+                        else c.params["slope"]
+                    )
+                    / (
+                        c.params["slope"].denominator
+                        if isinstance(c.params["slope"], Fraction)
+                        else 1
+                    )
+                    * abs(i - j)
+                    for j in range(c.params["n"])
+                ]
+                for i in range(c.params["n"])
+            ],
+            dtype=object,
+        ),
+    ),
     # constructors
     "zeros": Reference(
         shapes(1, 3).map(lambda s: Case([], {"shape": list(s)})),

@@ -155,6 +155,12 @@ def _causal(draw: Draw, shape: Shape) -> tuple[Expr, Tensors]:
     return call("causal_mask", n=draw(st.integers(1, 4))), {}
 
 
+def _alibi(draw: Draw, shape: Shape) -> tuple[Expr, Tensors]:
+    # the slope as the search writes it: a decimal of the article, either sign
+    slope = draw(st.sampled_from(["0.25", "-0.2", "1.5", "0.0625"]))
+    return call("alibi", n=draw(st.integers(1, 4)), slope=slope), {}
+
+
 CASES: dict[str, Build] = {
     "matmul": _matmul,
     "add": _binary("add"),
@@ -179,6 +185,7 @@ CASES: dict[str, Build] = {
     "sum": _axis_op("sum"),
     "max": _axis_op("max"),
     "causal_mask": _causal,
+    "alibi": _alibi,
     "concat": _concat,
     "index": _index,
     "centered": _unary("centered"),

@@ -84,7 +84,7 @@ from symtf.ops.logarithms import expm1, log1p, log2, log10, logsumexp
 from symtf.ops.losses import bce, cross_entropy, mse, nll
 from symtf.ops.norms import layernorm, norm_root, normalize, rmsnorm
 from symtf.ops.ordering import argsort, cumprod, cumsum, sort, topk
-from symtf.ops.positional import ROPE_PAIRS, rope, sinusoidal
+from symtf.ops.positional import ROPE_PAIRS, alibi, rope, sinusoidal
 from symtf.ops.reductions import (
     argmax,
     greedy,
@@ -159,6 +159,7 @@ __all__ = [
     "T",
     "absolute",
     "add",
+    "alibi",
     "arange",
     "argmax",
     "argsort",

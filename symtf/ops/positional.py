@@ -1,4 +1,4 @@
-"""Positions: the sinusoidal table of Vaswani et al., and rotary positions (RoPE).
+"""Positions: the sinusoidal table of Vaswani et al., rotary positions (RoPE), and ALiBi.
 
 Every angle is exact (``p / base^{2i/d}``) and every ``sin``/``cos`` the
 backend's own enclosure of it.
@@ -56,6 +56,39 @@ def sinusoidal(xp: Any, *, n: int, d: int, base: Any = 10000) -> Tensor:
             angle = xp.const(sympy.Integer(p) * b ** sympy.Rational(-(j - j % 2), d))
             out.append(xp.sin(angle) if j % 2 == 0 else xp.cos(angle))
     return Tensor((n, d), out)
+
+
+def _alibi_shape(*, n: int, slope: Any) -> tuple[int, ...]:
+    check(
+        not isinstance(slope, bool) and isinstance(slope, (int, Fraction, sympy.Rational)),
+        f"alibi: expected an exact number for the slope, found {slope}",
+    )
+    check(n * n <= 20_000, f"expected at most 20000 entries, found shape {(n, n)}")
+    return (n, n)
+
+
+@define(
+    "alibi",
+    "positional",
+    (Param("n", "int", lo=1), Param("slope", "number")),
+    shape=_alibi_shape,
+    tex=r"B_{ij} = -m\,\lvert i - j\rvert",
+    text="B[i,j] = −slope·|i − j|: the linear distance penalty added to scores (ALiBi)",
+    shapes="(n, n)",
+    vjp=zero_vjp,
+    rule=r"-m\,\lvert i - j\rvert\text{ for each pair of positions}",
+)
+def alibi(xp: Any, *, n: int, slope: Any) -> Tensor:
+    """The ALiBi bias of Press et al.: ``B[i, j] = −slope·|i − j|`` for ``n`` positions.
+
+    A head's slope ``m`` is positive in the paper, so far tokens are penalised; an article
+    that writes the penalty as "slope × distance" with a negative slope is ``alibi`` of the
+    slope's negation.
+    """
+    m = exact(slope)
+    return Tensor(
+        (n, n), [xp.const(-m * sympy.Integer(abs(i - j))) for i in range(n) for j in range(n)]
+    )
 
 
 def _pairs(d: int, pairs: str) -> list[tuple[int, int]]:
@@ -297,4 +330,4 @@ def rope(
     return Tensor(x.shape, out)
 
 
-__all__ = ["ROPE_PAIRS", "rope", "sinusoidal"]
+__all__ = ["ROPE_PAIRS", "alibi", "rope", "sinusoidal"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from symtf.draft.article import Printing
@@ -75,6 +76,9 @@ class Candidates(SearchState):
             for size_ in {n, m}:
                 if fits((size_, size_)):
                     yield call("causal_mask", n=size_)
+            if n == m and fits((n, n)):
+                for slope in self._slopes():  # "Penalty = slope × distance" (ALiBi)
+                    yield call("alibi", n=n, slope=slope)
             return
         # tier 2: one op on a product or sum of known tensors, and attention patterns
         products = list(self._pairs(ks, lambda s: True, products_only=True))
@@ -277,6 +281,32 @@ class Candidates(SearchState):
                             break
                         if total > (m if axis == -1 else n):
                             break
+
+    def _slopes(self) -> tuple[str, ...]:
+        """The slopes the article states ("Let slope = -0.2"), for an ALiBi distance penalty.
+
+        A single printed number whose label or sentence names it a slope, read with both
+        signs: the paper's bias is ``−m·|i − j|`` with ``m > 0``, and an article that writes
+        "penalty = slope × distance" gives the slope its sign.
+        """
+        memo = self._slope_memo
+        if memo is None:
+            out: list[str] = []
+            for q in self.article.printings:
+                if q.size != 1 or q.role:
+                    continue
+                text = q.rows[0][0].replace("−", "-")
+                before = q.context.split(q.rows[0][0])[0] if q.context else ""
+                if not re.search(r"\bslopes?\b", f"{q.label} {before}", re.I):
+                    continue
+                value = text[1:] if text.startswith("-") else text
+                try:
+                    nonzero = Fraction(value) != 0
+                except (ValueError, ZeroDivisionError):
+                    continue  # not a plain decimal: no slope to read
+                out += [value, f"-{value}"] if nonzero else []
+            memo = self._slope_memo = tuple(dict.fromkeys(out))
+        return memo
 
     def _wanted(self, p: Printing) -> int:
         """The bonus a candidate needs for the search to stop early: 2 when an equation names the printing."""

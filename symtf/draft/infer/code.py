@@ -49,6 +49,9 @@ _NORMALIZED = re.compile(
 
 #: The fewest entries a literal needs to be taken for a value written by hand.
 MIN_WRITTEN = 4
+#: Lines within which a code literal may write out results displayed before it (the
+#: window a displayed literal may repeat a printed entry in).
+RESTATED_WINDOW = 30
 
 
 class CodeSteps(Evidence):
@@ -82,6 +85,7 @@ class CodeSteps(Evidence):
         k = self._literal(e)
         if self._written_for(e, k):
             return
+        self._restating_displays(e)
         self.known[k.key] = k
         self.var_keys[e.name] = k.key
 
@@ -186,6 +190,62 @@ class CodeSteps(Evidence):
         self.written[key] = (tuple(e.values), e.where, literal.key)
         self.var_keys[e.name] = key
         return True
+
+    def _restating_displays(self, e: Any) -> None:
+        """A literal that writes out, entry by entry, the results of lines the article
+        displays just above it (``Q_rotated = [[2.0, 1.0, …], [-1.142, 1.921, …]]`` under
+        ``(1.0+2.0j) × (0.540+0.841j) = -1.142 + 1.921j``): a printing of those results,
+        not only an input. Its entries are then checked as the lines they repeat.
+
+        Taken so only when every entry is a decimal that repeats, as written, the single
+        printed result of a different displayed line of its cell within
+        :data:`RESTATED_WINDOW` lines before it, and at least two
+        entries carry three significant digits or more (short values such as ``1.0`` repeat
+        by chance). The variable still names the literal as written: code that reads it
+        computes from the printed values, as the article's code does.
+        """
+        if e.replaces or len(e.values) < MIN_WRITTEN or len(e.places) != len(e.values):
+            return
+        if not all("." in v and "e" not in v.lower() for v in e.values):
+            return
+        if sum(len(v.lstrip("-").replace(".", "").strip("0")) >= 3 for v in e.values) < 2:
+            return
+        shape2 = _shape2(tuple(e.shape))
+        rows = tuple(tuple(e.values[i * shape2[1] : (i + 1) * shape2[1]]) for i in range(shape2[0]))
+        if len(e.lines) != len(rows):
+            return
+        first = min(q.line for q in e.places)
+        near = [
+            d
+            for d in self.article.displays
+            if d.cell == e.cell
+            and len(d.rows) == 1
+            and len(d.rows[0]) == 1
+            and d.places
+            and 0 < first - d.places[0].line <= RESTATED_WINDOW
+        ]
+        taken: set[int] = set()
+        for v in e.values:
+            same = [d for d in near if d.key not in taken and d.rows[0][0].replace("−", "-") == v]
+            if not same:
+                return
+            taken.add(max(same, key=lambda d: (d.places[0].line, d.key)).key)
+        self._shown_key += 1
+        pkey = 2_000_000 + self._shown_key
+        p = Printing(
+            pkey,
+            "matrix" if len(rows) > 1 else "vector",
+            e.name,
+            "",
+            rows,
+            tuple(e.lines),
+            e.cell,
+            in_code=True,
+        )
+        self.extra.append(p)
+        self.outcomes[pkey] = Outcome(
+            p, "unmapped", note=f"{e.where}: a literal restating results displayed above it"
+        )
 
     def _through_refs(self, key: int) -> int:
         """The known tensor a step that only renames another (``p = torch.tensor(p)``) is."""

@@ -16,7 +16,7 @@ from symtf.draft.infer.target import Outcome, Placement
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
-__all__ = ["STANDS_WINDOW", "stands_for"]
+__all__ = ["STANDS_WINDOW", "defined_reduction", "running_repeat", "stands_for"]
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30
@@ -54,6 +54,67 @@ def _stated_constant(p: Printing) -> Outcome | None:
     if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
         return None
     return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
+
+
+#: A running value's name and the suffix that says which update it is (``m_new``, ``d_old``).
+_RUNNING = re.compile(r"^(.+?)(?:_\{?(?:new|old|prev|cur|curr)\}?)?$")
+
+
+def _running_name(name: str) -> str:
+    m = _RUNNING.match(name.strip())
+    return m.group(1) if m else name.strip()
+
+
+def running_repeat(p: Printing, outcomes: list[Outcome], window: int) -> Outcome | None:
+    """A constant set by name that restates the running value of that name computed just
+    before: ``m = 9`` or ``m_old = 9`` after ``m_new = max(-∞, 5, 9) = 9``.
+
+    The name (without ``_new``, ``_old``, ``_prev``) and the printed string must both be
+    the same as those of a single number the search placed earlier, within ``window``
+    lines; the latest such is repeated. Never a guess: another value keeps it a constant."""
+    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+        return None
+    name = _running_name(p.context.split("=", 1)[0])
+    text = p.rows[0][0]
+    for q in sorted(outcomes, key=lambda o: -o.printing.key):
+        qp = q.printing
+        if qp.key >= p.key or qp.size != 1 or p.lines[0] - qp.lines[0] > window:
+            continue
+        if q.status != "mapped" or q.placement is None or qp.rows[0][0] != text:
+            continue
+        if _running_name(qp.label) == name:
+            return Outcome(p, "mapped", q.placement, f"restates {qp.label} at line {qp.lines[0]}")
+    return None
+
+
+#: What a name's definition calls it, per reduction: ``m = max(…)`` in code, or a comment
+#: or a line of prose naming it (``m = -inf  # running max``, ``**m**: Running maximum``).
+_DEFINED = {
+    "max": ("max", "maximum", "largest"),
+    "sum": ("sum", "total"),
+    "mean": ("mean", "average"),
+}
+
+
+def defined_reduction(text: str, name: str) -> str | None:
+    """The reduction an article's text defines ``name`` as, if exactly one: assigned from a
+    call (``m_new = max(m, m_block)``, ``np.max(x)``), or named by a comment on its
+    assignment or a definition in prose (``m = -inf  # Running max``, ``**m**: Running
+    maximum``). A name that is not a plain identifier gets none."""
+    if not re.fullmatch(r"[A-Za-z_]\w{0,15}", name):
+        return None
+    n = re.escape(name)
+    found = set()
+    for kind, words in _DEFINED.items():
+        w = "|".join(words)
+        forms = (
+            rf"(?m)^\s*{n}\s*=\s*(?:\w+\.)*(?:{w})\(",
+            rf"(?m)^\s*{n}\s*=[^#\n]*#\s*(?:the\s+)?(?:running\s+)?(?:{w})\b",
+            rf"(?im)^\s*(?:\d+\.\s*)?\W*{n}\W{{0,3}}\s*[:—–]\s*(?:the\s+)?(?:running\s+)?(?:{w})\b",
+        )
+        if any(re.search(f, text, re.IGNORECASE if i else 0) for i, f in enumerate(forms)):
+            found.add(kind)
+    return found.pop() if len(found) == 1 else None
 
 
 def stands_for(

@@ -104,6 +104,11 @@ def _causal(n: int) -> Tensor:
     return ops.causal_mask(_XP, n=n)
 
 
+def _alibi(n: int, slope: str) -> Tensor:
+    # ``alibi(3, slope=-0.2)``: the slope a step writes is read exactly
+    return ops.alibi(_XP, n=n, slope=Fraction(slope))
+
+
 #: The searched ops a step writes in other terms than the registry op of the same name
 #: with the same parameters: how the pre-filter hands them to the registry.
 _LOWERED: dict[str, Callable[..., Tensor]] = {
@@ -113,6 +118,7 @@ _LOWERED: dict[str, Callable[..., Tensor]] = {
     "centered": _centered,
     "concat": lambda *xs, axis=-1: ops.concat(_XP, list(xs), axis=axis),
     "causal_mask": _causal,
+    "alibi": _alibi,
 }
 
 

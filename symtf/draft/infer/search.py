@@ -26,9 +26,16 @@ import numpy as np
 
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
-from symtf.draft.infer.code import CodeSteps
+from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
-from symtf.draft.infer.literals import _column_for_row, _stated_constant, stands_for
+from symtf.draft.infer.gradient import ProbabilityRows
+from symtf.draft.infer.literals import (
+    _column_for_row,
+    _stated_constant,
+    defined_reduction,
+    running_repeat,
+    stands_for,
+)
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -64,7 +71,7 @@ _KEYWORDS = {
 }
 
 
-class Search(CodeSteps):
+class Search(ProbabilityRows):
     """The search over one article's printings (see the module docstring)."""
 
     def run(self) -> None:
@@ -132,6 +139,11 @@ class Search(CodeSteps):
             if result is not None:
                 self.results[d.key] = result
                 outcomes.append(result)  # later lines may repeat what this one printed
+        for key, o in list(self.outcomes.items()):  # m = 9 after m_new = max(5, 9) = 9
+            if o.status == "given" and o.placement is None:
+                again = running_repeat(o.printing, outcomes, REPEAT_WINDOW)
+                if again is not None:
+                    self.outcomes[key] = again
 
     def _display_reduction(self, d: Display) -> Outcome | None:
         """``Mean = (6 + 9 + 12) / 3 = 9``: a named reduction of the row worked just above."""
@@ -149,9 +161,13 @@ class Search(CodeSteps):
         if p.size == 1:
             self.outcomes[p.key] = self._scalar(p, t)
             return
-        out = self._difference_of_columns(p, t) or self._stated_or_found(p, t)
+        out = (
+            self._difference_of_columns(p, t)
+            or stated_column(self, p, t)
+            or self._stated_or_found(p, t)
+        )
         if out is None:
-            out = self._given_or_unmapped(p, t)
+            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
@@ -568,6 +584,9 @@ class Search(CodeSteps):
         kinds = [
             k for k, ws in _KEYWORDS.items() if any(w in label.split() or w == label for w in ws)
         ]
+        if not kinds:  # m = 3, where the article defines m as the running max
+            defined = defined_reduction(self.article.text, p.label.strip())
+            kinds = [defined] if defined else []
         if not kinds:
             kinds = [
                 k

@@ -80,6 +80,8 @@ class SearchState:
         self._shown_key = 0
         self.float32 = False
         self._heading_lines: tuple[int, ...] | None = None
+        #: The slopes the article states (see ``Candidates._slopes``), read once.
+        self._slope_memo: tuple[str, ...] | None = None
         #: Per printing: candidates taken on their evidence when nothing reproduces it all.
         self._evidential: dict[int, list[_Candidate]] = {}
         for eq in article.equations:

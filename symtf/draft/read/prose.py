@@ -14,6 +14,7 @@ import re
 from typing import cast
 
 from symtf.draft.read import complexes
+from symtf.draft.read.columns import stated_columns
 from symtf.draft.read.items import (
     Found,
     Rows,
@@ -438,6 +439,21 @@ def table_items(seg: Segment, cells: list[list[Text]]) -> list[Found]:
     if numeric and len({len(r) for r in numeric}) == 1:
         split = _difference_column(texts, values, picked_columns, numeric, places)
         after: list[Found] = []
+        if split is None:  # | Logit | Softmax @ T=2 |: read after the columns it is made from
+            numeric, places, stated = stated_columns(texts, values, picked_columns, numeric, places)
+            context = " | ".join(c.text.strip() for c in cells[0])[:200] if cells else ""
+            for heading, entries, own in stated:
+                after.append(
+                    Found(
+                        "matrix",
+                        heading,
+                        seg.line,
+                        entries,
+                        cell=seg.cell,
+                        context=context,
+                        places=own,
+                    )
+                )
         if split is not None:  # the difference read after the columns it is computed from
             (numeric, places), column = split
             after.append(
