@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from symtf.commands.draft import check_article
+from symtf.draft.infer.literals import defined_reduction
 from symtf.renderers._claims import place_of
 
 POST = """\
@@ -62,3 +63,48 @@ def test_a_state_with_another_value_stays_a_constant(tmp_path: Path) -> None:
     got = _checks(tmp_path, POST.format(m="8"))
     assert not any(line in (15, 21) and v in ("wrong", "slip") for line, _, v in got)
     assert not any(line == 15 for line, _, _ in got)
+
+
+DEFINED = """\
+# Online softmax
+
+```python
+m = -inf  # {comment}
+for block in blocks:
+    m_new = max(m, max(block))
+```
+
+## Tracing one block
+
+```
+Block 1: scores = [2, 1, 3]
+         m = {m}
+```
+"""
+
+
+def test_a_name_the_article_defines_as_a_running_max_is_that_max(tmp_path: Path) -> None:
+    # The code's comment calls m the running max: m = 3 is the largest of 2, 1, 3.
+    got = _checks(tmp_path, DEFINED.format(comment="running max", m="3"))
+    assert (13, "3", "exact") in got
+
+
+def test_a_name_the_article_does_not_define_is_not_taken_for_a_max(tmp_path: Path) -> None:
+    # With a comment that names no reduction, m = 3 matching the largest entry is a
+    # coincidence the search does not act on.
+    got = _checks(tmp_path, DEFINED.format(comment="a value", m="3"))
+    assert not any(line == 13 for line, _, _ in got)
+
+
+def test_a_defined_max_that_does_not_match_is_not_flagged(tmp_path: Path) -> None:
+    # m = 4 is not the largest of 2, 1, 3; nothing reproduces it, so it is not judged.
+    got = _checks(tmp_path, DEFINED.format(comment="running max", m="4"))
+    assert not any(line == 13 and v in ("wrong", "slip") for line, _, v in got)
+
+
+def test_what_a_text_defines_a_name_as() -> None:
+    assert defined_reduction("m_new = max(m, m_block)\n", "m_new") == "max"
+    assert defined_reduction("    l = 0  # Running sum of exp(x - m)\n", "l") == "sum"
+    assert defined_reduction("1. **m**: Running maximum\n", "m") == "max"
+    assert defined_reduction("m = 0  # the margin\n", "m") is None
+    assert defined_reduction("m = max(a)\nm = sum(b)\n", "m") is None  # two: none

@@ -16,7 +16,7 @@ from symtf.draft.infer.target import Outcome, Placement
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
-__all__ = ["STANDS_WINDOW", "running_repeat", "stands_for"]
+__all__ = ["STANDS_WINDOW", "defined_reduction", "running_repeat", "stands_for"]
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30
@@ -85,6 +85,36 @@ def running_repeat(p: Printing, outcomes: list[Outcome], window: int) -> Outcome
         if _running_name(qp.label) == name:
             return Outcome(p, "mapped", q.placement, f"restates {qp.label} at line {qp.lines[0]}")
     return None
+
+
+#: What a name's definition calls it, per reduction: ``m = max(…)`` in code, or a comment
+#: or a line of prose naming it (``m = -inf  # running max``, ``**m**: Running maximum``).
+_DEFINED = {
+    "max": ("max", "maximum", "largest"),
+    "sum": ("sum", "total"),
+    "mean": ("mean", "average"),
+}
+
+
+def defined_reduction(text: str, name: str) -> str | None:
+    """The reduction an article's text defines ``name`` as, if exactly one: assigned from a
+    call (``m_new = max(m, m_block)``, ``np.max(x)``), or named by a comment on its
+    assignment or a definition in prose (``m = -inf  # Running max``, ``**m**: Running
+    maximum``). A name that is not a plain identifier gets none."""
+    if not re.fullmatch(r"[A-Za-z_]\w{0,15}", name):
+        return None
+    n = re.escape(name)
+    found = set()
+    for kind, words in _DEFINED.items():
+        w = "|".join(words)
+        forms = (
+            rf"(?m)^\s*{n}\s*=\s*(?:\w+\.)*(?:{w})\(",
+            rf"(?m)^\s*{n}\s*=[^#\n]*#\s*(?:the\s+)?(?:running\s+)?(?:{w})\b",
+            rf"(?im)^\s*(?:\d+\.\s*)?\W*{n}\W{{0,3}}\s*[:—–]\s*(?:the\s+)?(?:running\s+)?(?:{w})\b",
+        )
+        if any(re.search(f, text, re.IGNORECASE if i else 0) for i, f in enumerate(forms)):
+            found.add(kind)
+    return found.pop() if len(found) == 1 else None
 
 
 def stands_for(

@@ -26,12 +26,13 @@ import numpy as np
 
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
-from symtf.draft.infer.code import CodeSteps
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
+from symtf.draft.infer.gradient import ProbabilityRows
 from symtf.draft.infer.literals import (
     _column_for_row,
     _stated_constant,
+    defined_reduction,
     running_repeat,
     stands_for,
 )
@@ -70,7 +71,7 @@ _KEYWORDS = {
 }
 
 
-class Search(CodeSteps):
+class Search(ProbabilityRows):
     """The search over one article's printings (see the module docstring)."""
 
     def run(self) -> None:
@@ -166,7 +167,7 @@ class Search(CodeSteps):
             or self._stated_or_found(p, t)
         )
         if out is None:
-            out = self._given_or_unmapped(p, t)
+            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
@@ -583,6 +584,9 @@ class Search(CodeSteps):
         kinds = [
             k for k, ws in _KEYWORDS.items() if any(w in label.split() or w == label for w in ws)
         ]
+        if not kinds:  # m = 3, where the article defines m as the running max
+            defined = defined_reduction(self.article.text, p.label.strip())
+            kinds = [defined] if defined else []
         if not kinds:
             kinds = [
                 k
