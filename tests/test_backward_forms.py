@@ -299,3 +299,126 @@ def test_a_row_times_a_column_is_the_sum_of_its_entries_products(tmp_path: Path)
     assert _verdicts(checks, ROW_COLUMN, "1.0 +") == {"exact"}
     assert _verdicts(checks, ROW_COLUMN, "6.5") == {"wrong"}
     assert _verdicts(checks, ROW_COLUMN, "9.5") == {"wrong"}
+
+
+# ------------------------------------------------ an update: a written rate times a named matrix
+
+SCALED = """\
+# One update step
+
+The gradient row and the input column give the weight gradient:
+
+$$
+\\text{W grad} = \\begin{bmatrix} 1.0 \\\\ 3.0 \\end{bmatrix} \\cdot \\begin{bmatrix} 0.12 & -0.34 \\end{bmatrix}
+=
+\\begin{bmatrix}
+1.0 * 0.12 & 1.0 * -0.34 \\\\
+3.0 * 0.12 & 3.0 * -0.34
+\\end{bmatrix}
+=
+\\begin{bmatrix}
+0.12 & -0.34 \\\\
+0.36 & -1.02
+\\end{bmatrix}
+$$
+
+If learning rate = 0.5:
+
+$$
+\\Delta W = -0.5 \\cdot \\text{W grad} =
+\\begin{bmatrix}
+-0.06 & 0.17 \\\\
+-0.18 & 0.15
+\\end{bmatrix}
+$$
+"""
+
+
+def test_a_written_rate_times_a_named_matrix_is_the_step_it_states(tmp_path: Path) -> None:
+    # by hand: W grad = [1, 3]ᵀ·[0.12, −0.34]; ΔW = −0.5 · W grad
+    grad = [[Fraction(a) * Fraction(b) for b in ("0.12", "-0.34")] for a in ("1.0", "3.0")]
+    delta = [[Fraction("-0.5") * g for g in row] for row in grad]
+    printed = [["-0.06", "0.17"], ["-0.18", "0.15"]]
+    expected = [
+        [_class(d, s) for d, s in zip(dr, sr, strict=True)]
+        for dr, sr in zip(delta, printed, strict=True)
+    ]
+    assert expected == [["exact", "exact"], ["exact", "wrong"]]  # 0.15 for 0.51: digits swapped
+    checks = _checks(tmp_path, SCALED)
+    for row, classes in zip(printed, expected, strict=True):
+        for s, cls in zip(row, classes, strict=True):
+            assert _verdicts(checks, SCALED, s, SCALED.count(s) - 1) == {cls}
+    # one decimal besides the coefficient makes a piece arithmetic written out, not a formula
+    from symtf.draft.article import _scaled_name
+    from symtf.draft.infer.formula import parse
+
+    assert _scaled_name(parse(r"-0.1 \cdot \text{W update}"))
+    assert not _scaled_name(parse(r"0.2 - 1.0"))
+    assert not _scaled_name(parse(r"0.5 \cdot W + 0.1"))
+    assert not _scaled_name(parse(r"0.5 \cdot 0.2"))
+
+
+# --------------------------------------------- the gradient probs − one_hot(target) of the prose
+
+TARGET = """\
+# Output layer
+
+**Training example:** the correct token is index 1.
+
+**Logits:** [1.200, 0.400, -0.300]
+
+**Probabilities:** [0.598, 0.269, 0.133]
+
+### Gradient
+
+dL/dlogits = [0.598, -0.713, 0.133]
+"""
+
+
+def test_a_gradient_is_the_probabilities_less_one_at_the_target_the_prose_states(
+    tmp_path: Path,
+) -> None:
+    z = [mpmath.mpf(x) for x in ("1.200", "0.400", "-0.300")]
+    total = sum(mpmath.exp(x) for x in z)
+    p = [mpmath.exp(x) / total for x in z]
+    assert [_class(v, s) for v, s in zip(p, ["0.598", "0.269", "0.133"], strict=True)] == [
+        "rounded"
+    ] * 3
+    # the gradient of −log p_1 is p − one_hot(1), by hand; read from the printed
+    # probabilities (no step places them) it is [0.598, 0.269 − 1, 0.133]
+    grad = [Fraction("0.598"), Fraction("0.269") - 1, Fraction("0.133")]
+    classes = [_class(g, s) for g, s in zip(grad, ["0.598", "-0.713", "0.133"], strict=True)]
+    assert classes == ["exact", "wrong", "exact"]  # −0.713 for −0.731: two digits swapped
+    assert _class(p[1] - 1, "-0.713") == "wrong"  # and from the unrounded probability too
+    checks = _checks(tmp_path, TARGET)
+    line = TARGET.splitlines().index("dL/dlogits = [0.598, -0.713, 0.133]") + 1
+    at = [c["verdict"] for c in checks if c["source_line"] == line]
+    assert sorted(at) == ["exact", "exact", "wrong"]
+    assert _verdicts(checks, TARGET, "-0.713") == {"wrong"}
+    # the index is never guessed: without the sentence stating it, no step
+    untold = TARGET.replace("the correct token is index 1", 'the next token is "sat"')
+    checks = _checks(tmp_path, untold)
+    assert not [c for c in checks if c["source_line"] == line]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "index"),
+    [
+        ("- Target: C (index 2)", 2),
+        ("the correct token is index 2", 2),
+        ("target = 1", 1),
+        ("y_true = [[0, 1, 0]] → class 1 is correct", 1),
+        ("Target index: 3", 3),
+        ("target = 0.5", None),  # a regression target, no index
+        ("the target sequence position 3", None),
+        ("Learning rate: η = 0.1", None),
+    ],
+)
+def test_a_target_index_is_read_only_where_the_prose_states_one(
+    sentence: str, index: int | None
+) -> None:
+    from symtf.draft.infer.gradient import stated_targets
+
+    assert stated_targets("# Example\n\n" + sentence + "\n") == (
+        [(3, index)] if index is not None else []
+    )

@@ -218,7 +218,8 @@ def test_each_stage_imports_only_earlier_stages_and_leaves() -> None:
 # step trees, the article's records and the sizes are shared by all of them). Inference
 # is built in layers, each reading only the ones below it: the records a search works on,
 # its state, the candidates over it, the evidence that takes one, the steps the code
-# states, the article-order driver; the article's formulas feed the driver.
+# states, the rows of probabilities and their gradient, the article-order driver; the
+# article's formulas feed the driver.
 DRAFT_STAGES = ("read", "translate", "infer", "compose")
 INFER_LAYERS = (
     "formula",
@@ -230,6 +231,7 @@ INFER_LAYERS = (
     "evidence",
     "code",
     "literals",
+    "gradient",
     "columns",
     "search",
 )

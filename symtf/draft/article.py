@@ -387,9 +387,26 @@ def _equations(statements: list[tuple[int, int | None, str]]) -> list[Equation]:
             else:
                 node = parse(piece)
                 names = tuple(n.text for n in node.names()) if node is not None else ()
-            if names and not re.search(r"\d\.\d", plain or piece):
+            if names and (not re.search(r"\d\.\d", plain or piece) or _scaled_name(parse(piece))):
                 out.append(Equation(line, lhs, names, plain or piece, pieces[0], piece, cell))
     return out
+
+
+def _scaled_name(node: Any) -> bool:
+    r"""``-0.1 \cdot \text{W update}``: one written coefficient times a formula of names only
+    (an update scaled by its learning rate), still an equation over names; any other
+    decimal makes the piece arithmetic written out."""
+    if node is None or node.kind != "mul":
+        return False
+    a, b = node.args
+
+    def number(n: Any) -> bool:
+        return bool(n.kind == "num" or (n.kind == "neg" and n.args[0].kind == "num"))
+
+    def no_number(n: Any) -> bool:
+        return bool(n.kind != "num" and all(no_number(x) for x in n.args))
+
+    return (number(a) and no_number(b)) or (number(b) and no_number(a))
 
 
 _DIM = re.compile(

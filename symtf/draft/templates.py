@@ -177,6 +177,7 @@ OPS: dict[str, Op] = {
     "ones": Op("ones({shape})", 4, needs=()),
     "zeros": Op("zeros({shape})", 4, needs=()),
     "eye": Op("eye({n})", 4, needs=()),
+    "one_hot": Op("one_hot({0}, n={n})", 4),
     "masked_fill": Op("masked_fill({0}, {1}, {2})", 4),
     "where": Op("where({0}, {1}, {2})", 4),
     "getitem": Op("{0}[{index}]", 3, needs=(4,)),

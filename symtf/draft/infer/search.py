@@ -26,9 +26,9 @@ import numpy as np
 
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
-from symtf.draft.infer.code import CodeSteps
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
+from symtf.draft.infer.gradient import ProbabilityRows
 from symtf.draft.infer.literals import (
     _column_for_row,
     _stated_constant,
@@ -71,7 +71,7 @@ _KEYWORDS = {
 }
 
 
-class Search(CodeSteps):
+class Search(ProbabilityRows):
     """The search over one article's printings (see the module docstring)."""
 
     def run(self) -> None:
@@ -167,7 +167,7 @@ class Search(CodeSteps):
             or self._stated_or_found(p, t)
         )
         if out is None:
-            out = self._given_or_unmapped(p, t)
+            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
