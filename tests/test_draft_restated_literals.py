@@ -71,3 +71,39 @@ def test_a_literal_that_does_not_repeat_every_result_stays_given(tmp_path: Path)
     assert _line_of(text, "[0.80") not in verdicts
     assert _line_of(text, "[1.097") not in verdicts
     assert all(v == "exact" for vs in verdicts.values() for _, v in vs)
+
+
+AHEAD = """# Frequencies of a small rotary table
+
+The pairs turn at these rates:
+
+```
+Pair 0:  w₀ = 1.0
+Pair 1:  w₁ = {w1}
+Pair 3:  w₃ = {w3}
+```
+
+Worked out, with base 100 and d = 8:
+
+```
+w₀ = 100^(-2×0/8) = 1.0
+w₁ = 100^(-2×1/8) = 0.316
+```
+"""
+
+
+def test_a_number_set_by_name_ahead_of_its_working_is_judged_as_that_line(
+    tmp_path: Path,
+) -> None:
+    """w₁ = 100^(−1/4) = 1/√10 = 0.31623 (by hand) prints as 0.316: the list's w₁ = 0.316 is
+    that line again; written 0.361 it names another value and is not linked. w₃ is worked out
+    nowhere below: left alone."""
+    assert round(1 / 10**0.5, 3) == 0.316  # 100^(-1/4) = 10^(-1/2)
+    text = AHEAD.format(w1="0.316", w3="0.178")
+    verdicts = _verdicts(tmp_path, text)
+    assert verdicts[_line_of(text, "Pair 1:")] == [("0.316", "rounded")]
+    assert verdicts[_line_of(text, "Pair 0:")] == [("1.0", "exact")]
+    assert _line_of(text, "Pair 3:") not in verdicts
+    text = AHEAD.format(w1="0.361", w3="0.178")
+    verdicts = _verdicts(tmp_path, text)
+    assert _line_of(text, "Pair 1:") not in verdicts  # another value: not the line's

@@ -234,11 +234,24 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
     A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
     and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
     result of a different one, and the numbers together carry four digits or more
-    (:func:`_link`'s bar): fewer could equal earlier results by chance.
+    (:func:`_link`'s bar): fewer could equal earlier results by chance. A number set by
+    name ahead of the line that works it out (``θ₁ = 0.982``, then ``θ₁ = … ≈ 0.982``)
+    restates that line (:func:`_named_ahead`).
     """
     if f.kind == "arithmetic":
         return []
     flat = [x for r in f.rows for x in r]
+    before = _displayed_before(f, article, places, flat)
+    if before or len(flat) != 1 or len(places) != 1:
+        return before
+    ahead = _named_ahead(f, article, flat[0], places[0])
+    return [(ahead, flat[0], places[0])] if ahead is not None else []
+
+
+def _displayed_before(
+    f: Any, article: Article, places: tuple[Place, ...], flat: list[str]
+) -> list[tuple[Any, str, Place]]:
+    """:func:`_displayed` for the lines before the value (each number its nearest)."""
     if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
         return []
     out: list[tuple[Any, str, Place]] = []
@@ -262,6 +275,37 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
         taken.add(best.key)
         out.append((best, value, at))
     return out
+
+
+def _named_ahead(f: Any, article: Article, value: str, at: Place) -> Any:
+    """The displayed line a number set by name states ahead of its working (``θ₁ = 0.982``
+    in a list of frequencies, then ``θ₁ = 10000^(-2×1/256) ≈ 0.982`` below): the nearest
+    later line of the same cell that the article labels with that very name and that
+    prints the same value to the same digits; None if there is none.
+
+    The name is what links them, so no digit bar applies: a number whose sentence sets
+    no name (``NAME = value``), or a name no later line works out, is left alone.
+    """
+    context = getattr(f, "context", "") or ""
+    m = re.search(rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])", context.replace("−", "-"))
+    if m is None:
+        return None
+    name = m.group(1)
+    best = None
+    for d in article.displays:
+        if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+            continue
+        if d.label.strip() != name or d.places[0].line <= at.line or _unreadable(d.latex):
+            continue
+        if not _same(value, d.rows[0][0]):
+            continue
+        if (
+            best is None
+            or d.places[0].line < best.places[0].line
+            or (d.places[0].line == best.places[0].line and d.key > best.key)
+        ):
+            best = d
+    return best
 
 
 def _unreadable(latex: str) -> bool:

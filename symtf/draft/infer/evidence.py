@@ -49,7 +49,15 @@ from symtf.graph.evaluate import evaluate_text
 from symtf.numbers import Printed, rounding_interval
 from symtf.tensor import Tensor
 
-__all__ = ["MARGIN_BITS", "MAX_CERTIFIED", "NAMED_BITS", "STRONG_BITS", "UNNAMED_BITS", "Evidence"]
+__all__ = [
+    "DEPTH2_BITS",
+    "MARGIN_BITS",
+    "MAX_CERTIFIED",
+    "NAMED_BITS",
+    "STRONG_BITS",
+    "UNNAMED_BITS",
+    "Evidence",
+]
 #: At most this many candidates are certified for one printing.
 MAX_CERTIFIED = 8
 #: Evidence a step the article names needs, with half its entries reproduced.
@@ -58,6 +66,10 @@ NAMED_BITS = 12.0
 UNNAMED_BITS = 30.0
 #: Evidence that takes a step however few of its entries agree (several exact rows).
 STRONG_BITS = 40.0
+#: Evidence, net of the candidates tried, a depth-2 step no name points to needs, even when
+#: it reproduces every printed entry: with identity-like inputs, ``W_Q·W_Q`` or ``V·Kᵀ``
+#: print the values of ``Q·Kᵀ``, and a scaled product anything proportional to it.
+DEPTH2_BITS = 16.0
 #: How far the best guess must stand above the next one that gives other values.
 MARGIN_BITS = 10.0
 
@@ -136,6 +148,11 @@ class Evidence(Candidates):
             self._evidential[p.key] = self._evident(p, t, found, tried_exprs)
         if not found:
             return None
+        # a depth-2 guess no name points to is taken only on evidence far above the chance
+        # that one of the many tried matches (each printed magnitude counted once, and a
+        # known tensor times a number showing only that number)
+        cost = math.log2(max(2, tried_exprs))
+        found = [c for c in found if c.tier == 0 or c.rank[0] < 0 or self._weighty(c, t, cost)]
         full = [c for c in found if c.slip == 0 and c.off == 0]
         allowed = max(1, t.values.size // 8)
         # A partial match flags the entries it misses, so it must be likely to be the step:
@@ -152,6 +169,42 @@ class Evidence(Candidates):
             full = [c for c in full if inputs(c.expr) & self._replaying]
             partial = [c for c in partial if inputs(c.expr) & self._replaying]
         return self._best(p, t, full or partial)
+
+    def _weighty(self, c: _Candidate, t: Target, cost: float) -> bool:
+        """Whether an unnamed computed step shows more than a coincidence: not a LayerNorm
+        of two features (:func:`_blind_norm`), and, for a depth-2 guess, evidence of
+        :data:`DEPTH2_BITS` above the cost of those tried, or a ``÷√d`` the article states
+        on values that are not merely a known tensor times one number."""
+        if _blind_norm(c):
+            return False
+        if c.tier < 2:
+            return True
+        scaled = self._scales_known(c.value)
+        if self._stated_scales(c.expr) and not scaled:
+            return True
+        return _distinct_bits(c, t, scaled=scaled) - cost >= DEPTH2_BITS
+
+    def _scales_known(self, value: np.ndarray) -> bool:
+        """Whether a candidate's values are a known tensor's (or one of its rows) times one
+        number: ``M·T/√2`` with ``T = 0.3·I`` is ``0.212·M``, a print of one number."""
+        v = value.reshape(-1)
+        if not np.isfinite(v).all() or not v.any():
+            return False
+        for k in self.known.values():
+            kv = k.value
+            if kv.ndim != 2 or kv.shape[1] != value.shape[-1]:
+                continue
+            rows = [kv] if kv.shape == value.shape else []
+            if value.shape[0] == 1:
+                rows += [kv[i : i + 1] for i in range(kv.shape[0])]
+            for r in rows:
+                w = r.reshape(-1)
+                if r.shape != value.shape or not np.isfinite(w).all() or not w.any():
+                    continue
+                at = int(np.argmax(np.abs(w)))
+                if np.allclose(v, w * (v[at] / w[at]), rtol=1e-9, atol=1e-12):
+                    return True
+        return False
 
     def _repeats_known(self, value: np.ndarray) -> bool:
         """Whether a candidate's values are those of a tensor already known."""
@@ -647,7 +700,38 @@ def _entry_bits(t: Target) -> np.ndarray:
     return np.where(plain, 1.0, np.maximum(bits, 1.0))
 
 
+def _distinct_bits(c: _Candidate, t: Target, *, scaled: bool = False) -> float:
+    """The evidence, in bits, of the entries a candidate reproduces, each printed magnitude
+    counted once: ``[0.707, -0.707; -0.707, 0.707]`` shows one number and where its signs
+    fall (a bit for each entry more), not four numbers (see :func:`_entry_bits`).
+
+    ``scaled``: the candidate is a known tensor times one number, so its entries show that
+    number once and a bit each more, however many magnitudes they print.
+    """
+    full, near = _fit(c.value, t)
+    weights = _entry_bits(t)
+    best: dict[Any, float] = {}
+    repeats = 0
+    for i, j in zip(*np.nonzero(full | near), strict=True):
+        cell = t.printed[int(i)][int(j)]
+        key = abs(cell.value) if cell.value is not None else cell.text
+        w = float(weights[i, j]) - (0.0 if full[i, j] else 1.0)
+        repeats += key in best
+        best[key] = max(best.get(key, 0.0), w)
+    if scaled and best:
+        return max(best.values()) + int(np.sum(full | near)) - 1
+    return sum(best.values()) + repeats
+
+
 def _distinct_informative(t: Target) -> int:
     """How many different printed values are not 0, ±1 or infinite."""
     v = t.values[np.isfinite(t.values)]
     return len({x for x in v.tolist() if abs(x) not in (0.0, 1.0)})
+
+
+def _blind_norm(c: _Candidate) -> bool:
+    """Whether a candidate is a LayerNorm over two features: it gives ±1 (±1/√2 with the
+    unbiased variance; a little less with ε) whatever the input, so its values cannot show
+    which tensor it normalised."""
+    e = c.expr
+    return isinstance(e, Call) and e.op == "layernorm" and c.value.shape[-1] == 2
