@@ -131,3 +131,15 @@ def test_a_heading_naming_its_column_picks_it(tmp_path: Path) -> None:
 )
 def test_what_a_heading_states(heading: str, step: ColumnStep | None) -> None:
     assert column_step(heading) == step
+
+
+def test_a_softmax_column_of_a_few_top_tokens_is_not_taken_over_the_rows_shown(
+    tmp_path: Path,
+) -> None:
+    # 0.40 + 0.20 + 0.10 = 0.70, short of 1 by far more than rounding to two decimals can
+    # lose (3 × 0.005): the rows are the top three of a larger vocabulary, so the softmax
+    # of the three logits shown (0.63, 0.23, 0.14) says nothing about them.
+    rows = [("0.40", "0.84", "0.48"), ("0.20", "0.11", "0.29"), ("0.10", "0.04", "0.23")]
+    got = _checks(tmp_path, _table(SOFTMAX, rows))
+    assert not any(p in ("0.40", "0.20", "0.10") for _, p, _ in got)
+    assert len(got) == 6

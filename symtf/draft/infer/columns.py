@@ -4,10 +4,14 @@ The reader (:mod:`symtf.draft.read.columns`) splits such a column off its table 
 it right after the table's other columns. Here the heading's step is built on the column
 it names (or, when it names none, the table's one other numeric column) and the printed
 column is mapped to it: the article states the step, so it is taken whatever its entries
-say, and every entry is judged against it, even when none agrees.
+say, and every entry is judged against it, even when none agrees. A softmax column whose
+printed entries sum clearly below one shows a few rows of a larger distribution (the top
+tokens of a vocabulary): its softmax is not that of the rows shown, and no step is built.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from symtf.draft.article import Printing
 from symtf.draft.infer.state import SearchState
@@ -59,6 +63,16 @@ def _operand(headings: list[str], width: int, name: str | None) -> int | None:
     return 0 if width == 1 else None
 
 
+def _part_of_larger(t: Target) -> bool:
+    """Whether a column printed as probabilities sums clearly below one (by more than its
+    rounding could lose): the rows shown are the top few of a larger distribution."""
+    values = t.values[:, 0]
+    units = t.units[:, 0]
+    if not np.isfinite(values).all():
+        return False
+    return bool(values.sum() + units.sum() / 2 < 1 - 1e-12)
+
+
 def stated_column(state: SearchState, p: Printing, t: Target) -> Outcome | None:
     """A column of a table whose heading states its step, mapped to that step."""
     if p.shape[1] != 1 or p.shape[0] < 2:
@@ -66,6 +80,8 @@ def stated_column(state: SearchState, p: Printing, t: Target) -> Outcome | None:
     step = column_step(p.label)
     if step is None:
         return None
+    if step.op == "softmax" and _part_of_larger(t):
+        return None  # the rows shown are a few of a larger vocabulary: not their softmax
     found = _table_base(state, p)
     if found is None:
         return None
