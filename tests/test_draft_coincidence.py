@@ -7,14 +7,22 @@ miss) is shown with mpmath at 50 digits; the draft's output is never the referen
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
+import pytest
 from mp_reference import rounds_to
 
 from symtf.commands.draft import checked_article
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _mp_precision() -> Iterator[None]:
+    """50 digits for this module's mpmath references, and the global precision restored
+    after each test (other modules' tests run in the same process)."""
+    with mpmath.workdps(50):
+        yield
 
 
 def _steps(tmp_path: Path, text: str) -> tuple[list[str], list[tuple[int | None, str, str]]]:

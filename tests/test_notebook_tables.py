@@ -8,15 +8,24 @@ places are counted in the notebook's raw JSON text.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
+import pytest
 from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 from symtf.renderers.json import derivation_dict
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _mp_precision() -> Iterator[None]:
+    """50 digits for this module's mpmath references, and the global precision restored
+    after each test (other modules' tests run in the same process)."""
+    with mpmath.workdps(50):
+        yield
+
 
 CODE = """import numpy as np
 

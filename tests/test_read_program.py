@@ -8,9 +8,11 @@ draft; places are counted by hand in the file text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
+import pytest
 from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article, is_article
@@ -20,7 +22,14 @@ from symtf.draft.read.program import c_comments, read_program
 from symtf.draft.read.segments import file_text
 from symtf.renderers.json import derivation_dict
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _mp_precision() -> Iterator[None]:
+    """50 digits for this module's mpmath references, and the global precision restored
+    after each test (other modules' tests run in the same process)."""
+    with mpmath.workdps(50):
+        yield
+
 
 MARIMO = '''import marimo
 
