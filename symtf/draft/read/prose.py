@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
-from symtf.draft.read import complexes
+import symtf.draft.read.complexes as complexes
 from symtf.draft.read.columns import stated_columns
 from symtf.draft.read.items import (
     Found,
