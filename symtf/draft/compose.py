@@ -216,6 +216,20 @@ def compose(article: Article, search: Search) -> Composed:
     claims.extend(_display_claims(article, search, outcomes, names, label, out, shown, chains))
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
     sources: list[tuple[Printing, Placement]] = []  # what a restated value may be linked to
+
+    def restate(p: Printing, *, results_only: bool = False) -> list[str]:
+        """The claims of a printing that restates an earlier value (``[]``: none)."""
+        return restatements(
+            _placed(p, _places_of(article, p, printed)),
+            _name(p),
+            article,
+            sources,
+            lambda pl: _placement(pl, names),
+            label,
+            chains,
+            results_only=results_only,
+        )
+
     for o in outcomes:
         p = o.printing
         if p.parts:
@@ -227,16 +241,7 @@ def compose(article: Article, search: Search) -> Composed:
         if o.status == "given" and o.placement is not None and p.size > 1:
             # a table of results worked out above it (a summary of the displayed lines'
             # values): checked as those lines, though later steps may read it as given
-            restated = restatements(
-                _placed(p, _places_of(article, p, printed)),
-                _name(p),
-                article,
-                sources,
-                lambda pl: _placement(pl, names),
-                label,
-                chains,
-                results_only=True,
-            )
+            restated = restate(p, results_only=True)
             if restated:
                 sources.append((p, o.placement))
                 claims.extend((p.key, [r]) for r in restated)
@@ -305,15 +310,7 @@ def compose(article: Article, search: Search) -> Composed:
             continue
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
-        restated = restatements(
-            _placed(p, _places_of(article, p, printed)),
-            _name(p),
-            article,
-            sources,
-            lambda pl: _placement(pl, names),
-            label,
-            chains,
-        )
+        restated = restate(p)
         if restated:  # the same value as one printed before it: checked as that one
             claims.extend((p.key, [r]) for r in restated)
             continue
