@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import time
 import tomllib
 import warnings
@@ -233,8 +234,9 @@ class Resumable(Search):
         self._changed: frozenset[int] = frozenset()
         #: The document's pre-filter values, kept from search to search (:meth:`_pooled`).
         self.pool: _Pool = previous.pool if previous is not None else _Pool()
-        #: The tokens of the tensors each candidate reads, for one dict of known tensors.
-        self._tokens_of: tuple[Any, dict[tuple[int, ...], tuple[int, ...]]] = (None, {})
+        #: The tokens of the tensors a candidate reads, by their keys, with the known
+        #: tensors they were taken of (a replay's tensors, under the same keys, are others).
+        self._tokens_of: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[int, ...]]] = {}
         #: Tokens by value (:meth:`_token`), each with the value it names.
         self._tokens: dict[int, tuple[Any, int]] = {}
         #: How many pre-filter values it took from the pool.
@@ -316,12 +318,13 @@ class Resumable(Search):
             from symtf.draft.templates import inputs
 
             ins = pool.inputs[e] = tuple(sorted(inputs(e)))
-        if self._tokens_of[0] is not self.known:  # another search state, or a replay's
-            self._tokens_of = (self.known, {})
-        cache = self._tokens_of[1]
-        toks = cache.get(ins)
-        if toks is None:
-            toks = cache[ins] = tuple(self._token(k) for k in ins)
+        known = self.known
+        held = tuple(map(known.__getitem__, ins))
+        got = self._tokens_of.get(ins)
+        if got is not None and all(map(operator.is_, got[0], held)):
+            return e, got[1]  # the same known tensors as when their tokens were taken
+        toks = tuple(self._token(k) for k in ins)
+        self._tokens_of[ins] = (held, toks)
         return e, toks
 
     def _take(self, exprs: list[Any]) -> None:
@@ -352,7 +355,7 @@ class Resumable(Search):
             pool.inputs.clear()
         if len(pool.tokens) > POOLED_VALUES:
             pool.clear()
-            self._tokens, self._tokens_of = {}, (None, {})
+            self._tokens, self._tokens_of = {}, {}
         values = pool.values
         for e, v in computed:
             values[self._pooled(e)] = v
