@@ -12,6 +12,7 @@ import re
 from typing import Any, cast
 
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
+from symtf.draft.translate.decided import Decided
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.frameworks import lookup, method
 from symtf.draft.translate.iteration import (
@@ -19,6 +20,7 @@ from symtf.draft.translate.iteration import (
     assigned_names,
     quiet_assignment,
     returns_tuple,
+    whole_numbers,
 )
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
@@ -59,6 +61,7 @@ IDENTITY_METHODS = {
     "double",
     "cpu",
     "clone",
+    "copy",
     "contiguous",
     "data",
     "squeeze_",
@@ -76,7 +79,7 @@ _IO = re.compile(
 )
 
 
-class Expressions(Torch, Tensorflow, Numpy, Iteration):
+class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
     """Translates expressions of the code (see the module docstring)."""
 
     def _tensor_or_const(self, node: ast.expr) -> Expr:
@@ -261,6 +264,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
                     parts.append(str(c))
+                elif len(items) == 1 and whole_numbers(c):  # E[ids]: those rows, in order
+                    return call("stack", *(call("getitem", base, index=str(k)) for k in c), axis=0)
                 else:
                     ids = self._expr(it)  # E[ids]: rows picked by a tensor of ids
                     return call("getitem", base, ids, index="{1}")
@@ -340,6 +345,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if fname == "masked_fill" and len(node.args) == 3:
                 return self._masked_fill(self._expr(node.args[0]), node.args[1], node.args[2])
             if RANDOM.search(fname):
+                seeded = self._numpy_draw(dotted, node)
+                if seeded is not None:  # after np.random.seed(s): the values numpy draws
+                    return seeded
                 if self._dry and fname in ("rand", "randn", "random", "normal", "uniform"):
                     drawn = [self._int(a) for a in node.args if not isinstance(a, ast.Tuple)]
                     if not drawn and node.args and isinstance(node.args[0], ast.Tuple):
@@ -354,6 +362,12 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "get"
+            and isinstance(func.value, ast.Dict)
+        ):
+            return self._written_get(func.value, node)  # {"cat": e_cat, …}.get(w, e_the)
         if (
             isinstance(func, ast.Attribute)
             and func.attr == "get"
