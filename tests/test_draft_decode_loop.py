@@ -183,3 +183,31 @@ def test_a_tie_is_never_decided(tmp_path: Path) -> None:
     got = _verdicts(path)
     assert all(v in ("rounded", "exact") for _, _, v in got)
     assert not any(p in ("0.218", "0.782", "0.658") for _, p, _ in got)
+
+
+def test_empty_lists_a_function_returns_are_no_numbers(tmp_path: Path) -> None:
+    """``a, b = [], []`` returned from a function and unpacked: lists still empty, which
+    an ``if`` reads as false, are not numbers to be shown (the draft once read them so
+    and stopped with an internal error)."""
+    source = (
+        "import numpy as np\n\n"
+        "def start(n):\n"
+        "    seen, kept = [], []\n"
+        "    return seen, kept\n\n"
+        "seen, kept = start(2)\n"
+        "x = np.array([0.5, 1.5])\n"
+        "print(x * 2)\n"
+    )
+    cell = {
+        "cell_type": "code",
+        "execution_count": 1,
+        "metadata": {},
+        "outputs": [{"name": "stdout", "output_type": "stream", "text": ["[1. 3.]\n"]}],
+        "source": source.splitlines(keepends=True),
+    }
+    path = tmp_path / "empty.ipynb"
+    path.write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    got = _verdicts(path)
+    assert [(p, v) for _, p, v in got] == [("1.", "exact"), ("3.", "exact")]

@@ -230,7 +230,8 @@ class Translator(Outputs):
                     self.no_grad -= off
             elif isinstance(stmt, ast.If):
                 # if i == j: … in an unrolled loop: the branch its constant condition takes
-                taken = self._const(stmt.test)
+                empty = isinstance(stmt.test, ast.Name) and self.tuples.get(stmt.test.id) == []
+                taken = False if empty else self._const(stmt.test)  # if generated: (none yet)
                 for s in stmt.body if taken else stmt.orelse:
                     self._nested_statement(s)
             elif isinstance(stmt, ast.FunctionDef):

@@ -617,8 +617,6 @@ class Scope:
                 return s
             case ast.Name(id=name) if name in self.consts:
                 return self.consts[name]
-            case ast.Name(id=name) if self.tuples.get(name) == []:
-                return ()  # an empty list (``if generated:`` before the first append)
             case ast.Attribute(value=ast.Name(id="self"), attr=name) if (
                 name in self.consts and self._self_unbound()
             ):
