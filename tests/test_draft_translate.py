@@ -217,6 +217,26 @@ def test_scores_printed_rounded_after_random_weights_stand_for_the_scores(tmp_pa
     assert all(v in GOOD for _, v in verdicts), verdicts
 
 
+def test_one_number_printed_by_untranslated_code_is_the_input_of_what_follows(
+    tmp_path: Path,
+) -> None:
+    # The loss comes from a model that is not translated; its print, 2.0000, stands for it
+    # (to its printed precision): exp(loss) lies in [exp(1.99995), exp(2.00005)]
+    # = [7.38869, 7.38943], and e^2 = 7.389056… rounds to 7.3891. A print of 7.5000 lies
+    # outside that range wherever the loss lies within its rounding interval.
+    with mpmath.workdps(MPMATH_DIGITS):
+        assert rounds_to(mpmath.exp(2), "7.3891")
+        assert mpmath.exp(mpmath.mpf("2.00005")) < mpmath.mpf("7.45")
+    code = (
+        "import torch\nlogits = model(batch)\nloss = logits.mean()\nprint(loss)\n"
+        "perplexity = torch.exp(loss)\nprint(perplexity)\n"
+    )
+    right = _post(tmp_path, code, "tensor(2.0000)\ntensor(7.3891)\n", name="right")
+    assert _verdicts(right) == [("7.3891", "rounded")]
+    off = _post(tmp_path, code, "tensor(2.0000)\ntensor(7.5000)\n", name="off")
+    assert _verdicts(off) == [("7.5000", "wrong")]
+
+
 # ----------------------------------------------------------------------------- notebook functions
 
 
