@@ -432,7 +432,7 @@ class CodeSteps(Evidence):
                 self.var_keys[e.opaque] = at.known
                 self._retry()
                 return
-        if e.opaque and p.size > 1:
+        if e.opaque:
             # later steps read the printed value (rounded) of what the code draws or fills in;
             # PyTorch prints whole numbers as 1. only when every entry is one: each is exact
             q = p
@@ -445,6 +445,10 @@ class CodeSteps(Evidence):
             g = self.known[given.placement.known]
             g.fixed = e.opaque
             self.var_keys[e.opaque] = g.key
+            if p.size == 1 and key not in self.outcomes:
+                # one number: later steps read it, and the print itself stays to be told
+                # apart (a restatement of an earlier value is still checked as one)
+                self.outcomes[key] = Outcome(p, "unmapped", note=e.reason or "not translated")
             if key not in self.outcomes:
                 self.outcomes[key] = Outcome(
                     p, "given", given.placement, f"the printed value of {e.opaque} (not translated)"
