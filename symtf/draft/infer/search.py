@@ -26,6 +26,7 @@ import numpy as np
 
 from symtf.backends import BallBackend
 from symtf.draft.article import Article, Display, Printing
+from symtf.draft.infer.applied import applied_step
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
 from symtf.draft.infer.gradient import ProbabilityRows
@@ -182,6 +183,7 @@ class Search(ProbabilityRows):
         out = (
             self._difference_of_columns(p, t)
             or stated_column(self, p, t)
+            or applied_step(self, p, t)
             or self._stated_or_found(p, t)
         )
         if out is None:
