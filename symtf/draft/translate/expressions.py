@@ -282,6 +282,19 @@ class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
             return self._apply(self.stubs[func.id], node.args, node.keywords, family="numpy")
         if isinstance(func, ast.Name) and func.id in self.modules:
             return self._apply_module(self.modules[func.id], node)
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "sum"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
+            and node.args[0].elts
+        ):  # sum([a, b, c]): Python's sum adds the items one by one, from the first
+            items = node.args[0].elts
+            total = self._operand(items[0])
+            for item in items[1:]:
+                total = call("add", total, self._operand(item))
+            return total
         if isinstance(func, ast.Name) and func.id in ("float", "int") and node.args:
             if func.id == "int":
                 self._loosened.append("int(…) read as the number itself, not truncated")

@@ -775,6 +775,11 @@ class Scope:
             return None
 
     def _shape_args(self, args: list[ast.expr]) -> list[int]:
+        match args:
+            case [ast.Attribute(value=base, attr="shape")] | [
+                ast.Call(func=ast.Attribute(value=base, attr="size"), args=[])
+            ]:  # torch.zeros(query.shape): the shape of a tensor the code holds
+                return list(self._shape_of_node(base))
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = list(args[0].elts)
         return [self._int(a) for a in args]
