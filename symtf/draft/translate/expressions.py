@@ -12,7 +12,6 @@ import re
 from typing import Any, cast
 
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
-from symtf.draft.translate.decided import Decided
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.frameworks import lookup, method
 from symtf.draft.translate.iteration import (
@@ -20,7 +19,6 @@ from symtf.draft.translate.iteration import (
     assigned_names,
     quiet_assignment,
     returns_tuple,
-    whole_numbers,
 )
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
@@ -79,7 +77,7 @@ _IO = re.compile(
 )
 
 
-class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
+class Expressions(Torch, Tensorflow, Numpy, Iteration):
     """Translates expressions of the code (see the module docstring)."""
 
     def _tensor_or_const(self, node: ast.expr) -> Expr:
@@ -264,8 +262,8 @@ class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
                     parts.append(str(c))
-                elif len(items) == 1 and whole_numbers(c):  # E[ids]: those rows, in order
-                    return call("stack", *(call("getitem", base, index=str(k)) for k in c), axis=0)
+                elif len(items) == 1 and (rows := self._rows_picked(base, c)) is not None:
+                    return rows  # E[ids], ids a list of whole numbers: those rows, in order
                 else:
                     ids = self._expr(it)  # E[ids]: rows picked by a tensor of ids
                     return call("getitem", base, ids, index="{1}")
@@ -358,9 +356,6 @@ class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
             if fname == "masked_fill" and len(node.args) == 3:
                 return self._masked_fill(self._expr(node.args[0]), node.args[1], node.args[2])
             if RANDOM.search(fname):
-                seeded = self._numpy_draw(dotted, node)
-                if seeded is not None:  # after np.random.seed(s): the values numpy draws
-                    return seeded
                 if self._dry and fname in ("rand", "randn", "random", "normal", "uniform"):
                     drawn = [self._int(a) for a in node.args if not isinstance(a, ast.Tuple)]
                     if not drawn and node.args and isinstance(node.args[0], ast.Tuple):
@@ -375,23 +370,9 @@ class Expressions(Torch, Tensorflow, Numpy, Decided, Iteration):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and isinstance(func.value, ast.Dict)
-        ):
-            return self._written_get(func.value, node)  # {"cat": e_cat, …}.get(w, e_the)
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in self.dicts
-            and node.args
-        ):  # E.get(word, default)
-            key = self._const(node.args[0])
-            if key in self.dicts[func.value.id] or len(node.args) < 2:
-                return self._held(func.value.id, key)
-            return self._operand(node.args[1])
+        got = self._dict_get(node)
+        if got is not None:  # E.get(word, default), {"cat": e_cat, …}.get(w, e_the)
+            return got
         if isinstance(func, ast.Attribute):
             # a method of a tensor: x.softmax(dim=-1), x.masked_fill(m, v), x.view(…)
             if func.attr in IDENTITY_METHODS or func.attr in ("item", "tolist", "to", "type"):

@@ -353,6 +353,28 @@ class Iteration(Scope):
             self._restore_scope(saved)
         return held
 
+    def _rows_picked(self, base: Expr, ids: Any) -> Expr | None:
+        """``E[ids]`` with ``ids`` a list of whole numbers the translation knows: those rows
+        of ``E``, in order (``None``: ``ids`` is not such a list)."""
+        if not whole_numbers(ids):
+            return None
+        return call("stack", *(call("getitem", base, index=str(k)) for k in ids), axis=0)
+
+    def _dict_get(self, node: ast.Call) -> Expr | None:
+        """``E.get(word, default)`` of a dict the translation holds, or of one written out
+        (``{"cat": e_cat, …}.get(w, e_the)``); ``None``: no such call."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr != "get":
+            return None
+        if isinstance(func.value, ast.Dict):
+            return self._written_get(func.value, node)
+        if isinstance(func.value, ast.Name) and func.value.id in self.dicts and node.args:
+            key = self._const(node.args[0])
+            if key in self.dicts[func.value.id] or len(node.args) < 2:
+                return self._held(func.value.id, key)
+            return self._operand(node.args[1])
+        return None
+
     def _written_get(self, d: ast.Dict, node: ast.Call) -> Expr:
         """``{"cat": e_cat, …}.get(w, e_the)`` of a dict written out with constant keys:
         the value written for the key, or the default."""

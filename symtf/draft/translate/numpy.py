@@ -14,9 +14,10 @@ import ast
 from fractions import Fraction
 
 from symtf.draft.templates import Expr, Var, call
+from symtf.draft.translate.decided import Decided
 from symtf.draft.translate.draws import DRAWS
 from symtf.draft.translate.events import Given
-from symtf.draft.translate.scope import DecimalText, Scope, Untranslated
+from symtf.draft.translate.scope import DecimalText, Untranslated
 from symtf.draft.translate.table import AXIS, Translation
 
 __all__ = ["FUNCTIONS", "SCIPY", "Numpy"]
@@ -44,11 +45,14 @@ SCIPY: dict[str, Translation] = {
 }
 
 
-class Numpy(Scope):
+class Numpy(Decided):
     """numpy's calls that need more than a table entry."""
 
     def _numpy_call(self, mod: str, fname: str, node: ast.Call) -> Expr | None:
-        """``np.vstack([a, b])`` and its kin (``None``: not one of them)."""
+        """``np.vstack([a, b])`` and its kin, and draws after ``np.random.seed(s)`` (``None``:
+        not one of them)."""
+        if mod == "numpy.random":
+            return self._numpy_draw(f"{mod}.{fname}", node)
         if mod not in ("numpy", "jax.numpy") or fname not in _JOINS:
             return None
         if len(node.args) != 1 or node.keywords:
