@@ -129,8 +129,9 @@ class Search(ProbabilityRows):
         used: dict[tuple[int, int, int], int] = {}
         outcomes = [self.outcomes[p.key] for p in self.article.printings if p.key in self.outcomes]
         seen: set[Any] = set()
+        restated = self._restated_prints()
         for d in self.article.displays:
-            sources = stands_for(d, outcomes, used)
+            sources = stands_for(d, outcomes, used, restated)
             self.sources[d.key] = sources
             result = self.display_result(d, sources) or self._display_reduction(d)
             same = (d.line, d.rows, result.placement if result else None)
@@ -145,6 +146,23 @@ class Search(ProbabilityRows):
                 again = running_repeat(o.printing, outcomes, REPEAT_WINDOW)
                 if again is not None:
                     self.outcomes[key] = again
+
+    def _restated_prints(self) -> set[int]:
+        """Steps that only put printed values together again (``x' = [x_0', x_1', x_2',
+        x_3']^T`` after the pairs were printed, each to its digits): a literal that repeats
+        one of their entries stands for the entry where it was worked out, not for this
+        copy of its print, which knows no more digits than it shows."""
+        out: set[int] = set()
+        for key, k in self.known.items():
+            e = k.expr
+            if not isinstance(e, Call) or e.op not in ("concat", "index"):
+                continue
+            parts = [self.known.get(r.key) for r in e.args if isinstance(r, Ref)]
+            if len(parts) == len(e.args) and all(
+                p is not None and p.expr is None and p.rounded for p in parts
+            ):
+                out.add(key)
+        return out
 
     def _display_reduction(self, d: Display) -> Outcome | None:
         """``Mean = (6 + 9 + 12) / 3 = 9``: a named reduction of the row worked just above."""
