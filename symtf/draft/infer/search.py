@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from symtf.backends import BallBackend
-from symtf.draft.article import Article, Display, Printing
+from symtf.draft.article import Article, Display, Equation, Printing
 from symtf.draft.infer.applied import applied_step
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
@@ -271,7 +271,8 @@ class Search(ProbabilityRows):
             return None
         if self._replaying is not None or len(t.shape) != 2 or p.parts:
             return None  # a run stacks several printings: an equation names one of them
-        for eq in self._statements_for(p):
+        label_eq = _label_equation(p)
+        for eq in [*self._statements_for(p), *([label_eq] if label_eq else [])]:
             node = parse(eq.latex) if eq.latex else None
             if node is None:
                 continue
@@ -305,6 +306,8 @@ class Search(ProbabilityRows):
             ]
             if rivals and rivals[0][0][2] == best[0][2]:
                 continue  # two readings of the formula, equally simple, disagree
+            if eq is label_eq and 2 * (best[1].full + best[1].slip) <= t.values.size:
+                continue  # a label read as a formula states its step only where most agree
             return best[1], best[2], eq
         return None
 
@@ -335,9 +338,25 @@ class Search(ProbabilityRows):
             if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
-            found.append((not same, p.line - eq.line, eq))
-        found.sort(key=lambda x: (x[0], x[1]))
+            # outside the printing's section, an equation in a constant the section sets
+            # ("Low Temperature (T = 0.5)" above e^{z_i/T}) is read before one without it
+            unset = not same and not (self._section_constants(p) & _formula_names(eq.latex))
+            found.append((not same, unset, p.line - eq.line, eq))
+        found.sort(key=lambda x: (x[0], x[1], x[2]))
         return [eq for *_, eq in found]
+
+    def _section_constants(self, p: Printing) -> set[str]:
+        """The names of the numbers the article sets in a printing's section, before it."""
+        return {
+            n
+            for q in self.article.printings
+            if q.size == 1
+            and not q.role
+            and q.line <= p.line
+            and q.key != p.key
+            and not self._heading_between(q.line, p.line)
+            for n in _names(q.label) | {q.label.strip()}
+        }
 
     def _heading_between(self, a: int, b: int) -> bool:
         """Whether a heading of the article lies on a line after ``a`` and up to ``b``."""
@@ -387,6 +406,8 @@ class Search(ProbabilityRows):
         agree = c.full + c.slip
         where = f"line {eq.line}"
         note = f"the step the article states at {where} ({eq.lhs} = {eq.text})"
+        if eq.lhs == eq.text == eq.latex:  # a label written as a formula
+            note = f"the step the article writes as its label at {where} ({eq.lhs})"
         if agree == t_size and not c.slip:
             note += f": certified values reproduce the {n} printed entries"
         else:
@@ -722,6 +743,21 @@ def _math_names(label: str) -> set[str]:
     for m in re.finditer(r"\$([^$]+)\$", label):
         out |= _names(m.group(1))
     return out
+
+
+def _label_equation(p: Printing) -> Equation | None:
+    """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
+    names (not a bare name) is an equation the line states for its printed value."""
+    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
+    if node is None or node.kind == "name" or not node.names():
+        return None
+    return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
+
+
+def _formula_names(latex: str) -> set[str]:
+    """The names a formula reads (``e^{z_i / T}`` → ``z``, ``T``), none if it does not parse."""
+    node = parse(latex) if latex else None
+    return {n.text for n in node.names()} if node is not None else set()
 
 
 def _heading_lines(article: Article) -> tuple[int, ...]:

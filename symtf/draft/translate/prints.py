@@ -273,7 +273,12 @@ def join_group(group: list[tuple[str, int]]) -> tuple[str, list[int]]:
     return "\n".join(t for t, _ in group), [ln for _, ln in group]
 
 
-_NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+#: A printed number; ``163,009,536`` (an f-string's ``{n:,}``) is one number, its digits grouped
+#: by threes with no space between (a list or tuple prints a space after each comma).
+_NUMBER = re.compile(
+    r"(?<![\w.,])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+\.\d*|\.\d+|\d+)"
+    r"(?:[eE][-+]?\d+)?(?![\w.])"
+)
 
 
 #: A shape as Python prints a tuple of whole numbers: ``(3, 6)``, ``(4,)``.
