@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from symtf.backends import BallBackend
-from symtf.draft.article import Article, Display, Printing
+from symtf.draft.article import Article, Display, Equation, Printing
 from symtf.draft.infer.applied import applied_step
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
@@ -132,8 +132,9 @@ class Search(ProbabilityRows):
         used: dict[tuple[int, int, int], int] = {}
         outcomes = [self.outcomes[p.key] for p in self.article.printings if p.key in self.outcomes]
         seen: set[Any] = set()
+        restated = self._restated_prints()
         for d in self.article.displays:
-            sources = stands_for(d, outcomes, used)
+            sources = stands_for(d, outcomes, used, restated)
             self.sources[d.key] = sources
             result = self.display_result(d, sources) or self._display_reduction(d)
             same = (d.line, d.rows, result.placement if result else None)
@@ -148,6 +149,23 @@ class Search(ProbabilityRows):
                 again = running_repeat(o.printing, outcomes, REPEAT_WINDOW)
                 if again is not None:
                     self.outcomes[key] = again
+
+    def _restated_prints(self) -> set[int]:
+        """Steps that only put printed values together again (``x' = [x_0', x_1', x_2',
+        x_3']^T`` after the pairs were printed, each to its digits): a literal that repeats
+        one of their entries stands for the entry where it was worked out, not for this
+        copy of its print, which knows no more digits than it shows."""
+        out: set[int] = set()
+        for key, k in self.known.items():
+            e = k.expr
+            if not isinstance(e, Call) or e.op not in ("concat", "index"):
+                continue
+            parts = [self.known.get(r.key) for r in e.args if isinstance(r, Ref)]
+            if len(parts) == len(e.args) and all(
+                p is not None and p.expr is None and p.rounded for p in parts
+            ):
+                out.add(key)
+        return out
 
     def _display_reduction(self, d: Display) -> Outcome | None:
         """``Mean = (6 + 9 + 12) / 3 = 9``: a named reduction of the row worked just above."""
@@ -256,7 +274,8 @@ class Search(ProbabilityRows):
             return None
         if self._replaying is not None or len(t.shape) != 2 or p.parts:
             return None  # a run stacks several printings: an equation names one of them
-        for eq in self._statements_for(p):
+        label_eq = _label_equation(p)
+        for eq in [*self._statements_for(p), *([label_eq] if label_eq else [])]:
             node = parse(eq.latex) if eq.latex else None
             if node is None:
                 continue
@@ -290,6 +309,8 @@ class Search(ProbabilityRows):
             ]
             if rivals and rivals[0][0][2] == best[0][2]:
                 continue  # two readings of the formula, equally simple, disagree
+            if eq is label_eq and 2 * (best[1].full + best[1].slip) <= t.values.size:
+                continue  # a label read as a formula states its step only where most agree
             return best[1], best[2], eq
         return None
 
@@ -320,9 +341,25 @@ class Search(ProbabilityRows):
             if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
-            found.append((not same, p.line - eq.line, eq))
-        found.sort(key=lambda x: (x[0], x[1]))
+            # outside the printing's section, an equation in a constant the section sets
+            # ("Low Temperature (T = 0.5)" above e^{z_i/T}) is read before one without it
+            unset = not same and not (self._section_constants(p) & _formula_names(eq.latex))
+            found.append((not same, unset, p.line - eq.line, eq))
+        found.sort(key=lambda x: (x[0], x[1], x[2]))
         return [eq for *_, eq in found]
+
+    def _section_constants(self, p: Printing) -> set[str]:
+        """The names of the numbers the article sets in a printing's section, before it."""
+        return {
+            n
+            for q in self.article.printings
+            if q.size == 1
+            and not q.role
+            and q.line <= p.line
+            and q.key != p.key
+            and not self._heading_between(q.line, p.line)
+            for n in _names(q.label) | {q.label.strip()}
+        }
 
     def _heading_between(self, a: int, b: int) -> bool:
         """Whether a heading of the article lies on a line after ``a`` and up to ``b``."""
@@ -372,6 +409,8 @@ class Search(ProbabilityRows):
         agree = c.full + c.slip
         where = f"line {eq.line}"
         note = f"the step the article states at {where} ({eq.lhs} = {eq.text})"
+        if eq.lhs == eq.text == eq.latex:  # a label written as a formula
+            note = f"the step the article writes as its label at {where} ({eq.lhs})"
         if agree == t_size and not c.slip:
             note += f": certified values reproduce the {n} printed entries"
         else:
@@ -753,6 +792,21 @@ def _math_names(label: str) -> set[str]:
     for m in re.finditer(r"\$([^$]+)\$", label):
         out |= _names(m.group(1))
     return out
+
+
+def _label_equation(p: Printing) -> Equation | None:
+    """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
+    names (not a bare name) is an equation the line states for its printed value."""
+    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
+    if node is None or node.kind == "name" or not node.names():
+        return None
+    return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
+
+
+def _formula_names(latex: str) -> set[str]:
+    """The names a formula reads (``e^{z_i / T}`` → ``z``, ``T``), none if it does not parse."""
+    node = parse(latex) if latex else None
+    return {n.text for n in node.names()} if node is not None else set()
 
 
 def _heading_lines(article: Article) -> tuple[int, ...]:
