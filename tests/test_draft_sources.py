@@ -208,7 +208,9 @@ def _flat(m: mpmath.matrix) -> list[mpmath.mpf]:
 #: The lines of the weights written by hand (PyTorch 305, TensorFlow 632) and of what is
 #: computed from them: the weighted values (364, 677) and the outputs (414-416 and 424
 #: PyTorch, 712 TensorFlow).
-ROUGH_LINES = {305, 632, 364, 677, 414, 415, 416, 424, 712}
+# 281: the Markdown's softmax([2, 4, 4]) = [0.0, 0.5, 0.5], the same rounding by hand as
+# the code's literal at 305 (0.0 for 0.0634 is a slip)
+ROUGH_LINES = {281, 305, 632, 364, 677, 414, 415, 416, 424, 712}
 
 
 def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(
@@ -247,6 +249,12 @@ def test_illustrated_weights_written_by_hand_are_judged_as_the_softmax(
         assert abs(mpmath.mpf(printed) - x) < mpmath.mpf("0.1")
         assert verdict == ("rounded" if rounds_to(x, printed) else "slip"), (printed, verdict)
     assert not rounds_to(soft[0], "0.0")  # 0.0634 rounds to 0.1
+    # the Markdown writes the same row as softmax([2, 4, 4]) = [0.0, 0.5, 0.5]
+    written = [(p, v) for line, p, v, _ in checks if line == 281 and "." in p]
+    assert written == [
+        (p, "rounded" if rounds_to(x, p) else "slip")
+        for p, x in zip(("0.0", "0.5", "0.5"), soft[:3], strict=True)
+    ]
     outputs = [c for c in checks if c[0] == 424]
     assert len(outputs) == 9
     for (_, printed, verdict, cause), x, y in zip(

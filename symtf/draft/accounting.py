@@ -418,7 +418,7 @@ def restatements(
         return claims
     # "88.08%" after "σ(2) = 0.8808", or "dL/dx = [0.025, -0.0749]" after the lines that
     # computed dL/dx[0] and dL/dx[1]: each number is the displayed line, again
-    return [
+    claims = [
         "\n".join(
             [
                 "[[claims]]",
@@ -431,6 +431,40 @@ def restatements(
             ]
         )
         for d, value, at in _displayed(item, article, places)
+    ]
+    if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
+        return claims
+    return _at_worked_index(item, name, article, places[0], label)
+
+
+def _at_worked_index(
+    item: Any, name: str, article: Article, at: Place, label: Callable[[str, int], str]
+) -> list[str]:
+    """``θ₂ = 0.965`` where the article works θ₀, θ₁, θ₆₄ out by one expression of the
+    index (:mod:`symtf.draft.indexed`): the claim of that expression at index 2."""
+    from symtf.draft.indexed import at_index
+    from symtf.draft.read.toml import places_key
+
+    flat = [x for r in item.rows for x in r]
+    if len(flat) != 1:
+        return []
+    form = at_index(item, article, flat[0])
+    if form is None or _unreadable(form.expression):
+        return []
+    worked = ", ".join(form.worked)
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(f'{name} ({form.name})', at.line))}",
+                f"expression = {_toml(form.expression)}",
+                f"printed = {_toml(flat[0])}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: {form.name} as the article works out {worked} "
+                f"(from line {form.line}), at index {form.index}",
+            ]
+        )
     ]
 
 

@@ -23,9 +23,9 @@ from symtf.draft.read.items import (
     numeric_cell,
     places_in,
     split_top_at,
-    term_links,
     unwrapped_text,
 )
+from symtf.draft.read.listed import chain_links
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
@@ -268,7 +268,7 @@ def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict
 
 def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
     """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
-    for k, written, number, before in term_links(pieces):
+    for k, written, number, before in chain_links(pieces):
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
         if found[-1] is None:
             continue

@@ -24,8 +24,8 @@ from symtf.draft.read.items import (
     matrix_rows,
     numeric_cell,
     places_in,
-    term_links,
 )
+from symtf.draft.read.listed import chain_links
 from symtf.draft.read.maths import weights
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
@@ -730,7 +730,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, written, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+    for k, written, value, before in chain_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
         if found[-1] is None:
             continue

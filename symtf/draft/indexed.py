@@ -1,0 +1,116 @@
+"""A quantity the article works out at several indices, set by name at another one.
+
+An article that works ``θ₀ = 10000^(-2×0/256)``, ``θ₁ = 10000^(-2×1/256)`` and
+``θ₆₄ = 10000^(-2×64/256)`` shows how ``θᵢ`` is computed from its index: the same
+expression, with the index written where the subscript's number is. A number it sets by
+that name at an index it does not work out (``θ₂ = 0.965`` in a list of frequencies) is
+that expression at the new index, and is checked as it.
+
+The rule reads only what the article writes, nothing is guessed:
+
+- the worked lines are displayed arithmetic labelled by the name with a numeric
+  subscript (``θ₁``, ``θ_1``, ``θ_{1}``), in the same cell as the number;
+- the index stands in the expression as a number equal to the subscript; replacing it
+  by a placeholder gives the line's *form*;
+- one form only is shared by two worked indices or more (a line where the index
+  coincides with another number of the form, ``θ₂ = 10000^(-2×2/256)``, gives another
+  form, shared by no second index, and does not count); with two such forms the
+  article is not read;
+- the number is set by the same name (``NAME = value`` in its sentence) at an index
+  no worked line has.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from symtf.draft.article import Article, Display
+
+__all__ = ["IndexedForm", "at_index"]
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+#: A name with a numeric subscript: ``θ₁₂₇``, ``\theta_1``, ``θ_{64}``.
+_INDEXED = re.compile(r"^(?P<base>[^\s_₀-₉=]+?)(?:(?P<uni>[₀-₉]+)|_\{?(?P<plain>\d+)\}?)$")
+#: A number standing alone in an expression (not part of a longer one).
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+_PLACEHOLDER = "\x00"
+
+
+@dataclass(frozen=True)
+class IndexedForm:
+    """The expression of a name at an index, as the article's worked lines show it."""
+
+    name: str
+    index: int
+    expression: str
+    worked: tuple[str, ...]
+    line: int
+
+
+def _split(name: str) -> tuple[str, int] | None:
+    m = _INDEXED.match(name.strip())
+    if m is None:
+        return None
+    digits = m.group("uni") or m.group("plain") or ""
+    return m.group("base"), int(digits.translate(_SUBSCRIPT_DIGITS))
+
+
+def _form(latex: str, index: int) -> str | None:
+    """The expression with every number equal to ``index`` replaced by a placeholder."""
+    text = " ".join(latex.split())
+    hits = [m for m in _NUMBER.finditer(text) if m.group(0) == str(index)]
+    if not hits:
+        return None
+    out, at = [], 0
+    for m in hits:
+        out.append(text[at : m.start()])
+        out.append(_PLACEHOLDER)
+        at = m.end()
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _forms(article: Article, base: str, cell: Any) -> dict[str, list[tuple[int, Display]]]:
+    forms: dict[str, list[tuple[int, Display]]] = {}
+    for d in article.displays:
+        if d.cell != cell or len(d.rows) != 1 or len(d.rows[0]) != 1:
+            continue
+        split = _split(d.label)
+        if split is None or split[0] != base:
+            continue
+        form = _form(d.latex, split[1])
+        if form is not None:
+            forms.setdefault(form, []).append((split[1], d))
+    return forms
+
+
+def at_index(f: Any, article: Article, value: str) -> IndexedForm | None:
+    """The worked form of the name a single number is set by, at its index; else None."""
+    context = (getattr(f, "context", "") or "").replace("−", "-")
+    m = re.search(rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])", context)
+    if m is None:
+        return None
+    split = _split(m.group(1))
+    if split is None:
+        return None
+    base, index = split
+    cell = getattr(f, "cell", None)
+    forms = _forms(article, base, cell)
+    worked = {i for lines in forms.values() for i, _ in lines}
+    if index in worked:
+        return None  # worked out by name: a restatement of that line, if anything
+    shared = [(form, lines) for form, lines in forms.items() if len({i for i, _ in lines}) >= 2]
+    if len(shared) != 1:
+        return None
+    form, lines = shared[0]
+    names = sorted({(i, d.label.strip()) for i, d in lines})
+    return IndexedForm(
+        m.group(1),
+        index,
+        form.replace(_PLACEHOLDER, str(index)),
+        tuple(n for _, n in names),
+        min(d.line for _, d in lines),
+    )
