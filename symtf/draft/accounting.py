@@ -454,8 +454,8 @@ def _at_worked_index(
                 f"printed = {_toml(flat[0])}",
                 f"source_line = {at.line}",
                 places_key((at,)),
-                f"# line {at.line}: {form.name} as the article works out {worked} "
-                f"(from line {form.line}), at index {form.index}",
+                f"# line {at.line}: {form.name} by the expression of its index the article "
+                f"writes for {worked} (from line {form.line}), at index {form.index}",
             ]
         )
     ]
