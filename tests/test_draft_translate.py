@@ -769,3 +769,24 @@ def test_python_sum_of_a_list_of_numbers_is_their_sum(tmp_path: Path) -> None:
         ],
     )
     assert _verdicts(path) == [("0.875", "exact"), ("0.6", "wrong")]
+
+
+def test_a_count_printed_with_grouped_digits_is_one_number_read_by_what_follows(
+    tmp_path: Path,
+) -> None:
+    # {total:,} prints 2,621,440 (one number, its digits grouped by threes); the size that
+    # follows is 2621440 * 4 / (1024 * 1024) = 10485760 / 1048576 = 10 exactly. The second
+    # notebook prints 12.00: off by 200 units of 0.01.
+    code = (
+        "total = sum(p.numel() for p in model.parameters())\n"
+        'print(f"Total number of parameters: {total:,}")\n'
+        'size_mb = total * 4 / (1024 * 1024)\nprint(f"Size: {size_mb:.2f} MB")\n'
+    )
+    right = _notebook(
+        tmp_path, [(code, "Total number of parameters: 2,621,440\nSize: 10.00 MB\n")], "right"
+    )
+    assert _verdicts(right) == [("10.00", "exact")]
+    off = _notebook(
+        tmp_path, [(code, "Total number of parameters: 2,621,440\nSize: 12.00 MB\n")], "off"
+    )
+    assert _verdicts(off) == [("12.00", "wrong")]

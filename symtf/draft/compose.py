@@ -31,6 +31,7 @@ from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
+from symtf.numbers import ungrouped
 from symtf.place import Place
 from symtf.visible import comment, toml_block, toml_string
 
@@ -478,13 +479,14 @@ def _given(k: Known, name: str) -> list[str]:
         f"# line {k.line}: given"
         + (" (entries known to their printed digits)" if k.rounded else "")
     ]
-    if k.rounded:
-        values = " ".join(" ".join(r) for r in k.rows)
+    if k.rounded:  # 163,009,536 written without its grouping: the values split at commas
+        values = " ".join(" ".join(ungrouped(c) for c in r) for r in k.rows)
         n, m = len(k.rows), len(k.rows[0])
         shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
         lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, rounded = true }}")
     else:
-        lines.append(f"{name} = " + toml_block("\n".join(" ".join(r) for r in k.rows)))
+        rows = "\n".join(" ".join(ungrouped(c) for c in r) for r in k.rows)
+        lines.append(f"{name} = " + toml_block(rows))
     return lines
 
 

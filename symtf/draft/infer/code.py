@@ -119,7 +119,7 @@ class CodeSteps(Evidence):
             0,
             rows,
             False,
-            f"{e.where}: an array literal",
+            f"{e.where}: {e.origin or 'an array literal'}",
         )
         k.fixed = e.name
         k.flat = texts

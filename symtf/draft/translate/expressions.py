@@ -59,6 +59,7 @@ IDENTITY_METHODS = {
     "double",
     "cpu",
     "clone",
+    "copy",
     "contiguous",
     "data",
     "squeeze_",
@@ -266,6 +267,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
                     parts.append(str(c))
+                elif len(items) == 1 and (rows := self._rows_picked(base, c)) is not None:
+                    return rows  # E[ids], ids a list of whole numbers: those rows, in order
                 else:
                     ids = self._expr(it)  # E[ids]: rows picked by a tensor of ids
                     return call("getitem", base, ids, index="{1}")
@@ -372,17 +375,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in self.dicts
-            and node.args
-        ):  # E.get(word, default)
-            key = self._const(node.args[0])
-            if key in self.dicts[func.value.id] or len(node.args) < 2:
-                return self._held(func.value.id, key)
-            return self._operand(node.args[1])
+        got = self._dict_get(node)
+        if got is not None:  # E.get(word, default), {"cat": e_cat, …}.get(w, e_the)
+            return got
         if isinstance(func, ast.Attribute):
             # a method of a tensor: x.softmax(dim=-1), x.masked_fill(m, v), x.view(…)
             if func.attr in IDENTITY_METHODS or func.attr in ("item", "tolist", "to", "type"):
