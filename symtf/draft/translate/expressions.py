@@ -59,6 +59,7 @@ IDENTITY_METHODS = {
     "double",
     "cpu",
     "clone",
+    "copy",
     "contiguous",
     "data",
     "squeeze_",
@@ -92,7 +93,12 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             step = self._anonymous.get(literal)
             if step is None:  # the same literal again (in an unrolled loop): the same given
                 step = self._fresh("literal")
-                self._emit(Given(step, values, shape, self._where(node), f32))
+                # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places
+                b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
+                at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
+                where, places = self._where(node), self._entry_places(node) if row else ()
+                cell: int | None = b.cell if b else None
+                self._emit(Given(step, values, shape, where, f32, None, at, cell, places))
                 self._anonymous[literal] = step
             self.float32 |= f32
             return Var(step)
@@ -261,6 +267,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
                     parts.append(str(c))
+                elif len(items) == 1 and (rows := self._rows_picked(base, c)) is not None:
+                    return rows  # E[ids], ids a list of whole numbers: those rows, in order
                 else:
                     ids = self._expr(it)  # E[ids]: rows picked by a tensor of ids
                     return call("getitem", base, ids, index="{1}")
@@ -367,17 +375,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in self.dicts
-            and node.args
-        ):  # E.get(word, default)
-            key = self._const(node.args[0])
-            if key in self.dicts[func.value.id] or len(node.args) < 2:
-                return self._held(func.value.id, key)
-            return self._operand(node.args[1])
+        got = self._dict_get(node)
+        if got is not None:  # E.get(word, default), {"cat": e_cat, …}.get(w, e_the)
+            return got
         if isinstance(func, ast.Attribute):
             # a method of a tensor: x.softmax(dim=-1), x.masked_fill(m, v), x.view(…)
             if func.attr in IDENTITY_METHODS or func.attr in ("item", "tolist", "to", "type"):

@@ -212,6 +212,22 @@ def output_groups(o: Output) -> list[list[tuple[str, int]]]:
     return out
 
 
+def output_lines(o: Output) -> list[list[tuple[str, int]]]:
+    """An output's text as one group per line, but for the lines of an array still open
+    (a finer reading than :func:`output_groups`, for rows a loop prints indented)."""
+    out: list[list[tuple[str, int]]] = []
+    lines = o.text.splitlines()
+    file_lines = list(o.lines) + [o.lines[-1] if o.lines else 0] * max(0, len(lines) - len(o.lines))
+    for text, line in zip(lines, file_lines, strict=False):
+        if not text.strip():
+            continue
+        if out and _open(out[-1]):
+            out[-1].append((text, line))
+        else:
+            out.append([(text, line)])
+    return out
+
+
 def _open(group: list[tuple[str, int]]) -> bool:
     text = "".join(t for t, _ in group)
     return text.count("[") > text.count("]") or text.count("(") > text.count(")")
