@@ -234,7 +234,9 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
     A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
     and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
     result of a different one, and the numbers together carry four digits or more
-    (:func:`_link`'s bar): fewer could equal earlier results by chance. A number set by
+    (:func:`_link`'s bar): fewer could equal earlier results by chance. Zeros among them
+    (``dL/dS^T = [0.0, 0.001765]``, a position with no gradient) are entries the article
+    writes, not results: they restate nothing, and the others still must. A number set by
     name ahead of the line that works it out (``θ₁ = 0.982``, then ``θ₁ = … ≈ 0.982``)
     restates that line (:func:`_named_ahead`).
     """
@@ -251,12 +253,25 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
 def _displayed_before(
     f: Any, article: Article, places: tuple[Place, ...], flat: list[str]
 ) -> list[tuple[Any, str, Place]]:
-    """:func:`_displayed` for the lines before the value (each number its nearest)."""
-    if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
+    """:func:`_displayed` for the lines before the value (each number its nearest), or, for
+    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`)."""
+    from symtf.draft.stored import whole_prints
+
+    if len(flat) != len(places):
+        return []
+    whole = whole_prints(flat, article.displays, f.cell, min(q.line for q in places))
+    if whole is not None:
+        return list(zip(whole, flat, places, strict=True))
+    if _digits(flat) < (3 if len(flat) == 1 else 4):
         return []
     out: list[tuple[Any, str, Place]] = []
     taken: set[int] = set()
-    for value, at in zip(flat, places, strict=True):
+    zero = [(v := _value(x)) is not None and v[0] == 0 for x in flat]
+    if len(flat) > 1 and all(zero):
+        return []
+    for value, at, is_zero in zip(flat, places, zero, strict=True):
+        if is_zero and len(flat) > 1:
+            continue  # a zero entry the article writes (no gradient there): not a line's result
         best = None
         for d in article.displays:
             if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
@@ -454,8 +469,8 @@ def _at_worked_index(
                 f"printed = {_toml(flat[0])}",
                 f"source_line = {at.line}",
                 places_key((at,)),
-                f"# line {at.line}: {form.name} as the article works out {worked} "
-                f"(from line {form.line}), at index {form.index}",
+                f"# line {at.line}: {form.name} by the expression of its index the article "
+                f"writes for {worked} (from line {form.line}), at index {form.index}",
             ]
         )
     ]

@@ -10,7 +10,7 @@ outputs it prints (:mod:`~symtf.draft.infer.code`). For each printing:
   :mod:`~symtf.draft.infer.evidence`);
 - else it is a given input (short entries, a label naming an input) or stays unmapped;
 - a single number is a repeat of an entry printed shortly before, or the mean,
-  variance, deviation, largest or sum the article names of the row worked above it.
+  variance, deviation, largest, sum or range the article names of the row worked above it.
 
 Then each displayed line: the entries its literals stand for (:func:`stands_for`) and
 the entry it computes (:meth:`Search.display_result`).
@@ -37,6 +37,7 @@ from symtf.draft.infer.literals import (
     running_repeat,
     stands_for,
 )
+from symtf.draft.infer.reduced import named_on, reduced, row_of_run
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -69,6 +70,7 @@ _KEYWORDS = {
     "std": ("sigma", "σ", "std", "deviation"),
     "max": ("largest", "max", "biggest", "maximum"),
     "sum": ("sum", "sums", "total", "adds up", "add up"),
+    "range": ("range", "spread"),  # its largest entry less its smallest
 }
 
 
@@ -106,6 +108,7 @@ class Search(ProbabilityRows):
             for i, p in enumerate(printings[k:], start=k + 1):
                 self._printing(p)
                 pace.step(i)
+            self._same_line_reductions()
             self._displays()
             self._xp = None
 
@@ -187,7 +190,11 @@ class Search(ProbabilityRows):
             or self._stated_or_found(p, t)
         )
         if out is None:
-            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
+            out = (
+                self._target_gradient(p, t)
+                or self._labelled_softmax(p, t)
+                or self._given_or_unmapped(p, t)
+            )
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
@@ -617,9 +624,10 @@ class Search(ProbabilityRows):
             return None
         return first, [by_line[ln] for ln in range(first, last + 1)], column, name
 
-    def _reduction(self, p: Printing, t: Target) -> Outcome | None:
-        """A number the article names as the mean, variance, deviation, largest or sum of the
-        row worked just above it (``Its mean is μ = 5/6``, ``each row sums to 1.0``)."""
+    def _reduction(self, p: Printing, t: Target, on_line: bool = False) -> Outcome | None:
+        """A number the article names as the mean, variance, deviation, largest, sum or range of
+        the row worked just above it (``Its mean is μ = 5/6``, ``each row sums to 1.0``), or
+        ``on_line`` written before it on its line (``[0.5, -0.3]  # Range: 0.8``)."""
         words = f"{p.label} {p.context}".lower()
         label = p.label.lower()
         kinds = [
@@ -636,18 +644,20 @@ class Search(ProbabilityRows):
             ][:1]
         if not kinds:
             return None
-        context = self._context_row(p)
+        context = self._context_row(p, on_line)
         if context is None:
             return None
         key, row = context
+        if on_line and (len(kinds) != 1 or not named_on(p, _KEYWORDS[kinds[0]])):
+            return None
         every = kinds == ["sum"] and re.search(r"\b(?:each|every|all)\b[^.]*\brows?\b", words)
         for kind in kinds:
             for unbiased in (False, True) if kind in ("var", "std") else (False,):
                 params: dict[str, Any] = {"axis": -1, "keepdims": True}
                 if kind in ("var", "std"):
                     params["unbiased"] = unbiased
-                expr = call(kind, Ref(key), **params)
-                v = self._value(expr)
+                expr = reduced(kind, Ref(key), params)
+                v = self._value(expr) if kind != "range" else self._mids_of(expr)
                 if v is None or v.shape[0] <= row:
                     continue
                 rows = range(v.shape[0]) if every else (row,)
@@ -670,14 +680,57 @@ class Search(ProbabilityRows):
                     f"the {kind} of {what} of the step above",
                     also=tuple(place[1:]),
                 )
+        if on_line and kinds in (["max"], ["sum"], ["mean"], ["range"]):
+            # "Range: ~2.88" after the row it is the range of: the article names the step,
+            # so a value it does not reproduce is judged, not left aside
+            expr = reduced(kinds[0], Ref(key), {"axis": -1, "keepdims": True})
+            ball = self._ball(expr)
+            if ball is None or self._mids_of(expr) is None:
+                return None
+            found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+                expr, ball, p, f"its entry {row} is the {kinds[0]} the line names"
+            )
+            note = f"the {kinds[0]} the line names of the row written on it"
+            return Outcome(p, "mapped", Placement(found.key, index=(row, 0)), note)
         return None
 
-    def _context_row(self, p: Printing) -> tuple[int, int] | None:
-        """The row a number on a worked line is computed from: the nearest row printed before it."""
+    def _mids_of(self, expr: Call) -> np.ndarray | None:
+        """A step's float64 value: its pre-filter's, else its certified balls' midpoints (a
+        range's min has no pre-filter)."""
+        v = self._value(expr)
+        if v is None:
+            ball = self._ball(expr)
+            v = None if ball is None else _mids(ball)
+        return v
+
+    def _same_line_reductions(self) -> None:
+        """``[-0.41, 0.14, -1.24, 1.51]  # Range: ~2.75``: a number no step placed, that the
+        line names as a reduction of the row written before it on the line, is that
+        reduction (tried once that row is placed: the reader finds the number first)."""
+        for key, o in list(self.outcomes.items()):
+            p = o.printing
+            if o.status != "unmapped" or o.placement is not None or p.size != 1:
+                continue
+            t = parse_target(p.rows, p.decimals)
+            found = self._reduction(p, t, on_line=True) if t is not None else None
+            if found is not None:
+                self.outcomes[key] = found
+
+    def _context_row(self, p: Printing, on_line: bool = False) -> tuple[int, int] | None:
+        """The row a number on a worked line is computed from: the nearest row printed before
+        it; ``on_line``: the row written before it on its own line."""
         for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
-            if q.printing.key >= p.key or p.line - q.printing.line > 6:
+            if on_line:
+                r = q.printing
+                if r.line != p.line or r.size < 2 or not r.places or not p.places:
+                    continue
+                if (r.places[-1].end_column or 0) > (p.places[0].column or 0):
+                    continue  # not before the number
+            elif q.printing.key >= p.key or p.line - q.printing.line > 6:
                 continue
             pl = q.placement
+            if on_line and pl is None:  # a row of a table the article gives: its row there
+                return row_of_run(self.outcomes.values(), q.printing.key)
             if (
                 q.status in ("mapped", "covered", "given")
                 and pl is not None

@@ -94,7 +94,12 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             step = self._anonymous.get(literal)
             if step is None:  # the same literal again (in an unrolled loop): the same given
                 step = self._fresh("literal")
-                self._emit(Given(step, values, shape, self._where(node), f32))
+                # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places
+                b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
+                at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
+                where, places = self._where(node), self._entry_places(node) if row else ()
+                cell: int | None = b.cell if b else None
+                self._emit(Given(step, values, shape, where, f32, None, at, cell, places))
                 self._anonymous[literal] = step
             self.float32 |= f32
             return Var(step)
