@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symtf import limits
 from symtf.draft.names import ident
@@ -26,6 +26,9 @@ from symtf.draft.translate.table import FAMILIES, Translation
 from symtf.errors import SpecError
 from symtf.graph.evaluate import shape_text
 from symtf.place import Place
+
+if TYPE_CHECKING:
+    from symtf.draft.translate.classes import ModuleClass
 
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
@@ -313,6 +316,11 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Module classes the notebook defines, each as the function an instance computes
+        #: (:mod:`symtf.draft.translate.classes`), and their instances with the call that
+        #: made them (``ln = LayerNorm(emb_dim=6)``).
+        self.classes: dict[str, ModuleClass] = {}
+        self.instances: dict[str, tuple[ModuleClass, ast.Call]] = {}
         #: Functions of no parameters that return nothing (a script's ``def main():`` or
         #: ``def example():``): their bodies are walked where a statement calls them.
         self.procedures: dict[str, list[ast.stmt]] = {}
