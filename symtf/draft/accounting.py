@@ -253,8 +253,16 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
 def _displayed_before(
     f: Any, article: Article, places: tuple[Place, ...], flat: list[str]
 ) -> list[tuple[Any, str, Place]]:
-    """:func:`_displayed` for the lines before the value (each number its nearest)."""
-    if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
+    """:func:`_displayed` for the lines before the value (each number its nearest), or, for
+    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`)."""
+    from symtf.draft.stored import whole_prints
+
+    if len(flat) != len(places):
+        return []
+    whole = whole_prints(flat, article.displays, f.cell, min(q.line for q in places))
+    if whole is not None:
+        return list(zip(whole, flat, places, strict=True))
+    if _digits(flat) < (3 if len(flat) == 1 else 4):
         return []
     out: list[tuple[Any, str, Place]] = []
     taken: set[int] = set()
@@ -461,8 +469,8 @@ def _at_worked_index(
                 f"printed = {_toml(flat[0])}",
                 f"source_line = {at.line}",
                 places_key((at,)),
-                f"# line {at.line}: {form.name} as the article works out {worked} "
-                f"(from line {form.line}), at index {form.index}",
+                f"# line {at.line}: {form.name} by the expression of its index the article "
+                f"writes for {worked} (from line {form.line}), at index {form.index}",
             ]
         )
     ]

@@ -92,7 +92,7 @@ def at_index(f: Any, article: Article, value: str) -> IndexedForm | None:
     context = (getattr(f, "context", "") or "").replace("−", "-")
     m = re.search(rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])", context)
     if m is None:
-        return None
+        return _at_labelled_index(f, article, value, context)
     split = _split(m.group(1))
     if split is None:
         return None
@@ -114,3 +114,66 @@ def at_index(f: Any, article: Article, value: str) -> IndexedForm | None:
         tuple(n for _, n in names),
         min(d.line for _, d in lines),
     )
+
+
+#: A line labelled by a word and an index: ``Head 3: m = -(r^3)``, ``Head 3: -0.125``.
+_LABELLED = re.compile(r"^\s*(?P<word>[A-Za-z]+)\s+(?P<k>\d+)\s*:\s*(?P<rest>.+?)\s*$")
+#: A name in a worked expression (a function's name is not one).
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
+
+
+def _at_labelled_index(f: Any, article: Article, value: str, context: str) -> IndexedForm | None:
+    """``Head 3: -0.125`` where the article writes ``Head 1: m = -(r^1)``, ``Head 2: m =
+    -(r^2)``, …: the worked form at index 3, each name in it (``r``) replaced by the one
+    displayed line that works it out (``r = 2^(-8/8) = 0.5``). None unless every name has
+    exactly one such line, and the lines labelled by the word share one form (two worked
+    indices or more, as for a subscript). The worked lines print no value, so an index
+    they write out is checked too."""
+    if getattr(f, "cell", None) is not None:
+        return None
+    m = _LABELLED.match(context)
+    if m is None or not re.match(rf"{re.escape(value)}(?![\d.])", m.group("rest")):
+        return None
+    word, index = m.group("word"), int(m.group("k"))
+    forms: dict[str, list[tuple[int, int]]] = {}
+    names: dict[str, str] = {}
+    for n, line in enumerate(article.text.splitlines(), 1):
+        w = _LABELLED.match(line)
+        if w is None or w.group("word") != word or "=" not in w.group("rest"):
+            continue
+        name, _, expression = w.group("rest").partition("=")
+        form = _form(expression, int(w.group("k")))
+        if form is not None and "=" not in expression:
+            forms.setdefault(form, []).append((int(w.group("k")), n))
+            names[form] = name.strip()
+    shared = [(form, lines) for form, lines in forms.items() if len({i for i, _ in lines}) >= 2]
+    if len(shared) != 1:
+        return None
+    form, lines = shared[0]
+    expression = _resolved(form.replace(_PLACEHOLDER, str(index)), article)
+    if expression is None:
+        return None
+    worked = tuple(f"{word} {i}" for i in sorted({i for i, _ in lines}))
+    return IndexedForm(
+        f"{word} {index}: {names[form]}", index, expression, worked, min(n for _, n in lines)
+    )
+
+
+def _resolved(expression: str, article: Article) -> str | None:
+    """The expression with each name replaced by the one displayed line that works it out
+    (its arithmetic, in parentheses); None if a name has no such line, or several."""
+    out = expression
+    for name in sorted(set(_NAME.findall(expression)), key=len, reverse=True):
+        lines = {
+            " ".join(d.latex.split())
+            for d in article.displays
+            if d.cell is None
+            and d.label.strip() == name
+            and len(d.rows) == 1
+            and len(d.rows[0]) == 1
+            and not re.search(r"[A-Za-z]", d.latex)
+        }
+        if len(lines) != 1:
+            return None
+        out = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w(])", f"({lines.pop()})", out)
+    return out

@@ -824,8 +824,9 @@ class Scope:
         return tuple(values), shape, f32
 
     def _entry_places(self, node: ast.expr) -> tuple[Place, ...]:
-        """Where each entry of a matrix literal stands in the article, row by row (empty
-        when not known: a block without places, an entry over two lines)."""
+        """Where each entry of a matrix literal (or of a one-dimensional one) stands in the
+        article, row by row (empty when not known: a block without places, an entry over
+        two lines)."""
         inner = node.args[0] if isinstance(node, ast.Call) and node.args else node
         origin = origin_of(inner)
         source = getattr(origin.block, "source", None) if origin is not None else None
@@ -835,7 +836,8 @@ class Scope:
         for raw in origin.lines:  # each line with its end, as the parser counts lines
             starts.append(starts[-1] + len(raw.decode("utf-8", "replace")))
         out = []
-        for row in inner.elts:
+        flat = not any(isinstance(e, (ast.List, ast.Tuple)) for e in inner.elts)
+        for row in [inner] if flat else inner.elts:  # a one-dimensional literal: one row
             if not isinstance(row, (ast.List, ast.Tuple)):
                 return ()
             for e in row.elts:
