@@ -19,6 +19,7 @@ from symtf.draft.translate.iteration import (
     assigned_names,
     quiet_assignment,
     returns_tuple,
+    whole_numbers,
 )
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
@@ -330,6 +331,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 if held is not None:  # np.array(rows), rows a list of arrays: stacked
                     return self._stacked(held)
                 number = self._const_or_none(node.args[0])
+                if whole_numbers(number):  # np.array(ids): the whole numbers a list holds
+                    return self._ids_given(number, node)
                 if isinstance(number, (int, float, DecimalText)) and not isinstance(number, bool):
                     return Num(num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
                 if mod in ("torch", "tensorflow", "jax.numpy"):
