@@ -12,23 +12,13 @@ it on, calls its own methods) is not read so.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
-from symtf.draft.translate.scope import NotebookFunction
+from symtf.draft.translate.scope import ModuleClass, NotebookFunction
 
 __all__ = ["SELF_PREFIX", "ModuleClass", "module_function"]
 
 #: ``self.eps`` is read as the local name ``self__eps``.
 SELF_PREFIX = "self__"
-
-
-@dataclass(frozen=True)
-class ModuleClass:
-    """What an instance computes: one function, and which of its parameters are the inputs
-    of ``forward`` (the others are ``__init__``'s settings)."""
-
-    function: NotebookFunction
-    inputs: tuple[str, ...]
 
 
 def module_function(cls: ast.ClassDef) -> ModuleClass | None:

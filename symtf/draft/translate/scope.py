@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from symtf import limits
 from symtf.draft.names import ident
@@ -26,9 +26,6 @@ from symtf.draft.translate.table import FAMILIES, Translation
 from symtf.errors import SpecError
 from symtf.graph.evaluate import shape_text
 from symtf.place import Place
-
-if TYPE_CHECKING:
-    from symtf.draft.translate.classes import ModuleClass
 
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
@@ -83,6 +80,16 @@ class NotebookFunction:
     body: list[ast.stmt]
     #: Default values of parameters, as written (``def layer_norm(x, eps=1e-5)``).
     defaults: dict[str, ast.expr] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModuleClass:
+    """What an instance of a module class the notebook defines computes: one function, and
+    which of its parameters are the inputs of ``forward`` (the others are ``__init__``'s
+    settings); see :mod:`symtf.draft.translate.classes`."""
+
+    function: NotebookFunction
+    inputs: tuple[str, ...]
 
 
 @dataclass
