@@ -547,6 +547,11 @@ def test_a_gathered_matrix_with_zero_entries_restates_the_lines_worked_above(
     assert _verdicts(checks, TRANSPOSED, "-0.3192", 1) == {"wrong"}
     # its zeros are entries the article writes: no line's result, no verdict
     assert not _verdicts(checks, TRANSPOSED, "0.0")
+    # a zero that a line worked above prints is that line's result again
+    worked = TRANSPOSED.replace(
+        "```\ndS[1][0]", "```\ndS[0][1] = 0.4172 × 0.0\n         = 0.0\n\ndS[1][0]"
+    )
+    assert _verdicts(_checks(tmp_path, worked), worked, "0.0", 2) == {"exact"}
     # a matrix of zeros only restates nothing
     zeros = TRANSPOSED.replace("[0.0,  0.1043]", "[0.0,  0.0]").replace(
         "[0.0, -0.3192]", "[0.0, 0.0]"

@@ -157,3 +157,30 @@ def test_labelled_lines_need_their_names_worked_out(tmp_path: Path) -> None:
     verdicts = _verdicts(tmp_path, text)
     assert _line_of(text, "Head 4:") not in verdicts
     assert _line_of(text, "Head 1: -0.25") not in verdicts
+
+
+LISTED = """# Rates as a list
+
+Worked out:
+
+```
+θ₀ = 10000^(-2×0/8) = 1.0
+θ₁ = 10000^(-2×1/8) = 0.1
+θ₃ = 10000^(-2×3/8) = 0.001
+```
+
+Even spacing would give `θ = [1.0, 0.7, 0.4, ..., 0.001]`, which is not what is used.
+
+What is used: `θ = [1.0, 0.1, {two}, ..., 0.001]`.
+"""
+
+
+def test_a_list_of_the_quantity_is_it_index_by_index(tmp_path: Path) -> None:
+    """The used list repeats θ₀ and θ₁ as worked, so its third entry is θ₂ = 0.01 (by
+    hand): 0.05 is wrong. The even spacing list does not repeat θ₁ (0.7): another
+    quantity, left alone; entries after the ellipsis have no index and are left alone."""
+    text = LISTED.format(two="0.05")
+    verdicts = _verdicts(tmp_path, text)
+    used = _line_of(text, "What is used")
+    assert sorted(verdicts[used]) == [("0.05", "wrong"), ("0.1", "exact"), ("1.0", "exact")]
+    assert _line_of(text, "Even spacing") not in verdicts

@@ -234,9 +234,9 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
     A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
     and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
     result of a different one, and the numbers together carry four digits or more
-    (:func:`_link`'s bar): fewer could equal earlier results by chance. Zeros among them
-    (``dL/dS^T = [0.0, 0.001765]``, a position with no gradient) are entries the article
-    writes, not results: they restate nothing, and the others still must. A number set by
+    (:func:`_link`'s bar): fewer could equal earlier results by chance. A zero among them
+    that no line before it prints (``dL/dS^T = [0.0, 0.001765]``, a position with no
+    gradient) is an entry the article writes: it restates nothing, and the others still must. A number set by
     name ahead of the line that works it out (``θ₁ = 0.982``, then ``θ₁ = … ≈ 0.982``)
     restates that line (:func:`_named_ahead`).
     """
@@ -270,8 +270,6 @@ def _displayed_before(
     if len(flat) > 1 and all(zero):
         return []
     for value, at, is_zero in zip(flat, places, zero, strict=True):
-        if is_zero and len(flat) > 1:
-            continue  # a zero entry the article writes (no gradient there): not a line's result
         best = None
         for d in article.displays:
             if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
@@ -285,6 +283,8 @@ def _displayed_before(
                 and (best is None or d.places[0].line >= best.places[0].line)
             ):
                 best = d
+        if best is None and is_zero and len(flat) > 1:
+            continue  # a zero entry the article writes (no gradient there), no line's result
         if best is None:
             return []
         taken.add(best.key)

@@ -657,12 +657,18 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
-    raw = text.text
+    raw = _ESCAPE.sub(" ", text.text)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
     if not s.out:
         _loose_numbers(s)
     return s.out
+
+
+#: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
+#: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
+#: as a space, so every offset stays.
+_ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 
 
 #: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
