@@ -211,3 +211,34 @@ def test_empty_lists_a_function_returns_are_no_numbers(tmp_path: Path) -> None:
     )
     got = _verdicts(path)
     assert [(p, v) for _, p, v in got] == [("1.", "exact"), ("3.", "exact")]
+
+
+def test_ids_appended_then_made_an_array(tmp_path: Path) -> None:
+    """Whole numbers appended to a list in a loop, then ``np.array(ids)``: a tensor of
+    those ids, which picks rows and adds as any other (by hand: the rows 0, 2 and 4 of
+    E doubled, and ids + 1 = [1, 3, 5])."""
+    source = (
+        "import numpy as np\n"
+        "ids = []\n"
+        "for k in range(3):\n"
+        "    ids.append(k * 2)\n"
+        "x = np.array(ids)\n"
+        "E = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [9.0, 1.5]])\n"
+        "print(E[x] * 2)\n"
+        "print(x + 1)\n"
+    )
+    out = "[[ 2.  4.]\n [10. 12.]\n [18.  3.]]\n[1 3 5]\n"
+    cell = {
+        "cell_type": "code",
+        "execution_count": 1,
+        "metadata": {},
+        "outputs": [{"name": "stdout", "output_type": "stream", "text": [out]}],
+        "source": source.splitlines(keepends=True),
+    }
+    path = tmp_path / "ids.ipynb"
+    path.write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    got = [(p, v) for _, p, v in _verdicts(path)]
+    printed = ["2.", "4.", "10.", "12.", "18.", "3.", "1", "3", "5"]
+    assert got == [(p, "exact") for p in printed]

@@ -111,3 +111,76 @@ def test_a_short_number_far_below_repeats_the_line_beside_it(tmp_path: Path) -> 
     line = verdicts[_line_of(text, "new_x")]
     assert ("0.598", "rounded") in line
     assert all(v in ("exact", "rounded") for _, v in line)
+
+
+HEADS = """# Slopes for four heads
+
+The slopes form a geometric sequence. For `n` heads:
+
+```python
+r = 2^(-8/n)
+
+Head 1: m = -(r^1)
+Head 2: m = -(r^2)
+Head 3: m = -(r^3)
+```
+
+With four heads:
+
+```python
+r = 2^(-8/4) = 0.25
+
+Head 1: -0.25
+Head 2: -0.0625
+Head 3: -0.0156
+Head 4: {four}
+```
+"""
+
+
+def test_labelled_lines_at_an_index_are_the_written_expression(tmp_path: Path) -> None:
+    """r = 2^(−2) = 1/4, so head k has −(1/4)^k: −0.25, −0.0625, −0.015625 (prints as
+    −0.0156) and −1/256 = −0.00390625, which prints as −0.004 to three decimals: −0.005 is
+    wrong (by hand)."""
+    assert -(F(1, 4) ** 4) == F(-1, 256)
+    text = HEADS.format(four="-0.005")
+    verdicts = _verdicts(tmp_path, text)
+    assert verdicts[_line_of(text, "Head 1: -0.25")] == [("-0.25", "exact")]
+    assert verdicts[_line_of(text, "Head 2: -0.0625")] == [("-0.0625", "exact")]
+    assert verdicts[_line_of(text, "Head 3: -0.0156")] == [("-0.0156", "rounded")]
+    assert verdicts[_line_of(text, "Head 4:")] == [("-0.005", "wrong")]
+
+
+def test_labelled_lines_need_their_names_worked_out(tmp_path: Path) -> None:
+    """With no line working r out, the heads' values are left unchecked."""
+    text = HEADS.format(four="-0.0039").replace("r = 2^(-8/4) = 0.25", "r is a quarter")
+    verdicts = _verdicts(tmp_path, text)
+    assert _line_of(text, "Head 4:") not in verdicts
+    assert _line_of(text, "Head 1: -0.25") not in verdicts
+
+
+LISTED = """# Rates as a list
+
+Worked out:
+
+```
+θ₀ = 10000^(-2×0/8) = 1.0
+θ₁ = 10000^(-2×1/8) = 0.1
+θ₃ = 10000^(-2×3/8) = 0.001
+```
+
+Even spacing would give `θ = [1.0, 0.7, 0.4, ..., 0.001]`, which is not what is used.
+
+What is used: `θ = [1.0, 0.1, {two}, ..., 0.001]`.
+"""
+
+
+def test_a_list_of_the_quantity_is_it_index_by_index(tmp_path: Path) -> None:
+    """The used list repeats θ₀ and θ₁ as worked, so its third entry is θ₂ = 0.01 (by
+    hand): 0.05 is wrong. The even spacing list does not repeat θ₁ (0.7): another
+    quantity, left alone; entries after the ellipsis have no index and are left alone."""
+    text = LISTED.format(two="0.05")
+    verdicts = _verdicts(tmp_path, text)
+    used = _line_of(text, "What is used")
+    assert sorted(verdicts[used]) == [("0.05", "wrong"), ("0.1", "exact"), ("1.0", "exact")]
+    assert _line_of(text, "Even spacing") not in verdicts

@@ -237,7 +237,9 @@ def _displayed(
     A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
     and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
     result of a different one, and the numbers together carry four digits or more
-    (:func:`_link`'s bar): fewer could equal earlier results by chance. A number set by
+    (:func:`_link`'s bar): fewer could equal earlier results by chance. A zero among them
+    that no line before it prints (``dL/dS^T = [0.0, 0.001765]``, a position with no
+    gradient) is an entry the article writes: it restates nothing, and the others still must. A number set by
     name ahead of the line that works it out (``θ₁ = 0.982``, then ``θ₁ = … ≈ 0.982``)
     restates that line (:func:`_named_ahead`).
     """
@@ -254,13 +256,24 @@ def _displayed(
 def _displayed_before(
     f: Any, article: Article, places: tuple[Place, ...], flat: list[str], strict: bool = False
 ) -> list[tuple[Any, str, Place]]:
-    """:func:`_displayed` for the lines before the value (each number its nearest);
+    """:func:`_displayed` for the lines before the value (each number its nearest), or, for
+    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`);
     ``strict``: printed before it, not later on its line."""
-    if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
+    from symtf.draft.stored import whole_prints
+
+    if len(flat) != len(places):
+        return []
+    whole = whole_prints(flat, article.displays, f.cell, min(q.line for q in places))
+    if whole is not None:
+        return list(zip(whole, flat, places, strict=True))
+    if _digits(flat) < (3 if len(flat) == 1 else 4):
         return []
     out: list[tuple[Any, str, Place]] = []
     taken: set[int] = set()
-    for value, at in zip(flat, places, strict=True):
+    zero = [(v := _value(x)) is not None and v[0] == 0 for x in flat]
+    if len(flat) > 1 and all(zero):
+        return []
+    for value, at, is_zero in zip(flat, places, zero, strict=True):
         best = None
         for d in article.displays:
             if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
@@ -275,6 +288,8 @@ def _displayed_before(
                 and (best is None or d.places[0].line >= best.places[0].line)
             ):
                 best = d
+        if best is None and is_zero and len(flat) > 1:
+            continue  # a zero entry the article writes (no gradient there), no line's result
         if best is None:
             return []
         taken.add(best.key)
@@ -468,8 +483,8 @@ def _at_worked_index(
                 f"printed = {_toml(flat[0])}",
                 f"source_line = {at.line}",
                 places_key((at,)),
-                f"# line {at.line}: {form.name} as the article works out {worked} "
-                f"(from line {form.line}), at index {form.index}",
+                f"# line {at.line}: {form.name} by the expression of its index the article "
+                f"writes for {worked} (from line {form.line}), at index {form.index}",
             ]
         )
     ]

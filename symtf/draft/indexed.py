@@ -18,6 +18,12 @@ The rule reads only what the article writes, nothing is guessed:
   article is not read;
 - the number is set by the same name (``NAME = value`` in its sentence) at an index
   no worked line has.
+
+Two more ways of setting a number at an index read the same forms: an entry of a list
+set by the bare name (``θ = [1.0, 0.982, 0.965, ..., 0.0001]``, its entries before the
+first ellipsis at their indices, when the worked ones repeat their lines), and a line
+labelled by a word and an index (``Head 3: -0.125``) under lines that write the
+expression of the index (``Head 1: m = -(r^1)``, …).
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ class IndexedForm:
     expression: str
     worked: tuple[str, ...]
     line: int
+
+
+def _text(printed: str) -> str:
+    """A printed number as written, with a typographic minus read as ``-``."""
+    return printed.strip().replace("−", "-")
 
 
 def _split(name: str) -> tuple[str, int] | None:
@@ -92,7 +103,7 @@ def at_index(f: Any, article: Article, value: str) -> IndexedForm | None:
     context = (getattr(f, "context", "") or "").replace("−", "-")
     m = re.search(rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])", context)
     if m is None:
-        return None
+        return _in_list(f, article, value) or _at_labelled_index(f, article, value, context)
     split = _split(m.group(1))
     if split is None:
         return None
@@ -114,3 +125,128 @@ def at_index(f: Any, article: Article, value: str) -> IndexedForm | None:
         tuple(n for _, n in names),
         min(d.line for _, d in lines),
     )
+
+
+#: A list set by a bare name: ``θ = [1.0, 0.982, 0.965, ..., 0.0001]``.
+_LIST = re.compile(r"(?P<name>[^\s=\[\]`$]+)\s*=\s*\[(?P<body>[^\[\]]*)\]")
+_ELLIPSIS = re.compile(r"^(?:\.\.\.|…|\\[lc]?dots)$")
+
+
+def _in_list(f: Any, article: Article, value: str) -> IndexedForm | None:
+    """``θ = [1.0, 0.982, 0.965, ..., 0.0001]`` where the article works θ₀ and θ₁ out as
+    1.0 and 0.982: the list is θ from its first worked index on, so its entries before the
+    first ellipsis are θ at their indices (0.965 is θ₂). Taken so only when every entry
+    of that run at a worked index repeats that line's printed value to the same digits
+    (two at least: a list of other values, ``θ = [1.0, 0.99, 0.98, …]`` for a spacing
+    the article rejects, is another quantity), and the number is in that run."""
+    places = tuple(getattr(f, "places", ()) or ())
+    if len(places) != 1 or places[0].column is None or getattr(f, "cell", None) is not None:
+        return None
+    lines = article.text.splitlines()
+    at = places[0]
+    if not 1 <= at.line <= len(lines):
+        return None
+    text = lines[at.line - 1]
+    for m in _LIST.finditer(text):
+        start = m.start("body")
+        if not start < at.column <= m.end("body"):
+            continue
+        entries, offset = [], start
+        for raw in m.group("body").split(","):
+            entries.append((raw.strip(), offset + len(raw) - len(raw.lstrip())))
+            offset += len(raw) + 1
+        run = []
+        for entry, column in entries:
+            if _ELLIPSIS.match(entry):
+                break
+            run.append((entry, column))
+        k = next((k for k, (_, c) in enumerate(run) if c + 1 == at.column), None)
+        if k is None or run[k][0].replace("−", "-") != value:
+            return None
+        return _list_entry(article, m.group("name"), [e for e, _ in run], k)
+    return None
+
+
+def _list_entry(article: Article, name: str, run: list[str], k: int) -> IndexedForm | None:
+    forms = _forms(article, name, None)
+    shared = [(form, lines) for form, lines in forms.items() if len({i for i, _ in lines}) >= 2]
+    if len(shared) != 1:
+        return None
+    form, lines = shared[0]
+    first = min(i for i, _ in lines)
+    printed = {i: d.rows[0][0] for i, d in lines}
+    checked = [i for i in range(first, first + len(run)) if i in printed]
+    if len(checked) < 2 or not all(_text(run[i - first]) == _text(printed[i]) for i in checked):
+        return None
+    index = first + k
+    names = sorted({(i, d.label.strip()) for i, d in lines})
+    return IndexedForm(
+        f"{name}[{k}]",
+        index,
+        form.replace(_PLACEHOLDER, str(index)),
+        tuple(n for _, n in names),
+        min(d.line for _, d in lines),
+    )
+
+
+#: A line labelled by a word and an index: ``Head 3: m = -(r^3)``, ``Head 3: -0.125``.
+_LABELLED = re.compile(r"^\s*(?P<word>[A-Za-z]+)\s+(?P<k>\d+)\s*:\s*(?P<rest>.+?)\s*$")
+#: A name in a worked expression (a function's name is not one).
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
+
+
+def _at_labelled_index(f: Any, article: Article, value: str, context: str) -> IndexedForm | None:
+    """``Head 3: -0.125`` where the article writes ``Head 1: m = -(r^1)``, ``Head 2: m =
+    -(r^2)``, …: the worked form at index 3, each name in it (``r``) replaced by the one
+    displayed line that works it out (``r = 2^(-8/8) = 0.5``). None unless every name has
+    exactly one such line, and the lines labelled by the word share one form (two worked
+    indices or more, as for a subscript). The worked lines print no value, so an index
+    they write out is checked too."""
+    if getattr(f, "cell", None) is not None:
+        return None
+    m = _LABELLED.match(context)
+    if m is None or not re.match(rf"{re.escape(value)}(?![\d.])", m.group("rest")):
+        return None
+    word, index = m.group("word"), int(m.group("k"))
+    forms: dict[str, list[tuple[int, int]]] = {}
+    names: dict[str, str] = {}
+    for n, line in enumerate(article.text.splitlines(), 1):
+        w = _LABELLED.match(line)
+        if w is None or w.group("word") != word or "=" not in w.group("rest"):
+            continue
+        name, _, expression = w.group("rest").partition("=")
+        form = _form(expression, int(w.group("k")))
+        if form is not None and "=" not in expression:
+            forms.setdefault(form, []).append((int(w.group("k")), n))
+            names[form] = name.strip()
+    shared = [(form, lines) for form, lines in forms.items() if len({i for i, _ in lines}) >= 2]
+    if len(shared) != 1:
+        return None
+    form, lines = shared[0]
+    expression = _resolved(form.replace(_PLACEHOLDER, str(index)), article)
+    if expression is None:
+        return None
+    worked = tuple(f"{word} {i}" for i in sorted({i for i, _ in lines}))
+    return IndexedForm(
+        f"{word} {index}: {names[form]}", index, expression, worked, min(n for _, n in lines)
+    )
+
+
+def _resolved(expression: str, article: Article) -> str | None:
+    """The expression with each name replaced by the one displayed line that works it out
+    (its arithmetic, in parentheses); None if a name has no such line, or several."""
+    out = expression
+    for name in sorted(set(_NAME.findall(expression)), key=len, reverse=True):
+        lines = {
+            " ".join(d.latex.split())
+            for d in article.displays
+            if d.cell is None
+            and d.label.strip() == name
+            and len(d.rows) == 1
+            and len(d.rows[0]) == 1
+            and not re.search(r"[A-Za-z]", d.latex)
+        }
+        if len(lines) != 1:
+            return None
+        out = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w(])", f"({lines.pop()})", out)
+    return out

@@ -34,6 +34,7 @@ from symtf.draft.infer.target import (
     parse_target,
 )
 from symtf.draft.sizing import refuse_array
+from symtf.draft.stored import whole_prints
 from symtf.draft.templates import Ref, bind, call, inputs, variables
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.tensor import Tensor
@@ -204,6 +205,9 @@ class CodeSteps(Evidence):
         """
         if e.replaces or len(e.values) < MIN_WRITTEN or len(e.places) != len(e.values):
             return
+        if whole_prints(e.values, self.article.displays, e.cell, min(q.line for q in e.places)):
+            self._restating(e, "a literal restating, as whole numbers, results displayed above it")
+            return
         if not all("." in v and "e" not in v.lower() for v in e.values):
             return
         if sum(len(v.lstrip("-").replace(".", "").strip("0")) >= 3 for v in e.values) < 2:
@@ -228,6 +232,14 @@ class CodeSteps(Evidence):
             if not same:
                 return
             taken.add(max(same, key=lambda d: (d.places[0].line, d.key)).key)
+        self._restating(e, "a literal restating results displayed above it")
+
+    def _restating(self, e: Any, note: str) -> None:
+        """The printing of a literal that restates displayed results (checked as them)."""
+        shape2 = _shape2(tuple(e.shape))
+        rows = tuple(tuple(e.values[i * shape2[1] : (i + 1) * shape2[1]]) for i in range(shape2[0]))
+        if len(e.lines) != len(rows):
+            return
         self._shown_key += 1
         pkey = 2_000_000 + self._shown_key
         p = Printing(
@@ -241,9 +253,7 @@ class CodeSteps(Evidence):
             in_code=True,
         )
         self.extra.append(p)
-        self.outcomes[pkey] = Outcome(
-            p, "unmapped", note=f"{e.where}: a literal restating results displayed above it"
-        )
+        self.outcomes[pkey] = Outcome(p, "unmapped", note=f"{e.where}: {note}")
 
     def _through_refs(self, key: int) -> int:
         """The known tensor a step that only renames another (``p = torch.tensor(p)``) is."""

@@ -591,7 +591,7 @@ class Evidence(Candidates):
         A witness (:func:`symtf.witness.reach`): the enclosure over those intervals
         meeting the prints is not enough, since enclosures are wider than the range.
         """
-        from symtf.backends.rounded import half_width
+        from symtf.backends.rounded import tensor_half_widths
         from symtf.witness import reach
 
         xp = self._xp
@@ -603,7 +603,7 @@ class Evidence(Candidates):
             texts = [c for r in self.known[k].rows for c in r]
             if len(texts) != len(self.known[k].ball.data):
                 return False
-            entries += [((k, i), h) for i, c in enumerate(texts) if (h := half_width(c))]
+            entries += [((k, i), h) for i, h in enumerate(tensor_half_widths(texts)) if h]
         if not entries:
             return False
         # the step's printed entries, then those printed of the steps it is computed from

@@ -190,7 +190,11 @@ class Search(ProbabilityRows):
             or self._stated_or_found(p, t)
         )
         if out is None:
-            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
+            out = (
+                self._target_gradient(p, t)
+                or self._labelled_softmax(p, t)
+                or self._given_or_unmapped(p, t)
+            )
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:

@@ -30,7 +30,62 @@ def chain_links(links: Sequence[str]) -> list[Link]:
     out = term_links(links)
     for k in range(1, len(links)):
         out.extend(entry_links(k, links[k - 1], links[k], last=k == len(links) - 1))
+        out.extend(scaled_links(k, links[k - 1], links[k]))
     return out
+
+
+#: A number times a list, or a list times a number, in a plain link: ``0.4·[1,0.5]``.
+_SCALED = re.compile(
+    r"^(?:(?P<a>\d+\.?\d*|\.\d+)[·×*](?P<l>\[[^\[\]]*\])|(?P<r>\[[^\[\]]*\])[·×*](?P<b>\d+\.?\d*|\.\d+))$"
+)
+
+
+def scaled_links(k: int, earlier: str, later: str) -> list[Link]:
+    """``0.4·[1,0] + 0.2·[0.5,0.5] = [0.4, 0] + [0.1, 0.1]``: the later link's lists, term
+    by term, write the products of the earlier link's scaled lists, entry by entry.
+
+    Both links must be sums of as many terms, each earlier term a number times a list and
+    each later one a list of as many numbers.
+    """
+    a, b = _plain(earlier), _plain(later)
+    if a is None or b is None:
+        return []
+    ta, tb = _top_terms(a), _top_terms(b)
+    if len(ta) < 2 or len(ta) != len(tb):
+        return []
+    out: list[Link] = []
+    seen: list[str] = []
+    for x, (y, _) in zip(ta, tb, strict=True):
+        m = _SCALED.match(x[0])
+        xs = _entries(m.group("l") or m.group("r")) if m else None
+        ys = _entries(y) if y.startswith("[") and y.endswith("]") else None
+        if m is None or xs is None or ys is None or len(xs) != len(ys):
+            return []
+        numbers = [numeric_cell(v) for v in ys]
+        if any(n is None for n in numbers):
+            return []
+        scale = m.group("a") or m.group("b")
+        for entry, number in zip(xs, numbers, strict=True):
+            if not re.fullmatch(r"[01](?:\.0*)?", entry):  # c·1 and c·0 only copy c or 0
+                out.append((k, (f"{scale}·{entry}",), str(number), seen[:]))
+            seen.append(str(number))
+    return out
+
+
+def _top_terms(plain: str) -> list[tuple[str, int]]:
+    """A plain link split at its top-level ``+`` signs: each term, and where it starts."""
+    terms: list[tuple[str, int]] = []
+    depth = start = 0
+    for i, ch in enumerate(plain):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "+" and depth == 0 and i > start:
+            terms.append((plain[start:i].strip(), start))
+            start = i + 1
+    terms.append((plain[start:].strip(), start))
+    return terms
 
 
 def entry_links(k: int, earlier: str, later: str, *, last: bool = False) -> list[Link]:

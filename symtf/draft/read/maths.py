@@ -52,6 +52,12 @@ _ARROWS = ("\\to", "\\rightarrow", "\\mapsto", "→", "\\longrightarrow")
 _TERM = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 _FRACTION = re.compile(r"\s*\d+\s*/\s*\d+\s*")
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
+#: A remark in words closing a statement, not maths: ``[0.41, 0.49] \ (\text{approx})``,
+#: ``\quad \text{(rounded)}`` (letters, spaces and dots only: no number hides in it).
+_REMARK = re.compile(
+    r"(?:\\[ ,;:!]|\\quad|\\qquad|~|\s)*"
+    r"(?:\(\s*\\text\{[A-Za-z .]+\}\s*\)|\\text\{\s*\([A-Za-z .]+\)\s*\})\s*$"
+)
 
 
 class _Statement:
@@ -123,6 +129,9 @@ def math_items(seg: Segment, definitions: dict[str, Definition] | None = None) -
     for place, (raw, at) in enumerate(statements):
         # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
         text = whole[at : at + len(raw)].sub(_IMPLICIT_SCALE, r"\1\\times[")
+        remark = _REMARK.search(text.text)
+        if remark is not None and remark.start() > 0:
+            text = text[: remark.start()]
         st = _Statement(seg, text, place, context, definitions)
         _statement_items(st, widths)
         out.extend(st.out)

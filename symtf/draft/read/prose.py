@@ -658,13 +658,19 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
-    raw = text.text
+    raw = _ESCAPE.sub(" ", text.text)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
         s.out = []
         _loose_numbers(s)
     return s.out
+
+
+#: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
+#: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
+#: as a space, so every offset stays.
+_ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 
 
 #: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
@@ -1097,8 +1103,40 @@ def printed_numbers(seg: Segment) -> list[Found]:
 
 def comment_numbers(seg: Segment) -> list[Found]:
     """The values written in code comments (``# = [0.35, -1.2]``, ``# loss ≈ 0.46``, a
-    tensor pasted over several comment lines), read as prose."""
-    return text_items(seg)
+    tensor pasted over several comment lines), read as prose.
+
+    A printed array pasted over several comment lines (``# tensor([[ 2.,  4.,  4.],  #
+    query 1`` / ``#         [ 4., 16., 12.]])``) is the one matrix it prints, as in the
+    output it copies, whatever is written after its rows; its rows are not read again
+    one by one."""
+    found = text_items(seg)
+    pasted = _pasted_arrays(seg)
+    if not pasted:
+        return found
+    lines = {q.line for f in pasted for q in f.places}
+    kept = [f for f in found if not f.places or not {q.line for q in f.places} <= lines]
+    return [*kept, *pasted]
+
+
+#: What a comment writes after a row of an array pasted into it: ``],  # query 1``.
+_AFTER_ROW = re.compile(r"(?<=[\],)])[ \t]+#[^\n]*")
+
+
+def _pasted_arrays(seg: Segment) -> list[Found]:
+    """The arrays of two rows or more a comment pastes as printed (``tensor([[…], […]])``),
+    read with what follows each row blanked out (offsets, and so places, stay)."""
+    text = seg.text.text
+    blank = _AFTER_ROW.sub(lambda m: " " * len(m.group()), text)
+    if "\n" not in text.strip():
+        return []
+    shown = Segment(Text(blank, seg.text.frame, seg.text.runs), seg.line, seg.math, seg.cell)
+    return [
+        f
+        for f in output_items(shown)
+        if len(f.rows) > 1
+        and len(f.places) == sum(len(r) for r in f.rows)
+        and re.search(r"(?:array|tensor|Tensor)\(\s*\[\s*\[", f.context)
+    ]
 
 
 def output_items(seg: Segment) -> list[Found]:

@@ -19,6 +19,7 @@ from symtf.draft.translate.iteration import (
     assigned_names,
     quiet_assignment,
     returns_tuple,
+    whole_numbers,
 )
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
@@ -93,7 +94,12 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             step = self._anonymous.get(literal)
             if step is None:  # the same literal again (in an unrolled loop): the same given
                 step = self._fresh("literal")
-                self._emit(Given(step, values, shape, self._where(node), f32))
+                # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places
+                b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
+                at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
+                where, places = self._where(node), self._entry_places(node) if row else ()
+                cell: int | None = b.cell if b else None
+                self._emit(Given(step, values, shape, where, f32, None, at, cell, places))
                 self._anonymous[literal] = step
             self.float32 |= f32
             return Var(step)
@@ -273,6 +279,22 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         func = node.func
         if isinstance(func, ast.Name) and func.id in self.functions:
             return self._inline_call(self.functions[func.id], node)
+        if isinstance(func, ast.Name) and func.id in self.instances:
+            # ln(x): the class's function of the settings it was made with and of x
+            made_of, made = self.instances[func.id]
+            inputs = made_of.inputs
+            if len(node.args) > len(inputs):
+                raise Untranslated("a call that does not match its module's forward")
+            both = ast.Call(
+                made.func,
+                list(made.args),
+                [
+                    *made.keywords,
+                    *(ast.keyword(p, a) for p, a in zip(inputs, node.args, strict=False)),
+                    *node.keywords,
+                ],
+            )
+            return self._inline_call(made_of.function, ast.copy_location(both, node))
         if isinstance(func, ast.Name) and func.id in self.stubs:
             # def softmax(z): ... — a function without a body, read by its name: the
             # translation is a reading of the name, not of code
@@ -309,6 +331,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 if held is not None:  # np.array(rows), rows a list of arrays: stacked
                     return self._stacked(held)
                 number = self._const_or_none(node.args[0])
+                if whole_numbers(number):  # np.array(ids): the whole numbers a list holds
+                    return self._ids_given(number, node)
                 if isinstance(number, (int, float, DecimalText)) and not isinstance(number, bool):
                     return Num(num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
                 if mod in ("torch", "tensorflow", "jax.numpy"):

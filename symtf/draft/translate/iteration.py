@@ -353,6 +353,17 @@ class Iteration(Scope):
             self._restore_scope(saved)
         return held
 
+    def _ids_given(self, ids: tuple[int, ...], node: ast.expr) -> Expr:
+        """``np.array(ids)`` of a list of whole numbers the translation knows: a given
+        tensor of them (the same list again is the same given)."""
+        literal = (tuple(str(k) for k in ids), (len(ids),), False)
+        step = self._anonymous.get(literal)
+        if step is None:
+            step = self._fresh("ids")
+            self._emit(Given(step, literal[0], literal[1], self._where(node)))
+            self._anonymous[literal] = step
+        return Var(step)
+
     def _rows_picked(self, base: Expr, ids: Any) -> Expr | None:
         """``E[ids]`` with ``ids`` a list of whole numbers the translation knows: those rows
         of ``E``, in order (``None``: ``ids`` is not such a list)."""

@@ -82,6 +82,16 @@ class NotebookFunction:
     defaults: dict[str, ast.expr] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ModuleClass:
+    """What an instance of a module class the notebook defines computes: one function, and
+    which of its parameters are the inputs of ``forward`` (the others are ``__init__``'s
+    settings); see :mod:`symtf.draft.translate.classes`."""
+
+    function: NotebookFunction
+    inputs: tuple[str, ...]
+
+
 @dataclass
 class Buffer:
     """An array filled entry by entry: ``np.zeros((n, m))`` then ``a[i, j] = …`` in a loop.
@@ -313,6 +323,11 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Module classes the notebook defines, each as the function an instance computes
+        #: (:mod:`symtf.draft.translate.classes`), and their instances with the call that
+        #: made them (``ln = LayerNorm(emb_dim=6)``).
+        self.classes: dict[str, ModuleClass] = {}
+        self.instances: dict[str, tuple[ModuleClass, ast.Call]] = {}
         #: Functions of no parameters that return nothing (a script's ``def main():`` or
         #: ``def example():``): their bodies are walked where a statement calls them.
         self.procedures: dict[str, list[ast.stmt]] = {}
@@ -824,8 +839,9 @@ class Scope:
         return tuple(values), shape, f32
 
     def _entry_places(self, node: ast.expr) -> tuple[Place, ...]:
-        """Where each entry of a matrix literal stands in the article, row by row (empty
-        when not known: a block without places, an entry over two lines)."""
+        """Where each entry of a matrix literal (or of a one-dimensional one) stands in the
+        article, row by row (empty when not known: a block without places, an entry over
+        two lines)."""
         inner = node.args[0] if isinstance(node, ast.Call) and node.args else node
         origin = origin_of(inner)
         source = getattr(origin.block, "source", None) if origin is not None else None
@@ -835,7 +851,8 @@ class Scope:
         for raw in origin.lines:  # each line with its end, as the parser counts lines
             starts.append(starts[-1] + len(raw.decode("utf-8", "replace")))
         out = []
-        for row in inner.elts:
+        flat = not any(isinstance(e, (ast.List, ast.Tuple)) for e in inner.elts)
+        for row in [inner] if flat else inner.elts:  # a one-dimensional literal: one row
             if not isinstance(row, (ast.List, ast.Tuple)):
                 return ()
             for e in row.elts:
