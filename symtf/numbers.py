@@ -614,6 +614,12 @@ def protect_thousands_separators(text: str) -> str:
     return "".join(out)
 
 
+def ungrouped(text: str) -> str:
+    """``163,009,536`` as ``163009536``: one printed number without its grouping commas
+    (any other text unchanged), for rows whose entries are separated by commas."""
+    return text.replace(",", "") if _THOUSANDS.match(text.strip()) else text
+
+
 def is_label(cell: str) -> bool:
     """Whether a table cell is a label (``I``, ``(query→)``, ``Birds``), not a number.
 

@@ -384,21 +384,191 @@ def test_a_gradient_is_the_probabilities_less_one_at_the_target_the_prose_states
     assert [_class(v, s) for v, s in zip(p, ["0.598", "0.269", "0.133"], strict=True)] == [
         "rounded"
     ] * 3
-    # the gradient of −log p_1 is p − one_hot(1), by hand; read from the printed
-    # probabilities (no step places them) it is [0.598, 0.269 − 1, 0.133]
-    grad = [Fraction("0.598"), Fraction("0.269") - 1, Fraction("0.133")]
+    # the gradient of −log p_1 is p − one_hot(1), by hand, p the softmax of the logits
+    # printed above the probabilities (the labels name it)
+    grad = [p[0], p[1] - 1, p[2]]
     classes = [_class(g, s) for g, s in zip(grad, ["0.598", "-0.713", "0.133"], strict=True)]
-    assert classes == ["exact", "wrong", "exact"]  # −0.713 for −0.731: two digits swapped
-    assert _class(p[1] - 1, "-0.713") == "wrong"  # and from the unrounded probability too
+    assert classes == ["rounded", "wrong", "rounded"]  # −0.713 for −0.731: two digits swapped
     checks = _checks(tmp_path, TARGET)
     line = TARGET.splitlines().index("dL/dlogits = [0.598, -0.713, 0.133]") + 1
     at = [c["verdict"] for c in checks if c["source_line"] == line]
-    assert sorted(at) == ["exact", "exact", "wrong"]
+    assert sorted(at) == ["rounded", "rounded", "wrong"]
     assert _verdicts(checks, TARGET, "-0.713") == {"wrong"}
+    # without the logits, the probabilities are read as printed (no step places them):
+    # [0.598, 0.269 − 1, 0.133]
+    bare = TARGET.replace("**Logits:** [1.200, 0.400, -0.300]\n\n", "")
+    grad_printed = [Fraction("0.598"), Fraction("0.269") - 1, Fraction("0.133")]
+    classes = [
+        _class(g, s) for g, s in zip(grad_printed, ["0.598", "-0.713", "0.133"], strict=True)
+    ]
+    assert classes == ["exact", "wrong", "exact"]
+    checks = _checks(tmp_path, bare)
+    line = bare.splitlines().index("dL/dlogits = [0.598, -0.713, 0.133]") + 1
+    at = [c["verdict"] for c in checks if c["source_line"] == line]
+    assert sorted(at) == ["exact", "exact", "wrong"]
     # the index is never guessed: without the sentence stating it, no step
     untold = TARGET.replace("the correct token is index 1", 'the next token is "sat"')
     checks = _checks(tmp_path, untold)
     assert not [c for c in checks if c["source_line"] == line]
+
+
+# ------------------------------------- probabilities printed under the logits they are the softmax of
+
+LABELLED = """\
+# Output layer
+
+**Target:** the correct token is index 2.
+
+**Context vector:** [0.0731, 0.0269]
+
+**Logits:** [0.00731, 0.0, 0.00269, 0.0]
+
+**Probabilities:** [0.252, 0.249, 0.250, 0.249]
+
+### Gradient
+
+dL/dlogits = [0.252, 0.249, -0.750, 0.249]
+"""
+
+
+def _softmax(z: list[mpmath.mpf]) -> list[mpmath.mpf]:
+    e = [mpmath.exp(x) for x in z]
+    total = mpmath.fsum(e)
+    return [x / total for x in e]
+
+
+def test_probabilities_printed_under_their_logits_are_the_softmax_of_them(
+    tmp_path: Path,
+) -> None:
+    # the logits as printed, their zeros exact: softmax by hand at 40 digits
+    p = _softmax([mpmath.mpf("0.00731"), mpmath.mpf(0), mpmath.mpf("0.00269"), mpmath.mpf(0)])
+    printed = ["0.252", "0.249", "0.250", "0.249"]
+    assert [_class(v, s) for v, s in zip(p, printed, strict=True)] == [
+        "slip",  # 0.25120…: 0.252 is 0.8 of a unit off
+        "rounded",
+        "rounded",
+        "rounded",
+    ]
+    grad = [p[0], p[1], p[2] - 1, p[3]]
+    gp = ["0.252", "0.249", "-0.750", "0.249"]
+    assert [_class(v, s) for v, s in zip(grad, gp, strict=True)] == ["slip"] + ["rounded"] * 3
+    checks = _checks(tmp_path, LABELLED)
+    for needle, nth, cls in [
+        ("0.252", 0, "slip"),
+        ("0.249", 0, "rounded"),
+        ("0.250", 0, "rounded"),
+        ("0.252", 1, "slip"),
+        ("-0.750", 0, "rounded"),
+    ]:
+        assert _verdicts(checks, LABELLED, needle, nth) == {cls}, (needle, nth)
+    # the logits are an input the article states: no verdict of their own
+    assert not _verdicts(checks, LABELLED, "0.00731")
+
+
+def test_probabilities_get_no_step_from_a_row_not_labelled_as_logits(tmp_path: Path) -> None:
+    # the same numbers, the row above named a "context": no label names the softmax's input
+    text = LABELLED.replace("**Logits:**", "**Hidden:**")
+    checks = _checks(tmp_path, text)
+    line = text.splitlines().index("**Probabilities:** [0.252, 0.249, 0.250, 0.249]") + 1
+    assert not [c for c in checks if c["source_line"] == line and c["verdict"] != "exact"]
+
+
+LOSS = """\
+# Output layer
+
+**Logits:** [-0.9764, -1.7219, 0.2270]
+
+**Probabilities:** [0.2081, 0.0987, 0.6932]
+
+The correct token is the second: Loss = -ln(0.0987) = 2.3154
+"""
+
+
+def test_a_literal_of_a_softmax_of_printed_logits_is_known_to_the_logits_digits(
+    tmp_path: Path,
+) -> None:
+    z = [mpmath.mpf(x) for x in ("-0.9764", "-1.7219", "0.2270")]
+    p = _softmax(z)
+    assert [_class(v, s) for v, s in zip(p, ["0.2081", "0.0987", "0.6932"], strict=True)] == [
+        "rounded"
+    ] * 3
+    # from the printed logits exactly, -ln p₁ = 2.3153488…, and as written -ln(0.0987) =
+    # 2.31565…: neither prints as 2.3154; with the second logit 0.000049 lower (within its
+    # half unit) p₁ still prints as 0.0987 and -ln p₁ = 2.31540…, which does
+    assert _class(-mpmath.log(p[1]), "2.3154") == "slip"
+    assert _class(-mpmath.log(mpmath.mpf("0.0987")), "2.3154") == "wrong"
+    moved = _softmax([z[0], z[1] - mpmath.mpf("0.000049"), z[2]])
+    assert _class(moved[1], "0.0987") == "rounded"
+    assert _class(-mpmath.log(moved[1]), "2.3154") == "rounded"
+    checks = _checks(tmp_path, LOSS)
+    assert _verdicts(checks, LOSS, "0.0987") == {"rounded"}  # the probabilities' step
+    (loss,) = [c for c in checks if c["printed"] == "2.3154"]
+    assert loss["verdict"] == "rounded"
+    assert loss["accepted_by"] == "rounded_inputs"
+    # a logit printed one unit lower makes 2.3154 unreachable: the line is off
+    low = LOSS.replace("-1.7219", "-1.7218")
+    z2 = [z[0], mpmath.mpf("-1.7218"), z[2]]
+    q = _softmax(z2)
+    assert _class(q[1], "0.0987") == "rounded" and _class(-mpmath.log(q[1]), "2.3154") == "wrong"
+    checks = _checks(tmp_path, low)
+    (loss,) = [c for c in checks if c["printed"] == "2.3154"]
+    assert loss["verdict"] in ("slip", "wrong")
+
+
+TRANSPOSED = """\
+# Gradient through the scores
+
+```
+dS[1][0] = 0.4172 × 0.25
+         = 0.1043
+
+dS[1][1] = -0.4172 × 0.75
+         = -0.3192
+```
+
+**Its transpose, for dK:**
+
+```
+dS^T = [0.0,  0.1043]
+       [0.0, -0.3192]
+```
+"""
+
+
+def test_a_gathered_matrix_with_zero_entries_restates_the_lines_worked_above(
+    tmp_path: Path,
+) -> None:
+    # by hand: 0.4172 × 0.25 = 0.1043 exactly; -0.4172 × 0.75 = -0.3129 (-0.3192: swapped)
+    assert _class(Fraction("0.4172") * Fraction("0.25"), "0.1043") == "exact"
+    assert _class(Fraction("-0.4172") * Fraction("0.75"), "-0.3192") == "wrong"
+    checks = _checks(tmp_path, TRANSPOSED)
+    # the matrix's non-zero entries are the two lines' results again, with their verdicts
+    assert _verdicts(checks, TRANSPOSED, "0.1043", 1) == {"exact"}
+    assert _verdicts(checks, TRANSPOSED, "-0.3192", 1) == {"wrong"}
+    # its zeros are entries the article writes: no line's result, no verdict
+    assert not _verdicts(checks, TRANSPOSED, "0.0")
+    # a zero that a line worked above prints is that line's result again
+    worked = TRANSPOSED.replace(
+        "```\ndS[1][0]", "```\ndS[0][1] = 0.4172 × 0.0\n         = 0.0\n\ndS[1][0]"
+    )
+    assert _verdicts(_checks(tmp_path, worked), worked, "0.0", 2) == {"exact"}
+    # a matrix of zeros only restates nothing
+    zeros = TRANSPOSED.replace("[0.0,  0.1043]", "[0.0,  0.0]").replace(
+        "[0.0, -0.3192]", "[0.0, 0.0]"
+    )
+    assert not [c for c in _checks(tmp_path, zeros) if "restated" in c["claim"]]
+
+
+def test_a_zero_written_short_is_known_to_its_tensors_finest_grid() -> None:
+    from symtf.backends.rounded import tensor_half_widths
+
+    half = Fraction(1, 200000)
+    assert tensor_half_widths(["0.00731", "0.0", "0.00269", "-0.0"]) == (half,) * 4
+    # a zero alone, or among entries no finer than itself, keeps its own digits
+    assert tensor_half_widths(["0.0", "0.5"]) == (Fraction(1, 20), Fraction(1, 20))
+    assert tensor_half_widths(["0.0"]) == (Fraction(1, 20),)
+    # an exact zero stays exact; a non-zero entry keeps its own digits
+    assert tensor_half_widths(["0", "0.25", "1.5"]) == (0, Fraction(1, 200), Fraction(1, 20))
 
 
 @pytest.mark.parametrize(

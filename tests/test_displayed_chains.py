@@ -193,3 +193,32 @@ def test_a_chain_with_its_value_written_last_keeps_every_link() -> None:
     assert [x["expression"] for x in c.extra["links"]] == ["1/4 + 1/4", "0.25 + 0.35"]
     assert [x["verdict"] for x in c.extra["links"]] == ["exact", "wrong"]
     assert c.verdict == "wrong" and c.extra["link"] == 1
+
+
+SCALED = """# Weighted sum
+
+The weights are $a = [0.25, 0.75]$ and the values $v_1 = [2.0, 0.5]$, $v_2 = [0.4, 1.2]$:
+
+$$o = 0.25 \\cdot [2.0, 0.5] + 0.75 \\cdot [0.4, 1.2]$$
+$$= [0.5, 0.125] + [0.3, 0.95]$$
+$$= [0.8, 1.075]$$
+"""
+
+
+def test_the_lists_of_a_link_write_the_scaled_lists_of_the_link_before(tmp_path: Path) -> None:
+    # 0.25·[2.0, 0.5] = [0.5, 0.125] and 0.75·[0.4, 1.2] = [0.3, 0.9] (by hand): the article
+    # writes 0.95 for 0.9, five units of its last digit off; the others are exact.
+    from symtf.commands.draft import check_article
+
+    path = tmp_path / "scaled.md"
+    path.write_text(SCALED, encoding="utf-8")
+    report = check_article(path)
+    got = sorted(
+        (c.printed, c.verdict)
+        for r in report.results
+        for c in r.checks
+        if r.claim.expression is not None
+        and "·" in r.claim.expression.split("=")[0]
+        and "[" not in r.claim.expression
+    )
+    assert got == [("0.125", "exact"), ("0.3", "exact"), ("0.5", "exact"), ("0.95", "wrong")]

@@ -97,13 +97,14 @@ def test_a_number_set_by_name_ahead_of_its_working_is_judged_as_that_line(
 ) -> None:
     """w₁ = 100^(−1/4) = 1/√10 = 0.31623 (by hand) prints as 0.316: the list's w₁ = 0.316 is
     that line again; written 0.361 it names another value and is not linked. w₃ is worked out
-    nowhere below: left alone."""
+    nowhere below: it is the worked lines' expression at index 3, 100^(−6/8) = 10^(−3/2) =
+    0.0316 (by hand), so 0.178 is wrong (tests/test_draft_worked_index.py)."""
     assert round(1 / 10**0.5, 3) == 0.316  # 100^(-1/4) = 10^(-1/2)
     text = AHEAD.format(w1="0.316", w3="0.178")
     verdicts = _verdicts(tmp_path, text)
     assert verdicts[_line_of(text, "Pair 1:")] == [("0.316", "rounded")]
     assert verdicts[_line_of(text, "Pair 0:")] == [("1.0", "exact")]
-    assert _line_of(text, "Pair 3:") not in verdicts
+    assert verdicts[_line_of(text, "Pair 3:")] == [("0.178", "wrong")]
     text = AHEAD.format(w1="0.361", w3="0.178")
     verdicts = _verdicts(tmp_path, text)
     assert _line_of(text, "Pair 1:") not in verdicts  # another value: not the line's

@@ -314,3 +314,84 @@ def test_a_few_one_digit_matches_carry_no_step(tmp_path: Path) -> None:
     ``out`` a copy of it with two wrong entries."""
     got, _ = _verdicts(tmp_path, COINCIDENCE)
     assert not any(v in ("slip", "wrong") for vs in got.values() for v in vs)
+
+
+# ----------------------------------------------------------------------------- temperature sections
+
+_TEMPERATURE = r"""# Temperature
+
+The softmax with a temperature:
+$$
+P(y_i) = \frac{{e^{{z_i / T}}}}{{\sum_{{j}} e^{{z_j / T}}}}
+$$
+
+## Example
+
+The logits:
+$$
+z = [1.0, 3.0, 2.0]
+$$
+
+### Plain softmax ($ T = 1 $)
+$$
+P(y_i) = \frac{{e^{{z_i}}}}{{\sum_{{j}} e^{{z_j}}}}
+$$
+After calculations:
+$$
+P = [{plain}]
+$$
+
+### Sharp ($ T = 0.5 $)
+Dividing by $ T $:
+$$
+z / T = [{divided}]
+$$
+Apply softmax:
+$$
+P = [{sharp}]
+$$
+"""
+
+
+def _softmax(z: list[str], temperature: str) -> list[mpmath.mpf]:
+    with mpmath.workdps(MPMATH_DIGITS):
+        e = [mpmath.exp(mpmath.mpf(v) / mpmath.mpf(temperature)) for v in z]
+        return [x / sum(e) for x in e]
+
+
+def test_a_section_that_sets_a_constant_reads_the_formula_written_in_it(tmp_path: Path) -> None:
+    # z = [1, 3, 2]. Plain: softmax(z) = [0.0900, 0.6652, 0.2447] -> [0.09, 0.67, 0.24].
+    # Sharp (T = 0.5): softmax(z / 0.5) = softmax([2, 6, 4]) = [0.01588, 0.86681, 0.11731]
+    # -> [0.02, 0.87, 0.12]; the article prints 0.01 (within one unit: a slip) and 0.88
+    # (off by more than one unit). Read with the nearer formula without T, softmax(z), the
+    # sharp row would be judged against [0.09, 0.67, 0.24] and the right 0.12 flagged.
+    z = ["1.0", "3.0", "2.0"]
+    plain, sharp = _softmax(z, "1"), _softmax(z, "0.5")
+    assert [rounds_to(v, t) for v, t in zip(plain, ["0.09", "0.67", "0.24"], strict=True)] == [
+        True
+    ] * 3
+    assert [rounds_to(v, t) for v, t in zip(sharp, ["0.02", "0.87", "0.12"], strict=True)] == [
+        True
+    ] * 3
+    assert abs(sharp[0] - mpmath.mpf("0.01")) < mpmath.mpf("0.01")
+    assert abs(sharp[1] - mpmath.mpf("0.88")) > mpmath.mpf("0.01")
+    text = _TEMPERATURE.format(
+        plain="0.09, 0.67, 0.24", divided="2.0, 6.0, 4.0", sharp="0.01, 0.88, 0.12"
+    )
+    got, _ = _verdicts(tmp_path, text)
+    assert got[(30, "0.01")] == ["slip"]
+    assert got[(30, "0.88")] == ["wrong"]
+    assert got[(30, "0.12")] == ["rounded"]
+
+
+def test_a_label_written_as_a_formula_states_its_step(tmp_path: Path) -> None:
+    # z / T with T = 0.5 (the section's constant): [1, 3, 2] / 0.5 = [2, 6, 4]. The article
+    # prints 4.5 for the last: off by 0.5, five units of its last digit. Two of the three
+    # entries agree, so the label states the step and the third is judged.
+    text = _TEMPERATURE.format(
+        plain="0.09, 0.67, 0.24", divided="2.0, 6.0, 4.5", sharp="0.02, 0.87, 0.12"
+    )
+    got, _ = _verdicts(tmp_path, text)
+    assert got[(26, "2.0")] == ["exact"]
+    assert got[(26, "6.0")] == ["exact"]
+    assert got[(26, "4.5")] == ["wrong"]

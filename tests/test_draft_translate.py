@@ -217,6 +217,26 @@ def test_scores_printed_rounded_after_random_weights_stand_for_the_scores(tmp_pa
     assert all(v in GOOD for _, v in verdicts), verdicts
 
 
+def test_one_number_printed_by_untranslated_code_is_the_input_of_what_follows(
+    tmp_path: Path,
+) -> None:
+    # The loss comes from a model that is not translated; its print, 2.0000, stands for it
+    # (to its printed precision): exp(loss) lies in [exp(1.99995), exp(2.00005)]
+    # = [7.38869, 7.38943], and e^2 = 7.389056… rounds to 7.3891. A print of 7.5000 lies
+    # outside that range wherever the loss lies within its rounding interval.
+    with mpmath.workdps(MPMATH_DIGITS):
+        assert rounds_to(mpmath.exp(2), "7.3891")
+        assert mpmath.exp(mpmath.mpf("2.00005")) < mpmath.mpf("7.45")
+    code = (
+        "import torch\nlogits = model(batch)\nloss = logits.mean()\nprint(loss)\n"
+        "perplexity = torch.exp(loss)\nprint(perplexity)\n"
+    )
+    right = _post(tmp_path, code, "tensor(2.0000)\ntensor(7.3891)\n", name="right")
+    assert _verdicts(right) == [("7.3891", "rounded")]
+    off = _post(tmp_path, code, "tensor(2.0000)\ntensor(7.5000)\n", name="off")
+    assert _verdicts(off) == [("7.5000", "wrong")]
+
+
 # ----------------------------------------------------------------------------- notebook functions
 
 
@@ -721,3 +741,96 @@ def test_tf_cast_to_float32_is_the_value_itself(tmp_path: Path) -> None:
     verdicts = _verdicts(_notebook(tmp_path, [(code, _numpy_print(printed))]))
     assert [p for p, _ in verdicts] == [t for row in printed for t in row]
     assert all(v in GOOD for _, v in verdicts), verdicts
+
+
+def test_an_accumulator_made_in_the_shape_of_another_tensor_is_unrolled(tmp_path: Path) -> None:
+    # ctx = zeros(query.shape); ctx += w[i] * x_i over the rows of x = [[1, 2], [3, 4]],
+    # w = [0.25, 0.75]: 0.25 * [1, 2] + 0.75 * [3, 4] = [0.25 + 2.25, 0.5 + 3] = [2.5, 3.5].
+    # The second notebook prints 3.6000 for 3.5: off by 1000 units of 0.0001.
+    code = (
+        "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+        "w = torch.tensor([0.25, 0.75])\nquery = x[1]\nctx = torch.zeros(query.shape)\n"
+        "for i, x_i in enumerate(x):\n    ctx += w[i] * x_i\nprint(ctx)\n"
+    )
+    right = _notebook(tmp_path, [(code, "tensor([2.5000, 3.5000])\n")], name="right")
+    assert _verdicts(right) == [("2.5000", "exact"), ("3.5000", "exact")]
+    off = _notebook(tmp_path, [(code, "tensor([2.5000, 3.6000])\n")], name="off")
+    assert _verdicts(off) == [("2.5000", "exact"), ("3.6000", "wrong")]
+
+
+def test_python_sum_of_a_list_of_numbers_is_their_sum(tmp_path: Path) -> None:
+    # sum([0.125, 0.25, 0.5]) = 0.875 exactly; sum([0.5, 0.375]) = 0.875, printed 0.6:
+    # off by 0.275, more than one unit (0.1) of its last digit.
+    path = _notebook(
+        tmp_path,
+        [
+            ("s = sum([0.125, 0.25, 0.5])\nprint('total:', s)\n", "total: 0.875\n"),
+            ("t = sum((0.5, 0.375))\nprint('other:', round(t, 1))\n", "other: 0.6\n"),
+        ],
+    )
+    assert _verdicts(path) == [("0.875", "exact"), ("0.6", "wrong")]
+
+
+def test_a_count_printed_with_grouped_digits_is_one_number_read_by_what_follows(
+    tmp_path: Path,
+) -> None:
+    # {total:,} prints 2,621,440 (one number, its digits grouped by threes); the size that
+    # follows is 2621440 * 4 / (1024 * 1024) = 10485760 / 1048576 = 10 exactly. The second
+    # notebook prints 12.00: off by 200 units of 0.01.
+    code = (
+        "total = sum(p.numel() for p in model.parameters())\n"
+        'print(f"Total number of parameters: {total:,}")\n'
+        'size_mb = total * 4 / (1024 * 1024)\nprint(f"Size: {size_mb:.2f} MB")\n'
+    )
+    right = _notebook(
+        tmp_path, [(code, "Total number of parameters: 2,621,440\nSize: 10.00 MB\n")], "right"
+    )
+    assert _verdicts(right) == [("10.00", "exact")]
+    off = _notebook(
+        tmp_path, [(code, "Total number of parameters: 2,621,440\nSize: 12.00 MB\n")], "off"
+    )
+    assert _verdicts(off) == [("12.00", "wrong")]
+
+
+_LAYER_NORM_CLASS = (
+    "import torch\nimport torch.nn as nn\n\n\nclass LayerNorm(nn.Module):\n"
+    "    def __init__(self, emb_dim):\n        super().__init__()\n        self.eps = 1e-5\n"
+    "        self.scale = nn.Parameter(torch.ones(emb_dim))\n"
+    "        self.shift = nn.Parameter(torch.zeros(emb_dim))\n\n"
+    "    def forward(self, x):\n        mean = x.mean(dim=-1, keepdim=True)\n"
+    "        var = x.var(dim=-1, keepdim=True, unbiased=False)\n"
+    "        norm_x = (x - mean) / torch.sqrt(var + self.eps)\n"
+    "        return self.scale * norm_x + self.shift\n"
+)
+
+
+def test_a_module_class_of_the_notebook_is_computed_where_its_instance_is_called(
+    tmp_path: Path,
+) -> None:
+    # Rows [1, 3] and [2, 2.5]: means 2 and 2.25, variances (n divisor) 1 and 0.0625, so
+    # (x - mean) / sqrt(var + 1e-5) = ±1/sqrt(1.00001) and ±0.25/sqrt(0.06251), by mpmath
+    # ±0.999995… and ±0.999920…: -1.0000, 1.0000, -0.9999, 0.9999. The second notebook
+    # prints 0.9992 for 0.9999: seven units of its last digit off.
+    with mpmath.workdps(MPMATH_DIGITS):
+        a = 1 / mpmath.sqrt(mpmath.mpf("1.00001"))
+        b = mpmath.mpf("0.25") / mpmath.sqrt(mpmath.mpf("0.06251"))
+    assert rounds_to(-a, "-1.0000") and rounds_to(b, "0.9999")
+    call = "x = torch.tensor([[1.0, 3.0], [2.0, 2.5]])\nln = LayerNorm(emb_dim=2)\nprint(ln(x))\n"
+    right = _notebook(
+        tmp_path,
+        [
+            (_LAYER_NORM_CLASS, None),
+            (call, "tensor([[-1.0000,  1.0000],\n        [-0.9999,  0.9999]])\n"),
+        ],
+        "right",
+    )
+    assert [v in GOOD for _, v in _verdicts(right)] == [True] * 4
+    off = _notebook(
+        tmp_path,
+        [
+            (_LAYER_NORM_CLASS, None),
+            (call, "tensor([[-1.0000,  1.0000],\n        [-0.9999,  0.9992]])\n"),
+        ],
+        "off",
+    )
+    assert [v for _, v in _verdicts(off)][3] == "wrong"

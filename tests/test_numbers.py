@@ -12,6 +12,7 @@ from symtf.numbers import (
     parse_printed,
     round_exact,
     rounding_interval,
+    ungrouped,
 )
 
 
@@ -162,3 +163,17 @@ def test_bracketed_rows_and_wrapped_arrays() -> None:
         [["0.1", "0.2"], ["0.3", "0.4"]],
         True,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("163,009,536", "163009536"),
+        ("-1,234.5", "-1234.5"),
+        ("1,23", "1,23"),  # not grouped by threes: left as written
+        ("0.5,0.25", "0.5,0.25"),
+        ("12", "12"),
+    ],
+)
+def test_ungrouped_drops_only_commas_that_group_digits_by_three(text: str, expected: str) -> None:
+    assert ungrouped(text) == expected

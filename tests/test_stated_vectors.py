@@ -52,3 +52,27 @@ def test_a_column_written_as_a_list_and_a_step_stated_on_its_own_line(tmp_path: 
     assert got[(7, "1.2")][0] == "wrong" and got[(7, "2.7")][0] == "wrong", got
     assert got[(9, "0.769")] == ("wrong", "inherited"), got
     assert got[(9, "0.937")] == ("wrong", "inherited"), got
+
+
+def test_an_accented_name_is_the_label_of_its_line(tmp_path: Path) -> None:
+    # \hat{y} is the label of the line that states it, not the heading above it; its step
+    # name is hat_y, the name the formula reader gives \hat{y}
+    path = tmp_path / "layer.md"
+    path.write_text(ARTICLE, encoding="utf-8")
+    report = check_article(path)
+    labels = {r.claim.source_line: r.claim.label for r in report.results}
+    assert labels[9] == "ŷ", labels
+
+
+def test_accented_names_read_as_the_formula_reader_names_them() -> None:
+    from symtf.draft.names import ident
+    from symtf.draft.read.items import label_of
+    from symtf.language.latexmath import to_plain
+
+    assert [label_of(s) for s in (r"\hat{y}", r"\bar{x}_1", r"\tilde{q}")] == [
+        "\u0177",  # y with circumflex, composed
+        "x\u0304_1",  # x with a combining macron (no composed form)
+        "q\u0303",
+    ]
+    assert [ident(s) for s in ("\u0177", "x\u0304_1", "q\u0303")] == ["hat_y", "bar_x_1", "tilde_q"]
+    assert to_plain(r"\hat{y}_t + 1") == "hat_y_t+1"

@@ -74,6 +74,34 @@ def half_width(text: str) -> Fraction:
     return Fraction(0)
 
 
+def tensor_half_widths(texts: Sequence[str]) -> tuple[Fraction, ...]:
+    """Half-widths of a given tensor's entries known to their printed digits, as written.
+
+    Each entry is known to half a unit of its last written digit (:func:`half_width`),
+    except a zero written with fewer decimals than the tensor's finest entry: an author
+    who prints ``0.00498`` writes a zero as ``0.0``, so that zero is known to the finest
+    grid of its tensor (``0.00498 0.0 0.00502`` → the ``0.0`` lies within 0.000005 of 0),
+    not to one decimal.
+    """
+    widths = [half_width(t) for t in texts]
+    finest = min(
+        (w for t, w in zip(texts, widths, strict=True) if w and not _is_zero(t)), default=None
+    )
+    if finest is None:
+        return tuple(widths)
+    return tuple(
+        min(w, finest) if w and _is_zero(t) else w for t, w in zip(texts, widths, strict=True)
+    )
+
+
+def _is_zero(text: str) -> bool:
+    """Whether a written decimal is a zero (``0.0``, ``-0.00``, ``.0``)."""
+    m = _DECIMAL.match(text)
+    if m is None:
+        return False
+    return not (m.group(1) or "").strip("0") and not (m.group(2) or "").strip("0")
+
+
 def _cell_text(v: Any) -> str:
     from symtf.numbers import TomlFloat
 
@@ -381,4 +409,5 @@ __all__ = [
     "half_widths",
     "model_inputs",
     "parse_rounded_inputs",
+    "tensor_half_widths",
 ]

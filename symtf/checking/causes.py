@@ -837,7 +837,7 @@ def rounded_inputs_cause(
 
 def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
     """The derivation with these inputs (model inputs or given tensors) known to their print only."""
-    from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
+    from symtf.backends.rounded import RoundedInput, RoundedInputs, tensor_half_widths
 
     names = set(names)
     written = getattr(d, "written_inputs", None) or {}
@@ -847,7 +847,7 @@ def with_rounded(d: Derivation, names: Iterable[str]) -> Derivation:
         if g.name in names:
             flat = g.flat if g.flat is not None else sympy.ImmutableMatrix([list(g.values)])
             g = dataclasses.replace(g, rounded=True, flat=flat)
-            items.append(RoundedInput(g.name, flat, (tuple(half_width(t) for t in g.texts),)))
+            items.append(RoundedInput(g.name, flat, (tensor_half_widths(g.texts),)))
         tensors.append(g)
     return dataclasses.replace(d, rounded_inputs=RoundedInputs(items), tensors=tuple(tensors))
 

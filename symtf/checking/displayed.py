@@ -678,13 +678,27 @@ def _claim_value(trace: Any, c: Claim) -> sympy.ImmutableMatrix:
     return v
 
 
+def _nearer(lines: dict[str, int | None], text: str, line: int | None) -> bool:
+    """Whether a result printed as ``text`` at ``line`` is the one later literals repeat:
+    the first so printed, or one printed again further down the article than the
+    literals' reach (:data:`lineage.LONG_ENTRY_LINES`) from it (a literal ``0.5`` in
+    ``3*0.5`` repeats the ``sin(0.524) = 0.5`` beside it, not a ``θ₆₃ = 0.5`` two hundred
+    lines up). Within that reach the first stays: a line's chain prints its terms again."""
+    if text not in lines:
+        return True
+    before = lines[text]
+    return line is not None and before is not None and line - before > lineage.LONG_ENTRY_LINES
+
+
 def _remember(ev: Any, claim: Claim, value: Any) -> None:
     m = value if isinstance(value, sympy.MatrixBase) else sympy.ImmutableMatrix([[value]])
     ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
-        ev.printed_results.setdefault(claim.printed[0][0].text, m[0, 0])
-        ev.printed_labels.setdefault(claim.printed[0][0].text, claim.label)
-        ev.printed_result_lines.setdefault(claim.printed[0][0].text, claim.source_line)
+        text = claim.printed[0][0].text
+        if _nearer(ev.printed_result_lines, text, claim.source_line):
+            ev.printed_results[text] = m[0, 0]
+            ev.printed_labels[text] = claim.label
+            ev.printed_result_lines[text] = claim.source_line
     elif claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == len(m):
         # a vector result: a later line may repeat it as a bracketed literal
         key = _row_key(p.text for p in claim.printed[0])

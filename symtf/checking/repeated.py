@@ -18,10 +18,17 @@ entry with the logits known to their printed precision: the witness must give th
 literal's own print and the line's result at one point of the logits' intervals, so
 other printed numbers that fix the literal more tightly are not contradicted
 (``-log(0.251) ≈ 1.383`` stays off when the printed logits fix P = 0.25063).
+
+A literal that stands for an entry of a step that is the softmax of a given row known
+only to its printed digits (``Loss1 = -ln(0.3099)`` with 0.3099 standing for
+``Probabilities1 = softmax(Logits1)``, the logits read as printed) is read the same way:
+that softmax entry with the logits known to their printed precision
+(:func:`softmax_entries`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,7 +39,8 @@ import sympy
 
 from symtf import ops
 from symtf.backends import BallBackend, ExactBackend
-from symtf.numbers import Interval, Printed, rounding_interval
+from symtf.errors import SymtfError
+from symtf.numbers import Interval, Printed, parse_printed, rounding_interval
 from symtf.spec import Claim, Derivation
 
 #: The fewest significant digits of a repeated number read as the rounded print of a
@@ -57,6 +65,8 @@ class Loose:
         logits: The earlier printed row whose softmax the repeated number's row is, if any.
         logits_label: That row's claim label.
         index: The repeated number's place in its row.
+        step: For a literal standing for a softmax step's entry, that step's name (its
+            ``label`` then names the step too), else ``""``.
     """
 
     pos: int
@@ -67,6 +77,7 @@ class Loose:
     logits: tuple[Printed, ...] = ()
     logits_label: str = ""
     index: int = 0
+    step: str = ""
 
 
 def article_order(claim: Claim, derivation: Any) -> tuple[list[Claim], int] | None:
@@ -94,9 +105,10 @@ def loose_literals(
     """
     if not getattr(claim, "match_literals", True):
         return []
+    stood = softmax_entries(parsed, claim, derivation, replace)
     found = article_order(claim, derivation)
     if found is None:
-        return []
+        return stood
     claims, here = found
     earlier = claims[:here]
     given = exact_givens(derivation)
@@ -126,7 +138,78 @@ def loose_literals(
                 lit.pos, lit.text, c.printed[r][j], c.label, c.source_line, logits, logits_label, j
             )
         )
+    return stood + out
+
+
+_ENTRY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]\s*$")
+
+
+def softmax_entries(
+    parsed: Any, claim: Claim, derivation: Any, replace: Mapping[int, Any]
+) -> list[Loose]:
+    """The literals the claim's ``stands_for`` replaced by an entry of a step that is the
+    softmax of a given tensor known only to its printed digits (``softmax(logits, axis=-1)``
+    with ``logits`` a rounded given): each is that softmax entry with the logits known to
+    their printed precision, as a repeated number whose row is the softmax of printed logits.
+
+    Only a non-negative literal is read so (a probability, written without a sign)."""
+    steps = {s.name: s for s in getattr(derivation, "steps", ())}
+    given = {g.name: g for g in getattr(derivation, "tensors", ()) if g.rounded}
+    out = []
+    for lit in parsed.literals:
+        if lit.pos not in replace or lit.text.startswith(("-", "−")):
+            continue
+        ref = claim.stands_for.get(lit.text) if isinstance(claim.stands_for, Mapping) else None
+        m = _ENTRY.match(ref or "")
+        if m is None or m.group(1) not in steps:
+            continue
+        logits = _softmax_input(steps[m.group(1)].tree, given)
+        if logits is None:
+            continue
+        n = logits.shape[-1]
+        i, j = (0, int(m.group(2))) if m.group(3) is None else (int(m.group(2)), int(m.group(3)))
+        if len(logits.shape) == 1 and m.group(3) is not None and i != 0:
+            continue
+        texts = logits.texts[i * n : (i + 1) * n]
+        if len(texts) != n or not 0 <= j < n:
+            continue
+        try:
+            row = tuple(parse_printed(t, where="logits") for t in texts)
+            own = parse_printed(lit.text, where="literal")
+        except (SymtfError, ValueError):
+            continue
+        if any(q.value is None for q in row) or own.value is None:
+            continue
+        name = m.group(1)
+        out.append(Loose(lit.pos, lit.text, own, name, None, row, logits.name, j, step=name))
     return out
+
+
+def _softmax_input(tree: Any, given: Mapping[str, Any]) -> Any:
+    """The rounded given tensor a step is the last-axis softmax of (``softmax(z, axis=-1)``,
+    ``z`` of one or two axes), or ``None``."""
+    from symtf.language.lang import Name
+    from symtf.language.syntax import Call, Literal, Unary
+
+    if not isinstance(tree, Call) or tree.name != "softmax" or len(tree.args) != 1:
+        return None
+    arg = tree.args[0]
+    if not isinstance(arg, Name) or arg.name not in given:
+        return None
+    g = given[arg.name]
+    if len(g.shape) not in (1, 2):
+        return None
+    for key, v in tree.kwargs:
+        if key != "axis":
+            return None
+        value = (
+            -v.operand.value
+            if isinstance(v, Unary) and v.op == "-" and isinstance(v.operand, Literal)
+            else getattr(v, "value", None)
+        )
+        if value not in (-1, len(g.shape) - 1):
+            return None
+    return g
 
 
 def _repeated(text: str, earlier: Sequence[Claim]) -> list[tuple[int, int, int]]:
@@ -268,7 +351,12 @@ def explain(loose: Sequence[Loose], printed: str) -> str:
     for lo in loose:
         where = _where(lo.label, lo.line)
         iv = rounding_interval(lo.repeats)
-        if lo.logits:
+        if lo.step:
+            parts.append(
+                f"{lo.text} stands for an entry of {lo.step}, the softmax of "
+                f"{lo.logits_label}, with those logits known only to their printed precision"
+            )
+        elif lo.logits:
             parts.append(
                 f"{lo.text} repeats {where}, which no step places; its row is, as printed, the "
                 f"softmax of {_where(lo.logits_label, None)}, so it stands for that softmax entry "

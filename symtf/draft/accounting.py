@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from symtf.draft.read import LITERAL
 from symtf.place import Place
 from symtf.visible import toml_string
 
@@ -225,7 +226,9 @@ def _claims_of(
     return out
 
 
-def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tuple[Any, str, Place]]:
+def _displayed(
+    f: Any, article: Article, places: tuple[Place, ...], before_only: bool = False
+) -> list[tuple[Any, str, Place]]:
     """The displayed lines whose results a found value restates, one per number, with the
     number and its place; empty if it restates none.
 
@@ -234,29 +237,43 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
     A row or matrix of numbers (``dL/dx = [0.025, -0.0749]`` after ``dL/dx[0] = … = 0.025``
     and ``dL/dx[1] = … = -0.0749``) restates such lines only when every number repeats the
     result of a different one, and the numbers together carry four digits or more
-    (:func:`_link`'s bar): fewer could equal earlier results by chance. A number set by
+    (:func:`_link`'s bar): fewer could equal earlier results by chance. A zero among them
+    that no line before it prints (``dL/dS^T = [0.0, 0.001765]``, a position with no
+    gradient) is an entry the article writes: it restates nothing, and the others still must. A number set by
     name ahead of the line that works it out (``θ₁ = 0.982``, then ``θ₁ = … ≈ 0.982``)
     restates that line (:func:`_named_ahead`).
     """
     if f.kind == "arithmetic":
         return []
     flat = [x for r in f.rows for x in r]
-    before = _displayed_before(f, article, places, flat)
-    if before or len(flat) != 1 or len(places) != 1:
+    before = _displayed_before(f, article, places, flat, before_only)
+    if before or before_only or len(flat) != 1 or len(places) != 1:
         return before
     ahead = _named_ahead(f, article, flat[0], places[0])
     return [(ahead, flat[0], places[0])] if ahead is not None else []
 
 
 def _displayed_before(
-    f: Any, article: Article, places: tuple[Place, ...], flat: list[str]
+    f: Any, article: Article, places: tuple[Place, ...], flat: list[str], strict: bool = False
 ) -> list[tuple[Any, str, Place]]:
-    """:func:`_displayed` for the lines before the value (each number its nearest)."""
-    if len(flat) != len(places) or _digits(flat) < (3 if len(flat) == 1 else 4):
+    """:func:`_displayed` for the lines before the value (each number its nearest), or, for
+    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`);
+    ``strict``: printed before it, not later on its line."""
+    from symtf.draft.stored import whole_prints
+
+    if len(flat) != len(places):
+        return []
+    whole = whole_prints(flat, article.displays, f.cell, min(q.line for q in places))
+    if whole is not None:
+        return list(zip(whole, flat, places, strict=True))
+    if _digits(flat) < (3 if len(flat) == 1 else 4):
         return []
     out: list[tuple[Any, str, Place]] = []
     taken: set[int] = set()
-    for value, at in zip(flat, places, strict=True):
+    zero = [(v := _value(x)) is not None and v[0] == 0 for x in flat]
+    if len(flat) > 1 and all(zero):
+        return []
+    for value, at, is_zero in zip(flat, places, zero, strict=True):
         best = None
         for d in article.displays:
             if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
@@ -266,10 +283,13 @@ def _displayed_before(
             if (
                 d.places[0].line <= at.line
                 and (d.places[0].line, d.places[0].column) != (at.line, at.column)
+                and not (strict and d.places[0].line == at.line)
                 and _same(value, d.rows[0][0])
                 and (best is None or d.places[0].line >= best.places[0].line)
             ):
                 best = d
+        if best is None and is_zero and len(flat) > 1:
+            continue  # a zero entry the article writes (no gradient there), no line's result
         if best is None:
             return []
         taken.add(best.key)
@@ -350,11 +370,18 @@ def account(
             continue
         covered.update(_key(q) for q in left)
         name = f.label.strip() or where(left[0])
+        literal = f.label.endswith(LITERAL)
+        if literal:  # "(0.8 - 0.25) / 0.364": 0.364 as the deviation worked out above
+            name = f.label[: -len(LITERAL)].strip() or where(left[0])
         if len(left) == len(f.places):
-            restated = restatements(f, name, article, sources, placement, label, chains)
+            restated = restatements(
+                f, name, article, sources, placement, label, chains, before_only=literal
+            )
             if restated:
                 claims.extend(restated)
                 continue
+        if literal:
+            continue  # an input of its line: it repeats no result printed before it
         unmapped.append(Unmapped(name, left[0].line, len(left), WHY_UNCLAIMED[origin], (), left))
     return claims
 
@@ -369,13 +396,15 @@ def restatements(
     chains: Mapping[int, tuple[str, str]] | None = None,
     *,
     results_only: bool = False,
+    before_only: bool = False,
 ) -> list[str]:
     """The claims of a value (a found value or a printing, with its places) that restates
     an earlier one: at the step the earlier value is placed at, or as the displayed line
     whose result it repeats. None if it restates nothing (then it is not checked).
 
     ``results_only``: only as displayed lines' results (a table that sums up the lines
-    worked above it), never as another printing.
+    worked above it), never as another printing. ``before_only``: only results printed
+    before it (a number a line computes from repeats no result of that line).
 
     ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
     checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
@@ -411,7 +440,7 @@ def restatements(
         return claims
     # "88.08%" after "σ(2) = 0.8808", or "dL/dx = [0.025, -0.0749]" after the lines that
     # computed dL/dx[0] and dL/dx[1]: each number is the displayed line, again
-    return [
+    claims = [
         "\n".join(
             [
                 "[[claims]]",
@@ -423,7 +452,41 @@ def restatements(
                 f"# line {at.line}: restates the result displayed at line {d.line}",
             ]
         )
-        for d, value, at in _displayed(item, article, places)
+        for d, value, at in _displayed(item, article, places, before_only)
+    ]
+    if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
+        return claims
+    return _at_worked_index(item, name, article, places[0], label)
+
+
+def _at_worked_index(
+    item: Any, name: str, article: Article, at: Place, label: Callable[[str, int], str]
+) -> list[str]:
+    """``θ₂ = 0.965`` where the article works θ₀, θ₁, θ₆₄ out by one expression of the
+    index (:mod:`symtf.draft.indexed`): the claim of that expression at index 2."""
+    from symtf.draft.indexed import at_index
+    from symtf.draft.read.toml import places_key
+
+    flat = [x for r in item.rows for x in r]
+    if len(flat) != 1:
+        return []
+    form = at_index(item, article, flat[0])
+    if form is None or _unreadable(form.expression):
+        return []
+    worked = ", ".join(form.worked)
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(f'{name} ({form.name})', at.line))}",
+                f"expression = {_toml(form.expression)}",
+                f"printed = {_toml(flat[0])}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: {form.name} by the expression of its index the article "
+                f"writes for {worked} (from line {form.line}), at index {form.index}",
+            ]
+        )
     ]
 
 

@@ -31,6 +31,7 @@ from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
+from symtf.numbers import ungrouped
 from symtf.place import Place
 from symtf.visible import comment, toml_block, toml_string
 
@@ -212,8 +213,11 @@ def compose(article: Article, search: Search) -> Composed:
     printed = _code_places(article, [p for p in everything if p.key in search.outcomes])
     claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
     shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]] = set()
+    worked: set[tuple[int, int | None]] = set()  # the places displayed lines' claims check
     chains: dict[int, tuple[str, str]] = {}  # what checks each displayed line's chain
-    claims.extend(_display_claims(article, search, outcomes, names, label, out, shown, chains))
+    claims.extend(
+        _display_claims(article, search, outcomes, names, label, out, (shown, worked), chains)
+    )
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
     sources: list[tuple[Printing, Placement]] = []  # what a restated value may be linked to
 
@@ -244,6 +248,15 @@ def compose(article: Article, search: Search) -> Composed:
             restated = restate(p, results_only=True)
             if restated:
                 sources.append((p, o.placement))
+                claims.extend((p.key, [r]) for r in restated)
+                continue
+        if o.status == "given" and o.placement is None and p.size == 1:
+            # "d = 1.018" under "State after chunk 1", after "d_new = … = 1.018": a
+            # number set by name that repeats, to the same digits, the result of a line
+            # worked above it is that line's result again (checked as its chain), not a
+            # constant the article chooses
+            restated = restate(p, results_only=True)
+            if restated:
                 claims.extend((p.key, [r]) for r in restated)
                 continue
         if o.placement is not None and o.status in ("mapped", "covered", "given"):
@@ -310,6 +323,9 @@ def compose(article: Article, search: Search) -> Composed:
             continue
         if p.role == "result" and (p.cell, p.line, p.rows) in shown:
             continue  # no step of the code gives it, but its displayed line's claim checks it
+        at = _places_of(article, p, printed)
+        if at and all(q.column is not None and (q.line, q.column) in worked for q in at):
+            continue  # "[0.018, 1.000] / 1.156": each entry is a link of a displayed chain
         restated = restate(p)
         if restated:  # the same value as one printed before it: checked as that one
             claims.extend((p.key, [r]) for r in restated)
@@ -463,13 +479,14 @@ def _given(k: Known, name: str) -> list[str]:
         f"# line {k.line}: given"
         + (" (entries known to their printed digits)" if k.rounded else "")
     ]
-    if k.rounded:
-        values = " ".join(" ".join(r) for r in k.rows)
+    if k.rounded:  # 163,009,536 written without its grouping: the values split at commas
+        values = " ".join(" ".join(ungrouped(c) for c in r) for r in k.rows)
         n, m = len(k.rows), len(k.rows[0])
         shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
         lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, rounded = true }}")
     else:
-        lines.append(f"{name} = " + toml_block("\n".join(" ".join(r) for r in k.rows)))
+        rows = "\n".join(" ".join(ungrouped(c) for c in r) for r in k.rows)
+        lines.append(f"{name} = " + toml_block(rows))
     return lines
 
 
@@ -480,12 +497,16 @@ def _display_claims(
     names: dict[int, str],
     label: _Labels,
     out: Composed,
-    shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]],
+    seen: tuple[
+        set[tuple[int | None, int, tuple[tuple[str, ...], ...]]], set[tuple[int, int | None]]
+    ],
     chains: dict[int, tuple[str, str]],
 ) -> list[tuple[int, list[str]]]:
-    """The claims of the displayed lines; ``shown`` gets the (cell, line, rows) each one checks,
+    """The claims of the displayed lines; ``seen`` gets the (cell, line, rows) each one checks,
+    and the place (line, column) of each number it checks;
     ``chains`` the ``expression`` and ``stands_for`` keys of each link's chain (a result
     restated later is checked as its chain)."""
+    shown, worked = seen
     claims: list[tuple[int, list[str]]] = []
     terms_by_line: dict[tuple[int | None, int], list[Printing]] = {}
     for o in outcomes:
@@ -537,6 +558,7 @@ def _display_claims(
         block.extend(_line(d.line, _places_of(article, d)))
         claims.append((d.key, block))
         shown.add((d.cell, d.line, d.rows))
+        worked.update((q.line, q.column) for q in _places_of(article, d))
         result = next(
             (r for link, _ in chain if (r := search.results.get(link.key)) is not None), None
         )

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["heading_name", "ident"]
 
 _SYNTHETIC = re.compile(r"^(?:line \d+.*|\[.*|.*\(\d+\))$")
+_MARKS = {"\u0302": "hat", "\u0304": "bar", "\u0303": "tilde"}
+_MARKED = re.compile("([A-Za-z])([\u0302\u0304\u0303])")
 _RESERVED = {"e", "pi", "inf", "true", "false", "T"}
 
 
@@ -26,6 +29,8 @@ def ident(label: str) -> str | None:
     if not text or _SYNTHETIC.match(text) or len(text) > 40:
         return None
     text = text.replace("ᵀ", "T").replace("^T", "T")
+    # ŷ (y with a combining circumflex) is hat_y, as the formula reader names \hat{y}
+    text = _MARKED.sub(lambda m: f"{_MARKS[m[2]]}_{m[1]}", unicodedata.normalize("NFD", text))
     name = re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")
     name = re.sub(r"_+", "_", name)
     if not name or not re.match(r"^[A-Za-z_]", name):

@@ -12,12 +12,16 @@ expression gets. Nothing is executed: an unknown command (``\input``,
 Accepted: ``e^{…}``, ``\exp``, ``\ln``, ``\log``, ``\frac{…}{…}`` (and
 ``\dfrac``, ``\tfrac``), ``\sqrt{…}``, ``\sqrt[n]{…}``, ``\times``, ``\cdot``,
 ``\div``, ``\left( … \right)`` and the ``\big`` family, ``\mathrm{…}``,
-``\operatorname{…}``, ``\text{…}`` around names, subscripted names (``Q_1``,
+``\operatorname{…}``, ``\text{…}`` around names, accented names (``\hat{y}``, read
+``hat_y``; in a label ``ŷ``), subscripted names (``Q_1``,
 ``S_{12}``, ``{K}_1``), ``^{\top}``/``^T`` for the transpose, ``\pi``,
 ``\infty``, angles in degrees (``30°``, ``30^\circ``, ``30\degree``: ``30*(pi/180)``),
 implicit multiplication where it is unambiguous (``2e^{x}``,
 ``0.5x``, ``2\sqrt{3}``), ``bmatrix``/``pmatrix``/``array`` bodies, and
 ``\approx``/``≈``/``=`` separating an expression from the value it prints.
+
+The module is one reader (its tables, tokenizer, recursive reader and the cuts of a
+display at its relations share the tokens), and is kept whole past 800 lines for it.
 
 Example:
     >>> to_plain(r"\frac{5.652}{21.372}")
@@ -29,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from symtf.errors import ExpressionError
@@ -109,6 +114,11 @@ _NAME_WRAPPERS = {
     "textit",
     "bm",
 }
+#: Accents over a name: ``\hat{y}`` is the name ``hat_y`` (as the formula reader names it),
+#: written ``ŷ`` in a label (the combining mark after the letter).
+_ACCENTS = {"hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0304",
+            "tilde": "\u0303", "widetilde": "\u0303"}  # fmt: skip
+_ACCENT_WORDS = {"\u0302": "hat", "\u0304": "bar", "\u0303": "tilde"}
 _CONSTANTS = {"pi": "pi", "infty": "inf", "top": "ᵀ", "intercal": "ᵀ", "mathsf{T}": "ᵀ"}
 _MATRICES = {"bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix", "array", "smallmatrix"}
 _RELATIONS = {"approx", "simeq", "eq", "equiv", "doteq"}
@@ -530,6 +540,13 @@ class _Reader:
             if not plain:
                 return []
             return [self.subscripted(plain)]
+        if name in _ACCENTS:
+            plain = self.plain_group()
+            if not re.fullmatch(r"[A-Za-z]", plain):
+                raise self.fail(f"one letter under \\{name}")
+            if self.words:
+                return [self.subscripted(unicodedata.normalize("NFC", plain + _ACCENTS[name]))]
+            return [self.subscripted(f"{_ACCENT_WORDS[_ACCENTS[name]]}_{plain}")]
         if name in _CONSTANTS:
             return [_CONSTANTS[name]]
         if name == "degree":  # gensymb's \degree

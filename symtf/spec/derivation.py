@@ -456,10 +456,10 @@ def _read(data: dict[str, Any], name: str, text: str | None = None) -> Derivatio
         tensors = tuple(_flat(g) for g in tensors)
     marked = [g for g in tensors if g.rounded]
     if marked:  # given tensors known only to their printed precision (symtf.backends.rounded)
-        from symtf.backends.rounded import RoundedInput, RoundedInputs, half_width
+        from symtf.backends.rounded import RoundedInput, RoundedInputs, tensor_half_widths
 
         for g in marked:
-            item = RoundedInput(g.name, g.flat, (tuple(half_width(t) for t in g.texts),))
+            item = RoundedInput(g.name, g.flat, (tensor_half_widths(g.texts),))
             rounded_inputs = (rounded_inputs or RoundedInputs()).with_input(item)
     _done(top, name)
     return Derivation(

@@ -34,9 +34,8 @@ from symtf.draft.infer.target import (
     parse_target,
 )
 from symtf.draft.sizing import refuse_array
-from symtf.draft.templates import Call, Ref, bind, call, inputs, render, variables
-from symtf.errors import SymtfError, Undecided
-from symtf.graph.evaluate import evaluate_text
+from symtf.draft.stored import whole_prints
+from symtf.draft.templates import Ref, bind, call, inputs, variables
 from symtf.numbers import Printed, format_fixed, round_exact, rounding_interval
 from symtf.tensor import Tensor
 
@@ -120,7 +119,7 @@ class CodeSteps(Evidence):
             0,
             rows,
             False,
-            f"{e.where}: an array literal",
+            f"{e.where}: {e.origin or 'an array literal'}",
         )
         k.fixed = e.name
         k.flat = texts
@@ -206,6 +205,9 @@ class CodeSteps(Evidence):
         """
         if e.replaces or len(e.values) < MIN_WRITTEN or len(e.places) != len(e.values):
             return
+        if whole_prints(e.values, self.article.displays, e.cell, min(q.line for q in e.places)):
+            self._restating(e, "a literal restating, as whole numbers, results displayed above it")
+            return
         if not all("." in v and "e" not in v.lower() for v in e.values):
             return
         if sum(len(v.lstrip("-").replace(".", "").strip("0")) >= 3 for v in e.values) < 2:
@@ -230,6 +232,14 @@ class CodeSteps(Evidence):
             if not same:
                 return
             taken.add(max(same, key=lambda d: (d.places[0].line, d.key)).key)
+        self._restating(e, "a literal restating results displayed above it")
+
+    def _restating(self, e: Any, note: str) -> None:
+        """The printing of a literal that restates displayed results (checked as them)."""
+        shape2 = _shape2(tuple(e.shape))
+        rows = tuple(tuple(e.values[i * shape2[1] : (i + 1) * shape2[1]]) for i in range(shape2[0]))
+        if len(e.lines) != len(rows):
+            return
         self._shown_key += 1
         pkey = 2_000_000 + self._shown_key
         p = Printing(
@@ -243,9 +253,7 @@ class CodeSteps(Evidence):
             in_code=True,
         )
         self.extra.append(p)
-        self.outcomes[pkey] = Outcome(
-            p, "unmapped", note=f"{e.where}: a literal restating results displayed above it"
-        )
+        self.outcomes[pkey] = Outcome(p, "unmapped", note=f"{e.where}: {note}")
 
     def _through_refs(self, key: int) -> int:
         """The known tensor a step that only renames another (``p = torch.tensor(p)``) is."""
@@ -434,7 +442,7 @@ class CodeSteps(Evidence):
                 self.var_keys[e.opaque] = at.known
                 self._retry()
                 return
-        if e.opaque and p.size > 1:
+        if e.opaque:
             # later steps read the printed value (rounded) of what the code draws or fills in;
             # PyTorch prints whole numbers as 1. only when every entry is one: each is exact
             q = p
@@ -447,6 +455,10 @@ class CodeSteps(Evidence):
             g = self.known[given.placement.known]
             g.fixed = e.opaque
             self.var_keys[e.opaque] = g.key
+            if p.size == 1 and key not in self.outcomes:
+                # one number: later steps read it, and the print itself stays to be told
+                # apart (a restatement of an earlier value is still checked as one)
+                self.outcomes[key] = Outcome(p, "unmapped", note=e.reason or "not translated")
             if key not in self.outcomes:
                 self.outcomes[key] = Outcome(
                     p, "given", given.placement, f"the printed value of {e.opaque} (not translated)"
@@ -558,31 +570,22 @@ class CodeSteps(Evidence):
         holding those intervals leaves every print's rounding interval."""
         from symtf.backends.rounded import half_width
 
-        xp = self._xp
-        assert xp is not None
-        order = self._lineage([key])
-        names = {k: f"k{k}" for k in order}
-        env: dict[str, Tensor] = {}
-        try:
-            for k in order:
-                known = self.known[k]
-                if known.expr is None:
-                    data = list(known.ball.data)
-                    if known.rounded:
-                        texts = [text for r in known.rows for text in r]
-                        if len(texts) != len(data):
-                            return False
-                        for i, text in enumerate(texts):
-                            if h := half_width(text):
-                                data[i] = data[i] + arb(0, math.nextafter(float(h), math.inf))
-                    env[names[k]] = Tensor(known.ball.shape, data)
-                elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
-                    return False
-                else:
-                    env[names[k]] = evaluate_text(xp, render(known.expr, names), env, where="draft")
-            result = env[names[key]].data
-        except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+        def widened(k: int, data: list[Any]) -> list[Any] | None:
+            known = self.known[k]
+            if not known.rounded:
+                return data
+            texts = [text for r in known.rows for text in r]
+            if len(texts) != len(data):
+                return None
+            for i, text in enumerate(texts):
+                if h := half_width(text):
+                    data[i] = data[i] + arb(0, math.nextafter(float(h), math.inf))
+            return data
+
+        values = self._evaluate_lineage(self._lineage([key]), widened)
+        if values is None:
             return False
+        result = values[key].data
         for i, c in entries:
             x = result[i]
             if c.value is None or not isinstance(x, arb) or not x.is_finite():

@@ -43,9 +43,7 @@ from symtf.draft.infer.target import (
     _mids,
     parse_target,
 )
-from symtf.draft.templates import Call, Expr, Ref, call, inputs, render
-from symtf.errors import SymtfError, Undecided
-from symtf.graph.evaluate import evaluate_text
+from symtf.draft.templates import Call, Expr, Ref, call, inputs
 from symtf.numbers import Printed, rounding_interval
 from symtf.tensor import Tensor
 
@@ -593,7 +591,7 @@ class Evidence(Candidates):
         A witness (:func:`symtf.witness.reach`): the enclosure over those intervals
         meeting the prints is not enough, since enclosures are wider than the range.
         """
-        from symtf.backends.rounded import half_width
+        from symtf.backends.rounded import tensor_half_widths
         from symtf.witness import reach
 
         xp = self._xp
@@ -605,7 +603,7 @@ class Evidence(Candidates):
             texts = [c for r in self.known[k].rows for c in r]
             if len(texts) != len(self.known[k].ball.data):
                 return False
-            entries += [((k, i), h) for i, c in enumerate(texts) if (h := half_width(c))]
+            entries += [((k, i), h) for i, h in enumerate(tensor_half_widths(texts)) if h]
         if not entries:
             return False
         # the step's printed entries, then those printed of the steps it is computed from
@@ -619,29 +617,18 @@ class Evidence(Candidates):
                 targets += [(k, i * m + j, c) for (i, j), c in printed[k].items()]
         if any(c.value is None for _, _, c in targets):
             return False
-        names = {k: f"k{k}" for k in order}
 
         def at(moves: Any) -> list[arb] | None:
-            env: dict[str, Tensor] = {}
-            try:
-                for k in order:
-                    known = self.known[k]
-                    if known.expr is None:
-                        data = list(known.ball.data)
-                        for i in range(len(data)):
-                            dv = moves.get((k, i))
-                            if dv:
-                                data[i] = data[i] + xp.const(dv)
-                        env[names[k]] = Tensor(known.ball.shape, data)
-                    elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
-                        return None
-                    else:
-                        env[names[k]] = evaluate_text(
-                            xp, render(known.expr, names), env, where="draft"
-                        )
-                return [env[names[k]].data[i] for k, i, _ in targets]
-            except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+            def moved(k: int, data: list[Any]) -> list[Any]:
+                for i in range(len(data)):
+                    if dv := moves.get((k, i)):
+                        data[i] = data[i] + xp.const(dv)
+                return data
+
+            values = self._evaluate_lineage(order, moved)
+            if values is None:
                 return None
+            return [values[k].data[i] for k, i, _ in targets]
 
         intervals = [rounding_interval(c) for _, _, c in targets]
         return reach(entries, at, intervals)

@@ -8,6 +8,11 @@ sentence stating it there is no step. The probabilities are the nearest row abov
 draft knows, or else the nearest printed row of probabilities no step places, read as
 printed (a row printed right after its logits stays the check's to read as their softmax
 with the logits known to their printed precision: :mod:`symtf.checking.repeated`).
+
+A row the article labels as probabilities printed after a row it labels as logits or
+scores, of as many entries (``**Logits:** [0.00498, 0.0, 0.00502, 0.0]`` then
+``**Probabilities:** [0.250, 0.249, 0.251, 0.249]``), is their softmax, the logits read
+as printed when no step places them: :meth:`ProbabilityRows._labelled_softmax`.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ _TARGET = re.compile(
     r"|\b(?:class|token|index)\s+(\d{1,4})\s+is\s+(?:the\s+)?(?:correct|target|true)\b",
     re.I,
 )
+#: The label of a row of probabilities, and that of the row of logits they are the softmax of.
+_PROBABILITIES = re.compile(r"\bprob(?:abilit(?:y|ies)|s)?\b|\bsoftmax\b", re.I)
+_LOGITS = re.compile(r"\blogits?\b|\bscores?\b", re.I)
+#: Article lines above a row of probabilities within which its logits are printed.
+_LOGITS_WINDOW = 12
 #: The label of a gradient with respect to the scores.
 _GRADIENT = re.compile(r"grad|∂|\bd\s*L\b|dL\s*/|d_?loss|δ", re.I)
 
@@ -106,6 +116,92 @@ class ProbabilityRows(CodeSteps):
         )
         new = self._add(expr, ball, p, note)
         return Outcome(p, "mapped", Placement(new.key), note)
+
+    def _labelled_softmax(self, p: Printing, t: Target) -> Outcome | None:
+        """A row labelled as probabilities (``Probabilities:``, ``probs``, ``softmax``) that
+        is the softmax of the row labelled as logits or scores printed just above it.
+
+        The logits are the nearest row of as many entries above (within
+        :data:`_LOGITS_WINDOW` lines) whose label names logits or
+        scores: a tensor the draft knows, or else a printing no step places, read as
+        printed (rounded). The printed probabilities lie in [0, 1] and sum to 1 within a
+        hundredth per entry. The labels name the step, so it is taken when it reproduces
+        most entries, two or more; an entry that is off gets its verdict.
+        """
+        n = t.shape[1] if len(t.shape) == 2 else 0
+        if p.role or p.parts or t.shape != (1, n) or n < 2 or self._replaying is not None:
+            return None
+        said = re.split(r"[\[\d=]", p.context or "", maxsplit=1)[0]
+        if not (_PROBABILITIES.search(p.label or "") or _PROBABILITIES.search(said)):
+            return None
+        if any(c.value is None for r in t.printed for c in r):
+            return None
+        values = t.values
+        if not (((values >= 0) & (values <= 1)).all() and abs(values.sum() - 1) <= 0.01 * n):
+            return None
+        logits = self._labelled_logits(p, n)
+        if logits is None:
+            return None
+        known, read_here = logits
+        expr = call("softmax", Ref(known.key), axis=-1)
+        ball = self._ball(expr)
+        flat = [c for r in t.printed for c in r]
+        verdicts = (
+            [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
+            if ball is not None and tuple(ball.shape) == t.shape
+            else []
+        )
+        full = sum(v == "full" for v in verdicts)
+        if ball is None or 2 * full <= n or full < 2:
+            if read_here:
+                self._unread(known)
+            return None
+        self._read_for_gradient = None
+        slips = verdicts.count("slip")
+        note = (
+            f"the softmax of the logits at line {known.line}, as the labels name it: "
+            f"certified values reproduce {full} of the {n} printed entries"
+            + (f", {slips} more within one unit" if slips else "")
+        )
+        new = self._add(expr, ball, p, note)
+        return Outcome(p, "mapped", Placement(new.key), note)
+
+    def _labelled_logits(self, p: Printing, n: int) -> tuple[Known, bool] | None:
+        """The row labelled as logits or scores for :meth:`_labelled_softmax`, and whether it
+        was read here (as printed) for it."""
+        for q in sorted(self.article.printings, key=lambda x: (-x.line, -x.key)):
+            if q.line >= p.line or q.key >= p.key or p.line - q.line > _LOGITS_WINDOW:
+                continue
+            if q.role or q.parts or q.shape != (1, n):
+                continue
+            said = re.split(r"[\[\d=]", q.context or "", maxsplit=1)[0]
+            if not (_LOGITS.search(q.label or "") or _LOGITS.search(said)):
+                return None  # the nearest row of as many entries is not the logits
+            seen = self.outcomes.get(q.key)
+            if seen is None:
+                return None
+            if seen.placement is not None and seen.status in ("mapped", "given", "covered"):
+                pl = seen.placement
+                k = self.known.get(pl.known)
+                if k is None or pl.col is not None or pl.index is not None:
+                    return None
+                if pl.row is None and k.value.shape == (1, n):
+                    return k, False
+                return None
+            if seen.status != "unmapped" or seen.placement is not None:
+                return None
+            tq = parse_target(q.rows, q.decimals)
+            if tq is None or any(c.value is None for r in tq.printed for c in r):
+                return None
+            given = self._given(q, tq, rounded=True)
+            if given.placement is None:
+                return None
+            self._read_for_gradient = seen
+            self.outcomes[q.key] = Outcome(
+                q, "given", given.placement, "read as printed: the logits of a softmax"
+            )
+            return self.known[given.placement.known], True
+        return None
 
     def _printed_probabilities(self, p: Printing, n: int) -> Known | None:
         """The nearest row of probabilities printed above ``p`` that no step places (its

@@ -118,14 +118,21 @@ def defined_reduction(text: str, name: str) -> str | None:
 
 
 def stands_for(
-    d: Display, outcomes: list[Outcome], used: dict[tuple[int, int, int], int]
+    d: Display,
+    outcomes: list[Outcome],
+    used: dict[tuple[int, int, int], int],
+    copies: set[int] | frozenset[int] = frozenset(),
 ) -> dict[str, tuple[int, int, int]]:
-    """Literals of ``d`` that repeat an entry of a printing mapped shortly before (or on its line)."""
+    """Literals of ``d`` that repeat an entry of a printing mapped shortly before (or on its line).
+
+    ``copies``: steps that only put printed values together again; a literal never stands
+    for their entries (the checker finds where the value was worked out)."""
     out: dict[str, tuple[int, int, int]] = {}
     near = [
         o
         for o in outcomes
         if o.placement is not None
+        and o.placement.known not in copies
         and o.status in ("mapped", "covered", "given")
         and (o.printing.size > 1 or o.printing.role == "result")
         and o.printing.key != d.key

@@ -10,7 +10,7 @@ outputs it prints (:mod:`~symtf.draft.infer.code`). For each printing:
   :mod:`~symtf.draft.infer.evidence`);
 - else it is a given input (short entries, a label naming an input) or stays unmapped;
 - a single number is a repeat of an entry printed shortly before, or the mean,
-  variance, deviation, largest or sum the article names of the row worked above it.
+  variance, deviation, largest, sum or range the article names of the row worked above it.
 
 Then each displayed line: the entries its literals stand for (:func:`stands_for`) and
 the entry it computes (:meth:`Search.display_result`).
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from symtf.backends import BallBackend
-from symtf.draft.article import Article, Display, Printing
+from symtf.draft.article import Article, Display, Equation, Printing
+from symtf.draft.infer.applied import applied_step
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
 from symtf.draft.infer.gradient import ProbabilityRows
@@ -36,6 +37,7 @@ from symtf.draft.infer.literals import (
     running_repeat,
     stands_for,
 )
+from symtf.draft.infer.reduced import named_on, reduced, row_of_run
 from symtf.draft.infer.stated import Resolver, label_words, meanings
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -68,6 +70,7 @@ _KEYWORDS = {
     "std": ("sigma", "σ", "std", "deviation"),
     "max": ("largest", "max", "biggest", "maximum"),
     "sum": ("sum", "sums", "total", "adds up", "add up"),
+    "range": ("range", "spread"),  # its largest entry less its smallest
 }
 
 
@@ -105,6 +108,7 @@ class Search(ProbabilityRows):
             for i, p in enumerate(printings[k:], start=k + 1):
                 self._printing(p)
                 pace.step(i)
+            self._same_line_reductions()
             self._displays()
             self._xp = None
 
@@ -128,8 +132,9 @@ class Search(ProbabilityRows):
         used: dict[tuple[int, int, int], int] = {}
         outcomes = [self.outcomes[p.key] for p in self.article.printings if p.key in self.outcomes]
         seen: set[Any] = set()
+        restated = self._restated_prints()
         for d in self.article.displays:
-            sources = stands_for(d, outcomes, used)
+            sources = stands_for(d, outcomes, used, restated)
             self.sources[d.key] = sources
             result = self.display_result(d, sources) or self._display_reduction(d)
             same = (d.line, d.rows, result.placement if result else None)
@@ -144,6 +149,23 @@ class Search(ProbabilityRows):
                 again = running_repeat(o.printing, outcomes, REPEAT_WINDOW)
                 if again is not None:
                     self.outcomes[key] = again
+
+    def _restated_prints(self) -> set[int]:
+        """Steps that only put printed values together again (``x' = [x_0', x_1', x_2',
+        x_3']^T`` after the pairs were printed, each to its digits): a literal that repeats
+        one of their entries stands for the entry where it was worked out, not for this
+        copy of its print, which knows no more digits than it shows."""
+        out: set[int] = set()
+        for key, k in self.known.items():
+            e = k.expr
+            if not isinstance(e, Call) or e.op not in ("concat", "index"):
+                continue
+            parts = [self.known.get(r.key) for r in e.args if isinstance(r, Ref)]
+            if len(parts) == len(e.args) and all(
+                p is not None and p.expr is None and p.rounded for p in parts
+            ):
+                out.add(key)
+        return out
 
     def _display_reduction(self, d: Display) -> Outcome | None:
         """``Mean = (6 + 9 + 12) / 3 = 9``: a named reduction of the row worked just above."""
@@ -164,10 +186,15 @@ class Search(ProbabilityRows):
         out = (
             self._difference_of_columns(p, t)
             or stated_column(self, p, t)
+            or applied_step(self, p, t)
             or self._stated_or_found(p, t)
         )
         if out is None:
-            out = self._target_gradient(p, t) or self._given_or_unmapped(p, t)
+            out = (
+                self._target_gradient(p, t)
+                or self._labelled_softmax(p, t)
+                or self._given_or_unmapped(p, t)
+            )
         self.outcomes[p.key] = out
 
     def _run_printing(self, run: Printing) -> None:
@@ -251,7 +278,8 @@ class Search(ProbabilityRows):
             return None
         if self._replaying is not None or len(t.shape) != 2 or p.parts:
             return None  # a run stacks several printings: an equation names one of them
-        for eq in self._statements_for(p):
+        label_eq = _label_equation(p)
+        for eq in [*self._statements_for(p), *([label_eq] if label_eq else [])]:
             node = parse(eq.latex) if eq.latex else None
             if node is None:
                 continue
@@ -285,6 +313,8 @@ class Search(ProbabilityRows):
             ]
             if rivals and rivals[0][0][2] == best[0][2]:
                 continue  # two readings of the formula, equally simple, disagree
+            if eq is label_eq and 2 * (best[1].full + best[1].slip) <= t.values.size:
+                continue  # a label read as a formula states its step only where most agree
             return best[1], best[2], eq
         return None
 
@@ -315,9 +345,25 @@ class Search(ProbabilityRows):
             if not (own or lhs_names & names or (prose and lhs.lower() in words)):
                 continue
             same = not self._heading_between(eq.line, p.line)
-            found.append((not same, p.line - eq.line, eq))
-        found.sort(key=lambda x: (x[0], x[1]))
+            # outside the printing's section, an equation in a constant the section sets
+            # ("Low Temperature (T = 0.5)" above e^{z_i/T}) is read before one without it
+            unset = not same and not (self._section_constants(p) & _formula_names(eq.latex))
+            found.append((not same, unset, p.line - eq.line, eq))
+        found.sort(key=lambda x: (x[0], x[1], x[2]))
         return [eq for *_, eq in found]
+
+    def _section_constants(self, p: Printing) -> set[str]:
+        """The names of the numbers the article sets in a printing's section, before it."""
+        return {
+            n
+            for q in self.article.printings
+            if q.size == 1
+            and not q.role
+            and q.line <= p.line
+            and q.key != p.key
+            and not self._heading_between(q.line, p.line)
+            for n in _names(q.label) | {q.label.strip()}
+        }
 
     def _heading_between(self, a: int, b: int) -> bool:
         """Whether a heading of the article lies on a line after ``a`` and up to ``b``."""
@@ -367,6 +413,8 @@ class Search(ProbabilityRows):
         agree = c.full + c.slip
         where = f"line {eq.line}"
         note = f"the step the article states at {where} ({eq.lhs} = {eq.text})"
+        if eq.lhs == eq.text == eq.latex:  # a label written as a formula
+            note = f"the step the article writes as its label at {where} ({eq.lhs})"
         if agree == t_size and not c.slip:
             note += f": certified values reproduce the {n} printed entries"
         else:
@@ -576,9 +624,10 @@ class Search(ProbabilityRows):
             return None
         return first, [by_line[ln] for ln in range(first, last + 1)], column, name
 
-    def _reduction(self, p: Printing, t: Target) -> Outcome | None:
-        """A number the article names as the mean, variance, deviation, largest or sum of the
-        row worked just above it (``Its mean is μ = 5/6``, ``each row sums to 1.0``)."""
+    def _reduction(self, p: Printing, t: Target, on_line: bool = False) -> Outcome | None:
+        """A number the article names as the mean, variance, deviation, largest, sum or range of
+        the row worked just above it (``Its mean is μ = 5/6``, ``each row sums to 1.0``), or
+        ``on_line`` written before it on its line (``[0.5, -0.3]  # Range: 0.8``)."""
         words = f"{p.label} {p.context}".lower()
         label = p.label.lower()
         kinds = [
@@ -595,18 +644,20 @@ class Search(ProbabilityRows):
             ][:1]
         if not kinds:
             return None
-        context = self._context_row(p)
+        context = self._context_row(p, on_line)
         if context is None:
             return None
         key, row = context
+        if on_line and (len(kinds) != 1 or not named_on(p, _KEYWORDS[kinds[0]])):
+            return None
         every = kinds == ["sum"] and re.search(r"\b(?:each|every|all)\b[^.]*\brows?\b", words)
         for kind in kinds:
             for unbiased in (False, True) if kind in ("var", "std") else (False,):
                 params: dict[str, Any] = {"axis": -1, "keepdims": True}
                 if kind in ("var", "std"):
                     params["unbiased"] = unbiased
-                expr = call(kind, Ref(key), **params)
-                v = self._value(expr)
+                expr = reduced(kind, Ref(key), params)
+                v = self._value(expr) if kind != "range" else self._mids_of(expr)
                 if v is None or v.shape[0] <= row:
                     continue
                 rows = range(v.shape[0]) if every else (row,)
@@ -629,14 +680,57 @@ class Search(ProbabilityRows):
                     f"the {kind} of {what} of the step above",
                     also=tuple(place[1:]),
                 )
+        if on_line and kinds in (["max"], ["sum"], ["mean"], ["range"]):
+            # "Range: ~2.88" after the row it is the range of: the article names the step,
+            # so a value it does not reproduce is judged, not left aside
+            expr = reduced(kinds[0], Ref(key), {"axis": -1, "keepdims": True})
+            ball = self._ball(expr)
+            if ball is None or self._mids_of(expr) is None:
+                return None
+            found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+                expr, ball, p, f"its entry {row} is the {kinds[0]} the line names"
+            )
+            note = f"the {kinds[0]} the line names of the row written on it"
+            return Outcome(p, "mapped", Placement(found.key, index=(row, 0)), note)
         return None
 
-    def _context_row(self, p: Printing) -> tuple[int, int] | None:
-        """The row a number on a worked line is computed from: the nearest row printed before it."""
+    def _mids_of(self, expr: Call) -> np.ndarray | None:
+        """A step's float64 value: its pre-filter's, else its certified balls' midpoints (a
+        range's min has no pre-filter)."""
+        v = self._value(expr)
+        if v is None:
+            ball = self._ball(expr)
+            v = None if ball is None else _mids(ball)
+        return v
+
+    def _same_line_reductions(self) -> None:
+        """``[-0.41, 0.14, -1.24, 1.51]  # Range: ~2.75``: a number no step placed, that the
+        line names as a reduction of the row written before it on the line, is that
+        reduction (tried once that row is placed: the reader finds the number first)."""
+        for key, o in list(self.outcomes.items()):
+            p = o.printing
+            if o.status != "unmapped" or o.placement is not None or p.size != 1:
+                continue
+            t = parse_target(p.rows, p.decimals)
+            found = self._reduction(p, t, on_line=True) if t is not None else None
+            if found is not None:
+                self.outcomes[key] = found
+
+    def _context_row(self, p: Printing, on_line: bool = False) -> tuple[int, int] | None:
+        """The row a number on a worked line is computed from: the nearest row printed before
+        it; ``on_line``: the row written before it on its own line."""
         for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
-            if q.printing.key >= p.key or p.line - q.printing.line > 6:
+            if on_line:
+                r = q.printing
+                if r.line != p.line or r.size < 2 or not r.places or not p.places:
+                    continue
+                if (r.places[-1].end_column or 0) > (p.places[0].column or 0):
+                    continue  # not before the number
+            elif q.printing.key >= p.key or p.line - q.printing.line > 6:
                 continue
             pl = q.placement
+            if on_line and pl is None:  # a row of a table the article gives: its row there
+                return row_of_run(self.outcomes.values(), q.printing.key)
             if (
                 q.status in ("mapped", "covered", "given")
                 and pl is not None
@@ -702,6 +796,21 @@ def _math_names(label: str) -> set[str]:
     for m in re.finditer(r"\$([^$]+)\$", label):
         out |= _names(m.group(1))
     return out
+
+
+def _label_equation(p: Printing) -> Equation | None:
+    """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
+    names (not a bare name) is an equation the line states for its printed value."""
+    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
+    if node is None or node.kind == "name" or not node.names():
+        return None
+    return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
+
+
+def _formula_names(latex: str) -> set[str]:
+    """The names a formula reads (``e^{z_i / T}`` → ``z``, ``T``), none if it does not parse."""
+    node = parse(latex) if latex else None
+    return {n.text for n in node.names()} if node is not None else set()
 
 
 def _heading_lines(article: Article) -> tuple[int, ...]:

@@ -16,7 +16,7 @@ back through the steps it reads. Its float64 values, for the pre-filter only, co
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -303,6 +303,37 @@ class SearchState:
             if k != stop and expr is not None:
                 todo.extend((j, False) for j in sorted(inputs(expr), reverse=True) if j not in seen)
         return order
+
+    def _evaluate_lineage(
+        self, order: Sequence[int], leaf: Callable[[int, list[Any]], list[Any] | None]
+    ) -> dict[int, Tensor] | None:
+        """The known tensors ``order`` (a :meth:`_lineage`) evaluated in balls, each tensor
+        given by a print taking the entries ``leaf(key, entries)`` makes of its own.
+
+        Widening a rounded print's entries to their rounding intervals, or moving them to a
+        point of those intervals, then shows what the steps computed from them can be.
+        None when ``leaf`` refuses a tensor, a step is a derivative (swept, not evaluated
+        here), or the balls cannot evaluate a step.
+        """
+        xp = self._xp
+        assert xp is not None
+        names = {k: f"k{k}" for k in order}
+        env: dict[str, Tensor] = {}
+        try:
+            for k in order:
+                known = self.known[k]
+                if known.expr is None:
+                    data = leaf(k, list(known.ball.data))
+                    if data is None:
+                        return None
+                    env[names[k]] = Tensor(known.ball.shape, data)
+                elif isinstance(known.expr, Call) and known.expr.op in ("grad", "jacobian"):
+                    return None
+                else:
+                    env[names[k]] = evaluate_text(xp, render(known.expr, names), env, where="draft")
+        except (SymtfError, Undecided, ArithmeticError, ValueError, IndexError, KeyError):
+            return None
+        return {k: env[names[k]] for k in order}
 
     def _derivative_ball(self, e: Call) -> Tensor | None:
         """``grad(y, x)`` of two known tensors: swept back through the steps ``y`` was computed

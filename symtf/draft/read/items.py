@@ -29,6 +29,11 @@ Rows = tuple[tuple[str, ...], ...]
 DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
 
 
+#: The label's end of a number a displayed line computes from, found only to be checked as
+#: the earlier result it may repeat (never a printing of its own).
+LITERAL = " (literal)"
+
+
 @dataclass(frozen=True)
 class Found:
     """One printed thing found in an article.
@@ -353,12 +358,22 @@ _LEFT_RIGHT = re.compile(r"^\\left\s*[\[(]\s*|\s*\\right\s*[\])]\s*$")
 _SHAPE_NOTE = re.compile(r"\(\s*\d+\s*\\times\s*\d+\s*\)\s*$")
 _ENVIRONMENT = re.compile(r"\\begin\{(\w+)\}(?:\{[^}]*\})?(.*)\\end\{\1\}", re.S)
 _ROW_BREAK = re.compile(r"\\\\")
+#: A transpose mark after a bracketed list or a matrix: ``[1.0, 2.0]^T``, ``^{\top}``, ``^⊤``.
+_TRANSPOSED = re.compile(r"\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal|⊤)$")
 
 
 def matrix_rows(piece: str) -> Rows | None:
-    """The rows of a numeric matrix environment or bracketed list, verbatim; else None."""
+    """The rows of a numeric matrix environment or bracketed list, verbatim; else None.
+
+    A transpose mark after it (``[1.0, 2.0]^T``, a column written on one line) reads the
+    rows as columns: the entries stay as printed, in the order they are written.
+    """
     s = piece.strip()
     s = _END_OF_SENTENCE.sub(r"\1", s)  # "…\end{bmatrix}." ends a sentence
+    transposed = _TRANSPOSED.search(s)
+    if transposed is not None:
+        rows = matrix_rows(s[: transposed.start()])
+        return None if rows is None else tuple(zip(*rows, strict=True))
     s = _LEFT_RIGHT.sub("", s)
     s = _SHAPE_NOTE.sub("", s).strip()  # (3\times 6) shape notes
     s = _LEFT_RIGHT.sub("", s)

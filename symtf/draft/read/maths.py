@@ -23,9 +23,9 @@ from symtf.draft.read.items import (
     numeric_cell,
     places_in,
     split_top_at,
-    term_links,
     unwrapped_text,
 )
+from symtf.draft.read.listed import chain_links
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
@@ -52,6 +52,12 @@ _ARROWS = ("\\to", "\\rightarrow", "\\mapsto", "→", "\\longrightarrow")
 _TERM = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 _FRACTION = re.compile(r"\s*\d+\s*/\s*\d+\s*")
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
+#: A remark in words closing a statement, not maths: ``[0.41, 0.49] \ (\text{approx})``,
+#: ``\quad \text{(rounded)}`` (letters, spaces and dots only: no number hides in it).
+_REMARK = re.compile(
+    r"(?:\\[ ,;:!]|\\quad|\\qquad|~|\s)*"
+    r"(?:\(\s*\\text\{[A-Za-z .]+\}\s*\)|\\text\{\s*\([A-Za-z .]+\)\s*\})\s*$"
+)
 
 
 class _Statement:
@@ -123,6 +129,9 @@ def math_items(seg: Segment, definitions: dict[str, Definition] | None = None) -
     for place, (raw, at) in enumerate(statements):
         # "0.474[0,0]+0.241[1.1,0.1]": a coefficient written right before a vector scales it
         text = whole[at : at + len(raw)].sub(_IMPLICIT_SCALE, r"\1\\times[")
+        remark = _REMARK.search(text.text)
+        if remark is not None and remark.start() > 0:
+            text = text[: remark.start()]
         st = _Statement(seg, text, place, context, definitions)
         _statement_items(st, widths)
         out.extend(st.out)
@@ -268,7 +277,7 @@ def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict
 
 def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
     """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
-    for k, written, number, before in term_links(pieces):
+    for k, written, number, before in chain_links(pieces):
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
         if found[-1] is None:
             continue

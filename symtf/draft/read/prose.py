@@ -16,6 +16,7 @@ from typing import cast
 import symtf.draft.read.complexes as complexes
 from symtf.draft.read.columns import stated_columns
 from symtf.draft.read.items import (
+    LITERAL,
     Found,
     Rows,
     Segment,
@@ -24,8 +25,8 @@ from symtf.draft.read.items import (
     matrix_rows,
     numeric_cell,
     places_in,
-    term_links,
 )
+from symtf.draft.read.listed import chain_links
 from symtf.draft.read.maths import weights
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
@@ -657,12 +658,19 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
-    raw = text.text
+    raw = _ESCAPE.sub(" ", text.text)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
-    if not s.out:
+    if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
+        s.out = []
         _loose_numbers(s)
     return s.out
+
+
+#: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
+#: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
+#: as a space, so every offset stays.
+_ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 
 
 #: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
@@ -730,7 +738,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, written, value, before in term_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
+    for k, written, value, before in chain_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
         if found[-1] is None:
             continue
@@ -744,6 +752,8 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 latex=earlier,
                 chain=f"{seg.cell}:{number}:{place}:term{k}:{len(before)}",
             )
+    if plain_arithmetic(pieces[0]) is not None:
+        _first_literals(s, pieces[0], spans[0][0], name)
     for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
         for j, piece in enumerate(pieces[:k]):
             if any(_worded(q) for q in pieces[j + 1 : k]):
@@ -768,6 +778,26 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+#: A number written in arithmetic, with the minus before it (not part of a name).
+_LITERAL = re.compile(r"[-−]?(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def _first_literals(s: _Line, piece: str, at: int, name: str) -> None:
+    """The numbers of three significant digits or more that a line's first link computes
+    from (``(0.8 - 0.25) / 0.364``): one may repeat a result printed before it (0.364, the
+    deviation worked out above) and is then checked as that result; one that repeats none
+    is an input of the line (:data:`symtf.draft.read.items.LITERAL`)."""
+    for m in _LITERAL.finditer(piece):
+        text, start = m.group(), m.start()
+        before = piece[:start].rstrip()
+        if text[0] in "-−" and before and before[-1] not in "([,=+*/×·":
+            text, start = text[1:], start + 1  # a subtraction, not a negative number
+        if len(text.lstrip("-−").replace(".", "").lstrip("0")) >= 3:
+            s.found(
+                "number", name + LITERAL, ((text.replace("−", "-"),),), (at + start, at + m.end())
+            )
 
 
 def _whole_list(piece: str) -> bool:
@@ -1073,8 +1103,40 @@ def printed_numbers(seg: Segment) -> list[Found]:
 
 def comment_numbers(seg: Segment) -> list[Found]:
     """The values written in code comments (``# = [0.35, -1.2]``, ``# loss ≈ 0.46``, a
-    tensor pasted over several comment lines), read as prose."""
-    return text_items(seg)
+    tensor pasted over several comment lines), read as prose.
+
+    A printed array pasted over several comment lines (``# tensor([[ 2.,  4.,  4.],  #
+    query 1`` / ``#         [ 4., 16., 12.]])``) is the one matrix it prints, as in the
+    output it copies, whatever is written after its rows; its rows are not read again
+    one by one."""
+    found = text_items(seg)
+    pasted = _pasted_arrays(seg)
+    if not pasted:
+        return found
+    lines = {q.line for f in pasted for q in f.places}
+    kept = [f for f in found if not f.places or not {q.line for q in f.places} <= lines]
+    return [*kept, *pasted]
+
+
+#: What a comment writes after a row of an array pasted into it: ``],  # query 1``.
+_AFTER_ROW = re.compile(r"(?<=[\],)])[ \t]+#[^\n]*")
+
+
+def _pasted_arrays(seg: Segment) -> list[Found]:
+    """The arrays of two rows or more a comment pastes as printed (``tensor([[…], […]])``),
+    read with what follows each row blanked out (offsets, and so places, stay)."""
+    text = seg.text.text
+    blank = _AFTER_ROW.sub(lambda m: " " * len(m.group()), text)
+    if "\n" not in text.strip():
+        return []
+    shown = Segment(Text(blank, seg.text.frame, seg.text.runs), seg.line, seg.math, seg.cell)
+    return [
+        f
+        for f in output_items(shown)
+        if len(f.rows) > 1
+        and len(f.places) == sum(len(r) for r in f.rows)
+        and re.search(r"(?:array|tensor|Tensor)\(\s*\[\s*\[", f.context)
+    ]
 
 
 def output_items(seg: Segment) -> list[Found]:

@@ -16,8 +16,15 @@ worked example is translated:
 - each ``print``, ``display`` and a cell's last expression is matched with the
   printed output, which becomes a claim on the value shown.
 
-Everything else (random initialisation, file IO, classes, control flow) stays
-a comment naming the cell and line, and what depends on it is not checked —
+- draws from numpy's legacy seeded stream (``np.random.seed(s)`` then ``randn``,
+  ``rand``, ``normal``, …) become given tensors of the values numpy's own
+  ``RandomState(s)`` draws, exactly (the stream numpy keeps stable across versions);
+- a loop whose course depends on its values (a greedy decoding's
+  ``int(np.argmax(probs))``, ``if next_id == eos: break``) is unrolled as it runs,
+  each index decided from certified values of the inputs, never guessed.
+
+Everything else (other random initialisation, file IO, classes, other control flow)
+stays a comment naming the cell and line, and what depends on it is not checked —
 unless its value is printed, in which case the print gives it (rounded).
 
 The stages, one module each:
@@ -30,7 +37,10 @@ The stages, one module each:
   (:mod:`~symtf.draft.translate.table` and one module per framework:
   :mod:`~symtf.draft.translate.numpy`, :mod:`~symtf.draft.translate.torch`,
   :mod:`~symtf.draft.translate.tensorflow`, :mod:`~symtf.draft.translate.jax`);
+- :mod:`~symtf.draft.translate.draws`: numpy's seeded legacy stream;
+- :mod:`~symtf.draft.translate.decided`: an argmax decided from certified values;
 - :mod:`~symtf.draft.translate.autograd`: ``backward()`` and ``.grad``;
+- :mod:`~symtf.draft.translate.texts`: strings built from words and formatted entries;
 - :mod:`~symtf.draft.translate.prints` and :mod:`~symtf.draft.translate.outputs`:
   printed output read and matched with the prints;
 - :mod:`~symtf.draft.translate.core`: the walk through statements.

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from symtf.draft.templates import Call, Var
 from symtf.draft.translate.autograd import makes_leaf
+from symtf.draft.translate.classes import module_function
 from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
 from symtf.draft.translate.outputs import Outputs
@@ -119,6 +120,14 @@ def _is_procedure(stmt: ast.FunctionDef, body: list[ast.stmt]) -> bool:
     )
 
 
+class _Break(Exception):
+    """A ``break`` reached in an unrolled loop: the loop ends here."""
+
+
+class _Continue(Exception):
+    """A ``continue`` reached in an unrolled loop: the next item starts here."""
+
+
 def _targets(stmt: ast.stmt) -> list[str]:
     """The variables a statement assigns, or changes in place (``x[i] = …``)."""
     names = []
@@ -222,13 +231,19 @@ class Translator(Outputs):
                     self.no_grad -= off
             elif isinstance(stmt, ast.If):
                 # if i == j: … in an unrolled loop: the branch its constant condition takes
-                taken = self._const(stmt.test)
+                empty = isinstance(stmt.test, ast.Name) and self.tuples.get(stmt.test.id) == []
+                taken = False if empty else self._const(stmt.test)  # if generated: (none yet)
                 for s in stmt.body if taken else stmt.orelse:
                     self._nested_statement(s)
             elif isinstance(stmt, ast.FunctionDef):
                 self._function(stmt)
             elif isinstance(stmt, ast.ClassDef):
                 self.module_stubs.discard(stmt.name)
+                self.classes.pop(stmt.name, None)
+                instance = module_function(stmt) if not _is_stub_class(stmt) else None
+                if instance is not None:
+                    self.classes[stmt.name] = instance
+                    self.opaque.pop(stmt.name, None)
                 if stmt.name in MODULES and _is_stub_class(stmt):
                     self.module_stubs.add(stmt.name)
                     self._emit(
@@ -244,6 +259,10 @@ class Translator(Outputs):
                     )
             elif isinstance(stmt, (ast.Pass, ast.Assert)):
                 pass
+            elif isinstance(stmt, ast.Break):  # only an unrolled loop walks its body
+                raise _Break
+            elif isinstance(stmt, ast.Continue):
+                raise _Continue
             else:
                 self._emit(
                     Note(
@@ -254,6 +273,7 @@ class Translator(Outputs):
                 )
         except Untranslated as e:
             self.rng = None  # code not translated may have drawn from the random state
+            self.np_stream = None
             targets = _targets(stmt)
             # a change in place (x[i] = …) changes every name that holds the same array
             targets += [a for t in _changed(stmt) for a in self._aliases(t) if a not in targets]
@@ -350,13 +370,18 @@ class Translator(Outputs):
                 "a loop over anything but a range, a list, a dict, the rows of an array, "
                 "enumerate or zip of these is not unrolled"
             )
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
-            raise Untranslated("a loop with break, continue or return is not unrolled")
+        if any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
+            raise Untranslated("a loop with return is not unrolled")
         source = f"{self._source(stmt.target)} in {self._source(stmt.iter)}"
         for item in items:
             self._bind_target(stmt.target, item, stmt, source)
-            for s in stmt.body:
-                self._nested_statement(s)
+            try:
+                for s in stmt.body:
+                    self._nested_statement(s)
+            except _Continue:
+                continue
+            except _Break:  # under an if whose condition the translation decides
+                break
 
     def _assign(self, targets: list[ast.expr], value: ast.expr, stmt: ast.stmt) -> None:
         if len(targets) != 1:
@@ -450,7 +475,18 @@ class Translator(Outputs):
         self.optimizers.pop(name, None)
 
     def _assign_name(self, name: str, value: ast.expr, stmt: ast.stmt) -> None:
+        self.instances.pop(name, None)
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.classes
+        ):  # ln = LayerNorm(emb_dim=6): computed where it is called
+            self.instances[name] = (self.classes[value.func.id], value)
+            for held in (self.names, self.consts, self.opaque, self.tuples, self.modules):
+                held.pop(name, None)
+            return
         self.tuples.pop(name, None)
+        self.texts.pop(name, None)
         self.optimizers.pop(name, None)
         if self._is_autograd(value):
             self.tuples[name] = self._autograd(cast(ast.Call, value), stmt, [name])
@@ -487,6 +523,12 @@ class Translator(Outputs):
             const = self._words(value)
         if const is not None:
             self.consts[name] = const
+            self.names.pop(name, None)
+            self.opaque.pop(name, None)
+            return
+        if self._is_text(value) and not isinstance(value, ast.Constant):
+            # row = f"{t:>4} | " + " | ".join(…): what it shows, read here (see texts.py)
+            self.texts[name] = self._shown_args(value)
             self.names.pop(name, None)
             self.opaque.pop(name, None)
             return
@@ -693,7 +735,13 @@ class Translator(Outputs):
         return None
 
     def _words(self, value: ast.expr) -> tuple[Any, ...] | None:
-        """A list of words (and whole numbers): ``tokens = ["the", "cat"]``, kept as constants."""
+        """A list of words (and whole numbers): ``tokens = ["the", "cat"]``, kept as constants;
+        also a comprehension of them (``[id2tok[i] for i in generated]``)."""
+        if isinstance(value, ast.ListComp):
+            held = self._const_items(value)
+            if held and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in held):
+                return held
+            return None
         if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
             return None
         items = [self._const_or_none(e) for e in value.elts]

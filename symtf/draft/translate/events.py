@@ -15,7 +15,7 @@ SIZE = "a shape or size, not a computed value"
 
 @dataclass(frozen=True)
 class Given:
-    """An array literal: a given tensor (entries as written)."""
+    """An array literal (entries as written), or values a seeded stream draws: a given tensor."""
 
     name: str
     values: tuple[str, ...]
@@ -31,6 +31,9 @@ class Given:
     cell: int | None = None
     #: Where each entry stands in the article, row by row (empty: not known).
     places: tuple[Place, ...] = ()
+    #: Where its values come from when the code does not write them out (values a
+    #: seeded random stream draws): said in the derivation. Empty: an array literal.
+    origin: str = ""
 
 
 @dataclass(frozen=True)

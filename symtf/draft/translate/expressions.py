@@ -19,6 +19,7 @@ from symtf.draft.translate.iteration import (
     assigned_names,
     quiet_assignment,
     returns_tuple,
+    whole_numbers,
 )
 from symtf.draft.translate.numpy import Numpy
 from symtf.draft.translate.scope import (
@@ -59,6 +60,7 @@ IDENTITY_METHODS = {
     "double",
     "cpu",
     "clone",
+    "copy",
     "contiguous",
     "data",
     "squeeze_",
@@ -92,7 +94,12 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             step = self._anonymous.get(literal)
             if step is None:  # the same literal again (in an unrolled loop): the same given
                 step = self._fresh("literal")
-                self._emit(Given(step, values, shape, self._where(node), f32))
+                # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places
+                b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
+                at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
+                where, places = self._where(node), self._entry_places(node) if row else ()
+                cell: int | None = b.cell if b else None
+                self._emit(Given(step, values, shape, where, f32, None, at, cell, places))
                 self._anonymous[literal] = step
             self.float32 |= f32
             return Var(step)
@@ -261,6 +268,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 c = self._const_or_none(it)
                 if isinstance(c, int) and not isinstance(c, bool):
                     parts.append(str(c))
+                elif len(items) == 1 and (rows := self._rows_picked(base, c)) is not None:
+                    return rows  # E[ids], ids a list of whole numbers: those rows, in order
                 else:
                     ids = self._expr(it)  # E[ids]: rows picked by a tensor of ids
                     return call("getitem", base, ids, index="{1}")
@@ -270,6 +279,22 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         func = node.func
         if isinstance(func, ast.Name) and func.id in self.functions:
             return self._inline_call(self.functions[func.id], node)
+        if isinstance(func, ast.Name) and func.id in self.instances:
+            # ln(x): the class's function of the settings it was made with and of x
+            made_of, made = self.instances[func.id]
+            inputs = made_of.inputs
+            if len(node.args) > len(inputs):
+                raise Untranslated("a call that does not match its module's forward")
+            both = ast.Call(
+                made.func,
+                list(made.args),
+                [
+                    *made.keywords,
+                    *(ast.keyword(p, a) for p, a in zip(inputs, node.args, strict=False)),
+                    *node.keywords,
+                ],
+            )
+            return self._inline_call(made_of.function, ast.copy_location(both, node))
         if isinstance(func, ast.Name) and func.id in self.stubs:
             # def softmax(z): ... — a function without a body, read by its name: the
             # translation is a reading of the name, not of code
@@ -277,6 +302,19 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             return self._apply(self.stubs[func.id], node.args, node.keywords, family="numpy")
         if isinstance(func, ast.Name) and func.id in self.modules:
             return self._apply_module(self.modules[func.id], node)
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "sum"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
+            and node.args[0].elts
+        ):  # sum([a, b, c]): Python's sum adds the items one by one, from the first
+            items = node.args[0].elts
+            total = self._operand(items[0])
+            for item in items[1:]:
+                total = call("add", total, self._operand(item))
+            return total
         if isinstance(func, ast.Name) and func.id in ("float", "int") and node.args:
             if func.id == "int":
                 self._loosened.append("int(…) read as the number itself, not truncated")
@@ -293,6 +331,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
                 if held is not None:  # np.array(rows), rows a list of arrays: stacked
                     return self._stacked(held)
                 number = self._const_or_none(node.args[0])
+                if whole_numbers(number):  # np.array(ids): the whole numbers a list holds
+                    return self._ids_given(number, node)
                 if isinstance(number, (int, float, DecimalText)) and not isinstance(number, bool):
                     return Num(num_text(number))  # torch.tensor(float("-inf")): a 0-d tensor
                 if mod in ("torch", "tensorflow", "jax.numpy"):
@@ -354,17 +394,9 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
             return self._apply(t, node.args, node.keywords, family=mod)
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in self.dicts
-            and node.args
-        ):  # E.get(word, default)
-            key = self._const(node.args[0])
-            if key in self.dicts[func.value.id] or len(node.args) < 2:
-                return self._held(func.value.id, key)
-            return self._operand(node.args[1])
+        got = self._dict_get(node)
+        if got is not None:  # E.get(word, default), {"cat": e_cat, …}.get(w, e_the)
+            return got
         if isinstance(func, ast.Attribute):
             # a method of a tensor: x.softmax(dim=-1), x.masked_fill(m, v), x.view(…)
             if func.attr in IDENTITY_METHODS or func.attr in ("item", "tolist", "to", "type"):

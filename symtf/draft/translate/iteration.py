@@ -35,7 +35,7 @@ from symtf.draft.translate.scope import (
     num_text,
 )
 
-__all__ = ["Iteration", "assigned_names", "quiet_assignment", "returns_tuple"]
+__all__ = ["Iteration", "assigned_names", "quiet_assignment", "returns_tuple", "whole_numbers"]
 
 #: Longest step text a buffer is read back in, part by part (the step language reads
 #: expressions of at most 2000 characters).
@@ -251,6 +251,52 @@ class Iteration(Scope):
             if all(self._const(cond) for cond in g.ifs):
                 self._generate(elt, gens[1:], out, node)
 
+    def _more_const(self, node: ast.expr) -> Any:
+        """``" ".join(words)`` of a list of words the translation knows: the text."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            items = self._const_items(node.args[0])
+            if items is not None and all(isinstance(w, str) for w in items):
+                return node.func.value.value.join(items)
+        return super()._more_const(node)
+
+    def _const_items(self, node: ast.expr) -> tuple[Any, ...] | None:
+        """The constants a list holds: written out, held by a name, or a comprehension of
+        constants over constants (``[id2tok[i] for i in generated]``); ``None`` otherwise."""
+        if isinstance(node, ast.Name) and isinstance(self.consts.get(node.id), tuple):
+            return tuple(self.consts[node.id])
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self._const_or_none(e) for e in node.elts]
+            return None if any(v is None for v in items) else tuple(items)
+        if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(node.generators) != 1:
+            return None
+        g = node.generators[0]
+        if g.is_async or not isinstance(g.target, ast.Name):
+            return None
+        over = self._const_items(g.iter)
+        if over is None:
+            return None
+        saved = self._save_scope()
+        out = []
+        try:
+            for item in over:
+                self.consts[g.target.id] = item
+                self.names.pop(g.target.id, None)
+                if all(self._const(c) for c in g.ifs):
+                    out.append(self._const(node.elt))
+        except Untranslated:
+            return None
+        finally:
+            self._restore_scope(saved)
+        return tuple(out)
+
     def _save_scope(self) -> tuple[dict[str, Any], ...]:
         return (
             dict(self.names),
@@ -306,6 +352,52 @@ class Iteration(Scope):
         finally:
             self._restore_scope(saved)
         return held
+
+    def _ids_given(self, ids: tuple[int, ...], node: ast.expr) -> Expr:
+        """``np.array(ids)`` of a list of whole numbers the translation knows: a given
+        tensor of them (the same list again is the same given)."""
+        literal = (tuple(str(k) for k in ids), (len(ids),), False)
+        step = self._anonymous.get(literal)
+        if step is None:
+            step = self._fresh("ids")
+            self._emit(Given(step, literal[0], literal[1], self._where(node)))
+            self._anonymous[literal] = step
+        return Var(step)
+
+    def _rows_picked(self, base: Expr, ids: Any) -> Expr | None:
+        """``E[ids]`` with ``ids`` a list of whole numbers the translation knows: those rows
+        of ``E``, in order (``None``: ``ids`` is not such a list)."""
+        if not whole_numbers(ids):
+            return None
+        return call("stack", *(call("getitem", base, index=str(k)) for k in ids), axis=0)
+
+    def _dict_get(self, node: ast.Call) -> Expr | None:
+        """``E.get(word, default)`` of a dict the translation holds, or of one written out
+        (``{"cat": e_cat, …}.get(w, e_the)``); ``None``: no such call."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr != "get":
+            return None
+        if isinstance(func.value, ast.Dict):
+            return self._written_get(func.value, node)
+        if isinstance(func.value, ast.Name) and func.value.id in self.dicts and node.args:
+            key = self._const(node.args[0])
+            if key in self.dicts[func.value.id] or len(node.args) < 2:
+                return self._held(func.value.id, key)
+            return self._operand(node.args[1])
+        return None
+
+    def _written_get(self, d: ast.Dict, node: ast.Call) -> Expr:
+        """``{"cat": e_cat, …}.get(w, e_the)`` of a dict written out with constant keys:
+        the value written for the key, or the default."""
+        if not 1 <= len(node.args) <= 2 or node.keywords or any(k is None for k in d.keys):
+            raise Untranslated(f"{self._source(node)} is not translated")
+        keys = [self._const(k) for k in d.keys if k is not None]
+        key = self._const(node.args[0])
+        if key in keys:
+            return self._operand(d.values[keys.index(key)])
+        if len(node.args) < 2:
+            raise Untranslated(f"{self._source(node)} gets None")
+        return self._operand(node.args[1])
 
     def _held_value(self, name: str, key: Any, node: ast.expr) -> Any:
         """One value of a dict: a constant, or a tensor (a literal is a given named
@@ -540,3 +632,12 @@ def returns_tuple(f: NotebookFunction) -> bool:
 def assigned_names(s: ast.stmt) -> list[str]:
     """The names a statement assigns (``a = …``, ``a, b = …``)."""
     return [n for t in _assigned(s) for n in _names_in(t)]
+
+
+def whole_numbers(c: Any) -> bool:
+    """A non-empty list of whole numbers the translation knows (``ids = [2, 3, 2]``)."""
+    return (
+        isinstance(c, tuple)
+        and bool(c)
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in c)
+    )

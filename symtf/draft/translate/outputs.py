@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from symtf.draft.templates import Expr, Var, variables
-from symtf.draft.translate.autograd import Autograd
+from symtf.draft.translate.draws import NumpyStream
 from symtf.draft.translate.events import SIZE, Note, Shown, Step
 from symtf.draft.translate.expressions import IDENTITY_METHODS, RANDOM
 from symtf.draft.translate.prints import (
@@ -25,10 +25,12 @@ from symtf.draft.translate.prints import (
     is_size,
     join_group,
     output_groups,
+    output_lines,
     read_values,
 )
 from symtf.draft.translate.scope import MAX_INLINE, Untranslated
 from symtf.draft.translate.sources import Block
+from symtf.draft.translate.texts import Texts
 
 #: Methods that change a list, a dict or an array in place.
 _MUTATORS = frozenset(
@@ -61,7 +63,7 @@ _ROUND_FUNCTIONS = frozenset({"numpy.round", "numpy.around", "torch.round", "rou
 _NO_SIDE_EFFECTS = ("matplotlib", "seaborn", "plotly", "IPython", "pandas", "print", "display")
 
 
-class Outputs(Autograd):
+class Outputs(Texts):
     """Prints and the output they wrote (see the module docstring)."""
 
     def _expression_statement(self, stmt: ast.Expr, *, is_last: bool) -> Any:
@@ -98,6 +100,10 @@ class Outputs(Autograd):
             if dotted == "torch.manual_seed" and isinstance(seed, int) and not v.keywords:
                 self.rng = (seed, 0)  # the draws from here on are known by their order
                 return None
+            if dotted == "numpy.random.seed" and isinstance(seed, int) and not v.keywords:
+                # numpy's legacy stream: its draws from here on are numpy's RandomState(seed)'s
+                self.np_stream = NumpyStream(seed) if not isinstance(seed, bool) else None
+                return None
             if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
                 module = self.modules.get(v.func.value.id)
                 if module is not None and v.func.attr in ("eval", "train"):
@@ -109,6 +115,7 @@ class Outputs(Autograd):
                 RANDOM.search(dotted) or "manual_seed" in dotted or dotted.endswith("seed")
             ):
                 self.rng = None
+                self.np_stream = None
                 self._emit(
                     Note(self._where(stmt), self._source(stmt), "random state is not translated")
                 )
@@ -145,6 +152,8 @@ class Outputs(Autograd):
         func = v.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner = func.value.id
+            if func.attr == "append" and len(v.args) == 1 and self._append_const(owner, v.args[0]):
+                return True  # generated.append(next_id): a list of whole numbers or words
             if func.attr == "append" and owner in self.tuples and len(v.args) == 1:
                 try:
                     self.tuples[owner].append(self._operand(v.args[0]))
@@ -160,6 +169,19 @@ class Outputs(Autograd):
                 if isinstance(a, ast.Name) and self._holds(a.id):
                     self._lose(a.id, stmt, f"{dotted} may change {a.id} in place")
         return False
+
+    def _append_const(self, owner: str, item: ast.expr) -> bool:
+        """``ids.append(k)`` of a whole number or a word the translation knows, to a list
+        of them (or an empty one): kept as constants. Returns whether it was handled."""
+        held = self.consts.get(owner)
+        if not (isinstance(held, tuple) or self.tuples.get(owner) == []):
+            return False
+        c = self._const_or_none(item)
+        if not isinstance(c, (int, str)) or isinstance(c, bool):
+            return False
+        self.consts[owner] = (*(held if isinstance(held, tuple) else ()), c)
+        self.tuples.pop(owner, None)
+        return True
 
     def _holds(self, name: str) -> bool:
         """Whether a name holds a value the translation reads (a tensor, a list, a dict)."""
@@ -201,6 +223,9 @@ class Outputs(Autograd):
         """
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [("text", None, node.value, None, None)]
+        built = self._text_parts(node)
+        if built is not None:  # row = f"{t:>4} | " + " | ".join(…): what the string shows
+            return built
         formatted = self._formatted(node)
         if formatted is not None:  # "shape: {}".format(x.shape): words, not values
             return [("text", None, formatted, None, None)]
@@ -479,6 +504,16 @@ class Outputs(Autograd):
             if len(printed) == len(stream)
             else _aligned([items for _, items in printed], stream)
         )
+        if runs is None and stream:
+            # rows a loop prints indented ("   1  |  0.161 | …") start no group of their
+            # own; read line by line, each may be one print's
+            lines = [g for o in block.outputs if o.kind == "stream" for g in output_lines(o)]
+            if len(lines) != len(stream):
+                runs = (
+                    [[g] for g in lines]
+                    if len(printed) == len(lines)
+                    else _aligned([items for _, items in printed], lines)
+                )
         if runs is None and stream:
             runs = _aligned_without_left_out([items for _, items in printed], stream)
         if runs is not None:

@@ -212,6 +212,22 @@ def output_groups(o: Output) -> list[list[tuple[str, int]]]:
     return out
 
 
+def output_lines(o: Output) -> list[list[tuple[str, int]]]:
+    """An output's text as one group per line, but for the lines of an array still open
+    (a finer reading than :func:`output_groups`, for rows a loop prints indented)."""
+    out: list[list[tuple[str, int]]] = []
+    lines = o.text.splitlines()
+    file_lines = list(o.lines) + [o.lines[-1] if o.lines else 0] * max(0, len(lines) - len(o.lines))
+    for text, line in zip(lines, file_lines, strict=False):
+        if not text.strip():
+            continue
+        if out and _open(out[-1]):
+            out[-1].append((text, line))
+        else:
+            out.append([(text, line)])
+    return out
+
+
 def _open(group: list[tuple[str, int]]) -> bool:
     text = "".join(t for t, _ in group)
     return text.count("[") > text.count("]") or text.count("(") > text.count(")")
@@ -257,7 +273,12 @@ def join_group(group: list[tuple[str, int]]) -> tuple[str, list[int]]:
     return "\n".join(t for t, _ in group), [ln for _, ln in group]
 
 
-_NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+#: A printed number; ``163,009,536`` (an f-string's ``{n:,}``) is one number, its digits grouped
+#: by threes with no space between (a list or tuple prints a space after each comma).
+_NUMBER = re.compile(
+    r"(?<![\w.,])-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+\.\d*|\.\d+|\d+)"
+    r"(?:[eE][-+]?\d+)?(?![\w.])"
+)
 
 
 #: A shape as Python prints a tuple of whole numbers: ``(3, 6)``, ``(4,)``.

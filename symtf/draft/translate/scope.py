@@ -19,7 +19,8 @@ from typing import Any
 from symtf import limits
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Ref, Var, render
-from symtf.draft.translate.events import Given, Note, Step
+from symtf.draft.translate.draws import NumpyStream
+from symtf.draft.translate.events import SIZE, Given, Note, Step
 from symtf.draft.translate.sources import Block
 from symtf.draft.translate.table import FAMILIES, Translation
 from symtf.errors import SpecError
@@ -79,6 +80,16 @@ class NotebookFunction:
     body: list[ast.stmt]
     #: Default values of parameters, as written (``def layer_norm(x, eps=1e-5)``).
     defaults: dict[str, ast.expr] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModuleClass:
+    """What an instance of a module class the notebook defines computes: one function, and
+    which of its parameters are the inputs of ``forward`` (the others are ``__init__``'s
+    settings); see :mod:`symtf.draft.translate.classes`."""
+
+    function: NotebookFunction
+    inputs: tuple[str, ...]
 
 
 @dataclass
@@ -312,6 +323,11 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Module classes the notebook defines, each as the function an instance computes
+        #: (:mod:`symtf.draft.translate.classes`), and their instances with the call that
+        #: made them (``ln = LayerNorm(emb_dim=6)``).
+        self.classes: dict[str, ModuleClass] = {}
+        self.instances: dict[str, tuple[ModuleClass, ast.Call]] = {}
         #: Functions of no parameters that return nothing (a script's ``def main():`` or
         #: ``def example():``): their bodies are walked where a statement calls them.
         self.procedures: dict[str, list[ast.stmt]] = {}
@@ -346,6 +362,16 @@ class Scope:
         #: PyTorch's random state where known: (the seed ``torch.manual_seed`` set, draws
         #: since); ``None`` after anything that may draw or was not translated.
         self.rng: tuple[int, int] | None = None
+        #: numpy's legacy global stream where known: the seed ``np.random.seed`` set and
+        #: the draws since; ``None`` after anything not translated (it may have drawn).
+        self.np_stream: NumpyStream | None = None
+        #: Every given the translation wrote, by name, and the certified values of steps
+        #: evaluated where the code decides a whole number from them (an argmax).
+        self.given_events: dict[str, Given] = {}
+        self._decided_values: dict[str, Any] = {}
+        #: Strings built from words and formatted entries, by variable: what each shows,
+        #: part by part, as a print's arguments (see :mod:`symtf.draft.translate.texts`).
+        self.texts: dict[str, list[Any]] = {}
         #: Dropout masks shown (a tensor of ones dropped out and printed), by (seed, draw,
         #: p, shape): the name their print stands for.
         self.dropout_masks: dict[tuple[Any, ...], str] = {}
@@ -385,6 +411,8 @@ class Scope:
         self._noted_once: set[tuple[str, str, str]] = set()
 
     def _emit(self, event: Any) -> None:
+        if isinstance(event, Note) and event.reason != SIZE:
+            self.np_stream = None  # code not translated may have drawn from numpy's stream
         if isinstance(event, Note):
             key = (event.where, event.source, event.reason)
             if key in self._noted_once:
@@ -402,6 +430,8 @@ class Scope:
                 self.shapes[event.name] = shape
         elif isinstance(event, Given):
             self.givens.add(event.name)
+            if not self._dry:
+                self.given_events[event.name] = event
             self.shapes[event.name] = event.shape or (1,)
         self._events.append(event)
 
@@ -660,6 +690,8 @@ class Scope:
                 k = self._int(idx)
                 return shape[k]
             case ast.Call(func=ast.Name(id="len"), args=[x]):
+                if isinstance(x, ast.Name) and isinstance(self.consts.get(x.id), str):
+                    return len(self.consts[x.id])  # "-" * len(header): a rule as long
                 return self._shape_of_node(x)[0]
             case ast.Call(func=ast.Attribute(value=base, attr="size"), args=[idx]):
                 return self._shape_of_node(base)[self._int(idx)]
@@ -676,7 +708,15 @@ class Scope:
                     return words[k]
             case ast.Compare(left=a, ops=[op], comparators=[b]):
                 return _compare(op, self._const(a), self._const(b))
+        more = self._more_const(node)
+        if more is not None:
+            return more
         raise Untranslated(f"{self._source(node)} is not a plain number")
+
+    def _more_const(self, node: ast.expr) -> Any:
+        """A constant the mixins compute (words joined from a list of them, an index the
+        code decides from translated values); ``None`` here."""
+        return None
 
     def _shape_of_node(self, node: ast.expr) -> tuple[int, ...]:
         if isinstance(node, ast.Name) and node.id in self.consts:
@@ -750,6 +790,11 @@ class Scope:
             return None
 
     def _shape_args(self, args: list[ast.expr]) -> list[int]:
+        match args:
+            case [ast.Attribute(value=base, attr="shape")] | [
+                ast.Call(func=ast.Attribute(value=base, attr="size"), args=[])
+            ]:  # torch.zeros(query.shape): the shape of a tensor the code holds
+                return list(self._shape_of_node(base))
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = list(args[0].elts)
         return [self._int(a) for a in args]
@@ -794,8 +839,9 @@ class Scope:
         return tuple(values), shape, f32
 
     def _entry_places(self, node: ast.expr) -> tuple[Place, ...]:
-        """Where each entry of a matrix literal stands in the article, row by row (empty
-        when not known: a block without places, an entry over two lines)."""
+        """Where each entry of a matrix literal (or of a one-dimensional one) stands in the
+        article, row by row (empty when not known: a block without places, an entry over
+        two lines)."""
         inner = node.args[0] if isinstance(node, ast.Call) and node.args else node
         origin = origin_of(inner)
         source = getattr(origin.block, "source", None) if origin is not None else None
@@ -805,7 +851,8 @@ class Scope:
         for raw in origin.lines:  # each line with its end, as the parser counts lines
             starts.append(starts[-1] + len(raw.decode("utf-8", "replace")))
         out = []
-        for row in inner.elts:
+        flat = not any(isinstance(e, (ast.List, ast.Tuple)) for e in inner.elts)
+        for row in [inner] if flat else inner.elts:  # a one-dimensional literal: one row
             if not isinstance(row, (ast.List, ast.Tuple)):
                 return ()
             for e in row.elts:

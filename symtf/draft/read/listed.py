@@ -1,0 +1,172 @@
+"""A bracketed list written again in the next link of a chain, entry by entry.
+
+``[exp(5-9), exp(9-9)] / 1.156 = [0.018, 1.000] / 1.156``: the two links are the same
+but for their lists, which have as many entries, so the later list's 0.018 is the value
+of the earlier one's ``exp(5-9)``. An entry written again as arithmetic of its own
+(``[exp(5-9)/1.018, …] = [0.018/1.018, …]``) lines up term by term, as the links of a
+chain do (:func:`symtf.draft.read.items.term_links`). A last link that is a list of bare
+numbers is the chain's printed result, checked as such, not as the values of entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from symtf.draft.read.items import expression_text, is_arithmetic, numeric_cell, term_links
+from symtf.errors import ExpressionError
+from symtf.language import latexmath
+
+#: ``(later link, terms, number, numbers before it)``, as :func:`term_links` gives them.
+Link = tuple[int, tuple[str, ...], str, list[str]]
+
+#: The unsigned numbers written in a piece of a link, in order (to place a later one).
+_NUMBERS = re.compile(r"(?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def chain_links(links: Sequence[str]) -> list[Link]:
+    """The intermediate numbers of a chain: :func:`term_links`' and those of each list
+    written again in the next link (:func:`entry_links`)."""
+    out = term_links(links)
+    for k in range(1, len(links)):
+        out.extend(entry_links(k, links[k - 1], links[k], last=k == len(links) - 1))
+        out.extend(scaled_links(k, links[k - 1], links[k]))
+    return out
+
+
+#: A number times a list, or a list times a number, in a plain link: ``0.4·[1,0.5]``.
+_SCALED = re.compile(
+    r"^(?:(?P<a>\d+\.?\d*|\.\d+)[·×*](?P<l>\[[^\[\]]*\])|(?P<r>\[[^\[\]]*\])[·×*](?P<b>\d+\.?\d*|\.\d+))$"
+)
+
+
+def scaled_links(k: int, earlier: str, later: str) -> list[Link]:
+    """``0.4·[1,0] + 0.2·[0.5,0.5] = [0.4, 0] + [0.1, 0.1]``: the later link's lists, term
+    by term, write the products of the earlier link's scaled lists, entry by entry.
+
+    Both links must be sums of as many terms, each earlier term a number times a list and
+    each later one a list of as many numbers.
+    """
+    a, b = _plain(earlier), _plain(later)
+    if a is None or b is None:
+        return []
+    ta, tb = _top_terms(a), _top_terms(b)
+    if len(ta) < 2 or len(ta) != len(tb):
+        return []
+    out: list[Link] = []
+    seen: list[str] = []
+    for x, (y, _) in zip(ta, tb, strict=True):
+        m = _SCALED.match(x[0])
+        xs = _entries(m.group("l") or m.group("r")) if m else None
+        ys = _entries(y) if y.startswith("[") and y.endswith("]") else None
+        if m is None or xs is None or ys is None or len(xs) != len(ys):
+            return []
+        numbers = [numeric_cell(v) for v in ys]
+        if any(n is None for n in numbers):
+            return []
+        scale = m.group("a") or m.group("b")
+        for entry, number in zip(xs, numbers, strict=True):
+            if not re.fullmatch(r"[01](?:\.0*)?", entry):  # c·1 and c·0 only copy c or 0
+                out.append((k, (f"{scale}·{entry}",), str(number), seen[:]))
+            seen.append(str(number))
+    return out
+
+
+def _top_terms(plain: str) -> list[tuple[str, int]]:
+    """A plain link split at its top-level ``+`` signs: each term, and where it starts."""
+    terms: list[tuple[str, int]] = []
+    depth = start = 0
+    for i, ch in enumerate(plain):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "+" and depth == 0 and i > start:
+            terms.append((plain[start:i].strip(), start))
+            start = i + 1
+    terms.append((plain[start:].strip(), start))
+    return terms
+
+
+def entry_links(k: int, earlier: str, later: str, *, last: bool = False) -> list[Link]:
+    """The numbers of link ``k``'s lists that write the values of link ``k - 1``'s entries.
+
+    The links must be alike once each top-level list is left out (``[…] / 1.156`` and
+    ``[…] / 1.156``), with lists of as many entries at the same places.
+    """
+    a, b = _plain(earlier), _plain(later)
+    if a is None or b is None:
+        return []
+    la, lb = _lists(a), _lists(b)
+    if not la or len(la) != len(lb) or _skeleton(a, la) != _skeleton(b, lb):
+        return []
+    out: list[Link] = []
+    for (sa, ea), (sb, eb) in zip(la, lb, strict=True):
+        xs, ys = _entries(a[sa:ea]), _entries(b[sb:eb])
+        if xs is None or ys is None or len(xs) != len(ys):
+            continue
+        if last and b.strip() == b[sb:eb] and all(numeric_cell(y) is not None for y in ys):
+            continue  # "… = [0.016, 0.865]": the chain's printed result
+        seen = _NUMBERS.findall(b[:sb])
+        for x, y in zip(xs, ys, strict=True):
+            number = numeric_cell(y.strip("()"))
+            if number is not None:
+                if numeric_cell(x.strip("()")) is None and is_arithmetic(x):
+                    out.append((k, (x,), number, seen[:]))
+                seen.append(number)
+                continue
+            for _, terms, value, inner in term_links([x, y]):
+                out.append((k, terms, value, seen + inner))
+            seen.extend(_NUMBERS.findall(y))
+    return out
+
+
+def _plain(link: str) -> str | None:
+    try:
+        return latexmath.to_plain(expression_text(link.replace("@", "·")), where="link")
+    except ExpressionError:
+        return None
+
+
+def _lists(plain: str) -> list[tuple[int, int]]:
+    """The spans of the top-level bracketed lists of a plain link (not of matrices)."""
+    out: list[tuple[int, int]] = []
+    depth = start = 0
+    for i, ch in enumerate(plain):
+        if ch in "([{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return []
+            if depth == 0 and ch == "]" and plain[start] == "[":
+                out.append((start, i + 1))
+    return [(s, e) for s, e in out if "[" not in plain[s + 1 : e - 1]]
+
+
+def _skeleton(plain: str, spans: list[tuple[int, int]]) -> str:
+    """The link with each list written as ``L`` and no spaces."""
+    out, at = [], 0
+    for s, e in spans:
+        out += [plain[at:s], "L"]
+        at = e
+    out.append(plain[at:])
+    return re.sub(r"\s+", "", "".join(out))
+
+
+def _entries(text: str) -> list[str] | None:
+    """The entries of a bracketed list (``[a, b/c]``), split at its top-level commas."""
+    entries: list[str] = []
+    depth, start = 0, 1
+    for i, ch in enumerate(text[1:-1], 1):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            entries.append(text[start:i].strip())
+            start = i + 1
+    entries.append(text[start:-1].strip())
+    return entries if len(entries) >= 2 and all(entries) else None

@@ -1,0 +1,63 @@
+"""A function applied by name to a row the article prints: ``softmax([2, 4, 4]) = […]``.
+
+Each fixture is written here. The expected values come from mpmath at 30 digits:
+
+- softmax([2, 4, 4]) = 0.063378938333, 0.468310530833, 0.468310530833
+- softmax([1, 0, 3]) = 0.114195199385, 0.0420100661341, 0.843794734481
+
+So ``[0.0, 0.5, 0.5]`` is a slip in its first entry (0.0634 rounds to 0.1, and 0.0 is
+within one unit of it) and right in the others; ``[0.11, 0.04, 0.86]`` is wrong in its
+last entry (0.8438 rounds to 0.84, 0.86 is two units off).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from symtf.commands.draft import check_article
+from symtf.renderers._claims import place_of
+
+ARTICLE = """\
+# Attention weights by hand
+
+The scores of the two queries against the three keys are
+
+$$
+S = \\begin{{bmatrix}} 2 & 4 & 4 \\\\ 1 & 0 & 3 \\end{{bmatrix}}
+$$
+
+Take the {name} of each row:
+
+```
+{name}([2, 4, 4]) = [0.0, 0.5, 0.5]
+{name}([1, 0, 3]) = [0.11, 0.04, 0.86]
+```
+"""
+
+
+def _checks(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    out = []
+    for r in check_article(path).results:
+        for k, c in enumerate(r.checks):
+            place = place_of(r, c, k)
+            out.append((place.line if place else r.claim.source_line, c.printed, c.verdict))
+    return out
+
+
+def test_a_named_softmax_of_a_printed_row_is_checked_entry_by_entry(tmp_path: Path) -> None:
+    got = _checks(tmp_path, ARTICLE.format(name="softmax"))
+    line12 = sorted((p, v) for line, p, v in got if line == 12 and "." in p)
+    line13 = sorted((p, v) for line, p, v in got if line == 13 and "." in p)
+    assert line12 == [("0.0", "slip"), ("0.5", "rounded"), ("0.5", "rounded")]
+    assert line13 == [("0.04", "rounded"), ("0.11", "rounded"), ("0.86", "wrong")]
+
+
+def test_a_function_name_the_row_does_not_give_leaves_the_line_unjudged(
+    tmp_path: Path,
+) -> None:
+    # sigmoid of 2, 4, 4 is 0.8808, 0.9820, 0.9820: no entry agrees, so the line's name
+    # cannot be what its numbers are, and nothing on it is called off
+    got = _checks(tmp_path, ARTICLE.format(name="sigmoid"))
+    assert not [v for line, p, v in got if line in (12, 13) and v in ("slip", "wrong")]
