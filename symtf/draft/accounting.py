@@ -231,10 +231,16 @@ def _next_to(
     if w is None:
         return []
     quantum = v[0].as_tuple().exponent
-    if not isinstance(quantum, int) or not any(
-        w[0].quantize(Decimal(1).scaleb(quantum), rounding=r) == v[0]
-        for r in (ROUND_HALF_EVEN, ROUND_HALF_UP)
-    ):
+    if not isinstance(quantum, int):
+        return []
+    try:
+        rounded = {
+            w[0].quantize(Decimal(1).scaleb(quantum), rounding=r)
+            for r in (ROUND_HALF_EVEN, ROUND_HALF_UP)
+        }
+    except InvalidOperation:  # more digits than a quantize holds: not one value rounded
+        return []
+    if v[0] not in rounded:
         return []
     return _claims_of([(flat[0],)], left, p, pl, [(0, 0)])
 
