@@ -366,7 +366,9 @@ def test_rasbt_ch04_normalised_outputs_are_reached_from_the_printed_layer_output
     ]
     assert [p for p, _, _ in mine] == flat
     assert all(v == "rounded" for _, v, _ in mine)
-    assert sorted(p for p, _, e in mine if e.get("accepted_by") == "rounded_inputs") == sorted(off)
+    # the notebook's own LayerNorm class holds torch tensors: it computes in float32 too
+    rounded = [p for p, _, e in mine if "rounded_inputs" in e.get("accepted_by", "").split("+")]
+    assert sorted(rounded) == sorted(off)
     assert [c for c in checks if c[1] not in ("exact", "rounded")] == []
 
 

@@ -790,3 +790,47 @@ def test_a_count_printed_with_grouped_digits_is_one_number_read_by_what_follows(
         tmp_path, [(code, "Total number of parameters: 2,621,440\nSize: 12.00 MB\n")], "off"
     )
     assert _verdicts(off) == [("12.00", "wrong")]
+
+
+_LAYER_NORM_CLASS = (
+    "import torch\nimport torch.nn as nn\n\n\nclass LayerNorm(nn.Module):\n"
+    "    def __init__(self, emb_dim):\n        super().__init__()\n        self.eps = 1e-5\n"
+    "        self.scale = nn.Parameter(torch.ones(emb_dim))\n"
+    "        self.shift = nn.Parameter(torch.zeros(emb_dim))\n\n"
+    "    def forward(self, x):\n        mean = x.mean(dim=-1, keepdim=True)\n"
+    "        var = x.var(dim=-1, keepdim=True, unbiased=False)\n"
+    "        norm_x = (x - mean) / torch.sqrt(var + self.eps)\n"
+    "        return self.scale * norm_x + self.shift\n"
+)
+
+
+def test_a_module_class_of_the_notebook_is_computed_where_its_instance_is_called(
+    tmp_path: Path,
+) -> None:
+    # Rows [1, 3] and [2, 2.5]: means 2 and 2.25, variances (n divisor) 1 and 0.0625, so
+    # (x - mean) / sqrt(var + 1e-5) = ±1/sqrt(1.00001) and ±0.25/sqrt(0.06251), by mpmath
+    # ±0.999995… and ±0.999920…: -1.0000, 1.0000, -0.9999, 0.9999. The second notebook
+    # prints 0.9992 for 0.9999: seven units of its last digit off.
+    with mpmath.workdps(MPMATH_DIGITS):
+        a = 1 / mpmath.sqrt(mpmath.mpf("1.00001"))
+        b = mpmath.mpf("0.25") / mpmath.sqrt(mpmath.mpf("0.06251"))
+    assert rounds_to(-a, "-1.0000") and rounds_to(b, "0.9999")
+    call = "x = torch.tensor([[1.0, 3.0], [2.0, 2.5]])\nln = LayerNorm(emb_dim=2)\nprint(ln(x))\n"
+    right = _notebook(
+        tmp_path,
+        [
+            (_LAYER_NORM_CLASS, None),
+            (call, "tensor([[-1.0000,  1.0000],\n        [-0.9999,  0.9999]])\n"),
+        ],
+        "right",
+    )
+    assert [v in GOOD for _, v in _verdicts(right)] == [True] * 4
+    off = _notebook(
+        tmp_path,
+        [
+            (_LAYER_NORM_CLASS, None),
+            (call, "tensor([[-1.0000,  1.0000],\n        [-0.9999,  0.9992]])\n"),
+        ],
+        "off",
+    )
+    assert [v for _, v in _verdicts(off)][3] == "wrong"

@@ -282,6 +282,13 @@ def copy_slips(
     if found is None:
         return []
     claims, here = found
+    first = next((k for k, c in enumerate(claims[:here]) if c.expression == claim.expression), None)
+    at = claims[first].source_line if first is not None else None
+    if first is not None and at is not None:
+        # a result restated with the chain that worked it out (8.125 again, as 1.25 + 2.75
+        # + 4.125): its literals were written on the line it restates, before that line's
+        # own result, so they are looked at from there
+        here, line = first, at
     earlier = claims[:here]
     seen = {  # (the line's own literals, drafted as numbers of their own, are not before it)
         p.text.replace("−", "-").lstrip("+-").strip()

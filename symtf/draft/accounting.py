@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from symtf.draft.read import LITERAL
 from symtf.place import Place
 from symtf.visible import toml_string
 
@@ -225,7 +226,9 @@ def _claims_of(
     return out
 
 
-def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tuple[Any, str, Place]]:
+def _displayed(
+    f: Any, article: Article, places: tuple[Place, ...], before_only: bool = False
+) -> list[tuple[Any, str, Place]]:
     """The displayed lines whose results a found value restates, one per number, with the
     number and its place; empty if it restates none.
 
@@ -243,18 +246,19 @@ def _displayed(f: Any, article: Article, places: tuple[Place, ...]) -> list[tupl
     if f.kind == "arithmetic":
         return []
     flat = [x for r in f.rows for x in r]
-    before = _displayed_before(f, article, places, flat)
-    if before or len(flat) != 1 or len(places) != 1:
+    before = _displayed_before(f, article, places, flat, before_only)
+    if before or before_only or len(flat) != 1 or len(places) != 1:
         return before
     ahead = _named_ahead(f, article, flat[0], places[0])
     return [(ahead, flat[0], places[0])] if ahead is not None else []
 
 
 def _displayed_before(
-    f: Any, article: Article, places: tuple[Place, ...], flat: list[str]
+    f: Any, article: Article, places: tuple[Place, ...], flat: list[str], strict: bool = False
 ) -> list[tuple[Any, str, Place]]:
     """:func:`_displayed` for the lines before the value (each number its nearest), or, for
-    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`)."""
+    a list of whole numbers, the lines it restates so (:mod:`symtf.draft.stored`);
+    ``strict``: printed before it, not later on its line."""
     from symtf.draft.stored import whole_prints
 
     if len(flat) != len(places):
@@ -279,6 +283,7 @@ def _displayed_before(
             if (
                 d.places[0].line <= at.line
                 and (d.places[0].line, d.places[0].column) != (at.line, at.column)
+                and not (strict and d.places[0].line == at.line)
                 and _same(value, d.rows[0][0])
                 and (best is None or d.places[0].line >= best.places[0].line)
             ):
@@ -365,11 +370,18 @@ def account(
             continue
         covered.update(_key(q) for q in left)
         name = f.label.strip() or where(left[0])
+        literal = f.label.endswith(LITERAL)
+        if literal:  # "(0.8 - 0.25) / 0.364": 0.364 as the deviation worked out above
+            name = f.label[: -len(LITERAL)].strip() or where(left[0])
         if len(left) == len(f.places):
-            restated = restatements(f, name, article, sources, placement, label, chains)
+            restated = restatements(
+                f, name, article, sources, placement, label, chains, before_only=literal
+            )
             if restated:
                 claims.extend(restated)
                 continue
+        if literal:
+            continue  # an input of its line: it repeats no result printed before it
         unmapped.append(Unmapped(name, left[0].line, len(left), WHY_UNCLAIMED[origin], (), left))
     return claims
 
@@ -384,13 +396,15 @@ def restatements(
     chains: Mapping[int, tuple[str, str]] | None = None,
     *,
     results_only: bool = False,
+    before_only: bool = False,
 ) -> list[str]:
     """The claims of a value (a found value or a printing, with its places) that restates
     an earlier one: at the step the earlier value is placed at, or as the displayed line
     whose result it repeats. None if it restates nothing (then it is not checked).
 
     ``results_only``: only as displayed lines' results (a table that sums up the lines
-    worked above it), never as another printing.
+    worked above it), never as another printing. ``before_only``: only results printed
+    before it (a number a line computes from repeats no result of that line).
 
     ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
     checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
@@ -438,7 +452,7 @@ def restatements(
                 f"# line {at.line}: restates the result displayed at line {d.line}",
             ]
         )
-        for d, value, at in _displayed(item, article, places)
+        for d, value, at in _displayed(item, article, places, before_only)
     ]
     if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
         return claims

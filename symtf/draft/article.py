@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from symtf.draft.names import ident
-from symtf.draft.read import Found, read, text_lines
+from symtf.draft.read import LITERAL, Found, read, text_lines
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
@@ -199,6 +199,8 @@ def _printings(found: list[Found]) -> tuple[list[Printing], list[Display]]:
                 )
             )
             continue
+        if f.label.endswith(LITERAL):
+            continue  # checked only as the result it repeats (symtf.draft.accounting)
         label, role = _role(f.label)
         same_line = by_line[(f.cell, f.line)]
         results = {

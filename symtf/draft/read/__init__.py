@@ -25,13 +25,14 @@ from symtf.draft.read.extract import (
     segments,
     statements,
 )
-from symtf.draft.read.items import Found, Segment
+from symtf.draft.read.items import LITERAL, Found, Segment
 from symtf.draft.read.notebook import check_notebook, notebook_cells
 from symtf.draft.read.source import text_lines
 from symtf.draft.read.toml import draft_toml
 from symtf.place import Place
 
 __all__ = [
+    "LITERAL",
     "MAX_ARTICLE_BYTES",
     "Block",
     "Found",

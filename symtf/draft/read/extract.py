@@ -28,7 +28,7 @@ from pathlib import Path
 from symtf import limits
 from symtf.draft.read.blocks import Block
 from symtf.draft.read.definitions import Definition
-from symtf.draft.read.items import Found, Rows, Segment, split_top
+from symtf.draft.read.items import LITERAL, Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
 from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
 from symtf.draft.read.segments import pieces
@@ -173,7 +173,8 @@ def extract_text(
         outputs: Read the code too (a notebook's printed outputs, a Markdown article's
             Python fences); otherwise it is left to the code's translation.
     """
-    return read(text, kind, path=path, code=not outputs).found()
+    found = read(text, kind, path=path, code=not outputs).found()
+    return [f for f in found if not f.label.endswith(LITERAL)]
 
 
 def statements(

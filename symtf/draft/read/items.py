@@ -29,6 +29,11 @@ Rows = tuple[tuple[str, ...], ...]
 DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
 
 
+#: The label's end of a number a displayed line computes from, found only to be checked as
+#: the earlier result it may repeat (never a printing of its own).
+LITERAL = " (literal)"
+
+
 @dataclass(frozen=True)
 class Found:
     """One printed thing found in an article.

@@ -16,6 +16,7 @@ from typing import cast
 import symtf.draft.read.complexes as complexes
 from symtf.draft.read.columns import stated_columns
 from symtf.draft.read.items import (
+    LITERAL,
     Found,
     Rows,
     Segment,
@@ -660,7 +661,8 @@ def _line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     raw = _ESCAPE.sub(" ", text.text)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
-    if not s.out:
+    if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
+        s.out = []
         _loose_numbers(s)
     return s.out
 
@@ -750,6 +752,8 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 latex=earlier,
                 chain=f"{seg.cell}:{number}:{place}:term{k}:{len(before)}",
             )
+    if plain_arithmetic(pieces[0]) is not None:
+        _first_literals(s, pieces[0], spans[0][0], name)
     for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
         for j, piece in enumerate(pieces[:k]):
             if any(_worded(q) for q in pieces[j + 1 : k]):
@@ -774,6 +778,26 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         s.found("vector", name, rows, spans[-1])
     elif label and not any(plain_arithmetic(p) for p in pieces[:-1]):
         s.found("number", label, printed, spans[-1])
+
+
+#: A number written in arithmetic, with the minus before it (not part of a name).
+_LITERAL = re.compile(r"[-−]?(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def _first_literals(s: _Line, piece: str, at: int, name: str) -> None:
+    """The numbers of three significant digits or more that a line's first link computes
+    from (``(0.8 - 0.25) / 0.364``): one may repeat a result printed before it (0.364, the
+    deviation worked out above) and is then checked as that result; one that repeats none
+    is an input of the line (:data:`symtf.draft.read.items.LITERAL`)."""
+    for m in _LITERAL.finditer(piece):
+        text, start = m.group(), m.start()
+        before = piece[:start].rstrip()
+        if text[0] in "-−" and before and before[-1] not in "([,=+*/×·":
+            text, start = text[1:], start + 1  # a subtraction, not a negative number
+        if len(text.lstrip("-−").replace(".", "").lstrip("0")) >= 3:
+            s.found(
+                "number", name + LITERAL, ((text.replace("−", "-"),),), (at + start, at + m.end())
+            )
 
 
 def _whole_list(piece: str) -> bool:

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from symtf.draft.templates import Call, Var
 from symtf.draft.translate.autograd import makes_leaf
+from symtf.draft.translate.classes import module_function
 from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
 from symtf.draft.translate.outputs import Outputs
@@ -238,6 +239,11 @@ class Translator(Outputs):
                 self._function(stmt)
             elif isinstance(stmt, ast.ClassDef):
                 self.module_stubs.discard(stmt.name)
+                self.classes.pop(stmt.name, None)
+                instance = module_function(stmt) if not _is_stub_class(stmt) else None
+                if instance is not None:
+                    self.classes[stmt.name] = instance
+                    self.opaque.pop(stmt.name, None)
                 if stmt.name in MODULES and _is_stub_class(stmt):
                     self.module_stubs.add(stmt.name)
                     self._emit(
@@ -469,6 +475,16 @@ class Translator(Outputs):
         self.optimizers.pop(name, None)
 
     def _assign_name(self, name: str, value: ast.expr, stmt: ast.stmt) -> None:
+        self.instances.pop(name, None)
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.classes
+        ):  # ln = LayerNorm(emb_dim=6): computed where it is called
+            self.instances[name] = (self.classes[value.func.id], value)
+            for held in (self.names, self.consts, self.opaque, self.tuples, self.modules):
+                held.pop(name, None)
+            return
         self.tuples.pop(name, None)
         self.texts.pop(name, None)
         self.optimizers.pop(name, None)

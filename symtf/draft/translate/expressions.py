@@ -279,6 +279,22 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
         func = node.func
         if isinstance(func, ast.Name) and func.id in self.functions:
             return self._inline_call(self.functions[func.id], node)
+        if isinstance(func, ast.Name) and func.id in self.instances:
+            # ln(x): the class's function of the settings it was made with and of x
+            made_of, made = self.instances[func.id]
+            inputs = made_of.inputs
+            if len(node.args) > len(inputs):
+                raise Untranslated("a call that does not match its module's forward")
+            both = ast.Call(
+                made.func,
+                list(made.args),
+                [
+                    *made.keywords,
+                    *(ast.keyword(p, a) for p, a in zip(inputs, node.args, strict=False)),
+                    *node.keywords,
+                ],
+            )
+            return self._inline_call(made_of.function, ast.copy_location(both, node))
         if isinstance(func, ast.Name) and func.id in self.stubs:
             # def softmax(z): ... — a function without a body, read by its name: the
             # translation is a reading of the name, not of code

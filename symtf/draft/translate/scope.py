@@ -82,6 +82,16 @@ class NotebookFunction:
     defaults: dict[str, ast.expr] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ModuleClass:
+    """What an instance of a module class the notebook defines computes: one function, and
+    which of its parameters are the inputs of ``forward`` (the others are ``__init__``'s
+    settings); see :mod:`symtf.draft.translate.classes`."""
+
+    function: NotebookFunction
+    inputs: tuple[str, ...]
+
+
 @dataclass
 class Buffer:
     """An array filled entry by entry: ``np.zeros((n, m))`` then ``a[i, j] = …`` in a loop.
@@ -313,6 +323,11 @@ class Scope:
         self.opaque: dict[str, str] = {}  # variable → why its value is unknown
         self.modules: dict[str, NnModule] = {}
         self.functions: dict[str, NotebookFunction] = {}
+        #: Module classes the notebook defines, each as the function an instance computes
+        #: (:mod:`symtf.draft.translate.classes`), and their instances with the call that
+        #: made them (``ln = LayerNorm(emb_dim=6)``).
+        self.classes: dict[str, ModuleClass] = {}
+        self.instances: dict[str, tuple[ModuleClass, ast.Call]] = {}
         #: Functions of no parameters that return nothing (a script's ``def main():`` or
         #: ``def example():``): their bodies are walked where a statement calls them.
         self.procedures: dict[str, list[ast.stmt]] = {}

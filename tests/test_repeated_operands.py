@@ -1,0 +1,83 @@
+"""A number a displayed line computes from, that repeats a result worked out above it.
+
+``share = [1.25/8.125, …]`` under ``total = 1.25 + 2.75 + 4.125 = 8.125``: each 8.125 is
+the total again, and is checked as that line (restated), on its own line and column. The
+line's other numbers (1.25, 2.75, 4.125) repeat no result printed before: they are the
+line's inputs, neither checked nor listed as numbers left unchecked. A number of fewer than
+three significant digits is too short to tell a repeat from a coincidence and is left as
+written.
+
+The article is made up for the test; the expected values are worked out with mpmath at 50
+digits below, never by symtf.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import pytest
+from mp_reference import rounds_to
+from test_lineage import _json, _report
+
+ARTICLE = """# Shares of a budget
+
+```
+total = 1.25 + 2.75 + 4.125 = 8.125
+share = [1.25/8.125, 2.75/8.125, 4.125/8.125]
+      = [0.154, 0.338, 0.508]
+half = 8.125 / 2 = 4.0625
+quarter = 0.5 × 0.5 = 0.25
+rest = 1 - 0.25 = 0.75
+```
+"""
+
+
+def _line(text: str) -> int:
+    return next(i for i, ln in enumerate(ARTICLE.splitlines(), 1) if ln.startswith(text))
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _json(_report(tmp_path_factory, "shares.md", ARTICLE))
+
+
+def _at(report: dict[str, Any], line: int) -> list[tuple[str, str, int]]:
+    return sorted(
+        (c["printed"], c["verdict"], c.get("source_column") or 0)
+        for c in report["checks"]
+        if c["source_line"] == line
+    )
+
+
+def test_a_repeated_result_is_checked_where_the_line_writes_it(report: dict[str, Any]) -> None:
+    with mpmath.workdps(50):
+        parts = [mpmath.mpf(x) for x in ("1.25", "2.75", "4.125")]
+        total = sum(parts)
+        assert total == mpmath.mpf("8.125")
+        for part, printed in zip(parts, ("0.154", "0.338", "0.508"), strict=True):
+            assert rounds_to(part / total, printed)
+    share = _line("share")
+    text = ARTICLE.splitlines()[share - 1]
+    columns = [i + 1 for i in range(len(text)) if text.startswith("8.125", i)]
+    assert len(columns) == 3
+    # each 8.125 is the total again, and nothing else on the line is judged: the total's
+    # 4.125, one digit away from the 8.125 printed beside it, is no miscopy of it (it was
+    # written on the total's line, before its result)
+    assert _at(report, share) == [("8.125", "exact", c) for c in columns]
+    half = [(p, v) for p, v, _ in _at(report, _line("half"))]
+    assert half == [("4.0625", "exact"), ("8.125", "exact")]
+
+
+def test_the_line_inputs_are_neither_checked_nor_left_unchecked(report: dict[str, Any]) -> None:
+    share = _line("share")
+    printed = {p for p, _, _ in _at(report, share)}
+    assert not printed & {"1.25", "2.75", "4.125"}
+    unchecked = [u for u in report.get("unchecked", []) if u.get("source_line") == share]
+    assert not unchecked, unchecked
+
+
+def test_a_short_number_is_not_taken_for_a_repeat(report: dict[str, Any]) -> None:
+    # 0.25 is the quarter worked out just above, but two digits repeat by chance too often
+    assert 1 - mpmath.mpf("0.25") == mpmath.mpf("0.75")
+    assert [p for p, _, _ in _at(report, _line("rest"))] == ["0.75"]
