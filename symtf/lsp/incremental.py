@@ -300,7 +300,13 @@ class Resumable(Search):
         got = self._tokens.get(id(v))
         if got is not None and got[0] is v:
             return got[1]
-        b = b"" if v is None else v.dtype.str.encode() + repr(v.shape).encode() + v.tobytes()
+        b: object = (
+            b""
+            if v is None
+            else object()  # objects' bytes are their addresses: a token of its own
+            if v.dtype.hasobject
+            else v.dtype.str.encode() + repr(v.shape).encode() + v.tobytes()
+        )
         t = self.pool.tokens.setdefault(b, len(self.pool.tokens))
         self._tokens[id(v)] = (v, t)  # the value held: its id names it while it is kept
         return t
@@ -400,7 +406,7 @@ class _Pool:
     #: The known tensors each candidate reads, in order.
     inputs: dict[Any, tuple[int, ...]] = field(default_factory=dict)
     #: A token for each float64 value seen (its dtype, shape and bytes).
-    tokens: dict[bytes, int] = field(default_factory=dict)
+    tokens: dict[object, int] = field(default_factory=dict)
 
     def clear(self) -> None:
         """Start again (the tokens name values; the values go with them)."""
