@@ -592,3 +592,28 @@ def test_a_target_index_is_read_only_where_the_prose_states_one(
     assert stated_targets("# Example\n\n" + sentence + "\n") == (
         [(3, index)] if index is not None else []
     )
+
+
+# ------------------------------------------------------- one number taken from every entry
+
+SHIFTED = """\
+# Softmax, shifted for stability
+
+First, subtract the largest logit:
+
+$$
+\\text{logits} - \\max = [2.0, 0.5, -1.0] - 2.0 = [0, -1.5, -3.1]
+$$
+"""
+
+
+def test_a_number_taken_from_every_entry_of_a_row_is_checked_entry_by_entry(
+    tmp_path: Path,
+) -> None:
+    # by hand: [2.0 − 2.0, 0.5 − 2.0, −1.0 − 2.0] = [0, −1.5, −3.0]; −3.1 is one unit off
+    shifted = [Fraction(x) - 2 for x in ("2.0", "0.5", "-1.0")]
+    classes = [_class(v, s) for v, s in zip(shifted, ["0", "-1.5", "-3.1"], strict=True)]
+    assert classes == ["exact", "exact", "wrong"]
+    checks = _checks(tmp_path, SHIFTED)
+    assert _verdicts(checks, SHIFTED, "-1.5") == {"exact"}
+    assert _verdicts(checks, SHIFTED, "-3.1") == {"wrong"}

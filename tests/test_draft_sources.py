@@ -209,8 +209,10 @@ def _flat(m: mpmath.matrix) -> list[mpmath.mpf]:
 #: computed from them: the weighted values (364, 677) and the outputs (414-416 and 424
 #: PyTorch, 712 TensorFlow).
 # 281: the Markdown's softmax([2, 4, 4]) = [0.0, 0.5, 0.5], the same rounding by hand as
-# the code's literal at 305 (0.0 for 0.0634 is a slip)
-ROUGH_LINES = {281, 305, 632, 364, 677, 414, 415, 416, 424, 712}
+# the code's literal at 305 (0.0 for 0.0634 is a slip); 395 and 398: the Markdown's
+# Output 1, [2.0, 7.0, 1.5], summed from those weights where the softmax gives
+# [1.937, 6.683, 1.595]
+ROUGH_LINES = {281, 305, 632, 364, 677, 395, 398, 414, 415, 416, 424, 712}
 
 
 def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(

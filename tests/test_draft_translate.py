@@ -834,3 +834,24 @@ def test_a_module_class_of_the_notebook_is_computed_where_its_instance_is_called
         "off",
     )
     assert [v for _, v in _verdicts(off)][3] == "wrong"
+
+
+def test_a_module_instance_made_with_more_settings_than_its_class_takes_is_not_read(
+    tmp_path: Path,
+) -> None:
+    # Scale(2.0, 3.0) gives __init__(self, k) two values: that instance is left unread
+    # (said so), never bound out of place; Scale(k=0.5) of [1, 2] is [0.5, 1] exactly.
+    cls = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Scale(nn.Module):\n"
+        "    def __init__(self, k):\n        super().__init__()\n        self.k = k\n\n"
+        "    def forward(self, x):\n        return x * self.k\n"
+    )
+    call = (
+        "s = Scale(2.0, 3.0)\nprint(s(torch.tensor([1.0, 2.0])))\n"
+        "t = Scale(k=0.5)\nprint(t(torch.tensor([1.0, 2.0])))\n"
+    )
+    path = _notebook(
+        tmp_path, [(cls, None), (call, "tensor([2., 4.])\ntensor([0.5000, 1.0000])\n")]
+    )
+    assert _verdicts(path) == [("0.5000", "exact"), ("1.0000", "exact")]
+    assert any("does not match its module" in why for why in _unchecked(path))

@@ -82,6 +82,14 @@ def test_a_list_off_by_more_than_a_unit_stays_an_input(tmp_path: Path) -> None:
     assert _line_of(text, "[1, 2, -3, 5]") not in verdicts
 
 
+def test_a_list_neither_rounding_nor_truncating_stays_an_input(tmp_path: Path) -> None:
+    """−2 is within one unit of −1.4, but −1.4 rounds and truncates to −1: the list is no
+    print of these results (a coincidence of nearness is not a step)."""
+    text = ARTICLE.format(stored="[1, 2, -2, 5]")
+    verdicts = _verdicts(tmp_path, text)
+    assert _line_of(text, "[1, 2, -2, 5]") not in verdicts
+
+
 def test_a_literal_standing_alone_knows_its_line() -> None:
     """A block whose second line is a literal standing alone: its one row is on line 2."""
     block = Block(0, "import numpy as np\n[1, 2, -1, 5]\n", 1, path="nb.ipynb")

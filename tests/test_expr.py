@@ -144,6 +144,9 @@ MATRICES = [
     ("[2, 4] / 4", row(R(1, 2), 1)),
     ("[1, 2] + [3, 4]", row(4, 6)),
     ("[1, 2] - [3, 4]", row(-2, -2)),
+    ("[-0.8, 1.1, 0.1] - 1.1", row(R(-19, 10), 0, -1)),  # one number from every entry
+    ("1 - [1, 2]", row(0, -1)),
+    ("[1, 2] + 1", row(2, 3)),
     ("-[1, 2]", row(-1, -2)),
     ("[1, 2] ∘ [3, 4]", row(3, 8)),
     ("[1, 2] .* [3, 4]", row(3, 8)),
@@ -185,7 +188,6 @@ def test_same_shape_rows_are_not_multiplied_implicitly() -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ("[1, 2] + 1", "one shape"),
         ("[1, 2] + [1, 2, 3]", "one shape"),
         ("[1, 2] ∘ [1, 2, 3]", "one shape"),
         ("2 @ [1]", "two matrices"),

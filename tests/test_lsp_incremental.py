@@ -120,6 +120,39 @@ def test_printings_after_an_edit_keep_their_outcome_only_when_the_search_comes_b
     assert kept
 
 
+def test_pooled_values_are_the_values_of_the_tensors_the_search_knows() -> None:
+    """Every pre-filter value a resumed search holds, taken from the document's pool or
+    computed, is the value of its candidate over the tensors this search knows: computed
+    again from scratch over them, it is the same. An edit to a given tensor's number changes
+    the values over it, and those are not taken from the pool."""
+    import numpy as np
+
+    from symtf.draft.infer.prefilter import fill
+
+    path = ARTICLES[-1]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    _, search, _ = _drafted(text, kind, str(path), None)
+    assert search is not None
+    took = 0
+    for start, end, new in _edits(text, 4, seed=11):
+        edited = text[:start] + new + text[end:]
+        got, again, _ = _drafted(edited, kind, str(path), search)
+        assert again is not None
+        assert got.toml == draft_text(edited, kind, path=str(path)).toml, (start, new)
+        took += again.took
+        fresh: dict[object, object] = {}
+        values = {k: x.value for k, x in again.known.items()}
+        fill(list(again._memo), values.__getitem__, fresh)
+        for e, v in again._memo.items():
+            w = fresh[e]
+            assert (v is None) == (w is None), e
+            if v is not None:
+                assert isinstance(v, np.ndarray) and isinstance(w, np.ndarray)
+                assert np.allclose(v, w, rtol=1e-12, atol=0, equal_nan=True), e
+    assert took > 0  # values were taken from the pool, not computed again
+
+
 @pytest.mark.parametrize("path", FIRST_AND_LAST)
 def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives(path: Path) -> None:
     """A chain of edits, each resuming the last one's search, then back to the start: every

@@ -25,7 +25,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from symtf.draft.read import LITERAL
@@ -178,7 +178,9 @@ def _link(
         return []
     flat = [x for r in rows for x in r]
     if _digits(flat) < (3 if len(flat) == 1 else 4):
-        return []  # a few digits, or zeros and ones: too likely equal by coincidence
+        # a few digits, or zeros and ones: too likely equal by coincidence, but for one
+        # number right after the one it rounds ("tensor(0.0430)", then "a 4.3% chance")
+        return _next_to(flat, left, sources) if len(flat) == 1 and _digits(flat) == 2 else []
     # a value of two or more numbers is not equal by chance: a print of it with more
     # digits (0.5000 for a given 0.5) restates it too
     loose = len(flat) >= 2
@@ -203,6 +205,44 @@ def _link(
         if len(hits) == len(rows):
             return _claims_of(rows, left, p, pl, hits)
     return []
+
+
+def _next_to(
+    flat: list[str], left: tuple[Place, ...], sources: list[tuple[Printing, Placement]]
+) -> list[tuple[Placement, dict[str, Any], tuple[str, ...], tuple[Place, ...], Printing]]:
+    """One number of two digits restating the one printing just before it: the next cell
+    of a notebook (its first lines), or within three lines of a post, with that printing's
+    one value rounded to this number's digits (a percentage read as its fraction)."""
+    at, v = left[0], _value(flat[0])
+    if v is None:
+        return []
+    before = [(p, pl) for p, pl in sources if p.lines and p.lines[-1] < at.line]
+    if not before:
+        return []
+    p, pl = max(before, key=lambda x: x[0].lines[-1])
+    if p.size != 1:
+        return []
+    if at.cell is not None:
+        if p.cell is None or at.cell != p.cell + 1 or (at.cell_line or 0) > 2:
+            return []
+    elif at.line - p.lines[-1] > 3:
+        return []
+    w = _value(p.rows[0][0])
+    if w is None:
+        return []
+    quantum = v[0].as_tuple().exponent
+    if not isinstance(quantum, int):
+        return []
+    try:
+        rounded = {
+            w[0].quantize(Decimal(1).scaleb(quantum), rounding=r)
+            for r in (ROUND_HALF_EVEN, ROUND_HALF_UP)
+        }
+    except InvalidOperation:  # more digits than a quantize holds: not one value rounded
+        return []
+    if v[0] not in rounded:
+        return []
+    return _claims_of([(flat[0],)], left, p, pl, [(0, 0)])
 
 
 def _claims_of(

@@ -28,6 +28,7 @@ from symtf.draft.names import heading_name
 from symtf.draft.read import OutputPlaces
 from symtf.draft.read.toml import places_key
 from symtf.draft.sizing import array_refusal, refuse_array
+from symtf.draft.tabled import formula_rows
 from symtf.draft.templates import Call, Expr, render
 from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
@@ -245,7 +246,9 @@ def compose(article: Article, search: Search) -> Composed:
         if o.status == "given" and o.placement is not None and p.size > 1:
             # a table of results worked out above it (a summary of the displayed lines'
             # values): checked as those lines, though later steps may read it as given
-            restated = restate(p, results_only=True)
+            restated = restate(p, results_only=True) or formula_rows(
+                p, _places_of(article, p, printed), article, label, places_key
+            )
             if restated:
                 sources.append((p, o.placement))
                 claims.extend((p.key, [r]) for r in restated)
@@ -326,8 +329,8 @@ def compose(article: Article, search: Search) -> Composed:
         at = _places_of(article, p, printed)
         if at and all(q.column is not None and (q.line, q.column) in worked for q in at):
             continue  # "[0.018, 1.000] / 1.156": each entry is a link of a displayed chain
-        restated = restate(p)
-        if restated:  # the same value as one printed before it: checked as that one
+        restated = restate(p) or formula_rows(p, at, article, label, places_key)
+        if restated:  # the same value as one printed before it (or a formula's table)
             claims.extend((p.key, [r]) for r in restated)
             continue
         candidates = tuple(render(c, names) for c in o.candidates)

@@ -4,7 +4,8 @@ them so).
 
 A list of integers restates such lines only when its entries are, in order, the single
 results of the displayed lines right before it (the last ones of its cell, none skipped,
-all within :data:`WINDOW` lines), each entry within one unit of its line's result, and at
+all within :data:`WINDOW` lines), each entry its line's result rounded or truncated toward
+zero (a one-hot ``[1, 0, 0]`` after probabilities 0.2, 0.7, 0.1 is no such list), and at
 least one result is not a whole number itself (else the list repeats the results as
 written, which the digit-for-digit rules read). Then each entry is checked as its line's
 result printed to no decimals: a truncation instead of a rounding shows as such.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = ["WINDOW", "whole_prints"]
@@ -34,6 +35,11 @@ def _decimal(text: str) -> Decimal | None:
         return Decimal(text.replace("−", "-").strip())
     except InvalidOperation:
         return None
+
+
+def _kept(r: Decimal) -> set[Decimal]:
+    """The whole numbers a result is stored as: rounded, or truncated toward zero."""
+    return {r.to_integral_value(rounding=ROUND_HALF_EVEN), r.to_integral_value(rounding=ROUND_DOWN)}
 
 
 def whole_prints(
@@ -68,7 +74,7 @@ def whole_prints(
     if any(r is None for r in results):
         return None
     whole = [Decimal(v.strip()) for v in values]
-    if not all(abs(w - r) < 1 for w, r in zip(whole, results, strict=True) if r is not None):
+    if not all(r is not None and w in _kept(r) for w, r in zip(whole, results, strict=True)):
         return None
     if all(r is not None and r == r.to_integral_value() for r in results):
         return None

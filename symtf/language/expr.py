@@ -28,7 +28,8 @@ Language:
 Products: ``×``/``*``/``·`` multiply scalars, scale a matrix by a scalar, and
 are the matrix product between two matrices of compatible shapes; ``@`` is
 the matrix product only; ``∘``/``.*`` are element-wise. Two same-shape rows are
-never multiplied implicitly element-wise.
+never multiplied implicitly element-wise. ``+``/``-`` between a matrix and a number
+add the number to (or take it from) every entry: ``[-0.8, 1.1, 0.1] - 1.1``.
 
 Limits keep hostile input cheap: at most 2000 characters, numbers of at most
 60 characters with ``|exponent| <= 100``, nesting depth at most 50, powers
@@ -830,6 +831,18 @@ class _Evaluator:
                     b = self.negate(b, pos)
                     assert isinstance(b, _Matrix)
                 return self.elementwise(a, b, self.add, pos)
+            if isinstance(a, _Matrix) != isinstance(b, _Matrix):
+                # ``[-0.8, 1.1, 0.1] - 1.1``: one number added to (or taken from) every entry
+                if op == "-":
+                    b = self.negate(b, pos)
+                m, x = (a, b) if isinstance(a, _Matrix) else (b, a)
+                assert isinstance(m, _Matrix) and isinstance(x, _Scalar)
+                terms = (
+                    (self.add(e, x, pos) for e in m.entries)
+                    if m is a
+                    else (self.add(x, e, pos) for e in m.entries)
+                )
+                return _Matrix(m.rows, m.cols, tuple(terms))
             raise self.fail(
                 pos,
                 f"expected two operands of one shape for '{link.text}' but"

@@ -18,6 +18,11 @@ Kept per document, and reused when an edit allows:
   over: only the printings from the edit on are searched again. An article with
   code (notebooks, fenced Python) is searched whole: its code is translated in
   one pass interleaved with the printings;
+- **the candidates' pre-filter values.** Each candidate's float64 value is a function
+  of the candidate and the values of the tensors it reads; the document keeps them, keyed
+  on exactly that, from search to search (and replay to replay): the search after an edit
+  computes only the values over tensors the edit changed, or over candidates no earlier
+  search of the document tried;
 - **the check.** When the drafted derivation is the same text (an edit in the
   prose, or to a number no claim reads), its report: the report is a function of that
   text. Otherwise the derivation is checked again, reusing the last draft's check where
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import time
 import tomllib
 import warnings
@@ -51,6 +57,8 @@ __all__ = ["Resumable", "State", "describe"]
 KEPT_RESULTS = 4
 #: Documents whose state is kept (the least recently checked goes first).
 KEPT_DOCUMENTS = 16
+#: Pre-filter values a document's pool keeps (past this, it starts again).
+POOLED_VALUES = 200_000
 
 
 @dataclass
@@ -224,6 +232,15 @@ class Resumable(Search):
         self._reading = False
         self._previous: Resumable | None = None
         self._changed: frozenset[int] = frozenset()
+        #: The document's pre-filter values, kept from search to search (:meth:`_pooled`).
+        self.pool: _Pool = previous.pool if previous is not None else _Pool()
+        #: The tokens of the tensors a candidate reads, by their keys, with the known
+        #: tensors they were taken of (a replay's tensors, under the same keys, are others).
+        self._tokens_of: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[int, ...]]] = {}
+        #: Tokens by value (:meth:`_token`), each with the value it names.
+        self._tokens: dict[int, tuple[Any, int]] = {}
+        #: How many pre-filter values it took from the pool.
+        self.took = 0
         start = _common_prefix(previous.article, article) if previous is not None else 0
         if previous is not None and 0 < start < len(previous.checkpoints):
             _restore(self, previous.checkpoints[start], previous.memos)
@@ -263,6 +280,86 @@ class Resumable(Search):
             self._xp = None
         self._previous = None  # what it took from the earlier search is its own now
 
+    def _fill(self, exprs: Any) -> None:
+        """The candidates' pre-filter values (see :meth:`_pooled`), the document's earlier
+        searches' values taken where they hold (a replay's too: its values are over the
+        tensors it replays, and so are its keys in the pool)."""
+        exprs = list(exprs)
+        memo = self._memo
+        before = len(memo)
+        self._take(exprs)
+        took = len(memo)
+        super()._fill(exprs)
+        self.took += took - before
+        self._give(itertools.islice(memo.items(), took, None))
+
+    def _token(self, key: int) -> int:
+        """A known tensor's value as a small number: the same for two tensors of the
+        document's searches (or replays) whose float64 values are the same, bit for bit."""
+        v = self.known[key].value
+        got = self._tokens.get(id(v))
+        if got is not None and got[0] is v:
+            return got[1]
+        b = b"" if v is None else v.dtype.str.encode() + repr(v.shape).encode() + v.tobytes()
+        t = self.pool.tokens.setdefault(b, len(self.pool.tokens))
+        self._tokens[id(v)] = (v, t)  # the value held: its id names it while it is kept
+        return t
+
+    def _pooled(self, e: Any) -> tuple[Any, tuple[int, ...]]:
+        """A candidate's key in the pool: itself, and the values of the tensors it reads.
+
+        A candidate's pre-filter value is computed from those values and nothing else
+        (:func:`~symtf.draft.infer.prefilter.fill`), so two searches agree on it whenever
+        they agree on them (a key names one tensor within a search, whose value never
+        changes once it is known)."""
+        pool = self.pool
+        ins = pool.inputs.get(e)
+        if ins is None:
+            from symtf.draft.templates import inputs
+
+            ins = pool.inputs[e] = tuple(sorted(inputs(e)))
+        known = self.known
+        held = tuple(map(known.__getitem__, ins))
+        got = self._tokens_of.get(ins)
+        if got is not None and all(map(operator.is_, got[0], held)):
+            return e, got[1]  # the same known tensors as when their tokens were taken
+        toks = tuple(self._token(k) for k in ins)
+        self._tokens_of[ins] = (held, toks)
+        return e, toks
+
+    def _take(self, exprs: list[Any]) -> None:
+        """Put into the memo the pool's values of the candidates (and of what they read)."""
+        from symtf.draft.templates import Call
+
+        memo, values = self._memo, self.pool.values
+        todo = [e for e in exprs if type(e) is Call and e not in memo]
+        seen: set[Any] = set()
+        missing = _MISSING
+        while todo:
+            e = todo.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            v = values.get(self._pooled(e), missing)
+            if v is not missing:
+                memo[e] = v
+            else:
+                todo.extend(a for a in e.args if type(a) is Call and a not in memo)
+
+    def _give(self, computed: Any) -> None:
+        """Keep the values this search computed in the pool."""
+        pool = self.pool
+        if len(pool.values) > POOLED_VALUES:
+            pool.values.clear()
+        if len(pool.inputs) > POOLED_VALUES:
+            pool.inputs.clear()
+        if len(pool.tokens) > POOLED_VALUES:
+            pool.clear()
+            self._tokens, self._tokens_of = {}, {}
+        values = pool.values
+        for e, v in computed:
+            values[self._pooled(e)] = v
+
     def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
         self._reading = True  # a replay, or a witness over rounded inputs: printed numbers
         return super()._printed_entries()
@@ -289,6 +386,27 @@ class Resumable(Search):
         self.reads.extend(prev.reads[k:end])
         self.adopted += end - k
         return end
+
+
+_MISSING = object()
+
+
+@dataclass
+class _Pool:
+    """A document's candidates' pre-filter values, by candidate and input values."""
+
+    #: Values by (candidate, tokens of the values of the tensors it reads).
+    values: dict[tuple[Any, tuple[int, ...]], Any] = field(default_factory=dict)
+    #: The known tensors each candidate reads, in order.
+    inputs: dict[Any, tuple[int, ...]] = field(default_factory=dict)
+    #: A token for each float64 value seen (its dtype, shape and bytes).
+    tokens: dict[bytes, int] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        """Start again (the tokens name values; the values go with them)."""
+        self.values.clear()
+        self.inputs.clear()
+        self.tokens.clear()
 
 
 def _common_prefix(old: Any, new: Any) -> int:
@@ -495,6 +613,10 @@ _SKIPPED = (
     "_reading",
     "_previous",
     "_changed",
+    "pool",
+    "_tokens",
+    "_tokens_of",
+    "took",
 )
 
 

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 import traceback
-from queue import Queue
+from queue import Empty, Queue
 from typing import IO, Any
 
 __all__ = ["Cancelled", "analyse", "main", "read_message", "write_message"]
@@ -43,6 +43,9 @@ MEMORY_MB = 3000
 #: Every this many checks, objects frozen out of the cycle collector are scanned again
 #: (what a closed document's state left in cycles is freed then).
 UNFREEZE_EVERY = 25
+#: That scan of everything waits until no job has come for this many seconds (it takes
+#: a good part of a second, which an edit typed meanwhile would wait for).
+IDLE_SECONDS = 1.0
 #: Documents larger than this are not checked (the limit of ``symtf check`` on an article).
 MAX_BYTES = 5_000_000
 
@@ -215,8 +218,16 @@ def main() -> None:
     state = State()
     done = 0
     write_message(out, {"ready": True, "pid": os.getpid()})
+    owed = False  # a scan of everything, frozen or not, is due once the worker is idle
     while True:
-        job = jobs.get()
+        try:
+            job = jobs.get(timeout=IDLE_SECONDS) if owed else jobs.get()
+        except Empty:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+            owed = False
+            continue
         if job is None:
             break
         if "forget" in job:
@@ -241,7 +252,9 @@ def main() -> None:
             break
         done += 1
         if done % UNFREEZE_EVERY == 0:  # now and then, what was frozen is looked at again
-            gc.unfreeze()
+            if owed:  # not idle since the last time: now, rather than never
+                gc.unfreeze()
+            owed = not owed
         gc.collect()  # after the answer: what the check left in cycles, then the rest
         gc.freeze()  # is kept out of the next check's scans
     out.close()

@@ -46,7 +46,16 @@ class Candidates(SearchState):
         n, m = shape
         ks = sorted(self.known.values(), key=lambda k: -k.key)
         if tier > 0:
-            ks = [k for k in ks if k.matrix]
+            # a literal written by hand for a computed value is kept for its own prints
+            # only: what is computed from it is computed from the value it writes out; the
+            # results of displayed lines, gathered in a table, are what those lines work
+            # out, not inputs of further steps
+            kept = {literal for _, _, literal in self.written.values()} | {
+                o.placement.known
+                for o in self.outcomes.values()
+                if o.status == "given" and o.placement is not None and o.printing.role == "result"
+            }
+            ks = [k for k in ks if k.matrix and k.key not in kept]
 
         def fits(s: tuple[int, ...]) -> bool:
             if len(s) != 2:

@@ -309,7 +309,10 @@ class Evidence(Candidates):
             and not o.printing.parts
         ]
         placed += [(o.printing, o.placement) for o in self.results.values() if o.placement]
-        placed.sort(key=lambda x: (x[0].line, x[0].key))
+        feeding = {o.printing.key for o in self.outcomes.values() if o.feeds}
+        # the printed version later steps read (a value written by hand) first, as check's
+        # replay takes it; else the first printing
+        placed.sort(key=lambda x: (x[0].key not in feeding, x[0].line, x[0].key))
         for p, pl in placed:
             k = self.known.get(pl.known)
             if k is None or k.expr is None or not k.matrix:

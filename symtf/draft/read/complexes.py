@@ -119,6 +119,41 @@ def worked(pieces: list[str], spans: list[tuple[int, int]]) -> list[Worked] | No
                     at = spans[end][0] + last[i][j][1] + offset
                     chain = f"{end}:{where or '-'}:{part}"
                     out.append(Worked(part, value, (at, at + len(value)), expression, where, chain))
+    return out + _printed_between(pieces, spans, out, single, shape)
+
+
+def _printed_between(
+    pieces: list[str],
+    spans: list[tuple[int, int]],
+    found: list[Worked],
+    single: bool,
+    shape: list[int],
+) -> list[Worked]:
+    """A link between the first and the last that prints an entry as a number again
+    (``[e^(i×0), …] = [1.0+0j, …] ≈ [1.0+0j, …]``): each printed part is checked against
+    the part an earlier link works out for that entry, at its own place."""
+    worked = {(w.where, w.part): w.expression for w in found}
+    out: list[Worked] = []
+    end = len(pieces) - 1
+    for k in range(1, end):
+        rows = [[(pieces[k], 0)]] if single else list_entries(pieces[k])
+        if rows is None or [len(r) for r in rows] != shape:
+            continue
+        for i, row in enumerate(rows):
+            for j, (entry, offset) in enumerate(row):
+                printed = printed_parts(entry)
+                if printed is None:
+                    continue
+                where = "" if single else f"[{i}, {j}]"
+                for (value, at), part in zip(printed, _PARTS, strict=True):
+                    expression = worked.get((where, part))
+                    if expression is None:
+                        continue
+                    start = spans[k][0] + offset + at
+                    chain = f"{k}:{where or '-'}:{part}"
+                    out.append(
+                        Worked(part, value, (start, start + len(value)), expression, where, chain)
+                    )
     return out
 
 

@@ -43,7 +43,7 @@ def module_function(cls: ast.ClassDef) -> ModuleClass | None:
         if a.args[0].arg != "self":
             return None
         names = [p.arg for p in a.args[1:]]
-        if set(names) & set(params):
+        if set(names) & set(params) or len(a.defaults) > len(names):
             return None
         params += names
         for p, d in zip(names[len(names) - len(a.defaults) :], a.defaults, strict=True):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from symtf.draft.templates import render, variables
+from symtf.draft.templates import Call, Var, render, variables
 from symtf.draft.translate.events import Given
 from symtf.draft.translate.scope import Scope, Untranslated
 
@@ -42,39 +42,34 @@ class Decided(Scope):
         return decided if decided is not None else super()._more_const(node)
 
     def _decided_index(self, node: ast.expr) -> int | None:
-        """The index ``np.argmax(x)`` (``torch.argmax(x)``, ``x.argmax()``) picks, for a
-        one-dimensional ``x`` the translation computes from given values (``None``: not
-        such a call).
+        """The index a name holds when its step is ``argmax`` of a one-dimensional vector
+        (``next_id = int(np.argmax(probs))``, read where a number is needed: ``if next_id
+        == eos``, ``E[next_id]``, ``ids.append(next_id)``); ``None``: not such a name.
+
+        The step stays a step: only where the code needs the number is it decided.
 
         Raises:
             Untranslated: The vector's values are not known, or no entry is the largest
                 by a certain margin.
         """
-        if not isinstance(node, ast.Call) or node.keywords:
+        if not isinstance(node, ast.Name) or node.id not in self.names:
             return None
-        func = node.func
-        target: ast.expr | None = None
-        if isinstance(func, ast.Attribute) and func.attr == "argmax" and not node.args:
-            dotted = self._dotted(func)
-            if dotted is None or not dotted.startswith(("numpy.", "torch.")):
-                target = func.value
-            elif dotted in ("numpy.argmax", "torch.argmax"):
-                return None
-        if (
-            target is None
-            and self._dotted(func) in ("numpy.argmax", "torch.argmax")
-            and len(node.args) == 1
+        expr = self.exprs.get(self.names[node.id])
+        if not (
+            isinstance(expr, Call)
+            and expr.op == "argmax"
+            and len(expr.args) == 1
+            and isinstance(expr.args[0], Var)
+            and dict(expr.params).get("axis") is None
         ):
-            target = node.args[0]
-        if target is None:
             return None
-        if self._dry or not isinstance(target, ast.Name) or target.id not in self.names:
-            raise Untranslated(f"{self._source(node)}: the vector's values are not known here")
-        values = self._step_values(self.names[target.id])
+        if self._dry:
+            raise Untranslated(f"{node.id}: an index decided from values, not while sizing")
+        values = self._step_values(expr.args[0].name)
         shape = values.shape
         if len(shape) != 1 and not (len(shape) == 2 and shape[0] == 1):
-            raise Untranslated(f"{self._source(node)} of a tensor of more than one row")
-        return _largest(values.data, self.float32, self._source(node))
+            raise Untranslated(f"{node.id}: the argmax of a tensor of more than one row")
+        return _largest(values.data, self.float32, node.id)
 
     def _step_values(self, name: str) -> Any:
         """The certified values of a translated step or given (balls, memoised by name)."""

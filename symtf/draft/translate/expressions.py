@@ -283,7 +283,8 @@ class Expressions(Torch, Tensorflow, Numpy, Iteration):
             # ln(x): the class's function of the settings it was made with and of x
             made_of, made = self.instances[func.id]
             inputs = made_of.inputs
-            if len(node.args) > len(inputs):
+            settings = len(made_of.function.params) - len(inputs)
+            if len(node.args) > len(inputs) or len(made.args) > settings:
                 raise Untranslated("a call that does not match its module's forward")
             both = ast.Call(
                 made.func,
