@@ -690,12 +690,22 @@ def _nearer(lines: dict[str, int | None], text: str, line: int | None) -> bool:
     return line is not None and before is not None and line - before > lineage.LONG_ENTRY_LINES
 
 
+def _blank_zero(text: str, value: Any) -> bool:
+    """Whether a result printed as a zero (``0.0``, ``-0.00``) is not zero: a tiny value
+    rounded away. Its print has no digit to tell it apart from the zeros articles write as
+    inputs (a weight ``0.0``, a bias), so no later literal is taken to repeat it."""
+    digits = text.strip().lstrip("+-−")
+    return bool(re.fullmatch(r"0*\.?0*", digits)) and "0" in digits and value != 0
+
+
 def _remember(ev: Any, claim: Claim, value: Any) -> None:
     m = value if isinstance(value, sympy.MatrixBase) else sympy.ImmutableMatrix([[value]])
     ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
         text = claim.printed[0][0].text
-        if _nearer(ev.printed_result_lines, text, claim.source_line):
+        if _blank_zero(text, m[0, 0]):
+            pass  # a later literal 0.0 is a zero the article writes, not this rounded result
+        elif _nearer(ev.printed_result_lines, text, claim.source_line):
             ev.printed_results[text] = m[0, 0]
             ev.printed_labels[text] = claim.label
             ev.printed_result_lines[text] = claim.source_line
