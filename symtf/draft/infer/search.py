@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from symtf.backends import BallBackend
-from symtf.draft.article import Article, Display, Equation, Printing
+from symtf.draft.article import Article, Display, Printing
 from symtf.draft.infer.applied import applied_step
 from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.formula import parse
@@ -38,7 +38,13 @@ from symtf.draft.infer.literals import (
     stands_for,
 )
 from symtf.draft.infer.reduced import named_on, reduced, row_of_run
-from symtf.draft.infer.stated import Resolver, label_words, meanings
+from symtf.draft.infer.stated import (
+    Resolver,
+    formula_names,
+    label_equation,
+    label_words,
+    meanings,
+)
 from symtf.draft.infer.target import (
     DIFFERENCE,
     INPUT_LABEL,
@@ -278,7 +284,7 @@ class Search(ProbabilityRows):
             return None
         if self._replaying is not None or len(t.shape) != 2 or p.parts:
             return None  # a run stacks several printings: an equation names one of them
-        label_eq = _label_equation(p)
+        label_eq = label_equation(p)
         for eq in [*self._statements_for(p), *([label_eq] if label_eq else [])]:
             node = parse(eq.latex) if eq.latex else None
             if node is None:
@@ -327,6 +333,7 @@ class Search(ProbabilityRows):
         names = _names(p.label) | _math_names(p.label)
         words = label_words(p.label)
         found = []
+        constants: set[str] | None = None  # the section's constants, read once if needed
         for eq in self.article.equations:
             if not eq.latex or eq.line > p.line:
                 continue
@@ -347,7 +354,9 @@ class Search(ProbabilityRows):
             same = not self._heading_between(eq.line, p.line)
             # outside the printing's section, an equation in a constant the section sets
             # ("Low Temperature (T = 0.5)" above e^{z_i/T}) is read before one without it
-            unset = not same and not (self._section_constants(p) & _formula_names(eq.latex))
+            if not same and constants is None:
+                constants = self._section_constants(p)
+            unset = not same and not ((constants or set()) & formula_names(eq.latex))
             found.append((not same, unset, p.line - eq.line, eq))
         found.sort(key=lambda x: (x[0], x[1], x[2]))
         return [eq for *_, eq in found]
@@ -796,21 +805,6 @@ def _math_names(label: str) -> set[str]:
     for m in re.finditer(r"\$([^$]+)\$", label):
         out |= _names(m.group(1))
     return out
-
-
-def _label_equation(p: Printing) -> Equation | None:
-    """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
-    names (not a bare name) is an equation the line states for its printed value."""
-    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
-    if node is None or node.kind == "name" or not node.names():
-        return None
-    return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
-
-
-def _formula_names(latex: str) -> set[str]:
-    """The names a formula reads (``e^{z_i / T}`` → ``z``, ``T``), none if it does not parse."""
-    node = parse(latex) if latex else None
-    return {n.text for n in node.names()} if node is not None else set()
 
 
 def _heading_lines(article: Article) -> tuple[int, ...]:
