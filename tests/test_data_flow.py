@@ -233,6 +233,7 @@ INFER_LAYERS = (
     "literals",
     "gradient",
     "columns",
+    "statements",
     "search",
 )
 

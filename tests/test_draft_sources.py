@@ -476,7 +476,10 @@ def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath
     assert m == Fraction("0.25") and sum((v - m) ** 2 for v in exact) / 4 == Fraction("0.1325")
     assert sum((v - m) ** 2 for v in exact) == Fraction("0.53")
     assert {v for _, _, v, _ in by_line[6] + by_line[22]} == {"exact"}
-    assert rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364"]
+    # std = √0.1325 = 0.364: the 0.1325 under the root repeats the variance worked out on
+    # line 22, so it is checked as that result where the line writes it (exact: 53/400)
+    assert rounds_to(std, "0.364") and [p for _, p, _, _ in by_line[28]] == ["0.364", "0.1325"]
+    assert [v for _, p, v, _ in by_line[28] if p == "0.1325"] == ["exact"]
     # (x - mean) / 0.364 for each feature (lines 35-38), as displayed and with √0.1325
     for line, v, printed in zip(
         range(35, 39), x, ("-0.412", "0.137", "-1.236", "1.511"), strict=True
@@ -486,9 +489,15 @@ def test_micwill_hand_arithmetic_fenced_as_python_is_read_and_agrees_with_mpmath
         # the middle link writes the difference worked out (0.1 - 0.25 = -0.15, …)
         difference = Fraction(str(v)) - Fraction("0.25")
         got = [(Fraction(p), verdict) for _, p, verdict, _ in by_line[line]]
-        assert got == [(difference, "exact"), (Fraction(printed), got[1][1])]
+        # and its 0.364 repeats the std worked out on line 28: checked as it, a rounding
+        assert got == [
+            (difference, "exact"),
+            (Fraction(printed), got[1][1]),
+            (Fraction("0.364"), "rounded"),
+        ]
     # "≈ 0.000 ✅": the check mark does not hide the result
-    assert [p for _, p, _, _ in by_line[45]] == ["0.000"]
+    # (its four operands repeat lines 35-38's results and are checked as them)
+    assert [p for _, p, _, _ in by_line[45]] == ["0.000", "-0.412", "0.137", "-1.236", "1.511"]
     assert _off(checks) == []
     assert len(checks) >= 16  # one per printed number: a chain's links share its one check
 
@@ -527,8 +536,9 @@ def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
     fits = [rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
     assert fits == [False, True, True, True]
     # The truncated exp(-0.00707) (line 101) and the sum that carries it (line 102, below)
+    # and the two 1.9929s that line 103 divides by, which repeat that sum where it writes them
     flagged = [c for r in report.results for c in r.checks if c.verdict not in ("exact", "rounded")]
-    assert [c.printed for c in flagged] == ["0.9929", "1.9929"]
+    assert [c.printed for c in flagged] == ["0.9929", "1.9929", "1.9929", "1.9929"]
 
 
 def test_toyai_only_the_truncated_exponential_is_off() -> None:
@@ -541,9 +551,13 @@ def test_toyai_only_the_truncated_exponential_is_off() -> None:
     # sum is a slip in its exact reading, inherited from line 101 (as the source article's
     # -0.487 + (-1.562) = -2.049 is); nothing else is off
     assert not rounds_to(e + 1, "1.9929")
+    # "[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]" (line 103) divides by that sum twice:
+    # each 1.9929 it writes repeats line 102's result and is judged as it, inherited again
     assert [(line, p, v, cause) for line, p, v, cause in _off(checks)] == [
         (101, "0.9929", "slip", "truncation"),
         (102, "1.9929", "slip", "inherited"),
+        (103, "1.9929", "slip", "inherited"),
+        (103, "1.9929", "slip", "inherited"),
     ]
     # "[0.0, 0.1] · [0.0, 0.1] = 0.0×0.0 + 0.1×0.1 = 0.01": the dot product is read (line 84)
     # both links, the dot product as written and the sum of products, are checked: one
@@ -641,16 +655,37 @@ def test_vizuara_latex_rows_softmax_and_encoding_are_read_and_only_rounding_is_f
     # number of lines 69 and 81 is one claim's entry, flagged once. The final Output
     # (line 85) is A·V computed from the printed A, so the draft finds it by that replay
     # and it carries the same flags (row 2, 3.000 and 4.000, is exact either way)
-    assert sorted(_off(checks)) == [
-        (69, "3.406", "slip", "propagated-rounding"),
-        (69, "4.406", "slip", "propagated-rounding"),
-        (81, "3.507", "wrong", "propagated-rounding"),
-        (81, "4.506", "wrong", "propagated-rounding"),
-        (85, "3.406", "slip", "propagated-rounding"),
-        (85, "3.507", "wrong", "propagated-rounding"),
-        (85, "4.406", "slip", "propagated-rounding"),
-        (85, "4.506", "wrong", "propagated-rounding"),
-    ]
+    # The second link of each row writes the products of the first (0.401(5) = 2.005): each
+    # is judged as its product with the unrounded weight, as the results are (and as the
+    # source article's -0.487 + (-1.562) = -2.049 is), off where mpmath's product does not
+    # print as written: a slip within one unit of the last digit, wrong beyond
+    second_links = {  # the results' line: each column's printed terms, in k order
+        69: [["0.198", "1.203", "2.005"], ["0.396", "1.604", "2.406"]],
+        75: [["0.401", "0.594", "2.005"], ["0.802", "0.792", "2.406"]],
+        81: [["0.248", "0.744", "2.515"], ["0.496", "0.992", "3.018"]],
+    }
+    terms_off = []
+    for (line, columns), i in zip(second_links.items(), range(3), strict=True):
+        for j, column in enumerate(columns):
+            for k, printed in enumerate(column):
+                exact = a[i][k] * v[k][j]
+                if not rounds_to(exact, printed):
+                    units = abs(exact - mpmath.mpf(printed)) / mpmath.mpf("0.001")
+                    terms_off.append((line, printed, "slip" if units < 1 else "wrong"))
+    assert len(terms_off) == 11  # worked by hand too: 2 in row 1, 4 in row 2, 5 in row 3
+    assert sorted(_off(checks)) == sorted(
+        [(line, p, verdict, "propagated-rounding") for line, p, verdict in terms_off]
+        + [
+            (69, "3.406", "slip", "propagated-rounding"),
+            (69, "4.406", "slip", "propagated-rounding"),
+            (81, "3.507", "wrong", "propagated-rounding"),
+            (81, "4.506", "wrong", "propagated-rounding"),
+            (85, "3.406", "slip", "propagated-rounding"),
+            (85, "3.507", "wrong", "propagated-rounding"),
+            (85, "4.406", "slip", "propagated-rounding"),
+            (85, "4.506", "wrong", "propagated-rounding"),
+        ]
+    )
     assert all(abs(x - y) < mpmath.mpf(10) ** -40 for x, y in zip(out[1], [3, 4], strict=True))
     got = {(line, p, v) for line, p, v, _ in checks}
     assert {(85, "3.000", "exact"), (85, "4.000", "exact")} <= got

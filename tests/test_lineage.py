@@ -22,6 +22,7 @@ The articles are made up for the test. Every expected value is computed with mpm
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -448,3 +449,36 @@ def test_a_number_of_an_earlier_vector_result_stands_for_its_entry(
     assert first["root"]["source_line"] == 9
     for c, x in zip(weights, w, strict=True):
         assert _close(c["exact"], x)
+
+
+def test_a_written_zero_does_not_repeat_a_result_rounded_to_zero(tmp_path: Path) -> None:
+    """A weight update written out line by line: ``d_2 = (0.0498 − 0.09992 + 0.0500) / 3 ≈ 0.0``
+    is −0.00004 rounded away, and ``w_new = 0.0 − 0.1 × 0.0333`` below writes the weight's
+    own zero (an exact ``= 0.0`` a hundred lines up is the zero's first printing). The print
+    ``0.0`` has no digit to tell a rounded-away value from a written zero, so the weight's
+    0.0 is read as written: 0 − 0.1 × d_1 = −0.00332933…, which prints as −0.0033; read as
+    d_2 it would be −0.0033693… and a slip (by hand)."""
+    pad = "".join(f"Note {i}: the weights stay as they are.\n\n" for i in range(50))
+    text = (
+        "# Update\n\n```\nWO = [0.1, 0.0]\n     [0.0, 0.1]\n```\n\n"
+        "- score = [0.1, 0.0] · [0.0, 0.1] = 0.0\n\n"
+        + pad
+        + "```\nd_1 = (0.0498 + 0.00008 + 0.0500) / 3 ≈ 0.0333\n"
+        "d_2 = (0.0498 - 0.09992 + 0.0500) / 3 ≈ 0.0\n```\n\n"
+        "**WO_new = WO_old - η × d**\n\n```\nw_new = 0.0 - 0.1 × 0.0333 ≈ -0.0033\n```\n"
+    )
+    d_1 = (Fraction("0.0498") + Fraction("0.00008") + Fraction("0.0500")) / 3
+    d_2 = (Fraction("0.0498") - Fraction("0.09992") + Fraction("0.0500")) / 3
+    assert d_2 == Fraction("-0.00004")  # prints as 0.0, is not 0
+    assert rounds_to(mpmath.mpf(d_1.numerator) / d_1.denominator, "0.0333")
+    written, as_d2 = 0 - Fraction("0.1") * d_1, d_2 - Fraction("0.1") * d_1
+    assert rounds_to(mpmath.mpf(written.numerator) / written.denominator, "-0.0033")
+    assert not rounds_to(mpmath.mpf(as_d2.numerator) / as_d2.denominator, "-0.0033")
+    path = tmp_path / "update.md"
+    path.write_text(text, encoding="utf-8")
+    report = check_article(path)
+    line = text.splitlines().index("w_new = 0.0 - 0.1 × 0.0333 ≈ -0.0033") + 1
+    verdicts = {
+        (r.claim.source_line, c.printed): c.verdict for r in report.results for c in r.checks
+    }
+    assert verdicts[(line, "-0.0033")] in ("exact", "rounded"), verdicts

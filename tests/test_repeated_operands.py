@@ -13,6 +13,7 @@ digits below, never by symtf.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -81,3 +82,26 @@ def test_a_short_number_is_not_taken_for_a_repeat(report: dict[str, Any]) -> Non
     # 0.25 is the quarter worked out just above, but two digits repeat by chance too often
     assert 1 - mpmath.mpf("0.25") == mpmath.mpf("0.75")
     assert [p for p, _, _ in _at(report, _line("rest"))] == ["0.75"]
+
+
+ARROWS = """# Two shares
+
+```
+x = 2.5 × 2.2 = 5.500
+y = 1.5 × 3.0 = 4.500
+t = 5.500 + 4.500 = 10.000
+
+P → x: 5.500 / 10.000 ≈ 0.550
+P → y: 4.500 / 10.000 ≈ 0.450
+```
+"""
+
+
+def test_repeated_numbers_do_not_break_a_row_of_arrow_lines() -> None:
+    # the numbers each line computes from (5.500, 10.000) are read too; the two lines
+    # "P → x: … ≈ 0.550", "P → y: … ≈ 0.450" still print the row of P
+    from symtf.draft.read import extract_text
+
+    rows = [f.rows for f in extract_text(ARROWS, "md") if f.kind == "vector" and "→" in f.label]
+    assert rows == [(("0.550", "0.450"),)]
+    assert Fraction(5500, 10000) == Fraction("0.550")

@@ -124,7 +124,9 @@ READING = {
 def _displayed(birds: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
     out: dict[int, list[dict[str, Any]]] = {}
     for c in birds["checks"]:
-        if c["kind"] == "expression":
+        # a number a line computes from that repeats an earlier result (5.652 in
+        # 5.652 / 21.372) is checked as that result, apart from the line's own readings
+        if c["kind"] == "expression" and "(restated)" not in c["claim"]:
             out.setdefault(c["source_line"], []).append(c)
     return out
 

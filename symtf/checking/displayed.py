@@ -690,12 +690,22 @@ def _nearer(lines: dict[str, int | None], text: str, line: int | None) -> bool:
     return line is not None and before is not None and line - before > lineage.LONG_ENTRY_LINES
 
 
+def _blank_zero(text: str, value: Any) -> bool:
+    """Whether a result printed as a zero (``0.0``, ``-0.00``) is not zero: a tiny value
+    rounded away. Its print has no digit to tell it apart from the zeros articles write as
+    inputs (a weight ``0.0``, a bias), so no later literal is taken to repeat it."""
+    digits = text.strip().lstrip("+-−")
+    return bool(re.fullmatch(r"0*\.?0*", digits)) and "0" in digits and value != 0
+
+
 def _remember(ev: Any, claim: Claim, value: Any) -> None:
     m = value if isinstance(value, sympy.MatrixBase) else sympy.ImmutableMatrix([[value]])
     ev.expression_values[claim.label] = m
     if claim.printed and len(claim.printed) == 1 and len(claim.printed[0]) == 1:
         text = claim.printed[0][0].text
-        if _nearer(ev.printed_result_lines, text, claim.source_line):
+        if _blank_zero(text, m[0, 0]):
+            pass  # a later literal 0.0 is a zero the article writes, not this rounded result
+        elif _nearer(ev.printed_result_lines, text, claim.source_line):
             ev.printed_results[text] = m[0, 0]
             ev.printed_labels[text] = claim.label
             ev.printed_result_lines[text] = claim.source_line
@@ -882,6 +892,7 @@ def _substitutions(
                 replace[lit.pos] = sign * e
             sources[row.key.replace(",", ", ")] = ev.printed_labels.get(row.key, _EARLIER)
     in_rows = {lit.pos for row in rows for lit in row.literals}
+    _chain_rows(parsed, claim, derivation, ev, replace, sources)
     shadowed = lineage.shadowed_results(parsed, claim, ev, derivation)
     in_rows |= shadowed
     _earlier_results(parsed, results, replace, sources, ev.printed_labels, skip=in_rows)
@@ -910,6 +921,51 @@ def _substitutions(
         found is not None or bool(claim.stands_for) or not _unread(parsed, replace, derivation)
     )
     return replace, sources, anchored
+
+
+def _chain_rows(
+    parsed: sx.Expression,
+    claim: Claim,
+    derivation: Derivation,
+    ev: Any,
+    replace: dict[int, Any],
+    sources: dict[str, str],
+) -> None:
+    """Read a number that a row of the line's chain writes as that row's entry.
+
+    In ``1.0 × 6.0 + [0.007, 0.001] @ [[9], [11]] = 6.0 + 0.063 + 0.011`` the 0.063 is
+    checked as ``0.007×9``: its 0.007 is the first entry of the row [0.007, 0.001], which
+    repeats a vector result printed above as a whole, so it stands for that entry (not
+    for an ``exp(-5.0) = 0.007`` worked out earlier). A number two such rows write with
+    different values is read no way here.
+    """
+    if claim.source_line is None:
+        return
+    found: dict[tuple[bool, str], list[tuple[Any, str]]] = {}
+    for c in derivation.claims:
+        if c.source_line != claim.source_line or not c.expression or "[" not in c.expression:
+            continue
+        rows: list[_Row] = []
+        for link in split_links(c.expression):
+            try:
+                rows += _rows_of(parse_expression(link, where=c.where))
+            except ExpressionError:
+                continue
+        for row in rows:
+            value = ev.printed_results.get(row.key)
+            if not isinstance(value, sympy.MatrixBase) or len(value) != len(row.literals):
+                continue
+            label = ev.printed_labels.get(row.key, _EARLIER)
+            for lit, sign, e in zip(row.literals, row.signs, value, strict=True):
+                found.setdefault((sign < 0, lit.text), []).append((sign * e, label))
+    if not found:
+        return
+    for lit in parsed.literals:
+        hits = found.get((_negated(lit, parsed.text), lit.text))
+        if lit.pos in replace or not hits or any(v != hits[0][0] for v, _ in hits):
+            continue
+        replace[lit.pos] = hits[0][0]
+        sources[("-" if _negated(lit, parsed.text) else "") + lit.text] = hits[0][1]
 
 
 def _chain_key(claim: Claim) -> tuple[int | str, str] | None:

@@ -184,6 +184,10 @@ def compose(article: Article, search: Search) -> Composed:
         # the code's float32 explains what the code printed; an article that shows no
         # output of its code (a marimo notebook keeps none) works its numbers by hand
         head.append('computed_in = "float32"   # the code\'s tensors are float32')
+    elif any(b.outputs for b in article.code) and any(k.expr is not None for k in steps):
+        # numpy's and Python's floats: a print to all 17 digits (0.1 + 0.2 printed as
+        # 0.30000000000000004) shows float64's rounding, which the article's code did
+        head.append('computed_in = "float64"   # the code computes in float64')
     head.append("")
     if search.notes:
         head.append("# Code not translated (what depends on it is not checked):")

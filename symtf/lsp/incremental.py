@@ -454,7 +454,7 @@ def _changed_printings(old: Any, new: Any) -> frozenset[int] | None:
     their line; ``None`` when the edit changed more than printings can tell (the article's
     equations, sizes, headings or code, or how many printings there are), or changed a single
     number (an equation may read it as a size or a scale)."""
-    from symtf.draft.infer.search import _heading_lines
+    from symtf.draft.infer.statements import _heading_lines
 
     if (
         old.code

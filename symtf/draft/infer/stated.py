@@ -18,10 +18,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from symtf.draft.infer.formula import FUNCTIONS, INDEX, Node, name_text
+from symtf.draft.article import Equation, Printing
+from symtf.draft.infer.formula import FUNCTIONS, INDEX, Node, name_text, parse
 from symtf.draft.templates import Call, Expr, Num, call
 
-__all__ = ["Resolver", "meanings"]
+__all__ = ["Resolver", "formula_names", "label_equation", "meanings"]
 
 #: At most this many meanings of one formula are kept (products multiply them).
 MAX_MEANINGS = 48
@@ -274,3 +275,18 @@ def label_words(label: str) -> set[str]:
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             words.add(w[:-1])
     return words
+
+
+def label_equation(p: Printing) -> Equation | None:
+    """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
+    names (not a bare name) is an equation the line states for its printed value."""
+    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
+    if node is None or node.kind == "name" or not node.names():
+        return None
+    return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
+
+
+def formula_names(latex: str) -> set[str]:
+    """The names a formula reads (``e^{z_i / T}`` → ``z``, ``T``), none if it does not parse."""
+    node = parse(latex) if latex else None
+    return {n.text for n in node.names()} if node is not None else set()

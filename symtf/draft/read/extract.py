@@ -212,6 +212,8 @@ def _rows_of_arrows(found: list[Found]) -> list[Found]:
         run.clear()
 
     for f in found:
+        if f.label.endswith(LITERAL):
+            continue  # a number the line computes from: no break in the run of lines
         if f.kind == "arithmetic" and "→" in f.label and f.shape == (1, 1):
             if run and (
                 f.line != run[-1].line + 1 or f.label.split("→")[0] != run[0].label.split("→")[0]
