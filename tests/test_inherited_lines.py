@@ -90,11 +90,29 @@ def article(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _by_line(report: Any) -> dict[int, Any]:
+    """Each displayed line's own check (not the numbers it writes again)."""
     out = {}
     for r in report.results:
-        (c,) = r.checks
-        out[r.claim.source_line] = c
+        if r.claim.restates is None:
+            (c,) = r.checks
+            out[r.claim.source_line] = c
     return out
+
+
+def _written_again(report: Any) -> list[tuple[int, str, str, Any, Any]]:
+    """(line, printed, verdict, cause, root claim) of each number a line writes again."""
+    return sorted(
+        (
+            r.claim.source_line,
+            c.printed,
+            c.verdict,
+            c.extra.get("cause"),
+            (c.extra.get("root") or {}).get("claim"),
+        )
+        for r in report.results
+        if r.claim.restates is not None
+        for c in r.checks
+    )
 
 
 def test_the_exact_values_are_mpmaths(article: Any) -> None:
@@ -141,16 +159,44 @@ def test_a_line_that_does_not_depend_on_the_off_number_is_not_inherited(article:
     assert c.extra["root"] is None
 
 
+def test_a_number_written_again_carries_the_mistake_of_the_one_it_repeats(article: Any) -> None:
+    # each line computes from numbers worked out above it and writes them again: 3.320 and
+    # 0.741 are right (mpmath, above), so their repeats are too; 1.429 is off (line 8) and
+    # 5.490 carries it (line 15), so each repeat of them is inherited from line 8, not a
+    # second transposition of its own
+    exact = _exact()
+    assert rounds_to(exact[7], "3.320") and rounds_to(exact[9], "0.741")
+    assert not rounds_to(exact[8], "1.429") and not rounds_to(exact[15], "5.490")
+    off = ("wrong", "inherited", "line 8")
+    assert _written_again(article) == sorted(
+        [
+            (15, "3.320", "rounded", None, None),
+            (15, "1.429", *off),
+            (15, "0.741", "rounded", None, None),
+            (21, "3.320", "rounded", None, None),
+            (21, "5.490", *off),
+            (22, "1.429", *off),
+            (22, "5.490", *off),
+            (23, "0.741", "rounded", None, None),
+            (23, "5.490", *off),
+            (29, "3.320", "rounded", None, None),
+            (29, "1.429", *off),
+        ]
+    )
+
+
 def test_the_text_report_groups_the_cascade_under_its_root(article: Any) -> None:
+    # off: line 8 itself, the four lines computed from it, line 29's slip of its own, and
+    # the six repeats of 1.429 and 5.490 (above); all but line 8 and line 29 carry it
     text = "\n".join(derivation_lines(article))
-    assert "4 of the 6 numbers that are off carry forward an earlier number" in text
-    assert "    line 8 (1.429, wrong) → line 15, line 21, line 22, line 23" in text
+    assert "10 of the 12 numbers that are off carry forward an earlier number" in text
+    assert "    line 8 (1.429, wrong) → line 15, line 21, line 22, line 23, line 29" in text
 
 
 def test_json_carries_the_root_with_its_line(article: Any) -> None:
     d = render_json.derivation_dict(article)
     roots = {c["source_line"]: c["root"] for c in d["checks"] if c.get("cause") == "inherited"}
-    assert set(roots) == {15, 21, 22, 23}
+    assert set(roots) == {15, 21, 22, 23, 29}  # line 29: the 1.429 it writes again
     assert all(r["claim"] == "line 8" and r["source_line"] == 8 for r in roots.values())
 
 
@@ -199,3 +245,13 @@ def test_a_line_that_repeats_an_off_step_entry_is_inherited_from_the_entry(
     exact = _exact()
     assert not rounds_to(exact[8], "1.429") and rounds_to(exact[8], "1.492")
     assert not rounds_to(exact[15], "5.490") and not rounds_to(exact[21], "0.605")
+
+
+def test_restates_must_name_another_claim() -> None:
+    from symtf.errors import SpecError
+
+    text = STEPS.replace(
+        'label = "first weight"', 'label = "first weight"\nrestates = "the last weight"'
+    )
+    with pytest.raises(SpecError, match=r"claims\[2\]\.restates: expected the label of another"):
+        spec.loads(text, "softmax.toml")

@@ -354,6 +354,8 @@ def diagnose(
         findings[(c.claim, c.index, c.printed)] = f
         lines.setdefault(c.claim, f)
 
+    _restated(expr_bad, claims, findings)
+
     for f in findings.values():  # an article's root names its line too
         if f.root is not None and "source_line" not in f.root and f.root["claim"] in claims:
             line = claims[f.root["claim"]].claim.source_line
@@ -449,6 +451,33 @@ def _inherited_line(
             root=root,
         )
     return None
+
+
+def _restated(
+    off: list[Check], claims: dict[str, ClaimResult], findings: dict[Any, _Finding]
+) -> None:
+    """A number written again (a claim that ``restates`` an earlier one) carries the earlier
+    number's mistake forward: when the number it repeats is off, its own finding is that
+    it is inherited from it, with its root, so one mistake does not read as many."""
+    for c in off:
+        first = claims[c.claim].claim.restates
+        if first is None or first not in claims:
+            continue
+        earlier = [
+            e for e in claims[first].checks if e.printed == c.printed and e.verdict in FAILING
+        ]
+        if not earlier:
+            continue  # the number it repeats is right: its own reading stands
+        e = earlier[0]
+        up = findings.get((e.claim, e.index, e.printed))
+        root = up.root if up is not None and up.root is not None else _root(first, None, None)
+        what = "a slip" if e.verdict == "slip" else "wrong"
+        findings[(c.claim, c.index, c.printed)] = _Finding(
+            "inherited",
+            f"inherited from {root['claim']}: it writes again the {c.printed} of {first}, "
+            f"which is itself {what}",
+            root=root,
+        )
 
 
 def _right_as_displayed(result: ClaimResult) -> bool:

@@ -387,7 +387,7 @@ def account(
     sources: list[tuple[Printing, Placement]],
     placement: Callable[[Placement], list[str]],
     label: Callable[[str, int], str],
-    chains: Mapping[int, tuple[str, str]] | None = None,
+    chains: Mapping[int, tuple[str, str, str]] | None = None,
 ) -> list[str]:
     """Account for every number the reader found; returns the claims of its restatements.
 
@@ -433,7 +433,7 @@ def restatements(
     sources: list[tuple[Printing, Placement]],
     placement: Callable[[Placement], list[str]],
     label: Callable[[str, int], str],
-    chains: Mapping[int, tuple[str, str]] | None = None,
+    chains: Mapping[int, tuple[str, str, str]] | None = None,
     *,
     results_only: bool = False,
     before_only: bool = False,
@@ -530,12 +530,14 @@ def _at_worked_index(
     ]
 
 
-def _chain_keys(d: Any, chains: Mapping[int, tuple[str, str]] | None) -> list[str]:
-    """The keys that check a displayed line's result: its whole chain when it is known."""
-    expression, stands = (chains or {}).get(d.key, ("", ""))
+def _chain_keys(d: Any, chains: Mapping[int, tuple[str, str, str]] | None) -> list[str]:
+    """The keys that check a displayed line's result: its whole chain when it is known,
+    and the claim whose result it restates (``restates``)."""
+    expression, stands, label = (chains or {}).get(d.key, ("", "", ""))
     if not expression:
         return [f"expression = {_toml(' '.join(d.latex.split()))}"]
-    return [expression, stands] if stands else [expression]
+    restates = [label.replace("label = ", "restates = ", 1)] if label else []
+    return [expression, *([stands] if stands else []), *restates]
 
 
 def _toml(s: str) -> str:

@@ -219,7 +219,7 @@ def compose(article: Article, search: Search) -> Composed:
     claims: list[tuple[int, list[str]]] = _sums(article, outcomes, label)
     shown: set[tuple[int | None, int, tuple[tuple[str, ...], ...]]] = set()
     worked: set[tuple[int, int | None]] = set()  # the places displayed lines' claims check
-    chains: dict[int, tuple[str, str]] = {}  # what checks each displayed line's chain
+    chains: dict[int, tuple[str, str, str]] = {}  # what checks each displayed line's chain
     claims.extend(
         _display_claims(article, search, outcomes, names, label, out, (shown, worked), chains)
     )
@@ -507,7 +507,7 @@ def _display_claims(
     seen: tuple[
         set[tuple[int | None, int, tuple[tuple[str, ...], ...]]], set[tuple[int, int | None]]
     ],
-    chains: dict[int, tuple[str, str]],
+    chains: dict[int, tuple[str, str, str]],
 ) -> list[tuple[int, list[str]]]:
     """The claims of the displayed lines; ``seen`` gets the (cell, line, rows) each one checks,
     and the place (line, column) of each number it checks;
@@ -561,7 +561,7 @@ def _display_claims(
             stands = f"stands_for = {{ {pairs} }}"
             block.append(stands)
         for link, _ in chain:
-            chains[link.key] = (block[2], stands)
+            chains[link.key] = (block[2], stands, block[1])
         block.extend(_line(d.line, _places_of(article, d)))
         claims.append((d.key, block))
         shown.add((d.cell, d.line, d.rows))

@@ -115,6 +115,9 @@ class Claim:
         given: A number the article states rather than computes (a constant it sets,
             ``w = 0.2``): never checked, counted among the inputs; a displayed line that
             repeats it reads it as written.
+        restates: The label of the claim whose printed number this one repeats
+            (``5.490`` written again in ``3.320 / 5.490``): when that number is off, this
+            one is inherited from it, not a mistake of its own.
         match_literals: Whether undeclared literals may be read as exact values.
         note: Free text.
     """
@@ -141,6 +144,7 @@ class Claim:
     computed_in: str | None = None
     feeds: bool = False  # the printed version later steps used (symtf.checking.diagnose replay)
     given: bool = False  # a constant the article sets: an input, never checked
+    restates: str | None = None  # the label of the claim whose printed number this repeats
     match_literals: bool = True  # False for stands_for = "none" (symtf.checking.displayed)
     source_line: int | None = None  # line in the article (drafts written by ``symtf extract``)
     #: Where each printed entry stands in the article, row by row (``places``; drafts).
@@ -441,6 +445,12 @@ def _read(data: dict[str, Any], name: str, text: str | None = None) -> Derivatio
                 f"(first at claims[{seen[c.label]}])"
             )
         seen[c.label] = i
+    for i, c in enumerate(claims):
+        if c.restates is not None and seen.get(c.restates, i) == i:
+            raise SpecError(
+                f"{name}: claims[{i}].restates: expected the label of another claim, found "
+                f"{c.restates!r}"
+            )
     computed_in = _computed_in(top, "computed_in", name)
     rounded_inputs = None
     if top.get("rounded_inputs") is not None:
@@ -1034,6 +1044,7 @@ def _claim(
     computed_in = _computed_in(r, "computed_in", name)
     feeds = r.boolean("feeds", False)
     given = r.boolean("given", False)
+    restates = r.string("restates", None)
     source_line = r.integer("source_line", lo=1, hi=10_000_000)
     count = sum(len(row_) for row_ in printed) if printed else 1
     places = read_places(r.get("places"), f"{where}.places", count)
@@ -1065,6 +1076,7 @@ def _claim(
         computed_in=computed_in,
         feeds=feeds,
         given=given,
+        restates=restates,
         match_literals=match_literals,
         source_line=source_line,
         places=places,
