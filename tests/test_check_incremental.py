@@ -276,6 +276,28 @@ def test_a_claim_appended_is_checked_and_the_others_kept() -> None:
 BIRDS = (ROOT / "derivations" / "birds_build_nests.toml").read_text(encoding="utf-8")
 
 
+def test_convention_variants_an_undone_edit_built_of_the_same_model_are_taken_whole() -> None:
+    """A displayed line made off (and unexplained) sends the diagnosis through every
+    convention variant; after that edit is undone, another edit of the same model takes
+    those variants' traces as they were, and its report is still a cold check's."""
+    old = 'printed = "10.068"'  # e^2.309, printed as the last of three exponentials
+    assert BIRDS.count(old) == 1
+    first = incremental.check(spec.loads(BIRDS, "birds.toml"))
+    one = incremental.check(
+        spec.loads(BIRDS.replace(old, 'printed = "10.069"'), "birds.toml"), first
+    )
+    built = {
+        k: v for k, v in one.variants.items() if v is not None and vars(v).get("_exact") is not None
+    }
+    assert built  # the diagnosis of 10.069 computed the variants' exact values
+    other = spec.loads(BIRDS.replace(old, 'printed = "10.067"'), "birds.toml")
+    two = incremental.check(other, first, seeds=one)  # as the editor checks it after an undo
+    _same(compare.check(other), two.report, "another edit, from the unedited check")
+    assert two.reused[3]
+    for key, variant in built.items():
+        assert vars(two.variants[key])["_exact"] is vars(variant)["_exact"], key
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

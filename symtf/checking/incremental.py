@@ -8,7 +8,9 @@ the hooks of :class:`symtf.checking.reuse.Reuse`:
 
 - **traces.** When the edit left the model as it was (the same given tensors, steps and
   settings: only claims changed), the new check starts with the earlier check's traces
-  (midpoint–radius, balls, exact), and so does each convention variant the diagnosis built.
+  (midpoint–radius, balls, exact), and so does each convention variant the diagnosis built,
+  or that a check among the ``seeds`` built of this same model (an edit since undone), when
+  its exact values are named in this check's backend.
   Otherwise each trace takes from the earlier check's, and from the traces of the
   document's other recent checks (``seeds``), every node the edit left as it was
   (the same op and parameters over arguments themselves unchanged:
@@ -277,6 +279,18 @@ def _warm(
     return ev
 
 
+def _same_variant(old: Evaluator, variant: Derivation, base: Evaluator) -> bool:
+    """Whether ``old``'s traces are those of ``variant`` over ``base``: the same model, and
+    exact values (if it has them) named in ``base``'s exact backend."""
+    if old.base is None or _model(old.derivation) != _model(variant):
+        return False
+    exact = vars(old).get("_exact")
+    return exact is None or (
+        vars(old.base).get("_exact") is not None
+        and vars(old.base).get("_exact") is vars(base).get("_exact")
+    )
+
+
 # ----------------------------------------------------------------------------- the session
 
 
@@ -406,6 +420,19 @@ class _Session:
                     )
                 except SymtfError:  # pragma: no cover - applied to the same model before
                     continue
+            # a variant an earlier check of the document built of this same model (an edit
+            # elsewhere, undone since): its traces too, when its exact values are named in
+            # this check's base backend
+            for pooled, evs in self.pool.items():
+                if pooled is None or pooled in self.variant_cache:
+                    continue
+                try:
+                    variant = switch(pooled[0]).apply(derivation, pooled[1])
+                except SymtfError:
+                    continue
+                same = next((e for e in evs if _same_variant(e, variant, ev)), None)
+                if same is not None:
+                    self.variant_cache[pooled] = _warm(variant, same, base=ev, seeds=tuple(evs))
         return self.variant_cache
 
     def findings(
