@@ -145,12 +145,17 @@ def inline_comment_values(block: Block) -> dict[int, tuple[str, list[int], bool,
         if _SIZE_WORDS.search(text):
             continue
         lead = re.match(r"^(?:=|==|≈|~|->|=>|→|(?:gives?|returns?|output|result)\s*[:=]?)\s*", text)
+        lead = lead or _WORKED.match(text)  # "# sqrt(4) = 2.0": the value it works out
         body = text[lead.end() :] if lead else text
         value = _first_value(body)
         if value is None or (lead is None and body.strip() != value):
             continue  # a bare value must be the whole comment
         out[line] = (value, [block.file_line(line)], True, None)
     return out
+
+
+#: A comment that works a number out of numbers before giving it: ``sqrt(4) =``, ``8 / 2 =``.
+_WORKED = re.compile(r"^(?:sqrt|√)?[\d.\s()/*+^-]*\d[\d.\s()/*+^-]*(?:=|≈)\s*")
 
 
 def _first_value(text: str) -> str | None:
