@@ -176,6 +176,7 @@ class Translator(Slices):
             last = body[-1] if body else None
             comments = comment_outputs(block)
             inline = inline_comment_values(block)
+            worked = inline_comment_values(block, worked=True)
             for stmt in body:
                 self._events = []
                 self._inner_prints = []
@@ -187,6 +188,9 @@ class Translator(Slices):
                 after = comments.get(end)
                 if after is None and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     after = inline.get(end)  # "x = W @ h  # = [0.35, -1.2]"
+                    if after is None and set(_targets(stmt)) <= set(self.opaque):
+                        # "scale = k.shape[-1] ** 0.5  # sqrt(4) = 2.0": the value it stands for
+                        after = worked.get(end)
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
                     items = shown[1] if shown is not None else self._assigned(stmt)
