@@ -563,6 +563,8 @@ class _Reader:
             raise self.fail("one expression (split the printed value off with split_display)")
         if name in ("{", "}"):
             return ["(" if name == "{" else ")"]
+        if self.words and name in ("|", "parallel", "Vert"):  # D(P \| Q): "from P to Q"
+            return ["‖"]
         if name == "%":
             return ["%"]
         raise _fail(

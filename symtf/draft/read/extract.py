@@ -146,6 +146,7 @@ def found_in(segs: list[Segment]) -> list[Found]:
     """Every printed value of the segments, in order."""
     found: list[Found] = []
     definitions: dict[str, Definition] = {}  # R(θ) = …, for the segments after it
+    quantities: dict[str, str] = {}  # D = 0.5 log 5 + … with no value yet, by label
     for k, seg in enumerate(segs):
         before = segs[k - 1] if k else None
         if seg.math and before is not None and not before.math:
@@ -155,7 +156,7 @@ def found_in(segs: list[Segment]) -> list[Found]:
             ]
             if words:
                 seg.extra["prose_label"] = words[-1]
-        items = math_items(seg, definitions) if seg.math else text_items(seg)
+        items = math_items(seg, definitions, quantities) if seg.math else text_items(seg)
         # a chain is one statement of one segment: several on a line are several chains
         found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
     return found + _rows_of_arrows(found)

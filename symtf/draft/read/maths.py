@@ -59,6 +59,17 @@ _REMARK = re.compile(
     r"(?:\(\s*\\text\{[A-Za-z .]+\}\s*\)|\\text\{\s*\([A-Za-z .]+\)\s*\})\s*$"
 )
 
+_SPACING = r"(?:\\[ ,;:!]|\\quad|\\qquad|~|\s)*"
+_INFORMATION = r"\\text\{\s*(nats?|bits?)\s*\}"
+#: A value in units of information, and the same value in the other unit in brackets:
+#: ``0.51 \;\text{nats} \; (\approx 0.74 \;\text{bits})``. The unit is a word, not
+#: maths; the bracket states a conversion (one bit is ``ln 2`` nats).
+_IN_UNITS = re.compile(
+    rf"(?<![\w.])(-?\d+(?:\.\d+)?){_SPACING}{_INFORMATION}"
+    rf"(?:{_SPACING}\(\s*(?:\\approx|≈|=)\s*(\d+(?:\.\d+)?){_SPACING}{_INFORMATION}\s*\))?"
+    rf"{_SPACING}$"
+)
+
 
 class _Statement:
     """One statement of a maths span, as a text with places, and what it makes."""
@@ -70,12 +81,14 @@ class _Statement:
         place: int,
         context: str,
         definitions: dict[str, Definition] | None = None,
+        quantities: dict[str, str] | None = None,
     ) -> None:
         self.seg = seg
         self.text = text
         self.place = place
         self.context = context
         self.definitions = definitions if definitions is not None else {}
+        self.quantities = quantities if quantities is not None else {}
         self.out: list[Found] = []
 
     def found(
@@ -107,16 +120,27 @@ class _Statement:
         )
 
 
-def math_items(seg: Segment, definitions: dict[str, Definition] | None = None) -> list[Found]:
+def math_items(
+    seg: Segment,
+    definitions: dict[str, Definition] | None = None,
+    quantities: dict[str, str] | None = None,
+) -> list[Found]:
     """Every printed value of a maths segment, each entry with its place.
 
     ``definitions``: the functions of one variable the article defined before the
     segment (``R(\\theta) = …``), by name; the segment's own definitions are added to it,
-    for the segments after it.
+    for the segments after it. ``quantities``: likewise, the quantities written out as
+    arithmetic with no value yet (``D = 0.5 \\log 5 + …``), by label, until a later
+    statement prints the value (``D \\approx 0.80``).
     """
     out: list[Found] = []
     whole = unwrapped_text(seg.text)  # \boxed{a = b}: the box only marks the result
     context = " ".join(whole.text.split())[:200]
+    units = _IN_UNITS.search(whole.text)
+    if units is not None:  # "≈ 0.51 \;\text{nats}": the unit closes the span (its \; no separator)
+        whole = _converted(seg, whole, units, context, out)
+        if units.group(2).startswith("bit"):
+            quantities = None  # \log written out is in nats: a value in bits is not its value
     statements = split_top_at(whole.text, STATEMENT_SEPARATORS)
     # A comma inside a bracket list is not a separator (the list is one piece); a
     # top-level comma splits "Q_1=…,K_1=…" into statements.
@@ -132,10 +156,34 @@ def math_items(seg: Segment, definitions: dict[str, Definition] | None = None) -
         remark = _REMARK.search(text.text)
         if remark is not None and remark.start() > 0:
             text = text[: remark.start()]
-        st = _Statement(seg, text, place, context, definitions)
+        st = _Statement(seg, text, place, context, definitions, quantities)
         _statement_items(st, widths)
         out.extend(st.out)
     return out
+
+
+def _converted(
+    seg: Segment, text: Text, units: re.Match[str], context: str, out: list[Found]
+) -> Text:
+    """The statement without its unit words; a value restated in the other unit of
+    information (nats and bits) becomes the conversion it states, ``0.51/ln(2)`` for bits."""
+    value, unit, other, other_unit = units.groups()
+    if other is not None and other_unit[:3] != unit[:3]:
+        op = "/" if unit.startswith("nat") else "*"
+        before = split_top_at(text.text[: units.start()], _RELATIONS)
+        name = label_of(before[0][0]) if before else None
+        convert = _Statement(seg, text, 0, context)
+        convert.found(
+            "arithmetic",
+            f"{name or f'line {seg.line}'} (in {other_unit.rstrip('s')}s)",
+            ((other,),),
+            units.span(3),
+            expression=f"{value}{op}ln(2)",
+            latex=value + (" / " if op == "/" else " \\times ") + "\\ln 2",
+            chain=f"{seg.cell}:{seg.line}:{other_unit}",
+        )
+        out.extend(convert.out)
+    return text[: units.end(1)]
 
 
 def _statement_items(s: _Statement, widths: set[int]) -> None:
@@ -158,6 +206,8 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
         except ExpressionError:
             label = None
     where = f"line {seg.line}"
+    if label is not None and len(chain) == 2:
+        _quantity(s, label, pieces, spans[1])
     if len(chain) > 1 and all(numeric_cell(p) is not None for p in pieces):
         # "1.190 = 1.190": a number repeated as the result of a one-term sum
         for piece, span in zip(pieces, spans, strict=True):
@@ -253,6 +303,31 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
             s.found(kind, label or seg.heading or where, rows, spans[k])
         elif k == len(chain) - 1 and len(chain) > 1 and last_number is not None and label:
             s.found("number", label, ((last_number,),), spans[k])
+
+
+def _quantity(s: _Statement, label: str, pieces: list[str], span: tuple[int, int]) -> None:
+    """``D = 0.5 \\log 5 + 0.5 \\log 2`` with no value printed, then ``D \\approx 0.80``:
+    the arithmetic written out for a label is the value printed for it next."""
+    value = numeric_cell(pieces[1])
+    if value is None:
+        if is_arithmetic(pieces[1]):
+            try:
+                latexmath.parse(expression_text(pieces[1]), where="arithmetic")
+            except ExpressionError:
+                return
+            s.quantities[label] = expression_text(pieces[1])
+        return
+    written = s.quantities.pop(label, None)
+    if written is not None:
+        s.found(
+            "arithmetic",
+            label,
+            ((value,),),
+            span,
+            expression=latexmath.to_plain(written, where="arithmetic"),
+            latex=written,
+            chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:{label}",
+        )
 
 
 def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict[int, str]:
