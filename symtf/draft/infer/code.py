@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from flint import arb
@@ -48,6 +50,10 @@ _NORMALIZED = re.compile(
 
 #: The fewest entries a literal needs to be taken for a value written by hand.
 MIN_WRITTEN = 4
+
+#: Parts a single rounded input's interval is cut into to tell a print certainly off.
+PIECES = 16
+
 #: Lines within which a code literal may write out results displayed before it (the
 #: window a displayed literal may repeat a printed entry in).
 RESTATED_WINDOW = 30
@@ -567,33 +573,56 @@ class CodeSteps(Evidence):
     def _certainly_off(self, key: int, entries: list[tuple[int, Printed]]) -> bool:
         """Whether each of a step's ``entries`` (index, print) is off wherever in their rounding
         intervals the rounded givens it is computed from lie: the step evaluated in balls
-        holding those intervals leaves every print's rounding interval."""
+        holding those intervals leaves every print's rounding interval.
+
+        When a single rounded number feeds the step (``scale = 2.0``), its interval is cut
+        into :data:`PIECES` parts and the step evaluated on each: balls widened by the whole
+        interval overstate how far a softmax or a quotient can move."""
         from symtf.backends.rounded import half_width
 
-        def widened(k: int, data: list[Any]) -> list[Any] | None:
-            known = self.known[k]
-            if not known.rounded:
-                return data
-            texts = [text for r in known.rows for text in r]
-            if len(texts) != len(data):
-                return None
-            for i, text in enumerate(texts):
-                if h := half_width(text):
-                    data[i] = data[i] + arb(0, math.nextafter(float(h), math.inf))
-            return data
+        order = self._lineage([key])
+        widths = [
+            h
+            for k in order
+            if self.known[k].expr is None and self.known[k].rounded
+            for r in self.known[k].rows
+            for text in r
+            if (h := half_width(text))
+        ]
+        pieces = PIECES if len(widths) == 1 else 1
 
-        values = self._evaluate_lineage(self._lineage([key]), widened)
-        if values is None:
-            return False
-        result = values[key].data
-        for i, c in entries:
-            x = result[i]
-            if c.value is None or not isinstance(x, arb) or not x.is_finite():
+        def widened(piece: int) -> Callable[[int, list[Any]], list[Any] | None]:
+            def leaf(k: int, data: list[Any]) -> list[Any] | None:
+                known = self.known[k]
+                if not known.rounded:
+                    return data
+                texts = [text for r in known.rows for text in r]
+                if len(texts) != len(data):
+                    return None
+                for i, text in enumerate(texts):
+                    if h := half_width(text):  # [-h, h] cut in equal parts, each covered
+                        part = Fraction(h) / pieces
+                        mid = -Fraction(h) + part * (2 * piece + 1) / 2
+                        rad = math.nextafter(float(part / 2), math.inf)
+                        at = arb(mid.numerator) / mid.denominator
+                        data[i] = data[i] + at + arb(0, rad)
+                return data
+
+            return leaf
+
+        for piece in range(pieces):
+            values = self._evaluate_lineage(order, widened(piece))
+            if values is None:
                 return False
-            iv = rounding_interval(c)
-            below, above = compare_ball(x, iv.lo), compare_ball(x, iv.hi)
-            if not ((below is not None and below < 0) or (above is not None and above > 0)):
-                return False
+            result = values[key].data
+            for i, c in entries:
+                x = result[i]
+                if c.value is None or not isinstance(x, arb) or not x.is_finite():
+                    return False
+                iv = rounding_interval(c)
+                below, above = compare_ball(x, iv.lo), compare_ball(x, iv.hi)
+                if not ((below is not None and below < 0) or (above is not None and above > 0)):
+                    return False
         return bool(entries)
 
 

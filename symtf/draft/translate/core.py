@@ -15,9 +15,9 @@ from typing import Any, cast
 from symtf.draft.templates import Call, Var
 from symtf.draft.translate.autograd import makes_leaf
 from symtf.draft.translate.classes import module_function
+from symtf.draft.translate.conventions import conventional_aliases
 from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
-from symtf.draft.translate.outputs import Outputs
 from symtf.draft.translate.prints import comment_outputs, inline_comment_values
 from symtf.draft.translate.scope import (
     Buffer,
@@ -27,6 +27,7 @@ from symtf.draft.translate.scope import (
     Untranslated,
     stamp,
 )
+from symtf.draft.translate.slices import Slices
 from symtf.draft.translate.sources import Block, without_magics
 from symtf.draft.translate.table import Translation
 from symtf.draft.translate.torch import MODULES, RANDOM_INIT
@@ -143,7 +144,7 @@ def _targets(stmt: ast.stmt) -> list[str]:
     return names
 
 
-class Translator(Outputs):
+class Translator(Slices):
     """Walks code blocks in order and yields what they define, compute and print.
 
     Args:
@@ -171,9 +172,11 @@ class Translator(Outputs):
             for stmt in tree.body:
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                     self._import(stmt)
+            self.aliases.update(conventional_aliases(tree, self.aliases, self.names))
             last = body[-1] if body else None
             comments = comment_outputs(block)
             inline = inline_comment_values(block)
+            worked = inline_comment_values(block, worked=True)
             for stmt in body:
                 self._events = []
                 self._inner_prints = []
@@ -185,6 +188,9 @@ class Translator(Outputs):
                 after = comments.get(end)
                 if after is None and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     after = inline.get(end)  # "x = W @ h  # = [0.35, -1.2]"
+                    if after is None and set(_targets(stmt)) <= set(self.opaque):
+                        # "scale = k.shape[-1] ** 0.5  # sqrt(4) = 2.0": the value it stands for
+                        after = worked.get(end)
                 if after is not None:
                     # "print(x)  # tensor([[…]])" or "y = x @ w" followed by "# tensor(…)"
                     items = shown[1] if shown is not None else self._assigned(stmt)
@@ -437,6 +443,8 @@ class Translator(Outputs):
             if owner in self.buffers:
                 self._assign_entry(target, value, stmt)
                 return
+        if isinstance(target, ast.Subscript) and self._slice_literal(target, value, stmt):
+            return  # attn[0][0] = [[…]]: one slice of a tensor the code does not compute
         if not isinstance(target, ast.Name):
             raise Untranslated("assigning into an index or attribute is not translated")
         name = target.id
@@ -652,29 +660,6 @@ class Translator(Outputs):
             complete=self._complete(Var(step)),
             restates=True,
         )
-
-    def _literal_rows(
-        self, value: ast.expr, values: tuple[str, ...], shape: tuple[int, ...]
-    ) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
-        """An array literal's entries row by row (its last axis), with each row's file line."""
-        width = shape[-1]
-        rows = tuple(values[i : i + width] for i in range(0, len(values), width))
-        inner = value.args[0] if isinstance(value, ast.Call) and value.args else value
-        starts: list[int] = []
-
-        def walk(node: ast.expr, depth: int) -> None:
-            if not isinstance(node, (ast.List, ast.Tuple)):
-                return
-            if depth == len(shape) - 1:
-                starts.append(node.lineno)
-                return
-            for e in node.elts:
-                walk(e, depth + 1)
-
-        walk(inner, 0)
-        block = self._block
-        lines = tuple(block.file_line(n) if block else n for n in starts)
-        return rows, lines if len(lines) == len(rows) else (lines[:1] or (0,)) * len(rows)
 
     def _jacobian(self, name: str, value: ast.expr, stmt: ast.stmt) -> bool:
         """``j = torch.autograd.functional.jacobian(f, x)`` of a function ``f`` the notebook

@@ -114,12 +114,16 @@ def _labelled_rows(texts: list[str]) -> tuple[str, list[int]] | None:
     return "[" + ", ".join(values) + "]", [0] * 1
 
 
-def inline_comment_values(block: Block) -> dict[int, tuple[str, list[int], bool, str | None]]:
+def inline_comment_values(
+    block: Block, *, worked: bool = False
+) -> dict[int, tuple[str, list[int], bool, str | None]]:
     """Values written in a comment at the end of a line of code: ``x = W @ h  # = [0.35, -1.2]``.
 
     Keyed by the block line; the value comes right after the ``#`` or after a lead-in
     (``=``, ``≈``, ``->``, ``→``, ``gives``); words after it are left out. A comment
-    about a shape (``# shape: [3, 4]``) is not a value.
+    about a shape (``# shape: [3, 4]``) is not a value. With ``worked``: only the values
+    of comments that work them out of numbers (``# sqrt(4) = 2.0``), which the article's
+    reading checks as displayed lines of their own.
     """
     out: dict[int, tuple[str, list[int], bool, str | None]] = {}
     try:
@@ -145,12 +149,20 @@ def inline_comment_values(block: Block) -> dict[int, tuple[str, list[int], bool,
         if _SIZE_WORDS.search(text):
             continue
         lead = re.match(r"^(?:=|==|≈|~|->|=>|→|(?:gives?|returns?|output|result)\s*[:=]?)\s*", text)
+        if worked:  # "# sqrt(4) = 2.0": the value it works out, and only such values
+            lead = None if lead else _WORKED.match(text)
+            if lead is None:
+                continue
         body = text[lead.end() :] if lead else text
         value = _first_value(body)
         if value is None or (lead is None and body.strip() != value):
             continue  # a bare value must be the whole comment
         out[line] = (value, [block.file_line(line)], True, None)
     return out
+
+
+#: A comment that works a number out of numbers before giving it: ``sqrt(4) =``, ``8 / 2 =``.
+_WORKED = re.compile(r"^(?:sqrt|√)?[\d.\s()/*+^-]*\d[\d.\s()/*+^-]*(?:=|≈)\s*")
 
 
 def _first_value(text: str) -> str | None:

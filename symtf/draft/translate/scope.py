@@ -10,6 +10,7 @@ written (``0.1`` stays the text ``0.1``, never a binary float).
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -900,7 +901,8 @@ class Scope:
             if len(shapes) != 1:
                 raise Untranslated("a ragged list")
             return [v for p in parts for v in p[0]], (len(parts), *parts[0][1])
-        v = self._const(node)
+        v = self._bare_infinity(node)
+        v = self._const(node) if v is None else v
         if isinstance(v, DecimalText):
             return [v.text], ()
         if isinstance(v, float) and v in (float("inf"), float("-inf")):
@@ -908,6 +910,18 @@ class Scope:
         if isinstance(v, int) and not isinstance(v, bool):
             return [str(v)], ()
         raise Untranslated("an array entry that is not a number")
+
+    def _bare_infinity(self, node: ast.expr) -> float | None:
+        """``inf`` or ``-inf`` written bare in an array, as PyTorch and numpy print it, where
+        the code gives the name ``inf`` no value: infinity (``None`` for anything else)."""
+        sign = 1.0
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
+            node = node.operand
+        if not isinstance(node, ast.Name) or node.id != "inf":
+            return None
+        held = (self.names, self.consts, self.opaque, self.aliases, self.defs, self.tuples)
+        return None if any("inf" in h for h in held) else sign * math.inf
 
     def _range(self, node: ast.AST) -> list[int] | None:
         if (
