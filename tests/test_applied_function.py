@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from symtf.commands.draft import check_article
-from symtf.renderers._claims import place_of
+from article_checks import placed_verdicts
 
 ARTICLE = """\
 # Attention weights by hand
@@ -35,19 +34,8 @@ Take the {name} of each row:
 """
 
 
-def _checks(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    out = []
-    for r in check_article(path).results:
-        for k, c in enumerate(r.checks):
-            place = place_of(r, c, k)
-            out.append((place.line if place else r.claim.source_line, c.printed, c.verdict))
-    return out
-
-
 def test_a_named_softmax_of_a_printed_row_is_checked_entry_by_entry(tmp_path: Path) -> None:
-    got = _checks(tmp_path, ARTICLE.format(name="softmax"))
+    got = placed_verdicts(tmp_path, ARTICLE.format(name="softmax"))
     line12 = sorted((p, v) for line, p, v in got if line == 12 and "." in p)
     line13 = sorted((p, v) for line, p, v in got if line == 13 and "." in p)
     assert line12 == [("0.0", "slip"), ("0.5", "rounded"), ("0.5", "rounded")]
@@ -59,5 +47,5 @@ def test_a_function_name_the_row_does_not_give_leaves_the_line_unjudged(
 ) -> None:
     # sigmoid of 2, 4, 4 is 0.8808, 0.9820, 0.9820: no entry agrees, so the line's name
     # cannot be what its numbers are, and nothing on it is called off
-    got = _checks(tmp_path, ARTICLE.format(name="sigmoid"))
+    got = placed_verdicts(tmp_path, ARTICLE.format(name="sigmoid"))
     assert not [v for line, p, v in got if line in (12, 13) and v in ("slip", "wrong")]

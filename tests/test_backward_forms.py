@@ -15,9 +15,7 @@ from pathlib import Path
 
 import mpmath
 import pytest
-
-from symtf.commands.draft import check_article
-from symtf.renderers import json as render_json
+from article_checks import json_checks, verdicts_at
 
 
 @pytest.fixture(autouse=True)
@@ -43,29 +41,6 @@ def _class(value: mpmath.mpf | Fraction, printed: str) -> str:
     if off <= unit / 2:
         return "rounded"
     return "slip" if off < unit else "wrong"
-
-
-def _checks(tmp_path: Path, text: str, name: str = "post.md", newline: str = "\n") -> list[dict]:
-    post = tmp_path / name
-    post.write_bytes(text.replace("\n", newline).encode("utf-8"))
-    return render_json.derivation_dict(check_article(post))["checks"]
-
-
-def _at(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
-    """The 1-based (line, column) of the ``nth`` occurrence of ``needle`` in ``text``."""
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    line = text.count("\n", 0, at) + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def _verdicts(checks: list[dict], text: str, needle: str, nth: int = 0) -> set[str]:
-    """The verdicts on the number written at the ``nth`` occurrence of ``needle``."""
-    line, column = _at(text, needle, nth)
-    return {
-        c["verdict"] for c in checks if (c["source_line"], c.get("source_column")) == (line, column)
-    }
 
 
 # ------------------------------------------------- a gradient gathered after its entries
@@ -94,15 +69,15 @@ def test_a_vector_gathering_results_worked_entry_by_entry_is_checked_as_those_li
     first = Fraction("0.3") * Fraction("0.7") + Fraction("0.2") * Fraction("0.1")
     second = Fraction("0.3") * Fraction("0.4") + Fraction("0.2") * Fraction("0.9")
     assert _class(first, "0.23") == "exact" and _class(second, "0.31") == "wrong"
-    checks = _checks(tmp_path, GATHERED)
-    assert _verdicts(checks, GATHERED, "0.23") == {"exact"}
-    assert _verdicts(checks, GATHERED, "0.31") == {"wrong"}
+    checks = json_checks(tmp_path, GATHERED)
+    assert verdicts_at(checks, GATHERED, "0.23") == {"exact"}
+    assert verdicts_at(checks, GATHERED, "0.31") == {"wrong"}
     # the gathered vector: each entry is the line it repeats, again
-    assert _verdicts(checks, GATHERED, "0.23", 1) == {"exact"}
-    assert _verdicts(checks, GATHERED, "0.31", 1) == {"wrong"}
+    assert verdicts_at(checks, GATHERED, "0.23", 1) == {"exact"}
+    assert verdicts_at(checks, GATHERED, "0.31", 1) == {"wrong"}
     # a row one of whose numbers repeats no result is no restatement: not checked
-    assert _verdicts(checks, GATHERED, "0.23", 2) == set()
-    assert _verdicts(checks, GATHERED, "0.47") == set()
+    assert verdicts_at(checks, GATHERED, "0.23", 2) == set()
+    assert verdicts_at(checks, GATHERED, "0.47") == set()
 
 
 # ------------------------------------------------ running sums restated as a final state
@@ -133,12 +108,12 @@ def test_a_restated_running_sum_is_judged_through_its_whole_chain(tmp_path: Path
     first = 2 + mpmath.exp(mpmath.mpf("-0.5")) + mpmath.exp(-1)
     second = 3 + mpmath.exp(-2) + mpmath.exp(mpmath.mpf("-0.25"))
     assert _class(first, "2.975") == "slip" and _class(second, "3.914") == "rounded"
-    checks = _checks(tmp_path, RUNNING)
-    assert _verdicts(checks, RUNNING, "2.975") == {"slip"}
+    checks = json_checks(tmp_path, RUNNING)
+    assert verdicts_at(checks, RUNNING, "2.975") == {"slip"}
     # the final state repeats both results: read as their chains, not their last links
     # (2.0 + 0.607 + 0.368 alone is exactly 2.975)
-    assert _verdicts(checks, RUNNING, "2.975", 1) == {"slip"}
-    assert _verdicts(checks, RUNNING, "3.914", 1) == {"rounded"}
+    assert verdicts_at(checks, RUNNING, "2.975", 1) == {"slip"}
+    assert verdicts_at(checks, RUNNING, "3.914", 1) == {"rounded"}
 
 
 # ------------------------------------------------------- displayed maths, CRLF line ends
@@ -169,10 +144,10 @@ $$
 def test_a_displayed_matrix_is_read_alike_with_crlf_line_ends(tmp_path: Path, newline: str) -> None:
     # 2.0 × 0.15 = 0.30, so 0.31 is wrong; 2.0 × −0.25 = −0.50 exactly
     assert _class(Fraction("2.0") * Fraction("0.15"), "0.31") == "wrong"
-    checks = _checks(tmp_path, OUTER, newline=newline)
-    assert _verdicts(checks, OUTER, "0.31") == {"wrong"}
-    assert _verdicts(checks, OUTER, "-0.50") == {"exact"}
-    assert _verdicts(checks, OUTER, "0.15 &", 3) == {"exact"}
+    checks = json_checks(tmp_path, OUTER, newline=newline)
+    assert verdicts_at(checks, OUTER, "0.31") == {"wrong"}
+    assert verdicts_at(checks, OUTER, "-0.50") == {"exact"}
+    assert verdicts_at(checks, OUTER, "0.15 &", 3) == {"exact"}
 
 
 # ------------------------------------------- a function's argument worked out in a chain
@@ -205,11 +180,11 @@ def test_a_number_written_for_a_functions_argument_is_the_arguments_value(
     # line up, 0.5 - 1.5 = -1.0 and 1.5 - 1.5 = 0 exactly, exp(-1) = 0.36787…
     assert Fraction("0.5") - Fraction("1.5") == -1
     assert _class(mpmath.exp(-1), "0.368") == "rounded"
-    checks = _checks(tmp_path, ARGUMENT)
-    assert _verdicts(checks, ARGUMENT, "-1.2") == {"wrong"}
-    assert _verdicts(checks, ARGUMENT, "0.301") == {"wrong"}
-    assert _verdicts(checks, ARGUMENT, "-1.0") == {"exact"}
-    assert _verdicts(checks, ARGUMENT, "0.368") == {"rounded"}
+    checks = json_checks(tmp_path, ARGUMENT)
+    assert verdicts_at(checks, ARGUMENT, "-1.2") == {"wrong"}
+    assert verdicts_at(checks, ARGUMENT, "0.301") == {"wrong"}
+    assert verdicts_at(checks, ARGUMENT, "-1.0") == {"exact"}
+    assert verdicts_at(checks, ARGUMENT, "0.368") == {"rounded"}
 
 
 # ------------------------------------------------ a negative term's sign moved to its operator
@@ -229,11 +204,11 @@ def test_a_negative_term_written_after_a_minus_is_that_terms_magnitude(tmp_path:
     # 0.5 × 0.4 = 0.2 exactly; (-0.3) × 0.6 = -0.18, written "- 0.19": 0.19 is wrong
     assert Fraction("0.5") * Fraction("0.4") == Fraction("0.2")
     assert _class(-(Fraction("-0.3") * Fraction("0.6")), "0.19") == "wrong"
-    checks = _checks(tmp_path, SIGN)
-    assert _verdicts(checks, SIGN, "0.2 ") == {"exact"}
-    assert _verdicts(checks, SIGN, "0.19") == {"wrong"}
+    checks = json_checks(tmp_path, SIGN)
+    assert verdicts_at(checks, SIGN, "0.2 ") == {"exact"}
+    assert verdicts_at(checks, SIGN, "0.19") == {"wrong"}
     # and the line's result is off through its first link: 0.2 - 0.18 = 0.02
-    assert _verdicts(checks, SIGN, "0.01") == {"wrong"}
+    assert verdicts_at(checks, SIGN, "0.01") == {"wrong"}
 
 
 # -------------------------------------- a weight gradient's row repeating an earlier result
@@ -270,11 +245,11 @@ def test_a_lines_literals_never_stand_for_the_result_it_prints(tmp_path: Path) -
     third = Fraction(1, 3)
     assert _class(third, "0.333") == "rounded" and _class(2 * third, "0.667") == "rounded"
     assert _class(3 * third, "0.999") == "wrong" and _class(6 * third, "2.001") == "wrong"
-    checks = _checks(tmp_path, OWN_RESULT)
+    checks = json_checks(tmp_path, OWN_RESULT)
     # the result's first row prints the same strings as the row multiplied, but it is no
     # value the line's own literals repeat: they repeat σ
-    assert _verdicts(checks, OWN_RESULT, "0.999") == {"wrong"}
-    assert _verdicts(checks, OWN_RESULT, "2.001") == {"wrong"}
+    assert verdicts_at(checks, OWN_RESULT, "0.999") == {"wrong"}
+    assert verdicts_at(checks, OWN_RESULT, "2.001") == {"wrong"}
 
 
 # ------------------------------------------------- a row times a column written out term by term
@@ -295,10 +270,10 @@ def test_a_row_times_a_column_is_the_sum_of_its_entries_products(tmp_path: Path)
     # wrong, and so is 2.0 + 1.0 + 6.0 = 9.0 printed 9.5
     assert Fraction("0.25") * 4 == 1 and Fraction("0.75") * 8 == 6
     assert _class(Fraction(6), "6.5") == "wrong"
-    checks = _checks(tmp_path, ROW_COLUMN)
-    assert _verdicts(checks, ROW_COLUMN, "1.0 +") == {"exact"}
-    assert _verdicts(checks, ROW_COLUMN, "6.5") == {"wrong"}
-    assert _verdicts(checks, ROW_COLUMN, "9.5") == {"wrong"}
+    checks = json_checks(tmp_path, ROW_COLUMN)
+    assert verdicts_at(checks, ROW_COLUMN, "1.0 +") == {"exact"}
+    assert verdicts_at(checks, ROW_COLUMN, "6.5") == {"wrong"}
+    assert verdicts_at(checks, ROW_COLUMN, "9.5") == {"wrong"}
 
 
 # ------------------------------------------------ an update: a written rate times a named matrix
@@ -344,10 +319,10 @@ def test_a_written_rate_times_a_named_matrix_is_the_step_it_states(tmp_path: Pat
         for dr, sr in zip(delta, printed, strict=True)
     ]
     assert expected == [["exact", "exact"], ["exact", "wrong"]]  # 0.15 for 0.51: digits swapped
-    checks = _checks(tmp_path, SCALED)
+    checks = json_checks(tmp_path, SCALED)
     for row, classes in zip(printed, expected, strict=True):
         for s, cls in zip(row, classes, strict=True):
-            assert _verdicts(checks, SCALED, s, SCALED.count(s) - 1) == {cls}
+            assert verdicts_at(checks, SCALED, s, SCALED.count(s) - 1) == {cls}
     # one decimal besides the coefficient makes a piece arithmetic written out, not a formula
     from symtf.draft.article import _scaled_name
     from symtf.draft.infer.formula import parse
@@ -389,11 +364,11 @@ def test_a_gradient_is_the_probabilities_less_one_at_the_target_the_prose_states
     grad = [p[0], p[1] - 1, p[2]]
     classes = [_class(g, s) for g, s in zip(grad, ["0.598", "-0.713", "0.133"], strict=True)]
     assert classes == ["rounded", "wrong", "rounded"]  # −0.713 for −0.731: two digits swapped
-    checks = _checks(tmp_path, TARGET)
+    checks = json_checks(tmp_path, TARGET)
     line = TARGET.splitlines().index("dL/dlogits = [0.598, -0.713, 0.133]") + 1
     at = [c["verdict"] for c in checks if c["source_line"] == line]
     assert sorted(at) == ["rounded", "rounded", "wrong"]
-    assert _verdicts(checks, TARGET, "-0.713") == {"wrong"}
+    assert verdicts_at(checks, TARGET, "-0.713") == {"wrong"}
     # without the logits, the probabilities are read as printed (no step places them):
     # [0.598, 0.269 − 1, 0.133]
     bare = TARGET.replace("**Logits:** [1.200, 0.400, -0.300]\n\n", "")
@@ -402,13 +377,13 @@ def test_a_gradient_is_the_probabilities_less_one_at_the_target_the_prose_states
         _class(g, s) for g, s in zip(grad_printed, ["0.598", "-0.713", "0.133"], strict=True)
     ]
     assert classes == ["exact", "wrong", "exact"]
-    checks = _checks(tmp_path, bare)
+    checks = json_checks(tmp_path, bare)
     line = bare.splitlines().index("dL/dlogits = [0.598, -0.713, 0.133]") + 1
     at = [c["verdict"] for c in checks if c["source_line"] == line]
     assert sorted(at) == ["exact", "exact", "wrong"]
     # the index is never guessed: without the sentence stating it, no step
     untold = TARGET.replace("the correct token is index 1", 'the next token is "sat"')
-    checks = _checks(tmp_path, untold)
+    checks = json_checks(tmp_path, untold)
     assert not [c for c in checks if c["source_line"] == line]
 
 
@@ -452,7 +427,7 @@ def test_probabilities_printed_under_their_logits_are_the_softmax_of_them(
     grad = [p[0], p[1], p[2] - 1, p[3]]
     gp = ["0.252", "0.249", "-0.750", "0.249"]
     assert [_class(v, s) for v, s in zip(grad, gp, strict=True)] == ["slip"] + ["rounded"] * 3
-    checks = _checks(tmp_path, LABELLED)
+    checks = json_checks(tmp_path, LABELLED)
     for needle, nth, cls in [
         ("0.252", 0, "slip"),
         ("0.249", 0, "rounded"),
@@ -460,15 +435,15 @@ def test_probabilities_printed_under_their_logits_are_the_softmax_of_them(
         ("0.252", 1, "slip"),
         ("-0.750", 0, "rounded"),
     ]:
-        assert _verdicts(checks, LABELLED, needle, nth) == {cls}, (needle, nth)
+        assert verdicts_at(checks, LABELLED, needle, nth) == {cls}, (needle, nth)
     # the logits are an input the article states: no verdict of their own
-    assert not _verdicts(checks, LABELLED, "0.00731")
+    assert not verdicts_at(checks, LABELLED, "0.00731")
 
 
 def test_probabilities_get_no_step_from_a_row_not_labelled_as_logits(tmp_path: Path) -> None:
     # the same numbers, the row above named a "context": no label names the softmax's input
     text = LABELLED.replace("**Logits:**", "**Hidden:**")
-    checks = _checks(tmp_path, text)
+    checks = json_checks(tmp_path, text)
     line = text.splitlines().index("**Probabilities:** [0.252, 0.249, 0.250, 0.249]") + 1
     assert not [c for c in checks if c["source_line"] == line and c["verdict"] != "exact"]
 
@@ -500,8 +475,8 @@ def test_a_literal_of_a_softmax_of_printed_logits_is_known_to_the_logits_digits(
     moved = _softmax([z[0], z[1] - mpmath.mpf("0.000049"), z[2]])
     assert _class(moved[1], "0.0987") == "rounded"
     assert _class(-mpmath.log(moved[1]), "2.3154") == "rounded"
-    checks = _checks(tmp_path, LOSS)
-    assert _verdicts(checks, LOSS, "0.0987") == {"rounded"}  # the probabilities' step
+    checks = json_checks(tmp_path, LOSS)
+    assert verdicts_at(checks, LOSS, "0.0987") == {"rounded"}  # the probabilities' step
     (loss,) = [c for c in checks if c["printed"] == "2.3154"]
     assert loss["verdict"] == "rounded"
     assert loss["accepted_by"] == "rounded_inputs"
@@ -510,7 +485,7 @@ def test_a_literal_of_a_softmax_of_printed_logits_is_known_to_the_logits_digits(
     z2 = [z[0], mpmath.mpf("-1.7218"), z[2]]
     q = _softmax(z2)
     assert _class(q[1], "0.0987") == "rounded" and _class(-mpmath.log(q[1]), "2.3154") == "wrong"
-    checks = _checks(tmp_path, low)
+    checks = json_checks(tmp_path, low)
     (loss,) = [c for c in checks if c["printed"] == "2.3154"]
     assert loss["verdict"] in ("slip", "wrong")
 
@@ -541,22 +516,22 @@ def test_a_gathered_matrix_with_zero_entries_restates_the_lines_worked_above(
     # by hand: 0.4172 × 0.25 = 0.1043 exactly; -0.4172 × 0.75 = -0.3129 (-0.3192: swapped)
     assert _class(Fraction("0.4172") * Fraction("0.25"), "0.1043") == "exact"
     assert _class(Fraction("-0.4172") * Fraction("0.75"), "-0.3192") == "wrong"
-    checks = _checks(tmp_path, TRANSPOSED)
+    checks = json_checks(tmp_path, TRANSPOSED)
     # the matrix's non-zero entries are the two lines' results again, with their verdicts
-    assert _verdicts(checks, TRANSPOSED, "0.1043", 1) == {"exact"}
-    assert _verdicts(checks, TRANSPOSED, "-0.3192", 1) == {"wrong"}
+    assert verdicts_at(checks, TRANSPOSED, "0.1043", 1) == {"exact"}
+    assert verdicts_at(checks, TRANSPOSED, "-0.3192", 1) == {"wrong"}
     # its zeros are entries the article writes: no line's result, no verdict
-    assert not _verdicts(checks, TRANSPOSED, "0.0")
+    assert not verdicts_at(checks, TRANSPOSED, "0.0")
     # a zero that a line worked above prints is that line's result again
     worked = TRANSPOSED.replace(
         "```\ndS[1][0]", "```\ndS[0][1] = 0.4172 × 0.0\n         = 0.0\n\ndS[1][0]"
     )
-    assert _verdicts(_checks(tmp_path, worked), worked, "0.0", 2) == {"exact"}
+    assert verdicts_at(json_checks(tmp_path, worked), worked, "0.0", 2) == {"exact"}
     # a matrix of zeros only restates nothing
     zeros = TRANSPOSED.replace("[0.0,  0.1043]", "[0.0,  0.0]").replace(
         "[0.0, -0.3192]", "[0.0, 0.0]"
     )
-    assert not [c for c in _checks(tmp_path, zeros) if "restated" in c["claim"]]
+    assert not [c for c in json_checks(tmp_path, zeros) if "restated" in c["claim"]]
 
 
 def test_a_zero_written_short_is_known_to_its_tensors_finest_grid() -> None:
@@ -614,6 +589,6 @@ def test_a_number_taken_from_every_entry_of_a_row_is_checked_entry_by_entry(
     shifted = [Fraction(x) - 2 for x in ("2.0", "0.5", "-1.0")]
     classes = [_class(v, s) for v, s in zip(shifted, ["0", "-1.5", "-3.1"], strict=True)]
     assert classes == ["exact", "exact", "wrong"]
-    checks = _checks(tmp_path, SHIFTED)
-    assert _verdicts(checks, SHIFTED, "-1.5") == {"exact"}
-    assert _verdicts(checks, SHIFTED, "-3.1") == {"wrong"}
+    checks = json_checks(tmp_path, SHIFTED)
+    assert verdicts_at(checks, SHIFTED, "-1.5") == {"exact"}
+    assert verdicts_at(checks, SHIFTED, "-3.1") == {"wrong"}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import mpmath
 import pytest
+from article_checks import json_checks, position, verdicts_at
 
 from symtf.commands.draft import check_article
 from symtf.draft.read import Found, extract_text
@@ -32,29 +33,6 @@ def _rounds(value: mpmath.mpf, printed: str) -> bool:
     return abs(value - mpmath.mpf(text)) <= mpmath.mpf(10) ** (-decimals) / 2
 
 
-def _checks(tmp_path: Path, text: str, name: str = "post.md") -> list[dict]:
-    post = tmp_path / name
-    post.write_text(text, encoding="utf-8")
-    return render_json.derivation_dict(check_article(post))["checks"]
-
-
-def _at(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
-    """The 1-based (line, column) of the ``nth`` occurrence of ``needle`` in ``text``."""
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    line = text.count("\n", 0, at) + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def _verdicts(checks: list[dict], text: str, needle: str, nth: int = 0) -> set[str]:
-    """The verdicts on the number written at the ``nth`` occurrence of ``needle``."""
-    line, column = _at(text, needle, nth)
-    return {
-        c["verdict"] for c in checks if (c["source_line"], c.get("source_column")) == (line, column)
-    }
-
-
 # ----------------------------------------------------------------------------- chains
 
 CHAIN = """\
@@ -71,10 +49,10 @@ def test_each_link_of_a_chain_is_judged_on_its_own_number(tmp_path: Path) -> Non
     # while 0.1/16 = 0.00625 is the printed result
     assert mpmath.mpf(2) * mpmath.mpf("1.5") == 3 and mpmath.sqrt(256) == 16
     assert mpmath.mpf("0.1") / 16 == mpmath.mpf("0.00625")
-    checks = _checks(tmp_path, CHAIN)
-    assert _verdicts(checks, CHAIN, "3 + 1.6") == {"exact"}
-    assert _verdicts(checks, CHAIN, "4.6") == {"exact"}
-    assert _verdicts(checks, CHAIN, "15 =") == {"wrong"}
+    checks = json_checks(tmp_path, CHAIN)
+    assert verdicts_at(checks, CHAIN, "3 + 1.6") == {"exact"}
+    assert verdicts_at(checks, CHAIN, "4.6") == {"exact"}
+    assert verdicts_at(checks, CHAIN, "15 =") == {"wrong"}
 
 
 UNITS = """\
@@ -95,9 +73,9 @@ def test_a_link_in_words_changes_what_is_counted(tmp_path: Path) -> None:
     # middle link say so: 4 is no value of 2 × 1000 × 500, and is not judged as one.
     # A unit after the result alone changes nothing: 80 × 80 = 6,400, so 6,500 is wrong.
     assert 2 * 1000 * 500 * 4 == 4_000_000 and 80 * 80 == 6400
-    checks = _checks(tmp_path, UNITS)
-    assert _verdicts(checks, UNITS, "4 MB") == set()
-    assert _verdicts(checks, UNITS, "6,500") == {"wrong"}
+    checks = json_checks(tmp_path, UNITS)
+    assert verdicts_at(checks, UNITS, "4 MB") == set()
+    assert verdicts_at(checks, UNITS, "6,500") == {"wrong"}
 
 
 # ----------------------------------------------------------------------------- inline forms
@@ -130,11 +108,11 @@ def test_inline_code_boxes_bars_approximations_and_thousands(tmp_path: Path) -> 
         "2.718": mpmath.e,
     }
     assert all(exact.values()) and all(_rounds(v, p) for p, v in irrational.items())
-    checks = _checks(tmp_path, INLINE)
+    checks = json_checks(tmp_path, INLINE)
     for printed in exact:
-        assert _verdicts(checks, INLINE, printed) == {"exact"}, printed
+        assert verdicts_at(checks, INLINE, printed) == {"exact"}, printed
     for printed in irrational:
-        assert _verdicts(checks, INLINE, printed) == {"rounded"}, printed
+        assert verdicts_at(checks, INLINE, printed) == {"rounded"}, printed
 
 
 # ----------------------------------------------------------------------------- ε and powers of ten
@@ -153,9 +131,9 @@ def test_an_epsilon_written_with_a_caret_is_read_as_the_line_shows_it(tmp_path: 
     # first link would give √(4 + e⁻⁵) = 2.00168…: a false alarm on a right line.
     assert _rounds(mpmath.sqrt(mpmath.mpf("4.00001")), "2.0000025")
     assert not _rounds(mpmath.sqrt(4 + mpmath.exp(-5)), "2.0000025")
-    checks = _checks(tmp_path, EPSILON)
-    assert _verdicts(checks, EPSILON, "2.0000025") == {"rounded"}
-    line, column = _at(EPSILON, "1 \\times 10^{-5}")
+    checks = json_checks(tmp_path, EPSILON)
+    assert verdicts_at(checks, EPSILON, "2.0000025") == {"rounded"}
+    line, column = position(EPSILON, "1 \\times 10^{-5}")
     (power,) = [c for c in checks if c["source_line"] == line and c["printed"] == "1e-5"]
     assert power["verdict"] == "exact" and power["source_column"] == column
 
@@ -197,13 +175,13 @@ def test_tables_labelled_matrices_masks_and_column_vectors_are_read_with_places(
     # a positional-encoding table: the row index column is not an entry
     pe = found[(("0.000", "1.000"), ("0.841", "0.540"))]
     assert [(p.line, p.column) for p in pe.places[2:]] == [
-        _at(TABLES, "0.841"),
-        _at(TABLES, "0.540"),
+        position(TABLES, "0.841"),
+        position(TABLES, "0.540"),
     ]
     # a bmatrix with row and column names: only the numbers
     x = found[(("0.1", "0.2"), ("0.3", "0.4"))]
     assert [(p.line, p.column) for p in x.places] == [
-        _at(TABLES, s) for s in ("0.1", "0.2", "0.3", "0.4")
+        position(TABLES, s) for s in ("0.1", "0.2", "0.3", "0.4")
     ]
     # a mask and a one-hot matrix
     assert (("0", "-inf"), ("0", "0")) in found
@@ -211,21 +189,21 @@ def test_tables_labelled_matrices_masks_and_column_vectors_are_read_with_places(
     # a column vector written one row per line
     y = found[(("0.12",), ("0.34",), ("0.56",))]
     assert [(p.line, p.column) for p in y.places] == [
-        _at(TABLES, s) for s in ("0.12", "0.34", "0.56")
+        position(TABLES, s) for s in ("0.12", "0.34", "0.56")
     ]
     # a percentage in prose
     (pct,) = [f for f in found.values() if f.rows == (("88.08%",),)]
-    assert (pct.places[0].line, pct.places[0].column) == _at(TABLES, "88.08%")
+    assert (pct.places[0].line, pct.places[0].column) == position(TABLES, "88.08%")
 
 
 def test_a_table_of_worked_values_is_checked_row_by_row(tmp_path: Path) -> None:
     sigma2 = 1 / (1 + mpmath.exp(-2))  # 0.880797…
     assert _rounds(sigma2, "0.8808") and _rounds(mpmath.exp(mpmath.mpf("0.5")), "1.6487")
-    checks = _checks(tmp_path, TABLES)
-    assert _verdicts(checks, TABLES, "0.8808") == {"rounded"}
-    assert _verdicts(checks, TABLES, "1.6487") == {"rounded"}
+    checks = json_checks(tmp_path, TABLES)
+    assert verdicts_at(checks, TABLES, "0.8808") == {"rounded"}
+    assert verdicts_at(checks, TABLES, "1.6487") == {"rounded"}
     # 88.08% restates σ(2) = 0.8808 on another scale: linked to it, and right
-    assert _verdicts(checks, TABLES, "88.08%") == {"rounded"}
+    assert verdicts_at(checks, TABLES, "88.08%") == {"rounded"}
 
 
 # ----------------------------------------------------------------------------- code
@@ -318,9 +296,9 @@ def test_a_constant_stated_before_its_expression_is_checked_by_it(tmp_path: Path
     from fractions import Fraction as F
 
     assert F("0.9") ** 3 == F("0.729") and F("0.9") ** 2 == F("0.81")
-    checks = _checks(tmp_path, CONSTANT)
-    assert _verdicts(checks, CONSTANT, "0.729") == {"exact"}
-    assert _verdicts(checks, CONSTANT, "0.81") == {"exact"}
+    checks = json_checks(tmp_path, CONSTANT)
+    assert verdicts_at(checks, CONSTANT, "0.729") == {"exact"}
+    assert verdicts_at(checks, CONSTANT, "0.81") == {"exact"}
     # 0.9³ = 0.729 by hand: 0.72 is off in its third decimal
-    assert _verdicts(checks, CONSTANT, "0.72 ")
-    assert not _verdicts(checks, CONSTANT, "0.72 ") & {"exact", "rounded"}
+    assert verdicts_at(checks, CONSTANT, "0.72 ")
+    assert not verdicts_at(checks, CONSTANT, "0.72 ") & {"exact", "rounded"}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from symtf.commands.draft import check_article
+from article_checks import placed_verdicts
+
 from symtf.draft.infer.literals import defined_reduction
-from symtf.renderers._claims import place_of
 
 POST = """\
 # A running maximum
@@ -39,20 +39,9 @@ m_new = max({m}, 2, 6) = 7
 """
 
 
-def _checks(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    out = []
-    for r in check_article(path).results:
-        for k, c in enumerate(r.checks):
-            place = place_of(r, c, k)
-            out.append((place.line if place else r.claim.source_line, c.printed, c.verdict))
-    return out
-
-
 def test_a_state_restating_the_running_value_is_checked_as_it(tmp_path: Path) -> None:
     # m = 7 (line 15) and m_old = 7 (line 21) restate m_new = 7 of line 9.
-    got = _checks(tmp_path, POST.format(m="7"))
+    got = placed_verdicts(tmp_path, POST.format(m="7"))
     assert (15, "7", "exact") in got
     assert (21, "7", "exact") in got
 
@@ -60,7 +49,7 @@ def test_a_state_restating_the_running_value_is_checked_as_it(tmp_path: Path) ->
 def test_a_state_with_another_value_stays_a_constant(tmp_path: Path) -> None:
     # m = 8 restates nothing computed: it is a constant the article sets, never flagged
     # from a guessed step.
-    got = _checks(tmp_path, POST.format(m="8"))
+    got = placed_verdicts(tmp_path, POST.format(m="8"))
     assert not any(line in (15, 21) and v in ("wrong", "slip") for line, _, v in got)
     assert not any(line == 15 for line, _, _ in got)
 
@@ -85,20 +74,20 @@ Block 1: scores = [2, 1, 3]
 
 def test_a_name_the_article_defines_as_a_running_max_is_that_max(tmp_path: Path) -> None:
     # The code's comment calls m the running max: m = 3 is the largest of 2, 1, 3.
-    got = _checks(tmp_path, DEFINED.format(comment="running max", m="3"))
+    got = placed_verdicts(tmp_path, DEFINED.format(comment="running max", m="3"))
     assert (13, "3", "exact") in got
 
 
 def test_a_name_the_article_does_not_define_is_not_taken_for_a_max(tmp_path: Path) -> None:
     # With a comment that names no reduction, m = 3 matching the largest entry is a
     # coincidence the search does not act on.
-    got = _checks(tmp_path, DEFINED.format(comment="a value", m="3"))
+    got = placed_verdicts(tmp_path, DEFINED.format(comment="a value", m="3"))
     assert not any(line == 13 for line, _, _ in got)
 
 
 def test_a_defined_max_that_does_not_match_is_not_flagged(tmp_path: Path) -> None:
     # m = 4 is not the largest of 2, 1, 3; nothing reproduces it, so it is not judged.
-    got = _checks(tmp_path, DEFINED.format(comment="running max", m="4"))
+    got = placed_verdicts(tmp_path, DEFINED.format(comment="running max", m="4"))
     assert not any(line == 13 and v in ("wrong", "slip") for line, _, v in got)
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from article_checks import placed
+
 from symtf.commands.draft import check_article
-from symtf.renderers._claims import place_of
 
 TABLE = """\
 # Row statistics
@@ -92,19 +93,6 @@ normalized_x = [
 """
 
 
-def _causes(tmp_path: Path, text: str) -> list[tuple[int | None, str, str, str | None]]:
-    """(line of the number itself, printed, verdict, cause) of every checked number."""
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    out = []
-    for r in check_article(path).results:
-        for k, c in enumerate(r.checks):
-            place = place_of(r, c, k)
-            line = place.line if place is not None else r.claim.source_line
-            out.append((line, c.printed, c.verdict, c.extra.get("cause")))
-    return out
-
-
 def test_a_literal_named_the_normalisation_of_a_tensor_is_checked_as_it(
     tmp_path: Path,
 ) -> None:
@@ -112,7 +100,7 @@ def test_a_literal_named_the_normalisation_of_a_tensor_is_checked_as_it(
     # (1 - 2)/1 = -1, (3 - 2)/1 = 1; (2 - 4)/2 = -1, (6 - 4)/2 = 1; (1 - 2.5)/1.5 = -1,
     # (4 - 2.5)/1.5 = 1. Row "b" is printed as -0.8 and 0.8: computed with the table's
     # wrong deviation 2.5 (-2/2.5 = -0.8), so it is wrong, carried from that 2.5.
-    got = _causes(tmp_path, NORMALIZED.format(b0="-0.8", b1="0.8"))
+    got = placed(tmp_path, NORMALIZED.format(b0="-0.8", b1="0.8"))
     rows = [(line, p, v, cause) for line, p, v, cause in got if line in (19, 20, 21)]
     assert [(line, p, v) for line, p, v, _ in rows] == [
         (19, "-1.0", "exact"),
@@ -136,7 +124,7 @@ def test_a_literal_no_row_of_which_is_the_normalisation_stays_an_input(
         .replace("normalized_x = [\n    [-1.0, 1.0],", "normalized_x = [\n    [-0.9, 0.9],")
         .replace("    [-1.0, 1.0],\n]", "    [-0.7, 0.7],\n]")
     )
-    got = _causes(tmp_path, text)
+    got = placed(tmp_path, text)
     assert not any(line in (19, 20, 21) for line, _, _, _ in got)
 
 
@@ -157,7 +145,7 @@ def test_a_column_headed_as_a_difference_is_checked_as_one(tmp_path: Path) -> No
     # 0.751 − 0.744 = 0.007, 0.690 − 0.690 = 0, all as printed; 0.415 − 0.402 = 0.013, so
     # 0.021 is wrong (even with A and B anywhere within their roundings, the difference
     # lies in [0.012, 0.014]). Three of the four agree with one pair of columns only.
-    got = _causes(tmp_path, SCORES.format(heading="difference"))
+    got = placed(tmp_path, SCORES.format(heading="difference"))
     assert [(line, p, v) for line, p, v, _ in got] == [
         (5, "0.005", "exact"),
         (6, "0.007", "exact"),
@@ -169,6 +157,6 @@ def test_a_column_headed_as_a_difference_is_checked_as_one(tmp_path: Path) -> No
 def test_a_column_with_another_heading_is_not_read_as_a_difference(tmp_path: Path) -> None:
     # Headed "std err" the last column is one more column the table gives: nothing is
     # checked, and its 0.021 is not called wrong.
-    got = _causes(tmp_path, SCORES.format(heading="std err"))
+    got = placed(tmp_path, SCORES.format(heading="std err"))
     assert all(v in ("exact", "rounded") for _, _, v, _ in got)
     assert not any(p == "0.021" for _, p, _, _ in got)

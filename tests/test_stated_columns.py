@@ -15,10 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from article_checks import placed_verdicts
 
-from symtf.commands.draft import check_article
 from symtf.draft.read.columns import ColumnStep, column_step
-from symtf.renderers._claims import place_of
 
 TABLE = """\
 # Temperature
@@ -39,17 +38,6 @@ def _table(headings: tuple[str, str, str], rows: list[tuple[str, str, str]]) -> 
     return TABLE.format(h1=h1, h2=h2, h3=h3, r0=cells[0], r1=cells[1], r2=cells[2])
 
 
-def _checks(tmp_path: Path, text: str) -> list[tuple[int | None, str, str]]:
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    out = []
-    for r in check_article(path).results:
-        for k, c in enumerate(r.checks):
-            place = place_of(r, c, k)
-            out.append((place.line if place else r.claim.source_line, c.printed, c.verdict))
-    return out
-
-
 SOFTMAX = ("Softmax @ T=1", "Softmax @ T=0.5", "Softmax @ T=2")
 
 
@@ -57,7 +45,7 @@ def test_softmax_columns_at_stated_temperatures_are_checked(tmp_path: Path) -> N
     # Every entry a correct rounding of mpmath's values but one: 0.05 at T = 0.5 for
     # 0.04201 (off by about 0.8 of a unit, not a rounding).
     rows = [("0.63", "0.84", "0.48"), ("0.23", "0.11", "0.29"), ("0.14", "0.05", "0.23")]
-    got = sorted(_checks(tmp_path, _table(SOFTMAX, rows)))
+    got = sorted(placed_verdicts(tmp_path, _table(SOFTMAX, rows)))
     assert [v for *_, v in got if v != "rounded"] == ["slip"]
     assert [(line, p) for line, p, v in got if v == "slip"] == [(9, "0.05")]
     assert len(got) == 9
@@ -69,7 +57,7 @@ def test_a_table_whose_stated_columns_are_all_off_has_every_entry_judged(
     # The heading states the step, so each entry is judged even when none agrees: every
     # printed value is at least a unit away from mpmath's (0.80 against 0.6285, …).
     rows = [("0.80", "0.95", "0.65"), ("0.15", "0.04", "0.25"), ("0.05", "0.01", "0.10")]
-    got = _checks(tmp_path, _table(SOFTMAX, rows))
+    got = placed_verdicts(tmp_path, _table(SOFTMAX, rows))
     assert len(got) == 9
     assert all(v == "wrong" for *_, v in got)
 
@@ -77,7 +65,7 @@ def test_a_table_whose_stated_columns_are_all_off_has_every_entry_judged(
 def test_exp_sigmoid_and_a_constant_divisor_stated_by_headings(tmp_path: Path) -> None:
     # exp 7.389 | σ 0.881 | /2 exact; one wrong: exp(0.5) = 1.6487 printed 1.749.
     rows = [("7.389", "0.881", "1.0"), ("2.718", "0.731", "0.5"), ("1.749", "0.622", "0.25")]
-    got = sorted(_checks(tmp_path, _table(("exp(Logit)", "σ(Logit)", "Logit / 2"), rows)))
+    got = sorted(placed_verdicts(tmp_path, _table(("exp(Logit)", "σ(Logit)", "Logit / 2"), rows)))
     assert len(got) == 9
     assert [(line, p) for line, p, v in got if v == "wrong"] == [(9, "1.749")]
     assert {v for *_, v in got} == {"rounded", "exact", "wrong"}
@@ -87,7 +75,7 @@ def test_headings_that_only_name_data_state_no_step(tmp_path: Path) -> None:
     # "Probability", "Score" and "σ" (a deviation as often as a sigmoid) name no operation
     # of another column: the made-up numbers are inputs the table gives, never flagged.
     rows = [("0.80", "0.95", "0.65"), ("0.15", "0.04", "0.25"), ("0.05", "0.01", "0.10")]
-    got = _checks(tmp_path, _table(("Probability", "Score", "σ"), rows))
+    got = placed_verdicts(tmp_path, _table(("Probability", "Score", "σ"), rows))
     assert not any(v in ("wrong", "slip") for *_, v in got)
 
 
@@ -98,7 +86,7 @@ def test_a_stated_step_over_two_unnamed_columns_is_not_guessed(tmp_path: Path) -
         "| Token | Logit | Bias | Softmax |\n| --- | --- | --- | --- |\n"
         "| a | 2.0 | 0.1 | 0.90 |\n| b | 1.0 | 0.2 | 0.05 |\n| c | 0.5 | 0.3 | 0.05 |\n"
     )
-    got = _checks(tmp_path, text)
+    got = placed_verdicts(tmp_path, text)
     assert not any(v in ("wrong", "slip") for *_, v in got)
 
 
@@ -108,7 +96,7 @@ def test_a_heading_naming_its_column_picks_it(tmp_path: Path) -> None:
         "| Token | Logit | Bias | softmax(Logit / 2) |\n| --- | --- | --- | --- |\n"
         "| a | 2.0 | 0.1 | 0.481 |\n| b | 1.0 | 0.2 | 0.292 |\n| c | 0.5 | 0.3 | 0.227 |\n"
     )
-    got = _checks(tmp_path, text)
+    got = placed_verdicts(tmp_path, text)
     assert sorted(p for _, p, v in got if v == "rounded") == ["0.227", "0.292", "0.481"]
 
 
@@ -140,6 +128,6 @@ def test_a_softmax_column_of_a_few_top_tokens_is_not_taken_over_the_rows_shown(
     # lose (3 × 0.005): the rows are the top three of a larger vocabulary, so the softmax
     # of the three logits shown (0.63, 0.23, 0.14) says nothing about them.
     rows = [("0.40", "0.84", "0.48"), ("0.20", "0.11", "0.29"), ("0.10", "0.04", "0.23")]
-    got = _checks(tmp_path, _table(SOFTMAX, rows))
+    got = placed_verdicts(tmp_path, _table(SOFTMAX, rows))
     assert not any(p in ("0.40", "0.20", "0.10") for _, p, _ in got)
     assert len(got) == 6
