@@ -121,10 +121,15 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 @pytest.fixture(autouse=True)
 def _mpmath_digits(request: pytest.FixtureRequest) -> Iterator[None]:
-    """mpmath at the module's ``MPMATH_DIGITS`` for each of its tests (none: left alone)."""
+    """mpmath at the module's ``MPMATH_DIGITS`` for each of its tests (none: left alone),
+    and the global precision as the test found it afterwards, whatever the test set."""
     digits = getattr(request.module, "MPMATH_DIGITS", None)
-    if digits is None:
-        yield
-        return
-    with mpmath.workdps(digits):
-        yield
+    dps = mpmath.mp.dps
+    try:
+        if digits is None:
+            yield
+        else:
+            with mpmath.workdps(digits):
+                yield
+    finally:
+        mpmath.mp.dps = dps

@@ -19,7 +19,8 @@ from mp_reference import rounds_to
 
 from symtf.commands.draft import check_article
 
-mpmath.mp.dps = 50
+MPMATH_DIGITS = 50  # each test at 50 digits (tests/conftest.py)
+
 
 BATCHED = """# Masked attention, one head at a time
 
