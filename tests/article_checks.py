@@ -58,3 +58,21 @@ def verdicts_at(checks: list[dict[str, Any]], text: str, needle: str, nth: int =
     return {
         c["verdict"] for c in checks if (c["source_line"], c.get("source_column")) == (line, column)
     }
+
+
+def verdicts_by_line(
+    tmp_path: Path, text: str, name: str = "post.md"
+) -> dict[int, list[tuple[str, str]]]:
+    """(printed, verdict) of every checked number, by the line of the number itself."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for r in check_article(_post(tmp_path, text, name)).results:
+        places = r.claim.places
+        for k, c in enumerate(r.checks):
+            line = places[k].line if len(places) == len(r.checks) else r.claim.source_line
+            out.setdefault(line or 0, []).append((c.printed, c.verdict))
+    return out
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of the first line of ``text`` holding ``needle``."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import mpmath
+from article_checks import line_of, verdicts_by_line
 
-from symtf.commands.draft import check_article
 from symtf.draft.read.items import matrix_rows
 
 ARTICLE = r"""# Turning one embedding, pair by pair
@@ -48,22 +48,6 @@ def _turned() -> list[mpmath.mpf]:
         return [c1 * 1 - s1 * 2, s1 * 1 + c1 * 2, c2 * 3 - s2 * 4, s2 * 3 + c2 * 4]
 
 
-def _verdicts(tmp_path: Path) -> dict[int, list[tuple[str, str]]]:
-    path = tmp_path / "turn.md"
-    path.write_text(ARTICLE, encoding="utf-8")
-    out: dict[int, list[tuple[str, str]]] = {}
-    for r in check_article(path).results:
-        places = r.claim.places
-        for k, c in enumerate(r.checks):
-            line = places[k].line if len(places) == len(r.checks) else r.claim.source_line
-            out.setdefault(line or 0, []).append((c.printed, c.verdict))
-    return out
-
-
-def _line_of(needle: str) -> int:
-    return next(i for i, line in enumerate(ARTICLE.splitlines(), 1) if needle in line)
-
-
 def test_a_transpose_mark_reads_a_column() -> None:
     assert matrix_rows("[1.0, 2.0, 3.0]^T") == (("1.0",), ("2.0",), ("3.0",))
     assert matrix_rows(r"[1.0, 2.0]^{\top}") == (("1.0",), ("2.0",))
@@ -78,8 +62,8 @@ def test_the_column_put_together_again_is_checked(tmp_path: Path) -> None:
     printed = ["-1.1426", "1.9221", "2.9599", "4.0298"]
     for value, text in zip(turned, printed, strict=True):
         assert abs(value - mpmath.mpf(text)) < mpmath.mpf("0.00005")
-    verdicts = _verdicts(tmp_path)
-    column = verdicts[_line_of("x' = [")]
+    verdicts = verdicts_by_line(tmp_path, ARTICLE, "turn.md")
+    column = verdicts[line_of(ARTICLE, "x' = [")]
     assert sorted(p for p, _ in column) == sorted(printed)
     assert all(v in ("exact", "rounded") for _, v in column)
 
@@ -89,5 +73,5 @@ def test_a_literal_repeating_the_column_reads_the_worked_value(tmp_path: Path) -
     -2.28527…, which rounds to -2.2853: a slip of the rounded input, not an exact line."""
     doubled = 2 * _turned()[0]
     assert mpmath.nstr(doubled, 5) == "-2.2853"
-    verdicts = _verdicts(tmp_path)
-    assert verdicts[_line_of("Doubling")] == [("-2.2852", "slip")]
+    verdicts = verdicts_by_line(tmp_path, ARTICLE, "turn.md")
+    assert verdicts[line_of(ARTICLE, "Doubling")] == [("-2.2852", "slip")]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from fractions import Fraction as F
 from pathlib import Path
 
-from symtf.commands.draft import check_article
+from article_checks import line_of, verdicts_by_line
+
 from symtf.draft.translate import Block, Given, Translator
 
 ARTICLE = """# Storing a turned pair as integers
@@ -44,29 +45,13 @@ The array then holds:
 RESULTS = (F("1.8"), F("2.6"), F("-1.4"), F("5.2"))
 
 
-def _verdicts(tmp_path: Path, text: str) -> dict[int, list[tuple[str, str]]]:
-    path = tmp_path / "stored.md"
-    path.write_text(text, encoding="utf-8")
-    out: dict[int, list[tuple[str, str]]] = {}
-    for r in check_article(path).results:
-        places = r.claim.places
-        for k, c in enumerate(r.checks):
-            line = places[k].line if len(places) == len(r.checks) else r.claim.source_line
-            out.setdefault(line or 0, []).append((c.printed, c.verdict))
-    return out
-
-
-def _line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
 def test_truncated_results_are_flagged_where_the_list_stores_them(tmp_path: Path) -> None:
     """1.8 and 2.6 round to 2 and 3, so the stored 1 and 2 are truncations (slips); −1.4
     and 5.2 round to −1 and 5, as stored."""
     assert [round(x) for x in RESULTS] == [2, 3, -1, 5]
     text = ARTICLE.format(stored="[1, 2, -1, 5]")
-    verdicts = _verdicts(tmp_path, text)
-    assert verdicts[_line_of(text, "[1, 2, -1, 5]")] == [
+    verdicts = verdicts_by_line(tmp_path, text, "stored.md")
+    assert verdicts[line_of(text, "[1, 2, -1, 5]")] == [
         ("1", "slip"),
         ("2", "slip"),
         ("-1", "rounded"),
@@ -78,16 +63,16 @@ def test_a_list_off_by_more_than_a_unit_stays_an_input(tmp_path: Path) -> None:
     """−3 is not −1.4 printed to no decimals: the list restates nothing, and a stated
     input is never flagged."""
     text = ARTICLE.format(stored="[1, 2, -3, 5]")
-    verdicts = _verdicts(tmp_path, text)
-    assert _line_of(text, "[1, 2, -3, 5]") not in verdicts
+    verdicts = verdicts_by_line(tmp_path, text, "stored.md")
+    assert line_of(text, "[1, 2, -3, 5]") not in verdicts
 
 
 def test_a_list_neither_rounding_nor_truncating_stays_an_input(tmp_path: Path) -> None:
     """−2 is within one unit of −1.4, but −1.4 rounds and truncates to −1: the list is no
     print of these results (a coincidence of nearness is not a step)."""
     text = ARTICLE.format(stored="[1, 2, -2, 5]")
-    verdicts = _verdicts(tmp_path, text)
-    assert _line_of(text, "[1, 2, -2, 5]") not in verdicts
+    verdicts = verdicts_by_line(tmp_path, text, "stored.md")
+    assert line_of(text, "[1, 2, -2, 5]") not in verdicts
 
 
 def test_a_literal_standing_alone_knows_its_line() -> None:
