@@ -22,7 +22,8 @@ import re
 from symtf.draft.article import Printing
 from symtf.draft.infer.code import CodeSteps
 from symtf.draft.infer.target import Known, Outcome, Placement, Target, _certified, parse_target
-from symtf.draft.templates import Num, Ref, call
+from symtf.draft.templates import Expr, Num, Ref, call
+from symtf.tensor import Tensor
 
 __all__ = ["ProbabilityRows", "stated_targets"]
 
@@ -95,14 +96,8 @@ class ProbabilityRows(CodeSteps):
         if probs is None:
             return None
         expr = call("sub", Ref(probs.key), call("one_hot", Num(str(index)), n=n))
-        ball = self._ball(expr)
-        flat = [c for r in t.printed for c in r]
-        verdicts = (
-            [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
-            if ball is not None and tuple(ball.shape) == t.shape
-            else []
-        )
-        full = sum(v == "full" for v in verdicts)
+        ball, verdicts = self._judged(expr, t)
+        full = verdicts.count("full")
         if ball is None or 2 * full <= n or full < 2:  # named by label and target: most agree
             if not rows:  # the probabilities were read for this step only
                 self._unread(probs)
@@ -144,14 +139,8 @@ class ProbabilityRows(CodeSteps):
             return None
         known, read_here = logits
         expr = call("softmax", Ref(known.key), axis=-1)
-        ball = self._ball(expr)
-        flat = [c for r in t.printed for c in r]
-        verdicts = (
-            [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
-            if ball is not None and tuple(ball.shape) == t.shape
-            else []
-        )
-        full = sum(v == "full" for v in verdicts)
+        ball, verdicts = self._judged(expr, t)
+        full = verdicts.count("full")
         if ball is None or 2 * full <= n or full < 2:
             if read_here:
                 self._unread(known)
@@ -236,3 +225,12 @@ class ProbabilityRows(CodeSteps):
         if seen is not None:
             self.outcomes[seen.printing.key] = seen
         self._read_for_gradient = None
+
+    def _judged(self, expr: Expr, t: Target) -> tuple[Tensor | None, list[str | None]]:
+        """A step's certified values and each printed entry's verdict against them (none
+        when the step cannot be evaluated or has another shape than the print)."""
+        ball = self._ball(expr)
+        if ball is None or tuple(ball.shape) != t.shape:
+            return ball, []
+        flat = [c for r in t.printed for c in r]
+        return ball, [_certified(x, c) for x, c in zip(ball.data, flat, strict=True)]
