@@ -139,3 +139,45 @@ def test_a_result_repeated_where_names_give_way_to_numbers(tmp_path: Path) -> No
     assert verdicts_at(checks, SUBSTITUTED, "0.9150", 1) == {"wrong"}
     # the line's own inputs (the weights 0.5 and 0.25) are no results: not checked there
     assert not verdicts_at(checks, SUBSTITUTED, "0.25", 1)
+
+
+RESTATED_STATE = """# A running output
+
+First pass:
+```
+O₁[0] = 0.026×5 + 0.974×7
+      = 6.96
+
+O₁[1] = 0.5×5 + 0.5×7
+      = 6.0
+```
+
+State after the first pass:
+```
+O₁ = [[6.96],
+      [6.0]]
+```
+
+Second pass:
+```
+O₂[0] = 1.0 × 6.96 + 0.5 × 6.0
+      = 9.96
+```
+"""
+
+
+def test_a_repeated_result_is_the_line_that_worked_it_out(tmp_path: Path) -> None:
+    # 6.96 is O₁[0] = 0.026×5 + 0.974×7 = 6.948 (by hand), printed wrong, and written again
+    # in a state table the draft may read as given; the second pass computes from it. The
+    # 6.96 it writes is the line that worked it out, again (wrong, inherited), not the
+    # table's entry read as exact, and so the second pass is wrong for the quantity:
+    # 1.0 × 6.948 + 0.5 × 6.0 = 9.948, which prints as 9.95
+    first = Fraction("0.026") * 5 + Fraction("0.974") * 7
+    assert first == Fraction("6.948") and Fraction("0.5") * 5 + Fraction("0.5") * 7 == 6
+    with mpmath.workdps(50):
+        assert not rounds_to(mpmath.mpf("6.948"), "6.96")
+        second = 1 * mpmath.mpf("6.948") + mpmath.mpf("0.5") * 6
+        assert not rounds_to(second, "9.96")
+    checks = json_checks(tmp_path, RESTATED_STATE)
+    assert verdicts_at(checks, RESTATED_STATE, "6.96", 2) == {"wrong"}
+    assert verdicts_at(checks, RESTATED_STATE, "9.96") == {"wrong"}

@@ -444,7 +444,9 @@ def restatements(
 
     ``results_only``: only as displayed lines' results (a table that sums up the lines
     worked above it), never as another printing. ``before_only``: only results printed
-    before it (a number a line computes from repeats no result of that line).
+    before it (a number a line computes from repeats no result of that line); such a
+    number is first the result of the displayed line that worked it out, not of a table
+    that wrote that result again (and may be read as given).
 
     ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
     checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
@@ -456,7 +458,8 @@ def restatements(
     if not places or len(places) != sum(len(r) for r in item.rows):
         return []
     claims: list[str] = []
-    links = [] if results_only else _link(item, places, sources)
+    worked = _displayed(item, article, places, before_only) if before_only else []
+    links = [] if results_only or worked else _link(item, places, sources)
     for pl, keys, row, at, p in links:
         step = [k for k in placement(pl) if k.startswith("step")]
         extra = [
@@ -492,7 +495,7 @@ def restatements(
                 f"# line {at.line}: restates the result displayed at line {d.line}",
             ]
         )
-        for d, value, at in _displayed(item, article, places, before_only)
+        for d, value, at in worked or _displayed(item, article, places, before_only)
     ]
     if claims or results_only or item.kind == "arithmetic":
         return claims
