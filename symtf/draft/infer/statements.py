@@ -287,7 +287,7 @@ def _head_initial(label: str) -> str | None:
     """The capital initial of a label's last word (``Final Output:`` → ``O``;
     ``AttentionOutput`` → ``O``), None for a label of maths or of a word for an array."""
     text = re.sub(r"\$[^$]*\$|\([^()]*\)", " ", label)
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", text)
+    words: list[str] = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", text)
     if not words or words[-1].lower() in _KIND_WORDS or len(words[-1]) < 3:
         return None
     return words[-1][0].upper()
