@@ -496,7 +496,39 @@ def restatements(
     ]
     if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
         return claims
-    return _at_worked_index(item, name, article, places[0], label)
+    return _at_worked_index(item, name, article, places[0], label) or _round_trip(
+        item, name, article, places[0], label
+    )
+
+
+def _round_trip(
+    item: Any, name: str, article: Article, at: Place, label: Callable[[str, int], str]
+) -> list[str]:
+    """``a quantization error of 0.0008`` after ``0.3*127 = 38.1`` and ``38/127=0.2992``:
+    the claim of the value less what comes back (:mod:`symtf.draft.roundtrip`)."""
+    from symtf.draft.read.toml import places_key
+    from symtf.draft.roundtrip import round_trip_error
+
+    flat = [x for r in item.rows for x in r]
+    if len(flat) != 1:
+        return []
+    trip = round_trip_error(item, article.displays, flat[0], at)
+    if trip is None:
+        return []
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(f'{name} (error)', at.line))}",
+                f"expression = {_toml(trip.expression)}",
+                f"printed = {_toml(flat[0])}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: the error of the round trip worked at line {trip.forward}"
+                f" and line {trip.back}: the value less what comes back",
+            ]
+        )
+    ]
 
 
 def _at_worked_index(
