@@ -58,3 +58,12 @@ Rounded, H = 0.92 nats.
     got = placed_verdicts(tmp_path, text)
     assert (4, "0.9163", "rounded") in got
     assert (7, "0.92", "rounded") in got
+
+
+def test_the_number_again_on_the_line_that_named_it(tmp_path: Path) -> None:
+    text = ARTICLE.replace(
+        "using Q for the fair coin costs a fifth of a nat per flip.",
+        "if we use $Q$ for the fair coin $P$, each flip costs us ~0.22 nats.",
+    )
+    got = placed_verdicts(tmp_path, text)
+    assert [g for g in got if g[0] == 9] == [(9, "0.22", "rounded"), (9, "0.22", "rounded")]

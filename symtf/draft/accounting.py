@@ -393,11 +393,26 @@ def _named_behind(f: Any, article: Article, value: str, at: Place) -> Any:
     name (its subscript is a name too) whose result, rounded to the number's digits, is the
     number; None if there is none.
 
-    The name is what links them (as in :func:`_named_ahead`): a number whose sentence sets
-    no name, or a name no line above works out, is left alone.
+    The number again later on that line (``KL = 0.51 nats → … ~0.51 nats of surprise``)
+    is that result too. The name is what links them (as in :func:`_named_ahead`): a number
+    whose line sets no name, or a name no line above works out, is left alone.
     """
-    context = getattr(f, "context", "") or ""
-    m = re.search(rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])", context.replace("−", "-"))
+    setting = rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])"
+    m = re.search(setting, (getattr(f, "context", "") or "").replace("−", "-"))
+    for g in article.seen if m is None else ():
+        # "KL = 0.51 nats → … costs us ~0.51 nats": the number again, later on the line
+        # whose sentence set it by name
+        q = g.places[0] if g.places else None
+        if (
+            q is None
+            or q.line != at.line
+            or g.cell != f.cell
+            or (q.column or 0) >= (at.column or 0)
+        ):
+            continue
+        m = re.search(setting, (getattr(g, "context", "") or "").replace("−", "-"))
+        if m is not None:
+            break
     v = _value(value)
     if m is None or v is None:
         return None
