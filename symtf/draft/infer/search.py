@@ -49,6 +49,7 @@ from symtf.draft.infer.target import (
     parse_target,
     stat_row,
 )
+from symtf.draft.infer.weighted import restated_row, weighted_rows
 from symtf.draft.sizing import Pace
 from symtf.draft.templates import Call, Ref, call, inputs
 from symtf.tensor import Tensor
@@ -184,6 +185,7 @@ class Search(StatedSteps):
             self._difference_of_columns(p, t)
             or stated_column(self, p, t)
             or applied_step(self, p, t)
+            or restated_row(self, p)
             or self._stated_or_found(p, t)
         )
         if out is None:
@@ -214,6 +216,17 @@ class Search(StatedSteps):
                     "covered",
                     Placement(out.placement.known, row=i) if out.placement else None,
                     out.note,
+                )
+            return
+        weighted = weighted_rows(self, run, t)
+        if weighted is not None and weighted.placement is not None:
+            self.outcomes[run.key] = weighted
+            for i, k in enumerate(run.parts):
+                self.outcomes[k] = Outcome(
+                    self.article.printing(k),
+                    "covered",
+                    Placement(weighted.placement.known, row=i),
+                    weighted.note,
                 )
             return
         members = [self.article.printing(k) for k in run.parts]
