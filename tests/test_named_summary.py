@@ -67,3 +67,12 @@ def test_the_number_again_on_the_line_that_named_it(tmp_path: Path) -> None:
     )
     got = placed_verdicts(tmp_path, text)
     assert [g for g in got if g[0] == 9] == [(9, "0.22", "rounded"), (9, "0.22", "rounded")]
+
+
+def test_a_summary_of_a_result_printed_at_a_tie_is_not_taken(tmp_path: Path) -> None:
+    # ln(1.25) = 0.22314…, printed 0.2250 would be off, and 0.23 rounds 0.2250 up only
+    # by its tie: the exact value behind the line may round to 0.22, so no link is made
+    text = ARTICLE.replace(r"\approx 0.2231", r"\approx 0.2250").replace("0.22 nats", "0.23 nats")
+    got = placed_verdicts(tmp_path, text)
+    assert [g for g in got if g[0] == 9] == []
+    assert (9, "0.22", "rounded") in placed_verdicts(tmp_path, ARTICLE)

@@ -435,6 +435,8 @@ def _named_behind(f: Any, article: Article, value: str, at: Place) -> Any:
             }
         except InvalidOperation:
             continue
+        if abs(w[0] - v[0]) * 2 == Decimal(1).scaleb(quantum):
+            continue  # the line's result at a tie: its exact value may round either way
         if v[0] in rounded and (best is None or d.places[0].line > best.places[0].line):
             best = d
     return best
