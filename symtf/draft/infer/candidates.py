@@ -56,6 +56,24 @@ class Candidates(SearchState):
                 if o.status == "given" and o.placement is not None and o.printing.role == "result"
             }
             ks = [k for k in ks if k.matrix and k.key not in kept]
+            # the same tensors (and the same labels, which name heads and weights) give the
+            # same candidates, in the same order: a printing of a shape already searched with
+            # nothing learnt since (another row, a run's members tried) takes the list built
+            state = (tier, n, m, whole_only, tuple([(k.key, len(k.labels)) for k in ks]))
+            built = self._candidate_lists.get(state)
+            if built is None:
+                built = self._candidate_lists[state] = list(
+                    self._derived(ks, shape, whole_only, tier)
+                )
+            yield from built
+            return
+        yield from self._derived(ks, shape, whole_only, tier)
+
+    def _derived(
+        self, ks: list[Known], shape: tuple[int, int], whole_only: bool, tier: int
+    ) -> Iterator[Expr]:
+        """:meth:`_candidates` of one tier over the tensors ``ks``, latest first."""
+        n, m = shape
 
         def fits(s: tuple[int, ...]) -> bool:
             if len(s) != 2:

@@ -58,6 +58,8 @@ class SearchState:
         self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
         self._pattern_memo: dict[Any, list[Expr]] = {}
+        #: A tier's candidate list, by the tensors (and their labels) it was built over.
+        self._candidate_lists: dict[Any, list[Expr]] = {}
         #: While a replay runs: the known tensors whose values it changed (else None).
         self._replaying: set[int] | None = None
         self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None
