@@ -479,19 +479,26 @@ class Evidence(Candidates):
         """The candidates' places that fit the printing, screened together by shape."""
         n, m = t.shape
         items: list[tuple[Expr, str, int, np.ndarray]] = []
-        add = items.append
         exprs = list(dict.fromkeys(exprs))
         self._fill(exprs)
         memo, known = self._memo, self.known
-        rows = not whole_only and n == 1
-        for e in exprs:
-            v = known[e.key].value if type(e) is Ref else memo.get(e)
-            if v is None:
-                continue
-            shape = v.shape
-            if shape == (n, m):
-                add((e, "whole", 0, v))
-            if rows:
+        values = [known[e.key].value if type(e) is Ref else memo.get(e) for e in exprs]
+        if whole_only or n != 1:
+            # each candidate as a whole only (the usual case, kept lean: thousands of them)
+            nm = (n, m)
+            items = [
+                (e, "whole", 0, v)
+                for e, v in zip(exprs, values, strict=True)
+                if v is not None and v.shape == nm
+            ]
+        else:
+            add = items.append
+            for e, v in zip(exprs, values, strict=True):
+                if v is None:
+                    continue
+                shape = v.shape
+                if shape == (n, m):
+                    add((e, "whole", 0, v))
                 if shape[1] == m and shape[0] > 1:
                     for i in range(shape[0]):
                         add((e, "row", i, v[i : i + 1]))
