@@ -77,6 +77,9 @@ class SearchState:
         #: whose results the step's claims check.
         self.worked_rows: dict[int, Printing] = {}
         self.worked_lines: set[int] = set()
+        #: Printed scores of sequences a search function of the code keeps (by printing
+        #: key): the expression each is (symtf.draft.infer.scored).
+        self.scored: dict[int, Any] = {}
         #: Code: variable (step name) → known key; steps waiting for an input; notes.
         self.var_keys: dict[str, int] = {}
         self.pending: list[Any] = []
