@@ -132,10 +132,12 @@ def test_every_command_on_the_source_article(
     article = str(SEED)
     code, out, err = _run(capsys, "steps", article)
     assert code == 0 and re.search(r"^  z\s+1x7\s", out, re.M)
-    # The 6 single numbers the draft does not place (check says the same), each named;
-    # the constants the article sets (d_k=64, γ=1) are inputs it states, not among them.
-    assert "6 printed number(s) in 6 claim(s) no step explains" in err
-    assert "line 201: largest: 0.28" in err and "line 145: d_k: 64" not in err
+    # The one number the draft does not place (check says the same), named; the constants
+    # the article sets (d_k=64, γ=1) are inputs it states, and "the largest is only 0.28"
+    # is max(Q_3 K_3ᵀ) = 0.2·1.2 + 0.2·0.2 (by hand), so neither is among them.
+    assert "1 printed number(s) in 1 claim(s) no step explains" in err
+    assert "line 85: plain: 0.1" in err
+    assert "line 201: largest" not in err and "line 145: d_k: 64" not in err
 
     notes = tmp_path / "notes.tex"
     code, _, _ = _run(capsys, "latex", article, "-o", str(notes))

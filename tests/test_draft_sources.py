@@ -211,8 +211,11 @@ def _flat(m: mpmath.matrix) -> list[mpmath.mpf]:
 # 281: the Markdown's softmax([2, 4, 4]) = [0.0, 0.5, 0.5], the same rounding by hand as
 # the code's literal at 305 (0.0 for 0.0634 is a slip); 395 and 398: the Markdown's
 # Output 1, [2.0, 7.0, 1.5], summed from those weights where the softmax gives
-# [1.937, 6.683, 1.595]
+# [1.937, 6.683, 1.595]; 339-341 and 391-393: the Markdown's weighted values, each value
+# row times its weight as written at 281 (``2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``), and
+# the same rows written again to be summed
 ROUGH_LINES = {281, 305, 632, 364, 677, 395, 398, 414, 415, 416, 424, 712}
+ROUGH_LINES |= {339, 340, 341, 391, 392, 393}
 
 
 def test_illustrated_scores_softmax_and_outputs_agree_with_mpmath(
@@ -289,6 +292,28 @@ def test_illustrated_float32_prints_are_judged_as_float32(
     assert judged[(712, "7.7999997")] == "wrong"
     assert len([c for c in checks if c[0] in (646, 712)]) == 18
     assert {c[0] for c in _off(checks)} <= ROUGH_LINES
+
+
+def test_illustrated_markdown_weighted_values_carry_the_rounded_weights(
+    illustrated: tuple[list[tuple], list],
+) -> None:
+    """Step 6 writes each value row times its weight rounded by hand (``2: 0.5 * [2, 8, 0]
+    = [1.0, 4.0, 0.0]``) and Step 7 writes those rows again: each entry is the softmax's
+    weight times the value (mpmath), off exactly where that does not print as written."""
+    checks, _ = illustrated
+    want = _illustrated()
+    v = mpmath.matrix(ILLUSTRATED_X) * mpmath.matrix(ILLUSTRATED_W["value"])
+    for first in (339, 391):
+        for k in range(3):
+            got = [(c[1], c[2]) for c in checks if c[0] == first + k and "." in c[1]]
+            assert len(got) == 3, (first + k, got)
+            for j, (printed, verdict) in enumerate(got):
+                exact = want["softmax"][0, k] * v[k, j]
+                assert rounds_to(mpmath.mpf(ILLUSTRATED_ROUGH[0][k]) * v[k, j], printed)
+                if rounds_to(exact, printed):
+                    assert verdict in ("exact", "rounded"), (first + k, printed, verdict)
+                else:
+                    assert verdict in ("slip", "wrong"), (first + k, printed, verdict)
 
 
 def test_illustrated_coverage(illustrated: tuple[list[tuple], list]) -> None:

@@ -684,6 +684,23 @@ def test_grade_trailing_zeros_right_and_too_few_decimals_incomplete(
     assert got[short]["verdict"] == "wrong"
 
 
+def test_grade_an_exact_whole_number_needs_no_decimals(
+    grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The masked entries of A_1 are exactly 0 and its first row starts with exactly 1
+    # (softmax of one visible score): "0" and "1" are those values, not short roundings.
+    ref = forward(i_love_ai_weights())
+    blanks = _key(grade_exercise)
+    value = {b["id"]: ref[b["step"]][b["index"][0]][b["index"][1]] for b in blanks}
+    whole = {bid for bid, v in value.items() if to_fraction(v).denominator == 1}
+    assert whole, "the key blanks no entry that is exactly a whole number"
+    right = {bid: _ref_rounding(v, 3) for bid, v in value.items()}
+    answers = {**right, **{bid: str(to_fraction(value[bid]).numerator) for bid in whole}}
+    code, got = _grade_json(grade_exercise / "key.toml", answers, tmp_path, capsys)
+    assert {got[bid]["verdict"] for bid in whole} == {"exact"}
+    assert code == 0
+
+
 def test_grade_reads_blank_names_and_old_keys(
     grade_exercise: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -494,9 +494,81 @@ def restatements(
         )
         for d, value, at in _displayed(item, article, places, before_only)
     ]
+    if not claims and not results_only and item.kind != "arithmetic":
+        claims = _replayed(item, name, article, places, label)
     if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
         return claims
-    return _at_worked_index(item, name, article, places[0], label)
+    return _at_worked_index(item, name, article, places[0], label) or _round_trip(
+        item, name, article, places[0], label
+    )
+
+
+def _replayed(
+    item: Any,
+    name: str,
+    article: Article,
+    places: tuple[Place, ...],
+    label: Callable[[str, int], str],
+) -> list[str]:
+    """``[0, 2, 3, 1]`` under ``Position 2 (θ = 0.2)``, a section that works ``Position 1
+    (θ = 0.1)`` again at its own cos and sin: each entry the earlier line of its rank at
+    the new values (:mod:`symtf.draft.replayed`)."""
+    from symtf.draft.read.toml import places_key
+    from symtf.draft.replayed import replayed
+
+    flat = [x for r in item.rows for x in r]
+    if len(flat) != len(places):
+        return []
+    found = replayed(flat, article, item.cell, min(q.line for q in places))
+    if found is None:
+        return []
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(f'{name} (worked again)', at.line))}",
+                f"expression = {_toml(expression)}",
+                f"printed = {_toml(value)}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: the line worked at line {line} (under {found.section!r}),"
+                f" at {found.values}",
+            ]
+        )
+        for expression, line, value, at in zip(
+            found.expressions, found.worked, flat, places, strict=True
+        )
+    ]
+
+
+def _round_trip(
+    item: Any, name: str, article: Article, at: Place, label: Callable[[str, int], str]
+) -> list[str]:
+    """``a quantization error of 0.0008`` after ``0.3*127 = 38.1`` and ``38/127=0.2992``:
+    the claim of the value less what comes back (:mod:`symtf.draft.roundtrip`)."""
+    from symtf.draft.read.toml import places_key
+    from symtf.draft.roundtrip import round_trip_error
+
+    flat = [x for r in item.rows for x in r]
+    if len(flat) != 1:
+        return []
+    trip = round_trip_error(item, article.displays, flat[0], at)
+    if trip is None:
+        return []
+    return [
+        "\n".join(
+            [
+                "[[claims]]",
+                f"label = {_toml(label(f'{name} (error)', at.line))}",
+                f"expression = {_toml(trip.expression)}",
+                f"printed = {_toml(flat[0])}",
+                f"source_line = {at.line}",
+                places_key((at,)),
+                f"# line {at.line}: the error of the round trip worked at line {trip.forward}"
+                f" and line {trip.back}: the value less what comes back",
+            ]
+        )
+    ]
 
 
 def _at_worked_index(

@@ -357,7 +357,16 @@ def _equations(statements: list[tuple[int, int | None, str]]) -> list[Equation]:
 
     out: list[Equation] = []
     for line, cell, st in statements:
-        if "=" not in st or len(st) > 400:
+        if "=" not in st and len(st) <= 400:
+            bare = _applied(st)
+            if bare is not None:
+                try:
+                    plain = latexmath.to_plain(st, where="equation")
+                except ExpressionError:
+                    plain = st
+                out.append(Equation(line, "", bare, plain, "", st, cell))
+            continue
+        if len(st) > 400:
             continue
         pieces = [p.strip() for p in split_equation(st)]
         lhs_node = parse(pieces[0])
@@ -392,6 +401,23 @@ def _equations(statements: list[tuple[int, int | None, str]]) -> list[Equation]:
             if names and (not re.search(r"\d\.\d", plain or piece) or _scaled_name(parse(piece))):
                 out.append(Equation(line, lhs, names, plain or piece, pieces[0], piece, cell))
     return out
+
+
+def _applied(statement: str) -> tuple[str, ...] | None:
+    r"""``\text{ReLU}(O \cdot W_1 + b_1)`` displayed alone, with no ``=``: a function the
+    article applies to a formula of names, whose result it names below (``Apply: … Output:
+    H = …``). The names it reads, or None for anything else (prose, a bare name, numbers)."""
+    from symtf.draft.infer.formula import FUNCTIONS, parse
+
+    if "\\" not in statement or re.search(r"\d\.\d", statement):
+        return None
+    node = parse(statement)
+    if node is None or node.kind != "call" or len(node.args) != 1:
+        return None
+    if node.text.lower() not in FUNCTIONS:
+        return None
+    names = tuple(n.text for n in node.names())
+    return names if names else None
 
 
 def _scaled_name(node: Any) -> bool:

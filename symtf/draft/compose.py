@@ -521,6 +521,8 @@ def _display_claims(
             terms_by_line.setdefault((o.printing.cell, o.printing.line), []).append(o.printing)
     links: dict[str, list[tuple[Display, str]]] = {}  # the readable links of each chain
     for d in article.displays:
+        if d.key in search.worked_lines:
+            continue  # a weighted row worked out on its line: the step's claim checks it
         expression = " ".join(d.latex.split())
         try:
             latexmath.parse(expression, where="expression")

@@ -352,7 +352,9 @@ def grade(key_path: Path, student_path: Path) -> GradeResult:
         answers[b.id] = asked
         verdict, expected, why = classify(ev.entry(b.step, *b.index), asked, b.rounding)
         g = Graded(b, p.text, verdict, expected, why)
-        if p.decimals < b.decimals and verdict in GOOD:
+        # fewer decimals than asked are incomplete, unless they are the exact value itself
+        # (``0`` for an entry that is exactly 0: padding the zeros changes no digit)
+        if p.decimals < b.decimals and verdict in GOOD and verdict != "exact":
             g.verdict = "incomplete"
             g.explanation = (
                 f"incomplete: give {b.decimals} decimals ({p.text} is right to {p.decimals})"

@@ -35,6 +35,7 @@ from symtf.draft.infer.target import (
     _shape2,
     parse_target,
 )
+from symtf.draft.replayed import replayed
 from symtf.draft.sizing import refuse_array
 from symtf.draft.stored import whole_prints
 from symtf.draft.templates import Ref, bind, call, inputs, variables
@@ -213,6 +214,11 @@ class CodeSteps(Evidence):
             return
         if whole_prints(e.values, self.article.displays, e.cell, min(q.line for q in e.places)):
             self._restating(e, "a literal restating, as whole numbers, results displayed above it")
+            return
+        if replayed(e.values, self.article, e.cell, min(q.line for q in e.places)):
+            self._restating(
+                e, "a literal of the results of an earlier section's lines at new values"
+            )
             return
         if not all("." in v and "e" not in v.lower() for v in e.values):
             return

@@ -10,13 +10,20 @@ column written out as a list is the column (:func:`_column_for_row`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from symtf.draft.article import Display, Printing
-from symtf.draft.infer.target import Outcome, Placement
+from symtf.draft.infer.target import Known, Outcome, Placement
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
-__all__ = ["STANDS_WINDOW", "defined_reduction", "running_repeat", "stands_for"]
+__all__ = [
+    "STANDS_WINDOW",
+    "defined_reduction",
+    "entry_mention",
+    "running_repeat",
+    "stands_for",
+]
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
 STANDS_WINDOW = 30
@@ -54,6 +61,37 @@ def _stated_constant(p: Printing) -> Outcome | None:
     if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
         return None
     return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
+
+
+#: Prose right before a number that makes it a token, not a quantity: ``a $1$ keeps that
+#: feature``, ``where the column has a $1$``.
+_TOKEN = re.compile(r"(?i)(?:^|[\s(])an?\s*\$*\s*$")
+
+
+def entry_mention(p: Printing, line: str, given: Iterable[Known]) -> Outcome | None:
+    r"""A single number in prose that names an entry value of a tensor the article gives,
+    not a value it computes: a whole number written as a token (``a $1$ keeps that
+    feature`` under 0/1 weight matrices) or the mask's ``−∞`` (``$-\infty$ gets 0``).
+
+    The value must be an entry of a given tensor, as printed there; the mention is then
+    an input the article states, counted with its inputs."""
+    if p.size != 1 or not p.places or p.cell is not None:
+        return None
+    text = p.rows[0][0]
+    if text in ("-inf", "inf"):
+        before_ok = True
+    elif text.isdigit():
+        col = p.places[0].column or 0
+        before_ok = col > 1 and _TOKEN.search(line[: col - 1]) is not None
+    else:
+        return None
+    if not before_ok:
+        return None
+    for k in given:
+        if k.expr is None and any(text in row for row in k.rows):
+            name = k.labels[0] if k.labels else "a given tensor"
+            return Outcome(p, "given", None, f"an entry value of {name}, which the article gives")
+    return None
 
 
 #: A running value's name and the suffix that says which update it is (``m_new``, ``d_old``).

@@ -31,10 +31,11 @@ from symtf.draft.infer.columns import stated_column
 from symtf.draft.infer.literals import (
     _stated_constant,
     defined_reduction,
+    entry_mention,
     running_repeat,
     stands_for,
 )
-from symtf.draft.infer.reduced import named_on, reduced, row_of_run
+from symtf.draft.infer.reduced import named_on, query_key, reduced, row_of_run, scores_named
 from symtf.draft.infer.statements import StatedSteps
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -48,6 +49,7 @@ from symtf.draft.infer.target import (
     parse_target,
     stat_row,
 )
+from symtf.draft.infer.weighted import restated_row, weighted_rows
 from symtf.draft.sizing import Pace
 from symtf.draft.templates import Call, Ref, call, inputs
 from symtf.tensor import Tensor
@@ -182,6 +184,7 @@ class Search(StatedSteps):
             self._difference_of_columns(p, t)
             or stated_column(self, p, t)
             or applied_step(self, p, t)
+            or restated_row(self, p)
             or self._stated_or_found(p, t)
         )
         if out is None:
@@ -212,6 +215,17 @@ class Search(StatedSteps):
                     "covered",
                     Placement(out.placement.known, row=i) if out.placement else None,
                     out.note,
+                )
+            return
+        weighted = weighted_rows(self, run, t)
+        if weighted is not None and weighted.placement is not None:
+            self.outcomes[run.key] = weighted
+            for i, k in enumerate(run.parts):
+                self.outcomes[k] = Outcome(
+                    self.article.printing(k),
+                    "covered",
+                    Placement(weighted.placement.known, row=i),
+                    weighted.note,
                 )
             return
         members = [self.article.printing(k) for k in run.parts]
@@ -254,6 +268,7 @@ class Search(StatedSteps):
             return (
                 self._reduction(p, t)
                 or _stated_constant(p)
+                or self._entry_mention(p)
                 or Outcome(p, "unmapped", note="a single number the search does not place")
             )
         for q in sorted(self.outcomes.values(), key=lambda o: -o.printing.key):
@@ -275,6 +290,7 @@ class Search(StatedSteps):
         return (
             self._reduction(p, t)
             or _stated_constant(p)
+            or self._entry_mention(p)
             or Outcome(p, "unmapped", note="a single number the search does not place")
         )
 
@@ -449,7 +465,7 @@ class Search(StatedSteps):
             return None
         context = self._context_row(p, on_line)
         if context is None:
-            return None
+            return None if on_line else self._scores_extreme(p, t, kinds)
         key, row = context
         if on_line and (len(kinds) != 1 or not named_on(p, _KEYWORDS[kinds[0]])):
             return None
@@ -496,6 +512,38 @@ class Search(StatedSteps):
             note = f"the {kinds[0]} the line names of the row written on it"
             return Outcome(p, "mapped", Placement(found.key, index=(row, 0)), note)
         return None
+
+    def _entry_mention(self, p: Printing) -> Outcome | None:
+        """A number in prose naming an entry value of a given tensor (:func:`entry_mention`)."""
+        lines = self.article.text.splitlines()
+        line = lines[p.line - 1] if 0 < p.line <= len(lines) else ""
+        return entry_mention(p, line, self.known.values())
+
+    def _scores_extreme(self, p: Printing, t: Target, kinds: list[str]) -> Outcome | None:
+        """``its raw scores are tiny (the largest is only 0.28)``: the largest entry of the
+        scores ``Q Kᵀ`` of the query and key printed just above, which the sentence names.
+
+        The operand is the pair labelled as one query and key within a few lines; the value
+        is read so only when its certified value rounds to the print (a reading, not a step
+        guessed from a number that disagrees)."""
+        if kinds != ["max"] or p.size != 1 or not p.places or p.cell is not None:
+            return None
+        lines = self.article.text.splitlines()
+        if p.line > len(lines) or not scores_named(lines[p.line - 1], p.places[0].column):
+            return None
+        pair = query_key(self.known.values(), p.line, 6)
+        if pair is None:
+            return None
+        scores = call("matmul", Ref(pair[0]), call("T", Ref(pair[1])))
+        expr = call("max", scores, keepdims=True)
+        ball = self._ball(expr)
+        if ball is None or _certified(ball.data[0], t.printed[0][0]) != "full":
+            return None
+        found = next((k for k in self.known.values() if k.expr == expr), None) or self._add(
+            expr, ball, p, "the largest of the scores the sentence names"
+        )
+        note = "the largest entry of the scores Q Kᵀ the sentence names"
+        return Outcome(p, "mapped", Placement(found.key, index=(0, 0)), note)
 
     def _mids_of(self, expr: Call) -> np.ndarray | None:
         """A step's float64 value: its pre-filter's, else its certified balls' midpoints (a

@@ -68,6 +68,11 @@ class SearchState:
         self.sources: dict[int, dict[str, tuple[int, int, int]]] = {}
         #: For each displayed line (by key): the step entry it computes, where found.
         self.results: dict[int, Outcome] = {}
+        #: Steps whose rows the article works out a line each (symtf.draft.infer.weighted):
+        #: known key → the run of those lines' results; and those displayed lines (by key),
+        #: whose results the step's claims check.
+        self.worked_rows: dict[int, Printing] = {}
+        self.worked_lines: set[int] = set()
         #: Code: variable (step name) → known key; steps waiting for an input; notes.
         self.var_keys: dict[str, int] = {}
         self.pending: list[Any] = []

@@ -174,6 +174,7 @@ def _split(node: Node, r: Resolver, last: Callable[[Node], Node] | None = None) 
 
 
 def _products(node: Node, r: Resolver) -> Iterator[_M]:
+    weights = _weights(node.args[1])
     for a, b in _pairs(node, r):
         if a.scalar or b.scalar:
             yield _M(call("mul", a.expr, b.expr), a.index or b.index, a.scalar and b.scalar)
@@ -187,7 +188,14 @@ def _products(node: Node, r: Resolver) -> Iterator[_M]:
                 yield _M(call("matmul", a.expr, call("T", b.expr)), ia + ib)
             continue
         yield _M(call("matmul", a.expr, b.expr), ia or ib)
-        yield _M(call("mul", a.expr, b.expr), ia or ib)
+        if not weights:
+            yield _M(call("mul", a.expr, b.expr), ia or ib)
+
+
+def _weights(node: Node) -> bool:
+    """``O \\cdot W_1``: a product whose right factor is a weight matrix ``W`` (``W_1``,
+    ``W_Q``) applies a layer, a matrix product, never an element-wise one."""
+    return node.kind == "name" and node.text == "W" and bool(node.sub)
 
 
 def _softmax_pattern(node: Node, r: Resolver) -> list[_M]:

@@ -144,6 +144,10 @@ class StatedSteps(ProbabilityRows):
                 continue
             if p.cell is not None and eq.cell is not None and eq.cell > p.cell:
                 continue
+            if not eq.lhs:
+                if self._applied_to(eq, p):
+                    found.append((True, True, p.line - eq.line, eq))
+                continue
             lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2}|[ijkl],[ijkl])\}?$", "", eq.lhs)
             lhs_names = _names(lhs) | {lhs}
             prose = not re.search(r"[-+*/=·×@^]", p.label.replace("_{", "").replace("^{(", ""))
@@ -165,6 +169,22 @@ class StatedSteps(ProbabilityRows):
             found.append((not same, unset, p.line - eq.line, eq))
         found.sort(key=lambda x: (x[0], x[1], x[2]))
         return [eq for *_, eq in found]
+
+    def _applied_to(self, eq: Any, p: Printing) -> bool:
+        r"""Whether a function the article applies with no name for its result
+        (``Apply: \text{ReLU}(O \cdot W_1 + b_1)``) is the step of the printing below it:
+        the next one printed in its section, with no other equation or printing between
+        (``Assuming output: H = …``). Tried after every equation that names the printing."""
+        if eq.line >= p.line or (eq.cell is not None and eq.cell != p.cell):
+            return False
+        if self._heading_between(eq.line, p.line):
+            return False
+        between = any(eq.line < q.line < p.line for q in self.article.printings)
+        other = any(
+            e is not eq and eq.line < e.line < p.line and e.cell == p.cell
+            for e in self.article.equations
+        )
+        return not between and not other
 
     def _section_constants(self, p: Printing) -> set[str]:
         """The names of the numbers the article sets in a printing's section, before it."""
@@ -202,6 +222,8 @@ class StatedSteps(ProbabilityRows):
                 if (k.aliases & wanted or set(k.labels) & {name})
                 and (not k.line or k.line <= p.line)
             ]
+            if not hits and re.fullmatch(r"[A-Z]", name):
+                hits = self._by_initial(name, p)
             hits.sort(key=lambda k: -k.key)
             return [Ref(k.key) for k in hits[:2]]
 
@@ -222,12 +244,27 @@ class StatedSteps(ProbabilityRows):
 
         return Resolver(tensors, number)
 
+    def _by_initial(self, letter: str, p: Printing) -> list[Any]:
+        """``O`` in ``\\text{ReLU}(O \\cdot W_1 + b_1)``, a letter no tensor is named, is the
+        result the article computed above and named by a word with that initial (the
+        ``Final Output`` of attention): the one such step before the printing, else none."""
+        hits = [
+            k
+            for k in self.known.values()
+            if k.expr is not None
+            and (not k.line or k.line <= p.line)
+            and any(_head_initial(label) == letter for label in k.labels)
+        ]
+        return hits if len(hits) == 1 else []
+
     def _accept_stated(self, p: Printing, c: _Candidate, ball: Tensor, eq: Any) -> Outcome:
         n = t_size = c.value.size
         agree = c.full + c.slip
         where = f"line {eq.line}"
         note = f"the step the article states at {where} ({eq.lhs} = {eq.text})"
-        if eq.lhs == eq.text == eq.latex:  # a label written as a formula
+        if not eq.lhs:  # a function applied with no name for its result
+            note = f"the step the article applies at {where} ({eq.text})"
+        elif eq.lhs == eq.text == eq.latex:  # a label written as a formula
             note = f"the step the article writes as its label at {where} ({eq.lhs})"
         if agree == t_size and not c.slip:
             note += f": certified values reproduce the {n} printed entries"
@@ -239,6 +276,21 @@ class StatedSteps(ProbabilityRows):
         lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2})\}?$", "", eq.lhs)
         new.aliases |= _names(lhs)
         return Outcome(p, "mapped", Placement(new.key), note)
+
+
+#: Words that say what kind of array a label shows, not what it is (``Score Matrix``).
+_KIND_WORDS = {"matrix", "vector", "tensor", "value", "values", "result", "results", "table",
+               "row", "rows", "column", "columns", "array", "entries"}  # fmt: skip
+
+
+def _head_initial(label: str) -> str | None:
+    """The capital initial of a label's last word (``Final Output:`` → ``O``;
+    ``AttentionOutput`` → ``O``), None for a label of maths or of a word for an array."""
+    text = re.sub(r"\$[^$]*\$|\([^()]*\)", " ", label)
+    words: list[str] = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", text)
+    if not words or words[-1].lower() in _KIND_WORDS or len(words[-1]) < 3:
+        return None
+    return words[-1][0].upper()
 
 
 def _math_names(label: str) -> set[str]:

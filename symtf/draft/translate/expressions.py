@@ -39,16 +39,18 @@ class Expressions(Calls):
         literal = self._literal(node)
         if literal is not None:
             values, shape, f32 = literal
-            step = self._anonymous.get(literal)
+            # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places; the
+            # same row written again on another line is printed again, a given of its own
+            b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
+            at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
+            seen = (*literal, at)
+            step = self._anonymous.get(seen)
             if step is None:  # the same literal again (in an unrolled loop): the same given
                 step = self._fresh("literal")
-                # a row standing alone (``[0, 2, 3, 1]`` under results): its line and places
-                b, row = self._block, len(shape) == 1 and isinstance(node, ast.List)
-                at = ((b.file_line(node.lineno) if b else node.lineno),) if row else ()
                 where, places = self._where(node), self._entry_places(node) if row else ()
                 cell: int | None = b.cell if b else None
                 self._emit(Given(step, values, shape, where, f32, None, at, cell, places))
-                self._anonymous[literal] = step
+                self._anonymous[seen] = step
             self.float32 |= f32
             return Var(step)
         return self._expr(node)

@@ -338,9 +338,10 @@ class Scope:
         #: Names bound to an expression no step holds yet (a loop's item, ``x_i = inputs[i]``):
         #: its step is written where the name is first read.
         self.lazy: dict[str, tuple[Expr, str, str]] = {}
-        #: Array literals written inline (not assigned to a name), by their entries: the
-        #: same literal read again (in an unrolled loop) is the same given.
-        self._anonymous: dict[tuple[tuple[str, ...], tuple[int, ...], bool], str] = {}
+        #: Array literals written inline (not assigned to a name), by their entries (and,
+        #: for a row standing alone, its line): the same literal read again (in an unrolled
+        #: loop) is the same given.
+        self._anonymous: dict[tuple[Any, ...], str] = {}
         #: Notes already written (a statement in an unrolled loop fails once per iteration).
         self._noted_once: set[tuple[str, str, str]] = set()
 
