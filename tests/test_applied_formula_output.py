@@ -96,3 +96,11 @@ def test_a_printing_between_the_formula_and_the_result_unbinds_them(tmp_path: Pa
     )
     rows = _h_rows(tmp_path, text)
     assert not [v for row in rows for _, v in row if v in ("slip", "wrong")]
+
+
+def test_a_printing_no_words_call_the_result_is_not_bound_to_the_formula(
+    tmp_path: Path,
+) -> None:
+    # "Next:" says nothing of what H is: the formula may be an aside
+    rows = _h_rows(tmp_path, ARTICLE.replace("LETTER", "O").replace("Output:\n", "Next:\n"))
+    assert not [v for row in rows for _, v in row if v in ("slip", "wrong")]

@@ -780,9 +780,38 @@ def test_toyai3_the_gradient_chain_runs_from_the_printed_logits() -> None:
         239: mpmath.mpf("0.1") - scaled[1] / 100,
     }
     report = check_article(SOURCES / TOYAI3)
+    # a number a line computes from that writes an earlier result again is checked as that
+    # result where it stands: each is the quantity it repeats (not its line's own)
+    quantity = {
+        "0.251": p[2],
+        "0.250": p[0],
+        "-0.749": p[2] - 1,
+        "-0.0749": dcontext[1],
+        "0.498": s[0],
+        "0.502": s[1],
+        "-0.00749": g[1],
+        "-0.002515": dot,
+        "0.002497": dscores[0],
+        "-0.002497": dscores[1],
+        "0.707": 1 / mpmath.sqrt(2),
+        "0.001765": scaled[0],
+        "-0.001765": scaled[1],
+        "0.0001765": scaled[0] / 10,
+        "-0.0001765": scaled[1] / 10,
+    }
+    summaries = {74, 81, 104, 115, 139, 173, 174}  # lines that restate results as a whole
     by_line: dict[int | None, list] = {}
+    operands = []
     for r in report.results:
+        if "(restated)" in r.claim.label and r.claim.source_line not in summaries:
+            operands.extend(r.checks)
+            continue
         by_line.setdefault(r.claim.source_line, []).extend(r.checks)
+    assert {c.printed for c in operands} == set(quantity)
+    for c in operands:
+        v = quantity[c.printed]
+        assert abs(mpmath.mpf(c.exact.rstrip("…")) - v) < mpmath.mpf(10) ** -15, c.printed
+        assert (c.verdict in ("exact", "rounded")) == rounds_to(v, c.printed), c.printed
     terms: dict[int | None, list] = {}  # a link's term written out: its own quantity
     for r in report.results:
         if "(term)" in r.claim.label:  # "dot (term)", and a second one "dot (term) (line 122)"

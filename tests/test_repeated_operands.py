@@ -14,10 +14,12 @@ digits below, never by symtf.
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import mpmath
 import pytest
+from article_checks import json_checks, verdicts_at
 from mp_reference import rounds_to
 from test_lineage import _json, _report
 
@@ -105,3 +107,77 @@ def test_repeated_numbers_do_not_break_a_row_of_arrow_lines() -> None:
     rows = [f.rows for f in extract_text(ARROWS, "md") if f.kind == "vector" and "→" in f.label]
     assert rows == [(("0.550", "0.450"),)]
     assert Fraction(5500, 10000) == Fraction("0.550")
+
+
+SUBSTITUTED = """# Gradient of a two-weight layer
+
+Weights: w = [0.5, 0.25]
+
+```
+a = 1.5 × 0.123 = 0.1845
+b = 2.0 × 0.4567 = 0.9150
+
+grad = a × w[0] + b × w[1]
+     = 0.1845 × 0.5 + 0.9150 × 0.25
+     = 0.3210
+```
+"""
+
+
+def test_a_result_repeated_where_names_give_way_to_numbers(tmp_path: Path) -> None:
+    # ``grad = a × w[0] + b × w[1]`` computes nothing; the link below it writes the
+    # numbers in (a = 0.1845, b = 0.9150): each repeats its line's result and is checked
+    # as it, there. b is 2.0 × 0.4567 = 0.9134 (by hand), so its 0.9150 is wrong, and so
+    # is the copy of it; a = 1.5 × 0.123 = 0.1845 exactly.
+    assert Fraction("1.5") * Fraction("0.123") == Fraction("0.1845")
+    b = Fraction("2.0") * Fraction("0.4567")
+    assert b == Fraction("0.9134")
+    with mpmath.workdps(50):
+        assert not rounds_to(mpmath.mpf(b.numerator) / b.denominator, "0.9150")
+    checks = json_checks(tmp_path, SUBSTITUTED)
+    assert verdicts_at(checks, SUBSTITUTED, "0.1845", 1) == {"exact"}
+    assert verdicts_at(checks, SUBSTITUTED, "0.9150", 1) == {"wrong"}
+    # the line's own inputs (the weights 0.5 and 0.25) are no results: not checked there
+    assert not verdicts_at(checks, SUBSTITUTED, "0.25", 1)
+
+
+RESTATED_STATE = """# A running output
+
+First pass:
+```
+O₁[0] = 0.026×5 + 0.974×7
+      = 6.96
+
+O₁[1] = 0.5×5 + 0.5×7
+      = 6.0
+```
+
+State after the first pass:
+```
+O₁ = [[6.96],
+      [6.0]]
+```
+
+Second pass:
+```
+O₂[0] = 1.0 × 6.96 + 0.5 × 6.0
+      = 9.96
+```
+"""
+
+
+def test_a_repeated_result_is_the_line_that_worked_it_out(tmp_path: Path) -> None:
+    # 6.96 is O₁[0] = 0.026×5 + 0.974×7 = 6.948 (by hand), printed wrong, and written again
+    # in a state table the draft may read as given; the second pass computes from it. The
+    # 6.96 it writes is the line that worked it out, again (wrong, inherited), not the
+    # table's entry read as exact, and so the second pass is wrong for the quantity:
+    # 1.0 × 6.948 + 0.5 × 6.0 = 9.948, which prints as 9.95
+    first = Fraction("0.026") * 5 + Fraction("0.974") * 7
+    assert first == Fraction("6.948") and Fraction("0.5") * 5 + Fraction("0.5") * 7 == 6
+    with mpmath.workdps(50):
+        assert not rounds_to(mpmath.mpf("6.948"), "6.96")
+        second = 1 * mpmath.mpf("6.948") + mpmath.mpf("0.5") * 6
+        assert not rounds_to(second, "9.96")
+    checks = json_checks(tmp_path, RESTATED_STATE)
+    assert verdicts_at(checks, RESTATED_STATE, "6.96", 2) == {"wrong"}
+    assert verdicts_at(checks, RESTATED_STATE, "9.96") == {"wrong"}

@@ -125,3 +125,12 @@ def test_weights_out_of_the_rows_order_are_not_read_as_that_row(tmp_path: Path) 
     for needle in ("1: 0.0", "2: 0.1", "3: 0.8"):
         got = _row_verdicts(tmp_path, text, line_of(text, needle))
         assert got and all(v == "exact" for _, v in got)
+
+
+def test_a_row_written_alone_later_restates_nothing(tmp_path: Path) -> None:
+    # a row of zeros printed on its own further down may be any row of zeros: only the
+    # weighted rows written again together, in their order, restate them
+    text = _article() + "\nThe gradient of the bias is\n\n```\n[0.0, 0.0, 0.0]\n```\n"
+    checks = json_checks(tmp_path, text)
+    line = line_of(text, "The gradient") + 3
+    assert not [c for c in checks if c["source_line"] == line and c["verdict"] in ("slip", "wrong")]

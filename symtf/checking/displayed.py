@@ -851,6 +851,26 @@ def _substitutions(
         reading is anchored: declared in the claim, computing a step's entry, or leaving
         no decimal literal as written.
     """
+    # a line written again (``restates``, with the chain that worked it out) reads its
+    # literals as the line it restates read them, there: not as the numbers printed
+    # nearest to where it is written again, far below
+    kept = ev.readings.get((claim.restates, claim.expression)) if claim.restates else None
+    if kept is not None:
+        return dict(kept[0]), dict(kept[1]), kept[2]
+    replace, sources, anchored = _read_substitutions(parsed, claim, trace, derivation, ev, resolve)
+    ev.readings[(claim.label, claim.expression)] = (dict(replace), dict(sources), anchored)
+    return replace, sources, anchored
+
+
+def _read_substitutions(
+    parsed: sx.Expression,
+    claim: Claim,
+    trace: Any,
+    derivation: Derivation,
+    ev: Any,
+    resolve: Any = None,
+) -> tuple[dict[int, Any], dict[str, str], bool]:
+    """:func:`_substitutions` for a line read where it stands."""
     replace: dict[int, Any] = {}
     sources: dict[str, str] = {}
     rows = _rows_of(parsed)

@@ -331,6 +331,11 @@ class Evaluator:
         self.printed_entries: dict[str, list[tuple[Any, str, int | None]]] = {}
         #: A copy slip's literal as written -> the slip, for later lines that repeat it.
         self.copied: dict[str, Any] = {}
+        #: (label, expression) of a displayed line (or link) read so far -> how its literals
+        #: were read (replacements, their sources, anchored), for a line restating it.
+        self.readings: dict[
+            tuple[str, str | None], tuple[dict[int, Any], dict[str, str], bool]
+        ] = {}
 
     def _run(self, xp: Any, base: Trace | None, seeds: Iterable[Trace | None] = ()) -> Trace:
         also = tuple(t for t in seeds if t is not None and t is not base)

@@ -444,19 +444,23 @@ def restatements(
 
     ``results_only``: only as displayed lines' results (a table that sums up the lines
     worked above it), never as another printing. ``before_only``: only results printed
-    before it (a number a line computes from repeats no result of that line).
+    before it (a number a line computes from repeats no result of that line); such a
+    number is first the result of the displayed line that worked it out, not of a table
+    that wrote that result again (and may be read as given).
 
     ``chains``: for a displayed line's key, the ``expression = …`` line of the claim that
     checks its whole chain ``a = b = c`` and its ``stands_for = …`` line (or ``""``): a
     restated result is checked as that chain, every link and what its literals stand for,
     not its last link alone."""
     from symtf.draft.read.toml import places_key
+    from symtf.draft.said import replayed_claims, round_trip_claims, worded_claims
 
     places: tuple[Place, ...] = tuple(item.places)
     if not places or len(places) != sum(len(r) for r in item.rows):
         return []
     claims: list[str] = []
-    links = [] if results_only else _link(item, places, sources)
+    worked = _displayed(item, article, places, before_only) if before_only else []
+    links = [] if results_only or worked else _link(item, places, sources)
     for pl, keys, row, at, p in links:
         step = [k for k in placement(pl) if k.startswith("step")]
         extra = [
@@ -492,80 +496,75 @@ def restatements(
                 f"# line {at.line}: restates the result displayed at line {d.line}",
             ]
         )
-        for d, value, at in _displayed(item, article, places, before_only)
+        for d, value, at in worked or _displayed(item, article, places, before_only)
     ]
     if not claims and not results_only and item.kind != "arithmetic":
-        claims = _replayed(item, name, article, places, label)
-    if claims or results_only or item.kind == "arithmetic" or len(places) != 1:
+        claims = replayed_claims(item, name, article, places, label) or worded_claims(
+            item, name, article, places, label
+        )
+    if claims or results_only or item.kind == "arithmetic":
         return claims
-    return _at_worked_index(item, name, article, places[0], label) or _round_trip(
+    if len(places) != 1:
+        return _row_restated(item, name, article, places, label, chains, before_only)
+    return _at_worked_index(item, name, article, places[0], label) or round_trip_claims(
         item, name, article, places[0], label
     )
 
 
-def _replayed(
+def _row_restated(
     item: Any,
     name: str,
     article: Article,
     places: tuple[Place, ...],
     label: Callable[[str, int], str],
+    chains: Mapping[int, tuple[str, str, str]] | None,
+    before_only: bool,
 ) -> list[str]:
-    """``[0, 2, 3, 1]`` under ``Position 2 (θ = 0.2)``, a section that works ``Position 1
-    (θ = 0.1)`` again at its own cos and sin: each entry the earlier line of its rank at
-    the new values (:mod:`symtf.draft.replayed`)."""
-    from symtf.draft.read.toml import places_key
-    from symtf.draft.replayed import replayed
+    """A row that writes again, entry by entry, the row a displayed line worked out above
+    it (``y_pred = [0.098, 0.659, 0.242]`` under ``softmax = [0.149/1.517, …] ≈ [0.098,
+    0.659, 0.242]``): the claim of that line's chain, printed where the row stands.
 
-    flat = [x for r in item.rows for x in r]
-    if len(flat) != len(places):
+    The nearest such line before the row is the one it repeats; the row carries four
+    significant digits or more (:func:`_digits`), so that it does not equal the line's
+    result by chance, and is not all zeros."""
+    from symtf.draft.read.toml import places_key
+
+    if len(item.rows) != 1 or len(item.rows[0]) < 2 or len(places) != len(item.rows[0]):
         return []
-    found = replayed(flat, article, item.cell, min(q.line for q in places))
-    if found is None:
+    row = item.rows[0]
+    if _digits(row) < 4 or all((v := _value(x)) is not None and v[0] == 0 for x in row):
+        return []
+    first = min(places, key=lambda q: (q.line, q.column or 0))
+    best = None
+    for d in article.displays:
+        if d.cell != item.cell or len(d.rows) != 1 or len(d.rows[0]) != len(row):
+            continue
+        if not d.places or any(q in places for q in d.places) or _unreadable(d.latex):
+            continue
+        at = d.places[0]
+        if at.line > first.line or (
+            at.line == first.line and (before_only or (at.column or 0) >= (first.column or 0))
+        ):
+            continue
+        if not all(_same(a, b) for a, b in zip(row, d.rows[0], strict=True)):
+            continue
+        if best is None or (at.line, at.column or 0) > (
+            best.places[0].line,
+            best.places[0].column or 0,
+        ):
+            best = d
+    if best is None:
         return []
     return [
         "\n".join(
             [
                 "[[claims]]",
-                f"label = {_toml(label(f'{name} (worked again)', at.line))}",
-                f"expression = {_toml(expression)}",
-                f"printed = {_toml(value)}",
-                f"source_line = {at.line}",
-                places_key((at,)),
-                f"# line {at.line}: the line worked at line {line} (under {found.section!r}),"
-                f" at {found.values}",
-            ]
-        )
-        for expression, line, value, at in zip(
-            found.expressions, found.worked, flat, places, strict=True
-        )
-    ]
-
-
-def _round_trip(
-    item: Any, name: str, article: Article, at: Place, label: Callable[[str, int], str]
-) -> list[str]:
-    """``a quantization error of 0.0008`` after ``0.3*127 = 38.1`` and ``38/127=0.2992``:
-    the claim of the value less what comes back (:mod:`symtf.draft.roundtrip`)."""
-    from symtf.draft.read.toml import places_key
-    from symtf.draft.roundtrip import round_trip_error
-
-    flat = [x for r in item.rows for x in r]
-    if len(flat) != 1:
-        return []
-    trip = round_trip_error(item, article.displays, flat[0], at)
-    if trip is None:
-        return []
-    return [
-        "\n".join(
-            [
-                "[[claims]]",
-                f"label = {_toml(label(f'{name} (error)', at.line))}",
-                f"expression = {_toml(trip.expression)}",
-                f"printed = {_toml(flat[0])}",
-                f"source_line = {at.line}",
-                places_key((at,)),
-                f"# line {at.line}: the error of the round trip worked at line {trip.forward}"
-                f" and line {trip.back}: the value less what comes back",
+                f"label = {_toml(label(name + ' (restated)', first.line))}",
+                *_chain_keys(best, chains),
+                f"printed = {_toml(' '.join(row))}",
+                f"source_line = {first.line}",
+                places_key(places),
+                f"# line {first.line}: restates the row displayed at line {best.line}",
             ]
         )
     ]

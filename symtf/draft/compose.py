@@ -27,6 +27,7 @@ from symtf.draft.infer.target import Known, Outcome, Placement, parse_target
 from symtf.draft.names import heading_name
 from symtf.draft.read import OutputPlaces
 from symtf.draft.read.toml import places_key
+from symtf.draft.said import worded_claims
 from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.tabled import formula_rows
 from symtf.draft.templates import Call, Expr, render
@@ -247,6 +248,16 @@ def compose(article: Article, search: Search) -> Composed:
             out.printed += p.size
             continue
         out.printed += p.size
+        if o.status == "given" and p.size > 1:
+            # "multiplying the original vector by it gives the quantized vector [28, …]":
+            # a list its sentence says how to compute is a result, not an input
+            at = _places_of(article, p, printed)
+            said = worded_claims(_placed(p, at), _name(p), article, tuple(at), label)
+            if said:
+                if o.placement is not None:
+                    sources.append((p, o.placement))
+                claims.extend((p.key, [r]) for r in said)
+                continue
         if o.status == "given" and o.placement is not None and p.size > 1:
             # a table of results worked out above it (a summary of the displayed lines'
             # values): checked as those lines, though later steps may read it as given
@@ -314,6 +325,23 @@ def compose(article: Article, search: Search) -> Composed:
                         ],
                     )
                 )
+            continue
+        scored = search.scored.get(p.key)
+        if scored is not None:  # a score the code's search keeps: the expression it is
+            claims.append(
+                (
+                    p.key,
+                    [
+                        "[[claims]]",
+                        f"label = {_s(label(_claim_label(p), p.line))}",
+                        f"expression = {_s(scored.expression)}",
+                        f"printed = {_rows(p.rows)}",
+                        'computed_in = "float64"',
+                        *_line(p.line, _places_of(article, p, printed)),
+                        comment(f"line {p.line}: {scored.note}"),
+                    ],
+                )
+            )
             continue
         # unmapped: a claim to map by hand (when its printed strings read as numbers)
         if parse_target(p.rows, p.decimals) is None:

@@ -173,8 +173,9 @@ class StatedSteps(ProbabilityRows):
     def _applied_to(self, eq: Any, p: Printing) -> bool:
         r"""Whether a function the article applies with no name for its result
         (``Apply: \text{ReLU}(O \cdot W_1 + b_1)``) is the step of the printing below it:
-        the next one printed in its section, with no other equation or printing between
-        (``Assuming output: H = …``). Tried after every equation that names the printing."""
+        the next one printed in its section, with no other equation or printing between,
+        and words between them that say it is the result (``Assuming output: H = …``).
+        Tried after every equation that names the printing."""
         if eq.line >= p.line or (eq.cell is not None and eq.cell != p.cell):
             return False
         if self._heading_between(eq.line, p.line):
@@ -184,7 +185,12 @@ class StatedSteps(ProbabilityRows):
             e is not eq and eq.line < e.line < p.line and e.cell == p.cell
             for e in self.article.equations
         )
-        return not between and not other
+        if between or other:
+            return False
+        if p.cell is not None:
+            return True
+        lines = self.article.text.splitlines()[eq.line : p.line]
+        return bool(_RESULT_WORDS.search(" ".join(lines)))
 
     def _section_constants(self, p: Printing) -> set[str]:
         """The names of the numbers the article sets in a printing's section, before it."""
@@ -277,6 +283,9 @@ class StatedSteps(ProbabilityRows):
         new.aliases |= _names(lhs)
         return Outcome(p, "mapped", Placement(new.key), note)
 
+
+#: Words between an applied function and a printing that say the printing is its result.
+_RESULT_WORDS = re.compile(r"\b(?:outputs?|results?|gives?|yields?|we get|returns?)\b", re.I)
 
 #: Words that say what kind of array a label shows, not what it is (``Score Matrix``).
 _KIND_WORDS = {"matrix", "vector", "tensor", "value", "values", "result", "results", "table",

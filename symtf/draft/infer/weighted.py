@@ -169,18 +169,27 @@ def weighted_rows(state: SearchState, run: Printing, t: Target) -> Outcome | Non
 
 
 def restated_row(state: SearchState, p: Printing) -> Outcome | None:
-    """A row written again, entry for entry as printed, after the lines that worked it out
-    one weighted row each (``+ [1.0, 4.0, 0.0]`` in the sum of the weighted rows): that
-    row of their step, which it restates (the lines' rounding with it)."""
+    """A row written again after the lines that worked it out one weighted row each, with
+    the other rows, in their order (the addends of their sum, ``  [0.0, 0.0, 0.0]`` /
+    ``+ [1.0, 4.0, 0.0]`` / ``+ [1.0, 3.0, 1.5]``): that row of their step, which it
+    restates (the lines' rounding with it). A row alone, or the rows in another order,
+    restates nothing: ``[0.0, 0.0, 0.0]`` may be any row of zeros."""
     if p.parts or len(p.rows) != 1 or len(p.rows[0]) < 2:
         return None
-    hits = [
-        (key, run.rows.index(p.rows[0]), run)
-        for key, run in state.worked_rows.items()
-        if run.line < p.line and p.rows[0] in run.rows and run.rows.count(p.rows[0]) == 1
-    ]
+    hits = set()
+    for key, run in state.worked_rows.items():
+        if run.line >= p.line:
+            continue
+        n = len(run.rows)
+        for block in state.article.printings:
+            if p.key not in block.parts:
+                continue
+            at = block.parts.index(p.key)
+            for a in range(max(0, at - n + 1), min(at, len(block.rows) - n) + 1):
+                if block.rows[a : a + n] == run.rows:
+                    hits.add((key, at - a, run.lines[at - a]))
     if len(hits) != 1:
         return None
-    key, i, run = hits[0]
-    note = f"restates row {i} of the weighted rows worked out at line {run.lines[i]}"
+    key, i, line = hits.pop()
+    note = f"restates row {i} of the weighted rows worked out at line {line}"
     return Outcome(p, "mapped", Placement(key, row=i), note)

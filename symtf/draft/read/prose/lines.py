@@ -199,8 +199,11 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
                 latex=earlier,
                 chain=f"{seg.cell}:{number}:{place}:term{k}:{len(before)}",
             )
-    if plain_arithmetic(pieces[0]) is not None:
-        _first_literals(s, pieces[0], spans[0][0], name)
+    # the first link that writes numbers puts the line's inputs in (``dQ = dS × K``, then
+    # ``= 0.001765 × 0.1 + …`` below it): a name before it computes nothing
+    first = next((k for k, p in enumerate(pieces[:-1]) if plain_arithmetic(p) is not None), None)
+    if first is not None:
+        _first_literals(s, pieces[first], spans[first][0], name)
     for k, p in [*ends, (len(chain) - 1, printed)]:  # the last is the line's own result
         for j, piece in enumerate(pieces[:k]):
             if any(_worded(q) for q in pieces[j + 1 : k]):
