@@ -130,24 +130,24 @@ class Candidates(SearchState):
         made = self._known_made
         for k in ks:
             r, c = k.shape
-            key = k.key
+            at = k.key
             for e, s in by_rows.get(c, ()):  # k @ (a @ b)
                 if fits((r, s[1])):
-                    got = made.get(("k@", key, e))
+                    got = made.get(("k@", at, e))
                     if got is None:
-                        got = made["k@", key, e] = call("matmul", Ref(key), e)
+                        got = made["k@", at, e] = call("matmul", Ref(at), e)
                     yield got
             for e, s in by_cols.get(c, ()):  # k @ (a @ b).T
                 if fits((r, s[0])):
-                    got = made.get(("k@T", key, e))
+                    got = made.get(("k@T", at, e))
                     if got is None:
-                        got = made["k@T", key, e] = call("matmul", Ref(key), self._made("T", e))
+                        got = made["k@T", at, e] = call("matmul", Ref(at), self._made("T", e))
                     yield got
             if fits(k.shape):
                 for e in by_shape.get(k.shape, ()):  # k + (a @ b): a residual
-                    got = made.get(("k+", key, e))
+                    got = made.get(("k+", at, e))
                     if got is None:
-                        got = made["k+", key, e] = call("add", Ref(key), e)
+                        got = made["k+", at, e] = call("add", Ref(at), e)
                     yield got
         for e, s in products:  # (a @ b) @ k
             for k in known_rows.get(s[1], ()):
