@@ -60,6 +60,7 @@ def test_the_update_carries_the_wrong_entry_it_computes_from(tmp_path: Path) -> 
     assert verdicts_at(checks, ARTICLE, "-0.0915") == {"wrong"}
     (off,) = [c for c in checks if c["printed"] == "-0.0915"]
     assert off.get("reading") == "through_chain"
+    assert off.get("cause") == "inherited"  # from W update's 0.9150, the number it repeats
     for text, value in printed.items():
         assert Fraction(text) == value
         assert verdicts_at(checks, ARTICLE, text) == {"exact"}, text

@@ -510,6 +510,10 @@ def _off_upstream(
     """
     import re
 
+    # a number of an earlier line's matrix result names its place: "W update, row 2, column 2"
+    line = ref.partition(", row ")[0]
+    if line != ref and line in claims:
+        ref = line
     if ref in claims:  # an earlier displayed line's result
         result = claims[ref]
 
