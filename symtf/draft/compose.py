@@ -326,6 +326,23 @@ def compose(article: Article, search: Search) -> Composed:
                     )
                 )
             continue
+        scored = search.scored.get(p.key)
+        if scored is not None:  # a score the code's search keeps: the expression it is
+            claims.append(
+                (
+                    p.key,
+                    [
+                        "[[claims]]",
+                        f"label = {_s(label(_claim_label(p), p.line))}",
+                        f"expression = {_s(scored.expression)}",
+                        f"printed = {_rows(p.rows)}",
+                        'computed_in = "float64"',
+                        *_line(p.line, _places_of(article, p, printed)),
+                        comment(f"line {p.line}: {scored.note}"),
+                    ],
+                )
+            )
+            continue
         # unmapped: a claim to map by hand (when its printed strings read as numbers)
         if parse_target(p.rows, p.decimals) is None:
             text = " ".join(" ".join(r) for r in p.rows)

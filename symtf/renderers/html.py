@@ -34,9 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 from symtf import visible
 from symtf.checking.report import DerivationReport, Report
 from symtf.checking.wording import place
-from symtf.renderers._wording import (
-    also_text as _also,
-)
+from symtf.renderers._wording import also_text as _also
 from symtf.renderers._wording import (
     depends_words,
     once_each,
@@ -49,7 +47,7 @@ from symtf.renderers._wording import (
 
 if TYPE_CHECKING:
     from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
-    from symtf.renderers.latex import _Context
+    from symtf.renderers.latex.steps import Context
     from symtf.spec import Derivation
     from symtf.trace import Step, Trace
 
@@ -380,7 +378,7 @@ def claims_block(
     names: dict[str, str] | None = None,
 ) -> str:
     """The article's printed values for one step: label, numbers, verdict, details."""
-    from symtf.renderers.latex import expression_latex
+    from symtf.renderers.latex.expressions import expression_latex
 
     rows = []
     for r in results:
@@ -464,23 +462,18 @@ def _anchor(name: str | None) -> str:
     return "step-" + re.sub(r"[^A-Za-z0-9_-]", "-", name or "")
 
 
-def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[tuple[str, str]]:
+def step_lines(ctx: Context, step: Step, *, hide_result: bool = False) -> list[tuple[str, str]]:
     """The LaTeX lines of a step: formula, numbers substituted, exact result.
 
     With ``hide_result`` the result is replaced by a question mark (a student's sheet).
     """
-    from symtf.renderers.latex import (
-        _BRK,
-        _MAX_LINE,
-        _split_formula,
-        _substitution,
-        _visible_width,
-        step_rows,
-    )
+    from symtf.renderers.latex.matrices import visible_width
+    from symtf.renderers.latex.numbers import BRK, MAX_LINE
+    from symtf.renderers.latex.steps import _split_formula, _substitution, step_rows
 
     if not hide_result:
         rows = step_rows(ctx, step)
-        if any(_visible_width(right) > _MAX_LINE for _, right, _ in rows):
+        if any(visible_width(right) > MAX_LINE for _, right, _ in rows):
             # as the notes do on a narrow page: a wide matrix in blocks of columns that
             # each fit the page, a wide input of the substituted line by its name
             rows = step_rows(ctx, step, broken=True)
@@ -492,7 +485,7 @@ def step_lines(ctx: _Context, step: Step, *, hide_result: bool = False) -> list[
         lines.append((lhs, "= " + rhs))
     sub = _substitution(ctx, step) if not isinstance(step.value, tuple) else None
     if sub is not None:
-        lines.append(("" if lines else first_left, "= " + sub[0].replace(_BRK, " ")))
+        lines.append(("" if lines else first_left, "= " + sub[0].replace(BRK, " ")))
     lines.append(("" if lines else first_left, r"= \text{?}"))
     return lines
 
@@ -510,7 +503,7 @@ def equations(lines: Sequence[tuple[str, str]]) -> str:
 
 
 def step_block(
-    ctx: _Context,
+    ctx: Context,
     step: Step,
     results: Sequence[ClaimResult],
     shown: Sequence[ClaimResult],
@@ -519,7 +512,7 @@ def step_block(
     labels: Sequence[str] = (),
 ) -> str:
     """One step: heading (title and the article's labels), equations, printed values."""
-    from symtf.renderers.latex import heading_title
+    from symtf.renderers.latex.names import heading_title
 
     title = heading_title(step.title or step.name)
     head = esc(title)
@@ -535,7 +528,7 @@ def step_block(
     # a reader working along first sees the formula, the off marker waits with the answer
     mark = " has-off" if off and not opts.reveal else ""
     out = [f'<section class="step{mark}" id="{_anchor(step.name)}"><h3>{head}</h3>']
-    from symtf.renderers.latex import _split_formula
+    from symtf.renderers.latex.steps import _split_formula
 
     general = bool(_split_formula(step.formula)[0])  # the first line is the formula, no numbers
     if opts.reveal and general and len(lines) > 1:
@@ -633,17 +626,17 @@ def _model_block(d: Derivation) -> str:
     return f'<table class="model">{body}</table>'
 
 
-def _context(
-    report: DerivationReport, derivation: Derivation | None, opts: HtmlOptions
-) -> _Context:
-    from symtf.renderers.latex import LatexOptions, Numbers, _Context
+def _context(report: DerivationReport, derivation: Derivation | None, opts: HtmlOptions) -> Context:
+    from symtf.renderers.latex.numbers import Numbers
+    from symtf.renderers.latex.options import LatexOptions
+    from symtf.renderers.latex.steps import Context
     from symtf.renderers.steps import article_names
 
     trace = report.trace
     if trace is None:
         raise ValueError("the report carries no trace; check() the derivation first")
     lopts = LatexOptions(decimals=opts.decimals, max_rows=opts.max_rows, max_cols=opts.max_cols)
-    return _Context(
+    return Context(
         trace,
         Numbers(trace.shown, lopts),
         lopts,
@@ -663,7 +656,8 @@ def derivation_sections(
     Returns:
         ``(toc, body)``.
     """
-    from symtf.renderers.latex import _claims_by_step, stage_of
+    from symtf.renderers.latex import _claims_by_step
+    from symtf.renderers.latex.sections import stage_of
     from symtf.renderers.steps import labels_by_step, select
 
     opts = options or HtmlOptions()
@@ -875,10 +869,12 @@ def report_fragment(report: DerivationReport | Report, *, max_steps: int | None 
 
 def trace_fragment(trace: Trace, *, node_names: bool = True) -> str:
     """A trace for a notebook: each step's name, formula, substituted numbers and value."""
-    from symtf.renderers.latex import LatexOptions, Numbers, _Context
+    from symtf.renderers.latex.numbers import Numbers
+    from symtf.renderers.latex.options import LatexOptions
+    from symtf.renderers.latex.steps import Context
 
     lopts = LatexOptions()
-    ctx = _Context(trace, Numbers(trace.shown, lopts), lopts, None, node_names=node_names)
+    ctx = Context(trace, Numbers(trace.shown, lopts), lopts, None, node_names=node_names)
     parts = [f"<p><b>{len(trace)} steps</b></p>"]
     for name in trace:
         step = trace[name]
@@ -891,9 +887,9 @@ def trace_fragment(trace: Trace, *, node_names: bool = True) -> str:
     return _scoped("".join(parts))
 
 
-def value_html(value: Any, ctx: _Context) -> str:
+def value_html(value: Any, ctx: Context) -> str:
     """A single value (matrix or scalar) as inline MathML, exact when short."""
-    from symtf.renderers.latex import render_value
+    from symtf.renderers.latex.matrices import render_value
 
     r = render_value(value, ctx.nums, ctx.opts)
     return mathml(r.exact if r.exact is not None else r.approx)

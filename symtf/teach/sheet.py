@@ -394,7 +394,7 @@ def _steps_tex(ex: Exercise) -> str:
 
 def line_tex(text: str) -> str:
     """A line of displayed arithmetic as math-mode LaTeX (as the notes typeset it)."""
-    from symtf.renderers.latex import expression_latex
+    from symtf.renderers.latex.expressions import expression_latex
 
     return expression_latex(text)
 

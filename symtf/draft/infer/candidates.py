@@ -56,6 +56,24 @@ class Candidates(SearchState):
                 if o.status == "given" and o.placement is not None and o.printing.role == "result"
             }
             ks = [k for k in ks if k.matrix and k.key not in kept]
+            # the same tensors (and the same labels, which name heads and weights) give the
+            # same candidates, in the same order: a printing of a shape already searched with
+            # nothing learnt since (another row, a run's members tried) takes the list built
+            state = (tier, n, m, whole_only, tuple([(k.key, len(k.labels)) for k in ks]))
+            built = self._candidate_lists.get(state)
+            if built is None:
+                built = self._candidate_lists[state] = list(
+                    self._derived(ks, shape, whole_only, tier)
+                )
+            yield from built
+            return
+        yield from self._derived(ks, shape, whole_only, tier)
+
+    def _derived(
+        self, ks: list[Known], shape: tuple[int, int], whole_only: bool, tier: int
+    ) -> Iterator[Expr]:
+        """:meth:`_candidates` of one tier over the tensors ``ks``, latest first."""
+        n, m = shape
 
         def fits(s: tuple[int, ...]) -> bool:
             if len(s) != 2:
@@ -107,21 +125,37 @@ class Candidates(SearchState):
         known_rows: dict[int, list[Known]] = {}
         for k in ks:
             known_rows.setdefault(k.shape[0], []).append(k)
+        # (these four forms recur for every printing of a shape: built once, each looked
+        # up by its op, known tensor and product, without building the step to find it)
+        made = self._known_made
         for k in ks:
             r, c = k.shape
-            for e, s in by_rows.get(c, []):  # k @ (a @ b)
+            at = k.key
+            for e, s in by_rows.get(c, ()):  # k @ (a @ b)
                 if fits((r, s[1])):
-                    yield self._made("matmul", Ref(k.key), e)
-            for e, s in by_cols.get(c, []):  # k @ (a @ b).T
+                    got = made.get(("k@", at, e))
+                    if got is None:
+                        got = made["k@", at, e] = call("matmul", Ref(at), e)
+                    yield got
+            for e, s in by_cols.get(c, ()):  # k @ (a @ b).T
                 if fits((r, s[0])):
-                    yield self._made("matmul", Ref(k.key), self._made("T", e))
+                    got = made.get(("k@T", at, e))
+                    if got is None:
+                        got = made["k@T", at, e] = call("matmul", Ref(at), self._made("T", e))
+                    yield got
             if fits(k.shape):
-                for e in by_shape.get(k.shape, []):  # k + (a @ b): a residual
-                    yield self._made("add", Ref(k.key), e)
+                for e in by_shape.get(k.shape, ()):  # k + (a @ b): a residual
+                    got = made.get(("k+", at, e))
+                    if got is None:
+                        got = made["k+", at, e] = call("add", Ref(at), e)
+                    yield got
         for e, s in products:  # (a @ b) @ k
-            for k in known_rows.get(s[1], []):
+            for k in known_rows.get(s[1], ()):
                 if fits((s[0], k.shape[1])):
-                    yield self._made("matmul", e, Ref(k.key))
+                    got = made.get(("@k", k.key, e))
+                    if got is None:
+                        got = made["@k", k.key, e] = call("matmul", e, Ref(k.key))
+                    yield got
         projections = [
             (e, s)
             for e, s in products

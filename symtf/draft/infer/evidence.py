@@ -478,77 +478,92 @@ class Evidence(Candidates):
     ) -> list[_Candidate]:
         """The candidates' places that fit the printing, screened together by shape."""
         n, m = t.shape
-        stacks: dict[tuple[int, int], list[tuple[Expr, str, int, np.ndarray]]] = {}
+        items: list[tuple[Expr, str, int, np.ndarray]] = []
         exprs = list(dict.fromkeys(exprs))
         self._fill(exprs)
         memo, known = self._memo, self.known
-        for e in exprs:
-            v = known[e.key].value if isinstance(e, Ref) else memo.get(e)
-            if v is None:
-                continue
-            if v.shape == (n, m):
-                stacks.setdefault((n, m), []).append((e, "whole", 0, v))
-            if not whole_only and n == 1:
-                if v.shape[1] == m and v.shape[0] > 1:
-                    for i in range(v.shape[0]):
-                        stacks.setdefault((n, m), []).append((e, "row", i, v[i : i + 1]))
-                if v.shape == (m, 1):
-                    stacks.setdefault((n, m), []).append((e, "tcol", 0, v.T))
+        values = [known[e.key].value if type(e) is Ref else memo.get(e) for e in exprs]
+        if whole_only or n != 1:
+            # each candidate as a whole only (the usual case, kept lean: thousands of them)
+            nm = (n, m)
+            items = [
+                (e, "whole", 0, v)
+                for e, v in zip(exprs, values, strict=True)
+                if v is not None and v.shape == nm
+            ]
+        else:
+            add = items.append
+            for e, v in zip(exprs, values, strict=True):
+                if v is None:
+                    continue
+                shape = v.shape
+                if shape == (n, m):
+                    add((e, "whole", 0, v))
+                if shape[1] == m and shape[0] > 1:
+                    for i in range(shape[0]):
+                        add((e, "row", i, v[i : i + 1]))
+                if shape == (m, 1):
+                    add((e, "tcol", 0, v.T))
+        if not items:
+            return []
+        # one (n, m) block per place, end to end (as ``np.stack`` would put them)
+        w = np.concatenate([x[3] for x in items]).reshape(len(items), n, m)
+        with np.errstate(invalid="ignore"):
+            d = np.abs(w - t.values)
+            slack = 1e-9 * np.maximum(1.0, np.abs(t.values))
+            finite = np.isfinite(t.values)
+            full = np.where(finite, d <= t.units / 2 + slack, w == t.values)
+            near = np.where(finite, d < t.units + slack, False) & ~full
+            exact = np.where(finite, d <= 1e-12 * np.maximum(1.0, np.abs(t.values)), False)
+        full = full.reshape(len(items), -1)
+        near = near.reshape(len(items), -1)
+        n_full = full.sum(axis=1)
+        n_near = near.sum(axis=1)
+        n_exact = exact.reshape(len(items), -1).sum(axis=1)
+        size_ = t.values.size
+        weights = _entry_bits(t).reshape(-1)
+        bits = full @ weights + near @ np.maximum(weights - 1.0, 0.0)
+        complete = n_full + n_near == size_
+        if tier == 1 and self._replaying is None:
+            # a candidate that misses entries is kept only where its evidence could
+            # carry it (:meth:`_evident` decides): whole, and well above chance
+            floor = NAMED_BITS + math.log2(max(2, len(exprs)))
+            whole = np.array([x[1] == "whole" for x in items])
+            half = 2 * (n_full + n_near) >= size_
+            evident = whole & (bits >= floor) & (half | (bits >= STRONG_BITS))
+            ok = np.nonzero(complete | evident)[0]
+        else:
+            ok = np.nonzero(complete)[0]
+        n_fin = max(1, int(finite.sum()))
         out = []
-        for items in stacks.values():
-            w = np.stack([x[3] for x in items])
-            with np.errstate(invalid="ignore"):
-                d = np.abs(w - t.values)
-                slack = 1e-9 * np.maximum(1.0, np.abs(t.values))
-                finite = np.isfinite(t.values)
-                full = np.where(finite, d <= t.units / 2 + slack, w == t.values)
-                near = np.where(finite, d < t.units + slack, False) & ~full
-                exact = np.where(finite, d <= 1e-12 * np.maximum(1.0, np.abs(t.values)), False)
-            n_full = full.reshape(len(items), -1).sum(axis=1)
-            n_near = near.reshape(len(items), -1).sum(axis=1)
-            n_exact = exact.reshape(len(items), -1).sum(axis=1)
-            size_ = t.values.size
-            weights = _entry_bits(t).reshape(-1)
-            bits = full.reshape(len(items), -1) @ weights + near.reshape(
-                len(items), -1
-            ) @ np.maximum(weights - 1.0, 0.0)
-            complete = n_full + n_near == size_
-            if tier == 1 and self._replaying is None:
-                # a candidate that misses entries is kept only where its evidence could
-                # carry it (:meth:`_evident` decides): whole, and well above chance
-                floor = NAMED_BITS + math.log2(max(2, len(exprs)))
-                whole = np.array([x[1] == "whole" for x in items])
-                half = 2 * (n_full + n_near) >= size_
-                evident = whole & (bits >= floor) & (half | (bits >= STRONG_BITS))
-                ok = np.nonzero(complete | evident)[0]
-            else:
-                ok = np.nonzero(complete)[0]
-            n_fin = max(1, int(finite.sum()))
-            for at in ok:
-                e, place, where, wv = items[at]
-                base = self._rank(e, tier, p)
-                rank = (
-                    base[0],
-                    base[1],
-                    -int(n_exact[at]) / n_fin,
-                    *base[2:],
-                    place != "whole",
+        ranks: dict[Expr, tuple[Any, ...]] = {}  # each row of one step ranks as the step
+        for at in ok.tolist():
+            e, place, where, wv = items[at]
+            base = ranks.get(e)
+            if base is None:
+                base = ranks[e] = self._rank(e, tier, p)
+            rank = (
+                base[0],
+                base[1],
+                -int(n_exact[at]) / n_fin,
+                *base[2:],
+                place != "whole",
+                where,
+            )
+            out.append(
+                _Candidate(
+                    e,
+                    tier,
+                    rank,
+                    place,
                     where,
+                    wv,
+                    int(n_full[at]),
+                    int(n_near[at]),
+                    off=size_ - int(n_full[at]) - int(n_near[at]),
+                    bits=float(bits[at]),
                 )
-                out.append(
-                    _Candidate(
-                        e,
-                        tier,
-                        rank,
-                        place,
-                        where,
-                        wv,
-                        int(n_full[at]),
-                        int(n_near[at]),
-                        off=size_ - int(n_full[at]) - int(n_near[at]),
-                        bits=float(bits[at]),
-                    )
-                )
+            )
         return out
 
     def _certify(self, c: _Candidate, t: Target) -> Tensor | None:

@@ -36,6 +36,7 @@ from symtf.draft.infer.literals import (
     stands_for,
 )
 from symtf.draft.infer.reduced import named_on, query_key, reduced, row_of_run, scores_named
+from symtf.draft.infer.scored import scored_sequences
 from symtf.draft.infer.statements import StatedSteps
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -107,6 +108,7 @@ class Search(StatedSteps):
                 pace.step(i)
             self._same_line_reductions()
             self._displays()
+            self.scored = scored_sequences(self.article, list(self.article.printings))
             self._xp = None
 
     def _printed_opaque(self, translator: Any) -> set[str]:

@@ -58,6 +58,10 @@ class SearchState:
         self._pair_memo: dict[tuple[str, int, int, bool], Call] = {}
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
         self._pattern_memo: dict[Any, list[Expr]] = {}
+        #: Depth-2 steps of a known tensor and a product (``k @ (a @ b)``), by their parts.
+        self._known_made: dict[tuple[str, int, Expr], Call] = {}
+        #: A tier's candidate list, by the tensors (and their labels) it was built over.
+        self._candidate_lists: dict[Any, list[Expr]] = {}
         #: While a replay runs: the known tensors whose values it changed (else None).
         self._replaying: set[int] | None = None
         self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None
@@ -73,6 +77,9 @@ class SearchState:
         #: whose results the step's claims check.
         self.worked_rows: dict[int, Printing] = {}
         self.worked_lines: set[int] = set()
+        #: Printed scores of sequences a search function of the code keeps (by printing
+        #: key): the expression each is (symtf.draft.infer.scored).
+        self.scored: dict[int, Any] = {}
         #: Code: variable (step name) → known key; steps waiting for an input; notes.
         self.var_keys: dict[str, int] = {}
         self.pending: list[Any] = []

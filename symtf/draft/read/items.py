@@ -421,6 +421,15 @@ _FUNCTION_WORDS = re.compile(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tan
 _OPERATORS = re.compile(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh|abs|relu")
 
 
+def link_plain(link: str) -> str | None:
+    """A link of a chain as plain text, or None when it cannot be read."""
+    try:
+        # "[0.007, 0.001] @ [[9], [11]]": a row times a column, as the reader writes it
+        return latexmath.to_plain(expression_text(link.replace("@", "·")), where="link")
+    except ExpressionError:
+        return None
+
+
 def is_arithmetic(piece: str) -> bool:
     """Literals combined by operators or functions (not a bare number, name or matrix)."""
     if numeric_cell(piece) is not None or matrix_rows(piece) is not None:
@@ -479,7 +488,9 @@ def _listed(link: str) -> list[str] | None:
         return None
 
 
-def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, list[str]]]:
+def term_links(
+    links: Sequence[str], plains: Sequence[str | None] | None = None
+) -> list[tuple[int, tuple[str, ...], str, list[str]]]:
     """The intermediate numbers of a chain, each with the terms it is the value of.
 
     In ``2 \\times 1.5 + 1.6 = 3 + 1.6 = 4.6`` the link ``3 + 1.6`` writes the value of
@@ -505,22 +516,16 @@ def term_links(links: Sequence[str]) -> list[tuple[int, tuple[str, ...], str, li
     the value of and, first, each term that term was written as in the links before it
     (``exp(3.5-7.1)``, ``exp(-3.6)`` for the 0.027 of ``= 0.027 + 1.0``), so that its
     check reads the whole way; ``before`` are the numbers of the later link written before
-    it (to place it).
+    it (to place it). ``plains``: the links already read as plain text (:func:`link_plain`).
     """
     out: list[tuple[int, tuple[str, ...], str, list[str]]] = []
-    plains: list[tuple[list[str], list[str]] | None] = []
-    for link in links:
-        try:
-            # "[0.007, 0.001] @ [[9], [11]]": a row times a column, as the reader writes it
-            plain = latexmath.to_plain(expression_text(link.replace("@", "·")), where="link")
-        except ExpressionError:
-            plains.append(None)
-            continue
-        plains.append(_expanded(_terms(plain)))
+    if plains is None:
+        plains = [link_plain(link) for link in links]
+    terms = [_expanded(_terms(plain)) if plain is not None else None for plain in plains]
     # for each link: its term j was term i of the link before it (negated, or not)
     earlier_of: list[dict[int, tuple[int, str, bool]]] = [{}]
     for k in range(1, len(links)):
-        a, b = plains[k - 1], plains[k]
+        a, b = terms[k - 1], terms[k]
         listed = _listed(links[k - 1])
         if listed is not None and b is not None and set(b[1]) == {"+"}:
             a = (listed, b[1])  # [0.3², 0.6²] ⇒ 0.09 + 0.36: each term is its entry's value

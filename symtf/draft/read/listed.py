@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from symtf.draft.read.items import expression_text, is_arithmetic, numeric_cell, term_links
-from symtf.errors import ExpressionError
-from symtf.language import latexmath
+from symtf.draft.read.items import is_arithmetic, link_plain, numeric_cell, term_links
 
 #: ``(later link, terms, number, numbers before it)``, as :func:`term_links` gives them.
 Link = tuple[int, tuple[str, ...], str, list[str]]
@@ -27,10 +25,14 @@ _NUMBERS = re.compile(r"(?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])"
 def chain_links(links: Sequence[str]) -> list[Link]:
     """The intermediate numbers of a chain: :func:`term_links`' and those of each list
     written again in the next link (:func:`entry_links`)."""
-    out = term_links(links)
+    plains = [link_plain(link) for link in links]  # each link read once, for each kind
+    out = term_links(links, plains)
     for k in range(1, len(links)):
-        out.extend(entry_links(k, links[k - 1], links[k], last=k == len(links) - 1))
-        out.extend(scaled_links(k, links[k - 1], links[k]))
+        a, b = plains[k - 1], plains[k]
+        if a is None or b is None:
+            continue
+        out.extend(_entry_links(k, a, b, last=k == len(links) - 1))
+        out.extend(_scaled_links(k, a, b))
     return out
 
 
@@ -47,9 +49,14 @@ def scaled_links(k: int, earlier: str, later: str) -> list[Link]:
     Both links must be sums of as many terms, each earlier term a number times a list and
     each later one a list of as many numbers.
     """
-    a, b = _plain(earlier), _plain(later)
+    a, b = link_plain(earlier), link_plain(later)
     if a is None or b is None:
         return []
+    return _scaled_links(k, a, b)
+
+
+def _scaled_links(k: int, a: str, b: str) -> list[Link]:
+    """:func:`scaled_links` of two links read as plain text."""
     ta, tb = _top_terms(a), _top_terms(b)
     if len(ta) < 2 or len(ta) != len(tb):
         return []
@@ -94,9 +101,14 @@ def entry_links(k: int, earlier: str, later: str, *, last: bool = False) -> list
     The links must be alike once each top-level list is left out (``[…] / 1.156`` and
     ``[…] / 1.156``), with lists of as many entries at the same places.
     """
-    a, b = _plain(earlier), _plain(later)
+    a, b = link_plain(earlier), link_plain(later)
     if a is None or b is None:
         return []
+    return _entry_links(k, a, b, last=last)
+
+
+def _entry_links(k: int, a: str, b: str, *, last: bool) -> list[Link]:
+    """:func:`entry_links` of two links read as plain text."""
     la, lb = _lists(a), _lists(b)
     if not la or len(la) != len(lb) or _skeleton(a, la) != _skeleton(b, lb):
         return []
@@ -119,13 +131,6 @@ def entry_links(k: int, earlier: str, later: str, *, last: bool = False) -> list
                 out.append((k, terms, value, seen + inner))
             seen.extend(_NUMBERS.findall(y))
     return out
-
-
-def _plain(link: str) -> str | None:
-    try:
-        return latexmath.to_plain(expression_text(link.replace("@", "·")), where="link")
-    except ExpressionError:
-        return None
 
 
 def _lists(plain: str) -> list[tuple[int, int]]:
