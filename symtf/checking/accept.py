@@ -113,18 +113,8 @@ class _Enclosures:
         if "base" not in self._enc:
             if self.d.rounded_inputs:
                 self._enc["base"] = self.enclosure(None)
-            elif self.ev is not None:
-                self._enc["base"] = self.ev.ball_trace(128)
             else:
-                from symtf.backends import BallBackend
-                from symtf.errors import SymtfError
-                from symtf.graph.pipeline import run
-
-                try:
-                    with BallBackend(128) as xp:
-                        self._enc["base"] = run(self.d, xp)
-                except (SymtfError, TypeError):
-                    self._enc["base"] = None
+                self._enc["base"] = self._exact_balls()
         return self._enc["base"]
 
     def decision(self, step: str, idx: tuple[int, ...], p: Printed, mode: str) -> Any:
@@ -147,6 +137,33 @@ class _Enclosures:
             up = set(rounded_upstream(self.d, [step])) if ranged else set()
             self._read[step] = [n for n in ranged if n in up]
         return self._read[step]
+
+    def point_step_enclosure(self, fmt: str, step: str) -> Any:
+        """The format's result for ``step`` computed from its inputs at the printed values of
+        the rounded inputs (one point of their rounding intervals), stored once in ``fmt``."""
+        key = (f"{fmt}:point", step)
+        if key not in self._step:
+            from symtf.checking.framework import enclose_step
+
+            if "point" not in self._enc:
+                self._enc["point"] = self._exact_balls()
+            point = self._enc["point"]
+            self._step[key] = None if point is None else enclose_step(self.d, fmt, step, point)
+        return self._step[key]
+
+    def _exact_balls(self) -> Any:
+        """Certified balls of the values computed from the printed numbers as written."""
+        if self.ev is not None:
+            return self.ev.ball_trace(128)
+        from symtf.backends import BallBackend
+        from symtf.errors import SymtfError
+        from symtf.graph.pipeline import run
+
+        try:
+            with BallBackend(128) as xp:
+                return run(self.d, xp)
+        except (SymtfError, TypeError):
+            return None
 
     def run_step_enclosure(self, fmt: str, softmax: str, step: str) -> Any:
         """The format's result for ``step`` computed from a numpy run's own inputs."""
@@ -350,6 +367,22 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
                 f"be enclosed){sim_note}{exact_note}"
             )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
+    if fmt is not None and read:
+        # the print may be the format's rounding of this step at a point of the inputs'
+        # intervals: their printed values are one, and the step computed in the format from
+        # them holds the print (a zero kept as float32 noise: mean of a normalized row)
+        at = _entry(encs.point_step_enclosure(fmt, step), step, idx)
+        if at is not None and at.is_finite() and _meets(at, p, claim.rounding):
+            plo, phi = _outward(at, digits)
+            extra.update(accepted_by=by, enclosure=[plo, phi])
+            shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
+            why = (
+                f"{setting}: at the printed values of {shown} (a point of their rounding "
+                f"intervals), computed in {fmt} from its inputs, this entry lies in "
+                f"[{plo}, {phi}] (certified), and {p.text} is a correct rounding of part of "
+                f"that range{sim_note}{exact_note}"
+            )
+            return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
     if run is not None:
         text, how, own = run
