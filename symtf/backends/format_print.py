@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
 
 from symtf.backends.formats import Format
-
-if TYPE_CHECKING:
-    pass
 
 
 def _float_value(v: Any) -> Fraction | None:

@@ -36,17 +36,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
 from flint import arb, ctx, fmpq
 
 from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
-
-if TYPE_CHECKING:
-    pass
-
 
 #: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
 LIBM_ULPS = 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import time
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import sympy
 from flint import arb, ctx
@@ -21,9 +21,6 @@ from symtf.backends.zero import exact_zero
 from symtf.dag import postorder
 from symtf.errors import Undecided
 from symtf.numbers import Interval, format_fixed
-
-if TYPE_CHECKING:
-    pass
 
 
 class QuantityLike(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from symtf.errors import SpecError
 from symtf.numbers import (
@@ -27,16 +27,9 @@ from symtf.numbers import join_infinities as _join_infinities
 from symtf.numbers import split_rows as _split_rows
 from symtf.numbers import toml_kind as _kind
 from symtf.place import Place
-
-# The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
-# that seq2seq and generate need not import this module); their names stay importable here.
 from symtf.spec.modelread import finish, max_dim
 from symtf.spec.places import read_places
 from symtf.spec.tomlread import _Reader
-
-if TYPE_CHECKING:  # the step graph is imported only by files that have steps
-    pass
-
 
 #: The step of a draft claim that is not mapped yet.
 UNMAPPED = "?"

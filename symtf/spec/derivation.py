@@ -28,7 +28,7 @@ from symtf.numbers import toml_kind as _kind
 from symtf.spec.claims import Claim, float_format, read_claim
 
 # The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
-# that seq2seq and generate need not import this module); their names stay importable here.
+# that seq2seq and generate need not import this module).
 from symtf.spec.model import Model, parse_generate
 from symtf.spec.modelread import FILE_WEIGHTS, finish, read_model, read_tokens, read_words
 from symtf.spec.symbols import SymbolSpec, check_used, reading

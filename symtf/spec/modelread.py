@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
 
 from symtf.errors import SpecError
 from symtf.numbers import toml_kind as _kind
-
-# The model's dataclasses and the typed reader live in symtf.spec.model and symtf.spec.tomlread (so
-# that seq2seq and generate need not import this module); their names stay importable here.
 from symtf.spec.model import (
     ACTIVATIONS,
     ARCHITECTURES,
@@ -38,10 +35,6 @@ from symtf.spec.model import (
 from symtf.spec.symbols import NAME as SYMBOL_NAME
 from symtf.spec.symbols import make
 from symtf.spec.tomlread import MAX_DIM, _cell, _Reader, _vector, matrix
-
-if TYPE_CHECKING:  # the step graph is imported only by files that have steps
-    pass
-
 
 #: Set while a derivation with a weights file is read: dimensions may then exceed MAX_DIM.
 FILE_WEIGHTS: ContextVar[bool] = ContextVar("symtf_file_weights", default=False)

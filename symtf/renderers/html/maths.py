@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from symtf import visible
-
-if TYPE_CHECKING:
-    pass
-
 
 # ----------------------------------------------------------------------------- MathML
 

@@ -7,11 +7,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 
 #: A printed number to blank out: ``(claim label, index)``; index ``None`` for a scalar claim.
 BlankKey = tuple[str, "tuple[int, ...] | None"]
