@@ -385,7 +385,7 @@ def test_every_derivation_document_compiles_without_overfull_boxes(
 ) -> None:
     if shutil.which("latexmk") is None:
         pytest.skip("latexmk is not installed")
-    from symtf.renderers.latex import needs_lualatex
+    from symtf.renderers.latex.preamble import needs_lualatex
 
     result = run(name) if name in SMALL else derive.run("softmax-jacobian")
     doc = render.document(result)

@@ -27,6 +27,13 @@ from symtf.checking.report import DerivationReport, Report
 from symtf.commands.latex import DEBIAN_PACKAGES, compile_pdf
 from symtf.renderers import display
 from symtf.renderers import latex as L
+from symtf.renderers.latex.expressions import expression_latex
+from symtf.renderers.latex.matrices import bmatrix
+from symtf.renderers.latex.names import label_tex
+from symtf.renderers.latex.numbers import Numbers
+from symtf.renderers.latex.options import LatexOptions
+from symtf.renderers.latex.sections import stage_of
+from symtf.renderers.tex import escape, math_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
@@ -90,24 +97,24 @@ def _pdf_text(pdf: Path) -> str:
     ],
 )
 def test_escape(text: str, expected: str) -> None:
-    assert L.escape(text) == expected
+    assert escape(text) == expected
 
 
 def test_escape_leaves_no_unbalanced_braces_or_bare_specials() -> None:
-    out = L.escape(HOSTILE.encode("ascii", "ignore").decode())
+    out = escape(HOSTILE.encode("ascii", "ignore").decode())
     assert out.count("{") == out.count("}")
     stripped = out.replace(r"\%", "").replace(r"\&", "").replace(r"\#", "")
     assert not any(ch in stripped for ch in "%&#$")
 
 
 def test_math_text_keeps_specials_outside_text() -> None:
-    assert L.math_text("a_b") == r"\text{a}\_\text{b}"
-    assert L.math_text("x{y}") == r"\text{x}\{\text{y}\}"
+    assert math_text("a_b") == r"\text{a}\_\text{b}"
+    assert math_text("x{y}") == r"\text{x}\{\text{y}\}"
 
 
 def test_bmatrix_elides_large_matrices() -> None:
     cells = [[f"{i}{j}" for j in range(12)] for i in range(10)]
-    out = L.bmatrix(cells, max_rows=5, max_cols=6)
+    out = bmatrix(cells, max_rows=5, max_cols=6)
     assert out.count(r"\\") == 4  # 5 rows shown: 3 + dots + last
     assert r"\cdots" in out and r"\vdots" in out and r"\ddots" in out
     assert "911" in out and "00" in out and "55" not in out
@@ -135,7 +142,7 @@ def test_bmatrix_elides_large_matrices() -> None:
     ],
 )
 def test_expression_latex(expr: str, expected: str) -> None:
-    assert L.expression_latex(expr) == expected
+    assert expression_latex(expr) == expected
 
 
 @pytest.mark.parametrize(
@@ -155,7 +162,7 @@ def test_expression_latex(expr: str, expected: str) -> None:
     ],
 )
 def test_stage_of(name: str, key: str) -> None:
-    assert L.stage_of(name)[0] == key
+    assert stage_of(name)[0] == key
 
 
 def test_a_value_on_a_short_decimal_is_shown_exactly() -> None:
@@ -169,13 +176,13 @@ def test_a_value_on_a_short_decimal_is_shown_exactly() -> None:
     with distribute(False):
         e = -15 * r / 4501 - (-30 * r / 4501 - sympy.Rational(1, 10)) / 2
     assert not e.is_Rational  # no ball separates it from 0.05: exact algebra must
-    entry = L.Numbers(Trace([], ExactBackend()).shown, L.LatexOptions()).entry(e)
+    entry = Numbers(Trace([], ExactBackend()).shown, LatexOptions()).entry(e)
     assert (entry.approx, entry.is_exact) == ("0.05", True)
 
 
 def test_options_are_validated() -> None:
     with pytest.raises(ValueError, match="exact_forms"):
-        L.LatexOptions(exact_forms="sometimes")
+        LatexOptions(exact_forms="sometimes")
 
 
 # ----------------------------------------------------------------------------- documents
@@ -225,12 +232,12 @@ def test_every_step_and_every_claim_is_in_the_document(
     assert report.trace is not None
     for step in report.trace:
         title = report.trace[step].title or step
-        assert "\\subsection*{" + L.escape(title[0].upper() + title[1:]) in tex, step
+        assert "\\subsection*{" + escape(title[0].upper() + title[1:]) in tex, step
         if re.match(r"(l\d+|enc|dec|gen)\.", step):  # a template's internal node name
-            assert "\\texttt{" + L.escape(step) + "}" not in tex, f"node name {step} on the page"
+            assert "\\texttt{" + escape(step) + "}" not in tex, f"node name {step} on the page"
             assert "\\mathtt{" + step + "}" not in tex, f"node name {step} in a formula"
     for r in report.results:  # a label's maths symbols typeset as maths (X_emb: $X_{emb}$)
-        assert L.label_tex(r.claim.label) in tex, r.claim.label
+        assert label_tex(r.claim.label) in tex, r.claim.label
     assert tex.count(r"\symtfwrong{") >= sum(
         1 for c in report.checks if c.verdict in ("slip", "wrong")
     )
@@ -238,8 +245,8 @@ def test_every_step_and_every_claim_is_in_the_document(
 
 def test_exact_forms_never_and_always() -> None:
     d, report = _checked("birds_build_nests")
-    never = L.document(report, d, L.LatexOptions(exact_forms="never"))
-    always = L.document(report, d, L.LatexOptions(exact_forms="always"))
+    never = L.document(report, d, LatexOptions(exact_forms="never"))
+    always = L.document(report, d, LatexOptions(exact_forms="always"))
     assert r"\sqrt{3}" in always
     assert r"\frac{4 \sqrt{3}}{3}" not in never
     assert r"\frac{4 \sqrt{3}}{3}" in always
@@ -247,7 +254,7 @@ def test_exact_forms_never_and_always() -> None:
 
 def test_softmax_entries_get_their_short_closed_form() -> None:
     d, report = _checked("i_love_ai")
-    tex = L.document(report, d, L.LatexOptions(exact_forms="always"))
+    tex = L.document(report, d, LatexOptions(exact_forms="always"))
     assert (
         r"\frac{1}{1 + e^{- \frac{\sqrt{2}}{100}}}" in tex
         or r"\frac{1}{1 + e^{\frac{\sqrt{2}}{100}}}" in tex

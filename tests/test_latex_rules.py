@@ -17,26 +17,29 @@ from symtf.checking import compare
 from symtf.ops import REGISTRY
 from symtf.ops import get as get_op
 from symtf.renderers import latex as L
+from symtf.renderers.latex.numbers import Numbers
+from symtf.renderers.latex.options import LatexOptions
+from symtf.renderers.latex.steps import Context, ruled_rows, step_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "derivations" / "i_love_ai.toml"
 
 
 @pytest.fixture(scope="module")
-def seed() -> tuple[spec.Derivation, L._Context]:
+def seed() -> tuple[spec.Derivation, Context]:
     d = spec.load(SEED)
     report = compare.check(d)
     assert report.trace is not None
-    opts = L.LatexOptions()
-    ctx = L._Context(report.trace, L.Numbers(report.trace.shown, opts), opts, d)
+    opts = LatexOptions()
+    ctx = Context(report.trace, Numbers(report.trace.shown, opts), opts, d)
     return d, ctx
 
 
-def _rules(ctx: L._Context, name: str) -> list[tuple[str, str, str]]:
-    return L.step_rows(ctx, ctx.trace[name])
+def _rules(ctx: Context, name: str) -> list[tuple[str, str, str]]:
+    return step_rows(ctx, ctx.trace[name])
 
 
-def test_matmul_result_line_names_the_product(seed: tuple[spec.Derivation, L._Context]) -> None:
+def test_matmul_result_line_names_the_product(seed: tuple[spec.Derivation, Context]) -> None:
     _, ctx = seed
     rows = _rules(ctx, "l0.h0.q")  # Q = X W_Q: the linear op, no bias
     assert rows[0] == ("Q", "= X W_Q", "")  # the formula carries no rule
@@ -46,7 +49,7 @@ def test_matmul_result_line_names_the_product(seed: tuple[spec.Derivation, L._Co
     assert scores[-1][2] == r"\text{matrix product}"
 
 
-def test_scaled_scores_and_softmax_rules(seed: tuple[spec.Derivation, L._Context]) -> None:
+def test_scaled_scores_and_softmax_rules(seed: tuple[spec.Derivation, Context]) -> None:
     _, ctx = seed
     rows = _rules(ctx, "l0.h0.scaled")
     assert [r for _, _, r in rows] == [
@@ -60,13 +63,13 @@ def test_scaled_scores_and_softmax_rules(seed: tuple[spec.Derivation, L._Context
 
 
 def test_rule_comes_from_the_op_not_the_formula(
-    seed: tuple[spec.Derivation, L._Context], monkeypatch: pytest.MonkeyPatch
+    seed: tuple[spec.Derivation, Context], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The same step, formula and labels, recorded as another op: the rule follows the op.
     _, ctx = seed
     step = ctx.trace["l0.h0.scores"]
     as_add = dataclasses.replace(step, op="add", formula=r"P = Q K^\top \text{ matrix product}")
-    rows = L.step_rows(ctx, as_add)
+    rows = step_rows(ctx, as_add)
     assert rows[-1][2] == r"\text{entrywise sum}"
     assert all("matrix product" not in r for _, _, r in rows)
     # the op's rule changed in the registry changes the line: nothing else is read
@@ -74,7 +77,7 @@ def test_rule_comes_from_the_op_not_the_formula(
 
     changed = dataclasses.replace(get_op("matmul"), rule=r"\text{a rule of our own}")
     monkeypatch.setitem(core._REGISTRY, "matmul", changed)
-    assert L.step_rows(ctx, step)[-1][2] == r"\text{a rule of our own}"
+    assert step_rows(ctx, step)[-1][2] == r"\text{a rule of our own}"
 
 
 USER_STEP = """
@@ -96,17 +99,17 @@ def test_user_step_is_worked_out_whatever_its_name(tmp_path: Path) -> None:
     d = spec.load(f)
     report = compare.check(d)
     assert report.trace is not None
-    opts = L.LatexOptions()
-    ctx = L._Context(report.trace, L.Numbers(report.trace.shown, opts), opts, d)
-    rows = L.step_rows(ctx, report.trace["matmul"])
+    opts = LatexOptions()
+    ctx = Context(report.trace, Numbers(report.trace.shown, opts), opts, d)
+    rows = step_rows(ctx, report.trace["matmul"])
     assert rows[-1][2] == r"\text{worked out}"  # a user step's expression: no op's rule
 
 
-def test_rules_off(seed: tuple[spec.Derivation, L._Context]) -> None:
+def test_rules_off(seed: tuple[spec.Derivation, Context]) -> None:
     d, _ = seed
     report = compare.check(d)
     on = L.document(report, d)
-    off = L.document(report, d, L.LatexOptions(rules=False))
+    off = L.document(report, d, LatexOptions(rules=False))
     assert r"\triangleright" in on and r"\text{matrix product}" in on
     body = off[off.index(r"\begin{document}") :]
     assert r"\triangleright" not in body and r"\symtfruled" not in body
@@ -114,9 +117,9 @@ def test_rules_off(seed: tuple[spec.Derivation, L._Context]) -> None:
 
 def test_layout_beside_or_on_its_own_row() -> None:
     lines = [("y", "= a", ""), ("", "= b", r"\text{r}")]
-    assert L.ruled_rows(lines, True) == ["y &= a &&", r" &= b &&\qquad \triangleright\ \text{r}"]
-    assert L.ruled_rows(lines, False) == ["y &= a", r"&\qquad \triangleright\ \text{r}", " &= b"]
-    assert L.ruled_rows([("y", "= " + "x" * 90, r"\text{r}")]) == [
+    assert ruled_rows(lines, True) == ["y &= a &&", r" &= b &&\qquad \triangleright\ \text{r}"]
+    assert ruled_rows(lines, False) == ["y &= a", r"&\qquad \triangleright\ \text{r}", " &= b"]
+    assert ruled_rows([("y", "= " + "x" * 90, r"\text{r}")]) == [
         r"&\qquad \triangleright\ \text{r}",
         "y &= " + "x" * 90,
     ]

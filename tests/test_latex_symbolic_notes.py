@@ -18,6 +18,8 @@ from symtf import spec
 from symtf.checking import compare
 from symtf.commands.latex import compile_pdf
 from symtf.renderers import latex as L
+from symtf.renderers.latex.claims import SEARCHED_DECIMALS, searched_ends
+from symtf.renderers.latex.matrices import MatrixBlock, matrix_blocks, visible_width
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRE = os.environ.get("SYMTF_REQUIRE_TEX") == "1"
@@ -71,7 +73,7 @@ S11 = {
 def test_searched_ends_are_rounded_outward_by_hand() -> None:
     # by hand: the certain width is 1.000556… − 0.999141… = 0.0014142…; a tenth of it is
     # 0.000141…, so each end may move by up to 0.0000707…: 5 decimals (10⁻⁵ fits, 10⁻⁴ not).
-    lo, hi, n = L.searched_ends(S11)  # type: ignore[misc]
+    lo, hi, n = searched_ends(S11)  # type: ignore[misc]
     assert (lo, hi, n) == (Fraction("0.99914"), Fraction("1.00056"), 5)
     assert lo <= Fraction(S11["lo_within"][0]) and hi >= Fraction(S11["hi_within"][1])
 
@@ -88,11 +90,11 @@ def test_searched_ends_are_rounded_outward_by_hand() -> None:
 def test_printed_interval_holds_the_certified_one(
     lo_within: list[str], hi_within: list[str]
 ) -> None:
-    got = L.searched_ends({"lo_within": lo_within, "hi_within": hi_within})
+    got = searched_ends({"lo_within": lo_within, "hi_within": hi_within})
     assert got is not None
     lo, hi, n = got
     assert lo <= Fraction(lo_within[0]) and hi >= Fraction(hi_within[1])  # exact comparisons
-    assert lo < hi and 1 <= n <= L.SEARCHED_DECIMALS
+    assert lo < hi and 1 <= n <= SEARCHED_DECIMALS
     assert (lo * 10**n).denominator == 1 and (hi * 10**n).denominator == 1
 
 
@@ -107,7 +109,7 @@ def test_searched_set_is_maths_in_the_notes(one_symbol: tuple[spec.Derivation, o
         for s in c.extra.get("solutions") or ():
             if "lo_within" not in s:
                 continue
-            lo, hi, n = L.searched_ends(s)  # type: ignore[misc]
+            lo, hi, n = searched_ends(s)  # type: ignore[misc]
             assert lo <= Fraction(s["lo_within"][0]) and hi >= Fraction(s["hi_within"][1])
             text = rf"[{_fixed(lo, n)},\ {_fixed(hi, n)}]"
             assert text in tex, text
@@ -126,19 +128,19 @@ def _fixed(q: Fraction, n: int) -> str:
 # ----------------------------------------------------------------------------- wide matrices
 
 
-def _covered(blocks: list[L.MatrixBlock]) -> list[int]:
+def _covered(blocks: list[MatrixBlock]) -> list[int]:
     return [j for b in blocks for j in range(b.first, b.last + 1)]
 
 
 def test_blocks_by_hand() -> None:
     # eight columns of width 5 take 7 each with their separation: two fit in 20, three not
     cells = [["x" * 5] * 8, ["y" * 5] * 8]
-    blocks = L.matrix_blocks(cells, 8, 8, 20)
+    blocks = matrix_blocks(cells, 8, 8, 20)
     assert [(b.first, b.last) for b in blocks] == [(1, 2), (3, 4), (5, 6), (7, 8)]
     assert blocks[0].tex == r"\begin{bmatrix}xxxxx & xxxxx \\ yyyyy & yyyyy\end{bmatrix}"
     # a column wider than the limit alone is a block of its own
     wide = [["x" * 3, "x" * 50, "x" * 3]]
-    assert [(b.first, b.last) for b in L.matrix_blocks(wide, 8, 8, 20)] == [(1, 1), (2, 2), (3, 3)]
+    assert [(b.first, b.last) for b in matrix_blocks(wide, 8, 8, 20)] == [(1, 1), (2, 2), (3, 3)]
 
 
 @pytest.mark.parametrize(
@@ -149,17 +151,17 @@ def test_blocks_cover_every_column_once_and_fit(rows: int, cols: int, limit: int
         [rf"\frac{{a_{{{i}}}}}{{{j + 1}}}" + "1" * (j % 4) for j in range(cols)]
         for i in range(rows)
     ]
-    blocks = L.matrix_blocks(cells, 8, 12, limit)
+    blocks = matrix_blocks(cells, 8, 12, limit)
     assert _covered(blocks) == list(range(1, cols + 1))  # each column exactly once, in order
     for b in blocks:
-        assert L._visible_width(b.tex) <= limit or b.first == b.last, b
+        assert visible_width(b.tex) <= limit or b.first == b.last, b
         if r"\cdots" not in b.tex:  # the block holds its columns (dots stand for several)
             assert b.tex.count("&") == rows * (b.last - b.first)
 
 
 def test_blocks_of_an_elided_matrix_cover_the_elided_columns() -> None:
     cells = [[f"{i}{j}" for j in range(12)] for i in range(3)]
-    blocks = L.matrix_blocks(cells, 8, 8, 14)  # shows columns 1-6, dots, 12
+    blocks = matrix_blocks(cells, 8, 8, 14)  # shows columns 1-6, dots, 12
     assert _covered(blocks) == list(range(1, 13))
     assert r"\cdots" in "".join(b.tex for b in blocks)
 

@@ -20,6 +20,7 @@ from symtf import cli, spec
 from symtf.checking import compare
 from symtf.commands.latex import compile_pdf, engine_of, missing_tex
 from symtf.renderers import latex as L
+from symtf.renderers.latex.preamble import LUALATEX_MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted((ROOT / "derivations").glob("*.toml"))
@@ -122,7 +123,7 @@ def test_greek_goes_through_pylatexenc_and_the_rest_asks_for_lualatex(tmp_path: 
     assert "[U+" not in tex
     assert r"$\eta$" in tex and r"\H{o}" in tex  # the default fonts have these
     assert "Внимание" in tex and "Весы" in tex  # they do not have these
-    assert engine_of(tex) == "lualatex" and tex.startswith(L.LUALATEX_MAGIC)
+    assert engine_of(tex) == "lualatex" and tex.startswith(LUALATEX_MAGIC)
     ascii_doc = L.standalone("plain", "x")
     assert engine_of(ascii_doc) == "pdflatex"
 
@@ -145,7 +146,7 @@ def test_latin_accents_stay_with_pdflatex() -> None:
     d = spec.load(ROOT / "derivations" / "translation_toy.toml")
     tex = L.document(compare.check(d), d)
     assert "pájaros" in tex
-    assert engine_of(tex) == "pdflatex" and not tex.startswith(L.LUALATEX_MAGIC)
+    assert engine_of(tex) == "pdflatex" and not tex.startswith(LUALATEX_MAGIC)
     assert r"\usepackage[T1]{fontenc}" in tex and "fontspec" not in tex
     assert engine_of(L.standalone("Łódź, Ærø, naïve — «ça»", "x")) == "pdflatex"
     assert engine_of(L.standalone("Łódź and Весы", "x")) == "lualatex"

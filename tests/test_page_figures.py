@@ -181,7 +181,7 @@ def test_row_division_and_softmax_are_written_in_usual_notation(
 
 
 def test_a_label_reaches_latex_only_through_its_grammar() -> None:
-    from symtf.renderers.latex import label_tex
+    from symtf.renderers.latex.names import label_tex
 
     assert label_tex("K^T") == r"$K^{\top}$"
     hostile = label_tex(r"x_1 \input{/etc/passwd} $y$")

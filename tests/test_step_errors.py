@@ -205,7 +205,8 @@ def test_an_exponent_of_e_above_the_limit_is_refused_as_displayed_arithmetic_ref
 ) -> None:
     """It was undecided ("cannot be separated from 0.5"); displayed arithmetic refuses it
     with one rule, and now steps do too."""
-    from symtf.language.expr import ExpressionError, evaluate, parse
+    from symtf.errors import ExpressionError
+    from symtf.language.expr import evaluate, parse
 
     path = tmp_path / "big.toml"
     path.write_text(HEAD + f'y = "{expr}"\n[[claims]]\nlabel = "y"\nstep = "y"\nprinted = "0.5"\n')

@@ -113,18 +113,8 @@ class _Enclosures:
         if "base" not in self._enc:
             if self.d.rounded_inputs:
                 self._enc["base"] = self.enclosure(None)
-            elif self.ev is not None:
-                self._enc["base"] = self.ev.ball_trace(128)
             else:
-                from symtf.backends import BallBackend
-                from symtf.errors import SymtfError
-                from symtf.graph.pipeline import run
-
-                try:
-                    with BallBackend(128) as xp:
-                        self._enc["base"] = run(self.d, xp)
-                except (SymtfError, TypeError):
-                    self._enc["base"] = None
+                self._enc["base"] = self._exact_balls()
         return self._enc["base"]
 
     def decision(self, step: str, idx: tuple[int, ...], p: Printed, mode: str) -> Any:
@@ -148,6 +138,33 @@ class _Enclosures:
             self._read[step] = [n for n in ranged if n in up]
         return self._read[step]
 
+    def point_step_enclosure(self, fmt: str, step: str) -> Any:
+        """The format's result for ``step`` computed from its inputs at the printed values of
+        the rounded inputs (one point of their rounding intervals), stored once in ``fmt``."""
+        key = (f"{fmt}:point", step)
+        if key not in self._step:
+            from symtf.checking.framework import enclose_step
+
+            if "point" not in self._enc:
+                self._enc["point"] = self._exact_balls()
+            point = self._enc["point"]
+            self._step[key] = None if point is None else enclose_step(self.d, fmt, step, point)
+        return self._step[key]
+
+    def _exact_balls(self) -> Any:
+        """Certified balls of the values computed from the printed numbers as written."""
+        if self.ev is not None:
+            return self.ev.ball_trace(128)
+        from symtf.backends import BallBackend
+        from symtf.errors import SymtfError
+        from symtf.graph.pipeline import run
+
+        try:
+            with BallBackend(128) as xp:
+                return run(self.d, xp)
+        except (SymtfError, TypeError):
+            return None
+
     def run_step_enclosure(self, fmt: str, softmax: str, step: str) -> Any:
         """The format's result for ``step`` computed from a numpy run's own inputs."""
         key = (f"{fmt}:{softmax}", step)
@@ -170,7 +187,8 @@ class _Enclosures:
 
 def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction] | None:
     """The simulated entry as its shortest repr in the format, and its exact binary value."""
-    from symtf.backends.formats import FORMATS, _float_value
+    from symtf.backends.format_print import _float_value
+    from symtf.backends.formats import FORMATS
 
     if sim is None or step not in sim:
         return None
@@ -187,7 +205,7 @@ def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction
 
 def _repr_text(x: Fraction, fmt: Any) -> str:
     """``x`` written with its shortest round-trip digits, as Python and numpy print a scalar."""
-    from symtf.backends.formats import shortest_repr
+    from symtf.backends.format_print import shortest_repr
     from symtf.numbers import decade
 
     if fmt.name == "float64":
@@ -349,6 +367,22 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
                 f"be enclosed){sim_note}{exact_note}"
             )
         return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
+    if fmt is not None and read:
+        # the print may be the format's rounding of this step at a point of the inputs'
+        # intervals: their printed values are one, and the step computed in the format from
+        # them holds the print (a zero kept as float32 noise: mean of a normalized row)
+        at = _entry(encs.point_step_enclosure(fmt, step), step, idx)
+        if at is not None and at.is_finite() and _meets(at, p, claim.rounding):
+            plo, phi = _outward(at, digits)
+            extra.update(accepted_by=by, enclosure=[plo, phi])
+            shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
+            why = (
+                f"{setting}: at the printed values of {shown} (a point of their rounding "
+                f"intervals), computed in {fmt} from its inputs, this entry lies in "
+                f"[{plo}, {phi}] (certified), and {p.text} is a correct rounding of part of "
+                f"that range{sim_note}{exact_note}"
+            )
+            return dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra)
     run = _printing_run(encs, fmt, step, idx, p, chain) if fmt is not None else None
     if run is not None:
         text, how, own = run
@@ -432,14 +466,9 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
 def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
     """A displayed line computed in ``fmt`` as written: each slip or wrong value of it that
     the format's certified range, or a numpy run of the line in that format, prints."""
-    from symtf.backends.formats import (
-        FORMATS,
-        FormatBallBackend,
-        FormatSimBackend,
-        float_line,
-        line_entries,
-        simulated_print,
-    )
+    from symtf.backends.format_print import float_line, line_entries, simulated_print
+    from symtf.backends.format_sim import FormatSimBackend
+    from symtf.backends.formats import FORMATS, FormatBallBackend
     from symtf.checking.displayed import _resolver, decided_by_link
     from symtf.errors import ExpressionError, SymtfError, Undecided
     from symtf.language.latexmath import parse as parse_expression
@@ -554,7 +583,8 @@ def _printing_run(
     (``None`` when ``chain`` held it), or ``None``. The softmax is tried max-shifted (as
     frameworks compute it) and textbook.
     """
-    from symtf.backends.formats import FORMATS, simulated_print
+    from symtf.backends.format_print import simulated_print
+    from symtf.backends.formats import FORMATS
 
     for softmax in ("shifted", "textbook"):
         sim = _sim_value(encs.simulated(fmt, softmax), step, idx)

@@ -94,7 +94,8 @@ def explain(path: str, label: str, *, latex: bool = False, node_names: bool = Fa
     if latex:
         return _latex(d, report, result, trace, node_names)
     from symtf.checking.wording import Names, place
-    from symtf.renderers.latex import LatexOptions, Numbers
+    from symtf.renderers.latex.numbers import Numbers
+    from symtf.renderers.latex.options import LatexOptions
     from symtf.renderers.plain import to_text, value_text
     from symtf.renderers.steps import article_names
 
@@ -189,18 +190,15 @@ def _latex(
     """The claim's steps as a LaTeX document: the same layout as ``symtf latex --steps``."""
     from dataclasses import replace
 
-    from symtf.renderers.latex import (
-        LatexOptions,
-        _displayed_block,
-        derivation_body,
-        standalone,
-    )
+    from symtf.renderers.latex import derivation_body, standalone
+    from symtf.renderers.latex.claims import displayed_block
+    from symtf.renderers.latex.options import LatexOptions
 
     claim = result.claim
     title = f"{claim.label} — {d.title}"
     if claim.step is None:
         # Displayed arithmetic has no step of its own: the line, its readings and verdict.
-        return standalone(title, _displayed_block([result], LatexOptions()))
+        return standalone(title, displayed_block([result], LatexOptions()))
     chain = _chain(trace, claim.step)
     opts = LatexOptions(steps=",".join(_glob_literal(n) for n in chain), node_names=node_names)
     return standalone(title, derivation_body(replace(report, results=(result,)), d, opts))

@@ -41,7 +41,7 @@ MAX_OUTPUT_BYTES = 500_000_000
 
 def engine_of(tex: str) -> str:
     """``lualatex`` for a document with text pdfLaTeX cannot set, else ``pdflatex``."""
-    from symtf.renderers.latex import needs_lualatex
+    from symtf.renderers.latex.preamble import needs_lualatex
 
     return "lualatex" if needs_lualatex(tex) else "pdflatex"
 
@@ -235,7 +235,8 @@ def cmd_latex(args: argparse.Namespace) -> int:
     """``symtf latex FILE``: write lecture notes for one derivation (and compile them)."""
     from symtf.cli import DEFAULT_TIMEOUT, EXIT_FAIL, EXIT_OK, time_budget
     from symtf.commands import source
-    from symtf.renderers.latex import LatexOptions, document
+    from symtf.renderers.latex import document
+    from symtf.renderers.latex.options import LatexOptions
 
     if args.decimals < 0 or args.decimals > 30:
         raise SymtfError(f"--decimals: expected 0 to 30, found {args.decimals}")

@@ -156,9 +156,9 @@ _NAMED = re.compile(r"\\(sin|cos|tan|tanh|log|exp|det|operatorname\{(\w+)\})")
 
 def _vis(t: str) -> int:
     """Visible width, counting a named operator (``\\cos``) by its letters."""
-    from symtf.renderers.latex import _visible_width
+    from symtf.renderers.latex.matrices import visible_width
 
-    return _visible_width(_NAMED.sub(lambda m: m.group(2) or m.group(1), t))
+    return visible_width(_NAMED.sub(lambda m: m.group(2) or m.group(1), t))
 
 
 def _wrap(prefix: str, body: list[str]) -> list[str]:

@@ -6,7 +6,7 @@ import re
 
 from symtf.derive.core import Check, Result, StepResult
 from symtf.derive.words import latex_math, latex_text, plain
-from symtf.renderers.latex import RULE_MARK
+from symtf.renderers.latex.steps import RULE_MARK
 from symtf.renderers.tex import math_text
 
 _TICK, _CROSS = "✓", "✗"

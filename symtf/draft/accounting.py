@@ -290,6 +290,8 @@ def _displayed(
     if before or before_only or len(flat) != 1 or len(places) != 1:
         return before
     ahead = _named_ahead(f, article, flat[0], places[0])
+    if ahead is None:
+        ahead = _named_behind(f, article, flat[0], places[0])
     return [(ahead, flat[0], places[0])] if ahead is not None else []
 
 
@@ -364,6 +366,78 @@ def _named_ahead(f: Any, article: Article, value: str, at: Place) -> Any:
             or d.places[0].line < best.places[0].line
             or (d.places[0].line == best.places[0].line and d.key > best.key)
         ):
+            best = d
+    return best
+
+
+#: A displayed line's label as a quantity: a name, ``D_KL``, with its arguments, ``(P‖Q)``.
+_QUANTITY = re.compile(r"(?P<name>[^\W\d]\w*?)(?:\([^()]*\))?")
+
+
+def _names_of(label: str) -> set[str]:
+    """What prose calls the quantity a displayed line is labelled with: the label, its name
+    without the arguments (``D_KL`` for ``D_KL(P‖Q)``) and that name's subscript (``KL``)."""
+    out = {label.strip()}
+    m = _QUANTITY.fullmatch(label.strip())
+    if m is not None:
+        name = m.group("name")
+        out.add(name)
+        if "_" in name.strip("_"):
+            out.add(name.split("_", 1)[1])
+    return out
+
+
+def _named_behind(f: Any, article: Article, value: str, at: Place) -> Any:
+    """The displayed line a number set by name sums up (``D_KL(P‖Q) ≈ 0.5106``, then, below
+    it, ``KL = 0.51 nats``): the nearest earlier line of the same cell labelled with that
+    name (its subscript is a name too) whose result, rounded to the number's digits, is the
+    number; None if there is none.
+
+    The number again later on that line (``KL = 0.51 nats → … ~0.51 nats of surprise``)
+    is that result too. The name is what links them (as in :func:`_named_ahead`): a number
+    whose line sets no name, or a name no line above works out, is left alone.
+    """
+    setting = rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])"
+    m = re.search(setting, (getattr(f, "context", "") or "").replace("−", "-"))
+    for g in article.seen if m is None else ():
+        # "KL = 0.51 nats → … costs us ~0.51 nats": the number again, later on the line
+        # whose sentence set it by name
+        q = g.places[0] if g.places else None
+        if (
+            q is None
+            or q.line != at.line
+            or g.cell != f.cell
+            or (q.column or 0) >= (at.column or 0)
+        ):
+            continue
+        m = re.search(setting, (getattr(g, "context", "") or "").replace("−", "-"))
+        if m is not None:
+            break
+    v = _value(value)
+    if m is None or v is None:
+        return None
+    quantum = v[0].as_tuple().exponent
+    if not isinstance(quantum, int):
+        return None
+    name, best = m.group(1), None
+    for d in article.displays:
+        if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+            continue
+        if d.places[0].line >= at.line or name not in _names_of(d.label):
+            continue
+        w = _value(d.rows[0][0])
+        if w is None or w[1] <= v[1] or _unreadable(d.latex):
+            continue  # not a result given with more digits than the number keeps
+        try:
+            rounded = {
+                w[0].quantize(Decimal(1).scaleb(quantum), rounding=r)
+                for r in (ROUND_HALF_EVEN, ROUND_HALF_UP)
+            }
+        except InvalidOperation:
+            continue
+        if abs(w[0] - v[0]) * 2 == Decimal(1).scaleb(quantum):
+            continue  # the line's result at a tie: its exact value may round either way
+        if v[0] in rounded and (best is None or d.places[0].line > best.places[0].line):
             best = d
     return best
 

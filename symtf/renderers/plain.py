@@ -132,7 +132,7 @@ def value_text(value: Any, numbers: Any, *, max_rows: int = 8, max_cols: int = 8
 
     Args:
         value: A trace value (SymPy matrix, ball matrix, scalar).
-        numbers: A :class:`symtf.renderers.latex.Numbers` (it decides no verdict: it only
+        numbers: A :class:`symtf.renderers.latex.numbers.Numbers` (it decides no verdict: it only
             prints the certified decimals or short exact forms of each entry).
         max_rows: Rows shown before the middle is elided.
         max_cols: Columns shown before the middle is elided.

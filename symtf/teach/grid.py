@@ -24,15 +24,9 @@ import sympy
 from symtf.backends.certify import exact_fraction
 from symtf.numbers import format_fixed, round_exact
 from symtf.renderers.labels import label_math, label_tex
-from symtf.renderers.latex import LUALATEX_MAGIC, UNICODE_FONTS
+from symtf.renderers.latex.preamble import LUALATEX_MAGIC, UNICODE_FONTS
 from symtf.renderers.tex import escape, math_text
-from symtf.teach.exercise import (
-    NOT_BLANKABLE,
-    covered,
-    printed_entries,
-    relations,
-    step_labels,
-)
+from symtf.teach.exercise import NOT_BLANKABLE, covered, printed_entries, relations, step_labels
 from symtf.teach.sheet import Exercise, _dec, _settings, _subtitle, box_width, where_tex
 from symtf.teach.worked import number
 from symtf.trace import Trace

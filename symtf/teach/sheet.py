@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.renderers.html import head, label_html
+from symtf.renderers.html import head
+from symtf.renderers.html.maths import label_html
 from symtf.renderers.labels import entry_math, label_math, label_tex
 from symtf.renderers.latex import standalone
 from symtf.renderers.tex import escape
@@ -394,7 +395,7 @@ def _steps_tex(ex: Exercise) -> str:
 
 def line_tex(text: str) -> str:
     """A line of displayed arithmetic as math-mode LaTeX (as the notes typeset it)."""
-    from symtf.renderers.latex import expression_latex
+    from symtf.renderers.latex.expressions import expression_latex
 
     return expression_latex(text)
 

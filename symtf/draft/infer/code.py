@@ -551,6 +551,17 @@ class CodeSteps(Evidence):
                         f"{stated}: with {self._rounded_names(key)} anywhere in their rounding "
                         f"intervals, {len(off)} printed entries cannot be reached",
                     )
+                if self.float32 and all(_zero_noise(values[i], flat[i]) for i in off):
+                    # the mean of a normalized row, -5.9605e-08: zero to float32's digits;
+                    # the check decides whether float32 rounding of the step gives the print
+                    k.labels.append(p.label)
+                    return Outcome(
+                        p,
+                        "mapped",
+                        Placement(key),
+                        f"{stated}: {len(off)} entries are 0 at the printed values of "
+                        f"{self._rounded_names(key)} and printed as a trace of float32 rounding",
+                    )
                 return None
             if k.expr is None or not self._reached(key, t):
                 return None
@@ -630,6 +641,24 @@ class CodeSteps(Evidence):
                 if not ((below is not None and below < 0) or (above is not None and above > 0)):
                     return False
         return bool(entries)
+
+
+#: The largest print read as float32 rounding of an exact zero: 2^-14, a thousand and
+#: twenty-four units of float32's roundoff (2^-24) on entries of size one.
+ZERO_NOISE = Fraction(1, 2**14)
+
+#: The widest certified ball still taken for an exact zero (a root's balls are not points).
+ZERO_BALL = arb(2) ** -64
+
+
+def _zero_noise(x: Any, c: Printed) -> bool:
+    """Whether a value the code computes as exactly 0 is printed as a tiny nonzero number in
+    exponent form (``-5.9605e-08``): how PyTorch shows float32 rounding left in a zero."""
+    if not isinstance(x, arb) or not x.contains(0) or x.rad() > ZERO_BALL:
+        return False  # not zero: its certified ball holds other values than 0
+    if c.value is None or c.value == 0:
+        return False
+    return c.style == "sci" and abs(c.value) <= ZERO_NOISE
 
 
 def _same_values(t: Target, texts: tuple[str, ...]) -> bool:

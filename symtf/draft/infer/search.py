@@ -101,6 +101,7 @@ class Search(StatedSteps):
                     k += 1
                     pace.step(k)
                 for event in translator.events([block]):
+                    self.float32 = translator.float32  # what the code computed in so far
                     self._event(event)
             self.float32 = translator.float32
             for i, p in enumerate(printings[k:], start=k + 1):

@@ -30,7 +30,8 @@ from symtf.draft.read.blocks import Block
 from symtf.draft.read.definitions import Definition
 from symtf.draft.read.items import LITERAL, Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
-from symtf.draft.read.prose import comment_numbers, printed_numbers, text_items
+from symtf.draft.read.prose import comment_numbers, text_items
+from symtf.draft.read.prose.outputs import printed_numbers
 from symtf.draft.read.segments import pieces
 from symtf.draft.read.source import LineIndex, Text, spans, text_lines
 from symtf.errors import SpecError

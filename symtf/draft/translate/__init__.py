@@ -32,8 +32,11 @@ The stages, one module each:
 - :mod:`~symtf.draft.translate.sources`: where code is (cells, fenced blocks) and
   what it printed;
 - :mod:`~symtf.draft.translate.events`: what the translation yields;
-- :mod:`~symtf.draft.translate.scope`: names, constants and literals;
-- :mod:`~symtf.draft.translate.expressions`: expressions onto ops, reading the table
+- :mod:`~symtf.draft.translate.scope`: names and imports, and the walk's state;
+- :mod:`~symtf.draft.translate.constants` and :mod:`~symtf.draft.translate.literals`:
+  Python constants, and array literals with their entries as written;
+- :mod:`~symtf.draft.translate.expressions` and :mod:`~symtf.draft.translate.calls`:
+  expressions and calls onto ops, reading the table
   (:mod:`~symtf.draft.translate.table` and one module per framework:
   :mod:`~symtf.draft.translate.numpy`, :mod:`~symtf.draft.translate.torch`,
   :mod:`~symtf.draft.translate.tensorflow`, :mod:`~symtf.draft.translate.jax`);

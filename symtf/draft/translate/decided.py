@@ -21,7 +21,8 @@ from typing import Any
 
 from symtf.draft.templates import Call, Var, render, variables
 from symtf.draft.translate.events import Given
-from symtf.draft.translate.scope import Scope, Untranslated
+from symtf.draft.translate.literals import Literals
+from symtf.draft.translate.scope import Untranslated
 
 __all__ = ["Decided"]
 
@@ -34,7 +35,7 @@ MARGIN64 = 1e-9
 MARGIN32 = 1e-5
 
 
-class Decided(Scope):
+class Decided(Literals):
     """``np.argmax(x)`` and ``x.argmax()`` of a translated vector, as a whole number."""
 
     def _more_const(self, node: ast.expr) -> Any:

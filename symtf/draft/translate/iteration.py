@@ -22,12 +22,12 @@ from typing import Any
 
 from symtf.draft.templates import Expr, Num, Var, call, render
 from symtf.draft.translate.events import Given, Step
+from symtf.draft.translate.literals import Literals
 from symtf.draft.translate.scope import (
     MAX_UNROLL,
     Buffer,
     DecimalText,
     NotebookFunction,
-    Scope,
     Unknown,
     Untranslated,
     const_of_num,
@@ -55,7 +55,7 @@ FILLERS: dict[str, str | None] = {
 }
 
 
-class Iteration(Scope):
+class Iteration(Literals):
     """Loops, comprehensions, tuples, dicts and buffers (see the module docstring)."""
 
     # -- binding names --

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from symtf.draft.templates import Expr, Var, variables
+from symtf.draft.translate.calls import IDENTITY_METHODS, RANDOM
 from symtf.draft.translate.draws import NumpyStream
 from symtf.draft.translate.events import SIZE, Note, Shown, Step
-from symtf.draft.translate.expressions import IDENTITY_METHODS, RANDOM
 from symtf.draft.translate.prints import (
     all_fixed,
     blanked,

@@ -1,39 +1,33 @@
-"""What the translation knows while it walks the code: names, constants, literals, imports.
+"""What the translation knows while it walks the code: names, imports, and what it made.
 
 :class:`Scope` holds the state a walk through the code builds (each variable's step,
 its Python constants, what is not translated and why, the notebook's functions and
-modules) and reads the plain parts of the code: dotted names through the imports,
-Python numbers computed from literals, and array literals with their entries as
-written (``0.1`` stays the text ``0.1``, never a binary float).
+modules), emits the steps, and reads dotted names through the imports. The plain values
+the code writes are read by the layers above it: Python numbers computed from literals
+(:mod:`~symtf.draft.translate.constants`) and array literals with their entries as
+written (:mod:`~symtf.draft.translate.literals`: ``0.1`` stays the text ``0.1``, never a
+binary float). This module also holds the records the whole translation shares.
 """
 
 from __future__ import annotations
 
 import ast
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from symtf import limits
 from symtf.draft.names import ident
 from symtf.draft.templates import Call, Expr, Num, Ref, Var, render
 from symtf.draft.translate.draws import NumpyStream
 from symtf.draft.translate.events import SIZE, Given, Note, Step
 from symtf.draft.translate.sources import Block
 from symtf.draft.translate.table import FAMILIES, Translation
-from symtf.errors import SpecError
 from symtf.graph.evaluate import shape_text
-from symtf.place import Place
 
 #: Longest loop unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
 MAX_INLINE = 8
-#: Most entries read from one array literal: a derivation's tensors hold at most as many
-#: (the one table of input sizes, :mod:`symtf.limits`, that draft and check share).
-MAX_LITERAL_ENTRIES = limits.MAX_ENTRIES
 
 
 #: numpy's and PyTorch's default print precision.
@@ -247,69 +241,8 @@ def is_expr(v: Any) -> bool:
     return isinstance(v, (Var, Num, Call, Ref))
 
 
-#: A dict key that is not there.
-_MISSING = object()
-
-
-#: Longest string the code may compute by joining or repeating words (a printed rule line).
-MAX_WORDS = 1000
-
-
-def _words_computed(x: Any, op: ast.operator, y: Any) -> str | None:
-    """Words the code joins (``"a" + "b"``) or repeats (``"=" * 50``), or None.
-
-    Only plain strings and whole counts: ``print("=" * 50)`` prints a rule, not a value.
-    """
-    if isinstance(op, ast.Add) and isinstance(x, str) and isinstance(y, str):
-        joined = x + y
-        return joined if len(joined) <= MAX_WORDS else None
-    if isinstance(op, ast.Mult):
-        if isinstance(y, str) and isinstance(x, int) and not isinstance(x, bool):
-            x, y = y, x
-        if (
-            isinstance(x, str)
-            and isinstance(y, int)
-            and not isinstance(y, bool)
-            and 0 <= len(x) * y <= MAX_WORDS
-        ):
-            return x * max(y, 0)
-    return None
-
-
-def _compare(op: ast.cmpop, a: Any, b: Any) -> bool:
-    """A comparison of two constants (``i == j`` in an unrolled loop, ``w in words``).
-
-    Raises:
-        Untranslated: A decimal literal (its float is not the number written) or an
-            operator other than the six comparisons and ``in``.
-    """
-    if isinstance(a, DecimalText) or isinstance(b, DecimalText):
-        raise Untranslated("a comparison of decimal literals is not translated")
-    try:
-        match op:
-            case ast.Eq():
-                return bool(a == b)
-            case ast.NotEq():
-                return bool(a != b)
-            case ast.Lt():
-                return bool(a < b)
-            case ast.LtE():
-                return bool(a <= b)
-            case ast.Gt():
-                return bool(a > b)
-            case ast.GtE():
-                return bool(a >= b)
-            case ast.In():
-                return bool(a in b)
-            case ast.NotIn():
-                return bool(a not in b)
-    except TypeError:
-        pass
-    raise Untranslated("a comparison that is not of two plain numbers or words")
-
-
 class Scope:
-    """The state of a walk through code blocks, and the plain values it reads.
+    """The state of a walk through code blocks, the steps it emits and the names it reads.
 
     Args:
         shape_of: The shape of a translated variable's value so far (``None`` if unknown);
@@ -610,333 +543,6 @@ class Scope:
                 + ("the code imports both" if families else "the code imports neither")
             )
         return families[0]
-
-    def _number_text(self, node: ast.Constant) -> str:
-        text = self._segment(node)
-        if text and re.fullmatch(r"[\d_.eE+-]+", text):
-            return text.replace("_", "")
-        return num_text(node.value)
-
-    def _const_or_none(self, node: ast.expr) -> Any:
-        try:
-            return self._const(node)
-        except Untranslated:
-            return None
-
-    def _const(self, node: ast.expr) -> Any:
-        """A Python number the code computes from literals (no tensor involved)."""
-        match node:
-            case ast.Constant(value=v) if isinstance(v, (int, float, bool)) or v is None:
-                if isinstance(v, float):
-                    return DecimalText(self._number_text(node), v)
-                return v
-            case ast.Constant(value=str() as s):
-                return s
-            case ast.Name(id=name) if name in self.consts:
-                return self.consts[name]
-            case ast.Attribute(value=ast.Name(id="self"), attr=name) if (
-                name in self.consts and self._self_unbound()
-            ):
-                # self.num_heads in a method's lines shown outside their class: the setting
-                # of that name the article's configuration defines
-                return self.consts[name]
-            case ast.UnaryOp(op=ast.USub(), operand=x):
-                v = self._const(x)
-                if isinstance(v, DecimalText):
-                    return DecimalText("-" + v.text, -v.value)
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    return -v
-            case ast.BinOp(left=a, op=op, right=b):
-                x, y = self._const(a), self._const(b)
-                if isinstance(x, DecimalText) or isinstance(y, DecimalText):
-                    raise Untranslated("arithmetic on decimal literals")
-                words = _words_computed(x, op, y)
-                if words is not None:  # "\n" + "=" * 50: a rule line printed as words
-                    return words
-                if isinstance(x, int) and isinstance(y, int):
-                    if isinstance(op, ast.Add):
-                        return x + y
-                    if isinstance(op, ast.Sub):
-                        return x - y
-                    if isinstance(op, ast.Mult):
-                        return x * y
-                    if isinstance(op, ast.FloorDiv) and y:
-                        return x // y
-                    if isinstance(op, ast.Pow) and 0 <= y <= 64:
-                        return x**y
-                    if isinstance(op, ast.Div) and y and x % y == 0 and abs(x) <= 2**53:
-                        # d / 2 of whole numbers: a float, exact when the quotient is whole
-                        return DecimalText(f"{x // y}.0", float(x // y))
-            case ast.Call(func=f, args=[x]) if self._dotted(f) in (
-                "numpy.float32",
-                "numpy.float64",
-                "numpy.int64",
-                "numpy.int32",
-            ):
-                v = self._const(x)
-                if isinstance(v, int) and not isinstance(v, bool) and abs(v) <= 2**24:
-                    return v  # np.float32(d_model): a whole number float32 holds exactly
-            case ast.Call(func=ast.Name(id="int"), args=[x]):
-                return self._truncated(x)
-            case ast.Call(func=f, args=args) if self._dotted(f) in ("float",) and args:
-                v = self._const(args[0])
-                if v in ("-inf", "inf", "-Infinity"):
-                    return float(v)
-                return v
-            case ast.Attribute(attr="inf") if (self._dotted(node) or "").startswith(
-                ("numpy", "torch", "math")
-            ):
-                return float("inf")
-            case ast.Subscript(value=ast.Attribute(value=base, attr="shape"), slice=idx):
-                shape = self._shape_of_node(base)
-                k = self._int(idx)
-                return shape[k]
-            case ast.Call(func=ast.Name(id="len"), args=[x]):
-                if isinstance(x, ast.Name) and isinstance(self.consts.get(x.id), str):
-                    return len(self.consts[x.id])  # "-" * len(header): a rule as long
-                return self._shape_of_node(x)[0]
-            case ast.Call(func=ast.Attribute(value=base, attr="size"), args=[idx]):
-                return self._shape_of_node(base)[self._int(idx)]
-            case ast.Subscript(value=ast.Name(id=name), slice=key) if name in self.dicts:
-                value = self.dicts[name].get(self._const(key), _MISSING)
-                if value is not _MISSING and not is_expr(value):
-                    return value  # tok2id["cat"]: a constant the dict holds
-            case ast.Subscript(value=ast.Name(id=name), slice=idx) if isinstance(
-                self.consts.get(name), tuple
-            ):
-                words = self.consts[name]
-                k = self._int(idx)
-                if -len(words) <= k < len(words):
-                    return words[k]
-            case ast.Compare(left=a, ops=[op], comparators=[b]):
-                return _compare(op, self._const(a), self._const(b))
-        more = self._more_const(node)
-        if more is not None:
-            return more
-        raise Untranslated(f"{self._source(node)} is not a plain number")
-
-    def _more_const(self, node: ast.expr) -> Any:
-        """A constant the mixins compute (words joined from a list of them, an index the
-        code decides from translated values); ``None`` here."""
-        return None
-
-    def _shape_of_node(self, node: ast.expr) -> tuple[int, ...]:
-        if isinstance(node, ast.Name) and node.id in self.consts:
-            value = self.consts[node.id]
-            if isinstance(value, tuple):  # len(words): a list of constants
-                return (len(value),)
-        if isinstance(node, ast.Name) and node.id in self.dicts:
-            return (len(self.dicts[node.id]),)
-        if isinstance(node, ast.Name) and node.id in self.buffers:
-            return self.buffers[node.id].shape
-        shape = None
-        if isinstance(node, ast.Name) and node.id in self.opaque and node.id in self.opaque_shapes:
-            return self.opaque_shapes[node.id]
-        if isinstance(node, ast.Name) and node.id in self.opaque and node.id in self.printed_opaque:
-            shape = self._known_shape(node.id)  # its print stands for it (once printed)
-        elif isinstance(node, ast.Name) and node.id in self.lazy:
-            shape = self._shape(self.lazy[node.id][0])
-        elif isinstance(node, ast.Name) and node.id in self.names:
-            shape = self._known_shape(self.names[node.id])
-        elif not isinstance(node, ast.Name):
-            try:
-                shape = self._shape(self._expr(node))
-            except Untranslated:
-                shape = None
-        if shape is not None:
-            return shape
-        raise Untranslated(f"the shape of {self._source(node)} is not known")
-
-    def _int(self, node: ast.expr) -> int:
-        v = self._const(node)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise Untranslated(f"{self._source(node)} is not a whole number")
-        return int(v)
-
-    def _whole(self, node: ast.expr) -> int:
-        """A whole number, written as an integer or a float (``np.arange(depth)``, depth 2.0)."""
-        v = self._const(node)
-        if isinstance(v, DecimalText):
-            try:
-                exact = Decimal(v.text)
-            except InvalidOperation:
-                exact = Decimal("NaN")
-            if exact.is_finite() and exact == exact.to_integral_value() and abs(exact) <= 2**53:
-                return int(exact)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise Untranslated(f"{self._source(node)} is not a whole number")
-        return int(v)
-
-    def _truncated(self, node: ast.expr) -> int:
-        """``int(x)`` of a number the code computes: whole numbers, and quotients of them
-        (``int(d / 2)``, exact while the dividend is below 2**52, where the float division
-        never rounds up to the next whole number)."""
-        if (
-            isinstance(node, ast.BinOp)
-            and isinstance(node.op, ast.Div)
-            and isinstance(x := self._const_or_none(node.left), int)
-            and isinstance(y := self._const_or_none(node.right), int)
-            and not isinstance(x, bool)
-            and not isinstance(y, bool)
-            and y
-            and abs(x) <= 2**52
-        ):
-            q = abs(x) // abs(y)
-            return q if (x < 0) == (y < 0) else -q
-        return self._whole(node)
-
-    def _int_or_none(self, node: ast.expr) -> int | None:
-        try:
-            return self._int(node)
-        except Untranslated:
-            return None
-
-    def _shape_args(self, args: list[ast.expr]) -> list[int]:
-        match args:
-            case [ast.Attribute(value=base, attr="shape")] | [
-                ast.Call(func=ast.Attribute(value=base, attr="size"), args=[])
-            ]:  # torch.zeros(query.shape): the shape of a tensor the code holds
-                return list(self._shape_of_node(base))
-        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
-            args = list(args[0].elts)
-        return [self._int(a) for a in args]
-
-    def _self_unbound(self) -> bool:
-        """Whether ``self`` names nothing the code defines (a method's lines shown alone)."""
-        return (
-            not any(
-                "self" in held
-                for held in (self.names, self.consts, self.tuples, self.dicts, self.modules)
-            )
-            and "self" not in self.opaque
-        )
-
-    def _literal(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[int, ...], bool] | None:
-        """An array literal's entries as written, its shape, and whether it is float32."""
-        f32 = False
-        inner = node
-        if isinstance(node, ast.Call):
-            dotted = self._dotted(node.func)
-            mod = self._module_name(dotted) if dotted else None
-            if mod is None or mod not in ARRAY_MAKERS or not node.args:
-                return None
-            inner = node.args[0]
-            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
-            name = (self._dotted(dtype) or "") if dtype is not None else ""
-            if mod[0] in ("torch", "tensorflow", "jax.numpy"):
-                f32 = not name.endswith(("float64", "double", "int64", "int32", "long", "int"))
-            else:
-                f32 = name.endswith("float32")
-        if not isinstance(inner, (ast.List, ast.Tuple)):
-            return None
-        self._refuse_large(inner)
-        try:
-            values, shape = self._nested(inner)
-        except Untranslated:
-            return None
-        if not values:
-            return None
-        if all(re.fullmatch(r"-?\d+", v) for v in values) and isinstance(node, ast.Call):
-            f32 = f32 and any(k.arg == "dtype" for k in node.keywords)  # integer ids stay ints
-        return tuple(values), shape, f32
-
-    def _entry_places(self, node: ast.expr) -> tuple[Place, ...]:
-        """Where each entry of a matrix literal (or of a one-dimensional one) stands in the
-        article, row by row (empty when not known: a block without places, an entry over
-        two lines)."""
-        inner = node.args[0] if isinstance(node, ast.Call) and node.args else node
-        origin = origin_of(inner)
-        source = getattr(origin.block, "source", None) if origin is not None else None
-        if origin is None or source is None or not isinstance(inner, (ast.List, ast.Tuple)):
-            return ()
-        starts = [0]
-        for raw in origin.lines:  # each line with its end, as the parser counts lines
-            starts.append(starts[-1] + len(raw.decode("utf-8", "replace")))
-        out = []
-        flat = not any(isinstance(e, (ast.List, ast.Tuple)) for e in inner.elts)
-        for row in [inner] if flat else inner.elts:  # a one-dimensional literal: one row
-            if not isinstance(row, (ast.List, ast.Tuple)):
-                return ()
-            for e in row.elts:
-                line, end_line = e.lineno, e.end_lineno
-                col, end = e.col_offset, e.end_col_offset
-                if line != end_line or end is None or not 1 <= line <= len(origin.lines):
-                    return ()
-                raw = origin.lines[line - 1]
-                a = starts[line - 1] + len(raw[:col].decode("utf-8", "replace"))
-                b = starts[line - 1] + len(raw[:end].decode("utf-8", "replace"))
-                out.append(source.place(a, b))
-        return tuple(out)
-
-    def _refuse_large(self, node: ast.List | ast.Tuple) -> None:
-        """Count a literal's entries before any is read, and refuse one too large to check.
-
-        Raises:
-            SpecError: More than :data:`MAX_LITERAL_ENTRIES` entries (a derivation's
-                tensors hold at most as many), naming the file, the cell and the line.
-        """
-        count = 0
-        todo: list[ast.expr] = [node]
-        while todo:
-            n = todo.pop()
-            if isinstance(n, (ast.List, ast.Tuple)):
-                todo.extend(n.elts)
-            else:
-                count += 1
-        if count > MAX_LITERAL_ENTRIES:
-            origin = origin_of(node)
-            block = origin.block if origin is not None else self._block
-            path = f"{block.path}: " if block is not None and block.path else ""
-            raise SpecError(
-                f"{path}{self._where(node)}: an array literal: expected at most "
-                f"{MAX_LITERAL_ENTRIES:,} entries, found {count:,}; a derivation holds no "
-                "larger tensor, so its draft could not be checked"
-            )
-
-    def _nested(self, node: ast.expr) -> tuple[list[str], tuple[int, ...]]:
-        if isinstance(node, (ast.List, ast.Tuple)):
-            if not node.elts:
-                raise Untranslated("an empty list")
-            parts = [self._nested(e) for e in node.elts]
-            shapes = {p[1] for p in parts}
-            if len(shapes) != 1:
-                raise Untranslated("a ragged list")
-            return [v for p in parts for v in p[0]], (len(parts), *parts[0][1])
-        v = self._bare_infinity(node)
-        v = self._const(node) if v is None else v
-        if isinstance(v, DecimalText):
-            return [v.text], ()
-        if isinstance(v, float) and v in (float("inf"), float("-inf")):
-            return ["inf" if v > 0 else "-inf"], ()
-        if isinstance(v, int) and not isinstance(v, bool):
-            return [str(v)], ()
-        raise Untranslated("an array entry that is not a number")
-
-    def _bare_infinity(self, node: ast.expr) -> float | None:
-        """``inf`` or ``-inf`` written bare in an array, as PyTorch and numpy print it, where
-        the code gives the name ``inf`` no value: infinity (``None`` for anything else)."""
-        sign = 1.0
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
-            node = node.operand
-        if not isinstance(node, ast.Name) or node.id != "inf":
-            return None
-        held = (self.names, self.consts, self.opaque, self.aliases, self.defs, self.tuples)
-        return None if any("inf" in h for h in held) else sign * math.inf
-
-    def _range(self, node: ast.AST) -> list[int] | None:
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "range"
-        ):
-            try:
-                args = [self._int(a) for a in node.args]
-            except Untranslated:
-                return None
-            r = range(*args)
-            return list(r) if len(r) <= MAX_UNROLL else None
-        return None
 
     # -- defined by the stages above (expressions, autograd, the walk) --
     def _expr(self, node: ast.expr) -> Expr:

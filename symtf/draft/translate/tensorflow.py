@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from symtf.draft.templates import Expr, call
-from symtf.draft.translate.scope import Scope, Untranslated
+from symtf.draft.translate.literals import Literals
+from symtf.draft.translate.scope import Untranslated
 from symtf.draft.translate.table import Translation, reduction
 
 __all__ = ["FUNCTIONS", "Tensorflow"]
@@ -20,7 +21,7 @@ FUNCTIONS: dict[str, Translation] = {
 }
 
 
-class Tensorflow(Scope):
+class Tensorflow(Literals):
     """TensorFlow's calls that need more than a table entry."""
 
     def _tf_matmul(self, node: ast.Call) -> Expr:

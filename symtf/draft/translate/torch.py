@@ -14,7 +14,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from symtf.draft.templates import Call, Expr, Num, Var, call
-from symtf.draft.translate.scope import NnModule, Scope, Untranslated, num_text
+from symtf.draft.translate.literals import Literals
+from symtf.draft.translate.scope import NnModule, Untranslated, num_text
 from symtf.draft.translate.table import AXIS, Translation, binary
 
 __all__ = ["FUNCTIONS", "METHODS", "MODULES", "Torch"]
@@ -98,7 +99,7 @@ MODULES: dict[str, Translation] = {
 RANDOM_INIT = frozenset({"Linear", "Embedding"})
 
 
-class Torch(Scope):
+class Torch(Literals):
     """PyTorch's calls that need more than a table entry (see the module docstring)."""
 
     def _torch_method(self, name: str, node: ast.Call) -> Expr | None:

@@ -1,51 +1,6 @@
-"""A small, safe expression language for the arithmetic an article displays.
-
-An article writes ``e^2.309 ≈ 10.068`` or ``5.652 / 21.372 ≈ 0.264``; a
-derivation file copies the left-hand side as an *expression* and this module
-turns it into an exact SymPy value. The text is read by the hand-written
-tokenizer and recursive-descent parser of :mod:`symtf.language.syntax` (shared with the
-step language) into a small immutable syntax tree; nothing is ever handed to ``eval``, ``exec``, ``compile``, ``sympify``,
-``parse_expr`` or Python's ``ast``.
-
-Language:
-
-* numbers: ``3``, ``1.732``, ``.5``, ``1e-3`` (read exactly: ``1.732`` is
-  ``Rational(1732, 1000)``), constants ``e`` (Euler's number), ``pi``/``π``
-  and ``inf``/``∞``;
-* operators, loosest first: ``+ -``; ``* × · ⋅ / ÷ @ ∘ .*``; unary ``+ -``;
-  ``^``/``**`` (right-associative), superscripts (``3²``, ``x⁻¹``) and the
-  transpose ``ᵀ``/``^T``; ``−`` (U+2212) is a minus sign; ``√x`` is ``sqrt(x)``;
-* functions (case-insensitive): ``sqrt exp ln log abs relu sin cos tanh max
-  min sum``; ``log(x)`` is the natural logarithm, ``log(x, b)`` the base-``b``
-  one; ``sin``/``cos`` take radians (``sin(0.03)``, a positional encoding);
-  ``sqrt exp ln abs relu sin cos tanh`` act element-wise on matrices; ``max min sum`` take
-  several scalars or one matrix;
-* brackets: ``[1, 2, 3]`` is a 1×3 row, ``[[1, 2], [3, 4]]`` a 2×2 matrix
-  (the items of a bracket may also be rows obtained from references);
-* references: a dotted name with an optional index, ``l0.h0.scaled[0, 2]``,
-  ``l0.h0.pattern[1]`` or ``A_1``, resolved by a caller-supplied callback.
-
-Products: ``×``/``*``/``·`` multiply scalars, scale a matrix by a scalar, and
-are the matrix product between two matrices of compatible shapes; ``@`` is
-the matrix product only; ``∘``/``.*`` are element-wise. Two same-shape rows are
-never multiplied implicitly element-wise. ``+``/``-`` between a matrix and a number
-add the number to (or take it from) every entry: ``[-0.8, 1.1, 0.1] - 1.1``.
-
-Limits keep hostile input cheap: at most 2000 characters, numbers of at most
-60 characters with ``|exponent| <= 100``, nesting depth at most 50, powers
-only with integer or half-integer exponents of magnitude at most 1000 (any
-real exponent is allowed on ``e``), ``exp`` only of arguments provably within
-``[-10^4, 10^4]``, and no value larger than ``10^5000``. Sizes are bounded
-with cheap interval arithmetic before any large number is built.
-
-Example:
-    >>> expr = parse("5.652 / 21.372", where="example")
-    >>> expr.evaluate()
-    471/1781
-    >>> [lit.text for lit in expr.literals]
-    ['5.652', '21.372']
-    >>> parse("e^1.732", where="example").evaluate()
-    exp(433/250)
+"""Exact evaluation of a parsed expression: SymPy values, each scalar with an interval
+enclosure that keeps every operation within the limits of
+:mod:`~symtf.language.expr.bounds`; references resolved by the caller.
 """
 
 from __future__ import annotations
@@ -53,334 +8,69 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeAlias, cast
+from typing import Any, Protocol, TypeAlias
 
 import sympy
-from mpmath.ctx_iv import MPIntervalContext
 
 from symtf.errors import ExpressionError, Undecided
+from symtf.language.expr.bounds import (
+    EXP_LIMIT,
+    HALF,
+    INFINITIES,
+    IV,
+    MAX_MAGNITUDE_DIGITS,
+    MAX_OPERATIONS,
+    MAX_POWER,
+    MAX_RATIONAL_BITS,
+    MAX_ROOT,
+    MAX_TRIG_ARGUMENT,
+    SIZE_LIMIT,
+    TRIG_LIMIT,
+    enclose,
+    point_box,
+    rational_bits,
+    tanh_box,
+    within,
+)
+from symtf.language.expr.nodes import (
+    CONSTANTS,
+    Constant,
+    Node,
+    Operand,
+    Reference,
+    Resolver,
+    Superscript,
+    position_of,
+)
 from symtf.language.syntax import (
-    MAX_DEPTH,
-    MAX_LENGTH,
-    MAX_LITERAL_CHARS,
-    MAX_LITERAL_EXPONENT,
     Brackets,
     Call,
     Chain,
-    Link,
     Literal,
-    Parser,
     Power,
-    Token,
     Transpose,
     Tree,
     Unary,
-    check_text,
     error,
 )
 from symtf.limits import EXP_ARGUMENT_REFUSED, MAX_EXP_ARGUMENT
 
-__all__ = [
-    "FUNCTIONS",
-    "MAX_DEPTH",
-    "MAX_EXP_ARGUMENT",
-    "MAX_LENGTH",
-    "MAX_LITERAL_CHARS",
-    "MAX_LITERAL_EXPONENT",
-    "MAX_MAGNITUDE_DIGITS",
-    "MAX_POWER",
-    "MAX_TRIG_ARGUMENT",
-    "Brackets",
-    "Call",
-    "Chain",
-    "Constant",
-    "Expression",
-    "Literal",
-    "Node",
-    "Operand",
-    "Power",
-    "Reference",
-    "Resolver",
-    "Superscript",
-    "Transpose",
-    "Unary",
-    "evaluate",
-    "parse",
-]
 
-#: Largest ``|y|`` in ``x^y`` (for a base other than ``e``).
-MAX_POWER = 1000
-#: Largest q in an exponent p/q (``\\sqrt[q]{x}``); roots need a non-negative base.
-MAX_ROOT = 16
-#: Largest angle accepted by ``sin``/``cos`` (radians), in absolute value.
-MAX_TRIG_ARGUMENT = 1_000_000
-#: No value may exceed ``10**MAX_MAGNITUDE_DIGITS`` in absolute value.
-MAX_MAGNITUDE_DIGITS = 5000
-#: Largest exact rational, counted as bits of numerator plus denominator.
-MAX_RATIONAL_BITS = 50_000
-#: Most scalar operations one evaluation may perform.
-MAX_OPERATIONS = 200_000
+class Parsed(Protocol):
+    """What evaluation reads of a parsed expression: a
+    :class:`~symtf.language.expr.Expression` (which hands itself to :func:`evaluate`)."""
 
-#: Function names and how many arguments each takes (``None``: one or more).
-FUNCTIONS: dict[str, tuple[int, int | None]] = {
-    "sqrt": (1, 1),
-    "exp": (1, 1),
-    "ln": (1, 1),
-    "log": (1, 2),
-    "abs": (1, 1),
-    "relu": (1, 1),
-    "sin": (1, 1),
-    "cos": (1, 1),
-    "tanh": (1, 1),
-    "max": (1, None),
-    "min": (1, None),
-    "sum": (1, None),
-}
+    @property
+    def text(self) -> str: ...
 
-_CONSTANTS: dict[str, sympy.Expr] = {
-    "e": sympy.E,
-    "pi": sympy.pi,
-    "π": sympy.pi,
-    "inf": sympy.oo,
-    "∞": sympy.oo,
-}
+    @property
+    def where(self) -> str: ...
 
-# ---------------------------------------------------------------------------
-# Syntax tree: the shared nodes of :mod:`symtf.language.syntax` (``Literal``, ``Unary``,
-# ``Chain``, ``Power``, ``Transpose``, ``Call``, ``Brackets``) and these three.
+    @property
+    def root(self) -> Node: ...
 
-#: One ``op operand`` link of a :class:`Chain` (the step language calls it ``Link``).
-Operand = Link
-
-
-@dataclass(frozen=True, slots=True)
-class Superscript:
-    """A superscript integer exponent such as the ``²`` of ``3²``.
-
-    Attributes:
-        pos: Offset of its first character.
-        text: The superscript as written.
-        value: Its integer value.
-    """
-
-    pos: int
-    text: str
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Constant:
-    """A named constant: ``e``, ``pi``/``π`` or ``inf``/``∞``.
-
-    Attributes:
-        pos: Offset of its first character.
-        name: The name as written.
-    """
-
-    pos: int
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A reference to a trace entry or another claim, e.g. ``l0.h0.scaled[0, 2]``.
-
-    Attributes:
-        pos: Offset of its first character.
-        name: The dotted name (``"l0.h0.scaled"``).
-        index: The integer index written after it (``(0, 2)``), or ``()``.
-    """
-
-    pos: int
-    name: str
-    index: tuple[int, ...]
-
-    def __str__(self) -> str:
-        if not self.index:
-            return self.name
-        return f"{self.name}[{', '.join(str(i) for i in self.index)}]"
-
-
-Node: TypeAlias = (
-    Literal
-    | Superscript
-    | Constant
-    | Reference
-    | Unary
-    | Chain
-    | Power
-    | Transpose
-    | Call
-    | Brackets
-)
-
-#: ``resolve(name, index)`` returns the exact value a reference stands for.
-Resolver: TypeAlias = Callable[[str, tuple[int, ...]], Any]
-
-
-# ---------------------------------------------------------------------------
-# Parser
-
-
-class _Parser(Parser):
-    """Displayed arithmetic on the shared core.
-
-    ``√`` binds tighter than a superscript (``√x²`` is ``(√x)²``); a name is a
-    function, a constant or a reference with an optional integer index; ``^T``
-    is the transpose unless ``[`` or ``(`` follows the ``T``. Every literal and
-    reference is also collected, in order.
-    """
-
-    def __init__(self, text: str, where: str) -> None:
-        super().__init__(text, where)
-        self.literals: list[Literal] = []
-        self.references: list[Reference] = []
-
-    def caret_transpose(self) -> bool:
-        nxt = self.tokens[self.i + 1] if self.tok.kind != "end" else self.tok
-        return super().caret_transpose() and not (nxt.kind == "op" and nxt.value in ("[", "("))
-
-    def operand(self) -> Tree:
-        return self.radical(self.operand) if self.is_op("√") else self.primary()
-
-    def superscript(self, tok: Token) -> Superscript:
-        return Superscript(tok.pos, tok.text, int(tok.value))
-
-    def number(self, tok: Token) -> Literal:
-        literal = super().number(tok)
-        self.literals.append(literal)
-        return literal
-
-    def name(self) -> Node:
-        tok = self.advance()
-        name = tok.text
-        if self.is_op("("):
-            key = name.lower()
-            if key not in FUNCTIONS:
-                known = ", ".join(sorted(FUNCTIONS))
-                raise error(
-                    self.text,
-                    self.where,
-                    tok.pos,
-                    f"expected a function name ({known}) but found '{name}'",
-                )
-            return self.call(tok, key)
-        if name.lower() in FUNCTIONS and "." not in name:
-            raise self.fail(f"'(' after the function name '{name}'")
-        if name in _CONSTANTS:
-            return Constant(tok.pos, name)
-        index: tuple[int, ...] = ()
-        if self.is_op("["):
-            index = self.index()
-        reference = Reference(tok.pos, name, index)
-        self.references.append(reference)
-        return reference
-
-    def call(self, tok: Token, key: str) -> Call:
-        opening = self.advance()
-        self.enter(opening.pos)
-        args = self.listed(self.additive)
-        self.leave()
-        self.expect(")", f"to close the call of {tok.text} at column {tok.pos + 1}")
-        low, high = FUNCTIONS[key]
-        self.check_arity(tok, len(args), low, high, "or", f"argument(s) for {tok.text}")
-        return Call(tok.pos, key, tuple(args))
-
-    def index(self) -> tuple[int, ...]:
-        opening = self.advance()
-        values: list[int] = []
-        while True:
-            tok = self.tok
-            if tok.kind != "num" or not tok.text.isascii() or not tok.text.isdigit():
-                raise self.fail("a non-negative integer index")
-            self.advance()
-            values.append(int(tok.text))
-            if self.is_op(","):
-                self.advance()
-                continue
-            self.expect("]", f"to close the index opened at column {opening.pos + 1}")
-            return tuple(values)
-
-
-def _pos(node: Tree) -> int:
-    return node.pos
-
-
-# ---------------------------------------------------------------------------
-# Public parse result
-
-
-@dataclass(frozen=True, slots=True)
-class Expression:
-    """A parsed expression: its text, syntax tree, literals and references.
-
-    Attributes:
-        text: The expression exactly as given.
-        where: Where it came from, used in error messages
-            (``"birds.toml: claims[12].expression"``).
-        root: The syntax tree.
-        literals: Every number literal, in order of appearance (exponent
-            superscripts and reference indices are not literals).
-        references: Every reference, in order of appearance.
-    """
-
-    text: str
-    where: str
-    root: Node
-    literals: tuple[Literal, ...]
-    references: tuple[Reference, ...]
-
-    def literals_with_text(self, text: str) -> tuple[Literal, ...]:
-        """Return the literals written exactly as ``text`` (``"1.732"``)."""
-        return tuple(lit for lit in self.literals if lit.text == text)
-
-    def evaluate(
-        self,
-        resolve: Resolver | None = None,
-        replace: Mapping[int, Any] | None = None,
-        *,
-        backend: Any = None,
-        node: Any = None,
-    ) -> sympy.Expr | sympy.ImmutableMatrix:
-        """Evaluate exactly; see :func:`evaluate`."""
-        return evaluate(self, resolve, replace, backend=backend, node=node)
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def parse(text: str, *, where: str = "expression") -> Expression:
-    """Parse an expression of the small language described in this module.
-
-    Args:
-        text: The expression, e.g. ``"0.264×[2,2,1] + 0.264×[1,1,2]"``.
-        where: Where the text came from, for error messages.
-
-    Returns:
-        The parsed :class:`Expression`.
-
-    Raises:
-        ExpressionError: The text is not a string, is too long, or is not a
-            well-formed expression; the message shows the place with a caret.
-    """
-    parser = _Parser(check_text(text, where), where)
-    root = cast(Node, parser.parse())  # this parser builds only displayed-arithmetic nodes
-    return Expression(text, where, root, tuple(parser.literals), tuple(parser.references))
-
-
-# ---------------------------------------------------------------------------
-# Evaluation
-
-_IV = MPIntervalContext()
-_IV.prec = 113
-_EXP_LIMIT = _IV.mpf(MAX_EXP_ARGUMENT)
-_SIZE_LIMIT = _IV.mpf(10) ** MAX_MAGNITUDE_DIGITS
-# Enclosures of resolved values are not computed through exp of arguments this large.
-_ENCLOSE_EXP_LIMIT = _IV.mpf(10) ** 6
-_TRIG_LIMIT = _IV.mpf(MAX_TRIG_ARGUMENT)
-_NEG_INFINITY = -sympy.oo
-_HALF = sympy.Rational(1, 2)
-_INFINITIES = (sympy.oo, _NEG_INFINITY)
+    @property
+    def literals(self) -> tuple[Literal, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,113 +96,10 @@ class _Matrix:
 _Value: TypeAlias = _Scalar | _Matrix
 
 
-def _rational_bits(x: sympy.Rational) -> int:
-    return int(x.p).bit_length() + int(x.q).bit_length()
-
-
-def _point_box(x: sympy.Rational) -> Any:
-    if x.q == 1:
-        return _IV.mpf(int(x.p))
-    return _IV.mpf(int(x.p)) / _IV.mpf(int(x.q))
-
-
-def _within(box: Any, limit: Any) -> bool:
-    """Whether ``|box| <= limit`` is certain."""
-    return (abs(box).b <= limit) is True
-
-
-def _enclose_node(node: sympy.Basic, args: list[Any]) -> Any:
-    """An interval around one SymPy node, given intervals around its arguments."""
-    if node.is_Rational:
-        return _point_box(node)
-    if node.is_Float:
-        return _point_box(sympy.Rational(node))
-    if node is sympy.E:
-        return _IV.e
-    if node is sympy.pi:
-        return _IV.pi
-    if node is sympy.oo:
-        return _IV.mpf("inf")
-    if node is _NEG_INFINITY:
-        return _IV.mpf("-inf")
-    if not node.args or any(a is None for a in args):
-        return None
-    if node.is_Add:
-        total = args[0]
-        for a in args[1:]:
-            total = total + a
-        return total
-    if node.is_Mul:
-        product = args[0]
-        for a in args[1:]:
-            product = product * a
-        return product
-    if node.is_Pow:
-        base, exponent = args
-        y = node.exp
-        if y.is_Integer and abs(int(y)) <= 10**6:
-            return base ** int(y)
-        if y.is_Rational and y.q == 2 and (base.a >= 0) is True:
-            return _IV.sqrt(base) ** int(y.p)
-        if (base.a > 0) is True and _within(exponent, _ENCLOSE_EXP_LIMIT):
-            product = _IV.log(base) * exponent
-            if _within(product, _ENCLOSE_EXP_LIMIT):
-                return _IV.exp(product)
-        return None
-    if isinstance(node, sympy.exp):
-        return _IV.exp(args[0]) if _within(args[0], _ENCLOSE_EXP_LIMIT) else None
-    if isinstance(node, sympy.log) and len(args) == 1:
-        return _IV.log(args[0]) if (args[0].a > 0) is True else None
-    if isinstance(node, sympy.Abs):
-        return abs(args[0])
-    if isinstance(node, (sympy.sin, sympy.cos)) and _within(args[0], _TRIG_LIMIT):
-        return (_IV.sin if isinstance(node, sympy.sin) else _IV.cos)(args[0])
-    if isinstance(node, sympy.tanh) and _within(args[0], _ENCLOSE_EXP_LIMIT):
-        return _tanh_box(args[0])
-    return None
-
-
-def _tanh_box(x: Any) -> Any:
-    """An interval around tanh(x), from exp(-2|x|) (no overflow for large |x|)."""
-    if (x.a >= 0) is True or (x.b <= 0) is True:
-        sign = 1 if (x.a >= 0) is True else -1
-        t = _IV.exp(-2 * abs(x))
-        ends = (1 - t) / (1 + t)  # tanh|x|, decreasing in t
-        return ends if sign > 0 else -ends
-    return _IV.mpf([-1, 1])  # a ball around 0: tanh is within (-1, 1)
-
-
-def _enclose(expr: Any, cache: dict[Any, Any]) -> Any:
-    """An interval around a numeric SymPy expression, or None if none is cheap.
-
-    Walks the expression without recursion, so deep trees cannot overflow the stack.
-    """
-    if expr in cache:
-        return cache[expr]
-    stack: list[tuple[Any, bool]] = [(expr, False)]
-    visited = 0
-    while stack:
-        node, ready = stack.pop()
-        if node in cache:
-            continue
-        visited += 1
-        if visited > 100_000:
-            return None
-        if not ready and node.args:
-            stack.append((node, True))
-            stack.extend((a, False) for a in node.args if a not in cache)
-            continue
-        try:
-            cache[node] = _enclose_node(node, [cache.get(a) for a in node.args])
-        except (ArithmeticError, ValueError):
-            cache[node] = None
-    return cache[expr]
-
-
 class _Evaluator:
     def __init__(
         self,
-        expression: Expression,
+        expression: Parsed,
         resolve: Resolver | None,
         replace: Mapping[int, Any] | None,
     ) -> None:
@@ -550,13 +137,13 @@ class _Evaluator:
                 " (∞ − ∞, 0·∞ or division by zero)",
             )
         if exact.is_Rational:
-            if _rational_bits(exact) > MAX_RATIONAL_BITS:
+            if rational_bits(exact) > MAX_RATIONAL_BITS:
                 raise self.fail(
                     pos,
                     f"expected a number of at most {MAX_RATIONAL_BITS} bits but found a longer one",
                 )
-            box = _point_box(exact)
-        if box is not None and exact not in _INFINITIES and not _within(box, _SIZE_LIMIT):
+            box = point_box(exact)
+        if box is not None and exact not in INFINITIES and not within(box, SIZE_LIMIT):
             raise self.fail(
                 pos,
                 f"expected a value of at most 10^{MAX_MAGNITUDE_DIGITS} in absolute value"
@@ -578,7 +165,7 @@ class _Evaluator:
             raise self.fail(
                 pos, f"expected an exact SymPy number for {what} but found {type(value).__name__}"
             )
-        box = None if value.free_symbols else _enclose(value, self.cache)
+        box = None if value.free_symbols else enclose(value, self.cache)
         return self.checked(value, box, pos)
 
     def _external(self, value: Any, pos: int, what: str) -> _Value:
@@ -607,8 +194,8 @@ class _Evaluator:
             case Superscript():
                 return self.checked(sympy.Integer(node.value), None, node.pos)
             case Constant():
-                exact = _CONSTANTS[node.name]
-                return _Scalar(exact, _enclose(exact, self.cache))
+                exact = CONSTANTS[node.name]
+                return _Scalar(exact, enclose(exact, self.cache))
             case Reference():
                 return self.reference(node)
             case Unary():
@@ -685,7 +272,7 @@ class _Evaluator:
                 return 1
             if (a.box.b < 0) is True:
                 return -1
-        from symtf.backends.certify import exact_sign
+        from symtf.backends.signs import exact_sign
 
         free = self.backend.user_symbols(exact) if self.backend is not None else exact.free_symbols
         if free and not (self.backend is not None and self.backend.undecided_in(exact)):
@@ -705,12 +292,12 @@ class _Evaluator:
         self.tick(pos)
         # the rule steps keep too (symtf.limits): a large negative exponent is a tiny number
         if (
-            arg.exact not in _INFINITIES
+            arg.exact not in INFINITIES
             and arg.box is not None
-            and (arg.box.b <= _EXP_LIMIT) is not True
+            and (arg.box.b <= EXP_LIMIT) is not True
         ):
             raise self.fail(pos, EXP_ARGUMENT_REFUSED)
-        box = _IV.exp(arg.box) if arg.box is not None else None
+        box = IV.exp(arg.box) if arg.box is not None else None
         return self.checked(sympy.exp(arg.exact), box, pos)
 
     def pow_scalar(self, base: _Scalar, exponent: _Scalar, pos: int) -> _Scalar:
@@ -719,7 +306,7 @@ class _Evaluator:
         if b is sympy.E:
             return self.exp(exponent, pos)
         if isinstance(b, sympy.exp):
-            inner = self.checked(b.args[0], _enclose(b.args[0], self.cache), pos)
+            inner = self.checked(b.args[0], enclose(b.args[0], self.cache), pos)
             return self.exp(self.mul(inner, exponent, pos), pos)
         y = exponent.exact
         if y.is_Rational and y.q > MAX_ROOT and self.sign(base, pos, "a base") > 0:
@@ -734,7 +321,7 @@ class _Evaluator:
             raise self.fail(
                 pos, f"expected an exponent of at most {MAX_POWER} in absolute value but found {y}"
             )
-        bits = max((_rational_bits(r) for r in b.atoms(sympy.Rational)), default=0)
+        bits = max((rational_bits(r) for r in b.atoms(sympy.Rational)), default=0)
         if bits * abs(y) > MAX_RATIONAL_BITS:
             raise self.fail(
                 pos,
@@ -747,14 +334,14 @@ class _Evaluator:
         if y.q > 1 and sign < 0:
             raise self.fail(pos, f"expected a non-negative base for the exponent {y} but found {b}")
         box = None
-        if base.box is not None and b not in _INFINITIES:
+        if base.box is not None and b not in INFINITIES:
             if y.q == 1:
                 box = base.box ** int(y)
             elif y.q == 2:
-                box = _IV.sqrt(abs(base.box)) ** int(y.p)
+                box = IV.sqrt(abs(base.box)) ** int(y.p)
             else:
-                box = abs(base.box) ** (_IV.mpf(int(y.p)) / int(y.q))
-            if not _within(box, _SIZE_LIMIT):
+                box = abs(base.box) ** (IV.mpf(int(y.p)) / int(y.q))
+            if not within(box, SIZE_LIMIT):
                 raise self.fail(
                     pos,
                     f"expected a value of at most 10^{MAX_MAGNITUDE_DIGITS} in absolute value"
@@ -763,7 +350,7 @@ class _Evaluator:
         return self.checked(sympy.Pow(b, y), box, pos)
 
     def sqrt(self, a: _Scalar, pos: int) -> _Scalar:
-        return self.pow_scalar(a, _Scalar(_HALF, _point_box(_HALF)), pos)
+        return self.pow_scalar(a, _Scalar(HALF, point_box(HALF)), pos)
 
     def sin(self, a: _Scalar, pos: int) -> _Scalar:
         return self.trig(sympy.sin, a, pos)
@@ -774,33 +361,33 @@ class _Evaluator:
     def trig(self, func: Any, a: _Scalar, pos: int) -> _Scalar:
         """``sin``/``cos`` of a bounded argument (radians), kept exact."""
         self.tick(pos)
-        if a.exact in _INFINITIES or (a.box is not None and not _within(a.box, _TRIG_LIMIT)):
+        if a.exact in INFINITIES or (a.box is not None and not within(a.box, TRIG_LIMIT)):
             raise self.fail(
                 pos,
                 f"expected an angle of at most {MAX_TRIG_ARGUMENT} in absolute value"
                 " but found a larger one",
             )
-        box = (_IV.sin if func is sympy.sin else _IV.cos)(a.box) if a.box is not None else None
+        box = (IV.sin if func is sympy.sin else IV.cos)(a.box) if a.box is not None else None
         return self.checked(func(a.exact), box, pos)
 
     def tanh(self, a: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
-        if a.exact in _INFINITIES:
+        if a.exact in INFINITIES:
             return self.checked(sympy.Integer(1 if a.exact is sympy.oo else -1), None, pos)
-        if a.box is not None and not _within(a.box, _EXP_LIMIT):
+        if a.box is not None and not within(a.box, EXP_LIMIT):
             raise self.fail(
                 pos,
                 f"expected a tanh argument of at most {MAX_EXP_ARGUMENT} in absolute value"
                 " but found a larger one",
             )
-        box = _tanh_box(a.box) if a.box is not None else None
+        box = tanh_box(a.box) if a.box is not None else None
         return self.checked(sympy.tanh(a.exact), box, pos)
 
     def ln(self, a: _Scalar, pos: int) -> _Scalar:
         self.tick(pos)
         if self.sign(a, pos, "a logarithm argument") <= 0:
             raise self.fail(pos, f"expected a positive logarithm argument but found {a.exact}")
-        box = _IV.log(a.box) if a.box is not None else None
+        box = IV.log(a.box) if a.box is not None else None
         return self.checked(sympy.log(a.exact), box, pos)
 
     def compare(self, a: _Scalar, b: _Scalar, pos: int) -> int:
@@ -984,9 +571,9 @@ class _Evaluator:
         box = None
         if all(i.box is not None for i in items):
             pick = max if largest else min
-            lo = pick((i.box.a for i in items), key=_IV.mpf)
-            hi = pick((i.box.b for i in items), key=_IV.mpf)
-            box = _IV.mpf([lo, hi])
+            lo = pick((i.box.a for i in items), key=IV.mpf)
+            hi = pick((i.box.b for i in items), key=IV.mpf)
+            box = IV.mpf([lo, hi])
         return _Scalar(exact, box)
 
     def absolute(self, a: _Scalar, pos: int) -> _Scalar:
@@ -1028,7 +615,7 @@ class _Evaluator:
             for item, source in zip(items, node.items, strict=True):
                 if not (isinstance(item, _Matrix) and item.rows == 1 and item.cols == first.cols):
                     raise self.fail(
-                        _pos(source),
+                        position_of(source),
                         f"expected a row of {first.cols} like the first one but found"
                         f" {_shape(item)}",
                     )
@@ -1051,7 +638,7 @@ def _shape(value: _Value) -> str:
 
 
 def evaluate(
-    expression: Expression,
+    expression: Parsed,
     resolve: Resolver | None = None,
     replace: Mapping[int, Any] | None = None,
     *,
