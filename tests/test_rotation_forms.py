@@ -15,7 +15,7 @@ from pathlib import Path
 import mpmath
 import pytest
 import sympy
-from article_checks import json_checks, verdicts_at
+from article_checks import json_checks, position, verdicts_at
 
 from symtf.draft.read import complexes
 from symtf.draft.read.items import term_links
@@ -467,4 +467,13 @@ def test_a_list_of_worked_lines_is_read_line_by_line(tmp_path: Path) -> None:
 
 def test_a_greek_name_labels_its_chain(tmp_path: Path) -> None:
     checks = json_checks(tmp_path, ROTATION)
-    assert {c["claim"] for c in checks if c["printed"] == "0.524"} == {"θ"}
+    line, _ = position(ROTATION, "θ = 30°")
+    assert {c["claim"] for c in checks if (c["printed"], c["source_line"]) == ("0.524", line)} == {
+        "θ"
+    }
+    # the 0.524 each line below computes from (cos(0.524), sin(0.524)) repeats θ and is
+    # checked as it, where it is written: π/6 = 0.5235987… prints as 0.524
+    assert _rounds(mpmath.pi / 6, "0.524")
+    below = [c for c in checks if c["printed"] == "0.524" and c["source_line"] > line]
+    assert len(below) == 4
+    assert {c["verdict"] for c in below} == {"rounded"}

@@ -30,7 +30,7 @@ from symtf.draft.read.toml import places_key
 from symtf.draft.said import worded_claims
 from symtf.draft.sizing import array_refusal, refuse_array
 from symtf.draft.tabled import formula_rows
-from symtf.draft.templates import Call, Expr, render
+from symtf.draft.templates import Call, Expr, inputs, render
 from symtf.errors import ExpressionError, LimitError
 from symtf.language import latexmath
 from symtf.numbers import ungrouped
@@ -204,13 +204,6 @@ def compose(article: Article, search: Search) -> Composed:
             _within_limits(k, names[k.key], article.path)
             body.extend(_given(k, names[k.key]))
         body.append("")
-    if steps:
-        body.append("[steps]")
-        for k in sorted(steps, key=lambda k: k.key):
-            assert k.expr is not None
-            body.append(comment(k.matched))
-            body.append(f"{names[k.key]} = {_s(render(k.expr, names))}")
-        body.append("")
     everything = sorted(
         [*article.printings, *search.extra],
         key=lambda p: (p.cell if p.cell is not None else -1, p.line),
@@ -225,6 +218,15 @@ def compose(article: Article, search: Search) -> Composed:
         _display_claims(article, search, outcomes, names, label, out, (shown, worked), chains)
     )
     summed = {k for k, _ in claims}  # printings a displayed line's claim already checks
+    on_shown = _on_displayed_results(search, outcomes, names, article, printed, worked)
+    steps = [k for k in steps if k.key not in on_shown]
+    if steps:
+        body.append("[steps]")
+        for k in sorted(steps, key=lambda k: k.key):
+            assert k.expr is not None
+            body.append(comment(k.matched))
+            body.append(f"{names[k.key]} = {_s(render(k.expr, names))}")
+        body.append("")
     sources: list[tuple[Printing, Placement]] = []  # what a restated value may be linked to
 
     def restate(p: Printing, *, results_only: bool = False) -> list[str]:
@@ -299,6 +301,23 @@ def compose(article: Article, search: Search) -> Composed:
                         ],
                     )
                 )
+            continue
+        pl = o.placement
+        if pl is not None and pl.known in on_shown:
+            expression, lines = on_shown[pl.known]
+            shown_at = ", ".join(str(n) for n in lines)
+            block = [
+                "[[claims]]",
+                f"label = {_s(label(_claim_label(p), p.line))}",
+                f"expression = {_s(expression)}",
+                f"printed = {_rows(p.rows)}",
+                *_line(p.line, _places_of(article, p, printed)),
+                comment(
+                    f"line {p.line}: {o.note}; what it computes from is the result displayed "
+                    f"at line {shown_at}, written in: checked as a displayed line"
+                ),
+            ]
+            claims.append((p.key, block))
             continue
         if o.status in ("mapped", "covered") and o.placement is not None:
             block = [
@@ -415,6 +434,80 @@ def compose(article: Article, search: Search) -> Composed:
             reason = u.reason.splitlines()[0][:200] if u.reason else ""
             text += comment(f"  line {u.line}: {u.text[:120]}: {reason}") + "\n"
     out.toml = text
+    return out
+
+
+#: The ops a displayed line writes as they are: elementwise arithmetic, the matrix product.
+_ARITHMETIC = frozenset({"add", "sub", "mul", "div", "neg", "matmul"})
+
+
+def _ops(e: Expr) -> set[str]:
+    """The ops a step applies."""
+    if isinstance(e, Call):
+        return {e.op}.union(*(_ops(a) for a in e.args))
+    return set()
+
+
+def _on_displayed_results(
+    search: Search,
+    outcomes: list[Outcome],
+    names: dict[int, str],
+    article: Article,
+    printed: dict[int, tuple[Place, ...]],
+    worked: set[tuple[int, int | None]],
+) -> dict[int, tuple[str, list[int]]]:
+    """The steps of plain arithmetic over given tensors, one or more of which the draft read
+    from the printed result of a displayed line (``W update = Xᵀ · grad = [[0.098, …]]``,
+    then ``ΔW = −0.1 · W update``): such a tensor is no input the article states but the
+    quantity that line works out. Each step, with those printed entries written in for
+    the tensor, is checked as a displayed line, so that the entries are read as the
+    quantities they print, through the chain, as well as as displayed.
+
+    Returns:
+        For each such step's key, its expression and the lines of those results.
+    """
+    shown: dict[int, tuple[tuple[str, ...], ...]] = {}
+    lines: dict[int, int] = {}
+    for o in outcomes:
+        pl = o.placement
+        if o.status != "given" or pl is None or (pl.row, pl.col, pl.index) != (None, None, None):
+            continue
+        k = search.known.get(pl.known)
+        if k is None or k.expr is not None or not k.rows or k.value.ndim != 2:
+            continue
+        at = _places_of(article, o.printing, printed)
+        if at and all(q.column is not None and (q.line, q.column) in worked for q in at):
+            shown[k.key] = o.printing.rows
+            lines[k.key] = o.printing.line
+    out: dict[int, tuple[str, list[int]]] = {}
+    if not shown:
+        return out
+    for k in search.known.values():
+        if k.expr is None or not _ops(k.expr) or not _ops(k.expr) <= _ARITHMETIC:
+            continue
+        reads = inputs(k.expr)
+        if not reads & shown.keys() or any(
+            (r := search.known.get(key)) is None or r.expr is not None for key in reads
+        ):
+            continue
+        written = dict(names)
+        for key in reads & shown.keys():
+            rows = [", ".join(x.replace("−", "-") for x in row) for row in shown[key]]
+            written[key] = "[" + ", ".join(f"[{r}]" for r in rows) + "]"
+        out[k.key] = (render(k.expr, written), sorted(lines[key] for key in reads & shown.keys()))
+    # only a step nothing else reads, whose every printing is so checked, is left out of
+    # the steps (a step the derivation keeps would be the one its printing computes)
+    for k in search.known.values():
+        if k.expr is not None and k.key not in out:
+            for key in inputs(k.expr) & out.keys():
+                del out[key]
+    for o in outcomes:
+        pl = o.placement
+        if pl is None or pl.known not in out:
+            continue
+        whole = (pl.row, pl.col, pl.index) == (None, None, None)
+        if o.status != "mapped" or not whole or o.printing.decimals is not None or o.also:
+            del out[pl.known]
     return out
 
 

@@ -22,6 +22,7 @@ from symtf.draft.read.items import (
 from symtf.draft.read.listed import chain_links
 from symtf.draft.read.maths import weights
 from symtf.draft.read.prose.outputs import nested_rows
+from symtf.draft.read.rounded import rounded_wholes
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
@@ -111,6 +112,11 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
         s.out = []
         _loose_numbers(s)
+    taken = {(q.line, q.column) for f in s.out for q in f.places}
+    for value, span in rounded_wholes(raw):  # "through rounding, we get the value of 38"
+        s.found("number", f"line {number}", ((value,),), span)
+        if any((q.line, q.column) in taken for q in s.out[-1].places):
+            s.out.pop()  # already read (``≈ 38`` ending a chain)
     return s.out
 
 
