@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench_scale as B  # noqa: E402
 
-from symtf.backends.midrad import MR, MidradBackend  # noqa: E402
+from symtf.backends.midrad import MidradBackend  # noqa: E402
+from symtf.backends.midrad.arithmetic import MR  # noqa: E402
 from symtf.graph.pipeline import run  # noqa: E402
 
 #: The block's steps in order (head 0 stands for every head).

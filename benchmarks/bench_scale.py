@@ -61,8 +61,9 @@ import sympy  # noqa: E402
 
 from symtf import limits  # noqa: E402
 from symtf.backends import BallBackend, ExactBackend  # noqa: E402
-from symtf.backends.certify import PRECISIONS, compare_ball, exact_sign  # noqa: E402
+from symtf.backends.certify import PRECISIONS, compare_ball  # noqa: E402
 from symtf.backends.midrad import MidradBackend  # noqa: E402
+from symtf.backends.signs import exact_sign  # noqa: E402
 from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity  # noqa: E402
 from symtf.errors import Undecided  # noqa: E402
 from symtf.graph.pipeline import _GRAPHS, run  # noqa: E402

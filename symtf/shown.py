@@ -110,7 +110,8 @@ class Shown:
         return hit
 
     def _expansion(self, e: sympy.Expr, decimals: int) -> Expansion:
-        from symtf.backends.certify import PRECISIONS, decimal_string
+        from symtf.backends.certify import PRECISIONS
+        from symtf.backends.decimals import decimal_string
         from symtf.errors import Undecided
 
         ball = getattr(self.backend, "ball", None)
@@ -135,7 +136,7 @@ class Shown:
 
     def _short_exact(self, e: sympy.Expr, x: Any) -> str | None:
         """A value no ball can pin to a decimal may *be* a short decimal: decide it exactly."""
-        from symtf.backends.certify import exact_zero
+        from symtf.backends.zero import exact_zero
         from symtf.numbers import rational_decimal, round_exact
 
         if not x.is_finite():
@@ -166,7 +167,7 @@ class Shown:
 
     def ball_decimal(self, e: Any) -> str | None:
         """A ball's certified decimal to :data:`DIGITS` digits, or ``None`` when it is too wide."""
-        from symtf.backends.certify import decimal_string
+        from symtf.backends.decimals import decimal_string
 
         return decimal_string(e, DIGITS)
 

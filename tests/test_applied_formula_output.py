@@ -104,3 +104,12 @@ def test_a_printing_no_words_call_the_result_is_not_bound_to_the_formula(
     # "Next:" says nothing of what H is: the formula may be an aside
     rows = _h_rows(tmp_path, ARTICLE.replace("LETTER", "O").replace("Output:\n", "Next:\n"))
     assert not [v for row in rows for _, v in row if v in ("slip", "wrong")]
+
+
+def test_the_applied_function_written_in_plain_text_is_read_the_same(tmp_path: Path) -> None:
+    plain = ARTICLE.replace("LETTER", "O").replace(
+        "$$\n\\text{ReLU}(O \\cdot W_1 + b_1)\n$$", "```\nReLU(O · W_1 + b_1)\n```"
+    )
+    assert "ReLU(O · W_1" in plain
+    rows = _h_rows(tmp_path, plain)
+    assert rows == [[("0.5", "wrong"), ("3", "exact")], [("0", "exact"), ("3.25", "exact")]]

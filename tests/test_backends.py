@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from symtf.backends import Backend, BallBackend, BaseBackend, ExactBackend, FloatBackend
-from symtf.backends.formats import FormatBallBackend, FormatSimBackend
+from symtf.backends.format_sim import FormatSimBackend
+from symtf.backends.formats import FormatBallBackend
 from symtf.backends.midrad import MidradBackend
 from symtf.backends.rounded import RoundedBallBackend, RoundedInputs
 
@@ -47,7 +48,8 @@ def test_a_backend_missing_a_method_cannot_be_made() -> None:
 
 MYPY_PROGRAM = """
 from symtf.backends import Backend, BallBackend, ExactBackend, FloatBackend
-from symtf.backends.formats import FormatBallBackend, FormatSimBackend
+from symtf.backends.format_sim import FormatSimBackend
+from symtf.backends.formats import FormatBallBackend
 from symtf.backends.midrad import MidradBackend
 
 backends: list[Backend] = [
@@ -157,7 +159,7 @@ def test_midrad_abs_encloses_both_sides_of_zero() -> None:
     import numpy as np
     from flint import arb
 
-    from symtf.backends.midrad import MR
+    from symtf.backends.midrad.arithmetic import MR
 
     xp = MidradBackend()
     with xp:

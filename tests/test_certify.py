@@ -6,7 +6,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symtf.backends.certify import ball, compare_ball, decimal_string, exact_sign, exact_zero
+from symtf.backends.certify import ball, compare_ball
+from symtf.backends.decimals import decimal_string
+from symtf.backends.signs import exact_sign
+from symtf.backends.zero import exact_zero
 from symtf.errors import Undecided
 
 CASES = [

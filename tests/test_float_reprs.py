@@ -94,7 +94,8 @@ printed = "1.1051709180756476"
 
 @pytest.mark.parametrize("seed", range(3))
 def test_shortest_repr_is_what_python_and_numpy_print(seed: int) -> None:
-    from symtf.backends.formats import FORMATS, shortest_repr
+    from symtf.backends.format_print import shortest_repr
+    from symtf.backends.formats import FORMATS
 
     rng = random.Random(seed)
     for _ in range(2000):
@@ -107,7 +108,8 @@ def test_shortest_repr_is_what_python_and_numpy_print(seed: int) -> None:
 
 
 def test_simulated_print_tells_repr_from_digits() -> None:
-    from symtf.backends.formats import FORMATS, simulated_print
+    from symtf.backends.format_print import simulated_print
+    from symtf.backends.formats import FORMATS
 
     x = math.exp(0.1)
     f64 = FORMATS["float64"]

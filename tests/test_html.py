@@ -154,7 +154,7 @@ def test_every_verdict_and_correction_is_on_the_page(name: str, pages: dict) -> 
 
 def _shown(label: str) -> str:
     """A label's text as a reader sees it on the page."""
-    from symtf.renderers.html import label_html
+    from symtf.renderers.html.maths import label_html
 
     return "".join(_parse(label_html(label)).text)
 

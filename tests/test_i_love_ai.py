@@ -17,7 +17,7 @@ from mpmath import mp, mpf
 from reference_model import classify, forward, i_love_ai_weights
 
 import symtf
-from symtf.backends.certify import exact_zero
+from symtf.backends.zero import exact_zero
 from symtf.cli import main
 
 PATH = Path(__file__).resolve().parent.parent / "derivations" / "i_love_ai.toml"

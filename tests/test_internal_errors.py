@@ -210,7 +210,8 @@ printed = "3.5 3.375"
 def test_midrad_abs_encloses_the_absolute_value(
     mids: list[float], rads: list[float], t: float
 ) -> None:
-    from symtf.backends.midrad import MR, MidradBackend
+    from symtf.backends.midrad import MidradBackend
+    from symtf.backends.midrad.arithmetic import MR
 
     m = np.array([mids])
     r = np.array([rads[: len(mids)]])

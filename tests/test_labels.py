@@ -11,14 +11,8 @@ import re
 
 import pytest
 
-from symtf.renderers.html import label_html
-from symtf.renderers.labels import (
-    entry_math,
-    label_math,
-    label_plain,
-    label_tex,
-    parts,
-)
+from symtf.renderers.html.maths import label_html
+from symtf.renderers.labels import entry_math, label_math, label_plain, label_tex, parts
 
 CASES = [
     # the labels the worked examples print, as a person typesets them

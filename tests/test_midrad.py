@@ -16,10 +16,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from symtf.backends.midrad import (
+from symtf.backends.midrad import MidradBackend
+from symtf.backends.midrad.arithmetic import (
     ETA,
     MR,
-    MidradBackend,
     add,
     div,
     from_rational,
@@ -227,7 +227,7 @@ def test_inflation_is_at_least_one_float_step() -> None:
             np.nextafter(2.0 ** rng.integers(-1070, 1000, 200).astype(float), 0),
         ]
     )
-    from symtf.backends.midrad import down, up
+    from symtf.backends.midrad.arithmetic import down, up
 
     assert np.all(up(x) >= np.nextafter(x, np.inf))
     pos = x[x > 0]
@@ -237,7 +237,7 @@ def test_inflation_is_at_least_one_float_step() -> None:
 def test_conversions_beyond_the_float_range_are_unknown_or_tiny() -> None:
     from flint import arb
 
-    from symtf.backends.midrad import from_arb
+    from symtf.backends.midrad.arithmetic import from_arb
 
     assert from_rational(10**400, 1)[1] == math.inf
     assert from_rational(-(10**400), 3)[1] == math.inf
@@ -254,9 +254,9 @@ def test_conversions_beyond_the_float_range_are_unknown_or_tiny() -> None:
 @pytest.fixture
 def single_radii(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every product's radius in binary32 BLAS (normally only the large ones)."""
-    import symtf.backends.midrad as midrad
+    import symtf.backends.midrad.arithmetic as arithmetic
 
-    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 0)
+    monkeypatch.setattr(arithmetic, "_SINGLE_MIN_WORK", 0)
 
 
 @pytest.mark.parametrize(
@@ -279,7 +279,7 @@ def test_matmul_with_binary32_radii_handles_cancellation_underflow_and_overflow(
 
 
 def test_up32_is_an_upper_bound_in_every_range() -> None:
-    from symtf.backends.midrad import up32
+    from symtf.backends.midrad.arithmetic import up32
 
     rng = np.random.default_rng(5)
     xs = np.concatenate(
@@ -297,15 +297,15 @@ def test_up32_is_an_upper_bound_in_every_range() -> None:
 
 
 def test_binary32_radii_are_as_tight_as_binary64_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    import symtf.backends.midrad as midrad
+    import symtf.backends.midrad.arithmetic as arithmetic
 
     rng = np.random.default_rng(1)
     a = MR(rng.standard_normal((16, 768)), np.abs(rng.standard_normal((16, 768))) * 1e-9)
     b = MR(
         rng.standard_normal((768, 300)).astype(np.float32).astype(np.float64), np.zeros((768, 300))
     )
-    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 0)
+    monkeypatch.setattr(arithmetic, "_SINGLE_MIN_WORK", 0)
     r32 = matmul(a, b).rad
-    monkeypatch.setattr(midrad, "_SINGLE_MIN_WORK", 1 << 62)
+    monkeypatch.setattr(arithmetic, "_SINGLE_MIN_WORK", 1 << 62)
     r64 = matmul(MR(a.mid, a.rad), MR(b.mid, b.rad)).rad
     assert np.all(r32 >= r64 * (1 - 1e-3)) and np.all(r32 <= r64 * (1 + 1e-3))

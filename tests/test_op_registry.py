@@ -30,7 +30,8 @@ from hypothesis import strategies as st
 from op_references import REFERENCES, Case
 
 from symtf.backends import BallBackend, ExactBackend, FloatBackend
-from symtf.backends.formats import FB, FormatBallBackend, FormatSimBackend
+from symtf.backends.format_sim import FormatSimBackend
+from symtf.backends.formats import FB, FormatBallBackend
 from symtf.backends.midrad import MidradBackend
 from symtf.errors import Undecided
 from symtf.ops import REGISTRY, as_int

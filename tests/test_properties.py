@@ -29,7 +29,8 @@ from reference_model import forward, i_love_ai_weights
 import symtf
 from symtf import ops
 from symtf.backends import BallBackend, ExactBackend
-from symtf.backends.certify import ball, exact_zero
+from symtf.backends.certify import ball
+from symtf.backends.zero import exact_zero
 from symtf.checking.evaluation import Quantity, classify
 from symtf.errors import ModelError, SymtfError
 from symtf.language import expr

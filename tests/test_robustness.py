@@ -27,7 +27,7 @@ from tiny_derivations import tiny_model
 import symtf
 from symtf import limits, spec
 from symtf import visible as safe
-from symtf.backends import certify
+from symtf.backends import signs
 from symtf.checking import compare
 from symtf.checking.evaluation import Evaluator
 from symtf.checking.report import Check, DerivationReport, Report
@@ -119,14 +119,14 @@ def zero_is_undecidable(monkeypatch: pytest.MonkeyPatch) -> None:
     The ball traces are withdrawn as well (as when a ball backend meets an
     undecidable sign), so every decision goes through the exact trace.
     """
-    real = certify.exact_sign
+    real = signs.exact_sign
 
     def oracle(expr: object, exact: object = None) -> int:
         if expr == 0:
             raise Undecided("simulated: no test decides this sign")
         return real(expr, exact)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(certify, "exact_sign", oracle)
+    monkeypatch.setattr(signs, "exact_sign", oracle)
     monkeypatch.setattr(Evaluator, "ball_trace", lambda self, prec: None)
     monkeypatch.setattr(Evaluator, "midrad_trace", lambda self: None)
 

@@ -43,7 +43,7 @@ from symtf.checking.compare import Evaluator
 from symtf.checking.evaluation import selection, step_prints
 from symtf.graph.core import Live
 from symtf.graph.pipeline import build
-from symtf.renderers.html import label_html
+from symtf.renderers.html.maths import label_html
 from symtf.renderers.labels import label_tex
 from symtf.teach import exercise as E
 from symtf.teach import sheet as S

@@ -20,7 +20,8 @@ import sympy
 from tiny_derivations import standalone
 
 import symtf
-from symtf.backends.certify import ball, trig_zero
+from symtf.backends.certify import ball
+from symtf.backends.zero import trig_zero
 from symtf.checking.evaluation import Quantity
 from symtf.checking.verdict import VERDICTS, decide
 from symtf.errors import SpecError
@@ -245,7 +246,7 @@ def test_trig_zero(expr, zero) -> None:
 def test_exact_sign_sees_trig_zeros_and_cancelling_differences() -> None:
     # ReLU/argmax/reduce branch on exact_sign: sin²1 + cos²1 − 1 is 0 exactly (balls never
     # show it); 1/(1 + e^-10⁶) − 1 = −e^-10⁶/(1 + e^-10⁶) < 0 needs 1.4 million bits in balls.
-    from symtf.backends.certify import exact_sign
+    from symtf.backends.signs import exact_sign
 
     assert exact_sign(sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1) == 0
     assert exact_sign(1 / (1 + sympy.exp(-(10**6))) - 1) == -1
@@ -283,9 +284,9 @@ def test_undecided_says_why() -> None:
 def test_escalation_stops_within_the_timeout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # With (almost) no --timeout budget left, escalation stops after the first step beyond
     # 1024 bits and says so, instead of costing the whole file its budget.
-    from symtf.checking import verdict as verdict_module
+    from symtf.checking import located as located_module
 
-    monkeypatch.setattr(verdict_module, "time_left", lambda: 1e-9)
+    monkeypatch.setattr(located_module, "time_left", lambda: 1e-9)
     e = sympy.tanh(1) - (sympy.exp(2) - 1) / (sympy.exp(2) + 1) + R(1, 2000)
     v = decide(quantity(e), parse_printed("0.001"), "half-up")
     assert v.verdict == "undecided"

@@ -376,7 +376,7 @@ class ExactBackend(BaseBackend):
             raise ModelError(f"{what} is exactly 0")
 
     def _sign(self, x: sympy.Expr) -> int:
-        from symtf.backends.certify import exact_sign
+        from symtf.backends.signs import exact_sign
 
         return exact_sign(x, self)
 

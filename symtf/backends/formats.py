@@ -17,7 +17,7 @@ number systems run the very same :mod:`symtf.ops`:
   (IEEE 754). A softmax row covers both the textbook ``e^x / Σ e^x`` and the
   max-shifted ``e^{x−m} / Σ e^{x−m}`` every framework uses, with the division
   done either as a quotient or as a product by the reciprocal.
-- :class:`FormatSimBackend`: a **simulation** in that format with numpy
+- :class:`~symtf.backends.format_sim.FormatSimBackend`: a **simulation** in that format with numpy
   (float64/float32/float16; bfloat16 by rounding float32 results to 8 significand
   bits after each operation), to show the value the format actually gives. It is
   a guide, never a verdict; tests check it lies inside the enclosure.
@@ -25,6 +25,9 @@ number systems run the very same :mod:`symtf.ops`:
 Scope: the enclosure covers the op order symtf records (two-pass mean and
 variance, ``x − μ`` divided by the standard deviation). A fused kernel that
 computes LayerNorm as ``x·s + b`` can round differently near the mean.
+
+What a framework prints of a number held in a format (the shortest ``repr``, a simulated
+print, a displayed line computed in the format) is :mod:`symtf.backends.format_print`.
 """
 
 from __future__ import annotations
@@ -33,16 +36,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
 from flint import arb, ctx, fmpq
 
 from symtf.backends.base import BaseBackend
 from symtf.errors import ModelError, Undecided
-
-if TYPE_CHECKING:
-    import numpy as np
 
 #: Library functions (exp, erf, tanh, sin, cos) are assumed within this many ulps.
 LIBM_ULPS = 2
@@ -284,7 +284,7 @@ class FMat:
         return self.rows[i][j].b
 
 
-def _softmax_kernel(xp: Any, x: Any, *, axis: int = -1) -> Any:
+def softmax_kernel(xp: Any, x: Any, *, axis: int = -1) -> Any:
     """The registry's ``softmax`` as the format computes it, along the rows of a matrix.
 
     Other cases (a tensor of more axes, another axis) return ``NotImplemented`` and run
@@ -311,7 +311,7 @@ class FormatBallBackend(BaseBackend):
     name = "format-ball"
     certified = True  # of what the format computes, not of the exact value
     #: The format's own evaluation order of a softmax (max-shifted, or not; see softmax_rows).
-    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
+    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": softmax_kernel})
 
     def __init__(
         self,
@@ -550,306 +550,6 @@ class FormatBallBackend(BaseBackend):
         return [FB(a.union(b), self.fmt) for a, b in zip(*forms, strict=True)]
 
 
-# ----------------------------------------------------------------------------- simulation
-
-
-def _bf16(np: Any, x: Any) -> Any:
-    """Round float32 values to bfloat16 (nearest, ties to even), kept as float32."""
-    a = np.asarray(x, dtype=np.float32)
-    bits = a.view(np.uint32).astype(np.uint64)
-    finite = np.isfinite(a)
-    # numpy scalars, not Python ints: numpy 1.x casts uint64 with an int to float64
-    one, half, sixteen = np.uint64(1), np.uint64(0x7FFF), np.uint64(16)
-    rounded = ((bits + half + ((bits >> sixteen) & one)) >> sixteen) << sixteen
-    out = np.where(finite, rounded.astype(np.uint32).view(np.float32), a)
-    return out.astype(np.float32)
-
-
-class _BF16:
-    """A bfloat16 scalar (kept as a float32) whose every operation rounds to bfloat16.
-
-    float32 has more than 2·8 + 2 significand bits, so an operation done in float32 and
-    then rounded to bfloat16 is the correctly rounded bfloat16 result.
-    """
-
-    __slots__ = ("v",)
-
-    def __init__(self, v: Any) -> None:
-        import numpy
-
-        self.v = _bf16(numpy, v)[()]
-
-    @staticmethod
-    def _of(o: Any) -> Any:
-        return o.v if isinstance(o, _BF16) else o
-
-    def __add__(self, o: Any) -> _BF16:
-        return _BF16(self.v + _BF16(self._of(o)).v)
-
-    __radd__ = __add__
-
-    def __sub__(self, o: Any) -> _BF16:
-        return _BF16(self.v - _BF16(self._of(o)).v)
-
-    def __rsub__(self, o: Any) -> _BF16:
-        return _BF16(_BF16(self._of(o)).v - self.v)
-
-    def __mul__(self, o: Any) -> _BF16:
-        return _BF16(self.v * _BF16(self._of(o)).v)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, o: Any) -> _BF16:
-        return _BF16(self.v / _BF16(self._of(o)).v)
-
-    def __rtruediv__(self, o: Any) -> _BF16:
-        return _BF16(_BF16(self._of(o)).v / self.v)
-
-    def __neg__(self) -> _BF16:
-        return _BF16(-self.v)
-
-    def __pow__(self, o: Any) -> _BF16:
-        return _BF16(self.v ** _BF16(self._of(o)).v)
-
-    def __gt__(self, o: Any) -> bool:
-        return bool(self.v > self._of(o))
-
-    def __lt__(self, o: Any) -> bool:
-        return bool(self.v < self._of(o))
-
-    def __float__(self) -> float:
-        return float(self.v)
-
-    def __repr__(self) -> str:
-        return f"bfloat16({float(self.v)!r})"
-
-
-class FormatSimBackend(BaseBackend):
-    """numpy in one format: what the article's framework would print (a guide, not certified).
-
-    Args:
-        fmt: ``float32``, ``float16``, ``bfloat16`` or ``float64``.
-        softmax: ``shifted`` (``e^{x−max}``, as frameworks compute it) or ``textbook``
-            (``e^x / Σ e^x``, as a hand-written numpy line does).
-    """
-
-    name = "format-sim"
-    #: A framework's max-shifted softmax (see softmax_rows).
-    kernels: Mapping[str, Callable[..., Any]] = MappingProxyType({"softmax": _softmax_kernel})
-
-    def __init__(self, fmt: str, softmax: str = "shifted") -> None:
-        import numpy
-
-        self.fmt = FORMATS[fmt]
-        self._np = numpy
-        self.softmax = softmax
-        self.dtype = {
-            "float64": numpy.float64,
-            "float32": numpy.float32,
-            "float16": numpy.float16,
-            "bfloat16": numpy.float32,
-        }[fmt]
-
-    def _r(self, a: Any) -> Any:
-        a = self._np.asarray(a).astype(self.dtype)
-        return _bf16(self._np, a) if self.fmt.name == "bfloat16" else a
-
-    def _scalar(self, v: Any) -> Any:
-        """One entry of a user step: a numpy scalar, or a rounding bfloat16 scalar."""
-        return _BF16(v) if self.fmt.name == "bfloat16" else self._r(v)[()]
-
-    def _fn(self, fn: Callable[[Any], Any], x: Any) -> Any:
-        if isinstance(x, _BF16):
-            return _BF16(fn(x.v))
-        return self._r(fn(x))
-
-    def const(self, x: Any) -> Any:
-        return self._scalar(float(x))
-
-    def matrix(self, m: sympy.MatrixBase) -> Any:
-        return self._r(self._np.array([[float(e) for e in m.row(i)] for i in range(m.rows)]))
-
-    def shape(self, a: np.ndarray) -> tuple[int, int]:
-        return a.shape
-
-    def entry(self, a: Any, i: int, j: int) -> Any:
-        return _BF16(a[i, j]) if self.fmt.name == "bfloat16" else a[i, j]
-
-    def from_rows(self, rows: Sequence[Sequence[Any]]) -> Any:
-        return self._r(self._np.array([[float(x) for x in r] for r in rows]))
-
-    def matmul(self, a: Any, b: Any) -> Any:
-        return self._r(a @ b)
-
-    def add(self, a: Any, b: Any) -> Any:
-        return self._r(a + b)
-
-    def sub(self, a: Any, b: Any) -> Any:
-        return self._r(a - b)
-
-    def scale(self, a: Any, s: Any) -> Any:
-        return self._r(a * _BF16._of(s))
-
-    def mul(self, a: Any, b: Any) -> Any:
-        return self._r(a * b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        return self._r(a / b)
-
-    def transpose(self, a: Any) -> Any:
-        return a.T
-
-    def take_rows(self, a: Any, rows: Sequence[int]) -> Any:
-        return a[list(rows), :]
-
-    def take_cols(self, a: Any, start: int, stop: int) -> Any:
-        return a[:, start:stop]
-
-    def hstack(self, mats: Sequence[Any]) -> Any:
-        return self._np.hstack(mats)
-
-    def map(self, a: Any, fn: Callable[[Any], Any]) -> Any:
-        return self._r(fn(a))
-
-    def exp(self, x: Any) -> Any:
-        return self._fn(self._np.exp, x)
-
-    def sqrt(self, x: Any) -> Any:
-        return self._fn(self._np.sqrt, x)
-
-    def erf(self, x: Any) -> Any:
-        from math import erf
-
-        return self._fn(self._np.vectorize(erf), x)
-
-    def tanh(self, x: Any) -> Any:
-        return self._fn(self._np.tanh, x)
-
-    def log(self, x: Any) -> Any:
-        return self._fn(self._np.log, x)
-
-    def abs(self, x: Any) -> Any:
-        return self._fn(self._np.abs, x)
-
-    def sin(self, x: Any) -> Any:
-        return self._fn(self._np.sin, x)
-
-    def cos(self, x: Any) -> Any:
-        return self._fn(self._np.cos, x)
-
-    def pi(self) -> Any:
-        return self._scalar(self._np.pi)
-
-    def neg_inf(self) -> Any:
-        return self._scalar(-self._np.inf)
-
-    def relu(self, x: Any) -> Any:
-        if isinstance(x, _BF16):
-            return _BF16(max(x.v, 0))
-        return self._np.maximum(x, 0).astype(x.dtype)
-
-    def first_above(self, a: Any, bound: int) -> int | None:
-        return None  # a simulation computes what the format gives (e^20000 = inf)
-
-    def sign(self, x: Any) -> int:
-        return int(self._np.sign(_BF16._of(x)))
-
-    def require_nonzero(self, x: Any, what: str) -> None:
-        if self._np.any(self._np.asarray(_BF16._of(x)) == 0):
-            raise ModelError(f"{what} is 0")
-
-    def softmax_rows(self, s: Any) -> Any:
-        """The max-shifted softmax frameworks use, or the textbook one (see ``softmax``)."""
-        np = self._np
-        shift = np.max(s, axis=1, keepdims=True) if self.softmax == "shifted" else 0
-        e = self._r(np.exp(self._r(s - shift)))
-        return self._r(e / self._r(e.sum(axis=1, keepdims=True)))
-
-
-def _float_value(v: Any) -> Fraction | None:
-    """A simulated entry's exact binary value (``None`` for ±∞ or NaN)."""
-    import math
-
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return Fraction(f) if math.isfinite(f) else None
-
-
-def neighbours(x: Fraction, fmt: Format) -> tuple[Fraction, Fraction]:
-    """The numbers of ``fmt`` just below and just above ``x`` (a number of ``fmt``)."""
-    a = abs(x)
-    if a == 0:
-        q = Fraction(2) ** (fmt.emin - fmt.precision + 1)
-        return -q, q
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    e = max(e, fmt.emin)
-    q = Fraction(2) ** (e - fmt.precision + 1)
-    below = q / 2 if a == Fraction(2) ** e and e > fmt.emin else q
-    lo, hi = a - below, a + q
-    return (lo, hi) if x > 0 else (-hi, -lo)
-
-
-def shortest_repr(x: Fraction, fmt: Format) -> tuple[Fraction, int]:
-    """The shortest decimal that reads back as ``x`` in ``fmt``, and its significant digits.
-
-    What Python's ``repr`` and numpy's ``str`` print for a float64/float32/float16
-    scalar (Steele & White's "shortest uniquely identifying" digits): among the decimals
-    with the fewest significant digits that round to ``x`` (ties to even), the one
-    nearest ``x``, and of two equally near the one with an even last digit.
-    """
-    from symtf.numbers import decade
-
-    if x == 0:
-        return Fraction(0), 1
-    lo, hi = neighbours(x, fmt)
-    m_lo, m_hi = (lo + x) / 2, (x + hi) / 2
-    odd = _significand_odd(x, fmt)
-    k = decade(abs(x))
-    for digits in range(1, 40):
-        unit = Fraction(10) ** (k - digits + 1)
-        down = (x / unit).__floor__() * unit
-        found = []
-        for c in (down, down + unit):
-            inside = m_lo < c < m_hi or (not odd and c in (m_lo, m_hi))
-            if inside:
-                found.append(c)
-        if found:
-            # the nearest; of two equally near, the one whose last digit is even (as Python's
-            # repr and numpy's Dragon4 choose)
-            return min(found, key=lambda c: (abs(c - x), int(c / unit) % 2)), digits
-    return x, 40  # pragma: no cover - every binary number has a finite decimal
-
-
-def _significand_odd(x: Fraction, fmt: Format) -> bool:
-    _, hi = neighbours(x, fmt)
-    q = hi - x  # the quantum above x
-    return (abs(x) / q).numerator % 2 == 1
-
-
-def simulated_print(v: Any, p: Any, fmt: Format) -> str | None:
-    """How a simulated ``fmt`` value ``v`` accounts for the printed number ``p``, or ``None``.
-
-    ``"its shortest round-trip repr"`` when ``p`` is the value Python/numpy print for
-    the scalar; ``"its digits at the printed precision"`` when ``v`` itself rounds to
-    ``p`` on ``p``'s grid (numpy's array print: the binary value rounded to 8 decimals).
-    """
-    from symtf.numbers import rounding_interval
-
-    x = _float_value(v)
-    if x is None or p.value is None or p.is_fraction:
-        return None
-    if shortest_repr(x, fmt)[0] == p.value:
-        return "its shortest round-trip repr"
-    iv = rounding_interval(p, "nearest")
-    if iv.lo <= x <= iv.hi:
-        return "its digits at the printed precision"
-    return None
-
-
 def as_format(value: Any, fmt: Format) -> Any:
     """A base-trace value (arb_mat, FMat, a numpy run's array, or an N-D tensor of balls
     or floats) as FB balls each rounded once to ``fmt``."""
@@ -871,137 +571,6 @@ def as_format(value: Any, fmt: Format) -> Any:
 __all__ = [
     "FORMATS",
     "FormatBallBackend",
-    "FormatSimBackend",
     "as_format",
-    "neighbours",
     "round_to_format",
-    "shortest_repr",
-    "simulated_print",
 ]
-
-
-# ----------------------------------------------------------------------------- displayed lines
-
-
-def float_line(parsed: Any, resolve: Any, xp: Any) -> Any:
-    """A displayed line (:mod:`symtf.language.expr`) computed in a format, as written.
-
-    Each literal is stored in the format, each operation rounds (``xp`` is a
-    :class:`FormatBallBackend`, whose scalars enclose every result, or a
-    :class:`FormatSimBackend`, which computes one). References are resolved exactly by
-    ``resolve`` and stored once. Returns a scalar, or rows (lists) of scalars.
-
-    Raises:
-        Undecided: A sign that cannot be decided in balls (``max``, ``relu``).
-        TypeError: A construct a float line does not cover.
-    """
-    from symtf.language import syntax as sx
-
-    def value(node: Any) -> Any:
-        if isinstance(node, sx.Literal):
-            return xp.const(Fraction(node.text))
-        if isinstance(node, sx.Unary):
-            v = value(node.operand)
-            return v if node.op == "+" else each(v, lambda a: -a)
-        if isinstance(node, sx.Chain):
-            out = value(node.first)
-            for link in node.rest:
-                out = binary(link.op, out, value(link.node))
-            return out
-        if isinstance(node, sx.Power):
-            base, exponent = node.base, value(node.exponent)
-            if _is_e(base):
-                return each(exponent, xp.exp)
-            return each(value(base), lambda a: a**exponent)
-        if isinstance(node, sx.Transpose):
-            v = value(node.operand)
-            return [list(r) for r in zip(*v, strict=True)] if isinstance(v, list) else v
-        if isinstance(node, sx.Call):
-            return call(node.name, [value(a) for a in node.args])
-        if isinstance(node, sx.Brackets):
-            items = [value(i) for i in node.items]
-            if all(not isinstance(i, list) for i in items):
-                return [items]
-            return [r for i in items for r in i]
-        name = type(node).__name__
-        if name == "Superscript":
-            return xp.const(Fraction(node.value))
-        if name == "Constant":
-            return xp.const(sympy.E if node.name == "e" else sympy.pi)
-        if name == "Reference":
-            return stored(resolve(node.name, node.index))
-        raise TypeError(f"a float line has no {name}")
-
-    def stored(v: Any) -> Any:
-        if isinstance(v, sympy.MatrixBase):
-            return [[xp.const(e) for e in v.row(i)] for i in range(v.rows)]
-        return xp.const(v)
-
-    def each(v: Any, f: Callable[[Any], Any]) -> Any:
-        return [[f(a) for a in r] for r in v] if isinstance(v, list) else f(v)
-
-    def both(a: Any, b: Any, f: Callable[[Any, Any], Any]) -> Any:
-        if isinstance(a, list) and isinstance(b, list):
-            return [
-                [f(x, y) for x, y in zip(ra, rb, strict=True)] for ra, rb in zip(a, b, strict=True)
-            ]
-        if isinstance(a, list):
-            return each(a, lambda x: f(x, b))
-        if isinstance(b, list):
-            return each(b, lambda y: f(a, y))
-        return f(a, b)
-
-    def matmul(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
-        out = []
-        for ra in a:
-            row = []
-            for j in range(len(b[0])):
-                total = ra[0] * b[0][j]
-                for k in range(1, len(ra)):
-                    total = total + ra[k] * b[k][j]
-                row.append(total)
-            out.append(row)
-        return out
-
-    def binary(op: str, a: Any, b: Any) -> Any:
-        if op == "+":
-            return both(a, b, lambda x, y: x + y)
-        if op == "-":
-            return both(a, b, lambda x, y: x - y)
-        if op == "/":
-            return both(a, b, lambda x, y: x / y)
-        if op == "∘":
-            return both(a, b, lambda x, y: x * y)
-        if isinstance(a, list) and isinstance(b, list):
-            return matmul(a, b)
-        return both(a, b, lambda x, y: x * y)
-
-    def call(name: str, args: list[Any]) -> Any:
-        fns = {"sqrt": xp.sqrt, "exp": xp.exp, "ln": xp.log, "abs": xp.abs, "relu": xp.relu}
-        if name in fns:
-            return each(args[0], fns[name])
-        if name == "log":
-            v = each(args[0], xp.log)
-            return v if len(args) == 1 else both(v, xp.log(args[1]), lambda x, y: x / y)
-        items = [x for a in args for x in line_entries(a)]
-        if name == "sum":
-            total = items[0]
-            for x in items[1:]:
-                total = total + x
-            return total
-        best = items[0]
-        for x in items[1:]:
-            d = xp.sign(x - best)
-            if (name == "max" and d > 0) or (name == "min" and d < 0):
-                best = x
-        return best
-
-    def _is_e(node: Any) -> bool:
-        return type(node).__name__ == "Constant" and node.name == "e"
-
-    return value(parsed.root)
-
-
-def line_entries(v: Any) -> list[Any]:
-    """The values of :func:`float_line`'s result, row-major."""
-    return [x for r in v for x in r] if isinstance(v, list) else [v]

@@ -187,7 +187,8 @@ class _Enclosures:
 
 def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction] | None:
     """The simulated entry as its shortest repr in the format, and its exact binary value."""
-    from symtf.backends.formats import FORMATS, _float_value
+    from symtf.backends.format_print import _float_value
+    from symtf.backends.formats import FORMATS
 
     if sim is None or step not in sim:
         return None
@@ -204,7 +205,7 @@ def _sim_value(sim: Any, step: str, idx: tuple[int, ...]) -> tuple[str, Fraction
 
 def _repr_text(x: Fraction, fmt: Any) -> str:
     """``x`` written with its shortest round-trip digits, as Python and numpy print a scalar."""
-    from symtf.backends.formats import shortest_repr
+    from symtf.backends.format_print import shortest_repr
     from symtf.numbers import decade
 
     if fmt.name == "float64":
@@ -465,14 +466,9 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
 def _line(result: Any, d: Any, fmt: str, ev: Any) -> Any:
     """A displayed line computed in ``fmt`` as written: each slip or wrong value of it that
     the format's certified range, or a numpy run of the line in that format, prints."""
-    from symtf.backends.formats import (
-        FORMATS,
-        FormatBallBackend,
-        FormatSimBackend,
-        float_line,
-        line_entries,
-        simulated_print,
-    )
+    from symtf.backends.format_print import float_line, line_entries, simulated_print
+    from symtf.backends.format_sim import FormatSimBackend
+    from symtf.backends.formats import FORMATS, FormatBallBackend
     from symtf.checking.displayed import _resolver, decided_by_link
     from symtf.errors import ExpressionError, SymtfError, Undecided
     from symtf.language.latexmath import parse as parse_expression
@@ -587,7 +583,8 @@ def _printing_run(
     (``None`` when ``chain`` held it), or ``None``. The softmax is tried max-shifted (as
     frameworks compute it) and textbook.
     """
-    from symtf.backends.formats import FORMATS, simulated_print
+    from symtf.backends.format_print import simulated_print
+    from symtf.backends.formats import FORMATS
 
     for softmax in ("shifted", "textbook"):
         sim = _sim_value(encs.simulated(fmt, softmax), step, idx)

@@ -19,13 +19,8 @@ import sympy
 from flint import arb
 
 from symtf.backends import ExactBackend
-from symtf.backends.certify import (
-    PRECISIONS,
-    OpenMax,
-    OpenMin,
-    compare_ball,
-    exact_sign,
-)
+from symtf.backends.certify import PRECISIONS, OpenMax, OpenMin, compare_ball
+from symtf.backends.signs import exact_sign
 from symtf.checking.evaluation import DECIDED_BY, Evaluator, Quantity, _fit, selection
 from symtf.checking.report import FAILING, Check, ClaimResult, DerivationReport
 from symtf.checking.reuse import Reuse

@@ -18,8 +18,10 @@ from flint import arb
 
 from symtf import limits
 from symtf.backends import BallBackend, ExactBackend
-from symtf.backends.certify import PRECISIONS, compare_ball, decimal_string, exact_sign
+from symtf.backends.certify import PRECISIONS, compare_ball
+from symtf.backends.decimals import decimal_string
 from symtf.backends.exact import infinite_sign
+from symtf.backends.signs import exact_sign
 from symtf.errors import LimitError, ModelError, ShapeError, SpecError, Undecided
 from symtf.graph.core import Reuse
 from symtf.graph.pipeline import run

@@ -2,7 +2,7 @@
 
 The number systems live in :mod:`symtf.backends.formats`: a certified enclosure of
 every value a format can give (:class:`~symtf.backends.formats.FormatBallBackend`)
-and a numpy simulation (:class:`~symtf.backends.formats.FormatSimBackend`). These
+and a numpy simulation (:class:`~symtf.backends.format_sim.FormatSimBackend`). These
 functions run a derivation's graph in them.
 """
 
@@ -12,7 +12,8 @@ from collections.abc import Collection, Hashable, Mapping, MutableMapping, Seque
 from fractions import Fraction
 from typing import Any
 
-from symtf.backends.formats import FORMATS, FormatBallBackend, FormatSimBackend, as_format
+from symtf.backends.format_sim import FormatSimBackend
+from symtf.backends.formats import FORMATS, FormatBallBackend, as_format
 
 
 def simulate(derivation: Any, fmt: str, softmax: str = "shifted") -> Any:

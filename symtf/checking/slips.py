@@ -27,7 +27,8 @@ from typing import Any, cast
 
 from flint import arb, ctx, fmpq
 
-from symtf.backends.certify import _comparison_bits, compare_ball, decimal_string
+from symtf.backends.certify import _comparison_bits, compare_ball
+from symtf.backends.decimals import decimal_string
 from symtf.checking.wording import place
 from symtf.numbers import Printed, rounding_interval
 

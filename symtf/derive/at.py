@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from symtf.backends.certify import decimal_string
+from symtf.backends.decimals import decimal_string
 from symtf.derive.core import Check, DeriveError
 
 #: Significant digits shown for certified values.

@@ -15,14 +15,7 @@ from typing import Any
 import mpmath
 import sympy
 
-from symtf.derive.core import (
-    NUMERIC_DPS,
-    Check,
-    Derivation,
-    Identity,
-    agree,
-    symbol_row,
-)
+from symtf.derive.core import NUMERIC_DPS, Check, Derivation, Identity, agree, symbol_row
 from symtf.derive.index import Context, Expect, Family, Variance
 from symtf.derive.proof import Proof, Step
 from symtf.derive.softmax import softmax_row
@@ -157,7 +150,8 @@ def _masked_row(scores: sympy.MatrixBase, i: int, c: sympy.Expr) -> sympy.Immuta
 
 
 def _decimal(e: sympy.Expr, digits: int = 6) -> str:
-    from symtf.backends.certify import ball, decimal_string
+    from symtf.backends.certify import ball
+    from symtf.backends.decimals import decimal_string
 
     for prec in (128, 256, 512):
         s = decimal_string(ball(e, prec), digits)

@@ -404,18 +404,21 @@ def _equations(statements: list[tuple[int, int | None, str]]) -> list[Equation]:
 
 
 def _applied(statement: str) -> tuple[str, ...] | None:
-    r"""``\text{ReLU}(O \cdot W_1 + b_1)`` displayed alone, with no ``=``: a function the
-    article applies to a formula of names, whose result it names below (``Apply: … Output:
-    H = …``). The names it reads, or None for anything else (prose, a bare name, numbers)."""
+    r"""``\text{ReLU}(O \cdot W_1 + b_1)`` displayed alone, with no ``=`` (or in plain
+    text, ``ReLU(O · W_1 + b_1)``): a function the article applies to a formula of names,
+    whose result it names below (``Apply: … Output: H = …``). The names it reads, or None
+    for anything else (prose, a bare name, numbers)."""
     from symtf.draft.infer.formula import FUNCTIONS, parse
 
-    if "\\" not in statement or re.search(r"\d\.\d", statement):
+    if re.search(r"\d\.\d", statement):
         return None
     node = parse(statement)
     if node is None or node.kind != "call" or len(node.args) != 1:
         return None
     if node.text.lower() not in FUNCTIONS:
         return None
+    if "\\" not in statement and node.args[0].kind == "name":
+        return None  # plain text: ``softmax(S)`` in a sentence names, a formula computes
     names = tuple(n.text for n in node.names())
     return names if names else None
 

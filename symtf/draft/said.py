@@ -70,7 +70,7 @@ def worded_claims(
     """``we divide 127 by 5.4 and obtain 23.5``: what a sentence says a number is, in
     words (:mod:`symtf.draft.worded`)."""
 
-    found = worded(item, article.text, places)
+    found = worded(item, article.text, places, article.displays)
     if found is None:
         return []
     flat = [x for r in item.rows for x in r]

@@ -5,7 +5,10 @@
     for the scaling factor. Therefore multiplying the original vector by it gives the
     quantized vector `[28, -12, -101, 127]`.
 
-Three sayings are read, each only as the words put it, in the number's own sentence:
+These sayings are read, each only as the words put it, in the number's own sentence:
+
+- ``Through rounding, we get (the value of) N`` (``rounded to N``): N is the result of the
+  line displayed last before it on its line, printed to its digits;
 
 - ``the absolute maximum of it (of the vector), which is N``: N is the largest absolute
   entry of the vector the paragraph wrote last before it;
@@ -26,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from symtf.draft.read.rounded import ROUNDED_BY
+
 __all__ = ["Worded", "worded"]
 
 _N = r"-?\d+(?:\.\d+)?"
@@ -44,6 +49,7 @@ _MULTIPLY = re.compile(
     r"[^.;]*?\b(?:gives?|yields?|obtain|get)\b[^.;]*$",
     re.IGNORECASE,
 )
+_ROUNDED = re.compile(ROUNDED_BY + r"$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 _LIST = re.compile(rf"\[\s*({_N}(?:\s*,\s*{_N})+)\s*\]")
 
@@ -56,7 +62,9 @@ class Worded:
     saying: str
 
 
-def worded(item: Any, text: str, places: Sequence[Any]) -> Worded | None:
+def worded(
+    item: Any, text: str, places: Sequence[Any], displays: Sequence[Any] = ()
+) -> Worded | None:
     """What a number (or list) written in a sentence is, by the sentence's words, or None."""
     flat = [x for r in item.rows for x in r]
     if not places or len(flat) != len(places) or getattr(item, "cell", None) is not None:
@@ -76,6 +84,10 @@ def worded(item: Any, text: str, places: Sequence[Any]) -> Worded | None:
         m = _DIVIDE.search(said)
         if m:
             return Worded((f"{m.group(1)}/{m.group(2)}",), f"divide {m.group(1)} by {m.group(2)}")
+        if _ROUNDED.search(said):
+            worked = _last_worked(displays, first, cut)
+            if worked is not None:
+                return Worded((" ".join(worked.latex.split()),), "the rounding of that result")
         if _ABSMAX.search(said):
             vector = _last_list(" ".join(before) + " " + said)
             if vector is not None and len(vector) > 1:
@@ -99,6 +111,21 @@ def worded(item: Any, text: str, places: Sequence[Any]) -> Worded | None:
     return Worded(
         tuple(f"{v}*{factor}" for v in vector), f"the vector multiplied by {factor.strip('()')}"
     )
+
+
+def _last_worked(displays: Sequence[Any], at: Any, before: int) -> Any:
+    """The last line displayed with one result on the number's line before it
+    (``0.3*127 = 38.1``, then ``Through rounding, we get 38``)."""
+    best = None
+    for d in displays:
+        if d.cell is not None or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+            continue
+        q = d.places[0]
+        if q.line != at.line or q.column is None or q.column - 1 >= before:
+            continue
+        if best is None or q.column > best.places[0].column:
+            best = d
+    return best
 
 
 def _sentences(text: str) -> list[str]:

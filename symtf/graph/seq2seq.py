@@ -463,7 +463,7 @@ def teacher_forcing(m: Seq2SeqModel) -> Forcing:
 
 
 def _approx(xp: Any, e: sympy.Expr) -> str:
-    from symtf.backends.certify import decimal_string
+    from symtf.backends.decimals import decimal_string
 
     if xp.user_symbols(e):
         return str(xp.closed_form(e) or e)

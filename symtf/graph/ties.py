@@ -14,7 +14,8 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.backends.certify import PRECISIONS, ball, compare_ball, exact_zero
+from symtf.backends.certify import PRECISIONS, ball, compare_ball
+from symtf.backends.zero import exact_zero
 from symtf.errors import Undecided
 
 

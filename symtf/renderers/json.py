@@ -27,8 +27,8 @@ from importlib import resources
 from typing import Any
 
 from symtf import __version__
+from symtf.checking.located import rational_text
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
-from symtf.checking.verdict import rational_text
 from symtf.errors import SymtfError
 from symtf.numbers import format_fixed, parse_printed
 from symtf.renderers._claims import kind, located, place_of

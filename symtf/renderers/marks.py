@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from symtf.renderers._claims import place_of as claim_place
-from symtf.renderers.html import VERDICT_WORDS
+from symtf.renderers.html.style import VERDICT_WORDS
 from symtf.renderers.tree import add, el
 
 if TYPE_CHECKING:

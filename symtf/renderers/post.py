@@ -33,16 +33,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
-from symtf.renderers.html import CSP, CSS, VERDICT_WORDS
-from symtf.renderers.marks import (
-    OFF,
-    UNCHECKED,
-    Mark,
-    Marks,
-    marks_of,
-    notes,
-    text_with_marks,
-)
+from symtf.renderers.html import CSP, CSS
+from symtf.renderers.html.style import VERDICT_WORDS
+from symtf.renderers.marks import OFF, UNCHECKED, Mark, Marks, marks_of, notes, text_with_marks
 from symtf.renderers.tree import add, convert, el, html_text, serialize
 
 if TYPE_CHECKING:

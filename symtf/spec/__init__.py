@@ -2,12 +2,15 @@
 
 Data only: nothing here computes a model. Numbers are read from their decimal text
 into exact rationals, and every error names the file, the key, what was expected and
-what was found. The package exports the API of :mod:`symtf.spec.derivation`
-(``from symtf.spec import load, Derivation``); inside the package, modules import
+what was found. The package exports the API of :mod:`symtf.spec.derivation` and
+:mod:`symtf.spec.claims` (``from symtf.spec import load, Derivation``); inside the package, modules import
 each other by their own names, never through the package.
 
 - :mod:`symtf.spec.derivation`: Derivation files: TOML → a frozen, validated
   :class:`Derivation`.
+- :mod:`symtf.spec.claims`: Claims: the numbers an article printed and where in the
+  computation they belong.
+- :mod:`symtf.spec.modelread`: The ``[model]`` table read into a :class:`Model`.
 - :mod:`symtf.spec.model`: The model a derivation describes: frozen dataclasses and the
   vocabularies of its switches.
 - :mod:`symtf.spec.seq2seq`: Encoder–decoder derivation files: the model's frozen dataclasses
@@ -25,7 +28,8 @@ each other by their own names, never through the package.
 """
 
 from symtf.errors import SpecError
-from symtf.spec.derivation import MAX_FILE_BYTES, Claim, Derivation, load, loads, with_line
+from symtf.spec.claims import Claim
+from symtf.spec.derivation import MAX_FILE_BYTES, Derivation, load, loads, with_line
 from symtf.spec.model import HEAD_PROJECTIONS, Head, Layer, Model
 from symtf.spec.tomlread import MAX_DIM, MAX_ENTRIES
 

@@ -26,13 +26,15 @@ Three kinds of giveaway are hidden:
 "Determines in one step" is one equation of one node in which the blank is
 the only quantity the sheet does not show. Chains of such steps through
 entries that are themselves hidden are not followed.
+
+What an entry depends on is read by :mod:`symtf.teach.dependence`; the relations a step's
+outputs satisfy whatever the inputs are :mod:`symtf.teach.constraints`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import sympy
@@ -40,8 +42,8 @@ import sympy
 from symtf.backends import ExactBackend
 from symtf.errors import SymtfError
 from symtf.graph.core import Graph, Node
-from symtf.ops import REGISTRY, Op
-from symtf.ops.array import generic
+from symtf.teach.constraints import POINT_BITS, Constraint, constant_in_inputs, linear_gradients
+from symtf.teach.dependence import SYMBOLIC_FAILURES, Entry, Level, SymbolBackend, symbol
 from symtf.tensor import Tensor, from_native, to_native
 from symtf.trace import Trace
 
@@ -51,132 +53,6 @@ _FILE_OPS = frozenset({"given", "const", "embed", "ids", "divisor"})
 
 #: Ops whose value is a reverse-mode sweep over the graph (``grad``, ``jacobian``).
 _GRADIENT_OPS = frozenset({"grad", "jacobian"})
-
-#: An entry of a 2-D step: ``(step, i, j)``.
-Entry = tuple[str, int, int]
-
-#: Exceptions an op may raise on symbolic inputs (a sign it cannot decide, a shape it
-#: cannot read): the node's relations are then taken to be dense.
-_SYMBOLIC_FAILURES = (
-    ArithmeticError,
-    AttributeError,
-    IndexError,
-    LookupError,
-    TypeError,
-    ValueError,
-)
-
-
-class _SymbolBackend(ExactBackend):
-    """Exact arithmetic on the symbols that stand for a step's input entries.
-
-    An element-wise op that cannot run on symbols (``round`` needs the sign of ``x − n``)
-    is an unknown function of the entries at each position instead: ``round(W·s)[i, j]``
-    then still moves with ``W[i, j]`` and ``s[i]`` and nothing else, so its output is
-    linked to the entries it came from (``round`` half to even and half up of the same
-    entry print the same number), where a failed op would leave its step with no
-    relations at all.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(max_ops=10**9)
-        self.kernels = _OPAQUE_KERNELS
-
-
-def _opaque_kernel(op: Op[Any]) -> Callable[..., Any]:
-    def kernel(xp: Any, *tensors: Any, **params: Any) -> Any:
-        try:
-            return op.compute(xp, *tensors, **params)
-        except (*_SYMBOLIC_FAILURES, SymtfError):
-            args = [t for t in tensors if isinstance(t, Tensor)]
-            if not any(getattr(v, "free_symbols", None) for t in args for v in t.data):
-                raise  # numbers: the op's own error stands
-            settings = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-            fn = sympy.Function(f"{op.name}[{settings}]" if settings else op.name, real=True)
-            return generic(xp, fn, *args)
-
-    return kernel
-
-
-#: Every element-wise op of the registry, run by :func:`_opaque_kernel`.
-_OPAQUE_KERNELS: Mapping[str, Callable[..., Any]] = MappingProxyType(
-    {name: _opaque_kernel(op) for name, op in REGISTRY.items() if op.elementwise}
-)
-
-
-def _symbol(step: str, i: int, j: int) -> sympy.Symbol:
-    return sympy.Symbol(f"{step}\x00{i}\x00{j}", real=True)
-
-
-def _entry_of(s: sympy.Symbol) -> Entry:
-    step, i, j = s.name.split("\x00")
-    return step, int(i), int(j)
-
-
-#: Precision of the point near the inputs' values at which :func:`_differs` evaluates.
-_POINT_BITS = 128
-
-
-@dataclass
-class _Level:
-    """One node's output entries as expressions of its inputs' entries.
-
-    Attributes:
-        cells: The expressions (``None``: the op did not evaluate on symbols).
-        zeros: The input symbols whose value is exactly 0 here.
-    """
-
-    cells: list[list[sympy.Expr]] | None
-    zeros: frozenset[sympy.Symbol] = frozenset()
-    point: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    _deps: dict[tuple[int, int], frozenset[Entry] | None] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-
-    def deps(self, i: int, j: int) -> frozenset[Entry] | None:
-        """The input entries ``[i, j]`` moves with (cached: the copy and chain searches ask
-        for the same entries many times, and each asks SymPy about its factors)."""
-        if (i, j) not in self._deps:
-            self._deps[i, j] = self._deps_of(i, j)
-        return self._deps[i, j]
-
-    def _deps_of(self, i: int, j: int) -> frozenset[Entry] | None:
-        """The input entries ``[i, j]`` moves with, at these inputs.
-
-        An input that only multiplies an input equal to 0 does not count: with
-        ``v = 0``, ``a·v + b·w`` tells nothing about ``a`` (but still about ``v``).
-        Nor does one that multiplies a factor equal to 0 at these inputs: a centred
-        entry ``(x − μ)/σ`` that is 0 ties ``x`` to ``μ`` whatever ``σ`` is.
-        """
-        if self.cells is None:
-            return None
-        cell = self.cells[i][j]
-        zero_factor = self._zero_factor(cell)
-        if zero_factor is not None:
-            return frozenset(_entry_of(s) for s in zero_factor.free_symbols)
-        free = cell.free_symbols
-        zeros = self.zeros & free
-        if not zeros:
-            return frozenset(_entry_of(s) for s in free)
-        out = set(cell.xreplace({z: sympy.S.Zero for z in zeros}).free_symbols)
-        for z in zeros:
-            if z in cell.xreplace({y: sympy.S.Zero for y in zeros if y != z}).free_symbols:
-                out.add(z)
-        return frozenset(_entry_of(s) for s in out)
-
-    def _zero_factor(self, cell: sympy.Expr) -> sympy.Expr | None:
-        """The one factor of a product that is exactly 0 at these inputs, if there is one."""
-        factors = sympy.Mul.make_args(cell)
-        if len(factors) < 2 or not self.point:
-            return None
-        found = [
-            f
-            for f in factors
-            if f.free_symbols
-            and not (f.is_Pow and f.exp.is_negative)  # a divisor is never 0 here
-            and f.xreplace(self.point).is_zero is True
-        ]
-        return found[0] if len(found) == 1 else None
 
 
 @dataclass
@@ -190,7 +66,7 @@ class Relations:
 
     graph: Graph
     trace: Trace
-    _levels: dict[str, _Level] = field(default_factory=dict)
+    _levels: dict[str, Level] = field(default_factory=dict)
     _copies: dict[Entry, frozenset[Entry]] = field(default_factory=dict)
     _consumers: dict[str, list[str]] = field(default_factory=dict)
     _constraints: dict[Entry, list[Constraint]] = field(default_factory=dict)
@@ -200,7 +76,7 @@ class Relations:
     )
     _chain_rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _chain_readers: dict[str, list[str]] = field(default_factory=dict)
-    _chain_levels: dict[str, _Level] = field(default_factory=dict)
+    _chain_levels: dict[str, Level] = field(default_factory=dict)
     _grad_steps: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -240,11 +116,11 @@ class Relations:
             for v in values:
                 self._chain_readers.setdefault(v, []).append(name)
 
-    def _chain_level(self, name: str) -> _Level:
+    def _chain_level(self, name: str) -> Level:
         """``name``'s entries by the chain rule, as expressions in symbols for its values."""
         if name not in self._chain_levels:
             values = self._chain_rules[name]
-            self._chain_levels[name] = _Level(
+            self._chain_levels[name] = Level(
                 self._chain_cells(name, values),
                 frozenset(s for s, v in self._point(values).items() if v == 0),
                 self._point(values),
@@ -253,7 +129,7 @@ class Relations:
 
     def _point(self, names: Iterable[str]) -> dict[sympy.Symbol, sympy.Expr]:
         return {
-            _symbol(a, i, j): v[i, j]
+            symbol(a, i, j): v[i, j]
             for a in names
             if isinstance(v := self.trace.value(a), sympy.MatrixBase)
             for i in range(v.rows)
@@ -266,7 +142,7 @@ class Relations:
         node = self._node(name)
         assert node is not None
         y, x = node.params["y"], node.params["x"]
-        xp = _SymbolBackend()
+        xp = SymbolBackend()
         env: dict[str, Any] = {}
         for a in values:
             v = self.trace.value(a)
@@ -279,7 +155,7 @@ class Relations:
                 lambda i, j, a=a, v=v, held=held: (
                     v[i, j]
                     if held or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
-                    else _symbol(a, i, j)
+                    else symbol(a, i, j)
                 ),
             )
             env[a] = from_native(xp, m, self.trace.true_shape(a))
@@ -294,7 +170,7 @@ class Relations:
                 if got is None:
                     continue
                 total = got if total is None else _plus(xp, total, got)
-        except (*_SYMBOLIC_FAILURES, SymtfError):
+        except (*SYMBOLIC_FAILURES, SymtfError):
             return None
         if total is None:
             return None
@@ -339,11 +215,11 @@ class Relations:
 
     # ------------------------------------------------------------------ one level
 
-    def level(self, name: str) -> _Level:
+    def level(self, name: str) -> Level:
         """``name``'s entries as expressions in symbols for its inputs' entries (cached)."""
         if name not in self._levels:
             zeros = frozenset(
-                _symbol(a, i, j)
+                symbol(a, i, j)
                 for a in self.args(name)
                 if isinstance(v := self.trace.value(a), sympy.MatrixBase)
                 for i in range(v.rows)
@@ -351,22 +227,22 @@ class Relations:
                 if v[i, j] == 0
             )
             point = {
-                _symbol(a, i, j): self._number(v[i, j])
+                symbol(a, i, j): self._number(v[i, j])
                 for a in self.args(name)
                 if isinstance(v := self.trace.value(a), sympy.MatrixBase)
                 for i in range(v.rows)
                 for j in range(v.cols)
             }
-            self._levels[name] = _Level(self._evaluate(name), zeros, point)
+            self._levels[name] = Level(self._evaluate(name), zeros, point)
         return self._levels[name]
 
     def _number(self, e: Any) -> Any:
-        """An input's value as a number :func:`_differs` can evaluate at.
+        """An input's value as a number :func:`differs` can evaluate at.
 
         The exact trace keeps a value as a DAG: an entry of a concatenation is the symbol of
         the entry it copies (``H_2[2,0]``), defined in the backend's ``defs``; written out in
         full, such a value can be a tree too large to evaluate. It is replaced by the
-        midpoint of its ball at :data:`_POINT_BITS` bits: :func:`_differs` only looks for a
+        midpoint of its ball at :data:`POINT_BITS` bits: :func:`differs` only looks for a
         point near the inputs' values (a constant expression is the same number at every
         point), never decides with it.
         """
@@ -376,7 +252,7 @@ class Relations:
         from symtf.backends.certify import exact_fraction
 
         try:
-            mid = exact_fraction(self.trace.backend.ball(e, _POINT_BITS).mid())
+            mid = exact_fraction(self.trace.backend.ball(e, POINT_BITS).mid())
         except (SymtfError, TypeError, ValueError, ArithmeticError):
             return e
         return sympy.Rational(mid.numerator, mid.denominator)
@@ -415,17 +291,17 @@ class Relations:
                     lambda i, j, a=a, v=v: (
                         v[i, j]
                         if a in hold or v[i, j] in (sympy.S.NegativeInfinity, sympy.oo)
-                        else _symbol(a, i, j)
+                        else symbol(a, i, j)
                     ),
                 )
             )
-        xp = _SymbolBackend()
+        xp = SymbolBackend()
         shapes = None
         if _op_name(node) in _GRADIENT_OPS:  # the sweep reads each value at its true shape
             shapes = [self.trace.true_shape(a) for a in node.args]
         try:
             out = self._tensor_op(xp, node, mats, shapes)
-        except (*_SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
+        except (*SYMBOLIC_FAILURES, SymtfError):  # (an undecidable sign, a model error)
             return None
         if not isinstance(out, sympy.MatrixBase) or out.shape != self.shape(node.name):
             return None
@@ -455,7 +331,7 @@ class Relations:
                     values = [values]  # one argument takes every input (concat's heads)
                 result = node.op(xp, *values, **node.params)
                 return to_native(xp, result) if isinstance(result, Tensor) else result
-            except _SYMBOLIC_FAILURES as e:
+            except SYMBOLIC_FAILURES as e:
                 last = e
         assert last is not None
         raise last
@@ -476,7 +352,7 @@ class Relations:
         if len(deps) != 1:
             return None
         (src,) = deps
-        if cell == _symbol(*src) or self._same_value(e, src):
+        if cell == symbol(*src) or self._same_value(e, src):
             return src
         return None
 
@@ -548,7 +424,7 @@ class Relations:
         if lvl.cells is None:
             yield from ((step, i, j) for i in range(shape[0]) for j in range(shape[1]))
             return
-        s = _symbol(*x)
+        s = symbol(*x)
         for i, row in enumerate(lvl.cells):
             for j, cell in enumerate(row):
                 if s in cell.free_symbols and x in (lvl.deps(i, j) or ()):
@@ -570,7 +446,7 @@ class Relations:
             shape = self.shape(c)
             if shape is None:
                 continue
-            s = _symbol(*x)
+            s = symbol(*x)
             for i in range(shape[0]):
                 for j in range(shape[1]):
                     if lvl.cells is None:
@@ -704,12 +580,13 @@ class Relations:
             return None
         group = frozenset(x for x, _ in cells)
         k = sums and sum(
-            _constant(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point) for p in (1, 2)
+            constant_in_inputs(sum((c**p for _, c in cells), sympy.S.Zero), lvl.point)
+            for p in (1, 2)
         )
         if k:
             return Constraint(group, k)
         fixed = self._given_values(step)
-        grads = _linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
+        grads = linear_gradients([(x, c.xreplace(fixed)) for x, c in cells])
         if grads is not None:
             rank = sympy.Matrix.vstack(*grads.values()).rank()
             if rank < len(cells):
@@ -722,103 +599,13 @@ class Relations:
         for a in self.args(step):
             v = self.trace.value(a)
             if self.is_given(a) and isinstance(v, sympy.MatrixBase):
-                out |= {_symbol(a, i, j): v[i, j] for i in range(v.rows) for j in range(v.cols)}
+                out |= {symbol(a, i, j): v[i, j] for i in range(v.rows) for j in range(v.cols)}
         return out
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """Equations that tie a group of one step's entries together, whatever the inputs.
-
-    Attributes:
-        group: The entries.
-        k: How many of them follow from the others.
-        grads: For linear equations, each entry's gradient in the step's inputs: an entry
-            follows from known ones when its gradient is in the span of theirs.
-    """
-
-    group: frozenset[Entry]
-    k: int
-    grads: dict[Entry, sympy.Matrix] | None = None
-
-    def determined(self, e: Entry, known: set[Entry]) -> bool:
-        """Whether the ``known`` entries of the group give ``e``."""
-        if self.grads is None:
-            return len(self.group - known) <= self.k
-        basis = [self.grads[x] for x in sorted((self.group - {e}) & known)]
-        if not basis:
-            return False
-        b = sympy.Matrix.vstack(*basis)
-        return bool(b.rank() == b.col_join(self.grads[e]).rank())
-
-
-def _linear_gradients(
-    cells: list[tuple[Entry, sympy.Expr]],
-) -> dict[Entry, sympy.Matrix] | None:
-    """Each cell's coefficients in the symbols, when every cell is linear in them."""
-    syms = sorted(set().union(*(c.free_symbols for _, c in cells)), key=str)
-    if not syms:
-        return None
-    out = {}
-    for x, c in cells:
-        try:
-            poly = sympy.Poly(c, *syms)
-        except sympy.PolynomialError:
-            return None
-        if poly.total_degree() > 1 or not all(v.is_Rational for v in poly.coeffs()):
-            return None
-        out[x] = sympy.Matrix([[poly.coeff_monomial(s) for s in syms]])
-    return out
 
 
 def _op_name(node: Node) -> str:
     """The registry name of the op a node computes (``softmax``, ``step`` for a user step)."""
     return str(getattr(node.op, "name", ""))
-
-
-def _constant(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr] | None = None) -> bool:
-    """Whether an expression of the inputs' symbols is the same number for all of them.
-
-    With ``point`` (the inputs' values), two nearby points are tried first: an
-    expression whose values there differ by far more than their working precision is
-    not constant, and the symbolic test (``cancel`` of a row's squares through a square
-    root can take seconds) is left for the few that agree.
-    """
-    if not total.free_symbols:
-        return True
-    if point is not None and _differs(total, point):
-        return False
-    num, den = sympy.fraction(sympy.together(total))
-    num = sympy.expand(num)
-    if not num.free_symbols:
-        return num == 0 or not sympy.expand(den).free_symbols
-    return not sympy.cancel(num / sympy.expand(den)).free_symbols
-
-
-def _differs(total: sympy.Expr, point: dict[sympy.Symbol, sympy.Expr]) -> bool:
-    """Whether ``total`` takes clearly different values at two points near ``point``.
-
-    Each input is moved by a fixed fraction (its own, so no two move alike) to stay in
-    the expression's domain (a variance stays positive); the values are computed at 40
-    digits, and only a difference above 1e-20 of their size counts, so an expression
-    that is constant is never taken for one that is not.
-    """
-    syms = sorted(total.free_symbols, key=str)
-    if any(s not in point or not point[s].is_finite for s in syms):
-        return False
-    values = []
-    for shift in (sympy.Rational(1, 7), sympy.Rational(-2, 9)):
-        at = {
-            s: point[s] * (1 + shift * sympy.Rational(k + 1, len(syms) + 1))
-            + shift * sympy.Rational(1, 10 + k)
-            for k, s in enumerate(syms)
-        }
-        v = total.xreplace(at).evalf(40)
-        if not v.is_number or v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-            return False
-        values.append(complex(v))
-    a, b = values
-    return abs(a - b) > 1e-20 * max(1.0, abs(a), abs(b))
 
 
 @dataclass(frozen=True)

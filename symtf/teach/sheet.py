@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from symtf.renderers.html import head, label_html
+from symtf.renderers.html import head
+from symtf.renderers.html.maths import label_html
 from symtf.renderers.labels import entry_math, label_math, label_tex
 from symtf.renderers.latex import standalone
 from symtf.renderers.tex import escape

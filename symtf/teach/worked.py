@@ -24,7 +24,7 @@ from typing import Any
 import sympy
 
 from symtf import ops
-from symtf.backends.certify import decimal_string
+from symtf.backends.decimals import decimal_string
 from symtf.ops.working import Entry, Line, Work
 from symtf.spec import Derivation
 from symtf.trace import Trace

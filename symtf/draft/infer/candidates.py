@@ -60,9 +60,9 @@ class Candidates(SearchState):
             # same candidates, in the same order: a printing of a shape already searched with
             # nothing learnt since (another row, a run's members tried) takes the list built
             state = (tier, n, m, whole_only, tuple([(k.key, len(k.labels)) for k in ks]))
-            built = self._candidate_lists.get(state)
+            built = self._candidate_lists_memo.get(state)
             if built is None:
-                built = self._candidate_lists[state] = list(
+                built = self._candidate_lists_memo[state] = list(
                     self._derived(ks, shape, whole_only, tier)
                 )
             yield from built
@@ -127,7 +127,7 @@ class Candidates(SearchState):
             known_rows.setdefault(k.shape[0], []).append(k)
         # (these four forms recur for every printing of a shape: built once, each looked
         # up by its op, known tensor and product, without building the step to find it)
-        made = self._known_made
+        made = self._known_made_memo
         for k in ks:
             r, c = k.shape
             at = k.key

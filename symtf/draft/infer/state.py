@@ -59,9 +59,9 @@ class SearchState:
         self._made_memo: dict[tuple[str, tuple[Expr, ...]], Call] = {}
         self._pattern_memo: dict[Any, list[Expr]] = {}
         #: Depth-2 steps of a known tensor and a product (``k @ (a @ b)``), by their parts.
-        self._known_made: dict[tuple[str, int, Expr], Call] = {}
+        self._known_made_memo: dict[tuple[str, int, Expr], Call] = {}
         #: A tier's candidate list, by the tensors (and their labels) it was built over.
-        self._candidate_lists: dict[Any, list[Expr]] = {}
+        self._candidate_lists_memo: dict[Any, list[Expr]] = {}
         #: While a replay runs: the known tensors whose values it changed (else None).
         self._replaying: set[int] | None = None
         self._replay_cache: tuple[Any, dict[int, Known], set[int]] | None = None

@@ -187,8 +187,6 @@ class StatedSteps(ProbabilityRows):
         )
         if between or other:
             return False
-        if p.cell is not None:
-            return True
         lines = self.article.text.splitlines()[eq.line : p.line]
         return bool(_RESULT_WORDS.search(" ".join(lines)))
 

@@ -272,7 +272,7 @@ class _Evaluator:
                 return 1
             if (a.box.b < 0) is True:
                 return -1
-        from symtf.backends.certify import exact_sign
+        from symtf.backends.signs import exact_sign
 
         free = self.backend.user_symbols(exact) if self.backend is not None else exact.free_symbols
         if free and not (self.backend is not None and self.backend.undecided_in(exact)):

@@ -5,14 +5,11 @@ operators with their precedence, relations, matrices and names as the page write
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from symtf.renderers.latex.matrices import bmatrix
 from symtf.renderers.latex.names import label_math, tt
 from symtf.renderers.tex import math_text
-
-if TYPE_CHECKING:
-    pass
 
 _OPS = {
     "+": "+",

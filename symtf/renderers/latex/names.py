@@ -5,12 +5,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from symtf.renderers.tex import _MATH_SPECIALS
-
-if TYPE_CHECKING:
-    pass
 
 
 def tt(name: str) -> str:

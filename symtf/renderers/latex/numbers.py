@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy
 
@@ -14,9 +14,6 @@ from symtf.ops import BREAK
 from symtf.renderers.latex.names import tt
 from symtf.renderers.latex.options import LatexOptions
 from symtf.renderers.tex import escape, math_text
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)

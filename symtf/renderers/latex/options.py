@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 
 #: Verdict → LaTeX mark (text mode; macros defined in :data:`PREAMBLE`).
 MARKS = {

@@ -4,13 +4,7 @@ engine its characters need (plain pdfLaTeX, pdfLaTeX with T1 fonts, or LuaLaTeX)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from symtf.renderers.tex import escape
-
-if TYPE_CHECKING:
-    pass
-
 
 PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2cm]{geometry}

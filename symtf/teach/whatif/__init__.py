@@ -49,7 +49,8 @@ from pathlib import Path
 import sympy
 
 from symtf import files, roots
-from symtf.backends.certify import decimal_string, time_left
+from symtf.backends.certify import time_left
+from symtf.backends.decimals import decimal_string
 from symtf.checking.evaluation import _fit, selection
 from symtf.errors import BudgetExpired, Undecided
 from symtf.numbers import Printed, rounding_interval

@@ -22,6 +22,7 @@ from symtf.draft.read.items import (
 from symtf.draft.read.listed import chain_links
 from symtf.draft.read.maths import weights
 from symtf.draft.read.prose.outputs import nested_rows
+from symtf.draft.read.rounded import rounded_wholes
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
@@ -111,6 +112,11 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
         s.out = []
         _loose_numbers(s)
+    taken = {(q.line, q.column) for f in s.out for q in f.places}
+    for value, span in rounded_wholes(raw):  # "through rounding, we get the value of 38"
+        s.found("number", f"line {number}", ((value,),), span)
+        if any((q.line, q.column) in taken for q in s.out[-1].places):
+            s.out.pop()  # already read (``≈ 38`` ending a chain)
     return s.out
 
 
@@ -151,6 +157,16 @@ def _asides(s: _Line, fragment: str, at: int, place: int) -> str:
     return out
 
 
+#: A percentage as a line's result, ``1/4 = 25%`` or ``= 3.2%``.
+_PERCENTAGE = re.compile(r"\d+(?:\.\d+)?%")
+
+
+def _percentage(text: str) -> str | None:
+    """A percentage a line ends on (``1/4 = 25%``), as written; None for anything else."""
+    t = text.strip()
+    return t if _PERCENTAGE.fullmatch(t) else None
+
+
 def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     number, seg = s.number, s.seg
     fragment = _asides(s, fragment, at, place)
@@ -168,7 +184,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
     rows = matrix_rows(last) if last.startswith("[") else None
     if rows is None and re.match(r"\[\s*\[", last) and re.search(r"\]\s*\]$", last):
         rows = nested_rows(last)  # "= [[1, 0.37], [0.37, 1]]": a matrix, row by row
-    end = numeric_cell(last.rstrip(".:;,"))
+    end = numeric_cell(last.rstrip(".:;,")) or _percentage(last.rstrip(".:;,"))
     if rows is not None:
         printed = rows
     elif end is not None:
@@ -437,7 +453,7 @@ def _trimmed(chain: list[tuple[str, int]]) -> list[tuple[str, int]]:
     last, b = out[-1]
     if numeric_cell(last.rstrip(".:;,")) is None and not last.startswith("["):
         m = _LEADING_NUMBER.match(last)
-        if m and numeric_cell(m.group(1)) is not None:
+        if m and (numeric_cell(m.group(1)) or _percentage(m.group(1))) is not None:
             out[-1] = (m.group(1), b)
     return out
 
