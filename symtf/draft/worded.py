@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtf.draft.read.rounded import ROUNDED_BY
+from symtf.draft.read.source import text_lines
 
 __all__ = ["Worded", "worded"]
 
@@ -70,11 +71,13 @@ def worded(
     if not places or len(flat) != len(places) or getattr(item, "cell", None) is not None:
         return None
     first = places[0]
-    lines = text.splitlines()
+    lines = text_lines(text)  # as the file numbers them (not at U+2028 or a form feed)
     if not 0 < first.line <= len(lines) or first.column is None:
         return None
     line = lines[first.line - 1]
     cut = first.column - 1
+    if cut > len(line):
+        return None
     if cut > 0 and line[cut - 1] == "[":
         cut -= 1  # a list: its bracket starts it
     sentences = _sentences(line[:cut])
