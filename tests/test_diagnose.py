@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 import symtf
-from symtf.checking.diagnose import _Override
+from symtf.checking.diagnose.replay import Override
 from symtf.checking.evaluation import Evaluator, correct_rounding
 from symtf.graph.conventions import switch
 from symtf.numbers import Printed, format_fixed
@@ -103,14 +103,14 @@ def test_altered_early_entry_is_the_root(article) -> None:
 
             if prec not in self._balls:
                 with BallBackend(prec) as xp:
-                    self._balls[prec] = run(self.derivation, xp, _Override(printed, ""))
+                    self._balls[prec] = run(self.derivation, xp, Override(printed, ""))
             return self._balls[prec]
 
         def exact_trace(self):
             from symtf.graph.pipeline import run
 
             if self._exact is None:
-                self._exact = run(self.derivation, None, _Override(printed, ""))
+                self._exact = run(self.derivation, None, Override(printed, ""))
             return self._exact
 
     mutant = regenerate(article, Altered(article))

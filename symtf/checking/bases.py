@@ -113,7 +113,8 @@ def _reading(
     """The line as displayed with ``log`` in ``base`` (``None``: as symtf reads it, the
     natural logarithm): its values' leading digits and their certified balls; ``None``
     when it calls no one-argument ``log`` or cannot be evaluated."""
-    from symtf.checking.displayed import _entries, _resolver
+    from symtf.checking.displayed import _resolver
+    from symtf.checking.displayed.rows import value_entries
     from symtf.errors import ExpressionError
     from symtf.language import expr as sx
     from symtf.language.latexmath import parse as parse_expression
@@ -128,7 +129,7 @@ def _reading(
         trace = ev.exact_trace()
         xp = trace.backend
         rewritten = sx.parse(text)
-        values = _entries(rewritten.evaluate(_resolver(trace, d, ev, claim), backend=xp))
+        values = value_entries(rewritten.evaluate(_resolver(trace, d, ev, claim), backend=xp))
         balls = [xp.ball(v, 128) for v in values]
     except (ExpressionError, SymtfError, TypeError, ValueError, ArithmeticError):
         return None

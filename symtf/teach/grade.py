@@ -34,13 +34,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from symtf import files
-from symtf.checking.diagnose import (
-    _overlaps,
-    _Override,
-    _replay,
-    convention_variants,
-    printed_values,
-)
+from symtf.checking.diagnose import printed_values
+from symtf.checking.diagnose.conventions import convention_variants
+from symtf.checking.diagnose.replay import Override, overlaps, replay_with_printed
 from symtf.checking.evaluation import Evaluator, classify
 from symtf.checking.wording import place
 from symtf.errors import SpecError, SymtfError
@@ -408,8 +404,8 @@ def _diagnose(
         b = g.blank
         if b.step not in replays:
             replays[b.step] = (
-                _replay(ev, d, _Override(numbers, b.step), b.step),
-                _replay(ev, d, _Override(numbers, b.step, widen=True), b.step),
+                replay_with_printed(ev, d, Override(numbers, b.step), b.step),
+                replay_with_printed(ev, d, Override(numbers, b.step, widen=True), b.step),
             )
         exact_rp, wide_rp = replays[b.step]
         p = answers[b.id]
@@ -423,7 +419,7 @@ def _diagnose(
         wide_only = False
         if not consistent:
             wide = wide_rp.ball_trace(128)
-            consistent = wide_only = wide is not None and _overlaps(
+            consistent = wide_only = wide is not None and overlaps(
                 wide.value(b.step)[b.index[0], b.index[1]], p
             )
         if wide_only:
@@ -596,7 +592,7 @@ def _depends(
 ) -> bool:
     """Whether ``b``'s entry, replayed from the student's numbers, moves when ``on``'s does."""
     base = replay.ball_trace(128)
-    nudge = _Override(numbers, b.step, nudge=(on.step, on.index[0], on.index[1]))
+    nudge = Override(numbers, b.step, nudge=(on.step, on.index[0], on.index[1]))
     nudged = Evaluator(d, base=replay, override=nudge, fresh={on.step}, needed={b.step}).ball_trace(
         128
     )
