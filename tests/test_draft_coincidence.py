@@ -143,3 +143,24 @@ def test_a_step_with_evidence_far_above_chance_is_still_taken(tmp_path: Path) ->
     assert any("softmax" in s and "sqrt(2)" in s for s in steps)
     share = [c for c in checks if c[0] == 13]
     assert share and all(c[2] in ("exact", "rounded") for c in share)
+
+
+ONE_HOT = """# A two-feature classifier
+
+$$
+X = \\begin{bmatrix} 1.0 & 2.0 \\end{bmatrix}, \\quad
+W = \\begin{bmatrix} 0.2 & -0.3 & 0.5 \\\\ -0.4 & 0.7 & -0.2 \\end{bmatrix}
+$$
+
+True label (one-hot): `y = [0, 1, 0]`, so class 1 is correct.
+"""
+
+
+def test_a_one_hot_row_is_no_rounding_of_a_weight_row(tmp_path: Path) -> None:
+    # W's second row rounds to the label's whole numbers, entry for entry
+    row = [mpmath.mpf("-0.4"), mpmath.mpf("0.7"), mpmath.mpf("-0.2")]
+    assert [mpmath.nint(x) for x in row] == [0, 1, 0]
+    steps, checks = _steps(tmp_path, ONE_HOT)
+    # the label is an input the article gives, not W's row printed to whole numbers
+    assert all(printed != "0 1 0" for _, printed, _ in checks), checks
+    assert all("W" not in s.partition("=")[2] for s in steps), steps

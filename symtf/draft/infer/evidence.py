@@ -535,6 +535,10 @@ class Evidence(Candidates):
         else:
             ok = np.nonzero(complete)[0]
         n_fin = max(1, int(finite.sum()))
+        if _zeros_and_ones(t):
+            # a row of whole 0s and ±1s (a one-hot label, a mask) that a step reproduces only
+            # by rounding shows nothing of the step: the step must give those very values
+            ok = ok[n_exact[ok] == n_fin]
         out = []
         ranks: dict[Expr, tuple[Any, ...]] = {}  # each row of one step ranks as the step
         for at in ok.tolist():
@@ -681,6 +685,17 @@ def _telling(c: _Candidate, t: Target) -> int:
     with np.errstate(invalid="ignore"):
         telling = np.isfinite(t.values) & (np.abs(t.values) >= 10 * t.units)
     return int(np.sum(full & telling))
+
+
+def _zeros_and_ones(t: Target) -> bool:
+    """Whether a printing writes only whole 0s and ±1s, without decimals (``[0, 1, 0]``)."""
+    v = t.values
+    finite = np.isfinite(v)
+    return bool(
+        finite.any()
+        and np.all(~finite | (np.abs(v) == 0) | (np.abs(v) == 1))
+        and np.all(t.units[finite] == 1)
+    )
 
 
 def _entry_bits(t: Target) -> np.ndarray:
