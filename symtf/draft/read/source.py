@@ -171,7 +171,11 @@ class Text:
         a, b, _ = k.indices(len(self.text))
         b = max(a, b)
         runs = []
-        for s, n, o in self.runs:
+        # the runs are in order and apart: only those from the one holding ``a`` to the last
+        # starting before ``b`` can overlap (a slice of a long paste is not a walk of all)
+        starts = self._starts
+        first = max(0, bisect.bisect_right(starts, a) - 1)
+        for s, n, o in self.runs[first : bisect.bisect_left(starts, b)]:
             lo, hi = max(s, a), min(s + n, b)
             if lo < hi:
                 runs.append((lo - a, hi - lo, o + lo - s))
