@@ -71,25 +71,19 @@ _IN_UNITS = re.compile(
 )
 
 
-class _Statement:
-    """One statement of a maths span, as a text with places, and what it makes."""
+class Collects:
+    """What reads one piece of text with places (a maths statement, a prose line) and
+    collects the values it finds there, each placed in that text.
 
-    def __init__(
-        self,
-        seg: Segment,
-        text: Text,
-        place: int,
-        context: str,
-        definitions: dict[str, Definition] | None = None,
-        quantities: dict[str, str] | None = None,
-    ) -> None:
-        self.seg = seg
-        self.text = text
-        self.place = place
-        self.context = context
-        self.definitions = definitions if definitions is not None else {}
-        self.quantities = quantities if quantities is not None else {}
-        self.out: list[Found] = []
+    Attributes set by the reader: ``text``, ``seg`` (its segment), ``line`` (the line the
+    values are reported on), ``context`` and ``out``.
+    """
+
+    text: Text
+    seg: Segment
+    line: int
+    context: str
+    out: list[Found]
 
     def found(
         self,
@@ -103,21 +97,43 @@ class _Statement:
         latex: str | None = None,
         chain: str = "",
     ) -> None:
-        seg = self.seg
+        """Keep a value found at ``span`` of the text."""
         self.out.append(
             Found(
                 kind,
                 label,
-                seg.line,
+                self.line,
                 rows,
                 expression,
                 latex,
-                seg.cell,
+                self.seg.cell,
                 self.context,
                 chain,
                 places_in(self.text, span[0], span[1], rows, from_end=from_end),
             )
         )
+
+
+class _Statement(Collects):
+    """One statement of a maths span, as a text with places, and what it makes."""
+
+    def __init__(
+        self,
+        seg: Segment,
+        text: Text,
+        place: int,
+        context: str,
+        definitions: dict[str, Definition] | None = None,
+        quantities: dict[str, str] | None = None,
+    ) -> None:
+        self.seg = seg
+        self.text = text
+        self.line = seg.line
+        self.place = place
+        self.context = context
+        self.definitions = definitions if definitions is not None else {}
+        self.quantities = quantities if quantities is not None else {}
+        self.out = []
 
 
 def math_items(

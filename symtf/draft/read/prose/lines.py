@@ -17,10 +17,9 @@ from symtf.draft.read.items import (
     expression_text,
     matrix_rows,
     numeric_cell,
-    places_in,
 )
 from symtf.draft.read.listed import chain_links
-from symtf.draft.read.maths import weights
+from symtf.draft.read.maths import Collects, weights
 from symtf.draft.read.prose.outputs import nested_rows
 from symtf.draft.read.rounded import rounded_wholes
 from symtf.draft.read.source import Text
@@ -59,42 +58,15 @@ def _tuple_rows(piece: str) -> Rows | None:
     return (row,)
 
 
-class _Line:
+class _Line(Collects):
     """One prose line being read: its text with places, and what it makes."""
 
     def __init__(self, text: Text, number: int, seg: Segment, context: str) -> None:
         self.text = text
-        self.number = number
+        self.number = self.line = number
         self.seg = seg
         self.context = context
-        self.out: list[Found] = []
-
-    def found(
-        self,
-        kind: str,
-        label: str,
-        rows: Rows,
-        span: tuple[int, int],
-        *,
-        from_end: bool = False,
-        expression: str | None = None,
-        latex: str | None = None,
-        chain: str = "",
-    ) -> None:
-        self.out.append(
-            Found(
-                kind,
-                label,
-                self.number,
-                rows,
-                expression,
-                latex,
-                self.seg.cell,
-                self.context,
-                chain,
-                places_in(self.text, span[0], span[1], rows, from_end=from_end),
-            )
-        )
+        self.out = []
 
 
 def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
