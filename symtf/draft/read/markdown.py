@@ -143,6 +143,8 @@ class _Reader:
                 self.maths_block(t)
             elif t.type == "fence" and t.map is not None:
                 self.fence(t)
+            elif t.type == "code_block" and t.map is not None and _written_maths(t.content):
+                self.indented_prose(t.content, t.map[0])
             elif t.type in ("code_block", "html_block") and t.map is not None:
                 self.prose_block(t.content, t.map[0])
             k += 1
@@ -277,10 +279,39 @@ class _Reader:
         if body.text.strip():
             self.out.segments.append(self.segment(body, False))
 
+    def indented_prose(self, content: str, first: int) -> None:
+        """An indented block that writes LaTeX maths (``\\(e^{3.2}\\) \\approx 24.53``) is
+        Markdown indented under a list item, not code: a program does not write maths
+        delimiters. It is read as Markdown, its own indentation not taken for code."""
+        text = self.lines_text(content.rstrip("\n"), first)
+        inner = _Reader(text, self.cell, {})
+        inner.heading = self.heading
+        read = inner.run(_parser(False).parse(text.text))
+        self.out.segments.extend(read.segments)
+        self.heading = inner.heading
+
     def prose_block(self, content: str, first: int) -> None:
         if content.strip():
             text = self.lines_text(content.rstrip("\n"), first)
             self.out.segments.append(self.segment(text, False))
+
+
+#: Inline maths delimiters, ``\\(…\\)`` on one line: no program writes them.
+_DELIMITED_MATHS = re.compile(r"\\\((?=[^\n]*?\\\))")
+
+
+def _written_maths(content: str) -> bool:
+    """Whether an indented block writes inline LaTeX maths, ``\\(…\\)``, on one of its
+    lines outside a string a program would write (a block whose every such line is
+    Markdown: a list item or words, not an assignment or a call)."""
+    return any(
+        _DELIMITED_MATHS.search(line) and not _CODE_LINE.match(line)
+        for line in content.splitlines()
+    )
+
+
+#: A line of code: an assignment, a call or a keyword statement.
+_CODE_LINE = re.compile(r"\s*(?:[A-Za-z_][\w.]*\s*(?:=[^=]|\()|(?:def|return|import|print)\b)")
 
 
 def _line(text: Text) -> int:
