@@ -20,6 +20,7 @@ from pathlib import Path
 
 import mpmath
 
+from symtf.commands.draft import check_article
 from tests.article_checks import placed_verdicts
 
 POST = """\
@@ -87,3 +88,66 @@ def test_the_same_forms_outside_an_indented_block(tmp_path: Path) -> None:
     assert (16, "0.61", "rounded") in got
     assert (17, "0.29", "rounded") in got
     assert (20, "0.49", "rounded") in got
+
+
+SECTIONS = """\
+# Parameters
+
+## 2.1 Parameter Breakdown
+
+The layer has 512 × 512 = 262,144 weights.
+
+### 3. Results with $d = 512$
+
+## 0.5 Is Not a Section Number Alone
+
+## Step 2: 0.75
+"""
+
+
+def test_a_heading_section_number_is_no_printed_value(tmp_path: Path) -> None:
+    path = tmp_path / "post.md"
+    path.write_text(SECTIONS, encoding="utf-8")
+    unchecked = {(u.line, u.text) for u in check_article(path).unchecked}
+    # "2.1" and "3." number their sections: no printed value, so not "not checked"
+    assert not any(line in (3, 7) for line, _ in unchecked)
+    # a number opening with 0 is a value ("0.5 Is …"), and so is the 0.75 of "Step 2: 0.75"
+    assert (9, "0.5") in unchecked
+    assert (11, "0.75") in unchecked
+
+
+COUNTS = """\
+# Parameter count
+
+- L = 4 (number of layers)
+- d = 256 (model width)
+
+One layer holds 4 × 256 × 256 = 262,144 attention weights and 2 × 256 × 1024 = 524,288
+feed-forward weights.
+
+```
+262,144 (attention) + 524,288 (feed-forward) + 1,024 (norms)
+= 787,456 parameters
+```
+
+For 4 layers: 4 × 787,456 = 3,149,842 parameters
+"""
+
+
+def test_terms_named_in_parentheses_and_their_sum_below(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, COUNTS)
+    # 262,144 + 524,288 + 1,024 = 787,456 (by hand: 786,432 + 1,024), on the line of its
+    # result below the terms, each term named in words in parentheses
+    assert (11, "787,456", "exact") in got
+    # 4 × 787,456 = 3,149,824, not the 3,149,842 printed (two digits swapped)
+    assert (14, "3,149,842", "wrong") in got or (14, "3,149,842", "slip") in got
+    # the first link's 787,456 repeats the sum printed above it
+    assert (14, "787,456", "exact") in got
+
+
+def test_a_setting_with_its_meaning_in_words_is_an_input(tmp_path: Path) -> None:
+    path = tmp_path / "post.md"
+    path.write_text(COUNTS, encoding="utf-8")
+    unchecked = {(u.line, u.text) for u in check_article(path).unchecked}
+    # "L = 4 (number of layers)": a constant the article sets, not a value to place
+    assert not any(line in (3, 4) for line, _ in unchecked)

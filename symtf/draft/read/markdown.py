@@ -154,9 +154,14 @@ class _Reader:
         content = inline.content
         if heading and "$" not in content and "\\" not in content and "`" not in content:
             a, line = self.line_text(first)  # the heading line as written ("## Step 2: 0.5")
-            self.out.segments.append(self.segment(self.text[a : a + len(line)], False))
+            number = _SECTION_NUMBER.match(line)
+            cut = number.end() if number else 0
+            self.out.segments.append(self.segment(self.text[a + cut : a + len(line)], False))
             return
         text = self.lines_text(content, first)
+        number = _SECTION_NUMBER.match(text.text) if heading else None
+        if number is not None:
+            text = text[number.end() :]
         at = 0
         for a, b, c, d, maths in self.spans(inline, text.text):
             if text.text[at:a].strip():
@@ -295,6 +300,10 @@ class _Reader:
             text = self.lines_text(content.rstrip("\n"), first)
             self.out.segments.append(self.segment(text, False))
 
+
+#: A heading's section number, ``### 2.1 Parameter Breakdown``, ``## 3. Results``: it
+#: numbers the section (a dotted number, not opening with 0, before a capitalised word), it is no value.
+_SECTION_NUMBER = re.compile(r"^\s*#*\s*[1-9]\d*\.(?:\d+\.?)*\s+(?=[A-Z])")
 
 #: Inline maths delimiters, ``\\(…\\)`` on one line: no program writes them.
 _DELIMITED_MATHS = re.compile(r"\\\((?=[^\n]*?\\\))")
