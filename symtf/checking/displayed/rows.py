@@ -40,7 +40,8 @@ def _another_quantity(ev: Any, claim: Claim, text: str, value: Any) -> bool:
     """Whether a result printed as ``text`` is another quantity than the one printed so
     before it, within the reach of later literals (``e^{-0.5} ≈ 0.61``, then
     ``p = 24.53 / 40.04 = 0.61``). A line that restates an earlier number (its chain
-    printing a term again) is the same quantity."""
+    printing a term again), or one that writes the same arithmetic again, is the same
+    quantity."""
     if claim.restates is not None or text not in ev.printed_results:
         return False
     before = ev.printed_result_lines.get(text)
@@ -48,7 +49,16 @@ def _another_quantity(ev: Any, claim: Claim, text: str, value: Any) -> bool:
         return False
     if not 0 < claim.source_line - before <= lineage.LONG_ENTRY_LINES:
         return False
+    label = ev.printed_labels.get(text)
+    earlier = next((c for c in ev.derivation.claims if c.label == label), None)
+    if earlier is None or _written(earlier.expression) & _written(claim.expression):
+        return False  # the same arithmetic written again: the article's one quantity
     return not lineage.same_quantity(ev.exact_trace().backend, ev.printed_results[text], value)
+
+
+def _written(expression: str | None) -> set[str]:
+    """The links of a displayed line's arithmetic, without white space."""
+    return {"".join(link.split()) for link in (expression or "").split("=")} - {""}
 
 
 def _blank_zero(text: str, value: Any) -> bool:

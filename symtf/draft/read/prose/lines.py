@@ -103,7 +103,7 @@ _ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 #: (decoder)``: right after the term's number, before an operator, a relation or the end
 #: of the line. The arithmetic is read without them (blanked: every offset stays).
 _TERM_NAME = re.compile(
-    r"(?<=\d)\s*\((?=[^()\d]*[A-Za-z])[^()\d=≈<>%]*\)(?=\s*(?:[-+−×*/·=≈]|$))", re.M
+    r"(?<=\d)\s*\((?=[^()\d]*[A-Za-z])[^()\d=≈<>%]*\)(?=\s*(?:[-+−×/·=≈]|\*(?!\*)|$))", re.M
 )
 
 
