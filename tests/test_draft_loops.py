@@ -160,3 +160,51 @@ def test_a_loop_dotting_with_a_number_invents_no_value(tmp_path: Path) -> None:
     )
     assert "filled entry by entry" not in notes
     assert all(v not in ("slip", "wrong") for _, _, v in _verdicts(path))
+
+
+def test_a_slice_written_after_masked_fill_in_place_is_a_printing_of_the_masked_slice(
+    tmp_path: Path,
+) -> None:
+    # The code does not compute attn_scores (queries is not defined) but writes its slice
+    # [0][0], masks it in place with the causal mask (-inf above the diagonal) and writes
+    # the slice again: the second literal is the first one masked. 0.5 is written where
+    # the slice holds 0.6 (hand check: masking leaves the lower triangle as it was).
+    text = (
+        "```python\nimport torch\nattn_scores = queries @ keys.transpose(2, 3)\n"
+        "attn_scores[0][0] = [[0.8, 0.2, 0.1],\n"
+        "                     [0.3, 0.9, 0.4],\n"
+        "                     [0.1, 0.6, 0.7]]\n"
+        "mask_bool = torch.triu(torch.ones(3, 3), diagonal=1).bool()\n"
+        "attn_scores.masked_fill_(mask_bool, -torch.inf)\n"
+        "attn_scores[0][0] = [[0.8, -inf, -inf],\n"
+        "                     [0.3, 0.9, -inf],\n"
+        "                     [0.1, 0.5, 0.7]]\n```\n"
+    )
+    got = _verdicts(_post(tmp_path, text))
+    assert sorted(got) == [
+        (9, "-inf", "exact"),
+        (9, "-inf", "exact"),
+        (9, "0.8", "exact"),
+        (10, "-inf", "exact"),
+        (10, "0.3", "exact"),
+        (10, "0.9", "exact"),
+        (11, "0.1", "exact"),
+        (11, "0.5", "wrong"),
+        (11, "0.7", "exact"),
+    ]
+
+
+def test_masked_fill_in_place_of_a_computed_tensor_is_its_masked_value(tmp_path: Path) -> None:
+    # S masked in place with the causal mask: [[0.8, -inf], [0.3, 0.9]]; 0.91 is printed
+    # where 0.9 (0.9000 to torch's four decimals) belongs.
+    text = (
+        "```python\nimport torch\nS = torch.tensor([[0.8, 0.2], [0.3, 0.9]])\n"
+        "mask = torch.triu(torch.ones(2, 2), diagonal=1).bool()\n"
+        "S.masked_fill_(mask, -torch.inf)\nprint(S)\n```\n\n"
+        "```\ntensor([[0.8000,   -inf],\n        [0.3000, 0.9100]])\n```\n"
+    )
+    path = _post(tmp_path, text)
+    assert "masked_fill_" not in _notes(path)
+    got = {(p, v) for _, p, v in _verdicts(path)}
+    assert ("0.9100", "wrong") in got or ("0.9100", "slip") in got
+    assert {("0.8000", "exact"), ("-inf", "exact"), ("0.3000", "exact")} <= got

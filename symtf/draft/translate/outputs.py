@@ -566,9 +566,12 @@ class Outputs(Texts):
         values = [a for a in items if a[0] == "value"]
         text = "\n".join(t for t, _ in texts)
         lines = [ln for _, lns in texts for ln in lns]
-        found = read_values(blanked(text, [a[2] for a in items if a[0] == "text"]), lines)
+        literals = [a[2] for a in items if a[0] == "text"]
+        found = read_values(blanked(text, literals), lines)
         if not values:
             return
+        if len(values) != len(found):  # a separator found inside a value: the labels only
+            found = read_values(blanked(text, literals, numerals_only=True), lines)
         if len(values) != len(found):
             values = _one_list(values, found, self._shape)
         if len(values) != len(found):

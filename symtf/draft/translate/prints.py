@@ -308,17 +308,19 @@ def is_size(node: ast.expr) -> bool:
     return False
 
 
-def blanked(text: str, literals: list[str]) -> str:
+def blanked(text: str, literals: list[str], *, numerals_only: bool = False) -> str:
     """``text`` with the print's own string arguments blanked, in order, where they occur.
 
     ``print("Text 1:", x)`` writes ``Text 1: tensor([…])``: the 1 of the label is not a
     printed value. Each literal is looked for after the one before it; one not found is
     left alone. Blanks keep every other character at its place (and its line).
+    ``numerals_only``: only the literals that hold a digit are looked for: ``", "`` between
+    two shapes, found inside the first (``(4, 1)``), would blank the value's own comma.
     """
     at = 0
     for literal in literals:
         needle = literal.strip()
-        if not needle:
+        if not needle or (numerals_only and not any(ch.isdigit() for ch in needle)):
             continue
         i = text.find(needle, at)
         if i < 0:
