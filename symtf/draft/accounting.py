@@ -396,6 +396,12 @@ def _named_behind(f: Any, article: Article, value: str, at: Place) -> Any:
     The number again later on that line (``KL = 0.51 nats → … ~0.51 nats of surprise``)
     is that result too. The name is what links them (as in :func:`_named_ahead`): a number
     whose line sets no name, or a name no line above works out, is left alone.
+
+    Under the same heading, a result line that states the value again by its name
+    (``**Result:** $E[X] = 0.7$`` under ``E[X] = 1 × 0.7 + 0 × 0.3 = 0.7``, or
+    ``\\text{Var}(X) \\approx 2.92`` under ``… = 2.918``) restates it too: to the same digits
+    when it is the same value, or rounded to two significant digits or more (one digit,
+    ``P(X = 2) = 0.2``, may round another example's 0.167 of that name by chance).
     """
     setting = rf"(\S+)\s*=\s*{re.escape(value)}(?![\d.])"
     m = re.search(setting, (getattr(f, "context", "") or "").replace("−", "-"))
@@ -414,19 +420,51 @@ def _named_behind(f: Any, article: Article, value: str, at: Place) -> Any:
         if m is not None:
             break
     v = _value(value)
-    if m is None or v is None:
+    if v is None:
         return None
+    best = _behind(f, article, v, {m.group(1)}, at) if m is not None else None
+    if best is not None:
+        return best
+    stated = rf"(\S+)\s*(?:=|≈|\\approx)\s*{re.escape(value)}(?![\d.])"
+    m = re.search(stated, (getattr(f, "context", "") or "").replace("−", "-"))
+    if m is None:
+        return None
+    names = {m.group(1), (getattr(f, "label", "") or "").strip()} - {""}
+    return _behind(f, article, v, names, at, near=True)
+
+
+def _behind(
+    f: Any,
+    article: Article,
+    v: tuple[Decimal, int],
+    names: set[str],
+    at: Place,
+    *,
+    near: bool = False,
+) -> Any:
+    """For :func:`_named_behind`: the nearest displayed line above ``at`` named by one of
+    ``names`` whose result rounds to ``v``; ``near``: under the same heading, the same
+    value to the same digits too, and a rounding only to two digits or more."""
     quantum = v[0].as_tuple().exponent
     if not isinstance(quantum, int):
         return None
-    name, best = m.group(1), None
+    heading = article.heading_before(at.line)
+    best = None
     for d in article.displays:
         if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
             continue
-        if d.places[0].line >= at.line or name not in _names_of(d.label):
+        if d.places[0].line >= at.line or not names & _names_of(d.label):
+            continue
+        if near and article.heading_before(d.places[0].line) != heading:
             continue
         w = _value(d.rows[0][0])
-        if w is None or w[1] <= v[1] or _unreadable(d.latex):
+        if w is None or _unreadable(d.latex):
+            continue
+        if near and w[1] == v[1]:
+            if w[0] == v[0] and (best is None or d.places[0].line > best.places[0].line):
+                best = d
+            continue
+        if w[1] <= v[1] or (near and v[1] < 2):
             continue  # not a result given with more digits than the number keeps
         try:
             rounded = {

@@ -15,11 +15,8 @@ from symtf.draft.translate import (
     Shown,
     Step,
     Translator,
-    blocks,
     cell_lines,
-    code_lines,
     file_lines,
-    without_code,
 )
 
 __all__ = [
@@ -31,9 +28,6 @@ __all__ = [
     "Shown",
     "Step",
     "Translator",
-    "blocks",
     "cell_lines",
-    "code_lines",
     "file_lines",
-    "without_code",
 ]

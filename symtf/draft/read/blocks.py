@@ -5,7 +5,9 @@ A fenced ```` ```python ```` block that parses as Python (read with :mod:`ast`,
 never run) is code; the plain fenced blocks right after it (``Output:`` or a
 blank line between them, or a heading that says so) are what it printed. A block fenced as
 Python that does not parse (hand-worked arithmetic fenced for its colours) is
-prose. A setup line that states what a size formula comes to
+prose. A space pasted from a web page (a no-break space, ``U+00A0``, or another Unicode
+space) is a space to Python's reader of the code (:func:`as_code`): Python itself refuses it, a
+reader of the post does not. A setup line that states what a size formula comes to
 (``head_dim = d_out // num_heads = 4``) is read as the formula
 (:func:`without_stated_sizes`). Every line of code and output keeps its file line.
 """
@@ -13,6 +15,7 @@ prose. A setup line that states what a size formula comes to
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -23,6 +26,7 @@ from symtf.draft.read.source import Text
 __all__ = [
     "Block",
     "Output",
+    "as_code",
     "code_fences",
     "code_prefix",
     "fenced_blocks",
@@ -30,6 +34,25 @@ __all__ = [
     "notebook_blocks",
     "without_stated_sizes",
 ]
+
+
+#: Unicode spaces that pages paste into code (a no-break space above all): each is one
+#: character, as the ASCII space that stands for it, so every place stays where it was.
+_SPACES = dict.fromkeys(
+    map(
+        ord,
+        "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+        "\u200a\u202f\u205f\u3000",
+    ),
+    " ",
+)
+
+
+def as_code(text: Text) -> Text:
+    """Code as Python reads it: each Unicode space (``U+00A0`` pasted from a web page) an
+    ASCII space, character for character (its places are the same)."""
+    plain = text.text.translate(_SPACES)
+    return text if plain == text.text else dataclasses.replace(text, text=plain)
 
 
 @dataclass(frozen=True)
@@ -191,6 +214,7 @@ def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list
     for i, block in enumerate(fences):
         if block.info not in PYTHON:
             continue
+        block = dataclasses.replace(block, body=as_code(block.body))
         if not parses(block.body.text):
             cut = code_prefix(block.body.text)
             if cut is not None:
@@ -245,10 +269,11 @@ def notebook_blocks(cells: list[Cell]) -> list[Block]:
     for c in cells:
         if c.kind != "code":
             continue
-        lines = _line_starts(c.source)
+        source = as_code(c.source)
+        lines = _line_starts(source)
         outputs = tuple(
             Output(o.text.text, _line_starts(o.text), o.kind, o.text) for o in c.outputs
         )
         first = next((n for n in lines if n), 0)
-        out.append(Block(c.index, c.source.text, first, outputs, lines, c.source))
+        out.append(Block(c.index, source.text, first, outputs, lines, source))
     return out

@@ -33,7 +33,109 @@ def chain_links(links: Sequence[str]) -> list[Link]:
             continue
         out.extend(_entry_links(k, a, b, last=k == len(links) - 1))
         out.extend(_scaled_links(k, a, b))
+        if not any(link[0] == k for link in out):
+            out.extend(grouped_links(k, a, b))
     return out
+
+
+#: One atom of a plain link: a bracketed group, an unsigned number, a word or a sign.
+_ATOM = re.compile(
+    r"\s*(?:(?P<n>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<w>[A-Za-z_]+)|(?P<c>\S))"
+)
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def _atoms(plain: str) -> list[tuple[str, str, int]] | None:
+    """A plain link as ``(kind, text, start)`` atoms at its top level: ``g`` a bracketed
+    group (its text with the brackets), ``n`` a number, ``w`` a word, ``c`` any other
+    sign; None when its brackets do not pair."""
+    out: list[tuple[str, str, int]] = []
+    at = 0
+    while at < len(plain):
+        m = _ATOM.match(plain, at)
+        if m is None:
+            break
+        start = m.start(m.lastgroup or "c")
+        if m.group("c") in _CLOSE:
+            depth, end = 0, start
+            while end < len(plain):
+                depth += plain[end] in "([{"
+                depth -= plain[end] in ")]}"
+                if depth == 0:
+                    break
+                end += 1
+            if depth != 0 or plain[end] != _CLOSE[plain[start]]:
+                return None
+            out.append(("g", plain[start : end + 1], start))
+            at = end + 1
+            continue
+        if m.group("c") in (")", "]", "}"):
+            return None
+        out.append((m.lastgroup or "c", m.group(m.lastgroup or "c"), start))
+        at = m.end()
+    return out
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def grouped_links(k: int, earlier: str, later: str) -> list[Link]:
+    """``(1 - 3.5)^2 = (-2.5)^2``, ``-[-0.347 + (-0.347)] = -[-0.694]``,
+    ``\\frac{2.0 - 3.0}{0.707} = \\frac{-1.0}{0.707}``: the two links are written alike
+    but for bracketed groups of the earlier one that the later one writes as one number
+    each, so that number is the value of the group's arithmetic.
+
+    A bracketed group is one operand whatever surrounds it, so its value is what the
+    number stands for. The links must agree atom for atom elsewhere (groups that differ
+    are lined up within, the same way); otherwise nothing is read. Groups with commas
+    (lists, arguments) are left to :func:`entry_links`.
+    """
+    found: list[tuple[str, str, int]] = []
+    if not _aligned_groups(earlier, later, 0, found) or not found:
+        return []
+    return [(k, (written,), number, _NUMBERS.findall(later[:at])) for written, number, at in found]
+
+
+def _aligned_groups(a: str, b: str, offset: int, found: list[tuple[str, str, int]]) -> bool:
+    """For :func:`grouped_links`: line ``a`` and ``b`` up atom by atom (``b`` starts at
+    ``offset`` of the later link), adding each group of ``a`` written as a number in ``b``
+    (its text, the number, where the number stands); False when they do not line up."""
+    xs, ys = _atoms(a), _atoms(b)
+    if xs is None or ys is None:
+        return False
+    i = j = 0
+    replaced: list[int] = []  # the atoms of ``a`` written as one number each in ``b``
+    while i < len(xs) and j < len(ys):
+        (kx, tx, _), (ky, ty, sy) = xs[i], ys[j]
+        if kx == ky and _squeezed(tx) == _squeezed(ty):
+            i, j = i + 1, j + 1
+            continue
+        if kx != "g" or "," in tx:
+            return False
+        inner = tx[1:-1]
+        signed = ky == "c" and ty in "-−" and j + 1 < len(ys) and ys[j + 1][0] == "n"
+        if signed and (j == 0 or ys[j - 1][0] == "c") and tx[0] == "(":
+            number, at, j = numeric_cell(ty + ys[j + 1][1]), sy, j + 2
+        elif ky == "n" and tx[0] == "(":
+            number, at, j = numeric_cell(ty), sy, j + 1
+        elif ky == "g" and ty[0] == tx[0] and "," not in ty:
+            number, at = numeric_cell(ty[1:-1]), sy + 1 + len(ty[1:-1]) - len(ty[1:-1].lstrip())
+            if number is None and not _aligned_groups(inner, ty[1:-1], offset + sy + 1, found):
+                return False
+            j += 1
+        else:
+            return False
+        if number is not None:
+            if numeric_cell(inner) is not None or not is_arithmetic(inner):
+                return False
+            if i >= 2 and i - 2 in replaced and xs[i - 1][1] in "/÷":
+                # "(2/6)/(3/6) = (2)/(3)": a fraction reduced, not its parts worked out
+                return False
+            replaced.append(i)
+            found.append((inner.strip(), number, offset + at))
+        i += 1
+    return i == len(xs) and j == len(ys)
 
 
 #: A number times a list, or a list times a number, in a plain link: ``0.4·[1,0.5]``.

@@ -141,11 +141,11 @@ class _Reader:
                 continue
             if t.type in ("math_block", "math_block_label", "amsmath") and t.map is not None:
                 self.maths_block(t)
-            elif t.type == "fence" and t.map is not None:
-                self.fence(t)
             elif t.type == "code_block" and t.map is not None and _written_maths(t.content):
                 self.indented_prose(t.content, t.map[0])
-            elif t.type in ("code_block", "html_block") and t.map is not None:
+            elif t.type in ("fence", "code_block") and t.map is not None:
+                self.fence(t)
+            elif t.type == "html_block" and t.map is not None:
                 self.prose_block(t.content, t.map[0])
             k += 1
         return self.out
@@ -351,7 +351,12 @@ def read_markdown(
     the text is not Markdown (an indented line is not code).
     """
     tokens = _parser(not plain).parse(text.text)
-    fences = [t for t in tokens if t.type == "fence" and t.map is not None]
+    fences = [
+        t
+        for t in tokens
+        if t.map is not None
+        and (t.type == "fence" or (t.type == "code_block" and not _written_maths(t.content)))
+    ]
     reader = _Reader(text, cell, {})
     if skip is not None and fences:
         reader.skip = skip([reader_fence(reader, t) for t in fences])
@@ -359,8 +364,16 @@ def read_markdown(
 
 
 def reader_fence(reader: _Reader, t: Any) -> Fence:
-    """A fence token as a :class:`Fence` (for choosing what the code translation reads)."""
+    """A fence token as a :class:`Fence` (for choosing what the code translation reads).
+
+    An indented code block (``code_block``: what a notebook exported to Markdown prints
+    under its code, indented four spaces) is a plain fence with no fence lines: its
+    ``open_line`` is the line above its first, as a fence's opening line is.
+    """
     first, end = t.map
+    if t.type == "code_block":
+        first -= 1  # no opening fence: the body starts on the token's first line
+        end = max(end, first + 1)
     content = t.content.rstrip("\n")
     body = (
         reader.lines_text(content, first + 1) if content else Text.synthetic("", reader.text.frame)

@@ -49,7 +49,8 @@ _RELATIONS = ("\\approx", "≈", "=", "\\simeq")
 
 _IMPLICIT_SCALE = re.compile(r"(?<![\w.^_{}\]])(\d+\.\d+)\s*\[")
 _ARROWS = ("\\to", "\\rightarrow", "\\mapsto", "→", "\\longrightarrow")
-_TERM = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+#: A decimal written in a link, with its sign when it opens a bracket (``(-2.5)^2``).
+_TERM = re.compile(r"(?:(?<=[(\[{])[-−])?(?<![\w.])\d+\.\d+(?![\w.])")
 _FRACTION = re.compile(r"\s*\d+\s*/\s*\d+\s*")
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
 #: A remark in words closing a statement, not maths: ``[0.41, 0.49] \ (\text{approx})``,
@@ -305,7 +306,7 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
                     s.found(
                         "number",
                         f"{label or where} (term)",
-                        ((m.group(),),),
+                        ((m.group().replace("−", "-"),),),
                         (span[0] + m.start(), span[0] + m.end()),
                     )
         if _FRACTION.fullmatch(piece):

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from symtf.draft.read.blocks import Block
+from symtf.draft.read.blocks import Block, as_code
 from symtf.draft.read.items import Segment
 from symtf.draft.read.markdown import read_markdown
 from symtf.draft.read.source import Text
@@ -62,6 +62,7 @@ def read_program(whole: Text, kind: str, *, code: bool) -> Program:
     A Python file that does not parse is read for its comments, as a C-family file is.
     """
     if kind == "py":
+        whole = as_code(whole)
         try:
             tree = ast.parse(whole.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):

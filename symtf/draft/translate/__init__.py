@@ -29,8 +29,8 @@ unless its value is printed, in which case the print gives it (rounded).
 
 The stages, one module each:
 
-- :mod:`~symtf.draft.translate.sources`: where code is (cells, fenced blocks) and
-  what it printed;
+- :mod:`~symtf.draft.translate.sources`: the code blocks the reader found
+  (:mod:`symtf.draft.read.blocks`) and a notebook's file line of each cell line;
 - :mod:`~symtf.draft.translate.events`: what the translation yields;
 - :mod:`~symtf.draft.translate.scope`: names and imports, and the walk's state;
 - :mod:`~symtf.draft.translate.constants` and :mod:`~symtf.draft.translate.literals`:
@@ -56,11 +56,8 @@ from symtf.draft.translate.events import SIZE, Given, Note, Shown, Step
 from symtf.draft.translate.sources import (
     Block,
     Output,
-    blocks,
     cell_lines,
-    code_lines,
     file_lines,
-    without_code,
 )
 
 __all__ = [
@@ -72,9 +69,6 @@ __all__ = [
     "Shown",
     "Step",
     "Translator",
-    "blocks",
     "cell_lines",
-    "code_lines",
     "file_lines",
-    "without_code",
 ]

@@ -12,7 +12,7 @@ import ast
 import re
 from typing import Any, cast
 
-from symtf.draft.templates import Expr, Num, Var, call
+from symtf.draft.templates import Expr, Num, Var, call, render
 from symtf.draft.translate.events import Given
 from symtf.draft.translate.frameworks import lookup, method
 from symtf.draft.translate.iteration import (
@@ -461,11 +461,28 @@ class Calls(Torch, Tensorflow, Numpy, Iteration):
                 raise Untranslated(f"the argument {k}= of {t.op} is not a plain number")
         return self._finish(t.op, tensors, params, self_node)
 
+    def _no_number_in_product(self, xs: list[Expr]) -> None:
+        """A matrix product (``dot``, ``matmul``, ``@``) is of arrays: ``@`` of a number is
+        an error in numpy and PyTorch, and so is ``torch.dot(x, 6)``; a loop written so
+        computed nothing its print could show (what it printed came from other code).
+
+        Raises:
+            Untranslated: An operand known to be a number.
+        """
+        for x in xs:
+            if self._shape(x) == ():
+                raise Untranslated(
+                    f"a matrix product (dot, matmul, @) with the number {render(x, {})} as a "
+                    "factor is not translated"
+                )
+
     def _finish(
         self, op: str, xs: list[Expr], params: dict[str, Any], self_node: ast.expr | None
     ) -> Expr:
         """The op with the parameters the step language takes."""
         dim_keyword = params.pop("_dim_keyword", False)
+        if op == "matmul":
+            self._no_number_in_product(xs)
         if (
             op in ("max", "min")
             and dim_keyword

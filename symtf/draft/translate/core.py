@@ -18,7 +18,12 @@ from symtf.draft.translate.classes import module_function
 from symtf.draft.translate.conventions import conventional_aliases
 from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
-from symtf.draft.translate.prints import comment_outputs, inline_comment_values
+from symtf.draft.translate.prints import (
+    comment_outputs,
+    inline_comment_values,
+    named_comment_values,
+)
+from symtf.draft.translate.restated import Restated
 from symtf.draft.translate.scope import (
     Buffer,
     Leaf,
@@ -27,7 +32,6 @@ from symtf.draft.translate.scope import (
     Untranslated,
     stamp,
 )
-from symtf.draft.translate.slices import Slices
 from symtf.draft.translate.sources import Block, without_magics
 from symtf.draft.translate.table import Translation
 from symtf.draft.translate.torch import MODULES, RANDOM_INIT
@@ -144,7 +148,7 @@ def _targets(stmt: ast.stmt) -> list[str]:
     return names
 
 
-class Translator(Slices):
+class Translator(Restated):
     """Walks code blocks in order and yields what they define, compute and print.
 
     Args:
@@ -177,6 +181,7 @@ class Translator(Slices):
             comments = comment_outputs(block)
             inline = inline_comment_values(block)
             worked = inline_comment_values(block, worked=True)
+            restating = named_comment_values(block)
             for stmt in body:
                 self._events = []
                 self._inner_prints = []
@@ -204,6 +209,8 @@ class Translator(Slices):
                         continue
                 if shown is not None:
                     prints.append(shown)
+                elif after is None and end in restating:  # "# freqs = [1.0, 0.982, ...]"
+                    yield from self._restated(stmt, restating[end])
             yield from self._outputs(block, prints)
 
     def _statement(self, stmt: ast.stmt, *, is_last: bool) -> Any:
@@ -370,24 +377,25 @@ class Translator(Slices):
 
     def _loop(self, stmt: ast.For) -> None:
         """A ``for`` loop, unrolled: its body once per item, each print once per iteration."""
-        items = self._iterate(stmt.iter)
-        if items is None or stmt.orelse:
-            raise Untranslated(
-                "a loop over anything but a range, a list, a dict, the rows of an array, "
-                "enumerate or zip of these is not unrolled"
-            )
+        if stmt.orelse:
+            raise Untranslated("a loop with an else is not unrolled")
         if any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
             raise Untranslated("a loop with return is not unrolled")
+        items = self._loop_items(stmt.iter)
         source = f"{self._source(stmt.target)} in {self._source(stmt.iter)}"
-        for item in items:
-            self._bind_target(stmt.target, item, stmt, source)
-            try:
-                for s in stmt.body:
-                    self._nested_statement(s)
-            except _Continue:
-                continue
-            except _Break:  # under an if whose condition the translation decides
-                break
+        self._iterations *= len(items) or 1
+        try:
+            for item in items:
+                self._bind_target(stmt.target, item, stmt, source)
+                try:
+                    for s in stmt.body:
+                        self._nested_statement(s)
+                except _Continue:
+                    continue
+                except _Break:  # under an if whose condition the translation decides
+                    break
+        finally:
+            self._iterations //= len(items) or 1
 
     def _assign(self, targets: list[ast.expr], value: ast.expr, stmt: ast.stmt) -> None:
         if len(targets) != 1:
@@ -445,6 +453,7 @@ class Translator(Slices):
                 return
         if isinstance(target, ast.Subscript) and self._slice_literal(target, value, stmt):
             return  # attn[0][0] = [[…]]: one slice of a tensor the code does not compute
+        self._failed_before(target, stmt)
         if not isinstance(target, ast.Name):
             raise Untranslated("assigning into an index or attribute is not translated")
         name = target.id

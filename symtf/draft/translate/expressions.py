@@ -111,7 +111,10 @@ class Expressions(Calls):
                 op_name = ops.get(type(op))
                 if op_name is None:
                     raise Untranslated(f"the operator {type(op).__name__} is not translated")
-                return call(op_name, self._operand(a), self._operand(b))
+                operands = [self._operand(a), self._operand(b)]
+                if op_name == "matmul":
+                    self._no_number_in_product(operands)
+                return call(op_name, *operands)
             case ast.Attribute(value=x, attr="T" | "mT"):
                 return call("T", self._expr(x))
             case ast.Attribute(attr="grad"):

@@ -24,6 +24,8 @@ from symtf.draft.templates import Expr, Num, Var, call, render
 from symtf.draft.translate.events import Given, Step
 from symtf.draft.translate.literals import Literals
 from symtf.draft.translate.scope import (
+    MAX_ITERATIONS,
+    MAX_LOOP,
     MAX_UNROLL,
     Buffer,
     DecimalText,
@@ -151,30 +153,59 @@ class Iteration(Literals):
 
     # -- loops and comprehensions --
     def _iterate(self, node: ast.expr) -> list[Any] | None:
-        """The items a ``for`` reads from ``node``, in order (``None``: not unrolled)."""
+        """The items a comprehension reads from ``node``, in order (``None``: not unrolled)."""
         try:
             items = self._items_of(node)
         except Untranslated:
             return None
         return items if items is not None and len(items) <= MAX_UNROLL else None
 
-    def _items_of(self, node: ast.expr) -> list[Any] | None:
+    def _loop_items(self, node: ast.expr) -> list[Any]:
+        """The items a ``for`` loop reads from ``node``, in order.
+
+        Raises:
+            Untranslated: Items not known (a bound the translation does not know, say), or
+                more than :data:`MAX_LOOP` of them, or more than :data:`MAX_ITERATIONS`
+                with the loops around this one; the message says which.
+        """
+        try:
+            items = self._items_of(node, MAX_LOOP)
+        except Untranslated as e:
+            raise Untranslated(f"a loop over {self._source(node)} is not unrolled: {e}") from e
+        if items is None:
+            raise Untranslated(
+                "a loop over anything but a range, a list, a dict, the rows of an array, "
+                "enumerate or zip of these is not unrolled"
+            )
+        if self._iterations * len(items) > MAX_ITERATIONS:
+            raise Untranslated(
+                f"a loop of {len(items)} iterations inside loops of {self._iterations} is not "
+                f"unrolled (at most {MAX_ITERATIONS} iterations in all)"
+            )
+        return items
+
+    def _items_of(self, node: ast.expr, limit: int = MAX_UNROLL) -> list[Any] | None:
+        """The items ``node`` holds (``None``: not a form that is unrolled).
+
+        Raises:
+            Untranslated: A form that is unrolled, of items not known or more than ``limit``.
+        """
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             fn, args = node.func.id, node.args
             if fn == "range":
                 r = range(*[self._int(a) for a in args])
-                return list(r) if len(r) <= MAX_UNROLL else None
+                return _bounded(list(r), limit)
             if fn == "enumerate" and len(args) == 1:
                 start = next((self._int(k.value) for k in node.keywords if k.arg == "start"), 0)
-                inner = self._items_of(args[0])
+                inner = self._items_of(args[0], limit)
                 return None if inner is None else [(start + k, v) for k, v in enumerate(inner)]
             if fn == "zip" and args and not node.keywords:
-                parts = [self._items_of(a) for a in args]
+                parts = [self._items_of(a, limit) for a in args]
                 if any(p is None for p in parts):
                     return None
                 return [tuple(t) for t in zip(*(p for p in parts if p is not None), strict=False)]
             if fn in ("list", "tuple") and len(args) == 1:
-                return self._items_of(args[0])
+                return self._items_of(args[0], limit)
         if (
             isinstance(node, ast.Call)
             and self._dotted(node.func) == "numpy.arange"
@@ -183,7 +214,7 @@ class Iteration(Literals):
         ):
             # numpy's whole numbers, read one by one as Python's
             r = range(*[self._whole(a) for a in node.args])
-            return list(r) if len(r) <= MAX_UNROLL else None
+            return _bounded(list(r), limit)
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -211,8 +242,9 @@ class Iteration(Literals):
         # the rows of a translated array
         e = self._expr(node)
         shape = self._shape(e)
-        if shape is None or not shape or shape[0] > MAX_UNROLL:
+        if shape is None or not shape:
             return None
+        _bounded(list(range(shape[0])), limit)
         if not isinstance(e, Var):
             step = self._fresh("rows")
             self._emit(Step(step, e, self._where(node), self._source(node)))
@@ -528,6 +560,19 @@ class Iteration(Literals):
         self.names.pop(name, None)  # read back as the stack of its entries from now on
         self.opaque.pop(name, None)
 
+    def _failed_before(self, target: ast.expr, stmt: ast.stmt) -> None:
+        """``a[i] = …`` in a loop whose earlier iteration could not translate this line:
+        the same reason again (not "``a`` is not translated" nested in it once per item).
+
+        Raises:
+            Untranslated: The line failed before, for ``a``.
+        """
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            lost = self.opaque.get(target.value.id, "")
+            where = f"{self._where(stmt)}: "
+            if lost.startswith(where):
+                raise Untranslated(lost.removeprefix(where))
+
     def _clear(self, b: Buffer, idx: tuple[int, ...]) -> None:
         """Make room for an entry at ``idx``: entries under it go, and an entry over it (a
         row assigned whole) is split into its own entries."""
@@ -588,6 +633,17 @@ class Iteration(Literals):
                 run.append(p)
                 size += width
         return call("concat", *runs, axis=0)
+
+
+def _bounded(items: list[Any], limit: int) -> list[Any]:
+    """``items``, when there are at most ``limit`` of them.
+
+    Raises:
+        Untranslated: More than ``limit`` items.
+    """
+    if len(items) > limit:
+        raise Untranslated(f"it has {len(items)} items, more than the {limit} unrolled")
+    return items
 
 
 def _assigned(s: ast.stmt) -> list[ast.expr]:

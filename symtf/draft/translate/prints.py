@@ -82,6 +82,53 @@ def comment_outputs(block: Block) -> dict[int, tuple[str, list[int], bool, str |
     return out
 
 
+def named_comment_values(block: Block) -> dict[int, tuple[str, list[int], bool, str | None]]:
+    """Values a comment standing on its own gives a variable by name: ``# freqs = [1.0,
+    0.982, 0.965, ..., 0.0001]`` after a blank line under the loop that fills ``freqs``.
+
+    Keyed by the block line of the code the comment follows (blank lines between); the
+    text is the value (one line), its file line, typed by hand, and the variable's name.
+    A comment right under a statement is :func:`comment_outputs`' to read.
+    """
+    lines = block.text.splitlines()
+    out: dict[int, tuple[str, list[int], bool, str | None]] = {}
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.startswith("#") or k == 0 or lines[k - 1].strip():
+            continue
+        above = k - 1
+        while above >= 0 and not lines[above].strip():
+            above -= 1
+        if above < 0 or lines[above].strip().startswith("#"):
+            continue
+        text = re.sub(r"^\s*#\s?", "", line)
+        lead = _NAMED_LEAD_IN.match(text)
+        value = _first_value(text[lead.end() :]) if lead else None
+        if lead is None or value is None or _SIZE_WORDS.search(lead["name"]):
+            continue
+        out[above + 1] = (value, [block.file_line(k + 1)], True, lead["name"])
+    return out
+
+
+#: An entry that stands for entries left out of a list: ``...``, ``…``.
+_LEFT_OUT = re.compile(r"^(?:\.\.\.|…)$")
+
+
+def summarised(text: str) -> tuple[list[str], list[str]] | None:
+    """The entries a list written with entries left out shows at its two ends:
+    ``[1.0, 0.982, 0.965, ..., 0.0001]`` gives ``["1.0", "0.982", "0.965"]`` and
+    ``["0.0001"]`` (those between two ellipses are at places not known). ``None``: a
+    list of one axis with no entry left out, or not such a list."""
+    m = re.fullmatch(r"\s*\[([^\[\]]*)\]\s*", text)
+    if m is None:
+        return None
+    entries = [e.strip() for e in m.group(1).split(",")]
+    gaps = [k for k, e in enumerate(entries) if _LEFT_OUT.match(e)]
+    if not gaps or not all(_NUMBER.fullmatch(e) for e in entries if not _LEFT_OUT.match(e)):
+        return None
+    return entries[: gaps[0]], entries[gaps[-1] + 1 :]
+
+
 #: One labelled value per comment line: ``Position 0: [0.00, 1.00, 0.84, 0.54]``,
 #: ``token 'cat' = 0.25``.
 _LABELLED = re.compile(
@@ -261,17 +308,19 @@ def is_size(node: ast.expr) -> bool:
     return False
 
 
-def blanked(text: str, literals: list[str]) -> str:
+def blanked(text: str, literals: list[str], *, numerals_only: bool = False) -> str:
     """``text`` with the print's own string arguments blanked, in order, where they occur.
 
     ``print("Text 1:", x)`` writes ``Text 1: tensor([…])``: the 1 of the label is not a
     printed value. Each literal is looked for after the one before it; one not found is
     left alone. Blanks keep every other character at its place (and its line).
+    ``numerals_only``: only the literals that hold a digit are looked for: ``", "`` between
+    two shapes, found inside the first (``(4, 1)``), would blank the value's own comma.
     """
     at = 0
     for literal in literals:
         needle = literal.strip()
-        if not needle:
+        if not needle or (numerals_only and not any(ch.isdigit() for ch in needle)):
             continue
         i = text.find(needle, at)
         if i < 0:

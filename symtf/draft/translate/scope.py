@@ -25,9 +25,13 @@ from symtf.draft.translate.sources import Block
 from symtf.draft.translate.table import FAMILIES, Translation
 from symtf.graph.evaluate import shape_text
 
-#: Longest loop unrolled, and deepest inlining of notebook functions.
+#: Longest comprehension unrolled, and deepest inlining of notebook functions.
 MAX_UNROLL = 64
 MAX_INLINE = 8
+#: Longest ``for`` loop unrolled (``for i in range(num_pairs)`` over 128 pairs of a 256-wide
+#: embedding), and most iterations of nested loops together (64 × 64, as comprehensions).
+MAX_LOOP = 256
+MAX_ITERATIONS = 4096
 
 
 #: numpy's and PyTorch's default print precision.
@@ -276,6 +280,7 @@ class Scope:
         self._block: Block | None = None
         self._src = ""
         self._inline = 0
+        self._iterations = 1  # iterations of the loops around the statement walked
         self._events: list[Any] = []
         self._cutting = False  # the statement being translated detaches a value
         self._pair = False  # a topk call is being read as its values and indices
