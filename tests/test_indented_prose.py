@@ -151,3 +151,19 @@ def test_a_setting_with_its_meaning_in_words_is_an_input(tmp_path: Path) -> None
     unchecked = {(u.line, u.text) for u in check_article(path).unchecked}
     # "L = 4 (number of layers)": a constant the article sets, not a value to place
     assert not any(line in (3, 4) for line, _ in unchecked)
+
+
+def test_a_bold_line_of_vector_arithmetic_is_checked(tmp_path: Path) -> None:
+    # by hand: 0.45 + 0.00 = 0.45 and -0.32 + 1.00 = 0.68, 0.12 + 0.00 = 0.12 and
+    # 0.99 + 1.00 = 1.99; 0.40 + 0.10 = 0.50, not the 0.55 printed
+    post = (
+        "# Adding the positions\n\n"
+        "**[0.45,-0.32]+[0.00,1.00] = [0.45,0.68]**\n\n"
+        "**[0.12, 0.99] + [0.00, 1.00] = [0.12, 1.99]**\n\n"
+        "* **[0.40, 0.20] + [0.10, 0.30] = [0.55, 0.50]**\n"
+    )
+    got = placed_verdicts(tmp_path, post)
+    assert [(p, v) for line, p, v in got if line == 3] == [("0.45", "exact"), ("0.68", "exact")]
+    assert [(p, v) for line, p, v in got if line == 5] == [("0.12", "exact"), ("1.99", "exact")]
+    assert ("0.50", "exact") in [(p, v) for line, p, v in got if line == 7]
+    assert any(line == 7 and p == "0.55" and v in ("slip", "wrong") for line, p, v in got)

@@ -75,6 +75,8 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     stripped = line.strip()
     bullet = _BULLET.match(stripped.text)
     text = stripped[bullet.end() if bullet else 0 :].strip()
+    if bullet is not None and "**" in bullet.group() and text.text.endswith("**"):
+        text = text[: len(text.text.rstrip("*"))].strip()  # "**[…] + […] = […]**": bold line
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
