@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from symtf.draft.templates import Expr, call
 from symtf.draft.translate.literals import Literals
@@ -21,6 +22,10 @@ FUNCTIONS: dict[str, Translation] = {
 }
 
 
+#: TensorFlow's random draws of real numbers (float32 unless a ``dtype`` says otherwise).
+_DRAWS = re.compile(r"tensorflow\.random\.(?:stateless_)?(?:normal|uniform|truncated_normal)")
+
+
 class Tensorflow(Literals):
     """TensorFlow's calls that need more than a table entry."""
 
@@ -28,8 +33,6 @@ class Tensorflow(Literals):
         """Whether ``stmt`` assigns one name a draw of TensorFlow's random ops in float32
         (``tf.random.normal((4, 1))``: its default dtype, or a stated ``tf.float32``); the
         code then computes in float32 (TensorFlow keeps a tensor's dtype through its ops)."""
-        from symtf.draft.translate.calls import RANDOM  # calls reads this module's table
-
         if not (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
@@ -38,7 +41,7 @@ class Tensorflow(Literals):
         ):
             return False
         dotted = self._dotted(stmt.value.func) or ""
-        if not dotted.startswith("tensorflow.random.") or not RANDOM.search(dotted):
+        if not _DRAWS.fullmatch(dotted):
             return False
         for kw in stmt.value.keywords:
             if kw.arg == "dtype" and not (self._dotted(kw.value) or "").endswith("float32"):
