@@ -232,7 +232,7 @@ class Resumable(Search):
         self._reading = False
         self._previous: Resumable | None = None
         self._changed: frozenset[int] = frozenset()
-        #: The document's pre-filter values, kept from search to search (:meth:`_pooled`).
+        #: The document's pre-filter values, kept from search to search (:meth:`_tokens_for`).
         self.pool: _Pool = previous.pool if previous is not None else _Pool()
         #: The tokens of the tensors a candidate reads, by their keys, with the known
         #: tensors they were taken of (a replay's tensors, under the same keys, are others).
@@ -281,17 +281,41 @@ class Resumable(Search):
         self._previous = None  # what it took from the earlier search is its own now
 
     def _fill(self, exprs: Any) -> None:
-        """The candidates' pre-filter values (see :meth:`_pooled`), the document's earlier
-        searches' values taken where they hold (a replay's too: its values are over the
-        tensors it replays, and so are its keys in the pool)."""
-        exprs = list(exprs)
-        memo = self._memo
+        """The candidates' pre-filter values (see :meth:`_tokens_for`), the document's
+        earlier searches' values taken where they hold (a replay's too: its values are over
+        the tensors it replays, and so are its keys in the pool).
+
+        The pool is asked in the same walk that computes the rest
+        (:func:`~symtf.draft.infer.prefilter.fill`'s ``borrow``): a candidate it holds is
+        not walked into; one it does not hold is computed over its inputs' values, which
+        the pool may hold. A replay borrows from the main search's values what it does not
+        change (:meth:`SearchState._fill <symtf.draft.infer.state.SearchState._fill>`)."""
+        from symtf.draft.infer.prefilter import MISSING, fill
+        from symtf.draft.templates import inputs
+
+        known, memo, entries = self.known, self._memo, self.pool.entries
+        missing = MISSING
+        taken: set[int] = set()  # ids of the memo's keys taken from the pool
+        tokens_for = self._tokens_for
+        main, changed = self._exact_memo, self._replaying
+
+        def borrow(e: Any) -> Any:
+            got = entries.get(e)
+            if got is not None:
+                v = got[1].get(tokens_for(got[0]), missing)
+                if v is not missing:
+                    taken.add(id(e))
+                    return v
+            if changed is not None and e in main and not inputs(e) & changed:
+                return main[e]  # reads no value the replay changed
+            return missing
+
         before = len(memo)
-        self._take(exprs)
-        took = len(memo)
-        super()._fill(exprs)
-        self.took += took - before
-        self._give(itertools.islice(memo.items(), took, None))
+        fill(exprs, lambda k: known[k].value, memo, borrow)
+        self.took += len(taken)
+        self._give(
+            [(e, v) for e, v in itertools.islice(memo.items(), before, None) if id(e) not in taken]
+        )
 
     def _token(self, key: int) -> int:
         """A known tensor's value as a small number: the same for two tensors of the
@@ -311,60 +335,37 @@ class Resumable(Search):
         self._tokens[id(v)] = (v, t)  # the value held: its id names it while it is kept
         return t
 
-    def _pooled(self, e: Any) -> tuple[Any, tuple[int, ...]]:
-        """A candidate's key in the pool: itself, and the values of the tensors it reads.
+    def _tokens_for(self, ins: tuple[int, ...]) -> tuple[int, ...]:
+        """The values of the known tensors ``ins`` (a candidate's inputs), as tokens: with
+        the candidate, its key in the pool.
 
         A candidate's pre-filter value is computed from those values and nothing else
         (:func:`~symtf.draft.infer.prefilter.fill`), so two searches agree on it whenever
         they agree on them (a key names one tensor within a search, whose value never
         changes once it is known)."""
-        pool = self.pool
-        ins = pool.inputs.get(e)
-        if ins is None:
-            from symtf.draft.templates import inputs
-
-            ins = pool.inputs[e] = tuple(sorted(inputs(e)))
-        known = self.known
-        held = tuple(map(known.__getitem__, ins))
+        held = tuple(map(self.known.__getitem__, ins))
         got = self._tokens_of.get(ins)
         if got is not None and all(map(operator.is_, got[0], held)):
-            return e, got[1]  # the same known tensors as when their tokens were taken
+            return got[1]  # the same known tensors as when their tokens were taken
         toks = tuple(self._token(k) for k in ins)
         self._tokens_of[ins] = (held, toks)
-        return e, toks
+        return toks
 
-    def _take(self, exprs: list[Any]) -> None:
-        """Put into the memo the pool's values of the candidates (and of what they read)."""
-        from symtf.draft.templates import Call
-
-        memo, values = self._memo, self.pool.values
-        todo = [e for e in exprs if type(e) is Call and e not in memo]
-        seen: set[Any] = set()
-        missing = _MISSING
-        while todo:
-            e = todo.pop()
-            if e in seen:
-                continue
-            seen.add(e)
-            v = values.get(self._pooled(e), missing)
-            if v is not missing:
-                memo[e] = v
-            else:
-                todo.extend(a for a in e.args if type(a) is Call and a not in memo)
-
-    def _give(self, computed: Any) -> None:
+    def _give(self, computed: list[tuple[Any, Any]]) -> None:
         """Keep the values this search computed in the pool."""
+        from symtf.draft.templates import inputs
+
         pool = self.pool
-        if len(pool.values) > POOLED_VALUES:
-            pool.values.clear()
-        if len(pool.inputs) > POOLED_VALUES:
-            pool.inputs.clear()
-        if len(pool.tokens) > POOLED_VALUES:
+        if pool.size > POOLED_VALUES or len(pool.tokens) > POOLED_VALUES:
             pool.clear()
             self._tokens, self._tokens_of = {}, {}
-        values = pool.values
+        entries = pool.entries
         for e, v in computed:
-            values[self._pooled(e)] = v
+            got = entries.get(e)
+            if got is None:
+                got = entries[e] = (tuple(sorted(inputs(e))), {})
+            got[1][self._tokens_for(got[0])] = v
+        pool.size += len(computed)
 
     def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
         self._reading = True  # a replay, or a witness over rounded inputs: printed numbers
@@ -394,25 +395,25 @@ class Resumable(Search):
         return end
 
 
-_MISSING = object()
-
-
 @dataclass
 class _Pool:
     """A document's candidates' pre-filter values, by candidate and input values."""
 
-    #: Values by (candidate, tokens of the values of the tensors it reads).
-    values: dict[tuple[Any, tuple[int, ...]], Any] = field(default_factory=dict)
-    #: The known tensors each candidate reads, in order.
-    inputs: dict[Any, tuple[int, ...]] = field(default_factory=dict)
+    #: By candidate: the known tensors it reads (in order), and its values by the tokens
+    #: of their values.
+    entries: dict[Any, tuple[tuple[int, ...], dict[tuple[int, ...], Any]]] = field(
+        default_factory=dict
+    )
     #: A token for each float64 value seen (its dtype, shape and bytes).
     tokens: dict[object, int] = field(default_factory=dict)
+    #: How many values it has been given since it started (again).
+    size: int = 0
 
     def clear(self) -> None:
         """Start again (the tokens name values; the values go with them)."""
-        self.values.clear()
-        self.inputs.clear()
+        self.entries.clear()
         self.tokens.clear()
+        self.size = 0
 
 
 def _common_prefix(old: Any, new: Any) -> int:

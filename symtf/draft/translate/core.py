@@ -507,6 +507,8 @@ class Translator(Restated):
             for held in (self.names, self.consts, self.opaque, self.tuples, self.modules):
                 held.pop(name, None)
             return
+        if self._made_of_own_list(name, value, stmt):
+            return  # scores = torch.tensor(scores), scores a list filled in a loop
         self.tuples.pop(name, None)
         self.texts.pop(name, None)
         self.optimizers.pop(name, None)

@@ -18,6 +18,7 @@ import ast
 import math
 from collections.abc import Callable
 
+from symtf.draft.templates import Var
 from symtf.draft.translate.events import Given, Shown, Step
 from symtf.draft.translate.outputs import Outputs
 from symtf.draft.translate.scope import Untranslated, origin_of
@@ -54,6 +55,47 @@ class Slices(Outputs):
         #: Literals written into an index of an untranslated variable, by variable and
         #: index: the given's step, the variable's state when written, and where.
         self.slices: dict[tuple[str, tuple[int, ...]], tuple[str, str, tuple[int, int]]] = {}
+        #: Steps of slices the code changed in place (``x.masked_fill_(mask, -inf)``): a
+        #: literal written into that slice next is a printing of the step.
+        self.changed_slices: set[str] = set()
+
+    def _autograd_call(self, v: ast.Call) -> bool:
+        """``x.masked_fill_(mask, value)``: ``x`` becomes ``x.masked_fill(mask, value)``; for
+        an ``x`` the code does not compute, each slice of it written out is masked."""
+        assert isinstance(v.func, ast.Attribute)
+        owner = v.func.value
+        if (
+            v.func.attr != "masked_fill_"
+            or not isinstance(owner, ast.Name)
+            or len(v.args) != 2
+            or v.keywords
+            or owner.id in self.leaves
+        ):
+            return super()._autograd_call(v)
+        if owner.id in self.names:
+            masked = ast.Call(ast.Attribute(owner, "masked_fill", ast.Load()), v.args, [])
+            change = ast.Assign([ast.Name(owner.id, ast.Store())], ast.copy_location(masked, v))
+            self._statement(ast.copy_location(change, v), is_last=False)
+            return True
+        if owner.id not in self.opaque:
+            return super()._autograd_call(v)
+        before = self.opaque[owner.id]
+        after = f"{self._where(v)}: changed in place by .masked_fill_() ({before})"
+        for (name, idx), (step, reason, _) in list(self.slices.items()):
+            if name != owner.id or reason != before:
+                continue
+            try:
+                expr = self._masked_fill(Var(step), v.args[0], v.args[1])
+            except Untranslated:
+                continue
+            if self._shape(expr) != self._known_shape(step):
+                continue
+            changed = self._fresh(f"{step}_masked")
+            self._emit(Step(changed, expr, self._where(v), self._source(v)))
+            self.slices[(name, idx)] = (changed, after, self._position(v))
+            self.changed_slices.add(changed)
+        self.opaque[owner.id] = after
+        raise Untranslated(f"depends on {owner.id}, which is not translated ({before})")
 
     def _slice_literal(self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt) -> bool:
         """Translate ``x[i][j] = <array literal>`` for an untranslated ``x``; returns whether
@@ -67,7 +109,15 @@ class Slices(Outputs):
             return False
         values, shape, f32 = literal
         rows, lines = self._literal_rows(value, values, shape)
-        computed = self._slice_step(owner, idx, shape, stmt)
+        held = self.slices.get((owner, idx))
+        computed = (
+            held[0]
+            if held is not None
+            and held[0] in self.changed_slices
+            and held[1] == self.opaque[owner]
+            and self._known_shape(held[0]) == shape
+            else self._slice_step(owner, idx, shape, stmt)
+        )
         step = self._fresh(f"{owner}_{'_'.join(map(str, idx))}")
         cell = self._block.cell if self._block else None
         if computed is not None:
