@@ -253,3 +253,23 @@ def test_a_python_list_times_a_number_is_the_list_repeated(tmp_path: Path) -> No
     )
     got = [(p, v) for _, p, v in _verdicts(_post(tmp_path, text))]
     assert got == [("1.", "exact"), ("2.", "exact"), ("1.", "exact"), ("2.", "exact")]
+
+
+def test_an_array_made_of_the_list_a_loop_appended_to_under_the_same_name(
+    tmp_path: Path,
+) -> None:
+    # scores = [x·q for x in rows], q = [0.2, 0.7]: 0.5·0.2 + 0.1·0.7 = 0.17,
+    # 0.2·0.2 + 0.7·0.7 = 0.53, 0.9·0.2 + 0.3·0.7 = 0.39; then scores = torch.tensor(scores)
+    # makes the tensor of that list; twice it is printed: 0.34 and 0.78 are right, 1.05 is
+    # printed where 2·0.53 = 1.06 belongs.
+    text = (
+        "```python\nimport torch\ninputs = torch.tensor([[0.5, 0.1], [0.2, 0.7], [0.9, 0.3]])\n"
+        "q = inputs[1]\nscores = []\nfor x in inputs:\n    scores.append(torch.dot(x, q))\n"
+        "scores = torch.tensor(scores)\nprint(2 * scores)\n```\n\n"
+        "```\ntensor([0.3400, 1.0500, 0.7800])\n```\n"
+    )
+    path = _post(tmp_path, text)
+    assert "scores" not in _notes(path)
+    got = [(p, v) for _, p, v in _verdicts(path)]
+    assert got[0] == ("0.3400", "exact") and got[2] == ("0.7800", "exact")
+    assert got[1] in (("1.0500", "wrong"), ("1.0500", "slip"))

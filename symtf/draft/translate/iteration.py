@@ -148,6 +148,21 @@ class Iteration(Literals):
             return
         raise Untranslated("a loop or unpacking into other than names is not translated")
 
+    def _made_of_own_list(self, name: str, value: ast.expr, stmt: ast.stmt) -> bool:
+        """``scores = torch.tensor(scores)`` where ``scores`` is a list of tensors (filled by
+        ``append`` in a loop): the array is made of the list before the name is bound to
+        it anew. Returns whether ``value`` was such a call (and ``name`` is bound)."""
+        if name not in self.tuples or not isinstance(value, ast.Call):
+            return False
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            return False
+        expr = self._expr(value)
+        self.tuples.pop(name)
+        step = self._fresh(name)
+        self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
+        self._bind(name, step)
+        return True
+
     def _unpacked(self, value: Any, n: int) -> list[Any]:
         """A value's ``n`` parts, as unpacking reads them (a tensor: its first axis)."""
         if isinstance(value, (tuple, list)):
