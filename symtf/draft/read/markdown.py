@@ -163,13 +163,25 @@ class _Reader:
         if number is not None:
             text = text[number.end() :]
         at = 0
+        chain: Text | None = None  # a statement in code, continued on the lines below it
         for a, b, c, d, maths in self.spans(inline, text.text):
-            if text.text[at:a].strip():
+            between = text.text[at:a]
+            if between.strip():
                 self.out.segments.append(self.segment(text[at:a], False))
             if maths:
                 self.out.segments.append(self.segment(_maths_body(text, c, d), True))
             elif text.text[c:d].strip():  # `e^0.577 = 1.78`: a statement of its own
-                self.out.segments.append(self.segment(text[c:d], False))
+                body = text[c:d]
+                link = _continued(chain, body.text) if between.count("\n") == 1 else None
+                if chain is not None and link is not None and not between.strip():
+                    chain = Text.join(" ", [chain, body[link:].strip()], text.frame)
+                    self.out.segments[-1] = self.segment(chain, False)
+                else:
+                    self.out.segments.append(self.segment(body, False))
+                    chain = body
+                at = b
+                continue
+            chain = None
             at = b
         if text.text[at:].strip():
             self.out.segments.append(self.segment(text[at:], False))
@@ -299,6 +311,38 @@ class _Reader:
         if content.strip():
             text = self.lines_text(content.rstrip("\n"), first)
             self.out.segments.append(self.segment(text, False))
+
+
+#: The left side of a statement in code: ``z1 =`` (not ``==``).
+_LEFT_SIDE = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
+#: A binary operator between two operands (``] +``, ``0.39 *``), not a sign (``[-0.5``).
+_OPERATOR = re.compile(r"[\w)\]]\s*[-+*/×·]\s*[\w(\[.]")
+
+
+def _continued(chain: Text | None, body: str) -> int | None:
+    """Where the value a code span writes continues the chain of the span on the line above
+    (the offset of its ``=``), or ``None``.
+
+    Worked arithmetic often restates its left side on each line, one code span a line::
+
+        `z1 = [0, 0.39, 0.39] + [0.39, 0, 0.39]`
+        `z1 = [0 + 0.39, 0.39 + 0]`
+        `z1 = [0.39, 0.39]`
+
+    which is the one chain ``z1 = … = … = …``. A line restating the same name continues
+    the chain only while every link so far is an expression still to be worked out (one
+    ``=``, an operator on its right): ``w = 0.5`` then ``w = 0.45`` are two values (an
+    update), never one chain.
+    """
+    if chain is None:
+        return None
+    first, this = _LEFT_SIDE.match(chain.text), _LEFT_SIDE.match(body)
+    if first is None or this is None or first.group(1) != this.group(1):
+        return None
+    links = chain.text[first.end() :].split("=")
+    if not all(_OPERATOR.search(link) for link in links):
+        return None
+    return this.end() - 1
 
 
 #: A heading's section number, ``### 2.1 Parameter Breakdown``, ``## 3. Results``: it

@@ -75,6 +75,9 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     stripped = line.strip()
     bullet = _BULLET.match(stripped.text)
     text = stripped[bullet.end() if bullet else 0 :].strip()
+    closing = _CLOSING_BOLD.search(text.text) if stripped.text.startswith("*") else None
+    if closing is not None:  # "**Scale by 1/√2 ≈ 0.707:**": the bold's closing marks go too
+        text = text[: closing.start()].strip()
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
@@ -92,6 +95,9 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
             s.out.pop()  # already read (``≈ 38`` ending a chain)
     return s.out
 
+
+#: The marks closing a bold or italic line, after its last word or number (and a colon).
+_CLOSING_BOLD = re.compile(r"(?<=[\w.:%)\]])\*{1,3}$")
 
 #: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
 #: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
