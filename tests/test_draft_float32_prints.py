@@ -53,7 +53,9 @@ def _matrix(rows: list[list[str]]) -> str:
     return "[" + "\n ".join("[" + " ".join(r) + "]" for r in rows) + "]"
 
 
-def _notebook(path: Path, y: list[str], x: list[str] = X) -> Path:
+def _notebook(path: Path, y: list[str], x: list[str] = X, *, tensor_form: bool = False) -> Path:
+    """The notebook; ``tensor_form``: printed as ``print(x)`` prints a TensorFlow tensor
+    (``tf.Tensor(<numpy's print>, shape=(4, 1), dtype=float32)``)."""
     cells = []
 
     def cell(source: list[str], out: str) -> None:
@@ -69,15 +71,20 @@ def _notebook(path: Path, y: list[str], x: list[str] = X) -> Path:
         )
 
     cell(["import tensorflow as tf\n", "tf.random.set_seed(3)"], "")
-    cell(
-        [
-            "x = tf.random.normal((4, 1))\n",
-            "W = tf.random.normal((4, 4))\n",
-            "print(f'x:\\n{x}\\nW:\\n{W}')",
-        ],
-        f"x:\n{_column(x)}\nW:\n{_matrix(W)}\n",
-    )
-    cell(["y = tf.matmul(W, x)\n", "print(f'y:\\n{y}')"], f"y:\n{_column(y)}\n")
+    drawn = ["x = tf.random.normal((4, 1))\n", "W = tf.random.normal((4, 4))\n"]
+    if tensor_form:
+
+        def tensor(text: str, shape: str) -> str:
+            return f"tf.Tensor(\n{text}, shape={shape}, dtype=float32)\n"
+
+        cell(
+            [*drawn, "print(x)\n", "print(W)"],
+            tensor(_column(x), "(4, 1)") + tensor(_matrix(W), "(4, 4)"),
+        )
+        cell(["y = tf.matmul(W, x)\n", "print(y)"], tensor(_column(y), "(4, 1)"))
+    else:
+        cell([*drawn, "print(f'x:\\n{x}\\nW:\\n{W}')"], f"x:\n{_column(x)}\nW:\n{_matrix(W)}\n")
+        cell(["y = tf.matmul(W, x)\n", "print(f'y:\\n{y}')"], f"y:\n{_column(y)}\n")
     path.write_text(
         json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     )
@@ -181,21 +188,24 @@ def _checks(path: Path) -> list[tuple[str, str, str]]:
     ]
 
 
-def test_float32_prints_are_checked_in_float32(tmp_path: Path) -> None:
-    checks = _checks(_notebook(tmp_path / "ok.ipynb", Y))
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_float32_prints_are_checked_in_float32(tmp_path: Path, tensor_form: bool) -> None:
+    checks = _checks(_notebook(tmp_path / "ok.ipynb", Y, tensor_form=tensor_form))
     assert [(p, v) for p, v, _ in checks] == [(p, "rounded") for p in Y]
     assert all("float32" in why for _, _, why in checks)
 
 
-def test_a_print_that_leaves_two_float32_values(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_a_print_that_leaves_two_float32_values(tmp_path: Path, tensor_form: bool) -> None:
     """x's 0.04180988 stands for a float32 within 5e-9 of it, not for ±5e-9 of 0.0418099."""
-    checks = _checks(_notebook(tmp_path / "small.ipynb", Y_SMALL, X_SMALL))
+    checks = _checks(_notebook(tmp_path / "small.ipynb", Y_SMALL, X_SMALL, tensor_form=tensor_form))
     assert [(p, v) for p, v, _ in checks] == [(p, "rounded") for p in Y_SMALL]
     assert all("x numpy's prints of float32 values" in why for _, _, why in checks)
 
 
-def test_an_entry_float32_cannot_give_is_flagged(tmp_path: Path) -> None:
-    checks = _checks(_notebook(tmp_path / "off.ipynb", Y_OFF))
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_an_entry_float32_cannot_give_is_flagged(tmp_path: Path, tensor_form: bool) -> None:
+    checks = _checks(_notebook(tmp_path / "off.ipynb", Y_OFF, tensor_form=tensor_form))
     verdicts = {p: v for p, v, _ in checks}
     assert verdicts.pop("0.91494556") in ("slip", "wrong")
     assert set(verdicts.values()) == {"rounded"} and len(verdicts) == 3
