@@ -211,3 +211,46 @@ def test_an_entry_float32_cannot_give_is_flagged(tmp_path: Path, tensor_form: bo
     assert set(verdicts.values()) == {"rounded"} and len(verdicts) == 3
     (why,) = [w for p, _, w in checks if p == "0.91494556"]
     assert "float32" in why
+
+
+def _numpy_notebook(path: Path, y: list[str]) -> Path:
+    """The same values drawn by numpy and cast to float32, printed by numpy."""
+    cells = [
+        ["import numpy as np\n"],
+        [
+            "x = np.random.randn(4, 1).astype(np.float32)\n",
+            "W = np.random.randn(4, 4).astype(np.float32)\n",
+            "print(x)\n",
+            "print(W)",
+        ],
+        ["y = W @ x\n", "print(y)"],
+    ]
+    outs = ["", f"{_column(X)}\n{_matrix(W)}\n", f"{_column(y)}\n"]
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": k + 1,
+                "metadata": {},
+                "outputs": [{"name": "stdout", "output_type": "stream", "text": [out]}]
+                if out
+                else [],
+                "source": src,
+            }
+            for k, (src, out) in enumerate(zip(cells, outs, strict=True))
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_numpy_arrays_cast_to_float32(tmp_path: Path) -> None:
+    """numpy's own float32 arrays: a correct print is rounded in float32, an off one flagged."""
+    ok = _checks(_numpy_notebook(tmp_path / "ok.ipynb", Y))
+    assert [(p, v) for p, v, _ in ok] == [(p, "rounded") for p in Y]
+    off = {p: v for p, v, _ in _checks(_numpy_notebook(tmp_path / "off.ipynb", Y_OFF))}
+    assert off.pop("0.91494556") in ("slip", "wrong")
+    assert set(off.values()) == {"rounded"} and len(off) == 3
