@@ -273,3 +273,19 @@ def test_an_array_made_of_the_list_a_loop_appended_to_under_the_same_name(
     got = [(p, v) for _, p, v in _verdicts(path)]
     assert got[0] == ("0.3400", "exact") and got[2] == ("0.7800", "exact")
     assert got[1] in (("1.0500", "wrong"), ("1.0500", "slip"))
+
+
+def test_a_loop_over_a_classs_attribute_names_it_as_written(tmp_path: Path) -> None:
+    # The comprehension reads self.heads inside a method: the reason it is not unrolled
+    # names self.heads, never an empty name.
+    text = (
+        "```python\nimport torch\nimport torch.nn as nn\n\nclass Wrapper(nn.Module):\n"
+        "    def __init__(self, n):\n        super().__init__()\n"
+        "        self.heads = nn.ModuleList([Head() for _ in range(n)])\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.cat([head(x) for head in self.heads], dim=-1)\n```\n\n"
+        "```python\nw = Wrapper(2)\ny = w(torch.tensor([[1.0, 2.0]]))\nprint(y)\n```\n"
+    )
+    notes = _notes(_post(tmp_path, text))
+    assert "a comprehension over self.heads is not unrolled" in notes
+    assert "a comprehension over  is" not in notes

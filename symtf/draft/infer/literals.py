@@ -51,7 +51,10 @@ def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
 
 
 #: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
-_SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
+_SETTING = re.compile(
+    r"(?:\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?(?:\^\{?\d\}?)?(?:\([^()]*\))?|\|[A-Za-z\\]+\|)"
+    r"\s*=\s*-?\d+(?:\.\d+)?"
+)
 
 
 #: The same setting in a list of prose, its meaning in words in parentheses after it:
@@ -63,7 +66,8 @@ _SETTING_NAMED = re.compile(
 
 def _stated_constant(p: Printing) -> Outcome | None:
     """A single number that the article sets as a constant in its maths (``$d_k=2$``,
-    ``$\\gamma = 1$``): an input it states, not a value it computes. Only the whole
+    ``$\\gamma = 1$``, ``$\\sigma^2 = 1$``, a probability it gives, ``$P(X = 1) = 0.7$``, a
+    count, ``$|E| = 3$``): an input it states, not a value it computes. Only the whole
     setting counts, a symbol and the number alone, never a number inside a sentence."""
     if p.size != 1 or not (
         _SETTING.fullmatch(p.context.strip()) or _SETTING_NAMED.fullmatch(p.context.strip())

@@ -75,6 +75,9 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     stripped = line.strip()
     bullet = _BULLET.match(stripped.text)
     text = stripped[bullet.end() if bullet else 0 :].strip()
+    closing = _CLOSING_BOLD.search(text.text) if stripped.text.startswith("*") else None
+    if closing is not None:  # "**Scale by 1/√2 ≈ 0.707:**": the bold's closing marks go too
+        text = text[: closing.start()].strip()
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
@@ -92,6 +95,9 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
             s.out.pop()  # already read (``≈ 38`` ending a chain)
     return s.out
 
+
+#: The marks closing a bold or italic line, after its last word or number (and a colon).
+_CLOSING_BOLD = re.compile(r"(?<=[\w.:%)\]])\*{1,3}$")
 
 #: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
 #: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
@@ -386,7 +392,8 @@ def _loose_numbers(s: _Line) -> None:
 
 
 def _fragments(text: str) -> list[tuple[str, int]]:
-    """Split prose at top-level commas and semicolons followed by a space, and at `` | ``."""
+    """Split prose at top-level commas and semicolons followed by a space, at `` | `` and
+    before a note's arrow (`` ← Increased!``)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([":
@@ -398,6 +405,9 @@ def _fragments(text: str) -> list[tuple[str, int]]:
             start = i + 1
         elif depth == 0 and ch == "|" and text[i - 1 : i] == " " and text[i + 1 : i + 2] == " ":
             parts.append((start, i))  # "σ(1) = 0.731 | e¹ = 2.718": two statements
+            start = i + 1
+        elif depth == 0 and ch in "←⟵" and text[i - 1 : i] == " ":
+            parts.append((start, i))  # "= -0.749  ← Negative!": a note after the chain
             start = i + 1
     parts.append((start, len(text)))
     out = []
