@@ -353,8 +353,6 @@ class Resumable(Search):
 
     def _give(self, computed: list[tuple[Any, Any]]) -> None:
         """Keep the values this search computed in the pool."""
-        from symtf.draft.templates import inputs
-
         pool = self.pool
         if pool.size > POOLED_VALUES or len(pool.tokens) > POOLED_VALUES:
             pool.clear()
@@ -363,7 +361,7 @@ class Resumable(Search):
         for e, v in computed:
             got = entries.get(e)
             if got is None:
-                got = entries[e] = (tuple(sorted(inputs(e))), {})
+                got = entries[e] = (_inputs(e, entries), {})
             got[1][self._tokens_for(got[0])] = v
         pool.size += len(computed)
 
@@ -393,6 +391,23 @@ class Resumable(Search):
         self.reads.extend(prev.reads[k:end])
         self.adopted += end - k
         return end
+
+
+def _inputs(e: Any, entries: dict[Any, tuple[tuple[int, ...], Any]]) -> tuple[int, ...]:
+    """The known tensors a candidate reads, in order (:func:`symtf.draft.templates.inputs`),
+    taking those of the candidates it reads from the pool's entries (a candidate's values
+    are given after those of the candidates it reads: most are there)."""
+    from symtf.draft.templates import Call, Ref
+
+    keys: set[int] = set()
+    for a in e.args:
+        kind = type(a)
+        if kind is Ref:
+            keys.add(a.key)
+        elif kind is Call:
+            got = entries.get(a)
+            keys.update(got[0] if got is not None else _inputs(a, entries))
+    return tuple(sorted(keys))
 
 
 @dataclass
