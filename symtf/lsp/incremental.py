@@ -22,7 +22,9 @@ Kept per document, and reused when an edit allows:
   of the candidate and the values of the tensors it reads; the document keeps them, keyed
   on exactly that, from search to search (and replay to replay): the search after an edit
   computes only the values over tensors the edit changed, or over candidates no earlier
-  search of the document tried;
+  search of the document tried. The pool is asked in the walk that computes the values
+  (one look-up a candidate, by the candidate; its values by the tokens of its inputs'
+  values), and a candidate's inputs are worked out from those of the candidates it reads;
 - **the check.** When the drafted derivation is the same text (an edit in the
   prose, or to a number no claim reads), its report: the report is a function of that
   text. Otherwise the derivation is checked again, reusing the last draft's check where
