@@ -301,10 +301,15 @@ class Resumable(Search):
         tokens_for = self._tokens_for
         main, changed = self._exact_memo, self._replaying
 
+        toks_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # the known tensors stay put
+
         def borrow(e: Any) -> Any:
             got = entries.get(e)
             if got is not None:
-                v = got[1].get(tokens_for(got[0]), missing)
+                toks = toks_of.get(got[0])
+                if toks is None:
+                    toks = toks_of[got[0]] = tokens_for(got[0])
+                v = got[1].get(toks, missing)
                 if v is not missing:
                     taken.add(id(e))
                     return v
@@ -316,7 +321,8 @@ class Resumable(Search):
         fill(exprs, lambda k: known[k].value, memo, borrow)
         self.took += len(taken)
         self._give(
-            [(e, v) for e, v in itertools.islice(memo.items(), before, None) if id(e) not in taken]
+            [(e, v) for e, v in itertools.islice(memo.items(), before, None) if id(e) not in taken],
+            toks_of,
         )
 
     def _token(self, key: int) -> int:
@@ -353,18 +359,25 @@ class Resumable(Search):
         self._tokens_of[ins] = (held, toks)
         return toks
 
-    def _give(self, computed: list[tuple[Any, Any]]) -> None:
-        """Keep the values this search computed in the pool."""
+    def _give(
+        self, computed: list[tuple[Any, Any]], toks_of: dict[tuple[int, ...], tuple[int, ...]]
+    ) -> None:
+        """Keep the values this search computed in the pool (``toks_of``: the tokens of the
+        inputs of candidates, by their inputs, taken while the same tensors are known)."""
         pool = self.pool
         if pool.size > POOLED_VALUES or len(pool.tokens) > POOLED_VALUES:
             pool.clear()
             self._tokens, self._tokens_of = {}, {}
-        entries = pool.entries
+            toks_of.clear()  # the tokens start again
+        entries, tokens_for = pool.entries, self._tokens_for
         for e, v in computed:
             got = entries.get(e)
             if got is None:
                 got = entries[e] = (_inputs(e, entries), {})
-            got[1][self._tokens_for(got[0])] = v
+            toks = toks_of.get(got[0])
+            if toks is None:
+                toks = toks_of[got[0]] = tokens_for(got[0])
+            got[1][toks] = v
         pool.size += len(computed)
 
     def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
