@@ -208,3 +208,68 @@ def test_masked_fill_in_place_of_a_computed_tensor_is_its_masked_value(tmp_path:
     got = {(p, v) for _, p, v in _verdicts(path)}
     assert ("0.9100", "wrong") in got or ("0.9100", "slip") in got
     assert {("0.8000", "exact"), ("-inf", "exact"), ("0.3000", "exact")} <= got
+
+
+def test_pairs_rotated_into_a_repeated_list_by_unpacking_into_entries(tmp_path: Path) -> None:
+    # out = [0.0] * d is four zeros (a list repeated, not multiplied); pair k of vec is
+    # rotated by θ = m·10000^(-2k/d): (1, 2) by 2 and (3, 4) by 2·10000^(-1/2) = 0.02.
+    # Each is printed rounded to 6 decimals; the last is printed 4.0599 where
+    # 3·sin(0.02) + 4·cos(0.02) = 4.059196… belongs.
+    th0, th1 = mpmath.mpf(2), 2 * _theta(1, width=4)
+    rotated = [
+        1 * mpmath.cos(th0) - 2 * mpmath.sin(th0),
+        1 * mpmath.sin(th0) + 2 * mpmath.cos(th0),
+        3 * mpmath.cos(th1) - 4 * mpmath.sin(th1),
+        3 * mpmath.sin(th1) + 4 * mpmath.cos(th1),
+    ]
+    printed = ["-2.234742", "0.077004", "2.919405", "4.059900"]
+    assert [rounds_to(v, p) for v, p in zip(rotated, printed, strict=True)] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    text = (
+        "```python\nimport math\nimport numpy as np\n\ndef rotate_pair(x, y, theta):\n"
+        "    c, s = math.cos(theta), math.sin(theta)\n"
+        "    return x * c - y * s, x * s + y * c\n\n"
+        "def rope_rotate(vec, m, base=10000.0):\n    d = len(vec)\n    out = [0.0] * d\n"
+        "    for k in range(d // 2):\n        i, j = 2 * k, 2 * k + 1\n"
+        "        theta = m * (base ** (-(2 * k) / d))\n"
+        "        out[i], out[j] = rotate_pair(vec[i], vec[j], theta)\n    return out\n\n"
+        "print(np.round(rope_rotate([1.0, 2.0, 3.0, 4.0], m=2), 6))\n```\n\n"
+        f"```\n[{'  '.join(printed)}]\n```\n"
+    )
+    got = [(p, v) for _, p, v in _verdicts(_post(tmp_path, text))]
+    assert got[:3] == [(p, "rounded") for p in printed[:3]]
+    assert got[3] in (("4.059900", "wrong"), ("4.059900", "slip"))
+
+
+def test_a_python_list_times_a_number_is_the_list_repeated(tmp_path: Path) -> None:
+    # [1.0, 2.0] * 2 is [1.0, 2.0, 1.0, 2.0] in Python (not [2.0, 4.0])
+    text = (
+        "```python\nimport numpy as np\nx = [1.0, 2.0] * 2\nprint(np.array(x))\n```\n\n"
+        "```\n[1. 2. 1. 2.]\n```\n"
+    )
+    got = [(p, v) for _, p, v in _verdicts(_post(tmp_path, text))]
+    assert got == [("1.", "exact"), ("2.", "exact"), ("1.", "exact"), ("2.", "exact")]
+
+
+def test_an_array_made_of_the_list_a_loop_appended_to_under_the_same_name(
+    tmp_path: Path,
+) -> None:
+    # scores = [x·q for x in rows], q = [0.2, 0.7]: 0.5·0.2 + 0.1·0.7 = 0.17,
+    # 0.2·0.2 + 0.7·0.7 = 0.53, 0.9·0.2 + 0.3·0.7 = 0.39; then scores = torch.tensor(scores)
+    # makes the tensor of that list; twice it is printed: 0.34 and 0.78 are right, 1.05 is
+    # printed where 2·0.53 = 1.06 belongs.
+    text = (
+        "```python\nimport torch\ninputs = torch.tensor([[0.5, 0.1], [0.2, 0.7], [0.9, 0.3]])\n"
+        "q = inputs[1]\nscores = []\nfor x in inputs:\n    scores.append(torch.dot(x, q))\n"
+        "scores = torch.tensor(scores)\nprint(2 * scores)\n```\n\n"
+        "```\ntensor([0.3400, 1.0500, 0.7800])\n```\n"
+    )
+    path = _post(tmp_path, text)
+    assert "scores" not in _notes(path)
+    got = [(p, v) for _, p, v in _verdicts(path)]
+    assert got[0] == ("0.3400", "exact") and got[2] == ("0.7800", "exact")
+    assert got[1] in (("1.0500", "wrong"), ("1.0500", "slip"))

@@ -553,7 +553,8 @@ def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
     # With the matrices whole, a depth-2 attention pattern over the embedding table (nothing
     # the worksheet computes) reproduced three of the probabilities [0.250, 0.249, 0.251, 0.249]
     # (line 144) and flagged the 0.249s. softmax of the printed logits says they are right and
-    # 0.250 is the one off; a guess that deep now stays unchecked.
+    # 0.250 is the one off; a guess that deep stays unchecked, and the row is read as the
+    # stage its label names instead ("5. Normalize", the row above divided by its sum).
     logits = [mpmath.mpf(v) for v in ("0.00498", "0.0", "0.00502", "0.0")]
     total = mpmath.fsum(mpmath.e**v for v in logits)
     probs = [mpmath.e**v / total for v in logits]
@@ -561,9 +562,17 @@ def test_toyai_matrices_printed_row_under_row_are_read_whole() -> None:
     fits = [rounds_to(p, s) for p, s in zip(probs, printed, strict=True)]
     assert fits == [False, True, True, True]
     # The truncated exp(-0.00707) (line 101) and the sum that carries it (line 102, below)
-    # and the two 1.9929s that line 103 divides by, which repeat that sum where it writes them
+    # and the two 1.9929s that line 103 divides by, which repeat that sum where it writes them;
+    # and the 0.250 that fits says is off (line 144), with "P(A) ≈ 0.250" restating it (147)
     flagged = [c for r in report.results for c in r.checks if c.verdict not in ("exact", "rounded")]
-    assert [c.printed for c in flagged] == ["0.9929", "1.9929", "1.9929", "1.9929"]
+    assert sorted(c.printed for c in flagged) == [
+        "0.250",
+        "0.250",
+        "0.9929",
+        "1.9929",
+        "1.9929",
+        "1.9929",
+    ]
 
 
 def test_toyai_only_the_truncated_exponential_is_off() -> None:
@@ -578,12 +587,24 @@ def test_toyai_only_the_truncated_exponential_is_off() -> None:
     assert not rounds_to(e + 1, "1.9929")
     # "[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]" (line 103) divides by that sum twice:
     # each 1.9929 it writes repeats line 102's result and is judged as it, inherited again
-    assert [(line, p, v, cause) for line, p, v, cause in _off(checks)] == [
-        (101, "0.9929", "slip", "truncation"),
-        (102, "1.9929", "slip", "inherited"),
-        (103, "1.9929", "slip", "inherited"),
-        (103, "1.9929", "slip", "inherited"),
+    # "5. Normalize: [0.250, 0.249, 0.251, 0.249]" (line 144) is the softmax of the printed
+    # logits, whose first entry is 0.250618… (it rounds to 0.251): 0.250 is off there and
+    # where "P(A) ≈ 0.250" (line 147) states it again
+    logits = [mpmath.mpf(v) for v in ("0.00498", "0.0", "0.00502", "0.0")]
+    first = mpmath.e ** logits[0] / mpmath.fsum(mpmath.e**v for v in logits)
+    assert rounds_to(first, "0.251") and not rounds_to(first, "0.250")
+    off = [(line, p, v) for line, p, v, _ in _off(checks)]
+    assert sorted(off, key=lambda c: (c[0] or 0, c[1])) == [
+        (101, "0.9929", "slip"),
+        (102, "1.9929", "slip"),
+        (103, "1.9929", "slip"),
+        (103, "1.9929", "slip"),
+        (144, "0.250", "slip"),
+        (147, "0.250", "slip"),
     ]
+    causes = {(line, p): cause for line, p, _, cause in _off(checks)}
+    assert causes[(101, "0.9929")] == "truncation"
+    assert causes[(102, "1.9929")] == causes[(103, "1.9929")] == "inherited"
     # "[0.0, 0.1] · [0.0, 0.1] = 0.0×0.0 + 0.1×0.1 = 0.01": the dot product is read (line 84)
     # both links, the dot product as written and the sum of products, are checked: one
     # printed 0.01, one verdict

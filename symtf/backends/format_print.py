@@ -6,6 +6,7 @@ computed in the format as written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 import sympy
 
 from symtf.backends.formats import Format
+
+_EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$")
 
 
 def _float_value(v: Any) -> Fraction | None:
@@ -71,6 +74,61 @@ def shortest_repr(x: Fraction, fmt: Format) -> tuple[Fraction, int]:
             # repr and numpy's Dragon4 choose)
             return min(found, key=lambda c: (abs(c - x), int(c / unit) % 2)), digits
     return x, 40  # pragma: no cover - every binary number has a finite decimal
+
+
+#: numpy's print precision (``np.set_printoptions`` default): decimals in positional
+#: notation, mantissa decimals in scientific notation
+NUMPY_PRECISION = 8
+
+
+def numpy_printed(
+    text: str, fmt: Format, precision: int = NUMPY_PRECISION
+) -> tuple[Fraction, Fraction] | None:
+    """The values of ``fmt`` that numpy prints as ``text``: ``(centre, half-width)``, a
+    half-width of 0 when the print identifies one value exactly (``None``: not a number).
+
+    numpy prints an array of ``fmt`` (``floatmode='maxprec'``) with each entry's shortest
+    round-trip digits (:func:`shortest_repr`) when they need at most ``precision``
+    decimals (mantissa decimals in scientific notation), else with the value rounded to
+    ``precision`` decimals and its trailing zeros dropped: a float32 0.002066299 prints as
+    ``0.0020663``. In scientific notation every entry shows as many mantissa decimals as
+    the entry that needs most (at most ``precision``), its value rounded to them. So a printed ``d`` stands for the value of ``fmt`` nearest ``d`` when
+    ``d`` is its shortest repr, or for a value within half a unit of the ``precision``-th
+    decimal of ``d``, whatever the digits ``d`` shows; not for the half unit of ``d``'s own
+    last digit. Where only one value of ``fmt`` is in that set, the print is that value
+    exactly: for float32, every entry of magnitude at least 1/8 (its neighbours lie more
+    than 10⁻⁸ apart), and an entry in scientific notation showing 8 mantissa decimals
+    (9 significant digits tell every float32 apart).
+    """
+    from symtf.backends.formats import round_to_format
+    from symtf.errors import SpecError, Undecided
+    from symtf.numbers import parse_exact
+
+    try:
+        d = parse_exact(text)
+    except SpecError:
+        return None
+    m = _EXPONENT.search(text)
+    if m:  # an array in scientific notation: its entries rounded to the digits shown
+        mantissa = text[: m.start()]
+        shown = len(mantissa.partition(".")[2])
+        h = Fraction(1, 2) * Fraction(10) ** (int(m.group(1)) - min(shown, precision))
+    else:
+        h = Fraction(1, 2) * Fraction(10) ** -precision
+    try:
+        x = round_to_format(d, fmt)
+    except Undecided:
+        return None
+    found = [x] if shortest_repr(x, fmt)[0] == d else []
+    # the values rounded to ``precision`` decimals: those of fmt within h of d (a superset)
+    lo, hi = neighbours(x, fmt)
+    near = [v for v in (lo, x, hi) if abs(v - d) <= h]
+    if not found and not near:
+        return None  # not a print of fmt at this precision
+    values = set(found) | set(near)
+    if len(values) == 1 and not (abs(lo - d) <= h or abs(hi - d) <= h):
+        return values.pop(), Fraction(0)
+    return d, max([h, *(abs(v - d) for v in values)])
 
 
 def _significand_odd(x: Fraction, fmt: Format) -> bool:

@@ -219,6 +219,10 @@ def _same(xp: Any, a: Any, b: Any) -> bool:
         return False
 
 
+#: Whether two exact values are the same quantity, for readers of printed results.
+same_quantity = _same
+
+
 def carried(parsed: Any, replace: Mapping[int, Any], xp: Any) -> list[tuple[Any, Any]]:
     """The replaced literals whose value does not print as the literal: ``(literal, value)``.
 

@@ -309,7 +309,7 @@ def _displayed_before(
     if whole is not None:
         return list(zip(whole, flat, places, strict=True))
     if _digits(flat) < (3 if len(flat) == 1 else 4):
-        return []
+        return _summed_in_order(f, article, places[0]) if len(flat) == 1 else []
     out: list[tuple[Any, str, Place]] = []
     taken: set[int] = set()
     zero = [(v := _value(x)) is not None and v[0] == 0 for x in flat]
@@ -337,6 +337,57 @@ def _displayed_before(
         taken.add(best.key)
         out.append((best, value, at))
     return out
+
+
+def _summed_in_order(f: Any, article: Article, at: Place) -> list[tuple[Any, str, Place]]:
+    """A term of a sum that writes the results of the lines just above it, one term per
+    line and in their order (``1.0 + 0.25 + 1.0 + 0.25 + 0.0 = 2.5`` under five lines that
+    each work one squared deviation out): the term at place ``k`` restates the ``k``-th
+    of those lines, however few digits it has.
+
+    The terms are the numbers the sum's link writes (``f`` is one of them); the lines are
+    the nearest lines above it under the same heading, each with its last printed result,
+    as many as there are terms, three or more; every term must be its line's result to
+    the same digits, in order, or none is linked.
+    """
+    if getattr(f, "role", "") != "term" or at.column is None:
+        return []
+    terms = sorted(
+        (
+            q
+            for q in article.printings
+            if q.role == "term"
+            and q.cell == f.cell
+            and q.label == f.label
+            and q.size == 1
+            and q.places
+            and q.places[0].line == at.line
+            and q.places[0].column is not None
+        ),
+        key=lambda q: q.places[0].column or 0,
+    )
+    mine = next((k for k, q in enumerate(terms) if q.places[0] == at), None)
+    if mine is None or len(terms) < 3:
+        return []
+    heading = article.heading_before(at.line)
+    last: dict[int, Any] = {}  # each line above: the display printing its last result
+    for d in article.displays:
+        if d.cell != f.cell or len(d.rows) != 1 or len(d.rows[0]) != 1 or not d.places:
+            continue
+        q = d.places[0]
+        if q.line >= at.line or article.heading_before(q.line) != heading:
+            continue
+        if q.line not in last or (q.column or 0) >= (last[q.line].places[0].column or 0):
+            last[q.line] = d
+    lines = sorted(last)[-len(terms) :]
+    if len(lines) < len(terms):
+        return []
+    worked = [last[n] for n in lines]
+    if any(_unreadable(d.latex) for d in worked):
+        return []
+    if not all(_same(q.rows[0][0], d.rows[0][0]) for q, d in zip(terms, worked, strict=True)):
+        return []
+    return [(worked[mine], terms[mine].rows[0][0], at)]
 
 
 def _named_ahead(f: Any, article: Article, value: str, at: Place) -> Any:

@@ -605,9 +605,20 @@ def _given(k: Known, name: str) -> list[str]:
         return lines
     lines = [
         f"# line {k.line}: given"
-        + (" (entries known to their printed digits)" if k.rounded else "")
+        + (
+            " (numpy's print of float32 values: each entry pins its float32 value)"
+            if k.float32_print
+            else " (entries known to their printed digits)"
+            if k.rounded
+            else ""
+        )
     ]
-    if k.rounded:  # 163,009,536 written without its grouping: the values split at commas
+    if k.float32_print:
+        values = " ".join(" ".join(r) for r in k.rows)
+        n, m = len(k.rows), len(k.rows[0])
+        shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"
+        lines.append(f"{name} = {{ shape = {shape}, values = {_s(values)}, float32_print = true }}")
+    elif k.rounded:  # 163,009,536 written without its grouping: the values split at commas
         values = " ".join(" ".join(ungrouped(c) for c in r) for r in k.rows)
         n, m = len(k.rows), len(k.rows[0])
         shape = f"[{n * m}]" if len(k.nd_shape) == 1 else f"[{n}, {m}]"

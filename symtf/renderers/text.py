@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from symtf.checking.report import Check, ClaimResult, DerivationReport, Report
 from symtf.renderers._claims import located
 from symtf.renderers._wording import depends_words, symbolic_detail
@@ -219,6 +221,14 @@ def cascade_lines(d: DerivationReport) -> list[str]:
     return out
 
 
+def _first_line(u: Any) -> int:
+    """The line of a claim's first number where the reader placed it (a row of a matrix
+    printed over several lines is on its own line), else the claim's line: the same line
+    as the JSON report's ``source_line``."""
+    places = getattr(u, "places", ()) or ()
+    return int(places[0].line) if places else int(u.line)
+
+
 def unchecked_lines(d: DerivationReport) -> list[str]:
     """What an article's draft could not check: claims no step explains, lines it cannot read."""
     inputs = list(d.inputs)
@@ -232,7 +242,9 @@ def unchecked_lines(d: DerivationReport) -> list[str]:
             ' (`symtf draft` writes them with step = "?" to map by hand):'
         )
         for u in unmapped:
-            out.append(f"    line {u.line}: {_safe(u.label)} ({u.size} number(s)): {_safe(u.note)}")
+            out.append(
+                f"    line {_first_line(u)}: {_safe(u.label)} ({u.size} number(s)): {_safe(u.note)}"
+            )
     if unread:
         out.append(f"  not read: {len(unread)} claim(s):")
         for u in unread:

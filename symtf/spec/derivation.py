@@ -308,7 +308,8 @@ def _read(data: dict[str, Any], name: str, text: str | None = None) -> Derivatio
         from symtf.backends.rounded import RoundedInput, RoundedInputs, tensor_half_widths
 
         for g in marked:
-            item = RoundedInput(g.name, g.flat, (tensor_half_widths(g.texts),))
+            widths = g.widths if g.widths is not None else tensor_half_widths(g.texts)
+            item = RoundedInput(g.name, g.flat, (widths,))
             rounded_inputs = (rounded_inputs or RoundedInputs()).with_input(item)
     finish(top, name)
     return Derivation(
@@ -346,6 +347,7 @@ def _written_inputs(
     for g in tensors:
         if (
             not g.rounded
+            and g.widths is None  # a float32 print is known to its float32 value
             and any(half_width(t) for t in g.texts)
             and all(v.is_Rational or v.is_infinite for v in g.values)
         ):

@@ -64,6 +64,10 @@ class GivenTensor:
         rounded: Whether the entries are rounded prints (their true values unknown
             beyond their printed precision).
         where: ``file: tensors.name`` for messages.
+        widths: For a tensor written as numpy's print of float32 values
+            (``float32_print = true``), how far each entry's value may lie from its
+            value as read (0: the print identifies the float32 exactly, and the entry
+            holds it); ``None`` otherwise.
     """
 
     name: str
@@ -76,6 +80,7 @@ class GivenTensor:
     #: For a rounded tensor, its values as one 1×N row: the object symtf.backends.rounded knows the
     #: tensor by (a backend matrix built from it carries the rounding intervals).
     flat: Any = None
+    widths: tuple[Fraction, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -187,19 +192,29 @@ def _flatten(v: Any) -> list[Any]:
 
 def _given(name: str, raw: Any, file: str) -> GivenTensor:
     where = f"{file}: tensors.{name}"
-    rounded = False
+    rounded: bool | str = False
     shape: tuple[int, ...] | None = None
     if isinstance(raw, dict):
-        unknown = sorted(set(raw) - {"shape", "values", "rounded"})
+        unknown = sorted(set(raw) - {"shape", "values", "rounded", "float32_print"})
         if unknown:
             raise SpecError(
-                f"{where}.{unknown[0]}: unknown key (known keys: rounded, shape, values)"
+                f"{where}.{unknown[0]}: unknown key "
+                "(known keys: float32_print, rounded, shape, values)"
             )
         if "values" not in raw:
             raise SpecError(f"{where}.values: required key is missing")
         rounded = raw.get("rounded", False)
         if not isinstance(rounded, bool):
             raise SpecError(f"{where}.rounded: expected true or false, found {_kind(rounded)}")
+        f32 = raw.get("float32_print", False)
+        if not isinstance(f32, bool):
+            raise SpecError(f"{where}.float32_print: expected true or false, found {_kind(f32)}")
+        if f32 and rounded:
+            raise SpecError(
+                f"{where}: rounded and float32_print both set; float32_print already says "
+                "how far each printed entry may be from its value (leave out rounded)"
+            )
+        rounded = "float32" if f32 else rounded
         s = raw.get("shape")
         if s is not None:
             if (
@@ -247,7 +262,7 @@ def _given(name: str, raw: Any, file: str) -> GivenTensor:
 
 
 def _build(
-    name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool, where: str
+    name: str, shape: tuple[int, ...], cells: list[Any], rounded: bool | str, where: str
 ) -> GivenTensor:
     too_large = limits.shape_refusal(shape)
     if too_large:
@@ -259,20 +274,54 @@ def _build(
     entries = [_entry(c, f"{where}[{k}]") for k, c in enumerate(cells)]
     values = tuple(e for e, _, _ in entries)
     if rounded and not all(v.is_Rational or v.is_infinite for v in values):
+        key = "float32_print" if rounded == "float32" else "rounded"
         raise SpecError(
-            f"{where}: expected numbers in a tensor marked rounded = true "
+            f"{where}: expected numbers in a tensor marked {key} = true "
             "(a symbol has no rounding interval; -inf and inf stay exact)"
         )
+    widths = None
+    if rounded == "float32":
+        values, widths = _float32_printed(values, [t for _, t, _ in entries], where)
+        rounded = any(widths)
     return GivenTensor(
         name,
         shape,
         values,
         tuple(t for _, t, _ in entries),
         tuple(d for _, _, d in entries),
-        rounded,
+        bool(rounded),
         where,
         sympy.ImmutableMatrix([list(values)]) if rounded else None,
+        widths,
     )
+
+
+def _float32_printed(
+    values: tuple[sympy.Expr, ...], texts: list[str], where: str
+) -> tuple[tuple[sympy.Expr, ...], tuple[Fraction, ...]]:
+    """A tensor written as numpy prints float32 values: each entry the float32 its print
+    identifies (width 0), or its value as read and how far the float32 may lie from it
+    (:func:`symtf.backends.format_print.numpy_printed`)."""
+    from symtf.backends.format_print import numpy_printed
+    from symtf.backends.formats import FORMATS
+
+    out: list[sympy.Expr] = []
+    widths: list[Fraction] = []
+    for k, (v, text) in enumerate(zip(values, texts, strict=True)):
+        if v.is_infinite:
+            out.append(v)
+            widths.append(Fraction(0))
+            continue
+        found = numpy_printed(text, FORMATS["float32"])
+        if found is None:
+            raise SpecError(
+                f"{where}[{k}]: expected numpy's print of a float32 value (float32_print = "
+                f"true), found {text!r}, which numpy does not print for any float32"
+            )
+        centre, width = found
+        out.append(sympy.Rational(centre.numerator, centre.denominator))
+        widths.append(width)
+    return tuple(out), tuple(widths)
 
 
 def parse_tensors(raw: Any, file: str) -> tuple[GivenTensor, ...]:

@@ -36,6 +36,31 @@ def _nearer(lines: dict[str, int | None], text: str, line: int | None) -> bool:
     return line is not None and before is not None and line - before > lineage.LONG_ENTRY_LINES
 
 
+def _another_quantity(ev: Any, claim: Claim, text: str, value: Any) -> bool:
+    """Whether a result printed as ``text`` is another quantity than the one printed so
+    before it, within the reach of later literals (``e^{-0.5} ≈ 0.61``, then
+    ``p = 24.53 / 40.04 = 0.61``). A line that restates an earlier number (its chain
+    printing a term again), or one that writes the same arithmetic again, is the same
+    quantity."""
+    if claim.restates is not None or text not in ev.printed_results:
+        return False
+    before = ev.printed_result_lines.get(text)
+    if claim.source_line is None or before is None:
+        return False
+    if not 0 < claim.source_line - before <= lineage.LONG_ENTRY_LINES:
+        return False
+    label = ev.printed_labels.get(text)
+    earlier = next((c for c in ev.derivation.claims if c.label == label), None)
+    if earlier is None or _written(earlier.expression) & _written(claim.expression):
+        return False  # the same arithmetic written again: the article's one quantity
+    return not lineage.same_quantity(ev.exact_trace().backend, ev.printed_results[text], value)
+
+
+def _written(expression: str | None) -> set[str]:
+    """The links of a displayed line's arithmetic, without white space."""
+    return {"".join(link.split()) for link in (expression or "").split("=")} - {""}
+
+
 def _blank_zero(text: str, value: Any) -> bool:
     """Whether a result printed as a zero (``0.0``, ``-0.00``) is not zero: a tiny value
     rounded away. Its print has no digit to tell it apart from the zeros articles write as
@@ -51,6 +76,10 @@ def remember(ev: Any, claim: Claim, value: Any) -> None:
         text = claim.printed[0][0].text
         if _blank_zero(text, m[0, 0]):
             pass  # a later literal 0.0 is a zero the article writes, not this rounded result
+        elif _another_quantity(ev, claim, text, m[0, 0]):
+            # two quantities printed alike: a later literal repeats neither (no link is invented)
+            del ev.printed_results[text]
+            ev.printed_labels.pop(text, None)
         elif _nearer(ev.printed_result_lines, text, claim.source_line):
             ev.printed_results[text] = m[0, 0]
             ev.printed_labels[text] = claim.label

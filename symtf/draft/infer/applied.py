@@ -15,7 +15,7 @@ import re
 
 from symtf.draft.article import Printing
 from symtf.draft.infer.state import SearchState
-from symtf.draft.infer.target import Outcome, Placement, Target, _certified
+from symtf.draft.infer.target import Outcome, Placement, Target, _certified, parse_target
 from symtf.draft.templates import Call, Ref, call
 from symtf.tensor import Tensor
 
@@ -40,11 +40,18 @@ _APPLIED = re.compile(
 
 
 def _entries(text: str) -> tuple[str, ...]:
-    return tuple(x.strip().replace("−", "-") for x in text.replace("\\", "").split(","))
+    plain = _SPACING.sub(" ", text).replace("\\", "")  # "[0.5,\\;0.5]": spacing, no entry
+    return tuple(x.strip().replace("−", "-") for x in plain.split(","))
 
 
-def _operand(state: SearchState, p: Printing, arg: tuple[str, ...]) -> tuple[int, int] | None:
-    """The known tensor and row that the line's bracketed operand was placed at."""
+_SPACING = re.compile(r"\\[;,:! ]|~")
+
+
+def _operand(
+    state: SearchState, p: Printing, arg: tuple[str, ...]
+) -> tuple[int, int, Outcome | None] | None:
+    """The known tensor and row that the line's bracketed operand was placed at, and
+    for an operand no step reproduces, its outcome before it was made the line's input."""
     for o in state.outcomes.values():
         q = o.printing
         if q.key == p.key or q.role != "operand" or q.cell != p.cell or q.lines[:1] != p.lines[:1]:
@@ -52,6 +59,8 @@ def _operand(state: SearchState, p: Printing, arg: tuple[str, ...]) -> tuple[int
         if q.context != p.context or len(q.rows) != 1 or q.rows[0] != arg:
             continue
         pl = o.placement
+        if o.status == "unmapped" and pl is None:
+            return _stated_operand(state, o)
         if o.status not in ("mapped", "covered", "given") or pl is None:
             return None
         if pl.col is not None or pl.index is not None:
@@ -60,9 +69,27 @@ def _operand(state: SearchState, p: Printing, arg: tuple[str, ...]) -> tuple[int
         if len(k.shape) != 2 or k.shape[1] != len(arg):
             return None
         if pl.row is not None:
-            return pl.known, pl.row
-        return (pl.known, 0) if k.shape[0] == 1 else None
+            return pl.known, pl.row, None
+        return (pl.known, 0, None) if k.shape[0] == 1 else None
     return None
+
+
+def _stated_operand(state: SearchState, o: Outcome) -> tuple[int, int, Outcome | None] | None:
+    """``softmax([1, 0, 1, 1]) = …`` where no step of the known tensors gives [1, 0, 1, 1]:
+    the row is the line's own input, as written (an entry of two decimals or more is
+    known only to its printed digits)."""
+    q = o.printing
+    t = parse_target(q.rows, q.decimals)
+    if t is None:
+        return None
+    rounded = any(c.decimals >= 2 for r in t.printed for c in r)
+    given = state._given(q, t, rounded=rounded)
+    if given.placement is None:
+        return None
+    state.outcomes[q.key] = Outcome(
+        q, "given", given.placement, "the row the line applies its function to, as written"
+    )
+    return given.placement.known, 0, o
 
 
 def applied_step(state: SearchState, p: Printing, t: Target) -> Outcome | None:
@@ -78,22 +105,31 @@ def applied_step(state: SearchState, p: Printing, t: Target) -> Outcome | None:
     found = _operand(state, p, arg)
     if found is None:
         return None
-    key, row = found
+    key, row, before = found
     f = m.group("f")
     expr: Call = call("softmax", Ref(key), axis=-1) if f == "softmax" else call(f, Ref(key))
     ball = state._ball(expr)
     if ball is None or len(ball.shape) != 2 or ball.shape[1] != p.shape[1]:
-        return None
+        return _refused(state, key, before)
     width = ball.shape[1]
     mine = Tensor((1, width), list(ball.data[row * width : (row + 1) * width]))
     flat = [c for r in t.printed for c in r]
     verdicts = [_certified(x, c) for x, c in zip(mine.data, flat, strict=True)]
     full = verdicts.count("full")
     if 2 * full <= len(flat):
-        return None  # most entries disagree: the line says something the row does not give
+        # most entries disagree: the line says something the row does not give
+        return _refused(state, key, before)
     note = (
         f"{_WORDS[f]} row {row} of the operand, as the line states ({f}(…)): certified values "
         f"reproduce {full} of the {len(flat)} printed entries"
     )
     known = state._add(expr, ball, p, note)
     return Outcome(p, "mapped", Placement(known.key, row=row), note)
+
+
+def _refused(state: SearchState, key: int, before: Outcome | None) -> Outcome | None:
+    """No step: an operand made the line's input for it is again what it was."""
+    if before is not None:
+        del state.known[key]
+        state.outcomes[before.printing.key] = before
+    return None

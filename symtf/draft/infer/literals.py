@@ -51,14 +51,27 @@ def _column_for_row(shape: tuple[int, ...], printed: tuple[int, ...]) -> bool:
 
 
 #: A constant set in the article's maths: ``d_k=2``, ``\\gamma = 1``, ``n_{heads} = 4``.
-_SETTING = re.compile(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*-?\d+(?:\.\d+)?")
+_SETTING = re.compile(
+    r"(?:\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?(?:\^\{?\d\}?)?(?:\([^()]*\))?|\|[A-Za-z\\]+\|)"
+    r"\s*=\s*-?\d+(?:\.\d+)?"
+)
+
+
+#: The same setting in a list of prose, its meaning in words in parentheses after it:
+#: ``N = 6 (number of layers)``, ``dk = dv = 64 (dimensions per head)``.
+_SETTING_NAMED = re.compile(
+    r"(?:\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?\s*=\s*)+\d+(?:\.\d+)?\s*\([^()\d]*\)\.?"
+)
 
 
 def _stated_constant(p: Printing) -> Outcome | None:
     """A single number that the article sets as a constant in its maths (``$d_k=2$``,
-    ``$\\gamma = 1$``): an input it states, not a value it computes. Only the whole
+    ``$\\gamma = 1$``, ``$\\sigma^2 = 1$``, a probability it gives, ``$P(X = 1) = 0.7$``, a
+    count, ``$|E| = 3$``): an input it states, not a value it computes. Only the whole
     setting counts, a symbol and the number alone, never a number inside a sentence."""
-    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+    if p.size != 1 or not (
+        _SETTING.fullmatch(p.context.strip()) or _SETTING_NAMED.fullmatch(p.context.strip())
+    ):
         return None
     return Outcome(p, "given", None, f"a constant the article sets ({p.context.strip()})")
 
@@ -110,7 +123,9 @@ def running_repeat(p: Printing, outcomes: list[Outcome], window: int) -> Outcome
     The name (without ``_new``, ``_old``, ``_prev``) and the printed string must both be
     the same as those of a single number the search placed earlier, within ``window``
     lines; the latest such is repeated. Never a guess: another value keeps it a constant."""
-    if p.size != 1 or not _SETTING.fullmatch(p.context.strip()):
+    if p.size != 1 or not (
+        _SETTING.fullmatch(p.context.strip()) or _SETTING_NAMED.fullmatch(p.context.strip())
+    ):
         return None
     name = _running_name(p.context.split("=", 1)[0])
     text = p.rows[0][0]

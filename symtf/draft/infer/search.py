@@ -37,6 +37,7 @@ from symtf.draft.infer.literals import (
 )
 from symtf.draft.infer.reduced import named_on, query_key, reduced, row_of_run, scores_named
 from symtf.draft.infer.scored import scored_sequences
+from symtf.draft.infer.staged import softmax_stage
 from symtf.draft.infer.statements import StatedSteps
 from symtf.draft.infer.target import (
     DIFFERENCE,
@@ -194,6 +195,7 @@ class Search(StatedSteps):
             out = (
                 self._target_gradient(p, t)
                 or self._labelled_softmax(p, t)
+                or softmax_stage(self, p, t)
                 or self._given_or_unmapped(p, t)
             )
         self.outcomes[p.key] = out

@@ -148,22 +148,39 @@ class SearchState:
         self.known[key] = known
         return known
 
-    def _given(self, p: Printing, t: Target, *, rounded: bool, vector: bool = False) -> Outcome:
+    def _given(
+        self,
+        p: Printing,
+        t: Target,
+        *,
+        rounded: bool,
+        vector: bool = False,
+        float32: bool = False,
+    ) -> Outcome:
         """A given tensor from a printing (``rounded``: its entries are known to their digits).
 
         ``vector``: printed as a one-dimensional array, so the tensor is one too
         (``torch.cat`` of two such prints is one longer vector, not a matrix).
+
+        ``float32``: numpy's print of float32 values; each entry stands for the float32
+        value it pins (:func:`~symtf.backends.format_print.numpy_printed`), and the
+        tensor is rounded only where an entry leaves more than one float32 possible.
 
         A rounded printing with an infinite entry gives none (a derivation cannot state
         its rounding): the outcome then has no placement.
         """
         xp = self._xp
         assert xp is not None
+        pinned = _float32_values(p.rows) if float32 else None
+        if pinned is not None:
+            rounded = any(w for _, w in pinned)
         vals = []
         for r in t.printed:
             for c in r:
                 if c.value is None:
                     vals.append(xp.neg_inf() if c.is_neg_inf else -xp.neg_inf())
+                elif pinned is not None:  # the float32 value the print pins
+                    vals.append(xp.const(pinned[len(vals)][0]))
                 else:  # as printed: the value the check reads (rounded = true widens it there)
                     vals.append(xp.const(c.value))
         ball = Tensor((len(vals),) if vector else t.shape, vals)
@@ -183,6 +200,7 @@ class SearchState:
             rounded,
             "given",
         )
+        k.float32_print = pinned is not None
         if vector:
             k.nd_shape = (len(vals),)
         self.known[key] = k
@@ -234,6 +252,12 @@ class SearchState:
     def _rounded_lineage(self, key: int) -> bool:
         """Whether a known tensor is computed from an input known only to its printed digits."""
         return any(self.known[k].rounded for k in self._lineage_keys(key))
+
+    def _float32_lineage(self, key: int) -> bool:
+        """Whether every rounded input a step is computed from is numpy's print of float32
+        values (each entry within 5e-9 of its value, not half a unit of its last digit)."""
+        rounded = [self.known[k] for k in self._lineage_keys(key) if self.known[k].rounded]
+        return bool(rounded) and all(k.float32_print for k in rounded)
 
     def _ball(self, e: Expr) -> Tensor | None:
         if isinstance(e, Call) and e.op in ("grad", "jacobian"):
@@ -383,3 +407,19 @@ def _fraction(text: str) -> Fraction:
     from symtf.numbers import parse_exact
 
     return parse_exact(text, where="literal")
+
+
+def _float32_values(rows: tuple[tuple[str, ...], ...]) -> list[tuple[Fraction, Fraction]] | None:
+    """Each printed entry's float32 value (centre, half-width) as numpy's print pins it
+    (``None``: an entry numpy prints for no float32, or an infinite one)."""
+    from symtf.backends.format_print import numpy_printed
+    from symtf.backends.formats import FORMATS
+
+    out = []
+    for r in rows:
+        for text in r:
+            found = numpy_printed(text.replace("−", "-"), FORMATS["float32"])
+            if found is None:
+                return None
+            out.append(found)
+    return out

@@ -124,6 +124,9 @@ class Known:
     rows: tuple[tuple[str, ...], ...] = ()
     rounded: bool = False
     matched: str = ""
+    #: For a given tensor, whether its entries are numpy's prints of float32 values (each
+    #: pins its float32 value, or nearly): its ball holds those values.
+    float32_print: bool = False
     #: A name the draft must keep (a notebook's variable).
     fixed: str | None = None
     #: For an array literal: its entries as written and its own (N-D) shape.

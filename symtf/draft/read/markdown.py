@@ -141,6 +141,8 @@ class _Reader:
                 continue
             if t.type in ("math_block", "math_block_label", "amsmath") and t.map is not None:
                 self.maths_block(t)
+            elif t.type == "code_block" and t.map is not None and _written_maths(t.content):
+                self.indented_prose(t.content, t.map[0])
             elif t.type in ("fence", "code_block") and t.map is not None:
                 self.fence(t)
             elif t.type == "html_block" and t.map is not None:
@@ -152,17 +154,34 @@ class _Reader:
         content = inline.content
         if heading and "$" not in content and "\\" not in content and "`" not in content:
             a, line = self.line_text(first)  # the heading line as written ("## Step 2: 0.5")
-            self.out.segments.append(self.segment(self.text[a : a + len(line)], False))
+            number = _SECTION_NUMBER.match(line)
+            cut = number.end() if number else 0
+            self.out.segments.append(self.segment(self.text[a + cut : a + len(line)], False))
             return
         text = self.lines_text(content, first)
+        number = _SECTION_NUMBER.match(text.text) if heading else None
+        if number is not None:
+            text = text[number.end() :]
         at = 0
+        chain: Text | None = None  # a statement in code, continued on the lines below it
         for a, b, c, d, maths in self.spans(inline, text.text):
-            if text.text[at:a].strip():
+            between = text.text[at:a]
+            if between.strip():
                 self.out.segments.append(self.segment(text[at:a], False))
             if maths:
                 self.out.segments.append(self.segment(_maths_body(text, c, d), True))
             elif text.text[c:d].strip():  # `e^0.577 = 1.78`: a statement of its own
-                self.out.segments.append(self.segment(text[c:d], False))
+                body = text[c:d]
+                link = _continued(chain, body.text) if between.count("\n") == 1 else None
+                if chain is not None and link is not None and not between.strip():
+                    chain = Text.join(" ", [chain, body[link:].strip()], text.frame)
+                    self.out.segments[-1] = self.segment(chain, False)
+                else:
+                    self.out.segments.append(self.segment(body, False))
+                    chain = body
+                at = b
+                continue
+            chain = None
             at = b
         if text.text[at:].strip():
             self.out.segments.append(self.segment(text[at:], False))
@@ -277,10 +296,75 @@ class _Reader:
         if body.text.strip():
             self.out.segments.append(self.segment(body, False))
 
+    def indented_prose(self, content: str, first: int) -> None:
+        """An indented block that writes LaTeX maths (``\\(e^{3.2}\\) \\approx 24.53``) is
+        Markdown indented under a list item, not code: a program does not write maths
+        delimiters. It is read as Markdown, its own indentation not taken for code."""
+        text = self.lines_text(content.rstrip("\n"), first)
+        inner = _Reader(text, self.cell, {})
+        inner.heading = self.heading
+        read = inner.run(_parser(False).parse(text.text))
+        self.out.segments.extend(read.segments)
+        self.heading = inner.heading
+
     def prose_block(self, content: str, first: int) -> None:
         if content.strip():
             text = self.lines_text(content.rstrip("\n"), first)
             self.out.segments.append(self.segment(text, False))
+
+
+#: The left side of a statement in code: ``z1 =`` (not ``==``).
+_LEFT_SIDE = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
+#: A binary operator between two operands (``] +``, ``0.39 *``), not a sign (``[-0.5``).
+_OPERATOR = re.compile(r"[\w)\]]\s*[-+*/×·]\s*[\w(\[.]")
+
+
+def _continued(chain: Text | None, body: str) -> int | None:
+    """Where the value a code span writes continues the chain of the span on the line above
+    (the offset of its ``=``), or ``None``.
+
+    Worked arithmetic often restates its left side on each line, one code span a line::
+
+        `z1 = [0, 0.39, 0.39] + [0.39, 0, 0.39]`
+        `z1 = [0 + 0.39, 0.39 + 0]`
+        `z1 = [0.39, 0.39]`
+
+    which is the one chain ``z1 = … = … = …``. A line restating the same name continues
+    the chain only while every link so far is an expression still to be worked out (one
+    ``=``, an operator on its right): ``w = 0.5`` then ``w = 0.45`` are two values (an
+    update), never one chain.
+    """
+    if chain is None:
+        return None
+    first, this = _LEFT_SIDE.match(chain.text), _LEFT_SIDE.match(body)
+    if first is None or this is None or first.group(1) != this.group(1):
+        return None
+    links = chain.text[first.end() :].split("=")
+    if not all(_OPERATOR.search(link) for link in links):
+        return None
+    return this.end() - 1
+
+
+#: A heading's section number, ``### 2.1 Parameter Breakdown``, ``## 3. Results``: it
+#: numbers the section (a dotted number, not opening with 0, before a capitalised word), it is no value.
+_SECTION_NUMBER = re.compile(r"^\s*#*\s*[1-9]\d*\.(?:\d+\.?)*\s+(?=[A-Z])")
+
+#: Inline maths delimiters, ``\\(…\\)`` on one line: no program writes them.
+_DELIMITED_MATHS = re.compile(r"\\\((?=[^\n]*?\\\))")
+
+
+def _written_maths(content: str) -> bool:
+    """Whether an indented block writes inline LaTeX maths, ``\\(…\\)``, on one of its
+    lines outside a string a program would write (a block whose every such line is
+    Markdown: a list item or words, not an assignment or a call)."""
+    return any(
+        _DELIMITED_MATHS.search(line) and not _CODE_LINE.match(line)
+        for line in content.splitlines()
+    )
+
+
+#: A line of code: an assignment, a call or a keyword statement.
+_CODE_LINE = re.compile(r"\s*(?:[A-Za-z_][\w.]*\s*(?:=[^=]|\()|(?:def|return|import|print)\b)")
 
 
 def _line(text: Text) -> int:
@@ -311,7 +395,12 @@ def read_markdown(
     the text is not Markdown (an indented line is not code).
     """
     tokens = _parser(not plain).parse(text.text)
-    fences = [t for t in tokens if t.type in ("fence", "code_block") and t.map is not None]
+    fences = [
+        t
+        for t in tokens
+        if t.map is not None
+        and (t.type == "fence" or (t.type == "code_block" and not _written_maths(t.content)))
+    ]
     reader = _Reader(text, cell, {})
     if skip is not None and fences:
         reader.skip = skip([reader_fence(reader, t) for t in fences])

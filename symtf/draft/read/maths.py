@@ -61,6 +61,9 @@ _REMARK = re.compile(
 )
 
 _SPACING = r"(?:\\[ ,;:!]|\\quad|\\qquad|~|\s)*"
+#: A number restated as a percentage in brackets right after it, ``0.61\ (61\%)``:
+#: the same value written again; the statement is read without it.
+_AS_PERCENTAGE = re.compile(rf"(?<=\d){_SPACING}\(\s*\d+(?:\.\d+)?\s*\\?%\s*\)")
 _INFORMATION = r"\\text\{\s*(nats?|bits?)\s*\}"
 #: A value in units of information, and the same value in the other unit in brackets:
 #: ``0.51 \;\text{nats} \; (\approx 0.74 \;\text{bits})``. The unit is a word, not
@@ -152,6 +155,7 @@ def math_items(
     """
     out: list[Found] = []
     whole = unwrapped_text(seg.text)  # \boxed{a = b}: the box only marks the result
+    whole = whole.sub(_AS_PERCENTAGE, "")  # "0.61\ (61\%)": the value, restated
     context = " ".join(whole.text.split())[:200]
     units = _IN_UNITS.search(whole.text)
     if units is not None:  # "≈ 0.51 \;\text{nats}": the unit closes the span (its \; no separator)
@@ -561,6 +565,75 @@ def maths_segments(segments: list[Segment]) -> list[Segment]:
                     prev.code_name,
                     dict(prev.extra),
                 )
+            elif (joined := _prose_result(out, part)) is not None:
+                out.append(joined)
+            elif _after_aside(out, part):
+                before = out[-2]
+                out[-2] = Segment(
+                    before.text + " " + part.text.strip(),
+                    part.line,
+                    True,
+                    before.cell,
+                    before.heading,
+                    before.code_name,
+                    dict(before.extra),
+                )
             else:
                 out.append(part)
     return out
+
+
+_NUMBER = r"[-−]?\d+(?:\.\d+)?"
+_OPERAND = rf"\(?\s*{_NUMBER}\s*\)?"
+#: Arithmetic on plain numbers closing a line of prose with its ``=``: ``24.53 / 40.04 =``.
+_OPEN_EQUATION = re.compile(rf"(?<![\w.]){_OPERAND}(?:\s*[-+−*/×·÷]\s*{_OPERAND})+\s*=\s*$")
+
+
+def _prose_result(out: list[Segment], part: Segment) -> Segment | None:
+    """``\\(p(\\text{mat})\\): 24.53 / 40.04 = \\(0.61\\)``: arithmetic in prose that ends on
+    its ``=``, with the result written as maths right after it on the same line, is one
+    equation. The prose before the arithmetic stays; the equation is the maths segment
+    returned (``out`` loses the arithmetic)."""
+    if not out or not part.math:
+        return None
+    prose = out[-1]
+    if (
+        prose.math
+        or prose.table is not None
+        or prose.extra.get("output")
+        or prose.cell != part.cell
+        or CARRIES_ON.match(part.text.text)
+    ):
+        return None
+    m = _OPEN_EQUATION.search(prose.text.text)
+    if m is None or "\n" in m.group() or prose.line + prose.text.text.count("\n") != part.line:
+        return None
+    head = prose.text[: m.start()]
+    if head.text.strip():
+        out[-1] = Segment(head, prose.line, False, prose.cell, prose.heading, prose.code_name)
+    else:
+        out.pop()
+    equation = prose.text[m.start() :].strip() + " " + part.text.strip()
+    return Segment(equation, part.line, True, part.cell, part.heading, part.code_name)
+
+
+#: Words in parentheses with no number, between two maths spans: ``(for "mat")``.
+_ASIDE_WORDS = re.compile(r"\s*\([^()\d\n]*\)\s*")
+
+
+def _after_aside(out: list[Segment], part: Segment) -> bool:
+    """``\\(e^{3.2}\\) (for "mat") \\(\\approx 24.53\\)``: a maths span that starts with
+    its relation carries on the maths span before it on the same line when only words in
+    parentheses, naming what is computed, stand between them (the words stay, as prose)."""
+    if len(out) < 2 or not part.math or not CARRIES_ON.match(part.text.text):
+        return False
+    before, aside = out[-2], out[-1]
+    return (
+        before.math
+        and not aside.math
+        and aside.table is None
+        and not before.extra.get("output")
+        and before.cell == aside.cell == part.cell
+        and before.line == aside.line == part.line
+        and _ASIDE_WORDS.fullmatch(aside.text.text) is not None
+    )

@@ -305,8 +305,13 @@ class Translator(Restated):
 
     def _lose_targets(self, targets: list[str], stmt: ast.stmt, e: Untranslated) -> None:
         """Names an untranslated statement assigns: not known from here on, and why."""
+        drawn = self._float32_draw(stmt)
         for t in targets:
             self.opaque[t] = f"{self._where(stmt)}: {e}"
+            if drawn:
+                self.f32_drawn.add(t)
+            else:
+                self.f32_drawn.discard(t)
             self.names.pop(t, None)
             self.consts.pop(t, None)
             self.tuples.pop(t, None)
@@ -502,6 +507,8 @@ class Translator(Restated):
             for held in (self.names, self.consts, self.opaque, self.tuples, self.modules):
                 held.pop(name, None)
             return
+        if self._made_of_own_list(name, value, stmt):
+            return  # scores = torch.tensor(scores), scores a list filled in a loop
         self.tuples.pop(name, None)
         self.texts.pop(name, None)
         self.optimizers.pop(name, None)

@@ -77,6 +77,9 @@ class Shown:
     #: Printed by PyTorch with every entry a whole number (``tensor([1., 0.])``): each
     #: entry is that number exactly, not a rounding of another.
     whole: bool = False
+    #: numpy's print (at its default precision) of a float32 tensor the code drew: each
+    #: entry pins its float32 value, or nearly (:func:`symtf.backends.format_print.numpy_printed`).
+    float32_print: bool = False
     #: An array literal restating a value the code only rearranged (``q_split = […]``
     #: after ``q = q.view(…)``): where most of its entries are the step's, it is the step,
     #: and the others are off.

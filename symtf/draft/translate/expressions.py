@@ -13,6 +13,7 @@ import ast
 from symtf.draft.templates import Call, Expr, Num, Var, call, variables
 from symtf.draft.translate.calls import IDENTITY_METHODS, Calls
 from symtf.draft.translate.events import Given, Step
+from symtf.draft.translate.literals import MAX_LITERAL_ENTRIES
 from symtf.draft.translate.scope import Untranslated, num_text, step_number
 
 #: Comparisons: the registry's ops (1 where it holds, else 0).
@@ -94,6 +95,17 @@ class Expressions(Calls):
                 return call("neg", self._expr(x))
             case ast.UnaryOp(op=ast.UAdd(), operand=x):
                 return self._expr(x)
+            case ast.BinOp(left=a, op=ast.Mult(), right=b) if isinstance(
+                a, (ast.List, ast.Tuple)
+            ) or isinstance(b, (ast.List, ast.Tuple)):
+                # [0.0] * d: a Python list repeated, not its entries multiplied
+                items, times = (a, b) if isinstance(a, (ast.List, ast.Tuple)) else (b, a)
+                assert isinstance(items, (ast.List, ast.Tuple))
+                n = self._int(times)
+                if not 0 < n * len(items.elts) <= MAX_LITERAL_ENTRIES:
+                    raise Untranslated(f"a list repeated {n} times is not translated")
+                repeated = ast.List(elts=items.elts * n, ctx=ast.Load())
+                return self._tensor(ast.copy_location(repeated, items))
             case ast.BinOp(left=a, op=op, right=b):
                 c = self._const_or_none(node)
                 if c is not None:

@@ -133,7 +133,35 @@ class Iteration(Literals):
             for t, part in zip(target.elts, parts, strict=True):
                 self._bind_target(t, part, node, source)
             return
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            # out[i], out[j] = rotate(x, y): each value into its entry
+            if not is_expr(value) or not isinstance(node, ast.stmt):
+                raise Untranslated("unpacking other than a tensor into an entry is not translated")
+            owner = target.value.id
+            if owner not in self.buffers and owner in self.names and owner not in self.leaves:
+                shape = self._known_shape(self.names[owner])
+                if shape:
+                    self.buffers[owner] = Buffer(shape, None, source=Var(self.names[owner]))
+            if owner not in self.buffers:
+                raise Untranslated(f"unpacking into an entry of {owner} is not translated")
+            self._assign_entry(target, value, node)
+            return
         raise Untranslated("a loop or unpacking into other than names is not translated")
+
+    def _made_of_own_list(self, name: str, value: ast.expr, stmt: ast.stmt) -> bool:
+        """``scores = torch.tensor(scores)`` where ``scores`` is a list of tensors (filled by
+        ``append`` in a loop): the array is made of the list before the name is bound to
+        it anew. Returns whether ``value`` was such a call (and ``name`` is bound)."""
+        if name not in self.tuples or not isinstance(value, ast.Call):
+            return False
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            return False
+        expr = self._expr(value)
+        self.tuples.pop(name)
+        step = self._fresh(name)
+        self._emit(Step(step, expr, self._where(stmt), self._source(stmt)))
+        self._bind(name, step)
+        return True
 
     def _unpacked(self, value: Any, n: int) -> list[Any]:
         """A value's ``n`` parts, as unpacking reads them (a tensor: its first axis)."""
@@ -519,8 +547,9 @@ class Iteration(Literals):
             return Num(b.base)
         return None
 
-    def _assign_entry(self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt) -> None:
-        """``a[i, j] = v`` or ``a[:, 0::2] = v`` into an array changed entry by entry."""
+    def _assign_entry(self, target: ast.Subscript, value: ast.expr | Expr, stmt: ast.stmt) -> None:
+        """``a[i, j] = v`` or ``a[:, 0::2] = v`` into an array changed entry by entry (``v``
+        written in the code, or a value already translated: a part of a tuple unpacked)."""
         assert isinstance(target.value, ast.Name)
         name = target.value.id
         for other in self._aliases(name):  # b = a; a[i] = …: b is that array too
@@ -532,7 +561,7 @@ class Iteration(Literals):
             count *= len(p)
         if count > _MAX_ENTRIES_CHANGED:
             raise Untranslated(f"a change of {count} entries in place is not translated")
-        expr = self._operand(value)
+        expr = self._operand(value) if isinstance(value, ast.expr) else value
         kept = [len(p) for p, d in zip(picked, dropped, strict=True) if not d]
         items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
         whole = not any(isinstance(it, ast.Slice) for it in items)
@@ -549,7 +578,8 @@ class Iteration(Literals):
                 )
             if shape and not isinstance(expr, Var):
                 step = self._fresh("assigned")
-                self._emit(Step(step, expr, self._where(stmt), self._source(value)))
+                source = self._source(value if isinstance(value, ast.expr) else stmt)
+                self._emit(Step(step, expr, self._where(stmt), source))
                 expr = Var(step)
             for cell in itertools.product(*picked):
                 at = [

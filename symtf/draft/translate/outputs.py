@@ -28,7 +28,7 @@ from symtf.draft.translate.prints import (
     output_lines,
     read_values,
 )
-from symtf.draft.translate.scope import MAX_INLINE, MAX_UNROLL, Untranslated
+from symtf.draft.translate.scope import MAX_INLINE, MAX_UNROLL, NUMPY_PRECISION, Untranslated
 from symtf.draft.translate.sources import Block
 from symtf.draft.translate.texts import Texts
 
@@ -594,6 +594,8 @@ class Outputs(Texts):
                 grid = self.np_precision
             elif grid is None and style == "torch" and fixed:
                 grid = self.torch_precision
+            # numpy's print of a float32 draw, not typed by hand: each entry pins its value
+            f32 = style == "numpy" and not typed and self.np_precision == NUMPY_PRECISION
             if expr is None:
                 why, name = json.loads(reason) if reason else ("not translated", None)
                 opaque = name if name in self.opaque and name not in self.names else None
@@ -609,6 +611,7 @@ class Outputs(Texts):
                     opaque,
                     vector,
                     whole=whole,
+                    float32_print=f32 and opaque in self.f32_drawn,
                 )
                 continue
             name = expr.name if isinstance(expr, Var) else None
@@ -625,6 +628,7 @@ class Outputs(Texts):
                     name,
                     vector,
                     whole=whole,
+                    float32_print=f32 and name in self.f32_drawn,
                 )
                 continue  # its printed value stands for it from here on
             complete = self._complete(expr)

@@ -275,6 +275,10 @@ class Scope:
         self.module_stubs: set[str] = set()
         self.taken: set[str] = set()
         self.float32 = False
+        #: Variables TensorFlow drew at random in float32 (its default dtype) and not
+        #: assigned since: numpy prints them, so each printed entry pins its float32 value
+        #: (:func:`symtf.backends.format_print.numpy_printed`).
+        self.f32_drawn: set[str] = set()
         self.np_precision = NUMPY_PRECISION
         self.torch_precision = TORCH_PRECISION
         self._block: Block | None = None

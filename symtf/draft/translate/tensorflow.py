@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from symtf.draft.templates import Expr, call
 from symtf.draft.translate.literals import Literals
@@ -21,8 +22,32 @@ FUNCTIONS: dict[str, Translation] = {
 }
 
 
+#: TensorFlow's random draws of real numbers (float32 unless a ``dtype`` says otherwise).
+_DRAWS = re.compile(r"tensorflow\.random\.(?:stateless_)?(?:normal|uniform|truncated_normal)")
+
+
 class Tensorflow(Literals):
     """TensorFlow's calls that need more than a table entry."""
+
+    def _float32_draw(self, stmt: ast.stmt) -> bool:
+        """Whether ``stmt`` assigns one name a draw of TensorFlow's random ops in float32
+        (``tf.random.normal((4, 1))``: its default dtype, or a stated ``tf.float32``); the
+        code then computes in float32 (TensorFlow keeps a tensor's dtype through its ops)."""
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+        ):
+            return False
+        dotted = self._dotted(stmt.value.func) or ""
+        if not _DRAWS.fullmatch(dotted):
+            return False
+        for kw in stmt.value.keywords:
+            if kw.arg == "dtype" and not (self._dotted(kw.value) or "").endswith("float32"):
+                return False
+        self.float32 = True
+        return True
 
     def _tf_matmul(self, node: ast.Call) -> Expr:
         """``tf.matmul(a, b, transpose_a=…, transpose_b=…)``: a matmul of the (transposed) operands."""

@@ -75,10 +75,14 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     stripped = line.strip()
     bullet = _BULLET.match(stripped.text)
     text = stripped[bullet.end() if bullet else 0 :].strip()
+    closing = _CLOSING_BOLD.search(text.text) if stripped.text.startswith("*") else None
+    if closing is not None:  # "**Scale by 1/√2 ≈ 0.707:**": the bold's closing marks go too
+        text = text[: closing.start()].strip()
     if not text.text:
         return []
     s = _Line(text, number, seg, text.text[:200])
     raw = _ESCAPE.sub(" ", text.text)
+    raw = _TERM_NAME.sub(lambda m: " " * len(m.group()), raw)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
@@ -92,10 +96,21 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     return s.out
 
 
+#: The marks closing a bold or italic line, after its last word or number (and a colon).
+_CLOSING_BOLD = re.compile(r"(?<=[\w.:%)\]])\*{1,3}$")
+
 #: A Markdown escape before an operator or a list of numbers (``0.73 \* \[0, 1]``, which
 #: renders as ``0.73 * [0, 1]``): the backslash is not part of the arithmetic; it is read
 #: as a space, so every offset stays.
 _ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
+
+
+#: Words in parentheses naming a term of a sum, ``18,944,000 (embeddings) + 25,190,400
+#: (decoder)``: right after the term's number, before an operator, a relation or the end
+#: of the line. The arithmetic is read without them (blanked: every offset stays).
+_TERM_NAME = re.compile(
+    r"(?<=\d)\s*\((?=[^()\d]*[A-Za-z])[^()\d=≈<>%]*\)(?=\s*(?:[-+−×/·=≈]|\*(?!\*)|$))", re.M
+)
 
 
 #: ``(2×1.6=3.2)`` inside a link: arithmetic worked out in passing, in parentheses.
@@ -219,7 +234,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
 
 
 #: A number written in arithmetic, with the minus before it (not part of a name).
-_LITERAL = re.compile(r"[-−]?(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+_LITERAL = re.compile(r"[-−]?(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?![\w.])")
 
 
 def _first_literals(s: _Line, piece: str, at: int, name: str) -> None:
@@ -232,7 +247,7 @@ def _first_literals(s: _Line, piece: str, at: int, name: str) -> None:
         before = piece[:start].rstrip()
         if text[0] in "-−" and before and before[-1] not in "([,=+*/×·":
             text, start = text[1:], start + 1  # a subtraction, not a negative number
-        if len(text.lstrip("-−").replace(".", "").lstrip("0")) >= 3:
+        if len(text.lstrip("-−").replace(".", "").replace(",", "").lstrip("0")) >= 3:
             s.found(
                 "number", name + LITERAL, ((text.replace("−", "-"),),), (at + start, at + m.end())
             )

@@ -107,14 +107,22 @@ def continues(lines: list[str], first: int, at: int) -> bool:
              = 1.0 / 4
              = 0.25
 
-    A continuation starts with ``=`` or ``≈`` and the equation it continues has one, or
+    A continuation starts with ``=`` or ``≈`` and the equation it continues has one,
     begins with a labelled expression (``Pair 0: (1.0+2.0j) × (0.540+0.841j)``, then
-    ``= -1.142 + 1.921j`` below it).
+    ``= -1.142 + 1.921j`` below it), or is a line of arithmetic on numbers alone.
     """
     return bool(_CONTINUATION.match(lines[at])) and (
         any(("=" in ln or "≈" in ln) for ln in lines[first:at])
         or bool(_LABELLED_EXPRESSION.match(lines[first]))
+        or bool(_TERMS.match(lines[first]))
     )
+
+
+_OPERAND = r"\(?[-−]?\d[\d,]*(?:\.\d+)?\)?(?:\s*\([^()\d]*[A-Za-z][^()\d]*\))?"
+#: A line that is arithmetic on numbers and nothing else, each term perhaps named in
+#: words in parentheses: ``3,147,776 + 786,432 + 2,048 (for normalization)``, with its
+#: ``= 4,198,400`` on the line below.
+_TERMS = re.compile(rf"^\s*{_OPERAND}(?:\s*[-+−×*/·]\s*{_OPERAND})+\s*$")
 
 
 #: ``Position 1, Pair 0: (1.0+2.0j) × (0.540+0.841j)``: a label, a colon, an expression
