@@ -38,6 +38,10 @@ W = [
 Y = ["-1.0856962", "-9.96369", "0.91394556", "2.107154"]
 #: Y with its third entry written one unit off in the third decimal.
 Y_OFF = ["-1.0856962", "-9.96369", "0.91494556", "2.107154"]
+#: X with a third entry below 1/8, where two float32 values lie within 5e-9 of the print,
+#: and what numpy printed for W @ x then.
+X_SMALL = ["2.040919", "-2.555665", "0.04180988", "-0.5677696"]
+Y_SMALL = ["-0.3255976", "-10.048651", "1.310987", "1.7467599"]
 
 
 def _column(values: list[str]) -> str:
@@ -49,7 +53,9 @@ def _matrix(rows: list[list[str]]) -> str:
     return "[" + "\n ".join("[" + " ".join(r) + "]" for r in rows) + "]"
 
 
-def _notebook(path: Path, y: list[str]) -> Path:
+def _notebook(path: Path, y: list[str], x: list[str] = X, *, tensor_form: bool = False) -> Path:
+    """The notebook; ``tensor_form``: printed as ``print(x)`` prints a TensorFlow tensor
+    (``tf.Tensor(<numpy's print>, shape=(4, 1), dtype=float32)``)."""
     cells = []
 
     def cell(source: list[str], out: str) -> None:
@@ -65,15 +71,20 @@ def _notebook(path: Path, y: list[str]) -> Path:
         )
 
     cell(["import tensorflow as tf\n", "tf.random.set_seed(3)"], "")
-    cell(
-        [
-            "x = tf.random.normal((4, 1))\n",
-            "W = tf.random.normal((4, 4))\n",
-            "print(f'x:\\n{x}\\nW:\\n{W}')",
-        ],
-        f"x:\n{_column(X)}\nW:\n{_matrix(W)}\n",
-    )
-    cell(["y = tf.matmul(W, x)\n", "print(f'y:\\n{y}')"], f"y:\n{_column(y)}\n")
+    drawn = ["x = tf.random.normal((4, 1))\n", "W = tf.random.normal((4, 4))\n"]
+    if tensor_form:
+
+        def tensor(text: str, shape: str) -> str:
+            return f"tf.Tensor(\n{text}, shape={shape}, dtype=float32)\n"
+
+        cell(
+            [*drawn, "print(x)\n", "print(W)"],
+            tensor(_column(x), "(4, 1)") + tensor(_matrix(W), "(4, 4)"),
+        )
+        cell(["y = tf.matmul(W, x)\n", "print(y)"], tensor(_column(y), "(4, 1)"))
+    else:
+        cell([*drawn, "print(f'x:\\n{x}\\nW:\\n{W}')"], f"x:\n{_column(x)}\nW:\n{_matrix(W)}\n")
+        cell(["y = tf.matmul(W, x)\n", "print(f'y:\\n{y}')"], f"y:\n{_column(y)}\n")
     path.write_text(
         json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     )
@@ -92,14 +103,19 @@ def _exact_y() -> list[mpmath.mpf]:
     return [mp.fsum(f32(W[i][j]) * f32(X[j]) for j in range(4)) for i in range(4)]
 
 
-def test_the_construction_is_what_numpy_prints() -> None:
+@pytest.mark.parametrize(("xs", "ys"), [(X, Y), (X_SMALL, Y_SMALL)])
+def test_the_construction_is_what_numpy_prints(xs: list[str], ys: list[str]) -> None:
     """The prints are numpy's own of float32 values, and y is numpy's float32 matmul."""
-    x = np.array([[np.float32(s)] for s in X], dtype=np.float32)
+    x = np.array([[np.float32(s)] for s in xs], dtype=np.float32)
     w = np.array([[np.float32(s) for s in r] for r in W], dtype=np.float32)
-    assert np.array2string(x).replace("[", "").replace("]", "").split() == X
+    assert np.array2string(x).replace("[", "").replace("]", "").split() == xs
     assert np.array2string(w).replace("[", "").replace("]", "").split() == [c for r in W for c in r]
     y = w @ x
-    assert np.array2string(y).replace("[", "").replace("]", "").split() == Y
+    assert np.array2string(y).replace("[", "").replace("]", "").split() == ys
+    # 0.04180988 leaves two float32 values possible; every other entry pins one
+    f32 = FORMATS["float32"]
+    widths = [numpy_printed(t, f32) for t in [*xs, *[c for r in W for c in r]]]
+    assert [w is not None and w[1] != 0 for w in widths].count(True) == (xs is X_SMALL)
 
 
 def test_exact_arithmetic_alone_would_not_print_y() -> None:
@@ -172,16 +188,69 @@ def _checks(path: Path) -> list[tuple[str, str, str]]:
     ]
 
 
-def test_float32_prints_are_checked_in_float32(tmp_path: Path) -> None:
-    checks = _checks(_notebook(tmp_path / "ok.ipynb", Y))
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_float32_prints_are_checked_in_float32(tmp_path: Path, tensor_form: bool) -> None:
+    checks = _checks(_notebook(tmp_path / "ok.ipynb", Y, tensor_form=tensor_form))
     assert [(p, v) for p, v, _ in checks] == [(p, "rounded") for p in Y]
     assert all("float32" in why for _, _, why in checks)
 
 
-def test_an_entry_float32_cannot_give_is_flagged(tmp_path: Path) -> None:
-    checks = _checks(_notebook(tmp_path / "off.ipynb", Y_OFF))
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_a_print_that_leaves_two_float32_values(tmp_path: Path, tensor_form: bool) -> None:
+    """x's 0.04180988 stands for a float32 within 5e-9 of it, not for ±5e-9 of 0.0418099."""
+    checks = _checks(_notebook(tmp_path / "small.ipynb", Y_SMALL, X_SMALL, tensor_form=tensor_form))
+    assert [(p, v) for p, v, _ in checks] == [(p, "rounded") for p in Y_SMALL]
+    assert all("x numpy's prints of float32 values" in why for _, _, why in checks)
+
+
+@pytest.mark.parametrize("tensor_form", [False, True])
+def test_an_entry_float32_cannot_give_is_flagged(tmp_path: Path, tensor_form: bool) -> None:
+    checks = _checks(_notebook(tmp_path / "off.ipynb", Y_OFF, tensor_form=tensor_form))
     verdicts = {p: v for p, v, _ in checks}
     assert verdicts.pop("0.91494556") in ("slip", "wrong")
     assert set(verdicts.values()) == {"rounded"} and len(verdicts) == 3
     (why,) = [w for p, _, w in checks if p == "0.91494556"]
     assert "float32" in why
+
+
+def _numpy_notebook(path: Path, y: list[str]) -> Path:
+    """The same values drawn by numpy and cast to float32, printed by numpy."""
+    cells = [
+        ["import numpy as np\n"],
+        [
+            "x = np.random.randn(4, 1).astype(np.float32)\n",
+            "W = np.random.randn(4, 4).astype(np.float32)\n",
+            "print(x)\n",
+            "print(W)",
+        ],
+        ["y = W @ x\n", "print(y)"],
+    ]
+    outs = ["", f"{_column(X)}\n{_matrix(W)}\n", f"{_column(y)}\n"]
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": k + 1,
+                "metadata": {},
+                "outputs": [{"name": "stdout", "output_type": "stream", "text": [out]}]
+                if out
+                else [],
+                "source": src,
+            }
+            for k, (src, out) in enumerate(zip(cells, outs, strict=True))
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_numpy_arrays_cast_to_float32(tmp_path: Path) -> None:
+    """numpy's own float32 arrays: a correct print is rounded in float32, an off one flagged."""
+    ok = _checks(_numpy_notebook(tmp_path / "ok.ipynb", Y))
+    assert [(p, v) for p, v, _ in ok] == [(p, "rounded") for p in Y]
+    off = {p: v for p, v, _ in _checks(_numpy_notebook(tmp_path / "off.ipynb", Y_OFF))}
+    assert off.pop("0.91494556") in ("slip", "wrong")
+    assert set(off.values()) == {"rounded"} and len(off) == 3

@@ -151,3 +151,45 @@ def test_a_setting_with_its_meaning_in_words_is_an_input(tmp_path: Path) -> None
     unchecked = {(u.line, u.text) for u in check_article(path).unchecked}
     # "L = 4 (number of layers)": a constant the article sets, not a value to place
     assert not any(line in (3, 4) for line, _ in unchecked)
+
+
+def test_a_bold_line_of_vector_arithmetic_is_checked(tmp_path: Path) -> None:
+    # by hand: 0.45 + 0.00 = 0.45 and -0.32 + 1.00 = 0.68, 0.12 + 0.00 = 0.12 and
+    # 0.99 + 1.00 = 1.99; 0.40 + 0.10 = 0.50, not the 0.55 printed
+    post = (
+        "# Adding the positions\n\n"
+        "**[0.45,-0.32]+[0.00,1.00] = [0.45,0.68]**\n\n"
+        "**[0.12, 0.99] + [0.00, 1.00] = [0.12, 1.99]**\n\n"
+        "* **[0.40, 0.20] + [0.10, 0.30] = [0.55, 0.50]**\n"
+    )
+    got = placed_verdicts(tmp_path, post)
+    assert [(p, v) for line, p, v in got if line == 3] == [("0.45", "exact"), ("0.68", "exact")]
+    assert [(p, v) for line, p, v in got if line == 5] == [("0.12", "exact"), ("1.99", "exact")]
+    assert ("0.50", "exact") in [(p, v) for line, p, v in got if line == 7]
+    assert any(line == 7 and p == "0.55" and v in ("slip", "wrong") for line, p, v in got)
+
+
+VALUES_IN_PROSE = """\
+# The value after the maths
+
+- \\(e^{1.5}\\) ≈ 4.48
+- $e^{0.5}$ = 1.65
+- $e^{-1.0}$ (for "sky") ≈ 0.37
+- $4.48 / 6.50$ = **0.69**
+- $\\frac{3.2}{\\sqrt{4}}$ = 1.7, so the next score is 2.0
+"""
+
+
+def test_a_value_in_prose_after_the_maths_it_gives(tmp_path: Path) -> None:
+    # by mpmath: e^1.5 = 4.48169, e^0.5 = 1.64872, e^-1 = 0.367879; 4.48 / 6.50 =
+    # 0.689231 → 0.69; 3.2 / sqrt(4) = 1.6, not the 1.7 printed
+    mpmath.mp.dps = 30
+    assert mpmath.nstr(mpmath.exp(mpmath.mpf("1.5")), 3) == "4.48"
+    assert mpmath.nstr(mpmath.exp(mpmath.mpf("-1")), 2) == "0.37"
+    got = placed_verdicts(tmp_path, VALUES_IN_PROSE)
+    assert (3, "4.48", "rounded") in got
+    assert (4, "1.65", "rounded") in got
+    assert (5, "0.37", "rounded") in got
+    assert (6, "0.69", "rounded") in got
+    assert any(line == 7 and p == "1.7" and v in ("slip", "wrong") for line, p, v in got)
+    assert not any(p == "2.0" for _, p, _ in got)  # a value the prose states, not the maths'

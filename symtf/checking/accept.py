@@ -268,22 +268,44 @@ def _printed_of(claim: Claim, text: str) -> Printed | None:
     return None
 
 
-def _setting(fmt: str | None, read: list[str]) -> tuple[str, str]:
+def _setting(
+    fmt: str | None, read: list[str], float32: frozenset[str] = frozenset()
+) -> tuple[str, str]:
     """The setting in words, and the ``accepted_by`` value.
 
     Args:
         fmt: The format the article's framework computed in, if any.
         read: The rounded inputs the step is computed from.
+        float32: Those of them written as numpy's prints of float32 values
+            (``float32_print = true``).
     """
     parts, by = [], []
     if fmt is not None:
         parts.append(f"computed in {fmt}")
         by.append("computed_in")
     if read:
-        shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
-        parts.append(f"with {shown} known only to their printed precision")
+        pinned = [n for n in read if n in float32]
+        rest = [n for n in read if n not in float32]
+        if pinned:
+            parts.append(
+                f"with {_names(pinned)} numpy's prints of float32 values (each entry the "
+                "float32 it pins, or within 5e-9 of its print)"
+            )
+        if rest:
+            parts.append(f"with {_names(rest)} known only to their printed precision")
         by.append("rounded_inputs")
     return " and ".join(parts), "+".join(by)
+
+
+def _names(read: list[str]) -> str:
+    return ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
+
+
+def _float32_printed(d: Any) -> frozenset[str]:
+    """The given tensors written as numpy's prints of float32 values."""
+    return frozenset(
+        g.name for g in getattr(d, "tensors", ()) if getattr(g, "widths", None) is not None
+    )
 
 
 def _entry(t: Any, step: str, index: tuple[int, ...]) -> arb | None:
@@ -325,7 +347,8 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         alone = _one(ch, claim, d, None, encs)
         if alone.verdict not in FAILING and alone.verdict != "undecided":
             return alone
-    setting, by = _setting(fmt, read)
+    float32 = _float32_printed(d)
+    setting, by = _setting(fmt, read, float32)
     if not setting:  # the step reads no rounded input and the file sets no format
         return ch
     chain = _entry(encs.enclosure(fmt), step, idx)
@@ -375,10 +398,15 @@ def _one(ch: Any, claim: Any, d: Any, fmt: str | None, encs: _Enclosures) -> Any
         if at is not None and at.is_finite() and _meets(at, p, claim.rounding):
             plo, phi = _outward(at, digits)
             extra.update(accepted_by=by, enclosure=[plo, phi])
-            shown = ", ".join(read[:4]) + (f" and {len(read) - 4} more" if len(read) > 4 else "")
+            point = (
+                f"at the float32 values the prints of {_names(read)} stand for (where a "
+                "print leaves several, the printed value)"
+                if all(n in float32 for n in read)
+                else f"at the printed values of {_names(read)} (a point of their rounding "
+                "intervals)"
+            )
             why = (
-                f"{setting}: at the printed values of {shown} (a point of their rounding "
-                f"intervals), computed in {fmt} from its inputs, this entry lies in "
+                f"{setting}: {point}, computed in {fmt} from its inputs, this entry lies in "
                 f"[{plo}, {phi}] (certified), and {p.text} is a correct rounding of part of "
                 f"that range{sim_note}{exact_note}"
             )

@@ -567,6 +567,10 @@ def maths_segments(segments: list[Segment]) -> list[Segment]:
                 )
             elif (joined := _prose_result(out, part)) is not None:
                 out.append(joined)
+            elif (valued := _value_in_prose(out, part)) is not None:
+                out[-1] = valued[0]
+                if valued[1] is not None:
+                    out.append(valued[1])
             elif _after_aside(out, part):
                 before = out[-2]
                 out[-2] = Segment(
@@ -615,6 +619,38 @@ def _prose_result(out: list[Segment], part: Segment) -> Segment | None:
         out.pop()
     equation = prose.text[m.start() :].strip() + " " + part.text.strip()
     return Segment(equation, part.line, True, part.cell, part.heading, part.code_name)
+
+
+#: Prose right after a maths span that gives its value: ``≈ 24.53``, ``= **0.61**``,
+#: ``(for "rug") ≈ 12.18`` (words in parentheses naming it may stand first).
+_PROSE_VALUE = re.compile(
+    r"^(?P<aside>\s*\([^()\d\n]*\))?\s*(?P<rel>=|≈|\\approx)\s*(?P<bold>\*\*|__)?"
+    r"(?P<value>[-−]?\d+(?:\.\d+)?)(?P=bold)?(?![\w.]|\.\d|\s*[-+×*/·^(])"
+)
+
+
+def _value_in_prose(out: list[Segment], part: Segment) -> tuple[Segment, Segment | None] | None:
+    """``$e^{1.0}$ = 2.72``, ``\\(e^{3.2}\\) ≈ 24.53``: arithmetic in a maths span whose value
+    the prose right after it gives, on the same line, is one equation (the maths span and
+    the relation and number after it). The rest of the prose stays prose."""
+    if not out or part.math or part.table is not None or part.extra.get("output"):
+        return None
+    maths = out[-1]
+    if not maths.math or maths.extra.get("output") or maths.cell != part.cell:
+        return None
+    if maths.line != part.line or "\n" in maths.text.text or not is_arithmetic(maths.text.text):
+        return None
+    m = _PROSE_VALUE.match(part.text.text)
+    if m is None:
+        return None
+    text = part.text
+    equation = maths.text + " " + text[m.start("rel") : m.end("rel")]
+    equation = equation + " " + text[m.start("value") : m.end("value")]
+    joined = Segment(equation, maths.line, True, maths.cell, maths.heading, maths.code_name)
+    rest = text[m.end() :]
+    if not rest.text.strip():
+        return joined, None
+    return joined, Segment(rest, part.line, False, part.cell, part.heading, part.code_name)
 
 
 #: Words in parentheses with no number, between two maths spans: ``(for "mat")``.

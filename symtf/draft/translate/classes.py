@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from symtf.draft.translate.scope import ModuleClass, NotebookFunction
+from symtf.draft.translate.scope import ModuleClass, NotebookFunction, placed_as
 
 __all__ = ["SELF_PREFIX", "ModuleClass", "module_function"]
 
@@ -88,5 +88,5 @@ class _SelfToLocal(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
         if isinstance(node.value, ast.Name) and node.value.id == "self":
-            return ast.copy_location(ast.Name(SELF_PREFIX + node.attr, node.ctx), node)
+            return placed_as(ast.Name(SELF_PREFIX + node.attr, node.ctx), node)
         return ast.copy_location(ast.Attribute(self.visit(node.value), node.attr, node.ctx), node)

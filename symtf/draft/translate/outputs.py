@@ -62,6 +62,10 @@ _ROUND_FUNCTIONS = frozenset({"numpy.round", "numpy.around", "torch.round", "rou
 #: Modules whose calls change no array given to them (plots, display).
 _NO_SIDE_EFFECTS = ("matplotlib", "seaborn", "plotly", "IPython", "pandas", "print", "display")
 
+#: Prints of whole numbers as ``1.`` (each exact), and prints at numpy's precision.
+_TORCH = ("torch", "tensorflow")
+_NUMPY = ("numpy", "tensorflow")
+
 
 class Outputs(Texts):
     """Prints and the output they wrote (see the module docstring)."""
@@ -548,7 +552,7 @@ class Outputs(Texts):
                     continue
                 grid = (
                     self.np_precision
-                    if style == "numpy" and all_fixed(rows)
+                    if style in _NUMPY and all_fixed(rows)
                     else (self.torch_precision if style == "torch" and all_fixed(rows) else None)
                 )
                 yield Shown(
@@ -587,15 +591,15 @@ class Outputs(Texts):
             shortened = style == "numpy"
             grid = decimals
             fixed = all(re.fullmatch(r"-?\d+\.\d*", c) for r in rows for c in r)
-            whole = style == "torch" and all(re.fullmatch(r"-?\d+\.", c) for r in rows for c in r)
+            whole = style in _TORCH and all(re.fullmatch(r"-?\d+\.", c) for r in rows for c in r)
             if typed:
                 pass
-            elif grid is None and style == "numpy" and fixed:
+            elif grid is None and style in _NUMPY and fixed:
                 grid = self.np_precision
             elif grid is None and style == "torch" and fixed:
                 grid = self.torch_precision
             # numpy's print of a float32 draw, not typed by hand: each entry pins its value
-            f32 = style == "numpy" and not typed and self.np_precision == NUMPY_PRECISION
+            f32 = style in _NUMPY and not typed and self.np_precision == NUMPY_PRECISION
             if expr is None:
                 why, name = json.loads(reason) if reason else ("not translated", None)
                 opaque = name if name in self.opaque and name not in self.names else None

@@ -391,7 +391,14 @@ def read_values(
                 parsed = None
             if parsed is not None:
                 cells, _short = parsed
-                style = "torch" if chunk.startswith(("tensor", "tf.")) else "numpy"
+                # TensorFlow's tf.Tensor(…) prints its values through numpy
+                style = (
+                    "torch"
+                    if chunk.startswith("tensor")
+                    else "tensorflow"
+                    if chunk.startswith("tf.")
+                    else "numpy"
+                )
                 rows = tuple(tuple(r) for r in cells)
                 per_row = _row_lines(chunk, m.start(), line_at, len(rows))
                 vector = len(rows) == 1 and chunk.count("[") == 1

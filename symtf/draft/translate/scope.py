@@ -234,6 +234,15 @@ def stamp(tree: ast.AST, src: str, block: Block) -> None:
         setattr(node, _ORIGIN, origin)
 
 
+def placed_as(new: ast.expr, old: ast.AST) -> ast.expr:
+    """``new`` at ``old``'s place and from ``old``'s block (a node rewritten in place)."""
+    ast.copy_location(new, old)
+    origin = getattr(old, _ORIGIN, None)
+    if origin is not None:
+        setattr(new, _ORIGIN, origin)
+    return new
+
+
 def origin_of(node: ast.AST) -> Origin | None:
     """Where a node was parsed from; ``None`` for a node the translation made itself."""
     origin = getattr(node, _ORIGIN, None)
@@ -472,7 +481,15 @@ class Scope:
             return ""
 
     def _source(self, node: ast.AST) -> str:
-        return " ".join(self._segment(node).split())[:160]
+        """A node's text as written (one line, at most 160 characters); a node the
+        translation rewrote (``self.heads`` in a class's method) as ``ast`` writes it."""
+        text = self._segment(node)
+        if not text.strip():
+            try:
+                text = ast.unparse(node)
+            except (AttributeError, TypeError, ValueError):
+                text = ""
+        return " ".join(text.split())[:160]
 
     def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):

@@ -24,15 +24,21 @@ FUNCTIONS: dict[str, Translation] = {
 
 #: TensorFlow's random draws of real numbers (float32 unless a ``dtype`` says otherwise).
 _DRAWS = re.compile(r"tensorflow\.random\.(?:stateless_)?(?:normal|uniform|truncated_normal)")
+#: numpy's random draws of real numbers (float64 unless cast): the legacy functions, and a
+#: ``Generator``'s methods (``rng.standard_normal``) on a variable.
+_NP_DRAWS = re.compile(r"numpy\.random\.(?:randn|rand|normal|uniform|standard_normal|random)")
+_GENERATOR = ("standard_normal", "normal", "uniform", "random")
 
 
 class Tensorflow(Literals):
     """TensorFlow's calls that need more than a table entry."""
 
     def _float32_draw(self, stmt: ast.stmt) -> bool:
-        """Whether ``stmt`` assigns one name a draw of TensorFlow's random ops in float32
-        (``tf.random.normal((4, 1))``: its default dtype, or a stated ``tf.float32``); the
-        code then computes in float32 (TensorFlow keeps a tensor's dtype through its ops)."""
+        """Whether ``stmt`` assigns one name random values drawn in float32: TensorFlow's
+        draws (``tf.random.normal((4, 1))``: its default dtype, or a stated ``tf.float32``),
+        numpy's cast to float32 (``np.random.randn(4, 1).astype(np.float32)``) or drawn so
+        (``rng.standard_normal(4, dtype=np.float32)``). The code then computes in float32
+        (TensorFlow keeps a tensor's dtype through its ops, numpy float32 with float32)."""
         if not (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
@@ -40,14 +46,40 @@ class Tensorflow(Literals):
             and isinstance(stmt.value, ast.Call)
         ):
             return False
-        dotted = self._dotted(stmt.value.func) or ""
-        if not _DRAWS.fullmatch(dotted):
-            return False
-        for kw in stmt.value.keywords:
-            if kw.arg == "dtype" and not (self._dotted(kw.value) or "").endswith("float32"):
-                return False
-        self.float32 = True
-        return True
+        value = stmt.value
+        dotted = self._dotted(value.func) or ""
+        dtype = next((kw.value for kw in value.keywords if kw.arg == "dtype"), None)
+        if _DRAWS.fullmatch(dotted):
+            drawn = dtype is None or self._float32_name(dtype)
+        elif (
+            isinstance(value.func, ast.Attribute)
+            and value.func.attr == "astype"
+            and len(value.args) == 1
+            and isinstance(value.func.value, ast.Call)
+        ):  # np.random.randn(4, 1).astype(np.float32)
+            drawn = self._numpy_random_call(value.func.value) and self._float32_name(value.args[0])
+        else:  # rng.standard_normal((4, 1), dtype=np.float32)
+            drawn = (
+                self._numpy_random_call(value) and dtype is not None and self._float32_name(dtype)
+            )
+        self.float32 |= drawn
+        return drawn
+
+    def _numpy_random_call(self, node: ast.Call) -> bool:
+        """Whether a call draws numpy random reals (the legacy functions or a generator's)."""
+        dotted = self._dotted(node.func) or ""
+        return bool(_NP_DRAWS.fullmatch(dotted)) or (
+            isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.attr in _GENERATOR
+            and dotted == f"{node.func.value.id}.{node.func.attr}"  # a variable, not a module
+        )
+
+    def _float32_name(self, node: ast.expr) -> bool:
+        """``tf.float32``, ``np.float32`` or ``"float32"``."""
+        if isinstance(node, ast.Constant):
+            return node.value == "float32"
+        return (self._dotted(node) or "").endswith(".float32")
 
     def _tf_matmul(self, node: ast.Call) -> Expr:
         """``tf.matmul(a, b, transpose_a=…, transpose_b=…)``: a matmul of the (transposed) operands."""

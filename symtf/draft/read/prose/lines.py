@@ -392,7 +392,8 @@ def _loose_numbers(s: _Line) -> None:
 
 
 def _fragments(text: str) -> list[tuple[str, int]]:
-    """Split prose at top-level commas and semicolons followed by a space, and at `` | ``."""
+    """Split prose at top-level commas and semicolons followed by a space, at `` | `` and
+    before a note's arrow (`` ← Increased!``)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([":
@@ -404,6 +405,9 @@ def _fragments(text: str) -> list[tuple[str, int]]:
             start = i + 1
         elif depth == 0 and ch == "|" and text[i - 1 : i] == " " and text[i + 1 : i + 2] == " ":
             parts.append((start, i))  # "σ(1) = 0.731 | e¹ = 2.718": two statements
+            start = i + 1
+        elif depth == 0 and ch in "←⟵" and text[i - 1 : i] == " ":
+            parts.append((start, i))  # "= -0.749  ← Negative!": a note after the chain
             start = i + 1
     parts.append((start, len(text)))
     out = []
