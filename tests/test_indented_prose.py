@@ -216,3 +216,15 @@ def test_a_minus_before_a_function_and_a_bold_result(tmp_path: Path) -> None:
     assert (4, "0.693", "rounded") in got
     assert (5, "0.75", "exact") in got
     assert any(line == 6 and p == "0.25" and v in ("slip", "wrong") for line, p, v in got)
+
+
+def test_a_bold_label_before_the_arithmetic(tmp_path: Path) -> None:
+    # by hand: 0.5 × 2 = 1.0; 0.25 + 0.5 = 0.75; 1.5 + 2.5 = 4.0, not the 4.5 printed
+    post = (
+        "# Sums\n\n**Result:** 0.5 × 2 = 1.0\n\n- **Sum:** 0.25 + 0.5 = 0.75\n\n"
+        "**Total Sum**: 1.5 + 2.5 = 4.5\n"
+    )
+    got = placed_verdicts(tmp_path, post)
+    assert (3, "1.0", "exact") in got
+    assert (5, "0.75", "exact") in got
+    assert any(line == 7 and p == "4.5" and v in ("slip", "wrong") for line, p, v in got)

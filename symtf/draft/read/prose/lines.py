@@ -84,6 +84,8 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     raw = _ESCAPE.sub(" ", text.text)
     raw = _TERM_NAME.sub(lambda m: " " * len(m.group()), raw)
     raw = _BOLD_NUMBER.sub(lambda m: "  " + m.group(1) + "  ", raw)
+    if bullet is not None and "**" in bullet.group():  # "**Total Sum:** 1.5 + 2.5 = 4.0"
+        raw = _BOLD_LABEL.sub(lambda m: m.group().replace("*", " "), raw)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
@@ -109,6 +111,10 @@ _ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 #: A number in bold in a chain, ``= **0.61**``: the marks only stress the result (each
 #: becomes two spaces, so every offset stays).
 _BOLD_NUMBER = re.compile(r"(?<=[=≈\s])\*\*([-−]?\d[\d,]*(?:\.\d+)?%?)\*\*(?![\w*])")
+
+#: A bold label opening a line, its closing marks after its colon or before it:
+#: ``**Total Sum:** 1.5 + 2.5 = 4.0`` (the opening marks went with the bullet).
+_BOLD_LABEL = re.compile(r"^[^*\n:=]{1,60}?(?::\*\*|\*\*:)(?=\s)")
 
 #: Words in parentheses naming a term of a sum, ``18,944,000 (embeddings) + 25,190,400
 #: (decoder)``: right after the term's number, before an operator, a relation or the end
