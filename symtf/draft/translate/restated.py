@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from symtf.draft.templates import Expr, call
-from symtf.draft.translate.prints import summarised
+from symtf.draft.translate.prints import named_comment_values, summarised
 from symtf.draft.translate.scope import Untranslated
 from symtf.draft.translate.slices import Slices
 
-__all__ = ["Restated", "changed_names"]
+__all__ = ["Restated", "changed_names", "named_comment_values"]
 
 #: Methods that change a list in place by adding to it.
 _GROWING = frozenset({"append", "extend", "insert"})
