@@ -289,3 +289,32 @@ def test_a_loop_over_a_classs_attribute_names_it_as_written(tmp_path: Path) -> N
     notes = _notes(_post(tmp_path, text))
     assert "a comprehension over self.heads is not unrolled" in notes
     assert "a comprehension over  is" not in notes
+
+
+def test_a_comprehension_of_128_frequencies_is_unrolled_as_the_loop_is(tmp_path: Path) -> None:
+    # the same θ_i = 10000^(-2i/256) as the loop above, written as a list comprehension
+    t1, t2, t127 = _theta(1), _theta(2), _theta(127)
+    assert rounds_to(t1, "0.9306") and rounds_to(t2, "0.8660") and rounds_to(t127, "0.0001")
+    text = (
+        "```python\nd_model = 256\nbase = 10000\n"
+        "freqs = [base ** (-2 * i / d_model) for i in range(d_model // 2)]\n\n"
+        "# freqs = [1.0, 0.9306, 0.8661, ..., 0.0001]\n```\n"
+    )
+    got = sorted((p, v) for _, p, v in _verdicts(_post(tmp_path, text)))
+    assert ("0.8661", "wrong") in got or ("0.8661", "slip") in got
+    assert {("1.0", "exact"), ("0.9306", "rounded"), ("0.0001", "rounded")} <= set(got)
+
+
+def test_a_named_comment_after_a_function_is_not_a_value_of_the_code_around(
+    tmp_path: Path,
+) -> None:
+    # out is [1, 2] where the comment stands: the function's own out (2·x) is not it, and
+    # defining the function runs nothing, so the comment restates no value of the code.
+    text = (
+        "```python\nimport numpy as np\nout = np.array([1.0, 2.0])\n\n"
+        "def double(x):\n    out = 2 * x\n    return out\n\n# out = [2.0, 4.0]\n```\n"
+    )
+    path = _post(tmp_path, text)
+    assert _verdicts(path) == []
+    notes = [getattr(u, "note", "") for u in check_article(path).unchecked]
+    assert notes and not any("the code computes" in n for n in notes)

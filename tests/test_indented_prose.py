@@ -193,3 +193,26 @@ def test_a_value_in_prose_after_the_maths_it_gives(tmp_path: Path) -> None:
     assert (6, "0.69", "rounded") in got
     assert any(line == 7 and p == "1.7" and v in ("slip", "wrong") for line, p, v in got)
     assert not any(p == "2.0" for _, p, _ in got)  # a value the prose states, not the maths'
+
+
+MINUS_FUNCTIONS = """\
+# Losses
+
+- -log(0.25) ≈ 1.386
+- The loss is −ln(0.5) = 0.693.
+- p = 3.0 / 4.0 = **0.75**
+- -ln(0.8) ≈ 0.25
+"""
+
+
+def test_a_minus_before_a_function_and_a_bold_result(tmp_path: Path) -> None:
+    # by mpmath: -ln(0.25) = 1.386294 → 1.386 (read without its minus it is -1.386, a
+    # false alarm); -ln(0.5) = 0.693147 → 0.693; 3/4 = 0.75; -ln(0.8) = 0.223144, not 0.25
+    mpmath.mp.dps = 30
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.25")), 4) == "1.386"
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.8")), 3) == "0.223"
+    got = placed_verdicts(tmp_path, MINUS_FUNCTIONS)
+    assert (3, "1.386", "rounded") in got
+    assert (4, "0.693", "rounded") in got
+    assert (5, "0.75", "exact") in got
+    assert any(line == 6 and p == "0.25" and v in ("slip", "wrong") for line, p, v in got)

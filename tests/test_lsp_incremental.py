@@ -153,6 +153,30 @@ def test_pooled_values_are_the_values_of_the_tensors_the_search_knows() -> None:
     assert took > 0  # values were taken from the pool, not computed again
 
 
+def test_the_pool_keys_each_value_on_the_tensors_its_candidate_reads() -> None:
+    """Each candidate the pool holds, after a search and an edit's resumed search, is kept
+    with the known tensors it reads (worked out from the pool's entries of the candidates it
+    reads), the same as reading its tree: a value kept under fewer tensors would be taken
+    after an edit to a tensor it reads."""
+    from symtf.draft.templates import inputs
+
+    path = ARTICLES[-1]
+    text = path.read_text(encoding="utf-8")
+    kind = _kind(path)
+    _, search, _ = _drafted(text, kind, str(path), None)
+    assert search is not None
+    (start, end, new), *_ = _edits(text, 1, seed=5)
+    _, again, _ = _drafted(text[:start] + new + text[end:], kind, str(path), search)
+    assert again is not None and again.pool is search.pool
+    entries = again.pool.entries
+    assert len(entries) > 100
+    deep = 0
+    for e, (ins, _values) in entries.items():
+        assert ins == tuple(sorted(inputs(e))), e
+        deep += any(type(a).__name__ == "Call" for a in e.args)
+    assert deep  # candidates over candidates, whose inputs come from the pool's entries
+
+
 @pytest.mark.parametrize("path", FIRST_AND_LAST)
 def test_edits_on_edits_and_an_undo_give_what_a_fresh_worker_gives(path: Path) -> None:
     """A chain of edits, each resuming the last one's search, then back to the start: every

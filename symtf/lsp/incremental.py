@@ -22,7 +22,9 @@ Kept per document, and reused when an edit allows:
   of the candidate and the values of the tensors it reads; the document keeps them, keyed
   on exactly that, from search to search (and replay to replay): the search after an edit
   computes only the values over tensors the edit changed, or over candidates no earlier
-  search of the document tried;
+  search of the document tried. The pool is asked in the walk that computes the values
+  (one look-up a candidate, by the candidate; its values by the tokens of its inputs'
+  values), and a candidate's inputs are worked out from those of the candidates it reads;
 - **the check.** When the drafted derivation is the same text (an edit in the
   prose, or to a number no claim reads), its report: the report is a function of that
   text. Otherwise the derivation is checked again, reusing the last draft's check where
@@ -299,10 +301,15 @@ class Resumable(Search):
         tokens_for = self._tokens_for
         main, changed = self._exact_memo, self._replaying
 
+        toks_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # the known tensors stay put
+
         def borrow(e: Any) -> Any:
             got = entries.get(e)
             if got is not None:
-                v = got[1].get(tokens_for(got[0]), missing)
+                toks = toks_of.get(got[0])
+                if toks is None:
+                    toks = toks_of[got[0]] = tokens_for(got[0])
+                v = got[1].get(toks, missing)
                 if v is not missing:
                     taken.add(id(e))
                     return v
@@ -314,7 +321,8 @@ class Resumable(Search):
         fill(exprs, lambda k: known[k].value, memo, borrow)
         self.took += len(taken)
         self._give(
-            [(e, v) for e, v in itertools.islice(memo.items(), before, None) if id(e) not in taken]
+            [(e, v) for e, v in itertools.islice(memo.items(), before, None) if id(e) not in taken],
+            toks_of,
         )
 
     def _token(self, key: int) -> int:
@@ -351,20 +359,25 @@ class Resumable(Search):
         self._tokens_of[ins] = (held, toks)
         return toks
 
-    def _give(self, computed: list[tuple[Any, Any]]) -> None:
-        """Keep the values this search computed in the pool."""
-        from symtf.draft.templates import inputs
-
+    def _give(
+        self, computed: list[tuple[Any, Any]], toks_of: dict[tuple[int, ...], tuple[int, ...]]
+    ) -> None:
+        """Keep the values this search computed in the pool (``toks_of``: the tokens of the
+        inputs of candidates, by their inputs, taken while the same tensors are known)."""
         pool = self.pool
         if pool.size > POOLED_VALUES or len(pool.tokens) > POOLED_VALUES:
             pool.clear()
             self._tokens, self._tokens_of = {}, {}
-        entries = pool.entries
+            toks_of.clear()  # the tokens start again
+        entries, tokens_for = pool.entries, self._tokens_for
         for e, v in computed:
             got = entries.get(e)
             if got is None:
-                got = entries[e] = (tuple(sorted(inputs(e))), {})
-            got[1][self._tokens_for(got[0])] = v
+                got = entries[e] = (_inputs(e, entries), {})
+            toks = toks_of.get(got[0])
+            if toks is None:
+                toks = toks_of[got[0]] = tokens_for(got[0])
+            got[1][toks] = v
         pool.size += len(computed)
 
     def _printed_entries(self) -> dict[int, dict[tuple[int, int], Printed]]:
@@ -393,6 +406,23 @@ class Resumable(Search):
         self.reads.extend(prev.reads[k:end])
         self.adopted += end - k
         return end
+
+
+def _inputs(e: Any, entries: dict[Any, tuple[tuple[int, ...], Any]]) -> tuple[int, ...]:
+    """The known tensors a candidate reads, in order (:func:`symtf.draft.templates.inputs`),
+    taking those of the candidates it reads from the pool's entries (a candidate's values
+    are given after those of the candidates it reads: most are there)."""
+    from symtf.draft.templates import Call, Ref
+
+    keys: set[int] = set()
+    for a in e.args:
+        kind = type(a)
+        if kind is Ref:
+            keys.add(a.key)
+        elif kind is Call:
+            got = entries.get(a)
+            keys.update(got[0] if got is not None else _inputs(a, entries))
+    return tuple(sorted(keys))
 
 
 @dataclass

@@ -188,7 +188,7 @@ class Iteration(Literals):
             return None
         return items if items is not None and len(items) <= MAX_UNROLL else None
 
-    def _loop_items(self, node: ast.expr) -> list[Any]:
+    def _loop_items(self, node: ast.expr, what: str = "a loop") -> list[Any]:
         """The items a ``for`` loop reads from ``node``, in order.
 
         Raises:
@@ -199,15 +199,15 @@ class Iteration(Literals):
         try:
             items = self._items_of(node, MAX_LOOP)
         except Untranslated as e:
-            raise Untranslated(f"a loop over {self._source(node)} is not unrolled: {e}") from e
+            raise Untranslated(f"{what} over {self._source(node)} is not unrolled: {e}") from e
         if items is None:
             raise Untranslated(
-                "a loop over anything but a range, a list, a dict, the rows of an array, "
+                f"{what} over anything but a range, a list, a dict, the rows of an array, "
                 "enumerate or zip of these is not unrolled"
             )
         if self._iterations * len(items) > MAX_ITERATIONS:
             raise Untranslated(
-                f"a loop of {len(items)} iterations inside loops of {self._iterations} is not "
+                f"{what} of {len(items)} iterations inside loops of {self._iterations} is not "
                 f"unrolled (at most {MAX_ITERATIONS} iterations in all)"
             )
         return items
@@ -296,20 +296,21 @@ class Iteration(Literals):
     ) -> None:
         if not gens:
             out.append(self._operand(elt))
-            if len(out) > MAX_UNROLL:
-                raise Untranslated(f"a comprehension of more than {MAX_UNROLL} elements")
+            if len(out) > MAX_LOOP:
+                raise Untranslated(f"a comprehension of more than {MAX_LOOP} elements")
             return
         g = gens[0]
-        items = self._iterate(g.iter)
-        if items is None or g.is_async:
-            raise Untranslated(
-                f"a comprehension over {self._source(g.iter)} is not unrolled (only ranges, "
-                "lists, dicts, rows of arrays, enumerate and zip are)"
-            )
-        for item in items:
-            self._bind_target(g.target, item, node)
-            if all(self._const(cond) for cond in g.ifs):
-                self._generate(elt, gens[1:], out, node)
+        if g.is_async:
+            raise Untranslated("an async comprehension is not translated")
+        items = self._loop_items(g.iter, "a comprehension")
+        self._iterations *= len(items) or 1
+        try:
+            for item in items:
+                self._bind_target(g.target, item, node)
+                if all(self._const(cond) for cond in g.ifs):
+                    self._generate(elt, gens[1:], out, node)
+        finally:
+            self._iterations //= len(items) or 1
 
     def _more_const(self, node: ast.expr) -> Any:
         """``" ".join(words)`` of a list of words the translation knows: the text."""

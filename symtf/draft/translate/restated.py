@@ -29,6 +29,8 @@ def changed_names(stmt: ast.stmt) -> set[str]:
     """The variables a statement assigns, changes entry by entry (``a[i] = …``) or adds to
     (``freqs.append(θ)``), its nested statements included."""
     names: set[str] = set()
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return names  # its names are its own, and nothing runs where it is defined
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)

@@ -31,7 +31,7 @@ _VECTOR_IN_TEXT = re.compile(r"\[[^\[\]]*\d[^\[\]]*\]")
 
 #: A tuple of numbers in parentheses, ``(0.1433, 0.2799, -0.7988)``, not a call ``f(1, 2)``.
 _TUPLE_IN_TEXT = re.compile(r"(?<![\w)\]])\(([^()\[\]]*)\)")
-_BULLET = re.compile(r"^(?:[•*\s]|-(?![\d.]))+")
+_BULLET = re.compile(r"^(?:[•*\s]|-(?![\d.(√]|ln\b|log\b|exp\b))+")
 #: A decimal in prose ("sums to 1.0"; "-0.7988" keeps its sign), a percentage ("88.08%", a
 #: restatement of 0.8808 that drafting links to it) or a whole number with thousands
 #: separators ("about 2,600 parameters").
@@ -83,6 +83,7 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     s = _Line(text, number, seg, text.text[:200])
     raw = _ESCAPE.sub(" ", text.text)
     raw = _TERM_NAME.sub(lambda m: " " * len(m.group()), raw)
+    raw = _BOLD_NUMBER.sub(lambda m: "  " + m.group(1) + "  ", raw)
     for place, (fragment, at) in enumerate(_fragments(raw)):
         _fragment_items(s, fragment, at, place)
     if all(f.label.endswith(LITERAL) for f in s.out):  # no chain read: its numbers, loose
@@ -104,6 +105,10 @@ _CLOSING_BOLD = re.compile(r"(?<=[\w.:%)\]])\*{1,3}$")
 #: as a space, so every offset stays.
 _ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 
+
+#: A number in bold in a chain, ``= **0.61**``: the marks only stress the result (each
+#: becomes two spaces, so every offset stays).
+_BOLD_NUMBER = re.compile(r"(?<=[=≈\s])\*\*([-−]?\d[\d,]*(?:\.\d+)?%?)\*\*(?![\w*])")
 
 #: Words in parentheses naming a term of a sum, ``18,944,000 (embeddings) + 25,190,400
 #: (decoder)``: right after the term's number, before an operator, a relation or the end
@@ -420,7 +425,8 @@ def _fragments(text: str) -> list[tuple[str, int]]:
 
 _LEADING_NUMBER = re.compile(r"^([-−]?\d[\d,]*(?:\.\d+)?%?)\s+[A-Za-z(]")
 _ARITHMETIC_TAIL = re.compile(
-    r"(?<=\s)(?:[\d(√|]|(?:sqrt|exp)\()[\d\s.,+\-−×·*/^()√|]*$"  # √4, or sqrt(4) spelled out
+    # √4, or sqrt(4) spelled out; −ln(0.25), a function named with its minus sign
+    r"(?<=\s)(?:[\d(√|]|[-−]?(?:sqrt|exp|ln|log)\()[\d\s.,+\-−×·*/^()√|]*$"
 )
 _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z]{2,}:?\s+$")
 
