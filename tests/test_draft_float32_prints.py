@@ -254,3 +254,20 @@ def test_numpy_arrays_cast_to_float32(tmp_path: Path) -> None:
     off = {p: v for p, v, _ in _checks(_numpy_notebook(tmp_path / "off.ipynb", Y_OFF))}
     assert off.pop("0.91494556") in ("slip", "wrong")
     assert set(off.values()) == {"rounded"} and len(off) == 3
+
+
+def test_draws_held_in_tf_variables(tmp_path: Path) -> None:
+    """``tf.Variable(tf.random.normal(…))`` holds a float32 draw: its print pins it too."""
+    path = _notebook(tmp_path / "off.ipynb", Y_OFF)
+    nb = json.loads(path.read_text())
+    nb["cells"][1]["source"] = [
+        "x = tf.Variable(tf.random.normal((4, 1)))\n",
+        "W = tf.Variable(tf.random.normal((4, 4)))\n",
+        "print(f'x:\\n{x.numpy()}\\nW:\\n{W.numpy()}')",
+    ]
+    path.write_text(json.dumps(nb))
+    checks = _checks(path)
+    off = {p: v for p, v, _ in checks}
+    assert off.pop("0.91494556") in ("slip", "wrong")
+    assert set(off.values()) == {"rounded"} and len(off) == 3
+    assert all("float32" in why for _, _, why in checks)

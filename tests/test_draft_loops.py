@@ -303,3 +303,18 @@ def test_a_comprehension_of_128_frequencies_is_unrolled_as_the_loop_is(tmp_path:
     got = sorted((p, v) for _, p, v in _verdicts(_post(tmp_path, text)))
     assert ("0.8661", "wrong") in got or ("0.8661", "slip") in got
     assert {("1.0", "exact"), ("0.9306", "rounded"), ("0.0001", "rounded")} <= set(got)
+
+
+def test_a_named_comment_after_a_function_is_not_a_value_of_the_code_around(
+    tmp_path: Path,
+) -> None:
+    # out is [1, 2] where the comment stands: the function's own out (2·x) is not it, and
+    # defining the function runs nothing, so the comment restates no value of the code.
+    text = (
+        "```python\nimport numpy as np\nout = np.array([1.0, 2.0])\n\n"
+        "def double(x):\n    out = 2 * x\n    return out\n\n# out = [2.0, 4.0]\n```\n"
+    )
+    path = _post(tmp_path, text)
+    assert _verdicts(path) == []
+    notes = [getattr(u, "note", "") for u in check_article(path).unchecked]
+    assert notes and not any("the code computes" in n for n in notes)

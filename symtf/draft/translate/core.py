@@ -18,12 +18,8 @@ from symtf.draft.translate.classes import module_function
 from symtf.draft.translate.conventions import conventional_aliases
 from symtf.draft.translate.events import Given, Note, Shown, Step
 from symtf.draft.translate.iteration import FILLERS
-from symtf.draft.translate.prints import (
-    comment_outputs,
-    inline_comment_values,
-    named_comment_values,
-)
-from symtf.draft.translate.restated import Restated
+from symtf.draft.translate.prints import comment_outputs, inline_comment_values
+from symtf.draft.translate.restated import Restated, named_comment_values
 from symtf.draft.translate.scope import (
     Buffer,
     Leaf,

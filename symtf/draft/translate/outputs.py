@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from symtf.draft.templates import Expr, Var, call, variables
+from symtf.draft.templates import Expr, Var, variables
 from symtf.draft.translate.calls import IDENTITY_METHODS, RANDOM
 from symtf.draft.translate.draws import NumpyStream
 from symtf.draft.translate.events import SIZE, Note, Shown, Step
@@ -24,11 +24,12 @@ from symtf.draft.translate.prints import (
     is_display_repr,
     is_size,
     join_group,
+    one_list,
     output_groups,
     output_lines,
     read_values,
 )
-from symtf.draft.translate.scope import MAX_INLINE, MAX_UNROLL, NUMPY_PRECISION, Untranslated
+from symtf.draft.translate.scope import MAX_INLINE, NUMPY_PRECISION, Untranslated
 from symtf.draft.translate.sources import Block
 from symtf.draft.translate.texts import Texts
 
@@ -577,7 +578,7 @@ class Outputs(Texts):
         if len(values) != len(found):  # a separator found inside a value: the labels only
             found = read_values(blanked(text, literals, numerals_only=True), lines)
         if len(values) != len(found):
-            values = _one_list(values, found, self._shape)
+            values = one_list(values, found, self._shape)
         if len(values) != len(found):
             groups = [[(t, lns[0] if lns else 0)] for t, lns in texts]
             yield from self._unmatched(
@@ -784,17 +785,3 @@ def _returns_text(body: list[ast.stmt]) -> bool:
         )
 
     return text(returns[0].value)
-
-
-def _one_list(
-    values: list[Any], found: list[Any], shape_of: Callable[[Expr], tuple[int, ...] | None]
-) -> list[Any]:
-    """``print(freqs)`` of a Python list of numbers: one bracketed list in what it printed,
-    read as the vector of its numbers (each number is a value of its own otherwise)."""
-    if len(found) != 1 or len(values) > MAX_UNROLL or not found[0][3]:
-        return values
-    if len(found[0][0][0]) != len(values) or not all(
-        v[1] is not None and shape_of(v[1]) == () for v in values
-    ):
-        return values
-    return [("value", call("stack", *(v[1] for v in values)), values[0][2], values[0][3], None)]

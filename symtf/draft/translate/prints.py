@@ -13,8 +13,11 @@ import io
 import re
 import tokenize
 from collections.abc import Callable
+from typing import Any
 
 from symtf.draft.read.tables import printed_tables
+from symtf.draft.templates import Expr, call
+from symtf.draft.translate.scope import MAX_UNROLL
 from symtf.draft.translate.sources import Block, Output
 from symtf.errors import SpecError
 from symtf.numbers import split_printed
@@ -457,3 +460,17 @@ def is_display_repr(text: str) -> bool:
 def without_reprs(text: str) -> str:
     """The text with display reprs blanked (characters kept in place): they hold no values."""
     return _REPR.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def one_list(
+    values: list[Any], found: list[Any], shape_of: Callable[[Expr], tuple[int, ...] | None]
+) -> list[Any]:
+    """``print(freqs)`` of a Python list of numbers: one bracketed list in what it printed,
+    read as the vector of its numbers (each number is a value of its own otherwise)."""
+    if len(found) != 1 or len(values) > MAX_UNROLL or not found[0][3]:
+        return values
+    if len(found[0][0][0]) != len(values) or not all(
+        v[1] is not None and shape_of(v[1]) == () for v in values
+    ):
+        return values
+    return [("value", call("stack", *(v[1] for v in values)), values[0][2], values[0][3], None)]

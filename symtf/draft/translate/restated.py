@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from symtf.draft.templates import Expr, call
-from symtf.draft.translate.prints import summarised
+from symtf.draft.translate.prints import named_comment_values, summarised
 from symtf.draft.translate.scope import Untranslated
 from symtf.draft.translate.slices import Slices
 
-__all__ = ["Restated", "changed_names"]
+__all__ = ["Restated", "changed_names", "named_comment_values"]
 
 #: Methods that change a list in place by adding to it.
 _GROWING = frozenset({"append", "extend", "insert"})
@@ -29,6 +29,8 @@ def changed_names(stmt: ast.stmt) -> set[str]:
     """The variables a statement assigns, changes entry by entry (``a[i] = …``) or adds to
     (``freqs.append(θ)``), its nested statements included."""
     names: set[str] = set()
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return names  # its names are its own, and nothing runs where it is defined
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)

@@ -48,6 +48,14 @@ class Tensorflow(Literals):
             return False
         value = stmt.value
         dotted = self._dotted(value.func) or ""
+        if (
+            dotted == "tensorflow.Variable"
+            and value.args
+            and isinstance(value.args[0], ast.Call)
+            and all(kw.arg != "dtype" or self._float32_name(kw.value) for kw in value.keywords)
+        ):
+            value = value.args[0]  # tf.Variable(tf.random.normal(…)): the draw's dtype
+            dotted = self._dotted(value.func) or ""
         dtype = next((kw.value for kw in value.keywords if kw.arg == "dtype"), None)
         if _DRAWS.fullmatch(dotted):
             drawn = dtype is None or self._float32_name(dtype)
