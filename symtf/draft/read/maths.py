@@ -292,7 +292,7 @@ def _statement_items(s: _Statement, widths: set[int]) -> None:
                     latex=written,
                     chain=f"{seg.cell}:{seg.line}:{s.place}:{first}",
                 )
-    _term_values(s, pieces, spans, label or where)
+    term_values(s, pieces, spans, label or where, f"{s.seg.cell}:{s.seg.line}:{s.place}")
     for position, piece in enumerate(pieces[:-1]):
         span = spans[position]
         arithmetic = is_arithmetic(piece)
@@ -371,8 +371,14 @@ def _applications(pieces: list[str], definitions: dict[str, Definition]) -> dict
     return out
 
 
-def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]], name: str) -> None:
-    """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``."""
+def term_values(
+    s: Collects, pieces: list[str], spans: list[tuple[int, int]], name: str, chain: str
+) -> None:
+    """``… = 2 \\times 1.5 + 1.6 = 3 + 1.6 = …``: the 3 is the value of ``2 \\times 1.5``.
+
+    ``chain``: what the links of the line share (its cell, line and place), before each
+    term's own part.
+    """
     for k, written, number, before in chain_links(pieces):
         found = source_spans(s.text, spans[k][0], spans[k][1], [*before, number])
         if found[-1] is None:
@@ -385,7 +391,7 @@ def _term_values(s: _Statement, pieces: list[str], spans: list[tuple[int, int]],
                 found[-1],
                 expression=earlier,
                 latex=earlier,
-                chain=f"{s.seg.cell}:{s.seg.line}:{s.place}:term{k}:{len(before)}",
+                chain=f"{chain}:term{k}:{len(before)}",
             )
 
 

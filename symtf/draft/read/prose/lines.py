@@ -18,12 +18,10 @@ from symtf.draft.read.items import (
     matrix_rows,
     numeric_cell,
 )
-from symtf.draft.read.listed import chain_links
-from symtf.draft.read.maths import Collects, weights
+from symtf.draft.read.maths import Collects, term_values, weights
 from symtf.draft.read.prose.outputs import nested_rows
 from symtf.draft.read.rounded import rounded_wholes
 from symtf.draft.read.source import Text
-from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 
@@ -199,20 +197,7 @@ def _fragment_items(s: _Line, fragment: str, at: int, place: int) -> None:
         if numeric_cell(p) is not None
     ]
     name = label or f"line {number}"
-    for k, written, value, before in chain_links(pieces):  # "= 3 + 1.6": 3 is 2 × 1.5
-        found = source_spans(s.text, spans[k][0], spans[k][1], [*before, value])
-        if found[-1] is None:
-            continue
-        for earlier in written:  # the term as first written, then as each link rewrote it
-            s.found(
-                "arithmetic",
-                f"{name} (term)",
-                ((value,),),
-                found[-1],
-                expression=earlier,
-                latex=earlier,
-                chain=f"{seg.cell}:{number}:{place}:term{k}:{len(before)}",
-            )
+    term_values(s, pieces, spans, name, f"{seg.cell}:{number}:{place}")  # "= 3 + 1.6": 3 is 2 × 1.5
     # the first link that writes numbers puts the line's inputs in (``dQ = dS × K``, then
     # ``= 0.001765 × 0.1 + …`` below it): a name before it computes nothing
     first = next((k for k, p in enumerate(pieces[:-1]) if plain_arithmetic(p) is not None), None)
