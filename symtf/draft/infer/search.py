@@ -34,6 +34,7 @@ from symtf.draft.infer.literals import (
     entry_mention,
     running_repeat,
     stands_for,
+    stated_operands,
 )
 from symtf.draft.infer.reduced import named_on, query_key, reduced, row_of_run, scores_named
 from symtf.draft.infer.scored import scored_sequences
@@ -150,6 +151,8 @@ class Search(StatedSteps):
                 again = running_repeat(o.printing, outcomes, REPEAT_WINDOW)
                 if again is not None:
                     self.outcomes[key] = again
+        for given in stated_operands(self.article.displays, list(self.outcomes.values())):
+            self.outcomes[given.printing.key] = given
 
     def _restated_prints(self) -> set[int]:
         """Steps that only put printed values together again (``x' = [x_0', x_1', x_2',
