@@ -270,6 +270,13 @@ def compose(article: Article, search: Search) -> Composed:
                 sources.append((p, o.placement))
                 claims.extend((p.key, [r]) for r in restated)
                 continue
+        if o.status == "given" and o.placement is None and p.role in ("operand", "weights"):
+            # a list a displayed line computes from that repeats a value worked out before
+            # it is that value again (checked as it); any other is an input the line states
+            restated = restate(p)
+            if restated:
+                claims.extend((p.key, [r]) for r in restated)
+                continue
         if o.status == "given" and o.placement is None and p.size == 1:
             # "d = 1.018" under "State after chunk 1", after "d_new = … = 1.018": a
             # number set by name that repeats, to the same digits, the result of a line

@@ -69,7 +69,15 @@ _NAMED_FUNCTIONS = {
     "cos": "cos",
     "tanh": "tanh",
 }
-_OPERATORS = {"times": "×", "cdot": "·", "div": "÷", "ast": "*", "pm": None, "mp": None}
+_OPERATORS = {
+    "times": "×",
+    "cdot": "·",
+    "div": "÷",
+    "ast": "*",
+    "odot": "∘",  # the element-wise (Hadamard) product
+    "pm": None,
+    "mp": None,
+}
 _SPACES = {
     ",",
     ";",

@@ -124,6 +124,12 @@ def applied_step(state: SearchState, p: Printing, t: Target) -> Outcome | None:
         f"reproduce {full} of the {len(flat)} printed entries"
     )
     known = state._add(expr, ball, p, note)
+    # the line's displayed arithmetic computes the same row: the step's claim checks it
+    state.worked_lines.update(
+        d.key
+        for d in state.article.displays
+        if (d.cell, d.line, d.rows) == (p.cell, p.line, p.rows)
+    )
     return Outcome(p, "mapped", Placement(known.key, row=row), note)
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "entry_mention",
     "running_repeat",
     "stands_for",
+    "stated_operands",
 ]
 
 #: Lines within which a displayed literal may repeat an entry printed before it.
@@ -239,3 +240,63 @@ def _at(pl: Placement, i: int, j: int) -> tuple[int, int, int]:
     if pl.index is not None:
         return (pl.known, *pl.index)
     return (pl.known, i, j)
+
+
+#: The roles of the literals a displayed line computes from (``[0.4, 0.4] + [0.1, 0]``,
+#: ``0.5 × [0.1, 0.0] + …``).
+_OPERAND_ROLES = ("operand", "weights")
+
+
+def _written_numbers(d: Display) -> list[str]:
+    """Every number literal of a displayed line's expression, without its sign, in order."""
+    try:
+        parsed = latexmath.parse(d.latex, where="display")
+    except ExpressionError:
+        return []
+    return [lit.text for lit in parsed.literals]
+
+
+def _within(entries: list[str], numbers: list[str], *, contiguous: bool) -> bool:
+    """Whether ``entries`` are written in ``numbers`` in order (one after another, for the
+    entries of one bracketed list; anywhere after each other, for the weights of a sum)."""
+    if contiguous:
+        n = len(entries)
+        return any(numbers[i : i + n] == entries for i in range(len(numbers) - n + 1))
+    it = iter(numbers)
+    return all(any(e == x for x in it) for e in entries)
+
+
+def stated_operands(displays: Iterable[Display], outcomes: Iterable[Outcome]) -> list[Outcome]:
+    """The operands of displayed lines that no step reproduces, as the inputs they are.
+
+    A line that writes ``[0.45, −0.32] + [0.00, 1.00] = [0.45, 0.68]`` states both vectors
+    it adds: they are the line's inputs, read as written, and only its result is a claim.
+    Only the first link of a chain computes from inputs: in ``0.4 × [0, 2] + … = [0, 0.8]
+    + … = …`` the later link's lists are the values of the earlier link's terms, results
+    (checked as such), not inputs. An operand a step of the article already places (a
+    repeat of an earlier result) keeps that step; only one left unexplained, its entries
+    written in order in the first link of a displayed line on its line, is given.
+    """
+    first: dict[tuple[int | None, int, str], list[str]] = {}
+    for d in displays:
+        if (d.cell, d.line, d.chain) not in first:  # a chain's links come in order
+            first[(d.cell, d.line, d.chain)] = _written_numbers(d)
+    written: dict[tuple[int | None, int], list[list[str]]] = {}
+    for (cell, line, _), numbers in first.items():
+        written.setdefault((cell, line), []).append(numbers)
+    out = []
+    for o in outcomes:
+        p = o.printing
+        if p.role not in _OPERAND_ROLES or p.parts or o.status != "unmapped":
+            continue
+        if o.placement is not None:
+            continue
+        entries = [c.lstrip("-−") for r in p.rows for c in r]
+        contiguous = p.role == "operand"
+        if any(
+            _within(entries, numbers, contiguous=contiguous)
+            for numbers in written.get((p.cell, p.line), [])
+        ):
+            note = "a literal the displayed line computes from: an input it states"
+            out.append(Outcome(p, "given", None, note))
+    return out

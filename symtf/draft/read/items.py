@@ -287,7 +287,8 @@ def expression_text(piece: str) -> str:
       → ``abs(…)``;
     - a number with a power of ten: ``1e-5``, and ``1e^{-5}`` when the power is at least
       three (an ε) → ``(1 \times 10^{-5})``; a smaller power stays ``e`` to that power;
-    - σ of a number, the logistic function: ``σ(1)`` → ``1/(1+e^{-(1)})``;
+    - σ of a number, the logistic function: ``σ(1)`` → ``1/(1+e^{-(1)})``, and of a list,
+      entry by entry: ``σ([1, 2])`` → ``sigmoid([1, 2])``;
     - superscript digits: ``e¹`` → ``e^{1}``;
     - thousands separators: ``6,400`` → ``6400``;
     - a C float literal's suffix: ``1e-5f``, ``0.5f`` → ``1e-5``, ``0.5``.
@@ -349,6 +350,9 @@ def _sigmoid(s: str) -> str:
         arg = s[m.end() : close].replace("\\right", "")
         if re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|\b(?:e|exp|sqrt)\b", "", arg)):
             return s  # σ(x) of a name: not a number to compute
+        if arg.strip().startswith("["):  # σ([1, 2]): the logistic function of each entry
+            s = s[: m.start()] + "\\operatorname{sigmoid}(" + arg + ")" + s[close + 1 :]
+            continue
         s = s[: m.start()] + "\\frac{1}{1+e^{-(" + arg + ")}}" + s[close + 1 :]
     return s
 
@@ -417,8 +421,12 @@ def label_of(piece: str) -> str | None:
     return plain if len(plain) <= 60 and not re.search(r"\d\.\d", plain) else None
 
 
-_FUNCTION_WORDS = re.compile(r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh|abs|relu)\b")
-_OPERATORS = re.compile(r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh|abs|relu")
+_FUNCTION_WORDS = re.compile(
+    r"\b(?:e|sqrt|exp|ln|log|max|min|sum|pi|sin|cos|tanh|abs|(?i:relu|sigmoid|softmax))\b"
+)
+_OPERATORS = re.compile(
+    r"[-+*/×·÷^∘√]|sqrt|exp|ln|log|sum|max|min|sin|cos|tanh|abs|(?i:relu|sigmoid|softmax)"
+)
 
 
 def link_plain(link: str) -> str | None:

@@ -15,10 +15,11 @@ Language:
 * operators, loosest first: ``+ -``; ``* × · ⋅ / ÷ @ ∘ .*``; unary ``+ -``;
   ``^``/``**`` (right-associative), superscripts (``3²``, ``x⁻¹``) and the
   transpose ``ᵀ``/``^T``; ``−`` (U+2212) is a minus sign; ``√x`` is ``sqrt(x)``;
-* functions (case-insensitive): ``sqrt exp ln log abs relu sin cos tanh max
-  min sum``; ``log(x)`` is the natural logarithm, ``log(x, b)`` the base-``b``
+* functions (case-insensitive): ``sqrt exp ln log abs relu sin cos tanh sigmoid
+  softmax max min sum``; ``log(x)`` is the natural logarithm, ``log(x, b)`` the base-``b``
   one; ``sin``/``cos`` take radians (``sin(0.03)``, a positional encoding);
-  ``sqrt exp ln abs relu sin cos tanh`` act element-wise on matrices; ``max min sum`` take
+  ``sqrt exp ln abs relu sin cos tanh sigmoid`` act element-wise on matrices,
+  ``softmax`` on each row of one; ``max min sum`` take
   several scalars or one matrix;
 * brackets: ``[1, 2, 3]`` is a 1×3 row, ``[[1, 2], [3, 4]]`` a 2×2 matrix
   (the items of a bracket may also be rows obtained from references);

@@ -525,7 +525,10 @@ class _Evaluator:
             "sin": self.sin,
             "cos": self.cos,
             "tanh": self.tanh,
+            "sigmoid": self.sigmoid,
         }
+        if name == "softmax":
+            return self.softmax(args[0], node)
         if name in unary:
             (arg,) = args
             if isinstance(arg, _Scalar):
@@ -575,6 +578,26 @@ class _Evaluator:
             hi = pick((i.box.b for i in items), key=IV.mpf)
             box = IV.mpf([lo, hi])
         return _Scalar(exact, box)
+
+    def sigmoid(self, a: _Scalar, pos: int) -> _Scalar:
+        """The logistic function, ``1 / (1 + e^(-a))``."""
+        one = self.checked(sympy.Integer(1), None, pos)
+        return self.div(one, self.add(one, self.exp(self.neg_scalar(a, pos), pos), pos), pos)
+
+    def softmax(self, arg: _Value, node: Call) -> _Matrix:
+        """Each row's exponentials over their sum (the last axis, as the op registry's
+        ``softmax`` does by default)."""
+        if isinstance(arg, _Scalar):
+            raise self.fail(node.pos, "expected a row of numbers for softmax but found a scalar")
+        pos = node.pos
+        entries: list[_Scalar] = []
+        for i in range(arg.rows):
+            row = [self.exp(arg.at(i, j), pos) for j in range(arg.cols)]
+            total = row[0]
+            for x in row[1:]:
+                total = self.add(total, x, pos)
+            entries.extend(self.div(x, total, pos) for x in row)
+        return _Matrix(arg.rows, arg.cols, tuple(entries))
 
     def absolute(self, a: _Scalar, pos: int) -> _Scalar:
         try:

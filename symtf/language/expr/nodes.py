@@ -35,6 +35,8 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "sin": (1, 1),
     "cos": (1, 1),
     "tanh": (1, 1),
+    "sigmoid": (1, 1),
+    "softmax": (1, 1),
     "max": (1, None),
     "min": (1, None),
     "sum": (1, None),

@@ -82,6 +82,7 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     raw = _ESCAPE.sub(" ", text.text)
     raw = _TERM_NAME.sub(lambda m: " " * len(m.group()), raw)
     raw = _BOLD_NUMBER.sub(lambda m: "  " + m.group(1) + "  ", raw)
+    raw = _BOLD_STATEMENT.sub(lambda m: "  " + m.group(1) + "  ", raw)
     if bullet is not None and "**" in bullet.group():  # "**Total Sum:** 1.5 + 2.5 = 4.0"
         raw = _BOLD_LABEL.sub(lambda m: m.group().replace("*", " "), raw)
     for place, (fragment, at) in enumerate(_fragments(raw)):
@@ -109,6 +110,13 @@ _ESCAPE = re.compile(r"\\(?=\*|\[\s*[-−+]?\.?\d)")
 #: A number in bold in a chain, ``= **0.61**``: the marks only stress the result (each
 #: becomes two spaces, so every offset stays).
 _BOLD_NUMBER = re.compile(r"(?<=[=≈\s])\*\*([-−]?\d[\d,]*(?:\.\d+)?%?)\*\*(?![\w*])")
+
+#: A statement in bold inside a sentence, ``The sum is **[0.4, 0.1] + [0.1, 0] = [0.5, 0.1]**``:
+#: arithmetic on literals with its relation and result; the marks only stress it (each
+#: becomes two spaces, so every offset stays).
+_BOLD_STATEMENT = re.compile(
+    r"\*\*(\s*[\[(]?[-−]?[\d.\[][^*\n]*?(?:=|≈)[^*\n]*?[\d\]])\*\*(?![\w*])"
+)
 
 #: A bold label opening a line, its closing marks after its colon or before it:
 #: ``**Total Sum:** 1.5 + 2.5 = 4.0`` (the opening marks went with the bullet).
@@ -417,8 +425,10 @@ def _fragments(text: str) -> list[tuple[str, int]]:
 _LEADING_NUMBER = re.compile(r"^([-−]?\d[\d,]*(?:\.\d+)?%?)\s+[A-Za-z(]")
 _ARITHMETIC_TAIL = re.compile(
     # √4, or sqrt(4) spelled out; −ln(0.25), a function named with its minus sign
-    r"(?<=\s)(?:[\d(√|]|[-−]?(?:sqrt|exp|ln|log)\()[\d\s.,+\-−×·*/^()√|]*$"
+    r"(?<=\s)(?:[\d(√|\[]|[-−]?(?:sqrt|exp|ln|log)\()[\d\s.,+\-−×·*/^()√|\[\]]*$"
 )
+#: A list that ends a chain with words after it: ``= [0.35, 1.30] here.``
+_LEADING_LIST = re.compile(r"^(\[[^\[\]]*\d[^\[\]]*\])\s+[A-Za-z][A-Za-z\s]*[.,;:!]?$")
 _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z]{2,}:?\s+$")
 
 
@@ -439,6 +449,9 @@ def _trimmed(chain: list[tuple[str, int]]) -> list[tuple[str, int]]:
             text = tail.group().strip()
             out[0] = (text, a + first.index(text, tail.start()))
     last, b = out[-1]
+    listed = _LEADING_LIST.match(last) if last.startswith("[") else None
+    if listed is not None and matrix_rows(last) is None:  # "= [0.35, 1.30] here."
+        out[-1] = (listed.group(1), b)
     if numeric_cell(last.rstrip(".:;,")) is None and not last.startswith("["):
         m = _LEADING_NUMBER.match(last)
         if m and (numeric_cell(m.group(1)) or _percentage(m.group(1))) is not None:
