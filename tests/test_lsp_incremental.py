@@ -33,11 +33,12 @@ def _article(name: str) -> Path | None:
 
 
 SEED = _article("000_b60c289f27ab6d88.txt")
+WORKSHEET = ROOT / "tests" / "draft_sources" / "toyai_example3_worksheet.md"
 ARTICLES = [
     p
     for p in (
         SEED,
-        ROOT / "tests" / "draft_sources" / "toyai_example3_worksheet.md",
+        WORKSHEET,
         ROOT / "tests" / "draft_sources" / "djimra_hand_calculation.md",
     )
     if p is not None
@@ -60,10 +61,12 @@ def _kind(path: Path) -> str:
     return "md" if path.suffix == ".md" else "txt"
 
 
-#: The source article's eight edits take half a minute or more: it runs with the slow sweeps
-#: (``pytest -m ""``); the two worksheets, a markdown article each, stay in the default run.
+#: The longest articles: the source article's eight edits take half a minute or more, the
+#: longer worksheet's about fifteen seconds; they run with the slow sweeps
+#: (``pytest -m ""``), and the shorter worksheet stays in the default run.
+SLOW = (SEED, WORKSHEET)
 RESUMED = [
-    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else []) for p in ARTICLES
+    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p in SLOW else []) for p in ARTICLES
 ]
 
 
@@ -87,10 +90,11 @@ def test_a_resumed_search_writes_the_draft_a_fresh_one_writes(path: Path) -> Non
     assert adopted > 0  # and some leave the search's state after them as it was
 
 
-#: The first article (the source article where it is beside the project: about 40 s, with
-#: the slow sweeps) and a worksheet, in the default run.
+#: The first article (the source article where it is beside the project, about 40 s, else
+#: the longer worksheet: both with the slow sweeps) and the shorter worksheet, in the
+#: default run.
 FIRST_AND_LAST = [
-    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p == SEED else [])
+    pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p in SLOW else [])
     for p in (ARTICLES[0], ARTICLES[-1])
 ]
 

@@ -131,6 +131,9 @@ def test_whatif_refuses_too_many_entries_at_once(tmp_path: Path) -> None:
     assert r.returncode == 2 and "at most 200" in r.stderr, r.stderr
 
 
+# About 30 s of one core: with the slow sweeps. The default run keeps a shorter chain's
+# recursion test (test_robustness.py::test_a_chain_of_softmax_steps_is_evaluated_without_recursion).
+@pytest.mark.slow
 def test_two_thousand_chained_softmax_steps_are_checked(tmp_path: Path) -> None:
     # softmax of softmax … of [0.1, 0.2, 0.3] tends to the uniform [1/3, 1/3, 1/3]; after
     # 2,000 steps the entries agree with 1/3 far beyond four decimals.

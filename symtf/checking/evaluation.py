@@ -338,6 +338,9 @@ class Evaluator:
         self.readings: dict[
             tuple[str, str | None], tuple[dict[int, Any], dict[str, str], bool]
         ] = {}
+        #: Label of a displayed line of one printed result -> the line as checked, for a
+        #: later line whose literal stands for its result (symtf.checking.displayed.linked).
+        self.displayed_lines: dict[str, Any] = {}
 
     def _run(self, xp: Any, base: Trace | None, seeds: Iterable[Trace | None] = ()) -> Trace:
         also = tuple(t for t in seeds if t is not None and t is not base)

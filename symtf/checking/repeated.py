@@ -9,7 +9,8 @@ printed result (a witness found by :func:`symtf.witness.reach`, never an
 enclosure merely meeting the print).
 
 Without such a relation the repeated number must have at least :data:`MIN_DIGITS`
-significant digits: ``z_1 = 2.5`` is a value the article chose, exact as written.
+significant digits, or share its row's precision with a number that has
+(:func:`chosen_value`): ``z_1 = 2.5`` is a value the article chose, exact as written.
 
 A literal that a step places keeps its reading (as written, or the exact value it
 stands for). When the row the repeated number belongs to is, as printed, the softmax of
@@ -32,7 +33,7 @@ import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import mpmath
 import sympy
@@ -113,6 +114,7 @@ def loose_literals(
     earlier = claims[:here]
     given = exact_givens(derivation)
     out = []
+    lines: dict[int, list[Printed]] | None = None
     for lit in parsed.literals:
         if lit.pos in replace or "." not in lit.text or read_as_itself(lit.text, given):
             continue
@@ -128,8 +130,12 @@ def loose_literals(
                 break
         if chosen is None:
             k, r, j = hits[0]
-            if _significant(earlier[k].printed[r][j]) < MIN_DIGITS:
-                continue  # a chosen input (z = 2.5), not the print of a computed value
+            p = earlier[k].printed[r][j]
+            if _significant(p) < MIN_DIGITS:
+                if lines is None:
+                    lines = _line_rows(earlier)
+                if chosen_value(p, _row(earlier[k], r, lines)):
+                    continue  # a chosen input (z = 2.5), not the print of a computed value
             chosen = (k, r, j, (), "")
         k, r, j, logits, logits_label = chosen
         c = earlier[k]
@@ -237,6 +243,38 @@ def _repeated(text: str, earlier: Sequence[Claim]) -> list[tuple[int, int, int]]
     return hits
 
 
+def chosen_value(p: Printed, row: Sequence[Printed]) -> bool:
+    """Whether a printed number reads as a value the article chose, exact as written.
+
+    It has fewer than :data:`MIN_DIGITS` significant digits (``z = 2.5``), and no number
+    of its row printed to as many decimals has more: ``-0.0032`` among ``0.6368,
+    -1.9709`` is rounded to 4 decimals like them, a value as small as that printed to
+    the row's precision, not one the article chose.
+    """
+    if _significant(p) >= MIN_DIGITS:
+        return False
+    return not any(
+        q.decimals == p.decimals and q.style == p.style and _significant(q) >= MIN_DIGITS
+        for q in row
+    )
+
+
+def _line_rows(claims: Sequence[Claim]) -> dict[int, list[Printed]]:
+    """The numbers claims no step computes print on each article line (a list in prose is
+    drafted one claim a number)."""
+    out: dict[int, list[Printed]] = {}
+    for c in claims:
+        if c.unmapped and c.expression is None and c.source_line is not None:
+            out.setdefault(c.source_line, []).extend(q for row in c.printed for q in row)
+    return out
+
+
+def _row(c: Claim, r: int, lines: Mapping[int, list[Printed]]) -> list[Printed]:
+    """Row ``r`` of the claim, with the other numbers printed on its article line."""
+    row = list(c.printed[r])
+    return row + lines.get(c.source_line, []) if c.source_line is not None else row
+
+
 def _significant(p: Printed) -> int:
     """Significant digits of a fixed-point print (``0.3099`` has 4, ``2.5`` has 2)."""
     digits = p.text.strip().lstrip("+-−").replace(".", "").lstrip("0")
@@ -282,6 +320,72 @@ def _softmax_of(
     return (), ""
 
 
+def loose_entries(loose: Sequence[Loose], prefix: tuple[Any, ...] = ()) -> dict[Hashable, Fraction]:
+    """The entries the loose literals move (a logit, or the literal itself), each with its
+    half-width; ``prefix`` keeps an earlier line's entries apart from this line's."""
+    entries: dict[Hashable, Fraction] = {}
+    for lo in loose:
+        if lo.logits:
+            for k, q in enumerate(lo.logits):
+                # a whole number written with decimals (``0.0``) is read as itself, as in a line
+                if q.value is not None and q.value.denominator != 1:
+                    entries[(*prefix, lo.logits_label, k)] = q.ulp / 2
+        else:
+            entries[(*prefix, "literal", lo.pos)] = lo.repeats.ulp / 2
+    return entries
+
+
+def loose_intervals(loose: Sequence[Loose]) -> list[Interval]:
+    """The rounding intervals the loose literals standing for softmax entries must keep."""
+    return [rounding_interval(lo.repeats) for lo in loose if lo.logits]
+
+
+def loose_values(
+    loose: Sequence[Loose],
+    moves: Mapping[Any, Fraction],
+    xp: ExactBackend,
+    prefix: tuple[Any, ...] = (),
+) -> tuple[dict[int, Any], list[Any]]:
+    """The loose literals' values at a point (by position in the line), and the softmax
+    entries they stand for (in the order of :func:`loose_intervals`)."""
+    values: dict[int, Any] = {}
+    own = []
+    for lo in loose:
+        sign = 1 if Fraction(lo.text.replace("−", "-")) >= 0 else -1
+        if lo.logits:
+            z = [
+                sympy.Rational(_known(q.value) + moves.get((*prefix, lo.logits_label, k), 0))
+                for k, q in enumerate(lo.logits)
+            ]
+            v = ops.softmax(xp, ops.tensor(xp, z)).data[lo.index]
+            own.append(v)
+            values[lo.pos] = sign * v
+        else:
+            centre = abs(_known(lo.repeats.value))
+            shift = moves.get((*prefix, "literal", lo.pos), 0)
+            values[lo.pos] = sign * sympy.Rational(centre + shift)
+    return values, own
+
+
+class Linked(Protocol):
+    """A literal of the line that stands for an earlier line's result, that line's own
+    literals known only to their printed precision (:mod:`symtf.checking.displayed.linked`)."""
+
+    @property
+    def pos(self) -> int:
+        """The literal's offset in the line."""
+        ...
+
+    def entries(self) -> dict[Hashable, Fraction]: ...
+
+    def intervals(self) -> list[Interval]: ...
+
+    def at(self, moves: Mapping[Any, Fraction]) -> tuple[Any, list[Any]]:
+        """The literal's value at a point, and the values that must print as
+        :meth:`intervals` says."""
+        ...
+
+
 def reached(
     parsed: Any,
     loose: Sequence[Loose],
@@ -291,6 +395,7 @@ def reached(
     printed: Sequence[Printed],
     mode: str,
     xp: ExactBackend,
+    linked: Sequence[Linked] = (),
 ) -> bool:
     """Whether one point of the loose literals' rounding intervals gives every printed result.
 
@@ -304,39 +409,28 @@ def reached(
         mode: The claim's rounding mode.
         xp: The exact backend ``evaluate`` and ``ball`` use (a softmax entry of printed
             logits is computed in it, by the registry's ``softmax``).
+        linked: Replaced literals that stand for an earlier line's result computed from
+            its own rounded literals: those move too, and the earlier line's printed
+            results must hold at the same point.
     """
     from symtf.witness import reach
 
-    entries: dict[Hashable, Fraction] = {}
-    for lo in loose:
-        if lo.logits:
-            for k, q in enumerate(lo.logits):
-                # a whole number written with decimals (``0.0``) is read as itself, as in a line
-                if q.value is not None and q.value.denominator != 1:
-                    entries[(lo.logits_label, k)] = q.ulp / 2
-        else:
-            entries[("literal", lo.pos)] = lo.repeats.ulp / 2
+    entries = loose_entries(loose)
     rmode = "half-up" if mode == "any" else mode
     intervals: list[Interval] = [rounding_interval(p, rmode) for p in printed]
-    intervals += [rounding_interval(lo.repeats) for lo in loose if lo.logits]
+    intervals += loose_intervals(loose)
+    for link in linked:
+        entries.update(link.entries())
+        intervals += link.intervals()
 
     def at(moves: Mapping[Any, Fraction]) -> list[Any] | None:
         values = dict(replace)
-        own = []
-        for lo in loose:
-            sign = 1 if Fraction(lo.text.replace("−", "-")) >= 0 else -1
-            if lo.logits:
-                z = [
-                    sympy.Rational(_known(q.value) + moves.get((lo.logits_label, k), 0))
-                    for k, q in enumerate(lo.logits)
-                ]
-                v = ops.softmax(xp, ops.tensor(xp, z)).data[lo.index]
-                own.append(v)
-                values[lo.pos] = sign * v
-            else:
-                centre = abs(_known(lo.repeats.value))
-                values[lo.pos] = sign * sympy.Rational(centre + moves.get(("literal", lo.pos), 0))
         try:
+            moved, own = loose_values(loose, moves, xp)
+            values.update(moved)
+            for link in linked:
+                values[link.pos], more = link.at(moves)
+                own += more
             out = [ball(e) for e in [*evaluate(values), *own]]
         except (ArithmeticError, TypeError, ValueError, LookupError):
             return None
@@ -345,8 +439,9 @@ def reached(
     return reach(list(entries.items()), at, intervals)
 
 
-def explain(loose: Sequence[Loose], printed: str) -> str:
-    """Why the line is accepted, in the article's words."""
+def explain(loose: Sequence[Loose], printed: str, more: Sequence[str] = ()) -> str:
+    """Why the line is accepted, in the article's words (``more``: what its other
+    rounded literals stand for, in words)."""
     parts = []
     for lo in loose:
         where = _where(lo.label, lo.line)
@@ -367,6 +462,7 @@ def explain(loose: Sequence[Loose], printed: str) -> str:
                 f"{lo.text} repeats {where}, which no step places, so it is known only to its "
                 f"printed precision ({_fixed(iv.lo)} … {_fixed(iv.hi)})"
             )
+    parts += more
     return (
         "; ".join(parts) + f": one point of those rounding intervals gives {printed} "
         "(a witness, not only an enclosure), so the line is right with rounded inputs"
@@ -421,16 +517,21 @@ def stated_inputs(claim: Claim, derivation: Any) -> frozenset[str]:
         return frozenset()
     claims, here = found
     out: set[str] = set()
+    lines: dict[int, list[Printed]] | None = None
     for c in claims[:here]:
         if not c.unmapped or c.expression is not None:
             continue
         if claim.source_line is not None and c.source_line == claim.source_line:
             continue  # the line's own numbers, drafted as numbers of their own
-        for row in c.printed:
+        for r, row in enumerate(c.printed):
             for p in row:
                 if p.value is None or p.is_fraction or p.style == "sci":
                     continue
-                if "." in p.text and _significant(p) < MIN_DIGITS:
+                if "." not in p.text or _significant(p) >= MIN_DIGITS:
+                    continue
+                if lines is None:
+                    lines = _line_rows(claims[:here])
+                if chosen_value(p, _row(c, r, lines)):
                     out.add(p.text.replace("−", "-").strip().lstrip("+-"))
     return frozenset(out)
 
@@ -461,11 +562,16 @@ def _fraction(text: str) -> Fraction | None:
 
 
 __all__ = [
+    "Linked",
     "Loose",
     "article_order",
+    "chosen_value",
     "exact_givens",
     "explain",
+    "loose_entries",
+    "loose_intervals",
     "loose_literals",
+    "loose_values",
     "reached",
     "read_as_itself",
     "stated_inputs",

@@ -33,6 +33,7 @@ from typing import Any
 import sympy
 
 from symtf.checking import expressed, lineage, repeated
+from symtf.checking.displayed import linked
 from symtf.checking.displayed.matching import matches
 from symtf.checking.displayed.readings import substitutions
 from symtf.checking.displayed.rows import (
@@ -85,7 +86,14 @@ def check_expression(claim: Claim, ev: Any, derivation: Derivation) -> tuple[Any
             f"{claim.where}.expression: expected an expression on each side of every relation, "
             f"found {claim.expression!r}"
         )
-    parts = [_check_link(c, ev, derivation) for c in _link_claims(claim, links)]
+    parts = []
+    first = None
+    for k, c in enumerate(_link_claims(claim, links)):
+        parts.append(_check_link(c, ev, derivation))
+        if k == 0:  # a later line standing for the chain's result reads its first link
+            first = ev.displayed_lines.get(claim.label)
+    if first is not None:
+        ev.displayed_lines[claim.label] = first
     # the line's value for later lines: its first link's reading, as when each link was a claim
     remember(ev, claim, parts[0][1])
     split = [lineage.split(checks) for checks, _ in parts]
@@ -304,8 +312,9 @@ def _check_link(claim: Claim, ev: Any, derivation: Derivation) -> tuple[tuple[An
         checks.append(
             Check(claim.label, None, index, p.text, expected, exact_str, verdict, why, value, extra)
         )
+    line = linked.remember(ev, parsed, claim, derivation, replace, resolve)
     if any(ch.verdict in ("slip", "wrong") for ch in checks):
-        checks = _with_rounded_literals(checks, parsed, claim, derivation, replace, resolve, xp)
+        checks = _with_rounded_literals(checks, parsed, claim, derivation, line)
     if anchored or not replace:
         lineage.remember_written(ev, claim, parsed, replace, itself)
     lineage.remember_copies(ev, claim, copies)
@@ -322,20 +331,22 @@ def _with_rounded_literals(
     parsed: sx.Expression,
     claim: Claim,
     derivation: Derivation,
-    replace: dict[int, Any],
-    resolve: Any,
-    xp: Any,
+    line: linked.Line,
 ) -> list[Any]:
     """The line's checks, accepted when its repeated literals are read as rounded prints.
 
     A literal left as written that repeats an earlier printed number no step explains
-    (:mod:`symtf.checking.repeated`) is known only to its printed digits: when one point
-    of its rounding interval gives every printed result of the line, the off results
-    become ``rounded`` with that reason (JSON ``accepted_by`` = ``rounded_inputs`` and
-    ``rounded_literals``); otherwise they keep their verdicts.
+    (:mod:`symtf.checking.repeated`) is known only to its printed digits, and so is a
+    literal standing for an earlier line's result computed from such literals
+    (:mod:`symtf.checking.displayed.linked`): when one point of their rounding intervals
+    gives every printed result of the line (and of the earlier lines it stands for), the
+    off results become ``rounded`` with that reason (JSON ``accepted_by`` =
+    ``rounded_inputs`` and ``rounded_literals``); otherwise they keep their verdicts.
     """
+    replace, resolve, xp = line.replace, line.resolve, line.xp
     loose = repeated.loose_literals(parsed, claim, derivation, replace)
-    if not loose:
+    chained = linked.links(line)
+    if not loose and not chained:
         return checks
     printed = [p for row in claim.printed for p in row]
     if any(p.value is None for p in printed):
@@ -351,11 +362,19 @@ def _with_rounded_literals(
             return None
         return x if x.is_finite() else None
 
-    try:
-        ok = repeated.reached(parsed, loose, replace, evaluate, ball, printed, claim.rounding, xp)
-    except (Undecided, ExpressionError, SpecError, ArithmeticError):
-        ok = False
-    if not ok:
+    def reached(links: list[linked.Link]) -> bool:
+        try:
+            return repeated.reached(
+                parsed, loose, replace, evaluate, ball, printed, claim.rounding, xp, links
+            )
+        except (Undecided, ExpressionError, SpecError, ArithmeticError):
+            return False
+
+    # the loose literals alone first (an earlier result at its exact reading); then the
+    # earlier lines' literals move too, their prints holding at the same point
+    if loose and reached([]):
+        chained = []
+    elif not chained or not reached(chained):
         return checks
     out = []
     for ch in checks:
@@ -372,8 +391,8 @@ def _with_rounded_literals(
                 **({"softmax_of": lo.logits_label} if lo.logits else {}),
             }
             for lo in loose
-        ]
-        why = f"{ch.explanation}; {repeated.explain(loose, ch.printed)}"
+        ] + [linked.literal_fields(parsed, link) for link in chained]
+        why = f"{ch.explanation}; {repeated.explain(loose, ch.printed, linked.words(parsed, chained))}"
         out.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
     return out
 

@@ -16,8 +16,9 @@ of the table it was called with the entry the sequence names. Each printed score
 checked as that expression of the table's entries as written (computed in Python's
 floats, as the code does). Nothing here runs the code: the function is read with ``ast``,
 and only this form of it (one update of ``score`` by the picked entry) is read, with the
-table a literal of the block that calls it, and the pairs printed in the article's text
-after that block (a pasted output, not a notebook's own outputs).
+table a literal of the block that calls it, and the pairs printed after that block: in
+the article's text, or in what the block printed (a notebook cell's outputs, the plain or
+terminal fence right under a Markdown fence), one pair a line.
 """
 
 from __future__ import annotations
@@ -25,15 +26,20 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from symtf.draft.article import Article, Printing
+from symtf.place import Place
 
-__all__ = ["Scored", "scored_sequences"]
+__all__ = ["PrintedScore", "Scored", "scored_sequences"]
 
 #: A printed sequence and its score: ``[[4, 0, 4, 0], 0.025600863289563108]``.
 _PRINTED = re.compile(
     r"^\s*\[\s*\[(?P<seq>\s*\d+(?:\s*,\s*\d+)*\s*)\]\s*,\s*(?P<score>[-+.\deE]+)\s*\]\s*$"
 )
+
+#: One pick of a printed sequence.
+_INT = re.compile(r"\d+")
 
 #: The longest sequence read (its score is one nested expression per pick).
 MAX_PICKS = 64
@@ -48,6 +54,23 @@ class Scored:
 
     expression: str
     note: str
+
+
+@dataclass(frozen=True)
+class PrintedScore:
+    """A score printed in a block's own output (not one of the article's printings): the
+    pair's line as printed, the score's place, and the expression it is."""
+
+    score: str
+    context: str
+    line: int
+    cell: int | None
+    place: Place | None
+    scored: Scored
+    #: The sequence's picks as printed, with their places (empty when not known): what
+    #: the code chose, which its score is computed from.
+    picks: tuple[str, ...] = ()
+    pick_places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -176,9 +199,12 @@ def _table(tree: ast.Module, text: str, name: str) -> list[list[str]] | None:
     return rows
 
 
-def scored_sequences(article: Article, printings: list[Printing]) -> dict[int, Scored]:
+def scored_sequences(
+    article: Article, printings: list[Printing], outputs: list[PrintedScore] | None = None
+) -> dict[int, Scored]:
     """For each printed score of a sequence a search function of the article's code printed
-    (see the module docstring): the expression it is."""
+    (see the module docstring): the expression it is. The scores a block printed in its
+    own output are appended to ``outputs`` when it is given."""
     out: dict[int, Scored] = {}
     blocks = sorted(
         article.code, key=lambda b: (b.cell if b.cell is not None else -1, b.first_line)
@@ -211,6 +237,11 @@ def scored_sequences(article: Article, printings: list[Printing]) -> dict[int, S
             continue
         end = block.first_line + block.text.count("\n")
         nxt = blocks[k + 1] if k + 1 < len(blocks) else None
+        note = (
+            f"the score {rule.name} keeps for the sequence it prints: from "
+            f"{rule.start}, {ast.unparse(rule.update)} for the entry it picks in each row of "
+            f"{arg.id}"
+        )
         for p in printings:
             if p.kind != "number" or p.size != 1 or p.line <= end:
                 continue
@@ -221,23 +252,59 @@ def scored_sequences(article: Article, printings: list[Printing]) -> dict[int, S
             m = _PRINTED.match(p.context)
             if m is None or m.group("score") != p.rows[0][0]:
                 continue
-            picks = [int(x) for x in m.group("seq").split(",")]
-            if len(picks) != len(table) or any(
-                i >= len(cells) for i, cells in zip(picks, table, strict=True)
-            ):
-                continue
-            expression: str | None = rule.start
-            for i, cells in zip(picks, table, strict=True):
-                assert expression is not None
-                expression = _render(rule.update, rule, expression, cells[i])
-                if expression is None:
-                    break
-            if expression is None:
-                continue
-            out[p.key] = Scored(
-                expression,
-                f"the score {rule.name} keeps for the sequence it prints: from "
-                f"{rule.start}, {ast.unparse(rule.update)} for the entry it picks in each row of "
-                f"{arg.id}",
-            )
+            expression = _scored(rule, table, m)
+            if expression is not None:
+                out[p.key] = Scored(expression, note)
+        if outputs is not None:
+            outputs.extend(_printed_scores(block, rule, table, note))
+    return out
+
+
+def _scored(rule: _Rule, table: list[list[str]], m: re.Match[str]) -> str | None:
+    """The expression of the score of the printed pair ``m`` (None: it picks outside the
+    table, or the update cannot be written)."""
+    picks = [int(x) for x in m.group("seq").split(",")]
+    if len(picks) != len(table) or any(
+        i >= len(cells) for i, cells in zip(picks, table, strict=True)
+    ):
+        return None
+    expression: str | None = rule.start
+    for i, cells in zip(picks, table, strict=True):
+        assert expression is not None
+        expression = _render(rule.update, rule, expression, cells[i])
+        if expression is None:
+            return None
+    return expression
+
+
+def _printed_scores(
+    block: Any, rule: _Rule, table: list[list[str]], note: str
+) -> list[PrintedScore]:
+    """The pairs a block printed in its own output, one a line, with their expressions."""
+    out: list[PrintedScore] = []
+    for o in block.outputs:
+        at = 0
+        for n, line in enumerate(o.text.split("\n")):
+            m = _PRINTED.match(line)
+            if m is not None and n < len(o.lines):
+                expression = _scored(rule, table, m)
+                if expression is not None:
+                    start = at + m.start("score")
+                    place = o.source.place(start, at + m.end("score")) if o.source else None
+                    ints = list(_INT.finditer(line, m.start("seq"), m.end("seq")))
+                    out.append(
+                        PrintedScore(
+                            m.group("score"),
+                            line.strip(),
+                            o.lines[n],
+                            block.cell,
+                            place,
+                            Scored(expression, note),
+                            tuple(i.group() for i in ints),
+                            tuple(o.source.place(at + i.start(), at + i.end()) for i in ints)
+                            if o.source
+                            else (),
+                        )
+                    )
+            at += len(line) + 1
     return out

@@ -37,7 +37,7 @@ from symtf.draft.infer.literals import (
     stated_operands,
 )
 from symtf.draft.infer.reduced import named_on, query_key, reduced, row_of_run, scores_named
-from symtf.draft.infer.scored import scored_sequences
+from symtf.draft.infer.scored import PrintedScore, scored_sequences
 from symtf.draft.infer.staged import softmax_stage
 from symtf.draft.infer.statements import StatedSteps
 from symtf.draft.infer.target import (
@@ -111,8 +111,53 @@ class Search(StatedSteps):
                 pace.step(i)
             self._same_line_reductions()
             self._displays()
-            self.scored = scored_sequences(self.article, list(self.article.printings))
+            pairs: list[PrintedScore] = []
+            self.scored = scored_sequences(self.article, list(self.article.printings), pairs)
+            self._printed_scores(pairs)
             self._xp = None
+
+    def _printed_scores(self, printed: list[PrintedScore]) -> None:
+        """The scores a search function printed in its block's own output, where the code's
+        translation did not say which values they are: a printing each, checked as the
+        expression the code keeps (:mod:`symtf.draft.infer.scored`)."""
+        taken = {(p.cell, line) for p in self.extra for line in p.lines}
+        for s in printed:
+            if (s.cell, s.line) in taken:
+                continue
+            self._shown_key += 1
+            key = 2_000_000 + self._shown_key
+            p = Printing(
+                key,
+                "number",
+                "",
+                "",
+                ((s.score,),),
+                (s.line,),
+                s.cell,
+                s.context,
+                places=(s.place,) if s.place is not None else (),
+            )
+            self.extra.append(p)
+            self.outcomes[key] = Outcome(p, "unmapped", note="a score the code prints")
+            self.scored[key] = s.scored
+            if s.picks:  # the sequence it scores: what the code chose, an input to the score
+                self._shown_key += 1
+                key = 2_000_000 + self._shown_key
+                seq = Printing(
+                    key,
+                    "vector",
+                    "",
+                    "",
+                    (s.picks,),
+                    (s.line,),
+                    s.cell,
+                    s.context,
+                    places=s.pick_places,
+                )
+                self.extra.append(seq)
+                self._printing(seq)  # a step of the known tensors may give it (an argmax)
+                if self.outcomes.get(key) is None or self.outcomes[key].status != "mapped":
+                    self.outcomes[key] = Outcome(seq, "given", note="the sequence the code prints")
 
     def _printed_opaque(self, translator: Any) -> set[str]:
         """Variables with no translated value that a print shows (a first, dry pass of the code)."""

@@ -19,7 +19,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from symtf.draft.read.markdown import PLAIN, PYTHON, Fence
+from symtf.draft.read.markdown import PLAIN, PYTHON, SHELL, Fence
 from symtf.draft.read.notebook import Cell
 from symtf.draft.read.source import Text
 
@@ -32,6 +32,7 @@ __all__ = [
     "fenced_blocks",
     "next_to",
     "notebook_blocks",
+    "printed_fence",
     "without_stated_sizes",
 ]
 
@@ -206,6 +207,25 @@ def code_prefix(body: str) -> int | None:
     return best
 
 
+#: The first line of a terminal fence that is a command, not what a program printed.
+_COMMAND = re.compile(
+    r"^\s*(?:[$%>]|\w+@[\w.-]+:|(?:python3?|pip3?|conda|uv|git|cd|ls|cat|echo|export|curl|wget|"
+    r"mkdir|source|sudo|docker|jupyter|pytest|torchrun|accelerate)\b)"
+)
+
+
+def printed_fence(fence: Fence) -> bool:
+    """Whether a fence right after a Python fence can be what it printed: a plain fence,
+    or a terminal's (```` ```shell ````, ```` ```sh ````, …) whose first line is not a
+    command (``$ python train.py``, ``pip install …``)."""
+    if fence.info in PLAIN:
+        return True
+    if fence.info not in SHELL:
+        return False
+    first = next((ln for ln in fence.body.text.split("\n") if ln.strip()), "")
+    return not _COMMAND.match(first)
+
+
 def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list[Fence]]]:
     """Each fenced Python block that parses, with the plain blocks right after it; a block
     whose leading paragraphs only are Python (:func:`code_prefix`) gives those, with no
@@ -225,7 +245,7 @@ def code_fences(fences: list[Fence], lines: list[str]) -> list[tuple[Fence, list
         outputs: list[Fence] = []
         end = block.close_line
         for later in fences[i + 1 :]:
-            if later.info not in PLAIN or not next_to(lines[end : later.open_line - 1]):
+            if not printed_fence(later) or not next_to(lines[end : later.open_line - 1]):
                 break
             outputs.append(later)
             end = later.close_line

@@ -30,11 +30,14 @@ from typing import Any
 from symtf.draft.read.items import DECIMAL_COMMA, Segment
 from symtf.draft.read.source import LineIndex, Text
 
-__all__ = ["Fence", "MarkdownRead", "read_markdown"]
+__all__ = ["PLAIN", "PYTHON", "SHELL", "Fence", "MarkdownRead", "read_markdown"]
 
 #: Fence languages read as Python code, and those read as what a block printed.
 PYTHON = ("python", "py", "python3", "ipython", "pycon")
 PLAIN = ("", "text", "output", "console", "plaintext", "txt")
+#: Fence languages of a terminal: right after a Python fence, what it printed (unless the
+#: fence holds a command, ``$ python train.py``: see symtf.draft.read.blocks).
+SHELL = ("shell", "sh", "bash", "zsh", "shell-session", "terminal")
 
 #: Maths written inside a paragraph that markdown-it does not see as maths.
 _INLINE_MATHS = re.compile(
