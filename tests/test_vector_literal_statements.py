@@ -259,3 +259,29 @@ def test_matrices_drawn_side_by_side_are_checked_entry_by_entry(tmp_path: Path) 
         assert position(DRAWN, "0.30", nth) in inputs
         assert position(DRAWN, "-0.15", nth) in inputs
         assert _verdicts(report, DRAWN, "-0.15", nth) <= OK
+
+
+# By hand: 0.5·(0.2, −0.4) = (0.1, −0.2), printed (0.1, −0.3): one unit of 0.1 off; the
+# escaped brackets of Markdown, \[0.1, 0.2] + \[0.3, −0.4] = \[0.4, −0.2], hold.
+WRITTEN = r"""# Other ways to write a vector
+
+Scaled: 0.5 × (0.2, −0.4) = (0.1, −0.3).
+
+
+
+The sum \[0.1, 0.2] + \[0.3, −0.4] = \[0.4, −0.2] is the input.
+
+
+
+The call f(0.1, 0.2) = (0.3, 0.4) is not arithmetic on tuples.
+"""
+
+
+def test_tuples_and_escaped_brackets_written_as_vectors(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, WRITTEN)
+    assert (3, "0.1", "exact") in got and (3, "-0.3", "wrong") in got
+    assert (7, "0.4", "exact") in got and (7, "-0.2", "exact") in got
+    report = _report(tmp_path, WRITTEN)
+    assert position(WRITTEN, "0.2, −0.4") in _input_places(report)
+    # a name before the parentheses makes them a call: no arithmetic is read there
+    assert not [g for g in got if g[0] == 11 and g[2] not in OK]
