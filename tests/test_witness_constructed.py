@@ -336,6 +336,28 @@ def test_a_weight_whose_inputs_leave_a_thin_sliver_of_their_box_is_reached(
     assert not any(v & set(FLAGS) for v in got.values()), got
 
 
+GAP = """# A gap
+
+The inputs are x = [0.5000, 0.4999] and the weights w = [0.3127, 0.2219].
+
+g = 1 / (0.5000 - 0.4999) = {g}
+"""
+
+
+def test_a_print_neither_reached_nor_ruled_out_is_undecided_not_flagged(tmp_path: Path) -> None:
+    """0.5000 − 0.4999 over the box is [0, 0.0002]: 1/(it) is at least 5000 or undefined, so
+    −5.000 is never reached, but no part of the box holding the zero can be enclosed, so
+    nothing certifies that: the honest verdict is undecided."""
+    lo = Fraction("0.49995") - Fraction("0.49995")  # the corner where the gap is 0
+    hi = Fraction("0.50005") - Fraction("0.49985")
+    assert lo == 0 and 1 / hi == 5000
+    got = _verdicts(tmp_path, GAP.format(g="-5.000"))
+    assert got["-5.000"] == {"undecided"}, got
+    # a print the box reaches (the gap 0.0001 ± 0.0001 holds 1/0.00015) is accepted
+    reached = _print(1 / mpmath.mpf("0.00015"), 3)
+    assert _verdicts(tmp_path, GAP.format(g=reached))[reached] == {"rounded"}
+
+
 # ------------------------------------------------------------- the search, on its own
 
 
