@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -209,6 +210,32 @@ def parse_exact(text: str, *, where: str = "value") -> Fraction:
     """
     if not isinstance(text, str):
         raise SpecError(f"{where}: expected a number as a string, found {type(text).__name__}")
+    if len(text) <= _KEPT_LENGTH:
+        value = _exact_value(text)
+        if value is not None:
+            return value
+    return _parse_exact(text, where)
+
+
+#: Number strings at most this long have their values kept (:func:`_exact_value`).
+_KEPT_LENGTH = 40
+
+
+@functools.lru_cache(maxsize=8192)
+def _exact_value(text: str) -> Fraction | None:
+    """The value of a short number string (``None``: not a number :func:`parse_exact` reads).
+
+    A derivation repeats its numbers (a printed matrix read by every claim that shows it, the
+    same draft read again after an edit): each is read once. A ``Fraction`` never changes.
+    """
+    try:
+        return _parse_exact(text, "value")
+    except SpecError:
+        return None
+
+
+def _parse_exact(text: str, where: str) -> Fraction:
+    """:func:`parse_exact` of a string."""
     s = _normalise(text)
     _check_length(s, where)
     check_ascii(s, where)

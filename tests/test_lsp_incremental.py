@@ -241,6 +241,44 @@ def test_an_edit_to_the_prose_reuses_the_check_and_gives_a_fresh_result(tmp_path
     assert found == State().check("fresh", edited, kind, str(path))[0]
 
 
+MOVED = """\
+# Two scores
+
+The query is $q = [1.5, 0.5]$ and the keys are $k_1 = [0.2, 0.4]$, $k_2 = [1.0, 0.6]$.
+
+$$
+q \\cdot k_1 = 1.5 \\times 0.2 + 0.5 \\times 0.4 = 0.5
+$$
+
+$$
+q \\cdot k_2 = 1.5 \\times 1.0 + 0.5 \\times 0.6 = 1.8
+$$
+
+Their sum is $0.5 + 1.8 = 2.3$, and their mean $2.3 / 2 = 1.25$.
+"""
+
+
+def test_edits_that_move_later_lines_give_what_a_fresh_worker_gives() -> None:
+    """A number written with one more digit, then a line added above the rest: the segments
+    after each edit stand elsewhere in the file and are taken from the last reading (not read
+    again), and the result (the report as JSON with each number's line and columns, the
+    fixes, the draft) is what a fresh worker finds."""
+    state = State()
+    state.check("doc", MOVED, "md", "post.md")
+    longer = MOVED.replace("[1.5, 0.5]", "[1.50, 0.5]")  # the same value, a column wider
+    lower = longer.replace("\n\n$$\nq \\cdot k_1", "\n\nThe first:\n\n$$\nq \\cdot k_1")
+    assert lower.count("\n") == MOVED.count("\n") + 2
+    for edited in (longer, lower):
+        found, _ = state.check("doc", edited, "md", "post.md")
+        assert state.docs["doc"].segments.hits > 0
+        fresh = State().check("fresh", edited, "md", "post.md")[0]
+        assert found == fresh
+    # the mean is off (1.15 is 2.3 / 2), at its place in the last text
+    (off,) = [c for c in found["derivation"]["checks"] if c["verdict"] == "wrong"]
+    line = lower.splitlines()[off["source_line"] - 1]
+    assert line[off["source_column"] - 1 : off["source_end_column"] - 1] == "1.25"
+
+
 def test_an_article_with_code_is_searched_whole() -> None:
     text = (ROOT / "tests" / "draft_sources" / "sanjiv_temperature_snippet.md").read_text(
         encoding="utf-8"

@@ -28,6 +28,7 @@ from typing import Any
 
 from symtf.draft.names import ident
 from symtf.draft.read import LITERAL, Found, read, text_lines
+from symtf.draft.read.memo import SegmentMemo
 from symtf.errors import ExpressionError
 from symtf.language import latexmath
 from symtf.place import Place
@@ -451,14 +452,20 @@ def _dims(text: str) -> list[int]:
     return sorted(d for d in dims if 1 <= d <= 4096)
 
 
-def read_article(text: str, kind: str, *, path: str = "<text>") -> Article:
+def read_article(
+    text: str, kind: str, *, path: str = "<text>", memo: SegmentMemo | None = None
+) -> Article:
     """Read an article's text (``kind``: ``md``, ``txt``, ``tex`` or ``ipynb``).
+
+    ``memo``: what an earlier reading of the same document found in each segment, taken
+    where a segment is the same (:mod:`symtf.draft.read.memo`); the article read is the
+    same either way.
 
     Raises:
         SpecError: A notebook that is not JSON with a list of cells.
     """
     reading = read(text, kind, path=path, code=True)  # code: the translation reads it
-    found = reading.found()
+    found = reading.found(memo)
     if kind == "ipynb":  # a markdown cell's lines → the notebook file's lines
         found = [dataclasses.replace(f, line=reading.file_line(f.cell, f.line)) for f in found]
     # hand arithmetic written in a comment of the code (``# sqrt(4) = 2.0``) is a displayed

@@ -9,6 +9,10 @@ Kept per document, and reused when an edit allows:
 - **the last results**: a text seen among the last few (a save, an undo) gets its
   result back whole, and the next edit starts from that text's search and check (an
   edit undone leaves nothing of itself in what the one after it reuses);
+- **what the reading found in each segment.** Reading the article is done again for every
+  text, but a segment the edit left as it was (the same text at the same lines and
+  columns, after the same definitions) gives back what it gave before, without being read
+  again (:mod:`symtf.draft.read.memo`);
 - **the search's state before each printing.** Drafting reads the article (cheap),
   then searches the step behind each printed matrix in the article's order, each
   over the tensors known from the printings before it (most of the cost). When an
@@ -51,6 +55,7 @@ from typing import Any
 
 from symtf.checking.incremental import Checked
 from symtf.draft.infer.search import Search
+from symtf.draft.read.memo import SegmentMemo
 from symtf.numbers import Printed
 
 __all__ = ["Resumable", "State", "describe"]
@@ -78,6 +83,8 @@ class _Doc:
     checked: tuple[str, Checked] | None = None
     #: The latest check of any of its texts (its traces serve the next check too).
     last: Checked | None = None
+    #: What the last reading found in each segment of the text (:mod:`symtf.draft.read.memo`).
+    segments: SegmentMemo = field(default_factory=SegmentMemo)
 
 
 class State:
@@ -120,7 +127,7 @@ class State:
         else:
             start = time.perf_counter()
             with guard(name):
-                draft, doc.search, reused = _drafted(text, kind, name, doc.search)
+                draft, doc.search, reused = _drafted(text, kind, name, doc.search, doc.segments)
             if doc.checked is not None and doc.checked[0] == draft.toml:
                 report = doc.checked[1].report  # the same derivation: the same report
                 reused += ", and the check of the same drafted derivation"
@@ -170,15 +177,20 @@ def _checked(
 
 
 def _drafted(
-    text: str, kind: str, name: str, previous: Resumable | None
+    text: str,
+    kind: str,
+    name: str,
+    previous: Resumable | None,
+    segments: SegmentMemo | None = None,
 ) -> tuple[Any, Resumable | None, str]:
-    """The draft of an article, resuming ``previous``'s search where the edit allows."""
+    """The draft of an article, resuming ``previous``'s search where the edit allows (and
+    taking what the last reading found in the segments an edit left as they were)."""
     from symtf.draft import Draft, _collector_paused, draft_text
     from symtf.draft.article import read_article
     from symtf.draft.compose import compose
 
     start = time.perf_counter()
-    article = read_article(text, kind, path=name)
+    article = read_article(text, kind, path=name, memo=segments)
     if article.code:  # code is translated in one pass with the printings: searched whole
         return draft_text(text, kind, path=name), None, "the warm process (an article with code)"
     search = Resumable(article, previous)

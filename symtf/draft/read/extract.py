@@ -30,6 +30,7 @@ from symtf.draft.read.blocks import Block
 from symtf.draft.read.definitions import Definition
 from symtf.draft.read.items import LITERAL, Found, Rows, Segment, split_top
 from symtf.draft.read.maths import STATEMENT_SEPARATORS, math_items, maths_segments
+from symtf.draft.read.memo import SegmentMemo, outcome, segment_key
 from symtf.draft.read.prose import comment_numbers, text_items
 from symtf.draft.read.prose.outputs import printed_numbers
 from symtf.draft.read.segments import pieces
@@ -68,9 +69,13 @@ class Reading:
     blocks: tuple[Block, ...] = ()
     sources: dict[int, Text] = field(default_factory=dict)
 
-    def found(self) -> list[Found]:
-        """Every printed value, each entry with its place; see the module docstring."""
-        return found_in(list(self.segments))
+    def found(self, memo: SegmentMemo | None = None) -> list[Found]:
+        """Every printed value, each entry with its place; see the module docstring.
+
+        ``memo``: the segments an earlier reading found, taken where they are the same
+        (:mod:`symtf.draft.read.memo`).
+        """
+        return found_in(list(self.segments), memo)
 
     def in_code(self) -> list[tuple[str, Found]]:
         """The values the code shows, as the reader sees them: ``("output", …)`` for what a
@@ -143,9 +148,11 @@ def segments(
     return list(read(text, kind, path=path, code=not outputs).segments)
 
 
-def found_in(segs: list[Segment]) -> list[Found]:
-    """Every printed value of the segments, in order."""
+def found_in(segs: list[Segment], memo: SegmentMemo | None = None) -> list[Found]:
+    """Every printed value of the segments, in order (``memo``: see :meth:`Reading.found`)."""
     found: list[Found] = []
+    if memo is not None:
+        memo.start()
     definitions: dict[str, Definition] = {}  # R(θ) = …, for the segments after it
     quantities: dict[str, str] = {}  # D = 0.5 log 5 + … with no value yet, by label
     for k, seg in enumerate(segs):
@@ -157,9 +164,22 @@ def found_in(segs: list[Segment]) -> list[Found]:
             ]
             if words:
                 seg.extra["prose_label"] = words[-1]
-        items = math_items(seg, definitions, quantities) if seg.math else text_items(seg)
+        key = segment_key(seg, definitions, quantities) if memo is not None else None
+        kept = memo.get(key) if memo is not None else None
+        if kept is not None:  # read before: its findings, and what it defined
+            items = list(kept[0])
+            definitions.clear()
+            definitions.update(kept[1])
+            quantities.clear()
+            quantities.update(kept[2])
+        else:
+            items = math_items(seg, definitions, quantities) if seg.math else text_items(seg)
+            if memo is not None:
+                memo.put(key, outcome(items, definitions, quantities))
         # a chain is one statement of one segment: several on a line are several chains
         found.extend(replace(f, chain=f"{k}:{f.chain}") if f.chain else f for f in items)
+    if memo is not None:
+        memo.finish()
     return found + _rows_of_arrows(found)
 
 
