@@ -285,3 +285,22 @@ def test_tuples_and_escaped_brackets_written_as_vectors(tmp_path: Path) -> None:
     assert position(WRITTEN, "0.2, −0.4") in _input_places(report)
     # a name before the parentheses makes them a call: no arithmetic is read there
     assert not [g for g in got if g[0] == 11 and g[2] not in OK]
+
+
+# By hand: [1, 2] ⊙ [3, 0.5] = [3, 1] and [0.5, 2] ∘ [4, 0.25] = [2, 0.5] (printed 0.6,
+# one unit of 0.1 off), element by element.
+HADAMARD = """# Gates
+
+The gate: [1, 2] ⊙ [3, 0.5] = [3, 1.0] here.
+
+
+
+Also `[0.5, 2] ∘ [4, 0.25] = [2, 0.6]`.
+"""
+
+
+def test_an_element_wise_product_written_in_prose_is_checked(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, HADAMARD)
+    assert (3, "3", "exact") in got and (3, "1.0", "exact") in got
+    assert (7, "2", "exact") in got and (7, "0.6", "wrong") in got
+    assert not _unchecked_lines(_report(tmp_path, HADAMARD))

@@ -539,7 +539,8 @@ def _plain_chain(fragment: str) -> tuple[str | None, list[tuple[str, int]]]:
 
 
 _PLAIN_OPERATORS = re.compile(
-    r"[-−+*/×·÷^√²³°]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", re.I
+    r"[-−+*/×·÷^√²³°∘⊙]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh|softmax|sigmoid)\(",
+    re.I,
 )
 
 
