@@ -78,7 +78,8 @@ def reach(
     all are moved together the way they push the off values, with the furthest one
     bisected (for one value this finds the point whenever the far corner passes the
     print), and points solving the first-order model are tried: aimed at the middle of
-    every interval, then at a margin inside each one.
+    every interval, then at a margin inside each one (down to a
+    thousandth of its half-width, for a point of a thin sliver of the box).
 
     Args:
         entries: The input entries that may move, each with its half-width.
@@ -234,7 +235,7 @@ class _Search:
         if found is None:
             found = self._linearised(margin=None)
         if found is None:
-            for margin in (0.5, 0.25, 0.05):
+            for margin in (0.5, 0.25, 0.05, 0.01, 0.001):
                 found = self._linearised(margin=margin)
                 if found is not None:
                     break

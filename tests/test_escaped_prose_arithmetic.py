@@ -32,3 +32,14 @@ def test_escaped_operators_in_a_list_item_are_checked_as_arithmetic(tmp_path: Pa
             if r.claim.expression and place is not None and place.line == 4:
                 got.append((place.column, c.printed, c.verdict))
     assert sorted(got) == [(39, "1.8", "exact"), (44, "1.5", "wrong")]
+
+
+def test_a_typographic_minus_in_a_sentence_s_arithmetic_is_read(tmp_path: Path) -> None:
+    """``1 − 0.7 = 0.3`` with U+2212, the minus sign typesetting writes: by hand 0.3 exactly;
+    1 − 0.85 is 0.15, so a printed 0.4 is off (wrong). Neither was read as arithmetic."""
+    from article_checks import json_checks, verdicts_at
+
+    text = "# Complements\n\nAnd 1 − 0.7 = 0.3, while 1 − 0.85 = 0.4.\n"
+    checks = json_checks(tmp_path, text)
+    assert verdicts_at(checks, text, "0.3") == {"exact"}
+    assert verdicts_at(checks, text, "0.4") == {"wrong"}

@@ -80,6 +80,9 @@ CASES = [
     (r"\tanh(0)", "0"),
     (r"[\sin(1), \cos(1)]", "[sin(1), cos(1)]"),
     (r"\exp\left(1.5\right)", "e^1.5"),
+    # an ε in scientific notation is one number, as in plain text: 4/(4 + 10⁻⁸), not 1·e − 8
+    (r"\frac{4}{\sqrt{16}+1e-8}", "4 / (4 + 1/100000000)"),
+    (r"2.5E+3 + 1", "2501"),
 ]
 
 
@@ -204,3 +207,20 @@ def test_label_text_keeps_what_is_written(written: str, label: str) -> None:
 def test_label_text_refuses_what_to_plain_refuses() -> None:
     with pytest.raises(ExpressionError, match="label"):
         L.label_text(r"\input{x}")
+
+
+def test_an_epsilon_in_scientific_notation_inside_a_worked_line_is_no_false_alarm(
+    tmp_path: Path,
+) -> None:
+    """Adam's first step, by hand: 0.1 · 4/(√16 + 10⁻⁸) = 0.4/4.00000001 = 0.09999999975…,
+    which prints 0.1; 2 − 0.09999999975… = 1.90000000025…, which prints 1.9. With ``1e-8``
+    read as 1·e − 8 the line was flagged wrong (-0.312…)."""
+    from article_checks import json_checks, verdicts_at
+
+    text = (
+        "# Adam\n\nStart w = 2, gradient 4.\n\n"
+        "w₁ = 2 - 0.1 × 4/(√16+1e-8)=2 - 0.1×4/4=2 - 0.1=1.9\n"
+    )
+    checks = json_checks(tmp_path, text)
+    assert not [c for c in checks if c["verdict"] in ("slip", "wrong")], checks
+    assert verdicts_at(checks, text, "1.9") == {"rounded"}

@@ -151,11 +151,26 @@ def test_weighted_sums_and_named_functions_of_vectors_check_out(tmp_path: Path) 
 
 
 # 0.5·[0, 2] + 0.25·[2, 2] = [0, 1.0] + [0.5, 0.5] = [0.5, 1.5]: the middle link's lists
-# are the values of the first link's terms (results), not inputs the line states.
+# are the values of the first link's terms (results), not inputs the line states; each is
+# checked whole, its copies (0.5·0 = 0) too. 0.5·[1, 2] + 0.25·[2, 0] written entry by
+# entry is [0.5·1 + 0.25·2, 0.5·2 + 0.25·0] = [0.5 + 0.5, 1.0 + 0] = [1.0, 1.0]; the last
+# line writes 0.4 for the 0.25·2 = 0.5 of the second term (one unit of 0.1 off: wrong).
 CHAIN = r"""# Two links
 
 $$
 0.5 \times [0, 2] + 0.25 \times [2, 2] = [0, 1.0] + [0.5, 0.5] = [0.5, 1.5]
+$$
+
+
+
+$$
+0.5 \times [1, 2] + 0.25 \times [2, 0] = [0.5 + 0.5,\; 1.0 + 0] = [1.0, 1.0]
+$$
+
+
+
+$$
+0.5 \times [1, 2] + 0.25 \times [2, 0] = [0.5, 1.0] + [0.4, 0]
 $$
 """
 
@@ -168,7 +183,25 @@ def test_the_lists_of_a_later_link_are_not_inputs(tmp_path: Path) -> None:
     assert position(CHAIN, "0.5 \\times") in inputs  # the first link's weight is one
     got = placed_verdicts(tmp_path, CHAIN)
     assert (4, "1.0", "exact") in got and (4, "1.5", "exact") in got
-    assert all(v in OK for _, _, v in got)
+    assert [v for line, _, v in got if line in (4, 10)] and all(
+        v in OK for line, _, v in got if line in (4, 10)
+    )
+
+
+def test_the_lists_and_entries_of_a_later_link_are_the_terms_values(tmp_path: Path) -> None:
+    report = _report(tmp_path, CHAIN)
+    assert _verdicts(report, CHAIN, "0, 1.0]") == {"exact"}  # 0.5·0: a copy, checked too
+    assert _verdicts(report, CHAIN, "0.5]") == {"exact"}  # 0.25·2
+    assert _verdicts(report, CHAIN, "0.5 + 0.5") == {"exact"}  # 0.5·1, entry by entry
+    line, column = position(CHAIN, "1.0 + 0]")
+    zero = {
+        c["verdict"]
+        for c in report["checks"]
+        if (c["source_line"], c["source_column"]) == (line, column + 6)
+    }
+    assert zero == {"exact"}  # 0.25·0
+    assert _verdicts(report, CHAIN, "0.4") == {"wrong"}  # 0.25·2 = 0.5
+    assert not {u["source_line"] for u in report["unchecked"]} & {4, 10}
 
 
 def test_the_language_computes_softmax_and_the_logistic_function_exactly() -> None:
@@ -181,3 +214,93 @@ def test_the_language_computes_softmax_and_the_logistic_function_exactly() -> No
     got = expr.parse("sigmoid([0, 2])", where="test").evaluate()
     assert got[0] == sympy.Rational(1, 2)
     assert sympy.simplify(got[1] - 1 / (1 + sympy.exp(-2))) == 0
+
+
+# Two 2×2 sums drawn row under row (by hand): [[0.30, -0.20], [0.05, 0.60]] −
+# [[0.10, 0.40], [-0.15, 0.20]] = [[0.20, -0.60], [0.20, 0.40]], and the same matrices
+# added give [[0.40, 0.20], [-0.10, 0.80]], printed with 0.90 (ten units off).
+DRAWN = """# A residual, drawn
+
+```
+g = [0.30, -0.20] − [0.10, 0.40] = [0.20, -0.60]
+    [0.05, 0.60]    [-0.15, 0.20]   [0.20, 0.40]
+```
+
+Then the sum:
+
+```
+h = [0.30, -0.20] + [0.10, 0.40]
+    [0.05, 0.60]    [-0.15, 0.20]
+
+  = [0.40, 0.20]
+    [-0.10, 0.90]
+```
+"""
+
+
+def test_matrices_drawn_side_by_side_are_checked_entry_by_entry(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, DRAWN)
+    for want in [
+        (4, "0.20", "exact"),
+        (4, "-0.60", "exact"),
+        (5, "0.20", "exact"),
+        (5, "0.40", "exact"),
+        (14, "0.40", "exact"),
+        (14, "0.20", "exact"),
+        (15, "-0.10", "exact"),
+        (15, "0.90", "wrong"),
+    ]:
+        assert want in got, want
+    assert [g for g in got if g[2] not in OK] == [(15, "0.90", "wrong")]
+    report = _report(tmp_path, DRAWN)
+    assert not _unchecked_lines(report)
+    inputs = _input_places(report)
+    for nth in (0, 1):  # both matrices of each line are its inputs, never flagged
+        assert position(DRAWN, "0.30", nth) in inputs
+        assert position(DRAWN, "-0.15", nth) in inputs
+        assert _verdicts(report, DRAWN, "-0.15", nth) <= OK
+
+
+# By hand: 0.5·(0.2, −0.4) = (0.1, −0.2), printed (0.1, −0.3): one unit of 0.1 off; the
+# escaped brackets of Markdown, \[0.1, 0.2] + \[0.3, −0.4] = \[0.4, −0.2], hold.
+WRITTEN = r"""# Other ways to write a vector
+
+Scaled: 0.5 × (0.2, −0.4) = (0.1, −0.3).
+
+
+
+The sum \[0.1, 0.2] + \[0.3, −0.4] = \[0.4, −0.2] is the input.
+
+
+
+The call f(0.1, 0.2) = (0.3, 0.4) is not arithmetic on tuples.
+"""
+
+
+def test_tuples_and_escaped_brackets_written_as_vectors(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, WRITTEN)
+    assert (3, "0.1", "exact") in got and (3, "-0.3", "wrong") in got
+    assert (7, "0.4", "exact") in got and (7, "-0.2", "exact") in got
+    report = _report(tmp_path, WRITTEN)
+    assert position(WRITTEN, "0.2, −0.4") in _input_places(report)
+    # a name before the parentheses makes them a call: no arithmetic is read there
+    assert not [g for g in got if g[0] == 11 and g[2] not in OK]
+
+
+# By hand: [1, 2] ⊙ [3, 0.5] = [3, 1] and [0.5, 2] ∘ [4, 0.25] = [2, 0.5] (printed 0.6,
+# one unit of 0.1 off), element by element.
+HADAMARD = """# Gates
+
+The gate: [1, 2] ⊙ [3, 0.5] = [3, 1.0] here.
+
+
+
+Also `[0.5, 2] ∘ [4, 0.25] = [2, 0.6]`.
+"""
+
+
+def test_an_element_wise_product_written_in_prose_is_checked(tmp_path: Path) -> None:
+    got = placed_verdicts(tmp_path, HADAMARD)
+    assert (3, "3", "exact") in got and (3, "1.0", "exact") in got
+    assert (7, "2", "exact") in got and (7, "0.6", "wrong") in got
+    assert not _unchecked_lines(_report(tmp_path, HADAMARD))

@@ -280,6 +280,84 @@ def test_a_weight_no_point_of_the_scores_box_gives_is_flagged(tmp_path: Path) ->
     assert got[wrong] and got[wrong] <= set(FLAGS), got
 
 
+ATTENTION = """# Attention by hand
+
+The scores are {z} and the values are {v}.
+
+{exps}
+
+Sum: {terms} = {total}
+
+{weights}
+
+output = {products} = {out}
+"""
+
+
+def _attention(seed: int, decimals: int) -> tuple[str, list[str]]:
+    """The softmax of three scores worked step by step, then the weighted sum of three values."""
+    rng = random.Random(f"attn_chain_m6-{seed}")
+    z = [_true(rng, -2, 2) for _ in range(3)]
+    v = [_true(rng) for _ in range(3)]
+    zs, vs = [_print(t, 4) for t in z], [_print(t, 4) for t in v]
+    e = [mpmath.exp(t) for t in z]
+    total = mpmath.fsum(e)
+    es, ps = [_print(t, decimals) for t in e], [_print(t / total, decimals) for t in e]
+    totals, out = (
+        _print(total, decimals),
+        _print(mpmath.fsum(t / total * u for t, u in zip(e, v, strict=True)), decimals),
+    )
+    text = ATTENTION.format(
+        z=", ".join(zs),
+        v=", ".join(vs),
+        exps="\n\n".join(f"e^{{{a}}} = {b}" for a, b in zip(zs, es, strict=True)),
+        terms=" + ".join(es),
+        total=totals,
+        weights="\n\n".join(f"p_{i + 1} = {es[i]} / {totals} = {ps[i]}" for i in range(3)),
+        products=" + ".join(f"{a} × {_par(b)}" for a, b in zip(ps, vs, strict=True)),
+        out=out,
+    )
+    return text, [*es, totals, *ps, out]
+
+
+def test_a_weight_whose_inputs_leave_a_thin_sliver_of_their_box_is_reached(
+    tmp_path: Path,
+) -> None:
+    """To 6 decimals p_1 = e_1 / S holds only where e_1 is in the lowest tenth of its
+    interval and p_1 at the top of its own: the point must be sought close to the ends."""
+    text, prints = _attention(13, 6)
+    e1, total, p1 = (mpmath.mpf(prints[k]) for k in (0, 3, 4))
+    h = mpmath.mpf("0.0000005")
+    # the largest e_1 that still gives p_1's print, even with the largest S, is within a
+    # tenth of e_1's interval of its lower end
+    assert (p1 + h) * (total + h) < e1 - h + 2 * h / 10
+    got = _verdicts(tmp_path, text)
+    assert set(prints) <= set(got), (prints, got)
+    assert not any(v & set(FLAGS) for v in got.values()), got
+
+
+GAP = """# A gap
+
+The inputs are x = [0.5000, 0.4999] and the weights w = [0.3127, 0.2219].
+
+g = 1 / (0.5000 - 0.4999) = {g}
+"""
+
+
+def test_a_print_neither_reached_nor_ruled_out_is_undecided_not_flagged(tmp_path: Path) -> None:
+    """0.5000 − 0.4999 over the box is [0, 0.0002]: 1/(it) is at least 5000 or undefined, so
+    −5.000 is never reached, but no part of the box holding the zero can be enclosed, so
+    nothing certifies that: the honest verdict is undecided."""
+    lo = Fraction("0.49995") - Fraction("0.49995")  # the corner where the gap is 0
+    hi = Fraction("0.50005") - Fraction("0.49985")
+    assert lo == 0 and 1 / hi == 5000
+    got = _verdicts(tmp_path, GAP.format(g="-5.000"))
+    assert got["-5.000"] == {"undecided"}, got
+    # a print the box reaches (the gap 0.0001 ± 0.0001 holds 1/0.00015) is accepted
+    reached = _print(1 / mpmath.mpf("0.00015"), 3)
+    assert _verdicts(tmp_path, GAP.format(g=reached))[reached] == {"rounded"}
+
+
 # ------------------------------------------------------------- the search, on its own
 
 

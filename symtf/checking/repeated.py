@@ -5,8 +5,10 @@ draft places: the article computed the loss from the unrounded probability, and 
 is only that probability to four decimals. Read as written the line is off (-ln(0.3099)
 = 1.171506); read as what it repeats, the literal is known only to its printed
 precision, and the line is right when one point of its rounding interval gives the
-printed result (a witness found by :func:`symtf.witness.reach`, never an
-enclosure merely meeting the print).
+printed result (a witness found by :func:`symtf.witness.decide`, never an
+enclosure merely meeting the print); it stays flagged only when no point does (the
+intervals cut into parts, each ruled out in certified balls), and is ``undecided``
+when neither can be shown.
 
 Without such a relation the repeated number must have at least :data:`MIN_DIGITS`
 significant digits, or share its row's precision with a number that has
@@ -335,6 +337,20 @@ def loose_entries(loose: Sequence[Loose], prefix: tuple[Any, ...] = ()) -> dict[
     return entries
 
 
+def loose_centres(loose: Sequence[Loose], prefix: tuple[Any, ...] = ()) -> dict[Hashable, Fraction]:
+    """The printed value each entry of :func:`loose_entries` moves from (a literal's
+    magnitude, a logit as printed)."""
+    out: dict[Hashable, Fraction] = {}
+    for lo in loose:
+        if lo.logits:
+            for k, q in enumerate(lo.logits):
+                if q.value is not None and q.value.denominator != 1:
+                    out[(*prefix, lo.logits_label, k)] = q.value
+        else:
+            out[(*prefix, "literal", lo.pos)] = abs(_known(lo.repeats.value))
+    return out
+
+
 def loose_intervals(loose: Sequence[Loose]) -> list[Interval]:
     """The rounding intervals the loose literals standing for softmax entries must keep."""
     return [rounding_interval(lo.repeats) for lo in loose if lo.logits]
@@ -354,7 +370,7 @@ def loose_values(
         sign = 1 if Fraction(lo.text.replace("−", "-")) >= 0 else -1
         if lo.logits:
             z = [
-                sympy.Rational(_known(q.value) + moves.get((*prefix, lo.logits_label, k), 0))
+                _shifted(_known(q.value), moves.get((*prefix, lo.logits_label, k), 0))
                 for k, q in enumerate(lo.logits)
             ]
             v = ops.softmax(xp, ops.tensor(xp, z)).data[lo.index]
@@ -363,8 +379,16 @@ def loose_values(
         else:
             centre = abs(_known(lo.repeats.value))
             shift = moves.get((*prefix, "literal", lo.pos), 0)
-            values[lo.pos] = sign * sympy.Rational(centre + shift)
+            values[lo.pos] = sign * _shifted(centre, shift)
     return values, own
+
+
+def _shifted(centre: Fraction, shift: Any) -> Any:
+    """A printed value moved by ``shift``: an exact shift, or a symbol standing for any
+    shift of a box (the line is then enclosed over the box, :func:`decided`)."""
+    if isinstance(shift, sympy.Basic) and not shift.is_Rational:
+        return sympy.Rational(centre) + shift
+    return sympy.Rational(centre + shift)
 
 
 class Linked(Protocol):
@@ -378,32 +402,51 @@ class Linked(Protocol):
 
     def entries(self) -> dict[Hashable, Fraction]: ...
 
+    @property
+    def sign(self) -> int:
+        """1, or -1 when the literal is the earlier result's negative."""
+        ...
+
+    def centres(self) -> dict[Hashable, Fraction]: ...
+
     def intervals(self) -> list[Interval]: ...
 
-    def at(self, moves: Mapping[Any, Fraction]) -> tuple[Any, list[Any]]:
-        """The literal's value at a point, and the values that must print as
-        :meth:`intervals` says."""
+    def interval(self) -> Interval:
+        """The rounding interval of the earlier line's printed result."""
+        ...
+
+    def at(
+        self, moves: Mapping[Any, Any], boxes: Mapping[Any, Any] | None = None
+    ) -> tuple[Any, list[Any]]:
+        """The literal's value at a point (or with symbols standing for the values of
+        ``boxes``), and the values that must print as :meth:`intervals` says."""
         ...
 
 
-def reached(
-    parsed: Any,
+def decided(
     loose: Sequence[Loose],
     replace: Mapping[int, Any],
-    evaluate: Callable[[Mapping[int, Any]], list[Any]],
+    evaluate: Callable[[Mapping[int, Any], Mapping[Any, Any] | None], list[Any]],
     ball: Callable[[Any], Any],
     printed: Sequence[Printed],
     mode: str,
     xp: ExactBackend,
     linked: Sequence[Linked] = (),
-) -> bool:
-    """Whether one point of the loose literals' rounding intervals gives every printed result.
+) -> Any:
+    """A witness, a certified refutation, or "could not decide" for the line's prints over
+    its rounded literals' intervals (a :class:`~symtf.witness.Decision`).
+
+    A witness is one point of the intervals whose certified values all print as printed
+    (:func:`symtf.witness.decide`). Without one the box is cut into parts, each enclosed
+    by evaluating the line once with a symbol for every moved value and enclosing that
+    expression over the part (certified balls): a part is ruled out when a value's ball
+    misses its interval.
 
     Args:
-        parsed: The line.
-        loose: Its loose literals.
+        loose: The line's loose literals.
         replace: The literals the exact reading already replaced (kept).
-        evaluate: The line's entries with a replacement map.
+        evaluate: The line's entries with a replacement map (and the intervals of the
+            symbols it may hold).
         ball: A certified ball of an exact value (``None`` when it cannot be had).
         printed: The line's printed results, in the order ``evaluate`` gives them.
         mode: The claim's rounding mode.
@@ -413,30 +456,119 @@ def reached(
             its own rounded literals: those move too, and the earlier line's printed
             results must hold at the same point.
     """
-    from symtf.witness import reach
+    from symtf.witness import Decision, decide
 
-    entries = loose_entries(loose)
+    entries, centres = loose_entries(loose), loose_centres(loose)
     rmode = "half-up" if mode == "any" else mode
     intervals: list[Interval] = [rounding_interval(p, rmode) for p in printed]
     intervals += loose_intervals(loose)
     for link in linked:
         entries.update(link.entries())
+        centres.update(link.centres())
         intervals += link.intervals()
+    if not entries:
+        return Decision(None, reason="no literal moves")
+
+    def values(moves: Mapping[Any, Any], boxes: Mapping[Any, Any] | None = None) -> list[Any]:
+        vals = dict(replace)
+        moved, own = loose_values(loose, moves, xp)
+        vals.update(moved)
+        for link in linked:
+            vals[link.pos], more = link.at(moves, boxes)
+            own += more
+        return [*evaluate(vals, boxes), *own]
 
     def at(moves: Mapping[Any, Fraction]) -> list[Any] | None:
-        values = dict(replace)
         try:
-            moved, own = loose_values(loose, moves, xp)
-            values.update(moved)
-            for link in linked:
-                values[link.pos], more = link.at(moves)
-                own += more
-            out = [ball(e) for e in [*evaluate(values), *own]]
+            out = [ball(e) for e in values(moves)]
         except (ArithmeticError, TypeError, ValueError, LookupError):
             return None
         return None if any(x is None for x in out) else out
 
-    return reach(list(entries.items()), at, intervals)
+    full = decide(list(entries.items()), at, _enclosure(entries, centres, values, xp), intervals)
+    if full.reached is not None or not linked:
+        return full
+    # no certificate over the earlier lines' literals: a relaxation may give one, each
+    # earlier result standing for any value of its own printed interval (a witness point
+    # gives it one of those), so a part of it ruled out rules out the points it holds
+    free, at_print = loose_entries(loose), loose_centres(loose)
+    for n, link in enumerate(linked):
+        iv = link.interval()
+        free[("result", n)], at_print[("result", n)] = (iv.hi - iv.lo) / 2, (iv.lo + iv.hi) / 2
+
+    def relaxed(moves: Mapping[Any, Any], boxes: Mapping[Any, Any] | None = None) -> list[Any]:
+        vals = dict(replace)
+        moved, own = loose_values(loose, moves, xp)
+        vals.update(moved)
+        for n, link in enumerate(linked):
+            vals[link.pos] = link.sign * _shifted(at_print[("result", n)], moves[("result", n)])
+        return [*evaluate(vals, boxes), *own]
+
+    wide = [rounding_interval(p, rmode) for p in printed] + loose_intervals(loose)
+    ruled = decide(
+        list(free.items()), lambda _: None, _enclosure(free, at_print, relaxed, xp), wide
+    )
+    return Decision(False, boxes=ruled.boxes) if ruled.reached is False else full
+
+
+def _enclosure(
+    entries: Mapping[Hashable, Fraction],
+    centres: Mapping[Hashable, Fraction],
+    values: Callable[[Mapping[Any, Any], Mapping[Any, Any] | None], list[Any]],
+    xp: ExactBackend,
+) -> Callable[[Mapping[Any, Fraction], Mapping[Any, Fraction]], Any]:
+    """How a part of the box encloses the values: the line evaluated once with a symbol for
+    each moved value (of its interval's sign: a logarithm's argument, a root's, must be
+    seen to be positive), enclosed over each part in certified balls."""
+    from flint import arb
+
+    from symtf.backends.certify import ball as enclosure
+    from symtf.backends.certify import to_fmpq
+    from symtf.errors import Undecided
+
+    named = {k: _value_symbol(n, centres[k], h) for n, (k, h) in enumerate(entries.items())}
+    shifts = {k: v - sympy.Rational(centres[k]) for k, v in named.items()}
+    boxes = {v: _box(centres[k], entries[k]) for k, v in named.items()}
+    try:
+        symbolic: list[Any] | None = values(shifts, boxes)
+    except (ArithmeticError, TypeError, ValueError, LookupError, SymtfError, Undecided):
+        symbolic = None
+
+    def enclose(centre: Mapping[Any, Fraction], radius: Mapping[Any, Fraction]) -> Any:
+        if symbolic is None:
+            return None
+        memo: dict[Any, Any] = {}
+        for k, v in named.items():
+            r = radius.get(k, Fraction(0))
+            # the radius rounded up: a wider part only makes ruling it out harder
+            mid = arb(to_fmpq(centres[k] + centre.get(k, Fraction(0))))
+            memo[v] = mid + arb(0, float(r) * (1 + 2**-40))
+        try:
+            out = [enclosure(e, 128, defs=xp.defs, memo=memo) for e in symbolic]
+        except (ArithmeticError, TypeError, ValueError, Undecided):
+            return None
+        return out if all(x.is_finite() for x in out) else None
+
+    return enclose
+
+
+def _box(centre: Fraction, half: Fraction) -> Any:
+    """An mpmath interval holding ``centre ± half`` (widened a little: it decides signs)."""
+    lo, hi = centre - half, centre + half
+    slack = mpmath.mpf(2) ** -60 * (1 + abs(mpmath.mpf(lo.numerator) / lo.denominator))
+    with mpmath.workprec(128):
+        a = mpmath.mpf(lo.numerator) / lo.denominator - slack
+        b = mpmath.mpf(hi.numerator) / hi.denominator + slack
+    return mpmath.iv.mpf([a, b])
+
+
+def _value_symbol(n: int, centre: Fraction, half: Fraction) -> Any:
+    """A symbol for a value of ``centre ± half``, positive or negative when all of them are."""
+    if centre - half > 0:
+        return sympy.Dummy(f"v{n}", positive=True)
+    if centre + half < 0:
+        return sympy.Dummy(f"v{n}", negative=True)
+    return sympy.Dummy(f"v{n}", real=True)
 
 
 def explain(loose: Sequence[Loose], printed: str, more: Sequence[str] = ()) -> str:
@@ -566,13 +698,14 @@ __all__ = [
     "Loose",
     "article_order",
     "chosen_value",
+    "decided",
     "exact_givens",
     "explain",
+    "loose_centres",
     "loose_entries",
     "loose_intervals",
     "loose_literals",
     "loose_values",
-    "reached",
     "read_as_itself",
     "stated_inputs",
 ]

@@ -277,6 +277,10 @@ def split_chain(text: str) -> tuple[list[tuple[int, str]], list[str]]:
 _DIGITS = frozenset("0123456789")
 
 
+#: A number in scientific notation, ``1e-8`` or ``2.5E+3`` (not ``2e^{x}``, ``1e-8x``).
+_SCIENTIFIC = re.compile(r"[0-9]*\.?[0-9]+[eE][-+]?[0-9]+(?![0-9A-Za-z.^_{])")
+
+
 def _tokenize(text: str, where: str) -> list[_Tok]:
     toks: list[_Tok] = []
     i, n = 0, len(text)
@@ -295,8 +299,9 @@ def _tokenize(text: str, where: str) -> list[_Tok]:
             toks.append(_Tok("cmd", m.group(1), i))
             i += len(m.group(0))
         elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
-            # ASCII digits only: "²".isdigit() is true, but it is no number to read here
-            m = re.match(r"[0-9]*\.?[0-9]+|[0-9]+\.?", text[i:])
+            # ASCII digits only: "²".isdigit() is true, but it is no number to read here;
+            # ``1e-8`` is one number (an ε), not 1·e − 8, unless a name or power follows
+            m = _SCIENTIFIC.match(text, i) or re.match(r"[0-9]*\.?[0-9]+|[0-9]+\.?", text[i:])
             assert m is not None
             toks.append(_Tok("num", m.group(0), i))
             i += len(m.group(0))

@@ -352,8 +352,8 @@ def _with_rounded_literals(
     if any(p.value is None for p in printed):
         return checks
 
-    def evaluate(values: Any) -> list[Any]:
-        return value_entries(parsed.evaluate(resolve, values, backend=xp))
+    def evaluate(values: Any, boxes: Any = None) -> list[Any]:
+        return value_entries(parsed.evaluate(resolve, values, backend=xp, boxes=boxes))
 
     def ball(e: Any) -> Any:
         try:
@@ -362,20 +362,26 @@ def _with_rounded_literals(
             return None
         return x if x.is_finite() else None
 
-    def reached(links: list[linked.Link]) -> bool:
+    def decision(links: list[linked.Link]) -> Any:
         try:
-            return repeated.reached(
-                parsed, loose, replace, evaluate, ball, printed, claim.rounding, xp, links
+            return repeated.decided(
+                loose, replace, evaluate, ball, printed, claim.rounding, xp, links
             )
         except (Undecided, ExpressionError, SpecError, ArithmeticError):
-            return False
+            return None
 
     # the loose literals alone first (an earlier result at its exact reading); then the
-    # earlier lines' literals move too, their prints holding at the same point
-    if loose and reached([]):
+    # earlier lines' literals move too, their prints holding at the same point. A line
+    # stays flagged only when every reading is ruled out (certified)
+    found = [decision([])] if loose else []
+    if not (found and found[0] is not None and found[0].reached) and chained:
+        found.append(decision(chained))
+    else:
         chained = []
-    elif not chained or not reached(chained):
-        return checks
+    if not any(d is not None and d.reached for d in found):
+        if all(d is not None and d.reached is False for d in found):
+            return checks
+        return [_undecided(ch, found) for ch in checks]
     out = []
     for ch in checks:
         if ch.verdict not in ("slip", "wrong"):
@@ -395,6 +401,24 @@ def _with_rounded_literals(
         why = f"{ch.explanation}; {repeated.explain(loose, ch.printed, linked.words(parsed, chained))}"
         out.append(dataclasses.replace(ch, verdict="rounded", explanation=why, extra=extra))
     return out
+
+
+def _undecided(ch: Any, found: list[Any]) -> Any:
+    """A slip or wrong entry whose rounded literals neither reach nor certainly miss it."""
+    if ch.verdict not in ("slip", "wrong"):
+        return ch
+    reasons = sorted({d.reason for d in found if d is not None and d.reason})
+    why = f" ({'; '.join(reasons)})" if reasons else ""
+    return dataclasses.replace(
+        ch,
+        verdict="undecided",
+        explanation=(
+            f"{ch.explanation}; but its literals that repeat rounded prints are known only to "
+            f"their printed precision: no point of their rounding intervals was found that "
+            f"gives {ch.printed}, and none could be ruled out{why}, so whether it is right "
+            "with rounded inputs cannot be decided"
+        ),
+    )
 
 
 #: How far a verdict is from a right number: a chain's printed number takes its worst link's.

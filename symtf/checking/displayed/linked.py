@@ -75,6 +75,12 @@ class Line:
             out.update(link.entries())
         return out
 
+    def centres(self) -> dict[Hashable, Fraction]:
+        out = repeated.loose_centres(self.loose(), self.prefix)
+        for link in links(self):
+            out.update(link.centres())
+        return out
+
     def intervals(self) -> list[Interval]:
         out = repeated.loose_intervals(self.loose())
         for link in links(self):
@@ -82,14 +88,18 @@ class Line:
         mode = "half-up" if self.claim.rounding == "any" else self.claim.rounding
         return out + [rounding_interval(p, mode) for row in self.claim.printed for p in row]
 
-    def at(self, moves: Mapping[Any, Fraction]) -> tuple[Any, list[Any]]:
+    def at(
+        self, moves: Mapping[Any, Any], boxes: Mapping[Any, Any] | None = None
+    ) -> tuple[Any, list[Any]]:
         values = dict(self.replace)
         moved, own = repeated.loose_values(self.loose(), moves, self.xp, self.prefix)
         values.update(moved)
         for link in links(self):
-            values[link.pos], more = link.at(moves)
+            values[link.pos], more = link.at(moves, boxes)
             own += more
-        result = value_entries(self.parsed.evaluate(self.resolve, values, backend=self.xp))
+        result = value_entries(
+            self.parsed.evaluate(self.resolve, values, backend=self.xp, boxes=boxes)
+        )
         return result[0], [*own, *result]
 
 
@@ -104,11 +114,20 @@ class Link:
     def entries(self) -> dict[Hashable, Fraction]:
         return self.line.entries()
 
+    def centres(self) -> dict[Hashable, Fraction]:
+        return self.line.centres()
+
+    def interval(self) -> Interval:
+        c = self.line.claim
+        return rounding_interval(c.printed[0][0], "half-up" if c.rounding == "any" else c.rounding)
+
     def intervals(self) -> list[Interval]:
         return self.line.intervals()
 
-    def at(self, moves: Mapping[Any, Fraction]) -> tuple[Any, list[Any]]:
-        value, must = self.line.at(moves)
+    def at(
+        self, moves: Mapping[Any, Any], boxes: Mapping[Any, Any] | None = None
+    ) -> tuple[Any, list[Any]]:
+        value, must = self.line.at(moves, boxes)
         return self.sign * value, must
 
 

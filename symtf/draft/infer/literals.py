@@ -292,11 +292,10 @@ def stated_operands(displays: Iterable[Display], outcomes: Iterable[Outcome]) ->
         if o.placement is not None:
             continue
         entries = [c.lstrip("-−") for r in p.rows for c in r]
-        contiguous = p.role == "operand"
-        if any(
-            _within(entries, numbers, contiguous=contiguous)
-            for numbers in written.get((p.cell, p.line), [])
-        ):
+        firsts = written.get((p.cell, p.line), [])
+        if p.role == "weights":  # the scales of a sum, written apart: each term's own
+            firsts = [[x for numbers in firsts for x in numbers]]
+        if any(_within(entries, numbers, contiguous=p.role == "operand") for numbers in firsts):
             note = "a literal the displayed line computes from: an input it states"
             out.append(Outcome(p, "given", None, note))
     return out

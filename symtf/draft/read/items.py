@@ -289,6 +289,7 @@ def expression_text(piece: str) -> str:
       three (an ε) → ``(1 \times 10^{-5})``; a smaller power stays ``e`` to that power;
     - σ of a number, the logistic function: ``σ(1)`` → ``1/(1+e^{-(1)})``, and of a list,
       entry by entry: ``σ([1, 2])`` → ``sigmoid([1, 2])``;
+    - the element-wise product written ``⊙`` → ``∘``;
     - superscript digits: ``e¹`` → ``e^{1}``;
     - thousands separators: ``6,400`` → ``6400``;
     - a C float literal's suffix: ``1e-5f``, ``0.5f`` → ``1e-5``, ``0.5``.
@@ -300,7 +301,7 @@ def expression_text(piece: str) -> str:
     s = _bars(s)
     if "\\" in s or "^" in s:  # LaTeX reads 1e-5 as 1·e − 5; plain text reads it right
         s = _SCI_IN_MATHS.sub(_sci, s)
-    s = _sigmoid(s)
+    s = _sigmoid(s).replace("⊙", "∘")  # the element-wise product, as Unicode writes it
     s = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", s)
     return _THOUSANDS_IN_TEXT.sub(lambda m: m.group().replace(",", ""), s)
 

@@ -32,7 +32,9 @@ def chain_links(links: Sequence[str]) -> list[Link]:
         if a is None or b is None:
             continue
         out.extend(_entry_links(k, a, b, last=k == len(links) - 1))
-        out.extend(_scaled_links(k, a, b))
+        if not _list_terms(k, a, b):  # else each list is checked whole (list_terms)
+            out.extend(_scaled_links(k, a, b))
+        out.extend(_entrywise_links(k, a, b))
         if not any(link[0] == k for link in out):
             out.extend(grouped_links(k, a, b))
     return out
@@ -178,6 +180,69 @@ def _scaled_links(k: int, a: str, b: str) -> list[Link]:
             if not re.fullmatch(r"[01](?:\.0*)?", entry):  # c·1 and c·0 only copy c or 0
                 out.append((k, (f"{scale}·{entry}",), str(number), seen[:]))
             seen.append(str(number))
+    return out
+
+
+def _entrywise_links(k: int, a: str, b: str) -> list[Link]:
+    """``0.4·[0, 2] + 0.2·[1, 1] = [0 + 0.2, 0.8 + 0.2]``: the later link writes each entry
+    of the sum as the sum of the terms' entries at that place, so each of its numbers is
+    the product of a term's scale and its entry (``0.4·2`` for the 0.8, ``0.2·1`` for the
+    0.2: every number the link writes is checked, the copies too)."""
+    scaled: list[tuple[str, list[str]]] = []
+    for x, _ in _top_terms(a):
+        m = _SCALED.match(x)
+        xs = _entries(m.group("l") or m.group("r")) if m else None
+        if m is None or xs is None:
+            return []
+        scaled.append((m.group("a") or m.group("b"), xs))
+    widths = {len(xs) for _, xs in scaled}
+    later = b.strip()
+    ys = _entries(later) if later.startswith("[") and later.endswith("]") else None
+    if len(scaled) < 2 or len(widths) != 1 or ys is None or len(ys) != widths.pop():
+        return []
+    out: list[Link] = []
+    seen: list[str] = []
+    for i, y in enumerate(ys):
+        numbers = [numeric_cell(t) for t, _ in _top_terms(y)]
+        if len(numbers) != len(scaled) or any(n is None for n in numbers):
+            return []
+        for (scale, xs), number in zip(scaled, numbers, strict=True):
+            out.append((k, (f"{scale}·{xs[i]}",), str(number), seen[:]))
+            seen.append(str(number))
+    return out
+
+
+def list_terms(links: Sequence[str]) -> list[tuple[int, int, str]]:
+    """``0.4·[0, 2] + 0.2·[1, 1] = [0, 0.8] + [0.2, 0.2]``: each list of the later link is
+    the value of the scaled list at its place in the link before it, a vector term worked
+    out, checked whole (every entry, the ones that only copy too).
+
+    Returns ``(later link, place of the list among its top-level terms, earlier term)``.
+    """
+    plains = [link_plain(link) for link in links]
+    out: list[tuple[int, int, str]] = []
+    for k in range(1, len(links)):
+        a, b = plains[k - 1], plains[k]
+        if a is not None and b is not None:
+            out.extend(_list_terms(k, a, b))
+    return out
+
+
+def _list_terms(k: int, a: str, b: str) -> list[tuple[int, int, str]]:
+    """:func:`list_terms` of two links read as plain text."""
+    ta, tb = _top_terms(a), _top_terms(b)
+    if len(ta) < 2 or len(ta) != len(tb):
+        return []
+    out: list[tuple[int, int, str]] = []
+    for j, ((x, _), (y, _)) in enumerate(zip(ta, tb, strict=True)):
+        m = _SCALED.match(x)
+        xs = _entries(m.group("l") or m.group("r")) if m else None
+        ys = _entries(y) if y.startswith("[") and y.endswith("]") else None
+        if xs is None or ys is None or len(xs) != len(ys):
+            return []
+        if any(numeric_cell(v) is None for v in ys):
+            return []
+        out.append((k, j, x))
     return out
 
 

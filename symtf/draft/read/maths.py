@@ -25,7 +25,7 @@ from symtf.draft.read.items import (
     split_top_at,
     unwrapped_text,
 )
-from symtf.draft.read.listed import chain_links
+from symtf.draft.read.listed import chain_links, list_terms
 from symtf.draft.read.source import Text
 from symtf.draft.read.source import spans as source_spans
 from symtf.errors import ExpressionError
@@ -393,6 +393,21 @@ def term_values(
                 latex=earlier,
                 chain=f"{chain}:term{k}:{len(before)}",
             )
+    for k, j, earlier in list_terms(pieces):  # "= [0, 0.8] + [0.2, 0.2]": each list whole
+        lists = [m for m in _BRACKETS.finditer(pieces[k]) if matrix_rows(m.group()) is not None]
+        rows = matrix_rows(lists[j].group()) if j < len(lists) else None
+        if rows is None or len(rows) != 1:
+            continue
+        at = spans[k][0]
+        s.found(
+            "arithmetic",
+            f"{name} (term)",
+            rows,
+            (at + lists[j].start(), at + lists[j].end()),
+            expression=earlier,
+            latex=earlier,
+            chain=f"{chain}:list{k}:{j}",
+        )
 
 
 _DOTTED = re.compile(

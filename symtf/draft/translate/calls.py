@@ -13,6 +13,7 @@ import re
 from typing import Any, cast
 
 from symtf.draft.templates import Expr, Num, Var, call, render
+from symtf.draft.translate.composed import Composed
 from symtf.draft.translate.events import Given
 from symtf.draft.translate.frameworks import lookup, method
 from symtf.draft.translate.iteration import (
@@ -88,7 +89,7 @@ def _changed_in_place(f: NotebookFunction) -> str | None:
     return None
 
 
-class Calls(Torch, Tensorflow, Numpy, Iteration):
+class Calls(Torch, Tensorflow, Numpy, Composed, Iteration):
     """Translates the calls of the code onto ops, through the frameworks' layers below it."""
 
     def _arange(self, node: ast.Call) -> Expr:
@@ -229,6 +230,9 @@ class Calls(Torch, Tensorflow, Numpy, Iteration):
                     if drawn:  # only its shape is wanted
                         return call("zeros", shape=drawn)
                 raise Untranslated(f"random values ({dotted}) are not translated")
+            composed = self._composed(mod, fname, node)
+            if composed is not None:
+                return composed
             t = lookup(mod, fname)
             if t is None:
                 raise Untranslated(f"no translation for {dotted} yet")
@@ -246,7 +250,7 @@ class Calls(Torch, Tensorflow, Numpy, Iteration):
                 return self._masked_fill(self._expr(func.value), node.args[0], node.args[1])
             if func.attr in ("size",) and node.args:
                 raise Untranslated("a size used as a tensor is not translated")
-            reshaped = self._torch_method(func.attr, node)
+            reshaped = self._torch_method(func.attr, node) or self._composed_method(func.attr, node)
             if reshaped is not None:
                 return reshaped
             t = method(func.attr)

@@ -66,7 +66,10 @@ AXIS: Mapping[str, str | None] = {
     "keepdims": "keepdims",
     "dtype": None,
 }
-_UNARY = ("exp", "log", "sqrt", "tanh", "abs", "sin", "cos", "sigmoid", "relu", "silu", "softplus")
+_UNARY = (
+    *("exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "tanh", "abs", "sin", "cos"),
+    *("sigmoid", "relu", "silu", "softplus"),
+)
 
 
 def unary(op: str) -> Translation:
@@ -149,7 +152,10 @@ COMMON: dict[str, Translation] = {
 }
 
 #: Python's ``math``: functions of plain numbers.
-MATH: dict[str, Translation] = {f: unary(f) for f in ("sqrt", "exp", "log", "tanh", "sin", "cos")}
+MATH: dict[str, Translation] = {
+    f: unary(f)
+    for f in ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "tanh", "sin", "cos")
+}
 
 #: Tensor methods every framework spells alike: ``x.softmax(dim=-1)``, ``x.mean(-1)``.
 METHODS: dict[str, Translation] = {

@@ -241,9 +241,10 @@ class Expression:
         *,
         backend: Any = None,
         node: Any = None,
+        boxes: Mapping[Any, Any] | None = None,
     ) -> sympy.Expr | sympy.ImmutableMatrix:
         """Evaluate exactly; see :func:`evaluate`."""
-        return evaluate(self, resolve, replace, backend=backend, node=node)
+        return evaluate(self, resolve, replace, backend=backend, node=node, boxes=boxes)
 
     def __str__(self) -> str:
         return self.text

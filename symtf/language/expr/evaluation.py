@@ -102,11 +102,14 @@ class _Evaluator:
         expression: Parsed,
         resolve: Resolver | None,
         replace: Mapping[int, Any] | None,
+        boxes: Mapping[Any, Any] | None = None,
     ) -> None:
         self.expression = expression
         self.resolve = resolve
         self.backend: Any = None  # ExactBackend of the resolved values (node definitions)
-        self.cache: dict[Any, Any] = {}
+        #: intervals known so far, by expression; seeded with the symbols a replacement
+        #: may hold (each standing for any value of its interval)
+        self.cache: dict[Any, Any] = dict(boxes or {})
         self.operations = 0
         self.replace: dict[int, _Scalar] = {}
         positions = {lit.pos for lit in expression.literals}
@@ -165,7 +168,8 @@ class _Evaluator:
             raise self.fail(
                 pos, f"expected an exact SymPy number for {what} but found {type(value).__name__}"
             )
-        box = None if value.free_symbols else enclose(value, self.cache)
+        known = all(x in self.cache for x in value.free_symbols)
+        box = enclose(value, self.cache) if known else None
         return self.checked(value, box, pos)
 
     def _external(self, value: Any, pos: int, what: str) -> _Value:
@@ -667,6 +671,7 @@ def evaluate(
     *,
     backend: Any = None,
     node: Any = None,
+    boxes: Mapping[Any, Any] | None = None,
 ) -> sympy.Expr | sympy.ImmutableMatrix:
     """Evaluate a parsed expression (or one node of its tree) exactly.
 
@@ -683,6 +688,9 @@ def evaluate(
             then decided through their definitions.
         node: A node of ``expression``'s tree to evaluate instead of the whole
             (a bracket of a displayed line, ``0.0025 - (-0.002515)``).
+        boxes: Symbols a replacement may hold, each with the mpmath interval of the
+            values it stands for: a sign is decided over that interval, and the result
+            holds the symbols (to be enclosed over parts of the intervals).
 
     Returns:
         A SymPy scalar, or an ``ImmutableMatrix`` (a bracketed row is 1×n).
@@ -692,7 +700,7 @@ def evaluate(
             undefined or not real, or a limit described in the module
             docstring would be exceeded.
     """
-    evaluator = _Evaluator(expression, resolve, replace)
+    evaluator = _Evaluator(expression, resolve, replace, boxes)
     evaluator.backend = backend
     try:
         result = evaluator.value(expression.root if node is None else node)

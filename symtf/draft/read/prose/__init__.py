@@ -8,7 +8,8 @@ cell's output is read for the arrays it printed (``array([[…]])``,
 ``tensor([…])``). Every entry keeps its place.
 
 This module walks a segment's lines and hands each run to the module that reads its
-form: :mod:`.multiline` (a value written over several lines), :mod:`.tables` (Markdown
+form: :mod:`.multiline` (a value written over several lines), :mod:`.stacked` (matrices
+drawn row under row, side by side, with the arithmetic between them), :mod:`.tables` (Markdown
 tables), :mod:`.lines` (one line of prose) and :mod:`.outputs` (what code printed).
 """
 
@@ -26,6 +27,7 @@ from symtf.draft.read.prose.multiline import (
     uncommented,
 )
 from symtf.draft.read.prose.outputs import output_items, pasted_arrays
+from symtf.draft.read.prose.stacked import side_by_side
 from symtf.draft.read.prose.tables import markdown_table, table_items
 from symtf.draft.read.source import Text
 from symtf.draft.read.tables import labelled_rows
@@ -81,6 +83,11 @@ def text_items(seg: Segment) -> list[Found]:
                         places=places_in(seg.text, spans[start][0], spans[k - 1][1], rows),
                     )
                 )
+            continue
+        drawn = side_by_side(seg, spans, lines, k)
+        if drawn is not None:  # matrices drawn row under row, side by side
+            found_drawn, k = drawn
+            out.extend(found_drawn)
             continue
         labelled = labelled_rows(seg, spans, lines, k)
         if labelled is not None:

@@ -83,6 +83,7 @@ def line_items(line: Text, number: int, seg: Segment) -> list[Found]:
     raw = _TERM_NAME.sub(lambda m: " " * len(m.group()), raw)
     raw = _BOLD_NUMBER.sub(lambda m: "  " + m.group(1) + "  ", raw)
     raw = _BOLD_STATEMENT.sub(lambda m: "  " + m.group(1) + "  ", raw)
+    raw = _tuples_as_lists(raw)
     if bullet is not None and "**" in bullet.group():  # "**Total Sum:** 1.5 + 2.5 = 4.0"
         raw = _BOLD_LABEL.sub(lambda m: m.group().replace("*", " "), raw)
     for place, (fragment, at) in enumerate(_fragments(raw)):
@@ -117,6 +118,41 @@ _BOLD_NUMBER = re.compile(r"(?<=[=≈\s])\*\*([-−]?\d[\d,]*(?:\.\d+)?%?)\*\*(?
 _BOLD_STATEMENT = re.compile(
     r"\*\*(\s*[\[(]?[-−]?[\d.\[][^*\n]*?(?:=|≈)[^*\n]*?[\d\]])\*\*(?![\w*])"
 )
+
+#: A tuple of numbers, ``(0.1, −0.2)``: not a call's arguments (no name before it).
+_NUMBER_TUPLE = re.compile(
+    r"(?<![\w)\]])\(\s*[-−]?\d+(?:\.\d+)?(?:\s*,\s*[-−]?\d+(?:\.\d+)?)+\s*\)"
+)
+
+
+def _tuples_as_lists(raw: str) -> str:
+    """``(0.1, 0.2) + (0.3, 0.4) = (0.4, 0.6)``: vectors written as tuples, read as lists.
+
+    Only where it cannot be anything else: the line's last link is one tuple (after its
+    ``=``), another tuple of as many numbers is added to, taken from or scaled by
+    something before it, and every tuple of the line has that width, a decimal among
+    them. The parentheses become brackets (same length: every offset stays)."""
+    tuples = list(_NUMBER_TUPLE.finditer(raw))
+    if len(tuples) < 2:
+        return raw
+    last = tuples[-1]
+    before = raw[: last.start()].rstrip()
+    if not before.endswith(("=", "≈")) or raw[last.end() :].strip(" .,;:"):
+        return raw
+    widths = {m.group().count(",") for m in tuples}
+    if len(widths) != 1 or not any("." in m.group() for m in tuples):
+        return raw
+    operand = any(
+        re.search(r"[-+−×*·⊙]\s*$", raw[: m.start()]) or re.match(r"\s*[-+−×*·⊙]", raw[m.end() :])
+        for m in tuples[:-1]
+    )
+    if not operand:
+        return raw
+    out = list(raw)
+    for m in tuples:
+        out[m.start()], out[m.end() - 1] = "[", "]"
+    return "".join(out)
+
 
 #: A bold label opening a line, its closing marks after its colon or before it:
 #: ``**Total Sum:** 1.5 + 2.5 = 4.0`` (the opening marks went with the bullet).
@@ -503,7 +539,8 @@ def _plain_chain(fragment: str) -> tuple[str | None, list[tuple[str, int]]]:
 
 
 _PLAIN_OPERATORS = re.compile(
-    r"[-+*/×·÷^√²³°]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh)\(", re.I
+    r"[-−+*/×·÷^√²³°∘⊙]|\b(?:sqrt|exp|ln|log|max|min|sum|relu|sin|cos|tanh|softmax|sigmoid)\(",
+    re.I,
 )
 
 
