@@ -108,9 +108,35 @@ def test_snowch_divides_by_a_rounded_root_and_the_draft_says_which_lines_carry_i
     # 10/1.41 = 7.092… prints as 7.09 as displayed, but the scaled score 10/√2 = 7.071… is 7.07
     assert rounds_to(10 / mpmath.mpf("1.41"), "7.09") and not rounds_to(10 / r2, "7.09")
     assert abs(10 / r2 - mpmath.mpf("7.09")) >= mpmath.mpf("0.01")
-    assert off == {
+    # lines 15-16: the scaled scores, right as displayed, wrong for the quantity
+    assert {(p, v, c) for line, p, v, c in _off(checks) if line in (15, 16)} == {
         ("7.09", "wrong", "propagated-rounding"),
         ("4.96", "wrong", "propagated-rounding"),
+    }
+    # the softmax's align block (read to its last row): its exponentials are truncated, not
+    # rounded, e^7.09 = 1199.907… written 1199 and e^4.96 = 142.593… written 142, so their
+    # sum written 1375 is not e^7.09 + e^4.96 + e^3.54 = 1376.96… either; the 7.09 and
+    # 4.96 it writes again carry the error of lines 15-16
+    e = mpmath.e
+    assert (
+        mpmath.floor(e ** mpmath.mpf("7.09")) == 1199
+        and mpmath.nint(e ** mpmath.mpf("7.09")) == 1200
+    )
+    assert (
+        mpmath.floor(e ** mpmath.mpf("4.96")) == 142 and mpmath.nint(e ** mpmath.mpf("4.96")) == 143
+    )
+    total = sum(e ** mpmath.mpf(x) for x in ("7.09", "4.96", "3.54"))
+    assert abs(total - 1375) > 1
+    assert {(p, v) for p, v, _ in off} == {
+        ("7.09", "wrong"),
+        ("4.96", "wrong"),
+        ("1199", "wrong"),
+        ("142", "slip"),
+        ("1375", "wrong"),
+    }
+    assert {c for p, _, c in off if p in ("1199", "142")} == {"truncation"}
+    assert {c for line, p, _, c in _off(checks) if p in ("7.09", "4.96") and line > 16} == {
+        "inherited"
     }
     # 5/1.41 = 3.546… would print 3.55; the article's 3.54 is 5/√2 = 3.5355… rounded: no alarm
     assert not rounds_to(5 / mpmath.mpf("1.41"), "3.54") and rounds_to(5 / r2, "3.54")

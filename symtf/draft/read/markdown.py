@@ -225,7 +225,10 @@ class _Reader:
 
     def maths_block(self, t: Any) -> None:
         a = self.lines.start(t.map[0] + 1)
-        b = self.lines.start(t.map[1] + 1)
+        end = t.map[1]
+        if t.type == "amsmath":  # the plugin's map ends a line early: the block is its content
+            end = max(end, t.map[0] + t.content.count("\n") + 1)
+        b = self.lines.start(end + 1)
         # the parser's content has LF line ends; a CRLF file's block is read without its
         # CRs (each kept character keeps its place)
         whole = self.text[a:b].sub(_CR_BEFORE_LF, "") if "\r" in self.src[a:b] else self.text[a:b]
