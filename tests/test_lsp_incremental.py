@@ -279,6 +279,20 @@ def test_edits_that_move_later_lines_give_what_a_fresh_worker_gives() -> None:
     assert line[off["source_column"] - 1 : off["source_end_column"] - 1] == "1.25"
 
 
+def test_an_article_over_the_limits_is_refused_as_the_command_refuses_it() -> None:
+    """A printed vector of 600 entries (a derivation holds at most 512 a row): the worker
+    refuses it with the command's own words, before searching."""
+    from symtf.errors import LimitError
+
+    text = "# Big\n\nThe vector is $v = [" + ", ".join(["0.1"] * 600) + "]$.\n"
+    with pytest.raises(LimitError) as command:
+        draft_text(text, "md", path="post.md")
+    with pytest.raises(LimitError) as worker:
+        State().check("doc", text, "md", "post.md")
+    assert "the printed matrix v" in str(command.value)
+    assert str(worker.value) == str(command.value)
+
+
 def test_an_article_with_code_is_searched_whole() -> None:
     text = (ROOT / "tests" / "draft_sources" / "sanjiv_temperature_snippet.md").read_text(
         encoding="utf-8"

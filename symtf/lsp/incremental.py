@@ -185,7 +185,7 @@ def _drafted(
 ) -> tuple[Any, Resumable | None, str]:
     """The draft of an article, resuming ``previous``'s search where the edit allows (and
     taking what the last reading found in the segments an edit left as they were)."""
-    from symtf.draft import Draft, _collector_paused, draft_text
+    from symtf.draft import Draft, _collector_paused, draft_text, sizing
     from symtf.draft.article import read_article
     from symtf.draft.compose import compose
 
@@ -193,6 +193,7 @@ def _drafted(
     article = read_article(text, kind, path=name, memo=segments)
     if article.code:  # code is translated in one pass with the printings: searched whole
         return draft_text(text, kind, path=name), None, "the warm process (an article with code)"
+    sizing.size(article, name)  # refused as the command refuses it (limits, time left)
     search = Resumable(article, previous)
     with _collector_paused():
         search.run()
