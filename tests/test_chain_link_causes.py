@@ -7,6 +7,7 @@ Two made-up articles, each with expectations from mpmath (50 digits) or by hand:
   ``e^{4.3} + e^{3.6} + e^{1.7} ≈ 73 + 36 + 5 ≈ 114``. 73 + 36 + 5 = 114 exactly, but
   e^{4.3} = 73.699…, written 73 on the numerator's row (truncated), so the sum, 115.77…,
   is off for the quantity because of it: inherited from that row, never "unexplained";
+  the next row's \\frac{36}{114} writes the same sum's 114 again, and is inherited too;
 - a row of attention weights printed wrong (softmax([1, 0, 1, 0]) is e/(2e+2) = 0.3655…,
   written 0.35) then multiplied with V term by term: every term repeats the wrong row,
   one of them under the name of the chain's own result, and is inherited from the row.
@@ -30,7 +31,9 @@ $$
 P_1 &= \frac{e^{4.3}}{e^{4.3} + e^{3.6} + e^{1.7}} \\
     &\approx \frac{73}{73 + 36 + 5} \\
     &\approx \frac{73}{114} \\
-    &\approx \mathbf{64\%}
+    &\approx \mathbf{64\%} \\[1em]
+P_2 &= \frac{e^{3.6}}{e^{4.3} + e^{3.6} + e^{1.7}} \\
+    &\approx \frac{36}{114}
 \end{align}
 $$
 """
@@ -75,7 +78,7 @@ def test_a_sum_right_as_displayed_inherits_from_its_truncated_term(tmp_path: Pat
     checks = json_checks(tmp_path, TRUNCATED)
     term = line_of(TRUNCATED, r"\frac{e^{4.3}}")  # e^{4.3} is written 73 on the next row
     total = [c for c in checks if c["printed"] == "114"]
-    assert [c["verdict"] for c in total] == ["wrong"]
+    assert [c["verdict"] for c in total] == ["wrong", "wrong"]
     assert total[0]["cause"] == "inherited"
     assert "link 2 of 2" in total[0]["explanation"]
     assert "is right with the numbers it displays" in total[0]["explanation"]
@@ -85,6 +88,12 @@ def test_a_sum_right_as_displayed_inherits_from_its_truncated_term(tmp_path: Pat
     assert seventy_three[0]["cause"] == "truncation"
     assert total[0]["root"]["claim"] == seventy_three[0]["claim"]
     assert term <= seventy_three[0]["source_line"] < total[0]["source_line"] + 1
+    # the second row writes the same sum again: the 114 worked out above, off, carried
+    again = total[1]
+    assert again["source_line"] == line_of(TRUNCATED, r"\frac{36}{114}")
+    assert again["cause"] == "inherited"
+    assert "writes again the 114" in again["explanation"]
+    assert again["root"]["claim"] == seventy_three[0]["claim"]
 
 
 def test_terms_repeating_a_wrong_row_under_the_chains_own_name_are_inherited(

@@ -216,6 +216,8 @@ def diagnose(
             # a chain one of whose links is right with the numbers it displays: the result
             # was worked right from them, so what is off came with them
             f = _right_link(c, claims, ev, d_all, trace_all, status, at, lines) or f
+        if f.cause == "unexplained":
+            f = _written_again(c, claims, findings) or f
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
             f.root = _root(c.claim, None, None)
         findings[(c.claim, c.index, c.printed)] = f
@@ -393,6 +395,55 @@ def _right_link(
         "propagated-rounding",
         f"{who} right with the numbers it displays; their rounding moved the result",
     )
+
+
+def _written_again(
+    c: Check, claims: dict[str, ClaimResult], findings: dict[Any, Finding]
+) -> Finding | None:
+    """The same expression printed as the same number, already off on an earlier line.
+
+    ``\\frac{36}{114}`` under ``\\frac{e^{3.6}}{e^{4.3} + e^{3.6} + e^{1.7}}`` writes again
+    the 114 an earlier line worked out for ``e^{4.3} + e^{3.6} + e^{1.7}``: when that one is
+    off, this one carries it (``inherited``, with its root), the nearest such line above.
+    """
+    own = claims[c.claim].claim.source_line
+    mine = _expressions(c)
+    if own is None or not mine:
+        return None
+    best: tuple[int, Check] | None = None
+    for label, result in claims.items():
+        line = result.claim.source_line
+        if label == c.claim or line is None or line >= own:
+            continue
+        for ch in result.checks:
+            if (
+                ch.step is None
+                and ch.verdict in FAILING
+                and ch.printed == c.printed
+                and _expressions(ch) & mine
+                and (best is None or line > best[0])
+            ):
+                best = (line, ch)
+    if best is None:
+        return None
+    ch = best[1]
+    up = findings.get((ch.claim, ch.index, ch.printed))
+    root = up.root if up is not None and up.root is not None else _root(ch.claim, None, None)
+    what = "a slip" if ch.verdict == "slip" else "wrong"
+    return Finding(
+        "inherited",
+        f"inherited from {root['claim']}: it writes again the {ch.printed} that {ch.claim} "
+        f"works out for the same expression, which is itself {what}",
+        root=root,
+    )
+
+
+def _expressions(c: Check) -> set[str]:
+    """The expressions a displayed check's number is the value of (each link of a chain)."""
+    out = {c.extra.get("expression")}
+    for link in c.extra.get("links") or ():
+        out.add(link.get("expression"))
+    return {e.replace(" ", "") for e in out if isinstance(e, str) and e}
 
 
 def _repeats_off(
