@@ -285,11 +285,22 @@ def label_words(label: str) -> set[str]:
     return words
 
 
-def label_equation(p: Printing) -> Equation | None:
+def label_equation(p: Printing, resolve: Resolver | None = None) -> Equation | None:
     """``z / T = [2/2, 1/2, 0.1/2] = [1.0, 0.5, 0.05]``: a label written as a formula of
-    names (not a bare name) is an equation the line states for its printed value."""
-    node = parse(p.label) if re.search(r"[-+*/·×@^]", p.label) else None
-    if node is None or node.kind == "name" or not node.names():
+    names (not a bare name) is an equation the line states for its printed value.
+
+    ``QKᵀ`` and ``XW_Q`` are formulas too: a transpose, and names written together that
+    are no known tensor's name but each letter one's (``X`` then ``W_Q``: their product),
+    given ``resolve`` (the names known at the printing). A plain name (``A``, ``scores``)
+    is never one."""
+    node = parse(p.label) if re.search(r"[-+*/·×@^ᵀ⊤]", p.label) else None
+    if node is None and resolve is not None and re.fullmatch(r"[A-Za-z]{2,}(?:_\w+)?", p.label):
+        node = parse(p.label)
+    if node is None or not node.names():
+        return None
+    if node.kind == "name" and not (
+        resolve is not None and not _name(node, resolve, whole=True) and _split(node, resolve)
+    ):
         return None
     return Equation(p.line, p.label, (), p.label, p.label, p.label, p.cell)
 

@@ -89,7 +89,7 @@ class StatedSteps(ProbabilityRows):
             return None
         if self._replaying is not None or len(t.shape) != 2 or p.parts:
             return None  # a run stacks several printings: an equation names one of them
-        label_eq = label_equation(p)
+        label_eq = label_equation(p, self._resolver(p, None))
         for eq in [*self._statements_for(p), *([label_eq] if label_eq else [])]:
             node = parse(eq.latex) if eq.latex else None
             if node is None:
@@ -276,6 +276,11 @@ class StatedSteps(ProbabilityRows):
             note += f": certified values reproduce {c.full} of the {n} printed entries"
             if c.slip:
                 note += f", {c.slip} more within one unit"
+        same = None
+        if eq.lhs == eq.text == eq.latex:  # the label printed again: the step it named before
+            same = next((k for k in self.known.values() if k.expr == c.expr), None)
+        if same is not None:
+            return Outcome(p, "mapped", Placement(same.key), note)
         new = self._add(c.expr, ball, p, note)
         lhs = re.sub(r"_\{?(?:[ijklmnt]|[ijkl]{2})\}?$", "", eq.lhs)
         new.aliases |= _names(lhs)
