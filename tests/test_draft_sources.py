@@ -900,14 +900,15 @@ def test_toyai3_the_gradient_chain_runs_from_the_printed_logits() -> None:
         ("0.001245", "wrong"),
         ("0.00376", "rounded"),
     ]
-    # the brackets 0.005015 and -0.004975 (lines 130 and 135) and the restated
-    # ±0.002497 (line 139) carry dot forward; the rest carry lines 130 and 135 forward
+    # the brackets 0.005015 and -0.004975 (lines 130 and 135) carry dot forward, and so
+    # do the lines computed from them (0.498 × 0.005015 is right as displayed: its bracket
+    # is what is off), the restated ±0.002497 (line 139) and every line after
     off_lines |= {139}
     off = {line for line, cs in by_line.items() for c in cs if c.verdict in ("slip", "wrong")}
     assert off == off_lines
     first = [41, 43, 52, 122, 130, 135, 139]
     assert sorted(off) == [*first, 150, 151, 163, 167, 173, 174, 182, 195, 220, 224, 238, 239]
-    roots = {130: [150, 163, 173, 182, 220, 238], 135: [151, 167, 174, 224, 239]}
+    roots = {122: [130, 135, 150, 151, 163, 167, 173, 174, 182, 220, 224, 238, 239]}
     for root, later in roots.items():
         for line in later:
             for c in by_line[line]:

@@ -181,6 +181,7 @@ def diagnose(
     searched: dict[str, Finding | None] = {}
     lines: dict[str, Finding] = {}  # label -> the finding of a displayed line that is off
     same_line: dict[int | None, list[Check]] = {}  # an article line -> its numbers' checks
+    later: list[Check] = []  # lines with a term of their own chain not yet diagnosed
     for r in report.results:
         same_line.setdefault(r.claim.source_line, []).extend(r.checks)
     for c in expr_bad:
@@ -198,7 +199,10 @@ def diagnose(
             continue
         f = _expression_finding(c)
         if f.cause == "propagated-rounding":
-            f = _inherited_line(c, claims, ev, d_all, trace_all, status, at, lines) or f
+            unknown: list[str] = []
+            f = _inherited_line(c, claims, ev, d_all, trace_all, status, at, lines, unknown) or f
+            if unknown and f.cause == "propagated-rounding":
+                later.append(c)
         if f.cause == "unexplained":
             if c.claim not in searched:
                 searched[c.claim] = search_expression(claims[c.claim], d_all, variants, ev)
@@ -208,10 +212,32 @@ def diagnose(
                 or _line_slip(c, claims[c.claim].claim, ev, d_all, same_line)
                 or f
             )
+        if f.cause == "unexplained":
+            # a chain one of whose links is right with the numbers it displays: the result
+            # was worked right from them, so what is off came with them
+            f = _right_link(c, claims, ev, d_all, trace_all, status, at, lines) or f
         if f.root is None and f.cause not in NOT_MISTAKES and f.cause != "unexplained":
             f.root = _root(c.claim, None, None)
         findings[(c.claim, c.index, c.printed)] = f
         lines.setdefault(c.claim, f)
+
+    # a line's term may repeat a number of its own chain that is found inherited only after
+    # it (the chain's result is read before its terms): read those again until none changes
+    for _ in range(len(later)):
+        changed = False
+        for c in later:
+            key = (c.claim, c.index, c.printed)
+            if findings[key].cause != "propagated-rounding":
+                continue
+            again = _inherited_line(c, claims, ev, d_all, trace_all, status, at, lines)
+            if again is None:
+                continue
+            if lines.get(c.claim) is findings[key]:
+                lines[c.claim] = again
+            findings[key] = again
+            changed = True
+        if not changed:
+            break
 
     _restated(expr_bad, claims, findings)
 
@@ -254,6 +280,8 @@ def _inherited_line(
     status: dict[Entry, tuple[str, str]],
     at: dict[Entry, Finding],
     lines: dict[str, Finding],
+    unknown: list[str] | None = None,
+    who: str = "the line is",
 ) -> Finding | None:
     """A displayed line, right as displayed, that carries forward an earlier number that is off.
 
@@ -278,11 +306,15 @@ def _inherited_line(
             and claims[label].claim.source_line == own_line
             and _copied(claims[label]) is None
             and _right_as_displayed(claims[label])
+            and not _carries(lines.get(label))
         ):
             # a term of the line's own chain, right with the numbers it displays and off
             # only through the chain (0.001245 in "= 0.001245 - 0.00376"): the line's own
             # rounding, not an earlier mistake it carries; a term worked wrong in passing
-            # ("(2×1.4=2.9)") or a miscopied literal still is the line's source
+            # ("(2×1.4=2.9)"), a miscopied literal, or a term (or the chain's result) that
+            # itself carries an earlier number that is off still is the line's source
+            if label not in lines and unknown is not None:
+                unknown.append(label)  # not diagnosed yet: read again once it is
             continue
         found = lines.get(label) if step is None else at.get((step, *(index or ())))
         if found is not None and found.root is not None:
@@ -299,14 +331,137 @@ def _inherited_line(
         if copied is not None:  # the literal is a copy slip (symtf.checking.lineage)
             return Finding(
                 "inherited",
-                f"inherited from {first}{via}: the line is right with the numbers it displays, "
+                f"inherited from {first}{via}: {who} right with the numbers it displays, "
                 f"and its {key} is a miscopy of {copied['claim']}'s {copied['printed']}",
                 root=root,
             )
         return Finding(
             "inherited",
-            f"inherited from {first}{via}: the line is right with the numbers it displays, "
+            f"inherited from {first}{via}: {who} right with the numbers it displays, "
             f"and its {key} repeats {source}, which is itself {what}",
+            root=root,
+        )
+    return None
+
+
+def _carries(found: Finding | None) -> bool:
+    """Whether a displayed line's finding carries an earlier number that is off."""
+    return found is not None and found.cause == "inherited" and found.root is not None
+
+
+def _right_link(
+    c: Check,
+    claims: dict[str, ClaimResult],
+    ev: Evaluator,
+    d: Derivation,
+    trace: Trace,
+    status: dict[Entry, tuple[str, str]],
+    at: dict[Entry, Finding],
+    lines: dict[str, Finding],
+) -> Finding | None:
+    """A chain's number off for the quantity, one of whose links is right as displayed.
+
+    ``e^{4.3} + e^{3.6} + e^{1.7} = 73 + 36 + 5 = 114``: the last link is exact with the
+    numbers it writes, so the chain's result was worked right from them and what is off
+    came with them. When one of them repeats an earlier number that is off (the 73 of a
+    line above, e^{4.3} truncated), the number is ``inherited`` from it; otherwise the
+    link's numbers are the article's roundings and the cause is ``propagated-rounding``.
+    """
+    links = c.extra.get("links")
+    chosen = c.extra.get("link")
+    if not isinstance(links, list) or not isinstance(chosen, int):
+        return None
+    right = [
+        j
+        for j, link in enumerate(links)
+        if j != chosen and (link.get("as_displayed") or {}).get("verdict") in GOOD
+    ]
+    if not right:
+        return None
+    j = right[-1]
+    link = links[j]
+    who = f"link {j + 1} of {len(links)}, {link['expression']}, is"
+    narrowed = dataclasses.replace(
+        c, extra={**c.extra, "link": j, "exact_reading": link.get("exact_reading") or {}}
+    )
+    found = _inherited_line(narrowed, claims, ev, d, trace, status, at, lines, who=who)
+    if found is None:
+        found = _repeats_off(c, link["expression"], claims, d, trace, at, lines, who)
+    if found is not None:
+        return found
+    return Finding(
+        "propagated-rounding",
+        f"{who} right with the numbers it displays; their rounding moved the result",
+    )
+
+
+def _repeats_off(
+    c: Check,
+    expression: str,
+    claims: dict[str, ClaimResult],
+    d: Derivation,
+    trace: Trace,
+    at: dict[Entry, Finding],
+    lines: dict[str, Finding],
+    who: str,
+) -> Finding | None:
+    """A literal of a chain's link that writes again a number printed off on an earlier line
+    (or another claim of the same line), the nearest one above; ``None`` when none does."""
+    from symtf.errors import ExpressionError
+    from symtf.language.latexmath import parse as parse_expression
+
+    own = claims[c.claim].claim.source_line
+    if own is None:
+        return None
+    try:
+        literals = parse_expression(expression, where=c.claim).literals
+    except ExpressionError:
+        return None
+
+    def bare(t: str) -> str:
+        return t.replace("−", "-").strip()
+
+    said = Names(d.claims, trace)
+    for lit in literals:
+        best: tuple[int, Check] | None = None
+        for label, result in claims.items():
+            line = result.claim.source_line
+            if label == c.claim or line is None or line > own:
+                continue
+            if (
+                line == own
+                and result.claim.expression is not None
+                and _copied(result) is None
+                and _right_as_displayed(result)
+                and not _carries(lines.get(label))
+            ):
+                continue  # a term of the line's own chain, off only by its own rounding
+            for ch in result.checks:
+                if ch.verdict in FAILING and bare(ch.printed) == bare(lit.text):
+                    if best is None or line > best[0]:
+                        best = (line, ch)
+                    break
+        if best is None:
+            continue
+        ch = best[1]
+        if ch.step is not None and ch.index is not None:
+            up = at.get((ch.step, *ch.index))
+            source = said.entry(ch.step, ch.index)
+        else:
+            up = lines.get(ch.claim)
+            source = ch.claim
+        root = up.root if up is not None and up.root is not None else None
+        if root is None:
+            root = _root(ch.claim, ch.step, ch.index)
+        first = (
+            root["claim"] if root["step"] is None else said.entry(root["step"], root["index"] or ())
+        )
+        via = f" (through {source})" if first != source else ""
+        what = "a slip" if ch.verdict == "slip" else "wrong"
+        return Finding(
+            "inherited",
+            f"inherited from {first}{via}: {who} right with the numbers it displays, and its "
+            f"{lit.text} repeats the {ch.printed} of {source}, which is itself {what}",
             root=root,
         )
     return None
