@@ -3,7 +3,9 @@ r"""A printed matrix whose label is a formula over tensors the article gave stat
 ``QK^T = [...]``, ``XW_Q = [...]``: the label writes the step (juxtaposition a product,
 ``^T`` a transpose), so the entries are checked against it whatever they are (whole
 numbers and 0/1 entries included), and a later printing under the same label is checked
-the same way, never read as a new input. A plain name (``S = [...]``) stays an input.
+the same way, never read as a new input; a label of known tensors multiplied or
+transposed names every operand, so it is checked even where half its entries disagree.
+A plain name (``S = [...]``) stays an input.
 
 Expected values by hand:
 
@@ -109,3 +111,10 @@ def test_a_juxtaposed_projection_is_its_product(tmp_path: Path) -> None:
 def test_a_wrong_entry_of_a_projection_is_flagged(tmp_path: Path) -> None:
     found = placed_verdicts(tmp_path, _PROJECTIONS % "4")
     assert [(line, printed) for line, printed, _ in _off(found)] == [(10, "4")]
+
+
+def test_a_product_label_is_checked_where_half_its_entries_disagree(tmp_path: Path) -> None:
+    text = _DECIMAL.replace("1.5 & 0.5 \\\\ 1.2 & 1.0", "2.5 & 0.5 \\\\ 1.2 & 3.0")
+    assert "2.5 & 0.5" in text
+    off = _off(placed_verdicts(tmp_path, text))
+    assert sorted((line, printed) for line, printed, _ in off) == [(9, "2.5"), (9, "3.0")]

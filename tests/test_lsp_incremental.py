@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -301,6 +302,27 @@ def test_an_article_with_code_is_searched_whole() -> None:
     if search is None:
         assert "code" in reused
     assert draft.toml == draft_text(text, "md", path="post.md").toml
+
+
+def test_an_article_with_code_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its draft is the one a fresh reading gives, from the reading the worker made."""
+    from symtf.draft import article
+
+    text = (ROOT / "tests" / "draft_sources" / "micwill_layer_norm_snippet.md").read_text(
+        encoding="utf-8"
+    )
+    fresh = draft_text(text, "md", path="post.md").toml
+    reads: list[str] = []
+    read = article.read_article
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args[0])
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(article, "read_article", counted)
+    draft, search, _ = _drafted(text, "md", "post.md", None)
+    assert search is None and draft.toml == fresh
+    assert len(reads) == 1
 
 
 # ----------------------------------------------------------------------------- the worker process

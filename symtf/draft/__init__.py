@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from symtf.files import ARTICLE_SUFFIXES
 
 if TYPE_CHECKING:
+    from symtf.draft.article import Article
     from symtf.draft.compose import Stated, Unmapped, Unread
 
 __all__ = [
@@ -114,15 +115,22 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def draft_text(text: str, kind: str, *, path: str = "<text>") -> Draft:
-    """Draft the derivation of an article given as text (see the package docstring)."""
+def draft_text(
+    text: str, kind: str, *, path: str = "<text>", article: Article | None = None
+) -> Draft:
+    """Draft the derivation of an article given as text (see the package docstring).
+
+    ``article``: the text already read (:func:`~symtf.draft.article.read_article`), when the
+    caller has read it.
+    """
     from symtf.draft import sizing
     from symtf.draft.article import read_article
     from symtf.draft.compose import compose
     from symtf.draft.infer.search import Search
 
     start = time.perf_counter()
-    article = read_article(text, kind, path=path)
+    if article is None:
+        article = read_article(text, kind, path=path)
     sizing.size(article, path)  # within the file limits, and the time left, before searching
     search = Search(article)
     with _collector_paused():

@@ -192,7 +192,8 @@ def _drafted(
     start = time.perf_counter()
     article = read_article(text, kind, path=name, memo=segments)
     if article.code:  # code is translated in one pass with the printings: searched whole
-        return draft_text(text, kind, path=name), None, "the warm process (an article with code)"
+        drafted = draft_text(text, kind, path=name, article=article)
+        return drafted, None, "the warm process (an article with code)"
     sizing.size(article, name)  # refused as the command refuses it (limits, time left)
     search = Resumable(article, previous)
     with _collector_paused():

@@ -36,7 +36,7 @@ from symtf.draft.infer.target import (
     _mids,
     _names,
 )
-from symtf.draft.templates import Expr, Ref, call, inputs, size
+from symtf.draft.templates import Call, Expr, Ref, call, inputs, size
 from symtf.tensor import Tensor
 
 __all__ = ["StatedSteps"]
@@ -124,7 +124,11 @@ class StatedSteps(ProbabilityRows):
             ]
             if rivals and rivals[0][0][2] == best[0][2]:
                 continue  # two readings of the formula, equally simple, disagree
-            if eq is label_eq and 2 * (best[1].full + best[1].slip) <= t.values.size:
+            if (
+                eq is label_eq
+                and 2 * (best[1].full + best[1].slip) <= t.values.size
+                and not _products_of_known(best[1].expr)
+            ):
                 continue  # a label read as a formula states its step only where most agree
             return best[1], best[2], eq
         return None
@@ -293,6 +297,18 @@ _RESULT_WORDS = re.compile(r"\b(?:outputs?|results?|gives?|yields?|we get|return
 #: Words that say what kind of array a label shows, not what it is (``Score Matrix``).
 _KIND_WORDS = {"matrix", "vector", "tensor", "value", "values", "result", "results", "table",
                "row", "rows", "column", "columns", "array", "entries"}  # fmt: skip
+
+
+def _products_of_known(e: Expr) -> bool:
+    """Whether a step is known tensors, transposed or multiplied (``QKᵀ``, ``XW_Q``, ``AV``):
+    a label that writes one names every operand, with nothing left to read a scale into."""
+    if isinstance(e, Ref):
+        return True
+    return (
+        isinstance(e, Call)
+        and e.op in ("matmul", "T")
+        and all(_products_of_known(a) for a in e.args)
+    )
 
 
 def _head_initial(label: str) -> str | None:
