@@ -109,3 +109,33 @@ def test_terms_repeating_a_wrong_row_under_the_chains_own_name_are_inherited(
     assert {c["verdict"] for c in off} == {"wrong"}
     assert [c["cause"] for c in off] == ["inherited"] * 5
     assert {c["root"]["claim"] for c in off} == {weights[0]["claim"]}
+
+
+ROUNDED_TERMS = r"""# A sum of four exponentials
+
+A warm-up first: $2 + 2 = 5$ is a slip we left in on purpose.
+
+$$
+\begin{align}
+s &= e^{1.7} + e^{1.2} + e^{0.4} + e^{0.3} \\
+  &\approx 5 + 3 + 1 + 1 \\
+  &\approx 10
+\end{align}
+$$
+"""
+
+
+def test_a_one_digit_term_is_not_traced_to_an_unrelated_number_it_prints_as(
+    tmp_path: Path,
+) -> None:
+    # each term is its exponential correctly rounded; their sum 10 is off (11.63… → 12)
+    e = [mpmath.exp(mpmath.mpf(s)) for s in ("1.7", "1.2", "0.4", "0.3")]
+    assert [int(mpmath.nint(v)) for v in e] == [5, 3, 1, 1]
+    assert mpmath.nint(mpmath.fsum(e)) == 12
+    checks = json_checks(tmp_path, ROUNDED_TERMS)
+    (total,) = [c for c in checks if c["printed"] == "10"]
+    assert total["verdict"] == "wrong"
+    # its 5 is e^{1.7} rounded, not the warm-up's wrong 2 + 2 = 5
+    assert total["cause"] == "propagated-rounding"
+    assert "link 2 of 2" in total["explanation"]
+    assert "repeats" not in total["explanation"]

@@ -457,7 +457,8 @@ def _repeats_off(
     who: str,
 ) -> Finding | None:
     """A literal of a chain's link that writes again a number printed off on an earlier line
-    (or another claim of the same line), the nearest one above; ``None`` when none does."""
+    (or another claim of the same line), the nearest one above; ``None`` when none does.
+    Only numbers of two significant digits or more are matched by what they print."""
     from symtf.errors import ExpressionError
     from symtf.language.latexmath import parse as parse_expression
 
@@ -474,6 +475,8 @@ def _repeats_off(
 
     said = Names(d.claims, trace)
     for lit in literals:
+        if len("".join(ch for ch in lit.text if ch.isdigit()).lstrip("0")) < 2:
+            continue  # a one-digit number (a 1, a 0.5) is written too often to tell its source
         best: tuple[int, Check] | None = None
         for label, result in claims.items():
             line = result.claim.source_line
