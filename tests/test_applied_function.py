@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mpmath
 from article_checks import placed_verdicts
 
 ARTICLE = """\
@@ -42,10 +43,15 @@ def test_a_named_softmax_of_a_printed_row_is_checked_entry_by_entry(tmp_path: Pa
     assert line13 == [("0.04", "rounded"), ("0.11", "rounded"), ("0.86", "wrong")]
 
 
-def test_a_function_name_the_row_does_not_give_leaves_the_line_unjudged(
+def test_a_function_the_line_writes_is_its_step_even_when_no_entry_agrees(
     tmp_path: Path,
 ) -> None:
-    # sigmoid of 2, 4, 4 is 0.8808, 0.9820, 0.9820: no entry agrees, so the line's name
-    # cannot be what its numbers are, and nothing on it is called off
+    # The line writes the function and its argument, so nothing about the step is guessed:
+    # sigmoid of 2, 4, 4 is 0.8808, 0.9820, 0.9820 and of 1, 0, 3 is 0.7311, 0.5, 0.9526
+    # (mpmath), so every printed entry is off by far more than a unit of its last digit
+    sig = [1 / (1 + mpmath.e ** -mpmath.mpf(x)) for x in (2, 4, 4, 1, 0, 3)]
+    printed = [mpmath.mpf(x) for x in ("0.0", "0.5", "0.5", "0.11", "0.04", "0.86")]
+    assert all(abs(a - b) > mpmath.mpf("0.05") for a, b in zip(sig, printed, strict=True))
     got = placed_verdicts(tmp_path, ARTICLE.format(name="sigmoid"))
-    assert not [v for line, p, v in got if line in (12, 13) and v in ("slip", "wrong")]
+    verdicts = [v for line, p, v in got if line in (12, 13) and "." in p]
+    assert verdicts == ["wrong"] * 6
