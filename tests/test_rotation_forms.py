@@ -18,7 +18,7 @@ import sympy
 from article_checks import json_checks, position, verdicts_at
 
 from symtf.draft.read import complexes
-from symtf.draft.read.items import term_links
+from symtf.draft.read.links import term_links
 from symtf.language import latexmath
 
 

@@ -4,7 +4,7 @@
 but for their lists, which have as many entries, so the later list's 0.018 is the value
 of the earlier one's ``exp(5-9)``. An entry written again as arithmetic of its own
 (``[exp(5-9)/1.018, …] = [0.018/1.018, …]``) lines up term by term, as the links of a
-chain do (:func:`symtf.draft.read.items.term_links`). A last link that is a list of bare
+chain do (:func:`symtf.draft.read.links.term_links`). A last link that is a list of bare
 numbers is the chain's printed result, checked as such, not as the values of entries.
 """
 
@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from symtf.draft.read.items import is_arithmetic, link_plain, numeric_cell, term_links
+from symtf.draft.read.items import is_arithmetic, link_plain, numeric_cell
+from symtf.draft.read.links import term_links
 
 #: ``(later link, terms, number, numbers before it)``, as :func:`term_links` gives them.
 Link = tuple[int, tuple[str, ...], str, list[str]]
