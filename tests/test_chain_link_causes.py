@@ -20,7 +20,9 @@ from pathlib import Path
 import mpmath
 from article_checks import json_checks, line_of
 
-mpmath.mp.dps = 50
+#: mpmath's digits for each test here (tests/conftest.py sets and restores them): set at
+#: import, they would hold for every test the worker runs after.
+MPMATH_DIGITS = 50
 
 TRUNCATED = r"""# Three scores, exponentiated by hand
 
