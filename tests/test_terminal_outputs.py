@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from article_checks import json_checks, verdicts_at
+from test_scored_sequences import ARTICLE, PRODUCT
 
 from symtf.commands.draft import check_article
 from symtf.draft.read.blocks import printed_fence
@@ -80,29 +81,9 @@ def test_a_terminal_fence_holding_a_command_is_not_an_output(
     assert printed_fence(_fence(info, body)) is printed
 
 
-BEAM = """\
-from math import log
-
-def beam_search_decoder(data, k):
-    sequences = [[list(), 1.0]]
-    for row in data:
-        all_candidates = list()
-        for i in range(len(sequences)):
-            seq, score = sequences[i]
-            for j in range(len(row)):
-                candidate = [seq + [j], score * -log(row[j])]
-                all_candidates.append(candidate)
-        ordered = sorted(all_candidates, key=lambda tup: tup[1])
-        sequences = ordered[:k]
-    return sequences
-
-data = [[0.2, 0.3, 0.5],
-        [0.6, 0.3, 0.1],
-        [0.25, 0.25, 0.5]]
-result = beam_search_decoder(data, 2)
-for seq in result:
-    print(seq)
-"""
+#: The beam search of tests/test_scored_sequences.py (scores as products of -log), its code
+#: only: here a notebook cell prints the pairs in its own output.
+BEAM = ARTICLE.format(**PRODUCT, first="", second="").split("```python\n")[1].split("```")[0]
 
 
 def _notebook(tmp_path: Path, printed: str) -> Path:
